@@ -1,0 +1,34 @@
+# Ringer: two entry points for a fresh machine (see README.md).
+#   make demo   installs what it needs, builds, and runs the end-to-end demo.
+#   make test   installs what it needs (including the Python test peers) and runs every test.
+
+APT_PACKAGES := libcurl4-openssl-dev libwebsockets-dev libssl-dev libsqlite3-dev pkg-config curl openssl
+PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test build deps test-deps clean
+
+demo: deps
+	$(SWIFT) build -c release --product ringer
+	.build/release/ringer demo
+
+test: deps test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+build: deps
+	$(SWIFT) build -c release --product ringer
+
+# Installs only what is missing, so repeated runs are quick.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
+
+test-deps:
+	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api" 2>/dev/null \
+	  || python3 -m pip install --quiet $(PIP_PACKAGES)
+
+clean:
+	rm -rf .build

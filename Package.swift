@@ -1,0 +1,73 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Every target: Swift 6 mode plus the upcoming features the style guide asks for.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Ringer",
+    products: [
+        .executable(name: "ringer", targets: ["ringer"]),
+        .library(name: "RingerKit", targets: ["RingerKit"]),
+        .library(name: "RingerWire", targets: ["RingerWire"]),
+    ],
+    targets: [
+        // C libraries from Debian; each header adds the typed shims Swift needs (variadics, macros).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLWS", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // Foundation-only layers: shared wire types, the call state machine, the client SDK.
+        .target(name: "RingerSync", swiftSettings: strict),
+        .target(name: "RingerLogging", swiftSettings: strict),
+        .target(name: "RingerWire", swiftSettings: strict),
+        .target(name: "RingerCore", dependencies: ["RingerWire"], swiftSettings: strict),
+        .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync"], swiftSettings: strict),
+
+        // Wrappers over C libraries, one job each.
+        .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "DevCertificates", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "HTTP2Client", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "LibWebSockets", dependencies: ["CLWS"], swiftSettings: strict),
+
+        // Push providers, storage, the server.
+        .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
+        .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "RingerServer",
+                dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerLogging", "APNs", "JWT",
+                               "LibWebSockets"],
+                swiftSettings: strict),
+
+        // The APNs sandbox and simulated devices; the command line.
+        .target(name: "RingerSandbox",
+                dependencies: ["RingerWire", "RingerKit", "RingerSync", "RingerLogging", "JWT", "DevCertificates",
+                               "LibWebSockets"],
+                swiftSettings: strict),
+        .target(name: "RingerScenarios",
+                dependencies: ["RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
+                               "DevCertificates", "JWT", "LibWebSockets"],
+                swiftSettings: strict),
+        .executableTarget(name: "ringer",
+                          dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerLogging",
+                                         "DevCertificates", "JWT"],
+                          swiftSettings: strict),
+
+        .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
+        .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates"], swiftSettings: strict),
+        .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "DevCertificates"], swiftSettings: strict),
+        .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "DevCertificates"], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "DevCertificates"], swiftSettings: strict),
+        .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),
+        .testTarget(name: "RingerServerTests",
+                    dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
+                                   "JWT", "DevCertificates", "LibWebSockets"],
+                    swiftSettings: strict),
+        .testTarget(name: "RingerSandboxTests",
+                    dependencies: ["RingerSandbox", "JWT", "DevCertificates", "APNs"], swiftSettings: strict),
+    ]
+)

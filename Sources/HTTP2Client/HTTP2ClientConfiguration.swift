@@ -1,0 +1,125 @@
+extension HTTP2Client {
+    /// Settings fixed for a client's life. All paths are read by libcurl when a connection is made.
+    public struct Configuration: Sendable {
+        /// PEM file of extra CA certificates to trust (e.g. a local APNs sandbox), as `CURLOPT_CAINFO`.
+        /// It takes the place of the default bundle file, while libcurl's default CA directory (Debian:
+        /// /etc/ssl/certs) stays trusted. Nil uses the system trust store only.
+        public var caFile: String?
+        /// Verify the server certificate chain and host name. Only a test may turn this off.
+        public var verifyPeer: Bool
+        /// Maximum simultaneous connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); further
+        /// requests multiplex as HTTP/2 streams or wait. 0 means unlimited. Apple asks providers to
+        /// reuse a few long-lived connections rather than open one per push.
+        public var maxConnectionsPerHost: Int
+        /// Most streams libcurl opens at once on one HTTP/2 connection (`CURLMOPT_MAX_CONCURRENT_STREAMS`;
+        /// the server's own `SETTINGS_MAX_CONCURRENT_STREAMS` caps it further). Requests beyond the limit
+        /// wait for a free stream, within their deadline.
+        public var maxConcurrentStreams: Int
+        /// Speak HTTP/2 without negotiation (h2c prior knowledge) on plain `http://` URLs.
+        /// `https://` always negotiates h2 through TLS ALPN.
+        public var http2PriorKnowledge: Bool
+        /// Client certificate for mutual TLS (APNs certificate-based authentication).
+        public var clientCertificate: ClientCertificate?
+        /// Value of the `user-agent` header.
+        public var userAgent: String
+        /// Largest response body accepted, in bytes; a larger body fails the request with a
+        /// transport error rather than exhausting memory.
+        public var maxResponseBodyBytes: Int
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - caFile: Extra CA bundle (PEM path) to trust instead of the system store; nil for the system store.
+        ///   - verifyPeer: Verify server certificates; defaults to true.
+        ///   - maxConnectionsPerHost: Connection cap per host, default 1 (all requests share one HTTP/2 connection).
+        ///   - maxConcurrentStreams: Stream cap per connection, default 100 (libcurl's default).
+        ///   - http2PriorKnowledge: Use h2c prior knowledge for `http://` URLs; default false.
+        ///   - clientCertificate: Mutual-TLS identity; default none.
+        ///   - userAgent: `user-agent` header value.
+        ///   - maxResponseBodyBytes: Response body cap in bytes; default 1 MiB.
+        public init(
+            caFile: String? = nil,
+            verifyPeer: Bool = true,
+            maxConnectionsPerHost: Int = 1,
+            maxConcurrentStreams: Int = 100,
+            http2PriorKnowledge: Bool = false,
+            clientCertificate: ClientCertificate? = nil,
+            userAgent: String = "Ringer-HTTP2Client/1",
+            maxResponseBodyBytes: Int = 1 << 20
+        ) {
+            self.caFile = caFile
+            self.verifyPeer = verifyPeer
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.maxConcurrentStreams = maxConcurrentStreams
+            self.http2PriorKnowledge = http2PriorKnowledge
+            self.clientCertificate = clientCertificate
+            self.userAgent = userAgent
+            self.maxResponseBodyBytes = maxResponseBodyBytes
+        }
+
+        /// Rejects values libcurl would misread.
+        /// - Throws: ``HTTP2ClientError/invalidRequest(_:)``.
+        func validate() throws(HTTP2ClientError) {
+            guard maxConnectionsPerHost >= 0 else {
+                throw .invalidRequest("maxConnectionsPerHost must be >= 0")
+            }
+            guard (1...Int(Int32.max)).contains(maxConcurrentStreams) else {
+                throw .invalidRequest("maxConcurrentStreams must be between 1 and 2^31-1")
+            }
+            guard maxResponseBodyBytes >= 0 else {
+                throw .invalidRequest("maxResponseBodyBytes must be >= 0")
+            }
+            let strings = [caFile, userAgent, clientCertificate?.certificateFile, clientCertificate?.keyFile,
+                           clientCertificate?.password]
+            guard !strings.contains(where: { $0?.utf8.contains(0) == true }) else {
+                throw .invalidRequest("a configuration string (path, user agent or password) contains NUL")
+            }
+            guard !userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
+                throw .invalidRequest("userAgent contains CR or LF")
+            }
+        }
+    }
+
+    /// A TLS client identity (`CURLOPT_SSLCERT`, `SSLCERTTYPE`, `SSLKEY`, `KEYPASSWD`).
+    /// Its description never shows the password.
+    public struct ClientCertificate: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+        /// File format of ``certificateFile``.
+        public enum Format: String, Sendable {
+            /// PEM certificate; the key is in ``keyFile`` or in the same file.
+            case pem = "PEM"
+            /// PKCS#12 bundle holding certificate and key, as exported from Keychain for APNs.
+            case p12 = "P12"
+        }
+
+        /// Path of the certificate (PEM) or the PKCS#12 bundle.
+        public var certificateFile: String
+        /// Path of the PEM private key when not inside ``certificateFile``; unused for P12.
+        public var keyFile: String?
+        /// Format of ``certificateFile``.
+        public var format: Format
+        /// Passphrase of the key or the PKCS#12 bundle, if it is encrypted.
+        public var password: String?
+
+        /// Creates a client identity.
+        /// - Parameters:
+        ///   - certificateFile: Certificate or PKCS#12 path.
+        ///   - keyFile: Separate PEM key path, if any.
+        ///   - format: `.pem` (default) or `.p12`.
+        ///   - password: Key or bundle passphrase, if any.
+        public init(certificateFile: String, keyFile: String? = nil, format: Format = .pem, password: String? = nil) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.format = format
+            self.password = password
+        }
+
+        /// Paths and format; the password is redacted.
+        public var description: String {
+            "ClientCertificate(\(format.rawValue) \(certificateFile), key: \(keyFile ?? "-"), password: \(password == nil ? "none" : "<redacted>"))"
+        }
+
+        /// Same as ``description``.
+        public var debugDescription: String {
+            description
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// An error thrown by ``HTTP2Client/send(_:)`` and ``HTTP2Client/init(configuration:)``.
+///
+/// Compare with the static members (`error == .timedOut`, `error == .shutDown`); transport failures and
+/// invalid requests carry detail, so test them with ``isTransport`` and ``isInvalidRequest``.
+/// Task cancellation is reported as `CancellationError`, not as this type.
+/// Messages never contain request header values (they carry bearer tokens) or key passwords.
+public struct HTTP2ClientError: Error, Equatable, CustomStringConvertible {
+    private enum Code: Equatable {
+        case timedOut
+        case shutDown
+        case transport(function: String, code: Int, message: String)
+        case invalidRequest(reason: String)
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) {
+        self.code = code
+    }
+
+    /// The request's deadline (``HTTP2Request/timeout``) passed before the response was complete.
+    public static let timedOut = HTTP2ClientError(.timedOut)
+
+    /// The client was shut down before or while the request was in flight.
+    public static let shutDown = HTTP2ClientError(.shutDown)
+
+    /// A libcurl call failed: connection refused, TLS handshake or certificate failure, reset stream, ...
+    /// - Parameters:
+    ///   - function: The C function that reported the failure, e.g. `curl_multi_info_read`.
+    ///   - code: Its numeric `CURLcode` (or `CURLMcode` for `curl_multi_*` functions).
+    ///   - message: `curl_easy_strerror` text, plus libcurl's error buffer when it says more.
+    /// - Returns: The error value.
+    public static func transport(function: String, code: Int, message: String) -> HTTP2ClientError {
+        HTTP2ClientError(.transport(function: function, code: code, message: message))
+    }
+
+    /// The request or configuration cannot be sent as given (bad URL, header, method or timeout).
+    /// - Parameter reason: What is wrong; must not quote secret values.
+    /// - Returns: The error value.
+    public static func invalidRequest(_ reason: String) -> HTTP2ClientError {
+        HTTP2ClientError(.invalidRequest(reason: reason))
+    }
+
+    /// True for ``transport(function:code:message:)`` errors.
+    public var isTransport: Bool {
+        if case .transport = code { return true }
+        return false
+    }
+
+    /// True for ``invalidRequest(_:)`` errors.
+    public var isInvalidRequest: Bool {
+        if case .invalidRequest = code { return true }
+        return false
+    }
+
+    /// The libcurl result code of a transport error (`CURLcode`, or `CURLMcode` for multi functions), else nil.
+    public var curlCode: Int? {
+        if case .transport(_, let value, _) = code { return value }
+        return nil
+    }
+
+    /// A one-line human-readable explanation.
+    public var description: String {
+        switch code {
+        case .timedOut:
+            return "HTTP2Client: request timed out before its deadline"
+        case .shutDown:
+            return "HTTP2Client: client is shut down"
+        case .transport(let function, let value, let message):
+            return "HTTP2Client: \(function) failed with code \(value): \(message)"
+        case .invalidRequest(let reason):
+            return "HTTP2Client: invalid request: \(reason)"
+        }
+    }
+}

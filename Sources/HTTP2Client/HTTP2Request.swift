@@ -1,0 +1,105 @@
+public import Foundation
+
+/// One HTTP request for ``HTTP2Client/send(_:)``. A plain value: build it on any thread.
+public struct HTTP2Request: Sendable {
+    /// One request header field. Names are sent lowercased, as HTTP/2 requires (RFC 9113 §8.2.1).
+    public struct Header: Sendable, Equatable {
+        /// The field name, an RFC 9110 token (no colon, space or control character).
+        public var name: String
+        /// The field value; may be empty, must not contain CR, LF or NUL.
+        public var value: String
+
+        /// Creates a header field.
+        /// - Parameters:
+        ///   - name: The field name, e.g. `apns-topic`.
+        ///   - value: The field value.
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Absolute `https://` or `http://` URL (http only with h2c prior knowledge or HTTP/1.1).
+    public var url: String
+    /// The request method, an RFC 9110 token such as `POST`, `GET`, `PUT`, `DELETE`, `HEAD`.
+    public var method: String
+    /// Header fields in sending order. libcurl adds the pseudo-headers, `content-length` and
+    /// `user-agent` itself (a `user-agent` here replaces the configured one); connection-specific fields
+    /// (`connection`, `te`, `upgrade`, ...) and `content-length` are refused.
+    /// Values are never logged nor copied into errors: `authorization` may carry a bearer token.
+    public var headers: [Header]
+    /// The request body in bytes; sent with its exact length (no default content type is added).
+    public var body: [UInt8]
+    /// Deadline for the whole exchange in seconds, from hand-off to the last response byte,
+    /// including connection set-up and waiting for a free stream. Must be finite and > 0.
+    public var timeout: TimeInterval
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - url: Absolute `https://` (or `http://`) URL.
+    ///   - method: HTTP method; defaults to `POST`.
+    ///   - headers: Header fields, sent in order.
+    ///   - body: Body bytes; empty by default.
+    ///   - timeout: Whole-exchange deadline in seconds; defaults to 30.
+    public init(
+        url: String,
+        method: String = "POST",
+        headers: [Header] = [],
+        body: [UInt8] = [],
+        timeout: TimeInterval = 30
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// Checks everything libcurl would otherwise send verbatim (header injection, smuggling).
+    /// - Throws: ``HTTP2ClientError/invalidRequest(_:)`` naming the bad part but never a header value.
+    func validate() throws(HTTP2ClientError) {
+        let lowerURL = url.lowercased()
+        guard lowerURL.hasPrefix("https://") || lowerURL.hasPrefix("http://") else {
+            throw .invalidRequest("URL must start with https:// or http://")
+        }
+        guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw .invalidRequest("URL contains a space or control character")
+        }
+        guard Self.isToken(method) else {
+            throw .invalidRequest("method is not an HTTP token")
+        }
+        for header in headers {
+            guard Self.isToken(header.name) else {
+                throw .invalidRequest("header name \"\(header.name.prefix(64))\" is not an HTTP token")
+            }
+            guard !Self.reservedNames.contains(header.name.lowercased()) else {
+                throw .invalidRequest("header \"\(header.name)\" is derived from the body or not allowed in HTTP/2")
+            }
+            guard !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+                throw .invalidRequest("value of header \"\(header.name)\" contains CR, LF or NUL")
+            }
+        }
+        guard timeout.isFinite, timeout > 0 else {
+            throw .invalidRequest("timeout must be a finite number of seconds > 0")
+        }
+    }
+
+    /// Connection-specific fields HTTP/2 forbids (RFC 9113 §8.2.2), and framing fields libcurl derives from
+    /// the body; a caller's value would contradict what is actually sent.
+    private static let reservedNames: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "content-length",
+    ]
+
+    /// RFC 9110 §5.6.2 token: one or more tchar.
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+}

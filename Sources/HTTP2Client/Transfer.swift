@@ -1,0 +1,226 @@
+internal import CCurl
+import Foundation
+
+/// One request on the wire: the easy handle, its header list and error buffer, and the response as it
+/// arrives. Created, used and destroyed on the loop thread only; libcurl's callbacks reach it through
+/// the `Unmanaged` pointer stored in `CURLOPT_PRIVATE`, `CURLOPT_WRITEDATA` and `CURLOPT_HEADERDATA`.
+final class Transfer {
+    /// The caller waiting for this transfer.
+    let pending: PendingResponse
+    /// The easy handle; freed in `deinit`, after `MultiLoop` has removed it from the multi handle.
+    let easy: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// libcurl writes a NUL-terminated detail message here when a transfer fails.
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let maxBodyBytes: Int
+    private var body: [UInt8] = []
+    private var bodyTooLarge = false
+    private var headerParser = ResponseHeaderParser()
+
+    private init(pending: PendingResponse, easy: UnsafeMutableRawPointer, maxBodyBytes: Int) {
+        self.pending = pending
+        self.easy = easy
+        self.maxBodyBytes = maxBodyBytes
+        let size = Int(CURL_ERROR_SIZE)
+        errorBuffer = .allocate(capacity: size)
+        errorBuffer.initialize(repeating: 0, count: size)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    /// Creates the easy handle and sets every option except the user-data pointers (see ``attach(userData:)``).
+    /// - Throws: ``HTTP2ClientError`` if libcurl refuses an option.
+    static func make(for pending: PendingResponse, configuration: HTTP2Client.Configuration) throws(HTTP2ClientError) -> Transfer {
+        guard let easy = curl_easy_init() else {
+            throw Curl.error(CURLE_OUT_OF_MEMORY, function: "curl_easy_init")
+        }
+        // From here on `deinit` frees the handle, also when configuring fails.
+        let transfer = Transfer(pending: pending, easy: easy, maxBodyBytes: configuration.maxResponseBodyBytes)
+        try transfer.configure(configuration)
+        return transfer
+    }
+
+    private func configure(_ configuration: HTTP2Client.Configuration) throws(HTTP2ClientError) {
+        let request = pending.request
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_NOSIGNAL, 1)  // timeouts must not raise SIGALRM in a multi-threaded process
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        let plainHTTP = request.url.lowercased().hasPrefix("http://")
+        let version = plainHTTP && configuration.http2PriorKnowledge
+            ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
+        try set(CURLOPT_HTTP_VERSION, version)
+        try set(CURLOPT_PIPEWAIT, 1)  // wait to multiplex on the connection being set up rather than open another
+        try set(CURLOPT_TCP_KEEPALIVE, 1)
+        // Whole-exchange deadline; rounded up so a positive timeout never becomes 0 ("no timeout").
+        let milliseconds = min((request.timeout * 1000).rounded(.up), Double(Int32.max))
+        try set(CURLOPT_TIMEOUT_MS, max(1, Int(milliseconds)))
+        try set(CURLOPT_USERAGENT, configuration.userAgent)
+
+        try set(CURLOPT_SSL_VERIFYPEER, configuration.verifyPeer ? 1 : 0)
+        try set(CURLOPT_SSL_VERIFYHOST, configuration.verifyPeer ? 2 : 0)
+        if let caFile = configuration.caFile {
+            try set(CURLOPT_CAINFO, caFile)
+        }
+        if let identity = configuration.clientCertificate {
+            try set(CURLOPT_SSLCERT, identity.certificateFile)
+            try set(CURLOPT_SSLCERTTYPE, identity.format.rawValue)
+            if let keyFile = identity.keyFile {
+                try set(CURLOPT_SSLKEY, keyFile)
+            }
+            if let password = identity.password {
+                try set(CURLOPT_KEYPASSWD, password)
+            }
+        }
+
+        try configureMethodAndBody(request)
+        try configureHeaders(request)
+    }
+
+    private func configureMethodAndBody(_ request: HTTP2Request) throws(HTTP2ClientError) {
+        let method = request.method
+        if method == "GET" && request.body.isEmpty {
+            try set(CURLOPT_HTTPGET, 1)
+            return
+        }
+        if method == "HEAD" && request.body.isEmpty {
+            try set(CURLOPT_NOBODY, 1)
+            return
+        }
+        if method == "POST" || !request.body.isEmpty {
+            // The size goes first so binary bodies with NUL bytes are copied whole.
+            try Curl.check(CCurl_easy_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
+                           "curl_easy_setopt(POSTFIELDSIZE_LARGE)")
+            let code = request.body.withUnsafeBytes { bytes -> CURLcode in
+                // COPYPOSTFIELDS copies the bytes now; an empty body still needs a non-null pointer.
+                var empty: UInt8 = 0
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return CCurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, &empty)
+                }
+                return CCurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+            }
+            try Curl.check(code, "curl_easy_setopt(COPYPOSTFIELDS)")
+        }
+        if method != "POST" {
+            try set(CURLOPT_CUSTOMREQUEST, method)
+        }
+    }
+
+    private func configureHeaders(_ request: HTTP2Request) throws(HTTP2ClientError) {
+        var lines: [String] = []
+        for header in request.headers {
+            // HTTP/2 requires lowercase names; "name;" is libcurl's spelling of a header with an empty value.
+            let name = header.name.lowercased()
+            lines.append(header.value.isEmpty ? "\(name);" : "\(name): \(header.value)")
+        }
+        let given = Set(request.headers.map { $0.name.lowercased() })
+        // "name:" removes a header libcurl would add on its own: the form-encoded content type
+        // (wrong for JSON) and HTTP/1.1's `Expect: 100-continue` (a needless round trip).
+        if !given.contains("content-type") {
+            lines.append("content-type:")
+        }
+        if !given.contains("expect") {
+            lines.append("expect:")
+        }
+        for line in lines {
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw Curl.error(CURLE_OUT_OF_MEMORY, function: "curl_slist_append")
+            }
+            headerList = appended
+        }
+        try Curl.check(CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "curl_easy_setopt(HTTPHEADER)")
+    }
+
+    /// Points the callbacks and `CURLOPT_PRIVATE` at `userData`, an `Unmanaged` reference to `self`
+    /// that ``MultiLoop`` retains while the handle is in the multi handle.
+    /// - Throws: ``HTTP2ClientError`` if libcurl refuses an option.
+    func attach(userData: UnsafeMutableRawPointer) throws(HTTP2ClientError) {
+        try set(CURLOPT_PRIVATE, pointer: userData)
+        try Curl.check(CCurl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, transferBodyCallback),
+                       "curl_easy_setopt(WRITEFUNCTION)")
+        try set(CURLOPT_WRITEDATA, pointer: userData)
+        try Curl.check(CCurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback),
+                       "curl_easy_setopt(HEADERFUNCTION)")
+        try set(CURLOPT_HEADERDATA, pointer: userData)
+    }
+
+    /// Appends body bytes from the write callback.
+    /// - Returns: false when the body would exceed the configured limit, which aborts the transfer.
+    func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + bytes.count <= maxBodyBytes else {
+            bodyTooLarge = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Feeds one header line from the header callback.
+    func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        headerParser.consume(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Turns the finished transfer into the caller's result.
+    /// - Parameter code: The transfer's `CURLcode` from `curl_multi_info_read`.
+    /// - Returns: The response, or the mapped error.
+    func outcome(for code: CURLcode) -> Result<HTTP2Response, any Error> {
+        if bodyTooLarge {
+            return .failure(Curl.error(code, function: "curl_multi_info_read",
+                                       detail: "response body exceeds maxResponseBodyBytes (\(maxBodyBytes))"))
+        }
+        guard code == CURLE_OK else {
+            return .failure(Curl.error(code, function: "curl_multi_info_read", detail: String(cString: errorBuffer)))
+        }
+        do {
+            let status = try infoLong(CURLINFO_RESPONSE_CODE, "RESPONSE_CODE")
+            let version = try infoLong(CURLINFO_HTTP_VERSION, "HTTP_VERSION")
+            let connects = try infoLong(CURLINFO_NUM_CONNECTS, "NUM_CONNECTS")
+            var microseconds: curl_off_t = 0
+            try Curl.check(CCurl_easy_getinfo_offset(easy, CURLINFO_TOTAL_TIME_T, &microseconds),
+                           "curl_easy_getinfo(TOTAL_TIME_T)")
+            return .success(HTTP2Response(
+                status: status != 0 ? status : (headerParser.status ?? 0),
+                headers: headerParser.fields,
+                body: body,
+                httpVersion: Self.majorVersion(curlVersion: version),
+                newConnections: connects,
+                elapsed: TimeInterval(microseconds) / 1_000_000
+            ))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Maps `CURLINFO_HTTP_VERSION` (`CURL_HTTP_VERSION_1_0` = 1, `1_1` = 2, `2_0` = 3, `3` = 30) to a major version.
+    private static func majorVersion(curlVersion: Int) -> Int {
+        switch curlVersion {
+        case CURL_HTTP_VERSION_1_0, CURL_HTTP_VERSION_1_1: return 1
+        case CURL_HTTP_VERSION_2_0: return 2
+        case CURL_HTTP_VERSION_3: return 3
+        default: return 0
+        }
+    }
+
+    private func infoLong(_ info: CURLINFO, _ name: String) throws(HTTP2ClientError) -> Int {
+        var value = 0
+        try Curl.check(CCurl_easy_getinfo_long(easy, info, &value), "curl_easy_getinfo(\(name))")
+        return value
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) throws(HTTP2ClientError) {
+        try Curl.check(CCurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(option.rawValue))")
+    }
+
+    private func set(_ option: CURLoption, _ value: String) throws(HTTP2ClientError) {
+        // Never put `value` in the error: it may be the key password.
+        try Curl.check(CCurl_easy_setopt_string(easy, option, value), "curl_easy_setopt(\(option.rawValue))")
+    }
+
+    private func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer) throws(HTTP2ClientError) {
+        try Curl.check(CCurl_easy_setopt_pointer(easy, option, pointer), "curl_easy_setopt(\(option.rawValue))")
+    }
+}

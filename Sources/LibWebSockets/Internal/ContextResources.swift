@@ -1,0 +1,44 @@
+import CLWS
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The C signature of an lws protocol callback.
+typealias ProtocolCallback = @convention(c) (OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?,
+                                             UnsafeMutableRawPointer?, Int) -> Int32
+
+/// C memory that lws keeps pointing at for the whole life of a context (protocol table, names,
+/// file paths, interface, ALPN list): allocated here, freed only after `lws_context_destroy`.
+final class ContextResources {
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    private var protocolTables: [UnsafeMutablePointer<lws_protocols>] = []
+
+    /// A C copy of `text` that lives as long as this object.
+    func cString(_ text: String) -> UnsafePointer<CChar> {
+        let copy = strdup(text)!
+        strings.append(copy)
+        return UnsafePointer(copy)
+    }
+
+    /// A one-protocol table (plus the zeroed terminator lws expects) using `callback`.
+    /// Index 0 is also where lws binds HTTP and WebSocket clients that name no subprotocol.
+    func protocols(name: String, callback: ProtocolCallback, rxBufferSize: Int) -> UnsafePointer<lws_protocols> {
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        table.initialize(repeating: lws_protocols(), count: 2)
+        table[0].name = cString(name)
+        table[0].callback = callback
+        table[0].rx_buffer_size = rxBufferSize
+        protocolTables.append(table)
+        return UnsafePointer(table)
+    }
+
+    deinit {
+        strings.forEach { free($0) }
+        for table in protocolTables {
+            table.deinitialize(count: 2)
+            table.deallocate()
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import CLWS
+
+/// Reads the request head that lws parsed into the wsi's header table (`lws_hdr_*`).
+/// Service thread only, inside a callback where the header table is still attached.
+enum RequestReader {
+    /// Method tokens lws fills for HTTP/1 (and mirrors from `:path` for HTTP/2), with their names.
+    private static let methodTokens: [(lws_token_indexes, String)] = [
+        (WSI_TOKEN_GET_URI, "GET"), (WSI_TOKEN_POST_URI, "POST"), (WSI_TOKEN_PUT_URI, "PUT"),
+        (WSI_TOKEN_PATCH_URI, "PATCH"), (WSI_TOKEN_DELETE_URI, "DELETE"), (WSI_TOKEN_OPTIONS_URI, "OPTIONS"),
+        (WSI_TOKEN_HEAD_URI, "HEAD"), (WSI_TOKEN_CONNECT, "CONNECT"),
+    ]
+
+    /// Every header token lws knows, with its lower-case name. Pseudo-headers (":path"),
+    /// method lines ("get ") and internal tokens are left out: their names do not end in ':'.
+    private static let headerTokens: [(lws_token_indexes, String)] = {
+        (0..<WSI_TOKEN_COUNT.rawValue).compactMap { raw in
+            let token = lws_token_indexes(rawValue: raw)
+            guard let cName = lws_token_to_string(token) else { return nil }
+            let name = String(cString: cName)
+            guard name.count > 1, name.hasSuffix(":"), !name.hasPrefix(":") else { return nil }
+            return (token, String(name.dropLast()))
+        }
+    }()
+
+    /// Builds the request without its body.
+    /// - Parameters:
+    ///   - wsi: The connection or HTTP/2 stream.
+    ///   - extraHeaders: Lower-case names of unknown headers to capture (HTTP/1 only: lws 4.1).
+    static func head(of wsi: OpaquePointer, extraHeaders: [String]) -> HTTPRequest {
+        let isHTTP2 = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COLON_METHOD) > 0
+        var method = "GET"
+        var path = "/"
+        if isHTTP2 {
+            method = copy(wsi, WSI_TOKEN_HTTP_COLON_METHOD)?.uppercased() ?? method
+            path = copy(wsi, WSI_TOKEN_HTTP_COLON_PATH) ?? path
+        } else if let (token, name) = methodTokens.first(where: { lws_hdr_total_length(wsi, $0.0) > 0 }) {
+            method = name
+            path = copy(wsi, token) ?? path
+        }
+        var headers: [String: String] = [:]
+        for (token, name) in headerTokens {
+            if let value = copy(wsi, token) { headers[name] = value }
+        }
+        if headers["host"] == nil, let authority = copy(wsi, WSI_TOKEN_HTTP_COLON_AUTHORITY) {
+            headers["host"] = authority
+        }
+        for name in extraHeaders where headers[name] == nil {
+            if let value = customHeader(wsi, name: name) { headers[name] = value }
+        }
+        return HTTPRequest(method: method, path: path, query: query(of: wsi), headers: headers,
+                           httpVersion: isHTTP2 ? 2 : 1)
+    }
+
+    /// The declared `content-length`, if any and valid.
+    static func contentLength(of wsi: OpaquePointer) -> Int? {
+        copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0.trimmingBlanks()) }
+    }
+
+    /// The value of a known header token, or nil when absent.
+    static func copy(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        let length = Int(lws_hdr_total_length(wsi, token))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// An unknown ("custom") header through `lws_hdr_custom_copy`, whose name includes the colon.
+    private static func customHeader(_ wsi: OpaquePointer, name: String) -> String? {
+        let key = name + ":"
+        let keyLength = Int32(key.utf8.count)
+        let length = Int(lws_hdr_custom_length(wsi, key, keyLength))
+        guard length >= 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, keyLength) >= 0 else { return nil }
+        let value = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return value.trimmingBlanks()
+    }
+
+    /// The query: lws splits it at `&`/`;` into fragments of `WSI_TOKEN_HTTP_URI_ARGS`, already
+    /// percent-decoded, each `name=value`.
+    private static func query(of wsi: OpaquePointer) -> [String: String] {
+        var query: [String: String] = [:]
+        // lws_hdr_copy_fragment fails past the last fragment; lws caps the fragment count anyway.
+        for index: Int32 in 0..<1024 {
+            let length = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, index))
+            var buffer = [CChar](repeating: 0, count: length + 1)
+            guard lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) >= 0
+            else { break }
+            let pair = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !pair.isEmpty {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+            }
+        }
+        return query
+    }
+}

@@ -1,0 +1,124 @@
+import CLWS
+
+/// Writes one HTTP response across as many `LWS_CALLBACK_HTTP_WRITEABLE` callbacks as it needs:
+/// the header block first, then the body in chunks that fit the HTTP/2 frame size and the
+/// peer's flow-control window. Service thread only.
+struct ResponseWriter {
+    /// Largest body chunk per callback: the default HTTP/2 SETTINGS_MAX_FRAME_SIZE (RFC 9113 §6.5.2).
+    static let chunkSize = 16 * 1024
+
+    /// What the caller should do after a writable callback.
+    enum Outcome {
+        /// More to write: request another writable callback.
+        case more
+        /// The response is complete.
+        case finished
+        /// Writing failed: close the connection or stream.
+        case failed
+    }
+
+    private let response: HTTPResponse
+    private let isHTTP2: Bool
+    private let omitsBody: Bool
+    /// HTTP/1 only: announce `connection: close`; the caller closes after the response.
+    let closesConnection: Bool
+    private let forcesHTTP11StatusLine: Bool
+    private var headersSent = false
+    private var offset = 0
+
+    /// - Parameters:
+    ///   - response: What to send.
+    ///   - isHTTP2: Whether the wsi is an HTTP/2 stream.
+    ///   - isHead: A HEAD request gets the headers only (RFC 9110 §9.3.2).
+    ///   - closesConnection: HTTP/1: send `connection: close` (the request left the stream unusable).
+    ///   - forcesHTTP11StatusLine: Write an `HTTP/1.1` status line even before lws has recorded the
+    ///     request's version (during `LWS_CALLBACK_HTTP_CONFIRM_UPGRADE` it would say `HTTP/1.0`,
+    ///     which WebSocket clients reject; RFC 6455 §4.1 upgrades are always HTTP/1.1).
+    init(response: HTTPResponse, isHTTP2: Bool, isHead: Bool, closesConnection: Bool,
+         forcesHTTP11StatusLine: Bool = false) {
+        self.response = response
+        self.isHTTP2 = isHTTP2
+        self.omitsBody = isHead || response.body.isEmpty
+        self.closesConnection = closesConnection && !isHTTP2
+        self.forcesHTTP11StatusLine = forcesHTTP11StatusLine && !isHTTP2
+    }
+
+    /// Writes the next piece: the header block, or one body chunk.
+    mutating func writeNext(on wsi: OpaquePointer, using scratch: ScratchBuffer) -> Outcome {
+        if !headersSent {
+            guard writeHeaders(on: wsi, using: scratch) else { return .failed }
+            headersSent = true
+            return omitsBody ? .finished : .more
+        }
+        var count = min(Self.chunkSize, response.body.count - offset)
+        let allowance = lws_get_peer_write_allowance(wsi)
+        if allowance >= 0 { count = min(count, Int(allowance)) }
+        guard count > 0 else { return .more }  // HTTP/2 window exhausted: lws calls again after WINDOW_UPDATE
+        let isLast = offset + count == response.body.count
+        let mode = isLast ? LWS_WRITE_HTTP_FINAL.rawValue : LWS_WRITE_HTTP.rawValue
+        guard scratch.write(wsi, response.body[offset..<(offset + count)], mode: mode) >= Int32(count) else {
+            return .failed
+        }
+        offset += count
+        return isLast ? .finished : .more
+    }
+
+    /// Builds and writes status, the caller's headers and `content-length` in one header block.
+    private func writeHeaders(on wsi: OpaquePointer, using scratch: ScratchBuffer) -> Bool {
+        let start = scratch.payload
+        var cursor: UnsafeMutablePointer<UInt8>? = start
+        let end = scratch.end
+        guard (100...999).contains(response.status) else { return false }
+        if forcesHTTP11StatusLine {
+            // lws_add_http_header_by_name with a NULL name emits the value as a bare line.
+            let line = Array("HTTP/1.1 \(response.status) \(Self.reasonPhrase(response.status))".utf8)
+            guard lws_add_http_header_by_name(wsi, nil, line, Int32(line.count), &cursor, end) == 0 else { return false }
+        } else {
+            guard lws_add_http_header_status(wsi, UInt32(response.status), &cursor, end) == 0 else { return false }
+        }
+        for (name, value) in response.headers {
+            let lowered = name.lowercased()
+            // content-length is ours; CR or LF would let a value inject headers (RFC 9110 §5.5).
+            guard lowered != "content-length", !lowered.isEmpty,
+                  !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else { continue }
+            guard add(name: lowered, value: value, wsi: wsi, cursor: &cursor, end: end) else { return false }
+        }
+        if closesConnection, !add(name: "connection", value: "close", wsi: wsi, cursor: &cursor, end: end) {
+            return false
+        }
+        guard lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
+              lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return false }
+        var mode = LWS_WRITE_HTTP_HEADERS.rawValue
+        // HTTP/2: with no DATA to follow, END_STREAM rides on the HEADERS frame (RFC 9113 §8.1).
+        if omitsBody && isHTTP2 { mode |= LWS_WRITE_H2_STREAM_END.rawValue }
+        let length = cursor - start
+        return lws_write(wsi, start, length, lws_write_protocol(rawValue: mode)) >= Int32(length)
+    }
+
+    /// A reason phrase for the statuses an upgrade refusal typically uses (RFC 9110 §15);
+    /// clients must not rely on it, so others stay empty (RFC 9112 §4).
+    private static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 409: "Conflict"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: ""
+        }
+    }
+
+    /// Appends one `name: value` header (lws wants the colon in the HTTP/1 name and drops it for HTTP/2).
+    private func add(name: String, value: String, wsi: OpaquePointer, cursor: inout UnsafeMutablePointer<UInt8>?,
+                     end: UnsafeMutablePointer<UInt8>) -> Bool {
+        let valueBytes = Array(value.utf8)
+        return (name + ":").withCString { cName in
+            cName.withMemoryRebound(to: UInt8.self, capacity: name.utf8.count + 2) { namePointer in
+                lws_add_http_header_by_name(wsi, namePointer, valueBytes, Int32(valueBytes.count), &cursor, end) == 0
+            }
+        }
+    }
+}

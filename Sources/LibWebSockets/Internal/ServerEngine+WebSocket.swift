@@ -1,0 +1,91 @@
+import CLWS
+
+/// WebSocket handling: the upgrade decision, messages in, queued messages out.
+extension ServerEngine {
+    /// `LWS_CALLBACK_HTTP_CONFIRM_UPGRADE`: decide synchronously, with the parsed path, query and
+    /// headers, whether this upgrade may proceed. Returns 0 to continue the handshake, 1 after
+    /// writing a refusal (lws then completes the HTTP transaction), -1 to hang up.
+    func onConfirmUpgrade(_ wsi: OpaquePointer, protocolName: UnsafeMutableRawPointer?) -> Int32 {
+        let upgrade = protocolName.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+        guard upgrade.lowercased() == "websocket" else { return 0 }
+        let session = makeSession(for: wsi)
+        let request = RequestReader.head(of: wsi, extraHeaders: extraHeaderNames)
+        session.request = request
+        guard let upgradeHandler, configuration.webSocketPaths.contains(request.path) else {
+            return refuseUpgrade(session, status: 404)
+        }
+        let id = session.id
+        let mailbox = self.mailbox
+        let outbox = WebSocketOutbox(wake: { mailbox.post(.writable(session: id)) })
+        let connection = WebSocketConnection(id: id, request: request, outbox: outbox)
+        switch upgradeHandler(request, connection) {
+        case let .accept(delegate):
+            session.webSocket = connection
+            session.delegate = delegate
+            return 0
+        case let .reject(status):
+            return refuseUpgrade(session, status: status)
+        }
+    }
+
+    /// `LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION`: only upgrades accepted above may complete.
+    func onFilterUpgrade(_ wsi: OpaquePointer) -> Int32 {
+        session(for: wsi)?.webSocket == nil ? 1 : 0
+    }
+
+    /// `LWS_CALLBACK_ESTABLISHED`: flush whatever the upgrade handler queued already.
+    func onWebSocketEstablished(_ wsi: OpaquePointer) -> Int32 {
+        guard let connection = session(for: wsi)?.webSocket else { return -1 }
+        if connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
+            lws_callback_on_writable(wsi)
+        }
+        return 0
+    }
+
+    /// `LWS_CALLBACK_RECEIVE`: one piece of a message.
+    func onWebSocketReceive(_ wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, count: Int) -> Int32 {
+        guard let session = session(for: wsi), let connection = session.webSocket else { return -1 }
+        switch session.assembler.receive(on: wsi, bytes: bytes, count: count) {
+        case .incomplete, .binary:
+            return 0
+        case let .text(text):
+            session.delegate?.webSocket(connection, didReceiveText: text)
+            return 0
+        case .tooBig:
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, nil, 0)
+            return -1
+        }
+    }
+
+    /// `LWS_CALLBACK_SERVER_WRITEABLE`: one fragment of the oldest queued message, or the close.
+    func onWebSocketWritable(_ wsi: OpaquePointer) -> Int32 {
+        guard let session = session(for: wsi), let connection = session.webSocket else { return 0 }
+        switch session.frameWriter.writeNext(on: wsi, from: connection.outbox, using: table.scratch) {
+        case .idle:
+            return 0
+        case .more:
+            lws_callback_on_writable(wsi)
+            return 0
+        case .close:
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
+            return -1
+        case .failed:
+            return -1
+        }
+    }
+
+    /// Writes a small JSON refusal on the upgrade request, outside a writable callback as lws
+    /// allows for short responses (it buffers what the socket does not take).
+    private func refuseUpgrade(_ session: ServerSession, status: Int) -> Int32 {
+        let response = HTTPResponse.json(status: status, "{\"error\":\"websocket upgrade refused\"}")
+        var writer = ResponseWriter(response: response, isHTTP2: false, isHead: false, closesConnection: false,
+                                    forcesHTTP11StatusLine: true)
+        while true {
+            switch writer.writeNext(on: session.wsi, using: table.scratch) {
+            case .more: continue
+            case .finished: return 1
+            case .failed: return -1
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import CLWS
+
+/// Work that other threads hand to a server's service thread.
+enum ServerMessage: Sendable {
+    /// The handler finished the request of `session`.
+    case response(session: UInt64, HTTPResponse)
+    /// A WebSocket of `session` has something to write (or close).
+    case writable(session: UInt64)
+}
+
+/// The service-thread side of one ``WebServer``: owns the sessions and answers lws callbacks.
+///
+/// Thread-safety: immutable configuration, a locked ``ServiceMailbox`` for other threads, and
+/// session state behind ``ServiceThreadBound`` (checked to be the service thread).
+final class ServerEngine: Sendable {
+    typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    typealias UpgradeHandler = @Sendable (HTTPRequest, WebSocketConnection) -> WebSocketUpgrade
+
+    let configuration: WebServer.Configuration
+    let handler: Handler
+    let upgradeHandler: UpgradeHandler?
+    let mailbox = ServiceMailbox<ServerMessage>()
+    let bound = ServiceThreadBound(ServerSessionTable())
+    /// Lower-cased extra header names, computed once.
+    let extraHeaderNames: [String]
+
+    init(configuration: WebServer.Configuration, handler: @escaping Handler, upgradeHandler: UpgradeHandler?) {
+        self.configuration = configuration
+        self.handler = handler
+        self.upgradeHandler = upgradeHandler
+        extraHeaderNames = configuration.extraRequestHeaders.map { $0.lowercased() }
+    }
+
+    /// The session tables; service thread only.
+    var table: ServerSessionTable { bound.value }
+
+    /// Routes one lws callback. Returns what the protocol callback must return.
+    func handle(wsi: OpaquePointer, reason: lws_callback_reasons, input: UnsafeMutableRawPointer?, length: Int)
+        -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_HTTP: return onRequestHead(wsi)
+        case LWS_CALLBACK_HTTP_BODY: return onRequestBody(wsi, bytes: input, count: length)
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION: return onRequestBodyComplete(wsi)
+        case LWS_CALLBACK_HTTP_WRITEABLE: return onHTTPWritable(wsi)
+        case LWS_CALLBACK_CLOSED_HTTP: return onClosed(wsi)
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: return onConfirmUpgrade(wsi, protocolName: input)
+        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return onFilterUpgrade(wsi)
+        case LWS_CALLBACK_ESTABLISHED: return onWebSocketEstablished(wsi)
+        case LWS_CALLBACK_RECEIVE: return onWebSocketReceive(wsi, bytes: input, count: length)
+        case LWS_CALLBACK_SERVER_WRITEABLE: return onWebSocketWritable(wsi)
+        case LWS_CALLBACK_CLOSED, LWS_CALLBACK_WSI_DESTROY: return onClosed(wsi)
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
+        default: return 0
+        }
+    }
+
+    /// The session whose id the wsi carries, if it is still alive.
+    func session(for wsi: OpaquePointer) -> ServerSession? {
+        guard let raw = lws_get_opaque_user_data(wsi) else { return nil }
+        return table.sessions[UInt64(UInt(bitPattern: raw))]
+    }
+
+    /// A new session for `wsi`, replacing any previous one.
+    func makeSession(for wsi: OpaquePointer) -> ServerSession {
+        let table = self.table
+        if let old = session(for: wsi) { table.sessions[old.id] = nil }
+        let session = ServerSession(id: table.makeID(), wsi: wsi, maxMessageBytes: configuration.maxWebSocketMessageBytes)
+        table.sessions[session.id] = session
+        lws_set_opaque_user_data(wsi, UnsafeMutableRawPointer(bitPattern: UInt(session.id)))
+        return session
+    }
+
+    /// Drops the session of a closing wsi; a WebSocket delegate hears about it once.
+    private func onClosed(_ wsi: OpaquePointer) -> Int32 {
+        guard let session = session(for: wsi) else { return 0 }
+        table.sessions[session.id] = nil
+        lws_set_opaque_user_data(wsi, nil)
+        if let connection = session.webSocket, connection.outbox.markClosed() {
+            session.delegate?.webSocketDidClose(connection)
+        }
+        session.delegate = nil
+        return 0
+    }
+
+    /// Drains the mailbox after `lws_cancel_service`.
+    private func onWake() -> Int32 {
+        for message in mailbox.drain() {
+            switch message {
+            case let .response(id, response):
+                // The wsi may be gone (peer closed while the handler ran): then the id finds nothing.
+                guard let session = table.sessions[id], session.phase == .awaitingHandler else { continue }
+                startResponse(response, for: session)
+            case let .writable(id):
+                guard let session = table.sessions[id], session.webSocket != nil else { continue }
+                lws_callback_on_writable(session.wsi)
+            }
+        }
+        return 0
+    }
+
+    /// Runs lws' event loop on the calling (service) thread until asked to stop, then destroys
+    /// the context on this same thread, as lws requires.
+    func runServiceLoop(context: OpaquePointer) {
+        bound.claimForCurrentThread()
+        while !mailbox.isStopRequested {
+            if lws_service(context, 0) < 0 { break }
+        }
+        mailbox.close()
+        lws_context_destroy(context)
+        table.sessions.removeAll()
+    }
+}

@@ -1,0 +1,57 @@
+/// The state of one HTTP/1 connection or HTTP/2 stream (one wsi) of a ``WebServer``.
+/// Service thread only.
+///
+/// The wsi carries the session id in its opaque user data, never a pointer to this object, so a
+/// late handler response finds the session by id or not at all, and is never written to a wsi
+/// that lws has freed and reused.
+final class ServerSession {
+    /// Where the current HTTP transaction stands.
+    enum Phase {
+        /// Between requests (HTTP/1 keep-alive) or not started.
+        case idle
+        /// Collecting the request body.
+        case readingBody
+        /// The handler runs on Swift concurrency.
+        case awaitingHandler
+        /// The response is being written.
+        case writing
+    }
+
+    let id: UInt64
+    let wsi: OpaquePointer
+    var phase = Phase.idle
+    /// The request head (body accumulates in `body`).
+    var request: HTTPRequest?
+    var body: [UInt8] = []
+    /// Whether the peer may still be sending body bytes we will not read.
+    var bodyIncomplete = false
+    /// HTTP/1: close the connection after this response instead of keeping it alive.
+    var closesAfterResponse = false
+    var writer: ResponseWriter?
+
+    /// Set once the upgrade was accepted.
+    var webSocket: WebSocketConnection?
+    var delegate: (any WebSocketDelegate)?
+    var frameWriter = WebSocketFrameWriter()
+    var assembler: MessageAssembler
+
+    init(id: UInt64, wsi: OpaquePointer, maxMessageBytes: Int) {
+        self.id = id
+        self.wsi = wsi
+        assembler = MessageAssembler(limit: maxMessageBytes)
+    }
+}
+
+/// Everything a server's service thread owns.
+final class ServerSessionTable {
+    var sessions: [UInt64: ServerSession] = [:]
+    private var lastID: UInt64 = 0
+    /// Shared write buffer: header blocks and one chunk at a time.
+    let scratch = ScratchBuffer(capacity: 64 * 1024)
+
+    /// A fresh, never reused id.
+    func makeID() -> UInt64 {
+        lastID += 1
+        return lastID
+    }
+}

@@ -1,0 +1,69 @@
+import CLWS
+
+/// The cross-thread inbox of one lws context.
+///
+/// Other threads `post` work; each post wakes the service thread through `lws_cancel_service`
+/// (documented as safe from any thread), whose `LWS_CALLBACK_EVENT_WAIT_CANCELLED` handler then
+/// `drain`s the queue. The context pointer lives under the same lock so that no wake-up can
+/// reach a context that the service thread has started to destroy.
+final class ServiceMailbox<Message: Sendable>: Sendable {
+    private struct State {
+        var context: OpaquePointer?
+        var messages: [Message] = []
+        var stopRequested = false
+        var closed = false
+    }
+
+    private let state = LockedBox(State())
+
+    /// Records the context to wake; called once, right after `lws_create_context`.
+    func attach(context: OpaquePointer) {
+        state.withLock { $0.context = context }
+    }
+
+    /// Queues `message` and wakes the service thread.
+    /// - Returns: `false` when the context is gone (or not yet attached) and the message was dropped.
+    @discardableResult
+    func post(_ message: Message) -> Bool {
+        state.withLock { state in
+            guard !state.closed, let context = state.context else { return false }
+            state.messages.append(message)
+            lws_cancel_service(context)
+            return true
+        }
+    }
+
+    /// Takes every queued message, oldest first. Service thread only.
+    func drain() -> [Message] {
+        state.withLock { state in
+            defer { state.messages.removeAll() }
+            return state.messages
+        }
+    }
+
+    /// Asks the service loop to stop and wakes it.
+    /// - Returns: `false` when it had been asked already.
+    @discardableResult
+    func requestStop() -> Bool {
+        state.withLock { state in
+            guard !state.stopRequested else { return false }
+            state.stopRequested = true
+            if let context = state.context { lws_cancel_service(context) }
+            return true
+        }
+    }
+
+    /// Whether `requestStop` was called.
+    var isStopRequested: Bool {
+        state.withLock { $0.stopRequested }
+    }
+
+    /// Forgets the context before it is destroyed; later posts are dropped.
+    func close() {
+        state.withLock { state in
+            state.closed = true
+            state.context = nil
+            state.messages.removeAll()
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CLWS
+
+/// Writes the queued messages of one WebSocket, one fragment per writable callback, so that a
+/// large message never forces lws to buffer it whole and other connections keep their turn.
+/// Service thread only.
+struct WebSocketFrameWriter {
+    /// Payload bytes per frame.
+    static let fragmentSize = 16 * 1024
+
+    /// What the caller should do after a writable callback.
+    enum Outcome {
+        /// Nothing left to write.
+        case idle
+        /// More to write: request another writable callback.
+        case more
+        /// The queue is empty and a close was requested: send close 1000 and return -1.
+        case close
+        /// `lws_write` failed: return -1.
+        case failed
+    }
+
+    private var message: [UInt8] = []
+    private var offset = 0
+    private var inMessage = false
+
+    /// Writes the next fragment, taking a new message from `outbox` when none is in progress.
+    mutating func writeNext(on wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer)
+        -> Outcome {
+        if !inMessage {
+            guard let next = outbox.dequeue() else {
+                return outbox.isCloseRequested ? .close : .idle
+            }
+            message = next
+            offset = 0
+            inMessage = true
+        }
+        let count = min(Self.fragmentSize, message.count - offset)
+        let isFirst = offset == 0
+        let isLast = offset + count == message.count
+        // RFC 6455 §5.4: the first frame carries the opcode, the rest are continuations; FIN on the last.
+        var mode = isFirst ? LWS_WRITE_TEXT.rawValue : LWS_WRITE_CONTINUATION.rawValue
+        if !isLast { mode |= LWS_WRITE_NO_FIN.rawValue }
+        let written = scratch.write(wsi, message[offset..<(offset + count)], mode: mode)
+        if written < Int32(count) { return .failed }
+        offset += count
+        if isLast {
+            inMessage = false
+            message = []
+        }
+        return inMessage || outbox.hasQueuedMessages || outbox.isCloseRequested ? .more : .idle
+    }
+}

@@ -1,0 +1,84 @@
+extension WebServer {
+    /// Where and how a ``WebServer`` listens, and its limits.
+    public struct Configuration: Sendable {
+        /// PEM files for TLS. With TLS the server offers HTTP/2 and HTTP/1.1 through ALPN (RFC 7301).
+        public struct TLSFiles: Sendable, Equatable {
+            /// Server certificate (chain) in PEM.
+            public var certificatePath: String
+            /// Private key of the certificate in PEM.
+            public var privateKeyPath: String
+
+            /// - Parameters:
+            ///   - certificatePath: PEM certificate (chain) file.
+            ///   - privateKeyPath: PEM private key file.
+            public init(certificatePath: String, privateKeyPath: String) {
+                self.certificatePath = certificatePath
+                self.privateKeyPath = privateKeyPath
+            }
+        }
+
+        /// IP address (or interface name) to listen on; `"localhost"` means 127.0.0.1 and
+        /// `"0.0.0.0"` every IPv4 interface.
+        public var host: String
+        /// TCP port; 0 picks a free one, which ``WebServer/start()`` returns.
+        public var port: Int
+        /// TLS files, or `nil` for plain HTTP/1.1 (plain HTTP/2 is not offered).
+        public var tls: TLSFiles?
+        /// Names of non-standard request headers to capture (case-insensitive).
+        ///
+        /// - Important: libwebsockets 4.1.6 (`lws_hdr_custom_copy`) only keeps unknown headers
+        ///   of HTTP/1 requests; on HTTP/2 streams they are dropped while decoding, so names like
+        ///   `apns-topic` are absent from HTTP/2 requests whatever this list says.
+        public var extraRequestHeaders: [String]
+        /// Largest request body, in bytes. A larger declared or received body gets
+        /// ``payloadTooLargeResponse`` at once; the rest is discarded, never buffered.
+        public var maxRequestBodyBytes: Int
+        /// Request paths (without query) where a WebSocket upgrade may be accepted.
+        public var webSocketPaths: Set<String>
+        /// Largest incoming WebSocket message, in bytes; a larger one closes with 1009.
+        public var maxWebSocketMessageBytes: Int
+        /// HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients.
+        public var maxConcurrentStreams: Int
+        /// Seconds an idle keep-alive HTTP connection stays open.
+        public var idleTimeoutSeconds: Int
+        /// The answer when a body exceeds ``maxRequestBodyBytes`` (status 413 by default,
+        /// with APNs' `{"reason":"PayloadTooLarge"}` body).
+        public var payloadTooLargeResponse: HTTPResponse
+
+        /// - Parameters:
+        ///   - host: Listen address; default loopback.
+        ///   - port: Listen port; 0 for an ephemeral one.
+        ///   - tls: PEM files, or `nil` for plain HTTP.
+        ///   - extraRequestHeaders: Non-standard header names to capture (HTTP/1 only, see above).
+        ///   - maxRequestBodyBytes: Body limit in bytes (default 1 MiB).
+        ///   - webSocketPaths: Paths that may upgrade to WebSocket.
+        ///   - maxWebSocketMessageBytes: Incoming message limit in bytes (default 1 MiB).
+        ///   - maxConcurrentStreams: HTTP/2 streams per connection (default 128).
+        ///   - idleTimeoutSeconds: Keep-alive idle timeout in seconds (default 60).
+        public init(host: String = "127.0.0.1", port: Int = 0, tls: TLSFiles? = nil,
+                    extraRequestHeaders: [String] = [], maxRequestBodyBytes: Int = 1 << 20,
+                    webSocketPaths: Set<String> = [], maxWebSocketMessageBytes: Int = 1 << 20,
+                    maxConcurrentStreams: Int = 128, idleTimeoutSeconds: Int = 60) {
+            self.host = host
+            self.port = port
+            self.tls = tls
+            self.extraRequestHeaders = extraRequestHeaders
+            self.maxRequestBodyBytes = maxRequestBodyBytes
+            self.webSocketPaths = webSocketPaths
+            self.maxWebSocketMessageBytes = maxWebSocketMessageBytes
+            self.maxConcurrentStreams = maxConcurrentStreams
+            self.idleTimeoutSeconds = idleTimeoutSeconds
+            payloadTooLargeResponse = .json(status: 413, #"{"reason":"PayloadTooLarge"}"#)
+        }
+
+        /// Why the configuration cannot be used, or `nil` when it can.
+        var problem: String? {
+            if !(0...65535).contains(port) { return "port \(port) is outside 0...65535" }
+            if maxRequestBodyBytes < 0 { return "maxRequestBodyBytes is negative" }
+            if maxWebSocketMessageBytes < 1 { return "maxWebSocketMessageBytes must be positive" }
+            if !(1...100_000).contains(maxConcurrentStreams) { return "maxConcurrentStreams is outside 1...100000" }
+            if !(1...86_400).contains(idleTimeoutSeconds) { return "idleTimeoutSeconds is outside 1...86400" }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import CLWS
+import Foundation
+
+/// An HTTP/1.1 and HTTP/2 server with WebSocket support, on libwebsockets.
+///
+/// One lws service thread per server does all socket work. Each complete request is handed to
+/// the async `handler` on Swift concurrency; its response is queued back to the service thread
+/// and written there. WebSocket upgrades are decided synchronously on the service thread.
+///
+/// ```swift
+/// let server = WebServer(configuration: .init(port: 0)) { request in
+///     .json(#"{"path":"\#(request.path)"}"#)
+/// }
+/// let port = try server.start()
+/// defer { server.shutdown() }
+/// ```
+///
+/// Thread-safety: all methods may be called from any thread. HTTP/2 needs ``Configuration/tls``
+/// (ALPN `h2`); plain connections speak HTTP/1.1.
+public final class WebServer: Sendable {
+    private enum Lifecycle {
+        case idle
+        case running(port: Int)
+        case stopped
+    }
+
+    private let engine: ServerEngine
+    private let lifecycle = LockedBox(Lifecycle.idle)
+    /// Entered while the service thread lives.
+    private let serviceThreadDone = DispatchGroup()
+
+    /// Creates a stopped server.
+    /// - Parameters:
+    ///   - configuration: Address, TLS and limits.
+    ///   - handler: Answers each HTTP request; runs on Swift concurrency, may suspend as long as it
+    ///     needs without blocking other requests.
+    ///   - webSocketHandler: Decides upgrades on ``Configuration/webSocketPaths``; called on the
+    ///     service thread with the parsed request and the future connection. Must not block.
+    ///     `nil` refuses every upgrade with 404.
+    public init(configuration: Configuration,
+                handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+                webSocketHandler: (@Sendable (HTTPRequest, WebSocketConnection) -> WebSocketUpgrade)? = nil) {
+        engine = ServerEngine(configuration: configuration, handler: handler, upgradeHandler: webSocketHandler)
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Opens the listening socket and starts the service thread.
+    /// - Returns: The bound TCP port (useful with port 0).
+    /// - Throws: ``LibWebSocketsError/alreadyStarted`` on a second call,
+    ///   ``LibWebSocketsError/invalidConfiguration`` for out-of-range settings,
+    ///   ``LibWebSocketsError/contextCreationFailed`` when lws cannot listen or load the TLS files.
+    @discardableResult
+    public func start() throws -> Int {
+        try lifecycle.withLock { state in
+            guard case .idle = state else {
+                throw LibWebSocketsError.alreadyStarted.with(function: "WebServer.start", detail: "called twice")
+            }
+            if let problem = self.engine.configuration.problem {
+                throw LibWebSocketsError.invalidConfiguration.with(function: "WebServer.start", detail: problem)
+            }
+            state = .stopped  // until the context exists
+        }
+        LibWebSocketsLog.applyDefaultIfNeeded()
+        let outcome = LockedBox<Result<Int, LibWebSocketsError>?>(nil)
+        let started = DispatchSemaphore(value: 0)
+        let engine = self.engine
+        let configuration = engine.configuration
+        serviceThreadDone.enter()
+        let done = serviceThreadDone
+        let thread = Thread {
+            defer { done.leave() }
+            engine.bound.claimForCurrentThread()
+            let resources = ContextResources()
+            var info = engine.makeContextInfo(resources)
+            guard let context = lws_create_context(&info) else {
+                let detail = "cannot listen on \(configuration.host):\(configuration.port)"
+                    + (configuration.tls == nil ? "" : " or load the TLS certificate and key")
+                outcome.withLock {
+                    $0 = .failure(LibWebSocketsError.contextCreationFailed.with(function: "lws_create_context",
+                                                                               detail: detail))
+                }
+                started.signal()
+                return
+            }
+            let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(context, "default")))
+            engine.mailbox.attach(context: context)
+            outcome.withLock { $0 = .success(port) }
+            started.signal()
+            engine.runServiceLoop(context: context)
+            withExtendedLifetime(resources) {}
+        }
+        thread.name = "lws-server"
+        thread.start()
+        started.wait()
+        let port = try outcome.withLock { $0 }!.get()
+        lifecycle.withLock { state in state = .running(port: port) }
+        return port
+    }
+
+    /// The bound port while running, else `nil`.
+    public var port: Int? {
+        lifecycle.withLock { state in
+            if case let .running(port) = state { return port }
+            return nil
+        }
+    }
+
+    /// Stops listening, closes every connection (WebSocket delegates hear `webSocketDidClose`),
+    /// and waits for the service thread to end. Responses still being computed are dropped.
+    /// Idempotent. Called from a delegate (the service thread itself) it returns without waiting.
+    public func shutdown() {
+        lifecycle.withLock { $0 = .stopped }
+        engine.mailbox.requestStop()
+        guard !engine.bound.isOnOwnerThread else { return }
+        serviceThreadDone.wait()
+    }
+}

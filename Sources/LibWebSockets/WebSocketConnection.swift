@@ -1,0 +1,34 @@
+/// One accepted server-side WebSocket connection.
+///
+/// Thread-safety: `send(text:)` and `close()` may be called from any thread or task. Messages are
+/// queued and written by the service thread in the order they were queued, a fragment per
+/// writable callback, so a slow peer never blocks the caller.
+public final class WebSocketConnection: Sendable {
+    /// A server-unique id, increasing with each connection.
+    public let id: UInt64
+    /// The upgrade request: path, decoded query and headers (its body is empty).
+    public let request: HTTPRequest
+    let outbox: WebSocketOutbox
+
+    init(id: UInt64, request: HTTPRequest, outbox: WebSocketOutbox) {
+        self.id = id
+        self.request = request
+        self.outbox = outbox
+    }
+
+    /// Queues a text message. Does nothing once the connection is closing or closed.
+    /// - Parameter text: The message (sent as one WebSocket message, possibly in several frames).
+    public func send(text: String) {
+        outbox.enqueue(Array(text.utf8))
+    }
+
+    /// Starts a normal close (status 1000) after the messages already queued are written.
+    public func close() {
+        outbox.requestClose()
+    }
+
+    /// Whether the connection is neither closing nor closed.
+    public var isOpen: Bool {
+        outbox.isOpen
+    }
+}

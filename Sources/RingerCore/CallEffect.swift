@@ -1,0 +1,41 @@
+public import Foundation
+public import RingerWire
+
+/// Who receives a published event.
+public enum EventRecipient: Hashable, Sendable {
+    /// Every device (WebSocket) of the user.
+    case user(String)
+    /// Every device of the user except one: the device that acted ("answered elsewhere" reaches the others).
+    case userExceptDevice(String, deviceID: String)
+}
+
+/// A side effect the owner of a ``CallMachine`` must carry out after a transition, in order.
+///
+/// The machine never does I/O: the server persists the new state, then executes these.
+public enum CallEffect: Hashable, Sendable {
+    /// Append an event to the recipients' streams and deliver it to connected WebSockets.
+    case publish(EventType, to: EventRecipient)
+    /// Send a VoIP push (PushKit) to one device. Only ever emitted for a new incoming call.
+    case pushVoIP(deviceID: String)
+    /// Store the ring deadline; at that time feed ``CallInput/ringTimeout``.
+    case scheduleRingTimeout(at: Date)
+    /// The ring deadline no longer matters.
+    case cancelRingTimeout
+}
+
+/// A device of the callee known when the call was placed.
+public struct CalleeDevice: Codable, Hashable, Sendable {
+    /// The device id.
+    public var id: String
+    /// The platform, which decides how the device is woken.
+    public var platform: Platform
+    /// True when the device has a PushKit VoIP token to wake it with.
+    public var hasVoIPToken: Bool
+
+    /// Creates a callee device.
+    public init(id: String, platform: Platform, hasVoIPToken: Bool) {
+        self.id = id
+        self.platform = platform
+        self.hasVoIPToken = hasVoIPToken
+    }
+}

@@ -1,0 +1,188 @@
+public import Foundation
+public import RingerWire
+
+/// The life of one call as a pure value: every input returns the effects the owner must carry out.
+///
+/// Deterministic and free of I/O: time comes in as an argument, and the server persists the machine
+/// (it is `Codable`) before executing the effects. States and transitions are drawn in
+/// docs/call-lifecycle.md.
+///
+/// ```swift
+/// var (machine, effects) = CallMachine.invite(callID: id, caller: alice, callee: bob, hasVideo: false,
+///                                            calleeDevices: devices, calleeBusy: false, now: now,
+///                                            ringTimeout: 45)
+/// let more = try machine.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: later)
+/// ```
+public struct CallMachine: Codable, Hashable, Sendable {
+    /// The call as the API shows it.
+    public private(set) var call: Call
+    /// The callee devices rung when the call was placed.
+    public private(set) var calleeDevices: [CalleeDevice]
+    /// Callee devices that acknowledged `ringing`, in order.
+    public private(set) var ringingDeviceIDs: [String]
+    /// The callee device that declined, when the call ended `declined`.
+    public private(set) var declinedDeviceID: String?
+
+    /// Places a call: decides at once whether it rings, is busy or cannot ring at all.
+    ///
+    /// - Parameters:
+    ///   - callID: a lowercase UUID string.
+    ///   - caller: the calling user.
+    ///   - callee: the called user; must differ from `caller` (the server checks).
+    ///   - hasVideo: whether the caller asked for video.
+    ///   - calleeDevices: the callee's registered devices.
+    ///   - calleeOnline: true when the callee holds at least one open WebSocket.
+    ///   - calleeBusy: true when the callee is already in an accepted call.
+    ///   - now: the current time.
+    ///   - ringTimeout: seconds the call may ring before it ends `unanswered`.
+    /// - Returns: the machine and the effects to carry out.
+    public static func invite(callID: String, caller: Party, callee: Party, hasVideo: Bool,
+                              calleeDevices: [CalleeDevice], calleeOnline: Bool = false, calleeBusy: Bool,
+                              now: Date, ringTimeout: TimeInterval) -> (CallMachine, [CallEffect]) {
+        var call = Call(callId: callID, state: .ringing, caller: caller, callee: callee, hasVideo: hasVideo,
+                        createdAt: now, expiresAt: now.addingTimeInterval(ringTimeout))
+        if calleeBusy {
+            call.state = .busy
+            call.endedAt = now
+            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
+            return (machine, [.publish(.callEnded, to: .user(caller.id))])
+        }
+        let wakeable = calleeDevices.filter { $0.hasVoIPToken }
+        if wakeable.isEmpty && !calleeOnline {
+            call.state = .failed
+            call.endedAt = now
+            call.failureReason = calleeDevices.isEmpty
+                ? "\(callee.id) has no registered device"
+                : "\(callee.id) has no device that can be woken"
+            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
+            return (machine, [.publish(.callEnded, to: .user(caller.id))])
+        }
+        var effects: [CallEffect] = [.publish(.callIncoming, to: .user(callee.id))]
+        effects += wakeable.map { .pushVoIP(deviceID: $0.id) }
+        effects.append(.scheduleRingTimeout(at: call.expiresAt))
+        return (CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: []), effects)
+    }
+
+    private init(call: Call, calleeDevices: [CalleeDevice], ringingDeviceIDs: [String]) {
+        self.call = call
+        self.calleeDevices = calleeDevices
+        self.ringingDeviceIDs = ringingDeviceIDs
+    }
+
+    /// Applies an input.
+    ///
+    /// Repeating an action that already took effect (accept twice from the same device, end twice)
+    /// succeeds with no effects, so clients may retry safely.
+    /// - Parameters:
+    ///   - input: what happened.
+    ///   - actor: who did it; device ownership is checked by the caller of this method.
+    ///   - now: the current time.
+    /// - Returns: the effects to carry out, possibly none.
+    /// - Throws: ``CallRuleError`` when the input is not allowed; the machine is then unchanged.
+    public mutating func handle(_ input: CallInput, by actor: CallActor, at now: Date) throws -> [CallEffect] {
+        let state = call.state
+        let caller = call.caller.id
+        let callee = call.callee.id
+        if case .user(let user) = actor, user != caller, user != callee {
+            throw CallRuleError.notParticipant(state: state)
+        }
+        switch input {
+        case .ringing(let device):
+            try requireCallee(actor, "only the callee's devices ring")
+            guard state == .ringing else {
+                if state == .accepted, call.acceptedDeviceId == device { return [] }
+                throw CallRuleError.stateConflict("the call is no longer ringing", state: state)
+            }
+            guard !ringingDeviceIDs.contains(device) else { return [] }
+            ringingDeviceIDs.append(device)
+            return ringingDeviceIDs.count == 1 ? [.publish(.callRinging, to: .user(caller))] : []
+
+        case .accept(let device):
+            try requireCallee(actor, "only the callee can accept")
+            switch state {
+            case .ringing:
+                call.state = .accepted
+                call.acceptedAt = now
+                call.acceptedDeviceId = device
+                return [.cancelRingTimeout,
+                        .publish(.callAccepted, to: .user(caller)),
+                        .publish(.callAnsweredElsewhere, to: .userExceptDevice(callee, deviceID: device))]
+            case .accepted where call.acceptedDeviceId == device:
+                return []
+            case .accepted:
+                throw CallRuleError.answeredElsewhere(state: state)
+            case .ended where call.acceptedDeviceId != device:
+                throw CallRuleError.answeredElsewhere(state: state)
+            default:
+                throw CallRuleError.stateConflict("the call can no longer be accepted", state: state)
+            }
+
+        case .decline(let device):
+            try requireCallee(actor, "only the callee can decline")
+            switch state {
+            case .ringing:
+                finish(.declined, by: callee, at: now)
+                declinedDeviceID = device
+                return [.cancelRingTimeout,
+                        .publish(.callDeclined, to: .user(caller)),
+                        .publish(.callDeclinedElsewhere, to: .userExceptDevice(callee, deviceID: device))]
+            case .declined where declinedDeviceID == device:
+                return []
+            case .accepted where call.acceptedDeviceId != device:
+                throw CallRuleError.answeredElsewhere(state: state)
+            default:
+                throw CallRuleError.stateConflict("the call can no longer be declined", state: state)
+            }
+
+        case .cancel:
+            guard actor == .user(caller) else {
+                throw CallRuleError.wrongParty("only the caller can cancel; the callee declines", state: state)
+            }
+            switch state {
+            case .ringing:
+                finish(.cancelled, by: caller, at: now)
+                return [.cancelRingTimeout, .publish(.callCancelled, to: .user(callee))]
+            case .cancelled:
+                return []
+            case .accepted:
+                throw CallRuleError.stateConflict("the call was answered: end it instead", state: state)
+            default:
+                throw CallRuleError.stateConflict("the call is already over", state: state)
+            }
+
+        case .end:
+            guard case .user(let user) = actor else {
+                throw CallRuleError.wrongParty("only a participant ends a call", state: state)
+            }
+            switch state {
+            case .accepted:
+                finish(.ended, by: user, at: now)
+                return [.publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee))]
+            case .ended:
+                return []
+            case .ringing:
+                let hint = user == caller ? "cancel it" : "decline it"
+                throw CallRuleError.stateConflict("the call was not answered yet: \(hint) instead", state: state)
+            default:
+                throw CallRuleError.stateConflict("the call is already over", state: state)
+            }
+
+        case .ringTimeout:
+            guard state == .ringing, now >= call.expiresAt else { return [] }
+            finish(.unanswered, by: nil, at: now)
+            return [.publish(.callUnanswered, to: .user(caller)), .publish(.callUnanswered, to: .user(callee))]
+        }
+    }
+
+    private func requireCallee(_ actor: CallActor, _ detail: String) throws {
+        guard actor == .user(call.callee.id) else {
+            throw CallRuleError.wrongParty(detail, state: call.state)
+        }
+    }
+
+    private mutating func finish(_ state: CallState, by user: String?, at now: Date) {
+        call.state = state
+        call.endedAt = now
+        call.endedBy = user
+    }
+}

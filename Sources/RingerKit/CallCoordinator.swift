@@ -1,0 +1,364 @@
+public import Foundation
+import RingerSync
+public import RingerWire
+
+/// The platform-neutral brain of ringing on a device: turns VoIP pushes, server events and the user's
+/// actions on the native call UI into API calls and call-UI reports, so the rules every app gets wrong
+/// hold by construction:
+///
+/// - **Report first**: ``handleVoIPPush(_:)`` reports a call to the ``CallUI`` before it returns,
+///   whatever the push holds; an unusable push is reported and ended at once (Apple: PushKit, iOS 13+).
+/// - **One call per server call id**: the CallKit UUID is the call id; the same call arriving by push
+///   and by WebSocket, in either order, is one call on screen.
+/// - **Answer before the app is ready**: an answer given before ``connect(api:)`` is kept against the
+///   call id and sent as soon as the API is available; the native answer completes only when the
+///   server confirmed it.
+/// - **Remote endings** close the native call with the matching `CXCallEndedReason`, exactly once.
+///
+/// Thread-safe. UI and observer callbacks are made outside the coordinator's lock.
+public final class CallCoordinator: Sendable {
+    /// What the coordinator did, for the app's own UI and for tests.
+    public enum Observation: Sendable, Equatable {
+        /// A VoIP push arrived and was reported (`callID` nil when the push was unusable).
+        case pushReported(callID: String?, disposition: PushDisposition)
+        /// An incoming call is ringing on the native UI.
+        case ringing(callID: String)
+        /// The server confirmed this device's answer; media can start.
+        case answered(callID: String, media: MediaSession)
+        /// An outgoing call was answered by the callee; media can start.
+        case outgoingAnswered(callID: String, media: MediaSession)
+        /// A call ended; `reason` is nil when the local user ended it.
+        case ended(callID: String, reason: CallEndReason?)
+        /// An event from the server's stream.
+        case event(CallEvent)
+        /// An API request failed and will not be retried.
+        case requestFailed(callID: String, detail: String)
+    }
+
+    /// What became of a VoIP push. Every case was reported to the call UI first.
+    public enum PushDisposition: String, Sendable, Equatable {
+        /// A new call is ringing.
+        case ringing
+        /// The call was already on screen (it came by WebSocket first): nothing new rings.
+        case duplicate
+        /// The push could not be read: reported and ended (`failed`).
+        case unreadable
+        /// The ring deadline had passed (the phone was off): reported and ended (`unanswered`).
+        case expired
+        /// The call is already over: reported and ended with its reason.
+        case alreadyEnded
+        /// No user is logged in on this device: reported and ended (`failed`).
+        case loggedOut
+    }
+
+    private enum Direction: Sendable { case incoming, outgoing }
+    private enum Phase: Sendable, Equatable { case ringing, answering, active, ended }
+
+    private struct Entry {
+        var uuid: UUID
+        var direction: Direction
+        var phase: Phase
+        var expiresAt: Date
+        var answer: (@Sendable (Bool) -> Void)?
+    }
+
+    private struct State {
+        var api: RingerAPIClient?
+        var calls: [String: Entry] = [:]
+        /// Answers given before the API was available, by call id.
+        var pendingAnswers: [String] = []
+    }
+
+    /// This device's id, sent with ringing/accept/decline.
+    public let deviceID: String
+    private let ui: any CallUI
+    private let observer: @Sendable (Observation) -> Void
+    private let now: @Sendable () -> Date
+    private let state = LockedValue(State())
+
+    /// Creates the coordinator. Create it at app launch, before PushKit can deliver.
+    /// - Parameters:
+    ///   - deviceID: stable id of this app install.
+    ///   - ui: the native call UI.
+    ///   - now: the clock (injectable for tests).
+    ///   - observer: receives ``Observation``s on any thread.
+    public init(deviceID: String, ui: any CallUI, now: @escaping @Sendable () -> Date = { Date() },
+                observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
+        self.deviceID = deviceID
+        self.ui = ui
+        self.now = now
+        self.observer = observer
+    }
+
+    /// Makes the logged-in user's API available (after login or at launch with a stored token), and
+    /// sends answers the user gave before. Pass nil on logout.
+    public func connect(api: RingerAPIClient?) {
+        let pending = state.withLock { state -> [String] in
+            state.api = api
+            guard api != nil else { return [] }
+            defer { state.pendingAnswers.removeAll() }
+            return state.pendingAnswers
+        }
+        for callID in pending { sendAccept(callID: callID) }
+    }
+
+    // MARK: VoIP push
+
+    /// Handles a PushKit VoIP push. Reports to the call UI before returning, in every case; call the
+    /// PushKit completion handler after this returns.
+    /// - Parameter payload: the push's JSON (`{"ringer":{…}}`).
+    /// - Returns: what became of the push.
+    @discardableResult
+    public func handleVoIPPush(_ payload: Data) -> PushDisposition {
+        guard let push = try? RingerJSON.decode(VoIPPush.self, from: payload),
+              push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callId) else {
+            reportAndEnd(id: UUID(), caller: Party(id: "unknown"), reason: .failed)
+            observer(.pushReported(callID: nil, disposition: .unreadable))
+            return .unreadable
+        }
+        let body = push.ringer
+        let callID = body.callId.lowercased()
+        let expiresAt = Date(unixMilliseconds: body.expiresAt)
+        let report = IncomingCallReport(id: uuid, caller: body.caller, hasVideo: body.hasVideo)
+        let disposition = state.withLock { state -> PushDisposition in
+            if let entry = state.calls[callID] { return entry.phase == .ended ? .alreadyEnded : .duplicate }
+            if expiresAt <= now() { return .expired }
+            if state.api == nil { return .loggedOut }
+            state.calls[callID] = Entry(uuid: uuid, direction: .incoming, phase: .ringing, expiresAt: expiresAt)
+            return .ringing
+        }
+        switch disposition {
+        case .ringing:
+            ui.reportIncomingCall(report) { [weak self] error in self?.incomingReported(callID: callID, error: error) }
+        case .duplicate:
+            // Apple requires a report for every VoIP push; CallKit refuses the known UUID, so nothing new rings.
+            ui.reportIncomingCall(report) { _ in }
+        case .expired:
+            reportAndEnd(id: uuid, caller: body.caller, reason: .unanswered)
+        case .alreadyEnded:
+            reportAndEnd(id: UUID(), caller: body.caller, reason: .remoteEnded)
+        case .loggedOut, .unreadable:
+            reportAndEnd(id: uuid, caller: body.caller, reason: .failed)
+        }
+        observer(.pushReported(callID: callID, disposition: disposition))
+        return disposition
+    }
+
+    /// Handles a PushKit payload given as `PKPushPayload.dictionaryPayload`.
+    @discardableResult
+    public func handleVoIPPush(dictionary: [AnyHashable: Any]) -> PushDisposition {
+        let data = (try? JSONSerialization.data(withJSONObject: dictionary)) ?? Data()
+        return handleVoIPPush(data)
+    }
+
+    private func reportAndEnd(id: UUID, caller: Party, reason: CallEndReason) {
+        ui.reportIncomingCall(IncomingCallReport(id: id, caller: caller, hasVideo: false)) { _ in }
+        ui.reportCallEnded(id: id, at: now(), reason: reason)
+    }
+
+    private func incomingReported(callID: String, error: (any Error)?) {
+        guard error == nil else {
+            // The system refused to ring (Do Not Disturb, blocked): forget it so a later push can ring.
+            _ = state.withLock { $0.calls.removeValue(forKey: callID) }
+            return
+        }
+        observer(.ringing(callID: callID))
+        // A 409 here means the call ended while this device was waking: close it with the server's reason.
+        perform(callID: callID, attempts: 3, onFailure: { [weak self] problem in
+            guard let state = problem?.callState else { return }
+            self?.endRemotely(callID: callID, reason: Self.endReason(forFinal: state))
+        }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
+    }
+
+    /// The reason a callee device shows for a call that reached `state` without it.
+    static func endReason(forFinal state: CallState) -> CallEndReason {
+        switch state {
+        case .unanswered: .unanswered
+        case .accepted: .answeredElsewhere
+        case .declined: .declinedElsewhere
+        case .failed: .failed
+        default: .remoteEnded
+        }
+    }
+
+    // MARK: Server events
+
+    /// Handles an event from the ``EventStream``.
+    public func handle(_ event: CallEvent) {
+        observer(.event(event))
+        let callID = event.call.callId
+        switch event.type {
+        case .callIncoming:
+            guard let uuid = UUID(uuidString: callID), event.call.state == .ringing else { return }
+            let isNew = state.withLock { state -> Bool in
+                guard state.calls[callID] == nil, event.call.expiresAt > now() else { return false }
+                state.calls[callID] = Entry(uuid: uuid, direction: .incoming, phase: .ringing,
+                                            expiresAt: event.call.expiresAt)
+                return true
+            }
+            guard isNew else { return }
+            ui.reportIncomingCall(IncomingCallReport(id: uuid, caller: event.call.caller, hasVideo: event.call.hasVideo)) {
+                [weak self] error in self?.incomingReported(callID: callID, error: error)
+            }
+        case .callAccepted:
+            let isOutgoing = state.withLock { state -> Bool in
+                guard var entry = state.calls[callID], entry.direction == .outgoing, entry.phase == .ringing else { return false }
+                entry.phase = .active
+                state.calls[callID] = entry
+                return true
+            }
+            guard isOutgoing, let uuid = UUID(uuidString: callID) else { return }
+            ui.reportOutgoingCallConnected(id: uuid, at: now())
+            perform(callID: callID, attempts: 3) { [observer] api, _ in
+                observer(.outgoingAnswered(callID: callID, media: try await api.media(callID: callID)))
+            }
+        case .callCancelled, .callDeclined, .callEnded:
+            endRemotely(callID: callID, reason: .remoteEnded)
+        case .callAnsweredElsewhere:
+            endRemotely(callID: callID, reason: .answeredElsewhere)
+        case .callDeclinedElsewhere:
+            endRemotely(callID: callID, reason: .declinedElsewhere)
+        case .callUnanswered:
+            endRemotely(callID: callID, reason: .unanswered)
+        default:
+            break
+        }
+    }
+
+    /// Ends a call for a reason the local user did not cause; reports it to the UI exactly once.
+    private func endRemotely(callID: String, reason: CallEndReason) {
+        let ended = state.withLock { state -> (UUID, (@Sendable (Bool) -> Void)?)? in
+            guard var entry = state.calls[callID], entry.phase != .ended else { return nil }
+            entry.phase = .ended
+            let answer = entry.answer
+            entry.answer = nil
+            state.calls[callID] = entry
+            state.pendingAnswers.removeAll { $0 == callID }
+            return (entry.uuid, answer)
+        }
+        guard let (uuid, answer) = ended else { return }
+        answer?(false)
+        ui.reportCallEnded(id: uuid, at: now(), reason: reason)
+        observer(.ended(callID: callID, reason: reason))
+    }
+
+    // MARK: User actions on the native call UI
+
+    /// The user answered on the native UI (`CXAnswerCallAction`). `completion(true)` fulfils the
+    /// action once the server confirmed; `completion(false)` fails it (the call ended meanwhile).
+    public func answer(callID uuid: UUID, completion: @escaping @Sendable (Bool) -> Void) {
+        let callID = uuid.uuidString.lowercased()
+        let ready = state.withLock { state -> Bool? in
+            guard var entry = state.calls[callID], entry.direction == .incoming, entry.phase == .ringing else { return nil }
+            entry.phase = .answering
+            entry.answer = completion
+            state.calls[callID] = entry
+            guard state.api != nil else {
+                state.pendingAnswers.append(callID)
+                return false
+            }
+            return true
+        }
+        switch ready {
+        case nil: completion(false)
+        case true?: sendAccept(callID: callID)
+        case false?: break // sent by connect(api:)
+        }
+    }
+
+    private func sendAccept(callID: String) {
+        perform(callID: callID, attempts: 5, onFailure: { [weak self] problem in
+            let reason: CallEndReason = problem?.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere : .remoteEnded
+            self?.endRemotely(callID: callID, reason: reason)
+        }) { [weak self] api, device in
+            let response = try await api.accept(callID: callID, deviceID: device)
+            self?.answerConfirmed(callID: callID, media: response.media)
+        }
+    }
+
+    private func answerConfirmed(callID: String, media: MediaSession) {
+        let completion = state.withLock { state -> (@Sendable (Bool) -> Void)? in
+            guard var entry = state.calls[callID], entry.phase == .answering else { return nil }
+            entry.phase = .active
+            defer { entry.answer = nil; state.calls[callID] = entry }
+            return entry.answer
+        }
+        guard let completion else { return }
+        completion(true)
+        observer(.answered(callID: callID, media: media))
+    }
+
+    /// The user ended or declined on the native UI (`CXEndCallAction`): declines a ringing incoming
+    /// call, cancels an unanswered outgoing one, ends an active one. The action completes at once; the
+    /// request is retried until the server acknowledges it.
+    public func end(callID uuid: UUID, completion: @escaping @Sendable (Bool) -> Void) {
+        let callID = uuid.uuidString.lowercased()
+        let ended = state.withLock { state -> (Entry, Phase)? in
+            guard var entry = state.calls[callID], entry.phase != .ended else { return nil }
+            let phase = entry.phase
+            entry.phase = .ended
+            state.calls[callID] = entry
+            state.pendingAnswers.removeAll { $0 == callID }
+            return (entry, phase)
+        }
+        completion(true)
+        guard let (entry, phase) = ended else { return }
+        entry.answer?(false)
+        observer(.ended(callID: callID, reason: nil))
+        perform(callID: callID, attempts: 8) { api, device in
+            switch (entry.direction, phase) {
+            case (.incoming, .ringing), (.incoming, .answering): _ = try await api.decline(callID: callID, deviceID: device)
+            case (.outgoing, .ringing): _ = try await api.cancel(callID: callID)
+            default: _ = try await api.end(callID: callID)
+            }
+        }
+    }
+
+    // MARK: Outgoing calls
+
+    /// Places a call; the callee's answer arrives as ``Observation/outgoingAnswered(callID:media:)``.
+    /// - Returns: the call (its state may already be `busy` or `failed`).
+    /// - Throws: ``RingerAPIError``; `RingerAPIError.transport` when no user is logged in.
+    public func startCall(to callee: String, hasVideo: Bool = false) async throws -> Call {
+        guard let api = state.withLock({ $0.api }) else { throw RingerAPIError.transport("not logged in") }
+        let call = try await api.createCall(callee: callee, hasVideo: hasVideo)
+        if call.state == .ringing, let uuid = UUID(uuidString: call.callId) {
+            state.withLock {
+                $0.calls[call.callId] = Entry(uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt)
+            }
+        }
+        return call
+    }
+
+    // MARK: Requests
+
+    /// Runs an API request with retries (exponential backoff) while it fails for transient reasons.
+    /// A problem answer (4xx) is final: `onFailure` gets it.
+    private func perform(callID: String, attempts: Int,
+                         onFailure: (@Sendable (Problem?) -> Void)? = nil,
+                         _ body: @escaping @Sendable (RingerAPIClient, String) async throws -> Void) {
+        let (observer, deviceID) = (self.observer, self.deviceID)
+        Task { [weak self] in
+            var delay: TimeInterval = 0.25
+            for attempt in 1...attempts {
+                guard let api = self?.state.withLock({ $0.api }) else { break }
+                do {
+                    try await body(api, deviceID)
+                    return
+                } catch let error as RingerAPIError where error.isRetryable && attempt < attempts {
+                    try? await Task.sleep(for: .seconds(delay))
+                    delay = min(delay * 2, 8)
+                } catch let error as RingerAPIError {
+                    observer(.requestFailed(callID: callID, detail: error.description))
+                    onFailure?(error.problem)
+                    return
+                } catch {
+                    observer(.requestFailed(callID: callID, detail: String(describing: error)))
+                    onFailure?(nil)
+                    return
+                }
+            }
+            onFailure?(nil)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+public import Foundation
+public import RingerWire
+
+/// What the native call UI shows for a new incoming call.
+public struct IncomingCallReport: Hashable, Sendable {
+    /// The CallKit UUID: the server's call id, so one server call is one call on screen.
+    public var id: UUID
+    /// Who is calling, shown as the handle and display name.
+    public var caller: Party
+    /// Whether the call offers video.
+    public var hasVideo: Bool
+
+    /// Creates a report.
+    public init(id: UUID, caller: Party, hasVideo: Bool) {
+        self.id = id
+        self.caller = caller
+        self.hasVideo = hasVideo
+    }
+}
+
+/// The platform's native call UI as the core needs it: CallKit's `CXProvider` on iOS, a self-managed
+/// `ConnectionService` on Android, or a simulator in tests.
+///
+/// Implementations only translate; every decision is the ``CallCoordinator``'s. They call the
+/// coordinator back when the user acts (``CallCoordinator/answer(callID:completion:)``,
+/// ``CallCoordinator/end(callID:completion:)``).
+public protocol CallUI: AnyObject, Sendable {
+    /// Shows a ringing incoming call. Apple: `CXProvider.reportNewIncomingCall(with:update:completion:)`,
+    /// which must be called before the PushKit completion for every VoIP push.
+    /// - Parameter completion: nil when the call rings; an error when the system refused it
+    ///   (duplicate UUID, Do Not Disturb, blocked caller).
+    func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
+
+    /// Closes a call the local user did not end. Apple: `CXProvider.reportCall(with:endedAt:reason:)`.
+    func reportCallEnded(id: UUID, at date: Date, reason: CallEndReason)
+
+    /// Marks an outgoing call as connected. Apple: `CXProvider.reportOutgoingCall(with:connectedAt:)`.
+    func reportOutgoingCallConnected(id: UUID, at date: Date)
+}

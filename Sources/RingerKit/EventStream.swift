@@ -1,0 +1,142 @@
+public import Foundation
+import RingerSync
+public import RingerWire
+
+/// Opens WebSockets for the event stream. Apple platforms can use `URLSessionWebSocketTask`;
+/// on Linux the simulator supplies one over libwebsockets.
+public protocol WebSocketTransport: Sendable {
+    /// Connects, then reports each text frame and the close.
+    /// - Parameters:
+    ///   - url: `ws://` or `wss://` URL with query.
+    ///   - headers: request headers (authorization).
+    ///   - onText: called for each text frame, in order.
+    ///   - onClose: called once when the connection ends for any reason.
+    /// - Returns: the open channel.
+    /// - Throws: when the connection cannot be opened.
+    func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+                 onClose: @escaping @Sendable () -> Void) async throws -> any WebSocketChannel
+}
+
+/// An open WebSocket.
+public protocol WebSocketChannel: Sendable {
+    /// Closes the connection; `onClose` follows.
+    func close()
+}
+
+/// The server's event stream for one device, kept open: reconnects with exponential backoff and
+/// jitter, and resumes from the last `seq` seen so nothing is lost while the socket was down.
+///
+/// Thread-safe. Events are delivered in order on an internal task.
+public final class EventStream: Sendable {
+    /// The connection state, for the app's UI ("reconnecting…").
+    public enum Status: Sendable, Equatable {
+        /// Connected and receiving.
+        case connected
+        /// The socket dropped; a new attempt follows after `retryIn` seconds.
+        case lost(retryIn: TimeInterval)
+        /// Stopped by ``stop()``.
+        case closed
+    }
+
+    private struct State {
+        var lastSeq: Int64?
+        var channel: (any WebSocketChannel)?
+        var loop: Task<Void, Never>?
+        var stopped = false
+    }
+
+    private let api: RingerAPIClient
+    private let deviceID: String
+    private let transport: any WebSocketTransport
+    private let onEvent: @Sendable (CallEvent) -> Void
+    private let onStatus: @Sendable (Status) -> Void
+    private let state = LockedValue(State())
+
+    /// Creates the stream; nothing connects until ``start(since:)``.
+    /// - Parameters:
+    ///   - api: the logged-in user's client (gives the URL and credentials).
+    ///   - deviceID: this device's id.
+    ///   - transport: how to open WebSockets.
+    ///   - onEvent: each event, in `seq` order.
+    ///   - onStatus: connection state changes.
+    public init(api: RingerAPIClient, deviceID: String, transport: any WebSocketTransport,
+                onEvent: @escaping @Sendable (CallEvent) -> Void,
+                onStatus: @escaping @Sendable (Status) -> Void = { _ in }) {
+        self.api = api
+        self.deviceID = deviceID
+        self.transport = transport
+        self.onEvent = onEvent
+        self.onStatus = onStatus
+    }
+
+    /// The highest `seq` received so far.
+    public var lastSeq: Int64? { state.withLock { $0.lastSeq } }
+
+    /// Connects and keeps the stream open until ``stop()``.
+    /// - Parameter since: resume after this `seq` (e.g. persisted from a previous launch).
+    public func start(since: Int64? = nil) {
+        state.withLock { state in
+            guard state.loop == nil, !state.stopped else { return }
+            state.lastSeq = since ?? state.lastSeq
+            state.loop = Task { [weak self] in await self?.run() }
+        }
+    }
+
+    /// Closes the stream for good.
+    public func stop() {
+        let (channel, loop) = state.withLock { state in
+            state.stopped = true
+            defer { state.channel = nil }
+            return (state.channel, state.loop)
+        }
+        loop?.cancel()
+        channel?.close()
+        onStatus(.closed)
+    }
+
+    private func run() async {
+        var failures = 0
+        while !Task.isCancelled, !state.withLock({ $0.stopped }) {
+            let closed = AsyncStream<Void>.makeStream()
+            let url = api.eventsURL(deviceID: deviceID, since: lastSeq)
+            do {
+                let channel = try await transport.connect(
+                    url: url, headers: api.authorizationHeaders,
+                    onText: { [weak self] text in self?.receive(text) },
+                    onClose: { closed.continuation.finish() })
+                let keep = state.withLock { state -> Bool in
+                    guard !state.stopped else { return false }
+                    state.channel = channel
+                    return true
+                }
+                guard keep else { channel.close(); return }
+                failures = 0
+                onStatus(.connected)
+                for await _ in closed.stream {}
+            } catch {
+                failures += 1
+            }
+            guard !state.withLock({ $0.stopped }) else { return }
+            let delay = Self.backoff(failures: failures)
+            onStatus(.lost(retryIn: delay))
+            try? await Task.sleep(for: .seconds(delay))
+            failures = max(failures, 1)
+        }
+    }
+
+    /// Exponential backoff with full jitter: up to 0.25 s × 2^failures, capped at 30 s.
+    static func backoff(failures: Int) -> TimeInterval {
+        let ceiling = min(30, 0.25 * pow(2, Double(min(failures, 10))))
+        return Double.random(in: ceiling / 2...ceiling)
+    }
+
+    private func receive(_ text: String) {
+        guard let event = try? RingerJSON.decode(CallEvent.self, from: Data(text.utf8)) else { return }
+        let fresh = state.withLock { state -> Bool in
+            guard event.seq > (state.lastSeq ?? .min) else { return false }
+            state.lastSeq = event.seq
+            return true
+        }
+        if fresh { onEvent(event) }
+    }
+}

@@ -1,0 +1,197 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+public import RingerWire
+
+/// Sends one HTTP request. The SDK ships ``URLSessionHTTPTransport``; tests and simulators may
+/// supply their own.
+public protocol HTTPTransport: Sendable {
+    /// Performs a request.
+    /// - Returns: the status code and body.
+    /// - Throws: a transport error when no response arrived.
+    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data)
+}
+
+/// ``HTTPTransport`` over `URLSession`.
+public struct URLSessionHTTPTransport: HTTPTransport {
+    private let session: URLSession
+    /// Per-request timeout, seconds.
+    public let timeout: TimeInterval
+
+    /// Creates the transport.
+    public init(session: URLSession = .shared, timeout: TimeInterval = 15) {
+        self.session = session
+        self.timeout = timeout
+    }
+
+    public func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+/// The Ringer REST API for one logged-in user (API.md). Thread-safe.
+public struct RingerAPIClient: Sendable {
+    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    public let baseURL: URL
+    private let token: String
+    private let transport: any HTTPTransport
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - baseURL: the server.
+    ///   - userToken: the user token (kept in memory only; never logged).
+    ///   - transport: how requests are sent.
+    public init(baseURL: URL, userToken: String, transport: any HTTPTransport = URLSessionHTTPTransport()) {
+        self.baseURL = baseURL
+        token = userToken
+        self.transport = transport
+    }
+
+    /// `PUT /v1/devices/{id}`: registers this device's push tokens for the logged-in user.
+    /// - Throws: ``RingerAPIError``.
+    public func registerDevice(id: String, _ registration: DeviceRegistration) async throws -> Device {
+        try await request("PUT", "/v1/devices/\(id)", body: registration)
+    }
+
+    /// `DELETE /v1/devices/{id}`: call on logout so the device stops ringing for this user.
+    /// - Throws: ``RingerAPIError``.
+    public func unregisterDevice(id: String) async throws {
+        _ = try await send("DELETE", "/v1/devices/\(id)", body: Empty?.none)
+    }
+
+    /// `POST /v1/calls`.
+    /// - Throws: ``RingerAPIError``.
+    public func createCall(callee: String, hasVideo: Bool = false) async throws -> Call {
+        try await request("POST", "/v1/calls", body: CreateCallRequest(callee: callee, hasVideo: hasVideo))
+    }
+
+    /// `POST /v1/calls/{id}/ringing`.
+    /// - Throws: ``RingerAPIError``.
+    public func ringing(callID: String, deviceID: String) async throws -> Call {
+        try await request("POST", "/v1/calls/\(callID)/ringing", body: DeviceActionRequest(deviceId: deviceID))
+    }
+
+    /// `POST /v1/calls/{id}/accept`: returns the call and this user's media session.
+    /// - Throws: ``RingerAPIError``; a 409 problem when the call was cancelled or answered elsewhere.
+    public func accept(callID: String, deviceID: String) async throws -> AcceptResponse {
+        try await request("POST", "/v1/calls/\(callID)/accept", body: DeviceActionRequest(deviceId: deviceID))
+    }
+
+    /// `POST /v1/calls/{id}/decline`.
+    /// - Throws: ``RingerAPIError``.
+    public func decline(callID: String, deviceID: String) async throws -> Call {
+        try await request("POST", "/v1/calls/\(callID)/decline", body: DeviceActionRequest(deviceId: deviceID))
+    }
+
+    /// `POST /v1/calls/{id}/cancel` (caller, before an answer).
+    /// - Throws: ``RingerAPIError``.
+    public func cancel(callID: String) async throws -> Call {
+        try await request("POST", "/v1/calls/\(callID)/cancel", body: Empty?.none)
+    }
+
+    /// `POST /v1/calls/{id}/end` (either party, after an answer).
+    /// - Throws: ``RingerAPIError``.
+    public func end(callID: String) async throws -> Call {
+        try await request("POST", "/v1/calls/\(callID)/end", body: Empty?.none)
+    }
+
+    /// `GET /v1/calls/{id}`.
+    /// - Throws: ``RingerAPIError``.
+    public func call(id: String) async throws -> Call {
+        try await request("GET", "/v1/calls/\(id)", body: Empty?.none)
+    }
+
+    /// `GET /v1/calls/{id}/media`: this user's media session for an accepted call (the caller's side).
+    /// - Throws: ``RingerAPIError``.
+    public func media(callID: String) async throws -> MediaSession {
+        try await request("GET", "/v1/calls/\(callID)/media", body: Empty?.none)
+    }
+
+    /// The WebSocket URL of the event stream for this device (`ws://…/v1/events?device_id=…&since=…`).
+    public func eventsURL(deviceID: String, since: Int64?) -> URL {
+        var components = URLComponents(url: baseURL.appendingPathComponent("v1/events"), resolvingAgainstBaseURL: false)!
+        components.scheme = baseURL.scheme == "https" ? "wss" : "ws"
+        components.queryItems = [URLQueryItem(name: "device_id", value: deviceID)]
+            + (since.map { [URLQueryItem(name: "since", value: String($0))] } ?? [])
+        return components.url!
+    }
+
+    /// The headers that authenticate a request or the event stream.
+    public var authorizationHeaders: [String: String] { ["Authorization": "Bearer " + token] }
+
+    private struct Empty: Codable {}
+
+    private func request<Body: Encodable, Response: Decodable>(_ method: String, _ path: String,
+                                                                body: Body?) async throws -> Response {
+        let data = try await send(method, path, body: body)
+        do {
+            return try RingerJSON.decode(Response.self, from: data)
+        } catch {
+            throw RingerAPIError.unexpectedResponse(String(describing: error))
+        }
+    }
+
+    private func send<Body: Encodable>(_ method: String, _ path: String, body: Body?) async throws -> Data {
+        let url = baseURL.appendingPathComponent(String(path.dropFirst()))
+        var headers = authorizationHeaders
+        var data: Data?
+        if let body {
+            headers["Content-Type"] = "application/json"
+            data = try RingerJSON.encode(body)
+        }
+        let status: Int
+        let responseBody: Data
+        do {
+            (status, responseBody) = try await transport.send(method: method, url: url, headers: headers, body: data)
+        } catch {
+            throw RingerAPIError.transport(String(describing: error))
+        }
+        guard (200..<300).contains(status) else {
+            if let problem = try? RingerJSON.decode(Problem.self, from: responseBody) {
+                throw RingerAPIError.problem(problem)
+            }
+            throw RingerAPIError.problem(Problem(type: "about:blank", title: "HTTP \(status)", status: status))
+        }
+        return responseBody
+    }
+}
+
+/// A failed API call: the server's problem, or no usable answer.
+public struct RingerAPIError: Error, Sendable, CustomStringConvertible {
+    private enum Code: Sendable { case problem, transport, unexpectedResponse }
+
+    private let code: Code
+    /// The server's problem, when it answered with one.
+    public let problem: Problem?
+    private let detail: String
+
+    private init(_ code: Code, problem: Problem?, detail: String) {
+        self.code = code
+        self.problem = problem
+        self.detail = detail
+    }
+
+    /// The server refused the request.
+    public static func problem(_ problem: Problem) -> RingerAPIError {
+        RingerAPIError(.problem, problem: problem, detail: "\(problem.status) \(problem.type): \(problem.detail ?? problem.title)")
+    }
+
+    /// No answer (network down, timeout). The request may or may not have been applied: retry idempotent ones.
+    public static func transport(_ detail: String) -> RingerAPIError { RingerAPIError(.transport, problem: nil, detail: detail) }
+
+    /// The answer could not be read.
+    public static func unexpectedResponse(_ detail: String) -> RingerAPIError {
+        RingerAPIError(.unexpectedResponse, problem: nil, detail: detail)
+    }
+
+    /// True when retrying later may succeed (no answer, or a 5xx).
+    public var isRetryable: Bool { code == .transport || (problem?.status ?? 0) >= 500 }
+
+    public var description: String { detail }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import JWT
+
+/// Apple's provider API rules, as the sandbox applies them to one request
+/// (Apple: "Sending notification requests to APNs", "Establishing a token-based connection to APNs",
+/// "Handling notification responses from APNs").
+///
+/// Pure: the caller supplies the parsed request, the known keys and devices, and the time.
+struct APNsRequestValidator: Sendable {
+    /// A provider key the sandbox trusts: Apple's key id, the team that owns it, its public key.
+    struct ProviderKey: Sendable {
+        var keyID: String
+        var teamID: String
+        var publicKey: JWTVerificationKey
+    }
+
+    /// The request as received.
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    /// A refusal: HTTP status and Apple's reason string.
+    struct Rejection: Error, Equatable, Sendable {
+        var status: Int
+        var reason: String
+        /// For 410 `Unregistered`: ms since 1970.
+        var timestamp: Int64?
+    }
+
+    /// What an accepted request asks for.
+    struct Accepted: Sendable {
+        var token: String
+        var topic: String
+        var pushType: String
+        var priority: Int
+        var expiration: Int64
+    }
+
+    private static let pushTypes: Set<String> = ["alert", "background", "voip", "complication", "fileprovider",
+                                                 "mdm", "location", "liveactivity", "pushtotalk", "widgets",
+                                                 "controls"]
+
+    /// Longest a provider token is honoured after its `iat`, seconds (Apple: one hour).
+    var maximumTokenAge: TimeInterval = 3600
+
+    /// Checks a request in Apple's order: method, path, authentication, headers, payload, device.
+    /// - Returns: what to deliver.
+    /// - Throws: ``Rejection`` with Apple's status and reason.
+    func validate(_ request: Request, keys: [String: ProviderKey], device: (String) -> SandboxDevice?,
+                  now: Date) throws -> Accepted {
+        guard request.method == "POST" else { throw Rejection(status: 405, reason: "MethodNotAllowed") }
+        let prefix = "/3/device/"
+        guard request.path.hasPrefix(prefix) else { throw Rejection(status: 404, reason: "BadPath") }
+        let token = String(request.path.dropFirst(prefix.count)).lowercased()
+        guard !token.isEmpty else { throw Rejection(status: 400, reason: "MissingDeviceToken") }
+        try checkProviderToken(request.headers["authorization"], keys: keys, now: now)
+
+        guard let topic = request.headers["apns-topic"], !topic.isEmpty else {
+            throw Rejection(status: 400, reason: "MissingTopic")
+        }
+        let pushType = request.headers["apns-push-type"] ?? "alert"
+        guard Self.pushTypes.contains(pushType) else { throw Rejection(status: 400, reason: "InvalidPushType") }
+        // A VoIP push must go to the `.voip` topic and only a VoIP push may (Apple: apns-push-type "voip").
+        guard (pushType == "voip") == topic.hasSuffix(".voip") else {
+            throw Rejection(status: 400, reason: "InvalidPushType")
+        }
+        var priority = 10
+        if let text = request.headers["apns-priority"] {
+            guard let value = Int(text), [1, 5, 10].contains(value) else {
+                throw Rejection(status: 400, reason: "BadPriority")
+            }
+            priority = value
+        }
+        var expiration: Int64 = 0
+        if let text = request.headers["apns-expiration"] {
+            guard let value = Int64(text), value >= 0 else { throw Rejection(status: 400, reason: "BadExpirationDate") }
+            expiration = value
+        }
+        if let id = request.headers["apns-id"], UUID(uuidString: id) == nil {
+            throw Rejection(status: 400, reason: "BadMessageId")
+        }
+        if let collapse = request.headers["apns-collapse-id"], collapse.utf8.count > 64 {
+            throw Rejection(status: 400, reason: "BadCollapseId")
+        }
+        guard !request.body.isEmpty else { throw Rejection(status: 400, reason: "PayloadEmpty") }
+        let limit = pushType == "voip" ? 5120 : 4096
+        guard request.body.count <= limit else { throw Rejection(status: 413, reason: "PayloadTooLarge") }
+
+        guard token.utf8.count % 2 == 0, token.allSatisfy(\.isHexDigit), let known = device(token) else {
+            throw Rejection(status: 400, reason: "BadDeviceToken")
+        }
+        guard topic == known.bundleID || topic == known.bundleID + ".voip" else {
+            throw Rejection(status: 400, reason: "DeviceTokenNotForTopic")
+        }
+        if let gone = known.unregisteredAt {
+            throw Rejection(status: 410, reason: "Unregistered",
+                            timestamp: Int64((gone.timeIntervalSince1970 * 1000).rounded(.down)))
+        }
+        return Accepted(token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration)
+    }
+
+    /// `authorization: bearer <ES256 JWT with kid; claims iss, iat>`.
+    private func checkProviderToken(_ header: String?, keys: [String: ProviderKey], now: Date) throws {
+        guard let header, header.lowercased().hasPrefix("bearer "), header.count > 7 else {
+            throw Rejection(status: 403, reason: "MissingProviderToken")
+        }
+        struct Claims: Decodable {
+            var iss: String
+            var iat: Int64
+        }
+        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let verified: (header: JWTHeader, claims: Claims)
+        do {
+            verified = try JWT.verify(token, as: Claims.self, algorithms: [.es256]) { header in
+                guard let kid = header.kid, let key = keys[kid] else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
+                return key.publicKey
+            }
+        } catch {
+            throw Rejection(status: 403, reason: "InvalidProviderToken")
+        }
+        guard let kid = verified.header.kid, let key = keys[kid], key.teamID == verified.claims.iss else {
+            throw Rejection(status: 403, reason: "InvalidProviderToken")
+        }
+        let age = now.timeIntervalSince1970 - TimeInterval(verified.claims.iat)
+        guard age <= maximumTokenAge else { throw Rejection(status: 403, reason: "ExpiredProviderToken") }
+        guard age >= -60 else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
+    }
+}

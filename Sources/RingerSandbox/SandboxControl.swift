@@ -1,0 +1,56 @@
+import Foundation
+import LibWebSockets
+
+/// The sandbox's control routes under `/sandbox/`, for tools in other processes (tests, aioapns checks).
+enum SandboxControl {
+    private struct DeviceBody: Decodable {
+        var token: String
+        var bundleId: String
+    }
+
+    private struct KeyBody: Decodable {
+        var keyId: String
+        var teamId: String
+        var publicKeyPem: String
+    }
+
+    static func handle(_ request: HTTPRequest, sandbox: APNsSandbox) -> HTTPResponse {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let parts = request.path.split(separator: "/").map(String.init)
+        switch (request.method, parts.count > 1 ? parts[1] : "") {
+        case ("POST", "devices"):
+            guard let body = try? decoder.decode(DeviceBody.self, from: Data(request.body)),
+                  body.token.allSatisfy(\.isHexDigit), !body.token.isEmpty else {
+                return json(400, ["error": "expected {\"token\": hex, \"bundle_id\": string}"])
+            }
+            sandbox.register(SandboxDevice(token: body.token, bundleID: body.bundleId))
+            return json(201, ["token": body.token.lowercased()])
+        case ("DELETE", "devices") where parts.count == 3:
+            sandbox.unregister(token: parts[2], at: Date())
+            return HTTPResponse(status: 204)
+        case ("POST", "keys"):
+            guard let body = try? decoder.decode(KeyBody.self, from: Data(request.body)),
+                  (try? sandbox.addProviderKey(keyID: body.keyId, teamID: body.teamId,
+                                               publicKeyPEM: body.publicKeyPem)) != nil else {
+                return json(400, ["error": "expected {\"key_id\", \"team_id\", \"public_key_pem\"}"])
+            }
+            return json(201, ["key_id": body.keyId])
+        case ("GET", "pushes"):
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.dateEncodingStrategy = .millisecondsSince1970
+            let data = (try? encoder.encode(sandbox.acceptedPushes)) ?? Data("[]".utf8)
+            return HTTPResponse(status: 200, headers: [("content-type", "application/json")],
+                                body: Array(data))
+        default:
+            return json(404, ["error": "no such sandbox route"])
+        }
+    }
+
+    private static func json(_ status: Int, _ object: [String: String]) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return HTTPResponse(status: status, headers: [("content-type", "application/json")],
+                            body: Array(data))
+    }
+}

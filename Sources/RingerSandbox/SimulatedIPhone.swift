@@ -1,0 +1,280 @@
+public import Foundation
+public import RingerKit
+import RingerSync
+public import RingerWire
+
+/// A simulated iPhone running an app built on RingerKit, obeying iOS's rules for VoIP apps:
+///
+/// - A VoIP push launches a killed app in the background and hands the push to PushKit.
+/// - The app must report a new incoming call to CallKit before the push handler completes, or iOS
+///   kills it (Apple: PushKit, "If you fail to report a call to CallKit, the system will terminate your app").
+/// - Only the foreground (or a just-woken) app keeps its WebSocket; backgrounding drops it.
+///
+/// It registers its PushKit token with the ``APNsSandbox`` and its device with the Ringer server,
+/// and its user answers, declines or ignores calls as its ``Behaviour`` says. Thread-safe.
+public final class SimulatedIPhone: Sendable {
+    /// What the user does when the phone rings.
+    public enum Behaviour: Sendable {
+        /// Answer from the native call screen after this many seconds.
+        case answer(after: TimeInterval)
+        /// Decline after this many seconds.
+        case decline(after: TimeInterval)
+        /// Let it ring.
+        case ignore
+    }
+
+    /// The app's state as iOS sees it.
+    public enum AppState: String, Sendable {
+        /// On screen, event stream open.
+        case foreground
+        /// Suspended in the background: no socket.
+        case background
+        /// Not running: only a VoIP push can wake it.
+        case killed
+    }
+
+    /// Something that happened on the phone, for timelines and tests.
+    public enum Observation: Sendable {
+        /// A VoIP push arrived while the app was killed and iOS launched it.
+        case woken(apnsID: String)
+        /// PushKit delivered a VoIP push to the app.
+        case pushReceived(apnsID: String, disposition: CallCoordinator.PushDisposition)
+        /// CallKit shows an incoming call (the CallKit UUID is the call id).
+        case callKitReported(callID: String)
+        /// The native call UI closed for a remote reason.
+        case callKitEnded(callID: String, reason: CallEndReason)
+        /// The user tapped Answer.
+        case userAnswered(callID: String)
+        /// The user tapped Decline or End.
+        case userEnded(callID: String)
+        /// The app holds a media session for the call.
+        case mediaReady(callID: String, media: MediaSession)
+        /// An event arrived on the app's WebSocket.
+        case event(CallEvent)
+        /// iOS killed the app for breaking a rule.
+        case killedBySystem(reason: String)
+    }
+
+    /// Who the phone belongs to and its tokens.
+    public struct Identity: Sendable {
+        /// The user id.
+        public var userID: String
+        /// The app's device id.
+        public var deviceID: String
+        /// The app's bundle id.
+        public var bundleID: String
+        /// The PushKit VoIP token (hex), as the sandbox knows it.
+        public var voipToken: String
+
+        /// Creates an identity with a random 32-byte VoIP token.
+        public init(userID: String, deviceID: String, bundleID: String = "dev.ringer.demo") {
+            self.userID = userID
+            self.deviceID = deviceID
+            self.bundleID = bundleID
+            voipToken = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        }
+    }
+
+    private struct App {
+        var coordinator: CallCoordinator
+        var stream: EventStream?
+    }
+
+    private struct State {
+        var appState: AppState = .killed
+        var app: App?
+        var killCount = 0
+        /// The last event `seq` the app saw (the app would persist it).
+        var lastSeq: Int64?
+    }
+
+    /// The phone's identity.
+    public let identity: Identity
+    /// The native call UI.
+    public let callKit: SimulatedCallKit
+    private let server: URL
+    private let userToken: String
+    private let webSockets: any WebSocketTransport
+    private let behaviour: Behaviour
+    private let launchDelay: TimeInterval
+    private let observe: @Sendable (Observation) -> Void
+    private let state = LockedValue(State())
+
+    /// Creates the phone, switched on with the app killed.
+    /// - Parameters:
+    ///   - identity: user, device and tokens.
+    ///   - server: the Ringer server's base URL.
+    ///   - userToken: the logged-in user's token (the app keeps it in its keychain).
+    ///   - webSockets: how the app opens its event stream.
+    ///   - behaviour: what the user does when it rings.
+    ///   - launchDelay: seconds a woken app needs before it can reach the server.
+    ///   - observe: told of everything that happens, on any thread.
+    public init(identity: Identity, server: URL, userToken: String, webSockets: any WebSocketTransport,
+                behaviour: Behaviour, launchDelay: TimeInterval = 0.05,
+                observe: @escaping @Sendable (Observation) -> Void = { _ in }) {
+        self.identity = identity
+        self.server = server
+        self.userToken = userToken
+        self.webSockets = webSockets
+        self.behaviour = behaviour
+        self.launchDelay = launchDelay
+        self.observe = observe
+        callKit = SimulatedCallKit()
+    }
+
+    /// The app's current state.
+    public var appState: AppState { state.withLock { $0.appState } }
+
+    /// How many times iOS killed the app for breaking a rule.
+    public var killCount: Int { state.withLock { $0.killCount } }
+
+    /// The running app's coordinator, if the app runs.
+    public var coordinator: CallCoordinator? { state.withLock { $0.app?.coordinator } }
+
+    /// Registers the phone's token with the sandbox (so APNs can reach it) and, as the app does right
+    /// after login, the device with the Ringer server. Leaves the app in the foreground.
+    /// - Throws: ``RingerAPIError`` when the server refuses the registration.
+    public func installAndLogIn(sandbox: APNsSandbox) async throws {
+        sandbox.register(SandboxDevice(token: identity.voipToken, bundleID: identity.bundleID) { [weak self] push in
+            self?.receive(push)
+        })
+        launch(connectAfter: 0)
+        _ = try await api.registerDevice(id: identity.deviceID, DeviceRegistration(
+            platform: .ios, voipToken: identity.voipToken, apnsEnvironment: .sandbox, bundleId: identity.bundleID))
+        setAppState(.foreground)
+    }
+
+    /// Moves the app between foreground, background and killed, as the user or iOS would.
+    /// Backgrounding drops the WebSocket; returning reopens it from the last `seq` seen.
+    public func setAppState(_ newState: AppState) {
+        let (running, oldStream) = state.withLock { state -> (Bool, EventStream?) in
+            state.appState = newState
+            let stream = state.app?.stream
+            if newState != .foreground { state.app?.stream = nil }
+            if newState == .killed { state.app = nil }
+            return (state.app != nil, newState == .foreground ? nil : stream)
+        }
+        oldStream?.stop()
+        guard newState == .foreground else { return }
+        if running {
+            openStream()
+        } else {
+            launch(connectAfter: 0)
+        }
+    }
+
+    /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
+    private func openStream() {
+        let stream = EventStream(api: api, deviceID: identity.deviceID, transport: webSockets) { [weak self] event in
+            self?.state.withLock { $0.lastSeq = max($0.lastSeq ?? .min, event.seq) }
+            self?.observe(.event(event))
+            self?.coordinator?.handle(event)
+        }
+        let since = state.withLock { state -> Int64?? in
+            guard state.app != nil, state.app?.stream == nil else { return .none }
+            state.app?.stream = stream
+            return .some(state.lastSeq)
+        }
+        if let since { stream.start(since: since) }
+    }
+
+    /// Places a call from this phone's app.
+    /// - Throws: ``RingerAPIError``.
+    public func call(_ callee: String) async throws -> Call {
+        guard let coordinator else { throw RingerAPIError.transport("the app is not running") }
+        return try await coordinator.startCall(to: callee)
+    }
+
+    /// The user hangs up (or declines, or cancels) the call on the native UI.
+    public func hangUp(callID: String) {
+        guard let uuid = UUID(uuidString: callID), let coordinator else { return }
+        observe(.userEnded(callID: callID))
+        if callKit.call(uuid) == nil {
+            coordinator.end(callID: uuid) { _ in }
+        } else {
+            callKit.userEnds(uuid, coordinator: coordinator)
+        }
+    }
+
+    private var api: RingerAPIClient { RingerAPIClient(baseURL: server, userToken: userToken) }
+
+    /// Starts the app process as a real app does at launch: the coordinator at once (PushKit needs it)
+    /// with the user's API from the keychain, the event stream after `connectAfter` seconds (a woken
+    /// app needs time before its socket is up).
+    @discardableResult
+    private func launch(connectAfter delay: TimeInterval) -> CallCoordinator {
+        let coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, observer: { [weak self] observation in
+            self?.coordinatorObserved(observation)
+        })
+        coordinator.connect(api: api)
+        state.withLock { $0.app = App(coordinator: coordinator, stream: nil) }
+        Task { [weak self] in
+            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+            self?.openStream()
+        }
+        return coordinator
+    }
+
+    /// APNs delivered a push to this phone.
+    private func receive(_ push: SandboxPush) {
+        guard push.pushType == "voip" else { return }
+        let (coordinator, woken) = state.withLock { state -> (CallCoordinator?, Bool) in
+            (state.app?.coordinator, state.appState == .killed)
+        }
+        var running = coordinator
+        if woken {
+            observe(.woken(apnsID: push.apnsID))
+            running = launch(connectAfter: launchDelay)
+            state.withLock { $0.appState = .background }
+        }
+        guard let running else { return }
+        // PushKit: the handler must report a call before it completes.
+        let reportsBefore = callKit.reportCount
+        let disposition = running.handleVoIPPush(push.payload)
+        observe(.pushReceived(apnsID: push.apnsID, disposition: disposition))
+        if callKit.reportCount == reportsBefore {
+            state.withLock { state in
+                state.killCount += 1
+                state.app = nil
+                state.appState = .killed
+            }
+            observe(.killedBySystem(reason: "VoIP push handled without reporting a call to CallKit"))
+        }
+    }
+
+    private func coordinatorObserved(_ observation: CallCoordinator.Observation) {
+        switch observation {
+        case .ringing(let callID):
+            observe(.callKitReported(callID: callID))
+            userReacts(to: callID)
+        case .answered(let callID, let media), .outgoingAnswered(let callID, let media):
+            observe(.mediaReady(callID: callID, media: media))
+        case .ended(let callID, let reason?):
+            observe(.callKitEnded(callID: callID, reason: reason))
+        default:
+            break
+        }
+    }
+
+    private func userReacts(to callID: String) {
+        guard let uuid = UUID(uuidString: callID) else { return }
+        let (delay, answer): (TimeInterval, Bool)
+        switch behaviour {
+        case .answer(let after): (delay, answer) = (after, true)
+        case .decline(let after): (delay, answer) = (after, false)
+        case .ignore: return
+        }
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(delay))
+            guard let self, let coordinator = self.coordinator,
+                  self.callKit.call(uuid)?.state == .ringing else { return }
+            if answer {
+                self.observe(.userAnswered(callID: callID))
+                self.callKit.userAnswers(uuid, coordinator: coordinator)
+            } else {
+                self.observe(.userEnded(callID: callID))
+                self.callKit.userEnds(uuid, coordinator: coordinator)
+            }
+        }
+    }
+}

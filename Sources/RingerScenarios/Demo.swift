@@ -1,0 +1,126 @@
+public import Foundation
+public import RingerLogging
+import RingerSandbox
+import RingerServer
+import RingerWire
+
+/// `ringer demo`: alice calls bob, whose iPhone app is killed; the VoIP push wakes it, CallKit rings,
+/// bob answers, the server hands out a media token, alice sees `call.accepted`, alice hangs up.
+///
+/// Everything runs in this process over loopback sockets: the server, the APNs sandbox (HTTP/2 + TLS)
+/// and two simulated iPhones running RingerKit.
+public enum Demo {
+    /// The events a complete run must show, in the order they happen.
+    public static let requiredEvents = ["call.created", "apns.sent", "device.woken", "callkit.reported",
+                                        "call.ringing", "call.accepted", "media.token", "call.ended"]
+
+    /// Runs the demo and prints the timeline as it happens.
+    /// - Parameters:
+    ///   - json: print one JSON object per line instead of readable text.
+    ///   - answerAfter: seconds bob lets it ring before answering.
+    ///   - talkFor: seconds between the answer and alice hanging up.
+    ///   - logger: server and sandbox logs.
+    ///   - print: where lines go.
+    /// - Returns: true only when the whole flow happened.
+    public static func run(json: Bool, answerAfter: TimeInterval = 1.0, talkFor: TimeInterval = 1.0,
+                           logger: Logger = .silent(), print: @escaping @Sendable (String) -> Void) async -> Bool {
+        let timeline = Timeline { entry in print(json ? Timeline.json(entry) : Timeline.text(entry)) }
+        if !json { print("Ringer demo: alice calls bob, whose iPhone app is killed. Times are ms since the call started.") }
+        var options = LocalStack.Options()
+        options.logger = logger
+        options.observe = { observation in
+            switch observation {
+            case .callCreated(let call):
+                timeline.record("call.created", ["call_id": call.callId, "caller": call.caller.id,
+                                                 "callee": call.callee.id, "state": call.state.rawValue])
+            case .pushSent(let outcome):
+                timeline.record("apns.sent", ["status": outcome.status.map(String.init) ?? "none",
+                                              "push_type": outcome.pushType, "device": outcome.deviceID,
+                                              "apns_id": outcome.apnsID, "reason": outcome.reason ?? "",
+                                              "latency_ms": String(format: "%.1f", outcome.latencyMs)])
+            default:
+                break
+            }
+        }
+        let stack: LocalStack
+        do {
+            stack = try await LocalStack.start(options)
+        } catch {
+            print("demo failed to start: \(error)")
+            return false
+        }
+        defer { Task { await stack.shutdown() } }
+        do {
+            let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore) { observation in
+                switch observation {
+                case .event(let event) where event.type == .callRinging:
+                    timeline.record("call.ringing", ["seen_by": "alice", "call_id": event.call.callId])
+                case .event(let event) where event.type == .callAccepted:
+                    timeline.record("call.accepted", ["seen_by": "alice", "call_id": event.call.callId,
+                                                      "device": event.call.acceptedDeviceId ?? ""])
+                case .mediaReady(let callID, let media):
+                    timeline.record("media.token", ["party": "alice", "call_id": callID, "url": media.url])
+                default:
+                    break
+                }
+            }
+            let bob = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone",
+                                            behaviour: .answer(after: answerAfter)) { observation in
+                switch observation {
+                case .woken(let apnsID):
+                    timeline.record("device.woken", ["device": "bob-iphone", "apns_id": apnsID])
+                case .callKitReported(let callID):
+                    timeline.record("callkit.reported", ["device": "bob-iphone", "call_id": callID])
+                case .userAnswered(let callID):
+                    timeline.record("callkit.answered", ["device": "bob-iphone", "call_id": callID])
+                case .mediaReady(let callID, let media):
+                    timeline.record("media.token", ["party": "bob", "call_id": callID, "url": media.url])
+                case .callKitEnded(let callID, let reason):
+                    timeline.record("call.ended", ["seen_by": "bob", "call_id": callID, "reason": reason.rawValue])
+                case .killedBySystem(let reason):
+                    timeline.record("app.killed", ["device": "bob-iphone", "reason": reason])
+                default:
+                    break
+                }
+            }
+            bob.setAppState(.killed)
+            // Let alice's event stream settle so she sees every event of the call.
+            _ = await waitUntil(timeout: 5) { alice.coordinator != nil }
+            try await Task.sleep(for: .milliseconds(200))
+
+            timeline.start()
+            let call = try await alice.call("bob")
+            guard await timeline.wait(for: "call.accepted", timeout: 15 + answerAfter) else {
+                print("demo failed: alice never saw call.accepted")
+                return false
+            }
+            try await Task.sleep(for: .seconds(talkFor))
+            timeline.record("call.hangup", ["by": "alice", "call_id": call.callId])
+            alice.hangUp(callID: call.callId)
+            guard await timeline.wait(for: "call.ended", timeout: 10) else {
+                print("demo failed: bob's phone never ended the call")
+                return false
+            }
+            let seen = Set(timeline.entries.map(\.event))
+            let missing = requiredEvents.filter { !seen.contains($0) }
+            guard missing.isEmpty, !seen.contains("app.killed") else {
+                print("demo failed: missing \(missing.joined(separator: ", "))")
+                return false
+            }
+            if !json { print("Demo complete: every step happened.") }
+            return true
+        } catch {
+            print("demo failed: \(error)")
+            return false
+        }
+    }
+
+    private static func waitUntil(timeout: TimeInterval, _ condition: @Sendable () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+}

@@ -1,0 +1,105 @@
+public import Foundation
+import RingerSync
+
+/// What happened during a run, with milliseconds since the call started, for people (`text`) and
+/// machines (`jsonLines`: one object per line with `t_ms`, `event` and string fields).
+///
+/// Thread-safe; ``wait(for:timeout:)`` lets a script block until an event shows up.
+public final class Timeline: Sendable {
+    /// One recorded event.
+    public struct Entry: Sendable, Equatable {
+        /// Milliseconds since ``start()``.
+        public var tMs: Int
+        /// Dotted event name, e.g. `apns.sent`.
+        public var event: String
+        /// Extra fields (never secrets).
+        public var fields: [String: String]
+    }
+
+    private struct State {
+        var origin = ContinuousClock.now
+        var entries: [Entry] = []
+        var waiters: [(id: UUID, name: String, continuation: CheckedContinuation<Bool, Never>)] = []
+        /// Waits whose timer fired before they started waiting.
+        var expired: Set<UUID> = []
+    }
+
+    private let state = LockedValue(State())
+    private let onRecord: @Sendable (Entry) -> Void
+
+    /// Creates an empty timeline.
+    /// - Parameter onRecord: called for each entry as it is recorded (live printing).
+    public init(onRecord: @escaping @Sendable (Entry) -> Void = { _ in }) { self.onRecord = onRecord }
+
+    /// Sets time zero to now.
+    public func start() { state.withLock { $0.origin = .now } }
+
+    /// Records an event.
+    public func record(_ event: String, _ fields: [String: String] = [:]) {
+        let (entry, ready) = state.withLock { state -> (Entry, [CheckedContinuation<Bool, Never>]) in
+            let elapsed = state.origin.duration(to: .now)
+            let ms = Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+            let entry = Entry(tMs: ms, event: event, fields: fields)
+            state.entries.append(entry)
+            let ready = state.waiters.filter { $0.name == event }.map(\.continuation)
+            state.waiters.removeAll { $0.name == event }
+            return (entry, ready)
+        }
+        onRecord(entry)
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    /// Everything recorded so far.
+    public var entries: [Entry] { state.withLock { $0.entries } }
+
+    /// True when `event` was recorded.
+    public func contains(_ event: String) -> Bool { entries.contains { $0.event == event } }
+
+    /// Waits until `event` is recorded (returns at once if it already was).
+    /// - Parameter timeout: seconds.
+    /// - Returns: false when it did not happen in time.
+    public func wait(for event: String, timeout: TimeInterval) async -> Bool {
+        let id = UUID()
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
+            self?.expire(id)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool? in
+                if state.entries.contains(where: { $0.event == event }) { return true }
+                if state.expired.remove(id) != nil { return false }
+                state.waiters.append((id, event, continuation))
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+    }
+
+    private func expire(_ id: UUID) {
+        let expired = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                state.expired.insert(id)
+                return nil
+            }
+            return state.waiters.remove(at: index).continuation
+        }
+        expired?.resume(returning: false)
+    }
+
+    /// One line per entry: `+   123 ms  apns.sent  status=200 device=bob-iphone`.
+    public static func text(_ entry: Entry) -> String {
+        let ms = String(entry.tMs)
+        let fields = entry.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        return "+" + String(repeating: " ", count: max(0, 6 - ms.count)) + ms + " ms  "
+            + entry.event.padding(toLength: 18, withPad: " ", startingAt: 0) + fields
+    }
+
+    /// One JSON object: `{"t_ms":123,"event":"apns.sent","status":"200",…}`.
+    public static func json(_ entry: Entry) -> String {
+        var object: [String: Any] = ["t_ms": entry.tMs, "event": entry.event]
+        for (key, value) in entry.fields where key != "t_ms" && key != "event" { object[key] = value }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,84 @@
+import RingerCore
+public import RingerWire
+
+/// Builders for the problems the API answers with; each maps to one stable ``ProblemType``.
+public enum APIProblem {
+    /// 400: the body is not JSON of the expected shape.
+    public static func malformed(_ detail: String) -> Problem {
+        Problem(type: ProblemType.malformedRequest.rawValue, title: "Malformed request", status: 400, detail: detail)
+    }
+
+    /// 422: a field has an unacceptable value.
+    public static func invalidField(_ detail: String) -> Problem {
+        Problem(type: ProblemType.invalidField.rawValue, title: "Invalid field", status: 422, detail: detail)
+    }
+
+    /// 401: missing or bad credentials.
+    public static func unauthorized(_ detail: String) -> Problem {
+        Problem(type: ProblemType.unauthorized.rawValue, title: "Unauthorized", status: 401, detail: detail)
+    }
+
+    /// 403: not allowed.
+    public static func forbidden(_ detail: String) -> Problem {
+        Problem(type: ProblemType.forbidden.rawValue, title: "Forbidden", status: 403, detail: detail)
+    }
+
+    /// 404: no such route.
+    public static func notFound(_ detail: String) -> Problem {
+        Problem(type: ProblemType.notFound.rawValue, title: "Not found", status: 404, detail: detail)
+    }
+
+    /// 405: the route does not take this method.
+    public static func methodNotAllowed(_ method: String) -> Problem {
+        Problem(type: ProblemType.methodNotAllowed.rawValue, title: "Method not allowed", status: 405,
+                detail: "\(method) is not supported here")
+    }
+
+    /// 404: unknown callee.
+    public static func userNotFound(_ id: String) -> Problem {
+        Problem(type: ProblemType.userNotFound.rawValue, title: "User not found", status: 404,
+                detail: "no user \(id)")
+    }
+
+    /// 404: no such call, or not a participant (the two are not told apart, so ids cannot be probed).
+    public static func callNotFound() -> Problem {
+        Problem(type: ProblemType.callNotFound.rawValue, title: "Call not found", status: 404,
+                detail: "no such call for this user")
+    }
+
+    /// 422: the device is not registered to (or connected as) the acting user.
+    public static func unknownDevice(_ id: String) -> Problem {
+        Problem(type: ProblemType.unknownDevice.rawValue, title: "Unknown device", status: 422,
+                detail: "device \(id) is not registered to this user")
+    }
+
+    /// 422: calling oneself.
+    public static func selfCall() -> Problem {
+        Problem(type: ProblemType.selfCall.rawValue, title: "Cannot call yourself", status: 422,
+                detail: "the callee is the caller")
+    }
+
+    /// 413: body too large.
+    public static func payloadTooLarge(limit: Int) -> Problem {
+        Problem(type: ProblemType.payloadTooLarge.rawValue, title: "Payload too large", status: 413,
+                detail: "the body exceeds \(limit) bytes")
+    }
+
+    /// 500: an unexpected failure; details go to the log, not the client.
+    public static func internalError() -> Problem {
+        Problem(type: ProblemType.internalError.rawValue, title: "Internal error", status: 500,
+                detail: "the server failed; nothing was changed")
+    }
+
+    /// Maps a refusal of the call state machine.
+    static func from(_ error: CallRuleError) -> Problem {
+        if error.isNotParticipant { return callNotFound() }
+        if error.isWrongParty { return forbidden(error.detail) }
+        if error.isAnsweredElsewhere {
+            return Problem(type: ProblemType.answeredElsewhere.rawValue, title: "Answered elsewhere", status: 409,
+                           detail: error.detail, callState: error.state)
+        }
+        return Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
+                       detail: error.detail, callState: error.state)
+    }
+}

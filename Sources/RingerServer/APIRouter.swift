@@ -1,0 +1,229 @@
+import Foundation
+import LibWebSockets
+import RingerCore
+import RingerLogging
+import RingerStore
+import RingerWire
+
+/// Maps HTTP requests to the services and answers JSON or `application/problem+json`.
+///
+/// Errors are converted to responses here and only here. A request either completes or changes
+/// nothing stored (each service call is one transaction).
+struct APIRouter: Sendable {
+    let service: CallService
+    let devices: DeviceRegistry
+    let store: any RingerStore
+    let tokens: UserTokens
+    let adminKey: String
+    let maxUserTokenTTL: Int
+    let clock: any ServerClock
+    let log: Logger
+
+    /// Largest request body accepted, bytes.
+    static let maxBodyBytes = 64 * 1024
+
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        do {
+            return try await route(request)
+        } catch let problem as Problem {
+            return Self.problem(problem)
+        } catch let error as StoreError {
+            log.error("store failure", ["error": .string(error.description), "http.path": .string(request.path)])
+            if error.isBusy {
+                return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+                                            detail: "the database is busy; retry"))
+            }
+            return Self.problem(APIProblem.internalError())
+        } catch {
+            log.error("request failed", ["error": .string("\(error)"), "http.path": .string(request.path)])
+            return Self.problem(APIProblem.internalError())
+        }
+    }
+
+    private func route(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let method = request.method
+        switch parts.count {
+        case 1 where parts[0] == "healthz":
+            try allow(method, "GET")
+            do {
+                _ = try await store.user(id: "-")
+            } catch {
+                return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+                                            detail: "the database does not answer"))
+            }
+            return try Self.json(["status": "ok"])
+        case 2 where parts == ["v1", "tokens"]:
+            try allow(method, "POST")
+            try requireAdmin(request)
+            let body = try decode(CreateTokenRequest.self, request)
+            guard UserID.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
+            let ttl = body.ttlSeconds ?? 3600
+            guard (60...maxUserTokenTTL).contains(ttl) else {
+                throw APIProblem.invalidField("ttl_seconds must be between 60 and \(maxUserTokenTTL)")
+            }
+            let now = clock.now()
+            try await store.upsertUser(id: body.userId, name: body.name, at: now)
+            return try Self.json(tokens.mint(userID: body.userId, name: body.name, ttl: ttl, now: now), status: 201)
+        case 2 where parts == ["v1", "devices"]:
+            try allow(method, "GET")
+            let user = try authenticate(request)
+            return try Self.json(["devices": await store.devices(ofUser: user.id)])
+        case 3 where parts[0] == "v1" && parts[1] == "devices":
+            let user = try authenticate(request)
+            let deviceID = parts[2]
+            switch method {
+            case "PUT":
+                let body = try decode(DeviceRegistration.self, request)
+                return try Self.json(await devices.register(deviceID: deviceID, user: user, body: body, now: clock.now()))
+            case "DELETE":
+                // Idempotent, so a retried logout succeeds; another user's device is never touched.
+                _ = try await store.deleteDevice(id: deviceID, userID: user.id)
+                return HTTPResponse(status: 204)
+            default:
+                throw APIProblem.methodNotAllowed(method)
+            }
+        case 2 where parts == ["v1", "calls"]:
+            let user = try authenticate(request)
+            switch method {
+            case "POST":
+                let body = try decode(CreateCallRequest.self, request)
+                try await store.upsertUser(id: user.id, name: user.name, at: clock.now())
+                return try Self.json(await service.createCall(caller: user, request: body), status: 201)
+            case "GET":
+                let limit = try request.query["limit"].map { text -> Int in
+                    guard let value = Int(text), (1...100).contains(value) else {
+                        throw APIProblem.invalidField("limit must be a number from 1 to 100")
+                    }
+                    return value
+                } ?? 20
+                return try Self.json(CallList(calls: await service.calls(of: user.id, limit: limit)))
+            default:
+                throw APIProblem.methodNotAllowed(method)
+            }
+        case 3 where parts[0] == "v1" && parts[1] == "calls":
+            try allow(method, "GET")
+            let user = try authenticate(request)
+            return try Self.json(await service.call(id: try callID(parts[2]), user: user.id))
+        case 4 where parts[0] == "v1" && parts[1] == "calls":
+            let user = try authenticate(request)
+            let id = try callID(parts[2])
+            switch parts[3] {
+            case "media":
+                try allow(method, "GET")
+                return try Self.json(await service.mediaSession(callID: id, user: user))
+            case "pushes":
+                try allow(method, "GET")
+                return try Self.json(["pushes": await service.pushAttempts(callID: id, user: user.id)])
+            case "accept":
+                try allow(method, "POST")
+                let body = try decode(DeviceActionRequest.self, request)
+                return try Self.json(await service.accept(callID: id, user: user, deviceID: body.deviceId))
+            case "ringing", "decline":
+                try allow(method, "POST")
+                let device = try decode(DeviceActionRequest.self, request).deviceId
+                let input: CallInput = parts[3] == "ringing" ? .ringing(deviceID: device) : .decline(deviceID: device)
+                return try Self.json(await service.act(input, callID: id, user: user.id))
+            case "cancel", "end":
+                try allow(method, "POST")
+                return try Self.json(await service.act(parts[3] == "cancel" ? .cancel : .end, callID: id, user: user.id))
+            default:
+                throw APIProblem.notFound("no route \(request.path)")
+            }
+        default:
+            throw APIProblem.notFound("no route \(request.path)")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The user behind `Authorization: Bearer <user token>`.
+    /// - Throws: 401 ``Problem``.
+    func authenticate(_ request: HTTPRequest) throws -> Party {
+        guard let token = Self.bearer(request.headers["authorization"]) else {
+            throw APIProblem.unauthorized("send Authorization: Bearer <user token>")
+        }
+        let claims = try tokens.verify(token, now: clock.now())
+        return Party(id: claims.sub, name: claims.name)
+    }
+
+    private func requireAdmin(_ request: HTTPRequest) throws {
+        guard let key = Self.bearer(request.headers["authorization"]) else {
+            throw APIProblem.unauthorized("send Authorization: Bearer <admin key>")
+        }
+        guard Self.constantTimeEquals(key, adminKey) else { throw APIProblem.unauthorized("the admin key is not valid") }
+    }
+
+    static func bearer(_ header: String?) -> String? {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    /// Compares secrets without an early exit, so timing does not reveal how much matched.
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let a = Array(lhs.utf8), b = Array(rhs.utf8)
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+
+    private func allow(_ method: String, _ allowed: String) throws {
+        guard method == allowed else { throw APIProblem.methodNotAllowed(method) }
+    }
+
+    private func callID(_ text: String) throws -> String {
+        guard let uuid = UUID(uuidString: text), uuid.uuidString.lowercased() == text.lowercased() else {
+            throw APIProblem.callNotFound()
+        }
+        return text.lowercased()
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
+        guard !request.body.isEmpty else { throw APIProblem.malformed("the request needs a JSON body") }
+        do {
+            return try RingerJSON.decoder().decode(type, from: Data(request.body))
+        } catch let error as DecodingError {
+            throw APIProblem.malformed(Self.describe(error))
+        } catch {
+            throw APIProblem.malformed("the body is not JSON")
+        }
+    }
+
+    /// A short, safe description of a decoding error: the field path and what was wrong.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? Self.snakeCase($0.stringValue) }
+            return keys.isEmpty ? "the body" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .typeMismatch(_, let context): return "\(path(context)) has the wrong type"
+        case .valueNotFound(_, let context): return "\(path(context)) must not be null"
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return "\(Self.snakeCase(key.stringValue)) is required" + (parent == "the body" ? "" : " in \(parent)")
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "the body is not valid JSON" : "\(path(context)) is not valid"
+        @unknown default: return "the body could not be read"
+        }
+    }
+
+    private static func snakeCase(_ key: String) -> String {
+        key.reduce(into: "") { result, character in
+            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
+        }
+    }
+
+    static func json<T: Encodable>(_ value: T, status: Int = 200) throws -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("content-type", "application/json")],
+                     body: Array(try RingerJSON.encode(value)))
+    }
+
+    static func problem(_ problem: Problem) -> HTTPResponse {
+        let body = (try? RingerJSON.encode(problem)).map(Array.init) ?? []
+        return HTTPResponse(status: problem.status,
+                            headers: [("content-type", "application/problem+json")], body: body)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import RingerCore
+import RingerLogging
+import RingerStore
+import RingerSync
+import RingerWire
+
+/// Runs every call operation: asks ``CallMachine`` what to do, stores the result, then carries out
+/// the effects (events to WebSockets, VoIP pushes, ring timeouts).
+///
+/// Operations that change calls hold one ``AsyncLock`` while they store and publish, so each user's
+/// events reach the hub in `seq` order. Pushes are sent after the lock is released and never delay
+/// the HTTP answer.
+final class CallService: Sendable {
+    private let store: any RingerStore
+    private let hub: EventHub
+    private let pushes: PushDispatcher
+    private let media: MediaTokens
+    private let ringTimeout: TimeInterval
+    private let clock: any ServerClock
+    private let log: Logger
+    private let observe: @Sendable (ServerObservation) -> Void
+    private let writes = AsyncLock()
+    private let timers: RingTimeoutScheduler
+
+    init(store: any RingerStore, hub: EventHub, pushes: PushDispatcher, media: MediaTokens, ringTimeout: TimeInterval,
+         clock: any ServerClock, log: Logger, observe: @escaping @Sendable (ServerObservation) -> Void) {
+        self.store = store
+        self.hub = hub
+        self.pushes = pushes
+        self.media = media
+        self.ringTimeout = ringTimeout
+        self.clock = clock
+        self.log = log
+        self.observe = observe
+        timers = RingTimeoutScheduler(clock: clock)
+    }
+
+    /// Reschedules the ring timeout of every call still ringing (after a restart); past ones fire at once.
+    func resumeRingTimeouts() async throws {
+        for (callID, deadline) in try await store.ringingCalls() {
+            scheduleTimeout(callID: callID, at: deadline)
+        }
+    }
+
+    /// Stops every pending timer.
+    func shutdown() { timers.cancelAll() }
+
+    // MARK: Calls
+
+    /// `POST /v1/calls`.
+    /// - Throws: ``Problem`` for an unknown callee or a self call; `StoreError` on storage failure.
+    func createCall(caller: Party, request: CreateCallRequest) async throws -> Call {
+        guard UserID.isValid(request.callee) else { throw APIProblem.invalidField("callee is not a valid user id") }
+        guard request.callee != caller.id else { throw APIProblem.selfCall() }
+        guard let callee = try await store.user(id: request.callee) else { throw APIProblem.userNotFound(request.callee) }
+        let (call, devices, effects) = try await writes.withLock { () async throws -> (Call, [Device], [CallEffect]) in
+            let devices = try await store.devices(ofUser: callee.id)
+            let busy = try await store.isInAcceptedCall(userID: callee.id)
+            let online = await hub.isOnline(userID: callee.id)
+            let now = clock.now()
+            let calleeDevices = devices.map {
+                CalleeDevice(id: $0.deviceId, platform: $0.platform,
+                             hasVoIPToken: $0.platform == .ios && $0.voipToken != nil && $0.bundleId != nil)
+            }
+            let (machine, effects) = CallMachine.invite(
+                callID: UUID().uuidString.lowercased(), caller: caller, callee: callee,
+                hasVideo: request.hasVideo ?? false, calleeDevices: calleeDevices, calleeOnline: online,
+                calleeBusy: busy, now: now, ringTimeout: ringTimeout)
+            let stored = try await store.insertCall(machine, events: Self.events(of: effects, call: machine.call))
+            observe(.callCreated(machine.call))
+            await hub.deliver(stored)
+            return (machine.call, devices, effects)
+        }
+        log.info("call created", ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)])
+        carryOut(effects, call: call, devices: devices)
+        return call
+    }
+
+    /// The per-call actions: ringing, accept, decline, cancel, end.
+    /// - Parameters:
+    ///   - input: the action.
+    ///   - callID: the call.
+    ///   - user: the acting user.
+    /// - Returns: the call after the action.
+    /// - Throws: ``Problem`` (404 not a participant or unknown call, 403 wrong side, 409 too late,
+    ///   422 unknown device); `StoreError` on storage failure.
+    func act(_ input: CallInput, callID: String, user: String) async throws -> Call {
+        switch input {
+        case .ringing(let device), .accept(let device), .decline(let device):
+            try await requireDevice(device, of: user)
+        default:
+            break
+        }
+        return try await apply(input, callID: callID, actor: .user(user))
+    }
+
+    /// `accept`, plus the answering user's media session.
+    func accept(callID: String, user: Party, deviceID: String) async throws -> AcceptResponse {
+        let call = try await act(.accept(deviceID: deviceID), callID: callID, user: user.id)
+        return AcceptResponse(call: call, media: try media.session(for: user, callID: call.callId, now: clock.now()))
+    }
+
+    /// `GET /v1/calls/{id}/media`: a participant's media session for an accepted call.
+    /// - Throws: 404 when not a participant, 409 when the call is not accepted.
+    func mediaSession(callID: String, user: Party) async throws -> MediaSession {
+        let call = try await call(id: callID, user: user.id)
+        guard call.state == .accepted else {
+            throw Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
+                          detail: "media is only available for an accepted call", callState: call.state)
+        }
+        return try media.session(for: user, callID: callID, now: clock.now())
+    }
+
+    /// `GET /v1/calls/{id}`.
+    /// - Throws: 404 when the call does not exist or the user is not a participant.
+    func call(id: String, user: String) async throws -> Call {
+        guard let machine = try await store.call(id: id),
+              machine.call.caller.id == user || machine.call.callee.id == user else {
+            throw APIProblem.callNotFound()
+        }
+        return machine.call
+    }
+
+    /// `GET /v1/calls?limit=`.
+    func calls(of user: String, limit: Int) async throws -> [Call] {
+        try await store.calls(ofUser: user, limit: limit)
+    }
+
+    /// The outcomes of the pushes sent for a call (participants only).
+    func pushAttempts(callID: String, user: String) async throws -> [PushAttempt] {
+        _ = try await call(id: callID, user: user)
+        return try await store.pushAttempts(callID: callID)
+    }
+
+    // MARK: Internals
+
+    private func requireDevice(_ deviceID: String, of user: String) async throws {
+        guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
+        if let device = try await store.device(id: deviceID), device.userId == user { return }
+        if await hub.isConnected(userID: user, deviceID: deviceID) { return }
+        throw APIProblem.unknownDevice(deviceID)
+    }
+
+    private func apply(_ input: CallInput, callID: String, actor: CallActor) async throws -> Call {
+        let now = clock.now()
+        let outcome = try await writes.withLock { () async throws -> (Call, [CallEffect])? in
+            do {
+                guard let (result, stored) = try await store.updateCall(id: callID, { machine in
+                    let effects = try machine.handle(input, by: actor, at: now)
+                    return ((machine.call, effects), Self.events(of: effects, call: machine.call))
+                }) else { return nil }
+                for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }
+                await hub.deliver(stored)
+                return result
+            } catch let error as CallRuleError {
+                throw APIProblem.from(error)
+            }
+        }
+        guard let (call, effects) = outcome else { throw APIProblem.callNotFound() }
+        if !effects.isEmpty {
+            log.info("call updated", ["call.id": .string(callID), "call.state": .string(call.state.rawValue)])
+        }
+        carryOut(effects, call: call, devices: nil)
+        return call
+    }
+
+    /// Fired by the scheduler at a stored ring deadline.
+    private func ringTimeoutFired(callID: String) async {
+        observe(.ringTimeoutFired(callID: callID))
+        do {
+            _ = try await apply(.ringTimeout, callID: callID, actor: .system)
+        } catch {
+            log.error("ring timeout failed", ["call.id": .string(callID), "error": .string("\(error)")])
+        }
+    }
+
+    private func scheduleTimeout(callID: String, at deadline: Date) {
+        timers.schedule(callID: callID, at: deadline) { [weak self] in await self?.ringTimeoutFired(callID: callID) }
+    }
+
+    /// Executes the effects that are not publications (those were delivered under the lock).
+    private func carryOut(_ effects: [CallEffect], call: Call, devices: [Device]?) {
+        for effect in effects {
+            switch effect {
+            case .publish:
+                continue
+            case .pushVoIP(let deviceID):
+                guard let device = devices?.first(where: { $0.deviceId == deviceID }) else { continue }
+                Task { await pushes.sendIncomingCall(call, to: device) }
+            case .scheduleRingTimeout(let deadline):
+                scheduleTimeout(callID: call.callId, at: deadline)
+            case .cancelRingTimeout:
+                timers.cancel(callID: call.callId)
+            }
+        }
+    }
+
+    private static func events(of effects: [CallEffect], call: Call) -> [PendingEvent] {
+        effects.compactMap { effect in
+            guard case .publish(let type, let recipient) = effect else { return nil }
+            return PendingEvent(type: type, recipient: recipient, call: call)
+        }
+    }
+}

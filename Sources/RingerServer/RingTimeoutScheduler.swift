@@ -1,0 +1,63 @@
+public import Foundation
+import RingerSync
+
+/// The server's notion of time, injectable so tests and scenarios can run ring timeouts fast.
+public protocol ServerClock: Sendable {
+    /// The current wall-clock time.
+    func now() -> Date
+    /// Suspends until `deadline` (wall clock).
+    /// - Throws: `CancellationError` when the task is cancelled.
+    func sleep(until deadline: Date) async throws
+}
+
+/// Real time.
+public struct SystemServerClock: ServerClock {
+    /// Creates the clock.
+    public init() {}
+    public func now() -> Date { Date() }
+    public func sleep(until deadline: Date) async throws {
+        let seconds = deadline.timeIntervalSinceNow
+        if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
+    }
+}
+
+/// In-memory timers over the stored ring deadlines. The deadline itself lives in the store (the call's
+/// `expires_at`), so a restart loses nothing: ``CallService/resumeRingTimeouts()`` schedules them again.
+final class RingTimeoutScheduler: Sendable {
+    private let clock: any ServerClock
+    private let tasks = LockedValue<[String: Task<Void, Never>]>([:])
+
+    init(clock: any ServerClock) { self.clock = clock }
+
+    /// Runs `fire` at `deadline` unless cancelled first; replaces an earlier timer for the call.
+    func schedule(callID: String, at deadline: Date, fire: @escaping @Sendable () async -> Void) {
+        let clock = self.clock
+        let task = Task {
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await fire()
+        }
+        let previous = tasks.withLock { tasks in
+            defer { tasks[callID] = task }
+            return tasks[callID]
+        }
+        previous?.cancel()
+        // Forget the finished task so the table does not grow with every call.
+        Task { [weak self] in
+            await task.value
+            self?.tasks.withLock { tasks in if tasks[callID] == task { tasks[callID] = nil } }
+        }
+    }
+
+    /// Cancels the call's timer, if any.
+    func cancel(callID: String) {
+        tasks.withLock { $0.removeValue(forKey: callID) }?.cancel()
+    }
+
+    /// Cancels every timer.
+    func cancelAll() {
+        tasks.withLock { tasks in
+            defer { tasks.removeAll() }
+            return Array(tasks.values)
+        }.forEach { $0.cancel() }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import APNs
+import JWT
+import LibWebSockets
+public import RingerLogging
+public import RingerStore
+import RingerSync
+import RingerWire
+
+/// The Ringer server: HTTP API and WebSocket on libwebsockets, SQLite store, APNs VoIP pushes.
+///
+/// ```swift
+/// let server = try RingerServer(configuration: config, logger: Logger(label: "ringer"))
+/// let port = try await server.start()
+/// // …
+/// await server.shutdown()
+/// ```
+/// Thread-safe. ``start()`` once; ``shutdown()`` is idempotent.
+public final class RingerServer: Sendable {
+    private let configuration: ServerConfiguration
+    private let store: any RingerStore
+    private let hub: EventHub
+    private let service: CallService
+    private let router: APIRouter
+    private let apns: APNsClient?
+    private let web: LockedValue<WebServer?>
+    private let nextConnectionID = LockedValue<UInt64>(0)
+    private let log: Logger
+
+    /// Builds the server: opens (and migrates) the database, loads the APNs key. Listens on ``start()``.
+    /// - Parameters:
+    ///   - configuration: flags and settings.
+    ///   - store: a store to use instead of opening `configuration.databasePath` (tests).
+    ///   - clock: time source; real time by default.
+    ///   - logger: where operational messages go; never receives tokens or keys.
+    ///   - observe: called for each ``ServerObservation`` (timelines, tests), on any thread.
+    /// - Throws: ``ConfigurationError`` for an unreadable key; `StoreError` when the database cannot open.
+    public init(configuration: ServerConfiguration, store: (any RingerStore)? = nil,
+                clock: any ServerClock = SystemServerClock(), logger: Logger,
+                observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }) throws {
+        self.configuration = configuration
+        log = logger
+        let store = try store ?? SQLiteStore(path: configuration.databasePath)
+        self.store = store
+        if let settings = configuration.apns {
+            let pem: String
+            do {
+                pem = try String(contentsOfFile: settings.keyFile, encoding: .utf8)
+            } catch {
+                throw ConfigurationError("cannot read --apns-key-file \(settings.keyFile)")
+            }
+            let key: JWTSigningKey
+            do {
+                key = try JWTSigningKey(pem: pem)
+            } catch {
+                throw ConfigurationError("--apns-key-file \(settings.keyFile) is not a PKCS#8 EC private key (.p8)")
+            }
+            apns = try APNsClient(configuration: .init(
+                credentials: .init(key: key, keyID: settings.keyID, teamID: settings.teamID),
+                sandboxURL: settings.sandboxURL, productionURL: settings.productionURL, caFile: settings.caFile))
+        } else {
+            apns = nil
+        }
+        hub = EventHub(store: store)
+        let tokens = try UserTokens(secret: configuration.userTokenSecret)
+        let pushes = PushDispatcher(apns: apns, store: store, log: logger, observe: observe)
+        service = CallService(store: store, hub: hub, pushes: pushes,
+                              media: try MediaTokens(settings: configuration.media),
+                              ringTimeout: configuration.ringTimeout, clock: clock, log: logger, observe: observe)
+        router = APIRouter(service: service, devices: DeviceRegistry(store: store), store: store, tokens: tokens,
+                           adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
+                           clock: clock, log: logger)
+        web = LockedValue(nil)
+    }
+
+    /// Starts listening and reschedules the ring timeouts of calls that were ringing before a restart.
+    /// - Returns: the bound port (useful with port 0).
+    /// - Throws: `WebServerError` when the address cannot be bound; `StoreError`.
+    @discardableResult
+    public func start() async throws -> Int {
+        let router = self.router
+        let server = WebServer(
+            configuration: .init(host: configuration.host, port: configuration.port,
+                                 maxRequestBodyBytes: APIRouter.maxBodyBytes, webSocketPaths: ["/v1/events"]),
+            handler: { request in await router.handle(request) },
+            webSocketHandler: { [weak self] request, connection in
+                self?.upgrade(request, connection) ?? .reject(status: 503)
+            })
+        let port = try server.start()
+        web.withLock { $0 = server }
+        try await service.resumeRingTimeouts()
+        log.info("listening", ["http.address": .string("\(configuration.host):\(port)")])
+        return port
+    }
+
+    /// Stops timers, closes every socket and the listener. Idempotent.
+    public func shutdown() async {
+        service.shutdown()
+        await hub.closeAll()
+        web.withLock { server in
+            server?.shutdown()
+            server = nil
+        }
+        apns?.shutdown()
+    }
+
+    /// Decides a WebSocket upgrade for `/v1/events` (runs on the libwebsockets thread; no I/O).
+    private func upgrade(_ request: HTTPRequest, _ connection: WebSocketConnection) -> WebSocketUpgrade {
+        var request = request
+        if request.headers["authorization"] == nil, let token = request.query["access_token"] {
+            request.headers["authorization"] = "Bearer " + token
+        }
+        guard let user = try? router.authenticate(request) else { return .reject(status: 401) }
+        var since: Int64?
+        if let text = request.query["since"] {
+            guard let value = Int64(text), value >= 0 else { return .reject(status: 400) }
+            since = value
+        }
+        let deviceID = request.query["device_id"]
+        if let deviceID, !UserID.isValid(deviceID) { return .reject(status: 400) }
+        let id = nextConnectionID.withLock { id -> UInt64 in
+            id += 1
+            return id
+        }
+        let session = EventSession(id: id, hub: hub)
+        let hub = self.hub
+        let store = self.store
+        Task {
+            try? await store.upsertUser(id: user.id, name: user.name, at: Date())
+            await hub.connect(id: id, userID: user.id, deviceID: deviceID, sink: connection, since: since)
+        }
+        log.debug("event stream opened", ["user.id": .string(user.id), "device.id": .string(deviceID ?? "")])
+        return .accept(session)
+    }
+}
+
+extension WebSocketConnection: EventSink {}
+
+/// The delegate of one `/v1/events` socket: the hub is the only reader of the server's events,
+/// clients send nothing the server needs.
+private final class EventSession: WebSocketDelegate {
+    let id: UInt64
+    let hub: EventHub
+
+    init(id: UInt64, hub: EventHub) {
+        self.id = id
+        self.hub = hub
+    }
+
+    func webSocket(_ connection: WebSocketConnection, didReceiveText text: String) {}
+
+    func webSocketDidClose(_ connection: WebSocketConnection) {
+        let (hub, id) = (self.hub, self.id)
+        Task { await hub.disconnect(id: id) }
+    }
+}

@@ -1,0 +1,140 @@
+public import Foundation
+
+/// Everything `ringer serve` is configured with (API.md "Server flags"); each flag `--name value`
+/// is also read from the environment variable `RINGER_NAME` (dashes become underscores).
+public struct ServerConfiguration: Sendable {
+    /// Address to listen on for the HTTP API and WebSocket.
+    public var host: String = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one (reported by ``RingerServer/start()``).
+    public var port: Int = 8080
+    /// SQLite database file.
+    public var databasePath: String = "ringer.sqlite"
+    /// Bearer key for admin routes (`POST /v1/tokens`). Required.
+    public var adminKey: String = ""
+    /// HS256 secret for user tokens. Required, at least 32 bytes.
+    public var userTokenSecret: String = ""
+    /// APNs token authentication; nil disables VoIP pushes (calls then ring WebSockets only).
+    public var apns: APNsSettings?
+    /// Seconds a call rings before it ends `unanswered`.
+    public var ringTimeout: TimeInterval = 45
+    /// The LiveKit-compatible media server and the key pair that signs its access tokens.
+    public var media = MediaSettings()
+    /// Longest lifetime `POST /v1/tokens` grants, seconds.
+    public var maxUserTokenTTL: Int = 30 * 24 * 3600
+
+    /// APNs provider-token settings.
+    public struct APNsSettings: Sendable {
+        /// Path of the `.p8` signing key.
+        public var keyFile: String
+        /// The key's 10-character key id.
+        public var keyID: String
+        /// The Apple developer team id.
+        public var teamID: String
+        /// Base URL for sandbox device tokens (default Apple's, or `--apns-host`).
+        public var sandboxURL: String = "https://api.sandbox.push.apple.com"
+        /// Base URL for production device tokens (default Apple's, or `--apns-host`).
+        public var productionURL: String = "https://api.push.apple.com"
+        /// Extra CA (PEM path) to trust, for a local sandbox.
+        public var caFile: String?
+
+        /// Creates APNs settings with Apple's hosts.
+        public init(keyFile: String, keyID: String, teamID: String) {
+            self.keyFile = keyFile
+            self.keyID = keyID
+            self.teamID = teamID
+        }
+    }
+
+    /// LiveKit-compatible media settings. The defaults match a LiveKit server in `--dev` mode.
+    public struct MediaSettings: Sendable {
+        /// URL apps connect to.
+        public var url: String = "ws://127.0.0.1:7880"
+        /// API key: the media token's `iss`.
+        public var apiKey: String = "devkey"
+        /// API secret that signs media tokens (HS256).
+        public var apiSecret: String = "secret"
+        /// Media token lifetime, seconds.
+        public var tokenTTL: Int = 6 * 3600
+
+        /// Creates the LiveKit `--dev` defaults.
+        public init() {}
+    }
+
+    /// Creates the defaults; ``adminKey`` and ``userTokenSecret`` must still be set.
+    public init() {}
+
+    /// Reads flags, falling back to `RINGER_*` environment variables.
+    /// - Parameters:
+    ///   - arguments: the arguments after `serve`, e.g. `["--listen", "127.0.0.1:8080"]`.
+    ///   - environment: the process environment.
+    /// - Returns: the configuration.
+    /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
+    public static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
+        let options = try CommandLineOptions(arguments: arguments, environment: environment, known: [
+            "listen", "database", "admin-key", "user-token-secret", "apns-key-file", "apns-key-id",
+            "apns-team-id", "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
+            "ring-timeout", "media-url", "media-api-key", "media-api-secret",
+        ])
+        var config = ServerConfiguration()
+        if let listen = options["listen"] {
+            let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count >= 2, let port = Int(parts.last!), (0...65535).contains(port) else {
+                throw ConfigurationError("--listen must be host:port, got \(listen)")
+            }
+            config.host = parts.dropLast().joined(separator: ":")
+            config.port = port
+        }
+        config.databasePath = options["database"] ?? config.databasePath
+        guard let admin = options["admin-key"], !admin.isEmpty else {
+            throw ConfigurationError("--admin-key (or RINGER_ADMIN_KEY) is required")
+        }
+        config.adminKey = admin
+        guard let secret = options["user-token-secret"], secret.utf8.count >= 32 else {
+            throw ConfigurationError("--user-token-secret (or RINGER_USER_TOKEN_SECRET) of at least 32 bytes is required")
+        }
+        config.userTokenSecret = secret
+        if let timeout = options["ring-timeout"] {
+            guard let seconds = TimeInterval(timeout), seconds > 0, seconds <= 600 else {
+                throw ConfigurationError("--ring-timeout must be seconds between 0 and 600, got \(timeout)")
+            }
+            config.ringTimeout = seconds
+        }
+        let apnsFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
+        if apnsFields.contains(where: { $0 != nil }) {
+            guard let file = apnsFields[0], let keyID = apnsFields[1], let teamID = apnsFields[2] else {
+                throw ConfigurationError("--apns-key-file, --apns-key-id and --apns-team-id go together")
+            }
+            var apns = APNsSettings(keyFile: file, keyID: keyID, teamID: teamID)
+            if let host = options["apns-host"] {
+                apns.sandboxURL = try baseURL(host)
+                apns.productionURL = apns.sandboxURL
+            }
+            if let host = options["apns-sandbox-host"] { apns.sandboxURL = try baseURL(host) }
+            if let host = options["apns-production-host"] { apns.productionURL = try baseURL(host) }
+            apns.caFile = options["apns-ca-file"]
+            config.apns = apns
+        }
+        config.media.url = options["media-url"] ?? config.media.url
+        config.media.apiKey = options["media-api-key"] ?? config.media.apiKey
+        config.media.apiSecret = options["media-api-secret"] ?? config.media.apiSecret
+        return config
+    }
+
+    /// `host[:port]` or a full URL -> `https://host[:port]`.
+    private static func baseURL(_ text: String) throws -> String {
+        let url = text.contains("://") ? text : "https://" + text
+        guard let parsed = URL(string: url), parsed.host != nil else {
+            throw ConfigurationError("not a host or URL: \(text)")
+        }
+        return url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+}
+
+/// A missing or invalid setting; the message names it but never shows a secret's value.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong.
+    public let description: String
+
+    /// Creates the error.
+    public init(_ description: String) { self.description = description }
+}

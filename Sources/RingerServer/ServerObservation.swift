@@ -1,0 +1,34 @@
+public import Foundation
+public import RingerWire
+
+/// Something the server did, for timelines, tests and operators' metrics. Never carries a token.
+public enum ServerObservation: Sendable {
+    /// A call was stored; it rings, or ended at once (busy, failed).
+    case callCreated(Call)
+    /// A call changed state or an event was published for it.
+    case callEvent(EventType, Call)
+    /// APNs answered a push (or no answer came: `status` nil).
+    case pushSent(PushOutcome)
+    /// A ring timeout was scheduled or fired.
+    case ringTimeoutFired(callID: String)
+}
+
+/// The outcome of one push, as observed.
+public struct PushOutcome: Sendable {
+    /// The call.
+    public var callID: String
+    /// The device pushed to.
+    public var deviceID: String
+    /// `voip` or `alert`.
+    public var pushType: String
+    /// APNs status, or nil when no answer came.
+    public var status: Int?
+    /// APNs reason or transport error.
+    public var reason: String?
+    /// The request's `apns-id`.
+    public var apnsID: String
+    /// Milliseconds from sending to the answer.
+    public var latencyMs: Double
+    /// When it was sent.
+    public var sentAt: Date
+}

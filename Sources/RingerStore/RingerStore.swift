@@ -1,0 +1,153 @@
+public import Foundation
+public import RingerCore
+public import RingerWire
+
+/// An event about to be appended to a user's stream, produced from a ``CallEffect/publish(_:to:)``.
+public struct PendingEvent: Hashable, Sendable {
+    /// What happened.
+    public var type: EventType
+    /// Who receives it.
+    public var recipient: EventRecipient
+    /// The call after the change.
+    public var call: Call
+
+    /// Creates a pending event.
+    public init(type: EventType, recipient: EventRecipient, call: Call) {
+        self.type = type
+        self.recipient = recipient
+        self.call = call
+    }
+}
+
+/// An event in a user's stream, with its per-user sequence number.
+public struct StoredEvent: Hashable, Sendable {
+    /// The receiving user.
+    public var userID: String
+    /// A device of that user that must not receive it (the one that acted), if any.
+    public var exceptDeviceID: String?
+    /// The event as sent on the WebSocket.
+    public var event: CallEvent
+
+    /// Creates a stored event.
+    public init(userID: String, exceptDeviceID: String?, event: CallEvent) {
+        self.userID = userID
+        self.exceptDeviceID = exceptDeviceID
+        self.event = event
+    }
+}
+
+/// The outcome of one push to one device, kept for operators and shown on the call.
+public struct PushAttempt: Codable, Hashable, Sendable {
+    /// The call the push was for.
+    public var callId: String
+    /// The device pushed to.
+    public var deviceId: String
+    /// `apns` or `fcm`.
+    public var provider: String
+    /// The APNs push type (`voip`, `alert`) or FCM message kind.
+    public var pushType: String
+    /// The provider's HTTP status, nil when no answer came (transport failure or timeout).
+    public var status: Int?
+    /// The provider's reason (`BadDeviceToken`, …) or a transport error summary.
+    public var reason: String?
+    /// The `apns-id` of the request.
+    public var apnsId: String?
+    /// Time from sending to the answer, milliseconds.
+    public var latencyMs: Double
+    /// How many requests it took (1 when the first succeeded).
+    public var attempts: Int
+    /// When the push was sent.
+    public var sentAt: Date
+
+    /// Creates a push attempt record.
+    public init(callId: String, deviceId: String, provider: String, pushType: String, status: Int?,
+                reason: String?, apnsId: String?, latencyMs: Double, attempts: Int, sentAt: Date) {
+        self.callId = callId
+        self.deviceId = deviceId
+        self.provider = provider
+        self.pushType = pushType
+        self.status = status
+        self.reason = reason
+        self.apnsId = apnsId
+        self.latencyMs = latencyMs
+        self.attempts = attempts
+        self.sentAt = sentAt
+    }
+}
+
+/// Everything the server keeps: users, devices, calls, event streams, push outcomes.
+///
+/// Each method is atomic: it either completes or changes nothing. Implementations: ``SQLiteStore``
+/// (embedded default); PostgreSQL later, behind the same protocol.
+public protocol RingerStore: Sendable {
+    /// Creates the user or updates their display name (a nil name keeps the stored one).
+    /// - Throws: ``StoreError``.
+    func upsertUser(id: String, name: String?, at now: Date) async throws
+
+    /// The user, or nil when never seen.
+    /// - Throws: ``StoreError``.
+    func user(id: String) async throws -> Party?
+
+    /// Stores a device registration for `device.userId`.
+    ///
+    /// A device id or push token already registered to someone else moves to this user, so a user
+    /// switch on one phone never inherits the previous user's calls (API.md "Devices").
+    /// - Returns: the stored device.
+    /// - Throws: ``StoreError``.
+    func registerDevice(_ device: Device) async throws -> Device
+
+    /// Removes the user's device.
+    /// - Returns: false when the user had no such device.
+    /// - Throws: ``StoreError``.
+    func deleteDevice(id: String, userID: String) async throws -> Bool
+
+    /// The device with this id, whoever owns it.
+    /// - Throws: ``StoreError``.
+    func device(id: String) async throws -> Device?
+
+    /// The user's devices, oldest registration first.
+    /// - Throws: ``StoreError``.
+    func devices(ofUser userID: String) async throws -> [Device]
+
+    /// Stores a new call and appends its events, in one transaction.
+    /// - Returns: the appended events with their sequence numbers.
+    /// - Throws: ``StoreError``.
+    func insertCall(_ machine: CallMachine, events: [PendingEvent]) async throws -> [StoredEvent]
+
+    /// Loads a call, lets `body` change it, then saves it and appends the events `body` returns,
+    /// all in one transaction. If `body` throws, nothing is saved and the error is rethrown.
+    /// - Returns: nil when there is no such call; otherwise `body`'s result and the appended events.
+    /// - Throws: ``StoreError`` or what `body` throws.
+    func updateCall<T: Sendable>(id: String,
+                                 _ body: @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+        async throws -> (T, [StoredEvent])?
+
+    /// The call machine, or nil.
+    /// - Throws: ``StoreError``.
+    func call(id: String) async throws -> CallMachine?
+
+    /// The user's calls as caller or callee, newest first.
+    /// - Parameter limit: at most this many (1…100).
+    /// - Throws: ``StoreError``.
+    func calls(ofUser userID: String, limit: Int) async throws -> [Call]
+
+    /// True when the user takes part in a call in state `accepted`.
+    /// - Throws: ``StoreError``.
+    func isInAcceptedCall(userID: String) async throws -> Bool
+
+    /// Ids and ring deadlines of every call still `ringing`, for rescheduling timeouts after a restart.
+    /// - Throws: ``StoreError``.
+    func ringingCalls() async throws -> [(callID: String, expiresAt: Date)]
+
+    /// The user's events after `seq`, oldest first, at most `limit`.
+    /// - Throws: ``StoreError``.
+    func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent]
+
+    /// Records the outcome of a push.
+    /// - Throws: ``StoreError``.
+    func recordPushAttempt(_ attempt: PushAttempt) async throws
+
+    /// The push outcomes of a call, oldest first.
+    /// - Throws: ``StoreError``.
+    func pushAttempts(callID: String) async throws -> [PushAttempt]
+}

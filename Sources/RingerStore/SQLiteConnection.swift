@@ -1,0 +1,120 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection. **Not thread-safe**: ``SQLiteStore`` serialises every use behind its lock.
+///
+/// Every `sqlite3_*` result goes through ``check(_:_:)`` so failures carry the function name and
+/// SQLite's message.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+
+    /// Opens (creating if needed) the database file and sets WAL mode, a busy timeout and foreign keys.
+    /// - Parameter path: a file path, or `:memory:`.
+    /// - Throws: ``StoreError`` when the file cannot be opened.
+    init(path: String) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(db)
+            throw StoreError.database("sqlite3_open_v2", code: rc, message: message)
+        }
+        handle = db
+        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = NORMAL")
+        try execute("PRAGMA foreign_keys = ON")
+        sqlite3_busy_timeout(db, 5_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs SQL that returns no rows (may hold several statements).
+    /// - Throws: ``StoreError`` on failure.
+    func execute(_ sql: String) throws {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), "sqlite3_exec")
+    }
+
+    /// Prepares, binds and runs one statement, handing each row to `row`.
+    /// - Parameters:
+    ///   - sql: one statement with `?` placeholders.
+    ///   - bindings: values for the placeholders, in order.
+    ///   - row: called once per result row.
+    /// - Throws: ``StoreError`` on failure, or what `row` throws.
+    func query(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteRow) throws -> Void = { _ in }) throws {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), "sqlite3_prepare_v2")
+        defer { sqlite3_finalize(statement) }
+        for (index, value) in bindings.enumerated() {
+            try check(value.bind(to: statement, at: Int32(index + 1)), "sqlite3_bind")
+        }
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { return }
+            guard rc == SQLITE_ROW else { try check(rc, "sqlite3_step"); return }
+            try row(SQLiteRow(statement: statement))
+        }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    ///
+    /// IMMEDIATE takes the write lock up front, so two writers never deadlock upgrading read locks.
+    /// - Throws: ``StoreError`` or what `body` throws; nothing is kept on failure.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Number of rows the last statement changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private func check(_ rc: Int32, _ function: String) throws {
+        guard rc != SQLITE_OK, rc != SQLITE_DONE, rc != SQLITE_ROW else { return }
+        throw StoreError.database(function, code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+/// A value bound to a `?` placeholder.
+enum SQLiteValue {
+    case text(String)
+    case integer(Int64)
+    case real(Double)
+    case null
+
+    /// Text, or NULL for nil.
+    static func optional(_ text: String?) -> SQLiteValue { text.map(SQLiteValue.text) ?? .null }
+
+    fileprivate func bind(to statement: OpaquePointer?, at index: Int32) -> Int32 {
+        switch self {
+        case .text(let text): sqlite3_bind_text(statement, index, text, -1, CSQLite_transient())
+        case .integer(let value): sqlite3_bind_int64(statement, index, value)
+        case .real(let value): sqlite3_bind_double(statement, index, value)
+        case .null: sqlite3_bind_null(statement, index)
+        }
+    }
+}
+
+/// The current row of a running query; valid only inside the row callback.
+struct SQLiteRow {
+    fileprivate let statement: OpaquePointer?
+
+    /// Column `index` as text, or nil when NULL.
+    func text(_ index: Int32) -> String? {
+        guard sqlite3_column_type(statement, index) != SQLITE_NULL,
+              let pointer = sqlite3_column_text(statement, index) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// Column `index` as an integer (0 when NULL).
+    func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
+
+    /// Column `index` as a double (0 when NULL).
+    func real(_ index: Int32) -> Double { sqlite3_column_double(statement, index) }
+}

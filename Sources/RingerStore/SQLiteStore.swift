@@ -1,0 +1,269 @@
+public import Foundation
+public import RingerCore
+public import RingerWire
+
+/// The embedded store: one SQLite file in WAL mode, schema created and migrated on open.
+///
+/// Thread-safe: one connection behind a lock. SQLite writes are sub-millisecond on a local disk, so
+/// callers on the cooperative pool hold it only briefly.
+public final class SQLiteStore: RingerStore, @unchecked Sendable {
+    // @unchecked: `connection` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private let connection: SQLiteConnection
+    private let encoder = RingerJSON.encoder()
+    private let decoder = RingerJSON.decoder()
+
+    /// Opens or creates the database and applies pending migrations.
+    /// - Parameter path: the database file (created if missing), or `:memory:`.
+    /// - Throws: ``StoreError`` when the file cannot be opened or migrated.
+    public init(path: String) throws {
+        connection = try SQLiteConnection(path: path)
+        try SQLiteSchema.migrate(connection)
+    }
+
+    private func locked<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection)
+    }
+
+    // MARK: Users
+
+    public func upsertUser(id: String, name: String?, at now: Date) async throws {
+        try locked { db in
+            try db.query("""
+                INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET name = COALESCE(excluded.name, users.name)
+                """, [.text(id), .optional(name), .real(now.timeIntervalSince1970)])
+        }
+    }
+
+    public func user(id: String) async throws -> Party? {
+        try locked { db in
+            var party: Party?
+            try db.query("SELECT id, name FROM users WHERE id = ?", [.text(id)]) { row in
+                party = Party(id: row.text(0) ?? id, name: row.text(1))
+            }
+            return party
+        }
+    }
+
+    // MARK: Devices
+
+    private static let deviceColumns =
+        "device_id, user_id, platform, voip_token, apns_token, apns_environment, bundle_id, fcm_token, updated_at"
+
+    private static func device(_ row: SQLiteRow) -> Device {
+        Device(deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
+               voipToken: row.text(3), apnsToken: row.text(4),
+               apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
+               fcmToken: row.text(7), updatedAt: Date(timeIntervalSince1970: row.real(8)))
+    }
+
+    public func registerDevice(_ device: Device) async throws -> Device {
+        try locked { db in
+            try db.transaction {
+                // A token lives on one device only: clear it wherever else it was registered.
+                for (column, token) in [("voip_token", device.voipToken), ("apns_token", device.apnsToken),
+                                        ("fcm_token", device.fcmToken)] {
+                    guard let token else { continue }
+                    try db.query("UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND device_id <> ?",
+                                 [.text(token), .text(device.deviceId)])
+                }
+                try db.query("""
+                    INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(device_id) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
+                      voip_token = excluded.voip_token, apns_token = excluded.apns_token,
+                      apns_environment = excluded.apns_environment, bundle_id = excluded.bundle_id,
+                      fcm_token = excluded.fcm_token, updated_at = excluded.updated_at
+                    """, [.text(device.deviceId), .text(device.userId), .text(device.platform.rawValue),
+                          .optional(device.voipToken), .optional(device.apnsToken),
+                          .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
+                          .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970)])
+                // Devices left with no token at all can never be reached: drop them.
+                try db.query("""
+                    DELETE FROM devices WHERE device_id <> ? AND voip_token IS NULL AND apns_token IS NULL
+                      AND fcm_token IS NULL
+                    """, [.text(device.deviceId)])
+            }
+            return device
+        }
+    }
+
+    public func deleteDevice(id: String, userID: String) async throws -> Bool {
+        try locked { db in
+            try db.query("DELETE FROM devices WHERE device_id = ? AND user_id = ?", [.text(id), .text(userID)])
+            return db.changes > 0
+        }
+    }
+
+    public func device(id: String) async throws -> Device? {
+        try locked { db in
+            var found: Device?
+            try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", [.text(id)]) {
+                found = Self.device($0)
+            }
+            return found
+        }
+    }
+
+    public func devices(ofUser userID: String) async throws -> [Device] {
+        try locked { db in
+            var found: [Device] = []
+            try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE user_id = ? ORDER BY rowid",
+                         [.text(userID)]) { found.append(Self.device($0)) }
+            return found
+        }
+    }
+
+    // MARK: Calls
+
+    public func insertCall(_ machine: CallMachine, events: [PendingEvent]) async throws -> [StoredEvent] {
+        let json = try encodeText(machine)
+        return try locked { db in
+            try db.transaction {
+                let call = machine.call
+                try db.query("""
+                    INSERT INTO calls (call_id, caller_id, callee_id, state, created_at, expires_at, machine)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, [.text(call.callId), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
+                          .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
+                          .text(json)])
+                return try append(events, in: db)
+            }
+        }
+    }
+
+    public func updateCall<T: Sendable>(id: String,
+                                        _ body: @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+        async throws -> (T, [StoredEvent])? {
+        try locked { db in
+            try db.transaction { () throws -> (T, [StoredEvent])? in
+                guard var machine = try loadCall(id: id, in: db) else { return nil }
+                let (result, events) = try body(&machine)
+                try db.query("UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
+                             [.text(machine.call.state.rawValue), .text(try encodeText(machine)), .text(id)])
+                return (result, try append(events, in: db))
+            }
+        }
+    }
+
+    public func call(id: String) async throws -> CallMachine? {
+        try locked { db in try loadCall(id: id, in: db) }
+    }
+
+    public func calls(ofUser userID: String, limit: Int) async throws -> [Call] {
+        try locked { db in
+            var texts: [String] = []
+            try db.query("""
+                SELECT machine FROM calls WHERE caller_id = ? OR callee_id = ?
+                ORDER BY created_at DESC, rowid DESC LIMIT ?
+                """, [.text(userID), .text(userID), .integer(Int64(max(1, min(limit, 100))))]) { row in
+                if let text = row.text(0) { texts.append(text) }
+            }
+            return try texts.map { try decodeText(CallMachine.self, $0).call }
+        }
+    }
+
+    public func isInAcceptedCall(userID: String) async throws -> Bool {
+        try locked { db in
+            var found = false
+            try db.query("""
+                SELECT 1 FROM calls WHERE state = 'accepted' AND (caller_id = ? OR callee_id = ?) LIMIT 1
+                """, [.text(userID), .text(userID)]) { _ in found = true }
+            return found
+        }
+    }
+
+    public func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] {
+        try locked { db in
+            var found: [(callID: String, expiresAt: Date)] = []
+            try db.query("SELECT call_id, expires_at FROM calls WHERE state = 'ringing' ORDER BY expires_at") { row in
+                found.append((row.text(0) ?? "", Date(timeIntervalSince1970: row.real(1))))
+            }
+            return found
+        }
+    }
+
+    private func loadCall(id: String, in db: SQLiteConnection) throws -> CallMachine? {
+        var text: String?
+        try db.query("SELECT machine FROM calls WHERE call_id = ?", [.text(id)]) { text = $0.text(0) }
+        return try text.map { try decodeText(CallMachine.self, $0) }
+    }
+
+    // MARK: Events
+
+    public func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent] {
+        try locked { db in
+            var rows: [(String?, String)] = []
+            try db.query("""
+                SELECT except_device, payload FROM events WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?
+                """, [.text(userID), .integer(seq), .integer(Int64(max(1, limit)))]) { row in
+                rows.append((row.text(0), row.text(1) ?? ""))
+            }
+            return try rows.map { except, payload in
+                StoredEvent(userID: userID, exceptDeviceID: except, event: try decodeText(CallEvent.self, payload))
+            }
+        }
+    }
+
+    /// Appends events, numbering each recipient's stream; runs inside the caller's transaction.
+    private func append(_ events: [PendingEvent], in db: SQLiteConnection) throws -> [StoredEvent] {
+        var stored: [StoredEvent] = []
+        for pending in events {
+            let (userID, except): (String, String?) = switch pending.recipient {
+            case .user(let user): (user, nil)
+            case .userExceptDevice(let user, let device): (user, device)
+            }
+            var seq: Int64 = 0
+            try db.query("""
+                INSERT INTO event_sequences (user_id, seq) VALUES (?, 1)
+                ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1 RETURNING seq
+                """, [.text(userID)]) { seq = $0.integer(0) }
+            let event = CallEvent(seq: seq, type: pending.type, call: pending.call)
+            try db.query("""
+                INSERT INTO events (user_id, seq, type, except_device, call_id, payload, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, [.text(userID), .integer(seq), .text(pending.type.rawValue), .optional(except),
+                      .text(pending.call.callId), .text(try encodeText(event)),
+                      .real(Date().timeIntervalSince1970)])
+            stored.append(StoredEvent(userID: userID, exceptDeviceID: except, event: event))
+        }
+        return stored
+    }
+
+    // MARK: Push outcomes
+
+    public func recordPushAttempt(_ attempt: PushAttempt) async throws {
+        let json = try encodeText(attempt)
+        try locked { db in
+            try db.query("INSERT INTO push_attempts (call_id, device_id, sent_at, record) VALUES (?, ?, ?, ?)",
+                         [.text(attempt.callId), .text(attempt.deviceId), .real(attempt.sentAt.timeIntervalSince1970),
+                          .text(json)])
+        }
+    }
+
+    public func pushAttempts(callID: String) async throws -> [PushAttempt] {
+        try locked { db in
+            var texts: [String] = []
+            try db.query("SELECT record FROM push_attempts WHERE call_id = ? ORDER BY id", [.text(callID)]) { row in
+                if let text = row.text(0) { texts.append(text) }
+            }
+            return try texts.map { try decodeText(PushAttempt.self, $0) }
+        }
+    }
+
+    // MARK: JSON columns
+
+    private func encodeText<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private func decodeText<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        do {
+            return try decoder.decode(type, from: Data(text.utf8))
+        } catch {
+            throw StoreError.corruptRecord("\(T.self): \(error)")
+        }
+    }
+}

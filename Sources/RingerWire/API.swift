@@ -1,0 +1,202 @@
+public import Foundation
+
+/// `POST /v1/tokens` (admin): mint a user token for the app's backend.
+public struct CreateTokenRequest: Codable, Sendable {
+    /// The user id that becomes the token's `sub`.
+    public var userId: String
+    /// Optional display name, shown to callees as the caller's name.
+    public var name: String?
+    /// Lifetime in seconds; the server caps it (default 3600).
+    public var ttlSeconds: Int?
+
+    /// Creates the request body.
+    public init(userId: String, name: String? = nil, ttlSeconds: Int? = nil) {
+        self.userId = userId
+        self.name = name
+        self.ttlSeconds = ttlSeconds
+    }
+}
+
+/// The answer to `POST /v1/tokens`.
+public struct TokenResponse: Codable, Sendable {
+    /// The HS256 user token, for `Authorization: Bearer`.
+    public var token: String
+    /// When the token stops being accepted.
+    public var expiresAt: Date
+
+    /// Creates the response body.
+    public init(token: String, expiresAt: Date) {
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `PUT /v1/devices/{device_id}`: the push tokens of one device of the logged-in user.
+///
+/// iOS sends `voip_token` (PushKit) and usually `apns_token` (ordinary alerts, for missed calls and
+/// "answered elsewhere"); Android sends `fcm_token`. Tokens are hex (APNs) of any length, not assumed
+/// to be 64 characters.
+public struct DeviceRegistration: Codable, Sendable {
+    /// `ios` or `android`.
+    public var platform: Platform
+    /// PushKit VoIP token, hex.
+    public var voipToken: String?
+    /// Ordinary APNs device token, hex.
+    public var apnsToken: String?
+    /// Which APNs host the tokens belong to; `production` when absent.
+    public var apnsEnvironment: APNsEnvironment?
+    /// The app's bundle id; the VoIP topic is `<bundle_id>.voip`.
+    public var bundleId: String?
+    /// Firebase Cloud Messaging registration token.
+    public var fcmToken: String?
+
+    /// Creates a registration body.
+    public init(platform: Platform, voipToken: String? = nil, apnsToken: String? = nil,
+                apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil, fcmToken: String? = nil) {
+        self.platform = platform
+        self.voipToken = voipToken
+        self.apnsToken = apnsToken
+        self.apnsEnvironment = apnsEnvironment
+        self.bundleId = bundleId
+        self.fcmToken = fcmToken
+    }
+}
+
+/// A registered device as the API returns it.
+public struct Device: Codable, Hashable, Sendable {
+    /// The app-chosen device id (stable per install).
+    public var deviceId: String
+    /// The user the device is registered to.
+    public var userId: String
+    /// `ios` or `android`.
+    public var platform: Platform
+    /// PushKit VoIP token, hex.
+    public var voipToken: String?
+    /// Ordinary APNs device token, hex.
+    public var apnsToken: String?
+    /// The APNs environment of the tokens.
+    public var apnsEnvironment: APNsEnvironment?
+    /// The app's bundle id.
+    public var bundleId: String?
+    /// FCM registration token.
+    public var fcmToken: String?
+    /// When the registration last changed.
+    public var updatedAt: Date
+
+    /// Creates a device record.
+    public init(deviceId: String, userId: String, platform: Platform, voipToken: String? = nil,
+                apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil,
+                fcmToken: String? = nil, updatedAt: Date) {
+        self.deviceId = deviceId
+        self.userId = userId
+        self.platform = platform
+        self.voipToken = voipToken
+        self.apnsToken = apnsToken
+        self.apnsEnvironment = apnsEnvironment
+        self.bundleId = bundleId
+        self.fcmToken = fcmToken
+        self.updatedAt = updatedAt
+    }
+}
+
+/// `POST /v1/calls`: call another user.
+public struct CreateCallRequest: Codable, Sendable {
+    /// The callee's user id.
+    public var callee: String
+    /// Whether to ask for video; false when absent.
+    public var hasVideo: Bool?
+
+    /// Creates the request body.
+    public init(callee: String, hasVideo: Bool? = nil) {
+        self.callee = callee
+        self.hasVideo = hasVideo
+    }
+}
+
+/// Body of the per-device call actions: `ringing`, `accept`, `decline`.
+public struct DeviceActionRequest: Codable, Sendable {
+    /// The acting device; it must be registered to the acting user.
+    public var deviceId: String
+
+    /// Creates the request body.
+    public init(deviceId: String) { self.deviceId = deviceId }
+}
+
+/// Where and how to join the call's media room (a LiveKit-compatible server).
+public struct MediaSession: Codable, Hashable, Sendable {
+    /// The media server's URL (for example `wss://media.example.com`).
+    public var url: String
+    /// A LiveKit-compatible access token (HS256 JWT) for the room named after the call id.
+    public var token: String
+
+    /// Creates the media session.
+    public init(url: String, token: String) {
+        self.url = url
+        self.token = token
+    }
+}
+
+/// The answer to `POST /v1/calls/{call_id}/accept`.
+public struct AcceptResponse: Codable, Sendable {
+    /// The call, now `accepted`.
+    public var call: Call
+    /// The answering user's media session.
+    public var media: MediaSession
+
+    /// Creates the response body.
+    public init(call: Call, media: MediaSession) {
+        self.call = call
+        self.media = media
+    }
+}
+
+/// The answer to `GET /v1/calls`.
+public struct CallList: Codable, Sendable {
+    /// The user's calls, newest first.
+    public var calls: [Call]
+
+    /// Creates the response body.
+    public init(calls: [Call]) { self.calls = calls }
+}
+
+/// An error answer, `application/problem+json` (RFC 9457).
+///
+/// `type` is stable (`https://ringer.dev/problems/<slug>`): apps branch on it, never on `title` or `detail`.
+public struct Problem: Codable, Hashable, Sendable, Error {
+    /// Stable URI naming the kind of problem.
+    public var type: String
+    /// Short human summary of the kind of problem.
+    public var title: String
+    /// The HTTP status code.
+    public var status: Int
+    /// What went wrong with this request, in words.
+    public var detail: String?
+    /// The call's current state, for conflicts such as "accept after cancel".
+    public var callState: CallState?
+
+    /// Creates a problem.
+    public init(type: String, title: String, status: Int, detail: String? = nil, callState: CallState? = nil) {
+        self.type = type
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.callState = callState
+    }
+}
+
+/// One event on the WebSocket (API.md "Events"): `{"seq":12,"type":"call.incoming","call":{…}}`.
+public struct CallEvent: Codable, Hashable, Sendable {
+    /// Per-user, strictly increasing; reconnect with `?since=<seq>` to replay what was missed.
+    public var seq: Int64
+    /// What happened.
+    public var type: EventType
+    /// The call after the change.
+    public var call: Call
+
+    /// Creates an event.
+    public init(seq: Int64, type: EventType, call: Call) {
+        self.seq = seq
+        self.type = type
+        self.call = call
+    }
+}

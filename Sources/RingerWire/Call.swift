@@ -1,0 +1,64 @@
+public import Foundation
+
+/// A party of a call as shown to the other side: the user id and, when known, a display name.
+public struct Party: Codable, Hashable, Sendable {
+    /// The user id (the `sub` of the user token).
+    public var id: String
+    /// The display name, from the user token's `name` claim.
+    public var name: String?
+
+    /// Creates a party.
+    public init(id: String, name: String? = nil) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A call as the API returns it (API.md "Calls").
+///
+/// The `callId` is a lowercase UUID; apps use it as the CallKit call UUID so that one server call is
+/// one call on screen, however many times it arrives.
+public struct Call: Codable, Hashable, Sendable {
+    /// Lowercase UUID string.
+    public var callId: String
+    /// The current state; see ``CallState``.
+    public var state: CallState
+    /// Who placed the call.
+    public var caller: Party
+    /// Who is being called.
+    public var callee: Party
+    /// Whether the caller asked for video.
+    public var hasVideo: Bool
+    /// When the server created the call.
+    public var createdAt: Date
+    /// The ring deadline: after it an unanswered call ends `unanswered` and pushes for it are stale.
+    public var expiresAt: Date
+    /// When a callee device answered, if one did.
+    public var acceptedAt: Date?
+    /// The device that answered, if one did.
+    public var acceptedDeviceId: String?
+    /// When the call reached a final state.
+    public var endedAt: Date?
+    /// The user whose action ended the call (nil for a timeout or a failure).
+    public var endedBy: String?
+    /// Why a `failed` call failed, in words an app can show (for example "bob has no reachable device").
+    public var failureReason: String?
+
+    /// Creates a call record.
+    public init(callId: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,
+                createdAt: Date, expiresAt: Date, acceptedAt: Date? = nil, acceptedDeviceId: String? = nil,
+                endedAt: Date? = nil, endedBy: String? = nil, failureReason: String? = nil) {
+        self.callId = callId
+        self.state = state
+        self.caller = caller
+        self.callee = callee
+        self.hasVideo = hasVideo
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.acceptedAt = acceptedAt
+        self.acceptedDeviceId = acceptedDeviceId
+        self.endedAt = endedAt
+        self.endedBy = endedBy
+        self.failureReason = failureReason
+    }
+}

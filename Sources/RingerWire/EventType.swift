@@ -1,0 +1,28 @@
+/// The type of a call event delivered on the WebSocket (API.md "Events").
+///
+/// Only ``callIncoming`` may ever travel as a VoIP push: iOS kills an app that receives a VoIP push
+/// and does not report a new incoming call (Apple: PushKit, `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`).
+public struct EventType: OpenStringEnum {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A call is ringing this user; show the incoming call UI.
+    public static let callIncoming: EventType = "call.incoming"
+    /// A callee device is showing the call (sent to the caller once).
+    public static let callRinging: EventType = "call.ringing"
+    /// The callee answered; sent to the caller.
+    public static let callAccepted: EventType = "call.accepted"
+    /// The callee declined; sent to the caller.
+    public static let callDeclined: EventType = "call.declined"
+    /// The caller cancelled before an answer; sent to the callee's devices.
+    public static let callCancelled: EventType = "call.cancelled"
+    /// Another device of the same user answered; stop ringing here.
+    public static let callAnsweredElsewhere: EventType = "call.answered_elsewhere"
+    /// Another device of the same user declined; stop ringing here.
+    public static let callDeclinedElsewhere: EventType = "call.declined_elsewhere"
+    /// Nobody answered before the ring deadline; sent to both parties.
+    public static let callUnanswered: EventType = "call.unanswered"
+    /// An accepted call was hung up (sent to both parties), or a new call ended at once as busy or
+    /// failed (sent to the caller).
+    public static let callEnded: EventType = "call.ended"
+}

@@ -1,0 +1,39 @@
+/// The stable `type` URIs of Ringer's problem+json errors. Apps branch on these.
+public struct ProblemType: OpenStringEnum {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates the URI `https://ringer.dev/problems/<slug>`.
+    public init(slug: String) { self.rawValue = "https://ringer.dev/problems/" + slug }
+
+    /// 400: the body is not JSON, or a field is missing or of the wrong type.
+    public static let malformedRequest = ProblemType(slug: "malformed-request")
+    /// 422: the JSON is well formed but a value is not acceptable (bad token, unknown platform…).
+    public static let invalidField = ProblemType(slug: "invalid-field")
+    /// 401: no credentials, or an invalid or expired token.
+    public static let unauthorized = ProblemType(slug: "unauthorized")
+    /// 403: authenticated, but not allowed to do this (the wrong side of the call: a callee cancelling).
+    public static let forbidden = ProblemType(slug: "forbidden")
+    /// 404: no such route.
+    public static let notFound = ProblemType(slug: "not-found")
+    /// 404: the callee user is unknown.
+    public static let userNotFound = ProblemType(slug: "user-not-found")
+    /// 404: the call does not exist or the user is not one of its participants.
+    public static let callNotFound = ProblemType(slug: "call-not-found")
+    /// 422: the device id is not registered to the acting user.
+    public static let unknownDevice = ProblemType(slug: "unknown-device")
+    /// 422: a user cannot call themselves.
+    public static let selfCall = ProblemType(slug: "self-call")
+    /// 405: the route exists but not with this method.
+    public static let methodNotAllowed = ProblemType(slug: "method-not-allowed")
+    /// 409: too late for this action; `call_state` says where the call is now.
+    public static let callStateConflict = ProblemType(slug: "call-state-conflict")
+    /// 409: another device of this user answered first.
+    public static let answeredElsewhere = ProblemType(slug: "answered-elsewhere")
+    /// 413: the request body is too large.
+    public static let payloadTooLarge = ProblemType(slug: "payload-too-large")
+    /// 500: the server failed; nothing was changed.
+    public static let internalError = ProblemType(slug: "internal-error")
+    /// 503: a dependency (database) is unavailable.
+    public static let unavailable = ProblemType(slug: "unavailable")
+}

@@ -1,0 +1,16 @@
+import Foundation
+import RingerLogging
+import RingerScenarios
+
+/// `ringer demo [--json]`: exits 0 only when the whole flow happened.
+enum DemoCommand {
+    static func run(_ arguments: [String]) async -> Int32 {
+        let json = arguments.contains("--json")
+        let verbose = arguments.contains("--verbose")
+        let logger = verbose ? Logger(label: "ringer.demo", level: .info) : Logger.silent()
+        let ok = await Demo.run(json: json, logger: logger) { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+        return ok ? 0 : 1
+    }
+}

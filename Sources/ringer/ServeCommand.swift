@@ -1,0 +1,32 @@
+import Foundation
+import RingerLogging
+import RingerServer
+
+/// `ringer serve`: runs until SIGINT or SIGTERM, then shuts down cleanly.
+enum ServeCommand {
+    static func run(_ arguments: [String]) async -> Int32 {
+        let log = Logger(label: "ringer.server")
+        let configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration.parse(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            log.error("\(error)")
+            return 2
+        }
+        let server: RingerServer
+        do {
+            server = try RingerServer(configuration: configuration, logger: log)
+            try await server.start()
+        } catch {
+            log.error("cannot start: \(error)")
+            return 1
+        }
+        if configuration.apns == nil {
+            log.warning("no APNs key configured (--apns-key-file): calls ring open WebSockets only")
+        }
+        let signal = await Signals.wait(for: [SIGINT, SIGTERM])
+        log.info("shutting down", ["signal": .string(String(signal))])
+        await server.shutdown()
+        return 0
+    }
+}

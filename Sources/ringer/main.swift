@@ -1,0 +1,21 @@
+// The `ringer` command line: serve, sandbox, demo, keys.
+import Foundation
+import RingerLogging
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.first ?? "help"
+let rest = Array(arguments.dropFirst())
+let code: Int32
+switch command {
+case "serve": code = await ServeCommand.run(rest)
+case "sandbox": code = await SandboxCommand.run(rest)
+case "demo": code = await DemoCommand.run(rest)
+case "keys": code = KeysCommand.run(rest)
+case "help", "--help", "-h":
+    print(Usage.text)
+    code = 0
+default:
+    FileHandle.standardError.write(Data("unknown command \(command)\n\n\(Usage.text)\n".utf8))
+    code = 2
+}
+exit(code)

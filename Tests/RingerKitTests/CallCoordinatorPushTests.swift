@@ -1,0 +1,141 @@
+import Foundation
+import RingerKit
+import RingerWire
+import Testing
+
+/// A CallUI that records what it was asked, refusing a UUID reported twice as CallKit does.
+final class RecordingCallUI: CallUI, @unchecked Sendable {
+    // @unchecked: every field is guarded by `lock`.
+    private let lock = NSLock()
+    private var _reports: [IncomingCallReport] = []
+    private var _ended: [(UUID, CallEndReason)] = []
+    private var known: Set<UUID> = []
+
+    var reports: [IncomingCallReport] { lock.withLock { _reports } }
+    var ended: [(UUID, CallEndReason)] { lock.withLock { _ended } }
+
+    func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        let isNew = lock.withLock {
+            _reports.append(report)
+            return known.insert(report.id).inserted
+        }
+        completion(isNew ? nil : CocoaError(.featureUnsupported))
+    }
+
+    func reportCallEnded(id: UUID, at date: Date, reason: CallEndReason) {
+        lock.withLock { _ended.append((id, reason)) }
+    }
+
+    func reportOutgoingCallConnected(id: UUID, at date: Date) {}
+}
+
+/// An HTTP transport that never answers (the API is "not reachable"); pushes must not depend on it.
+struct UnreachableTransport: HTTPTransport {
+    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        throw URLError(.notConnectedToInternet)
+    }
+}
+
+@Suite struct CallCoordinatorPushTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func push(callID: String, expiresIn seconds: TimeInterval) -> Data {
+        let body = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: false,
+                                          sentAt: now.unixMilliseconds,
+                                          expiresAt: now.addingTimeInterval(seconds).unixMilliseconds))
+        return try! RingerJSON.encode(body)
+    }
+
+    func coordinator(_ ui: RecordingCallUI, loggedIn: Bool = true) -> CallCoordinator {
+        let fixed = now
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { fixed })
+        if loggedIn {
+            coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                                                     transport: UnreachableTransport()))
+        }
+        return coordinator
+    }
+
+    @Test func validPushRingsWithTheCallIDAsCallKitUUID() {
+        let ui = RecordingCallUI()
+        let callID = UUID().uuidString.lowercased()
+        #expect(coordinator(ui).handleVoIPPush(push(callID: callID, expiresIn: 30)) == .ringing)
+        #expect(ui.reports.map(\.id) == [UUID(uuidString: callID)!])
+        #expect(ui.reports.first?.caller.name == "Alice")
+        #expect(ui.ended.isEmpty)
+    }
+
+    @Test func unreadablePushIsReportedAndEndedAsFailed() {
+        let ui = RecordingCallUI()
+        let coordinator = coordinator(ui)
+        for payload in [Data("garbage".utf8), Data("{}".utf8), Data(#"{"ringer":{"v":1}}"#.utf8)] {
+            #expect(coordinator.handleVoIPPush(payload) == .unreadable)
+        }
+        #expect(ui.reports.count == 3)
+        #expect(ui.ended.map(\.1) == [.failed, .failed, .failed])
+    }
+
+    @Test func expiredPushIsReportedAndEndedAsUnanswered() {
+        let ui = RecordingCallUI()
+        #expect(coordinator(ui).handleVoIPPush(push(callID: UUID().uuidString, expiresIn: -1)) == .expired)
+        #expect(ui.reports.count == 1)
+        #expect(ui.ended.map(\.1) == [.unanswered])
+    }
+
+    @Test func pushForLoggedOutDeviceIsReportedAndEnded() {
+        let ui = RecordingCallUI()
+        #expect(coordinator(ui, loggedIn: false).handleVoIPPush(push(callID: UUID().uuidString, expiresIn: 30)) == .loggedOut)
+        #expect(ui.reports.count == 1)
+        #expect(ui.ended.map(\.1) == [.failed])
+    }
+
+    @Test func sameCallTwiceIsOneCallOnScreenButEveryPushIsReported() {
+        let ui = RecordingCallUI()
+        let coordinator = coordinator(ui)
+        let callID = UUID().uuidString.lowercased()
+        #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .ringing)
+        #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .duplicate)
+        #expect(ui.reports.count == 2)
+        #expect(Set(ui.reports.map(\.id)).count == 1)
+        #expect(ui.ended.isEmpty)
+    }
+
+    @Test func callArrivingByWebSocketThenPushRingsOnce() {
+        let ui = RecordingCallUI()
+        let coordinator = coordinator(ui)
+        let callID = UUID().uuidString.lowercased()
+        let call = Call(callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                        hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+        coordinator.handle(CallEvent(seq: 1, type: .callIncoming, call: call))
+        #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .duplicate)
+        #expect(Set(ui.reports.map(\.id)) == [UUID(uuidString: callID)!])
+    }
+
+    @Test func remoteCancelEndsTheNativeCallOnceWithRemoteEnded() {
+        let ui = RecordingCallUI()
+        let coordinator = coordinator(ui)
+        let callID = UUID().uuidString.lowercased()
+        coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30))
+        var call = Call(callId: callID, state: .cancelled, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                        hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+        coordinator.handle(CallEvent(seq: 2, type: .callCancelled, call: call))
+        call.state = .ended
+        coordinator.handle(CallEvent(seq: 3, type: .callEnded, call: call))
+        #expect(ui.ended.map(\.1) == [.remoteEnded])
+        // A late push for the finished call is reported and ended, never rung again.
+        #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .alreadyEnded)
+        #expect(ui.ended.count == 2)
+    }
+
+    @Test func answerForACallThatWasEndedOnArrivalFailsAtOnce() async {
+        let ui = RecordingCallUI()
+        let coordinator = coordinator(ui, loggedIn: false)
+        let callID = UUID().uuidString.lowercased()
+        // Logged out: the push is reported and ended, and an answer for it fails at once.
+        #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .loggedOut)
+        let answered = await withCheckedContinuation { continuation in
+            coordinator.answer(callID: UUID(uuidString: callID)!) { continuation.resume(returning: $0) }
+        }
+        #expect(answered == false)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RingerWire
+
+/// A tiny HTTP client for tests: raw status, content type and body, so tests see exactly what the
+/// server sent (problem+json included).
+struct TestHTTP: Sendable {
+    let base: URL
+
+    struct Response: Sendable {
+        var status: Int
+        var contentType: String?
+        var body: Data
+
+        /// The body as a JSON object (empty when not an object).
+        var object: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { try RingerJSON.decode(type, from: body) }
+    }
+
+    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil) async throws -> Response {
+        var request = URLRequest(url: URL(string: base.absoluteString + path)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.httpBody = Data(json.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        return Response(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: data)
+    }
+}
