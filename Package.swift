@@ -25,6 +25,7 @@ let package = Package(
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         .target(name: "RingerSync", swiftSettings: strict),
         .target(name: "RingerLogging", swiftSettings: strict),
+        .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "RingerWire", swiftSettings: strict),
         .target(name: "RingerCore", dependencies: ["RingerWire"], swiftSettings: strict),
         .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync"], swiftSettings: strict),
@@ -57,15 +58,18 @@ let package = Package(
                                          "DevCertificates", "JWT"],
                           swiftSettings: strict),
 
+        // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
+        .target(name: "RingerTestSupport", dependencies: ["HTTP2Client"], path: "Tests/RingerTestSupport",
+                swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates"], swiftSettings: strict),
-        .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "DevCertificates"], swiftSettings: strict),
+        .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "DevCertificates"], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "DevCertificates"], swiftSettings: strict),
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
-                                   "JWT", "DevCertificates", "LibWebSockets"],
+                                   "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "APNs"], swiftSettings: strict),

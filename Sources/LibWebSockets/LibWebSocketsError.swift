@@ -1,8 +1,7 @@
 /// An error from the libwebsockets wrapper: what failed, and where.
 ///
-/// Compare with the static members (`error.code == .connectFailed`-style checks read as
-/// `error == LibWebSocketsError.connectFailed`), or read ``function`` and ``detail`` for context.
-/// Messages never contain header values or tokens.
+/// Compare with the static members (`error == .connectFailed`; equality ignores the context),
+/// or read ``function`` and ``detail``. Messages never contain header values or tokens.
 public struct LibWebSocketsError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Sendable, Equatable {
         case contextCreationFailed

@@ -15,8 +15,16 @@ import Foundation
 /// defer { server.shutdown() }
 /// ```
 ///
-/// Thread-safety: all methods may be called from any thread. HTTP/2 needs ``Configuration/tls``
-/// (ALPN `h2`); plain connections speak HTTP/1.1.
+/// Thread-safety: all methods may be called from any thread; `start()` and `shutdown()` block
+/// the caller briefly (context creation, joining the service thread).
+///
+/// - Important: HTTP/2 (offered through ALPN `h2` when ``Configuration/tls`` is set) inherits
+///   three limits of Debian's libwebsockets 4.1.6, verified with curl, h2load and Python `h2`:
+///   non-standard request headers (e.g. `apns-topic`) are dropped; a POST/PUT/PATCH without
+///   `content-length` is answered 411 because lws never reports the end of such a body; and
+///   concurrent requests *with bodies* on one connection make lws send GOAWAY ("More rx than
+///   content_length told"). Concurrent bodiless streams (GET, DELETE) work. HTTP/1.1 has none
+///   of these limits, except that pipelined requests with bodies are not supported.
 public final class WebServer: Sendable {
     private enum Lifecycle {
         case idle

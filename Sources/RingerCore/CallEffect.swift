@@ -29,13 +29,13 @@ public struct CalleeDevice: Codable, Hashable, Sendable {
     public var id: String
     /// The platform, which decides how the device is woken.
     public var platform: Platform
-    /// True when the device has a PushKit VoIP token to wake it with.
-    public var hasVoIPToken: Bool
+    /// True when the device has a push token that wakes it for a call (a PushKit VoIP token on iOS).
+    public var canBeWoken: Bool
 
     /// Creates a callee device.
-    public init(id: String, platform: Platform, hasVoIPToken: Bool) {
+    public init(id: String, platform: Platform, canBeWoken: Bool) {
         self.id = id
         self.platform = platform
-        self.hasVoIPToken = hasVoIPToken
+        self.canBeWoken = canBeWoken
     }
 }

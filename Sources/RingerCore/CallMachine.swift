@@ -47,7 +47,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
             return (machine, [.publish(.callEnded, to: .user(caller.id))])
         }
-        let wakeable = calleeDevices.filter { $0.hasVoIPToken }
+        let wakeable = calleeDevices.filter { $0.canBeWoken }
         if wakeable.isEmpty && !calleeOnline {
             call.state = .failed
             call.endedAt = now

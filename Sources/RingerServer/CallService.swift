@@ -61,7 +61,7 @@ final class CallService: Sendable {
             let now = clock.now()
             let calleeDevices = devices.map {
                 CalleeDevice(id: $0.deviceId, platform: $0.platform,
-                             hasVoIPToken: $0.platform == .ios && $0.voipToken != nil && $0.bundleId != nil)
+                             canBeWoken: $0.platform == .ios && $0.voipToken != nil && $0.bundleId != nil)
             }
             let (machine, effects) = CallMachine.invite(
                 callID: UUID().uuidString.lowercased(), caller: caller, callee: callee,

@@ -1,4 +1,5 @@
 import Foundation
+import RingerTestSupport
 import HTTP2Client
 import Testing
 

@@ -6,8 +6,8 @@ import Testing
 private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 private let alice = Party(id: "alice", name: "Alice")
 private let bob = Party(id: "bob", name: "Bob")
-private let bobPhone = CalleeDevice(id: "bob-iphone", platform: .ios, hasVoIPToken: true)
-private let bobPad = CalleeDevice(id: "bob-ipad", platform: .ios, hasVoIPToken: true)
+private let bobPhone = CalleeDevice(id: "bob-iphone", platform: .ios, canBeWoken: true)
+private let bobPad = CalleeDevice(id: "bob-ipad", platform: .ios, canBeWoken: true)
 
 private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallMachine, [CallEffect]) {
     CallMachine.invite(callID: "c1", caller: alice, callee: bob, hasVideo: false, calleeDevices: devices,

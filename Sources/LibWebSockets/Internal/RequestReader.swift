@@ -53,7 +53,7 @@ enum RequestReader {
 
     /// The declared `content-length`, if any and valid.
     static func contentLength(of wsi: OpaquePointer) -> Int? {
-        copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0.trimmingBlanks()) }
+        copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int(trimmed($0)) }
     }
 
     /// The value of a known header token, or nil when absent.
@@ -74,7 +74,7 @@ enum RequestReader {
         var buffer = [CChar](repeating: 0, count: length + 1)
         guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, keyLength) >= 0 else { return nil }
         let value = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return value.trimmingBlanks()
+        return trimmed(value)
     }
 
     /// The query: lws splits it at `&`/`;` into fragments of `WSI_TOKEN_HTTP_URI_ARGS`, already
@@ -94,5 +94,13 @@ enum RequestReader {
             }
         }
         return query
+    }
+
+    /// `text` without leading and trailing spaces and tabs (optional whitespace, RFC 9110 §5.6.3).
+    private static func trimmed(_ text: String) -> String {
+        var value = Substring(text)
+        while let first = value.first, first == " " || first == "\t" { value = value.dropFirst() }
+        while let last = value.last, last == " " || last == "\t" { value = value.dropLast() }
+        return String(value)
     }
 }

@@ -1,10 +1,10 @@
-import Foundation
+public import Foundation
 
 /// Runs command-line tools for the tests without blocking Swift's cooperative threads.
-enum ChildProcess {
+public enum ChildProcess {
     /// Failure of a tool run.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Runs `/usr/bin/env <arguments>` to completion.
@@ -12,7 +12,7 @@ enum ChildProcess {
     ///   - arguments: Tool name and arguments, e.g. `["openssl", "version"]`.
     ///   - directory: Working directory.
     /// - Throws: ``Failure`` when the tool cannot start or exits non-zero (its stderr is included).
-    static func run(_ arguments: [String], in directory: URL) async throws {
+    public static func run(_ arguments: [String], in directory: URL) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments

@@ -3,16 +3,16 @@ import HTTP2Client
 
 /// The independent HTTP/2 server the tests talk to: Tests/Peers/h2_peer.py (hypercorn) as a child
 /// process on an ephemeral loopback port. See that script for the route options.
-final class TestPeer {
+public final class TestPeer {
     /// How the peer answers one path.
-    struct Route: Encodable {
-        var status: Int?
-        var body: String?
-        var headers: [String: String]?
-        var delayMs: Int?
-        var never: Bool?
-        var barrier: Int?
-        var bodyBytes: Int?
+    public struct Route: Encodable, Sendable {
+        public var status: Int?
+        public var body: String?
+        public var headers: [String: String]?
+        public var delayMs: Int?
+        public var never: Bool?
+        public var barrier: Int?
+        public var bodyBytes: Int?
 
         enum CodingKeys: String, CodingKey {
             case status, body, headers, never, barrier
@@ -20,22 +20,34 @@ final class TestPeer {
             case bodyBytes = "body_bytes"
         }
 
+        /// Creates a route; every field is optional (see Tests/Peers/h2_peer.py).
+        public init(status: Int? = nil, body: String? = nil, headers: [String: String]? = nil, delayMs: Int? = nil,
+                    never: Bool? = nil, barrier: Int? = nil, bodyBytes: Int? = nil) {
+            self.status = status
+            self.body = body
+            self.headers = headers
+            self.delayMs = delayMs
+            self.never = never
+            self.barrier = barrier
+            self.bodyBytes = bodyBytes
+        }
+
         /// Never answers; the request hangs until the client gives up.
-        static let never = Route(never: true)
+        public static let never = Route(never: true)
     }
 
     /// One request as the peer saw it.
-    struct Record: Decodable {
-        let method: String
-        let path: String
-        let query: String
-        let headers: [[String]]
-        let body: String
-        let httpVersion: String
-        let connection: String
+    public struct Record: Decodable {
+        public let method: String
+        public let path: String
+        public let query: String
+        public let headers: [[String]]
+        public let body: String
+        public let httpVersion: String
+        public let connection: String
         /// Requests to the same path being handled when this one arrived, itself included.
-        let active: Int
-        let disconnected: Bool
+        public let active: Int
+        public let disconnected: Bool
 
         enum CodingKeys: String, CodingKey {
             case method, path, query, headers, body, connection, active, disconnected
@@ -43,17 +55,17 @@ final class TestPeer {
         }
 
         /// Values of every header with this (lowercase) name, in arrival order.
-        func values(of name: String) -> [String] {
+        public func values(of name: String) -> [String] {
             headers.filter { $0.first == name }.map { $0.count > 1 ? $0[1] : "" }
         }
 
         /// The decoded body bytes.
-        var bodyBytes: [UInt8] {
+        public var bodyBytes: [UInt8] {
             Data(base64Encoded: body).map { [UInt8]($0) } ?? []
         }
     }
 
-    let port: Int
+    public let port: Int
     private let scheme: String
     private let process: Process
     private let input: Pipe
@@ -76,7 +88,7 @@ final class TestPeer {
     ///   - requireClientCertificate: Demand a client certificate signed by the test CA (mutual TLS).
     ///   - plain: Serve cleartext HTTP (HTTP/1.1 and h2c prior knowledge) instead of TLS.
     ///   - body: The test, given the running peer and its certificates.
-    static func with<T>(
+    public static func with<T>(
         routes: [String: Route] = [:],
         requireClientCertificate: Bool = false,
         plain: Bool = false,
@@ -97,13 +109,13 @@ final class TestPeer {
     }
 
     /// The absolute URL of `path` on this peer.
-    func url(_ path: String) -> String {
+    public func url(_ path: String) -> String {
         "\(scheme)://localhost:\(port)\(path)"
     }
 
     /// Waits (without sleeping) until the peer has received `count` requests to `path`, or until
     /// `count` of them were abandoned by the client when `disconnected` is true.
-    func waitFor(path: String, count: Int = 1, disconnected: Bool = false) async throws {
+    public func waitFor(path: String, count: Int = 1, disconnected: Bool = false) async throws {
         let query = "path=\(path)&count=\(count)&disconnected=\(disconnected ? 1 : 0)"
         let response = try await control.send(HTTP2Request(url: url("/_peer/wait?\(query)"), method: "GET", timeout: 60))
         guard response.status == 200 else {
@@ -112,7 +124,7 @@ final class TestPeer {
     }
 
     /// Everything the peer recorded so far, in arrival order.
-    func records() async throws -> [Record] {
+    public func records() async throws -> [Record] {
         let response = try await control.send(HTTP2Request(url: url("/_peer/requests"), method: "GET", timeout: 60))
         return try JSONDecoder().decode([Record].self, from: Data(response.body))
     }
@@ -120,9 +132,7 @@ final class TestPeer {
     private static func start(
         certificates: TestCertificates, routes: [String: Route], requireClientCertificate: Bool, plain: Bool
     ) async throws -> TestPeer {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Peers/h2_peer.py").path
+        let script = PeerScripts.path("h2_peer.py")
         var arguments = ["python3", script, "--cert", certificates.serverCertificate, "--key", certificates.serverKey,
                          "--routes", String(decoding: try JSONEncoder().encode(routes), as: UTF8.self)]
         if requireClientCertificate {
@@ -171,7 +181,7 @@ final class TestPeer {
     }
 
     /// Closes the peer's stdin (its signal to exit) and waits for it; kills it if it lingers.
-    func stop() async {
+    public func stop() async {
         control.shutdown()
         try? input.fileHandleForWriting.close()
         let pid = process.processIdentifier
@@ -191,11 +201,11 @@ final class ExitSignal: @unchecked Sendable {
     private var fired = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    var hasFired: Bool {
+    public var hasFired: Bool {
         lock.withLock { fired }
     }
 
-    func fire() {
+    public func fire() {
         let toResume: [CheckedContinuation<Void, Never>] = lock.withLock {
             fired = true
             defer { waiters.removeAll() }
@@ -204,7 +214,7 @@ final class ExitSignal: @unchecked Sendable {
         toResume.forEach { $0.resume() }
     }
 
-    func wait() async {
+    public func wait() async {
         await withCheckedContinuation { continuation in
             let ready: Bool = lock.withLock {
                 if fired { return true }
@@ -226,12 +236,12 @@ final class LineReader: @unchecked Sendable {
     private var waiter: CheckedContinuation<String?, Never>?
 
     /// True once the first line or EOF has been seen.
-    var isDone: Bool {
+    public var isDone: Bool {
         lock.withLock { done }
     }
 
     /// Called with each chunk read; an empty chunk means EOF.
-    func feed(_ data: Data) {
+    public func feed(_ data: Data) {
         let resume: (CheckedContinuation<String?, Never>, String?)? = lock.withLock {
             guard !done else { return nil }
             if data.isEmpty {
@@ -250,7 +260,7 @@ final class LineReader: @unchecked Sendable {
     }
 
     /// The first line without its newline, or nil if the stream ended first.
-    func firstLine() async -> String? {
+    public func firstLine() async -> String? {
         await withCheckedContinuation { continuation in
             let ready: (Bool, String?) = lock.withLock {
                 if done { return (true, result) }

@@ -6,11 +6,11 @@ import Darwin
 
 /// A loopback TCP port that is bound but not listening, so connecting to it is refused at once.
 /// Holding the socket keeps any other process from taking the port during the test.
-final class ClosedPort {
-    let port: Int
+public final class ClosedPort {
+    public let port: Int
     private let descriptor: Int32
 
-    init() throws {
+    public init() throws {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

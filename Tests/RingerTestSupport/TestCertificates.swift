@@ -1,22 +1,22 @@
-import Foundation
+public import Foundation
 
 /// A throw-away CA with a server certificate for `localhost` / `127.0.0.1` and a client identity,
 /// made with the `openssl` command-line tool in a temporary directory. Call ``remove()`` when done.
-struct TestCertificates {
-    let directory: URL
+public struct TestCertificates {
+    public let directory: URL
     /// Password of ``clientP12``.
-    let p12Password = "p12-secret"
+    public let p12Password = "p12-secret"
 
-    var caFile: String { path("ca.pem") }
-    var serverCertificate: String { path("server.pem") }
-    var serverKey: String { path("server.key") }
-    var clientCertificate: String { path("client.pem") }
-    var clientKey: String { path("client.key") }
-    var clientP12: String { path("client.p12") }
+    public var caFile: String { path("ca.pem") }
+    public var serverCertificate: String { path("server.pem") }
+    public var serverKey: String { path("server.key") }
+    public var clientCertificate: String { path("client.pem") }
+    public var clientKey: String { path("client.key") }
+    public var clientP12: String { path("client.p12") }
 
     /// Creates the CA, the server certificate and the client identity (PEM and PKCS#12).
     /// - Throws: When `openssl` fails.
-    static func make() async throws -> TestCertificates {
+    public static func make() async throws -> TestCertificates {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("h2client-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -31,7 +31,7 @@ struct TestCertificates {
     }
 
     /// Deletes the directory and everything in it.
-    func remove() {
+    public func remove() {
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -1,0 +1,64 @@
+import Foundation
+import LibWebSockets
+import Testing
+
+/// Start, shutdown and configuration errors.
+@Suite struct LifecycleTests {
+    @Test func shutdownWithOpenConnectionsIsPromptAndFreesThePort() async throws {
+        let delegate = RecordingDelegate()
+        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in
+            try? await Task.sleep(for: .seconds(20))
+            return .empty(status: 204)
+        } webSocketHandler: { _, _ in .accept(delegate) }
+        let port = try server.start()
+        #expect(server.port == port)
+
+        let closes = Locked(0)
+        let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws", onText: { _ in },
+                                                       onClose: { closes.withLock { $0 += 1 } })
+        async let hanging = runCommand(["curl", "-sS", "-m", "15", "http://127.0.0.1:\(port)/slow"])
+        try await Task.sleep(for: .milliseconds(300))
+
+        let started = Date()
+        server.shutdown()
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(server.port == nil)
+        #expect(delegate.closeCount.snapshot == 1)
+        #expect(await eventually { closes.snapshot == 1 })
+        #expect(!client.isOpen)
+        #expect(try await hanging.status != 0)
+        server.shutdown()  // idempotent
+
+        let again = WebServer(configuration: .init(port: port)) { _ in .text("again") }
+        #expect(try again.start() == port)
+        let result = try await runCommand(["curl", "-sS", "http://127.0.0.1:\(port)/"])
+        #expect(result.stdout == "again")
+        again.shutdown()
+    }
+
+    @Test func startTwiceAndPortInUseAndBadSettingsThrow() throws {
+        let first = WebServer(configuration: .init()) { _ in .empty(status: 204) }
+        let port = try first.start()
+        defer { first.shutdown() }
+        #expect(throws: LibWebSocketsError.alreadyStarted) { try first.start() }
+
+        let clash = WebServer(configuration: .init(port: port)) { _ in .empty(status: 204) }
+        #expect(throws: LibWebSocketsError.contextCreationFailed) { try clash.start() }
+
+        let invalid = WebServer(configuration: .init(port: 70_000)) { _ in .empty(status: 204) }
+        #expect(throws: LibWebSocketsError.invalidConfiguration) { try invalid.start() }
+
+        let missingFiles = WebServer(configuration: .init(tls: .init(certificatePath: "/nonexistent/cert.pem",
+                                                                    privateKeyPath: "/nonexistent/key.pem"))) { _ in
+            .empty(status: 204)
+        }
+        #expect(throws: LibWebSocketsError.contextCreationFailed) { try missingFiles.start() }
+    }
+
+    @Test func shutdownBeforeStartIsHarmless() {
+        let server = WebServer(configuration: .init()) { _ in .empty(status: 204) }
+        server.shutdown()
+        #expect(server.port == nil)
+        #expect(throws: LibWebSocketsError.alreadyStarted) { try server.start() }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import LibWebSockets
+import Testing
+
+/// The WebSocket client against the Python `websockets` server and against WebServer.
+@Suite struct WebSocketClientTests {
+    /// Collects what a client's callbacks deliver.
+    final class Inbox: Sendable {
+        let texts = Locked<[String]>([])
+        let closes = Locked(0)
+        var onText: @Sendable (String) -> Void { { [texts] text in texts.withLock { $0.append(text) } } }
+        var onClose: @Sendable () -> Void { { [closes] in closes.withLock { $0 += 1 } } }
+    }
+
+    private func startPythonServer(_ extra: [String] = []) async throws -> (PeerProcess, Int) {
+        let peer = try PeerProcess(["python3", peerScript("ws_server_peer.py"), "--lifetime", "60"] + extra)
+        let line = await peer.firstLine()
+        guard let line, let port = jsonObject(line)?["port"] as? Int else {
+            peer.stop()
+            throw TestSetupError(message: "ws_server_peer did not report its port")
+        }
+        return (peer, port)
+    }
+
+    @Test func talksToThePythonServerWithHeadersPathAndQuery() async throws {
+        let (peer, port) = try await startPythonServer()
+        defer { peer.stop() }
+        let inbox = Inbox()
+
+        let client = try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(port)/v1/events?device_id=d%201&since=3",
+            headers: ["Authorization": "Bearer abc", "X-Device": "phone-1"],
+            onText: inbox.onText, onClose: inbox.onClose)
+        for index in 0..<20 { client.send(text: "m\(index)") }
+        #expect(await eventually { inbox.texts.snapshot.count == 21 })
+
+        let texts = inbox.texts.snapshot
+        let handshake = try #require(texts.first.flatMap(jsonObject))
+        #expect(handshake["path"] as? String == "/v1/events?device_id=d%201&since=3")
+        let headers = try #require(handshake["headers"] as? [String: String])
+        #expect(headers["authorization"] == "Bearer abc")
+        #expect(headers["x-device"] == "phone-1")
+        #expect(headers["host"] == "127.0.0.1:\(port)")
+        #expect(Array(texts.dropFirst()) == (0..<20).map { "echo:m\($0)" })
+
+        client.close()
+        #expect(await eventually { inbox.closes.snapshot == 1 })
+        #expect(!client.isOpen)
+    }
+
+    @Test func secureConnectionWithCAFile() async throws {
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        let (peer, port) = try await startPythonServer(["--cert", certificates.certificatePath,
+                                                        "--key", certificates.privateKeyPath])
+        defer { peer.stop() }
+        let inbox = Inbox()
+
+        let client = try await WebSocketClient.connect(url: "wss://localhost:\(port)/secure", caFile: certificates.caPath,
+                                                       onText: inbox.onText, onClose: inbox.onClose)
+        client.send(text: "over tls")
+        #expect(await eventually { inbox.texts.snapshot.count == 2 })
+        #expect(inbox.texts.snapshot.last == "echo:over tls")
+        client.close()
+        #expect(await eventually { inbox.closes.snapshot == 1 })
+    }
+
+    @Test func untrustedCertificateFails() async throws {
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        let (peer, port) = try await startPythonServer(["--cert", certificates.certificatePath,
+                                                        "--key", certificates.privateKeyPath])
+        defer { peer.stop() }
+
+        await #expect(throws: LibWebSocketsError.connectFailed) {
+            _ = try await WebSocketClient.connect(url: "wss://localhost:\(port)/", onText: { _ in })
+        }
+    }
+
+    @Test func talksToOurOwnServerInOrder() async throws {
+        let delegate = RecordingDelegate { connection, text in connection.send(text: "re:" + text) }
+        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in .empty(status: 404) }
+            webSocketHandler: { request, _ in
+                request.headers["authorization"] == "Bearer k" ? .accept(delegate) : .reject(status: 401)
+            }
+        let port = try server.start()
+        defer { server.shutdown() }
+        let inbox = Inbox()
+
+        let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws",
+                                                       headers: ["authorization": "Bearer k"],
+                                                       onText: inbox.onText, onClose: inbox.onClose)
+        let big = String(repeating: "z", count: 70_000)
+        for index in 0..<30 { client.send(text: "n\(index)") }
+        client.send(text: big)
+        #expect(await eventually { inbox.texts.snapshot.count == 31 })
+        #expect(Array(inbox.texts.snapshot.prefix(30)) == (0..<30).map { "re:n\($0)" })
+        #expect(inbox.texts.snapshot.last == "re:" + big)
+        client.close()
+        #expect(await eventually { inbox.closes.snapshot == 1 && delegate.closeCount.snapshot == 1 })
+
+        await #expect(throws: LibWebSocketsError.connectFailed) {
+            _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws", onText: { _ in })
+        }
+    }
+
+    @Test func closedPortFailsQuicklyWithAnError() async throws {
+        // Bind and release a port so that nothing listens there.
+        let probe = WebServer(configuration: .init()) { _ in .empty(status: 204) }
+        let port = try probe.start()
+        probe.shutdown()
+
+        let started = Date()
+        do {
+            _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/", onText: { _ in })
+            Issue.record("connect to a closed port succeeded")
+        } catch let error as LibWebSocketsError {
+            #expect(error == .connectFailed)
+            #expect(!error.detail.isEmpty)
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    @Test func malformedURLsAreRejected() async throws {
+        for url in ["http://127.0.0.1/", "ws://", "not a url", "ws://host:99999/"] {
+            await #expect(throws: LibWebSocketsError.invalidURL) {
+                _ = try await WebSocketClient.connect(url: url, onText: { _ in })
+            }
+        }
+    }
+}
