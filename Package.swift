@@ -34,20 +34,20 @@ let package = Package(
         .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "DevCertificates", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "HTTP2Client", dependencies: ["CCurl"], swiftSettings: strict),
-        .target(name: "LibWebSockets", dependencies: ["CLWS"], swiftSettings: strict),
+        .target(name: "LibWebSockets", dependencies: ["CLWS", "HTTPTypes"], swiftSettings: strict),
 
         // Push providers, storage, the server.
         .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
         .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite"], swiftSettings: strict),
         .target(name: "RingerServer",
                 dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerLogging", "APNs", "JWT",
-                               "LibWebSockets"],
+                               "HTTPTypes", "LibWebSockets"],
                 swiftSettings: strict),
 
         // The APNs sandbox and simulated devices; the command line.
         .target(name: "RingerSandbox",
                 dependencies: ["RingerWire", "RingerKit", "RingerSync", "RingerLogging", "JWT", "DevCertificates",
-                               "LibWebSockets"],
+                               "HTTPTypes", "LibWebSockets"],
                 swiftSettings: strict),
         .target(name: "RingerScenarios",
                 dependencies: ["RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "DevCertificates"], swiftSettings: strict),
+        .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "DevCertificates"], swiftSettings: strict),
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",

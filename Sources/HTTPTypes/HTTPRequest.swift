@@ -64,7 +64,7 @@ public struct HTTPRequest: Sendable {
 
 extension String {
     /// Removes spaces and tabs from both ends (Foundation-free).
-    func trimmingBlanks() -> String {
+    fileprivate func trimmingBlanks() -> String {
         var text = Substring(self)
         while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
         while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }

@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 extension WebServer {
     /// Where and how a ``WebServer`` listens, and its limits.
     public struct Configuration: Sendable {
@@ -41,8 +43,8 @@ extension WebServer {
         public var maxConcurrentStreams: Int
         /// Seconds an idle keep-alive HTTP connection stays open.
         public var idleTimeoutSeconds: Int
-        /// The answer when a body exceeds ``maxRequestBodyBytes`` (status 413 by default,
-        /// with APNs' `{"reason":"PayloadTooLarge"}` body).
+        /// The answer when a body exceeds ``maxRequestBodyBytes`` (status 413 with a small JSON body
+        /// by default; the Ringer API sets its problem+json).
         public var payloadTooLargeResponse: HTTPResponse
 
         /// - Parameters:
@@ -68,7 +70,7 @@ extension WebServer {
             self.maxWebSocketMessageBytes = maxWebSocketMessageBytes
             self.maxConcurrentStreams = maxConcurrentStreams
             self.idleTimeoutSeconds = idleTimeoutSeconds
-            payloadTooLargeResponse = .json(status: 413, #"{"reason":"PayloadTooLarge"}"#)
+            payloadTooLargeResponse = .json(status: 413, #"{"error":"request body too large"}"#)
         }
 
         /// Why the configuration cannot be used, or `nil` when it can.

@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 /// One accepted server-side WebSocket connection.
 ///
 /// Thread-safety: `send(text:)` and `close()` may be called from any thread or task. Messages are

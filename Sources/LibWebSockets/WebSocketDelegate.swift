@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 /// Receives the events of one server-side WebSocket connection.
 ///
 /// - Important: Both methods run on the server's lws service thread, in order. Return quickly:
@@ -20,6 +22,11 @@ public protocol WebSocketDelegate: AnyObject, Sendable {
 public enum WebSocketUpgrade: Sendable {
     /// Complete the handshake; `delegate` gets the connection's events and is retained until close.
     case accept(any WebSocketDelegate)
-    /// Refuse with this HTTP status (e.g. 401) and a small JSON body; no WebSocket is opened.
-    case reject(status: Int)
+    /// Refuse with this response (e.g. a 401 problem); no WebSocket is opened.
+    case reject(HTTPResponse)
+
+    /// Refuses with `status` and a small JSON body.
+    public static func reject(status: Int) -> WebSocketUpgrade {
+        .reject(HTTPResponse.json(status: status, "{\"error\":\"websocket upgrade refused\"}"))
+    }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 import JWT
+import HTTPTypes
 import LibWebSockets
 public import RingerLogging
 import RingerSync

@@ -64,6 +64,12 @@ public enum APIProblem {
                 detail: "the body exceeds \(limit) bytes")
     }
 
+    /// 503: the server is not ready or shutting down.
+    public static func unavailable() -> Problem {
+        Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+                detail: "the server is not available; retry")
+    }
+
     /// 500: an unexpected failure; details go to the log, not the client.
     public static func internalError() -> Problem {
         Problem(type: ProblemType.internalError.rawValue, title: "Internal error", status: 500,

@@ -1,6 +1,7 @@
 import Foundation
 import APNs
 import JWT
+import HTTPTypes
 import LibWebSockets
 public import RingerLogging
 public import RingerStore
@@ -79,12 +80,15 @@ public final class RingerServer: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         let router = self.router
+        var webConfiguration = WebServer.Configuration(host: configuration.host, port: configuration.port,
+                                                       maxRequestBodyBytes: APIRouter.maxBodyBytes,
+                                                       webSocketPaths: ["/v1/events"])
+        webConfiguration.payloadTooLargeResponse = APIRouter.problem(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
         let server = WebServer(
-            configuration: .init(host: configuration.host, port: configuration.port,
-                                 maxRequestBodyBytes: APIRouter.maxBodyBytes, webSocketPaths: ["/v1/events"]),
+            configuration: webConfiguration,
             handler: { request in await router.handle(request) },
             webSocketHandler: { [weak self] request, connection in
-                self?.upgrade(request, connection) ?? .reject(status: 503)
+                self?.upgrade(request, connection) ?? .reject(APIRouter.problem(APIProblem.unavailable()))
             })
         let port = try server.start()
         web.withLock { $0 = server }
@@ -110,14 +114,25 @@ public final class RingerServer: Sendable {
         if request.headers["authorization"] == nil, let token = request.query["access_token"] {
             request.headers["authorization"] = "Bearer " + token
         }
-        guard let user = try? router.authenticate(request) else { return .reject(status: 401) }
+        let user: Party
+        do {
+            user = try router.authenticate(request)
+        } catch let problem as Problem {
+            return .reject(APIRouter.problem(problem))
+        } catch {
+            return .reject(APIRouter.problem(APIProblem.unauthorized("the user token is not valid")))
+        }
         var since: Int64?
         if let text = request.query["since"] {
-            guard let value = Int64(text), value >= 0 else { return .reject(status: 400) }
+            guard let value = Int64(text), value >= 0 else {
+                return .reject(APIRouter.problem(APIProblem.invalidField("since must be a sequence number (0 or more)")))
+            }
             since = value
         }
         let deviceID = request.query["device_id"]
-        if let deviceID, !UserID.isValid(deviceID) { return .reject(status: 400) }
+        if let deviceID, !UserID.isValid(deviceID) {
+            return .reject(APIRouter.problem(APIProblem.invalidField("device_id is not a valid device id")))
+        }
         let id = nextConnectionID.withLock { id -> UInt64 in
             id += 1
             return id

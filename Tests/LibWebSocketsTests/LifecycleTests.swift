@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LibWebSockets
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
 
         let started = Date()
         server.shutdown()
-        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(Date().timeIntervalSince(started) < 8)
         #expect(server.port == nil)
         #expect(delegate.closeCount.snapshot == 1)
         #expect(await eventually { closes.snapshot == 1 })

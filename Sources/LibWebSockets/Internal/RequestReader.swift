@@ -1,3 +1,4 @@
+import HTTPTypes
 import CLWS
 
 /// Reads the request head that lws parsed into the wsi's header table (`lws_hdr_*`).

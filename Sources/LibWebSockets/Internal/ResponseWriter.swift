@@ -1,3 +1,4 @@
+import HTTPTypes
 import CLWS
 
 /// Writes one HTTP response across as many `LWS_CALLBACK_HTTP_WRITEABLE` callbacks as it needs:

@@ -1,3 +1,4 @@
+import HTTPTypes
 import CLWS
 
 /// HTTP request handling: collect the request, run the async handler, write the response.
@@ -19,7 +20,8 @@ extension ServerEngine {
             return 0
         }
         if let declaredLength {
-            guard declaredLength > 0 else { return dispatch(session) }
+            // lws itself reports an explicitly empty POST body (HTTP_BODY + HTTP_BODY_COMPLETION).
+            guard declaredLength > 0 || request.method == "POST" else { return dispatch(session) }
             session.phase = .readingBody
             session.bodyIncomplete = true
             return 0
@@ -55,6 +57,11 @@ extension ServerEngine {
     /// `LWS_CALLBACK_HTTP_BODY_COMPLETION`: the whole body arrived.
     func onRequestBodyComplete(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi) else { return 0 }
+        guard session.phase == .readingBody || session.bodyIncomplete else {
+            // A second completion for one body: lws 4.1.6 loops on it when another request is
+            // pipelined behind an HTTP/1 body (lws_http_action). Closing is the only way out.
+            return -1
+        }
         session.bodyIncomplete = false
         guard session.phase == .readingBody else { return 0 }
         return dispatch(session)

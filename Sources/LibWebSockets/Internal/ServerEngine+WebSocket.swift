@@ -1,3 +1,4 @@
+import HTTPTypes
 import CLWS
 
 /// WebSocket handling: the upgrade decision, messages in, queued messages out.
@@ -12,7 +13,7 @@ extension ServerEngine {
         let request = RequestReader.head(of: wsi, extraHeaders: extraHeaderNames)
         session.request = request
         guard let upgradeHandler, configuration.webSocketPaths.contains(request.path) else {
-            return refuseUpgrade(session, status: 404)
+            return refuseUpgrade(session, with: .json(status: 404, "{\"error\":\"no websocket here\"}"))
         }
         let id = session.id
         let mailbox = self.mailbox
@@ -23,8 +24,8 @@ extension ServerEngine {
             session.webSocket = connection
             session.delegate = delegate
             return 0
-        case let .reject(status):
-            return refuseUpgrade(session, status: status)
+        case let .reject(response):
+            return refuseUpgrade(session, with: response)
         }
     }
 
@@ -76,8 +77,7 @@ extension ServerEngine {
 
     /// Writes a small JSON refusal on the upgrade request, outside a writable callback as lws
     /// allows for short responses (it buffers what the socket does not take).
-    private func refuseUpgrade(_ session: ServerSession, status: Int) -> Int32 {
-        let response = HTTPResponse.json(status: status, "{\"error\":\"websocket upgrade refused\"}")
+    private func refuseUpgrade(_ session: ServerSession, with response: HTTPResponse) -> Int32 {
         var writer = ResponseWriter(response: response, isHTTP2: false, isHead: false, closesConnection: false,
                                     forcesHTTP11StatusLine: true)
         while true {

@@ -1,3 +1,4 @@
+import HTTPTypes
 import CLWS
 
 /// Work that other threads hand to a server's service thread.

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// The state of one HTTP/1 connection or HTTP/2 stream (one wsi) of a ``WebServer``.
 /// Service thread only.
 ///

@@ -1,3 +1,4 @@
+import HTTPTypes
 import LibWebSockets
 
 /// A WebSocket delegate that records what it sees and optionally answers each message.
