@@ -65,13 +65,14 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "DevCertificates"], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
                                    "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
-                    dependencies: ["RingerSandbox", "JWT", "DevCertificates", "APNs"], swiftSettings: strict),
+                    dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport"],
+                    swiftSettings: strict),
     ]
 )
