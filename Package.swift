@@ -33,8 +33,8 @@ let package = Package(
         // Wrappers over C libraries, one job each.
         .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "DevCertificates", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "HTTP2Client", dependencies: ["CCurl"], swiftSettings: strict),
-        .target(name: "LibWebSockets", dependencies: ["CLWS", "HTTPTypes"], swiftSettings: strict),
+        .target(name: "HTTP2Client", dependencies: ["CCurl", "RingerSync"], swiftSettings: strict),
+        .target(name: "LibWebSockets", dependencies: ["CLWS", "HTTPTypes", "RingerSync"], swiftSettings: strict),
 
         // Push providers, storage, the server.
         .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",

@@ -1,4 +1,5 @@
 internal import CCurl
+import RingerSync
 import Dispatch
 
 /// Everything callers share with the loop thread: queued requests and cancellations, the shutdown flag,
@@ -20,12 +21,12 @@ final class LoopMailbox: Sendable {
         var isShuttingDown = false
     }
 
-    private let state: LockedBox<State>
+    private let state: LockedValue<State>
     /// Entered before the loop thread starts, left as its last act: `wait()` is the join.
     private let running = DispatchGroup()
 
     init(multi: UnsafeMutableRawPointer) {
-        state = LockedBox(State(multi: multi))
+        state = LockedValue(State(multi: multi))
     }
 
     /// The multi handle for the loop thread to drive; nil once retired. Loop thread only.

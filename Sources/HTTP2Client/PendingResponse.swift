@@ -1,3 +1,5 @@
+import RingerSync
+
 /// One request as handed to the loop thread, plus the awaiting side: the continuation and the
 /// cancellation flag. Shared by the caller's task, its cancellation handler and the loop thread.
 final class PendingResponse: Sendable {
@@ -11,7 +13,7 @@ final class PendingResponse: Sendable {
 
     /// The request to perform; read by the loop thread.
     let request: HTTP2Request
-    private let state = LockedBox(State())
+    private let state = LockedValue(State())
 
     init(request: HTTP2Request) {
         self.request = request

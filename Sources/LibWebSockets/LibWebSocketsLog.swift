@@ -1,3 +1,4 @@
+import RingerSync
 import CLWS
 
 /// Controls libwebsockets' own log output, which is process-wide.
@@ -83,4 +84,4 @@ private struct LogState {
     var configured = false
 }
 
-private let logState = LockedBox(LogState())
+private let logState = LockedValue(LogState())

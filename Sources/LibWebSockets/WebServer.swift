@@ -1,3 +1,4 @@
+import RingerSync
 public import HTTPTypes
 import CLWS
 import Foundation
@@ -35,7 +36,7 @@ public final class WebServer: Sendable {
     }
 
     private let engine: ServerEngine
-    private let lifecycle = LockedBox(Lifecycle.idle)
+    private let lifecycle = LockedValue(Lifecycle.idle)
     /// Entered while the service thread lives.
     private let serviceThreadDone = DispatchGroup()
 
@@ -74,7 +75,7 @@ public final class WebServer: Sendable {
             state = .stopped  // until the context exists
         }
         LibWebSocketsLog.applyDefaultIfNeeded()
-        let outcome = LockedBox<Result<Int, LibWebSocketsError>?>(nil)
+        let outcome = LockedValue<Result<Int, LibWebSocketsError>?>(nil)
         let started = DispatchSemaphore(value: 0)
         let engine = self.engine
         let configuration = engine.configuration

@@ -1,3 +1,4 @@
+import RingerSync
 import Foundation
 
 /// A WebSocket client connection (`ws://` or `wss://`) on libwebsockets' client role, for Linux
@@ -33,8 +34,8 @@ public final class WebSocketClient: Sendable {
     let outbox: WebSocketOutbox
     private let onText: @Sendable (String) -> Void
     private let onClose: @Sendable () -> Void
-    private let connectState = LockedBox(ConnectState.connecting)
-    private static let lastID = LockedBox<UInt64>(0)
+    private let connectState = LockedValue(ConnectState.connecting)
+    private static let lastID = LockedValue<UInt64>(0)
 
     private init(engine: ClientEngine, onText: @escaping @Sendable (String) -> Void,
                  onClose: @escaping @Sendable () -> Void) {

@@ -46,10 +46,18 @@ public enum Demo {
         do {
             stack = try await LocalStack.start(options)
         } catch {
-            print("demo failed to start: \(error)")
+            timeline.record("demo.failed", ["reason": "cannot start: \(error)"])
             return false
         }
-        defer { Task { await stack.shutdown() } }
+        let ok = await callFlow(on: stack, timeline: timeline, json: json, answerAfter: answerAfter, talkFor: talkFor,
+                                print: print)
+        await stack.shutdown()
+        return ok
+    }
+
+    /// The scripted call on a running stack; true when every step happened.
+    private static func callFlow(on stack: LocalStack, timeline: Timeline, json: Bool, answerAfter: TimeInterval,
+                                 talkFor: TimeInterval, print: @escaping @Sendable (String) -> Void) async -> Bool {
         do {
             let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore) { observation in
                 switch observation {
@@ -91,26 +99,26 @@ public enum Demo {
             timeline.start()
             let call = try await alice.call("bob")
             guard await timeline.wait(for: "call.accepted", timeout: 15 + answerAfter) else {
-                print("demo failed: alice never saw call.accepted")
+                timeline.record("demo.failed", ["reason": "alice never saw call.accepted"])
                 return false
             }
             try await Task.sleep(for: .seconds(talkFor))
             timeline.record("call.hangup", ["by": "alice", "call_id": call.callId])
             alice.hangUp(callID: call.callId)
             guard await timeline.wait(for: "call.ended", timeout: 10) else {
-                print("demo failed: bob's phone never ended the call")
+                timeline.record("demo.failed", ["reason": "bob's phone never ended the call"])
                 return false
             }
             let seen = Set(timeline.entries.map(\.event))
             let missing = requiredEvents.filter { !seen.contains($0) }
             guard missing.isEmpty, !seen.contains("app.killed") else {
-                print("demo failed: missing \(missing.joined(separator: ", "))")
+                timeline.record("demo.failed", ["reason": "missing \(missing.joined(separator: ", "))"])
                 return false
             }
             if !json { print("Demo complete: every step happened.") }
             return true
         } catch {
-            print("demo failed: \(error)")
+            timeline.record("demo.failed", ["reason": "\(error)"])
             return false
         }
     }

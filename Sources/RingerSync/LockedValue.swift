@@ -16,4 +16,7 @@ public final class LockedValue<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// A copy of the current value.
+    public var snapshot: Value { withLock { $0 } }
 }

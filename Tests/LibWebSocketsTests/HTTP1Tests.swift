@@ -1,4 +1,5 @@
 import Foundation
+import RingerSync
 import HTTPTypes
 import LibWebSockets
 import Testing

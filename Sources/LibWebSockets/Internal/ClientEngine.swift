@@ -1,3 +1,4 @@
+import RingerSync
 import CLWS
 import Foundation
 
@@ -30,7 +31,7 @@ final class ClientEngine: Sendable {
     let mailbox = ServiceMailbox<ClientMessage>()
     let bound = ServiceThreadBound(ClientTable())
 
-    private static let shared = LockedBox<ClientEngine?>(nil)
+    private static let shared = LockedValue<ClientEngine?>(nil)
 
     /// The shared engine, starting its context and thread on first use.
     /// - Throws: ``LibWebSocketsError/contextCreationFailed`` when lws cannot create the context.
@@ -49,7 +50,7 @@ final class ClientEngine: Sendable {
 
     private func start() throws {
         LibWebSocketsLog.applyDefaultIfNeeded()
-        let outcome = LockedBox<Bool?>(nil)
+        let outcome = LockedValue<Bool?>(nil)
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             bound.claimForCurrentThread()

@@ -1,3 +1,4 @@
+import RingerSync
 import CLWS
 
 /// The cross-thread inbox of one lws context.
@@ -14,7 +15,7 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
         var closed = false
     }
 
-    private let state = LockedBox(State())
+    private let state = LockedValue(State())
 
     /// Records the context to wake; called once, right after `lws_create_context`.
     func attach(context: OpaquePointer) {

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import RingerSync
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -10,7 +11,7 @@ import Darwin
 /// tables live here without a lock. The thread claims the box when its loop starts.
 final class ServiceThreadBound<Value: AnyObject>: @unchecked Sendable {
     private let storage: Value
-    private let owner = LockedBox<pthread_t?>(nil)
+    private let owner = LockedValue<pthread_t?>(nil)
 
     /// Wraps `value`, which no thread owns yet.
     init(_ value: Value) {

@@ -1,3 +1,5 @@
+import RingerSync
+
 /// Messages waiting to be written on one WebSocket, shared by the service thread and senders.
 final class WebSocketOutbox: Sendable {
     private struct State {
@@ -6,7 +8,7 @@ final class WebSocketOutbox: Sendable {
         var closed = false
     }
 
-    private let state = LockedBox(State())
+    private let state = LockedValue(State())
     private let wake: @Sendable () -> Void
 
     /// - Parameter wake: Asks the service thread for a writable callback on this connection.

@@ -1,4 +1,5 @@
 import Foundation
+import RingerSync
 
 /// The outcome of a finished child process.
 struct CommandResult: Sendable {

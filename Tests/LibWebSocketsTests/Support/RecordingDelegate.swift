@@ -1,3 +1,4 @@
+import RingerSync
 import HTTPTypes
 import LibWebSockets
 

@@ -1,0 +1,37 @@
+import Foundation
+import RingerScenarios
+import RingerSync
+import Testing
+
+/// `ringer demo` end to end, in process: the real server, the APNs sandbox over HTTP/2 + TLS and two
+/// simulated iPhones, all over loopback.
+@Suite(.serialized) struct DemoFlowTests {
+    @Test func killedIPhoneRingsAndAnswersAndTheTimelineHasEveryStep() async throws {
+        let lines = LockedValue<[String]>([])
+        let ok = await Demo.run(json: true, answerAfter: 0.3, talkFor: 0.3) { line in lines.withLock { $0.append(line) } }
+        let output = lines.withLock { $0 }
+        #expect(ok, "\(output.joined(separator: "\n"))")
+        var events: [String] = []
+        var lastTime = -1
+        for line in output {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            let time = try #require(object["t_ms"] as? Int)
+            #expect(time >= lastTime, "timeline goes forward")
+            lastTime = time
+            events.append(try #require(object["event"] as? String))
+            if object["event"] as? String == "apns.sent" {
+                #expect(object["status"] as? String == "200")
+                #expect(object["push_type"] as? String == "voip")
+            }
+        }
+        for event in Demo.requiredEvents { #expect(events.contains(event), "missing \(event) in \(events)") }
+        // Causal order (APNs' 200 may arrive before or after the phone wakes, so it is not ordered).
+        let chain = ["call.created", "device.woken", "callkit.reported", "call.ringing", "call.accepted", "call.ended"]
+        let positions = chain.compactMap { events.firstIndex(of: $0) }
+        #expect(positions == positions.sorted(), "out of order: \(events)")
+        if let media = events.firstIndex(of: "media.token"), let reported = events.firstIndex(of: "callkit.reported") {
+            #expect(media > reported)
+        }
+        #expect(!events.contains("app.killed"))
+    }
+}
