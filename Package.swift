@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CLWS", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         .target(name: "RingerSync", swiftSettings: strict),
@@ -34,6 +36,7 @@ let package = Package(
         .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "DevCertificates", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "HTTP2Client", dependencies: ["CCurl", "RingerSync"], swiftSettings: strict),
+        .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "RingerSync"], swiftSettings: strict),
         .target(name: "LibWebSockets", dependencies: ["CLWS", "HTTPTypes", "RingerSync"], swiftSettings: strict),
 
         // Push providers, storage, the server.
@@ -47,7 +50,7 @@ let package = Package(
         // The APNs sandbox and simulated devices; the command line.
         .target(name: "RingerSandbox",
                 dependencies: ["RingerWire", "RingerKit", "RingerSync", "RingerLogging", "JWT", "DevCertificates",
-                               "HTTPTypes", "LibWebSockets"],
+                               "HTTPTypes", "HTTP2Server", "LibWebSockets"],
                 swiftSettings: strict),
         .target(name: "RingerScenarios",
                 dependencies: ["RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
@@ -64,6 +67,7 @@ let package = Package(
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "HTTPTypes"], swiftSettings: strict),
         .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),

@@ -1,11 +1,11 @@
 public import Foundation
 import JWT
 import HTTPTypes
-import LibWebSockets
+import HTTP2Server
 public import RingerLogging
 import RingerSync
 
-/// A local APNs: Apple's provider API over HTTP/2 + TLS (libwebsockets), with Apple's checks and
+/// A local APNs: Apple's provider API over HTTP/2 + TLS (``HTTP2Server``: nghttp2 and OpenSSL), with Apple's checks and
 /// answers, handing accepted pushes to the simulated devices registered with it.
 ///
 /// Besides `POST /3/device/<token>`, a small control API serves tools in other processes:
@@ -51,7 +51,7 @@ public final class APNsSandbox: Sendable {
 
     private let configuration: Configuration
     private let state = LockedValue(State())
-    private let server = LockedValue<WebServer?>(nil)
+    private let server = LockedValue<HTTP2Server?>(nil)
     private let validator = APNsRequestValidator()
     private let now: @Sendable () -> Date
     private let log: Logger
@@ -115,13 +115,10 @@ public final class APNsSandbox: Sendable {
     /// - Throws: `WebServerError` when the address or certificate cannot be used.
     @discardableResult
     public func start() throws -> Int {
-        let web = WebServer(
-            configuration: .init(host: configuration.host, port: configuration.port,
-                                 tls: .init(certificatePath: configuration.certificatePath,
-                                            privateKeyPath: configuration.privateKeyPath),
-                                 extraRequestHeaders: ["apns-topic", "apns-push-type", "apns-id", "apns-expiration",
-                                                       "apns-priority", "apns-collapse-id"],
-                                 maxRequestBodyBytes: 64 * 1024),
+        let web = HTTP2Server(
+            configuration: .init(certificatePath: configuration.certificatePath,
+                                 privateKeyPath: configuration.privateKeyPath, host: configuration.host,
+                                 port: configuration.port, maxRequestBodyBytes: 64 * 1024),
             handler: { [weak self] request in
                 self?.handle(request) ?? HTTPResponse(status: 503)
             })

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import LibWebSockets
 
 /// The sandbox's control routes under `/sandbox/`, for tools in other processes (tests, aioapns checks).
 enum SandboxControl {

@@ -1,0 +1,74 @@
+import RingerSync
+import CTLS
+
+/// The server's OpenSSL `SSL_CTX`: TLS 1.2 or newer, the certificate chain and key, and ALPN that accepts
+/// only "h2".
+///
+/// Settings follow RFC 9113 §9.2: TLS 1.2 at least, compression and renegotiation off, and for TLS 1.2 only
+/// ephemeral-key AEAD cipher suites (§9.2.2 forbids the rest). Thread-safety: the context is configured once in
+/// `init` and afterwards only used to create connections, which happens under a lock.
+final class TLSContext: Sendable {
+    // An SSL_CTX may be shared by connections on many threads once configured; the lock serializes SSL_new.
+    private let context: LockedValue<OpaquePointer>
+
+    /// Builds the context and loads the certificate chain and private key.
+    /// - Parameters:
+    ///   - certificatePath: PEM certificate chain.
+    ///   - privateKeyPath: PEM private key.
+    /// - Throws: ``HTTP2ServerError/tlsSetup(function:detail:)`` naming the OpenSSL call that failed.
+    init(certificatePath: String, privateKeyPath: String) throws {
+        ERR_clear_error()
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            throw HTTP2ServerError.tlsSetup(function: "SSL_CTX_new", detail: TLSContext.drainErrors())
+        }
+        do {
+            try TLSContext.configure(context, certificatePath: certificatePath, privateKeyPath: privateKeyPath)
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+        self.context = LockedValue(context)
+    }
+
+    deinit {
+        // Connections still alive hold their own reference to the SSL_CTX (OpenSSL counts them).
+        context.withLock { SSL_CTX_free($0) }
+    }
+
+    /// Creates the `SSL` object for one accepted connection.
+    /// - Returns: The new `SSL`, or nil when OpenSSL is out of memory.
+    func makeConnection() -> OpaquePointer? {
+        context.withLock { SSL_new($0) }
+    }
+
+    /// Empties this thread's OpenSSL error queue into one line of text.
+    static func drainErrors() -> String {
+        var reasons: [String] = []
+        var buffer = [CChar](repeating: 0, count: 256)
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            ERR_error_string_n(code, &buffer, buffer.count)
+            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return reasons.isEmpty ? "no OpenSSL error detail" : reasons.joined(separator: "; ")
+    }
+
+    private static func configure(_ context: OpaquePointer, certificatePath: String, privateKeyPath: String) throws {
+        func check(_ result: Int32, _ function: String) throws {
+            guard result == 1 else {
+                throw HTTP2ServerError.tlsSetup(function: function, detail: drainErrors())
+            }
+        }
+        try check(CTLS_CTX_set_min_proto_version(context, TLS1_2_VERSION), "SSL_CTX_set_min_proto_version")
+        SSL_CTX_set_options(context, CTLS_OP_NO_COMPRESSION | CTLS_OP_NO_RENEGOTIATION | CTLS_OP_CIPHER_SERVER_PREFERENCE)
+        // Partial writes and a movable buffer let the connection loop retry SSL_write after WANT_WRITE with
+        // whatever is still queued, from wherever the array now lives.
+        _ = CTLS_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        try check(SSL_CTX_set_cipher_list(context, "ECDHE+AESGCM:ECDHE+CHACHA20"), "SSL_CTX_set_cipher_list")
+        try check(SSL_CTX_use_certificate_chain_file(context, certificatePath), "SSL_CTX_use_certificate_chain_file")
+        try check(SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM), "SSL_CTX_use_PrivateKey_file")
+        try check(SSL_CTX_check_private_key(context), "SSL_CTX_check_private_key")
+        SSL_CTX_set_alpn_select_cb(context, selectHTTP2Protocol, nil)
+    }
+}
