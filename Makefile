@@ -2,7 +2,7 @@
 #   make demo   installs what it needs, builds, and runs the end-to-end demo.
 #   make test   installs what it needs (including the Python test peers) and runs every test.
 
-APT_PACKAGES := libcurl4-openssl-dev libwebsockets-dev libssl-dev libsqlite3-dev pkg-config curl openssl
+APT_PACKAGES := libcurl4-openssl-dev libwebsockets-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
 PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

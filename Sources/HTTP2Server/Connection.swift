@@ -112,7 +112,8 @@ final class Connection {
         return lastActivity + .seconds(idle)
     }
 
-    /// Continues the TLS handshake; on completion requires ALPN "h2" (RFC 9113 §3.2) and opens the session.
+    /// Continues the TLS handshake; on completion requires ALPN "h2" when the client offered ALPN
+    /// (RFC 9113 §3.2) and opens the session.
     /// - Returns: How the connection ends, or nil while it goes on.
     private func advanceHandshake(_ ssl: OpaquePointer) -> Ending? {
         ERR_clear_error()
@@ -129,9 +130,13 @@ final class Connection {
         var protocolName: UnsafePointer<UInt8>?
         var protocolLength: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &protocolName, &protocolLength)
-        // A client that sent no ALPN at all completes the handshake; HTTP/2 over TLS still requires "h2".
-        guard let protocolName, protocolLength == 2, protocolName[0] == UInt8(ascii: "h"), protocolName[1] == UInt8(ascii: "2")
-        else { return .finished }
+        // A client that offered ALPN without "h2" was refused by the selection callback. A client that
+        // offered no ALPN at all speaks HTTP/2 with prior knowledge (RFC 9113 §3.3), as APNs clients such
+        // as aioapns do; its connection preface is checked by nghttp2 like any other.
+        if let protocolName {
+            guard protocolLength == 2, protocolName[0] == UInt8(ascii: "h"), protocolName[1] == UInt8(ascii: "2")
+            else { return .finished }
+        }
         guard let session = H2Session.open(context: context, mailbox: mailbox) else { return .abort }
         h2 = session
         lastActivity = .now

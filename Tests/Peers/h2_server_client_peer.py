@@ -323,6 +323,26 @@ def alpn(args):
         sock = context.wrap_socket(raw, server_hostname="localhost")
         report["handshake"] = "ok"
         report["alpn"] = sock.selected_alpn_protocol()
+        if not offer:
+            # No ALPN: HTTP/2 with prior knowledge (RFC 9113 §3.3), as APNs clients such as aioapns do.
+            conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
+            conn.initiate_connection()
+            conn.send_headers(1, [(":method", "GET"), (":path", "/empty"), (":scheme", "https"),
+                                  (":authority", "localhost")], end_stream=True)
+            sock.sendall(conn.data_to_send())
+            while report.get("status") is None:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                report["bytes_received"] += len(data)
+                for event in conn.receive_data(data):
+                    if isinstance(event, h2.events.ResponseReceived):
+                        report["status"] = int(dict(event.headers)[b":status"])
+                sock.sendall(conn.data_to_send())
+            sock.close()
+            report["closed"] = True
+            report["elapsed"] = time.monotonic() - started
+            return report
         received = 0
         try:
             while True:

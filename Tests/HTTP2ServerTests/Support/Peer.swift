@@ -29,6 +29,7 @@ enum Peer {
         let handshake: String?
         let error: String?
         let alpn: String?
+        let status: Int?
         let bytesReceived: Int?
         let sentBytes: Int?
         let requestsSent: Int?
