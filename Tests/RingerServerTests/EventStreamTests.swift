@@ -1,0 +1,96 @@
+import Foundation
+import LibWebSockets
+import RingerSync
+import RingerWire
+import Testing
+
+/// The `/v1/events` WebSocket against a real server: live delivery, `?since=` replay after a drop,
+/// and refusals as problems.
+@Suite(.serialized) struct EventStreamTests {
+    /// Collects the events a socket receives.
+    final class Inbox: Sendable {
+        let events = LockedValue<[CallEvent]>([])
+        func receive(_ text: String) {
+            if let event = try? RingerJSON.decode(CallEvent.self, from: Data(text.utf8)) { events.withLock { $0.append(event) } }
+        }
+        func wait(for type: EventType, timeout: TimeInterval = 10) async -> CallEvent? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let event = events.withLock({ $0.first { $0.type == type } }) { return event }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return nil
+        }
+    }
+
+    static func connect(_ http: TestHTTP, token: String, query: String, inbox: Inbox) async throws -> WebSocketClient {
+        let url = http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + "/v1/events?" + query
+        return try await WebSocketClient.connect(url: url, headers: ["authorization": "Bearer " + token],
+                                                 onText: { inbox.receive($0) })
+    }
+
+    @Test func eventsArriveLiveAndMissedOnesReplayAfterReconnect() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+
+            let live = Inbox()
+            let socket = try await Self.connect(http, token: bob, query: "device_id=bob-iphone", inbox: live)
+            try await Task.sleep(for: .milliseconds(100))
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let incoming = try #require(await live.wait(for: .callIncoming))
+            #expect(incoming.call.callId == call.callId)
+            socket.close()
+            try await Task.sleep(for: .milliseconds(100))
+
+            // While bob's socket is down, alice cancels; reconnecting with ?since= replays it.
+            _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+            let resumed = Inbox()
+            let again = try await Self.connect(http, token: bob, query: "device_id=bob-iphone&since=\(incoming.seq)",
+                                               inbox: resumed)
+            defer { again.close() }
+            let cancelled = try #require(await resumed.wait(for: .callCancelled))
+            #expect(cancelled.call.state == .cancelled)
+            #expect(cancelled.seq > incoming.seq)
+            #expect(resumed.events.withLock { $0.allSatisfy { $0.seq > incoming.seq } })
+        }
+    }
+
+    @Test func elsewhereEventsSkipTheDeviceThatActed() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            try await APITests.registerPhone(http, token: bob, device: "bob-ipad", voip: String(repeating: "cd", count: 32))
+            let phone = Inbox(), pad = Inbox()
+            let phoneSocket = try await Self.connect(http, token: bob, query: "device_id=bob-iphone", inbox: phone)
+            let padSocket = try await Self.connect(http, token: bob, query: "device_id=bob-ipad", inbox: pad)
+            defer { phoneSocket.close(); padSocket.close() }
+            try await Task.sleep(for: .milliseconds(100))
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            _ = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
+            #expect(await pad.wait(for: .callAnsweredElsewhere) != nil)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(phone.events.withLock { $0.map(\.type) } == [.callIncoming])
+        }
+    }
+
+    @Test func upgradeWithoutAValidTokenIsRefused() async throws {
+        try await APITests.withServer { http in
+            await #expect(throws: (any Error).self) {
+                _ = try await Self.connect(http, token: "forged", query: "device_id=x", inbox: Inbox())
+            }
+        }
+    }
+
+    @Test func oversizedBodyIsAProblemAndStoresNothing() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let huge = #"{"callee":"bob","pad":""# + String(repeating: "x", count: 70_000) + #""}"#
+            let response = try await http.send("POST", "/v1/calls", token: alice, json: huge)
+            APITests.expectProblem(response, status: 413, type: .payloadTooLarge)
+            #expect(try (try await http.send("GET", "/v1/calls", token: alice)).decode(CallList.self).calls.isEmpty)
+        }
+    }
+}
