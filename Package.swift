@@ -33,8 +33,9 @@ let package = Package(
         .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync"], swiftSettings: strict),
 
         // Wrappers over C libraries, one job each.
-        .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "DevCertificates", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "JWT", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
+        .target(name: "DevCertificates", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
         .target(name: "HTTP2Client", dependencies: ["CCurl", "RingerSync"], swiftSettings: strict),
         .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "RingerSync"], swiftSettings: strict),
         .target(name: "LibWebSockets", dependencies: ["CLWS", "HTTPTypes", "RingerSync"], swiftSettings: strict),

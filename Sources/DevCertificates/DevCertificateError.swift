@@ -46,7 +46,8 @@ public struct DevCertificateError: Error, CustomStringConvertible, Equatable, Se
     static func io(function: String, detail: String) -> DevCertificateError {
         DevCertificateError(.io, detail: detail, function: function)
     }
-    static func crypto(function: String, detail: String) -> DevCertificateError {
+    /// An OpenSSL failure of `function`, with OpenSSL's reasons (never key material).
+    public static func crypto(function: String, detail: String) -> DevCertificateError {
         DevCertificateError(.crypto, detail: detail, function: function)
     }
 

@@ -1,4 +1,5 @@
 import COpenSSL
+import OpenSSLSupport
 
 /// Owns one OpenSSL EC P-256 `EVP_PKEY` and frees it on deinit. Not thread-safe; used within one call.
 final class DevKey {
@@ -26,8 +27,8 @@ final class DevKey {
 
     /// Reads the first unencrypted PEM private key in `pem`.
     static func read(pem: String) throws(DevCertificateError) -> DevKey {
-        try OpenSSLCall.withReadBIO(pem) { (bio) throws(DevCertificateError) -> DevKey in
-            guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
+        try OpenSSLCall.reading(pem) { (bio) throws(DevCertificateError) -> DevKey in
+            guard let key = PEM_read_bio_PrivateKey(bio, nil, openSSLRefusePassphrase, nil) else {
                 throw DevCertificateError.invalidPEM("no unencrypted private key (\(OpenSSLCall.drainErrors()))")
             }
             return DevKey(taking: key)
@@ -36,7 +37,7 @@ final class DevKey {
 
     /// The key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
     func pkcs8PEM() throws(DevCertificateError) -> String {
-        try OpenSSLCall.pem("PEM_write_bio_PKCS8PrivateKey") { bio in
+        try OpenSSLCall.writing("PEM_write_bio_PKCS8PrivateKey") { bio in
             PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil)
         }
     }

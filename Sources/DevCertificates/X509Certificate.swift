@@ -1,4 +1,5 @@
 import COpenSSL
+import OpenSSLSupport
 
 /// Owns one OpenSSL `X509` and frees it on deinit. Not thread-safe; used within one call.
 final class X509Certificate {
@@ -15,8 +16,8 @@ final class X509Certificate {
 
     /// Reads the first PEM certificate in `pem`.
     static func read(pem: String) throws(DevCertificateError) -> X509Certificate {
-        try OpenSSLCall.withReadBIO(pem) { (bio) throws(DevCertificateError) -> X509Certificate in
-            guard let certificate = PEM_read_bio_X509(bio, nil, refusePassphrase, nil) else {
+        try OpenSSLCall.reading(pem) { (bio) throws(DevCertificateError) -> X509Certificate in
+            guard let certificate = PEM_read_bio_X509(bio, nil, openSSLRefusePassphrase, nil) else {
                 throw DevCertificateError.invalidPEM("no PEM certificate (\(OpenSSLCall.drainErrors()))")
             }
             return X509Certificate(taking: certificate)
@@ -89,6 +90,6 @@ final class X509Certificate {
 
     /// The certificate as PEM (`BEGIN CERTIFICATE`).
     func pem() throws(DevCertificateError) -> String {
-        try OpenSSLCall.pem("PEM_write_bio_X509") { bio in PEM_write_bio_X509(bio, pointer) }
+        try OpenSSLCall.writing("PEM_write_bio_X509") { bio in PEM_write_bio_X509(bio, pointer) }
     }
 }

@@ -1,4 +1,5 @@
 import COpenSSL
+import OpenSSLSupport
 
 /// Converts ES256 signatures between OpenSSL's DER `ECDSA-Sig-Value` and JOSE's fixed-size r||s form.
 ///

@@ -1,4 +1,5 @@
 import COpenSSL
+import OpenSSLSupport
 
 extension EVPKey {
     /// Signs `message` with SHA-256: PKCS#1 v1.5 for RSA, DER `ECDSA-Sig-Value` for EC.

@@ -1,4 +1,5 @@
 import COpenSSL
+import OpenSSLSupport
 
 /// Owns one OpenSSL `EVP_PKEY` (EC P-256 or RSA, private or public) and frees it on deinit.
 ///
@@ -19,8 +20,8 @@ final class EVPKey {
     /// Reads the first private key in `pem`: PKCS#8 (`BEGIN PRIVATE KEY`, Apple's `.p8`), SEC1
     /// (`BEGIN EC PRIVATE KEY`) or PKCS#1 (`BEGIN RSA PRIVATE KEY`). Encrypted keys are refused.
     static func privateKey(pem: String) throws(JWTError) -> EVPKey {
-        try MemoryBIO.reading(pem) { (bio) throws(JWTError) -> EVPKey in
-            guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
+        try OpenSSLCall.reading(pem) { (bio) throws(JWTError) -> EVPKey in
+            guard let key = PEM_read_bio_PrivateKey(bio, nil, openSSLRefusePassphrase, nil) else {
                 throw JWTError.invalidKey("no readable unencrypted PEM private key (\(OpenSSLCall.drainErrors()))")
             }
             return EVPKey(taking: key)
@@ -29,8 +30,8 @@ final class EVPKey {
 
     /// Reads the first SubjectPublicKeyInfo (`BEGIN PUBLIC KEY`) in `pem`.
     static func publicKey(pem: String) throws(JWTError) -> EVPKey {
-        try MemoryBIO.reading(pem) { (bio) throws(JWTError) -> EVPKey in
-            guard let key = PEM_read_bio_PUBKEY(bio, nil, refusePassphrase, nil) else {
+        try OpenSSLCall.reading(pem) { (bio) throws(JWTError) -> EVPKey in
+            guard let key = PEM_read_bio_PUBKEY(bio, nil, openSSLRefusePassphrase, nil) else {
                 throw JWTError.invalidKey("no readable PEM public key (\(OpenSSLCall.drainErrors()))")
             }
             return EVPKey(taking: key)
@@ -101,14 +102,14 @@ final class EVPKey {
 
     /// The private key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`), the form of Apple's `.p8` files.
     func pkcs8PEM() throws(JWTError) -> String {
-        try MemoryBIO.writing("PEM_write_bio_PKCS8PrivateKey") { bio in
+        try OpenSSLCall.writing("PEM_write_bio_PKCS8PrivateKey") { bio in
             PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil)
         }
     }
 
     /// The public key as SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`).
     func publicKeyPEM() throws(JWTError) -> String {
-        try MemoryBIO.writing("PEM_write_bio_PUBKEY") { bio in
+        try OpenSSLCall.writing("PEM_write_bio_PUBKEY") { bio in
             PEM_write_bio_PUBKEY(bio, pointer)
         }
     }

@@ -1,4 +1,5 @@
 import COpenSSL
+import OpenSSLSupport
 
 /// HMAC-SHA-256 (RFC 2104, RFC 4231) for HS256 (RFC 7518 §3.2).
 enum HMACSHA256 {

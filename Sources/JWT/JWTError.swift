@@ -64,7 +64,8 @@ public struct JWTError: Error, CustomStringConvertible, Equatable, Sendable {
     static func issuedTooLongAgo(_ detail: String) -> JWTError { JWTError(.issuedTooLongAgo, detail: detail) }
     static func missingClaim(_ name: String) -> JWTError { JWTError(.missingClaim, detail: "claim \"\(name)\"") }
     static func encoding(_ detail: String) -> JWTError { JWTError(.encoding, detail: detail) }
-    static func crypto(function: String, detail: String) -> JWTError {
+    /// An OpenSSL failure of `function`, with OpenSSL's reasons (never key material).
+    public static func crypto(function: String, detail: String) -> JWTError {
         JWTError(.crypto, detail: detail, function: function)
     }
 
