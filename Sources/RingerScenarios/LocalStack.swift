@@ -8,6 +8,7 @@ public import RingerKit
 public import RingerLogging
 public import RingerSandbox
 public import RingerServer
+import RingerSync
 import RingerWire
 
 /// A whole Ringer installation on loopback, in one process: a throw-away CA and APNs key in a temporary
@@ -38,6 +39,8 @@ public final class LocalStack: Sendable {
     /// WebSockets for simulated phones.
     public let webSockets: any WebSocketTransport
     private let adminKey: String
+    /// Phones made by ``phone(user:name:deviceID:behaviour:observe:)``, switched off by ``shutdown()``.
+    private let phones = LockedValue<[SimulatedIPhone]>([])
 
     private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, server: RingerServer, adminKey: String) {
         self.directory = directory
@@ -108,12 +111,14 @@ public final class LocalStack: Sendable {
         let token = try await userToken(for: userID, name: name)
         let phone = SimulatedIPhone(identity: .init(userID: userID, deviceID: deviceID), server: serverURL,
                                     userToken: token, webSockets: webSockets, behaviour: behaviour, observe: observe)
+        phones.withLock { $0.append(phone) }
         try await phone.installAndLogIn(sandbox: sandbox)
         return phone
     }
 
-    /// Stops the server and the sandbox and removes the temporary folder.
+    /// Switches the phones off, stops the server and the sandbox, and removes the temporary folder.
     public func shutdown() async {
+        for phone in phones.withLock({ $0 }) { phone.setAppState(.killed) }
         await server.shutdown()
         sandbox.shutdown()
         try? FileManager.default.removeItem(at: directory)

@@ -13,7 +13,9 @@ enum Usage {
       ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors).
           --listen 127.0.0.1:2197   --cert server.pem --key server.key (a throw-away CA is made if absent)
           --key-id ID --team-id TEAM --key-file AuthKey.p8|public.pem   --devices TOKEN:BUNDLE[,TOKEN:BUNDLE]
-      ringer demo [--json]      Alice calls Bob, whose iPhone app is killed, all on loopback.
+      ringer demo [--json] [--verbose]
+                                Alice calls Bob, whose iPhone app is killed, all on loopback.
+                                --json: one JSON object per line; --verbose: server and sandbox logs too.
       ringer keys --out DIR     Write a throw-away APNs key (.p8) and a dev CA + localhost certificate.
     """
 }
