@@ -228,11 +228,12 @@ public final class SimulatedIPhone: Sendable {
             state.withLock { $0.appState = .background }
         }
         guard let running else { return }
-        // PushKit: the handler must report a call before it completes.
-        let reportsBefore = callKit.reportCount
-        let disposition = running.handleVoIPPush(push.payload)
+        var disposition = CallCoordinator.PushDisposition.unreadable
+        let verdict = SimulatedPushKit.deliver(push.payload, callKit: callKit) { payload in
+            disposition = running.handleVoIPPush(payload)
+        }
         observe(.pushReceived(apnsID: push.apnsID, disposition: disposition))
-        if callKit.reportCount == reportsBefore {
+        if verdict == .appKilled {
             state.withLock { state in
                 state.killCount += 1
                 state.app = nil
