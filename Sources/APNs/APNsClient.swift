@@ -106,9 +106,10 @@ public final class APNsClient: Sendable {
     /// Fails in-flight requests and stops the HTTP/2 loop. Idempotent.
     public func shutdown() { http.shutdown() }
 
-    /// True for a non-empty, even-length string of hex digits.
-    static func isHexToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count % 2 == 0 && token.utf8.allSatisfy { byte in
+    /// True for a device token as APNs issues them: an even number (2…1024) of ASCII hex digits.
+    /// Apple does not promise a length, so none is assumed beyond a sanity bound.
+    public static func isHexToken(_ token: String) -> Bool {
+        (2...1024).contains(token.utf8.count) && token.utf8.count % 2 == 0 && token.utf8.allSatisfy { byte in
             (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
         }
     }
@@ -144,6 +145,10 @@ public struct APNsClientError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// The connection failed (DNS, TCP, TLS, HTTP/2).
     public static func transport(_ detail: String) -> APNsClientError { APNsClientError(.transport, detail) }
+
+    /// True when sending again later may succeed (no answer, or the connection failed); false for
+    /// a request that can never be sent as it is.
+    public var isRetryable: Bool { code == .transport || code == .timedOut }
 
     public var description: String { detail }
 }

@@ -19,9 +19,9 @@ public struct CallMachine: Codable, Hashable, Sendable {
     /// The callee devices rung when the call was placed.
     public private(set) var calleeDevices: [CalleeDevice]
     /// Callee devices that acknowledged `ringing`, in order.
-    public private(set) var ringingDeviceIDs: [String]
+    public private(set) var ringingDeviceIds: [String]
     /// The callee device that declined, when the call ended `declined`.
-    public private(set) var declinedDeviceID: String?
+    public private(set) var declinedDeviceId: String?
 
     /// Places a call: decides at once whether it rings, is busy or cannot ring at all.
     ///
@@ -44,7 +44,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
         if calleeBusy {
             call.state = .busy
             call.endedAt = now
-            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
+            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIds: [])
             return (machine, [.publish(.callEnded, to: .user(caller.id))])
         }
         let wakeable = calleeDevices.filter { $0.canBeWoken }
@@ -54,19 +54,19 @@ public struct CallMachine: Codable, Hashable, Sendable {
             call.failureReason = calleeDevices.isEmpty
                 ? "\(callee.id) has no registered device"
                 : "\(callee.id) has no device that can be woken"
-            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
+            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIds: [])
             return (machine, [.publish(.callEnded, to: .user(caller.id))])
         }
         var effects: [CallEffect] = [.publish(.callIncoming, to: .user(callee.id))]
         effects += wakeable.map { .pushVoIP(deviceID: $0.id) }
         effects.append(.scheduleRingTimeout(at: call.expiresAt))
-        return (CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: []), effects)
+        return (CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIds: []), effects)
     }
 
-    private init(call: Call, calleeDevices: [CalleeDevice], ringingDeviceIDs: [String]) {
+    private init(call: Call, calleeDevices: [CalleeDevice], ringingDeviceIds: [String]) {
         self.call = call
         self.calleeDevices = calleeDevices
-        self.ringingDeviceIDs = ringingDeviceIDs
+        self.ringingDeviceIds = ringingDeviceIds
     }
 
     /// Applies an input.
@@ -93,9 +93,9 @@ public struct CallMachine: Codable, Hashable, Sendable {
                 if state == .accepted, call.acceptedDeviceId == device { return [] }
                 throw CallRuleError.stateConflict("the call is no longer ringing", state: state)
             }
-            guard !ringingDeviceIDs.contains(device) else { return [] }
-            ringingDeviceIDs.append(device)
-            return ringingDeviceIDs.count == 1 ? [.publish(.callRinging, to: .user(caller))] : []
+            guard !ringingDeviceIds.contains(device) else { return [] }
+            ringingDeviceIds.append(device)
+            return ringingDeviceIds.count == 1 ? [.publish(.callRinging, to: .user(caller))] : []
 
         case .accept(let device):
             try requireCallee(actor, "only the callee can accept")
@@ -122,11 +122,11 @@ public struct CallMachine: Codable, Hashable, Sendable {
             switch state {
             case .ringing:
                 finish(.declined, by: callee, at: now)
-                declinedDeviceID = device
+                declinedDeviceId = device
                 return [.cancelRingTimeout,
                         .publish(.callDeclined, to: .user(caller)),
                         .publish(.callDeclinedElsewhere, to: .userExceptDevice(callee, deviceID: device))]
-            case .declined where declinedDeviceID == device:
+            case .declined where declinedDeviceId == device:
                 return []
             case .accepted where call.acceptedDeviceId != device:
                 throw CallRuleError.answeredElsewhere(state: state)

@@ -10,10 +10,11 @@ public import RingerWire
 ///   whatever the push holds; an unusable push is reported and ended at once (Apple: PushKit, iOS 13+).
 /// - **One call per server call id**: the CallKit UUID is the call id; the same call arriving by push
 ///   and by WebSocket, in either order, is one call on screen.
-/// - **Answer before the app is ready**: an answer given before ``connect(api:)`` is kept against the
-///   call id and sent as soon as the API is available; the native answer completes only when the
-///   server confirmed it.
-/// - **Remote endings** close the native call with the matching `CXCallEndedReason`, exactly once.
+/// - **Answer before the app is ready**: a push that wakes the app before it called
+///   ``connect(api:)`` still rings; an answer given then is kept against the call id and sent as soon
+///   as the API is available; the native answer completes only when the server confirmed it.
+/// - **Remote endings** close the native call with the matching `CXCallEndedReason`, exactly once,
+///   and a call nobody ended still stops ringing at its deadline even if no event ever arrives.
 ///
 /// Thread-safe. UI and observer callbacks are made outside the coordinator's lock.
 public final class CallCoordinator: Sendable {
@@ -62,12 +63,24 @@ public final class CallCoordinator: Sendable {
         var answer: (@Sendable (Bool) -> Void)?
     }
 
-    private struct State {
-        var api: RingerAPIClient?
-        var calls: [String: Entry] = [:]
-        /// Answers given before the API was available, by call id.
-        var pendingAnswers: [String] = []
+    /// Whether requests can be made: before ``connect(api:)`` the app is still launching (requests
+    /// wait), after `connect(api: nil)` nobody is logged in (pushes are refused).
+    private enum Session {
+        case launching
+        case loggedIn(RingerAPIClient)
+        case loggedOut
     }
+
+    private struct State {
+        var session = Session.launching
+        var calls: [String: Entry] = [:]
+        /// Requests waiting for the app to finish launching.
+        var waiters: [UUID: CheckedContinuation<RingerAPIClient?, Never>] = [:]
+    }
+
+    /// Seconds past a call's deadline before the device ends it on its own, if the server's
+    /// `call.unanswered` has not arrived by then.
+    static let deadlineGrace: TimeInterval = 2
 
     /// This device's id, sent with ringing/accept/decline.
     public let deviceID: String
@@ -90,16 +103,39 @@ public final class CallCoordinator: Sendable {
         self.observer = observer
     }
 
-    /// Makes the logged-in user's API available (after login or at launch with a stored token), and
-    /// sends answers the user gave before. Pass nil on logout.
+    /// Makes the logged-in user's API available (after login, or at launch with a stored token), and
+    /// releases requests that waited for it (an answer given on the lock screen during launch).
+    /// Pass nil when nobody is logged in: VoIP pushes are then reported and ended at once.
     public func connect(api: RingerAPIClient?) {
-        let pending = state.withLock { state -> [String] in
-            state.api = api
-            guard api != nil else { return [] }
-            defer { state.pendingAnswers.removeAll() }
-            return state.pendingAnswers
+        let waiters = state.withLock { state -> [CheckedContinuation<RingerAPIClient?, Never>] in
+            state.session = api.map(Session.loggedIn) ?? .loggedOut
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
         }
-        for callID in pending { sendAccept(callID: callID) }
+        for waiter in waiters { waiter.resume(returning: api) }
+    }
+
+    /// The API, waiting while the app is still launching, at most until `deadline`.
+    private func api(waitingUntil deadline: Date) async -> RingerAPIClient? {
+        let id = UUID()
+        let timer = Task { [weak self] in
+            let seconds = deadline.timeIntervalSince(self?.now() ?? deadline)
+            guard (try? await Task.sleep(for: .seconds(max(0, seconds)))) != nil else { return }
+            self?.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> RingerAPIClient?? in
+                switch state.session {
+                case .loggedIn(let api): return .some(api)
+                case .loggedOut: return .some(nil)
+                case .launching:
+                    state.waiters[id] = continuation
+                    return .none
+                }
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 
     // MARK: VoIP push
@@ -123,7 +159,7 @@ public final class CallCoordinator: Sendable {
         let disposition = state.withLock { state -> PushDisposition in
             if let entry = state.calls[callID] { return entry.phase == .ended ? .alreadyEnded : .duplicate }
             if expiresAt <= now() { return .expired }
-            if state.api == nil { return .loggedOut }
+            if case .loggedOut = state.session { return .loggedOut }
             state.calls[callID] = Entry(uuid: uuid, direction: .incoming, phase: .ringing, expiresAt: expiresAt)
             return .ringing
         }
@@ -163,11 +199,25 @@ public final class CallCoordinator: Sendable {
             return
         }
         observer(.ringing(callID: callID))
-        // A 409 here means the call ended while this device was waking: close it with the server's reason.
+        armDeadline(callID: callID)
+        // A refusal here means the call ended while this device was waking (409 with the state), or is
+        // not this user's call (a push for the previous user of the phone): close it.
         perform(callID: callID, attempts: 3, onFailure: { [weak self] problem in
-            guard let state = problem?.callState else { return }
-            self?.endRemotely(callID: callID, reason: Self.endReason(forFinal: state))
+            guard let problem else { return }
+            self?.endRemotely(callID: callID, reason: problem.callState.map(Self.endReason(forFinal:)) ?? .failed)
         }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
+    }
+
+    /// Ends a still-ringing call shortly after its deadline, so it never rings on if the server's
+    /// `call.unanswered` is lost (no socket, suspended app).
+    private func armDeadline(callID: String) {
+        guard let expiresAt = state.withLock({ $0.calls[callID]?.expiresAt }) else { return }
+        let delay = expiresAt.timeIntervalSince(now()) + Self.deadlineGrace
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(max(0, delay)))
+            guard let self, self.state.withLock({ $0.calls[callID]?.phase == .ringing }) else { return }
+            self.endRemotely(callID: callID, reason: .unanswered)
+        }
     }
 
     /// The reason a callee device shows for a call that reached `state` without it.
@@ -233,7 +283,6 @@ public final class CallCoordinator: Sendable {
             let answer = entry.answer
             entry.answer = nil
             state.calls[callID] = entry
-            state.pendingAnswers.removeAll { $0 == callID }
             return (entry.uuid, answer)
         }
         guard let (uuid, answer) = ended else { return }
@@ -248,22 +297,15 @@ public final class CallCoordinator: Sendable {
     /// action once the server confirmed; `completion(false)` fails it (the call ended meanwhile).
     public func answer(callID uuid: UUID, completion: @escaping @Sendable (Bool) -> Void) {
         let callID = uuid.uuidString.lowercased()
-        let ready = state.withLock { state -> Bool? in
-            guard var entry = state.calls[callID], entry.direction == .incoming, entry.phase == .ringing else { return nil }
+        let ringing = state.withLock { state -> Bool in
+            guard var entry = state.calls[callID], entry.direction == .incoming, entry.phase == .ringing else { return false }
             entry.phase = .answering
             entry.answer = completion
             state.calls[callID] = entry
-            guard state.api != nil else {
-                state.pendingAnswers.append(callID)
-                return false
-            }
             return true
         }
-        switch ready {
-        case nil: completion(false)
-        case true?: sendAccept(callID: callID)
-        case false?: break // sent by connect(api:)
-        }
+        guard ringing else { return completion(false) }
+        sendAccept(callID: callID)   // waits for the API if the app is still launching
     }
 
     private func sendAccept(callID: String) {
@@ -298,7 +340,6 @@ public final class CallCoordinator: Sendable {
             let phase = entry.phase
             entry.phase = .ended
             state.calls[callID] = entry
-            state.pendingAnswers.removeAll { $0 == callID }
             return (entry, phase)
         }
         completion(true)
@@ -307,9 +348,24 @@ public final class CallCoordinator: Sendable {
         observer(.ended(callID: callID, reason: nil))
         perform(callID: callID, attempts: 8) { api, device in
             switch (entry.direction, phase) {
-            case (.incoming, .ringing), (.incoming, .answering): _ = try await api.decline(callID: callID, deviceID: device)
-            case (.outgoing, .ringing): _ = try await api.cancel(callID: callID)
-            default: _ = try await api.end(callID: callID)
+            case (.incoming, .ringing):
+                _ = try await api.decline(callID: callID, deviceID: device)
+            case (.incoming, .answering):
+                // The accept may already have reached the server: then the call must be ended, not declined,
+                // or it stays accepted and the user looks busy to every later caller.
+                do {
+                    _ = try await api.decline(callID: callID, deviceID: device)
+                } catch let error as RingerAPIError where error.problem?.callState == .accepted {
+                    _ = try await api.end(callID: callID)
+                }
+            case (.outgoing, .ringing):
+                do {
+                    _ = try await api.cancel(callID: callID)
+                } catch let error as RingerAPIError where error.problem?.callState == .accepted {
+                    _ = try await api.end(callID: callID)
+                }
+            default:
+                _ = try await api.end(callID: callID)
             }
         }
     }
@@ -320,7 +376,9 @@ public final class CallCoordinator: Sendable {
     /// - Returns: the call (its state may already be `busy` or `failed`).
     /// - Throws: ``RingerAPIError``; `RingerAPIError.transport` when no user is logged in.
     public func startCall(to callee: String, hasVideo: Bool = false) async throws -> Call {
-        guard let api = state.withLock({ $0.api }) else { throw RingerAPIError.transport("not logged in") }
+        guard case .loggedIn(let api) = state.withLock({ $0.session }) else {
+            throw RingerAPIError.transport("not logged in")
+        }
         let call = try await api.createCall(callee: callee, hasVideo: hasVideo)
         if call.state == .ringing, let uuid = UUID(uuidString: call.callId) {
             state.withLock {
@@ -338,10 +396,11 @@ public final class CallCoordinator: Sendable {
                          onFailure: (@Sendable (Problem?) -> Void)? = nil,
                          _ body: @escaping @Sendable (RingerAPIClient, String) async throws -> Void) {
         let (observer, deviceID) = (self.observer, self.deviceID)
+        let deadline = state.withLock { $0.calls[callID]?.expiresAt } ?? now().addingTimeInterval(60)
         Task { [weak self] in
             var delay: TimeInterval = 0.25
             for attempt in 1...attempts {
-                guard let api = self?.state.withLock({ $0.api }) else { break }
+                guard let api = await self?.api(waitingUntil: deadline) else { break }
                 do {
                     try await body(api, deviceID)
                     return

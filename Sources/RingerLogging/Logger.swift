@@ -126,7 +126,7 @@ public struct StreamLogHandler: LogHandler {
         let fields = event.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(event.date)
         let line = "\(time) \(event.level.rawValue) \(event.label): \(event.message)\(fields.isEmpty ? "" : " " + fields)\n"
-        handle.write(Data(line.utf8))
+        try? handle.write(contentsOf: Data(line.utf8))
     }
 }
 

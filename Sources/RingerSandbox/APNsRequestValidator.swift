@@ -89,7 +89,7 @@ struct APNsRequestValidator: Sendable {
         let limit = pushType == "voip" ? 5120 : 4096
         guard request.body.count <= limit else { throw Rejection(status: 413, reason: "PayloadTooLarge") }
 
-        guard token.utf8.count % 2 == 0, token.allSatisfy(\.isHexDigit), let known = device(token) else {
+        guard Self.isHexToken(token), let known = device(token) else {
             throw Rejection(status: 400, reason: "BadDeviceToken")
         }
         guard topic == known.bundleID || topic == known.bundleID + ".voip" else {
@@ -127,5 +127,12 @@ struct APNsRequestValidator: Sendable {
         let age = now.timeIntervalSince1970 - TimeInterval(verified.claims.iat)
         guard age <= maximumTokenAge else { throw Rejection(status: 403, reason: "ExpiredProviderToken") }
         guard age >= -60 else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
+    }
+
+    /// An even number of ASCII hex digits (not Unicode "hex digits" such as full-width ones).
+    static func isHexToken(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.count % 2 == 0 && token.utf8.allSatisfy { byte in
+            (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+        }
     }
 }

@@ -21,7 +21,7 @@ enum SandboxControl {
         switch (request.method, parts.count > 1 ? parts[1] : "") {
         case ("POST", "devices"):
             guard let body = try? decoder.decode(DeviceBody.self, from: Data(request.body)),
-                  body.token.allSatisfy(\.isHexDigit), !body.token.isEmpty else {
+                  APNsRequestValidator.isHexToken(body.token) else {
                 return json(400, ["error": "expected {\"token\": hex, \"bundle_id\": string}"])
             }
             sandbox.register(SandboxDevice(token: body.token, bundleID: body.bundleId))

@@ -2,7 +2,7 @@ public import Foundation
 import RingerSync
 
 /// What happened during a run, with milliseconds since the call started, for people (`text`) and
-/// machines (`jsonLines`: one object per line with `t_ms`, `event` and string fields).
+/// machines (``json(_:)``: one object per line with `t_ms`, `event` and the entry's fields).
 ///
 /// Thread-safe; ``wait(for:timeout:)`` lets a script block until an event shows up.
 public final class Timeline: Sendable {
@@ -13,7 +13,30 @@ public final class Timeline: Sendable {
         /// Dotted event name, e.g. `apns.sent`.
         public var event: String
         /// Extra fields (never secrets).
-        public var fields: [String: String]
+        public var fields: [String: Value]
+    }
+
+    /// A field value: text or a number (numbers stay numbers in JSON).
+    public enum Value: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral,
+        ExpressibleByStringInterpolation {
+        case text(String)
+        case number(Double)
+
+        public init(stringLiteral value: String) { self = .text(value) }
+
+        public var description: String {
+            switch self {
+            case .text(let text): text
+            case .number(let number): number.rounded() == number ? String(Int64(number)) : String(format: "%.1f", number)
+            }
+        }
+
+        var jsonObject: Any {
+            switch self {
+            case .text(let text): text
+            case .number(let number): number.rounded() == number ? Int64(number) as Any : number as Any
+            }
+        }
     }
 
     private struct State {
@@ -35,7 +58,13 @@ public final class Timeline: Sendable {
     public func start() { state.withLock { $0.origin = .now } }
 
     /// Records an event.
-    public func record(_ event: String, _ fields: [String: String] = [:]) {
+    /// - Parameters:
+    ///   - event: dotted name, e.g. `apns.sent`.
+    ///   - text: text fields.
+    ///   - numbers: number fields (JSON numbers); nil values are written as `none`.
+    public func record(_ event: String, _ text: [String: String] = [:], numbers: [String: Double?] = [:]) {
+        var fields = text.mapValues(Value.text)
+        for (key, number) in numbers { fields[key] = number.map(Value.number) ?? .text("none") }
         let (entry, ready) = state.withLock { state -> (Entry, [CheckedContinuation<Bool, Never>]) in
             let elapsed = state.origin.duration(to: .now)
             let ms = Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
@@ -98,7 +127,7 @@ public final class Timeline: Sendable {
     /// One JSON object: `{"t_ms":123,"event":"apns.sent","status":"200",…}`.
     public static func json(_ entry: Entry) -> String {
         var object: [String: Any] = ["t_ms": entry.tMs, "event": entry.event]
-        for (key, value) in entry.fields where key != "t_ms" && key != "event" { object[key] = value }
+        for (key, value) in entry.fields where key != "t_ms" && key != "event" { object[key] = value.jsonObject }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

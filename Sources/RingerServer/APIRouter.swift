@@ -59,6 +59,9 @@ struct APIRouter: Sendable {
             try requireAdmin(request)
             let body = try decode(CreateTokenRequest.self, request)
             guard UserID.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
+            if let name = body.name, !(1...UserID.maximumNameLength).contains(name.count) {
+                throw APIProblem.invalidField("name must be 1 to \(UserID.maximumNameLength) characters")
+            }
             let ttl = body.ttlSeconds ?? 3600
             guard (60...maxUserTokenTTL).contains(ttl) else {
                 throw APIProblem.invalidField("ttl_seconds must be between 60 and \(maxUserTokenTTL)")
@@ -145,7 +148,8 @@ struct APIRouter: Sendable {
             throw APIProblem.unauthorized("send Authorization: Bearer <user token>")
         }
         let claims = try tokens.verify(token, now: clock.now())
-        return Party(id: claims.sub, name: claims.name)
+        // A name from a token minted elsewhere is cut to size: it travels in every VoIP push (5120 bytes).
+        return Party(id: claims.sub, name: claims.name.map { String($0.prefix(UserID.maximumNameLength)) })
     }
 
     private func requireAdmin(_ request: HTTPRequest) throws {

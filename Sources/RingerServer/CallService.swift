@@ -54,11 +54,14 @@ final class CallService: Sendable {
         guard UserID.isValid(request.callee) else { throw APIProblem.invalidField("callee is not a valid user id") }
         guard request.callee != caller.id else { throw APIProblem.selfCall() }
         guard let callee = try await store.user(id: request.callee) else { throw APIProblem.userNotFound(request.callee) }
+        // A token without a name: show the name the server knows.
+        let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
         let (call, devices, effects) = try await writes.withLock { () async throws -> (Call, [Device], [CallEffect]) in
             let devices = try await store.devices(ofUser: callee.id)
             let busy = try await store.isInAcceptedCall(userID: callee.id)
             let online = await hub.isOnline(userID: callee.id)
-            let now = clock.now()
+            // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
+            let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
             let calleeDevices = devices.map {
                 CalleeDevice(id: $0.deviceId, platform: $0.platform,
                              canBeWoken: $0.platform == .ios && $0.voipToken != nil && $0.bundleId != nil)
@@ -137,7 +140,7 @@ final class CallService: Sendable {
 
     private func requireDevice(_ deviceID: String, of user: String) async throws {
         guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
-        if let device = try await store.device(id: deviceID), device.userId == user { return }
+        if try await store.device(id: deviceID, userID: user) != nil { return }
         if await hub.isConnected(userID: user, deviceID: deviceID) { return }
         throw APIProblem.unknownDevice(deviceID)
     }
@@ -147,7 +150,10 @@ final class CallService: Sendable {
         let outcome = try await writes.withLock { () async throws -> (Call, [CallEffect])? in
             do {
                 guard let (result, stored) = try await store.updateCall(id: callID, { machine in
-                    let effects = try machine.handle(input, by: actor, at: now)
+                    // A deadline that passed but whose timer has not fired yet still counts: an accept
+                    // at 45.2 s must not win over the ring-out.
+                    var effects = try machine.handle(.ringTimeout, by: .system, at: now)
+                    effects += try machine.handle(input, by: actor, at: now)
                     return ((machine.call, effects), Self.events(of: effects, call: machine.call))
                 }) else { return nil }
                 for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import RingerStore
 import RingerWire
@@ -17,12 +18,15 @@ struct DeviceRegistry: Sendable {
                 throw APIProblem.invalidField("an ios device needs voip_token or apns_token")
             }
             for (name, token) in [("voip_token", body.voipToken), ("apns_token", body.apnsToken)] {
-                if let token, !Self.isHexToken(token) {
+                if let token, !APNsClient.isHexToken(token) {
                     throw APIProblem.invalidField("\(name) must be an even number of hex digits (at most 1024)")
                 }
             }
             guard let bundle = body.bundleId, Self.isBundleID(bundle) else {
                 throw APIProblem.invalidField("an ios device needs bundle_id, e.g. com.example.app")
+            }
+            guard !bundle.hasSuffix(".voip") else {
+                throw APIProblem.invalidField("bundle_id is the app's own id; the .voip topic is derived from it")
             }
             if let environment = body.apnsEnvironment, environment != .sandbox, environment != .production {
                 throw APIProblem.invalidField("apns_environment must be sandbox or production")
@@ -33,8 +37,8 @@ struct DeviceRegistry: Sendable {
                   !token.contains(where: { $0.isWhitespace }) else {
                 throw APIProblem.invalidField("an android device needs fcm_token")
             }
-            guard body.voipToken == nil, body.apnsToken == nil else {
-                throw APIProblem.invalidField("voip_token and apns_token are for ios devices")
+            guard body.voipToken == nil, body.apnsToken == nil, body.apnsEnvironment == nil else {
+                throw APIProblem.invalidField("voip_token, apns_token and apns_environment are for ios devices")
             }
         default:
             throw APIProblem.invalidField("platform must be ios or android")
@@ -47,10 +51,6 @@ struct DeviceRegistry: Sendable {
         return try await store.registerDevice(device)
     }
 
-    /// True for an even, non-zero number of hex digits, at most 1024 (Apple does not fix the length).
-    static func isHexToken(_ token: String) -> Bool {
-        (2...1024).contains(token.utf8.count) && token.utf8.count % 2 == 0 && token.allSatisfy(\.isHexDigit)
-    }
 
     /// Reverse-DNS: letters, digits, `.` and `-`, with at least one dot.
     static func isBundleID(_ id: String) -> Bool {

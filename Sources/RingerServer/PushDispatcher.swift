@@ -50,14 +50,30 @@ final class PushDispatcher: Sendable {
         let started = ContinuousClock.now
         var status: Int?
         var reason: String?
-        var attempts = 1
-        do {
-            let (response, count) = try await apns.send(notification, to: token, environment: environment)
-            status = response.status
-            reason = response.reason?.rawValue
-            attempts = count
-        } catch {
-            reason = String(describing: error)
+        var attempts = 0
+        var backoff: TimeInterval = 0.25
+        // A lost VoIP push is a missed call: retry what may succeed later (no answer, 429, 500, 503),
+        // with the same apns-id, while the call can still ring. Apple: "Handling notification responses
+        // from APNs" (retry TooManyRequests with a delay; never retry BadDeviceToken, Unregistered…).
+        while true {
+            do {
+                let (response, count) = try await apns.send(notification, to: token, environment: environment)
+                (status, reason) = (response.status, response.reason?.rawValue)
+                attempts += count
+            } catch let error as APNsClientError {
+                (status, reason) = (nil, error.description)
+                attempts += 1
+                if !error.isRetryable { break }
+            } catch {
+                (status, reason) = (nil, String(describing: error))
+                attempts += 1
+                break
+            }
+            guard status == nil || status == 429 || status == 500 || status == 503, attempts < 5 else { break }
+            let delay = Double.random(in: backoff / 2...backoff)
+            guard Date().addingTimeInterval(delay + 1) < call.expiresAt else { break }
+            try? await Task.sleep(for: .seconds(delay))
+            backoff *= 2
         }
         let elapsed = started.duration(to: .now)
         let latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15

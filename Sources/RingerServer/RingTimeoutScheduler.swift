@@ -17,7 +17,7 @@ public struct SystemServerClock: ServerClock {
     public func now() -> Date { Date() }
     public func sleep(until deadline: Date) async throws {
         let seconds = deadline.timeIntervalSinceNow
-        if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
+        if seconds > 0 { try await Task.sleep(for: .seconds(seconds + 0.001)) }
     }
 }
 
@@ -33,7 +33,11 @@ final class RingTimeoutScheduler: Sendable {
     func schedule(callID: String, at deadline: Date, fire: @escaping @Sendable () async -> Void) {
         let clock = self.clock
         let task = Task {
-            do { try await clock.sleep(until: deadline) } catch { return }
+            // Sleep again if woken early: the monotonic sleep and the wall clock can disagree by a few ms,
+            // and the call machine ignores a timeout before the deadline.
+            while clock.now() < deadline {
+                do { try await clock.sleep(until: deadline) } catch { return }
+            }
             await fire()
         }
         let previous = tasks.withLock { tasks in

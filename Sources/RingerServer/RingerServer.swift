@@ -90,9 +90,10 @@ public final class RingerServer: Sendable {
             webSocketHandler: { [weak self] request, connection in
                 self?.upgrade(request, connection) ?? .reject(APIRouter.problem(APIProblem.unavailable()))
             })
+        // Ring deadlines are rescheduled before the first request is served; those already past fire at once.
+        try await service.resumeRingTimeouts()
         let port = try server.start()
         web.withLock { $0 = server }
-        try await service.resumeRingTimeouts()
         log.info("listening", ["http.address": .string("\(configuration.host):\(port)")])
         return port
     }

@@ -67,8 +67,11 @@ public struct UserTokens: Sendable {
     }
 }
 
-/// The rules for identifiers chosen by apps (user ids, device ids).
+/// The rules for identifiers chosen by apps (user ids, device ids) and display names.
 public enum UserID {
+    /// Longest display name, in characters; longer names in foreign tokens are cut.
+    public static let maximumNameLength = 64
+
     /// 1…128 characters of letters, digits and `._:@-`.
     public static func isValid(_ id: String) -> Bool {
         guard (1...128).contains(id.utf8.count) else { return false }

@@ -90,8 +90,10 @@ public protocol RingerStore: Sendable {
 
     /// Stores a device registration for `device.userId`.
     ///
-    /// A device id or push token already registered to someone else moves to this user, so a user
-    /// switch on one phone never inherits the previous user's calls (API.md "Devices").
+    /// Device ids are scoped to their user: another user registering the same id makes a device of
+    /// their own and never touches this one. A push token already registered anywhere else moves to
+    /// this device, so a user switch on one phone never inherits the previous user's calls
+    /// (API.md "Devices").
     /// - Returns: the stored device.
     /// - Throws: ``StoreError``.
     func registerDevice(_ device: Device) async throws -> Device
@@ -101,9 +103,9 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func deleteDevice(id: String, userID: String) async throws -> Bool
 
-    /// The device with this id, whoever owns it.
+    /// The user's device with this id.
     /// - Throws: ``StoreError``.
-    func device(id: String) async throws -> Device?
+    func device(id: String, userID: String) async throws -> Device?
 
     /// The user's devices, oldest registration first.
     /// - Throws: ``StoreError``.

@@ -10,7 +10,7 @@ enum SQLiteSchema {
           created_at REAL NOT NULL
         );
         CREATE TABLE devices (
-          device_id TEXT PRIMARY KEY,
+          device_id TEXT NOT NULL,
           user_id TEXT NOT NULL,
           platform TEXT NOT NULL,
           voip_token TEXT,
@@ -18,9 +18,9 @@ enum SQLiteSchema {
           apns_environment TEXT,
           bundle_id TEXT,
           fcm_token TEXT,
-          updated_at REAL NOT NULL
+          updated_at REAL NOT NULL,
+          PRIMARY KEY (user_id, device_id)
         );
-        CREATE INDEX devices_by_user ON devices (user_id);
         CREATE UNIQUE INDEX devices_by_voip_token ON devices (voip_token) WHERE voip_token IS NOT NULL;
         CREATE UNIQUE INDEX devices_by_apns_token ON devices (apns_token) WHERE apns_token IS NOT NULL;
         CREATE UNIQUE INDEX devices_by_fcm_token ON devices (fcm_token) WHERE fcm_token IS NOT NULL;

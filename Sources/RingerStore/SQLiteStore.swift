@@ -67,12 +67,14 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                 for (column, token) in [("voip_token", device.voipToken), ("apns_token", device.apnsToken),
                                         ("fcm_token", device.fcmToken)] {
                     guard let token else { continue }
-                    try db.query("UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND device_id <> ?",
-                                 [.text(token), .text(device.deviceId)])
+                    try db.query("""
+                        UPDATE devices SET \(column) = NULL
+                        WHERE \(column) = ? AND NOT (user_id = ? AND device_id = ?)
+                        """, [.text(token), .text(device.userId), .text(device.deviceId)])
                 }
                 try db.query("""
                     INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(device_id) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
+                    ON CONFLICT(user_id, device_id) DO UPDATE SET platform = excluded.platform,
                       voip_token = excluded.voip_token, apns_token = excluded.apns_token,
                       apns_environment = excluded.apns_environment, bundle_id = excluded.bundle_id,
                       fcm_token = excluded.fcm_token, updated_at = excluded.updated_at
@@ -82,9 +84,8 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                           .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970)])
                 // Devices left with no token at all can never be reached: drop them.
                 try db.query("""
-                    DELETE FROM devices WHERE device_id <> ? AND voip_token IS NULL AND apns_token IS NULL
-                      AND fcm_token IS NULL
-                    """, [.text(device.deviceId)])
+                    DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL
+                    """)
             }
             return device
         }
@@ -97,12 +98,11 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         }
     }
 
-    public func device(id: String) async throws -> Device? {
+    public func device(id: String, userID: String) async throws -> Device? {
         try locked { db in
             var found: Device?
-            try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", [.text(id)]) {
-                found = Self.device($0)
-            }
+            try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE user_id = ? AND device_id = ?",
+                         [.text(userID), .text(id)]) { found = Self.device($0) }
             return found
         }
     }

@@ -5,7 +5,8 @@ public struct Platform: OpenStringEnum {
 
     /// iPhone/iPad: woken by a PushKit VoIP push through APNs.
     public static let ios: Platform = "ios"
-    /// Android: woken by a high-priority FCM data message.
+    /// Android: woken by a high-priority FCM data message (FCM sending is not in this version yet:
+    /// until then an Android device rings only while its app holds the event WebSocket).
     public static let android: Platform = "android"
 }
 

@@ -43,22 +43,33 @@ public enum RingerJSON {
         try decoder().decode(type, from: data)
     }
 
-    /// Formats a date as `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC.
+    /// Formats a date as `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC, rounded to the nearest millisecond.
+    ///
+    /// The milliseconds are computed as an integer, not left to floating point, so a timestamp read
+    /// back and written again is the same text (a stored call keeps its `created_at` exactly).
     public static func formatTimestamp(_ date: Date) -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let (whole, fraction) = seconds.remainder < 0 ? (seconds.quotient - 1, seconds.remainder + 1000)
+                                                      : (seconds.quotient, seconds.remainder)
+        let text = Date.ISO8601FormatStyle().format(Date(timeIntervalSince1970: TimeInterval(whole)))
+        let padded = String(fraction + 1000).dropFirst()
+        return text.dropLast() + "." + padded + "Z"
     }
 
     /// Parses an ISO 8601 UTC timestamp with or without fractional seconds.
     /// - Returns: the date, or nil when the text is not such a timestamp.
     public static func parseTimestamp(_ text: String) -> Date? {
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        return try? Date.ISO8601FormatStyle().parse(text)
+        guard let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+                ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return nil }
+        // Snap to the millisecond the text names, so parsing then formatting is exact.
+        return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 }
 
 extension Date {
     /// Milliseconds since 1970, the unit of the VoIP push payload's `sent_at` and `expires_at`.
-    public var unixMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+    public var unixMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 
     /// Creates a date from milliseconds since 1970.
     public init(unixMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(unixMilliseconds) / 1000) }

@@ -9,7 +9,7 @@ enum DemoCommand {
         let verbose = arguments.contains("--verbose")
         let logger = verbose ? Logger(label: "ringer.demo", level: .info) : Logger.silent()
         let ok = await Demo.run(json: json, logger: logger) { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
         }
         return ok ? 0 : 1
     }

@@ -38,7 +38,7 @@ enum SandboxCommand {
                 sandbox.register(SandboxDevice(token: parts[0], bundleID: parts[1]))
             }
             let bound = try sandbox.start()
-            FileHandle.standardOutput.write(Data("APNs sandbox listening on https://\(host):\(bound)\n".utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data("APNs sandbox listening on https://\(host):\(bound)\n".utf8))
             let signal = await Signals.wait(for: [SIGINT, SIGTERM])
             log.info("shutting down", ["signal": .string(String(signal))])
             sandbox.shutdown()

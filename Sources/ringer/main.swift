@@ -2,6 +2,9 @@
 import Foundation
 import RingerLogging
 
+// A write to a closed socket or pipe must fail with EPIPE, not kill the server (or `ringer demo | head`).
+signal(SIGPIPE, SIG_IGN)
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.first ?? "help"
 let rest = Array(arguments.dropFirst())
@@ -15,7 +18,7 @@ case "help", "--help", "-h":
     print(Usage.text)
     code = 0
 default:
-    FileHandle.standardError.write(Data("unknown command \(command)\n\n\(Usage.text)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("unknown command \(command)\n\n\(Usage.text)\n".utf8))
     code = 2
 }
 exit(code)

@@ -29,6 +29,32 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
     func reportOutgoingCallConnected(id: UUID, at date: Date) {}
 }
 
+/// An HTTP transport that answers accept/ringing for one call id and 404s everything else.
+final class RecordingTransport: HTTPTransport, @unchecked Sendable {
+    // @unchecked: `log` is guarded by `lock`.
+    private let lock = NSLock()
+    private var log: [String] = []
+    let callID: String
+
+    init(acceptingCallID: String) { callID = acceptingCallID }
+
+    var requests: [String] { lock.withLock { log } }
+
+    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        lock.withLock { log.append("\(method) \(url.path)") }
+        let now = Date()
+        let call = Call(callId: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                        hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+        if url.path == "/v1/calls/\(callID)/accept" {
+            let response = AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m"))
+            return (200, try RingerJSON.encode(response))
+        }
+        if url.path == "/v1/calls/\(callID)/ringing" { return (200, try RingerJSON.encode(call)) }
+        let problem = Problem(type: ProblemType.callNotFound.rawValue, title: "Call not found", status: 404)
+        return (404, try RingerJSON.encode(problem))
+    }
+}
+
 /// An HTTP transport that never answers (the API is "not reachable"); pushes must not depend on it.
 struct UnreachableTransport: HTTPTransport {
     func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
@@ -46,12 +72,19 @@ struct UnreachableTransport: HTTPTransport {
         return try! RingerJSON.encode(body)
     }
 
-    func coordinator(_ ui: RecordingCallUI, loggedIn: Bool = true) -> CallCoordinator {
+    /// A coordinator whose app is logged in (`true`), logged out (`false`) or still launching (`nil`).
+    func coordinator(_ ui: RecordingCallUI, loggedIn: Bool? = true,
+                     transport: any HTTPTransport = UnreachableTransport()) -> CallCoordinator {
         let fixed = now
         let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { fixed })
-        if loggedIn {
+        switch loggedIn {
+        case true?:
             coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                     transport: UnreachableTransport()))
+                                                     transport: transport))
+        case false?:
+            coordinator.connect(api: nil)
+        case nil:
+            break
         }
         return coordinator
     }
@@ -125,6 +158,50 @@ struct UnreachableTransport: HTTPTransport {
         // A late push for the finished call is reported and ended, never rung again.
         #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .alreadyEnded)
         #expect(ui.ended.count == 2)
+    }
+
+    @Test func pushWhileTheAppIsStillLaunchingRingsAndTheAnswerIsSentOnceConnected() async throws {
+        let ui = RecordingCallUI()
+        let coordinator = coordinator(ui, loggedIn: nil)
+        let callID = UUID().uuidString.lowercased()
+        #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .ringing)
+        let accepted = RecordingTransport(acceptingCallID: callID)
+        let answered = Task {
+            await withCheckedContinuation { continuation in
+                coordinator.answer(callID: UUID(uuidString: callID)!) { continuation.resume(returning: $0) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(accepted.requests.isEmpty)
+        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                                                 transport: accepted))
+        #expect(await answered.value == true)
+        #expect(accepted.requests.contains("POST /v1/calls/\(callID)/accept"))
+        #expect(ui.ended.isEmpty)
+    }
+
+    @Test func ringingAckRefusedAsNotThisUsersCallEndsTheNativeCall() async throws {
+        let ui = RecordingCallUI()
+        let callID = UUID().uuidString.lowercased()
+        let coordinator = coordinator(ui, transport: RecordingTransport(acceptingCallID: "other"))
+        #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .ringing)
+        for _ in 0..<100 where ui.ended.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(ui.ended.map(\.1) == [.failed])
+    }
+
+    @Test func ringingCallEndsOnItsOwnShortlyAfterTheDeadlineWhenNoEventArrives() async throws {
+        let ui = RecordingCallUI()
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui)
+        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                                                 transport: UnreachableTransport()))
+        let callID = UUID().uuidString.lowercased()
+        let body = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                                          sentAt: Date().unixMilliseconds,
+                                          expiresAt: Date().addingTimeInterval(0.3).unixMilliseconds))
+        #expect(coordinator.handleVoIPPush(try RingerJSON.encode(body)) == .ringing)
+        #expect(ui.ended.isEmpty)
+        for _ in 0..<100 where ui.ended.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(ui.ended.map(\.1) == [.unanswered])
     }
 
     @Test func answerForACallThatWasEndedOnArrivalFailsAtOnce() async {
