@@ -63,12 +63,12 @@ let package = Package(
                           swiftSettings: strict),
 
         // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
-        .target(name: "RingerTestSupport", dependencies: ["HTTP2Client"], path: "Tests/RingerTestSupport",
+        .target(name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync"], path: "Tests/RingerTestSupport",
                 swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
-        .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates"], swiftSettings: strict),
+        .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "HTTPTypes"], swiftSettings: strict),
+        .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2Server
 import HTTPTypes
+import RingerTestSupport
 import Testing
 
 /// Start, shutdown, timeouts and clients that do not speak HTTP/2 properly.
@@ -78,8 +79,8 @@ struct LifecycleTests {
         defer { certificates.remove() }
         let handler: @Sendable (HTTPRequest) async -> HTTPResponse = { _ in .empty(status: 200) }
         func configuration(_ change: (inout HTTP2Server.Configuration) -> Void = { _ in }) -> HTTP2Server.Configuration {
-            var configuration = HTTP2Server.Configuration(certificatePath: certificates.certificatePath,
-                                                          privateKeyPath: certificates.keyPath)
+            var configuration = HTTP2Server.Configuration(certificatePath: certificates.serverCertificate,
+                                                          privateKeyPath: certificates.serverKey)
             change(&configuration)
             return configuration
         }
@@ -90,7 +91,7 @@ struct LifecycleTests {
         #expect(missingError?.function == "SSL_CTX_use_certificate_chain_file")
 
         let wrongKey = HTTP2Server(configuration: configuration {
-            $0.privateKeyPath = certificates.directory.appendingPathComponent("ca.key").path
+            $0.privateKeyPath = certificates.caKey
         }, handler: handler)
         let wrongKeyError = #expect(throws: HTTP2ServerError.self) { try wrongKey.start() }
         #expect(wrongKeyError?.isTLSSetup == true)

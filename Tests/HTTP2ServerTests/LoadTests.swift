@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2Server
 import HTTPTypes
+import RingerTestSupport
 import Testing
 
 /// Throughput smoke test with h2load (Debian's nghttp2-client), a third independent client.
@@ -12,14 +13,14 @@ struct LoadTests {
             .json(status: 200, "{}", headers: [("apns-id", request.header("apns-id") ?? "none")])
         })
         defer { server.stop() }
-        let result = try await Tool.check([
+        let result = try await ChildProcess.check([
             "h2load", "-n", "2000", "-c", "2", "-m", "50",
             "--header", "apns-topic: com.example.app.voip", "--header", "apns-push-type: voip",
             "--header", "apns-priority: 10", "--header", "authorization: bearer load.test.token",
             "https://localhost:\(server.port)/3/device/x",
         ], timeout: 120)
-        let lines = result.output.split(whereSeparator: \.isNewline).map(String.init)
-        let requests = lines.first { $0.hasPrefix("requests:") } ?? "no requests line in: \(result.output)"
+        let lines = result.standardOutput.split(whereSeparator: \.isNewline).map(String.init)
+        let requests = lines.first { $0.hasPrefix("requests:") } ?? "no requests line in: \(result.standardOutput)"
         let statuses = lines.first { $0.hasPrefix("status codes:") } ?? ""
         let finished = lines.first { $0.hasPrefix("finished in") } ?? ""
         print("h2load against HTTP2Server: \(finished)")

@@ -1,5 +1,6 @@
 import DevCertificates
 import Foundation
+import RingerTestSupport
 import Testing
 
 @Suite("Development certificates")
@@ -47,7 +48,7 @@ struct DevCertificatesTests {
             try DevCertificateAuthority.create().certificatePEM.write(to: other, atomically: true, encoding: .utf8)
             let outcome = try await ChildProcess.run(
                 [
-                    "python3", ChildProcess.peerScript("check_dev_tls.py"), paths.caCertificate.path,
+                    "python3", PeerScripts.path("check_dev_tls.py"), paths.caCertificate.path,
                     paths.serverCertificate.path, paths.serverPrivateKey.path, other.path,
                 ] + hosts)
             #expect(outcome.status == 0, "check_dev_tls.py: \(outcome.standardError)")

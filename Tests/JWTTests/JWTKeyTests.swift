@@ -1,5 +1,6 @@
 import Foundation
 import JWT
+import RingerTestSupport
 import Testing
 
 @Suite("Key loading and key checks")

@@ -1,11 +1,12 @@
 import Foundation
 import JWT
+import RingerTestSupport
 import Testing
 
 /// Interoperability with an independent implementation: PyJWT + cryptography (Tests/Peers/verify_jwt.py).
 @Suite("Interoperability with PyJWT")
 struct JWTPeerTests {
-    private static let script = ChildProcess.peerScript("verify_jwt.py")
+    private static let script = PeerScripts.path("verify_jwt.py")
     private static let secret = "a-32-byte-or-longer-test-secret!"
 
     // Must match verify_jwt.py's expected claims.

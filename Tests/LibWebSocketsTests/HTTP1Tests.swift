@@ -2,12 +2,13 @@ import Foundation
 import RingerSync
 import HTTPTypes
 import LibWebSockets
+import RingerTestSupport
 import Testing
 
 /// Plain HTTP/1.1 against curl, an independent client.
 @Suite struct HTTP1Tests {
     @Test func getWithQueryAndHeaders() async throws {
-        let seen = Locked<HTTPRequest?>(nil)
+        let seen = LockedValue<HTTPRequest?>(nil)
         let server = WebServer(configuration: .init(extraRequestHeaders: ["X-Device"])) { request in
             seen.withLock { $0 = request }
             return .json(#"{"ok":true}"#)
@@ -15,14 +16,14 @@ import Testing
         let port = try server.start()
         defer { server.shutdown() }
 
-        let result = try await runCommand([
+        let result = try await ChildProcess.run([
             "curl", "-sS", "-i", "http://127.0.0.1:\(port)/v1/items?device_id=d%201&since=42&flag&name=a+b",
             "-H", "X-Device: phone", "-H", "Authorization: Bearer t0k",
         ])
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("HTTP/1.1 200"))
-        #expect(result.stdout.contains("content-type: application/json"))
-        #expect(result.stdout.hasSuffix(#"{"ok":true}"#))
+        #expect(result.standardOutput.hasPrefix("HTTP/1.1 200"))
+        #expect(result.standardOutput.contains("content-type: application/json"))
+        #expect(result.standardOutput.hasSuffix(#"{"ok":true}"#))
         let request = try #require(seen.snapshot)
         #expect(request.method == "GET")
         #expect(request.path == "/v1/items")
@@ -42,13 +43,13 @@ import Testing
         defer { server.shutdown() }
 
         let json = #"{"callee":"bob","has_video":false,"tags":["a","b"]}"#
-        let result = try await runCommand([
+        let result = try await ChildProcess.run([
             "curl", "-sS", "-i", "-X", "POST", "http://127.0.0.1:\(port)/v1/calls",
             "-H", "content-type: application/json", "--data-binary", json,
         ])
-        #expect(result.stdout.hasPrefix("HTTP/1.1 201"))
-        #expect(result.stdout.contains("x-method: POST"))
-        #expect(result.stdout.hasSuffix(json))
+        #expect(result.standardOutput.hasPrefix("HTTP/1.1 201"))
+        #expect(result.standardOutput.contains("x-method: POST"))
+        #expect(result.standardOutput.hasSuffix(json))
     }
 
     @Test func putAndDeleteRoutes() async throws {
@@ -63,13 +64,13 @@ import Testing
         defer { server.shutdown() }
 
         let url = "http://127.0.0.1:\(port)/v1/devices/d1"
-        let put = try await runCommand(["curl", "-sS", "-X", "PUT", url, "--data-binary", "12345",
-                                        "-w", " %{http_code}"])
-        #expect(put.stdout == #"{"stored":5} 200"#)
-        let delete = try await runCommand(["curl", "-sS", "-X", "DELETE", url, "-w", "%{http_code}"])
-        #expect(delete.stdout == "204")
-        let patch = try await runCommand(["curl", "-sS", "-X", "PATCH", url, "--data-binary", "x", "-w", " %{http_code}"])
-        #expect(patch.stdout.hasSuffix(" 405"))
+        let put = try await ChildProcess.run(["curl", "-sS", "-X", "PUT", url, "--data-binary", "12345",
+                                              "-w", " %{http_code}"])
+        #expect(put.standardOutput == #"{"stored":5} 200"#)
+        let delete = try await ChildProcess.run(["curl", "-sS", "-X", "DELETE", url, "-w", "%{http_code}"])
+        #expect(delete.standardOutput == "204")
+        let patch = try await ChildProcess.run(["curl", "-sS", "-X", "PATCH", url, "--data-binary", "x", "-w", " %{http_code}"])
+        #expect(patch.standardOutput.hasSuffix(" 405"))
     }
 
     @Test func customStatusAndHeaders() async throws {
@@ -81,12 +82,12 @@ import Testing
         let port = try server.start()
         defer { server.shutdown() }
 
-        let result = try await runCommand(["curl", "-sS", "-i", "http://127.0.0.1:\(port)/"])
-        #expect(result.stdout.hasPrefix("HTTP/1.1 410"))
-        #expect(result.stdout.contains("apns-id: 7D1E5C9A-0000-4000-8000-000000000001\r\n"))
-        #expect(result.stdout.contains("x-custom: yes\r\n"))
-        #expect(!result.stdout.contains("x-injected"))
-        #expect(result.stdout.hasSuffix(#"{"reason":"Unregistered","timestamp":1700000000000}"#))
+        let result = try await ChildProcess.run(["curl", "-sS", "-i", "http://127.0.0.1:\(port)/"])
+        #expect(result.standardOutput.hasPrefix("HTTP/1.1 410"))
+        #expect(result.standardOutput.contains("apns-id: 7D1E5C9A-0000-4000-8000-000000000001\r\n"))
+        #expect(result.standardOutput.contains("x-custom: yes\r\n"))
+        #expect(!result.standardOutput.contains("x-injected"))
+        #expect(result.standardOutput.hasSuffix(#"{"reason":"Unregistered","timestamp":1700000000000}"#))
     }
 
     @Test func keepAliveServesTwoRequestsOnOneConnection() async throws {
@@ -95,11 +96,11 @@ import Testing
         defer { server.shutdown() }
 
         // curl reuses its connection for the second URL; num_connects is 0 when it did.
-        let result = try await runCommand([
+        let result = try await ChildProcess.run([
             "curl", "-sS", "-w", " %{http_code} %{num_connects}\n",
             "http://127.0.0.1:\(port)/one", "http://127.0.0.1:\(port)/two",
         ])
-        #expect(result.stdout == "/one 200 1\n/two 200 0\n")
+        #expect(result.standardOutput == "/one 200 1\n/two 200 0\n")
     }
 
     @Test func notFoundFromTheHandler() async throws {
@@ -107,12 +108,12 @@ import Testing
         let port = try server.start()
         defer { server.shutdown() }
 
-        let result = try await runCommand(["curl", "-sS", "-w", " %{http_code}", "http://127.0.0.1:\(port)/nope"])
-        #expect(result.stdout == #"{"error":"not_found"} 404"#)
+        let result = try await ChildProcess.run(["curl", "-sS", "-w", " %{http_code}", "http://127.0.0.1:\(port)/nope"])
+        #expect(result.standardOutput == #"{"error":"not_found"} 404"#)
     }
 
     @Test func bodyOverTheLimitGets413WithoutReachingTheHandler() async throws {
-        let calls = Locked(0)
+        let calls = LockedValue(0)
         let server = WebServer(configuration: .init(maxRequestBodyBytes: 1000)) { request in
             calls.withLock { $0 += 1 }
             return .json(#"{"len":\#(request.body.count)}"#)
@@ -122,14 +123,14 @@ import Testing
 
         let big = String(repeating: "x", count: 5000)
         let url = "http://127.0.0.1:\(port)/upload"
-        let rejected = try await runCommand(["curl", "-sS", "-w", " %{http_code}", "--data-binary", big, url])
-        #expect(rejected.stdout == #"{"error":"request body too large"} 413"#)
+        let rejected = try await ChildProcess.run(["curl", "-sS", "-w", " %{http_code}", "--data-binary", big, url])
+        #expect(rejected.standardOutput == #"{"error":"request body too large"} 413"#)
         #expect(calls.snapshot == 0)
         // The connection was drained, not broken: a 413 then a normal request on the same connection.
-        let both = try await runCommand(["curl", "-sS", "-w", " %{http_code} %{num_connects}\n",
-                                         "--data-binary", big, url, "--next", "-sS",
-                                         "-w", " %{http_code} %{num_connects}\n", "--data-binary", "ok", url])
-        #expect(both.stdout == "{\"error\":\"request body too large\"} 413 1\n{\"len\":2} 200 0\n")
+        let both = try await ChildProcess.run(["curl", "-sS", "-w", " %{http_code} %{num_connects}\n",
+                                               "--data-binary", big, url, "--next", "-sS",
+                                               "-w", " %{http_code} %{num_connects}\n", "--data-binary", "ok", url])
+        #expect(both.standardOutput == "{\"error\":\"request body too large\"} 413 1\n{\"len\":2} 200 0\n")
         #expect(calls.snapshot == 1)
     }
 
@@ -143,9 +144,9 @@ import Testing
 
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("lws-big-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try await runCommand(["curl", "-sS", "-o", file.path, "-w", "%{http_code}",
-                                           "http://127.0.0.1:\(port)/big"])
-        #expect(result.stdout == "200")
+        let result = try await ChildProcess.run(["curl", "-sS", "-o", file.path, "-w", "%{http_code}",
+                                                 "http://127.0.0.1:\(port)/big"])
+        #expect(result.standardOutput == "200")
         #expect(try Data(contentsOf: file) == Data(payload))
     }
 
@@ -165,16 +166,16 @@ import Testing
         let port = try server.start()
         defer { server.shutdown() }
 
-        async let slow = runCommand(["curl", "-sS", "--max-time", "15", "http://127.0.0.1:\(port)/slow"])
+        async let slow = ChildProcess.run(["curl", "-sS", "--max-time", "15", "http://127.0.0.1:\(port)/slow"])
         try await Task.sleep(for: .milliseconds(200))
-        let fast = try await runCommand(["curl", "-sS", "--max-time", "10", "http://127.0.0.1:\(port)/fast"])
-        #expect(fast.stdout == "/fast")
+        let fast = try await ChildProcess.run(["curl", "-sS", "--max-time", "10", "http://127.0.0.1:\(port)/fast"])
+        #expect(fast.standardOutput == "/fast")
         fastAnswered.continuation.yield()
-        #expect(try await slow.stdout == "/slow")
+        #expect(try await slow.standardOutput == "/slow")
     }
 
     @Test func responseForAClosedConnectionIsDroppedNotMisdelivered() async throws {
-        let finished = Locked(0)
+        let finished = LockedValue(0)
         let server = WebServer(configuration: .init()) { request in
             if request.path == "/slow" {
                 try? await Task.sleep(for: .seconds(1))
@@ -188,16 +189,16 @@ import Testing
 
         // The client gives up before the handler answers; new connections (likely reusing the freed
         // wsi memory) must each get their own answer, never the late one.
-        let abandoned = try await runCommand(["curl", "-sS", "-m", "0.3", "http://127.0.0.1:\(port)/slow"])
+        let abandoned = try await ChildProcess.run(["curl", "-sS", "-m", "0.3", "http://127.0.0.1:\(port)/slow"])
         #expect(abandoned.status != 0)
         var answers: [String] = []
         for index in 0..<10 {
-            answers.append(try await runCommand(["curl", "-sS", "http://127.0.0.1:\(port)/n\(index)"]).stdout)
+            answers.append(try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/n\(index)"]).standardOutput)
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(await eventually { finished.snapshot == 1 })
         #expect(answers == (0..<10).map { "fresh:/n\($0)" })
-        #expect(try await runCommand(["curl", "-sS", "http://127.0.0.1:\(port)/after"]).stdout == "fresh:/after")
+        #expect(try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/after"]).standardOutput == "fresh:/after")
     }
 
     @Test func pipelinedRequestBehindABodyClosesInsteadOfSpinning() async throws {
@@ -220,11 +221,11 @@ import Testing
             data += chunk
         print(data.count(b"HTTP/1.1 200"))
         """
-        let pipelined = try await runCommand(["python3", "-c", script, "\(port)"], timeout: 10)
-        #expect(pipelined.status == 0, "\(pipelined.stderr)")
-        #expect(Int(pipelined.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 1)
-        let after = try await runCommand(["curl", "-sS", "-m", "2", "http://127.0.0.1:\(port)/d"])
-        #expect(after.stdout == "GET /d")
+        let pipelined = try await ChildProcess.run(["python3", "-c", script, "\(port)"], timeout: 10)
+        #expect(pipelined.status == 0, "\(pipelined.standardError)")
+        #expect(Int(pipelined.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 1)
+        let after = try await ChildProcess.run(["curl", "-sS", "-m", "2", "http://127.0.0.1:\(port)/d"])
+        #expect(after.standardOutput == "GET /d")
         let started = Date()
         server.shutdown()
         #expect(Date().timeIntervalSince(started) < 8)

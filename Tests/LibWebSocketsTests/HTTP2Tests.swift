@@ -2,16 +2,17 @@ import Foundation
 import RingerSync
 import HTTPTypes
 import LibWebSockets
+import RingerTestSupport
 import Testing
 
 /// HTTP/2 over TLS (ALPN h2) against curl and a Python `h2` client.
 @Suite struct HTTP2Tests {
     /// A TLS server answering like APNs: 410 with a JSON body and an apns-id header on /3/device/…,
     /// else 200 echoing the path and body length.
-    private func startAPNsLikeServer(_ certificates: TestCertificates, seen: Locked<[HTTPRequest]>) throws
+    private func startAPNsLikeServer(_ certificates: TestCertificates, seen: LockedValue<[HTTPRequest]>) throws
         -> (WebServer, Int) {
         let configuration = WebServer.Configuration(
-            tls: .init(certificatePath: certificates.certificatePath, privateKeyPath: certificates.privateKeyPath),
+            tls: .init(certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey),
             extraRequestHeaders: ["apns-topic", "apns-push-type", "apns-id", "apns-expiration", "apns-priority",
                                   "apns-collapse-id"])
         let server = WebServer(configuration: configuration) { request in
@@ -29,21 +30,21 @@ import Testing
     @Test func curlSeesHTTP2AndCustomStatusHeadersAndBody() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let seen = Locked<[HTTPRequest]>([])
+        let seen = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startAPNsLikeServer(certificates, seen: seen)
         defer { server.shutdown() }
 
-        let result = try await runCommand([
-            "curl", "-sS", "-i", "--http2", "--cacert", certificates.caPath,
+        let result = try await ChildProcess.run([
+            "curl", "-sS", "-i", "--http2", "--cacert", certificates.caFile,
             "https://localhost:\(port)/gone/abc123", "-H", "authorization: bearer eyJhbGciOi.x.y",
             "-H", "apns-topic: com.example.app.voip", "-H", "content-type: application/json",
             "--data-binary", #"{"aps":{}}"#,
         ])
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("HTTP/2 410"))
-        #expect(result.stdout.contains("apns-id: generated-id\r\n"))
-        #expect(result.stdout.contains("content-type: application/json\r\n"))
-        #expect(result.stdout.hasSuffix(#"{"reason":"Unregistered","timestamp":1700000000000}"#))
+        #expect(result.standardOutput.hasPrefix("HTTP/2 410"))
+        #expect(result.standardOutput.contains("apns-id: generated-id\r\n"))
+        #expect(result.standardOutput.contains("content-type: application/json\r\n"))
+        #expect(result.standardOutput.hasSuffix(#"{"reason":"Unregistered","timestamp":1700000000000}"#))
         let request = try #require(seen.snapshot.first)
         #expect(request.httpVersion == 2)
         #expect(request.method == "POST")
@@ -57,17 +58,17 @@ import Testing
     @Test func apnsHeadersReachTheHandlerOverHTTP1() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let seen = Locked<[HTTPRequest]>([])
+        let seen = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startAPNsLikeServer(certificates, seen: seen)
         defer { server.shutdown() }
 
-        let result = try await runCommand([
-            "curl", "-sS", "--http1.1", "--cacert", certificates.caPath, "https://127.0.0.1:\(port)/gone/t1",
+        let result = try await ChildProcess.run([
+            "curl", "-sS", "--http1.1", "--cacert", certificates.caFile, "https://127.0.0.1:\(port)/gone/t1",
             "-H", "apns-topic: com.example.app.voip", "-H", "apns-push-type: voip", "-H", "apns-id: 42",
             "-H", "apns-expiration: 0", "-H", "apns-priority: 10", "-H", "apns-collapse-id: c1",
             "-w", " %{http_code}",
         ])
-        #expect(result.stdout.hasSuffix(" 410"))
+        #expect(result.standardOutput.hasSuffix(" 410"))
         let request = try #require(seen.snapshot.first)
         #expect(request.httpVersion == 1)
         #expect(request.headers["apns-topic"] == "com.example.app.voip")
@@ -81,12 +82,12 @@ import Testing
     @Test func apnsHeadersOverHTTP2AreDroppedByLibwebsockets416() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let seen = Locked<[HTTPRequest]>([])
+        let seen = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startAPNsLikeServer(certificates, seen: seen)
         defer { server.shutdown() }
 
-        _ = try await runCommand(["curl", "-sS", "--http2", "--cacert", certificates.caPath,
-                                  "https://localhost:\(port)/ok", "-H", "apns-topic: com.example.app.voip"])
+        _ = try await ChildProcess.run(["curl", "-sS", "--http2", "--cacert", certificates.caFile,
+                                        "https://localhost:\(port)/ok", "-H", "apns-topic: com.example.app.voip"])
         let request = try #require(seen.snapshot.first)
         #expect(request.httpVersion == 2)
         withKnownIssue("lws 4.1.6 hpack.c discards unknown header values on HTTP/2 streams") {
@@ -97,16 +98,16 @@ import Testing
     @Test func hundredConcurrentStreamsOnOneConnection() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let seen = Locked<[HTTPRequest]>([])
+        let seen = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startAPNsLikeServer(certificates, seen: seen)
         defer { server.shutdown() }
 
-        let result = try await runCommand([
-            "python3", peerScript("h2_client_peer.py"), "--port", "\(port)", "--cafile", certificates.caPath,
+        let result = try await ChildProcess.run([
+            "python3", PeerScripts.path("h2_client_peer.py"), "--port", "\(port)", "--cafile", certificates.caFile,
             "--count", "100", "--method", "GET", "--path-prefix", "/3/device/",
         ])
-        #expect(result.status == 0, "\(result.stderr)")
-        let output = try #require(jsonObject(result.stdout))
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = try #require(jsonObject(result.standardOutput))
         #expect(output["alpn"] as? String == "h2")
         let responses = try #require(output["responses"] as? [[String: Any]])
         #expect(responses.count == 100)
@@ -124,17 +125,17 @@ import Testing
     @Test func postWithoutContentLengthGets411() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let seen = Locked<[HTTPRequest]>([])
+        let seen = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startAPNsLikeServer(certificates, seen: seen)
         defer { server.shutdown() }
 
         // lws 4.1.6 never reports the end of an HTTP/2 body that has no content-length, so the
         // server refuses such requests at once instead of leaving the streams hanging.
-        let result = try await runCommand([
-            "python3", peerScript("h2_client_peer.py"), "--port", "\(port)", "--cafile", certificates.caPath,
+        let result = try await ChildProcess.run([
+            "python3", PeerScripts.path("h2_client_peer.py"), "--port", "\(port)", "--cafile", certificates.caFile,
             "--count", "10",
         ])
-        let output = try #require(jsonObject(result.stdout))
+        let output = try #require(jsonObject(result.standardOutput))
         let responses = try #require(output["responses"] as? [[String: Any]])
         #expect(responses.count == 10)
         #expect(responses.allSatisfy { $0["status"] as? Int == 411 && $0["ended"] as? Bool == true })
@@ -144,15 +145,15 @@ import Testing
     @Test func concurrentPostsWithContentLengthHitALibwebsockets416Bug() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let seen = Locked<[HTTPRequest]>([])
+        let seen = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startAPNsLikeServer(certificates, seen: seen)
         defer { server.shutdown() }
 
-        let result = try await runCommand([
-            "python3", peerScript("h2_client_peer.py"), "--port", "\(port)", "--cafile", certificates.caPath,
+        let result = try await ChildProcess.run([
+            "python3", PeerScripts.path("h2_client_peer.py"), "--port", "\(port)", "--cafile", certificates.caFile,
             "--count", "20", "--content-length", "--timeout", "5",
         ])
-        let output = try #require(jsonObject(result.stdout))
+        let output = try #require(jsonObject(result.standardOutput))
         let responses = try #require(output["responses"] as? [[String: Any]])
         withKnownIssue("lws 4.1.6 http2.c sends GOAWAY 'More rx than content_length told' when a DATA frame is not last in a read",
                        isIntermittent: true) {

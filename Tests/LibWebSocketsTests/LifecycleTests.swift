@@ -2,6 +2,7 @@ import Foundation
 import RingerSync
 import HTTPTypes
 import LibWebSockets
+import RingerTestSupport
 import Testing
 
 /// Start, shutdown and configuration errors.
@@ -15,10 +16,10 @@ import Testing
         let port = try server.start()
         #expect(server.port == port)
 
-        let closes = Locked(0)
+        let closes = LockedValue(0)
         let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws", onText: { _ in },
                                                        onClose: { closes.withLock { $0 += 1 } })
-        async let hanging = runCommand(["curl", "-sS", "-m", "15", "http://127.0.0.1:\(port)/slow"])
+        async let hanging = ChildProcess.run(["curl", "-sS", "-m", "15", "http://127.0.0.1:\(port)/slow"])
         try await Task.sleep(for: .milliseconds(300))
 
         let started = Date()
@@ -33,8 +34,8 @@ import Testing
 
         let again = WebServer(configuration: .init(port: port)) { _ in .text("again") }
         #expect(try again.start() == port)
-        let result = try await runCommand(["curl", "-sS", "http://127.0.0.1:\(port)/"])
-        #expect(result.stdout == "again")
+        let result = try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/"])
+        #expect(result.standardOutput == "again")
         again.shutdown()
     }
 

@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func logLinesCanBeRoutedToAClosure() async throws {
-        let lines = Locked<[String]>([])
+        let lines = LockedValue<[String]>([])
         LibWebSocketsLog.route(levels: [.error, .warning, .notice]) { _, line in lines.withLock { $0.append(line) } }
         defer { LibWebSocketsLog.route(levels: .error, to: nil) }
         let server = WebServer(configuration: .init()) { _ in .empty(status: 204) }

@@ -2,80 +2,80 @@ import Foundation
 import RingerSync
 import HTTPTypes
 import LibWebSockets
+import RingerTestSupport
 import Testing
 
 /// The WebSocket client against the Python `websockets` server and against WebServer.
 @Suite struct WebSocketClientTests {
     /// Collects what a client's callbacks deliver.
     final class Inbox: Sendable {
-        let texts = Locked<[String]>([])
-        let closes = Locked(0)
+        let texts = LockedValue<[String]>([])
+        let closes = LockedValue(0)
         var onText: @Sendable (String) -> Void { { [texts] text in texts.withLock { $0.append(text) } } }
         var onClose: @Sendable () -> Void { { [closes] in closes.withLock { $0 += 1 } } }
     }
 
-    private func startPythonServer(_ extra: [String] = []) async throws -> (PeerProcess, Int) {
-        let peer = try PeerProcess(["python3", peerScript("ws_server_peer.py"), "--lifetime", "60"] + extra)
-        let line = await peer.firstLine()
-        guard let line, let port = jsonObject(line)?["port"] as? Int else {
-            peer.stop()
-            throw TestSetupError(message: "ws_server_peer did not report its port")
+    /// Runs `body` with Tests/Peers/ws_server_peer.py listening on the port it reports, then stops the peer.
+    private func withPythonServer(_ extra: [String] = [], _ body: (Int) async throws -> Void) async throws {
+        try await PeerProcess.with(["python3", PeerScripts.path("ws_server_peer.py"), "--lifetime", "60"] + extra,
+                                   timeout: 15) { peer in
+            guard let port = jsonObject(peer.firstLine)?["port"] as? Int else {
+                throw TestSupportError.setup("ws_server_peer did not report its port")
+            }
+            try await body(port)
         }
-        return (peer, port)
     }
 
     @Test func talksToThePythonServerWithHeadersPathAndQuery() async throws {
-        let (peer, port) = try await startPythonServer()
-        defer { peer.stop() }
-        let inbox = Inbox()
+        try await withPythonServer { port in
+            let inbox = Inbox()
 
-        let client = try await WebSocketClient.connect(
-            url: "ws://127.0.0.1:\(port)/v1/events?device_id=d%201&since=3",
-            headers: ["Authorization": "Bearer abc", "X-Device": "phone-1"],
-            onText: inbox.onText, onClose: inbox.onClose)
-        for index in 0..<20 { client.send(text: "m\(index)") }
-        #expect(await eventually { inbox.texts.snapshot.count == 21 })
+            let client = try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/v1/events?device_id=d%201&since=3",
+                headers: ["Authorization": "Bearer abc", "X-Device": "phone-1"],
+                onText: inbox.onText, onClose: inbox.onClose)
+            for index in 0..<20 { client.send(text: "m\(index)") }
+            #expect(await eventually { inbox.texts.snapshot.count == 21 })
 
-        let texts = inbox.texts.snapshot
-        let handshake = try #require(texts.first.flatMap(jsonObject))
-        #expect(handshake["path"] as? String == "/v1/events?device_id=d%201&since=3")
-        let headers = try #require(handshake["headers"] as? [String: String])
-        #expect(headers["authorization"] == "Bearer abc")
-        #expect(headers["x-device"] == "phone-1")
-        #expect(headers["host"] == "127.0.0.1:\(port)")
-        #expect(Array(texts.dropFirst()) == (0..<20).map { "echo:m\($0)" })
+            let texts = inbox.texts.snapshot
+            let handshake = try #require(texts.first.flatMap(jsonObject))
+            #expect(handshake["path"] as? String == "/v1/events?device_id=d%201&since=3")
+            let headers = try #require(handshake["headers"] as? [String: String])
+            #expect(headers["authorization"] == "Bearer abc")
+            #expect(headers["x-device"] == "phone-1")
+            #expect(headers["host"] == "127.0.0.1:\(port)")
+            #expect(Array(texts.dropFirst()) == (0..<20).map { "echo:m\($0)" })
 
-        client.close()
-        #expect(await eventually { inbox.closes.snapshot == 1 })
-        #expect(!client.isOpen)
+            client.close()
+            #expect(await eventually { inbox.closes.snapshot == 1 })
+            #expect(!client.isOpen)
+        }
     }
 
     @Test func secureConnectionWithCAFile() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let (peer, port) = try await startPythonServer(["--cert", certificates.certificatePath,
-                                                        "--key", certificates.privateKeyPath])
-        defer { peer.stop() }
-        let inbox = Inbox()
+        try await withPythonServer(["--cert", certificates.serverCertificate, "--key", certificates.serverKey]) { port in
+            let inbox = Inbox()
 
-        let client = try await WebSocketClient.connect(url: "wss://localhost:\(port)/secure", caFile: certificates.caPath,
-                                                       onText: inbox.onText, onClose: inbox.onClose)
-        client.send(text: "over tls")
-        #expect(await eventually { inbox.texts.snapshot.count == 2 })
-        #expect(inbox.texts.snapshot.last == "echo:over tls")
-        client.close()
-        #expect(await eventually { inbox.closes.snapshot == 1 })
+            let client = try await WebSocketClient.connect(url: "wss://localhost:\(port)/secure",
+                                                           caFile: certificates.caFile,
+                                                           onText: inbox.onText, onClose: inbox.onClose)
+            client.send(text: "over tls")
+            #expect(await eventually { inbox.texts.snapshot.count == 2 })
+            #expect(inbox.texts.snapshot.last == "echo:over tls")
+            client.close()
+            #expect(await eventually { inbox.closes.snapshot == 1 })
+        }
     }
 
     @Test func untrustedCertificateFails() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let (peer, port) = try await startPythonServer(["--cert", certificates.certificatePath,
-                                                        "--key", certificates.privateKeyPath])
-        defer { peer.stop() }
-
-        await #expect(throws: LibWebSocketsError.connectFailed) {
-            _ = try await WebSocketClient.connect(url: "wss://localhost:\(port)/", onText: { _ in })
+        try await withPythonServer(["--cert", certificates.serverCertificate, "--key", certificates.serverKey]) { port in
+            await #expect(throws: LibWebSocketsError.connectFailed) {
+                _ = try await WebSocketClient.connect(url: "wss://localhost:\(port)/", onText: { _ in })
+            }
         }
     }
 

@@ -2,13 +2,14 @@ import Foundation
 import RingerSync
 import HTTPTypes
 import LibWebSockets
+import RingerTestSupport
 import Testing
 
 /// The WebSocket server side against the Python `websockets` client.
 @Suite struct WebSocketServerTests {
     /// A server whose /v1/events accepts bearer token "good" (header or access_token query)
     /// and hands each connection to `delegate`.
-    private func startServer(delegate: RecordingDelegate, upgrades: Locked<[HTTPRequest]>,
+    private func startServer(delegate: RecordingDelegate, upgrades: LockedValue<[HTTPRequest]>,
                              tls: WebServer.Configuration.TLSFiles? = nil) throws -> (WebServer, Int) {
         let server = WebServer(configuration: .init(tls: tls, webSocketPaths: ["/v1/events"])) { _ in
             .json(status: 404, "{}")
@@ -20,13 +21,13 @@ import Testing
     }
 
     private func client(_ arguments: [String]) async throws -> [String: Any] {
-        let result = try await runCommand(["python3", peerScript("ws_client_peer.py")] + arguments)
-        return try #require(jsonObject(result.stdout), "peer said: \(result.stderr)")
+        let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_client_peer.py")] + arguments)
+        return try #require(jsonObject(result.standardOutput), "peer said: \(result.standardError)")
     }
 
     @Test func messagesBothWaysWithHeaderAndQuery() async throws {
         let delegate = RecordingDelegate { connection, text in connection.send(text: "echo:" + text) }
-        let upgrades = Locked<[HTTPRequest]>([])
+        let upgrades = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startServer(delegate: delegate, upgrades: upgrades)
         defer { server.shutdown() }
 
@@ -46,7 +47,7 @@ import Testing
 
     @Test func accessTokenQueryIsAcceptedAndMissingTokenGets401() async throws {
         let delegate = RecordingDelegate()
-        let upgrades = Locked<[HTTPRequest]>([])
+        let upgrades = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startServer(delegate: delegate, upgrades: upgrades)
         defer { server.shutdown() }
 
@@ -71,7 +72,7 @@ import Testing
                 connection.send(text: "done")
             }
         }
-        let upgrades = Locked<[HTTPRequest]>([])
+        let upgrades = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startServer(delegate: delegate, upgrades: upgrades)
         defer { server.shutdown() }
 
@@ -86,7 +87,7 @@ import Testing
 
     @Test func a100KBMessageFromTheClientArrivesWhole() async throws {
         let delegate = RecordingDelegate { connection, text in connection.send(text: "length:\(text.utf8.count)") }
-        let upgrades = Locked<[HTTPRequest]>([])
+        let upgrades = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startServer(delegate: delegate, upgrades: upgrades)
         defer { server.shutdown() }
 
@@ -102,7 +103,7 @@ import Testing
             connection.send(text: "bye")
             connection.close()
         }
-        let upgrades = Locked<[HTTPRequest]>([])
+        let upgrades = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startServer(delegate: delegate, upgrades: upgrades)
         defer { server.shutdown() }
 
@@ -117,14 +118,14 @@ import Testing
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let delegate = RecordingDelegate { connection, text in connection.send(text: "tls:" + text) }
-        let upgrades = Locked<[HTTPRequest]>([])
+        let upgrades = LockedValue<[HTTPRequest]>([])
         let (server, port) = try startServer(
             delegate: delegate, upgrades: upgrades,
-            tls: .init(certificatePath: certificates.certificatePath, privateKeyPath: certificates.privateKeyPath))
+            tls: .init(certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey))
         defer { server.shutdown() }
 
         let output = try await client(["--url", "wss://localhost:\(port)/v1/events?access_token=good",
-                                       "--cafile", certificates.caPath, "--send", "x", "--expect", "1"])
+                                       "--cafile", certificates.caFile, "--send", "x", "--expect", "1"])
         #expect(output["received"] as? [String] == ["tls:x"])
     }
 }

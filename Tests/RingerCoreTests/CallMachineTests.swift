@@ -67,7 +67,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
             == [.publish(.callRinging, to: .user("alice"))])
         #expect(try machine.handle(.ringing(deviceID: "bob-ipad"), by: .user("bob"), at: t0).isEmpty)
         #expect(try machine.handle(.ringing(deviceID: "bob-iphone"), by: .user("bob"), at: t0).isEmpty)
-        #expect(machine.ringingDeviceIDs == ["bob-iphone", "bob-ipad"])
+        #expect(machine.ringingDeviceIds == ["bob-iphone", "bob-ipad"])
     }
 
     @Test func acceptTellsCallerAndOtherDevicesAndStopsTheTimer() throws {

@@ -32,11 +32,11 @@ import Testing
         let port = try sandbox.start()
         defer { sandbox.shutdown() }
 
-        let output = try await ChildProcess.output(
-            ["python3", PeerScripts.path("apns_client_peer.py"), "--port", String(port), "--ca", tls.caCertificate.path,
+        let output = try await PeerScripts.run(
+            "apns_client_peer.py",
+            ["--port", String(port), "--ca", tls.caCertificate.path,
              "--key", keyFile.path, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--bundle", "com.example.app",
-             "--token", token, "--other-app-token", otherApp, "--unregistered-token", gone],
-            in: PeerScripts.directory)
+             "--token", token, "--other-app-token", otherApp, "--unregistered-token", gone]).standardOutput
         struct Outcome: Decodable {
             var `case`: String
             var status: Int

@@ -9,7 +9,12 @@ import Testing
     static let adminKey = "test-admin-key"
 
     /// Starts a server, runs `body`, shuts it down and removes its files.
-    static func withServer(_ body: (TestHTTP) async throws -> Void) async throws {
+    /// - Parameters:
+    ///   - clock: the server's clock (a test clock makes ring deadlines controllable).
+    ///   - configure: changes to the default test configuration.
+    static func withServer(clock: any ServerClock = SystemServerClock(),
+                           configure: (inout ServerConfiguration) -> Void = { _ in },
+                           _ body: (TestHTTP) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -18,7 +23,8 @@ import Testing
         config.databasePath = directory.appendingPathComponent("ringer.sqlite").path
         config.adminKey = adminKey
         config.userTokenSecret = String(repeating: "s", count: 32)
-        let server = try RingerServer(configuration: config, logger: .silent())
+        configure(&config)
+        let server = try RingerServer(configuration: config, clock: clock, logger: .silent())
         let port = try await server.start()
         do {
             try await body(TestHTTP(base: URL(string: "http://127.0.0.1:\(port)")!))

@@ -20,7 +20,8 @@ import Testing
             lastTime = time
             events.append(try #require(object["event"] as? String))
             if object["event"] as? String == "apns.sent" {
-                #expect(object["status"] as? String == "200")
+                #expect(object["status"] as? Int == 200)
+                #expect(object["latency_ms"] is Double || object["latency_ms"] is Int)
                 #expect(object["push_type"] as? String == "voip")
             }
         }

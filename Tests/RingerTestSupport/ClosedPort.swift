@@ -5,18 +5,22 @@ import Darwin
 #endif
 
 /// A loopback TCP port that is bound but not listening, so connecting to it is refused at once.
-/// Holding the socket keeps any other process from taking the port during the test.
+/// Holding the socket keeps any other process from taking the port during the test; it is closed on
+/// deinit. Not Sendable: keep it in the test that made it.
 public final class ClosedPort {
+    /// The bound port number.
     public let port: Int
     private let descriptor: Int32
 
+    /// Binds a socket to 127.0.0.1 on an ephemeral port without listening.
+    /// - Throws: ``TestSupportError`` when `socket()` or `bind()` fails.
     public init() throws {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard descriptor >= 0 else { throw ChildProcess.Failure(description: "socket() failed") }
+        guard descriptor >= 0 else { throw TestSupportError.setup("socket() failed with errno \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -28,8 +32,9 @@ public final class ClosedPort {
             }
         }
         guard bound else {
+            let code = errno
             close(descriptor)
-            throw ChildProcess.Failure(description: "bind() failed")
+            throw TestSupportError.setup("bind() to 127.0.0.1 failed with errno \(code)")
         }
         self.descriptor = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))

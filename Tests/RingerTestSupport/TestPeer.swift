@@ -65,20 +65,17 @@ public final class TestPeer {
         }
     }
 
+    /// The peer's loopback port.
     public let port: Int
     private let scheme: String
-    private let process: Process
-    private let input: Pipe
-    private let exited: ExitSignal
+    private let process: PeerProcess
     /// A client of its own for the control endpoints, so it never shares connections with the client under test.
     private let control: HTTP2Client
 
-    private init(port: Int, scheme: String, process: Process, input: Pipe, exited: ExitSignal, control: HTTP2Client) {
+    private init(port: Int, scheme: String, process: PeerProcess, control: HTTP2Client) {
         self.port = port
         self.scheme = scheme
         self.process = process
-        self.input = input
-        self.exited = exited
         self.control = control
     }
 
@@ -88,6 +85,8 @@ public final class TestPeer {
     ///   - requireClientCertificate: Demand a client certificate signed by the test CA (mutual TLS).
     ///   - plain: Serve cleartext HTTP (HTTP/1.1 and h2c prior knowledge) instead of TLS.
     ///   - body: The test, given the running peer and its certificates.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``TestSupportError`` when the certificates or the peer cannot be set up; what `body` throws.
     public static func with<T>(
         routes: [String: Route] = [:],
         requireClientCertificate: Bool = false,
@@ -109,21 +108,26 @@ public final class TestPeer {
     }
 
     /// The absolute URL of `path` on this peer.
+    /// - Parameter path: Path and query, starting with `/`.
+    /// - Returns: `https://localhost:<port><path>` (`http` for a plain peer).
     public func url(_ path: String) -> String {
         "\(scheme)://localhost:\(port)\(path)"
     }
 
     /// Waits (without sleeping) until the peer has received `count` requests to `path`, or until
     /// `count` of them were abandoned by the client when `disconnected` is true.
+    /// - Throws: ``TestSupportError`` when the peer answers other than 200; `HTTP2ClientError` from the control client.
     public func waitFor(path: String, count: Int = 1, disconnected: Bool = false) async throws {
         let query = "path=\(path)&count=\(count)&disconnected=\(disconnected ? 1 : 0)"
         let response = try await control.send(HTTP2Request(url: url("/_peer/wait?\(query)"), method: "GET", timeout: 60))
         guard response.status == 200 else {
-            throw ChildProcess.Failure(description: "peer wait answered \(response.status)")
+            throw TestSupportError.setup("peer wait answered \(response.status)")
         }
     }
 
     /// Everything the peer recorded so far, in arrival order.
+    /// - Returns: One record per request.
+    /// - Throws: `HTTP2ClientError` or a decoding error.
     public func records() async throws -> [Record] {
         let response = try await control.send(HTTP2Request(url: url("/_peer/requests"), method: "GET", timeout: 60))
         return try JSONDecoder().decode([Record].self, from: Data(response.body))
@@ -141,133 +145,29 @@ public final class TestPeer {
         if plain {
             arguments.append("--plain")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input  // the peer exits when this closes, even if the tests crash
-        process.standardOutput = output
-        let exited = ExitSignal()
-        process.terminationHandler = { _ in exited.fire() }
-        let portLine = LineReader()
-        try process.run()
-        let reader = output.fileHandleForReading
-        Thread.detachNewThread {  // blocking reads stay off Swift's cooperative threads
-            while !portLine.isDone {
-                portLine.feed(reader.availableData)
-            }
-        }
-        // Watchdog, not synchronisation: a peer that never reports a port is killed, which ends the wait.
-        let watchdog = Task { [exited] in
-            try await Task.sleep(for: .seconds(60))
-            if !exited.hasFired { kill(process.processIdentifier, SIGKILL) }
-        }
-        defer { watchdog.cancel() }
-        let line = await portLine.firstLine()
-        guard let line, line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) else {
-            kill(process.processIdentifier, SIGKILL)
-            await exited.wait()
-            throw ChildProcess.Failure(description: "h2_peer.py did not report its port (got \(line ?? "EOF"))")
+        let process = try await PeerProcess.start(arguments, timeout: 60)
+        let line = process.firstLine
+        guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) else {
+            await process.stop(grace: 0)
+            throw TestSupportError.setup("h2_peer.py did not report its port (got \(line))")
         }
         var controlConfiguration = HTTP2Client.Configuration(caFile: certificates.caFile, http2PriorKnowledge: true)
         if requireClientCertificate {
             controlConfiguration.clientCertificate = .init(certificateFile: certificates.clientCertificate,
                                                            keyFile: certificates.clientKey)
         }
-        let control = try HTTP2Client(configuration: controlConfiguration)
-        return TestPeer(port: port, scheme: plain ? "http" : "https", process: process, input: input,
-                        exited: exited, control: control)
+        do {
+            let control = try HTTP2Client(configuration: controlConfiguration)
+            return TestPeer(port: port, scheme: plain ? "http" : "https", process: process, control: control)
+        } catch {
+            await process.stop()
+            throw error
+        }
     }
 
-    /// Closes the peer's stdin (its signal to exit) and waits for it; kills it if it lingers.
+    /// Closes the peer's stdin (its signal to exit) and waits for it; terminates it if it lingers.
     public func stop() async {
         control.shutdown()
-        try? input.fileHandleForWriting.close()
-        let pid = process.processIdentifier
-        let watchdog = Task { [exited] in
-            try await Task.sleep(for: .seconds(20))
-            if !exited.hasFired { kill(pid, SIGKILL) }
-        }
-        await exited.wait()
-        watchdog.cancel()
-    }
-}
-
-/// A one-time event that tasks can await: the peer process exited.
-final class ExitSignal: @unchecked Sendable {
-    // `fired` and `waiters` are only touched while holding `lock`.
-    private let lock = NSLock()
-    private var fired = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    public var hasFired: Bool {
-        lock.withLock { fired }
-    }
-
-    public func fire() {
-        let toResume: [CheckedContinuation<Void, Never>] = lock.withLock {
-            fired = true
-            defer { waiters.removeAll() }
-            return waiters
-        }
-        toResume.forEach { $0.resume() }
-    }
-
-    public func wait() async {
-        await withCheckedContinuation { continuation in
-            let ready: Bool = lock.withLock {
-                if fired { return true }
-                waiters.append(continuation)
-                return false
-            }
-            if ready { continuation.resume() }
-        }
-    }
-}
-
-/// Collects a child's stdout until its first line (or EOF) and hands it to one waiter.
-final class LineReader: @unchecked Sendable {
-    // `buffer`, `result`, `done` and `waiter` are only touched while holding `lock`.
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var done = false
-    private var result: String?
-    private var waiter: CheckedContinuation<String?, Never>?
-
-    /// True once the first line or EOF has been seen.
-    public var isDone: Bool {
-        lock.withLock { done }
-    }
-
-    /// Called with each chunk read; an empty chunk means EOF.
-    public func feed(_ data: Data) {
-        let resume: (CheckedContinuation<String?, Never>, String?)? = lock.withLock {
-            guard !done else { return nil }
-            if data.isEmpty {
-                done = true
-            } else {
-                buffer.append(data)
-                guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-                done = true
-                result = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-            }
-            guard let waiter else { return nil }
-            self.waiter = nil
-            return (waiter, result)
-        }
-        if let (waiter, line) = resume { waiter.resume(returning: line) }
-    }
-
-    /// The first line without its newline, or nil if the stream ended first.
-    public func firstLine() async -> String? {
-        await withCheckedContinuation { continuation in
-            let ready: (Bool, String?) = lock.withLock {
-                if done { return (true, result) }
-                waiter = continuation
-                return (false, nil)
-            }
-            if ready.0 { continuation.resume(returning: ready.1) }
-        }
+        await process.stop()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RingerTestSupport
 
 /// Runs the `curl` command-line client against a test server.
 enum Curl {
@@ -29,7 +30,7 @@ enum Curl {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let headerFile = scratch.appendingPathComponent("headers").path
         let bodyFile = scratch.appendingPathComponent("body").path
-        var arguments = ["curl", "-sS", "--max-time", "20", "--cacert", server.certificates.caPath,
+        var arguments = ["curl", "-sS", "--max-time", "20", "--cacert", server.certificates.caFile,
                          "-D", headerFile, "-o", bodyFile, "-w", "%{http_code} %{http_version}"] + options
         if let body {
             let upload = scratch.appendingPathComponent("upload")
@@ -37,8 +38,8 @@ enum Curl {
             arguments += ["--data-binary", "@\(upload.path)"]
         }
         arguments.append("https://localhost:\(server.port)\(path)")
-        let result = try await Tool.run(arguments, timeout: 30)
-        let summary = result.output.split(separator: " ")
+        let result = try await ChildProcess.run(arguments, timeout: 30)
+        let summary = result.standardOutput.split(separator: " ")
         var headers: [String: String] = [:]
         let headerText = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
         for line in headerText.split(whereSeparator: \.isNewline) {
@@ -48,6 +49,6 @@ enum Curl {
         return Exchange(exitCode: result.status, status: summary.first.flatMap { Int($0) } ?? 0,
                         httpVersion: summary.count > 1 ? String(summary[1]) : "",
                         headers: headers, bodyBytes: (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data(),
-                        errorOutput: result.errorOutput)
+                        errorOutput: result.standardError)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RingerTestSupport
 
 /// Runs Tests/Peers/h2_server_client_peer.py (the `h2` package over `ssl`) against a test server.
 enum Peer {
@@ -36,9 +37,7 @@ enum Peer {
         let elapsed: Double?
     }
 
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Peers/h2_server_client_peer.py").path
+    static let script = PeerScripts.path("h2_server_client_peer.py")
 
     /// Runs one scenario.
     /// - Parameters:
@@ -47,11 +46,11 @@ enum Peer {
     ///   - timeout: The peer's per-wait timeout in seconds (how long it waits for something that may not come).
     /// - Returns: The decoded report.
     static func run(_ scenario: [String], against server: TestServer, timeout: Double = 20) async throws -> Report {
-        let result = try await Tool.check(["python3", script, "--port", String(server.port),
-                                           "--ca", server.certificates.caPath, "--timeout", String(timeout)] + scenario,
-                                          timeout: 60)
+        let result = try await ChildProcess.check(["python3", script, "--port", String(server.port),
+                                                   "--ca", server.certificates.caFile, "--timeout", String(timeout)]
+                                                  + scenario, timeout: 60)
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(Report.self, from: Data(result.output.utf8))
+        return try decoder.decode(Report.self, from: Data(result.standardOutput.utf8))
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import HTTP2Server
 import HTTPTypes
+import RingerSync
+import RingerTestSupport
 
 /// An ``HTTP2Server`` on an ephemeral loopback port with fresh certificates, the ``TestRoutes`` handler and
 /// a log of every request it saw. Call ``stop()`` at the end of each test.
@@ -9,7 +11,7 @@ final class TestServer: Sendable {
     let server: HTTP2Server
     let port: Int
     let log: RequestLog
-    private let slot: Locked<HTTP2Server?>
+    private let slot: LockedValue<HTTP2Server?>
 
     /// Makes certificates and starts the server.
     /// - Parameters:
@@ -18,11 +20,11 @@ final class TestServer: Sendable {
     static func start(_ configure: (inout HTTP2Server.Configuration) -> Void = { _ in },
                       handler custom: (@Sendable (HTTPRequest) async -> HTTPResponse)? = nil) async throws -> TestServer {
         let certificates = try await TestCertificates.make()
-        var configuration = HTTP2Server.Configuration(certificatePath: certificates.certificatePath,
-                                                      privateKeyPath: certificates.keyPath)
+        var configuration = HTTP2Server.Configuration(certificatePath: certificates.serverCertificate,
+                                                      privateKeyPath: certificates.serverKey)
         configure(&configuration)
         let log = RequestLog()
-        let slot = Locked<HTTP2Server?>(nil)
+        let slot = LockedValue<HTTP2Server?>(nil)
         var handler = TestRoutes.handler(log: log, server: slot)
         if let custom {
             handler = { request in
@@ -41,7 +43,8 @@ final class TestServer: Sendable {
         }
     }
 
-    private init(certificates: TestCertificates, server: HTTP2Server, port: Int, log: RequestLog, slot: Locked<HTTP2Server?>) {
+    private init(certificates: TestCertificates, server: HTTP2Server, port: Int, log: RequestLog,
+                 slot: LockedValue<HTTP2Server?>) {
         self.certificates = certificates
         self.server = server
         self.port = port
@@ -59,8 +62,8 @@ final class TestServer: Sendable {
 
 /// Every request the handler received, in arrival order.
 final class RequestLog: Sendable {
-    private let requests = Locked<[HTTPRequest]>([])
-    private let cancelled = Locked(0)
+    private let requests = LockedValue<[HTTPRequest]>([])
+    private let cancelled = LockedValue(0)
 
     /// Handlers that noticed their task was cancelled.
     var cancellations: Int {
@@ -82,12 +85,7 @@ final class RequestLog: Sendable {
     /// Waits until a request with `path` arrived.
     /// - Returns: false after `timeout` seconds without one.
     func waitFor(path: String, timeout: Double = 10) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if all.contains(where: { $0.path == path }) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        await eventually(within: timeout) { all.contains { $0.path == path } }
     }
 }
 
@@ -97,7 +95,7 @@ enum TestRoutes {
     /// - `/empty`: 200 without a body. `/echo`: 200 echoing `x-echo`, the `i` query value and the body.
     /// - `/slow`: 200 after one second. `/fast`: 200 at once. `/big`: a 1 MiB body. `/never`: waits for cancellation (an hour) and counts it.
     /// - `/limit`: calls `setMaxConcurrentStreams(1)` on the server, then 200.
-    static func handler(log: RequestLog, server: Locked<HTTP2Server?>) -> @Sendable (HTTPRequest) async -> HTTPResponse {
+    static func handler(log: RequestLog, server: LockedValue<HTTP2Server?>) -> @Sendable (HTTPRequest) async -> HTTPResponse {
         { request in
             log.append(request)
             switch request.path {

@@ -4,8 +4,8 @@ import LibWebSockets
 
 /// A WebSocket delegate that records what it sees and optionally answers each message.
 final class RecordingDelegate: WebSocketDelegate {
-    let messages = Locked<[String]>([])
-    let closeCount = Locked(0)
+    let messages = LockedValue<[String]>([])
+    let closeCount = LockedValue(0)
     private let reply: @Sendable (WebSocketConnection, String) -> Void
 
     /// - Parameter reply: Called for each text message (on the service thread).

@@ -1,0 +1,151 @@
+import DevCertificates
+import Foundation
+import JWT
+import RingerLogging
+import RingerSandbox
+import RingerServer
+import RingerSync
+import RingerTestSupport
+import RingerWire
+import Testing
+
+/// A wall clock the test moves by hand; sleeping never ends, so no timer fires on its own.
+final class HeldClock: ServerClock {
+    private let current = LockedValue(Date())
+    func now() -> Date { current.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    func sleep(until deadline: Date) async throws {
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+/// Bugs found by trying to break the server, each kept as the behaviour it must have.
+@Suite(.serialized) struct ReviewRegressionTests {
+    @Test func anotherUserRegisteringTheSameDeviceIDCannotStopThePhoneFromRinging() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            let carol = try await APITests.token(http, "carol")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            try await APITests.registerPhone(http, token: carol, device: "bob-iphone", voip: String(repeating: "ee", count: 32))
+            #expect((try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [Any])?.count == 1)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            #expect(call.state == .ringing)
+            // Carol's device of the same name is not bob's: she cannot answer his call with it.
+            APITests.expectProblem(try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: carol,
+                                                       json: #"{"device_id":"bob-iphone"}"#),
+                                   status: 404, type: .callNotFound)
+        }
+    }
+
+    @Test func repeatingADeclineFromTheSameDeviceSucceedsWithoutEffect() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            for _ in 0..<2 {
+                let response = try await http.send("POST", "/v1/calls/\(call.callId)/decline", token: bob,
+                                                   json: #"{"device_id":"bob-iphone"}"#)
+                #expect(response.status == 200)
+                #expect(try response.decode(Call.self).state == .declined)
+            }
+        }
+    }
+
+    @Test func timestampsReadBackExactlyAsFirstAnswered() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            for _ in 0..<10 {
+                let created = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)
+                let id = try #require(created.object["call_id"] as? String)
+                _ = try await http.send("POST", "/v1/calls/\(id)/ringing", token: bob, json: #"{"device_id":"bob-iphone"}"#)
+                let read = try await http.send("GET", "/v1/calls/\(id)", token: alice)
+                #expect(read.object["created_at"] as? String == created.object["created_at"] as? String)
+                #expect(read.object["expires_at"] as? String == created.object["expires_at"] as? String)
+                _ = try await http.send("POST", "/v1/calls/\(id)/cancel", token: alice)
+            }
+        }
+    }
+
+    @Test func fullWidthDigitsAreNotAHexPushToken() async throws {
+        try await APITests.withServer { http in
+            let bob = try await APITests.token(http, "bob")
+            let response = try await http.send("PUT", "/v1/devices/d1", token: bob, json: """
+                {"platform":"ios","voip_token":"\(String(repeating: "０１", count: 16))","bundle_id":"com.example.app"}
+                """)
+            APITests.expectProblem(response, status: 422, type: .invalidField)
+        }
+    }
+
+    @Test func displayNamesAreBoundedSoTheyAlwaysFitAVoIPPush() async throws {
+        try await APITests.withServer { http in
+            let long = String(repeating: "名", count: 65)
+            let response = try await http.send("POST", "/v1/tokens", token: APITests.adminKey,
+                                               json: #"{"user_id":"alice","name":"\#(long)"}"#)
+            APITests.expectProblem(response, status: 422, type: .invalidField)
+            let bob = try await APITests.token(http, "bob")
+            APITests.expectProblem(try await http.send("PUT", "/v1/devices/d1", token: bob, json: """
+                {"platform":"ios","voip_token":"abcd","bundle_id":"com.example.app.voip"}
+                """), status: 422, type: .invalidField)
+        }
+    }
+
+    @Test func acceptAfterTheRingDeadlineLosesToTheRingOutEvenBeforeTheTimerFires() async throws {
+        let clock = HeldClock()
+        try await APITests.withServer(clock: clock, configure: { $0.ringTimeout = 5 }) { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            clock.advance(by: 6)
+            let late = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                                           json: #"{"device_id":"bob-iphone"}"#)
+            APITests.expectProblem(late, status: 409, type: .callStateConflict)
+            #expect(late.object["call_state"] as? String == "unanswered")
+        }
+    }
+
+    @Test func voipPushIsRetriedUntilAPNsAnswersWithinTheRingDeadline() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-retry-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tls = try DevCertificateAuthority.create().write(to: directory.appendingPathComponent("tls"))
+        let key = try JWTSigningKey.generateP256()
+        let keyFile = directory.appendingPathComponent("AuthKey.p8")
+        try Data(try key.pkcs8PEM().utf8).write(to: keyFile)
+        let sandboxPort = try ClosedPort().port   // nothing listens there yet: the first attempts fail
+        let voip = String(repeating: "9a", count: 32)
+
+        try await APITests.withServer(configure: { config in
+            var apns = ServerConfiguration.APNsSettings(keyFile: keyFile.path, keyID: "RETRYKEY01", teamID: "RETRYTEAM1")
+            apns.sandboxURL = "https://localhost:\(sandboxPort)"
+            apns.productionURL = apns.sandboxURL
+            apns.caFile = tls.caCertificate.path
+            config.apns = apns
+        }) { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone", voip: voip)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            try await Task.sleep(for: .milliseconds(300))
+            let sandbox = APNsSandbox(configuration: .init(port: sandboxPort, certificatePath: tls.serverCertificate.path,
+                                                           privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
+            try sandbox.addProviderKey(keyID: "RETRYKEY01", teamID: "RETRYTEAM1", publicKeyPEM: try key.publicKeyPEM())
+            sandbox.register(SandboxDevice(token: voip, bundleID: "com.example.app"))
+            try sandbox.start()
+            defer { sandbox.shutdown() }
+            var pushes: [[String: Any]] = []
+            for _ in 0..<200 where pushes.isEmpty {
+                try await Task.sleep(for: .milliseconds(50))
+                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: alice).object["pushes"]
+                    as? [[String: Any]]) ?? []
+            }
+            #expect(pushes.first?["status"] as? Int == 200)
+            #expect((pushes.first?["attempts"] as? Int ?? 0) > 1)
+            #expect(sandbox.acceptedPushes.count == 1)
+        }
+    }
+}
