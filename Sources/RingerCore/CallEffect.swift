@@ -17,6 +17,10 @@ public enum CallEffect: Hashable, Sendable {
     case publish(EventType, to: EventRecipient)
     /// Send a VoIP push (PushKit) to one device. Only ever emitted for a new incoming call.
     case pushVoIP(deviceID: String)
+    /// Tell the recipients' devices by an ordinary (non-VoIP) push that the call changed: a background
+    /// push that stops the ringing (answered or declined elsewhere, cancelled), or an alert for a
+    /// missed call. Never a VoIP push: one that starts no call gets the app killed by iOS.
+    case pushNotice(EventType, to: EventRecipient)
     /// Store the ring deadline; at that time feed ``CallInput/ringTimeout``.
     case scheduleRingTimeout(at: Date)
     /// The ring deadline no longer matters.

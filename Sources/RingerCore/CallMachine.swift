@@ -104,9 +104,11 @@ public struct CallMachine: Codable, Hashable, Sendable {
                 call.state = .accepted
                 call.acceptedAt = now
                 call.acceptedDeviceId = device
+                let others = EventRecipient.userExceptDevice(callee, deviceID: device)
                 return [.cancelRingTimeout,
                         .publish(.callAccepted, to: .user(caller)),
-                        .publish(.callAnsweredElsewhere, to: .userExceptDevice(callee, deviceID: device))]
+                        .publish(.callAnsweredElsewhere, to: others),
+                        .pushNotice(.callAnsweredElsewhere, to: others)]
             case .accepted where call.acceptedDeviceId == device:
                 return []
             case .accepted:
@@ -123,9 +125,11 @@ public struct CallMachine: Codable, Hashable, Sendable {
             case .ringing:
                 finish(.declined, by: callee, at: now)
                 declinedDeviceId = device
+                let others = EventRecipient.userExceptDevice(callee, deviceID: device)
                 return [.cancelRingTimeout,
                         .publish(.callDeclined, to: .user(caller)),
-                        .publish(.callDeclinedElsewhere, to: .userExceptDevice(callee, deviceID: device))]
+                        .publish(.callDeclinedElsewhere, to: others),
+                        .pushNotice(.callDeclinedElsewhere, to: others)]
             case .declined where declinedDeviceId == device:
                 return []
             case .accepted where call.acceptedDeviceId != device:
@@ -141,7 +145,8 @@ public struct CallMachine: Codable, Hashable, Sendable {
             switch state {
             case .ringing:
                 finish(.cancelled, by: caller, at: now)
-                return [.cancelRingTimeout, .publish(.callCancelled, to: .user(callee))]
+                return [.cancelRingTimeout, .publish(.callCancelled, to: .user(callee)),
+                        .pushNotice(.callCancelled, to: .user(callee))]
             case .cancelled:
                 return []
             case .accepted:
@@ -170,7 +175,8 @@ public struct CallMachine: Codable, Hashable, Sendable {
         case .ringTimeout:
             guard state == .ringing, now >= call.expiresAt else { return [] }
             finish(.unanswered, by: nil, at: now)
-            return [.publish(.callUnanswered, to: .user(caller)), .publish(.callUnanswered, to: .user(callee))]
+            return [.publish(.callUnanswered, to: .user(caller)), .publish(.callUnanswered, to: .user(callee)),
+                    .pushNotice(.callUnanswered, to: .user(callee))]
         }
     }
 

@@ -231,6 +231,26 @@ public final class CallCoordinator: Sendable {
         }
     }
 
+    // MARK: Notice pushes
+
+    /// Handles an ordinary (non-VoIP) push about a call (``NoticePush``): a background notice that the
+    /// call was answered or declined elsewhere or cancelled ends the native call, as the matching
+    /// WebSocket event would. Payloads that are not Ringer notices are ignored.
+    /// - Returns: the event type the notice carried, if it was one.
+    @discardableResult
+    public func handleNotificationPush(_ payload: Data) -> EventType? {
+        guard let notice = try? RingerJSON.decode(NoticePush.self, from: payload) else { return nil }
+        let callID = notice.ringer.callId.lowercased()
+        switch notice.ringer.type {
+        case .callAnsweredElsewhere: endRemotely(callID: callID, reason: .answeredElsewhere)
+        case .callDeclinedElsewhere: endRemotely(callID: callID, reason: .declinedElsewhere)
+        case .callCancelled: endRemotely(callID: callID, reason: .remoteEnded)
+        case .callUnanswered: endRemotely(callID: callID, reason: .unanswered)
+        default: break
+        }
+        return notice.ringer.type
+    }
+
     // MARK: Server events
 
     /// Handles an event from the ``EventStream``.

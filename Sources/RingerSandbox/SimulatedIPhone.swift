@@ -53,6 +53,10 @@ public final class SimulatedIPhone: Sendable {
         case event(CallEvent)
         /// iOS killed the app for breaking a rule.
         case killedBySystem(reason: String)
+        /// A background or alert notice reached the running app.
+        case noticeReceived(type: EventType, apnsID: String)
+        /// iOS showed an alert notification (a missed call).
+        case notificationShown(title: String, body: String)
     }
 
     /// Who the phone belongs to and its tokens.
@@ -65,13 +69,20 @@ public final class SimulatedIPhone: Sendable {
         public var bundleID: String
         /// The PushKit VoIP token (hex), as the sandbox knows it.
         public var voipToken: String
+        /// The ordinary APNs token (hex) for alerts and background notices.
+        public var apnsToken: String
 
-        /// Creates an identity with a random 32-byte VoIP token.
+        /// Creates an identity with random 32-byte VoIP and APNs tokens.
         public init(userID: String, deviceID: String, bundleID: String = "dev.ringer.demo") {
             self.userID = userID
             self.deviceID = deviceID
             self.bundleID = bundleID
-            voipToken = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            voipToken = Self.randomToken()
+            apnsToken = Self.randomToken()
+        }
+
+        private static func randomToken() -> String {
+            (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         }
     }
 
@@ -135,12 +146,15 @@ public final class SimulatedIPhone: Sendable {
     /// after login, the device with the Ringer server. Leaves the app in the foreground.
     /// - Throws: ``RingerAPIError`` when the server refuses the registration.
     public func installAndLogIn(sandbox: APNsSandbox) async throws {
-        sandbox.register(SandboxDevice(token: identity.voipToken, bundleID: identity.bundleID) { [weak self] push in
-            self?.receive(push)
-        })
+        for token in [identity.voipToken, identity.apnsToken] {
+            sandbox.register(SandboxDevice(token: token, bundleID: identity.bundleID) { [weak self] push in
+                self?.receive(push)
+            })
+        }
         launch(connectAfter: 0)
         _ = try await api.registerDevice(id: identity.deviceID, DeviceRegistration(
-            platform: .ios, voipToken: identity.voipToken, apnsEnvironment: .sandbox, bundleId: identity.bundleID))
+            platform: .ios, voipToken: identity.voipToken, apnsToken: identity.apnsToken, apnsEnvironment: .sandbox,
+            bundleId: identity.bundleID))
         setAppState(.foreground)
     }
 
@@ -217,7 +231,7 @@ public final class SimulatedIPhone: Sendable {
 
     /// APNs delivered a push to this phone.
     private func receive(_ push: SandboxPush) {
-        guard push.pushType == "voip" else { return }
+        guard push.pushType == "voip" else { return receiveNotice(push) }
         let (coordinator, woken) = state.withLock { state -> (CallCoordinator?, Bool) in
             (state.app?.coordinator, state.appState == .killed)
         }
@@ -240,6 +254,20 @@ public final class SimulatedIPhone: Sendable {
                 state.appState = .killed
             }
             observe(.killedBySystem(reason: "VoIP push handled without reporting a call to CallKit"))
+        }
+    }
+
+    /// An alert or background push. iOS shows an alert whatever the app's state; a background push
+    /// reaches only a running app (iOS does not launch a killed app for one).
+    private func receiveNotice(_ push: SandboxPush) {
+        let running = state.withLock { $0.appState == .killed ? nil : $0.app?.coordinator }
+        if push.pushType == "alert", let notice = try? RingerJSON.decode(NoticePush.self, from: push.payload),
+           let alert = notice.aps.alert {
+            observe(.notificationShown(title: alert.title, body: alert.body))
+        }
+        guard push.pushType == "background" || push.pushType == "alert", let running else { return }
+        if let type = running.handleNotificationPush(push.payload) {
+            observe(.noticeReceived(type: type, apnsID: push.apnsID))
         }
     }
 

@@ -194,6 +194,15 @@ final class CallService: Sendable {
             case .pushVoIP(let deviceID):
                 guard let device = devices?.first(where: { $0.deviceId == deviceID }) else { continue }
                 Task { await pushes.sendIncomingCall(call, to: device) }
+            case .pushNotice(let type, let recipient):
+                let (user, except): (String, String?) = switch recipient {
+                case .user(let user): (user, nil)
+                case .userExceptDevice(let user, let device): (user, device)
+                }
+                Task {
+                    let targets = (try? await store.devices(ofUser: user))?.filter { $0.deviceId != except } ?? []
+                    await pushes.sendNotice(type, call: call, to: targets)
+                }
             case .scheduleRingTimeout(let deadline):
                 scheduleTimeout(callID: call.callId, at: deadline)
             case .cancelRingTimeout:

@@ -8,8 +8,9 @@ import RingerWire
 ///
 /// Only ``sendIncomingCall(_:to:)`` sends a VoIP push: iOS kills an app that receives a VoIP push
 /// and does not report a new incoming call, and repeated kills stop VoIP delivery to it
-/// (Apple: PushKit, `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`). No other method
-/// of this type can produce `apns-push-type: voip`.
+/// (Apple: PushKit, `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`). Notices
+/// (``sendNotice(_:call:to:)``) go to the device's ordinary APNs token as an alert or a background
+/// push; no path of this type can give them `apns-push-type: voip`.
 final class PushDispatcher: Sendable {
     private let apns: APNsClient?
     private let store: any RingerStore
@@ -35,7 +36,7 @@ final class PushDispatcher: Sendable {
     /// `apns-expiration` is the ring deadline, so a phone switched on after the call ended is never
     /// rung by it (APNs drops the stored push at that time).
     func sendIncomingCall(_ call: Call, to device: Device) async {
-        guard let apns, let token = device.voipToken, let bundleID = device.bundleId else { return }
+        guard apns != nil, let token = device.voipToken, let bundleID = device.bundleId else { return }
         let now = Date()
         let notification: APNsNotification
         do {
@@ -46,14 +47,70 @@ final class PushDispatcher: Sendable {
             log.error("cannot encode VoIP payload", ["call.id": .string(call.callId)])
             return
         }
+        await deliver(notification, token: token, device: device, call: call, kind: "voip", until: call.expiresAt)
+    }
+
+    /// What a notice push says, by event type; nil when the event has no notice.
+    static func noticePayload(for type: EventType, call: Call) throws -> (APNsPushType, [UInt8])? {
+        let body = NoticePush.Body(type: type, callId: call.callId)
+        switch type {
+        case .callUnanswered:
+            // A missed call is for the user, not the app: an ordinary alert (Apple: "Generating a remote notification").
+            let alert = NoticePush.Alert(title: "Missed call", body: call.caller.name ?? call.caller.id)
+            let payload = NoticePush(aps: .init(alert: alert, sound: "default"), ringer: body)
+            return (.alert, Array(try RingerJSON.encode(payload)))
+        case .callAnsweredElsewhere, .callDeclinedElsewhere, .callCancelled:
+            // For the app only, to stop its ringing: a background push (content-available, priority 5).
+            let payload = NoticePush(aps: .init(contentAvailable: 1), ringer: body)
+            return (.background, Array(try RingerJSON.encode(payload)))
+        default:
+            return nil
+        }
+    }
+
+    /// Tells devices by an ordinary push that the call changed (see ``CallEffect/pushNotice(_:to:)``).
+    ///
+    /// Background notices expire with the ring deadline (after it they mean nothing); a missed-call
+    /// alert is kept by APNs for a day, so a phone that was off still learns of it.
+    func sendNotice(_ type: EventType, call: Call, to devices: [Device]) async {
+        guard apns != nil, type != .callIncoming else { return }
+        let built: (APNsPushType, [UInt8])?
+        do {
+            built = try Self.noticePayload(for: type, call: call)
+        } catch {
+            log.error("cannot encode notice payload", ["call.id": .string(call.callId)])
+            return
+        }
+        guard let (pushType, payload) = built, pushType != .voip else { return }
+        let expiration = pushType == .alert ? Date().addingTimeInterval(24 * 3600) : call.expiresAt
+        await withTaskGroup(of: Void.self) { group in
+            for device in devices where device.platform == .ios {
+                guard let token = device.apnsToken, let bundleID = device.bundleId else { continue }
+                let notification = APNsNotification(pushType: pushType, topic: pushType.topic(forBundleID: bundleID),
+                                                    priority: pushType == .background ? 5 : 10,
+                                                    expiration: expiration, collapseID: call.callId, payload: payload)
+                group.addTask {
+                    await self.deliver(notification, token: token, device: device, call: call, kind: pushType.rawValue,
+                                       until: max(expiration, Date().addingTimeInterval(30)))
+                }
+            }
+        }
+    }
+
+    /// Sends one notification, retrying what may succeed later until `deadline`, then records the
+    /// outcome and tells the observer.
+    private func deliver(_ notification: APNsNotification, token: String, device: Device, call: Call, kind: String,
+                         until deadline: Date) async {
+        guard let apns else { return }
         let environment: APNsClient.Environment = device.apnsEnvironment == .sandbox ? .sandbox : .production
+        let now = Date()
         let started = ContinuousClock.now
         var status: Int?
         var reason: String?
         var attempts = 0
         var backoff: TimeInterval = 0.25
         // A lost VoIP push is a missed call: retry what may succeed later (no answer, 429, 500, 503),
-        // with the same apns-id, while the call can still ring. Apple: "Handling notification responses
+        // with the same apns-id, while it still matters. Apple: "Handling notification responses
         // from APNs" (retry TooManyRequests with a delay; never retry BadDeviceToken, Unregistered…).
         while true {
             do {
@@ -71,7 +128,7 @@ final class PushDispatcher: Sendable {
             }
             guard status == nil || status == 429 || status == 500 || status == 503, attempts < 5 else { break }
             let delay = Double.random(in: backoff / 2...backoff)
-            guard Date().addingTimeInterval(delay + 1) < call.expiresAt else { break }
+            guard Date().addingTimeInterval(delay + 1) < deadline else { break }
             try? await Task.sleep(for: .seconds(delay))
             backoff *= 2
         }
@@ -82,11 +139,11 @@ final class PushDispatcher: Sendable {
                                          "apns.id": .string(apnsID), "apns.status": .string(status.map(String.init) ?? "none"),
                                          "apns.reason": .string(reason ?? "")]
         if status == 200 {
-            log.info("VoIP push accepted", metadata)
+            log.info("push accepted", metadata.merging(["apns.push_type": .string(kind)]) { $1 })
         } else {
-            log.warning("VoIP push not accepted", metadata)
+            log.warning("push not accepted", metadata.merging(["apns.push_type": .string(kind)]) { $1 })
         }
-        let attempt = PushAttempt(callId: call.callId, deviceId: device.deviceId, provider: "apns", pushType: "voip",
+        let attempt = PushAttempt(callId: call.callId, deviceId: device.deviceId, provider: "apns", pushType: kind,
                                   status: status, reason: reason, apnsId: apnsID, latencyMs: latency,
                                   attempts: attempts, sentAt: now)
         do {
@@ -94,7 +151,7 @@ final class PushDispatcher: Sendable {
         } catch {
             log.error("cannot record push outcome", ["call.id": .string(call.callId), "error": .string("\(error)")])
         }
-        observe(.pushSent(PushOutcome(callID: call.callId, deviceID: device.deviceId, pushType: "voip", status: status,
+        observe(.pushSent(PushOutcome(callID: call.callId, deviceID: device.deviceId, pushType: kind, status: status,
                                       reason: reason, apnsID: apnsID, latencyMs: latency, sentAt: now)))
     }
 }

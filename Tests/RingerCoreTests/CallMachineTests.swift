@@ -50,6 +50,13 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(!effects.contains { if case .pushVoIP = $0 { true } else { false } })
     }
 
+    @Test func cancelTellsEveryCalleeDeviceBySocketAndNoticePushNeverVoIP() throws {
+        var (machine, _) = ringingCall()
+        let effects = try machine.handle(.cancel, by: .user("alice"), at: t0)
+        #expect(effects == [.cancelRingTimeout, .publish(.callCancelled, to: .user("bob")),
+                            .pushNotice(.callCancelled, to: .user("bob"))])
+    }
+
     @Test func onlyIncomingCallsAreEverPushedAsVoIP() throws {
         var (machine, _) = ringingCall()
         var effects: [CallEffect] = []
@@ -77,8 +84,9 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.state == .accepted)
         #expect(machine.call.acceptedAt == later)
         #expect(machine.call.acceptedDeviceId == "bob-iphone")
+        let others = EventRecipient.userExceptDevice("bob", deviceID: "bob-iphone")
         #expect(effects == [.cancelRingTimeout, .publish(.callAccepted, to: .user("alice")),
-                            .publish(.callAnsweredElsewhere, to: .userExceptDevice("bob", deviceID: "bob-iphone"))])
+                            .publish(.callAnsweredElsewhere, to: others), .pushNotice(.callAnsweredElsewhere, to: others)])
     }
 
     @Test func acceptTwiceFromTheSameDeviceIsIdempotent() throws {
@@ -131,6 +139,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.endedBy == "bob")
         #expect(effects.contains(.publish(.callDeclined, to: .user("alice"))))
         #expect(effects.contains(.publish(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
+        #expect(effects.contains(.pushNotice(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
         #expect(try machine.handle(.decline(deviceID: "bob-ipad"), by: .user("bob"), at: t0).isEmpty)
     }
 
@@ -158,7 +167,8 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.state == .ringing)
         let effects = try machine.handle(.ringTimeout, by: .system, at: t0.addingTimeInterval(45))
         #expect(machine.call.state == .unanswered)
-        #expect(effects == [.publish(.callUnanswered, to: .user("alice")), .publish(.callUnanswered, to: .user("bob"))])
+        #expect(effects == [.publish(.callUnanswered, to: .user("alice")), .publish(.callUnanswered, to: .user("bob")),
+                            .pushNotice(.callUnanswered, to: .user("bob"))])
         var answered = ringingCall().0
         _ = try answered.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: t0)
         #expect(try answered.handle(.ringTimeout, by: .system, at: t0.addingTimeInterval(50)).isEmpty)
