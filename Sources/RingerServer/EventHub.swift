@@ -13,8 +13,10 @@ public protocol EventSink: Sendable {
 /// Delivers call events to the WebSockets of each user's devices, and replays missed ones.
 ///
 /// Every event is stored (with its per-user `seq`) before it reaches the hub, so a device that
-/// reconnects with `?since=<seq>` gets what it missed, at most ``replayLimit`` events, then the live
-/// stream, in `seq` order with no gaps or repeats.
+/// reconnects with `?since=<seq>` gets what it missed, then the live stream, in `seq` order with no
+/// repeats. The replay is bounded: at most ``replayLimit`` events, the newest ones (they say where
+/// each call is now). A `since` beyond the user's newest event (a stale value from another
+/// install) counts as "now", so live events are never held back.
 actor EventHub {
     private struct Subscriber {
         let userID: String
@@ -48,7 +50,17 @@ actor EventHub {
             return
         }
         subscribers[id] = Subscriber(userID: userID, deviceID: deviceID, sink: sink, lastSeq: since, pending: [])
-        let missed = (try? await store.events(forUser: userID, after: since, limit: replayLimit)) ?? []
+        let missed: [StoredEvent]
+        do {
+            let latest = try await store.latestSeq(forUser: userID)
+            missed = try await store.events(forUser: userID, after: min(since, latest), limit: replayLimit)
+            if since > latest { subscribers[id]?.lastSeq = latest }
+        } catch {
+            // Without the replay the device would silently miss events: close, so it reconnects and retries.
+            subscribers[id] = nil
+            sink.close()
+            return
+        }
         guard var subscriber = subscribers[id] else { return }
         let held = subscriber.pending ?? []
         subscriber.pending = nil

@@ -141,9 +141,14 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func ringingCalls() async throws -> [(callID: String, expiresAt: Date)]
 
-    /// The user's events after `seq`, oldest first, at most `limit`.
+    /// The user's newest events after `seq`, oldest first, at most `limit` (when more were missed,
+    /// the oldest of them are left out: the newest say where each call is now).
     /// - Throws: ``StoreError``.
     func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent]
+
+    /// The user's highest event `seq`, 0 when they have none.
+    /// - Throws: ``StoreError``.
+    func latestSeq(forUser userID: String) async throws -> Int64
 
     /// Records the outcome of a push.
     /// - Throws: ``StoreError``.

@@ -197,13 +197,21 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         try locked { db in
             var rows: [(String?, String)] = []
             try db.query("""
-                SELECT except_device, payload FROM events WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?
+                SELECT except_device, payload FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?
                 """, [.text(userID), .integer(seq), .integer(Int64(max(1, limit)))]) { row in
                 rows.append((row.text(0), row.text(1) ?? ""))
             }
-            return try rows.map { except, payload in
+            return try rows.reversed().map { except, payload in
                 StoredEvent(userID: userID, exceptDeviceID: except, event: try decodeText(CallEvent.self, payload))
             }
+        }
+    }
+
+    public func latestSeq(forUser userID: String) async throws -> Int64 {
+        try locked { db in
+            var seq: Int64 = 0
+            try db.query("SELECT seq FROM event_sequences WHERE user_id = ?", [.text(userID)]) { seq = $0.integer(0) }
+            return seq
         }
     }
 

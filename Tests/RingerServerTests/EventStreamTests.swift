@@ -76,6 +76,20 @@ import Testing
         }
     }
 
+    @Test func staleSinceBeyondTheNewestEventStillGetsLiveEvents() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            let inbox = Inbox()
+            let socket = try await Self.connect(http, token: bob, query: "device_id=bob-iphone&since=999999", inbox: inbox)
+            defer { socket.close() }
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)
+            #expect(await inbox.wait(for: .callIncoming) != nil)
+        }
+    }
+
     @Test func upgradeWithoutAValidTokenIsRefused() async throws {
         try await APITests.withServer { http in
             await #expect(throws: (any Error).self) {

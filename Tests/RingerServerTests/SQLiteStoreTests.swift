@@ -1,0 +1,55 @@
+import Foundation
+import RingerCore
+import RingerStore
+import RingerWire
+import Testing
+
+/// The embedded store's guarantees, on an in-memory database.
+@Suite struct SQLiteStoreTests {
+    /// A ringing call at a whole millisecond, the precision the store keeps.
+    static func ringingCall() -> CallMachine {
+        CallMachine.invite(callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
+                           hasVideo: false, calleeDevices: [CalleeDevice(id: "p", platform: .ios, canBeWoken: true)],
+                           calleeBusy: false, now: Date(unixMilliseconds: Date().unixMilliseconds), ringTimeout: 45).0
+    }
+
+    @Test func replayAfterAnOutageReturnsTheNewestEventsInOrder() async throws {
+        let store = try SQLiteStore(path: ":memory:")
+        let machine = Self.ringingCall()
+        let events = (0..<600).map { _ in PendingEvent(type: .callRinging, recipient: .user("alice"), call: machine.call) }
+        let stored = try await store.insertCall(machine, events: events)
+        #expect(stored.map(\.event.seq) == Array(1...600))
+        let replay = try await store.events(forUser: "alice", after: 0, limit: 500)
+        #expect(replay.map(\.event.seq) == Array(101...600))
+        #expect(try await store.latestSeq(forUser: "alice") == 600)
+        #expect(try await store.latestSeq(forUser: "nobody") == 0)
+    }
+
+    @Test func aFailedUpdateChangesNothing() async throws {
+        struct Refused: Error {}
+        let store = try SQLiteStore(path: ":memory:")
+        let machine = Self.ringingCall()
+        _ = try await store.insertCall(machine, events: [])
+        await #expect(throws: Refused.self) {
+            _ = try await store.updateCall(id: machine.call.callId) { machine -> (Int, [PendingEvent]) in
+                _ = try machine.handle(.cancel, by: .user("alice"), at: Date())
+                throw Refused()
+            }
+        }
+        #expect(try await store.call(id: machine.call.callId) == machine)
+        #expect(try await store.latestSeq(forUser: "bob") == 0)
+    }
+
+    @Test func schemaIsMigratedOnceAndReopensWithItsData() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-store-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let machine = Self.ringingCall()
+        do {
+            let store = try SQLiteStore(path: path)
+            _ = try await store.insertCall(machine, events: [])
+        }
+        let reopened = try SQLiteStore(path: path)
+        #expect(try await reopened.call(id: machine.call.callId) == machine)
+        #expect(try await reopened.ringingCalls().map(\.callID) == [machine.call.callId])
+    }
+}
