@@ -107,6 +107,7 @@ final class PushDispatcher: Sendable {
         let started = ContinuousClock.now
         var status: Int?
         var reason: String?
+        var unregisteredAt: Date?
         var attempts = 0
         var backoff: TimeInterval = 0.25
         // A lost VoIP push is a missed call: retry what may succeed later (no answer, 429, 500, 503),
@@ -116,6 +117,7 @@ final class PushDispatcher: Sendable {
             do {
                 let (response, count) = try await apns.send(notification, to: token, environment: environment)
                 (status, reason) = (response.status, response.reason?.rawValue)
+                unregisteredAt = response.unregisteredAt
                 attempts += count
             } catch let error as APNsClientError {
                 (status, reason) = (nil, error.description)
@@ -143,6 +145,14 @@ final class PushDispatcher: Sendable {
         } else {
             log.warning("push not accepted", metadata.merging(["apns.push_type": .string(kind)]) { $1 })
         }
+        if status == 410 {
+            await forget(token, device: device, invalidSince: unregisteredAt ?? now, reason: reason)
+        } else if reason == APNsReason.badDeviceToken.rawValue {
+            // Also what a sandbox token sent to production (or the reverse) gets: not proof the token is
+            // dead, so it is kept; the app's next registration (with the right environment) fixes it.
+            log.warning("APNs refused a device token as bad; check the device's apns_environment",
+                        ["device.id": .string(device.deviceId), "apns.environment": .string(environment.rawValue)])
+        }
         let attempt = PushAttempt(callId: call.callId, deviceId: device.deviceId, provider: "apns", pushType: kind,
                                   status: status, reason: reason, apnsId: apnsID, latencyMs: latency,
                                   attempts: attempts, sentAt: now)
@@ -153,5 +163,19 @@ final class PushDispatcher: Sendable {
         }
         observe(.pushSent(PushOutcome(callID: call.callId, deviceID: device.deviceId, pushType: kind, status: status,
                                       reason: reason, apnsID: apnsID, latencyMs: latency, sentAt: now)))
+    }
+
+    /// Removes a token APNs reported gone (410 `Unregistered` or `ExpiredToken`), unless the app
+    /// registered it again since (Apple: "Handling notification responses from APNs": stop sending
+    /// until the device registers a token with a later timestamp).
+    private func forget(_ token: String, device: Device, invalidSince: Date, reason: String?) async {
+        do {
+            let removed = try await store.removeDeadPushToken(token, invalidSince: invalidSince)
+            log.info(removed ? "removed a push token APNs reported gone" : "kept a push token registered again since",
+                     ["device.id": .string(device.deviceId), "apns.reason": .string(reason ?? "")])
+        } catch {
+            log.error("cannot remove a dead push token", ["device.id": .string(device.deviceId),
+                                                          "error": .string("\(error)")])
+        }
     }
 }

@@ -107,6 +107,16 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func device(id: String, userID: String) async throws -> Device?
 
+    /// Removes a push token that APNs reported dead, unless the app registered it again after APNs
+    /// last saw it valid (compare-and-delete: a stale 410 must not wipe a fresh registration).
+    /// A device left without any token is removed.
+    /// - Parameters:
+    ///   - token: the hex token, in whichever of `voip_token` or `apns_token` it is.
+    ///   - invalidSince: when APNs says the token stopped being valid.
+    /// - Returns: true when the token was removed.
+    /// - Throws: ``StoreError``.
+    func removeDeadPushToken(_ token: String, invalidSince: Date) async throws -> Bool
+
     /// The user's devices, oldest registration first.
     /// - Throws: ``StoreError``.
     func devices(ofUser userID: String) async throws -> [Device]

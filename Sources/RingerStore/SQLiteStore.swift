@@ -91,6 +91,21 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         }
     }
 
+    public func removeDeadPushToken(_ token: String, invalidSince: Date) async throws -> Bool {
+        try locked { db in
+            try db.transaction {
+                var removed = 0
+                for column in ["voip_token", "apns_token"] {
+                    try db.query("UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
+                                 [.text(token), .real(invalidSince.timeIntervalSince1970)])
+                    removed += db.changes
+                }
+                try db.query("DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL")
+                return removed > 0
+            }
+        }
+    }
+
     public func deleteDevice(id: String, userID: String) async throws -> Bool {
         try locked { db in
             try db.query("DELETE FROM devices WHERE device_id = ? AND user_id = ?", [.text(id), .text(userID)])
