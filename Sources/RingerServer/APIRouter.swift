@@ -19,11 +19,18 @@ struct APIRouter: Sendable {
     let maxUserTokenTTL: Int
     let clock: any ServerClock
     let log: Logger
+    /// Lets shutdown finish the requests in progress.
+    let gate = RequestGate()
 
     /// Largest request body accepted, bytes.
     static let maxBodyBytes = 64 * 1024
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        guard gate.enter() else {
+            return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+                                        detail: "the server is shutting down; retry"))
+        }
+        defer { gate.leave() }
         do {
             return try await route(request)
         } catch let problem as Problem {

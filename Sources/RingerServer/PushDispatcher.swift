@@ -16,6 +16,8 @@ final class PushDispatcher: Sendable {
     private let store: any RingerStore
     private let observe: @Sendable (ServerObservation) -> Void
     private let log: Logger
+    /// Pushes being sent; shutdown lets them finish.
+    let pending = RequestGate()
 
     init(apns: APNsClient?, store: any RingerStore, log: Logger, observe: @escaping @Sendable (ServerObservation) -> Void) {
         self.apns = apns
@@ -36,7 +38,8 @@ final class PushDispatcher: Sendable {
     /// `apns-expiration` is the ring deadline, so a phone switched on after the call ended is never
     /// rung by it (APNs drops the stored push at that time).
     func sendIncomingCall(_ call: Call, to device: Device) async {
-        guard apns != nil, let token = device.voipToken, let bundleID = device.bundleId else { return }
+        guard apns != nil, let token = device.voipToken, let bundleID = device.bundleId, pending.enter() else { return }
+        defer { pending.leave() }
         let now = Date()
         let notification: APNsNotification
         do {
@@ -73,7 +76,8 @@ final class PushDispatcher: Sendable {
     /// Background notices expire with the ring deadline (after it they mean nothing); a missed-call
     /// alert is kept by APNs for a day, so a phone that was off still learns of it.
     func sendNotice(_ type: EventType, call: Call, to devices: [Device]) async {
-        guard apns != nil, type != .callIncoming else { return }
+        guard apns != nil, type != .callIncoming, pending.enter() else { return }
+        defer { pending.leave() }
         let built: (APNsPushType, [UInt8])?
         do {
             built = try Self.noticePayload(for: type, call: call)

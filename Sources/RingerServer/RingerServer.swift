@@ -24,6 +24,7 @@ public final class RingerServer: Sendable {
     private let service: CallService
     private let router: APIRouter
     private let apns: APNsClient?
+    private let pushes: PushDispatcher
     private let web: LockedValue<WebServer?>
     private let nextConnectionID = LockedValue<UInt64>(0)
     private let log: Logger
@@ -65,6 +66,7 @@ public final class RingerServer: Sendable {
         hub = EventHub(store: store)
         let tokens = try UserTokens(secret: configuration.userTokenSecret)
         let pushes = PushDispatcher(apns: apns, store: store, log: logger, observe: observe)
+        self.pushes = pushes
         service = CallService(store: store, hub: hub, pushes: pushes,
                               media: try MediaTokens(settings: configuration.media),
                               ringTimeout: configuration.ringTimeout, clock: clock, log: logger, observe: observe)
@@ -98,15 +100,31 @@ public final class RingerServer: Sendable {
         return port
     }
 
-    /// Stops timers, closes every socket and the listener. Idempotent.
+    /// Lets running requests finish (at most 5 s, refusing new ones), then stops timers, closes every
+    /// socket and the listener. Idempotent.
     public func shutdown() async {
+        // Requests already running finish (at most 5 s); new ones get 503 meanwhile.
+        let unfinished = await router.gate.drain(timeout: 5)
+        if unfinished > 0 { log.warning("shutting down with requests still running", ["http.requests": .string("\(unfinished)")]) }
         service.shutdown()
+        let unsent = await pushes.pending.drain(timeout: 5)
+        if unsent > 0 { log.warning("shutting down with pushes still unanswered", ["apns.pushes": .string("\(unsent)")]) }
         await hub.closeAll()
         web.withLock { server in
             server?.shutdown()
             server = nil
         }
         apns?.shutdown()
+    }
+
+    /// Whether a device of a user holds an event stream that live events reach (scenarios and tests wait
+    /// for this before placing calls, so no event is published before the socket is subscribed).
+    /// - Parameters:
+    ///   - userID: the user.
+    ///   - deviceID: the device id the stream named (`?device_id=`).
+    /// - Returns: true when such a stream is subscribed.
+    public func hasEventStream(userID: String, deviceID: String) async -> Bool {
+        await hub.isConnected(userID: userID, deviceID: deviceID)
     }
 
     /// Decides a WebSocket upgrade for `/v1/events` (runs on the libwebsockets thread; no I/O).
