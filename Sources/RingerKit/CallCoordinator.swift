@@ -399,7 +399,19 @@ public final class CallCoordinator: Sendable {
         guard case .loggedIn(let api) = state.withLock({ $0.session }) else {
             throw RingerAPIError.transport("not logged in")
         }
-        let call = try await api.createCall(callee: callee, hasVideo: hasVideo)
+        // Retried with one Idempotency-Key: a lost answer never makes the callee's phone ring twice.
+        let key = UUID().uuidString.lowercased()
+        var attempt = 0
+        let call: Call
+        while true {
+            attempt += 1
+            do {
+                call = try await api.createCall(callee: callee, hasVideo: hasVideo, idempotencyKey: key)
+                break
+            } catch let error as RingerAPIError where error.isRetryable && attempt < 3 {
+                try await Task.sleep(for: .milliseconds(250 * attempt))
+            }
+        }
         if call.state == .ringing, let uuid = UUID(uuidString: call.callId) {
             state.withLock {
                 $0.calls[call.callId] = Entry(uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt)

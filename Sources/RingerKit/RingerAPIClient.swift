@@ -66,9 +66,16 @@ public struct RingerAPIClient: Sendable {
     }
 
     /// `POST /v1/calls`.
+    /// - Parameters:
+    ///   - callee: the user to call.
+    ///   - hasVideo: whether to offer video.
+    ///   - idempotencyKey: sent as `Idempotency-Key`; retrying with the same key returns the same
+    ///     call instead of ringing the callee again (kept by the server for 24 hours).
     /// - Throws: ``RingerAPIError``.
-    public func createCall(callee: String, hasVideo: Bool = false) async throws -> Call {
-        try await request("POST", "/v1/calls", body: CreateCallRequest(callee: callee, hasVideo: hasVideo))
+    public func createCall(callee: String, hasVideo: Bool = false,
+                           idempotencyKey: String = UUID().uuidString.lowercased()) async throws -> Call {
+        try await request("POST", "/v1/calls", body: CreateCallRequest(callee: callee, hasVideo: hasVideo),
+                          headers: ["Idempotency-Key": idempotencyKey])
     }
 
     /// `POST /v1/calls/{id}/ringing`.
@@ -127,9 +134,9 @@ public struct RingerAPIClient: Sendable {
 
     private struct Empty: Codable {}
 
-    private func request<Body: Encodable, Response: Decodable>(_ method: String, _ path: String,
-                                                                body: Body?) async throws -> Response {
-        let data = try await send(method, path, body: body)
+    private func request<Body: Encodable, Response: Decodable>(_ method: String, _ path: String, body: Body?,
+                                                                headers: [String: String] = [:]) async throws -> Response {
+        let data = try await send(method, path, body: body, headers: headers)
         do {
             return try RingerJSON.decode(Response.self, from: data)
         } catch {
@@ -137,9 +144,10 @@ public struct RingerAPIClient: Sendable {
         }
     }
 
-    private func send<Body: Encodable>(_ method: String, _ path: String, body: Body?) async throws -> Data {
+    private func send<Body: Encodable>(_ method: String, _ path: String, body: Body?,
+                                       headers extra: [String: String] = [:]) async throws -> Data {
         let url = baseURL.appendingPathComponent(String(path.dropFirst()))
-        var headers = authorizationHeaders
+        var headers = authorizationHeaders.merging(extra) { $1 }
         var data: Data?
         if let body {
             headers["Content-Type"] = "application/json"

@@ -99,8 +99,12 @@ struct APIRouter: Sendable {
             switch method {
             case "POST":
                 let body = try decode(CreateCallRequest.self, request)
+                let key = request.headers["idempotency-key"]
+                if let key, !(1...255).contains(key.utf8.count) {
+                    throw APIProblem.invalidField("Idempotency-Key must be 1 to 255 characters")
+                }
                 try await store.upsertUser(id: user.id, name: user.name, at: clock.now())
-                return try Self.json(await service.createCall(caller: user, request: body), status: 201)
+                return try Self.json(await service.createCall(caller: user, request: body, idempotencyKey: key), status: 201)
             case "GET":
                 let limit = try request.query["limit"].map { text -> Int in
                     guard let value = Int(text), (1...100).contains(value) else {

@@ -50,13 +50,17 @@ final class CallService: Sendable {
 
     /// `POST /v1/calls`.
     /// - Throws: ``Problem`` for an unknown callee or a self call; `StoreError` on storage failure.
-    func createCall(caller: Party, request: CreateCallRequest) async throws -> Call {
+    func createCall(caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil) async throws -> Call {
         guard UserID.isValid(request.callee) else { throw APIProblem.invalidField("callee is not a valid user id") }
         guard request.callee != caller.id else { throw APIProblem.selfCall() }
         guard let callee = try await store.user(id: request.callee) else { throw APIProblem.userNotFound(request.callee) }
         // A token without a name: show the name the server knows.
         let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
         let (call, devices, effects) = try await writes.withLock { () async throws -> (Call, [Device], [CallEffect]) in
+            // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice.
+            if let idempotencyKey, let earlier = try await store.call(forIdempotencyKey: idempotencyKey, userID: caller.id) {
+                return (earlier.call, [], [])
+            }
             let devices = try await store.devices(ofUser: callee.id)
             let busy = try await store.isInAcceptedCall(userID: callee.id)
             let online = await hub.isOnline(userID: callee.id)
@@ -70,7 +74,8 @@ final class CallService: Sendable {
                 callID: UUID().uuidString.lowercased(), caller: caller, callee: callee,
                 hasVideo: request.hasVideo ?? false, calleeDevices: calleeDevices, calleeOnline: online,
                 calleeBusy: busy, now: now, ringTimeout: ringTimeout)
-            let stored = try await store.insertCall(machine, events: Self.events(of: effects, call: machine.call))
+            let stored = try await store.insertCall(machine, events: Self.events(of: effects, call: machine.call),
+                                                    idempotencyKey: idempotencyKey)
             observe(.callCreated(machine.call))
             await hub.deliver(stored)
             return (machine.call, devices, effects)

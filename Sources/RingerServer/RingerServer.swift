@@ -83,6 +83,7 @@ public final class RingerServer: Sendable {
     public func start() async throws -> Int {
         let router = self.router
         var webConfiguration = WebServer.Configuration(host: configuration.host, port: configuration.port,
+                                                       extraRequestHeaders: ["idempotency-key"],
                                                        maxRequestBodyBytes: APIRouter.maxBodyBytes,
                                                        webSocketPaths: ["/v1/events"])
         webConfiguration.payloadTooLargeResponse = APIRouter.problem(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))

@@ -122,9 +122,18 @@ public protocol RingerStore: Sendable {
     func devices(ofUser userID: String) async throws -> [Device]
 
     /// Stores a new call and appends its events, in one transaction.
+    /// - Parameters:
+    ///   - machine: the new call.
+    ///   - events: its first events.
+    ///   - idempotencyKey: the caller's `Idempotency-Key`, remembered with the call so a retried
+    ///     request finds it (``call(forIdempotencyKey:userID:)``); nil when the request had none.
     /// - Returns: the appended events with their sequence numbers.
     /// - Throws: ``StoreError``.
-    func insertCall(_ machine: CallMachine, events: [PendingEvent]) async throws -> [StoredEvent]
+    func insertCall(_ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?) async throws -> [StoredEvent]
+
+    /// The call a user created with this `Idempotency-Key` in the last 24 hours, if any.
+    /// - Throws: ``StoreError``.
+    func call(forIdempotencyKey key: String, userID: String) async throws -> CallMachine?
 
     /// Loads a call, lets `body` change it, then saves it and appends the events `body` returns,
     /// all in one transaction. If `body` throws, nothing is saved and the error is rethrown.

@@ -59,6 +59,15 @@ enum SQLiteSchema {
         );
         CREATE INDEX push_attempts_by_call ON push_attempts (call_id);
         """,
+        """
+        CREATE TABLE idempotency_keys (
+          user_id TEXT NOT NULL,
+          key TEXT NOT NULL,
+          call_id TEXT NOT NULL,
+          created_at REAL NOT NULL,
+          PRIMARY KEY (user_id, key)
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`.

@@ -133,7 +133,8 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
 
     // MARK: Calls
 
-    public func insertCall(_ machine: CallMachine, events: [PendingEvent]) async throws -> [StoredEvent] {
+    public func insertCall(_ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?) async throws
+        -> [StoredEvent] {
         let json = try encodeText(machine)
         return try locked { db in
             try db.transaction {
@@ -144,8 +145,29 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                     """, [.text(call.callId), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
                           .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
                           .text(json)])
+                if let idempotencyKey {
+                    let now = call.createdAt.timeIntervalSince1970
+                    try db.query("DELETE FROM idempotency_keys WHERE created_at < ?", [.real(now - Self.idempotencyWindow)])
+                    try db.query("""
+                        INSERT OR REPLACE INTO idempotency_keys (user_id, key, call_id, created_at) VALUES (?, ?, ?, ?)
+                        """, [.text(call.caller.id), .text(idempotencyKey), .text(call.callId), .real(now)])
+                }
                 return try append(events, in: db)
             }
+        }
+    }
+
+    /// How long an `Idempotency-Key` is remembered, seconds.
+    static let idempotencyWindow: TimeInterval = 24 * 3600
+
+    public func call(forIdempotencyKey key: String, userID: String) async throws -> CallMachine? {
+        try locked { db in
+            var callID: String?
+            try db.query("SELECT call_id FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at >= ?",
+                         [.text(userID), .text(key), .real(Date().timeIntervalSince1970 - Self.idempotencyWindow)]) {
+                callID = $0.text(0)
+            }
+            return try callID.flatMap { try loadCall(id: $0, in: db) }
         }
     }
 

@@ -1,5 +1,8 @@
 import DevCertificates
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import JWT
 import RingerLogging
 import RingerSandbox
@@ -146,6 +149,32 @@ final class HeldClock: ServerClock {
             #expect(pushes.first?["status"] as? Int == 200)
             #expect((pushes.first?["attempts"] as? Int ?? 0) > 1)
             #expect(sandbox.acceptedPushes.count == 1)
+        }
+    }
+}
+
+/// A retried call creation (same `Idempotency-Key`) returns the first call and rings nobody twice.
+@Suite(.serialized) struct IdempotentCallCreationTests {
+    @Test func retryWithTheSameIdempotencyKeyReturnsTheSameCallAndStoresOne() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            var request = URLRequest(url: URL(string: http.base.absoluteString + "/v1/calls")!)
+            request.httpMethod = "POST"
+            request.setValue("Bearer " + alice, forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("retry-123", forHTTPHeaderField: "Idempotency-Key")
+            request.httpBody = Data(#"{"callee":"bob"}"#.utf8)
+            let first = try RingerJSON.decode(Call.self, from: try await URLSession.shared.data(for: request).0)
+            let second = try RingerJSON.decode(Call.self, from: try await URLSession.shared.data(for: request).0)
+            #expect(first.callId == second.callId)
+            let list = try (try await http.send("GET", "/v1/calls", token: alice)).decode(CallList.self)
+            #expect(list.calls.count == 1)
+            // Another key is another call (bob is not busy: the first one only rings).
+            request.setValue("retry-456", forHTTPHeaderField: "Idempotency-Key")
+            let third = try RingerJSON.decode(Call.self, from: try await URLSession.shared.data(for: request).0)
+            #expect(third.callId != first.callId)
         }
     }
 }

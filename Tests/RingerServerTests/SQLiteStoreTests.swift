@@ -17,7 +17,7 @@ import Testing
         let store = try SQLiteStore(path: ":memory:")
         let machine = Self.ringingCall()
         let events = (0..<600).map { _ in PendingEvent(type: .callRinging, recipient: .user("alice"), call: machine.call) }
-        let stored = try await store.insertCall(machine, events: events)
+        let stored = try await store.insertCall(machine, events: events, idempotencyKey: nil)
         #expect(stored.map(\.event.seq) == Array(1...600))
         let replay = try await store.events(forUser: "alice", after: 0, limit: 500)
         #expect(replay.map(\.event.seq) == Array(101...600))
@@ -29,7 +29,7 @@ import Testing
         struct Refused: Error {}
         let store = try SQLiteStore(path: ":memory:")
         let machine = Self.ringingCall()
-        _ = try await store.insertCall(machine, events: [])
+        _ = try await store.insertCall(machine, events: [], idempotencyKey: nil)
         await #expect(throws: Refused.self) {
             _ = try await store.updateCall(id: machine.call.callId) { machine -> (Int, [PendingEvent]) in
                 _ = try machine.handle(.cancel, by: .user("alice"), at: Date())
@@ -46,7 +46,7 @@ import Testing
         let machine = Self.ringingCall()
         do {
             let store = try SQLiteStore(path: path)
-            _ = try await store.insertCall(machine, events: [])
+            _ = try await store.insertCall(machine, events: [], idempotencyKey: nil)
         }
         let reopened = try SQLiteStore(path: path)
         #expect(try await reopened.call(id: machine.call.callId) == machine)
