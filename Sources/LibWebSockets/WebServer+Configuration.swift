@@ -43,6 +43,9 @@ extension WebServer {
         public var maxConcurrentStreams: Int
         /// Seconds an idle keep-alive HTTP connection stays open.
         public var idleTimeoutSeconds: Int
+        /// Seconds a WebSocket may be quiet before the server sends a PING; with no data or PONG for
+        /// twice as long it hangs up (RFC 6455 §5.5.2). Nil: never.
+        public var webSocketPingSeconds: Int?
         /// The answer when a body exceeds ``maxRequestBodyBytes`` (status 413 with a small JSON body
         /// by default; the Ringer API sets its problem+json).
         public var payloadTooLargeResponse: HTTPResponse
@@ -80,6 +83,7 @@ extension WebServer {
             if maxWebSocketMessageBytes < 1 { return "maxWebSocketMessageBytes must be positive" }
             if !(1...100_000).contains(maxConcurrentStreams) { return "maxConcurrentStreams is outside 1...100000" }
             if !(1...86_400).contains(idleTimeoutSeconds) { return "idleTimeoutSeconds is outside 1...86400" }
+            if let ping = webSocketPingSeconds, !(1...3600).contains(ping) { return "webSocketPingSeconds is outside 1...3600" }
             return nil
         }
     }

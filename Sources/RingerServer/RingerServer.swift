@@ -86,6 +86,7 @@ public final class RingerServer: Sendable {
                                                        extraRequestHeaders: ["idempotency-key"],
                                                        maxRequestBodyBytes: APIRouter.maxBodyBytes,
                                                        webSocketPaths: ["/v1/events"])
+        webConfiguration.webSocketPingSeconds = 20
         webConfiguration.payloadTooLargeResponse = APIRouter.problem(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
         let server = WebServer(
             configuration: webConfiguration,

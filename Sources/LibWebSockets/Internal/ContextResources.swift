@@ -14,6 +14,7 @@ typealias ProtocolCallback = @convention(c) (OpaquePointer?, lws_callback_reason
 final class ContextResources {
     private var strings: [UnsafeMutablePointer<CChar>] = []
     private var protocolTables: [UnsafeMutablePointer<lws_protocols>] = []
+    private var policies: [UnsafeMutablePointer<lws_retry_bo_t>] = []
 
     /// A C copy of `text` that lives as long as this object.
     func cString(_ text: String) -> UnsafePointer<CChar> {
@@ -34,7 +35,19 @@ final class ContextResources {
         return UnsafePointer(table)
     }
 
+    /// An idle policy (lws' `retry_and_idle_policy`): PING a quiet WebSocket after `pingAfter`
+    /// seconds, hang up when nothing valid (data or PONG) arrived for `hangUpAfter` seconds.
+    func idlePolicy(pingAfter: UInt16, hangUpAfter: UInt16) -> UnsafePointer<lws_retry_bo_t> {
+        let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
+        policy.initialize(to: lws_retry_bo_t(retry_ms_table: nil, retry_ms_table_count: 0, conceal_count: 0,
+                                             secs_since_valid_ping: pingAfter, secs_since_valid_hangup: hangUpAfter,
+                                             jitter_percent: 0))
+        policies.append(policy)
+        return UnsafePointer(policy)
+    }
+
     deinit {
+        policies.forEach { $0.deallocate() }
         strings.forEach { free($0) }
         for table in protocolTables {
             table.deinitialize(count: 2)

@@ -19,6 +19,10 @@ extension ServerEngine {
         if !configuration.host.contains(":") { info.options |= CLWS_SERVER_OPTION_DISABLE_IPV6 }
         info.max_http_header_data = 8192
         info.keepalive_timeout = Int32(configuration.idleTimeoutSeconds)
+        if let ping = configuration.webSocketPingSeconds {
+            // A socket whose peer vanished (phone off, network gone) must not keep counting as online.
+            info.retry_and_idle_policy = resources.idlePolicy(pingAfter: UInt16(ping), hangUpAfter: UInt16(ping * 2))
+        }
         // lws' stock HTTP/2 settings except the stream limit: [0] = 1 means "use [1]...[6]", which are
         // header table size, push, max concurrent streams, initial window (0: lws sends
         // WINDOW_UPDATEs itself), max frame size, max header list size (RFC 9113 §6.5.2).
