@@ -1,13 +1,16 @@
 # Ringer: two entry points for a fresh machine (see README.md).
 #   make demo   installs what it needs, builds, and runs the end-to-end demo.
 #   make test   installs what it needs (including the Python test peers) and runs every test.
+# Optional, not part of set-up:
+#   make bench  installs what it needs, builds release, and runs the push benchmark (BENCHMARKS.md);
+#               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 
 APT_PACKAGES := libcurl4-openssl-dev libwebsockets-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
 PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test build deps test-deps clean
+.PHONY: demo test bench build deps test-deps clean
 
 demo: deps
 	$(SWIFT) build -c release --product ringer
@@ -16,6 +19,12 @@ demo: deps
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+# Not a test: numbers from one run on this machine, printed with a final RESULT line.
+BENCH_FLAGS ?=
+bench: deps test-deps
+	$(SWIFT) build -c release --product ringer
+	.build/release/ringer bench --aioapns-script Tests/Peers/bench_aioapns.py $(BENCH_FLAGS)
 
 build: deps
 	$(SWIFT) build -c release --product ringer

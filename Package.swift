@@ -57,9 +57,13 @@ let package = Package(
                 dependencies: ["RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
                                "DevCertificates", "JWT", "LibWebSockets"],
                 swiftSettings: strict),
+        // The push benchmark (`ringer bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
+        .target(name: "RingerBench", dependencies: ["APNs", "JWT", "DevCertificates", "RingerWire", "RingerSync"],
+                swiftSettings: strict),
         .executableTarget(name: "ringer",
                           dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerLogging",
-                                         "DevCertificates", "JWT"],
+                                         "DevCertificates", "JWT",
+                                         "RingerBench"],
                           swiftSettings: strict),
 
         // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
@@ -76,8 +80,16 @@ let package = Package(
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
                                    "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "RingerScenariosTests",
+                    dependencies: ["RingerScenarios", "RingerSandbox", "RingerServer", "RingerKit", "RingerWire",
+                                   "RingerTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "RingerBenchTests",
+                    dependencies: ["RingerBench", "APNs", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
+                                   "RingerTestSupport"],
                     swiftSettings: strict),
     ]
 )

@@ -47,6 +47,8 @@ public final class APNsSandbox: Sendable {
         var accepted: [SandboxPush] = []
         /// The latest push per offline device, kept until it expires (APNs stores one per app).
         var stored: [String: SandboxPush] = [:]
+        /// Real seconds between accepting a push and handing it to the device, per token.
+        var deliveryDelays: [String: TimeInterval] = [:]
     }
 
     private let configuration: Configuration
@@ -54,16 +56,21 @@ public final class APNsSandbox: Sendable {
     private let server = LockedValue<HTTP2Server?>(nil)
     private let validator = APNsRequestValidator()
     private let now: @Sendable () -> Date
+    private let expiryNow: @Sendable () -> Date
     private let log: Logger
 
     /// Creates the sandbox; it listens on ``start()``.
     /// - Parameters:
     ///   - configuration: address and TLS files.
-    ///   - now: the clock used for token age and expiration (injectable).
+    ///   - now: the clock used for provider-token age, and for expiration unless `expiryNow` is given.
+    ///   - expiryNow: the clock that decides whether a stored push expired (`apns-expiration`); scenarios
+    ///     run it faster than real time while token ages stay real. Defaults to `now`.
     ///   - logger: receives one line per answered request (never the provider token).
-    public init(configuration: Configuration, now: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+    public init(configuration: Configuration, now: @escaping @Sendable () -> Date = { Date() },
+                expiryNow: (@Sendable () -> Date)? = nil, logger: Logger) {
         self.configuration = configuration
         self.now = now
+        self.expiryNow = expiryNow ?? now
         log = logger
     }
 
@@ -102,7 +109,16 @@ public final class APNsSandbox: Sendable {
             return (push, state.devices[token]?.deliver)
         }
         guard let (push, deliver) = due else { return }
-        if push.expiration > 0, Double(push.expiration) >= now().timeIntervalSince1970 { deliver?(push) }
+        if push.expiration > 0, Double(push.expiration) >= expiryNow().timeIntervalSince1970 { deliver?(push) }
+    }
+
+    /// Makes pushes to a device take time to arrive, as a slow network does: an accepted push reaches the
+    /// device `seconds` later (or is stored, if the device went offline meanwhile).
+    /// - Parameters:
+    ///   - token: the device token (hex).
+    ///   - seconds: real seconds; 0 delivers at once.
+    public func setDeliveryDelay(token: String, _ seconds: TimeInterval) {
+        state.withLock { $0.deliveryDelays[token.lowercased()] = max(0, seconds) }
     }
 
     /// Every push accepted so far, oldest first.
@@ -163,15 +179,29 @@ public final class APNsSandbox: Sendable {
         let push = SandboxPush(deviceToken: accepted.token, topic: accepted.topic, pushType: accepted.pushType,
                                priority: accepted.priority, expiration: accepted.expiration, apnsID: apnsID,
                                payload: Data(request.body), receivedAt: current)
-        let deliver = state.withLock { state -> (@Sendable (SandboxPush) -> Void)? in
+        let delay = state.withLock { state -> TimeInterval in
             state.accepted.append(push)
-            guard let device = state.devices[accepted.token] else { return nil }
-            if device.isOnline { return device.deliver }
-            if push.expiration > 0 { state.stored[accepted.token] = push }
-            return nil
+            return state.deliveryDelays[accepted.token] ?? 0
         }
         log.info("APNs sandbox accepted", ["apns.id": .string(apnsID), "apns.push_type": .string(accepted.pushType)])
-        if let deliver { Task { deliver(push) } }
+        if delay > 0 {
+            Task { [weak self] in
+                try? await Task.sleep(for: .seconds(delay))
+                self?.route(push)?(push)
+            }
+        } else if let deliver = route(push) {
+            Task { deliver(push) }
+        }
         return HTTPResponse(status: 200, headers: [("apns-id", apnsID)], body: [])
+    }
+
+    /// The device's receiver when it is online; otherwise stores the push until it expires and returns nil.
+    private func route(_ push: SandboxPush) -> (@Sendable (SandboxPush) -> Void)? {
+        state.withLock { state in
+            guard let device = state.devices[push.deviceToken] else { return nil }
+            if device.isOnline { return device.deliver }
+            if push.expiration > 0 { state.stored[push.deviceToken] = push }
+            return nil
+        }
     }
 }

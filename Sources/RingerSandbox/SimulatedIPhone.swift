@@ -108,6 +108,7 @@ public final class SimulatedIPhone: Sendable {
     private let webSockets: any WebSocketTransport
     private let behaviour: Behaviour
     private let launchDelay: TimeInterval
+    private let now: @Sendable () -> Date
     private let observe: @Sendable (Observation) -> Void
     private let state = LockedValue(State())
 
@@ -119,9 +120,11 @@ public final class SimulatedIPhone: Sendable {
     ///   - webSockets: how the app opens its event stream.
     ///   - behaviour: what the user does when it rings.
     ///   - launchDelay: seconds a woken app needs before it can reach the server.
+    ///   - now: the phone's clock, which decides whether a call's ring deadline passed (scenarios run it
+    ///     as fast as the server's clock).
     ///   - observe: told of everything that happens, on any thread.
     public init(identity: Identity, server: URL, userToken: String, webSockets: any WebSocketTransport,
-                behaviour: Behaviour, launchDelay: TimeInterval = 0.05,
+                behaviour: Behaviour, launchDelay: TimeInterval = 0.05, now: @escaping @Sendable () -> Date = { Date() },
                 observe: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.identity = identity
         self.server = server
@@ -129,6 +132,7 @@ public final class SimulatedIPhone: Sendable {
         self.webSockets = webSockets
         self.behaviour = behaviour
         self.launchDelay = launchDelay
+        self.now = now
         self.observe = observe
         callKit = SimulatedCallKit()
     }
@@ -217,7 +221,7 @@ public final class SimulatedIPhone: Sendable {
     /// app needs time before its socket is up).
     @discardableResult
     private func launch(connectAfter delay: TimeInterval) -> CallCoordinator {
-        let coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, observer: { [weak self] observation in
+        let coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, observer: { [weak self] observation in
             self?.coordinatorObserved(observation)
         })
         coordinator.connect(api: api)

@@ -23,6 +23,9 @@ public final class LocalStack: Sendable {
         public var logger: Logger = .silent()
         /// Told of every server observation.
         public var observe: @Sendable (ServerObservation) -> Void = { _ in }
+        /// The server's time, which the phones and the sandbox's push expiry share; provider-token ages
+        /// stay on real time. A ``ScenarioClock`` runs it faster.
+        public var clock: any ServerClock = SystemServerClock()
 
         /// Creates the defaults.
         public init() {}
@@ -34,20 +37,27 @@ public final class LocalStack: Sendable {
     public let serverURL: URL
     /// The APNs sandbox.
     public let sandbox: APNsSandbox
-    /// The Ringer server.
-    public let server: RingerServer
+    /// The Ringer server (a new instance after ``restartServer(downFor:)``).
+    public var server: RingerServer { current.withLock { $0 } }
     /// WebSockets for simulated phones.
     public let webSockets: any WebSocketTransport
+    private let current: LockedValue<RingerServer>
+    /// The running server's configuration, with its bound port, so a restart listens where phones connect.
+    private let configuration: ServerConfiguration
+    private let options: Options
     private let adminKey: String
-    /// Phones made by ``phone(user:name:deviceID:behaviour:observe:)``, switched off by ``shutdown()``.
+    /// Phones made by ``phone(user:name:deviceID:behaviour:loggedIn:observe:)``, switched off by ``shutdown()``.
     private let phones = LockedValue<[SimulatedIPhone]>([])
 
-    private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, server: RingerServer, adminKey: String) {
+    private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, server: RingerServer,
+                 configuration: ServerConfiguration, options: Options) {
         self.directory = directory
         self.serverURL = serverURL
         self.sandbox = sandbox
-        self.server = server
-        self.adminKey = adminKey
+        current = LockedValue(server)
+        self.configuration = configuration
+        self.options = options
+        adminKey = configuration.adminKey
         webSockets = LWSWebSocketTransport()
     }
 
@@ -67,7 +77,7 @@ public final class LocalStack: Sendable {
 
         let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
                                                        privateKeyPath: tls.serverPrivateKey.path),
-                                  logger: options.logger)
+                                  expiryNow: options.clock.now, logger: options.logger)
         try sandbox.addProviderKey(keyID: keyID, teamID: teamID, publicKeyPEM: try apnsKey.publicKeyPEM())
         let sandboxPort = try sandbox.start()
 
@@ -82,10 +92,35 @@ public final class LocalStack: Sendable {
         apns.productionURL = apns.sandboxURL
         apns.caFile = tls.caCertificate.path
         config.apns = apns
-        let server = try RingerServer(configuration: config, logger: options.logger, observe: options.observe)
+        let server = try RingerServer(configuration: config, clock: options.clock, logger: options.logger,
+                                      observe: options.observe)
         let port = try await server.start()
+        config.port = port
         return LocalStack(directory: directory, serverURL: URL(string: "http://127.0.0.1:\(port)")!,
-                          sandbox: sandbox, server: server, adminKey: config.adminKey)
+                          sandbox: sandbox, server: server, configuration: config, options: options)
+    }
+
+    /// Stops the server as a crash or a deploy would (timers and sockets gone), waits, and starts a new
+    /// server on the same database and port; it reschedules the stored ring deadlines.
+    /// - Parameter seconds: real seconds the server stays down.
+    /// - Throws: when the new server cannot open the database or bind the port.
+    public func restartServer(downFor seconds: TimeInterval) async throws {
+        await server.shutdown()
+        if seconds > 0 { try? await Task.sleep(for: .seconds(seconds)) }
+        let next = try RingerServer(configuration: configuration, clock: options.clock, logger: options.logger,
+                                    observe: options.observe)
+        // The old listener may take a moment to release the port.
+        var attempt = 0
+        while true {
+            do {
+                try await next.start()
+                break
+            } catch where attempt < 50 {
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        current.withLock { $0 = next }
     }
 
     /// Mints a user token through the admin API, as an app's backend would after its own login.
@@ -95,7 +130,8 @@ public final class LocalStack: Sendable {
         request.httpMethod = "POST"
         request.setValue("Bearer " + adminKey, forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try RingerJSON.encode(CreateTokenRequest(userId: userID, name: name, ttlSeconds: 3600))
+        // A day of server time: scenarios run the clock up to a thousand times faster than real time.
+        request.httpBody = try RingerJSON.encode(CreateTokenRequest(userId: userID, name: name, ttlSeconds: 86_400))
         let (data, response) = try await URLSession.shared.data(for: request)
         guard (response as? HTTPURLResponse)?.statusCode == 201 else {
             throw RingerAPIError.unexpectedResponse("POST /v1/tokens: \(String(decoding: data, as: UTF8.self))")
@@ -103,16 +139,32 @@ public final class LocalStack: Sendable {
         return try RingerJSON.decode(TokenResponse.self, from: data).token
     }
 
-    /// A phone for `userID`, logged in and registered, app in the foreground.
-    /// - Throws: when registration fails.
+    /// A phone for `userID`, logged in and registered, app in the foreground, on the stack's clock.
+    /// - Parameters:
+    ///   - userID: the user who logs in.
+    ///   - name: the user's display name.
+    ///   - deviceID: the app's device id.
+    ///   - behaviour: what the user does when it rings.
+    ///   - loggedIn: false to install the app with no user logged in: the server must refuse its registration.
+    ///   - observe: told of everything that happens on the phone.
+    /// - Returns: the registered phone.
+    /// - Throws: ``RingerAPIError`` when the user token cannot be minted or the server refuses the
+    ///   registration (then the app is stopped, as an app back at its login screen holds no socket).
     public func phone(user userID: String, name: String?, deviceID: String, behaviour: SimulatedIPhone.Behaviour,
+                      loggedIn: Bool = true,
                       observe: @escaping @Sendable (SimulatedIPhone.Observation) -> Void = { _ in })
         async throws -> SimulatedIPhone {
-        let token = try await userToken(for: userID, name: name)
+        let token = loggedIn ? try await userToken(for: userID, name: name) : ""
         let phone = SimulatedIPhone(identity: .init(userID: userID, deviceID: deviceID), server: serverURL,
-                                    userToken: token, webSockets: webSockets, behaviour: behaviour, observe: observe)
+                                    userToken: token, webSockets: webSockets, behaviour: behaviour,
+                                    now: options.clock.now, observe: observe)
         phones.withLock { $0.append(phone) }
-        try await phone.installAndLogIn(sandbox: sandbox)
+        do {
+            try await phone.installAndLogIn(sandbox: sandbox)
+        } catch {
+            phone.setAppState(.killed)
+            throw error
+        }
         return phone
     }
 

@@ -1,4 +1,4 @@
-// The `ringer` command line: serve, sandbox, demo, keys.
+// The `ringer` command line: serve, sandbox, demo, scenario, keys.
 import Foundation
 import RingerLogging
 
@@ -13,7 +13,9 @@ switch command {
 case "serve": code = await ServeCommand.run(rest)
 case "sandbox": code = await SandboxCommand.run(rest)
 case "demo": code = await DemoCommand.run(rest)
+case "scenario": code = await ScenarioCommand.run(rest)
 case "keys": code = KeysCommand.run(rest)
+case "bench": code = await BenchCommand.run(rest)
 case "help", "--help", "-h":
     print(Usage.text)
     code = 0

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The figures of one benchmark run and their rendering: a table, the goals of issue 5 (at least 3x
+/// aioapns, at least half of h2load), and the final `RESULT …` line.
+public struct BenchmarkReport: Hashable, Sendable {
+    /// Counts every sender was given.
+    public var workload: PushWorkload
+    /// Ringer's `APNsClient`.
+    public var ringer: SenderFigures
+    /// aioapns, the Python library most push servers use.
+    public var aioapns: SenderFigures
+    /// h2load, the ceiling: the fastest a client can drive this sandbox.
+    public var h2load: SenderFigures
+    /// The sandbox process over the whole run (all three senders).
+    public var sandbox: ProcessUsage
+    /// Cores this machine has (sender and sandbox share them).
+    public var cores: Int
+    /// The CPU model, from /proc/cpuinfo, if known.
+    public var cpuModel: String?
+    /// `release` or `debug`: how this code was compiled.
+    public var buildMode: String
+
+    /// Ringer's throughput over aioapns'.
+    public var ratioVersusAioapns: Double { Self.ratio(ringer.pushesPerSecond, aioapns.pushesPerSecond) }
+    /// Ringer's throughput over h2load's.
+    public var ratioVersusH2load: Double { Self.ratio(ringer.pushesPerSecond, h2load.pushesPerSecond) }
+
+    /// The machine-readable last line:
+    /// `RESULT pushes_per_s=<n> aioapns_per_s=<n> h2load_per_s=<n> ratio_vs_aioapns=<x> ratio_vs_h2load=<y>`.
+    public var resultLine: String {
+        "RESULT pushes_per_s=\(Self.whole(ringer.pushesPerSecond)) aioapns_per_s=\(Self.whole(aioapns.pushesPerSecond))"
+            + " h2load_per_s=\(Self.whole(h2load.pushesPerSecond))"
+            + " ratio_vs_aioapns=\(Self.fixed(ratioVersusAioapns)) ratio_vs_h2load=\(Self.fixed(ratioVersusH2load))"
+    }
+
+    /// The human-readable report; its last line is ``resultLine``.
+    public func render() -> String {
+        var lines: [String] = []
+        lines.append("VoIP pushes to the APNs sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
+                     + "one HTTP/2 connection over TLS on loopback per sender")
+        lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
+                     + "(a separate `ringer sandbox` process); \(buildMode) build")
+        lines.append("sandbox: checks every push as APNs does (ES256 provider token, topic, device token); "
+                     + "all \(workload.pushes * 3) accepted; \(Self.fixed(sandbox.cpuSeconds)) CPU s in total, "
+                     + "peak RSS \(sandbox.maxRSSKiB) KiB")
+        lines.append("")
+        let header = ["sender", "pushes/s", "p50 ms", "p99 ms", "CPU µs/push", "peak RSS KiB", "cores: sender+sandbox"]
+        var rows = [header]
+        for figures in [ringer, aioapns, h2load] {
+            rows.append([figures.report.sender, Self.whole(figures.pushesPerSecond),
+                         figures.report.p50Ms.map(Self.fixed) ?? "-", figures.report.p99Ms.map(Self.fixed) ?? "-",
+                         Self.whole(figures.cpuMicrosecondsPerPush), String(figures.usage.maxRSSKiB),
+                         "\(Self.fixed(figures.senderCores))+\(figures.sandboxCores.map(Self.fixed) ?? "?")"])
+        }
+        lines += Self.table(rows)
+        lines.append("")
+        lines.append("Ringer / aioapns = \(Self.fixed(ratioVersusAioapns)) (goal >= 3: \(ratioVersusAioapns >= 3 ? "met" : "NOT met"));"
+                     + " Ringer / h2load = \(Self.fixed(ratioVersusH2load)) (goal >= 0.5: \(ratioVersusH2load >= 0.5 ? "met" : "NOT met"))")
+        lines.append(resultLine)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Left-aligned first column, right-aligned numbers.
+    private static func table(_ rows: [[String]]) -> [String] {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.indices.map { column in
+                let padding = String(repeating: " ", count: widths[column] - row[column].count)
+                return column == 0 ? row[column] + padding : padding + row[column]
+            }.joined(separator: "  ")
+        }
+    }
+
+    private static func ratio(_ numerator: Double, _ denominator: Double) -> Double {
+        denominator > 0 ? numerator / denominator : 0
+    }
+
+    static func whole(_ value: Double) -> String { String(Int(value.rounded())) }
+
+    static func fixed(_ value: Double) -> String { String(format: "%.2f", value) }
+}

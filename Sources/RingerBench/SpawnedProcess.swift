@@ -1,0 +1,126 @@
+import Foundation
+import RingerSync
+
+/// A child process started with `posix_spawnp`, reaped with `wait4` so its own CPU time and peak RSS are
+/// known (Foundation's `Process` reaps children itself and hides their `rusage`).
+///
+/// stdin is `/dev/null`; stdout and stderr go to files, so a chatty child never blocks on a full pipe.
+/// The child inherits the environment (PATH finds `python3` and `h2load`) and the process group, so an
+/// interrupted `make bench` stops it too. Thread-safe.
+final class SpawnedProcess: Sendable {
+    /// How a child ended.
+    struct Exit: Sendable {
+        /// The exit status, or 128 + the signal number when a signal ended it (as a shell reports it).
+        var status: Int32
+        /// Its CPU time and peak memory.
+        var usage: ProcessUsage
+        /// True when ``finish(within:)`` had to kill it.
+        var timedOut: Bool
+    }
+
+    private struct State {
+        var exit: Exit?
+        var waiters: [CheckedContinuation<Exit, Never>] = []
+        var killedForTimeout = false
+    }
+
+    /// The child's process id.
+    let pid: pid_t
+    /// The program as given (for messages).
+    let program: String
+    /// The file that receives its stdout.
+    let standardOutput: URL
+    /// The file that receives its stderr.
+    let standardError: URL
+    private let state = LockedValue(State())
+
+    /// Starts `arguments[0]` (searched in PATH unless it contains a slash) with the rest as arguments.
+    /// - Parameters:
+    ///   - arguments: program and arguments.
+    ///   - standardOutput: file that receives stdout (created or truncated).
+    ///   - standardError: file that receives stderr (created or truncated).
+    /// - Throws: ``BenchmarkError/spawn(program:errno:)`` when the program cannot be started.
+    init(_ arguments: [String], standardOutput: URL, standardError: URL) throws {
+        guard let program = arguments.first else { throw BenchmarkError.invalidArgument("no program to start") }
+        self.program = program
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, standardOutput.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, standardError.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let code = posix_spawnp(&child, program, &actions, nil, argv, environ)
+        guard code == 0 else { throw BenchmarkError.spawn(program: program, errno: code) }
+        pid = child
+        let watcher = Thread { [state, child] in Self.reap(child, into: state) }
+        watcher.name = "bench-wait-\(child)"
+        watcher.start()
+    }
+
+    /// Sends `signal` unless the child has already been reaped (so a reused pid is never hit: until the
+    /// reaper takes the lock, the exited child stays a zombie holding its pid).
+    /// - Parameter signal: e.g. `SIGTERM`.
+    func send(_ signal: Int32) {
+        state.withLock { state in
+            if state.exit == nil { kill(pid, signal) }
+        }
+    }
+
+    /// The exit, if the child has ended.
+    var exitIfEnded: Exit? { state.withLock { $0.exit } }
+
+    /// Waits for the child to end, killing it (SIGKILL) if it runs past `limit`.
+    /// - Parameter limit: longest wait.
+    /// - Returns: how it ended; `timedOut` tells whether it was killed for running too long.
+    func finish(within limit: Duration) async -> Exit {
+        let killer = Task { [self] in
+            try await Task.sleep(for: limit)
+            state.withLock { state in
+                guard state.exit == nil else { return }
+                state.killedForTimeout = true
+                kill(pid, SIGKILL)
+            }
+        }
+        let exit = await withCheckedContinuation { (continuation: CheckedContinuation<Exit, Never>) in
+            let done = state.withLock { state -> Exit? in
+                if let exit = state.exit { return exit }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+        killer.cancel()
+        return exit
+    }
+
+    /// The last `bytes` of what the child wrote to stderr, for error messages.
+    func standardErrorTail(bytes: Int = 2000) -> String {
+        let data = (try? Data(contentsOf: standardError)) ?? Data()
+        return String(decoding: data.suffix(bytes), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs on the watcher thread: blocks until the child exits, then reaps it under the lock.
+    private static func reap(_ pid: pid_t, into state: LockedValue<State>) {
+        // WNOWAIT leaves the child a zombie, so its pid cannot be reused before `send` sees `exit`.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+        let (exit, waiters) = state.withLock { state -> (Exit, [CheckedContinuation<Exit, Never>]) in
+            var status: Int32 = 0
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+            // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot import; their glibc definitions:
+            let signal = status & 0x7f
+            let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+            let exit = Exit(status: code, usage: ProcessUsage(usage), timedOut: state.killedForTimeout)
+            state.exit = exit
+            defer { state.waiters = [] }
+            return (exit, state.waiters)
+        }
+        for waiter in waiters { waiter.resume(returning: exit) }
+    }
+}

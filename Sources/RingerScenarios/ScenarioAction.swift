@@ -1,0 +1,82 @@
+public import Foundation
+public import RingerWire
+
+/// One step of a scenario's time line: at a scenario time, a device's user (or the operator) does
+/// something. Steps run in time order; a step that takes time (a server restart) delays the next.
+public struct ScenarioAction: Sendable, Equatable {
+    /// What happens.
+    public enum Kind: Sendable, Equatable {
+        /// The device's app calls `callee`; later steps and expectations name the call `label`.
+        case call(callee: String, label: String)
+        /// The caller ends the call before an answer (CallKit's end action on an outgoing call).
+        case cancel(label: String)
+        /// The user ends the call on the native UI (declines, cancels or hangs up, as the call stands).
+        case hangUp(label: String)
+        /// The user taps Answer on the native call screen.
+        case answer(label: String)
+        /// The user taps Decline on the native call screen.
+        case decline(label: String)
+        /// The app goes to the background: its WebSocket drops.
+        case background
+        /// The app comes to the foreground (launching it if killed): its WebSocket reopens and resumes.
+        case foreground
+        /// The user swipes the app away.
+        case killApp
+        /// The phone is switched off: the app stops, APNs holds pushes until they expire.
+        case phoneOff
+        /// The phone is switched on: APNs delivers the held push if it has not expired; no app runs.
+        case phoneOn
+        /// The server stops and starts again on the same database after `downFor` scenario seconds.
+        case restartServer(downFor: TimeInterval)
+        /// The call's server state must be `state` at this moment (checked through the API).
+        case check(label: String, state: CallState)
+    }
+
+    /// Scenario seconds after the start.
+    public var at: TimeInterval
+    /// The acting device; nil for ``Kind/restartServer(downFor:)`` and ``Kind/check(label:state:)``.
+    public var device: String?
+    /// What happens.
+    public var kind: Kind
+
+    /// Creates a step.
+    /// - Parameters:
+    ///   - at: scenario seconds after the start.
+    ///   - device: the acting device; nil for server restarts and checks.
+    ///   - kind: what happens.
+    public init(at: TimeInterval, device: String?, kind: Kind) {
+        self.at = at
+        self.device = device
+        self.kind = kind
+    }
+
+    /// The call the step acts on or checks, if any.
+    public var callLabel: String? {
+        switch kind {
+        case .call(_, let label), .cancel(let label), .hangUp(let label), .answer(let label), .decline(let label),
+             .check(let label, _):
+            label
+        default:
+            nil
+        }
+    }
+
+    /// The step in the file's words, for time lines and reports: `call bob as main`.
+    public var summary: String {
+        let actor = device.map { "\($0): " } ?? ""
+        switch kind {
+        case .call(let callee, let label): return actor + "call \(callee) (\(label))"
+        case .cancel(let label): return actor + "cancel \(label)"
+        case .hangUp(let label): return actor + "hang up \(label)"
+        case .answer(let label): return actor + "answer \(label)"
+        case .decline(let label): return actor + "decline \(label)"
+        case .background: return actor + "app to background"
+        case .foreground: return actor + "app to foreground"
+        case .killApp: return actor + "kill app"
+        case .phoneOff: return actor + "phone off"
+        case .phoneOn: return actor + "phone on"
+        case .restartServer(let down): return "restart server (down \(down) s)"
+        case .check(let label, let state): return "check \(label) is \(state)"
+        }
+    }
+}

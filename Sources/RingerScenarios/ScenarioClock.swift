@@ -1,0 +1,45 @@
+public import Foundation
+public import RingerServer
+
+/// Scenario time: a wall clock that runs `1 / scale` times faster than real time, so a 45 s ring-out
+/// takes 0.45 s of real time at `scale` 0.01. With `scale` 1 it is real time.
+///
+/// The server (ring deadlines, timestamps), the simulated devices' expiry checks and the APNs
+/// sandbox's stored-push expiry all read this one clock, so they agree on when a call's deadline
+/// passed. Provider-token ages (`iat`) stay on real time: the APNs client and the sandbox's token
+/// check do not use it. Immutable and thread-safe.
+public struct ScenarioClock: ServerClock {
+    /// Real seconds per scenario second (0 < scale ≤ 1 in practice; 1 is real time).
+    public let scale: Double
+    private let realOrigin: ContinuousClock.Instant
+    private let dateOrigin: Date
+
+    /// Creates a clock that reads the real time now and then runs `1 / scale` times faster.
+    /// - Parameter scale: real seconds per scenario second, greater than 0 (anything else means 1).
+    public init(scale: Double) {
+        self.scale = scale > 0 ? scale : 1
+        realOrigin = .now
+        dateOrigin = Date()
+    }
+
+    /// The current scenario time.
+    /// - Returns: the wall-clock date of the scenario's time line.
+    public func now() -> Date {
+        let elapsed = realOrigin.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return dateOrigin.addingTimeInterval(seconds / scale)
+    }
+
+    /// Suspends until the scenario time reaches `deadline`.
+    /// - Parameter deadline: a scenario-time date.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public func sleep(until deadline: Date) async throws {
+        let remaining = deadline.timeIntervalSince(now())
+        if remaining > 0 { try await Task.sleep(for: .seconds(remaining * scale + 0.000_5)) }
+    }
+
+    /// Real seconds that `scenarioSeconds` of scenario time take.
+    /// - Parameter scenarioSeconds: a duration in scenario seconds.
+    /// - Returns: the same duration in real seconds.
+    public func real(_ scenarioSeconds: TimeInterval) -> TimeInterval { scenarioSeconds * scale }
+}

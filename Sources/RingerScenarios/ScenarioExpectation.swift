@@ -1,0 +1,96 @@
+public import RingerWire
+
+/// What must have happened by the end of a scenario. Every field is optional: an absent field is
+/// not checked. Double optionals (`String??`) tell "not checked" (nil) from "must be none" (`.some(nil)`).
+public struct ScenarioExpectation: Sendable, Equatable {
+    /// The outcome of one call.
+    public struct Call: Sendable, Equatable {
+        /// The call's final server state.
+        public var state: CallState?
+        /// Who ended it (`ended_by`); `.some(nil)` when nobody did (timeout, failure).
+        public var endedBy: String??
+        /// The `failure_reason` the server gave; `.some(nil)` when it must give none.
+        public var failureReason: String??
+        /// The device that answered must be one of these; nil inside means no device answered.
+        public var acceptedDevice: [String?]?
+        /// What each named device did with the call.
+        public var devices: [String: CallDevice] = [:]
+        /// Alternatives when a race decides the outcome: at least one must match, besides the fields above.
+        public var oneOf: [Call] = []
+
+        /// Creates an expectation; nil checks nothing.
+        public init(state: CallState? = nil, endedBy: String?? = nil, failureReason: String?? = nil,
+                    acceptedDevice: [String?]? = nil, devices: [String: CallDevice] = [:], oneOf: [Call] = []) {
+            self.state = state
+            self.endedBy = endedBy
+            self.failureReason = failureReason
+            self.acceptedDevice = acceptedDevice
+            self.devices = devices
+            self.oneOf = oneOf
+        }
+    }
+
+    /// What one device did with one call.
+    public struct CallDevice: Sendable, Equatable {
+        /// CallKit showed it as a ringing incoming call.
+        public var rang: Bool?
+        /// A VoIP push for it launched the killed app.
+        public var woken: Bool?
+        /// What became of the VoIP push for it on this phone: a ``CallCoordinator/PushDisposition`` in
+        /// snake case (`ringing`, `already_ended`); nil inside when no push reached PushKit.
+        public var push: String??
+        /// The user tapped Answer.
+        public var answered: Bool?
+        /// The app received a media session for it (the server confirmed the answer, or the callee answered).
+        public var media: Bool?
+        /// The native end reason (`CXCallEndedReason`) must be one of these; nil inside means the native
+        /// call did not end for a remote reason (still on, ended by this device's user, or never shown).
+        public var endReason: [CallEndReason?]?
+
+        /// Creates an expectation; nil checks nothing.
+        public init(rang: Bool? = nil, woken: Bool? = nil, push: String?? = nil, answered: Bool? = nil,
+                    media: Bool? = nil, endReason: [CallEndReason?]? = nil) {
+            self.rang = rang
+            self.woken = woken
+            self.push = push
+            self.answered = answered
+            self.media = media
+            self.endReason = endReason
+        }
+    }
+
+    /// What one device saw over the whole scenario.
+    public struct Device: Sendable, Equatable {
+        /// The event types its WebSocket delivered, exactly, in order.
+        public var events: [EventType]?
+        /// Event types that must appear in this order, others allowed between them.
+        public var eventsInOrder: [EventType]?
+        /// Whether the server accepted the device's registration (`registered`) or refused it.
+        public var registered: Bool?
+
+        /// Creates an expectation; nil checks nothing.
+        public init(events: [EventType]? = nil, eventsInOrder: [EventType]? = nil, registered: Bool? = nil) {
+            self.events = events
+            self.eventsInOrder = eventsInOrder
+            self.registered = registered
+        }
+    }
+
+    /// Per call label.
+    public var calls: [String: Call] = [:]
+    /// Per device id.
+    public var devices: [String: Device] = [:]
+    /// How many times iOS killed an app for a VoIP push it did not report to CallKit (0 unless stated).
+    public var appsKilled: Int = 0
+
+    /// Creates an expectation.
+    /// - Parameters:
+    ///   - calls: per call label.
+    ///   - devices: per device id.
+    ///   - appsKilled: apps iOS may kill for an unreported VoIP push (normally 0).
+    public init(calls: [String: Call] = [:], devices: [String: Device] = [:], appsKilled: Int = 0) {
+        self.calls = calls
+        self.devices = devices
+        self.appsKilled = appsKilled
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import RingerWire
+
+/// The `timeline` half of the parser: steps in time order, each naming declared devices, users and
+/// calls placed by an earlier step.
+extension ScenarioParser {
+    private static let deviceActions = ["call", "cancel", "hang_up", "answer", "decline", "background", "foreground",
+                                        "kill_app", "phone_off", "phone_on"]
+    private static let otherActions = ["restart_server", "check"]
+
+    func timeline(_ top: ScenarioObjectReader, users: [Scenario.User],
+                  devices: [ScenarioDevice]) throws -> [ScenarioAction] {
+        guard let items = try top.array("timeline") else { throw invalid("$", "missing required key \"timeline\"") }
+        var actions: [ScenarioAction] = []
+        var calls: [String] = []
+        for (value, path) in items {
+            let reader = try ScenarioObjectReader(value, file: file, path: path)
+            guard let at = try reader.seconds("at", in: 0...Self.maximumTime) else {
+                throw invalid(path, "missing required key \"at\" (scenario seconds)")
+            }
+            if let previous = actions.last, at < previous.at {
+                throw reader.error("at", "steps must be in time order; the step before is at \(previous.at) s")
+            }
+            guard let name = try reader.choice("action", Self.deviceActions + Self.otherActions) else {
+                throw invalid(path, "missing required key \"action\"")
+            }
+            let action = try step(name, at: at, reader: reader, users: users, devices: devices, calls: &calls)
+            try reader.finish()
+            actions.append(action)
+        }
+        return actions
+    }
+
+    private func step(_ name: String, at: TimeInterval, reader: ScenarioObjectReader, users: [Scenario.User],
+                      devices: [ScenarioDevice], calls: inout [String]) throws -> ScenarioAction {
+        var device: ScenarioDevice?
+        if Self.deviceActions.contains(name) {
+            guard let value = reader.value("device") else {
+                throw invalid(reader.path, "missing required key \"device\" (the device whose user acts)")
+            }
+            let id = try declaredDevice(value, path: reader.path("device"), devices: devices)
+            device = devices.first { $0.id == id }
+        }
+        let kind: ScenarioAction.Kind
+        switch name {
+        case "call":
+            guard let caller = device, caller.loggedIn else {
+                throw reader.error("device", "the app of a device that is not logged in cannot place calls")
+            }
+            let callee = try declaredUser(reader, "callee", users: users, required: true)!
+            guard callee != caller.user else { throw reader.error("callee", "\(callee) cannot call themselves") }
+            let label = try reader.string("call") ?? "call"
+            guard !calls.contains(label) else {
+                throw reader.error("call", "a call named \"\(label)\" was already placed; name this one differently")
+            }
+            calls.append(label)
+            kind = .call(callee: callee, label: label)
+        case "cancel": kind = .cancel(label: try placedCall(reader, calls))
+        case "hang_up": kind = .hangUp(label: try placedCall(reader, calls))
+        case "answer": kind = .answer(label: try placedCall(reader, calls))
+        case "decline": kind = .decline(label: try placedCall(reader, calls))
+        case "background": kind = .background
+        case "foreground": kind = .foreground
+        case "kill_app": kind = .killApp
+        case "phone_off": kind = .phoneOff
+        case "phone_on": kind = .phoneOn
+        case "restart_server":
+            kind = .restartServer(downFor: try reader.seconds("down_for", in: 0...Self.maximumTime) ?? 1)
+        default:
+            let label = try placedCall(reader, calls)
+            guard let state = try reader.choice("state", Self.states.map(\.rawValue)) else {
+                throw invalid(reader.path, "missing required key \"state\" (the call state expected at this time)")
+            }
+            kind = .check(label: label, state: CallState(rawValue: state))
+        }
+        return ScenarioAction(at: at, device: device?.id, kind: kind)
+    }
+
+    /// The `call` key of a step acting on a call: the label of a call an earlier step placed
+    /// (`"call"` when absent, the default label of a `call` step).
+    private func placedCall(_ reader: ScenarioObjectReader, _ calls: [String]) throws -> String {
+        let label = try reader.string("call") ?? "call"
+        guard calls.contains(label) else {
+            let placed = calls.isEmpty ? "no call is placed before this step" : "placed so far: \(calls.joined(separator: ", "))"
+            throw reader.has("call") ? reader.error("call", "no earlier step places a call named \"\(label)\" (\(placed))")
+                : invalid(reader.path, "this step acts on a call: name it with \"call\" (\(placed))")
+        }
+        return label
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import RingerSandbox
+import RingerServer
+import RingerWire
+
+/// Turns a scenario document into a ``Scenario``, strictly: unknown keys, wrong types, values out of
+/// range and references to undeclared users, devices or calls are errors naming the JSON path.
+/// The expectation half is in `ScenarioParser+Expectations.swift`. Not thread-safe; one per file.
+struct ScenarioParser {
+    /// The longest scenario, scenario seconds.
+    static let maximumTime: TimeInterval = 3600
+    /// Event types a scenario may name (RingerWire's ``EventType`` members).
+    static let eventTypes: [EventType] = [.callIncoming, .callRinging, .callAccepted, .callDeclined, .callCancelled,
+                                          .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded]
+    /// Call states a scenario may name.
+    static let states: [CallState] = [.ringing, .accepted, .declined, .cancelled, .unanswered, .busy, .ended, .failed]
+
+    let file: String
+
+    func scenario(from json: ScenarioJSON) throws -> Scenario {
+        let top = try ScenarioObjectReader(json, file: file, path: "$")
+        guard let name = try top.string("name") else { throw invalid("$", "missing required key \"name\"") }
+        let description = try top.string("description")
+        let ringTimeout = try top.seconds("ring_timeout", in: 1...600) ?? 45
+        let users = try self.users(top)
+        let devices = try self.devices(top, users: users)
+        let timeline = try self.timeline(top, users: users, devices: devices)
+        let lastAction = timeline.last?.at ?? 0
+        let runUntil = try top.seconds("run_until", in: 0...Self.maximumTime) ?? lastAction + 5
+        guard runUntil >= lastAction else {
+            throw top.error("run_until", "must not be before the last step (at \(lastAction) s)")
+        }
+        var scenario = Scenario(file: file, name: name, description: description, ringTimeout: ringTimeout,
+                                runUntil: runUntil, users: users, devices: devices, timeline: timeline,
+                                expect: ScenarioExpectation())
+        guard let expect = try top.object("expect") else { throw invalid("$", "missing required key \"expect\"") }
+        scenario.expect = try expectation(expect, scenario: scenario)
+        try top.finish()
+        return scenario
+    }
+
+    func invalid(_ path: String, _ message: String) -> ScenarioFileError { .invalid(file, at: path, message) }
+
+    // MARK: Users and devices
+
+    private func users(_ top: ScenarioObjectReader) throws -> [Scenario.User] {
+        guard let items = try top.array("users") else { throw invalid("$", "missing required key \"users\"") }
+        guard !items.isEmpty else { throw top.error("users", "declare at least one user") }
+        var users: [Scenario.User] = []
+        for (value, path) in items {
+            let reader = try ScenarioObjectReader(value, file: file, path: path)
+            let id = try identifier(reader, "id")
+            guard !users.contains(where: { $0.id == id }) else { throw reader.error("id", "user \"\(id)\" is declared twice") }
+            let name = try reader.string("name")
+            if let name, name.count > UserID.maximumNameLength {
+                throw reader.error("name", "at most \(UserID.maximumNameLength) characters")
+            }
+            try reader.finish()
+            users.append(Scenario.User(id: id, name: name))
+        }
+        return users
+    }
+
+    private func devices(_ top: ScenarioObjectReader, users: [Scenario.User]) throws -> [ScenarioDevice] {
+        guard let items = try top.array("devices") else { throw invalid("$", "missing required key \"devices\"") }
+        var devices: [ScenarioDevice] = []
+        for (value, path) in items {
+            let reader = try ScenarioObjectReader(value, file: file, path: path)
+            let id = try identifier(reader, "id")
+            guard !devices.contains(where: { $0.id == id }) else {
+                throw reader.error("id", "device \"\(id)\" is declared twice")
+            }
+            let user = try declaredUser(reader, "user", users: users, required: true)!
+            _ = try reader.choice("platform", ["ios"])
+            let phoneOn = try reader.choice("phone", ["on", "off"]) != "off"
+            let app = try reader.choice("app", ["foreground", "background", "killed"])
+            if !phoneOn, let app, app != "killed" {
+                throw reader.error("app", "a phone that is off runs no app: leave \"app\" out or use \"killed\"")
+            }
+            let device = ScenarioDevice(
+                id: id, user: user, platform: .ios,
+                app: phoneOn ? .init(rawValue: app ?? "foreground")! : .killed, phoneOn: phoneOn,
+                behaviour: try behaviour(reader), loggedIn: try reader.bool("logged_in") ?? true,
+                pushDelay: try reader.seconds("push_delay", in: 0...Self.maximumTime) ?? 0)
+            try reader.finish()
+            devices.append(device)
+        }
+        return devices
+    }
+
+    /// `"ignore"`, `{"answer_after": s}` or `{"decline_after": s}`.
+    private func behaviour(_ device: ScenarioObjectReader) throws -> ScenarioDevice.Behaviour {
+        guard let value = device.value("behaviour") else { return .ignore }
+        if case .string("ignore") = value { return .ignore }
+        guard case .object(let fields) = value, fields.count == 1 else {
+            throw device.error("behaviour", "expected \"ignore\", {\"answer_after\": seconds} or {\"decline_after\": seconds}")
+        }
+        let reader = try ScenarioObjectReader(value, file: file, path: device.path("behaviour"))
+        let range = 0...Self.maximumTime
+        if let seconds = try reader.seconds("answer_after", in: range) {
+            try reader.finish()
+            return .answer(after: seconds)
+        }
+        if let seconds = try reader.seconds("decline_after", in: range) {
+            try reader.finish()
+            return .decline(after: seconds)
+        }
+        try reader.finish()
+        return .ignore
+    }
+
+    // MARK: Shared checks
+
+    /// A required, valid user or device id.
+    func identifier(_ reader: ScenarioObjectReader, _ key: String) throws -> String {
+        guard let id = try reader.string(key) else { throw invalid(reader.path, "missing required key \"\(key)\"") }
+        guard UserID.isValid(id) else {
+            throw reader.error(key, "\"\(id)\" is not a valid id (1 to 128 letters, digits and ._:@-)")
+        }
+        return id
+    }
+
+    /// A reference to a declared user.
+    func declaredUser(_ reader: ScenarioObjectReader, _ key: String, users: [Scenario.User],
+                      required: Bool) throws -> String? {
+        guard reader.has(key) || required else { return nil }
+        let id = try identifier(reader, key)
+        guard users.contains(where: { $0.id == id }) else {
+            throw reader.error(key, "no user \"\(id)\" is declared in \"users\"")
+        }
+        return id
+    }
+
+    /// `alreadyEnded` → `already_ended`: the file's spelling of RingerKit's camel-case names.
+    static func snakeCase(_ name: String) -> String {
+        name.reduce(into: "") { result, character in
+            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
+        }
+    }
+
+    /// A reference to a declared device.
+    func declaredDevice(_ value: ScenarioJSON, path: String, devices: [ScenarioDevice]) throws -> String {
+        guard case .string(let id) = value, devices.contains(where: { $0.id == id }) else {
+            throw invalid(path, "\(value.shown) is not a device declared in \"devices\"")
+        }
+        return id
+    }
+}

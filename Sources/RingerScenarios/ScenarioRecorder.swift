@@ -1,0 +1,165 @@
+import Foundation
+import RingerKit
+import RingerSandbox
+import RingerServer
+import RingerSync
+import RingerWire
+
+/// Everything a scenario run observed, from the phones and the server, with scenario times for the
+/// trace. Thread-safe: observers call it from any thread.
+final class ScenarioRecorder: Sendable {
+    /// What one phone did and saw.
+    struct DeviceRecord: Sendable {
+        /// WebSocket events in arrival order: type and call id.
+        var events: [(type: EventType, callID: String)] = []
+        /// Call ids CallKit showed as ringing incoming calls.
+        var rang: [String] = []
+        /// The first native end reason per call id.
+        var ended: [String: CallEndReason] = [:]
+        /// Call ids the user answered.
+        var answered: Set<String> = []
+        /// Call ids the app got a media session for.
+        var media: Set<String> = []
+        /// `apns-id`s of VoIP pushes that launched the killed app.
+        var wokenBy: [String] = []
+        /// `apns-id` and outcome (snake case) of each VoIP push PushKit handed to the app.
+        var pushes: [(apnsID: String, disposition: String)] = []
+        /// Times iOS killed the app for an unreported VoIP push.
+        var kills = 0
+        /// Whether the server accepted the device's registration (nil until tried).
+        var registered: Bool?
+    }
+
+    private struct State {
+        var origin: Date?
+        var devices: [String: DeviceRecord] = [:]
+        var trace: [(seconds: Double?, line: String)] = []
+        /// Problems found during the run (a failed step, a mid-run check).
+        var failures: [String] = []
+        /// Call id → label, once the step that placed it returned.
+        var labels: [String: String] = [:]
+    }
+
+    private let clock: ScenarioClock
+    private let state = LockedValue(State())
+    private let onTrace: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - clock: scenario time, for the trace.
+    ///   - onTrace: each trace line as it happens (call ids not yet replaced by labels).
+    init(clock: ScenarioClock, onTrace: @escaping @Sendable (String) -> Void) {
+        self.clock = clock
+        self.onTrace = onTrace
+    }
+
+    /// Sets time zero of the trace.
+    func start(at origin: Date) { state.withLock { $0.origin = origin } }
+
+    /// Adds a line to the trace, stamped with the scenario time.
+    func note(_ actor: String, _ text: String) {
+        let line = state.withLock { state -> String in
+            let seconds = state.origin.map { clock.now().timeIntervalSince($0) }
+            state.trace.append((seconds, actor.padding(toLength: 14, withPad: " ", startingAt: 0) + " " + text))
+            return Self.render(seconds, state.trace.last!.line)
+        }
+        onTrace(line)
+    }
+
+    /// Records a problem found while running (it fails the scenario) and traces it.
+    func fail(_ problem: String) {
+        state.withLock { $0.failures.append(problem) }
+        note("runner", "FAILED: " + problem)
+    }
+
+    /// Names a call id with its label.
+    func label(_ callID: String, as label: String) { state.withLock { $0.labels[callID] = label } }
+
+    /// Records whether a device's registration was accepted.
+    func registered(_ deviceID: String, _ accepted: Bool) {
+        state.withLock { $0.devices[deviceID, default: DeviceRecord()].registered = accepted }
+    }
+
+    /// Records a user's answer given by a time-line step (behaviour answers arrive as observations).
+    func answered(_ deviceID: String, callID: String) {
+        _ = state.withLock { $0.devices[deviceID, default: DeviceRecord()].answered.insert(callID) }
+    }
+
+    /// The observer to give a phone.
+    func observer(for deviceID: String) -> @Sendable (SimulatedIPhone.Observation) -> Void {
+        { [weak self] observation in self?.record(observation, on: deviceID) }
+    }
+
+    private func record(_ observation: SimulatedIPhone.Observation, on deviceID: String) {
+        let text: String = state.withLock { state in
+            var record = state.devices[deviceID, default: DeviceRecord()]
+            defer { state.devices[deviceID] = record }
+            switch observation {
+            case .woken(let apnsID):
+                record.wokenBy.append(apnsID)
+                return "woken by VoIP push \(apnsID)"
+            case .pushReceived(let apnsID, let disposition):
+                record.pushes.append((apnsID, ScenarioParser.snakeCase(disposition.rawValue)))
+                return "PushKit got \(apnsID): \(ScenarioParser.snakeCase(disposition.rawValue))"
+            case .callKitReported(let callID):
+                record.rang.append(callID)
+                return "CallKit rings \(callID)"
+            case .callKitEnded(let callID, let reason):
+                if record.ended[callID] == nil { record.ended[callID] = reason }
+                return "CallKit ended \(callID): \(reason.rawValue)"
+            case .userAnswered(let callID):
+                record.answered.insert(callID)
+                return "user answers \(callID)"
+            case .mediaReady(let callID, _):
+                record.media.insert(callID)
+                return "media session for \(callID)"
+            case .event(let event):
+                record.events.append((event.type, event.call.callId))
+                return "event #\(event.seq) \(event.type.rawValue) \(event.call.callId) (\(event.call.state.rawValue))"
+            case .killedBySystem(let reason):
+                record.kills += 1
+                return "APP KILLED by iOS: \(reason)"
+            default:
+                return "\(observation)"
+            }
+        }
+        note(deviceID, text)
+    }
+
+    /// Traces what the server did.
+    func server(_ observation: ServerObservation) {
+        switch observation {
+        case .callCreated(let call):
+            note("server", "call \(call.callId) created: \(call.state.rawValue)\(call.failureReason.map { " (\($0))" } ?? "")")
+        case .callEvent(let type, let call):
+            note("server", "\(type.rawValue) \(call.callId) -> \(call.state.rawValue)")
+        case .pushSent(let outcome):
+            note("server", "\(outcome.pushType) push \(outcome.apnsID) to \(outcome.deviceID) for \(outcome.callID): "
+                 + "APNs \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")")
+        default:
+            // The ring timeout, and whatever the server learns to report later.
+            note("server", "\(observation)")
+        }
+    }
+
+    /// What each device did, so far.
+    var devices: [String: DeviceRecord] { state.withLock { $0.devices } }
+
+    /// Problems found during the run.
+    var failures: [String] { state.withLock { $0.failures } }
+
+    /// The trace, with call ids replaced by their labels.
+    var trace: [String] {
+        state.withLock { state in
+            state.trace.map { entry in
+                var line = Self.render(entry.seconds, entry.line)
+                for (callID, label) in state.labels { line = line.replacingOccurrences(of: callID, with: "<\(label)>") }
+                return line
+            }
+        }
+    }
+
+    private static func render(_ seconds: Double?, _ line: String) -> String {
+        let time = seconds.map { String(format: "%8.2f s", $0) } ?? "   setup  "
+        return time + "  " + line
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import RingerLogging
+import RingerScenarios
+
+/// `ringer scenario [--time-scale S] [--trace] [--verbose] FILE.json|FOLDER…`: validates every file first
+/// (exit 2 on the first bad file or flag), runs them one by one, prints PASS/FAIL with each difference
+/// (and the trace of a failed run), and exits 0 only when every scenario matched, 1 otherwise.
+enum ScenarioCommand {
+    static func run(_ arguments: [String]) async -> Int32 {
+        var scale = 0.01
+        var trace = false
+        var verbose = false
+        var paths: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--time-scale":
+                index += 1
+                guard index < arguments.count, let value = Double(arguments[index]), value > 0, value <= 1 else {
+                    return usage("--time-scale needs real seconds per scenario second, more than 0 and at most 1")
+                }
+                scale = value
+            case "--trace": trace = true
+            case "--verbose": verbose = true
+            default:
+                guard !argument.hasPrefix("--") else { return usage("unknown flag \(argument)") }
+                paths.append(argument)
+            }
+            index += 1
+        }
+        guard !paths.isEmpty else { return usage("name at least one scenario file or folder") }
+
+        let scenarios: [Scenario]
+        do {
+            scenarios = try Scenario.files(in: paths).map { try Scenario.load(path: $0) }
+        } catch {
+            return usage("\(error)", showUsage: false)
+        }
+        let logger = verbose ? Logger(label: "ringer.scenario", level: .info) : Logger.silent()
+        let runner = ScenarioRunner(timeScale: scale, logger: logger)
+        var failed = 0
+        for scenario in scenarios {
+            let result = await runner.run(scenario)
+            write(result.summary)
+            if trace || !result.passed { write(result.trace.map { "    " + $0 }.joined(separator: "\n")) }
+            if !result.passed { failed += 1 }
+        }
+        write("\(scenarios.count - failed) of \(scenarios.count) scenarios passed (time scale \(scale)).")
+        return failed == 0 ? 0 : 1
+    }
+
+    private static func write(_ text: String) {
+        try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+    }
+
+    private static func usage(_ message: String, showUsage: Bool = true) -> Int32 {
+        let text = "ringer scenario: \(message)\n" + (showUsage ? "\n\(Usage.text)\n" : "")
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+        return 2
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+@testable import RingerBench
+import Testing
+
+/// The harness reads other programs' output (h2load, /proc, the senders' JSON) and writes the RESULT line
+/// that tools grep for: each format is pinned here.
+struct BenchmarkParsingTests {
+    @Test func readsH2loadSummary() throws {
+        let output = """
+            starting benchmark...
+            spawning thread #0: 1 total client(s). 20000 total requests
+            TLS Protocol: TLSv1.3
+            Application protocol: h2
+            finished in 1.52s, 13157.89 req/s, 1.10MB/s
+            requests: 20000 total, 20000 started, 20000 done, 19990 succeeded, 10 failed, 0 errored, 0 timeout
+            status codes: 19990 2xx, 0 3xx, 7 4xx, 3 5xx
+            traffic: 1.67MB (1750000) total, 430.00KB (440000) headers (space savings 90.00%), 0 data
+            """
+        let parsed = try H2LoadOutput.parse(output)
+        #expect(parsed == H2LoadOutput(seconds: 1.52, requestsPerSecond: 13157.89, total: 20000, status2xx: 19990,
+                                       status4xx: 7, status5xx: 3))
+        let report = try BenchmarkSender.h2load(program: "h2load").report(from: output)
+        #expect(report.accepted == 19990)
+        #expect(report.firstFailure == "7 4xx, 3 5xx")
+        #expect(report.p50Ms == nil)
+    }
+
+    @Test func readsH2loadTimeUnitsAndRejectsMissingLines() throws {
+        let fast = """
+            finished in 812.50ms, 24615.38 req/s, 2.00MB/s
+            requests: 20000 total, 20000 started, 20000 done, 20000 succeeded, 0 failed, 0 errored, 0 timeout
+            status codes: 20000 2xx, 0 3xx, 0 4xx, 0 5xx
+            """
+        #expect(try H2LoadOutput.parse(fast).seconds == 0.8125)
+        #expect(throws: BenchmarkError.self) { try H2LoadOutput.parse("finished in 1s, 10 req/s, 1MB/s\n") }
+        #expect(throws: BenchmarkError.self) { try H2LoadOutput.parse("connect: Connection refused\n") }
+    }
+
+    @Test func readsTheSendersJSONLineAsThePythonPeerWritesIt() throws {
+        let output = """
+            some warning on stdout
+            {"sender": "aioapns 4.0", "pushes": 100, "accepted": 99, "first_failure": "403 InvalidProviderToken", "seconds": 0.5, "p50_ms": 12.5, "p99_ms": 40.0}
+            """
+        let report = try SenderReport.decode(fromOutput: output)
+        #expect(report.sender == "aioapns 4.0")
+        #expect(report.accepted == 99)
+        #expect(report.firstFailure == "403 InvalidProviderToken")
+        #expect(report.p99Ms == 40.0)
+        #expect(report.pushesPerSecond == 198)
+        // Ringer's sender writes the same keys, so the harness reads both alike.
+        let ringer = SenderReport(sender: "Ringer APNsClient", pushes: 4, accepted: 4, firstFailure: nil, seconds: 2,
+                                  latencies: [0.004, 0.001, 0.003, 0.002])
+        #expect(ringer.jsonLine().contains("\"p50_ms\":2"))
+        #expect(try SenderReport.decode(fromOutput: ringer.jsonLine() + "\n") == ringer)
+        #expect(throws: (any Error).self) { try SenderReport.decode(fromOutput: "Traceback (most recent call last):\n") }
+    }
+
+    @Test func percentilesUseNearestRank() {
+        let values = (1...100).map(Double.init)
+        #expect(SenderReport.percentile(0.50, of: values) == 50)
+        #expect(SenderReport.percentile(0.99, of: values) == 99)
+        #expect(SenderReport.percentile(0.99, of: [7]) == 7)
+        #expect(SenderReport.percentile(0.5, of: []) == 0)
+    }
+
+    @Test func readsCPUTimeFromProcStatEvenWithParenthesesInTheName() {
+        // Fields after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime …
+        let stat = "4242 (we(ird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0"
+        #expect(ProcessUsage.cpuSeconds(procStat: stat, ticksPerSecond: 100) == 3.0)
+        #expect(ProcessUsage.cpuSeconds(procStat: "garbage", ticksPerSecond: 100) == nil)
+        #expect(ProcessUsage.cpuSecondsSoFar(pid: getpid()) != nil)
+    }
+
+    @Test func readsTheSandboxPort() {
+        #expect(SandboxProcess.listeningPort(in: "APNs sandbox listening on https://127.0.0.1:40123\n") == 40123)
+        #expect(SandboxProcess.listeningPort(in: "starting\n") == nil)
+    }
+
+    @Test func resultLineHasTheAgreedShape() throws {
+        func figures(_ name: String, _ rate: Double) -> SenderFigures {
+            SenderFigures(report: SenderReport(sender: name, pushes: 1000, accepted: 1000, firstFailure: nil,
+                                               seconds: 1000 / rate, latencies: [0.01]),
+                          usage: ProcessUsage(cpuSeconds: 0.5, maxRSSKiB: 20_000), processSeconds: 1,
+                          sandboxCPUSeconds: 0.9)
+        }
+        let report = BenchmarkReport(workload: try PushWorkload(pushes: 1000, concurrency: 100),
+                                     ringer: figures("Ringer APNsClient", 9000), aioapns: figures("aioapns 4.0", 2000),
+                                     h2load: figures("h2load", 12000), sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1),
+                                     cores: 2, cpuModel: nil, buildMode: "release")
+        let expected = "RESULT pushes_per_s=9000 aioapns_per_s=2000 h2load_per_s=12000 ratio_vs_aioapns=4.50 ratio_vs_h2load=0.75"
+        #expect(report.resultLine == expected)
+        #expect(report.render().split(separator: "\n").last.map(String.init) == expected)
+        #expect(report.render().contains("500"))  // CPU µs per push: 0.5 s over 1000 pushes
+    }
+
+    @Test func workloadRefusesNonsense() throws {
+        #expect(throws: BenchmarkError.self) { try PushWorkload(pushes: 0, concurrency: 1) }
+        #expect(throws: BenchmarkError.self) { try PushWorkload(pushes: 10, concurrency: 0) }
+        #expect(try PushWorkload(pushes: 10, concurrency: 200).concurrency == 10)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+@testable import RingerBench
+import Testing
+
+/// The harness's child processes: exit status, output files, rusage, and the kill on timeout.
+struct SpawnedProcessTests {
+    private func scratch() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-bench-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func reportsStatusOutputAndUsage() async throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = try SpawnedProcess(["sh", "-c", "echo out; echo err >&2; exit 3"],
+                                         standardOutput: directory.appendingPathComponent("out"),
+                                         standardError: directory.appendingPathComponent("err"))
+        let exit = await process.finish(within: .seconds(30))
+        #expect(exit.status == 3)
+        #expect(!exit.timedOut)
+        #expect(exit.usage.maxRSSKiB > 0)
+        #expect(try String(contentsOf: process.standardOutput, encoding: .utf8) == "out\n")
+        #expect(process.standardErrorTail() == "err")
+        #expect(process.exitIfEnded?.status == 3)
+    }
+
+    @Test func killsAChildThatRunsTooLong() async throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = try SpawnedProcess(["sleep", "30"], standardOutput: directory.appendingPathComponent("out"),
+                                         standardError: directory.appendingPathComponent("err"))
+        let started = ContinuousClock.now
+        let exit = await process.finish(within: .milliseconds(200))
+        #expect(exit.timedOut)
+        #expect(exit.status == 128 + SIGKILL)
+        #expect(started.duration(to: .now) < .seconds(10))
+    }
+
+    @Test func aMissingProgramIsAnError() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(throws: BenchmarkError.self) {
+            try SpawnedProcess(["ringer-no-such-program"], standardOutput: directory.appendingPathComponent("out"),
+                               standardError: directory.appendingPathComponent("err"))
+        }
+    }
+}

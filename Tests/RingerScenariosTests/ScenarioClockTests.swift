@@ -1,0 +1,34 @@
+import Foundation
+import RingerScenarios
+import Testing
+
+/// Scenario time runs `1 / scale` times faster than real time, for the server and the phones alike.
+struct ScenarioClockTests {
+    @Test func scaledTimeRunsAHundredTimesFaster() async throws {
+        let clock = ScenarioClock(scale: 0.01)
+        let realStart = ContinuousClock.now
+        let start = clock.now()
+        try await clock.sleep(until: start.addingTimeInterval(20))
+        let elapsedScenario = clock.now().timeIntervalSince(start)
+        let elapsed = realStart.duration(to: .now)
+        let elapsedReal = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        #expect(elapsedScenario >= 20, "sleep(until:) returned early")
+        #expect(elapsedReal >= 0.2, "20 scenario seconds are 0.2 real seconds")
+        // However long the (loaded) machine took to wake the task, scenario time ran 100 times faster.
+        #expect(abs(elapsedScenario / elapsedReal - 100) < 5, "ratio \(elapsedScenario / elapsedReal)")
+    }
+
+    @Test func scaleOneIsRealTime() async throws {
+        let clock = ScenarioClock(scale: 1)
+        #expect(abs(clock.now().timeIntervalSince(Date())) < 0.05)
+        #expect(clock.real(45) == 45)
+        #expect(ScenarioClock(scale: 0.01).real(45) == 0.45)
+    }
+
+    @Test func aDeadlineInThePastDoesNotSleep() async throws {
+        let clock = ScenarioClock(scale: 0.01)
+        let real = ContinuousClock.now
+        try await clock.sleep(until: clock.now().addingTimeInterval(-100))
+        #expect(real.duration(to: .now) < .milliseconds(100))
+    }
+}

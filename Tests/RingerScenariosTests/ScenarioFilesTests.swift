@@ -1,0 +1,32 @@
+import Foundation
+import RingerScenarios
+import Testing
+
+extension ScenarioRuns {
+    /// Every file in Scenarios/ runs against the real server, the APNs sandbox over HTTP/2 + TLS and
+    /// simulated iPhones over loopback, at time scale 0.01 (a 45 s ring-out takes 0.45 s; slower only if
+    /// that run did not match, see ``ScenarioRuns/scales``), and must match its expectations. A failure
+    /// prints the runner's differences and the time line of every attempt.
+    @Suite struct ScenarioFilesTests {
+        @Test(arguments: ScenarioFolder.files)
+        func scenarioMatchesItsExpectations(_ file: String) async throws {
+            let scenario = try Scenario.load(path: file)
+            let (result, report) = await ScenarioRuns.run(scenario)
+            #expect(result.passed, "\(report)")
+        }
+
+        @Test func theSeedMatrixAndTheLifecycleEachHaveAScenario() {
+            let names = ScenarioFolder.files.map { URL(fileURLWithPath: $0).lastPathComponent }
+            // Seed matrix rows 1-6 (5 has two halves), then the lifecycle bullets of issue 3.
+            for prefix in ["01_", "02_", "03_", "04_", "05a_", "05b_", "06_", "10_", "11_", "12_", "13_", "14_", "15_",
+                           "17_", "18_"] {
+                #expect(names.contains { $0.hasPrefix(prefix) }, "no scenario file starts with \(prefix): \(names)")
+            }
+        }
+
+        @Test func everyScenarioFileIsValid() throws {
+            #expect(ScenarioFolder.files.count >= 15)
+            for file in ScenarioFolder.files { _ = try Scenario.load(path: file) }
+        }
+    }
+}

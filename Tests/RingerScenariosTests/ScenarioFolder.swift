@@ -1,0 +1,17 @@
+import Foundation
+
+/// The package's `Scenarios/` folder, found from this file's path, and the scenario files in it.
+enum ScenarioFolder {
+    /// `<package>/Scenarios`.
+    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Scenarios").path
+
+    /// Every `*.json` file in the folder, in name order (empty if the folder is missing: the tests then fail).
+    static var files: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.sorted().map { path + "/" + $0 }
+    }
+
+    /// The path of one scenario file.
+    static func file(_ name: String) -> String { path + "/" + name }
+}

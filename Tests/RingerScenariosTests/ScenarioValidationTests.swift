@@ -1,0 +1,160 @@
+import Foundation
+import RingerSandbox
+import RingerScenarios
+import RingerWire
+import Testing
+
+/// Scenario files are validated strictly before anything runs: each bad file is refused with a message
+/// naming the file and the JSON path of the problem.
+struct ScenarioValidationTests {
+    /// A small valid scenario; each test breaks one thing in it.
+    static let valid = """
+        {
+          "name": "valid",
+          "users": [{"id": "alice"}, {"id": "bob", "name": "Bob"}],
+          "devices": [
+            {"id": "alice-iphone", "user": "alice"},
+            {"id": "bob-iphone", "user": "bob", "app": "killed", "behaviour": {"answer_after": 2}}
+          ],
+          "timeline": [
+            {"at": 0, "device": "alice-iphone", "action": "call", "callee": "bob"},
+            {"at": 5, "device": "alice-iphone", "action": "hang_up"}
+          ],
+          "expect": {
+            "calls": {"call": {"state": "ended", "devices": {"bob-iphone": {"rang": true}}}},
+            "devices": {"alice-iphone": {"events": ["call.ringing"]}}
+          }
+        }
+        """
+
+    /// Parses `valid` with `old` replaced by `new` and returns the error.
+    private func refusal(_ old: String, _ new: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> ScenarioFileError {
+        #expect(Self.valid.contains(old), "the test's text to replace is not in the valid scenario", sourceLocation: sourceLocation)
+        let text = Self.valid.replacingOccurrences(of: old, with: new)
+        do {
+            _ = try Scenario.parse(Data(text.utf8), file: "Scenarios/bad.json")
+        } catch let error as ScenarioFileError {
+            #expect(error.description.hasPrefix("Scenarios/bad.json: "), sourceLocation: sourceLocation)
+            return error
+        }
+        Issue.record("the broken scenario was accepted", sourceLocation: sourceLocation)
+        throw CancellationError()
+    }
+
+    @Test func theValidScenarioIsAccepted() throws {
+        let scenario = try Scenario.parse(Data(Self.valid.utf8), file: "valid.json")
+        #expect(scenario.devices[1].app == .killed)
+        #expect(scenario.devices[1].behaviour == .answer(after: 2))
+        #expect(scenario.ringTimeout == 45)
+        #expect(scenario.runUntil == 10)
+        #expect(scenario.timeline[0].kind == .call(callee: "bob", label: "call"))
+        #expect(scenario.expect.calls["call"]?.state == "ended")
+        #expect(scenario.expect.appsKilled == 0)
+    }
+
+    @Test func unknownKeysAreRefusedWithTheirPathAndTheKnownKeys() throws {
+        let top = try refusal(#""name": "valid","#, #""name": "valid", "expected": {},"#)
+        #expect(top.path == "$.expected")
+        #expect(top.message.contains("unknown key \"expected\""))
+
+        let device = try refusal(#""app": "killed""#, #""ap": "killed""#)
+        #expect(device.path == "$.devices[1].ap")
+        #expect(device.message.contains("app") && device.message.contains("behaviour"), "\(device)")
+
+        let nested = try refusal(#"{"rang": true}"#, #"{"rang": true, "rung": true}"#)
+        #expect(nested.path == "$.expect.calls.call.devices.bob-iphone.rung")
+
+        let step = try refusal(#""action": "hang_up"}"#, #""action": "hang_up", "callee": "bob"}"#)
+        #expect(step.path == "$.timeline[1].callee", "a key of another action is unknown here: \(step)")
+    }
+
+    @Test func badValuesAreRefusedWithWhatWouldBeRight() throws {
+        let app = try refusal(#""app": "killed""#, #""app": "asleep""#)
+        #expect(app.path == "$.devices[1].app")
+        #expect(app.message.contains("foreground, background, killed") && app.message.contains("\"asleep\""))
+
+        let time = try refusal(#""at": 5"#, #""at": "5""#)
+        #expect(time.path == "$.timeline[1].at")
+        #expect(time.message.contains("number of seconds"))
+
+        let negative = try refusal(#""answer_after": 2"#, #""answer_after": -1"#)
+        #expect(negative.path == "$.devices[1].behaviour.answer_after")
+
+        let flag = try refusal(#"{"rang": true}"#, #"{"rang": 1}"#)
+        #expect(flag.message.contains("true or false"), "1 is not a boolean: \(flag)")
+
+        let event = try refusal(#"["call.ringing"]"#, #"["call.ringing", "call.incomming"]"#)
+        #expect(event.path == "$.expect.devices.alice-iphone.events[1]")
+
+        let state = try refusal(#""state": "ended""#, #""state": "hung_up""#)
+        #expect(state.path == "$.expect.calls.call.state")
+
+        let reason = try refusal(#"{"rang": true}"#, #"{"end_reason": "busy"}"#)
+        #expect(reason.path == "$.expect.calls.call.devices.bob-iphone.end_reason")
+
+        let off = try refusal(#""app": "killed""#, #""app": "foreground", "phone": "off""#)
+        #expect(off.message.contains("off runs no app"))
+    }
+
+    @Test func referencesMustNameDeclaredThings() throws {
+        let callee = try refusal(#""callee": "bob""#, #""callee": "carol""#)
+        #expect(callee.path == "$.timeline[0].callee")
+        #expect(callee.message.contains("no user \"carol\""))
+
+        let owner = try refusal(#""user": "bob""#, #""user": "dave""#)
+        #expect(owner.path == "$.devices[1].user")
+
+        let device = try refusal(#""devices": {"alice-iphone""#, #""devices": {"alice-ipad""#)
+        #expect(device.path == "$.expect.devices.alice-ipad")
+
+        let call = try refusal(#""action": "hang_up"}"#, #""action": "hang_up", "call": "other"}"#)
+        #expect(call.path == "$.timeline[1].call")
+        #expect(call.message.contains("placed so far: call"))
+
+        let expected = try refusal(#""calls": {"call": "#, #""calls": {"second": "#)
+        #expect(expected.path == "$.expect.calls.second")
+
+        let selfCall = try refusal(#""callee": "bob""#, #""callee": "alice""#)
+        #expect(selfCall.message.contains("cannot call themselves"))
+    }
+
+    @Test func structuralMistakesAreRefused() throws {
+        let range = try refusal(#"{"at": 5, "#, #"{"at": 4000, "#)
+        #expect(range.path == "$.timeline[1].at")
+        #expect(range.message.contains("between 0 and 3600"))
+        let late = try refusal(#"{"at": 0, "#, #"{"at": 9, "#)
+        #expect(late.message.contains("time order"))
+
+        let missing = try refusal(#""name": "valid","#, "")
+        #expect(missing.path == "$")
+        #expect(missing.message.contains("\"name\""))
+
+        let both = try refusal(#"{"events": ["call.ringing"]}"#, #"{"events": [], "events_in_order": []}"#)
+        #expect(both.message.contains("not both"))
+
+        let nested = try refusal(#""state": "ended","#,
+                                 #""state": "ended", "one_of": [{"state": "ended", "one_of": []}, {}],"#)
+        #expect(nested.path == "$.expect.calls.call.one_of[0].one_of", "alternatives do not nest: \(nested)")
+
+        let early = try refusal(#""expect": {"#, #""run_until": 2, "expect": {"#)
+        #expect(early.path == "$.run_until")
+    }
+
+    @Test func aFileThatIsNotJSONOrNotThereIsRefused() throws {
+        #expect(throws: ScenarioFileError.self) { try Scenario.parse(Data("{\"name\": ".utf8), file: "x.json") }
+        do {
+            _ = try Scenario.parse(Data("[1, 2".utf8), file: "x.json")
+        } catch let error as ScenarioFileError {
+            #expect(error.description.hasPrefix("x.json: $: not valid JSON"))
+            #expect(!error.isInvalidScenario)
+        }
+        do {
+            _ = try Scenario.load(path: "/nonexistent/scenario.json")
+            Issue.record("a missing file was loaded")
+        } catch let error as ScenarioFileError {
+            #expect(error.description.contains("/nonexistent/scenario.json"))
+        }
+        #expect(throws: ScenarioFileError.self) { try Scenario.files(in: ["/nonexistent-folder"]) }
+    }
+}
