@@ -87,6 +87,7 @@ public final class CallCoordinator: Sendable {
     private let ui: any CallUI
     private let observer: @Sendable (Observation) -> Void
     private let now: @Sendable () -> Date
+    private let sleepUntil: @Sendable (Date) async throws -> Void
     private let state = LockedValue(State())
 
     /// Creates the coordinator. Create it at app launch, before PushKit can deliver.
@@ -94,12 +95,19 @@ public final class CallCoordinator: Sendable {
     ///   - deviceID: stable id of this app install.
     ///   - ui: the native call UI.
     ///   - now: the clock (injectable for tests).
+    ///   - sleepUntil: suspends until a time on that clock (its deadline timers use it); real time by
+    ///     default. Throws `CancellationError` when the task is cancelled.
     ///   - observer: receives ``Observation``s on any thread.
     public init(deviceID: String, ui: any CallUI, now: @escaping @Sendable () -> Date = { Date() },
+                sleepUntil: @escaping @Sendable (Date) async throws -> Void = { deadline in
+                    let seconds = deadline.timeIntervalSinceNow
+                    if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
+                },
                 observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.deviceID = deviceID
         self.ui = ui
         self.now = now
+        self.sleepUntil = sleepUntil
         self.observer = observer
     }
 
@@ -118,9 +126,9 @@ public final class CallCoordinator: Sendable {
     /// The API, waiting while the app is still launching, at most until `deadline`.
     private func api(waitingUntil deadline: Date) async -> RingerAPIClient? {
         let id = UUID()
+        let sleepUntil = self.sleepUntil
         let timer = Task { [weak self] in
-            let seconds = deadline.timeIntervalSince(self?.now() ?? deadline)
-            guard (try? await Task.sleep(for: .seconds(max(0, seconds)))) != nil else { return }
+            guard (try? await sleepUntil(deadline)) != nil else { return }
             self?.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
         }
         defer { timer.cancel() }
@@ -212,9 +220,9 @@ public final class CallCoordinator: Sendable {
     /// `call.unanswered` is lost (no socket, suspended app).
     private func armDeadline(callID: String) {
         guard let expiresAt = state.withLock({ $0.calls[callID]?.expiresAt }) else { return }
-        let delay = expiresAt.timeIntervalSince(now()) + Self.deadlineGrace
+        let sleepUntil = self.sleepUntil
         Task { [weak self] in
-            try? await Task.sleep(for: .seconds(max(0, delay)))
+            guard (try? await sleepUntil(expiresAt.addingTimeInterval(Self.deadlineGrace))) != nil else { return }
             guard let self, self.state.withLock({ $0.calls[callID]?.phase == .ringing }) else { return }
             self.endRemotely(callID: callID, reason: .unanswered)
         }

@@ -109,6 +109,7 @@ public final class SimulatedIPhone: Sendable {
     private let behaviour: Behaviour
     private let launchDelay: TimeInterval
     private let now: @Sendable () -> Date
+    private let sleepUntil: (@Sendable (Date) async throws -> Void)?
     private let observe: @Sendable (Observation) -> Void
     private let state = LockedValue(State())
 
@@ -122,9 +123,11 @@ public final class SimulatedIPhone: Sendable {
     ///   - launchDelay: seconds a woken app needs before it can reach the server.
     ///   - now: the phone's clock, which decides whether a call's ring deadline passed (scenarios run it
     ///     as fast as the server's clock).
+    ///   - sleepUntil: suspends until a time on `now`'s clock, for the app's own deadline timers; nil: real time.
     ///   - observe: told of everything that happens, on any thread.
     public init(identity: Identity, server: URL, userToken: String, webSockets: any WebSocketTransport,
                 behaviour: Behaviour, launchDelay: TimeInterval = 0.05, now: @escaping @Sendable () -> Date = { Date() },
+                sleepUntil: (@Sendable (Date) async throws -> Void)? = nil,
                 observe: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.identity = identity
         self.server = server
@@ -133,6 +136,7 @@ public final class SimulatedIPhone: Sendable {
         self.behaviour = behaviour
         self.launchDelay = launchDelay
         self.now = now
+        self.sleepUntil = sleepUntil
         self.observe = observe
         callKit = SimulatedCallKit()
     }
@@ -221,9 +225,16 @@ public final class SimulatedIPhone: Sendable {
     /// app needs time before its socket is up).
     @discardableResult
     private func launch(connectAfter delay: TimeInterval) -> CallCoordinator {
-        let coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, observer: { [weak self] observation in
+        let coordinator: CallCoordinator
+        let observer: @Sendable (CallCoordinator.Observation) -> Void = { [weak self] observation in
             self?.coordinatorObserved(observation)
-        })
+        }
+        if let sleepUntil {
+            coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, sleepUntil: sleepUntil,
+                                          observer: observer)
+        } else {
+            coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, observer: observer)
+        }
         coordinator.connect(api: api)
         state.withLock { $0.app = App(coordinator: coordinator, stream: nil) }
         Task { [weak self] in

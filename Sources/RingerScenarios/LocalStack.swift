@@ -157,7 +157,7 @@ public final class LocalStack: Sendable {
         let token = loggedIn ? try await userToken(for: userID, name: name) : ""
         let phone = SimulatedIPhone(identity: .init(userID: userID, deviceID: deviceID), server: serverURL,
                                     userToken: token, webSockets: webSockets, behaviour: behaviour,
-                                    now: options.clock.now, observe: observe)
+                                    now: options.clock.now, sleepUntil: options.clock.sleep(until:), observe: observe)
         phones.withLock { $0.append(phone) }
         do {
             try await phone.installAndLogIn(sandbox: sandbox)
