@@ -132,18 +132,7 @@ extension ClientEngine {
     /// `LWS_CALLBACK_CLIENT_WRITEABLE`: one fragment of the oldest queued message, or the close.
     func onWritable(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi) else { return 0 }
-        switch session.frameWriter.writeNext(on: wsi, from: session.client.outbox, using: table.scratch) {
-        case .idle:
-            return 0
-        case .more:
-            lws_callback_on_writable(wsi)
-            return 0
-        case .close:
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
-            return -1
-        case .failed:
-            return -1
-        }
+        return session.frameWriter.serviceWritable(wsi, from: session.client.outbox, using: table.scratch)
     }
 
     /// `LWS_CALLBACK_CLIENT_CLOSED` / `LWS_CALLBACK_WSI_DESTROY`: the connection is gone.

@@ -61,18 +61,7 @@ extension ServerEngine {
     /// `LWS_CALLBACK_SERVER_WRITEABLE`: one fragment of the oldest queued message, or the close.
     func onWebSocketWritable(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return 0 }
-        switch session.frameWriter.writeNext(on: wsi, from: connection.outbox, using: table.scratch) {
-        case .idle:
-            return 0
-        case .more:
-            lws_callback_on_writable(wsi)
-            return 0
-        case .close:
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
-            return -1
-        case .failed:
-            return -1
-        }
+        return session.frameWriter.serviceWritable(wsi, from: connection.outbox, using: table.scratch)
     }
 
     /// Writes a small JSON refusal on the upgrade request, outside a writable callback as lws

@@ -49,4 +49,21 @@ struct WebSocketFrameWriter {
         }
         return inMessage || outbox.hasQueuedMessages || outbox.isCloseRequested ? .more : .idle
     }
+
+    /// Handles a WRITEABLE callback (client or server): writes the next fragment or the close, asks
+    /// for another callback while more is queued, and returns what the lws callback must return.
+    mutating func serviceWritable(_ wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer) -> Int32 {
+        switch writeNext(on: wsi, from: outbox, using: scratch) {
+        case .idle:
+            return 0
+        case .more:
+            lws_callback_on_writable(wsi)
+            return 0
+        case .close:
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
+            return -1
+        case .failed:
+            return -1
+        }
+    }
 }
