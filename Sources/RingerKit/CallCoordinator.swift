@@ -88,6 +88,9 @@ public final class CallCoordinator: Sendable {
     private let observer: @Sendable (Observation) -> Void
     private let now: @Sendable () -> Date
     private let sleepUntil: @Sendable (Date) async throws -> Void
+    private let pendingActions: any PendingActionStore
+    /// Call ids whose hang-up is being sent right now (so a reconnect does not send it twice).
+    private let sending = LockedValue<Set<String>>([])
     private let state = LockedValue(State())
 
     /// Creates the coordinator. Create it at app launch, before PushKit can deliver.
@@ -97,17 +100,21 @@ public final class CallCoordinator: Sendable {
     ///   - now: the clock (injectable for tests).
     ///   - sleepUntil: suspends until a time on that clock (its deadline timers use it); real time by
     ///     default. Throws `CancellationError` when the task is cancelled.
+    ///   - pendingActions: where hang-ups wait until the server acknowledged them; give a
+    ///     ``FilePendingActionStore`` so they survive a relaunch.
     ///   - observer: receives ``Observation``s on any thread.
     public init(deviceID: String, ui: any CallUI, now: @escaping @Sendable () -> Date = { Date() },
                 sleepUntil: @escaping @Sendable (Date) async throws -> Void = { deadline in
                     let seconds = deadline.timeIntervalSinceNow
                     if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
                 },
+                pendingActions: any PendingActionStore = InMemoryPendingActionStore(),
                 observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.deviceID = deviceID
         self.ui = ui
         self.now = now
         self.sleepUntil = sleepUntil
+        self.pendingActions = pendingActions
         self.observer = observer
     }
 
@@ -121,6 +128,8 @@ public final class CallCoordinator: Sendable {
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(returning: api) }
+        // Hang-ups from before a suspension or relaunch go out now.
+        if api != nil { pendingActions.load().forEach(send) }
     }
 
     /// The API, waiting while the app is still launching, at most until `deadline`.
@@ -374,25 +383,44 @@ public final class CallCoordinator: Sendable {
         guard let (entry, phase) = ended else { return }
         entry.answer?(false)
         observer(.ended(callID: callID, reason: nil))
-        perform(callID: callID, attempts: 8) { api, device in
-            switch (entry.direction, phase) {
-            case (.incoming, .ringing):
-                _ = try await api.decline(callID: callID, deviceID: device)
-            case (.incoming, .answering):
+        let kind: PendingCallAction.Kind = switch (entry.direction, phase) {
+        case (.incoming, .ringing), (.incoming, .answering): .decline
+        case (.outgoing, .ringing): .cancel
+        default: .end
+        }
+        let action = PendingCallAction(kind: kind, callId: callID, deviceId: deviceID, createdAt: now())
+        pendingActions.save(pendingActions.load().filter { $0.callId != callID } + [action])
+        send(action)
+    }
+
+    /// Sends a stored hang-up, retrying transient failures; it leaves the store once the server
+    /// answered (success, or a refusal that retrying cannot change). Unsent, it waits for the next
+    /// ``connect(api:)``.
+    private func send(_ action: PendingCallAction) {
+        guard sending.withLock({ $0.insert(action.callId).inserted }) else { return }
+        let (store, callID) = (pendingActions, action.callId)
+        let settle: @Sendable (Bool) -> Void = { [weak self] answered in
+            if answered { store.save(store.load().filter { $0.callId != callID }) }
+            _ = self?.sending.withLock { $0.remove(callID) }
+        }
+        perform(callID: callID, attempts: 8, onSuccess: { settle(true) },
+                onFailure: { problem in settle(problem != nil) }) { api, _ in
+            switch action.kind {
+            case .decline:
                 // The accept may already have reached the server: then the call must be ended, not declined,
                 // or it stays accepted and the user looks busy to every later caller.
                 do {
-                    _ = try await api.decline(callID: callID, deviceID: device)
+                    _ = try await api.decline(callID: callID, deviceID: action.deviceId)
                 } catch let error as RingerAPIError where error.problem?.callState == .accepted {
                     _ = try await api.end(callID: callID)
                 }
-            case (.outgoing, .ringing):
+            case .cancel:
                 do {
                     _ = try await api.cancel(callID: callID)
                 } catch let error as RingerAPIError where error.problem?.callState == .accepted {
                     _ = try await api.end(callID: callID)
                 }
-            default:
+            case .end:
                 _ = try await api.end(callID: callID)
             }
         }
@@ -431,8 +459,9 @@ public final class CallCoordinator: Sendable {
     // MARK: Requests
 
     /// Runs an API request with retries (exponential backoff) while it fails for transient reasons.
-    /// A problem answer (4xx) is final: `onFailure` gets it.
+    /// A problem answer (4xx) is final: `onFailure` gets it; giving up without an answer gives nil.
     private func perform(callID: String, attempts: Int,
+                         onSuccess: (@Sendable () -> Void)? = nil,
                          onFailure: (@Sendable (Problem?) -> Void)? = nil,
                          _ body: @escaping @Sendable (RingerAPIClient, String) async throws -> Void) {
         let (observer, deviceID) = (self.observer, self.deviceID)
@@ -443,6 +472,7 @@ public final class CallCoordinator: Sendable {
                 guard let api = await self?.api(waitingUntil: deadline) else { break }
                 do {
                     try await body(api, deviceID)
+                    onSuccess?()
                     return
                 } catch let error as RingerAPIError where error.isRetryable && attempt < attempts {
                     try? await Task.sleep(for: .seconds(delay))

@@ -1,0 +1,64 @@
+import Foundation
+import RingerKit
+import RingerWire
+import Testing
+
+/// A decline or hang-up reaches the server even when the app is suspended or relaunched first.
+@Suite struct DurableHangUpTests {
+    func push(_ callID: String) -> Data {
+        let now = Date()
+        return try! RingerJSON.encode(VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                                                             sentAt: now.unixMilliseconds,
+                                                             expiresAt: now.addingTimeInterval(30).unixMilliseconds)))
+    }
+
+    func api(_ transport: any HTTPTransport) -> RingerAPIClient {
+        RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t", transport: transport)
+    }
+
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<200 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
+        return condition()
+    }
+
+    @Test func declineMadeBeforeTheAppReachedTheServerIsSentAfterARelaunch() async throws {
+        let store = InMemoryPendingActionStore()
+        let callID = UUID().uuidString.lowercased()
+        // First launch: woken by the push, the user declines on the lock screen, the app is suspended
+        // before it ever connected.
+        let first = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(), pendingActions: store)
+        #expect(first.handleVoIPPush(push(callID)) == .ringing)
+        first.end(callID: UUID(uuidString: callID)!) { _ in }
+        #expect(store.load().map(\.kind) == [.decline])
+        #expect(store.load().first?.callId == callID)
+
+        // Relaunch: a new process with the same store; the decline goes out once the API is there.
+        let transport = RecordingTransport(acceptingCallID: callID)
+        let second = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(), pendingActions: store)
+        second.connect(api: api(transport))
+        #expect(await Self.eventually { store.load().isEmpty })
+        #expect(transport.requests.filter { $0 == "POST /v1/calls/\(callID)/decline" }.count == 1)
+    }
+
+    @Test func acknowledgedHangUpLeavesTheStoreAndIsNotSentTwice() async throws {
+        let store = InMemoryPendingActionStore()
+        let callID = UUID().uuidString.lowercased()
+        let transport = RecordingTransport(acceptingCallID: callID)
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(), pendingActions: store)
+        coordinator.connect(api: api(transport))
+        #expect(coordinator.handleVoIPPush(push(callID)) == .ringing)
+        coordinator.end(callID: UUID(uuidString: callID)!) { _ in }
+        #expect(await Self.eventually { store.load().isEmpty })
+        coordinator.connect(api: api(transport))   // a reconnect must not resend it
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(transport.requests.filter { $0.hasSuffix("/decline") }.count == 1)
+    }
+
+    @Test func fileStoreKeepsActionsAcrossInstances() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-actions-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let action = PendingCallAction(kind: .end, callId: "c1", deviceId: "d1", createdAt: Date(timeIntervalSince1970: 1))
+        FilePendingActionStore(url: url).save([action])
+        #expect(FilePendingActionStore(url: url).load() == [action])
+    }
+}
