@@ -28,6 +28,9 @@ public final class CallCoordinator: Sendable {
         case answered(callID: String, media: MediaSession)
         /// An outgoing call was answered by the callee; media can start.
         case outgoingAnswered(callID: String, media: MediaSession)
+        /// Start media and the microphone now: the call is answered and the system activated the audio
+        /// session (Apple: `CXProviderDelegate.provider(_:didActivate:)`). Never sent before both.
+        case mediaCanStart(callID: String, media: MediaSession)
         /// A call ended; `reason` is nil when the local user ended it.
         case ended(callID: String, reason: CallEndReason?)
         /// An event from the server's stream.
@@ -76,6 +79,10 @@ public final class CallCoordinator: Sendable {
         var calls: [String: Entry] = [:]
         /// Requests waiting for the app to finish launching.
         var waiters: [UUID: CheckedContinuation<RingerAPIClient?, Never>] = [:]
+        /// True between the call UI's audio activation and deactivation.
+        var audioActive = false
+        /// Answered calls whose media waits for the audio session.
+        var mediaWaitingForAudio: [String: MediaSession] = [:]
     }
 
     /// Seconds past a call's deadline before the device ends it on its own, if the server's
@@ -248,6 +255,36 @@ public final class CallCoordinator: Sendable {
         }
     }
 
+    // MARK: Audio
+
+    /// The call UI activated the audio session (`CXProviderDelegate.provider(_:didActivate:)`): media of
+    /// answered calls may start now. Starting audio earlier breaks it on iOS (Apple: "Making and
+    /// receiving VoIP calls": configure the session, start audio only once it is activated).
+    public func audioSessionActivated() {
+        let ready = state.withLock { state -> [(String, MediaSession)] in
+            state.audioActive = true
+            defer { state.mediaWaitingForAudio.removeAll() }
+            return Array(state.mediaWaitingForAudio)
+        }
+        for (callID, media) in ready { observer(.mediaCanStart(callID: callID, media: media)) }
+    }
+
+    /// The call UI deactivated the audio session (`provider(_:didDeactivate:)`).
+    public func audioSessionDeactivated() {
+        state.withLock { $0.audioActive = false }
+    }
+
+    /// A media session is known for an answered call: start at once if audio is active, else wait.
+    private func mediaReady(callID: String, media: MediaSession) {
+        let startNow = state.withLock { state -> Bool in
+            guard state.calls[callID]?.phase == .active else { return false }
+            if state.audioActive { return true }
+            state.mediaWaitingForAudio[callID] = media
+            return false
+        }
+        if startNow { observer(.mediaCanStart(callID: callID, media: media)) }
+    }
+
     // MARK: Notice pushes
 
     /// Handles an ordinary (non-VoIP) push about a call (``NoticePush``): a background notice that the
@@ -296,8 +333,10 @@ public final class CallCoordinator: Sendable {
             }
             guard isOutgoing, let uuid = UUID(uuidString: callID) else { return }
             ui.reportOutgoingCallConnected(id: uuid, at: now())
-            perform(callID: callID, attempts: 3) { [observer] api, _ in
-                observer(.outgoingAnswered(callID: callID, media: try await api.media(callID: callID)))
+            perform(callID: callID, attempts: 3) { [observer, weak self] api, _ in
+                let media = try await api.media(callID: callID)
+                observer(.outgoingAnswered(callID: callID, media: media))
+                self?.mediaReady(callID: callID, media: media)
             }
         case .callCancelled, .callDeclined, .callEnded:
             endRemotely(callID: callID, reason: .remoteEnded)
@@ -320,6 +359,7 @@ public final class CallCoordinator: Sendable {
             let answer = entry.answer
             entry.answer = nil
             state.calls[callID] = entry
+            state.mediaWaitingForAudio[callID] = nil
             return (entry.uuid, answer)
         }
         guard let (uuid, answer) = ended else { return }
@@ -365,6 +405,7 @@ public final class CallCoordinator: Sendable {
         guard let completion else { return }
         completion(true)
         observer(.answered(callID: callID, media: media))
+        mediaReady(callID: callID, media: media)
     }
 
     /// The user ended or declined on the native UI (`CXEndCallAction`): declines a ringing incoming
@@ -377,6 +418,7 @@ public final class CallCoordinator: Sendable {
             let phase = entry.phase
             entry.phase = .ended
             state.calls[callID] = entry
+            state.mediaWaitingForAudio[callID] = nil
             return (entry, phase)
         }
         completion(true)

@@ -139,6 +139,8 @@ public final class SimulatedCallKit: CallUI, Sendable {
                 call.audioActive = fulfilled
                 store.calls[id] = call
             }
+            // CallKit activates the audio session once the answer action is fulfilled.
+            if fulfilled { coordinator.audioSessionActivated() }
             completion(fulfilled)
         }
     }

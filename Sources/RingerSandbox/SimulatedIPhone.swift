@@ -57,6 +57,11 @@ public final class SimulatedIPhone: Sendable {
         case noticeReceived(type: EventType, apnsID: String)
         /// iOS showed an alert notification (a missed call).
         case notificationShown(title: String, body: String)
+        /// The app started media after the system activated the audio session.
+        case audioStarted(callID: String)
+        /// The app tried to start media before the system activated the audio session (a bug: on iOS
+        /// the call would have no sound).
+        case audioRefused(callID: String)
     }
 
     /// Who the phone belongs to and its tokens.
@@ -204,7 +209,10 @@ public final class SimulatedIPhone: Sendable {
     /// - Throws: ``RingerAPIError``.
     public func call(_ callee: String) async throws -> Call {
         guard let coordinator else { throw RingerAPIError.transport("the app is not running") }
-        return try await coordinator.startCall(to: callee)
+        let call = try await coordinator.startCall(to: callee)
+        // CallKit activates the audio session once the start-call action is fulfilled.
+        coordinator.audioSessionActivated()
+        return call
     }
 
     /// The user hangs up (or declines, or cancels) the call on the native UI.
@@ -293,6 +301,15 @@ public final class SimulatedIPhone: Sendable {
             userReacts(to: callID)
         case .answered(let callID, let media), .outgoingAnswered(let callID, let media):
             observe(.mediaReady(callID: callID, media: media))
+        case .mediaCanStart(let callID, _):
+            // The app starts its media here; the simulated CallKit refuses it before audio activation.
+            guard let uuid = UUID(uuidString: callID) else { return }
+            do {
+                try callKit.startAudio(callID: uuid)
+                observe(.audioStarted(callID: callID))
+            } catch {
+                observe(.audioRefused(callID: callID))
+            }
         case .ended(let callID, let reason?):
             observe(.callKitEnded(callID: callID, reason: reason))
         default:

@@ -87,6 +87,10 @@ public enum Demo {
                     timeline.record("call.ended", ["seen_by": "bob", "call_id": callID, "reason": reason.rawValue])
                 case .killedBySystem(let reason):
                     timeline.record("app.killed", ["device": "bob-iphone", "reason": reason])
+                case .audioStarted(let callID):
+                    timeline.record("audio.started", ["device": "bob-iphone", "call_id": callID])
+                case .audioRefused(let callID):
+                    timeline.record("audio.refused", ["device": "bob-iphone", "call_id": callID])
                 default:
                     break
                 }
@@ -111,7 +115,7 @@ public enum Demo {
             }
             let seen = Set(timeline.entries.map(\.event))
             let missing = requiredEvents.filter { !seen.contains($0) }
-            guard missing.isEmpty, !seen.contains("app.killed") else {
+            guard missing.isEmpty, !seen.contains("app.killed"), !seen.contains("audio.refused") else {
                 timeline.record("demo.failed", ["reason": "missing \(missing.joined(separator: ", "))"])
                 return false
             }

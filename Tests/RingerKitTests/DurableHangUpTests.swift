@@ -62,3 +62,36 @@ import Testing
         #expect(FilePendingActionStore(url: url).load() == [action])
     }
 }
+
+/// Media starts only once the call is answered and the system activated the audio session.
+@Suite struct AudioActivationTests {
+    @Test func mediaCanStartOnlyAfterTheAudioSessionIsActivated() async throws {
+        let callID = UUID().uuidString.lowercased()
+        let observations = LockedObservations()
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(),
+                                          observer: { observations.append($0) })
+        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                                                 transport: RecordingTransport(acceptingCallID: callID)))
+        let now = Date()
+        let push = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                                          sentAt: now.unixMilliseconds, expiresAt: now.addingTimeInterval(30).unixMilliseconds))
+        #expect(coordinator.handleVoIPPush(try RingerJSON.encode(push)) == .ringing)
+        let answered = await withCheckedContinuation { continuation in
+            coordinator.answer(callID: UUID(uuidString: callID)!) { continuation.resume(returning: $0) }
+        }
+        #expect(answered)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!observations.contains { if case .mediaCanStart = $0 { true } else { false } })
+        coordinator.audioSessionActivated()
+        #expect(observations.contains { if case .mediaCanStart(let id, _) = $0 { id == callID } else { false } })
+    }
+}
+
+/// Observations collected from any thread.
+final class LockedObservations: @unchecked Sendable {
+    // @unchecked: `items` is guarded by `lock`.
+    private let lock = NSLock()
+    private var items: [CallCoordinator.Observation] = []
+    func append(_ observation: CallCoordinator.Observation) { lock.withLock { items.append(observation) } }
+    func contains(where predicate: (CallCoordinator.Observation) -> Bool) -> Bool { lock.withLock { items.contains(where: predicate) } }
+}

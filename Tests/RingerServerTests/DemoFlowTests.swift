@@ -34,5 +34,8 @@ import Testing
             #expect(media > reported)
         }
         #expect(!events.contains("app.killed"))
+        // Bob's media starts only after CallKit activated audio, and it does start.
+        #expect(events.contains("audio.started"))
+        #expect(!events.contains("audio.refused"))
     }
 }
