@@ -500,6 +500,9 @@ public final class CallCoordinator: Sendable {
 
     // MARK: Requests
 
+    /// Retry delays of call requests: from 0.125…0.25 s, doubling, at most 8 s.
+    static let requestBackoff = RetryBackoff(initialDelay: 0.25, maximumDelay: 8)
+
     /// Runs an API request with retries (exponential backoff) while it fails for transient reasons.
     /// A problem answer (4xx) is final: `onFailure` gets it; giving up without an answer gives nil.
     private func perform(callID: String, attempts: Int,
@@ -509,7 +512,6 @@ public final class CallCoordinator: Sendable {
         let (observer, deviceID) = (self.observer, self.deviceID)
         let deadline = state.withLock { $0.calls[callID]?.expiresAt } ?? now().addingTimeInterval(60)
         Task { [weak self] in
-            var delay: TimeInterval = 0.25
             for attempt in 1...attempts {
                 guard let api = await self?.api(waitingUntil: deadline) else { break }
                 do {
@@ -517,8 +519,7 @@ public final class CallCoordinator: Sendable {
                     onSuccess?()
                     return
                 } catch let error as RingerAPIError where error.isRetryable && attempt < attempts {
-                    try? await Task.sleep(for: .seconds(delay))
-                    delay = min(delay * 2, 8)
+                    try? await Task.sleep(for: .seconds(Self.requestBackoff.delay(beforeRetry: attempt)))
                 } catch let error as RingerAPIError {
                     observer(.requestFailed(callID: callID, detail: error.description))
                     onFailure?(error.problem)

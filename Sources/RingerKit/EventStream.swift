@@ -124,10 +124,12 @@ public final class EventStream: Sendable {
         }
     }
 
-    /// Exponential backoff with full jitter: up to 0.25 s × 2^failures, capped at 30 s.
+    /// Reconnect delays: 0.125…0.25 s after a drop, doubling per failed attempt, at most 30 s.
+    static let reconnectBackoff = RetryBackoff(initialDelay: 0.25, maximumDelay: 30)
+
+    /// The wait before the next connection attempt after `failures` failed ones, seconds.
     static func backoff(failures: Int) -> TimeInterval {
-        let ceiling = min(30, 0.25 * pow(2, Double(min(failures, 10))))
-        return Double.random(in: ceiling / 2...ceiling)
+        reconnectBackoff.delay(beforeRetry: failures + 1)
     }
 
     private func receive(_ text: String) {

@@ -85,38 +85,6 @@ extension PushTokenRegistrar {
         case failed(detail: String)
     }
 
-    /// Exponential backoff with jitter for transient failures.
-    ///
-    /// Retry `n` (1-based) waits `d/2 + d/2 * jitter()` seconds with `d = min(maximumDelay,
-    /// initialDelay * 2^(n-1))` ("equal jitter": devices that failed together do not retry together).
-    public struct Backoff: Sendable {
-        /// Base delay of the first retry, seconds.
-        public var initialDelay: TimeInterval
-        /// Cap of the exponential delay, seconds.
-        public var maximumDelay: TimeInterval
-        /// Returns a value in `0...1` (clamped); random by default, fixed in tests.
-        public var jitter: @Sendable () -> Double
-
-        /// Creates a backoff policy.
-        /// - Parameters:
-        ///   - initialDelay: base delay of the first retry, seconds.
-        ///   - maximumDelay: cap of the exponential delay, seconds.
-        ///   - jitter: returns a value in `0...1`.
-        public init(initialDelay: TimeInterval = 1, maximumDelay: TimeInterval = 60,
-                    jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
-            self.initialDelay = initialDelay
-            self.maximumDelay = maximumDelay
-            self.jitter = jitter
-        }
-
-        /// The wait before a retry.
-        /// - Parameter retry: 1 for the first retry.
-        /// - Returns: seconds, never negative.
-        public func delay(beforeRetry retry: Int) -> TimeInterval {
-            let exponent = Double(min(max(retry - 1, 0), 30))
-            let capped = max(0, min(maximumDelay, initialDelay * pow(2, exponent)))
-            let random = min(1, max(0, jitter()))
-            return capped / 2 + capped / 2 * random
-        }
-    }
+    /// The retry policy: RingerKit's shared ``RetryBackoff``.
+    public typealias Backoff = RetryBackoff
 }
