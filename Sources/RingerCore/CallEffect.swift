@@ -7,6 +7,21 @@ public enum EventRecipient: Hashable, Sendable {
     case user(String)
     /// Every device of the user except one: the device that acted ("answered elsewhere" reaches the others).
     case userExceptDevice(String, deviceID: String)
+
+    /// The receiving user.
+    public var userID: String {
+        switch self {
+        case .user(let user), .userExceptDevice(let user, _): user
+        }
+    }
+
+    /// The device left out, if any.
+    public var exceptDeviceID: String? {
+        switch self {
+        case .user: nil
+        case .userExceptDevice(_, let device): device
+        }
+    }
 }
 
 /// A side effect the owner of a ``CallMachine`` must carry out after a transition, in order.

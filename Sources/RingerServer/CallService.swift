@@ -200,12 +200,9 @@ final class CallService: Sendable {
                 guard let device = devices?.first(where: { $0.deviceId == deviceID }) else { continue }
                 Task { await pushes.sendIncomingCall(call, to: device) }
             case .pushNotice(let type, let recipient):
-                let (user, except): (String, String?) = switch recipient {
-                case .user(let user): (user, nil)
-                case .userExceptDevice(let user, let device): (user, device)
-                }
                 Task {
-                    let targets = (try? await store.devices(ofUser: user))?.filter { $0.deviceId != except } ?? []
+                    let targets = (try? await store.devices(ofUser: recipient.userID))?
+                        .filter { $0.deviceId != recipient.exceptDeviceID } ?? []
                     await pushes.sendNotice(type, call: call, to: targets)
                 }
             case .scheduleRingTimeout(let deadline):

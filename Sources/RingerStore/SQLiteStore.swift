@@ -256,10 +256,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
     private func append(_ events: [PendingEvent], in db: SQLiteConnection) throws -> [StoredEvent] {
         var stored: [StoredEvent] = []
         for pending in events {
-            let (userID, except): (String, String?) = switch pending.recipient {
-            case .user(let user): (user, nil)
-            case .userExceptDevice(let user, let device): (user, device)
-            }
+            let (userID, except) = (pending.recipient.userID, pending.recipient.exceptDeviceID)
             var seq: Int64 = 0
             try db.query("""
                 INSERT INTO event_sequences (user_id, seq) VALUES (?, 1)

@@ -3,19 +3,13 @@ import RingerKit
 import RingerSandbox
 import RingerScenarios
 import RingerSync
+import RingerTestSupport
 import RingerWire
 import Testing
 
 /// Non-VoIP pushes: background notices stop other devices ringing; a missed call is an alert; and
 /// only `call.incoming` ever travels as a VoIP push.
 @Suite(.serialized) struct NoticePushTests {
-    /// Waits until `condition` holds, polling.
-    static func eventually(_ seconds: TimeInterval = 10, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline, !condition() { try? await Task.sleep(for: .milliseconds(25)) }
-        return condition()
-    }
-
     static func decode<T: Decodable>(_ type: T.Type, _ push: SandboxPush) -> T? {
         try? RingerJSON.decode(type, from: push.payload)
     }
@@ -31,7 +25,7 @@ import Testing
         phone.setAppState(.killed)
         pad.setAppState(.background)
         let call = try await alice.call("bob")
-        #expect(await Self.eventually { ended.withLock { !$0.isEmpty } })
+        #expect(await eventually { ended.withLock { !$0.isEmpty } })
         #expect(ended.withLock { $0 } == [.answeredElsewhere])
 
         let pushes = stack.sandbox.acceptedPushes
@@ -57,7 +51,7 @@ import Testing
         }
         bob.setAppState(.killed)
         let call = try await alice.call("bob")
-        #expect(await Self.eventually { shown.withLock { !$0.isEmpty } })
+        #expect(await eventually { shown.withLock { !$0.isEmpty } })
         #expect(shown.withLock { $0 } == ["Missed call: Alice"])
         let alert = stack.sandbox.acceptedPushes.first { $0.pushType == "alert" }
         #expect(alert?.deviceToken == bob.identity.apnsToken)
