@@ -53,6 +53,9 @@ public final class CallCoordinator: Sendable {
         case alreadyEnded
         /// No user is logged in on this device: reported and ended (`failed`).
         case loggedOut
+        /// The push names another user than the one logged in now (the phone changed hands while it
+        /// was in flight): reported and ended (`failed`).
+        case otherUser
     }
 
     private enum Direction: Sendable { case incoming, outgoing }
@@ -60,6 +63,8 @@ public final class CallCoordinator: Sendable {
 
     private struct Entry {
         var uuid: UUID
+        /// The user an incoming call is for, when the push or event said.
+        var calleeID: String? = nil
         var direction: Direction
         var phase: Phase
         var expiresAt: Date
@@ -127,13 +132,20 @@ public final class CallCoordinator: Sendable {
 
     /// Makes the logged-in user's API available (after login, or at launch with a stored token), and
     /// releases requests that waited for it (an answer given on the lock screen during launch).
-    /// Pass nil when nobody is logged in: VoIP pushes are then reported and ended at once.
+    /// Pass nil when nobody is logged in: VoIP pushes are then reported and ended at once, and calls
+    /// still ringing end (`failed`). Calls ringing for another user than `api.userID` (pushed while the
+    /// app was launching) end too.
     public func connect(api: RingerAPIClient?) {
-        let waiters = state.withLock { state -> [CheckedContinuation<RingerAPIClient?, Never>] in
+        let (waiters, stale) = state.withLock { state -> ([CheckedContinuation<RingerAPIClient?, Never>], [String]) in
             state.session = api.map(Session.loggedIn) ?? .loggedOut
             defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
+            let stale = state.calls.filter { _, entry in
+                entry.direction == .incoming && entry.phase == .ringing
+                    && (api == nil || Self.isForAnotherUser(entry.calleeID, api: api))
+            }
+            return (Array(state.waiters.values), Array(stale.keys))
         }
+        for callID in stale { endRemotely(callID: callID, reason: .failed) }
         for waiter in waiters { waiter.resume(returning: api) }
         // Hang-ups from before a suspension or relaunch go out now.
         if api != nil { pendingActions.load().forEach(send) }
@@ -183,8 +195,13 @@ public final class CallCoordinator: Sendable {
         let disposition = state.withLock { state -> PushDisposition in
             if let entry = state.calls[callID] { return entry.phase == .ended ? .alreadyEnded : .duplicate }
             if expiresAt <= now() { return .expired }
-            if case .loggedOut = state.session { return .loggedOut }
-            state.calls[callID] = Entry(uuid: uuid, direction: .incoming, phase: .ringing, expiresAt: expiresAt)
+            switch state.session {
+            case .loggedOut: return .loggedOut
+            case .loggedIn(let api) where Self.isForAnotherUser(body.calleeId, api: api): return .otherUser
+            default: break
+            }
+            state.calls[callID] = Entry(uuid: uuid, calleeID: body.calleeId, direction: .incoming, phase: .ringing,
+                                        expiresAt: expiresAt)
             return .ringing
         }
         switch disposition {
@@ -197,11 +214,17 @@ public final class CallCoordinator: Sendable {
             reportAndEnd(id: uuid, caller: body.caller, reason: .unanswered)
         case .alreadyEnded:
             reportAndEnd(id: UUID(), caller: body.caller, reason: .remoteEnded)
-        case .loggedOut, .unreadable:
+        case .loggedOut, .otherUser, .unreadable:
             reportAndEnd(id: uuid, caller: body.caller, reason: .failed)
         }
         observer(.pushReported(callID: callID, disposition: disposition))
         return disposition
+    }
+
+    /// True when a call names a callee and the API names a different logged-in user.
+    private static func isForAnotherUser(_ calleeID: String?, api: RingerAPIClient?) -> Bool {
+        guard let calleeID, let userID = api?.userID else { return false }
+        return calleeID != userID
     }
 
     /// Handles a PushKit payload given as `PKPushPayload.dictionaryPayload`.
@@ -316,8 +339,8 @@ public final class CallCoordinator: Sendable {
             guard let uuid = UUID(uuidString: callID), event.call.state == .ringing else { return }
             let isNew = state.withLock { state -> Bool in
                 guard state.calls[callID] == nil, event.call.expiresAt > now() else { return false }
-                state.calls[callID] = Entry(uuid: uuid, direction: .incoming, phase: .ringing,
-                                            expiresAt: event.call.expiresAt)
+                state.calls[callID] = Entry(uuid: uuid, calleeID: event.call.callee.id, direction: .incoming,
+                                            phase: .ringing, expiresAt: event.call.expiresAt)
                 return true
             }
             guard isNew else { return }

@@ -39,7 +39,16 @@ public final class EventStream: Sendable {
     }
 
     private struct State {
+        /// The highest event `seq` received: older or repeated events are dropped.
         var lastSeq: Int64?
+        /// Where the server said the stream went live (``StreamReady``); may be ahead of `lastSeq`
+        /// when events for other devices were skipped, or when none has arrived yet.
+        var readySeq: Int64?
+        /// The `since` of the next connection.
+        var resumeSeq: Int64? {
+            guard let readySeq else { return lastSeq }
+            return max(lastSeq ?? readySeq, readySeq)
+        }
         var channel: (any WebSocketChannel)?
         var loop: Task<Void, Never>?
         var stopped = false
@@ -69,8 +78,11 @@ public final class EventStream: Sendable {
         self.onStatus = onStatus
     }
 
-    /// The highest `seq` received so far.
-    public var lastSeq: Int64? { state.withLock { $0.lastSeq } }
+    /// Where the stream resumes after a drop: the highest event `seq` received, or the server's
+    /// resume point if that is newer (the server tells a fresh connection where it went live, so an app
+    /// that never received an event still replays what it misses). Persist it and pass it to
+    /// ``start(since:)`` after a relaunch.
+    public var lastSeq: Int64? { state.withLock { $0.resumeSeq } }
 
     /// Connects and keeps the stream open until ``stop()``.
     /// - Parameter since: resume after this `seq` (e.g. persisted from a previous launch).
@@ -133,7 +145,12 @@ public final class EventStream: Sendable {
     }
 
     private func receive(_ text: String) {
-        guard let event = try? RingerJSON.decode(CallEvent.self, from: Data(text.utf8)) else { return }
+        let data = Data(text.utf8)
+        if let ready = try? RingerJSON.decode(StreamReady.self, from: data), ready.type == .streamReady {
+            state.withLock { $0.readySeq = max($0.readySeq ?? ready.seq, ready.seq) }
+            return
+        }
+        guard let event = try? RingerJSON.decode(CallEvent.self, from: data) else { return }
         let fresh = state.withLock { state -> Bool in
             guard event.seq > (state.lastSeq ?? .min) else { return false }
             state.lastSeq = event.seq

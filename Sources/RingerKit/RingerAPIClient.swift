@@ -39,6 +39,10 @@ public struct URLSessionHTTPTransport: HTTPTransport {
 public struct RingerAPIClient: Sendable {
     /// The server's base URL, e.g. `http://127.0.0.1:8080`.
     public let baseURL: URL
+    /// The logged-in user's id: the `sub` claim of the user token (API.md "Authentication"), nil when
+    /// the token is not a readable JWT. Read without verifying the signature: the server verifies;
+    /// the device only uses it to refuse pushes meant for someone else.
+    public let userID: String?
     private let token: String
     private let transport: any HTTPTransport
 
@@ -50,7 +54,19 @@ public struct RingerAPIClient: Sendable {
     public init(baseURL: URL, userToken: String, transport: any HTTPTransport = URLSessionHTTPTransport()) {
         self.baseURL = baseURL
         token = userToken
+        userID = Self.subject(ofJWT: userToken)
         self.transport = transport
+    }
+
+    /// The `sub` claim of a compact JWT (RFC 7519 section 4.1.2), or nil.
+    static func subject(ofJWT token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+              let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return claims["sub"] as? String
     }
 
     /// `PUT /v1/devices/{id}`: registers this device's push tokens for the logged-in user.

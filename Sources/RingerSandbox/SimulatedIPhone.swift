@@ -182,6 +182,8 @@ public final class SimulatedIPhone: Sendable {
             return (state.app != nil, newState == .foreground ? nil : stream)
         }
         oldStream?.stop()
+        // The app persists the stream's resume point: it may be ahead of the last event it saw.
+        if let seq = oldStream?.lastSeq { state.withLock { $0.lastSeq = max($0.lastSeq ?? seq, seq) } }
         guard newState == .foreground else { return }
         if running {
             openStream()
@@ -193,7 +195,6 @@ public final class SimulatedIPhone: Sendable {
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
         let stream = EventStream(api: api, deviceID: identity.deviceID, transport: webSockets) { [weak self] event in
-            self?.state.withLock { $0.lastSeq = max($0.lastSeq ?? .min, event.seq) }
             self?.observe(.event(event))
             self?.coordinator?.handle(event)
         }

@@ -37,7 +37,9 @@ actor EventHub {
 
     init(store: any RingerStore) { self.store = store }
 
-    /// Adds a subscriber and, with `since`, replays the events after it before going live.
+    /// Adds a subscriber and, with `since`, replays the events after it before going live; then sends
+    /// ``StreamReady`` with the seq to resume from, so a device that never saw an event can still
+    /// reconnect with `since` and get what it missed while its socket was down.
     /// - Parameters:
     ///   - id: unique per connection.
     ///   - userID: the authenticated user.
@@ -45,16 +47,16 @@ actor EventHub {
     ///   - since: replay events with a greater `seq`; nil for live events only.
     func connect(id: UInt64, userID: String, deviceID: String?, sink: any EventSink, since: Int64?) async {
         if closedEarly.remove(id) != nil { return }
-        guard let since else {
-            subscribers[id] = Subscriber(userID: userID, deviceID: deviceID, sink: sink, lastSeq: .min, pending: nil)
-            return
-        }
-        subscribers[id] = Subscriber(userID: userID, deviceID: deviceID, sink: sink, lastSeq: since, pending: [])
-        let missed: [StoredEvent]
+        // Live events are held while the store is read, so replay, held and live events go out in order.
+        subscribers[id] = Subscriber(userID: userID, deviceID: deviceID, sink: sink, lastSeq: since ?? .min, pending: [])
+        let latest: Int64
+        var missed: [StoredEvent] = []
         do {
-            let latest = try await store.latestSeq(forUser: userID)
-            missed = try await store.events(forUser: userID, after: min(since, latest), limit: replayLimit)
-            if since > latest { subscribers[id]?.lastSeq = latest }
+            latest = try await store.latestSeq(forUser: userID)
+            if let since {
+                missed = try await store.events(forUser: userID, after: min(since, latest), limit: replayLimit)
+                if since > latest { subscribers[id]?.lastSeq = latest }
+            }
         } catch {
             // Without the replay the device would silently miss events: close, so it reconnects and retries.
             subscribers[id] = nil
@@ -65,6 +67,13 @@ actor EventHub {
         let held = subscriber.pending ?? []
         subscriber.pending = nil
         for event in missed + held { write(event, to: &subscriber) }
+        // Without `since` an event stored just before `latest` was read may still be on its way to the
+        // hub: it is delivered live (lastSeq stays low here), and the client counts events it receives
+        // apart from this resume point.
+        let resumeFrom = max(latest, subscriber.lastSeq, 0)
+        if let data = try? encoder.encode(StreamReady(seq: resumeFrom)) {
+            subscriber.sink.send(text: String(decoding: data, as: UTF8.self))
+        }
         subscribers[id] = subscriber
     }
 

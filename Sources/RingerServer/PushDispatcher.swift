@@ -28,7 +28,8 @@ final class PushDispatcher: Sendable {
 
     /// The VoIP payload for a ringing call (API.md "VoIP push").
     static func incomingCallPayload(for call: Call, now: Date) throws -> [UInt8] {
-        let push = VoIPPush(ringer: .init(callId: call.callId, caller: call.caller, hasVideo: call.hasVideo,
+        let push = VoIPPush(ringer: .init(callId: call.callId, caller: call.caller, calleeId: call.callee.id,
+                                          hasVideo: call.hasVideo,
                                           sentAt: now.unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds))
         return Array(try RingerJSON.encode(push))
     }

@@ -25,4 +25,6 @@ public struct EventType: OpenStringEnum {
     /// An accepted call was hung up (sent to both parties), or a new call ended at once as busy or
     /// failed (sent to the caller).
     public static let callEnded: EventType = "call.ended"
+    /// Not a call event: the stream is live; carries the seq to resume from (``StreamReady``).
+    public static let streamReady: EventType = "stream.ready"
 }

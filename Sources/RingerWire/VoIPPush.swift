@@ -1,7 +1,7 @@
 import Foundation
 
 /// The payload of a VoIP push (API.md "VoIP push"):
-/// `{"ringer":{"v":1,"type":"call.incoming","call_id":…,"caller":{…},"has_video":false,"sent_at":…,"expires_at":…}}`.
+/// `{"ringer":{"v":1,"type":"call.incoming","call_id":…,"caller":{…},"callee_id":"bob","has_video":false,"sent_at":…,"expires_at":…}}`.
 ///
 /// Times are milliseconds since 1970. The app must report a call to CallKit for every VoIP push,
 /// even one it cannot parse (Apple: PushKit "On iOS 13 and later, you must report the call to CallKit").
@@ -22,6 +22,10 @@ public struct VoIPPush: Codable, Hashable, Sendable {
         public var callId: String
         /// Who is calling.
         public var caller: Party
+        /// The user being called. A phone whose logged-in user changed since the push was sent (a token
+        /// re-registered to someone else while the push was in flight) must not ring for it. Optional:
+        /// absent in payloads from servers before it was added.
+        public var calleeId: String?
         /// Whether the caller asked for video.
         public var hasVideo: Bool
         /// When the server sent the push, ms since 1970.
@@ -30,12 +34,13 @@ public struct VoIPPush: Codable, Hashable, Sendable {
         public var expiresAt: Int64
 
         /// Creates the body.
-        public init(v: Int = 1, type: EventType = .callIncoming, callId: String, caller: Party,
+        public init(v: Int = 1, type: EventType = .callIncoming, callId: String, caller: Party, calleeId: String? = nil,
                     hasVideo: Bool, sentAt: Int64, expiresAt: Int64) {
             self.v = v
             self.type = type
             self.callId = callId
             self.caller = caller
+            self.calleeId = calleeId
             self.hasVideo = hasVideo
             self.sentAt = sentAt
             self.expiresAt = expiresAt

@@ -1,6 +1,9 @@
 import Foundation
 import LibWebSockets
+import RingerKit
+import RingerSandbox
 import RingerSync
+import RingerTestSupport
 import RingerWire
 import Testing
 
@@ -54,6 +57,40 @@ import Testing
             #expect(cancelled.call.state == .cancelled)
             #expect(cancelled.seq > incoming.seq)
             #expect(resumed.events.withLock { $0.allSatisfy { $0.seq > incoming.seq } })
+        }
+    }
+
+    /// An app backgrounded before it ever received an event used to reconnect without `since` and
+    /// miss what happened meanwhile; the server's `stream.ready` gives it a resume point.
+    @Test func appThatNeverReceivedAnEventStillReplaysWhatItMissed() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            // Bob already has history: a call cancelled before this socket existed.
+            let old = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            _ = try await http.send("POST", "/v1/calls/\(old.callId)/cancel", token: alice)
+
+            let api = RingerAPIClient(baseURL: http.base, userToken: bob)
+            let first = Inbox()
+            let stream = EventStream(api: api, deviceID: "bob-iphone", transport: LWSWebSocketTransport(),
+                                     onEvent: { event in first.events.withLock { $0.append(event) } })
+            stream.start()
+            #expect(await eventually { stream.lastSeq != nil })
+            let resumeFrom = try #require(stream.lastSeq)
+            #expect(resumeFrom >= 2, "the ready frame names bob's newest event")
+            stream.stop()
+            #expect(first.events.withLock { $0.isEmpty }, "nothing is replayed without since")
+
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let resumed = Inbox()
+            let again = EventStream(api: api, deviceID: "bob-iphone", transport: LWSWebSocketTransport(),
+                                    onEvent: { event in resumed.events.withLock { $0.append(event) } })
+            again.start(since: resumeFrom)
+            defer { again.stop() }
+            let incoming = try #require(await resumed.wait(for: .callIncoming))
+            #expect(incoming.call.callId == call.callId)
+            #expect(resumed.events.withLock { $0.allSatisfy { $0.call.callId == call.callId } }, "old call not replayed")
         }
     }
 
