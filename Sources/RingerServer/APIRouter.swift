@@ -19,8 +19,16 @@ struct APIRouter: Sendable {
     let maxUserTokenTTL: Int
     let clock: any ServerClock
     let log: Logger
+    /// APNs configuration errors, shown by `GET /healthz`.
+    let pushHealth: PushSetupHealth
     /// Lets shutdown finish the requests in progress.
     let gate = RequestGate()
+
+    /// `GET /healthz` when pushes are failing for the server's own set-up.
+    private struct HealthReport: Encodable {
+        var status: String
+        var pushProblems: [PushSetupHealth.Problem]
+    }
 
     /// Largest request body accepted, bytes.
     static let maxBodyBytes = 64 * 1024
@@ -60,7 +68,10 @@ struct APIRouter: Sendable {
                 return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
                                             detail: "the database does not answer"))
             }
-            return try Self.json(["status": "ok"])
+            // Pushes refused for the server's own APNs set-up: the API works, but calls will not ring.
+            let problems = pushHealth.current
+            guard !problems.isEmpty else { return try Self.json(["status": "ok"]) }
+            return try Self.json(HealthReport(status: "degraded", pushProblems: problems))
         case 2 where parts == ["v1", "tokens"]:
             try allow(method, "POST")
             try requireAdmin(request)
@@ -119,7 +130,10 @@ struct APIRouter: Sendable {
         case 3 where parts[0] == "v1" && parts[1] == "calls":
             try allow(method, "GET")
             let user = try authenticate(request)
-            return try Self.json(await service.call(id: try callID(parts[2]), user: user.id))
+            let id = try callID(parts[2])
+            var call = try await service.call(id: id, user: user.id)
+            call.pushes = try await service.pushAttempts(callID: id, user: user.id)
+            return try Self.json(call)
         case 4 where parts[0] == "v1" && parts[1] == "calls":
             let user = try authenticate(request)
             let id = try callID(parts[2])

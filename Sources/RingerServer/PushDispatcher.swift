@@ -18,6 +18,8 @@ final class PushDispatcher: Sendable {
     private let log: Logger
     /// Pushes being sent; shutdown lets them finish.
     let pending = RequestGate()
+    /// APNs configuration errors, for operators.
+    let health = PushSetupHealth()
 
     init(apns: APNsClient?, store: any RingerStore, log: Logger, observe: @escaping @Sendable (ServerObservation) -> Void) {
         self.apns = apns
@@ -113,27 +115,28 @@ final class PushDispatcher: Sendable {
         var status: Int?
         var reason: String?
         var unregisteredAt: Date?
+        var action = APNsResponseAction.retry
         var attempts = 0
         var backoff: TimeInterval = 0.25
-        // A lost VoIP push is a missed call: retry what may succeed later (no answer, 429, 500, 503),
-        // with the same apns-id, while it still matters. Apple: "Handling notification responses
-        // from APNs" (retry TooManyRequests with a delay; never retry BadDeviceToken, Unregistered…).
+        // A lost VoIP push is a missed call: retry what may succeed later, with the same apns-id,
+        // while it still matters; never retry what cannot (APNsResponseAction, docs/apns.md).
         while true {
             do {
                 let (response, count) = try await apns.send(notification, to: token, environment: environment)
                 (status, reason) = (response.status, response.reason?.rawValue)
                 unregisteredAt = response.unregisteredAt
                 attempts += count
+                action = APNsResponseAction.forResponse(status: response.status, reason: response.reason)
             } catch let error as APNsClientError {
                 (status, reason) = (nil, error.description)
                 attempts += 1
-                if !error.isRetryable { break }
+                action = error.isRetryable ? .retry : .invalidRequest
             } catch {
                 (status, reason) = (nil, String(describing: error))
                 attempts += 1
-                break
+                action = .invalidRequest
             }
-            guard status == nil || status == 429 || status == 500 || status == 503, attempts < 5 else { break }
+            guard action.isRetryable, attempts < 5 else { break }
             let delay = Double.random(in: backoff / 2...backoff)
             guard Date().addingTimeInterval(delay + 1) < deadline else { break }
             try? await Task.sleep(for: .seconds(delay))
@@ -144,19 +147,34 @@ final class PushDispatcher: Sendable {
         let apnsID = notification.apnsID.uuidString.lowercased()
         let metadata: Logger.Metadata = ["call.id": .string(call.callId), "device.id": .string(device.deviceId),
                                          "apns.id": .string(apnsID), "apns.status": .string(status.map(String.init) ?? "none"),
-                                         "apns.reason": .string(reason ?? "")]
-        if status == 200 {
-            log.info("push accepted", metadata.merging(["apns.push_type": .string(kind)]) { $1 })
-        } else {
-            log.warning("push not accepted", metadata.merging(["apns.push_type": .string(kind)]) { $1 })
-        }
-        if status == 410 {
+                                         "apns.reason": .string(reason ?? ""), "apns.push_type": .string(kind)]
+        switch action {
+        case .accepted:
+            log.info("push accepted", metadata)
+            if let cleared = health.recordSuccess(environment: environment.rawValue, topic: notification.topic) {
+                log.log(.notice, "APNs accepts pushes again", ["apns.topic": .string(cleared.topic),
+                                                         "apns.environment": .string(cleared.environment),
+                                                         "apns.refused_count": .string(String(cleared.count))])
+            }
+        case .removeToken:
+            log.warning("push not accepted", metadata)
             await forget(token, device: device, invalidSince: unregisteredAt ?? now, reason: reason)
-        } else if reason == APNsReason.badDeviceToken.rawValue {
-            // Also what a sandbox token sent to production (or the reverse) gets: not proof the token is
-            // dead, so it is kept; the app's next registration (with the right environment) fixes it.
-            log.warning("APNs refused a device token as bad; check the device's apns_environment",
-                        ["device.id": .string(device.deviceId), "apns.environment": .string(environment.rawValue)])
+        case .flagDevice:
+            log.warning("push not accepted", metadata)
+            await flag(token, device: device, reason: reason ?? "", at: now, environment: environment)
+        case .configurationError, .refreshProviderToken:
+            // Every push to this topic fails the same way until the operator fixes the set-up.
+            let isNew = health.record(environment: environment.rawValue, topic: notification.topic,
+                                      reason: reason ?? "HTTP \(status ?? 0)", at: now)
+            if isNew {
+                log.error("APNs refuses the server's configuration; pushes to this topic fail until it is fixed",
+                          metadata.merging(["apns.topic": .string(notification.topic),
+                                            "apns.environment": .string(environment.rawValue)]) { $1 })
+            }
+        case .invalidRequest:
+            log.error("APNs refused a request Ringer built", metadata)
+        case .retry, .providerTokenThrottled:
+            log.warning("push not accepted", metadata)
         }
         let attempt = PushAttempt(callId: call.callId, deviceId: device.deviceId, provider: "apns", pushType: kind,
                                   status: status, reason: reason, apnsId: apnsID, latencyMs: latency,
@@ -168,6 +186,21 @@ final class PushDispatcher: Sendable {
         }
         observe(.pushSent(PushOutcome(callID: call.callId, deviceID: device.deviceId, pushType: kind, status: status,
                                       reason: reason, apnsID: apnsID, latencyMs: latency, sentAt: now)))
+    }
+
+    /// Marks a device whose token APNs refused as bad for this environment or topic; keeps the token
+    /// (the same answer comes for a token of the other environment: Apple, "Handling notification
+    /// responses from APNs"), so the app's next registration fixes it.
+    private func flag(_ token: String, device: Device, reason: String, at date: Date, environment: APNsClient.Environment) async {
+        log.warning("APNs refused a device token; kept, and the device is marked until the app registers again",
+                    ["device.id": .string(device.deviceId), "apns.reason": .string(reason),
+                     "apns.environment": .string(environment.rawValue)])
+        do {
+            _ = try await store.flagPushToken(token, problem: reason, at: date)
+        } catch {
+            log.error("cannot mark a device's push problem", ["device.id": .string(device.deviceId),
+                                                               "error": .string("\(error)")])
+        }
     }
 
     /// Removes a token APNs reported gone (410 `Unregistered` or `ExpiredToken`), unless the app

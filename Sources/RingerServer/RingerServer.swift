@@ -72,7 +72,7 @@ public final class RingerServer: Sendable {
                               ringTimeout: configuration.ringTimeout, clock: clock, log: logger, observe: observe)
         router = APIRouter(service: service, devices: DeviceRegistry(store: store), store: store, tokens: tokens,
                            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
-                           clock: clock, log: logger)
+                           clock: clock, log: logger, pushHealth: pushes.health)
         web = LockedValue(nil)
     }
 

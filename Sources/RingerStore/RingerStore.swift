@@ -36,45 +36,6 @@ public struct StoredEvent: Hashable, Sendable {
     }
 }
 
-/// The outcome of one push to one device, kept for operators and shown on the call.
-public struct PushAttempt: Codable, Hashable, Sendable {
-    /// The call the push was for.
-    public var callId: String
-    /// The device pushed to.
-    public var deviceId: String
-    /// `apns` or `fcm`.
-    public var provider: String
-    /// The APNs push type (`voip`, `alert`) or FCM message kind.
-    public var pushType: String
-    /// The provider's HTTP status, nil when no answer came (transport failure or timeout).
-    public var status: Int?
-    /// The provider's reason (`BadDeviceToken`, …) or a transport error summary.
-    public var reason: String?
-    /// The `apns-id` of the request.
-    public var apnsId: String?
-    /// Time from sending to the answer, milliseconds.
-    public var latencyMs: Double
-    /// How many requests it took (1 when the first succeeded).
-    public var attempts: Int
-    /// When the push was sent.
-    public var sentAt: Date
-
-    /// Creates a push attempt record.
-    public init(callId: String, deviceId: String, provider: String, pushType: String, status: Int?,
-                reason: String?, apnsId: String?, latencyMs: Double, attempts: Int, sentAt: Date) {
-        self.callId = callId
-        self.deviceId = deviceId
-        self.provider = provider
-        self.pushType = pushType
-        self.status = status
-        self.reason = reason
-        self.apnsId = apnsId
-        self.latencyMs = latencyMs
-        self.attempts = attempts
-        self.sentAt = sentAt
-    }
-}
-
 /// Everything the server keeps: users, devices, calls, event streams, push outcomes.
 ///
 /// Each method is atomic: it either completes or changes nothing. Implementations: ``SQLiteStore``
@@ -106,6 +67,16 @@ public protocol RingerStore: Sendable {
     /// The user's device with this id.
     /// - Throws: ``StoreError``.
     func device(id: String, userID: String) async throws -> Device?
+
+    /// Marks the devices holding `token` with a push problem a new registration fixes (`BadDeviceToken`,
+    /// `DeviceTokenNotForTopic`), keeping the token. A device registered after `date` is left alone.
+    /// - Parameters:
+    ///   - token: the hex token, in whichever of `voip_token` or `apns_token` it is.
+    ///   - reason: the provider's reason.
+    ///   - date: when the provider refused it.
+    /// - Returns: true when a device was marked.
+    /// - Throws: ``StoreError``.
+    func flagPushToken(_ token: String, problem reason: String, at date: Date) async throws -> Bool
 
     /// Removes a push token that APNs reported dead, unless the app registered it again after APNs
     /// last saw it valid (compare-and-delete: a stale 410 must not wipe a fresh registration).

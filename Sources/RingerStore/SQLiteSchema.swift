@@ -68,6 +68,11 @@ enum SQLiteSchema {
           PRIMARY KEY (user_id, key)
         );
         """,
+        """
+        ALTER TABLE devices ADD COLUMN push_problem_reason TEXT;
+        ALTER TABLE devices ADD COLUMN push_problem_token TEXT;
+        ALTER TABLE devices ADD COLUMN push_problem_at REAL;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`.

@@ -50,14 +50,19 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
 
     // MARK: Devices
 
+    /// The columns a registration writes; reads add the push problem.
     private static let deviceColumns =
         "device_id, user_id, platform, voip_token, apns_token, apns_environment, bundle_id, fcm_token, updated_at"
+    private static let deviceReadColumns = deviceColumns + ", push_problem_reason, push_problem_token, push_problem_at"
 
     private static func device(_ row: SQLiteRow) -> Device {
-        Device(deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
-               voipToken: row.text(3), apnsToken: row.text(4),
-               apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
-               fcmToken: row.text(7), updatedAt: Date(timeIntervalSince1970: row.real(8)))
+        let problem = row.text(9).map { reason in
+            PushProblem(reason: reason, token: row.text(10) ?? "", at: Date(timeIntervalSince1970: row.real(11)))
+        }
+        return Device(deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
+                      voipToken: row.text(3), apnsToken: row.text(4),
+                      apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
+                      fcmToken: row.text(7), updatedAt: Date(timeIntervalSince1970: row.real(8)), pushProblem: problem)
     }
 
     public func registerDevice(_ device: Device) async throws -> Device {
@@ -77,7 +82,8 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                     ON CONFLICT(user_id, device_id) DO UPDATE SET platform = excluded.platform,
                       voip_token = excluded.voip_token, apns_token = excluded.apns_token,
                       apns_environment = excluded.apns_environment, bundle_id = excluded.bundle_id,
-                      fcm_token = excluded.fcm_token, updated_at = excluded.updated_at
+                      fcm_token = excluded.fcm_token, updated_at = excluded.updated_at,
+                      push_problem_reason = NULL, push_problem_token = NULL, push_problem_at = NULL
                     """, [.text(device.deviceId), .text(device.userId), .text(device.platform.rawValue),
                           .optional(device.voipToken), .optional(device.apnsToken),
                           .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
@@ -87,7 +93,25 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                     DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL
                     """)
             }
-            return device
+            var stored = device
+            stored.pushProblem = nil
+            return stored
+        }
+    }
+
+    public func flagPushToken(_ token: String, problem reason: String, at date: Date) async throws -> Bool {
+        try locked { db in
+            var flagged = 0
+            for column in ["voip_token", "apns_token"] {
+                // Registered again after the refusal: the new registration is the fix, so no mark.
+                try db.query("""
+                    UPDATE devices SET push_problem_reason = ?, push_problem_token = ?, push_problem_at = ?
+                    WHERE \(column) = ? AND updated_at <= ?
+                    """, [.text(reason), .text(column), .real(date.timeIntervalSince1970), .text(token),
+                          .real(date.timeIntervalSince1970)])
+                flagged += db.changes
+            }
+            return flagged > 0
         }
     }
 
@@ -116,7 +140,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
     public func device(id: String, userID: String) async throws -> Device? {
         try locked { db in
             var found: Device?
-            try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE user_id = ? AND device_id = ?",
+            try db.query("SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? AND device_id = ?",
                          [.text(userID), .text(id)]) { found = Self.device($0) }
             return found
         }
@@ -125,7 +149,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
     public func devices(ofUser userID: String) async throws -> [Device] {
         try locked { db in
             var found: [Device] = []
-            try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE user_id = ? ORDER BY rowid",
+            try db.query("SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? ORDER BY rowid",
                          [.text(userID)]) { found.append(Self.device($0)) }
             return found
         }

@@ -82,11 +82,14 @@ public struct Device: Codable, Hashable, Sendable {
     public var fcmToken: String?
     /// When the registration last changed.
     public var updatedAt: Date
+    /// Set when the push service refused a token in a way a new registration fixes (wrong environment
+    /// or bundle id); cleared by the next registration.
+    public var pushProblem: PushProblem?
 
     /// Creates a device record.
     public init(deviceId: String, userId: String, platform: Platform, voipToken: String? = nil,
                 apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil,
-                fcmToken: String? = nil, updatedAt: Date) {
+                fcmToken: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.platform = platform
@@ -96,6 +99,7 @@ public struct Device: Codable, Hashable, Sendable {
         self.bundleId = bundleId
         self.fcmToken = fcmToken
         self.updatedAt = updatedAt
+        self.pushProblem = pushProblem
     }
 }
 

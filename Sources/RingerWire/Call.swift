@@ -43,6 +43,9 @@ public struct Call: Codable, Hashable, Sendable {
     public var endedBy: String?
     /// Why a `failed` call failed, in words an app can show (for example "bob has no reachable device").
     public var failureReason: String?
+    /// The outcome of every push sent for the call, per device, oldest first: only in
+    /// `GET /v1/calls/{id}` (nil in events and lists).
+    public var pushes: [PushAttempt]?
 
     /// Creates a call record.
     public init(callId: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,

@@ -52,4 +52,27 @@ import Testing
         #expect(try await reopened.call(id: machine.call.callId) == machine)
         #expect(try await reopened.ringingCalls().map(\.callID) == [machine.call.callId])
     }
+
+    @Test func badTokenMarksTheDeviceKeepsTheTokenAndTheNextRegistrationClearsTheMark() async throws {
+        let store = try SQLiteStore(path: ":memory:")
+        let registered = Date(unixMilliseconds: 1_800_000_000_000)
+        let voip = String(repeating: "ab", count: 32)
+        let device = Device(deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: voip,
+                            apnsEnvironment: .production, bundleId: "com.example.app", updatedAt: registered)
+        _ = try await store.registerDevice(device)
+
+        // A refusal about a registration older than the current one is not recorded on it.
+        #expect(try await store.flagPushToken(voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(-1)) == false)
+        #expect(try await store.flagPushToken(voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(5)))
+        let flagged = try #require(try await store.device(id: "bob-iphone", userID: "bob"))
+        #expect(flagged.voipToken == voip)
+        #expect(flagged.pushProblem == PushProblem(reason: "BadDeviceToken", token: "voip_token",
+                                                   at: registered.addingTimeInterval(5)))
+
+        var again = device
+        again.apnsEnvironment = .sandbox
+        again.updatedAt = registered.addingTimeInterval(60)
+        #expect(try await store.registerDevice(again).pushProblem == nil)
+        #expect(try await store.devices(ofUser: "bob").first?.pushProblem == nil)
+    }
 }

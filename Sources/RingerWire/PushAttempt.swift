@@ -1,0 +1,40 @@
+public import Foundation
+
+/// The outcome of one push to one device, kept for operators and shown on the call.
+public struct PushAttempt: Codable, Hashable, Sendable {
+    /// The call the push was for.
+    public var callId: String
+    /// The device pushed to.
+    public var deviceId: String
+    /// `apns` or `fcm`.
+    public var provider: String
+    /// The APNs push type (`voip`, `alert`) or FCM message kind.
+    public var pushType: String
+    /// The provider's HTTP status, nil when no answer came (transport failure or timeout).
+    public var status: Int?
+    /// The provider's reason (`BadDeviceToken`, …) or a transport error summary.
+    public var reason: String?
+    /// The `apns-id` of the request.
+    public var apnsId: String?
+    /// Time from sending to the answer, milliseconds.
+    public var latencyMs: Double
+    /// How many requests it took (1 when the first succeeded).
+    public var attempts: Int
+    /// When the push was sent.
+    public var sentAt: Date
+
+    /// Creates a push attempt record.
+    public init(callId: String, deviceId: String, provider: String, pushType: String, status: Int?,
+                reason: String?, apnsId: String?, latencyMs: Double, attempts: Int, sentAt: Date) {
+        self.callId = callId
+        self.deviceId = deviceId
+        self.provider = provider
+        self.pushType = pushType
+        self.status = status
+        self.reason = reason
+        self.apnsId = apnsId
+        self.latencyMs = latencyMs
+        self.attempts = attempts
+        self.sentAt = sentAt
+    }
+}

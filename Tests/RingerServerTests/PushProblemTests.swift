@@ -1,0 +1,72 @@
+import Foundation
+import RingerSandbox
+import RingerScenarios
+import RingerWire
+import Testing
+
+/// What the server does with APNs answers that are not about a dead token: `BadDeviceToken` keeps the
+/// token and marks the device, and every push's outcome is on the call for its participants.
+@Suite(.serialized) struct PushProblemTests {
+    @Test func badDeviceTokenKeepsTheTokenMarksTheDeviceAndShowsOnTheCall() async throws {
+        let stack = try await LocalStack.start()
+        let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
+        let bob = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .ignore)
+        bob.setAppState(.killed)
+        // A second phone whose token APNs does not know for this environment (a development build
+        // registered as production): APNs answers BadDeviceToken.
+        let http = TestHTTP(base: stack.serverURL)
+        let bobToken = try await stack.userToken(for: "bob", name: nil)
+        let stranger = String(repeating: "5a", count: 32)
+        let registered = try await http.send("PUT", "/v1/devices/bob-ipad", token: bobToken, json: """
+            {"platform":"ios","voip_token":"\(stranger)","apns_environment":"sandbox","bundle_id":"\(bob.identity.bundleID)"}
+            """)
+        #expect(registered.status == 200)
+
+        let call = try await alice.call("bob")
+        let aliceToken = try await stack.userToken(for: "alice", name: nil)
+        var pushes: [PushAttempt] = []
+        for _ in 0..<200 {
+            let fetched = try RingerJSON.decode(Call.self, from: try await http.send("GET", "/v1/calls/\(call.callId)",
+                                                                                      token: aliceToken).body)
+            pushes = fetched.pushes ?? []
+            if pushes.count == 2 { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        let byDevice = Dictionary(uniqueKeysWithValues: pushes.map { ($0.deviceId, $0) })
+        #expect(byDevice["bob-iphone"]?.status == 200)
+        #expect(byDevice["bob-ipad"]?.status == 400)
+        #expect(byDevice["bob-ipad"]?.reason == "BadDeviceToken")
+        #expect(byDevice["bob-ipad"]?.attempts == 1, "never retried")
+
+        var ipad: Device?
+        for _ in 0..<200 {
+            ipad = try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceId == "bob-ipad" }
+            if ipad?.pushProblem != nil { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(ipad?.voipToken == stranger, "the token is kept: the same answer comes for the other environment")
+        #expect(ipad?.pushProblem?.reason == "BadDeviceToken")
+        #expect(ipad?.pushProblem?.token == "voip_token")
+
+        // The app registers again (now with the right environment): the mark is gone.
+        let fixed = try await http.send("PUT", "/v1/devices/bob-ipad", token: bobToken, json: """
+            {"platform":"ios","voip_token":"\(stranger)","apns_environment":"production","bundle_id":"\(bob.identity.bundleID)"}
+            """)
+        #expect(fixed.status == 200)
+        #expect(try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceId == "bob-ipad" }?.pushProblem == nil)
+        await stack.shutdown()
+    }
+
+    @Test func pushOutcomesAreOnlyForTheCallsParticipants() async throws {
+        let stack = try await LocalStack.start()
+        let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
+        _ = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .ignore)
+        let call = try await alice.call("bob")
+        let http = TestHTTP(base: stack.serverURL)
+        let mallory = try await stack.userToken(for: "mallory", name: nil)
+        let response = try await http.send("GET", "/v1/calls/\(call.callId)", token: mallory)
+        #expect(response.status == 404 || response.status == 403)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("apns_id") == false)
+        await stack.shutdown()
+    }
+}
