@@ -95,10 +95,11 @@ public final class APNsClient: Sendable {
             }
             let response = APNsResponse(status: raw.status, apnsID: raw.header("apns-id"), body: raw.body)
             if attempts == 1, response.status == 403,
-               response.reason == .expiredProviderToken || response.reason == .invalidProviderToken {
-                providerToken.invalidate(token)
+               response.reason == .expiredProviderToken || response.reason == .invalidProviderToken,
+               providerToken.invalidate(token) {
                 continue
             }
+            if response.reason == .tooManyProviderTokenUpdates { providerToken.throttle() }
             return (response, attempts)
         }
     }

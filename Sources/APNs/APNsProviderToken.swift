@@ -38,12 +38,27 @@ public final class APNsProviderToken: Sendable {
         var mintedAt: ContinuousClock.Instant
     }
 
+    private struct State {
+        var cached: Cached?
+        /// When ``invalidate(_:)`` last dropped a token.
+        var lastForcedRefresh: ContinuousClock.Instant?
+        /// No forced refresh before this time (after `TooManyProviderTokenUpdates`).
+        var throttledUntil: ContinuousClock.Instant?
+    }
+
+    /// Least time between two refreshes forced by ``invalidate(_:)``: a wrong key makes every push fail,
+    /// and one new token per failing push would soon get `TooManyProviderTokenUpdates`.
+    public static let minimumForcedRefreshInterval: Duration = .seconds(60)
+    /// How long no token is minted early after APNs answered `TooManyProviderTokenUpdates`: Apple asks
+    /// for no more than one update every 20 minutes.
+    public static let throttlePeriod: Duration = .seconds(20 * 60)
+
     private let credentials: Credentials
     /// How long a token is reused, seconds; between 20 and 60 minutes per Apple. Default 50 minutes.
     public let refreshInterval: Duration
     private let clock: @Sendable () -> ContinuousClock.Instant
     private let wallClock: @Sendable () -> Date
-    private let state = LockedValue<Cached?>(nil)
+    private let state = LockedValue(State())
 
     /// Creates the token source. No token is minted until first needed.
     /// - Parameters:
@@ -64,24 +79,47 @@ public final class APNsProviderToken: Sendable {
     /// - Returns: the compact JWT, for `authorization: bearer <token>`.
     /// - Throws: `JWTError` if signing fails.
     public func current() throws -> String {
-        try state.withLock { cached in
+        try state.withLock { state in
             let now = clock()
-            if let existing = cached, existing.mintedAt.duration(to: now) < refreshInterval {
+            if let existing = state.cached, existing.mintedAt.duration(to: now) < refreshInterval {
                 return existing.token
             }
             let token = try mint()
-            cached = Cached(token: token, mintedAt: now)
+            state.cached = Cached(token: token, mintedAt: now)
             return token
         }
     }
 
     /// Drops `token` after APNs answered `ExpiredProviderToken` or `InvalidProviderToken`, so the next
     /// ``current()`` mints a new one. A token already replaced by another request is left alone, so
-    /// many failing streams cause one refresh, not one each.
-    public func invalidate(_ token: String) {
-        state.withLock { cached in
-            if cached?.token == token { cached = nil }
+    /// many failing streams cause one refresh, not one each; and at most one forced refresh happens per
+    /// ``minimumForcedRefreshInterval``, none while throttled (``throttle()``).
+    /// - Returns: true when a new token will be minted (retrying makes sense).
+    @discardableResult
+    public func invalidate(_ token: String) -> Bool {
+        state.withLock { state in
+            let now = clock()
+            guard state.cached?.token == token else { return state.cached != nil }
+            if let until = state.throttledUntil, now < until { return false }
+            if let last = state.lastForcedRefresh, last.duration(to: now) < Self.minimumForcedRefreshInterval {
+                return false
+            }
+            state.cached = nil
+            state.lastForcedRefresh = now
+            return true
         }
+    }
+
+    /// APNs answered 429 `TooManyProviderTokenUpdates`: keep the current token and refuse forced
+    /// refreshes for ``throttlePeriod`` (the scheduled refresh still happens, so the token never
+    /// reaches its hour). Apple: "Establishing a token-based connection to APNs".
+    public func throttle() {
+        state.withLock { state in state.throttledUntil = clock().advanced(by: Self.throttlePeriod) }
+    }
+
+    /// True while forced refreshes are refused after `TooManyProviderTokenUpdates`.
+    public var isThrottled: Bool {
+        state.withLock { state in state.throttledUntil.map { clock() < $0 } ?? false }
     }
 
     private func mint() throws -> String {

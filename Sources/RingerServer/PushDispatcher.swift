@@ -173,7 +173,10 @@ final class PushDispatcher: Sendable {
             }
         case .invalidRequest:
             log.error("APNs refused a request Ringer built", metadata)
-        case .retry, .providerTokenThrottled:
+        case .providerTokenThrottled:
+            log.error("APNs says the provider token is replaced too often (TooManyProviderTokenUpdates); "
+                      + "no early token for 20 minutes: check that only one server process uses this key", metadata)
+        case .retry:
             log.warning("push not accepted", metadata)
         }
         let attempt = PushAttempt(callId: call.callId, deviceId: device.deviceId, provider: "apns", pushType: kind,

@@ -80,4 +80,42 @@ import Testing
                                      refreshInterval: .seconds(7200), clock: { clock.now })
         #expect(long.refreshInterval == .seconds(55 * 60))
     }
+
+    /// A wrong key makes every push fail with InvalidProviderToken: one new token per failing push would
+    /// soon trip TooManyProviderTokenUpdates.
+    @Test func forcedRefreshesAreAtMostOnePerMinute() throws {
+        let clock = ManualClock()
+        let seconds = LockedValue<TimeInterval>(1_800_000_000)
+        let source = makeToken(clock: clock, wall: { Date(timeIntervalSince1970: seconds.withLock { $0 }) })
+        let first = try source.current()
+        #expect(source.invalidate(first))
+        seconds.withLock { $0 += 1 }
+        let second = try source.current()
+        #expect(second != first)
+        clock.advance(.seconds(30))
+        #expect(source.invalidate(second) == false, "too soon after the last forced refresh")
+        #expect(try source.current() == second)
+        clock.advance(.seconds(31))
+        #expect(source.invalidate(second))
+        #expect(try source.current() != second)
+    }
+
+    @Test func tooManyProviderTokenUpdatesStopsForcedRefreshesForTwentyMinutesButNotTheScheduledOne() throws {
+        let clock = ManualClock()
+        let seconds = LockedValue<TimeInterval>(1_800_000_000)
+        let source = makeToken(clock: clock, wall: { Date(timeIntervalSince1970: seconds.withLock { $0 }) })
+        let token = try source.current()
+        source.throttle()
+        #expect(source.isThrottled)
+        clock.advance(.seconds(19 * 60))
+        #expect(source.invalidate(token) == false)
+        #expect(try source.current() == token)
+        clock.advance(.seconds(2 * 60))
+        #expect(!source.isThrottled)
+        // Throttled again near the token's scheduled refresh: the token still never reaches its hour.
+        source.throttle()
+        clock.advance(.seconds(30 * 60))
+        seconds.withLock { $0 += 51 * 60 }
+        #expect(try source.current() != token)
+    }
 }
