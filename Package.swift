@@ -41,7 +41,8 @@ let package = Package(
         .target(name: "LibWebSockets", dependencies: ["CLWS", "HTTPTypes", "RingerSync"], swiftSettings: strict),
 
         // Push providers, storage, the server.
-        .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
+        .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync", "COpenSSL", "OpenSSLSupport"],
+                swiftSettings: strict),
         .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite"], swiftSettings: strict),
         .target(name: "RingerServer",
                 dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerLogging", "APNs", "JWT",
@@ -74,7 +75,8 @@ let package = Package(
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "RingerSync"], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "JWT", "HTTP2Client", "RingerSync", "RingerTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",

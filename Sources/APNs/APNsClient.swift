@@ -5,7 +5,8 @@ import JWT
 /// Sends notifications to Apple's provider API over HTTP/2 (Apple: "Sending notification requests to APNs").
 ///
 /// One ``HTTP2Client`` (one libcurl multi loop) multiplexes every request to a host over one
-/// connection. Token authentication only in this version: one shared ``APNsProviderToken``.
+/// connection. Authentication is a provider token (one shared ``APNsProviderToken``) or a TLS client
+/// certificate (``APNsCertificate``), chosen in ``Configuration/authentication``.
 /// Thread-safe; call ``shutdown()`` before dropping the client.
 public final class APNsClient: Sendable {
     /// Which APNs host a device token belongs to.
@@ -16,10 +17,19 @@ public final class APNsClient: Sendable {
         case production
     }
 
+    /// How requests prove they come from the app's provider (Apple: "Establishing a token-based
+    /// connection to APNs" / "Establishing a certificate-based connection to APNs").
+    public enum Authentication: Sendable {
+        /// A `.p8` signing key: every request carries `authorization: bearer <provider token>`.
+        case providerToken(APNsProviderToken.Credentials)
+        /// A client certificate presented in the TLS handshake; requests carry no `authorization`.
+        case certificate(APNsCertificate)
+    }
+
     /// Where and how to connect.
     public struct Configuration: Sendable {
-        /// Signs the provider tokens.
-        public var credentials: APNsProviderToken.Credentials
+        /// Provider token or client certificate.
+        public var authentication: Authentication
         /// Base URL for sandbox tokens; Apple's by default.
         public var sandboxURL: String
         /// Base URL for production tokens; Apple's by default.
@@ -29,12 +39,21 @@ public final class APNsClient: Sendable {
         /// Deadline for one request, seconds; a push that gets no answer within it fails as a timeout.
         public var requestTimeout: TimeInterval
 
-        /// Creates a configuration with Apple's hosts.
+        /// Creates a configuration with Apple's hosts and token authentication.
         public init(credentials: APNsProviderToken.Credentials,
                     sandboxURL: String = "https://api.sandbox.push.apple.com",
                     productionURL: String = "https://api.push.apple.com",
                     caFile: String? = nil, requestTimeout: TimeInterval = 10) {
-            self.credentials = credentials
+            self.init(authentication: .providerToken(credentials), sandboxURL: sandboxURL, productionURL: productionURL,
+                      caFile: caFile, requestTimeout: requestTimeout)
+        }
+
+        /// Creates a configuration with Apple's hosts.
+        public init(authentication: Authentication,
+                    sandboxURL: String = "https://api.sandbox.push.apple.com",
+                    productionURL: String = "https://api.push.apple.com",
+                    caFile: String? = nil, requestTimeout: TimeInterval = 10) {
+            self.authentication = authentication
             self.sandboxURL = sandboxURL
             self.productionURL = productionURL
             self.caFile = caFile
@@ -44,16 +63,23 @@ public final class APNsClient: Sendable {
 
     private let configuration: Configuration
     private let http: HTTP2Client
-    /// The provider token shared by every request of this client.
-    public let providerToken: APNsProviderToken
+    /// The provider token shared by every request of this client; nil with certificate authentication.
+    public let providerToken: APNsProviderToken?
 
     /// Creates the client and its HTTP/2 loop; no connection is opened until the first send.
     /// - Throws: `HTTP2ClientError` when libcurl cannot be set up.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
-        providerToken = APNsProviderToken(credentials: configuration.credentials)
+        var identity: HTTP2Client.ClientCertificate?
+        switch configuration.authentication {
+        case .providerToken(let credentials):
+            providerToken = APNsProviderToken(credentials: credentials)
+        case .certificate(let certificate):
+            providerToken = nil
+            identity = certificate.identity
+        }
         http = try HTTP2Client(configuration: .init(caFile: configuration.caFile, maxConnectionsPerHost: 1,
-                                                    userAgent: "Ringer-APNs/1"))
+                                                    clientCertificate: identity, userAgent: "Ringer-APNs/1"))
     }
 
     /// Sends one notification.
@@ -77,14 +103,14 @@ public final class APNsClient: Sendable {
         var attempts = 0
         while true {
             attempts += 1
-            let token: String
+            var token: String?
             do {
-                token = try providerToken.current()
+                token = try providerToken?.current()
             } catch {
                 throw APNsClientError.signing(String(describing: error))
             }
             var headers = notification.headers.map { HTTP2Request.Header($0.name, $0.value) }
-            headers.append(HTTP2Request.Header("authorization", "bearer " + token))
+            if let token { headers.append(HTTP2Request.Header("authorization", "bearer " + token)) }
             let request = HTTP2Request(url: base + "/3/device/" + deviceToken, method: "POST", headers: headers,
                                        body: notification.payload, timeout: configuration.requestTimeout)
             let raw: HTTP2Response
@@ -96,10 +122,10 @@ public final class APNsClient: Sendable {
             let response = APNsResponse(status: raw.status, apnsID: raw.header("apns-id"), body: raw.body)
             if attempts == 1, response.status == 403,
                response.reason == .expiredProviderToken || response.reason == .invalidProviderToken,
-               providerToken.invalidate(token) {
+               let token, providerToken?.invalidate(token) == true {
                 continue
             }
-            if response.reason == .tooManyProviderTokenUpdates { providerToken.throttle() }
+            if response.reason == .tooManyProviderTokenUpdates { providerToken?.throttle() }
             return (response, attempts)
         }
     }

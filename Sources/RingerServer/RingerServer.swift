@@ -37,6 +37,32 @@ public final class RingerServer: Sendable {
     ///   - logger: where operational messages go; never receives tokens or keys.
     ///   - observe: called for each ``ServerObservation`` (timelines, tests), on any thread.
     /// - Throws: ``ConfigurationError`` for an unreadable key; `StoreError` when the database cannot open.
+    /// Loads and checks the APNs credentials, so a wrong file or password stops the server at start
+    /// instead of failing every call later.
+    /// - Throws: ``ConfigurationError`` naming the flag (never a secret's value).
+    static func authentication(_ credentials: ServerConfiguration.APNsSettings.Credentials) throws -> APNsClient.Authentication {
+        switch credentials {
+        case .signingKey(let file, let keyID, let teamID):
+            let pem: String
+            do {
+                pem = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw ConfigurationError("cannot read --apns-key-file \(file)")
+            }
+            do {
+                return .providerToken(.init(key: try JWTSigningKey(pem: pem), keyID: keyID, teamID: teamID))
+            } catch {
+                throw ConfigurationError("--apns-key-file \(file) is not a PKCS#8 EC private key (.p8)")
+            }
+        case .certificate(let file, let keyFile, let password):
+            do {
+                return .certificate(try APNsCertificate.load(file: file, keyFile: keyFile, password: password))
+            } catch let error as APNsCertificateError {
+                throw ConfigurationError("--apns-cert-file \(file): \(error.description)")
+            }
+        }
+    }
+
     public init(configuration: ServerConfiguration, store: (any RingerStore)? = nil,
                 clock: any ServerClock = SystemServerClock(), logger: Logger,
                 observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }) throws {
@@ -44,24 +70,19 @@ public final class RingerServer: Sendable {
         log = logger
         let store = try store ?? SQLiteStore(path: configuration.databasePath)
         self.store = store
-        if let settings = configuration.apns {
-            let pem: String
-            do {
-                pem = try String(contentsOfFile: settings.keyFile, encoding: .utf8)
-            } catch {
-                throw ConfigurationError("cannot read --apns-key-file \(settings.keyFile)")
+        apns = try configuration.apns.map { settings in
+            let authentication = try Self.authentication(settings.credentials)
+            if case .certificate(let certificate) = authentication {
+                let metadata: Logger.Metadata = ["apns.certificate.subject": .string(certificate.subject),
+                                                 "apns.certificate.not_after": .string(certificate.notAfter.description)]
+                if certificate.notAfter.timeIntervalSinceNow < 30 * 24 * 3600 {
+                    logger.warning("the APNs client certificate expires within 30 days; renew it", metadata)
+                } else {
+                    logger.info("APNs certificate authentication", metadata)
+                }
             }
-            let key: JWTSigningKey
-            do {
-                key = try JWTSigningKey(pem: pem)
-            } catch {
-                throw ConfigurationError("--apns-key-file \(settings.keyFile) is not a PKCS#8 EC private key (.p8)")
-            }
-            apns = try APNsClient(configuration: .init(
-                credentials: .init(key: key, keyID: settings.keyID, teamID: settings.teamID),
-                sandboxURL: settings.sandboxURL, productionURL: settings.productionURL, caFile: settings.caFile))
-        } else {
-            apns = nil
+            return try APNsClient(configuration: .init(authentication: authentication, sandboxURL: settings.sandboxURL,
+                                                       productionURL: settings.productionURL, caFile: settings.caFile))
         }
         hub = EventHub(store: store)
         let tokens = try UserTokens(secret: configuration.userTokenSecret)

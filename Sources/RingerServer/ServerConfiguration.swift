@@ -13,7 +13,7 @@ public struct ServerConfiguration: Sendable {
     public var adminKey: String = ""
     /// HS256 secret for user tokens. Required, at least 32 bytes.
     public var userTokenSecret: String = ""
-    /// APNs token authentication; nil disables VoIP pushes (calls then ring WebSockets only).
+    /// APNs authentication and hosts; nil disables VoIP pushes (calls then ring WebSockets only).
     public var apns: APNsSettings?
     /// Seconds a call rings before it ends `unanswered`.
     public var ringTimeout: TimeInterval = 45
@@ -22,14 +22,20 @@ public struct ServerConfiguration: Sendable {
     /// Longest lifetime `POST /v1/tokens` grants, seconds.
     public var maxUserTokenTTL: Int = 30 * 24 * 3600
 
-    /// APNs provider-token settings.
+    /// APNs settings: how the server authenticates, and where it connects.
     public struct APNsSettings: Sendable {
-        /// Path of the `.p8` signing key.
-        public var keyFile: String
-        /// The key's 10-character key id.
-        public var keyID: String
-        /// The Apple developer team id.
-        public var teamID: String
+        /// A provider-token signing key, or a client certificate (Apple offers both; a key serves every
+        /// app of the team, a certificate one app).
+        public enum Credentials: Sendable {
+            /// `--apns-key-file` (`.p8`), `--apns-key-id` (10 characters), `--apns-team-id`.
+            case signingKey(file: String, keyID: String, teamID: String)
+            /// `--apns-cert-file` (`.p12` or PEM), `--apns-cert-key-file` (PEM key, when separate),
+            /// `--apns-cert-password` (best given as `RINGER_APNS_CERT_PASSWORD`: flags show in `ps`).
+            case certificate(file: String, keyFile: String?, password: String?)
+        }
+
+        /// How the server authenticates to APNs.
+        public var credentials: Credentials
         /// Base URL for sandbox device tokens (default Apple's, or `--apns-host`).
         public var sandboxURL: String = "https://api.sandbox.push.apple.com"
         /// Base URL for production device tokens (default Apple's, or `--apns-host`).
@@ -37,11 +43,14 @@ public struct ServerConfiguration: Sendable {
         /// Extra CA (PEM path) to trust, for a local sandbox.
         public var caFile: String?
 
-        /// Creates APNs settings with Apple's hosts.
+        /// Creates token-authentication settings with Apple's hosts.
         public init(keyFile: String, keyID: String, teamID: String) {
-            self.keyFile = keyFile
-            self.keyID = keyID
-            self.teamID = teamID
+            credentials = .signingKey(file: keyFile, keyID: keyID, teamID: teamID)
+        }
+
+        /// Creates settings with Apple's hosts.
+        public init(credentials: Credentials) {
+            self.credentials = credentials
         }
     }
 
@@ -72,7 +81,8 @@ public struct ServerConfiguration: Sendable {
     public static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
         let options = try CommandLineOptions(arguments: arguments, environment: environment, known: [
             "listen", "database", "admin-key", "user-token-secret", "apns-key-file", "apns-key-id",
-            "apns-team-id", "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
+            "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
+            "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "media-url", "media-api-key", "media-api-secret",
         ])
         var config = ServerConfiguration()
@@ -99,12 +109,26 @@ public struct ServerConfiguration: Sendable {
             }
             config.ringTimeout = seconds
         }
-        let apnsFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
-        if apnsFields.contains(where: { $0 != nil }) {
-            guard let file = apnsFields[0], let keyID = apnsFields[1], let teamID = apnsFields[2] else {
-                throw ConfigurationError("--apns-key-file, --apns-key-id and --apns-team-id go together")
+        let keyFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
+        let certificateFields = [options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"]]
+        let usesKey = keyFields.contains { $0 != nil }, usesCertificate = certificateFields.contains { $0 != nil }
+        if usesKey && usesCertificate {
+            throw ConfigurationError("give either --apns-key-file (token authentication) or --apns-cert-file (certificate), not both")
+        }
+        if usesKey || usesCertificate {
+            let credentials: APNsSettings.Credentials
+            if usesKey {
+                guard let file = keyFields[0], let keyID = keyFields[1], let teamID = keyFields[2] else {
+                    throw ConfigurationError("--apns-key-file, --apns-key-id and --apns-team-id go together")
+                }
+                credentials = .signingKey(file: file, keyID: keyID, teamID: teamID)
+            } else {
+                guard let file = certificateFields[0] else {
+                    throw ConfigurationError("--apns-cert-key-file and --apns-cert-password need --apns-cert-file")
+                }
+                credentials = .certificate(file: file, keyFile: certificateFields[1], password: certificateFields[2])
             }
-            var apns = APNsSettings(keyFile: file, keyID: keyID, teamID: teamID)
+            var apns = APNsSettings(credentials: credentials)
             if let host = options["apns-host"] {
                 apns.sandboxURL = try baseURL(host)
                 apns.productionURL = apns.sandboxURL

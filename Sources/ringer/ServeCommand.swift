@@ -22,7 +22,7 @@ enum ServeCommand {
             return 1
         }
         if configuration.apns == nil {
-            log.warning("no APNs key configured (--apns-key-file): calls ring open WebSockets only")
+            log.warning("no APNs credentials configured (--apns-key-file or --apns-cert-file): calls ring open WebSockets only")
         }
         let signal = await Signals.wait(for: [SIGINT, SIGTERM])
         log.info("shutting down", ["signal": .string(String(signal))])

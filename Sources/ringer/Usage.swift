@@ -6,7 +6,9 @@ enum Usage {
     Usage:
       ringer serve [flags]      Run the server (HTTP API, WebSocket, APNs VoIP pushes).
           --listen 127.0.0.1:8080   --database ringer.sqlite   --admin-key KEY   --user-token-secret SECRET
-          --apns-key-file AuthKey.p8 --apns-key-id ID --apns-team-id TEAM
+          --apns-key-file AuthKey.p8 --apns-key-id ID --apns-team-id TEAM      (token authentication), or
+          --apns-cert-file app.p12|cert.pem [--apns-cert-key-file key.pem] [--apns-cert-password P]
+                                                                                (certificate authentication)
           --apns-host HOST[:PORT] | --apns-sandbox-host H --apns-production-host H   --apns-ca-file ca.pem
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
           Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY.

@@ -86,6 +86,58 @@ import Testing
         }
     }
 
+    /// Certificate authentication (`--apns-cert-file app.p12 --apns-cert-password …`): the independent
+    /// peer requires a client certificate signed by its CA, so the push arriving proves libcurl presented
+    /// the PKCS#12 identity; and no provider token is sent.
+    @Test func certificateAuthenticationPresentsTheClientCertificateAndSendsNoProviderToken() async throws {
+        try await TestPeer.with(requireClientCertificate: true) { peer, certificates in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-apns-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let config = try ServerConfiguration.parse(arguments: [
+                "--listen", "127.0.0.1:0", "--database", directory.appendingPathComponent("ringer.sqlite").path,
+                "--apns-cert-file", certificates.clientP12, "--apns-host", "localhost:\(peer.port)",
+                "--apns-ca-file", certificates.caFile,
+            ], environment: ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
+                             "RINGER_APNS_CERT_PASSWORD": certificates.p12Password])
+            let server = try RingerServer(configuration: config, logger: .silent())
+            let port = try await server.start()
+            defer { Task { await server.shutdown() } }
+            let http = TestHTTP(base: URL(string: "http://127.0.0.1:\(port)")!)
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            _ = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)
+
+            let path = "/3/device/" + APITests.voip
+            try await peer.waitFor(path: path)
+            let request = try #require(try await peer.records().first { $0.path == path })
+            #expect(request.values(of: "authorization").isEmpty)
+            #expect(request.values(of: "apns-push-type") == ["voip"])
+        }
+    }
+
+    @Test func wrongCertificatePasswordOrBothAuthenticationsStopTheServerAtStart() async throws {
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.parse(arguments: ["--apns-cert-file", certificates.clientP12, "--apns-key-file", "k.p8",
+                                                      "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ"],
+                                          environment: environment)
+        }
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.parse(arguments: ["--apns-cert-password", "x"], environment: environment)
+        }
+        var config = try ServerConfiguration.parse(arguments: ["--apns-cert-file", certificates.clientP12,
+                                                               "--apns-cert-password", "wrong-password"],
+                                                   environment: environment)
+        config.databasePath = ":memory:"
+        let error = try #require(throws: ConfigurationError.self) { try RingerServer(configuration: config, logger: .silent()) }
+        #expect(error.description.contains("--apns-cert-file"))
+        #expect(!error.description.contains("wrong-password"))
+    }
+
     @Test func mediaTokenIsAcceptedByLiveKitsVerifier() async throws {
         try await APITests.withServer { http in
             let alice = try await APITests.token(http, "alice")
