@@ -47,16 +47,17 @@ struct APNsRequestValidator: Sendable {
     var maximumTokenAge: TimeInterval = 3600
 
     /// Checks a request in Apple's order: method, path, authentication, headers, payload, device.
+    /// - Parameter verified: provider tokens whose signature was already checked (skips only that check).
     /// - Returns: what to deliver.
     /// - Throws: ``Rejection`` with Apple's status and reason.
     func validate(_ request: Request, keys: [String: ProviderKey], device: (String) -> SandboxDevice?,
-                  now: Date) throws -> Accepted {
+                  now: Date, verified: VerifiedProviderTokens? = nil) throws -> Accepted {
         guard request.method == "POST" else { throw Rejection(status: 405, reason: "MethodNotAllowed") }
         let prefix = "/3/device/"
         guard request.path.hasPrefix(prefix) else { throw Rejection(status: 404, reason: "BadPath") }
         let token = String(request.path.dropFirst(prefix.count)).lowercased()
         guard !token.isEmpty else { throw Rejection(status: 400, reason: "MissingDeviceToken") }
-        try checkProviderToken(request.headers["authorization"], keys: keys, now: now)
+        try checkProviderToken(request.headers["authorization"], keys: keys, now: now, verified: verified)
 
         guard let topic = request.headers["apns-topic"], !topic.isEmpty else {
             throw Rejection(status: 400, reason: "MissingTopic")
@@ -103,7 +104,8 @@ struct APNsRequestValidator: Sendable {
     }
 
     /// `authorization: bearer <ES256 JWT with kid; claims iss, iat>`.
-    private func checkProviderToken(_ header: String?, keys: [String: ProviderKey], now: Date) throws {
+    private func checkProviderToken(_ header: String?, keys: [String: ProviderKey], now: Date,
+                                    verified cache: VerifiedProviderTokens?) throws {
         guard let header, header.lowercased().hasPrefix("bearer "), header.count > 7 else {
             throw Rejection(status: 403, reason: "MissingProviderToken")
         }
@@ -112,19 +114,27 @@ struct APNsRequestValidator: Sendable {
             var iat: Int64
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        let verified: (header: JWTHeader, claims: Claims)
-        do {
-            verified = try JWT.verify(token, as: Claims.self, algorithms: [.es256]) { header in
-                guard let kid = header.kid, let key = keys[kid] else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
-                return key.publicKey
+        let entry: VerifiedProviderTokens.Entry
+        if let known = cache?.entry(for: token, currentKey: { keys[$0]?.publicKey }) {
+            entry = known
+        } else {
+            let verified: (header: JWTHeader, claims: Claims)
+            do {
+                verified = try JWT.verify(token, as: Claims.self, algorithms: [.es256]) { header in
+                    guard let kid = header.kid, let key = keys[kid] else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
+                    return key.publicKey
+                }
+            } catch {
+                throw Rejection(status: 403, reason: "InvalidProviderToken")
             }
-        } catch {
+            guard let kid = verified.header.kid, let key = keys[kid] else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
+            entry = .init(key: key.publicKey, keyID: kid, issuer: verified.claims.iss, issuedAt: verified.claims.iat)
+            cache?.remember(token, entry)
+        }
+        guard let key = keys[entry.keyID], key.teamID == entry.issuer else {
             throw Rejection(status: 403, reason: "InvalidProviderToken")
         }
-        guard let kid = verified.header.kid, let key = keys[kid], key.teamID == verified.claims.iss else {
-            throw Rejection(status: 403, reason: "InvalidProviderToken")
-        }
-        let age = now.timeIntervalSince1970 - TimeInterval(verified.claims.iat)
+        let age = now.timeIntervalSince1970 - TimeInterval(entry.issuedAt)
         guard age <= maximumTokenAge else { throw Rejection(status: 403, reason: "ExpiredProviderToken") }
         guard age >= -60 else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
     }

@@ -55,6 +55,7 @@ public final class APNsSandbox: Sendable {
     private let state = LockedValue(State())
     private let server = LockedValue<HTTP2Server?>(nil)
     private let validator = APNsRequestValidator()
+    private let verifiedTokens = VerifiedProviderTokens()
     private let now: @Sendable () -> Date
     private let expiryNow: @Sendable () -> Date
     private let log: Logger
@@ -161,7 +162,7 @@ public final class APNsSandbox: Sendable {
         do {
             accepted = try validator.validate(.init(method: request.method, path: request.path, headers: request.headers,
                                                     body: request.body),
-                                              keys: keys, device: { devices[$0] }, now: current)
+                                              keys: keys, device: { devices[$0] }, now: current, verified: verifiedTokens)
         } catch let rejection as APNsRequestValidator.Rejection {
             log.info("APNs sandbox rejected", ["apns.id": .string(apnsID), "apns.status": .string("\(rejection.status)"),
                                                "apns.reason": .string(rejection.reason)])

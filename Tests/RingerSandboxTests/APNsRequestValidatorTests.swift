@@ -71,6 +71,37 @@ import Testing
         #expect(outcome(request(headers: ["authorization": "bearer " + providerToken(age: 3000)])) == (200, ""))
     }
 
+    /// The sandbox verifies each provider token's signature once; every other rule still runs per request.
+    @Test func aVerifiedTokenSkipsOnlyTheSignatureCheck() throws {
+        let cache = VerifiedProviderTokens()
+        let shared = providerToken()
+        let pushed = request(headers: ["authorization": "bearer " + shared])
+        let device = SandboxDevice(token: Self.token, bundleID: "com.example.app")
+        func outcome(keys: [String: APNsRequestValidator.ProviderKey], at time: Date) -> String {
+            do {
+                _ = try validator.validate(pushed, keys: keys, device: { _ in device }, now: time, verified: cache)
+                return "ok"
+            } catch let rejection as APNsRequestValidator.Rejection {
+                return rejection.reason
+            } catch {
+                return "\(error)"
+            }
+        }
+        let trusted = keys
+        #expect(outcome(keys: trusted, at: now) == "ok")
+        #expect(cache.entry(for: shared, currentKey: { trusted[$0]?.publicKey }) != nil)
+        #expect(outcome(keys: trusted, at: now.addingTimeInterval(1800)) == "ok")
+        #expect(outcome(keys: trusted, at: now.addingTimeInterval(3601)) == "ExpiredProviderToken")
+        // The key id now names another key (rotated): the remembered verification no longer counts.
+        let rotated = ["KEYID12345": APNsRequestValidator.ProviderKey(keyID: "KEYID12345", teamID: "TEAMID1234",
+                                                                       publicKey: try JWTSigningKey.generateP256().publicKey())]
+        #expect(outcome(keys: rotated, at: now) == "InvalidProviderToken")
+        // The key moved to another team: the team check still runs.
+        var moved = trusted
+        moved["KEYID12345"]?.teamID = "OTHERTEAM1"
+        #expect(outcome(keys: moved, at: now) == "InvalidProviderToken")
+    }
+
     @Test func topicAndPushTypeMustAgree() {
         #expect(outcome(request(removing: ["apns-topic"])) == (400, "MissingTopic"))
         #expect(outcome(request(headers: ["apns-topic": "com.example.app"])) == (400, "InvalidPushType"))
