@@ -27,7 +27,8 @@ import Testing
         (.callDeclinedElsewhere, .ringing, .declinedElsewhere),
         (.callUnanswered, .unanswered, .unanswered),
     ])
-    func remoteEndingReachesCallKitWithItsReason(_ type: EventType, _ state: CallState, _ expected: CXCallEndedReason) async throws {
+    func remoteEndingReachesCallKitWithItsReason(_ type: EventType, _ state: CallState,
+                                                 _ expected: CXCallEndedReason) async throws {
         let harness = PhoneHarness()
         let uuid = try #require(await harness.ring())
         let sockets = harness.sockets

@@ -65,11 +65,13 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
             guard let body, let registration = try? RingerJSON.decode(DeviceRegistration.self, from: body) else {
                 return try problem(400, .malformedRequest)
             }
-            lock.withLock { registrations[url.lastPathComponent] = registration }
-            return (200, try RingerJSON.encode(Device(deviceId: url.lastPathComponent, userId: user, platform: registration.platform,
-                                                      voipToken: registration.voipToken, apnsToken: registration.apnsToken,
-                                                      apnsEnvironment: registration.apnsEnvironment,
-                                                      bundleId: registration.bundleId, updatedAt: Date())))
+            let device = url.lastPathComponent
+            lock.withLock { registrations[device] = registration }
+            let stored = Device(deviceId: device, userId: user, platform: registration.platform,
+                                voipToken: registration.voipToken, apnsToken: registration.apnsToken,
+                                apnsEnvironment: registration.apnsEnvironment, bundleId: registration.bundleId,
+                                updatedAt: Date())
+            return (200, try RingerJSON.encode(stored))
         case ("DELETE", "devices"?):
             _ = lock.withLock { registrations.removeValue(forKey: url.lastPathComponent) }
             return (204, Data())

@@ -1,6 +1,7 @@
-// Test-only mirror of CallKit's actions and transactions (`CXAction.h`, `CXCallAction.h`,
-// `CXAnswerCallAction.h`, `CXEndCallAction.h`, `CXStartCallAction.h`, `CXTransaction.h`). Members named
-// `mirror…` are not Apple API: they record what the app did with each action.
+// Test-only mirror of CallKit's `CXAction.h`, for RingerKitApple's tests on Linux: names, labels and
+// optionality as in Apple's SDK (developer.apple.com/documentation/callkit); not main-actor isolated there
+// either. Compiled in Swift 5 mode, as Apple's Objective-C frameworks are imported as pre-concurrency
+// modules. Members named `mirror…` are not Apple API: they record what the app did with the action.
 
 import Foundation
 
@@ -55,72 +56,4 @@ open class CXAction: NSObject {
     public var mirrorCompletedAfterTimeout: Bool { lock.withLock { completedLate } }
 
     func mirrorMarkTimedOut() { lock.withLock { timedOut = true } }
-}
-
-/// Mirror of `CXCallAction`: an action on one call.
-open class CXCallAction: CXAction {
-    private let call: UUID
-
-    /// Apple: `init(call callUUID: UUID)`.
-    public init(call callUUID: UUID) {
-        call = callUUID
-        super.init()
-    }
-
-    /// The call the action is about.
-    open var callUUID: UUID { call }
-}
-
-/// Mirror of `CXAnswerCallAction`.
-open class CXAnswerCallAction: CXCallAction {
-    /// Reports success with the time the call connected.
-    open func fulfill(withDateConnected dateConnected: Date) { fulfill() }
-}
-
-/// Mirror of `CXEndCallAction`.
-open class CXEndCallAction: CXCallAction {
-    /// Reports success with the time the call ended.
-    open func fulfill(withDateEnded dateEnded: Date) { fulfill() }
-}
-
-/// Mirror of `CXStartCallAction`.
-open class CXStartCallAction: CXCallAction {
-    /// The callee (`@NSCopying var handle: CXHandle`).
-    open var handle: CXHandle
-    /// The contact identifier of the callee.
-    open var contactIdentifier: String?
-    /// Whether the call starts with video.
-    open var isVideo = false
-
-    /// Apple: `init(call callUUID: UUID, handle: CXHandle)`.
-    public init(call callUUID: UUID, handle: CXHandle) {
-        self.handle = handle
-        super.init(call: callUUID)
-    }
-
-    /// Reports success with the time the invitation was sent.
-    open func fulfill(withDateStarted dateStarted: Date) { fulfill() }
-}
-
-/// Mirror of `CXTransaction`.
-open class CXTransaction: NSObject {
-    private let identifier = UUID()
-
-    /// The actions, in order.
-    open private(set) var actions: [CXAction]
-
-    /// Apple: `init(action: CXAction)`.
-    public init(action: CXAction) {
-        actions = [action]
-        super.init()
-    }
-
-    /// Apple: `init(actions: [CXAction])`.
-    public init(actions: [CXAction]) {
-        self.actions = actions
-        super.init()
-    }
-
-    /// The transaction's unique identifier.
-    open var uuid: UUID { identifier }
 }

@@ -1,10 +1,27 @@
-// Test-only mirror of `CXProvider` and `CXProviderDelegate` (`CXProvider.h`). Members named `mirror…` are
-// not Apple API: they record what the app reported and play the system's part (the user's taps, audio
+// Test-only mirror of CallKit's `CXProvider.h` (`CXCallEndedReason`, `CXProviderDelegate`, `CXProvider`), for
+// RingerKitApple's tests on Linux: names, labels, optionality and `@Sendable` as in Apple's SDK
+// (developer.apple.com/documentation/callkit); none of it is main-actor isolated there. Compiled in Swift 5
+// mode, as Apple's Objective-C frameworks are imported as pre-concurrency modules. Members named `mirror…`
+// are not Apple API: they record what the app reported and play the system's part (the user's taps, audio
 // activation, a reset), always on the delegate queue as CallKit does.
 
 import AVFAudio
 import Dispatch
 import Foundation
+
+/// Mirror of `CXCallEndedReason` (`NS_ENUM(NSInteger)`, values as in `CXProvider.h`).
+public enum CXCallEndedReason: Int, @unchecked Sendable {
+    /// An error occurred while trying to service the call.
+    case failed = 1
+    /// The remote party explicitly ended the call.
+    case remoteEnded = 2
+    /// The call never started connecting and was never explicitly ended (e.g. outgoing/incoming call timeout).
+    case unanswered = 3
+    /// The call was answered on another device.
+    case answeredElsewhere = 4
+    /// The call was declined on another device.
+    case declinedElsewhere = 5
+}
 
 /// Mirror of `CXProviderDelegate`. `providerDidReset(_:)` is required as in the SDK; Apple's `@optional`
 /// methods have do-nothing defaults here, which is what an unimplemented optional method amounts to (a
