@@ -8,11 +8,17 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// Where RingerKitApple has CallKit, VoIP pushes and AVAudioSession (not macOS).
+let callKitPlatforms: [Platform] = [.iOS, .macCatalyst, .watchOS, .visionOS]
+
 let package = Package(
     name: "Ringer",
+    // RingerKit's clocks and sleeps (`Task.sleep(for:)`) need these on Apple platforms.
+    platforms: [.iOS(.v16), .macOS(.v13), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "ringer", targets: ["ringer"]),
         .library(name: "RingerKit", targets: ["RingerKit"]),
+        .library(name: "RingerKitApple", targets: ["RingerKitApple"]),
         .library(name: "RingerWire", targets: ["RingerWire"]),
     ],
     targets: [
@@ -31,6 +37,9 @@ let package = Package(
         .target(name: "RingerWire", swiftSettings: strict),
         .target(name: "RingerCore", dependencies: ["RingerWire"], swiftSettings: strict),
         .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync"], swiftSettings: strict),
+        // RingerKit's PushKit/CallKit adapters, compiled only where iOS's VoIP pushes and CallKit exist.
+        .target(name: "RingerKitApple", dependencies: ["RingerKit", "RingerWire", "RingerSync"],
+                swiftSettings: strict + [.define("RINGER_CALLKIT", .when(platforms: callKitPlatforms))]),
 
         // Wrappers over C libraries, one job each.
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], swiftSettings: strict),
@@ -95,3 +104,28 @@ let package = Package(
                     swiftSettings: strict),
     ]
 )
+
+#if !canImport(Darwin)
+// Where CallKit and PushKit do not exist (Linux CI), RingerKitApple's own source files are compiled again,
+// through the symlink Tests/AppleMirrors/RingerKitAppleMirrored -> Sources/RingerKitApple, against test-only
+// mirrors of the Apple declarations they use, and driven by RingerKitAppleTests. The mirrors are modules
+// named CallKit, PushKit and AVFAudio, so they exist only in this manifest branch, never next to the real
+// frameworks, and no product exports them. (SwiftPM puts every module in one search path, so any target
+// could `canImport` them: RingerKitApple's files also require RINGER_CALLKIT, which only iOS-family
+// platforms and the mirrored target define.) Swift 5 mode: Apple's Objective-C frameworks are imported as
+// pre-concurrency modules, and so are their mirrors.
+let appleMirror: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+package.targets += [
+    .target(name: "AVFAudio", path: "Tests/AppleMirrors/AVFAudio", swiftSettings: appleMirror),
+    .target(name: "PushKit", path: "Tests/AppleMirrors/PushKit", swiftSettings: appleMirror),
+    .target(name: "CallKit", dependencies: ["AVFAudio"], path: "Tests/AppleMirrors/CallKit", swiftSettings: appleMirror),
+    .target(name: "RingerKitAppleMirrored",
+            dependencies: ["RingerKit", "RingerWire", "RingerSync", "CallKit", "PushKit", "AVFAudio"],
+            path: "Tests/AppleMirrors/RingerKitAppleMirrored",
+            swiftSettings: strict + [.define("RINGER_CALLKIT")]),
+    .testTarget(name: "RingerKitAppleTests",
+                dependencies: ["RingerKitAppleMirrored", "CallKit", "PushKit", "AVFAudio", "RingerKit", "RingerWire",
+                               "RingerTestSupport"],
+                swiftSettings: strict),
+]
+#endif

@@ -458,6 +458,18 @@ public final class CallCoordinator: Sendable {
         send(action)
     }
 
+    /// Ends every call that is not over yet, each as ``end(callID:completion:)`` does (ringing calls are
+    /// declined, unanswered outgoing ones cancelled, answered ones ended, all durably), and marks the
+    /// audio session inactive. For a reset of the native call UI, which drops every call (Apple:
+    /// `CXProviderDelegate.providerDidReset(_:)`, "can be treated as a request to end all calls").
+    public func endAllCalls() {
+        let live = state.withLock { state -> [UUID] in
+            state.audioActive = false
+            return state.calls.values.filter { $0.phase != .ended }.map(\.uuid)
+        }
+        for uuid in live { end(callID: uuid) { _ in } }
+    }
+
     /// Sends a stored hang-up, retrying transient failures; it leaves the store once the server
     /// answered (success, or a refusal that retrying cannot change). Unsent, it waits for the next
     /// ``connect(api:)``.

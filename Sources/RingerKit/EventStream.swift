@@ -2,7 +2,7 @@ public import Foundation
 import RingerSync
 public import RingerWire
 
-/// Opens WebSockets for the event stream. Apple platforms can use `URLSessionWebSocketTask`;
+/// Opens WebSockets for the event stream: ``URLSessionWebSocketTransport`` on Apple platforms;
 /// on Linux the simulator supplies one over libwebsockets.
 public protocol WebSocketTransport: Sendable {
     /// Connects, then reports each text frame and the close.
@@ -159,3 +159,20 @@ public final class EventStream: Sendable {
         if fresh { onEvent(event) }
     }
 }
+
+#if canImport(Darwin)
+extension EventStream {
+    /// Creates the stream over ``URLSessionWebSocketTransport``, the default on Apple platforms (on Linux
+    /// pass a transport: Foundation's WebSocket task does not work there).
+    /// - Parameters:
+    ///   - api: the logged-in user's client (gives the URL and credentials).
+    ///   - deviceID: this device's id.
+    ///   - onEvent: each event, in `seq` order.
+    ///   - onStatus: connection state changes.
+    public convenience init(api: RingerAPIClient, deviceID: String, onEvent: @escaping @Sendable (CallEvent) -> Void,
+                            onStatus: @escaping @Sendable (Status) -> Void = { _ in }) {
+        self.init(api: api, deviceID: deviceID, transport: URLSessionWebSocketTransport(), onEvent: onEvent,
+                  onStatus: onStatus)
+    }
+}
+#endif

@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RingerSync
+
+/// One `URLSessionWebSocketTask` and the session whose delegate it is, for ``URLSessionWebSocketTransport``.
+///
+/// Its phase moves once from opening to open to closed (or from opening straight to closed); whichever
+/// event gets there first — open, failure, close, timeout, cancellation, ``close()`` — wins, so `open`
+/// resumes exactly once and `onClose` runs at most once. The session holds its delegate strongly until
+/// it is invalidated, which every path to closed does. Thread-safe.
+final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate, WebSocketChannel, Sendable {
+    private enum Phase {
+        case idle
+        case opening(CheckedContinuation<Void, any Error>)
+        case open
+        case closed
+    }
+
+    private struct State {
+        var phase = Phase.idle
+        var session: URLSession?
+        var task: URLSessionWebSocketTask?
+    }
+
+    private let onText: @Sendable (String) -> Void
+    private let onClose: @Sendable () -> Void
+    private let state = LockedValue(State())
+
+    init(onText: @escaping @Sendable (String) -> Void, onClose: @escaping @Sendable () -> Void) {
+        self.onText = onText
+        self.onClose = onClose
+    }
+
+    /// Starts the task and returns once the socket opened; then starts receiving.
+    /// - Throws: ``URLSessionWebSocketError``.
+    func open(url: URL, headers: [String: String], timeout: TimeInterval) async throws {
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let session = URLSession(configuration: .default, delegate: self, delegateQueue: nil)
+        let task = session.webSocketTask(with: request)
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
+            self?.finish(.timedOut(after: timeout))
+        }
+        defer { timer.cancel() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let start = state.withLock { state -> Bool in
+                    guard case .idle = state.phase else { return false }
+                    state.phase = .opening(continuation)
+                    state.session = session
+                    state.task = task
+                    return true
+                }
+                if start {
+                    task.resume()
+                } else {
+                    session.invalidateAndCancel()
+                    continuation.resume(throwing: URLSessionWebSocketError.cancelled)
+                }
+            }
+        } onCancel: {
+            finish(.cancelled)
+        }
+        receiveNext()
+    }
+
+    /// Closes the socket with status 1000 (normal closure); `onClose` follows once.
+    func close() {
+        finish(nil)
+    }
+
+    /// One receive at a time, so frames are delivered in order.
+    private func receiveNext() {
+        guard let task = state.withLock({ state -> URLSessionWebSocketTask? in
+            guard case .open = state.phase else { return nil }
+            return state.task
+        }) else { return }
+        task.receive { [weak self] result in
+            switch result {
+            case .success(let message):
+                if case .string(let text) = message { self?.onText(text) }
+                self?.receiveNext()
+            case .failure(let error):
+                self?.finish(.failed(String(describing: error)))
+            }
+        }
+    }
+
+    /// Moves to closed: fails a pending open with `error`, or reports the close of an open socket.
+    private func finish(_ error: URLSessionWebSocketError?) {
+        let (phase, session, task) = state.withLock { state in
+            defer {
+                state.phase = .closed
+                state.session = nil
+                state.task = nil
+            }
+            return (state.phase, state.session, state.task)
+        }
+        task?.cancel(with: .normalClosure, reason: nil)
+        session?.invalidateAndCancel()
+        switch phase {
+        case .opening(let continuation): continuation.resume(throwing: error ?? .closedBeforeOpen)
+        case .open: onClose()
+        case .idle, .closed: break
+        }
+    }
+
+    // MARK: URLSessionWebSocketDelegate
+
+    /// The server accepted the upgrade: `open` returns.
+    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard case .opening(let continuation) = state.phase else { return nil }
+            state.phase = .open
+            return continuation
+        }
+        continuation?.resume()
+    }
+
+    /// The server closed the socket.
+    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask,
+                    didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+        finish(.closedBeforeOpen)
+    }
+
+    /// The task ended: a failed connection, or the end of an open one.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        finish(.failed(error.map { String(describing: $0) } ?? "connection ended"))
+    }
+}

@@ -1,0 +1,122 @@
+// Compiled where Package.swift defines RINGER_CALLKIT: iOS, Mac Catalyst, watchOS and visionOS (macOS has
+// these frameworks but neither VoIP pushes nor AVAudioSession), and on Linux in the test-only target that
+// builds these files against mirrors of the frameworks (Tests/AppleMirrors), so CI type-checks every line.
+#if RINGER_CALLKIT && canImport(CallKit) && canImport(PushKit) && canImport(AVFAudio)
+// CallKit's classes are not Sendable-annotated; Apple's samples share one CXProvider and call it from
+// any queue, as this adapter does.
+@preconcurrency public import CallKit
+public import Dispatch
+public import Foundation
+public import RingerKit
+public import RingerWire
+
+/// CallKit as RingerKit's ``CallUI``: one `CXProvider` (Apple: "A VoIP app should create only one
+/// instance of CXProvider and store it for use globally") and a `CXCallController` for outgoing calls.
+///
+/// It only translates. ``CallCoordinator`` decides when a call is reported, answered or ended; this
+/// adapter turns those decisions into `CXProvider` reports and the user's `CXAction`s back into
+/// coordinator calls (see docs/ios-integration.md for the table).
+///
+/// The coordinator needs its call UI when it is created, and the delegate needs the coordinator: create
+/// the adapter, create the coordinator with it, then ``attach(_:)`` the coordinator. ``RingerPhone`` does
+/// all three. Thread-safe.
+public final class CallKitAdapter: CallUI, Sendable {
+    /// The app's one provider. The app may use it for reports RingerKit does not make (e.g.
+    /// `reportCall(with:updated:)`); it must not set its delegate.
+    public let provider: CXProvider
+    /// The controller that requests `CXStartCallAction`s for outgoing calls.
+    public let callController: CXCallController
+    private let delegate = CallKitProviderDelegate()
+    private let queue: DispatchQueue?
+
+    /// A configuration for Ringer calls: user-id handles (`.generic`), one call at a time, video
+    /// allowed, calls listed in Recents. Set `ringtoneSound` or `iconTemplateImageData` on it as needed.
+    /// - Returns: a new configuration (Apple: `CXProviderConfiguration.init()`, iOS 14+).
+    public static func defaultConfiguration() -> CXProviderConfiguration {
+        let configuration = CXProviderConfiguration()
+        configuration.supportedHandleTypes = [.generic]
+        configuration.maximumCallGroups = 1
+        configuration.maximumCallsPerCallGroup = 1
+        configuration.supportsVideo = true
+        configuration.includesCallsInRecents = true
+        return configuration
+    }
+
+    /// Creates the provider. No delegate is set until ``attach(_:)``, so no action can arrive before a
+    /// coordinator is there to take it.
+    /// - Parameters:
+    ///   - configuration: the call UI's configuration.
+    ///   - queue: the queue for delegate callbacks and report completions; nil is the main queue
+    ///     (Apple: `CXProvider.setDelegate(_:queue:)`).
+    public init(configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
+                queue: DispatchQueue? = nil) {
+        provider = CXProvider(configuration: configuration)
+        callController = queue.map { CXCallController(queue: $0) } ?? CXCallController()
+        self.queue = queue
+    }
+
+    /// Connects the coordinator that owns this adapter and starts receiving CallKit's delegate callbacks.
+    /// Call once, right after creating the coordinator, before PushKit can deliver.
+    /// - Parameter coordinator: the coordinator created with this adapter as its `ui` (held weakly: it
+    ///   holds the adapter).
+    public func attach(_ coordinator: CallCoordinator) {
+        delegate.attach(coordinator)
+        provider.setDelegate(delegate, queue: queue)
+    }
+
+    // MARK: CallUI
+
+    /// Apple: `CXProvider.reportNewIncomingCall(with:update:completion:)`. The handle is the caller's
+    /// user id; holding, grouping and DTMF are off (Ringer calls are one-to-one and have none).
+    public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        let update = CXCallUpdate()
+        update.remoteHandle = CXHandle(type: .generic, value: report.caller.id)
+        update.localizedCallerName = report.caller.name ?? report.caller.id
+        update.hasVideo = report.hasVideo
+        update.supportsHolding = false
+        update.supportsGrouping = false
+        update.supportsUngrouping = false
+        update.supportsDTMF = false
+        provider.reportNewIncomingCall(with: report.id, update: update, completion: completion)
+    }
+
+    /// Apple: `CXProvider.reportCall(with:endedAt:reason:)`, with the reason mapped by
+    /// `CXCallEndedReason.init(_:)`.
+    public func reportCallEnded(id: UUID, at date: Date, reason: CallEndReason) {
+        provider.reportCall(with: id, endedAt: date, reason: CXCallEndedReason(reason))
+    }
+
+    /// Apple: `CXProvider.reportOutgoingCall(with:connectedAt:)`.
+    public func reportOutgoingCallConnected(id: UUID, at date: Date) {
+        provider.reportOutgoingCall(with: id, connectedAt: date)
+    }
+
+    // MARK: Outgoing calls
+
+    /// Shows a call the server created (``CallCoordinator/startCall(to:hasVideo:)``) as an outgoing
+    /// CallKit call: requests a `CXStartCallAction` whose UUID is the call id; the delegate fulfils it.
+    /// Apple: `CXCallController.request(_:completion:)`.
+    /// - Parameters:
+    ///   - callID: the server's call id (the CallKit UUID).
+    ///   - callee: the callee's user id, shown as a `.generic` handle.
+    ///   - hasVideo: whether the call starts with video.
+    /// - Throws: the system's error when it refused the transaction (e.g. a call is already in progress);
+    ///   the caller should then hang up the server call.
+    public func requestStart(callID: UUID, callee: String, hasVideo: Bool) async throws {
+        let action = CXStartCallAction(call: callID, handle: CXHandle(type: .generic, value: callee))
+        action.isVideo = hasVideo
+        let transaction = CXTransaction(action: action)
+        delegate.expectStart(of: callID)
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                callController.request(transaction) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                }
+            }
+        } catch {
+            delegate.forgetStart(of: callID)
+            throw error
+        }
+    }
+}
+#endif

@@ -1,0 +1,114 @@
+// Compiled where Package.swift defines RINGER_CALLKIT: iOS, Mac Catalyst, watchOS and visionOS (macOS has
+// these frameworks but neither VoIP pushes nor AVAudioSession), and on Linux in the test-only target that
+// builds these files against mirrors of the frameworks (Tests/AppleMirrors), so CI type-checks every line.
+#if RINGER_CALLKIT && canImport(CallKit) && canImport(PushKit) && canImport(AVFAudio)
+import AVFAudio
+// CallKit's classes are not Sendable-annotated; CXAction is completed from the coordinator's task, as
+// Apple's samples complete actions from their own queues once the work is done.
+@preconcurrency import CallKit
+import Foundation
+import RingerKit
+import RingerSync
+
+/// The `CXProviderDelegate` behind ``CallKitAdapter``: forwards what the user and the system do on the
+/// native call UI to the ``CallCoordinator``, which decides everything. Internal, so apps never call
+/// these methods themselves. Thread-safe; CallKit calls it on the provider's delegate queue.
+final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
+    private struct State {
+        /// Weak: the coordinator owns the adapter (its call UI), which owns this delegate.
+        weak var coordinator: CallCoordinator?
+        /// `CXAction.uuid`s the system timed out; they must not be completed any more.
+        var timedOut: Set<UUID> = []
+        /// Call UUIDs of outgoing calls the server created, whose `CXStartCallAction` is expected.
+        var expectedStarts: Set<UUID> = []
+    }
+
+    private let state = LockedValue(State())
+
+    private var coordinator: CallCoordinator? { state.withLock { $0.coordinator } }
+
+    /// Connects the coordinator; before this, actions fail (CallKit sends none before the delegate is set).
+    func attach(_ coordinator: CallCoordinator) {
+        state.withLock { $0.coordinator = coordinator }
+    }
+
+    /// An outgoing call was created on the server; its start action may now be fulfilled.
+    func expectStart(of callUUID: UUID) {
+        _ = state.withLock { $0.expectedStarts.insert(callUUID) }
+    }
+
+    /// The start transaction for an outgoing call failed; its start action will not come.
+    func forgetStart(of callUUID: UUID) {
+        _ = state.withLock { $0.expectedStarts.remove(callUUID) }
+    }
+
+    /// True unless the system already timed the action out (Apple, `provider(_:timedOutPerforming:)`: "An
+    /// action that has already timed out should not be fulfilled or failed by the provider delegate").
+    private func mayComplete(_ actionID: UUID) -> Bool {
+        state.withLock { $0.timedOut.remove(actionID) == nil }
+    }
+
+    // MARK: CXProviderDelegate
+
+    /// Apple, `providerDidReset(_:)`: "Delegates must respond to this callback by cleaning up all internal
+    /// call state … can be treated as a request to end all calls without the need to respond to any actions".
+    func providerDidReset(_ provider: CXProvider) {
+        state.withLock { state in
+            state.timedOut.removeAll()
+            state.expectedStarts.removeAll()
+        }
+        coordinator?.endAllCalls()
+    }
+
+    /// The user answered. The action is fulfilled only once the server confirmed the answer, and failed
+    /// when the call ended meanwhile (Apple: `CXAnswerCallAction`, "The provider's delegate calls the
+    /// fulfill() method to indicate that the action was successfully performed").
+    func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) {
+        guard let coordinator else { return action.fail() }
+        let actionID = action.uuid
+        coordinator.answer(callID: action.callUUID) { [weak self] answered in
+            guard self?.mayComplete(actionID) ?? true else { return }
+            if answered { action.fulfill() } else { action.fail() }
+        }
+    }
+
+    /// The user declined, hung up or cancelled. The coordinator keeps the hang-up until the server
+    /// acknowledges it, so the action completes at once.
+    func provider(_ provider: CXProvider, perform action: CXEndCallAction) {
+        guard let coordinator else { return action.fail() }
+        coordinator.end(callID: action.callUUID) { _ in action.fulfill() }
+    }
+
+    /// An outgoing call starts. Only calls the server created (``CallKitAdapter/requestStart(callID:callee:hasVideo:)``)
+    /// can start: a start action for any other UUID has no server call behind it and fails.
+    func provider(_ provider: CXProvider, perform action: CXStartCallAction) {
+        let expected = state.withLock { $0.expectedStarts.remove(action.callUUID) != nil }
+        guard expected else { return action.fail() }
+        action.fulfill()
+        // The server rings the callee already (Apple: "A call is considered started when its invitation
+        // has been sent to the remote callee").
+        provider.reportOutgoingCall(with: action.callUUID, startedConnectingAt: nil)
+    }
+
+    /// The system gave up on an action. For an answer (the server did not confirm in time) the call is
+    /// closed here and hung up on the server, so the caller is not left talking to a phone that no longer
+    /// shows the call (Apple: "Depending on the action, a timeout may also force the call to end").
+    func provider(_ provider: CXProvider, timedOutPerforming action: CXAction) {
+        _ = state.withLock { $0.timedOut.insert(action.uuid) }
+        guard let answer = action as? CXAnswerCallAction else { return }
+        provider.reportCall(with: answer.callUUID, endedAt: nil, reason: .failed)
+        coordinator?.end(callID: answer.callUUID) { _ in }
+    }
+
+    /// Media may start now (Apple, "Making and receiving VoIP calls": start audio only once the system
+    /// activated the audio session); the coordinator releases `mediaCanStart` for answered calls.
+    func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession) {
+        coordinator?.audioSessionActivated()
+    }
+
+    /// The system took the audio session back (the call ended or was interrupted).
+    func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession) {
+        coordinator?.audioSessionDeactivated()
+    }
+}
+#endif

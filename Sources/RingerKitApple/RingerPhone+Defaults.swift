@@ -1,0 +1,41 @@
+// Compiled where Package.swift defines RINGER_CALLKIT: iOS, Mac Catalyst, watchOS and visionOS (macOS has
+// these frameworks but neither VoIP pushes nor AVAudioSession), and on Linux in the test-only target that
+// builds these files against mirrors of the frameworks (Tests/AppleMirrors), so CI type-checks every line.
+#if RINGER_CALLKIT && canImport(CallKit) && canImport(PushKit) && canImport(AVFAudio)
+public import Foundation
+public import RingerKit
+
+extension RingerPhone {
+    /// The `UserDefaults` key of ``installationID(defaults:)``.
+    static let installationIDKey = "dev.ringer.installation-id"
+
+    /// A stable id for this app install: a random lowercase UUID made on first use and kept in
+    /// `UserDefaults`, so it is new after a reinstall (a reinstalled app has new push tokens too).
+    /// - Parameter defaults: where the id is kept.
+    /// - Returns: the id.
+    public static func installationID(defaults: UserDefaults = .standard) -> String {
+        if let id = defaults.string(forKey: installationIDKey), !id.isEmpty { return id }
+        let id = UUID().uuidString.lowercased()
+        defaults.set(id, forKey: installationIDKey)
+        return id
+    }
+
+    /// A ``FilePendingActionStore`` at `Application Support/Ringer/pending-call-actions.json`, so a
+    /// decline made on the lock screen reaches the server after a relaunch. Falls back to memory when
+    /// the folder cannot be created.
+    /// - Returns: the store.
+    public static func defaultPendingActionStore() -> any PendingActionStore {
+        let files = FileManager.default
+        guard let support = files.urls(for: .applicationSupportDirectory, in: .userDomainMask).first else {
+            return InMemoryPendingActionStore()
+        }
+        let folder = support.appendingPathComponent("Ringer", isDirectory: true)
+        do {
+            try files.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            return InMemoryPendingActionStore()
+        }
+        return FilePendingActionStore(url: folder.appendingPathComponent("pending-call-actions.json"))
+    }
+}
+#endif

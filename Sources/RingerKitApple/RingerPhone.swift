@@ -1,0 +1,143 @@
+// Compiled where Package.swift defines RINGER_CALLKIT: iOS, Mac Catalyst, watchOS and visionOS (macOS has
+// these frameworks but neither VoIP pushes nor AVAudioSession), and on Linux in the test-only target that
+// builds these files against mirrors of the frameworks (Tests/AppleMirrors), so CI type-checks every line.
+#if RINGER_CALLKIT && canImport(CallKit) && canImport(PushKit) && canImport(AVFAudio)
+public import CallKit
+public import Dispatch
+public import Foundation
+public import RingerKit
+import RingerSync
+public import RingerWire
+
+/// Everything an iOS app needs to ring like a phone, wired together: CallKit (``CallKitAdapter``), the
+/// PushKit VoIP registry (``PushKitAdapter``), the ``CallCoordinator`` that makes every decision, the
+/// ``PushTokenRegistrar`` and the server's event stream.
+///
+/// Create it once at launch (a stored property of the app delegate), then tell it who is logged in:
+/// ```swift
+/// let phone = RingerPhone(server: serverURL, apnsEnvironment: .production)
+/// phone.logIn(userToken: token)   // after the app's own login, and at launch with the stored token
+/// phone.logOut()                  // at logout, and at launch when nobody is logged in
+/// ```
+/// Media starts on ``CallCoordinator/Observation/mediaCanStart(callID:media:)`` (see `observer`).
+/// Thread-safe.
+public final class RingerPhone: Sendable {
+    /// The platform-neutral brain.
+    public let coordinator: CallCoordinator
+    /// Keeps this install's registration on the server in step with its tokens and its user.
+    public let registrar: PushTokenRegistrar
+    /// CallKit's provider and call controller.
+    public let callKit: CallKitAdapter
+    /// PushKit's VoIP registry.
+    public let pushKit: PushKitAdapter
+    /// The Ringer server.
+    public let server: URL
+    private let http: any HTTPTransport
+    private let webSockets: any WebSocketTransport
+    private let stream = LockedValue<EventStream?>(nil)
+
+    /// Creates CallKit's provider, the coordinator and PushKit's registry, in that order, so a VoIP push
+    /// that launched the app is reported as soon as it is delivered (Apple: PushKit, iOS 13+).
+    /// - Parameters:
+    ///   - server: the Ringer server's base URL.
+    ///   - deviceID: stable id of this app install; by default ``installationID(defaults:)``.
+    ///   - bundleID: the app's bundle id, which the server needs for the VoIP topic `<bundle id>.voip`.
+    ///   - apnsEnvironment: the APNs host the tokens belong to: `.sandbox` for development builds,
+    ///     `.production` for TestFlight and the App Store.
+    ///   - configuration: CallKit's configuration (ringtone, icon, video).
+    ///   - pendingActions: where hang-ups wait for the server's acknowledgement; by default a file in
+    ///     Application Support, so they survive a relaunch.
+    ///   - http: how API requests are sent.
+    ///   - webSockets: how the event stream connects.
+    ///   - queue: the serial queue for PushKit's and CallKit's delegate callbacks.
+    ///   - observer: told what the coordinator did, on any thread; start media on `.mediaCanStart`.
+    public init(server: URL, deviceID: String = RingerPhone.installationID(),
+                bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,
+                configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
+                pendingActions: any PendingActionStore = RingerPhone.defaultPendingActionStore(),
+                http: any HTTPTransport = URLSessionHTTPTransport(),
+                webSockets: any WebSocketTransport = URLSessionWebSocketTransport(),
+                queue: DispatchQueue = DispatchQueue(label: "dev.ringer.calls"),
+                observer: @escaping @Sendable (CallCoordinator.Observation) -> Void = { _ in }) {
+        self.server = server
+        self.http = http
+        self.webSockets = webSockets
+        callKit = CallKitAdapter(configuration: configuration, queue: queue)
+        coordinator = CallCoordinator(deviceID: deviceID, ui: callKit, pendingActions: pendingActions, observer: observer)
+        callKit.attach(coordinator)
+        registrar = PushTokenRegistrar(deviceID: deviceID, platform: .ios, bundleID: bundleID,
+                                       apnsEnvironment: apnsEnvironment)
+        pushKit = PushKitAdapter(coordinator: coordinator, registrar: registrar, queue: queue)
+    }
+
+    /// Starts a login session: registers this device's tokens for the user, lets waiting call requests
+    /// go out, and opens the event stream. Calling it again (a refreshed token) replaces the session.
+    /// - Parameter userToken: the user token the app's backend minted (kept in memory only).
+    public func logIn(userToken: String) {
+        let api = RingerAPIClient(baseURL: server, userToken: userToken, transport: http)
+        registrar.logIn(api)
+        coordinator.connect(api: api)
+        let coordinator = coordinator
+        let events = EventStream(api: api, deviceID: coordinator.deviceID, transport: webSockets) { event in
+            coordinator.handle(event)
+        }
+        let previous = stream.withLock { stream in
+            defer { stream = events }
+            return stream
+        }
+        previous?.stop()
+        events.start()
+    }
+
+    /// Ends the login session: closes the event stream, unregisters the device with the user's own
+    /// credentials (retried until acknowledged), and makes VoIP pushes end at once. Also call it at
+    /// launch when nobody is logged in.
+    public func logOut() {
+        stream.withLock { stream in
+            defer { stream = nil }
+            return stream
+        }?.stop()
+        registrar.logOut()
+        coordinator.connect(api: nil)
+    }
+
+    /// The APNs device token from `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`,
+    /// used for missed-call alerts and "answered elsewhere" notices.
+    /// - Parameter token: the token bytes.
+    public func setAPNsToken(_ token: Data) {
+        registrar.setToken(token, for: .apns)
+    }
+
+    /// An ordinary (non-VoIP) remote notification, from
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`: a notice that the call was
+    /// answered or declined elsewhere or cancelled closes it on CallKit.
+    /// - Parameter userInfo: the notification's payload.
+    /// - Returns: true when it was a Ringer notice.
+    @discardableResult
+    public func handleNotification(_ userInfo: [AnyHashable: Any]) -> Bool {
+        guard JSONSerialization.isValidJSONObject(userInfo),
+              let data = try? JSONSerialization.data(withJSONObject: userInfo) else { return false }
+        return coordinator.handleNotificationPush(data) != nil
+    }
+
+    /// Calls a user: the server creates the call and rings the callee's devices, then CallKit shows it
+    /// as an outgoing call. The answer arrives as `.outgoingAnswered` and media as `.mediaCanStart`.
+    /// - Parameters:
+    ///   - callee: the user id to call.
+    ///   - hasVideo: whether to offer video.
+    /// - Returns: the call; when its state is not `ringing` (busy, failed), nothing is shown.
+    /// - Throws: ``RingerAPIError`` when the server refused; the system's error when CallKit refused
+    ///   the call, which is then hung up on the server.
+    public func startCall(to callee: String, hasVideo: Bool = false) async throws -> Call {
+        let call = try await coordinator.startCall(to: callee, hasVideo: hasVideo)
+        guard call.state == .ringing, let uuid = UUID(uuidString: call.callId) else { return call }
+        do {
+            try await callKit.requestStart(callID: uuid, callee: callee, hasVideo: hasVideo)
+        } catch {
+            coordinator.end(callID: uuid) { _ in }
+            throw error
+        }
+        return call
+    }
+}
+#endif

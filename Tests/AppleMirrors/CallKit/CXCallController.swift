@@ -1,0 +1,53 @@
+// Test-only mirror of `CXCallController` (`CXCallController.h`). Members named `mirror…` are not Apple API.
+
+import Dispatch
+import Foundation
+
+/// Mirror of `CXCallController`. In iOS the system hands a requested transaction to the app's own
+/// `CXProvider`; here the test names that provider with ``mirrorProvider``.
+open class CXCallController: NSObject {
+    private let lock = NSLock()
+    private let queue: DispatchQueue
+    private weak var provider: CXProvider?
+    private var refusal: (any Error)?
+    private var transactions: [CXTransaction] = []
+
+    /// Apple: "Initialize call controller with a private, serial queue."
+    public override convenience init() { self.init(queue: DispatchQueue(label: "mirror.CXCallController")) }
+
+    /// Apple: the queue "is used for calling completion blocks".
+    public init(queue: DispatchQueue) {
+        self.queue = queue
+        super.init()
+    }
+
+    /// Apple: "If the completion block is called with a nil error, then the transaction will be passed to
+    /// the CXProvider's -provider:executeTransaction: delegate callback."
+    open func request(_ transaction: CXTransaction, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        let (provider, refusal) = lock.withLock { () -> (CXProvider?, (any Error)?) in
+            transactions.append(transaction)
+            return (self.provider, self.refusal)
+        }
+        guard refusal == nil, let provider else {
+            let error = refusal ?? MirrorCallKitError(code: "unknownCallProvider")
+            queue.async { completion(error) }
+            return
+        }
+        queue.async { completion(nil) }
+        transaction.actions.forEach(provider.mirrorPerform)
+    }
+
+    // MARK: Mirror-only (not Apple API)
+
+    /// The app's provider, which performs requested transactions (held weakly).
+    public var mirrorProvider: CXProvider? {
+        get { lock.withLock { provider } }
+        set { lock.withLock { provider = newValue } }
+    }
+
+    /// Makes the system refuse every transaction with `error` (nil: accept them).
+    public func mirrorRefuseTransactions(with error: (any Error)?) { lock.withLock { refusal = error } }
+
+    /// Every transaction requested so far.
+    public var mirrorTransactions: [CXTransaction] { lock.withLock { transactions } }
+}

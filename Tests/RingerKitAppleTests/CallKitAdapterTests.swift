@@ -1,0 +1,198 @@
+@preconcurrency import CallKit
+import Foundation
+import RingerKit
+import RingerKitAppleMirrored
+import RingerTestSupport
+import RingerWire
+import Testing
+
+/// RingerKitApple's CallKit side, on the CallKit mirror: the user's actions reach the coordinator and
+/// complete as CallKit expects, and the coordinator's decisions reach CallKit with the right reasons.
+@Suite struct CallKitAdapterTests {
+    @Test(arguments: [
+        (CallEndReason.failed, CXCallEndedReason.failed),
+        (.remoteEnded, .remoteEnded),
+        (.unanswered, .unanswered),
+        (.answeredElsewhere, .answeredElsewhere),
+        (.declinedElsewhere, .declinedElsewhere),
+        (CallEndReason(rawValue: "reason_from_a_newer_server"), .remoteEnded),
+    ])
+    func endReasonMapsToCallKit(_ reason: CallEndReason, _ expected: CXCallEndedReason) {
+        #expect(CXCallEndedReason(reason) == expected)
+    }
+
+    @Test(arguments: [
+        (EventType.callCancelled, CallState.cancelled, CXCallEndedReason.remoteEnded),
+        (.callAnsweredElsewhere, .accepted, .answeredElsewhere),
+        (.callDeclinedElsewhere, .ringing, .declinedElsewhere),
+        (.callUnanswered, .unanswered, .unanswered),
+    ])
+    func remoteEndingReachesCallKitWithItsReason(_ type: EventType, _ state: CallState,
+                                                 _ expected: CXCallEndedReason) async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        let sockets = harness.sockets
+        #expect(await eventually(within: 5) { sockets.connections == 1 })
+        try harness.deliverEvent(type, callID: uuid.uuidString.lowercased(), state: state, seq: 1)
+        let provider = harness.provider
+        #expect(await eventually(within: 5) { provider.mirrorReports.contains(.ended(uuid, expected)) })
+        #expect(provider.mirrorReports.filter { if case .ended = $0 { true } else { false } }.count == 1)
+    }
+
+    @Test func noticePushClosesTheCall() async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        let notice: [AnyHashable: Any] = [
+            "aps": ["content-available": 1],
+            "ringer": ["v": 1, "type": "call.answered_elsewhere", "call_id": uuid.uuidString.lowercased()],
+        ]
+        #expect(harness.phone.handleNotification(notice))
+        #expect(harness.provider.mirrorReports.last == .ended(uuid, .answeredElsewhere))
+        #expect(!harness.phone.handleNotification(["aps": ["alert": "hello"]]))
+    }
+
+    @Test func answerIsFulfilledOnlyAfterTheServerAccepted() async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        let callID = uuid.uuidString.lowercased()
+        let server = harness.server
+        server.answerAccepts(.hold)
+        let answer = CXAnswerCallAction(call: uuid)
+        harness.provider.mirrorPerform(answer)
+        #expect(await eventually(within: 5) { server.heldAccepts == 1 })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(answer.mirrorOutcome == nil)
+
+        server.releaseHeldAccepts()
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .fulfilled })
+        #expect(answer.mirrorCompletionCount == 1)
+        #expect(server.count("POST /v1/calls/\(callID)/accept") == 1)
+        #expect(harness.observed(.answered(callID: callID, media: server.media(callID))))
+    }
+
+    @Test func answerFailsWhenAnotherDeviceAnsweredFirst() async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        harness.server.answerAccepts(.answeredElsewhere)
+        let answer = CXAnswerCallAction(call: uuid)
+        harness.provider.mirrorPerform(answer)
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .failed })
+        #expect(answer.mirrorCompletionCount == 1)
+        #expect(harness.provider.mirrorReports.contains(.ended(uuid, .answeredElsewhere)))
+    }
+
+    @Test func mediaStartsOnlyOnceCallKitActivatedTheAudioSession() async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        let callID = uuid.uuidString.lowercased()
+        let media = harness.server.media(callID)
+        let answer = CXAnswerCallAction(call: uuid)
+        harness.provider.mirrorPerform(answer)
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .fulfilled })
+        #expect(harness.observed(.answered(callID: callID, media: media)))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!harness.observed(.mediaCanStart(callID: callID, media: media)))
+
+        harness.provider.mirrorActivateAudioSession()
+        #expect(await eventually(within: 5) { harness.observed(.mediaCanStart(callID: callID, media: media)) })
+    }
+
+    @Test func audioActivatedBeforeTheServerConfirmedStartsMediaOnConfirmation() async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        let callID = uuid.uuidString.lowercased()
+        let server = harness.server
+        server.answerAccepts(.hold)
+        harness.provider.mirrorPerform(CXAnswerCallAction(call: uuid))
+        #expect(await eventually(within: 5) { server.heldAccepts == 1 })
+        harness.provider.mirrorActivateAudioSession()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!harness.observations.all.contains { if case .mediaCanStart = $0 { true } else { false } })
+        server.releaseHeldAccepts()
+        #expect(await eventually(within: 5) { harness.observed(.mediaCanStart(callID: callID, media: server.media(callID))) })
+    }
+
+    @Test func endActionDeclinesOnTheServerAndIsFulfilled() async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        let end = CXEndCallAction(call: uuid)
+        harness.provider.mirrorPerform(end)
+        #expect(await eventually(within: 5) { end.mirrorOutcome == .fulfilled })
+        let server = harness.server
+        #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(uuid.uuidString.lowercased())/decline") == 1 })
+        #expect(harness.observed(.ended(callID: uuid.uuidString.lowercased(), reason: nil)))
+    }
+
+    @Test func resetEndsEveryCall() async throws {
+        let harness = PhoneHarness()
+        let first = try #require(await harness.ring())
+        let second = try #require(await harness.ring())
+        harness.provider.mirrorReset()
+        let server = harness.server
+        #expect(await eventually(within: 5) {
+            [first, second].allSatisfy { server.count("POST /v1/calls/\($0.uuidString.lowercased())/decline") == 1 }
+        })
+    }
+
+    @Test func timedOutAnswerIsNeverCompletedAndTheCallIsClosed() async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        let callID = uuid.uuidString.lowercased()
+        let server = harness.server
+        server.answerAccepts(.hold)
+        let answer = CXAnswerCallAction(call: uuid)
+        harness.provider.mirrorPerform(answer)
+        #expect(await eventually(within: 5) { server.heldAccepts == 1 })
+
+        harness.provider.mirrorTimeOut(answer)
+        let provider = harness.provider
+        #expect(await eventually(within: 5) { provider.mirrorReports.contains(.ended(uuid, .failed)) })
+        #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(callID)/decline") == 1 })
+        server.releaseHeldAccepts()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(answer.mirrorCompletionCount == 0)
+        #expect(!answer.mirrorCompletedAfterTimeout)
+    }
+
+    @Test func outgoingCallIsStartedOnCallKitWithTheServerCallID() async throws {
+        let harness = PhoneHarness()
+        harness.phone.callKit.callController.mirrorProvider = harness.provider
+        let call = try await harness.phone.startCall(to: "alice", hasVideo: true)
+        #expect(call.state == .ringing)
+        let uuid = try #require(UUID(uuidString: call.callId))
+        let transaction = try #require(harness.phone.callKit.callController.mirrorTransactions.first)
+        let start = try #require(transaction.actions.first as? CXStartCallAction)
+        #expect(start.callUUID == uuid)
+        #expect(start.handle.value == "alice")
+        #expect(start.isVideo)
+        #expect(await eventually(within: 5) { start.mirrorOutcome == .fulfilled })
+        let provider = harness.provider
+        #expect(await eventually(within: 5) { provider.mirrorReports.contains(.outgoingStartedConnecting(uuid)) })
+
+        let sockets = harness.sockets
+        #expect(await eventually(within: 5) { sockets.connections == 1 })
+        try harness.deliverEvent(.callAccepted, callID: call.callId, state: .accepted, seq: 1)
+        #expect(await eventually(within: 5) { provider.mirrorReports.contains(.outgoingConnected(uuid)) })
+        let media = harness.server.media(call.callId)
+        #expect(await eventually(within: 5) { harness.observed(.outgoingAnswered(callID: call.callId, media: media)) })
+    }
+
+    @Test func outgoingCallRefusedByCallKitIsCancelledOnTheServer() async throws {
+        let harness = PhoneHarness()
+        let controller = harness.phone.callKit.callController
+        controller.mirrorProvider = harness.provider
+        controller.mirrorRefuseTransactions(with: MirrorCallKitError(code: "maximumCallGroupsReached"))
+        await #expect(throws: MirrorCallKitError.self) { _ = try await harness.phone.startCall(to: "alice") }
+        let server = harness.server
+        let callID = try #require(server.createdCallIDs.first)
+        #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(callID)/cancel") == 1 })
+    }
+
+    @Test func startActionWithoutAServerCallFails() async throws {
+        let harness = PhoneHarness()
+        let start = CXStartCallAction(call: UUID(), handle: CXHandle(type: .generic, value: "alice"))
+        harness.provider.mirrorPerform(start)
+        #expect(await eventually(within: 5) { start.mirrorOutcome == .failed })
+        #expect(harness.server.createdCallIDs.isEmpty)
+    }
+}
