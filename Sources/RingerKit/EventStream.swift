@@ -59,6 +59,7 @@ public final class EventStream: Sendable {
     private let transport: any WebSocketTransport
     private let onEvent: @Sendable (CallEvent) -> Void
     private let onStatus: @Sendable (Status) -> Void
+    private let onResumePoint: @Sendable (Int64) -> Void
     private let state = LockedValue(State())
 
     /// Creates the stream; nothing connects until ``start(since:)``.
@@ -68,14 +69,18 @@ public final class EventStream: Sendable {
     ///   - transport: how to open WebSockets.
     ///   - onEvent: each event, in `seq` order.
     ///   - onStatus: connection state changes.
+    ///   - onResumePoint: ``lastSeq`` moved forward (an event, or the server's resume point); persist it
+    ///     for the user and pass it to ``start(since:)`` after a relaunch.
     public init(api: RingerAPIClient, deviceID: String, transport: any WebSocketTransport,
                 onEvent: @escaping @Sendable (CallEvent) -> Void,
-                onStatus: @escaping @Sendable (Status) -> Void = { _ in }) {
+                onStatus: @escaping @Sendable (Status) -> Void = { _ in },
+                onResumePoint: @escaping @Sendable (Int64) -> Void = { _ in }) {
         self.api = api
         self.deviceID = deviceID
         self.transport = transport
         self.onEvent = onEvent
         self.onStatus = onStatus
+        self.onResumePoint = onResumePoint
     }
 
     /// Where the stream resumes after a drop: the highest event `seq` received, or the server's
@@ -147,16 +152,24 @@ public final class EventStream: Sendable {
     private func receive(_ text: String) {
         let data = Data(text.utf8)
         if let ready = try? RingerJSON.decode(StreamReady.self, from: data), ready.type == .streamReady {
-            state.withLock { $0.readySeq = max($0.readySeq ?? ready.seq, ready.seq) }
+            let moved = state.withLock { state -> Int64? in
+                let before = state.resumeSeq
+                state.readySeq = max(state.readySeq ?? ready.seq, ready.seq)
+                return state.resumeSeq != before ? state.resumeSeq : nil
+            }
+            if let moved { onResumePoint(moved) }
             return
         }
         guard let event = try? RingerJSON.decode(CallEvent.self, from: data) else { return }
-        let fresh = state.withLock { state -> Bool in
-            guard event.seq > (state.lastSeq ?? .min) else { return false }
+        let fresh = state.withLock { state -> Int64? in
+            guard event.seq > (state.lastSeq ?? .min) else { return nil }
+            let before = state.resumeSeq
             state.lastSeq = event.seq
-            return true
+            return state.resumeSeq != before ? state.resumeSeq : nil
         }
-        if fresh { onEvent(event) }
+        guard let resume = fresh else { return }
+        onEvent(event)
+        onResumePoint(resume)
     }
 }
 
@@ -169,10 +182,12 @@ extension EventStream {
     ///   - deviceID: this device's id.
     ///   - onEvent: each event, in `seq` order.
     ///   - onStatus: connection state changes.
+    ///   - onResumePoint: ``lastSeq`` moved forward; persist it (see the designated initialiser).
     public convenience init(api: RingerAPIClient, deviceID: String, onEvent: @escaping @Sendable (CallEvent) -> Void,
-                            onStatus: @escaping @Sendable (Status) -> Void = { _ in }) {
+                            onStatus: @escaping @Sendable (Status) -> Void = { _ in },
+                            onResumePoint: @escaping @Sendable (Int64) -> Void = { _ in }) {
         self.init(api: api, deviceID: deviceID, transport: URLSessionWebSocketTransport(), onEvent: onEvent,
-                  onStatus: onStatus)
+                  onStatus: onStatus, onResumePoint: onResumePoint)
     }
 }
 #endif

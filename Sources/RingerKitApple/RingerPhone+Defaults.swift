@@ -20,6 +20,15 @@ extension RingerPhone {
         return id
     }
 
+    /// The `UserDefaults` key of a user's event-stream resume point: per user, so a user switch on
+    /// the phone never resumes another user's stream (docs/openapi.yaml, `since`).
+    static func resumePointKey(userID: String) -> String { "dev.ringer.events.since." + userID }
+
+    /// The suite's `UserDefaults`, or `.standard` for nil.
+    static func defaults(_ suite: String?) -> UserDefaults {
+        suite.flatMap { UserDefaults(suiteName: $0) } ?? .standard
+    }
+
     /// A ``FilePendingActionStore`` at `Application Support/Ringer/pending-call-actions.json`, so a
     /// decline made on the lock screen reaches the server after a relaunch. Falls back to memory when
     /// the folder cannot be created.

@@ -34,6 +34,9 @@ public final class RingerPhone: Sendable {
     public let server: URL
     private let http: any HTTPTransport
     private let webSockets: any WebSocketTransport
+    /// The `UserDefaults` suite of the resume points; nil for `.standard`. (A name, not the object:
+    /// `UserDefaults` is thread-safe but not `Sendable` on every platform.)
+    private let defaultsSuite: String?
     private let stream = LockedValue<EventStream?>(nil)
 
     /// Creates CallKit's provider, the coordinator and PushKit's registry, in that order, so a VoIP push
@@ -50,6 +53,8 @@ public final class RingerPhone: Sendable {
     ///   - http: how API requests are sent.
     ///   - webSockets: how the event stream connects.
     ///   - queue: the serial queue for PushKit's and CallKit's delegate callbacks.
+    ///   - defaultsSuite: the `UserDefaults` suite where the event stream's resume point is kept per
+    ///     user (nil: `.standard`), so events missed while the app was not running replay after a relaunch.
     ///   - observer: told what the coordinator did, on any thread; start media on `.mediaCanStart`.
     public init(server: URL, deviceID: String = RingerPhone.installationID(),
                 bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,
@@ -58,10 +63,12 @@ public final class RingerPhone: Sendable {
                 http: any HTTPTransport = URLSessionHTTPTransport(),
                 webSockets: any WebSocketTransport = URLSessionWebSocketTransport(),
                 queue: DispatchQueue = DispatchQueue(label: "dev.ringer.calls"),
+                defaultsSuite: String? = nil,
                 observer: @escaping @Sendable (CallCoordinator.Observation) -> Void = { _ in }) {
         self.server = server
         self.http = http
         self.webSockets = webSockets
+        self.defaultsSuite = defaultsSuite
         callKit = CallKitAdapter(configuration: configuration, queue: queue)
         coordinator = CallCoordinator(deviceID: deviceID, ui: callKit, pendingActions: pendingActions, observer: observer)
         callKit.attach(coordinator)
@@ -77,16 +84,19 @@ public final class RingerPhone: Sendable {
         let api = RingerAPIClient(baseURL: server, userToken: userToken, transport: http)
         registrar.logIn(api)
         coordinator.connect(api: api)
-        let coordinator = coordinator
-        let events = EventStream(api: api, deviceID: coordinator.deviceID, transport: webSockets) { event in
-            coordinator.handle(event)
-        }
+        let (coordinator, suite) = (coordinator, defaultsSuite)
+        let key = api.userID.map(Self.resumePointKey(userID:))
+        let events = EventStream(api: api, deviceID: coordinator.deviceID, transport: webSockets,
+                                 onEvent: { event in coordinator.handle(event) },
+                                 onResumePoint: { seq in
+                                     if let key { Self.defaults(suite).set(NSNumber(value: seq), forKey: key) }
+                                 })
         let previous = stream.withLock { stream in
             defer { stream = events }
             return stream
         }
         previous?.stop()
-        events.start()
+        events.start(since: key.flatMap { (Self.defaults(suite).object(forKey: $0) as? NSNumber)?.int64Value })
     }
 
     /// Ends the login session: closes the event stream, unregisters the device with the user's own

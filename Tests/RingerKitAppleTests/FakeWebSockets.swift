@@ -7,19 +7,29 @@ final class FakeWebSockets: WebSocketTransport, @unchecked Sendable {
     // @unchecked: `receivers` is guarded by `lock`.
     private let lock = NSLock()
     private var receivers: [@Sendable (String) -> Void] = []
+    private var opened: [URL] = []
 
     /// How many sockets were opened.
     var connections: Int { lock.withLock { receivers.count } }
+    /// The URL of each socket opened, in order.
+    var urls: [URL] { lock.withLock { opened } }
 
     func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
                  onClose: @escaping @Sendable () -> Void) async throws -> any WebSocketChannel {
-        lock.withLock { receivers.append(onText) }
+        lock.withLock {
+            receivers.append(onText)
+            opened.append(url)
+        }
         return Channel(onClose: onClose)
     }
 
     /// Sends an event to every socket opened so far.
     func deliver(_ event: CallEvent) throws {
-        let text = String(decoding: try RingerJSON.encode(event), as: UTF8.self)
+        deliver(text: String(decoding: try RingerJSON.encode(event), as: UTF8.self))
+    }
+
+    /// Sends a text frame to every socket opened so far.
+    func deliver(text: String) {
         lock.withLock { receivers }.forEach { $0(text) }
     }
 
