@@ -461,7 +461,7 @@ public final class CallCoordinator: Sendable {
     /// Ends every call that is not over yet, each as ``end(callID:completion:)`` does (ringing calls are
     /// declined, unanswered outgoing ones cancelled, answered ones ended, all durably), and marks the
     /// audio session inactive. For a reset of the native call UI, which drops every call (Apple:
-    /// `CXProviderDelegate.providerDidReset(_:)`, "can be treated as a request to end all calls").
+    /// `CXProviderDelegate.providerDidReset(_:)`: a reset ends all calls).
     public func endAllCalls() {
         let live = state.withLock { state -> [UUID] in
             state.audioActive = false

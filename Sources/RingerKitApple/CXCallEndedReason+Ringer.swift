@@ -10,7 +10,7 @@ extension CXCallEndedReason {
     /// `CXProvider.reportCall(with:endedAt:reason:)`).
     ///
     /// Every reason Ringer defines has its own CallKit case; a reason added by a newer server maps to
-    /// `.remoteEnded`, CallKit's "the call ended on the other side", so the call still closes.
+    /// `.remoteEnded` (ended by the other party), so the call still closes.
     /// - Parameter reason: why the call ended, as `CallCoordinator` reports it.
     public init(_ reason: CallEndReason) {
         switch reason {

@@ -42,16 +42,16 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
         _ = state.withLock { $0.expectedStarts.remove(callUUID) }
     }
 
-    /// True unless the system already timed the action out (Apple, `provider(_:timedOutPerforming:)`: "An
-    /// action that has already timed out should not be fulfilled or failed by the provider delegate").
+    /// True unless the system already timed the action out (Apple, `provider(_:timedOutPerforming:)`: a
+    /// timed-out action is neither fulfilled nor failed).
     private func mayComplete(_ actionID: UUID) -> Bool {
         state.withLock { $0.timedOut.remove(actionID) == nil }
     }
 
     // MARK: CXProviderDelegate
 
-    /// Apple, `providerDidReset(_:)`: "Delegates must respond to this callback by cleaning up all internal
-    /// call state … can be treated as a request to end all calls without the need to respond to any actions".
+    /// Apple, `providerDidReset(_:)`: clean up all call state; the reset ends every call and no pending
+    /// action needs an answer.
     func providerDidReset(_ provider: CXProvider) {
         state.withLock { state in
             state.timedOut.removeAll()
@@ -61,8 +61,7 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
     }
 
     /// The user answered. The action is fulfilled only once the server confirmed the answer, and failed
-    /// when the call ended meanwhile (Apple: `CXAnswerCallAction`, "The provider's delegate calls the
-    /// fulfill() method to indicate that the action was successfully performed").
+    /// when the call ended meanwhile (Apple, `CXAnswerCallAction`: fulfil once the action was performed).
     func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) {
         guard let coordinator else { return action.fail() }
         let actionID = action.uuid
@@ -85,14 +84,14 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
         let expected = state.withLock { $0.expectedStarts.remove(action.callUUID) != nil }
         guard expected else { return action.fail() }
         action.fulfill()
-        // The server rings the callee already (Apple: "A call is considered started when its invitation
-        // has been sent to the remote callee").
+        // The server rings the callee already, which is what CallKit calls a started call (Apple,
+        // `reportOutgoingCall(with:startedConnectingAt:)`).
         provider.reportOutgoingCall(with: action.callUUID, startedConnectingAt: nil)
     }
 
     /// The system gave up on an action. For an answer (the server did not confirm in time) the call is
     /// closed here and hung up on the server, so the caller is not left talking to a phone that no longer
-    /// shows the call (Apple: "Depending on the action, a timeout may also force the call to end").
+    /// shows the call (Apple, `provider(_:timedOutPerforming:)`: a timed-out action may end the call).
     func provider(_ provider: CXProvider, timedOutPerforming action: CXAction) {
         _ = state.withLock { $0.timedOut.insert(action.uuid) }
         guard let answer = action as? CXAnswerCallAction else { return }

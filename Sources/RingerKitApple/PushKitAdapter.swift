@@ -14,8 +14,7 @@ public import RingerKit
 ///
 /// Create it at launch, in `application(_:didFinishLaunchingWithOptions:)` or earlier, never lazily from
 /// a UI: a push that woke the app is delivered as soon as the registry exists (Apple, `PKPushRegistry`:
-/// "Every time your app launches, whether in the foreground or in the background, create a push registry
-/// object and configure it"). Thread-safe.
+/// make and configure the registry at every launch, foreground or background). Thread-safe.
 public final class PushKitAdapter: Sendable {
     /// The VoIP registry, registered for `.voIP`.
     public let registry: PKPushRegistry
@@ -23,13 +22,12 @@ public final class PushKitAdapter: Sendable {
     private let delegate: PushRegistryDelegate
 
     /// Creates the registry, sets its delegate, then registers for VoIP pushes, in that order (Apple,
-    /// `PKPushRegistry.delegate`: "You must assign a valid object to this property before modifying the
-    /// desiredPushTypes property").
+    /// `PKPushRegistry.delegate`: the delegate must be set before `desiredPushTypes` is changed).
     /// - Parameters:
     ///   - coordinator: receives each VoIP push; it reports the call to CallKit before returning.
     ///   - registrar: receives the VoIP token (sent as lowercase hex) and its invalidation.
-    ///   - queue: the queue for delegate callbacks; nil is the main queue (Apple: `init(queue:)`,
-    ///     "It is recommended that you specify a serial queue").
+    ///   - queue: the queue for delegate callbacks; nil is the main queue (Apple, `init(queue:)`, advises a
+    ///     serial queue).
     public init(coordinator: CallCoordinator, registrar: PushTokenRegistrar, queue: DispatchQueue? = nil) {
         delegate = PushRegistryDelegate(coordinator: coordinator, registrar: registrar)
         registry = PKPushRegistry(queue: queue)
