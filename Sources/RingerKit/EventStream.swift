@@ -30,10 +30,14 @@ public protocol WebSocketChannel: Sendable {
 public final class EventStream: Sendable {
     /// The connection state, for the app's UI ("reconnecting…").
     public enum Status: Sendable, Equatable {
-        /// Connected and receiving.
+        /// Connected and receiving (the first connection).
         case connected
-        /// The socket dropped; a new attempt follows after `retryIn` seconds.
+        /// The socket dropped, or an attempt failed; a new attempt follows after `retryIn` seconds. An
+        /// active call goes on (its media does not use this socket); events wait on the server.
         case lost(retryIn: TimeInterval)
+        /// Connected again after ``lost(retryIn:)``: what happened meanwhile is being replayed from the
+        /// resume point (``lastSeq``), so the app need not refetch its calls.
+        case restored
         /// Stopped by ``stop()``.
         case closed
     }
@@ -113,6 +117,7 @@ public final class EventStream: Sendable {
 
     private func run() async {
         var failures = 0
+        var wasConnected = false
         while !Task.isCancelled, !state.withLock({ $0.stopped }) {
             let closed = AsyncStream<Void>.makeStream()
             let url = api.eventsURL(deviceID: deviceID, since: lastSeq)
@@ -128,7 +133,8 @@ public final class EventStream: Sendable {
                 }
                 guard keep else { channel.close(); return }
                 failures = 0
-                onStatus(.connected)
+                onStatus(wasConnected ? .restored : .connected)
+                wasConnected = true
                 for await _ in closed.stream {}
             } catch {
                 failures += 1

@@ -1,0 +1,103 @@
+import Foundation
+import RingerKit
+import RingerWire
+import Testing
+
+/// The event stream tells the app when it is connected, lost (with the wait before the next attempt),
+/// restored and closed, and resumes after the last `seq` it saw.
+@Suite struct EventStreamStatusTests {
+    /// A WebSocket transport whose sockets the test can drop, and which can refuse connections.
+    final class DroppableSockets: WebSocketTransport, @unchecked Sendable {
+        // @unchecked: every field is guarded by `lock`.
+        private let lock = NSLock()
+        private var closers: [@Sendable () -> Void] = []
+        private var receivers: [@Sendable (String) -> Void] = []
+        private var opened: [URL] = []
+        private var refusals = 0
+
+        var urls: [URL] { lock.withLock { opened } }
+
+        func refuseNext(_ count: Int) { lock.withLock { refusals = count } }
+
+        func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+                     onClose: @escaping @Sendable () -> Void) async throws -> any WebSocketChannel {
+            let refused = lock.withLock { () -> Bool in
+                guard refusals == 0 else { refusals -= 1; return true }
+                closers.append(onClose)
+                receivers.append(onText)
+                opened.append(url)
+                return false
+            }
+            if refused { throw URLError(.cannotConnectToHost) }
+            return Channel(onClose: onClose)
+        }
+
+        /// The server drops the newest socket.
+        func drop() { lock.withLock { closers.last }?() }
+
+        /// The newest socket receives a frame.
+        func send(_ text: String) { lock.withLock { receivers.last }?(text) }
+
+        struct Channel: WebSocketChannel {
+            let onClose: @Sendable () -> Void
+            func close() { onClose() }
+        }
+    }
+
+    final class Statuses: @unchecked Sendable {
+        // @unchecked: `values` is guarded by `lock`.
+        private let lock = NSLock()
+        private var values: [EventStream.Status] = []
+        var all: [EventStream.Status] { lock.withLock { values } }
+        func append(_ status: EventStream.Status) { lock.withLock { values.append(status) } }
+
+        /// The statuses with the retry delays left out, for comparison.
+        var kinds: [String] {
+            all.map { status in
+                switch status {
+                case .connected: "connected"
+                case .lost: "lost"
+                case .restored: "restored"
+                case .closed: "closed"
+                }
+            }
+        }
+    }
+
+    static func waitUntil(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<300 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    @Test func reportsConnectedLostRestoredAndClosedAndResumesAfterTheLastSeq() async throws {
+        let sockets = DroppableSockets()
+        let statuses = Statuses()
+        let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
+        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
+                                 onStatus: { statuses.append($0) })
+        stream.start()
+        #expect(await Self.waitUntil { statuses.kinds == ["connected"] })
+        let call = Call(callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+                        callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
+        sockets.send(String(decoding: try RingerJSON.encode(CallEvent(seq: 5, type: .callIncoming, call: call)), as: UTF8.self))
+        #expect(await Self.waitUntil { stream.lastSeq == 5 })
+
+        // The server goes away; the first attempt fails too.
+        sockets.refuseNext(1)
+        sockets.drop()
+        #expect(await Self.waitUntil { statuses.kinds == ["connected", "lost", "lost", "restored"] })
+        guard case .lost(let firstWait) = statuses.all[1], case .lost(let secondWait) = statuses.all[2] else {
+            Issue.record("expected two losses: \(statuses.all)")
+            return
+        }
+        #expect(firstWait > 0 && firstWait <= 0.25)
+        #expect(secondWait >= 0.5 && secondWait <= 1, "the wait grows after a failed attempt")
+        #expect(sockets.urls.last?.query?.contains("since=5") == true)
+
+        stream.stop()
+        #expect(statuses.kinds.last == "closed")
+    }
+}
