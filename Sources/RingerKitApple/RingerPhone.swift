@@ -37,6 +37,7 @@ public final class RingerPhone: Sendable {
     /// The `UserDefaults` suite of the resume points; nil for `.standard`. (A name, not the object:
     /// `UserDefaults` is thread-safe but not `Sendable` on every platform.)
     private let defaultsSuite: String?
+    private let streamStatus: @Sendable (EventStream.Status) -> Void
     private let stream = LockedValue<EventStream?>(nil)
 
     /// Creates CallKit's provider, the coordinator and PushKit's registry, in that order, so a VoIP push
@@ -55,6 +56,8 @@ public final class RingerPhone: Sendable {
     ///   - queue: the serial queue for PushKit's and CallKit's delegate callbacks.
     ///   - defaultsSuite: the `UserDefaults` suite where the event stream's resume point is kept per
     ///     user (nil: `.standard`), so events missed while the app was not running replay after a relaunch.
+    ///   - streamStatus: the event stream's state (connected, lost, restored, closed), for a
+    ///     "reconnecting…" banner; on any thread.
     ///   - observer: told what the coordinator did, on any thread; start media on `.mediaCanStart`.
     public init(server: URL, deviceID: String = RingerPhone.installationID(),
                 bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,
@@ -64,11 +67,13 @@ public final class RingerPhone: Sendable {
                 webSockets: any WebSocketTransport = URLSessionWebSocketTransport(),
                 queue: DispatchQueue = DispatchQueue(label: "dev.ringer.calls"),
                 defaultsSuite: String? = nil,
+                streamStatus: @escaping @Sendable (EventStream.Status) -> Void = { _ in },
                 observer: @escaping @Sendable (CallCoordinator.Observation) -> Void = { _ in }) {
         self.server = server
         self.http = http
         self.webSockets = webSockets
         self.defaultsSuite = defaultsSuite
+        self.streamStatus = streamStatus
         callKit = CallKitAdapter(configuration: configuration, queue: queue)
         coordinator = CallCoordinator(deviceID: deviceID, ui: callKit, pendingActions: pendingActions, observer: observer)
         callKit.attach(coordinator)
@@ -87,7 +92,7 @@ public final class RingerPhone: Sendable {
         let (coordinator, suite) = (coordinator, defaultsSuite)
         let key = api.userID.map(Self.resumePointKey(userID:))
         let events = EventStream(api: api, deviceID: coordinator.deviceID, transport: webSockets,
-                                 onEvent: { event in coordinator.handle(event) },
+                                 onEvent: { event in coordinator.handle(event) }, onStatus: streamStatus,
                                  onResumePoint: { seq in
                                      if let key { Self.defaults(suite).set(NSNumber(value: seq), forKey: key) }
                                  })

@@ -34,6 +34,20 @@ import Testing
         return .some(query.first { $0.name == "since" }?.value)
     }
 
+    @Test func theAppHearsTheStreamStatus() async throws {
+        let statuses = Recorder<EventStream.Status>()
+        let sockets = FakeWebSockets()
+        let phone = RingerPhone(server: URL(string: "http://127.0.0.1:9")!, deviceID: "shared-iphone",
+                                bundleID: "dev.ringer.demo", apnsEnvironment: .sandbox,
+                                pendingActions: InMemoryPendingActionStore(), http: FakeCallServer(),
+                                webSockets: sockets, queue: DispatchQueue(label: "test.calls"),
+                                streamStatus: { statuses.append($0) })
+        phone.logIn(userToken: Self.userToken("bob"))
+        #expect(await eventually(within: 5) { statuses.all == [.connected] })
+        phone.logOut()
+        #expect(statuses.all.last == .closed)
+    }
+
     @Test func relaunchedAppResumesFromTheLastSeqItSawAndAnotherUserDoesNot() async throws {
         let suite = "ringer-resume-\(UUID().uuidString)"
         defer { UserDefaults.standard.removePersistentDomain(forName: suite) }
