@@ -41,7 +41,7 @@ public final class APNsSandbox: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var keys: [String: APNsRequestValidator.ProviderKey] = [:]
         var devices: [String: SandboxDevice] = [:]
         var accepted: [SandboxPush] = []
@@ -49,11 +49,18 @@ public final class APNsSandbox: Sendable {
         var stored: [String: SandboxPush] = [:]
         /// Real seconds between accepting a push and handing it to the device, per token.
         var deliveryDelays: [String: TimeInterval] = [:]
+        /// Request faults, oldest first (see APNsSandbox+Faults.swift).
+        var faults: [APNsSandboxFault] = []
+        /// Connection faults in force, applied to the server at start and whenever they change.
+        var connectionFaults = ConnectionFaults()
+        /// Push requests that reached the handler (faulted ones included).
+        var pushRequests = 0
     }
 
     private let configuration: Configuration
-    private let state = LockedValue(State())
-    private let server = LockedValue<HTTP2Server?>(nil)
+    // Internal rather than private for the extension in APNsSandbox+Faults.swift.
+    let state = LockedValue(State())
+    let server = LockedValue<HTTP2Server?>(nil)
     private let validator = APNsRequestValidator()
     private let now: @Sendable () -> Date
     private let expiryNow: @Sendable () -> Date
@@ -136,10 +143,11 @@ public final class APNsSandbox: Sendable {
                                  privateKeyPath: configuration.privateKeyPath, host: configuration.host,
                                  port: configuration.port, maxRequestBodyBytes: 64 * 1024),
             handler: { [weak self] request in
-                self?.handle(request) ?? HTTPResponse(status: 503)
+                await self?.handle(request) ?? HTTPResponse(status: 503)
             })
         let port = try web.start()
         server.withLock { $0 = web }
+        applyConnectionFaults()
         return port
     }
 
@@ -151,8 +159,9 @@ public final class APNsSandbox: Sendable {
         }
     }
 
-    private func handle(_ request: HTTPRequest) -> HTTPResponse {
+    private func handle(_ request: HTTPRequest) async -> HTTPResponse {
         if request.path.hasPrefix("/sandbox/") { return SandboxControl.handle(request, sandbox: self) }
+        if let faulted = await applyFault(to: request) { return faulted }
         let apnsID = request.headers["apns-id"].flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
             ?? UUID().uuidString.lowercased()
         let (keys, devices) = state.withLock { ($0.keys, $0.devices) }
