@@ -119,7 +119,8 @@ final class PushDispatcher: Sendable {
         // from APNs" (retry TooManyRequests with a delay; never retry BadDeviceToken, Unregistered…).
         while true {
             do {
-                let (response, count) = try await apns.send(notification, to: token, environment: environment)
+                let (response, count) = try await apns.send(notification, to: token, environment: environment,
+                                                             deadline: deadline)
                 (status, reason) = (response.status, response.reason?.rawValue)
                 unregisteredAt = response.unregisteredAt
                 attempts += count
