@@ -16,7 +16,7 @@ final class SandboxFixture: Sendable {
     let port: Int
     let deviceToken: String
     private let directory: URL
-    private let caFile: String
+    let caFile: String
     private let key: JWTSigningKey
 
     private init(sandbox: APNsSandbox, port: Int, deviceToken: String, directory: URL, caFile: String, key: JWTSigningKey) {
