@@ -10,7 +10,9 @@ import RingerSync
 ///
 /// Besides `POST /3/device/<token>`, a small control API serves tools in other processes:
 /// `POST /sandbox/devices` `{"token","bundle_id"}`, `DELETE /sandbox/devices/<token>` (then 410
-/// `Unregistered`), `POST /sandbox/keys` `{"key_id","team_id","public_key_pem"}`, `GET /sandbox/pushes`.
+/// `Unregistered`), `POST /sandbox/keys` `{"key_id","team_id","public_key_pem"}`, `GET /sandbox/pushes`,
+/// `GET /sandbox/stats`, and fault injection under `/sandbox/faults` (see `SandboxFaultControl`, and
+/// `inject(_:)` and `clearFaults()` for the Swift side).
 ///
 /// ```swift
 /// let sandbox = APNsSandbox(configuration: .init(certificatePath: paths.serverCertificate,
