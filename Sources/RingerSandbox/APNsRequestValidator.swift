@@ -30,6 +30,14 @@ struct APNsRequestValidator: Sendable {
         var timestamp: Int64?
     }
 
+    /// A provider token whose signature, key id and team were verified: what a cache may keep, so the
+    /// same token (reused for up to an hour, as Apple asks) is not verified again on every request.
+    struct VerifiedToken: Sendable {
+        var keyID: String
+        var teamID: String
+        var issuedAt: Int64
+    }
+
     /// What an accepted request asks for.
     struct Accepted: Sendable {
         var token: String
@@ -47,16 +55,22 @@ struct APNsRequestValidator: Sendable {
     var maximumTokenAge: TimeInterval = 3600
 
     /// Checks a request in Apple's order: method, path, authentication, headers, payload, device.
+    /// - Parameters:
+    ///   - verified: a provider token verified before (its key must still be known with the same team);
+    ///     its age is checked again.
+    ///   - remember: called with a token whose signature was verified by this call.
     /// - Returns: what to deliver.
     /// - Throws: ``Rejection`` with Apple's status and reason.
     func validate(_ request: Request, keys: [String: ProviderKey], device: (String) -> SandboxDevice?,
-                  now: Date) throws -> Accepted {
+                  now: Date, verified: (String) -> VerifiedToken? = { _ in nil },
+                  remember: (String, VerifiedToken) -> Void = { _, _ in }) throws -> Accepted {
         guard request.method == "POST" else { throw Rejection(status: 405, reason: "MethodNotAllowed") }
         let prefix = "/3/device/"
         guard request.path.hasPrefix(prefix) else { throw Rejection(status: 404, reason: "BadPath") }
         let token = String(request.path.dropFirst(prefix.count)).lowercased()
         guard !token.isEmpty else { throw Rejection(status: 400, reason: "MissingDeviceToken") }
-        try checkProviderToken(request.headers["authorization"], keys: keys, now: now)
+        try checkProviderToken(request.headers["authorization"], keys: keys, now: now, verified: verified,
+                               remember: remember)
 
         guard let topic = request.headers["apns-topic"], !topic.isEmpty else {
             throw Rejection(status: 400, reason: "MissingTopic")
@@ -103,7 +117,9 @@ struct APNsRequestValidator: Sendable {
     }
 
     /// `authorization: bearer <ES256 JWT with kid; claims iss, iat>`.
-    private func checkProviderToken(_ header: String?, keys: [String: ProviderKey], now: Date) throws {
+    private func checkProviderToken(_ header: String?, keys: [String: ProviderKey], now: Date,
+                                    verified cached: (String) -> VerifiedToken?,
+                                    remember: (String, VerifiedToken) -> Void) throws {
         guard let header, header.lowercased().hasPrefix("bearer "), header.count > 7 else {
             throw Rejection(status: 403, reason: "MissingProviderToken")
         }
@@ -112,19 +128,26 @@ struct APNsRequestValidator: Sendable {
             var iat: Int64
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        let verified: (header: JWTHeader, claims: Claims)
-        do {
-            verified = try JWT.verify(token, as: Claims.self, algorithms: [.es256]) { header in
-                guard let kid = header.kid, let key = keys[kid] else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
-                return key.publicKey
+        let checked: VerifiedToken
+        if let known = cached(token), keys[known.keyID]?.teamID == known.teamID {
+            checked = known
+        } else {
+            let verified: (header: JWTHeader, claims: Claims)
+            do {
+                verified = try JWT.verify(token, as: Claims.self, algorithms: [.es256]) { header in
+                    guard let kid = header.kid, let key = keys[kid] else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
+                    return key.publicKey
+                }
+            } catch {
+                throw Rejection(status: 403, reason: "InvalidProviderToken")
             }
-        } catch {
-            throw Rejection(status: 403, reason: "InvalidProviderToken")
+            guard let kid = verified.header.kid, let key = keys[kid], key.teamID == verified.claims.iss else {
+                throw Rejection(status: 403, reason: "InvalidProviderToken")
+            }
+            checked = VerifiedToken(keyID: kid, teamID: key.teamID, issuedAt: verified.claims.iat)
+            remember(token, checked)
         }
-        guard let kid = verified.header.kid, let key = keys[kid], key.teamID == verified.claims.iss else {
-            throw Rejection(status: 403, reason: "InvalidProviderToken")
-        }
-        let age = now.timeIntervalSince1970 - TimeInterval(verified.claims.iat)
+        let age = now.timeIntervalSince1970 - TimeInterval(checked.issuedAt)
         guard age <= maximumTokenAge else { throw Rejection(status: 403, reason: "ExpiredProviderToken") }
         guard age >= -60 else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
     }

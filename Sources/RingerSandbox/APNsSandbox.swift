@@ -57,6 +57,8 @@ public final class APNsSandbox: Sendable {
         var connectionFaults = ConnectionFaults()
         /// Push requests that reached the handler (faulted ones included).
         var pushRequests = 0
+        /// Provider tokens whose signature was verified, by token string; emptied when a key changes.
+        var verifiedTokens: [String: APNsRequestValidator.VerifiedToken] = [:]
     }
 
     private let configuration: Configuration
@@ -95,7 +97,10 @@ public final class APNsSandbox: Sendable {
         } else {
             key = try JWTVerificationKey(publicKeyPEM: publicKeyPEM)
         }
-        state.withLock { $0.keys[keyID] = .init(keyID: keyID, teamID: teamID, publicKey: key) }
+        state.withLock { state in
+            state.keys[keyID] = .init(keyID: keyID, teamID: teamID, publicKey: key)
+            state.verifiedTokens = [:]
+        }
     }
 
     /// Adds or replaces a device token.
@@ -166,13 +171,22 @@ public final class APNsSandbox: Sendable {
         if let faulted = await applyFault(to: request) { return faulted }
         let apnsID = request.headers["apns-id"].flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
             ?? UUID().uuidString.lowercased()
-        let (keys, devices) = state.withLock { ($0.keys, $0.devices) }
+        let (keys, devices, verifiedTokens) = state.withLock { ($0.keys, $0.devices, $0.verifiedTokens) }
         let current = now()
         let accepted: APNsRequestValidator.Accepted
         do {
+            // A provider token is reused for up to an hour (Apple), so its signature is verified once.
             accepted = try validator.validate(.init(method: request.method, path: request.path, headers: request.headers,
                                                     body: request.body),
-                                              keys: keys, device: { devices[$0] }, now: current)
+                                              keys: keys, device: { devices[$0] }, now: current,
+                                              verified: { verifiedTokens[$0] },
+                                              remember: { token, verified in
+                                                  self.state.withLock { state in
+                                                      // A bound, so a client minting a token per request cannot grow it.
+                                                      if state.verifiedTokens.count >= 256 { state.verifiedTokens = [:] }
+                                                      state.verifiedTokens[token] = verified
+                                                  }
+                                              })
         } catch let rejection as APNsRequestValidator.Rejection {
             log.info("APNs sandbox rejected", ["apns.id": .string(apnsID), "apns.status": .string("\(rejection.status)"),
                                                "apns.reason": .string(rejection.reason)])

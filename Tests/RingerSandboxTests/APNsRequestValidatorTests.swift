@@ -102,4 +102,31 @@ import Testing
         #expect(outcome(request(path: "/3/device/zz")) == (400, "BadDeviceToken"))
         #expect(outcome(request(), unregisteredAt: now.addingTimeInterval(-60)) == (410, "Unregistered"))
     }
+
+    @Test func verifiedProviderTokensAreRememberedAndStillAgeChecked() throws {
+        let device = SandboxDevice(token: Self.token, bundleID: "com.example.app")
+        var remembered: [String: APNsRequestValidator.VerifiedToken] = [:]
+        let fresh = providerToken()
+        _ = try validator.validate(request(headers: ["authorization": "bearer " + fresh]), keys: keys, device: { _ in device },
+                                   now: now, remember: { remembered[$0] = $1 })
+        #expect(remembered[fresh]?.keyID == "KEYID12345")
+        #expect(remembered[fresh]?.teamID == "TEAMID1234")
+        // A remembered token is not verified again (this one has no valid signature at all)...
+        let forged = "not.a.jwt"
+        let known = APNsRequestValidator.VerifiedToken(keyID: "KEYID12345", teamID: "TEAMID1234",
+                                                       issuedAt: Int64(now.timeIntervalSince1970))
+        _ = try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+                                   now: now, verified: { $0 == forged ? known : nil })
+        // ...but its age still counts, and its key must still belong to its team.
+        #expect(throws: APNsRequestValidator.Rejection(status: 403, reason: "ExpiredProviderToken")) {
+            try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+                                   now: now.addingTimeInterval(3601), verified: { _ in known })
+        }
+        var otherTeam = known
+        otherTeam.teamID = "OTHERTEAM1"
+        #expect(throws: APNsRequestValidator.Rejection(status: 403, reason: "InvalidProviderToken")) {
+            try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+                                   now: now, verified: { _ in otherTeam })
+        }
+    }
 }
