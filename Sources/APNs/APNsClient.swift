@@ -4,10 +4,11 @@ import JWT
 
 /// Sends notifications to Apple's provider API over HTTP/2 (Apple: "Sending notification requests to APNs").
 ///
-/// Each APNs host (sandbox, production) gets its own small pool of long-lived HTTP/2 connections: its own
-/// ``HTTP2Client`` (libcurl multi loop and thread), created on first use, sharing nothing mutable with the
-/// other host. Requests multiplex as streams up to the server's SETTINGS_MAX_CONCURRENT_STREAMS (APNs
-/// lowers and raises it as it likes); a second connection opens only when the first is full.
+/// Each APNs host (sandbox, production) gets its own small pool of long-lived HTTP/2 connections, each
+/// driven by its own ``HTTP2Client`` (libcurl multi loop and thread), created on first use and sharing
+/// nothing mutable with the other host. A push goes to the connection with the fewest in flight; requests
+/// multiplex as streams up to the server's SETTINGS_MAX_CONCURRENT_STREAMS (APNs lowers and raises it as
+/// it likes).
 /// Every request has a deadline; a push whose connection fails is resent once, with the same `apns-id`,
 /// on another connection, and reconnects to a failing host back off. Token authentication only in this
 /// version: one shared ``APNsProviderToken``.
@@ -38,8 +39,8 @@ public final class APNsClient: Sendable {
         /// The same for VoIP pushes, shorter: a ringing call cannot wait, and a push that gets no answer in a
         /// few seconds is better sent again on a fresh connection than waited for.
         public var voipRequestTimeout: TimeInterval
-        /// Connections per APNs host (the pool size); further pushes multiplex on them. Apple asks for a
-        /// few long-lived connections rather than many.
+        /// Connections per APNs host (the pool size), each with its own loop thread; pushes multiplex on
+        /// them. Apple asks for a few long-lived connections rather than many.
         public var connectionsPerHost: Int
         /// Most streams the client opens on one connection; the server's SETTINGS_MAX_CONCURRENT_STREAMS
         /// caps it further (libcurl follows the server's value as it changes).
@@ -79,9 +80,9 @@ public final class APNsClient: Sendable {
             self.keepAliveInterval = keepAliveInterval
         }
 
-        /// The HTTP/2 client settings for one host's pool.
+        /// The HTTP/2 client settings for one connection of a host's pool.
         var http2: HTTP2Client.Configuration {
-            HTTP2Client.Configuration(caFile: caFile, maxConnectionsPerHost: connectionsPerHost,
+            HTTP2Client.Configuration(caFile: caFile, maxConnectionsPerHost: 1,
                                       maxConcurrentStreams: maxConcurrentStreams, userAgent: "Ringer-APNs/1",
                                       connectionIdleLifetime: connectionIdleLifetime,
                                       keepAliveInterval: keepAliveInterval)
@@ -106,8 +107,8 @@ public final class APNsClient: Sendable {
         }
         self.configuration = configuration
         providerToken = APNsProviderToken(credentials: configuration.credentials)
-        sandboxHost = try APNsHost(configuration: configuration.http2)
-        productionHost = try APNsHost(configuration: configuration.http2)
+        sandboxHost = try APNsHost(configuration: configuration.http2, size: configuration.connectionsPerHost)
+        productionHost = try APNsHost(configuration: configuration.http2, size: configuration.connectionsPerHost)
     }
 
     /// Sends one notification.
@@ -136,7 +137,6 @@ public final class APNsClient: Sendable {
         }
         let base = environment == .sandbox ? configuration.sandboxURL : configuration.productionURL
         let host = environment == .sandbox ? sandboxHost : productionHost
-        let http = try host.client()
         let ceiling = notification.pushType == .voip ? configuration.voipRequestTimeout : configuration.requestTimeout
         var attempts = 0
         var refreshedToken = false
@@ -155,7 +155,7 @@ public final class APNsClient: Sendable {
                                        body: notification.payload, timeout: timeout, connectionRetries: 1)
             let raw: HTTP2Response
             do {
-                raw = try await http.send(request)
+                raw = try await host.send(request)
             } catch let error as HTTP2ClientError {
                 throw error == .timedOut ? APNsClientError.timedOut(after: timeout) : APNsClientError.transport(error.description)
             }

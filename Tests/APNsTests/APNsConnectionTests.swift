@@ -87,7 +87,10 @@ import Testing
     @Test("A stream that never answers does not cost a connection that keeps answering others")
     func neverAnsweredPushOnABusyConnectionKeepsIt() async throws {
         try await SandboxFixture.with { fixture in
-            let client = try fixture.client { $0.voipRequestTimeout = 1.5 }
+            let client = try fixture.client {
+                $0.voipRequestTimeout = 1.5
+                $0.connectionsPerHost = 1
+            }
             defer { client.shutdown() }
             _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             fixture.sandbox.inject(APNsSandboxFault(.neverAnswer, deviceToken: fixture.deviceToken))
@@ -151,7 +154,11 @@ import Testing
     @Test("A host that drops every connection is reconnected to with backoff, not in a loop")
     func reconnectsBackOff() async throws {
         try await SandboxFixture.with { fixture in
-            let client = try fixture.client { $0.voipRequestTimeout = 2 }
+            // One connection, so the count below is one backoff's (each connection of a pool has its own).
+            let client = try fixture.client {
+                $0.voipRequestTimeout = 2
+                $0.connectionsPerHost = 1
+            }
             defer { client.shutdown() }
             fixture.sandbox.inject(.close(afterStreams: 0, connections: nil))
             // 30 pushes over 3 s; each would cost two connections (send and resend) without a backoff.
