@@ -26,10 +26,11 @@ enum Usage {
                                 --trace: print every run's time line. Exit 0 all matched, 1 a mismatch,
                                 2 a bad file or flag.
       ringer keys --out DIR     Write a throw-away APNs key (.p8) and a dev CA + localhost certificate.
-      ringer bench [--pushes 20000] [--concurrency 200] [--python python3]
+      ringer bench [--pushes 20000] [--concurrency 200] [--connections 2] [--python python3]
                    [--aioapns-script Tests/Peers/bench_aioapns.py] [--h2load h2load]
-                                VoIP pushes per second to a `ringer sandbox` process from Ringer's APNs client,
-                                aioapns and h2load, one HTTP/2 connection each (BENCHMARKS.md); ends with a
+                                VoIP pushes per second to a `ringer sandbox` process from Ringer's APNs client
+                                (--connections: its pool size), aioapns and h2load (one HTTP/2 connection each;
+                                BENCHMARKS.md); ends with a
                                 RESULT line. Loads every core for a few seconds per sender.
           ringer bench --send URL --ca-file ca.pem --key-file AuthKey.p8 --key-id ID --team-id TEAM
                        --device TOKEN --topic BUNDLE.voip --payload-file payload.json [--pushes] [--concurrency]
