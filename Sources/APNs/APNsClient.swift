@@ -126,8 +126,9 @@ public final class APNsClient: Sendable {
     ///   - deadline: when the push stops mattering (for a VoIP push, the ring deadline); nil for none.
     /// - Returns: APNs' answer, with `attempts` requests made (resends after a connection failure included).
     /// - Throws: ``APNsClientError``: `timedOut(after:)` when no answer came in time (the push may or may not
-    ///   have been delivered), `transport` when the connection failed twice, `invalidDeviceToken`,
-    ///   `payloadTooLarge`, `signing`; `CancellationError` when the task is cancelled.
+    ///   have been delivered), `deadlinePassed` when `deadline` had passed (nothing sent), `transport` when the
+    ///   connection failed twice, `invalidDeviceToken`, `payloadTooLarge`, `signing`; `CancellationError` when
+    ///   the task is cancelled.
     public func send(_ notification: APNsNotification, to deviceToken: String, environment: Environment,
                      deadline: Date? = nil) async throws -> (response: APNsResponse, attempts: Int) {
         guard Self.isHexToken(deviceToken) else { throw APNsClientError.invalidDeviceToken }
