@@ -1,12 +1,18 @@
 public import Foundation
-import HTTP2Client
+public import HTTP2Client
 import JWT
 
 /// Sends notifications to Apple's provider API over HTTP/2 (Apple: "Sending notification requests to APNs").
 ///
-/// One ``HTTP2Client`` (one libcurl multi loop) multiplexes every request to a host over one
-/// connection. Authentication is a provider token (one shared ``APNsProviderToken``) or a TLS client
-/// certificate (``APNsCertificate``), chosen in ``Configuration/authentication``.
+/// Each APNs host (sandbox, production) gets its own small pool of long-lived HTTP/2 connections, each
+/// driven by its own ``HTTP2Client`` (libcurl multi loop and thread), created on first use and sharing
+/// nothing mutable with the other host. A push goes to the connection with the fewest in flight; requests
+/// multiplex as streams up to the server's SETTINGS_MAX_CONCURRENT_STREAMS (APNs lowers and raises it as
+/// it likes).
+/// Every request has a deadline; a push whose connection fails is resent once, with the same `apns-id`,
+/// on another connection, and reconnects to a failing host back off. Authentication is a provider token
+/// (one shared ``APNsProviderToken``) or a TLS client certificate (``APNsCertificate``), chosen in
+/// ``Configuration/authentication``.
 /// Thread-safe; call ``shutdown()`` before dropping the client.
 public final class APNsClient: Sendable {
     /// Which APNs host a device token belongs to.
@@ -36,74 +42,141 @@ public final class APNsClient: Sendable {
         public var productionURL: String
         /// Extra CA certificate (PEM path) to trust, for a local sandbox.
         public var caFile: String?
-        /// Deadline for one request, seconds; a push that gets no answer within it fails as a timeout.
+        /// Deadline for one push, in seconds, from the call to the answer (waiting for a connection or
+        /// a free stream, and the one resend, included); a push without an answer by then fails as
+        /// ``APNsClientError/timedOut(after:)``.
         public var requestTimeout: TimeInterval
+        /// The same for VoIP pushes, shorter: a ringing call cannot wait, and a push that gets no answer in a
+        /// few seconds is better sent again on a fresh connection than waited for.
+        public var voipRequestTimeout: TimeInterval
+        /// Connections per APNs host (the pool size), each with its own loop thread; pushes multiplex on
+        /// them. Apple asks for a few long-lived connections rather than many.
+        public var connectionsPerHost: Int
+        /// Most streams the client opens on one connection; the server's SETTINGS_MAX_CONCURRENT_STREAMS
+        /// caps it further (libcurl follows the server's value as it changes).
+        public var maxConcurrentStreams: Int
+        /// Seconds an idle connection is kept for reuse before libcurl closes it.
+        public var connectionIdleLifetime: TimeInterval
+        /// Seconds of idleness before TCP keep-alive probes start on a connection; nil for none.
+        public var keepAliveInterval: TimeInterval?
 
         /// Creates a configuration with Apple's hosts and token authentication.
+        /// - Parameters:
+        ///   - credentials: the provider key, key id and team id.
+        ///   - sandboxURL: base URL for sandbox tokens.
+        ///   - productionURL: base URL for production tokens.
+        ///   - caFile: extra CA (PEM path) to trust, for a local sandbox.
+        ///   - requestTimeout: deadline per push in seconds; default 10.
+        ///   - voipRequestTimeout: deadline per VoIP push in seconds; default 5.
+        ///   - connectionsPerHost: pool size per host; default 2.
+        ///   - maxConcurrentStreams: client-side stream cap per connection; default 1000.
+        ///   - connectionIdleLifetime: seconds an idle connection stays reusable; default 3600.
+        ///   - keepAliveInterval: TCP keep-alive idle seconds; default 30.
         public init(credentials: APNsProviderToken.Credentials,
                     sandboxURL: String = "https://api.sandbox.push.apple.com",
                     productionURL: String = "https://api.push.apple.com",
-                    caFile: String? = nil, requestTimeout: TimeInterval = 10) {
+                    caFile: String? = nil, requestTimeout: TimeInterval = 10, voipRequestTimeout: TimeInterval = 5,
+                    connectionsPerHost: Int = 2, maxConcurrentStreams: Int = 1000,
+                    connectionIdleLifetime: TimeInterval = 3600, keepAliveInterval: TimeInterval? = 30) {
             self.init(authentication: .providerToken(credentials), sandboxURL: sandboxURL, productionURL: productionURL,
-                      caFile: caFile, requestTimeout: requestTimeout)
+                      caFile: caFile, requestTimeout: requestTimeout, voipRequestTimeout: voipRequestTimeout,
+                      connectionsPerHost: connectionsPerHost, maxConcurrentStreams: maxConcurrentStreams,
+                      connectionIdleLifetime: connectionIdleLifetime, keepAliveInterval: keepAliveInterval)
         }
 
-        /// Creates a configuration with Apple's hosts.
+        /// Creates a configuration with Apple's hosts; the other parameters as in
+        /// ``init(credentials:sandboxURL:productionURL:caFile:requestTimeout:voipRequestTimeout:connectionsPerHost:maxConcurrentStreams:connectionIdleLifetime:keepAliveInterval:)``.
+        /// - Parameter authentication: a provider-token key or a client certificate.
         public init(authentication: Authentication,
                     sandboxURL: String = "https://api.sandbox.push.apple.com",
                     productionURL: String = "https://api.push.apple.com",
-                    caFile: String? = nil, requestTimeout: TimeInterval = 10) {
+                    caFile: String? = nil, requestTimeout: TimeInterval = 10, voipRequestTimeout: TimeInterval = 5,
+                    connectionsPerHost: Int = 2, maxConcurrentStreams: Int = 1000,
+                    connectionIdleLifetime: TimeInterval = 3600, keepAliveInterval: TimeInterval? = 30) {
             self.authentication = authentication
             self.sandboxURL = sandboxURL
             self.productionURL = productionURL
             self.caFile = caFile
             self.requestTimeout = requestTimeout
+            self.voipRequestTimeout = voipRequestTimeout
+            self.connectionsPerHost = connectionsPerHost
+            self.maxConcurrentStreams = maxConcurrentStreams
+            self.connectionIdleLifetime = connectionIdleLifetime
+            self.keepAliveInterval = keepAliveInterval
+        }
+
+        /// The HTTP/2 client settings for one connection of a host's pool.
+        var http2: HTTP2Client.Configuration {
+            var identity: HTTP2Client.ClientCertificate?
+            if case .certificate(let certificate) = authentication { identity = certificate.identity }
+            return HTTP2Client.Configuration(caFile: caFile, maxConnectionsPerHost: 1,
+                                      maxConcurrentStreams: maxConcurrentStreams, clientCertificate: identity,
+                                      userAgent: "Ringer-APNs/1",
+                                      connectionIdleLifetime: connectionIdleLifetime,
+                                      keepAliveInterval: keepAliveInterval)
         }
     }
 
     private let configuration: Configuration
-    private let http: HTTP2Client
+    private let sandboxHost: APNsHost
+    private let productionHost: APNsHost
     /// The provider token shared by every request of this client; nil with certificate authentication.
     public let providerToken: APNsProviderToken?
 
-    /// Creates the client and its HTTP/2 loop; no connection is opened until the first send.
-    /// - Throws: `HTTP2ClientError` when libcurl cannot be set up.
+    /// Creates the client; each host's HTTP/2 loop starts on its first push.
+    /// - Throws: `HTTP2ClientError` for a configuration libcurl would refuse (pool size, stream cap, timeouts).
     public init(configuration: Configuration) throws {
-        self.configuration = configuration
-        var identity: HTTP2Client.ClientCertificate?
-        switch configuration.authentication {
-        case .providerToken(let credentials):
-            providerToken = APNsProviderToken(credentials: credentials)
-        case .certificate(let certificate):
-            providerToken = nil
-            identity = certificate.identity
+        guard configuration.requestTimeout > 0, configuration.voipRequestTimeout > 0,
+              configuration.requestTimeout.isFinite, configuration.voipRequestTimeout.isFinite else {
+            throw HTTP2ClientError.invalidRequest("requestTimeout and voipRequestTimeout must be positive seconds")
         }
-        http = try HTTP2Client(configuration: .init(caFile: configuration.caFile, maxConnectionsPerHost: 1,
-                                                    clientCertificate: identity, userAgent: "Ringer-APNs/1"))
+        guard configuration.connectionsPerHost >= 1 else {
+            throw HTTP2ClientError.invalidRequest("connectionsPerHost must be at least 1")
+        }
+        self.configuration = configuration
+        if case .providerToken(let credentials) = configuration.authentication {
+            providerToken = APNsProviderToken(credentials: credentials)
+        } else {
+            providerToken = nil
+        }
+        sandboxHost = try APNsHost(configuration: configuration.http2, size: configuration.connectionsPerHost)
+        productionHost = try APNsHost(configuration: configuration.http2, size: configuration.connectionsPerHost)
     }
 
     /// Sends one notification.
     ///
-    /// On 403 `ExpiredProviderToken` or `InvalidProviderToken` it mints a new provider token once and
-    /// retries once with the same `apns-id`; every other answer is returned as is.
+    /// The push gets ``Configuration/voipRequestTimeout`` (VoIP) or ``Configuration/requestTimeout``, cut
+    /// short by `deadline`. If its connection fails before the answer (closed, reset, TLS or HTTP/2 error)
+    /// it is sent once more on another connection, with the same `apns-id`, so APNs and the app see one
+    /// notification; pushes the server refused or left unprocessed (REFUSED_STREAM, GOAWAY) are resent by
+    /// libcurl itself. On 403 `ExpiredProviderToken` or `InvalidProviderToken` it mints a new provider
+    /// token once and retries once with the same `apns-id`; every other answer is returned as is.
     /// - Parameters:
     ///   - notification: headers and payload.
     ///   - deviceToken: the hex device token (any even length; Apple does not promise 64 characters).
     ///   - environment: which host to send to.
-    /// - Returns: APNs' answer, with `attempts` requests made.
-    /// - Throws: ``APNsClientError`` for a request that could not be sent or got no answer.
-    public func send(_ notification: APNsNotification, to deviceToken: String,
-                     environment: Environment) async throws -> (response: APNsResponse, attempts: Int) {
+    ///   - deadline: when the push stops mattering (for a VoIP push, the ring deadline); nil for none.
+    /// - Returns: APNs' answer, with `attempts` requests made (resends after a connection failure included).
+    /// - Throws: ``APNsClientError``: `timedOut(after:)` when no answer came in time (the push may or may not
+    ///   have been delivered), `deadlinePassed` when `deadline` had passed (nothing sent), `transport` when the
+    ///   connection failed twice, `invalidDeviceToken`, `payloadTooLarge`, `signing`; `CancellationError` when
+    ///   the task is cancelled.
+    public func send(_ notification: APNsNotification, to deviceToken: String, environment: Environment,
+                     deadline: Date? = nil) async throws -> (response: APNsResponse, attempts: Int) {
         guard Self.isHexToken(deviceToken) else { throw APNsClientError.invalidDeviceToken }
         guard notification.payload.count <= notification.pushType.maximumPayloadBytes else {
             throw APNsClientError.payloadTooLarge(bytes: notification.payload.count,
                                                   limit: notification.pushType.maximumPayloadBytes)
         }
         let base = environment == .sandbox ? configuration.sandboxURL : configuration.productionURL
+        let host = environment == .sandbox ? sandboxHost : productionHost
+        let ceiling = notification.pushType == .voip ? configuration.voipRequestTimeout : configuration.requestTimeout
         var attempts = 0
+        var refreshedToken = false
         while true {
-            attempts += 1
-            var token: String?
+            let timeout = min(ceiling, deadline?.timeIntervalSinceNow ?? ceiling)
+            guard timeout > 0 else { throw APNsClientError.deadlinePassed }
+            let token: String?
             do {
                 token = try providerToken?.current()
             } catch {
@@ -112,17 +185,19 @@ public final class APNsClient: Sendable {
             var headers = notification.headers.map { HTTP2Request.Header($0.name, $0.value) }
             if let token { headers.append(HTTP2Request.Header("authorization", "bearer " + token)) }
             let request = HTTP2Request(url: base + "/3/device/" + deviceToken, method: "POST", headers: headers,
-                                       body: notification.payload, timeout: configuration.requestTimeout)
+                                       body: notification.payload, timeout: timeout, connectionRetries: 1)
             let raw: HTTP2Response
             do {
-                raw = try await http.send(request)
+                raw = try await host.send(request)
             } catch let error as HTTP2ClientError {
-                throw error == .timedOut ? APNsClientError.timedOut : APNsClientError.transport(error.description)
+                throw error == .timedOut ? APNsClientError.timedOut(after: timeout) : APNsClientError.transport(error.description)
             }
+            attempts += raw.attempts
             let response = APNsResponse(status: raw.status, apnsID: raw.header("apns-id"), body: raw.body)
-            if attempts == 1, response.status == 403,
+            if !refreshedToken, response.status == 403,
                response.reason == .expiredProviderToken || response.reason == .invalidProviderToken,
                let token, providerToken?.invalidate(token) == true {
+                refreshedToken = true
                 continue
             }
             if response.reason == .tooManyProviderTokenUpdates { providerToken?.throttle() }
@@ -130,8 +205,18 @@ public final class APNsClient: Sendable {
         }
     }
 
-    /// Fails in-flight requests and stops the HTTP/2 loop. Idempotent.
-    public func shutdown() { http.shutdown() }
+    /// Connections opened and recycled, pushes resent and timed out so far, for one host.
+    /// - Parameter environment: the host.
+    /// - Returns: zeros when the host was never used.
+    public func statistics(for environment: Environment) -> HTTP2Client.Statistics {
+        (environment == .sandbox ? sandboxHost : productionHost).statistics
+    }
+
+    /// Fails in-flight requests and stops both hosts' HTTP/2 loops. Idempotent.
+    public func shutdown() {
+        sandboxHost.shutdown()
+        productionHost.shutdown()
+    }
 
     /// True for a device token as APNs issues them: an even number (2…1024) of ASCII hex digits.
     /// Apple does not promise a length, so none is assumed beyond a sanity bound.
@@ -145,7 +230,7 @@ public final class APNsClient: Sendable {
 /// A push that could not be sent, or got no answer from APNs.
 public struct APNsClientError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
-        case invalidDeviceToken, payloadTooLarge, signing, transport, timedOut
+        case invalidDeviceToken, payloadTooLarge, signing, transport, timedOut, deadlinePassed
     }
 
     private let code: Code
@@ -159,8 +244,16 @@ public struct APNsClientError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// The device token is not hex; nothing was sent.
     public static let invalidDeviceToken = APNsClientError(.invalidDeviceToken, "device token is not hex")
-    /// No answer within the request deadline; APNs may or may not have delivered it.
-    public static let timedOut = APNsClientError(.timedOut, "no answer from APNs within the deadline")
+    /// The caller's deadline had passed before the push could be sent; nothing was sent.
+    public static let deadlinePassed = APNsClientError(.deadlinePassed, "the push's deadline passed before it was sent")
+
+    /// No answer within the request deadline; APNs may or may not have delivered it. A connection that
+    /// answered nothing during that time was closed, so later pushes use a new one.
+    /// - Parameter seconds: the deadline the push had.
+    /// - Returns: the error.
+    public static func timedOut(after seconds: TimeInterval) -> APNsClientError {
+        APNsClientError(.timedOut, "no answer from APNs within \(String(format: "%.1f", seconds)) s; the push may or may not have been delivered")
+    }
 
     /// The payload exceeds Apple's limit for the push type; nothing was sent.
     public static func payloadTooLarge(bytes: Int, limit: Int) -> APNsClientError {
@@ -176,6 +269,9 @@ public struct APNsClientError: Error, Hashable, Sendable, CustomStringConvertibl
     /// True when sending again later may succeed (no answer, or the connection failed); false for
     /// a request that can never be sent as it is.
     public var isRetryable: Bool { code == .transport || code == .timedOut }
+
+    /// True for ``timedOut(after:)``.
+    public var isTimeout: Bool { code == .timedOut }
 
     public var description: String { detail }
 }

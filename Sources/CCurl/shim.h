@@ -36,6 +36,16 @@ static inline CURLcode CCurl_easy_setopt_write_callback(CURL *easy, CURLoption o
     return curl_easy_setopt(easy, option, value);
 }
 
+// Sets SOCKOPTFUNCTION, called with each socket libcurl creates, before it connects.
+static inline CURLcode CCurl_easy_setopt_sockopt_callback(CURL *easy, curl_sockopt_callback value) {
+    return curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, value);
+}
+
+// Sets CLOSESOCKETFUNCTION, called instead of close() for each socket libcurl is done with.
+static inline CURLcode CCurl_easy_setopt_closesocket_callback(CURL *easy, curl_closesocket_callback value) {
+    return curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
 // Reads an info value of type long (RESPONSE_CODE, HTTP_VERSION, NUM_CONNECTS, ...).
 static inline CURLcode CCurl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
     return curl_easy_getinfo(easy, info, value);

@@ -30,6 +30,22 @@ enum Curl {
         return .transport(function: function, code: Int(code.rawValue), message: message)
     }
 
+    /// True for results that mean the connection failed or broke before the answer was complete, so the
+    /// request may succeed on another connection: resolving, connecting or the TLS handshake failed, the
+    /// connection was closed or reset mid-exchange, HTTP/2 framing broke, or the server reset the stream.
+    /// libcurl 7.88 already resends on its own a stream refused by the server or sent on a reused connection
+    /// that died before any answer (`Curl_retry_request`, at most 5 times); what it gives up on arrives
+    /// here as `CURLE_SEND_ERROR` or `CURLE_RECV_ERROR`.
+    static func isConnectionFailure(_ code: CURLcode) -> Bool {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_HTTP2, CURLE_PARTIAL_FILE, CURLE_SSL_CONNECT_ERROR,
+             CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP2_STREAM:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Maps a multi-interface result code to a transport error.
     /// - Parameters:
     ///   - code: The `CURLMcode` returned by `function`.

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import RingerSync
 
 /// An HTTP/2 client for push providers (APNs, FCM): many concurrent requests multiplexed as streams over
 /// few long-lived connections, each request with its own deadline.
@@ -12,6 +13,7 @@ import Foundation
 /// Call ``shutdown()`` when done; `deinit` does it too.
 public final class HTTP2Client: Sendable {
     private let mailbox: LoopMailbox
+    private let counters = LockedValue(Statistics())
 
     /// Creates a client and starts its loop thread. Connections open lazily, on the first request.
     /// - Parameter configuration: TLS, connection and limit settings; see ``Configuration``.
@@ -36,8 +38,9 @@ public final class HTTP2Client: Sendable {
         }
         let mailbox = LoopMailbox(multi: multi)
         self.mailbox = mailbox
+        let counters = self.counters
         let thread = Thread {
-            MultiLoop(mailbox: mailbox, configuration: configuration).run()
+            MultiLoop(mailbox: mailbox, configuration: configuration, statistics: counters).run()
         }
         thread.name = "HTTP2Client"
         mailbox.loopWillStart()
@@ -73,6 +76,11 @@ public final class HTTP2Client: Sendable {
         } onCancel: {
             mailbox.cancel(pending)
         }
+    }
+
+    /// Connections opened and recycled, requests resent and timed out so far. Thread-safe.
+    public var statistics: Statistics {
+        counters.withLock { $0 }
     }
 
     /// Fails every queued and in-flight request with ``HTTP2ClientError/shutDown``, closes all

@@ -1,3 +1,5 @@
+public import Foundation
+
 extension HTTP2Client {
     /// Settings fixed for a client's life. All paths are read by libcurl when a connection is made.
     public struct Configuration: Sendable {
@@ -25,6 +27,26 @@ extension HTTP2Client {
         /// Largest response body accepted, in bytes; a larger body fails the request with a
         /// transport error rather than exhausting memory.
         public var maxResponseBodyBytes: Int
+        /// Seconds a connection may sit idle and still be reused (`CURLOPT_MAXAGE_CONN`, whole seconds);
+        /// after that libcurl closes it and the next request opens a new one. libcurl's own default is
+        /// 118 s; a push provider that must answer the next call at once wants it long, and keeps the
+        /// idle connection alive with ``keepAliveInterval``.
+        public var connectionIdleLifetime: TimeInterval
+        /// Seconds of silence after which the kernel sends TCP keep-alive probes on a connection
+        /// (`CURLOPT_TCP_KEEPIDLE`; then one every 10 s or this interval if shorter, `CURLOPT_TCP_KEEPINTVL`),
+        /// so NAT and firewall state stays warm and a dead peer is noticed; nil turns probes off. libcurl 7.88's multi interface cannot send HTTP/2
+        /// PING for idle connections (`curl_easy_upkeep` only reaches handles run by `curl_easy_perform`
+        /// before libcurl 8.10), so this is the keep-alive there is.
+        public var keepAliveInterval: TimeInterval?
+        /// After a request gets no answer by its deadline, close its connection if nothing at all was
+        /// answered on it since the request was sent: such a connection is presumed dead (a half-open TCP
+        /// connection swallows every stream), and later requests go to a new one. Streams still open on it
+        /// fail, and are resent if their ``HTTP2Request/connectionRetries`` allow.
+        public var recyclesSilentConnections: Bool
+        /// Longest wait, in seconds, before reconnecting to a host whose connections keep failing. The
+        /// first failure reconnects at once; each further one in a row doubles the wait from 0.1 s up to
+        /// this cap (with jitter); an answer from the host resets it. Requests wait within their deadlines.
+        public var maxReconnectDelay: TimeInterval
 
         /// Creates a configuration.
         /// - Parameters:
@@ -36,6 +58,10 @@ extension HTTP2Client {
         ///   - clientCertificate: Mutual-TLS identity; default none.
         ///   - userAgent: `user-agent` header value.
         ///   - maxResponseBodyBytes: Response body cap in bytes; default 1 MiB.
+        ///   - connectionIdleLifetime: Seconds an idle connection stays reusable; default 118 (libcurl's).
+        ///   - keepAliveInterval: TCP keep-alive idle time and probe interval in seconds; default 60, nil for none.
+        ///   - recyclesSilentConnections: Close a connection that answered nothing while a request timed out; default true.
+        ///   - maxReconnectDelay: Cap of the reconnect backoff in seconds; default 5.
         public init(
             caFile: String? = nil,
             verifyPeer: Bool = true,
@@ -44,7 +70,11 @@ extension HTTP2Client {
             http2PriorKnowledge: Bool = false,
             clientCertificate: ClientCertificate? = nil,
             userAgent: String = "Ringer-HTTP2Client/1",
-            maxResponseBodyBytes: Int = 1 << 20
+            maxResponseBodyBytes: Int = 1 << 20,
+            connectionIdleLifetime: TimeInterval = 118,
+            keepAliveInterval: TimeInterval? = 60,
+            recyclesSilentConnections: Bool = true,
+            maxReconnectDelay: TimeInterval = 5
         ) {
             self.caFile = caFile
             self.verifyPeer = verifyPeer
@@ -54,11 +84,15 @@ extension HTTP2Client {
             self.clientCertificate = clientCertificate
             self.userAgent = userAgent
             self.maxResponseBodyBytes = maxResponseBodyBytes
+            self.connectionIdleLifetime = connectionIdleLifetime
+            self.keepAliveInterval = keepAliveInterval
+            self.recyclesSilentConnections = recyclesSilentConnections
+            self.maxReconnectDelay = maxReconnectDelay
         }
 
-        /// Rejects values libcurl would misread.
-        /// - Throws: ``HTTP2ClientError/invalidRequest(_:)``.
-        func validate() throws(HTTP2ClientError) {
+        /// Rejects values libcurl would misread; ``HTTP2Client/init(configuration:)`` calls it too.
+        /// - Throws: ``HTTP2ClientError/invalidRequest(_:)`` naming the bad value.
+        public func validate() throws(HTTP2ClientError) {
             guard maxConnectionsPerHost >= 0 else {
                 throw .invalidRequest("maxConnectionsPerHost must be >= 0")
             }
@@ -67,6 +101,17 @@ extension HTTP2Client {
             }
             guard maxResponseBodyBytes >= 0 else {
                 throw .invalidRequest("maxResponseBodyBytes must be >= 0")
+            }
+            guard connectionIdleLifetime.isFinite, (1...Double(Int32.max)).contains(connectionIdleLifetime) else {
+                throw .invalidRequest("connectionIdleLifetime must be between 1 and 2^31-1 seconds")
+            }
+            if let keepAliveInterval {
+                guard keepAliveInterval.isFinite, (1...86_400).contains(keepAliveInterval) else {
+                    throw .invalidRequest("keepAliveInterval must be between 1 and 86400 seconds")
+                }
+            }
+            guard maxReconnectDelay.isFinite, (0...3600).contains(maxReconnectDelay) else {
+                throw .invalidRequest("maxReconnectDelay must be between 0 and 3600 seconds")
             }
             let strings = [caFile, userAgent, clientCertificate?.certificateFile, clientCertificate?.keyFile,
                            clientCertificate?.password]

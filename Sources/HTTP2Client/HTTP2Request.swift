@@ -31,8 +31,16 @@ public struct HTTP2Request: Sendable {
     /// The request body in bytes; sent with its exact length (no default content type is added).
     public var body: [UInt8]
     /// Deadline for the whole exchange in seconds, from hand-off to the last response byte,
-    /// including connection set-up and waiting for a free stream. Must be finite and > 0.
+    /// including connection set-up, waiting for a free stream or a reconnect, and any resend.
+    /// Must be finite and > 0.
     public var timeout: TimeInterval
+    /// How many times the request is sent again, on another connection, when its connection fails before
+    /// the response arrives: connection refused, TLS failure, connection closed or reset, or the stream
+    /// reset by the server (0...3). libcurl itself already resends, at once and as often as it needs to,
+    /// streams the server refused or never processed (REFUSED_STREAM, or above a GOAWAY's last-stream-id,
+    /// RFC 9113 §8.7); these retries cover the failures where the server may have processed the request, so
+    /// use them only for requests that are safe to repeat (an APNs push with the same `apns-id`).
+    public var connectionRetries: Int
 
     /// Creates a request.
     /// - Parameters:
@@ -41,18 +49,21 @@ public struct HTTP2Request: Sendable {
     ///   - headers: Header fields, sent in order.
     ///   - body: Body bytes; empty by default.
     ///   - timeout: Whole-exchange deadline in seconds; defaults to 30.
+    ///   - connectionRetries: Resends after a connection failure; defaults to 0.
     public init(
         url: String,
         method: String = "POST",
         headers: [Header] = [],
         body: [UInt8] = [],
-        timeout: TimeInterval = 30
+        timeout: TimeInterval = 30,
+        connectionRetries: Int = 0
     ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.connectionRetries = connectionRetries
     }
 
     /// Checks everything libcurl would otherwise send verbatim (header injection, smuggling).
@@ -81,6 +92,9 @@ public struct HTTP2Request: Sendable {
         }
         guard timeout.isFinite, timeout > 0 else {
             throw .invalidRequest("timeout must be a finite number of seconds > 0")
+        }
+        guard (0...3).contains(connectionRetries) else {
+            throw .invalidRequest("connectionRetries must be between 0 and 3")
         }
     }
 

@@ -15,8 +15,14 @@ public struct HTTP2Response: Sendable {
     /// Connections libcurl opened for this request (`CURLINFO_NUM_CONNECTS`); 0 means an existing
     /// connection was reused.
     public var newConnections: Int
-    /// Wall time of the whole exchange in seconds (`CURLINFO_TOTAL_TIME_T`).
+    /// Wall time of the last attempt in seconds (`CURLINFO_TOTAL_TIME_T`).
     public var elapsed: TimeInterval
+    /// The local TCP port of the connection that carried the answer (`CURLINFO_LOCAL_PORT`): two responses
+    /// with the same port came over the same connection. 0 if unknown.
+    public var localPort: Int
+    /// How many times the client sent the request: 1, plus one per ``HTTP2Request/connectionRetries`` used.
+    /// libcurl's own resends of refused streams are not counted.
+    public var attempts: Int
 
     /// Creates a response; the client builds these, tests and fakes may too.
     /// - Parameters:
@@ -26,13 +32,17 @@ public struct HTTP2Response: Sendable {
     ///   - httpVersion: Major HTTP version.
     ///   - newConnections: Connections opened for this exchange.
     ///   - elapsed: Duration in seconds.
+    ///   - localPort: Local port of the connection used, 0 if unknown.
+    ///   - attempts: Times the request was sent.
     public init(
         status: Int,
         headers: [String: String] = [:],
         body: [UInt8] = [],
         httpVersion: Int = 2,
         newConnections: Int = 0,
-        elapsed: TimeInterval = 0
+        elapsed: TimeInterval = 0,
+        localPort: Int = 0,
+        attempts: Int = 1
     ) {
         self.status = status
         self.headers = headers
@@ -40,6 +50,8 @@ public struct HTTP2Response: Sendable {
         self.httpVersion = httpVersion
         self.newConnections = newConnections
         self.elapsed = elapsed
+        self.localPort = localPort
+        self.attempts = attempts
     }
 
     /// True when the request travelled on a connection that was already open.

@@ -35,12 +35,17 @@ final class LoopMailbox: Sendable {
     }
 
     /// Queues a request for the loop thread.
+    ///
+    /// Only the first request of a batch wakes the loop: while the queue is not empty a wake-up is already
+    /// on its way, and the loop takes the whole queue at once (one system call per batch, not per request).
     /// - Returns: false if the client is shutting down (the request was not queued).
     func submit(_ pending: PendingResponse) -> Bool {
         state.withLock { state in
             guard !state.isShuttingDown, let multi = state.multi else { return false }
             state.submissions.append(pending)
-            Self.wake(multi)
+            if state.submissions.count == 1 && state.cancellations.isEmpty {
+                Self.wake(multi)
+            }
             return true
         }
     }
@@ -53,7 +58,9 @@ final class LoopMailbox: Sendable {
         state.withLock { state in
             guard !state.isShuttingDown, let multi = state.multi else { return }
             state.cancellations.append(pending)
-            Self.wake(multi)
+            if state.cancellations.count == 1 && state.submissions.isEmpty {
+                Self.wake(multi)
+            }
         }
     }
 

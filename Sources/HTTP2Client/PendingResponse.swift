@@ -1,3 +1,4 @@
+import Foundation
 import RingerSync
 
 /// One request as handed to the loop thread, plus the awaiting side: the continuation and the
@@ -13,10 +14,27 @@ final class PendingResponse: Sendable {
 
     /// The request to perform; read by the loop thread.
     let request: HTTP2Request
+    /// When the request's ``HTTP2Request/timeout`` runs out, counted from the hand-off; covers every attempt.
+    let deadline: ContinuousClock.Instant
+    /// Scheme, host and port of the URL (`https://api.push.apple.com:443`, lowercased): the unit of the
+    /// reconnect backoff.
+    let origin: String
     private let state = LockedValue(State())
 
     init(request: HTTP2Request) {
         self.request = request
+        // Clamped so an absurd timeout cannot overflow Duration; a year is "no deadline" here.
+        deadline = ContinuousClock.now + .seconds(min(request.timeout, 365 * 86_400))
+        origin = Self.origin(of: request.url)
+    }
+
+    /// Everything before the path of an absolute URL, lowercased.
+    static func origin(of url: String) -> String {
+        let lowered = url.lowercased()
+        guard let schemeEnd = lowered.range(of: "://") else { return lowered }
+        let rest = lowered[schemeEnd.upperBound...]
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        return String(lowered[..<end])
     }
 
     /// Installs the continuation to resume; resumes it at once if the outcome is already known.

@@ -7,6 +7,12 @@ import Foundation
 final class Transfer {
     /// The caller waiting for this transfer.
     let pending: PendingResponse
+    /// 1 for the first send, 2 for the first resend after a connection failure, ...
+    let attempt: Int
+    /// When the transfer entered the multi handle.
+    var startedAt = ContinuousClock.now
+    /// The one request let through to a host whose connections keep failing (see ``ReconnectBackoff``).
+    var isProbe = false
     /// The easy handle; freed in `deinit`, after `MultiLoop` has removed it from the multi handle.
     let easy: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -17,8 +23,9 @@ final class Transfer {
     private var bodyTooLarge = false
     private var headerParser = ResponseHeaderParser()
 
-    private init(pending: PendingResponse, easy: UnsafeMutableRawPointer, maxBodyBytes: Int) {
+    private init(pending: PendingResponse, attempt: Int, easy: UnsafeMutableRawPointer, maxBodyBytes: Int) {
         self.pending = pending
+        self.attempt = attempt
         self.easy = easy
         self.maxBodyBytes = maxBodyBytes
         let size = Int(CURL_ERROR_SIZE)
@@ -33,13 +40,19 @@ final class Transfer {
     }
 
     /// Creates the easy handle and sets every option except the user-data pointers (see ``attach(userData:)``).
+    /// - Parameters:
+    ///   - pending: The caller's request.
+    ///   - attempt: 1 for the first send, then 2, 3 for resends.
+    ///   - configuration: The client's settings.
     /// - Throws: ``HTTP2ClientError`` if libcurl refuses an option.
-    static func make(for pending: PendingResponse, configuration: HTTP2Client.Configuration) throws(HTTP2ClientError) -> Transfer {
+    static func make(for pending: PendingResponse, attempt: Int,
+                     configuration: HTTP2Client.Configuration) throws(HTTP2ClientError) -> Transfer {
         guard let easy = curl_easy_init() else {
             throw Curl.error(CURLE_OUT_OF_MEMORY, function: "curl_easy_init")
         }
         // From here on `deinit` frees the handle, also when configuring fails.
-        let transfer = Transfer(pending: pending, easy: easy, maxBodyBytes: configuration.maxResponseBodyBytes)
+        let transfer = Transfer(pending: pending, attempt: attempt, easy: easy,
+                                maxBodyBytes: configuration.maxResponseBodyBytes)
         try transfer.configure(configuration)
         return transfer
     }
@@ -55,9 +68,18 @@ final class Transfer {
             ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
         try set(CURLOPT_HTTP_VERSION, version)
         try set(CURLOPT_PIPEWAIT, 1)  // wait to multiplex on the connection being set up rather than open another
-        try set(CURLOPT_TCP_KEEPALIVE, 1)
-        // Whole-exchange deadline; rounded up so a positive timeout never becomes 0 ("no timeout").
-        let milliseconds = min((request.timeout * 1000).rounded(.up), Double(Int32.max))
+        if let keepAlive = configuration.keepAliveInterval {
+            try set(CURLOPT_TCP_KEEPALIVE, 1)
+            try set(CURLOPT_TCP_KEEPIDLE, Int(keepAlive.rounded(.up)))
+            try set(CURLOPT_TCP_KEEPINTVL, min(Int(keepAlive.rounded(.up)), 10))
+        }
+        try set(CURLOPT_MAXAGE_CONN, Int(configuration.connectionIdleLifetime.rounded(.down)))
+        // What is left of the whole-exchange deadline (earlier attempts used some); rounded up so a positive
+        // time never becomes 0 ("no timeout"). The loop enforces the deadline too, also where libcurl does not
+        // (a transfer waiting for a connection or a free stream).
+        let left = ContinuousClock.now.duration(to: pending.deadline)
+        let milliseconds = min((Double(left.components.seconds) * 1000 + Double(left.components.attoseconds) / 1e15)
+            .rounded(.up), Double(Int32.max))
         try set(CURLOPT_TIMEOUT_MS, max(1, Int(milliseconds)))
         try set(CURLOPT_USERAGENT, configuration.userAgent)
 
@@ -136,9 +158,16 @@ final class Transfer {
     }
 
     /// Points the callbacks and `CURLOPT_PRIVATE` at `userData`, an `Unmanaged` reference to `self`
-    /// that ``MultiLoop`` retains while the handle is in the multi handle.
+    /// that ``MultiLoop`` retains while the handle is in the multi handle, and the socket callbacks at
+    /// `connections`, which outlives every connection (the multi handle is cleaned up first).
     /// - Throws: ``HTTP2ClientError`` if libcurl refuses an option.
-    func attach(userData: UnsafeMutableRawPointer) throws(HTTP2ClientError) {
+    func attach(userData: UnsafeMutableRawPointer, connections: UnsafeMutableRawPointer) throws(HTTP2ClientError) {
+        try Curl.check(CCurl_easy_setopt_sockopt_callback(easy, connectionOpenedCallback),
+                       "curl_easy_setopt(SOCKOPTFUNCTION)")
+        try set(CURLOPT_SOCKOPTDATA, pointer: connections)
+        try Curl.check(CCurl_easy_setopt_closesocket_callback(easy, connectionClosedCallback),
+                       "curl_easy_setopt(CLOSESOCKETFUNCTION)")
+        try set(CURLOPT_CLOSESOCKETDATA, pointer: connections)
         try set(CURLOPT_PRIVATE, pointer: userData)
         try Curl.check(CCurl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, transferBodyCallback),
                        "curl_easy_setopt(WRITEFUNCTION)")
@@ -188,11 +217,19 @@ final class Transfer {
                 body: body,
                 httpVersion: Self.majorVersion(curlVersion: version),
                 newConnections: connects,
-                elapsed: TimeInterval(microseconds) / 1_000_000
+                elapsed: TimeInterval(microseconds) / 1_000_000,
+                localPort: localPort,
+                attempts: attempt
             ))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The local port of the connection this transfer used (`CURLINFO_LOCAL_PORT`, copied to the transfer when
+    /// a connection is set up or reused for it); 0 before it has one.
+    var localPort: Int {
+        (try? infoLong(CURLINFO_LOCAL_PORT, "LOCAL_PORT")) ?? 0
     }
 
     /// Maps `CURLINFO_HTTP_VERSION` (`CURL_HTTP_VERSION_1_0` = 1, `1_1` = 2, `2_0` = 3, `3` = 30) to a major version.

@@ -40,11 +40,16 @@ final class ConnectionMailbox: Sendable {
     }
 
     /// Queues a handler's response for a stream.
+    /// Only the first post since the last ``take()`` writes the wake pipe: the connection thread takes
+    /// everything at once, so one wake-up per batch is enough (a write per response showed in profiles).
     func post(_ response: HTTPResponse, streamID: Int32) {
         state.withLock { state in
             guard let pipe = state.pipe else { return }
             state.delivery.responses.append((streamID, response))
-            pipe.wake()
+            if state.delivery.responses.count == 1 && state.delivery.maxConcurrentStreams == nil
+                && state.delivery.command == nil {
+                pipe.wake()
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import CNGHTTP2
+import RingerSync
 
 // nghttp2's C callbacks. Each is a plain global function (a closure could pick up actor isolation) that gets
 // its H2Session back from the session's user-data pointer, which H2Session set to itself without retaining;
@@ -58,4 +59,13 @@ func h2ReadResponseBody(
         return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
     }
     return h2.readBody(streamID: streamID, into: buffer, capacity: length, flags: flags)
+}
+
+/// `on_frame_send_callback`: a frame went out; counts streams refused by nghttp2 or by ``H2Session``.
+func h2OnFrameSent(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    if let frame, frame.pointee.hd.type == UInt8(NGHTTP2_RST_STREAM.rawValue),
+       frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue {
+        session(userData)?.context.counters.withLock { $0.streamsRefused += 1 }
+    }
+    return 0
 }

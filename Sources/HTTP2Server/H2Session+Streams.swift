@@ -4,24 +4,41 @@ import HTTPTypes
 
 /// Request admission, dispatch to the handler, and response submission.
 extension H2Session {
-    /// Counts a new request against ``HTTP2Server/sendGoAway(afterStreams:)``. The request that reaches the
-    /// limit is served and becomes GOAWAY's last-stream-id; later ones are refused with REFUSED_STREAM, which
-    /// RFC 9113 §8.7 defines as "not processed, safe to retry" (they can arrive before the GOAWAY is out).
-    /// - Returns: false when the stream was refused.
+    /// Counts a new request against the fault hooks. ``HTTP2Server/sendGoAway(afterStreams:connections:)``: the
+    /// request that reaches the limit is served and becomes GOAWAY's last-stream-id; later ones are refused with
+    /// REFUSED_STREAM, which RFC 9113 §8.7 defines as "not processed, safe to retry" (they can arrive before the
+    /// GOAWAY is out). ``HTTP2Server/closeConnections(afterStreams:connections:)``: the request after the limit is
+    /// never processed and the connection is cut at once.
+    /// - Returns: false when the stream was refused or the connection is being cut.
     func admit(_ stream: StreamRecord) -> Bool {
         if let last = goAwayLastStreamID, stream.id > last {
             refuse(stream)
             return false
         }
-        let limit = context.controls.withLock { $0.goAwayAfterRequests }
-        if let limit, acceptedRequests >= limit {
+        let served = acceptedRequests
+        let (cut, goAwayNow, goAwayAfter) = context.controls.withLock { controls -> (Bool, Bool, Bool) in
+            if let limit = controls.closeAtRequest, served >= limit,
+               ServerContext.Controls.take(&controls.closeConnectionsLeft) {
+                return (true, false, false)
+            }
+            guard let limit = controls.goAwayAfterRequests, served + 1 >= limit else { return (false, false, false) }
+            // Only the connection that takes the budget says goodbye; the others carry on.
+            guard ServerContext.Controls.take(&controls.goAwayConnectionsLeft) else { return (false, false, false) }
+            return served >= limit ? (false, true, false) : (false, false, true)
+        }
+        if cut {
+            stream.answeredEarly = true
+            mailbox.post(.abort)
+            return false
+        }
+        if goAwayNow {
             sendGoAway(lastStreamID: lastAcceptedStreamID)
             refuse(stream)
             return false
         }
         acceptedRequests += 1
         lastAcceptedStreamID = stream.id
-        if let limit, acceptedRequests == limit {
+        if goAwayAfter {
             sendGoAway(lastStreamID: stream.id)
         }
         return true

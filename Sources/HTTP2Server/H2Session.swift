@@ -106,6 +106,7 @@ final class H2Session {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, h2OnDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, h2OnFrameReceived)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2OnStreamClosed)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, h2OnFrameSent)
         var created: OpaquePointer?
         let user = Unmanaged.passUnretained(self).toOpaque()
         guard nghttp2_session_server_new(&created, callbacks, user) == 0, let created else { return false }

@@ -7,8 +7,8 @@ public import HTTPTypes
 /// libnghttp2 does HTTP/2 (framing, HPACK, flow control, message checks) and OpenSSL does TLS (1.2 or newer,
 /// ALPN "h2" only: RFC 9113 §3.2, §9.2). One thread accepts; each connection has its own thread running a
 /// `poll` loop. Handlers run on Swift concurrency, so a slow or never-answering stream holds up nothing else.
-/// The fault-injection hooks (``setMaxConcurrentStreams(_:)``, ``sendGoAway(afterStreams:)``,
-/// ``closeAllConnections()``) let tests reproduce what a real server does to its clients.
+/// The fault-injection hooks (``setMaxConcurrentStreams(_:)``, ``sendGoAway(afterStreams:connections:)``,
+/// ``closeConnections(afterStreams:connections:)``, ``closeAllConnections()``) let tests reproduce what a real server does to its clients.
 ///
 /// Requests: header names arrive lower-cased (RFC 9113 §8.2.1); a repeated field is joined with ", "
 /// (`cookie` with "; ", §8.2.3); `:authority` also appears as `host` when the client sent no `host`; trailer
@@ -29,6 +29,7 @@ public final class HTTP2Server: Sendable {
     private let configuration: Configuration
     private let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     private let controls: LockedValue<ServerContext.Controls>
+    private let counters = LockedValue(Statistics())
     private let lifecycle = LockedValue(Lifecycle.idle)
     // Held for a whole shutdown, so a concurrent second call returns only once the first one finished.
     private let shutdownGate = LockedValue(())
@@ -66,7 +67,8 @@ public final class HTTP2Server: Sendable {
             let tls = try TLSContext(certificatePath: configuration.certificatePath,
                                      privateKeyPath: configuration.privateKeyPath)
             let listener = try Listener.open(host: configuration.host, port: configuration.port)
-            let context = ServerContext(configuration: configuration, handler: handler, tls: tls, controls: controls)
+            let context = ServerContext(configuration: configuration, handler: handler, tls: tls, controls: controls,
+                                        counters: counters)
             do {
                 let acceptor = try Acceptor(listener: listener, context: context)
                 switch NativeThread.start({ acceptor.run() }) {
@@ -120,9 +122,36 @@ public final class HTTP2Server: Sendable {
     /// served, and GOAWAY (NO_ERROR) with its stream as last-stream-id is sent at once (RFC 9113 §6.8). Later
     /// streams are refused (REFUSED_STREAM); requests already accepted are still answered, then the
     /// connection closes. A connection that already served more requests says goodbye at its next request.
-    /// - Parameter count: Requests per connection (0 refuses the first one), or nil to turn this off.
-    public func sendGoAway(afterStreams count: Int?) {
-        controls.withLock { $0.goAwayAfterRequests = count.map { max($0, 0) } }
+    /// - Parameters:
+    ///   - count: Requests per connection (0 refuses the first one), or nil to turn this off.
+    ///   - connections: How many connections say goodbye before the hook wears off (each one that reaches
+    ///     `count` uses one); nil for every connection.
+    public func sendGoAway(afterStreams count: Int?, connections: Int? = nil) {
+        controls.withLock { controls in
+            controls.goAwayAfterRequests = count.map { max($0, 0) }
+            controls.goAwayConnectionsLeft = connections.map { max($0, 0) }
+        }
+    }
+
+    /// Cuts connections after a number of requests, as a crashing server would: when a connection's request
+    /// number `count + 1` arrives, that request is never processed and the TCP connection is closed at once,
+    /// without GOAWAY or TLS close_notify. Requests still being handled get no answer; answers already
+    /// queued may be lost with the connection.
+    /// - Parameters:
+    ///   - count: Requests a connection may carry before it is cut (0 cuts at the first request), or nil to
+    ///     turn this off.
+    ///   - connections: How many connections are cut before the hook wears off; nil for every connection.
+    public func closeConnections(afterStreams count: Int?, connections: Int? = 1) {
+        controls.withLock { controls in
+            controls.closeAtRequest = count.map { max($0, 0) }
+            controls.closeConnectionsLeft = connections.map { max($0, 0) }
+        }
+    }
+
+    /// What the server counted since it was created; lets tests see whether a client reconnected or had
+    /// streams refused. Thread-safe.
+    public var statistics: Statistics {
+        counters.withLock { $0 }
     }
 
     /// Closes every open TCP connection at once, without GOAWAY or TLS close_notify, as a crashed or

@@ -12,6 +12,21 @@ final class ServerContext: Sendable {
         var maxConcurrentStreams: Int
         /// Requests each connection serves before its GOAWAY; nil for no limit.
         var goAwayAfterRequests: Int?
+        /// How many more connections may still say GOAWAY for ``goAwayAfterRequests``; nil for all of them.
+        var goAwayConnectionsLeft: Int?
+        /// The request number on a connection at which it is cut (TCP closed, no GOAWAY); nil for never.
+        var closeAtRequest: Int?
+        /// How many more connections may still be cut for ``closeAtRequest``; nil for all of them.
+        var closeConnectionsLeft: Int?
+
+        /// Takes one use from a per-connection fault budget.
+        /// - Returns: false when the budget is spent (nil is unlimited).
+        static func take(_ budget: inout Int?) -> Bool {
+            guard let left = budget else { return true }
+            guard left > 0 else { return false }
+            budget = left - 1
+            return true
+        }
     }
 
     /// One running connection thread.
@@ -30,14 +45,17 @@ final class ServerContext: Sendable {
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let tls: TLSContext
     let controls: LockedValue<Controls>
+    /// Counters since the server was created; outlives this context.
+    let counters: LockedValue<HTTP2Server.Statistics>
     private let registry = LockedValue(Registry())
 
     init(configuration: HTTP2Server.Configuration, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
-         tls: TLSContext, controls: LockedValue<Controls>) {
+         tls: TLSContext, controls: LockedValue<Controls>, counters: LockedValue<HTTP2Server.Statistics>) {
         self.configuration = configuration
         self.handler = handler
         self.tls = tls
         self.controls = controls
+        self.counters = counters
     }
 
     /// Registers an accepted socket and starts its connection thread; closes the socket instead when the
@@ -57,7 +75,9 @@ final class ServerContext: Sendable {
             registry.connections[id] = Entry(mailbox: mailbox, thread: thread)
             return true
         }
-        if !started {
+        if started {
+            counters.withLock { $0.connectionsAccepted += 1 }
+        } else {
             Posix.closeDescriptor(descriptor)
             mailbox.close()
         }

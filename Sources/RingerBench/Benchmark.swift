@@ -21,6 +21,8 @@ public struct Benchmark: Sendable {
         public var h2load: String
         /// Longest one sender may run before it is killed and the run fails.
         public var senderTimeout: Duration
+        /// Connections in Ringer's pool (aioapns and h2load use one).
+        public var ringerConnections: Int
 
         /// Creates options.
         /// - Parameters:
@@ -30,15 +32,17 @@ public struct Benchmark: Sendable {
         ///   - aioapnsScript: the aioapns peer script.
         ///   - h2load: h2load, found in PATH unless it has a slash.
         ///   - senderTimeout: per-sender limit.
+        ///   - ringerConnections: Ringer's pool size; default 2 (`APNsClient`'s default).
         public init(workload: PushWorkload, executable: String, python: String = "python3",
                     aioapnsScript: String = "Tests/Peers/bench_aioapns.py", h2load: String = "h2load",
-                    senderTimeout: Duration = .seconds(600)) {
+                    senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2) {
             self.workload = workload
             self.executable = executable
             self.python = python
             self.aioapnsScript = aioapnsScript
             self.h2load = h2load
             self.senderTimeout = senderTimeout
+            self.ringerConnections = ringerConnections
         }
     }
 
@@ -69,7 +73,7 @@ public struct Benchmark: Sendable {
         let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
         var figures: [SenderFigures] = []
         do {
-            let senders: [BenchmarkSender] = [.ringer(executable: options.executable),
+            let senders: [BenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
                                               .aioapns(python: options.python, script: options.aioapnsScript),
                                               .h2load(program: options.h2load)]
             for sender in senders {
@@ -84,7 +88,8 @@ public struct Benchmark: Sendable {
         let sandboxUsage = await sandbox.stop()
         return BenchmarkReport(workload: options.workload, ringer: figures[0], aioapns: figures[1], h2load: figures[2],
                                sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
-                               cpuModel: Self.cpuModel(), buildMode: Self.buildMode)
+                               cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
+                               ringerConnections: options.ringerConnections)
     }
 
     /// Runs one sender to completion and checks that every push was accepted.

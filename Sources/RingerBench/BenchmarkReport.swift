@@ -19,6 +19,8 @@ public struct BenchmarkReport: Hashable, Sendable {
     public var cpuModel: String?
     /// `release` or `debug`: how this code was compiled.
     public var buildMode: String
+    /// Connections in Ringer's pool; aioapns and h2load use one.
+    public var ringerConnections = 1
 
     /// Ringer's throughput over aioapns'.
     public var ratioVersusAioapns: Double { Self.ratio(ringer.pushesPerSecond, aioapns.pushesPerSecond) }
@@ -36,8 +38,9 @@ public struct BenchmarkReport: Hashable, Sendable {
     /// The human-readable report; its last line is ``resultLine``.
     public func render() -> String {
         var lines: [String] = []
+        let pool = ringerConnections == 1 ? "one HTTP/2 connection" : "\(ringerConnections) HTTP/2 connections (its pool)"
         lines.append("VoIP pushes to the APNs sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
-                     + "one HTTP/2 connection over TLS on loopback per sender")
+                     + "over TLS on loopback; Ringer: \(pool), aioapns and h2load: one connection each")
         lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
                      + "(a separate `ringer sandbox` process); \(buildMode) build")
         lines.append("sandbox: checks every push as APNs does (ES256 provider token, topic, device token); "

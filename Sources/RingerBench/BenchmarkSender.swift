@@ -5,7 +5,7 @@ import Foundation
 /// same headers, payload, counts and concurrency, as its own process.
 enum BenchmarkSender: Sendable {
     /// Ringer's `APNsClient`, run as `ringer bench --send …`.
-    case ringer(executable: String)
+    case ringer(executable: String, connections: Int)
     /// aioapns (PyPI) through Tests/Peers/bench_aioapns.py.
     case aioapns(python: String, script: String)
     /// h2load (nghttp2): raw HTTP/2 requests with a fixed provider token, the ceiling.
@@ -31,10 +31,11 @@ enum BenchmarkSender: Sendable {
     func arguments(fixture: BenchmarkFixture, port: Int, workload: PushWorkload) throws -> [String] {
         let counts = ["--pushes", String(workload.pushes), "--concurrency", String(workload.concurrency)]
         switch self {
-        case .ringer(let executable):
+        case .ringer(let executable, let connections):
             return [executable, "bench", "--send", "https://127.0.0.1:\(port)", "--ca-file", fixture.certificates.caCertificate.path,
                     "--key-file", fixture.keyFile.path, "--key-id", BenchmarkFixture.keyID, "--team-id", BenchmarkFixture.teamID,
-                    "--device", fixture.deviceToken, "--topic", fixture.topic, "--payload-file", fixture.payloadFile.path] + counts
+                    "--device", fixture.deviceToken, "--topic", fixture.topic, "--payload-file", fixture.payloadFile.path,
+                    "--connections", String(connections)] + counts
         case .aioapns(let python, let script):
             return [python, script, "--port", String(port), "--ca", fixture.certificates.caCertificate.path,
                     "--key", fixture.keyFile.path, "--key-id", BenchmarkFixture.keyID, "--team-id", BenchmarkFixture.teamID,

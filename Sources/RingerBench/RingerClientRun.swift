@@ -3,7 +3,7 @@ import Foundation
 import JWT
 
 /// What `ringer bench --send` does: Ringer's ``APNsClient`` sends a workload to an APNs sandbox at a URL,
-/// over one HTTP/2 connection, and reports the figures.
+/// over its pool of HTTP/2 connections, and reports the figures.
 public struct RingerClientRun: Sendable {
     /// The sandbox's base URL, e.g. `https://127.0.0.1:2197`.
     public var url: String
@@ -23,6 +23,8 @@ public struct RingerClientRun: Sendable {
     public var payloadFile: String
     /// Counts.
     public var workload: PushWorkload
+    /// The client's pool size (`APNsClient.Configuration.connectionsPerHost`).
+    public var connections: Int
 
     /// Creates a run.
     /// - Parameters:
@@ -35,8 +37,9 @@ public struct RingerClientRun: Sendable {
     ///   - topic: `<bundle id>.voip`.
     ///   - payloadFile: JSON payload path.
     ///   - workload: counts.
+    ///   - connections: pool size; default 2 (the client's default).
     public init(url: String, caFile: String, keyFile: String, keyID: String, teamID: String, deviceToken: String,
-                topic: String, payloadFile: String, workload: PushWorkload) {
+                topic: String, payloadFile: String, workload: PushWorkload, connections: Int = 2) {
         self.url = url
         self.caFile = caFile
         self.keyFile = keyFile
@@ -46,6 +49,7 @@ public struct RingerClientRun: Sendable {
         self.topic = topic
         self.payloadFile = payloadFile
         self.workload = workload
+        self.connections = connections
     }
 
     /// Sends the workload and shuts the client down.
@@ -59,7 +63,8 @@ public struct RingerClientRun: Sendable {
             key = try JWTSigningKey(pem: try String(contentsOfFile: keyFile, encoding: .utf8))
             payload = Array(try Data(contentsOf: URL(fileURLWithPath: payloadFile)))
             client = try APNsClient(configuration: .init(credentials: .init(key: key, keyID: keyID, teamID: teamID),
-                                                         sandboxURL: url, caFile: caFile, requestTimeout: 30))
+                                                         sandboxURL: url, caFile: caFile, requestTimeout: 30,
+                                                         voipRequestTimeout: 30, connectionsPerHost: connections))
         } catch {
             throw BenchmarkError.setup("cannot set up Ringer's APNs client: \(error)")
         }

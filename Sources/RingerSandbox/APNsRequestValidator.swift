@@ -30,6 +30,14 @@ struct APNsRequestValidator: Sendable {
         var timestamp: Int64?
     }
 
+    /// A provider token whose signature, key id and team were verified: what a cache may keep, so the
+    /// same token (reused for up to an hour, as Apple asks) is not verified again on every request.
+    struct VerifiedToken: Sendable {
+        var keyID: String
+        var teamID: String
+        var issuedAt: Int64
+    }
+
     /// What an accepted request asks for.
     struct Accepted: Sendable {
         var token: String
@@ -47,17 +55,22 @@ struct APNsRequestValidator: Sendable {
     var maximumTokenAge: TimeInterval = 3600
 
     /// Checks a request in Apple's order: method, path, authentication, headers, payload, device.
-    /// - Parameter verified: provider tokens whose signature was already checked (skips only that check).
+    /// - Parameters:
+    ///   - verified: a provider token verified before (its key must still be known with the same team);
+    ///     its age is checked again.
+    ///   - remember: called with a token whose signature was verified by this call.
     /// - Returns: what to deliver.
     /// - Throws: ``Rejection`` with Apple's status and reason.
     func validate(_ request: Request, keys: [String: ProviderKey], device: (String) -> SandboxDevice?,
-                  now: Date, verified: VerifiedProviderTokens? = nil) throws -> Accepted {
+                  now: Date, verified: (String) -> VerifiedToken? = { _ in nil },
+                  remember: (String, VerifiedToken) -> Void = { _, _ in }) throws -> Accepted {
         guard request.method == "POST" else { throw Rejection(status: 405, reason: "MethodNotAllowed") }
         let prefix = "/3/device/"
         guard request.path.hasPrefix(prefix) else { throw Rejection(status: 404, reason: "BadPath") }
         let token = String(request.path.dropFirst(prefix.count)).lowercased()
         guard !token.isEmpty else { throw Rejection(status: 400, reason: "MissingDeviceToken") }
-        try checkProviderToken(request.headers["authorization"], keys: keys, now: now, verified: verified)
+        try checkProviderToken(request.headers["authorization"], keys: keys, now: now, verified: verified,
+                               remember: remember)
 
         guard let topic = request.headers["apns-topic"], !topic.isEmpty else {
             throw Rejection(status: 400, reason: "MissingTopic")
@@ -105,7 +118,8 @@ struct APNsRequestValidator: Sendable {
 
     /// `authorization: bearer <ES256 JWT with kid; claims iss, iat>`.
     private func checkProviderToken(_ header: String?, keys: [String: ProviderKey], now: Date,
-                                    verified cache: VerifiedProviderTokens?) throws {
+                                    verified cached: (String) -> VerifiedToken?,
+                                    remember: (String, VerifiedToken) -> Void) throws {
         guard let header, header.lowercased().hasPrefix("bearer "), header.count > 7 else {
             throw Rejection(status: 403, reason: "MissingProviderToken")
         }
@@ -114,9 +128,9 @@ struct APNsRequestValidator: Sendable {
             var iat: Int64
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        let entry: VerifiedProviderTokens.Entry
-        if let known = cache?.entry(for: token, currentKey: { keys[$0]?.publicKey }) {
-            entry = known
+        let checked: VerifiedToken
+        if let known = cached(token), keys[known.keyID]?.teamID == known.teamID {
+            checked = known
         } else {
             let verified: (header: JWTHeader, claims: Claims)
             do {
@@ -127,14 +141,13 @@ struct APNsRequestValidator: Sendable {
             } catch {
                 throw Rejection(status: 403, reason: "InvalidProviderToken")
             }
-            guard let kid = verified.header.kid, let key = keys[kid] else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
-            entry = .init(key: key.publicKey, keyID: kid, issuer: verified.claims.iss, issuedAt: verified.claims.iat)
-            cache?.remember(token, entry)
+            guard let kid = verified.header.kid, let key = keys[kid], key.teamID == verified.claims.iss else {
+                throw Rejection(status: 403, reason: "InvalidProviderToken")
+            }
+            checked = VerifiedToken(keyID: kid, teamID: key.teamID, issuedAt: verified.claims.iat)
+            remember(token, checked)
         }
-        guard let key = keys[entry.keyID], key.teamID == entry.issuer else {
-            throw Rejection(status: 403, reason: "InvalidProviderToken")
-        }
-        let age = now.timeIntervalSince1970 - TimeInterval(entry.issuedAt)
+        let age = now.timeIntervalSince1970 - TimeInterval(checked.issuedAt)
         guard age <= maximumTokenAge else { throw Rejection(status: 403, reason: "ExpiredProviderToken") }
         guard age >= -60 else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
     }

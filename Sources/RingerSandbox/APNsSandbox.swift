@@ -10,7 +10,9 @@ import RingerSync
 ///
 /// Besides `POST /3/device/<token>`, a small control API serves tools in other processes:
 /// `POST /sandbox/devices` `{"token","bundle_id"}`, `DELETE /sandbox/devices/<token>` (then 410
-/// `Unregistered`), `POST /sandbox/keys` `{"key_id","team_id","public_key_pem"}`, `GET /sandbox/pushes`.
+/// `Unregistered`), `POST /sandbox/keys` `{"key_id","team_id","public_key_pem"}`, `GET /sandbox/pushes`,
+/// `GET /sandbox/stats`, and fault injection under `/sandbox/faults` (see `SandboxFaultControl`, and
+/// `inject(_:)` and `clearFaults()` for the Swift side).
 ///
 /// ```swift
 /// let sandbox = APNsSandbox(configuration: .init(certificatePath: paths.serverCertificate,
@@ -41,7 +43,7 @@ public final class APNsSandbox: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var keys: [String: APNsRequestValidator.ProviderKey] = [:]
         var devices: [String: SandboxDevice] = [:]
         var accepted: [SandboxPush] = []
@@ -49,13 +51,21 @@ public final class APNsSandbox: Sendable {
         var stored: [String: SandboxPush] = [:]
         /// Real seconds between accepting a push and handing it to the device, per token.
         var deliveryDelays: [String: TimeInterval] = [:]
+        /// Request faults, oldest first (see APNsSandbox+Faults.swift).
+        var faults: [APNsSandboxFault] = []
+        /// Connection faults in force, applied to the server at start and whenever they change.
+        var connectionFaults = ConnectionFaults()
+        /// Push requests that reached the handler (faulted ones included).
+        var pushRequests = 0
+        /// Provider tokens whose signature was verified, by token string; emptied when a key changes.
+        var verifiedTokens: [String: APNsRequestValidator.VerifiedToken] = [:]
     }
 
     private let configuration: Configuration
-    private let state = LockedValue(State())
-    private let server = LockedValue<HTTP2Server?>(nil)
+    // Internal rather than private for the extension in APNsSandbox+Faults.swift.
+    let state = LockedValue(State())
+    let server = LockedValue<HTTP2Server?>(nil)
     private let validator = APNsRequestValidator()
-    private let verifiedTokens = VerifiedProviderTokens()
     private let now: @Sendable () -> Date
     private let expiryNow: @Sendable () -> Date
     private let log: Logger
@@ -87,7 +97,10 @@ public final class APNsSandbox: Sendable {
         } else {
             key = try JWTVerificationKey(publicKeyPEM: publicKeyPEM)
         }
-        state.withLock { $0.keys[keyID] = .init(keyID: keyID, teamID: teamID, publicKey: key) }
+        state.withLock { state in
+            state.keys[keyID] = .init(keyID: keyID, teamID: teamID, publicKey: key)
+            state.verifiedTokens = [:]
+        }
     }
 
     /// Adds or replaces a device token.
@@ -137,10 +150,11 @@ public final class APNsSandbox: Sendable {
                                  privateKeyPath: configuration.privateKeyPath, host: configuration.host,
                                  port: configuration.port, maxRequestBodyBytes: 64 * 1024),
             handler: { [weak self] request in
-                self?.handle(request) ?? HTTPResponse(status: 503)
+                await self?.handle(request) ?? HTTPResponse(status: 503)
             })
         let port = try web.start()
         server.withLock { $0 = web }
+        applyConnectionFaults()
         return port
     }
 
@@ -152,17 +166,27 @@ public final class APNsSandbox: Sendable {
         }
     }
 
-    private func handle(_ request: HTTPRequest) -> HTTPResponse {
+    private func handle(_ request: HTTPRequest) async -> HTTPResponse {
         if request.path.hasPrefix("/sandbox/") { return SandboxControl.handle(request, sandbox: self) }
+        if let faulted = await applyFault(to: request) { return faulted }
         let apnsID = request.headers["apns-id"].flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
             ?? UUID().uuidString.lowercased()
-        let (keys, devices) = state.withLock { ($0.keys, $0.devices) }
+        let (keys, devices, verifiedTokens) = state.withLock { ($0.keys, $0.devices, $0.verifiedTokens) }
         let current = now()
         let accepted: APNsRequestValidator.Accepted
         do {
+            // A provider token is reused for up to an hour (Apple), so its signature is verified once.
             accepted = try validator.validate(.init(method: request.method, path: request.path, headers: request.headers,
                                                     body: request.body),
-                                              keys: keys, device: { devices[$0] }, now: current, verified: verifiedTokens)
+                                              keys: keys, device: { devices[$0] }, now: current,
+                                              verified: { verifiedTokens[$0] },
+                                              remember: { token, verified in
+                                                  self.state.withLock { state in
+                                                      // A bound, so a client minting a token per request cannot grow it.
+                                                      if state.verifiedTokens.count >= 256 { state.verifiedTokens = [:] }
+                                                      state.verifiedTokens[token] = verified
+                                                  }
+                                              })
         } catch let rejection as APNsRequestValidator.Rejection {
             log.info("APNs sandbox rejected", ["apns.id": .string(apnsID), "apns.status": .string("\(rejection.status)"),
                                                "apns.reason": .string(rejection.reason)])

@@ -43,12 +43,20 @@ enum SandboxControl {
             let data = (try? encoder.encode(sandbox.acceptedPushes)) ?? Data("[]".utf8)
             return HTTPResponse(status: 200, headers: [("content-type", "application/json")],
                                 body: Array(data))
+        case (_, "faults") where parts.count == 2:
+            return SandboxFaultControl.handle(request, sandbox: sandbox)
+        case ("GET", "stats"):
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = .sortedKeys
+            let data = (try? encoder.encode(sandbox.statistics)) ?? Data("{}".utf8)
+            return HTTPResponse(status: 200, headers: [("content-type", "application/json")], body: Array(data))
         default:
             return json(404, ["error": "no such sandbox route"])
         }
     }
 
-    private static func json(_ status: Int, _ object: [String: String]) -> HTTPResponse {
+    static func json(_ status: Int, _ object: [String: String]) -> HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return HTTPResponse(status: status, headers: [("content-type", "application/json")],
                             body: Array(data))

@@ -122,7 +122,8 @@ final class PushDispatcher: Sendable {
         // while it still matters; never retry what cannot (APNsResponseAction, docs/apns.md).
         while true {
             do {
-                let (response, count) = try await apns.send(notification, to: token, environment: environment)
+                let (response, count) = try await apns.send(notification, to: token, environment: environment,
+                                                             deadline: deadline)
                 (status, reason) = (response.status, response.reason?.rawValue)
                 unregisteredAt = response.unregisteredAt
                 attempts += count

@@ -11,14 +11,18 @@ enum BenchCommand {
             let options = try CommandLineOptions(
                 arguments: arguments, environment: [:],
                 known: ["pushes", "concurrency", "python", "aioapns-script", "h2load", "send", "ca-file", "key-file",
-                        "key-id", "team-id", "device", "topic", "payload-file"])
+                        "key-id", "team-id", "device", "topic", "payload-file", "connections"])
+            let connections = try number(options, "connections", default: 2)
+            guard (1...16).contains(connections) else { throw ConfigurationError("--connections must be 1...16") }
             let workload = try PushWorkload(pushes: try number(options, "pushes", default: 20_000),
                                             concurrency: try number(options, "concurrency", default: 200))
-            if let url = options["send"] { return try await send(to: url, options: options, workload: workload) }
+            if let url = options["send"] {
+                return try await send(to: url, options: options, workload: workload, connections: connections)
+            }
             let benchmark = Benchmark(options: .init(
                 workload: workload, executable: try executablePath(), python: options["python"] ?? "python3",
                 aioapnsScript: options["aioapns-script"] ?? "Tests/Peers/bench_aioapns.py",
-                h2load: options["h2load"] ?? "h2load"))
+                h2load: options["h2load"] ?? "h2load", ringerConnections: connections))
             let report = try await benchmark.run { line in
                 try? FileHandle.standardError.write(contentsOf: Data("bench: \(line)\n".utf8))
             }
@@ -31,7 +35,8 @@ enum BenchCommand {
     }
 
     /// One sender: prints its figures as one JSON line.
-    private static func send(to url: String, options: CommandLineOptions, workload: PushWorkload) async throws -> Int32 {
+    private static func send(to url: String, options: CommandLineOptions, workload: PushWorkload,
+                             connections: Int) async throws -> Int32 {
         func required(_ name: String) throws -> String {
             guard let value = options[name] else { throw ConfigurationError("--send needs --\(name)") }
             return value
@@ -39,7 +44,8 @@ enum BenchCommand {
         let run = RingerClientRun(url: url, caFile: try required("ca-file"), keyFile: try required("key-file"),
                                   keyID: try required("key-id"), teamID: try required("team-id"),
                                   deviceToken: try required("device"), topic: try required("topic"),
-                                  payloadFile: try required("payload-file"), workload: workload)
+                                  payloadFile: try required("payload-file"), workload: workload,
+                                  connections: connections)
         print(try await run.run().jsonLine())
         return 0
     }

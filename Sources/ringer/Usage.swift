@@ -15,6 +15,9 @@ enum Usage {
       ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors).
           --listen 127.0.0.1:2197   --cert server.pem --key server.key (a throw-away CA is made if absent)
           --key-id ID --team-id TEAM --key-file AuthKey.p8|public.pem   --devices TOKEN:BUNDLE[,TOKEN:BUNDLE]
+          Control routes: POST /sandbox/devices, GET /sandbox/pushes, GET /sandbox/stats, and faults:
+          POST /sandbox/faults {"kind": "answer"|"delay"|"never_answer"|"goaway"|"close"|"max_concurrent_streams", …},
+          GET or DELETE /sandbox/faults (README, "Running the server").
       ringer demo [--json] [--verbose]
                                 Alice calls Bob, whose iPhone app is killed, all on loopback.
                                 --json: one JSON object per line; --verbose: server and sandbox logs too.
@@ -25,10 +28,11 @@ enum Usage {
                                 --trace: print every run's time line. Exit 0 all matched, 1 a mismatch,
                                 2 a bad file or flag.
       ringer keys --out DIR     Write a throw-away APNs key (.p8) and a dev CA + localhost certificate.
-      ringer bench [--pushes 20000] [--concurrency 200] [--python python3]
+      ringer bench [--pushes 20000] [--concurrency 200] [--connections 2] [--python python3]
                    [--aioapns-script Tests/Peers/bench_aioapns.py] [--h2load h2load]
-                                VoIP pushes per second to a `ringer sandbox` process from Ringer's APNs client,
-                                aioapns and h2load, one HTTP/2 connection each (BENCHMARKS.md); ends with a
+                                VoIP pushes per second to a `ringer sandbox` process from Ringer's APNs client
+                                (--connections: its pool size), aioapns and h2load (one HTTP/2 connection each;
+                                BENCHMARKS.md); ends with a
                                 RESULT line. Loads every core for a few seconds per sender.
           ringer bench --send URL --ca-file ca.pem --key-file AuthKey.p8 --key-id ID --team-id TEAM
                        --device TOKEN --topic BUNDLE.voip --payload-file payload.json [--pushes] [--concurrency]

@@ -14,6 +14,9 @@ import Testing
         try await TestPeer.with(routes: ["/never": .never, "/slow": .init(body: "slow", delayMs: 300)]) { peer, certificates in
             let client = try Self.client(certificates)
             defer { client.shutdown() }
+            // A new connection carries one stream until its first answer (the client has then read the
+            // server's SETTINGS), so warm it up first; the never-answered stream is then one of many.
+            #expect(try await client.send(HTTP2Request(url: peer.url("/echo"), timeout: 60)).status == 200)
             let deadline = 2.0
             let started = ContinuousClock.now
             let never = peer.url("/never")

@@ -38,6 +38,7 @@ struct FaultInjectionTests {
             // Refused with REFUSED_STREAM (7) when they arrived before the GOAWAY went out, else ignored.
             #expect(response.reset == nil || response.reset == 7)
         }
+        #expect(server.server.statistics.streamsRefused == responses.filter { $0.reset == 7 }.count)
         #expect(report.closed == true)
         #expect(server.log.all.count == 3)
     }
@@ -72,5 +73,33 @@ struct FaultInjectionTests {
         #expect(report.responses?.first?.status == nil)
         let next = try await Curl.send("/empty", to: server)
         #expect(next.status == 200)
+    }
+
+    @Test("closeConnections(afterStreams: 0, connections: 1) cuts one connection at its first request, then wears off")
+    func closeConnectionsIsCountLimited() async throws {
+        let server = try await TestServer.start()
+        defer { server.stop() }
+        server.server.closeConnections(afterStreams: 0, connections: 1)
+        let cut = try await Curl.send("/empty", to: server)
+        #expect(cut.exitCode != 0)
+        #expect(cut.status == 0)
+        let next = try await Curl.send("/empty", to: server)
+        #expect(next.status == 200)
+        #expect(server.log.all.count == 1)  // the cut request never reached the handler
+        #expect(server.server.statistics.connectionsAccepted == 2)
+    }
+
+    @Test("sendGoAway(afterStreams: 0, connections: 1) refuses the first connection's request, then wears off")
+    func goAwayIsCountLimited() async throws {
+        let server = try await TestServer.start()
+        defer { server.stop() }
+        server.server.sendGoAway(afterStreams: 0, connections: 1)
+        let first = try await Curl.send("/empty", to: server)
+        // libcurl 7.88 does not resend a stream refused by a GOAWAY that also ends the connection: error 16.
+        #expect(first.exitCode == 16)
+        let second = try await Curl.send("/empty", to: server)
+        #expect(second.status == 200)
+        #expect(server.log.all.count == 1)
+        #expect(server.server.statistics.connectionsAccepted == 2)
     }
 }

@@ -71,37 +71,6 @@ import Testing
         #expect(outcome(request(headers: ["authorization": "bearer " + providerToken(age: 3000)])) == (200, ""))
     }
 
-    /// The sandbox verifies each provider token's signature once; every other rule still runs per request.
-    @Test func aVerifiedTokenSkipsOnlyTheSignatureCheck() throws {
-        let cache = VerifiedProviderTokens()
-        let shared = providerToken()
-        let pushed = request(headers: ["authorization": "bearer " + shared])
-        let device = SandboxDevice(token: Self.token, bundleID: "com.example.app")
-        func outcome(keys: [String: APNsRequestValidator.ProviderKey], at time: Date) -> String {
-            do {
-                _ = try validator.validate(pushed, keys: keys, device: { _ in device }, now: time, verified: cache)
-                return "ok"
-            } catch let rejection as APNsRequestValidator.Rejection {
-                return rejection.reason
-            } catch {
-                return "\(error)"
-            }
-        }
-        let trusted = keys
-        #expect(outcome(keys: trusted, at: now) == "ok")
-        #expect(cache.entry(for: shared, currentKey: { trusted[$0]?.publicKey }) != nil)
-        #expect(outcome(keys: trusted, at: now.addingTimeInterval(1800)) == "ok")
-        #expect(outcome(keys: trusted, at: now.addingTimeInterval(3601)) == "ExpiredProviderToken")
-        // The key id now names another key (rotated): the remembered verification no longer counts.
-        let rotated = ["KEYID12345": APNsRequestValidator.ProviderKey(keyID: "KEYID12345", teamID: "TEAMID1234",
-                                                                       publicKey: try JWTSigningKey.generateP256().publicKey())]
-        #expect(outcome(keys: rotated, at: now) == "InvalidProviderToken")
-        // The key moved to another team: the team check still runs.
-        var moved = trusted
-        moved["KEYID12345"]?.teamID = "OTHERTEAM1"
-        #expect(outcome(keys: moved, at: now) == "InvalidProviderToken")
-    }
-
     @Test func topicAndPushTypeMustAgree() {
         #expect(outcome(request(removing: ["apns-topic"])) == (400, "MissingTopic"))
         #expect(outcome(request(headers: ["apns-topic": "com.example.app"])) == (400, "InvalidPushType"))
@@ -132,5 +101,32 @@ import Testing
         #expect(outcome(request(path: "/3/device/" + String(repeating: "0b", count: 32))) == (400, "BadDeviceToken"))
         #expect(outcome(request(path: "/3/device/zz")) == (400, "BadDeviceToken"))
         #expect(outcome(request(), unregisteredAt: now.addingTimeInterval(-60)) == (410, "Unregistered"))
+    }
+
+    @Test func verifiedProviderTokensAreRememberedAndStillAgeChecked() throws {
+        let device = SandboxDevice(token: Self.token, bundleID: "com.example.app")
+        var remembered: [String: APNsRequestValidator.VerifiedToken] = [:]
+        let fresh = providerToken()
+        _ = try validator.validate(request(headers: ["authorization": "bearer " + fresh]), keys: keys, device: { _ in device },
+                                   now: now, remember: { remembered[$0] = $1 })
+        #expect(remembered[fresh]?.keyID == "KEYID12345")
+        #expect(remembered[fresh]?.teamID == "TEAMID1234")
+        // A remembered token is not verified again (this one has no valid signature at all)...
+        let forged = "not.a.jwt"
+        let known = APNsRequestValidator.VerifiedToken(keyID: "KEYID12345", teamID: "TEAMID1234",
+                                                       issuedAt: Int64(now.timeIntervalSince1970))
+        _ = try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+                                   now: now, verified: { $0 == forged ? known : nil })
+        // ...but its age still counts, and its key must still belong to its team.
+        #expect(throws: APNsRequestValidator.Rejection(status: 403, reason: "ExpiredProviderToken")) {
+            try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+                                   now: now.addingTimeInterval(3601), verified: { _ in known })
+        }
+        var otherTeam = known
+        otherTeam.teamID = "OTHERTEAM1"
+        #expect(throws: APNsRequestValidator.Rejection(status: 403, reason: "InvalidProviderToken")) {
+            try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+                                   now: now, verified: { _ in otherTeam })
+        }
     }
 }

@@ -1,0 +1,93 @@
+import HTTP2Client
+import RingerSync
+
+/// One APNs host's connection pool: a few lanes, each an ``HTTP2Client`` (its own libcurl multi loop and
+/// thread) holding one HTTP/2 connection, started on first use. A push goes to the lane with the fewest
+/// pushes in flight, so the lanes share the load and a lane stuck on a bad connection gets fewer. Each host
+/// has its own pool: the sandbox and production hosts share no connection, loop or state.
+///
+/// One connection per loop thread, rather than several in one libcurl multi handle, spreads the client's
+/// work over cores (libcurl's per-push cost is mostly on its loop thread) and keeps every lane's deadlines,
+/// backoff and stream cap about one connection.
+///
+/// Thread-safe: the lanes and their in-flight counts sit behind a lock.
+final class APNsHost: Sendable {
+    private struct Lanes {
+        var clients: [HTTP2Client] = []
+        var inFlight: [Int] = []
+        var isShutDown = false
+    }
+
+    private let configuration: HTTP2Client.Configuration
+    private let size: Int
+    private let lanes = LockedValue(Lanes())
+
+    /// Checks the configuration now, so a bad one fails at start-up rather than on the first push.
+    /// - Parameters:
+    ///   - configuration: each lane's settings (its `maxConnectionsPerHost` is set to 1).
+    ///   - size: number of lanes (connections), at least 1.
+    /// - Throws: `HTTP2ClientError.invalidRequest` for a configuration libcurl would refuse.
+    init(configuration: HTTP2Client.Configuration, size: Int) throws {
+        var lane = configuration
+        lane.maxConnectionsPerHost = 1
+        try lane.validate()
+        self.configuration = lane
+        self.size = max(size, 1)
+    }
+
+    /// Sends a request on the least busy lane.
+    /// - Throws: what ``HTTP2Client/send(_:)`` throws; ``APNsClientError/transport(_:)`` when libcurl cannot
+    ///   start or the host was shut down.
+    func send(_ request: HTTP2Request) async throws -> HTTP2Response {
+        let (index, client) = try lease()
+        defer { lanes.withLock { $0.inFlight[index] -= 1 } }
+        return try await client.send(request)
+    }
+
+    private func lease() throws -> (Int, HTTP2Client) {
+        try lanes.withLock { lanes in
+            guard !lanes.isShutDown else { throw APNsClientError.transport(HTTP2ClientError.shutDown.description) }
+            if lanes.clients.isEmpty {
+                do {
+                    for _ in 0..<size {
+                        lanes.clients.append(try HTTP2Client(configuration: configuration))
+                        lanes.inFlight.append(0)
+                    }
+                } catch {
+                    lanes.clients.forEach { $0.shutdown() }
+                    lanes.clients = []
+                    lanes.inFlight = []
+                    throw APNsClientError.transport(String(describing: error))
+                }
+            }
+            var best = 0
+            for index in lanes.inFlight.indices where lanes.inFlight[index] < lanes.inFlight[best] {
+                best = index
+            }
+            lanes.inFlight[best] += 1
+            return (best, lanes.clients[best])
+        }
+    }
+
+    /// The lanes' counters added up; zeros before the first push.
+    var statistics: HTTP2Client.Statistics {
+        let clients = lanes.withLock { $0.clients }
+        return clients.reduce(into: HTTP2Client.Statistics()) { total, client in
+            let lane = client.statistics
+            total.connectionsOpened += lane.connectionsOpened
+            total.connectionsRecycled += lane.connectionsRecycled
+            total.requestsRetried += lane.requestsRetried
+            total.requestsTimedOut += lane.requestsTimedOut
+            total.reconnectsDelayed += lane.reconnectsDelayed
+        }
+    }
+
+    /// Stops every lane's loop (failing what is in flight) and refuses later pushes. Idempotent.
+    func shutdown() {
+        let clients = lanes.withLock { lanes -> [HTTP2Client] in
+            lanes.isShutDown = true
+            return lanes.clients
+        }
+        clients.forEach { $0.shutdown() }
+    }
+}
