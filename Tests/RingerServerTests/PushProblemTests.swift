@@ -69,4 +69,48 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self).contains("apns_id") == false)
         await stack.shutdown()
     }
+
+    /// A configuration error (here `TopicDisallowed`) fails the push at once, is never retried, and shows in
+    /// `/healthz` until a push to that topic succeeds again.
+    @Test func configurationErrorFailsFastAndShowsInHealthUntilAPushSucceeds() async throws {
+        let stack = try await LocalStack.start()
+        let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
+        let bob = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .ignore)
+        bob.setAppState(.killed)
+        stack.sandbox.inject(APNsSandboxFault(.answer(status: 400, reason: "TopicDisallowed"), count: nil))
+        let http = TestHTTP(base: stack.serverURL)
+        let aliceToken = try await stack.userToken(for: "alice", name: nil)
+
+        let call = try await alice.call("bob")
+        var pushes: [PushAttempt] = []
+        for _ in 0..<200 where pushes.isEmpty {
+            pushes = try RingerJSON.decode(Call.self, from: try await http.send("GET", "/v1/calls/\(call.callId)",
+                                                                                 token: aliceToken).body).pushes ?? []
+            if pushes.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        #expect(pushes.map(\.reason) == ["TopicDisallowed"])
+        #expect(pushes.first?.attempts == 1, "a configuration error is never retried")
+        let degraded = try await http.send("GET", "/healthz")
+        #expect(degraded.status == 200)
+        #expect(degraded.object["status"] as? String == "degraded")
+        let problems = degraded.object["push_problems"] as? [[String: Any]] ?? []
+        #expect(problems.first?["reason"] as? String == "TopicDisallowed")
+        #expect(problems.first?["topic"] as? String == bob.identity.bundleID + ".voip")
+        // The token is neither removed nor marked: it is the server's set-up that is wrong.
+        let device = try await DeadTokenTests.devices(stack, user: "bob").first
+        #expect(device?.voipToken == bob.identity.voipToken)
+        #expect(device?.pushProblem == nil)
+
+        // The operator fixes it; the next push succeeds and the problem clears.
+        stack.sandbox.clearFaults()
+        _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: aliceToken)
+        _ = try await alice.call("bob")
+        var healthy = false
+        for _ in 0..<200 where !healthy {
+            healthy = (try await http.send("GET", "/healthz")).object["status"] as? String == "ok"
+            if !healthy { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        #expect(healthy)
+        await stack.shutdown()
+    }
 }
