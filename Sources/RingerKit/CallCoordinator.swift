@@ -64,6 +64,8 @@ public final class CallCoordinator: Sendable {
         var phase: Phase
         var expiresAt: Date
         var answer: (@Sendable (Bool) -> Void)?
+        /// The reason the call ended remotely; nil while it is up or when the local user ended it.
+        var endReason: CallEndReason?
     }
 
     /// Whether requests can be made: before ``connect(api:)`` the app is still launching (requests
@@ -180,8 +182,12 @@ public final class CallCoordinator: Sendable {
         let callID = body.callId.lowercased()
         let expiresAt = Date(unixMilliseconds: body.expiresAt)
         let report = IncomingCallReport(id: uuid, caller: body.caller, hasVideo: body.hasVideo)
+        var endedWith: CallEndReason?
         let disposition = state.withLock { state -> PushDisposition in
-            if let entry = state.calls[callID] { return entry.phase == .ended ? .alreadyEnded : .duplicate }
+            if let entry = state.calls[callID] {
+                endedWith = entry.endReason
+                return entry.phase == .ended ? .alreadyEnded : .duplicate
+            }
             if expiresAt <= now() { return .expired }
             if case .loggedOut = state.session { return .loggedOut }
             state.calls[callID] = Entry(uuid: uuid, direction: .incoming, phase: .ringing, expiresAt: expiresAt)
@@ -196,7 +202,9 @@ public final class CallCoordinator: Sendable {
         case .expired:
             reportAndEnd(id: uuid, caller: body.caller, reason: .unanswered)
         case .alreadyEnded:
-            reportAndEnd(id: UUID(), caller: body.caller, reason: .remoteEnded)
+            // The extra report Apple requires ends as the call did here (a call this device's user ended
+            // has no remote reason to repeat).
+            reportAndEnd(id: UUID(), caller: body.caller, reason: endedWith ?? .remoteEnded)
         case .loggedOut, .unreadable:
             reportAndEnd(id: uuid, caller: body.caller, reason: .failed)
         }
@@ -356,6 +364,7 @@ public final class CallCoordinator: Sendable {
         let ended = state.withLock { state -> (UUID, (@Sendable (Bool) -> Void)?)? in
             guard var entry = state.calls[callID], entry.phase != .ended else { return nil }
             entry.phase = .ended
+            entry.endReason = reason
             let answer = entry.answer
             entry.answer = nil
             state.calls[callID] = entry
@@ -363,8 +372,10 @@ public final class CallCoordinator: Sendable {
             return (entry.uuid, answer)
         }
         guard let (uuid, answer) = ended else { return }
-        answer?(false)
+        // The end first, then the pending answer action's failure: CallKit ends a call whose answer action
+        // fails, and would then ignore the report, showing a failed call instead of this reason.
         ui.reportCallEnded(id: uuid, at: now(), reason: reason)
+        answer?(false)
         observer(.ended(callID: callID, reason: reason))
     }
 
@@ -387,7 +398,10 @@ public final class CallCoordinator: Sendable {
 
     private func sendAccept(callID: String) {
         perform(callID: callID, attempts: 5, onFailure: { [weak self] problem in
-            let reason: CallEndReason = problem?.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere : .remoteEnded
+            // The answer lost to whatever ended the call first: say which (a decline on another device is
+            // `declinedElsewhere`, a ring-out `unanswered`), as the matching event would have.
+            let reason: CallEndReason = problem?.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere
+                : problem?.callState.map(Self.endReason(forFinal:)) ?? .remoteEnded
             self?.endRemotely(callID: callID, reason: reason)
         }) { [weak self] api, device in
             let response = try await api.accept(callID: callID, deviceID: device)
@@ -449,11 +463,14 @@ public final class CallCoordinator: Sendable {
                 onFailure: { problem in settle(problem != nil) }) { api, _ in
             switch action.kind {
             case .decline:
-                // The accept may already have reached the server: then the call must be ended, not declined,
-                // or it stays accepted and the user looks busy to every later caller.
+                // This device's accept may already have reached the server: then the call must be ended, not
+                // declined, or it stays accepted and the user looks busy to every later caller. Only a state
+                // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered,
+                // and ending would hang up the call the user just took there.
                 do {
                     _ = try await api.decline(callID: callID, deviceID: action.deviceId)
-                } catch let error as RingerAPIError where error.problem?.callState == .accepted {
+                } catch let error as RingerAPIError where error.problem?.callState == .accepted
+                            && error.problem?.type == ProblemType.callStateConflict.rawValue {
                     _ = try await api.end(callID: callID)
                 }
             case .cancel:
