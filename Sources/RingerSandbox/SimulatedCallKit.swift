@@ -75,6 +75,12 @@ public final class SimulatedCallKit: CallUI, Sendable {
         public var at: Date
         /// What changed.
         public var change: Change
+
+        /// Creates an entry (tests build histories by hand).
+        public init(at: Date, change: Change) {
+            self.at = at
+            self.change = change
+        }
     }
 
     private struct Store {
