@@ -236,7 +236,10 @@ public final class CallCoordinator: Sendable {
         // not this user's call (a push for the previous user of the phone): close it.
         perform(callID: callID, attempts: 3, onFailure: { [weak self] problem in
             guard let problem else { return }
-            self?.endRemotely(callID: callID, reason: problem.callState.map(Self.endReason(forFinal:)) ?? .failed)
+            // `ended` means another device answered and the call is over since: this one is only now ringing.
+            let reason = problem.callState == .ended ? .answeredElsewhere
+                : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
+            self?.endRemotely(callID: callID, reason: reason)
         }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
     }
 

@@ -115,6 +115,19 @@ import Testing
         #expect(ui.log == ["report", "ended \(reason.rawValue)"])
     }
 
+    @Test(arguments: [(CallState.ended, CallEndReason.answeredElsewhere), (.accepted, .answeredElsewhere),
+                      (.declined, .declinedElsewhere), (.cancelled, .remoteEnded), (.unanswered, .unanswered)])
+    func aLatePushForACallThatEndedMeanwhileStopsWithHowItEnded(_ state: CallState, _ reason: CallEndReason) async {
+        let ui = OrderedCallUI()
+        let server = ScriptedServer(callID: callID,
+                                    problems: ["POST /v1/calls/\(callID)/ringing": Self.conflict(.callStateConflict, state)])
+        // The push was slow: another device answered and the call was hung up before it arrived.
+        let coordinator = coordinator(ui, server)
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        #expect(await DurableHangUpTests.eventually { ui.log.count == 2 })
+        #expect(ui.log == ["report", "ended \(reason.rawValue)"])
+    }
+
     @Test func aDeclineThatArrivesAfterAnotherDeviceAnsweredLeavesThatCallUp() async throws {
         let store = InMemoryPendingActionStore()
         let server = ScriptedServer(callID: callID,
