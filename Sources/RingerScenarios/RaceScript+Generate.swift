@@ -13,8 +13,9 @@ extension RaceScript {
     /// 1–3 callee devices, each starting in the foreground (40 %), background (25 %), killed (25 %) or
     /// switched off (10 %); half of them get pushes late (0 to 1.3 × the ring timeout); 0–5 actions at
     /// times spread from just after the call to 3 s past the deadline, sometimes in bursts on two
-    /// devices within 0.4 s (two answers, an answer and a decline…); a phone that starts off is often
-    /// switched on. No action at all is a plain ring-out.
+    /// devices within 0.4 s (two answers, an answer and a decline…); an answer is often followed by a
+    /// hang-up 0.5–4 s later (by the callee or the caller); a phone that starts off is often switched
+    /// on. No action at all is a plain ring-out.
     /// - Parameter seed: any value.
     /// - Returns: the script.
     public static func generate(seed: UInt64) -> RaceScript {
@@ -40,6 +41,14 @@ extension RaceScript {
             let at = rounded(random.double(in: 0.2...(ring + 3)))
             let index = random.int(in: 0...(count - 1))
             steps.append(RaceStep(at: at, device: action == .callerHangsUp ? nil : devices[index].id, action: action))
+            // An answered call hung up before the deadline, so late pushes and sleeping devices meet a call
+            // that is already over.
+            if action == .answer, random.chance(0.4) {
+                let hangUp = min(rounded(at + random.double(in: 0.5...4)), ring + 3)
+                let byCaller = random.chance(0.5)
+                steps.append(RaceStep(at: hangUp, device: byCaller ? nil : devices[index].id,
+                                      action: byCaller ? .callerHangsUp : .hangUp))
+            }
             // A second user acting on another device at nearly the same moment: the races that matter most.
             if action == .answer || action == .decline, count > 1, random.chance(0.35) {
                 let other = devices[(index + random.int(in: 1...(count - 1))) % count].id
