@@ -16,6 +16,13 @@ public struct RaceOutcome: Sendable {
     public var realSeconds: Double
 
     /// Creates an outcome.
+    /// - Parameters:
+    ///   - script: what the run did.
+    ///   - violations: the broken invariants.
+    ///   - problems: what stopped the run itself.
+    ///   - trace: the time line.
+    ///   - timeScale: real seconds per scenario second.
+    ///   - realSeconds: how long the run took.
     public init(script: RaceScript, violations: [RaceViolation], problems: [String], trace: [String],
                 timeScale: Double, realSeconds: Double) {
         self.script = script

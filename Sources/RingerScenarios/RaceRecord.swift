@@ -16,6 +16,9 @@ public struct RaceRecord: Sendable {
         public var observation: SimulatedIPhone.Observation
 
         /// Creates an entry.
+        /// - Parameters:
+        ///   - at: when the phone reported it.
+        ///   - observation: what happened.
         public init(at: Date, _ observation: SimulatedIPhone.Observation) {
             self.at = at
             self.observation = observation
@@ -30,6 +33,9 @@ public struct RaceRecord: Sendable {
         public var on: Bool
 
         /// Creates an entry.
+        /// - Parameters:
+        ///   - at: when.
+        ///   - on: true when switched on.
         public init(at: Date, on: Bool) {
             self.at = at
             self.on = on
@@ -44,6 +50,9 @@ public struct RaceRecord: Sendable {
         public var sentAt: Date
 
         /// Creates an entry.
+        /// - Parameters:
+        ///   - apnsID: the push's `apns-id`.
+        ///   - sentAt: when the server learned APNs accepted it.
         public init(apnsID: String, sentAt: Date) {
             self.apnsID = apnsID
             self.sentAt = sentAt
@@ -69,7 +78,16 @@ public struct RaceRecord: Sendable {
         /// Hang-ups the app made that the server had not acknowledged when the run ended.
         public var unacknowledgedHangUps: Int
 
-        /// Creates a device record.
+        /// Creates a device record; the properties of the same names say what each holds.
+        /// - Parameters:
+        ///   - id: the device id.
+        ///   - isCaller: true for the caller's phone.
+        ///   - callKit: its CallKit history.
+        ///   - observed: what it reported.
+        ///   - power: its power switches.
+        ///   - voipPushes: VoIP pushes APNs accepted for it.
+        ///   - hangUps: its user's hang-ups made without the native UI.
+        ///   - unacknowledgedHangUps: hang-ups still waiting for the server at the end.
         public init(id: String, isCaller: Bool, callKit: [SimulatedCallKit.Moment] = [], observed: [Observed] = [],
                     power: [Power] = [], voipPushes: [Push] = [], hangUps: [Date] = [], unacknowledgedHangUps: Int = 0) {
             self.id = id
@@ -102,7 +120,16 @@ public struct RaceRecord: Sendable {
     /// Every phone: the caller's and the callee's.
     public var devices: [Device]
 
-    /// Creates a record.
+    /// Creates a record; the properties of the same names say what each holds.
+    /// - Parameters:
+    ///   - callID: the call's id.
+    ///   - call: the server's call at the end.
+    ///   - origin: when the call was placed.
+    ///   - deadlineGrace: seconds past the deadline a device waits before ending on its own.
+    ///   - immediate: scenario seconds allowed for synchronous work to show.
+    ///   - prompt: scenario seconds allowed for a timer or a round trip.
+    ///   - settledAt: when the settle step began.
+    ///   - devices: every phone.
     public init(callID: String, call: Call?, origin: Date, deadlineGrace: TimeInterval, immediate: TimeInterval,
                 prompt: TimeInterval, settledAt: Date, devices: [Device]) {
         self.callID = callID

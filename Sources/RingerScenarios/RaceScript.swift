@@ -27,6 +27,10 @@ public struct RaceScript: Sendable, Equatable {
         public var pushDelay: TimeInterval
 
         /// Creates a device.
+        /// - Parameters:
+        ///   - id: the device id.
+        ///   - start: how it is when the call is placed.
+        ///   - pushDelay: scenario seconds pushes take to reach it.
         public init(id: String, start: Start, pushDelay: TimeInterval) {
             self.id = id
             self.start = start
@@ -47,6 +51,12 @@ public struct RaceScript: Sendable, Equatable {
     public var finalHangUpAt: TimeInterval
 
     /// Creates a script (``generate(seed:)`` makes them from a seed).
+    /// - Parameters:
+    ///   - seed: the seed it came from.
+    ///   - ringTimeout: scenario seconds the call rings.
+    ///   - devices: the callee's phones.
+    ///   - steps: the actions, in time order.
+    ///   - finalHangUpAt: when the caller hangs up whatever happened.
     public init(seed: UInt64, ringTimeout: TimeInterval, devices: [Device], steps: [RaceStep],
                 finalHangUpAt: TimeInterval) {
         self.seed = seed

@@ -30,6 +30,10 @@ public struct RaceViolation: Sendable, Equatable, CustomStringConvertible {
     public var detail: String
 
     /// Creates a violation.
+    /// - Parameters:
+    ///   - invariant: which invariant.
+    ///   - device: the phone concerned, if one is.
+    ///   - detail: what was seen.
     public init(_ invariant: Invariant, device: String?, _ detail: String) {
         self.invariant = invariant
         self.device = device

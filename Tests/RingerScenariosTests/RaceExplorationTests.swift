@@ -1,5 +1,6 @@
 import Foundation
 import RingerScenarios
+import RingerTestSupport
 import Testing
 
 extension ScenarioRuns {
@@ -36,6 +37,23 @@ extension ScenarioRuns {
             } else {
                 Issue.record("\(first.report)\n\nplayed again at time scale 0.16:\n\(slower.report)")
             }
+        }
+
+        @Test func theCommandReplaysASeedAndRefusesBadFlags() async throws {
+            let ringer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("ringer").path
+            let replay = try await ChildProcess.run([ringer, "explore", "--seed", "3", "--time-scale", "0.16", "--trace"], timeout: 60)
+            #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
+            #expect(replay.standardOutput.contains("PASS seed 3"))
+            #expect(replay.standardOutput.contains("caller: calls bob"), "the script is printed")
+            #expect(replay.standardOutput.contains("runner       settle"), "the time line is printed")
+            for bad in [["--runs", "0"], ["--seed", "-1"], ["--time-scale", "2"], ["--frobnicate"]] {
+                let refused = try await ChildProcess.run([ringer, "explore"] + bad, timeout: 60)
+                #expect(refused.status == 2, "\(bad)")
+                #expect(refused.standardError.contains("ringer explore:"), "\(bad): \(refused.standardError)")
+            }
+            let help = try await ChildProcess.run([ringer, "help"], timeout: 60)
+            #expect(help.standardOutput.contains("ringer explore [--seed 1] [--runs 1]"))
         }
 
         @Test func aSeedAlwaysMakesTheSameScript() {
