@@ -349,8 +349,10 @@ public final class CallCoordinator: Sendable {
                 observer(.outgoingAnswered(callID: callID, media: media))
                 self?.mediaReady(callID: callID, media: media)
             }
-        case .callCancelled, .callDeclined, .callEnded:
+        case .callCancelled, .callDeclined:
             endRemotely(callID: callID, reason: .remoteEnded)
+        case .callEnded:
+            endRemotely(callID: callID, reason: endedReason(event.call))
         case .callAnsweredElsewhere:
             endRemotely(callID: callID, reason: .answeredElsewhere)
         case .callDeclinedElsewhere:
@@ -360,6 +362,15 @@ public final class CallCoordinator: Sendable {
         default:
             break
         }
+    }
+
+    /// The reason `call.ended` gives: `remoteEnded` for the caller and for the device that answered;
+    /// `answeredElsewhere` for the callee's other devices, which learn of the answer only now (they missed
+    /// `call.answered_elsewhere`, e.g. their socket came up after it).
+    private func endedReason(_ call: Call) -> CallEndReason {
+        let incoming = state.withLock { $0.calls[call.callId]?.direction == .incoming }
+        guard incoming, let answered = call.acceptedDeviceId, answered != deviceID else { return .remoteEnded }
+        return .answeredElsewhere
     }
 
     /// Ends a call for a reason the local user did not cause; reports it to the UI exactly once.

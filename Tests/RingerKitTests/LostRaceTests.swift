@@ -128,6 +128,29 @@ import Testing
         #expect(ui.log == ["report", "ended \(reason.rawValue)"])
     }
 
+    @Test(arguments: [("bob-iphone", CallEndReason.answeredElsewhere), ("bob-ipad", .remoteEnded)])
+    func callEndedClosesACalleeDeviceByWhoAnswered(_ answeredOn: String, _ reason: CallEndReason) {
+        let ui = OrderedCallUI()
+        let coordinator = coordinator(ui, ScriptedServer(callID: callID, problems: [:]))   // this is bob-ipad
+        coordinator.handle(event(.callIncoming, .ringing, seq: 1))
+        // call.answered_elsewhere was missed (the socket came up after it): call.ended is the first news.
+        var ended = event(.callEnded, .ended, seq: 3)
+        ended.call.acceptedDeviceId = answeredOn
+        coordinator.handle(ended)
+        #expect(ui.log == ["report", "ended \(reason.rawValue)"])
+    }
+
+    @Test func callEndedClosesTheCallersCallAsRemoteEnded() async throws {
+        let ui = OrderedCallUI()
+        let coordinator = coordinator(ui, ScriptedServer(callID: callID, problems: [:]))
+        _ = try await coordinator.startCall(to: "bob")
+        var ended = event(.callEnded, .ended, seq: 3)
+        ended.call.acceptedDeviceId = "bob-iphone"
+        coordinator.handle(ended)
+        let observed = await DurableHangUpTests.eventually { ui.log == ["ended remote_ended"] }
+        #expect(observed, "\(ui.log)")
+    }
+
     @Test func aDeclineThatArrivesAfterAnotherDeviceAnsweredLeavesThatCallUp() async throws {
         let store = InMemoryPendingActionStore()
         let server = ScriptedServer(callID: callID,
