@@ -364,6 +364,36 @@ public final class CallCoordinator: Sendable {
         }
     }
 
+    /// Re-reads every call still up on the native UI and closes the ones that ended while no event could
+    /// reach this device. Call it when the event stream connects (``EventStream/Status/connected``): a
+    /// stream with no resume point (an app woken by a push before it ever connected) replays nothing, and
+    /// an answered call has neither a deadline nor a notice push to close it otherwise.
+    public func refreshCalls() {
+        let live = state.withLock { state in state.calls.filter { $0.value.phase != .ended }.map(\.key) }
+        for callID in live {
+            perform(callID: callID, attempts: 3) { [weak self] api, _ in
+                let call = try await api.call(id: callID)
+                guard let self, let reason = self.reasonIfOver(call) else { return }
+                self.endRemotely(callID: callID, reason: reason)
+            }
+        }
+    }
+
+    /// The reason to close `call` with on this device, or nil while it is still up here.
+    private func reasonIfOver(_ call: Call) -> CallEndReason? {
+        guard let direction = state.withLock({ $0.calls[call.callId]?.direction }) else { return nil }
+        let answeredHere = call.acceptedDeviceId == deviceID
+        switch (direction, call.state) {
+        case (_, .ringing), (.outgoing, .accepted): return nil
+        case (.incoming, .accepted): return answeredHere ? nil : .answeredElsewhere
+        case (.incoming, .ended): return answeredHere ? .remoteEnded : .answeredElsewhere
+        case (.incoming, _): return Self.endReason(forFinal: call.state)
+        case (.outgoing, .unanswered): return .unanswered
+        case (.outgoing, .failed): return .failed
+        case (.outgoing, _): return .remoteEnded
+        }
+    }
+
     /// The reason `call.ended` gives: `remoteEnded` for the caller and for the device that answered;
     /// `answeredElsewhere` for the callee's other devices, which learn of the answer only now (they missed
     /// `call.answered_elsewhere`, e.g. their socket came up after it).

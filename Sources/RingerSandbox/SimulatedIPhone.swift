@@ -213,11 +213,14 @@ public final class SimulatedIPhone: Sendable {
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
-        let stream = EventStream(api: api, deviceID: identity.deviceID, transport: webSockets) { [weak self] event in
+        let stream = EventStream(api: api, deviceID: identity.deviceID, transport: webSockets, onEvent: { [weak self] event in
             self?.state.withLock { $0.lastSeq = max($0.lastSeq ?? .min, event.seq) }
             self?.observe(.event(event))
             self?.coordinator?.handle(event)
-        }
+        }, onStatus: { [weak self] status in
+            // Calls that ended before the socket came up (nothing replays them without a resume point).
+            if status == .connected { self?.coordinator?.refreshCalls() }
+        })
         let since = state.withLock { state -> Int64?? in
             guard state.app != nil, state.app?.stream == nil else { return .none }
             state.app?.stream = stream

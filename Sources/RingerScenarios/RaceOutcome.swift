@@ -54,7 +54,8 @@ public struct RaceOutcome: Sendable {
         lines += violations.map { "  violated \($0)" }
         lines.append("script:")
         lines += script.lines.map { "  " + $0 }
-        lines.append("replay: \(replayCommand)")
+        lines.append(script.isGenerated ? "replay: \(replayCommand)"
+                     : "replay: a hand-made script, not made from its seed: play it with RaceExplorer.run(_:)")
         lines.append("trace:")
         lines += trace.map { "  " + $0 }
         return lines.joined(separator: "\n")

@@ -66,6 +66,10 @@ public struct RaceScript: Sendable, Equatable {
         self.finalHangUpAt = finalHangUpAt
     }
 
+    /// True when ``generate(seed:)`` makes this script from its seed, so `ringer explore --seed` replays it;
+    /// false for a hand-made one.
+    public var isGenerated: Bool { self == Self.generate(seed: seed) }
+
     /// The script in words, one line each: the devices, then the steps.
     public var lines: [String] {
         var lines = ["seed \(seed): ring timeout \(Self.seconds(ringTimeout)), \(devices.count) callee device(s)"]

@@ -29,13 +29,14 @@ import Testing
         func reportOutgoingCallConnected(id: UUID, at date: Date) {}
     }
 
-    /// Answers every request 200 with the call ringing, except the ones given a problem.
+    /// Answers every request 200 with the call ringing, except the ones given a problem or a body.
     final class ScriptedServer: HTTPTransport, @unchecked Sendable {
-        // @unchecked: `log` is guarded by `lock`; the other fields are constants.
+        // @unchecked: `log` and `bodies` are guarded by `lock`; the other fields are constants.
         let callID: String
         let problems: [String: Problem]
         private let lock = NSLock()
         private var log: [String] = []
+        private var bodies: [String: Data] = [:]
 
         var requests: [String] { lock.withLock { log } }
 
@@ -44,10 +45,20 @@ import Testing
             self.problems = problems
         }
 
+        /// Answers `request` (`"GET /v1/calls/…"`) 200 with `body` from now on.
+        func answer(_ request: String, with body: some Encodable) throws {
+            let data = try RingerJSON.encode(body)
+            lock.withLock { bodies[request] = data }
+        }
+
         func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
             let request = "\(method) \(url.path)"
-            lock.withLock { log.append(request) }
+            let scripted = lock.withLock { () -> Data? in
+                log.append(request)
+                return bodies[request]
+            }
             if let problem = problems[request] { return (problem.status, try RingerJSON.encode(problem)) }
+            if let scripted { return (200, scripted) }
             let now = Date()
             let call = Call(callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
                             hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
@@ -149,6 +160,50 @@ import Testing
         coordinator.handle(ended)
         let observed = await DurableHangUpTests.eventually { ui.log == ["ended remote_ended"] }
         #expect(observed, "\(ui.log)")
+    }
+
+    @Test func anAnsweredCallThatEndedBeforeTheSocketCameUpClosesWhenTheCallsAreRefreshed() async throws {
+        let ui = OrderedCallUI()
+        let server = ScriptedServer(callID: callID, problems: [:])
+        var call = event(.callAccepted, .accepted, seq: 2).call
+        call.acceptedDeviceId = "bob-ipad"
+        try server.answer("POST /v1/calls/\(callID)/accept",
+                          with: AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m")))
+        let coordinator = coordinator(ui, server)
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        let answered = await withCheckedContinuation { continuation in
+            coordinator.answer(callID: uuid) { continuation.resume(returning: $0) }
+        }
+        #expect(answered)
+        // Still up on the server: a refresh changes nothing.
+        try server.answer("GET /v1/calls/\(callID)", with: call)
+        coordinator.refreshCalls()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(ui.log == ["report"])
+        // The caller hung up before this woken app's socket connected: no event will ever say so.
+        call.state = .ended
+        try server.answer("GET /v1/calls/\(callID)", with: call)
+        coordinator.refreshCalls()
+        #expect(await DurableHangUpTests.eventually { ui.log == ["report", "ended remote_ended"] }, "\(ui.log)")
+    }
+
+    @Test(arguments: [(CallState.ended, String?.some("bob-iphone"), CallEndReason?.some(.answeredElsewhere)),
+                      (.accepted, "bob-iphone", .answeredElsewhere), (.cancelled, nil, .remoteEnded),
+                      (.declined, nil, .declinedElsewhere), (.unanswered, nil, .unanswered), (.ringing, nil, nil)])
+    func refreshingARingingCallClosesItAsTheServerSays(_ state: CallState, _ answeredOn: String?,
+                                                       _ reason: CallEndReason?) async throws {
+        let ui = OrderedCallUI()
+        let server = ScriptedServer(callID: callID, problems: [:])
+        let coordinator = coordinator(ui, server)
+        coordinator.handle(event(.callIncoming, .ringing, seq: 1))
+        var call = event(.callIncoming, state, seq: 1).call
+        call.acceptedDeviceId = answeredOn
+        try server.answer("GET /v1/calls/\(callID)", with: call)
+        coordinator.refreshCalls()
+        let expected = ["report"] + (reason.map { ["ended \($0.rawValue)"] } ?? [])
+        #expect(await DurableHangUpTests.eventually { server.requests.contains("GET /v1/calls/\(callID)") })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(ui.log == expected)
     }
 
     @Test func aDeclineThatArrivesAfterAnotherDeviceAnsweredLeavesThatCallUp() async throws {
