@@ -28,7 +28,8 @@ extension RaceInvariants {
                     let state = native.outgoing || native.fulfilledAt != nil ? "active"
                         : native.answeredAt != nil ? "answering" : "ringing"
                     found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
-                                               "\(name) is still \(state) when the run ended"))
+                                               "\(name) is still \(state) when the run ended (every phone on and "
+                                               + "every app open since \(record.time(record.settledAt)))"))
                     continue
                 }
                 guard !native.outgoing, !native.isFlash(within: record.immediate) else { continue }
