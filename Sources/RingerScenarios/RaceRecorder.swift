@@ -69,6 +69,16 @@ final class RaceRecorder: Sendable {
         state.withLock { $0.hangUps[deviceID, default: []].append(now) }
     }
 
+    /// True once the caller's app ended the call: a remote end it reported, or its user's hang-up.
+    func callerClosed(_ callID: String, device: String) -> Bool {
+        state.withLock { state in
+            !(state.hangUps[device] ?? []).isEmpty || (state.observed[device] ?? []).contains { entry in
+                if case .callKitEnded(let id, _) = entry.observation { return id == callID }
+                return false
+            }
+        }
+    }
+
     /// What the server did.
     func server(_ observation: ServerObservation) {
         let now = clock.now()

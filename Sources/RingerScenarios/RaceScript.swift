@@ -3,7 +3,7 @@ public import Foundation
 /// Everything one race exploration run does, decided by its seed alone (``generate(seed:)``): how
 /// many devices the callee has and how each starts, how slowly pushes reach each one, and a timed
 /// list of actions spread around the ring deadline. The caller places the call at time 0 and hangs
-/// up at ``finalHangUpAt`` if the call is still up, so every run ends with a final call.
+/// up at ``finalHangUpAt`` if the server's call is still up, so every run ends with a final call.
 public struct RaceScript: Sendable, Equatable {
     /// How a callee device is when the call is placed.
     public enum Start: String, Sendable, Equatable, CaseIterable {
@@ -46,8 +46,8 @@ public struct RaceScript: Sendable, Equatable {
     public var devices: [Device]
     /// The actions, in time order.
     public var steps: [RaceStep]
-    /// Scenario seconds after which the caller hangs up whatever happened (past the deadline and the
-    /// device's grace), so an answered call ends too.
+    /// Scenario seconds at which the caller hangs up if the server's call is still up (past the deadline
+    /// and the device's grace), so an answered call ends too.
     public var finalHangUpAt: TimeInterval
 
     /// Creates a script (``generate(seed:)`` makes them from a seed).
@@ -56,7 +56,7 @@ public struct RaceScript: Sendable, Equatable {
     ///   - ringTimeout: scenario seconds the call rings.
     ///   - devices: the callee's phones.
     ///   - steps: the actions, in time order.
-    ///   - finalHangUpAt: when the caller hangs up whatever happened.
+    ///   - finalHangUpAt: when the caller hangs up if the call is still up.
     public init(seed: UInt64, ringTimeout: TimeInterval, devices: [Device], steps: [RaceStep],
                 finalHangUpAt: TimeInterval) {
         self.seed = seed

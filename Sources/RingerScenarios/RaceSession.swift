@@ -55,7 +55,13 @@ final class RaceSession {
             perform(step, callID: call.callId)
         }
         try? await clock.sleep(until: origin.addingTimeInterval(script.finalHangUpAt))
-        perform(RaceStep(at: script.finalHangUpAt, device: nil, action: .callerHangsUp), callID: call.callId)
+        // Only a call still up on the server needs the caller's hang-up; otherwise the caller's app must
+        // learn the end on its own (a hang-up would hide that it never did).
+        if await serverCall().map({ $0.state.isLive }) ?? true {
+            perform(RaceStep(at: script.finalHangUpAt, device: nil, action: .callerHangsUp), callID: call.callId)
+        } else {
+            recorder.note("runner", "the call is over: the caller does not hang up")
+        }
 
         // Settle: every phone on, every app open, so each can learn how the call ended.
         let settledAt = clock.now()
@@ -170,8 +176,10 @@ final class RaceSession {
 
     private static func tokens(of phone: SimulatedIPhone) -> [String] { [phone.identity.voipToken, phone.identity.apnsToken] }
 
-    /// True once the server's call is final, every native call has ended and every hang-up was acknowledged.
+    /// True once the server's call is final, the caller's app closed it, every native call has ended and
+    /// every hang-up was acknowledged.
     private func isQuiet(callID: String) async -> Bool {
+        guard recorder.callerClosed(callID, device: Self.callerDevice) else { return false }
         for (_, phone) in allPhones {
             if phone.callKit.calls.contains(where: { $0.state != .ended }) || !phone.unacknowledgedHangUps.isEmpty {
                 return false
