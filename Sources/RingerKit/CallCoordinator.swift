@@ -69,6 +69,8 @@ public final class CallCoordinator: Sendable {
         var phase: Phase
         var expiresAt: Date
         var answer: (@Sendable (Bool) -> Void)?
+        /// The reason the call ended remotely; nil while it is up or when the local user ended it.
+        var endReason: CallEndReason?
     }
 
     /// Whether requests can be made: before ``connect(api:)`` the app is still launching (requests
@@ -192,8 +194,12 @@ public final class CallCoordinator: Sendable {
         let callID = body.callId.lowercased()
         let expiresAt = Date(unixMilliseconds: body.expiresAt)
         let report = IncomingCallReport(id: uuid, caller: body.caller, hasVideo: body.hasVideo)
+        var endedWith: CallEndReason?
         let disposition = state.withLock { state -> PushDisposition in
-            if let entry = state.calls[callID] { return entry.phase == .ended ? .alreadyEnded : .duplicate }
+            if let entry = state.calls[callID] {
+                endedWith = entry.endReason
+                return entry.phase == .ended ? .alreadyEnded : .duplicate
+            }
             if expiresAt <= now() { return .expired }
             switch state.session {
             case .loggedOut: return .loggedOut
@@ -213,7 +219,9 @@ public final class CallCoordinator: Sendable {
         case .expired:
             reportAndEnd(id: uuid, caller: body.caller, reason: .unanswered)
         case .alreadyEnded:
-            reportAndEnd(id: UUID(), caller: body.caller, reason: .remoteEnded)
+            // The extra report Apple requires ends as the call did here (a call this device's user ended
+            // has no remote reason to repeat).
+            reportAndEnd(id: UUID(), caller: body.caller, reason: endedWith ?? .remoteEnded)
         case .loggedOut, .otherUser, .unreadable:
             reportAndEnd(id: uuid, caller: body.caller, reason: .failed)
         }
@@ -251,7 +259,10 @@ public final class CallCoordinator: Sendable {
         // not this user's call (a push for the previous user of the phone): close it.
         perform(callID: callID, attempts: 3, onFailure: { [weak self] problem in
             guard let problem else { return }
-            self?.endRemotely(callID: callID, reason: problem.callState.map(Self.endReason(forFinal:)) ?? .failed)
+            // `ended` means another device answered and the call is over since: this one is only now ringing.
+            let reason = problem.callState == .ended ? .answeredElsewhere
+                : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
+            self?.endRemotely(callID: callID, reason: reason)
         }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
     }
 
@@ -361,8 +372,10 @@ public final class CallCoordinator: Sendable {
                 observer(.outgoingAnswered(callID: callID, media: media))
                 self?.mediaReady(callID: callID, media: media)
             }
-        case .callCancelled, .callDeclined, .callEnded:
+        case .callCancelled, .callDeclined:
             endRemotely(callID: callID, reason: .remoteEnded)
+        case .callEnded:
+            endRemotely(callID: callID, reason: endedReason(event.call))
         case .callAnsweredElsewhere:
             endRemotely(callID: callID, reason: .answeredElsewhere)
         case .callDeclinedElsewhere:
@@ -374,11 +387,51 @@ public final class CallCoordinator: Sendable {
         }
     }
 
+    /// Re-reads every call still up on the native UI and closes the ones that ended while no event could
+    /// reach this device. Call it when the event stream connects or reconnects (`.connected`, `.restored`): a
+    /// stream with no resume point (an app woken by a push before it ever connected) replays nothing, and
+    /// an answered call has neither a deadline nor a notice push to close it otherwise.
+    public func refreshCalls() {
+        let live = state.withLock { state in state.calls.filter { $0.value.phase != .ended }.map(\.key) }
+        for callID in live {
+            perform(callID: callID, attempts: 3) { [weak self] api, _ in
+                let call = try await api.call(id: callID)
+                guard let self, let reason = self.reasonIfOver(call) else { return }
+                self.endRemotely(callID: callID, reason: reason)
+            }
+        }
+    }
+
+    /// The reason to close `call` with on this device, or nil while it is still up here.
+    private func reasonIfOver(_ call: Call) -> CallEndReason? {
+        guard let direction = state.withLock({ $0.calls[call.callId]?.direction }) else { return nil }
+        let answeredHere = call.acceptedDeviceId == deviceID
+        switch (direction, call.state) {
+        case (_, .ringing), (.outgoing, .accepted): return nil
+        case (.incoming, .accepted): return answeredHere ? nil : .answeredElsewhere
+        case (.incoming, .ended): return answeredHere ? .remoteEnded : .answeredElsewhere
+        case (.incoming, _): return Self.endReason(forFinal: call.state)
+        case (.outgoing, .unanswered): return .unanswered
+        case (.outgoing, .failed): return .failed
+        case (.outgoing, _): return .remoteEnded
+        }
+    }
+
+    /// The reason `call.ended` gives: `remoteEnded` for the caller and for the device that answered;
+    /// `answeredElsewhere` for the callee's other devices, which learn of the answer only now (they missed
+    /// `call.answered_elsewhere`, e.g. their socket came up after it).
+    private func endedReason(_ call: Call) -> CallEndReason {
+        let incoming = state.withLock { $0.calls[call.callId]?.direction == .incoming }
+        guard incoming, let answered = call.acceptedDeviceId, answered != deviceID else { return .remoteEnded }
+        return .answeredElsewhere
+    }
+
     /// Ends a call for a reason the local user did not cause; reports it to the UI exactly once.
     private func endRemotely(callID: String, reason: CallEndReason) {
         let ended = state.withLock { state -> (UUID, (@Sendable (Bool) -> Void)?)? in
             guard var entry = state.calls[callID], entry.phase != .ended else { return nil }
             entry.phase = .ended
+            entry.endReason = reason
             let answer = entry.answer
             entry.answer = nil
             state.calls[callID] = entry
@@ -386,8 +439,10 @@ public final class CallCoordinator: Sendable {
             return (entry.uuid, answer)
         }
         guard let (uuid, answer) = ended else { return }
-        answer?(false)
+        // The end first, then the pending answer action's failure: CallKit ends a call whose answer action
+        // fails, and would then ignore the report, showing a failed call instead of this reason.
         ui.reportCallEnded(id: uuid, at: now(), reason: reason)
+        answer?(false)
         observer(.ended(callID: callID, reason: reason))
     }
 
@@ -410,7 +465,10 @@ public final class CallCoordinator: Sendable {
 
     private func sendAccept(callID: String) {
         perform(callID: callID, attempts: 5, onFailure: { [weak self] problem in
-            let reason: CallEndReason = problem?.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere : .remoteEnded
+            // The answer lost to whatever ended the call first: say which (a decline on another device is
+            // `declinedElsewhere`, a ring-out `unanswered`), as the matching event would have.
+            let reason: CallEndReason = problem?.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere
+                : problem?.callState.map(Self.endReason(forFinal:)) ?? .remoteEnded
             self?.endRemotely(callID: callID, reason: reason)
         }) { [weak self] api, device in
             let response = try await api.accept(callID: callID, deviceID: device)
@@ -484,11 +542,14 @@ public final class CallCoordinator: Sendable {
                 onFailure: { problem in settle(problem != nil) }) { api, _ in
             switch action.kind {
             case .decline:
-                // The accept may already have reached the server: then the call must be ended, not declined,
-                // or it stays accepted and the user looks busy to every later caller.
+                // This device's accept may already have reached the server: then the call must be ended, not
+                // declined, or it stays accepted and the user looks busy to every later caller. Only a state
+                // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered,
+                // and ending would hang up the call the user just took there.
                 do {
                     _ = try await api.decline(callID: callID, deviceID: action.deviceId)
-                } catch let error as RingerAPIError where error.problem?.callState == .accepted {
+                } catch let error as RingerAPIError where error.problem?.callState == .accepted
+                            && error.problem?.type == ProblemType.callStateConflict.rawValue {
                     _ = try await api.end(callID: callID)
                 }
             case .cancel:

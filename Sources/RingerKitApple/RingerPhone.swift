@@ -92,7 +92,13 @@ public final class RingerPhone: Sendable {
         let (coordinator, suite) = (coordinator, defaultsSuite)
         let key = api.userID.map(Self.resumePointKey(userID:))
         let events = EventStream(api: api, deviceID: coordinator.deviceID, transport: webSockets,
-                                 onEvent: { event in coordinator.handle(event) }, onStatus: streamStatus,
+                                 onEvent: { event in coordinator.handle(event) },
+                                 onStatus: { [streamStatus] status in
+                                     // Calls that ended while the socket was down and nothing replays
+                                     // (no resume point yet) are re-read from the server.
+                                     if status == .connected || status == .restored { coordinator.refreshCalls() }
+                                     streamStatus(status)
+                                 },
                                  onResumePoint: { seq in
                                      if let key { Self.defaults(suite).set(NSNumber(value: seq), forKey: key) }
                                  })

@@ -9,6 +9,10 @@ public import RingerWire
 ///   (Apple: `CXErrorCodeIncomingCallError`).
 /// - Audio may start only after the provider activated the audio session
 ///   (Apple: `provider(_:didActivate:)`); ``startAudio(callID:)`` before that is refused.
+/// - A failed answer action ends the call; the calls of an app whose process ends (swiped away,
+///   killed by iOS, phone switched off) end with it (``appTerminated()``).
+///
+/// Every change is kept in ``history`` with the time it happened, in the order CallKit applied them.
 /// Thread-safe.
 public final class SimulatedCallKit: CallUI, Sendable {
     /// A call as the native UI shows it.
@@ -55,26 +59,60 @@ public final class SimulatedCallKit: CallUI, Sendable {
         case ended(UUID, CallEndReason)
         /// An outgoing call connected.
         case outgoingConnected(UUID)
+        /// The user tapped Answer on a ringing call (`CXAnswerCallAction` handed to the app).
+        case userAnswered(UUID)
+        /// The app fulfilled (`true`: the call is active) or failed (`false`: the call ended) the answer action.
+        case answerCompleted(UUID, fulfilled: Bool)
+        /// The user tapped Decline or End (`CXEndCallAction`): the call ended.
+        case userEnded(UUID)
+        /// The app's process ended while the call was up: the system ended the call.
+        case endedBySystem(UUID)
+    }
+
+    /// One change and when it happened.
+    public struct Moment: Sendable, Equatable {
+        /// When CallKit applied the change, on the clock given to ``init(now:onChange:)``.
+        public var at: Date
+        /// What changed.
+        public var change: Change
+
+        /// Creates an entry (tests build histories by hand).
+        public init(at: Date, change: Change) {
+            self.at = at
+            self.change = change
+        }
     }
 
     private struct Store {
         var calls: [UUID: NativeCall] = [:]
         var reportCount = 0
-        var changes: [Change] = []
+        var history: [Moment] = []
+
+        mutating func append(_ change: Change, at date: Date) { history.append(Moment(at: date, change: change)) }
     }
 
     private let store = LockedValue(Store())
+    private let now: @Sendable () -> Date
     private let onChange: @Sendable (Change) -> Void
 
     /// Creates the provider.
-    /// - Parameter onChange: told of every report and ending, on the reporting thread.
-    public init(onChange: @escaping @Sendable (Change) -> Void = { _ in }) { self.onChange = onChange }
+    /// - Parameters:
+    ///   - now: the clock that stamps ``history`` (a scenario's clock on simulated phones).
+    ///   - onChange: told of every report and ending, on the reporting thread.
+    public init(now: @escaping @Sendable () -> Date = { Date() },
+                onChange: @escaping @Sendable (Change) -> Void = { _ in }) {
+        self.now = now
+        self.onChange = onChange
+    }
 
     /// Number of `reportNewIncomingCall` calls so far, accepted or not (PushKit's rule counts these).
     public var reportCount: Int { store.withLock { $0.reportCount } }
 
     /// Every change so far.
-    public var changes: [Change] { store.withLock { $0.changes } }
+    public var changes: [Change] { store.withLock { $0.history.map(\.change) } }
+
+    /// Every change so far with its time, in the order CallKit applied them.
+    public var history: [Moment] { store.withLock { $0.history } }
 
     /// The native call with this UUID.
     public func call(_ id: UUID) -> NativeCall? { store.withLock { $0.calls[id] } }
@@ -89,7 +127,7 @@ public final class SimulatedCallKit: CallUI, Sendable {
             if isNew {
                 store.calls[report.id] = NativeCall(id: report.id, caller: report.caller, state: .ringing, audioActive: false)
             }
-            store.changes.append(.reported(report.id, accepted: isNew))
+            store.append(.reported(report.id, accepted: isNew), at: now())
             return isNew
         }
         onChange(.reported(report.id, accepted: accepted))
@@ -103,7 +141,7 @@ public final class SimulatedCallKit: CallUI, Sendable {
             call.endReason = reason
             call.audioActive = false
             store.calls[id] = call
-            store.changes.append(.ended(id, reason))
+            store.append(.ended(id, reason), at: now())
             return true
         }
         if changed { onChange(.ended(id, reason)) }
@@ -114,7 +152,7 @@ public final class SimulatedCallKit: CallUI, Sendable {
             if store.calls[id] == nil {
                 store.calls[id] = NativeCall(id: id, caller: Party(id: "self"), state: .active, audioActive: true)
             }
-            store.changes.append(.outgoingConnected(id))
+            store.append(.outgoingConnected(id), at: now())
         }
         onChange(.outgoingConnected(id))
     }
@@ -129,20 +167,30 @@ public final class SimulatedCallKit: CallUI, Sendable {
             guard var call = store.calls[id], call.state == .ringing else { return false }
             call.state = .answering
             store.calls[id] = call
+            store.append(.userAnswered(id), at: now())
             return true
         }
         guard ringing else { completion(false); return }
+        onChange(.userAnswered(id))
         coordinator.answer(callID: id) { [weak self] fulfilled in
-            self?.store.withLock { store in
-                guard var call = store.calls[id], call.state == .answering else { return }
-                call.state = fulfilled ? .active : .ended
-                call.audioActive = fulfilled
-                store.calls[id] = call
-            }
+            self?.answerCompleted(id, fulfilled: fulfilled)
             // CallKit activates the audio session once the answer action is fulfilled.
             if fulfilled { coordinator.audioSessionActivated() }
             completion(fulfilled)
         }
+    }
+
+    /// The app fulfilled or failed the answer action: the call becomes active, or ends.
+    private func answerCompleted(_ id: UUID, fulfilled: Bool) {
+        let completed = store.withLock { store -> Bool in
+            guard var call = store.calls[id], call.state == .answering else { return false }
+            call.state = fulfilled ? .active : .ended
+            call.audioActive = fulfilled
+            store.calls[id] = call
+            store.append(.answerCompleted(id, fulfilled: fulfilled), at: now())
+            return true
+        }
+        if completed { onChange(.answerCompleted(id, fulfilled: fulfilled)) }
     }
 
     /// The user taps Decline or End: CallKit performs `CXEndCallAction`.
@@ -152,9 +200,28 @@ public final class SimulatedCallKit: CallUI, Sendable {
             call.state = .ended
             call.audioActive = false
             store.calls[id] = call
+            store.append(.userEnded(id), at: now())
             return true
         }
-        if live { coordinator.end(callID: id) { _ in } }
+        guard live else { return }
+        onChange(.userEnded(id))
+        coordinator.end(callID: id) { _ in }
+    }
+
+    /// The app's process ended (the user swiped it away, iOS killed it, the phone was switched off):
+    /// every call it had on screen ends, as the system does when a provider's process exits. The app
+    /// is not told. (Their UUIDs stay known: this model never accepts a UUID twice.)
+    public func appTerminated() {
+        let ended = store.withLock { store -> [UUID] in
+            let live = store.calls.values.filter { $0.state != .ended }.map(\.id)
+            for id in live {
+                store.calls[id]?.state = .ended
+                store.calls[id]?.audioActive = false
+                store.append(.endedBySystem(id), at: now())
+            }
+            return live
+        }
+        for id in ended { onChange(.endedBySystem(id)) }
     }
 
     /// The app starts media for a call; refused unless the system activated audio for it.

@@ -8,7 +8,10 @@ public import RingerWire
 /// - A VoIP push launches a killed app in the background and hands the push to PushKit.
 /// - The app must report a new incoming call to CallKit before the push handler completes, or iOS
 ///   kills it (Apple: PushKit, "If you fail to report a call to CallKit, the system will terminate your app").
-/// - Only the foreground (or a just-woken) app keeps its WebSocket; backgrounding drops it.
+/// - Only the foreground (or a just-woken) app keeps its WebSocket; backgrounding drops it, unless a
+///   call is answered on CallKit: iOS keeps an app in a call running. A VoIP push wakes a suspended app
+///   as it launches a killed one, and the woken app connects.
+/// - When the app's process ends (swiped away, killed by iOS, phone off) its CallKit calls end with it.
 ///
 /// It registers its PushKit token with the ``APNsSandbox`` and its device with the Ringer server,
 /// and its user answers, declines or ignores calls as its ``Behaviour`` says. Thread-safe.
@@ -117,6 +120,9 @@ public final class SimulatedIPhone: Sendable {
     private let sleepUntil: (@Sendable (Date) async throws -> Void)?
     private let observe: @Sendable (Observation) -> Void
     private let state = LockedValue(State())
+    /// Hang-ups not yet acknowledged by the server. Owned by the phone, not the app process, because
+    /// a real app keeps them in a file (``FilePendingActionStore``) that survives being killed.
+    private let pendingActions = InMemoryPendingActionStore()
 
     /// Creates the phone, switched on with the app killed.
     /// - Parameters:
@@ -143,7 +149,7 @@ public final class SimulatedIPhone: Sendable {
         self.now = now
         self.sleepUntil = sleepUntil
         self.observe = observe
-        callKit = SimulatedCallKit()
+        callKit = SimulatedCallKit(now: now)
     }
 
     /// The app's current state.
@@ -151,6 +157,9 @@ public final class SimulatedIPhone: Sendable {
 
     /// How many times iOS killed the app for breaking a rule.
     public var killCount: Int { state.withLock { $0.killCount } }
+
+    /// Hang-ups the app made that the server has not acknowledged yet (kept across app launches).
+    public var unacknowledgedHangUps: [PendingCallAction] { pendingActions.load() }
 
     /// The running app's coordinator, if the app runs.
     public var coordinator: CallCoordinator? { state.withLock { $0.app?.coordinator } }
@@ -172,18 +181,30 @@ public final class SimulatedIPhone: Sendable {
     }
 
     /// Moves the app between foreground, background and killed, as the user or iOS would.
-    /// Backgrounding drops the WebSocket; returning reopens it from the last `seq` seen.
+    /// Backgrounding drops the WebSocket (unless a call is answered: the app keeps running); returning
+    /// reopens it from the last `seq` seen. Killing the app ends its CallKit calls; a killed app cannot be
+    /// sent to the background (it stays killed).
     public func setAppState(_ newState: AppState) {
-        let (running, oldStream) = state.withLock { state -> (Bool, EventStream?) in
+        // iOS does not suspend an app whose call is answered (its audio session is active), so its socket stays.
+        let inCall = callKit.calls.contains { $0.state == .answering || $0.state == .active }
+        let (running, oldStream, terminated) = state.withLock { state -> (Bool, EventStream?, Bool) in
+            // Not running: there is nothing to background (iOS would not launch it for that).
+            if newState == .background, state.app == nil { return (false, nil, false) }
+            if newState == .background, inCall {
+                state.appState = newState
+                return (true, nil, false)
+            }
             state.appState = newState
             let stream = state.app?.stream
+            let terminated = newState == .killed && state.app != nil
             if newState != .foreground { state.app?.stream = nil }
             if newState == .killed { state.app = nil }
-            return (state.app != nil, newState == .foreground ? nil : stream)
+            return (state.app != nil, newState == .foreground ? nil : stream, terminated)
         }
         oldStream?.stop()
         // The app persists the stream's resume point: it may be ahead of the last event it saw.
         if let seq = oldStream?.lastSeq { state.withLock { $0.lastSeq = max($0.lastSeq ?? seq, seq) } }
+        if terminated { callKit.appTerminated() }
         guard newState == .foreground else { return }
         if running {
             openStream()
@@ -194,10 +215,13 @@ public final class SimulatedIPhone: Sendable {
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
-        let stream = EventStream(api: api, deviceID: identity.deviceID, transport: webSockets) { [weak self] event in
+        let stream = EventStream(api: api, deviceID: identity.deviceID, transport: webSockets, onEvent: { [weak self] event in
             self?.observe(.event(event))
             self?.coordinator?.handle(event)
-        }
+        }, onStatus: { [weak self] status in
+            // Calls that ended before the socket came up (nothing replays them without a resume point).
+            if status == .connected || status == .restored { self?.coordinator?.refreshCalls() }
+        })
         let since = state.withLock { state -> Int64?? in
             guard state.app != nil, state.app?.stream == nil else { return .none }
             state.app?.stream = stream
@@ -240,9 +264,10 @@ public final class SimulatedIPhone: Sendable {
         }
         if let sleepUntil {
             coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, sleepUntil: sleepUntil,
-                                          observer: observer)
+                                          pendingActions: pendingActions, observer: observer)
         } else {
-            coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, observer: observer)
+            coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now,
+                                          pendingActions: pendingActions, observer: observer)
         }
         coordinator.connect(api: api)
         state.withLock { $0.app = App(coordinator: coordinator, stream: nil) }
@@ -256,14 +281,21 @@ public final class SimulatedIPhone: Sendable {
     /// APNs delivered a push to this phone.
     private func receive(_ push: SandboxPush) {
         guard push.pushType == "voip" else { return receiveNotice(push) }
-        let (coordinator, woken) = state.withLock { state -> (CallCoordinator?, Bool) in
-            (state.app?.coordinator, state.appState == .killed)
+        let (coordinator, woken, suspended) = state.withLock { state -> (CallCoordinator?, Bool, Bool) in
+            (state.app?.coordinator, state.appState == .killed, state.app != nil && state.app?.stream == nil)
         }
         var running = coordinator
         if woken {
             observe(.woken(apnsID: push.apnsID))
             running = launch(connectAfter: launchDelay)
             state.withLock { $0.appState = .background }
+        } else if suspended {
+            // Resumed in the background for the push, the app connects as a launched one does.
+            let delay = launchDelay
+            Task { [weak self] in
+                try? await Task.sleep(for: .seconds(delay))
+                self?.openStream()
+            }
         }
         guard let running else { return }
         var disposition = CallCoordinator.PushDisposition.unreadable
@@ -272,11 +304,15 @@ public final class SimulatedIPhone: Sendable {
         }
         observe(.pushReceived(apnsID: push.apnsID, disposition: disposition))
         if verdict == .appKilled {
-            state.withLock { state in
+            let stream = state.withLock { state -> EventStream? in
                 state.killCount += 1
-                state.app = nil
+                defer { state.app = nil }
                 state.appState = .killed
+                return state.app?.stream
             }
+            stream?.stop()
+            if let seq = stream?.lastSeq { state.withLock { $0.lastSeq = max($0.lastSeq ?? seq, seq) } }
+            callKit.appTerminated()
             observe(.killedBySystem(reason: "VoIP push handled without reporting a call to CallKit"))
         }
     }

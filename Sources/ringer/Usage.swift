@@ -27,6 +27,12 @@ enum Usage {
                                 "expect". --time-scale: real seconds per scenario second (1 = real time);
                                 --trace: print every run's time line. Exit 0 all matched, 1 a mismatch,
                                 2 a bad file or flag.
+      ringer explore [--seed 1] [--runs 1] [--time-scale 0.04] [--trace] [--verbose]
+                                Race exploration (docs/scenarios.md): seeds N … N+runs-1 each make a random
+                                script (callee devices, slow pushes, answers, declines, cancel, app kills,
+                                phones off/on) played on loopback; checks the ringing invariants after each.
+                                Prints a failing seed's violations, script and time line; --trace: every
+                                run's. Exit 0 all kept, 1 a violation, 2 a bad flag.
       ringer keys --out DIR     Write a throw-away APNs key (.p8) and a dev CA + localhost certificate.
       ringer bench [--pushes 20000] [--concurrency 200] [--connections 2] [--python python3]
                    [--aioapns-script Tests/Peers/bench_aioapns.py] [--h2load h2load]

@@ -1,4 +1,4 @@
-// The `ringer` command line: serve, sandbox, demo, scenario, keys.
+// The `ringer` command line: serve, sandbox, demo, scenario, explore, keys, bench.
 import Foundation
 import RingerLogging
 
@@ -14,6 +14,7 @@ case "serve": code = await ServeCommand.run(rest)
 case "sandbox": code = await SandboxCommand.run(rest)
 case "demo": code = await DemoCommand.run(rest)
 case "scenario": code = await ScenarioCommand.run(rest)
+case "explore": code = await ExploreCommand.run(rest)
 case "keys": code = KeysCommand.run(rest)
 case "bench": code = await BenchCommand.run(rest)
 case "help", "--help", "-h":

@@ -28,6 +28,8 @@ import Testing
         #expect(await eventually { ended.withLock { !$0.isEmpty } })
         #expect(ended.withLock { $0 } == [.answeredElsewhere])
 
+        // The iPad's app, resumed by the VoIP push, may hear it on its socket before the notice is out.
+        #expect(await eventually { stack.sandbox.acceptedPushes.contains { $0.deviceToken == pad.identity.apnsToken } })
         let pushes = stack.sandbox.acceptedPushes
         let notice = pushes.first { $0.deviceToken == pad.identity.apnsToken }
         #expect(notice?.pushType == "background")

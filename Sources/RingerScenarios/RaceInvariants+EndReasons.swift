@@ -1,0 +1,148 @@
+import Foundation
+import RingerSandbox
+import RingerWire
+
+extension RaceInvariants {
+    // MARK: (d)
+
+    static func endReasonsAgree(_ record: RaceRecord) -> [RaceViolation] {
+        guard let call = record.call, !call.state.isLive else { return [] }   // (c) reports it
+        var found: [RaceViolation] = []
+        let uuid = UUID(uuidString: record.callID)
+        let callees = record.devices.filter { !$0.isCaller }
+        var calls: [String: [RaceNativeCall]] = [:]
+        for device in callees { calls[device.id] = RaceNativeCall.calls(in: device.callKit).calls }
+
+        for device in callees {
+            let mine = calls[device.id] ?? []
+            let userEnded = mine.contains { $0.ending?.how == .local }
+            for native in mine {
+                guard let ending = native.ending else { continue }
+                var allowed = calleeReasons(call, device: device.id)
+                if ending.at >= call.expiresAt.addingTimeInterval(-record.immediate) { allowed.insert(.unanswered) }
+                let expected = allowed.map(\.rawValue).sorted().joined(separator: " or ")
+                switch ending.how {
+                case .local, .system:
+                    continue
+                case .answerFailed:
+                    found.append(RaceViolation(.endReasonAgrees, device: device.id,
+                                               "the answer tapped at \(native.answeredAt.map(record.time) ?? "?") failed at "
+                                               + "\(record.time(ending.at)) and ended the native call with no reason; "
+                                               + "expected it to end \(expected) (\(describe(call)))"))
+                case .remote(let reason):
+                    if native.id != uuid && userEnded { continue }
+                    guard !allowed.contains(reason) else { continue }
+                    found.append(RaceViolation(.endReasonAgrees, device: device.id,
+                                               "native call reported at \(record.time(native.reportedAt)) ended "
+                                               + "\(reason.rawValue) at \(record.time(ending.at)), but \(describe(call)): "
+                                               + "expected \(expected)"))
+                }
+            }
+            if let answer = mine.first(where: { $0.fulfilledAt != nil }), call.acceptedDeviceId != device.id {
+                found.append(RaceViolation(.endReasonAgrees, device: device.id,
+                                           "its answer was confirmed at \(answer.fulfilledAt.map(record.time) ?? "?"), but "
+                                           + describe(call)))
+            }
+        }
+        found += serverAgrees(call, calls: calls, record)
+        for device in record.devices where device.unacknowledgedHangUps > 0 {
+            found.append(RaceViolation(.endReasonAgrees, device: device.id,
+                                       "\(device.unacknowledgedHangUps) hang-up(s) never acknowledged by the server"))
+        }
+        if let caller = record.devices.first(where: \.isCaller) { found += callerEnds(call, caller, record) }
+        return found
+    }
+
+    /// The reasons the server's final state gives a callee device's native call.
+    static func calleeReasons(_ call: Call, device: String) -> Set<CallEndReason> {
+        switch call.state {
+        case .accepted, .ended: device == call.acceptedDeviceId ? [.remoteEnded] : [.answeredElsewhere]
+        case .declined: [.declinedElsewhere]
+        case .cancelled: [.remoteEnded]
+        case .unanswered: [.unanswered]
+        default: []
+        }
+    }
+
+    /// The server's outcome matches what the users did.
+    private static func serverAgrees(_ call: Call, calls: [String: [RaceNativeCall]],
+                                     _ record: RaceRecord) -> [RaceViolation] {
+        var found: [RaceViolation] = []
+        func fail(_ device: String?, _ detail: String) { found.append(RaceViolation(.endReasonAgrees, device: device, detail)) }
+        let endedByUser = calls.filter { $0.value.contains { $0.ending?.how == .local } }.keys.sorted()
+        if let accepted = call.acceptedDeviceId {
+            if let answered = calls[accepted] {
+                if !answered.contains(where: { $0.answeredAt != nil }) {
+                    fail(accepted, "\(describe(call)), but its user never tapped Answer")
+                }
+            } else {
+                fail(nil, "\(describe(call)): not a callee device of the run")
+            }
+        }
+        let caller = record.devices.first(where: \.isCaller)
+        switch call.state {
+        case .declined where endedByUser.isEmpty:
+            fail(nil, "\(describe(call)), but no callee user declined")
+        case .ended where call.endedBy == call.callee.id:
+            if let accepted = call.acceptedDeviceId, !endedByUser.contains(accepted) {
+                fail(accepted, "\(describe(call)), but this device's user never hung up; users who ended it: "
+                     + (endedByUser.isEmpty ? "none" : endedByUser.joined(separator: ", ")))
+            }
+        case .cancelled:
+            if caller?.hangUps.isEmpty ?? true { fail(caller?.id, "\(describe(call)), but the caller never hung up") }
+        case .ended where call.endedBy == call.caller.id:
+            if caller?.hangUps.isEmpty ?? true { fail(caller?.id, "\(describe(call)), but the caller never hung up") }
+        default:
+            break
+        }
+        return found
+    }
+
+    /// The caller's app ends the call once, by its own hang-up or with the reason the server gives.
+    private static func callerEnds(_ call: Call, _ caller: RaceRecord.Device, _ record: RaceRecord) -> [RaceViolation] {
+        var found: [RaceViolation] = []
+        func fail(_ detail: String) { found.append(RaceViolation(.endReasonAgrees, device: caller.id, detail)) }
+        let remote = caller.observed.compactMap { entry -> (Date, CallEndReason)? in
+            if case .callKitEnded(let id, let reason) = entry.observation, id == record.callID { return (entry.at, reason) }
+            return nil
+        }
+        if remote.count > 1 {
+            fail("the app ended the call \(remote.count) times: "
+                 + remote.map { "\($0.1.rawValue) at \(record.time($0.0))" }.joined(separator: ", "))
+        }
+        let expected: CallEndReason? = switch call.state {
+        case .declined: .remoteEnded
+        case .unanswered: .unanswered
+        case .ended where call.endedBy == call.callee.id: .remoteEnded
+        default: nil
+        }
+        if let expected {
+            let endedAt = call.endedAt ?? .distantFuture
+            let hungUpFirst = caller.hangUps.contains { $0 <= endedAt.addingTimeInterval(record.prompt) }
+            if let first = remote.first, first.1 != expected {
+                fail("the app ended the call \(first.1.rawValue) at \(record.time(first.0)); expected \(expected.rawValue) "
+                     + "(\(describe(call)))")
+            } else if remote.isEmpty && !hungUpFirst {
+                fail("the app never learned that \(describe(call)): no end reported, no hang-up")
+            }
+        } else if let first = remote.first {
+            fail("the caller ended the call, but the app also reported \(first.1.rawValue) at \(record.time(first.0)) "
+                 + "(\(describe(call)))")
+        }
+        for native in RaceNativeCall.calls(in: caller.callKit).calls {
+            guard case .remote(let reason)? = native.ending?.how else { continue }
+            if reason != .remoteEnded || call.endedBy != call.callee.id {
+                fail("its connected native call ended \(reason.rawValue), but \(describe(call))")
+            }
+        }
+        return found
+    }
+
+    /// The server's call in words: `the server's call is ended by alice (accepted on bob-2)`.
+    static func describe(_ call: Call) -> String {
+        var text = "the server's call is \(call.state.rawValue)"
+        if let user = call.endedBy { text += " by \(user)" }
+        if let device = call.acceptedDeviceId { text += " (accepted on \(device))" }
+        return text
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import RingerSandbox
+import RingerWire
+
+extension RaceInvariants {
+    /// Event types that tell a device the call is over for it.
+    static let terminalEvents: Set<EventType> = [.callCancelled, .callDeclined, .callEnded, .callAnsweredElsewhere,
+                                                 .callDeclinedElsewhere, .callUnanswered]
+
+    // MARK: (c)
+
+    static func nothingRingsAfterEnd(_ record: RaceRecord) -> [RaceViolation] {
+        guard let call = record.call else {
+            return [RaceViolation(.nothingRingsAfterEnd, device: nil, "the server's call could not be read at the end")]
+        }
+        var found: [RaceViolation] = []
+        if call.state.isLive {
+            found.append(RaceViolation(.nothingRingsAfterEnd, device: nil,
+                                       "the server's call is still \(call.state.rawValue) when the run ended"))
+        }
+        let deadline = call.expiresAt
+        let lastRing = deadline.addingTimeInterval(record.deadlineGrace + record.prompt)
+        for device in record.devices {
+            let calls = RaceNativeCall.calls(in: device.callKit).calls
+            for native in calls {
+                let name = "native call reported at \(record.time(native.reportedAt))"
+                guard native.ending != nil else {
+                    let state = native.outgoing || native.fulfilledAt != nil ? "active"
+                        : native.answeredAt != nil ? "answering" : "ringing"
+                    found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
+                                               "\(name) is still \(state) when the run ended (every phone on and "
+                                               + "every app open since \(record.time(record.settledAt)))"))
+                    continue
+                }
+                guard !native.outgoing, !native.isFlash(within: record.immediate) else { continue }
+                if native.reportedAt > deadline.addingTimeInterval(record.immediate) {
+                    found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
+                                               "\(name) started ringing after the ring deadline (\(record.time(deadline)))"))
+                }
+                if let ringEnd = native.ringEnd, ringEnd > lastRing {
+                    found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
+                                               "\(name) rang until \(record.time(ringEnd)), past the deadline "
+                                               + "(\(record.time(deadline))) + \(record.deadlineGrace) s grace"))
+                }
+                if let endedAt = call.endedAt, native.reportedAt > endedAt.addingTimeInterval(record.immediate),
+                   let ringEnd = native.ringEnd, ringEnd > native.reportedAt.addingTimeInterval(record.prompt) {
+                    found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
+                                               "\(name), after the server's call ended \(call.state.rawValue) at "
+                                               + "\(record.time(endedAt)), rang until \(record.time(ringEnd))"))
+                }
+            }
+            found += signalsHonoured(device, calls: calls, record)
+        }
+        return found
+    }
+
+    /// Every native call up when a terminal event or notice reached the app ended at once.
+    private static func signalsHonoured(_ device: RaceRecord.Device, calls: [RaceNativeCall],
+                                        _ record: RaceRecord) -> [RaceViolation] {
+        var found: [RaceViolation] = []
+        for entry in device.observed {
+            let signal: String
+            switch entry.observation {
+            case .event(let event) where event.call.callId == record.callID && terminalEvents.contains(event.type):
+                signal = "event \(event.type.rawValue)"
+            case .noticeReceived(let type, _) where terminalEvents.contains(type):
+                signal = "notice \(type.rawValue)"
+            default:
+                continue
+            }
+            for native in calls where native.isUp(at: entry.at) {
+                let endedAt = native.ending?.at
+                guard endedAt.map({ $0 > entry.at.addingTimeInterval(record.immediate) }) ?? true else { continue }
+                found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
+                                           "the \(signal) reached the app at \(record.time(entry.at)), but the native call "
+                                           + "reported at \(record.time(native.reportedAt)) stayed up until "
+                                           + (endedAt.map(record.time) ?? "the end")))
+            }
+        }
+        return found
+    }
+}

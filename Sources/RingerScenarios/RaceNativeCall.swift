@@ -1,0 +1,92 @@
+import Foundation
+import RingerSandbox
+import RingerWire
+
+/// One native call on one phone, rebuilt from its CallKit history, for ``RaceInvariants``.
+struct RaceNativeCall {
+    /// How a native call ended.
+    enum Ending: Equatable, CustomStringConvertible {
+        /// The app reported the end (`reportCall(with:endedAt:reason:)`) with this reason.
+        case remote(CallEndReason)
+        /// The user tapped Decline or End.
+        case local
+        /// The app failed the user's answer action: the call ended with no reason.
+        case answerFailed
+        /// The app's process ended (killed, swiped away, phone off).
+        case system
+
+        var description: String {
+            switch self {
+            case .remote(let reason): "ended \(reason.rawValue)"
+            case .local: "ended by its user"
+            case .answerFailed: "ended by a failed answer action"
+            case .system: "ended with the app's process"
+            }
+        }
+    }
+
+    /// The CallKit UUID.
+    var id: UUID
+    /// True for a connected outgoing call (the caller's side).
+    var outgoing: Bool
+    /// When it was reported (accepted by CallKit).
+    var reportedAt: Date
+    /// When the user tapped Answer.
+    var answeredAt: Date?
+    /// When the app fulfilled the answer.
+    var fulfilledAt: Date?
+    /// When and how it ended.
+    var ending: (at: Date, how: Ending)?
+
+    /// When it stopped ringing: answered or ended, whichever came first; nil while it rings.
+    /// Outgoing calls never ring.
+    var ringEnd: Date? {
+        if outgoing { return reportedAt }
+        return [answeredAt, ending?.at].compactMap { $0 }.min()
+    }
+
+    /// Up (ringing, answering or active) at `date`.
+    func isUp(at date: Date) -> Bool { reportedAt <= date && (ending.map { $0.at > date } ?? true) }
+
+    /// Reported and ended within `window` seconds with no answer: a push the app could not ring
+    /// (expired, already over) that Apple's rule still makes it report. The user never sees it ring.
+    func isFlash(within window: TimeInterval) -> Bool {
+        guard !outgoing, answeredAt == nil, let ending else { return false }
+        return ending.at.timeIntervalSince(reportedAt) <= window
+    }
+
+    /// The native calls in a CallKit history, in the order they were reported.
+    /// - Returns: the calls, and the times of reports CallKit refused (a known UUID).
+    static func calls(in history: [SimulatedCallKit.Moment]) -> (calls: [RaceNativeCall], refused: [(Date, UUID)]) {
+        var calls: [RaceNativeCall] = []
+        var refused: [(Date, UUID)] = []
+        var index: [UUID: Int] = [:]
+        func update(_ id: UUID, _ change: (inout RaceNativeCall) -> Void) {
+            guard let position = index[id] else { return }
+            change(&calls[position])
+        }
+        func end(_ id: UUID, at date: Date, _ how: Ending) {
+            update(id) { call in if call.ending == nil { call.ending = (date, how) } }
+        }
+        for moment in history {
+            switch moment.change {
+            case .reported(let id, let accepted):
+                guard accepted else { refused.append((moment.at, id)); continue }
+                index[id] = calls.count
+                calls.append(RaceNativeCall(id: id, outgoing: false, reportedAt: moment.at))
+            case .outgoingConnected(let id):
+                guard index[id] == nil else { continue }
+                index[id] = calls.count
+                calls.append(RaceNativeCall(id: id, outgoing: true, reportedAt: moment.at))
+            case .userAnswered(let id):
+                update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
+            case .answerCompleted(let id, let fulfilled):
+                if fulfilled { update(id) { $0.fulfilledAt = moment.at } } else { end(id, at: moment.at, .answerFailed) }
+            case .ended(let id, let reason): end(id, at: moment.at, .remote(reason))
+            case .userEnded(let id): end(id, at: moment.at, .local)
+            case .endedBySystem(let id): end(id, at: moment.at, .system)
+            }
+        }
+        return (calls, refused)
+    }
+}

@@ -1,0 +1,67 @@
+public import Foundation
+
+extension RaceScript {
+    /// Scenario seconds a call rings in exploration runs: short, so a run takes well under a second.
+    public static let explorationRingTimeout: TimeInterval = 8
+
+    /// Seconds past the deadline before a device ends a still-ringing call on its own
+    /// (`CallCoordinator.deadlineGrace`, docs/call-lifecycle.md).
+    public static let deviceGrace: TimeInterval = 2
+
+    /// The script of one run, decided by `seed` alone: equal seeds give equal scripts.
+    ///
+    /// 1–3 callee devices, each starting in the foreground (40 %), background (25 %), killed (25 %) or
+    /// switched off (10 %); half of them get pushes late (0 to 1.3 × the ring timeout); 0–5 actions at
+    /// times spread from just after the call to 3 s past the deadline, sometimes in bursts on two
+    /// devices within 0.4 s (two answers, an answer and a decline…); an answer is often followed by a
+    /// hang-up 0.5–4 s later (by the callee or the caller); a phone that starts off is often switched
+    /// on. No action at all is a plain ring-out.
+    /// - Parameter seed: any value.
+    /// - Returns: the script.
+    public static func generate(seed: UInt64) -> RaceScript {
+        var random = SplitMix64(seed: seed)
+        let ring = explorationRingTimeout
+        let count = random.int(in: 1...3)
+        var devices: [Device] = []
+        for index in 1...count {
+            let start = random.weighted([(Start.foreground, 0.40), (.background, 0.25), (.killed, 0.25), (.off, 0.10)])
+            let delay = random.chance(0.5) ? 0 : rounded(random.double(in: 0...(ring * 1.3)))
+            devices.append(Device(id: "bob-\(index)", start: start, pushDelay: delay))
+        }
+        var steps: [RaceStep] = []
+        for device in devices where device.start == .off && random.chance(0.7) {
+            steps.append(RaceStep(at: rounded(random.double(in: 0.5...(ring + 2))), device: device.id, action: .phoneOn))
+        }
+        let actions = random.weighted([(0, 0.10), (1, 0.20), (2, 0.25), (3, 0.20), (4, 0.15), (5, 0.10)])
+        for _ in 0..<actions {
+            let action = random.weighted([
+                (RaceStep.Action.answer, 0.24), (.decline, 0.12), (.hangUp, 0.08), (.callerHangsUp, 0.08),
+                (.killApp, 0.10), (.foreground, 0.14), (.background, 0.10), (.phoneOff, 0.06), (.phoneOn, 0.08),
+            ])
+            let at = rounded(random.double(in: 0.2...(ring + 3)))
+            let index = random.int(in: 0...(count - 1))
+            steps.append(RaceStep(at: at, device: action == .callerHangsUp ? nil : devices[index].id, action: action))
+            // An answered call hung up before the deadline, so late pushes and sleeping devices meet a call
+            // that is already over.
+            if action == .answer, random.chance(0.4) {
+                let hangUp = min(rounded(at + random.double(in: 0.5...4)), ring + 3)
+                let byCaller = random.chance(0.5)
+                steps.append(RaceStep(at: hangUp, device: byCaller ? nil : devices[index].id,
+                                      action: byCaller ? .callerHangsUp : .hangUp))
+            }
+            // A second user acting on another device at nearly the same moment: the races that matter most.
+            if action == .answer || action == .decline, count > 1, random.chance(0.35) {
+                let other = devices[(index + random.int(in: 1...(count - 1))) % count].id
+                let second: RaceStep.Action = random.chance(0.7) ? .answer : .decline
+                steps.append(RaceStep(at: rounded(at + random.double(in: 0...0.4)), device: other, action: second))
+            }
+        }
+        // Stable: steps at the same time keep the order they were drawn in.
+        let ordered = steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        return RaceScript(seed: seed, ringTimeout: ring, devices: devices, steps: ordered,
+                          finalHangUpAt: ring + deviceGrace + 4)
+    }
+
+    /// Times are kept to 0.05 s so scripts read well.
+    private static func rounded(_ seconds: TimeInterval) -> TimeInterval { (seconds * 20).rounded() / 20 }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import RingerKit
+import RingerSandbox
+import RingerServer
+import RingerWire
+
+/// One race exploration run on a started ``LocalStack``: installs the caller's phone and the callee's
+/// phones as the script says, places the call, plays the steps, hangs up, lets every phone learn how
+/// the call ended, and returns what happened. Used by one task only.
+final class RaceSession {
+    /// The caller's device id.
+    static let callerDevice = "alice-phone"
+
+    private let script: RaceScript
+    private let stack: LocalStack
+    private let clock: ScenarioClock
+    private let recorder: RaceRecorder
+    private var caller: SimulatedIPhone?
+    private var phones: [String: SimulatedIPhone] = [:]
+    private var off: Set<String> = []
+    private var callerToken: String?
+    private(set) var callID: String?
+
+    init(script: RaceScript, stack: LocalStack, clock: ScenarioClock, recorder: RaceRecorder) {
+        self.script = script
+        self.stack = stack
+        self.clock = clock
+        self.recorder = recorder
+    }
+
+    /// Every phone of the run, the caller's first.
+    var allPhones: [(id: String, phone: SimulatedIPhone)] {
+        (caller.map { [(Self.callerDevice, $0)] } ?? []) + script.devices.compactMap { device in
+            phones[device.id].map { (device.id, $0) }
+        }
+    }
+
+    /// Sets up, places the call, plays the script, settles.
+    /// - Parameters:
+    ///   - settleTimeout: real seconds to wait at most for every phone to close the call.
+    ///   - holdTime: real seconds to keep watching after that (a late ring still counts).
+    /// - Returns: the settle time (scenario clock).
+    /// - Throws: when the phones cannot be set up or the call cannot be placed.
+    func run(settleTimeout: TimeInterval, holdTime: TimeInterval) async throws -> Date {
+        try await setUp()
+        guard let caller else { throw RingerAPIError.transport("no caller phone") }
+        let origin = clock.now()
+        recorder.start(at: origin)
+        recorder.note("runner", "alice calls bob")
+        let call = try await caller.call("bob")
+        callID = call.callId
+        recorder.note("runner", "placed <call>: \(call.state.rawValue)")
+        for step in script.steps {
+            try? await clock.sleep(until: origin.addingTimeInterval(step.at))
+            perform(step, callID: call.callId)
+        }
+        try? await clock.sleep(until: origin.addingTimeInterval(script.finalHangUpAt))
+        // Only a call still up on the server needs the caller's hang-up; otherwise the caller's app must
+        // learn the end on its own (a hang-up would hide that it never did).
+        if await serverCall().map({ $0.state.isLive }) ?? true {
+            perform(RaceStep(at: script.finalHangUpAt, device: nil, action: .callerHangsUp), callID: call.callId)
+        } else {
+            recorder.note("runner", "the call is over: the caller does not hang up")
+        }
+
+        // Settle: every phone on, every app open, so each can learn how the call ended.
+        let settledAt = clock.now()
+        recorder.note("runner", "settle: every phone on, every app in the foreground")
+        for device in script.devices {
+            guard let phone = phones[device.id] else { continue }
+            if off.contains(device.id) { switchPhone(device.id, phone, on: true) }
+            phone.setAppState(.foreground)
+        }
+        let deadline = ContinuousClock.now + .seconds(settleTimeout)
+        while ContinuousClock.now < deadline, await !isQuiet(callID: call.callId) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        try? await Task.sleep(for: .seconds(holdTime))
+        recorder.note("runner", "run over")
+        return settledAt
+    }
+
+    /// The server's call now, read by the caller.
+    func serverCall() async -> Call? {
+        guard let callID, let token = callerToken else { return nil }
+        return try? await RingerAPIClient(baseURL: stack.serverURL, userToken: token).call(id: callID)
+    }
+
+    // MARK: Setup
+
+    private func setUp() async throws {
+        callerToken = try await stack.userToken(for: "alice", name: "Alice")
+        caller = try await stack.phone(user: "alice", name: "Alice", deviceID: Self.callerDevice, behaviour: .ignore,
+                                       observe: recorder.observer(for: Self.callerDevice))
+        for device in script.devices {
+            phones[device.id] = try await stack.phone(user: "bob", name: "Bob", deviceID: device.id, behaviour: .ignore,
+                                                      observe: recorder.observer(for: device.id))
+        }
+        for device in script.devices {
+            guard let phone = phones[device.id] else { continue }
+            if device.pushDelay > 0 {
+                for token in Self.tokens(of: phone) { stack.sandbox.setDeliveryDelay(token: token, clock.real(device.pushDelay)) }
+            }
+            switch device.start {
+            case .foreground: break
+            case .background: phone.setAppState(.background)
+            case .killed: phone.setAppState(.killed)
+            case .off: switchPhone(device.id, phone, on: false)
+            }
+        }
+        // Start only when every foreground app's socket is subscribed and every other app's is gone.
+        let streams = [(Self.callerDevice, "alice", true)] + script.devices.map { ($0.id, "bob", $0.start == .foreground) }
+        for (device, user, open) in streams {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while await stack.server.hasEventStream(userID: user, deviceID: device) != open {
+                guard ContinuousClock.now < deadline else {
+                    throw RingerAPIError.transport("\(device)'s event stream did not \(open ? "open" : "close") within 10 s")
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+
+    // MARK: Steps
+
+    private func perform(_ step: RaceStep, callID: String) {
+        recorder.note("step", step.summary.trimmingCharacters(in: .whitespaces))
+        guard let uuid = UUID(uuidString: callID) else { return }
+        guard let deviceID = step.device, let phone = phones[deviceID] else {
+            if step.action == .callerHangsUp, let caller {
+                recorder.hungUp(Self.callerDevice)
+                caller.hangUp(callID: callID)
+            }
+            return
+        }
+        let native = phone.callKit.call(uuid)?.state
+        switch step.action {
+        case .answer:
+            guard native == .ringing, let coordinator = phone.coordinator else { return skip(deviceID, "nothing rings") }
+            phone.callKit.userAnswers(uuid, coordinator: coordinator)
+        case .decline:
+            guard native == .ringing || native == .answering, let coordinator = phone.coordinator else {
+                return skip(deviceID, "nothing rings")
+            }
+            phone.callKit.userEnds(uuid, coordinator: coordinator)
+        case .hangUp:
+            guard native == .active || native == .answering, let coordinator = phone.coordinator else {
+                return skip(deviceID, "no answered call on screen")
+            }
+            phone.callKit.userEnds(uuid, coordinator: coordinator)
+        case .killApp:
+            guard phone.appState != .killed else { return skip(deviceID, "the app is not running") }
+            phone.setAppState(.killed)
+        case .foreground, .background:
+            guard !off.contains(deviceID) else { return skip(deviceID, "the phone is off") }
+            phone.setAppState(step.action == .foreground ? .foreground : .background)
+        case .phoneOff, .phoneOn:
+            let on = step.action == .phoneOn
+            guard off.contains(deviceID) == on else { return skip(deviceID, "the phone is already \(on ? "on" : "off")") }
+            switchPhone(deviceID, phone, on: on)
+        case .callerHangsUp:
+            break
+        }
+    }
+
+    private func skip(_ deviceID: String, _ why: String) { recorder.note(deviceID, "\(why): nothing happens") }
+
+    /// Off: the app stops (its calls end) and APNs holds pushes. On: APNs delivers a held push that has
+    /// not expired; no app runs until a push or the user starts it.
+    private func switchPhone(_ deviceID: String, _ phone: SimulatedIPhone, on: Bool) {
+        if !on { phone.setAppState(.killed) }
+        if on { off.remove(deviceID) } else { off.insert(deviceID) }
+        recorder.power(deviceID, on: on)
+        for token in Self.tokens(of: phone) { stack.sandbox.setOnline(token: token, on) }
+    }
+
+    private static func tokens(of phone: SimulatedIPhone) -> [String] { [phone.identity.voipToken, phone.identity.apnsToken] }
+
+    /// True once the server's call is final, the caller's app closed it, every native call has ended and
+    /// every hang-up was acknowledged.
+    private func isQuiet(callID: String) async -> Bool {
+        guard recorder.callerClosed(callID, device: Self.callerDevice) else { return false }
+        for (_, phone) in allPhones {
+            if phone.callKit.calls.contains(where: { $0.state != .ended }) || !phone.unacknowledgedHangUps.isEmpty {
+                return false
+            }
+        }
+        return await serverCall().map { !$0.state.isLive } ?? false
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import RingerLogging
+import RingerScenarios
+
+/// `ringer explore [--seed N] [--runs K] [--time-scale S] [--trace] [--verbose]`: plays race exploration
+/// runs for seeds N … N+K-1 (docs/scenarios.md "Race exploration"), prints PASS/FAIL for each and, for
+/// a failure, the violated invariants, the script, the replay command and the time line. Exits 0 when
+/// every run kept the invariants, 1 otherwise, 2 on a bad flag.
+enum ExploreCommand {
+    static func run(_ arguments: [String]) async -> Int32 {
+        var seed: UInt64 = 1
+        var runs = 1
+        var scale = 0.04
+        var trace = false
+        var verbose = false
+        var index = 0
+        func value() -> String? {
+            index += 1
+            return index < arguments.count ? arguments[index] : nil
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--seed":
+                guard let text = value(), let number = UInt64(text) else { return usage("--seed needs a whole number ≥ 0") }
+                seed = number
+            case "--runs":
+                guard let text = value(), let number = Int(text), number > 0 else { return usage("--runs needs a number ≥ 1") }
+                runs = number
+            case "--time-scale":
+                guard let text = value(), let number = Double(text), number > 0, number <= 1 else {
+                    return usage("--time-scale needs real seconds per scenario second, more than 0 and at most 1")
+                }
+                scale = number
+            case "--trace": trace = true
+            case "--verbose": verbose = true
+            default: return usage("unknown argument \(arguments[index])")
+            }
+            index += 1
+        }
+        let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
+        let explorer = RaceExplorer(timeScale: scale, logger: logger)
+        var failed = 0
+        for offset in 0..<runs {
+            let (next, overflow) = seed.addingReportingOverflow(UInt64(offset))
+            guard !overflow else { break }
+            let outcome = await explorer.run(seed: next)
+            if outcome.passed {
+                write(outcome.summary)
+                if trace {
+                    write((outcome.script.lines.map { "  " + $0 } + ["  trace:"] + outcome.trace.map { "    " + $0 })
+                        .joined(separator: "\n"))
+                }
+            } else {
+                failed += 1
+                write(outcome.report)
+            }
+        }
+        write("\(runs - failed) of \(runs) runs kept every invariant (time scale \(scale)).")
+        return failed == 0 ? 0 : 1
+    }
+
+    private static func write(_ text: String) {
+        try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+    }
+
+    private static func usage(_ message: String) -> Int32 {
+        try? FileHandle.standardError.write(contentsOf: Data("ringer explore: \(message)\n\n\(Usage.text)\n".utf8))
+        return 2
+    }
+}

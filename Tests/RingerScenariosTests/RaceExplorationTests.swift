@@ -1,0 +1,93 @@
+import Foundation
+import RingerScenarios
+import RingerTestSupport
+import Testing
+
+extension ScenarioRuns {
+    /// Race exploration in `make test`: seeded random scripts (1–3 callee devices in random states, slow
+    /// pushes, answers on one or several devices, declines, cancels, app kills and relaunches, phones off
+    /// and on, ring-outs) played against the real server, the APNs sandbox and simulated iPhones over
+    /// loopback, each run checked against the ringing invariants (``RaceInvariants``: (a) every VoIP
+    /// push reported, (b) one native call per call id, (c) nothing rings after the call is over, (d) one
+    /// end reason per native call, agreeing with the server).
+    ///
+    /// Seeds 1…25 run by default (0.8 s each on an idle machine, 1.4 s on a busy one).
+    /// `RINGER_RACE_SEEDS=<count>` runs seeds 1…count; `RINGER_RACE_SEED=<n>` runs only seed n. A failure
+    /// prints the seed, each violated invariant, the script, the command that replays it
+    /// (`ringer explore --seed N`) and the run's time line.
+    ///
+    /// A run that fails is played once more, at the same time scale, before it counts: `make test` runs
+    /// other suites alongside, and one 150 ms stall breaks a timing tolerance at 0.04 (4 scenario
+    /// seconds). A race the code loses shows again; a stall seldom strikes the same check twice. A run
+    /// that passes the second time is printed as a note with its first report. (Playing it slower
+    /// instead would hide races that need the fast interleaving.)
+    @Suite struct RaceExplorationTests {
+        /// The seeds to run, from the environment or 1…25.
+        static var seeds: [UInt64] {
+            let environment = ProcessInfo.processInfo.environment
+            if let one = environment["RINGER_RACE_SEED"].flatMap(UInt64.init) { return [one] }
+            let count = environment["RINGER_RACE_SEEDS"].flatMap(Int.init).map { max(1, $0) } ?? 25
+            return (1...count).map(UInt64.init)
+        }
+
+        @Test(arguments: seeds)
+        func seededRunKeepsTheRingingInvariants(_ seed: UInt64) async {
+            let first = await RaceExplorer().run(seed: seed)
+            guard !first.passed else { return }
+            let again = await RaceExplorer().run(seed: seed)
+            if again.passed {
+                print("note: race seed \(seed) broke an invariant once, kept them when played again:\n\(first.report)")
+            } else {
+                Issue.record("\(first.report)\n\nplayed again:\n\(again.report)")
+            }
+        }
+
+        @Test func theCommandReplaysASeedAndRefusesBadFlags() async throws {
+            let ringer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("ringer").path
+            let replay = try await ChildProcess.run([ringer, "explore", "--seed", "3", "--time-scale", "0.16", "--trace"], timeout: 60)
+            #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
+            #expect(replay.standardOutput.contains("PASS seed 3"))
+            #expect(replay.standardOutput.contains("caller: calls bob"), "the script is printed")
+            #expect(replay.standardOutput.contains("runner       settle"), "the time line is printed")
+            for bad in [["--runs", "0"], ["--seed", "-1"], ["--time-scale", "2"], ["--frobnicate"]] {
+                let refused = try await ChildProcess.run([ringer, "explore"] + bad, timeout: 60)
+                #expect(refused.status == 2, "\(bad)")
+                #expect(refused.standardError.contains("ringer explore:"), "\(bad): \(refused.standardError)")
+            }
+            let help = try await ChildProcess.run([ringer, "help"], timeout: 60)
+            #expect(help.standardOutput.contains("ringer explore [--seed 1] [--runs 1]"))
+        }
+
+        @Test func aSeedAlwaysMakesTheSameScript() {
+            #expect(RaceScript.generate(seed: 42) == RaceScript.generate(seed: 42))
+            #expect(RaceScript.generate(seed: 42) != RaceScript.generate(seed: 43))
+            // SplitMix64's published sequence for seed 0, so scripts do not change with the toolchain.
+            var random = SplitMix64(seed: 0)
+            #expect([random.next(), random.next(), random.next()]
+                    == [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
+        }
+
+        @Test func scriptsCoverEveryStartActionAndDeviceCount() {
+            let scripts = (1...300).map { RaceScript.generate(seed: UInt64($0)) }
+            #expect(Set(scripts.map(\.devices.count)) == [1, 2, 3])
+            #expect(Set(scripts.flatMap { $0.devices.map(\.start) }) == Set(RaceScript.Start.allCases))
+            #expect(Set(scripts.flatMap { $0.steps.map(\.action) }) == Set(RaceStep.Action.allCases))
+            #expect(scripts.contains { $0.steps.isEmpty }, "a plain ring-out")
+            #expect(scripts.contains { script in script.devices.contains { $0.pushDelay > script.ringTimeout } },
+                    "a push slower than the ring timeout")
+            let answeredTwice = scripts.contains { script in
+                zip(script.steps, script.steps.dropFirst()).contains { pair in
+                    pair.0.action == .answer && pair.1.action == .answer && pair.0.device != pair.1.device
+                        && pair.1.at - pair.0.at <= 0.4
+                }
+            }
+            #expect(answeredTwice, "two devices answering within 0.4 s")
+            for script in scripts {
+                #expect(script.steps.map(\.at) == script.steps.map(\.at).sorted())
+                #expect(script.steps.allSatisfy { $0.at >= 0 && $0.at < script.finalHangUpAt })
+                #expect(script.finalHangUpAt > script.ringTimeout + RaceScript.deviceGrace)
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import RingerKit
+import RingerSandbox
+import RingerScenarios
+import RingerWire
+import Testing
+
+/// The race invariant checker fails: a hand-made record breaking each invariant is caught, and a
+/// clean record of the same call is not.
+@Suite struct RaceInvariantsTests {
+    let origin = Date(timeIntervalSince1970: 1_800_000_000)
+    let callID = "3a88a2b2-6953-4971-b1fc-edaed4cf8432"
+    var uuid: UUID { UUID(uuidString: callID)! }
+
+    func at(_ seconds: TimeInterval) -> Date { origin.addingTimeInterval(seconds) }
+
+    /// Alice calls Bob, whose one iPhone rings from 0.5 s by push; nobody answers; the server ends the
+    /// call `unanswered` at 8 s and both phones close it `unanswered`.
+    func ringOut() -> RaceRecord {
+        var call = Call(callId: callID, state: .unanswered, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                        hasVideo: false, createdAt: origin, expiresAt: at(8))
+        call.endedAt = at(8)
+        let bob = RaceRecord.Device(
+            id: "bob-1", isCaller: false,
+            callKit: [.init(at: at(0.5), change: .reported(uuid, accepted: true)),
+                      .init(at: at(8.1), change: .ended(uuid, .unanswered))],
+            observed: [.init(at: at(0.5), .pushReceived(apnsID: "p1", disposition: .ringing)),
+                       .init(at: at(8.1), .event(event(.callUnanswered, call)))],
+            voipPushes: [.init(apnsID: "p1", sentAt: at(0.4))])
+        let alice = RaceRecord.Device(id: "alice-phone", isCaller: true,
+                                      observed: [.init(at: at(8.1), .callKitEnded(callID: callID, reason: .unanswered))])
+        return RaceRecord(callID: callID, call: call, origin: origin, deadlineGrace: 2, immediate: 0.5, prompt: 2,
+                          settledAt: at(14), devices: [alice, bob])
+    }
+
+    func event(_ type: EventType, _ call: Call) -> CallEvent { CallEvent(seq: 2, type: type, call: call) }
+
+    /// The violations of `invariant` in `record`, after checking the record is otherwise as clean as `ringOut`.
+    func violations(_ record: RaceRecord, _ invariant: RaceViolation.Invariant) -> [String] {
+        RaceInvariants.check(record).filter { $0.invariant == invariant }.map(\.detail)
+    }
+
+    @Test func aCleanRingOutKeepsEveryInvariant() {
+        #expect(RaceInvariants.check(ringOut()).isEmpty)
+    }
+
+    @Test func aPushThatGotTheAppKilledOrNeverArrivedBreaksA() {
+        var record = ringOut()
+        record.devices[1].observed.append(.init(at: at(3), .killedBySystem(reason: "unreported VoIP push")))
+        record.devices[1].voipPushes.append(.init(apnsID: "p2", sentAt: at(1)))
+        let found = violations(record, .pushReported)
+        #expect(found.contains { $0.contains("iOS killed the app at 3.00 s") }, "\(found)")
+        #expect(found.contains { $0.contains("VoIP push p2") && $0.contains("never reached the app") }, "\(found)")
+
+        // Held by APNs while the phone was off until after the push expired: rightly never delivered.
+        record.devices[1].observed.removeLast()
+        record.devices[1].power = [.init(at: at(0.9), on: false), .init(at: at(9), on: true)]
+        #expect(violations(record, .pushReported).isEmpty)
+    }
+
+    @Test func twoNativeCallsForOneCallBreakB() {
+        var record = ringOut()
+        let other = UUID()
+        record.devices[1].callKit.insert(.init(at: at(0.6), change: .reported(other, accepted: true)), at: 1)
+        record.devices[1].callKit.append(.init(at: at(8.1), change: .ended(other, .unanswered)))
+        let found = violations(record, .oneNativeCall)
+        #expect(found.contains { $0.contains("a second native call \(other.uuidString.lowercased())") }, "\(found)")
+
+        var twice = ringOut()
+        twice.devices[1].callKit.insert(.init(at: at(0.6), change: .reported(uuid, accepted: true)), at: 1)
+        #expect(violations(twice, .oneNativeCall).contains { $0.contains("2 native calls with the call's UUID") })
+
+        // A push the app could not ring, reported and ended at once, is no second call.
+        var flash = ringOut()
+        flash.devices[1].callKit += [.init(at: at(9), change: .reported(other, accepted: true)),
+                                     .init(at: at(9), change: .ended(other, .unanswered))]
+        #expect(RaceInvariants.check(flash).isEmpty)
+    }
+
+    @Test func ringingAfterTheCallIsOverBreaksC() {
+        var stillRinging = ringOut()
+        stillRinging.devices[1].callKit.removeLast()
+        stillRinging.devices[1].observed.removeLast()
+        #expect(violations(stillRinging, .nothingRingsAfterEnd).contains { $0.contains("is still ringing when the run ended") })
+
+        var late = ringOut()
+        late.devices[1].callKit[1].at = at(13)
+        late.devices[1].observed.removeLast()
+        #expect(violations(late, .nothingRingsAfterEnd).contains { $0.contains("rang until 13.00 s, past the deadline") })
+
+        var ignored = ringOut()
+        ignored.devices[1].observed[1].at = at(5)
+        let found = violations(ignored, .nothingRingsAfterEnd)
+        #expect(found.contains { $0.contains("the event call.unanswered reached the app at 5.00 s") }, "\(found)")
+
+        var afterDeadline = ringOut()
+        afterDeadline.devices[1].callKit = [.init(at: at(9), change: .reported(uuid, accepted: true)),
+                                            .init(at: at(10), change: .ended(uuid, .unanswered))]
+        afterDeadline.devices[1].observed = [.init(at: at(9), .pushReceived(apnsID: "p1", disposition: .ringing))]
+        #expect(violations(afterDeadline, .nothingRingsAfterEnd).contains { $0.contains("started ringing after the ring deadline") })
+
+        var live = ringOut()
+        live.call?.state = .accepted
+        #expect(violations(live, .nothingRingsAfterEnd).contains { $0.contains("still accepted") })
+    }
+
+    @Test func aWrongOrMissingEndReasonBreaksD() {
+        var wrong = ringOut()
+        wrong.devices[1].callKit[1].change = .ended(uuid, .remoteEnded)
+        #expect(violations(wrong, .endReasonAgrees).contains { $0.contains("ended remote_ended") && $0.contains("expected unanswered") })
+
+        var failedAnswer = ringOut()
+        failedAnswer.devices[1].callKit[1...] = [.init(at: at(5), change: .userAnswered(uuid)),
+                                                 .init(at: at(5.1), change: .answerCompleted(uuid, fulfilled: false))]
+        failedAnswer.devices[1].observed.removeLast()
+        #expect(violations(failedAnswer, .endReasonAgrees).contains { $0.contains("failed at 5.10 s") })
+
+        var caller = ringOut()
+        caller.devices[0].observed = [.init(at: at(8.1), .callKitEnded(callID: callID, reason: .remoteEnded))]
+        #expect(violations(caller, .endReasonAgrees).contains { $0.contains("ended the call remote_ended") })
+
+        var unsent = ringOut()
+        unsent.devices[1].unacknowledgedHangUps = 1
+        #expect(violations(unsent, .endReasonAgrees).contains { $0.contains("never acknowledged") })
+    }
+
+    @Test func aServerOutcomeNoUserCausedBreaksD() {
+        // bob-1 answered and its answer was confirmed; bob-2's late decline is what ended the call.
+        var record = ringOut()
+        record.call?.state = .ended
+        record.call?.endedBy = "bob"
+        record.call?.acceptedDeviceId = "bob-1"
+        let other = UUID()
+        record.devices[1].callKit = [.init(at: at(0.5), change: .reported(uuid, accepted: true)),
+                                     .init(at: at(3), change: .userAnswered(uuid)),
+                                     .init(at: at(3.1), change: .answerCompleted(uuid, fulfilled: true)),
+                                     .init(at: at(3.3), change: .ended(uuid, .remoteEnded))]
+        record.devices[1].observed = [.init(at: at(0.5), .pushReceived(apnsID: "p1", disposition: .ringing))]
+        record.devices.append(RaceRecord.Device(
+            id: "bob-2", isCaller: false,
+            callKit: [.init(at: at(0.5), change: .reported(other, accepted: true)),
+                      .init(at: at(3.2), change: .userEnded(other))]))
+        record.devices[0].observed = [.init(at: at(3.3), .callKitEnded(callID: callID, reason: .remoteEnded))]
+        let found = violations(record, .endReasonAgrees)
+        #expect(found.contains { $0.contains("this device's user never hung up; users who ended it: bob-2") }, "\(found)")
+
+        // Confirmed on bob-2 too: two devices think they answered.
+        record.devices[2].callKit = [.init(at: at(0.5), change: .reported(uuid, accepted: true)),
+                                     .init(at: at(3), change: .userAnswered(uuid)),
+                                     .init(at: at(3.1), change: .answerCompleted(uuid, fulfilled: true)),
+                                     .init(at: at(3.2), change: .userEnded(uuid))]
+        #expect(violations(record, .endReasonAgrees).contains { $0.contains("its answer was confirmed at 3.10 s") })
+    }
+}
