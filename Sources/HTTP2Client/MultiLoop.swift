@@ -76,7 +76,9 @@ final class MultiLoop {
             releaseHeld(on: multi)
 
             var running: Int32 = 0
+            connections.setCorked(true)
             let performed = curl_multi_perform(multi, &running)
+            connections.setCorked(false)
             if performed != CURLM_OK {
                 failAll(multi, with: Curl.error(performed, function: "curl_multi_perform"))
             }
