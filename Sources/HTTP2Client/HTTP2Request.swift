@@ -69,8 +69,7 @@ public struct HTTP2Request: Sendable {
     /// Checks everything libcurl would otherwise send verbatim (header injection, smuggling).
     /// - Throws: ``HTTP2ClientError/invalidRequest(_:)`` naming the bad part but never a header value.
     func validate() throws(HTTP2ClientError) {
-        let lowerURL = url.lowercased()
-        guard lowerURL.hasPrefix("https://") || lowerURL.hasPrefix("http://") else {
+        guard ASCII.hasPrefix(url, lowercasedPrefix: "https://") || ASCII.hasPrefix(url, lowercasedPrefix: "http://") else {
             throw .invalidRequest("URL must start with https:// or http://")
         }
         guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
@@ -83,7 +82,7 @@ public struct HTTP2Request: Sendable {
             guard Self.isToken(header.name) else {
                 throw .invalidRequest("header name \"\(header.name.prefix(64))\" is not an HTTP token")
             }
-            guard !Self.reservedNames.contains(header.name.lowercased()) else {
+            guard !Self.reservedNames.contains(where: { ASCII.equals(header.name, lowercased: $0) }) else {
                 throw .invalidRequest("header \"\(header.name)\" is derived from the body or not allowed in HTTP/2")
             }
             guard !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
@@ -100,7 +99,7 @@ public struct HTTP2Request: Sendable {
 
     /// Connection-specific fields HTTP/2 forbids (RFC 9113 §8.2.2), and framing fields libcurl derives from
     /// the body; a caller's value would contradict what is actually sent.
-    private static let reservedNames: Set<String> = [
+    private static let reservedNames: [StaticString] = [
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "content-length",
     ]
 
@@ -109,10 +108,13 @@ public struct HTTP2Request: Sendable {
         !text.isEmpty && text.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+                 UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
                 return true
             default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                return false
             }
         }
     }

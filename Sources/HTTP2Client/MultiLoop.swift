@@ -14,6 +14,8 @@ final class MultiLoop {
     /// Upper bound on one `curl_multi_poll` wait in milliseconds. Wake-ups normally end the wait at once;
     /// this only bounds the delay should one be lost.
     static let pollIntervalMs: Int32 = 1000
+    /// Most spare easy handles kept for reuse (``EasyHandlePool``): about the answers one loop turn reads.
+    static let spareHandles = 256
 
     /// A request waiting to be (re)started.
     private struct Job {
@@ -40,6 +42,9 @@ final class MultiLoop {
     /// An easy handle that is never performed: adding and removing it makes libcurl look at its queue of
     /// transfers waiting for a connection (see ``updateStreamCap(on:)``). Freed in `deinit`.
     private let nudge: UnsafeMutableRawPointer?
+    /// Easy handles of finished requests, reused by the next ones. Every `Transfer` holds it too, so it
+    /// frees its spare handles only after the last transfer is gone.
+    private let handles: EasyHandlePool
 
     init(mailbox: LoopMailbox, configuration: HTTP2Client.Configuration, statistics: LockedValue<HTTP2Client.Statistics>) {
         self.mailbox = mailbox
@@ -48,6 +53,7 @@ final class MultiLoop {
         connections = ConnectionRegistry(statistics: statistics)
         streamCap = configuration.maxConcurrentStreams
         nudge = curl_easy_init()
+        handles = EasyHandlePool(capacity: min(configuration.maxConcurrentStreams, Self.spareHandles))
     }
 
     deinit {
@@ -142,7 +148,7 @@ final class MultiLoop {
         }
         let transfer: Transfer
         do {
-            transfer = try Transfer.make(for: pending, attempt: job.attempt, configuration: configuration)
+            transfer = try Transfer.make(for: pending, attempt: job.attempt, configuration: configuration, pool: handles)
         } catch {
             if isProbe { backoff[pending.origin]?.probeEnded() }
             pending.resolve(.failure(error))
