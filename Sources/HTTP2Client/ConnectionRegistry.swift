@@ -52,8 +52,11 @@ final class ConnectionRegistry {
 
     /// Records that the connection on `localPort` just completed a response.
     func noteAnswer(localPort: Int) {
-        guard let descriptor = descriptor(localPort: localPort) else { return }
-        sockets[descriptor]?.lastAnswer = .now
+        // Read, change, write back: an in-place `sockets[descriptor]?.lastAnswer = …` allocates its
+        // accessor's frame on the heap, once per answer.
+        guard let descriptor = descriptor(localPort: localPort), var socket = sockets[descriptor] else { return }
+        socket.lastAnswer = .now
+        sockets[descriptor] = socket
     }
 
     /// True when the connection on `localPort` is open and completed no response since `instant`.

@@ -115,7 +115,7 @@ final class MultiLoop {
             return
         }
         let origin = job.pending.origin
-        if let state = backoff[origin], !state.mayStart(at: now) {
+        if !backoff.isEmpty, let state = backoff[origin], !state.mayStart(at: now) {
             var held = job
             if !held.wasHeld {
                 held.wasHeld = true
@@ -125,7 +125,8 @@ final class MultiLoop {
             noteDeadline(job.pending.deadline)
             return
         }
-        let isProbe = backoff[origin]?.started() ?? false
+        // Only a failing host has a backoff; a lookup that finds nothing costs no hashing of `origin`.
+        let isProbe = !backoff.isEmpty && backoff[origin]?.started() == true
         start(job, isProbe: isProbe, on: multi)
     }
 
@@ -242,7 +243,7 @@ final class MultiLoop {
         let outcome = transfer.outcome(for: code)
         if case .success = outcome {
             connections.noteAnswer(localPort: port)
-            backoff[pending.origin] = nil
+            if !backoff.isEmpty { backoff[pending.origin] = nil }
             pending.resolve(outcome)
             return
         }

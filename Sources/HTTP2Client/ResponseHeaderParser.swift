@@ -35,7 +35,7 @@ struct ResponseHeaderParser {
         if line.starts(with: "HTTP/".utf8) {
             // "HTTP/2 200", "HTTP/1.1 404 Not Found": the code is the second space-separated part.
             status = Self.statusCode(line)
-            fields = [:]
+            fields = Dictionary(minimumCapacity: 4)  // one allocation for a typical APNs answer's few fields
             lastName = nil
             return
         }
