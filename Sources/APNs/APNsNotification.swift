@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `apns-push-type` header (Apple: "Sending notification requests to APNs").
 public struct APNsPushType: RawRepresentable, Hashable, Sendable {
@@ -40,8 +43,16 @@ public struct APNsNotification: Sendable {
     public var payload: [UInt8]
 
     /// Creates a notification.
+    /// - Parameters:
+    ///   - pushType: the `apns-push-type`.
+    ///   - topic: the `apns-topic` (`<bundle id>.voip` for VoIP).
+    ///   - priority: 10 or 5.
+    ///   - expiration: when APNs may give up; nil for 0 (now or never).
+    ///   - apnsID: the `apns-id`; a new random one (``randomID()``) by default.
+    ///   - collapseID: the `apns-collapse-id`, if any.
+    ///   - payload: the JSON payload bytes.
     public init(pushType: APNsPushType, topic: String, priority: Int = 10, expiration: Date? = nil,
-                apnsID: UUID = UUID(), collapseID: String? = nil, payload: [UInt8]) {
+                apnsID: UUID = APNsNotification.randomID(), collapseID: String? = nil, payload: [UInt8]) {
         self.pushType = pushType
         self.topic = topic
         self.priority = priority
@@ -49,6 +60,21 @@ public struct APNsNotification: Sendable {
         self.apnsID = apnsID
         self.collapseID = collapseID
         self.payload = payload
+    }
+
+    /// A new random (version 4, RFC 9562 §5.4) UUID for `apns-id`, from the kernel's CSPRNG.
+    ///
+    /// Foundation's `UUID()` on Linux opens, reads and closes `/dev/urandom` for every UUID: three system
+    /// calls per push; `arc4random_buf` (glibc 2.36+) is one `getrandom` call. Thread-safe.
+    /// - Returns: the UUID.
+    public static func randomID() -> UUID {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { buffer in
+            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
+        }
+        bytes.6 = (bytes.6 & 0x0F) | 0x40  // version 4
+        bytes.8 = (bytes.8 & 0x3F) | 0x80  // variant 10xx
+        return UUID(uuid: bytes)
     }
 
     /// The request headers, lowercase names, without `authorization`.

@@ -69,8 +69,7 @@ public struct HTTP2Request: Sendable {
     /// Checks everything libcurl would otherwise send verbatim (header injection, smuggling).
     /// - Throws: ``HTTP2ClientError/invalidRequest(_:)`` naming the bad part but never a header value.
     func validate() throws(HTTP2ClientError) {
-        let lowerURL = url.lowercased()
-        guard lowerURL.hasPrefix("https://") || lowerURL.hasPrefix("http://") else {
+        guard ASCII.hasPrefix(url, lowercasedPrefix: "https://") || ASCII.hasPrefix(url, lowercasedPrefix: "http://") else {
             throw .invalidRequest("URL must start with https:// or http://")
         }
         guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
@@ -83,10 +82,10 @@ public struct HTTP2Request: Sendable {
             guard Self.isToken(header.name) else {
                 throw .invalidRequest("header name \"\(header.name.prefix(64))\" is not an HTTP token")
             }
-            guard !Self.reservedNames.contains(header.name.lowercased()) else {
+            guard !Self.reservedNames.contains(where: { ASCII.equals(header.name, lowercased: $0) }) else {
                 throw .invalidRequest("header \"\(header.name)\" is derived from the body or not allowed in HTTP/2")
             }
-            guard !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+            guard !Self.hasLineBreakOrNUL(header.value) else {
                 throw .invalidRequest("value of header \"\(header.name)\" contains CR, LF or NUL")
             }
         }
@@ -100,19 +99,31 @@ public struct HTTP2Request: Sendable {
 
     /// Connection-specific fields HTTP/2 forbids (RFC 9113 §8.2.2), and framing fields libcurl derives from
     /// the body; a caller's value would contradict what is actually sent.
-    private static let reservedNames: Set<String> = [
+    private static let reservedNames: [StaticString] = [
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "content-length",
     ]
+
+    /// True when `text` contains CR, LF or NUL. Scans the contiguous UTF-8 of a native string directly: it runs
+    /// over every header value of every request (a provider token is about 200 bytes).
+    private static func hasLineBreakOrNUL(_ text: String) -> Bool {
+        func scan(_ bytes: some Sequence<UInt8>) -> Bool {
+            bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        }
+        return text.utf8.withContiguousStorageIfAvailable { scan($0) } ?? scan(text.utf8)
+    }
 
     /// RFC 9110 §5.6.2 token: one or more tchar.
     private static func isToken(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+                 UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
                 return true
             default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                return false
             }
         }
     }

@@ -14,6 +14,8 @@ final class MultiLoop {
     /// Upper bound on one `curl_multi_poll` wait in milliseconds. Wake-ups normally end the wait at once;
     /// this only bounds the delay should one be lost.
     static let pollIntervalMs: Int32 = 1000
+    /// Most spare easy handles kept for reuse (``EasyHandlePool``): about the answers one loop turn reads.
+    static let spareHandles = 256
 
     /// A request waiting to be (re)started.
     private struct Job {
@@ -40,6 +42,9 @@ final class MultiLoop {
     /// An easy handle that is never performed: adding and removing it makes libcurl look at its queue of
     /// transfers waiting for a connection (see ``updateStreamCap(on:)``). Freed in `deinit`.
     private let nudge: UnsafeMutableRawPointer?
+    /// Easy handles of finished requests, reused by the next ones. Every `Transfer` holds it too, so it
+    /// frees its spare handles only after the last transfer is gone.
+    private let handles: EasyHandlePool
 
     init(mailbox: LoopMailbox, configuration: HTTP2Client.Configuration, statistics: LockedValue<HTTP2Client.Statistics>) {
         self.mailbox = mailbox
@@ -48,6 +53,7 @@ final class MultiLoop {
         connections = ConnectionRegistry(statistics: statistics)
         streamCap = configuration.maxConcurrentStreams
         nudge = curl_easy_init()
+        handles = EasyHandlePool(capacity: min(configuration.maxConcurrentStreams, Self.spareHandles))
     }
 
     deinit {
@@ -76,7 +82,9 @@ final class MultiLoop {
             releaseHeld(on: multi)
 
             var running: Int32 = 0
+            connections.setCorked(true)
             let performed = curl_multi_perform(multi, &running)
+            connections.setCorked(false)
             if performed != CURLM_OK {
                 failAll(multi, with: Curl.error(performed, function: "curl_multi_perform"))
             }
@@ -107,7 +115,7 @@ final class MultiLoop {
             return
         }
         let origin = job.pending.origin
-        if let state = backoff[origin], !state.mayStart(at: now) {
+        if !backoff.isEmpty, let state = backoff[origin], !state.mayStart(at: now) {
             var held = job
             if !held.wasHeld {
                 held.wasHeld = true
@@ -117,7 +125,8 @@ final class MultiLoop {
             noteDeadline(job.pending.deadline)
             return
         }
-        let isProbe = backoff[origin]?.started() ?? false
+        // Only a failing host has a backoff; a lookup that finds nothing costs no hashing of `origin`.
+        let isProbe = !backoff.isEmpty && backoff[origin]?.started() == true
         start(job, isProbe: isProbe, on: multi)
     }
 
@@ -140,7 +149,7 @@ final class MultiLoop {
         }
         let transfer: Transfer
         do {
-            transfer = try Transfer.make(for: pending, attempt: job.attempt, configuration: configuration)
+            transfer = try Transfer.make(for: pending, attempt: job.attempt, configuration: configuration, pool: handles)
         } catch {
             if isProbe { backoff[pending.origin]?.probeEnded() }
             pending.resolve(.failure(error))
@@ -234,7 +243,7 @@ final class MultiLoop {
         let outcome = transfer.outcome(for: code)
         if case .success = outcome {
             connections.noteAnswer(localPort: port)
-            backoff[pending.origin] = nil
+            if !backoff.isEmpty { backoff[pending.origin] = nil }
             pending.resolve(outcome)
             return
         }

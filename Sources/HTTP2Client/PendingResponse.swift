@@ -28,13 +28,20 @@ final class PendingResponse: Sendable {
         origin = Self.origin(of: request.url)
     }
 
-    /// Everything before the path of an absolute URL, lowercased.
+    /// Everything before the path of an absolute URL, lowercased (ASCII: a validated URL has no other
+    /// letters); the whole URL, lowercased, if it has no `://`.
     static func origin(of url: String) -> String {
-        let lowered = url.lowercased()
-        guard let schemeEnd = lowered.range(of: "://") else { return lowered }
-        let rest = lowered[schemeEnd.upperBound...]
-        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        return String(lowered[..<end])
+        let bytes = Array(url.utf8)
+        var end = bytes.count
+        // The first "://", then the first "/", "?" or "#" after it.
+        if let schemeEnd = (0..<max(0, bytes.count - 2)).first(where: {
+            bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "/") && bytes[$0 + 2] == UInt8(ascii: "/")
+        }) {
+            end = (schemeEnd + 3..<bytes.count).first { index in
+                bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#")
+            } ?? bytes.count
+        }
+        return String(decoding: bytes[..<end].lazy.map(ASCII.lowercased), as: UTF8.self)
     }
 
     /// Installs the continuation to resume; resumes it at once if the outcome is already known.

@@ -13,9 +13,11 @@ final class Transfer {
     var startedAt = ContinuousClock.now
     /// The one request let through to a host whose connections keep failing (see ``ReconnectBackoff``).
     var isProbe = false
-    /// The easy handle; freed in `deinit`, after `MultiLoop` has removed it from the multi handle.
+    /// The easy handle, from the loop's pool; given back in `deinit`, after `MultiLoop` has removed it from
+    /// the multi handle.
     let easy: UnsafeMutableRawPointer
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let pool: EasyHandlePool
+    private var headerList: HeaderList?
     /// libcurl writes a NUL-terminated detail message here when a transfer fails.
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let maxBodyBytes: Int
@@ -23,10 +25,12 @@ final class Transfer {
     private var bodyTooLarge = false
     private var headerParser = ResponseHeaderParser()
 
-    private init(pending: PendingResponse, attempt: Int, easy: UnsafeMutableRawPointer, maxBodyBytes: Int) {
+    private init(pending: PendingResponse, attempt: Int, easy: UnsafeMutableRawPointer, pool: EasyHandlePool,
+                 maxBodyBytes: Int) {
         self.pending = pending
         self.attempt = attempt
         self.easy = easy
+        self.pool = pool
         self.maxBodyBytes = maxBodyBytes
         let size = Int(CURL_ERROR_SIZE)
         errorBuffer = .allocate(capacity: size)
@@ -34,24 +38,26 @@ final class Transfer {
     }
 
     deinit {
-        curl_easy_cleanup(easy)
-        curl_slist_free_all(headerList)
+        pool.recycle(easy)
+        headerList?.deallocate()
         errorBuffer.deallocate()
     }
 
-    /// Creates the easy handle and sets every option except the user-data pointers (see ``attach(userData:)``).
+    /// Takes an easy handle (all options at their defaults) and sets every option except the user-data
+    /// pointers (see ``attach(userData:connections:)``).
     /// - Parameters:
     ///   - pending: The caller's request.
     ///   - attempt: 1 for the first send, then 2, 3 for resends.
     ///   - configuration: The client's settings.
+    ///   - pool: The loop's spare handles.
     /// - Throws: ``HTTP2ClientError`` if libcurl refuses an option.
-    static func make(for pending: PendingResponse, attempt: Int,
-                     configuration: HTTP2Client.Configuration) throws(HTTP2ClientError) -> Transfer {
-        guard let easy = curl_easy_init() else {
+    static func make(for pending: PendingResponse, attempt: Int, configuration: HTTP2Client.Configuration,
+                     pool: EasyHandlePool) throws(HTTP2ClientError) -> Transfer {
+        guard let easy = pool.take() else {
             throw Curl.error(CURLE_OUT_OF_MEMORY, function: "curl_easy_init")
         }
-        // From here on `deinit` frees the handle, also when configuring fails.
-        let transfer = Transfer(pending: pending, attempt: attempt, easy: easy,
+        // From here on `deinit` gives the handle back, also when configuring fails.
+        let transfer = Transfer(pending: pending, attempt: attempt, easy: easy, pool: pool,
                                 maxBodyBytes: configuration.maxResponseBodyBytes)
         try transfer.configure(configuration)
         return transfer
@@ -63,7 +69,7 @@ final class Transfer {
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_NOSIGNAL, 1)  // timeouts must not raise SIGALRM in a multi-threaded process
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        let plainHTTP = request.url.lowercased().hasPrefix("http://")
+        let plainHTTP = ASCII.hasPrefix(request.url, lowercasedPrefix: "http://")
         let version = plainHTTP && configuration.http2PriorKnowledge
             ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS
         try set(CURLOPT_HTTP_VERSION, version)
@@ -133,28 +139,9 @@ final class Transfer {
     }
 
     private func configureHeaders(_ request: HTTP2Request) throws(HTTP2ClientError) {
-        var lines: [String] = []
-        for header in request.headers {
-            // HTTP/2 requires lowercase names; "name;" is libcurl's spelling of a header with an empty value.
-            let name = header.name.lowercased()
-            lines.append(header.value.isEmpty ? "\(name);" : "\(name): \(header.value)")
-        }
-        let given = Set(request.headers.map { $0.name.lowercased() })
-        // "name:" removes a header libcurl would add on its own: the form-encoded content type
-        // (wrong for JSON) and HTTP/1.1's `Expect: 100-continue` (a needless round trip).
-        if !given.contains("content-type") {
-            lines.append("content-type:")
-        }
-        if !given.contains("expect") {
-            lines.append("expect:")
-        }
-        for line in lines {
-            guard let appended = curl_slist_append(headerList, line) else {
-                throw Curl.error(CURLE_OUT_OF_MEMORY, function: "curl_slist_append")
-            }
-            headerList = appended
-        }
-        try Curl.check(CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "curl_easy_setopt(HTTPHEADER)")
+        let list = HeaderList(request.headers)
+        headerList = list
+        try Curl.check(CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list.head), "curl_easy_setopt(HTTPHEADER)")
     }
 
     /// Points the callbacks and `CURLOPT_PRIVATE` at `userData`, an `Unmanaged` reference to `self`
@@ -190,7 +177,7 @@ final class Transfer {
 
     /// Feeds one header line from the header callback.
     func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        headerParser.consume(String(decoding: bytes, as: UTF8.self))
+        headerParser.consume(bytes)
     }
 
     /// Turns the finished transfer into the caller's result.

@@ -40,3 +40,22 @@ import Testing
         #expect(parser.fields == ["ok": "1"])
     }
 }
+
+@Suite struct ResponseHeaderParserByteTests {
+    @Test func bytesAsLibcurlPassesThem() {
+        var parser = ResponseHeaderParser()
+        for line in ["HTTP/2 410\r\n", "APNS-ID: 5E1B\r\n", "\r\n"] {
+            Array(line.utf8).withUnsafeBytes { parser.consume($0) }
+        }
+        #expect(parser.status == 410)
+        #expect(parser.fields == ["apns-id": "5E1B"])
+    }
+
+    @Test func statusMustBeDigits() {
+        var parser = ResponseHeaderParser()
+        parser.consume("HTTP/2 -1\r\n")
+        #expect(parser.status == nil)
+        parser.consume("HTTP/1.1   204   No Content\r\n")
+        #expect(parser.status == 204)
+    }
+}

@@ -1,0 +1,33 @@
+/// Case-insensitive checks on ASCII text without making lowercased copies: they run for every request on
+/// the hot path (URL scheme, header names), where `lowercased()` would allocate a string each time.
+enum ASCII {
+    /// The byte lowercased if it is an ASCII capital letter, else unchanged.
+    @inline(__always)
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+    }
+
+    /// True when `text` starts with `prefix` ignoring ASCII case.
+    /// - Parameters:
+    ///   - text: any string.
+    ///   - prefix: lowercase ASCII.
+    static func hasPrefix(_ text: String, lowercasedPrefix prefix: StaticString) -> Bool {
+        var expected = prefix.utf8Start
+        var left = prefix.utf8CodeUnitCount
+        for byte in text.utf8 {
+            guard left > 0 else { return true }
+            guard lowercased(byte) == expected.pointee else { return false }
+            expected += 1
+            left -= 1
+        }
+        return left == 0
+    }
+
+    /// True when `text` equals `other` ignoring ASCII case.
+    /// - Parameters:
+    ///   - text: any string.
+    ///   - other: lowercase ASCII.
+    static func equals(_ text: String, lowercased other: StaticString) -> Bool {
+        text.utf8.count == other.utf8CodeUnitCount && hasPrefix(text, lowercasedPrefix: other)
+    }
+}
