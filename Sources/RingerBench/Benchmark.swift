@@ -73,9 +73,12 @@ public struct Benchmark: Sendable {
         let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
         var figures: [SenderFigures] = []
         do {
-            let senders: [BenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
+            // Ringer over its pool (the figure of the RESULT line), then, when the pool has more than one
+            // connection, over one, like the other two senders.
+            var senders: [BenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
                                               .aioapns(python: options.python, script: options.aioapnsScript),
                                               .h2load(program: options.h2load)]
+            if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
             for sender in senders {
                 progress("sending \(options.workload.pushes) pushes with \(sender.name)")
                 figures.append(try await measure(sender, sandbox: sandbox, fixture: fixture))
@@ -87,7 +90,7 @@ public struct Benchmark: Sendable {
         }
         let sandboxUsage = await sandbox.stop()
         return BenchmarkReport(workload: options.workload, ringer: figures[0], aioapns: figures[1], h2load: figures[2],
-                               sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
+                               ringerOneConnection: figures.count > 3 ? figures[3] : nil, sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
                                cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
                                ringerConnections: options.ringerConnections)
     }

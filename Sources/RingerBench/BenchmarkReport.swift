@@ -11,6 +11,8 @@ public struct BenchmarkReport: Hashable, Sendable {
     public var aioapns: SenderFigures
     /// h2load, the ceiling: the fastest a client can drive this sandbox.
     public var h2load: SenderFigures
+    /// Ringer's `APNsClient` over one connection, when ``ringer`` used a pool of more.
+    public var ringerOneConnection: SenderFigures?
     /// The sandbox process over the whole run (all three senders).
     public var sandbox: ProcessUsage
     /// Cores this machine has (sender and sandbox share them).
@@ -38,18 +40,20 @@ public struct BenchmarkReport: Hashable, Sendable {
     /// The human-readable report; its last line is ``resultLine``.
     public func render() -> String {
         var lines: [String] = []
-        let pool = ringerConnections == 1 ? "one HTTP/2 connection" : "\(ringerConnections) HTTP/2 connections (its pool)"
+        let pool = ringerConnections == 1 ? "one HTTP/2 connection"
+            : "\(ringerConnections) HTTP/2 connections (its pool; RESULT), then one"
         lines.append("VoIP pushes to the APNs sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
                      + "over TLS on loopback; Ringer: \(pool), aioapns and h2load: one connection each")
         lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
                      + "(a separate `ringer sandbox` process); \(buildMode) build")
+        let senders = [ringer, aioapns, h2load] + (ringerOneConnection.map { [$0] } ?? [])
         lines.append("sandbox: checks every push as APNs does (ES256 provider token, topic, device token); "
-                     + "all \(workload.pushes * 3) accepted; \(Self.fixed(sandbox.cpuSeconds)) CPU s in total, "
+                     + "all \(workload.pushes * senders.count) accepted; \(Self.fixed(sandbox.cpuSeconds)) CPU s in total, "
                      + "peak RSS \(sandbox.maxRSSKiB) KiB")
         lines.append("")
         let header = ["sender", "pushes/s", "p50 ms", "p99 ms", "CPU µs/push", "peak RSS KiB", "cores: sender+sandbox"]
         var rows = [header]
-        for figures in [ringer, aioapns, h2load] {
+        for figures in senders {
             rows.append([figures.report.sender, Self.whole(figures.pushesPerSecond),
                          figures.report.p50Ms.map(Self.fixed) ?? "-", figures.report.p99Ms.map(Self.fixed) ?? "-",
                          Self.whole(figures.cpuMicrosecondsPerPush), String(figures.usage.maxRSSKiB),

@@ -14,7 +14,7 @@ enum BenchmarkSender: Sendable {
     /// Short name for progress lines and the report.
     var name: String {
         switch self {
-        case .ringer: "Ringer APNsClient"
+        case .ringer(_, let connections): connections == 1 ? "Ringer, 1 connection" : "Ringer, pool of \(connections)"
         case .aioapns: "aioapns"
         case .h2load: "h2load"
         }

@@ -91,6 +91,15 @@ struct BenchmarkParsingTests {
         #expect(report.resultLine == expected)
         #expect(report.render().split(separator: "\n").last.map(String.init) == expected)
         #expect(report.render().contains("500"))  // CPU µs per push: 0.5 s over 1000 pushes
+
+        // With a pool, the one-connection run is a row of its own; the RESULT line stays the pool's.
+        var pooled = report
+        pooled.ringerConnections = 2
+        pooled.ringerOneConnection = figures("Ringer, 1 connection", 7000)
+        #expect(pooled.render().contains("Ringer, 1 connection"))
+        #expect(pooled.render().contains("7000"))
+        #expect(pooled.render().contains("all 4000 accepted"))
+        #expect(pooled.resultLine == expected)
     }
 
     @Test func workloadRefusesNonsense() throws {
