@@ -28,7 +28,7 @@ import Testing
         try await SandboxFixture.with { fixture in
             let http = try HTTP2Client(configuration: .init(caFile: fixture.caFile))
             defer { http.shutdown() }
-            let client = try fixture.client { $0.voipRequestTimeout = 1.5 }
+            let client = try fixture.client { $0.voipRequestTimeout = 3 }
             defer { client.shutdown() }
             try await body(fixture, Control(http: http, base: "https://localhost:\(fixture.port)"), client)
         }

@@ -120,7 +120,7 @@ import Testing
             #expect(error == .connectFailed)
             #expect(!error.detail.isEmpty)
         }
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 15, "refused at once, not after a connect timeout")
     }
 
     @Test func malformedURLsAreRejected() async throws {

@@ -53,6 +53,10 @@ final class SandboxFixture: Sendable {
         var configuration = APNsClient.Configuration(credentials: .init(key: key, keyID: Self.keyID, teamID: Self.teamID),
                                                      sandboxURL: "https://localhost:\(port)",
                                                      productionURL: "https://localhost:1", caFile: caFile)
+        // Generous deadlines unless a test is about them: a busy CI machine must not turn a slow answer
+        // into a failure of some other behaviour.
+        configuration.voipRequestTimeout = 30
+        configuration.requestTimeout = 30
         configure(&configuration)
         return try APNsClient(configuration: configuration)
     }
