@@ -81,6 +81,17 @@ import Testing
         }
     }
 
+    @Test("POST max_concurrent_streams 0 is refused, so DELETE /sandbox/faults stays reachable")
+    func maxConcurrentStreamsZeroIsRefusedSoTheControlRoutesStayReachable() async throws {
+        try await Self.withControl { fixture, control, _ in
+            let refused = try await control.send("POST", "/sandbox/faults", json: #"{"kind": "max_concurrent_streams", "value": 0}"#)
+            #expect(refused.status == 400)
+            #expect(fixture.sandbox.activeConnectionFaults.isEmpty)
+            // With 0 in force, every stream of every connection was refused, this one included.
+            #expect(try await control.send("DELETE", "/sandbox/faults").status == 204)
+        }
+    }
+
     @Test("POST close without after_streams cuts open connections now; bad fault bodies get 400")
     func closeNowAndValidation() async throws {
         try await Self.withControl { fixture, control, client in
