@@ -52,6 +52,9 @@ enum SandboxFaultControl {
             return SandboxControl.json(400, ["error": "expected a JSON object with \"kind\""])
         }
         let connections = connection.persistent == true ? nil : max(connection.connections ?? 1, 1)
+        // The control routes share the sandbox's connections: a fault that refuses every stream of every
+        // connection for good would refuse the `DELETE /sandbox/faults` that lifts it, until a restart.
+        let lockedOut = SandboxControl.json(400, ["error": "\"after_streams\": 0 with \"persistent\" would lock out /sandbox/faults too"])
         let fault: APNsSandboxConnectionFault
         switch connection.kind {
         case "answer", "delay", "never_answer":
@@ -70,6 +73,7 @@ enum SandboxFaultControl {
             guard let after = connection.afterStreams, after >= 0 else {
                 return SandboxControl.json(400, ["error": "goaway needs \"after_streams\" >= 0"])
             }
+            if after == 0 && connections == nil { return lockedOut }
             fault = .goAway(afterStreams: after, connections: connections)
         case "close":
             guard let after = connection.afterStreams else {
@@ -77,6 +81,7 @@ enum SandboxFaultControl {
                 break
             }
             guard after >= 0 else { return SandboxControl.json(400, ["error": "\"after_streams\" must be >= 0"]) }
+            if after == 0 && connections == nil { return lockedOut }
             fault = .close(afterStreams: after, connections: connections)
         case "max_concurrent_streams":
             // Not 0: the control routes share the sandbox's connections, so a limit of 0 would refuse the very

@@ -81,13 +81,18 @@ import Testing
         }
     }
 
-    @Test("POST max_concurrent_streams 0 is refused, so DELETE /sandbox/faults stays reachable")
-    func maxConcurrentStreamsZeroIsRefusedSoTheControlRoutesStayReachable() async throws {
+    @Test("POST max_concurrent_streams 0, or goaway/close after 0 streams for good, is refused, so DELETE /sandbox/faults stays reachable")
+    func faultsThatWouldLockOutTheControlRoutesAreRefused() async throws {
         try await Self.withControl { fixture, control, _ in
             let refused = try await control.send("POST", "/sandbox/faults", json: #"{"kind": "max_concurrent_streams", "value": 0}"#)
             #expect(refused.status == 400)
+            for kind in ["goaway", "close"] {
+                let forGood = try await control.send("POST", "/sandbox/faults",
+                                                     json: #"{"kind": "\#(kind)", "after_streams": 0, "persistent": true}"#)
+                #expect(forGood.status == 400, "\(kind)")
+            }
             #expect(fixture.sandbox.activeConnectionFaults.isEmpty)
-            // With 0 in force, every stream of every connection was refused, this one included.
+            // With any of them in force, every stream of every connection was refused, this one included.
             #expect(try await control.send("DELETE", "/sandbox/faults").status == 204)
         }
     }
