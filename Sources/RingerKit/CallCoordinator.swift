@@ -538,8 +538,9 @@ public final class CallCoordinator: Sendable {
             if answered { store.save(store.load().filter { $0.callId != callID }) }
             _ = self?.sending.withLock { $0.remove(callID) }
         }
+        // A 5xx problem is no acknowledgement (retrying may succeed): the hang-up stays for the next connect.
         perform(callID: callID, attempts: 8, onSuccess: { settle(true) },
-                onFailure: { problem in settle(problem != nil) }) { api, _ in
+                onFailure: { problem in settle(problem.map { $0.status < 500 } ?? false) }) { api, _ in
             switch action.kind {
             case .decline:
                 // This device's accept may already have reached the server: then the call must be ended, not

@@ -167,15 +167,19 @@ public final class EventStream: Sendable {
             return
         }
         guard let event = try? RingerJSON.decode(CallEvent.self, from: data) else { return }
-        let fresh = state.withLock { state -> Int64? in
-            guard event.seq > (state.lastSeq ?? .min) else { return nil }
+        // Whether the event is new and whether the resume point moved are separate questions: an event
+        // that was already on its way when the server sent `stream.ready` has a `seq` at or below the
+        // ready one, so it leaves the resume point where it is, yet it must still be delivered
+        // (docs/openapi.yaml, GET /v1/events).
+        let (isNew, movedTo) = state.withLock { state -> (Bool, Int64?) in
+            guard event.seq > (state.lastSeq ?? .min) else { return (false, nil) }
             let before = state.resumeSeq
             state.lastSeq = event.seq
-            return state.resumeSeq != before ? state.resumeSeq : nil
+            return (true, state.resumeSeq != before ? state.resumeSeq : nil)
         }
-        guard let resume = fresh else { return }
+        guard isNew else { return }
         onEvent(event)
-        onResumePoint(resume)
+        if let movedTo { onResumePoint(movedTo) }
     }
 }
 

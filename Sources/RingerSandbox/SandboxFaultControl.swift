@@ -10,7 +10,8 @@ import HTTPTypes
 ///   - `{"kind": "goaway", "after_streams": 3}`, `{"kind": "close", "after_streams": 3}`: connection faults;
 ///     optional `"connections"` (default 1) or `"persistent": true` for every connection.
 ///   - `{"kind": "close"}` without `after_streams`: cut every open connection now.
-///   - `{"kind": "max_concurrent_streams", "value": 1}`: lasts until cleared.
+///   - `{"kind": "max_concurrent_streams", "value": 1}`: lasts until cleared; at least 1 (0 would lock out
+///     these control routes too).
 ///   Answers 201 with the fault as understood, or 400.
 /// - `GET /sandbox/faults`: `{"faults": [push faults with counts left], "connection_faults": […]}`.
 /// - `DELETE /sandbox/faults`: clears everything; 204.
@@ -51,6 +52,9 @@ enum SandboxFaultControl {
             return SandboxControl.json(400, ["error": "expected a JSON object with \"kind\""])
         }
         let connections = connection.persistent == true ? nil : max(connection.connections ?? 1, 1)
+        // The control routes share the sandbox's connections: a fault that refuses every stream of every
+        // connection for good would refuse the `DELETE /sandbox/faults` that lifts it, until a restart.
+        let lockedOut = SandboxControl.json(400, ["error": "\"after_streams\": 0 with \"persistent\" would lock out /sandbox/faults too"])
         let fault: APNsSandboxConnectionFault
         switch connection.kind {
         case "answer", "delay", "never_answer":
@@ -69,6 +73,7 @@ enum SandboxFaultControl {
             guard let after = connection.afterStreams, after >= 0 else {
                 return SandboxControl.json(400, ["error": "goaway needs \"after_streams\" >= 0"])
             }
+            if after == 0 && connections == nil { return lockedOut }
             fault = .goAway(afterStreams: after, connections: connections)
         case "close":
             guard let after = connection.afterStreams else {
@@ -76,10 +81,13 @@ enum SandboxFaultControl {
                 break
             }
             guard after >= 0 else { return SandboxControl.json(400, ["error": "\"after_streams\" must be >= 0"]) }
+            if after == 0 && connections == nil { return lockedOut }
             fault = .close(afterStreams: after, connections: connections)
         case "max_concurrent_streams":
-            guard let value = connection.value, (0...Int(Int32.max)).contains(value) else {
-                return SandboxControl.json(400, ["error": "max_concurrent_streams needs \"value\" >= 0"])
+            // Not 0: the control routes share the sandbox's connections, so a limit of 0 would refuse the very
+            // `DELETE /sandbox/faults` that lifts it, until a restart.
+            guard let value = connection.value, (1...Int(Int32.max)).contains(value) else {
+                return SandboxControl.json(400, ["error": "max_concurrent_streams needs \"value\" >= 1"])
             }
             fault = .maxConcurrentStreams(value)
         default:

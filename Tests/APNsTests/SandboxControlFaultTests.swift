@@ -81,6 +81,22 @@ import Testing
         }
     }
 
+    @Test("POST max_concurrent_streams 0, or goaway/close after 0 streams for good, is refused, so DELETE /sandbox/faults stays reachable")
+    func faultsThatWouldLockOutTheControlRoutesAreRefused() async throws {
+        try await Self.withControl { fixture, control, _ in
+            let refused = try await control.send("POST", "/sandbox/faults", json: #"{"kind": "max_concurrent_streams", "value": 0}"#)
+            #expect(refused.status == 400)
+            for kind in ["goaway", "close"] {
+                let forGood = try await control.send("POST", "/sandbox/faults",
+                                                     json: #"{"kind": "\#(kind)", "after_streams": 0, "persistent": true}"#)
+                #expect(forGood.status == 400, "\(kind)")
+            }
+            #expect(fixture.sandbox.activeConnectionFaults.isEmpty)
+            // With any of them in force, every stream of every connection was refused, this one included.
+            #expect(try await control.send("DELETE", "/sandbox/faults").status == 204)
+        }
+    }
+
     @Test("POST close without after_streams cuts open connections now; bad fault bodies get 400")
     func closeNowAndValidation() async throws {
         try await Self.withControl { fixture, control, client in

@@ -95,3 +95,44 @@ final class LockedObservations: @unchecked Sendable {
     func append(_ observation: CallCoordinator.Observation) { lock.withLock { items.append(observation) } }
     func contains(where predicate: (CallCoordinator.Observation) -> Bool) -> Bool { lock.withLock { items.contains(where: predicate) } }
 }
+
+/// A hang-up the server answered only with 5xx problems is not acknowledged: it stays stored for the next
+/// `connect(api:)` instead of being dropped when the coordinator stops retrying.
+@Suite struct ServerErrorHangUpTests {
+    /// Answers `ringing` and refuses everything else with a 503 problem (the server's database is down).
+    final class FailingTransport: HTTPTransport, @unchecked Sendable {
+        // @unchecked: `log` is guarded by `lock`.
+        private let lock = NSLock()
+        private var log: [String] = []
+        var requests: [String] { lock.withLock { log } }
+
+        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+            lock.withLock { log.append("\(method) \(url.path)") }
+            if url.path.hasSuffix("/ringing") {
+                let now = Date()
+                let call = Call(callId: url.pathComponents[3], state: .ringing, caller: Party(id: "alice"),
+                                callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+                return (200, try RingerJSON.encode(call))
+            }
+            return (503, try RingerJSON.encode(Problem(type: "about:blank", title: "Service Unavailable", status: 503)))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func declineAnsweredOnlyWithServerErrorsStaysStoredForTheNextConnect() async throws {
+        let store = InMemoryPendingActionStore()
+        let callID = UUID().uuidString.lowercased()
+        let transport = FailingTransport()
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(), pendingActions: store)
+        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                                                 transport: transport))
+        #expect(coordinator.handleVoIPPush(DurableHangUpTests().push(callID)) == .ringing)
+        coordinator.end(callID: UUID(uuidString: callID)!) { _ in }
+        let declines = { transport.requests.filter { $0.hasSuffix("/decline") }.count }
+        // Eight attempts with backoff (about 12 to 24 s), then the coordinator gives up for now.
+        for _ in 0..<300 where declines() < 8 { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(declines() == 8)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(store.load().map(\.kind) == [.decline], "a 503 is not an acknowledgement")
+    }
+}

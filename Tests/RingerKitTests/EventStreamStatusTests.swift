@@ -101,3 +101,35 @@ import Testing
         #expect(statuses.kinds.last == "closed")
     }
 }
+
+/// `stream.ready` only moves the resume point; it never hides events.
+@Suite struct EventStreamReadyTests {
+    @Test func anEventAtOrBelowTheReadySeqThatArrivesAfterStreamReadyIsStillDelivered() async throws {
+        let sockets = EventStreamStatusTests.DroppableSockets()
+        let statuses = EventStreamStatusTests.Statuses()
+        let received = LockedSeqs()
+        let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
+        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets,
+                                 onEvent: { received.append($0.seq) }, onStatus: { statuses.append($0) })
+        defer { stream.stop() }
+        stream.start()
+        #expect(await EventStreamStatusTests.waitUntil { statuses.kinds == ["connected"] })
+        // Without `since` the server goes live at its newest seq (12); an event stored just before (12)
+        // was still on its way to the hub and follows the ready frame (docs/openapi.yaml: "process them").
+        sockets.send(#"{"type":"stream.ready","seq":12}"#)
+        let call = Call(callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+                        callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
+        sockets.send(String(decoding: try RingerJSON.encode(CallEvent(seq: 12, type: .callIncoming, call: call)), as: UTF8.self))
+        sockets.send(String(decoding: try RingerJSON.encode(CallEvent(seq: 13, type: .callCancelled, call: call)), as: UTF8.self))
+        #expect(await EventStreamStatusTests.waitUntil { received.all == [12, 13] }, "got \(received.all)")
+        #expect(stream.lastSeq == 13)
+    }
+
+    final class LockedSeqs: @unchecked Sendable {
+        // @unchecked: `values` is guarded by `lock`.
+        private let lock = NSLock()
+        private var values: [Int64] = []
+        var all: [Int64] { lock.withLock { values } }
+        func append(_ seq: Int64) { lock.withLock { values.append(seq) } }
+    }
+}
