@@ -359,19 +359,7 @@ public final class CallCoordinator: Sendable {
                 [weak self] error in self?.incomingReported(callID: callID, error: error)
             }
         case .callAccepted:
-            let isOutgoing = state.withLock { state -> Bool in
-                guard var entry = state.calls[callID], entry.direction == .outgoing, entry.phase == .ringing else { return false }
-                entry.phase = .active
-                state.calls[callID] = entry
-                return true
-            }
-            guard isOutgoing, let uuid = UUID(uuidString: callID) else { return }
-            ui.reportOutgoingCallConnected(id: uuid, at: now())
-            perform(callID: callID, attempts: 3) { [observer, weak self] api, _ in
-                let media = try await api.media(callID: callID)
-                observer(.outgoingAnswered(callID: callID, media: media))
-                self?.mediaReady(callID: callID, media: media)
-            }
+            outgoingCallAnswered(callID: callID)
         case .callCancelled, .callDeclined:
             endRemotely(callID: callID, reason: .remoteEnded)
         case .callEnded:
@@ -387,6 +375,24 @@ public final class CallCoordinator: Sendable {
         }
     }
 
+    /// The callee answered this device's outgoing call: connect it on the native UI and fetch the
+    /// caller's media session. Once per call, whether the news came by event or by ``refreshCalls()``.
+    private func outgoingCallAnswered(callID: String) {
+        let isOutgoing = state.withLock { state -> Bool in
+            guard var entry = state.calls[callID], entry.direction == .outgoing, entry.phase == .ringing else { return false }
+            entry.phase = .active
+            state.calls[callID] = entry
+            return true
+        }
+        guard isOutgoing, let uuid = UUID(uuidString: callID) else { return }
+        ui.reportOutgoingCallConnected(id: uuid, at: now())
+        perform(callID: callID, attempts: 3) { [observer, weak self] api, _ in
+            let media = try await api.media(callID: callID)
+            observer(.outgoingAnswered(callID: callID, media: media))
+            self?.mediaReady(callID: callID, media: media)
+        }
+    }
+
     /// Re-reads every call still up on the native UI and closes the ones that ended while no event could
     /// reach this device. Call it when the event stream connects or reconnects (`.connected`, `.restored`): a
     /// stream with no resume point (an app woken by a push before it ever connected) replays nothing, and
@@ -396,7 +402,12 @@ public final class CallCoordinator: Sendable {
         for callID in live {
             perform(callID: callID, attempts: 3) { [weak self] api, _ in
                 let call = try await api.call(id: callID)
-                guard let self, let reason = self.reasonIfOver(call) else { return }
+                guard let self else { return }
+                // A caller whose app missed `call.accepted` (no resume point yet) learns of the answer here.
+                if call.state == .accepted, self.state.withLock({ $0.calls[callID]?.direction == .outgoing }) {
+                    self.outgoingCallAnswered(callID: callID)
+                }
+                guard let reason = self.reasonIfOver(call) else { return }
                 self.endRemotely(callID: callID, reason: reason)
             }
         }

@@ -105,14 +105,16 @@ public final class EventStream: Sendable {
 
     /// Closes the stream for good.
     public func stop() {
-        let (channel, loop) = state.withLock { state in
-            state.stopped = true
-            defer { state.channel = nil }
-            return (state.channel, state.loop)
+        let (channel, loop, wasStopped) = state.withLock { state in
+            defer {
+                state.stopped = true
+                state.channel = nil
+            }
+            return (state.channel, state.loop, state.stopped)
         }
         loop?.cancel()
         channel?.close()
-        onStatus(.closed)
+        if !wasStopped { onStatus(.closed) }   // once, however often stop() is called
     }
 
     private func run() async {

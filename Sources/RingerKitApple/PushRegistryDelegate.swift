@@ -28,13 +28,13 @@ final class PushRegistryDelegate: NSObject, PKPushRegistryDelegate, Sendable {
     /// and only then is PushKit's completion called (Apple, `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`:
     /// from iOS 13 an app that does not report the call to CallKit is terminated).
     func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                      for type: PKPushType, completion: @escaping @Sendable () -> Void) {
+                      for type: PKPushType, completion: @escaping () -> Void) {
         if type == .voIP { coordinator.handleVoIPPush(dictionary: payload.dictionaryPayload) }
         completion()
     }
 
-    /// PushKit invalidated the VoIP token (Apple: `pushRegistry(_:didInvalidatePushTokenFor:)`, "use this
-    /// method to notify your server not to send push notifications using the matching push token").
+    /// PushKit invalidated the VoIP token (Apple, `pushRegistry(_:didInvalidatePushTokenFor:)`: tell the
+    /// server to stop pushing to it).
     func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType) {
         guard type == .voIP else { return }
         registrar.invalidateToken(.voip)

@@ -148,7 +148,8 @@ final class PushDispatcher: Sendable {
         let apnsID = notification.apnsID.uuidString.lowercased()
         let metadata: Logger.Metadata = ["call.id": .string(call.callId), "device.id": .string(device.deviceId),
                                          "apns.id": .string(apnsID), "apns.status": .string(status.map(String.init) ?? "none"),
-                                         "apns.reason": .string(reason ?? ""), "apns.push_type": .string(kind)]
+                                         "apns.push_type": .string(kind)]
+            .merging(reason.map { ["apns.reason": .string($0)] } ?? [:]) { $1 }
         switch action {
         case .accepted:
             log.info("push accepted", metadata)

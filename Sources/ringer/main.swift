@@ -9,7 +9,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.first ?? "help"
 let rest = Array(arguments.dropFirst())
 let code: Int32
-switch command {
+// `ringer <command> --help` prints the usage too, instead of failing on an unknown flag.
+let wantsHelp = rest.contains("--help") || rest.contains("-h")
+switch wantsHelp ? "help" : command {
 case "serve": code = await ServeCommand.run(rest)
 case "sandbox": code = await SandboxCommand.run(rest)
 case "demo": code = await DemoCommand.run(rest)

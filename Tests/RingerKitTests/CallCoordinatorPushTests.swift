@@ -11,8 +11,11 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
     private var _ended: [(UUID, CallEndReason)] = []
     private var known: Set<UUID> = []
 
+    private var _connected: [UUID] = []
+
     var reports: [IncomingCallReport] { lock.withLock { _reports } }
     var ended: [(UUID, CallEndReason)] { lock.withLock { _ended } }
+    var connected: [UUID] { lock.withLock { _connected } }
 
     func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void) {
         let isNew = lock.withLock {
@@ -26,7 +29,9 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
         lock.withLock { _ended.append((id, reason)) }
     }
 
-    func reportOutgoingCallConnected(id: UUID, at date: Date) {}
+    func reportOutgoingCallConnected(id: UUID, at date: Date) {
+        lock.withLock { _connected.append(id) }
+    }
 }
 
 /// An HTTP transport that answers accept/ringing for one call id and 404s everything else.

@@ -73,4 +73,23 @@ import Testing
         #expect(!text.contains("super-secret-admin-key"))
         #expect(!text.contains("short\n"))
     }
+
+    /// Found by review: `ringer serve --help` used to fail on an unknown flag.
+    @Test func helpAfterACommandPrintsTheUsage() async throws {
+        let process = Process()
+        process.executableURL = Self.ringer
+        process.arguments = ["serve", "--help"]
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-help-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
+        try process.run()
+        var status: Int32?
+        for await code in exited.stream { status = code }
+        #expect(status == 0)
+        #expect(String(decoding: try Data(contentsOf: output), as: UTF8.self).contains("ringer serve [flags]"))
+    }
 }

@@ -50,13 +50,13 @@ open class PKPushPayload: NSObject {
 public protocol PKPushRegistryDelegate: NSObjectProtocol {
     func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType)
     func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                      for type: PKPushType, completion: @escaping @Sendable () -> Void)
+                      for type: PKPushType, completion: @escaping () -> Void)
     func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType)
 }
 
 extension PKPushRegistryDelegate {
     public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                             for type: PKPushType, completion: @escaping @Sendable () -> Void) {}
+                             for type: PKPushType, completion: @escaping () -> Void) {}
     public func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType) {}
 }
 
