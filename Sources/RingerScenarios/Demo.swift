@@ -35,7 +35,7 @@ public enum Demo {
                                                  "callee": call.callee.id, "state": call.state.rawValue])
             case .pushSent(let outcome):
                 timeline.record("apns.sent", ["push_type": outcome.pushType, "device": outcome.deviceID,
-                                              "apns_id": outcome.apnsID, "reason": outcome.reason ?? ""],
+                                              "apns_id": outcome.apnsID].merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
                                 numbers: ["status": outcome.status.map(Double.init),
                                           "latency_ms": (outcome.latencyMs * 10).rounded() / 10])
             default:
