@@ -97,6 +97,9 @@ final class H2Session {
         for stream in streams.values { stream.task?.cancel() }
     }
 
+    /// The connection-level receive window, bytes.
+    static let connectionWindowBytes: Int32 = 1 << 20
+
     private func createSession() -> Bool {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { return false }
@@ -112,6 +115,10 @@ final class H2Session {
         guard nghttp2_session_server_new(&created, callbacks, user) == 0, let created else { return false }
         nghttpSession = created
         submitSettings(maxConcurrentStreams: context.controls.withLock { $0.maxConcurrentStreams })
+        // A connection window of 1 MiB, as busy servers advertise (RFC 9113 section 6.9.2 starts it at
+        // 65,535 bytes and only WINDOW_UPDATE raises it): hundreds of small pushes in flight must not
+        // stall on the window while WINDOW_UPDATEs wait for the next write.
+        _ = nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindowBytes)
         return true
     }
 }

@@ -47,14 +47,18 @@ public struct BenchmarkReport: Hashable, Sendable {
         lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
                      + "(a separate `ringer sandbox` process); \(buildMode) build")
         let senders = [ringer, aioapns, h2load] + (ringerOneConnection.map { [$0] } ?? [])
+        // The two Ringer runs print the same sender name; the row says which connections each used.
+        var labels = senders.map(\.report.sender)
+        if ringerConnections > 1 { labels[0] += ", \(ringerConnections) conns" }
+        if ringerOneConnection != nil { labels[3] += ", 1 conn" }
         lines.append("sandbox: checks every push as APNs does (ES256 provider token, topic, device token); "
                      + "all \(workload.pushes * senders.count) accepted; \(Self.fixed(sandbox.cpuSeconds)) CPU s in total, "
                      + "peak RSS \(sandbox.maxRSSKiB) KiB")
         lines.append("")
         let header = ["sender", "pushes/s", "p50 ms", "p99 ms", "CPU µs/push", "peak RSS KiB", "cores: sender+sandbox"]
         var rows = [header]
-        for figures in senders {
-            rows.append([figures.report.sender, Self.whole(figures.pushesPerSecond),
+        for (label, figures) in zip(labels, senders) {
+            rows.append([label, Self.whole(figures.pushesPerSecond),
                          figures.report.p50Ms.map(Self.fixed) ?? "-", figures.report.p99Ms.map(Self.fixed) ?? "-",
                          Self.whole(figures.cpuMicrosecondsPerPush), String(figures.usage.maxRSSKiB),
                          "\(Self.fixed(figures.senderCores))+\(figures.sandboxCores.map(Self.fixed) ?? "?")"])

@@ -95,8 +95,9 @@ struct BenchmarkParsingTests {
         // With a pool, the one-connection run is a row of its own; the RESULT line stays the pool's.
         var pooled = report
         pooled.ringerConnections = 2
-        pooled.ringerOneConnection = figures("Ringer, 1 connection", 7000)
-        #expect(pooled.render().contains("Ringer, 1 connection"))
+        pooled.ringerOneConnection = figures("Ringer APNsClient", 7000)
+        #expect(pooled.render().contains("Ringer APNsClient, 2 conns"))
+        #expect(pooled.render().contains("Ringer APNsClient, 1 conn "))
         #expect(pooled.render().contains("7000"))
         #expect(pooled.render().contains("all 4000 accepted"))
         #expect(pooled.resultLine == expected)
