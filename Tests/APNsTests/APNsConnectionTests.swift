@@ -58,8 +58,8 @@ import Testing
         }
     }
 
-    @Test("A push that is never answered times out with a clear error; its silent connection is replaced")
-    func neverAnsweredPushTimesOutAndConnectionIsRecycled() async throws {
+    /// One warm connection (3 s VoIP deadline, pool of 1) whose next push the sandbox never answers.
+    static func withSilencedWarmConnection(_ body: (SandboxFixture, APNsClient) async throws -> Void) async throws {
         try await SandboxFixture.with { fixture in
             let client = try fixture.client {
                 $0.voipRequestTimeout = 3
@@ -68,6 +68,13 @@ import Testing
             defer { client.shutdown() }
             _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             fixture.sandbox.inject(APNsSandboxFault(.neverAnswer, deviceToken: fixture.deviceToken))
+            try await body(fixture, client)
+        }
+    }
+
+    @Test("A push that is never answered times out with a clear error; its silent connection is replaced")
+    func neverAnsweredPushTimesOutAndConnectionIsRecycled() async throws {
+        try await Self.withSilencedWarmConnection { fixture, client in
             let started = ContinuousClock.now
             let error = await #expect(throws: APNsClientError.self) {
                 try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
@@ -86,14 +93,7 @@ import Testing
 
     @Test("A stream that never answers does not cost a connection that keeps answering others")
     func neverAnsweredPushOnABusyConnectionKeepsIt() async throws {
-        try await SandboxFixture.with { fixture in
-            let client = try fixture.client {
-                $0.voipRequestTimeout = 3
-                $0.connectionsPerHost = 1
-            }
-            defer { client.shutdown() }
-            _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
-            fixture.sandbox.inject(APNsSandboxFault(.neverAnswer, deviceToken: fixture.deviceToken))
+        try await Self.withSilencedWarmConnection { fixture, client in
             let silent = Task { try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox) }
             #expect(await eventually { fixture.sandbox.statistics.pushRequests == 2 })
             let results = await fixture.sendMany(5, through: client)
