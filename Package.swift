@@ -88,7 +88,7 @@ let package = Package(
                     dependencies: ["APNs", "HTTP2Client", "JWT", "RingerSync", "RingerSandbox", "DevCertificates", "RingerLogging",
                                    "RingerTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire"], swiftSettings: strict),
+        .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
                                    "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport"],

@@ -201,9 +201,7 @@ public final class SimulatedIPhone: Sendable {
             if newState == .killed { state.app = nil }
             return (state.app != nil, newState == .foreground ? nil : stream, terminated)
         }
-        oldStream?.stop()
-        // The app persists the stream's resume point: it may be ahead of the last event it saw.
-        if let seq = oldStream?.lastSeq { state.withLock { $0.lastSeq = max($0.lastSeq ?? seq, seq) } }
+        if let oldStream { closeKeepingResumePoint(oldStream) }
         if terminated { callKit.appTerminated() }
         guard newState == .foreground else { return }
         if running {
@@ -211,6 +209,13 @@ public final class SimulatedIPhone: Sendable {
         } else {
             launch(connectAfter: 0)
         }
+    }
+
+    /// Stops the app's event stream and keeps its resume point, as an app persists it: it may be ahead
+    /// of the last event the app saw.
+    private func closeKeepingResumePoint(_ stream: EventStream) {
+        stream.stop()
+        if let seq = stream.lastSeq { state.withLock { $0.lastSeq = max($0.lastSeq ?? seq, seq) } }
     }
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
@@ -310,8 +315,7 @@ public final class SimulatedIPhone: Sendable {
                 state.appState = .killed
                 return state.app?.stream
             }
-            stream?.stop()
-            if let seq = stream?.lastSeq { state.withLock { $0.lastSeq = max($0.lastSeq ?? seq, seq) } }
+            if let stream { closeKeepingResumePoint(stream) }
             callKit.appTerminated()
             observe(.killedBySystem(reason: "VoIP push handled without reporting a call to CallKit"))
         }

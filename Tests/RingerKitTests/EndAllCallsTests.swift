@@ -1,5 +1,6 @@
 import Foundation
 import RingerKit
+import RingerSync
 import RingerWire
 import Testing
 
@@ -21,9 +22,9 @@ import Testing
         coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
                                                  transport: transport))
         for callID in [ringing, answered, over] { #expect(coordinator.handleVoIPPush(push(callID)) == .ringing) }
-        let accepted = LockedFlag()
-        coordinator.answer(callID: UUID(uuidString: answered)!) { accepted.set($0) }
-        #expect(await DurableHangUpTests.eventually { accepted.value == true })
+        let accepted = LockedValue<Bool?>(nil)
+        coordinator.answer(callID: UUID(uuidString: answered)!) { answered in accepted.withLock { $0 = answered } }
+        #expect(await DurableHangUpTests.eventually { accepted.snapshot == true })
         coordinator.end(callID: UUID(uuidString: over)!) { _ in }
         #expect(await DurableHangUpTests.eventually { transport.requests.contains("POST /v1/calls/\(over)/decline") })
 
@@ -54,14 +55,5 @@ import Testing
             guard url.lastPathComponent == "accept" else { return (200, try RingerJSON.encode(call)) }
             return (200, try RingerJSON.encode(AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m"))))
         }
-    }
-
-    /// A Bool set from any thread.
-    final class LockedFlag: @unchecked Sendable {
-        // @unchecked: `flag` is guarded by `lock`.
-        private let lock = NSLock()
-        private var flag: Bool?
-        var value: Bool? { lock.withLock { flag } }
-        func set(_ value: Bool) { lock.withLock { flag = value } }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RingerKit
+import RingerSync
 import RingerWire
 import Testing
 
@@ -44,12 +45,10 @@ import Testing
         }
     }
 
-    final class Statuses: @unchecked Sendable {
-        // @unchecked: `values` is guarded by `lock`.
-        private let lock = NSLock()
-        private var values: [EventStream.Status] = []
-        var all: [EventStream.Status] { lock.withLock { values } }
-        func append(_ status: EventStream.Status) { lock.withLock { values.append(status) } }
+    final class Statuses: Sendable {
+        private let values = LockedValue<[EventStream.Status]>([])
+        var all: [EventStream.Status] { values.snapshot }
+        func append(_ status: EventStream.Status) { values.withLock { $0.append(status) } }
 
         /// The statuses with the retry delays left out, for comparison.
         var kinds: [String] {

@@ -1,5 +1,6 @@
 import Foundation
 import RingerKit
+import RingerSync
 import RingerWire
 import Testing
 
@@ -38,15 +39,15 @@ import Testing
     @Test func callerThatMissedTheAnswerConnectsTheCallOnRefresh() async throws {
         let server = AnsweredWhileAwayServer()
         let ui = RecordingCallUI()
-        let answered = LockedBox<MediaSession?>(nil)
+        let answered = LockedValue<MediaSession?>(nil)
         let coordinator = CallCoordinator(deviceID: "alice-iphone", ui: ui, observer: { observation in
-            if case .outgoingAnswered(_, let media) = observation { answered.set(media) }
+            if case .outgoingAnswered(_, let media) = observation { answered.withLock { $0 = media } }
         })
         coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t", transport: server))
         _ = try await coordinator.startCall(to: "bob")
         coordinator.refreshCalls()
-        for _ in 0..<200 where answered.get() == nil { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(answered.get()?.token == "alice-media")
+        for _ in 0..<200 where answered.snapshot == nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(answered.snapshot?.token == "alice-media")
         #expect(ui.connected == [UUID(uuidString: server.callID)!])
         #expect(ui.ended.isEmpty)
         // A second refresh changes nothing: the call is connected once.
@@ -56,23 +57,12 @@ import Testing
     }
 
     @Test func stoppingTheEventStreamTwiceReportsClosedOnce() {
-        let statuses = LockedBox<[EventStream.Status]>([])
+        let statuses = LockedValue<[EventStream.Status]>([])
         let stream = EventStream(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t"),
                                  deviceID: "d", transport: EventStreamStatusTests.DroppableSockets(), onEvent: { _ in },
-                                 onStatus: { status in statuses.mutate { $0.append(status) } })
+                                 onStatus: { status in statuses.withLock { $0.append(status) } })
         stream.stop()
         stream.stop()
-        #expect(statuses.get() == [.closed])
+        #expect(statuses.snapshot == [.closed])
     }
-}
-
-/// A value behind a lock, for test observers called on any thread.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `value` is guarded by `lock`.
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
 }
