@@ -72,14 +72,7 @@ final class APNsHost: Sendable {
     /// The lanes' counters added up; zeros before the first push.
     var statistics: HTTP2Client.Statistics {
         let clients = lanes.withLock { $0.clients }
-        return clients.reduce(into: HTTP2Client.Statistics()) { total, client in
-            let lane = client.statistics
-            total.connectionsOpened += lane.connectionsOpened
-            total.connectionsRecycled += lane.connectionsRecycled
-            total.requestsRetried += lane.requestsRetried
-            total.requestsTimedOut += lane.requestsTimedOut
-            total.reconnectsDelayed += lane.reconnectsDelayed
-        }
+        return clients.reduce(HTTP2Client.Statistics()) { $0 + $1.statistics }
     }
 
     /// Stops every lane's loop (failing what is in flight) and refuses later pushes. Idempotent.

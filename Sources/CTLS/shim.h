@@ -4,6 +4,8 @@
 // OpenSSL libssl (TLS) as packaged by Debian (libssl-dev 3.0).
 #include <openssl/ssl.h>
 #include <openssl/err.h>
+#include <openssl/pkcs12.h>
+#include <openssl/x509v3.h>
 
 // SSL_CTX_set_min_proto_version is a function-like macro over SSL_CTX_ctrl, which Swift cannot call.
 static inline int CTLS_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
@@ -23,5 +25,15 @@ static const uint64_t CTLS_OP_NO_RENEGOTIATION = SSL_OP_NO_RENEGOTIATION;
 
 // See CTLS_OP_NO_COMPRESSION: SSL_OP_BIT macro.
 static const uint64_t CTLS_OP_CIPHER_SERVER_PREFERENCE = SSL_OP_CIPHER_SERVER_PREFERENCE;
+
+// SSL_set_tlsext_host_name is a function-like macro over SSL_ctrl (the client's SNI), which Swift cannot call.
+static inline int CTLS_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+// SSL_CTX_add1_chain_cert is a function-like macro over SSL_CTX_ctrl (intermediates of a PKCS#12 identity).
+static inline int CTLS_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *certificate) {
+    return (int)SSL_CTX_add1_chain_cert(ctx, certificate);
+}
 
 #endif

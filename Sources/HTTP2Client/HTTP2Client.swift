@@ -1,46 +1,37 @@
-internal import CCurl
 import Foundation
 import RingerSync
 
 /// An HTTP/2 client for push providers (APNs, FCM): many concurrent requests multiplexed as streams over
 /// few long-lived connections, each request with its own deadline.
 ///
-/// One libcurl multi handle per client, driven by a dedicated thread (`curl_multi_poll` blocks, so it
-/// stays off Swift's cooperative pool). ``send(_:)`` hands requests over through a locked queue and
-/// `curl_multi_wakeup`; results come back by resuming the caller's continuation.
+/// Built on libnghttp2 (framing, HPACK, flow control, stream states) and OpenSSL (TLS 1.2+, ALPN h2),
+/// driven by one dedicated thread per client that polls its sockets (``ClientLoop``), so blocking I/O stays
+/// off Swift's cooperative pool. ``send(_:)`` hands requests over through a locked queue and a wake pipe;
+/// results come back by resuming the caller's continuation. HTTP/2 only: `https://` negotiates h2 by ALPN,
+/// `http://` needs ``Configuration/http2PriorKnowledge`` (h2c).
 ///
 /// Thread safety: all methods may be called from any thread or task concurrently.
 /// Call ``shutdown()`` when done; `deinit` does it too.
 public final class HTTP2Client: Sendable {
     private let mailbox: LoopMailbox
     private let counters = LockedValue(Statistics())
+    private let configuration: Configuration
 
     /// Creates a client and starts its loop thread. Connections open lazily, on the first request.
     /// - Parameter configuration: TLS, connection and limit settings; see ``Configuration``.
     /// - Throws: ``HTTP2ClientError/invalidRequest(_:)`` for a bad configuration, or
-    ///   ``HTTP2ClientError/transport(function:code:message:)`` if libcurl cannot be initialised.
+    ///   ``HTTP2ClientError/transport(function:code:message:)`` when OpenSSL refuses the CA file, the client
+    ///   certificate, its key or password (named by the failing call, never the password), or no wake pipe can
+    ///   be made.
     public init(configuration: Configuration = Configuration()) throws {
         try configuration.validate()
-        try Curl.initializeGlobally()
-        guard let multi = curl_multi_init() else {
-            throw Curl.error(CURLM_OUT_OF_MEMORY, function: "curl_multi_init")
-        }
-        do {
-            try Curl.check(CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CCurl_PIPE_MULTIPLEX),
-                           "curl_multi_setopt(PIPELINING)")
-            try Curl.check(CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost),
-                           "curl_multi_setopt(MAX_HOST_CONNECTIONS)")
-            try Curl.check(CCurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams),
-                           "curl_multi_setopt(MAX_CONCURRENT_STREAMS)")
-        } catch {
-            curl_multi_cleanup(multi)
-            throw error
-        }
-        let mailbox = LoopMailbox(multi: multi)
+        let tls = try ClientTLSContext(configuration: configuration)
+        let mailbox = try LoopMailbox()
         self.mailbox = mailbox
+        self.configuration = configuration
         let counters = self.counters
         let thread = Thread {
-            MultiLoop(mailbox: mailbox, configuration: configuration, statistics: counters).run()
+            ClientLoop(mailbox: mailbox, configuration: configuration, tls: tls, statistics: counters).run()
         }
         thread.name = "HTTP2Client"
         mailbox.loopWillStart()
@@ -63,8 +54,12 @@ public final class HTTP2Client: Sendable {
     ///   ``HTTP2ClientError/shutDown`` after or during ``shutdown()``; `CancellationError` on cancellation.
     public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
         try request.validate()
+        let target = try RequestTarget(url: request.url)
+        guard target.isSecure || configuration.http2PriorKnowledge else {
+            throw HTTP2ClientError.invalidRequest("http:// URLs need http2PriorKnowledge (h2c); this client speaks HTTP/2 only")
+        }
         try Task.checkCancellation()
-        let pending = PendingResponse(request: request)
+        let pending = PendingResponse(request: request, target: target)
         let mailbox = self.mailbox
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

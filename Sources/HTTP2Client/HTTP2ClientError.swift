@@ -24,11 +24,15 @@ public struct HTTP2ClientError: Error, Equatable, CustomStringConvertible {
     /// The client was shut down before or while the request was in flight.
     public static let shutDown = HTTP2ClientError(.shutDown)
 
-    /// A libcurl call failed: connection refused, TLS handshake or certificate failure, reset stream, ...
+    /// The connection or stream failed: name resolution, connect refused, TLS handshake or certificate
+    /// failure, connection lost, stream reset, ...
     /// - Parameters:
-    ///   - function: The C function that reported the failure, e.g. `curl_multi_info_read`.
-    ///   - code: Its numeric `CURLcode` (or `CURLMcode` for `curl_multi_*` functions).
-    ///   - message: `curl_easy_strerror` text, plus libcurl's error buffer when it says more.
+    ///   - function: What reported it: the C function (`connect`, `SSL_do_handshake`, `SSL_read`,
+    ///     `getaddrinfo`, an `nghttp2_*` call) or the HTTP/2 frame (`RST_STREAM`, `PING`).
+    ///   - code: That function's code: `errno` for socket calls, the X.509 verification result
+    ///     (`X509_V_ERR_*`) or `SSL_get_error` value for TLS, the HTTP/2 error code (RFC 9113 §7) for
+    ///     `RST_STREAM`, the nghttp2 error for `nghttp2_*`; 0 when there is none.
+    ///   - message: What went wrong, for operators.
     /// - Returns: The error value.
     public static func transport(function: String, code: Int, message: String) -> HTTP2ClientError {
         HTTP2ClientError(.transport(function: function, code: code, message: message))
@@ -53,8 +57,14 @@ public struct HTTP2ClientError: Error, Equatable, CustomStringConvertible {
         return false
     }
 
-    /// The libcurl result code of a transport error (`CURLcode`, or `CURLMcode` for multi functions), else nil.
-    public var curlCode: Int? {
+    /// What reported a transport error (`connect`, `SSL_do_handshake`, `RST_STREAM`, ...), else nil.
+    public var transportFunction: String? {
+        if case .transport(let function, _, _) = code { return function }
+        return nil
+    }
+
+    /// The code of a transport error (see ``transport(function:code:message:)``), else nil.
+    public var transportCode: Int? {
         if case .transport(_, let value, _) = code { return value }
         return nil
     }

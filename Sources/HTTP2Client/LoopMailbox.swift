@@ -1,9 +1,9 @@
-internal import CCurl
-import RingerSync
 import Dispatch
+import RingerSync
+import SocketSupport
 
-/// Everything callers share with the loop thread: queued requests and cancellations, the shutdown flag,
-/// and the multi handle used to wake the loop. One lock guards it all.
+/// Everything callers share with the loop thread: queued requests and cancellations, the shutdown flag, and
+/// the wake pipe that ends the loop's `poll`. One lock guards it all.
 final class LoopMailbox: Sendable {
     /// What the loop thread takes in one go.
     struct Batch {
@@ -13,54 +13,55 @@ final class LoopMailbox: Sendable {
     }
 
     private struct State {
-        /// Only used here for `curl_multi_wakeup` (documented as callable from any thread); nil once the
-        /// loop thread has begun `curl_multi_cleanup`, so no wake-up can touch a freed handle.
-        var multi: UnsafeMutableRawPointer?
+        /// Nil once the loop thread has exited and closed it, so no wake-up can touch a closed descriptor.
+        var pipe: WakePipe?
         var submissions: [PendingResponse] = []
         var cancellations: [PendingResponse] = []
         var isShuttingDown = false
     }
 
+    /// The descriptor the loop polls for `POLLIN`.
+    let wakeDescriptor: Int32
     private let state: LockedValue<State>
     /// Entered before the loop thread starts, left as its last act: `wait()` is the join.
     private let running = DispatchGroup()
 
-    init(multi: UnsafeMutableRawPointer) {
-        state = LockedValue(State(multi: multi))
-    }
-
-    /// The multi handle for the loop thread to drive; nil once retired. Loop thread only.
-    func multiHandle() -> UnsafeMutableRawPointer? {
-        state.withLock { $0.multi }
+    /// Opens the wake pipe.
+    /// - Throws: ``HTTP2ClientError/transport(function:code:message:)`` when `pipe` fails.
+    init() throws(HTTP2ClientError) {
+        let pipe: WakePipe
+        do {
+            pipe = try WakePipe()
+        } catch {
+            throw .transport(function: error.function, code: Int(error.code), message: Posix.message(error.code))
+        }
+        wakeDescriptor = pipe.readDescriptor
+        state = LockedValue(State(pipe: pipe))
     }
 
     /// Queues a request for the loop thread.
     ///
-    /// Only the first request of a batch wakes the loop: while the queue is not empty a wake-up is already
-    /// on its way, and the loop takes the whole queue at once (one system call per batch, not per request).
+    /// Only the first request of a batch wakes the loop: while the queue is not empty a wake-up is already on
+    /// its way, and the loop takes the whole queue at once (one system call per batch, not per request).
     /// - Returns: false if the client is shutting down (the request was not queued).
     func submit(_ pending: PendingResponse) -> Bool {
         state.withLock { state in
-            guard !state.isShuttingDown, let multi = state.multi else { return false }
+            guard !state.isShuttingDown, let pipe = state.pipe else { return false }
             state.submissions.append(pending)
-            if state.submissions.count == 1 && state.cancellations.isEmpty {
-                Self.wake(multi)
-            }
+            if state.submissions.count == 1 && state.cancellations.isEmpty { pipe.wake() }
             return true
         }
     }
 
     /// Asks the loop thread to abandon a request whose task was cancelled.
     func cancel(_ pending: PendingResponse) {
-        // The flag covers a cancellation that overtakes the submission; the queue entry covers a
-        // request that is already on the wire.
+        // The flag covers a cancellation that overtakes the submission; the queue entry covers a request
+        // that is already on the wire.
         pending.markCancelled()
         state.withLock { state in
-            guard !state.isShuttingDown, let multi = state.multi else { return }
+            guard !state.isShuttingDown, let pipe = state.pipe else { return }
             state.cancellations.append(pending)
-            if state.cancellations.count == 1 && state.submissions.isEmpty {
-                Self.wake(multi)
-            }
+            if state.cancellations.count == 1 && state.submissions.isEmpty { pipe.wake() }
         }
     }
 
@@ -68,15 +69,14 @@ final class LoopMailbox: Sendable {
     func requestShutdown() {
         state.withLock { state in
             state.isShuttingDown = true
-            if let multi = state.multi {
-                Self.wake(multi)
-            }
+            state.pipe?.wake()
         }
     }
 
-    /// Empties the queues. Loop thread only.
-    func takeBatch() -> Batch {
+    /// Empties the queues, and the wake pipe when `poll` found it readable. Loop thread only.
+    func takeBatch(drainingWakePipe: Bool) -> Batch {
         state.withLock { state in
+            if drainingWakePipe { state.pipe?.drain() }
             defer {
                 state.submissions.removeAll()
                 state.cancellations.removeAll()
@@ -86,9 +86,12 @@ final class LoopMailbox: Sendable {
         }
     }
 
-    /// Stops further wake-ups before the loop thread frees the multi handle. Loop thread only.
-    func retireMultiHandle() {
-        state.withLock { $0.multi = nil }
+    /// Closes the wake pipe as the loop thread exits. Loop thread only.
+    func retire() {
+        state.withLock { state in
+            state.pipe?.close()
+            state.pipe = nil
+        }
     }
 
     /// Marks the loop thread as started; call before starting it.
@@ -104,10 +107,5 @@ final class LoopMailbox: Sendable {
     /// Blocks until the loop thread has exited (at once if it already has).
     func waitForLoopExit() {
         running.wait()
-    }
-
-    private static func wake(_ multi: UnsafeMutableRawPointer) {
-        // A failed wake-up is harmless: the loop also polls on a short timer (MultiLoop.pollIntervalMs).
-        _ = curl_multi_wakeup(multi)
     }
 }

@@ -16,32 +16,18 @@ final class PendingResponse: Sendable {
     let request: HTTP2Request
     /// When the request's ``HTTP2Request/timeout`` runs out, counted from the hand-off; covers every attempt.
     let deadline: ContinuousClock.Instant
-    /// Scheme, host and port of the URL (`https://api.push.apple.com:443`, lowercased): the unit of the
-    /// reconnect backoff.
-    let origin: String
+    /// Where it goes: the connection key and the pseudo-header values.
+    let target: RequestTarget
     private let state = LockedValue(State())
 
-    init(request: HTTP2Request) {
+    /// - Parameters:
+    ///   - request: the validated request.
+    ///   - target: its URL, split (see ``RequestTarget/init(url:)``).
+    init(request: HTTP2Request, target: RequestTarget) {
         self.request = request
+        self.target = target
         // Clamped so an absurd timeout cannot overflow Duration; a year is "no deadline" here.
         deadline = ContinuousClock.now + .seconds(min(request.timeout, 365 * 86_400))
-        origin = Self.origin(of: request.url)
-    }
-
-    /// Everything before the path of an absolute URL, lowercased (ASCII: a validated URL has no other
-    /// letters); the whole URL, lowercased, if it has no `://`.
-    static func origin(of url: String) -> String {
-        let bytes = Array(url.utf8)
-        var end = bytes.count
-        // The first "://", then the first "/", "?" or "#" after it.
-        if let schemeEnd = (0..<max(0, bytes.count - 2)).first(where: {
-            bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "/") && bytes[$0 + 2] == UInt8(ascii: "/")
-        }) {
-            end = (schemeEnd + 3..<bytes.count).first { index in
-                bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#")
-            } ?? bytes.count
-        }
-        return String(decoding: bytes[..<end].lazy.map(ASCII.lowercased), as: UTF8.self)
     }
 
     /// Installs the continuation to resume; resumes it at once if the outcome is already known.

@@ -1,61 +1,35 @@
 import Foundation
 
-/// When requests may start towards a host whose connections keep failing, so a server that drops every
-/// connection gets no reconnect storm (Apple treats rapid connect and disconnect to APNs as a
+/// When a new connection may be opened to a host whose connections keep failing, so a server that drops
+/// every connection gets no reconnect storm (Apple treats rapid connect and disconnect to APNs as a
 /// denial-of-service attack: "Sending notification requests to APNs").
 ///
-/// After a failure only one request (the probe) goes out at a time; the others wait until it gets an answer,
-/// which ends the backoff. Each failure in a row after the first adds a wait before the next probe, doubling
-/// from ``initialDelay`` up to the cap, with jitter (50-100 %) so many clients do not reconnect in step.
-/// Streams failing with the same connection count once. A value type owned by the loop thread.
+/// The first failure reconnects at once; each further one in a row waits before the next attempt, doubling
+/// from ``initialDelay`` up to the cap, with jitter (50-100 %) so many clients do not reconnect in step. A
+/// response from the host ends the backoff. Requests wait within their deadlines. A value type owned by the
+/// loop thread; one per origin.
 struct ReconnectBackoff {
     /// The wait after the second failure in a row, in seconds.
     static let initialDelay: TimeInterval = 0.1
 
     private(set) var failures = 0
-    /// No probe starts before then.
+    /// No connection is opened before then.
     private(set) var notBefore: ContinuousClock.Instant?
-    private var lastFailedPort = 0
-    private var probeInFlight = false
 
-    /// True when a request may start now; if the host is failing it becomes the probe (call
-    /// ``started()``).
-    func mayStart(at now: ContinuousClock.Instant) -> Bool {
-        guard failures > 0 else { return true }
-        if probeInFlight { return false }
-        if let notBefore, now < notBefore { return false }
-        return true
+    /// True when a connection may be opened now.
+    func mayConnect(at now: ContinuousClock.Instant) -> Bool {
+        guard let notBefore else { return true }
+        return now >= notBefore
     }
 
-    /// Records that a request started.
-    /// - Returns: true when it is the probe for a failing host.
-    mutating func started() -> Bool {
-        guard failures > 0 else { return false }
-        probeInFlight = true
-        return true
-    }
-
-    /// The probe finished, whatever its outcome (record that separately).
-    mutating func probeEnded() {
-        probeInFlight = false
-    }
-
-    /// Counts a connection failure seen by a transfer.
+    /// Counts a connection that failed (could not be set up, or was lost).
     /// - Parameters:
-    ///   - localPort: the failed connection's local port, 0 when it never connected.
     ///   - maximum: the cap in seconds.
     ///   - now: the current instant.
-    mutating func recordFailure(localPort: Int, maximum: TimeInterval, now: ContinuousClock.Instant) {
-        if localPort != 0, localPort == lastFailedPort { return }
-        lastFailedPort = localPort
+    mutating func recordFailure(maximum: TimeInterval, now: ContinuousClock.Instant) {
         failures += 1
         guard failures > 1 else { return }
         let doubling = Self.initialDelay * pow(2, Double(min(failures - 2, 30)))
         notBefore = now + .seconds(min(doubling, maximum) * Double.random(in: 0.5...1))
-    }
-
-    /// The host answered: start freely again.
-    mutating func recordSuccess() {
-        self = ReconnectBackoff()
     }
 }

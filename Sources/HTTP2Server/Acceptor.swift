@@ -1,3 +1,4 @@
+import SocketSupport
 import RingerSync
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,7 @@ final class Acceptor: Sendable {
     private let wakeDescriptor: Int32
 
     init(listener: Listener, context: ServerContext) throws {
-        let pipe = try WakePipe()
+        let pipe = try HTTP2ServerError.wrapping { () throws(PosixError) in try WakePipe() }
         listenerDescriptor = listener.descriptor
         wakeDescriptor = pipe.readDescriptor
         wakePipe = LockedValue(pipe)

@@ -1,3 +1,4 @@
+import SocketSupport
 import CTLS
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import SocketSupport
 import RingerSync
 import HTTPTypes
 
@@ -34,7 +35,7 @@ final class ConnectionMailbox: Sendable {
     /// Opens the wake pipe.
     /// - Throws: ``HTTP2ServerError`` when `pipe` fails.
     init() throws {
-        let pipe = try WakePipe()
+        let pipe = try HTTP2ServerError.wrapping { () throws(PosixError) in try WakePipe() }
         wakeDescriptor = pipe.readDescriptor
         state = LockedValue(State(pipe: pipe))
     }

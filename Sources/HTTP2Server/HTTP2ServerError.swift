@@ -1,3 +1,5 @@
+import SocketSupport
+
 /// An error thrown by ``HTTP2Server/start()``.
 ///
 /// Compare with the static members (`error == .alreadyStarted`); the other cases carry the failing C function
@@ -96,6 +98,18 @@ public struct HTTP2ServerError: Error, Equatable, CustomStringConvertible {
             return "HTTP2Server: \(function) failed with errno \(value): \(message)"
         case .tlsSetup(let function, let detail):
             return "HTTP2Server: TLS setup failed in \(function): \(detail)"
+        }
+    }
+}
+
+extension HTTP2ServerError {
+    /// Runs `body`, turning a ``PosixError`` into ``socket(function:errno:message:)``.
+    /// - Throws: the converted error.
+    static func wrapping<Result>(_ body: () throws(PosixError) -> Result) throws(HTTP2ServerError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw .socket(function: error.function, errno: error.code, message: Posix.message(error.code))
         }
     }
 }

@@ -1,3 +1,4 @@
+import SocketSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

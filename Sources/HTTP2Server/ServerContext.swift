@@ -1,3 +1,4 @@
+import SocketSupport
 import RingerSync
 import HTTPTypes
 

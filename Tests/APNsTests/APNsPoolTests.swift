@@ -4,38 +4,23 @@ import HTTP2Client
 import RingerSandbox
 import RingerTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The per-host connection pool: its size, the independence of the two hosts, and idle connections kept
 /// alive and reused.
 @Suite(.serialized) struct APNsPoolTests {
-    /// The kernel's timer state ("tr" column of /proc/net/tcp{,6}) of every established TCP socket whose peer
-    /// is `port` on loopback: 2 means the keep-alive timer is armed.
-    private static func timersOfConnections(toPort port: Int) -> [Int] {
-        let hexPort = String(format: ":%04X", port)
-        var timers: [Int] = []
-        for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            // /proc files report size 0, so read to end of file rather than by size.
-            guard let data = FileHandle(forReadingAtPath: file)?.readDataToEndOfFile() else { continue }
-            let table = String(decoding: data, as: UTF8.self)
-            for line in table.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                // sl local_address rem_address st tx_queue:rx_queue tr:tm->when ...
-                guard fields.count > 5, fields[2].hasSuffix(hexPort), fields[3] == "01",
-                      let timer = Int(fields[5].prefix { $0 != ":" }, radix: 16) else { continue }
-                timers.append(timer)
-            }
-        }
-        return timers
-    }
-
-    @Test("An idle connection keeps TCP keep-alive probes armed and is reused, not reconnected")
+    @Test("An idle connection is kept warm with HTTP/2 PING and reused, not reconnected")
     func idleConnectionIsKeptAndReused() async throws {
         try await SandboxFixture.with { fixture in
             let client = try fixture.client { $0.keepAliveInterval = 1 }
             defer { client.shutdown() }
             _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
-            try await Task.sleep(for: .seconds(3))
-            #expect(Self.timersOfConnections(toPort: fixture.port) == [2])
+            try await Task.sleep(for: .seconds(3.5))
+            let statistics = client.statistics(for: .sandbox)
+            #expect(statistics.pingsSent >= 2)
+            #expect(statistics.connectionsRecycled == 0)  // every PING was acknowledged
             let (response, _) = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             #expect(response.status == 200)
             #expect(fixture.sandbox.statistics.connections == 1)
@@ -43,7 +28,30 @@ import Testing
         }
     }
 
-    @Test("connectionIdleLifetime: past it, libcurl drops the idle connection and the next push reconnects")
+    @Test("A connection gone silent (half-open) is found by its unanswered PING and replaced before the next push")
+    func silentConnectionIsFoundByPing() async throws {
+        try await SandboxFixture.with { fixture in
+            let proxy = try await PeerProcess.start(["python3", PeerScripts.path("freezing_proxy.py"), String(fixture.port)])
+            defer { Task { _ = await proxy.stop() } }
+            let proxyPort = try #require(Int(proxy.firstLine.dropFirst("PORT ".count)))
+            let client = try fixture.client {
+                $0.sandboxURL = "https://localhost:\(proxyPort)"
+                $0.keepAliveInterval = 1
+                $0.connectionsPerHost = 1
+            }
+            defer { client.shutdown() }
+            _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            proxy.signal(SIGUSR1)  // from now on nothing gets through, and nothing is closed
+            #expect(await eventually(within: 10) { client.statistics(for: .sandbox).connectionsRecycled == 1 })
+            #expect(client.statistics(for: .sandbox).pingsSent >= 1)
+            proxy.signal(SIGUSR2)
+            let (response, _) = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            #expect(response.status == 200)
+            #expect(client.statistics(for: .sandbox).connectionsOpened == 2)
+        }
+    }
+
+    @Test("connectionIdleLifetime: past it, the idle connection is closed and the next push reconnects")
     func idleLifetimeIsHonoured() async throws {
         try await SandboxFixture.with { fixture in
             let client = try fixture.client { $0.connectionIdleLifetime = 1 }

@@ -2,6 +2,9 @@ import Foundation
 import RingerTestSupport
 import HTTP2Client
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Deadlines, cancellation, shutdown and transport failures. Waits are on peer events, never sleeps;
 /// time bounds are generous so a loaded 2-core machine passes.
@@ -114,7 +117,9 @@ import Testing
                 try await client.send(HTTP2Request(url: peer.url("/tls"), timeout: 60))
             }
             #expect(error?.isTransport == true)
-            #expect(error?.curlCode == 60)  // CURLE_PEER_FAILED_VERIFICATION
+            #expect(error?.transportFunction == "SSL_do_handshake")
+            #expect(error?.transportCode == 20)  // X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
+            #expect(error?.description.contains("certificate verification failed") == true)
 
             let insecure = try HTTP2Client(configuration: .init(verifyPeer: false))
             defer { insecure.shutdown() }
@@ -131,7 +136,8 @@ import Testing
             try await client.send(HTTP2Request(url: "https://127.0.0.1:\(closed.port)/", timeout: 60))
         }
         #expect(error?.isTransport == true)
-        #expect(error?.curlCode == 7)  // CURLE_COULDNT_CONNECT
+        #expect(error?.transportFunction == "connect")
+        #expect(error?.transportCode == Int(ECONNREFUSED))
         #expect(ContinuousClock.now - started < .seconds(15))
     }
 }

@@ -43,6 +43,6 @@ import HTTP2Client
         #expect(!String(describing: HTTP2Client.Configuration(clientCertificate: identity)).contains("hunter2"))
         #expect(HTTP2ClientError.timedOut == .timedOut)
         #expect(HTTP2ClientError.timedOut != .shutDown)
-        #expect(HTTP2ClientError.transport(function: "f", code: 7, message: "m").curlCode == 7)
+        #expect(HTTP2ClientError.transport(function: "f", code: 7, message: "m").transportCode == 7)
     }
 }

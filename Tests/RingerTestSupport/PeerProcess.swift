@@ -11,6 +11,12 @@ public import Foundation
 public final class PeerProcess: Sendable {
     /// The first line the peer printed, without its newline.
     public let firstLine: String
+
+    /// Sends a signal to the peer, for peers that change behaviour on one (`freezing_proxy.py`: SIGUSR1, SIGUSR2).
+    /// - Parameter number: the signal, e.g. `SIGUSR1`.
+    public func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
     private let process: Process
     private let input: Pipe
     private let exit: OneShot<Int32>

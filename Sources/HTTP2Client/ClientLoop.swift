@@ -1,0 +1,405 @@
+import Foundation
+import RingerSync
+import SocketSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The loop run by a client's dedicated thread: it owns every connection and in-flight stream, so nghttp2 and
+/// OpenSSL are only ever driven from that one thread. Other threads reach it through ``LoopMailbox`` alone.
+///
+/// Per origin it keeps a queue of requests waiting for a stream, opens connections (at most
+/// ``HTTP2Client/Configuration/maxConnectionsPerHost``, one being set up at a time, spaced by
+/// ``ReconnectBackoff`` while they fail), and starts requests on the connection with the most free streams.
+/// On top of nghttp2 it enforces each request's deadline (also while it waits for a connection or a stream),
+/// resends refused streams and, within ``HTTP2Request/connectionRetries``, requests whose connection failed,
+/// keeps idle connections alive with PING, and closes connections that are silent, idle too long, or drained
+/// after GOAWAY.
+final class ClientLoop {
+    /// Upper bound on one `poll` wait in milliseconds; timers normally end it sooner.
+    static let pollIntervalMs: Int32 = 1000
+
+    private let mailbox: LoopMailbox
+    private let configuration: HTTP2Client.Configuration
+    private let statistics: LockedValue<HTTP2Client.Statistics>
+    private let tls: ClientTLSContext?
+    private var connections: [String: [ClientConnection]] = [:]
+    private var queues: [String: [Job]] = [:]
+    private var backoff: [String: ReconnectBackoff] = [:]
+    /// A request on the wire.
+    private struct InFlight {
+        let connection: ClientConnection
+        let streamID: Int32
+        let pending: PendingResponse
+    }
+
+    /// Where each in-flight request is, by its PendingResponse.
+    private var inFlight: [ObjectIdentifier: InFlight] = [:]
+    /// No deadline of an in-flight or queued request passes before this instant.
+    private var nextExpiry: ContinuousClock.Instant?
+
+    init(mailbox: LoopMailbox, configuration: HTTP2Client.Configuration, tls: ClientTLSContext?,
+         statistics: LockedValue<HTTP2Client.Statistics>) {
+        self.mailbox = mailbox
+        self.configuration = configuration
+        self.tls = tls
+        self.statistics = statistics
+    }
+
+    /// Runs until shutdown, then fails what is left, closes every connection and signals exit.
+    func run() {
+        defer { mailbox.loopDidExit() }
+        Posix.blockBrokenPipeSignal()
+        var woke = false
+        while true {
+            let batch = mailbox.takeBatch(drainingWakePipe: woke)
+            if batch.isShuttingDown {
+                shutDown(also: batch.submissions)
+                break
+            }
+            for pending in batch.submissions {
+                enqueue(Job(pending: pending), atFront: false)
+            }
+            for pending in batch.cancellations {
+                cancel(pending)
+            }
+            let now = ContinuousClock.now
+            collectEnds()
+            housekeeping(at: now)
+            collectEnds()
+            for origin in Array(queues.keys) {
+                dispatch(origin, at: now)
+            }
+            var descriptors = [pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+            var polled: [ClientConnection] = []
+            var endsWaiting = false
+            for list in connections.values {
+                for connection in list {
+                    connection.flush()
+                    endsWaiting = endsWaiting || !connection.finished.isEmpty
+                    let events = connection.pollEvents
+                    guard events != 0 else { continue }
+                    descriptors.append(pollfd(fd: connection.descriptor, events: events, revents: 0))
+                    polled.append(connection)
+                }
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), endsWaiting ? 0 : pollTimeout(at: .now))
+            woke = false
+            guard ready > 0 else { continue }
+            woke = descriptors[0].revents != 0
+            for (index, connection) in polled.enumerated() where descriptors[index + 1].revents != 0 {
+                connection.handle(events: descriptors[index + 1].revents)
+            }
+        }
+        mailbox.retire()
+    }
+
+    // MARK: Starting
+
+    private func enqueue(_ job: Job, atFront: Bool) {
+        let origin = job.pending.target.origin
+        if atFront {
+            queues[origin, default: []].insert(job, at: 0)
+        } else {
+            queues[origin, default: []].append(job)
+        }
+        noteDeadline(job.pending.deadline)
+    }
+
+    /// Starts what waits for `origin` on connections with free streams, opening one when none has room.
+    private func dispatch(_ origin: String, at now: ContinuousClock.Instant) {
+        guard var queue = queues[origin], !queue.isEmpty else { return }
+        var list = connections[origin] ?? []
+        var started = 0
+        defer {
+            queue.removeFirst(started)
+            queues[origin] = queue.isEmpty ? nil : queue
+        }
+        while started < queue.count {
+            let job = queue[started]
+            guard !job.pending.isCancelled else {
+                job.pending.resolve(.failure(CancellationError()))
+                started += 1
+                continue
+            }
+            var best: ClientConnection?
+            var bestFree = 0
+            for connection in list {
+                let free = connection.freeStreams(limit: configuration.maxConcurrentStreams)
+                if free > bestFree {
+                    best = connection
+                    bestFree = free
+                }
+            }
+            if let best {
+                if let streamID = best.start(job, userAgent: configuration.userAgent) {
+                    inFlight[ObjectIdentifier(job.pending)] = InFlight(connection: best, streamID: streamID, pending: job.pending)
+                    started += 1
+                }
+                continue  // a refused start marked that connection full; look again
+            }
+            guard !list.contains(where: \.isWarmingUp) else { return }
+            let usable = list.filter { $0.phase != .closed && !$0.goAwayReceived }.count
+            guard configuration.maxConnectionsPerHost == 0 || usable < configuration.maxConnectionsPerHost else { return }
+            guard backoff[origin]?.mayConnect(at: now) ?? true else {
+                noteHeld(&queue, from: started)
+                return
+            }
+            do {
+                let connection = try ClientConnection(target: job.pending.target, tls: tls, configuration: configuration)
+                statistics.withLock { $0.connectionsOpened += 1 }
+                list.append(connection)
+                connections[origin] = list
+            } catch {
+                // The name does not resolve or no socket can be made: what waits cannot be sent now.
+                backoff[origin, default: ReconnectBackoff()].recordFailure(maximum: configuration.maxReconnectDelay, now: now)
+                for waiting in queue[started...] {
+                    waiting.pending.resolve(.failure(error))
+                }
+                started = queue.count
+                return
+            }
+        }
+    }
+
+    /// Counts the requests a reconnect backoff holds back, once each.
+    private func noteHeld(_ queue: inout [Job], from start: Int) {
+        var newlyHeld = 0
+        for index in start..<queue.count where !queue[index].wasHeld {
+            queue[index].wasHeld = true
+            newlyHeld += 1
+        }
+        if newlyHeld > 0 { statistics.withLock { $0.reconnectsDelayed += newlyHeld } }
+    }
+
+    // MARK: Finishing
+
+    /// Delivers what ended on every connection and drops closed connections, noting failures for the backoff.
+    private func collectEnds() {
+        for (origin, list) in connections {
+            var kept: [ClientConnection] = []
+            for connection in list {
+                let ends = connection.finished
+                connection.finished.removeAll()
+                for (stream, end) in ends {
+                    finish(stream, end, origin: origin)
+                }
+                if connection.phase == .closed {
+                    if !connection.closedByClient {
+                        backoff[origin, default: ReconnectBackoff()]
+                            .recordFailure(maximum: configuration.maxReconnectDelay, now: .now)
+                    }
+                    if !connection.carriedStreams, let failure = connection.failure {
+                        // It failed while being set up (refused, TLS, no h2): what waited for it failed too.
+                        failQueued(origin, with: failure)
+                    }
+                } else {
+                    kept.append(connection)
+                }
+            }
+            connections[origin] = kept.isEmpty ? nil : kept
+        }
+    }
+
+    private func finish(_ stream: ClientStream, _ end: StreamEnd, origin: String) {
+        let pending = stream.pending
+        guard inFlight.removeValue(forKey: ObjectIdentifier(pending)) != nil else { return }
+        var job = stream.job
+        let mayResend = ContinuousClock.now < pending.deadline && !pending.isCancelled
+        switch end {
+        case .response(let response):
+            backoff[origin] = nil
+            pending.resolve(.success(response))
+        case .refused:
+            guard mayResend, job.refusals < Job.maxRefusals else {
+                pending.resolve(.failure(HTTP2ClientError.transport(
+                    function: "RST_STREAM", code: Int(HTTP2ErrorCode.refusedStream),
+                    message: "the server refused the stream \(job.refusals + 1) times (REFUSED_STREAM or GOAWAY)")))
+                return
+            }
+            job.refusals += 1
+            if stream.headersSent { job.attempt += 1 }
+            statistics.withLock { $0.streamsRefused += 1 }
+            enqueue(job, atFront: true)
+        case .failed(let error, let connectionFailure):
+            guard connectionFailure, mayResend, job.connectionRetries < pending.request.connectionRetries else {
+                pending.resolve(.failure(error))
+                return
+            }
+            job.connectionRetries += 1
+            job.attempt += 1
+            statistics.withLock { $0.requestsRetried += 1 }
+            enqueue(job, atFront: true)
+        }
+    }
+
+    /// Charges every request waiting for `origin` with a failed connection attempt: each is kept for another
+    /// attempt within its ``HTTP2Request/connectionRetries``, the others fail with `error`.
+    private func failQueued(_ origin: String, with error: HTTP2ClientError) {
+        guard let queue = queues[origin] else { return }
+        var kept: [Job] = []
+        for var job in queue {
+            let pending = job.pending
+            if job.connectionRetries < pending.request.connectionRetries, ContinuousClock.now < pending.deadline,
+               !pending.isCancelled {
+                job.connectionRetries += 1
+                job.attempt += 1
+                statistics.withLock { $0.requestsRetried += 1 }
+                kept.append(job)
+            } else {
+                pending.resolve(.failure(error))
+            }
+        }
+        queues[origin] = kept.isEmpty ? nil : kept
+    }
+
+    private func cancel(_ pending: PendingResponse) {
+        if let place = inFlight.removeValue(forKey: ObjectIdentifier(pending)) {
+            place.connection.abandon(streamID: place.streamID)
+            pending.resolve(.failure(CancellationError()))
+            return
+        }
+        let origin = pending.target.origin
+        if let index = queues[origin]?.firstIndex(where: { $0.pending === pending }) {
+            queues[origin]?.remove(at: index)
+            pending.resolve(.failure(CancellationError()))
+        }
+    }
+
+    private func shutDown(also submissions: [PendingResponse]) {
+        for pending in submissions {
+            pending.resolve(.failure(HTTP2ClientError.shutDown))
+        }
+        for place in inFlight.values {
+            place.connection.abandon(streamID: place.streamID)
+            place.pending.resolve(.failure(HTTP2ClientError.shutDown))
+        }
+        inFlight.removeAll()
+        for list in connections.values {
+            for connection in list {
+                connection.close(reason: "client shut down")
+            }
+        }
+        for job in queues.values.joined() {
+            job.pending.resolve(.failure(HTTP2ClientError.shutDown))
+        }
+        queues.removeAll()
+        connections.removeAll()
+    }
+
+    // MARK: Timers
+
+    /// Deadlines, keep-alive PINGs, and closing set-ups that hang, idle, drained or dead connections.
+    private func housekeeping(at now: ContinuousClock.Instant) {
+        if let expiry = nextExpiry, expiry <= now {
+            expireOverdue(at: now)
+        }
+        let keepAlive = configuration.keepAliveInterval.map { Duration.seconds($0) }
+        let idleLimit = Duration.seconds(configuration.connectionIdleLifetime)
+        for list in connections.values {
+            for connection in list {
+                connection.checkSetUp(at: now)
+                guard connection.phase == .open else { continue }
+                if connection.isDrained {
+                    connection.close(reason: "the server sent GOAWAY")
+                } else if connection.streams.isEmpty && now - connection.idleSince >= idleLimit {
+                    connection.close(reason: "idle for \(Int(configuration.connectionIdleLifetime)) s")
+                } else if let keepAlive {
+                    keepWarm(connection, interval: keepAlive, at: now)
+                }
+            }
+        }
+    }
+
+    /// Sends a PING after `interval` of silence; a connection whose PING goes unanswered for
+    /// ``pingTimeout(_:)`` is presumed dead (a half-open TCP connection) and closed.
+    private func keepWarm(_ connection: ClientConnection, interval: Duration, at now: ContinuousClock.Instant) {
+        if let sentAt = connection.pingSentAt {
+            guard now - sentAt >= Self.pingTimeout(interval), connection.lastReadAt < sentAt else { return }
+            statistics.withLock { $0.connectionsRecycled += 1 }
+            connection.fail(.transport(function: "PING", code: 0, message: "no answer to a keep-alive PING; connection presumed dead"))
+        } else if now - connection.lastReadAt >= interval {
+            connection.ping()
+            statistics.withLock { $0.pingsSent += 1 }
+        }
+    }
+
+    /// How long a keep-alive PING may go unanswered: the interval, at most 10 s.
+    static func pingTimeout(_ interval: Duration) -> Duration {
+        min(interval, .seconds(10))
+    }
+
+    /// Fails every request whose deadline passed, in flight or queued.
+    private func expireOverdue(at now: ContinuousClock.Instant) {
+        nextExpiry = nil
+        for (key, place) in inFlight {
+            let connection = place.connection
+            guard let stream = connection.streams[place.streamID] else { continue }
+            guard stream.pending.deadline <= now else {
+                noteDeadline(stream.pending.deadline)
+                continue
+            }
+            inFlight[key] = nil
+            connection.abandon(streamID: place.streamID)
+            statistics.withLock { $0.requestsTimedOut += 1 }
+            if configuration.recyclesSilentConnections, connection.phase == .open,
+               (connection.lastAnswerAt.map { $0 < stream.startedAt } ?? true) {
+                // Nothing answered here since this request went out: presume the connection dead.
+                statistics.withLock { $0.connectionsRecycled += 1 }
+                connection.close(reason: "no answer on this connection before a request's deadline")
+            }
+            stream.pending.resolve(.failure(HTTP2ClientError.timedOut))
+        }
+        for (origin, queue) in queues {
+            var kept: [Job] = []
+            for job in queue {
+                if job.pending.deadline <= now {
+                    statistics.withLock { $0.requestsTimedOut += 1 }
+                    job.pending.resolve(.failure(HTTP2ClientError.timedOut))
+                } else {
+                    kept.append(job)
+                    noteDeadline(job.pending.deadline)
+                }
+            }
+            queues[origin] = kept.isEmpty ? nil : kept
+        }
+    }
+
+    private func noteDeadline(_ deadline: ContinuousClock.Instant) {
+        if let current = nextExpiry, current <= deadline { return }
+        nextExpiry = deadline
+    }
+
+    /// How long `poll` may wait: until the next deadline, backoff end or connection timer, at most
+    /// ``pollIntervalMs``.
+    private func pollTimeout(at now: ContinuousClock.Instant) -> Int32 {
+        var wakeAt = nextExpiry
+        func consider(_ instant: ContinuousClock.Instant) {
+            if wakeAt.map({ instant < $0 }) ?? true { wakeAt = instant }
+        }
+        for origin in queues.keys {
+            if let notBefore = backoff[origin]?.notBefore, notBefore > now { consider(notBefore) }
+        }
+        let keepAlive = configuration.keepAliveInterval.map { Duration.seconds($0) }
+        for list in connections.values {
+            for connection in list {
+                if connection.phase != .open {
+                    consider(connection.openedAt + ClientConnection.setUpLimit)
+                    continue
+                }
+                if connection.streams.isEmpty {
+                    consider(connection.idleSince + .seconds(configuration.connectionIdleLifetime))
+                }
+                if let keepAlive {
+                    if let sentAt = connection.pingSentAt {
+                        consider(sentAt + Self.pingTimeout(keepAlive))
+                    } else {
+                        consider(connection.lastReadAt + keepAlive)
+                    }
+                }
+            }
+        }
+        guard let wakeAt else { return Self.pollIntervalMs }
+        return min(Posix.pollTimeout(until: wakeAt), Self.pollIntervalMs)
+    }
+}
