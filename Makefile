@@ -5,7 +5,7 @@
 #   make bench  installs what it needs, builds release, and runs the push benchmark (BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 
-APT_PACKAGES := libcurl4-openssl-dev libwebsockets-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
+APT_PACKAGES := libwebsockets-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
 PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

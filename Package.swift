@@ -23,7 +23,6 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian; each header adds the typed shims Swift needs (variadics, macros).
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLWS", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

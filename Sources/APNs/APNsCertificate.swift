@@ -11,7 +11,7 @@ import OpenSSLSupport
 /// app's `.voip` topic. Formats: a PKCS#12 bundle (`.p12`, as exported from Keychain Access, usually
 /// with a password) or PEM (certificate, with the key in the same file or in `keyFile`).
 public struct APNsCertificate: Sendable {
-    /// What libcurl presents during the TLS handshake.
+    /// What ``HTTP2Client`` presents during the TLS handshake.
     public let identity: HTTP2Client.ClientCertificate
     /// The subject's UID (Apple puts the bundle id there), if present.
     public let bundleID: String?

@@ -5,7 +5,7 @@ import JWT
 /// Sends notifications to Apple's provider API over HTTP/2 (Apple: "Sending notification requests to APNs").
 ///
 /// Each APNs host (sandbox, production) gets its own small pool of long-lived HTTP/2 connections, each
-/// driven by its own ``HTTP2Client`` (libcurl multi loop and thread), created on first use and sharing
+/// driven by its own ``HTTP2Client`` (nghttp2 + OpenSSL loop and thread), created on first use and sharing
 /// nothing mutable with the other host. A push goes to the connection with the fewest in flight; requests
 /// multiplex as streams up to the server's SETTINGS_MAX_CONCURRENT_STREAMS (APNs lowers and raises it as
 /// it likes).
@@ -53,11 +53,12 @@ public final class APNsClient: Sendable {
         /// them. Apple asks for a few long-lived connections rather than many.
         public var connectionsPerHost: Int
         /// Most streams the client opens on one connection; the server's SETTINGS_MAX_CONCURRENT_STREAMS
-        /// caps it further (libcurl follows the server's value as it changes).
+        /// caps it further (the client follows the server's value as it changes).
         public var maxConcurrentStreams: Int
-        /// Seconds an idle connection is kept for reuse before libcurl closes it.
+        /// Seconds an idle connection is kept for reuse before the client closes it.
         public var connectionIdleLifetime: TimeInterval
-        /// Seconds of idleness before TCP keep-alive probes start on a connection; nil for none.
+        /// Seconds of silence before a keep-alive HTTP/2 PING (and TCP keep-alive probes) on a connection; an
+        /// unanswered PING marks the connection dead and it is replaced. Nil for none.
         public var keepAliveInterval: TimeInterval?
 
         /// Creates a configuration with Apple's hosts and token authentication.
@@ -71,7 +72,7 @@ public final class APNsClient: Sendable {
         ///   - connectionsPerHost: pool size per host; default 2.
         ///   - maxConcurrentStreams: client-side stream cap per connection; default 1000.
         ///   - connectionIdleLifetime: seconds an idle connection stays reusable; default 3600.
-        ///   - keepAliveInterval: TCP keep-alive idle seconds; default 30.
+        ///   - keepAliveInterval: seconds of silence before a keep-alive PING; default 30.
         public init(credentials: APNsProviderToken.Credentials,
                     sandboxURL: String = "https://api.sandbox.push.apple.com",
                     productionURL: String = "https://api.push.apple.com",
@@ -124,7 +125,7 @@ public final class APNsClient: Sendable {
     public let providerToken: APNsProviderToken?
 
     /// Creates the client; each host's HTTP/2 loop starts on its first push.
-    /// - Throws: `HTTP2ClientError` for a configuration libcurl would refuse (pool size, stream cap, timeouts).
+    /// - Throws: `HTTP2ClientError` for a configuration the HTTP/2 client would refuse (pool size, stream cap, timeouts).
     public init(configuration: Configuration) throws {
         guard configuration.requestTimeout > 0, configuration.voipRequestTimeout > 0,
               configuration.requestTimeout.isFinite, configuration.voipRequestTimeout.isFinite else {
@@ -149,7 +150,7 @@ public final class APNsClient: Sendable {
     /// short by `deadline`. If its connection fails before the answer (closed, reset, TLS or HTTP/2 error)
     /// it is sent once more on another connection, with the same `apns-id`, so APNs and the app see one
     /// notification; pushes the server refused or left unprocessed (REFUSED_STREAM, GOAWAY) are resent by
-    /// libcurl itself. On 403 `ExpiredProviderToken` or `InvalidProviderToken` it mints a new provider
+    /// ``HTTP2Client`` itself. On 403 `ExpiredProviderToken` or `InvalidProviderToken` it mints a new provider
     /// token once and retries once with the same `apns-id`; every other answer is returned as is.
     /// - Parameters:
     ///   - notification: headers and payload.

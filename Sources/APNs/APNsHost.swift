@@ -1,13 +1,13 @@
 import HTTP2Client
 import RingerSync
 
-/// One APNs host's connection pool: a few lanes, each an ``HTTP2Client`` (its own libcurl multi loop and
-/// thread) holding one HTTP/2 connection, started on first use. A push goes to the lane with the fewest
+/// One APNs host's connection pool: a few lanes, each an ``HTTP2Client`` (its own nghttp2 loop and thread)
+/// holding one HTTP/2 connection, started on first use. A push goes to the lane with the fewest
 /// pushes in flight, so the lanes share the load and a lane stuck on a bad connection gets fewer. Each host
 /// has its own pool: the sandbox and production hosts share no connection, loop or state.
 ///
-/// One connection per loop thread, rather than several in one libcurl multi handle, spreads the client's
-/// work over cores (libcurl's per-push cost is mostly on its loop thread) and keeps every lane's deadlines,
+/// One connection per loop thread, rather than several on one loop, spreads the client's work over cores
+/// (most of its per-push cost is TLS and HTTP/2 work on the loop thread) and keeps every lane's deadlines,
 /// backoff and stream cap about one connection.
 ///
 /// Thread-safe: the lanes and their in-flight counts sit behind a lock.
@@ -26,7 +26,7 @@ final class APNsHost: Sendable {
     /// - Parameters:
     ///   - configuration: each lane's settings (its `maxConnectionsPerHost` is set to 1).
     ///   - size: number of lanes (connections), at least 1.
-    /// - Throws: `HTTP2ClientError.invalidRequest` for a configuration libcurl would refuse.
+    /// - Throws: `HTTP2ClientError.invalidRequest` for a configuration the client would refuse.
     init(configuration: HTTP2Client.Configuration, size: Int) throws {
         var lane = configuration
         lane.maxConnectionsPerHost = 1
@@ -36,8 +36,8 @@ final class APNsHost: Sendable {
     }
 
     /// Sends a request on the least busy lane.
-    /// - Throws: what ``HTTP2Client/send(_:)`` throws; ``APNsClientError/transport(_:)`` when libcurl cannot
-    ///   start or the host was shut down.
+    /// - Throws: what ``HTTP2Client/send(_:)`` throws; ``APNsClientError/transport(_:)`` when a lane cannot
+    ///   start (unreadable certificate or CA file) or the host was shut down.
     func send(_ request: HTTP2Request) async throws -> HTTP2Response {
         let (index, client) = try lease()
         defer { lanes.withLock { $0.inFlight[index] -= 1 } }

@@ -1,21 +1,22 @@
 public import Foundation
 
 extension HTTP2Client {
-    /// Settings fixed for a client's life. All paths are read by libcurl when a connection is made.
+    /// Settings fixed for a client's life. Certificate, key and CA files are read once, when the client is made.
     public struct Configuration: Sendable {
-        /// PEM file of extra CA certificates to trust (e.g. a local APNs sandbox), as `CURLOPT_CAINFO`.
-        /// It takes the place of the default bundle file, while libcurl's default CA directory (Debian:
-        /// /etc/ssl/certs) stays trusted. Nil uses the system trust store only.
+        /// PEM file of extra CA certificates to trust (e.g. a local APNs sandbox), in addition to the system
+        /// trust store (OpenSSL's default paths; Debian: /etc/ssl/certs). Nil uses the system store only.
         public var caFile: String?
         /// Verify the server certificate chain and host name. Only a test may turn this off.
         public var verifyPeer: Bool
-        /// Maximum simultaneous connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); further
-        /// requests multiplex as HTTP/2 streams or wait. 0 means unlimited. Apple asks providers to
-        /// reuse a few long-lived connections rather than open one per push.
+        /// Maximum simultaneous connections to one host (`scheme://host:port`), not counting connections
+        /// draining after GOAWAY; further requests multiplex as HTTP/2 streams or wait. A new connection is
+        /// opened only when every open one is full and none is being set up. 0 means unlimited. Apple asks
+        /// providers to reuse a few long-lived connections rather than open one per push.
         public var maxConnectionsPerHost: Int
-        /// Most streams libcurl opens at once on one HTTP/2 connection (`CURLMOPT_MAX_CONCURRENT_STREAMS`;
-        /// the server's own `SETTINGS_MAX_CONCURRENT_STREAMS` caps it further). Requests beyond the limit
-        /// wait for a free stream, within their deadline.
+        /// Most streams the client opens at once on one HTTP/2 connection; the server's own
+        /// `SETTINGS_MAX_CONCURRENT_STREAMS` caps it further, as it changes (down to 1). A new connection
+        /// carries one stream until the server's first SETTINGS arrive. Requests beyond the limit wait for a
+        /// free stream, within their deadline.
         public var maxConcurrentStreams: Int
         /// Speak HTTP/2 without negotiation (h2c prior knowledge) on plain `http://` URLs.
         /// `https://` always negotiates h2 through TLS ALPN.
@@ -27,16 +28,15 @@ extension HTTP2Client {
         /// Largest response body accepted, in bytes; a larger body fails the request with a
         /// transport error rather than exhausting memory.
         public var maxResponseBodyBytes: Int
-        /// Seconds a connection may sit idle and still be reused (`CURLOPT_MAXAGE_CONN`, whole seconds);
-        /// after that libcurl closes it and the next request opens a new one. libcurl's own default is
-        /// 118 s; a push provider that must answer the next call at once wants it long, and keeps the
-        /// idle connection alive with ``keepAliveInterval``.
+        /// Seconds a connection may sit with no stream open and still be reused; after that the client closes
+        /// it (GOAWAY) and the next request opens a new one. A push provider that must answer the next call at
+        /// once wants it long, and keeps the idle connection alive with ``keepAliveInterval``.
         public var connectionIdleLifetime: TimeInterval
-        /// Seconds of silence after which the kernel sends TCP keep-alive probes on a connection
-        /// (`CURLOPT_TCP_KEEPIDLE`; then one every 10 s or this interval if shorter, `CURLOPT_TCP_KEEPINTVL`),
-        /// so NAT and firewall state stays warm and a dead peer is noticed; nil turns probes off. libcurl 7.88's multi interface cannot send HTTP/2
-        /// PING for idle connections (`curl_easy_upkeep` only reaches handles run by `curl_easy_perform`
-        /// before libcurl 8.10), so this is the keep-alive there is.
+        /// Seconds of silence after which the client sends an HTTP/2 PING on a connection (RFC 9113 §6.7), so
+        /// NAT and firewall state stays warm and a dead peer is noticed: a PING unanswered for this interval
+        /// (at most 10 s) means a half-open connection, which is closed so the next request does not vanish
+        /// into it. The kernel's TCP keep-alive probes are armed with the same idle time as well (tcp(7)).
+        /// Nil turns both off.
         public var keepAliveInterval: TimeInterval?
         /// After a request gets no answer by its deadline, close its connection if nothing at all was
         /// answered on it since the request was sent: such a connection is presumed dead (a half-open TCP
@@ -53,13 +53,13 @@ extension HTTP2Client {
         ///   - caFile: Extra CA bundle (PEM path) to trust instead of the system store; nil for the system store.
         ///   - verifyPeer: Verify server certificates; defaults to true.
         ///   - maxConnectionsPerHost: Connection cap per host, default 1 (all requests share one HTTP/2 connection).
-        ///   - maxConcurrentStreams: Stream cap per connection, default 100 (libcurl's default).
+        ///   - maxConcurrentStreams: Stream cap per connection, default 100.
         ///   - http2PriorKnowledge: Use h2c prior knowledge for `http://` URLs; default false.
         ///   - clientCertificate: Mutual-TLS identity; default none.
         ///   - userAgent: `user-agent` header value.
         ///   - maxResponseBodyBytes: Response body cap in bytes; default 1 MiB.
-        ///   - connectionIdleLifetime: Seconds an idle connection stays reusable; default 118 (libcurl's).
-        ///   - keepAliveInterval: TCP keep-alive idle time and probe interval in seconds; default 60, nil for none.
+        ///   - connectionIdleLifetime: Seconds an idle connection stays reusable; default 118.
+        ///   - keepAliveInterval: Seconds of silence before a keep-alive PING (and TCP probes); default 60, nil for none.
         ///   - recyclesSilentConnections: Close a connection that answered nothing while a request timed out; default true.
         ///   - maxReconnectDelay: Cap of the reconnect backoff in seconds; default 5.
         public init(
@@ -90,7 +90,7 @@ extension HTTP2Client {
             self.maxReconnectDelay = maxReconnectDelay
         }
 
-        /// Rejects values libcurl would misread; ``HTTP2Client/init(configuration:)`` calls it too.
+        /// Rejects values the client cannot use; ``HTTP2Client/init(configuration:)`` calls it too.
         /// - Throws: ``HTTP2ClientError/invalidRequest(_:)`` naming the bad value.
         public func validate() throws(HTTP2ClientError) {
             guard maxConnectionsPerHost >= 0 else {
@@ -124,7 +124,7 @@ extension HTTP2Client {
         }
     }
 
-    /// A TLS client identity (`CURLOPT_SSLCERT`, `SSLCERTTYPE`, `SSLKEY`, `KEYPASSWD`).
+    /// A TLS client identity, loaded into OpenSSL when the client is made.
     /// Its description never shows the password.
     public struct ClientCertificate: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
         /// File format of ``certificateFile``.

@@ -19,11 +19,12 @@ public struct HTTP2Request: Sendable {
         }
     }
 
-    /// Absolute `https://` or `http://` URL (http only with h2c prior knowledge or HTTP/1.1).
+    /// Absolute `https://` or `http://` URL (`http://` only with h2c prior knowledge, see
+    /// ``HTTP2Client/Configuration/http2PriorKnowledge``).
     public var url: String
     /// The request method, an RFC 9110 token such as `POST`, `GET`, `PUT`, `DELETE`, `HEAD`.
     public var method: String
-    /// Header fields in sending order. libcurl adds the pseudo-headers, `content-length` and
+    /// Header fields in sending order. The client adds the pseudo-headers, `content-length` and
     /// `user-agent` itself (a `user-agent` here replaces the configured one); connection-specific fields
     /// (`connection`, `te`, `upgrade`, ...) and `content-length` are refused.
     /// Values are never logged nor copied into errors: `authorization` may carry a bearer token.
@@ -36,10 +37,11 @@ public struct HTTP2Request: Sendable {
     public var timeout: TimeInterval
     /// How many times the request is sent again, on another connection, when its connection fails before
     /// the response arrives: connection refused, TLS failure, connection closed or reset, or the stream
-    /// reset by the server (0...3). libcurl itself already resends, at once and as often as it needs to,
-    /// streams the server refused or never processed (REFUSED_STREAM, or above a GOAWAY's last-stream-id,
-    /// RFC 9113 §8.7); these retries cover the failures where the server may have processed the request, so
-    /// use them only for requests that are safe to repeat (an APNs push with the same `apns-id`).
+    /// reset by the server (0...3). Streams the server refused or never processed (REFUSED_STREAM, above a
+    /// GOAWAY's last-stream-id, or never written before their connection ended; RFC 9113 §8.7) are resent
+    /// anyway, up to 8 times within the deadline; these retries cover the failures where the server may have
+    /// processed the request, so use them only for requests that are safe to repeat (an APNs push with the
+    /// same `apns-id`).
     public var connectionRetries: Int
 
     /// Creates a request.
@@ -66,7 +68,7 @@ public struct HTTP2Request: Sendable {
         self.connectionRetries = connectionRetries
     }
 
-    /// Checks everything libcurl would otherwise send verbatim (header injection, smuggling).
+    /// Checks everything that would otherwise be sent verbatim (header injection, smuggling).
     /// - Throws: ``HTTP2ClientError/invalidRequest(_:)`` naming the bad part but never a header value.
     func validate() throws(HTTP2ClientError) {
         guard ASCII.hasPrefix(url, lowercasedPrefix: "https://") || ASCII.hasPrefix(url, lowercasedPrefix: "http://") else {
@@ -97,7 +99,7 @@ public struct HTTP2Request: Sendable {
         }
     }
 
-    /// Connection-specific fields HTTP/2 forbids (RFC 9113 §8.2.2), and framing fields libcurl derives from
+    /// Connection-specific fields HTTP/2 forbids (RFC 9113 §8.2.2), and framing fields the client derives from
     /// the body; a caller's value would contradict what is actually sent.
     private static let reservedNames: [StaticString] = [
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "content-length",

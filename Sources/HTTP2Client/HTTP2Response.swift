@@ -12,16 +12,15 @@ public struct HTTP2Response: Sendable {
     public var body: [UInt8]
     /// Major HTTP version used: 2 for HTTP/2, 1 for HTTP/1.x, 3 for HTTP/3, 0 if unknown.
     public var httpVersion: Int
-    /// Connections libcurl opened for this request (`CURLINFO_NUM_CONNECTS`); 0 means an existing
-    /// connection was reused.
+    /// 1 when the request was the first stream of a connection opened for it, 0 when it reused an open one.
     public var newConnections: Int
-    /// Wall time of the last attempt in seconds (`CURLINFO_TOTAL_TIME_T`).
+    /// Seconds from the last attempt's hand-over to nghttp2 to its complete response.
     public var elapsed: TimeInterval
-    /// The local TCP port of the connection that carried the answer (`CURLINFO_LOCAL_PORT`): two responses
-    /// with the same port came over the same connection. 0 if unknown.
+    /// The local TCP port of the connection that carried the answer: two responses with the same port came
+    /// over the same connection. 0 if unknown.
     public var localPort: Int
-    /// How many times the client sent the request: 1, plus one per ``HTTP2Request/connectionRetries`` used.
-    /// libcurl's own resends of refused streams are not counted.
+    /// How many times the request went out: 1, plus one per resend (after a connection failure, or a
+    /// refused stream that had been written).
     public var attempts: Int
 
     /// Creates a response; the client builds these, tests and fakes may too.
