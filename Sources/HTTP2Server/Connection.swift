@@ -138,7 +138,10 @@ final class Connection {
             guard protocolLength == 2, protocolName[0] == UInt8(ascii: "h"), protocolName[1] == UInt8(ascii: "2")
             else { return .finished }
         }
-        guard let session = H2Session.open(context: context, mailbox: mailbox) else { return .abort }
+        // Read once here, not per request: the certificate cannot change on the connection (renegotiation is off).
+        let clientCertificate = context.configuration.clientCAPath == nil ? nil : PeerCertificate.read(ssl)
+        guard let session = H2Session.open(context: context, mailbox: mailbox, clientCertificate: clientCertificate)
+        else { return .abort }
         h2 = session
         lastActivity = .now
         return nil

@@ -59,7 +59,7 @@ extension H2Session {
     /// mailbox, so a slow handler never holds up other streams.
     func dispatch(_ stream: StreamRecord) {
         guard !stream.answeredEarly, stream.headersComplete, stream.task == nil else { return }
-        let request = stream.makeRequest()
+        let request = stream.makeRequest(clientCertificate: clientCertificate)
         stream.body = []
         let handler = context.handler
         let mailbox = self.mailbox

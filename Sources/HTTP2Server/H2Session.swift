@@ -17,18 +17,23 @@ final class H2Session {
     var acceptedRequests = 0
     var lastAcceptedStreamID: Int32 = 0
     var goAwayLastStreamID: Int32?
+    /// The connection's verified client certificate, handed to every request.
+    let clientCertificate: HTTPRequest.ClientCertificate?
 
     /// Creates the nghttp2 server session and queues the server's SETTINGS.
+    /// - Parameter clientCertificate: The connection's verified client certificate, if any.
     /// - Returns: nil when nghttp2 cannot allocate the session.
-    static func open(context: ServerContext, mailbox: ConnectionMailbox) -> H2Session? {
-        let h2 = H2Session(context: context, mailbox: mailbox)
+    static func open(context: ServerContext, mailbox: ConnectionMailbox,
+                     clientCertificate: HTTPRequest.ClientCertificate? = nil) -> H2Session? {
+        let h2 = H2Session(context: context, mailbox: mailbox, clientCertificate: clientCertificate)
         guard h2.createSession() else { return nil }
         return h2
     }
 
-    private init(context: ServerContext, mailbox: ConnectionMailbox) {
+    private init(context: ServerContext, mailbox: ConnectionMailbox, clientCertificate: HTTPRequest.ClientCertificate?) {
         self.context = context
         self.mailbox = mailbox
+        self.clientCertificate = clientCertificate
     }
 
     deinit {

@@ -28,6 +28,13 @@ extension HTTP2Server {
         public var idleTimeout: Double?
         /// Seconds a new connection has to complete its TLS handshake.
         public var handshakeTimeout: Double
+        /// PEM file of the CA certificates that sign client certificates; nil asks clients for none.
+        ///
+        /// When set, the handshake requests a client certificate (mutual TLS) and one that does not verify
+        /// against these CAs fails the handshake. A client may still send none (as Apple's APNs hosts allow
+        /// for provider tokens); the verified certificate reaches handlers as
+        /// ``HTTPTypes/HTTPRequest/clientCertificate``.
+        public var clientCAPath: String?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -40,9 +47,11 @@ extension HTTP2Server {
         ///   - maxRequestHeaderBytes: Header list limit in bytes (64 KiB by default).
         ///   - idleTimeout: Idle connection lifetime in seconds, or `nil` for none.
         ///   - handshakeTimeout: TLS handshake deadline in seconds.
+        ///   - clientCAPath: PEM CA file that client certificates must chain to; nil requests none.
         public init(certificatePath: String, privateKeyPath: String, host: String = "127.0.0.1", port: Int = 0,
                     maxConcurrentStreams: Int = 1000, maxRequestBodyBytes: Int = 64 * 1024,
-                    maxRequestHeaderBytes: Int = 64 * 1024, idleTimeout: Double? = 300, handshakeTimeout: Double = 10) {
+                    maxRequestHeaderBytes: Int = 64 * 1024, idleTimeout: Double? = 300, handshakeTimeout: Double = 10,
+                    clientCAPath: String? = nil) {
             self.certificatePath = certificatePath
             self.privateKeyPath = privateKeyPath
             self.host = host
@@ -52,6 +61,7 @@ extension HTTP2Server {
             self.maxRequestHeaderBytes = maxRequestHeaderBytes
             self.idleTimeout = idleTimeout
             self.handshakeTimeout = handshakeTimeout
+            self.clientCAPath = clientCAPath
         }
 
         /// Checks every value's range.
@@ -77,6 +87,9 @@ extension HTTP2Server {
             }
             guard !certificatePath.isEmpty, !privateKeyPath.isEmpty else {
                 throw HTTP2ServerError.invalidConfiguration("certificatePath and privateKeyPath are required")
+            }
+            if let clientCAPath, clientCAPath.isEmpty {
+                throw HTTP2ServerError.invalidConfiguration("clientCAPath must be a file path or nil")
             }
         }
     }

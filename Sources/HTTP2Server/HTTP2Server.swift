@@ -65,7 +65,8 @@ public final class HTTP2Server: Sendable {
             }
             try configuration.validate()
             let tls = try TLSContext(certificatePath: configuration.certificatePath,
-                                     privateKeyPath: configuration.privateKeyPath)
+                                     privateKeyPath: configuration.privateKeyPath,
+                                     clientCAPath: configuration.clientCAPath)
             let listener = try Listener.open(host: configuration.host, port: configuration.port)
             let context = ServerContext(configuration: configuration, handler: handler, tls: tls, controls: controls,
                                         counters: counters)

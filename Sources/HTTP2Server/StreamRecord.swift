@@ -48,10 +48,12 @@ final class StreamRecord {
     }
 
     /// The request handed to the handler. `:authority` doubles as `host` when no `host` field came.
-    func makeRequest() -> HTTPRequest {
+    /// - Parameter clientCertificate: The connection's verified client certificate, if any.
+    func makeRequest(clientCertificate: HTTPRequest.ClientCertificate?) -> HTTPRequest {
         let (path, query) = RequestTarget.split(target)
         var fields = headers
         if fields["host"] == nil, let authority { fields["host"] = authority }
-        return HTTPRequest(method: method, path: path, query: query, headers: fields, body: body, httpVersion: 2)
+        return HTTPRequest(method: method, path: path, query: query, headers: fields, body: body, httpVersion: 2,
+                           clientCertificate: clientCertificate)
     }
 }

@@ -17,6 +17,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// 1 for HTTP/1.x, 2 for HTTP/2.
     public var httpVersion: Int
+    /// The verified client certificate of the request's connection; nil when the server requests none
+    /// or the client sent none.
+    public var clientCertificate: ClientCertificate?
 
     /// Creates a request; the server builds these, tests may too.
     /// - Parameters:
@@ -26,14 +29,16 @@ public struct HTTPRequest: Sendable {
     ///   - headers: Headers keyed by lower-cased name.
     ///   - body: Body bytes.
     ///   - httpVersion: 1 or 2.
+    ///   - clientCertificate: The connection's verified client certificate, if any.
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: [UInt8] = [], httpVersion: Int = 1) {
+                body: [UInt8] = [], httpVersion: Int = 1, clientCertificate: ClientCertificate? = nil) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
         self.httpVersion = httpVersion
+        self.clientCertificate = clientCertificate
     }
 
     /// The value of a header, looked up case-insensitively.

@@ -1,9 +1,10 @@
 import Foundation
+import HTTPTypes
 import JWT
 
 /// Apple's provider API rules, as the sandbox applies them to one request
 /// (Apple: "Sending notification requests to APNs", "Establishing a token-based connection to APNs",
-/// "Handling notification responses from APNs").
+/// "Establishing a certificate-based connection to APNs", "Handling notification responses from APNs").
 ///
 /// Pure: the caller supplies the parsed request, the known keys and devices, and the time.
 struct APNsRequestValidator: Sendable {
@@ -20,6 +21,8 @@ struct APNsRequestValidator: Sendable {
         var path: String
         var headers: [String: String]
         var body: [UInt8]
+        /// The connection's verified client certificate: it replaces the provider token.
+        var clientCertificate: HTTPRequest.ClientCertificate? = nil
     }
 
     /// A refusal: HTTP status and Apple's reason string.
@@ -69,11 +72,22 @@ struct APNsRequestValidator: Sendable {
         guard request.path.hasPrefix(prefix) else { throw Rejection(status: 404, reason: "BadPath") }
         let token = String(request.path.dropFirst(prefix.count)).lowercased()
         guard !token.isEmpty else { throw Rejection(status: 400, reason: "MissingDeviceToken") }
-        try checkProviderToken(request.headers["authorization"], keys: keys, now: now, verified: verified,
-                               remember: remember)
+        // Apple documents no answer for a provider token sent on a certificate connection; the sandbox lets
+        // the certificate decide and ignores the `authorization` header there.
+        var certificateTopics: Set<String>?
+        if let certificate = request.clientCertificate {
+            certificateTopics = try Self.topics(of: certificate, now: now)
+        } else {
+            try checkProviderToken(request.headers["authorization"], keys: keys, now: now, verified: verified,
+                                   remember: remember)
+        }
 
+        // The sandbox's certificates all cover several topics, for which Apple requires `apns-topic`.
         guard let topic = request.headers["apns-topic"], !topic.isEmpty else {
             throw Rejection(status: 400, reason: "MissingTopic")
+        }
+        if let certificateTopics, !certificateTopics.contains(topic) {
+            throw Rejection(status: 400, reason: "TopicDisallowed")
         }
         let pushType = request.headers["apns-push-type"] ?? "alert"
         guard Self.pushTypes.contains(pushType) else { throw Rejection(status: 400, reason: "InvalidPushType") }
@@ -114,6 +128,19 @@ struct APNsRequestValidator: Sendable {
                             timestamp: Int64((gone.timeIntervalSince1970 * 1000).rounded(.down)))
         }
         return Accepted(token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration)
+    }
+
+    /// The topics a client certificate may push to. Apple's push certificate names one app (its bundle id in
+    /// the subject's UID) and covers that app's VoIP and watch complication topics too; the sandbox treats
+    /// every certificate from its client CA so.
+    /// - Throws: 403 `BadCertificate` for a certificate without a UID or past its end date by `now`
+    ///   (the handshake already refused one expired by the wall clock).
+    private static func topics(of certificate: HTTPRequest.ClientCertificate, now: Date) throws -> Set<String> {
+        guard let bundleID = certificate.subjectUID, !bundleID.isEmpty,
+              TimeInterval(certificate.notAfter) > now.timeIntervalSince1970 else {
+            throw Rejection(status: 403, reason: "BadCertificate")
+        }
+        return [bundleID, bundleID + ".voip", bundleID + ".complication"]
     }
 
     /// `authorization: bearer <ES256 JWT with kid; claims iss, iat>`.

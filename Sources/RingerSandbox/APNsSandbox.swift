@@ -33,13 +33,30 @@ public final class APNsSandbox: Sendable {
         public var certificatePath: String
         /// PEM private key of the certificate.
         public var privateKeyPath: String
+        /// PEM CA file for provider client certificates (Apple: "Establishing a certificate-based connection
+        /// to APNs"); nil accepts provider tokens only.
+        ///
+        /// When set, the TLS handshake asks for a client certificate and refuses one this CA did not sign; a
+        /// client may still send none and use provider tokens. Requests on a certificate connection need no
+        /// `authorization` header; their `apns-topic` must be the certificate's UID (the bundle id) or it
+        /// with `.voip` or `.complication`, else 400 `TopicDisallowed`; a certificate without a UID, or past
+        /// its end date by the sandbox's clock, gets 403 `BadCertificate`.
+        public var clientCAPath: String?
 
         /// Creates a configuration.
-        public init(host: String = "127.0.0.1", port: Int = 0, certificatePath: String, privateKeyPath: String) {
+        /// - Parameters:
+        ///   - host: Address to bind.
+        ///   - port: Port; 0 picks a free one.
+        ///   - certificatePath: PEM server certificate.
+        ///   - privateKeyPath: Its PEM private key.
+        ///   - clientCAPath: PEM CA for client certificates; nil for provider tokens only.
+        public init(host: String = "127.0.0.1", port: Int = 0, certificatePath: String, privateKeyPath: String,
+                    clientCAPath: String? = nil) {
             self.host = host
             self.port = port
             self.certificatePath = certificatePath
             self.privateKeyPath = privateKeyPath
+            self.clientCAPath = clientCAPath
         }
     }
 
@@ -142,13 +159,14 @@ public final class APNsSandbox: Sendable {
 
     /// Starts listening (HTTP/2 over TLS).
     /// - Returns: the bound port.
-    /// - Throws: `WebServerError` when the address or certificate cannot be used.
+    /// - Throws: `HTTP2ServerError` when the address, the certificate or the client CA cannot be used.
     @discardableResult
     public func start() throws -> Int {
         let web = HTTP2Server(
             configuration: .init(certificatePath: configuration.certificatePath,
                                  privateKeyPath: configuration.privateKeyPath, host: configuration.host,
-                                 port: configuration.port, maxRequestBodyBytes: 64 * 1024),
+                                 port: configuration.port, maxRequestBodyBytes: 64 * 1024,
+                                 clientCAPath: configuration.clientCAPath),
             handler: { [weak self] request in
                 await self?.handle(request) ?? HTTPResponse(status: 503)
             })
@@ -177,7 +195,7 @@ public final class APNsSandbox: Sendable {
         do {
             // A provider token is reused for up to an hour (Apple), so its signature is verified once.
             accepted = try validator.validate(.init(method: request.method, path: request.path, headers: request.headers,
-                                                    body: request.body),
+                                                    body: request.body, clientCertificate: request.clientCertificate),
                                               keys: keys, device: { devices[$0] }, now: current,
                                               verified: { verifiedTokens[$0] },
                                               remember: { token, verified in

@@ -11,7 +11,7 @@ enum SandboxCommand {
         do {
             let options = try CommandLineOptions(
                 arguments: arguments, environment: [:],
-                known: ["listen", "cert", "key", "key-id", "team-id", "key-file", "devices"])
+                known: ["listen", "cert", "key", "client-ca", "key-id", "team-id", "key-file", "devices"])
             let (host, port) = try hostAndPort(options["listen"] ?? "127.0.0.1:2197")
             var certificate = options["cert"]
             var privateKey = options["key"]
@@ -24,7 +24,8 @@ enum SandboxCommand {
                 log.info("made a throw-away CA; trust it with --apns-ca-file", ["ca": .string(paths.caCertificate.path)])
             }
             let sandbox = APNsSandbox(configuration: .init(host: host, port: port, certificatePath: certificate!,
-                                                           privateKeyPath: privateKey!), logger: log)
+                                                           privateKeyPath: privateKey!,
+                                                           clientCAPath: options["client-ca"]), logger: log)
             if let keyID = options["key-id"] {
                 guard let teamID = options["team-id"], let file = options["key-file"] else {
                     throw ConfigurationError("--key-id needs --team-id and --key-file")

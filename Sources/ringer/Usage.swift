@@ -15,6 +15,7 @@ enum Usage {
       ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors).
           --listen 127.0.0.1:2197   --cert server.pem --key server.key (a throw-away CA is made if absent)
           --key-id ID --team-id TEAM --key-file AuthKey.p8|public.pem   --devices TOKEN:BUNDLE[,TOKEN:BUNDLE]
+          --client-ca ca.pem    also accept provider client certificates signed by this CA (UID = bundle id)
           Control routes: POST /sandbox/devices, GET /sandbox/pushes, GET /sandbox/stats, and faults:
           POST /sandbox/faults {"kind": "answer"|"delay"|"never_answer"|"goaway"|"close"|"max_concurrent_streams", …},
           GET or DELETE /sandbox/faults (README, "Running the server").
