@@ -19,8 +19,6 @@ final class ClientConnection {
         case connecting, handshaking, open, closed
     }
 
-    /// Longest a connection may take from `connect` to an agreed HTTP/2 session, seconds.
-    static let setUpLimit: Duration = .seconds(10)
     /// The connection-level receive window advertised to the server, bytes.
     static let connectionWindowBytes: Int32 = 1 << 20
 
@@ -51,6 +49,8 @@ final class ClientConnection {
     /// Whether any stream was started here (the next one is the connection's first while false).
     private(set) var carriedStreams = false
 
+    /// Longest the connection may take from `connect` to the server's first SETTINGS.
+    let setUpLimit: Duration
     private let tls: ClientTLSContext?
     private let maxBodyBytes: Int
     private var addresses: [SocketAddress]
@@ -72,6 +72,7 @@ final class ClientConnection {
         self.target = target
         self.tls = tls
         maxBodyBytes = configuration.maxResponseBodyBytes
+        setUpLimit = .seconds(configuration.connectTimeout)
         addresses = try SocketAddress.resolve(host: target.host, port: target.port)
         try connectNext(keepAlive: configuration.keepAliveInterval)
     }
@@ -126,11 +127,16 @@ final class ClientConnection {
         flush()
     }
 
-    /// Fails the connection when it took longer than ``setUpLimit`` to come up.
+    /// Fails the connection when it is still warming up (``isWarmingUp``) ``setUpLimit`` after `connect`.
     func checkSetUp(at now: ContinuousClock.Instant) {
-        guard phase == .connecting || phase == .handshaking, now - openedAt > Self.setUpLimit else { return }
-        fail(.transport(function: phase == .connecting ? "connect" : "SSL_do_handshake", code: Int(ETIMEDOUT),
-                        message: "no connection to \(target.authority) within 10 s"))
+        guard isWarmingUp, now - openedAt > setUpLimit else { return }
+        let stage = switch phase {
+        case .connecting: "connect"
+        case .handshaking: "SSL_do_handshake"
+        default: "SETTINGS"
+        }
+        fail(.transport(function: stage, code: Int(ETIMEDOUT),
+                        message: "no HTTP/2 connection to \(target.authority) within \(setUpLimit) (stuck at \(stage))"))
     }
 
     /// Hands a request to nghttp2 as a new stream; it goes out with the next ``flush()``.

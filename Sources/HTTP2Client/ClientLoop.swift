@@ -185,7 +185,9 @@ final class ClientLoop {
                     finish(stream, end, origin: origin)
                 }
                 if connection.phase == .closed {
-                    if !connection.closedByClient {
+                    // A connection that ended without ever answering failed, even when the client closed it
+                    // (drained after an immediate GOAWAY, silent): reconnecting to such a host must back off.
+                    if !connection.closedByClient || connection.lastAnswerAt == nil {
                         backoff[origin, default: ReconnectBackoff()]
                             .recordFailure(maximum: configuration.maxReconnectDelay, now: .now)
                     }
@@ -383,9 +385,9 @@ final class ClientLoop {
         let keepAlive = configuration.keepAliveInterval.map { Duration.seconds($0) }
         for list in connections.values {
             for connection in list {
-                if connection.phase != .open {
-                    consider(connection.openedAt + ClientConnection.setUpLimit)
-                    continue
+                if connection.isWarmingUp {
+                    consider(connection.openedAt + connection.setUpLimit)
+                    if connection.phase != .open { continue }
                 }
                 if connection.streams.isEmpty {
                     consider(connection.idleSince + .seconds(configuration.connectionIdleLifetime))

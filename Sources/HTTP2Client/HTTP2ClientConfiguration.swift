@@ -43,6 +43,10 @@ extension HTTP2Client {
         /// connection swallows every stream), and later requests go to a new one. Streams still open on it
         /// fail, and are resent if their ``HTTP2Request/connectionRetries`` allow.
         public var recyclesSilentConnections: Bool
+        /// Seconds a new connection may take from `connect` to an HTTP/2 session with the server's SETTINGS
+        /// (TCP, TLS handshake, ALPN, first SETTINGS); past that it fails and what waited for it counts one
+        /// failed attempt, so a server that accepts and then hangs cannot hold requests until their deadlines.
+        public var connectTimeout: TimeInterval
         /// Longest wait, in seconds, before reconnecting to a host whose connections keep failing. The
         /// first failure reconnects at once; each further one in a row doubles the wait from 0.1 s up to
         /// this cap (with jitter); an answer from the host resets it. Requests wait within their deadlines.
@@ -62,6 +66,7 @@ extension HTTP2Client {
         ///   - keepAliveInterval: Seconds of silence before a keep-alive PING (and TCP probes); default 60, nil for none.
         ///   - recyclesSilentConnections: Close a connection that answered nothing while a request timed out; default true.
         ///   - maxReconnectDelay: Cap of the reconnect backoff in seconds; default 5.
+        ///   - connectTimeout: Seconds to set a connection up; default 10.
         public init(
             caFile: String? = nil,
             verifyPeer: Bool = true,
@@ -74,7 +79,8 @@ extension HTTP2Client {
             connectionIdleLifetime: TimeInterval = 118,
             keepAliveInterval: TimeInterval? = 60,
             recyclesSilentConnections: Bool = true,
-            maxReconnectDelay: TimeInterval = 5
+            maxReconnectDelay: TimeInterval = 5,
+            connectTimeout: TimeInterval = 10
         ) {
             self.caFile = caFile
             self.verifyPeer = verifyPeer
@@ -88,6 +94,7 @@ extension HTTP2Client {
             self.keepAliveInterval = keepAliveInterval
             self.recyclesSilentConnections = recyclesSilentConnections
             self.maxReconnectDelay = maxReconnectDelay
+            self.connectTimeout = connectTimeout
         }
 
         /// Rejects values the client cannot use; ``HTTP2Client/init(configuration:)`` calls it too.
@@ -109,6 +116,9 @@ extension HTTP2Client {
                 guard keepAliveInterval.isFinite, (1...86_400).contains(keepAliveInterval) else {
                     throw .invalidRequest("keepAliveInterval must be between 1 and 86400 seconds")
                 }
+            }
+            guard connectTimeout.isFinite, (0.01...3600).contains(connectTimeout) else {
+                throw .invalidRequest("connectTimeout must be between 0.01 and 3600 seconds")
             }
             guard maxReconnectDelay.isFinite, (0...3600).contains(maxReconnectDelay) else {
                 throw .invalidRequest("maxReconnectDelay must be between 0 and 3600 seconds")

@@ -5,7 +5,7 @@ import RingerSandbox
 import RingerTestSupport
 import Testing
 
-/// The real ``APNsClient`` (libcurl underneath) against the sandbox's connection faults: GOAWAY, a stream
+/// The real ``APNsClient`` (HTTP2Client on nghttp2 underneath) against the sandbox's connection faults: GOAWAY, a stream
 /// limit down to 1, connections that close mid-flight or never answer, slow answers. The sandbox counts what
 /// it accepted per `apns-id`, so a lost push (0) and a duplicate (2) both show.
 @Suite(.serialized) struct APNsConnectionTests {
@@ -43,7 +43,7 @@ import Testing
         }
     }
 
-    @Test("GOAWAY below every open stream: libcurl gives up (error 16), the client resends once on a new connection")
+    @Test("GOAWAY below every open stream: the refused push is resent once on a new connection")
     func goAwayRefusingEverythingIsResentOnce() async throws {
         try await SandboxFixture.with { fixture in
             let client = try fixture.client()
@@ -55,6 +55,30 @@ import Testing
             #expect(attempts == 2)
             #expect(fixture.sandbox.acceptedCount(apnsID: push.apnsID.uuidString) == 1)
             #expect(fixture.sandbox.statistics.connections == 2)
+        }
+    }
+
+    @Test("A host that answers every connection with GOAWAY at once gets a few spaced reconnects, not a storm")
+    func goAwayOnEveryConnectionBacksOff() async throws {
+        try await SandboxFixture.with { fixture in
+            let client = try fixture.client {
+                $0.voipRequestTimeout = 3
+                $0.connectionsPerHost = 1
+            }
+            defer { client.shutdown() }
+            fixture.sandbox.inject(.goAway(afterStreams: 0, connections: nil))
+            let results = await fixture.sendMany(20, through: client)
+            #expect(results.allSatisfy { if case .failure = $0.outcome { true } else { false } })
+            // Each connection refuses one push unseen (one stream until SETTINGS, then GOAWAY). A connection
+            // that never answered counts as failed, so reconnects wait 0.1 s, 0.2 s, 0.4 s … (with jitter):
+            // a handful within the 3 s deadline, where an immediate reconnect per refusal would make over a hundred.
+            let connections = fixture.sandbox.statistics.connections
+            #expect(connections <= 15, "connections: \(connections)")
+            #expect(client.statistics(for: .sandbox).reconnectsDelayed > 0)
+            #expect(fixture.sandbox.statistics.acceptedPushes == 0)
+            fixture.sandbox.clearFaults()
+            let (response, _) = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            #expect(response.status == 200)
         }
     }
 

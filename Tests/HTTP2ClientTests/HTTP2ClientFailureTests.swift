@@ -140,4 +140,17 @@ import Glibc
         #expect(error?.transportCode == Int(ECONNREFUSED))
         #expect(ContinuousClock.now - started < .seconds(15))
     }
+
+    @Test func serverThatAcceptsAndNeverAnswersFailsAtTheConnectTimeoutNotTheDeadline() async throws {
+        let hanging = try ClosedPort(listening: true)
+        let client = try HTTP2Client(configuration: .init(connectTimeout: 1))
+        defer { client.shutdown() }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: HTTP2ClientError.self) {
+            try await client.send(HTTP2Request(url: "https://127.0.0.1:\(hanging.port)/", timeout: 30))
+        }
+        #expect(error?.transportFunction == "SSL_do_handshake")
+        #expect(error?.transportCode == Int(ETIMEDOUT))
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
 }

@@ -4,7 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A loopback TCP port that is bound but not listening, so connecting to it is refused at once.
+/// A loopback TCP port that is bound but not listening, so connecting to it is refused at once; or, made
+/// with `listening: true`, one that listens but never accepts, so connections succeed and nothing is ever
+/// answered (a server that hangs before TLS).
 /// Holding the socket keeps any other process from taking the port during the test; it is closed on
 /// deinit. Not Sendable: keep it in the test that made it.
 public final class ClosedPort {
@@ -12,9 +14,10 @@ public final class ClosedPort {
     public let port: Int
     private let descriptor: Int32
 
-    /// Binds a socket to 127.0.0.1 on an ephemeral port without listening.
-    /// - Throws: ``TestSupportError`` when `socket()` or `bind()` fails.
-    public init() throws {
+    /// Binds a socket to 127.0.0.1 on an ephemeral port.
+    /// - Parameter listening: listen (never accepting) instead of refusing connections.
+    /// - Throws: ``TestSupportError`` when `socket()`, `bind()` or `listen()` fails.
+    public init(listening: Bool = false) throws {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -35,6 +38,11 @@ public final class ClosedPort {
             let code = errno
             close(descriptor)
             throw TestSupportError.setup("bind() to 127.0.0.1 failed with errno \(code)")
+        }
+        if listening, listen(descriptor, 16) != 0 {
+            let code = errno
+            close(descriptor)
+            throw TestSupportError.setup("listen() failed with errno \(code)")
         }
         self.descriptor = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
