@@ -119,7 +119,9 @@ final class HeldClock: ServerClock {
         let key = try JWTSigningKey.generateP256()
         let keyFile = directory.appendingPathComponent("AuthKey.p8")
         try Data(try key.pkcs8PEM().utf8).write(to: keyFile)
-        let sandboxPort = try ClosedPort().port   // nothing listens there yet: the first attempts fail
+        // Until the sandbox starts, the port drops every connection: the first attempts fail.
+        let dropping = try DroppingListener()
+        let sandboxPort = dropping.port
         let voip = String(repeating: "9a", count: 32)
 
         try await APITests.withServer(configure: { config in
@@ -133,7 +135,9 @@ final class HeldClock: ServerClock {
             let bob = try await APITests.token(http, "bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone", voip: voip)
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-            try await Task.sleep(for: .milliseconds(300))
+            // Only once a push has failed does APNs come up (waiting a fixed time is a race on a busy machine).
+            #expect(await eventually { dropping.acceptedCount >= 1 })
+            await dropping.stop()
             let sandbox = APNsSandbox(configuration: .init(port: sandboxPort, certificatePath: tls.serverCertificate.path,
                                                            privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
             try sandbox.addProviderKey(keyID: "RETRYKEY01", teamID: "RETRYTEAM1", publicKeyPEM: try key.publicKeyPEM())
