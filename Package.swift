@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "DevCertificates", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
         .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
         .target(name: "SocketSupport", swiftSettings: strict),
-        .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
         .target(name: "LibWebSockets", dependencies: ["CLWS", "HTTPTypes", "RingerSync"], swiftSettings: strict),
 
         // Push providers, storage, the server.

@@ -50,7 +50,7 @@ public struct APNsCertificate: Sendable {
         let name = X509_get_subject_name(certificate)
         let identity = HTTP2Client.ClientCertificate(
             certificateFile: file, keyFile: isPKCS12 ? nil : keyFile, format: isPKCS12 ? .p12 : .pem, password: password)
-        return APNsCertificate(identity: identity, bundleID: Self.entry(NID_userId, of: name),
+        return APNsCertificate(identity: identity, bundleID: X509Names.entry(NID_userId, of: name),
                                subject: Self.oneLine(name), notAfter: notAfter)
     }
 
@@ -101,16 +101,6 @@ public struct APNsCertificate: Sendable {
         return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
     }
 
-    private static func entry(_ nid: Int32, of name: OpaquePointer?) -> String? {
-        let index = X509_NAME_get_index_by_NID(name, nid, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index),
-              let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
-        var utf8: UnsafeMutablePointer<UInt8>?
-        let length = ASN1_STRING_to_UTF8(&utf8, data)
-        guard length >= 0, let utf8 else { return nil }
-        defer { CRYPTO_free(utf8, #fileID, #line) }
-        return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
-    }
 
     private static func oneLine(_ name: OpaquePointer?) -> String {
         var buffer = [CChar](repeating: 0, count: 512)

@@ -1,4 +1,5 @@
 import CTLS
+import OpenSSLSupport
 import HTTPTypes
 #if canImport(Glibc)
 import Glibc
@@ -26,16 +27,7 @@ enum PeerCertificate {
 
     /// The subject's UID attribute (OID 0.9.2342.19200300.100.1.1) as UTF-8, if present.
     private static func subjectUID(of certificate: OpaquePointer) -> String? {
-        let name = X509_get_subject_name(certificate)
-        let index = X509_NAME_get_index_by_NID(name, NID_userId, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index),
-              let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
-        var utf8: UnsafeMutablePointer<UInt8>?
-        let length = ASN1_STRING_to_UTF8(&utf8, data)
-        guard length >= 0, let utf8 else { return nil }
-        // OPENSSL_free is a macro over CRYPTO_free, which wants the caller's file and line.
-        defer { CRYPTO_free(utf8, #fileID, #line) }
-        return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
+        X509Names.entry(NID_userId, of: X509_get_subject_name(certificate))
     }
 
     /// The end of validity in seconds since 1970 (UTC).
