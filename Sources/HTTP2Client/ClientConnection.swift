@@ -178,6 +178,11 @@ final class ClientConnection {
         pingSentAt = .now
     }
 
+    /// Stops waiting for the outstanding PING's ACK (the server proved alive otherwise).
+    func forgetPing() {
+        pingSentAt = nil
+    }
+
     /// Writes what nghttp2 queued until the socket is full or nothing is left.
     func flush() {
         guard phase == .open, let session else { return }

@@ -317,7 +317,13 @@ final class ClientLoop {
     /// ``pingTimeout(_:)`` is presumed dead (a half-open TCP connection) and closed.
     private func keepWarm(_ connection: ClientConnection, interval: Duration, at now: ContinuousClock.Instant) {
         if let sentAt = connection.pingSentAt {
-            guard now - sentAt >= Self.pingTimeout(interval), connection.lastReadAt < sentAt else { return }
+            guard now - sentAt >= Self.pingTimeout(interval) else { return }
+            guard connection.lastReadAt < sentAt else {
+                // No ACK, but the server spoke since: it is alive. Forget this PING (its timer would otherwise
+                // stay due and spin the loop) and send another after the next silence.
+                connection.forgetPing()
+                return
+            }
             statistics.withLock { $0.connectionsRecycled += 1 }
             connection.fail(.transport(function: "PING", code: 0, message: "no answer to a keep-alive PING; connection presumed dead"))
         } else if now - connection.lastReadAt >= interval {

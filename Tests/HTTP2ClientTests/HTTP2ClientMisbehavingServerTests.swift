@@ -1,0 +1,87 @@
+import Foundation
+import RingerTestSupport
+import HTTP2Client
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server that misbehaves frame by frame: Tests/Peers/h2_fault_peer.py (the `h2` library, no hypercorn).
+/// Serialized: each test starts its own peer.
+@Suite(.serialized) struct HTTP2ClientMisbehavingServerTests {
+    /// Runs `body` with a fault peer started with `options`, and always stops it.
+    private static func withPeer<T>(_ options: [String] = [],
+                                    _ body: (_ port: Int, _ certificates: TestCertificates) async throws -> T) async throws -> T {
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        let process = try await PeerProcess.start(
+            ["python3", PeerScripts.path("h2_fault_peer.py"), "--cert", certificates.serverCertificate,
+             "--key", certificates.serverKey] + options, timeout: 60)
+        guard process.firstLine.hasPrefix("PORT "), let port = Int(process.firstLine.dropFirst(5)) else {
+            _ = await process.stop()
+            throw TestSupportError.setup("fault peer said \(process.firstLine)")
+        }
+        do {
+            let result = try await body(port, certificates)
+            _ = await process.stop()
+            return result
+        } catch {
+            _ = await process.stop()
+            throw error
+        }
+    }
+
+    /// CPU seconds this process used so far (all threads; the loop thread's name is not visible in /proc).
+    private static func processCPUSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        // After the command come state (field 3) ... utime (14) and stime (15).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test func unacknowledgedPingWhileTheServerTalksDoesNotSpinTheLoop() async throws {
+        try await Self.withPeer(["--no-ping-ack"]) { port, certificates in
+            let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile, keepAliveInterval: 1))
+            defer { client.shutdown() }
+            _ = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30))
+            let before = Self.processCPUSeconds()
+            // Silent for 1 s: a PING goes out; the answer at 1.5 s proves the server alive, yet no ACK ever comes.
+            let response = try await client.send(HTTP2Request(url: "https://localhost:\(port)/delay/1500", timeout: 30))
+            #expect(response.status == 200)
+            try await Task.sleep(for: .seconds(2))
+            let used = Self.processCPUSeconds() - before
+            #expect(used < 0.5, "the process used \(used) s of CPU in 3.5 s while waiting")
+            #expect(client.statistics.pingsSent >= 2)  // keep-alive goes on after the missing ACK
+        }
+    }
+
+    @Test func requestBodyGoesOutAsTheServerOpensATinyWindow() async throws {
+        try await Self.withPeer(["--initial-window", "0", "--window-step", "1000"]) { port, certificates in
+            let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))
+            defer { client.shutdown() }
+            // The first answer means the server's SETTINGS (initial window 0) are in force.
+            _ = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30))
+            let body = [UInt8](repeating: 7, count: 100_000)
+            let response = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", body: body, timeout: 60))
+            #expect(String(decoding: response.body, as: UTF8.self) == "100000")
+
+            let started = ContinuousClock.now
+            await #expect(throws: HTTP2ClientError.timedOut) {  // a window that never opens: the deadline still fires
+                try await client.send(HTTP2Request(url: "https://localhost:\(port)/stall", body: [1, 2, 3], timeout: 1))
+            }
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
+    @Test func interimResponseIsSkippedAndTrailersAreKept() async throws {
+        try await Self.withPeer { port, certificates in
+            let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))
+            defer { client.shutdown() }
+            let response = try await client.send(HTTP2Request(url: "https://localhost:\(port)/interim", timeout: 30))
+            #expect(response.status == 200)
+            #expect(response.body == Array("final".utf8))
+            #expect(response.headers == ["x-final": "yes", "x-trailer": "done"])  // nothing of the 103
+        }
+    }
+}
