@@ -46,6 +46,8 @@ final class ClientConnection {
     private(set) var idleSince = ContinuousClock.now
     /// When the outstanding keep-alive PING went out; nil when none is outstanding.
     private(set) var pingSentAt: ContinuousClock.Instant?
+    /// The error code of the GOAWAY nghttp2 sent, if it sent one.
+    private var sentGoAwayCode: UInt32?
     /// Whether any stream was started here (the next one is the connection's first while false).
     private(set) var carriedStreams = false
 
@@ -203,8 +205,21 @@ final class ClientConnection {
                 guard length > 0, let chunk else { break }
                 outbound.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
             }
-            if outbound.isEmpty { return }
+            if outbound.isEmpty {
+                failIfSessionEnded(session)
+                return
+            }
         }
+    }
+
+    /// nghttp2 ended the session itself (it sent GOAWAY after the server broke the protocol) while streams are
+    /// still open: it reads nothing more, so they would wait for their deadlines. Fail the connection instead,
+    /// so they are resent at once on another one.
+    private func failIfSessionEnded(_ session: OpaquePointer) {
+        guard nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0, !isDrained else { return }
+        let code = sentGoAwayCode ?? NGHTTP2_INTERNAL_ERROR.rawValue
+        fail(.transport(function: "GOAWAY", code: Int(code),
+                        message: "HTTP/2 session ended after a protocol error by \(target.authority) (\(HTTP2ErrorCode.name(code)))"))
     }
 
     /// Set by ``close(reason:)``: the client ended the connection, the server did not fail.
@@ -477,8 +492,13 @@ extension ClientConnection {
     }
 
     func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
-        if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) {
+        switch frame.pointee.hd.type {
+        case UInt8(NGHTTP2_HEADERS.rawValue):
             streams[frame.pointee.hd.stream_id]?.headersSent = true
+        case UInt8(NGHTTP2_GOAWAY.rawValue):
+            sentGoAwayCode = frame.pointee.goaway.error_code
+        default:
+            break
         }
     }
 

@@ -56,6 +56,25 @@ import Glibc
         }
     }
 
+    @Test func protocolErrorByTheServerFailsTheRequestAtOnceNotAtItsDeadline() async throws {
+        try await Self.withPeer { port, certificates in
+            let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))
+            defer { client.shutdown() }
+            _ = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30))
+            let started = ContinuousClock.now
+            // The peer breaks the protocol and keeps the TCP connection open: nghttp2 ends the session itself.
+            let error = await #expect(throws: HTTP2ClientError.self) {
+                try await client.send(HTTP2Request(url: "https://localhost:\(port)/protocol-error", timeout: 30))
+            }
+            #expect(error?.transportFunction == "GOAWAY")
+            #expect(error?.transportCode == 1)  // PROTOCOL_ERROR
+            #expect(ContinuousClock.now - started < .seconds(10))
+            let after = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30))
+            #expect(after.status == 200)
+            #expect(!after.connectionReused)
+        }
+    }
+
     @Test func requestBodyGoesOutAsTheServerOpensATinyWindow() async throws {
         try await Self.withPeer(["--initial-window", "0", "--window-step", "1000"]) { port, certificates in
             let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))
