@@ -502,6 +502,16 @@ extension ClientConnection {
         }
     }
 
+    /// nghttp2 reports a stream whose request HEADERS it could not send as REFUSED_STREAM ("send it again");
+    /// a header block too large to encode fails the same way every time, so the stream must not be resent.
+    func frameNotSent(_ frame: UnsafePointer<nghttp2_frame>, code: Int32) {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              code == NGHTTP2_ERR_FRAME_SIZE_ERROR.rawValue || code == NGHTTP2_ERR_HEADER_COMP.rawValue else { return }
+        streams[frame.pointee.hd.stream_id]?.unsendable = .transport(
+            function: "nghttp2_session_mem_send", code: Int(code),
+            message: "the request's header block cannot be sent: \(Self.nghttp2Message(Int(code))) (nghttp2 sends at most 64 KiB)")
+    }
+
     func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         let end = stream.end(errorCode: errorCode, localPort: localPort, maxBodyBytes: maxBodyBytes)

@@ -103,4 +103,22 @@ import Glibc
             #expect(response.headers == ["x-final": "yes", "x-trailer": "done"])  // nothing of the 103
         }
     }
+
+    @Test func requestHeadersTooLargeToSendFailOnceWithoutResends() async throws {
+        try await Self.withPeer { port, certificates in
+            let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))
+            defer { client.shutdown() }
+            let url = "https://localhost:\(port)/echo-size"
+            let error = await #expect(throws: HTTP2ClientError.self) {
+                try await client.send(HTTP2Request(url: url, headers: [.init("x-huge", String(repeating: "h", count: 70_000))],
+                                                   timeout: 30, connectionRetries: 3))
+            }
+            #expect(error?.transportFunction == "nghttp2_session_mem_send")
+            #expect(error?.description.contains("hhhh") == false)  // never a header value
+            #expect(client.statistics.streamsRefused == 0)
+            #expect(client.statistics.requestsRetried == 0)
+            let after = try await client.send(HTTP2Request(url: url, timeout: 30))
+            #expect(after.status == 200 && after.connectionReused)
+        }
+    }
 }
