@@ -121,4 +121,31 @@ import Glibc
             #expect(after.status == 200 && after.connectionReused)
         }
     }
+
+    @Test func requestsOverdueTogetherOnASilentConnectionAllTimeOut() async throws {
+        try await Self.withPeer { port, certificates in
+            let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))
+            defer { client.shutdown() }
+            _ = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30))
+            // Four deadlines within about a millisecond: the loop finds them overdue in the same turn.
+            let url = "https://localhost:\(port)/never"
+            let results = await withTaskGroup(of: (any Error)?.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        do {
+                            _ = try await client.send(HTTP2Request(url: url, timeout: 1))
+                            return nil
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let timedOut = results.filter { ($0 as? HTTP2ClientError) == .timedOut }.count
+            #expect(timedOut == 4, "\(results.map { $0.map { "\($0)" } ?? "answered" })")
+            #expect(client.statistics.requestsTimedOut == 4)
+            #expect(client.statistics.connectionsRecycled == 1)
+        }
+    }
 }
