@@ -56,6 +56,8 @@ final class ClientConnection {
     private let tls: ClientTLSContext?
     private let maxBodyBytes: Int
     private var addresses: [SocketAddress]
+    /// TCP keep-alive idle seconds for every socket tried, the first address's and the fallbacks'.
+    private let keepAlive: TimeInterval?
     private var ssl: OpaquePointer?
     private var session: OpaquePointer?
     private var outbound: [UInt8] = []
@@ -75,8 +77,9 @@ final class ClientConnection {
         self.tls = tls
         maxBodyBytes = configuration.maxResponseBodyBytes
         setUpLimit = .seconds(configuration.connectTimeout)
+        keepAlive = configuration.keepAliveInterval
         addresses = try SocketAddress.resolve(host: target.host, port: target.port)
-        try connectNext(keepAlive: configuration.keepAliveInterval)
+        try connectNext()
     }
 
     deinit {
@@ -251,7 +254,7 @@ final class ClientConnection {
 
     // MARK: Set-up
 
-    private func connectNext(keepAlive: TimeInterval?) throws(HTTP2ClientError) {
+    private func connectNext() throws(HTTP2ClientError) {
         var lastError = HTTP2ClientError.transport(function: "getaddrinfo", code: 0, message: "no address for \(target.host)")
         while !addresses.isEmpty {
             let address = addresses.removeFirst()
@@ -276,7 +279,7 @@ final class ClientConnection {
             let refused = HTTP2ClientError.transport(function: "connect", code: Int(code),
                                                      message: "\(Posix.message(code)) (\(target.authority))")
             do {
-                try connectNext(keepAlive: nil)
+                try connectNext()
             } catch {
                 fail(addresses.isEmpty ? refused : error)
             }
