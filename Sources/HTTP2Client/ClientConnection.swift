@@ -119,6 +119,9 @@ final class ClientConnection {
 
     /// Reacts to `poll`'s result for this socket: finishes connecting, advances the handshake, reads.
     func handle(events: Int16) {
+        // Writable again: whatever waited for it retries below and sets the flag anew if still blocked (a flag
+        // left set with nothing to write would keep POLLOUT in the poll set and spin the loop).
+        if events & Int16(POLLOUT) != 0 { blockedOnWrite = false }
         switch phase {
         case .connecting:
             finishConnect()
