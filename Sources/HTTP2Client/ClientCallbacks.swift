@@ -12,6 +12,7 @@ enum ClientCallbacks {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, clientOnFrameReceived)
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, clientOnFrameSent)
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, clientOnFrameNotSent)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, clientOnStreamClosed)
     }
 }
@@ -68,6 +69,13 @@ func clientOnFrameReceived(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_fra
 /// `on_frame_send_callback`: a frame went out (a stream's HEADERS: the request reached the wire).
 func clientOnFrameSent(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     if let frame { connection(userData)?.frameSent(frame) }
+    return 0
+}
+
+/// `on_frame_not_send_callback`: nghttp2 could not send a frame (a request's HEADERS too large to encode, ...).
+func clientOnFrameNotSent(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ code: Int32,
+                          _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    if let frame { connection(userData)?.frameNotSent(frame, code: code) }
     return 0
 }
 

@@ -46,6 +46,8 @@ final class ClientConnection {
     private(set) var idleSince = ContinuousClock.now
     /// When the outstanding keep-alive PING went out; nil when none is outstanding.
     private(set) var pingSentAt: ContinuousClock.Instant?
+    /// The error code of the GOAWAY nghttp2 sent, if it sent one.
+    private var sentGoAwayCode: UInt32?
     /// Whether any stream was started here (the next one is the connection's first while false).
     private(set) var carriedStreams = false
 
@@ -54,6 +56,8 @@ final class ClientConnection {
     private let tls: ClientTLSContext?
     private let maxBodyBytes: Int
     private var addresses: [SocketAddress]
+    /// TCP keep-alive idle seconds for every socket tried, the first address's and the fallbacks'.
+    private let keepAlive: TimeInterval?
     private var ssl: OpaquePointer?
     private var session: OpaquePointer?
     private var outbound: [UInt8] = []
@@ -73,8 +77,9 @@ final class ClientConnection {
         self.tls = tls
         maxBodyBytes = configuration.maxResponseBodyBytes
         setUpLimit = .seconds(configuration.connectTimeout)
+        keepAlive = configuration.keepAliveInterval
         addresses = try SocketAddress.resolve(host: target.host, port: target.port)
-        try connectNext(keepAlive: configuration.keepAliveInterval)
+        try connectNext()
     }
 
     deinit {
@@ -114,6 +119,9 @@ final class ClientConnection {
 
     /// Reacts to `poll`'s result for this socket: finishes connecting, advances the handshake, reads.
     func handle(events: Int16) {
+        // Writable again: whatever waited for it retries below and sets the flag anew if still blocked (a flag
+        // left set with nothing to write would keep POLLOUT in the poll set and spin the loop).
+        if events & Int16(POLLOUT) != 0 { blockedOnWrite = false }
         switch phase {
         case .connecting:
             finishConnect()
@@ -178,6 +186,11 @@ final class ClientConnection {
         pingSentAt = .now
     }
 
+    /// Stops waiting for the outstanding PING's ACK (the server proved alive otherwise).
+    func forgetPing() {
+        pingSentAt = nil
+    }
+
     /// Writes what nghttp2 queued until the socket is full or nothing is left.
     func flush() {
         guard phase == .open, let session else { return }
@@ -198,8 +211,21 @@ final class ClientConnection {
                 guard length > 0, let chunk else { break }
                 outbound.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
             }
-            if outbound.isEmpty { return }
+            if outbound.isEmpty {
+                failIfSessionEnded(session)
+                return
+            }
         }
+    }
+
+    /// nghttp2 ended the session itself (it sent GOAWAY after the server broke the protocol) while streams are
+    /// still open: it reads nothing more, so they would wait for their deadlines. Fail the connection instead,
+    /// so they are resent at once on another one.
+    private func failIfSessionEnded(_ session: OpaquePointer) {
+        guard nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0, !isDrained else { return }
+        let code = sentGoAwayCode ?? NGHTTP2_INTERNAL_ERROR.rawValue
+        fail(.transport(function: "GOAWAY", code: Int(code),
+                        message: "HTTP/2 session ended after a protocol error by \(target.authority) (\(HTTP2ErrorCode.name(code)))"))
     }
 
     /// Set by ``close(reason:)``: the client ended the connection, the server did not fail.
@@ -231,7 +257,7 @@ final class ClientConnection {
 
     // MARK: Set-up
 
-    private func connectNext(keepAlive: TimeInterval?) throws(HTTP2ClientError) {
+    private func connectNext() throws(HTTP2ClientError) {
         var lastError = HTTP2ClientError.transport(function: "getaddrinfo", code: 0, message: "no address for \(target.host)")
         while !addresses.isEmpty {
             let address = addresses.removeFirst()
@@ -256,7 +282,7 @@ final class ClientConnection {
             let refused = HTTP2ClientError.transport(function: "connect", code: Int(code),
                                                      message: "\(Posix.message(code)) (\(target.authority))")
             do {
-                try connectNext(keepAlive: nil)
+                try connectNext()
             } catch {
                 fail(addresses.isEmpty ? refused : error)
             }
@@ -472,9 +498,24 @@ extension ClientConnection {
     }
 
     func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
-        if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) {
+        switch frame.pointee.hd.type {
+        case UInt8(NGHTTP2_HEADERS.rawValue):
             streams[frame.pointee.hd.stream_id]?.headersSent = true
+        case UInt8(NGHTTP2_GOAWAY.rawValue):
+            sentGoAwayCode = frame.pointee.goaway.error_code
+        default:
+            break
         }
+    }
+
+    /// nghttp2 reports a stream whose request HEADERS it could not send as REFUSED_STREAM ("send it again");
+    /// a header block too large to encode fails the same way every time, so the stream must not be resent.
+    func frameNotSent(_ frame: UnsafePointer<nghttp2_frame>, code: Int32) {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              code == NGHTTP2_ERR_FRAME_SIZE_ERROR.rawValue || code == NGHTTP2_ERR_HEADER_COMP.rawValue else { return }
+        streams[frame.pointee.hd.stream_id]?.unsendable = .transport(
+            function: "nghttp2_session_mem_send", code: Int(code),
+            message: "the request's header block cannot be sent: \(Self.nghttp2Message(Int(code))) (nghttp2 sends at most 64 KiB)")
     }
 
     func streamClosed(streamID: Int32, errorCode: UInt32) {

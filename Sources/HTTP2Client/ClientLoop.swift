@@ -317,7 +317,13 @@ final class ClientLoop {
     /// ``pingTimeout(_:)`` is presumed dead (a half-open TCP connection) and closed.
     private func keepWarm(_ connection: ClientConnection, interval: Duration, at now: ContinuousClock.Instant) {
         if let sentAt = connection.pingSentAt {
-            guard now - sentAt >= Self.pingTimeout(interval), connection.lastReadAt < sentAt else { return }
+            guard now - sentAt >= Self.pingTimeout(interval) else { return }
+            guard connection.lastReadAt < sentAt else {
+                // No ACK, but the server spoke since: it is alive. Forget this PING (its timer would otherwise
+                // stay due and spin the loop) and send another after the next silence.
+                connection.forgetPing()
+                return
+            }
             statistics.withLock { $0.connectionsRecycled += 1 }
             connection.fail(.transport(function: "PING", code: 0, message: "no answer to a keep-alive PING; connection presumed dead"))
         } else if now - connection.lastReadAt >= interval {
@@ -334,6 +340,9 @@ final class ClientLoop {
     /// Fails every request whose deadline passed, in flight or queued.
     private func expireOverdue(at now: ContinuousClock.Instant) {
         nextExpiry = nil
+        // Closed only after every overdue request is resolved: closing first would fail the others on that
+        // connection as a lost connection rather than as timed out.
+        var silent: [ClientConnection] = []
         for (key, place) in inFlight {
             let connection = place.connection
             guard let stream = connection.streams[place.streamID] else { continue }
@@ -345,12 +354,15 @@ final class ClientLoop {
             connection.abandon(streamID: place.streamID)
             statistics.withLock { $0.requestsTimedOut += 1 }
             if configuration.recyclesSilentConnections, connection.phase == .open,
-               (connection.lastAnswerAt.map { $0 < stream.startedAt } ?? true) {
+               (connection.lastAnswerAt.map { $0 < stream.startedAt } ?? true), !silent.contains(where: { $0 === connection }) {
                 // Nothing answered here since this request went out: presume the connection dead.
-                statistics.withLock { $0.connectionsRecycled += 1 }
-                connection.close(reason: "no answer on this connection before a request's deadline")
+                silent.append(connection)
             }
             stream.pending.resolve(.failure(HTTP2ClientError.timedOut))
+        }
+        for connection in silent {
+            statistics.withLock { $0.connectionsRecycled += 1 }
+            connection.close(reason: "no answer on this connection before a request's deadline")
         }
         for (origin, queue) in queues {
             var kept: [Job] = []

@@ -40,6 +40,8 @@ final class ClientStream {
     let openedConnection: Bool
     /// Set when nghttp2 wrote its HEADERS: until then nothing of it reached the server.
     var headersSent = false
+    /// Why nghttp2 could not send the request's HEADERS, when that is permanent (too large).
+    var unsendable: HTTP2ClientError?
     /// Set when END_STREAM arrived from the server.
     var ended = false
     private(set) var status: Int?
@@ -108,6 +110,9 @@ final class ClientStream {
                 newConnections: openedConnection ? 1 : 0,
                 elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
                 localPort: localPort, attempts: job.attempt))
+        }
+        if let unsendable {
+            return .failed(unsendable, connectionFailure: false)
         }
         if errorCode == HTTP2ErrorCode.refusedStream || !headersSent {
             return .refused
