@@ -46,6 +46,8 @@ final class ClientConnection {
     private(set) var idleSince = ContinuousClock.now
     /// When the outstanding keep-alive PING went out; nil when none is outstanding.
     private(set) var pingSentAt: ContinuousClock.Instant?
+    /// The opaque data of the last PING sent.
+    private var pingNumber: UInt64 = 0
     /// The error code of the GOAWAY nghttp2 sent, if it sent one.
     private var sentGoAwayCode: UInt32?
     /// Whether any stream was started here (the next one is the connection's first while false).
@@ -182,7 +184,13 @@ final class ClientConnection {
     /// Queues a keep-alive PING (RFC 9113 §6.7); its ACK clears ``pingSentAt``.
     func ping() {
         guard let session, phase == .open, pingSentAt == nil else { return }
-        guard nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil) == 0 else { return }
+        // Each PING carries its own number, so a late ACK of a forgotten one cannot clear a newer one.
+        pingNumber &+= 1
+        var payload = pingNumber.bigEndian
+        let submitted = withUnsafeBytes(of: &payload) {
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        }
+        guard submitted == 0 else { return }
         pingSentAt = .now
     }
 
@@ -361,7 +369,11 @@ final class ClientConnection {
             return
         }
         session = created
-        let settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)]
+        let settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                                   value: UInt32(ClientStream.maxHeaderListBytes)),
+        ]
         _ = nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
         _ = nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindowBytes)
         phase = .open
@@ -472,7 +484,8 @@ extension ClientConnection {
     }
 
     func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        streams[streamID]?.addHeader(name: name, value: value)
+        guard let stream = streams[streamID], !stream.addHeader(name: name, value: value), let session else { return }
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
     }
 
     func dataChunk(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
@@ -489,7 +502,10 @@ extension ClientConnection {
         case Int(NGHTTP2_GOAWAY.rawValue):
             goAwayReceived = true
         case Int(NGHTTP2_PING.rawValue):
-            if isAck { pingSentAt = nil }
+            if isAck, withUnsafeBytes(of: frame.pointee.ping.opaque_data, { $0.loadUnaligned(as: UInt64.self) })
+                == pingNumber.bigEndian {
+                pingSentAt = nil
+            }
         case Int(NGHTTP2_HEADERS.rawValue), Int(NGHTTP2_DATA.rawValue):
             if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 { streams[header.stream_id]?.ended = true }
         default:

@@ -207,13 +207,26 @@ final class ClientLoop {
         let pending = stream.pending
         guard inFlight.removeValue(forKey: ObjectIdentifier(pending)) != nil else { return }
         var job = stream.job
-        let mayResend = ContinuousClock.now < pending.deadline && !pending.isCancelled
-        switch end {
-        case .response(let response):
+        if case .response(let response) = end {
             backoff[origin] = nil
             pending.resolve(.success(response))
+            return
+        }
+        guard !pending.isCancelled else {
+            pending.resolve(.failure(CancellationError()))
+            return
+        }
+        let mayResend = ContinuousClock.now < pending.deadline
+        switch end {
+        case .response:
+            return
         case .refused:
-            guard mayResend, job.refusals < Job.maxRefusals else {
+            guard mayResend else {
+                statistics.withLock { $0.requestsTimedOut += 1 }
+                pending.resolve(.failure(HTTP2ClientError.timedOut))
+                return
+            }
+            guard job.refusals < Job.maxRefusals else {
                 pending.resolve(.failure(HTTP2ClientError.transport(
                     function: "RST_STREAM", code: Int(HTTP2ErrorCode.refusedStream),
                     message: "the server refused the stream \(job.refusals + 1) times (REFUSED_STREAM or GOAWAY)")))

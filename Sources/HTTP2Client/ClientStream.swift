@@ -48,6 +48,12 @@ final class ClientStream {
     private(set) var headers: [String: String] = [:]
     private(set) var body: [UInt8] = []
     private(set) var bodyTooLarge = false
+    private var headerListBytes = 0
+    private(set) var headerListTooLarge = false
+
+    /// Largest response header list accepted, bytes as SETTINGS_MAX_HEADER_LIST_SIZE counts them (the client
+    /// advertises it); a larger one fails the request rather than exhausting memory.
+    static let maxHeaderListBytes = 64 * 1024
     /// How much of the request body nghttp2 has taken.
     var requestBodyOffset = 0
 
@@ -63,16 +69,26 @@ final class ClientStream {
         guard let status, status < 200 else { return }
         self.status = nil
         headers = [:]
+        headerListBytes = 0
     }
 
     /// One decoded response field (nghttp2 checked it and that its name is lowercase). Repeated fields are
     /// joined with ", " (RFC 9110 §5.3); pseudo-headers other than `:status` are dropped.
-    func addHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    /// - Returns: false once the header fields exceed ``maxHeaderListBytes`` (the caller resets the stream).
+    func addHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !headerListTooLarge else { return false }
+        // Counted as SETTINGS_MAX_HEADER_LIST_SIZE counts: name, value and 32 bytes per field (RFC 9113 §6.5.2).
+        headerListBytes += name.count + value.count + 32
+        guard headerListBytes <= Self.maxHeaderListBytes else {
+            headerListTooLarge = true
+            headers = [:]
+            return false
+        }
         if name.first == UInt8(ascii: ":") {
             if name.count == 7, String(decoding: name, as: UTF8.self) == ":status" {
                 status = Int(String(decoding: value, as: UTF8.self))
             }
-            return
+            return true
         }
         let key = String(decoding: name, as: UTF8.self)
         let text = String(decoding: value, as: UTF8.self)
@@ -81,6 +97,7 @@ final class ClientStream {
         } else {
             headers[key] = text
         }
+        return true
     }
 
     /// Appends body bytes.
@@ -98,6 +115,11 @@ final class ClientStream {
 
     /// How the stream ended once nghttp2 closed it with `errorCode`.
     func end(errorCode: UInt32, localPort: Int, maxBodyBytes: Int) -> StreamEnd {
+        if headerListTooLarge {
+            return .failed(.transport(function: "HTTP/2 HEADERS", code: 0,
+                                      message: "response header list exceeds \(Self.maxHeaderListBytes) bytes"),
+                           connectionFailure: false)
+        }
         if bodyTooLarge {
             return .failed(.transport(function: "HTTP/2 DATA", code: 0,
                                       message: "response body exceeds maxResponseBodyBytes (\(maxBodyBytes))"),

@@ -117,6 +117,22 @@ import Glibc
         }
     }
 
+    @Test func responseHeaderListOverTheLimitFailsTheRequestAndKeepsTheConnection() async throws {
+        try await Self.withPeer { port, certificates in
+            let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))
+            defer { client.shutdown() }
+            // 100 fields of about 1 KB: over the 64 KiB the client advertises and accepts (and within what nghttp2
+            // takes in CONTINUATION frames); 50 are under it.
+            let error = await #expect(throws: HTTP2ClientError.self) {
+                try await client.send(HTTP2Request(url: "https://localhost:\(port)/many-headers/100", timeout: 30))
+            }
+            #expect(error?.transportFunction == "HTTP/2 HEADERS")
+            #expect(error?.description.contains("exceeds") == true)
+            let fine = try await client.send(HTTP2Request(url: "https://localhost:\(port)/many-headers/50", timeout: 30))
+            #expect(fine.status == 200 && fine.headers.count == 50 && fine.connectionReused)
+        }
+    }
+
     @Test func requestHeadersTooLargeToSendFailOnceWithoutResends() async throws {
         try await Self.withPeer { port, certificates in
             let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))

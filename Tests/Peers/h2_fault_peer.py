@@ -18,6 +18,7 @@ Paths (the request body is read to its end first, unless said otherwise):
   /rst/<code>           RST_STREAM with that error code (decimal) instead of an answer
   /interim              103 Early Hints, then 200 "final" with a trailer "x-trailer: done"
   /big-header/<bytes>   200 with a header field "x-big" of that many bytes
+  /many-headers/<n>     200 with n header fields "x-h<i>" of 1000 bytes each
   /protocol-error       a connection-level protocol violation (WINDOW_UPDATE with increment 0 on stream 0),
                         and the TCP connection is kept open; nothing else is answered on that connection
   /stall                never opens the stream's window (with --initial-window 0 no body byte can go out)
@@ -130,6 +131,10 @@ class Connection:
             elif path.startswith("/big-header/"):
                 size = int(path.split("/")[2])
                 conn.send_headers(stream_id, [(b":status", b"200"), (b"x-big", b"y" * size)], end_stream=True)
+            elif path.startswith("/many-headers/"):
+                count = int(path.split("/")[2])
+                fields = [(b":status", b"200")] + [(f"x-h{i}".encode(), b"z" * 1000) for i in range(count)]
+                conn.send_headers(stream_id, fields, end_stream=True)
             else:  # /never, /stall
                 return
         except Exception as error:  # a stream the client reset meanwhile
