@@ -43,6 +43,10 @@ extension WebServer {
         public var maxConcurrentStreams: Int
         /// Seconds an idle keep-alive HTTP connection stays open.
         public var idleTimeoutSeconds: Int
+        /// Seconds a request may take on the network side and in its handler before libwebsockets closes the
+        /// connection (its `timeout_secs`, whose own default of 5 s dropped any answer slower than that with
+        /// an empty reply, e.g. a handler waiting on a busy database). Default 30.
+        public var requestTimeoutSeconds: Int
         /// Seconds a WebSocket may be quiet before the server sends a PING; with no data or PONG for
         /// twice as long it hangs up (RFC 6455 §5.5.2). Nil: never.
         public var webSocketPingSeconds: Int?
@@ -60,10 +64,11 @@ extension WebServer {
         ///   - maxWebSocketMessageBytes: Incoming message limit in bytes (default 1 MiB).
         ///   - maxConcurrentStreams: HTTP/2 streams per connection (default 128).
         ///   - idleTimeoutSeconds: Keep-alive idle timeout in seconds (default 60).
+        ///   - requestTimeoutSeconds: Request and handler timeout in seconds (default 30).
         public init(host: String = "127.0.0.1", port: Int = 0, tls: TLSFiles? = nil,
                     extraRequestHeaders: [String] = [], maxRequestBodyBytes: Int = 1 << 20,
                     webSocketPaths: Set<String> = [], maxWebSocketMessageBytes: Int = 1 << 20,
-                    maxConcurrentStreams: Int = 128, idleTimeoutSeconds: Int = 60) {
+                    maxConcurrentStreams: Int = 128, idleTimeoutSeconds: Int = 60, requestTimeoutSeconds: Int = 30) {
             self.host = host
             self.port = port
             self.tls = tls
@@ -73,6 +78,7 @@ extension WebServer {
             self.maxWebSocketMessageBytes = maxWebSocketMessageBytes
             self.maxConcurrentStreams = maxConcurrentStreams
             self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.requestTimeoutSeconds = requestTimeoutSeconds
             payloadTooLargeResponse = .json(status: 413, #"{"error":"request body too large"}"#)
         }
 
@@ -83,6 +89,7 @@ extension WebServer {
             if maxWebSocketMessageBytes < 1 { return "maxWebSocketMessageBytes must be positive" }
             if !(1...100_000).contains(maxConcurrentStreams) { return "maxConcurrentStreams is outside 1...100000" }
             if !(1...86_400).contains(idleTimeoutSeconds) { return "idleTimeoutSeconds is outside 1...86400" }
+            if !(1...3600).contains(requestTimeoutSeconds) { return "requestTimeoutSeconds is outside 1...3600" }
             if let ping = webSocketPingSeconds, !(1...3600).contains(ping) { return "webSocketPingSeconds is outside 1...3600" }
             return nil
         }

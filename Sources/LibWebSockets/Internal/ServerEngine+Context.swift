@@ -19,6 +19,7 @@ extension ServerEngine {
         if !configuration.host.contains(":") { info.options |= CLWS_SERVER_OPTION_DISABLE_IPV6 }
         info.max_http_header_data = 8192
         info.keepalive_timeout = Int32(configuration.idleTimeoutSeconds)
+        info.timeout_secs = UInt32(configuration.requestTimeoutSeconds)
         if let ping = configuration.webSocketPingSeconds {
             // A socket whose peer vanished (phone off, network gone) must not keep counting as online.
             info.retry_and_idle_policy = resources.idlePolicy(pingAfter: UInt16(ping), hangUpAfter: UInt16(ping * 2))
