@@ -159,13 +159,18 @@ import Glibc
             let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile))
             defer { client.shutdown() }
             _ = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30))
-            // Four deadlines within about a millisecond: the loop finds them overdue in the same turn.
+            // Four deadlines at the same instant (each timeout counts from its own hand-off, so it is computed
+            // against one shared instant: tasks that start late on a busy machine still end together); the loop
+            // finds them overdue in the same turn.
             let url = "https://localhost:\(port)/never"
+            let deadline = ContinuousClock.now + .seconds(1.5)
             let results = await withTaskGroup(of: (any Error)?.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
                         do {
-                            _ = try await client.send(HTTP2Request(url: url, timeout: 1))
+                            let left = ContinuousClock.now.duration(to: deadline)
+                            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+                            _ = try await client.send(HTTP2Request(url: url, timeout: max(seconds, 0.001)))
                             return nil
                         } catch {
                             return error
