@@ -149,6 +149,18 @@ public final class HTTP2Server: Sendable {
         }
     }
 
+    /// How many more connections the GOAWAY hook may still affect: 0 once it wore off, nil when it
+    /// affects every connection or is off (``sendGoAway(afterStreams:connections:)``). Thread-safe.
+    public var goAwayConnectionsLeft: Int? {
+        controls.withLock { $0.goAwayConnectionsLeft }
+    }
+
+    /// How many more connections the cut hook may still cut: 0 once it wore off, nil when it cuts every
+    /// connection or is off (``closeConnections(afterStreams:connections:)``). Thread-safe.
+    public var closeConnectionsLeft: Int? {
+        controls.withLock { $0.closeConnectionsLeft }
+    }
+
     /// What the server counted since it was created; lets tests see whether a client reconnected or had
     /// streams refused. Thread-safe.
     public var statistics: Statistics {

@@ -41,18 +41,21 @@ extension APNsSandbox {
     /// - Parameter fault: the misbehaviour; see ``APNsSandboxConnectionFault``.
     /// Thread-safe.
     public func inject(_ fault: APNsSandboxConnectionFault) {
+        // Only the hook this fault sets is handed to the server: re-applying the others would re-arm a
+        // GOAWAY or cut fault that already wore off with its full connection count.
         switch fault {
         case .goAway(let afterStreams, let connections):
             state.withLock { $0.connectionFaults.goAway = (max(afterStreams, 0), connections) }
+            server.withLock { $0?.sendGoAway(afterStreams: max(afterStreams, 0), connections: connections) }
         case .maxConcurrentStreams(let limit):
             state.withLock { $0.connectionFaults.maxConcurrentStreams = max(limit, 0) }
+            server.withLock { $0?.setMaxConcurrentStreams(max(limit, 0)) }
         case .close(let afterStreams, let connections):
             state.withLock { $0.connectionFaults.close = (max(afterStreams, 0), connections) }
+            server.withLock { $0?.closeConnections(afterStreams: max(afterStreams, 0), connections: connections) }
         case .closeNow:
             server.withLock { $0?.closeAllConnections() }
-            return
         }
-        applyConnectionFaults()
     }
 
     /// Removes every request fault and connection fault: answers become normal, the stream limit goes back
@@ -73,12 +76,23 @@ extension APNsSandbox {
 
     /// Connection faults in force: stream limit, GOAWAY and cut hooks (``APNsSandboxConnectionFault/closeNow``
     /// acts at once and is never listed).
+    /// A GOAWAY or cut fault limited to N connections is listed with the connections it may still affect, and
+    /// not at all once it wore off.
     public var activeConnectionFaults: [APNsSandboxConnectionFault] {
         let faults = state.withLock { $0.connectionFaults }
+        // Before start() the server has counted nothing, so the injected counts are what is left.
+        let (goAwayLeft, closeLeft) = server.withLock { server in
+            (server.map { $0.goAwayConnectionsLeft } ?? faults.goAway?.connections,
+             server.map { $0.closeConnectionsLeft } ?? faults.close?.connections)
+        }
         var list: [APNsSandboxConnectionFault] = []
         if let limit = faults.maxConcurrentStreams { list.append(.maxConcurrentStreams(limit)) }
-        if let goAway = faults.goAway { list.append(.goAway(afterStreams: goAway.afterStreams, connections: goAway.connections)) }
-        if let close = faults.close { list.append(.close(afterStreams: close.afterStreams, connections: close.connections)) }
+        if let goAway = faults.goAway, goAway.connections == nil || (goAwayLeft ?? 0) > 0 {
+            list.append(.goAway(afterStreams: goAway.afterStreams, connections: goAway.connections == nil ? nil : goAwayLeft))
+        }
+        if let close = faults.close, close.connections == nil || (closeLeft ?? 0) > 0 {
+            list.append(.close(afterStreams: close.afterStreams, connections: close.connections == nil ? nil : closeLeft))
+        }
         return list
     }
 
