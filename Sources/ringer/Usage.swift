@@ -9,6 +9,7 @@ enum Usage {
           --apns-key-file AuthKey.p8 --apns-key-id ID --apns-team-id TEAM      (token authentication), or
           --apns-cert-file app.p12|cert.pem [--apns-cert-key-file key.pem] [--apns-cert-password P]
                                                                                 (certificate authentication)
+          The .p12 password: RINGER_APNS_CERT_PASSWORD is safer than the flag, which shows in `ps`.
           --apns-host HOST[:PORT] | --apns-sandbox-host H --apns-production-host H   --apns-ca-file ca.pem
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
           Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY.
