@@ -26,8 +26,8 @@ public struct APNsCertificate: Sendable {
     ///   - keyFile: the PEM private key when it is not in `file`.
     ///   - password: the bundle's or key's password, if encrypted (never logged).
     ///   - now: to reject an expired certificate.
-    /// - Throws: ``APNsCertificateError``: unreadable file, wrong format or password, key not matching,
-    ///   or expired.
+    /// - Throws: ``APNsCertificateError``: unreadable file, wrong format or password, no password for an
+    ///   encrypted file (`passwordNeeded`), no private key (`noPrivateKey`), key not matching, or expired.
     public static func load(file: String, keyFile: String? = nil, password: String? = nil,
                             now: Date = Date()) throws -> APNsCertificate {
         let isPKCS12 = ["p12", "pfx"].contains(URL(fileURLWithPath: file).pathExtension.lowercased())
@@ -64,7 +64,14 @@ public struct APNsCertificate: Sendable {
         defer { PKCS12_free(bundle) }
         var key: OpaquePointer?
         var certificate: OpaquePointer?
-        try CertificateCall.check(PKCS12_parse(bundle, password ?? "", &key, &certificate, nil), "PKCS12_parse")
+        guard PKCS12_parse(bundle, password ?? "", &key, &certificate, nil) == 1 else {
+            // Without a password the usual cause is an encrypted bundle (Keychain always encrypts exports).
+            guard password != nil else {
+                _ = CertificateCall.drainErrors()
+                throw APNsCertificateError.passwordNeeded
+            }
+            throw CertificateCall.failure("PKCS12_parse")
+        }
         guard let certificate, let key else {
             X509_free(certificate)
             EVP_PKEY_free(key)
@@ -78,8 +85,17 @@ public struct APNsCertificate: Sendable {
             bio throws(APNsCertificateError) -> OpaquePointer in
             try CertificateCall.check(PEM_read_bio_X509(bio, nil, nil, nil), "PEM_read_bio_X509")
         }
+        let keyText = String(decoding: keyPEM, as: UTF8.self)
+        guard keyText.contains("PRIVATE KEY-----") else {
+            X509_free(certificate)
+            throw APNsCertificateError.noPrivateKey
+        }
+        if password == nil, keyText.contains("ENCRYPTED") {
+            X509_free(certificate)
+            throw APNsCertificateError.passwordNeeded
+        }
         do {
-            let key = try CertificateCall.reading(String(decoding: keyPEM, as: UTF8.self)) {
+            let key = try CertificateCall.reading(keyText) {
                 bio throws(APNsCertificateError) -> OpaquePointer in
                 // With no callback, OpenSSL takes the last argument as the passphrase; without a
                 // password an encrypted key fails instead of prompting on the terminal.

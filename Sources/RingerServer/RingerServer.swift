@@ -58,8 +58,24 @@ public final class RingerServer: Sendable {
             do {
                 return .certificate(try APNsCertificate.load(file: file, keyFile: keyFile, password: password))
             } catch let error as APNsCertificateError {
-                throw ConfigurationError("--apns-cert-file \(file): \(error.description)")
+                throw ConfigurationError(Self.explain(error, file: file, keyFile: keyFile))
             }
+        }
+    }
+
+    /// A certificate problem in the terms of the flags that caused it (never the password).
+    static func explain(_ error: APNsCertificateError, file: String, keyFile: String?) -> String {
+        switch error {
+        case .passwordNeeded:
+            return "--apns-cert-file \(file): the file is encrypted and no password was given; set RINGER_APNS_CERT_PASSWORD"
+        case .noPrivateKey:
+            return keyFile.map { "--apns-cert-key-file \($0) holds no private key" }
+                ?? "--apns-cert-file \(file) holds no private key; give the key file with --apns-cert-key-file"
+        case .keyMismatch:
+            return keyFile.map { "--apns-cert-key-file \($0): the private key does not belong to --apns-cert-file \(file)" }
+                ?? "--apns-cert-file \(file): \(error.description)"
+        default:
+            return "--apns-cert-file \(file): \(error.description)"
         }
     }
 

@@ -111,7 +111,11 @@ public struct ServerConfiguration: Sendable {
         }
         let keyFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
         let certificateFields = [options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"]]
-        let usesKey = keyFields.contains { $0 != nil }, usesCertificate = certificateFields.contains { $0 != nil }
+        // The password alone does not choose certificate authentication: RINGER_APNS_CERT_PASSWORD may be left
+        // in the environment from trying a certificate, and must not block a signing key.
+        let usesKey = keyFields.contains { $0 != nil }
+        let usesCertificate = certificateFields[0] != nil || certificateFields[1] != nil
+            || (!usesKey && certificateFields[2] != nil)
         if usesKey && usesCertificate {
             throw ConfigurationError("give either --apns-key-file (token authentication) or --apns-cert-file (certificate), not both")
         }

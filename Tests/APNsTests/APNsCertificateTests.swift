@@ -27,6 +27,13 @@ import Testing
         #expect(!error.description.contains("not-the-password"))
     }
 
+    @Test func encryptedBundleWithoutPasswordAndPEMWithoutKeyAreNamed() async throws {
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        #expect(throws: APNsCertificateError.passwordNeeded) { try APNsCertificate.load(file: certificates.clientP12) }
+        #expect(throws: APNsCertificateError.noPrivateKey) { try APNsCertificate.load(file: certificates.clientCertificate) }
+    }
+
     @Test func pemCertificateWithItsKeyLoadsAndAnotherKeyIsRefused() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }

@@ -138,6 +138,37 @@ import Testing
         #expect(!error.description.contains("wrong-password"))
     }
 
+    @Test func leftoverCertificatePasswordInTheEnvironmentDoesNotBlockASigningKey() throws {
+        let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
+                           "RINGER_APNS_CERT_PASSWORD": "left-over"]
+        let config = try ServerConfiguration.parse(arguments: ["--apns-key-file", "k.p8", "--apns-key-id", "ABC123DEFG",
+                                                               "--apns-team-id", "DEF123GHIJ"], environment: environment)
+        guard case .signingKey(let file, _, _) = config.apns?.credentials else {
+            Issue.record("expected token authentication, got \(String(describing: config.apns?.credentials))")
+            return
+        }
+        #expect(file == "k.p8")
+    }
+
+    @Test func certificateProblemsNameTheFlagToFix() async throws {
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        func startError(_ arguments: [String]) throws -> String {
+            let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
+            var config = try ServerConfiguration.parse(arguments: arguments, environment: environment)
+            config.databasePath = ":memory:"
+            return try #require(throws: ConfigurationError.self) { try RingerServer(configuration: config, logger: .silent()) }
+                .description
+        }
+        // An encrypted .p12 and no password: say which setting is missing, not OpenSSL's "mac verify failure".
+        #expect(try startError(["--apns-cert-file", certificates.clientP12]).contains("RINGER_APNS_CERT_PASSWORD"))
+        // A PEM certificate without its key: point at --apns-cert-key-file.
+        #expect(try startError(["--apns-cert-file", certificates.clientCertificate]).contains("--apns-cert-key-file"))
+        // The key of another certificate: the key file is the one to fix.
+        let mismatch = try startError(["--apns-cert-file", certificates.clientCertificate, "--apns-cert-key-file", certificates.serverKey])
+        #expect(mismatch.hasPrefix("--apns-cert-key-file \(certificates.serverKey)"))
+    }
+
     @Test func mediaTokenIsAcceptedByLiveKitsVerifier() async throws {
         try await APITests.withServer { http in
             let alice = try await APITests.token(http, "alice")
