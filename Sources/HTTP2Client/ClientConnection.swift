@@ -348,9 +348,11 @@ final class ClientConnection {
         }
         let detail = CheckedOpenSSL<TLSSetupFailure>.drainErrors()
         let peerClosed = reason == SSL_ERROR_SYSCALL || reason == SSL_ERROR_ZERO_RETURN
+        // OpenSSL's reason says what the server objected to (an alert such as "unknown ca" for a client
+        // certificate it does not trust) or that it closed the connection ("unexpected eof").
         return .transport(function: "SSL_do_handshake", code: Int(reason),
-                          message: peerClosed && detail == "no OpenSSL reason"
-                              ? "connection closed during the TLS handshake (\(target.authority))" : detail)
+                          message: "TLS handshake with \(target.authority) failed: "
+                              + (peerClosed && detail == "no OpenSSL reason" ? "the server closed the connection" : detail))
     }
 
     /// Creates the nghttp2 client session and queues the preface and SETTINGS (no server push, RFC 9113 §8.4).
@@ -416,7 +418,10 @@ final class ClientConnection {
             case SSL_ERROR_ZERO_RETURN, SSL_ERROR_SYSCALL:
                 fail(.transport(function: "SSL_read", code: Int(reason), message: "connection closed by \(target.authority)"))
             default:
-                fail(.transport(function: "SSL_read", code: Int(reason), message: CheckedOpenSSL<TLSSetupFailure>.drainErrors()))
+                // With TLS 1.3 a server's refusal of the client certificate ("alert unknown ca") arrives here,
+                // after the client's side of the handshake is done.
+                fail(.transport(function: "SSL_read", code: Int(reason),
+                                message: "TLS error on the connection to \(target.authority): \(CheckedOpenSSL<TLSSetupFailure>.drainErrors())"))
             }
             return 0
         }

@@ -26,6 +26,9 @@ final class ClientLoop {
     private var connections: [String: [ClientConnection]] = [:]
     private var queues: [String: [Job]] = [:]
     private var backoff: [String: ReconnectBackoff] = [:]
+    /// Why the last connection to an origin failed, until one answers: a request that expires without ever
+    /// having been sent is reported with it, not as a mere timeout.
+    private var lastConnectionFailure: [String: HTTP2ClientError] = [:]
     /// A request on the wire.
     private struct InFlight {
         let connection: ClientConnection
@@ -153,6 +156,7 @@ final class ClientLoop {
             } catch {
                 // The name does not resolve or no socket can be made: what waits cannot be sent now.
                 backoff[origin, default: ReconnectBackoff()].recordFailure(maximum: configuration.maxReconnectDelay, now: now)
+                lastConnectionFailure[origin] = error
                 for waiting in queue[started...] {
                     waiting.pending.resolve(.failure(error))
                 }
@@ -190,6 +194,7 @@ final class ClientLoop {
                     if !connection.closedByClient || connection.lastAnswerAt == nil {
                         backoff[origin, default: ReconnectBackoff()]
                             .recordFailure(maximum: configuration.maxReconnectDelay, now: .now)
+                        if let failure = connection.failure { lastConnectionFailure[origin] = failure }
                     }
                     if !connection.carriedStreams, let failure = connection.failure {
                         // It failed while being set up (refused, TLS, no h2): what waited for it failed too.
@@ -207,8 +212,10 @@ final class ClientLoop {
         let pending = stream.pending
         guard inFlight.removeValue(forKey: ObjectIdentifier(pending)) != nil else { return }
         var job = stream.job
+        if stream.headersSent { job.wasSent = true }
         if case .response(let response) = end {
             backoff[origin] = nil
+            lastConnectionFailure[origin] = nil
             pending.resolve(.success(response))
             return
         }
@@ -382,7 +389,7 @@ final class ClientLoop {
             for job in queue {
                 if job.pending.deadline <= now {
                     statistics.withLock { $0.requestsTimedOut += 1 }
-                    job.pending.resolve(.failure(HTTP2ClientError.timedOut))
+                    job.pending.resolve(.failure(Self.expiredUnsent(job, lastFailure: lastConnectionFailure[origin])))
                 } else {
                     kept.append(job)
                     noteDeadline(job.pending.deadline)
@@ -390,6 +397,16 @@ final class ClientLoop {
             }
             queues[origin] = kept.isEmpty ? nil : kept
         }
+    }
+
+    /// The error of a request whose deadline passed while it waited for a connection or a stream: a timeout
+    /// if it may have reached the server before, else, when connections to its host keep failing, that
+    /// failure, since it was certainly not delivered and the cause is more use to an operator than "timed out".
+    static func expiredUnsent(_ job: Job, lastFailure: HTTP2ClientError?) -> HTTP2ClientError {
+        guard !job.wasSent, let lastFailure, let function = lastFailure.transportFunction else { return .timedOut }
+        return .transport(function: function, code: lastFailure.transportCode ?? 0,
+                          message: "not sent before the deadline: no working connection to \(job.pending.target.authority); "
+                              + "last failure: \(lastFailure.transportMessage ?? "")")
     }
 
     private func noteDeadline(_ deadline: ContinuousClock.Instant) {

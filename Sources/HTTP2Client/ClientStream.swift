@@ -12,6 +12,8 @@ struct Job {
     var refusals = 0
     /// Already counted in ``HTTP2Client/Statistics/reconnectsDelayed``.
     var wasHeld = false
+    /// Some attempt reached the wire (its HEADERS were written): the server may have seen the request.
+    var wasSent = false
 
     /// Refused streams are safe to resend (RFC 9113 §8.7), but a server that refuses everything must not
     /// keep a request bouncing until its deadline.

@@ -63,6 +63,12 @@ public struct HTTP2ClientError: Error, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// What a transport error says went wrong, else nil.
+    public var transportMessage: String? {
+        if case .transport(_, _, let message) = code { return message }
+        return nil
+    }
+
     /// The code of a transport error (see ``transport(function:code:message:)``), else nil.
     public var transportCode: Int? {
         if case .transport(_, let value, _) = code { return value }

@@ -153,4 +153,22 @@ import Glibc
         #expect(error?.transportCode == Int(ETIMEDOUT))
         #expect(ContinuousClock.now - started < .seconds(10))
     }
+
+    @Test func requestThatNeverLeftTheQueueReportsTheConnectionFailureNotATimeout() async throws {
+        let dropping = try DroppingListener()  // every TLS handshake ends at once: a certificate refused, say
+        let client = try HTTP2Client(configuration: .init())
+        defer { client.shutdown() }
+        let url = "https://127.0.0.1:\(dropping.port)/"
+        // Failures in a row push the reconnect backoff to 0.8 s or more...
+        for _ in 0..<6 {
+            await #expect(throws: HTTP2ClientError.self) { try await client.send(HTTP2Request(url: url, timeout: 10)) }
+        }
+        // ...so a push with a 0.2 s deadline waits for it and expires unsent: its error says why it was not sent.
+        let error = await #expect(throws: HTTP2ClientError.self) { try await client.send(HTTP2Request(url: url, timeout: 0.2)) }
+        #expect(error != .timedOut)
+        #expect(error?.transportFunction == "SSL_do_handshake")
+        #expect(error?.description.contains("not sent before the deadline") == true)
+        #expect(error?.description.contains("TLS handshake") == true, "\(String(describing: error))")
+        await dropping.stop()
+    }
 }

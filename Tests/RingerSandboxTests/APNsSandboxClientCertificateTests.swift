@@ -119,6 +119,8 @@ import Testing
             }
             #expect(error?.isRetryable == true)
             #expect(error?.isTimeout == false)
+            // The operator sees why: the server's TLS alert, not "no answer".
+            #expect(error?.description.contains("unknown ca") == true, "\(String(describing: error))")
             #expect(fixture.sandbox.acceptedPushes.isEmpty)
         }
     }
