@@ -449,7 +449,9 @@ final class ClientConnection {
             switch reason {
             case SSL_ERROR_WANT_WRITE: blockedOnWrite = true
             case SSL_ERROR_WANT_READ: blockedOnWrite = false
-            default: fail(.transport(function: "SSL_write", code: Int(reason), message: "connection to \(target.authority) lost"))
+            default:
+                fail(.transport(function: "SSL_write", code: Int(reason),
+                                message: "connection to \(target.authority) lost" + closingReason(ssl)))
             }
             return false
         }
@@ -465,6 +467,18 @@ final class ClientConnection {
             fail(.transport(function: "send", code: Int(errno), message: Posix.message(errno)))
         }
         return false
+    }
+
+    /// Why the server closed, when it said so before closing: a write that fails on a closed socket hides a
+    /// TLS alert still waiting to be read (a server refusing the client certificate sends "unknown ca" and
+    /// closes, which a client that writes before it reads meets as a broken pipe).
+    /// - Returns: `": <OpenSSL's reason>"`, or "" when nothing more is known.
+    private func closingReason(_ ssl: OpaquePointer) -> String {
+        ERR_clear_error()
+        var scratch = [UInt8](repeating: 0, count: 256)
+        let count = scratch.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+        guard count <= 0, SSL_get_error(ssl, count) == SSL_ERROR_SSL else { return "" }
+        return ": " + CheckedOpenSSL<TLSSetupFailure>.drainErrors()
     }
 
     private func release() {

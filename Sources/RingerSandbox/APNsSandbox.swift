@@ -68,6 +68,8 @@ public final class APNsSandbox: Sendable {
         var stored: [String: SandboxPush] = [:]
         /// Real seconds between accepting a push and handing it to the device, per token.
         var deliveryDelays: [String: TimeInterval] = [:]
+        /// Accepted pushes still on their way to the device (a delivery delay has not run out).
+        var deliveriesUnderway = 0
         /// Request faults, oldest first (see APNsSandbox+Faults.swift).
         var faults: [APNsSandboxFault] = []
         /// Connection faults in force, applied to the server at start and whenever they change.
@@ -155,6 +157,10 @@ public final class APNsSandbox: Sendable {
     /// Every push accepted so far, oldest first.
     public var acceptedPushes: [SandboxPush] { state.withLock { $0.accepted } }
 
+    /// Accepted pushes still on their way to their device (see ``setDeliveryDelay(token:_:)``): a test
+    /// that checks what reached the phones waits for 0.
+    public var deliveriesUnderway: Int { state.withLock { $0.deliveriesUnderway } }
+
     // MARK: Server
 
     /// Starts listening (HTTP/2 over TLS).
@@ -224,13 +230,18 @@ public final class APNsSandbox: Sendable {
                                payload: Data(request.body), receivedAt: current)
         let delay = state.withLock { state -> TimeInterval in
             state.accepted.append(push)
-            return state.deliveryDelays[accepted.token] ?? 0
+            let delay = state.deliveryDelays[accepted.token] ?? 0
+            if delay > 0 { state.deliveriesUnderway += 1 }
+            return delay
         }
         log.info("APNs sandbox accepted", ["apns.id": .string(apnsID), "apns.push_type": .string(accepted.pushType)])
         if delay > 0 {
             Task { [weak self] in
                 try? await Task.sleep(for: .seconds(delay))
-                self?.route(push)?(push)
+                guard let self else { return }
+                let deliver = route(push)
+                deliver?(push)
+                state.withLock { $0.deliveriesUnderway -= 1 }
             }
         } else if let deliver = route(push) {
             Task { deliver(push) }

@@ -180,6 +180,9 @@ final class RaceSession {
     /// every hang-up was acknowledged.
     private func isQuiet(callID: String) async -> Bool {
         guard recorder.callerClosed(callID, device: Self.callerDevice) else { return false }
+        // A push still on its slow way to a phone (sent late on a busy machine) must land before the run is
+        // judged: invariant (a) asks that it reach the app.
+        guard stack.sandbox.deliveriesUnderway == 0 else { return false }
         for (_, phone) in allPhones {
             if phone.callKit.calls.contains(where: { $0.state != .ended }) || !phone.unacknowledgedHangUps.isEmpty {
                 return false
