@@ -160,8 +160,9 @@ public final class APNsClient: Sendable {
     /// - Returns: APNs' answer, with `attempts` requests made (resends after a connection failure included).
     /// - Throws: ``APNsClientError``: `timedOut(after:)` when no answer came in time (the push may or may not
     ///   have been delivered), `deadlinePassed` when `deadline` had passed (nothing sent), `transport` when the
-    ///   connection failed twice, `invalidDeviceToken`, `payloadTooLarge`, `signing`; `CancellationError` when
-    ///   the task is cancelled.
+    ///   connection failed twice, `certificateRefused` when APNs refused the client certificate in the TLS
+    ///   handshake, `invalidDeviceToken`, `payloadTooLarge`, `signing`; `CancellationError` when the task is
+    ///   cancelled.
     public func send(_ notification: APNsNotification, to deviceToken: String, environment: Environment,
                      deadline: Date? = nil) async throws -> (response: APNsResponse, attempts: Int) {
         guard Self.isHexToken(deviceToken) else { throw APNsClientError.invalidDeviceToken }
@@ -191,7 +192,9 @@ public final class APNsClient: Sendable {
             do {
                 raw = try await host.send(request)
             } catch let error as HTTP2ClientError {
-                throw error == .timedOut ? APNsClientError.timedOut(after: timeout) : APNsClientError.transport(error.description)
+                if error == .timedOut { throw APNsClientError.timedOut(after: timeout) }
+                if error.isCertificateRefused { throw APNsClientError.certificateRefused(error.description) }
+                throw APNsClientError.transport(error.description)
             }
             attempts += raw.attempts
             let response = APNsResponse(status: raw.status, apnsID: raw.header("apns-id"), body: raw.body)
@@ -231,7 +234,7 @@ public final class APNsClient: Sendable {
 /// A push that could not be sent, or got no answer from APNs.
 public struct APNsClientError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
-        case invalidDeviceToken, payloadTooLarge, signing, transport, timedOut, deadlinePassed
+        case invalidDeviceToken, payloadTooLarge, signing, transport, timedOut, deadlinePassed, certificateRefused
     }
 
     private let code: Code
@@ -266,6 +269,14 @@ public struct APNsClientError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// The connection failed (DNS, TCP, TLS, HTTP/2).
     public static func transport(_ detail: String) -> APNsClientError { APNsClientError(.transport, detail) }
+
+    /// APNs refused the client certificate in the TLS handshake (an alert such as `unknown_ca`,
+    /// `certificate_expired` or `certificate_revoked`): the server's certificate set-up is wrong, and sending
+    /// again cannot help until an operator fixes it. Nothing was delivered.
+    public static func certificateRefused(_ detail: String) -> APNsClientError { APNsClientError(.certificateRefused, detail) }
+
+    /// True for ``certificateRefused(_:)``.
+    public var isCertificateRefused: Bool { code == .certificateRefused }
 
     /// True when sending again later may succeed (no answer, or the connection failed); false for
     /// a request that can never be sent as it is.

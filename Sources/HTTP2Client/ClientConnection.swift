@@ -346,6 +346,7 @@ final class ClientConnection {
             return .transport(function: "SSL_do_handshake", code: Int(verification),
                               message: "server certificate verification failed: \(text) (\(target.authority))")
         }
+        if let refused = certificateRefusal() { return refused }
         let detail = CheckedOpenSSL<TLSSetupFailure>.drainErrors()
         let peerClosed = reason == SSL_ERROR_SYSCALL || reason == SSL_ERROR_ZERO_RETURN
         // OpenSSL's reason says what the server objected to (an alert such as "unknown ca" for a client
@@ -420,8 +421,9 @@ final class ClientConnection {
             default:
                 // With TLS 1.3 a server's refusal of the client certificate ("alert unknown ca") arrives here,
                 // after the client's side of the handshake is done.
-                fail(.transport(function: "SSL_read", code: Int(reason),
-                                message: "TLS error on the connection to \(target.authority): \(CheckedOpenSSL<TLSSetupFailure>.drainErrors())"))
+                fail(certificateRefusal() ?? .transport(
+                    function: "SSL_read", code: Int(reason),
+                    message: "TLS error on the connection to \(target.authority): \(CheckedOpenSSL<TLSSetupFailure>.drainErrors())"))
             }
             return 0
         }
@@ -450,8 +452,9 @@ final class ClientConnection {
             case SSL_ERROR_WANT_WRITE: blockedOnWrite = true
             case SSL_ERROR_WANT_READ: blockedOnWrite = false
             default:
-                fail(.transport(function: "SSL_write", code: Int(reason),
-                                message: "connection to \(target.authority) lost" + closingReason(ssl)))
+                let lost = HTTP2ClientError.transport(function: "SSL_write", code: Int(reason),
+                                                      message: "connection to \(target.authority) lost")
+                fail(closingReason(ssl) ?? lost)
             }
             return false
         }
@@ -472,13 +475,33 @@ final class ClientConnection {
     /// Why the server closed, when it said so before closing: a write that fails on a closed socket hides a
     /// TLS alert still waiting to be read (a server refusing the client certificate sends "unknown ca" and
     /// closes, which a client that writes before it reads meets as a broken pipe).
-    /// - Returns: `": <OpenSSL's reason>"`, or "" when nothing more is known.
-    private func closingReason(_ ssl: OpaquePointer) -> String {
+    /// - Returns: the error the alert stands for, or nil when nothing more is known.
+    private func closingReason(_ ssl: OpaquePointer) -> HTTP2ClientError? {
         ERR_clear_error()
         var scratch = [UInt8](repeating: 0, count: 256)
         let count = scratch.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-        guard count <= 0, SSL_get_error(ssl, count) == SSL_ERROR_SSL else { return "" }
-        return ": " + CheckedOpenSSL<TLSSetupFailure>.drainErrors()
+        guard count <= 0, SSL_get_error(ssl, count) == SSL_ERROR_SSL else { return nil }
+        return certificateRefusal() ?? .transport(
+            function: "SSL_read", code: Int(SSL_ERROR_SSL),
+            message: "connection to \(target.authority) lost: \(CheckedOpenSSL<TLSSetupFailure>.drainErrors())")
+    }
+
+    /// OpenSSL's reasons for the TLS alerts a server sends when it will not accept the client certificate
+    /// (RFC 8446 §6.2: bad_certificate, unsupported_certificate, certificate_revoked, certificate_expired,
+    /// certificate_unknown, unknown_ca, access_denied, certificate_required).
+    private static let certificateAlerts: Set<Int32> = [
+        SSL_R_SSLV3_ALERT_BAD_CERTIFICATE, SSL_R_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE, SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED,
+        SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED, SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN, SSL_R_TLSV1_ALERT_UNKNOWN_CA,
+        SSL_R_TLSV1_ALERT_ACCESS_DENIED, SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED,
+    ]
+
+    /// ``HTTP2ClientError/certificateRefused(alert:message:)`` when OpenSSL's queued error is such an alert
+    /// (the queue is then drained); nil, with the queue untouched, otherwise.
+    private func certificateRefusal() -> HTTP2ClientError? {
+        let reason = Int32(ERR_GET_REASON(ERR_peek_error()))
+        guard Self.certificateAlerts.contains(reason) else { return nil }
+        let detail = CheckedOpenSSL<TLSSetupFailure>.drainErrors()
+        return .certificateRefused(alert: Int(reason), message: "\(target.authority) refused the client certificate: \(detail)")
     }
 
     private func release() {

@@ -38,6 +38,23 @@ public struct HTTP2ClientError: Error, Equatable, CustomStringConvertible {
         HTTP2ClientError(.transport(function: function, code: code, message: message))
     }
 
+    /// The server refused the client certificate with a TLS alert (`unknown_ca`, `bad_certificate`,
+    /// `certificate_expired`, `certificate_required`, …; RFC 8446 §6.2): a set-up problem, not a network one,
+    /// so sending again cannot help. A transport error whose ``transportFunction`` is `TLS alert`.
+    /// - Parameters:
+    ///   - alert: OpenSSL's reason code for the alert (`SSL_R_TLSV1_ALERT_UNKNOWN_CA`, …).
+    ///   - message: What the server said, for operators.
+    /// - Returns: The error value.
+    public static func certificateRefused(alert: Int, message: String) -> HTTP2ClientError {
+        HTTP2ClientError(.transport(function: "TLS alert", code: alert, message: message))
+    }
+
+    /// True for ``certificateRefused(alert:message:)``.
+    public var isCertificateRefused: Bool {
+        if case .transport("TLS alert", _, _) = code { return true }
+        return false
+    }
+
     /// The request or configuration cannot be sent as given (bad URL, header, method or timeout).
     /// - Parameter reason: What is wrong; must not quote secret values.
     /// - Returns: The error value.

@@ -116,6 +116,8 @@ final class PushDispatcher: Sendable {
         var reason: String?
         var unregisteredAt: Date?
         var action = APNsResponseAction.retry
+        /// The `/healthz` reason of a configuration error that is not an APNs answer.
+        var problem: String?
         var attempts = 0
         var backoff: TimeInterval = 0.25
         // A lost VoIP push is a missed call: retry what may succeed later, with the same apns-id,
@@ -131,7 +133,14 @@ final class PushDispatcher: Sendable {
             } catch let error as APNsClientError {
                 (status, reason) = (nil, error.description)
                 attempts += 1
-                action = error.isRetryable ? .retry : .invalidRequest
+                if error.isCertificateRefused {
+                    // The certificate set-up is wrong (the TLS handshake says so, not an answer): an operator's
+                    // problem like BadCertificate, shown by /healthz under this reason.
+                    action = .configurationError
+                    problem = "CertificateRefused"
+                } else {
+                    action = error.isRetryable ? .retry : .invalidRequest
+                }
             } catch {
                 (status, reason) = (nil, String(describing: error))
                 attempts += 1
@@ -167,7 +176,7 @@ final class PushDispatcher: Sendable {
         case .configurationError, .refreshProviderToken:
             // Every push to this topic fails the same way until the operator fixes the set-up.
             let isNew = health.record(environment: environment.rawValue, topic: notification.topic,
-                                      reason: reason ?? "HTTP \(status ?? 0)", at: now)
+                                      reason: problem ?? reason ?? "HTTP \(status ?? 0)", at: now)
             if isNew {
                 log.error("APNs refuses the server's configuration; pushes to this topic fail until it is fixed",
                           metadata.merging(["apns.topic": .string(notification.topic),

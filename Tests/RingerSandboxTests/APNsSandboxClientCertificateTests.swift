@@ -117,7 +117,9 @@ import Testing
             let error = await #expect(throws: APNsClientError.self) {
                 try await client.send(push, to: fixture.deviceToken, environment: .sandbox)
             }
-            #expect(error?.isRetryable == true)
+            // A refused certificate is the server's set-up problem: not retryable, and named as such.
+            #expect(error?.isCertificateRefused == true)
+            #expect(error?.isRetryable == false)
             #expect(error?.isTimeout == false)
             // The operator sees why: the server's TLS alert, not "no answer".
             #expect(error?.description.contains("unknown ca") == true, "\(String(describing: error))")

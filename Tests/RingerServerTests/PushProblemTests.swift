@@ -1,6 +1,10 @@
+import DevCertificates
 import Foundation
+import RingerLogging
 import RingerSandbox
+import RingerServer
 import RingerScenarios
+import RingerTestSupport
 import RingerWire
 import Testing
 
@@ -112,5 +116,49 @@ import Testing
         }
         #expect(healthy)
         await stack.shutdown()
+    }
+
+    /// APNs refusing the client certificate in the TLS handshake (here the sandbox trusts another CA) is a
+    /// set-up problem like `BadCertificate`: the push fails at once with the alert, is not retried, and
+    /// `/healthz` says `degraded` with reason `CertificateRefused`.
+    @Test func certificateRefusedInTheHandshakeFailsFastAndShowsInHealth() async throws {
+        let certificates = try await TestCertificates.make()   // the app certificate, signed by this CA
+        defer { certificates.remove() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-refused-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tls = try DevCertificateAuthority.create().write(to: directory)   // the sandbox trusts only this CA
+        let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
+                                                       privateKeyPath: tls.serverPrivateKey.path,
+                                                       clientCAPath: tls.caCertificate.path), logger: .silent())
+        let port = try sandbox.start()
+        defer { sandbox.shutdown() }
+
+        try await APITests.withServer(configure: { config in
+            var apns = ServerConfiguration.APNsSettings(
+                credentials: .certificate(file: certificates.clientCertificate, keyFile: certificates.clientKey, password: nil))
+            apns.sandboxURL = "https://localhost:\(port)"
+            apns.productionURL = apns.sandboxURL
+            apns.caFile = tls.caCertificate.path
+            config.apns = apns
+        }) { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone", voip: String(repeating: "6b", count: 32))
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            var pushes: [[String: Any]] = []
+            for _ in 0..<200 where pushes.isEmpty {
+                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: alice).object["pushes"]
+                    as? [[String: Any]]) ?? []
+                if pushes.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            #expect(pushes.first?["attempts"] as? Int == 1, "a refused certificate is not retried")
+            #expect((pushes.first?["reason"] as? String)?.contains("unknown ca") == true, "\(pushes)")
+            let health = try await http.send("GET", "/healthz")
+            #expect(health.object["status"] as? String == "degraded")
+            let problems = health.object["push_problems"] as? [[String: Any]] ?? []
+            #expect(problems.first?["reason"] as? String == "CertificateRefused")
+            #expect(sandbox.acceptedPushes.isEmpty)
+        }
     }
 }
