@@ -81,7 +81,7 @@ let package = Package(
                 swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
         .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNsTests",

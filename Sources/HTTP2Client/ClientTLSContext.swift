@@ -43,6 +43,10 @@ final class ClientTLSContext: Sendable {
     ///   file, key or password (never the password itself).
     init(configuration: HTTP2Client.Configuration) throws(HTTP2ClientError) {
         ERR_clear_error()
+        // This runs on the caller's thread (often one of Swift's shared pool), where a reason OpenSSL leaves
+        // behind (some loaders note what they skipped even on success) would be read by the next TLS operation
+        // of any library on that thread as its own failure (SSL_get_error needs an empty queue): leave it empty.
+        defer { ERR_clear_error() }
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw TLSCall.failure("SSL_CTX_new").clientError
         }

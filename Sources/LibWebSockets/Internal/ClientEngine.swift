@@ -64,7 +64,12 @@ final class ClientEngine: Sendable {
             mailbox.attach(context: context)
             outcome.withLock { $0 = true }
             started.signal()
-            while lws_service(context, 0) >= 0 {}
+            // OpenSSL's error queue is per thread and every client connection's TLS runs on this one: a reason
+            // left by one connection's failed handshake (an untrusted certificate) must not be read as the
+            // next one's failure, so each service turn starts with an empty queue.
+            repeat {
+                ERR_clear_error()
+            } while lws_service(context, 0) >= 0
         }
         thread.name = "lws-client"
         thread.start()
