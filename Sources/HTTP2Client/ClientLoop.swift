@@ -26,9 +26,6 @@ final class ClientLoop {
     private var connections: [String: [ClientConnection]] = [:]
     private var queues: [String: [Job]] = [:]
     private var backoff: [String: ReconnectBackoff] = [:]
-    /// Why the last connection to an origin failed, until one answers: a request that expires without ever
-    /// having been sent is reported with it, not as a mere timeout.
-    private var lastConnectionFailure: [String: HTTP2ClientError] = [:]
     /// A request on the wire.
     private struct InFlight {
         let connection: ClientConnection
@@ -155,8 +152,7 @@ final class ClientLoop {
                 connections[origin] = list
             } catch {
                 // The name does not resolve or no socket can be made: what waits cannot be sent now.
-                backoff[origin, default: ReconnectBackoff()].recordFailure(maximum: configuration.maxReconnectDelay, now: now)
-                lastConnectionFailure[origin] = error
+                backoff[origin, default: ReconnectBackoff()].recordFailure(error, maximum: configuration.maxReconnectDelay, now: now)
                 for waiting in queue[started...] {
                     waiting.pending.resolve(.failure(error))
                 }
@@ -193,8 +189,7 @@ final class ClientLoop {
                     // (drained after an immediate GOAWAY, silent): reconnecting to such a host must back off.
                     if !connection.closedByClient || connection.lastAnswerAt == nil {
                         backoff[origin, default: ReconnectBackoff()]
-                            .recordFailure(maximum: configuration.maxReconnectDelay, now: .now)
-                        if let failure = connection.failure { lastConnectionFailure[origin] = failure }
+                            .recordFailure(connection.failure, maximum: configuration.maxReconnectDelay, now: .now)
                     }
                     if !connection.carriedStreams, let failure = connection.failure {
                         // It failed while being set up (refused, TLS, no h2): what waited for it failed too.
@@ -215,7 +210,6 @@ final class ClientLoop {
         if stream.headersSent { job.wasSent = true }
         if case .response(let response) = end {
             backoff[origin] = nil
-            lastConnectionFailure[origin] = nil
             pending.resolve(.success(response))
             return
         }
@@ -389,7 +383,7 @@ final class ClientLoop {
             for job in queue {
                 if job.pending.deadline <= now {
                     statistics.withLock { $0.requestsTimedOut += 1 }
-                    job.pending.resolve(.failure(Self.expiredUnsent(job, lastFailure: lastConnectionFailure[origin])))
+                    job.pending.resolve(.failure(Self.expiredUnsent(job, lastFailure: backoff[origin]?.lastFailure)))
                 } else {
                     kept.append(job)
                     noteDeadline(job.pending.deadline)

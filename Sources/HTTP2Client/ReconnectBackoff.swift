@@ -15,6 +15,9 @@ struct ReconnectBackoff {
     private(set) var failures = 0
     /// No connection is opened before then.
     private(set) var notBefore: ContinuousClock.Instant?
+    /// Why the last connection failed, when known: a request that expires without ever having been sent is
+    /// reported with it, not as a mere timeout.
+    private(set) var lastFailure: HTTP2ClientError?
 
     /// True when a connection may be opened now.
     func mayConnect(at now: ContinuousClock.Instant) -> Bool {
@@ -24,9 +27,11 @@ struct ReconnectBackoff {
 
     /// Counts a connection that failed (could not be set up, or was lost).
     /// - Parameters:
+    ///   - error: why, when known (kept as ``lastFailure``).
     ///   - maximum: the cap in seconds.
     ///   - now: the current instant.
-    mutating func recordFailure(maximum: TimeInterval, now: ContinuousClock.Instant) {
+    mutating func recordFailure(_ error: HTTP2ClientError?, maximum: TimeInterval, now: ContinuousClock.Instant) {
+        if let error { lastFailure = error }
         failures += 1
         guard failures > 1 else { return }
         let doubling = Self.initialDelay * pow(2, Double(min(failures - 2, 30)))
