@@ -217,12 +217,11 @@ final class ClientLoop {
             pending.resolve(.failure(CancellationError()))
             return
         }
-        let mayResend = ContinuousClock.now < pending.deadline
         switch end {
         case .response:
             return
         case .refused:
-            guard mayResend else {
+            guard ContinuousClock.now < pending.deadline else {
                 statistics.withLock { $0.requestsTimedOut += 1 }
                 pending.resolve(.failure(HTTP2ClientError.timedOut))
                 return
@@ -238,15 +237,23 @@ final class ClientLoop {
             statistics.withLock { $0.streamsRefused += 1 }
             enqueue(job, atFront: true)
         case .failed(let error, let connectionFailure):
-            guard connectionFailure, mayResend, job.connectionRetries < pending.request.connectionRetries else {
+            guard connectionFailure, chargeConnectionFailure(&job) else {
                 pending.resolve(.failure(error))
                 return
             }
-            job.connectionRetries += 1
-            job.attempt += 1
-            statistics.withLock { $0.requestsRetried += 1 }
             enqueue(job, atFront: true)
         }
+    }
+
+    /// Charges `job` with one failed connection: true, with the resend counted, when its
+    /// ``HTTP2Request/connectionRetries`` and deadline allow another attempt.
+    private func chargeConnectionFailure(_ job: inout Job) -> Bool {
+        guard job.connectionRetries < job.pending.request.connectionRetries, ContinuousClock.now < job.pending.deadline
+        else { return false }
+        job.connectionRetries += 1
+        job.attempt += 1
+        statistics.withLock { $0.requestsRetried += 1 }
+        return true
     }
 
     /// Charges every request waiting for `origin` with a failed connection attempt: each is kept for another
@@ -255,15 +262,10 @@ final class ClientLoop {
         guard let queue = queues[origin] else { return }
         var kept: [Job] = []
         for var job in queue {
-            let pending = job.pending
-            if job.connectionRetries < pending.request.connectionRetries, ContinuousClock.now < pending.deadline,
-               !pending.isCancelled {
-                job.connectionRetries += 1
-                job.attempt += 1
-                statistics.withLock { $0.requestsRetried += 1 }
+            if !job.pending.isCancelled, chargeConnectionFailure(&job) {
                 kept.append(job)
             } else {
-                pending.resolve(.failure(error))
+                job.pending.resolve(.failure(error))
             }
         }
         queues[origin] = kept.isEmpty ? nil : kept
