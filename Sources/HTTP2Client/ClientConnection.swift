@@ -347,13 +347,13 @@ final class ClientConnection {
                               message: "server certificate verification failed: \(text) (\(target.authority))")
         }
         if let refused = certificateRefusal() { return refused }
-        let detail = CheckedOpenSSL<TLSSetupFailure>.drainErrors()
+        let detail = OpenSSLErrorQueue.drain()
         let peerClosed = reason == SSL_ERROR_SYSCALL || reason == SSL_ERROR_ZERO_RETURN
         // OpenSSL's reason says what the server objected to (an alert such as "unknown ca" for a client
         // certificate it does not trust) or that it closed the connection ("unexpected eof").
         return .transport(function: "SSL_do_handshake", code: Int(reason),
                           message: "TLS handshake with \(target.authority) failed: "
-                              + (peerClosed && detail == "no OpenSSL reason" ? "the server closed the connection" : detail))
+                              + (detail ?? (peerClosed ? "the server closed the connection" : "no OpenSSL reason")))
     }
 
     /// Creates the nghttp2 client session and queues the preface and SETTINGS (no server push, RFC 9113 §8.4).

@@ -1,5 +1,6 @@
 import RingerSync
 import CTLS
+import OpenSSLSupport
 
 /// The server's OpenSSL `SSL_CTX`: TLS 1.2 or newer, the certificate chain and key, ALPN that accepts
 /// only "h2", and optionally a request for a client certificate verified against a CA file.
@@ -45,15 +46,7 @@ final class TLSContext: Sendable {
 
     /// Empties this thread's OpenSSL error queue into one line of text.
     static func drainErrors() -> String {
-        var reasons: [String] = []
-        var buffer = [CChar](repeating: 0, count: 256)
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            ERR_error_string_n(code, &buffer, buffer.count)
-            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return reasons.isEmpty ? "no OpenSSL error detail" : reasons.joined(separator: "; ")
+        OpenSSLErrorQueue.drain(limit: .max) ?? "no OpenSSL error detail"
     }
 
     private static func configure(_ context: OpaquePointer, certificatePath: String, privateKeyPath: String) throws {

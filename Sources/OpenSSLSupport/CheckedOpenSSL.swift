@@ -15,17 +15,7 @@ public enum CheckedOpenSSL<Failure: OpenSSLFailure> {
     /// Empties OpenSSL's error queue for this thread.
     /// - Returns: up to four reasons joined with `; `, or "no OpenSSL reason".
     public static func drainErrors() -> String {
-        var reasons: [String] = []
-        var code = ERR_get_error()
-        while code != 0 {
-            if reasons.count < 4 {
-                var buffer = [CChar](repeating: 0, count: 256)
-                ERR_error_string_n(code, &buffer, buffer.count)
-                reasons.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-            }
-            code = ERR_get_error()
-        }
-        return reasons.isEmpty ? "no OpenSSL reason" : reasons.joined(separator: "; ")
+        OpenSSLErrorQueue.drain() ?? "no OpenSSL reason"
     }
 
     /// The failure of `function`, with the queued reasons.
@@ -78,6 +68,27 @@ public enum CheckedOpenSSL<Failure: OpenSSLFailure> {
         return data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
             String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
         }
+    }
+}
+
+/// This thread's OpenSSL error queue, for every target that calls OpenSSL (libcrypto or libssl): OpenSSL keeps
+/// failure reasons per thread, and a reason left behind is read as the failure of the thread's next call.
+public enum OpenSSLErrorQueue {
+    /// Empties the queue.
+    /// - Parameter limit: most reasons kept in the text (the rest are discarded with the queue).
+    /// - Returns: the reasons in order, joined with `; `, or nil when the queue was empty.
+    public static func drain(limit: Int = 4) -> String? {
+        var reasons: [String] = []
+        var code = ERR_get_error()
+        while code != 0 {
+            if reasons.count < limit {
+                var buffer = [CChar](repeating: 0, count: 256)
+                ERR_error_string_n(code, &buffer, buffer.count)
+                reasons.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+            }
+            code = ERR_get_error()
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 }
 
