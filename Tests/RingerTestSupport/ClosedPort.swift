@@ -18,12 +18,27 @@ public final class ClosedPort {
     /// - Parameter listening: listen (never accepting) instead of refusing connections.
     /// - Throws: ``TestSupportError`` when `socket()`, `bind()` or `listen()` fails.
     public init(listening: Bool = false) throws {
+        (descriptor, port) = try Self.loopbackSocket(listening: listening)
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on an ephemeral port, listening or not.
+    /// - Parameters:
+    ///   - listening: call `listen` too.
+    ///   - reusingAddress: set `SO_REUSEADDR`, so another server can bind the port as soon as this one is
+    ///     closed (connections it accepted leave the port in TIME_WAIT).
+    /// - Returns: the descriptor (the caller closes it) and the port.
+    /// - Throws: ``TestSupportError`` when `socket()`, `bind()` or `listen()` fails.
+    static func loopbackSocket(listening: Bool, reusingAddress: Bool = false) throws -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw TestSupportError.setup("socket() failed with errno \(errno)") }
+        if reusingAddress {
+            var reuse: Int32 = 1
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -44,8 +59,7 @@ public final class ClosedPort {
             close(descriptor)
             throw TestSupportError.setup("listen() failed with errno \(code)")
         }
-        self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     deinit {

@@ -18,26 +18,7 @@ public final class DroppingListener: Sendable {
     /// Listens on 127.0.0.1 on an ephemeral port and starts accepting on a thread of its own.
     /// - Throws: ``TestSupportError`` when the socket cannot be set up.
     public init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestSupportError.setup("socket() failed with errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        var reuse: Int32 = 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        let ready = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-                    && listen(descriptor, 16) == 0
-            }
-        }
-        guard ready else {
-            close(descriptor)
-            throw TestSupportError.setup("bind() or listen() on 127.0.0.1 failed with errno \(errno)")
-        }
-        self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (descriptor, port) = try ClosedPort.loopbackSocket(listening: true, reusingAddress: true)
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
