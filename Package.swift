@@ -52,9 +52,11 @@ let package = Package(
         // Push providers, storage, the server.
         .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync", "COpenSSL", "OpenSSLSupport"],
                 swiftSettings: strict),
+        // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
+        .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
         .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite"], swiftSettings: strict),
         .target(name: "RingerServer",
-                dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerLogging", "APNs", "JWT",
+                dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerLogging", "APNs", "FCM", "JWT",
                                "HTTPTypes", "LibWebSockets"],
                 swiftSettings: strict),
 
@@ -87,6 +89,9 @@ let package = Package(
         .testTarget(name: "APNsTests",
                     dependencies: ["APNs", "HTTP2Client", "JWT", "RingerSync", "RingerSandbox", "DevCertificates", "RingerLogging",
                                    "RingerTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "FCMTests",
+                    dependencies: ["FCM", "HTTP2Client", "JWT", "RingerSync", "DevCertificates", "RingerTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",
