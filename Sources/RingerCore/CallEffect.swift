@@ -30,8 +30,9 @@ public enum EventRecipient: Hashable, Sendable {
 public enum CallEffect: Hashable, Sendable {
     /// Append an event to the recipients' streams and deliver it to connected WebSockets.
     case publish(EventType, to: EventRecipient)
-    /// Send a VoIP push (PushKit) to one device. Only ever emitted for a new incoming call.
-    case pushVoIP(deviceID: String)
+    /// Wake one callee device to ring: a PushKit VoIP push on iOS, a high-priority FCM data message on
+    /// Android. Only ever emitted for a new incoming call.
+    case pushIncomingCall(deviceID: String)
     /// Tell the recipients' devices by an ordinary (non-VoIP) push that the call changed: a background
     /// push that stops the ringing (answered or declined elsewhere, cancelled), or an alert for a
     /// missed call. Never a VoIP push: one that starts no call gets the app killed by iOS.
@@ -48,7 +49,8 @@ public struct CalleeDevice: Codable, Hashable, Sendable {
     public var id: String
     /// The platform, which decides how the device is woken.
     public var platform: Platform
-    /// True when the device has a push token that wakes it for a call (a PushKit VoIP token on iOS).
+    /// True when the device has a push token that wakes it for a call (a PushKit VoIP token on iOS, an FCM
+    /// registration token on Android).
     public var canBeWoken: Bool
 
     /// Creates a callee device.

@@ -58,7 +58,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             return (machine, [.publish(.callEnded, to: .user(caller.id))])
         }
         var effects: [CallEffect] = [.publish(.callIncoming, to: .user(callee.id))]
-        effects += wakeable.map { .pushVoIP(deviceID: $0.id) }
+        effects += wakeable.map { .pushIncomingCall(deviceID: $0.id) }
         effects.append(.scheduleRingTimeout(at: call.expiresAt))
         return (CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIds: []), effects)
     }

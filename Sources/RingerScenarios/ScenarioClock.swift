@@ -42,4 +42,10 @@ public struct ScenarioClock: ServerClock {
     /// - Parameter scenarioSeconds: a duration in scenario seconds.
     /// - Returns: the same duration in real seconds.
     public func real(_ scenarioSeconds: TimeInterval) -> TimeInterval { scenarioSeconds * scale }
+
+    /// The same as ``real(_:)``: the server converts what is left of a ring deadline into a network
+    /// request's real deadline with it.
+    /// - Parameter seconds: a duration in scenario seconds.
+    /// - Returns: the same duration in real seconds.
+    public func realSeconds(_ seconds: TimeInterval) -> TimeInterval { real(seconds) }
 }

@@ -67,8 +67,7 @@ final class CallService: Sendable {
             // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
             let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
             let calleeDevices = devices.map {
-                CalleeDevice(id: $0.deviceId, platform: $0.platform,
-                             canBeWoken: $0.platform == .ios && $0.voipToken != nil && $0.bundleId != nil)
+                CalleeDevice(id: $0.deviceId, platform: $0.platform, canBeWoken: PushDispatcher.canRing($0))
             }
             let (machine, effects) = CallMachine.invite(
                 callID: UUID().uuidString.lowercased(), caller: caller, callee: callee,
@@ -196,14 +195,14 @@ final class CallService: Sendable {
             switch effect {
             case .publish:
                 continue
-            case .pushVoIP(let deviceID):
+            case .pushIncomingCall(let deviceID):
                 guard let device = devices?.first(where: { $0.deviceId == deviceID }) else { continue }
-                Task { await pushes.sendIncomingCall(call, to: device) }
+                Task { await pushes.ring(call, device: device) }
             case .pushNotice(let type, let recipient):
                 Task {
                     let targets = (try? await store.devices(ofUser: recipient.userID))?
                         .filter { $0.deviceId != recipient.exceptDeviceID } ?? []
-                    await pushes.sendNotice(type, call: call, to: targets)
+                    await pushes.tell(type, call: call, devices: targets)
                 }
             case .scheduleRingTimeout(let deadline):
                 scheduleTimeout(callID: call.callId, at: deadline)

@@ -1,23 +1,26 @@
 import Foundation
 import RingerSync
 
-/// Configuration errors APNs reported for the server's own set-up (topic, certificate, key), per
-/// environment and topic, for operators: shown by `GET /healthz` and logged once when they start and
-/// when they clear, never once per push.
+/// Configuration errors the push providers reported for the server's own set-up (an APNs topic,
+/// certificate or key; an FCM project's credentials or sender), per scope, for operators: shown by
+/// `GET /healthz` and logged once when they start and when they clear, never once per push.
 ///
-/// A configuration error fails every push to that topic the same way, so pushes are not retried
-/// (Apple: "Handling notification responses from APNs"); the next accepted push to the topic clears it.
-/// Thread-safe.
+/// A configuration error fails every push to that scope the same way, so pushes are not retried
+/// (Apple: "Handling notification responses from APNs"; Google: FCM `ErrorCode`); the next accepted push
+/// to the scope clears it. Problems that are not answers to a push (an unreachable FCM token endpoint at
+/// start) are recorded the same way. Thread-safe.
 final class PushSetupHealth: Sendable {
-    /// One broken (environment, topic).
+    /// One broken scope.
     struct Problem: Codable, Hashable, Sendable {
-        /// `apns`.
+        /// `apns` or `fcm`.
         var provider: String
-        /// `sandbox` or `production`.
-        var environment: String
-        /// The `apns-topic`.
-        var topic: String
-        /// APNs' reason, e.g. `TopicDisallowed`.
+        /// APNs `sandbox` or `production`; absent for FCM.
+        var environment: String?
+        /// The `apns-topic`; absent for FCM.
+        var topic: String?
+        /// The Firebase project id; absent for APNs.
+        var project: String?
+        /// The provider's reason, e.g. `TopicDisallowed`, `SENDER_ID_MISMATCH`.
         var reason: String
         /// When it was first seen since the last success.
         var since: Date
@@ -25,26 +28,27 @@ final class PushSetupHealth: Sendable {
         var count: Int
     }
 
-    private let problems = LockedValue<[String: Problem]>([:])
+    private let problems = LockedValue<[PushScope: Problem]>([:])
 
-    /// Records a refusal; true when it is new (log it loudly).
-    func record(environment: String, topic: String, reason: String, at date: Date) -> Bool {
+    /// Records a refusal.
+    /// - Returns: true when it is new (log it loudly).
+    func record(_ scope: PushScope, reason: String, at date: Date) -> Bool {
         problems.withLock { problems in
-            let key = environment + " " + topic
-            if var known = problems[key], known.reason == reason {
+            if var known = problems[scope], known.reason == reason {
                 known.count += 1
-                problems[key] = known
+                problems[scope] = known
                 return false
             }
-            problems[key] = Problem(provider: "apns", environment: environment, topic: topic, reason: reason,
-                                    since: date, count: 1)
+            problems[scope] = Problem(provider: scope.provider, environment: scope.environment, topic: scope.topic,
+                                      project: scope.project, reason: reason, since: date, count: 1)
             return true
         }
     }
 
-    /// Records an accepted push; returns the problem it cleared, if any.
-    func recordSuccess(environment: String, topic: String) -> Problem? {
-        problems.withLock { $0.removeValue(forKey: environment + " " + topic) }
+    /// Records an accepted push.
+    /// - Returns: the problem it cleared, if any.
+    func recordSuccess(_ scope: PushScope) -> Problem? {
+        problems.withLock { $0.removeValue(forKey: scope) }
     }
 
     /// The current problems, oldest first.

@@ -8,6 +8,16 @@ public protocol ServerClock: Sendable {
     /// Suspends until `deadline` (wall clock).
     /// - Throws: `CancellationError` when the task is cancelled.
     func sleep(until deadline: Date) async throws
+    /// Real seconds that `seconds` of this clock's time take: how long a network request may wait for an
+    /// answer when this much of a call's ring time is left. Real time by default.
+    /// - Parameter seconds: a duration on this clock, seconds.
+    /// - Returns: the same duration in real seconds.
+    func realSeconds(_ seconds: TimeInterval) -> TimeInterval
+}
+
+extension ServerClock {
+    /// Real time: a second is a second.
+    public func realSeconds(_ seconds: TimeInterval) -> TimeInterval { seconds }
 }
 
 /// Real time.

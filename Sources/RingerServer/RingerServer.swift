@@ -102,14 +102,16 @@ public final class RingerServer: Sendable {
         }
         hub = EventHub(store: store)
         let tokens = try UserTokens(secret: configuration.userTokenSecret)
-        let pushes = PushDispatcher(apns: apns, store: store, log: logger, observe: observe)
+        let pushHealth = PushSetupHealth()
+        let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
+        let pushes = PushDispatcher(apns: apns, delivery: delivery, clock: clock)
         self.pushes = pushes
         service = CallService(store: store, hub: hub, pushes: pushes,
                               media: try MediaTokens(settings: configuration.media),
                               ringTimeout: configuration.ringTimeout, clock: clock, log: logger, observe: observe)
         router = APIRouter(service: service, devices: DeviceRegistry(store: store), store: store, tokens: tokens,
                            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
-                           clock: clock, log: logger, pushHealth: pushes.health)
+                           clock: clock, log: logger, pushHealth: pushHealth)
         web = LockedValue(nil)
     }
 

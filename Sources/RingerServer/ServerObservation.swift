@@ -7,7 +7,7 @@ public enum ServerObservation: Sendable {
     case callCreated(Call)
     /// A call changed state or an event was published for it.
     case callEvent(EventType, Call)
-    /// APNs answered a push (or no answer came: `status` nil).
+    /// A push provider answered a push (or no answer came: `status` nil).
     case pushSent(PushOutcome)
     /// A ring timeout was scheduled or fired.
     case ringTimeoutFired(callID: String)
@@ -19,14 +19,18 @@ public struct PushOutcome: Sendable {
     public var callID: String
     /// The device pushed to.
     public var deviceID: String
-    /// `voip` or `alert`.
+    /// `apns` or `fcm`.
+    public var provider: String
+    /// APNs' push type (`voip`, `alert`, `background`) or the FCM message's priority.
     public var pushType: String
-    /// APNs status, or nil when no answer came.
+    /// The provider's HTTP status, or nil when no answer came.
     public var status: Int?
-    /// APNs reason or transport error.
+    /// The provider's reason or error code, or the transport error.
     public var reason: String?
-    /// The request's `apns-id`.
+    /// The request's `apns-id` (APNs); empty for FCM.
     public var apnsID: String
+    /// The message name FCM answered with (FCM).
+    public var messageName: String?
     /// Milliseconds from sending to the answer.
     public var latencyMs: Double
     /// When it was sent.

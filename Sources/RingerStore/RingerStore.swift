@@ -71,19 +71,21 @@ public protocol RingerStore: Sendable {
     /// Marks the devices holding `token` with a push problem a new registration fixes (`BadDeviceToken`,
     /// `DeviceTokenNotForTopic`), keeping the token. A device registered after `date` is left alone.
     /// - Parameters:
-    ///   - token: the hex token, in whichever of `voip_token` or `apns_token` it is.
+    ///   - token: the token, in whichever of `voip_token`, `apns_token` or `fcm_token` it is.
     ///   - reason: the provider's reason.
     ///   - date: when the provider refused it.
     /// - Returns: true when a device was marked.
     /// - Throws: ``StoreError``.
     func flagPushToken(_ token: String, problem reason: String, at date: Date) async throws -> Bool
 
-    /// Removes a push token that APNs reported dead, unless the app registered it again after APNs
-    /// last saw it valid (compare-and-delete: a stale 410 must not wipe a fresh registration).
+    /// Removes a push token the provider reported dead (APNs 410, FCM `UNREGISTERED`), unless the app
+    /// registered it again after the provider last saw it valid (compare-and-delete: a stale answer must
+    /// not wipe a fresh registration).
     /// A device left without any token is removed.
     /// - Parameters:
-    ///   - token: the hex token, in whichever of `voip_token` or `apns_token` it is.
-    ///   - invalidSince: when APNs says the token stopped being valid.
+    ///   - token: the token, in whichever of `voip_token`, `apns_token` or `fcm_token` it is.
+    ///   - invalidSince: when the provider says the token stopped being valid (APNs' timestamp; for FCM,
+    ///     which gives none, when the refused push was sent).
     /// - Returns: true when the token was removed.
     /// - Throws: ``StoreError``.
     func removeDeadPushToken(_ token: String, invalidSince: Date) async throws -> Bool

@@ -102,7 +102,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
     public func flagPushToken(_ token: String, problem reason: String, at date: Date) async throws -> Bool {
         try locked { db in
             var flagged = 0
-            for column in ["voip_token", "apns_token"] {
+            for column in ["voip_token", "apns_token", "fcm_token"] {
                 // Registered again after the refusal: the new registration is the fix, so no mark.
                 try db.query("""
                     UPDATE devices SET push_problem_reason = ?, push_problem_token = ?, push_problem_at = ?
@@ -119,7 +119,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         try locked { db in
             try db.transaction {
                 var removed = 0
-                for column in ["voip_token", "apns_token"] {
+                for column in ["voip_token", "apns_token", "fcm_token"] {
                     try db.query("UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
                                  [.text(token), .real(invalidSince.timeIntervalSince1970)])
                     removed += db.changes

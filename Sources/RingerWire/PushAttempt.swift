@@ -14,8 +14,10 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     public var status: Int?
     /// The provider's reason (`BadDeviceToken`, …) or a transport error summary.
     public var reason: String?
-    /// The `apns-id` of the request.
+    /// The `apns-id` of the request (APNs).
     public var apnsId: String?
+    /// The message's resource name FCM answered with, `projects/<project>/messages/<id>` (FCM).
+    public var messageName: String?
     /// Time from sending to the answer, milliseconds.
     public var latencyMs: Double
     /// How many requests it took (1 when the first succeeded).
@@ -25,7 +27,8 @@ public struct PushAttempt: Codable, Hashable, Sendable {
 
     /// Creates a push attempt record.
     public init(callId: String, deviceId: String, provider: String, pushType: String, status: Int?,
-                reason: String?, apnsId: String?, latencyMs: Double, attempts: Int, sentAt: Date) {
+                reason: String?, apnsId: String?, messageName: String? = nil, latencyMs: Double, attempts: Int,
+                sentAt: Date) {
         self.callId = callId
         self.deviceId = deviceId
         self.provider = provider
@@ -33,6 +36,7 @@ public struct PushAttempt: Codable, Hashable, Sendable {
         self.status = status
         self.reason = reason
         self.apnsId = apnsId
+        self.messageName = messageName
         self.latencyMs = latencyMs
         self.attempts = attempts
         self.sentAt = sentAt

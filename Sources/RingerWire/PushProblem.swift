@@ -11,7 +11,7 @@ public import Foundation
 public struct PushProblem: Codable, Hashable, Sendable {
     /// The provider's reason, e.g. `BadDeviceToken`.
     public var reason: String
-    /// Which token was refused: `voip_token` or `apns_token`.
+    /// Which token was refused: `voip_token`, `apns_token` or `fcm_token`.
     public var token: String
     /// When the push service said so.
     public var at: Date

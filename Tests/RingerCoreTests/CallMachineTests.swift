@@ -20,7 +20,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.state == .ringing)
         #expect(machine.call.expiresAt == t0.addingTimeInterval(45))
         #expect(effects == [.publish(.callIncoming, to: .user("bob")),
-                            .pushVoIP(deviceID: "bob-iphone"), .pushVoIP(deviceID: "bob-ipad"),
+                            .pushIncomingCall(deviceID: "bob-iphone"), .pushIncomingCall(deviceID: "bob-ipad"),
                             .scheduleRingTimeout(at: t0.addingTimeInterval(45))])
     }
 
@@ -30,7 +30,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
                                                     ringTimeout: 45)
         #expect(machine.call.state == .busy)
         #expect(machine.call.endedAt == t0)
-        #expect(!effects.contains { if case .pushVoIP = $0 { true } else { false } })
+        #expect(!effects.contains { if case .pushIncomingCall = $0 { true } else { false } })
     }
 
     @Test func inviteToCalleeWithNoDeviceFailsWithAReason() {
@@ -47,7 +47,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
                                                     now: t0, ringTimeout: 45)
         #expect(machine.call.state == .ringing)
         #expect(effects.first == .publish(.callIncoming, to: .user("bob")))
-        #expect(!effects.contains { if case .pushVoIP = $0 { true } else { false } })
+        #expect(!effects.contains { if case .pushIncomingCall = $0 { true } else { false } })
     }
 
     @Test func cancelTellsEveryCalleeDeviceBySocketAndNoticePushNeverVoIP() throws {
@@ -63,7 +63,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         effects += try machine.handle(.ringing(deviceID: "bob-iphone"), by: .user("bob"), at: t0)
         effects += try machine.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: t0)
         effects += try machine.handle(.end, by: .user("alice"), at: t0)
-        #expect(!effects.contains { if case .pushVoIP = $0 { true } else { false } })
+        #expect(!effects.contains { if case .pushIncomingCall = $0 { true } else { false } })
     }
 }
 

@@ -2,22 +2,39 @@ import Foundation
 @testable import RingerServer
 import Testing
 
-/// Configuration errors are reported once per (environment, topic) and cleared by the next success.
+/// Configuration errors are reported once per scope (APNs environment and topic, FCM project) and cleared
+/// by the next success.
 @Suite struct PushSetupHealthTests {
+    private func apns(_ environment: String, _ topic: String) -> PushScope {
+        PushScope(provider: "apns", environment: environment, topic: topic)
+    }
+
     @Test func aConfigurationErrorIsNewOnceCountedThenClearedByAnAcceptedPush() {
         let health = PushSetupHealth()
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(health.record(environment: "production", topic: "a.voip", reason: "TopicDisallowed", at: start))
-        #expect(!health.record(environment: "production", topic: "a.voip", reason: "TopicDisallowed", at: start + 1))
+        #expect(health.record(apns("production", "a.voip"), reason: "TopicDisallowed", at: start))
+        #expect(!health.record(apns("production", "a.voip"), reason: "TopicDisallowed", at: start + 1))
         // Another topic, or the same topic in the other environment, is its own problem.
-        #expect(health.record(environment: "sandbox", topic: "a.voip", reason: "TopicDisallowed", at: start + 2))
+        #expect(health.record(apns("sandbox", "a.voip"), reason: "TopicDisallowed", at: start + 2))
         #expect(health.current.map(\.count) == [2, 1])
         #expect(health.current.first?.since == start)
         // A different reason for the same topic is news again.
-        #expect(health.record(environment: "production", topic: "a.voip", reason: "BadCertificate", at: start + 3))
+        #expect(health.record(apns("production", "a.voip"), reason: "BadCertificate", at: start + 3))
 
-        #expect(health.recordSuccess(environment: "production", topic: "a.voip")?.reason == "BadCertificate")
-        #expect(health.recordSuccess(environment: "production", topic: "a.voip") == nil)
+        #expect(health.recordSuccess(apns("production", "a.voip"))?.reason == "BadCertificate")
+        #expect(health.recordSuccess(apns("production", "a.voip")) == nil)
         #expect(health.current.map(\.environment) == ["sandbox"])
+    }
+
+    @Test func anFCMProjectIsAScopeOfItsOwn() {
+        let health = PushSetupHealth()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let project = PushScope(provider: "fcm", project: "ringer-demo")
+        #expect(health.record(project, reason: "SENDER_ID_MISMATCH", at: start))
+        #expect(health.record(PushScope(provider: "fcm", project: "other"), reason: "SENDER_ID_MISMATCH", at: start))
+        #expect(health.current.map(\.project) == ["ringer-demo", "other"] || health.current.map(\.project) == ["other", "ringer-demo"])
+        #expect(health.current.allSatisfy { $0.environment == nil && $0.topic == nil && $0.provider == "fcm" })
+        #expect(health.recordSuccess(project)?.reason == "SENDER_ID_MISMATCH")
+        #expect(health.current.map(\.project) == ["other"])
     }
 }

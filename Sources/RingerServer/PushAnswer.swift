@@ -1,0 +1,60 @@
+import Foundation
+
+/// What the server does after one send, whatever the provider: each sender maps its provider's answers
+/// onto these (APNs: `APNsResponseAction`, docs/apns.md; FCM: `FCMResponseAction`, docs/fcm.md), and
+/// ``PushDelivery`` carries them out.
+enum PushAction: Sendable, Hashable {
+    /// The provider accepted the push (not a delivery receipt).
+    case accepted
+    /// Sending again later may succeed: within the deadline, wait `after` seconds when the provider said
+    /// so (`Retry-After`), else back off exponentially with jitter (``PushRetryPolicy``).
+    case retry(after: TimeInterval?)
+    /// The token is dead: delete it unless the app registered it again after `invalidSince` (the
+    /// provider's timestamp; nil means "when this push was sent"). Compare-and-delete.
+    case removeToken(invalidSince: Date?)
+    /// The token was refused in a way the app's next registration fixes (wrong environment or app):
+    /// keep it and mark the device.
+    case flagDevice
+    /// The server's own set-up is wrong (credentials, topic, project): every push to this scope fails
+    /// the same way until an operator fixes it. Shown by `/healthz`, logged once.
+    case configurationError
+    /// A request Ringer built wrongly: a bug, logged as an error, never retried.
+    case invalidRequest
+
+    /// True for ``retry(after:)``.
+    var isRetry: Bool {
+        if case .retry = self { return true }
+        return false
+    }
+}
+
+/// Where a configuration error applies, for `/healthz`: an APNs environment and topic, or an FCM project.
+struct PushScope: Sendable, Hashable {
+    /// `apns` or `fcm`.
+    var provider: String
+    /// APNs `sandbox` or `production`; nil for FCM.
+    var environment: String?
+    /// The `apns-topic`; nil for FCM.
+    var topic: String?
+    /// The Firebase project id; nil for APNs.
+    var project: String?
+}
+
+/// The outcome of one send (a provider's own resends included), mapped to a ``PushAction``.
+struct PushAnswer: Sendable {
+    /// The provider's HTTP status; nil when no answer came (transport failure, timeout).
+    var status: Int?
+    /// The provider's reason or error code (`BadDeviceToken`, `UNREGISTERED`), or what went wrong in words.
+    var reason: String?
+    /// What to do about it.
+    var action: PushAction
+    /// HTTP requests this send made.
+    var requests: Int
+    /// The provider's id of the accepted message (FCM's `name`); APNs' `apns-id` is the request's own.
+    var messageName: String? = nil
+    /// The `/healthz` reason to record instead of `reason` for a configuration error that is not an
+    /// answer (a refused client certificate).
+    var healthReason: String? = nil
+    /// A message for operators to log as an error with this answer (APNs throttling provider tokens).
+    var operatorAlert: String? = nil
+}

@@ -1,0 +1,159 @@
+import Foundation
+import RingerLogging
+import RingerStore
+import RingerWire
+
+/// Sends one push through its provider's sender, retries what may succeed later within the push's
+/// deadline, and carries out the final answer: the one place that removes a dead token (compare-and-
+/// delete), marks a device, reports a configuration error, logs and records the outcome.
+///
+/// Reads only the server's injected clock, so a scenario's scaled clock governs deadlines and backoffs.
+final class PushDelivery: Sendable {
+    private let store: any RingerStore
+    private let health: PushSetupHealth
+    private let clock: any ServerClock
+    private let policy: PushRetryPolicy
+    private let log: Logger
+    private let observe: @Sendable (ServerObservation) -> Void
+
+    init(store: any RingerStore, health: PushSetupHealth, clock: any ServerClock, policy: PushRetryPolicy = .init(),
+         log: Logger, observe: @escaping @Sendable (ServerObservation) -> Void) {
+        self.store = store
+        self.health = health
+        self.clock = clock
+        self.policy = policy
+        self.log = log
+        self.observe = observe
+    }
+
+    /// Sends `request` through `sender` until it is accepted, fails for good, or its deadline leaves no
+    /// room for another try; then acts on the last answer and records it.
+    func deliver<Sender: PushSender>(_ request: PushRequest, via sender: Sender) async {
+        let metadata: Logger.Metadata = ["call.id": .string(request.call.callId), "device.id": .string(request.device.deviceId),
+                                         "push.provider": .string(sender.provider)]
+        let message: Sender.Message
+        do {
+            guard let built = try sender.message(for: request) else { return }
+            message = built
+        } catch {
+            log.error("cannot build the push", metadata.merging(["error": .string("\(error)")]) { $1 })
+            return
+        }
+        let sentAt = clock.now()
+        let started = ContinuousClock.now
+        var sends = 0
+        var requests = 0
+        var answer: PushAnswer
+        while true {
+            let now = clock.now()
+            let left = request.deadline.timeIntervalSince(now)
+            if left <= 0 {
+                answer = PushAnswer(status: nil, reason: "the push's deadline passed before it was sent", action: .retry(after: nil),
+                                    requests: 0)
+                break
+            }
+            answer = await sender.send(message, for: request, now: now, timeout: clock.realSeconds(left))
+            sends += 1
+            requests += answer.requests
+            let after = clock.now()
+            guard let delay = policy.delay(afterSends: sends, action: answer.action, now: after,
+                                           deadline: request.deadline, jitter: Double.random(in: 0...1)) else { break }
+            do {
+                try await clock.sleep(until: after.addingTimeInterval(delay))
+            } catch {
+                break
+            }
+        }
+        let elapsed = started.duration(to: .now)
+        let latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        await settle(answer, message: message, request: request, sender: sender, sentAt: sentAt, metadata: metadata)
+        let attempt = PushAttempt(callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
+                                  pushType: sender.pushType(of: message), status: answer.status, reason: answer.reason,
+                                  apnsId: sender.provider == "apns" ? sender.requestID(of: message) : nil,
+                                  messageName: answer.messageName, latencyMs: latency, attempts: max(requests, 1),
+                                  sentAt: sentAt)
+        do {
+            try await store.recordPushAttempt(attempt)
+        } catch {
+            log.error("cannot record push outcome", ["call.id": .string(request.call.callId), "error": .string("\(error)")])
+        }
+        observe(.pushSent(PushOutcome(callID: request.call.callId, deviceID: request.device.deviceId,
+                                      provider: sender.provider, pushType: attempt.pushType, status: answer.status,
+                                      reason: answer.reason, apnsID: attempt.apnsId ?? "", messageName: answer.messageName,
+                                      latencyMs: latency, sentAt: sentAt)))
+    }
+
+    /// Carries out the final answer's action.
+    private func settle<Sender: PushSender>(_ answer: PushAnswer, message: Sender.Message, request: PushRequest,
+                                            sender: Sender, sentAt: Date, metadata base: Logger.Metadata) async {
+        var metadata = base
+        metadata["push.type"] = .string(sender.pushType(of: message))
+        metadata["push.status"] = .string(answer.status.map(String.init) ?? "none")
+        if let reason = answer.reason { metadata["push.reason"] = .string(reason) }
+        if let id = sender.requestID(of: message) { metadata["push.request_id"] = .string(id) }
+        if let alert = answer.operatorAlert { log.error(alert, metadata) }
+        let scope = sender.scope(of: message, for: request)
+        switch answer.action {
+        case .accepted:
+            log.info("push accepted", metadata)
+            if let cleared = health.recordSuccess(scope) {
+                log.log(.notice, "\(sender.provider) accepts pushes again",
+                        metadata.merging(Self.metadata(of: scope)) { $1 }
+                            .merging(["push.refused_count": .string(String(cleared.count))]) { $1 })
+            }
+        case .removeToken(let invalidSince):
+            log.warning("push not accepted", metadata)
+            await forget(sender.token(of: message), of: request, invalidSince: invalidSince ?? sentAt, reason: answer.reason)
+        case .flagDevice:
+            log.warning("push not accepted", metadata)
+            await flag(sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)
+        case .configurationError:
+            // Every push to this scope fails the same way until the operator fixes the set-up.
+            if health.record(scope, reason: answer.healthReason ?? answer.reason ?? "HTTP \(answer.status ?? 0)", at: sentAt) {
+                log.error("\(sender.provider) refuses the server's configuration; pushes to this scope fail until it is fixed",
+                          metadata.merging(Self.metadata(of: scope)) { $1 })
+            }
+        case .invalidRequest:
+            log.error("\(sender.provider) refused a request Ringer built", metadata)
+        case .retry:
+            log.warning("push not accepted", metadata)
+        }
+    }
+
+    private static func metadata(of scope: PushScope) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        if let environment = scope.environment { metadata["apns.environment"] = .string(environment) }
+        if let topic = scope.topic { metadata["apns.topic"] = .string(topic) }
+        if let project = scope.project { metadata["fcm.project"] = .string(project) }
+        return metadata
+    }
+
+    /// Marks the device whose token was refused; keeps the token (APNs gives the same answer for a token of
+    /// the other environment: Apple, "Handling notification responses from APNs"), so the app's next
+    /// registration fixes it.
+    private func flag(_ token: String, of request: PushRequest, reason: String, at date: Date, scope: PushScope) async {
+        log.warning("a device token was refused; kept, and the device is marked until the app registers again",
+                    ["device.id": .string(request.device.deviceId), "push.reason": .string(reason)]
+                        .merging(Self.metadata(of: scope)) { $1 })
+        do {
+            _ = try await store.flagPushToken(token, problem: reason, at: date)
+        } catch {
+            log.error("cannot mark a device's push problem", ["device.id": .string(request.device.deviceId),
+                                                               "error": .string("\(error)")])
+        }
+    }
+
+    /// Removes a token the provider reported gone, unless the app registered it again since (Apple:
+    /// "Handling notification responses from APNs"; Google: "Best practices for FCM registration token
+    /// management": stop sending to a token reported `UNREGISTERED`).
+    private func forget(_ token: String, of request: PushRequest, invalidSince: Date, reason: String?) async {
+        do {
+            let removed = try await store.removeDeadPushToken(token, invalidSince: invalidSince)
+            log.info(removed ? "removed a push token the provider reported gone" : "kept a push token registered again since",
+                     ["device.id": .string(request.device.deviceId), "push.reason": .string(reason ?? "")])
+        } catch {
+            log.error("cannot remove a dead push token", ["device.id": .string(request.device.deviceId),
+                                                          "error": .string("\(error)")])
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import RingerWire
+
+/// One push to one device about one call, before a provider is chosen: what ``PushDispatcher`` decides
+/// and a ``PushSender`` turns into an APNs notification or an FCM message.
+struct PushRequest: Sendable {
+    /// What the push is for; each provider's sender picks its message type, priority and lifetime from it.
+    enum Purpose: Sendable, Hashable {
+        /// Wake the device and ring: a PushKit VoIP push, a high-priority FCM data message.
+        case incomingCall
+        /// Stop a ringing device: the call was cancelled, or answered or declined on another device
+        /// (`call.cancelled`, `call.answered_elsewhere`, `call.declined_elsewhere`).
+        case stopRinging(EventType)
+        /// Tell the user they missed the call (`call.unanswered`): something the system shows by itself.
+        case missedCall
+
+        /// The event the push carries in its `ringer` body.
+        var eventType: EventType {
+            switch self {
+            case .incomingCall: .callIncoming
+            case .stopRinging(let type): type
+            case .missedCall: .callUnanswered
+            }
+        }
+    }
+
+    /// What the push is for.
+    var purpose: Purpose
+    /// The call after the change that caused the push.
+    var call: Call
+    /// The device to reach.
+    var device: Device
+    /// When the push was decided, on the server's clock (the payload's `sent_at`).
+    var createdAt: Date
+    /// When trying stops mattering, on the server's clock: the ring deadline for ringing and stopping
+    /// (at least 30 s ahead, so a late stop still gets a few tries), a day for a missed call.
+    var deadline: Date
+
+    /// How long a missed-call notice stays worth delivering, seconds: a phone that was off all day still
+    /// learns of the call when it comes back.
+    static let missedCallLifetime: TimeInterval = 24 * 3600
+
+    /// Creates a request with the deadline its purpose calls for.
+    /// - Parameters:
+    ///   - purpose: what the push is for.
+    ///   - call: the call.
+    ///   - device: the device to reach.
+    ///   - now: the server's time.
+    init(_ purpose: Purpose, call: Call, device: Device, now: Date) {
+        self.purpose = purpose
+        self.call = call
+        self.device = device
+        createdAt = now
+        switch purpose {
+        case .incomingCall: deadline = call.expiresAt
+        case .stopRinging: deadline = max(call.expiresAt, now.addingTimeInterval(30))
+        case .missedCall: deadline = now.addingTimeInterval(Self.missedCallLifetime)
+        }
+    }
+}

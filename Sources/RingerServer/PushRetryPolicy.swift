@@ -1,0 +1,32 @@
+import Foundation
+
+/// When a push that may succeed later is sent again: the one retry rule for every provider.
+///
+/// A lost ringing push is a missed call, so a retryable answer is sent again while it still matters,
+/// honouring the provider's `Retry-After` (FCM: "Retry-After"; APNs 429 `TooManyRequests` carries none),
+/// else after an exponential backoff with jitter: 0.25 s, 0.5 s, 1 s, … each drawn from its upper half.
+/// A pure value: time and randomness come in as arguments.
+struct PushRetryPolicy: Sendable {
+    /// Most sends per push, the first included.
+    var maxSends = 5
+    /// The first backoff, seconds (server clock).
+    var initialBackoff: TimeInterval = 0.25
+    /// Seconds that must remain before the deadline after the wait, for an answer to come back in time.
+    var answerMargin: TimeInterval = 1
+
+    /// The wait before the next send, or nil to stop.
+    /// - Parameters:
+    ///   - sends: sends made so far (1 after the first).
+    ///   - action: what the last answer asked for.
+    ///   - now: the server's time.
+    ///   - deadline: when the push stops mattering (server clock).
+    ///   - jitter: a random number in 0…1.
+    /// - Returns: seconds to wait, or nil when the push is not retried.
+    func delay(afterSends sends: Int, action: PushAction, now: Date, deadline: Date, jitter: Double) -> TimeInterval? {
+        guard case .retry(let retryAfter) = action, sends < maxSends else { return nil }
+        let backoff = initialBackoff * pow(2, Double(sends - 1))
+        let delay = retryAfter.map { max($0, 0) } ?? backoff * (0.5 + 0.5 * min(max(jitter, 0), 1))
+        guard now.addingTimeInterval(delay + answerMargin) < deadline else { return nil }
+        return delay
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// One push provider (APNs, FCM): builds its message for a ``PushRequest`` and sends it, mapping every
+/// answer to a ``PushAnswer``. It never retries across sends, touches the store or logs outcomes:
+/// ``PushDelivery`` does, the same way for every provider.
+protocol PushSender: Sendable {
+    /// The provider's message, built once per request and sent as often as ``PushDelivery`` retries.
+    associatedtype Message: Sendable
+
+    /// `apns` or `fcm`, as push records show it.
+    var provider: String { get }
+
+    /// Builds the message for a request.
+    /// - Parameter request: the push to send.
+    /// - Returns: the message, or nil when the device has no token this provider can use for the purpose.
+    /// - Throws: when the payload cannot be encoded or exceeds the provider's limit (nothing is sent).
+    func message(for request: PushRequest) throws -> Message?
+
+    /// Sends the message once.
+    /// - Parameters:
+    ///   - message: from ``message(for:)``.
+    ///   - request: the push it is for.
+    ///   - now: the server's time at this send (an FCM `ttl` is what is left of the deadline from here).
+    ///   - timeout: real seconds the send may take before it counts as unanswered.
+    /// - Returns: the answer; never throws.
+    func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer
+
+    /// What records and logs call the push type (`voip`, `alert`, `background`; FCM's priority).
+    func pushType(of message: Message) -> String
+
+    /// The device or registration token the message goes to (what a dead-token answer removes).
+    func token(of message: Message) -> String
+
+    /// The request id the provider echoes, if the sender chose one (APNs' `apns-id`).
+    func requestID(of message: Message) -> String?
+
+    /// Where a configuration error or a recovery applies.
+    func scope(of message: Message, for request: PushRequest) -> PushScope
+}

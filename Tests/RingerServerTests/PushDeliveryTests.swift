@@ -1,0 +1,133 @@
+import Foundation
+import RingerLogging
+@testable import RingerServer
+import RingerStore
+import RingerSync
+import RingerWire
+import Testing
+
+/// The one place that retries and acts on answers, driven with a scripted sender and a manual clock.
+@Suite struct PushDeliveryTests {
+    /// Server time that moves only when something sleeps; a server second is `scale` real seconds.
+    final class ManualClock: ServerClock {
+        let current: LockedValue<Date>
+        let sleeps = LockedValue<[TimeInterval]>([])
+        let scale: Double
+
+        init(_ start: Date, scale: Double = 1) {
+            current = LockedValue(start)
+            self.scale = scale
+        }
+
+        func now() -> Date { current.withLock { $0 } }
+        func sleep(until deadline: Date) async throws {
+            current.withLock { now in
+                sleeps.withLock { $0.append(deadline.timeIntervalSince(now)) }
+                now = max(now, deadline)
+            }
+        }
+        func realSeconds(_ seconds: TimeInterval) -> TimeInterval { seconds * scale }
+    }
+
+    /// Answers from a script, one per send, and remembers each send's server time and real timeout.
+    final class ScriptedSender: PushSender {
+        struct Message: Sendable { var token: String }
+        let answers: LockedValue<[PushAnswer]>
+        let sends = LockedValue<[(now: Date, timeout: TimeInterval)]>([])
+
+        init(_ answers: [PushAnswer]) { self.answers = LockedValue(answers) }
+
+        var provider: String { "fcm" }
+        func message(for request: PushRequest) throws -> Message? { request.device.fcmToken.map(Message.init) }
+        func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer {
+            sends.withLock { $0.append((now, timeout)) }
+            return answers.withLock { $0.isEmpty ? PushAnswer(status: 200, action: .accepted, requests: 1) : $0.removeFirst() }
+        }
+        func pushType(of message: Message) -> String { "high" }
+        func token(of message: Message) -> String { message.token }
+        func requestID(of message: Message) -> String? { nil }
+        func scope(of message: Message, for request: PushRequest) -> PushScope { PushScope(provider: "fcm", project: "demo") }
+    }
+
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func fixture(scale: Double = 1) async throws -> (SQLiteStore, PushSetupHealth, ManualClock, PushDelivery, PushRequest) {
+        let store = try SQLiteStore(path: ":memory:")
+        let device = try await store.registerDevice(Device(deviceId: "bob-pixel", userId: "bob", platform: .android,
+                                                           fcmToken: "fcm-token-1", updatedAt: start.addingTimeInterval(-60)))
+        let health = PushSetupHealth()
+        let clock = ManualClock(start, scale: scale)
+        let delivery = PushDelivery(store: store, health: health, clock: clock, log: .silent(), observe: { _ in })
+        let call = Call(callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+                        callee: Party(id: "bob"), hasVideo: false, createdAt: start, expiresAt: start.addingTimeInterval(45))
+        return (store, health, clock, delivery, PushRequest(.incomingCall, call: call, device: device, now: start))
+    }
+
+    @Test func aRetryableAnswerIsSentAgainUntilAcceptedAndRecordedOnce() async throws {
+        let (store, _, clock, delivery, request) = try await fixture()
+        let sender = ScriptedSender([PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 1),
+                                     PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 2)])
+        await delivery.deliver(request, via: sender)
+        let attempts = try await store.pushAttempts(callID: request.call.callId)
+        #expect(attempts.count == 1)
+        #expect(attempts.first?.status == 200)
+        #expect(attempts.first?.attempts == 4)
+        #expect(attempts.first?.provider == "fcm")
+        #expect(clock.sleeps.withLock { $0.count } == 2)
+    }
+
+    @Test func retryAfterIsWaitedOnTheServersClock() async throws {
+        let (_, _, clock, delivery, request) = try await fixture()
+        let sender = ScriptedSender([PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: 5), requests: 1)])
+        await delivery.deliver(request, via: sender)
+        #expect(clock.sleeps.withLock { $0 } == [5])
+        #expect(sender.sends.withLock { $0.map(\.now) } == [start, start.addingTimeInterval(5)])
+    }
+
+    @Test func aScaledClockShortensEachSendsRealTimeoutToWhatIsLeftOfTheRing() async throws {
+        let (_, _, _, delivery, request) = try await fixture(scale: 0.01)
+        let sender = ScriptedSender([PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: 15), requests: 1)])
+        await delivery.deliver(request, via: sender)
+        let timeouts = sender.sends.withLock { $0.map(\.timeout) }
+        #expect(timeouts.count == 2)
+        #expect(abs(timeouts[0] - 0.45) < 1e-9)
+        #expect(abs(timeouts[1] - 0.30) < 1e-9)
+    }
+
+    @Test func aDeadTokenIsRemovedUnlessRegisteredAgainAfterThePushWasSent() async throws {
+        let (store, _, _, delivery, request) = try await fixture()
+        await delivery.deliver(request, via: ScriptedSender([PushAnswer(status: 404, reason: "UNREGISTERED",
+                                                                         action: .removeToken(invalidSince: nil), requests: 1)]))
+        #expect(try await store.devices(ofUser: "bob").isEmpty)
+
+        // Registered again after the send began: the stale answer must not wipe it.
+        let (fresh, _, _, freshDelivery, late) = try await fixture()
+        var again = late.device
+        again.updatedAt = start.addingTimeInterval(1)
+        _ = try await fresh.registerDevice(again)
+        await freshDelivery.deliver(late, via: ScriptedSender([PushAnswer(status: 404, reason: "UNREGISTERED",
+                                                                          action: .removeToken(invalidSince: nil), requests: 1)]))
+        #expect(try await fresh.devices(ofUser: "bob").first?.fcmToken == "fcm-token-1")
+    }
+
+    @Test func aConfigurationErrorIsNotRetriedAndShowsInHealthUntilAPushIsAccepted() async throws {
+        let (_, health, clock, delivery, request) = try await fixture()
+        let sender = ScriptedSender([PushAnswer(status: 403, reason: "SENDER_ID_MISMATCH", action: .configurationError, requests: 1)])
+        await delivery.deliver(request, via: sender)
+        #expect(sender.sends.withLock { $0.count } == 1)
+        #expect(clock.sleeps.withLock { $0.isEmpty })
+        #expect(health.current.map(\.reason) == ["SENDER_ID_MISMATCH"])
+        await delivery.deliver(request, via: ScriptedSender([]))
+        #expect(health.current.isEmpty)
+    }
+
+    @Test func aDeviceWithoutATokenForTheProviderGetsNothing() async throws {
+        let (store, _, _, delivery, request) = try await fixture()
+        var ios = request
+        ios.device.fcmToken = nil
+        let sender = ScriptedSender([])
+        await delivery.deliver(ios, via: sender)
+        #expect(sender.sends.withLock { $0.isEmpty })
+        #expect(try await store.pushAttempts(callID: request.call.callId).isEmpty)
+    }
+}
