@@ -1,8 +1,13 @@
 import Foundation
 
 /// `--name value` / `--name=value` flags with `RINGER_NAME` environment fallbacks.
+///
+/// A flag may be given more than once: ``subscript(_:)`` reads the last, ``all(_:)`` every one; its
+/// environment variable lists several values separated by commas.
 public struct CommandLineOptions: Sendable {
-    private var values: [String: String] = [:]
+    private var values: [String: [String]] = [:]
+    /// Names whose value came from the environment rather than a flag.
+    private var fromEnvironment: Set<String> = []
 
     /// Parses flags; a flag wins over its environment variable.
     /// - Parameters:
@@ -15,8 +20,12 @@ public struct CommandLineOptions: Sendable {
                 switches: Set<String> = []) throws {
         for name in known.union(switches) {
             let variable = "RINGER_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
-            if let value = environment[variable], !value.isEmpty { values[name] = value }
+            if let value = environment[variable], !value.isEmpty {
+                values[name] = [value]
+                fromEnvironment.insert(name)
+            }
         }
+        var given: [String: [String]] = [:]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -28,7 +37,7 @@ public struct CommandLineOptions: Sendable {
                 name = String(name[..<equals])
             }
             if switches.contains(name) {
-                values[name] = value ?? "true"
+                given[name] = [value ?? "true"]
                 index += 1
                 continue
             }
@@ -38,17 +47,31 @@ public struct CommandLineOptions: Sendable {
                 index += 1
                 value = arguments[index]
             }
-            values[name] = value
+            given[name, default: []].append(value!)
             index += 1
         }
+        // Flags replace their environment variable as a whole, however many times they are given.
+        values.merge(given) { $1 }
+        fromEnvironment.subtract(given.keys)
     }
 
-    /// The value of a flag, or nil when neither the flag nor its variable is set.
-    public subscript(name: String) -> String? { values[name] }
+    /// The value of a flag (its last, when given several times), or nil when neither the flag nor its
+    /// variable is set.
+    public subscript(name: String) -> String? { values[name]?.last }
+
+    /// Every value of a repeatable flag in the order given, or its environment variable's comma-separated
+    /// values; empty when neither is set.
+    /// - Parameter name: the flag name without dashes.
+    /// - Returns: the values, blanks dropped.
+    public func all(_ name: String) -> [String] {
+        guard let given = values[name] else { return [] }
+        let parts = fromEnvironment.contains(name) ? given[0].split(separator: ",").map(String.init) : given
+        return parts.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
 
     /// True when a switch was given (or its variable is `1`/`true`).
     public func isSet(_ name: String) -> Bool {
-        guard let value = values[name] else { return false }
+        guard let value = values[name]?.last else { return false }
         return value == "true" || value == "1"
     }
 }

@@ -6,6 +6,9 @@ import RingerWire
 /// Validates and stores device registrations (API.md "Devices"): register after login, unregister on logout.
 struct DeviceRegistry: Sendable {
     let store: any RingerStore
+    /// The Firebase projects the server sends through (`--fcm-service-account`), the default first; empty
+    /// when FCM is not configured, and then any well-formed `fcm_project_id` is stored for later.
+    var fcmProjects: [String] = []
 
     /// `PUT /v1/devices/{device_id}` for the authenticated user.
     /// - Returns: the stored device.
@@ -31,11 +34,21 @@ struct DeviceRegistry: Sendable {
             if let environment = body.apnsEnvironment, environment != .sandbox, environment != .production {
                 throw APIProblem.invalidField("apns_environment must be sandbox or production")
             }
-            guard body.fcmToken == nil else { throw APIProblem.invalidField("fcm_token is for android devices") }
+            guard body.fcmToken == nil, body.fcmProjectId == nil else {
+                throw APIProblem.invalidField("fcm_token and fcm_project_id are for android devices")
+            }
         case .android:
-            guard let token = body.fcmToken, (1...4096).contains(token.utf8.count),
-                  !token.contains(where: { $0.isWhitespace }) else {
-                throw APIProblem.invalidField("an android device needs fcm_token")
+            guard let token = body.fcmToken else { throw APIProblem.invalidField("an android device needs fcm_token") }
+            guard Self.isFCMToken(token) else {
+                throw APIProblem.invalidField("fcm_token must be 1 to 4096 of the characters A-Z a-z 0-9 - _ : .")
+            }
+            if let project = body.fcmProjectId {
+                guard Self.isFirebaseProjectID(project) else {
+                    throw APIProblem.invalidField("fcm_project_id must be a Firebase project id: 6 to 30 lowercase letters, digits or hyphens, starting with a letter")
+                }
+                guard fcmProjects.isEmpty || fcmProjects.contains(project) else {
+                    throw APIProblem.invalidField("fcm_project_id \(project) is not one of the server's Firebase projects")
+                }
             }
             guard body.voipToken == nil, body.apnsToken == nil, body.apnsEnvironment == nil else {
                 throw APIProblem.invalidField("voip_token, apns_token and apns_environment are for ios devices")
@@ -47,10 +60,31 @@ struct DeviceRegistry: Sendable {
         let device = Device(deviceId: deviceID, userId: user.id, platform: body.platform,
                             voipToken: body.voipToken?.lowercased(), apnsToken: body.apnsToken?.lowercased(),
                             apnsEnvironment: body.platform == .ios ? (body.apnsEnvironment ?? .production) : nil,
-                            bundleId: body.bundleId, fcmToken: body.fcmToken, updatedAt: now)
+                            bundleId: body.bundleId, fcmToken: body.fcmToken,
+                            fcmProjectId: body.platform == .android ? body.fcmProjectId : nil, updatedAt: now)
         return try await store.registerDevice(device)
     }
 
+
+    /// An FCM registration token as Ringer accepts it: 1…4096 ASCII letters, digits, `-`, `_`, `:` and `.`.
+    /// Google documents no format; real tokens are about 160 characters of base64url with a `:` (the
+    /// instance id, then the token), and nothing else ever appears in one.
+    static func isFCMToken(_ token: String) -> Bool {
+        (1...4096).contains(token.utf8.count) && token.utf8.allSatisfy { byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+                || byte == 45 || byte == 95 || byte == 58 || byte == 46
+        }
+    }
+
+    /// A Google Cloud (Firebase) project id: 6–30 lowercase letters, digits and hyphens, starting with a
+    /// letter and not ending with a hyphen (Google Cloud: "Creating and managing projects").
+    static func isFirebaseProjectID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (6...30).contains(bytes.count), let first = bytes.first, (97...122).contains(first), bytes.last != 45 else {
+            return false
+        }
+        return bytes.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }
+    }
 
     /// Reverse-DNS: letters, digits, `.` and `-`, with at least one dot.
     static func isBundleID(_ id: String) -> Bool {

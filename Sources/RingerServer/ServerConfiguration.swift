@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable {
     public var userTokenSecret: String = ""
     /// APNs authentication and hosts; nil disables VoIP pushes (calls then ring WebSockets only).
     public var apns: APNsSettings?
+    /// FCM credentials and host; nil disables FCM messages (Android calls then ring WebSockets only).
+    public var fcm: FCMSettings?
     /// Seconds a call rings before it ends `unanswered`.
     public var ringTimeout: TimeInterval = 45
     /// The LiveKit-compatible media server and the key pair that signs its access tokens.
@@ -54,6 +56,23 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
+    /// FCM HTTP v1 settings (API.md "Server flags"): which Firebase projects, and where to connect.
+    public struct FCMSettings: Sendable {
+        /// Service-account JSON files (`--fcm-service-account`, repeatable), one per Firebase project; the
+        /// first is the default for devices that name no `fcm_project_id`.
+        public var serviceAccountFiles: [String]
+        /// Base URL of the FCM API (Google's, or `--fcm-host`).
+        public var baseURL: String = "https://fcm.googleapis.com"
+        /// Extra CA (PEM path) to trust for the FCM host and the token URI, for a local sandbox.
+        public var caFile: String?
+
+        /// Creates settings with Google's host.
+        /// - Parameter serviceAccountFiles: at least one service-account file.
+        public init(serviceAccountFiles: [String]) {
+            self.serviceAccountFiles = serviceAccountFiles
+        }
+    }
+
     /// LiveKit-compatible media settings. The defaults match a LiveKit server in `--dev` mode.
     public struct MediaSettings: Sendable {
         /// URL apps connect to.
@@ -84,6 +103,7 @@ public struct ServerConfiguration: Sendable {
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "media-url", "media-api-key", "media-api-secret",
+            "fcm-service-account", "fcm-host", "fcm-ca-file",
         ])
         var config = ServerConfiguration()
         if let listen = options["listen"] {
@@ -141,6 +161,15 @@ public struct ServerConfiguration: Sendable {
             if let host = options["apns-production-host"] { apns.productionURL = try baseURL(host) }
             apns.caFile = options["apns-ca-file"]
             config.apns = apns
+        }
+        let serviceAccounts = options.all("fcm-service-account")
+        if !serviceAccounts.isEmpty {
+            var fcm = FCMSettings(serviceAccountFiles: serviceAccounts)
+            if let host = options["fcm-host"] { fcm.baseURL = try baseURL(host) }
+            fcm.caFile = options["fcm-ca-file"]
+            config.fcm = fcm
+        } else if options["fcm-host"] != nil || options["fcm-ca-file"] != nil {
+            throw ConfigurationError("--fcm-host and --fcm-ca-file need --fcm-service-account (or RINGER_FCM_SERVICE_ACCOUNT)")
         }
         config.media.url = options["media-url"] ?? config.media.url
         config.media.apiKey = options["media-api-key"] ?? config.media.apiKey

@@ -73,6 +73,9 @@ enum SQLiteSchema {
         ALTER TABLE devices ADD COLUMN push_problem_token TEXT;
         ALTER TABLE devices ADD COLUMN push_problem_at REAL;
         """,
+        """
+        ALTER TABLE devices ADD COLUMN fcm_project_id TEXT;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`.

@@ -52,17 +52,18 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
 
     /// The columns a registration writes; reads add the push problem.
     private static let deviceColumns =
-        "device_id, user_id, platform, voip_token, apns_token, apns_environment, bundle_id, fcm_token, updated_at"
+        "device_id, user_id, platform, voip_token, apns_token, apns_environment, bundle_id, fcm_token, updated_at, fcm_project_id"
     private static let deviceReadColumns = deviceColumns + ", push_problem_reason, push_problem_token, push_problem_at"
 
     private static func device(_ row: SQLiteRow) -> Device {
-        let problem = row.text(9).map { reason in
-            PushProblem(reason: reason, token: row.text(10) ?? "", at: Date(timeIntervalSince1970: row.real(11)))
+        let problem = row.text(10).map { reason in
+            PushProblem(reason: reason, token: row.text(11) ?? "", at: Date(timeIntervalSince1970: row.real(12)))
         }
         return Device(deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
                       voipToken: row.text(3), apnsToken: row.text(4),
                       apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
-                      fcmToken: row.text(7), updatedAt: Date(timeIntervalSince1970: row.real(8)), pushProblem: problem)
+                      fcmToken: row.text(7), fcmProjectId: row.text(9), updatedAt: Date(timeIntervalSince1970: row.real(8)),
+                      pushProblem: problem)
     }
 
     public func registerDevice(_ device: Device) async throws -> Device {
@@ -78,16 +79,18 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                         """, [.text(token), .text(device.userId), .text(device.deviceId)])
                 }
                 try db.query("""
-                    INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(user_id, device_id) DO UPDATE SET platform = excluded.platform,
                       voip_token = excluded.voip_token, apns_token = excluded.apns_token,
                       apns_environment = excluded.apns_environment, bundle_id = excluded.bundle_id,
-                      fcm_token = excluded.fcm_token, updated_at = excluded.updated_at,
+                      fcm_token = excluded.fcm_token, fcm_project_id = excluded.fcm_project_id,
+                      updated_at = excluded.updated_at,
                       push_problem_reason = NULL, push_problem_token = NULL, push_problem_at = NULL
                     """, [.text(device.deviceId), .text(device.userId), .text(device.platform.rawValue),
                           .optional(device.voipToken), .optional(device.apnsToken),
                           .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
-                          .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970)])
+                          .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970),
+                          .optional(device.fcmProjectId)])
                 // Devices left with no token at all can never be reached: drop them.
                 try db.query("""
                     DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL

@@ -47,18 +47,24 @@ public struct DeviceRegistration: Codable, Sendable {
     public var apnsEnvironment: APNsEnvironment?
     /// The app's bundle id; the VoIP topic is `<bundle_id>.voip`.
     public var bundleId: String?
-    /// Firebase Cloud Messaging registration token.
+    /// Firebase Cloud Messaging registration token: 1…4096 of `A–Z a–z 0–9 - _ : .` (Google documents no
+    /// format; real tokens are about 160 such characters).
     public var fcmToken: String?
+    /// The Firebase project the FCM token belongs to, when the server sends through several; absent means
+    /// the server's first (default) project.
+    public var fcmProjectId: String?
 
     /// Creates a registration body.
     public init(platform: Platform, voipToken: String? = nil, apnsToken: String? = nil,
-                apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil, fcmToken: String? = nil) {
+                apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil, fcmToken: String? = nil,
+                fcmProjectId: String? = nil) {
         self.platform = platform
         self.voipToken = voipToken
         self.apnsToken = apnsToken
         self.apnsEnvironment = apnsEnvironment
         self.bundleId = bundleId
         self.fcmToken = fcmToken
+        self.fcmProjectId = fcmProjectId
     }
 }
 
@@ -80,6 +86,8 @@ public struct Device: Codable, Hashable, Sendable {
     public var bundleId: String?
     /// FCM registration token.
     public var fcmToken: String?
+    /// The Firebase project of the FCM token; nil for the server's default project.
+    public var fcmProjectId: String?
     /// When the registration last changed.
     public var updatedAt: Date
     /// Set when the push service refused a token in a way a new registration fixes (wrong environment
@@ -89,7 +97,7 @@ public struct Device: Codable, Hashable, Sendable {
     /// Creates a device record.
     public init(deviceId: String, userId: String, platform: Platform, voipToken: String? = nil,
                 apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil,
-                fcmToken: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil) {
+                fcmToken: String? = nil, fcmProjectId: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.platform = platform
@@ -98,6 +106,7 @@ public struct Device: Codable, Hashable, Sendable {
         self.apnsEnvironment = apnsEnvironment
         self.bundleId = bundleId
         self.fcmToken = fcmToken
+        self.fcmProjectId = fcmProjectId
         self.updatedAt = updatedAt
         self.pushProblem = pushProblem
     }

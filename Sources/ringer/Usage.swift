@@ -4,15 +4,18 @@ enum Usage {
     ringer — rings a callee's phone like a real phone call, even when the app is closed.
 
     Usage:
-      ringer serve [flags]      Run the server (HTTP API, WebSocket, APNs VoIP pushes).
+      ringer serve [flags]      Run the server (HTTP API, WebSocket, APNs VoIP pushes, FCM data messages).
           --listen 127.0.0.1:8080   --database ringer.sqlite   --admin-key KEY   --user-token-secret SECRET
           --apns-key-file AuthKey.p8 --apns-key-id ID --apns-team-id TEAM      (token authentication), or
           --apns-cert-file app.p12|cert.pem [--apns-cert-key-file key.pem] [--apns-cert-password P]
                                                                                 (certificate authentication)
           The .p12 password: RINGER_APNS_CERT_PASSWORD is safer than the flag, which shows in `ps`.
           --apns-host HOST[:PORT] | --apns-sandbox-host H --apns-production-host H   --apns-ca-file ca.pem
+          --fcm-service-account firebase.json (repeat for several Firebase projects; the first is the default)
+          --fcm-host HOST[:PORT] (default Google's)   --fcm-ca-file ca.pem (for the FCM host and the token URI)
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
-          Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY.
+          Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY; a repeatable one's
+          variable takes several values separated by commas.
       ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors).
           --listen 127.0.0.1:2197   --cert server.pem --key server.key (a throw-away CA is made if absent)
           --key-id ID --team-id TEAM --key-file AuthKey.p8|public.pem   --devices TOKEN:BUNDLE[,TOKEN:BUNDLE]
