@@ -57,4 +57,8 @@ struct PushAnswer: Sendable {
     var healthReason: String? = nil
     /// A message for operators to log as an error with this answer (APNs throttling provider tokens).
     var operatorAlert: String? = nil
+    /// True when a configuration error may also be this device's own (FCM `SENDER_ID_MISMATCH`: the token
+    /// may come from another Firebase project than the one it was sent through): the device is marked too,
+    /// and its next registration clears the mark.
+    var marksDevice = false
 }

@@ -113,6 +113,9 @@ final class PushDelivery: Sendable {
                 log.error("\(sender.provider) refuses the server's configuration; pushes to this scope fail until it is fixed",
                           metadata.merging(Self.metadata(of: scope)) { $1 })
             }
+            if answer.marksDevice {
+                await flag(sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)
+            }
         case .invalidRequest:
             log.error("\(sender.provider) refused a request Ringer built", metadata)
         case .retry:
