@@ -80,7 +80,7 @@ final class CallService: Sendable {
             return (machine.call, devices, effects)
         }
         log.info("call created", ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)])
-        carryOut(effects, call: call, devices: devices)
+        carryOut(effects, call: call, devices: devices, ringing: [])
         return call
     }
 
@@ -151,14 +151,14 @@ final class CallService: Sendable {
 
     private func apply(_ input: CallInput, callID: String, actor: CallActor) async throws -> Call {
         let now = clock.now()
-        let outcome = try await writes.withLock { () async throws -> (Call, [CallEffect])? in
+        let outcome = try await writes.withLock { () async throws -> (Call, [CallEffect], Set<String>)? in
             do {
                 guard let (result, stored) = try await store.updateCall(id: callID, { machine in
                     // A deadline that passed but whose timer has not fired yet still counts: an accept
                     // at 45.2 s must not win over the ring-out.
                     var effects = try machine.handle(.ringTimeout, by: .system, at: now)
                     effects += try machine.handle(input, by: actor, at: now)
-                    return ((machine.call, effects), Self.events(of: effects, call: machine.call))
+                    return ((machine.call, effects, Set(machine.ringingDeviceIds)), Self.events(of: effects, call: machine.call))
                 }) else { return nil }
                 for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }
                 await hub.deliver(stored)
@@ -167,11 +167,11 @@ final class CallService: Sendable {
                 throw APIProblem.from(error)
             }
         }
-        guard let (call, effects) = outcome else { throw APIProblem.callNotFound() }
+        guard let (call, effects, ringing) = outcome else { throw APIProblem.callNotFound() }
         if !effects.isEmpty {
             log.info("call updated", ["call.id": .string(callID), "call.state": .string(call.state.rawValue)])
         }
-        carryOut(effects, call: call, devices: nil)
+        carryOut(effects, call: call, devices: nil, ringing: ringing)
         return call
     }
 
@@ -190,7 +190,12 @@ final class CallService: Sendable {
     }
 
     /// Executes the effects that are not publications (those were delivered under the lock).
-    private func carryOut(_ effects: [CallEffect], call: Call, devices: [Device]?) {
+    /// - Parameters:
+    ///   - effects: the machine's effects.
+    ///   - call: the call after them.
+    ///   - devices: the callee's devices when the call was placed (for the ringing pushes).
+    ///   - ringing: the devices that acknowledged `ringing` (a push that stops the ringing matters most there).
+    private func carryOut(_ effects: [CallEffect], call: Call, devices: [Device]?, ringing: Set<String>) {
         for effect in effects {
             switch effect {
             case .publish:
@@ -202,7 +207,7 @@ final class CallService: Sendable {
                 Task {
                     let targets = (try? await store.devices(ofUser: recipient.userID))?
                         .filter { $0.deviceId != recipient.exceptDeviceID } ?? []
-                    await pushes.tell(type, call: call, devices: targets)
+                    await pushes.tell(type, call: call, devices: targets, ringing: ringing)
                 }
             case .scheduleRingTimeout(let deadline):
                 scheduleTimeout(callID: call.callId, at: deadline)

@@ -43,7 +43,12 @@ final class PushDispatcher: Sendable {
     /// Tells devices by push that the call changed (see `CallEffect.pushNotice(_:to:)`): a push that stops
     /// the ringing for `call.cancelled`, `call.answered_elsewhere` and `call.declined_elsewhere`, a missed-call
     /// notification for `call.unanswered`; other events have none.
-    func tell(_ type: EventType, call: Call, devices: [Device]) async {
+    /// - Parameters:
+    ///   - type: the event.
+    ///   - call: the call after it.
+    ///   - devices: the devices to tell.
+    ///   - ringing: ids of the devices that acknowledged `ringing` for the call.
+    func tell(_ type: EventType, call: Call, devices: [Device], ringing: Set<String>) async {
         let purpose: PushRequest.Purpose
         switch type {
         case .callUnanswered: purpose = .missedCall
@@ -55,7 +60,9 @@ final class PushDispatcher: Sendable {
         let now = clock.now()
         await withTaskGroup(of: Void.self) { group in
             for device in devices {
-                group.addTask { await self.send(PushRequest(purpose, call: call, device: device, now: now)) }
+                var request = PushRequest(purpose, call: call, device: device, now: now)
+                request.deviceRang = ringing.contains(device.deviceId)
+                group.addTask { await self.send(request) }
             }
         }
     }

@@ -30,6 +30,9 @@ struct PushRequest: Sendable {
     var call: Call
     /// The device to reach.
     var device: Device
+    /// True when the device acknowledged `ringing` for the call (`POST /v1/calls/{id}/ringing`): a push that
+    /// stops the ringing then ends something the user sees.
+    var deviceRang = false
     /// When the push was decided, on the server's clock (the payload's `sent_at`).
     var createdAt: Date
     /// When trying stops mattering, on the server's clock: the ring deadline for ringing and stopping
