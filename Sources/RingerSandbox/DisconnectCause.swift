@@ -50,7 +50,7 @@ public struct DisconnectCause: Sendable, Hashable, CustomStringConvertible {
     /// The cause a remote ending shows (docs/android-integration.md "End reasons"): `remoteEnded` → REMOTE,
     /// `unanswered` → MISSED, `answeredElsewhere` → ANSWERED_ELSEWHERE, `declinedElsewhere` → REJECTED
     /// with "declined elsewhere", `failed` → ERROR; a reason this version does not know → UNKNOWN with its name.
-    public init(_ endReason: CallEndReason) {
+    public init(endReason: CallEndReason) {
         switch endReason {
         case .remoteEnded: self.init(.remote)
         case .unanswered: self.init(.missed)

@@ -14,7 +14,7 @@ public import RingerWire
 ///   server confirmed, else it ends with `ERROR`. `onReject` and `onDisconnect` end the call through the
 ///   coordinator (decline, cancel or end).
 /// - Every ending is `setDisconnected(DisconnectCause)` then `destroy()`, with the cause mapped from
-///   RingerKit's reason (``DisconnectCause/init(_:)-(CallEndReason)``) or the local action
+///   RingerKit's reason (``DisconnectCause/init(endReason:)``) or the local action
 ///   (`REJECTED`, `LOCAL`).
 /// - The incoming-call UI is in-app when the app is on screen; on a locked phone it is full-screen only with
 ///   `USE_FULL_SCREEN_INTENT` and while the app may launch it (foreground, or a high-priority FCM message
@@ -168,7 +168,7 @@ public final class SimulatedConnectionService: CallUI, Sendable {
     }
 
     public func reportCallEnded(id: UUID, at date: Date, reason: CallEndReason) {
-        disconnect(id, cause: DisconnectCause(reason))
+        disconnect(id, cause: DisconnectCause(endReason: reason))
     }
 
     public func reportOutgoingCallConnected(id: UUID, at date: Date) {
