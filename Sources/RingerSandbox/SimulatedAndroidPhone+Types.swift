@@ -75,6 +75,13 @@ extension SimulatedAndroidPhone {
         public var body: String
         /// Who posted it.
         public var postedBy: Poster
+
+        /// Creates a notification record.
+        public init(title: String, body: String, postedBy: Poster) {
+            self.title = title
+            self.body = body
+            self.postedBy = postedBy
+        }
     }
 
     /// Something that happened on the phone, for timelines and tests.

@@ -152,6 +152,14 @@ final class AndroidTestStack: Sendable {
         return phone
     }
 
+    /// A second device of `user` in the foreground, holding its socket, so the user is online when called: this
+    /// server has no FCM provider configured, and calls a user none of whose devices it can reach fail at once.
+    /// The phone under test then gets its FCM messages from the test.
+    @discardableResult
+    func companion(of user: String = "bob") async throws -> SimulatedAndroidPhone {
+        try await phone(user, deviceID: "\(user)-tablet")
+    }
+
     /// Whether `user`'s device holds its event stream, as the server sees it, once it settles.
     func holdsStream(_ phone: SimulatedAndroidPhone, _ expected: Bool) async -> Bool {
         await waitFor {
