@@ -182,7 +182,7 @@ public final class SimulatedAndroidPhone: Sendable {
             }
         }
         if ended { endProcess(newState) }
-        if newState == .foreground, !isProcessRunning { launch() }
+        if newState == .foreground { launch() }
         updateEventStream()
     }
 
@@ -261,6 +261,8 @@ public final class SimulatedAndroidPhone: Sendable {
         guard call.state == .ringing, let uuid = UUID(uuidString: call.callId) else { return call }
         do {
             try connectionService.placeCall(id: uuid, callee: call.callee, hasVideo: call.hasVideo)
+        } catch let error as ConnectionServiceError where error == .callAlreadyExists {
+            // The callee answered before this returned: the connection exists and is active already.
         } catch {
             coordinator.end(callID: uuid) { _ in }
             throw error
@@ -273,22 +275,27 @@ public final class SimulatedAndroidPhone: Sendable {
 
     private var api: RingerAPIClient { RingerAPIClient(baseURL: server, userToken: userToken) }
 
-    /// Starts the app's process: the coordinator with the stored login at once (a message is handled right away).
+    /// Starts the app's process unless it runs: the coordinator with the stored login at once (a message is
+    /// handled right away). Returns false when the process was already running.
     @discardableResult
-    private func launch() -> CallCoordinator {
+    private func launch() -> Bool {
         let observer: @Sendable (CallCoordinator.Observation) -> Void = { [weak self] observation in
             self?.coordinatorObserved(observation)
         }
-        let coordinator = if let sleepUntil {
+        let fresh = if let sleepUntil {
             CallCoordinator(deviceID: identity.deviceID, ui: connectionService, now: now, sleepUntil: sleepUntil,
                             pendingActions: pendingActions, observer: observer)
         } else {
             CallCoordinator(deviceID: identity.deviceID, ui: connectionService, now: now, pendingActions: pendingActions,
                             observer: observer)
         }
-        coordinator.connect(api: api)
-        state.withLock { $0.app = App(coordinator: coordinator, stream: nil) }
-        return coordinator
+        let started = state.withLock { state -> Bool in
+            guard state.app == nil else { return false }
+            state.app = App(coordinator: fresh, stream: nil)
+            return true
+        }
+        if started { fresh.connect(api: api) }
+        return started
     }
 
     /// Ends the app's process: socket, foreground service and calls go with it (Telecom disconnects them);
@@ -306,7 +313,7 @@ public final class SimulatedAndroidPhone: Sendable {
 
     /// Opens or closes the event stream to match the rules: the process runs, the phone is online, and the app
     /// is in the foreground (not dozing) or a call holds its foreground service.
-    func updateEventStream() {
+    private func updateEventStream() {
         let inCall = foregroundService.isRunning
         let (open, close) = state.withLock { state -> (Bool, EventStream?) in
             guard state.app != nil else { return (false, nil) }
@@ -438,9 +445,8 @@ public final class SimulatedAndroidPhone: Sendable {
         if let notification = message.notification, appState != .foreground {
             return post(notification, by: .system) ? .userVisible : .silent
         }
-        if !running {
+        if !running, launch() {
             state.withLock { $0.appState = .background }
-            launch()
             observe(.startedByMessage(messageName: message.name))
         }
         guard let coordinator else { return notDelivered(message, "the app's process ended") }
