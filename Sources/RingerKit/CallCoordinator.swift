@@ -184,9 +184,20 @@ public final class CallCoordinator: Sendable {
     /// - Returns: what became of the push.
     @discardableResult
     public func handleVoIPPush(_ payload: Data) -> PushDisposition {
+        handleIncomingPush(payload, reportsEveryPush: true)
+    }
+
+    /// The ringing-push path, shared by VoIP pushes and FCM data messages (``handleDataMessage(_:)``).
+    /// - Parameters:
+    ///   - payload: `{"ringer":{…}}` as in a VoIP push.
+    ///   - reportsEveryPush: true under PushKit's rule (every push is reported; one that cannot ring is
+    ///     reported and ended at once); false where the platform has no such rule (Android): only a push
+    ///     that rings reaches the call UI, so a stale or unusable one never flashes a call on screen.
+    /// - Returns: what became of the push.
+    func handleIncomingPush(_ payload: Data, reportsEveryPush: Bool) -> PushDisposition {
         guard let push = try? RingerJSON.decode(VoIPPush.self, from: payload),
               push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callId) else {
-            reportAndEnd(id: UUID(), caller: Party(id: "unknown"), reason: .failed)
+            if reportsEveryPush { reportAndEnd(id: UUID(), caller: Party(id: "unknown"), reason: .failed) }
             observer(.pushReported(callID: nil, disposition: .unreadable))
             return .unreadable
         }
@@ -213,6 +224,8 @@ public final class CallCoordinator: Sendable {
         switch disposition {
         case .ringing:
             ui.reportIncomingCall(report) { [weak self] error in self?.incomingReported(callID: callID, error: error) }
+        case _ where !reportsEveryPush:
+            break
         case .duplicate:
             // Apple requires a report for every VoIP push; CallKit refuses the known UUID, so nothing new rings.
             ui.reportIncomingCall(report) { _ in }
