@@ -4,7 +4,7 @@ import RingerSync
 
 /// The OAuth2 access token of one service account, shared by every FCM request of that account.
 ///
-/// A token comes from the JWT bearer grant (``FCMGrant``: RS256, `kid` = private key id, `iss` = client
+/// A token comes from the JWT bearer grant (RFC 7523: RS256, `kid` = private key id, `iss` = client
 /// e-mail, `scope` = ``FCM/messagingScope``, `aud` = token URI, one-hour assertion) posted to the account's
 /// `token_uri` over ``HTTP2Client``. It is reused until ``refreshMargin(forLifetime:)`` before its
 /// `expires_in` runs out (5 minutes, or a tenth of the lifetime when that is shorter), measured on a

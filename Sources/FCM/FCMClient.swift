@@ -101,7 +101,7 @@ public final class FCMClient: Sendable {
     public init(configuration: Configuration,
                 clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
                 wallClock: @escaping @Sendable () -> Date = { Date() }) throws {
-        guard let first = configuration.serviceAccounts.first else {
+        guard !configuration.serviceAccounts.isEmpty else {
             throw FCMClientError.invalidConfiguration("no FCM service account")
         }
         var seen = Set<String>()
@@ -127,7 +127,8 @@ public final class FCMClient: Sendable {
             pool = try FCMConnectionPool(configuration: configuration.messaging, size: configuration.connections)
             grantClient = try HTTP2Client(configuration: configuration.grants)
         } catch {
-            throw FCMClientError.invalidConfiguration(String(describing: error))
+            throw FCMClientError.invalidConfiguration(
+                "cannot set up HTTP/2 (CA file \(configuration.caFile ?? "none")): \(error)")
         }
         self.configuration = configuration
         self.baseURL = base
@@ -139,7 +140,6 @@ public final class FCMClient: Sendable {
                                                               clock: clock, wallClock: wallClock)
         }
         self.sources = sources
-        _ = first
     }
 
     /// The project used when a device names none: the first service account's.
@@ -188,7 +188,11 @@ public final class FCMClient: Sendable {
                 throw FCMClientError.accessToken(error)
             }
             let timeout = until.timeIntervalSinceNow
-            guard timeout > 0 else { throw FCMClientError.timedOut(after: ceiling) }
+            guard timeout > 0 else {
+                // The token arrived just as the time ran out: nothing was sent.
+                if let deadline, deadline.timeIntervalSinceNow <= 0 { throw FCMClientError.deadlinePassed }
+                throw FCMClientError.accessToken(.timedOut(after: ceiling))
+            }
             let request = HTTP2Request(url: url, method: "POST",
                                        headers: [HTTP2Request.Header("authorization", accessToken.authorization),
                                                  HTTP2Request.Header("content-type", "application/json; charset=UTF-8")],

@@ -28,7 +28,8 @@ public struct FCMCredentialCheck: Sendable, Hashable, CustomStringConvertible {
 
     /// True when the grant succeeded (its token is cached for the first messages).
     public var isGranted: Bool { error == nil }
-    /// True when Google refused the grant, or its answer was malformed: fix the account, then restart.
+    /// True when Google refused the grant, its answer was malformed or the grant could not be signed: the
+    /// account (or `token_uri`, or the clock) must be fixed; trying again cannot help.
     public var isRefused: Bool { error.map { !$0.isRetryable } ?? false }
     /// True when the token endpoint was unreachable: report it and try again later.
     public var isRetryable: Bool { error?.isRetryable ?? false }
