@@ -90,5 +90,6 @@ public struct FCMAccessTokenError: Error, Hashable, Sendable, CustomStringConver
     /// Hashes the kind only, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// ``detail``: safe to log.
     public var description: String { detail }
 }

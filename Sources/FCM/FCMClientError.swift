@@ -124,5 +124,6 @@ public struct FCMClientError: Error, Hashable, Sendable, CustomStringConvertible
     /// Hashes the kind only, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// ``detail``: safe to log.
     public var description: String { detail }
 }

@@ -70,5 +70,6 @@ public enum FCMErrorCode: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Google's text, as ``rawValue``.
     public var description: String { rawValue }
 }

@@ -67,5 +67,6 @@ public struct FCMServiceAccountError: Error, Hashable, Sendable, CustomStringCon
     /// Hashes the kind only, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// ``detail``: safe to log.
     public var description: String { detail }
 }
