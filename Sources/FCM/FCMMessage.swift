@@ -1,0 +1,179 @@
+public import Foundation
+
+/// One FCM HTTP v1 message to one registration token: the `message` of `POST
+/// /v1/projects/{project}/messages:send` (Google: "REST Resource: projects.messages", `AndroidConfig`).
+///
+/// Ringer sends data messages: ``data`` reaches the app's `FirebaseMessagingService.onMessageReceived`
+/// even when the app was swiped away, as long as ``priority`` is `HIGH` for a dozing phone (Google:
+/// "Set and manage Android message priority"). A ``notification`` block is shown by the system without the
+/// app running (the missed-call message); the ringing message never carries one (API.md).
+///
+/// ``requestBody(token:validateOnly:)`` checks what FCM would refuse before anything is sent: the data
+/// payload size (``dataPayloadBytes`` ≤ ``FCM/maximumDataPayloadBytes``), reserved data keys and the TTL range.
+public struct FCMMessage: Sendable, Hashable {
+    /// `android.priority` (Google: `AndroidMessagePriority`).
+    public enum Priority: String, Sendable, Hashable {
+        /// Delivered at once, waking a dozing phone; Android demotes apps whose high-priority messages show
+        /// nothing visible.
+        case high = "HIGH"
+        /// Delivered when the phone is awake or at its next Doze maintenance window.
+        case normal = "NORMAL"
+    }
+
+    /// A `notification` block the system shows by itself (Google: `Notification`).
+    public struct Notification: Sendable, Hashable {
+        /// The title, or nil for none.
+        public var title: String?
+        /// The text, or nil for none.
+        public var body: String?
+
+        /// Creates a notification block.
+        public init(title: String? = nil, body: String? = nil) {
+            self.title = title
+            self.body = body
+        }
+    }
+
+    /// Data keys FCM refuses with `INVALID_ARGUMENT` (Google: `Message.data`): these exact words, and any
+    /// key starting with ``reservedDataKeyPrefixes``. Compared case-sensitively, as Google states them.
+    public static let reservedDataKeys: Set<String> = ["from", "notification", "message_type"]
+    /// Prefixes FCM reserves for its own data keys.
+    public static let reservedDataKeyPrefixes = ["google", "gcm"]
+
+    /// The `data` map: string keys to string values (FCM accepts nothing else), handed to the app as is.
+    public var data: [String: String]
+    /// A system-shown notification, or nil for a data-only message.
+    public var notification: Notification?
+    /// `android.priority`.
+    public var priority: Priority
+    /// `android.ttl`: how long FCM keeps the message for a phone that cannot take it now; nil leaves FCM's
+    /// default (4 weeks). Zero means "now or never". Ringer sends whole seconds (``ttl(forSecondsLeft:)``).
+    public var ttl: Duration?
+    /// `android.collapse_key`: a newer message with the same key replaces an undelivered older one.
+    public var collapseKey: String?
+    /// `android.restricted_package_name`: only an app with this package name may receive it.
+    public var restrictedPackageName: String?
+
+    /// Creates a message.
+    /// - Parameters:
+    ///   - data: string keys and values.
+    ///   - notification: a system-shown notification; nil for data-only.
+    ///   - priority: `HIGH` (ringing) or `NORMAL`.
+    ///   - ttl: `android.ttl`, 0…28 days; nil for FCM's default.
+    ///   - collapseKey: `android.collapse_key`, or nil.
+    ///   - restrictedPackageName: `android.restricted_package_name`, or nil.
+    public init(data: [String: String], notification: Notification? = nil, priority: Priority = .high,
+                ttl: Duration? = nil, collapseKey: String? = nil, restrictedPackageName: String? = nil) {
+        self.data = data
+        self.notification = notification
+        self.priority = priority
+        self.ttl = ttl
+        self.collapseKey = collapseKey
+        self.restrictedPackageName = restrictedPackageName
+    }
+
+    /// The data payload as FCM counts it against its limit: the UTF-8 bytes of every key and every value.
+    public var dataPayloadBytes: Int {
+        data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
+
+    /// The ringing TTL: the seconds left to ring, rounded up, at least 1 s (0 s would mean "now or never" to
+    /// FCM, and a phone in a brief network gap would miss the call), at most 28 days. Recompute it for every
+    /// retry, so a phone that comes back after the ring deadline never rings.
+    /// - Parameter secondsLeft: seconds until the ring deadline; not finite or below 1 gives 1 s.
+    /// - Returns: a whole number of seconds.
+    public static func ttl(forSecondsLeft secondsLeft: TimeInterval) -> Duration {
+        guard secondsLeft.isFinite, secondsLeft > 1 else { return .seconds(1) }
+        return .seconds(min(Int64(secondsLeft.rounded(.up)), FCM.maximumTTLSeconds))
+    }
+
+    /// A duration in the JSON form of `google.protobuf.Duration`: seconds, then up to 9 fractional digits
+    /// with trailing zeros dropped, then `s` (`45s`, `3.5s`, `0.000000001s`). Ringer's own TTLs are whole
+    /// seconds, so they read `45s`.
+    /// - Parameter duration: a non-negative duration.
+    /// - Returns: the string, e.g. `45s`.
+    public static func durationString(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = attoseconds / 1_000_000_000
+        guard nanoseconds != 0 else { return "\(seconds)s" }
+        var fraction = String(nanoseconds)
+        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(seconds).\(fraction)s"
+    }
+
+    /// Checks what FCM would refuse, before sending.
+    /// - Throws: ``FCMClientError``: `payloadTooLarge` when ``dataPayloadBytes`` exceeds 4096, `reservedDataKey`
+    ///   for a key FCM reserves, `invalidTTL` for a TTL outside 0…28 days.
+    public func validate() throws(FCMClientError) {
+        let bytes = dataPayloadBytes
+        guard bytes <= FCM.maximumDataPayloadBytes else {
+            throw .payloadTooLarge(bytes: bytes, limit: FCM.maximumDataPayloadBytes)
+        }
+        for key in data.keys.sorted() where Self.reservedDataKeys.contains(key)
+            || Self.reservedDataKeyPrefixes.contains(where: { key.hasPrefix($0) }) {
+            throw .reservedDataKey(key)
+        }
+        if let ttl {
+            guard ttl >= .zero, ttl <= .seconds(FCM.maximumTTLSeconds) else { throw .invalidTTL }
+        }
+    }
+
+    /// The `messages:send` body: `{"message":{"token":…,"data":{…},"notification":{…},"android":{"priority":…,
+    /// "ttl":…,"collapse_key":…,"restricted_package_name":…}},"validate_only":…}`, keys sorted, absent
+    /// fields left out.
+    /// - Parameters:
+    ///   - token: the registration token (the only target; never a topic or condition).
+    ///   - validateOnly: ask FCM to check the message without delivering it.
+    /// - Returns: the JSON bytes.
+    /// - Throws: what ``validate()`` throws.
+    public func requestBody(token: String, validateOnly: Bool = false) throws(FCMClientError) -> [UInt8] {
+        try validate()
+        let android = Body.Android(priority: priority.rawValue, ttl: ttl.map(Self.durationString),
+                                   collapseKey: collapseKey, restrictedPackageName: restrictedPackageName)
+        let body = Body(message: .init(token: token, data: data.isEmpty ? nil : data,
+                                       notification: notification.map { .init(title: $0.title, body: $0.body) },
+                                       android: android),
+                        validateOnly: validateOnly ? true : nil)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding strings and optionals into a keyed container cannot fail.
+        return (try? encoder.encode(body)).map { [UInt8]($0) } ?? []
+    }
+
+    /// The wire shape, with Google's field names.
+    private struct Body: Encodable {
+        struct Message: Encodable {
+            var token: String
+            var data: [String: String]?
+            var notification: NotificationBody?
+            var android: Android
+        }
+
+        struct NotificationBody: Encodable {
+            var title: String?
+            var body: String?
+        }
+
+        struct Android: Encodable {
+            var priority: String
+            var ttl: String?
+            var collapseKey: String?
+            var restrictedPackageName: String?
+
+            enum CodingKeys: String, CodingKey {
+                case priority, ttl
+                case collapseKey = "collapse_key"
+                case restrictedPackageName = "restricted_package_name"
+            }
+        }
+
+        var message: Message
+        var validateOnly: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case message
+            case validateOnly = "validate_only"
+        }
+    }
+}

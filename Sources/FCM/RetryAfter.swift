@@ -1,0 +1,35 @@
+import Foundation
+
+/// The `Retry-After` header (RFC 9110 §10.2.3): delta-seconds, or an HTTP-date (IMF-fixdate, and the
+/// obsolete RFC 850 and asctime forms RFC 9110 §5.6.7 asks recipients to accept).
+enum RetryAfter {
+    /// Seconds to wait; nil for an absent or unreadable value. A date in the past gives 0.
+    /// - Parameters:
+    ///   - value: the header's value.
+    ///   - now: the time a date is measured from.
+    static func seconds(_ value: String?, now: Date) -> TimeInterval? {
+        guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        if text.utf8.allSatisfy({ (48...57).contains($0) }) {
+            // Absurd values (beyond a day) are clamped rather than overflowing; no retry waits that long anyway.
+            return text.utf8.count > 9 ? 86_400 : min(TimeInterval(text) ?? 86_400, 86_400)
+        }
+        for format in formats {
+            if let date = formatter(format).date(from: text) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
+    }
+
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",   // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",    // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT
+        "EEE MMM d HH:mm:ss yyyy",           // asctime:     Sun Nov  6 08:49:37 1994
+    ]
+
+    private static func formatter(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = format
+        return formatter
+    }
+}
