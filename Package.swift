@@ -79,7 +79,7 @@ let package = Package(
                           swiftSettings: strict),
 
         // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
-        .target(name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync"], path: "Tests/RingerTestSupport",
+        .target(name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync", "FCM"], path: "Tests/RingerTestSupport",
                 swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),

@@ -1,4 +1,5 @@
 import APNs
+import FCM
 import Foundation
 import RingerStore
 import RingerWire
@@ -39,7 +40,7 @@ struct DeviceRegistry: Sendable {
             }
         case .android:
             guard let token = body.fcmToken else { throw APIProblem.invalidField("an android device needs fcm_token") }
-            guard Self.isFCMToken(token) else {
+            guard FCMClient.isPlausibleRegistrationToken(token) else {
                 throw APIProblem.invalidField("fcm_token must be 1 to 4096 of the characters A-Z a-z 0-9 - _ : .")
             }
             if let project = body.fcmProjectId {
@@ -65,16 +66,6 @@ struct DeviceRegistry: Sendable {
         return try await store.registerDevice(device)
     }
 
-
-    /// An FCM registration token as Ringer accepts it: 1…4096 ASCII letters, digits, `-`, `_`, `:` and `.`.
-    /// Google documents no format; real tokens are about 160 characters of base64url with a `:` (the
-    /// instance id, then the token), and nothing else ever appears in one.
-    static func isFCMToken(_ token: String) -> Bool {
-        (1...4096).contains(token.utf8.count) && token.utf8.allSatisfy { byte in
-            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
-                || byte == 45 || byte == 95 || byte == 58 || byte == 46
-        }
-    }
 
     /// A Google Cloud (Firebase) project id: 6–30 lowercase letters, digits and hyphens, starting with a
     /// letter and not ending with a hyphen (Google Cloud: "Creating and managing projects").

@@ -1,22 +1,25 @@
 import APNs
+import FCM
 import Foundation
 import RingerStore
 import RingerWire
 
 /// Decides which pushes a call effect needs and hands each to ``PushDelivery`` with its provider's sender:
-/// iOS devices through APNs, Android devices through FCM.
+/// iOS devices through APNs, Android devices through FCM (a provider without credentials sends nothing).
 ///
 /// Only ``ring(_:device:)`` wakes a device to ring (PushKit VoIP, high-priority FCM data); the pushes that
 /// stop a ringing phone or tell of a missed call (``tell(_:call:devices:)``) are never ringing pushes.
 final class PushDispatcher: Sendable {
     private let apns: APNsPushSender?
+    private let fcm: FCMPushSender?
     private let delivery: PushDelivery
     private let clock: any ServerClock
     /// Pushes being sent; shutdown lets them finish.
     let pending = RequestGate()
 
-    init(apns: APNsClient?, delivery: PushDelivery, clock: any ServerClock) {
+    init(apns: APNsClient?, fcm: FCMClient?, delivery: PushDelivery, clock: any ServerClock) {
         self.apns = apns.map { APNsPushSender(client: $0) }
+        self.fcm = fcm.map { FCMPushSender(client: $0) }
         self.delivery = delivery
         self.clock = clock
     }
@@ -72,6 +75,8 @@ final class PushDispatcher: Sendable {
         switch request.device.platform {
         case .ios:
             if let apns { await delivery.deliver(request, via: apns) }
+        case .android:
+            if let fcm { await delivery.deliver(request, via: fcm) }
         default:
             return
         }

@@ -1,5 +1,6 @@
 import Foundation
 import APNs
+import FCM
 import JWT
 import HTTPTypes
 import LibWebSockets
@@ -8,7 +9,8 @@ public import RingerStore
 import RingerSync
 import RingerWire
 
-/// The Ringer server: HTTP API and WebSocket on libwebsockets, SQLite store, APNs VoIP pushes.
+/// The Ringer server: HTTP API and WebSocket on libwebsockets, SQLite store, APNs VoIP pushes, FCM
+/// data messages.
 ///
 /// ```swift
 /// let server = try RingerServer(configuration: config, logger: Logger(label: "ringer"))
@@ -24,12 +26,15 @@ public final class RingerServer: Sendable {
     private let service: CallService
     private let router: APIRouter
     private let apns: APNsClient?
+    private let fcm: FCMClient?
+    private let fcmWatch: FCMCredentialWatch?
     private let pushes: PushDispatcher
     private let web: LockedValue<WebServer?>
     private let nextConnectionID = LockedValue<UInt64>(0)
     private let log: Logger
 
-    /// Builds the server: opens (and migrates) the database, loads the APNs key. Listens on ``start()``.
+    /// Builds the server: opens (and migrates) the database, loads the APNs key and the FCM service
+    /// accounts. Listens on ``start()``.
     /// - Parameters:
     ///   - configuration: flags and settings.
     ///   - store: a store to use instead of opening `configuration.databasePath` (tests).
@@ -60,6 +65,25 @@ public final class RingerServer: Sendable {
             } catch let error as APNsCertificateError {
                 throw ConfigurationError(Self.explain(error, file: file, keyFile: keyFile))
             }
+        }
+    }
+
+    /// Loads every FCM service-account file and makes the client, so a bad file stops the server at start.
+    /// - Throws: ``ConfigurationError`` naming the file and the field to fix (never key material).
+    static func fcmClient(_ settings: ServerConfiguration.FCMSettings) throws -> FCMClient {
+        var accounts: [FCMServiceAccount] = []
+        for file in settings.serviceAccountFiles {
+            do {
+                accounts.append(try FCMServiceAccount(contentsOfFile: file))
+            } catch {
+                throw ConfigurationError("--fcm-service-account \(file): \(error.detail)")
+            }
+        }
+        do {
+            return try FCMClient(configuration: .init(serviceAccounts: accounts, baseURL: settings.baseURL,
+                                                      caFile: settings.caFile))
+        } catch {
+            throw ConfigurationError("--fcm-service-account / --fcm-host / --fcm-ca-file: \(error)")
         }
     }
 
@@ -100,26 +124,34 @@ public final class RingerServer: Sendable {
             return try APNsClient(configuration: .init(authentication: authentication, sandboxURL: settings.sandboxURL,
                                                        productionURL: settings.productionURL, caFile: settings.caFile))
         }
+        let fcm = try configuration.fcm.map(Self.fcmClient)
+        self.fcm = fcm
         hub = EventHub(store: store)
         let tokens = try UserTokens(secret: configuration.userTokenSecret)
         let pushHealth = PushSetupHealth()
+        fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, log: logger) }
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
-        let pushes = PushDispatcher(apns: apns, delivery: delivery, clock: clock)
+        let pushes = PushDispatcher(apns: apns, fcm: fcm, delivery: delivery, clock: clock)
         self.pushes = pushes
         service = CallService(store: store, hub: hub, pushes: pushes,
                               media: try MediaTokens(settings: configuration.media),
                               ringTimeout: configuration.ringTimeout, clock: clock, log: logger, observe: observe)
-        router = APIRouter(service: service, devices: DeviceRegistry(store: store), store: store, tokens: tokens,
+        router = APIRouter(service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
+                           store: store, tokens: tokens,
                            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
                            clock: clock, log: logger, pushHealth: pushHealth)
         web = LockedValue(nil)
     }
 
-    /// Starts listening and reschedules the ring timeouts of calls that were ringing before a restart.
+    /// Tries one FCM grant per service account, reschedules the ring timeouts of calls that were ringing
+    /// before a restart, and starts listening.
     /// - Returns: the bound port (useful with port 0).
-    /// - Throws: `WebServerError` when the address cannot be bound; `StoreError`.
+    /// - Throws: ``ConfigurationError`` when Google refuses an FCM grant (an unreachable token endpoint is
+    ///   reported by `/healthz` and retried instead); `WebServerError` when the address cannot be bound;
+    ///   `StoreError`.
     @discardableResult
     public func start() async throws -> Int {
+        try await fcmWatch?.checkAtStart()
         let router = self.router
         var webConfiguration = WebServer.Configuration(host: configuration.host, port: configuration.port,
                                                        extraRequestHeaders: ["idempotency-key"],
@@ -155,7 +187,9 @@ public final class RingerServer: Sendable {
             server?.shutdown()
             server = nil
         }
+        fcmWatch?.shutdown()
         apns?.shutdown()
+        fcm?.shutdown()
     }
 
     /// Whether a device of a user holds an event stream that live events reach (scenarios and tests wait

@@ -22,7 +22,10 @@ enum ServeCommand {
             return 1
         }
         if configuration.apns == nil {
-            log.warning("no APNs credentials configured (--apns-key-file or --apns-cert-file): calls ring open WebSockets only")
+            log.warning("no APNs credentials configured (--apns-key-file or --apns-cert-file): iPhones ring only while their app holds the event WebSocket")
+        }
+        if configuration.fcm == nil {
+            log.warning("no FCM service account configured (--fcm-service-account): Android phones ring only while their app holds the event WebSocket")
         }
         let signal = await Signals.wait(for: [SIGINT, SIGTERM])
         log.info("shutting down", ["signal": .string(String(signal))])

@@ -1,56 +1,55 @@
-import FCM
-import Foundation
-import HTTP2Client
-import RingerTestSupport
+public import FCM
+public import Foundation
+public import HTTP2Client
 
 /// The independent FCM stand-in, Tests/Peers/fcm_peer.py (hypercorn + h2, PyJWT, cryptography), on an
 /// ephemeral loopback port: its token endpoint verifies Ringer's grants, its `messages:send` checks and
 /// records Ringer's requests and answers as the registration token's prefix asks (see the script).
 /// Use through ``with(projects:plain:_:)``, which stops the peer and deletes its files.
-final class FCMPeer: Sendable {
+public final class FCMPeer: Sendable {
     /// One request as the peer saw it.
-    struct Record: Decodable, Sendable {
-        struct Claims: Decodable, Sendable {
-            var iss: String?
-            var scope: String?
-            var aud: String?
-            var iat: Int64?
-            var exp: Int64?
+    public struct Record: Decodable, Sendable {
+        public struct Claims: Decodable, Sendable {
+            public var iss: String?
+            public var scope: String?
+            public var aud: String?
+            public var iat: Int64?
+            public var exp: Int64?
         }
 
-        var kind: String
-        var path: String
-        var method: String
-        var httpVersion: String
-        var headers: [[String]]
-        var body: String
-        var problems: [String]
-        var status: Int?
-        var jwtHeader: [String: String]?
-        var claims: Claims?
+        public var kind: String
+        public var path: String
+        public var method: String
+        public var httpVersion: String
+        public var headers: [[String]]
+        public var body: String
+        public var problems: [String]
+        public var status: Int?
+        public var jwtHeader: [String: String]?
+        public var claims: Claims?
 
-        enum CodingKeys: String, CodingKey {
+        public enum CodingKeys: String, CodingKey {
             case kind, path, method, headers, body, problems, status, claims
             case httpVersion = "http_version"
             case jwtHeader = "jwt_header"
         }
 
         /// The first value of a (lowercase) header.
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.first == name }.flatMap { $0.count > 1 ? $0[1] : nil }
         }
 
         /// The body as a JSON object.
-        var json: [String: Any]? {
+        public var json: [String: Any]? {
             (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
         }
     }
 
-    let port: Int
-    let directory: URL
-    let caFile: String
-    let baseURL: String
-    let projects: [String]
+    public let port: Int
+    public let directory: URL
+    public let caFile: String
+    public let baseURL: String
+    public let projects: [String]
     private let process: PeerProcess
     private let control: HTTP2Client
 
@@ -66,7 +65,7 @@ final class FCMPeer: Sendable {
     }
 
     /// Starts a peer for `projects` (TLS with a throw-away CA, or h2c with `plain`), runs `body`, then stops it.
-    static func with<T>(projects: [String] = ["ringer-test"], plain: Bool = false,
+    public static func with<T>(projects: [String] = ["ringer-test"], plain: Bool = false,
                         _ body: (FCMPeer) async throws -> T) async throws -> T {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
@@ -102,15 +101,15 @@ final class FCMPeer: Sendable {
 
     /// The path of a service-account file the peer wrote: `<project>.json`, `<project>-wrong-key.json`,
     /// `stranger.json`.
-    func accountPath(_ name: String) -> String { directory.appendingPathComponent(name + ".json").path }
+    public func accountPath(_ name: String) -> String { directory.appendingPathComponent(name + ".json").path }
 
     /// The honoured account of `project` (the first project by default), read from its file.
-    func account(_ project: String? = nil) throws -> FCMServiceAccount {
+    public func account(_ project: String? = nil) throws -> FCMServiceAccount {
         try FCMServiceAccount(contentsOfFile: accountPath(project ?? projects[0]))
     }
 
     /// A client for the peer: every project's honoured account unless `accounts` says otherwise.
-    func client(accounts: [FCMServiceAccount]? = nil,
+    public func client(accounts: [FCMServiceAccount]? = nil,
                 _ configure: (inout FCMClient.Configuration) -> Void = { _ in }) throws -> FCMClient {
         var configuration = FCMClient.Configuration(serviceAccounts: try accounts ?? projects.map { try account($0) },
                                                     baseURL: baseURL, caFile: caFile, requestTimeout: 20, grantTimeout: 20)
@@ -119,25 +118,25 @@ final class FCMPeer: Sendable {
     }
 
     /// An HTTP/2 client that trusts the peer, for an ``FCMAccessTokenSource`` under test.
-    func grantClient() throws -> HTTP2Client {
+    public func grantClient() throws -> HTTP2Client {
         try HTTP2Client(configuration: .init(caFile: caFile, http2PriorKnowledge: true))
     }
 
     /// Everything recorded so far, in arrival order.
-    func records() async throws -> [Record] {
+    public func records() async throws -> [Record] {
         let response = try await control.send(HTTP2Request(url: baseURL + "/_peer/requests", method: "GET", timeout: 60))
         return try JSONDecoder().decode([Record].self, from: Data(response.body))
     }
 
     /// The grants recorded so far.
-    func grants() async throws -> [Record] { try await records().filter { $0.kind == "grant" } }
+    public func grants() async throws -> [Record] { try await records().filter { $0.kind == "grant" } }
 
     /// The `messages:send` requests recorded so far.
-    func sends() async throws -> [Record] { try await records().filter { $0.kind == "send" } }
+    public func sends() async throws -> [Record] { try await records().filter { $0.kind == "send" } }
 
     /// Merges settings into the peer's (`token_delay_ms`, `token_status`, `token_body`, `expires_in`,
     /// `send_delay_ms`, `revoke`).
-    func configure(_ settings: [String: any Sendable]) async throws {
+    public func configure(_ settings: [String: any Sendable]) async throws {
         let body = try JSONSerialization.data(withJSONObject: settings)
         let response = try await control.send(HTTP2Request(url: baseURL + "/_peer/configure", method: "POST",
                                                            body: [UInt8](body), timeout: 60))

@@ -1,0 +1,113 @@
+import FCM
+import Foundation
+import RingerWire
+
+/// Builds and sends FCM HTTP v1 messages for ``PushRequest``s, and maps every FCM answer to a
+/// ``PushAction`` (through `FCMResponseAction`, one row per Google error code; docs/fcm.md).
+///
+/// Every message carries the call in `data.ringer`, a JSON string (FCM data values are strings: Google,
+/// "Build app server send requests"), with the call id as `android.collapse_key`, so a phone that was
+/// offline gets only the call's latest message. Priorities (docs/fcm.md, "Which priority each message
+/// gets"):
+/// - ringing: data-only, HIGH, `ttl` = the seconds left to ring, rounded up, at least 1 s, recomputed on
+///   every send, so a phone back after the deadline never rings (API.md "Ringing message");
+/// - stopping a ringing phone: data-only, HIGH to a device that acknowledged `ringing` (it is ringing, so
+///   the message ends something the user sees), NORMAL to the others (an awake phone gets it at once, and a
+///   HIGH message that changes nothing on screen counts towards FCM demoting the app's high-priority
+///   messages); `ttl` = what is left of the ring;
+/// - a missed call: NORMAL with a `notification` block the system shows even if the app never runs,
+///   kept for a day.
+struct FCMPushSender: PushSender {
+    /// A message, its token and its project.
+    struct Message: Sendable {
+        var message: FCMMessage
+        var token: String
+        var projectID: String
+    }
+
+    let client: FCMClient
+    var provider: String { "fcm" }
+
+    /// The `data` of a message: `{"ringer": "<JSON>"}`, the same `ringer` object as the VoIP push for
+    /// ringing (API.md), `{"v":1,"type":…,"call_id":…}` otherwise.
+    /// - Throws: `EncodingError` (never for a well-formed call).
+    static func data(for purpose: PushRequest.Purpose, call: Call, now: Date) throws -> [String: String] {
+        let json: Data
+        switch purpose {
+        case .incomingCall:
+            json = try RingerJSON.encode(VoIPPush.Body(callId: call.callId, caller: call.caller, calleeId: call.callee.id,
+                                                       hasVideo: call.hasVideo, sentAt: now.unixMilliseconds,
+                                                       expiresAt: call.expiresAt.unixMilliseconds))
+        case .stopRinging, .missedCall:
+            json = try RingerJSON.encode(NoticePush.Body(type: purpose.eventType, callId: call.callId))
+        }
+        return ["ringer": String(decoding: json, as: UTF8.self)]
+    }
+
+    func message(for request: PushRequest) throws -> Message? {
+        let device = request.device
+        guard device.platform == .android, let token = device.fcmToken else { return nil }
+        let call = request.call
+        var message = FCMMessage(data: try Self.data(for: request.purpose, call: call, now: request.createdAt),
+                                 priority: .high, collapseKey: call.callId)
+        switch request.purpose {
+        case .incomingCall:
+            break
+        case .stopRinging:
+            message.priority = request.deviceRang ? .high : .normal
+        case .missedCall:
+            message.priority = .normal
+            message.notification = .init(title: "Missed call", body: call.caller.name ?? call.caller.id)
+        }
+        try message.validate()
+        return Message(message: message, token: token, projectID: device.fcmProjectId ?? client.defaultProjectID)
+    }
+
+    func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer {
+        var outgoing = message.message
+        // What is left of the ring (a day for a missed call), in the server's seconds: the sandbox, like the
+        // phone, judges it on the same clock.
+        let until = request.purpose == .missedCall ? request.deadline : request.call.expiresAt
+        outgoing.ttl = FCMMessage.ttl(forSecondsLeft: until.timeIntervalSince(now))
+        let action: FCMResponseAction
+        var answer = PushAnswer(status: nil, reason: nil, action: .invalidRequest, requests: 1)
+        do {
+            let (response, requests) = try await client.send(outgoing, to: message.token, projectID: message.projectID,
+                                                             deadline: Date().addingTimeInterval(timeout))
+            action = FCMResponseAction.forResponse(response)
+            answer.status = response.status
+            answer.reason = response.isAccepted ? nil : response.reason
+            answer.messageName = response.name
+            answer.requests = requests
+            // The token may be another Firebase project's (the app registered the wrong one): mark the device too.
+            answer.marksDevice = response.errorCode == .senderIdMismatch
+        } catch let error as FCMClientError {
+            action = FCMResponseAction.forFailure(error)
+            answer.reason = error.description
+            answer.requests = error.isDeadlinePassed || error.isInvalidMessage ? 0 : 1
+        } catch {
+            action = .retry(after: nil)
+            answer.reason = String(describing: error)
+        }
+        switch action {
+        case .accepted: answer.action = .accepted
+        case .retry(let after): answer.action = .retry(after: after)
+        // FCM gives no timestamp: the token is dead unless registered again after this message was sent.
+        case .removeToken: answer.action = .removeToken(invalidSince: nil)
+        case .configurationError: answer.action = .configurationError
+        case .invalidRequest: answer.action = .invalidRequest
+        case .deadlinePassed: answer.action = .retry(after: nil)
+        }
+        return answer
+    }
+
+    func pushType(of message: Message) -> String { message.message.priority == .high ? "high" : "normal" }
+
+    func token(of message: Message) -> String { message.token }
+
+    func requestID(of message: Message) -> String? { nil }
+
+    func scope(of message: Message, for request: PushRequest) -> PushScope {
+        PushScope(provider: provider, project: message.projectID)
+    }
+}

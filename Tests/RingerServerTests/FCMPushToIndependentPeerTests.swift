@@ -1,0 +1,229 @@
+import Foundation
+import RingerLogging
+import RingerScenarios
+@testable import RingerServer
+import RingerTestSupport
+import RingerWire
+import Testing
+
+/// Android ringing as API.md specifies it, checked by an independent FCM stand-in (Tests/Peers/fcm_peer.py:
+/// hypercorn + h2, PyJWT verifying the grant) that records Ringer's `messages:send` requests and answers as
+/// each registration token's prefix asks.
+@Suite(.serialized) struct FCMPushToIndependentPeerTests {
+    /// A server sending through the peer, with `configure` applied.
+    private func withServer(_ peer: FCMPeer, clock: any ServerClock = SystemServerClock(),
+                            configure: (inout ServerConfiguration) -> Void = { _ in },
+                            _ body: (TestHTTP) async throws -> Void) async throws {
+        try await APITests.withServer(clock: clock, configure: { config in
+            var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [peer.accountPath(peer.projects[0])])
+            fcm.baseURL = peer.baseURL
+            fcm.caFile = peer.caFile
+            config.fcm = fcm
+            configure(&config)
+        }, body)
+    }
+
+    private func registerAndroid(_ http: TestHTTP, user: String, device: String, fcmToken: String) async throws {
+        let response = try await http.send("PUT", "/v1/devices/\(device)", token: user,
+                                           json: #"{"platform":"android","fcm_token":"\#(fcmToken)"}"#)
+        #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+    }
+
+    /// The call's push records once `count` are stored.
+    private func pushes(_ http: TestHTTP, call: String, token: String, count: Int = 1) async throws -> [[String: Any]] {
+        var pushes: [[String: Any]] = []
+        for _ in 0..<400 where pushes.count < count {
+            pushes = (try await http.send("GET", "/v1/calls/\(call)/pushes", token: token).object["pushes"] as? [[String: Any]]) ?? []
+            if pushes.count < count { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        return pushes
+    }
+
+    private func sends(_ peer: FCMPeer, count: Int) async throws -> [FCMPeer.Record] {
+        var sends: [FCMPeer.Record] = []
+        for _ in 0..<400 where sends.count < count {
+            sends = try await peer.sends()
+            if sends.count < count { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        return sends
+    }
+
+    @Test func ringingMessageReachesAnIndependentFCMExactlyAsTheContractSays() async throws {
+        try await FCMPeer.with { peer in
+            try await withServer(peer) { http in
+                let alice = try await APITests.token(http, "alice", name: "Alice")
+                let bob = try await APITests.token(http, "bob")
+                let fcmToken = "ok-bob:APA91b" + String(repeating: "Xy_-", count: 30)
+                try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: fcmToken)
+                let call = try (try await http.send("POST", "/v1/calls", token: alice,
+                                                    json: #"{"callee":"bob","has_video":true}"#)).decode(Call.self)
+                #expect(call.state == .ringing)
+
+                let send = try #require(try await sends(peer, count: 1).first)
+                #expect(send.problems == [])
+                #expect(send.path == "/v1/projects/\(peer.projects[0])/messages:send")
+                #expect(send.httpVersion == "2")
+                let message = try #require(send.json?["message"] as? [String: Any])
+                #expect(message["token"] as? String == fcmToken)
+                #expect(message["notification"] == nil)
+                let android = try #require(message["android"] as? [String: Any])
+                #expect(android["priority"] as? String == "HIGH")
+                #expect(android["collapse_key"] as? String == call.callId)
+                // Whole seconds left to ring, rounded up: 45 s when sent at once.
+                let ttl = try #require(android["ttl"] as? String)
+                #expect(ttl.hasSuffix("s") && (40...45).contains(Int(ttl.dropLast()) ?? -1), "\(ttl)")
+                let data = try #require(message["data"] as? [String: String])
+                #expect(data.keys.sorted() == ["ringer"])
+                let ringer = try RingerJSON.decode(VoIPPush.Body.self, from: Data(try #require(data["ringer"]).utf8))
+                #expect(ringer.type == .callIncoming)
+                #expect(ringer.callId == call.callId)
+                #expect(ringer.caller == Party(id: "alice", name: "Alice"))
+                #expect(ringer.hasVideo)
+                #expect(ringer.expiresAt == call.expiresAt.unixMilliseconds)
+
+                let pushes = try await pushes(http, call: call.callId, token: alice)
+                #expect(pushes.first?["provider"] as? String == "fcm")
+                #expect(pushes.first?["status"] as? Int == 200)
+                #expect(pushes.first?["push_type"] as? String == "high")
+                #expect((pushes.first?["message_name"] as? String)?.hasPrefix("projects/\(peer.projects[0])/messages/") == true)
+                #expect(pushes.first?["apns_id"] == nil)
+            }
+        }
+    }
+
+    @Test func unregisteredTokenIsRemovedAndTheNextCallFailsInsteadOfRingingNobody() async throws {
+        try await FCMPeer.with { peer in
+            try await withServer(peer) { http in
+                let alice = try await APITests.token(http, "alice")
+                let bob = try await APITests.token(http, "bob")
+                try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "unregistered-bob")
+                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                let pushes = try await pushes(http, call: call.callId, token: alice)
+                #expect(pushes.first?["status"] as? Int == 404)
+                #expect(pushes.first?["reason"] as? String == "UNREGISTERED")
+                var devices: [Any] = [1]
+                for _ in 0..<200 where !devices.isEmpty {
+                    devices = (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [Any]) ?? []
+                    if !devices.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+                }
+                #expect(devices.isEmpty)
+                _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+                let next = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                #expect(next.state == .failed)
+            }
+        }
+    }
+
+    @Test func unavailableWithRetryAfterIsRetriedOnTheServersClockWithinTheRing() async throws {
+        // Retry-After: 7 s of server time; the scenario clock runs 20 times faster, so five tries take ~1.5 s.
+        try await FCMPeer.with { peer in
+            try await withServer(peer, clock: ScenarioClock(scale: 0.05)) { http in
+                let alice = try await APITests.token(http, "alice")
+                let bob = try await APITests.token(http, "bob")
+                try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "unavailable-bob")
+                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                let pushes = try await pushes(http, call: call.callId, token: alice)
+                #expect(pushes.first?["status"] as? Int == 503)
+                #expect(pushes.first?["reason"] as? String == "UNAVAILABLE")
+                // 0, 7, 14, 21, 28 s: five sends, the last well inside the 45 s ring.
+                #expect(pushes.first?["attempts"] as? Int == 5)
+                let sends = try await peer.sends()
+                #expect(sends.count == 5)
+                let ttls = sends.compactMap { (($0.json?["message"] as? [String: Any])?["android"] as? [String: Any])?["ttl"] as? String }
+                let seconds = ttls.compactMap { Int($0.dropLast()) }
+                // Recomputed on every send: what is left of the ring.
+                #expect(seconds.count == 5 && zip(seconds, seconds.dropFirst()).allSatisfy { $0 > $1 }, "\(ttls)")
+            }
+        }
+    }
+
+    @Test func senderIDMismatchDegradesHealthAndMarksTheDevice() async throws {
+        try await FCMPeer.with { peer in
+            try await withServer(peer) { http in
+                let alice = try await APITests.token(http, "alice")
+                let bob = try await APITests.token(http, "bob")
+                try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "senderid-bob")
+                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                let pushes = try await pushes(http, call: call.callId, token: alice)
+                #expect(pushes.first?["reason"] as? String == "SENDER_ID_MISMATCH")
+                #expect(pushes.first?["attempts"] as? Int == 1)
+                let health = try await http.send("GET", "/healthz")
+                #expect(health.object["status"] as? String == "degraded")
+                let problem = (health.object["push_problems"] as? [[String: Any]])?.first
+                #expect(problem?["provider"] as? String == "fcm")
+                #expect(problem?["project"] as? String == peer.projects[0])
+                #expect(problem?["reason"] as? String == "SENDER_ID_MISMATCH")
+                let device = (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [[String: Any]])?.first
+                let mark = device?["push_problem"] as? [String: Any]
+                #expect(mark?["reason"] as? String == "SENDER_ID_MISMATCH")
+                #expect(mark?["token"] as? String == "fcm_token")
+                #expect(device?["fcm_token"] as? String == "senderid-bob")
+            }
+        }
+    }
+
+    @Test func aRefusedGrantStopsTheServerAtStartWithGooglesReason() async throws {
+        try await FCMPeer.with { peer in
+            var config = ServerConfiguration()
+            config.port = 0
+            config.databasePath = ":memory:"
+            config.adminKey = APITests.adminKey
+            config.userTokenSecret = String(repeating: "s", count: 32)
+            var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [peer.accountPath(peer.projects[0] + "-wrong-key")])
+            fcm.baseURL = peer.baseURL
+            fcm.caFile = peer.caFile
+            config.fcm = fcm
+            let server = try RingerServer(configuration: config, logger: .silent())
+            let error = await #expect(throws: ConfigurationError.self) { try await server.start() }
+            #expect(error?.description.contains("Invalid JWT Signature") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("BEGIN") == false)
+            await server.shutdown()
+        }
+    }
+
+    @Test func anUnreachableTokenEndpointIsReportedInHealthAndTheServerStillStarts() async throws {
+        try await FCMPeer.with { peer in
+            // The peer's account, with its token URI moved to a port nobody listens on.
+            let closed = try ClosedPort()
+            let original = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: peer.accountPath(peer.projects[0]))))
+            var account = try #require(original as? [String: Any])
+            account["token_uri"] = "https://localhost:\(closed.port)/token"
+            let file = peer.directory.appendingPathComponent("unreachable.json")
+            try JSONSerialization.data(withJSONObject: account).write(to: file)
+            var settings = ServerConfiguration.FCMSettings(serviceAccountFiles: [file.path])
+            settings.baseURL = peer.baseURL
+            settings.caFile = peer.caFile
+            try await APITests.withServer(configure: { $0.fcm = settings }) { http in
+                let health = try await http.send("GET", "/healthz")
+                #expect(health.object["status"] as? String == "degraded")
+                let problem = (health.object["push_problems"] as? [[String: Any]])?.first
+                #expect(problem?["reason"] as? String == FCMCredentialWatch.unreachableReason)
+                #expect(problem?["project"] as? String == peer.projects[0])
+            }
+        }
+    }
+
+    @Test func badServiceAccountFilesStopTheServerNamingTheFileNeverTheKey() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-fcm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cases: [(String, String)] = [
+            ("not-json.json", "this is not json"),
+            ("no-key.json", #"{"type":"service_account","project_id":"ringer-demo","private_key_id":"k1","client_email":"a@b","token_uri":"https://oauth2.googleapis.com/token"}"#),
+            ("bad-key.json", #"{"type":"service_account","project_id":"ringer-demo","private_key_id":"k1","private_key":"-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n","client_email":"a@b","token_uri":"https://oauth2.googleapis.com/token"}"#),
+        ]
+        for (name, content) in cases {
+            let file = directory.appendingPathComponent(name)
+            try Data(content.utf8).write(to: file)
+            var config = ServerConfiguration()
+            config.databasePath = ":memory:"
+            config.adminKey = "k"
+            config.userTokenSecret = String(repeating: "s", count: 32)
+            config.fcm = .init(serviceAccountFiles: [file.path])
+            let error = #expect(throws: ConfigurationError.self) { _ = try RingerServer(configuration: config, logger: .silent()) }
+            #expect(error?.description.contains("--fcm-service-account") == true, "\(name)")
+            #expect(error?.description.contains(file.path) == true, "\(name)")
+            #expect(error?.description.contains("c2VjcmV0") == false, "\(name)")
+        }
+    }
+}
