@@ -12,8 +12,8 @@ public import RingerWire
 ///   nothing until the user opens it (receipt `.notDelivered`).
 /// - **Messages**: a `notification` message for an app not in the foreground is shown by the system and
 ///   never reaches the app; a data message goes to ``CallCoordinator/handleDataMessage(_:)``. The receipt is
-///   `.userVisible` when the message left a ringing call or a shown notification, else `.silent` (FCM's
-///   demotion counts these).
+///   `.userVisible` when the message left a ringing call or a shown notification, or stopped a call that was
+///   ringing (its call screen went away), else `.silent` (FCM's demotion counts these).
 /// - **Priority**: only while a message delivered at HIGH priority is handled may a background app launch its
 ///   full-screen call or start a foreground service; a message delivered at NORMAL (sent so, or demoted by
 ///   FCM) still rings, as a heads-up notification.
@@ -451,6 +451,8 @@ public final class SimulatedAndroidPhone: Sendable {
         }
         guard let coordinator else { return notDelivered(message, "the app's process ended") }
         let high = message.priority == .high
+        // Calls ringing before the message: a stop that ends one takes a call screen away, which the user sees.
+        let ringingBefore = Set(connectionService.ringingCallIDs)
         if high { state.withLock { $0.highPriorityMessages += 1 } }
         let outcome = coordinator.handleDataMessage(message.data)
         if high { state.withLock { $0.highPriorityMessages -= 1 } }
@@ -458,6 +460,9 @@ public final class SimulatedAndroidPhone: Sendable {
         var visible = false
         if case .call(let callID?, _) = outcome, let uuid = UUID(uuidString: callID) {
             visible = connectionService.connection(uuid)?.state == .ringing
+        }
+        if case .notice(let callID, _) = outcome, let uuid = UUID(uuidString: callID), ringingBefore.contains(uuid) {
+            visible = connectionService.connection(uuid)?.isRinging != true
         }
         // In the foreground the app gets the notification block too, and posts it itself.
         if let notification = message.notification, post(notification, by: .app) { visible = true }

@@ -131,6 +131,9 @@ public final class SimulatedConnectionService: CallUI, Sendable {
     /// True while the ringtone sounds.
     public var isRinging: Bool { store.withLock { $0.ringerOn } }
 
+    /// The ids of the incoming calls ringing now (not yet answered).
+    public var ringingCallIDs: [UUID] { store.withLock { $0.connections.values.filter(\.isRinging).map(\.id) } }
+
     /// True while a connection is active or being set up by the user (dialing, or answered and waiting for
     /// the server): the app's call needs its foreground service.
     public var hasCallInProgress: Bool {

@@ -120,7 +120,7 @@ import Testing
         await stack.shutdown()
     }
 
-    @Test func cancelMessageStopsTheRingingAndIsSilent() async throws {
+    @Test func cancelMessageStopsTheRingingAndCountsAsVisibleOnlyWhenACallWasRinging() async throws {
         let stack = try await AndroidTestStack.start()
         let phone = try await stack.phone()
         try await stack.companion()
@@ -129,9 +129,12 @@ import Testing
         let call = try await alice.createCall(callee: "bob")
         #expect(await stack.registry.deliver(FCMTestMessage.ringing(call, to: phone)) == .userVisible)
         _ = try await alice.cancel(callID: call.callId)
-        #expect(await stack.registry.deliver(FCMTestMessage.notice(.callCancelled, call, to: phone)) == .silent)
+        // The call screen goes away: the user sees that, so FCM does not count it as misuse.
+        #expect(await stack.registry.deliver(FCMTestMessage.notice(.callCancelled, call, to: phone)) == .userVisible)
         #expect(phone.connectionService.connection(uuid(call))?.disconnectCause == DisconnectCause(.remote))
         #expect(!phone.connectionService.isRinging)
+        // A second stop for the same call changes nothing on screen.
+        #expect(await stack.registry.deliver(FCMTestMessage.notice(.callCancelled, call, to: phone)) == .silent)
         // The same ringing message again (a retry that crossed the cancel) rings nothing.
         #expect(await stack.registry.deliver(FCMTestMessage.ringing(call, to: phone)) == .silent)
         #expect(phone.connectionService.connections.count == 1)
