@@ -104,7 +104,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
-                                   "APNs", "HTTPTypes"],
+                                   "APNs", "HTTPTypes", "HTTP2Client", "LibWebSockets", "RingerSync"],
                     swiftSettings: strict),
         .testTarget(name: "RingerBenchTests",
                     dependencies: ["RingerBench", "APNs", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
