@@ -209,6 +209,12 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
         }
     }
 
+    /// How a phone can be reached now, as FCM sees it (a WebSocket phone is offline while disconnected);
+    /// nil for an unknown token.
+    public func reachability(token: String) -> FCMSandboxDevice.Reachability? {
+        state.withLock { $0.devices[token]?.reachability }
+    }
+
     /// Whether a registration token is known (deleted ones included).
     func hasDevice(token: String) -> Bool {
         state.withLock { $0.devices[token] != nil }
