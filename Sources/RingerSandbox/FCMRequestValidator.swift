@@ -19,7 +19,8 @@ struct FCMRequestValidator: Sendable {
         var body: [UInt8]
     }
 
-    /// Whom a message is for (the `target` oneof of `Message`).
+    /// Whom a message is for (the `target` oneof of `Message`). A `fid` (Firebase installation id) is looked
+    /// up among the sandbox's devices like a registration token: it keeps one identifier per phone.
     enum Target: Sendable, Equatable {
         case token(String)
         case topic(String)
@@ -53,7 +54,7 @@ struct FCMRequestValidator: Sendable {
     private static let pathSuffix = "/messages:send"
     private static let requestFields: Set<String> = ["message", "validate_only"]
     private static let messageFields: Set<String> = ["name", "data", "notification", "android", "webpush", "apns",
-                                                     "fcm_options", "token", "topic", "condition"]
+                                                     "fcm_options", "token", "topic", "condition", "fid"]
     private static let notificationFields: Set<String> = ["title", "body", "image"]
     private static let androidFields: Set<String> = ["collapse_key", "priority", "ttl", "restricted_package_name", "data",
                                                      "notification", "fcm_options", "direct_boot_ok",
@@ -139,7 +140,7 @@ struct FCMRequestValidator: Sendable {
             throw invalidValue("message", "type.googleapis.com/google.firebase.fcm.v1.Message", messageValue)
         }
         let message = try object(messageObject, at: "message", known: messageFields)
-        for name in ["token", "topic", "condition"] {
+        for name in ["token", "fid", "topic", "condition"] {
             guard let value = message[name] else { continue }
             guard let text = value as? String else { throw invalidValue("message.\(name)", "TYPE_STRING", value) }
             guard parsed.targets.isEmpty else {
@@ -182,8 +183,9 @@ struct FCMRequestValidator: Sendable {
             if name == "collapse_key" { parsed.collapseKey = text } else { parsed.restrictedPackageName = text }
         }
         if let value = android["priority"] {
-            // Proto JSON enums are their exact names: "high" is not HIGH.
-            guard let text = value as? String, let priority = FCMSandboxMessage.Priority(rawValue: text) else {
+            // The documented names are HIGH and NORMAL; Google's front end also takes them in lower case, as
+            // firebase-admin sends them ("high").
+            guard let text = value as? String, let priority = FCMSandboxMessage.Priority(rawValue: text.uppercased()) else {
                 throw invalidValue("message.android.priority", "type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority", value)
             }
             parsed.priority = priority
@@ -279,7 +281,7 @@ struct FCMRequestValidator: Sendable {
         throws(FCMSandboxRejection) -> Accepted {
         guard let (field, value) = parsed.targets.first else {
             throw FCMSandboxRejection.invalidArgument("Recipient of the message is not set.", field: "message",
-                                                      description: "Exactly one of token, topic or condition must be set.")
+                                                      description: "Exactly one of token, fid, topic or condition must be set.")
         }
         let data = parsed.androidData ?? parsed.data ?? [:]
         let dataField = parsed.androidData == nil ? "message.data" : "message.android.data"
@@ -314,7 +316,11 @@ struct FCMRequestValidator: Sendable {
             }
             target = .condition(value)
         default:
-            guard let known = device(value) else { throw FCMSandboxRejection.invalidRegistrationToken }
+            guard let known = device(value) else {
+                throw field == "fid" ? FCMSandboxRejection.invalidArgument("The Firebase installation ID is not valid",
+                                                                           field: "message.fid")
+                    : FCMSandboxRejection.invalidRegistrationToken
+            }
             guard known.projectID == project else { throw FCMSandboxRejection.senderIDMismatch }
             guard known.unregisteredAt == nil else { throw FCMSandboxRejection.unregistered }
             if let package = parsed.restrictedPackageName, package != known.packageName {

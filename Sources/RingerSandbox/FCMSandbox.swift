@@ -457,7 +457,7 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
     private static func registrationToken(in body: [UInt8]) -> String? {
         guard let root = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
               let message = root["message"] as? [String: Any] else { return nil }
-        return message["token"] as? String
+        return message["token"] as? String ?? message["fid"] as? String
     }
 
     /// A message id shaped like FCM's (`0:<microseconds>%<16 hex digits>`).

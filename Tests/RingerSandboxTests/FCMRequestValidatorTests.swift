@@ -125,6 +125,9 @@ import Testing
         #expect(two.httpStatus == 400 && two.message.contains("Oneof field 'target' is already set"))
         #expect(accepted(request(#"{"message": {"topic": "/topics/news"}}"#))?.target == .topic("news"))
         #expect(accepted(request(#"{"message": {"condition": "'a' in topics"}}"#))?.target == .condition("'a' in topics"))
+        #expect(accepted(request(#"{"message": {"fid": "\#(Self.token)"}}"#))?.target == .token(Self.token))
+        #expect(rejection(request(#"{"message": {"fid": "nope"}}"#))?.fieldViolations.first?.field == "message.fid")
+        #expect(rejection(request(#"{"message": {"fid": "\#(Self.token)", "token": "\#(Self.token)"}}"#))?.errorCode == nil)
         #expect(rejection(request(#"{"message": {"topic": "bad topic!"}}"#))?.fieldViolations.first?.field == "message.topic")
     }
 
@@ -150,10 +153,12 @@ import Testing
         #expect(rejection(request(message(#""android": {"data": {"from": "x"}}"#)))?.fieldViolations.first?.field == "message.android.data")
     }
 
-    @Test func priorityIsHighOrNormalInCapitalsWithGooglesDefault() throws {
+    @Test func priorityIsHighOrNormalWithGooglesDefault() throws {
         #expect(accepted(request(message(#""android": {"priority": "NORMAL"}"#)))?.priority == .normal)
-        let lower = try #require(rejection(request(message(#""android": {"priority": "high"}"#))))
-        #expect(lower.errorCode == nil && lower.fieldViolations.first?.field == "message.android.priority")
+        // firebase-admin sends the names in lower case, and FCM takes them.
+        #expect(accepted(request(message(#""android": {"priority": "high"}"#)))?.priority == .high)
+        let urgent = try #require(rejection(request(message(#""android": {"priority": "URGENT"}"#))))
+        #expect(urgent.errorCode == nil && urgent.fieldViolations.first?.field == "message.android.priority")
         #expect(rejection(request(message(#""android": {"priority": 1}"#))) != nil)
         // Google: data messages default to NORMAL, messages with a notification to HIGH.
         #expect(accepted(request(message(#""data": {"a": "b"}"#)))?.priority == .normal)
