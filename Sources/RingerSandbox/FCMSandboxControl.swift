@@ -56,6 +56,8 @@ enum FCMSandboxControl {
             return HTTPResponse(status: 200, headers: [("content-type", "application/json")], body: Array(data))
         case (_, "faults") where parts.count == 2:
             return faults(request, body, sandbox: sandbox)
+        case (_, "connect"):
+            return json(400, ["error": "GET /sandbox/connect is a WebSocket upgrade, on the HTTP/1.1 port"])
         default:
             return json(404, ["error": "no such sandbox route"])
         }
