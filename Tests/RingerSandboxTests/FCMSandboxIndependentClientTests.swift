@@ -100,4 +100,40 @@ import Testing
             #expect(fixture.sandbox.statistics.faultedRequests > 1)
         }
     }
+
+    @Test func aPhoneWrittenWithWebsocketsFromTheDocumentedFramesGetsMessagesAndAcknowledgesThem() async throws {
+        try await FCMSandboxFixture.with { fixture in
+            fixture.sandbox.register(FCMSandboxDevice(token: "py-phone", projectID: FCMSandboxFixture.project, reachability: .offline))
+            let accessToken = try await fixture.accessToken()
+            // One message waits for the phone; two more are sent once it is connected.
+            let waiting = try await fixture.send(#"{"message": {"token": "py-phone", "data": {"want": "silent"}, "android": {"priority": "HIGH"}}}"#,
+                                                 accessToken: accessToken)
+            #expect(waiting.status == 200)
+            let port = try #require(fixture.ports.http1)
+            let peer = Task {
+                try await ChildProcess.check(["python3", PeerScripts.path("fcm_ws_phone_peer.py"), "--port", String(port),
+                                              "--token", "py-phone", "--ca", fixture.caFile, "--messages", "3"],
+                                             in: PeerScripts.directory, timeout: 90)
+            }
+            #expect(await eventually(within: 30) { fixture.sandbox.reachability(token: "py-phone") == .online })
+            for want in ["userVisible", "notDelivered"] {
+                let response = try await fixture.send(#"{"message": {"token": "py-phone", "data": {"want": "\#(want)"}, "android": {"priority": "HIGH"}}}"#,
+                                                      accessToken: accessToken)
+                #expect(response.status == 200)
+            }
+            let output = try await peer.value.standardOutput
+            let result = try #require(try Self.lines(output).first)
+            #expect(result["error"] == nil, "\(result)")
+            let frames = try #require(result["frames"] as? [[String: Any]])
+            let messages = frames.filter { $0["type"] as? String == "message" }
+            #expect(messages.compactMap { ($0["data"] as? [String: String])?["want"] } == ["silent", "userVisible", "notDelivered"])
+            #expect(messages.allSatisfy { $0["priority"] as? String == "HIGH" && $0["token"] as? String == "py-phone" })
+            #expect(frames.last?["type"] as? String == "error")
+            #expect(await eventually { fixture.sandbox.deliveriesUnderway == 0 })
+            let states = fixture.sandbox.acceptedMessages.map { fixture.sandbox.deliveryState(ofMessage: $0.name) }
+            #expect(states == [.delivered(.silent), .delivered(.userVisible), .delivered(.notDelivered("the app is force-stopped"))])
+            // Once it left, FCM counts the phone offline.
+            #expect(await eventually { fixture.sandbox.reachability(token: "py-phone") == .offline })
+        }
+    }
 }
