@@ -13,7 +13,9 @@ import Testing
     final class SocketPhone: Sendable {
         let frames = LockedValue<[[String: Any]]>([])
         let receipt: LockedValue<String?>
-        let client: LockedValue<WebSocketClient?> = LockedValue(nil)
+        /// The client once connected, and what the phone wanted to send before (frames can arrive before
+        /// `connect` returns).
+        private let link = LockedValue<(client: WebSocketClient?, unsent: [String])>((nil, []))
 
         init(receipt: String?) { self.receipt = LockedValue(receipt) }
 
@@ -24,7 +26,12 @@ import Testing
             let client = try await WebSocketClient.connect(
                 url: "wss://localhost:\(port)/sandbox/connect?token=\(token)\(query)", caFile: fixture.caFile,
                 onText: { [phone] text in phone.received(text) })
-            phone.client.withLock { $0 = client }
+            let unsent = phone.link.withLock { link -> [String] in
+                link.client = client
+                defer { link.unsent = [] }
+                return link.unsent
+            }
+            for text in unsent { client.send(text: text) }
             return phone
         }
 
@@ -37,15 +44,19 @@ import Testing
         }
 
         func send(_ object: [String: Any]) {
-            let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
-            client.snapshot?.send(text: String(decoding: data, as: UTF8.self))
+            let text = String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
+            let client = link.withLock { link -> WebSocketClient? in
+                if link.client == nil { link.unsent.append(text) }
+                return link.client
+            }
+            client?.send(text: text)
         }
 
         var messages: [[String: Any]] { frames.snapshot.filter { $0["type"] as? String == "message" } }
         var names: [String] { messages.compactMap { ($0["data"] as? [String: String])?["n"] } }
         var errors: [String] { frames.snapshot.filter { $0["type"] as? String == "error" }.compactMap { $0["error"] as? String } }
 
-        func close() { client.snapshot?.close() }
+        func close() { link.snapshot.client?.close() }
     }
 
     private func addDevice(_ fixture: FCMSandboxFixture, _ token: String, reachability: String = "offline") async throws {
