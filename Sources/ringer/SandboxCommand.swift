@@ -53,8 +53,11 @@ enum SandboxCommand {
             let fcm = FCMSandbox(configuration: .init(host: fcmHost, port: fcmPort, http1Port: fcmHTTP1Port,
                                                       certificatePath: certificate!, privateKeyPath: privateKey!), logger: log)
             for file in serviceAccounts {
+                guard let json = FileManager.default.contents(atPath: file) else {
+                    throw ConfigurationError("--fcm-service-account \(file): cannot read the file")
+                }
                 do {
-                    try fcm.addServiceAccount(json: try Data(contentsOf: URL(fileURLWithPath: file)))
+                    try fcm.addServiceAccount(json: json)
                 } catch {
                     throw ConfigurationError("--fcm-service-account \(file): \(error)")
                 }
