@@ -6,7 +6,7 @@
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 
 APT_PACKAGES := libwebsockets-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
-PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api
+PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -38,7 +38,7 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 
 test-deps:
-	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api" 2>/dev/null \
+	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api, firebase_admin, google.auth, requests" 2>/dev/null \
 	  || python3 -m pip install --quiet $(PIP_PACKAGES)
 
 clean:

@@ -104,7 +104,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
-                                   "APNs", "HTTPTypes", "RingerServer"],
+                                   "APNs", "HTTPTypes", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync"],
                     swiftSettings: strict),
         .testTarget(name: "RingerBenchTests",
                     dependencies: ["RingerBench", "APNs", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",

@@ -66,7 +66,11 @@ extension H2Session {
         let streamID = stream.id
         stream.task = Task {
             let response = await handler(request)
-            mailbox.post(response, streamID: streamID)
+            if response.closesConnection {
+                mailbox.post(.abort)
+            } else {
+                mailbox.post(response, streamID: streamID)
+            }
         }
     }
 

@@ -39,7 +39,7 @@ public final class HTTP2Server: Sendable {
     ///   - configuration: Address, certificate and limits.
     ///   - handler: Answers one request. It runs as its own task per stream, concurrently with others; the
     ///     task is cancelled when the client resets the stream or the connection closes, and then its result
-    ///     is dropped.
+    ///     is dropped. ``HTTPTypes/HTTPResponse/closeConnection`` cuts the request's connection unanswered.
     public init(configuration: Configuration, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         self.configuration = configuration
         self.handler = handler

@@ -59,4 +59,13 @@ public struct HTTPResponse: Sendable {
     public static func empty(status: Int) -> HTTPResponse {
         HTTPResponse(status: status)
     }
+
+    /// The handler's way to cut the request's connection instead of answering, as a crashed server or a
+    /// broken network would (the sandboxes' fault injection). Status 0, which no real response has: the
+    /// HTTP/2 server closes the TCP connection without GOAWAY; libwebsockets closes the HTTP/1.1 connection
+    /// (or, over its HTTP/2, the stream) without a response.
+    public static let closeConnection = HTTPResponse(status: 0)
+
+    /// True for ``closeConnection``: the server must cut the connection rather than write anything.
+    public var closesConnection: Bool { status == 0 }
 }

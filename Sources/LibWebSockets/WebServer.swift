@@ -44,7 +44,8 @@ public final class WebServer: Sendable {
     /// - Parameters:
     ///   - configuration: Address, TLS and limits.
     ///   - handler: Answers each HTTP request; runs on Swift concurrency, may suspend as long as it
-    ///     needs without blocking other requests.
+    ///     needs without blocking other requests. ``HTTPTypes/HTTPResponse/closeConnection`` closes the
+    ///     request's connection (HTTP/1.1) or stream (HTTP/2) unanswered.
     ///   - webSocketHandler: Decides upgrades on ``Configuration/webSocketPaths``; called on the
     ///     service thread with the parsed request and the future connection. Must not block.
     ///     `nil` refuses every upgrade with 404.

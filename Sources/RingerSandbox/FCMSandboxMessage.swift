@@ -38,7 +38,8 @@ public struct FCMSandboxMessage: Sendable, Codable, Hashable {
     public var data: [String: String]
     /// `notification`, or nil for a data-only message.
     public var notification: Notification?
-    /// The priority the sender asked for (`android.priority`; NORMAL when absent).
+    /// The priority the sender asked for (`android.priority`; when absent Google's default: HIGH for a message
+    /// with a notification, NORMAL for data only).
     public var requestedPriority: Priority
     /// The priority FCM delivers it with: `requestedPriority`, unless FCM demoted a high-priority message
     /// because the app's earlier ones led to nothing the user could see.

@@ -4,15 +4,27 @@ import RingerLogging
 import RingerSandbox
 import RingerServer
 
-/// `ringer sandbox`: the APNs sandbox as its own process, until SIGINT or SIGTERM.
+/// `ringer sandbox`: the APNs sandbox and the FCM sandbox in one process, until SIGINT or SIGTERM.
 enum SandboxCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let log = Logger(label: "ringer.sandbox")
         do {
             let options = try CommandLineOptions(
                 arguments: arguments, environment: [:],
-                known: ["listen", "cert", "key", "client-ca", "key-id", "team-id", "key-file", "devices"])
-            let (host, port) = try hostAndPort(options["listen"] ?? "127.0.0.1:2197")
+                known: ["listen", "cert", "key", "client-ca", "key-id", "team-id", "key-file", "devices",
+                        "fcm-listen", "fcm-http1-listen", "fcm-devices", "fcm-service-account"])
+            // `--fcm-service-account` may be repeated; the other flags take one value each.
+            let serviceAccounts = options.all("fcm-service-account")
+            let (host, port) = try hostAndPort(options["listen"] ?? "127.0.0.1:2197", flag: "--listen")
+            // FCM's ports default to 2198 (HTTP/2) and 2199 (HTTP/1.1), or to ephemeral ones when APNs' is
+            // (`--listen host:0`, as `ringer bench` runs it), so that throw-away runs never collide.
+            let ephemeral = port == 0
+            let (fcmHost, fcmPort) = try hostAndPort(options["fcm-listen"] ?? "\(host):\(ephemeral ? 0 : 2198)", flag: "--fcm-listen")
+            let (fcmHTTP1Host, fcmHTTP1Port) = try hostAndPort(options["fcm-http1-listen"] ?? "\(fcmHost):\(ephemeral ? 0 : 2199)",
+                                                               flag: "--fcm-http1-listen")
+            guard fcmHTTP1Host == fcmHost else {
+                throw ConfigurationError("--fcm-listen and --fcm-http1-listen must name the same host")
+            }
             var certificate = options["cert"]
             var privateKey = options["key"]
             if certificate == nil || privateKey == nil {
@@ -21,7 +33,7 @@ enum SandboxCommand {
                 let paths = try DevCertificateAuthority.create().write(to: directory)
                 certificate = paths.serverCertificate.path
                 privateKey = paths.serverPrivateKey.path
-                log.info("made a throw-away CA; trust it with --apns-ca-file", ["ca": .string(paths.caCertificate.path)])
+                log.info("made a throw-away CA; trust it with --apns-ca-file and --fcm-ca-file", ["ca": .string(paths.caCertificate.path)])
             }
             let sandbox = APNsSandbox(configuration: .init(host: host, port: port, certificatePath: certificate!,
                                                            privateKeyPath: privateKey!,
@@ -38,11 +50,40 @@ enum SandboxCommand {
                 guard parts.count == 2 else { throw ConfigurationError("--devices wants TOKEN:BUNDLE entries") }
                 sandbox.register(SandboxDevice(token: parts[0], bundleID: parts[1]))
             }
+            let fcm = FCMSandbox(configuration: .init(host: fcmHost, port: fcmPort, http1Port: fcmHTTP1Port,
+                                                      certificatePath: certificate!, privateKeyPath: privateKey!), logger: log)
+            for file in serviceAccounts {
+                guard let json = FileManager.default.contents(atPath: file) else {
+                    throw ConfigurationError("--fcm-service-account \(file): cannot read the file")
+                }
+                do {
+                    try fcm.addServiceAccount(json: json)
+                } catch {
+                    throw ConfigurationError("--fcm-service-account \(file): \(error)")
+                }
+            }
+            for entry in (options["fcm-devices"] ?? "").split(separator: ",") {
+                // PROJECT:TOKEN, split at the first colon: project ids have none, FCM's tokens often do.
+                let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { throw ConfigurationError("--fcm-devices wants PROJECT:TOKEN entries") }
+                fcm.register(FCMSandboxDevice(token: parts[1], projectID: parts[0]))
+            }
             let bound = try sandbox.start()
+            let fcmPorts: FCMSandbox.Ports
+            do {
+                fcmPorts = try fcm.start()
+            } catch {
+                sandbox.shutdown()
+                throw error
+            }
             try? FileHandle.standardOutput.write(contentsOf: Data("APNs sandbox listening on https://\(host):\(bound)\n".utf8))
+            let http1 = fcmPorts.http1.map { " and https://\(fcmHost):\($0) (HTTP/1.1, token URI \(fcm.tokenURI ?? ""))" } ?? ""
+            try? FileHandle.standardOutput.write(contentsOf: Data(
+                "FCM sandbox listening on https://\(fcmHost):\(fcmPorts.http2) (HTTP/2)\(http1)\n".utf8))
             let signal = await Signals.wait(for: [SIGINT, SIGTERM])
             log.info("shutting down", ["signal": .string(String(signal))])
             sandbox.shutdown()
+            fcm.shutdown()
             return 0
         } catch {
             log.error("\(error)")
@@ -50,9 +91,9 @@ enum SandboxCommand {
         }
     }
 
-    private static func hostAndPort(_ text: String) throws -> (String, Int) {
+    private static func hostAndPort(_ text: String, flag: String) throws -> (String, Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
-            throw ConfigurationError("--listen must be host:port")
+            throw ConfigurationError("\(flag) must be host:port")
         }
         return (String(text[..<colon]), port)
     }

@@ -16,13 +16,17 @@ enum Usage {
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
           Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY; a repeatable one's
           variable takes several values separated by commas.
-      ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors).
+      ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors) and the FCM sandbox
+                                (Google's token endpoint and FCM HTTP v1 messages:send; docs/fcm.md).
           --listen 127.0.0.1:2197   --cert server.pem --key server.key (a throw-away CA is made if absent)
           --key-id ID --team-id TEAM --key-file AuthKey.p8|public.pem   --devices TOKEN:BUNDLE[,TOKEN:BUNDLE]
           --client-ca ca.pem    also accept provider client certificates signed by this CA (UID = bundle id)
           Control routes: POST /sandbox/devices, GET /sandbox/pushes, GET /sandbox/stats, and faults:
           POST /sandbox/faults {"kind": "answer"|"delay"|"never_answer"|"goaway"|"close"|"max_concurrent_streams", …},
           GET or DELETE /sandbox/faults (README, "Running the server").
+          --fcm-listen 127.0.0.1:2198 (HTTP/2)   --fcm-http1-listen 127.0.0.1:2199 (HTTP/1.1, token URI, phones'
+          WebSocket; both ephemeral when --listen's port is 0)   --fcm-service-account FILE (repeatable)
+          --fcm-devices PROJECT:TOKEN[,PROJECT:TOKEN]   The same /sandbox/ routes on both FCM ports.
       ringer demo [--json] [--verbose]
                                 Alice calls Bob, whose iPhone app is killed, all on loopback.
                                 --json: one JSON object per line; --verbose: server and sandbox logs too.
@@ -38,7 +42,9 @@ enum Usage {
                                 phones off/on) played on loopback; checks the ringing invariants after each.
                                 Prints a failing seed's violations, script and time line; --trace: every
                                 run's. Exit 0 all kept, 1 a violation, 2 a bad flag.
-      ringer keys --out DIR     Write a throw-away APNs key (.p8) and a dev CA + localhost certificate.
+      ringer keys --out DIR [--fcm-sandbox https://localhost:2199] [--fcm-project ringer-dev]
+                                Write a throw-away APNs key (.p8), a dev CA + localhost certificate, and a
+                                throw-away FCM service account whose token_uri is the FCM sandbox's.
       ringer bench [--pushes 20000] [--concurrency 200] [--connections 2] [--python python3]
                    [--aioapns-script Tests/Peers/bench_aioapns.py] [--h2load h2load]
                                 VoIP pushes per second to a `ringer sandbox` process from Ringer's APNs client

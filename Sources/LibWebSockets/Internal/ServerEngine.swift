@@ -90,6 +90,11 @@ final class ServerEngine: Sendable {
             case let .response(id, response):
                 // The wsi may be gone (peer closed while the handler ran): then the id finds nothing.
                 guard let session = table.sessions[id], session.phase == .awaitingHandler else { continue }
+                if response.closesConnection {
+                    // `HTTPResponse.closeConnection`: lws closes the wsi on its next service turn, unanswered.
+                    lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+                    continue
+                }
                 startResponse(response, for: session)
             case let .writable(id):
                 guard let session = table.sessions[id], session.webSocket != nil else { continue }
