@@ -11,9 +11,10 @@ public import RingerServer
 import RingerSync
 import RingerWire
 
-/// A whole Ringer installation on loopback, in one process: a throw-away CA and APNs key in a temporary
-/// folder, the APNs sandbox (HTTP/2 + TLS), and the Ringer server (SQLite in the same folder) sending
-/// its VoIP pushes to the sandbox. Used by `ringer demo`, scenarios and end-to-end tests.
+/// A whole Ringer installation on loopback, in one process: a throw-away CA, APNs key and Firebase service
+/// account in a temporary folder, the APNs sandbox and the FCM sandbox (HTTP/2 + TLS), and the Ringer server
+/// (SQLite in the same folder) sending its VoIP pushes and FCM messages to them. Used by `ringer demo`,
+/// scenarios and end-to-end tests.
 public final class LocalStack: Sendable {
     /// How to build the stack.
     public struct Options: Sendable {
@@ -37,6 +38,10 @@ public final class LocalStack: Sendable {
     public let serverURL: URL
     /// The APNs sandbox.
     public let sandbox: APNsSandbox
+    /// The FCM sandbox (Google's token endpoint and `messages:send`), delivering to simulated Android phones.
+    public let fcmSandbox: FCMSandbox
+    /// The Firebase project the server sends through and the Android phones belong to.
+    public static let firebaseProject = "ringer-demo"
     /// The Ringer server (a new instance after ``restartServer(downFor:)``).
     public var server: RingerServer { current.withLock { $0 } }
     /// WebSockets for simulated phones.
@@ -48,12 +53,15 @@ public final class LocalStack: Sendable {
     private let adminKey: String
     /// Phones made by ``phone(user:name:deviceID:behaviour:loggedIn:observe:)``, switched off by ``shutdown()``.
     private let phones = LockedValue<[SimulatedIPhone]>([])
+    /// Android phones made by ``androidPhone(user:name:deviceID:behaviour:permissions:loggedIn:observe:)``.
+    private let androidPhones = LockedValue<[SimulatedAndroidPhone]>([])
 
-    private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, server: RingerServer,
+    private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, fcmSandbox: FCMSandbox, server: RingerServer,
                  configuration: ServerConfiguration, options: Options) {
         self.directory = directory
         self.serverURL = serverURL
         self.sandbox = sandbox
+        self.fcmSandbox = fcmSandbox
         current = LockedValue(server)
         self.configuration = configuration
         self.options = options
@@ -81,6 +89,18 @@ public final class LocalStack: Sendable {
         try sandbox.addProviderKey(keyID: keyID, teamID: teamID, publicKeyPEM: try apnsKey.publicKeyPEM())
         let sandboxPort = try sandbox.start()
 
+        // A Firebase service account whose token URI is the FCM sandbox's, trusted by it. Grants and access
+        // tokens age on real time; message ttl on the stack's clock.
+        let fcmSandbox = FCMSandbox(configuration: .init(port: 0, http1Port: nil, certificatePath: tls.serverCertificate.path,
+                                                         privateKeyPath: tls.serverPrivateKey.path),
+                                    expiryNow: options.clock.now, logger: options.logger)
+        let fcmPort = try fcmSandbox.start().http2
+        let account = try FCMSandboxServiceAccountFile.make(projectID: firebaseProject,
+                                                            tokenURI: "https://localhost:\(fcmPort)/token")
+        let accountFile = directory.appendingPathComponent("firebase-service-account.json")
+        try account.write(to: accountFile, options: .atomic)
+        try fcmSandbox.addServiceAccount(json: account)
+
         var config = ServerConfiguration()
         config.port = 0
         config.databasePath = directory.appendingPathComponent("ringer.sqlite").path
@@ -92,12 +112,17 @@ public final class LocalStack: Sendable {
         apns.productionURL = apns.sandboxURL
         apns.caFile = tls.caCertificate.path
         config.apns = apns
+        var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [accountFile.path])
+        fcm.baseURL = "https://localhost:\(fcmPort)"
+        fcm.caFile = tls.caCertificate.path
+        config.fcm = fcm
         let server = try RingerServer(configuration: config, clock: options.clock, logger: options.logger,
                                       observe: options.observe)
         let port = try await server.start()
         config.port = port
         return LocalStack(directory: directory, serverURL: URL(string: "http://127.0.0.1:\(port)")!,
-                          sandbox: sandbox, server: server, configuration: config, options: options)
+                          sandbox: sandbox, fcmSandbox: fcmSandbox, server: server, configuration: config,
+                          options: options)
     }
 
     /// Stops the server as a crash or a deploy would (timers and sockets gone), waits, and starts a new
@@ -168,11 +193,45 @@ public final class LocalStack: Sendable {
         return phone
     }
 
-    /// Switches the phones off, stops the server and the sandbox, and removes the temporary folder.
+    /// An Android phone for `userID` in the stack's Firebase project, logged in and registered, app in the
+    /// foreground, on the stack's clock, its token registered with the FCM sandbox.
+    /// - Parameters:
+    ///   - userID: the user who logs in.
+    ///   - name: the user's display name.
+    ///   - deviceID: the app's device id.
+    ///   - behaviour: what the user does when it rings.
+    ///   - permissions: the Android permissions granted (all by default).
+    ///   - loggedIn: false to install the app with no user logged in: the server must refuse its registration.
+    ///   - observe: told of everything that happens on the phone.
+    /// - Returns: the registered phone.
+    /// - Throws: ``RingerAPIError`` when the user token cannot be minted or the server refuses the
+    ///   registration (then the app is force-stopped, as an app back at its login screen holds no socket).
+    public func androidPhone(user userID: String, name: String?, deviceID: String, behaviour: SimulatedAndroidPhone.Behaviour,
+                             permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases), loggedIn: Bool = true,
+                             observe: @escaping @Sendable (SimulatedAndroidPhone.Observation) -> Void = { _ in })
+        async throws -> SimulatedAndroidPhone {
+        let token = loggedIn ? try await userToken(for: userID, name: name) : ""
+        let phone = SimulatedAndroidPhone(identity: .init(userID: userID, deviceID: deviceID, projectID: Self.firebaseProject),
+                                          server: serverURL, userToken: token, webSockets: webSockets, behaviour: behaviour,
+                                          permissions: permissions, now: options.clock.now,
+                                          sleepUntil: options.clock.sleep(until:), observe: observe)
+        androidPhones.withLock { $0.append(phone) }
+        do {
+            try await phone.installAndLogIn(registry: fcmSandbox)
+        } catch {
+            phone.setAppState(.forceStopped)
+            throw error
+        }
+        return phone
+    }
+
+    /// Switches the phones off, stops the server and the sandboxes, and removes the temporary folder.
     public func shutdown() async {
         for phone in phones.withLock({ $0 }) { phone.setAppState(.killed) }
+        for phone in androidPhones.withLock({ $0 }) { phone.setAppState(.forceStopped) }
         await server.shutdown()
         sandbox.shutdown()
+        fcmSandbox.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }
 
