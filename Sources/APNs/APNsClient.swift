@@ -119,8 +119,8 @@ public final class APNsClient: Sendable {
     }
 
     private let configuration: Configuration
-    private let sandboxHost: APNsHost
-    private let productionHost: APNsHost
+    private let sandboxHost: HTTP2ClientPool
+    private let productionHost: HTTP2ClientPool
     /// The provider token shared by every request of this client; nil with certificate authentication.
     public let providerToken: APNsProviderToken?
 
@@ -140,8 +140,8 @@ public final class APNsClient: Sendable {
         } else {
             providerToken = nil
         }
-        sandboxHost = try APNsHost(configuration: configuration.http2, size: configuration.connectionsPerHost)
-        productionHost = try APNsHost(configuration: configuration.http2, size: configuration.connectionsPerHost)
+        sandboxHost = try HTTP2ClientPool(configuration: configuration.http2, size: configuration.connectionsPerHost)
+        productionHost = try HTTP2ClientPool(configuration: configuration.http2, size: configuration.connectionsPerHost)
     }
 
     /// Sends one notification.

@@ -85,7 +85,7 @@ public final class FCMClient: Sendable {
 
     private let configuration: Configuration
     private let baseURL: String
-    private let pool: FCMConnectionPool
+    private let pool: HTTP2ClientPool
     private let grantClient: HTTP2Client
     private let sources: [String: FCMAccessTokenSource]
     /// Every project with a service account, the default first.
@@ -124,7 +124,7 @@ public final class FCMClient: Sendable {
             throw FCMClientError.invalidConfiguration("connections must be at least 1")
         }
         do {
-            pool = try FCMConnectionPool(configuration: configuration.messaging, size: configuration.connections)
+            pool = try HTTP2ClientPool(configuration: configuration.messaging, size: configuration.connections)
             grantClient = try HTTP2Client(configuration: configuration.grants)
         } catch {
             throw FCMClientError.invalidConfiguration(
