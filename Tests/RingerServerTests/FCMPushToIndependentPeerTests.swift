@@ -1,5 +1,7 @@
+import DevCertificates
 import Foundation
 import RingerLogging
+import RingerSandbox
 import RingerScenarios
 @testable import RingerServer
 import RingerTestSupport
@@ -224,6 +226,42 @@ import Testing
             #expect(error?.description.contains("--fcm-service-account") == true, "\(name)")
             #expect(error?.description.contains(file.path) == true, "\(name)")
             #expect(error?.description.contains("c2VjcmV0") == false, "\(name)")
+        }
+    }
+}
+
+/// The start-up grant's retries: a token endpoint that comes back clears the project's health problem.
+@Suite struct FCMCredentialRecoveryTests {
+    @Test func aTokenEndpointThatComesBackClearsHealthWithoutARestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-fcm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tls = try DevCertificateAuthority.create().write(to: directory.appendingPathComponent("tls"))
+        // A port nobody listens on yet; the FCM sandbox takes it once the server is up.
+        let port = try ClosedPort().port
+        let account = try FCMSandboxServiceAccountFile.make(projectID: "ringer-later", tokenURI: "https://localhost:\(port)/token")
+        let file = directory.appendingPathComponent("account.json")
+        try account.write(to: file)
+        var settings = ServerConfiguration.FCMSettings(serviceAccountFiles: [file.path])
+        settings.baseURL = "https://localhost:\(port)"
+        settings.caFile = tls.caCertificate.path
+        try await APITests.withServer(configure: { $0.fcm = settings }) { http in
+            let before = try await http.send("GET", "/healthz")
+            #expect((before.object["push_problems"] as? [[String: Any]])?.first?["reason"] as? String
+                    == FCMCredentialWatch.unreachableReason)
+            let sandbox = FCMSandbox(configuration: .init(port: port, http1Port: nil, certificatePath: tls.serverCertificate.path,
+                                                          privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
+            try sandbox.addServiceAccount(json: account)
+            _ = try sandbox.start()
+            defer { sandbox.shutdown() }
+            // The first retry comes 5 s after start.
+            var status: String?
+            for _ in 0..<300 where status != "ok" {
+                status = try await http.send("GET", "/healthz").object["status"] as? String
+                if status != "ok" { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(status == "ok")
+            #expect(sandbox.statistics.tokenRequests >= 1)
         }
     }
 }
