@@ -164,6 +164,28 @@ import Testing
         }
     }
 
+    @Test func answersThatAreNotJSONOrCarryNoCodeAreRecordedAndNeverDeleteTheToken() async throws {
+        try await FCMPeer.with { peer in
+            try await withServer(peer, clock: ScenarioClock(scale: 0.05)) { http in
+                let alice = try await APITests.token(http, "alice")
+                let bob = try await APITests.token(http, "bob")
+                for (token, status) in [("notjson-bob", 502), ("nocode-bob", 400)] {
+                    try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: token)
+                    let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                    let pushes = try await pushes(http, call: call.callId, token: alice)
+                    #expect(pushes.first?["status"] as? Int == status, "\(token)")
+                    _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+                    let device = (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [[String: Any]])?.first
+                    #expect(device?["fcm_token"] as? String == token, "\(token)")
+                }
+                // A 502 is retried (by status class); a 400 without a code is Ringer's own bug, sent once.
+                let ringing = try await peer.sends().filter { $0.body.contains("call.incoming") }
+                #expect(ringing.filter { $0.body.contains("notjson-bob") }.count == 5)
+                #expect(ringing.filter { $0.body.contains("nocode-bob") }.count == 1)
+            }
+        }
+    }
+
     @Test func aRefusedGrantStopsTheServerAtStartWithGooglesReason() async throws {
         try await FCMPeer.with { peer in
             var config = ServerConfiguration()
