@@ -107,7 +107,9 @@ struct APNsPushSender: PushSender {
 
     func pushType(of message: Message) -> String { message.notification.pushType.rawValue }
 
-    func token(of message: Message) -> String { message.token }
+    func token(of message: Message) -> (kind: PushTokenKind, value: String) {
+        (message.notification.pushType == .voip ? .voip : .apns, message.token)
+    }
 
     func requestID(of message: Message) -> String? { message.notification.apnsID.uuidString.lowercased() }
 

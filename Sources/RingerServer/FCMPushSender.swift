@@ -103,7 +103,7 @@ struct FCMPushSender: PushSender {
 
     func pushType(of message: Message) -> String { message.message.priority == .high ? "high" : "normal" }
 
-    func token(of message: Message) -> String { message.token }
+    func token(of message: Message) -> (kind: PushTokenKind, value: String) { (.fcm, message.token) }
 
     func requestID(of message: Message) -> String? { nil }
 

@@ -134,12 +134,13 @@ final class PushDelivery: Sendable {
     /// Marks the device whose token was refused; keeps the token (APNs gives the same answer for a token of
     /// the other environment: Apple, "Handling notification responses from APNs"), so the app's next
     /// registration fixes it.
-    private func flag(_ token: String, of request: PushRequest, reason: String, at date: Date, scope: PushScope) async {
+    private func flag(_ token: (kind: PushTokenKind, value: String), of request: PushRequest, reason: String, at date: Date,
+                      scope: PushScope) async {
         log.warning("a device token was refused; kept, and the device is marked until the app registers again",
                     ["device.id": .string(request.device.deviceId), "push.reason": .string(reason)]
                         .merging(Self.metadata(of: scope)) { $1 })
         do {
-            _ = try await store.flagPushToken(token, problem: reason, at: date)
+            _ = try await store.flagPushToken(token.value, kind: token.kind, problem: reason, at: date)
         } catch {
             log.error("cannot mark a device's push problem", ["device.id": .string(request.device.deviceId),
                                                                "error": .string("\(error)")])
@@ -149,9 +150,10 @@ final class PushDelivery: Sendable {
     /// Removes a token the provider reported gone, unless the app registered it again since (Apple:
     /// "Handling notification responses from APNs"; Google: "Best practices for FCM registration token
     /// management": stop sending to a token reported `UNREGISTERED`).
-    private func forget(_ token: String, of request: PushRequest, invalidSince: Date, reason: String?) async {
+    private func forget(_ token: (kind: PushTokenKind, value: String), of request: PushRequest, invalidSince: Date,
+                        reason: String?) async {
         do {
-            let removed = try await store.removeDeadPushToken(token, invalidSince: invalidSince)
+            let removed = try await store.removeDeadPushToken(token.value, kind: token.kind, invalidSince: invalidSince)
             log.info(removed ? "removed a push token the provider reported gone" : "kept a push token registered again since",
                      ["device.id": .string(request.device.deviceId), "push.reason": .string(reason ?? "")])
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import RingerWire
 
 /// One push provider (APNs, FCM): builds its message for a ``PushRequest`` and sends it, mapping every
 /// answer to a ``PushAnswer``. It never retries across sends, touches the store or logs outcomes:
@@ -28,8 +29,9 @@ protocol PushSender: Sendable {
     /// What records and logs call the push type (`voip`, `alert`, `background`; FCM's priority).
     func pushType(of message: Message) -> String
 
-    /// The device or registration token the message goes to (what a dead-token answer removes).
-    func token(of message: Message) -> String
+    /// The device or registration token the message goes to, and which of the device's tokens it is (what a
+    /// dead-token answer removes, or a refusal marks).
+    func token(of message: Message) -> (kind: PushTokenKind, value: String)
 
     /// The request id the provider echoes, if the sender chose one (APNs' `apns-id`).
     func requestID(of message: Message) -> String?

@@ -68,27 +68,30 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func device(id: String, userID: String) async throws -> Device?
 
-    /// Marks the devices holding `token` with a push problem a new registration fixes (`BadDeviceToken`,
-    /// `DeviceTokenNotForTopic`), keeping the token. A device registered after `date` is left alone.
+    /// Marks the device holding `token` with a push problem a new registration fixes (`BadDeviceToken`,
+    /// `DeviceTokenNotForTopic`, `SENDER_ID_MISMATCH`), keeping the token. A device registered after `date`
+    /// is left alone.
     /// - Parameters:
-    ///   - token: the token, in whichever of `voip_token`, `apns_token` or `fcm_token` it is.
+    ///   - token: the token.
+    ///   - kind: which of the device's tokens it is; an equal string of another kind is never touched.
     ///   - reason: the provider's reason.
     ///   - date: when the provider refused it.
     /// - Returns: true when a device was marked.
     /// - Throws: ``StoreError``.
-    func flagPushToken(_ token: String, problem reason: String, at date: Date) async throws -> Bool
+    func flagPushToken(_ token: String, kind: PushTokenKind, problem reason: String, at date: Date) async throws -> Bool
 
     /// Removes a push token the provider reported dead (APNs 410, FCM `UNREGISTERED`), unless the app
     /// registered it again after the provider last saw it valid (compare-and-delete: a stale answer must
     /// not wipe a fresh registration).
     /// A device left without any token is removed.
     /// - Parameters:
-    ///   - token: the token, in whichever of `voip_token`, `apns_token` or `fcm_token` it is.
+    ///   - token: the token.
+    ///   - kind: which of the device's tokens it is; an equal string of another kind is never touched.
     ///   - invalidSince: when the provider says the token stopped being valid (APNs' timestamp; for FCM,
     ///     which gives none, when the refused push was sent).
     /// - Returns: true when the token was removed.
     /// - Throws: ``StoreError``.
-    func removeDeadPushToken(_ token: String, invalidSince: Date) async throws -> Bool
+    func removeDeadPushToken(_ token: String, kind: PushTokenKind, invalidSince: Date) async throws -> Bool
 
     /// The user's devices, oldest registration first.
     /// - Throws: ``StoreError``.

@@ -102,33 +102,28 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         }
     }
 
-    public func flagPushToken(_ token: String, problem reason: String, at date: Date) async throws -> Bool {
-        try locked { db in
-            var flagged = 0
-            for column in ["voip_token", "apns_token", "fcm_token"] {
-                // Registered again after the refusal: the new registration is the fix, so no mark.
-                try db.query("""
-                    UPDATE devices SET push_problem_reason = ?, push_problem_token = ?, push_problem_at = ?
-                    WHERE \(column) = ? AND updated_at <= ?
-                    """, [.text(reason), .text(column), .real(date.timeIntervalSince1970), .text(token),
-                          .real(date.timeIntervalSince1970)])
-                flagged += db.changes
-            }
-            return flagged > 0
+    public func flagPushToken(_ token: String, kind: PushTokenKind, problem reason: String, at date: Date) async throws -> Bool {
+        let column = kind.rawValue
+        return try locked { db in
+            // Registered again after the refusal: the new registration is the fix, so no mark.
+            try db.query("""
+                UPDATE devices SET push_problem_reason = ?, push_problem_token = ?, push_problem_at = ?
+                WHERE \(column) = ? AND updated_at <= ?
+                """, [.text(reason), .text(column), .real(date.timeIntervalSince1970), .text(token),
+                      .real(date.timeIntervalSince1970)])
+            return db.changes > 0
         }
     }
 
-    public func removeDeadPushToken(_ token: String, invalidSince: Date) async throws -> Bool {
-        try locked { db in
+    public func removeDeadPushToken(_ token: String, kind: PushTokenKind, invalidSince: Date) async throws -> Bool {
+        let column = kind.rawValue
+        return try locked { db in
             try db.transaction {
-                var removed = 0
-                for column in ["voip_token", "apns_token", "fcm_token"] {
-                    try db.query("UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
-                                 [.text(token), .real(invalidSince.timeIntervalSince1970)])
-                    removed += db.changes
-                }
+                try db.query("UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
+                             [.text(token), .real(invalidSince.timeIntervalSince1970)])
+                let removed = db.changes > 0
                 try db.query("DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL")
-                return removed > 0
+                return removed
             }
         }
     }

@@ -44,7 +44,7 @@ import Testing
             return answers.withLock { $0.isEmpty ? PushAnswer(status: 200, action: .accepted, requests: 1) : $0.removeFirst() }
         }
         func pushType(of message: Message) -> String { "high" }
-        func token(of message: Message) -> String { message.token }
+        func token(of message: Message) -> (kind: PushTokenKind, value: String) { (.fcm, message.token) }
         func requestID(of message: Message) -> String? { nil }
         func scope(of message: Message, for request: PushRequest) -> PushScope { PushScope(provider: "fcm", project: "demo") }
     }

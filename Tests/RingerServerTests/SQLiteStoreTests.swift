@@ -53,6 +53,30 @@ import Testing
         #expect(try await reopened.ringingCalls().map(\.callID) == [machine.call.callId])
     }
 
+    @Test func aDeadFCMTokenNeverRemovesOrMarksAnEqualTokenOfAnotherKind() async throws {
+        // Hex passes the FCM charset: another user may register Bob's VoIP token string as an FCM token.
+        let store = try SQLiteStore(path: ":memory:")
+        let registered = Date(unixMilliseconds: 1_800_000_000_000)
+        let shared = String(repeating: "ab", count: 32)
+        _ = try await store.registerDevice(Device(deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: shared,
+                                                  apnsEnvironment: .production, bundleId: "com.example.app",
+                                                  updatedAt: registered))
+        _ = try await store.registerDevice(Device(deviceId: "carol-pixel", userId: "carol", platform: .android,
+                                                  fcmToken: shared, updatedAt: registered))
+        #expect(try await store.flagPushToken(shared, kind: .fcm, problem: "SENDER_ID_MISMATCH", at: registered + 1))
+        #expect(try await store.removeDeadPushToken(shared, kind: .fcm, invalidSince: registered + 2))
+        let bob = try #require(try await store.device(id: "bob-iphone", userID: "bob"))
+        #expect(bob.voipToken == shared)
+        #expect(bob.pushProblem == nil)
+        #expect(try await store.device(id: "carol-pixel", userID: "carol") == nil)
+        // And the other way round: an APNs 410 about the VoIP token leaves an equal FCM token alone.
+        _ = try await store.registerDevice(Device(deviceId: "carol-pixel", userId: "carol", platform: .android,
+                                                  fcmToken: shared, updatedAt: registered))
+        #expect(try await store.removeDeadPushToken(shared, kind: .voip, invalidSince: registered + 3))
+        #expect(try await store.device(id: "carol-pixel", userID: "carol")?.fcmToken == shared)
+        #expect(try await store.device(id: "bob-iphone", userID: "bob") == nil)
+    }
+
     @Test func badTokenMarksTheDeviceKeepsTheTokenAndTheNextRegistrationClearsTheMark() async throws {
         let store = try SQLiteStore(path: ":memory:")
         let registered = Date(unixMilliseconds: 1_800_000_000_000)
@@ -62,8 +86,8 @@ import Testing
         _ = try await store.registerDevice(device)
 
         // A refusal about a registration older than the current one is not recorded on it.
-        #expect(try await store.flagPushToken(voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(-1)) == false)
-        #expect(try await store.flagPushToken(voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(5)))
+        #expect(try await store.flagPushToken(voip, kind: .voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(-1)) == false)
+        #expect(try await store.flagPushToken(voip, kind: .voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(5)))
         let flagged = try #require(try await store.device(id: "bob-iphone", userID: "bob"))
         #expect(flagged.voipToken == voip)
         #expect(flagged.pushProblem == PushProblem(reason: "BadDeviceToken", token: "voip_token",
