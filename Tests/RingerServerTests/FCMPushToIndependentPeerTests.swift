@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func unavailableWithRetryAfterIsRetriedOnTheServersClockWithinTheRing() async throws {
-        // Retry-After: 7 s of server time; the scenario clock runs 20 times faster, so five tries take ~1.5 s.
+        // Retry-After: 7 s of server time; the scenario clock runs 20 times faster, so the ring takes ~2.3 s.
         try await FCMPeer.with { peer in
             try await withServer(peer, clock: ScenarioClock(scale: 0.05)) { http in
                 let alice = try await APITests.token(http, "alice")
@@ -127,14 +127,14 @@ import Testing
                 let pushes = try await pushes(http, call: call.callId, token: alice)
                 #expect(pushes.first?["status"] as? Int == 503)
                 #expect(pushes.first?["reason"] as? String == "UNAVAILABLE")
-                // 0, 7, 14, 21, 28 s: five sends, the last well inside the 45 s ring.
-                #expect(pushes.first?["attempts"] as? Int == 5)
+                // 0, 7, 14, … 42 s: seven sends, until the next would leave no time for an answer in the 45 s ring.
+                #expect(pushes.first?["attempts"] as? Int == 7)
                 let sends = try await peer.sends()
-                #expect(sends.count == 5)
+                #expect(sends.count == 7)
                 let ttls = sends.compactMap { (($0.json?["message"] as? [String: Any])?["android"] as? [String: Any])?["ttl"] as? String }
                 let seconds = ttls.compactMap { Int($0.dropLast()) }
                 // Recomputed on every send: what is left of the ring.
-                #expect(seconds.count == 5 && zip(seconds, seconds.dropFirst()).allSatisfy { $0 > $1 }, "\(ttls)")
+                #expect(seconds.count == 7 && zip(seconds, seconds.dropFirst()).allSatisfy { $0 > $1 }, "\(ttls)")
             }
         }
     }
@@ -180,7 +180,7 @@ import Testing
                 }
                 // A 502 is retried (by status class); a 400 without a code is Ringer's own bug, sent once.
                 let ringing = try await peer.sends().filter { $0.body.contains("call.incoming") }
-                #expect(ringing.filter { $0.body.contains("notjson-bob") }.count == 5)
+                #expect(ringing.filter { $0.body.contains("notjson-bob") }.count > 5)
                 #expect(ringing.filter { $0.body.contains("nocode-bob") }.count == 1)
             }
         }

@@ -7,12 +7,25 @@ import Testing
     let policy = PushRetryPolicy()
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test func backoffDoublesFromAQuarterSecondWithinItsUpperHalf() {
+    @Test func backoffDoublesFromHalfASecondUpToEightSecondsWithinItsUpperHalf() {
         let deadline = now.addingTimeInterval(45)
-        let low = (1...4).map { policy.delay(afterSends: $0, action: .retry(after: nil), now: now, deadline: deadline, jitter: 0) }
-        let high = (1...4).map { policy.delay(afterSends: $0, action: .retry(after: nil), now: now, deadline: deadline, jitter: 1) }
-        #expect(low == [0.125, 0.25, 0.5, 1])
-        #expect(high == [0.25, 0.5, 1, 2])
+        let low = (1...6).map { policy.delay(afterSends: $0, action: .retry(after: nil), now: now, deadline: deadline, jitter: 0) }
+        let high = (1...6).map { policy.delay(afterSends: $0, action: .retry(after: nil), now: now, deadline: deadline, jitter: 1) }
+        #expect(low == [0.25, 0.5, 1, 2, 4, 4])
+        #expect(high == [0.5, 1, 2, 4, 8, 8])
+    }
+
+    @Test func anOutageIsRetriedThroughTheWholeRingNotForAFixedFewSeconds() {
+        // Every send fails: the sends must keep coming until the deadline leaves no room for an answer.
+        let deadline = now.addingTimeInterval(45)
+        var time = now
+        var sends = 1
+        while let delay = policy.delay(afterSends: sends, action: .retry(after: nil), now: time, deadline: deadline, jitter: 1) {
+            time = time.addingTimeInterval(delay)
+            sends += 1
+        }
+        #expect(time.timeIntervalSince(now) > 35, "the last send came \(time.timeIntervalSince(now)) s into a 45 s ring")
+        #expect((8...12).contains(sends), "\(sends) sends")
     }
 
     @Test func retryAfterIsHonouredInsteadOfTheBackoff() {
@@ -30,12 +43,12 @@ import Testing
                              jitter: 0.5) == nil)
     }
 
-    @Test func onlyRetryableAnswersAreSentAgainAndAtMostFiveTimesInAll() {
+    @Test func onlyRetryableAnswersAreSentAgainAndAtMostTwelveTimesInAll() {
         let deadline = now.addingTimeInterval(3600)
         for action: PushAction in [.accepted, .flagDevice, .configurationError, .invalidRequest, .removeToken(invalidSince: nil)] {
             #expect(policy.delay(afterSends: 1, action: action, now: now, deadline: deadline, jitter: 0.5) == nil)
         }
-        #expect(policy.delay(afterSends: 4, action: .retry(after: nil), now: now, deadline: deadline, jitter: 0.5) != nil)
-        #expect(policy.delay(afterSends: 5, action: .retry(after: nil), now: now, deadline: deadline, jitter: 0.5) == nil)
+        #expect(policy.delay(afterSends: 11, action: .retry(after: nil), now: now, deadline: deadline, jitter: 0.5) != nil)
+        #expect(policy.delay(afterSends: 12, action: .retry(after: nil), now: now, deadline: deadline, jitter: 0.5) == nil)
     }
 }
