@@ -10,10 +10,11 @@ import RingerSync
 /// `expires_in` runs out (5 minutes, or a tenth of the lifetime when that is shorter), measured on a
 /// monotonic clock from when the grant was sent, so a wall-clock jump cannot make it look fresh.
 ///
-/// However many requests need a token at once, **one grant is in flight**: they all wait for it (each within
-/// its own deadline), and the grant carries on for later callers when a waiter gives up. A grant that
-/// fails with a retryable error while the previous token has not yet expired hands out that token instead
-/// (a token endpoint blip inside the refresh margin costs nothing). When FCM answers 401, ``invalidate(_:)``
+/// However many requests need a token at once, **one grant is in flight**. Inside the refresh margin the
+/// grant runs in the background while callers keep getting the cached token, which has not expired yet, so
+/// a slow or failing token endpoint costs nothing until the token really runs out. Only when no unexpired
+/// token is cached do callers wait for the grant (each within its own deadline); it carries on for later
+/// callers when a waiter gives up. When FCM answers 401, ``invalidate(_:)``
 /// drops the token so the next caller makes a new grant; invalidating a token that was already replaced
 /// does nothing, so a late 401 never throws away a newer token.
 ///
@@ -84,14 +85,23 @@ public final class FCMAccessTokenSource: Sendable {
         self.wallClock = wallClock
     }
 
-    /// The current token: the cached one while it is fresh, else the result of the (single) grant in flight.
+    /// The current token: the cached one while it has not expired (inside the refresh margin a grant replaces
+    /// it in the background), else the result of the (single) grant in flight.
     /// - Parameter deadline: when the caller stops waiting (wall clock); nil waits for the grant's own timeout.
-    /// - Returns: a token valid for at least the refresh margin (or, after a failed refresh, until it expires).
+    /// - Returns: a token that has not expired.
     /// - Throws: ``FCMAccessTokenError`` (`refused`, `unreachable`, `malformedAnswer`, `signing`, or `timedOut`
     ///   when `deadline` came first); `CancellationError` when the calling task is cancelled (the grant goes on).
     public func token(deadline: Date? = nil) async throws -> FCMAccessToken {
         let now = clock()
-        if let cached = state.withLock({ $0.cached }), now < cached.refreshAt { return cached.token }
+        let (cached, startGrant) = state.withLock { state -> (FCMAccessToken?, Bool) in
+            guard let cached = state.cached, now < cached.expiresAt else { return (nil, false) }
+            guard now >= cached.refreshAt, !state.grantInFlight else { return (cached.token, false) }
+            state.grantInFlight = true
+            state.grants += 1
+            return (cached.token, true)
+        }
+        if startGrant { Task.detached { await self.runGrant() } }
+        if let cached { return cached }
         return try await awaitGrant(forced: false, deadline: deadline)
     }
 

@@ -40,7 +40,18 @@ import Testing
         #expect(FCMAccessTokenSource.refreshMargin(forLifetime: 1) == 0.1)
     }
 
-    @Test func tokenIsReusedUntilFiveMinutesBeforeItExpires() async throws {
+    /// The token callers get once the background grant has replaced `old` (within 10 s).
+    private static func replacement(of old: FCMAccessToken, from source: FCMAccessTokenSource) async throws -> FCMAccessToken {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var token = try await source.token()
+        while token == old, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            token = try await source.token()
+        }
+        return token
+    }
+
+    @Test func tokenIsReusedUntilFiveMinutesBeforeItExpiresThenReplacedInTheBackground() async throws {
         try await Self.withSource { source, peer, clock in
             let first = try await source.token()
             #expect(first.lifetime == 3599)
@@ -49,7 +60,9 @@ import Testing
             #expect(try await source.token() == first)
             #expect(try await peer.grants().count == 1)
             clock.advance(.milliseconds(100))
-            let second = try await source.token()
+            // Inside the margin the caller still gets the unexpired token at once; one grant replaces it.
+            #expect(try await source.token() == first)
+            let second = try await Self.replacement(of: first, from: source)
             #expect(second != first)
             #expect(try await peer.grants().count == 2)
         }
@@ -60,9 +73,23 @@ import Testing
             let first = try await source.token()
             clock.advance(.seconds(53))
             #expect(try await source.token() == first)
+            #expect(try await peer.grants().count == 1)
             clock.advance(.seconds(2))
-            #expect(try await source.token() != first)
+            #expect(try await Self.replacement(of: first, from: source) != first)
             #expect(try await peer.grants().count == 2)
+        }
+    }
+
+    @Test func aSlowTokenEndpointInsideTheMarginDelaysNoMessage() async throws {
+        try await Self.withSource { source, peer, clock in
+            let first = try await source.token()
+            try await peer.configure(["token_delay_ms": 4000])
+            clock.advance(.seconds(3400))  // inside the margin, before expiry
+            // A caller with a second to spare gets the cached token, not a timeout while the grant is slow.
+            for _ in 0..<20 {
+                #expect(try await source.token(deadline: Date().addingTimeInterval(1)) == first)
+            }
+            #expect(source.grantCount == 2, "one grant in the background, however many callers")
         }
     }
 
@@ -131,6 +158,14 @@ import Testing
             let first = try await source.token()
             try await peer.configure(["token_status": 503, "token_body": "overloaded"])
             clock.advance(.seconds(3400))  // inside the margin, before expiry
+            #expect(try await source.token() == first)
+            // The background grant fails; the unexpired token is still handed out.
+            var grants = try await peer.grants().count
+            for _ in 0..<500 where grants < 2 {
+                try await Task.sleep(for: .milliseconds(20))
+                grants = try await peer.grants().count
+            }
+            #expect(grants == 2)
             #expect(try await source.token() == first)
             // A forced refresh does not fall back: the start-up check must see the failure.
             await #expect(throws: FCMAccessTokenError.unreachable) { try await source.refresh() }
