@@ -158,7 +158,9 @@ final class CallService: Sendable {
                     // at 45.2 s must not win over the ring-out.
                     var effects = try machine.handle(.ringTimeout, by: .system, at: now)
                     effects += try machine.handle(input, by: actor, at: now)
-                    return ((machine.call, effects, Set(machine.ringingDeviceIds)), Self.events(of: effects, call: machine.call))
+                    // The devices that may be ringing: sent the ringing push, or acknowledged `ringing`.
+                    let mayRing = Set(machine.ringingDeviceIds).union(machine.calleeDevices.filter(\.canBeWoken).map(\.id))
+                    return ((machine.call, effects, mayRing), Self.events(of: effects, call: machine.call))
                 }) else { return nil }
                 for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }
                 await hub.deliver(stored)
@@ -194,7 +196,8 @@ final class CallService: Sendable {
     ///   - effects: the machine's effects.
     ///   - call: the call after them.
     ///   - devices: the callee's devices when the call was placed (for the ringing pushes).
-    ///   - ringing: the devices that acknowledged `ringing` (a push that stops the ringing matters most there).
+    ///   - ringing: the devices that may be ringing (sent the ringing push, or acknowledged `ringing`): a push
+    ///     that stops the ringing matters most there.
     private func carryOut(_ effects: [CallEffect], call: Call, devices: [Device]?, ringing: Set<String>) {
         for effect in effects {
             switch effect {

@@ -11,10 +11,11 @@ import RingerWire
 /// gets"):
 /// - ringing: data-only, HIGH, `ttl` = the seconds left to ring, rounded up, at least 1 s, recomputed on
 ///   every send, so a phone back after the deadline never rings (API.md "Ringing message");
-/// - stopping a ringing phone: data-only, HIGH to a device that acknowledged `ringing` (it is ringing, so
-///   the message ends something the user sees), NORMAL to the others (an awake phone gets it at once, and a
-///   HIGH message that changes nothing on screen counts towards FCM demoting the app's high-priority
-///   messages); `ttl` = what is left of the ring;
+/// - stopping a ringing phone: data-only, HIGH to a device that may be ringing (it was sent the ringing
+///   message, or acknowledged `ringing`: the stop ends something the user sees, and must reach it at once even
+///   if it dozed off), NORMAL to the callee's other devices (they never showed the call; a HIGH message that
+///   changes nothing on screen counts towards FCM demoting the app's high-priority messages); `ttl` = what is
+///   left of the ring;
 /// - a missed call: NORMAL with a `notification` block the system shows even if the app never runs,
 ///   kept for a day.
 struct FCMPushSender: PushSender {
@@ -54,7 +55,7 @@ struct FCMPushSender: PushSender {
         case .incomingCall:
             break
         case .stopRinging:
-            message.priority = request.deviceRang ? .high : .normal
+            message.priority = request.deviceMayBeRinging ? .high : .normal
         case .missedCall:
             message.priority = .normal
             message.notification = .init(title: "Missed call", body: call.caller.name ?? call.caller.id)

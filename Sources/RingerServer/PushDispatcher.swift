@@ -50,7 +50,8 @@ final class PushDispatcher: Sendable {
     ///   - type: the event.
     ///   - call: the call after it.
     ///   - devices: the devices to tell.
-    ///   - ringing: ids of the devices that acknowledged `ringing` for the call.
+    ///   - ringing: ids of the devices that may be ringing for the call (sent the ringing push, or acknowledged
+    ///     `ringing`).
     func tell(_ type: EventType, call: Call, devices: [Device], ringing: Set<String>) async {
         let purpose: PushRequest.Purpose
         switch type {
@@ -64,7 +65,7 @@ final class PushDispatcher: Sendable {
         await withTaskGroup(of: Void.self) { group in
             for device in devices {
                 var request = PushRequest(purpose, call: call, device: device, now: now)
-                request.deviceRang = ringing.contains(device.deviceId)
+                request.deviceMayBeRinging = ringing.contains(device.deviceId)
                 group.addTask { await self.send(request) }
             }
         }

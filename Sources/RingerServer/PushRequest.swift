@@ -30,9 +30,10 @@ struct PushRequest: Sendable {
     var call: Call
     /// The device to reach.
     var device: Device
-    /// True when the device acknowledged `ringing` for the call (`POST /v1/calls/{id}/ringing`): a push that
-    /// stops the ringing then ends something the user sees.
-    var deviceRang = false
+    /// True when the device may be ringing for the call: it was sent the ringing push, or it acknowledged
+    /// `ringing` (`POST /v1/calls/{id}/ringing`). A push that stops the ringing then ends something the user
+    /// sees, and must reach a dozing phone at once.
+    var deviceMayBeRinging = false
     /// When the push was decided, on the server's clock (the payload's `sent_at`).
     var createdAt: Date
     /// When trying stops mattering, on the server's clock: the ring deadline for ringing and stopping
