@@ -1,3 +1,4 @@
+public import Foundation
 public import RingerWire
 
 /// What must have happened by the end of a scenario. Every field is optional: an absent field is
@@ -58,6 +59,9 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var ringMessage: String??
         /// The server's record of the ringing push to this device; nil inside: none was sent.
         public var pushOutcome: PushOutcome??
+        /// Scenario seconds: the native call stopped ringing at most this long after the server's call was
+        /// answered or ended (another device's answer must stop this one at once).
+        public var stoppedWithin: TimeInterval?
 
         /// Creates an expectation; nil checks nothing.
         public init(rang: Bool? = nil, woken: Bool? = nil, push: String?? = nil, answered: Bool? = nil,

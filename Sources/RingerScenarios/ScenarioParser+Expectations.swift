@@ -87,6 +87,7 @@ extension ScenarioParser {
             throw reader.error(key, "only an Android phone has \"\(key)\"; \(declared.id) is an iPhone")
         }
         device.delivered = try reader.bool("delivered")
+        device.stoppedWithin = try reader.seconds("stopped_within", in: 0...Self.maximumTime)
         if let value = reader.value("shown") {
             device.shown = value == .null ? .some(nil) : .some(try reader.choice("shown", ["in_app", "full_screen", "heads_up"]))
         }

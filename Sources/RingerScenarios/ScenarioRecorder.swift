@@ -39,6 +39,12 @@ final class ScenarioRecorder: Sendable {
         var messages: [(name: String, callID: String?, disposition: String?)] = []
         /// Android: names of the FCM messages that started the app's process.
         var startedBy: [String] = []
+        /// When each call id's native call stopped ringing (answered or ended), on the scenario clock.
+        var ringStopped: [String: Date] = [:]
+
+        mutating func stoppedRinging(_ callID: String, at date: Date) {
+            if ringStopped[callID] == nil { ringStopped[callID] = date }
+        }
     }
 
     private struct State {
@@ -92,7 +98,11 @@ final class ScenarioRecorder: Sendable {
 
     /// Records a user's answer given by a time-line step (behaviour answers arrive as observations).
     func answered(_ deviceID: String, callID: String) {
-        _ = state.withLock { $0.devices[deviceID, default: DeviceRecord()].answered.insert(callID) }
+        let now = clock.now()
+        state.withLock {
+            $0.devices[deviceID, default: DeviceRecord()].answered.insert(callID)
+            $0.devices[deviceID, default: DeviceRecord()].stoppedRinging(callID, at: now)
+        }
     }
 
     /// The observer to give a phone.
@@ -101,6 +111,7 @@ final class ScenarioRecorder: Sendable {
     }
 
     private func record(_ observation: SimulatedIPhone.Observation, on deviceID: String) {
+        let now = clock.now()
         let text: String = state.withLock { state in
             var record = state.devices[deviceID, default: DeviceRecord()]
             defer { state.devices[deviceID] = record }
@@ -115,11 +126,16 @@ final class ScenarioRecorder: Sendable {
                 record.rang.append(callID)
                 return "CallKit rings \(callID)"
             case .callKitEnded(let callID, let reason):
+                record.stoppedRinging(callID, at: now)
                 if record.ended[callID] == nil { record.ended[callID] = reason }
                 return "CallKit ended \(callID): \(reason.rawValue)"
             case .userAnswered(let callID):
+                record.stoppedRinging(callID, at: now)
                 record.answered.insert(callID)
                 return "user answers \(callID)"
+            case .userEnded(let callID):
+                record.stoppedRinging(callID, at: now)
+                return "user ends \(callID)"
             case .mediaReady(let callID, _):
                 record.media.insert(callID)
                 return "media session for \(callID)"
@@ -145,6 +161,7 @@ final class ScenarioRecorder: Sendable {
     }
 
     private func record(_ observation: SimulatedAndroidPhone.Observation, on deviceID: String) {
+        let now = clock.now()
         let text: String = state.withLock { state in
             var record = state.devices[deviceID, default: DeviceRecord()]
             defer { state.devices[deviceID] = record }
@@ -179,11 +196,14 @@ final class ScenarioRecorder: Sendable {
             case .incomingCallRefused(let callID, let error):
                 return "ConnectionService refused \(callID): \(error)"
             case .userAnswered(let callID):
+                record.stoppedRinging(callID, at: now)
                 record.answered.insert(callID)
                 return "user answers \(callID)"
             case .userDeclined(let callID):
+                record.stoppedRinging(callID, at: now)
                 return "user declines \(callID)"
             case .userHungUp(let callID):
+                record.stoppedRinging(callID, at: now)
                 return "user hangs up \(callID)"
             case .mediaReady(let callID, _):
                 record.media.insert(callID)
@@ -193,10 +213,12 @@ final class ScenarioRecorder: Sendable {
             case .foregroundServiceRefused(let callID, let error):
                 return "foreground service refused for \(callID): \(error)"
             case .callEnded(let callID, let cause):
+                record.stoppedRinging(callID, at: now)
                 if record.causes[callID] == nil { record.causes[callID] = cause }
                 if record.ended[callID] == nil, let reason = cause.remoteEndReason { record.ended[callID] = reason }
                 return "connection \(callID) disconnected: \(cause)"
             case .endedBySystem(let callID):
+                record.stoppedRinging(callID, at: now)
                 if record.causes[callID] == nil { record.causes[callID] = DisconnectCause(.error, reason: "the app's process died") }
                 return "connection \(callID) ended with the app's process"
             case .event(let event):

@@ -137,6 +137,22 @@ struct ScenarioVerdict {
             found.append("call \(label), \(id): disconnect_cause is \(Self.show(record.causes[callID]?.description)), "
                          + "expected \(causes.map(Self.show).joined(separator: " or "))")
         }
+        if let within = expected.stoppedWithin {
+            let name = "call \(label), \(id): stopped_within"
+            if let decided = call.acceptedAt ?? call.endedAt {
+                if let stopped = record.ringStopped[callID] {
+                    let late = stopped.timeIntervalSince(decided)
+                    if late > within {
+                        found.append("\(name): it stopped ringing \(String(format: "%.2f", late)) s after the call was "
+                                     + "\(call.acceptedAt == nil ? "ended" : "answered"), expected at most \(within) s")
+                    }
+                } else {
+                    found.append("\(name): its native call never rang or never stopped")
+                }
+            } else {
+                found.append("\(name): the call was never answered or ended")
+            }
+        }
         if let wanted = expected.pushOutcome {
             found += check(wanted, pushes: call.pushes ?? [], device: id, label: label)
         }
