@@ -68,7 +68,7 @@ public struct RaceExplorer: Sendable {
                 let settledAt = try await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
                 let call = await session.serverCall()
                 let devices = session.allPhones.map { recorder.device($0.id, isCaller: $0.id == RaceSession.callerDevice,
-                                                                      phone: $0.phone) }
+                                                                      phone: $0.phone, fcm: stack.fcmSandbox) }
                 let record = RaceRecord(callID: session.callID ?? "", call: call, origin: recorder.origin ?? settledAt,
                                         deadlineGrace: RaceScript.deviceGrace,
                                         immediate: max(0.25, immediateTolerance / clock.scale),
@@ -78,7 +78,7 @@ public struct RaceExplorer: Sendable {
                 problems.append("the run could not be played: \(error)")
             }
             trace = recorder.trace(callID: session.callID,
-                                   callKits: session.allPhones.map { ($0.id, $0.phone.callKit.history) })
+                                   phones: session.allPhones)
             await stack.shutdown()
         } catch {
             problems.append("cannot start the local stack: \(error)")
