@@ -206,11 +206,7 @@ final class RaceRecorder: Sendable {
         switch observation {
         case .startedByMessage(let name): "app started by FCM message \(name.suffix(12))"
         case .messageReceived(let name, let priority, let outcome):
-            "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): " + switch outcome {
-            case .call(let callID, let disposition): "call.incoming \(callID ?? "?"): \(disposition.rawValue)"
-            case .notice(let callID, let type): "\(type.rawValue) \(callID)"
-            case .ignored: "ignored"
-            }
+            "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): \(describe(outcome))"
         case .messageNotDelivered(let name, let reason): "FCM message \(name.suffix(12)) not delivered: \(reason)"
         case .notificationShown(let notification): "notification shown: \(notification.title)"
         case .notificationBlocked(let notification): "notification blocked: \(notification.title)"
@@ -224,6 +220,14 @@ final class RaceRecorder: Sendable {
         case .processEnded(let state): "app process ended (\(state.rawValue))"
         // The ConnectionService history already shows these.
         case .ringing, .callEnded, .endedBySystem, .audioStarted: nil
+        }
+    }
+
+    private static func describe(_ outcome: CallCoordinator.DataMessageOutcome) -> String {
+        switch outcome {
+        case .call(let callID, let disposition): "call.incoming \(callID ?? "?"): \(disposition.rawValue)"
+        case .notice(let callID, let type): "\(type.rawValue) \(callID)"
+        case .ignored: "ignored"
         }
     }
 
