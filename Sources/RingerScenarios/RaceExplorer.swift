@@ -2,10 +2,10 @@ public import Foundation
 public import RingerLogging
 import RingerSandbox
 
-/// Seeded, reproducible race exploration: each seed becomes a ``RaceScript`` (callee devices in random
-/// states, slow pushes, answers, declines, cancels, app kills and relaunches, phones switched off and
-/// on, at times spread around the ring deadline) played against the real server, the APNs sandbox and
-/// simulated iPhones running RingerKit, all on loopback (``LocalStack``), on a scaled clock. After each
+/// Seeded, reproducible race exploration: each seed becomes a ``RaceScript`` (callee iPhones and Android
+/// phones in random states, FCM errors, slow pushes, answers, declines, cancels, app kills and relaunches, phones switched off and
+/// on, at times spread around the ring deadline) played against the real server, the APNs and FCM
+/// sandboxes and simulated phones running RingerKit, all on loopback (``LocalStack``), on a scaled clock. After each
 /// run ``RaceInvariants`` checks what every phone and the server did.
 ///
 /// The script is exactly reproducible from its seed; the interleaving of network I/O, threads and
