@@ -214,6 +214,21 @@ public final class SimulatedAndroidPhone: Sendable {
         registry?.setReachability(token: identity.fcmToken, reachability)
     }
 
+    /// Switches the phone off or on. Off: the network goes (FCM stores its messages) and the app's process
+    /// ends with its calls, whatever holds it; the app is left as after a swipe-away, since a reboot is not a
+    /// force stop (a force-stopped app stays stopped). On: the network comes back and FCM delivers what it
+    /// stored; no app runs until a message or the user starts it.
+    /// - Parameter on: true to switch on.
+    public func setPoweredOn(_ on: Bool) {
+        let running = state.withLock { state -> Bool in
+            guard !on else { return false }
+            if state.appState != .forceStopped { state.appState = .swipedAway }
+            return state.app != nil
+        }
+        if running { endProcess(.swipedAway) }
+        setOnline(on)
+    }
+
     /// Uninstalls the app: its token is deleted from the registry (later sends get `UNREGISTERED`) and its
     /// process ends.
     public func uninstall() {

@@ -88,6 +88,12 @@ public final class SimulatedConnectionService: CallUI, Sendable {
         public var at: Date
         /// What changed.
         public var change: Change
+
+        /// Creates a moment (tests build histories by hand).
+        public init(at: Date, change: Change) {
+            self.at = at
+            self.change = change
+        }
     }
 
     private struct Store {

@@ -2,10 +2,10 @@ public import Foundation
 public import RingerLogging
 import RingerSandbox
 
-/// Seeded, reproducible race exploration: each seed becomes a ``RaceScript`` (callee devices in random
-/// states, slow pushes, answers, declines, cancels, app kills and relaunches, phones switched off and
-/// on, at times spread around the ring deadline) played against the real server, the APNs sandbox and
-/// simulated iPhones running RingerKit, all on loopback (``LocalStack``), on a scaled clock. After each
+/// Seeded, reproducible race exploration: each seed becomes a ``RaceScript`` (callee iPhones and Android
+/// phones in random states, FCM errors, slow pushes, answers, declines, cancels, app kills and relaunches, phones switched off and
+/// on, at times spread around the ring deadline) played against the real server, the APNs and FCM
+/// sandboxes and simulated phones running RingerKit, all on loopback (``LocalStack``), on a scaled clock. After each
 /// run ``RaceInvariants`` checks what every phone and the server did.
 ///
 /// The script is exactly reproducible from its seed; the interleaving of network I/O, threads and
@@ -68,7 +68,7 @@ public struct RaceExplorer: Sendable {
                 let settledAt = try await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
                 let call = await session.serverCall()
                 let devices = session.allPhones.map { recorder.device($0.id, isCaller: $0.id == RaceSession.callerDevice,
-                                                                      phone: $0.phone) }
+                                                                      phone: $0.phone, fcm: stack.fcmSandbox) }
                 let record = RaceRecord(callID: session.callID ?? "", call: call, origin: recorder.origin ?? settledAt,
                                         deadlineGrace: RaceScript.deviceGrace,
                                         immediate: max(0.25, immediateTolerance / clock.scale),
@@ -78,7 +78,7 @@ public struct RaceExplorer: Sendable {
                 problems.append("the run could not be played: \(error)")
             }
             trace = recorder.trace(callID: session.callID,
-                                   callKits: session.allPhones.map { ($0.id, $0.phone.callKit.history) })
+                                   phones: session.allPhones)
             await stack.shutdown()
         } catch {
             problems.append("cannot start the local stack: \(error)")

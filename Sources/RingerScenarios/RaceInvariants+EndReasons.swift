@@ -11,7 +11,7 @@ extension RaceInvariants {
         let uuid = UUID(uuidString: record.callID)
         let callees = record.devices.filter { !$0.isCaller }
         var calls: [String: [RaceNativeCall]] = [:]
-        for device in callees { calls[device.id] = RaceNativeCall.calls(in: device.callKit).calls }
+        for device in callees { calls[device.id] = RaceNativeCall.calls(of: device) }
 
         for device in callees {
             let mine = calls[device.id] ?? []

@@ -1,4 +1,5 @@
 import Foundation
+import RingerKit
 import RingerSandbox
 import RingerWire
 
@@ -21,7 +22,7 @@ extension RaceInvariants {
         let deadline = call.expiresAt
         let lastRing = deadline.addingTimeInterval(record.deadlineGrace + record.prompt)
         for device in record.devices {
-            let calls = RaceNativeCall.calls(in: device.callKit).calls
+            let calls = RaceNativeCall.calls(of: device)
             for native in calls {
                 let name = "native call reported at \(record.time(native.reportedAt))"
                 guard native.ending != nil else {
@@ -58,23 +59,44 @@ extension RaceInvariants {
     private static func signalsHonoured(_ device: RaceRecord.Device, calls: [RaceNativeCall],
                                         _ record: RaceRecord) -> [RaceViolation] {
         var found: [RaceViolation] = []
+        for (at, signal) in signals(device, record) {
+            for native in calls where native.isUp(at: at) {
+                let endedAt = native.ending?.at
+                guard endedAt.map({ $0 > at.addingTimeInterval(record.immediate) }) ?? true else { continue }
+                found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
+                                           "the \(signal) reached the app at \(record.time(at)), but the native call "
+                                           + "reported at \(record.time(native.reportedAt)) stayed up until "
+                                           + (endedAt.map(record.time) ?? "the end")))
+            }
+        }
+        return found
+    }
+
+    /// When a terminal event (WebSocket) or notice (a VoIP-path push on iOS, an FCM data message on Android)
+    /// for the call reached the running app, and which.
+    private static func signals(_ device: RaceRecord.Device, _ record: RaceRecord) -> [(Date, String)] {
+        var found: [(Date, String)] = []
         for entry in device.observed {
-            let signal: String
             switch entry.observation {
             case .event(let event) where event.call.callId == record.callID && terminalEvents.contains(event.type):
-                signal = "event \(event.type.rawValue)"
+                found.append((entry.at, "event \(event.type.rawValue)"))
             case .noticeReceived(let type, _) where terminalEvents.contains(type):
-                signal = "notice \(type.rawValue)"
+                found.append((entry.at, "notice \(type.rawValue)"))
             default:
                 continue
             }
-            for native in calls where native.isUp(at: entry.at) {
-                let endedAt = native.ending?.at
-                guard endedAt.map({ $0 > entry.at.addingTimeInterval(record.immediate) }) ?? true else { continue }
-                found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
-                                           "the \(signal) reached the app at \(record.time(entry.at)), but the native call "
-                                           + "reported at \(record.time(native.reportedAt)) stayed up until "
-                                           + (endedAt.map(record.time) ?? "the end")))
+        }
+        for entry in device.androidObserved {
+            switch entry.observation {
+            case .event(let event) where event.call.callId == record.callID && terminalEvents.contains(event.type):
+                found.append((entry.at, "event \(event.type.rawValue)"))
+            case .messageReceived(_, _, let outcome):
+                guard case .notice(callID: let callID, let type) = outcome, callID == record.callID, terminalEvents.contains(type) else {
+                    continue
+                }
+                found.append((entry.at, "FCM message \(type.rawValue)"))
+            default:
+                continue
             }
         }
         return found

@@ -12,7 +12,15 @@ import RingerWire
 /// **(a) every VoIP push delivered to a phone was reported to the call UI**: iOS never killed an app
 /// for an unreported push (the simulated PushKit kills it), and every VoIP push APNs accepted for a
 /// phone reached its app, unless the phone was off when it came and switched on only after the push
-/// expired (then APNs drops it).
+/// expired (then APNs drops it). *Android* has no report-every-push rule; the same promise there is that
+/// every ringing FCM message FCM accepted reached the app (`onMessageReceived`) or was rightly withheld:
+/// the app was force-stopped (or the phone offline) when it came, its `ttl` ran out while the phone was off,
+/// or a newer message of the call replaced it (collapse key); after the settle step none is still held.
+///
+/// Invariants (b) to (d) read an Android phone's ConnectionService as CallKit: `setRinging` is a report,
+/// `onAnswer` an answer, `setActive` its confirmation, `onReject`/`onDisconnect` the user's ending, a
+/// `DisconnectCause` made from an end reason (`ANSWERED_ELSEWHERE`, `MISSED`, `REMOTE`, `REJECTED`
+/// "declined elsewhere") that end reason, and terminal FCM data messages count as notices.
 ///
 /// **(b) at most one native call per call id on each device**: CallKit accepted at most one report
 /// with the call's UUID on each phone, whether the call came by push, by WebSocket or both; any other
@@ -59,6 +67,22 @@ public enum RaceInvariants {
 
     static func pushesReported(_ record: RaceRecord) -> [RaceViolation] {
         var found: [RaceViolation] = []
+        for device in record.devices where device.platform == .android {
+            for message in device.fcmMessages {
+                let what = "ringing FCM message \(message.name.suffix(12)) (accepted at \(record.time(message.acceptedAt)))"
+                switch message.fate {
+                case .delivered(.userVisible?), .delivered(.silent?), .expired, .collapsed:
+                    continue
+                case .delivered(.notDelivered(let reason)?) where reason.contains("force-stopped") || reason.contains("offline"):
+                    continue
+                case .delivered(.notDelivered(let reason)?):
+                    found.append(RaceViolation(.pushReported, device: device.id, "\(what) never reached the app: \(reason)"))
+                case let fate:
+                    found.append(RaceViolation(.pushReported, device: device.id,
+                                               "\(what) is still \(fate?.name ?? "unknown") after every phone was on and awake"))
+                }
+            }
+        }
         for device in record.devices {
             var received: Set<String> = []
             for entry in device.observed {
@@ -103,7 +127,7 @@ public enum RaceInvariants {
         var found: [RaceViolation] = []
         let uuid = UUID(uuidString: record.callID)
         for device in record.devices {
-            let calls = RaceNativeCall.calls(in: device.callKit).calls
+            let calls = RaceNativeCall.calls(of: device)
             let same = calls.filter { $0.id == uuid }
             if same.count > 1 {
                 found.append(RaceViolation(.oneNativeCall, device: device.id,

@@ -89,4 +89,63 @@ struct RaceNativeCall {
         }
         return (calls, refused)
     }
+
+    /// The native calls in a ConnectionService history (an Android phone), in the order they rang, read as
+    /// CallKit's: `setRinging` is a report, `onAnswer` the user's answer, `setActive` the fulfilled answer (or a
+    /// connected outgoing call), `onReject`/`onDisconnect` the user's ending, a `DisconnectCause` made from an
+    /// end reason a remote ending, `ERROR` "the answer was not confirmed" a failed answer, and Telecom's
+    /// disconnect of a dead process the system's.
+    /// - Returns: the calls, and the times of reports Telecom refused (a known id, a `SecurityException`).
+    static func calls(in history: [SimulatedConnectionService.Moment]) -> (calls: [RaceNativeCall], refused: [(Date, UUID)]) {
+        var calls: [RaceNativeCall] = []
+        var refused: [(Date, UUID)] = []
+        var index: [UUID: Int] = [:]
+        var dialing: Set<UUID> = []
+        func update(_ id: UUID, _ change: (inout RaceNativeCall) -> Void) {
+            guard let position = index[id] else { return }
+            change(&calls[position])
+        }
+        func end(_ id: UUID, at date: Date, _ how: Ending) {
+            update(id) { call in if call.ending == nil { call.ending = (date, how) } }
+        }
+        for moment in history {
+            switch moment.change {
+            case .ringing(let id, _):
+                index[id] = calls.count
+                calls.append(RaceNativeCall(id: id, outgoing: false, reportedAt: moment.at))
+            case .refused(let id, _):
+                refused.append((moment.at, id))
+            case .dialing(let id):
+                dialing.insert(id)
+            case .active(let id) where dialing.contains(id):
+                guard index[id] == nil else { continue }
+                index[id] = calls.count
+                calls.append(RaceNativeCall(id: id, outgoing: true, reportedAt: moment.at))
+            case .active(let id):
+                update(id) { $0.fulfilledAt = moment.at }
+            case .onAnswer(let id):
+                update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
+            case .onReject(let id), .onDisconnect(let id):
+                end(id, at: moment.at, .local)
+            case .disconnected(let id, let cause):
+                if let reason = cause.remoteEndReason {
+                    end(id, at: moment.at, .remote(reason))
+                } else if cause == DisconnectCause(.error, reason: "the answer was not confirmed") {
+                    end(id, at: moment.at, .answerFailed)
+                } else {
+                    end(id, at: moment.at, .local)
+                }
+            case .endedBySystem(let id):
+                end(id, at: moment.at, .system)
+            case .addNewIncomingCall, .destroyed, .ringerStarted, .ringerStopped:
+                break
+            }
+        }
+        return (calls, refused)
+    }
+
+    /// The native calls of a device of either platform.
+    static func calls(of device: RaceRecord.Device) -> [RaceNativeCall] {
+        device.platform == .android ? calls(in: device.connectionService).calls : calls(in: device.callKit).calls
+    }
 }

@@ -25,6 +25,48 @@ public struct RaceRecord: Sendable {
         }
     }
 
+    /// Something an Android phone reported, and when.
+    public struct AndroidObserved: Sendable {
+        /// When the phone reported it.
+        public var at: Date
+        /// What happened.
+        public var observation: SimulatedAndroidPhone.Observation
+
+        /// Creates an entry.
+        /// - Parameters:
+        ///   - at: when the phone reported it.
+        ///   - observation: what happened.
+        public init(at: Date, _ observation: SimulatedAndroidPhone.Observation) {
+            self.at = at
+            self.observation = observation
+        }
+    }
+
+    /// A ringing FCM message FCM accepted for an Android phone, and its fate when the run ended.
+    public struct FCMMessage: Sendable, Equatable {
+        /// Its resource name.
+        public var name: String
+        /// When FCM accepted it (scenario clock).
+        public var acceptedAt: Date
+        /// When its `ttl` ran out.
+        public var expiresAt: Date
+        /// What FCM had done with it when the run ended.
+        public var fate: FCMSandboxDeliveryState?
+
+        /// Creates an entry.
+        /// - Parameters:
+        ///   - name: the message's name.
+        ///   - acceptedAt: when FCM accepted it.
+        ///   - expiresAt: when its `ttl` ran out.
+        ///   - fate: its delivery state at the end.
+        public init(name: String, acceptedAt: Date, expiresAt: Date, fate: FCMSandboxDeliveryState?) {
+            self.name = name
+            self.acceptedAt = acceptedAt
+            self.expiresAt = expiresAt
+            self.fate = fate
+        }
+    }
+
     /// A phone switched on or off.
     public struct Power: Sendable, Equatable {
         /// When.
@@ -77,6 +119,15 @@ public struct RaceRecord: Sendable {
         public var hangUps: [Date]
         /// Hang-ups the app made that the server had not acknowledged when the run ended.
         public var unacknowledgedHangUps: Int
+        /// `ios` or `android`: an Android phone's native calls are in ``connectionService`` and its reports in
+        /// ``androidObserved``; ``callKit`` and ``observed`` stay empty.
+        public var platform: Platform = .ios
+        /// Android: every change of its ConnectionService, in order.
+        public var connectionService: [SimulatedConnectionService.Moment] = []
+        /// Android: what the phone reported, in time order.
+        public var androidObserved: [AndroidObserved] = []
+        /// Android: the ringing FCM messages FCM accepted for it.
+        public var fcmMessages: [FCMMessage] = []
 
         /// Creates a device record; the properties of the same names say what each holds.
         /// - Parameters:

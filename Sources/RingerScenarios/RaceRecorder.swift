@@ -18,6 +18,7 @@ final class RaceRecorder: Sendable {
     private struct State {
         var origin: Date?
         var observed: [String: [RaceRecord.Observed]] = [:]
+        var androidObserved: [String: [RaceRecord.AndroidObserved]] = [:]
         var power: [String: [RaceRecord.Power]] = [:]
         var hangUps: [String: [Date]] = [:]
         var voipPushes: [String: [RaceRecord.Push]] = [:]
@@ -50,6 +51,19 @@ final class RaceRecorder: Sendable {
         let now = clock.now()
         state.withLock { state in
             state.observed[deviceID, default: []].append(RaceRecord.Observed(at: now, observation))
+            if let text = Self.describe(observation) { state.lines.append(Line(at: now, actor: deviceID, text: text)) }
+        }
+    }
+
+    /// The observer to give an Android phone.
+    func androidObserver(for deviceID: String) -> @Sendable (SimulatedAndroidPhone.Observation) -> Void {
+        { [weak self] observation in self?.record(observation, on: deviceID) }
+    }
+
+    private func record(_ observation: SimulatedAndroidPhone.Observation, on deviceID: String) {
+        let now = clock.now()
+        state.withLock { state in
+            state.androidObserved[deviceID, default: []].append(RaceRecord.AndroidObserved(at: now, observation))
             if let text = Self.describe(observation) { state.lines.append(Line(at: now, actor: deviceID, text: text)) }
         }
     }
@@ -93,8 +107,10 @@ final class RaceRecorder: Sendable {
                 if outcome.pushType == "voip", outcome.status == 200 {
                     state.voipPushes[outcome.deviceID, default: []].append(RaceRecord.Push(apnsID: outcome.apnsID, sentAt: now))
                 }
-                text = "\(outcome.pushType) push \(outcome.apnsID.prefix(8)) to \(outcome.deviceID): "
-                    + "APNs \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
+                let provider = outcome.provider == "fcm" ? "FCM" : "APNs"
+                let id = outcome.provider == "fcm" ? "message" : String(outcome.apnsID.prefix(8))
+                text = "\(outcome.pushType) push \(id) to \(outcome.deviceID): "
+                    + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
             case .ringTimeoutFired:
                 text = "ring timeout fired"
             }
@@ -102,22 +118,48 @@ final class RaceRecorder: Sendable {
         }
     }
 
-    /// One phone's record, with its CallKit history and what it still has to send.
-    func device(_ id: String, isCaller: Bool, phone: SimulatedIPhone) -> RaceRecord.Device {
-        let (observed, power, hangUps, pushes) = state.withLock {
-            ($0.observed[id] ?? [], $0.power[id] ?? [], $0.hangUps[id] ?? [], $0.voipPushes[id] ?? [])
+    /// One phone's record, with its native call history, what it still has to send, and (Android) the fate
+    /// of each ringing FCM message FCM accepted for it.
+    func device(_ id: String, isCaller: Bool, phone: SimulatedPhone, fcm: FCMSandbox) -> RaceRecord.Device {
+        let (observed, android, power, hangUps, pushes) = state.withLock {
+            ($0.observed[id] ?? [], $0.androidObserved[id] ?? [], $0.power[id] ?? [], $0.hangUps[id] ?? [],
+             $0.voipPushes[id] ?? [])
         }
-        return RaceRecord.Device(id: id, isCaller: isCaller, callKit: phone.callKit.history, observed: observed,
-                                 power: power, voipPushes: pushes, hangUps: hangUps,
-                                 unacknowledgedHangUps: phone.unacknowledgedHangUps.count)
+        switch phone {
+        case .iPhone(let iPhone):
+            return RaceRecord.Device(id: id, isCaller: isCaller, callKit: iPhone.callKit.history, observed: observed,
+                                     power: power, voipPushes: pushes, hangUps: hangUps,
+                                     unacknowledgedHangUps: iPhone.unacknowledgedHangUps.count)
+        case .android(let androidPhone):
+            var device = RaceRecord.Device(id: id, isCaller: isCaller, power: power, hangUps: hangUps,
+                                           unacknowledgedHangUps: androidPhone.unacknowledgedHangUps.count)
+            device.platform = .android
+            device.connectionService = androidPhone.connectionService.history
+            device.androidObserved = android
+            device.fcmMessages = fcm.acceptedMessages.filter { message in
+                message.token == androidPhone.identity.fcmToken
+                    && ScenarioVerdict.FCMView.about(message)?.type == "call.incoming"
+            }.map { RaceRecord.FCMMessage(name: $0.name, acceptedAt: $0.acceptedAt, expiresAt: $0.expiresAt,
+                                          fate: fcm.deliveryState(ofMessage: $0.name)) }
+            return device
+        }
     }
 
     /// The trace in time order, CallKit changes included, call ids shown as `<call>`.
-    func trace(callID: String?, callKits: [(String, [SimulatedCallKit.Moment])]) -> [String] {
+    func trace(callID: String?, phones: [(id: String, phone: SimulatedPhone)]) -> [String] {
         let (origin, recorded) = state.withLock { ($0.origin, $0.lines) }
         var lines = recorded
-        for (device, history) in callKits {
-            for moment in history { lines.append(Line(at: moment.at, actor: device, text: "CallKit " + Self.describe(moment.change))) }
+        for (device, phone) in phones {
+            switch phone {
+            case .iPhone(let iPhone):
+                for moment in iPhone.callKit.history {
+                    lines.append(Line(at: moment.at, actor: device, text: "CallKit " + Self.describe(moment.change)))
+                }
+            case .android(let android):
+                for moment in android.connectionService.history {
+                    if let text = Self.describe(moment.change) { lines.append(Line(at: moment.at, actor: device, text: "Telecom " + text)) }
+                }
+            }
         }
         let ordered = lines.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
         return ordered.map { line in
@@ -141,6 +183,51 @@ final class RaceRecorder: Sendable {
         case .answerCompleted(let uuid, let fulfilled): return "answer \(id(uuid)) " + (fulfilled ? "fulfilled" : "FAILED: call ended")
         case .userEnded(let uuid): return "user ends \(id(uuid))"
         case .endedBySystem(let uuid): return "ended \(id(uuid)) with the app's process"
+        }
+    }
+
+    private static func describe(_ change: SimulatedConnectionService.Change) -> String? {
+        func id(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
+        switch change {
+        case .refused(let uuid, let error): return "refused \(id(uuid)): \(error)"
+        case .ringing(let uuid, let presentation): return "setRinging \(id(uuid)) (\(presentation.rawValue))"
+        case .dialing(let uuid): return "setDialing \(id(uuid))"
+        case .onAnswer(let uuid): return "onAnswer \(id(uuid))"
+        case .onReject(let uuid): return "onReject \(id(uuid))"
+        case .onDisconnect(let uuid): return "onDisconnect \(id(uuid))"
+        case .active(let uuid): return "setActive \(id(uuid))"
+        case .disconnected(let uuid, let cause): return "setDisconnected \(id(uuid)): \(cause)"
+        case .endedBySystem(let uuid): return "disconnected \(id(uuid)) with the app's process"
+        case .addNewIncomingCall, .destroyed, .ringerStarted, .ringerStopped: return nil
+        }
+    }
+
+    private static func describe(_ observation: SimulatedAndroidPhone.Observation) -> String? {
+        switch observation {
+        case .startedByMessage(let name): "app started by FCM message \(name.suffix(12))"
+        case .messageReceived(let name, let priority, let outcome):
+            "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): \(describe(outcome))"
+        case .messageNotDelivered(let name, let reason): "FCM message \(name.suffix(12)) not delivered: \(reason)"
+        case .notificationShown(let notification): "notification shown: \(notification.title)"
+        case .notificationBlocked(let notification): "notification blocked: \(notification.title)"
+        case .incomingCallRefused(let callID, let error): "incoming call \(callID) refused: \(error)"
+        case .userAnswered(let callID): "user answers \(callID)"
+        case .userDeclined(let callID): "user declines \(callID)"
+        case .userHungUp(let callID): "user hangs up \(callID)"
+        case .mediaReady(let callID, _): "media session for \(callID)"
+        case .foregroundServiceRefused(let callID, let error): "FOREGROUND SERVICE REFUSED for \(callID): \(error)"
+        case .event(let event): "event #\(event.seq) \(event.type.rawValue) (\(event.call.state.rawValue))"
+        case .processEnded(let state): "app process ended (\(state.rawValue))"
+        // The ConnectionService history already shows these.
+        case .ringing, .callEnded, .endedBySystem, .audioStarted: nil
+        }
+    }
+
+    private static func describe(_ outcome: CallCoordinator.DataMessageOutcome) -> String {
+        switch outcome {
+        case .call(let callID, let disposition): "call.incoming \(callID ?? "?"): \(disposition.rawValue)"
+        case .notice(let callID, let type): "\(type.rawValue) \(callID)"
+        case .ignored: "ignored"
         }
     }
 

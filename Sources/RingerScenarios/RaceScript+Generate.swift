@@ -1,4 +1,5 @@
 public import Foundation
+import RingerWire
 
 extension RaceScript {
     /// Scenario seconds a call rings in exploration runs: short, so a run takes well under a second.
@@ -10,8 +11,11 @@ extension RaceScript {
 
     /// The script of one run, decided by `seed` alone: equal seeds give equal scripts.
     ///
-    /// 1–3 callee devices, each starting in the foreground (40 %), background (25 %), killed (25 %) or
-    /// switched off (10 %); half of them get pushes late (0 to 1.3 × the ring timeout); 0–5 actions at
+    /// 1–3 callee devices, each an Android phone (40 %) or an iPhone. An iPhone starts in the foreground
+    /// (40 %), background (25 %), killed (25 %) or switched off (10 %); an Android phone in the foreground
+    /// (35 %), background (20 %), swiped away (25 %), force-stopped (10 %) or off (10 %), a quarter of those on
+    /// dozing, and a quarter of all get an FCM error for their first message (`UNAVAILABLE` or
+    /// `QUOTA_EXCEEDED` with a Retry-After, `INTERNAL`, `UNREGISTERED`); half of the devices get pushes late (0 to 1.3 × the ring timeout); 0–5 actions at
     /// times spread from just after the call to 3 s past the deadline, sometimes in bursts on two
     /// devices within 0.4 s (two answers, an answer and a decline…); an answer is often followed by a
     /// hang-up 0.5–4 s later (by the callee or the caller); a phone that starts off is often switched
@@ -24,9 +28,25 @@ extension RaceScript {
         let count = random.int(in: 1...3)
         var devices: [Device] = []
         for index in 1...count {
-            let start = random.weighted([(Start.foreground, 0.40), (.background, 0.25), (.killed, 0.25), (.off, 0.10)])
+            let android = random.chance(0.4)
+            let start = android
+                ? random.weighted([(Start.foreground, 0.35), (.background, 0.20), (.swipedAway, 0.25), (.forceStopped, 0.10),
+                                   (.off, 0.10)])
+                : random.weighted([(Start.foreground, 0.40), (.background, 0.25), (.killed, 0.25), (.off, 0.10)])
             let delay = random.chance(0.5) ? 0 : rounded(random.double(in: 0...(ring * 1.3)))
-            devices.append(Device(id: "bob-\(index)", start: start, pushDelay: delay))
+            var device = Device(id: "bob-\(index)", start: start, pushDelay: delay, platform: android ? .android : .ios)
+            if android {
+                device.dozing = start != .off && random.chance(0.25)
+                if random.chance(0.25) {
+                    device.fcmFault = random.weighted([
+                        (FCMFault(code: "UNAVAILABLE", retryAfter: random.int(in: 1...3)), 0.35),
+                        (FCMFault(code: "INTERNAL"), 0.25),
+                        (FCMFault(code: "QUOTA_EXCEEDED", retryAfter: random.int(in: 1...20)), 0.25),
+                        (FCMFault(code: "UNREGISTERED"), 0.15),
+                    ])
+                }
+            }
+            devices.append(device)
         }
         var steps: [RaceStep] = []
         for device in devices where device.start == .off && random.chance(0.7) {
@@ -34,12 +54,15 @@ extension RaceScript {
         }
         let actions = random.weighted([(0, 0.10), (1, 0.20), (2, 0.25), (3, 0.20), (4, 0.15), (5, 0.10)])
         for _ in 0..<actions {
-            let action = random.weighted([
+            let drawn = random.weighted([
                 (RaceStep.Action.answer, 0.24), (.decline, 0.12), (.hangUp, 0.08), (.callerHangsUp, 0.08),
                 (.killApp, 0.10), (.foreground, 0.14), (.background, 0.10), (.phoneOff, 0.06), (.phoneOn, 0.08),
+                (.forceStop, 0.03), (.doze, 0.04), (.wake, 0.03),
             ])
             let at = rounded(random.double(in: 0.2...(ring + 3)))
             let index = random.int(in: 0...(count - 1))
+            // Android's own actions on an iPhone: the user swipes the app away instead.
+            let action = devices[index].platform == .ios && [.forceStop, .doze, .wake].contains(drawn) ? .killApp : drawn
             steps.append(RaceStep(at: at, device: action == .callerHangsUp ? nil : devices[index].id, action: action))
             // An answered call hung up before the deadline, so late pushes and sleeping devices meet a call
             // that is already over.

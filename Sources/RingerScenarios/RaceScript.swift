@@ -1,4 +1,5 @@
 public import Foundation
+public import RingerWire
 
 /// Everything one race exploration run does, decided by its seed alone (``generate(seed:)``): how
 /// many devices the callee has and how each starts, how slowly pushes reach each one, and a timed
@@ -13,8 +14,26 @@ public struct RaceScript: Sendable, Equatable {
         case background
         /// App not running: only a VoIP push wakes it.
         case killed
-        /// Phone switched off: APNs holds its pushes.
+        /// Phone switched off: APNs or FCM holds its pushes.
         case off
+        /// Android: swiped out of Recents; a high-priority FCM message starts it again.
+        case swipedAway = "swiped_away"
+        /// Android: force-stopped; nothing reaches it until the user opens it.
+        case forceStopped = "force_stopped"
+    }
+
+    /// An error FCM answers an Android phone's first `messages:send` with (Google: FCM HTTP v1 `ErrorCode`).
+    public struct FCMFault: Sendable, Equatable {
+        /// The error code: `UNAVAILABLE`, `INTERNAL`, `QUOTA_EXCEEDED` or `UNREGISTERED`.
+        public var code: String
+        /// `Retry-After` seconds (server clock), if any.
+        public var retryAfter: Int?
+
+        /// Creates a fault.
+        public init(code: String, retryAfter: Int? = nil) {
+            self.code = code
+            self.retryAfter = retryAfter
+        }
     }
 
     /// One of the callee's phones.
@@ -23,18 +42,33 @@ public struct RaceScript: Sendable, Equatable {
         public var id: String
         /// How it is when the call is placed.
         public var start: Start
-        /// Scenario seconds APNs takes to hand any push (VoIP or notice) to this phone.
+        /// Scenario seconds APNs takes to hand any push (VoIP or notice) to this phone; on Android, FCM takes
+        /// to answer (and so deliver) each message.
         public var pushDelay: TimeInterval
+        /// `ios` (a simulated iPhone) or `android` (a simulated Android phone).
+        public var platform: Platform
+        /// Android: in Doze when the call is placed.
+        public var dozing: Bool
+        /// Android: FCM's answer to the first message for the phone, if it is an error.
+        public var fcmFault: FCMFault?
 
         /// Creates a device.
         /// - Parameters:
         ///   - id: the device id.
-        ///   - start: how it is when the call is placed.
+        ///   - start: how it is when the call is placed (`swipedAway` and `forceStopped` only on Android,
+        ///     `killed` only on iOS).
         ///   - pushDelay: scenario seconds pushes take to reach it.
-        public init(id: String, start: Start, pushDelay: TimeInterval) {
+        ///   - platform: iPhone (default) or Android phone.
+        ///   - dozing: Android: in Doze at the start.
+        ///   - fcmFault: Android: FCM's error for its first message.
+        public init(id: String, start: Start, pushDelay: TimeInterval, platform: Platform = .ios, dozing: Bool = false,
+                    fcmFault: FCMFault? = nil) {
             self.id = id
             self.start = start
             self.pushDelay = pushDelay
+            self.platform = platform
+            self.dozing = dozing
+            self.fcmFault = fcmFault
         }
     }
 
@@ -74,7 +108,13 @@ public struct RaceScript: Sendable, Equatable {
     public var lines: [String] {
         var lines = ["seed \(seed): ring timeout \(Self.seconds(ringTimeout)), \(devices.count) callee device(s)"]
         for device in devices {
-            lines.append("  \(device.id): starts \(device.start.rawValue), pushes take \(Self.seconds(device.pushDelay))")
+            var line = "  \(device.id): \(device.platform == .android ? "Android" : "iPhone"), starts \(device.start.rawValue)"
+            if device.dozing { line += ", dozing" }
+            line += ", pushes take \(Self.seconds(device.pushDelay))"
+            if let fault = device.fcmFault {
+                line += ", FCM answers \(fault.code)" + (fault.retryAfter.map { " (Retry-After \($0) s)" } ?? "") + " once"
+            }
+            lines.append(line)
         }
         lines.append(String(format: "%7.2f s", 0.0) + "  caller: calls bob")
         lines += steps.map(\.summary)

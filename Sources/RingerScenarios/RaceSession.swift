@@ -16,7 +16,7 @@ final class RaceSession {
     private let clock: ScenarioClock
     private let recorder: RaceRecorder
     private var caller: SimulatedIPhone?
-    private var phones: [String: SimulatedIPhone] = [:]
+    private var phones: [String: SimulatedPhone] = [:]
     private var off: Set<String> = []
     private var callerToken: String?
     private(set) var callID: String?
@@ -29,8 +29,8 @@ final class RaceSession {
     }
 
     /// Every phone of the run, the caller's first.
-    var allPhones: [(id: String, phone: SimulatedIPhone)] {
-        (caller.map { [(Self.callerDevice, $0)] } ?? []) + script.devices.compactMap { device in
+    var allPhones: [(id: String, phone: SimulatedPhone)] {
+        (caller.map { [(Self.callerDevice, SimulatedPhone.iPhone($0))] } ?? []) + script.devices.compactMap { device in
             phones[device.id].map { (device.id, $0) }
         }
     }
@@ -69,7 +69,8 @@ final class RaceSession {
         for device in script.devices {
             guard let phone = phones[device.id] else { continue }
             if off.contains(device.id) { switchPhone(device.id, phone, on: true) }
-            phone.setAppState(.foreground)
+            if case .android(let android) = phone { android.setDozing(false) }
+            phone.setApp(.foreground)
         }
         let deadline = ContinuousClock.now + .seconds(settleTimeout)
         while ContinuousClock.now < deadline, await !isQuiet(callID: call.callId) {
@@ -93,23 +94,41 @@ final class RaceSession {
         caller = try await stack.phone(user: "alice", name: "Alice", deviceID: Self.callerDevice, behaviour: .ignore,
                                        observe: recorder.observer(for: Self.callerDevice))
         for device in script.devices {
-            phones[device.id] = try await stack.phone(user: "bob", name: "Bob", deviceID: device.id, behaviour: .ignore,
-                                                      observe: recorder.observer(for: device.id))
+            if device.platform == .android {
+                phones[device.id] = .android(try await stack.androidPhone(
+                    user: "bob", name: "Bob", deviceID: device.id, behaviour: .ignore,
+                    observe: recorder.androidObserver(for: device.id)))
+            } else {
+                phones[device.id] = .iPhone(try await stack.phone(user: "bob", name: "Bob", deviceID: device.id,
+                                                                  behaviour: .ignore, observe: recorder.observer(for: device.id)))
+            }
         }
         for device in script.devices {
             guard let phone = phones[device.id] else { continue }
-            if device.pushDelay > 0 {
-                for token in Self.tokens(of: phone) { stack.sandbox.setDeliveryDelay(token: token, clock.real(device.pushDelay)) }
+            if case .android(let android) = phone {
+                // Before the delay: the FCM sandbox applies the oldest matching fault.
+                if let fault = device.fcmFault {
+                    if fault.code == "UNREGISTERED" {
+                        stack.fcmSandbox.revoke(token: android.identity.fcmToken)
+                    } else if let rejection = FCMSandboxRejection(code: fault.code) {
+                        stack.fcmSandbox.inject(FCMSandboxFault(.answer(rejection, retryAfter: fault.retryAfter),
+                                                                registrationToken: android.identity.fcmToken))
+                    }
+                }
+                if device.dozing { android.setDozing(true) }
             }
+            if device.pushDelay > 0 { phone.setPushDelay(clock.real(device.pushDelay), stack: stack) }
             switch device.start {
             case .foreground: break
-            case .background: phone.setAppState(.background)
-            case .killed: phone.setAppState(.killed)
+            case .background: phone.setApp(.background)
+            case .killed, .swipedAway: phone.setApp(.swipedAway)
+            case .forceStopped: phone.setApp(.forceStopped)
             case .off: switchPhone(device.id, phone, on: false)
             }
         }
         // Start only when every foreground app's socket is subscribed and every other app's is gone.
-        let streams = [(Self.callerDevice, "alice", true)] + script.devices.map { ($0.id, "bob", $0.start == .foreground) }
+        let streams = [(Self.callerDevice, "alice", true)]
+            + script.devices.map { ($0.id, "bob", $0.start == .foreground && !$0.dozing) }
         for (device, user, open) in streams {
             let deadline = ContinuousClock.now + .seconds(10)
             while await stack.server.hasEventStream(userID: user, deviceID: device) != open {
@@ -125,7 +144,6 @@ final class RaceSession {
 
     private func perform(_ step: RaceStep, callID: String) {
         recorder.note("step", step.summary.trimmingCharacters(in: .whitespaces))
-        guard let uuid = UUID(uuidString: callID) else { return }
         guard let deviceID = step.device, let phone = phones[deviceID] else {
             if step.action == .callerHangsUp, let caller {
                 recorder.hungUp(Self.callerDevice)
@@ -133,31 +151,33 @@ final class RaceSession {
             }
             return
         }
-        let native = phone.callKit.call(uuid)?.state
+        let native = phone.nativeState(callID)
         switch step.action {
         case .answer:
-            guard native == .ringing, let coordinator = phone.coordinator else { return skip(deviceID, "nothing rings") }
-            phone.callKit.userAnswers(uuid, coordinator: coordinator)
+            guard phone.answer(callID) else { return skip(deviceID, "nothing rings") }
         case .decline:
-            guard native == .ringing || native == .answering, let coordinator = phone.coordinator else {
-                return skip(deviceID, "nothing rings")
-            }
-            phone.callKit.userEnds(uuid, coordinator: coordinator)
+            guard phone.decline(callID) else { return skip(deviceID, "nothing rings") }
         case .hangUp:
-            guard native == .active || native == .answering, let coordinator = phone.coordinator else {
+            guard native == .active || native == .answering, phone.coordinator != nil else {
                 return skip(deviceID, "no answered call on screen")
             }
-            phone.callKit.userEnds(uuid, coordinator: coordinator)
+            phone.hangUp(callID)
         case .killApp:
-            guard phone.appState != .killed else { return skip(deviceID, "the app is not running") }
-            phone.setAppState(.killed)
+            guard phone.coordinator != nil else { return skip(deviceID, "the app is not running") }
+            phone.setApp(.swipedAway)
         case .foreground, .background:
             guard !off.contains(deviceID) else { return skip(deviceID, "the phone is off") }
-            phone.setAppState(step.action == .foreground ? .foreground : .background)
+            phone.setApp(step.action == .foreground ? .foreground : .background)
         case .phoneOff, .phoneOn:
             let on = step.action == .phoneOn
             guard off.contains(deviceID) == on else { return skip(deviceID, "the phone is already \(on ? "on" : "off")") }
             switchPhone(deviceID, phone, on: on)
+        case .forceStop, .doze, .wake:
+            guard case .android(let android) = phone else { return skip(deviceID, "not an Android phone") }
+            switch step.action {
+            case .forceStop: android.setAppState(.forceStopped)
+            default: android.setDozing(step.action == .doze)
+            }
         case .callerHangsUp:
             break
         }
@@ -167,14 +187,11 @@ final class RaceSession {
 
     /// Off: the app stops (its calls end) and APNs holds pushes. On: APNs delivers a held push that has
     /// not expired; no app runs until a push or the user starts it.
-    private func switchPhone(_ deviceID: String, _ phone: SimulatedIPhone, on: Bool) {
-        if !on { phone.setAppState(.killed) }
+    private func switchPhone(_ deviceID: String, _ phone: SimulatedPhone, on: Bool) {
         if on { off.remove(deviceID) } else { off.insert(deviceID) }
         recorder.power(deviceID, on: on)
-        for token in Self.tokens(of: phone) { stack.sandbox.setOnline(token: token, on) }
+        phone.setPower(on: on, stack: stack)
     }
-
-    private static func tokens(of phone: SimulatedIPhone) -> [String] { [phone.identity.voipToken, phone.identity.apnsToken] }
 
     /// True once the server's call is final, the caller's app closed it, every native call has ended and
     /// every hang-up was acknowledged.
@@ -182,11 +199,9 @@ final class RaceSession {
         guard recorder.callerClosed(callID, device: Self.callerDevice) else { return false }
         // A push still on its slow way to a phone (sent late on a busy machine) must land before the run is
         // judged: invariant (a) asks that it reach the app.
-        guard stack.sandbox.deliveriesUnderway == 0 else { return false }
-        for (_, phone) in allPhones {
-            if phone.callKit.calls.contains(where: { $0.state != .ended }) || !phone.unacknowledgedHangUps.isEmpty {
-                return false
-            }
+        guard stack.sandbox.deliveriesUnderway == 0, stack.fcmSandbox.deliveriesUnderway == 0 else { return false }
+        for (_, phone) in allPhones where phone.hasLiveNativeCall || !phone.unacknowledgedHangUps.isEmpty {
+            return false
         }
         return await serverCall().map { !$0.state.isLive } ?? false
     }

@@ -11,7 +11,8 @@ public struct RaceStep: Sendable, Equatable {
         case decline
         /// The user taps End on this device's answered call (nothing happens if none is up).
         case hangUp = "hang_up"
-        /// The user swipes the app away: the process and its native calls end.
+        /// The user swipes the app away: the process and its native calls end (Android: unless a call's
+        /// foreground service keeps it).
         case killApp = "kill_app"
         /// The user opens the app: it comes to the foreground, launching it if it was killed.
         case foreground
@@ -23,6 +24,12 @@ public struct RaceStep: Sendable, Equatable {
         case phoneOn = "phone_on"
         /// The caller ends the call: a cancel while it rings, a hang-up once answered.
         case callerHangsUp = "caller_hangs_up"
+        /// Android: the app is force-stopped (its process and calls end; nothing reaches it until opened).
+        case forceStop = "force_stop"
+        /// Android: the phone enters Doze.
+        case doze
+        /// Android: the phone leaves Doze.
+        case wake
     }
 
     /// Scenario seconds after the call was placed.

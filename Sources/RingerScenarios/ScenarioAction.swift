@@ -20,8 +20,22 @@ public struct ScenarioAction: Sendable, Equatable {
         case background
         /// The app comes to the foreground (launching it if killed): its WebSocket reopens and resumes.
         case foreground
-        /// The user swipes the app away.
+        /// The user swipes the app away (Android: out of Recents; a high-priority FCM message still starts it).
         case killApp
+        /// Android: the app is force-stopped (Settings, or an OEM's task killer): nothing reaches it until opened.
+        case forceStop
+        /// Android: the phone enters Doze (normal-priority messages wait; its socket drops).
+        case doze
+        /// Android: the phone leaves Doze (stored messages are delivered).
+        case wake
+        /// Android: the keyguard shows.
+        case lock
+        /// Android: the keyguard goes away.
+        case unlock
+        /// Android: FCM answers the next sends to this phone's token with an error.
+        case fcmFault(ScenarioDevice.FCMFault)
+        /// Android: FCM forgets this phone's token (the app was uninstalled): sends get `UNREGISTERED`.
+        case revokeToken
         /// The phone is switched off: the app stops, APNs holds pushes until they expire.
         case phoneOff
         /// The phone is switched on: APNs delivers the held push if it has not expired; no app runs.
@@ -73,6 +87,15 @@ public struct ScenarioAction: Sendable, Equatable {
         case .background: return actor + "app to background"
         case .foreground: return actor + "app to foreground"
         case .killApp: return actor + "kill app"
+        case .forceStop: return actor + "force stop"
+        case .doze: return actor + "doze"
+        case .wake: return actor + "wake"
+        case .lock: return actor + "lock"
+        case .unlock: return actor + "unlock"
+        case .fcmFault(let fault):
+            let count = fault.count.map { "\($0) send(s)" } ?? "every send"
+            return actor + "FCM answers \(fault.code)" + (fault.retryAfter.map { " (Retry-After \($0) s)" } ?? "") + " to \(count)"
+        case .revokeToken: return actor + "FCM token revoked"
         case .phoneOff: return actor + "phone off"
         case .phoneOn: return actor + "phone on"
         case .restartServer(let down): return "restart server (down \(down) s)"

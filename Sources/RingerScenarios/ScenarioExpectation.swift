@@ -1,3 +1,4 @@
+public import Foundation
 public import RingerWire
 
 /// What must have happened by the end of a scenario. Every field is optional: an absent field is
@@ -46,6 +47,21 @@ public struct ScenarioExpectation: Sendable, Equatable {
         /// The native end reason (`CXCallEndedReason`) must be one of these; nil inside means the native
         /// call did not end for a remote reason (still on, ended by this device's user, or never shown).
         public var endReason: [CallEndReason?]?
+        /// A ringing push (VoIP push or FCM message) for it reached the app (PushKit, `onMessageReceived`).
+        public var delivered: Bool?
+        /// Android: how the incoming call showed (`in_app`, `full_screen`, `heads_up`); nil inside: it never rang.
+        public var shown: String??
+        /// Android: the connection's `DisconnectCause` code must be one of these (`ANSWERED_ELSEWHERE`, `LOCAL`,
+        /// …); nil inside: no connection ended.
+        public var disconnectCause: [String?]?
+        /// Android: what FCM did with the call's ringing message (`delivered`, `not_delivered`, `expired`,
+        /// `stored`, `collapsed`, `discarded`); nil inside: FCM accepted none.
+        public var ringMessage: String??
+        /// The server's record of the ringing push to this device; nil inside: none was sent.
+        public var pushOutcome: PushOutcome??
+        /// Scenario seconds: the native call stopped ringing at most this long after the server's call was
+        /// answered or ended (another device's answer must stop this one at once).
+        public var stoppedWithin: TimeInterval?
 
         /// Creates an expectation; nil checks nothing.
         public init(rang: Bool? = nil, woken: Bool? = nil, push: String?? = nil, answered: Bool? = nil,
@@ -59,6 +75,24 @@ public struct ScenarioExpectation: Sendable, Equatable {
         }
     }
 
+    /// The outcome the server recorded for a ringing push (`GET /v1/calls/{id}` `pushes`); nil fields are
+    /// not checked.
+    public struct PushOutcome: Sendable, Equatable {
+        /// The provider's HTTP status; `.some(nil)`: no answer came (or the deadline passed before sending).
+        public var status: Int??
+        /// The provider's reason or error code (`UNAVAILABLE`, `BadDeviceToken`); `.some(nil)`: none.
+        public var reason: String??
+        /// Requests it took.
+        public var attempts: Int?
+
+        /// Creates an expectation; nil checks nothing.
+        public init(status: Int?? = nil, reason: String?? = nil, attempts: Int? = nil) {
+            self.status = status
+            self.reason = reason
+            self.attempts = attempts
+        }
+    }
+
     /// What one device saw over the whole scenario.
     public struct Device: Sendable, Equatable {
         /// The event types its WebSocket delivered, exactly, in order.
@@ -67,12 +101,20 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var eventsInOrder: [EventType]?
         /// Whether the server accepted the device's registration (`registered`) or refused it.
         public var registered: Bool?
+        /// The titles of the notifications the phone showed, exactly, in order (a missed call's, say).
+        public var notifications: [String]?
+        /// Whether the server no longer holds the device's push token at the end (it forgot a token the
+        /// provider reported gone: APNs 410, FCM `UNREGISTERED`).
+        public var tokenRemoved: Bool?
 
         /// Creates an expectation; nil checks nothing.
-        public init(events: [EventType]? = nil, eventsInOrder: [EventType]? = nil, registered: Bool? = nil) {
+        public init(events: [EventType]? = nil, eventsInOrder: [EventType]? = nil, registered: Bool? = nil,
+                    notifications: [String]? = nil, tokenRemoved: Bool? = nil) {
             self.events = events
             self.eventsInOrder = eventsInOrder
             self.registered = registered
+            self.notifications = notifications
+            self.tokenRemoved = tokenRemoved
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RingerKit
+import RingerSandbox
 import RingerWire
 
 /// The `expect` half of the parser.
@@ -62,7 +63,7 @@ extension ScenarioParser {
             for (id, value) in devices.entries() {
                 _ = try declaredDevice(.string(id), path: devices.path(id), devices: scenario.devices)
                 let device = try ScenarioObjectReader(value, file: file, path: devices.path(id))
-                call.devices[id] = try callDeviceExpectation(device)
+                call.devices[id] = try callDeviceExpectation(device, scenario.devices.first { $0.id == id }!)
             }
         }
         if allowAlternatives, let items = try reader.array("one_of") {
@@ -76,8 +77,47 @@ extension ScenarioParser {
         return call
     }
 
-    private func callDeviceExpectation(_ reader: ScenarioObjectReader) throws -> ScenarioExpectation.CallDevice {
+    /// Call-device keys only an Android phone has.
+    private static let androidCallKeys = ["shown", "disconnect_cause", "ring_message"]
+
+    private func callDeviceExpectation(_ reader: ScenarioObjectReader,
+                                       _ declared: ScenarioDevice) throws -> ScenarioExpectation.CallDevice {
         var device = ScenarioExpectation.CallDevice()
+        if declared.platform != .android, let key = Self.androidCallKeys.first(where: reader.has) {
+            throw reader.error(key, "only an Android phone has \"\(key)\"; \(declared.id) is an iPhone")
+        }
+        device.delivered = try reader.bool("delivered")
+        device.stoppedWithin = try reader.seconds("stopped_within", in: 0...Self.maximumTime)
+        if let value = reader.value("shown") {
+            device.shown = value == .null ? .some(nil) : .some(try reader.choice("shown", ["in_app", "full_screen", "heads_up"]))
+        }
+        if let value = reader.value("ring_message") {
+            let fates = ["delivered", "not_delivered", "expired", "stored", "collapsed", "discarded"]
+            device.ringMessage = value == .null ? .some(nil) : .some(try reader.choice("ring_message", fates))
+        }
+        if let value = reader.value("disconnect_cause") {
+            let path = reader.path("disconnect_cause")
+            var items = [value]
+            var listed = false
+            if case .array(let list) = value, !list.isEmpty { (items, listed) = (list, true) }
+            device.disconnectCause = try items.enumerated().map { index, item in
+                if item == .null { return nil }
+                let codes = DisconnectCause.Code.allCases.map(\.rawValue)
+                guard case .string(let code) = item, codes.contains(code) else {
+                    throw invalid(listed ? "\(path)[\(index)]" : path,
+                                  "expected null or one of \(codes.joined(separator: ", ")); got \(item.shown)")
+                }
+                return code
+            }
+        }
+        if let value = reader.value("push_outcome") {
+            if value == .null {
+                device.pushOutcome = .some(nil)
+            } else {
+                guard let outcome = try reader.object("push_outcome") else { throw reader.error("push_outcome", "expected an object") }
+                device.pushOutcome = .some(try pushOutcome(outcome))
+            }
+        }
         device.rang = try reader.bool("rang")
         device.woken = try reader.bool("woken")
         device.answered = try reader.bool("answered")
@@ -103,6 +143,27 @@ extension ScenarioParser {
         return device
     }
 
+    /// `{"status": 503 | null, "reason": "UNAVAILABLE" | null, "attempts": 2}`.
+    private func pushOutcome(_ reader: ScenarioObjectReader) throws -> ScenarioExpectation.PushOutcome {
+        var outcome = ScenarioExpectation.PushOutcome()
+        if let value = reader.value("status") {
+            if value == .null {
+                outcome.status = .some(nil)
+            } else {
+                guard let status = try reader.count("status"), (100...599).contains(status) else {
+                    throw reader.error("status", "expected an HTTP status (100-599) or null")
+                }
+                outcome.status = .some(status)
+            }
+        }
+        if let value = reader.value("reason") {
+            outcome.reason = value == .null ? .some(nil) : .some(try reader.string("reason"))
+        }
+        outcome.attempts = try reader.count("attempts")
+        try reader.finish()
+        return outcome
+    }
+
     private func endReason(_ value: ScenarioJSON, path: String) throws -> CallEndReason? {
         let reasons: [CallEndReason] = [.failed, .remoteEnded, .unanswered, .answeredElsewhere, .declinedElsewhere]
         if value == .null { return nil }
@@ -120,6 +181,11 @@ extension ScenarioParser {
             throw reader.error("events_in_order", "use \"events\" (exact) or \"events_in_order\" (subsequence), not both")
         }
         device.registered = try reader.bool("registered")
+        device.notifications = try reader.array("notifications")?.map { value, path in
+            guard case .string(let title) = value else { throw invalid(path, "expected a notification title, got \(value.shown)") }
+            return title
+        }
+        device.tokenRemoved = try reader.bool("token_removed")
         try reader.finish()
         return device
     }

@@ -5,7 +5,10 @@ import RingerWire
 /// calls placed by an earlier step.
 extension ScenarioParser {
     private static let deviceActions = ["call", "cancel", "hang_up", "answer", "decline", "background", "foreground",
-                                        "kill_app", "phone_off", "phone_on"]
+                                        "kill_app", "phone_off", "phone_on", "force_stop", "doze", "wake", "lock", "unlock",
+                                        "fcm_fault", "revoke_token"]
+    /// Actions only an Android phone can take.
+    private static let androidActions = ["force_stop", "doze", "wake", "lock", "unlock", "fcm_fault", "revoke_token"]
     private static let otherActions = ["restart_server", "check"]
 
     func timeline(_ top: ScenarioObjectReader, users: [Scenario.User],
@@ -40,6 +43,9 @@ extension ScenarioParser {
             }
             let id = try declaredDevice(value, path: reader.path("device"), devices: devices)
             device = devices.first { $0.id == id }
+            if Self.androidActions.contains(name), device?.platform != .android {
+                throw reader.error("device", "\"\(name)\" is an Android action; \(id) is an iPhone")
+            }
         }
         let kind: ScenarioAction.Kind
         switch name {
@@ -64,6 +70,13 @@ extension ScenarioParser {
         case "kill_app": kind = .killApp
         case "phone_off": kind = .phoneOff
         case "phone_on": kind = .phoneOn
+        case "force_stop": kind = .forceStop
+        case "doze": kind = .doze
+        case "wake": kind = .wake
+        case "lock": kind = .lock
+        case "unlock": kind = .unlock
+        case "fcm_fault": kind = .fcmFault(try fcmFault(reader))
+        case "revoke_token": kind = .revokeToken
         case "restart_server":
             kind = .restartServer(downFor: try reader.seconds("down_for", in: 0...Self.maximumTime) ?? 1)
         default:

@@ -71,21 +71,78 @@ struct ScenarioParser {
                 throw reader.error("id", "device \"\(id)\" is declared twice")
             }
             let user = try declaredUser(reader, "user", users: users, required: true)!
-            _ = try reader.choice("platform", ["ios"])
+            let android = try reader.choice("platform", ["ios", "android"]) == "android"
             let phoneOn = try reader.choice("phone", ["on", "off"]) != "off"
-            let app = try reader.choice("app", ["foreground", "background", "killed"])
-            if !phoneOn, let app, app != "killed" {
-                throw reader.error("app", "a phone that is off runs no app: leave \"app\" out or use \"killed\"")
+            let states = android ? ["foreground", "background", "swiped_away", "force_stopped"]
+                : ["foreground", "background", "killed"]
+            if android, case .string("killed")? = reader.value("app") {
+                throw reader.error("app", "an Android app is \"swiped_away\" (an FCM message starts it) or "
+                                   + "\"force_stopped\" (nothing reaches it), not \"killed\"")
             }
-            let device = ScenarioDevice(
-                id: id, user: user, platform: .ios,
-                app: phoneOn ? .init(rawValue: app ?? "foreground")! : .killed, phoneOn: phoneOn,
+            let app = try reader.choice("app", states)
+            let stopped = android ? "swiped_away" : "killed"
+            if !phoneOn, let app, app != stopped, app != "force_stopped" {
+                throw reader.error("app", "a phone that is off runs no app: leave \"app\" out or use \"\(stopped)\"")
+            }
+            var device = ScenarioDevice(
+                id: id, user: user, platform: android ? .android : .ios,
+                app: .init(rawValue: app ?? (phoneOn ? "foreground" : stopped))!, phoneOn: phoneOn,
                 behaviour: try behaviour(reader), loggedIn: try reader.bool("logged_in") ?? true,
                 pushDelay: try reader.seconds("push_delay", in: 0...Self.maximumTime) ?? 0)
+            if android {
+                try androidSettings(reader, into: &device)
+            } else {
+                for key in Self.androidKeys where reader.has(key) {
+                    throw reader.error(key, "only an Android phone (\"platform\": \"android\") has \"\(key)\"")
+                }
+            }
             try reader.finish()
             devices.append(device)
         }
         return devices
+    }
+
+    /// Device keys only an Android phone has.
+    static let androidKeys = ["dozing", "locked", "permissions", "fcm_faults"]
+
+    /// The permissions object's keys: each Android permission's name in snake case.
+    static let permissionKeys: [(key: String, permission: AndroidPermission)] = AndroidPermission.allCases.map {
+        ($0.name.lowercased(), $0)
+    }
+
+    /// `dozing`, `locked`, `permissions` (`{"use_full_screen_intent": false, …}`) and `fcm_faults`.
+    private func androidSettings(_ reader: ScenarioObjectReader, into device: inout ScenarioDevice) throws {
+        device.dozing = try reader.bool("dozing") ?? false
+        device.locked = try reader.bool("locked") ?? false
+        if let permissions = try reader.object("permissions") {
+            for (key, permission) in Self.permissionKeys {
+                if try permissions.bool(key) == false { device.permissions.remove(permission) }
+            }
+            try permissions.finish()
+        }
+        device.fcmFaults = try reader.array("fcm_faults")?.map { value, path in
+            let fault = try ScenarioObjectReader(value, file: file, path: path)
+            let result = try fcmFault(fault)
+            try fault.finish()
+            return result
+        } ?? []
+    }
+
+    /// Error codes a scenario may make FCM answer with (Google: FCM HTTP v1 `ErrorCode`).
+    static let fcmCodes = ["UNREGISTERED", "INVALID_ARGUMENT", "SENDER_ID_MISMATCH", "QUOTA_EXCEEDED", "UNAVAILABLE",
+                           "INTERNAL", "THIRD_PARTY_AUTH_ERROR"]
+
+    /// `{"code": …, "retry_after": s, "count": n | "persistent": true}` (count 1 by default).
+    func fcmFault(_ reader: ScenarioObjectReader) throws -> ScenarioDevice.FCMFault {
+        guard let code = try reader.choice("code", Self.fcmCodes) else {
+            throw invalid(reader.path, "missing required key \"code\" (an FCM error code)")
+        }
+        let retryAfter = try reader.count("retry_after")
+        let persistent = try reader.bool("persistent") ?? false
+        let count = try reader.count("count")
+        if persistent, count != nil { throw reader.error("count", "use \"count\" or \"persistent\", not both") }
+        if count == 0 { throw reader.error("count", "at least 1") }
+        return ScenarioDevice.FCMFault(code: code, retryAfter: retryAfter, count: persistent ? nil : count ?? 1)
     }
 
     /// `"ignore"`, `{"answer_after": s}` or `{"decline_after": s}`.

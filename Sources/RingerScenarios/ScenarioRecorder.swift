@@ -28,6 +28,23 @@ final class ScenarioRecorder: Sendable {
         var kills = 0
         /// Whether the server accepted the device's registration (nil until tried).
         var registered: Bool?
+        /// Titles of the notifications the phone showed, in order.
+        var notifications: [String] = []
+        /// Android: how each call id's incoming call showed.
+        var shown: [String: SimulatedConnection.Presentation] = [:]
+        /// Android: the first `DisconnectCause` per call id.
+        var causes: [String: DisconnectCause] = [:]
+        /// Android: FCM messages `onMessageReceived` handled: name, and for a ringing message its call id and
+        /// what became of it (snake case).
+        var messages: [(name: String, callID: String?, disposition: String?)] = []
+        /// Android: names of the FCM messages that started the app's process.
+        var startedBy: [String] = []
+        /// When each call id's native call stopped ringing (answered or ended), on the scenario clock.
+        var ringStopped: [String: Date] = [:]
+
+        mutating func stoppedRinging(_ callID: String, at date: Date) {
+            if ringStopped[callID] == nil { ringStopped[callID] = date }
+        }
     }
 
     private struct State {
@@ -81,7 +98,11 @@ final class ScenarioRecorder: Sendable {
 
     /// Records a user's answer given by a time-line step (behaviour answers arrive as observations).
     func answered(_ deviceID: String, callID: String) {
-        _ = state.withLock { $0.devices[deviceID, default: DeviceRecord()].answered.insert(callID) }
+        let now = clock.now()
+        state.withLock {
+            $0.devices[deviceID, default: DeviceRecord()].answered.insert(callID)
+            $0.devices[deviceID, default: DeviceRecord()].stoppedRinging(callID, at: now)
+        }
     }
 
     /// The observer to give a phone.
@@ -90,6 +111,7 @@ final class ScenarioRecorder: Sendable {
     }
 
     private func record(_ observation: SimulatedIPhone.Observation, on deviceID: String) {
+        let now = clock.now()
         let text: String = state.withLock { state in
             var record = state.devices[deviceID, default: DeviceRecord()]
             defer { state.devices[deviceID] = record }
@@ -104,11 +126,16 @@ final class ScenarioRecorder: Sendable {
                 record.rang.append(callID)
                 return "CallKit rings \(callID)"
             case .callKitEnded(let callID, let reason):
+                record.stoppedRinging(callID, at: now)
                 if record.ended[callID] == nil { record.ended[callID] = reason }
                 return "CallKit ended \(callID): \(reason.rawValue)"
             case .userAnswered(let callID):
+                record.stoppedRinging(callID, at: now)
                 record.answered.insert(callID)
                 return "user answers \(callID)"
+            case .userEnded(let callID):
+                record.stoppedRinging(callID, at: now)
+                return "user ends \(callID)"
             case .mediaReady(let callID, _):
                 record.media.insert(callID)
                 return "media session for \(callID)"
@@ -118,8 +145,87 @@ final class ScenarioRecorder: Sendable {
             case .killedBySystem(let reason):
                 record.kills += 1
                 return "APP KILLED by iOS: \(reason)"
+            case .notificationShown(let title, let body):
+                record.notifications.append(title)
+                return "notification shown: \(title): \(body)"
             default:
                 return "\(observation)"
+            }
+        }
+        note(deviceID, text)
+    }
+
+    /// The observer to give an Android phone.
+    func androidObserver(for deviceID: String) -> @Sendable (SimulatedAndroidPhone.Observation) -> Void {
+        { [weak self] observation in self?.record(observation, on: deviceID) }
+    }
+
+    private func record(_ observation: SimulatedAndroidPhone.Observation, on deviceID: String) {
+        let now = clock.now()
+        let text: String = state.withLock { state in
+            var record = state.devices[deviceID, default: DeviceRecord()]
+            defer { state.devices[deviceID] = record }
+            switch observation {
+            case .startedByMessage(let name):
+                record.startedBy.append(name)
+                return "app started by FCM message \(name.suffix(12))"
+            case .messageReceived(let name, let priority, let outcome):
+                switch outcome {
+                case .call(let callID, let disposition):
+                    let shown = ScenarioParser.snakeCase(disposition.rawValue)
+                    record.messages.append((name, callID, shown))
+                    return "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): call \(callID ?? "?") \(shown)"
+                case .notice(let callID, let type):
+                    record.messages.append((name, nil, nil))
+                    return "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): \(type.rawValue) \(callID)"
+                case .ignored:
+                    record.messages.append((name, nil, nil))
+                    return "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): ignored"
+                }
+            case .messageNotDelivered(let name, let reason):
+                return "FCM message \(name.suffix(12)) not delivered: \(reason)"
+            case .notificationShown(let notification):
+                record.notifications.append(notification.title)
+                return "notification shown (\(notification.postedBy.rawValue)): \(notification.title): \(notification.body)"
+            case .notificationBlocked(let notification):
+                return "notification NOT shown (no POST_NOTIFICATIONS): \(notification.title)"
+            case .ringing(let callID, let presentation):
+                record.rang.append(callID)
+                record.shown[callID] = record.shown[callID] ?? presentation
+                return "ConnectionService rings \(callID) (\(presentation.rawValue))"
+            case .incomingCallRefused(let callID, let error):
+                return "ConnectionService refused \(callID): \(error)"
+            case .userAnswered(let callID):
+                record.stoppedRinging(callID, at: now)
+                record.answered.insert(callID)
+                return "user answers \(callID)"
+            case .userDeclined(let callID):
+                record.stoppedRinging(callID, at: now)
+                return "user declines \(callID)"
+            case .userHungUp(let callID):
+                record.stoppedRinging(callID, at: now)
+                return "user hangs up \(callID)"
+            case .mediaReady(let callID, _):
+                record.media.insert(callID)
+                return "media session for \(callID)"
+            case .audioStarted(let callID):
+                return "audio started for \(callID)"
+            case .foregroundServiceRefused(let callID, let error):
+                return "foreground service refused for \(callID): \(error)"
+            case .callEnded(let callID, let cause):
+                record.stoppedRinging(callID, at: now)
+                if record.causes[callID] == nil { record.causes[callID] = cause }
+                if record.ended[callID] == nil, let reason = cause.remoteEndReason { record.ended[callID] = reason }
+                return "connection \(callID) disconnected: \(cause)"
+            case .endedBySystem(let callID):
+                record.stoppedRinging(callID, at: now)
+                if record.causes[callID] == nil { record.causes[callID] = DisconnectCause(.error, reason: "the app's process died") }
+                return "connection \(callID) ended with the app's process"
+            case .event(let event):
+                record.events.append((event.type, event.call.callId))
+                return "event #\(event.seq) \(event.type.rawValue) \(event.call.callId) (\(event.call.state.rawValue))"
+            case .processEnded(let state):
+                return "app process ended (\(state.rawValue))"
             }
         }
         note(deviceID, text)
@@ -133,8 +239,10 @@ final class ScenarioRecorder: Sendable {
         case .callEvent(let type, let call):
             note("server", "\(type.rawValue) \(call.callId) -> \(call.state.rawValue)")
         case .pushSent(let outcome):
-            note("server", "\(outcome.pushType) push \(outcome.apnsID) to \(outcome.deviceID) for \(outcome.callID): "
-                 + "APNs \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")")
+            let provider = outcome.provider == "fcm" ? "FCM" : "APNs"
+            let id = outcome.provider == "fcm" ? "message" : outcome.apnsID
+            note("server", "\(outcome.pushType) push \(id) to \(outcome.deviceID) for \(outcome.callID): "
+                 + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")")
         default:
             // The ring timeout, and whatever the server learns to report later.
             note("server", "\(observation)")

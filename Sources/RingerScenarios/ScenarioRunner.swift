@@ -2,7 +2,7 @@ public import Foundation
 public import RingerLogging
 
 /// Runs scenario files against a whole local installation: the real server (SQLite, HTTP, WebSocket),
-/// the APNs sandbox over HTTP/2 + TLS, and simulated iPhones running RingerKit, all over loopback
+/// the APNs and FCM sandboxes over HTTP/2 + TLS, and simulated iPhones and Android phones running RingerKit, all over loopback
 /// (``LocalStack``). It plays the time line on a ``ScenarioClock``, then compares the outcome with
 /// the file's `expect` and the rules every scenario keeps.
 ///

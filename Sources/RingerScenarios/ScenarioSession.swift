@@ -7,14 +7,15 @@ import RingerWire
 /// One run of one scenario on a started ``LocalStack``: sets the phones up as the file says, plays
 /// the time line, then waits for the outcome to settle and compares it. Used by one task only.
 final class ScenarioSession {
-    private let scenario: Scenario
-    private let stack: LocalStack
+    let scenario: Scenario
+    let stack: LocalStack
     private let clock: ScenarioClock
-    private let recorder: ScenarioRecorder
-    private var tokens: [String: String] = [:]
-    private var phones: [String: SimulatedIPhone] = [:]
+    let recorder: ScenarioRecorder
+    /// User id → user token.
+    var tokens: [String: String] = [:]
+    private var phones: [String: SimulatedPhone] = [:]
     /// Label → call id and the calling user, once placed.
-    private var calls: [String: (id: String, caller: String)] = [:]
+    var calls: [String: (id: String, caller: String)] = [:]
 
     init(scenario: Scenario, stack: LocalStack, clock: ScenarioClock, recorder: ScenarioRecorder) {
         self.scenario = scenario
@@ -66,9 +67,7 @@ final class ScenarioSession {
         for device in scenario.devices {
             let name = scenario.users.first { $0.id == device.user }?.name
             do {
-                phones[device.id] = try await stack.phone(user: device.user, name: name, deviceID: device.id,
-                                                          behaviour: scaled(device.behaviour), loggedIn: device.loggedIn,
-                                                          observe: recorder.observer(for: device.id))
+                phones[device.id] = try await install(device, name: name)
                 recorder.registered(device.id, true)
                 recorder.note(device.id, "app installed; \(device.user) logged in; device registered")
             } catch where !device.loggedIn {
@@ -78,19 +77,23 @@ final class ScenarioSession {
         }
         for device in scenario.devices {
             guard let phone = phones[device.id] else { continue }
-            if device.pushDelay > 0 {
-                for token in Self.tokens(of: phone) { stack.sandbox.setDeliveryDelay(token: token, clock.real(device.pushDelay)) }
+            if case .android(let android) = phone {
+                // Faults before the delay: the sandbox applies the oldest matching fault.
+                for fault in device.fcmFaults { inject(fault, for: android) }
+                android.setLocked(device.locked)
+                if device.dozing { android.setDozing(true) }
             }
+            if device.pushDelay > 0 { phone.setPushDelay(clock.real(device.pushDelay), stack: stack) }
             if !device.phoneOn {
-                switchPhone(phone, on: false)
+                phone.setPower(on: false, stack: stack)
             } else if device.app != .foreground {
-                phone.setAppState(device.app)
+                phone.setApp(device.app)
             }
         }
         // Start only when every foreground app's socket is subscribed and every other app's is gone,
         // so who sees which event does not depend on connection timing.
         for device in scenario.devices where phones[device.id] != nil {
-            let open = device.phoneOn && device.app == .foreground
+            let open = device.phoneOn && device.app == .foreground && !device.dozing
             let settled = await waitUntil(seconds: 10) { [stack] in
                 await stack.server.hasEventStream(userID: device.user, deviceID: device.id) == open
             }
@@ -102,12 +105,34 @@ final class ScenarioSession {
         return true
     }
 
-    private func scaled(_ behaviour: ScenarioDevice.Behaviour) -> SimulatedIPhone.Behaviour {
-        switch behaviour {
+    /// Installs the device's app: an iPhone with PushKit and CallKit, or an Android phone with FCM and a
+    /// ConnectionService, its permissions as the file grants them.
+    private func install(_ device: ScenarioDevice, name: String?) async throws -> SimulatedPhone {
+        let behaviour = device.behaviour
+        if device.platform == .android {
+            let scaled: SimulatedAndroidPhone.Behaviour = switch behaviour {
+            case .ignore: .ignore
+            case .answer(let after): .answer(after: clock.real(after))
+            case .decline(let after): .decline(after: clock.real(after))
+            }
+            return .android(try await stack.androidPhone(user: device.user, name: name, deviceID: device.id, behaviour: scaled,
+                                                         permissions: device.permissions, loggedIn: device.loggedIn,
+                                                         observe: recorder.androidObserver(for: device.id)))
+        }
+        let scaled: SimulatedIPhone.Behaviour = switch behaviour {
         case .ignore: .ignore
         case .answer(let after): .answer(after: clock.real(after))
         case .decline(let after): .decline(after: clock.real(after))
         }
+        return .iPhone(try await stack.phone(user: device.user, name: name, deviceID: device.id, behaviour: scaled,
+                                             loggedIn: device.loggedIn, observe: recorder.observer(for: device.id)))
+    }
+
+    /// FCM answers sends to the phone's token with the fault's error.
+    private func inject(_ fault: ScenarioDevice.FCMFault, for phone: SimulatedAndroidPhone) {
+        guard let rejection = FCMSandboxRejection(code: fault.code) else { return }
+        stack.fcmSandbox.inject(FCMSandboxFault(.answer(rejection, retryAfter: fault.retryAfter),
+                                                registrationToken: phone.identity.fcmToken, count: fault.count))
     }
 
     private func waitUntil(seconds: TimeInterval, _ condition: () async -> Bool) async -> Bool {
@@ -148,45 +173,54 @@ final class ScenarioSession {
         case .call(let callee, let label):
             do {
                 let call = try await phone.call(callee)
-                calls[label] = (call.callId, phone.identity.userID)
+                calls[label] = (call.callId, phone.userID)
                 recorder.label(call.callId, as: label)
                 recorder.note(deviceID, "placed \(call.callId): \(call.state.rawValue)")
             } catch {
                 recorder.fail("\(at): \(deviceID) could not call \(callee): \(error)")
             }
-        case .cancel(let label), .hangUp(let label), .decline(let label):
+        case .decline(let label):
             guard let callID = callID(label, at: at) else { return }
-            if phone.coordinator == nil { recorder.note(deviceID, "the app is not running: nothing to end") }
-            phone.hangUp(callID: callID)
+            if case .android(let android) = phone, phone.nativeState(callID) == .ringing {
+                android.decline(callID: callID)
+                return
+            }
+            hangUp(phone, callID, deviceID)
+        case .cancel(let label), .hangUp(let label):
+            guard let callID = callID(label, at: at) else { return }
+            hangUp(phone, callID, deviceID)
         case .answer(let label):
-            guard let callID = callID(label, at: at), let uuid = UUID(uuidString: callID) else { return }
-            guard let coordinator = phone.coordinator, phone.callKit.call(uuid)?.state == .ringing else {
+            guard let callID = callID(label, at: at) else { return }
+            guard phone.nativeState(callID) == .ringing else {
                 recorder.note(deviceID, "nothing rings for \(label): the answer goes nowhere")
                 return
             }
             recorder.answered(deviceID, callID: callID)
-            phone.callKit.userAnswers(uuid, coordinator: coordinator)
-        case .background: phone.setAppState(.background)
-        case .foreground: phone.setAppState(.foreground)
-        case .killApp: phone.setAppState(.killed)
-        case .phoneOff: switchPhone(phone, on: false)
-        case .phoneOn: switchPhone(phone, on: true)
+            _ = phone.answer(callID)
+        case .background: phone.setApp(.background)
+        case .foreground: phone.setApp(.foreground)
+        case .killApp: phone.setApp(.swipedAway)
+        case .forceStop: phone.setApp(.forceStopped)
+        case .phoneOff: phone.setPower(on: false, stack: stack)
+        case .phoneOn: phone.setPower(on: true, stack: stack)
+        case .doze, .wake, .lock, .unlock, .fcmFault, .revokeToken:
+            guard case .android(let android) = phone else { return }
+            switch action.kind {
+            case .doze, .wake: android.setDozing(action.kind == .doze)
+            case .lock, .unlock: android.setLocked(action.kind == .lock)
+            case .fcmFault(let fault): inject(fault, for: android)
+            default: stack.fcmSandbox.revoke(token: android.identity.fcmToken)
+            }
         case .restartServer, .check: break
         }
     }
 
-    /// A phone that is off runs no app and APNs holds its pushes (VoIP and ordinary); switched on, it
-    /// gets the held ones that have not expired, and no app runs until a push or the user starts it.
-    private func switchPhone(_ phone: SimulatedIPhone, on: Bool) {
-        if !on { phone.setAppState(.killed) }
-        for token in Self.tokens(of: phone) { stack.sandbox.setOnline(token: token, on) }
+    private func hangUp(_ phone: SimulatedPhone, _ callID: String, _ deviceID: String) {
+        if phone.coordinator == nil { recorder.note(deviceID, "the app is not running: nothing to end") }
+        phone.hangUp(callID)
     }
 
-    private static func tokens(of phone: SimulatedIPhone) -> [String] {
-        [phone.identity.voipToken, phone.identity.apnsToken]
-    }
-
-    private func callID(_ label: String, at: String) -> String? {
+    func callID(_ label: String, at: String) -> String? {
         guard let call = calls[label] else {
             recorder.fail("\(at): call \(label) was never placed")
             return nil
@@ -194,22 +228,11 @@ final class ScenarioSession {
         return call.id
     }
 
-    // MARK: Outcome
-
-    /// The call as the server has it now, read by its caller.
-    private func read(_ label: String) async -> Call? {
-        guard let placed = calls[label], let token = tokens[placed.caller] else { return nil }
-        return try? await RingerAPIClient(baseURL: stack.serverURL, userToken: token).call(id: placed.id)
-    }
-
-    private func compare() async -> [String] {
-        var current: [String: Call] = [:]
-        var unreadable: [String] = []
-        for label in scenario.callLabels where calls[label] != nil {
-            if let call = await read(label) { current[label] = call } else { unreadable.append("call \(label): cannot be read") }
+    /// The FCM registration token of each Android phone.
+    var fcmTokens: [String: String] {
+        phones.compactMapValues { phone in
+            if case .android(let android) = phone { return android.identity.fcmToken }
+            return nil
         }
-        let verdict = ScenarioVerdict(scenario: scenario, devices: recorder.devices, calls: current,
-                                      pushes: stack.sandbox.acceptedPushes)
-        return unreadable + verdict.mismatches()
     }
 }

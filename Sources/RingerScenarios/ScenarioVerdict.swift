@@ -14,6 +14,42 @@ struct ScenarioVerdict {
     let calls: [String: Call]
     /// Every push the APNs sandbox accepted.
     let pushes: [SandboxPush]
+    /// What the FCM sandbox accepted and did.
+    var fcm = FCMView()
+    /// Per device whose `token_removed` is expected: whether the server still holds its push token.
+    var tokensHeld: [String: Bool] = [:]
+
+    /// The FCM sandbox's side of a run.
+    struct FCMView {
+        /// Every message FCM accepted, in order.
+        var messages: [FCMSandboxMessage] = []
+        /// Each message's fate, by name.
+        var fates: [String: FCMSandboxDeliveryState] = [:]
+        /// Each Android phone's registration token, by device id.
+        var tokens: [String: String] = [:]
+
+        /// The call id and `type` a message's `data.ringer` names.
+        static func about(_ message: FCMSandboxMessage) -> (callID: String, type: String)? {
+            guard let text = message.data["ringer"],
+                  let body = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                  let callID = body["call_id"] as? String, let type = body["type"] as? String else { return nil }
+            return (callID, type)
+        }
+
+        /// The ringing (`call.incoming`) messages FCM accepted for `callID` to the device's token.
+        func ringing(_ callID: String, device: String) -> [FCMSandboxMessage] {
+            messages.filter { message in
+                message.token == tokens[device] && Self.about(message).map { $0 == (callID, "call.incoming") } ?? false
+            }
+        }
+
+        /// A fate in the file's words: `delivered`, `not_delivered`, `expired`, …
+        static func word(_ fate: FCMSandboxDeliveryState?) -> String? {
+            guard let fate else { return nil }
+            if case .delivered(.notDelivered?) = fate { return "not_delivered" }
+            return fate.name
+        }
+    }
 
     /// Every difference, in a stable order; empty when the run matched.
     func mismatches() -> [String] {
@@ -77,16 +113,48 @@ struct ScenarioVerdict {
         func compare(_ key: String, _ seen: Bool, _ wanted: Bool?) {
             if let wanted, seen != wanted { found.append("call \(label), \(id): \(key) is \(seen), expected \(wanted)") }
         }
+        let android = scenario.devices.first { $0.id == id }?.platform == .android
         let voipCalls = voipPushCalls()
+        let ringing = Set(fcm.ringing(callID, device: id).map(\.name))
         compare("rang", record.rang.contains(callID), expected.rang)
-        compare("woken", record.wokenBy.contains { voipCalls[$0] == callID }, expected.woken)
+        compare("woken", android ? record.startedBy.contains(where: ringing.contains)
+                    : record.wokenBy.contains { voipCalls[$0] == callID }, expected.woken)
         compare("answered", record.answered.contains(callID), expected.answered)
         compare("media", record.media.contains(callID), expected.media)
-        if let push = expected.push {
-            let seen = record.pushes.first { voipCalls[$0.apnsID] == callID }?.disposition
-            if seen != push {
-                found.append("call \(label), \(id): push is \(Self.show(seen)), expected \(Self.show(push))")
+        compare("delivered", android ? record.messages.contains { ringing.contains($0.name) }
+                    : record.pushes.contains { voipCalls[$0.apnsID] == callID }, expected.delivered)
+        func compareText(_ key: String, _ seen: String?, _ wanted: String??) {
+            if let wanted, seen != wanted {
+                found.append("call \(label), \(id): \(key) is \(Self.show(seen)), expected \(Self.show(wanted))")
             }
+        }
+        compareText("push", android ? record.messages.first { $0.callID == callID && $0.disposition != nil }?.disposition
+                    : record.pushes.first { voipCalls[$0.apnsID] == callID }?.disposition, expected.push)
+        compareText("shown", record.shown[callID].map { ScenarioParser.snakeCase($0.rawValue) }, expected.shown)
+        compareText("ring_message", FCMView.word(fcm.ringing(callID, device: id).last.flatMap { fcm.fates[$0.name] }),
+                expected.ringMessage)
+        if let causes = expected.disconnectCause, !causes.contains(record.causes[callID]?.code.rawValue) {
+            found.append("call \(label), \(id): disconnect_cause is \(Self.show(record.causes[callID]?.description)), "
+                         + "expected \(causes.map(Self.show).joined(separator: " or "))")
+        }
+        if let within = expected.stoppedWithin {
+            let name = "call \(label), \(id): stopped_within"
+            if let decided = call.acceptedAt ?? call.endedAt {
+                if let stopped = record.ringStopped[callID] {
+                    let late = stopped.timeIntervalSince(decided)
+                    if late > within {
+                        found.append("\(name): it stopped ringing \(String(format: "%.2f", late)) s after the call was "
+                                     + "\(call.acceptedAt == nil ? "ended" : "answered"), expected at most \(within) s")
+                    }
+                } else {
+                    found.append("\(name): its native call never rang or never stopped")
+                }
+            } else {
+                found.append("\(name): the call was never answered or ended")
+            }
+        }
+        if let wanted = expected.pushOutcome {
+            found += check(wanted, pushes: call.pushes ?? [], device: id, label: label)
         }
         if let reasons = expected.endReason {
             let seen = record.ended[callID]
@@ -97,6 +165,30 @@ struct ScenarioVerdict {
             }
         }
         return found
+    }
+
+    /// The server's record of the ringing push to the device: its first push for the call.
+    private func check(_ wanted: ScenarioExpectation.PushOutcome?, pushes: [PushAttempt], device id: String,
+                       label: String) -> [String] {
+        let name = "call \(label), \(id): push_outcome"
+        let push = pushes.filter { $0.deviceId == id }.min { $0.sentAt < $1.sentAt }
+        guard let wanted else { return push == nil ? [] : ["\(name) is \(Self.describe(push!)), expected none (null)"] }
+        guard let push else { return ["\(name): no push was recorded for the device"] }
+        var found: [String] = []
+        if let status = wanted.status, push.status != status {
+            found.append("\(name).status is \(push.status.map(String.init) ?? "null"), expected \(status.map(String.init) ?? "null")")
+        }
+        if let reason = wanted.reason, push.reason != reason {
+            found.append("\(name).reason is \(Self.show(push.reason)), expected \(Self.show(reason))")
+        }
+        if let attempts = wanted.attempts, push.attempts != attempts {
+            found.append("\(name).attempts is \(push.attempts), expected \(attempts)")
+        }
+        return found
+    }
+
+    private static func describe(_ push: PushAttempt) -> String {
+        "\(push.provider) \(push.status.map(String.init) ?? "no answer")\(push.reason.map { " \($0)" } ?? "")"
     }
 
     private func check(_ expected: ScenarioExpectation.Device, device id: String) -> [String] {
@@ -111,6 +203,12 @@ struct ScenarioVerdict {
         }
         if let registered = expected.registered, record.registered != registered {
             found.append("\(id): registered is \(Self.show(record.registered.map { String($0) })), expected \(registered)")
+        }
+        if let notifications = expected.notifications, record.notifications != notifications {
+            found.append("\(id): notifications were \(record.notifications), expected exactly \(notifications)")
+        }
+        if let removed = expected.tokenRemoved, let held = tokensHeld[id], held == removed {
+            found.append("\(id): token_removed is \(!held), expected \(removed)")
         }
         return found
     }
@@ -135,6 +233,25 @@ struct ScenarioVerdict {
             let deadline = Int64(call.expiresAt.timeIntervalSince1970.rounded(.down))
             if push.expiration != deadline {
                 found.append("VoIP push \(push.apnsID) has apns-expiration \(push.expiration), expected the ring deadline \(deadline)")
+            }
+        }
+        found += fcmInvariants(deadlines)
+        return found
+    }
+
+    /// Every ringing FCM message is data-only, asked for at HIGH priority, collapses by its call id, and
+    /// lives at least 1 s and no longer than the ring (docs/fcm.md "Which priority each message gets").
+    private func fcmInvariants(_ calls: [String: Call]) -> [String] {
+        var found: [String] = []
+        let longest = scenario.ringTimeout.rounded(.up)
+        for message in fcm.messages {
+            guard let about = FCMView.about(message), about.type == "call.incoming" else { continue }
+            let name = "FCM ringing message \(message.name)"
+            if message.requestedPriority != .high { found.append("\(name) has priority \(message.requestedPriority.rawValue), expected HIGH") }
+            if message.notification != nil { found.append("\(name) has a notification block: the ringing message is data-only") }
+            if message.collapseKey != about.callID { found.append("\(name) has collapse_key \(Self.show(message.collapseKey)), expected the call id") }
+            if message.ttl < 1 || message.ttl > longest {
+                found.append("\(name) has ttl \(message.ttl) s, expected 1 to \(longest) s (what is left of the ring)")
             }
         }
         return found

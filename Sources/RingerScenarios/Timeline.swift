@@ -121,7 +121,7 @@ public final class Timeline: Sendable {
         let ms = String(entry.tMs)
         let fields = entry.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         return "+" + String(repeating: " ", count: max(0, 6 - ms.count)) + ms + " ms  "
-            + entry.event.padding(toLength: 18, withPad: " ", startingAt: 0) + fields
+            + entry.event.padding(toLength: max(18, entry.event.count + 1), withPad: " ", startingAt: 0) + fields
     }
 
     /// One JSON object: `{"t_ms":123,"event":"apns.sent","status":"200",…}`.

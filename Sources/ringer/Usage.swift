@@ -27,12 +27,13 @@ enum Usage {
           --fcm-listen 127.0.0.1:2198 (HTTP/2)   --fcm-http1-listen 127.0.0.1:2199 (HTTP/1.1, token URI, phones'
           WebSocket; both ephemeral when --listen's port is 0)   --fcm-service-account FILE (repeatable)
           --fcm-devices PROJECT:TOKEN[,PROJECT:TOKEN]   The same /sandbox/ routes on both FCM ports.
-      ringer demo [--json] [--verbose]
+      ringer demo [--android] [--json] [--verbose]
                                 Alice calls Bob, whose iPhone app is killed, all on loopback.
+                                --android: Bob's Android app was swiped away; FCM starts it.
                                 --json: one JSON object per line; --verbose: server and sandbox logs too.
       ringer scenario [--time-scale 0.01] [--trace] [--verbose] FILE.json|FOLDER...
-                                Play scenario files (docs/scenarios.md) against the server, the APNs sandbox
-                                and simulated iPhones on loopback; prints what differed from each file's
+                                Play scenario files (docs/scenarios.md) against the server, the APNs and FCM
+                                sandboxes and simulated iPhones and Android phones on loopback; prints what differed from each file's
                                 "expect". --time-scale: real seconds per scenario second (1 = real time);
                                 --trace: print every run's time line. Exit 0 all matched, 1 a mismatch,
                                 2 a bad file or flag.

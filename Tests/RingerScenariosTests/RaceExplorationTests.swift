@@ -1,6 +1,7 @@
 import Foundation
 import RingerScenarios
 import RingerTestSupport
+import RingerWire
 import Testing
 
 extension ScenarioRuns {
@@ -68,12 +69,22 @@ extension ScenarioRuns {
                     == [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
         }
 
+        private var scriptsSeeds1to25: [RaceScript] { (1...25).map { RaceScript.generate(seed: UInt64($0)) } }
+
         @Test func scriptsCoverEveryStartActionAndDeviceCount() {
             let scripts = (1...300).map { RaceScript.generate(seed: UInt64($0)) }
             #expect(Set(scripts.map(\.devices.count)) == [1, 2, 3])
             #expect(Set(scripts.flatMap { $0.devices.map(\.start) }) == Set(RaceScript.Start.allCases))
             #expect(Set(scripts.flatMap { $0.steps.map(\.action) }) == Set(RaceStep.Action.allCases))
             #expect(scripts.contains { $0.steps.isEmpty }, "a plain ring-out")
+            let devices = scripts.flatMap(\.devices)
+            #expect(Set(devices.map(\.platform)) == [.ios, .android], "iPhones and Android phones")
+            #expect(devices.contains { $0.platform == .android && $0.dozing }, "a dozing Android phone")
+            #expect(Set(devices.compactMap { $0.fcmFault?.code }) == ["UNAVAILABLE", "INTERNAL", "QUOTA_EXCEEDED", "UNREGISTERED"])
+            #expect(!devices.contains { $0.platform == .android && $0.start == .killed }, "Android apps are swiped away, not killed")
+            #expect(!devices.contains { $0.platform == .ios && ($0.start == .swipedAway || $0.start == .forceStopped) })
+            #expect(Set(scriptsSeeds1to25.flatMap { $0.devices.map(\.platform) }) == [.ios, .android],
+                    "make test's seeds exercise Android")
             #expect(scripts.contains { script in script.devices.contains { $0.pushDelay > script.ringTimeout } },
                     "a push slower than the ring timeout")
             let answeredTwice = scripts.contains { script in

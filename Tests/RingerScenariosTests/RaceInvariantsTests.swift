@@ -151,4 +151,52 @@ import Testing
                                      .init(at: at(3.2), change: .userEnded(uuid))]
         #expect(violations(record, .endReasonAgrees).contains { $0.contains("its answer was confirmed at 3.10 s") })
     }
+
+    /// The ring-out with Bob's phone an Android phone: its ConnectionService rings from 0.5 s by an FCM
+    /// message and ends MISSED when call.unanswered arrives.
+    func androidRingOut() -> RaceRecord {
+        var record = ringOut()
+        var bob = RaceRecord.Device(id: "bob-1", isCaller: false)
+        bob.platform = .android
+        bob.connectionService = [.init(at: at(0.5), change: .ringing(uuid, .headsUp)),
+                                 .init(at: at(8.1), change: .disconnected(uuid, DisconnectCause(endReason: .unanswered)))]
+        bob.androidObserved = [.init(at: at(8.1), .event(event(.callUnanswered, record.call!)))]
+        bob.fcmMessages = [.init(name: "m1", acceptedAt: at(0.4), expiresAt: at(8), fate: .delivered(.userVisible))]
+        record.devices[1] = bob
+        return record
+    }
+
+    @Test func aCleanAndroidRingOutKeepsEveryInvariant() {
+        #expect(RaceInvariants.check(androidRingOut()).isEmpty, "\(RaceInvariants.check(androidRingOut()))")
+    }
+
+    @Test func anFCMMessageStillHeldOrWithheldWithoutCauseBreaksA() {
+        var record = androidRingOut()
+        record.devices[1].fcmMessages.append(.init(name: "m2", acceptedAt: at(1), expiresAt: at(8), fate: .stored))
+        record.devices[1].fcmMessages.append(.init(name: "m3", acceptedAt: at(1), expiresAt: at(8),
+                                                   fate: .delivered(.notDelivered("the app's process ended"))))
+        let found = violations(record, .pushReported)
+        #expect(found.count == 2, "\(found)")
+        #expect(found.contains { $0.contains("still stored") })
+        #expect(found.contains { $0.contains("never reached the app") })
+        // Force-stopped: Android rightly withheld it.
+        record.devices[1].fcmMessages.removeLast(2)
+        record.devices[1].fcmMessages.append(.init(name: "m4", acceptedAt: at(1), expiresAt: at(8),
+                                                   fate: .delivered(.notDelivered("the app is force-stopped: …"))))
+        #expect(violations(record, .pushReported).isEmpty)
+    }
+
+    @Test func anAndroidConnectionRingingOnAfterANoticeOrEndingWronglyBreaksCAndD() {
+        var ringing = androidRingOut()
+        ringing.devices[1].connectionService.removeLast()
+        ringing.devices[1].androidObserved = [.init(at: at(8.1), .messageReceived(
+            messageName: "m9", priority: .high, outcome: .notice(callID: callID, .callUnanswered)))]
+        let stayedUp = violations(ringing, .nothingRingsAfterEnd)
+        #expect(stayedUp.contains { $0.contains("FCM message call.unanswered") }, "\(stayedUp)")
+        #expect(stayedUp.contains { $0.contains("still ringing") }, "\(stayedUp)")
+
+        var wrong = androidRingOut()
+        wrong.devices[1].connectionService[1] = .init(at: at(8.1), change: .disconnected(uuid, DisconnectCause(.answeredElsewhere)))
+        #expect(violations(wrong, .endReasonAgrees).contains { $0.contains("ended answered_elsewhere") })
+    }
 }

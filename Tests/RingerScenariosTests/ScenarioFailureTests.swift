@@ -30,6 +30,30 @@ extension ScenarioRuns {
             ], "\(result.summary)")
         }
 
+        @Test func wrongAndroidExpectationsAreEachReported() async throws {
+            // Nothing reaches a force-stopped app, so the outcome does not depend on timing.
+            var scenario = try Scenario.load(path: ScenarioFolder.file("34_android_force_stopped_rings_out.json"))
+            var pixel = ScenarioExpectation.CallDevice(rang: true, woken: true)
+            pixel.delivered = true
+            pixel.ringMessage = .some("delivered")
+            pixel.disconnectCause = ["MISSED"]
+            pixel.pushOutcome = .some(.init(status: .some(503), reason: .some("UNAVAILABLE")))
+            scenario.expect.calls["call"]?.devices["bob-pixel"] = pixel
+            scenario.expect.devices["bob-pixel"] = .init(notifications: ["Missed call"], tokenRemoved: true)
+            let result = await ScenarioRunner(timeScale: 0.01).run(scenario)
+            #expect(result.mismatches == [
+                "call call, bob-pixel: rang is false, expected true",
+                "call call, bob-pixel: woken is false, expected true",
+                "call call, bob-pixel: delivered is false, expected true",
+                "call call, bob-pixel: ring_message is not_delivered, expected delivered",
+                "call call, bob-pixel: disconnect_cause is null, expected MISSED",
+                "call call, bob-pixel: push_outcome.status is 200, expected 503",
+                "call call, bob-pixel: push_outcome.reason is null, expected UNAVAILABLE",
+                "bob-pixel: notifications were [], expected exactly [\"Missed call\"]",
+                "bob-pixel: token_removed is false, expected true",
+            ], "\(result.summary)")
+        }
+
         @Test func aWrongCheckStepAndAWrongAlternativeFail() async throws {
             var scenario = try Scenario.load(path: ScenarioFolder.file("14_simultaneous_accepts.json"))
             scenario.timeline.append(ScenarioAction(at: 15, device: nil, kind: .check(label: "call", state: .ringing)))

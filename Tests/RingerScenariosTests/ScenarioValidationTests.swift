@@ -157,4 +157,55 @@ struct ScenarioValidationTests {
         }
         #expect(throws: ScenarioFileError.self) { try Scenario.files(in: ["/nonexistent-folder"]) }
     }
+
+    @Test func androidPhonesAreReadWithTheirStatesPermissionsAndFaults() throws {
+        let text = Self.valid.replacingOccurrences(of: #"{"id": "bob-iphone", "user": "bob", "app": "killed","#, with: """
+            {"id": "bob-pixel", "user": "bob", "platform": "android", "app": "swiped_away", "dozing": true, "locked": true,
+             "permissions": {"use_full_screen_intent": false}, "fcm_faults": [{"code": "UNAVAILABLE", "retry_after": 5},
+             {"code": "QUOTA_EXCEEDED", "persistent": true}],
+            """).replacingOccurrences(of: #""devices": {"bob-iphone": {"rang": true}}"#,
+                                      with: #""devices": {"bob-pixel": {"rang": true, "shown": "heads_up", "disconnect_cause": ["MISSED", null], "push_outcome": {"status": 503, "reason": "UNAVAILABLE", "attempts": 2}}}"#)
+            .replacingOccurrences(of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+                                  with: #"{"at": 1, "device": "bob-pixel", "action": "doze"}, {"at": 2, "device": "bob-pixel", "action": "fcm_fault", "code": "INTERNAL", "count": 2}, {"at": 5, "device": "alice-iphone", "action": "hang_up"}"#)
+        let scenario = try Scenario.parse(Data(text.utf8), file: "android.json")
+        let pixel = scenario.devices[1]
+        #expect(pixel.platform == .android)
+        #expect(pixel.app == .swipedAway)
+        #expect(pixel.dozing && pixel.locked)
+        #expect(!pixel.permissions.contains(.useFullScreenIntent) && pixel.permissions.contains(.postNotifications))
+        #expect(pixel.fcmFaults == [.init(code: "UNAVAILABLE", retryAfter: 5, count: 1), .init(code: "QUOTA_EXCEEDED", count: nil)])
+        #expect(scenario.timeline[1].kind == .doze)
+        #expect(scenario.timeline[2].kind == .fcmFault(.init(code: "INTERNAL", count: 2)))
+        let expected = scenario.expect.calls["call"]?.devices["bob-pixel"]
+        #expect(expected?.shown == .some("heads_up"))
+        #expect(expected?.disconnectCause == ["MISSED", nil])
+        #expect(expected?.pushOutcome == .some(.init(status: .some(503), reason: .some("UNAVAILABLE"), attempts: 2)))
+    }
+
+    @Test func androidKeysAndActionsAreRefusedWhereTheyDoNotBelong() throws {
+        let killed = try refusal(#""app": "killed""#, #""platform": "android", "app": "killed""#)
+        #expect(killed.path == "$.devices[1].app")
+        #expect(killed.message.contains("swiped_away") && killed.message.contains("force_stopped"), "\(killed)")
+
+        let doze = try refusal(#""app": "killed""#, #""app": "killed", "dozing": true"#)
+        #expect(doze.path == "$.devices[1].dozing")
+        #expect(doze.message.contains("only an Android phone"))
+
+        let action = try refusal(#""action": "hang_up"}"#, #""action": "doze"}"#)
+        #expect(action.path == "$.timeline[1].device")
+        #expect(action.message.contains("Android action"))
+
+        let shown = try refusal(#"{"rang": true}"#, #"{"shown": "heads_up"}"#)
+        #expect(shown.path == "$.expect.calls.call.devices.bob-iphone.shown")
+
+        let code = try refusal(#""app": "killed""#, #""platform": "android", "fcm_faults": [{"code": "NOT_A_CODE"}]"#)
+        #expect(code.path == "$.devices[1].fcm_faults[0].code")
+        #expect(code.message.contains("UNAVAILABLE"))
+
+        let permission = try refusal(#""app": "killed""#, #""platform": "android", "permissions": {"camera": false}"#)
+        #expect(permission.path == "$.devices[1].permissions.camera")
+
+        let cause = try refusal(#"{"rang": true}"#, #"{"rang": true, "push_outcome": {"status": 1000}}"#)
+        #expect(cause.path == "$.expect.calls.call.devices.bob-iphone.push_outcome.status")
+    }
 }

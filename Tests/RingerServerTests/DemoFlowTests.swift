@@ -1,6 +1,7 @@
 import Foundation
 import RingerScenarios
 import RingerSync
+import RingerTestSupport
 import Testing
 
 /// `ringer demo` end to end, in process: the real server, the APNs sandbox over HTTP/2 + TLS and two
@@ -37,5 +38,45 @@ import Testing
         // Bob's media starts only after CallKit activated audio, and it does start.
         #expect(events.contains("audio.started"))
         #expect(!events.contains("audio.refused"))
+    }
+
+    @Test func swipedAwayAndroidAppIsStartedByFCMRingsAndAnswersAndTheTimelineHasEveryStep() async throws {
+        let lines = LockedValue<[String]>([])
+        let ok = await Demo.run(json: true, android: true, answerAfter: 0.3, talkFor: 0.3) { line in
+            lines.withLock { $0.append(line) }
+        }
+        let output = lines.withLock { $0 }
+        #expect(ok, "\(output.joined(separator: "\n"))")
+        var events: [String] = []
+        var objects: [[String: Any]] = []
+        for line in output {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            objects.append(object)
+            events.append(try #require(object["event"] as? String))
+        }
+        for event in Demo.requiredAndroidEvents { #expect(events.contains(event), "missing \(event) in \(events)") }
+        #expect(!events.contains("apns.sent"), "no iPhone in this run: \(events)")
+        let sent = try #require(objects.first { $0["event"] as? String == "fcm.sent" })
+        #expect(sent["status"] as? Int == 200)
+        #expect(sent["priority"] as? String == "high", "the ringing message is high priority")
+        // Causal order (FCM's 200 may arrive before or after the app starts, so it is not ordered).
+        let chain = ["call.created", "app.started", "connection.ringing", "call.ringing", "connection.answered",
+                     "call.accepted", "call.hangup", "call.ended"]
+        let positions = chain.compactMap { events.firstIndex(of: $0) }
+        #expect(positions.count == chain.count && positions == positions.sorted(), "out of order: \(events)")
+        let ended = try #require(objects.first { $0["event"] as? String == "call.ended" })
+        #expect(ended["cause"] as? String == "REMOTE", "alice's hang-up ends bob's connection REMOTE")
+        #expect(events.contains("audio.started"))
+        #expect(!events.contains("service.refused") && !events.contains("message.not_delivered"))
+    }
+
+    @Test func theDemoCommandTakesAndroid() async throws {
+        let ringer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("ringer").path
+        let run = try await ChildProcess.run([ringer, "demo", "--android"], timeout: 60)
+        #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+        #expect(run.standardOutput.contains("whose Android app was swiped away"))
+        #expect(run.standardOutput.contains("connection.ringing "))
+        #expect(run.standardOutput.contains("Demo complete"))
     }
 }

@@ -1,0 +1,150 @@
+import Foundation
+import RingerKit
+import RingerSandbox
+import RingerWire
+
+/// A simulated phone of either platform, as scenario and exploration sessions drive it: the same user
+/// actions (answer, decline, hang up on the native call UI), app states, power, and the provider tokens
+/// its pushes go to. Where the platforms differ the case says how (docs/scenarios.md, "Android phones").
+enum SimulatedPhone: Sendable {
+    /// A simulated iPhone: PushKit and CallKit.
+    case iPhone(SimulatedIPhone)
+    /// A simulated Android phone: FCM and a self-managed ConnectionService.
+    case android(SimulatedAndroidPhone)
+
+    /// The logged-in user.
+    var userID: String {
+        switch self {
+        case .iPhone(let phone): phone.identity.userID
+        case .android(let phone): phone.identity.userID
+        }
+    }
+
+    /// The running app's coordinator, if its process runs.
+    var coordinator: CallCoordinator? {
+        switch self {
+        case .iPhone(let phone): phone.coordinator
+        case .android(let phone): phone.coordinator
+        }
+    }
+
+    /// Hang-ups the app made that the server has not acknowledged yet.
+    var unacknowledgedHangUps: [PendingCallAction] {
+        switch self {
+        case .iPhone(let phone): phone.unacknowledgedHangUps
+        case .android(let phone): phone.unacknowledgedHangUps
+        }
+    }
+
+    /// True while any native call (CallKit call, Telecom connection) is not over.
+    var hasLiveNativeCall: Bool {
+        switch self {
+        case .iPhone(let phone): phone.callKit.calls.contains { $0.state != .ended }
+        case .android(let phone): phone.connectionService.connections.contains { $0.state != .disconnected }
+        }
+    }
+
+    /// The app places a call.
+    /// - Throws: ``RingerAPIError``; on Android also ``ConnectionServiceError``.
+    func call(_ callee: String) async throws -> Call {
+        switch self {
+        case .iPhone(let phone): try await phone.call(callee)
+        case .android(let phone): try await phone.call(callee)
+        }
+    }
+
+    /// The call's native state in neutral words.
+    func nativeState(_ callID: String) -> NativeState? {
+        guard let uuid = UUID(uuidString: callID) else { return nil }
+        switch self {
+        case .iPhone(let phone):
+            return switch phone.callKit.call(uuid)?.state {
+            case .ringing: .ringing
+            case .answering: .answering
+            case .active: .active
+            case .ended: .ended
+            case nil: nil
+            }
+        case .android(let phone):
+            guard let connection = phone.connectionService.connection(uuid) else { return nil }
+            if connection.state == .disconnected { return .ended }
+            if connection.answerRequested { return .answering }
+            return connection.isRinging ? .ringing : .active
+        }
+    }
+
+    /// A native call's state: ringing, answered but not confirmed, connected, over.
+    enum NativeState { case ringing, answering, active, ended }
+
+    /// The user taps Answer on the native call screen; false (nothing happens) unless it rings.
+    func answer(_ callID: String) -> Bool {
+        guard nativeState(callID) == .ringing, let coordinator, let uuid = UUID(uuidString: callID) else { return false }
+        switch self {
+        case .iPhone(let phone): phone.callKit.userAnswers(uuid, coordinator: coordinator)
+        case .android(let phone): phone.answer(callID: callID)
+        }
+        return true
+    }
+
+    /// The user taps Decline (iOS: End on the ringing call; Android: `onReject`); false unless it rings.
+    func decline(_ callID: String) -> Bool {
+        let state = nativeState(callID)
+        guard state == .ringing || state == .answering, let coordinator, let uuid = UUID(uuidString: callID) else {
+            return false
+        }
+        switch self {
+        case .iPhone(let phone): phone.callKit.userEnds(uuid, coordinator: coordinator)
+        case .android(let phone):
+            if state == .ringing { phone.decline(callID: callID) } else { phone.hangUp(callID: callID) }
+        }
+        return true
+    }
+
+    /// The user ends the call however it stands (a cancel, a decline or a hang-up; the app tells the
+    /// server even when no native call shows).
+    func hangUp(_ callID: String) {
+        switch self {
+        case .iPhone(let phone): phone.hangUp(callID: callID)
+        case .android(let phone): phone.hangUp(callID: callID)
+        }
+    }
+
+    /// Moves the app: iPhone `killed` and Android `swiped_away` are the same step (`kill_app`).
+    func setApp(_ state: ScenarioDevice.AppState) {
+        switch (self, state) {
+        case (.iPhone(let phone), .foreground): phone.setAppState(.foreground)
+        case (.iPhone(let phone), .background): phone.setAppState(.background)
+        case (.iPhone(let phone), _): phone.setAppState(.killed)
+        case (.android(let phone), .foreground): phone.setAppState(.foreground)
+        case (.android(let phone), .background): phone.setAppState(.background)
+        case (.android(let phone), .killed), (.android(let phone), .swipedAway): phone.setAppState(.swipedAway)
+        case (.android(let phone), .forceStopped): phone.setAppState(.forceStopped)
+        }
+    }
+
+    /// Switches the phone off (no app runs; APNs or FCM holds its pushes) or on (held pushes that have not
+    /// expired arrive; no app runs until one starts it).
+    func setPower(on: Bool, stack: LocalStack) {
+        switch self {
+        case .iPhone(let phone):
+            if !on { phone.setAppState(.killed) }
+            for token in [phone.identity.voipToken, phone.identity.apnsToken] { stack.sandbox.setOnline(token: token, on) }
+        case .android(let phone):
+            phone.setPoweredOn(on)
+        }
+    }
+
+    /// Pushes take `seconds` (real) to reach the phone: APNs holds each push that long; FCM answers each
+    /// `messages:send` to the phone's token that late (so it is delivered that late).
+    func setPushDelay(_ seconds: TimeInterval, stack: LocalStack) {
+        switch self {
+        case .iPhone(let phone):
+            for token in [phone.identity.voipToken, phone.identity.apnsToken] {
+                stack.sandbox.setDeliveryDelay(token: token, seconds)
+            }
+        case .android(let phone):
+            stack.fcmSandbox.inject(FCMSandboxFault(.delay(seconds: seconds), registrationToken: phone.identity.fcmToken,
+                                                    count: nil))
+        }
+    }
+}
