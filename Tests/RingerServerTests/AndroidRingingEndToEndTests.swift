@@ -71,6 +71,36 @@ import Testing
         await stack.shutdown()
     }
 
+    @Test func aDozingPhoneCancelledBeforeItAcknowledgedRingingStopsAtOnce() async throws {
+        let stack = try await LocalStack.start()
+        let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
+        let bob = try await stack.androidPhone(user: "bob", name: "Bob", deviceID: "bob-pixel", behaviour: .ignore)
+        bob.setAppState(.background)
+        bob.setDozing(true)
+        let call = try await alice.call("bob")
+        // Cancelled at once, whether or not the phone's `ringing` acknowledgement has arrived yet.
+        let api = RingerAPIClient(baseURL: stack.serverURL, userToken: try await stack.userToken(for: "alice", name: "Alice"))
+        _ = try await api.cancel(callID: call.callId)
+        let stop = await eventuallyValue { stack.fcmSandbox.acceptedMessages.first { $0.data["ringer"]?.contains("call.cancelled") == true } }
+        #expect(stop?.priority == .high)
+        // A normal-priority stop would wait for Doze's maintenance window while the phone rings on.
+        #expect(await eventually(within: 5) {
+            bob.connectionService.connections.allSatisfy { !$0.isRinging } && !bob.connectionService.isRinging
+        })
+        if let stop { #expect(stack.fcmSandbox.storedMessages(token: bob.identity.fcmToken).allSatisfy { $0.name != stop.name }) }
+        await stack.shutdown()
+    }
+
+    /// Polls `body` every 20 ms for up to 10 s until it gives a value.
+    private func eventuallyValue<T>(_ body: () -> T?) async -> T? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let value = body() { return value }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return body()
+    }
+
     @Test func aForceStoppedAppGetsNothingAndTheCallRingsOut() async throws {
         var options = LocalStack.Options()
         options.ringTimeout = 2
