@@ -116,8 +116,10 @@ public struct FCMServiceAccount: Sendable, CustomStringConvertible {
 
     /// A project id fit for the path `/v1/projects/{project}/messages:send`: Google's ids are lowercase
     /// letters, digits and `-` (6…30), older domain-scoped ones add `.` and `:`; nothing that could end or
-    /// escape the path segment.
-    static func isUsableProjectID(_ id: String) -> Bool {
+    /// escape the path segment. The server applies the same rule to a device's `fcm_project_id`.
+    /// - Parameter id: the candidate.
+    /// - Returns: true when it is usable.
+    public static func isUsableProjectID(_ id: String) -> Bool {
         (1...128).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),

@@ -44,8 +44,8 @@ struct DeviceRegistry: Sendable {
                 throw APIProblem.invalidField("fcm_token must be 1 to 4096 of the characters A-Z a-z 0-9 - _ : .")
             }
             if let project = body.fcmProjectId {
-                guard Self.isFirebaseProjectID(project) else {
-                    throw APIProblem.invalidField("fcm_project_id must be a Firebase project id: 6 to 30 lowercase letters, digits or hyphens, starting with a letter")
+                guard FCMServiceAccount.isUsableProjectID(project) else {
+                    throw APIProblem.invalidField("fcm_project_id must be a Firebase project id: at most 128 letters, digits, '-', '.', ':' or '_'")
                 }
                 guard fcmProjects.isEmpty || fcmProjects.contains(project) else {
                     throw APIProblem.invalidField("fcm_project_id \(project) is not one of the server's Firebase projects")
@@ -66,16 +66,6 @@ struct DeviceRegistry: Sendable {
         return try await store.registerDevice(device)
     }
 
-
-    /// A Google Cloud (Firebase) project id: 6–30 lowercase letters, digits and hyphens, starting with a
-    /// letter and not ending with a hyphen (Google Cloud: "Creating and managing projects").
-    static func isFirebaseProjectID(_ id: String) -> Bool {
-        let bytes = Array(id.utf8)
-        guard (6...30).contains(bytes.count), let first = bytes.first, (97...122).contains(first), bytes.last != 45 else {
-            return false
-        }
-        return bytes.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }
-    }
 
     /// Reverse-DNS: letters, digits, `.` and `-`, with at least one dot.
     static func isBundleID(_ id: String) -> Bool {

@@ -73,7 +73,10 @@ import Testing
         let detail = await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "someone-else"),
                                    projects: ["ringer-main"])
         #expect(detail?.contains("not one of the server's Firebase projects") == true)
-        #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "Bad_Project")) != nil)
+        #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "bad/project")) != nil)
+        // A legacy domain-scoped project the server sends through can be named, as its service account allows.
+        #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "example.com:my-proj"),
+                              projects: ["ringer-main", "example.com:my-proj"]) == nil)
         // With no FCM configured, a well-formed project id is kept for later.
         #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "later-project")) == nil)
     }
