@@ -17,13 +17,16 @@ final class FCMCredentialWatch: Sendable {
 
     private let client: FCMClient
     private let health: PushSetupHealth
+    /// The server's clock, for the `/healthz` timestamps only (grants run on real time).
+    private let clock: any ServerClock
     private let log: Logger
     /// The grants being retried, cancelled by ``shutdown()``.
     private let retries = LockedValue<[Task<Void, Never>]>([])
 
-    init(client: FCMClient, health: PushSetupHealth, log: Logger) {
+    init(client: FCMClient, health: PushSetupHealth, clock: any ServerClock, log: Logger) {
         self.client = client
         self.health = health
+        self.clock = clock
         self.log = log
     }
 
@@ -51,7 +54,7 @@ final class FCMCredentialWatch: Sendable {
 
     private func report(_ check: FCMCredentialCheck) {
         let scope = PushScope(provider: "fcm", project: check.projectID)
-        if health.record(scope, reason: Self.unreachableReason, at: Date()) {
+        if health.record(scope, reason: Self.unreachableReason, at: clock.now()) {
             log.error("the FCM token endpoint cannot be reached; Android phones of this project ring only while their app is open",
                       ["fcm.project": .string(check.projectID), "error": .string(check.description)])
         }
@@ -60,18 +63,18 @@ final class FCMCredentialWatch: Sendable {
     private func keepTrying(_ projectID: String) {
         guard let source = client.accessTokenSource(for: projectID) else { return }
         let scope = PushScope(provider: "fcm", project: projectID)
-        let task = Task { [health, log] in
+        let task = Task { [health, clock, log] in
             var delay: TimeInterval = 5
             while true {
                 do { try await Task.sleep(for: .seconds(delay)) } catch { return }
                 do {
                     _ = try await source.refresh(deadline: Date().addingTimeInterval(15))
-                    if health.recordSuccess(scope) != nil {
+                    if health.recordSuccess(scope, at: clock.now()) != nil {
                         log.log(.notice, "FCM credentials granted after the token endpoint came back", ["fcm.project": .string(projectID)])
                     }
                     return
                 } catch let error as FCMAccessTokenError where !error.isRetryable {
-                    _ = health.record(scope, reason: "GrantRefused", at: Date())
+                    _ = health.record(scope, reason: "GrantRefused", at: clock.now())
                     log.error("Google refused the FCM grant; Android phones of this project cannot ring until it is fixed",
                               ["fcm.project": .string(projectID), "error": .string(error.detail)])
                     return

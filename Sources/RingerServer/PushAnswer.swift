@@ -58,7 +58,8 @@ struct PushAnswer: Sendable {
     /// A message for operators to log as an error with this answer (APNs throttling provider tokens).
     var operatorAlert: String? = nil
     /// True when a configuration error may also be this device's own (FCM `SENDER_ID_MISMATCH`: the token
-    /// may come from another Firebase project than the one it was sent through): the device is marked too,
-    /// and its next registration clears the mark.
+    /// may come from another Firebase project than the one it was sent through): the device is marked (its
+    /// next registration clears the mark), and the scope is reported in `/healthz` only when it has accepted
+    /// no push in the last hour (otherwise its set-up evidently works and the refusal is the device's).
     var marksDevice = false
 }

@@ -96,7 +96,7 @@ final class PushDelivery: Sendable {
         switch answer.action {
         case .accepted:
             log.info("push accepted", metadata)
-            if let cleared = health.recordSuccess(scope) {
+            if let cleared = health.recordSuccess(scope, at: sentAt) {
                 log.log(.notice, "\(sender.provider) accepts pushes again",
                         metadata.merging(Self.metadata(of: scope)) { $1 }
                             .merging(["push.refused_count": .string(String(cleared.count))]) { $1 })
@@ -105,6 +105,11 @@ final class PushDelivery: Sendable {
             log.warning("push not accepted", metadata)
             await forget(sender.token(of: message), of: request, invalidSince: invalidSince ?? sentAt, reason: answer.reason)
         case .flagDevice:
+            log.warning("push not accepted", metadata)
+            await flag(sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)
+        case .configurationError where answer.marksDevice && health.hasSucceeded(scope, since: sentAt.addingTimeInterval(-Self.recentSuccess)):
+            // The scope accepted pushes lately, so its set-up works: the refusal is this device's (a token of
+            // another Firebase project). Health stays as it is; the device is marked.
             log.warning("push not accepted", metadata)
             await flag(sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)
         case .configurationError:
@@ -122,6 +127,9 @@ final class PushDelivery: Sendable {
             log.warning("push not accepted", metadata)
         }
     }
+
+    /// Seconds within which an accepted push proves a scope's set-up works.
+    static let recentSuccess: TimeInterval = 3600
 
     private static func metadata(of scope: PushScope) -> Logger.Metadata {
         var metadata: Logger.Metadata = [:]

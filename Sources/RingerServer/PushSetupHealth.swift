@@ -28,29 +28,47 @@ final class PushSetupHealth: Sendable {
         var count: Int
     }
 
-    private let problems = LockedValue<[PushScope: Problem]>([:])
+    private struct State {
+        var problems: [PushScope: Problem] = [:]
+        /// The last accepted push per scope.
+        var lastSuccess: [PushScope: Date] = [:]
+    }
+
+    private let state = LockedValue(State())
 
     /// Records a refusal.
     /// - Returns: true when it is new (log it loudly).
     func record(_ scope: PushScope, reason: String, at date: Date) -> Bool {
-        problems.withLock { problems in
-            if var known = problems[scope], known.reason == reason {
+        state.withLock { state in
+            if var known = state.problems[scope], known.reason == reason {
                 known.count += 1
-                problems[scope] = known
+                state.problems[scope] = known
                 return false
             }
-            problems[scope] = Problem(provider: scope.provider, environment: scope.environment, topic: scope.topic,
-                                      project: scope.project, reason: reason, since: date, count: 1)
+            state.problems[scope] = Problem(provider: scope.provider, environment: scope.environment, topic: scope.topic,
+                                            project: scope.project, reason: reason, since: date, count: 1)
             return true
         }
     }
 
     /// Records an accepted push.
+    /// - Parameters:
+    ///   - scope: where it was accepted.
+    ///   - date: when (server clock).
     /// - Returns: the problem it cleared, if any.
-    func recordSuccess(_ scope: PushScope) -> Problem? {
-        problems.withLock { $0.removeValue(forKey: scope) }
+    func recordSuccess(_ scope: PushScope, at date: Date) -> Problem? {
+        state.withLock { state in
+            state.lastSuccess[scope] = max(state.lastSuccess[scope] ?? date, date)
+            return state.problems.removeValue(forKey: scope)
+        }
+    }
+
+    /// True when a push to `scope` was accepted at or after `date`: the scope's set-up works, so a refusal that
+    /// may be a device's own (FCM `SENDER_ID_MISMATCH`) is that device's.
+    func hasSucceeded(_ scope: PushScope, since date: Date) -> Bool {
+        state.withLock { state in state.lastSuccess[scope].map { $0 >= date } ?? false }
     }
 
     /// The current problems, oldest first.
-    var current: [Problem] { problems.withLock { $0.values.sorted { $0.since < $1.since } } }
+    var current: [Problem] { state.withLock { $0.problems.values.sorted { $0.since < $1.since } } }
 }

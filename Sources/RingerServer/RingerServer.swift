@@ -129,7 +129,7 @@ public final class RingerServer: Sendable {
         hub = EventHub(store: store)
         let tokens = try UserTokens(secret: configuration.userTokenSecret)
         let pushHealth = PushSetupHealth()
-        fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, log: logger) }
+        fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, clock: clock, log: logger) }
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
         let pushes = PushDispatcher(apns: apns, fcm: fcm, delivery: delivery, clock: clock)
         self.pushes = pushes

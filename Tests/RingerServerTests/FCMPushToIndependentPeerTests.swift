@@ -164,6 +164,31 @@ import Testing
         }
     }
 
+    @Test func oneMisregisteredDeviceInAWorkingProjectIsMarkedWithoutDegradingHealth() async throws {
+        try await FCMPeer.with { peer in
+            try await withServer(peer) { http in
+                let alice = try await APITests.token(http, "alice")
+                let bob = try await APITests.token(http, "bob")
+                let carol = try await APITests.token(http, "carol")
+                try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "ok-bob")
+                try await registerAndroid(http, user: carol, device: "carol-pixel", fcmToken: "senderid-carol")
+                let first = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                #expect(try await pushes(http, call: first.callId, token: alice).first?["status"] as? Int == 200)
+                let second = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"carol"}"#)).decode(Call.self)
+                #expect(try await pushes(http, call: second.callId, token: alice).first?["reason"] as? String == "SENDER_ID_MISMATCH")
+                // The project just accepted a message: its set-up works, so the mismatch is Carol's token.
+                #expect(try await http.send("GET", "/healthz").object["status"] as? String == "ok")
+                var mark: [String: Any]?
+                for _ in 0..<200 where mark == nil {
+                    let device = (try await http.send("GET", "/v1/devices", token: carol).object["devices"] as? [[String: Any]])?.first
+                    mark = device?["push_problem"] as? [String: Any]
+                    if mark == nil { try await Task.sleep(for: .milliseconds(25)) }
+                }
+                #expect(mark?["reason"] as? String == "SENDER_ID_MISMATCH")
+            }
+        }
+    }
+
     @Test func answersThatAreNotJSONOrCarryNoCodeAreRecordedAndNeverDeleteTheToken() async throws {
         try await FCMPeer.with { peer in
             try await withServer(peer, clock: ScenarioClock(scale: 0.05)) { http in

@@ -21,8 +21,8 @@ import Testing
         // A different reason for the same topic is news again.
         #expect(health.record(apns("production", "a.voip"), reason: "BadCertificate", at: start + 3))
 
-        #expect(health.recordSuccess(apns("production", "a.voip"))?.reason == "BadCertificate")
-        #expect(health.recordSuccess(apns("production", "a.voip")) == nil)
+        #expect(health.recordSuccess(apns("production", "a.voip"), at: start + 4)?.reason == "BadCertificate")
+        #expect(health.recordSuccess(apns("production", "a.voip"), at: start + 4) == nil)
         #expect(health.current.map(\.environment) == ["sandbox"])
     }
 
@@ -34,7 +34,7 @@ import Testing
         #expect(health.record(PushScope(provider: "fcm", project: "other"), reason: "SENDER_ID_MISMATCH", at: start))
         #expect(health.current.map(\.project) == ["ringer-demo", "other"] || health.current.map(\.project) == ["other", "ringer-demo"])
         #expect(health.current.allSatisfy { $0.environment == nil && $0.topic == nil && $0.provider == "fcm" })
-        #expect(health.recordSuccess(project)?.reason == "SENDER_ID_MISMATCH")
+        #expect(health.recordSuccess(project, at: start + 1)?.reason == "SENDER_ID_MISMATCH")
         #expect(health.current.map(\.project) == ["other"])
     }
 }
