@@ -111,7 +111,7 @@ struct APNsPushSender: PushSender {
         (message.notification.pushType == .voip ? .voip : .apns, message.token)
     }
 
-    func requestID(of message: Message) -> String? { message.notification.apnsID.uuidString.lowercased() }
+    func apnsID(of message: Message) -> String? { message.notification.apnsID.uuidString.lowercased() }
 
     func scope(of message: Message, for request: PushRequest) -> PushScope {
         PushScope(provider: provider, environment: message.environment.rawValue, topic: message.notification.topic)

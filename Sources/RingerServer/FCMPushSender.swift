@@ -85,7 +85,9 @@ struct FCMPushSender: PushSender {
         } catch let error as FCMClientError {
             action = FCMResponseAction.forFailure(error)
             answer.reason = error.description
-            answer.requests = error.isDeadlinePassed || error.isInvalidMessage ? 0 : 1
+            // Nothing reached FCM when the message was refused before sending, its deadline had passed, or no
+            // access token could be had.
+            answer.requests = error.isDeadlinePassed || error.isInvalidMessage || error.accessTokenError != nil ? 0 : 1
         } catch {
             action = .retry(after: nil)
             answer.reason = String(describing: error)
@@ -106,7 +108,7 @@ struct FCMPushSender: PushSender {
 
     func token(of message: Message) -> (kind: PushTokenKind, value: String) { (.fcm, message.token) }
 
-    func requestID(of message: Message) -> String? { nil }
+    func apnsID(of message: Message) -> String? { nil }
 
     func scope(of message: Message, for request: PushRequest) -> PushScope {
         PushScope(provider: provider, project: message.projectID)

@@ -69,8 +69,8 @@ final class PushDelivery: Sendable {
         await settle(answer, message: message, request: request, sender: sender, sentAt: sentAt, metadata: metadata)
         let attempt = PushAttempt(callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
                                   pushType: sender.pushType(of: message), status: answer.status, reason: answer.reason,
-                                  apnsId: sender.provider == "apns" ? sender.requestID(of: message) : nil,
-                                  messageName: answer.messageName, latencyMs: latency, attempts: max(requests, 1),
+                                  apnsId: sender.apnsID(of: message),
+                                  messageName: answer.messageName, latencyMs: latency, attempts: requests,
                                   sentAt: sentAt)
         do {
             try await store.recordPushAttempt(attempt)
@@ -90,7 +90,7 @@ final class PushDelivery: Sendable {
         metadata["push.type"] = .string(sender.pushType(of: message))
         metadata["push.status"] = .string(answer.status.map(String.init) ?? "none")
         if let reason = answer.reason { metadata["push.reason"] = .string(reason) }
-        if let id = sender.requestID(of: message) { metadata["push.request_id"] = .string(id) }
+        if let id = sender.apnsID(of: message) { metadata["apns.id"] = .string(id) }
         if let alert = answer.operatorAlert { log.error(alert, metadata) }
         let scope = sender.scope(of: message, for: request)
         switch answer.action {

@@ -33,8 +33,9 @@ protocol PushSender: Sendable {
     /// dead-token answer removes, or a refusal marks).
     func token(of message: Message) -> (kind: PushTokenKind, value: String)
 
-    /// The request id the provider echoes, if the sender chose one (APNs' `apns-id`).
-    func requestID(of message: Message) -> String?
+    /// The `apns-id` the sender chose for the request, which APNs echoes (APNs only; nil for FCM, whose
+    /// message name comes with the answer).
+    func apnsID(of message: Message) -> String?
 
     /// Where a configuration error or a recovery applies.
     func scope(of message: Message, for request: PushRequest) -> PushScope

@@ -181,7 +181,7 @@ public final class RingerServer: Sendable {
         if unfinished > 0 { log.warning("shutting down with requests still running", ["http.requests": .string("\(unfinished)")]) }
         service.shutdown()
         let unsent = await pushes.pending.drain(timeout: 5)
-        if unsent > 0 { log.warning("shutting down with pushes still unanswered", ["apns.pushes": .string("\(unsent)")]) }
+        if unsent > 0 { log.warning("shutting down with pushes still unanswered", ["push.pending": .string("\(unsent)")]) }
         await hub.closeAll()
         web.withLock { server in
             server?.shutdown()

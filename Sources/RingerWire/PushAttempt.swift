@@ -20,7 +20,7 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     public var messageName: String?
     /// Time from sending to the answer, milliseconds.
     public var latencyMs: Double
-    /// How many requests it took (1 when the first succeeded).
+    /// How many requests it took (1 when the first succeeded; 0 when none could be sent before its deadline).
     public var attempts: Int
     /// When the push was sent.
     public var sentAt: Date

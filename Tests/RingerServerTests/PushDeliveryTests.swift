@@ -45,7 +45,7 @@ import Testing
         }
         func pushType(of message: Message) -> String { "high" }
         func token(of message: Message) -> (kind: PushTokenKind, value: String) { (.fcm, message.token) }
-        func requestID(of message: Message) -> String? { nil }
+        func apnsID(of message: Message) -> String? { nil }
         func scope(of message: Message, for request: PushRequest) -> PushScope { PushScope(provider: "fcm", project: "demo") }
     }
 
