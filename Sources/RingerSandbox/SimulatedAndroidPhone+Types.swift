@@ -4,14 +4,7 @@ public import RingerWire
 
 extension SimulatedAndroidPhone {
     /// What the user does when the phone rings.
-    public enum Behaviour: Sendable {
-        /// Answer after this many seconds.
-        case answer(after: TimeInterval)
-        /// Decline after this many seconds.
-        case decline(after: TimeInterval)
-        /// Let it ring.
-        case ignore
-    }
+    public typealias Behaviour = CalleeBehaviour
 
     /// The app's state as Android sees it.
     public enum AppState: String, Sendable {

@@ -344,18 +344,14 @@ public final class SimulatedAndroidPhone: Sendable {
     /// Stops the event stream and keeps its resume point, as an app persists it.
     private func closeKeepingResumePoint(_ stream: EventStream) {
         stream.stop()
-        if let seq = stream.lastSeq { state.withLock { $0.lastSeq = max($0.lastSeq ?? seq, seq) } }
+        state.withLock { $0.lastSeq = SimulatedAppStream.resumePoint(keeping: $0.lastSeq, after: stream) }
     }
 
     /// Opens the event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
-        let stream = EventStream(api: api, deviceID: identity.deviceID, transport: webSockets, onEvent: { [weak self] event in
-            self?.observe(.event(event))
-            self?.coordinator?.handle(event)
-        }, onStatus: { [weak self] status in
-            // Calls that ended before the socket came up (nothing replays them without a resume point).
-            if status == .connected || status == .restored { self?.coordinator?.refreshCalls() }
-        })
+        let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: webSockets,
+                                             observe: { [weak self] in self?.observe(.event($0)) },
+                                             coordinator: { [weak self] in self?.coordinator })
         let since = state.withLock { state -> Int64?? in
             guard state.app != nil, state.app?.stream == nil else { return .none }
             state.app?.stream = stream

@@ -17,14 +17,7 @@ public import RingerWire
 /// and its user answers, declines or ignores calls as its ``Behaviour`` says. Thread-safe.
 public final class SimulatedIPhone: Sendable {
     /// What the user does when the phone rings.
-    public enum Behaviour: Sendable {
-        /// Answer from the native call screen after this many seconds.
-        case answer(after: TimeInterval)
-        /// Decline after this many seconds.
-        case decline(after: TimeInterval)
-        /// Let it ring.
-        case ignore
-    }
+    public typealias Behaviour = CalleeBehaviour
 
     /// The app's state as iOS sees it.
     public enum AppState: String, Sendable {
@@ -215,18 +208,14 @@ public final class SimulatedIPhone: Sendable {
     /// of the last event the app saw.
     private func closeKeepingResumePoint(_ stream: EventStream) {
         stream.stop()
-        if let seq = stream.lastSeq { state.withLock { $0.lastSeq = max($0.lastSeq ?? seq, seq) } }
+        state.withLock { $0.lastSeq = SimulatedAppStream.resumePoint(keeping: $0.lastSeq, after: stream) }
     }
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
-        let stream = EventStream(api: api, deviceID: identity.deviceID, transport: webSockets, onEvent: { [weak self] event in
-            self?.observe(.event(event))
-            self?.coordinator?.handle(event)
-        }, onStatus: { [weak self] status in
-            // Calls that ended before the socket came up (nothing replays them without a resume point).
-            if status == .connected || status == .restored { self?.coordinator?.refreshCalls() }
-        })
+        let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: webSockets,
+                                             observe: { [weak self] in self?.observe(.event($0)) },
+                                             coordinator: { [weak self] in self?.coordinator })
         let since = state.withLock { state -> Int64?? in
             guard state.app != nil, state.app?.stream == nil else { return .none }
             state.app?.stream = stream

@@ -4,15 +4,8 @@ public import RingerWire
 
 /// One simulated phone of a scenario, as it is when the time line starts: an iPhone or an Android phone.
 public struct ScenarioDevice: Sendable, Equatable {
-    /// What the phone's user does when it rings.
-    public enum Behaviour: Sendable, Equatable {
-        /// Let it ring.
-        case ignore
-        /// Answer on the native call screen this many scenario seconds after it starts ringing.
-        case answer(after: TimeInterval)
-        /// Decline this many scenario seconds after it starts ringing.
-        case decline(after: TimeInterval)
-    }
+    /// What the phone's user does when it rings, its delays in scenario seconds.
+    public typealias Behaviour = CalleeBehaviour
 
     /// The app's state, in the file's words. iPhones know `foreground`, `background` and `killed`;
     /// Android phones `foreground`, `background`, `swiped_away` and `force_stopped`.

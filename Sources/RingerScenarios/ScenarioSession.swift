@@ -108,21 +108,11 @@ final class ScenarioSession {
     /// Installs the device's app: an iPhone with PushKit and CallKit, or an Android phone with FCM and a
     /// ConnectionService, its permissions as the file grants them.
     private func install(_ device: ScenarioDevice, name: String?) async throws -> SimulatedPhone {
-        let behaviour = device.behaviour
+        let scaled = device.behaviour.mapDelay(clock.real)
         if device.platform == .android {
-            let scaled: SimulatedAndroidPhone.Behaviour = switch behaviour {
-            case .ignore: .ignore
-            case .answer(let after): .answer(after: clock.real(after))
-            case .decline(let after): .decline(after: clock.real(after))
-            }
             return .android(try await stack.androidPhone(user: device.user, name: name, deviceID: device.id, behaviour: scaled,
                                                          permissions: device.permissions, loggedIn: device.loggedIn,
                                                          observe: recorder.androidObserver(for: device.id)))
-        }
-        let scaled: SimulatedIPhone.Behaviour = switch behaviour {
-        case .ignore: .ignore
-        case .answer(let after): .answer(after: clock.real(after))
-        case .decline(let after): .decline(after: clock.real(after))
         }
         return .iPhone(try await stack.phone(user: device.user, name: name, deviceID: device.id, behaviour: scaled,
                                              loggedIn: device.loggedIn, observe: recorder.observer(for: device.id)))
