@@ -12,7 +12,8 @@ enum SandboxCommand {
             let options = try CommandLineOptions(
                 arguments: arguments, environment: [:],
                 known: ["listen", "cert", "key", "client-ca", "key-id", "team-id", "key-file", "devices",
-                        "fcm-listen", "fcm-http1-listen", "fcm-devices", "fcm-service-account"])
+                        "fcm-listen", "fcm-http1-listen", "fcm-devices", "fcm-service-account",
+                        "fcm-demotion-threshold", "fcm-demotion-window"])
             // `--fcm-service-account` may be repeated; the other flags take one value each.
             let serviceAccounts = options.all("fcm-service-account")
             let (host, port) = try hostAndPort(options["listen"] ?? "127.0.0.1:2197", flag: "--listen")
@@ -50,8 +51,21 @@ enum SandboxCommand {
                 guard parts.count == 2 else { throw ConfigurationError("--devices wants TOKEN:BUNDLE entries") }
                 sandbox.register(SandboxDevice(token: parts[0], bundleID: parts[1]))
             }
-            let fcm = FCMSandbox(configuration: .init(host: fcmHost, port: fcmPort, http1Port: fcmHTTP1Port,
-                                                      certificatePath: certificate!, privateKeyPath: privateKey!), logger: log)
+            var fcmConfiguration = FCMSandbox.Configuration(host: fcmHost, port: fcmPort, http1Port: fcmHTTP1Port,
+                                                            certificatePath: certificate!, privateKeyPath: privateKey!)
+            if let text = options["fcm-demotion-threshold"] {
+                guard let count = Int(text), count >= 1 else {
+                    throw ConfigurationError("--fcm-demotion-threshold must be a whole number of messages, at least 1")
+                }
+                fcmConfiguration.demotionThreshold = count
+            }
+            if let text = options["fcm-demotion-window"] {
+                guard let seconds = TimeInterval(text), seconds > 0, seconds.isFinite else {
+                    throw ConfigurationError("--fcm-demotion-window must be seconds, more than 0")
+                }
+                fcmConfiguration.demotionWindow = seconds
+            }
+            let fcm = FCMSandbox(configuration: fcmConfiguration, logger: log)
             for file in serviceAccounts {
                 guard let json = FileManager.default.contents(atPath: file) else {
                     throw ConfigurationError("--fcm-service-account \(file): cannot read the file")

@@ -27,6 +27,8 @@ enum Usage {
           --fcm-listen 127.0.0.1:2198 (HTTP/2)   --fcm-http1-listen 127.0.0.1:2199 (HTTP/1.1, token URI, phones'
           WebSocket; both ephemeral when --listen's port is 0)   --fcm-service-account FILE (repeatable)
           --fcm-devices PROJECT:TOKEN[,PROJECT:TOKEN]   The same /sandbox/ routes on both FCM ports.
+          --fcm-demotion-threshold 5 --fcm-demotion-window 3600   high-priority messages that show nothing, and
+                                the seconds they are counted over, before an app's are delivered as normal
       ringer demo [--android] [--json] [--verbose]
                                 Alice calls Bob, whose iPhone app is killed, all on loopback.
                                 --android: Bob's Android app was swiped away; FCM starts it.

@@ -93,3 +93,16 @@ import Testing
         #expect(String(decoding: try Data(contentsOf: output), as: UTF8.self).contains("ringer serve [flags]"))
     }
 }
+
+/// `ringer sandbox`'s FCM flags as an operator gives them.
+@Suite struct SandboxCommandTests {
+    @Test func badDemotionSettingsAreRefusedByName() async throws {
+        let ringer = ServeCommandTests.ringer.path
+        for (flag, value) in [("--fcm-demotion-threshold", "0"), ("--fcm-demotion-threshold", "many"),
+                              ("--fcm-demotion-window", "-5"), ("--fcm-demotion-window", "inf")] {
+            let run = try await ChildProcess.run([ringer, "sandbox", "--listen", "127.0.0.1:0", flag, value], timeout: 60)
+            #expect(run.status == 2, "\(flag) \(value)")
+            #expect(run.standardError.contains(flag), "\(flag) \(value): \(run.standardError)")
+        }
+    }
+}
