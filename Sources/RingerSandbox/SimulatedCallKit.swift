@@ -52,7 +52,7 @@ public final class SimulatedCallKit: CallUI, Sendable {
     }
 
     /// Something the native UI did, in order.
-    public enum Change: Sendable, Equatable {
+    public enum Change: Sendable, Hashable {
         /// A report was made (`accepted` false when CallKit refused it).
         case reported(UUID, accepted: Bool)
         /// The native UI ended a call with a reason.
@@ -69,19 +69,8 @@ public final class SimulatedCallKit: CallUI, Sendable {
         case endedBySystem(UUID)
     }
 
-    /// One change and when it happened.
-    public struct Moment: Sendable, Equatable {
-        /// When CallKit applied the change, on the clock given to ``init(now:onChange:)``.
-        public var at: Date
-        /// What changed.
-        public var change: Change
-
-        /// Creates an entry (tests build histories by hand).
-        public init(at: Date, change: Change) {
-            self.at = at
-            self.change = change
-        }
-    }
+    /// One change and when CallKit applied it, on the clock given to ``init(now:onChange:)``.
+    public typealias Moment = TimedChange<Change>
 
     private struct Store {
         var calls: [UUID: NativeCall] = [:]

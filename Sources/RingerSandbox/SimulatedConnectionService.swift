@@ -82,19 +82,8 @@ public final class SimulatedConnectionService: CallUI, Sendable {
         case ringerStopped
     }
 
-    /// One change and when it happened.
-    public struct Moment: Sendable, Hashable {
-        /// When it was applied, on the service's clock.
-        public var at: Date
-        /// What changed.
-        public var change: Change
-
-        /// Creates a moment (tests build histories by hand).
-        public init(at: Date, change: Change) {
-            self.at = at
-            self.change = change
-        }
-    }
+    /// One change and when it happened, on the service's clock.
+    public typealias Moment = TimedChange<Change>
 
     private struct Store {
         var connections: [UUID: SimulatedConnection] = [:]
