@@ -1,5 +1,3 @@
-import DevCertificates
-import FCM
 import Foundation
 
 /// Runs the push benchmark, in two parts, each with its own `ringer sandbox` process:
@@ -137,7 +135,7 @@ public struct Benchmark: Sendable {
         let workload = options.fcmWorkload
         var figures: [SenderFigures] = []
         do {
-            let context = try await fcmContext(fixture: fixture, ports: sandbox.fcm)
+            let context = try await FCMBenchmarkSender.Context.prepare(fixture: fixture, ports: sandbox.fcm)
             var senders: [FCMBenchmarkSender] = [
                 .ringer(executable: options.executable, connections: options.ringerConnections),
                 .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .async),
@@ -163,35 +161,6 @@ public struct Benchmark: Sendable {
                                   ringerOneConnection: figures.count > 4 ? figures[4] : nil, sandbox: sandboxUsage,
                                   cores: ProcessInfo.processInfo.activeProcessorCount, cpuModel: Self.cpuModel(),
                                   buildMode: Self.buildMode, ringerConnections: options.ringerConnections)
-    }
-
-    /// The FCM senders' material that needs the sandbox's ports: service-account copies whose `token_uri`
-    /// is the sandbox's token endpoint (HTTP/2 port for Ringer's client, HTTP/1.1 for google-auth), Ringer's
-    /// request body for h2load, and an access token granted by the sandbox for h2load.
-    private func fcmContext(fixture: BenchmarkFixture, ports: SandboxProcess.FCMPorts) async throws -> FCMBenchmarkSender.Context {
-        let http2 = try fixture.fcmServiceAccount(tokenURI: "https://127.0.0.1:\(ports.http2)/token", name: "http2")
-        let http1 = try fixture.fcmServiceAccount(tokenURI: "https://localhost:\(ports.http1)/token", name: "http1")
-        let body = fixture.directory.appendingPathComponent("fcm-body.json")
-        let accessToken: String
-        do {
-            let message = FCMMessage(data: ["ringer": fixture.fcmRinger], priority: .high,
-                                     ttl: FCMMessage.ttl(forSecondsLeft: 45), collapseKey: fixture.fcmCollapseKey)
-            try Data(try message.requestBody(token: fixture.fcmToken)).write(to: body)
-            let account = try FCMServiceAccount(contentsOfFile: http2.path)
-            let client = try FCMClient(configuration: .init(serviceAccounts: [account], baseURL: "https://127.0.0.1:\(ports.http2)",
-                                                            caFile: fixture.certificates.caCertificate.path))
-            defer { client.shutdown() }
-            guard let source = client.accessTokenSource(for: account.projectID) else {
-                throw BenchmarkError.setup("no access-token source for \(account.projectID)")
-            }
-            accessToken = try await source.token(deadline: Date().addingTimeInterval(15)).value
-        } catch let error as BenchmarkError {
-            throw error
-        } catch {
-            throw BenchmarkError.setup("cannot prepare h2load's FCM request (body, access token): \(error)")
-        }
-        return FCMBenchmarkSender.Context(ports: ports, http2ServiceAccount: http2, http1ServiceAccount: http1,
-                                          h2loadBody: body, accessToken: accessToken)
     }
 
     /// Runs one sender to completion and checks that every push was accepted.

@@ -1,4 +1,5 @@
 import DevCertificates
+import FCM
 import Foundation
 
 /// One of the programs that send the FCM workload to the sandbox, each as its own process, with the same
@@ -40,6 +41,41 @@ enum FCMBenchmarkSender: Sendable {
         var h2loadBody: URL
         /// An access token from the sandbox's token endpoint, for h2load: a secret of a throw-away account.
         var accessToken: String
+
+        /// Makes the material that needs the sandbox's ports: service-account copies whose `token_uri` is the
+        /// sandbox's token endpoint (HTTP/2 port for Ringer's client, HTTP/1.1 for google-auth), Ringer's
+        /// request body for h2load, and an access token the sandbox grants, for h2load.
+        /// - Parameters:
+        ///   - fixture: keys, token, ringer data.
+        ///   - ports: the running sandbox's FCM ports.
+        /// - Returns: the context.
+        /// - Throws: ``BenchmarkError/setup(_:)`` when a file cannot be written or the grant fails.
+        static func prepare(fixture: BenchmarkFixture, ports: SandboxProcess.FCMPorts) async throws -> Context {
+            let http2 = try fixture.fcmServiceAccount(tokenURI: "https://127.0.0.1:\(ports.http2)/token", name: "http2")
+            let http1 = try fixture.fcmServiceAccount(tokenURI: "https://localhost:\(ports.http1)/token", name: "http1")
+            let body = fixture.directory.appendingPathComponent("fcm-body.json")
+            let accessToken: String
+            do {
+                let message = FCMMessage(data: ["ringer": fixture.fcmRinger], priority: .high,
+                                         ttl: FCMMessage.ttl(forSecondsLeft: 45), collapseKey: fixture.fcmCollapseKey)
+                try Data(try message.requestBody(token: fixture.fcmToken)).write(to: body)
+                let account = try FCMServiceAccount(contentsOfFile: http2.path)
+                let client = try FCMClient(configuration: .init(serviceAccounts: [account],
+                                                                baseURL: "https://127.0.0.1:\(ports.http2)",
+                                                                caFile: fixture.certificates.caCertificate.path))
+                defer { client.shutdown() }
+                guard let source = client.accessTokenSource(for: account.projectID) else {
+                    throw BenchmarkError.setup("no access-token source for \(account.projectID)")
+                }
+                accessToken = try await source.token(deadline: Date().addingTimeInterval(15)).value
+            } catch let error as BenchmarkError {
+                throw error
+            } catch {
+                throw BenchmarkError.setup("cannot prepare h2load's FCM request (body, access token): \(error)")
+            }
+            return Context(ports: ports, http2ServiceAccount: http2, http1ServiceAccount: http1, h2loadBody: body,
+                           accessToken: accessToken)
+        }
     }
 
     /// The command line that sends `workload` to the sandbox.
