@@ -126,36 +126,40 @@ public struct Benchmark: Sendable {
                                ringerConnections: options.ringerConnections)
     }
 
-    /// The FCM part, on a sandbox of its own: Ringer over its pool (the RESULT line's figure),
-    /// firebase-admin's `send_each_async` (the RESULT line's comparison) and `send_each`, h2load, then Ringer
-    /// over one connection when the pool has more.
+    /// The FCM part: Ringer over its pool (the RESULT line's figure), firebase-admin's `send_each_async`
+    /// (the RESULT line's comparison) and `send_each`, h2load, then Ringer over one connection when the pool
+    /// has more. Each sender gets a fresh `ringer sandbox` process: the FCM sandbox keeps every accepted
+    /// message and its delivery state, and grows slower as they pile up, which would favour whichever
+    /// sender runs first.
     private func runFCM(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> FCMBenchmarkReport {
-        progress("starting ringer sandbox for FCM")
-        let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
         let workload = options.fcmWorkload
+        var senders: [FCMBenchmarkSender] = [
+            .ringer(executable: options.executable, connections: options.ringerConnections),
+            .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .async),
+            .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .sync),
+            .h2load(program: options.h2load),
+        ]
+        if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
         var figures: [SenderFigures] = []
-        do {
-            let context = try await FCMBenchmarkSender.Context.prepare(fixture: fixture, ports: sandbox.fcm)
-            var senders: [FCMBenchmarkSender] = [
-                .ringer(executable: options.executable, connections: options.ringerConnections),
-                .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .async),
-                .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .sync),
-                .h2load(program: options.h2load),
-            ]
-            if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
-            for sender in senders {
-                progress("sending \(workload.pushes) FCM messages with \(sender.name)")
+        var sandboxUsage = ProcessUsage(cpuSeconds: 0, maxRSSKiB: 0)
+        for sender in senders {
+            progress("starting ringer sandbox for FCM, then sending \(workload.pushes) FCM messages with \(sender.name)")
+            let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
+            do {
+                let context = try await FCMBenchmarkSender.Context.prepare(fixture: fixture, ports: sandbox.fcm)
                 figures.append(try await measure(sender.name, arguments: sender.arguments(fixture: fixture, context: context,
                                                                                             workload: workload),
                                                  workload: workload, sandbox: sandbox, fixture: fixture,
                                                  report: sender.report(from:)))
                 try sandbox.checkRunning()
+            } catch {
+                _ = await sandbox.stop()
+                throw error
             }
-        } catch {
-            _ = await sandbox.stop()
-            throw error
+            let usage = await sandbox.stop()
+            sandboxUsage = ProcessUsage(cpuSeconds: sandboxUsage.cpuSeconds + usage.cpuSeconds,
+                                        maxRSSKiB: max(sandboxUsage.maxRSSKiB, usage.maxRSSKiB))
         }
-        let sandboxUsage = await sandbox.stop()
         return FCMBenchmarkReport(workload: workload, ringer: figures[0], firebaseAdmin: figures[1],
                                   firebaseAdminSync: figures[2], h2load: figures[3],
                                   ringerOneConnection: figures.count > 4 ? figures[4] : nil, sandbox: sandboxUsage,

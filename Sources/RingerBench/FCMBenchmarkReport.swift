@@ -13,7 +13,7 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
     public var h2load: SenderFigures
     /// Ringer's `FCMClient` over one connection, when ``ringer`` used a pool of more.
     public var ringerOneConnection: SenderFigures?
-    /// The sandbox process over the FCM part (its own process, started for it).
+    /// The FCM part's sandbox processes (a fresh one per sender): CPU time added up, the largest peak RSS.
     public var sandbox: ProcessUsage
     /// Cores this machine has (sender and sandbox share them).
     public var cores: Int
@@ -85,8 +85,8 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
         var labels = senders.map(\.report.sender)
         if ringerConnections > 1 { labels[0] += ", \(ringerConnections) conns" }
         if ringerOneConnection != nil { labels[labels.count - 1] += ", 1 conn" }
-        lines.append("sandbox: checks every message as FCM does (access token, project, schema, data, priority, ttl, "
-                     + "registration token); all \(workload.pushes * senders.count) accepted; "
+        lines.append("sandbox: a fresh process per sender; checks every message as FCM does (access token, project, schema, "
+                     + "data, priority, ttl, registration token); all \(workload.pushes * senders.count) accepted; "
                      + "\(BenchmarkReport.fixed(sandbox.cpuSeconds)) CPU s in total, peak RSS \(sandbox.maxRSSKiB) KiB")
         lines.append("")
         let header = ["sender", "messages/s", "p50 ms", "p99 ms", "CPU µs/msg", "peak RSS KiB", "cores: sender+sandbox"]
