@@ -1,9 +1,10 @@
 import Foundation
 
-/// Runs the push benchmark, in two parts, each with its own `ringer sandbox` process:
-/// - APNs: the same workload of VoIP pushes from Ringer's `APNsClient`, from aioapns and from h2load;
+/// Runs the push benchmark in two parts, each against `ringer sandbox` as its own process:
+/// - APNs: the same workload of VoIP pushes from Ringer's `APNsClient`, from aioapns and from h2load, one
+///   sandbox process for all of them;
 /// - FCM: the same workload of ringing messages from Ringer's `FCMClient`, from firebase-admin
-///   (`send_each_async` and `send_each`) and from h2load;
+///   (`send_each_async` and `send_each`) and from h2load, a fresh sandbox process for each;
 ///
 /// one sender after the other, each as its own process, and collects the figures.
 ///
