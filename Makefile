@@ -2,7 +2,7 @@
 #   make demo   installs what it needs, builds, and runs the end-to-end demo.
 #   make test   installs what it needs (including the Python test peers) and runs every test.
 # Optional, not part of set-up:
-#   make bench  installs what it needs, builds release, and runs the push benchmark (BENCHMARKS.md);
+#   make bench  installs what it needs, builds release, and runs the push benchmark, APNs then FCM (BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 
 APT_PACKAGES := libwebsockets-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
@@ -26,7 +26,8 @@ test: deps test-deps
 BENCH_FLAGS ?=
 bench: deps test-deps
 	$(SWIFT) build -c release --product ringer
-	.build/release/ringer bench --aioapns-script Tests/Peers/bench_aioapns.py $(BENCH_FLAGS)
+	.build/release/ringer bench --aioapns-script Tests/Peers/bench_aioapns.py \
+	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py $(BENCH_FLAGS)
 
 build: deps
 	$(SWIFT) build -c release --product ringer

@@ -70,7 +70,8 @@ let package = Package(
                                "DevCertificates", "JWT", "LibWebSockets"],
                 swiftSettings: strict),
         // The push benchmark (`ringer bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
-        .target(name: "RingerBench", dependencies: ["APNs", "JWT", "DevCertificates", "RingerWire", "RingerSync"],
+        .target(name: "RingerBench", dependencies: ["APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
+                                                  "RingerSync"],
                 swiftSettings: strict),
         .executableTarget(name: "ringer",
                           dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerLogging",
@@ -107,7 +108,7 @@ let package = Package(
                                    "APNs", "HTTPTypes", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync"],
                     swiftSettings: strict),
         .testTarget(name: "RingerBenchTests",
-                    dependencies: ["RingerBench", "APNs", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
+                    dependencies: ["RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
                                    "RingerTestSupport"],
                     swiftSettings: strict),
     ]

@@ -129,51 +129,55 @@ public struct FCMMessage: Sendable, Hashable {
     /// - Throws: what ``validate()`` throws.
     public func requestBody(token: String, validateOnly: Bool = false) throws(FCMClientError) -> [UInt8] {
         try validate()
-        let android = Body.Android(priority: priority.rawValue, ttl: ttl.map(Self.durationString),
-                                   collapseKey: collapseKey, restrictedPackageName: restrictedPackageName)
-        let body = Body(message: .init(token: token, data: data.isEmpty ? nil : data,
-                                       notification: notification.map { .init(title: $0.title, body: $0.body) },
-                                       android: android),
-                        validateOnly: validateOnly ? true : nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding strings and optionals into a keyed container cannot fail.
-        return (try? encoder.encode(body)).map { [UInt8]($0) } ?? []
+        // Encoding strings and optionals into keyed containers cannot fail.
+        return (try? encoder.encode(Body(message: self, token: token, validateOnly: validateOnly))).map { [UInt8]($0) } ?? []
     }
 
-    /// The wire shape, with Google's field names.
+    /// The wire shape, with Google's field names, written by one `encode(to:)` into nested containers: the
+    /// body is built for every send (its `ttl` changes), and one Encodable per JSON object cost JSONEncoder
+    /// about half as much again (`ringer bench`, BENCHMARKS.md).
     private struct Body: Encodable {
-        struct Message: Encodable {
-            var token: String
-            var data: [String: String]?
-            var notification: NotificationBody?
-            var android: Android
-        }
+        var message: FCMMessage
+        var token: String
+        var validateOnly: Bool
 
-        struct NotificationBody: Encodable {
-            var title: String?
-            var body: String?
-        }
-
-        struct Android: Encodable {
-            var priority: String
-            var ttl: String?
-            var collapseKey: String?
-            var restrictedPackageName: String?
-
-            enum CodingKeys: String, CodingKey {
-                case priority, ttl
-                case collapseKey = "collapse_key"
-                case restrictedPackageName = "restricted_package_name"
-            }
-        }
-
-        var message: Message
-        var validateOnly: Bool?
-
-        enum CodingKeys: String, CodingKey {
+        enum RootKey: String, CodingKey {
             case message
             case validateOnly = "validate_only"
+        }
+
+        enum MessageKey: String, CodingKey {
+            case token, data, notification, android
+        }
+
+        enum NotificationKey: String, CodingKey {
+            case title, body
+        }
+
+        enum AndroidKey: String, CodingKey {
+            case priority, ttl
+            case collapseKey = "collapse_key"
+            case restrictedPackageName = "restricted_package_name"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var root = encoder.container(keyedBy: RootKey.self)
+            if validateOnly { try root.encode(true, forKey: .validateOnly) }
+            var fields = root.nestedContainer(keyedBy: MessageKey.self, forKey: .message)
+            try fields.encode(token, forKey: .token)
+            if !message.data.isEmpty { try fields.encode(message.data, forKey: .data) }
+            if let notification = message.notification {
+                var shown = fields.nestedContainer(keyedBy: NotificationKey.self, forKey: .notification)
+                try shown.encodeIfPresent(notification.title, forKey: .title)
+                try shown.encodeIfPresent(notification.body, forKey: .body)
+            }
+            var android = fields.nestedContainer(keyedBy: AndroidKey.self, forKey: .android)
+            try android.encode(message.priority.rawValue, forKey: .priority)
+            try android.encodeIfPresent(message.ttl.map(FCMMessage.durationString), forKey: .ttl)
+            try android.encodeIfPresent(message.collapseKey, forKey: .collapseKey)
+            try android.encodeIfPresent(message.restrictedPackageName, forKey: .restrictedPackageName)
         }
     }
 }

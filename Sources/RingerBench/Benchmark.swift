@@ -1,45 +1,63 @@
 import Foundation
 
-/// Runs the push benchmark: starts `ringer sandbox` as its own process, then sends the same workload to
-/// it from Ringer's `APNsClient`, from aioapns and from h2load, one after the other, each as its own
-/// process over one HTTP/2 connection, and collects the figures.
+/// Runs the push benchmark in two parts, each against `ringer sandbox` as its own process:
+/// - APNs: the same workload of VoIP pushes from Ringer's `APNsClient`, from aioapns and from h2load, one
+///   sandbox process for all of them;
+/// - FCM: the same workload of ringing messages from Ringer's `FCMClient`, from firebase-admin
+///   (`send_each_async` and `send_each`) and from h2load, a fresh sandbox process for each;
+///
+/// one sender after the other, each as its own process, and collects the figures.
 ///
 /// A sender whose pushes are not all accepted fails the run: a throughput of refused pushes means nothing.
 /// Every child process is stopped and the temporary keys are deleted whatever happens.
 public struct Benchmark: Sendable {
     /// What to run and where the tools are.
     public struct Options: Sendable {
-        /// Counts for every sender.
+        /// Counts for every APNs sender.
         public var workload: PushWorkload
+        /// Counts for every FCM sender.
+        public var fcmWorkload: PushWorkload
+        /// The parts to run, in the order APNs, FCM.
+        public var parts: Set<BenchmarkPart>
         /// The `ringer` binary (for `ringer sandbox` and `ringer bench --send`).
         public var executable: String
-        /// The Python interpreter that has aioapns.
+        /// The Python interpreter that has aioapns and firebase-admin.
         public var python: String
         /// Path of Tests/Peers/bench_aioapns.py.
         public var aioapnsScript: String
+        /// Path of Tests/Peers/bench_firebase_admin.py.
+        public var firebaseAdminScript: String
         /// The h2load program.
         public var h2load: String
         /// Longest one sender may run before it is killed and the run fails.
         public var senderTimeout: Duration
-        /// Connections in Ringer's pool (aioapns and h2load use one).
+        /// Connections in Ringer's pools (aioapns and h2load use one).
         public var ringerConnections: Int
 
         /// Creates options.
         /// - Parameters:
-        ///   - workload: counts.
+        ///   - workload: APNs counts.
+        ///   - fcmWorkload: FCM counts; nil for the same as `workload`.
+        ///   - parts: what to run; default both.
         ///   - executable: absolute path of the `ringer` binary.
         ///   - python: interpreter, found in PATH unless it has a slash.
         ///   - aioapnsScript: the aioapns peer script.
+        ///   - firebaseAdminScript: the firebase-admin peer script.
         ///   - h2load: h2load, found in PATH unless it has a slash.
         ///   - senderTimeout: per-sender limit.
-        ///   - ringerConnections: Ringer's pool size; default 2 (`APNsClient`'s default).
-        public init(workload: PushWorkload, executable: String, python: String = "python3",
-                    aioapnsScript: String = "Tests/Peers/bench_aioapns.py", h2load: String = "h2load",
+        ///   - ringerConnections: Ringer's pool size; default 2 (`APNsClient`'s and `FCMClient`'s default).
+        public init(workload: PushWorkload, fcmWorkload: PushWorkload? = nil, parts: Set<BenchmarkPart> = Set(BenchmarkPart.allCases),
+                    executable: String, python: String = "python3",
+                    aioapnsScript: String = "Tests/Peers/bench_aioapns.py",
+                    firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
                     senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2) {
             self.workload = workload
+            self.fcmWorkload = fcmWorkload ?? workload
+            self.parts = parts
             self.executable = executable
             self.python = python
             self.aioapnsScript = aioapnsScript
+            self.firebaseAdminScript = firebaseAdminScript
             self.h2load = h2load
             self.senderTimeout = senderTimeout
             self.ringerConnections = ringerConnections
@@ -56,32 +74,45 @@ public struct Benchmark: Sendable {
 
     /// Runs it. Loads both cores for a few seconds per sender.
     /// - Parameter progress: receives one line as each step starts (for stderr).
-    /// - Returns: the figures.
-    /// - Throws: ``BenchmarkError`` when a tool is missing, the sandbox fails, or a sender fails or has
+    /// - Returns: the figures of the parts that ran.
+    /// - Throws: ``BenchmarkError`` when a tool is missing, a sandbox fails, or a sender fails or has
     ///   pushes refused.
-    public func run(progress: @Sendable (String) -> Void) async throws -> BenchmarkReport {
-        guard FileManager.default.isReadableFile(atPath: options.aioapnsScript) else {
-            throw BenchmarkError.invalidArgument("aioapns peer script not found: \(options.aioapnsScript)")
-        }
+    public func run(progress: @Sendable (String) -> Void) async throws -> BenchmarkResults {
+        guard !options.parts.isEmpty else { throw BenchmarkError.invalidArgument("nothing to run") }
         // Fail before the first sender runs, not after it.
+        let scripts = [(BenchmarkPart.apns, "aioapns", options.aioapnsScript),
+                       (.fcm, "firebase-admin", options.firebaseAdminScript)]
+        for (part, library, script) in scripts where options.parts.contains(part) {
+            guard FileManager.default.isReadableFile(atPath: script) else {
+                throw BenchmarkError.invalidArgument("\(library) peer script not found: \(script)")
+            }
+        }
         for program in [options.python, options.h2load] where !Self.canRun(program) {
             throw BenchmarkError.invalidArgument("\(program) not found (make bench installs it)")
         }
         let fixture = try BenchmarkFixture.create()
         defer { fixture.remove() }
-        progress("starting ringer sandbox")
+        let apns = options.parts.contains(.apns) ? try await runAPNs(fixture: fixture, progress: progress) : nil
+        let fcm = options.parts.contains(.fcm) ? try await runFCM(fixture: fixture, progress: progress) : nil
+        return BenchmarkResults(apns: apns, fcm: fcm)
+    }
+
+    /// The APNs part: Ringer over its pool (the figure of the RESULT line), aioapns, h2load, then, when the
+    /// pool has more than one connection, Ringer over one, like the other two senders.
+    private func runAPNs(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> BenchmarkReport {
+        progress("starting ringer sandbox for APNs")
         let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
         var figures: [SenderFigures] = []
         do {
-            // Ringer over its pool (the figure of the RESULT line), then, when the pool has more than one
-            // connection, over one, like the other two senders.
             var senders: [BenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
                                               .aioapns(python: options.python, script: options.aioapnsScript),
                                               .h2load(program: options.h2load)]
             if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
             for sender in senders {
                 progress("sending \(options.workload.pushes) pushes with \(sender.name)")
-                figures.append(try await measure(sender, sandbox: sandbox, fixture: fixture))
+                let arguments = try sender.arguments(fixture: fixture, port: sandbox.port, workload: options.workload)
+                figures.append(try await measure(sender.name, arguments: arguments, workload: options.workload,
+                                                 sandbox: sandbox, fixture: fixture, report: sender.report(from:)))
                 try sandbox.checkRunning()
             }
         } catch {
@@ -90,16 +121,57 @@ public struct Benchmark: Sendable {
         }
         let sandboxUsage = await sandbox.stop()
         return BenchmarkReport(workload: options.workload, ringer: figures[0], aioapns: figures[1], h2load: figures[2],
-                               ringerOneConnection: figures.count > 3 ? figures[3] : nil, sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
+                               ringerOneConnection: figures.count > 3 ? figures[3] : nil, sandbox: sandboxUsage,
+                               cores: ProcessInfo.processInfo.activeProcessorCount,
                                cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
                                ringerConnections: options.ringerConnections)
     }
 
+    /// The FCM part: Ringer over its pool (the RESULT line's figure), firebase-admin's `send_each_async`
+    /// (the RESULT line's comparison) and `send_each`, h2load, then Ringer over one connection when the pool
+    /// has more. Each sender gets a fresh `ringer sandbox` process: the FCM sandbox keeps every accepted
+    /// message and its delivery state, and grows slower as they pile up, which would favour whichever
+    /// sender runs first.
+    private func runFCM(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> FCMBenchmarkReport {
+        let workload = options.fcmWorkload
+        var senders: [FCMBenchmarkSender] = [
+            .ringer(executable: options.executable, connections: options.ringerConnections),
+            .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .async),
+            .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .sync),
+            .h2load(program: options.h2load),
+        ]
+        if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
+        var figures: [SenderFigures] = []
+        var sandboxUsage = ProcessUsage(cpuSeconds: 0, maxRSSKiB: 0)
+        for sender in senders {
+            progress("starting ringer sandbox for FCM, then sending \(workload.pushes) FCM messages with \(sender.name)")
+            let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
+            do {
+                let context = try await FCMBenchmarkSender.Context.prepare(fixture: fixture, ports: sandbox.fcm)
+                figures.append(try await measure(sender.name, arguments: sender.arguments(fixture: fixture, context: context,
+                                                                                            workload: workload),
+                                                 workload: workload, sandbox: sandbox, fixture: fixture,
+                                                 report: sender.report(from:)))
+                try sandbox.checkRunning()
+            } catch {
+                _ = await sandbox.stop()
+                throw error
+            }
+            let usage = await sandbox.stop()
+            sandboxUsage = ProcessUsage(cpuSeconds: sandboxUsage.cpuSeconds + usage.cpuSeconds,
+                                        maxRSSKiB: max(sandboxUsage.maxRSSKiB, usage.maxRSSKiB))
+        }
+        return FCMBenchmarkReport(workload: workload, ringer: figures[0], firebaseAdmin: figures[1],
+                                  firebaseAdminSync: figures[2], h2load: figures[3],
+                                  ringerOneConnection: figures.count > 4 ? figures[4] : nil, sandbox: sandboxUsage,
+                                  cores: ProcessInfo.processInfo.activeProcessorCount, cpuModel: Self.cpuModel(),
+                                  buildMode: Self.buildMode, ringerConnections: options.ringerConnections)
+    }
+
     /// Runs one sender to completion and checks that every push was accepted.
-    private func measure(_ sender: BenchmarkSender, sandbox: SandboxProcess,
-                         fixture: BenchmarkFixture) async throws -> SenderFigures {
-        let arguments = try sender.arguments(fixture: fixture, port: sandbox.port, workload: options.workload)
-        let stem = fixture.directory.appendingPathComponent(sender.name.replacingOccurrences(of: " ", with: "-"))
+    private func measure(_ name: String, arguments: [String], workload: PushWorkload, sandbox: SandboxProcess,
+                         fixture: BenchmarkFixture, report parse: (String) throws -> SenderReport) async throws -> SenderFigures {
+        let stem = fixture.directory.appendingPathComponent(name.replacingOccurrences(of: " ", with: "-"))
         let clock = ContinuousClock()
         let sandboxBefore = sandbox.cpuSecondsSoFar()
         let start = clock.now
@@ -109,15 +181,15 @@ public struct Benchmark: Sendable {
         let elapsed = start.duration(to: clock.now)
         let sandboxAfter = sandbox.cpuSecondsSoFar()
         guard !exit.timedOut else {
-            throw BenchmarkError.sender(sender.name, "still running after \(options.senderTimeout); killed")
+            throw BenchmarkError.sender(name, "still running after \(options.senderTimeout); killed")
         }
         guard exit.status == 0 else {
-            throw BenchmarkError.sender(sender.name, "exited with status \(exit.status): \(process.standardErrorTail())")
+            throw BenchmarkError.sender(name, "exited with status \(exit.status): \(process.standardErrorTail())")
         }
         let output = (try? String(contentsOf: process.standardOutput, encoding: .utf8)) ?? ""
-        let report = try sender.report(from: output)
-        guard report.pushes == options.workload.pushes, report.accepted == report.pushes else {
-            throw BenchmarkError.sender(sender.name, "\(report.accepted) of \(report.pushes) pushes accepted; first failure: "
+        let report = try parse(output)
+        guard report.pushes == workload.pushes, report.accepted == report.pushes else {
+            throw BenchmarkError.sender(name, "\(report.accepted) of \(report.pushes) accepted; first failure: "
                                         + (report.firstFailure ?? "unknown"))
         }
         let sandboxCPU = sandboxBefore.flatMap { before in sandboxAfter.map { $0 - before } }

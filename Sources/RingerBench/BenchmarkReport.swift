@@ -72,7 +72,7 @@ public struct BenchmarkReport: Hashable, Sendable {
     }
 
     /// Left-aligned first column, right-aligned numbers.
-    private static func table(_ rows: [[String]]) -> [String] {
+    static func table(_ rows: [[String]]) -> [String] {
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.indices.map { column in

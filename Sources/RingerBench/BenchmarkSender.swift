@@ -65,13 +65,7 @@ enum BenchmarkSender: Sendable {
                 throw BenchmarkError.sender(name, "no JSON result line in its output")
             }
         case .h2load:
-            let parsed = try H2LoadOutput.parse(output)
-            let refused = parsed.total - parsed.status2xx
-            // "finished in" has two decimals; h2load's own rate is more precise.
-            let seconds = parsed.requestsPerSecond > 0 ? Double(parsed.total) / parsed.requestsPerSecond : parsed.seconds
-            return SenderReport(sender: "h2load", pushes: parsed.total, accepted: parsed.status2xx,
-                                firstFailure: refused == 0 ? nil : "\(parsed.status4xx) 4xx, \(parsed.status5xx) 5xx",
-                                seconds: seconds, latencies: [])
+            return try H2LoadOutput.parse(output).report(sender: "h2load")
         }
     }
 }

@@ -47,6 +47,18 @@ struct H2LoadOutput: Hashable, Sendable {
                             status4xx: client, status5xx: server)
     }
 
+    /// The figures as a sender's report: requests not answered 2xx count as refused.
+    /// - Parameter sender: the report's sender name.
+    /// - Returns: the report (no latency percentiles: h2load's summary has none).
+    func report(sender: String) -> SenderReport {
+        let refused = total - status2xx
+        // "finished in" has two decimals; h2load's own rate is more precise.
+        let elapsed = requestsPerSecond > 0 ? Double(total) / requestsPerSecond : seconds
+        return SenderReport(sender: sender, pushes: total, accepted: status2xx,
+                            firstFailure: refused == 0 ? nil : "\(status4xx) 4xx, \(status5xx) 5xx",
+                            seconds: elapsed, latencies: [])
+    }
+
     /// The number just before `word` in a list like `20000 total 20000 started`.
     private static func count(before word: String, in fields: [Substring]) -> Int? {
         guard let index = fields.firstIndex(where: { $0 == word }), index > 0 else { return nil }

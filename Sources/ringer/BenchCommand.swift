@@ -3,15 +3,19 @@ import RingerBench
 import RingerServer
 
 /// `ringer bench`: VoIP pushes per second from Ringer's APNs client, aioapns and h2load to a separate
-/// `ringer sandbox` process; ends with one `RESULT …` line. `ringer bench --send URL …` is one sender on
-/// its own (the harness runs it as a child process so its CPU time and memory are its own).
+/// `ringer sandbox` process, then FCM ringing messages per second from Ringer's FCM client, firebase-admin and
+/// h2load to another; each part ends with its `RESULT …` line (`--only apns|fcm` runs one).
+/// `ringer bench --send URL …` and `ringer bench --send-fcm URL …` are one sender on its own (the harness runs
+/// it as a child process so its CPU time and memory are its own).
 enum BenchCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         do {
             let options = try CommandLineOptions(
                 arguments: arguments, environment: [:],
                 known: ["pushes", "concurrency", "python", "aioapns-script", "h2load", "send", "ca-file", "key-file",
-                        "key-id", "team-id", "device", "topic", "payload-file", "connections"])
+                        "key-id", "team-id", "device", "topic", "payload-file", "connections", "fcm-messages", "only",
+                        "firebase-admin-script", "send-fcm", "service-account", "fcm-token", "ringer-file",
+                        "collapse-key"])
             let connections = try number(options, "connections", default: 2)
             guard (1...16).contains(connections) else { throw ConfigurationError("--connections must be 1...16") }
             let workload = try PushWorkload(pushes: try number(options, "pushes", default: 20_000),
@@ -19,9 +23,23 @@ enum BenchCommand {
             if let url = options["send"] {
                 return try await send(to: url, options: options, workload: workload, connections: connections)
             }
+            if let url = options["send-fcm"] {
+                return try await sendFCM(to: url, options: options, workload: workload, connections: connections)
+            }
+            let fcmWorkload = try PushWorkload(pushes: try number(options, "fcm-messages", default: workload.pushes),
+                                               concurrency: workload.concurrency)
+            let parts: Set<BenchmarkPart>
+            switch options["only"] {
+            case nil: parts = Set(BenchmarkPart.allCases)
+            case let name?:
+                guard let part = BenchmarkPart(rawValue: name) else { throw ConfigurationError("--only must be apns or fcm") }
+                parts = [part]
+            }
             let benchmark = Benchmark(options: .init(
-                workload: workload, executable: try executablePath(), python: options["python"] ?? "python3",
+                workload: workload, fcmWorkload: fcmWorkload, parts: parts, executable: try executablePath(),
+                python: options["python"] ?? "python3",
                 aioapnsScript: options["aioapns-script"] ?? "Tests/Peers/bench_aioapns.py",
+                firebaseAdminScript: options["firebase-admin-script"] ?? "Tests/Peers/bench_firebase_admin.py",
                 h2load: options["h2load"] ?? "h2load", ringerConnections: connections))
             let report = try await benchmark.run { line in
                 try? FileHandle.standardError.write(contentsOf: Data("bench: \(line)\n".utf8))
@@ -46,6 +64,20 @@ enum BenchCommand {
                                   deviceToken: try required("device"), topic: try required("topic"),
                                   payloadFile: try required("payload-file"), workload: workload,
                                   connections: connections)
+        print(try await run.run().jsonLine())
+        return 0
+    }
+
+    /// One FCM sender: prints its figures as one JSON line.
+    private static func sendFCM(to url: String, options: CommandLineOptions, workload: PushWorkload,
+                                connections: Int) async throws -> Int32 {
+        func required(_ name: String) throws -> String {
+            guard let value = options[name] else { throw ConfigurationError("--send-fcm needs --\(name)") }
+            return value
+        }
+        let run = FCMClientRun(url: url, caFile: try required("ca-file"), serviceAccountFile: try required("service-account"),
+                               token: try required("fcm-token"), ringerFile: try required("ringer-file"),
+                               collapseKey: try required("collapse-key"), workload: workload, connections: connections)
         print(try await run.run().jsonLine())
         return 0
     }

@@ -1,3 +1,4 @@
+import FCM
 import Foundation
 @testable import RingerBench
 import Testing
@@ -76,6 +77,20 @@ struct BenchmarkParsingTests {
         #expect(SandboxProcess.listeningPort(in: "starting\n") == nil)
     }
 
+    @Test func readsTheFCMSandboxPortsFromItsStartLine() {
+        // The two lines `ringer sandbox` prints, in its order.
+        let output = """
+            APNs sandbox listening on https://127.0.0.1:40123
+            FCM sandbox listening on https://127.0.0.1:40124 (HTTP/2) and https://127.0.0.1:40125 (HTTP/1.1, token URI https://localhost:40125/token)
+
+            """
+        #expect(SandboxProcess.fcmPorts(in: output) == .init(http2: 40124, http1: 40125))
+        #expect(SandboxProcess.listeningPort(in: output) == 40123)
+        // Until the FCM line is written (or without an HTTP/1.1 port) there is nothing to use.
+        #expect(SandboxProcess.fcmPorts(in: "APNs sandbox listening on https://127.0.0.1:40123\n") == nil)
+        #expect(SandboxProcess.fcmPorts(in: "FCM sandbox listening on https://127.0.0.1:40124 (HTTP/2)\n") == nil)
+    }
+
     @Test func resultLineHasTheAgreedShape() throws {
         func figures(_ name: String, _ rate: Double) -> SenderFigures {
             SenderFigures(report: SenderReport(sender: name, pushes: 1000, accepted: 1000, firstFailure: nil,
@@ -101,6 +116,79 @@ struct BenchmarkParsingTests {
         #expect(pooled.render().contains("7000"))
         #expect(pooled.render().contains("all 4000 accepted"))
         #expect(pooled.resultLine == expected)
+    }
+
+    private func figures(_ name: String, _ rate: Double, cpuSeconds: Double = 0.5) -> SenderFigures {
+        SenderFigures(report: SenderReport(sender: name, pushes: 1000, accepted: 1000, firstFailure: nil,
+                                           seconds: 1000 / rate, latencies: [0.01]),
+                      usage: ProcessUsage(cpuSeconds: cpuSeconds, maxRSSKiB: 20_000), processSeconds: 1,
+                      sandboxCPUSeconds: 0.9)
+    }
+
+    @Test func fcmResultLineHasTheAgreedShapeAndComparesWithSendEachAsync() throws {
+        let report = FCMBenchmarkReport(workload: try PushWorkload(pushes: 1000, concurrency: 100),
+                                        ringer: figures("Ringer FCMClient", 9000),
+                                        firebaseAdmin: figures("firebase-admin 7.7.0 send_each_async", 1500, cpuSeconds: 1.8),
+                                        firebaseAdminSync: figures("firebase-admin 7.7.0 send_each", 600),
+                                        h2load: figures("h2load", 12000),
+                                        ringerOneConnection: figures("Ringer FCMClient", 7000),
+                                        sandbox: ProcessUsage(cpuSeconds: 4, maxRSSKiB: 1), cores: 2, cpuModel: nil,
+                                        buildMode: "release", ringerConnections: 2)
+        let expected = "RESULT fcm messages_per_s=9000 firebase_admin_per_s=1500 h2load_per_s=12000"
+            + " ratio_vs_firebase_admin=6.00 ratio_vs_h2load=0.75"
+        #expect(report.resultLine == expected)
+        let lines = report.render().split(separator: "\n").map(String.init)
+        #expect(lines.last == expected)
+        #expect(lines.contains { $0.hasPrefix("Ringer FCMClient, 2 conns ") })
+        #expect(lines.contains { $0.hasPrefix("Ringer FCMClient, 1 conn ") && $0.contains("7000") })
+        #expect(lines.contains { $0.hasPrefix("firebase-admin 7.7.0 send_each ") && $0.contains("600") })
+        #expect(lines.contains { $0.hasPrefix("firebase-admin 7.7.0 send_each_async ") && $0.contains("1800") })  // µs/msg
+        #expect(lines.contains("Ringer / firebase-admin send_each (sync) = 15.00"))
+        #expect(report.render().contains("all 5000 accepted"))
+        #expect(report.render().contains("(goal >= 5: met)"))
+        #expect(report.render().contains("(goal >= 0.6: met)"))
+    }
+
+    @Test func bothPartsPrintTheirOwnResultLinesAPNsUnchanged() throws {
+        let workload = try PushWorkload(pushes: 1000, concurrency: 100)
+        let apns = BenchmarkReport(workload: workload, ringer: figures("Ringer APNsClient", 9000),
+                                   aioapns: figures("aioapns 4.0", 2000), h2load: figures("h2load", 12000),
+                                   sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1), cores: 2, cpuModel: nil,
+                                   buildMode: "release")
+        let fcm = FCMBenchmarkReport(workload: workload, ringer: figures("Ringer FCMClient", 5000),
+                                     firebaseAdmin: figures("firebase-admin send_each_async", 2000), firebaseAdminSync: nil,
+                                     h2load: figures("h2load", 10000), sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1),
+                                     cores: 2, cpuModel: nil, buildMode: "release")
+        let results = BenchmarkResults(apns: apns, fcm: fcm).render().split(separator: "\n").map(String.init)
+        let resultLines = results.filter { $0.hasPrefix("RESULT ") }
+        #expect(resultLines == [
+            "RESULT pushes_per_s=9000 aioapns_per_s=2000 h2load_per_s=12000 ratio_vs_aioapns=4.50 ratio_vs_h2load=0.75",
+            "RESULT fcm messages_per_s=5000 firebase_admin_per_s=2000 h2load_per_s=10000 ratio_vs_firebase_admin=2.50 ratio_vs_h2load=0.50",
+        ])
+        #expect(results.last == resultLines.last)
+        #expect(BenchmarkResults(apns: nil, fcm: fcm).render() == fcm.render())
+        #expect(BenchmarkResults(apns: apns, fcm: nil).render() == apns.render())
+        #expect(fcm.render().contains("(goal >= 5: NOT met)"))
+    }
+
+    @Test func fcmFixtureHasAPlausibleTokenAndServiceAccountCopiesForEachPort() throws {
+        let fixture = try BenchmarkFixture.create()
+        defer { fixture.remove() }
+        #expect(FCMClient.isPlausibleRegistrationToken(fixture.fcmToken))
+        #expect(fixture.fcmToken.count == 163 && fixture.fcmToken.contains(":APA91b"))
+        let original = try FCMServiceAccount(contentsOfFile: fixture.fcmServiceAccountFile.path)
+        let file = try fixture.fcmServiceAccount(tokenURI: "https://127.0.0.1:40124/token", name: "http2")
+        let copy = try FCMServiceAccount(contentsOfFile: file.path)
+        #expect(copy.tokenURI == "https://127.0.0.1:40124/token")
+        #expect(copy.projectID == BenchmarkFixture.fcmProjectID)
+        #expect(copy.clientEmail == original.clientEmail && copy.privateKeyID == original.privateKeyID)
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // The ringer value is the VoIP push body as the server encodes it, for the callee.
+        let ringer = try #require(try JSONSerialization.jsonObject(with: Data(fixture.fcmRinger.utf8)) as? [String: Any])
+        #expect(ringer["call_id"] as? String == fixture.fcmCollapseKey)
+        #expect(ringer["callee_id"] as? String == "bob" && ringer["type"] as? String == "call.incoming")
+        #expect(try String(contentsOf: fixture.fcmRingerFile, encoding: .utf8) == fixture.fcmRinger)
     }
 
     @Test func workloadRefusesNonsense() throws {
