@@ -35,45 +35,11 @@ public struct APNsLoadGenerator: Sendable {
     /// - Returns: the figures; a push that fails or is refused counts as not accepted (never throws, so one
     ///   bad answer does not hide the others).
     public func run(_ workload: PushWorkload) async -> SenderReport {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var latencies: [Double] = []
-        latencies.reserveCapacity(workload.pushes)
-        var accepted = 0
-        var firstFailure: String?
-        await withTaskGroup(of: Outcome.self) { group in
-            var started = 0
-            while started < workload.concurrency {
-                group.addTask { await send() }
-                started += 1
-            }
-            while let outcome = await group.next() {
-                latencies.append(outcome.seconds)
-                if let failure = outcome.failure {
-                    if firstFailure == nil { firstFailure = failure }
-                } else {
-                    accepted += 1
-                }
-                if started < workload.pushes {
-                    group.addTask { await send() }
-                    started += 1
-                }
-            }
-        }
-        let elapsed = start.duration(to: clock.now)
-        return SenderReport(sender: "Ringer APNsClient", pushes: workload.pushes, accepted: accepted,
-                            firstFailure: firstFailure, seconds: Self.seconds(elapsed), latencies: latencies)
+        await ClosedLoopLoad.run(workload, sender: "Ringer APNsClient") { await send() }
     }
 
-    /// One push's answer: nil failure for 200, else the status and reason or the error.
-    private struct Outcome: Sendable {
-        var seconds: Double
-        var failure: String?
-    }
-
-    private func send() async -> Outcome {
-        let clock = ContinuousClock()
-        let start = clock.now
+    /// Sends one; nil when it was accepted, else the status and reason or the error.
+    private func send() async -> String? {
         let notification = APNsNotification(pushType: .voip, topic: topic, priority: 10,
                                             expiration: Date().addingTimeInterval(ringSeconds), payload: payload)
         let failure: String?
@@ -83,10 +49,6 @@ public struct APNsLoadGenerator: Sendable {
         } catch {
             failure = String(describing: error)
         }
-        return Outcome(seconds: Self.seconds(start.duration(to: clock.now)), failure: failure)
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return failure
     }
 }
