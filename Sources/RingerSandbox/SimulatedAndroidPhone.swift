@@ -472,8 +472,10 @@ public final class SimulatedAndroidPhone: Sendable {
         if case .call(let callID?, _) = outcome, let uuid = UUID(uuidString: callID) {
             visible = connectionService.connection(uuid)?.state == .ringing
         }
+        // A stop for a call that was ringing here ends its call screen (the coordinator reports the end to the
+        // ConnectionService as it handles the notice).
         if case .notice(let callID, _) = outcome, let uuid = UUID(uuidString: callID), ringingBefore.contains(uuid) {
-            visible = connectionService.connection(uuid)?.isRinging != true
+            visible = true
         }
         // In the foreground the app gets the notification block too, and posts it itself.
         if let notification = message.notification, post(notification, by: .app) { visible = true }
