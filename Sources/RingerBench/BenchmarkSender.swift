@@ -46,9 +46,8 @@ enum BenchmarkSender: Sendable {
             let headers = ["apns-push-type: voip", "apns-topic: \(fixture.topic)", "apns-priority: 10",
                            "apns-expiration: \(expiration)", "apns-id: \(UUID().uuidString.lowercased())",
                            "content-type: application/json", "authorization: bearer \(try fixture.providerToken())"]
-            return [program, "-n", String(workload.pushes), "-c", "1", "-t", "1", "-m", String(workload.concurrency),
-                    "-d", fixture.payloadFile.path] + headers.flatMap { ["-H", $0] }
-                + ["https://127.0.0.1:\(port)/3/device/\(fixture.deviceToken)"]
+            return H2LoadOutput.arguments(program: program, workload: workload, bodyFile: fixture.payloadFile.path,
+                                          headers: headers, url: "https://127.0.0.1:\(port)/3/device/\(fixture.deviceToken)")
         }
     }
 
@@ -59,11 +58,7 @@ enum BenchmarkSender: Sendable {
     func report(from output: String) throws -> SenderReport {
         switch self {
         case .ringer, .aioapns:
-            do {
-                return try SenderReport.decode(fromOutput: output)
-            } catch {
-                throw BenchmarkError.sender(name, "no JSON result line in its output")
-            }
+            return try SenderReport.result(in: output, of: name)
         case .h2load:
             return try H2LoadOutput.parse(output).report(sender: "h2load")
         }

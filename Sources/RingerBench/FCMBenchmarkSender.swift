@@ -103,9 +103,8 @@ enum FCMBenchmarkSender: Sendable {
         case .h2load(let program):
             // The headers Ringer's FCMClient sends; the same access token for every request.
             let headers = ["content-type: application/json; charset=UTF-8", "authorization: Bearer \(context.accessToken)"]
-            return [program, "-n", String(workload.pushes), "-c", "1", "-t", "1", "-m", String(workload.concurrency),
-                    "-d", context.h2loadBody.path] + headers.flatMap { ["-H", $0] }
-                + ["https://127.0.0.1:\(context.ports.http2)/v1/projects/\(BenchmarkFixture.fcmProjectID)/messages:send"]
+            return H2LoadOutput.arguments(program: program, workload: workload, bodyFile: context.h2loadBody.path, headers: headers,
+                                          url: "https://127.0.0.1:\(context.ports.http2)/v1/projects/\(BenchmarkFixture.fcmProjectID)/messages:send")
         }
     }
 
@@ -116,11 +115,7 @@ enum FCMBenchmarkSender: Sendable {
     func report(from output: String) throws -> SenderReport {
         switch self {
         case .ringer, .firebaseAdmin:
-            do {
-                return try SenderReport.decode(fromOutput: output)
-            } catch {
-                throw BenchmarkError.sender(name, "no JSON result line in its output")
-            }
+            return try SenderReport.result(in: output, of: name)
         case .h2load:
             return try H2LoadOutput.parse(output).report(sender: "h2load")
         }

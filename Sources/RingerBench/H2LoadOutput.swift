@@ -73,3 +73,20 @@ struct H2LoadOutput: Hashable, Sendable {
         return nil
     }
 }
+
+extension H2LoadOutput {
+    /// The h2load command line every benchmark part runs: one connection, one thread, `workload.concurrency`
+    /// streams in flight, the same body and headers on every request.
+    /// - Parameters:
+    ///   - program: the h2load executable.
+    ///   - workload: counts.
+    ///   - bodyFile: the request body's file.
+    ///   - headers: `name: value` lines.
+    ///   - url: the endpoint.
+    /// - Returns: the arguments, program first.
+    static func arguments(program: String, workload: PushWorkload, bodyFile: String, headers: [String],
+                          url: String) -> [String] {
+        [program, "-n", String(workload.pushes), "-c", "1", "-t", "1", "-m", String(workload.concurrency), "-d", bodyFile]
+            + headers.flatMap { ["-H", $0] } + [url]
+    }
+}

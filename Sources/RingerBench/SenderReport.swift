@@ -70,3 +70,19 @@ public struct SenderReport: Codable, Hashable, Sendable {
         return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 }
+
+extension SenderReport {
+    /// The report a sender process printed as its last line.
+    /// - Parameters:
+    ///   - output: its stdout.
+    ///   - sender: its name, for the error.
+    /// - Returns: the report.
+    /// - Throws: ``BenchmarkError/sender(_:_:)`` when the output holds no result.
+    static func result(in output: String, of sender: String) throws -> SenderReport {
+        do {
+            return try decode(fromOutput: output)
+        } catch {
+            throw BenchmarkError.sender(sender, "no JSON result line in its output")
+        }
+    }
+}
