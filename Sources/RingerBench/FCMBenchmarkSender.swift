@@ -98,7 +98,9 @@ enum FCMBenchmarkSender: Sendable {
             let port = mode == .async ? context.ports.http2 : context.ports.http1
             return [python, script, "--mode", mode.rawValue, "--port", String(port),
                     "--ca", fixture.certificates.caCertificate.path,
-                    "--service-account", context.http1ServiceAccount.path, "--token", fixture.fcmToken,
+                    "--service-account", context.http1ServiceAccount.path,
+                    // `=`: a registration token may begin with `-`, which argparse would take for a flag.
+                    "--token=" + fixture.fcmToken,
                     "--ringer-file", fixture.fcmRingerFile.path, "--collapse-key", fixture.fcmCollapseKey] + counts
         case .h2load(let program):
             // The headers Ringer's FCMClient sends; the same access token for every request.
