@@ -6,9 +6,9 @@ import JWT
 ///
 /// Each APNs host (sandbox, production) gets its own small pool of long-lived HTTP/2 connections, each
 /// driven by its own ``HTTP2Client`` (nghttp2 + OpenSSL loop and thread), created on first use and sharing
-/// nothing mutable with the other host. A push goes to the connection with the fewest in flight; requests
-/// multiplex as streams up to the server's SETTINGS_MAX_CONCURRENT_STREAMS (APNs lowers and raises it as
-/// it likes).
+/// nothing mutable with the other host. A push goes to the first connection with a free stream, else to the
+/// one with the fewest in flight (``HTTP2ClientPool``); requests multiplex as streams up to the server's
+/// SETTINGS_MAX_CONCURRENT_STREAMS (APNs lowers and raises it as it likes).
 /// Every request has a deadline; a push whose connection fails is resent once, with the same `apns-id`,
 /// on another connection, and reconnects to a failing host back off. Authentication is a provider token
 /// (one shared ``APNsProviderToken``) or a TLS client certificate (``APNsCertificate``), chosen in

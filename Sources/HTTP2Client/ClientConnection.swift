@@ -100,6 +100,14 @@ final class ClientConnection {
         return max(0, min(remote, limit) - streams.count)
     }
 
+    /// Streams this connection can carry at once, whatever is open now: none once closed or after GOAWAY, one
+    /// until the server's SETTINGS arrived, then SETTINGS_MAX_CONCURRENT_STREAMS capped by `limit`.
+    func streamLimit(_ limit: Int) -> Int {
+        guard phase != .closed, !goAwayReceived else { return 0 }
+        guard settingsReceived, let session else { return 1 }
+        return min(Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)), limit)
+    }
+
     /// Still being set up (TCP or TLS), or open without the server's SETTINGS yet.
     var isWarmingUp: Bool {
         phase == .connecting || phase == .handshaking || (phase == .open && !settingsReceived)

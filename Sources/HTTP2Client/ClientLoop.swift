@@ -70,6 +70,7 @@ final class ClientLoop {
             for origin in Array(queues.keys) {
                 dispatch(origin, at: now)
             }
+            mailbox.publish(streamCapacity: streamCapacity())
             var descriptors = [pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
             var polled: [ClientConnection] = []
             var endsWaiting = false
@@ -92,6 +93,19 @@ final class ClientLoop {
             }
         }
         mailbox.retire()
+    }
+
+    /// What ``LoopMailbox/streamCapacity`` reports: for each origin, the stream limits of its usable
+    /// connections added up; with none, 0 while reconnects back off (the host failed since its last answer)
+    /// and 1 otherwise (a connection would be opened, and its limit is not known before its SETTINGS).
+    private func streamCapacity() -> Int {
+        guard !connections.isEmpty || !backoff.isEmpty else { return 1 }
+        var total = 0
+        for (origin, list) in connections {
+            let limits = list.reduce(0) { $0 + $1.streamLimit(configuration.maxConcurrentStreams) }
+            total += limits > 0 ? limits : (backoff[origin] == nil ? 1 : 0)
+        }
+        return total
     }
 
     // MARK: Starting

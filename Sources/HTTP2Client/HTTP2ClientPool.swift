@@ -2,13 +2,20 @@ import RingerSync
 
 /// A small pool of long-lived connections to one push provider's host (an APNs host, the FCM host): a few
 /// lanes, each an ``HTTP2Client`` (its own nghttp2 loop and thread) holding one HTTP/2 connection, started
-/// on first use. A request goes to the lane with the fewest in flight, so the lanes share the load and a
-/// lane stuck on a bad connection gets fewer.
+/// on first use.
 ///
-/// One connection per loop thread, rather than several on one loop, spreads the client's work over cores
-/// (most of its per-request cost is TLS and HTTP/2 work on the loop thread) and keeps every lane's
-/// deadlines, backoff and stream cap about one connection. Apple and Google both ask for a few long-lived
-/// connections rather than many.
+/// A request goes to the first lane with a free stream (fewer in flight than its
+/// ``HTTP2Client/streamCapacity``: the server's SETTINGS_MAX_CONCURRENT_STREAMS, capped by the client's); when
+/// every lane is full, to the one with the fewest in flight, where it waits for a stream. So one connection
+/// carries the load while it can: HTTP/2 multiplexes hundreds of streams on one connection, and spreading a
+/// load that fits one connection over two cost about a fifth more CPU per request on both ends
+/// (BENCHMARKS.md: each connection's writes and reads batch fewer frames, and two loop threads wake instead of
+/// one). The next lanes take what one connection cannot: a server that allows few streams (APNs may start
+/// at 1), a burst before the first SETTINGS (each lane counts 1 stream until its own arrive), and a lane
+/// whose host failed (capacity 0 while its reconnects back off). A lane gone silent keeps its capacity until
+/// ``HTTP2Client/Configuration/recyclesSilentConnections`` closes its connection at the first missed
+/// deadline. One connection per loop thread keeps every lane's deadlines, backoff and stream cap about one
+/// connection. Apple and Google both ask for a few long-lived connections rather than many.
 ///
 /// Thread-safe: the lanes and their in-flight counts sit behind a lock.
 public final class HTTP2ClientPool: Sendable {
@@ -35,7 +42,7 @@ public final class HTTP2ClientPool: Sendable {
         self.size = max(size, 1)
     }
 
-    /// Sends a request on the least busy lane.
+    /// Sends a request on the first lane with a free stream, else the least busy one.
     /// - Parameter request: the request.
     /// - Returns: the response.
     /// - Throws: what ``HTTP2Client/send(_:)`` throws; what ``HTTP2Client/init(configuration:)`` throws when the
@@ -63,13 +70,25 @@ public final class HTTP2ClientPool: Sendable {
                     throw error
                 }
             }
-            var best = 0
-            for index in lanes.inFlight.indices where lanes.inFlight[index] < lanes.inFlight[best] {
-                best = index
-            }
-            lanes.inFlight[best] += 1
-            return (best, lanes.clients[best])
+            let chosen = Self.lane(inFlight: lanes.inFlight, capacity: lanes.clients.map(\.streamCapacity))
+            lanes.inFlight[chosen] += 1
+            return (chosen, lanes.clients[chosen])
         }
+    }
+
+    /// The lane a new request goes to: the first with fewer in flight than its capacity, else the one with
+    /// the fewest in flight (the first of those).
+    /// - Parameters:
+    ///   - inFlight: requests each lane holds (sent or waiting in it); not empty.
+    ///   - capacity: each lane's ``HTTP2Client/streamCapacity``, same count.
+    /// - Returns: an index into `inFlight`.
+    static func lane(inFlight: [Int], capacity: [Int]) -> Int {
+        if let free = inFlight.indices.first(where: { inFlight[$0] < capacity[$0] }) { return free }
+        var best = 0
+        for index in inFlight.indices where inFlight[index] < inFlight[best] {
+            best = index
+        }
+        return best
     }
 
     /// The lanes' counters added up; zeros before the first request.

@@ -3,7 +3,8 @@ import RingerSync
 import SocketSupport
 
 /// Everything callers share with the loop thread: queued requests and cancellations, the shutdown flag, and
-/// the wake pipe that ends the loop's `poll`. One lock guards it all.
+/// the wake pipe that ends the loop's `poll`, under one lock; and, under its own, the stream capacity the loop
+/// last published.
 final class LoopMailbox: Sendable {
     /// What the loop thread takes in one go.
     struct Batch {
@@ -23,6 +24,8 @@ final class LoopMailbox: Sendable {
     /// The descriptor the loop polls for `POLLIN`.
     let wakeDescriptor: Int32
     private let state: LockedValue<State>
+    /// Kept apart from ``state``, which every submission takes: the pool reads this for every request.
+    private let capacity = LockedValue(1)
     /// Entered before the loop thread starts, left as its last act: `wait()` is the join.
     private let running = DispatchGroup()
 
@@ -85,6 +88,16 @@ final class LoopMailbox: Sendable {
                          isShuttingDown: state.isShuttingDown)
         }
     }
+
+    /// Publishes what ``streamCapacity`` reports. Loop thread only, once per loop turn.
+    func publish(streamCapacity: Int) {
+        capacity.withLock { if $0 != streamCapacity { $0 = streamCapacity } }
+    }
+
+    /// Requests the loop's connections could carry at once when it last looked (``ClientLoop``): the sum of
+    /// their stream limits; 1 while no connection has the server's SETTINGS yet (the client does not know the
+    /// limit, and nghttp2 would open one stream); 0 while reconnects back off after a failure.
+    var streamCapacity: Int { capacity.withLock { $0 } }
 
     /// Closes the wake pipe as the loop thread exits. Loop thread only.
     func retire() {

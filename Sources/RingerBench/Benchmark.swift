@@ -6,7 +6,9 @@ import Foundation
 /// - FCM: the same workload of ringing messages from Ringer's `FCMClient`, from firebase-admin
 ///   (`send_each_async` and `send_each`) and from h2load, a fresh sandbox process for each;
 ///
-/// one sender after the other, each as its own process, and collects the figures.
+/// one sender after the other, each as its own process, and collects the figures. Ringer and h2load, a few
+/// seconds each, run in ``Options/rounds`` interleaved rounds and count by their median round
+/// (``SenderRounds``); the Python peers, slower by an order of magnitude and far from their goals, run once.
 ///
 /// A sender whose pushes are not all accepted fails the run: a throughput of refused pushes means nothing.
 /// Every child process is stopped and the temporary keys are deleted whatever happens.
@@ -33,6 +35,8 @@ public struct Benchmark: Sendable {
         public var senderTimeout: Duration
         /// Connections in Ringer's pools (aioapns and h2load use one).
         public var ringerConnections: Int
+        /// Rounds of Ringer and h2load per part, at least 1.
+        public var rounds: Int
 
         /// Creates options.
         /// - Parameters:
@@ -46,11 +50,12 @@ public struct Benchmark: Sendable {
         ///   - h2load: h2load, found in PATH unless it has a slash.
         ///   - senderTimeout: per-sender limit.
         ///   - ringerConnections: Ringer's pool size; default 2 (`APNsClient`'s and `FCMClient`'s default).
+        ///   - rounds: interleaved rounds of Ringer and h2load; default 3 (below 1 counts as 1).
         public init(workload: PushWorkload, fcmWorkload: PushWorkload? = nil, parts: Set<BenchmarkPart> = Set(BenchmarkPart.allCases),
                     executable: String, python: String = "python3",
                     aioapnsScript: String = "Tests/Peers/bench_aioapns.py",
                     firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
-                    senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2) {
+                    senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3) {
             self.workload = workload
             self.fcmWorkload = fcmWorkload ?? workload
             self.parts = parts
@@ -61,6 +66,7 @@ public struct Benchmark: Sendable {
             self.h2load = h2load
             self.senderTimeout = senderTimeout
             self.ringerConnections = ringerConnections
+            self.rounds = max(rounds, 1)
         }
     }
 
@@ -97,61 +103,63 @@ public struct Benchmark: Sendable {
         return BenchmarkResults(apns: apns, fcm: fcm)
     }
 
-    /// The APNs part: Ringer over its pool (the figure of the RESULT line), aioapns, h2load, then, when the
-    /// pool has more than one connection, Ringer over one, like the other two senders.
+    /// The APNs part, one sandbox process for every sender: rounds of Ringer over its pool (the figure of the
+    /// RESULT line), h2load and, when the pool has more than one connection, Ringer over one, like the other
+    /// two senders; then aioapns once.
     private func runAPNs(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> BenchmarkReport {
         progress("starting ringer sandbox for APNs")
         let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
-        var figures: [SenderFigures] = []
+        var senders: [BenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
+                                          .h2load(program: options.h2load)]
+        if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
+        let measured: Rounds
+        let aioapns: SenderFigures
         do {
-            var senders: [BenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
-                                              .aioapns(python: options.python, script: options.aioapnsScript),
-                                              .h2load(program: options.h2load)]
-            if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
-            for sender in senders {
-                progress("sending \(options.workload.pushes) pushes with \(sender.name)")
+            func send(_ sender: BenchmarkSender, _ note: String) async throws -> SenderFigures {
+                progress("sending \(options.workload.pushes) pushes with \(sender.name)\(note)")
                 let arguments = try sender.arguments(fixture: fixture, port: sandbox.port, workload: options.workload)
-                figures.append(try await measure(sender.name, arguments: arguments, workload: options.workload,
-                                                 sandbox: sandbox, fixture: fixture, report: sender.report(from:)))
+                let figures = try await measure(sender.name, arguments: arguments, workload: options.workload,
+                                                sandbox: sandbox, fixture: fixture, report: sender.report(from:))
                 try sandbox.checkRunning()
+                return figures
             }
+            measured = try await interleaved(senders.map { ($0.name, $0) }) { try await send($0, $1) }
+            aioapns = try await send(.aioapns(python: options.python, script: options.aioapnsScript), "")
         } catch {
             _ = await sandbox.stop()
             throw error
         }
         let sandboxUsage = await sandbox.stop()
-        return BenchmarkReport(workload: options.workload, ringer: figures[0], aioapns: figures[1], h2load: figures[2],
-                               ringerOneConnection: figures.count > 3 ? figures[3] : nil, sandbox: sandboxUsage,
-                               cores: ProcessInfo.processInfo.activeProcessorCount,
-                               cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
-                               ringerConnections: options.ringerConnections)
+        var report = BenchmarkReport(workload: options.workload, ringer: measured.ringer, aioapns: aioapns,
+                                     h2load: measured.h2load, ringerOneConnection: measured.ringerOneConnection,
+                                     sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
+                                     cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
+                                     ringerConnections: options.ringerConnections)
+        report.rounds = measured.rounds
+        return report
     }
 
-    /// The FCM part: Ringer over its pool (the RESULT line's figure), firebase-admin's `send_each_async`
-    /// (the RESULT line's comparison) and `send_each`, h2load, then Ringer over one connection when the pool
-    /// has more. Each sender gets a fresh `ringer sandbox` process: the FCM sandbox keeps every accepted
-    /// message and its delivery state, and grows slower as they pile up, which would favour whichever
-    /// sender runs first.
+    /// The FCM part: rounds of Ringer over its pool (the RESULT line's figure), h2load and Ringer over one
+    /// connection when the pool has more; then firebase-admin's `send_each_async` (the RESULT line's
+    /// comparison) and `send_each` once each. Each sender gets a fresh `ringer sandbox` process: the FCM
+    /// sandbox keeps every accepted message and its delivery state, and grows slower as they pile up, which
+    /// would favour whichever sender runs first.
     private func runFCM(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> FCMBenchmarkReport {
         let workload = options.fcmWorkload
-        var senders: [FCMBenchmarkSender] = [
-            .ringer(executable: options.executable, connections: options.ringerConnections),
-            .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .async),
-            .firebaseAdmin(python: options.python, script: options.firebaseAdminScript, mode: .sync),
-            .h2load(program: options.h2load),
-        ]
+        var senders: [FCMBenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
+                                             .h2load(program: options.h2load)]
         if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
-        var figures: [SenderFigures] = []
         var sandboxUsage = ProcessUsage(cpuSeconds: 0, maxRSSKiB: 0)
-        for sender in senders {
-            progress("starting ringer sandbox for FCM, then sending \(workload.pushes) FCM messages with \(sender.name)")
+        func send(_ sender: FCMBenchmarkSender, _ note: String) async throws -> SenderFigures {
+            progress("starting ringer sandbox for FCM, then sending \(workload.pushes) FCM messages with \(sender.name)\(note)")
             let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
+            let figures: SenderFigures
             do {
                 let context = try await FCMBenchmarkSender.Context.prepare(fixture: fixture, ports: sandbox.fcm)
-                figures.append(try await measure(sender.name, arguments: sender.arguments(fixture: fixture, context: context,
-                                                                                            workload: workload),
-                                                 workload: workload, sandbox: sandbox, fixture: fixture,
-                                                 report: sender.report(from:)))
+                figures = try await measure(sender.name, arguments: sender.arguments(fixture: fixture, context: context,
+                                                                                     workload: workload),
+                                            workload: workload, sandbox: sandbox, fixture: fixture,
+                                            report: sender.report(from:))
                 try sandbox.checkRunning()
             } catch {
                 _ = await sandbox.stop()
@@ -160,12 +168,50 @@ public struct Benchmark: Sendable {
             let usage = await sandbox.stop()
             sandboxUsage = ProcessUsage(cpuSeconds: sandboxUsage.cpuSeconds + usage.cpuSeconds,
                                         maxRSSKiB: max(sandboxUsage.maxRSSKiB, usage.maxRSSKiB))
+            return figures
         }
-        return FCMBenchmarkReport(workload: workload, ringer: figures[0], firebaseAdmin: figures[1],
-                                  firebaseAdminSync: figures[2], h2load: figures[3],
-                                  ringerOneConnection: figures.count > 4 ? figures[4] : nil, sandbox: sandboxUsage,
-                                  cores: ProcessInfo.processInfo.activeProcessorCount, cpuModel: Self.cpuModel(),
-                                  buildMode: Self.buildMode, ringerConnections: options.ringerConnections)
+        let measured = try await interleaved(senders.map { ($0.name, $0) }) { try await send($0, $1) }
+        let firebaseAdmin = try await send(.firebaseAdmin(python: options.python, script: options.firebaseAdminScript,
+                                                          mode: .async), "")
+        let firebaseAdminSync = try await send(.firebaseAdmin(python: options.python, script: options.firebaseAdminScript,
+                                                              mode: .sync), "")
+        var report = FCMBenchmarkReport(workload: workload, ringer: measured.ringer, firebaseAdmin: firebaseAdmin,
+                                        firebaseAdminSync: firebaseAdminSync, h2load: measured.h2load,
+                                        ringerOneConnection: measured.ringerOneConnection,
+                                        sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
+                                        cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
+                                        ringerConnections: options.ringerConnections)
+        report.rounds = measured.rounds
+        return report
+    }
+
+    /// What ``interleaved(_:run:)`` measured: each sender's median round, in the senders' order, and every
+    /// round's throughput. Both parts run Ringer over its pool, h2load, then Ringer over one connection
+    /// when the pool has more.
+    private struct Rounds {
+        var medians: [SenderFigures]
+        var rounds: [SenderRounds]
+
+        var ringer: SenderFigures { medians[0] }
+        var h2load: SenderFigures { medians[1] }
+        var ringerOneConnection: SenderFigures? { medians.count > 2 ? medians[2] : nil }
+    }
+
+    /// Runs every sender once per round, ``Options/rounds`` rounds, in order within each round.
+    /// - Parameters:
+    ///   - senders: each sender with its name.
+    ///   - run: measures one sender; the second argument is a note for the progress line (` (round 2 of 3)`).
+    private func interleaved<Sender>(_ senders: [(name: String, sender: Sender)],
+                                     run: (Sender, String) async throws -> SenderFigures) async throws -> Rounds {
+        var runs = Array(repeating: [SenderFigures](), count: senders.count)
+        for round in 1...options.rounds {
+            for (index, entry) in senders.enumerated() {
+                let note = options.rounds > 1 ? " (round \(round) of \(options.rounds))" : ""
+                runs[index].append(try await run(entry.sender, note))
+            }
+        }
+        return Rounds(medians: runs.map(SenderRounds.median(of:)),
+                      rounds: options.rounds > 1 ? zip(senders, runs).map { SenderRounds(label: $0.0.name, perSecond: $0.1.map(\.pushesPerSecond)) } : [])
     }
 
     /// Runs one sender to completion and checks that every push was accepted.

@@ -23,6 +23,9 @@ public struct BenchmarkReport: Hashable, Sendable {
     public var buildMode: String
     /// Connections in Ringer's pool; aioapns and h2load use one.
     public var ringerConnections = 1
+    /// The senders run in interleaved rounds (Ringer and h2load), every round's throughput; empty for one
+    /// round. ``ringer``, ``h2load`` and ``ringerOneConnection`` are their median rounds.
+    public var rounds: [SenderRounds] = []
 
     /// Ringer's throughput over aioapns'.
     public var ratioVersusAioapns: Double { Self.ratio(ringer.pushesPerSecond, aioapns.pushesPerSecond) }
@@ -52,7 +55,7 @@ public struct BenchmarkReport: Hashable, Sendable {
         if ringerConnections > 1 { labels[0] += ", \(ringerConnections) conns" }
         if ringerOneConnection != nil { labels[3] += ", 1 conn" }
         lines.append("sandbox: checks every push as APNs does (ES256 provider token, topic, device token); "
-                     + "all \(workload.pushes * senders.count) accepted; \(Self.fixed(sandbox.cpuSeconds)) CPU s in total, "
+                     + "all \(workload.pushes * (senders.count + SenderRounds.extraRuns(rounds))) accepted; \(Self.fixed(sandbox.cpuSeconds)) CPU s in total, "
                      + "peak RSS \(sandbox.maxRSSKiB) KiB")
         lines.append("")
         let header = ["sender", "pushes/s", "p50 ms", "p99 ms", "CPU µs/push", "peak RSS KiB", "cores: sender+sandbox"]
@@ -65,6 +68,8 @@ public struct BenchmarkReport: Hashable, Sendable {
         }
         lines += Self.table(rows)
         lines.append("")
+        let roundLines = SenderRounds.render(rounds, unit: "pushes/s")
+        if !roundLines.isEmpty { lines += roundLines + [""] }
         lines.append("Ringer / aioapns = \(Self.fixed(ratioVersusAioapns)) (goal >= 3: \(ratioVersusAioapns >= 3 ? "met" : "NOT met"));"
                      + " Ringer / h2load = \(Self.fixed(ratioVersusH2load)) (goal >= 0.5: \(ratioVersusH2load >= 0.5 ? "met" : "NOT met"))")
         lines.append(resultLine)

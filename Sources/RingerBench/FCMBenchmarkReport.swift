@@ -23,6 +23,9 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
     public var buildMode: String
     /// Connections in Ringer's pool.
     public var ringerConnections: Int
+    /// The senders run in interleaved rounds (Ringer and h2load), every round's throughput; empty for one
+    /// round. ``ringer``, ``h2load`` and ``ringerOneConnection`` are their median rounds.
+    public var rounds: [SenderRounds] = []
 
     /// Creates a report.
     /// - Parameters:
@@ -86,7 +89,7 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
         if ringerConnections > 1 { labels[0] += ", \(ringerConnections) conns" }
         if ringerOneConnection != nil { labels[labels.count - 1] += ", 1 conn" }
         lines.append("sandbox: a fresh process per sender; checks every message as FCM does (access token, project, schema, "
-                     + "data, priority, ttl, registration token); all \(workload.pushes * senders.count) accepted; "
+                     + "data, priority, ttl, registration token); all \(workload.pushes * (senders.count + SenderRounds.extraRuns(rounds))) accepted; "
                      + "\(BenchmarkReport.fixed(sandbox.cpuSeconds)) CPU s in total, peak RSS \(sandbox.maxRSSKiB) KiB")
         lines.append("")
         let header = ["sender", "messages/s", "p50 ms", "p99 ms", "CPU µs/msg", "peak RSS KiB", "cores: sender+sandbox"]
@@ -100,6 +103,8 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
         }
         lines += BenchmarkReport.table(rows)
         lines.append("")
+        let roundLines = SenderRounds.render(rounds, unit: "messages/s")
+        if !roundLines.isEmpty { lines += roundLines + [""] }
         if let firebaseAdminSync {
             lines.append("Ringer / firebase-admin send_each (sync) = "
                          + BenchmarkReport.fixed(Self.ratio(ringer.pushesPerSecond, firebaseAdminSync.pushesPerSecond)))

@@ -15,9 +15,11 @@ enum BenchCommand {
                 known: ["pushes", "concurrency", "python", "aioapns-script", "h2load", "send", "ca-file", "key-file",
                         "key-id", "team-id", "device", "topic", "payload-file", "connections", "fcm-messages", "only",
                         "firebase-admin-script", "send-fcm", "service-account", "fcm-token", "ringer-file",
-                        "collapse-key"])
+                        "collapse-key", "rounds"])
             let connections = try number(options, "connections", default: 2)
             guard (1...16).contains(connections) else { throw ConfigurationError("--connections must be 1...16") }
+            let rounds = try number(options, "rounds", default: 3)
+            guard (1...20).contains(rounds) else { throw ConfigurationError("--rounds must be 1...20") }
             let workload = try PushWorkload(pushes: try number(options, "pushes", default: 20_000),
                                             concurrency: try number(options, "concurrency", default: 200))
             if let url = options["send"] {
@@ -40,7 +42,7 @@ enum BenchCommand {
                 python: options["python"] ?? "python3",
                 aioapnsScript: options["aioapns-script"] ?? "Tests/Peers/bench_aioapns.py",
                 firebaseAdminScript: options["firebase-admin-script"] ?? "Tests/Peers/bench_firebase_admin.py",
-                h2load: options["h2load"] ?? "h2load", ringerConnections: connections))
+                h2load: options["h2load"] ?? "h2load", ringerConnections: connections, rounds: rounds))
             let report = try await benchmark.run { line in
                 try? FileHandle.standardError.write(contentsOf: Data("bench: \(line)\n".utf8))
             }

@@ -49,14 +49,15 @@ enum Usage {
                                 Write a throw-away APNs key (.p8), a dev CA + localhost certificate, and a
                                 throw-away FCM service account whose token_uri is the FCM sandbox's.
       ringer bench [--pushes 20000] [--fcm-messages N] [--concurrency 200] [--connections 2] [--only apns|fcm]
-                   [--python python3] [--aioapns-script Tests/Peers/bench_aioapns.py]
+                   [--rounds 3] [--python python3] [--aioapns-script Tests/Peers/bench_aioapns.py]
                    [--firebase-admin-script Tests/Peers/bench_firebase_admin.py] [--h2load h2load]
                                 VoIP pushes per second to a `ringer sandbox` process from Ringer's APNs client
                                 (--connections: its pool size), aioapns and h2load (one HTTP/2 connection each),
                                 then FCM ringing messages per second (--fcm-messages, default --pushes) to another
                                 from Ringer's FCM client, firebase-admin (send_each_async, send_each) and h2load
-                                (BENCHMARKS.md); each part ends with a RESULT line. Loads every core for a few
-                                seconds per sender.
+                                (BENCHMARKS.md); Ringer and h2load run --rounds interleaved rounds and count
+                                by their median round. Each part ends with a RESULT line. Loads every core for
+                                a few seconds per sender.
           ringer bench --send URL --ca-file ca.pem --key-file AuthKey.p8 --key-id ID --team-id TEAM
                        --device TOKEN --topic BUNDLE.voip --payload-file payload.json [--pushes] [--concurrency]
           ringer bench --send-fcm URL --ca-file ca.pem --service-account FILE --fcm-token TOKEN

@@ -81,6 +81,40 @@ import Glibc
         }
     }
 
+    @Test("Pool of 2 under a load one connection can carry: once its SETTINGS allow it, one connection takes it all")
+    func oneConnectionCarriesWhatFits() async throws {
+        try await SandboxFixture.with { fixture in
+            let client = try fixture.client { $0.connectionsPerHost = 2 }
+            defer { client.shutdown() }
+            // The first push learns the server's limit (1000 streams); everything after fits one connection.
+            _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            let results = await fixture.sendMany(200, through: client)
+            #expect(results.allSatisfy { (try? $0.outcome.get().status) == 200 })
+            #expect(client.statistics(for: .sandbox).connectionsOpened == 1)
+            #expect(fixture.sandbox.statistics.connections == 1)
+        }
+    }
+
+    @Test("Pool of 2 when the server lowers its stream limit: what exceeds one connection spills to the second")
+    func loweredStreamLimitSpillsToTheNextLane() async throws {
+        try await SandboxFixture.with { fixture in
+            let client = try fixture.client { $0.connectionsPerHost = 2 }
+            defer { client.shutdown() }
+            _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            fixture.sandbox.inject(.maxConcurrentStreams(2))
+            // The new SETTINGS reach the open connection; its loop publishes the lower limit on its next turn.
+            _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            fixture.sandbox.inject(APNsSandboxFault(.delay(seconds: 2), count: 4))
+            let started = ContinuousClock.now
+            let results = await fixture.sendMany(4, through: client)
+            let elapsed = ContinuousClock.now - started
+            #expect(results.allSatisfy { (try? $0.outcome.get().status) == 200 })
+            #expect(fixture.sandbox.statistics.connections == 2)
+            // Four 2 s answers, two per connection at once: about 2 s; one connection would need 4 s.
+            #expect(elapsed < .seconds(3.5), "\(elapsed)")
+        }
+    }
+
     @Test("Sandbox and production hosts have their own connections and counters")
     func hostsAreIndependent() async throws {
         try await SandboxFixture.with { fixture in

@@ -149,6 +149,32 @@ struct BenchmarkParsingTests {
         #expect(report.render().contains("(goal >= 0.6: met)"))
     }
 
+    @Test("Rounds: the median round is one that was measured (lower middle of an even count), and every round is printed")
+    func roundsCountByTheirMedianRound() throws {
+        let runs = [figures("h2load", 20000), figures("h2load", 14000), figures("h2load", 26000)]
+        #expect(SenderRounds.median(of: runs).pushesPerSecond.rounded() == 20000)
+        #expect(SenderRounds.median(of: Array(runs.prefix(2))).pushesPerSecond.rounded() == 14000)
+        #expect(SenderRounds.median(of: [runs[2]]).pushesPerSecond.rounded() == 26000)
+
+        var report = FCMBenchmarkReport(workload: try PushWorkload(pushes: 1000, concurrency: 100),
+                                        ringer: figures("Ringer FCMClient", 9000),
+                                        firebaseAdmin: figures("firebase-admin send_each_async", 1500),
+                                        firebaseAdminSync: nil, h2load: runs[0],
+                                        sandbox: ProcessUsage(cpuSeconds: 4, maxRSSKiB: 1), cores: 2, cpuModel: nil,
+                                        buildMode: "release")
+        let single = report.render()
+        #expect(!single.contains("interleaved rounds"))
+        report.rounds = [SenderRounds(label: "Ringer FCM, pool of 2", perSecond: [8000, 9000, 9500]),
+                         SenderRounds(label: "h2load FCM", perSecond: runs.map(\.pushesPerSecond))]
+        let lines = report.render().split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("3 interleaved rounds (messages/s") })
+        #expect(lines.contains("  Ringer FCM, pool of 2: 8000 9000 9500 (median 9000)"))
+        #expect(lines.contains("  h2load FCM: 20000 14000 26000 (median 20000)"))
+        // Three senders in the table, and two more rounds of each of the two round senders.
+        #expect(report.render().contains("all 7000 accepted"))
+        #expect(lines.last == report.resultLine)
+    }
+
     @Test func bothPartsPrintTheirOwnResultLinesAPNsUnchanged() throws {
         let workload = try PushWorkload(pushes: 1000, concurrency: 100)
         let apns = BenchmarkReport(workload: workload, ringer: figures("Ringer APNsClient", 9000),
