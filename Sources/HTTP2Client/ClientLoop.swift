@@ -64,6 +64,9 @@ final class ClientLoop {
                 cancel(pending)
             }
             let now = ContinuousClock.now
+            // Before any answer is handed back: a caller that sends again as soon as it has its answer
+            // must find the SETTINGS that came with that answer (the pool reads this to pick a lane).
+            mailbox.publish(streamCapacity: streamCapacity())
             collectEnds()
             housekeeping(at: now)
             collectEnds()
