@@ -15,11 +15,11 @@ import Testing
         let hub: EventHub
         let service: CallService
 
-        init() throws {
+        init(ringTimeout: TimeInterval = 45) throws {
             store = try HookedStore()
             let publications = KeyedAsyncLock()
             hub = EventHub(store: store, publications: publications, maxSocketsPerUser: 100)
-            service = try makeCallService(store: store, hub: hub, publications: publications)
+            service = try makeCallService(store: store, hub: hub, publications: publications, ringTimeout: ringTimeout)
         }
 
         /// Creates the users, each with an open socket (so a call to them rings), and returns the sockets.
@@ -59,7 +59,7 @@ import Testing
         #expect(try await held.value.state == .ringing)
     }
 
-    @Test func actingOnACallAndItsRingTimeoutDoNotWaitForAnotherPairsChange() async throws {
+    @Test func actingOnACallDoesNotWaitForAnotherPairsChange() async throws {
         let fixture = try Fixture()
         _ = try await fixture.users(["alice", "bob", "carol", "dave"])
         let first = try await fixture.place("alice", "bob")
@@ -76,6 +76,24 @@ import Testing
         #expect(await eventually { done.snapshot?.state == .cancelled })
         gate.open()
         #expect(try await held.value.state == .cancelled)
+    }
+
+    @Test func aRingTimeoutFiresWhileAnotherPairsChangeIsHeld() async throws {
+        let fixture = try Fixture(ringTimeout: 0.5)
+        _ = try await fixture.users(["alice", "bob", "carol", "dave"])
+        let first = try await fixture.place("alice", "bob")
+        let second = try await fixture.place("carol", "dave")
+        let gate = Gate()
+        fixture.store.beforeUpdate.withLock { $0 = { id in if id == first.callId { await gate.pass() } } }
+        let held = Task { try await fixture.service.act(.cancel, callID: first.callId, user: "alice") }
+        #expect(await eventually { gate.arrived >= 1 })
+        // Carol's call rings out on time although Alice and Bob's change is still held.
+        let store = fixture.store
+        #expect(await eventuallyAsync { (try? await store.call(id: second.callId))?.call.state == .unanswered })
+        #expect(try await store.call(id: first.callId)?.call.state == .ringing)
+        gate.open()
+        _ = try? await held.value
+        #expect(await eventuallyAsync { [.cancelled, .unanswered].contains((try? await store.call(id: first.callId))?.call.state) })
     }
 
     @Test func concurrentChangesToOneUserReachTheirSocketsInSeqOrder() async throws {

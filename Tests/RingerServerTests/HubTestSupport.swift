@@ -121,12 +121,23 @@ final class Gate: Sendable {
     var arrived: Int { state.withLock { $0.arrived } }
 }
 
+/// Polls an async `condition` every 10 ms for up to `seconds` (a liveness bound, not a speed test).
+func eventuallyAsync(within seconds: Double = 10, _ condition: @Sendable () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
 /// A `CallService` over a store, with no push providers, for tests of its locking.
-func makeCallService(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock) throws -> CallService {
+func makeCallService(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock,
+                     ringTimeout: TimeInterval = 45) throws -> CallService {
     let clock = SystemServerClock()
     let delivery = PushDelivery(store: store, health: PushSetupHealth(), clock: clock, log: .silent(), observe: { _ in })
     return CallService(store: store, hub: hub, publications: publications,
                        pushes: PushDispatcher(apns: nil, fcm: nil, delivery: delivery, clock: clock),
-                       media: try MediaTokens(settings: .init()), ringTimeout: 45, clock: clock, log: .silent(),
+                       media: try MediaTokens(settings: .init()), ringTimeout: ringTimeout, clock: clock, log: .silent(),
                        observe: { _ in })
 }
