@@ -10,7 +10,7 @@
 /// let locks = KeyedAsyncLock()
 /// try await locks.withLocks(["alice", "bob"]) { try await store.change(…) }
 /// ```
-/// Thread-safe. Waiting is not cancellable (as with ``AsyncLock``).
+/// Thread-safe. Waiting is not cancellable.
 public final class KeyedAsyncLock: Sendable {
     /// A held name: who waits for it next.
     private struct Holder {
