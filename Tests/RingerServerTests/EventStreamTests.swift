@@ -191,6 +191,20 @@ import Testing
         }
     }
 
+    @Test func theSocketCapIsAFlagAndAnEnvironmentVariable() throws {
+        let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
+        #expect(try ServerConfiguration.parse(arguments: [], environment: environment).maxSocketsPerUser == 10)
+        #expect(try ServerConfiguration.parse(arguments: ["--max-sockets-per-user", "3"], environment: environment)
+            .maxSocketsPerUser == 3)
+        let fromEnvironment = environment.merging(["RINGER_MAX_SOCKETS_PER_USER": "25"]) { $1 }
+        #expect(try ServerConfiguration.parse(arguments: [], environment: fromEnvironment).maxSocketsPerUser == 25)
+        for bad in ["0", "1001", "ten"] {
+            #expect(throws: ConfigurationError.self) {
+                try ServerConfiguration.parse(arguments: ["--max-sockets-per-user", bad], environment: environment)
+            }
+        }
+    }
+
     @Test func upgradeWithoutAValidTokenIsRefused() async throws {
         try await APITests.withServer { http in
             await #expect(throws: (any Error).self) {
