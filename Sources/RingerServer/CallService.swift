@@ -63,7 +63,6 @@ final class CallService: Sendable {
         guard let callee = try await store.user(id: request.callee) else { throw APIProblem.userNotFound(request.callee) }
         // A token without a name: show the name the server knows.
         let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
-        let (hub, store, ringTimeout) = (self.hub, self.store, self.ringTimeout)
         let (call, devices, effects) = try await publications.withLocks([caller.id, callee.id]) {
             () async throws -> (Call, [Device], [CallEffect]) in
             // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice.
@@ -79,6 +78,7 @@ final class CallService: Sendable {
             }
             let callID = UUID().uuidString.lowercased()
             let hasVideo = request.hasVideo ?? false
+            let ringTimeout = self.ringTimeout
             let (placed, stored) = try await store.insertCall(calleeID: callee.id, idempotencyKey: idempotencyKey) { busy in
                 // Busy is read in the same transaction that stores the call.
                 let (machine, effects) = CallMachine.invite(
@@ -166,7 +166,6 @@ final class CallService: Sendable {
         guard let parties = try await store.call(id: callID).map({ [$0.call.caller.id, $0.call.callee.id] }) else {
             throw APIProblem.callNotFound()
         }
-        let (hub, store) = (self.hub, self.store)
         let outcome = try await publications.withLocks(parties) { () async throws -> (Call, [CallEffect], Set<String>)? in
             do {
                 guard let (result, stored) = try await store.updateCall(id: callID, { machine in

@@ -69,6 +69,9 @@ final class EventHub: Sendable {
 
     /// One user's sockets and the order of their stream.
     private struct UserStream {
+        /// The id of the socket that created the entry: a gap read started for an earlier entry of
+        /// the same user (all its sockets gone meanwhile) must not touch this one.
+        let epoch: UInt64
         var sockets: [UInt64: Subscriber] = [:]
         /// Which socket holds each announced device (at most one: the newest wins).
         var byDevice: [String: UInt64] = [:]
@@ -119,7 +122,7 @@ final class EventHub: Sendable {
                deviceID.flatMap({ stream.byDevice[$0] }) == nil {
                 return .none
             }
-            var stream = streams.removeValue(forKey: userID) ?? UserStream()
+            var stream = streams.removeValue(forKey: userID) ?? UserStream(epoch: id)
             var replaced: (any EventSink)?
             if let deviceID, let older = stream.byDevice[deviceID] {
                 replaced = stream.sockets.removeValue(forKey: older)?.sink
@@ -171,8 +174,7 @@ final class EventHub: Sendable {
             let held = subscriber.pending ?? []
             subscriber.pending = nil
             for event in missed + held { Self.write(event, to: &subscriber) }
-            // Without `since` an event stored just before `latest` was read may still follow live
-            // (lastSeq stays low here), and the client counts events it receives apart from this point.
+            // The newest stored seq, or the last event written if a newer one was held meanwhile.
             let resumeFrom = max(latest, subscriber.lastSeq, 0)
             if let data = try? encoder.encode(StreamReady(seq: resumeFrom)) {
                 subscriber.sink.send(text: String(decoding: data, as: UTF8.self))
@@ -254,29 +256,29 @@ final class EventHub: Sendable {
 
     /// Releases a user's events in `seq` order; starts reading missing ones from the store on a gap.
     private func release(_ events: [Outgoing], of userID: String) {
-        let gapAfter = stripe(of: userID).withLock { streams -> Int64? in
+        let gap = stripe(of: userID).withLock { streams -> (epoch: UInt64, after: Int64)? in
             // Taken out while changed, so its socket table is uniquely referenced and not copied.
             guard var stream = streams.removeValue(forKey: userID) else { return nil }
             for event in events { Self.accept(event, into: &stream) }
-            var gapAfter: Int64?
+            var gap: (epoch: UInt64, after: Int64)?
             if !stream.early.isEmpty, !stream.fillingGap, let released = stream.released {
                 stream.fillingGap = true
-                gapAfter = released
+                gap = (stream.epoch, released)
             }
             streams[userID] = stream
-            return gapAfter
+            return gap
         }
-        if let gapAfter { Task { await fillGap(of: userID, after: gapAfter) } }
+        if let gap { Task { await fillGap(of: userID, epoch: gap.epoch, after: gap.after) } }
     }
 
     /// Reads the events missing after `seq` from the store, then releases what waited; if the store
     /// has not got them either (more than ``replayLimit`` newer ones), the waiting events go out
     /// anyway rather than hold the stream forever.
-    private func fillGap(of userID: String, after seq: Int64) async {
+    private func fillGap(of userID: String, epoch: UInt64, after seq: Int64) async {
         let found = (try? await store.events(forUser: userID, after: seq, limit: replayLimit)) ?? []
         let filled = found.compactMap(outgoing)
         stripe(of: userID).withLock { streams in
-            guard var stream = streams.removeValue(forKey: userID) else { return }
+            guard streams[userID]?.epoch == epoch, var stream = streams.removeValue(forKey: userID) else { return }
             stream.fillingGap = false
             for event in filled { Self.accept(event, into: &stream) }
             for seq in stream.early.keys.sorted() {
