@@ -236,6 +236,8 @@ public final class RingerServer: Sendable {
         // Subscribed before the handshake completes, so the cap and "newest socket of a device wins"
         // are decided here, synchronously; the replay follows on a task.
         guard hub.admit(id: id, userID: user.id, deviceID: deviceID, sink: connection, since: since) == .admitted else {
+            log.debug("event stream refused: socket cap", ["user.id": .string(user.id),
+                                                           "ws.max_sockets_per_user": .string("\(hub.maxSocketsPerUser)")])
             return .reject(APIRouter.problem(APIProblem.tooManySockets(limit: hub.maxSocketsPerUser)))
         }
         let session = EventSession(id: id, userID: user.id, hub: hub)
