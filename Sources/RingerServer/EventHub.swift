@@ -75,8 +75,10 @@ final class EventHub: Sendable {
         var sockets: [UInt64: Subscriber] = [:]
         /// Which socket holds each announced device (at most one: the newest wins).
         var byDevice: [String: UInt64] = [:]
-        /// The highest `seq` released to the sockets; nil until the baseline is read.
+        /// The highest `seq` released to the sockets; nil until the baseline is read or an event came.
         var released: Int64?
+        /// Whether the user's newest stored `seq` was read into ``released`` (once per entry).
+        var hasBaseline = false
         /// Events that arrived ahead of a missing `seq`, by `seq`.
         var early: [Int64: Outgoing] = [:]
         /// Whether the missing events are being read from the store.
@@ -154,8 +156,10 @@ final class EventHub: Sendable {
                 // Nothing of this user is between the store and the hub now: the baseline is exact.
                 let latest = try await store.latestSeq(forUser: userID)
                 self.stripe(of: userID).withLock { streams in
-                    guard var stream = streams[userID] else { return }
+                    // Once per entry: a later socket of the user must not move an order already kept.
+                    guard var stream = streams[userID], !stream.hasBaseline else { return }
                     stream.released = max(stream.released ?? latest, latest)
+                    stream.hasBaseline = true
                     streams[userID] = stream
                 }
                 return latest

@@ -104,6 +104,24 @@ import Testing
         #expect(phone.events.map(\.seq) == [1, 2, 3])
     }
 
+    @Test func anotherSocketGoingLiveWhileAnEventWaitsForALateOneSkipsNothing() async throws {
+        let store = try HookedStore()
+        let hub = EventHub(store: store, publications: KeyedAsyncLock())
+        let phone = RecordingSink()
+        try await Self.live(hub, id: 1, user: "bob", device: "bob-phone", sink: phone)
+        let events = try await Self.storeEvents(3, for: "bob", in: store.base)
+        let gate = Gate()
+        store.beforeEvents.withLock { $0 = { _ in await gate.pass() } }
+        hub.deliver([events[0], events[2]])  // 3 waits for 2; the read of 2 from the store is held
+        #expect(await eventually { gate.arrived == 1 })
+        // Bob's tablet goes live meanwhile: the newest stored seq (3) must not move the phone's order past 2.
+        let tablet = RecordingSink()
+        try await Self.live(hub, id: 2, user: "bob", device: "bob-tablet", sink: tablet)
+        gate.open()
+        #expect(await eventually { phone.events.count == 3 })
+        #expect(phone.events.map(\.seq) == [1, 2, 3])
+    }
+
     @Test func theNewestSocketOfADeviceReplacesTheOlderWithACloseCode() async throws {
         let store = try SQLiteStore(path: ":memory:")
         let hub = EventHub(store: store, publications: KeyedAsyncLock())

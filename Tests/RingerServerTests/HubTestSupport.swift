@@ -47,6 +47,8 @@ final class HookedStore: RingerStore {
     let beforeInsert: LockedValue<(@Sendable (String) async -> Void)?> = LockedValue(nil)
     /// Runs before `updateCall`'s transaction, with the call id.
     let beforeUpdate: LockedValue<(@Sendable (String) async -> Void)?> = LockedValue(nil)
+    /// Runs before `events(forUser:after:limit:)` reads, with the user id.
+    let beforeEvents: LockedValue<(@Sendable (String) async -> Void)?> = LockedValue(nil)
 
     init() throws { base = try SQLiteStore(path: ":memory:") }
 
@@ -84,7 +86,8 @@ final class HookedStore: RingerStore {
     func calls(ofUser userID: String, limit: Int) async throws -> [Call] { try await base.calls(ofUser: userID, limit: limit) }
     func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] { try await base.ringingCalls() }
     func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await base.events(forUser: userID, after: seq, limit: limit)
+        if let hook = beforeEvents.snapshot { await hook(userID) }
+        return try await base.events(forUser: userID, after: seq, limit: limit)
     }
     func latestSeq(forUser userID: String) async throws -> Int64 { try await base.latestSeq(forUser: userID) }
     func recordPushAttempt(_ attempt: PushAttempt) async throws { try await base.recordPushAttempt(attempt) }
