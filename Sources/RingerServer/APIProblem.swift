@@ -64,6 +64,12 @@ public enum APIProblem {
                 detail: "the body exceeds \(limit) bytes")
     }
 
+    /// 429: the user already holds as many event sockets as the server allows (`--max-sockets-per-user`).
+    public static func tooManySockets(limit: Int) -> Problem {
+        Problem(type: ProblemType.tooManySockets.rawValue, title: "Too many sockets", status: 429,
+                detail: "this user already holds \(limit) event sockets; close one, or reconnect with the same device_id to replace its socket")
+    }
+
     /// 503: the server is not ready or shutting down.
     public static func unavailable() -> Problem {
         Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,

@@ -8,9 +8,11 @@ import RingerWire
 /// Runs every call operation: asks ``CallMachine`` what to do, stores the result, then carries out
 /// the effects (events to WebSockets, VoIP pushes, ring timeouts).
 ///
-/// Operations that change calls hold one ``AsyncLock`` while they store and publish, so each user's
-/// events reach the hub in `seq` order. Pushes are sent after the lock is released and never delay
-/// the HTTP answer.
+/// A change holds the locks of both parties (``KeyedAsyncLock``, taken in sorted order, so no two
+/// changes can wait for each other in a cycle) while it stores and publishes: each user's events
+/// reach the hub in `seq` order, and calls between other users never wait. Whether the callee is
+/// busy is decided inside the store's transaction (``RingerStore/insertCall(calleeID:idempotencyKey:_:)``).
+/// Pushes are sent after the locks are released and never delay the HTTP answer.
 final class CallService: Sendable {
     private let store: any RingerStore
     private let hub: EventHub
@@ -20,12 +22,17 @@ final class CallService: Sendable {
     private let clock: any ServerClock
     private let log: Logger
     private let observe: @Sendable (ServerObservation) -> Void
-    private let writes = AsyncLock()
+    /// Per-user locks held while a change is stored and published (shared with the hub's baseline read).
+    private let publications: KeyedAsyncLock
     private let timers: RingTimeoutScheduler
 
-    init(store: any RingerStore, hub: EventHub, pushes: PushDispatcher, media: MediaTokens, ringTimeout: TimeInterval,
-         clock: any ServerClock, log: Logger, observe: @escaping @Sendable (ServerObservation) -> Void) {
+    /// - Parameters:
+    ///   - publications: the per-user locks the hub also holds while it reads a stream's baseline.
+    init(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
+         ringTimeout: TimeInterval, clock: any ServerClock, log: Logger,
+         observe: @escaping @Sendable (ServerObservation) -> Void) {
         self.store = store
+        self.publications = publications
         self.hub = hub
         self.pushes = pushes
         self.media = media
@@ -56,28 +63,32 @@ final class CallService: Sendable {
         guard let callee = try await store.user(id: request.callee) else { throw APIProblem.userNotFound(request.callee) }
         // A token without a name: show the name the server knows.
         let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
-        let (call, devices, effects) = try await writes.withLock { () async throws -> (Call, [Device], [CallEffect]) in
+        let (call, devices, effects) = try await publications.withLocks([caller.id, callee.id]) {
+            () async throws -> (Call, [Device], [CallEffect]) in
             // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice.
             if let idempotencyKey, let earlier = try await store.call(forIdempotencyKey: idempotencyKey, userID: caller.id) {
                 return (earlier.call, [], [])
             }
             let devices = try await store.devices(ofUser: callee.id)
-            let busy = try await store.isInAcceptedCall(userID: callee.id)
-            let online = await hub.isOnline(userID: callee.id)
+            let online = hub.isOnline(userID: callee.id)
             // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
             let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
             let calleeDevices = devices.map {
                 CalleeDevice(id: $0.deviceId, platform: $0.platform, canBeWoken: PushDispatcher.canRing($0))
             }
-            let (machine, effects) = CallMachine.invite(
-                callID: UUID().uuidString.lowercased(), caller: caller, callee: callee,
-                hasVideo: request.hasVideo ?? false, calleeDevices: calleeDevices, calleeOnline: online,
-                calleeBusy: busy, now: now, ringTimeout: ringTimeout)
-            let stored = try await store.insertCall(machine, events: Self.events(of: effects, call: machine.call),
-                                                    idempotencyKey: idempotencyKey)
-            observe(.callCreated(machine.call))
-            await hub.deliver(stored)
-            return (machine.call, devices, effects)
+            let callID = UUID().uuidString.lowercased()
+            let hasVideo = request.hasVideo ?? false
+            let ringTimeout = self.ringTimeout
+            let (placed, stored) = try await store.insertCall(calleeID: callee.id, idempotencyKey: idempotencyKey) { busy in
+                // Busy is read in the same transaction that stores the call.
+                let (machine, effects) = CallMachine.invite(
+                    callID: callID, caller: caller, callee: callee, hasVideo: hasVideo, calleeDevices: calleeDevices,
+                    calleeOnline: online, calleeBusy: busy, now: now, ringTimeout: ringTimeout)
+                return (machine, (machine.call, effects), Self.events(of: effects, call: machine.call))
+            }
+            observe(.callCreated(placed.0))
+            hub.deliver(stored)
+            return (placed.0, devices, placed.1)
         }
         log.info("call created", ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)])
         carryOut(effects, call: call, devices: devices, ringing: [])
@@ -145,13 +156,17 @@ final class CallService: Sendable {
     private func requireDevice(_ deviceID: String, of user: String) async throws {
         guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
         if try await store.device(id: deviceID, userID: user) != nil { return }
-        if await hub.isConnected(userID: user, deviceID: deviceID) { return }
+        if hub.isConnected(userID: user, deviceID: deviceID) { return }
         throw APIProblem.unknownDevice(deviceID)
     }
 
     private func apply(_ input: CallInput, callID: String, actor: CallActor) async throws -> Call {
         let now = clock.now()
-        let outcome = try await writes.withLock { () async throws -> (Call, [CallEffect], Set<String>)? in
+        // The parties never change, so they can be read before their locks are taken.
+        guard let parties = try await store.call(id: callID).map({ [$0.call.caller.id, $0.call.callee.id] }) else {
+            throw APIProblem.callNotFound()
+        }
+        let outcome = try await publications.withLocks(parties) { () async throws -> (Call, [CallEffect], Set<String>)? in
             do {
                 guard let (result, stored) = try await store.updateCall(id: callID, { machine in
                     // A deadline that passed but whose timer has not fired yet still counts: an accept
@@ -163,7 +178,7 @@ final class CallService: Sendable {
                     return ((machine.call, effects, mayRing), Self.events(of: effects, call: machine.call))
                 }) else { return nil }
                 for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }
-                await hub.deliver(stored)
+                hub.deliver(stored)
                 return result
             } catch let error as CallRuleError {
                 throw APIProblem.from(error)
@@ -191,7 +206,7 @@ final class CallService: Sendable {
         timers.schedule(callID: callID, at: deadline) { [weak self] in await self?.ringTimeoutFired(callID: callID) }
     }
 
-    /// Executes the effects that are not publications (those were delivered under the lock).
+    /// Executes the effects that are not publications (those were delivered under the locks).
     /// - Parameters:
     ///   - effects: the machine's effects.
     ///   - call: the call after them.

@@ -1,13 +1,19 @@
 import Foundation
 import RingerStore
+import RingerSync
 import RingerWire
 
 /// Where a subscriber's events are written: an open WebSocket, or a test double.
 public protocol EventSink: Sendable {
     /// Queues one text frame. Must not block.
     func send(text: String)
-    /// Closes the connection.
+    /// Closes the connection normally (1000).
     func close()
+    /// Closes the connection with a WebSocket close code and reason (RFC 6455 §7.4).
+    /// - Parameters:
+    ///   - code: the status code; 4000–4999 are the application's own.
+    ///   - reason: a short UTF-8 text, at most 123 bytes.
+    func close(code: UInt16, reason: String)
 }
 
 /// Delivers call events to the WebSockets of each user's devices, and replays missed ones.
@@ -17,104 +23,324 @@ public protocol EventSink: Sendable {
 /// repeats. The replay is bounded: at most ``replayLimit`` events, the newest ones (they say where
 /// each call is now). A `since` beyond the user's newest event (a stale value from another
 /// install) counts as "now", so live events are never held back.
-actor EventHub {
+///
+/// Sharded by user: each user's sockets live in one entry of a striped table, so publishing an
+/// event, ``isOnline(userID:)`` and ``isConnected(userID:deviceID:)`` touch that user's entry only,
+/// under a lock that only users of the same stripe share, never the whole table.
+///
+/// Per-user order: the store numbers each user's events consecutively (1, 2, 3 …), and the hub
+/// releases them to the user's sockets strictly in that order. An event that arrives ahead of a
+/// missing one waits; the missing ones are read from the store (an event is stored, and every
+/// lower `seq` of that user with it, before it is published), so a reordering delays an event but
+/// never loses it. The baseline (the highest `seq` already stored) is read while holding the
+/// user's publication lock (`publications`, the lock ``CallService`` holds while it stores and
+/// publishes), so no event of that user is between the store and the hub at that moment.
+///
+/// Thread-safe; ``admit(id:userID:deviceID:sink:since:)``, ``deliver(_:)`` and the presence
+/// queries never suspend (the upgrade decision calls them on the libwebsockets thread).
+final class EventHub: Sendable {
+    /// The WebSocket close sent to a socket that a newer one of the same device replaced.
+    static let replacedClose = (code: UInt16(4001), reason: "replaced by a newer connection of this device")
+
+    /// The outcome of ``admit(id:userID:deviceID:sink:since:)``.
+    enum Admission: Equatable, Sendable {
+        /// The socket is subscribed (live events are held for it until ``goLive(id:userID:)``).
+        case admitted
+        /// The user already holds ``maxSocketsPerUser`` sockets of other devices: refused.
+        case full
+    }
+
     private struct Subscriber {
-        let userID: String
         let deviceID: String?
         let sink: any EventSink
+        let since: Int64?
+        /// The highest `seq` written to this socket (replay and live overlap while it goes live).
         var lastSeq: Int64
         /// Live events held back while the replay is read from the store; nil once live.
-        var pending: [StoredEvent]?
+        var pending: [Outgoing]?
+    }
+
+    /// An event with its JSON text, encoded once for every socket.
+    private struct Outgoing {
+        let stored: StoredEvent
+        let text: String
+        var seq: Int64 { stored.event.seq }
+    }
+
+    /// One user's sockets and the order of their stream.
+    private struct UserStream {
+        /// The id of the socket that created the entry: a gap read started for an earlier entry of
+        /// the same user (all its sockets gone meanwhile) must not touch this one.
+        let epoch: UInt64
+        var sockets: [UInt64: Subscriber] = [:]
+        /// Which socket holds each announced device (at most one: the newest wins).
+        var byDevice: [String: UInt64] = [:]
+        /// The highest `seq` released to the sockets; nil until the baseline is read or an event came.
+        var released: Int64?
+        /// Whether the user's newest stored `seq` was read into ``released`` (once per entry).
+        var hasBaseline = false
+        /// Events that arrived ahead of a missing `seq`, by `seq`.
+        var early: [Int64: Outgoing] = [:]
+        /// Whether the missing events are being read from the store.
+        var fillingGap = false
     }
 
     /// Most events replayed on one reconnect.
     let replayLimit = 500
+    /// Most sockets one user may hold (sockets of one device replace each other and count once).
+    let maxSocketsPerUser: Int
     private let store: any RingerStore
+    private let publications: KeyedAsyncLock
+    private let stripes: [LockedValue<[String: UserStream]>]
     private let encoder = RingerJSON.encoder()
-    private var subscribers: [UInt64: Subscriber] = [:]
-    /// Sockets that closed before their `connect` ran (the two hop to the hub separately).
-    private var closedEarly: Set<UInt64> = []
 
-    init(store: any RingerStore) { self.store = store }
+    /// - Parameters:
+    ///   - store: where events and the replay are read.
+    ///   - publications: the per-user locks under which events are stored and published.
+    ///   - maxSocketsPerUser: sockets per user, at least 1.
+    ///   - stripes: independently locked parts of the user table.
+    init(store: any RingerStore, publications: KeyedAsyncLock, maxSocketsPerUser: Int = 10, stripes: Int = 64) {
+        self.store = store
+        self.publications = publications
+        self.maxSocketsPerUser = max(1, maxSocketsPerUser)
+        self.stripes = (0..<max(1, stripes)).map { _ in LockedValue([:]) }
+    }
 
-    /// Adds a subscriber and, with `since`, replays the events after it before going live; then sends
-    /// ``StreamReady`` with the seq to resume from, so a device that never saw an event can still
-    /// reconnect with `since` and get what it missed while its socket was down.
+    // MARK: Sockets
+
+    /// Subscribes a socket at once (so presence is true from the upgrade on), holding its live
+    /// events until ``goLive(id:userID:)`` has written the replay. A socket announcing a device that
+    /// already holds one replaces it: the older socket is closed with ``replacedClose``.
     /// - Parameters:
     ///   - id: unique per connection.
     ///   - userID: the authenticated user.
     ///   - deviceID: the device holding the socket, if it said.
+    ///   - sink: where its events go.
     ///   - since: replay events with a greater `seq`; nil for live events only.
-    func connect(id: UInt64, userID: String, deviceID: String?, sink: any EventSink, since: Int64?) async {
-        if closedEarly.remove(id) != nil { return }
-        // Live events are held while the store is read, so replay, held and live events go out in order.
-        subscribers[id] = Subscriber(userID: userID, deviceID: deviceID, sink: sink, lastSeq: since ?? .min, pending: [])
+    /// - Returns: ``Admission/full`` when the user already holds ``maxSocketsPerUser`` other sockets.
+    func admit(id: UInt64, userID: String, deviceID: String?, sink: any EventSink, since: Int64?) -> Admission {
+        let replaced = stripe(of: userID).withLock { streams -> (any EventSink)?? in
+            if let stream = streams[userID], stream.sockets.count >= maxSocketsPerUser,
+               deviceID.flatMap({ stream.byDevice[$0] }) == nil {
+                return .none
+            }
+            var stream = streams.removeValue(forKey: userID) ?? UserStream(epoch: id)
+            var replaced: (any EventSink)?
+            if let deviceID, let older = stream.byDevice[deviceID] {
+                replaced = stream.sockets.removeValue(forKey: older)?.sink
+            }
+            stream.sockets[id] = Subscriber(deviceID: deviceID, sink: sink, since: since, lastSeq: since ?? .min,
+                                            pending: [])
+            if let deviceID { stream.byDevice[deviceID] = id }
+            streams[userID] = stream
+            return .some(replaced)
+        }
+        guard let replaced else { return .full }
+        replaced?.close(code: Self.replacedClose.code, reason: Self.replacedClose.reason)
+        return .admitted
+    }
+
+    /// Replays what the socket missed (with `since`), writes the events held meanwhile, then sends
+    /// ``StreamReady`` with the seq to resume from, so a device that never saw an event can still
+    /// reconnect with `since` and get what it missed while its socket was down. A store failure
+    /// closes the socket (without the replay it would silently miss events; it reconnects and retries).
+    /// - Parameters:
+    ///   - id: the id given to ``admit(id:userID:deviceID:sink:since:)``.
+    ///   - userID: its user.
+    func goLive(id: UInt64, userID: String) async {
+        guard let since = subscriber(id, of: userID).map({ $0.since }) else { return }
         let latest: Int64
-        var missed: [StoredEvent] = []
+        var missed: [Outgoing] = []
         do {
-            latest = try await store.latestSeq(forUser: userID)
+            latest = try await publications.withLocks([userID]) {
+                // Nothing of this user is between the store and the hub now: the baseline is exact.
+                let latest = try await store.latestSeq(forUser: userID)
+                self.stripe(of: userID).withLock { streams in
+                    // Once per entry: a later socket of the user must not move an order already kept.
+                    guard var stream = streams[userID], !stream.hasBaseline else { return }
+                    stream.released = max(stream.released ?? latest, latest)
+                    stream.hasBaseline = true
+                    streams[userID] = stream
+                }
+                return latest
+            }
             if let since {
                 missed = try await store.events(forUser: userID, after: min(since, latest), limit: replayLimit)
-                if since > latest { subscribers[id]?.lastSeq = latest }
+                    .compactMap(outgoing)
             }
         } catch {
-            // Without the replay the device would silently miss events: close, so it reconnects and retries.
-            subscribers[id] = nil
-            sink.close()
+            remove(id, of: userID)?.close()
             return
         }
-        guard var subscriber = subscribers[id] else { return }
-        let held = subscriber.pending ?? []
-        subscriber.pending = nil
-        for event in missed + held { write(event, to: &subscriber) }
-        // Without `since` an event stored just before `latest` was read may still be on its way to the
-        // hub: it is delivered live (lastSeq stays low here), and the client counts events it receives
-        // apart from this resume point.
-        let resumeFrom = max(latest, subscriber.lastSeq, 0)
-        if let data = try? encoder.encode(StreamReady(seq: resumeFrom)) {
-            subscriber.sink.send(text: String(decoding: data, as: UTF8.self))
-        }
-        subscribers[id] = subscriber
-    }
-
-    /// Removes a subscriber (its socket closed).
-    func disconnect(id: UInt64) {
-        if subscribers.removeValue(forKey: id) == nil { closedEarly.insert(id) }
-    }
-
-    /// Sends stored events to every matching subscriber, skipping the device that acted.
-    func deliver(_ events: [StoredEvent]) {
-        for (id, var subscriber) in subscribers {
-            for event in events where event.userID == subscriber.userID {
-                if subscriber.pending != nil {
-                    subscriber.pending?.append(event)
-                } else {
-                    write(event, to: &subscriber)
-                }
+        stripe(of: userID).withLock { streams in
+            guard var subscriber = streams[userID]?.sockets[id] else { return }
+            if let since, since > latest { subscriber.lastSeq = latest }
+            let held = subscriber.pending ?? []
+            subscriber.pending = nil
+            for event in missed + held { Self.write(event, to: &subscriber) }
+            // The newest stored seq, or the last event written if a newer one was held meanwhile.
+            let resumeFrom = max(latest, subscriber.lastSeq, 0)
+            if let data = try? encoder.encode(StreamReady(seq: resumeFrom)) {
+                subscriber.sink.send(text: String(decoding: data, as: UTF8.self))
             }
-            subscribers[id] = subscriber
+            streams[userID]?.sockets[id] = subscriber
         }
     }
 
-    /// True when the user holds at least one open socket.
-    func isOnline(userID: String) -> Bool { subscribers.values.contains { $0.userID == userID } }
-
-    /// True when the user holds an open socket announced as this device.
-    func isConnected(userID: String, deviceID: String) -> Bool {
-        subscribers.values.contains { $0.userID == userID && $0.deviceID == deviceID }
+    /// Removes a subscriber (its socket closed); a socket that was replaced or never admitted is ignored.
+    func disconnect(id: UInt64, userID: String) {
+        _ = remove(id, of: userID)
     }
 
     /// Closes every socket (server shutdown).
     func closeAll() {
-        for subscriber in subscribers.values { subscriber.sink.close() }
-        subscribers.removeAll()
+        for stripe in stripes {
+            let sinks = stripe.withLock { streams in
+                defer { streams.removeAll() }
+                return streams.values.flatMap { $0.sockets.values.map(\.sink) }
+            }
+            sinks.forEach { $0.close() }
+        }
     }
 
-    private func write(_ event: StoredEvent, to subscriber: inout Subscriber) {
-        guard event.event.seq > subscriber.lastSeq else { return }
-        subscriber.lastSeq = event.event.seq
-        if let except = event.exceptDeviceID, except == subscriber.deviceID { return }
-        guard let data = try? encoder.encode(event.event) else { return }
-        subscriber.sink.send(text: String(decoding: data, as: UTF8.self))
+    // MARK: Events
+
+    /// Sends stored events to the sockets of their users, each user's in `seq` order, skipping the
+    /// device that acted. Costs work for the recipients' entries only.
+    /// - Parameter events: events as the store returned them (any order).
+    func deliver(_ events: [StoredEvent]) {
+        var byUser: [String: [Outgoing]] = [:]
+        for event in events {
+            guard let encoded = outgoing(event) else { continue }
+            byUser[event.userID, default: []].append(encoded)
+        }
+        for (userID, encoded) in byUser { release(encoded, of: userID) }
+    }
+
+    /// True when the user holds at least one open socket. O(1).
+    func isOnline(userID: String) -> Bool {
+        stripe(of: userID).withLock { !($0[userID]?.sockets.isEmpty ?? true) }
+    }
+
+    /// True when the user holds an open socket announced as this device. O(1).
+    func isConnected(userID: String, deviceID: String) -> Bool {
+        stripe(of: userID).withLock { $0[userID]?.byDevice[deviceID] != nil }
+    }
+
+    /// How many sockets the user holds (tests, diagnostics).
+    func socketCount(userID: String) -> Int {
+        stripe(of: userID).withLock { $0[userID]?.sockets.count ?? 0 }
+    }
+
+    /// Whether two users' entries share a stripe, and so its lock (tests).
+    func sharesStripe(_ first: String, _ second: String) -> Bool {
+        stripe(of: first) === stripe(of: second)
+    }
+
+    // MARK: Internals
+
+    private func stripe(of userID: String) -> LockedValue<[String: UserStream]> {
+        stripes[Int(UInt(bitPattern: userID.hashValue) % UInt(stripes.count))]
+    }
+
+    private func subscriber(_ id: UInt64, of userID: String) -> Subscriber? {
+        stripe(of: userID).withLock { $0[userID]?.sockets[id] }
+    }
+
+    private func remove(_ id: UInt64, of userID: String) -> (any EventSink)? {
+        stripe(of: userID).withLock { streams -> (any EventSink)? in
+            guard streams[userID]?.sockets[id] != nil, var stream = streams.removeValue(forKey: userID),
+                  let gone = stream.sockets.removeValue(forKey: id) else { return nil }
+            if let device = gone.deviceID, stream.byDevice[device] == id { stream.byDevice[device] = nil }
+            // The order state goes with the last socket; the next one reads a new baseline.
+            streams[userID] = stream.sockets.isEmpty ? nil : stream
+            return gone.sink
+        }
+    }
+
+    /// Releases a user's events in `seq` order; starts reading missing ones from the store on a gap.
+    private func release(_ events: [Outgoing], of userID: String) {
+        let gap = stripe(of: userID).withLock { streams -> (epoch: UInt64, after: Int64)? in
+            // Taken out while changed, so its socket table is uniquely referenced and not copied.
+            guard var stream = streams.removeValue(forKey: userID) else { return nil }
+            for event in events { Self.accept(event, into: &stream) }
+            var gap: (epoch: UInt64, after: Int64)?
+            if !stream.early.isEmpty, !stream.fillingGap, let released = stream.released {
+                stream.fillingGap = true
+                gap = (stream.epoch, released)
+            }
+            streams[userID] = stream
+            return gap
+        }
+        if let gap { Task { await fillGap(of: userID, epoch: gap.epoch, after: gap.after) } }
+    }
+
+    /// Reads the events missing after `seq` from the store, then releases what waited; if the store
+    /// has not got them either (more than ``replayLimit`` newer ones), the waiting events go out
+    /// anyway rather than hold the stream forever.
+    private func fillGap(of userID: String, epoch: UInt64, after seq: Int64) async {
+        let found = (try? await store.events(forUser: userID, after: seq, limit: replayLimit)) ?? []
+        let filled = found.compactMap(outgoing)
+        stripe(of: userID).withLock { streams in
+            guard streams[userID]?.epoch == epoch, var stream = streams.removeValue(forKey: userID) else { return }
+            stream.fillingGap = false
+            for event in filled { Self.accept(event, into: &stream) }
+            for seq in stream.early.keys.sorted() {
+                guard let event = stream.early.removeValue(forKey: seq) else { continue }
+                stream.released = max(stream.released ?? seq, seq)
+                Self.fanOut(event, in: &stream)
+            }
+            streams[userID] = stream
+        }
+    }
+
+    /// Puts one event in its place in the user's order: released when it is the next `seq` (with
+    /// the early ones it unblocks), kept when it is ahead, ignored when already released.
+    private static func accept(_ event: Outgoing, into stream: inout UserStream) {
+        guard let released = stream.released else {
+            // No baseline yet: the socket is still going live and holds what arrives; the
+            // publication lock keeps these in order.
+            stream.released = event.seq
+            fanOut(event, in: &stream)
+            return
+        }
+        if event.seq <= released { return }
+        if event.seq > released + 1 {
+            stream.early[event.seq] = event
+            return
+        }
+        stream.released = event.seq
+        fanOut(event, in: &stream)
+        while let next = stream.early.removeValue(forKey: (stream.released ?? 0) + 1) {
+            stream.released = next.seq
+            fanOut(next, in: &stream)
+        }
+    }
+
+    /// Hands one released event to every socket of the user (held while a socket goes live).
+    private static func fanOut(_ event: Outgoing, in stream: inout UserStream) {
+        // In place through the values' indices: no copy of the socket table per event.
+        var index = stream.sockets.startIndex
+        while index != stream.sockets.endIndex {
+            if stream.sockets.values[index].pending != nil {
+                stream.sockets.values[index].pending?.append(event)
+            } else {
+                write(event, to: &stream.sockets.values[index])
+            }
+            stream.sockets.formIndex(after: &index)
+        }
+    }
+
+    /// Writes one event unless the socket had it already (a replayed event also delivered live).
+    private static func write(_ event: Outgoing, to subscriber: inout Subscriber) {
+        guard event.seq > subscriber.lastSeq else { return }
+        subscriber.lastSeq = event.seq
+        if let except = event.stored.exceptDeviceID, except == subscriber.deviceID { return }
+        subscriber.sink.send(text: event.text)
+    }
+
+    private func outgoing(_ event: StoredEvent) -> Outgoing? {
+        guard let data = try? encoder.encode(event.event) else { return nil }
+        return Outgoing(stored: event, text: String(decoding: data, as: UTF8.self))
     }
 }

@@ -126,14 +126,16 @@ public final class RingerServer: Sendable {
         }
         let fcm = try configuration.fcm.map(Self.fcmClient)
         self.fcm = fcm
-        hub = EventHub(store: store)
+        // Call changes and the hub's baseline reads hold the same per-user locks (EventHub, CallService).
+        let publications = KeyedAsyncLock()
+        hub = EventHub(store: store, publications: publications, maxSocketsPerUser: configuration.maxSocketsPerUser)
         let tokens = try UserTokens(secret: configuration.userTokenSecret)
         let pushHealth = PushSetupHealth()
         fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, clock: clock, log: logger) }
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
         let pushes = PushDispatcher(apns: apns, fcm: fcm, delivery: delivery, clock: clock)
         self.pushes = pushes
-        service = CallService(store: store, hub: hub, pushes: pushes,
+        service = CallService(store: store, hub: hub, publications: publications, pushes: pushes,
                               media: try MediaTokens(settings: configuration.media),
                               ringTimeout: configuration.ringTimeout, clock: clock, log: logger, observe: observe)
         router = APIRouter(service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
@@ -182,7 +184,7 @@ public final class RingerServer: Sendable {
         service.shutdown()
         let unsent = await pushes.pending.drain(timeout: 5)
         if unsent > 0 { log.warning("shutting down with pushes still unanswered", ["push.pending": .string("\(unsent)")]) }
-        await hub.closeAll()
+        hub.closeAll()
         web.withLock { server in
             server?.shutdown()
             server = nil
@@ -199,7 +201,7 @@ public final class RingerServer: Sendable {
     ///   - deviceID: the device id the stream named (`?device_id=`).
     /// - Returns: true when such a stream is subscribed.
     public func hasEventStream(userID: String, deviceID: String) async -> Bool {
-        await hub.isConnected(userID: userID, deviceID: deviceID)
+        hub.isConnected(userID: userID, deviceID: deviceID)
     }
 
     /// Decides a WebSocket upgrade for `/v1/events` (runs on the libwebsockets thread; no I/O).
@@ -231,12 +233,19 @@ public final class RingerServer: Sendable {
             id += 1
             return id
         }
-        let session = EventSession(id: id, hub: hub)
+        // Subscribed before the handshake completes, so the cap and "newest socket of a device wins"
+        // are decided here, synchronously; the replay follows on a task.
+        guard hub.admit(id: id, userID: user.id, deviceID: deviceID, sink: connection, since: since) == .admitted else {
+            log.debug("event stream refused: socket cap", ["user.id": .string(user.id),
+                                                           "ws.max_sockets_per_user": .string("\(hub.maxSocketsPerUser)")])
+            return .reject(APIRouter.problem(APIProblem.tooManySockets(limit: hub.maxSocketsPerUser)))
+        }
+        let session = EventSession(id: id, userID: user.id, hub: hub)
         let hub = self.hub
         let store = self.store
         Task {
             try? await store.upsertUser(id: user.id, name: user.name, at: Date())
-            await hub.connect(id: id, userID: user.id, deviceID: deviceID, sink: connection, since: since)
+            await hub.goLive(id: id, userID: user.id)
         }
         log.debug("event stream opened", ["user.id": .string(user.id), "device.id": .string(deviceID ?? "")])
         return .accept(session)
@@ -249,17 +258,18 @@ extension WebSocketConnection: EventSink {}
 /// clients send nothing the server needs.
 private final class EventSession: WebSocketDelegate {
     let id: UInt64
+    let userID: String
     let hub: EventHub
 
-    init(id: UInt64, hub: EventHub) {
+    init(id: UInt64, userID: String, hub: EventHub) {
         self.id = id
+        self.userID = userID
         self.hub = hub
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceiveText text: String) {}
 
     func webSocketDidClose(_ connection: WebSocketConnection) {
-        let (hub, id) = (self.hub, self.id)
-        Task { await hub.disconnect(id: id) }
+        hub.disconnect(id: id, userID: userID)
     }
 }

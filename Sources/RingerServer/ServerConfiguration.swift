@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable {
     public var media = MediaSettings()
     /// Longest lifetime `POST /v1/tokens` grants, seconds.
     public var maxUserTokenTTL: Int = 30 * 24 * 3600
+    /// Most `/v1/events` sockets one user may hold at once (`--max-sockets-per-user`, 1–1000); a new
+    /// socket of a device that holds one replaces it and does not count twice.
+    public var maxSocketsPerUser: Int = 10
 
     /// APNs settings: how the server authenticates, and where it connects.
     public struct APNsSettings: Sendable {
@@ -102,7 +105,7 @@ public struct ServerConfiguration: Sendable {
             "listen", "database", "admin-key", "user-token-secret", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
-            "ring-timeout", "media-url", "media-api-key", "media-api-secret",
+            "ring-timeout", "max-sockets-per-user", "media-url", "media-api-key", "media-api-secret",
             "fcm-service-account", "fcm-host", "fcm-ca-file",
         ])
         var config = ServerConfiguration()
@@ -128,6 +131,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("--ring-timeout must be seconds between 0 and 600, got \(timeout)")
             }
             config.ringTimeout = seconds
+        }
+        if let text = options["max-sockets-per-user"] {
+            guard let count = Int(text), (1...1000).contains(count) else {
+                throw ConfigurationError("--max-sockets-per-user must be a whole number between 1 and 1000, got \(text)")
+            }
+            config.maxSocketsPerUser = count
         }
         let keyFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
         let certificateFields = [options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"]]

@@ -97,15 +97,26 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func devices(ofUser userID: String) async throws -> [Device]
 
-    /// Stores a new call and appends its events, in one transaction.
+    /// Decides and stores a new call in one transaction: whether the callee is in an `accepted` call
+    /// is read inside it, `decide` builds the call from that answer, and the call and its events are
+    /// stored before the transaction ends, so no accept can slip between the check and the insert
+    /// ("busy" is settled by the store, not by a read before it).
+    ///
+    /// - Important: Implementations must serialise this transaction against any change that accepts
+    ///   a call of the same user, also across processes (SQLite: `BEGIN IMMEDIATE`; a server database
+    ///   would lock the callee's row, which an accept must lock too).
     /// - Parameters:
-    ///   - machine: the new call.
-    ///   - events: its first events.
+    ///   - calleeID: the user whose accepted calls make the new call busy.
     ///   - idempotencyKey: the caller's `Idempotency-Key`, remembered with the call so a retried
     ///     request finds it (``call(forIdempotencyKey:userID:)``); nil when the request had none.
-    /// - Returns: the appended events with their sequence numbers.
-    /// - Throws: ``StoreError``.
-    func insertCall(_ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?) async throws -> [StoredEvent]
+    ///   - decide: given whether the callee is busy, the new call, a result for the caller and the
+    ///     call's first events; runs inside the transaction, so it must not block. If it throws,
+    ///     nothing is stored and the error is rethrown.
+    /// - Returns: `decide`'s result and the appended events with their sequence numbers.
+    /// - Throws: ``StoreError`` or what `decide` throws.
+    func insertCall<T: Sendable>(calleeID: String, idempotencyKey: String?,
+                                 _ decide: @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
+        async throws -> (T, [StoredEvent])
 
     /// The call a user created with this `Idempotency-Key` in the last 24 hours, if any.
     /// - Throws: ``StoreError``.
@@ -128,10 +139,6 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func calls(ofUser userID: String, limit: Int) async throws -> [Call]
 
-    /// True when the user takes part in a call in state `accepted`.
-    /// - Throws: ``StoreError``.
-    func isInAcceptedCall(userID: String) async throws -> Bool
-
     /// Ids and ring deadlines of every call still `ringing`, for rescheduling timeouts after a restart.
     /// - Throws: ``StoreError``.
     func ringingCalls() async throws -> [(callID: String, expiresAt: Date)]
@@ -141,7 +148,9 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent]
 
-    /// The user's highest event `seq`, 0 when they have none.
+    /// The user's highest event `seq`, 0 when they have none. A user's events are numbered 1, 2, 3 …
+    /// with no gaps, and an event is stored only with every lower `seq` of its user (the hub relies on
+    /// both to put a late event back in its place).
     /// - Throws: ``StoreError``.
     func latestSeq(forUser userID: String) async throws -> Int64
 

@@ -155,18 +155,20 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
 
     // MARK: Calls
 
-    public func insertCall(_ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?) async throws
-        -> [StoredEvent] {
-        let json = try encodeText(machine)
-        return try locked { db in
+    public func insertCall<T: Sendable>(calleeID: String, idempotencyKey: String?,
+                                        _ decide: @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
+        async throws -> (T, [StoredEvent]) {
+        try locked { db in
+            // BEGIN IMMEDIATE: the busy check, the insert and any accept are serialised by the write lock.
             try db.transaction {
+                let (machine, result, events) = try decide(try isInAcceptedCall(userID: calleeID, in: db))
                 let call = machine.call
                 try db.query("""
                     INSERT INTO calls (call_id, caller_id, callee_id, state, created_at, expires_at, machine)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, [.text(call.callId), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
                           .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
-                          .text(json)])
+                          .text(try encodeText(machine))])
                 if let idempotencyKey {
                     let now = call.createdAt.timeIntervalSince1970
                     try db.query("DELETE FROM idempotency_keys WHERE created_at < ?", [.real(now - Self.idempotencyWindow)])
@@ -174,7 +176,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                         INSERT OR REPLACE INTO idempotency_keys (user_id, key, call_id, created_at) VALUES (?, ?, ?, ?)
                         """, [.text(call.caller.id), .text(idempotencyKey), .text(call.callId), .real(now)])
                 }
-                return try append(events, in: db)
+                return (result, try append(events, in: db))
             }
         }
     }
@@ -224,14 +226,13 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         }
     }
 
-    public func isInAcceptedCall(userID: String) async throws -> Bool {
-        try locked { db in
-            var found = false
-            try db.query("""
-                SELECT 1 FROM calls WHERE state = 'accepted' AND (caller_id = ? OR callee_id = ?) LIMIT 1
-                """, [.text(userID), .text(userID)]) { _ in found = true }
-            return found
-        }
+    /// True when the user takes part in a call in state `accepted`; inside the caller's transaction.
+    private func isInAcceptedCall(userID: String, in db: SQLiteConnection) throws -> Bool {
+        var found = false
+        try db.query("""
+            SELECT 1 FROM calls WHERE state = 'accepted' AND (caller_id = ? OR callee_id = ?) LIMIT 1
+            """, [.text(userID), .text(userID)]) { _ in found = true }
+        return found
     }
 
     public func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] {

@@ -32,6 +32,8 @@ public struct ProblemType: OpenStringEnum {
     public static let answeredElsewhere = ProblemType(slug: "answered-elsewhere")
     /// 413: the request body is too large.
     public static let payloadTooLarge = ProblemType(slug: "payload-too-large")
+    /// 429: the user already holds as many event sockets as the server allows.
+    public static let tooManySockets = ProblemType(slug: "too-many-sockets")
     /// 500: the server failed; nothing was changed.
     public static let internalError = ProblemType(slug: "internal-error")
     /// 503: a dependency (database) is unavailable.

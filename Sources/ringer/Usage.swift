@@ -14,6 +14,7 @@ enum Usage {
           --fcm-service-account firebase.json (repeat for several Firebase projects; the first is the default)
           --fcm-host HOST[:PORT] (default Google's)   --fcm-ca-file ca.pem (for the FCM host and the token URI)
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
+          --max-sockets-per-user 10 (event sockets per user; more are refused with 429 too-many-sockets)
           Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY; a repeatable one's
           variable takes several values separated by commas.
       ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors) and the FCM sandbox

@@ -4,8 +4,9 @@
 Connects to --url with optional extra headers, sends each --send message in order, then
 collects --expect text messages (or stops at close / --timeout), closes normally and prints one
 JSON object on stdout:
-  {"connected": true, "received": [...], "closed_by_server": bool}
-  {"connected": false, "status": 401}            (handshake refused with an HTTP status)
+  {"connected": true, "received": [...], "closed_by_server": bool, "close_code": N, "close_reason": "..."}
+                                                  (close_* only when the server closed)
+  {"connected": false, "status": 401, "body": "..."}   (handshake refused with an HTTP status)
   {"connected": false, "error": "..."}            (anything else)
 
 usage: ws_client_peer.py --url ws://127.0.0.1:P/path?x=y [--header "Name: value"]...
@@ -39,12 +40,16 @@ async def run(args):
                 while len(result["received"]) < args.expect:
                     msg = await asyncio.wait_for(ws.recv(), timeout=args.timeout)
                     result["received"].append(msg if isinstance(msg, str) else "<binary>")
-            except ConnectionClosed:
+            except ConnectionClosed as closed:
                 result["closed_by_server"] = True
+                if closed.rcvd is not None:
+                    result["close_code"] = closed.rcvd.code
+                    result["close_reason"] = closed.rcvd.reason
             except asyncio.TimeoutError:
                 result["timeout"] = True
     except InvalidStatus as exc:
-        result = {"connected": False, "status": exc.response.status_code}
+        result = {"connected": False, "status": exc.response.status_code,
+                  "body": exc.response.body.decode("utf-8", "replace") if exc.response.body else ""}
     except Exception as exc:  # noqa: BLE001 - report whatever failed
         result = {"connected": False, "error": "%s: %s" % (type(exc).__name__, exc)}
     print(json.dumps(result))

@@ -15,6 +15,14 @@ import Testing
     static func withServer(clock: any ServerClock = SystemServerClock(),
                            configure: (inout ServerConfiguration) -> Void = { _ in },
                            _ body: (TestHTTP) async throws -> Void) async throws {
+        try await withServer(clock: clock, configure: configure) { http, _ in try await body(http) }
+    }
+
+    /// Runs `body` against a started server on a fresh database, with the server itself (for its
+    /// presence queries); shuts it down afterwards.
+    static func withServer(clock: any ServerClock = SystemServerClock(),
+                           configure: (inout ServerConfiguration) -> Void = { _ in },
+                           _ body: (TestHTTP, RingerServer) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -27,7 +35,7 @@ import Testing
         let server = try RingerServer(configuration: config, clock: clock, logger: .silent())
         let port = try await server.start()
         do {
-            try await body(TestHTTP(base: URL(string: "http://127.0.0.1:\(port)")!))
+            try await body(TestHTTP(base: URL(string: "http://127.0.0.1:\(port)")!), server)
         } catch {
             await server.shutdown()
             throw error

@@ -2,6 +2,7 @@ import Foundation
 import LibWebSockets
 import RingerKit
 import RingerSandbox
+import RingerServer
 import RingerSync
 import RingerTestSupport
 import RingerWire
@@ -124,6 +125,83 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
             _ = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)
             #expect(await inbox.wait(for: .callIncoming) != nil)
+        }
+    }
+
+    /// Runs the independent `websockets` client peer against the event stream and returns its JSON report.
+    struct PeerReport: Decodable, Sendable {
+        var connected: Bool
+        var status: Int?
+        var body: String?
+        var closedByServer: Bool?
+        var closeCode: Int?
+        var closeReason: String?
+    }
+
+    static func peer(_ http: TestHTTP, token: String, query: String, expect: Int, timeout: Double = 10) async throws
+        -> PeerReport {
+        let url = http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + "/v1/events?" + query
+        let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_client_peer.py"), "--url", url,
+                                                 "--header", "Authorization: Bearer " + token, "--expect", String(expect),
+                                                 "--timeout", String(timeout)])
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        do {
+            return try decoder.decode(PeerReport.self, from: Data(result.standardOutput.utf8))
+        } catch {
+            Issue.record("peer printed \(result.standardOutput) \(result.standardError)")
+            throw error
+        }
+    }
+
+    @Test func aNewSocketOfTheSameDeviceClosesTheOlderWith4001() async throws {
+        try await APITests.withServer { http, server in
+            let bob = try await APITests.token(http, "bob")
+            // The older socket: an independent client that waits for frames until the server closes it.
+            let older = Task { try await Self.peer(http, token: bob, query: "device_id=bob-phone", expect: 5) }
+            #expect(await eventuallyAsync { await server.hasEventStream(userID: "bob", deviceID: "bob-phone") })
+            let newer = try await Self.connect(http, token: bob, query: "device_id=bob-phone", inbox: Inbox())
+            defer { newer.close() }
+            let report = try await older.value
+            #expect(report.closedByServer == true)
+            #expect(report.closeCode == 4001)
+            #expect(report.closeReason == "replaced by a newer connection of this device")
+            #expect(newer.isOpen)
+            #expect(await server.hasEventStream(userID: "bob", deviceID: "bob-phone"))
+        }
+    }
+
+    @Test func socketsBeyondTheUsersCapAreRefusedWithAProblem() async throws {
+        try await APITests.withServer(configure: { $0.maxSocketsPerUser = 2 }) { http, server in
+            let bob = try await APITests.token(http, "bob")
+            let first = try await Self.connect(http, token: bob, query: "device_id=bob-phone", inbox: Inbox())
+            let second = try await Self.connect(http, token: bob, query: "device_id=bob-tablet", inbox: Inbox())
+            defer { first.close(); second.close() }
+            let refused = try await Self.peer(http, token: bob, query: "device_id=bob-laptop", expect: 1)
+            #expect(refused.status == 429)
+            #expect(refused.body?.contains("https://ringer.dev/problems/too-many-sockets") == true)
+            // The same device may still replace its own socket; another user is not affected.
+            let phoneAgain = try await Self.connect(http, token: bob, query: "device_id=bob-phone", inbox: Inbox())
+            defer { phoneAgain.close() }
+            #expect(await eventually { !first.isOpen })
+            let carol = try await APITests.token(http, "carol")
+            let carols = try await Self.connect(http, token: carol, query: "device_id=carol-phone", inbox: Inbox())
+            defer { carols.close() }
+            #expect(await server.hasEventStream(userID: "carol", deviceID: "carol-phone"))
+        }
+    }
+
+    @Test func theSocketCapIsAFlagAndAnEnvironmentVariable() throws {
+        let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
+        #expect(try ServerConfiguration.parse(arguments: [], environment: environment).maxSocketsPerUser == 10)
+        #expect(try ServerConfiguration.parse(arguments: ["--max-sockets-per-user", "3"], environment: environment)
+            .maxSocketsPerUser == 3)
+        let fromEnvironment = environment.merging(["RINGER_MAX_SOCKETS_PER_USER": "25"]) { $1 }
+        #expect(try ServerConfiguration.parse(arguments: [], environment: fromEnvironment).maxSocketsPerUser == 25)
+        for bad in ["0", "1001", "ten"] {
+            #expect(throws: ConfigurationError.self) {
+                try ServerConfiguration.parse(arguments: ["--max-sockets-per-user", bad], environment: environment)
+            }
         }
     }
 

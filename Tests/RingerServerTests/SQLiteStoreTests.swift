@@ -25,6 +25,23 @@ import Testing
         #expect(try await store.latestSeq(forUser: "nobody") == 0)
     }
 
+    @Test func insertingACallReadsBusyInsideItsTransaction() async throws {
+        let store = try SQLiteStore(path: ":memory:")
+        let first = Self.ringingCall()
+        _ = try await store.insertCall(first, events: [], idempotencyKey: nil)
+        let notYet = try await store.insertCall(calleeID: "bob", idempotencyKey: nil) { busy in (Self.ringingCall(), busy, []) }
+        #expect(notYet.0 == false)
+        _ = try await store.updateCall(id: first.call.callId) { machine -> (Int, [PendingEvent]) in
+            _ = try machine.handle(.accept(deviceID: "p"), by: .user("bob"), at: Date())
+            return (0, [])
+        }
+        let busy = try await store.insertCall(calleeID: "bob", idempotencyKey: nil) { busy in (Self.ringingCall(), busy, []) }
+        #expect(busy.0 == true)
+        // The caller of the accepted call is busy too; an unrelated user is not.
+        #expect(try await store.insertCall(calleeID: "alice", idempotencyKey: nil) { busy in (Self.ringingCall(), busy, []) }.0)
+        #expect(try await store.insertCall(calleeID: "carol", idempotencyKey: nil) { busy in (Self.ringingCall(), busy, []) }.0 == false)
+    }
+
     @Test func aFailedUpdateChangesNothing() async throws {
         struct Refused: Error {}
         let store = try SQLiteStore(path: ":memory:")
@@ -98,5 +115,12 @@ import Testing
         again.updatedAt = registered.addingTimeInterval(60)
         #expect(try await store.registerDevice(again).pushProblem == nil)
         #expect(try await store.devices(ofUser: "bob").first?.pushProblem == nil)
+    }
+}
+
+extension RingerStore {
+    /// Stores a call decided before the transaction (tests that do not exercise "busy").
+    func insertCall(_ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?) async throws -> [StoredEvent] {
+        try await insertCall(calleeID: machine.call.callee.id, idempotencyKey: idempotencyKey) { _ in (machine, (), events) }.1
     }
 }

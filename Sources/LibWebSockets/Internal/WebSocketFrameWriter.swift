@@ -13,7 +13,7 @@ struct WebSocketFrameWriter {
         case idle
         /// More to write: request another writable callback.
         case more
-        /// The queue is empty and a close was requested: send close 1000 and return -1.
+        /// The queue is empty and a close was requested: send the requested close and return -1.
         case close
         /// `lws_write` failed: return -1.
         case failed
@@ -60,7 +60,10 @@ struct WebSocketFrameWriter {
             lws_callback_on_writable(wsi)
             return 0
         case .close:
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
+            var status = outbox.closeStatus
+            status.reason.withUnsafeMutableBufferPointer { reason in
+                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(status.code)), reason.baseAddress, reason.count)
+            }
             return -1
         case .failed:
             return -1

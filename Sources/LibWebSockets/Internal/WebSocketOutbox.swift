@@ -6,6 +6,15 @@ final class WebSocketOutbox: Sendable {
         var queue: [[UInt8]] = []
         var closeRequested = false
         var closed = false
+        var closeStatus = CloseStatus.normal
+    }
+
+    /// The close frame to send: an RFC 6455 §7.4 status code and a reason of at most 123 bytes.
+    struct CloseStatus: Sendable {
+        var code: UInt16
+        var reason: [UInt8]
+
+        static let normal = CloseStatus(code: 1000, reason: [])
     }
 
     private let state = LockedValue(State())
@@ -26,11 +35,12 @@ final class WebSocketOutbox: Sendable {
         if queued { wake() }
     }
 
-    /// Asks for a normal close once the queue is written.
-    func requestClose() {
+    /// Asks for a close once the queue is written (normal, 1000, unless `status` says otherwise).
+    func requestClose(_ status: CloseStatus = .normal) {
         let changed = state.withLock { state in
             guard !state.closed, !state.closeRequested else { return false }
             state.closeRequested = true
+            state.closeStatus = status
             return true
         }
         if changed { wake() }
@@ -49,6 +59,11 @@ final class WebSocketOutbox: Sendable {
     /// Whether a close was requested.
     var isCloseRequested: Bool {
         state.withLock { $0.closeRequested }
+    }
+
+    /// The close frame requested (1000 until ``requestClose(_:)`` says otherwise).
+    var closeStatus: CloseStatus {
+        state.withLock { $0.closeStatus }
     }
 
     /// Whether the connection is usable for sending.

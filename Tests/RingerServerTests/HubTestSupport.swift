@@ -1,0 +1,146 @@
+import Foundation
+import RingerCore
+import RingerLogging
+@testable import RingerServer
+import RingerStore
+import RingerSync
+import RingerWire
+
+/// An event sink that records what the hub wrote to it and how it was closed.
+final class RecordingSink: EventSink {
+    struct Record {
+        var texts: [String] = []
+        var closes: [(code: UInt16, reason: String)] = []
+    }
+
+    let record = LockedValue(Record())
+    /// Called at the start of each `send` (a probe may block here to hold the hub's lock for this user).
+    let onSend: @Sendable () -> Void
+
+    init(onSend: @escaping @Sendable () -> Void = {}) { self.onSend = onSend }
+
+    func send(text: String) {
+        onSend()
+        record.withLock { $0.texts.append(text) }
+    }
+
+    func close() { close(code: 1000, reason: "") }
+
+    func close(code: UInt16, reason: String) {
+        record.withLock { $0.closes.append((code, reason)) }
+    }
+
+    /// The call events written, in order (the `stream.ready` frame left out).
+    var events: [CallEvent] {
+        record.withLock { $0.texts }.compactMap { try? RingerJSON.decode(CallEvent.self, from: Data($0.utf8)) }
+    }
+
+    /// Every frame written, `stream.ready` included.
+    var sendCount: Int { record.withLock { $0.texts.count } }
+}
+
+/// A store that forwards to an in-memory ``SQLiteStore`` and can run a hook before a call is
+/// inserted or updated (to hold one change while others run, or to let "another server" act first).
+final class HookedStore: RingerStore {
+    let base: SQLiteStore
+    /// Runs before `insertCall`'s transaction, with the callee's id.
+    let beforeInsert: LockedValue<(@Sendable (String) async -> Void)?> = LockedValue(nil)
+    /// Runs before `updateCall`'s transaction, with the call id.
+    let beforeUpdate: LockedValue<(@Sendable (String) async -> Void)?> = LockedValue(nil)
+    /// Runs before `events(forUser:after:limit:)` reads, with the user id.
+    let beforeEvents: LockedValue<(@Sendable (String) async -> Void)?> = LockedValue(nil)
+
+    init() throws { base = try SQLiteStore(path: ":memory:") }
+
+    func upsertUser(id: String, name: String?, at now: Date) async throws { try await base.upsertUser(id: id, name: name, at: now) }
+    func user(id: String) async throws -> Party? { try await base.user(id: id) }
+    func registerDevice(_ device: Device) async throws -> Device { try await base.registerDevice(device) }
+    func deleteDevice(id: String, userID: String) async throws -> Bool { try await base.deleteDevice(id: id, userID: userID) }
+    func device(id: String, userID: String) async throws -> Device? { try await base.device(id: id, userID: userID) }
+    func flagPushToken(_ token: String, kind: PushTokenKind, problem reason: String, at date: Date) async throws -> Bool {
+        try await base.flagPushToken(token, kind: kind, problem: reason, at: date)
+    }
+    func removeDeadPushToken(_ token: String, kind: PushTokenKind, invalidSince: Date) async throws -> Bool {
+        try await base.removeDeadPushToken(token, kind: kind, invalidSince: invalidSince)
+    }
+    func devices(ofUser userID: String) async throws -> [Device] { try await base.devices(ofUser: userID) }
+
+    func insertCall<T: Sendable>(calleeID: String, idempotencyKey: String?,
+                                 _ decide: @Sendable (Bool) throws -> (CallMachine, T, [PendingEvent]))
+        async throws -> (T, [StoredEvent]) {
+        if let hook = beforeInsert.snapshot { await hook(calleeID) }
+        return try await base.insertCall(calleeID: calleeID, idempotencyKey: idempotencyKey, decide)
+    }
+
+    func call(forIdempotencyKey key: String, userID: String) async throws -> CallMachine? {
+        try await base.call(forIdempotencyKey: key, userID: userID)
+    }
+
+    func updateCall<T: Sendable>(id: String, _ body: @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+        async throws -> (T, [StoredEvent])? {
+        if let hook = beforeUpdate.snapshot { await hook(id) }
+        return try await base.updateCall(id: id, body)
+    }
+
+    func call(id: String) async throws -> CallMachine? { try await base.call(id: id) }
+    func calls(ofUser userID: String, limit: Int) async throws -> [Call] { try await base.calls(ofUser: userID, limit: limit) }
+    func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] { try await base.ringingCalls() }
+    func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent] {
+        if let hook = beforeEvents.snapshot { await hook(userID) }
+        return try await base.events(forUser: userID, after: seq, limit: limit)
+    }
+    func latestSeq(forUser userID: String) async throws -> Int64 { try await base.latestSeq(forUser: userID) }
+    func recordPushAttempt(_ attempt: PushAttempt) async throws { try await base.recordPushAttempt(attempt) }
+    func pushAttempts(callID: String) async throws -> [PushAttempt] { try await base.pushAttempts(callID: callID) }
+}
+
+/// A gate a hook waits at until the test opens it; tells the test when someone arrived.
+final class Gate: Sendable {
+    private let state = LockedValue((arrived: 0, open: false, waiters: [CheckedContinuation<Void, Never>]()))
+
+    /// Waits until ``open()`` (at once when already open).
+    func pass() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                state.arrived += 1
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Lets every waiter and later arrival through.
+    func open() {
+        state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }.forEach { $0.resume() }
+    }
+
+    /// How many reached the gate.
+    var arrived: Int { state.withLock { $0.arrived } }
+}
+
+/// Polls an async `condition` every 10 ms for up to `seconds` (a liveness bound, not a speed test).
+func eventuallyAsync(within seconds: Double = 10, _ condition: @Sendable () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+/// A `CallService` over a store, with no push providers, for tests of its locking.
+func makeCallService(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock,
+                     ringTimeout: TimeInterval = 45) throws -> CallService {
+    let clock = SystemServerClock()
+    let delivery = PushDelivery(store: store, health: PushSetupHealth(), clock: clock, log: .silent(), observe: { _ in })
+    return CallService(store: store, hub: hub, publications: publications,
+                       pushes: PushDispatcher(apns: nil, fcm: nil, delivery: delivery, clock: clock),
+                       media: try MediaTokens(settings: .init()), ringTimeout: ringTimeout, clock: clock, log: .silent(),
+                       observe: { _ in })
+}
