@@ -103,9 +103,10 @@ enum ProcFiles {
 
     /// The whole file: `String(contentsOfFile:)` stops after the first read of a /proc file (one page of
     /// /proc/slabinfo), so this reads to the end.
-    private static func read(_ path: String) -> String? {
+    static func read(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        return (try? handle.readToEnd()).map { String(decoding: $0 ?? Data(), as: UTF8.self) }
+        guard let data = try? handle.readToEnd() else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 }
