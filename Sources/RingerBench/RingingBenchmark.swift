@@ -15,9 +15,9 @@ struct RingingBenchmark: Sendable {
     let python: String
 
     /// Seconds of no load over which the server's idle CPU is read.
-    static let idleWindow: Duration = .seconds(2)
+    var idleWindow: Duration = .seconds(2)
     /// Pause after the sockets of a level open (or a load generator stops) before memory is read.
-    static let settle: Duration = .seconds(2)
+    var settle: Duration = .seconds(2)
 
     /// Runs the part.
     /// - Parameters:
@@ -91,7 +91,7 @@ struct RingingBenchmark: Sendable {
                                                                    directory: fixture.directory))
                 held += count
             }
-            try await Task.sleep(for: Self.settle)
+            try await Task.sleep(for: settle)
             let rssAfter = ProcFiles.residentBytes(pid: pid)
             let kernelAfter = ProcFiles.tcpSockets()
             let slabAfter = ProcFiles.tcpSlabBytes()
@@ -111,7 +111,7 @@ struct RingingBenchmark: Sendable {
                 figures.kernelSlabBytesPerSocket = Double(slabAfter - slabBefore) / Double(added)
             }
             let idleStart = ProcFiles.monotonicSeconds()
-            try await Task.sleep(for: Self.idleWindow)
+            try await Task.sleep(for: idleWindow)
             figures.idleServerCores = await sampler.cores(from: idleStart, to: ProcFiles.monotonicSeconds())
             try await load(level: level, into: &figures, server: server, sandbox: sandbox, sampler: sampler,
                            fixture: fixture, progress: progress)
@@ -134,14 +134,20 @@ struct RingingBenchmark: Sendable {
         let generator = try await RingingLoadProcess(python: python, script: options.loadScript, server: server,
                                                      sandboxPort: sandbox.port, fixture: fixture,
                                                      pairs: options.pairs, prefix: "n\(level)-")
+        let generatorCPU = CPUSampler(pid: generator.process.pid)
+        defer { generatorCPU.stop() }
         do {
             var search = RateSearch(probeConcurrency: RingingLoadProcess.connections, stepSeconds: options.stepSeconds)
             var command: RingingStep.Command? = search.first
             while let next = command {
                 progress("ringing: \(level) idle sockets: \(next.line)")
                 let step = try await generator.run(next)
-                if case .open(let rate, _) = next {
+                switch next {
+                case .open(let rate, _):
                     figures.searchSteps.append(.init(rate: rate, sustained: step.isSustained, callsPerSecond: step.callsPerSecond))
+                case .closed:
+                    figures.probeServerCores = await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd)
+                    figures.probeGeneratorCores = await generatorCPU.cores(from: step.result.windowStart, to: step.result.windowEnd)
                 }
                 command = search.next(after: step)
             }
@@ -154,7 +160,8 @@ struct RingingBenchmark: Sendable {
                                     failed: step.result.offered - step.result.skipped - step.result.ok,
                                     post: LatencySummary(step.result.postMs), push: LatencySummary(step.result.pushMs),
                                     incoming: LatencySummary(step.result.incomingMs),
-                                    serverCores: await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd))
+                                    serverCores: await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd),
+                                    generatorCores: await generatorCPU.cores(from: step.result.windowStart, to: step.result.windowEnd))
         } catch {
             _ = await generator.stop()
             throw error

@@ -11,6 +11,10 @@ public struct RingingReport: Hashable, Sendable {
         public var idleSockets: Int
         /// The closed-loop probe's calls/s.
         public var probeCallsPerSecond: Double
+        /// Server CPU over the probe, cores (1.0 = one core busy).
+        public var probeServerCores: Double?
+        /// The load generator's CPU over the probe, cores.
+        public var probeGeneratorCores: Double?
         /// The highest open-loop rate sustained, calls/s; nil when none of the rates tried was.
         public var sustainedCallsPerSecond: Int?
         /// Every open-loop step of the search: offered rate, whether it was sustained, calls answered per second.
@@ -47,8 +51,9 @@ public struct RingingReport: Hashable, Sendable {
         public var rate: Int
         /// ``RingingStep/isSustained``.
         public var sustained: Bool
-        /// Arrivals skipped at the in-flight bound, and calls that failed.
+        /// Arrivals skipped at the in-flight bound.
         public var skipped: Int
+        /// Calls placed that were not answered 201 with a ringing call (an error status, or no answer within 10 s).
         public var failed: Int
         /// POST /v1/calls -> 201, ms.
         public var post: LatencySummary?
@@ -58,6 +63,8 @@ public struct RingingReport: Hashable, Sendable {
         public var incoming: LatencySummary?
         /// Server CPU over the step, cores.
         public var serverCores: Double?
+        /// The load generator's CPU over the step, cores (it shares the machine's cores with the server).
+        public var generatorCores: Double?
     }
 
     /// The levels, ascending.
@@ -68,15 +75,19 @@ public struct RingingReport: Hashable, Sendable {
     public var pairs: Int
     /// Seconds per step.
     public var stepSeconds: Double
-    /// The server's open-file limit, and the largest level it allowed.
+    /// The server's open-file limit.
     public var serverFileLimit: Int
+    /// The largest level that limit allowed.
     public var largestIdleSockets: Int
-    /// Socket-holder processes used, and the sockets of theirs the server closed while held (should be 0).
+    /// Socket-holder processes used.
     public var holders: Int
+    /// Sockets of theirs the server closed while they were held (should be 0).
     public var closedEarly: Int
-    /// Cores this machine has, its CPU model, and how this code was compiled.
+    /// Cores this machine has.
     public var cores: Int
+    /// Its CPU model, if known.
     public var cpuModel: String?
+    /// `release` or `debug`: how this code was compiled.
     public var buildMode: String
 
     /// The largest level's sustained calls/s over the 0-socket level's (0 when either is missing).
@@ -110,7 +121,7 @@ public struct RingingReport: Hashable, Sendable {
                      + "0.9, 0.75, … of a closed-loop probe); latency and CPU at \(latencyRate) calls/s offered")
         lines.append("")
         let header = ["idle sockets", "calls/s", "probe", "POST p50/p99 ms", "push p50/p99 ms", "incoming p50/p99 ms",
-                      "CPU at \(latencyRate)/s", "CPU idle", "RSS MiB", "RSS B/socket", "kernel buffers B/socket",
+                      "server CPU at \(latencyRate)/s", "load gen CPU", "probe CPU: server+load gen", "server CPU idle", "RSS MiB", "RSS B/socket", "kernel buffers B/socket",
                       "kernel slab B/socket"]
         var rows = [header]
         for level in levels {
@@ -119,6 +130,8 @@ public struct RingingReport: Hashable, Sendable {
             rows.append([String(level.idleSockets), rate, BenchmarkReport.whole(level.probeCallsPerSecond),
                          Self.pair(latency.post), Self.pair(latency.push), Self.pair(latency.incoming),
                          Self.percent(latency.serverCores) + (latency.sustained ? "" : " (not sustained)"),
+                         Self.percent(latency.generatorCores),
+                         "\(Self.percent(level.probeServerCores))+\(Self.percent(level.probeGeneratorCores))",
                          Self.percent(level.idleServerCores),
                          level.serverRSSBytes.map { BenchmarkReport.fixed(Double($0) / 1_048_576) } ?? "-",
                          level.rssPerSocketBytes.map(BenchmarkReport.whole) ?? "-",

@@ -60,18 +60,27 @@ final class SpawnedProcess: Sendable {
         }
         posix_spawn_file_actions_addopen(&actions, 1, standardOutput.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, standardError.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // An empty signal mask: posix_spawn passes on the calling thread's, and the threads Swift concurrency
+        // runs on block signals, which left a child that handles SIGTERM itself (Python's asyncio) deaf to it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let code: Int32
         if environment.isEmpty {
-            code = posix_spawnp(&child, program, &actions, nil, argv, environ)
+            code = posix_spawnp(&child, program, &actions, &attributes, argv, environ)
         } else {
             var merged = ProcessInfo.processInfo.environment
             merged.merge(environment) { $1 }
             let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer { envp.forEach { free($0) } }
-            code = posix_spawnp(&child, program, &actions, nil, argv, envp)
+            code = posix_spawnp(&child, program, &actions, &attributes, argv, envp)
         }
         guard code == 0 else { throw BenchmarkError.spawn(program: program, errno: code) }
         pid = child
