@@ -80,6 +80,8 @@ struct RingingBenchmark: Sendable {
         var results: [RingingReport.Level] = []
         var held = 0
         for level in levels {
+            // Let the previous level's last calls finish before memory is read.
+            if !results.isEmpty { try await Task.sleep(for: settle) }
             let rssBefore = ProcFiles.residentBytes(pid: pid)
             let kernelBefore = ProcFiles.tcpSockets()
             let slabBefore = ProcFiles.tcpSlabBytes()
@@ -92,6 +94,11 @@ struct RingingBenchmark: Sendable {
                 held += count
             }
             try await Task.sleep(for: settle)
+            // Each idle socket the holders say is open must be one descriptor in the server.
+            if let descriptors = ProcFiles.openDescriptors(pid: pid), descriptors < ownDescriptors + level {
+                throw BenchmarkError.sender("ringer serve", "has \(descriptors) descriptors open with \(level) idle sockets "
+                                            + "opened (and \(ownDescriptors) of its own before): sockets were lost")
+            }
             let rssAfter = ProcFiles.residentBytes(pid: pid)
             let kernelAfter = ProcFiles.tcpSockets()
             let slabAfter = ProcFiles.tcpSlabBytes()
@@ -134,8 +141,6 @@ struct RingingBenchmark: Sendable {
         let generator = try await RingingLoadProcess(python: python, script: options.loadScript, server: server,
                                                      sandboxPort: sandbox.port, fixture: fixture,
                                                      pairs: options.pairs, prefix: "n\(level)-")
-        let generatorCPU = CPUSampler(pid: generator.process.pid)
-        defer { generatorCPU.stop() }
         do {
             var search = RateSearch(probeConcurrency: RingingLoadProcess.connections, stepSeconds: options.stepSeconds)
             var command: RingingStep.Command? = search.first
@@ -147,7 +152,7 @@ struct RingingBenchmark: Sendable {
                     figures.searchSteps.append(.init(rate: rate, sustained: step.isSustained, callsPerSecond: step.callsPerSecond))
                 case .closed:
                     figures.probeServerCores = await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd)
-                    figures.probeGeneratorCores = await generatorCPU.cores(from: step.result.windowStart, to: step.result.windowEnd)
+                    figures.probeGeneratorCores = await generator.cpu.cores(from: step.result.windowStart, to: step.result.windowEnd)
                 }
                 command = search.next(after: step)
             }
@@ -161,7 +166,7 @@ struct RingingBenchmark: Sendable {
                                     post: LatencySummary(step.result.postMs), push: LatencySummary(step.result.pushMs),
                                     incoming: LatencySummary(step.result.incomingMs),
                                     serverCores: await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd),
-                                    generatorCores: await generatorCPU.cores(from: step.result.windowStart, to: step.result.windowEnd))
+                                    generatorCores: await generator.cpu.cores(from: step.result.windowStart, to: step.result.windowEnd))
         } catch {
             _ = await generator.stop()
             throw error

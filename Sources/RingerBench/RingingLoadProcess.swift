@@ -12,6 +12,8 @@ final class RingingLoadProcess: Sendable {
     static let maxInFlight = 2000
 
     let process: SpawnedProcess
+    /// Its CPU, sampled from its start, so the first step's window is covered.
+    let cpu: CPUSampler
     private let commands: FileHandle
     /// How many stdout lines were read.
     private let linesRead = LockedValue(0)
@@ -25,7 +27,8 @@ final class RingingLoadProcess: Sendable {
     ///   - fixture: the CA, and the folder for its output.
     ///   - pairs: callers and callees.
     ///   - prefix: user-id prefix, unique per start.
-    /// - Throws: ``BenchmarkError`` when it cannot start or set up within 120 s.
+    /// - Throws: ``BenchmarkError`` when it cannot start or set up within 300 s (a server with thousands of idle
+    ///   sockets answers slowly).
     init(python: String, script: String, server: RingerServeProcess, sandboxPort: Int, fixture: BenchmarkFixture,
          pairs: Int, prefix: String) async throws {
         var ends: [Int32] = [0, 0]
@@ -49,9 +52,10 @@ final class RingingLoadProcess: Sendable {
         }
         close(ends[0])
         self.process = process
+        cpu = CPUSampler(pid: process.pid)
         commands = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         do {
-            _ = try await nextLine(within: .seconds(120), what: "open its sockets")
+            _ = try await nextLine(within: .seconds(300), what: "open its sockets")
         } catch {
             _ = await stop()
             throw error
@@ -77,7 +81,9 @@ final class RingingLoadProcess: Sendable {
     func stop() async -> ProcessUsage {
         try? commands.write(contentsOf: Data("quit\n".utf8))
         try? commands.close()
-        return await process.finish(within: .seconds(10)).usage
+        let usage = await process.finish(within: .seconds(10)).usage
+        cpu.stop()
+        return usage
     }
 
     /// The next stdout line not yet read.

@@ -37,7 +37,8 @@ import aiohttp
 import httpx
 from websockets.asyncio.client import connect
 
-REQUEST_TIMEOUT = 10.0   # seconds a POST may take before it counts as failed
+REQUEST_TIMEOUT = 10.0   # seconds a POST /v1/calls may take before it counts as failed
+SETUP_TIMEOUT = 120.0    # seconds a set-up request may take: a server with thousands of idle sockets is slow
 SETTLE_TIMEOUT = 5.0     # seconds to wait, after a step, for the last events and pushes
 
 
@@ -63,13 +64,14 @@ async def run(args):
     incoming = {}   # call id -> wall-clock seconds `call.incoming` reached the callee's socket
     connector = aiohttp.TCPConnector(limit=args.connections, local_addr=(args.source, 0))
     session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT))
+    setup_timeout = aiohttp.ClientTimeout(total=SETUP_TIMEOUT)
     sandbox = httpx.AsyncClient(http2=True, verify=ssl.create_default_context(cafile=args.ca_file), timeout=30)
     pushes_seen = 0
     push_at = {}    # call id -> the sandbox's received_at, wall-clock seconds
 
     async def user_token(user):
         async with session.post(f"{args.url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
-                                headers={"authorization": f"Bearer {admin_key}"}) as response:
+                                headers={"authorization": f"Bearer {admin_key}"}, timeout=setup_timeout) as response:
             if response.status != 201:
                 raise SystemExit(f"POST /v1/tokens answered {response.status}")
             return (await response.json())["token"]
@@ -83,7 +85,7 @@ async def run(args):
     async def open_socket(user, bearer):
         socket = await connect(f"{ws_base}/v1/events?device_id={user}-phone",
                                additional_headers={"authorization": f"Bearer {bearer}"},
-                               ping_interval=None, local_addr=(args.source, 0))
+                               ping_interval=None, open_timeout=SETUP_TIMEOUT, local_addr=(args.source, 0))
         asyncio.ensure_future(listen(socket))
         return socket
 
@@ -98,7 +100,7 @@ async def run(args):
         device = {"platform": "ios", "voip_token": voip_token, "apns_environment": "sandbox",
                   "bundle_id": args.bundle_id}
         async with session.put(f"{args.url}/v1/devices/{callee}-phone", json=device,
-                               headers={"authorization": f"Bearer {callee_token}"}) as response:
+                               headers={"authorization": f"Bearer {callee_token}"}, timeout=setup_timeout) as response:
             if response.status != 200:
                 raise SystemExit(f"PUT /v1/devices answered {response.status}: {await response.text()}")
         await open_socket(caller, caller_token)

@@ -33,7 +33,8 @@ def emit(line):
 
 async def token(session, url, admin_key, user_id):
     async with session.post(f"{url}/v1/tokens", json={"user_id": user_id, "ttl_seconds": 86400},
-                            headers={"authorization": f"Bearer {admin_key}"}) as response:
+                            headers={"authorization": f"Bearer {admin_key}"},
+                            timeout=aiohttp.ClientTimeout(total=120)) as response:
         if response.status != 201:
             raise RuntimeError(f"POST /v1/tokens answered {response.status}: {(await response.text())[:200]}")
         return (await response.json())["token"]
@@ -63,7 +64,7 @@ async def run(args):
                 bearer = await token(session, args.url, admin_key, user)
                 socket = await connect(f"{ws_base}/v1/events?device_id={user}-phone",
                                        additional_headers={"authorization": f"Bearer {bearer}"},
-                                       ping_interval=None, close_timeout=1, open_timeout=60,
+                                       ping_interval=None, close_timeout=1, open_timeout=120,
                                        local_addr=(args.source, 0))
                 sockets.append(socket)
                 asyncio.ensure_future(hold(socket))
