@@ -163,8 +163,10 @@ struct RingingBenchmark: Sendable {
             let step = try await generator.run(latency)
             figures.latency = .init(rate: options.latencyRate, sustained: step.isSustained, skipped: step.result.skipped,
                                     failed: step.result.offered - step.result.skipped - step.result.ok,
-                                    post: LatencySummary(step.result.postMs), push: LatencySummary(step.result.pushMs),
-                                    incoming: LatencySummary(step.result.incomingMs),
+                                    post: LatencySummary(step.result.postMs, unanswered: step.result.offered - step.result.ok),
+                                    push: LatencySummary(step.result.pushMs, unanswered: step.result.offered - step.result.pushMs.count),
+                                    incoming: LatencySummary(step.result.incomingMs,
+                                                             unanswered: step.result.offered - step.result.incomingMs.count),
                                     serverCores: await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd),
                                     generatorCores: await generator.cpu.cores(from: step.result.windowStart, to: step.result.windowEnd))
         } catch {

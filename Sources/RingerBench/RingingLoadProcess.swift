@@ -10,6 +10,10 @@ final class RingingLoadProcess: Sendable {
     static let connections = 64
     /// Calls a step may have unanswered before it skips arrivals (the open loop's bound).
     static let maxInFlight = 2000
+    /// Seconds a POST /v1/calls may take before the load generator counts it failed.
+    static let requestTimeoutSeconds = 10
+    /// The same in ms: what a call without an answer counts as in the latency percentiles.
+    static let requestTimeoutMilliseconds = Double(requestTimeoutSeconds * 1000)
 
     let process: SpawnedProcess
     /// Its CPU, sampled from its start, so the first step's window is covered.
@@ -42,7 +46,8 @@ final class RingingLoadProcess: Sendable {
                 [python, script, "--url", server.url, "--admin-key-file", server.adminKeyFile.path,
                  "--sandbox-url", "https://127.0.0.1:\(sandboxPort)", "--ca-file", fixture.certificates.caCertificate.path,
                  "--bundle-id", BenchmarkFixture.bundleID, "--prefix", prefix, "--pairs", String(pairs),
-                 "--connections", String(Self.connections), "--max-in-flight", String(Self.maxInFlight)],
+                 "--connections", String(Self.connections), "--max-in-flight", String(Self.maxInFlight),
+                 "--request-timeout", String(Self.requestTimeoutSeconds)],
                 standardOutput: stem.appendingPathExtension("out"), standardError: stem.appendingPathExtension("err"),
                 standardInput: ends[0])
         } catch {

@@ -98,7 +98,9 @@ public struct RingingReport: Hashable, Sendable {
     }
 
     /// `RESULT ringing idle_sockets=<n> calls_per_s=<n> ratio_vs_no_sockets=<x> p99_ms=<n> rss_per_socket_bytes=<n>`
-    /// for the largest level; p99 is POST -> push accepted at ``latencyRate``; an unknown figure is 0.
+    /// for the largest level; p99 is POST -> push accepted at ``latencyRate`` over every call placed (the
+    /// request timeout when more than 1 % had no push: a lower bound); calls/s is 0 when no rate was
+    /// sustained, RSS 0 when unknown.
     public var resultLine: String {
         let last = levels.last
         return "RESULT ringing idle_sockets=\(last?.idleSockets ?? 0) calls_per_s=\(last?.sustainedCallsPerSecond ?? 0)"
@@ -118,7 +120,8 @@ public struct RingingReport: Hashable, Sendable {
         lines.append("server open-file limit \(serverFileLimit): at most \(largestIdleSockets) idle sockets; "
                      + "sockets closed by the server while held: \(closedEarly)")
         lines.append("calls/s: highest open-loop rate sustained (\(Self.formatSeconds(stepSeconds)) s steps at "
-                     + "0.9, 0.75, … of a closed-loop probe); latency and CPU at \(latencyRate) calls/s offered")
+                     + "0.9, 0.75, … of a closed-loop probe); latency and CPU at \(latencyRate) calls/s offered, over every "
+                     + "call placed (>= : calls without an answer in \(BenchmarkReport.whole(RingingLoadProcess.requestTimeoutMilliseconds / 1000)) s, a lower bound)")
         lines.append("")
         let header = ["idle sockets", "calls/s", "probe", "POST p50/p99 ms", "push p50/p99 ms", "incoming p50/p99 ms",
                       "server CPU at \(latencyRate)/s", "load gen CPU", "probe CPU: server+load gen", "server CPU idle", "RSS MiB", "RSS B/socket", "kernel buffers B/socket",
@@ -154,9 +157,11 @@ public struct RingingReport: Hashable, Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// `p50/p99`, each `>=` when it is a call without an answer (a lower bound).
     private static func pair(_ summary: LatencySummary?) -> String {
         guard let summary else { return "-" }
-        return "\(BenchmarkReport.fixed(summary.p50))/\(BenchmarkReport.fixed(summary.p99))"
+        return "\(summary.p50IsLowerBound ? ">=" : "")\(BenchmarkReport.fixed(summary.p50))/"
+            + "\(summary.p99IsLowerBound ? ">=" : "")\(BenchmarkReport.fixed(summary.p99))"
     }
 
     private static func percent(_ cores: Double?) -> String {

@@ -91,23 +91,41 @@ struct RingingStep: Hashable, Sendable {
     static let drainAllowance = 1.0
 }
 
-/// Percentiles of latencies, ms (nearest rank, as ``SenderReport`` computes them).
+/// Percentiles of latencies, ms (nearest rank, as ``SenderReport`` computes them), over every call placed:
+/// a call with no answer (failed, timed out, never rang) counts as the load generator's timeout, so a
+/// percentile that lands on one is a lower bound (``p50IsLowerBound``, ``p99IsLowerBound``), never a figure
+/// that leaves the slowest calls out.
 public struct LatencySummary: Hashable, Sendable {
     /// The median, ms.
     public var p50: Double
     /// The 99th percentile, ms.
     public var p99: Double
-    /// How many values.
+    /// True when the median is a call without an answer: the real one is at least ``p50``.
+    public var p50IsLowerBound = false
+    /// True when the 99th percentile is a call without an answer: the real one is at least ``p99``.
+    public var p99IsLowerBound = false
+    /// How many latencies were measured.
     public var count: Int
 
     /// Summarises latencies.
-    /// - Parameter values: ms, any order.
-    /// - Returns: nil for none.
-    init?(_ values: [Double]) {
-        guard !values.isEmpty else { return nil }
+    /// - Parameters:
+    ///   - values: ms, any order.
+    ///   - unanswered: calls placed that have no value; each counts as `bound`.
+    ///   - bound: ms a call without an answer counts as (the load generator's request timeout).
+    /// - Returns: nil when there is nothing to summarise.
+    init?(_ values: [Double], unanswered: Int = 0, bound: Double = RingingLoadProcess.requestTimeoutMilliseconds) {
+        let missing = max(unanswered, 0)
+        guard !values.isEmpty || missing > 0 else { return nil }
         let sorted = values.sorted()
-        p50 = SenderReport.percentile(0.50, of: sorted)
-        p99 = SenderReport.percentile(0.99, of: sorted)
+        let total = sorted + Array(repeating: Swift.max(bound, sorted.last ?? 0), count: missing)
+        p50 = SenderReport.percentile(0.50, of: total)
+        p99 = SenderReport.percentile(0.99, of: total)
+        // Nearest rank: percentile f is element ceil(f * n); past the measured ones it is an unanswered call.
+        func landsOnMissing(_ fraction: Double) -> Bool {
+            missing > 0 && Int((fraction * Double(total.count)).rounded(.up)) > sorted.count
+        }
+        p50IsLowerBound = landsOnMissing(0.50)
+        p99IsLowerBound = landsOnMissing(0.99)
         count = values.count
     }
 }

@@ -21,7 +21,7 @@ same clock `ringer bench` samples the server on), "offered", "started", "skipped
 
 Usage: bench_ringing.py --url http://127.0.0.1:PORT --admin-key-file FILE --sandbox-url https://127.0.0.1:P
                         --ca-file ca.pem --bundle-id ID --prefix run1- [--pairs 100]
-                        [--connections 64] [--max-in-flight 2000] [--source 127.0.0.1]
+                        [--connections 64] [--max-in-flight 2000] [--source 127.0.0.1] [--request-timeout 10]
 """
 import argparse
 import asyncio
@@ -37,7 +37,6 @@ import aiohttp
 import httpx
 from websockets.asyncio.client import connect
 
-REQUEST_TIMEOUT = 10.0   # seconds a POST /v1/calls may take before it counts as failed
 SETUP_TIMEOUT = 120.0    # seconds a set-up request may take: a server with thousands of idle sockets is slow
 SETTLE_TIMEOUT = 5.0     # seconds to wait, after a step, for the last events and pushes
 
@@ -63,7 +62,7 @@ async def run(args):
     ws_base = args.url.replace("http://", "ws://", 1)
     incoming = {}   # call id -> wall-clock seconds `call.incoming` reached the callee's socket
     connector = aiohttp.TCPConnector(limit=args.connections, local_addr=(args.source, 0))
-    session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT))
+    session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=args.request_timeout))
     setup_timeout = aiohttp.ClientTimeout(total=SETUP_TIMEOUT)
     sandbox = httpx.AsyncClient(http2=True, verify=ssl.create_default_context(cafile=args.ca_file), timeout=30)
     pushes_seen = 0
@@ -172,7 +171,7 @@ async def run(args):
                     break
                 await asyncio.sleep(max(0.0, start + offered * interval - time.monotonic()))
             if running:
-                await asyncio.wait(running, timeout=REQUEST_TIMEOUT + 1)
+                await asyncio.wait(running, timeout=args.request_timeout + 1)
         window_end = time.monotonic()
         settle = time.monotonic() + SETTLE_TIMEOUT
         while time.monotonic() < settle:
@@ -215,6 +214,8 @@ def main():
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--max-in-flight", type=int, default=2000)
     parser.add_argument("--source", default="127.0.0.1")
+    parser.add_argument("--request-timeout", type=float, default=10.0,
+                        help="seconds a POST /v1/calls may take before it counts as failed")
     asyncio.run(run(parser.parse_args()))
 
 

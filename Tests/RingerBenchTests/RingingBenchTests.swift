@@ -191,6 +191,29 @@ struct RingingBenchTests {
         #expect(LatencySummary([]) == nil)
     }
 
+    @Test func callsWithoutAnAnswerCountAsTheTimeoutAndMakeALowerBound() throws {
+        // 98 answered, 2 not: the 99th percentile is one of the 2, so at least the 10 s timeout.
+        let slow = try #require(LatencySummary((1...98).map(Double.init), unanswered: 2, bound: 10_000))
+        #expect(slow.p99 == 10_000 && slow.p99IsLowerBound)
+        #expect(slow.p50 == 50 && !slow.p50IsLowerBound)
+        #expect(slow.count == 98)
+        // 1 of 100 unanswered: the 99th percentile is still an answered call.
+        let one = try #require(LatencySummary((1...99).map(Double.init), unanswered: 1, bound: 10_000))
+        #expect(one.p99 == 99 && !one.p99IsLowerBound)
+        // None answered at all.
+        let none = try #require(LatencySummary([], unanswered: 1500, bound: 10_000))
+        #expect(none.p50 == 10_000 && none.p50IsLowerBound && none.p99IsLowerBound && none.count == 0)
+    }
+
+    @Test func aLowerBoundShowsInTheTableAndTheResultLine() {
+        var level = Self.level(19219, rate: nil, p99: 5, rss: 7700)
+        level.latency.push = LatencySummary([], unanswered: 1500, bound: 10_000)
+        level.latency.post = LatencySummary([], unanswered: 1500, bound: 10_000)
+        let report = Self.report([Self.level(0, rate: 600, p99: 20, rss: nil), level])
+        #expect(report.resultLine.contains(" p99_ms=10000 "))
+        #expect(report.render().contains(">=10000.00/>=10000.00"))
+    }
+
     // MARK: CPU over a window
 
     @Test func cpuOverAWindowInterpolatesBetweenSamples() {
