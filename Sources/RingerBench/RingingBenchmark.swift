@@ -36,25 +36,22 @@ struct RingingBenchmark: Sendable {
         }
         let sampler = CPUSampler(pid: server.process.pid)
         var holders: [SocketHolderProcess] = []
+        let outcome: Result<RingingReport, any Error>
         do {
-            let report = try await measure(server: server, sandbox: sandbox, sampler: sampler, fixture: fixture,
-                                           holders: &holders, progress: progress)
-            var closedEarly = 0
-            for holder in holders { closedEarly += await holder.stop() ?? 0 }
-            holders = []
-            sampler.stop()
-            _ = await server.stop()
-            _ = await sandbox.stop()
-            var final = report
-            final.closedEarly = closedEarly
-            return final
+            outcome = .success(try await measure(server: server, sandbox: sandbox, sampler: sampler, fixture: fixture,
+                                                 holders: &holders, progress: progress))
         } catch {
-            for holder in holders { _ = await holder.stop() }
-            sampler.stop()
-            _ = await server.stop()
-            _ = await sandbox.stop()
-            throw error
+            outcome = .failure(error)
         }
+        // Every child stops, whatever happened.
+        var closedEarly = 0
+        for holder in holders { closedEarly += await holder.stop() ?? 0 }
+        sampler.stop()
+        _ = await server.stop()
+        _ = await sandbox.stop()
+        var report = try outcome.get()
+        report.closedEarly = closedEarly
+        return report
     }
 
     private func measure(server: RingerServeProcess, sandbox: SandboxProcess, sampler: CPUSampler,
