@@ -2,11 +2,11 @@
 #   make demo   installs what it needs, builds, and runs the end-to-end demo.
 #   make test   installs what it needs (including the Python test peers) and runs every test.
 # Optional, not part of set-up:
-#   make bench  installs what it needs, builds release, and runs the push benchmark, APNs then FCM (BENCHMARKS.md);
+#   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, then ringing (BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 
 APT_PACKAGES := libwebsockets-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
-PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests
+PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests aiohttp httpx
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -27,7 +27,8 @@ BENCH_FLAGS ?=
 bench: deps test-deps
 	$(SWIFT) build -c release --product ringer
 	.build/release/ringer bench --aioapns-script Tests/Peers/bench_aioapns.py \
-	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py $(BENCH_FLAGS)
+	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py --ringing-script Tests/Peers/bench_ringing.py \
+	  --holder-script Tests/Peers/bench_ws_holder.py $(BENCH_FLAGS)
 
 build: deps
 	$(SWIFT) build -c release --product ringer
@@ -39,7 +40,7 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 
 test-deps:
-	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api, firebase_admin, google.auth, requests" 2>/dev/null \
+	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api, firebase_admin, google.auth, requests, aiohttp, httpx" 2>/dev/null \
 	  || python3 -m pip install --quiet $(PIP_PACKAGES)
 
 clean:

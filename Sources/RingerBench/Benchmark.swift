@@ -19,8 +19,10 @@ public struct Benchmark: Sendable {
         public var workload: PushWorkload
         /// Counts for every FCM sender.
         public var fcmWorkload: PushWorkload
-        /// The parts to run, in the order APNs, FCM.
+        /// The parts to run, in the order APNs, FCM, ringing.
         public var parts: Set<BenchmarkPart>
+        /// What the ringing part runs.
+        public var ringing: RingingOptions
         /// The `ringer` binary (for `ringer sandbox` and `ringer bench --send`).
         public var executable: String
         /// The Python interpreter that has aioapns and firebase-admin.
@@ -51,11 +53,13 @@ public struct Benchmark: Sendable {
         ///   - senderTimeout: per-sender limit.
         ///   - ringerConnections: Ringer's pool size; default 2 (`APNsClient`'s and `FCMClient`'s default).
         ///   - rounds: interleaved rounds of Ringer and h2load; default 3 (below 1 counts as 1).
+        ///   - ringing: the ringing part's levels, rates and scripts; default its flags' defaults.
         public init(workload: PushWorkload, fcmWorkload: PushWorkload? = nil, parts: Set<BenchmarkPart> = Set(BenchmarkPart.allCases),
                     executable: String, python: String = "python3",
                     aioapnsScript: String = "Tests/Peers/bench_aioapns.py",
                     firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
-                    senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3) {
+                    senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3,
+                    ringing: RingingOptions? = nil) {
             self.workload = workload
             self.fcmWorkload = fcmWorkload ?? workload
             self.parts = parts
@@ -67,6 +71,7 @@ public struct Benchmark: Sendable {
             self.senderTimeout = senderTimeout
             self.ringerConnections = ringerConnections
             self.rounds = max(rounds, 1)
+            self.ringing = ringing ?? RingingOptions()
         }
     }
 
@@ -87,20 +92,27 @@ public struct Benchmark: Sendable {
         guard !options.parts.isEmpty else { throw BenchmarkError.invalidArgument("nothing to run") }
         // Fail before the first sender runs, not after it.
         let scripts = [(BenchmarkPart.apns, "aioapns", options.aioapnsScript),
-                       (.fcm, "firebase-admin", options.firebaseAdminScript)]
+                       (.fcm, "firebase-admin", options.firebaseAdminScript),
+                       (.ringing, "ringing load generator", options.ringing.loadScript),
+                       (.ringing, "socket holder", options.ringing.holderScript)]
         for (part, library, script) in scripts where options.parts.contains(part) {
             guard FileManager.default.isReadableFile(atPath: script) else {
                 throw BenchmarkError.invalidArgument("\(library) peer script not found: \(script)")
             }
         }
-        for program in [options.python, options.h2load] where !Self.canRun(program) {
+        let pushParts = options.parts.contains(.apns) || options.parts.contains(.fcm)
+        for program in [options.python] + (pushParts ? [options.h2load] : []) where !Self.canRun(program) {
             throw BenchmarkError.invalidArgument("\(program) not found (make bench installs it)")
         }
         let fixture = try BenchmarkFixture.create()
         defer { fixture.remove() }
         let apns = options.parts.contains(.apns) ? try await runAPNs(fixture: fixture, progress: progress) : nil
         let fcm = options.parts.contains(.fcm) ? try await runFCM(fixture: fixture, progress: progress) : nil
-        return BenchmarkResults(apns: apns, fcm: fcm)
+        let ringing = options.parts.contains(.ringing)
+            ? try await RingingBenchmark(options: options.ringing, executable: options.executable, python: options.python)
+                .run(fixture: fixture, progress: progress)
+            : nil
+        return BenchmarkResults(apns: apns, fcm: fcm, ringing: ringing)
     }
 
     /// The APNs part, one sandbox process for every sender: rounds of Ringer over its pool (the figure of the
@@ -250,7 +262,7 @@ public struct Benchmark: Sendable {
         return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
     }
 
-    private static var buildMode: String {
+    static var buildMode: String {
         #if DEBUG
         "debug"
         #else
@@ -259,7 +271,7 @@ public struct Benchmark: Sendable {
     }
 
     /// The first `model name` in /proc/cpuinfo.
-    private static func cpuModel() -> String? {
+    static func cpuModel() -> String? {
         guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
               let colon = line.firstIndex(of: ":") else { return nil }

@@ -1,8 +1,11 @@
-/// Which provider's benchmark to run (`ringer bench --only apns|fcm`); each has its own sandbox process,
-/// senders and `RESULT` line.
+/// Which part of the benchmark to run (`ringer bench --only apns|fcm|ringing`); each has its own sandbox
+/// process and `RESULT` line.
 public enum BenchmarkPart: String, Sendable, Hashable, CaseIterable {
     /// VoIP pushes to the APNs sandbox: Ringer's `APNsClient`, aioapns, h2load.
     case apns
     /// Ringing messages to the FCM sandbox: Ringer's `FCMClient`, firebase-admin, h2load.
     case fcm
+    /// Calls placed on `ringer serve` while idle WebSockets are open (issue 11): calls/s, POST -> push and
+    /// POST -> `call.incoming` latencies, RSS per idle socket, server CPU.
+    case ringing
 }

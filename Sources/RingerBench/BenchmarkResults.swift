@@ -1,22 +1,27 @@
-/// What one `ringer bench` run measured: the APNs part, the FCM part, or both.
+/// What one `ringer bench` run measured: any of the APNs, FCM and ringing parts.
 public struct BenchmarkResults: Hashable, Sendable {
     /// The APNs figures, when that part ran.
     public var apns: BenchmarkReport?
     /// The FCM figures, when that part ran.
     public var fcm: FCMBenchmarkReport?
+    /// The ringing figures, when that part ran.
+    public var ringing: RingingReport?
 
     /// Creates the results.
     /// - Parameters:
     ///   - apns: the APNs part's report, or nil.
     ///   - fcm: the FCM part's report, or nil.
-    public init(apns: BenchmarkReport?, fcm: FCMBenchmarkReport?) {
+    ///   - ringing: the ringing part's report, or nil.
+    public init(apns: BenchmarkReport?, fcm: FCMBenchmarkReport?, ringing: RingingReport? = nil) {
         self.apns = apns
         self.fcm = fcm
+        self.ringing = ringing
     }
 
-    /// Each part's report, APNs first, a blank line between them; each ends with its `RESULT` line, so the
-    /// APNs line is `RESULT pushes_per_s=…` and the FCM one `RESULT fcm messages_per_s=…`.
+    /// Each part's report, APNs first, then FCM, then ringing, a blank line between them; each ends with its
+    /// `RESULT` line, so the APNs line is `RESULT pushes_per_s=…`, the FCM one `RESULT fcm messages_per_s=…`
+    /// and the ringing one `RESULT ringing idle_sockets=…`.
     public func render() -> String {
-        [apns?.render(), fcm?.render()].compactMap { $0 }.joined(separator: "\n\n")
+        [apns?.render(), fcm?.render(), ringing?.render()].compactMap { $0 }.joined(separator: "\n\n")
     }
 }

@@ -4,7 +4,7 @@ import RingerSync
 /// A child process started with `posix_spawnp`, reaped with `wait4` so its own CPU time and peak RSS are
 /// known (Foundation's `Process` reaps children itself and hides their `rusage`).
 ///
-/// stdin is `/dev/null`; stdout and stderr go to files, so a chatty child never blocks on a full pipe.
+/// stdin is `/dev/null` or a pipe the caller gives; stdout and stderr go to files, so a chatty child never blocks on a full pipe.
 /// The child inherits the environment (PATH finds `python3` and `h2load`) and the process group, so an
 /// interrupted `make bench` stops it too. Thread-safe.
 final class SpawnedProcess: Sendable {
@@ -39,8 +39,13 @@ final class SpawnedProcess: Sendable {
     ///   - arguments: program and arguments.
     ///   - standardOutput: file that receives stdout (created or truncated).
     ///   - standardError: file that receives stderr (created or truncated).
+    ///   - standardInput: a descriptor (a pipe's read end) to become the child's stdin; nil for `/dev/null`.
+    ///     The caller still owns it and closes its own copy after the start.
+    ///   - environment: variables added to (or replacing in) the inherited environment, e.g. secrets that
+    ///     must not show in `ps` as flags would.
     /// - Throws: ``BenchmarkError/spawn(program:errno:)`` when the program cannot be started.
-    init(_ arguments: [String], standardOutput: URL, standardError: URL) throws {
+    init(_ arguments: [String], standardOutput: URL, standardError: URL, standardInput: Int32? = nil,
+         environment: [String: String] = [:]) throws {
         guard let program = arguments.first else { throw BenchmarkError.invalidArgument("no program to start") }
         self.program = program
         self.standardOutput = standardOutput
@@ -48,13 +53,35 @@ final class SpawnedProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let standardInput {
+            posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 1, standardOutput.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, standardError.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // An empty signal mask: posix_spawn passes on the calling thread's, and the threads Swift concurrency
+        // runs on block signals, which left a child that handles SIGTERM itself (Python's asyncio) deaf to it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let code = posix_spawnp(&child, program, &actions, nil, argv, environ)
+        let code: Int32
+        if environment.isEmpty {
+            code = posix_spawnp(&child, program, &actions, &attributes, argv, environ)
+        } else {
+            var merged = ProcessInfo.processInfo.environment
+            merged.merge(environment) { $1 }
+            let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { envp.forEach { free($0) } }
+            code = posix_spawnp(&child, program, &actions, &attributes, argv, envp)
+        }
         guard code == 0 else { throw BenchmarkError.spawn(program: program, errno: code) }
         pid = child
         let watcher = Thread { [state, child] in Self.reap(child, into: state) }

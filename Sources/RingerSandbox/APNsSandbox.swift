@@ -10,7 +10,7 @@ import RingerSync
 ///
 /// Besides `POST /3/device/<token>`, a small control API serves tools in other processes:
 /// `POST /sandbox/devices` `{"token","bundle_id"}`, `DELETE /sandbox/devices/<token>` (then 410
-/// `Unregistered`), `POST /sandbox/keys` `{"key_id","team_id","public_key_pem"}`, `GET /sandbox/pushes`,
+/// `Unregistered`), `POST /sandbox/keys` `{"key_id","team_id","public_key_pem"}`, `GET /sandbox/pushes[?since=N]`,
 /// `GET /sandbox/stats`, and fault injection under `/sandbox/faults` (see `SandboxFaultControl`, and
 /// `inject(_:)` and `clearFaults()` for the Swift side).
 ///
@@ -156,6 +156,15 @@ public final class APNsSandbox: Sendable {
 
     /// Every push accepted so far, oldest first.
     public var acceptedPushes: [SandboxPush] { state.withLock { $0.accepted } }
+
+    /// The pushes accepted after the first `count`, oldest first (`GET /sandbox/pushes?since=<count>`): a
+    /// tool that polls while thousands arrive (`ringer bench --only ringing`) reads only what is new, since
+    /// the list only grows.
+    /// - Parameter count: how many the caller has already read; below 0 counts as 0, past the end gives none.
+    /// - Returns: the pushes from index `count` on.
+    public func acceptedPushes(since count: Int) -> [SandboxPush] {
+        state.withLock { state in Array(state.accepted[min(max(count, 0), state.accepted.count)...]) }
+    }
 
     /// Accepted pushes still on their way to their device (see ``setDeliveryDelay(token:_:)``): a test
     /// that checks what reached the phones waits for 0.

@@ -40,7 +40,17 @@ enum SandboxControl {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
             encoder.dateEncodingStrategy = .millisecondsSince1970
-            let data = (try? encoder.encode(sandbox.acceptedPushes)) ?? Data("[]".utf8)
+            // `?since=N`: only the pushes after the first N (a poller's read position); a non-number is a 400.
+            let pushes: [SandboxPush]
+            if let since = request.query["since"] {
+                guard let count = Int(since), count >= 0 else {
+                    return json(400, ["error": "since must be a whole number of pushes already read"])
+                }
+                pushes = sandbox.acceptedPushes(since: count)
+            } else {
+                pushes = sandbox.acceptedPushes
+            }
+            let data = (try? encoder.encode(pushes)) ?? Data("[]".utf8)
             return HTTPResponse(status: 200, headers: [("content-type", "application/json")],
                                 body: Array(data))
         case (_, "faults") where parts.count == 2:

@@ -4,7 +4,8 @@ import RingerServer
 
 /// `ringer bench`: VoIP pushes per second from Ringer's APNs client, aioapns and h2load to a separate
 /// `ringer sandbox` process, then FCM ringing messages per second from Ringer's FCM client, firebase-admin and
-/// h2load to another; each part ends with its `RESULT …` line (`--only apns|fcm` runs one).
+/// h2load to another, then calls placed on `ringer serve` with idle WebSockets open (the ringing part); each
+/// part ends with its `RESULT …` line (`--only apns|fcm|ringing` runs one).
 /// `ringer bench --send URL …` and `ringer bench --send-fcm URL …` are one sender on its own (the harness runs
 /// it as a child process so its CPU time and memory are its own).
 enum BenchCommand {
@@ -12,10 +13,10 @@ enum BenchCommand {
         do {
             let options = try CommandLineOptions(
                 arguments: arguments, environment: [:],
-                known: ["pushes", "concurrency", "python", "aioapns-script", "h2load", "send", "ca-file", "key-file",
+                known: Set(["pushes", "concurrency", "python", "aioapns-script", "h2load", "send", "ca-file", "key-file",
                         "key-id", "team-id", "device", "topic", "payload-file", "connections", "fcm-messages", "only",
                         "firebase-admin-script", "send-fcm", "service-account", "fcm-token", "ringer-file",
-                        "collapse-key", "rounds"])
+                        "collapse-key", "rounds"] + RingingOptions.flagNames))
             let connections = try number(options, "connections", default: 2)
             guard (1...16).contains(connections) else { throw ConfigurationError("--connections must be 1...16") }
             let rounds = try number(options, "rounds", default: 3)
@@ -34,7 +35,7 @@ enum BenchCommand {
             switch options["only"] {
             case nil: parts = Set(BenchmarkPart.allCases)
             case let name?:
-                guard let part = BenchmarkPart(rawValue: name) else { throw ConfigurationError("--only must be apns or fcm") }
+                guard let part = BenchmarkPart(rawValue: name) else { throw ConfigurationError("--only must be apns, fcm or ringing") }
                 parts = [part]
             }
             let benchmark = Benchmark(options: .init(
@@ -42,7 +43,10 @@ enum BenchCommand {
                 python: options["python"] ?? "python3",
                 aioapnsScript: options["aioapns-script"] ?? "Tests/Peers/bench_aioapns.py",
                 firebaseAdminScript: options["firebase-admin-script"] ?? "Tests/Peers/bench_firebase_admin.py",
-                h2load: options["h2load"] ?? "h2load", ringerConnections: connections, rounds: rounds))
+                h2load: options["h2load"] ?? "h2load", ringerConnections: connections, rounds: rounds,
+                ringing: try RingingOptions(flags: Dictionary(uniqueKeysWithValues: RingingOptions.flagNames.compactMap { name in
+                    options[name].map { (name, $0) }
+                }))))
             let report = try await benchmark.run { line in
                 try? FileHandle.standardError.write(contentsOf: Data("bench: \(line)\n".utf8))
             }

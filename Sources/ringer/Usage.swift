@@ -22,7 +22,7 @@ enum Usage {
           --listen 127.0.0.1:2197   --cert server.pem --key server.key (a throw-away CA is made if absent)
           --key-id ID --team-id TEAM --key-file AuthKey.p8|public.pem   --devices TOKEN:BUNDLE[,TOKEN:BUNDLE]
           --client-ca ca.pem    also accept provider client certificates signed by this CA (UID = bundle id)
-          Control routes: POST /sandbox/devices, GET /sandbox/pushes, GET /sandbox/stats, and faults:
+          Control routes: POST /sandbox/devices, GET /sandbox/pushes[?since=N], GET /sandbox/stats, and faults:
           POST /sandbox/faults {"kind": "answer"|"delay"|"never_answer"|"goaway"|"close"|"max_concurrent_streams", …},
           GET or DELETE /sandbox/faults (README, "Running the server").
           --fcm-listen 127.0.0.1:2198 (HTTP/2)   --fcm-http1-listen 127.0.0.1:2199 (HTTP/1.1, token URI, phones'
@@ -49,16 +49,24 @@ enum Usage {
       ringer keys --out DIR [--fcm-sandbox https://localhost:2199] [--fcm-project ringer-dev]
                                 Write a throw-away APNs key (.p8), a dev CA + localhost certificate, and a
                                 throw-away FCM service account whose token_uri is the FCM sandbox's.
-      ringer bench [--pushes 20000] [--fcm-messages N] [--concurrency 200] [--connections 2] [--only apns|fcm]
-                   [--rounds 3] [--python python3] [--aioapns-script Tests/Peers/bench_aioapns.py]
+      ringer bench [--pushes 20000] [--fcm-messages N] [--concurrency 200] [--connections 2]
+                   [--only apns|fcm|ringing] [--rounds 3] [--python python3] [--aioapns-script Tests/Peers/bench_aioapns.py]
                    [--firebase-admin-script Tests/Peers/bench_firebase_admin.py] [--h2load h2load]
+                   [--idle-sockets 0,5000,10000,max] [--ringing-rate 500] [--ringing-pairs 100]
+                   [--ringing-step-seconds 3] [--ringing-script Tests/Peers/bench_ringing.py]
+                   [--holder-script Tests/Peers/bench_ws_holder.py]
                                 VoIP pushes per second to a `ringer sandbox` process from Ringer's APNs client
                                 (--connections: its pool size), aioapns and h2load (one HTTP/2 connection each),
                                 then FCM ringing messages per second (--fcm-messages, default --pushes) to another
                                 from Ringer's FCM client, firebase-admin (send_each_async, send_each) and h2load
                                 (BENCHMARKS.md); Ringer and h2load run --rounds interleaved rounds and count
-                                by their median round. Each part ends with a RESULT line. Loads every core for
-                                a few seconds per sender.
+                                by their median round. Then the ringing part: `ringer serve` with idle event
+                                sockets of other users open (--idle-sockets: counts, max = what the server's
+                                open-file limit allows), calls between --ringing-pairs callers and callees:
+                                sustainable calls/s (an open-loop rate search), POST -> push and POST ->
+                                call.incoming p50/p99 at --ringing-rate calls/s, RSS per idle socket, server CPU.
+                                Each part ends with a RESULT line. Loads every core for a few seconds per
+                                sender, and for a few minutes in the ringing part.
           ringer bench --send URL --ca-file ca.pem --key-file AuthKey.p8 --key-id ID --team-id TEAM
                        --device TOKEN --topic BUNDLE.voip --payload-file payload.json [--pushes] [--concurrency]
           ringer bench --send-fcm URL --ca-file ca.pem --service-account FILE --fcm-token TOKEN

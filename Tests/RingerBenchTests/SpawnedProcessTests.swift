@@ -37,6 +37,27 @@ struct SpawnedProcessTests {
         #expect(started.duration(to: .now) < .seconds(10))
     }
 
+    @Test func aChildStartsWithNoSignalBlockedWhateverTheParentBlocks() async throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The parent thread blocks SIGTERM (as a process that waits for it on a thread does) while it spawns.
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let spawned = Result {
+            try SpawnedProcess(["grep", "SigBlk", "/proc/self/status"],
+                               standardOutput: directory.appendingPathComponent("out"),
+                               standardError: directory.appendingPathComponent("err"))
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        let process = try spawned.get()
+        #expect(await process.finish(within: .seconds(30)).status == 0)
+        let line = try String(contentsOf: process.standardOutput, encoding: .utf8)
+        #expect(line.hasPrefix("SigBlk:"))
+        #expect(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespacesAndNewlines).allSatisfy { $0 == "0" })
+    }
+
     @Test func aMissingProgramIsAnError() throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }

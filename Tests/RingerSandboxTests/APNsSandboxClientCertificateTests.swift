@@ -58,6 +58,37 @@ import Testing
         }
     }
 
+    /// `GET /sandbox/pushes?since=N` lists only the pushes after the first N, so a poller reads what is new.
+    @Test func pushesSinceACountListOnlyTheNewerPushes() async throws {
+        try await Fixture.with { fixture in
+            let client = try fixture.client(certificate: fixture.certificates.app)
+            defer { client.shutdown() }
+            for index in 0..<3 {
+                let push = APNsNotification(pushType: .voip, topic: Self.bundleID + ".voip",
+                                            payload: Array(#"{"ringer":{"v":1,"n":\#(index)}}"#.utf8))
+                #expect(try await client.send(push, to: fixture.deviceToken, environment: .sandbox).0.status == 200)
+            }
+            func list(_ query: String) async throws -> (status: Int, payloads: [String]) {
+                let outcome = try await ChildProcess.run(
+                    ["curl", "-sS", "--http2", "--cacert", fixture.serverCA, "--max-time", "20", "-w", "\n%{http_code}",
+                     "https://localhost:\(fixture.port)/sandbox/pushes\(query)"])
+                let lines = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
+                let body = Data(lines.dropLast().joined(separator: "\n").utf8)
+                let pushes = (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]] ?? []
+                let payloads = pushes.compactMap { ($0["payload"] as? String).flatMap { Data(base64Encoded: $0) } }
+                return (Int(lines.last ?? "") ?? 0, payloads.map { String(decoding: $0, as: UTF8.self) })
+            }
+            #expect(try await list("").payloads.count == 3)
+            let newer = try await list("?since=2")
+            #expect(newer.status == 200)
+            #expect(newer.payloads == [#"{"ringer":{"v":1,"n":2}}"#])
+            #expect(try await list("?since=3").payloads.isEmpty)
+            #expect(try await list("?since=99").payloads.isEmpty)
+            #expect(try await list("?since=-1").status == 400)
+            #expect(try await list("?since=two").status == 400)
+        }
+    }
+
     @Test func appCertificatePushesToItsVoIPTopicWithoutAProviderToken() async throws {
         try await Fixture.with { fixture in
             let client = try fixture.client(certificate: fixture.certificates.app)

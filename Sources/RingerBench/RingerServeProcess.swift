@@ -1,0 +1,78 @@
+import DevCertificates
+import Foundation
+
+/// `ringer serve` as a separate process for the ringing benchmark: plain HTTP on an ephemeral loopback port,
+/// a fresh SQLite file in the fixture folder, APNs pointed at the benchmark's `ringer sandbox` (the fixture's
+/// signing key, which the sandbox trusts, and its CA), and a ring timeout of 600 s (the longest the server
+/// takes) so no call placed during the run expires and adds work to a later step. The admin key and the
+/// user-token secret are random and passed in the environment (`RINGER_ADMIN_KEY`, …), not as flags that
+/// `ps` shows; the admin key is also written, mode 0600, to ``adminKeyFile`` for the Python peers.
+/// The server has no rate limits to switch off. Its log (one line per call) goes to `serve.log`.
+struct RingerServeProcess: Sendable {
+    let process: SpawnedProcess
+    /// `http://127.0.0.1:<port>`.
+    let url: String
+    /// The admin key, in a file only the owner can read.
+    let adminKeyFile: URL
+
+    /// Starts the server and waits until it listens.
+    /// - Parameters:
+    ///   - executable: the `ringer` binary.
+    ///   - fixture: keys and certificates; the database and log go in its folder.
+    ///   - apnsPort: the sandbox's APNs port on 127.0.0.1.
+    /// - Throws: ``BenchmarkError`` when it cannot start or does not listen within 20 seconds.
+    static func start(executable: String, fixture: BenchmarkFixture, apnsPort: Int) async throws -> RingerServeProcess {
+        let directory = fixture.directory
+        let adminKey = Self.randomHex(16)
+        let adminKeyFile = directory.appendingPathComponent("admin-key")
+        do {
+            try Data(adminKey.utf8).write(to: adminKeyFile)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: adminKeyFile.path)
+        } catch {
+            throw BenchmarkError.setup("cannot write \(adminKeyFile.path): \(error)")
+        }
+        let log = directory.appendingPathComponent("serve.log")
+        let process = try SpawnedProcess(
+            [executable, "serve", "--listen", "127.0.0.1:0",
+             "--database", directory.appendingPathComponent("ringer.sqlite").path,
+             "--apns-key-file", fixture.keyFile.path, "--apns-key-id", BenchmarkFixture.keyID,
+             "--apns-team-id", BenchmarkFixture.teamID, "--apns-host", "127.0.0.1:\(apnsPort)",
+             "--apns-ca-file", fixture.certificates.caCertificate.path, "--ring-timeout", "600"],
+            standardOutput: directory.appendingPathComponent("serve.out"), standardError: log,
+            environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": Self.randomHex(32)])
+        do {
+            let port = try await process.awaitOutput(in: log, within: .seconds(20), what: "listen", Self.listeningPort(inLog:))
+            return RingerServeProcess(process: process, url: "http://127.0.0.1:\(port)", adminKeyFile: adminKeyFile)
+        } catch {
+            _ = await process.finish(within: .zero)
+            throw error
+        }
+    }
+
+    /// The port from the server's `listening http.address=<host>:<port>` log line.
+    static func listeningPort(inLog text: String) -> Int? {
+        guard let range = text.range(of: " listening http.address=") else { return nil }
+        let address = text[range.upperBound...].prefix { !$0.isWhitespace }
+        guard let colon = address.lastIndex(of: ":") else { return nil }
+        return Int(address[address.index(after: colon)...])
+    }
+
+    /// - Throws: ``BenchmarkError/sender(_:_:)`` if the server has died.
+    func checkRunning() throws {
+        if let exit = process.exitIfEnded {
+            throw BenchmarkError.sender("ringer serve", "died with status \(exit.status): \(process.standardErrorTail())")
+        }
+    }
+
+    /// Stops it with SIGTERM (SIGKILL after 10 seconds).
+    /// - Returns: its CPU time and peak memory over the whole run.
+    func stop() async -> ProcessUsage {
+        process.send(SIGTERM)
+        return await process.finish(within: .seconds(10)).usage
+    }
+
+    private static func randomHex(_ bytes: Int) -> String {
+        var random = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+    }
+}
