@@ -36,7 +36,8 @@ extension ServerEngine {
 
     /// `LWS_CALLBACK_ESTABLISHED`: flush whatever the upgrade handler queued already.
     func onWebSocketEstablished(_ wsi: OpaquePointer) -> Int32 {
-        guard let connection = session(for: wsi)?.webSocket else { return -1 }
+        guard let session = session(for: wsi), let connection = session.webSocket else { return -1 }
+        table.keepalive?.open(session.id, at: loopSecond)
         if connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
             lws_callback_on_writable(wsi)
         }
@@ -46,6 +47,7 @@ extension ServerEngine {
     /// `LWS_CALLBACK_RECEIVE`: one piece of a message.
     func onWebSocketReceive(_ wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, count: Int) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return -1 }
+        table.keepalive?.heard(session.id, at: loopSecond)
         switch session.assembler.receive(on: wsi, bytes: bytes, count: count) {
         case .incomplete, .binary:
             return 0
@@ -58,9 +60,25 @@ extension ServerEngine {
         }
     }
 
-    /// `LWS_CALLBACK_SERVER_WRITEABLE`: one fragment of the oldest queued message, or the close.
+    /// `LWS_CALLBACK_RECEIVE_PONG`: the peer answered a PING, so it is alive.
+    func onWebSocketPong(_ wsi: OpaquePointer) -> Int32 {
+        if let session = session(for: wsi) { table.keepalive?.heard(session.id, at: loopSecond) }
+        return 0
+    }
+
+    /// `LWS_CALLBACK_SERVER_WRITEABLE`: a PING the keepalive wheel asked for, else one fragment of the
+    /// oldest queued message, or the close.
     func onWebSocketWritable(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return 0 }
+        if session.pingDue {
+            session.pingDue = false
+            // An empty PING (RFC 6455 §5.5.2); a control frame may sit between the fragments of a message (§5.4).
+            guard table.scratch.write(wsi, [], mode: LWS_WRITE_PING.rawValue) >= 0 else { return -1 }
+            if session.frameWriter.isInMessage || connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
+                lws_callback_on_writable(wsi)
+            }
+            return 0
+        }
         return session.frameWriter.serviceWritable(wsi, from: connection.outbox, using: table.scratch)
     }
 
