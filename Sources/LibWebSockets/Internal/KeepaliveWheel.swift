@@ -45,6 +45,8 @@ struct KeepaliveWheel {
     /// their slot comes round and are skipped then). No socket is ever due further ahead than
     /// `2 * pingAfter` seconds, so that many slots plus one never wrap onto a live entry.
     private var slots: [[UInt64]]
+    /// Sockets looked at by ``advance(to:)`` so far (live or stale): the wheel's work, for tests.
+    private(set) var visits = 0
 
     /// - Parameters:
     ///   - pingAfter: Seconds of quiet before a PING (at least 1).
@@ -85,32 +87,41 @@ struct KeepaliveWheel {
     }
 
     /// Moves the clock to `second` and returns the PINGs to send and the sockets to hang up, in the
-    /// order they fell due. A clock that did not move forward returns nothing.
+    /// order they fell due. A clock that did not move forward returns nothing. After a stall (the clock
+    /// jumped) quiet is measured up to `second`, and a socket pinged late still gets a second to answer.
     mutating func advance(to second: Int) -> [Decision] {
         var decisions: [Decision] = []
+        var moved: [UInt64] = []
         while now < second {
             now += 1
             let index = now % slots.count
             let due = slots[index]
             slots[index] = []
+            visits += due.count
             for id in due {
                 guard var entry = entries[id], entry.due == now else { continue }
-                if now - entry.lastHeard < pingAfter {
+                if second - entry.lastHeard < pingAfter {
                     // Heard since it was scheduled: wait for a full quiet interval from then.
-                    entry.due = min(entry.lastHeard + pingAfter, now + 2 * pingAfter)
+                    entry.due = entry.lastHeard + pingAfter
                 } else if !entry.pinged {
                     decisions.append(.ping(id))
                     entry.pinged = true
-                    // A late tick (a stalled loop) still leaves the peer time to answer.
-                    entry.due = max(entry.lastHeard + 2 * pingAfter, now + 1)
+                    entry.due = max(entry.lastHeard + 2 * pingAfter, second + 1)
                 } else {
                     decisions.append(.hangUp(id))
                     entries[id] = nil
                     continue
                 }
                 entries[id] = entry
-                slots[entry.due % slots.count].append(id)
+                moved.append(id)
             }
+        }
+        // Placed once `now` reached `second`, so that no due second lies a full ring ahead (even after a stall).
+        for id in moved {
+            guard var entry = entries[id] else { continue }
+            entry.due = min(entry.due, now + 2 * pingAfter)
+            entries[id] = entry
+            slots[entry.due % slots.count].append(id)
         }
         return decisions
     }
