@@ -4,12 +4,13 @@
 Connects to --url with optional extra headers, sends each --send message in order, then
 collects --expect text messages (or stops at close / --timeout), closes normally and prints one
 JSON object on stdout:
-  {"connected": true, "received": [...], "closed_by_server": bool}
+  {"connected": true, "received": [...], "closed_by_server": bool, "close_code": 1009}
+                                                  (close_code: the server's close frame, when it sent one)
   {"connected": false, "status": 401}            (handshake refused with an HTTP status)
   {"connected": false, "error": "..."}            (anything else)
 
 usage: ws_client_peer.py --url ws://127.0.0.1:P/path?x=y [--header "Name: value"]...
-                         [--send TEXT]... [--expect N] [--cafile CA] [--timeout 10]
+                         [--send TEXT]... [--send-bytes N] [--expect N] [--cafile CA] [--timeout 10]
 """
 import argparse
 import asyncio
@@ -35,12 +36,16 @@ async def run(args):
             result = {"connected": True, "received": [], "closed_by_server": False}
             for text in args.send:
                 await ws.send(text)
+            if args.send_bytes:
+                await ws.send("x" * args.send_bytes)
             try:
                 while len(result["received"]) < args.expect:
                     msg = await asyncio.wait_for(ws.recv(), timeout=args.timeout)
                     result["received"].append(msg if isinstance(msg, str) else "<binary>")
-            except ConnectionClosed:
+            except ConnectionClosed as exc:
                 result["closed_by_server"] = True
+                if exc.rcvd is not None:
+                    result["close_code"] = exc.rcvd.code
             except asyncio.TimeoutError:
                 result["timeout"] = True
     except InvalidStatus as exc:
@@ -55,6 +60,7 @@ def main():
     ap.add_argument("--url", required=True)
     ap.add_argument("--header", action="append", default=[])
     ap.add_argument("--send", action="append", default=[])
+    ap.add_argument("--send-bytes", type=int, default=0, help="then send one text message of this many bytes")
     ap.add_argument("--expect", type=int, default=0)
     ap.add_argument("--cafile")
     ap.add_argument("--timeout", type=float, default=10.0)
