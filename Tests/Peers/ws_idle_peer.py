@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Holds many idle WebSockets open against one server: a crowd of phones with the app in the foreground.
+
+Opens COUNT WebSocket connections to ws://127.0.0.1:PORT/PATH (RFC 6455 §4.1 handshake over raw
+sockets, so the client costs little), from source addresses 127.0.0.2.. (a new one every 20,000
+sockets), answers nothing, and prints one JSON line: {"open": n, "failed": m}. Then it reads commands,
+one per line, from stdin:
+  close N   closes the first N still-open sockets, prints {"open": n}
+  check     prints {"open": n}: how many the server has not closed
+  quit      closes everything and exits
+PATH may carry a query; "{i}" in it is replaced by the socket's index (e.g. device_id=d{i}).
+
+usage: ws_idle_peer.py PORT PATH COUNT
+"""
+import base64
+import json
+import os
+import select
+import socket
+import sys
+
+port, path, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+
+
+def readable(socks, timeout):
+    """The sockets of `socks` with something to read (poll(2): select() stops at descriptor 1024)."""
+    poller = select.poll()
+    by_fd = {s.fileno(): s for s in socks}
+    for fd in by_fd:
+        poller.register(fd, select.POLLIN)
+    return [by_fd[fd] for fd, _ in poller.poll(timeout * 1000)]
+
+
+sockets, failed = [], 0
+pending = {}
+for index in range(count):
+    source = "127.0.0.%d" % (2 + index // 20000)
+    try:
+        sock = socket.socket()
+        sock.bind((source, 0))
+        sock.connect(("127.0.0.1", port))
+    except OSError:
+        failed += 1
+        continue
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (f"GET {path.replace('{i}', str(index))} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+               f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+               f"Sec-WebSocket-Version: 13\r\n\r\n")
+    sock.sendall(request.encode())
+    pending[sock] = b""
+    # Read answers as we go so the server's send buffers never fill.
+    while len(pending) > 200 or (index == count - 1 and pending):
+        ready = readable(list(pending), 10)
+        if not ready:
+            break
+        for s in ready:
+            data = s.recv(4096)
+            pending[s] += data
+            if b"\r\n\r\n" in pending[s] or not data:
+                if pending[s].startswith(b"HTTP/1.1 101"):
+                    sockets.append(s)
+                else:
+                    failed += 1
+                    s.close()
+                del pending[s]
+for s in pending:
+    failed += 1
+    s.close()
+
+
+def still_open():
+    alive = []
+    ready = set(readable(sockets, 0))
+    for s in sockets:
+        if s in ready:
+            try:
+                data = s.recv(65536, socket.MSG_PEEK)
+            except OSError:
+                data = b""
+            if not data:
+                s.close()
+                continue
+            s.recv(65536)  # server frames (events, PINGs): read and ignore
+        alive.append(s)
+    return alive
+
+
+print(json.dumps({"open": len(sockets), "failed": failed}), flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "close":
+        n = int(words[1])
+        for s in sockets[:n]:
+            s.close()
+        sockets = sockets[n:]
+    elif words[0] == "quit":
+        break
+    sockets = still_open()
+    print(json.dumps({"open": len(sockets)}), flush=True)
+for s in sockets:
+    s.close()
