@@ -54,24 +54,11 @@ import Glibc
     }
 
     @Test func acceptOutOfDescriptorsIsLoggedOncePerIntervalWithoutSpinningAndOpenConnectionsAreServed() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-emfile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let logURL = directory.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logURL)
-        let port = try ServeCommandTests.freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // 64 descriptors: the server's own files take about 20, so a few dozen connections exhaust it.
-        process.arguments = ["-c", "ulimit -n 64 && exec \"$0\" serve --listen 127.0.0.1:\(port)", ServeCommandTests.ringer.path]
-        process.environment = ["RINGER_ADMIN_KEY": "emfile-test-admin",
-                               "RINGER_USER_TOKEN_SECRET": String(repeating: "e", count: 40),
-                               "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path]
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        let served = try ServedRinger(descriptorLimit: 64)
+        defer { served.stop() }
+        let process = served.process
+        let port = served.port
 
         var first: Int32?
         for _ in 0..<100 where first == nil {
@@ -93,7 +80,7 @@ import Glibc
         let cpuUsed = cpuSeconds(of: process.processIdentifier) - cpuBefore
 
         #expect(healthz(on: held).contains("200"))
-        let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+        let text = served.logText
         let reports = text.components(separatedBy: "\n").filter { $0.contains("accept failed") }
         #expect(reports.count == 1, "log: \(text.suffix(2000))")
         #expect(reports.first?.contains("EMFILE") == true)

@@ -86,7 +86,11 @@ extension ServerEngine {
         }
         // The hang-ups above are lws timeouts, which fire only once lws re-arms its timer (ServiceMailbox.wake).
         if decisions.contains(where: { if case .hangUp = $0 { true } else { false } }) { mailbox.wake() }
-        if table.closedSinceTrim >= Self.trimAfterClosedSockets, second - table.lastTrim >= Self.trimIntervalSeconds {
+        // A wave of closes is trimmed after it and once more an interval later: memory that owners free after
+        // webSocketDidClose (tasks on other threads dropping subscribers) is then returned too.
+        let wave = table.closedSinceTrim >= Self.trimAfterClosedSockets
+        if wave || table.trimFollowUpDue, second - table.lastTrim >= Self.trimIntervalSeconds {
+            table.trimFollowUpDue = wave
             table.closedSinceTrim = 0
             table.lastTrim = second
             _ = CUV_malloc_trim()

@@ -23,6 +23,8 @@ extension ServerEngine {
         case let .accept(delegate):
             session.webSocket = connection
             session.delegate = delegate
+            // The connection keeps the request; the session needs no copy for the socket's life.
+            session.request = nil
             return 0
         case let .reject(response):
             return refuseUpgrade(session, with: response)
