@@ -55,6 +55,7 @@ import Glibc
 
     @Test func acceptOutOfDescriptorsIsLoggedOncePerIntervalWithoutSpinningAndOpenConnectionsAreServed() async throws {
         // 64 descriptors: the server's own files take about 20, so a few dozen connections exhaust it.
+        let began = ContinuousClock.now
         let served = try ServedRinger(descriptorLimit: 64)
         defer { served.stop() }
         let process = served.process
@@ -82,7 +83,9 @@ import Glibc
         #expect(healthz(on: held).contains("200"))
         let text = served.logText
         let reports = text.components(separatedBy: "\n").filter { $0.contains("accept failed") }
-        #expect(reports.count == 1, "log: \(text.suffix(2000))")
+        // One line per 10 s interval (a loaded machine can stretch the run past one interval).
+        let intervals = 1 + Int(began.duration(to: .now).components.seconds / 10)
+        #expect((1...intervals).contains(reports.count), "log: \(text.suffix(2000))")
         #expect(reports.first?.contains("EMFILE") == true)
         #expect(!text.contains("accept: errno"))
         // A spinning accept loop burns a full core (about 2 s here); waiting costs next to nothing.
