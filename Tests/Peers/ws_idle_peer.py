@@ -7,6 +7,7 @@ sockets), answers nothing, and prints one JSON line: {"open": n, "failed": m}. T
 one per line, from stdin:
   close N   closes the first N still-open sockets, prints {"open": n}
   check     prints {"open": n}: how many the server has not closed
+  pong S    for S seconds answers every PING with a PONG (a live phone), then prints {"open": n, "pings": p}
   quit      closes everything and exits
 PATH may carry a query; "{i}" in it is replaced by the socket's index (e.g. device_id=d{i}).
 
@@ -68,6 +69,27 @@ for s in pending:
     s.close()
 
 
+def answer_pings(seconds):
+    """Reads server frames for `seconds`, answering each PING (opcode 0x9) with a masked PONG (RFC 6455 §5.5.3)."""
+    import time
+    pings, buffers, deadline = 0, {}, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for s in readable(sockets, 0.5):
+            try:
+                data = s.recv(65536)
+            except OSError:
+                data = b""
+            buf = buffers.get(s, b"") + data
+            while len(buf) >= 2 and len(buf) >= 2 + (buf[1] & 0x7F) and (buf[1] & 0x7F) < 126:
+                size = buf[1] & 0x7F
+                opcode, payload, buf = buf[0] & 0x0F, buf[2:2 + size], buf[2 + size:]
+                if opcode == 0x9:
+                    pings += 1
+                    s.sendall(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
+            buffers[s] = buf
+    return pings
+
+
 def still_open():
     alive = []
     ready = set(readable(sockets, 0))
@@ -97,7 +119,8 @@ for line in sys.stdin:
         sockets = sockets[n:]
     elif words[0] == "quit":
         break
+    pings = answer_pings(float(words[1])) if words[0] == "pong" else None
     sockets = still_open()
-    print(json.dumps({"open": len(sockets)}), flush=True)
+    print(json.dumps({"open": len(sockets)} if pings is None else {"open": len(sockets), "pings": pings}), flush=True)
 for s in sockets:
     s.close()

@@ -62,6 +62,9 @@ extension ServerEngine {
         }
     }
 
+    /// The application data of the server's PINGs.
+    static let pingPayload: ArraySlice<UInt8> = ArraySlice("ringer".utf8)
+
     /// `LWS_CALLBACK_RECEIVE_PONG`: the peer answered a PING, so it is alive.
     func onWebSocketPong(_ wsi: OpaquePointer) -> Int32 {
         if let session = session(for: wsi) { table.keepalive?.heard(session.id, at: loopSecond) }
@@ -74,8 +77,9 @@ extension ServerEngine {
         guard let session = session(for: wsi), let connection = session.webSocket else { return 0 }
         if session.pingDue {
             session.pingDue = false
-            // An empty PING (RFC 6455 §5.5.2); a control frame may sit between the fragments of a message (§5.4).
-            guard table.scratch.write(wsi, [], mode: LWS_WRITE_PING.rawValue) >= 0 else { return -1 }
+            // A control frame may sit between the fragments of a message (RFC 6455 §5.4). The PING carries a
+            // payload because the PONG echoes it (§5.5.3) and lws 4.1.6 reports no PONG whose payload is empty.
+            guard table.scratch.write(wsi, Self.pingPayload, mode: LWS_WRITE_PING.rawValue) >= 0 else { return -1 }
             if session.frameWriter.isInMessage || connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
                 lws_callback_on_writable(wsi)
             }
