@@ -19,8 +19,10 @@ import os
 import select
 import socket
 import sys
+import time
 
 port, path, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+buffers = {}
 
 
 def readable(socks, timeout):
@@ -30,6 +32,28 @@ def readable(socks, timeout):
     for fd in by_fd:
         poller.register(fd, select.POLLIN)
     return [by_fd[fd] for fd, _ in poller.poll(timeout * 1000)]
+
+
+def answer_pings(seconds):
+    """Reads server frames for `seconds` (one pass for 0), answering each PING (opcode 0x9) with a masked
+    PONG that echoes its payload (RFC 6455 §5.5.3)."""
+    pings, deadline = 0, time.monotonic() + seconds
+    while True:
+        for s in readable(sockets, min(0.5, seconds)):
+            try:
+                data = s.recv(65536)
+            except OSError:
+                data = b""
+            buf = buffers.get(s, b"") + data
+            while len(buf) >= 2 and len(buf) >= 2 + (buf[1] & 0x7F) and (buf[1] & 0x7F) < 126:
+                size = buf[1] & 0x7F
+                opcode, payload, buf = buf[0] & 0x0F, buf[2:2 + size], buf[2 + size:]
+                if opcode == 0x9:
+                    pings += 1
+                    s.sendall(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
+            buffers[s] = buf
+        if time.monotonic() >= deadline:
+            return pings
 
 
 sockets, failed = [], 0
@@ -49,6 +73,8 @@ for index in range(count):
                f"Sec-WebSocket-Version: 13\r\n\r\n")
     sock.sendall(request.encode())
     pending[sock] = b""
+    if index % 500 == 499:
+        answer_pings(0)  # sockets opened first are PINGed while the rest still open
     # Read answers as we go so the server's send buffers never fill.
     while len(pending) > 200 or (index == count - 1 and pending):
         ready = readable(list(pending), 10)
@@ -67,27 +93,6 @@ for index in range(count):
 for s in pending:
     failed += 1
     s.close()
-
-
-def answer_pings(seconds):
-    """Reads server frames for `seconds`, answering each PING (opcode 0x9) with a masked PONG (RFC 6455 §5.5.3)."""
-    import time
-    pings, buffers, deadline = 0, {}, time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        for s in readable(sockets, 0.5):
-            try:
-                data = s.recv(65536)
-            except OSError:
-                data = b""
-            buf = buffers.get(s, b"") + data
-            while len(buf) >= 2 and len(buf) >= 2 + (buf[1] & 0x7F) and (buf[1] & 0x7F) < 126:
-                size = buf[1] & 0x7F
-                opcode, payload, buf = buf[0] & 0x0F, buf[2:2 + size], buf[2 + size:]
-                if opcode == 0x9:
-                    pings += 1
-                    s.sendall(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
-            buffers[s] = buf
-    return pings
 
 
 def still_open():

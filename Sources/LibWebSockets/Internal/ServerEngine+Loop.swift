@@ -71,8 +71,7 @@ extension ServerEngine {
         let table = self.table
         guard let loop = table.loop else { return }
         let second = loop.second
-        let decisions = table.keepalive?.advance(to: second) ?? []
-        for decision in decisions {
+        for decision in table.keepalive?.advance(to: second) ?? [] {
             switch decision {
             case let .ping(id):
                 guard let session = table.sessions[id] else { continue }
@@ -84,8 +83,10 @@ extension ServerEngine {
                 lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
             }
         }
-        // The hang-ups above are lws timeouts, which fire only once lws re-arms its timer (ServiceMailbox.wake).
-        if decisions.contains(where: { if case .hangUp = $0 { true } else { false } }) { mailbox.wake() }
+        // One lws event per second: lws re-arms its timer only after an event of its own (the hang-ups above are
+        // lws timeouts), and its libuv idle handler serves buffered input (a pipelined request) once per event
+        // and then stops; this bounds either wait to a second. One pipe write a second, whatever the sockets.
+        mailbox.wake()
         // A wave of closes is trimmed after it and once more an interval later: memory that owners free after
         // webSocketDidClose (tasks on other threads dropping subscribers) is then returned too.
         let wave = table.closedSinceTrim >= Self.trimAfterClosedSockets
