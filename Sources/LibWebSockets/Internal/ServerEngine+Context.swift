@@ -5,8 +5,9 @@ import CUV
 extension ServerEngine {
     /// Bytes lws reads into per WebSocket before handing a piece to ``MessageAssembler``. lws allocates this
     /// buffer for every WebSocket when it opens and keeps it until it closes (`lws_server_init_wsi_for_ws`),
-    /// so it is sized for idle sockets: 16 KiB made each idle socket touch a page of its own.
-    static let webSocketReadBufferBytes = 1024
+    /// so it is sized for idle sockets: 16 KiB made each idle socket touch a page of its own. 256 bytes still
+    /// hold any control frame whole (payload ≤ 125 bytes, RFC 6455 §5.5); longer messages come in pieces.
+    static let webSocketReadBufferBytes = 256
 
     /// Fills `lws_context_creation_info` for this server on the libuv `loop`; `resources` keeps the C
     /// memory alive. lws does not listen: the wrapper accepts and hands each socket to the vhost.
