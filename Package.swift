@@ -24,6 +24,7 @@ let package = Package(
     targets: [
         // C libraries from Debian; each header adds the typed shims Swift needs (variadics, macros).
         .systemLibrary(name: "CLWS", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(name: "CUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev", "libwebsockets-evlib-uv"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
@@ -47,7 +48,7 @@ let package = Package(
         .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
         .target(name: "SocketSupport", swiftSettings: strict),
         .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
-        .target(name: "LibWebSockets", dependencies: ["CLWS", "HTTPTypes", "RingerSync"], swiftSettings: strict),
+        .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "HTTPTypes", "RingerSync", "SocketSupport"], swiftSettings: strict),
 
         // Push providers, storage, the server.
         .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync", "COpenSSL", "OpenSSLSupport"],

@@ -14,4 +14,10 @@ static const uint64_t CLWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND = LWS_SERVER_O
 static const uint64_t CLWS_SERVER_OPTION_H2_JUST_FIX_WINDOW_UPDATE_OVERFLOW =
     LWS_SERVER_OPTION_H2_JUST_FIX_WINDOW_UPDATE_OVERFLOW;
 
+static const uint64_t CLWS_SERVER_OPTION_LIBUV = LWS_SERVER_OPTION_LIBUV;
+
+// A server vhost that adopts sockets the wrapper accepted itself (so that it can survive EMFILE) instead
+// of listening: TLS and HTTP as for a listening vhost.
+static const int CLWS_CONTEXT_PORT_NO_LISTEN_SERVER = CONTEXT_PORT_NO_LISTEN_SERVER;
+
 #endif

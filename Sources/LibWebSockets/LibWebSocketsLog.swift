@@ -1,5 +1,10 @@
 import RingerSync
 import CLWS
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Controls libwebsockets' own log output, which is process-wide.
 ///
@@ -41,6 +46,7 @@ public enum LibWebSocketsLog {
     public static func route(levels: Levels, to handler: Handler?) {
         logState.withLock { state in
             state.handler = handler
+            state.levels = levels
             state.configured = true
             if handler == nil {
                 lws_set_log_level(levels.rawValue, lwsl_emit_stderr)
@@ -67,6 +73,19 @@ public enum LibWebSocketsLog {
         handler?(Levels(rawValue: level), redacted(text))
     }
 
+    /// Reports a line of the wrapper's own (not lws') where lws' lines go: to the routed handler, or to
+    /// stderr, when `level` is among the levels routed (errors by default).
+    static func report(_ level: Levels, _ line: String) {
+        let (handler, levels) = logState.withLock { ($0.handler, $0.levels) }
+        guard levels.contains(level) else { return }
+        if let handler {
+            handler(level, line)
+        } else {
+            let text = Array("[lws wrapper] \(line)\n".utf8)
+            _ = text.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
+    }
+
     /// Hides secrets that lws may print when its header or info logging is on: the line is cut
     /// right after the first `authorization` or `access_token` marker (compared ASCII-case-insensitively).
     static func redacted(_ line: String) -> String {
@@ -81,6 +100,7 @@ public enum LibWebSocketsLog {
 /// Process-wide log routing state.
 private struct LogState {
     var handler: LibWebSocketsLog.Handler?
+    var levels = LibWebSocketsLog.Levels.error
     var configured = false
 }
 

@@ -19,8 +19,8 @@ extension WebServer {
             }
         }
 
-        /// IP address (or interface name) to listen on; `"localhost"` means 127.0.0.1 and
-        /// `"0.0.0.0"` every IPv4 interface.
+        /// IP address (IPv4 or IPv6) or host name to listen on; `"localhost"` means 127.0.0.1 and
+        /// `"0.0.0.0"` (or `""`, `"*"`) every IPv4 interface.
         public var host: String
         /// TCP port; 0 picks a free one, which ``WebServer/start()`` returns.
         public var port: Int
@@ -37,7 +37,8 @@ extension WebServer {
         public var maxRequestBodyBytes: Int
         /// Request paths (without query) where a WebSocket upgrade may be accepted.
         public var webSocketPaths: Set<String>
-        /// Largest incoming WebSocket message, in bytes; a larger one closes with 1009.
+        /// Largest incoming WebSocket message, in bytes; a larger one closes with 1009 (RFC 6455 §7.4.1)
+        /// as soon as its size passes the limit, so no more than this is ever buffered per socket.
         public var maxWebSocketMessageBytes: Int
         /// HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients.
         public var maxConcurrentStreams: Int
@@ -48,8 +49,13 @@ extension WebServer {
         /// an empty reply, e.g. a handler waiting on a busy database). Default 30.
         public var requestTimeoutSeconds: Int
         /// Seconds a WebSocket may be quiet before the server sends a PING; with no data or PONG for
-        /// twice as long it hangs up (RFC 6455 §5.5.2). Nil: never.
+        /// twice as long it hangs up (RFC 6455 §5.5.2). Nil: never. Kept by one timer wheel per server
+        /// (one-second ticks), so the cost is bounded by the PING rate, not by the number of sockets.
         public var webSocketPingSeconds: Int?
+        /// Seconds between two log lines about a failing `accept` (EMFILE/ENFILE: out of descriptors). The
+        /// server keeps serving its open sockets meanwhile and closes the connections it cannot take.
+        /// Default 10.
+        public var acceptFailureReportSeconds: Int = 10
         /// The answer when a body exceeds ``maxRequestBodyBytes`` (status 413 with a small JSON body
         /// by default; the Ringer API sets its problem+json).
         public var payloadTooLargeResponse: HTTPResponse
@@ -90,6 +96,7 @@ extension WebServer {
             if !(1...100_000).contains(maxConcurrentStreams) { return "maxConcurrentStreams is outside 1...100000" }
             if !(1...86_400).contains(idleTimeoutSeconds) { return "idleTimeoutSeconds is outside 1...86400" }
             if !(1...3600).contains(requestTimeoutSeconds) { return "requestTimeoutSeconds is outside 1...3600" }
+            if !(1...3600).contains(acceptFailureReportSeconds) { return "acceptFailureReportSeconds is outside 1...3600" }
             if let ping = webSocketPingSeconds, !(1...3600).contains(ping) { return "webSocketPingSeconds is outside 1...3600" }
             return nil
         }

@@ -5,7 +5,8 @@ import Foundation
 
 /// An HTTP/1.1 and HTTP/2 server with WebSocket support, on libwebsockets.
 ///
-/// One lws service thread per server does all socket work. Each complete request is handed to
+/// One lws service thread per server does all socket work, on a libuv loop (lws' libuv plugin, so
+/// idle sockets cost nothing per wake-up); the wrapper accepts connections itself and hands them to lws. Each complete request is handed to
 /// the async `handler` on Swift concurrency; its response is queued back to the service thread
 /// and written there. WebSocket upgrades are decided synchronously on the service thread.
 ///
@@ -85,23 +86,43 @@ public final class WebServer: Sendable {
         let thread = Thread {
             defer { done.leave() }
             engine.bound.claimForCurrentThread()
-            let resources = ContextResources()
-            var info = engine.makeContextInfo(resources)
-            guard let context = lws_create_context(&info) else {
-                let detail = "cannot listen on \(configuration.host):\(configuration.port)"
-                    + (configuration.tls == nil ? "" : " or load the TLS certificate and key")
+            let fail = { (function: String, detail: String) in
                 outcome.withLock {
-                    $0 = .failure(LibWebSocketsError.contextCreationFailed.with(function: "lws_create_context",
-                                                                               detail: detail))
+                    $0 = .failure(LibWebSocketsError.contextCreationFailed.with(function: function, detail: detail))
                 }
                 started.signal()
-                return
             }
-            let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(context, "default")))
+            let listener: (descriptor: Int32, port: Int)
+            do throws(ListenFailure) {
+                listener = try ListenSocket.open(host: configuration.host, port: configuration.port)
+            } catch {
+                return fail("listen", "cannot listen on \(configuration.host):\(configuration.port): \(error.detail)")
+            }
+            let acceptor = ConnectionAcceptor(listenDescriptor: listener.descriptor,
+                                              reportInterval: configuration.acceptFailureReportSeconds)
+            guard let loop = ServiceLoop() else {
+                acceptor.shutdown()
+                return fail("uv_loop_init", "cannot create the event loop")
+            }
+            let resources = ContextResources()
+            var info = engine.makeContextInfo(resources, loop: loop.loop)
+            // With a foreign loop lws 4.1.6 returns a context it is already destroying when the default vhost
+            // fails (unreadable TLS files): no vhost then means failure too, and the destruction is finished here.
+            let created = lws_create_context(&info)
+            guard let context = created, lws_get_vhost_by_name(context, "default") != nil else {
+                acceptor.shutdown()
+                if let created {
+                    loop.settle()
+                    lws_context_destroy(created)
+                }
+                loop.close()
+                return fail("lws_create_context", configuration.tls == nil ? "cannot create the context (is libwebsockets-evlib-uv installed?)"
+                            : "cannot load the TLS certificate and key (or libwebsockets-evlib-uv is missing)")
+            }
             engine.mailbox.attach(context: context)
-            outcome.withLock { $0 = .success(port) }
+            outcome.withLock { $0 = .success(listener.port) }
             started.signal()
-            engine.runServiceLoop(context: context)
+            engine.runServiceLoop(context: context, loop: loop, acceptor: acceptor)
             withExtendedLifetime(resources) {}
         }
         thread.name = "lws-server"

@@ -20,6 +20,11 @@ import RingerWire
 /// ```
 /// Thread-safe. ``start()`` once; ``shutdown()`` is idempotent.
 public final class RingerServer: Sendable {
+    /// Largest message a client may send on the event socket (`/v1/events`), in bytes: the socket carries
+    /// events to the app, and clients send at most small control messages. A larger one closes the socket
+    /// with 1009 (RFC 6455 §7.4.1), so no client can make the server hold more than this per socket.
+    public static let maxEventSocketMessageBytes = 4096
+
     private let configuration: ServerConfiguration
     private let store: any RingerStore
     private let hub: EventHub
@@ -158,7 +163,8 @@ public final class RingerServer: Sendable {
         var webConfiguration = WebServer.Configuration(host: configuration.host, port: configuration.port,
                                                        extraRequestHeaders: ["idempotency-key"],
                                                        maxRequestBodyBytes: APIRouter.maxBodyBytes,
-                                                       webSocketPaths: ["/v1/events"])
+                                                       webSocketPaths: ["/v1/events"],
+                                                       maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
         webConfiguration.webSocketPingSeconds = 20
         webConfiguration.payloadTooLargeResponse = APIRouter.problem(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
         let server = WebServer(

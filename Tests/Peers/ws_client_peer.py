@@ -10,7 +10,7 @@ JSON object on stdout:
   {"connected": false, "error": "..."}            (anything else)
 
 usage: ws_client_peer.py --url ws://127.0.0.1:P/path?x=y [--header "Name: value"]...
-                         [--send TEXT]... [--expect N] [--cafile CA] [--timeout 10]
+                         [--send TEXT]... [--send-bytes N] [--expect N] [--cafile CA] [--timeout 10]
 """
 import argparse
 import asyncio
@@ -36,6 +36,8 @@ async def run(args):
             result = {"connected": True, "received": [], "closed_by_server": False}
             for text in args.send:
                 await ws.send(text)
+            if args.send_bytes:
+                await ws.send("x" * args.send_bytes)
             try:
                 while len(result["received"]) < args.expect:
                     msg = await asyncio.wait_for(ws.recv(), timeout=args.timeout)
@@ -60,6 +62,7 @@ def main():
     ap.add_argument("--url", required=True)
     ap.add_argument("--header", action="append", default=[])
     ap.add_argument("--send", action="append", default=[])
+    ap.add_argument("--send-bytes", type=int, default=0, help="then send one text message of this many bytes")
     ap.add_argument("--expect", type=int, default=0)
     ap.add_argument("--cafile")
     ap.add_argument("--timeout", type=float, default=10.0)

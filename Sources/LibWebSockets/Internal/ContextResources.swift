@@ -15,6 +15,7 @@ final class ContextResources {
     private var strings: [UnsafeMutablePointer<CChar>] = []
     private var protocolTables: [UnsafeMutablePointer<lws_protocols>] = []
     private var policies: [UnsafeMutablePointer<lws_retry_bo_t>] = []
+    private var loopArrays: [UnsafeMutablePointer<UnsafeMutableRawPointer?>] = []
 
     /// A C copy of `text` that lives as long as this object.
     func cString(_ text: String) -> UnsafePointer<CChar> {
@@ -35,19 +36,28 @@ final class ContextResources {
         return UnsafePointer(table)
     }
 
-    /// An idle policy (lws' `retry_and_idle_policy`): PING a quiet WebSocket after `pingAfter`
-    /// seconds, hang up when nothing valid (data or PONG) arrived for `hangUpAfter` seconds.
-    func idlePolicy(pingAfter: UInt16, hangUpAfter: UInt16) -> UnsafePointer<lws_retry_bo_t> {
+    /// A retry-and-idle policy (lws' `retry_and_idle_policy`) with validity checking off
+    /// (`secs_since_valid_hangup` 0): lws arms no PING or hang-up timer per connection.
+    func noIdlePolicy() -> UnsafePointer<lws_retry_bo_t> {
         let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
         policy.initialize(to: lws_retry_bo_t(retry_ms_table: nil, retry_ms_table_count: 0, conceal_count: 0,
-                                             secs_since_valid_ping: pingAfter, secs_since_valid_hangup: hangUpAfter,
+                                             secs_since_valid_ping: 0, secs_since_valid_hangup: 0,
                                              jitter_percent: 0))
         policies.append(policy)
         return UnsafePointer(policy)
     }
 
+    /// The one-entry `foreign_loops` array of `lws_context_creation_info` (read during `lws_create_context`).
+    func foreignLoops(_ loop: UnsafeMutableRawPointer) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        let array = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
+        array.initialize(to: loop)
+        loopArrays.append(array)
+        return array
+    }
+
     deinit {
         policies.forEach { $0.deallocate() }
+        loopArrays.forEach { $0.deallocate() }
         strings.forEach { free($0) }
         for table in protocolTables {
             table.deinitialize(count: 2)

@@ -1,29 +1,33 @@
 import CLWS
+import CUV
 
 /// Creation of the server's lws context.
 extension ServerEngine {
-    /// Fills `lws_context_creation_info` for this server; `resources` keeps the C strings alive.
-    func makeContextInfo(_ resources: ContextResources) -> lws_context_creation_info {
+    /// Bytes lws reads into per WebSocket before handing a piece to ``MessageAssembler``. lws allocates this
+    /// buffer for every WebSocket when it opens and keeps it until it closes (`lws_server_init_wsi_for_ws`),
+    /// so it is sized for idle sockets: 16 KiB made each idle socket touch a page of its own. 256 bytes still
+    /// hold any control frame whole (payload ≤ 125 bytes, RFC 6455 §5.5); longer messages come in pieces.
+    static let webSocketReadBufferBytes = 256
+
+    /// Fills `lws_context_creation_info` for this server on the libuv `loop`; `resources` keeps the C
+    /// memory alive. lws does not listen: the wrapper accepts and hands each socket to the vhost.
+    func makeContextInfo(_ resources: ContextResources, loop: UnsafeMutablePointer<uv_loop_t>) -> lws_context_creation_info {
         var info = lws_context_creation_info()
-        info.port = Int32(configuration.port)
-        switch configuration.host {
-        case "", "0.0.0.0", "*": info.iface = nil
-        case "localhost": info.iface = resources.cString("127.0.0.1")
-        default: info.iface = resources.cString(configuration.host)
-        }
+        info.port = CLWS_CONTEXT_PORT_NO_LISTEN_SERVER
+        info.options = CLWS_SERVER_OPTION_LIBUV
+        info.foreign_loops = resources.foreignLoops(loop)
         info.protocols = resources.protocols(name: "http-and-websocket", callback: clwsServerCallback,
-                                             rxBufferSize: 16 * 1024)
+                                             rxBufferSize: min(configuration.maxWebSocketMessageBytes,
+                                                               Self.webSocketReadBufferBytes))
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.options = CLWS_SERVER_OPTION_VALIDATE_UTF8 | CLWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND
+        info.options |= CLWS_SERVER_OPTION_VALIDATE_UTF8 | CLWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND
             | CLWS_SERVER_OPTION_H2_JUST_FIX_WINDOW_UPDATE_OVERFLOW
-        if !configuration.host.contains(":") { info.options |= CLWS_SERVER_OPTION_DISABLE_IPV6 }
         info.max_http_header_data = 8192
         info.keepalive_timeout = Int32(configuration.idleTimeoutSeconds)
         info.timeout_secs = UInt32(configuration.requestTimeoutSeconds)
-        if let ping = configuration.webSocketPingSeconds {
-            // A socket whose peer vanished (phone off, network gone) must not keep counting as online.
-            info.retry_and_idle_policy = resources.idlePolicy(pingAfter: UInt16(ping), hangUpAfter: UInt16(ping * 2))
-        }
+        // No per-socket lws validity timers (by default lws arms one per connection, PING at 300 s, in a
+        // sorted list that each insertion walks): the wrapper's KeepaliveWheel does PING and idle hang-up.
+        info.retry_and_idle_policy = resources.noIdlePolicy()
         // lws' stock HTTP/2 settings except the stream limit: [0] = 1 means "use [1]...[6]", which are
         // header table size, push, max concurrent streams, initial window (0: lws sends
         // WINDOW_UPDATEs itself), max frame size, max header list size (RFC 9113 §6.5.2).

@@ -23,6 +23,8 @@ extension ServerEngine {
         case let .accept(delegate):
             session.webSocket = connection
             session.delegate = delegate
+            // The connection keeps the request; the session needs no copy for the socket's life.
+            session.request = nil
             return 0
         case let .reject(response):
             return refuseUpgrade(session, with: response)
@@ -36,7 +38,8 @@ extension ServerEngine {
 
     /// `LWS_CALLBACK_ESTABLISHED`: flush whatever the upgrade handler queued already.
     func onWebSocketEstablished(_ wsi: OpaquePointer) -> Int32 {
-        guard let connection = session(for: wsi)?.webSocket else { return -1 }
+        guard let session = session(for: wsi), let connection = session.webSocket else { return -1 }
+        table.keepalive?.open(session.id, at: loopSecond)
         if connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
             lws_callback_on_writable(wsi)
         }
@@ -46,6 +49,7 @@ extension ServerEngine {
     /// `LWS_CALLBACK_RECEIVE`: one piece of a message.
     func onWebSocketReceive(_ wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, count: Int) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return -1 }
+        table.keepalive?.heard(session.id, at: loopSecond)
         switch session.assembler.receive(on: wsi, bytes: bytes, count: count) {
         case .incomplete, .binary:
             return 0
@@ -58,9 +62,29 @@ extension ServerEngine {
         }
     }
 
-    /// `LWS_CALLBACK_SERVER_WRITEABLE`: one fragment of the oldest queued message, or the close.
+    /// The application data of the server's PINGs.
+    static let pingPayload: ArraySlice<UInt8> = ArraySlice("ringer".utf8)
+
+    /// `LWS_CALLBACK_RECEIVE_PONG`: the peer answered a PING, so it is alive.
+    func onWebSocketPong(_ wsi: OpaquePointer) -> Int32 {
+        if let session = session(for: wsi) { table.keepalive?.heard(session.id, at: loopSecond) }
+        return 0
+    }
+
+    /// `LWS_CALLBACK_SERVER_WRITEABLE`: a PING the keepalive wheel asked for, else one fragment of the
+    /// oldest queued message, or the close.
     func onWebSocketWritable(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return 0 }
+        if session.pingDue {
+            session.pingDue = false
+            // A control frame may sit between the fragments of a message (RFC 6455 §5.4). The PING carries a
+            // payload because the PONG echoes it (§5.5.3) and lws 4.1.6 reports no PONG whose payload is empty.
+            guard table.scratch.write(wsi, Self.pingPayload, mode: LWS_WRITE_PING.rawValue) >= 0 else { return -1 }
+            if session.frameWriter.isInMessage || connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
+                lws_callback_on_writable(wsi)
+            }
+            return 0
+        }
         return session.frameWriter.serviceWritable(wsi, from: connection.outbox, using: table.scratch)
     }
 

@@ -48,6 +48,7 @@ final class ServerEngine: Sendable {
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return onFilterUpgrade(wsi)
         case LWS_CALLBACK_ESTABLISHED: return onWebSocketEstablished(wsi)
         case LWS_CALLBACK_RECEIVE: return onWebSocketReceive(wsi, bytes: input, count: length)
+        case LWS_CALLBACK_RECEIVE_PONG: return onWebSocketPong(wsi)
         case LWS_CALLBACK_SERVER_WRITEABLE: return onWebSocketWritable(wsi)
         case LWS_CALLBACK_CLOSED, LWS_CALLBACK_WSI_DESTROY: return onClosed(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
@@ -76,15 +77,21 @@ final class ServerEngine: Sendable {
         guard let session = session(for: wsi) else { return 0 }
         table.sessions[session.id] = nil
         lws_set_opaque_user_data(wsi, nil)
-        if let connection = session.webSocket, connection.outbox.markClosed() {
-            session.delegate?.webSocketDidClose(connection)
+        if let connection = session.webSocket {
+            table.keepalive?.close(session.id)
+            table.closedSinceTrim += 1
+            if connection.outbox.markClosed() { session.delegate?.webSocketDidClose(connection) }
         }
         session.delegate = nil
         return 0
     }
 
-    /// Drains the mailbox after `lws_cancel_service`.
+    /// Drains the mailbox after `lws_cancel_service`, and ends the loop once a stop was requested.
     private func onWake() -> Int32 {
+        if mailbox.isStopRequested {
+            table.loop?.stop()
+            return 0
+        }
         for message in mailbox.drain() {
             switch message {
             case let .response(id, response):
@@ -102,17 +109,5 @@ final class ServerEngine: Sendable {
             }
         }
         return 0
-    }
-
-    /// Runs lws' event loop on the calling (service) thread until asked to stop, then destroys
-    /// the context on this same thread, as lws requires.
-    func runServiceLoop(context: OpaquePointer) {
-        bound.claimForCurrentThread()
-        while !mailbox.isStopRequested {
-            if lws_service(context, 0) < 0 { break }
-        }
-        mailbox.close()
-        lws_context_destroy(context)
-        table.sessions.removeAll()
     }
 }

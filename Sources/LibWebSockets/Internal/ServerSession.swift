@@ -35,6 +35,8 @@ final class ServerSession {
     var webSocket: WebSocketConnection?
     var delegate: (any WebSocketDelegate)?
     var frameWriter = WebSocketFrameWriter()
+    /// The keepalive wheel asked for a PING, to be written on the next writable callback.
+    var pingDue = false
     var assembler: MessageAssembler
 
     init(id: UInt64, wsi: OpaquePointer, maxMessageBytes: Int) {
@@ -47,6 +49,18 @@ final class ServerSession {
 /// Everything a server's service thread owns.
 final class ServerSessionTable {
     var sessions: [UInt64: ServerSession] = [:]
+    /// The libuv loop and the wrapper's handles on it, while the loop runs.
+    var loop: ServiceLoop?
+    /// The lws vhost that adopts accepted connections.
+    var vhost: OpaquePointer?
+    var acceptor: ConnectionAcceptor?
+    /// PING and idle hang-up of every open WebSocket, when ``WebServer/Configuration/webSocketPingSeconds`` is set.
+    var keepalive: KeepaliveWheel?
+    /// WebSockets closed since the heap was last trimmed, and when that was (loop seconds).
+    var closedSinceTrim = 0
+    var lastTrim = 0
+    /// Whether the last trim followed a wave of closes and one more is due an interval later.
+    var trimFollowUpDue = false
     private var lastID: UInt64 = 0
     /// Shared write buffer: header blocks and one chunk at a time.
     let scratch = ScratchBuffer(capacity: 64 * 1024)

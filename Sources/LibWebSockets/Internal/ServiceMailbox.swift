@@ -34,6 +34,16 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
         }
     }
 
+    /// Wakes the service thread with nothing queued. On a libuv loop, lws re-arms its timer of pending
+    /// timeouts only after an event of its own; the wrapper's handles (accept, keepalive tick) call this
+    /// after setting timeouts from outside lws, so that they fire on time.
+    func wake() {
+        state.withLock { state in
+            guard !state.closed, let context = state.context else { return }
+            lws_cancel_service(context)
+        }
+    }
+
     /// Takes every queued message, oldest first. Service thread only.
     func drain() -> [Message] {
         state.withLock { state in

@@ -23,6 +23,9 @@ struct WebSocketFrameWriter {
     private var offset = 0
     private var inMessage = false
 
+    /// Whether a message is partly written.
+    var isInMessage: Bool { inMessage }
+
     /// Writes the next fragment, taking a new message from `outbox` when none is in progress.
     mutating func writeNext(on wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer)
         -> Outcome {

@@ -1,0 +1,105 @@
+import CLWS
+import CUV
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The service loop: libuv under lws, the wrapper's accept, keepalive tick and heap trimming.
+extension ServerEngine {
+    /// WebSockets that must have closed before the heap is trimmed, and the fewest seconds between two trims:
+    /// `malloc_trim` walks the heap, so it runs after a wave of closes, not after each one.
+    static let trimAfterClosedSockets = 64
+    static let trimIntervalSeconds = 2
+    /// How long accepting pauses when descriptors are exhausted and no reserve is left, in milliseconds.
+    static let acceptPauseMilliseconds: UInt64 = 100
+
+    /// Runs the loop on the calling (service) thread until asked to stop, then closes every connection
+    /// and destroys the context on this same thread, as lws requires.
+    func runServiceLoop(context: OpaquePointer, loop: ServiceLoop, acceptor: ConnectionAcceptor) {
+        bound.claimForCurrentThread()
+        let table = self.table
+        table.loop = loop
+        table.acceptor = acceptor
+        table.vhost = lws_get_vhost_by_name(context, "default")
+        if let ping = configuration.webSocketPingSeconds {
+            table.keepalive = KeepaliveWheel(pingAfter: ping, now: loop.second)
+        }
+        table.lastTrim = loop.second
+        loop.start(listenDescriptor: acceptor.listenDescriptor, owner: self)
+        if !mailbox.isStopRequested { loop.run() }
+        loop.closeHandles()
+        acceptor.shutdown()
+        mailbox.close()
+        // With a foreign loop lws closes its handles asynchronously: the first destroy starts closing every
+        // connection (delegates hear webSocketDidClose), the loop turns finish it, the second destroy frees.
+        lws_context_destroy(context)
+        loop.settle()
+        lws_context_destroy(context)
+        loop.close()
+        table.sessions.removeAll()
+        table.loop = nil
+        table.acceptor = nil
+        table.vhost = nil
+    }
+
+    /// The listener is readable: accept what waits and hand it to lws.
+    func listenerIsReadable() {
+        let table = self.table
+        guard let loop = table.loop, let acceptor = table.acceptor, let vhost = table.vhost else { return }
+        var adopted = false
+        let outcome = acceptor.acceptPending(at: loop.second) { descriptor in
+            if lws_adopt_socket_vhost(vhost, descriptor) == nil {
+                _ = close(descriptor)
+            } else {
+                adopted = true
+            }
+        }
+        // The adopted sockets' handshake timeouts must be armed in lws' timer (see ServiceMailbox.wake).
+        if adopted { mailbox.wake() }
+        if outcome == .pause { loop.pauseAccepting(milliseconds: Self.acceptPauseMilliseconds) }
+    }
+
+    /// The accept pause is over.
+    func resumeAccepting() {
+        table.loop?.watchListener(true)
+    }
+
+    /// Once a second: PINGs and hang-ups that fell due, and a heap trim after a wave of closes.
+    func tick() {
+        let table = self.table
+        guard let loop = table.loop else { return }
+        let second = loop.second
+        for decision in table.keepalive?.advance(to: second) ?? [] {
+            switch decision {
+            case let .ping(id):
+                guard let session = table.sessions[id] else { continue }
+                session.pingDue = true
+                lws_callback_on_writable(session.wsi)
+            case let .hangUp(id):
+                // Nothing (data or PONG) for twice the PING interval: the peer is gone (RFC 6455 §5.5.2).
+                guard let session = table.sessions[id] else { continue }
+                lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+            }
+        }
+        // One lws event per second: lws re-arms its timer only after an event of its own (the hang-ups above are
+        // lws timeouts), and its libuv idle handler serves buffered input (a pipelined request) once per event
+        // and then stops; this bounds either wait to a second. One pipe write a second, whatever the sockets.
+        mailbox.wake()
+        // A wave of closes is trimmed after it and once more an interval later: memory that owners free after
+        // webSocketDidClose (tasks on other threads dropping subscribers) is then returned too.
+        let wave = table.closedSinceTrim >= Self.trimAfterClosedSockets
+        if wave || table.trimFollowUpDue, second - table.lastTrim >= Self.trimIntervalSeconds {
+            table.trimFollowUpDue = wave
+            table.closedSinceTrim = 0
+            table.lastTrim = second
+            _ = CUV_malloc_trim()
+        }
+    }
+
+    /// The current loop second (for the keepalive wheel).
+    var loopSecond: Int {
+        table.loop?.second ?? 0
+    }
+}

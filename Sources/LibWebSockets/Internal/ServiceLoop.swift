@@ -1,0 +1,122 @@
+import CUV
+
+/// The libuv loop under one server's lws context, and the three handles the wrapper keeps on it: the
+/// listener watch (the wrapper accepts, ``ConnectionAcceptor``), the one-second keepalive tick
+/// (``KeepaliveWheel``), and the timer that resumes accepting after a pause. Service thread only.
+///
+/// Why libuv: lws' default loop is `poll(2)`, whose cost grows with every socket on every wake-up
+/// (the kernel scans them all, lws walks all the returned slots); libuv waits in epoll, so idle sockets
+/// cost nothing per wake-up. The loop is "foreign" to lws (`lws_context_creation_info.foreign_loops`):
+/// lws then installs no SIGINT/SIGTERM handlers and graceful shutdown stays the application's.
+final class ServiceLoop {
+    let loop: UnsafeMutablePointer<uv_loop_t>
+    private let listenWatch = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
+    private let tickTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private let resumeTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private var isWatchingListener = false
+    private var handlesStarted = false
+    private var handlesClosed = false
+
+    /// Initialises the loop.
+    /// - Returns: nil when `uv_loop_init` fails.
+    init?() {
+        loop = .allocate(capacity: 1)
+        guard uv_loop_init(loop) == 0 else {
+            loop.deallocate()
+            listenWatch.deallocate()
+            tickTimer.deallocate()
+            resumeTimer.deallocate()
+            return nil
+        }
+    }
+
+    /// The loop's monotonic clock in whole seconds (libuv's cached millisecond time).
+    var second: Int {
+        Int(uv_now(loop) / 1000)
+    }
+
+    /// Starts the wrapper's handles: the listener watch on `listenDescriptor` and the one-second tick,
+    /// whose events go to `owner` (``ServerEngine/listenerIsReadable()``, ``ServerEngine/tick()``,
+    /// ``ServerEngine/resumeAccepting()``). `owner` must outlive the loop.
+    func start(listenDescriptor: Int32, owner: ServerEngine) {
+        let context = Unmanaged.passUnretained(owner).toOpaque()
+        handlesStarted = true
+        uv_poll_init_socket(loop, listenWatch, listenDescriptor)
+        listenWatch.pointee.data = context
+        uv_timer_init(loop, tickTimer)
+        tickTimer.pointee.data = context
+        uv_timer_init(loop, resumeTimer)
+        resumeTimer.pointee.data = context
+        watchListener(true)
+        uv_timer_start(tickTimer, { timer in ServiceLoop.owner(of: timer?.pointee.data)?.tick() }, 1000, 1000)
+    }
+
+    /// Starts or stops waiting for connections.
+    func watchListener(_ watch: Bool) {
+        guard watch != isWatchingListener, handlesStarted, !handlesClosed else { return }
+        isWatchingListener = watch
+        if watch {
+            uv_poll_start(listenWatch, Int32(UV_READABLE.rawValue)) { handle, _, _ in
+                ServiceLoop.owner(of: handle?.pointee.data)?.listenerIsReadable()
+            }
+        } else {
+            uv_poll_stop(listenWatch)
+        }
+    }
+
+    /// Stops accepting for `milliseconds`, then calls the owner's `resumeAccepting()`.
+    func pauseAccepting(milliseconds: UInt64) {
+        watchListener(false)
+        uv_timer_start(resumeTimer, { timer in ServiceLoop.owner(of: timer?.pointee.data)?.resumeAccepting() },
+                       milliseconds, 0)
+    }
+
+    /// Runs until ``stop()`` (called from a callback on this thread).
+    func run() {
+        uv_run(loop, UV_RUN_DEFAULT)
+    }
+
+    /// Makes ``run()`` return after the current callback.
+    func stop() {
+        uv_stop(loop)
+    }
+
+    /// Closes the wrapper's handles (the listener descriptor itself belongs to the acceptor).
+    func closeHandles() {
+        guard handlesStarted, !handlesClosed else { return }
+        handlesClosed = true
+        uv_poll_stop(listenWatch)
+        uv_timer_stop(tickTimer)
+        uv_timer_stop(resumeTimer)
+        for handle in [UnsafeMutableRawPointer(listenWatch), UnsafeMutableRawPointer(tickTimer),
+                       UnsafeMutableRawPointer(resumeTimer)] {
+            handle.assumingMemoryBound(to: uv_handle_t.self).pointee.data = nil
+            uv_close(handle.assumingMemoryBound(to: uv_handle_t.self), nil)
+        }
+    }
+
+    /// Runs the loop without blocking until no handle is left closing, at most `turns` times: lws
+    /// closes its socket and timer handles asynchronously while its context is destroyed.
+    func settle(turns: Int = 1000) {
+        for _ in 0..<turns where uv_run(loop, UV_RUN_NOWAIT) != 0 {}
+    }
+
+    /// Closes the loop and frees its memory; every handle must be closed by now.
+    func close() {
+        closeHandles()
+        settle()
+        if uv_loop_close(loop) != 0 {
+            // A handle is still open (lws left one): leak the loop rather than free memory libuv still uses.
+            return
+        }
+        loop.deallocate()
+        listenWatch.deallocate()
+        tickTimer.deallocate()
+        resumeTimer.deallocate()
+    }
+
+    private static func owner(of data: UnsafeMutableRawPointer?) -> ServerEngine? {
+        guard let data else { return nil }
+        return Unmanaged<ServerEngine>.fromOpaque(data).takeUnretainedValue()
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import RingerTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ringer serve` out of file descriptors (EMFILE at `accept`): it logs once per interval instead of once
+/// per refused connection, does not spin, and keeps serving the connections it holds.
+@Suite(.serialized) struct DescriptorExhaustionTests {
+    /// A TCP connection to 127.0.0.1:`port` from this process, or nil when refused.
+    private func connect(to port: Int) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// Sends a GET /healthz on an open connection and returns the status line.
+    private func healthz(on descriptor: Int32) -> String {
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        var text = ""
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        // The whole response (head and JSON body), so the next request on this connection reads only its own.
+        while !(text.contains("\r\n\r\n") && text.hasSuffix("}")) {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            text += String(decoding: buffer[..<count], as: UTF8.self)
+        }
+        return text.components(separatedBy: "\r\n").first ?? ""
+    }
+
+    /// User plus system CPU seconds of process `pid` so far.
+    private func cpuSeconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        // After the command name: state is field 3, utime 14 and stime 15 (proc(5)).
+        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test func acceptOutOfDescriptorsIsLoggedOncePerIntervalWithoutSpinningAndOpenConnectionsAreServed() async throws {
+        // 64 descriptors: the server's own files take about 20, so a few dozen connections exhaust it.
+        let began = ContinuousClock.now
+        let served = try ServedRinger(descriptorLimit: 64)
+        defer { served.stop() }
+        let process = served.process
+        let port = served.port
+
+        var first: Int32?
+        for _ in 0..<100 where first == nil {
+            if let descriptor = connect(to: port) {
+                if healthz(on: descriptor).contains("200") { first = descriptor } else { close(descriptor) }
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let held = try #require(first, "ringer serve did not answer")
+        var connections = [held]
+        defer { connections.forEach { close($0) } }
+        // Far more connections than the server has descriptors for, over about two seconds.
+        let cpuBefore = cpuSeconds(of: process.processIdentifier)
+        for _ in 0..<20 {
+            for _ in 0..<10 { if let descriptor = connect(to: port) { connections.append(descriptor) } }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let cpuUsed = cpuSeconds(of: process.processIdentifier) - cpuBefore
+
+        #expect(healthz(on: held).contains("200"))
+        let text = served.logText
+        let reports = text.components(separatedBy: "\n").filter { $0.contains("accept failed") }
+        // One line per 10 s interval (a loaded machine can stretch the run past one interval).
+        let intervals = 1 + Int(began.duration(to: .now).components.seconds / 10)
+        #expect((1...intervals).contains(reports.count), "log: \(text.suffix(2000))")
+        #expect(reports.first?.contains("EMFILE") == true)
+        #expect(!text.contains("accept: errno"))
+        // A spinning accept loop burns a full core (about 2 s here); waiting costs next to nothing.
+        #expect(cpuUsed < 0.8, "server used \(cpuUsed) s of CPU while out of descriptors")
+    }
+}
