@@ -13,8 +13,11 @@ struct ServedRinger {
     private let directory: URL
 
     /// Starts `ringer serve`, optionally under `ulimit -n descriptorLimit`.
+    /// - Parameters:
+    ///   - descriptorLimit: the child's open-file limit, or nil for the test process's.
+    ///   - environment: more settings (`RINGER_…` variables) for the child.
     /// - Throws: when the process cannot start or the temporary folder cannot be made.
-    init(descriptorLimit: Int? = nil) throws {
+    init(descriptorLimit: Int? = nil, environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-served-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         log = directory.appendingPathComponent("serve.log")
@@ -28,6 +31,7 @@ struct ServedRinger {
         process.environment = ["RINGER_ADMIN_KEY": adminKey,
                                "RINGER_USER_TOKEN_SECRET": String(repeating: "e", count: 40),
                                "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path]
+            .merging(environment) { _, extra in extra }
         process.standardOutput = output
         process.standardError = output
         try process.run()
