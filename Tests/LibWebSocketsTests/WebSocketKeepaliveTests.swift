@@ -5,16 +5,21 @@ import RingerSync
 import RingerTestSupport
 import Testing
 
+/// A started server on `/ws` that PINGs after 1 s of silence, with the delegate that hears its sockets.
+private func pingingServer() throws -> (WebServer, RecordingDelegate, Int) {
+    let delegate = RecordingDelegate()
+    var configuration = WebServer.Configuration(webSocketPaths: ["/ws"])
+    configuration.webSocketPingSeconds = 1
+    let server = WebServer(configuration: configuration) { _ in .empty(status: 404) } webSocketHandler: { _, _ in
+        .accept(delegate)
+    }
+    return (server, delegate, try server.start())
+}
+
 /// A peer that vanished must not keep its socket (and its "online" status) forever.
 @Suite struct WebSocketKeepaliveTests {
     @Test func silentPeerIsPingedThenHungUp() async throws {
-        let delegate = RecordingDelegate()
-        var configuration = WebServer.Configuration(webSocketPaths: ["/ws"])
-        configuration.webSocketPingSeconds = 1
-        let server = WebServer(configuration: configuration) { _ in .empty(status: 404) } webSocketHandler: { _, _ in
-            .accept(delegate)
-        }
-        let port = try server.start()
+        let (server, delegate, port) = try pingingServer()
         defer { server.shutdown() }
         let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_silent_peer.py"), String(port), "/ws", "30"])
         let report = try #require(jsonObject(result.standardOutput), "peer said: \(result.standardError)")
@@ -29,13 +34,7 @@ import Testing
 /// A live peer answers each PING with a PONG and so keeps its socket past twice the PING interval.
 @Suite struct WebSocketPongTests {
     @Test func peerThatAnswersPingsIsNotHungUp() async throws {
-        let delegate = RecordingDelegate()
-        var configuration = WebServer.Configuration(webSocketPaths: ["/ws"])
-        configuration.webSocketPingSeconds = 1
-        let server = WebServer(configuration: configuration) { _ in .empty(status: 404) } webSocketHandler: { _, _ in
-            .accept(delegate)
-        }
-        let port = try server.start()
+        let (server, _, port) = try pingingServer()
         defer { server.shutdown() }
         // The websockets library answers PINGs by itself, echoing their payload (RFC 6455 §5.5.3); it sends
         // nothing else, so only PONGs keep the socket open for 4.5 s, over four PING intervals.
