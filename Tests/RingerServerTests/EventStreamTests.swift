@@ -164,12 +164,8 @@ import Testing
             defer { newer.close() }
             let report = try await older.value
             #expect(report.closedByServer == true)
-            // Known defect (issue 11, open): since the server runs lws 4.1.6 on libuv, a close it starts from a
-            // writable callback leaves without its close frame (the peer sees 1006), though the socket is closed.
-            withKnownIssue("lws on libuv drops the close frame of a server-initiated close") {
-                #expect(report.closeCode == 4001)
-                #expect(report.closeReason == "replaced by a newer connection of this device")
-            }
+            #expect(report.closeCode == 4001)
+            #expect(report.closeReason == "replaced by a newer connection of this device")
             #expect(newer.isOpen)
             #expect(await server.hasEventStream(userID: "bob", deviceID: "bob-phone"))
         }

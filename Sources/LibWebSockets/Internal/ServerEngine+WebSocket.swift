@@ -85,7 +85,7 @@ extension ServerEngine {
             }
             return 0
         }
-        return session.frameWriter.serviceWritable(wsi, from: connection.outbox, using: table.scratch)
+        return session.frameWriter.serviceWritable(wsi, from: connection.outbox, using: table.scratch, writesCloseFrame: true)
     }
 
     /// Writes a small JSON refusal on the upgrade request, outside a writable callback as lws

@@ -53,15 +53,30 @@ struct WebSocketFrameWriter {
         return inMessage || outbox.hasQueuedMessages || outbox.isCloseRequested ? .more : .idle
     }
 
+    /// `LWS_WRITE_CLOSE`: lws 4.1.6 frames a close with this write type (its own close path uses it) but leaves
+    /// it out of the public `lws_write_protocol`, between `LWS_WRITE_HTTP` (3) and `LWS_WRITE_PING` (5).
+    static let closeWriteType: UInt32 = 4
+
     /// Handles a WRITEABLE callback (client or server): writes the next fragment or the close, asks
     /// for another callback while more is queued, and returns what the lws callback must return.
-    mutating func serviceWritable(_ wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer) -> Int32 {
+    /// - Parameter writesCloseFrame: write the close frame here rather than leave it to lws: lws 4.1.6 on a
+    ///   libuv loop (the server's) closes the socket after the callback returns -1 without sending the frame
+    ///   `lws_close_reason` prepared, so the peer saw 1006 instead of the code; on lws' own poll loop (the
+    ///   client role) lws sends it.
+    mutating func serviceWritable(_ wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer,
+                                  writesCloseFrame: Bool = false) -> Int32 {
         switch writeNext(on: wsi, from: outbox, using: scratch) {
         case .idle:
             return 0
         case .more:
             lws_callback_on_writable(wsi)
             return 0
+        case .close where writesCloseFrame:
+            // RFC 6455 §5.5.1: the status code in network byte order, then the reason.
+            let status = outbox.closeStatus
+            let frame = [UInt8(status.code >> 8), UInt8(status.code & 0xff)] + status.reason
+            _ = scratch.write(wsi, frame[...], mode: Self.closeWriteType)
+            return -1
         case .close:
             var status = outbox.closeStatus
             status.reason.withUnsafeMutableBufferPointer { reason in
