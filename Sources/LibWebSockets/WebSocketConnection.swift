@@ -1,5 +1,3 @@
-public import HTTPTypes
-
 /// One accepted server-side WebSocket connection.
 ///
 /// Thread-safety: `send(text:)` and `close()` may be called from any thread or task. Messages are
@@ -8,13 +6,12 @@ public import HTTPTypes
 public final class WebSocketConnection: Sendable {
     /// A server-unique id, increasing with each connection.
     public let id: UInt64
-    /// The upgrade request: path, decoded query and headers (its body is empty).
-    public let request: HTTPRequest
     let outbox: WebSocketOutbox
 
-    init(id: UInt64, request: HTTPRequest, outbox: WebSocketOutbox) {
+    /// The upgrade request is not kept: the upgrade handler gets it once, and a copy per open socket (its
+    /// headers, a bearer token among them) was most of an idle socket's memory.
+    init(id: UInt64, outbox: WebSocketOutbox) {
         self.id = id
-        self.request = request
         self.outbox = outbox
     }
 

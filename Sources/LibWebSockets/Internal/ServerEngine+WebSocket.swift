@@ -18,7 +18,7 @@ extension ServerEngine {
         let id = session.id
         let mailbox = self.mailbox
         let outbox = WebSocketOutbox(wake: { mailbox.post(.writable(session: id)) })
-        let connection = WebSocketConnection(id: id, request: request, outbox: outbox)
+        let connection = WebSocketConnection(id: id, outbox: outbox)
         switch upgradeHandler(request, connection) {
         case let .accept(delegate):
             session.webSocket = connection
