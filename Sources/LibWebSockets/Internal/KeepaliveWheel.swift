@@ -1,5 +1,6 @@
 /// The PING and idle hang-up timers of every WebSocket of a server, as one timer wheel: a pure value,
-/// input in, decisions out, time given by the caller in whole seconds of a monotonic clock.
+/// input in, decisions out, time given by the caller in whole ticks of a monotonic clock (the server's are tenths
+/// of a second, ``ServiceLoop/ticksPerSecond``; the doc below says "seconds" for one tick).
 ///
 /// Rule (RFC 6455 §5.5.2, ``WebServer/Configuration/webSocketPingSeconds``): a socket quiet for
 /// `pingAfter` seconds gets a PING; one that stays quiet (no data, no PONG) for `2 * pingAfter`

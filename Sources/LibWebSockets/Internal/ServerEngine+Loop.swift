@@ -24,9 +24,10 @@ extension ServerEngine {
         table.acceptor = acceptor
         table.vhost = lws_get_vhost_by_name(context, "default")
         if let ping = configuration.webSocketPingSeconds {
-            table.keepalive = KeepaliveWheel(pingAfter: ping, now: loop.second)
+            table.keepalive = KeepaliveWheel(pingAfter: ping * ServiceLoop.ticksPerSecond, now: loop.tick)
         }
         table.lastTrim = loop.second
+        table.lastSecond = loop.second
         loop.start(listenDescriptor: acceptor.listenDescriptor, owner: self)
         if !mailbox.isStopRequested { loop.run() }
         loop.closeHandles()
@@ -66,12 +67,12 @@ extension ServerEngine {
         table.loop?.watchListener(true)
     }
 
-    /// Once a second: PINGs and hang-ups that fell due, and a heap trim after a wave of closes.
+    /// Every keepalive tick (``ServiceLoop/ticksPerSecond``): PINGs and hang-ups that fell due; once a second,
+    /// a wake-up of lws and a heap trim after a wave of closes.
     func tick() {
         let table = self.table
         guard let loop = table.loop else { return }
-        let second = loop.second
-        for decision in table.keepalive?.advance(to: second) ?? [] {
+        for decision in table.keepalive?.advance(to: loop.tick) ?? [] {
             switch decision {
             case let .ping(id):
                 guard let session = table.sessions[id] else { continue }
@@ -83,6 +84,9 @@ extension ServerEngine {
                 lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
             }
         }
+        let second = loop.second
+        guard second != table.lastSecond else { return }
+        table.lastSecond = second
         // One lws event per second: lws re-arms its timer only after an event of its own (the hang-ups above are
         // lws timeouts), and its libuv idle handler serves buffered input (a pipelined request) once per event
         // and then stops; this bounds either wait to a second. One pipe write a second, whatever the sockets.
@@ -98,8 +102,8 @@ extension ServerEngine {
         }
     }
 
-    /// The current loop second (for the keepalive wheel).
-    var loopSecond: Int {
-        table.loop?.second ?? 0
+    /// The current keepalive tick (the wheel's unit, tenths of a second).
+    var loopTick: Int {
+        table.loop?.tick ?? 0
     }
 }

@@ -39,7 +39,7 @@ extension ServerEngine {
     /// `LWS_CALLBACK_ESTABLISHED`: flush whatever the upgrade handler queued already.
     func onWebSocketEstablished(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return -1 }
-        table.keepalive?.open(session.id, at: loopSecond)
+        table.keepalive?.open(session.id, at: loopTick)
         if connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
             lws_callback_on_writable(wsi)
         }
@@ -49,7 +49,7 @@ extension ServerEngine {
     /// `LWS_CALLBACK_RECEIVE`: one piece of a message.
     func onWebSocketReceive(_ wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, count: Int) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return -1 }
-        table.keepalive?.heard(session.id, at: loopSecond)
+        table.keepalive?.heard(session.id, at: loopTick)
         switch session.assembler.receive(on: wsi, bytes: bytes, count: count) {
         case .incomplete, .binary:
             return 0
@@ -67,7 +67,7 @@ extension ServerEngine {
 
     /// `LWS_CALLBACK_RECEIVE_PONG`: the peer answered a PING, so it is alive.
     func onWebSocketPong(_ wsi: OpaquePointer) -> Int32 {
-        if let session = session(for: wsi) { table.keepalive?.heard(session.id, at: loopSecond) }
+        if let session = session(for: wsi) { table.keepalive?.heard(session.id, at: loopTick) }
         return 0
     }
 

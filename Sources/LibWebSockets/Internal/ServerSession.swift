@@ -59,6 +59,8 @@ final class ServerSessionTable {
     /// WebSockets closed since the heap was last trimmed, and when that was (loop seconds).
     var closedSinceTrim = 0
     var lastTrim = 0
+    /// The last loop second whose once-a-second work (wake-up, trim) ``ServerEngine/tick()`` did.
+    var lastSecond = 0
     /// Whether the last trim followed a wave of closes and one more is due an interval later.
     var trimFollowUpDue = false
     private var lastID: UInt64 = 0

@@ -35,7 +35,17 @@ final class ServiceLoop {
         Int(uv_now(loop) / 1000)
     }
 
-    /// Starts the wrapper's handles: the listener watch on `listenDescriptor` and the one-second tick,
+    /// Keepalive ticks per second: the wheel's unit. Ten, so that the PINGs falling due in one second go out
+    /// in ten small bursts rather than one (19,212 sockets at 20 s: about 95 a tick instead of 950), and a
+    /// call placed meanwhile waits behind fewer of them.
+    static let ticksPerSecond = 10
+
+    /// The loop's monotonic clock in keepalive ticks (tenths of a second).
+    var tick: Int {
+        Int(uv_now(loop) / UInt64(1000 / Self.ticksPerSecond))
+    }
+
+    /// Starts the wrapper's handles: the listener watch on `listenDescriptor` and the keepalive tick (``ticksPerSecond``),
     /// whose events go to `owner` (``ServerEngine/listenerIsReadable()``, ``ServerEngine/tick()``,
     /// ``ServerEngine/resumeAccepting()``). `owner` must outlive the loop.
     func start(listenDescriptor: Int32, owner: ServerEngine) {
@@ -48,7 +58,8 @@ final class ServiceLoop {
         uv_timer_init(loop, resumeTimer)
         resumeTimer.pointee.data = context
         watchListener(true)
-        uv_timer_start(tickTimer, { timer in ServiceLoop.owner(of: timer?.pointee.data)?.tick() }, 1000, 1000)
+        let interval = UInt64(1000 / Self.ticksPerSecond)
+        uv_timer_start(tickTimer, { timer in ServiceLoop.owner(of: timer?.pointee.data)?.tick() }, interval, interval)
     }
 
     /// Starts or stops waiting for connections.
