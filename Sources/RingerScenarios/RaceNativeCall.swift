@@ -58,36 +58,23 @@ struct RaceNativeCall {
     /// The native calls in a CallKit history, in the order they were reported.
     /// - Returns: the calls, and the times of reports CallKit refused (a known UUID).
     static func calls(in history: [SimulatedCallKit.Moment]) -> (calls: [RaceNativeCall], refused: [(Date, UUID)]) {
-        var calls: [RaceNativeCall] = []
-        var refused: [(Date, UUID)] = []
-        var index: [UUID: Int] = [:]
-        func update(_ id: UUID, _ change: (inout RaceNativeCall) -> Void) {
-            guard let position = index[id] else { return }
-            change(&calls[position])
-        }
-        func end(_ id: UUID, at date: Date, _ how: Ending) {
-            update(id) { call in if call.ending == nil { call.ending = (date, how) } }
-        }
+        var list = Reading()
         for moment in history {
             switch moment.change {
             case .reported(let id, let accepted):
-                guard accepted else { refused.append((moment.at, id)); continue }
-                index[id] = calls.count
-                calls.append(RaceNativeCall(id: id, outgoing: false, reportedAt: moment.at))
+                if accepted { list.report(id, outgoing: false, at: moment.at) } else { list.refused.append((moment.at, id)) }
             case .outgoingConnected(let id):
-                guard index[id] == nil else { continue }
-                index[id] = calls.count
-                calls.append(RaceNativeCall(id: id, outgoing: true, reportedAt: moment.at))
+                list.report(id, outgoing: true, at: moment.at)
             case .userAnswered(let id):
-                update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
+                list.update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
             case .answerCompleted(let id, let fulfilled):
-                if fulfilled { update(id) { $0.fulfilledAt = moment.at } } else { end(id, at: moment.at, .answerFailed) }
-            case .ended(let id, let reason): end(id, at: moment.at, .remote(reason))
-            case .userEnded(let id): end(id, at: moment.at, .local)
-            case .endedBySystem(let id): end(id, at: moment.at, .system)
+                if fulfilled { list.update(id) { $0.fulfilledAt = moment.at } } else { list.end(id, at: moment.at, .answerFailed) }
+            case .ended(let id, let reason): list.end(id, at: moment.at, .remote(reason))
+            case .userEnded(let id): list.end(id, at: moment.at, .local)
+            case .endedBySystem(let id): list.end(id, at: moment.at, .system)
             }
         }
-        return (calls, refused)
+        return (list.calls, list.refused)
     }
 
     /// The native calls in a ConnectionService history (an Android phone), in the order they rang, read as
@@ -97,51 +84,63 @@ struct RaceNativeCall {
     /// disconnect of a dead process the system's.
     /// - Returns: the calls, and the times of reports Telecom refused (a known id, a `SecurityException`).
     static func calls(in history: [SimulatedConnectionService.Moment]) -> (calls: [RaceNativeCall], refused: [(Date, UUID)]) {
-        var calls: [RaceNativeCall] = []
-        var refused: [(Date, UUID)] = []
-        var index: [UUID: Int] = [:]
+        var list = Reading()
         var dialing: Set<UUID> = []
-        func update(_ id: UUID, _ change: (inout RaceNativeCall) -> Void) {
-            guard let position = index[id] else { return }
-            change(&calls[position])
-        }
-        func end(_ id: UUID, at date: Date, _ how: Ending) {
-            update(id) { call in if call.ending == nil { call.ending = (date, how) } }
-        }
         for moment in history {
             switch moment.change {
             case .ringing(let id, _):
-                index[id] = calls.count
-                calls.append(RaceNativeCall(id: id, outgoing: false, reportedAt: moment.at))
+                list.report(id, outgoing: false, at: moment.at)
             case .refused(let id, _):
-                refused.append((moment.at, id))
+                list.refused.append((moment.at, id))
             case .dialing(let id):
                 dialing.insert(id)
             case .active(let id) where dialing.contains(id):
-                guard index[id] == nil else { continue }
-                index[id] = calls.count
-                calls.append(RaceNativeCall(id: id, outgoing: true, reportedAt: moment.at))
+                list.report(id, outgoing: true, at: moment.at)
             case .active(let id):
-                update(id) { $0.fulfilledAt = moment.at }
+                list.update(id) { $0.fulfilledAt = moment.at }
             case .onAnswer(let id):
-                update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
+                list.update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
             case .onReject(let id), .onDisconnect(let id):
-                end(id, at: moment.at, .local)
+                list.end(id, at: moment.at, .local)
             case .disconnected(let id, let cause):
                 if let reason = cause.remoteEndReason {
-                    end(id, at: moment.at, .remote(reason))
+                    list.end(id, at: moment.at, .remote(reason))
                 } else if cause == DisconnectCause(.error, reason: "the answer was not confirmed") {
-                    end(id, at: moment.at, .answerFailed)
+                    list.end(id, at: moment.at, .answerFailed)
                 } else {
-                    end(id, at: moment.at, .local)
+                    list.end(id, at: moment.at, .local)
                 }
             case .endedBySystem(let id):
-                end(id, at: moment.at, .system)
+                list.end(id, at: moment.at, .system)
             case .addNewIncomingCall, .destroyed, .ringerStarted, .ringerStopped:
                 break
             }
         }
-        return (calls, refused)
+        return (list.calls, list.refused)
+    }
+
+    /// The calls read from one history so far, by id; shared by the CallKit and ConnectionService readings.
+    private struct Reading {
+        var calls: [RaceNativeCall] = []
+        var refused: [(Date, UUID)] = []
+        private var index: [UUID: Int] = [:]
+
+        /// Starts a call at `date`; an outgoing call counts once, however often it connects.
+        mutating func report(_ id: UUID, outgoing: Bool, at date: Date) {
+            if outgoing, index[id] != nil { return }
+            index[id] = calls.count
+            calls.append(RaceNativeCall(id: id, outgoing: outgoing, reportedAt: date))
+        }
+
+        mutating func update(_ id: UUID, _ change: (inout RaceNativeCall) -> Void) {
+            guard let position = index[id] else { return }
+            change(&calls[position])
+        }
+
+        /// The first ending wins.
+        mutating func end(_ id: UUID, at date: Date, _ how: Ending) {
+            update(id) { call in if call.ending == nil { call.ending = (date, how) } }
+        }
     }
 
     /// The native calls of a device of either platform.
