@@ -28,7 +28,7 @@ bench: deps test-deps
 	$(SWIFT) build -c release --product ringer
 	.build/release/ringer bench --aioapns-script Tests/Peers/bench_aioapns.py \
 	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py --ringing-script Tests/Peers/bench_ringing.py \
-	  --holder-script Tests/Peers/bench_ws_holder.py $(BENCH_FLAGS)
+	  --holder-script Tests/Peers/bench_ws_holder.py --fanout-script Tests/Peers/bench_fanout.py $(BENCH_FLAGS)
 
 build: deps
 	$(SWIFT) build -c release --product ringer

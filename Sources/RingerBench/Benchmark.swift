@@ -23,6 +23,8 @@ public struct Benchmark: Sendable {
         public var parts: Set<BenchmarkPart>
         /// What the ringing part runs.
         public var ringing: RingingOptions
+        /// What the fan-out part runs.
+        public var fanout: FanOutOptions
         /// The `ringer` binary (for `ringer sandbox` and `ringer bench --send`).
         public var executable: String
         /// The Python interpreter that has aioapns and firebase-admin.
@@ -54,12 +56,13 @@ public struct Benchmark: Sendable {
         ///   - ringerConnections: Ringer's pool size; default 2 (`APNsClient`'s and `FCMClient`'s default).
         ///   - rounds: interleaved rounds of Ringer and h2load; default 3 (below 1 counts as 1).
         ///   - ringing: the ringing part's levels, rates and scripts; default its flags' defaults.
+        ///   - fanout: the fan-out part's calls and script; default its flags' defaults.
         public init(workload: PushWorkload, fcmWorkload: PushWorkload? = nil, parts: Set<BenchmarkPart> = Set(BenchmarkPart.allCases),
                     executable: String, python: String = "python3",
                     aioapnsScript: String = "Tests/Peers/bench_aioapns.py",
                     firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
                     senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3,
-                    ringing: RingingOptions? = nil) {
+                    ringing: RingingOptions? = nil, fanout: FanOutOptions? = nil) {
             self.workload = workload
             self.fcmWorkload = fcmWorkload ?? workload
             self.parts = parts
@@ -72,6 +75,7 @@ public struct Benchmark: Sendable {
             self.ringerConnections = ringerConnections
             self.rounds = max(rounds, 1)
             self.ringing = ringing ?? RingingOptions()
+            self.fanout = fanout ?? FanOutOptions()
         }
     }
 
@@ -94,7 +98,8 @@ public struct Benchmark: Sendable {
         let scripts = [(BenchmarkPart.apns, "aioapns", options.aioapnsScript),
                        (.fcm, "firebase-admin", options.firebaseAdminScript),
                        (.ringing, "ringing load generator", options.ringing.loadScript),
-                       (.ringing, "socket holder", options.ringing.holderScript)]
+                       (.ringing, "socket holder", options.ringing.holderScript),
+                       (.fanout, "fan-out load generator", options.fanout.script)]
         for (part, library, script) in scripts where options.parts.contains(part) {
             guard FileManager.default.isReadableFile(atPath: script) else {
                 throw BenchmarkError.invalidArgument("\(library) peer script not found: \(script)")
@@ -112,7 +117,11 @@ public struct Benchmark: Sendable {
             ? try await RingingBenchmark(options: options.ringing, executable: options.executable, python: options.python)
                 .run(fixture: fixture, progress: progress)
             : nil
-        return BenchmarkResults(apns: apns, fcm: fcm, ringing: ringing)
+        let fanout = options.parts.contains(.fanout)
+            ? try await FanOutBenchmark(options: options.fanout, executable: options.executable, python: options.python)
+                .run(fixture: fixture, progress: progress)
+            : nil
+        return BenchmarkResults(apns: apns, fcm: fcm, ringing: ringing, fanout: fanout)
     }
 
     /// The APNs part, one sandbox process for every sender: rounds of Ringer over its pool (the figure of the

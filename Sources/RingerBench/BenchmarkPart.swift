@@ -1,4 +1,4 @@
-/// Which part of the benchmark to run (`ringer bench --only apns|fcm|ringing`); each has its own sandbox
+/// Which part of the benchmark to run (`ringer bench --only apns|fcm|ringing|fanout`); each has its own sandbox
 /// process and `RESULT` line.
 public enum BenchmarkPart: String, Sendable, Hashable, CaseIterable {
     /// VoIP pushes to the APNs sandbox: Ringer's `APNsClient`, aioapns, h2load.
@@ -8,4 +8,7 @@ public enum BenchmarkPart: String, Sendable, Hashable, CaseIterable {
     /// Calls placed on `ringer serve` while idle WebSockets are open (issue 11): calls/s, POST -> push and
     /// POST -> `call.incoming` latencies, RSS per idle socket, server CPU.
     case ringing
+    /// One burst of calls, each to a user with ten devices (VoIP push, FCM, socket; issue 11): every device
+    /// reached once, and how long each push waited from the server's decision to the provider's receipt.
+    case fanout
 }

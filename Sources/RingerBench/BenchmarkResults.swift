@@ -1,4 +1,4 @@
-/// What one `ringer bench` run measured: any of the APNs, FCM and ringing parts.
+/// What one `ringer bench` run measured: any of the APNs, FCM, ringing and fan-out parts.
 public struct BenchmarkResults: Hashable, Sendable {
     /// The APNs figures, when that part ran.
     public var apns: BenchmarkReport?
@@ -6,22 +6,26 @@ public struct BenchmarkResults: Hashable, Sendable {
     public var fcm: FCMBenchmarkReport?
     /// The ringing figures, when that part ran.
     public var ringing: RingingReport?
+    /// The fan-out figures, when that part ran.
+    public var fanout: FanOutReport?
 
     /// Creates the results.
     /// - Parameters:
     ///   - apns: the APNs part's report, or nil.
     ///   - fcm: the FCM part's report, or nil.
     ///   - ringing: the ringing part's report, or nil.
-    public init(apns: BenchmarkReport?, fcm: FCMBenchmarkReport?, ringing: RingingReport? = nil) {
+    ///   - fanout: the fan-out part's report, or nil.
+    public init(apns: BenchmarkReport?, fcm: FCMBenchmarkReport?, ringing: RingingReport? = nil, fanout: FanOutReport? = nil) {
         self.apns = apns
         self.fcm = fcm
         self.ringing = ringing
+        self.fanout = fanout
     }
 
-    /// Each part's report, APNs first, then FCM, then ringing, a blank line between them; each ends with its
-    /// `RESULT` line, so the APNs line is `RESULT pushes_per_s=…`, the FCM one `RESULT fcm messages_per_s=…`
-    /// and the ringing one `RESULT ringing idle_sockets=…`.
+    /// Each part's report, APNs first, then FCM, ringing and fan-out, a blank line between them; each ends with
+    /// its `RESULT` line, so the APNs line is `RESULT pushes_per_s=…`, the FCM one `RESULT fcm messages_per_s=…`,
+    /// the ringing one `RESULT ringing idle_sockets=…` and the fan-out one `RESULT fanout calls=…`.
     public func render() -> String {
-        [apns?.render(), fcm?.render(), ringing?.render()].compactMap { $0 }.joined(separator: "\n\n")
+        [apns?.render(), fcm?.render(), ringing?.render(), fanout?.render()].compactMap { $0 }.joined(separator: "\n\n")
     }
 }

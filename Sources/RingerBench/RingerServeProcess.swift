@@ -2,8 +2,8 @@ import DevCertificates
 import Foundation
 
 /// `ringer serve` as a separate process for the ringing benchmark: plain HTTP on an ephemeral loopback port,
-/// a fresh SQLite file in the fixture folder, APNs pointed at the benchmark's `ringer sandbox` (the fixture's
-/// signing key, which the sandbox trusts, and its CA), and a ring timeout of 600 s (the longest the server
+/// a fresh SQLite file in the fixture folder, APNs (and, when asked, FCM) pointed at the benchmark's
+/// `ringer sandbox` (the fixture's signing key and service account, which the sandbox trusts, and its CA), and a ring timeout of 600 s (the longest the server
 /// takes) so no call placed during the run expires and adds work to a later step. The admin key and the
 /// user-token secret are random and passed in the environment (`RINGER_ADMIN_KEY`, …), not as flags that
 /// `ps` shows; the admin key is also written, mode 0600, to ``adminKeyFile`` for the Python peers.
@@ -20,8 +20,11 @@ struct RingerServeProcess: Sendable {
     ///   - executable: the `ringer` binary.
     ///   - fixture: keys and certificates; the database and log go in its folder.
     ///   - apnsPort: the sandbox's APNs port on 127.0.0.1.
+    ///   - fcm: the sandbox's FCM HTTP/2 port and a service account whose `token_uri` is on it, for a server
+    ///     that also sends FCM messages; nil for none.
     /// - Throws: ``BenchmarkError`` when it cannot start or does not listen within 20 seconds.
-    static func start(executable: String, fixture: BenchmarkFixture, apnsPort: Int) async throws -> RingerServeProcess {
+    static func start(executable: String, fixture: BenchmarkFixture, apnsPort: Int,
+                      fcm: (port: Int, serviceAccount: URL)? = nil) async throws -> RingerServeProcess {
         let directory = fixture.directory
         let adminKey = Self.randomHex(16)
         let adminKeyFile = directory.appendingPathComponent("admin-key")
@@ -37,7 +40,9 @@ struct RingerServeProcess: Sendable {
              "--database", directory.appendingPathComponent("ringer.sqlite").path,
              "--apns-key-file", fixture.keyFile.path, "--apns-key-id", BenchmarkFixture.keyID,
              "--apns-team-id", BenchmarkFixture.teamID, "--apns-host", "127.0.0.1:\(apnsPort)",
-             "--apns-ca-file", fixture.certificates.caCertificate.path, "--ring-timeout", "600"],
+             "--apns-ca-file", fixture.certificates.caCertificate.path, "--ring-timeout", "600"]
+                + (fcm.map { ["--fcm-service-account", $0.serviceAccount.path, "--fcm-host", "127.0.0.1:\($0.port)",
+                              "--fcm-ca-file", fixture.certificates.caCertificate.path] } ?? []),
             standardOutput: directory.appendingPathComponent("serve.out"), standardError: log,
             environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": Self.randomHex(32)])
         do {

@@ -243,6 +243,11 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
     /// condition sends are not recorded).
     public var acceptedMessages: [FCMSandboxMessage] { state.withLock { $0.accepted } }
 
+    /// The accepted messages after the first `count` (a poller's read position), oldest first.
+    public func acceptedMessages(since count: Int) -> [FCMSandboxMessage] {
+        state.withLock { state in Array(state.accepted[min(max(count, 0), state.accepted.count)...]) }
+    }
+
     /// Where a message is, by its name; nil for a name the sandbox never answered.
     public func deliveryState(ofMessage name: String) -> FCMSandboxDeliveryState? {
         let now = expiryNow()

@@ -13,8 +13,9 @@ import HTTPTypes
 ///   "private_key_id", "public_key_pem", "project_id", "project_ids": [more]}` → 201: trusts the account.
 /// - `DELETE /sandbox/access-tokens` → 204: every access token issued stops working (401).
 /// - `POST /sandbox/maintenance` (optional `{"token"}`) → 200 `{"delivered": n}`: a Doze maintenance window.
-/// - `GET /sandbox/messages` → 200: every accepted message with its `state` (see ``FCMSandboxDeliveryState``)
-///   and, once delivered, the phone's `receipt` (`userVisible`, `silent`, `notDelivered` with `reason`).
+/// - `GET /sandbox/messages[?since=N]` → 200: every accepted message (after the first N) with its `accepted_at`
+///   (ms since 1970), `state` (see ``FCMSandboxDeliveryState``) and, once delivered, the phone's `receipt`
+///   (`userVisible`, `silent`, `notDelivered` with `reason`), oldest first.
 /// - `GET /sandbox/stats` → 200: ``FCMSandboxStatistics`` in snake_case.
 /// - `POST /sandbox/faults` with one fault (``FCMSandboxFault``'s JSON) → 201 echoing it, or
 ///   `{"kind": "revoke", "token"}` → 201: revokes the token now (`UNREGISTERED`).
@@ -46,7 +47,17 @@ enum FCMSandboxControl {
             let delivered = sandbox.runMaintenanceWindow(token: body?["token"] as? String)
             return json(200, ["delivered": delivered])
         case ("GET", "messages"):
-            let listed = sandbox.acceptedMessages.map { describe($0, state: sandbox.deliveryState(ofMessage: $0.name)) }
+            // `?since=N`: only the messages after the first N (a poller's read position), as APNs' `/sandbox/pushes`.
+            let messages: [FCMSandboxMessage]
+            if let since = request.query["since"] {
+                guard let count = Int(since), count >= 0 else {
+                    return json(400, ["error": "since must be a whole number of messages already read"])
+                }
+                messages = sandbox.acceptedMessages(since: count)
+            } else {
+                messages = sandbox.acceptedMessages
+            }
+            let listed = messages.map { describe($0, state: sandbox.deliveryState(ofMessage: $0.name)) }
             return json(200, listed)
         case ("GET", "stats"):
             let encoder = JSONEncoder()

@@ -73,4 +73,28 @@ import Testing
             #expect(stats["token_requests"] as? Int == 1 && stats["access_tokens_issued"] as? Int == 1)
         }
     }
+
+    @Test func aPollerReadsOnlyTheMessagesAfterItsPosition() async throws {
+        try await FCMSandboxFixture.with { fixture in
+            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project))
+            let accessToken = try await fixture.accessToken()
+            for name in ["first", "second", "third"] {
+                _ = try await fixture.send(FCMSandboxFixture.message(to: "p", name: name, priority: "HIGH", ttl: "5s"),
+                                           accessToken: accessToken)
+            }
+            func listed(_ query: String) async throws -> [[String: Any]] {
+                let answer = try await fixture.control("GET", "/sandbox/messages" + query)
+                return try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [[String: Any]])
+            }
+            let all = try await listed("")
+            #expect(all.count == 3)
+            func names(_ entries: [[String: Any]]) -> [String] { entries.compactMap { ($0["data"] as? [String: String])?["n"] } }
+            #expect(names(all) == ["first", "second", "third"])
+            #expect(names(try await listed("?since=1")) == ["second", "third"])
+            #expect(try await listed("?since=3").isEmpty && try await listed("?since=99").isEmpty)
+            #expect(all.allSatisfy { $0["accepted_at"] as? Int != nil })
+            #expect(try await fixture.control("GET", "/sandbox/messages?since=-1").status == 400)
+            #expect(try await fixture.control("GET", "/sandbox/messages?since=x").status == 400)
+        }
+    }
 }

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""The load generator of `ringer bench --only fanout`: CALLS callees with ten devices each, then one burst of
+CALLS calls placed at once, one to each callee, and what reached each of the 10 x CALLS devices.
+
+Each callee has, all through the public API:
+  4 iPhones whose app was killed: a VoIP token registered with the APNs sandbox (`POST /sandbox/devices`) and
+    with Ringer (`PUT /v1/devices/<callee>-iphone-<k>`, platform ios): only a VoIP push reaches them;
+  3 Android phones whose app was swiped away: an FCM registration token registered with the FCM sandbox and
+    with Ringer (platform android): only a high-priority data message reaches them;
+  3 apps on screen holding /v1/events (`?device_id=<callee>-tab-<k>`): only `call.incoming` reaches them.
+Callers are users with a token only. Calls stay ringing (the server runs with a long --ring-timeout).
+
+After the burst it polls the sandboxes (`GET /sandbox/pushes?since=N`, `GET /sandbox/messages?since=N`) and
+reads the sockets until every device has rung or --settle seconds pass, and prints one JSON line:
+  {"calls", "devices_per_call", "ok" (calls answered 201 ringing), "first_failure", "window_start",
+   "window_end" (CLOCK_MONOTONIC seconds: the burst's first POST and its last answer), "post_ms" (POST ->
+   201, one per call), "push_queue_ms" (the call's `created_at`, when the server decided to ring, -> the
+   provider's receipt of each VoIP push and FCM message: the sandboxes' `received_at` / `accepted_at`),
+   "socket_ms" (`created_at` -> `call.incoming` read on each socket), "push_ms" (POST began -> receipt),
+   "last_ring_ms" (the burst's first POST -> the last device reached), "expected", "reached", "lost",
+   "duplicates" (a device reached more than once for one call), "strays" (a ring for a call that is not its
+   user's), "apns_pushes", "fcm_messages", "socket_events"}.
+Wall-clock times all come from this machine's one clock (server, sandboxes and this process share it).
+
+Usage: bench_fanout.py --url http://127.0.0.1:PORT --admin-key-file FILE --sandbox-url https://127.0.0.1:P
+                       --fcm-sandbox-url https://127.0.0.1:Q --ca-file ca.pem --bundle-id ID --fcm-project P
+                       [--calls 1000] [--connections 64] [--settle 30] [--prefix fan-]
+"""
+import argparse
+import asyncio
+import base64
+import collections
+import json
+import secrets
+import ssl
+import string
+import sys
+import time
+
+import aiohttp
+import httpx
+from websockets.asyncio.client import connect
+
+IPHONES, ANDROIDS, SCREENS = 4, 3, 3
+SETUP_TIMEOUT = 120.0   # seconds one set-up request may take
+SETUP_PARALLEL = 64     # callees set up at once
+
+
+def fcm_token():
+    """A registration token shaped like FCM's: `<instance id>:APA91b<base64url>`."""
+    alphabet = string.ascii_letters + string.digits + "-_"
+    return "".join(secrets.choice(alphabet) for _ in range(22)) + ":APA91b" + \
+        "".join(secrets.choice(alphabet) for _ in range(134))
+
+
+async def run(args):
+    admin_key = open(args.admin_key_file).read().strip()
+    ws_base = args.url.replace("http://", "ws://", 1)
+    connector = aiohttp.TCPConnector(limit=args.connections)
+    session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=SETUP_TIMEOUT))
+    tls = ssl.create_default_context(cafile=args.ca_file)
+    apns = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
+    fcm = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
+    owner = {}          # device id or push token -> (callee, device id)
+    reached = collections.Counter()   # (call id, device id) -> times reached
+    at = {}             # (call id, device id) -> first wall-clock second it was reached
+    kinds = collections.Counter()
+    strays = 0
+    callee_of_call = {}  # call id -> callee
+    created = {}         # call id -> created_at, wall-clock seconds
+    began = {}           # call id -> wall-clock second its POST began
+
+    def reach(call_id, device, kind, when):
+        nonlocal strays
+        kinds[kind] += 1
+        user, device_id = device
+        if callee_of_call.get(call_id, user) != user:
+            strays += 1
+            return
+        reached[(call_id, device_id)] += 1
+        at.setdefault((call_id, device_id), when)
+
+    async def user_token(user):
+        async with session.post(f"{args.url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
+                                headers={"authorization": f"Bearer {admin_key}"}) as response:
+            if response.status != 201:
+                raise SystemExit(f"POST /v1/tokens answered {response.status}")
+            return (await response.json())["token"]
+
+    async def put_device(bearer, device_id, body):
+        async with session.put(f"{args.url}/v1/devices/{device_id}", json=body,
+                               headers={"authorization": f"Bearer {bearer}"}) as response:
+            if response.status != 200:
+                raise SystemExit(f"PUT /v1/devices answered {response.status}: {await response.text()}")
+
+    async def listen(socket, device):
+        async for message in socket:
+            event = json.loads(message)
+            if event.get("type") == "call.incoming":
+                reach(event["call"]["call_id"], device, "socket", time.time())
+
+    async def set_up(index, gate):
+        async with gate:
+            callee = f"{args.prefix}callee-{index}"
+            bearer = await user_token(callee)
+            for k in range(IPHONES):
+                device_id, token = f"{callee}-iphone-{k}", secrets.token_hex(32)
+                registered = await apns.post(f"{args.sandbox_url}/sandbox/devices",
+                                             json={"token": token, "bundle_id": args.bundle_id})
+                if registered.status_code != 201:
+                    raise SystemExit(f"APNs POST /sandbox/devices answered {registered.status_code}")
+                await put_device(bearer, device_id, {"platform": "ios", "voip_token": token,
+                                                     "apns_environment": "sandbox", "bundle_id": args.bundle_id})
+                owner[token] = (callee, device_id)
+            for k in range(ANDROIDS):
+                device_id, token = f"{callee}-pixel-{k}", fcm_token()
+                registered = await fcm.post(f"{args.fcm_sandbox_url}/sandbox/devices",
+                                            json={"token": token, "project_id": args.fcm_project})
+                if registered.status_code != 201:
+                    raise SystemExit(f"FCM POST /sandbox/devices answered {registered.status_code}")
+                await put_device(bearer, device_id, {"platform": "android", "fcm_token": token})
+                owner[token] = (callee, device_id)
+            for k in range(SCREENS):
+                device_id = f"{callee}-tab-{k}"
+                socket = await connect(f"{ws_base}/v1/events?device_id={device_id}",
+                                       additional_headers={"authorization": f"Bearer {bearer}"},
+                                       ping_interval=None, open_timeout=SETUP_TIMEOUT)
+                asyncio.ensure_future(listen(socket, (callee, device_id)))
+            caller = f"{args.prefix}caller-{index}"
+            return await user_token(caller), callee
+
+    gate = asyncio.Semaphore(SETUP_PARALLEL)
+    pairs = await asyncio.gather(*(set_up(index, gate) for index in range(args.calls)))
+    print(f"set up {args.calls} callees with {IPHONES + ANDROIDS + SCREENS} devices each", file=sys.stderr)
+
+    post_ms = []
+    failure = None
+
+    async def place(caller_token, callee):
+        nonlocal failure
+        start_wall, start = time.time(), time.monotonic()
+        try:
+            async with session.post(f"{args.url}/v1/calls", json={"callee": callee},
+                                    headers={"authorization": f"Bearer {caller_token}"},
+                                    timeout=aiohttp.ClientTimeout(total=args.settle)) as response:
+                body = await response.read()
+                if response.status != 201:
+                    raise RuntimeError(f"POST /v1/calls answered {response.status}: {body[:200]!r}")
+                call = json.loads(body)
+                if call.get("state") != "ringing":
+                    raise RuntimeError(f"the call is {call.get('state')}, not ringing")
+        except Exception as error:
+            if failure is None:
+                failure = f"{type(error).__name__}: {error}"[:300]
+            return
+        post_ms.append((time.monotonic() - start) * 1000)
+        callee_of_call[call["call_id"]] = callee
+        created[call["call_id"]] = call["created_at"] / 1000 if isinstance(call["created_at"], (int, float)) \
+            else parse_time(call["created_at"])
+        began[call["call_id"]] = start_wall
+
+    burst_wall, window_start = time.time(), time.monotonic()
+    await asyncio.gather(*(place(token, callee) for token, callee in pairs))
+    window_end = time.monotonic()
+
+    apns_read = fcm_read = 0
+
+    async def poll():
+        nonlocal apns_read, fcm_read
+        pushes = (await apns.get(f"{args.sandbox_url}/sandbox/pushes", params={"since": apns_read})).json()
+        apns_read += len(pushes)
+        for push in pushes:
+            ringer = json.loads(base64.b64decode(push["payload"])).get("ringer", {})
+            device = owner.get(push["device_token"])
+            if device and ringer.get("type") == "call.incoming":
+                reach(ringer["call_id"], device, "apns", push["received_at"] / 1000)
+        messages = (await fcm.get(f"{args.fcm_sandbox_url}/sandbox/messages", params={"since": fcm_read})).json()
+        fcm_read += len(messages)
+        for message in messages:
+            ringer = json.loads(message.get("data", {}).get("ringer", "{}"))
+            device = owner.get(message["token"])
+            if device and ringer.get("type") == "call.incoming":
+                reach(ringer["call_id"], device, "fcm", message["accepted_at"] / 1000)
+
+    expected = len(callee_of_call) * (IPHONES + ANDROIDS + SCREENS)
+    settle = time.monotonic() + args.settle
+    while True:
+        await poll()
+        if len(reached) >= expected or time.monotonic() > settle:
+            break
+        await asyncio.sleep(0.25)
+
+    push_queue_ms, push_ms, socket_ms = [], [], []
+    for (call_id, device_id), when in at.items():
+        if call_id not in created:
+            continue
+        if "-tab-" in device_id:
+            socket_ms.append((when - created[call_id]) * 1000)
+        else:
+            push_queue_ms.append((when - created[call_id]) * 1000)
+            push_ms.append((when - began[call_id]) * 1000)
+    print(json.dumps({
+        "calls": args.calls, "devices_per_call": IPHONES + ANDROIDS + SCREENS, "ok": len(callee_of_call),
+        "first_failure": failure, "window_start": window_start, "window_end": window_end, "post_ms": post_ms,
+        "push_queue_ms": push_queue_ms, "socket_ms": socket_ms, "push_ms": push_ms,
+        "last_ring_ms": (max(at.values()) - burst_wall) * 1000 if at else None,
+        "expected": args.calls * (IPHONES + ANDROIDS + SCREENS), "reached": len(reached),
+        "lost": args.calls * (IPHONES + ANDROIDS + SCREENS) - len(reached),
+        "duplicates": sum(count - 1 for count in reached.values()), "strays": strays,
+        "apns_pushes": kinds["apns"], "fcm_messages": kinds["fcm"], "socket_events": kinds["socket"]}))
+    sys.stdout.flush()
+    await apns.aclose()
+    await fcm.aclose()
+    await session.close()
+
+
+def parse_time(text):
+    """An RFC 3339 timestamp, as the API writes `created_at`, in seconds since 1970."""
+    from datetime import datetime
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--admin-key-file", required=True)
+    parser.add_argument("--sandbox-url", required=True)
+    parser.add_argument("--fcm-sandbox-url", required=True)
+    parser.add_argument("--ca-file", required=True)
+    parser.add_argument("--bundle-id", required=True)
+    parser.add_argument("--fcm-project", required=True)
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--settle", type=float, default=30.0,
+                        help="seconds to wait for every device to ring, and for one POST")
+    parser.add_argument("--prefix", default="fan-")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
