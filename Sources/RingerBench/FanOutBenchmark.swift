@@ -4,7 +4,8 @@ import Foundation
 /// The fan-out part of `ringer bench` (issue 11, BENCHMARKS.md "Fan-out"): `ringer sandbox` and `ringer serve`
 /// (APNs and FCM both pointed at the sandbox) as processes, and one run of the load generator, which sets up
 /// ``FanOutOptions/calls`` callees with ten devices each, places one call to each at once, and reports what
-/// reached every device and how long each push waited. Server and sandbox CPU are sampled over the burst.
+/// reached every device and how long each push waited. Server, sandbox and load-generator CPU are sampled over
+/// the burst.
 ///
 /// Every child is stopped whatever happens; a child that dies fails the run.
 struct FanOutBenchmark: Sendable {
@@ -58,6 +59,8 @@ struct FanOutBenchmark: Sendable {
              "--ca-file", fixture.certificates.caCertificate.path, "--bundle-id", BenchmarkFixture.bundleID,
              "--fcm-project", BenchmarkFixture.fcmProjectID, "--calls", String(options.calls)],
             standardOutput: stem.appendingPathExtension("out"), standardError: stem.appendingPathExtension("err"))
+        let generatorCPU = CPUSampler(pid: generator.pid)
+        defer { generatorCPU.stop() }
         // Set-up is about 20 requests and 3 sockets per callee; the burst and its settling, under a minute.
         let exit = await generator.finish(within: .seconds(600))
         try server.checkRunning()
@@ -74,6 +77,7 @@ struct FanOutBenchmark: Sendable {
         return FanOutReport(run: run,
                             serverCores: await serverCPU.cores(from: run.windowStart, to: run.windowEnd),
                             sandboxCores: await sandboxCPU.cores(from: run.windowStart, to: run.windowEnd),
+                            generatorCores: await generatorCPU.cores(from: run.windowStart, to: run.windowEnd),
                             cores: ProcessInfo.processInfo.activeProcessorCount, cpuModel: Benchmark.cpuModel(),
                             buildMode: Benchmark.buildMode)
     }

@@ -13,6 +13,8 @@ public struct FanOutReport: Hashable, Sendable {
     public var serverCores: Double?
     /// The sandbox's CPU over the same window, cores.
     public var sandboxCores: Double?
+    /// The load generator's CPU over the same window, cores (one Python process: at most 1.0).
+    public var generatorCores: Double?
     /// Cores this machine has.
     public var cores: Int
     /// Its CPU model, if known.
@@ -65,7 +67,8 @@ public struct FanOutReport: Hashable, Sendable {
         lines.append("burst: \(run.ok) of \(run.calls) calls ringing in \(BenchmarkReport.fixed(seconds)) s "
                      + "(\(BenchmarkReport.whole(Double(run.ok) / seconds)) calls/s, \(BenchmarkReport.whole(Double(run.apnsPushes + run.fcmMessages) / seconds)) pushes/s)"
                      + "; last device rang \(run.lastRingMs.map { BenchmarkReport.whole($0) } ?? "-") ms after the first POST"
-                     + "; server CPU \(Self.percent(serverCores)), sandbox CPU \(Self.percent(sandboxCores))"
+                     + "; CPU: server \(Self.percent(serverCores)), sandbox \(Self.percent(sandboxCores)), "
+                     + "load generator \(Self.percent(generatorCores))"
                      + (run.firstFailure.map { "; first failure: \($0)" } ?? ""))
         lines.append("reached \(run.reached) of \(run.expected) devices (\(run.apnsPushes) VoIP pushes, \(run.fcmMessages) FCM "
                      + "messages, \(run.socketEvents) socket events); lost \(run.lost), duplicates \(run.duplicates), "

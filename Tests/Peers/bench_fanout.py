@@ -8,7 +8,9 @@ Each callee has, all through the public API:
   3 Android phones whose app was swiped away: an FCM registration token registered with the FCM sandbox and
     with Ringer (platform android): only a high-priority data message reaches them;
   3 apps on screen holding /v1/events (`?device_id=<callee>-tab-<k>`): only `call.incoming` reaches them.
-Callers are users with a token only. Calls stay ringing (the server runs with a long --ring-timeout).
+Callers are users with a token only. Calls stay ringing (the server runs with a long --ring-timeout). The
+burst's POSTs come from --placers processes that start at one instant, so this process (which holds the
+3 x CALLS sockets and polls the sandboxes) does not pace them.
 
 After the burst it polls the sandboxes (`GET /sandbox/pushes?since=N`, `GET /sandbox/messages?since=N`) and
 reads the sockets until every device has rung or --settle seconds pass, and prints one JSON line:
@@ -24,18 +26,21 @@ Wall-clock times all come from this machine's one clock (server, sandboxes and t
 
 Usage: bench_fanout.py --url http://127.0.0.1:PORT --admin-key-file FILE --sandbox-url https://127.0.0.1:P
                        --fcm-sandbox-url https://127.0.0.1:Q --ca-file ca.pem --bundle-id ID --fcm-project P
-                       [--calls 1000] [--connections 64] [--settle 30] [--prefix fan-]
+                       [--calls 1000] [--connections 64] [--placers 4] [--settle 30] [--prefix fan-]
 """
 import argparse
 import asyncio
 import base64
 import collections
+import concurrent.futures
 import json
+import multiprocessing
 import secrets
 import ssl
 import string
 import sys
 import time
+from datetime import datetime
 
 import aiohttp
 import httpx
@@ -61,24 +66,14 @@ async def run(args):
     tls = ssl.create_default_context(cafile=args.ca_file)
     apns = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
     fcm = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
-    owner = {}          # device id or push token -> (callee, device id)
-    reached = collections.Counter()   # (call id, device id) -> times reached
-    at = {}             # (call id, device id) -> first wall-clock second it was reached
-    kinds = collections.Counter()
-    strays = 0
+    owner = {}          # push token -> (callee, device id)
+    rings = []          # (call id, callee, device id, kind, wall-clock second), as they arrive
     callee_of_call = {}  # call id -> callee
     created = {}         # call id -> created_at, wall-clock seconds
     began = {}           # call id -> wall-clock second its POST began
 
     def reach(call_id, device, kind, when):
-        nonlocal strays
-        kinds[kind] += 1
-        user, device_id = device
-        if callee_of_call.get(call_id, user) != user:
-            strays += 1
-            return
-        reached[(call_id, device_id)] += 1
-        at.setdefault((call_id, device_id), when)
+        rings.append((call_id, device[0], device[1], kind, when))
 
     async def user_token(user):
         async with session.post(f"{args.url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
@@ -133,35 +128,27 @@ async def run(args):
     pairs = await asyncio.gather(*(set_up(index, gate) for index in range(args.calls)))
     print(f"set up {args.calls} callees with {IPHONES + ANDROIDS + SCREENS} devices each", file=sys.stderr)
 
-    post_ms = []
-    failure = None
-
-    async def place(caller_token, callee):
-        nonlocal failure
-        start_wall, start = time.time(), time.monotonic()
-        try:
-            async with session.post(f"{args.url}/v1/calls", json={"callee": callee},
-                                    headers={"authorization": f"Bearer {caller_token}"},
-                                    timeout=aiohttp.ClientTimeout(total=args.settle)) as response:
-                body = await response.read()
-                if response.status != 201:
-                    raise RuntimeError(f"POST /v1/calls answered {response.status}: {body[:200]!r}")
-                call = json.loads(body)
-                if call.get("state") != "ringing":
-                    raise RuntimeError(f"the call is {call.get('state')}, not ringing")
-        except Exception as error:
-            if failure is None:
-                failure = f"{type(error).__name__}: {error}"[:300]
-            return
-        post_ms.append((time.monotonic() - start) * 1000)
-        callee_of_call[call["call_id"]] = callee
-        created[call["call_id"]] = call["created_at"] / 1000 if isinstance(call["created_at"], (int, float)) \
-            else parse_time(call["created_at"])
-        began[call["call_id"]] = start_wall
-
-    burst_wall, window_start = time.time(), time.monotonic()
-    await asyncio.gather(*(place(token, callee) for token, callee in pairs))
-    window_end = time.monotonic()
+    # The burst: the calls split over --placers processes (each its own event loop and connection pool), all
+    # starting at one instant, so this process's own work (sockets, sandbox polls) does not pace the POSTs.
+    slices = [pairs[index::args.placers] for index in range(args.placers)]
+    start_at = time.time() + 2.0
+    loop = asyncio.get_running_loop()
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.placers,
+                                                mp_context=multiprocessing.get_context("spawn")) as pool:
+        # Each worker starts (imports, a session) before the shared start instant.
+        answers = await asyncio.gather(*(loop.run_in_executor(pool, place_slice, args.url, part, start_at,
+                                                              args.connections, args.settle) for part in slices))
+    post_ms, failure = [], None
+    window_start = min(answer["window_start"] for answer in answers)
+    window_end = max(answer["window_end"] for answer in answers)
+    burst_wall = min(answer["burst_wall"] for answer in answers)
+    for answer in answers:
+        post_ms += answer["post_ms"]
+        failure = failure or answer["first_failure"]
+        for call_id, callee, created_at, began_at in answer["calls"]:
+            callee_of_call[call_id] = callee
+            created[call_id] = created_at
+            began[call_id] = began_at
 
     apns_read = fcm_read = 0
 
@@ -186,9 +173,20 @@ async def run(args):
     settle = time.monotonic() + args.settle
     while True:
         await poll()
-        if len(reached) >= expected or time.monotonic() > settle:
+        if len({(ring[0], ring[2]) for ring in rings}) >= expected or time.monotonic() > settle:
             break
         await asyncio.sleep(0.25)
+
+    reached = collections.Counter()   # (call id, device id) -> times reached
+    at = {}             # (call id, device id) -> first wall-clock second it was reached
+    kinds = collections.Counter(ring[3] for ring in rings)
+    strays = 0
+    for call_id, user, device_id, _, when in rings:
+        if callee_of_call.get(call_id) != user:
+            strays += 1
+            continue
+        reached[(call_id, device_id)] += 1
+        at.setdefault((call_id, device_id), when)
 
     push_queue_ms, push_ms, socket_ms = [], [], []
     for (call_id, device_id), when in at.items():
@@ -214,9 +212,44 @@ async def run(args):
     await session.close()
 
 
+def place_slice(url, pairs, start_at, connections, timeout):
+    """A placer process: POSTs one call per (caller token, callee) pair, all at once from `start_at` (wall-clock
+    seconds), and returns what each answer said."""
+    return asyncio.run(place_all(url, pairs, start_at, connections, timeout))
+
+
+async def place_all(url, pairs, start_at, connections, timeout):
+    answer = {"post_ms": [], "first_failure": None, "calls": []}
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections),
+                                     timeout=aiohttp.ClientTimeout(total=timeout)) as session:
+        async def place(caller_token, callee):
+            began_at, start = time.time(), time.monotonic()
+            try:
+                async with session.post(f"{url}/v1/calls", json={"callee": callee},
+                                        headers={"authorization": f"Bearer {caller_token}"}) as response:
+                    body = await response.read()
+                    if response.status != 201:
+                        raise RuntimeError(f"POST /v1/calls answered {response.status}: {body[:200]!r}")
+                    call = json.loads(body)
+                    if call.get("state") != "ringing":
+                        raise RuntimeError(f"the call is {call.get('state')}, not ringing")
+            except Exception as error:
+                answer["first_failure"] = answer["first_failure"] or f"{type(error).__name__}: {error}"[:300]
+                return
+            answer["post_ms"].append((time.monotonic() - start) * 1000)
+            answer["calls"].append((call["call_id"], callee, parse_time(call["created_at"]), began_at))
+
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        answer["burst_wall"], answer["window_start"] = time.time(), time.monotonic()
+        await asyncio.gather(*(place(token, callee) for token, callee in pairs))
+        answer["window_end"] = time.monotonic()
+    return answer
+
+
 def parse_time(text):
-    """An RFC 3339 timestamp, as the API writes `created_at`, in seconds since 1970."""
-    from datetime import datetime
+    """`created_at` as the API writes it (RFC 3339, or ms since 1970), in seconds since 1970."""
+    if isinstance(text, (int, float)):
+        return text / 1000
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
@@ -230,7 +263,8 @@ def main():
     parser.add_argument("--bundle-id", required=True)
     parser.add_argument("--fcm-project", required=True)
     parser.add_argument("--calls", type=int, default=1000)
-    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--connections", type=int, default=64, help="HTTP connections per process")
+    parser.add_argument("--placers", type=int, default=4, help="processes that place the burst's calls")
     parser.add_argument("--settle", type=float, default=30.0,
                         help="seconds to wait for every device to ring, and for one POST")
     parser.add_argument("--prefix", default="fan-")
