@@ -14,7 +14,7 @@ public struct LWSWebSocketTransport: WebSocketTransport {
     public func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
                         onClose: @escaping @Sendable () -> Void) async throws -> any WebSocketChannel {
         let client = try await WebSocketClient.connect(url: url.absoluteString, headers: headers, caFile: caFile,
-                                                       onText: onText, onClose: onClose)
+                                                       onText: onText, onClose: { _, _ in onClose() })
         return Channel(client: client)
     }
 
