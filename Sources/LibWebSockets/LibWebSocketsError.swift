@@ -17,11 +17,15 @@ public struct LibWebSocketsError: Error, Sendable, Equatable, CustomStringConver
     public let function: String
     /// What lws or the wrapper said, e.g. `"conn fail: ECONNREFUSED"`.
     public let detail: String
+    /// The HTTP status of a WebSocket upgrade the server refused (anything but 101, RFC 6455 §4.1),
+    /// e.g. 401 or 429; nil when no response arrived or for other errors.
+    public let httpStatus: Int?
 
-    private init(_ code: Code, function: String, detail: String) {
+    private init(_ code: Code, function: String, detail: String, httpStatus: Int? = nil) {
         self.code = code
         self.function = function
         self.detail = detail
+        self.httpStatus = httpStatus
     }
 
     /// `lws_create_context` failed: a port already in use, an unreadable certificate or key…
@@ -38,8 +42,8 @@ public struct LibWebSocketsError: Error, Sendable, Equatable, CustomStringConver
     public static let shutDown = LibWebSocketsError(.shutDown, function: "", detail: "")
 
     /// Same kind of error with context attached.
-    func with(function: String, detail: String) -> LibWebSocketsError {
-        LibWebSocketsError(code, function: function, detail: detail)
+    func with(function: String, detail: String, httpStatus: Int? = nil) -> LibWebSocketsError {
+        LibWebSocketsError(code, function: function, detail: detail, httpStatus: httpStatus)
     }
 
     /// Errors of the same kind are equal whatever their context.
@@ -52,6 +56,7 @@ public struct LibWebSocketsError: Error, Sendable, Equatable, CustomStringConver
         var text = "LibWebSocketsError.\(code)"
         if !function.isEmpty { text += " in \(function)" }
         if !detail.isEmpty { text += ": \(detail)" }
+        if let httpStatus { text += " (HTTP \(httpStatus))" }
         return text
     }
 }

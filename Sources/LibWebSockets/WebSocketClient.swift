@@ -33,12 +33,12 @@ public final class WebSocketClient: Sendable {
     public let id: UInt64
     let outbox: WebSocketOutbox
     private let onText: @Sendable (String) -> Void
-    private let onClose: @Sendable () -> Void
+    private let onClose: @Sendable (_ code: UInt16, _ reason: String) -> Void
     private let connectState = LockedValue(ConnectState.connecting)
     private static let lastID = LockedValue<UInt64>(0)
 
     private init(engine: ClientEngine, onText: @escaping @Sendable (String) -> Void,
-                 onClose: @escaping @Sendable () -> Void) {
+                 onClose: @escaping @Sendable (_ code: UInt16, _ reason: String) -> Void) {
         let id = Self.lastID.withLock { last in
             last += 1
             return last
@@ -56,15 +56,20 @@ public final class WebSocketClient: Sendable {
     ///   - caFile: PEM file of CAs to trust for `wss://`; `nil` uses the system store. The server
     ///     name is verified against the certificate (SAN) either way.
     ///   - onText: Called with each complete text message, on the client service thread.
-    ///   - onClose: Called once when an open connection closes, on the client service thread.
+    ///   - onClose: Called once when an open connection closes, on the client service thread, with the
+    ///     close code and reason (RFC 6455 §7.1.5, §7.1.6): the server's close frame; 1005 when its frame
+    ///     had no code; the code this client sent when it closed first (1000 for ``close()``, 1009 for a
+    ///     message over 16 MiB); 1006 when the connection dropped without a close frame.
     /// - Returns: The open connection.
     /// - Throws: ``LibWebSocketsError/invalidURL`` for a malformed URL,
     ///   ``LibWebSocketsError/connectFailed`` when the TCP connect, TLS or handshake fails (a
-    ///   refused port fails at once; an unanswered one after about 10 seconds), or
+    ///   refused port fails at once; an unanswered one after about 10 seconds; a refused upgrade
+    ///   carries the server's status in ``LibWebSocketsError/httpStatus``), or
     ///   `CancellationError` when the task is cancelled.
     public static func connect(url: String, headers: [String: String] = [:], caFile: String? = nil,
                                onText: @escaping @Sendable (String) -> Void,
-                               onClose: @escaping @Sendable () -> Void = {}) async throws -> WebSocketClient {
+                               onClose: @escaping @Sendable (_ code: UInt16, _ reason: String) -> Void = { _, _ in })
+        async throws -> WebSocketClient {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               scheme == "ws" || scheme == "wss", let host = components.host, !host.isEmpty else {
             throw LibWebSocketsError.invalidURL.with(function: "WebSocketClient.connect",
@@ -152,7 +157,7 @@ public final class WebSocketClient: Sendable {
     }
 
     /// Reports the close once.
-    func didClose() {
-        if outbox.markClosed() { onClose() }
+    func didClose(code: UInt16, reason: String) {
+        if outbox.markClosed() { onClose(code, reason) }
     }
 }

@@ -10,11 +10,13 @@ public protocol WebSocketTransport: Sendable {
     ///   - url: `ws://` or `wss://` URL with query.
     ///   - headers: request headers (authorization).
     ///   - onText: called for each text frame, in order.
-    ///   - onClose: called once when the connection ends for any reason.
+    ///   - onClose: called once when the open connection ends for any reason, with its close code and
+    ///     reason (RFC 6455 §7.1.5; ``WebSocketClose/abnormal`` when it dropped without a close frame).
     /// - Returns: the open channel.
-    /// - Throws: when the connection cannot be opened.
+    /// - Throws: ``WebSocketUpgradeRefused`` when the server answered the upgrade with an HTTP status
+    ///   other than 101 and the transport can read it; any other error when the connection cannot be opened.
     func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                 onClose: @escaping @Sendable () -> Void) async throws -> any WebSocketChannel
+                 onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel
 }
 
 /// An open WebSocket.
@@ -24,7 +26,10 @@ public protocol WebSocketChannel: Sendable {
 }
 
 /// The server's event stream for one device, kept open: reconnects with exponential backoff and
-/// jitter, and resumes from the last `seq` seen so nothing is lost while the socket was down.
+/// jitter, and resumes from the last `seq` seen so nothing is lost while the socket was down. It stops on
+/// its own when a newer connection of the same device replaced it (close code 4001: reconnecting would
+/// replace that one in turn, forever) or when the server refuses the token (401); see
+/// ``Status/replaced`` and ``Status/unauthorized``.
 ///
 /// Thread-safe. Events are delivered in order on an internal task.
 public final class EventStream: Sendable {
@@ -40,6 +45,16 @@ public final class EventStream: Sendable {
         case restored
         /// Stopped by ``stop()``.
         case closed
+        /// Stopped because another connection of this device took over (the server closed this socket
+        /// with 4001: one socket per device id, the newest wins). Usually an app extension or a second
+        /// stream of the app with the same device id; call ``start(since:)`` again to take the socket back.
+        case replaced
+        /// Stopped because the server refused the user token (HTTP 401 at the upgrade): get a new token
+        /// and create a stream with a client that carries it.
+        case unauthorized
+        /// The server closed the socket with 1009 (a message from this client over its limit): a bug in
+        /// the client worth reporting. A new attempt follows after `retryIn` seconds, as for ``lost(retryIn:)``.
+        case messageTooBig(retryIn: TimeInterval)
     }
 
     private struct State {
@@ -121,13 +136,17 @@ public final class EventStream: Sendable {
         var failures = 0
         var wasConnected = false
         while !Task.isCancelled, !state.withLock({ $0.stopped }) {
-            let closed = AsyncStream<Void>.makeStream()
+            let closed = AsyncStream<WebSocketClose>.makeStream()
             let url = api.eventsURL(deviceID: deviceID, since: lastSeq)
+            let ending: EventStreamReconnect.Ending
             do {
                 let channel = try await transport.connect(
                     url: url, headers: api.authorizationHeaders,
                     onText: { [weak self] text in self?.receive(text) },
-                    onClose: { closed.continuation.finish() })
+                    onClose: { close in
+                        closed.continuation.yield(close)
+                        closed.continuation.finish()
+                    })
                 let keep = state.withLock { state -> Bool in
                     guard !state.stopped else { return false }
                     state.channel = channel
@@ -137,25 +156,37 @@ public final class EventStream: Sendable {
                 failures = 0
                 onStatus(wasConnected ? .restored : .connected)
                 wasConnected = true
-                for await _ in closed.stream {}
+                var close = WebSocketClose.abnormal
+                for await reported in closed.stream { close = reported }
+                ending = .closed(close)
+            } catch let refused as WebSocketUpgradeRefused {
+                failures += 1
+                ending = .refused(httpStatus: refused.status)
             } catch {
                 failures += 1
+                ending = .failed
             }
-            guard !state.withLock({ $0.stopped }) else { return }
-            let delay = Self.backoff(failures: failures)
-            onStatus(.lost(retryIn: delay))
-            try? await Task.sleep(for: .seconds(delay))
-            failures = max(failures, 1)
+            switch reconnect.decide(ending, failures: failures) {
+            case .stop(let status):
+                // The loop ends here; clearing it lets the app start again (even from `onStatus`).
+                let report = state.withLock { state -> Bool in
+                    state.loop = nil
+                    state.channel = nil
+                    return !state.stopped
+                }
+                if report { onStatus(status) }
+                return
+            case .reconnect(let delay, let status):
+                guard !state.withLock({ $0.stopped }) else { return }
+                onStatus(status)
+                try? await Task.sleep(for: .seconds(delay))
+                failures = max(failures, 1)
+            }
         }
     }
 
-    /// Reconnect delays: 0.125…0.25 s after a drop, doubling per failed attempt, at most 30 s.
-    static let reconnectBackoff = RetryBackoff(initialDelay: 0.25, maximumDelay: 30)
-
-    /// The wait before the next connection attempt after `failures` failed ones, seconds.
-    static func backoff(failures: Int) -> TimeInterval {
-        reconnectBackoff.delay(beforeRetry: failures + 1)
-    }
+    /// When to reconnect, by how the connection ended.
+    private let reconnect = EventStreamReconnect()
 
     private func receive(_ text: String) {
         let data = Data(text.utf8)

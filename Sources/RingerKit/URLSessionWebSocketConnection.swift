@@ -25,16 +25,17 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
     }
 
     private let onText: @Sendable (String) -> Void
-    private let onClose: @Sendable () -> Void
+    private let onClose: @Sendable (WebSocketClose) -> Void
     private let state = LockedValue(State())
 
-    init(onText: @escaping @Sendable (String) -> Void, onClose: @escaping @Sendable () -> Void) {
+    init(onText: @escaping @Sendable (String) -> Void, onClose: @escaping @Sendable (WebSocketClose) -> Void) {
         self.onText = onText
         self.onClose = onClose
     }
 
     /// Starts the task and returns once the socket opened; then starts receiving.
-    /// - Throws: ``URLSessionWebSocketError``.
+    /// - Throws: ``WebSocketUpgradeRefused`` when the server answered with another status than 101;
+    ///   ``URLSessionWebSocketError`` for the other failures.
     func open(url: URL, headers: [String: String], timeout: TimeInterval) async throws {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -42,7 +43,7 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
         let task = session.webSocketTask(with: request)
         let timer = Task { [weak self] in
             guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
-            self?.finish(.timedOut(after: timeout))
+            self?.finish(URLSessionWebSocketError.timedOut(after: timeout))
         }
         defer { timer.cancel() }
         try await withTaskCancellationHandler {
@@ -62,14 +63,14 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
                 }
             }
         } onCancel: {
-            finish(.cancelled)
+            finish(URLSessionWebSocketError.cancelled)
         }
         receiveNext()
     }
 
-    /// Closes the socket with status 1000 (normal closure); `onClose` follows once.
+    /// Closes the socket with status 1000 (normal closure); `onClose` follows once, with 1000.
     func close() {
-        finish(nil)
+        finish(URLSessionWebSocketError.closedBeforeOpen, close: .normal)
     }
 
     /// One receive at a time, so frames are delivered in order.
@@ -84,13 +85,14 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
                 if case .string(let text) = message { self?.onText(text) }
                 self?.receiveNext()
             case .failure(let error):
-                self?.finish(.failed(String(describing: error)))
+                self?.finish(URLSessionWebSocketError.failed(String(describing: error)))
             }
         }
     }
 
-    /// Moves to closed: fails a pending open with `error`, or reports the close of an open socket.
-    private func finish(_ error: URLSessionWebSocketError?) {
+    /// Moves to closed: fails a pending open with `error`, or reports the close of an open socket: `close`
+    /// when given, else the close frame the task received (RFC 6455 §7.1.5), else 1006.
+    private func finish(_ error: any Error, close: WebSocketClose? = nil) {
         let (phase, session, task) = state.withLock { state in
             defer {
                 state.phase = .closed
@@ -99,13 +101,21 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
             }
             return (state.phase, state.session, state.task)
         }
+        let received = task.flatMap(Self.receivedClose(of:))
         task?.cancel(with: .normalClosure, reason: nil)
         session?.invalidateAndCancel()
         switch phase {
-        case .opening(let continuation): continuation.resume(throwing: error ?? .closedBeforeOpen)
-        case .open: onClose()
+        case .opening(let continuation): continuation.resume(throwing: error)
+        case .open: onClose(close ?? received ?? .abnormal)
         case .idle, .closed: break
         }
+    }
+
+    /// The close frame the server sent, if one arrived (`closeCode` stays `.invalid` until then).
+    private static func receivedClose(of task: URLSessionWebSocketTask) -> WebSocketClose? {
+        guard task.closeCode != .invalid else { return nil }
+        return WebSocketClose(code: UInt16(clamping: task.closeCode.rawValue),
+                              reason: task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? "")
     }
 
     // MARK: URLSessionWebSocketDelegate
@@ -120,14 +130,21 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
         continuation?.resume()
     }
 
-    /// The server closed the socket.
+    /// The server closed the socket with this close frame.
     func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask,
                     didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
-        finish(.closedBeforeOpen)
+        finish(URLSessionWebSocketError.closedBeforeOpen,
+               close: WebSocketClose(code: UInt16(clamping: closeCode.rawValue),
+                                     reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? ""))
     }
 
-    /// The task ended: a failed connection, or the end of an open one.
+    /// The task ended: a failed connection (a refused upgrade leaves its HTTP response on the task), or
+    /// the end of an open one.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        finish(.failed(error.map { String(describing: $0) } ?? "connection ended"))
+        if let status = (task.response as? HTTPURLResponse)?.statusCode, status != 101 {
+            finish(WebSocketUpgradeRefused(status: status))
+        } else {
+            finish(URLSessionWebSocketError.failed(error.map { String(describing: $0) } ?? "connection ended"))
+        }
     }
 }

@@ -12,7 +12,8 @@ public struct URLSessionWebSocketError: Error, Sendable, CustomStringConvertible
         self.detail = detail
     }
 
-    /// The connection failed (refused, TLS, rejected upgrade, or unsupported on this platform).
+    /// The connection failed (refused, TLS, an upgrade rejected without a readable status, or unsupported
+    /// on this platform); a rejected upgrade whose HTTP status is known throws ``WebSocketUpgradeRefused``.
     /// - Parameter detail: the underlying error's description.
     public static func failed(_ detail: String) -> URLSessionWebSocketError { URLSessionWebSocketError(.failed, detail) }
 

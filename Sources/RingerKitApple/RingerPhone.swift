@@ -56,8 +56,11 @@ public final class RingerPhone: Sendable {
     ///   - queue: the serial queue for PushKit's and CallKit's delegate callbacks.
     ///   - defaultsSuite: the `UserDefaults` suite where the event stream's resume point is kept per
     ///     user (nil: `.standard`), so events missed while the app was not running replay after a relaunch.
-    ///   - streamStatus: the event stream's state (connected, lost, restored, closed), for a
-    ///     "reconnecting…" banner; on any thread.
+    ///   - streamStatus: the event stream's state (connected, lost, restored, closed, and the stops
+    ///     replaced and unauthorized, see ``EventStream/Status``), for a "reconnecting…" banner; on any
+    ///     thread. After `.unauthorized` (the server refused the token) call ``logIn(userToken:)`` with a
+    ///     fresh token; after `.replaced` another connection with this device id took over, and
+    ///     ``logIn(userToken:)`` takes the socket back.
     ///   - observer: told what the coordinator did, on any thread; start media on `.mediaCanStart`.
     public init(server: URL, deviceID: String = RingerPhone.installationID(),
                 bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,

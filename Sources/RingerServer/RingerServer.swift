@@ -210,6 +210,14 @@ public final class RingerServer: Sendable {
         hub.isConnected(userID: userID, deviceID: deviceID)
     }
 
+    /// How many event streams a user holds, whatever their devices (tests and diagnostics: one device id
+    /// never holds more than one, since a newer socket replaces the older with 4001).
+    /// - Parameter userID: the user.
+    /// - Returns: the number of subscribed sockets.
+    public func eventStreamCount(userID: String) async -> Int {
+        hub.socketCount(userID: userID)
+    }
+
     /// Decides a WebSocket upgrade for `/v1/events` (runs on the libwebsockets thread; no I/O).
     private func upgrade(_ request: HTTPRequest, _ connection: WebSocketConnection) -> WebSocketUpgrade {
         var request = request

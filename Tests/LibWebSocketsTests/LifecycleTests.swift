@@ -18,7 +18,7 @@ import Testing
 
         let closes = LockedValue(0)
         let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws", onText: { _ in },
-                                                       onClose: { closes.withLock { $0 += 1 } })
+                                                       onClose: { _, _ in closes.withLock { $0 += 1 } })
         async let hanging = ChildProcess.run(["curl", "-sS", "-m", "15", "http://127.0.0.1:\(port)/slow"])
         try await Task.sleep(for: .milliseconds(300))
 

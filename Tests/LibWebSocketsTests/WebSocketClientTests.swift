@@ -12,7 +12,13 @@ import Testing
         let texts = LockedValue<[String]>([])
         let closes = LockedValue(0)
         var onText: @Sendable (String) -> Void { { [texts] text in texts.withLock { $0.append(text) } } }
-        var onClose: @Sendable () -> Void { { [closes] in closes.withLock { $0 += 1 } } }
+        let closeFrames = LockedValue<[String]>([])
+        var onClose: @Sendable (UInt16, String) -> Void {
+            { [closes, closeFrames] code, reason in
+                closes.withLock { $0 += 1 }
+                closeFrames.withLock { $0.append("\(code) \(reason)") }
+            }
+        }
     }
 
     /// Runs `body` with Tests/Peers/ws_server_peer.py listening on the port it reports, then stops the peer.
@@ -121,6 +127,49 @@ import Testing
             #expect(!error.detail.isEmpty)
         }
         #expect(Date().timeIntervalSince(started) < 15, "refused at once, not after a connect timeout")
+    }
+
+    /// Opens a socket to the Python server, then sends it `command` (nil: closes it from this side once
+    /// the server's first frame arrived); returns each close `onClose` reported, as "code reason".
+    private func closesReported(after command: String?) async throws -> [String] {
+        var reported: [String] = []
+        try await withPythonServer { port in
+            let inbox = Inbox()
+            let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/", onText: inbox.onText,
+                                                           onClose: inbox.onClose)
+            #expect(await eventually { inbox.texts.snapshot.count == 1 })
+            if let command { client.send(text: command) } else { client.close() }
+            #expect(await eventually { inbox.closes.snapshot == 1 })
+            reported = inbox.closeFrames.snapshot
+        }
+        return reported
+    }
+
+    @Test func theServersCloseCodeAndReasonReachOnClose() async throws {
+        #expect(try await closesReported(after: "close:4001:replaced by a newer connection of this device")
+            == ["4001 replaced by a newer connection of this device"])
+    }
+
+    @Test func aConnectionDroppedWithoutACloseFrameReports1006() async throws {
+        #expect(try await closesReported(after: "drop") == ["1006 "])
+    }
+
+    @Test func closingFirstReportsTheCodeThisClientSent() async throws {
+        #expect(try await closesReported(after: nil) == ["1000 "])
+    }
+
+    @Test func aRefusedUpgradeCarriesTheHTTPStatus() async throws {
+        try await withPythonServer { port in
+            for status in [401, 429] {
+                do {
+                    _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/status/\(status)", onText: { _ in })
+                    Issue.record("an upgrade refused with \(status) opened")
+                } catch let error as LibWebSocketsError {
+                    #expect(error == .connectFailed)
+                    #expect(error.httpStatus == status, "\(error)")
+                }
+            }
+        }
     }
 
     @Test func malformedURLsAreRejected() async throws {

@@ -15,7 +15,7 @@ final class FakeWebSockets: WebSocketTransport, @unchecked Sendable {
     var urls: [URL] { lock.withLock { opened } }
 
     func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                 onClose: @escaping @Sendable () -> Void) async throws -> any WebSocketChannel {
+                 onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
         lock.withLock {
             receivers.append(onText)
             opened.append(url)
@@ -34,8 +34,8 @@ final class FakeWebSockets: WebSocketTransport, @unchecked Sendable {
     }
 
     private struct Channel: WebSocketChannel {
-        let onClose: @Sendable () -> Void
-        func close() { onClose() }
+        let onClose: @Sendable (WebSocketClose) -> Void
+        func close() { onClose(.normal) }
     }
 }
 

@@ -11,37 +11,52 @@ import Testing
     final class DroppableSockets: WebSocketTransport, @unchecked Sendable {
         // @unchecked: every field is guarded by `lock`.
         private let lock = NSLock()
-        private var closers: [@Sendable () -> Void] = []
+        private var closers: [@Sendable (WebSocketClose) -> Void] = []
         private var receivers: [@Sendable (String) -> Void] = []
         private var opened: [URL] = []
         private var refusals = 0
+        private var refusalStatus: Int?
+        private var attempts = 0
 
         var urls: [URL] { lock.withLock { opened } }
+        /// Connection attempts, refused ones included.
+        var connects: Int { lock.withLock { attempts } }
 
-        func refuseNext(_ count: Int) { lock.withLock { refusals = count } }
+        /// Refuses the next `count` attempts: with an HTTP status at the upgrade, or as an unreachable host.
+        func refuseNext(_ count: Int, status: Int? = nil) {
+            lock.withLock {
+                refusals = count
+                refusalStatus = status
+            }
+        }
 
         func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                     onClose: @escaping @Sendable () -> Void) async throws -> any WebSocketChannel {
-            let refused = lock.withLock { () -> Bool in
-                guard refusals == 0 else { refusals -= 1; return true }
+                     onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
+            let refused = lock.withLock { () -> (Bool, Int?) in
+                attempts += 1
+                guard refusals == 0 else { refusals -= 1; return (true, refusalStatus) }
                 closers.append(onClose)
                 receivers.append(onText)
                 opened.append(url)
-                return false
+                return (false, nil)
             }
-            if refused { throw URLError(.cannotConnectToHost) }
+            if refused.0, let status = refused.1 { throw WebSocketUpgradeRefused(status: status) }
+            if refused.0 { throw URLError(.cannotConnectToHost) }
             return Channel(onClose: onClose)
         }
 
-        /// The server drops the newest socket.
-        func drop() { lock.withLock { closers.last }?() }
+        /// The newest socket drops without a close frame.
+        func drop() { close(with: .abnormal) }
+
+        /// The server closes the newest socket with this close frame.
+        func close(with close: WebSocketClose) { lock.withLock { closers.last }?(close) }
 
         /// The newest socket receives a frame.
         func send(_ text: String) { lock.withLock { receivers.last }?(text) }
 
         struct Channel: WebSocketChannel {
-            let onClose: @Sendable () -> Void
-            func close() { onClose() }
+            let onClose: @Sendable (WebSocketClose) -> Void
+            func close() { onClose(.normal) }
         }
     }
 
@@ -58,6 +73,9 @@ import Testing
                 case .lost: "lost"
                 case .restored: "restored"
                 case .closed: "closed"
+                case .replaced: "replaced"
+                case .unauthorized: "unauthorized"
+                case .messageTooBig: "messageTooBig"
                 }
             }
         }

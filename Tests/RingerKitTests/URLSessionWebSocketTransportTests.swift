@@ -14,7 +14,7 @@ import Testing
         let started = ContinuousClock.now
         await #expect(throws: URLSessionWebSocketError.self) {
             _ = try await transport.connect(url: URL(string: "ws://127.0.0.1:9/v1/events")!, headers: ["Authorization": "Bearer t"],
-                                            onText: { _ in }, onClose: { closes.withLock { $0 += 1 } })
+                                            onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
         }
         #expect(ContinuousClock.now - started < .seconds(30))
         try await Task.sleep(for: .milliseconds(200))
@@ -26,7 +26,7 @@ import Testing
         let transport = URLSessionWebSocketTransport(openTimeout: 120)
         let attempt = Task {
             try await transport.connect(url: URL(string: "ws://127.0.0.1:9/v1/events")!, headers: [:],
-                                        onText: { _ in }, onClose: { closes.withLock { $0 += 1 } })
+                                        onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
         }
         attempt.cancel()
         let started = ContinuousClock.now
@@ -43,7 +43,7 @@ import Testing
                 group.addTask {
                     do {
                         _ = try await transport.connect(url: URL(string: "ws://127.0.0.1:9/")!, headers: [:],
-                                                        onText: { _ in }, onClose: { closes.withLock { $0 += 1 } })
+                                                        onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
                         return false
                     } catch is URLSessionWebSocketError {
                         return true

@@ -171,6 +171,95 @@ import Testing
         }
     }
 
+    /// A transport that counts connection attempts and passes them to libwebsockets.
+    final class CountingTransport: WebSocketTransport {
+        private let inner = LWSWebSocketTransport()
+        let attempts = LockedValue(0)
+
+        func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+                     onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
+            attempts.withLock { $0 += 1 }
+            return try await inner.connect(url: url, headers: headers, onText: onText, onClose: onClose)
+        }
+    }
+
+    /// Collects an event stream's statuses.
+    final class StatusLog: Sendable {
+        let all = LockedValue<[EventStream.Status]>([])
+        func append(_ status: EventStream.Status) { all.withLock { $0.append(status) } }
+    }
+
+    /// A started stream of `deviceID` for a user token, over `transport`, reporting into `log`.
+    static func startStream(_ http: TestHTTP, token: String, deviceID: String, transport: CountingTransport,
+                            log: StatusLog, onEvent: @escaping @Sendable (CallEvent) -> Void = { _ in }) -> EventStream {
+        let stream = EventStream(api: RingerAPIClient(baseURL: http.base, userToken: token), deviceID: deviceID,
+                                 transport: transport, onEvent: onEvent, onStatus: { log.append($0) })
+        stream.start()
+        return stream
+    }
+
+    /// Two streams of one device id (an app and its extension, say) used to replace each other forever:
+    /// each reconnect closed the other with 4001, which reconnected in turn.
+    @Test func aSecondStreamOfTheSameDeviceReplacesTheFirstWithoutAReconnectLoop() async throws {
+        try await APITests.withServer { http, server in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            let transport = CountingTransport()
+            let firstLog = StatusLog(), secondLog = StatusLog()
+            let secondInbox = Inbox()
+            let first = Self.startStream(http, token: bob, deviceID: "bob-iphone", transport: transport, log: firstLog)
+            defer { first.stop() }
+            #expect(await eventually { firstLog.all.snapshot == [.connected] })
+            let second = Self.startStream(http, token: bob, deviceID: "bob-iphone", transport: transport, log: secondLog,
+                                          onEvent: { event in secondInbox.events.withLock { $0.append(event) } })
+            defer { second.stop() }
+            #expect(await eventually { firstLog.all.snapshot == [.connected, .replaced] })
+
+            try await Task.sleep(for: .seconds(3))
+            #expect(firstLog.all.snapshot == [.connected, .replaced], "the replaced stream stays down")
+            #expect(secondLog.all.snapshot == [.connected], "the newer stream is never replaced back")
+            #expect(transport.attempts.snapshot == 2)
+            #expect(await server.eventStreamCount(userID: "bob") == 1)
+            #expect(await server.hasEventStream(userID: "bob", deviceID: "bob-iphone"))
+            _ = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)
+            #expect(await secondInbox.wait(for: .callIncoming) != nil, "the newer stream is live")
+        }
+    }
+
+    @Test func aStreamWhoseTokenIsRefusedReportsUnauthorizedAndStops() async throws {
+        try await APITests.withServer { http in
+            let transport = CountingTransport()
+            let log = StatusLog()
+            let stream = Self.startStream(http, token: "forged", deviceID: "bob-iphone", transport: transport, log: log)
+            defer { stream.stop() }
+            #expect(await eventually { log.all.snapshot == [.unauthorized] })
+            try await Task.sleep(for: .seconds(1))
+            #expect(transport.attempts.snapshot == 1)
+            #expect(log.all.snapshot == [.unauthorized])
+        }
+    }
+
+    @Test func aStreamOverTheUsersSocketCapRetriesAfterSeconds() async throws {
+        try await APITests.withServer(configure: { $0.maxSocketsPerUser = 1 }) { http in
+            let bob = try await APITests.token(http, "bob")
+            let phone = try await Self.connect(http, token: bob, query: "device_id=bob-phone", inbox: Inbox())
+            defer { phone.close() }
+            let transport = CountingTransport()
+            let log = StatusLog()
+            let tablet = Self.startStream(http, token: bob, deviceID: "bob-tablet", transport: transport, log: log)
+            defer { tablet.stop() }
+            #expect(await eventually { !log.all.snapshot.isEmpty })
+            guard case .lost(let wait) = log.all.snapshot.first else {
+                Issue.record("expected a loss, got \(log.all.snapshot)")
+                return
+            }
+            #expect(wait >= 2.5, "429 waits seconds, not the quarter second after a drop")
+            try await Task.sleep(for: .seconds(1))
+            #expect(transport.attempts.snapshot == 1)
+        }
+    }
+
     @Test func socketsBeyondTheUsersCapAreRefusedWithAProblem() async throws {
         try await APITests.withServer(configure: { $0.maxSocketsPerUser = 2 }) { http, server in
             let bob = try await APITests.token(http, "bob")

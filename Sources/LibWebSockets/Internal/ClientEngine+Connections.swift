@@ -109,8 +109,26 @@ extension ClientEngine {
     func onConnectionError(_ wsi: OpaquePointer, message: UnsafeMutableRawPointer?) -> Int32 {
         guard let session = session(for: wsi) else { return 0 }
         let reason = message.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
+        // The status line of a refused upgrade is still held here (lws frees the headers after this
+        // callback); 0 when no response arrived (refused port, TLS, timeout).
+        let status = Int(lws_http_client_http_response(wsi))
         forget(session, wsi: wsi, error: LibWebSocketsError.connectFailed.with(
-            function: "lws_client_connect_via_info", detail: reason))
+            function: "lws_client_connect_via_info", detail: reason,
+            httpStatus: status > 0 && status != 101 ? status : nil))
+        return 0
+    }
+
+    /// `LWS_CALLBACK_WS_PEER_INITIATED_CLOSE`: the server's close frame; `payload` is the optional
+    /// big-endian code and UTF-8 reason (RFC 6455 §5.5.1). Returning 0 lets lws echo it.
+    func onPeerClose(_ wsi: OpaquePointer, payload: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        guard let session = session(for: wsi) else { return 0 }
+        guard let payload, length >= 2 else {
+            session.closeFrame = (code: 1005, reason: "")  // no status code present (RFC 6455 §7.4.1)
+            return 0
+        }
+        let bytes = UnsafeRawBufferPointer(start: payload, count: length)
+        let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+        session.closeFrame = (code: code, reason: String(decoding: bytes[2...], as: UTF8.self))
         return 0
     }
 
@@ -124,6 +142,7 @@ extension ClientEngine {
             session.client.deliver(text: text)
             return 0
         case .tooBig:
+            session.closeFrame = (code: 1009, reason: "")
             lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, nil, 0)
             return -1
         }
@@ -149,7 +168,13 @@ extension ClientEngine {
         lws_set_opaque_user_data(wsi, nil)
         session.wsi = nil
         if session.isEstablished {
-            session.client.didClose()
+            // RFC 6455 §7.1.5: the code of the first close frame received; one this client sent first
+            // (and the server echoed) counts as its own; none at all is 1006.
+            let requested = session.client.outbox.isCloseRequested ? session.client.outbox.closeStatus : nil
+            let close = session.closeFrame
+                ?? requested.map { (code: $0.code, reason: String(decoding: $0.reason, as: UTF8.self)) }
+                ?? (code: 1006, reason: "")
+            session.client.didClose(code: close.code, reason: close.reason)
         } else {
             session.client.outbox.markClosed()
             session.client.finishConnecting(.failure(error))

@@ -103,6 +103,7 @@ final class ClientEngine: Sendable {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: return onConnectionError(wsi, message: input)
         case LWS_CALLBACK_CLIENT_RECEIVE: return onReceive(wsi, bytes: input, count: length)
         case LWS_CALLBACK_CLIENT_WRITEABLE: return onWritable(wsi)
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE: return onPeerClose(wsi, payload: input, length: length)
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY: return onClosed(wsi)
         default: return 0
         }

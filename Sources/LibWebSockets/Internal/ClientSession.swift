@@ -6,6 +6,9 @@ final class ClientSession {
     var isEstablished = false
     var frameWriter = WebSocketFrameWriter()
     var assembler = MessageAssembler(limit: WebSocketClient.maxMessageBytes)
+    /// The close code and reason to report, once known: the server's close frame, or the one this
+    /// client sent on its own (a message too big). Nil means none was exchanged yet.
+    var closeFrame: (code: UInt16, reason: String)?
 
     init(request: ClientConnectRequest) {
         self.request = request
