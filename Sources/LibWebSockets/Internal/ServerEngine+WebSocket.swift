@@ -15,6 +15,10 @@ extension ServerEngine {
         guard let upgradeHandler, configuration.webSocketPaths.contains(request.path) else {
             return refuseUpgrade(session, with: .json(status: 404, "{\"error\":\"no websocket here\"}"))
         }
+        // A socket opened now would miss the shutdown's close frame: the client is told to come back.
+        guard !isGoingAway else {
+            return refuseUpgrade(session, with: .json(status: 503, "{\"error\":\"server shutting down\"}"))
+        }
         let id = session.id
         let mailbox = self.mailbox
         let outbox = WebSocketOutbox(wake: { mailbox.post(.writable(session: id)) })
