@@ -75,6 +75,30 @@ import Testing
         }
     }
 
+    /// The close frame goes out at once, and the socket stays open for the peer's reply (closing thousands of
+    /// sockets would hold up the frames still to be written); a peer that never replies is closed at the bound.
+    @Test func aPeerThatNeverAnswersTheCloseStillGetsItsFrameAndIsClosedAtTheBound() async throws {
+        let delegate = RecordingDelegate()
+        let opened = LockedValue(0)
+        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in .empty(status: 204) }
+            webSocketHandler: { _, _ in
+                opened.withLock { $0 += 1 }
+                return .accept(delegate)
+            }
+        let port = try server.start()
+        async let silent = ChildProcess.run(["python3", PeerScripts.path("ws_silent_peer.py"), String(port), "/ws", "20"])
+        #expect(await eventually { opened.snapshot == 1 })
+        try await Task.sleep(for: .milliseconds(200))  // the 101 is on its way: the socket is established
+        let started = Date()
+        server.shutdown(within: 1)
+        let seconds = Date().timeIntervalSince(started)
+        let result = try #require(jsonObject(try await silent.standardOutput))
+        #expect(result["close_code"] as? Int == 1001)
+        #expect(result["closed"] as? Bool == true)
+        #expect(seconds >= 0.9 && seconds < 3, "shutdown took \(seconds) s")
+        #expect(delegate.closeCount.snapshot == 1)
+    }
+
     @Test func connectionsAfterTheShutdownBeganAreRefused() async throws {
         let server = WebServer(configuration: .init(webSocketPaths: ["/stuck"])) { _ in .empty(status: 204) }
             webSocketHandler: { _, connection in

@@ -24,7 +24,8 @@ extension ServerEngine {
     }
 
     /// Once per loop turn while the phase has sockets left to ask: the next batch gets the close frame, queued
-    /// behind its messages (``WebSocketFrameWriter`` writes it, and lws closes the socket after it).
+    /// behind its messages (``WebSocketFrameWriter`` writes it; the socket closes when the peer's close reply
+    /// arrives, ``onWebSocketPeerClose(_:)``, or when the phase ends).
     func continueGoingAway() {
         let table = self.table
         guard let loop = table.loop, let status = table.goingAway?.status else { return }

@@ -51,6 +51,7 @@ final class ServerEngine: Sendable {
         case LWS_CALLBACK_ESTABLISHED: return onWebSocketEstablished(wsi)
         case LWS_CALLBACK_RECEIVE: return onWebSocketReceive(wsi, bytes: input, count: length)
         case LWS_CALLBACK_RECEIVE_PONG: return onWebSocketPong(wsi)
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE: return onWebSocketPeerClose(wsi)
         case LWS_CALLBACK_SERVER_WRITEABLE: return onWebSocketWritable(wsi)
         case LWS_CALLBACK_CLOSED, LWS_CALLBACK_WSI_DESTROY: return onClosed(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
