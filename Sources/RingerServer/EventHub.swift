@@ -192,17 +192,6 @@ final class EventHub: Sendable {
         _ = remove(id, of: userID)
     }
 
-    /// Closes every socket (server shutdown).
-    func closeAll() {
-        for stripe in stripes {
-            let sinks = stripe.withLock { streams in
-                defer { streams.removeAll() }
-                return streams.values.flatMap { $0.sockets.values.map(\.sink) }
-            }
-            sinks.forEach { $0.close() }
-        }
-    }
-
     // MARK: Events
 
     /// Sends stored events to the sockets of their users, each user's in `seq` order, skipping the

@@ -181,8 +181,9 @@ public final class RingerServer: Sendable {
         return port
     }
 
-    /// Lets running requests finish (at most 5 s, refusing new ones), then stops timers, closes every
-    /// socket and the listener. Idempotent.
+    /// Lets running requests finish (at most 5 s, refusing new ones), then stops timers, sends every event
+    /// socket the close 1001 Going Away (RFC 6455 §7.4.1) and waits for it to go out (at most
+    /// ``WebServer/goingAwaySeconds``), and closes every connection and the listener. Idempotent.
     public func shutdown() async {
         // Requests already running finish (at most 5 s); new ones get 503 meanwhile.
         let unfinished = await router.gate.drain(timeout: 5)
@@ -190,10 +191,20 @@ public final class RingerServer: Sendable {
         service.shutdown()
         let unsent = await pushes.pending.drain(timeout: 5)
         if unsent > 0 { log.warning("shutting down with pushes still unanswered", ["push.pending": .string("\(unsent)")]) }
-        hub.closeAll()
-        web.withLock { server in
-            server?.shutdown()
-            server = nil
+        // The web server owns the goodbye of the sockets (their close frame, then their close); the hub hears
+        // each socket close from its delegate.
+        let server = web.withLock { server in
+            defer { server = nil }
+            return server
+        }
+        if let server {
+            // Up to the bound of the graceful phase: waited for on a thread of its own, not the cooperative pool.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                Thread.detachNewThread {
+                    server.shutdown()
+                    done.resume()
+                }
+            }
         }
         fcmWatch?.shutdown()
         apns?.shutdown()

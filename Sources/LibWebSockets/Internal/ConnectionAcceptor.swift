@@ -30,6 +30,7 @@ final class ConnectionAcceptor {
     let listenDescriptor: Int32
     private var reserveDescriptor: Int32
     private var report: AcceptFailureReport
+    private var isShutDown = false
 
     /// - Parameters:
     ///   - listenDescriptor: A non-blocking listening socket; closed by ``close()``.
@@ -78,8 +79,11 @@ final class ConnectionAcceptor {
         return .keepWatching
     }
 
-    /// Closes the listener and the reserve.
+    /// Closes the listener and the reserve. Idempotent: the shutdown closes the listener early (new
+    /// connections are refused at once rather than wait in the backlog) and again at the end.
     func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
         Posix.closeDescriptor(listenDescriptor)
         if reserveDescriptor >= 0 { Posix.closeDescriptor(reserveDescriptor) }
         reserveDescriptor = -1

@@ -30,6 +30,8 @@ extension ServerEngine {
         table.lastSecond = loop.second
         loop.start(listenDescriptor: acceptor.listenDescriptor, owner: self)
         if !mailbox.isStopRequested { loop.run() }
+        // Whatever the phase left open now closes without its frame (the bound passed, or a stop without grace).
+        table.goingAway = nil
         loop.closeHandles()
         acceptor.shutdown()
         mailbox.close()
@@ -72,6 +74,7 @@ extension ServerEngine {
     func tick() {
         let table = self.table
         guard let loop = table.loop else { return }
+        endGoingAwayIfOver()
         for decision in table.keepalive?.advance(to: loop.tick) ?? [] {
             switch decision {
             case let .ping(id):

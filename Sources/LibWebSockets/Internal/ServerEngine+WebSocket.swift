@@ -15,6 +15,10 @@ extension ServerEngine {
         guard let upgradeHandler, configuration.webSocketPaths.contains(request.path) else {
             return refuseUpgrade(session, with: .json(status: 404, "{\"error\":\"no websocket here\"}"))
         }
+        // A socket opened now would miss the shutdown's close frame: the client is told to come back.
+        guard !isGoingAway else {
+            return refuseUpgrade(session, with: .json(status: 503, "{\"error\":\"server shutting down\"}"))
+        }
         let id = session.id
         let mailbox = self.mailbox
         let outbox = WebSocketOutbox(wake: { mailbox.post(.writable(session: id)) })
@@ -65,6 +69,13 @@ extension ServerEngine {
     /// The application data of the server's PINGs.
     static let pingPayload: ArraySlice<UInt8> = ArraySlice("ringer".utf8)
 
+    /// `LWS_CALLBACK_WS_PEER_INITIATED_CLOSE`: a close frame arrived. After the server's own close frame it is
+    /// the reply that completes the closing handshake (RFC 6455 §7.1.2): close now, without the echo lws would
+    /// send (a second close frame). Otherwise lws answers it as usual.
+    func onWebSocketPeerClose(_ wsi: OpaquePointer) -> Int32 {
+        session(for: wsi)?.frameWriter.hasSentClose == true ? -1 : 0
+    }
+
     /// `LWS_CALLBACK_RECEIVE_PONG`: the peer answered a PING, so it is alive.
     func onWebSocketPong(_ wsi: OpaquePointer) -> Int32 {
         if let session = session(for: wsi) { table.keepalive?.heard(session.id, at: loopTick) }
@@ -75,7 +86,8 @@ extension ServerEngine {
     /// oldest queued message, or the close.
     func onWebSocketWritable(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return 0 }
-        if session.pingDue {
+        // After the close frame nothing more may be sent (RFC 6455 §5.5.1), a PING included.
+        if session.pingDue, !session.frameWriter.hasSentClose {
             session.pingDue = false
             // A control frame may sit between the fragments of a message (RFC 6455 §5.4). The PING carries a
             // payload because the PONG echoes it (§5.5.3) and lws 4.1.6 reports no PONG whose payload is empty.
@@ -85,7 +97,8 @@ extension ServerEngine {
             }
             return 0
         }
-        return session.frameWriter.serviceWritable(wsi, from: connection.outbox, using: table.scratch, writesCloseFrame: true)
+        return session.frameWriter.serviceWritable(wsi, from: connection.outbox, using: table.scratch, writesCloseFrame: true,
+                                                   awaitsCloseReply: isGoingAway)
     }
 
     /// Writes a small JSON refusal on the upgrade request, outside a writable callback as lws

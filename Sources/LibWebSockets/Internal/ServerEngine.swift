@@ -7,6 +7,8 @@ enum ServerMessage: Sendable {
     case response(session: UInt64, HTTPResponse)
     /// A WebSocket of `session` has something to write (or close).
     case writable(session: UInt64)
+    /// Shut down gracefully: every open WebSocket gets `status`, the loop stops once all closed or after `ticks`.
+    case goAway(WebSocketOutbox.CloseStatus, ticks: Int)
 }
 
 /// The service-thread side of one ``WebServer``: owns the sessions and answers lws callbacks.
@@ -49,6 +51,7 @@ final class ServerEngine: Sendable {
         case LWS_CALLBACK_ESTABLISHED: return onWebSocketEstablished(wsi)
         case LWS_CALLBACK_RECEIVE: return onWebSocketReceive(wsi, bytes: input, count: length)
         case LWS_CALLBACK_RECEIVE_PONG: return onWebSocketPong(wsi)
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE: return onWebSocketPeerClose(wsi)
         case LWS_CALLBACK_SERVER_WRITEABLE: return onWebSocketWritable(wsi)
         case LWS_CALLBACK_CLOSED, LWS_CALLBACK_WSI_DESTROY: return onClosed(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
@@ -81,6 +84,7 @@ final class ServerEngine: Sendable {
             table.keepalive?.close(session.id)
             table.closedSinceTrim += 1
             if connection.outbox.markClosed() { session.delegate?.webSocketDidClose(connection) }
+            goingAwaySocketClosed(session.id)
         }
         session.delegate = nil
         return 0
@@ -95,8 +99,9 @@ final class ServerEngine: Sendable {
         for message in mailbox.drain() {
             switch message {
             case let .response(id, response):
-                // The wsi may be gone (peer closed while the handler ran): then the id finds nothing.
-                guard let session = table.sessions[id], session.phase == .awaitingHandler else { continue }
+                // The wsi may be gone (peer closed while the handler ran): then the id finds nothing. Shutting
+                // down, responses still being computed are dropped (``WebServer/shutdown(closingWebSocketsWith:reason:within:)``).
+                guard !isGoingAway, let session = table.sessions[id], session.phase == .awaitingHandler else { continue }
                 if response.closesConnection {
                     // `HTTPResponse.closeConnection`: lws closes the wsi on its next service turn, unanswered.
                     lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
@@ -106,6 +111,8 @@ final class ServerEngine: Sendable {
             case let .writable(id):
                 guard let session = table.sessions[id], session.webSocket != nil else { continue }
                 lws_callback_on_writable(session.wsi)
+            case let .goAway(status, ticks):
+                beginGoingAway(status, withinTicks: ticks)
             }
         }
         return 0

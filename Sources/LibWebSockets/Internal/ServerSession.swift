@@ -56,6 +56,8 @@ final class ServerSessionTable {
     var acceptor: ConnectionAcceptor?
     /// PING and idle hang-up of every open WebSocket, when ``WebServer/Configuration/webSocketPingSeconds`` is set.
     var keepalive: KeepaliveWheel?
+    /// The graceful shutdown, once it began.
+    var goingAway: GoingAwayPhase?
     /// WebSockets closed since the heap was last trimmed, and when that was (loop seconds).
     var closedSinceTrim = 0
     var lastTrim = 0

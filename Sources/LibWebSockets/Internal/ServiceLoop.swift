@@ -1,8 +1,9 @@
 import CUV
 
-/// The libuv loop under one server's lws context, and the three handles the wrapper keeps on it: the
-/// listener watch (the wrapper accepts, ``ConnectionAcceptor``), the one-second keepalive tick
-/// (``KeepaliveWheel``), and the timer that resumes accepting after a pause. Service thread only.
+/// The libuv loop under one server's lws context, and the four handles the wrapper keeps on it: the
+/// listener watch (the wrapper accepts, ``ConnectionAcceptor``), the keepalive tick (``KeepaliveWheel``),
+/// the timer that resumes accepting after a pause, and the idle handle that spreads the shutdown's close
+/// frames over loop turns (``GoingAwayPhase``). Service thread only.
 ///
 /// Why libuv: lws' default loop is `poll(2)`, whose cost grows with every socket on every wake-up
 /// (the kernel scans them all, lws walks all the returned slots); libuv waits in epoll, so idle sockets
@@ -13,7 +14,10 @@ final class ServiceLoop {
     private let listenWatch = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
     private let tickTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private let resumeTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private let everyTurn = UnsafeMutablePointer<uv_idle_t>.allocate(capacity: 1)
     private var isWatchingListener = false
+    private var acceptingStopped = false
+    private var isRunningEveryTurn = false
     private var handlesStarted = false
     private var handlesClosed = false
 
@@ -26,6 +30,7 @@ final class ServiceLoop {
             listenWatch.deallocate()
             tickTimer.deallocate()
             resumeTimer.deallocate()
+            everyTurn.deallocate()
             return nil
         }
     }
@@ -57,14 +62,16 @@ final class ServiceLoop {
         tickTimer.pointee.data = context
         uv_timer_init(loop, resumeTimer)
         resumeTimer.pointee.data = context
+        uv_idle_init(loop, everyTurn)
+        everyTurn.pointee.data = context
         watchListener(true)
         let interval = UInt64(1000 / Self.ticksPerSecond)
         uv_timer_start(tickTimer, { timer in ServiceLoop.owner(of: timer?.pointee.data)?.tick() }, interval, interval)
     }
 
-    /// Starts or stops waiting for connections.
+    /// Starts or stops waiting for connections (never again after ``stopAccepting()``).
     func watchListener(_ watch: Bool) {
-        guard watch != isWatchingListener, handlesStarted, !handlesClosed else { return }
+        guard watch != isWatchingListener, handlesStarted, !handlesClosed, !(watch && acceptingStopped) else { return }
         isWatchingListener = watch
         if watch {
             uv_poll_start(listenWatch, Int32(UV_READABLE.rawValue)) { handle, _, _ in
@@ -82,6 +89,33 @@ final class ServiceLoop {
                        milliseconds, 0)
     }
 
+    /// Stops waiting for connections for good, a pause in progress included (shutdown), and lets go of the
+    /// listener: its descriptor may be closed once this returns (libuv forgets it in `uv_close`).
+    func stopAccepting() {
+        guard handlesStarted, !handlesClosed, !acceptingStopped else { return }
+        watchListener(false)
+        acceptingStopped = true
+        uv_timer_stop(resumeTimer)
+        Self.close(UnsafeMutableRawPointer(listenWatch))
+    }
+
+    /// Calls the owner's ``ServerEngine/continueGoingAway()`` once per loop turn, just before the loop polls
+    /// (without blocking while this runs), until ``stopEveryTurn()``: work split into batches then
+    /// alternates with the sockets' I/O. (A zero-delay timer would not: libuv 1.44 runs a timer re-armed from
+    /// its own callback again in the same turn.)
+    func runEveryTurn() {
+        guard !isRunningEveryTurn, handlesStarted, !handlesClosed else { return }
+        isRunningEveryTurn = true
+        uv_idle_start(everyTurn) { idle in ServiceLoop.owner(of: idle?.pointee.data)?.continueGoingAway() }
+    }
+
+    /// Stops the calls of ``runEveryTurn()``.
+    func stopEveryTurn() {
+        guard isRunningEveryTurn, !handlesClosed else { return }
+        isRunningEveryTurn = false
+        uv_idle_stop(everyTurn)
+    }
+
     /// Runs until ``stop()`` (called from a callback on this thread).
     func run() {
         uv_run(loop, UV_RUN_DEFAULT)
@@ -96,14 +130,21 @@ final class ServiceLoop {
     func closeHandles() {
         guard handlesStarted, !handlesClosed else { return }
         handlesClosed = true
-        uv_poll_stop(listenWatch)
         uv_timer_stop(tickTimer)
         uv_timer_stop(resumeTimer)
-        for handle in [UnsafeMutableRawPointer(listenWatch), UnsafeMutableRawPointer(tickTimer),
-                       UnsafeMutableRawPointer(resumeTimer)] {
-            handle.assumingMemoryBound(to: uv_handle_t.self).pointee.data = nil
-            uv_close(handle.assumingMemoryBound(to: uv_handle_t.self), nil)
+        uv_idle_stop(everyTurn)
+        var handles = [UnsafeMutableRawPointer(tickTimer), UnsafeMutableRawPointer(resumeTimer),
+                       UnsafeMutableRawPointer(everyTurn)]
+        if !acceptingStopped {
+            uv_poll_stop(listenWatch)
+            handles.append(UnsafeMutableRawPointer(listenWatch))
         }
+        handles.forEach(Self.close)
+    }
+
+    private static func close(_ handle: UnsafeMutableRawPointer) {
+        handle.assumingMemoryBound(to: uv_handle_t.self).pointee.data = nil
+        uv_close(handle.assumingMemoryBound(to: uv_handle_t.self), nil)
     }
 
     /// Runs the loop without blocking until no handle is left closing, at most `turns` times: lws
@@ -124,6 +165,7 @@ final class ServiceLoop {
         listenWatch.deallocate()
         tickTimer.deallocate()
         resumeTimer.deallocate()
+        everyTurn.deallocate()
     }
 
     private static func owner(of data: UnsafeMutableRawPointer?) -> ServerEngine? {

@@ -25,6 +25,8 @@ struct WebSocketFrameWriter {
 
     /// Whether a message is partly written.
     var isInMessage: Bool { inMessage }
+    /// Whether this writer wrote the close frame (then nothing more may follow it, RFC 6455 §5.5.1).
+    private(set) var hasSentClose = false
 
     /// Writes the next fragment, taking a new message from `outbox` when none is in progress.
     mutating func writeNext(on wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer)
@@ -63,8 +65,13 @@ struct WebSocketFrameWriter {
     ///   libuv loop (the server's) closes the socket after the callback returns -1 without sending the frame
     ///   `lws_close_reason` prepared, so the peer saw 1006 instead of the code; on lws' own poll loop (the
     ///   client role) lws sends it.
+    /// - Parameter awaitsCloseReply: with `writesCloseFrame`, keep the connection open after the close frame until
+    ///   the peer's reply (or the owner's deadline) instead of closing it at once: the server's shutdown, where
+    ///   closing thousands of sockets at once would hold up the frames still to be written (each close costs lws
+    ///   4.1.6 on libuv a walk of its descriptor table).
     mutating func serviceWritable(_ wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer,
-                                  writesCloseFrame: Bool = false) -> Int32 {
+                                  writesCloseFrame: Bool = false, awaitsCloseReply: Bool = false) -> Int32 {
+        if hasSentClose { return 0 }
         switch writeNext(on: wsi, from: outbox, using: scratch) {
         case .idle:
             return 0
@@ -75,8 +82,9 @@ struct WebSocketFrameWriter {
             // RFC 6455 §5.5.1: the status code in network byte order, then the reason.
             let status = outbox.closeStatus
             let frame = [UInt8(status.code >> 8), UInt8(status.code & 0xff)] + status.reason
-            _ = scratch.write(wsi, frame[...], mode: Self.closeWriteType)
-            return -1
+            let written = scratch.write(wsi, frame[...], mode: Self.closeWriteType)
+            hasSentClose = true
+            return awaitsCloseReply && written >= 0 ? 0 : -1
         case .close:
             var status = outbox.closeStatus
             status.reason.withUnsafeMutableBufferPointer { reason in

@@ -15,6 +15,19 @@ final class WebSocketOutbox: Sendable {
         var reason: [UInt8]
 
         static let normal = CloseStatus(code: 1000, reason: [])
+
+        /// A status as an application asked for it, made valid: a code outside 1000–4999 becomes 1000 and the
+        /// reason is cut, between characters, to the 123 bytes a close frame holds (RFC 6455 §5.5, §7.4): a reason
+        /// that is not valid UTF-8 makes the peer fail the connection (§8.1) instead of reading the code.
+        static func checked(code: UInt16, reason: String) -> CloseStatus {
+            var bytes: [UInt8] = []
+            for scalar in reason.unicodeScalars {
+                let encoded = Array(String(scalar).utf8)
+                guard bytes.count + encoded.count <= 123 else { break }
+                bytes += encoded
+            }
+            return CloseStatus(code: (1000...4999).contains(code) ? code : 1000, reason: bytes)
+        }
     }
 
     private let state = LockedValue(State())
@@ -36,14 +49,16 @@ final class WebSocketOutbox: Sendable {
     }
 
     /// Asks for a close once the queue is written (normal, 1000, unless `status` says otherwise).
-    func requestClose(_ status: CloseStatus = .normal) {
+    /// - Parameter wakes: whether to ask the service thread for a writable callback; the service thread itself
+    ///   passes `false` and asks lws directly, which spares a wake-up (a pipe write) per socket.
+    func requestClose(_ status: CloseStatus = .normal, wakes: Bool = true) {
         let changed = state.withLock { state in
             guard !state.closed, !state.closeRequested else { return false }
             state.closeRequested = true
             state.closeStatus = status
             return true
         }
-        if changed { wake() }
+        if changed, wakes { wake() }
     }
 
     /// Takes the oldest queued message. Service thread only.
