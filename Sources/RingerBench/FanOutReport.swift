@@ -13,7 +13,8 @@ public struct FanOutReport: Hashable, Sendable {
     public var serverCores: Double?
     /// The sandbox's CPU over the same window, cores.
     public var sandboxCores: Double?
-    /// The load generator's CPU over the same window, cores (one Python process: at most 1.0).
+    /// The load generator's main process (its sockets and sandbox polls, not the placer processes) over the same
+    /// window, cores (at most 1.0).
     public var generatorCores: Double?
     /// Cores this machine has.
     public var cores: Int
@@ -59,6 +60,8 @@ public struct FanOutReport: Hashable, Sendable {
         let rows = [["", "count", "p50 ms", "p99 ms", "max ms"],
                     Self.row("POST -> 201", run.postMs),
                     Self.row("decided -> push received", run.pushQueueMs),
+                    Self.row("  VoIP push (APNs)", run.apnsQueueMs),
+                    Self.row("  data message (FCM)", run.fcmQueueMs),
                     Self.row("POST -> push received", run.pushMs),
                     Self.row("decided -> call.incoming", run.socketMs)]
         lines += BenchmarkReport.table(rows)
@@ -68,7 +71,7 @@ public struct FanOutReport: Hashable, Sendable {
                      + "(\(BenchmarkReport.whole(Double(run.ok) / seconds)) calls/s, \(BenchmarkReport.whole(Double(run.apnsPushes + run.fcmMessages) / seconds)) pushes/s)"
                      + "; last device rang \(run.lastRingMs.map { BenchmarkReport.whole($0) } ?? "-") ms after the first POST"
                      + "; CPU: server \(Self.percent(serverCores)), sandbox \(Self.percent(sandboxCores)), "
-                     + "load generator \(Self.percent(generatorCores))"
+                     + "load generator's main process \(Self.percent(generatorCores))"
                      + (run.firstFailure.map { "; first failure: \($0)" } ?? ""))
         lines.append("reached \(run.reached) of \(run.expected) devices (\(run.apnsPushes) VoIP pushes, \(run.fcmMessages) FCM "
                      + "messages, \(run.socketEvents) socket events); lost \(run.lost), duplicates \(run.duplicates), "

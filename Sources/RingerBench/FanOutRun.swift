@@ -18,6 +18,9 @@ struct FanOutRun: Hashable, Sendable, Decodable {
     /// The call's `created_at` -> the provider's receipt (APNs sandbox `received_at`, FCM sandbox
     /// `accepted_at`), ms, one per push device reached.
     var pushQueueMs: [Double]
+    /// The same for the VoIP pushes only, and for the FCM messages only.
+    var apnsQueueMs: [Double]
+    var fcmQueueMs: [Double]
     /// `created_at` -> `call.incoming` read on the socket, ms, one per socket reached.
     var socketMs: [Double]
     /// POST began -> the provider's receipt, ms, one per push device reached.

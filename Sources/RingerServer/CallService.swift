@@ -220,7 +220,9 @@ final class CallService: Sendable {
                 continue
             case .pushIncomingCall(let deviceID):
                 guard let device = devices?.first(where: { $0.deviceId == deviceID }) else { continue }
-                Task { await pushes.ring(call, device: device) }
+                // Above the request handlers' priority: in a burst of calls the wake-up push of a call already
+                // decided goes out before the next request is served (a ringing phone is what the caller waits for).
+                Task(priority: .high) { await pushes.ring(call, device: device) }
             case .pushNotice(let type, let recipient):
                 Task {
                     let targets = (try? await store.devices(ofUser: recipient.userID))?

@@ -17,7 +17,8 @@ reads the sockets until every device has rung or --settle seconds pass, and prin
   {"calls", "devices_per_call", "ok" (calls answered 201 ringing), "first_failure", "window_start",
    "window_end" (CLOCK_MONOTONIC seconds: the burst's first POST and its last answer), "post_ms" (POST ->
    201, one per call), "push_queue_ms" (the call's `created_at`, when the server decided to ring, -> the
-   provider's receipt of each VoIP push and FCM message: the sandboxes' `received_at` / `accepted_at`),
+   provider's receipt of each VoIP push and FCM message: the sandboxes' `received_at` / `accepted_at`;
+   "apns_queue_ms" and "fcm_queue_ms" the same by provider),
    "socket_ms" (`created_at` -> `call.incoming` read on each socket), "push_ms" (POST began -> receipt),
    "last_ring_ms" (the burst's first POST -> the last device reached), "expected", "reached", "lost",
    "duplicates" (a device reached more than once for one call), "strays" (a ring for a call that is not its
@@ -188,19 +189,22 @@ async def run(args):
         reached[(call_id, device_id)] += 1
         at.setdefault((call_id, device_id), when)
 
-    push_queue_ms, push_ms, socket_ms = [], [], []
+    push_queue_ms, push_ms, socket_ms, apns_queue_ms, fcm_queue_ms = [], [], [], [], []
     for (call_id, device_id), when in at.items():
         if call_id not in created:
             continue
+        waited = (when - created[call_id]) * 1000
         if "-tab-" in device_id:
-            socket_ms.append((when - created[call_id]) * 1000)
-        else:
-            push_queue_ms.append((when - created[call_id]) * 1000)
-            push_ms.append((when - began[call_id]) * 1000)
+            socket_ms.append(waited)
+            continue
+        push_queue_ms.append(waited)
+        (fcm_queue_ms if "-pixel-" in device_id else apns_queue_ms).append(waited)
+        push_ms.append((when - began[call_id]) * 1000)
     print(json.dumps({
         "calls": args.calls, "devices_per_call": IPHONES + ANDROIDS + SCREENS, "ok": len(callee_of_call),
         "first_failure": failure, "window_start": window_start, "window_end": window_end, "post_ms": post_ms,
-        "push_queue_ms": push_queue_ms, "socket_ms": socket_ms, "push_ms": push_ms,
+        "push_queue_ms": push_queue_ms, "apns_queue_ms": apns_queue_ms, "fcm_queue_ms": fcm_queue_ms,
+        "socket_ms": socket_ms, "push_ms": push_ms,
         "last_ring_ms": (max(at.values()) - burst_wall) * 1000 if at else None,
         "expected": args.calls * (IPHONES + ANDROIDS + SCREENS), "reached": len(reached),
         "lost": args.calls * (IPHONES + ANDROIDS + SCREENS) - len(reached),

@@ -18,7 +18,7 @@ struct FanOutBenchTests {
     static func line(lost: Int = 0, duplicates: Int = 0, strays: Int = 0, ok: Int = 2, queue: [Double] = [120, 480]) -> String {
         let reached = 20 - lost
         return #"{"calls": 2, "devices_per_call": 10, "ok": \#(ok), "first_failure": null, "window_start": 10.0, "window_end": 10.5, "#
-            + #""post_ms": [300, 400], "push_queue_ms": \#(queue), "socket_ms": [5, 6], "push_ms": [600, 900], "#
+            + #""post_ms": [300, 400], "push_queue_ms": \#(queue), "apns_queue_ms": [120], "fcm_queue_ms": \#(Array(queue.dropFirst())), "socket_ms": [5, 6], "push_ms": [600, 900], "#
             + #""last_ring_ms": 950, "expected": 20, "reached": \#(reached), "lost": \#(lost), "duplicates": \#(duplicates), "#
             + #""strays": \#(strays), "apns_pushes": 8, "fcm_messages": 6, "socket_events": 6}"#
     }
