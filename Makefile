@@ -2,7 +2,7 @@
 #   make demo   installs what it needs, builds, and runs the end-to-end demo.
 #   make test   installs what it needs (including the Python test peers) and runs every test.
 # Optional, not part of set-up:
-#   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, then ringing (BENCHMARKS.md);
+#   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, ringing, then fan-out (BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
