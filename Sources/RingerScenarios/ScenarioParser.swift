@@ -52,9 +52,7 @@ struct ScenarioParser {
             let id = try identifier(reader, "id")
             guard !users.contains(where: { $0.id == id }) else { throw reader.error("id", "user \"\(id)\" is declared twice") }
             let name = try reader.string("name")
-            if let name, name.count > UserID.maximumNameLength {
-                throw reader.error("name", "at most \(UserID.maximumNameLength) characters")
-            }
+            if let name, let problem = UserID.nameProblem(name) { throw reader.error("name", problem) }
             try reader.finish()
             users.append(Scenario.User(id: id, name: name))
         }

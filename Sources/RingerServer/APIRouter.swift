@@ -77,9 +77,7 @@ struct APIRouter: Sendable {
             try requireAdmin(request)
             let body = try decode(CreateTokenRequest.self, request)
             guard UserID.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
-            if let name = body.name, !(1...UserID.maximumNameLength).contains(name.count) {
-                throw APIProblem.invalidField("name must be 1 to \(UserID.maximumNameLength) characters")
-            }
+            if let name = body.name, let problem = UserID.nameProblem(name) { throw APIProblem.invalidField(problem) }
             let ttl = body.ttlSeconds ?? 3600
             guard (60...maxUserTokenTTL).contains(ttl) else {
                 throw APIProblem.invalidField("ttl_seconds must be between 60 and \(maxUserTokenTTL)")
@@ -173,8 +171,8 @@ struct APIRouter: Sendable {
             throw APIProblem.unauthorized("send Authorization: Bearer <user token>")
         }
         let claims = try tokens.verify(token, now: clock.now())
-        // A name from a token minted elsewhere is cut to size: it travels in every VoIP push (5120 bytes).
-        return Party(id: claims.sub, name: claims.name.map { String($0.prefix(UserID.maximumNameLength)) })
+        // A name from a token minted elsewhere is made fit to travel in every ringing push.
+        return Party(id: claims.sub, name: UserID.displayName(fromToken: claims.name))
     }
 
     private func requireAdmin(_ request: HTTPRequest) throws {

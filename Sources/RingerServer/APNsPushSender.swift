@@ -50,13 +50,14 @@ struct APNsPushSender: PushSender {
         case .incomingCall:
             // `apns-expiration` is the ring deadline, so a phone switched on after the call ended is never rung.
             guard let token = device.voipToken else { return nil }
-            let notification = APNsNotification(pushType: .voip, topic: APNsPushType.voip.topic(forBundleID: bundleID),
+            let notification = APNsNotification(pushType: Self.pushType(for: request.purpose),
+                                                topic: APNsPushType.voip.topic(forBundleID: bundleID),
                                                 priority: 10, expiration: request.call.expiresAt,
                                                 payload: try Self.incomingCallPayload(for: request.call, now: request.createdAt))
             return Message(notification: notification, token: token, environment: environment)
         case .stopRinging, .missedCall:
             guard let token = device.apnsToken else { return nil }
-            let type: APNsPushType = request.purpose == .missedCall ? .alert : .background
+            let type = Self.pushType(for: request.purpose)
             // A background push means nothing after the ring deadline; a missed-call alert is kept by APNs for a day.
             let expiration = request.purpose == .missedCall ? request.deadline : request.call.expiresAt
             let notification = APNsNotification(pushType: type, topic: type.topic(forBundleID: bundleID),
@@ -106,6 +107,17 @@ struct APNsPushSender: PushSender {
     }
 
     func pushType(of message: Message) -> String { message.notification.pushType.rawValue }
+
+    func pushType(for request: PushRequest) -> String { Self.pushType(for: request.purpose).rawValue }
+
+    /// VoIP only to ring; an alert for a missed call; a background push to stop the ringing.
+    static func pushType(for purpose: PushRequest.Purpose) -> APNsPushType {
+        switch purpose {
+        case .incomingCall: .voip
+        case .missedCall: .alert
+        case .stopRinging: .background
+        }
+    }
 
     func token(of message: Message) -> (kind: PushTokenKind, value: String) {
         (message.notification.pushType == .voip ? .voip : .apns, message.token)

@@ -50,14 +50,8 @@ struct FCMPushSender: PushSender {
         guard device.platform == .android, let token = device.fcmToken else { return nil }
         let call = request.call
         var message = FCMMessage(data: try Self.data(for: request.purpose, call: call, now: request.createdAt),
-                                 priority: .high, collapseKey: call.callId)
-        switch request.purpose {
-        case .incomingCall:
-            break
-        case .stopRinging:
-            message.priority = request.deviceMayBeRinging ? .high : .normal
-        case .missedCall:
-            message.priority = .normal
+                                 priority: Self.priority(for: request), collapseKey: call.callId)
+        if request.purpose == .missedCall {
             message.notification = .init(title: "Missed call", body: call.caller.name ?? call.caller.id)
         }
         try message.validate()
@@ -105,6 +99,19 @@ struct FCMPushSender: PushSender {
     }
 
     func pushType(of message: Message) -> String { message.message.priority == .high ? "high" : "normal" }
+
+    func pushType(for request: PushRequest) -> String { Self.priority(for: request) == .high ? "high" : "normal" }
+
+    /// High to ring, and to stop a phone that may be ringing (so it stops at once, even in Doze); normal for
+    /// the rest, which must not spend the app's high-priority budget (Google: "Set and manage Android message
+    /// priority").
+    static func priority(for request: PushRequest) -> FCMMessage.Priority {
+        switch request.purpose {
+        case .incomingCall: .high
+        case .stopRinging: request.deviceMayBeRinging ? .high : .normal
+        case .missedCall: .normal
+        }
+    }
 
     func token(of message: Message) -> (kind: PushTokenKind, value: String) { (.fcm, message.token) }
 

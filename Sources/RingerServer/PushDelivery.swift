@@ -36,7 +36,12 @@ final class PushDelivery: Sendable {
             guard let built = try sender.message(for: request) else { return }
             message = built
         } catch {
+            // Ringer's own failure, not the provider's: recorded like a push, so the call shows why it did not ring.
             log.error("cannot build the push", metadata.merging(["error": .string("\(error)")]) { $1 })
+            await record(PushAttempt(callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
+                                     pushType: sender.pushType(for: request), status: nil,
+                                     reason: "\(Self.unbuiltReason): \(error)", apnsId: nil, latencyMs: 0, attempts: 0,
+                                     sentAt: clock.now()))
             return
         }
         let sentAt = clock.now()
@@ -72,15 +77,22 @@ final class PushDelivery: Sendable {
                                   apnsId: sender.apnsID(of: message),
                                   messageName: answer.messageName, latencyMs: latency, attempts: requests,
                                   sentAt: sentAt)
-        do {
-            try await store.recordPushAttempt(attempt)
-        } catch {
-            log.error("cannot record push outcome", ["call.id": .string(request.call.callId), "error": .string("\(error)")])
-        }
+        await record(attempt)
         observe(.pushSent(PushOutcome(callID: request.call.callId, deviceID: request.device.deviceId,
                                       provider: sender.provider, pushType: attempt.pushType, status: answer.status,
                                       reason: answer.reason, apnsID: attempt.apnsId ?? "", messageName: answer.messageName,
                                       latencyMs: latency, sentAt: sentAt)))
+    }
+
+    /// The `reason` that starts the record of a push Ringer could not build (nothing was sent).
+    static let unbuiltReason = "RingerCouldNotBuildPush"
+
+    private func record(_ attempt: PushAttempt) async {
+        do {
+            try await store.recordPushAttempt(attempt)
+        } catch {
+            log.error("cannot record push outcome", ["call.id": .string(attempt.callId), "error": .string("\(error)")])
+        }
     }
 
     /// Carries out the final answer's action.

@@ -29,6 +29,10 @@ protocol PushSender: Sendable {
     /// What records and logs call the push type (`voip`, `alert`, `background`; FCM's priority).
     func pushType(of message: Message) -> String
 
+    /// The push type a request's message has, known before it is built: what the record of a push that
+    /// could not be built shows.
+    func pushType(for request: PushRequest) -> String
+
     /// The device or registration token the message goes to, and which of the device's tokens it is (what a
     /// dead-token answer removes, or a refusal marks).
     func token(of message: Message) -> (kind: PushTokenKind, value: String)

@@ -69,8 +69,46 @@ public struct UserTokens: Sendable {
 
 /// The rules for identifiers chosen by apps (user ids, device ids) and display names.
 public enum UserID {
-    /// Longest display name, in characters; longer names in foreign tokens are cut.
+    /// Longest display name, in characters (grapheme clusters); longer names in foreign tokens are cut.
     public static let maximumNameLength = 64
+    /// Longest display name in UTF-8 bytes. The name travels in every ringing push: escaped for JSON it is at
+    /// most twice this (no control character is allowed), which with the rest of the `ringer` body stays far
+    /// below the smallest provider limit, FCM's 4096 bytes of data (Google: "FCM messages", payload limits;
+    /// APNs allows 5120 for VoIP). 64 characters of most scripts fit; 64 emoji sequences of 11 KB do not.
+    public static let maximumNameBytes = 256
+
+    /// Why `name` cannot be a display name, or nil when it can: 1…``maximumNameLength`` characters,
+    /// at most ``maximumNameBytes`` bytes, no control character (U+0000–U+001F, U+007F–U+009F), which SQLite,
+    /// logs and notification banners would each treat differently.
+    public static func nameProblem(_ name: String) -> String? {
+        if name.isEmpty || name.count > maximumNameLength {
+            return "name must be 1 to \(maximumNameLength) characters"
+        }
+        if name.utf8.count > maximumNameBytes { return "name must be at most \(maximumNameBytes) bytes of UTF-8" }
+        if name.unicodeScalars.contains(where: isControl) { return "name must not contain control characters" }
+        return nil
+    }
+
+    /// A name from a token minted by the app's backend, made fit to ring with: control characters dropped,
+    /// then cut to ``maximumNameLength`` characters and ``maximumNameBytes`` bytes at a character boundary, so
+    /// a call from its user can always be pushed. Nil when nothing is left.
+    public static func displayName(fromToken name: String?) -> String? {
+        guard let name else { return nil }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: name.unicodeScalars.lazy.filter { !isControl($0) })
+        var fitted = ""
+        var bytes = 0
+        for character in String(scalars).prefix(maximumNameLength) {
+            bytes += character.utf8.count
+            if bytes > maximumNameBytes { break }
+            fitted.append(character)
+        }
+        return fitted.isEmpty ? nil : fitted
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control
+    }
 
     /// 1…128 characters of letters, digits and `._:@-`.
     public static func isValid(_ id: String) -> Bool {

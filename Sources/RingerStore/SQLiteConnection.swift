@@ -93,7 +93,11 @@ enum SQLiteValue {
 
     fileprivate func bind(to statement: OpaquePointer?, at index: Int32) -> Int32 {
         switch self {
-        case .text(let text): sqlite3_bind_text(statement, index, text, -1, CSQLite_transient())
+        // The byte count, not -1: SQLite would stop at an embedded NUL and store less than was acknowledged.
+        case .text(let text):
+            text.utf8CString.withUnsafeBufferPointer { buffer in
+                sqlite3_bind_text(statement, index, buffer.baseAddress, Int32(buffer.count - 1), CSQLite_transient())
+            }
         case .integer(let value): sqlite3_bind_int64(statement, index, value)
         case .real(let value): sqlite3_bind_double(statement, index, value)
         case .null: sqlite3_bind_null(statement, index)
@@ -109,7 +113,9 @@ struct SQLiteRow {
     func text(_ index: Int32) -> String? {
         guard sqlite3_column_type(statement, index) != SQLITE_NULL,
               let pointer = sqlite3_column_text(statement, index) else { return nil }
-        return String(cString: pointer)
+        // Every byte the column holds, an embedded NUL included (`String(cString:)` would stop there).
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     /// Column `index` as an integer (0 when NULL).

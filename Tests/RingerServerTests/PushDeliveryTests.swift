@@ -32,13 +32,23 @@ import Testing
     /// Answers from a script, one per send, and remembers each send's server time and real timeout.
     final class ScriptedSender: PushSender {
         struct Message: Sendable { var token: String }
+        struct BuildFailure: Error, CustomStringConvertible { var description: String { "data over 4096 bytes" } }
         let answers: LockedValue<[PushAnswer]>
         let sends = LockedValue<[(now: Date, timeout: TimeInterval)]>([])
+        /// When set, no message can be built.
+        let failsToBuild: Bool
 
-        init(_ answers: [PushAnswer]) { self.answers = LockedValue(answers) }
+        init(_ answers: [PushAnswer], failsToBuild: Bool = false) {
+            self.answers = LockedValue(answers)
+            self.failsToBuild = failsToBuild
+        }
 
         var provider: String { "fcm" }
-        func message(for request: PushRequest) throws -> Message? { request.device.fcmToken.map(Message.init) }
+        func message(for request: PushRequest) throws -> Message? {
+            if failsToBuild { throw BuildFailure() }
+            return request.device.fcmToken.map(Message.init)
+        }
+        func pushType(for request: PushRequest) -> String { "high" }
         func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer {
             sends.withLock { $0.append((now, timeout)) }
             return answers.withLock { $0.isEmpty ? PushAnswer(status: 200, action: .accepted, requests: 1) : $0.removeFirst() }
@@ -74,6 +84,19 @@ import Testing
         #expect(attempts.first?.attempts == 4)
         #expect(attempts.first?.provider == "fcm")
         #expect(clock.sleeps.withLock { $0.count } == 2)
+    }
+
+    @Test func aPushRingerCannotBuildIsRecordedAsItsOwnFailureAndNothingIsSent() async throws {
+        let (store, health, _, delivery, request) = try await fixture()
+        let sender = ScriptedSender([], failsToBuild: true)
+        await delivery.deliver(request, via: sender)
+        #expect(sender.sends.withLock { $0.isEmpty })
+        let attempt = try #require(try await store.pushAttempts(callID: request.call.callId).first)
+        #expect(attempt.status == nil && attempt.attempts == 0 && attempt.pushType == "high")
+        #expect(attempt.reason == "RingerCouldNotBuildPush: data over 4096 bytes")
+        // Ringer's failure is not the provider's: health and the device are untouched.
+        #expect(health.current.isEmpty)
+        #expect(try await store.device(id: "bob-pixel", userID: "bob")?.pushProblem == nil)
     }
 
     @Test func retryAfterIsWaitedOnTheServersClock() async throws {

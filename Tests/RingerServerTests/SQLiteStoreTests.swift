@@ -25,6 +25,17 @@ import Testing
         #expect(try await store.latestSeq(forUser: "nobody") == 0)
     }
 
+    @Test func textIsStoredWholeEvenWithAnEmbeddedNUL() async throws {
+        // What was acknowledged is what is stored: SQLite given a C string would keep "tok" only.
+        let store = try SQLiteStore(path: ":memory:")
+        try await store.upsertUser(id: "alice", name: "tok\u{0}A", at: Date())
+        #expect(try await store.user(id: "alice")?.name == "tok\u{0}A")
+        let device = try await store.registerDevice(Device(deviceId: "p", userId: "alice", platform: .android,
+                                                           fcmToken: "tok\u{0}B", updatedAt: Date()))
+        #expect(device.fcmToken == "tok\u{0}B")
+        #expect(try await store.device(id: "p", userID: "alice")?.fcmToken == "tok\u{0}B")
+    }
+
     @Test func insertingACallReadsBusyInsideItsTransaction() async throws {
         let store = try SQLiteStore(path: ":memory:")
         let first = Self.ringingCall()
