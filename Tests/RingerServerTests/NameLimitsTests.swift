@@ -7,7 +7,8 @@ import RingerWire
 import Testing
 
 /// Display names are limited in bytes and free of control characters, so every call can ring: a name travels
-/// in each ringing push, whose providers limit payloads in bytes (issue 12, items 5 and 7).
+/// in each ringing push, whose providers limit payloads in bytes; tokens with control characters are refused,
+/// never stored cut short (issue 12, items 5 and 7).
 @Suite struct NameLimitsTests {
     /// 64 family emoji: 64 characters, 1,600 bytes of UTF-8.
     static let familyEmoji = String(repeating: "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}", count: 64)
@@ -50,6 +51,17 @@ import Testing
             // Ten whole family emoji (250 bytes); the bell is dropped.
             #expect(name == String(Self.familyEmoji.prefix(10)))
             #expect(name.utf8.count <= UserID.maximumNameBytes)
+        }
+    }
+
+    @Test func aPushTokenWithANULIsRefusedNotCutShort() async throws {
+        try await APITests.withServer { http in
+            let bob = try await APITests.token(http, "bob")
+            for (device, body) in [("bob-pixel", #"{"platform":"android","fcm_token":"tok\u0000A"}"#),
+                                   ("bob-iphone", #"{"platform":"ios","voip_token":"ab\u0000cd","bundle_id":"com.example.app"}"#)] {
+                #expect(try await http.send("PUT", "/v1/devices/\(device)", token: bob, json: body).status == 422, "\(body)")
+            }
+            #expect((try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [Any])?.isEmpty == true)
         }
     }
 
