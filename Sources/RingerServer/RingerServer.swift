@@ -134,7 +134,8 @@ public final class RingerServer: Sendable {
         // Call changes and the hub's baseline reads hold the same per-user locks (EventHub, CallService).
         let publications = KeyedAsyncLock()
         hub = EventHub(store: store, publications: publications, maxSocketsPerUser: configuration.maxSocketsPerUser)
-        let tokens = try UserTokens(secret: configuration.userTokenSecret)
+        let tokens = try UserTokens(secret: configuration.userTokenSecret,
+                                    publicKeys: UserTokens.publicKeys(files: configuration.userTokenPublicKeyFiles))
         let pushHealth = PushSetupHealth()
         fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, clock: clock, log: logger) }
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)

@@ -13,6 +13,9 @@ public struct ServerConfiguration: Sendable {
     public var adminKey: String = ""
     /// HS256 secret for user tokens. Required, at least 32 bytes.
     public var userTokenSecret: String = ""
+    /// The app backend's ES256/RS256 public keys for user tokens it signs (`--user-token-public-key`, repeatable;
+    /// each file's name without extension is its `kid`).
+    public var userTokenPublicKeyFiles: [String] = []
     /// APNs authentication and hosts; nil disables VoIP pushes (calls then ring WebSockets only).
     public var apns: APNsSettings?
     /// FCM credentials and host; nil disables FCM messages (Android calls then ring WebSockets only).
@@ -22,7 +25,7 @@ public struct ServerConfiguration: Sendable {
     /// The LiveKit-compatible media server and the key pair that signs its access tokens.
     public var media = MediaSettings()
     /// Longest lifetime `POST /v1/tokens` grants, seconds.
-    public var maxUserTokenTTL: Int = 30 * 24 * 3600
+    public var maxUserTokenTTL: Int = UserTokens.maximumLifetime
     /// Most `/v1/events` sockets one user may hold at once (`--max-sockets-per-user`, 1–1000); a new
     /// socket of a device that holds one replaces it and does not count twice.
     public var maxSocketsPerUser: Int = 10
@@ -102,7 +105,7 @@ public struct ServerConfiguration: Sendable {
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
     public static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
         let options = try CommandLineOptions(arguments: arguments, environment: environment, known: [
-            "listen", "database", "admin-key", "user-token-secret", "apns-key-file", "apns-key-id",
+            "listen", "database", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "max-sockets-per-user", "media-url", "media-api-key", "media-api-secret",
@@ -126,6 +129,7 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("--user-token-secret (or RINGER_USER_TOKEN_SECRET) of at least 32 bytes is required")
         }
         config.userTokenSecret = secret
+        config.userTokenPublicKeyFiles = options.all("user-token-public-key")
         if let timeout = options["ring-timeout"] {
             guard let seconds = TimeInterval(timeout), seconds > 0, seconds <= 600 else {
                 throw ConfigurationError("--ring-timeout must be seconds between 0 and 600, got \(timeout)")

@@ -2,8 +2,14 @@ public import Foundation
 import JWT
 public import RingerWire
 
-/// Mints and checks user tokens: HS256 JWTs with `sub`, `iat`, `exp` and optional `name` (API.md
-/// "Authentication"). The app's backend may mint them itself with the same secret.
+/// Mints and checks user tokens (API.md "Authentication"): JWTs with `sub`, `iat`, `exp`, optional `nbf`
+/// and `name`. Ringer mints HS256 with the shared secret; the app's backend may mint HS256 with the same
+/// secret, or sign ES256/RS256 with a private key whose public key the server is given (`--user-token-public-key`,
+/// several for rotation, matched by the token's `kid`), so the backend never holds Ringer's secret.
+///
+/// Every token is checked the same way: an allowed algorithm for its key (an HS256 token is never checked
+/// against a public key, RFC 8725 §2.1), the signature, `exp`, `nbf` and `iat` with 60 s of leeway (RFC 7519
+/// §4.1), a lifetime (`exp - iat`) of at most ``maximumLifetime``, and a valid `sub`.
 public struct UserTokens: Sendable {
     /// The claims of a user token.
     public struct Claims: Codable, Sendable {
@@ -13,21 +19,62 @@ public struct UserTokens: Sendable {
         public var iat: Int64
         /// Expires at, seconds since 1970.
         public var exp: Int64
+        /// Not before, seconds since 1970 (optional).
+        public var nbf: Int64?
         /// Display name.
         public var name: String?
     }
 
+    /// The longest a token may live, `exp - iat` in seconds: 30 days, the longest `POST /v1/tokens` mints, so a
+    /// token minted elsewhere cannot outlive what Ringer itself would grant.
+    public static let maximumLifetime = 30 * 24 * 3600
+
     private let key: JWTSigningKey
     private let verificationKey: JWTVerificationKey
+    /// The app backend's public keys by `kid`.
+    private let publicKeys: [String: JWTVerificationKey]
     /// Allowed clock difference with the token's issuer, seconds.
     public let leeway: TimeInterval = 60
 
-    /// Creates the token authority.
+    /// Creates the token authority that knows only the shared secret.
     /// - Parameter secret: the shared HS256 secret (at least 32 bytes).
     /// - Throws: `JWTError` when the secret is unusable.
     public init(secret: String) throws {
+        try self.init(secret: secret, publicKeys: [:])
+    }
+
+    /// Creates the token authority.
+    /// - Parameters:
+    ///   - secret: the shared HS256 secret (at least 32 bytes).
+    ///   - publicKeys: the app backend's ES256 or RS256 public keys by `kid`; empty for none.
+    /// - Throws: `JWTError` when the secret is unusable.
+    init(secret: String, publicKeys: [String: JWTVerificationKey]) throws {
         key = try JWTSigningKey(hmacSecret: secret)
         verificationKey = try JWTVerificationKey(hmacSecret: Array(secret.utf8))
+        self.publicKeys = publicKeys
+    }
+
+    /// Reads the app backend's public keys, each `kid` its file's name without the extension
+    /// (`keys/2026-12.pem` is `2026-12`).
+    /// - Parameter files: SubjectPublicKeyInfo PEM files, EC P-256 or RSA of 2048 bits or more.
+    /// - Returns: the keys by `kid`.
+    /// - Throws: ``ConfigurationError`` naming a file that cannot be read, holds no such key, or repeats a `kid`.
+    static func publicKeys(files: [String]) throws -> [String: JWTVerificationKey] {
+        var keys: [String: JWTVerificationKey] = [:]
+        for file in files {
+            let kid = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            guard let pem = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw ConfigurationError("--user-token-public-key \(file): cannot read the file")
+            }
+            guard let key = try? JWTVerificationKey(publicKeyPEM: pem) else {
+                throw ConfigurationError("--user-token-public-key \(file): not a PEM public key (EC P-256, or RSA of 2048 bits or more)")
+            }
+            guard keys[kid] == nil else {
+                throw ConfigurationError("--user-token-public-key \(file): another file already gives kid \(kid)")
+            }
+            keys[kid] = key
+        }
+        return keys
     }
 
     /// Mints a token.
@@ -45,22 +92,38 @@ public struct UserTokens: Sendable {
         return TokenResponse(token: token, expiresAt: Date(timeIntervalSince1970: TimeInterval(claims.exp)))
     }
 
-    /// Checks a token's signature, algorithm and times.
+    /// Checks a token's algorithm, key, signature and times.
     /// - Returns: the claims.
-    /// - Throws: ``Problem`` 401 (`unauthorized`) for any invalid, expired or not-yet-valid token.
+    /// - Throws: ``Problem`` 401 (`unauthorized`) for any invalid, expired, not-yet-valid or too long-lived token.
     public func verify(_ token: String, now: Date) throws -> Claims {
         let claims: Claims
+        let algorithms: Set<JWTAlgorithm> = publicKeys.isEmpty ? [.hs256] : [.hs256, .es256, .rs256]
         do {
-            claims = try JWT.verify(token, as: Claims.self, algorithms: [.hs256]) { _ in verificationKey }.claims
+            claims = try JWT.verify(token, as: Claims.self, algorithms: algorithms) { header in
+                if header.alg == JWTAlgorithm.hs256.rawValue { return verificationKey }
+                // A token without `kid` is only unambiguous while one public key is configured.
+                guard let key = header.kid.map({ publicKeys[$0] }) ?? (publicKeys.count == 1 ? publicKeys.first?.value : nil) else {
+                    throw APIProblem.unauthorized("the user token's kid names no configured public key")
+                }
+                return key
+            }.claims
+        } catch let problem as Problem {
+            throw problem
         } catch {
             throw APIProblem.unauthorized("the user token is not valid")
         }
-        let seconds = now.timeIntervalSince1970
-        guard TimeInterval(claims.exp) + leeway > seconds else {
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        let validator = JWTClaimsValidator(leeway: Int64(leeway), requiresExpiration: true, requiresIssuedAt: true)
+        do {
+            try validator.validate(expiresAt: claims.exp, notBefore: claims.nbf, issuedAt: claims.iat, now: seconds)
+        } catch let error as JWTError where error == .expired {
             throw APIProblem.unauthorized("the user token has expired")
-        }
-        guard TimeInterval(claims.iat) - leeway <= seconds else {
+        } catch {
             throw APIProblem.unauthorized("the user token is not valid yet")
+        }
+        let (lifetime, overflow) = claims.exp.subtractingReportingOverflow(claims.iat)
+        guard !overflow, (0...Int64(Self.maximumLifetime)).contains(lifetime) else {
+            throw APIProblem.unauthorized("the user token lives longer than \(Self.maximumLifetime) s (exp - iat)")
         }
         guard UserID.isValid(claims.sub) else { throw APIProblem.unauthorized("the user token has no valid sub") }
         return claims
