@@ -21,14 +21,21 @@ struct APIRouter: Sendable {
     let log: Logger
     /// APNs configuration errors, shown by `GET /healthz`.
     let pushHealth: PushSetupHealth
+    /// ``ServerConfiguration/MediaSettings/usesDevelopmentKey``.
+    var mediaUsesDevelopmentKey = false
     /// Lets shutdown finish the requests in progress.
     let gate = RequestGate()
 
     /// `GET /healthz` when pushes are failing for the server's own set-up.
     private struct HealthReport: Encodable {
         var status: String
-        var pushProblems: [PushSetupHealth.Problem]
+        var pushProblems: [PushSetupHealth.Problem]?
+        /// Set-up that works but should not reach production (`media-development-key`).
+        var warnings: [String]?
     }
+
+    /// The `/healthz` warning while media tokens are signed with LiveKit's published development key.
+    static let mediaDevelopmentKeyWarning = "media-development-key"
 
     /// Largest request body accepted, bytes.
     static let maxBodyBytes = 64 * 1024
@@ -70,8 +77,9 @@ struct APIRouter: Sendable {
             }
             // Pushes refused for the server's own APNs set-up: the API works, but calls will not ring.
             let problems = pushHealth.current
-            guard !problems.isEmpty else { return try Self.json(["status": "ok"]) }
-            return try Self.json(HealthReport(status: "degraded", pushProblems: problems))
+            return try Self.json(HealthReport(status: problems.isEmpty ? "ok" : "degraded",
+                                              pushProblems: problems.isEmpty ? nil : problems,
+                                              warnings: mediaUsesDevelopmentKey ? [Self.mediaDevelopmentKeyWarning] : nil))
         case 2 where parts == ["v1", "tokens"]:
             try allow(method, "POST")
             try requireAdmin(request)

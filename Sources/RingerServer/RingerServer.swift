@@ -147,7 +147,8 @@ public final class RingerServer: Sendable {
         router = APIRouter(service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
                            store: store, tokens: tokens,
                            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
-                           clock: clock, log: logger, pushHealth: pushHealth)
+                           clock: clock, log: logger, pushHealth: pushHealth,
+                           mediaUsesDevelopmentKey: configuration.media.usesDevelopmentKey)
         web = LockedValue(nil)
     }
 
@@ -159,6 +160,10 @@ public final class RingerServer: Sendable {
     ///   `StoreError`.
     @discardableResult
     public func start() async throws -> Int {
+        if configuration.media.usesDevelopmentKey {
+            log.warning("media tokens are signed with LiveKit's published development key (devkey/secret): anyone can "
+                        + "mint tokens for that media server; set --media-api-key and --media-api-secret")
+        }
         try await fcmWatch?.checkAtStart()
         let router = self.router
         var webConfiguration = WebServer.Configuration(host: configuration.host, port: configuration.port,

@@ -90,6 +90,10 @@ public struct ServerConfiguration: Sendable {
         /// Media token lifetime, seconds.
         public var tokenTTL: Int = 6 * 3600
 
+        /// True while the key pair is LiveKit's published `--dev` pair (`devkey` / `secret`): anyone can then
+        /// mint tokens for the media server, so the server says so at start and in `/healthz`.
+        public var usesDevelopmentKey: Bool { apiKey == "devkey" && apiSecret == "secret" }
+
         /// Creates the LiveKit `--dev` defaults.
         public init() {}
     }
