@@ -70,6 +70,13 @@ public enum APIProblem {
                 detail: "this user already holds \(limit) event sockets; close one, or reconnect with the same device_id to replace its socket")
     }
 
+    /// 503: the database cannot take writes (full disk, read-only or lost file); nothing was changed. Why goes
+    /// to the log only: paths and SQLite's words are for operators.
+    static func storeUnavailable() -> Problem {
+        Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+                detail: "the database cannot be written (the server log says why); nothing was changed; retry later")
+    }
+
     /// 503: the server is not ready or shutting down.
     public static func unavailable() -> Problem {
         Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,

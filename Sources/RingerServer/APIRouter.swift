@@ -56,6 +56,8 @@ struct APIRouter: Sendable {
                 return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
                                             detail: "the database is busy; retry"))
             }
+            // Nothing was changed, and nothing will be until an operator acts: a 503 the client may retry later.
+            if error.isUnavailable { return Self.problem(APIProblem.storeUnavailable()) }
             return Self.problem(APIProblem.internalError())
         } catch {
             log.error("request failed", ["error": .string("\(error)"), "http.path": .string(request.path)])
@@ -69,11 +71,12 @@ struct APIRouter: Sendable {
         switch parts.count {
         case 1 where parts[0] == "healthz":
             try allow(method, "GET")
+            // A write, not a read: a full disk, a read-only or deleted database still answers reads.
             do {
-                _ = try await store.user(id: "-")
+                try await store.checkWritable(at: clock.now())
             } catch {
-                return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-                                            detail: "the database does not answer"))
+                log.error("health check: the database cannot be written", ["error": .string("\(error)")])
+                return Self.problem(APIProblem.storeUnavailable())
             }
             // Pushes refused for the server's own APNs set-up: the API works, but calls will not ring.
             let problems = pushHealth.current

@@ -164,6 +164,13 @@ public final class RingerServer: Sendable {
             log.warning("media tokens are signed with LiveKit's published development key (devkey/secret): anyone can "
                         + "mint tokens for that media server; set --media-api-key and --media-api-secret")
         }
+        // A store that cannot take writes would answer reads and lose every call: refuse to start on it.
+        do {
+            try await store.checkWritable(at: Date())
+        } catch {
+            throw ConfigurationError("the database \(configuration.databasePath) cannot be written (\(error)); "
+                                     + "check the file's permissions, the disk's free space and the path")
+        }
         try await fcmWatch?.checkAtStart()
         let router = self.router
         var webConfiguration = WebServer.Configuration(host: configuration.host, port: configuration.port,

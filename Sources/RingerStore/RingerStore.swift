@@ -41,6 +41,13 @@ public struct StoredEvent: Hashable, Sendable {
 /// Each method is atomic: it either completes or changes nothing. Implementations: ``SQLiteStore``
 /// (embedded default); PostgreSQL later, behind the same protocol.
 public protocol RingerStore: Sendable {
+    /// Proves the store takes writes now: writes one probe row (a full disk, a read-only file or a lost
+    /// connection fails it), and checks the database is still the one opened (a file deleted or replaced
+    /// under a running server would lose every later write at the next start).
+    /// - Parameter now: stored in the probe row.
+    /// - Throws: ``StoreError`` with ``StoreError/isUnavailable`` true when it cannot.
+    func checkWritable(at now: Date) async throws
+
     /// Creates the user or updates their display name (a nil name keeps the stored one).
     /// - Throws: ``StoreError``.
     func upsertUser(id: String, name: String?, at now: Date) async throws

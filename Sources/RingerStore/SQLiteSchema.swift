@@ -76,6 +76,9 @@ enum SQLiteSchema {
         """
         ALTER TABLE devices ADD COLUMN fcm_project_id TEXT;
         """,
+        """
+        CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`.

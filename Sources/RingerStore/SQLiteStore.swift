@@ -12,6 +12,8 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
     private let connection: SQLiteConnection
     private let encoder = RingerJSON.encoder()
     private let decoder = RingerJSON.decoder()
+    /// The database file's path and identity (device, inode) when opened; nil for `:memory:`.
+    private let file: (path: String, device: UInt64, inode: UInt64)?
 
     /// Opens or creates the database and applies pending migrations.
     /// - Parameter path: the database file (created if missing), or `:memory:`.
@@ -19,12 +21,40 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
     public init(path: String) throws {
         connection = try SQLiteConnection(path: path)
         try SQLiteSchema.migrate(connection)
+        file = try Self.identity(of: path).map { (path, $0.device, $0.inode) }
     }
 
+    /// Every operation first checks the file is still the one opened: SQLite keeps writing to a deleted
+    /// file's inode, and all of it would be gone at the next start. One `stat` (about a microsecond).
     private func locked<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        if let file {
+            guard let now = try Self.identity(of: file.path) else {
+                throw StoreError.fileLost("the database file \(file.path) was deleted while the server runs; "
+                                          + "what is written now would be lost at the next start")
+            }
+            guard now.device == file.device, now.inode == file.inode else {
+                throw StoreError.fileLost("the database file \(file.path) was replaced by another file while the server runs")
+            }
+        }
         return try body(connection)
+    }
+
+    /// A file's device and inode; nil for `:memory:` or a file that is not there.
+    private static func identity(of path: String) throws -> (device: UInt64, inode: UInt64)? {
+        guard path != ":memory:", !path.isEmpty else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    public func checkWritable(at now: Date) async throws {
+        try locked { db in
+            try db.query("""
+                INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at
+                """, [.real(now.timeIntervalSince1970)])
+        }
     }
 
     // MARK: Users

@@ -52,6 +52,7 @@ final class HookedStore: RingerStore {
 
     init() throws { base = try SQLiteStore(path: ":memory:") }
 
+    func checkWritable(at now: Date) async throws { try await base.checkWritable(at: now) }
     func upsertUser(id: String, name: String?, at now: Date) async throws { try await base.upsertUser(id: id, name: name, at: now) }
     func user(id: String) async throws -> Party? { try await base.user(id: id) }
     func registerDevice(_ device: Device) async throws -> Device { try await base.registerDevice(device) }
