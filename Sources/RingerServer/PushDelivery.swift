@@ -60,6 +60,7 @@ final class PushDelivery: Sendable {
             answer = await sender.send(message, for: request, now: now, timeout: clock.realSeconds(left))
             sends += 1
             requests += answer.requests
+            noteReachability(answer, scope: sender.scope(of: message, for: request), metadata: metadata)
             let after = clock.now()
             guard let delay = policy.delay(afterSends: sends, action: answer.action, now: after,
                                            deadline: request.deadline, jitter: Double.random(in: 0...1)) else { break }
@@ -82,6 +83,20 @@ final class PushDelivery: Sendable {
                                       provider: sender.provider, pushType: attempt.pushType, status: answer.status,
                                       reason: answer.reason, apnsID: attempt.apnsId ?? "", messageName: answer.messageName,
                                       latencyMs: latency, sentAt: sentAt)))
+    }
+
+    /// A request that got no answer (connection refused, TLS failure, timeout) shows the provider as unreachable
+    /// in `/healthz` until a push to the scope is accepted; the first one is logged with what to check.
+    private func noteReachability(_ answer: PushAnswer, scope: PushScope, metadata: Logger.Metadata) {
+        guard answer.status == nil, answer.requests > 0, case .retry = answer.action else { return }
+        if health.record(scope, reason: PushSetupHealth.unreachable, detail: answer.reason, at: clock.now()) {
+            var fields = metadata.merging(Self.metadata(of: scope)) { $1 }
+            fields["error"] = .string(answer.reason ?? "")
+            if let hint = PushSetupHealth.hint(reason: PushSetupHealth.unreachable, detail: answer.reason) {
+                fields["hint"] = .string(hint)
+            }
+            log.error("\(scope.provider) cannot be reached; calls to its devices do not ring until it answers", fields)
+        }
     }
 
     /// The `reason` that starts the record of a push Ringer could not build (nothing was sent).
@@ -126,9 +141,12 @@ final class PushDelivery: Sendable {
             await flag(sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)
         case .configurationError:
             // Every push to this scope fails the same way until the operator fixes the set-up.
-            if health.record(scope, reason: answer.healthReason ?? answer.reason ?? "HTTP \(answer.status ?? 0)", at: sentAt) {
+            let reason = answer.healthReason ?? answer.reason ?? "HTTP \(answer.status ?? 0)"
+            if health.record(scope, reason: reason, at: sentAt) {
+                var fields = metadata.merging(Self.metadata(of: scope)) { $1 }
+                if let hint = PushSetupHealth.hint(reason: reason, detail: nil) { fields["hint"] = .string(hint) }
                 log.error("\(sender.provider) refuses the server's configuration; pushes to this scope fail until it is fixed",
-                          metadata.merging(Self.metadata(of: scope)) { $1 })
+                          fields)
             }
             if answer.marksDevice {
                 await flag(sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)

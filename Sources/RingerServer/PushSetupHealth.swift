@@ -26,7 +26,14 @@ final class PushSetupHealth: Sendable {
         var since: Date
         /// Pushes refused for it since then.
         var count: Int
+        /// The last transport error, for ``unreachable``.
+        var lastError: String?
+        /// What to check, when the reason points somewhere (the server's clock, the key) (``hint(reason:detail:)``).
+        var hint: String?
     }
+
+    /// The reason recorded while a provider cannot be reached (connection refused, TLS failure, no answer).
+    static let unreachable = "Unreachable"
 
     private struct State {
         var problems: [PushScope: Problem] = [:]
@@ -36,18 +43,42 @@ final class PushSetupHealth: Sendable {
 
     private let state = LockedValue(State())
 
-    /// Records a refusal.
+    /// Records a refusal, or with ``unreachable`` a send that got no answer.
+    /// - Parameters:
+    ///   - scope: where.
+    ///   - reason: the provider's reason, or ``unreachable``.
+    ///   - detail: the transport error, for ``unreachable``.
+    ///   - date: when (server clock).
     /// - Returns: true when it is new (log it loudly).
-    func record(_ scope: PushScope, reason: String, at date: Date) -> Bool {
+    func record(_ scope: PushScope, reason: String, detail: String? = nil, at date: Date) -> Bool {
         state.withLock { state in
             if var known = state.problems[scope], known.reason == reason {
                 known.count += 1
+                known.lastError = detail ?? known.lastError
+                known.hint = Self.hint(reason: reason, detail: detail) ?? known.hint
                 state.problems[scope] = known
                 return false
             }
             state.problems[scope] = Problem(provider: scope.provider, environment: scope.environment, topic: scope.topic,
-                                            project: scope.project, reason: reason, since: date, count: 1)
+                                            project: scope.project, reason: reason, since: date, count: 1, lastError: detail,
+                                            hint: Self.hint(reason: reason, detail: detail))
             return true
+        }
+    }
+
+    /// What an operator should check for a reason, when it points at one cause: a wrong clock makes APNs
+    /// refuse a freshly minted provider token (its `iat` must be within the hour: Apple, "Establishing a
+    /// token-based connection to APNs") and makes TLS find the provider's certificate not yet valid or expired.
+    /// - Returns: the hint, or nil.
+    static func hint(reason: String, detail: String?) -> String? {
+        switch reason {
+        case "InvalidProviderToken", "ExpiredProviderToken":
+            return "APNs refused a freshly minted provider token: check --apns-key-id, --apns-team-id and the key file, "
+                + "and the server's clock (Apple refuses a token whose iat is not within the last hour)"
+        default:
+            guard let detail = detail?.lowercased(),
+                  detail.contains("not yet valid") || detail.contains("certificate has expired") else { return nil }
+            return "TLS says the provider's certificate is not yet valid or has expired: check the server's clock"
         }
     }
 

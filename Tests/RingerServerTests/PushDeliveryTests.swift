@@ -99,6 +99,33 @@ import Testing
         #expect(try await store.device(id: "bob-pixel", userID: "bob")?.pushProblem == nil)
     }
 
+    @Test func aProviderThatCannotBeReachedShowsInHealthUntilAPushIsAccepted() async throws {
+        let (_, health, _, delivery, request) = try await fixture()
+        let refused = PushAnswer(status: nil, reason: "connect failed: connection refused", action: .retry(after: nil), requests: 1)
+        let tls = PushAnswer(status: nil, reason: "TLS handshake failed: certificate is not yet valid", action: .retry(after: nil),
+                             requests: 1)
+        await delivery.deliver(request, via: ScriptedSender([refused, tls]))
+        // The third send was accepted: the problem was shown while it lasted, and cleared by the success.
+        #expect(health.current.isEmpty)
+        let down = ScriptedSender(Array(repeating: refused, count: 3) + [tls] + Array(repeating: refused, count: 20))
+        await delivery.deliver(request, via: down)
+        let problem = try #require(health.current.first)
+        #expect(problem.reason == "Unreachable" && problem.provider == "fcm" && problem.project == "demo")
+        #expect(problem.count == down.sends.withLock { $0.count })
+        #expect(problem.lastError == "connect failed: connection refused")
+        // The TLS failure's clock hint stays once seen.
+        #expect(problem.hint?.contains("clock") == true)
+    }
+
+    @Test func aRefusedFreshProviderTokenPointsAtTheClock() {
+        for reason in ["InvalidProviderToken", "ExpiredProviderToken"] {
+            #expect(PushSetupHealth.hint(reason: reason, detail: nil)?.contains("server's clock") == true)
+        }
+        #expect(PushSetupHealth.hint(reason: "TopicDisallowed", detail: nil) == nil)
+        #expect(PushSetupHealth.hint(reason: "Unreachable", detail: "connection refused") == nil)
+        #expect(PushSetupHealth.hint(reason: "Unreachable", detail: "SSL: certificate has expired") != nil)
+    }
+
     @Test func retryAfterIsWaitedOnTheServersClock() async throws {
         let (_, _, clock, delivery, request) = try await fixture()
         let sender = ScriptedSender([PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: 5), requests: 1)])
