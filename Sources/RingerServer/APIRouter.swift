@@ -146,6 +146,9 @@ struct APIRouter: Sendable {
         case 4 where parts[0] == "v1" && parts[1] == "calls":
             let user = try authenticate(request)
             let id = try callID(parts[2])
+            // Authenticate, then find the call the caller may see, then read the body: a stranger gets the same
+            // 404 whatever the body holds.
+            _ = try await service.call(id: id, user: user.id)
             switch parts[3] {
             case "media":
                 try allow(method, "GET")
