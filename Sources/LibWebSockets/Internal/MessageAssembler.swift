@@ -32,7 +32,9 @@ struct MessageAssembler {
             isBinary = lws_frame_is_binary(wsi) != 0
             atMessageStart = false
         }
-        guard buffer.count + count <= limit else {
+        // What the frame header announced counts at once: a frame declaring 2^62 bytes is refused on its first
+        // bytes, not after 4 KiB of them.
+        guard buffer.count + count + Int(clamping: lws_remaining_packet_payload(wsi)) <= limit else {
             buffer = []
             return .tooBig
         }
