@@ -96,17 +96,24 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                       pushProblem: problem)
     }
 
+    /// The `push_problem` reason of a device whose token another registration took (``registerDevice(_:)``).
+    public static let tokenMovedReason = "TokenMovedToAnotherDevice"
+
     public func registerDevice(_ device: Device) async throws -> Device {
         try locked { db in
             try db.transaction {
-                // A token lives on one device only: clear it wherever else it was registered.
+                // A token lives on one device only: it moves here. The device it left is kept, marked
+                // `TokenMovedToAnotherDevice` with the token's kind and time, so its app (and its user) can see
+                // why it stopped ringing and register again; it is never silently deleted.
                 for (column, token) in [("voip_token", device.voipToken), ("apns_token", device.apnsToken),
                                         ("fcm_token", device.fcmToken)] {
                     guard let token else { continue }
                     try db.query("""
-                        UPDATE devices SET \(column) = NULL
+                        UPDATE devices SET \(column) = NULL, push_problem_reason = ?, push_problem_token = ?,
+                          push_problem_at = ?
                         WHERE \(column) = ? AND NOT (user_id = ? AND device_id = ?)
-                        """, [.text(token), .text(device.userId), .text(device.deviceId)])
+                        """, [.text(Self.tokenMovedReason), .text(column), .real(device.updatedAt.timeIntervalSince1970),
+                              .text(token), .text(device.userId), .text(device.deviceId)])
                 }
                 try db.query("""
                     INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -121,10 +128,6 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                           .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
                           .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970),
                           .optional(device.fcmProjectId)])
-                // Devices left with no token at all can never be reached: drop them.
-                try db.query("""
-                    DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL
-                    """)
             }
             var stored = device
             stored.pushProblem = nil

@@ -186,10 +186,12 @@ import Testing
                                status: 422, type: .invalidField)
             // Tokens longer than 64 hex characters are accepted (Apple does not fix the length).
             try await Self.registerPhone(http, token: alice, device: "shared-phone", voip: String(repeating: "cd", count: 50))
-            // Bob logs in on the same phone: the token moves to him, alice no longer has the device.
+            // Bob logs in on the same phone: the token moves to him; alice's device stays, without it, and says why.
             try await Self.registerPhone(http, token: bob, device: "shared-phone", voip: String(repeating: "cd", count: 50))
             let aliceDevices = try await http.send("GET", "/v1/devices", token: alice)
-            #expect((aliceDevices.object["devices"] as? [Any])?.isEmpty == true)
+            let left = try #require((aliceDevices.object["devices"] as? [[String: Any]])?.first)
+            #expect(left["voip_token"] == nil)
+            #expect((left["push_problem"] as? [String: Any])?["reason"] as? String == "TokenMovedToAnotherDevice")
             let bobDevices = try await http.send("GET", "/v1/devices", token: bob)
             #expect((bobDevices.object["devices"] as? [Any])?.count == 1)
             // Alice no longer owns it: her (retried) logout succeeds and leaves bob's registration alone.

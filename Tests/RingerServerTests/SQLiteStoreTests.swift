@@ -81,6 +81,29 @@ import Testing
         #expect(try await reopened.ringingCalls().map(\.callID) == [machine.call.callId])
     }
 
+    @Test func aTokenTakenByAnotherRegistrationLeavesItsDeviceMarkedNotDeleted() async throws {
+        let store = try SQLiteStore(path: ":memory:")
+        let first = Date(unixMilliseconds: 1_800_000_000_000)
+        let token = String(repeating: "cd", count: 32)
+        _ = try await store.registerDevice(Device(deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: token,
+                                                  apnsEnvironment: .production, bundleId: "com.example.app", updatedAt: first))
+        // Carol logs in on the same phone: its VoIP token is now hers.
+        let carol = try await store.registerDevice(Device(deviceId: "carol-iphone", userId: "carol", platform: .ios,
+                                                          voipToken: token, apnsEnvironment: .production,
+                                                          bundleId: "com.example.app", updatedAt: first + 60))
+        #expect(carol.voipToken == token)
+        let bob = try #require(try await store.device(id: "bob-iphone", userID: "bob"))
+        #expect(bob.voipToken == nil)
+        #expect(bob.pushProblem == PushProblem(reason: "TokenMovedToAnotherDevice", token: "voip_token", at: first + 60))
+        // Bob's app registers again with a token of its own: the mark clears.
+        let again = try await store.registerDevice(Device(deviceId: "bob-iphone", userId: "bob", platform: .ios,
+                                                          voipToken: String(repeating: "ef", count: 32),
+                                                          apnsEnvironment: .production, bundleId: "com.example.app",
+                                                          updatedAt: first + 120))
+        #expect(again.pushProblem == nil)
+        #expect(try await store.device(id: "bob-iphone", userID: "bob")?.pushProblem == nil)
+    }
+
     @Test func aDeadFCMTokenNeverRemovesOrMarksAnEqualTokenOfAnotherKind() async throws {
         // Hex passes the FCM charset: another user may register Bob's VoIP token string as an FCM token.
         let store = try SQLiteStore(path: ":memory:")
