@@ -47,15 +47,11 @@ enum FCMSandboxControl {
             let delivered = sandbox.runMaintenanceWindow(token: body?["token"] as? String)
             return json(200, ["delivered": delivered])
         case ("GET", "messages"):
-            // `?since=N`: only the messages after the first N (a poller's read position), as APNs' `/sandbox/pushes`.
             let messages: [FCMSandboxMessage]
-            if let since = request.query["since"] {
-                guard let count = Int(since), count >= 0 else {
-                    return json(400, ["error": "since must be a whole number of messages already read"])
-                }
-                messages = sandbox.acceptedMessages(since: count)
-            } else {
-                messages = sandbox.acceptedMessages
+            switch SandboxControl.readPosition(request, counting: "messages") {
+            case .refused(let answer): return answer
+            case .from(let count): messages = sandbox.acceptedMessages(since: count)
+            case .all: messages = sandbox.acceptedMessages
             }
             let listed = messages.map { describe($0, state: sandbox.deliveryState(ofMessage: $0.name)) }
             return json(200, listed)

@@ -40,15 +40,11 @@ enum SandboxControl {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
             encoder.dateEncodingStrategy = .millisecondsSince1970
-            // `?since=N`: only the pushes after the first N (a poller's read position); a non-number is a 400.
             let pushes: [SandboxPush]
-            if let since = request.query["since"] {
-                guard let count = Int(since), count >= 0 else {
-                    return json(400, ["error": "since must be a whole number of pushes already read"])
-                }
-                pushes = sandbox.acceptedPushes(since: count)
-            } else {
-                pushes = sandbox.acceptedPushes
+            switch readPosition(request, counting: "pushes") {
+            case .refused(let answer): return answer
+            case .from(let count): pushes = sandbox.acceptedPushes(since: count)
+            case .all: pushes = sandbox.acceptedPushes
             }
             let data = (try? encoder.encode(pushes)) ?? Data("[]".utf8)
             return HTTPResponse(status: 200, headers: [("content-type", "application/json")],
@@ -64,6 +60,25 @@ enum SandboxControl {
         default:
             return json(404, ["error": "no such sandbox route"])
         }
+    }
+
+    /// A listing's `?since=N`: only the entries after the first N (a poller's read position).
+    enum ReadPosition {
+        /// No `since`: every entry.
+        case all
+        /// The entries after the first N.
+        case from(Int)
+        /// Not a whole number of entries already read: this 400.
+        case refused(HTTPResponse)
+    }
+
+    /// Reads `?since=N` for a listing of `what` (`pushes`, `messages`).
+    static func readPosition(_ request: HTTPRequest, counting what: String) -> ReadPosition {
+        guard let since = request.query["since"] else { return .all }
+        guard let count = Int(since), count >= 0 else {
+            return .refused(json(400, ["error": "since must be a whole number of \(what) already read"]))
+        }
+        return .from(count)
     }
 
     static func json(_ status: Int, _ object: [String: String]) -> HTTPResponse {

@@ -50,12 +50,7 @@ struct FanOutBenchTests {
     }
 
     @Test func fiveCallsToTenDevicesEachReachAllFiftyEndToEnd() async throws {
-        // `swift build --build-tests` puts the `ringer` binary beside the test bundle.
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let executable = [directory, directory.deletingLastPathComponent()]
-            .map { $0.appendingPathComponent("ringer").path }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-        let ringer = try #require(executable, "no ringer binary near \(directory.path): run swift build --build-tests")
+        let ringer = try RingingSmokeTests.ringerExecutable()
         let benchmark = FanOutBenchmark(options: try FanOutOptions(flags: ["fanout-calls": "5"]), executable: ringer,
                                         python: "python3")
         let fixture = try BenchmarkFixture.create()

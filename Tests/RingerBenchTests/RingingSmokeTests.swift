@@ -6,13 +6,18 @@ import Testing
 /// idle sockets and a few calls, so the processes, the Python peers and the figures fit together. It checks
 /// that every call was measured, never how fast.
 struct RingingSmokeTests {
-    @Test func fiftyIdleSocketsAndAFewCallsAreMeasuredEndToEnd() async throws {
-        // `swift build --build-tests` puts the `ringer` binary beside the test bundle.
+    /// The `ringer` binary `swift build --build-tests` put beside the test bundle.
+    /// - Throws: when there is none (the build did not run).
+    static func ringerExecutable() throws -> String {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let executable = [directory, directory.deletingLastPathComponent()]
             .map { $0.appendingPathComponent("ringer").path }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
-        let ringer = try #require(executable, "no ringer binary near \(directory.path): run swift build --build-tests")
+        return try #require(executable, "no ringer binary near \(directory.path): run swift build --build-tests")
+    }
+
+    @Test func fiftyIdleSocketsAndAFewCallsAreMeasuredEndToEnd() async throws {
+        let ringer = try Self.ringerExecutable()
         let options = try RingingOptions(flags: ["idle-sockets": "50", "ringing-pairs": "3", "ringing-rate": "20",
                                                  "ringing-step-seconds": "0.5"])
         var benchmark = RingingBenchmark(options: options, executable: ringer, python: "python3")
