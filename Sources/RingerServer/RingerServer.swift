@@ -167,6 +167,10 @@ public final class RingerServer: Sendable {
                                                        maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
         webConfiguration.webSocketPingSeconds = 20
         webConfiguration.payloadTooLargeResponse = APIRouter.problem(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
+        // Refused upgrades answer problem+json like every other refusal (clients read `type`, not the text).
+        webConfiguration.webSocketNotFoundResponse = APIRouter.problem(
+            APIProblem.notFound("no WebSocket here; the event stream is GET /v1/events"))
+        webConfiguration.webSocketShuttingDownResponse = APIRouter.problem(APIProblem.unavailable())
         let server = WebServer(
             configuration: webConfiguration,
             handler: { request in await router.handle(request) },
