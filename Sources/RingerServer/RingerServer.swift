@@ -185,7 +185,8 @@ public final class RingerServer: Sendable {
         return port
     }
 
-    /// Lets running requests finish (at most 5 s, refusing new ones), then stops timers, sends every event
+    /// Lets running requests finish (at most 5 s, refusing new ones), then stops timers, waits for the answers
+    /// of pushes already sent (at most 5 s), sends every event
     /// socket the close 1001 Going Away (RFC 6455 §7.4.1) and waits for it to go out (at most
     /// ``WebServer/goingAwaySeconds``), and closes every connection and the listener. Idempotent.
     public func shutdown() async {
