@@ -50,7 +50,7 @@ extension WebServer {
         public var requestTimeoutSeconds: Int
         /// Seconds a WebSocket may be quiet before the server sends a PING; with no data or PONG for
         /// twice as long it hangs up (RFC 6455 §5.5.2). Nil: never. Kept by one timer wheel per server
-        /// (one-second ticks), so the cost is bounded by the PING rate, not by the number of sockets.
+        /// (ticks of a tenth of a second), so the cost is bounded by the PING rate, not by the number of sockets.
         public var webSocketPingSeconds: Int?
         /// Seconds between two log lines about a failing `accept` (EMFILE/ENFILE: out of descriptors). The
         /// server keeps serving its open sockets meanwhile and closes the connections it cannot take.
@@ -59,6 +59,13 @@ extension WebServer {
         /// The answer when a body exceeds ``maxRequestBodyBytes`` (status 413 with a small JSON body
         /// by default; the Ringer API sets its problem+json).
         public var payloadTooLargeResponse: HTTPResponse
+        /// The answer to a WebSocket upgrade on a path outside ``webSocketPaths`` (status 404 with a small JSON
+        /// body by default; the Ringer API sets its problem+json, as for every other bad request).
+        public var webSocketNotFoundResponse: HTTPResponse
+        /// The answer to a WebSocket upgrade once the graceful shutdown began (status 503 with a small JSON body
+        /// by default): a socket opened then would miss the shutdown's close frame, so the client is told to
+        /// come back.
+        public var webSocketShuttingDownResponse: HTTPResponse
 
         /// - Parameters:
         ///   - host: Listen address; default loopback.
@@ -86,6 +93,8 @@ extension WebServer {
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.requestTimeoutSeconds = requestTimeoutSeconds
             payloadTooLargeResponse = .json(status: 413, #"{"error":"request body too large"}"#)
+            webSocketNotFoundResponse = .json(status: 404, #"{"error":"no websocket here"}"#)
+            webSocketShuttingDownResponse = .json(status: 503, #"{"error":"server shutting down"}"#)
         }
 
         /// Why the configuration cannot be used, or `nil` when it can.

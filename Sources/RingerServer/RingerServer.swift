@@ -180,6 +180,10 @@ public final class RingerServer: Sendable {
                                                        maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
         webConfiguration.webSocketPingSeconds = 20
         webConfiguration.payloadTooLargeResponse = APIRouter.problem(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
+        // Refused upgrades answer problem+json like every other refusal (clients read `type`, not the text).
+        webConfiguration.webSocketNotFoundResponse = APIRouter.problem(
+            APIProblem.notFound("no WebSocket here; the event stream is GET /v1/events"))
+        webConfiguration.webSocketShuttingDownResponse = APIRouter.problem(APIProblem.unavailable())
         let server = WebServer(
             configuration: webConfiguration,
             handler: { request in await router.handle(request) },
@@ -194,7 +198,8 @@ public final class RingerServer: Sendable {
         return port
     }
 
-    /// Lets running requests finish (at most 5 s, refusing new ones), then stops timers, sends every event
+    /// Lets running requests finish (at most 5 s, refusing new ones), then stops timers, waits for the answers
+    /// of pushes already sent (at most 5 s), sends every event
     /// socket the close 1001 Going Away (RFC 6455 §7.4.1) and waits for it to go out (at most
     /// ``WebServer/goingAwaySeconds``), and closes every connection and the listener. Idempotent.
     public func shutdown() async {

@@ -21,4 +21,20 @@ import Testing
         #expect(report.closes == Array(repeating: .init(code: 1001, reason: "server shutting down"), count: 50))
         #expect(served.process.terminationStatus == 0)
     }
+
+    @Test func anUpgradeWhileTheServerStopsIsRefusedWithAnUnavailableProblem() async throws {
+        let served = try ServedRinger()
+        defer { served.stop() }
+        #expect(await served.waitUntilHealthy())
+        let token = try await served.token(for: "alice")
+        let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_upgrade_while_stopping_peer.py"),
+                                                 String(served.port), String(served.process.processIdentifier), token])
+        let line = try #require(result.standardOutput.split(separator: "\n").last, "\(result.standardError)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(answer["status"] as? Int == 503)
+        #expect(answer["content_type"] as? String == "application/problem+json")
+        #expect((answer["body"] as? String)?.contains("https://ringer.dev/problems/unavailable") == true, "\(answer)")
+        served.process.waitUntilExit()
+        #expect(served.process.terminationStatus == 0)
+    }
 }

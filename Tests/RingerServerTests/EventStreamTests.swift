@@ -138,9 +138,9 @@ import Testing
         var closeReason: String?
     }
 
-    static func peer(_ http: TestHTTP, token: String, query: String, expect: Int, timeout: Double = 10) async throws
-        -> PeerReport {
-        let url = http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + "/v1/events?" + query
+    static func peer(_ http: TestHTTP, path: String = "/v1/events", token: String, query: String, expect: Int,
+                     timeout: Double = 10) async throws -> PeerReport {
+        let url = http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + path + "?" + query
         let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_client_peer.py"), "--url", url,
                                                  "--header", "Authorization: Bearer " + token, "--expect", String(expect),
                                                  "--timeout", String(timeout)])
@@ -277,6 +277,18 @@ import Testing
             let carols = try await Self.connect(http, token: carol, query: "device_id=carol-phone", inbox: Inbox())
             defer { carols.close() }
             #expect(await server.hasEventStream(userID: "carol", deviceID: "carol-phone"))
+        }
+    }
+
+    @Test func anUpgradeOutsideTheEventStreamIsRefusedWithANotFoundProblem() async throws {
+        try await APITests.withServer { http in
+            let bob = try await APITests.token(http, "bob")
+            for path in ["/v1/event", "/v1/calls", "/"] {
+                let refused = try await Self.peer(http, path: path, token: bob, query: "device_id=bob-phone", expect: 1)
+                #expect(refused.connected == false)
+                #expect(refused.status == 404, "\(path)")
+                #expect(refused.body?.contains("https://ringer.dev/problems/not-found") == true, "\(path): \(refused.body ?? "")")
+            }
         }
     }
 

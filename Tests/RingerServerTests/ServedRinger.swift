@@ -37,9 +37,9 @@ struct ServedRinger {
         try process.run()
     }
 
-    /// Stops the process (SIGTERM) and removes its files.
+    /// Stops the process (SIGTERM, unless it already exited) and removes its files.
     func stop() {
-        process.terminate()
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -13,11 +13,11 @@ extension ServerEngine {
         let request = RequestReader.head(of: wsi, extraHeaders: extraHeaderNames)
         session.request = request
         guard let upgradeHandler, configuration.webSocketPaths.contains(request.path) else {
-            return refuseUpgrade(session, with: .json(status: 404, "{\"error\":\"no websocket here\"}"))
+            return refuseUpgrade(session, with: configuration.webSocketNotFoundResponse)
         }
         // A socket opened now would miss the shutdown's close frame: the client is told to come back.
         guard !isGoingAway else {
-            return refuseUpgrade(session, with: .json(status: 503, "{\"error\":\"server shutting down\"}"))
+            return refuseUpgrade(session, with: configuration.webSocketShuttingDownResponse)
         }
         let id = session.id
         let mailbox = self.mailbox
