@@ -70,6 +70,12 @@ public enum APIProblem {
                 detail: "this user already holds \(limit) event sockets; close one, or reconnect with the same device_id to replace its socket")
     }
 
+    /// 429: a rate limit refused the request; the detail names the limit and its flag (the response carries
+    /// `Retry-After`, see ``RateLimitExceeded``).
+    static func rateLimited(_ detail: String) -> Problem {
+        Problem(type: ProblemType.rateLimited.rawValue, title: "Too many requests", status: 429, detail: detail)
+    }
+
     /// 503: the server is not ready or shutting down.
     public static func unavailable() -> Problem {
         Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
