@@ -139,7 +139,8 @@ struct APIRouter: Sendable {
             let user = try authenticate(request)
             let id = try callID(parts[2])
             var call = try await service.call(id: id, user: user.id)
-            call.pushes = try await service.pushAttempts(callID: id, user: user.id)
+            // The push outcomes describe the callee's devices: only the callee sees them.
+            if call.callee.id == user.id { call.pushes = try await service.pushAttempts(callID: id, user: user.id) }
             return try Self.json(call)
         case 4 where parts[0] == "v1" && parts[1] == "calls":
             let user = try authenticate(request)

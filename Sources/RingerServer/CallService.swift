@@ -105,7 +105,13 @@ final class CallService: Sendable {
             hub.deliver(stored)
             return (placed.0, devices, placed.1)
         }
-        log.info("call created", ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)])
+        var metadata: Logger.Metadata = ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)]
+        if call.state == .failed {
+            // Why it could not ring is for the operator; the caller is told only that the callee cannot be reached.
+            metadata["callee.devices"] = .string("\(devices.count)")
+            metadata["callee.wakeable_devices"] = .string("\(devices.filter(PushDispatcher.canRing).count)")
+        }
+        log.info("call created", metadata)
         carryOut(effects, call: call, devices: devices, ringing: [])
         return call
     }
@@ -160,9 +166,15 @@ final class CallService: Sendable {
         try await store.calls(ofUser: user, limit: limit)
     }
 
-    /// The outcomes of the pushes sent for a call (participants only).
+    /// The outcomes of the pushes sent for a call. Every push of a call goes to the callee's devices, so they
+    /// are the callee's: the caller learns the call's state, not which devices the callee has or whether
+    /// their push tokens still work (docs/security.md).
+    /// - Throws: 404 when not a participant; 403 for the caller.
     func pushAttempts(callID: String, user: String) async throws -> [PushAttempt] {
-        _ = try await call(id: callID, user: user)
+        let call = try await call(id: callID, user: user)
+        guard call.callee.id == user else {
+            throw APIProblem.forbidden("push outcomes are shown to the callee only: they describe the callee's devices")
+        }
         return try await store.pushAttempts(callID: callID)
     }
 

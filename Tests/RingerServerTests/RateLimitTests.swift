@@ -290,3 +290,41 @@ import Testing
         #expect(IPAddress("example.com") == nil && IPAddress("1.2.3.4:80") == nil && IPAddress("") == nil)
     }
 }
+
+/// What a caller may learn about a callee (docs/security.md "What a caller learns about a callee").
+@Suite(.serialized) struct CalleePrivacyTests {
+    @Test func aCallerLearnsThatACalleeCannotBeReachedButNotWhy() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            _ = try await APITests.token(http, "bob")
+            let carol = try await APITests.token(http, "carol")
+            // Bob has no device at all; carol has one that cannot be woken for a call (an iPhone with only an
+            // alert-push token, no VoIP token).
+            let registered = try await http.send("PUT", "/v1/devices/carol-iphone", token: carol, json: """
+                {"platform":"ios","apns_token":"\(APITests.voip)","apns_environment":"sandbox","bundle_id":"com.example.app"}
+                """)
+            #expect(registered.status == 200)
+            let toBob = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let toCarol = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"carol"}"#)).decode(Call.self)
+            #expect(toBob.state == .failed && toCarol.state == .failed)
+            #expect(toBob.failureReason == "bob cannot be reached")
+            #expect(toCarol.failureReason == "carol cannot be reached")
+        }
+    }
+
+    @Test func onlyTheCalleeSeesThePushesSentToTheirDevices() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            APITests.expectProblem(try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: alice),
+                                   status: 403, type: .forbidden)
+            let asCaller = try await http.send("GET", "/v1/calls/\(call.callId)", token: alice)
+            #expect(asCaller.status == 200)
+            #expect(asCaller.object["pushes"] == nil)
+            #expect(try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).status == 200)
+            #expect(try await http.send("GET", "/v1/calls/\(call.callId)", token: bob).object["pushes"] is [Any])
+        }
+    }
+}
