@@ -113,41 +113,29 @@ import Testing
     }
 
     @Test func forwardedForIsTrustedOnlyFromConfiguredProxies() async throws {
+        /// The answer to a forged token sent with `X-Forwarded-For: forwardedFor`.
+        func guess(_ http: TestHTTP, from forwardedFor: String) async throws -> TestHTTP.Response {
+            try await http.send("GET", "/v1/devices", token: Self.forged, headers: ["X-Forwarded-For": forwardedFor])
+        }
+        let flag = "rate-limit-auth-failures-per-minute"
         // No trusted proxy: the header is the client's own claim and changes nothing.
         try await APITests.withServer(configure: { $0.rateLimits.authFailuresPerAddressPerMinute = 3 }) { http in
-            for index in 0..<3 {
-                let response = try await http.send("GET", "/v1/devices", token: Self.forged,
-                                                   headers: ["X-Forwarded-For": "198.51.100.\(index)"])
-                #expect(response.status == 401)
-            }
-            Self.expectRateLimited(try await http.send("GET", "/v1/devices", token: Self.forged,
-                                                       headers: ["X-Forwarded-For": "198.51.100.99"]),
-                                   naming: "rate-limit-auth-failures-per-minute")
+            for index in 0..<3 { #expect(try await guess(http, from: "198.51.100.\(index)").status == 401) }
+            Self.expectRateLimited(try await guess(http, from: "198.51.100.99"), naming: flag)
         }
         // Loopback is the proxy: the client is the right-most address it did not add itself.
         try await APITests.withServer(configure: {
             $0.rateLimits.authFailuresPerAddressPerMinute = 3
             $0.trustedProxies = ["127.0.0.0/8", "::1"]
         }) { http in
-            for _ in 0..<3 {
-                let response = try await http.send("GET", "/v1/devices", token: Self.forged,
-                                                   headers: ["X-Forwarded-For": "203.0.113.5"])
-                #expect(response.status == 401)
-            }
-            Self.expectRateLimited(try await http.send("GET", "/v1/devices", token: Self.forged,
-                                                       headers: ["X-Forwarded-For": "203.0.113.5"]),
-                                   naming: "rate-limit-auth-failures-per-minute")
+            for _ in 0..<3 { #expect(try await guess(http, from: "203.0.113.5").status == 401) }
+            Self.expectRateLimited(try await guess(http, from: "203.0.113.5"), naming: flag)
             // Another client behind the same proxy has its own budget.
-            #expect(try await http.send("GET", "/v1/devices", token: Self.forged,
-                                        headers: ["X-Forwarded-For": "203.0.113.6"]).status == 401)
+            #expect(try await guess(http, from: "203.0.113.6").status == 401)
             // An address the client wrote in front of the one the proxy appended proves nothing.
-            Self.expectRateLimited(try await http.send("GET", "/v1/devices", token: Self.forged,
-                                                       headers: ["X-Forwarded-For": "203.0.113.77, 203.0.113.5"]),
-                                   naming: "rate-limit-auth-failures-per-minute")
+            Self.expectRateLimited(try await guess(http, from: "203.0.113.77, 203.0.113.5"), naming: flag)
             // A chain of trusted proxies is walked through.
-            Self.expectRateLimited(try await http.send("GET", "/v1/devices", token: Self.forged,
-                                                       headers: ["X-Forwarded-For": "203.0.113.5, 127.0.0.9"]),
-                                   naming: "rate-limit-auth-failures-per-minute")
+            Self.expectRateLimited(try await guess(http, from: "203.0.113.5, 127.0.0.9"), naming: flag)
         }
     }
 
