@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
-                                   "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport"],
+                                   "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench"],
                     swiftSettings: strict),
         .testTarget(name: "RingerScenariosTests",
                     dependencies: ["RingerScenarios", "RingerSandbox", "RingerServer", "RingerKit", "RingerWire",

@@ -20,6 +20,9 @@ public struct HTTPRequest: Sendable {
     /// The verified client certificate of the request's connection; nil when the server requests none
     /// or the client sent none.
     public var clientCertificate: ClientCertificate?
+    /// The address of the connection's peer as text (dotted-quad IPv4 or IPv6, as the socket reports it);
+    /// nil when the server does not tell (the HTTP/2 sandbox) or could not. Behind a proxy this is the proxy.
+    public var remoteAddress: String?
 
     /// Creates a request; the server builds these, tests may too.
     /// - Parameters:
@@ -30,8 +33,10 @@ public struct HTTPRequest: Sendable {
     ///   - body: Body bytes.
     ///   - httpVersion: 1 or 2.
     ///   - clientCertificate: The connection's verified client certificate, if any.
+    ///   - remoteAddress: The peer's address, if known.
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: [UInt8] = [], httpVersion: Int = 1, clientCertificate: ClientCertificate? = nil) {
+                body: [UInt8] = [], httpVersion: Int = 1, clientCertificate: ClientCertificate? = nil,
+                remoteAddress: String? = nil) {
         self.method = method
         self.path = path
         self.query = query
@@ -39,6 +44,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.httpVersion = httpVersion
         self.clientCertificate = clientCertificate
+        self.remoteAddress = remoteAddress
     }
 
     /// The value of a header, looked up case-insensitively.

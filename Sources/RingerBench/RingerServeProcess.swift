@@ -41,6 +41,8 @@ struct RingerServeProcess: Sendable {
              "--apns-key-file", fixture.keyFile.path, "--apns-key-id", BenchmarkFixture.keyID,
              "--apns-team-id", BenchmarkFixture.teamID, "--apns-host", "127.0.0.1:\(apnsPort)",
              "--apns-ca-file", fixture.certificates.caCertificate.path, "--ring-timeout", "600"]
+                // A benchmark measures the server, not its rate limits: thousands of calls from a few callers.
+                + Self.rateLimitsOff
                 + (fcm.map { ["--fcm-service-account", $0.serviceAccount.path, "--fcm-host", "127.0.0.1:\($0.port)",
                               "--fcm-ca-file", fixture.certificates.caCertificate.path] } ?? []),
             standardOutput: directory.appendingPathComponent("serve.out"), standardError: log,
@@ -75,6 +77,11 @@ struct RingerServeProcess: Sendable {
         process.send(SIGTERM)
         return await process.finish(within: .seconds(10)).usage
     }
+
+    /// `ringer serve` flags switching every rate limit off (0 disables one, docs/security.md).
+    static let rateLimitsOff = ["rate-limit-calls-per-minute", "rate-limit-calls-to-one-callee-per-minute",
+                                "rate-limit-device-changes-per-minute", "rate-limit-auth-failures-per-minute",
+                                "rate-limit-unknown-callees-per-minute"].flatMap { ["--\($0)", "0"] }
 
     private static func randomHex(_ bytes: Int) -> String {
         var random = SystemRandomNumberGenerator()

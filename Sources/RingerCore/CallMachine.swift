@@ -51,9 +51,9 @@ public struct CallMachine: Codable, Hashable, Sendable {
         if wakeable.isEmpty && !calleeOnline {
             call.state = .failed
             call.endedAt = now
-            call.failureReason = calleeDevices.isEmpty
-                ? "\(callee.id) has no registered device"
-                : "\(callee.id) has no device that can be woken"
+            // One sentence whatever the cause: whether the callee has no device or only devices that cannot
+            // be woken is the callee's business, not the caller's (docs/security.md).
+            call.failureReason = "\(callee.id) cannot be reached"
             let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIds: [])
             return (machine, [.publish(.callEnded, to: .user(caller.id))])
         }

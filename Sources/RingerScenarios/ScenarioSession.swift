@@ -15,7 +15,7 @@ final class ScenarioSession {
     var tokens: [String: String] = [:]
     private var phones: [String: SimulatedPhone] = [:]
     /// Label → call id and the calling user, once placed.
-    var calls: [String: (id: String, caller: String)] = [:]
+    var calls: [String: (id: String, caller: String, callee: String)] = [:]
 
     init(scenario: Scenario, stack: LocalStack, clock: ScenarioClock, recorder: ScenarioRecorder) {
         self.scenario = scenario
@@ -163,7 +163,7 @@ final class ScenarioSession {
         case .call(let callee, let label):
             do {
                 let call = try await phone.call(callee)
-                calls[label] = (call.callId, phone.userID)
+                calls[label] = (call.callId, phone.userID, call.callee.id)
                 recorder.label(call.callId, as: label)
                 recorder.note(deviceID, "placed \(call.callId): \(call.state.rawValue)")
             } catch {

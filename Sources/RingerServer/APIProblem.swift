@@ -77,6 +77,12 @@ public enum APIProblem {
                 detail: "the database cannot be written (the server log says why); nothing was changed; retry later")
     }
 
+    /// 429: a rate limit refused the request; the detail names the limit and its flag (the response carries
+    /// `Retry-After`, see ``RateLimitExceeded``).
+    static func rateLimited(_ detail: String) -> Problem {
+        Problem(type: ProblemType.rateLimited.rawValue, title: "Too many requests", status: 429, detail: detail)
+    }
+
     /// 503: the server is not ready or shutting down.
     public static func unavailable() -> Problem {
         Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,

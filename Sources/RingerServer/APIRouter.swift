@@ -23,6 +23,8 @@ struct APIRouter: Sendable {
     let pushHealth: PushSetupHealth
     /// ``ServerConfiguration/MediaSettings/usesDevelopmentKey``.
     var mediaUsesDevelopmentKey = false
+    /// The rate limits (docs/security.md): checked here and in ``CallService/createCall``.
+    let limits: RateLimits
     /// Lets shutdown finish the requests in progress.
     let gate = RequestGate()
 
@@ -50,6 +52,9 @@ struct APIRouter: Sendable {
             return try await route(request)
         } catch let problem as Problem {
             return Self.problem(problem)
+        } catch let limited as RateLimitExceeded {
+            log.debug("rate limited", ["http.path": .string(request.path), "detail": .string(limited.problem.detail ?? "")])
+            return limited.response
         } catch let error as StoreError {
             log.error("store failure", ["error": .string(error.description), "http.path": .string(request.path)])
             if error.isBusy {
@@ -103,6 +108,7 @@ struct APIRouter: Sendable {
         case 3 where parts[0] == "v1" && parts[1] == "devices":
             let user = try authenticate(request)
             let deviceID = parts[2]
+            if method == "PUT" || method == "DELETE" { try limits.admitDeviceChange(user: user.id) }
             switch method {
             case "PUT":
                 let body = try decode(DeviceRegistration.self, request)
@@ -124,7 +130,8 @@ struct APIRouter: Sendable {
                     throw APIProblem.invalidField("Idempotency-Key must be 1 to 255 characters")
                 }
                 try await store.upsertUser(id: user.id, name: user.name, at: clock.now())
-                return try Self.json(await service.createCall(caller: user, request: body, idempotencyKey: key), status: 201)
+                return try Self.json(await service.createCall(caller: user, request: body, idempotencyKey: key,
+                                                                   address: limits.addressKey(of: request)), status: 201)
             case "GET":
                 let limit = try request.query["limit"].map { text -> Int in
                     guard let value = Int(text), (1...100).contains(value) else {
@@ -141,7 +148,8 @@ struct APIRouter: Sendable {
             let user = try authenticate(request)
             let id = try callID(parts[2])
             var call = try await service.call(id: id, user: user.id)
-            call.pushes = try await service.pushAttempts(callID: id, user: user.id)
+            // The push outcomes describe the callee's devices: only the callee sees them.
+            if call.callee.id == user.id { call.pushes = try await service.pushAttempts(callID: id, user: user.id) }
             return try Self.json(call)
         case 4 where parts[0] == "v1" && parts[1] == "calls":
             let user = try authenticate(request)
@@ -178,13 +186,14 @@ struct APIRouter: Sendable {
 
     // MARK: Helpers
 
-    /// The user behind `Authorization: Bearer <user token>`.
-    /// - Throws: 401 ``Problem``.
+    /// The user behind `Authorization: Bearer <user token>`. Credentials that fail count against the client
+    /// address (`--rate-limit-auth-failures-per-minute`); an address past that limit is refused unchecked.
+    /// - Throws: 401 ``Problem``; ``RateLimitExceeded``.
     func authenticate(_ request: HTTPRequest) throws -> Party {
         guard let token = Self.bearer(request.headers["authorization"]) else {
             throw APIProblem.unauthorized("send Authorization: Bearer <user token>")
         }
-        let claims = try tokens.verify(token, now: clock.now())
+        let claims = try checkingCredentials(of: request) { try tokens.verify(token, now: clock.now()) }
         // A name from a token minted elsewhere is made fit to travel in every ringing push.
         return Party(id: claims.sub, name: UserID.displayName(fromToken: claims.name))
     }
@@ -193,7 +202,21 @@ struct APIRouter: Sendable {
         guard let key = Self.bearer(request.headers["authorization"]) else {
             throw APIProblem.unauthorized("send Authorization: Bearer <admin key>")
         }
-        guard Self.constantTimeEquals(key, adminKey) else { throw APIProblem.unauthorized("the admin key is not valid") }
+        try checkingCredentials(of: request) {
+            guard Self.constantTimeEquals(key, adminKey) else { throw APIProblem.unauthorized("the admin key is not valid") }
+        }
+    }
+
+    /// Runs a credential check for `request` under the failed-authentication limit of its client address.
+    private func checkingCredentials<T>(of request: HTTPRequest, _ check: () throws -> T) throws -> T {
+        let address = limits.addressKey(of: request)
+        try limits.admitCredentials(from: address)
+        do {
+            return try check()
+        } catch {
+            limits.credentialsFailed(from: address)
+            throw error
+        }
     }
 
     static func bearer(_ header: String?) -> String? {

@@ -19,6 +19,7 @@ final class CallService: Sendable {
     private let pushes: PushDispatcher
     private let media: MediaTokens
     private let ringTimeout: TimeInterval
+    private let limits: RateLimits
     private let clock: any ServerClock
     private let log: Logger
     private let observe: @Sendable (ServerObservation) -> Void
@@ -29,7 +30,7 @@ final class CallService: Sendable {
     /// - Parameters:
     ///   - publications: the per-user locks the hub also holds while it reads a stream's baseline.
     init(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
-         ringTimeout: TimeInterval, clock: any ServerClock, log: Logger,
+         ringTimeout: TimeInterval, limits: RateLimits, clock: any ServerClock, log: Logger,
          observe: @escaping @Sendable (ServerObservation) -> Void) {
         self.store = store
         self.publications = publications
@@ -37,6 +38,7 @@ final class CallService: Sendable {
         self.pushes = pushes
         self.media = media
         self.ringTimeout = ringTimeout
+        self.limits = limits
         self.clock = clock
         self.log = log
         self.observe = observe
@@ -56,11 +58,23 @@ final class CallService: Sendable {
     // MARK: Calls
 
     /// `POST /v1/calls`.
-    /// - Throws: ``Problem`` for an unknown callee or a self call; `StoreError` on storage failure.
-    func createCall(caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil) async throws -> Call {
+    ///
+    /// The rate limits come before anything is stored or rung: an unknown callee counts against the caller's
+    /// and the address's unknown-callee limit (past which every attempt is refused, so whether a user exists
+    /// cannot be probed quickly); a known one spends one of the caller's calls and one of the pair's. A retry
+    /// with the same Idempotency-Key spends nothing.
+    /// - Parameter address: the client's address key for per-address limits (nil: unknown).
+    /// - Throws: ``Problem`` for an unknown callee or a self call; ``RateLimitExceeded``; `StoreError` on
+    ///   storage failure.
+    func createCall(caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil,
+                    address: String? = nil) async throws -> Call {
         guard UserID.isValid(request.callee) else { throw APIProblem.invalidField("callee is not a valid user id") }
         guard request.callee != caller.id else { throw APIProblem.selfCall() }
-        guard let callee = try await store.user(id: request.callee) else { throw APIProblem.userNotFound(request.callee) }
+        try limits.admitCalleeLookup(caller: caller.id, address: address)
+        guard let callee = try await store.user(id: request.callee) else {
+            limits.calleeUnknown(caller: caller.id, address: address)
+            throw APIProblem.userNotFound(request.callee)
+        }
         // A token without a name: show the name the server knows.
         let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
         let (call, devices, effects) = try await publications.withLocks([caller.id, callee.id]) {
@@ -69,6 +83,7 @@ final class CallService: Sendable {
             if let idempotencyKey, let earlier = try await store.call(forIdempotencyKey: idempotencyKey, userID: caller.id) {
                 return (earlier.call, [], [])
             }
+            try limits.admitCall(caller: caller.id, callee: callee.id)
             let devices = try await store.devices(ofUser: callee.id)
             let online = hub.isOnline(userID: callee.id)
             // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
@@ -90,7 +105,13 @@ final class CallService: Sendable {
             hub.deliver(stored)
             return (placed.0, devices, placed.1)
         }
-        log.info("call created", ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)])
+        var metadata: Logger.Metadata = ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)]
+        if call.state == .failed {
+            // Why it could not ring is for the operator; the caller is told only that the callee cannot be reached.
+            metadata["callee.devices"] = .string("\(devices.count)")
+            metadata["callee.wakeable_devices"] = .string("\(devices.filter(PushDispatcher.canRing).count)")
+        }
+        log.info("call created", metadata)
         carryOut(effects, call: call, devices: devices, ringing: [])
         return call
     }
@@ -145,9 +166,15 @@ final class CallService: Sendable {
         try await store.calls(ofUser: user, limit: limit)
     }
 
-    /// The outcomes of the pushes sent for a call (participants only).
+    /// The outcomes of the pushes sent for a call. Every push of a call goes to the callee's devices, so they
+    /// are the callee's: the caller learns the call's state, not which devices the callee has or whether
+    /// their push tokens still work (docs/security.md).
+    /// - Throws: 404 when not a participant; 403 for the caller.
     func pushAttempts(callID: String, user: String) async throws -> [PushAttempt] {
-        _ = try await call(id: callID, user: user)
+        let call = try await call(id: callID, user: user)
+        guard call.callee.id == user else {
+            throw APIProblem.forbidden("push outcomes are shown to the callee only: they describe the callee's devices")
+        }
         return try await store.pushAttempts(callID: callID)
     }
 

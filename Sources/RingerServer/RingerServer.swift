@@ -137,18 +137,21 @@ public final class RingerServer: Sendable {
         let tokens = try UserTokens(secret: configuration.userTokenSecret,
                                     publicKeys: UserTokens.publicKeys(files: configuration.userTokenPublicKeyFiles))
         let pushHealth = PushSetupHealth()
+        let limits = RateLimits(settings: configuration.rateLimits,
+                                trustedProxies: try configuration.trustedProxies.map(AddressRange.init), clock: clock)
         fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, clock: clock, log: logger) }
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
         let pushes = PushDispatcher(apns: apns, fcm: fcm, delivery: delivery, clock: clock)
         self.pushes = pushes
         service = CallService(store: store, hub: hub, publications: publications, pushes: pushes,
                               media: try MediaTokens(settings: configuration.media),
-                              ringTimeout: configuration.ringTimeout, clock: clock, log: logger, observe: observe)
+                              ringTimeout: configuration.ringTimeout, limits: limits, clock: clock, log: logger,
+                              observe: observe)
         router = APIRouter(service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
                            store: store, tokens: tokens,
                            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
                            clock: clock, log: logger, pushHealth: pushHealth,
-                           mediaUsesDevelopmentKey: configuration.media.usesDevelopmentKey)
+                           mediaUsesDevelopmentKey: configuration.media.usesDevelopmentKey, limits: limits)
         web = LockedValue(nil)
     }
 
@@ -258,6 +261,8 @@ public final class RingerServer: Sendable {
             user = try router.authenticate(request)
         } catch let problem as Problem {
             return .reject(APIRouter.problem(problem))
+        } catch let limited as RateLimitExceeded {
+            return .reject(limited.response)
         } catch {
             return .reject(APIRouter.problem(APIProblem.unauthorized("the user token is not valid")))
         }

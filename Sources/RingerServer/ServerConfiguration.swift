@@ -29,6 +29,11 @@ public struct ServerConfiguration: Sendable {
     /// Most `/v1/events` sockets one user may hold at once (`--max-sockets-per-user`, 1–1000); a new
     /// socket of a device that holds one replaces it and does not count twice.
     public var maxSocketsPerUser: Int = 10
+    /// Requests per minute per caller, callee pair, user or address (`--rate-limit-*`); 0 switches one off.
+    public var rateLimits = RateLimitSettings()
+    /// Proxies (CIDR ranges or addresses, `--trusted-proxy`, repeatable) whose `X-Forwarded-For` names the
+    /// client for per-address limits; none by default, so the socket's peer is the client.
+    public var trustedProxies: [String] = []
 
     /// APNs settings: how the server authenticates, and where it connects.
     public struct APNsSettings: Sendable {
@@ -108,13 +113,13 @@ public struct ServerConfiguration: Sendable {
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
     public static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
-        let options = try CommandLineOptions(arguments: arguments, environment: environment, known: [
+        let options = try CommandLineOptions(arguments: arguments, environment: environment, known: Set([
             "listen", "database", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "max-sockets-per-user", "media-url", "media-api-key", "media-api-secret",
-            "fcm-service-account", "fcm-host", "fcm-ca-file",
-        ])
+            "fcm-service-account", "fcm-host", "fcm-ca-file", "trusted-proxy",
+        ] + RateLimits.Limit.allCases.map(\.rawValue)))
         var config = ServerConfiguration()
         if let listen = options["listen"] {
             let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
@@ -146,6 +151,16 @@ public struct ServerConfiguration: Sendable {
             }
             config.maxSocketsPerUser = count
         }
+        for limit in RateLimits.Limit.allCases {
+            let flag = limit.rawValue
+            guard let text = options[flag] else { continue }
+            guard let count = Int(text), (0...100_000).contains(count) else {
+                throw ConfigurationError("--\(flag) must be a whole number from 0 (off) to 100000, got \(text)")
+            }
+            config.rateLimits[keyPath: limit.setting] = count
+        }
+        config.trustedProxies = options.all("trusted-proxy")
+        for range in config.trustedProxies { _ = try AddressRange(range) }
         let keyFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
         let certificateFields = [options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"]]
         // The password alone does not choose certificate authentication: RINGER_APNS_CERT_PASSWORD may be left

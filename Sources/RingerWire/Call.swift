@@ -41,10 +41,11 @@ public struct Call: Codable, Hashable, Sendable {
     public var endedAt: Date?
     /// The user whose action ended the call (nil for a timeout or a failure).
     public var endedBy: String?
-    /// Why a `failed` call failed, in words an app can show (for example "bob has no reachable device").
+    /// Set on a `failed` call, in words an app can show: "bob cannot be reached", the same whatever the cause
+    /// (the cause is in the server's log, not told to the caller).
     public var failureReason: String?
     /// The outcome of every push sent for the call, per device, oldest first: only in
-    /// `GET /v1/calls/{id}` (nil in events and lists).
+    /// `GET /v1/calls/{id}` read by the callee, whose devices they describe (nil for the caller, in events and lists).
     public var pushes: [PushAttempt]?
 
     /// Creates a call record.

@@ -34,6 +34,9 @@ public struct ProblemType: OpenStringEnum {
     public static let payloadTooLarge = ProblemType(slug: "payload-too-large")
     /// 429: the user already holds as many event sockets as the server allows.
     public static let tooManySockets = ProblemType(slug: "too-many-sockets")
+    /// 429: a rate limit refused the request (calls per caller, calls to one callee, device changes, failed
+    /// authentications, unknown callees); `Retry-After` gives the seconds to wait and the detail names the limit.
+    public static let rateLimited = ProblemType(slug: "rate-limited")
     /// 500: the server failed; nothing was changed.
     public static let internalError = ProblemType(slug: "internal-error")
     /// 503: a dependency (database) is unavailable.

@@ -16,6 +16,11 @@ enum Usage {
           --fcm-host HOST[:PORT] (default Google's)   --fcm-ca-file ca.pem (for the FCM host and the token URI)
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
           --max-sockets-per-user 10 (event sockets per user; more are refused with 429 too-many-sockets)
+          Rate limits per minute (0 = off; over one: 429 rate-limited with Retry-After; docs/security.md):
+          --rate-limit-calls-per-minute 30 (per caller)   --rate-limit-calls-to-one-callee-per-minute 10
+          --rate-limit-device-changes-per-minute 20 (per user)   --rate-limit-unknown-callees-per-minute 20
+          --rate-limit-auth-failures-per-minute 60 (per client address; IPv6 per /64)
+          --trusted-proxy CIDR (repeatable): the client is the right-most X-Forwarded-For address not in one
           Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY; a repeatable one's
           variable takes several values separated by commas.
       ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors) and the FCM sandbox

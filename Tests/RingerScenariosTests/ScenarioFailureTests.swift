@@ -22,7 +22,7 @@ extension ScenarioRuns {
             #expect(result.summary.hasPrefix("FAIL "))
             #expect(result.mismatches == [
                 "call call: state is failed, expected busy",
-                "call call: failure_reason is dave has no registered device, expected dave is away",
+                "call call: failure_reason is dave cannot be reached, expected dave is away",
                 "call call, alice-iphone: media is false, expected true",
                 "alice-iphone: events were [call.ended], expected exactly [call.ringing]",
                 "alice-iphone: registered is true, expected false",

@@ -73,10 +73,10 @@ import Testing
             try Data(authorization.dropFirst("bearer ".count).utf8).write(to: tokenFile)
             try await PeerScripts.run("verify_provider_token.py", [tokenFile.path, publicKeyFile.path, "ABC123DEFG", "DEF123GHIJ"])
 
-            // The outcome is stored and shown to the call's participants.
+            // The outcome is stored and shown to the callee, whose device it describes.
             var pushes: [[String: Any]] = []
             for _ in 0..<50 where pushes.isEmpty {
-                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: alice).object["pushes"]
+                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
                     as? [[String: Any]]) ?? []
                 if pushes.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
             }

@@ -43,10 +43,10 @@ import Testing
         stack.sandbox.unregister(token: bob.identity.voipToken, at: Date().addingTimeInterval(-60))
         let call = try await alice.call("bob")
         let http = TestHTTP(base: stack.serverURL)
-        let aliceToken = try await stack.userToken(for: "alice", name: nil)
+        let bobToken = try await stack.userToken(for: "bob", name: nil)
         var statuses: [Int] = []
         for _ in 0..<200 where statuses.isEmpty {
-            let pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: aliceToken).object["pushes"]
+            let pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bobToken).object["pushes"]
                 as? [[String: Any]]) ?? []
             statuses = pushes.compactMap { $0["status"] as? Int }
             if statuses.isEmpty { try await Task.sleep(for: .milliseconds(25)) }

@@ -83,7 +83,7 @@ import Testing
                 #expect(ringer.hasVideo)
                 #expect(ringer.expiresAt == call.expiresAt.unixMilliseconds)
 
-                let pushes = try await pushes(http, call: call.callId, token: alice)
+                let pushes = try await pushes(http, call: call.callId, token: bob)
                 #expect(pushes.first?["provider"] as? String == "fcm")
                 #expect(pushes.first?["status"] as? Int == 200)
                 #expect(pushes.first?["push_type"] as? String == "high")
@@ -100,7 +100,7 @@ import Testing
                 let bob = try await APITests.token(http, "bob")
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "unregistered-bob")
                 let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-                let pushes = try await pushes(http, call: call.callId, token: alice)
+                let pushes = try await pushes(http, call: call.callId, token: bob)
                 #expect(pushes.first?["status"] as? Int == 404)
                 #expect(pushes.first?["reason"] as? String == "UNREGISTERED")
                 var devices: [Any] = [1]
@@ -124,7 +124,7 @@ import Testing
                 let bob = try await APITests.token(http, "bob")
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "unavailable-bob")
                 let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-                let pushes = try await pushes(http, call: call.callId, token: alice)
+                let pushes = try await pushes(http, call: call.callId, token: bob)
                 #expect(pushes.first?["status"] as? Int == 503)
                 #expect(pushes.first?["reason"] as? String == "UNAVAILABLE")
                 // Every 7 s (plus each round trip, which a 20x clock stretches) until the next send would leave no
@@ -158,7 +158,7 @@ import Testing
                 let bob = try await APITests.token(http, "bob")
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "senderid-bob")
                 let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-                let pushes = try await pushes(http, call: call.callId, token: alice)
+                let pushes = try await pushes(http, call: call.callId, token: bob)
                 #expect(pushes.first?["reason"] as? String == "SENDER_ID_MISMATCH")
                 #expect(pushes.first?["attempts"] as? Int == 1)
                 let health = try await http.send("GET", "/healthz")
@@ -185,9 +185,9 @@ import Testing
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "ok-bob")
                 try await registerAndroid(http, user: carol, device: "carol-pixel", fcmToken: "senderid-carol")
                 let first = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-                #expect(try await pushes(http, call: first.callId, token: alice).first?["status"] as? Int == 200)
+                #expect(try await pushes(http, call: first.callId, token: bob).first?["status"] as? Int == 200)
                 let second = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"carol"}"#)).decode(Call.self)
-                #expect(try await pushes(http, call: second.callId, token: alice).first?["reason"] as? String == "SENDER_ID_MISMATCH")
+                #expect(try await pushes(http, call: second.callId, token: carol).first?["reason"] as? String == "SENDER_ID_MISMATCH")
                 // The project just accepted a message: its set-up works, so the mismatch is Carol's token.
                 #expect(try await http.send("GET", "/healthz").object["status"] as? String == "ok")
                 var mark: [String: Any]?
@@ -209,7 +209,7 @@ import Testing
                 for (token, status) in [("notjson-bob", 502), ("nocode-bob", 400)] {
                     try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: token)
                     let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-                    let pushes = try await pushes(http, call: call.callId, token: alice)
+                    let pushes = try await pushes(http, call: call.callId, token: bob)
                     #expect(pushes.first?["status"] as? Int == status, "\(token)")
                     _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
                     let device = (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [[String: Any]])?.first

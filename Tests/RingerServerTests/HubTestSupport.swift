@@ -135,13 +135,15 @@ func eventuallyAsync(within seconds: Double = 10, _ condition: @Sendable () asyn
     return await condition()
 }
 
-/// A `CallService` over a store, with no push providers, for tests of its locking.
+/// A `CallService` over a store, with no push providers and no rate limits (these tests place calls as fast
+/// as they can), for tests of its locking.
 func makeCallService(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock,
                      ringTimeout: TimeInterval = 45) throws -> CallService {
     let clock = SystemServerClock()
     let delivery = PushDelivery(store: store, health: PushSetupHealth(), clock: clock, log: .silent(), observe: { _ in })
     return CallService(store: store, hub: hub, publications: publications,
                        pushes: PushDispatcher(apns: nil, fcm: nil, delivery: delivery, clock: clock),
-                       media: try MediaTokens(settings: .init()), ringTimeout: ringTimeout, clock: clock, log: .silent(),
+                       media: try MediaTokens(settings: .init()), ringTimeout: ringTimeout,
+                       limits: RateLimits(settings: .off, trustedProxies: [], clock: clock), clock: clock, log: .silent(),
                        observe: { _ in })
 }

@@ -27,11 +27,10 @@ import Testing
         #expect(registered.status == 200)
 
         let call = try await alice.call("bob")
-        let aliceToken = try await stack.userToken(for: "alice", name: nil)
         var pushes: [PushAttempt] = []
         for _ in 0..<200 {
             let fetched = try RingerJSON.decode(Call.self, from: try await http.send("GET", "/v1/calls/\(call.callId)",
-                                                                                      token: aliceToken).body)
+                                                                                      token: bobToken).body)
             pushes = fetched.pushes ?? []
             if pushes.count == 2 { break }
             try await Task.sleep(for: .milliseconds(25))
@@ -84,12 +83,13 @@ import Testing
         stack.sandbox.inject(APNsSandboxFault(.answer(status: 400, reason: "TopicDisallowed"), count: nil))
         let http = TestHTTP(base: stack.serverURL)
         let aliceToken = try await stack.userToken(for: "alice", name: nil)
+        let bobToken = try await stack.userToken(for: "bob", name: nil)
 
         let call = try await alice.call("bob")
         var pushes: [PushAttempt] = []
         for _ in 0..<200 where pushes.isEmpty {
             pushes = try RingerJSON.decode(Call.self, from: try await http.send("GET", "/v1/calls/\(call.callId)",
-                                                                                 token: aliceToken).body).pushes ?? []
+                                                                                 token: bobToken).body).pushes ?? []
             if pushes.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
         }
         #expect(pushes.map(\.reason) == ["TopicDisallowed"])
@@ -148,7 +148,7 @@ import Testing
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
             var pushes: [[String: Any]] = []
             for _ in 0..<200 where pushes.isEmpty {
-                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: alice).object["pushes"]
+                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
                     as? [[String: Any]]) ?? []
                 if pushes.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
             }

@@ -147,7 +147,7 @@ final class HeldClock: ServerClock {
             var pushes: [[String: Any]] = []
             for _ in 0..<200 where pushes.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
-                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: alice).object["pushes"]
+                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
                     as? [[String: Any]]) ?? []
             }
             #expect(pushes.first?["status"] as? Int == 200)

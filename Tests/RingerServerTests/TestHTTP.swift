@@ -13,6 +13,8 @@ struct TestHTTP: Sendable {
         var status: Int
         var contentType: String?
         var body: Data
+        /// The `Retry-After` header, if any.
+        var retryAfter: String?
 
         /// The body as a JSON object (empty when not an object).
         var object: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
@@ -20,9 +22,11 @@ struct TestHTTP: Sendable {
         func decode<T: Decodable>(_ type: T.Type) throws -> T { try RingerJSON.decode(type, from: body) }
     }
 
-    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil) async throws -> Response {
+    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil,
+              headers: [String: String] = [:]) async throws -> Response {
         var request = URLRequest(url: URL(string: base.absoluteString + path)!)
         request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let token { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
         if let json {
             request.httpBody = Data(json.utf8)
@@ -30,6 +34,7 @@ struct TestHTTP: Sendable {
         }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as! HTTPURLResponse
-        return Response(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: data)
+        return Response(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: data,
+                        retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
     }
 }

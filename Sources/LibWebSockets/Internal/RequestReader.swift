@@ -49,7 +49,16 @@ enum RequestReader {
             if let value = customHeader(wsi, name: name) { headers[name] = value }
         }
         return HTTPRequest(method: method, path: path, query: query(of: wsi), headers: headers,
-                           httpVersion: isHTTP2 ? 2 : 1)
+                           httpVersion: isHTTP2 ? 2 : 1, remoteAddress: peerAddress(of: wsi))
+    }
+
+    /// The peer of the wsi's network connection (`lws_get_peer_simple` asks the socket, also for an HTTP/2
+    /// stream), as the socket reports it: `::ffff:`-mapped on a dual-stack listener.
+    private static func peerAddress(of wsi: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return nil }
+        let text = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.isEmpty ? nil : text
     }
 
     /// The declared `content-length`, if any and valid.

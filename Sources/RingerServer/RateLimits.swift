@@ -1,0 +1,213 @@
+import Foundation
+import HTTPTypes
+import RingerCore
+import RingerSync
+import RingerWire
+
+/// The server's named rate limits (docs/security.md "Rate limits"), each a number of events per minute per
+/// key; 0 switches one off. Limits are per server process: several nodes behind one balancer each allow the
+/// full amount.
+public struct RateLimitSettings: Sendable, Equatable {
+    /// Calls one caller may place per minute (`--rate-limit-calls-per-minute`).
+    public var callsPerCallerPerMinute = 30
+    /// Calls one caller may place to one callee per minute (`--rate-limit-calls-to-one-callee-per-minute`):
+    /// each rings every device of the callee, so this is what keeps a phone from being rung dozens of times.
+    public var callsToOneCalleePerMinute = 10
+    /// `PUT` and `DELETE /v1/devices/{id}` requests of one user per minute (`--rate-limit-device-changes-per-minute`).
+    public var deviceChangesPerUserPerMinute = 20
+    /// Credentials that fail to verify, per client address per minute (`--rate-limit-auth-failures-per-minute`);
+    /// past it the address's requests with credentials are refused unchecked until the budget refills.
+    public var authFailuresPerAddressPerMinute = 60
+    /// Calls to user ids that do not exist, per caller and per client address per minute
+    /// (`--rate-limit-unknown-callees-per-minute`); past it every call attempt of that caller or address is
+    /// refused until the budget refills, so the refusal itself says nothing about the callee.
+    public var unknownCalleesPerMinute = 20
+
+    /// The defaults: far above what people placing calls by hand ever reach.
+    public init() {}
+
+    /// Every limit off (benchmarks, load tests).
+    public static let off: RateLimitSettings = {
+        var settings = RateLimitSettings()
+        settings.callsPerCallerPerMinute = 0
+        settings.callsToOneCalleePerMinute = 0
+        settings.deviceChangesPerUserPerMinute = 0
+        settings.authFailuresPerAddressPerMinute = 0
+        settings.unknownCalleesPerMinute = 0
+        return settings
+    }()
+}
+
+/// A request refused by a rate limit: answered 429 `rate-limited` with `Retry-After` (RFC 6585 §4,
+/// RFC 9110 §10.2.3).
+struct RateLimitExceeded: Error {
+    /// The problem+json body.
+    let problem: Problem
+    /// Whole seconds until the limit lets one more through.
+    let retryAfter: Int
+
+    /// The 429 response, `Retry-After` included.
+    var response: HTTPResponse {
+        var response = APIRouter.problem(problem)
+        response.headers.append(("retry-after", String(retryAfter)))
+        return response
+    }
+}
+
+/// The one place the rate-limit rules live: which limit applies at which point, keyed by what.
+///
+/// Holds a ``RateLimiter`` per enabled limit behind one lock; the server's clock supplies the time.
+/// Thread-safe; the WebSocket upgrade calls it on the libwebsockets thread, so nothing here waits.
+final class RateLimits: Sendable {
+    /// One named limit: its flag (named in every refusal, so an operator knows what to raise) and what it counts.
+    enum Limit: String, Sendable, CaseIterable {
+        case calls = "rate-limit-calls-per-minute"
+        case callsToOneCallee = "rate-limit-calls-to-one-callee-per-minute"
+        case deviceChanges = "rate-limit-device-changes-per-minute"
+        case authFailures = "rate-limit-auth-failures-per-minute"
+        case unknownCallees = "rate-limit-unknown-callees-per-minute"
+
+        /// The setting the flag sets.
+        var setting: WritableKeyPath<RateLimitSettings, Int> {
+            switch self {
+            case .calls: \.callsPerCallerPerMinute
+            case .callsToOneCallee: \.callsToOneCalleePerMinute
+            case .deviceChanges: \.deviceChangesPerUserPerMinute
+            case .authFailures: \.authFailuresPerAddressPerMinute
+            case .unknownCallees: \.unknownCalleesPerMinute
+            }
+        }
+    }
+
+    private struct Pair: Hashable, Sendable {
+        let caller: String
+        let callee: String
+    }
+
+    private struct State: Sendable {
+        var calls: RateLimiter<String>?
+        var callsToOneCallee: RateLimiter<Pair>?
+        var deviceChanges: RateLimiter<String>?
+        var authFailures: RateLimiter<String>?
+        var unknownCallees: RateLimiter<String>?
+    }
+
+    let settings: RateLimitSettings
+    /// Finds the client address behind a proxy.
+    let resolver: ClientAddressResolver
+    private let state: LockedValue<State>
+    private let clock: any ServerClock
+
+    /// - Parameters:
+    ///   - settings: the limits per minute; 0 disables one.
+    ///   - trustedProxies: the proxies whose `X-Forwarded-For` is believed.
+    ///   - clock: the server's clock.
+    init(settings: RateLimitSettings, trustedProxies: [AddressRange], clock: any ServerClock) {
+        func limiter<Key>(_ limit: Int) -> RateLimiter<Key>? { limit > 0 ? RateLimiter(limit: limit) : nil }
+        self.settings = settings
+        resolver = ClientAddressResolver(trusted: trustedProxies)
+        self.clock = clock
+        state = LockedValue(State(calls: limiter(settings.callsPerCallerPerMinute),
+                                  callsToOneCallee: limiter(settings.callsToOneCalleePerMinute),
+                                  deviceChanges: limiter(settings.deviceChangesPerUserPerMinute),
+                                  authFailures: limiter(settings.authFailuresPerAddressPerMinute),
+                                  unknownCallees: limiter(settings.unknownCalleesPerMinute)))
+    }
+
+    /// The key per-address limits count a request under (its client's address, an IPv6 client's /64);
+    /// nil when the server cannot tell the peer (then per-address limits do not apply).
+    func addressKey(of request: HTTPRequest) -> String? {
+        resolver.client(peer: request.remoteAddress, forwardedFor: request.headers["x-forwarded-for"])?.limitKey
+    }
+
+    // MARK: Authentication
+
+    /// Refuses an address that failed to authenticate too often, before its credentials are checked (so a
+    /// guess is refused whether or not it is right).
+    /// - Throws: ``RateLimitExceeded``.
+    func admitCredentials(from address: String?) throws {
+        guard let address else { return }
+        let now = clock.now()
+        let decision = state.withLock { $0.authFailures?.check(address, now: now) ?? .allowed }
+        try refuse(decision, .authFailures,
+                   "too many failed authentications from this address (more than \(settings.authFailuresPerAddressPerMinute) a minute)")
+    }
+
+    /// Counts credentials from `address` that did not verify.
+    func credentialsFailed(from address: String?) {
+        guard let address else { return }
+        let now = clock.now()
+        state.withLock { $0.authFailures?.record(address, now: now) }
+    }
+
+    // MARK: Calls
+
+    /// Refuses a caller (or address) that asked for too many unknown callees, before the callee is looked up.
+    /// - Throws: ``RateLimitExceeded``.
+    func admitCalleeLookup(caller: String, address: String?) throws {
+        let now = clock.now()
+        let decision = state.withLock { state -> RateLimitDecision in
+            guard let limiter = state.unknownCallees else { return .allowed }
+            return Self.longer(limiter.check("user:" + caller, now: now),
+                               address.map { limiter.check("address:" + $0, now: now) } ?? .allowed)
+        }
+        try refuse(decision, .unknownCallees,
+                   "too many calls to unknown users from this caller or address (more than \(settings.unknownCalleesPerMinute) a minute)")
+    }
+
+    /// Counts a call to a user id that does not exist against the caller and the address.
+    func calleeUnknown(caller: String, address: String?) {
+        let now = clock.now()
+        state.withLock { state in
+            state.unknownCallees?.record("user:" + caller, now: now)
+            if let address { state.unknownCallees?.record("address:" + address, now: now) }
+        }
+    }
+
+    /// Spends one call of `caller` and one of the pair (`caller`, `callee`), or neither.
+    /// - Throws: ``RateLimitExceeded`` naming the limit that refused.
+    func admitCall(caller: String, callee: String) throws {
+        let now = clock.now()
+        let pair = Pair(caller: caller, callee: callee)
+        let (perCaller, perPair) = state.withLock { state -> (RateLimitDecision, RateLimitDecision) in
+            let perCaller = state.calls?.check(caller, now: now) ?? .allowed
+            let perPair = state.callsToOneCallee?.check(pair, now: now) ?? .allowed
+            if perCaller == .allowed && perPair == .allowed {
+                state.calls?.record(caller, now: now)
+                state.callsToOneCallee?.record(pair, now: now)
+            }
+            return (perCaller, perPair)
+        }
+        // The pair's limit is the one a harassed callee needs named.
+        try refuse(perPair, .callsToOneCallee,
+                   "too many calls from this caller to \(callee) (more than \(settings.callsToOneCalleePerMinute) a minute)")
+        try refuse(perCaller, .calls, "too many calls from this caller (more than \(settings.callsPerCallerPerMinute) a minute)")
+    }
+
+    // MARK: Devices
+
+    /// Spends one device change (`PUT` or `DELETE /v1/devices/{id}`) of `user`.
+    /// - Throws: ``RateLimitExceeded``.
+    func admitDeviceChange(user: String) throws {
+        let now = clock.now()
+        let decision = state.withLock { $0.deviceChanges?.acquire(user, now: now) ?? .allowed }
+        try refuse(decision, .deviceChanges,
+                   "too many device registrations or removals by this user (more than \(settings.deviceChangesPerUserPerMinute) a minute)")
+    }
+
+    // MARK: Helpers
+
+    private func refuse(_ decision: RateLimitDecision, _ limit: Limit, _ what: String) throws {
+        guard case .limited(let seconds) = decision else { return }
+        throw RateLimitExceeded(problem: APIProblem.rateLimited("\(what); retry after \(seconds) s (--\(limit.rawValue))"),
+                                retryAfter: seconds)
+    }
+
+    private static func longer(_ a: RateLimitDecision, _ b: RateLimitDecision) -> RateLimitDecision {
+        switch (a, b) {
+        case (.limited(let x), .limited(let y)): return .limited(retryAfter: max(x, y))
+        case (.limited, _): return a
+        default: return b
+        }
+    }
+}
