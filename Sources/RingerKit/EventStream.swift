@@ -55,6 +55,10 @@ public final class EventStream: Sendable {
         /// The server closed the socket with 1009 (a message from this client over its limit): a bug in
         /// the client worth reporting. A new attempt follows after `retryIn` seconds, as for ``lost(retryIn:)``.
         case messageTooBig(retryIn: TimeInterval)
+        /// Stopped because the server refused the upgrade with another 4xx status (422: a `device_id` it
+        /// does not accept; 404: a wrong URL): a bug in the app or its set-up; the same request would be
+        /// refused again.
+        case refused(httpStatus: Int)
     }
 
     private struct State {

@@ -8,7 +8,9 @@ public import Foundation
 /// replace each other forever; a 401 refusal means the token is no longer accepted, and retrying with it
 /// cannot help; 429 means the user holds the server's cap of sockets, which frees up only when another
 /// device disconnects, so it is retried slowly; 1009 means this client sent a message over the server's
-/// limit (a bug worth reporting); 1001 (server going away), 1006 (dropped) and the rest are ordinary drops.
+/// limit (a bug worth reporting); any other 4xx refusal but 408 (a 422 for a device id the server refuses)
+/// means the request is wrong and would be refused again; 1001 (server going away), 1006 (dropped) and the
+/// rest are ordinary drops.
 struct EventStreamReconnect: Sendable {
     /// How one attempt ended.
     enum Ending: Sendable, Equatable {
@@ -56,6 +58,10 @@ struct EventStreamReconnect: Sendable {
         case .refused(httpStatus: 429):
             let delay = tooManySocketsBackoff.delay(beforeRetry: max(failures, 1))
             return .reconnect(after: delay, status: .lost(retryIn: delay))
+        case .refused(let status) where (400...499).contains(status) && status != 408:
+            // The request itself is wrong (a 422 for a device id the server refuses, a 404 for a wrong path):
+            // the same request can never succeed.
+            return .stop(status: .refused(httpStatus: status))
         case .closed(let close) where close.code == Self.messageTooBigCode:
             let delay = reconnectBackoff.delay(beforeRetry: failures + 1)
             return .reconnect(after: delay, status: .messageTooBig(retryIn: delay))

@@ -19,6 +19,14 @@ import Testing
         #expect(Self.decision.decide(.refused(httpStatus: 401), failures: 1) == .stop(status: .unauthorized))
     }
 
+    @Test func aRequestTheServerCallsWrongStopsTheStreamInsteadOfRetryingIt() {
+        for status in [400, 403, 404, 422] {
+            #expect(Self.decision.decide(.refused(httpStatus: status), failures: 1) == .stop(status: .refused(httpStatus: status)))
+        }
+        // A request timeout is the network's, not the request's.
+        #expect(Self.decision.decide(.refused(httpStatus: 408), failures: 1) == .reconnect(after: 0.5, status: .lost(retryIn: 0.5)))
+    }
+
     @Test func tooManySocketsWaitsSecondsNotAQuarterOfOne() {
         #expect(Self.decision.decide(.refused(httpStatus: 429), failures: 1) == .reconnect(after: 5, status: .lost(retryIn: 5)))
         #expect(Self.decision.decide(.refused(httpStatus: 429), failures: 3) == .reconnect(after: 20, status: .lost(retryIn: 20)))

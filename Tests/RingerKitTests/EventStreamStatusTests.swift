@@ -76,6 +76,7 @@ import Testing
                 case .replaced: "replaced"
                 case .unauthorized: "unauthorized"
                 case .messageTooBig: "messageTooBig"
+                case .refused: "refused"
                 }
             }
         }
