@@ -114,6 +114,8 @@ struct APIRouter: Sendable {
                 let body = try decode(DeviceRegistration.self, request)
                 return try Self.json(await devices.register(deviceID: deviceID, user: user, body: body, now: clock.now()))
             case "DELETE":
+                // An id no registration can have is the client's mistake, not "already gone".
+                guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
                 // Idempotent, so a retried logout succeeds; another user's device is never touched.
                 _ = try await store.deleteDevice(id: deviceID, userID: user.id)
                 return HTTPResponse(status: 204)
