@@ -39,8 +39,11 @@ public struct Call: Codable, Hashable, Sendable {
     public var acceptedDeviceId: String?
     /// When the call reached a final state.
     public var endedAt: Date?
-    /// The user whose action ended the call (nil for a timeout or a failure).
+    /// The user whose action ended the call (nil for a timeout, a failure, or an end by the server).
     public var endedBy: String?
+    /// Why the server ended an accepted call itself (``SystemEndReason``); nil when a participant hung up
+    /// and in every other state.
+    public var endReason: SystemEndReason?
     /// Why a `failed` call failed, in words an app can show (for example "bob has no reachable device").
     public var failureReason: String?
     /// The outcome of every push sent for the call, per device, oldest first: only in
@@ -50,7 +53,8 @@ public struct Call: Codable, Hashable, Sendable {
     /// Creates a call record.
     public init(callId: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,
                 createdAt: Date, expiresAt: Date, acceptedAt: Date? = nil, acceptedDeviceId: String? = nil,
-                endedAt: Date? = nil, endedBy: String? = nil, failureReason: String? = nil) {
+                endedAt: Date? = nil, endedBy: String? = nil, endReason: SystemEndReason? = nil,
+                failureReason: String? = nil) {
         self.callId = callId
         self.state = state
         self.caller = caller
@@ -62,6 +66,7 @@ public struct Call: Codable, Hashable, Sendable {
         self.acceptedDeviceId = acceptedDeviceId
         self.endedAt = endedAt
         self.endedBy = endedBy
+        self.endReason = endReason
         self.failureReason = failureReason
     }
 }

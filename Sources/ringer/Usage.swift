@@ -16,6 +16,9 @@ enum Usage {
           --fcm-host HOST[:PORT] (default Google's)   --fcm-ca-file ca.pem (for the FCM host and the token URI)
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
           --max-sockets-per-user 10 (event sockets per user; more are refused with 429 too-many-sockets)
+          --call-idle-timeout 120 (an accepted call with no open event socket, keepalive or action of either
+          party's app for this long ends connection_lost; 10–3600 s)
+          --max-call-duration 14400 (an accepted call ends max_duration this long after the answer; 60–604800 s)
           Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY; a repeatable one's
           variable takes several values separated by commas.
       ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors) and the FCM sandbox
