@@ -1,5 +1,6 @@
 import Foundation
 import LibWebSockets
+import RingerKit
 import RingerLogging
 import RingerServer
 import RingerSync
@@ -38,6 +39,28 @@ final class SteppedClock: ServerClock {
         }
         _ = await eventually { self.state.withLock { $0.sleepsSinceMove > 0 } }
     }
+}
+
+/// Counts the keepalives the server answered, over the real HTTP transport.
+final class CountingTransport: HTTPTransport {
+    private let base = URLSessionHTTPTransport()
+    let answers = LockedValue<[Int]>([])
+
+    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        let response = try await base.send(method: method, url: url, headers: headers, body: body)
+        if url.path.hasSuffix("/keepalive") { answers.withLock { $0.append(response.status) } }
+        return response
+    }
+}
+
+/// A native call UI that only keeps what the coordinator reported.
+final class PlainCallUI: CallUI {
+    let ended = LockedValue<[CallEndReason]>([])
+    func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        completion(nil)
+    }
+    func reportCallEnded(id: UUID, at date: Date, reason: CallEndReason) { ended.withLock { $0.append(reason) } }
+    func reportOutgoingCallConnected(id: UUID, at date: Date) {}
 }
 
 /// Accepted calls the server ends itself (issue 12, item 4): when neither party's app was heard from for
@@ -209,5 +232,46 @@ final class SteppedClock: ServerClock {
             throw error
         }
         await second.shutdown()
+    }
+
+    /// RingerKit's side: an answered call whose app has no event socket keeps itself alive, and learns from
+    /// the keepalive's refusal that the server ended it.
+    @Test func anAnsweredCallWithoutASocketKeepsItselfAliveUntilTheServerEndsIt() async throws {
+        let clock = SteppedClock()
+        try await APITests.withServer(clock: clock, configure: { $0.callIdleTimeout = 120 }) { http in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            let transport = CountingTransport()
+            let ui = PlainCallUI()
+            let answered = LockedValue(false)
+            let coordinator = CallCoordinator(deviceID: "alice-iphone", ui: ui, now: { clock.now() },
+                                              sleepUntil: { try await clock.sleep(until: $0) }, keepaliveInterval: 40,
+                                              observer: { if case .outgoingAnswered = $0 { answered.withLock { $0 = true } } })
+            coordinator.connect(api: RingerAPIClient(baseURL: http.base, userToken: alice, transport: transport))
+            let call = try await coordinator.startCall(to: "bob")
+            _ = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
+            coordinator.refreshCalls()   // learns of the answer without a socket
+            #expect(await eventually { answered.snapshot })
+            // No socket: a keepalive every 40 s holds the call for 400 s, far past the 120 s idle limit.
+            for round in 1...10 {
+                await clock.step(by: 40)
+                #expect(await eventually { transport.answers.snapshot.count >= round }, "keepalive \(round)")
+            }
+            #expect(transport.answers.snapshot.allSatisfy { $0 == 204 })
+            #expect(try await Self.state(http, call.callId, token: alice).state == .accepted)
+
+            // While the stream says it is connected the app sends none (the socket is the sign of life); here
+            // no real socket exists, so the server ends the call, and the next keepalive closes it natively.
+            coordinator.eventStreamStatusChanged(.connected)
+            let sent = transport.answers.snapshot.count
+            for _ in 0..<4 { await clock.step(by: 40) }
+            #expect(transport.answers.snapshot.count == sent)
+            #expect(try await Self.state(http, call.callId, token: alice).endReason == .connectionLost)
+            coordinator.eventStreamStatusChanged(.lost(retryIn: 1))
+            await clock.step(by: 40)
+            #expect(await eventually { ui.ended.snapshot == [.failed] })
+            #expect(transport.answers.snapshot.last == 409)
+        }
     }
 }
