@@ -5,9 +5,11 @@ public import Foundation
 /// ``CallMachine/handle(_:by:at:)`` as ``CallInput/connectionLost`` or ``CallInput/maximumDurationReached``.
 ///
 /// A party is heard from while one of its apps holds an open `/v1/events` socket, and whenever it sends a
-/// keepalive or acts on the call. The owner only learns of sockets by looking (``Watched/partyOnline``),
-/// so ``sweep(_:now:)`` moves ``Watched/lastHeard`` to `now` for a call with a party online: a call is then
-/// ended between ``idleLimit`` and ``idleLimit`` plus one sweep interval after its last socket closed.
+/// keepalive or acts on the call. The owner only learns of sockets by looking, once per sweep
+/// (``Watched/partyOnline``, ``Watched/wasOnline``), so ``sweep(_:now:)`` moves ``Watched/lastHeard`` to `now`
+/// for a call with a party online now or at the previous sweep (its socket may have lasted until just now):
+/// a call then ends between ``idleLimit`` and ``idleLimit`` plus one sweep interval after its last socket
+/// closed, never early.
 ///
 /// Costs O(watched calls) per sweep.
 public struct AcceptedCallWatch: Hashable, Sendable {
@@ -21,13 +23,16 @@ public struct AcceptedCallWatch: Hashable, Sendable {
         public var lastHeard: Date
         /// True when either party holds an open event socket now.
         public var partyOnline: Bool
+        /// True when either party held one at the previous sweep.
+        public var wasOnline: Bool
 
         /// Creates the view of a call.
-        public init(callID: String, acceptedAt: Date, lastHeard: Date, partyOnline: Bool) {
+        public init(callID: String, acceptedAt: Date, lastHeard: Date, partyOnline: Bool, wasOnline: Bool = false) {
             self.callID = callID
             self.acceptedAt = acceptedAt
             self.lastHeard = lastHeard
             self.partyOnline = partyOnline
+            self.wasOnline = wasOnline
         }
     }
 
@@ -49,7 +54,8 @@ public struct AcceptedCallWatch: Hashable, Sendable {
     public struct Sweep: Hashable, Sendable {
         /// Calls to end (``CallInput/maximumDurationReached`` wins when both limits passed).
         public var ends: [Ending] = []
-        /// Calls to keep, with their last-heard time (moved to the sweep's `now` when a party was online).
+        /// Calls to keep, with their last-heard time (moved to the sweep's `now` when a party was online now or
+        /// at the previous sweep).
         public var lastHeard: [String: Date] = [:]
         /// The earliest time a kept call may have to end, if it stays silent; nil when none is kept.
         public var nextDeadline: Date?
@@ -77,7 +83,7 @@ public struct AcceptedCallWatch: Hashable, Sendable {
     public func sweep(_ calls: [Watched], now: Date) -> Sweep {
         var result = Sweep()
         for call in calls {
-            let lastHeard = call.partyOnline ? max(call.lastHeard, now) : call.lastHeard
+            let lastHeard = call.partyOnline || call.wasOnline ? max(call.lastHeard, now) : call.lastHeard
             let lastMoment = call.acceptedAt.addingTimeInterval(maximumDuration)
             let silentUntil = lastHeard.addingTimeInterval(idleLimit)
             if now >= lastMoment {

@@ -16,6 +16,8 @@ final class AcceptedCallMonitor: Sendable {
         let calleeID: String
         let acceptedAt: Date
         var lastHeard: Date
+        /// Whether a party held an event socket at the previous sweep.
+        var wasOnline = false
     }
 
     private let watch: AcceptedCallWatch
@@ -93,11 +95,13 @@ final class AcceptedCallMonitor: Sendable {
         let snapshot = calls.withLock { $0 }
         let views = snapshot.map { id, entry in
             AcceptedCallWatch.Watched(callID: id, acceptedAt: entry.acceptedAt, lastHeard: entry.lastHeard,
-                                      partyOnline: isOnline(entry.callerID) || isOnline(entry.calleeID))
+                                      partyOnline: isOnline(entry.callerID) || isOnline(entry.calleeID),
+                                      wasOnline: entry.wasOnline)
         }
         let verdict = watch.sweep(views, now: now)
         // A keepalive between the snapshot and here wins over `connectionLost`.
         let due = calls.withLock { calls -> [AcceptedCallWatch.Ending] in
+            for view in views { calls[view.callID]?.wasOnline = view.partyOnline }
             for (id, heard) in verdict.lastHeard {
                 if let old = calls[id]?.lastHeard, old < heard { calls[id]?.lastHeard = heard }
             }

@@ -275,6 +275,17 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(sweep.nextDeadline == now.addingTimeInterval(120))
     }
 
+    @Test func aSocketSeenAtThePreviousSweepCountsAsOpenUntilNow() {
+        let now = t0.addingTimeInterval(130)
+        let previous = t0.addingTimeInterval(120)
+        let view = AcceptedCallWatch.Watched(callID: "c1", acceptedAt: t0, lastHeard: previous, partyOnline: false,
+                                             wasOnline: true)
+        let sweep = watch.sweep([view], now: now)
+        #expect(sweep.ends.isEmpty)
+        #expect(sweep.lastHeard == ["c1": now])
+        #expect(sweep.nextDeadline == now.addingTimeInterval(120))
+    }
+
     @Test func theMaximumDurationEndsACallEvenWithBothPartiesOnline() {
         let sweep = watch.sweep([watched(online: true)], now: t0.addingTimeInterval(14400))
         #expect(sweep.ends == [.init(callID: "c1", input: .maximumDurationReached)])
