@@ -280,4 +280,22 @@ final class PlainCallUI: CallUI {
             #expect(transport.answers.snapshot.last == 409)
         }
     }
+
+    @Test func theCallLimitsAreFlagsWithDefaultsAndBounds() throws {
+        let required = ["--admin-key", "k", "--user-token-secret", String(repeating: "s", count: 32)]
+        let defaults = try ServerConfiguration.parse(arguments: required, environment: [:])
+        #expect(defaults.callIdleTimeout == 120)
+        #expect(defaults.maxCallDuration == 14400)
+        let set = try ServerConfiguration.parse(arguments: required + ["--call-idle-timeout", "45"],
+                                                environment: ["RINGER_MAX_CALL_DURATION": "3600"])
+        #expect(set.callIdleTimeout == 45)
+        #expect(set.maxCallDuration == 3600)
+        for bad in [["--call-idle-timeout", "5"], ["--call-idle-timeout", "soon"], ["--max-call-duration", "0"],
+                    ["--max-call-duration", "999999999"]] {
+            let error = #expect(throws: ConfigurationError.self) {
+                try ServerConfiguration.parse(arguments: required + bad, environment: [:])
+            }
+            #expect(error?.description.contains(bad[0]) == true)
+        }
+    }
 }
