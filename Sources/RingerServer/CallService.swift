@@ -137,11 +137,7 @@ final class CallService: Sendable {
     /// heard from).
     /// - Throws: 404 when not a participant, 409 when the call is not accepted.
     func mediaSession(callID: String, user: Party) async throws -> MediaSession {
-        let call = try await call(id: callID, user: user.id)
-        guard call.state == .accepted else {
-            throw Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
-                          detail: "media is only available for an accepted call", callState: call.state)
-        }
+        try Self.requireAccepted(try await call(id: callID, user: user.id), "media is only available for an accepted call")
         acceptedCalls.heard(callID: callID, at: clock.now())
         return try media.session(for: user, callID: callID, now: clock.now())
     }
@@ -151,12 +147,16 @@ final class CallService: Sendable {
     /// - Throws: 404 when not a participant or unknown call, 409 (with the call's state) when the call is not
     ///   accepted: the app should close it.
     func keepalive(callID: String, user: String) async throws {
-        let call = try await call(id: callID, user: user)
+        try Self.requireAccepted(try await call(id: callID, user: user), "only an accepted call is kept alive")
+        acceptedCalls.heard(callID: callID, at: clock.now())
+    }
+
+    /// - Throws: 409 `call-state-conflict` with the call's state when it is not accepted.
+    private static func requireAccepted(_ call: Call, _ detail: String) throws {
         guard call.state == .accepted else {
             throw Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
-                          detail: "only an accepted call is kept alive", callState: call.state)
+                          detail: detail, callState: call.state)
         }
-        acceptedCalls.heard(callID: callID, at: clock.now())
     }
 
     /// `GET /v1/calls/{id}`.
