@@ -41,6 +41,12 @@ public enum CallEffect: Hashable, Sendable {
     case scheduleRingTimeout(at: Date)
     /// The ring deadline no longer matters.
     case cancelRingTimeout
+    /// The call was accepted at this time: watch it, and feed ``CallInput/connectionLost`` when neither
+    /// party is heard from for the idle limit, ``CallInput/maximumDurationReached`` at the maximum duration
+    /// (``AcceptedCallWatch`` decides when).
+    case watchAcceptedCall(acceptedAt: Date)
+    /// The accepted call is over: stop watching it.
+    case stopWatchingCall
 }
 
 /// A device of the callee known when the call was placed.

@@ -12,12 +12,19 @@ public enum CallInput: Hashable, Sendable {
     case end
     /// The stored ring deadline passed (fired by the server's scheduler, also after a restart).
     case ringTimeout
+    /// Neither party's app was heard from for the idle limit while the call was accepted (decided by
+    /// ``AcceptedCallWatch``); ends it with ``SystemEndReason/connectionLost``.
+    case connectionLost
+    /// The accepted call reached the maximum duration (decided by ``AcceptedCallWatch``); ends it with
+    /// ``SystemEndReason/maximumDuration``.
+    case maximumDurationReached
 }
 
-/// Who acted. Ring timeouts are acted by the system; everything else by a participant.
+/// Who acted. Ring timeouts and the ends of silent or overlong calls are acted by the system; everything
+/// else by a participant.
 public enum CallActor: Hashable, Sendable {
     /// A user, by id; must be the caller or the callee.
     case user(String)
-    /// The server itself (ring timeout).
+    /// The server itself (ring timeout, connection lost, maximum duration).
     case system
 }

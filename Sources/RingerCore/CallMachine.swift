@@ -105,7 +105,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
                 call.acceptedAt = now
                 call.acceptedDeviceId = device
                 let others = EventRecipient.userExceptDevice(callee, deviceID: device)
-                return [.cancelRingTimeout,
+                return [.cancelRingTimeout, .watchAcceptedCall(acceptedAt: now),
                         .publish(.callAccepted, to: .user(caller)),
                         .publish(.callAnsweredElsewhere, to: others),
                         .pushNotice(.callAnsweredElsewhere, to: others)]
@@ -162,7 +162,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             switch state {
             case .accepted:
                 finish(.ended, by: user, at: now)
-                return [.publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee))]
+                return [.stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee))]
             case .ended:
                 return []
             case .ringing:
@@ -177,6 +177,18 @@ public struct CallMachine: Codable, Hashable, Sendable {
             finish(.unanswered, by: nil, at: now)
             return [.publish(.callUnanswered, to: .user(caller)), .publish(.callUnanswered, to: .user(callee)),
                     .pushNotice(.callUnanswered, to: .user(callee))]
+
+        case .connectionLost, .maximumDurationReached:
+            guard actor == .system else {
+                throw CallRuleError.wrongParty("only the server ends a call it lost or that lasted too long", state: state)
+            }
+            // Like a ring timeout, a decision that arrives after the call ended otherwise changes nothing.
+            guard state == .accepted else { return [] }
+            finish(.ended, by: nil, at: now)
+            call.endReason = input == .connectionLost ? .connectionLost : .maximumDuration
+            // No notice push: an app still holding the call hears `call.ended` on its socket, or a 409 on its next
+            // keepalive.
+            return [.stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee))]
         }
     }
 

@@ -15,6 +15,9 @@ public import RingerWire
 ///   as the API is available; the native answer completes only when the server confirmed it.
 /// - **Remote endings** close the native call with the matching `CXCallEndedReason`, exactly once,
 ///   and a call nobody ended still stops ringing at its deadline even if no event ever arrives.
+/// - **Answered calls stay alive without a socket**: while a call is answered and the event stream is not
+///   connected (``eventStreamStatusChanged(_:)``), a keepalive goes to the server every ``keepaliveInterval``
+///   seconds, so the server does not end the call `connection_lost`; its refusal closes the native call.
 ///
 /// Thread-safe. UI and observer callbacks are made outside the coordinator's lock.
 public final class CallCoordinator: Sendable {
@@ -90,11 +93,22 @@ public final class CallCoordinator: Sendable {
         var audioActive = false
         /// Answered calls whose media waits for the audio session.
         var mediaWaitingForAudio: [String: MediaSession] = [:]
+        /// Whether the event stream is connected: the server then hears this app without keepalives.
+        var streamConnected = false
+        /// Answered calls whose keepalive loop runs.
+        var keptAlive: Set<String> = []
     }
 
     /// Seconds past a call's deadline before the device ends it on its own, if the server's
     /// `call.unanswered` has not arrived by then.
     static let deadlineGrace: TimeInterval = 2
+
+    /// Seconds between keepalives of an answered call while the event stream is down: a third of the
+    /// server's default `--call-idle-timeout` (120 s), so two may be lost before the server gives up.
+    public static let defaultKeepaliveInterval: TimeInterval = 40
+
+    /// Seconds between keepalives of an answered call while the event stream is not connected.
+    public let keepaliveInterval: TimeInterval
 
     /// This device's id, sent with ringing/accept/decline.
     public let deviceID: String
@@ -116,6 +130,8 @@ public final class CallCoordinator: Sendable {
     ///     default. Throws `CancellationError` when the task is cancelled.
     ///   - pendingActions: where hang-ups wait until the server acknowledged them; give a
     ///     ``FilePendingActionStore`` so they survive a relaunch.
+    ///   - keepaliveInterval: seconds between keepalives of an answered call while the event stream is not
+    ///     connected; keep it at most a third of the server's `--call-idle-timeout`.
     ///   - observer: receives ``Observation``s on any thread.
     public init(deviceID: String, ui: any CallUI, now: @escaping @Sendable () -> Date = { Date() },
                 sleepUntil: @escaping @Sendable (Date) async throws -> Void = { deadline in
@@ -123,8 +139,10 @@ public final class CallCoordinator: Sendable {
                     if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
                 },
                 pendingActions: any PendingActionStore = InMemoryPendingActionStore(),
+                keepaliveInterval: TimeInterval = CallCoordinator.defaultKeepaliveInterval,
                 observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.deviceID = deviceID
+        self.keepaliveInterval = keepaliveInterval
         self.ui = ui
         self.now = now
         self.sleepUntil = sleepUntil
@@ -291,6 +309,17 @@ public final class CallCoordinator: Sendable {
         }
     }
 
+    /// The reason for a call the server ended itself (``Call/endReason``): `failed` when the connection was
+    /// lost (the call broke; CallKit's "an error occurred"), `remoteEnded` at the maximum duration (the far end,
+    /// the server, hung up a call that worked); nil when a participant ended it.
+    static func endReason(forSystemEnd call: Call) -> CallEndReason? {
+        switch call.endReason {
+        case .connectionLost?: .failed
+        case .some: .remoteEnded
+        case nil: nil
+        }
+    }
+
     /// The reason a callee device shows for a call that reached `state` without it.
     static func endReason(forFinal state: CallState) -> CallEndReason {
         switch state {
@@ -399,6 +428,7 @@ public final class CallCoordinator: Sendable {
         }
         guard isOutgoing, let uuid = UUID(uuidString: callID) else { return }
         ui.reportOutgoingCallConnected(id: uuid, at: now())
+        keepAlive(callID: callID)
         perform(callID: callID, attempts: 3) { [observer, weak self] api, _ in
             let media = try await api.media(callID: callID)
             observer(.outgoingAnswered(callID: callID, media: media))
@@ -433,7 +463,8 @@ public final class CallCoordinator: Sendable {
         switch (direction, call.state) {
         case (_, .ringing), (.outgoing, .accepted): return nil
         case (.incoming, .accepted): return answeredHere ? nil : .answeredElsewhere
-        case (.incoming, .ended): return answeredHere ? .remoteEnded : .answeredElsewhere
+        case (.incoming, .ended): return answeredHere ? Self.endReason(forSystemEnd: call) ?? .remoteEnded : .answeredElsewhere
+        case (.outgoing, .ended): return Self.endReason(forSystemEnd: call) ?? .remoteEnded
         case (.incoming, _): return Self.endReason(forFinal: call.state)
         case (.outgoing, .unanswered): return .unanswered
         case (.outgoing, .failed): return .failed
@@ -441,12 +472,15 @@ public final class CallCoordinator: Sendable {
         }
     }
 
-    /// The reason `call.ended` gives: `remoteEnded` for the caller and for the device that answered;
-    /// `answeredElsewhere` for the callee's other devices, which learn of the answer only now (they missed
-    /// `call.answered_elsewhere`, e.g. their socket came up after it).
+    /// The reason `call.ended` gives: `remoteEnded` for the caller and for the device that answered (or the
+    /// server's own reason, ``endReason(forSystemEnd:)``); `answeredElsewhere` for the callee's other devices,
+    /// which learn of the answer only now (they missed `call.answered_elsewhere`, e.g. their socket came up
+    /// after it).
     private func endedReason(_ call: Call) -> CallEndReason {
         let incoming = state.withLock { $0.calls[call.callId]?.direction == .incoming }
-        guard incoming, let answered = call.acceptedDeviceId, answered != deviceID else { return .remoteEnded }
+        guard incoming, let answered = call.acceptedDeviceId, answered != deviceID else {
+            return Self.endReason(forSystemEnd: call) ?? .remoteEnded
+        }
         return .answeredElsewhere
     }
 
@@ -509,6 +543,7 @@ public final class CallCoordinator: Sendable {
         }
         guard let completion else { return }
         completion(true)
+        keepAlive(callID: callID)
         observer(.answered(callID: callID, media: media))
         mediaReady(callID: callID, media: media)
     }
@@ -585,6 +620,48 @@ public final class CallCoordinator: Sendable {
                 }
             case .end:
                 _ = try await api.end(callID: callID)
+            }
+        }
+    }
+
+    // MARK: Keepalive
+
+    /// Tells the coordinator how the event stream is doing (pass every ``EventStream/Status``): while it is
+    /// connected the server hears this app on it, otherwise answered calls send keepalives.
+    public func eventStreamStatusChanged(_ status: EventStream.Status) {
+        let connected = status == .connected || status == .restored
+        state.withLock { $0.streamConnected = connected }
+    }
+
+    /// Runs the keepalive loop of an answered call until it ends here: every ``keepaliveInterval`` seconds,
+    /// a keepalive when the event stream is not connected. A refusal (the server ended the call, e.g.
+    /// `connection_lost` while this app could not reach it) closes the native call with the server's reason.
+    private func keepAlive(callID: String) {
+        guard state.withLock({ $0.keptAlive.insert(callID).inserted }) else { return }
+        let (sleepUntil, interval) = (self.sleepUntil, keepaliveInterval)
+        // The rounds count from the answer, not from whenever the task first runs.
+        let answeredAt = now()
+        Task { [weak self] in
+            defer { _ = self?.state.withLock { $0.keptAlive.remove(callID) } }
+            var next = answeredAt
+            while true {
+                next = next.addingTimeInterval(interval)
+                guard (try? await sleepUntil(next)) != nil, let self else { return }
+                let (active, connected, session) = self.state.withLock { state in
+                    (state.calls[callID]?.phase == .active, state.streamConnected, state.session)
+                }
+                guard active else { return }
+                guard !connected, case .loggedIn(let api) = session else { continue }
+                do {
+                    try await api.keepalive(callID: callID)
+                } catch let error as RingerAPIError where error.problem.map({ (400..<500).contains($0.status) }) == true {
+                    // The call is over on the server: read why, then close it here.
+                    let call = try? await api.call(id: callID)
+                    self.endRemotely(callID: callID, reason: call.flatMap(self.reasonIfOver) ?? .failed)
+                    return
+                } catch {
+                    continue   // no answer: the next round tries again
+                }
             }
         }
     }

@@ -124,6 +124,14 @@ public struct RingerAPIClient: Sendable {
         try await request("POST", "/v1/calls/\(callID)/end", body: Empty?.none)
     }
 
+    /// `POST /v1/calls/{id}/keepalive`: this user's app is still in the accepted call, so the server does not end it
+    /// `connection_lost` while the app holds no event socket (docs/call-lifecycle.md). 204 on success.
+    /// - Throws: ``RingerAPIError``; a 409 `call-state-conflict` (with `call_state`) once the call is no longer
+    ///   accepted.
+    public func keepalive(callID: String) async throws {
+        _ = try await send("POST", "/v1/calls/\(callID)/keepalive", body: Empty?.none)
+    }
+
     /// `GET /v1/calls/{id}`.
     /// - Throws: ``RingerAPIError``.
     public func call(id: String) async throws -> Call {

@@ -100,6 +100,8 @@ public final class RingerPhone: Sendable {
                                      // Calls that ended while the socket was down and nothing replays
                                      // (no resume point yet) are re-read from the server.
                                      if status == .connected || status == .restored { coordinator.refreshCalls() }
+                                     // Answered calls send keepalives while the socket is down.
+                                     coordinator.eventStreamStatusChanged(status)
                                      streamStatus(status)
                                  },
                                  onResumePoint: { seq in

@@ -21,6 +21,7 @@ enum SimulatedAppStream {
             coordinator()?.handle(event)
         }, onStatus: { status in
             if status == .connected || status == .restored { coordinator()?.refreshCalls() }
+            coordinator()?.eventStreamStatusChanged(status)
         })
     }
 

@@ -20,6 +20,10 @@ public final class LocalStack: Sendable {
     public struct Options: Sendable {
         /// Seconds a call rings before `unanswered`.
         public var ringTimeout: TimeInterval = 45
+        /// Seconds an accepted call may go unheard from before it ends `connection_lost`.
+        public var callIdleTimeout: TimeInterval = 120
+        /// Seconds after the answer at which an accepted call ends `max_duration`.
+        public var maxCallDuration: TimeInterval = 14_400
         /// Server log destination.
         public var logger: Logger = .silent()
         /// Told of every server observation.
@@ -107,6 +111,8 @@ public final class LocalStack: Sendable {
         config.adminKey = Self.randomSecret()
         config.userTokenSecret = Self.randomSecret()
         config.ringTimeout = options.ringTimeout
+        config.callIdleTimeout = options.callIdleTimeout
+        config.maxCallDuration = options.maxCallDuration
         var apns = ServerConfiguration.APNsSettings(keyFile: keyFile.path, keyID: keyID, teamID: teamID)
         apns.sandboxURL = "https://localhost:\(sandboxPort)"
         apns.productionURL = apns.sandboxURL

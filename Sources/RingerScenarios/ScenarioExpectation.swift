@@ -12,6 +12,8 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var endedBy: String??
         /// The `failure_reason` the server gave; `.some(nil)` when it must give none.
         public var failureReason: String??
+        /// The `end_reason` of a call the server ended itself; `.some(nil)` when it must give none.
+        public var endReason: SystemEndReason??
         /// The device that answered must be one of these; nil inside means no device answered.
         public var acceptedDevice: [String?]?
         /// What each named device did with the call.

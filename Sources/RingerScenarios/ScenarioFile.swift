@@ -26,6 +26,10 @@ public struct Scenario: Sendable {
     public var description: String?
     /// The server's `--ring-timeout`, scenario seconds.
     public var ringTimeout: TimeInterval
+    /// The server's `--call-idle-timeout`, scenario seconds.
+    public var callIdleTimeout: TimeInterval = 120
+    /// The server's `--max-call-duration`, scenario seconds.
+    public var maxCallDuration: TimeInterval = 14_400
     /// When the time line stops and the outcome is compared, scenario seconds after the start.
     public var runUntil: TimeInterval
     /// The users, in file order.

@@ -47,6 +47,11 @@ extension ScenarioParser {
                 call.failureReason = .some(try reader.string("failure_reason"))
             }
         }
+        if let value = reader.value("end_reason") {
+            call.endReason = value == .null ? .some(nil)
+                : .some(try reader.choice("end_reason", [SystemEndReason.connectionLost, .maximumDuration].map(\.rawValue))
+                    .map(SystemEndReason.init(rawValue:)))
+        }
         if let value = reader.value("accepted_device") {
             let path = reader.path("accepted_device")
             if value == .null {

@@ -22,6 +22,8 @@ struct ScenarioParser {
         guard let name = try top.string("name") else { throw invalid("$", "missing required key \"name\"") }
         let description = try top.string("description")
         let ringTimeout = try top.seconds("ring_timeout", in: 1...600) ?? 45
+        let callIdleTimeout = try top.seconds("call_idle_timeout", in: 10...3600) ?? 120
+        let maxCallDuration = try top.seconds("max_call_duration", in: 60...604_800) ?? 14_400
         let users = try self.users(top)
         let devices = try self.devices(top, users: users)
         let timeline = try self.timeline(top, users: users, devices: devices)
@@ -33,6 +35,8 @@ struct ScenarioParser {
         var scenario = Scenario(file: file, name: name, description: description, ringTimeout: ringTimeout,
                                 runUntil: runUntil, users: users, devices: devices, timeline: timeline,
                                 expect: ScenarioExpectation())
+        scenario.callIdleTimeout = callIdleTimeout
+        scenario.maxCallDuration = maxCallDuration
         guard let expect = try top.object("expect") else { throw invalid("$", "missing required key \"expect\"") }
         scenario.expect = try expectation(expect, scenario: scenario)
         try top.finish()

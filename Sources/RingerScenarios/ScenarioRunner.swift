@@ -43,6 +43,8 @@ public struct ScenarioRunner: Sendable {
         let recorder = ScenarioRecorder(clock: clock, onTrace: onTrace)
         var options = LocalStack.Options()
         options.ringTimeout = scenario.ringTimeout
+        options.callIdleTimeout = scenario.callIdleTimeout
+        options.maxCallDuration = scenario.maxCallDuration
         options.clock = clock
         options.logger = logger
         options.observe = { [weak recorder] observation in recorder?.server(observation) }

@@ -94,6 +94,9 @@ struct ScenarioVerdict {
         if let reason = expected.failureReason, call.failureReason != reason {
             found.append("\(name): failure_reason is \(Self.show(call.failureReason)), expected \(Self.show(reason))")
         }
+        if let reason = expected.endReason, call.endReason != reason {
+            found.append("\(name): end_reason is \(Self.show(call.endReason?.rawValue)), expected \(Self.show(reason?.rawValue))")
+        }
         if let devices = expected.acceptedDevice, !devices.contains(call.acceptedDeviceId) {
             let wanted = devices.map(Self.show)
             found.append("\(name): accepted_device is \(Self.show(call.acceptedDeviceId)), expected "

@@ -178,6 +178,10 @@ struct APIRouter: Sendable {
             case "cancel", "end":
                 try allow(method, "POST")
                 return try Self.json(await service.act(parts[3] == "cancel" ? .cancel : .end, callID: id, user: user.id))
+            case "keepalive":
+                try allow(method, "POST")
+                try await service.keepalive(callID: id, user: user.id)
+                return HTTPResponse(status: 204)
             default:
                 throw APIProblem.notFound("no route \(request.path)")
             }

@@ -6,7 +6,7 @@ import RingerSync
 import RingerWire
 
 /// Runs every call operation: asks ``CallMachine`` what to do, stores the result, then carries out
-/// the effects (events to WebSockets, VoIP pushes, ring timeouts).
+/// the effects (events to WebSockets, VoIP pushes, ring timeouts, the watch over accepted calls).
 ///
 /// A change holds the locks of both parties (``KeyedAsyncLock``, taken in sorted order, so no two
 /// changes can wait for each other in a cycle) while it stores and publishes: each user's events
@@ -26,11 +26,13 @@ final class CallService: Sendable {
     /// Per-user locks held while a change is stored and published (shared with the hub's baseline read).
     private let publications: KeyedAsyncLock
     private let timers: RingTimeoutScheduler
+    /// Ends accepted calls whose apps went silent or that lasted too long.
+    let acceptedCalls: AcceptedCallMonitor
 
     /// - Parameters:
     ///   - publications: the per-user locks the hub also holds while it reads a stream's baseline.
     init(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
-         ringTimeout: TimeInterval, limits: RateLimits, clock: any ServerClock, log: Logger,
+         ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
          observe: @escaping @Sendable (ServerObservation) -> Void) {
         self.store = store
         self.publications = publications
@@ -43,6 +45,7 @@ final class CallService: Sendable {
         self.log = log
         self.observe = observe
         timers = RingTimeoutScheduler(clock: clock)
+        acceptedCalls = AcceptedCallMonitor(watch: watch, clock: clock, isOnline: { [hub] in hub.isOnline(userID: $0) })
     }
 
     /// Reschedules the ring timeout of every call still ringing (after a restart); past ones fire at once.
@@ -52,8 +55,19 @@ final class CallService: Sendable {
         }
     }
 
-    /// Stops every pending timer.
-    func shutdown() { timers.cancelAll() }
+    /// Watches every call still accepted (after a restart), as if both parties were heard from now, and starts
+    /// the sweep; a call past its maximum duration ends at the first sweep.
+    func resumeAcceptedCalls() async throws {
+        let now = clock.now()
+        for call in try await store.acceptedCalls() { acceptedCalls.watch(call, lastHeard: now) }
+        acceptedCalls.start { [weak self] callID, input in await self?.endBySystem(input, callID: callID) }
+    }
+
+    /// Stops every pending timer and the sweep.
+    func shutdown() {
+        timers.cancelAll()
+        acceptedCalls.shutdown()
+    }
 
     // MARK: Calls
 
@@ -140,15 +154,30 @@ final class CallService: Sendable {
         return AcceptResponse(call: call, media: try media.session(for: user, callID: call.callId, now: clock.now()))
     }
 
-    /// `GET /v1/calls/{id}/media`: a participant's media session for an accepted call.
+    /// `GET /v1/calls/{id}/media`: a participant's media session for an accepted call (the participant is
+    /// heard from).
     /// - Throws: 404 when not a participant, 409 when the call is not accepted.
     func mediaSession(callID: String, user: Party) async throws -> MediaSession {
-        let call = try await call(id: callID, user: user.id)
+        try Self.requireAccepted(try await call(id: callID, user: user.id), "media is only available for an accepted call")
+        acceptedCalls.heard(callID: callID, at: clock.now())
+        return try media.session(for: user, callID: callID, now: clock.now())
+    }
+
+    /// `POST /v1/calls/{id}/keepalive`: a participant's app is still in the accepted call, so the call does not
+    /// end `connection_lost` while it has no event socket.
+    /// - Throws: 404 when not a participant or unknown call, 409 (with the call's state) when the call is not
+    ///   accepted: the app should close it.
+    func keepalive(callID: String, user: String) async throws {
+        try Self.requireAccepted(try await call(id: callID, user: user), "only an accepted call is kept alive")
+        acceptedCalls.heard(callID: callID, at: clock.now())
+    }
+
+    /// - Throws: 409 `call-state-conflict` with the call's state when it is not accepted.
+    private static func requireAccepted(_ call: Call, _ detail: String) throws {
         guard call.state == .accepted else {
             throw Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
-                          detail: "media is only available for an accepted call", callState: call.state)
+                          detail: detail, callState: call.state)
         }
-        return try media.session(for: user, callID: callID, now: clock.now())
     }
 
     /// `GET /v1/calls/{id}`.
@@ -216,7 +245,25 @@ final class CallService: Sendable {
             log.info("call updated", ["call.id": .string(callID), "call.state": .string(call.state.rawValue)])
         }
         carryOut(effects, call: call, devices: nil, ringing: ringing)
+        // Any action of a participant on a call still accepted is a sign of life of its app.
+        if actor != .system, call.state == .accepted { acceptedCalls.heard(callID: callID, at: now) }
         return call
+    }
+
+    /// Fed by the ``AcceptedCallMonitor``: ends a silent or overlong accepted call.
+    private func endBySystem(_ input: CallInput, callID: String) async {
+        do {
+            let call = try await apply(input, callID: callID, actor: .system)
+            // Already over some other way: nothing left to watch.
+            if call.state != .accepted { acceptedCalls.stopWatching(callID: callID) }
+            if let reason = call.endReason {
+                log.info("call ended by the server", ["call.id": .string(callID), "call.end_reason": .string(reason.rawValue)])
+            }
+        } catch let problem as Problem where problem.status == 404 {
+            acceptedCalls.stopWatching(callID: callID)
+        } catch {
+            log.error("ending an accepted call failed", ["call.id": .string(callID), "error": .string("\(error)")])
+        }
     }
 
     /// Fired by the scheduler at a stored ring deadline.
@@ -260,6 +307,10 @@ final class CallService: Sendable {
                 scheduleTimeout(callID: call.callId, at: deadline)
             case .cancelRingTimeout:
                 timers.cancel(callID: call.callId)
+            case .watchAcceptedCall(let acceptedAt):
+                acceptedCalls.watch(call, lastHeard: acceptedAt)
+            case .stopWatchingCall:
+                acceptedCalls.stopWatching(callID: call.callId)
             }
         }
     }

@@ -4,6 +4,7 @@ import FCM
 import JWT
 import HTTPTypes
 import LibWebSockets
+import RingerCore
 public import RingerLogging
 public import RingerStore
 import RingerSync
@@ -145,8 +146,10 @@ public final class RingerServer: Sendable {
         self.pushes = pushes
         service = CallService(store: store, hub: hub, publications: publications, pushes: pushes,
                               media: try MediaTokens(settings: configuration.media),
-                              ringTimeout: configuration.ringTimeout, limits: limits, clock: clock, log: logger,
-                              observe: observe)
+                              ringTimeout: configuration.ringTimeout, limits: limits,
+                              watch: AcceptedCallWatch(idleLimit: configuration.callIdleTimeout,
+                                                       maximumDuration: configuration.maxCallDuration),
+                              clock: clock, log: logger, observe: observe)
         router = APIRouter(service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
                            store: store, tokens: tokens,
                            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
@@ -195,6 +198,8 @@ public final class RingerServer: Sendable {
             })
         // Ring deadlines are rescheduled before the first request is served; those already past fire at once.
         try await service.resumeRingTimeouts()
+        // Accepted calls are watched again from now; those past their maximum duration end at the first sweep.
+        try await service.resumeAcceptedCalls()
         let port = try server.start()
         web.withLock { $0 = server }
         log.info("listening", ["http.address": .string("\(configuration.host):\(port)")])

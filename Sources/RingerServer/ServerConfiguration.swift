@@ -22,6 +22,11 @@ public struct ServerConfiguration: Sendable {
     public var fcm: FCMSettings?
     /// Seconds a call rings before it ends `unanswered`.
     public var ringTimeout: TimeInterval = 45
+    /// Seconds an accepted call may go without a sign of either party's app (an open event socket, a
+    /// keepalive, a call action) before the server ends it `connection_lost` (`--call-idle-timeout`).
+    public var callIdleTimeout: TimeInterval = 120
+    /// Seconds after acceptance at which the server ends a call `max_duration` (`--max-call-duration`, 4 h).
+    public var maxCallDuration: TimeInterval = 4 * 3600
     /// The LiveKit-compatible media server and the key pair that signs its access tokens.
     public var media = MediaSettings()
     /// Longest lifetime `POST /v1/tokens` grants, seconds.
@@ -117,8 +122,8 @@ public struct ServerConfiguration: Sendable {
             "listen", "database", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
-            "ring-timeout", "max-sockets-per-user", "media-url", "media-api-key", "media-api-secret",
-            "fcm-service-account", "fcm-host", "fcm-ca-file", "trusted-proxy",
+            "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "media-url", "media-api-key",
+            "media-api-secret", "fcm-service-account", "fcm-host", "fcm-ca-file", "trusted-proxy",
         ] + RateLimits.Limit.allCases.map(\.rawValue)))
         var config = ServerConfiguration()
         if let listen = options["listen"] {
@@ -144,6 +149,18 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("--ring-timeout must be seconds between 0 and 600, got \(timeout)")
             }
             config.ringTimeout = seconds
+        }
+        if let text = options["call-idle-timeout"] {
+            guard let seconds = TimeInterval(text), seconds >= 10, seconds <= 3600 else {
+                throw ConfigurationError("--call-idle-timeout must be seconds between 10 and 3600, got \(text)")
+            }
+            config.callIdleTimeout = seconds
+        }
+        if let text = options["max-call-duration"] {
+            guard let seconds = TimeInterval(text), seconds >= 60, seconds <= 7 * 86400 else {
+                throw ConfigurationError("--max-call-duration must be seconds between 60 and 604800 (7 days), got \(text)")
+            }
+            config.maxCallDuration = seconds
         }
         if let text = options["max-sockets-per-user"] {
             guard let count = Int(text), (1...1000).contains(count) else {

@@ -150,6 +150,11 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func ringingCalls() async throws -> [(callID: String, expiresAt: Date)]
 
+    /// Every call still `accepted`, for watching them again after a restart (their maximum duration counts
+    /// from the stored `acceptedAt`).
+    /// - Throws: ``StoreError``.
+    func acceptedCalls() async throws -> [Call]
+
     /// The user's newest events after `seq`, oldest first, at most `limit` (when more were missed,
     /// the oldest of them are left out: the newest say where each call is now).
     /// - Throws: ``StoreError``.

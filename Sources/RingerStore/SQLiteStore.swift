@@ -278,6 +278,16 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         }
     }
 
+    public func acceptedCalls() async throws -> [Call] {
+        try locked { db in
+            var texts: [String] = []
+            try db.query("SELECT machine FROM calls WHERE state = 'accepted'") { row in
+                if let text = row.text(0) { texts.append(text) }
+            }
+            return try texts.map { try decodeText(CallMachine.self, $0).call }
+        }
+    }
+
     private func loadCall(id: String, in db: SQLiteConnection) throws -> CallMachine? {
         var text: String?
         try db.query("SELECT machine FROM calls WHERE call_id = ?", [.text(id)]) { text = $0.text(0) }

@@ -39,8 +39,11 @@ public struct Call: Codable, Hashable, Sendable {
     public var acceptedDeviceId: String?
     /// When the call reached a final state.
     public var endedAt: Date?
-    /// The user whose action ended the call (nil for a timeout or a failure).
+    /// The user whose action ended the call (nil for a timeout, a failure, or an end by the server).
     public var endedBy: String?
+    /// Why the server ended an accepted call itself (``SystemEndReason``); nil when a participant hung up
+    /// and in every other state.
+    public var endReason: SystemEndReason?
     /// Set on a `failed` call, in words an app can show: "bob cannot be reached", the same whatever the cause
     /// (the cause is in the server's log, not told to the caller).
     public var failureReason: String?
@@ -51,7 +54,8 @@ public struct Call: Codable, Hashable, Sendable {
     /// Creates a call record.
     public init(callId: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,
                 createdAt: Date, expiresAt: Date, acceptedAt: Date? = nil, acceptedDeviceId: String? = nil,
-                endedAt: Date? = nil, endedBy: String? = nil, failureReason: String? = nil) {
+                endedAt: Date? = nil, endedBy: String? = nil, endReason: SystemEndReason? = nil,
+                failureReason: String? = nil) {
         self.callId = callId
         self.state = state
         self.caller = caller
@@ -63,6 +67,7 @@ public struct Call: Codable, Hashable, Sendable {
         self.acceptedDeviceId = acceptedDeviceId
         self.endedAt = endedAt
         self.endedBy = endedBy
+        self.endReason = endReason
         self.failureReason = failureReason
     }
 }

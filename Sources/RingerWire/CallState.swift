@@ -17,7 +17,8 @@ public struct CallState: OpenStringEnum {
     public static let unanswered: CallState = "unanswered"
     /// The callee was already in an accepted call.
     public static let busy: CallState = "busy"
-    /// Either party hung up an accepted call.
+    /// An accepted call is over: either party hung up, or the server ended it (``Call/endReason``: the apps
+    /// went silent, or the maximum duration passed).
     public static let ended: CallState = "ended"
     /// The call could not ring at all (for example the callee has no reachable device).
     public static let failed: CallState = "failed"

@@ -22,7 +22,7 @@ public struct EventType: OpenStringEnum {
     public static let callDeclinedElsewhere: EventType = "call.declined_elsewhere"
     /// Nobody answered before the ring deadline; sent to both parties.
     public static let callUnanswered: EventType = "call.unanswered"
-    /// An accepted call was hung up (sent to both parties), or a new call ended at once as busy or
+    /// An accepted call was hung up or ended by the server (``Call/endReason``; sent to both parties), or a new call ended at once as busy or
     /// failed (sent to the caller).
     public static let callEnded: EventType = "call.ended"
     /// Not a call event: the stream is live; carries the seq to resume from (``StreamReady``).

@@ -16,6 +16,9 @@ enum Usage {
           --fcm-host HOST[:PORT] (default Google's)   --fcm-ca-file ca.pem (for the FCM host and the token URI)
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
           --max-sockets-per-user 10 (event sockets per user; more are refused with 429 too-many-sockets)
+          --call-idle-timeout 120 (an accepted call with no open event socket, keepalive or action of either
+          party's app for this long ends connection_lost; 10–3600 s)
+          --max-call-duration 14400 (an accepted call ends max_duration this long after the answer; 60–604800 s)
           Rate limits per minute (0 = off; over one: 429 rate-limited with Retry-After; docs/security.md):
           --rate-limit-calls-per-minute 30 (per caller)   --rate-limit-calls-to-one-callee-per-minute 10
           --rate-limit-device-changes-per-minute 20 (per user)   --rate-limit-unknown-callees-per-minute 20

@@ -85,7 +85,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.acceptedAt == later)
         #expect(machine.call.acceptedDeviceId == "bob-iphone")
         let others = EventRecipient.userExceptDevice("bob", deviceID: "bob-iphone")
-        #expect(effects == [.cancelRingTimeout, .publish(.callAccepted, to: .user("alice")),
+        #expect(effects == [.cancelRingTimeout, .watchAcceptedCall(acceptedAt: later), .publish(.callAccepted, to: .user("alice")),
                             .publish(.callAnsweredElsewhere, to: others), .pushNotice(.callAnsweredElsewhere, to: others)])
     }
 
@@ -150,9 +150,10 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         let effects = try machine.handle(.end, by: .user("alice"), at: t0.addingTimeInterval(60))
         #expect(machine.call.state == .ended)
         #expect(machine.call.endedBy == "alice")
-        #expect(effects == [.publish(.callEnded, to: .user("alice")), .publish(.callEnded, to: .user("bob"))])
+        #expect(effects == [.stopWatchingCall, .publish(.callEnded, to: .user("alice")), .publish(.callEnded, to: .user("bob"))])
         #expect(try machine.handle(.end, by: .user("bob"), at: t0.addingTimeInterval(61)).isEmpty)
         #expect(machine.call.endedBy == "alice")
+        #expect(machine.call.endReason == nil)
     }
 
     @Test func endBeforeAnswerIsAConflict() throws {
@@ -180,5 +181,135 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         _ = try machine.handle(.ringing(deviceID: "bob-iphone"), by: .user("bob"), at: t0)
         let data = try RingerJSON.encode(machine)
         #expect(try RingerJSON.decode(CallMachine.self, from: data) == machine)
+    }
+}
+
+/// The server's own ends of an accepted call (issue 12, item 4).
+@Suite struct CallMachineSystemEndTests {
+    private func acceptedCall() throws -> CallMachine {
+        var (machine, _) = ringingCall()
+        _ = try machine.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: t0.addingTimeInterval(2))
+        return machine
+    }
+
+    @Test func aLostConnectionEndsAnAcceptedCallWithItsReasonAndTellsBothParties() throws {
+        var machine = try acceptedCall()
+        let at = t0.addingTimeInterval(300)
+        let effects = try machine.handle(.connectionLost, by: .system, at: at)
+        #expect(machine.call.state == .ended)
+        #expect(machine.call.endReason == .connectionLost)
+        #expect(machine.call.endedBy == nil)
+        #expect(machine.call.endedAt == at)
+        #expect(effects == [.stopWatchingCall, .publish(.callEnded, to: .user("alice")), .publish(.callEnded, to: .user("bob"))])
+    }
+
+    @Test func theMaximumDurationEndsAnAcceptedCallWithItsOwnReason() throws {
+        var machine = try acceptedCall()
+        let effects = try machine.handle(.maximumDurationReached, by: .system, at: t0.addingTimeInterval(14402))
+        #expect(machine.call.state == .ended)
+        #expect(machine.call.endReason == .maximumDuration)
+        #expect(effects.contains(.publish(.callEnded, to: .user("bob"))))
+    }
+
+    @Test func systemEndsChangeNothingOutsideAnAcceptedCall() throws {
+        var (ringing, _) = ringingCall()
+        #expect(try ringing.handle(.connectionLost, by: .system, at: t0).isEmpty)
+        #expect(try ringing.handle(.maximumDurationReached, by: .system, at: t0).isEmpty)
+        #expect(ringing.call.state == .ringing)
+        var ended = try acceptedCall()
+        _ = try ended.handle(.end, by: .user("alice"), at: t0.addingTimeInterval(9))
+        let before = ended
+        #expect(try ended.handle(.connectionLost, by: .system, at: t0.addingTimeInterval(500)).isEmpty)
+        #expect(ended == before)
+        #expect(ended.call.endedBy == "alice")
+        #expect(ended.call.endReason == nil)
+    }
+
+    @Test func aParticipantCannotClaimTheConnectionWasLost() throws {
+        var machine = try acceptedCall()
+        let error = #expect(throws: CallRuleError.self) { try machine.handle(.connectionLost, by: .user("alice"), at: t0) }
+        #expect(error?.isWrongParty == true)
+        #expect(machine.call.state == .accepted)
+    }
+
+    @Test func anEndAfterTheServerEndedTheCallIsIdempotent() throws {
+        var machine = try acceptedCall()
+        _ = try machine.handle(.connectionLost, by: .system, at: t0.addingTimeInterval(200))
+        #expect(try machine.handle(.end, by: .user("bob"), at: t0.addingTimeInterval(201)).isEmpty)
+        #expect(machine.call.endReason == .connectionLost)
+    }
+
+    @Test func theEndReasonTravelsAsEndReasonInJSON() throws {
+        var machine = try acceptedCall()
+        _ = try machine.handle(.maximumDurationReached, by: .system, at: t0.addingTimeInterval(14402))
+        let text = String(decoding: try RingerJSON.encode(machine.call), as: UTF8.self)
+        #expect(text.contains(#""end_reason":"max_duration""#))
+        #expect(try RingerJSON.decode(CallMachine.self, from: RingerJSON.encode(machine)) == machine)
+    }
+}
+
+@Suite struct AcceptedCallWatchTests {
+    private let watch = AcceptedCallWatch(idleLimit: 120, maximumDuration: 14400)
+
+    private func watched(_ id: String = "c1", acceptedAt: Date = t0, lastHeard: Date = t0,
+                         online: Bool = false) -> AcceptedCallWatch.Watched {
+        .init(callID: id, acceptedAt: acceptedAt, lastHeard: lastHeard, partyOnline: online)
+    }
+
+    @Test func aSilentCallEndsAtTheIdleLimitAndNotBefore() {
+        let before = watch.sweep([watched()], now: t0.addingTimeInterval(119))
+        #expect(before.ends.isEmpty)
+        #expect(before.lastHeard == ["c1": t0])
+        #expect(before.nextDeadline == t0.addingTimeInterval(120))
+        let at = watch.sweep([watched()], now: t0.addingTimeInterval(120))
+        #expect(at.ends == [.init(callID: "c1", input: .connectionLost)])
+        #expect(at.lastHeard.isEmpty)
+        #expect(at.nextDeadline == nil)
+    }
+
+    @Test func aPartyOnlineMovesTheLastHeardTimeToNow() {
+        let now = t0.addingTimeInterval(3600)
+        let sweep = watch.sweep([watched(online: true)], now: now)
+        #expect(sweep.ends.isEmpty)
+        #expect(sweep.lastHeard == ["c1": now])
+        #expect(sweep.nextDeadline == now.addingTimeInterval(120))
+    }
+
+    @Test func aSocketSeenAtThePreviousSweepCountsAsOpenUntilNow() {
+        let now = t0.addingTimeInterval(130)
+        let previous = t0.addingTimeInterval(120)
+        let view = AcceptedCallWatch.Watched(callID: "c1", acceptedAt: t0, lastHeard: previous, partyOnline: false,
+                                             wasOnline: true)
+        let sweep = watch.sweep([view], now: now)
+        #expect(sweep.ends.isEmpty)
+        #expect(sweep.lastHeard == ["c1": now])
+        #expect(sweep.nextDeadline == now.addingTimeInterval(120))
+    }
+
+    @Test func theMaximumDurationEndsACallEvenWithBothPartiesOnline() {
+        let sweep = watch.sweep([watched(online: true)], now: t0.addingTimeInterval(14400))
+        #expect(sweep.ends == [.init(callID: "c1", input: .maximumDurationReached)])
+    }
+
+    @Test func theMaximumDurationWinsWhenBothLimitsPassed() {
+        let sweep = watch.sweep([watched()], now: t0.addingTimeInterval(20000))
+        #expect(sweep.ends == [.init(callID: "c1", input: .maximumDurationReached)])
+    }
+
+    @Test func theNextDeadlineIsTheEarliestOfEveryKeptCall() {
+        let now = t0.addingTimeInterval(14350)
+        let sweep = watch.sweep([watched("old", online: true),
+                                 watched("new", acceptedAt: now, lastHeard: now.addingTimeInterval(-10)),
+                                 watched("gone", acceptedAt: now, lastHeard: now.addingTimeInterval(-130))], now: now)
+        #expect(sweep.ends == [.init(callID: "gone", input: .connectionLost)])
+        #expect(Set(sweep.lastHeard.keys) == ["old", "new"])
+        // "old" reaches its maximum duration (t0 + 14400) before "new" goes silent (now + 110).
+        #expect(sweep.nextDeadline == t0.addingTimeInterval(14400))
+    }
+
+    @Test func aLastHeardTimeAheadOfTheSweepIsKept() {
+        let later = t0.addingTimeInterval(50)
+        let sweep = watch.sweep([watched(lastHeard: later, online: true)], now: t0.addingTimeInterval(40))
+        #expect(sweep.lastHeard == ["c1": later])
     }
 }

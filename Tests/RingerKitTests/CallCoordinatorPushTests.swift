@@ -1,5 +1,6 @@
 import Foundation
 import RingerKit
+import RingerSync
 import RingerWire
 import Testing
 
@@ -163,6 +164,25 @@ struct UnreachableTransport: HTTPTransport {
         // A late push for the finished call is reported and ended, never rung again.
         #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .alreadyEnded)
         #expect(ui.ended.count == 2)
+    }
+
+    /// The server's own ends of an answered call close it natively with their documented reason.
+    @Test(arguments: [(SystemEndReason.connectionLost, CallEndReason.failed),
+                      (SystemEndReason.maximumDuration, CallEndReason.remoteEnded)])
+    func aCallTheServerEndedClosesWithItsReason(_ serverReason: SystemEndReason, _ expected: CallEndReason) async throws {
+        let ui = RecordingCallUI()
+        let callID = UUID().uuidString.lowercased()
+        let coordinator = coordinator(ui, transport: RecordingTransport(acceptingCallID: callID))
+        coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30))
+        let confirmed = LockedValue<Bool?>(nil)
+        coordinator.answer(callID: UUID(uuidString: callID)!) { ok in confirmed.withLock { $0 = ok } }
+        for _ in 0..<200 where confirmed.snapshot == nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(confirmed.snapshot == true)
+        let call = Call(callId: callID, state: .ended, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                        hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30),
+                        acceptedAt: now, acceptedDeviceId: "bob-iphone", endedAt: now, endReason: serverReason)
+        coordinator.handle(CallEvent(seq: 4, type: .callEnded, call: call))
+        #expect(ui.ended.map(\.1) == [expected])
     }
 
     @Test func pushWhileTheAppIsStillLaunchingRingsAndTheAnswerIsSentOnceConnected() async throws {

@@ -86,6 +86,7 @@ final class HookedStore: RingerStore {
     func call(id: String) async throws -> CallMachine? { try await base.call(id: id) }
     func calls(ofUser userID: String, limit: Int) async throws -> [Call] { try await base.calls(ofUser: userID, limit: limit) }
     func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] { try await base.ringingCalls() }
+    func acceptedCalls() async throws -> [Call] { try await base.acceptedCalls() }
     func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent] {
         if let hook = beforeEvents.snapshot { await hook(userID) }
         return try await base.events(forUser: userID, after: seq, limit: limit)
@@ -144,6 +145,7 @@ func makeCallService(store: any RingerStore, hub: EventHub, publications: KeyedA
     return CallService(store: store, hub: hub, publications: publications,
                        pushes: PushDispatcher(apns: nil, fcm: nil, delivery: delivery, clock: clock),
                        media: try MediaTokens(settings: .init()), ringTimeout: ringTimeout,
-                       limits: RateLimits(settings: .off, trustedProxies: [], clock: clock), clock: clock, log: .silent(),
+                       limits: RateLimits(settings: .off, trustedProxies: [], clock: clock),
+                       watch: AcceptedCallWatch(idleLimit: 120, maximumDuration: 14400), clock: clock, log: .silent(),
                        observe: { _ in })
 }
