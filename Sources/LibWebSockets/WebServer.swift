@@ -99,7 +99,9 @@ public final class WebServer: Sendable {
                 return fail("listen", "cannot listen on \(configuration.host):\(configuration.port): \(error.detail)")
             }
             let acceptor = ConnectionAcceptor(listenDescriptor: listener.descriptor,
-                                              reportInterval: configuration.acceptFailureReportSeconds)
+                                              reportInterval: configuration.acceptFailureReportSeconds,
+                                              maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+                                              capsLoopback: configuration.capsLoopbackConnections)
             guard let loop = ServiceLoop() else {
                 acceptor.shutdown()
                 return fail("uv_loop_init", "cannot create the event loop")

@@ -167,6 +167,12 @@ public final class RingerServer: Sendable {
                                                        maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
         webConfiguration.webSocketPingSeconds = 20
         webConfiguration.payloadTooLargeResponse = APIRouter.problem(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
+        webConfiguration.requestDeadlineSeconds = configuration.requestDeadlineSeconds
+        webConfiguration.requestTimeoutResponse = APIRouter.problem(APIProblem.requestTimeout(seconds: configuration.requestDeadlineSeconds))
+        webConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
+        webConfiguration.headersTooLargeResponse = APIRouter.problem(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
+        webConfiguration.badRequestTargetResponse = APIRouter.problem(APIProblem.badRequestTarget())
+        webConfiguration.unknownMethodResponse = APIRouter.problem(APIProblem.methodNotImplemented())
         let server = WebServer(
             configuration: webConfiguration,
             handler: { request in await router.handle(request) },

@@ -32,6 +32,12 @@ public struct ProblemType: OpenStringEnum {
     public static let answeredElsewhere = ProblemType(slug: "answered-elsewhere")
     /// 413: the request body is too large.
     public static let payloadTooLarge = ProblemType(slug: "payload-too-large")
+    /// 408: the request body did not arrive within the server's request deadline.
+    public static let requestTimeout = ProblemType(slug: "request-timeout")
+    /// 431: the request's header fields are larger than the server accepts.
+    public static let headersTooLarge = ProblemType(slug: "headers-too-large")
+    /// 501: the HTTP method is not one the server implements (TRACE, QUERY...).
+    public static let methodNotImplemented = ProblemType(slug: "method-not-implemented")
     /// 429: the user already holds as many event sockets as the server allows.
     public static let tooManySockets = ProblemType(slug: "too-many-sockets")
     /// 500: the server failed; nothing was changed.

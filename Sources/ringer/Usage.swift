@@ -15,6 +15,9 @@ enum Usage {
           --fcm-host HOST[:PORT] (default Google's)   --fcm-ca-file ca.pem (for the FCM host and the token URI)
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
           --max-sockets-per-user 10 (event sockets per user; more are refused with 429 too-many-sockets)
+          --request-deadline 30 (seconds a request body may take after its head; slower: 408 and closed)
+          --max-connections-per-address 1000 (TCP connections per client address, more are closed at once;
+                                0: no cap; loopback peers such as a reverse proxy on the host are not counted)
           Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY; a repeatable one's
           variable takes several values separated by commas.
       ringer sandbox [flags]    Run the APNs sandbox (HTTP/2 + TLS, Apple's checks and errors) and the FCM sandbox
