@@ -173,6 +173,8 @@ public final class RingerServer: Sendable {
         webConfiguration.headersTooLargeResponse = APIRouter.problem(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
         webConfiguration.badRequestTargetResponse = APIRouter.problem(APIProblem.badRequestTarget())
         webConfiguration.unknownMethodResponse = APIRouter.problem(APIProblem.methodNotImplemented())
+        webConfiguration.pipelinedRequestResponse = APIRouter.problem(APIProblem.malformed(
+            "another request was pipelined behind this one's body; nothing was done: send each after the previous answer"))
         let server = WebServer(
             configuration: webConfiguration,
             handler: { request in await router.handle(request) },

@@ -125,7 +125,7 @@ import Testing
         #expect(closed)
         // Just under the limit passes.
         let fits = String(repeating: "a", count: 7000)
-        let (ok, _) = try await raw(port, "GET /x HTTP/1.1\r\nHost: x\r\nCookie: c=\(fits)\r\n\r\n", seconds: 1)
+        let (ok, _) = try await raw(port, "GET /x HTTP/1.1\r\nHost: x\r\nCookie: c=\(fits)\r\n\r\n", seconds: 3)
         #expect(ok.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(ok.prefix(200))")
         #expect(handled.snapshot == 1)
     }
@@ -151,7 +151,7 @@ import Testing
         let (dropped, closed) = try await raw(port, "GET /v1/calls%00x HTTP/1.1\r\nHost: x\r\n\r\n", seconds: 2)
         #expect(dropped.isEmpty && closed, "\(dropped)")
         #expect(paths.snapshot.isEmpty, "served \(paths.snapshot)")
-        let (fine, _) = try await raw(port, "GET /v1/a%20b HTTP/1.1\r\nHost: x\r\n\r\n", seconds: 1)
+        let (fine, _) = try await raw(port, "GET /v1/a%20b HTTP/1.1\r\nHost: x\r\n\r\n", seconds: 3)
         #expect(fine.hasPrefix("HTTP/1.1 200 OK\r\n"))
         #expect(paths.snapshot == ["/v1/a b"])
     }
@@ -173,7 +173,7 @@ import Testing
             #expect(closed)
         }
         // The server still serves.
-        let (after, _) = try await raw(port, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n", seconds: 1)
+        let (after, _) = try await raw(port, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n", seconds: 3)
         #expect(after.hasPrefix("HTTP/1.1 200 OK\r\n"))
     }
 

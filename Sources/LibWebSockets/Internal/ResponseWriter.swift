@@ -5,6 +5,9 @@ import CLWS
 /// the header block first, then the body in chunks that fit the HTTP/2 frame size and the
 /// peer's flow-control window. Service thread only.
 struct ResponseWriter {
+    /// Largest piece of a raw-socket answer per `lws_write`: the protocol's receive buffer
+    /// (``ServerEngine/webSocketReadBufferBytes``), which lws takes as its send limit too.
+    static let rawPieceBytes = 256
     /// Largest body chunk per callback: the default HTTP/2 SETTINGS_MAX_FRAME_SIZE (RFC 9113 §6.5.2).
     static let chunkSize = 16 * 1024
 
@@ -34,7 +37,7 @@ struct ResponseWriter {
     ///   - isHead: A HEAD request gets the headers only (RFC 9110 §9.3.2).
     ///   - closesConnection: HTTP/1: send `connection: close` (the request left the stream unusable).
     ///   - rawSocket: The connection is in lws' raw-socket role (a method lws did not know): headers and body
-    ///     go out together as raw bytes. The body must fit one ``chunkSize``.
+    ///     go out together as raw bytes, in one call.
     ///
     /// HTTP/1 status lines are written here rather than by `lws_add_http_header_status`, whose reason phrase is
     /// empty for 201, 204 and most others (RFC 9112 §4 allows that, but h2load and other clients count such
@@ -98,17 +101,24 @@ struct ResponseWriter {
         if closesConnection, !add(name: "connection", value: "close", wsi: wsi, cursor: &cursor, end: end) {
             return false
         }
-        guard lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
-              lws_finalize_http_header(wsi, &cursor, end) == 0, var cursor else { return false }
+        // On a raw socket lws would count the whole write (head included) against a content length it recorded
+        // and cut it short: the header goes in as text there.
+        let lengthAdded = rawSocket ? add(name: "content-length", value: String(response.body.count), wsi: wsi, cursor: &cursor, end: end)
+            : lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0
+        guard lengthAdded, lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return false }
         if rawSocket {
-            guard response.body.count <= end - cursor else { return false }
-            for byte in response.body {
-                cursor.pointee = byte
-                cursor += 1
+            // lws sends at most the protocol's buffer size (plus LWS_PRE) per write and the raw role drops what it
+            // kept back when the connection closes, so the answer goes out in pieces that each fit.
+            let bytes = Array(UnsafeBufferPointer(start: start, count: cursor - start)) + response.body
+            var offset = 0
+            while offset < bytes.count {
+                let count = min(Self.rawPieceBytes, bytes.count - offset)
+                // LWS_WRITE_RAW is a macro for LWS_WRITE_HTTP, which the raw-socket role writes as it is.
+                guard scratch.write(wsi, bytes[offset..<(offset + count)], mode: LWS_WRITE_HTTP.rawValue) >= Int32(count)
+                else { return false }
+                offset += count
             }
-            let length = cursor - start
-            // LWS_WRITE_RAW is a macro for LWS_WRITE_HTTP, which the raw-socket role writes as it is.
-            return lws_write(wsi, start, length, LWS_WRITE_HTTP) >= Int32(length)
+            return true
         }
         var mode = LWS_WRITE_HTTP_HEADERS.rawValue
         // HTTP/2: with no DATA to follow, END_STREAM rides on the HEADERS frame (RFC 9113 §8.1).

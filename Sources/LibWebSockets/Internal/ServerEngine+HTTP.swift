@@ -206,4 +206,15 @@ extension ServerEngine {
         lws_callback_on_writable(wsi)
         return 0
     }
+
+    /// `LWS_CALLBACK_RAW_WRITEABLE`: close once the answer to an unknown method is out, and nothing of it is left
+    /// in lws' send buffer (`lws_send_pipe_choked`).
+    func onUnknownMethodWritable(_ wsi: OpaquePointer) -> Int32 {
+        guard session(for: wsi)?.writer != nil else { return 0 }
+        guard lws_send_pipe_choked(wsi) == 0 else {
+            lws_callback_on_writable(wsi)
+            return 0
+        }
+        return -1
+    }
 }

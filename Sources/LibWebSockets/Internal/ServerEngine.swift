@@ -61,8 +61,7 @@ final class ServerEngine: Sendable {
             table.acceptor?.connectionClosed(wsi)
             return onClosed(wsi)
         case LWS_CALLBACK_RAW_RX: return onUnknownMethod(wsi)
-        // The answer to an unknown method is out (lws asks for writability only once its buffer is empty): close.
-        case LWS_CALLBACK_RAW_WRITEABLE: return session(for: wsi)?.writer == nil ? 0 : -1
+        case LWS_CALLBACK_RAW_WRITEABLE: return onUnknownMethodWritable(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
         default: return 0
         }
