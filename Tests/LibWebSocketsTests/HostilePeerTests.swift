@@ -23,16 +23,21 @@ import Testing
         return (output["data"] as? String ?? "", output["closed"] as? Bool == true)
     }
 
-    @Test func aTricklingBodyIsCutAtTheRequestDeadline() async throws {
-        var configuration = WebServer.Configuration()
-        configuration.requestDeadlineSeconds = 2
-        configuration.requestTimeoutResponse = .json(status: 408, #"{"title":"Request timeout"}"#)
+    /// A started server answering `{}` to every request, and the count of requests its handler saw.
+    private func countingServer(_ configuration: WebServer.Configuration) throws -> (WebServer, Int, LockedValue<Int>) {
         let handled = LockedValue(0)
         let server = WebServer(configuration: configuration) { _ in
             handled.withLock { $0 += 1 }
             return .json("{}")
         }
-        let port = try server.start()
+        return (server, try server.start(), handled)
+    }
+
+    @Test func aTricklingBodyIsCutAtTheRequestDeadline() async throws {
+        var configuration = WebServer.Configuration()
+        configuration.requestDeadlineSeconds = 2
+        configuration.requestTimeoutResponse = .json(status: 408, #"{"title":"Request timeout"}"#)
+        let (server, port, handled) = try countingServer(configuration)
         defer { server.shutdown() }
 
         // One byte every 0.5 s: lws' own body timeout (30 s, re-armed per byte) would never fire.
@@ -110,12 +115,7 @@ import Testing
     @Test func headersOver8KiBGet431() async throws {
         var configuration = WebServer.Configuration()
         configuration.headersTooLargeResponse = .json(status: 431, #"{"title":"Request header fields too large"}"#)
-        let handled = LockedValue(0)
-        let server = WebServer(configuration: configuration) { _ in
-            handled.withLock { $0 += 1 }
-            return .json("{}")
-        }
-        let port = try server.start()
+        let (server, port, handled) = try countingServer(configuration)
         defer { server.shutdown() }
 
         let big = String(repeating: "a", count: 9000)
