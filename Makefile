@@ -4,13 +4,14 @@
 # Optional, not part of set-up:
 #   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, ringing, then fan-out (BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
+#   make fuzz   schemathesis against the live server with 500 generated requests per operation.
 
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
-PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests aiohttp httpx
+PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests aiohttp httpx schemathesis pyyaml
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test bench build deps test-deps clean
+.PHONY: demo test bench fuzz build deps test-deps clean
 
 demo: deps
 	$(SWIFT) build -c release --product ringer
@@ -30,6 +31,11 @@ bench: deps test-deps
 	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py --ringing-script Tests/Peers/bench_ringing.py \
 	  --holder-script Tests/Peers/bench_ws_holder.py --fanout-script Tests/Peers/bench_fanout.py $(BENCH_FLAGS)
 
+# Not part of make test: schemathesis with 500 generated requests per operation (make test runs 15).
+fuzz: deps test-deps
+	$(SWIFT) build --build-tests
+	RINGER_FUZZ_EXAMPLES=500 $(SWIFT) test --skip-build --filter SpecConformanceTests
+
 build: deps
 	$(SWIFT) build -c release --product ringer
 
@@ -40,7 +46,7 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 
 test-deps:
-	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api, firebase_admin, google.auth, requests, aiohttp, httpx" 2>/dev/null \
+	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api, firebase_admin, google.auth, requests, aiohttp, httpx, schemathesis, yaml" 2>/dev/null \
 	  || python3 -m pip install --quiet $(PIP_PACKAGES)
 
 clean:

@@ -56,6 +56,40 @@ extension WebServer {
         /// server keeps serving its open sockets meanwhile and closes the connections it cannot take.
         /// Default 10.
         public var acceptFailureReportSeconds: Int = 10
+        /// Seconds a request's body may take to arrive, counted from its head: a body that trickles in slower gets
+        /// ``requestTimeoutResponse`` (408, RFC 9110 §15.5.9) and the connection (HTTP/1) or stream (HTTP/2) closes.
+        /// lws re-arms its own body timeout on every byte, so without this a body sent one byte at a time held its
+        /// connection forever (a slowloris). The head itself is cut by lws after 10 s (`timeout_secs_ah_idle`).
+        /// Kept by one timer wheel per server (O(1) per request). Default 30.
+        public var requestDeadlineSeconds: Int = 30
+        /// The answer when a body misses ``requestDeadlineSeconds`` (408 with a small JSON body by default).
+        public var requestTimeoutResponse: HTTPResponse = .json(status: 408, #"{"error":"request timeout"}"#)
+        /// Most TCP connections one peer address may hold at once; a connection over it is closed as soon as it is
+        /// accepted, before lws sees it, and logged once per ``acceptFailureReportSeconds``. Nil: no cap.
+        public var maxConnectionsPerAddress: Int?
+        /// Whether ``maxConnectionsPerAddress`` also counts loopback peers (127.0.0.0/8, ::1). Off by default: a
+        /// reverse proxy on the same host carries every client through one address, and tests and benchmarks open
+        /// tens of thousands of sockets from 127.0.0.x.
+        public var capsLoopbackConnections = false
+        /// Largest request head Ringer accepts, in bytes: the request line plus every header lws recognises, each
+        /// counted as `name: value` and CRLF. A larger one gets ``headersTooLargeResponse`` (431, RFC 6585 §5).
+        /// lws holds up to ``headerBufferBytes``; beyond that it closes the connection unanswered, and headers it
+        /// does not recognise count only towards that buffer (lws 4.1.6 cannot list them). Default 8192.
+        public var maxRequestHeaderBytes: Int = 8192
+        /// The answer to a head over ``maxRequestHeaderBytes`` (431 with a small JSON body by default).
+        public var headersTooLargeResponse: HTTPResponse = .json(status: 431, #"{"error":"request headers too large"}"#)
+        /// The answer to a request whose target lws could not keep whole: a `%00` (the decoded path would end at
+        /// the NUL) or a `%0A`/`%0D` (lws ends the request line there). Status 400 with a small JSON body by default.
+        public var badRequestTargetResponse: HTTPResponse = .json(status: 400, #"{"error":"bad request target"}"#)
+        /// The answer to an HTTP/1 request with a body when lws shows another request pipelined behind it before
+        /// the handler started: neither runs, and the connection closes after this (400 with a small JSON body by
+        /// default). A request pipelined behind one already running is never run either: that answer goes out
+        /// with `connection: close` instead. Requests pipelined behind bodiless ones are answered in order.
+        public var pipelinedRequestResponse: HTTPResponse = .json(status: 400, #"{"error":"send a request behind a body on a new connection"}"#)
+        /// The answer to a method lws does not know (TRACE, QUERY, PROPFIND...), which lws would otherwise refuse
+        /// with an HTML 403; the connection closes after it (status 501 Not Implemented, RFC 9110 §9.1, with a small
+        /// JSON body by default). HTTP/1 only.
+        public var unknownMethodResponse: HTTPResponse = .json(status: 501, #"{"error":"method not implemented"}"#)
         /// The answer when a body exceeds ``maxRequestBodyBytes`` (status 413 with a small JSON body
         /// by default; the Ringer API sets its problem+json).
         public var payloadTooLargeResponse: HTTPResponse
@@ -97,6 +131,10 @@ extension WebServer {
             webSocketShuttingDownResponse = .json(status: 503, #"{"error":"server shutting down"}"#)
         }
 
+        /// Bytes lws may hold of one request head (its `max_http_header_data`): twice the largest
+        /// ``maxRequestHeaderBytes``, so that a head over the limit is still parsed and answered 431.
+        static let headerBufferBytes = 32 * 1024
+
         /// Why the configuration cannot be used, or `nil` when it can.
         var problem: String? {
             if !(0...65535).contains(port) { return "port \(port) is outside 0...65535" }
@@ -107,6 +145,11 @@ extension WebServer {
             if !(1...3600).contains(requestTimeoutSeconds) { return "requestTimeoutSeconds is outside 1...3600" }
             if !(1...3600).contains(acceptFailureReportSeconds) { return "acceptFailureReportSeconds is outside 1...3600" }
             if let ping = webSocketPingSeconds, !(1...3600).contains(ping) { return "webSocketPingSeconds is outside 1...3600" }
+            if !(1...3600).contains(requestDeadlineSeconds) { return "requestDeadlineSeconds is outside 1...3600" }
+            if let cap = maxConnectionsPerAddress, cap < 1 { return "maxConnectionsPerAddress must be positive" }
+            if !(1024...Self.headerBufferBytes / 2).contains(maxRequestHeaderBytes) {
+                return "maxRequestHeaderBytes is outside 1024...\(Self.headerBufferBytes / 2)"
+            }
             return nil
         }
     }

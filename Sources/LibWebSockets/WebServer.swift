@@ -27,8 +27,9 @@ import Foundation
 ///   `content-length` is answered 411 because lws never reports the end of such a body; and
 ///   concurrent requests *with bodies* on one connection make lws send GOAWAY ("More rx than
 ///   content_length told"). Concurrent bodiless streams (GET, DELETE) work. HTTP/1.1 has none
-///   of these limits; only a request pipelined behind one with a body makes the server close
-///   the connection after the first response (lws would otherwise loop in `lws_http_action`).
+///   of these limits; only a request pipelined behind one with a body is never run: the first answer
+///   says `connection: close`, or, when lws shows the pipelined bytes before the first handler started,
+///   ``Configuration/pipelinedRequestResponse`` refuses it unrun (lws would otherwise loop in `lws_http_action`).
 public final class WebServer: Sendable {
     private enum Lifecycle {
         case idle
@@ -105,7 +106,9 @@ public final class WebServer: Sendable {
                 return fail("listen", "cannot listen on \(configuration.host):\(configuration.port): \(error.detail)")
             }
             let acceptor = ConnectionAcceptor(listenDescriptor: listener.descriptor,
-                                              reportInterval: configuration.acceptFailureReportSeconds)
+                                              reportInterval: configuration.acceptFailureReportSeconds,
+                                              maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+                                              capsLoopback: configuration.capsLoopbackConnections)
             guard let loop = ServiceLoop() else {
                 acceptor.shutdown()
                 return fail("uv_loop_init", "cannot create the event loop")

@@ -64,6 +64,29 @@ public enum APIProblem {
                 detail: "the body exceeds \(limit) bytes")
     }
 
+    /// 408: the body did not arrive within `seconds` of the request's head (`--request-deadline`).
+    public static func requestTimeout(seconds: Int) -> Problem {
+        Problem(type: ProblemType.requestTimeout.rawValue, title: "Request timeout", status: 408,
+                detail: "the request body did not arrive within \(seconds) s; nothing was done")
+    }
+
+    /// 431: the request head exceeds `limit` bytes (RFC 6585 §5).
+    public static func headersTooLarge(limit: Int) -> Problem {
+        Problem(type: ProblemType.headersTooLarge.rawValue, title: "Request header fields too large", status: 431,
+                detail: "the request line and headers exceed \(limit) bytes")
+    }
+
+    /// 400: the request target holds an encoded NUL, CR or LF (`%00`, `%0D`, `%0A`), which no route takes.
+    public static func badRequestTarget() -> Problem {
+        malformed("the request target must not contain %00, %0D or %0A")
+    }
+
+    /// 501: a method the server does not implement (RFC 9110 §9.1).
+    public static func methodNotImplemented() -> Problem {
+        Problem(type: ProblemType.methodNotImplemented.rawValue, title: "Method not implemented", status: 501,
+                detail: "the server implements GET, HEAD, POST, PUT and DELETE; see the route's Allow header")
+    }
+
     /// 429: the user already holds as many event sockets as the server allows (`--max-sockets-per-user`).
     public static func tooManySockets(limit: Int) -> Problem {
         Problem(type: ProblemType.tooManySockets.rawValue, title: "Too many sockets", status: 429,
@@ -81,6 +104,13 @@ public enum APIProblem {
     /// `Retry-After`, see ``RateLimitExceeded``).
     static func rateLimited(_ detail: String) -> Problem {
         Problem(type: ProblemType.rateLimited.rawValue, title: "Too many requests", status: 429, detail: detail)
+    }
+
+    /// 426: a plain request to the WebSocket event stream (RFC 9110 §15.5.22; the response names
+    /// `Upgrade: websocket`).
+    static func upgradeRequired() -> Problem {
+        Problem(type: ProblemType.upgradeRequired.rawValue, title: "Upgrade required", status: 426,
+                detail: "GET /v1/events is a WebSocket: send it as an upgrade (RFC 6455 §4.1)")
     }
 
     /// 503: the server is not ready or shutting down.

@@ -50,6 +50,11 @@ struct APIRouter: Sendable {
         defer { gate.leave() }
         do {
             return try await route(request)
+        } catch let refusal as MethodNotAllowed {
+            // RFC 9110 §15.5.6: a 405 lists the methods the resource does support.
+            var response = Self.problem(APIProblem.methodNotAllowed(refusal.method))
+            response.headers.append(("allow", refusal.allowed.joined(separator: ", ")))
+            return response
         } catch let problem as Problem {
             return Self.problem(problem)
         } catch let limited as RateLimitExceeded {
@@ -70,12 +75,45 @@ struct APIRouter: Sendable {
         }
     }
 
+    /// A method the route does not take, with those it does (for `Allow`).
+    private struct MethodNotAllowed: Error {
+        let method: String
+        let allowed: [String]
+    }
+
+    /// The methods each route takes, by the path's segments (nil: no such route). HEAD is answered wherever GET is,
+    /// as GET without the body (RFC 9110 §9.3.2; the server omits it).
+    static func allowedMethods(_ parts: [String]) -> [String]? {
+        let methods: [String]?
+        switch parts.count {
+        case 1 where parts[0] == "healthz": methods = ["GET"]
+        case 2 where parts == ["v1", "tokens"]: methods = ["POST"]
+        case 2 where parts == ["v1", "events"]: methods = ["GET"]
+        case 2 where parts == ["v1", "devices"]: methods = ["GET"]
+        case 3 where parts[0] == "v1" && parts[1] == "devices": methods = ["PUT", "DELETE"]
+        case 2 where parts == ["v1", "calls"]: methods = ["GET", "POST"]
+        case 3 where parts[0] == "v1" && parts[1] == "calls": methods = ["GET"]
+        case 4 where parts[0] == "v1" && parts[1] == "calls":
+            switch parts[3] {
+            case "media", "pushes": methods = ["GET"]
+            case "accept", "ringing", "decline", "cancel", "end", "keepalive": methods = ["POST"]
+            default: methods = nil
+            }
+        default: methods = nil
+        }
+        return methods.map { $0.contains("GET") ? $0 + ["HEAD"] : $0 }
+    }
+
     private func route(_ request: HTTPRequest) async throws -> HTTPResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        let method = request.method
+        // HEAD runs the GET handler; the server sends its status and headers only.
+        let method = request.method == "HEAD" ? "GET" : request.method
+        // The method is checked before credentials, so that a 405 (with Allow) never depends on the token.
+        if let allowed = Self.allowedMethods(parts), !allowed.contains(request.method) {
+            throw MethodNotAllowed(method: request.method, allowed: allowed)
+        }
         switch parts.count {
         case 1 where parts[0] == "healthz":
-            try allow(method, "GET")
             // A write, not a read: a full disk, a read-only or deleted database still answers reads.
             do {
                 try await store.checkWritable(at: clock.now())
@@ -88,8 +126,12 @@ struct APIRouter: Sendable {
             return try Self.json(HealthReport(status: problems.isEmpty ? "ok" : "degraded",
                                               pushProblems: problems.isEmpty ? nil : problems,
                                               warnings: mediaUsesDevelopmentKey ? [Self.mediaDevelopmentKeyWarning] : nil))
+        case 2 where parts == ["v1", "events"]:
+            // The event stream is a WebSocket: an upgrade never reaches the router (RingerServer accepts it).
+            var refusal = Self.problem(APIProblem.upgradeRequired())
+            refusal.headers.append(("upgrade", "websocket"))
+            return refusal
         case 2 where parts == ["v1", "tokens"]:
-            try allow(method, "POST")
             try requireAdmin(request)
             let body = try decode(CreateTokenRequest.self, request)
             guard UserID.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
@@ -102,7 +144,6 @@ struct APIRouter: Sendable {
             try await store.upsertUser(id: body.userId, name: body.name, at: now)
             return try Self.json(tokens.mint(userID: body.userId, name: body.name, ttl: ttl, now: now), status: 201)
         case 2 where parts == ["v1", "devices"]:
-            try allow(method, "GET")
             let user = try authenticate(request)
             return try Self.json(["devices": await store.devices(ofUser: user.id)])
         case 3 where parts[0] == "v1" && parts[1] == "devices":
@@ -120,7 +161,7 @@ struct APIRouter: Sendable {
                 _ = try await store.deleteDevice(id: deviceID, userID: user.id)
                 return HTTPResponse(status: 204)
             default:
-                throw APIProblem.methodNotAllowed(method)
+                throw MethodNotAllowed(method: method, allowed: Self.allowedMethods(parts) ?? [])
             }
         case 2 where parts == ["v1", "calls"]:
             let user = try authenticate(request)
@@ -143,10 +184,9 @@ struct APIRouter: Sendable {
                 } ?? 20
                 return try Self.json(CallList(calls: await service.calls(of: user.id, limit: limit)))
             default:
-                throw APIProblem.methodNotAllowed(method)
+                throw MethodNotAllowed(method: method, allowed: Self.allowedMethods(parts) ?? [])
             }
         case 3 where parts[0] == "v1" && parts[1] == "calls":
-            try allow(method, "GET")
             let user = try authenticate(request)
             let id = try callID(parts[2])
             var call = try await service.call(id: id, user: user.id)
@@ -161,25 +201,19 @@ struct APIRouter: Sendable {
             _ = try await service.call(id: id, user: user.id)
             switch parts[3] {
             case "media":
-                try allow(method, "GET")
                 return try Self.json(await service.mediaSession(callID: id, user: user))
             case "pushes":
-                try allow(method, "GET")
                 return try Self.json(["pushes": await service.pushAttempts(callID: id, user: user.id)])
             case "accept":
-                try allow(method, "POST")
                 let body = try decode(DeviceActionRequest.self, request)
                 return try Self.json(await service.accept(callID: id, user: user, deviceID: body.deviceId))
             case "ringing", "decline":
-                try allow(method, "POST")
                 let device = try decode(DeviceActionRequest.self, request).deviceId
                 let input: CallInput = parts[3] == "ringing" ? .ringing(deviceID: device) : .decline(deviceID: device)
                 return try Self.json(await service.act(input, callID: id, user: user.id))
             case "cancel", "end":
-                try allow(method, "POST")
                 return try Self.json(await service.act(parts[3] == "cancel" ? .cancel : .end, callID: id, user: user.id))
             case "keepalive":
-                try allow(method, "POST")
                 try await service.keepalive(callID: id, user: user.id)
                 return HTTPResponse(status: 204)
             default:
@@ -239,10 +273,6 @@ struct APIRouter: Sendable {
             difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
         }
         return difference == 0
-    }
-
-    private func allow(_ method: String, _ allowed: String) throws {
-        guard method == allowed else { throw APIProblem.methodNotAllowed(method) }
     }
 
     private func callID(_ text: String) throws -> String {

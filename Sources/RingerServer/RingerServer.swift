@@ -190,6 +190,14 @@ public final class RingerServer: Sendable {
         webConfiguration.webSocketNotFoundResponse = APIRouter.problem(
             APIProblem.notFound("no WebSocket here; the event stream is GET /v1/events"))
         webConfiguration.webSocketShuttingDownResponse = APIRouter.problem(APIProblem.unavailable())
+        webConfiguration.requestDeadlineSeconds = configuration.requestDeadlineSeconds
+        webConfiguration.requestTimeoutResponse = APIRouter.problem(APIProblem.requestTimeout(seconds: configuration.requestDeadlineSeconds))
+        webConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
+        webConfiguration.headersTooLargeResponse = APIRouter.problem(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
+        webConfiguration.badRequestTargetResponse = APIRouter.problem(APIProblem.badRequestTarget())
+        webConfiguration.unknownMethodResponse = APIRouter.problem(APIProblem.methodNotImplemented())
+        webConfiguration.pipelinedRequestResponse = APIRouter.problem(APIProblem.malformed(
+            "another request was pipelined behind this one's body; nothing was done: send each after the previous answer"))
         let server = WebServer(
             configuration: webConfiguration,
             handler: { request in await router.handle(request) },

@@ -39,6 +39,12 @@ public struct ServerConfiguration: Sendable {
     /// Proxies (CIDR ranges or addresses, `--trusted-proxy`, repeatable) whose `X-Forwarded-For` names the
     /// client for per-address limits; none by default, so the socket's peer is the client.
     public var trustedProxies: [String] = []
+    /// Seconds a request body may take to arrive after its head (`--request-deadline`, 1–3600); a slower one is
+    /// answered 408 request-timeout and its connection closed, so a trickled body cannot hold a connection.
+    public var requestDeadlineSeconds: Int = 30
+    /// Most TCP connections one client address may hold (`--max-connections-per-address`, 0 for no cap);
+    /// more are closed as soon as they are accepted. Loopback peers (a reverse proxy on the host) are not counted.
+    public var maxConnectionsPerAddress: Int? = 1000
 
     /// APNs settings: how the server authenticates, and where it connects.
     public struct APNsSettings: Sendable {
@@ -122,8 +128,9 @@ public struct ServerConfiguration: Sendable {
             "listen", "database", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
-            "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "media-url", "media-api-key",
-            "media-api-secret", "fcm-service-account", "fcm-host", "fcm-ca-file", "trusted-proxy",
+            "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "request-deadline",
+            "max-connections-per-address", "media-url", "media-api-key", "media-api-secret", "fcm-service-account",
+            "fcm-host", "fcm-ca-file", "trusted-proxy",
         ] + RateLimits.Limit.allCases.map(\.rawValue)))
         var config = ServerConfiguration()
         if let listen = options["listen"] {
@@ -178,6 +185,18 @@ public struct ServerConfiguration: Sendable {
         }
         config.trustedProxies = options.all("trusted-proxy")
         for range in config.trustedProxies { _ = try AddressRange(range) }
+        if let text = options["request-deadline"] {
+            guard let seconds = Int(text), (1...3600).contains(seconds) else {
+                throw ConfigurationError("--request-deadline must be whole seconds between 1 and 3600, got \(text)")
+            }
+            config.requestDeadlineSeconds = seconds
+        }
+        if let text = options["max-connections-per-address"] {
+            guard let count = Int(text), (0...1_000_000).contains(count) else {
+                throw ConfigurationError("--max-connections-per-address must be a whole number between 0 (no cap) and 1000000, got \(text)")
+            }
+            config.maxConnectionsPerAddress = count == 0 ? nil : count
+        }
         let keyFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
         let certificateFields = [options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"]]
         // The password alone does not choose certificate authentication: RINGER_APNS_CERT_PASSWORD may be left

@@ -32,6 +32,12 @@ public struct ProblemType: OpenStringEnum {
     public static let answeredElsewhere = ProblemType(slug: "answered-elsewhere")
     /// 413: the request body is too large.
     public static let payloadTooLarge = ProblemType(slug: "payload-too-large")
+    /// 408: the request body did not arrive within the server's request deadline.
+    public static let requestTimeout = ProblemType(slug: "request-timeout")
+    /// 431: the request's header fields are larger than the server accepts.
+    public static let headersTooLarge = ProblemType(slug: "headers-too-large")
+    /// 501: the HTTP method is not one the server implements (TRACE, QUERY...).
+    public static let methodNotImplemented = ProblemType(slug: "method-not-implemented")
     /// 429: the user already holds as many event sockets as the server allows.
     public static let tooManySockets = ProblemType(slug: "too-many-sockets")
     /// 429: a rate limit refused the request (calls per caller, calls to one callee, device changes, failed
@@ -41,4 +47,6 @@ public struct ProblemType: OpenStringEnum {
     public static let internalError = ProblemType(slug: "internal-error")
     /// 503: a dependency (database) is unavailable.
     public static let unavailable = ProblemType(slug: "unavailable")
+    /// 426: a plain HTTP request to the WebSocket event stream.
+    public static let upgradeRequired = ProblemType(slug: "upgrade-required")
 }

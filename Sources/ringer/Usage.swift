@@ -16,6 +16,9 @@ enum Usage {
           --fcm-host HOST[:PORT] (default Google's)   --fcm-ca-file ca.pem (for the FCM host and the token URI)
           --ring-timeout 45   --media-url URL --media-api-key KEY --media-api-secret SECRET
           --max-sockets-per-user 10 (event sockets per user; more are refused with 429 too-many-sockets)
+          --request-deadline 30 (seconds a request body may take after its head; slower: 408 and closed)
+          --max-connections-per-address 1000 (TCP connections per client address, more are closed at once;
+                                0: no cap; loopback peers such as a reverse proxy on the host are not counted)
           --call-idle-timeout 120 (an accepted call with no open event socket, keepalive or action of either
           party's app for this long ends connection_lost; 10–3600 s)
           --max-call-duration 14400 (an accepted call ends max_duration this long after the answer; 60–604800 s)

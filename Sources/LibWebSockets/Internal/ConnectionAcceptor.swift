@@ -14,6 +14,11 @@ import Darwin
 /// it at once (the peer sees the close instead of waiting in the backlog), and takes the reserve
 /// back; when even that fails it asks its owner to pause accepting for a moment. Failures are logged
 /// through ``AcceptFailureReport``: one line per interval.
+///
+/// With a per-address cap (``WebServer/Configuration/maxConnectionsPerAddress``) a connection from an address
+/// that already holds as many is closed as soon as it is accepted, before lws allocates anything for it, and
+/// counted in a second report of its own. Without it ~1,100 slow connections from one peer exhausted the
+/// descriptors and every other client waited.
 final class ConnectionAcceptor {
     /// What the owner should do after ``acceptPending(at:adopt:)``.
     enum Outcome: Equatable {
@@ -30,33 +35,65 @@ final class ConnectionAcceptor {
     let listenDescriptor: Int32
     private var reserveDescriptor: Int32
     private var report: AcceptFailureReport
+    private var capReport: AcceptFailureReport
+    private var cap: PerAddressCap?
+    /// The address each counted connection was admitted under, by its lws connection (network wsi).
+    private var countedConnections: [OpaquePointer: String] = [:]
     private var isShutDown = false
 
     /// - Parameters:
     ///   - listenDescriptor: A non-blocking listening socket; closed by ``close()``.
-    ///   - reportInterval: Seconds between two log lines about failing accepts.
-    init(listenDescriptor: Int32, reportInterval: Int) {
+    ///   - reportInterval: Seconds between two log lines about failing or refused accepts.
+    ///   - maxConnectionsPerAddress: The per-address cap, or nil for none.
+    ///   - capsLoopback: Whether loopback peers count towards the cap.
+    init(listenDescriptor: Int32, reportInterval: Int, maxConnectionsPerAddress: Int? = nil, capsLoopback: Bool = false) {
         self.listenDescriptor = listenDescriptor
         reserveDescriptor = Self.openReserve()
         report = AcceptFailureReport(interval: reportInterval)
+        capReport = AcceptFailureReport(interval: reportInterval, subject: "connection refused")
+        cap = maxConnectionsPerAddress.map { PerAddressCap(limit: $0, capsLoopback: capsLoopback) }
     }
 
     /// Accepts up to ``batch`` waiting connections, each handed to `adopt` (which owns it from then on).
     /// - Parameters:
     ///   - second: The current second of a monotonic clock (for the failure report).
-    ///   - adopt: Takes one accepted, non-blocking, close-on-exec descriptor.
-    func acceptPending(at second: Int, adopt: (Int32) -> Void) -> Outcome {
+    ///   - adopt: Takes one accepted, non-blocking, close-on-exec descriptor; returns its lws connection, or nil
+    ///     when it could not be adopted (and closed it).
+    func acceptPending(at second: Int, adopt: (Int32) -> OpaquePointer?) -> Outcome {
         for _ in 0..<Self.batch {
-            let descriptor = accept(listenDescriptor, nil, nil)
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let descriptor = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenDescriptor, $0, &length) }
+            }
             if descriptor >= 0 {
+                var counted: String?
+                if cap != nil {
+                    let peer = Self.numericHost(address)
+                    switch cap!.admit(peer) {
+                    case .refused:
+                        Posix.closeDescriptor(descriptor)
+                        let reason = "\(peer) already holds \(cap!.limit) connections (the per-address cap)"
+                        if let line = capReport.refused(because: reason, at: second) {
+                            LibWebSocketsLog.report(.warning, line)
+                        }
+                        continue
+                    case .counted: counted = peer
+                    case .exempt: break
+                    }
+                }
                 guard Posix.configure(descriptor) else {
                     Posix.closeDescriptor(descriptor)
+                    if let counted { cap?.release(counted) }
                     continue
                 }
                 var one: Int32 = 1
                 // Answers are small and latency matters more than segment count.
                 _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                adopt(descriptor)
+                let wsi = adopt(descriptor)
+                if let counted {
+                    if let wsi { countedConnections[wsi] = counted } else { cap?.release(counted) }
+                }
                 continue
             }
             let code = errno
@@ -77,6 +114,27 @@ final class ConnectionAcceptor {
             }
         }
         return .keepWatching
+    }
+
+    /// A connection lws is freeing (`LWS_CALLBACK_WSI_DESTROY`): its address holds one fewer. Any other wsi
+    /// (an HTTP/2 stream, a client) is not counted and ignored.
+    func connectionClosed(_ wsi: OpaquePointer) {
+        guard let address = countedConnections.removeValue(forKey: wsi) else { return }
+        cap?.release(address)
+    }
+
+    /// The numeric host of a peer address (IPv4 dotted or IPv6 text), `"?"` if it cannot be printed.
+    private static func numericHost(_ address: sockaddr_storage) -> String {
+        var address = address
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, socklen_t(MemoryLayout<sockaddr_storage>.size), &host, socklen_t(host.count), nil, 0,
+                            NI_NUMERICHOST)
+            }
+        }
+        guard status == 0 else { return "?" }
+        return String(decoding: host.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Closes the listener and the reserve. Idempotent: the shutdown closes the listener early (new

@@ -61,6 +61,32 @@ enum RequestReader {
         return text.isEmpty ? nil : text
     }
 
+    /// The size of the request head as Ringer counts it against ``WebServer/Configuration/maxRequestHeaderBytes``:
+    /// the method and target (path and query) plus each header lws recognises as `name: value` CRLF. Headers lws does
+    /// not recognise are not counted (lws 4.1.6 offers no way to list them); they only fill its header buffer.
+    static func headBytes(of wsi: OpaquePointer) -> Int {
+        var total = 0
+        for (token, name) in methodTokens where lws_hdr_total_length(wsi, token) > 0 {
+            total += name.utf8.count + 1 + Int(lws_hdr_total_length(wsi, token)) + " HTTP/1.1\r\n".utf8.count
+        }
+        total += Int(lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS))
+        for (token, name) in headerTokens {
+            let length = Int(lws_hdr_total_length(wsi, token))
+            if length > 0 { total += name.utf8.count + 2 + length + 2 }
+        }
+        return total
+    }
+
+    /// Whether lws kept an HTTP/1 request target whole. It decodes `%00` into the path (which then ends at the NUL
+    /// for anyone reading it as text) and ends the request line at a decoded `%0A` or `%0D`, leaving no HTTP version
+    /// behind it; both are refused rather than served under a cut path.
+    static func targetIsWhole(of wsi: OpaquePointer, request: HTTPRequest) -> Bool {
+        guard request.httpVersion == 1 else { return true }
+        guard let (token, _) = methodTokens.first(where: { lws_hdr_total_length(wsi, $0.0) > 0 }) else { return true }
+        if Int(lws_hdr_total_length(wsi, token)) != request.path.utf8.count { return false }
+        return lws_hdr_total_length(wsi, WSI_TOKEN_HTTP) > 0
+    }
+
     /// The declared `content-length`, if any and valid.
     static func contentLength(of wsi: OpaquePointer) -> Int? {
         copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int(trimmed($0)) }

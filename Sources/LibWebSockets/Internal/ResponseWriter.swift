@@ -5,6 +5,9 @@ import CLWS
 /// the header block first, then the body in chunks that fit the HTTP/2 frame size and the
 /// peer's flow-control window. Service thread only.
 struct ResponseWriter {
+    /// Largest piece of a raw-socket answer per `lws_write`: the protocol's receive buffer
+    /// (``ServerEngine/webSocketReadBufferBytes``), which lws takes as its send limit too.
+    static let rawPieceBytes = 256
     /// Largest body chunk per callback: the default HTTP/2 SETTINGS_MAX_FRAME_SIZE (RFC 9113 §6.5.2).
     static let chunkSize = 16 * 1024
 
@@ -22,8 +25,9 @@ struct ResponseWriter {
     private let isHTTP2: Bool
     private let omitsBody: Bool
     /// HTTP/1 only: announce `connection: close`; the caller closes after the response.
-    let closesConnection: Bool
-    private let forcesHTTP11StatusLine: Bool
+    private(set) var closesConnection: Bool
+    /// Writes the whole response in one `LWS_WRITE_RAW` on a connection lws handed to its raw-socket role.
+    private let rawSocket: Bool
     private var headersSent = false
     private var offset = 0
 
@@ -32,16 +36,26 @@ struct ResponseWriter {
     ///   - isHTTP2: Whether the wsi is an HTTP/2 stream.
     ///   - isHead: A HEAD request gets the headers only (RFC 9110 §9.3.2).
     ///   - closesConnection: HTTP/1: send `connection: close` (the request left the stream unusable).
-    ///   - forcesHTTP11StatusLine: Write an `HTTP/1.1` status line even before lws has recorded the
-    ///     request's version (during `LWS_CALLBACK_HTTP_CONFIRM_UPGRADE` it would say `HTTP/1.0`,
-    ///     which WebSocket clients reject; RFC 6455 §4.1 upgrades are always HTTP/1.1).
-    init(response: HTTPResponse, isHTTP2: Bool, isHead: Bool, closesConnection: Bool,
-         forcesHTTP11StatusLine: Bool = false) {
+    ///   - rawSocket: The connection is in lws' raw-socket role (a method lws did not know): headers and body
+    ///     go out together as raw bytes, in one call.
+    ///
+    /// HTTP/1 status lines are written here rather than by `lws_add_http_header_status`, whose reason phrase is
+    /// empty for 201, 204 and most others (RFC 9112 §4 allows that, but h2load and other clients count such
+    /// responses as failures); they always say `HTTP/1.1` (RFC 9110 §6.2: the highest minor version the server
+    /// supports), which also keeps the upgrade refusals of `LWS_CALLBACK_HTTP_CONFIRM_UPGRADE` from saying the
+    /// `HTTP/1.0` lws records then.
+    init(response: HTTPResponse, isHTTP2: Bool, isHead: Bool, closesConnection: Bool, rawSocket: Bool = false) {
         self.response = response
-        self.isHTTP2 = isHTTP2
+        self.isHTTP2 = isHTTP2 && !rawSocket
         self.omitsBody = isHead || response.body.isEmpty
-        self.closesConnection = closesConnection && !isHTTP2
-        self.forcesHTTP11StatusLine = forcesHTTP11StatusLine && !isHTTP2
+        self.closesConnection = closesConnection && !self.isHTTP2
+        self.rawSocket = rawSocket
+    }
+
+    /// HTTP/1: the connection will close after this response; says so with `connection: close` (RFC 9112 §9.6)
+    /// unless the header block is already out.
+    mutating func announceClose() {
+        if !isHTTP2 { closesConnection = true }
     }
 
     /// Writes the next piece: the header block, or one body chunk.
@@ -70,12 +84,12 @@ struct ResponseWriter {
         var cursor: UnsafeMutablePointer<UInt8>? = start
         let end = scratch.end
         guard (100...999).contains(response.status) else { return false }
-        if forcesHTTP11StatusLine {
+        if isHTTP2 {
+            guard lws_add_http_header_status(wsi, UInt32(response.status), &cursor, end) == 0 else { return false }
+        } else {
             // lws_add_http_header_by_name with a NULL name emits the value as a bare line.
             let line = Array("HTTP/1.1 \(response.status) \(Self.reasonPhrase(response.status))".utf8)
             guard lws_add_http_header_by_name(wsi, nil, line, Int32(line.count), &cursor, end) == 0 else { return false }
-        } else {
-            guard lws_add_http_header_status(wsi, UInt32(response.status), &cursor, end) == 0 else { return false }
         }
         for (name, value) in response.headers {
             let lowered = name.lowercased()
@@ -87,8 +101,25 @@ struct ResponseWriter {
         if closesConnection, !add(name: "connection", value: "close", wsi: wsi, cursor: &cursor, end: end) {
             return false
         }
-        guard lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0,
-              lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return false }
+        // On a raw socket lws would count the whole write (head included) against a content length it recorded
+        // and cut it short: the header goes in as text there.
+        let lengthAdded = rawSocket ? add(name: "content-length", value: String(response.body.count), wsi: wsi, cursor: &cursor, end: end)
+            : lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0
+        guard lengthAdded, lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return false }
+        if rawSocket {
+            // lws sends at most the protocol's buffer size (plus LWS_PRE) per write and the raw role drops what it
+            // kept back when the connection closes, so the answer goes out in pieces that each fit.
+            let bytes = Array(UnsafeBufferPointer(start: start, count: cursor - start)) + response.body
+            var offset = 0
+            while offset < bytes.count {
+                let count = min(Self.rawPieceBytes, bytes.count - offset)
+                // LWS_WRITE_RAW is a macro for LWS_WRITE_HTTP, which the raw-socket role writes as it is.
+                guard scratch.write(wsi, bytes[offset..<(offset + count)], mode: LWS_WRITE_HTTP.rawValue) >= Int32(count)
+                else { return false }
+                offset += count
+            }
+            return true
+        }
         var mode = LWS_WRITE_HTTP_HEADERS.rawValue
         // HTTP/2: with no DATA to follow, END_STREAM rides on the HEADERS frame (RFC 9113 §8.1).
         if omitsBody && isHTTP2 { mode |= LWS_WRITE_H2_STREAM_END.rawValue }
@@ -96,19 +127,53 @@ struct ResponseWriter {
         return lws_write(wsi, start, length, lws_write_protocol(rawValue: mode)) >= Int32(length)
     }
 
-    /// A reason phrase for the statuses an upgrade refusal typically uses (RFC 9110 §15);
-    /// clients must not rely on it, so others stay empty (RFC 9112 §4).
-    private static func reasonPhrase(_ status: Int) -> String {
+    /// The reason phrase of `status` (RFC 9110 §15, RFC 6585); clients must not rely on it, but an empty one
+    /// counts as a failure in h2load and some proxies, so an unlisted status gets its class's name.
+    static func reasonPhrase(_ status: Int) -> String {
         switch status {
+        case 100: "Continue"
+        case 101: "Switching Protocols"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 403: "Forbidden"
         case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 406: "Not Acceptable"
+        case 408: "Request Timeout"
         case 409: "Conflict"
+        case 410: "Gone"
+        case 411: "Length Required"
+        case 412: "Precondition Failed"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
+        case 426: "Upgrade Required"
+        case 428: "Precondition Required"
         case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
         case 503: "Service Unavailable"
-        default: ""
+        case 504: "Gateway Timeout"
+        default:
+            switch status / 100 {
+            case 1: "Informational"
+            case 2: "Success"
+            case 3: "Redirection"
+            case 4: "Client Error"
+            default: "Server Error"
+            }
         }
     }
 

@@ -22,7 +22,13 @@ extension ServerEngine {
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.options |= CLWS_SERVER_OPTION_VALIDATE_UTF8 | CLWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND
             | CLWS_SERVER_OPTION_H2_JUST_FIX_WINDOW_UPDATE_OVERFLOW
-        info.max_http_header_data = 8192
+        // An unknown method makes lws hand the connection to the raw-socket role and protocols[0] (this callback)
+        // instead of writing an HTML 403: ``ServerEngine/onUnknownMethod(_:)`` answers it.
+        info.options |= CLWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG
+        // Room for a head over Ringer's own limit, so that it is answered 431 rather than dropped (lws closes a
+        // connection whose head outgrows this buffer). Held only while a head is parsed.
+        info.max_http_header_data = UInt16(WebServer.Configuration.headerBufferBytes)
+        info.timeout_secs_ah_idle = 10
         info.keepalive_timeout = Int32(configuration.idleTimeoutSeconds)
         info.timeout_secs = UInt32(configuration.requestTimeoutSeconds)
         // No per-socket lws validity timers (by default lws arms one per connection, PING at 300 s, in a

@@ -6,11 +6,26 @@ extension ServerEngine {
     /// `LWS_CALLBACK_HTTP`: the head of a request (each request of an HTTP/1 keep-alive
     /// connection, or one HTTP/2 stream) has been parsed.
     func onRequestHead(_ wsi: OpaquePointer) -> Int32 {
+        if let previous = session(for: wsi), previous.webSocket == nil,
+           previous.phase == .awaitingHandler || previous.phase == .writing {
+            // An HTTP/1 request pipelined behind one still being answered: lws parsed it early. It is never run (its
+            // answer could not follow in order); the connection closes after the answer in progress, which says so.
+            refusePipelining(previous)
+            return 0
+        }
         let session = makeSession(for: wsi)
         let request = RequestReader.head(of: wsi, extraHeaders: extraHeaderNames)
         session.request = request
         let declaredLength = RequestReader.contentLength(of: wsi)
         let mayHaveBody = ["POST", "PUT", "PATCH"].contains(request.method)
+
+        if let refusal = refusal(ofHead: wsi, request: request) {
+            // Refused before anything runs; whatever body follows is not read, so the connection (or stream) closes.
+            session.bodyIncomplete = mayHaveBody || (declaredLength ?? 0) > 0
+            session.closesAfterResponse = true
+            startResponse(refusal, for: session)
+            return 0
+        }
 
         if let declaredLength, declaredLength > configuration.maxRequestBodyBytes {
             // Answer at once without reading the body; lws discards the rest (HTTP/1) or we reset
@@ -24,6 +39,7 @@ extension ServerEngine {
             guard declaredLength > 0 || request.method == "POST" else { return dispatch(session) }
             session.phase = .readingBody
             session.bodyIncomplete = true
+            table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
             return 0
         }
         if request.httpVersion == 2 && mayHaveBody {
@@ -54,23 +70,54 @@ extension ServerEngine {
         return 0
     }
 
-    /// `LWS_CALLBACK_HTTP_BODY_COMPLETION`: the whole body arrived.
+    /// Body completions lws may report again before the handler starts, before they count as lws' loop (below).
+    static let repeatedCompletionsBeforeRefusal = 16
+
+    /// `LWS_CALLBACK_HTTP_BODY_COMPLETION`: the whole body arrived, or, reported again, that another HTTP/1 request
+    /// is pipelined behind it. lws 4.1.6 keeps the connection in its body state and reports a completion each time
+    /// it looks at the bytes behind the body; it never parses them. Where it looks from its buflist loop in
+    /// `lws_http_action` (the head came from buffered input) it does so in a tight loop until the callback fails.
+    /// So the handler starts only on the next loop turn: a completion repeated before that and many times over is
+    /// that loop, and the request is refused (``WebServer/Configuration/pipelinedRequestResponse``) without running;
+    /// repeated after it, the answer goes out with `connection: close` and the pipelined request never runs.
     func onRequestBodyComplete(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi) else { return 0 }
-        guard session.phase == .readingBody || session.bodyIncomplete else {
-            // A second completion for one body: lws 4.1.6 loops on it when another request is
-            // pipelined behind an HTTP/1 body (lws_http_action). Closing is the only way out.
+        if session.phase != .readingBody && session.bodyIncomplete {
+            // A refused body (413, 408, 431) completing: lws discarded it; its answer is written or already out.
+            session.bodyIncomplete = false
+            return 0
+        }
+        switch session.phase {
+        case .readingBody:
+            session.bodyIncomplete = false
+            session.phase = .dispatching
+            table.deadlines?.cancel(session.id)
+            mailbox.post(.dispatch(session: session.id))
+            return 0
+        case .dispatching:
+            session.closesAfterResponse = true
+            session.repeatedCompletions += 1
+            guard session.repeatedCompletions >= Self.repeatedCompletionsBeforeRefusal else { return 0 }
+            session.phase = .writing
+            var writer = ResponseWriter(response: configuration.pipelinedRequestResponse, isHTTP2: false, isHead: false,
+                                        closesConnection: true)
+            // Written at once (lws buffers what the socket does not take); -1 then ends lws' loop and the connection.
+            while writer.writeNext(on: wsi, using: table.scratch) == .more {}
+            return -1
+        case .awaitingHandler, .writing:
+            refusePipelining(session)
+            return 0
+        case .idle:
+            // Bytes behind a body whose answer is already out: lws would go on reporting them.
             return -1
         }
-        session.bodyIncomplete = false
-        guard session.phase == .readingBody else { return 0 }
-        return dispatch(session)
     }
 
     /// Hands the complete request to the handler on Swift concurrency; the response comes back
     /// through the mailbox, keyed by session id.
-    private func dispatch(_ session: ServerSession) -> Int32 {
+    func dispatch(_ session: ServerSession) -> Int32 {
         guard var request = session.request else { return -1 }
+        table.deadlines?.cancel(session.id)
         request.body = session.body
         session.body = []
         session.phase = .awaitingHandler
@@ -87,6 +134,7 @@ extension ServerEngine {
     /// Starts writing `response`; the writes happen in `LWS_CALLBACK_HTTP_WRITEABLE`.
     func startResponse(_ response: HTTPResponse, for session: ServerSession) {
         let request = session.request
+        table.deadlines?.cancel(session.id)
         session.phase = .writing
         session.writer = ResponseWriter(response: response, isHTTP2: request?.httpVersion == 2,
                                         isHead: request?.method == "HEAD",
@@ -116,5 +164,57 @@ extension ServerEngine {
             // Ready for the next keep-alive request; nonzero means lws wants the connection closed.
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         }
+    }
+
+    /// Why a parsed head is answered without running the handler: a head over
+    /// ``WebServer/Configuration/maxRequestHeaderBytes`` (431), or a target lws could not keep whole (400).
+    private func refusal(ofHead wsi: OpaquePointer, request: HTTPRequest) -> HTTPResponse? {
+        if RequestReader.headBytes(of: wsi) > configuration.maxRequestHeaderBytes {
+            return configuration.headersTooLargeResponse
+        }
+        if !RequestReader.targetIsWhole(of: wsi, request: request) { return configuration.badRequestTargetResponse }
+        return nil
+    }
+
+    /// Closes a connection on which a request was pipelined behind `session`'s once that answer is out, announced
+    /// with `connection: close` (RFC 9112 §9.6). lws keeps the pipelined bytes buffered meanwhile and reports them
+    /// again about once a second (as a body completion); rx flow control is no way to hold them, since lws 4.1.6
+    /// then stops serving the connection's writes too.
+    private func refusePipelining(_ session: ServerSession) {
+        session.closesAfterResponse = true
+        session.writer?.announceClose()
+    }
+
+    /// A request body missed ``WebServer/Configuration/requestDeadlineSeconds``: answer 408 and close.
+    func requestDeadlinePassed(_ id: UInt64) {
+        guard let session = table.sessions[id], session.phase == .readingBody else { return }
+        session.body = []
+        session.closesAfterResponse = true
+        startResponse(configuration.requestTimeoutResponse, for: session)
+    }
+
+    /// `LWS_CALLBACK_RAW_RX` after lws met a method it does not know and handed the connection to the raw-socket
+    /// role (`LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG`): answer
+    /// ``WebServer/Configuration/unknownMethodResponse`` once, then close when it is written.
+    func onUnknownMethod(_ wsi: OpaquePointer) -> Int32 {
+        let session = self.session(for: wsi) ?? makeSession(for: wsi)
+        guard session.writer == nil else { return 0 }
+        var writer = ResponseWriter(response: configuration.unknownMethodResponse, isHTTP2: false, isHead: false,
+                                    closesConnection: true, rawSocket: true)
+        guard writer.writeNext(on: wsi, using: table.scratch) == .finished else { return -1 }
+        session.writer = writer
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
+    /// `LWS_CALLBACK_RAW_WRITEABLE`: close once the answer to an unknown method is out, and nothing of it is left
+    /// in lws' send buffer (`lws_send_pipe_choked`).
+    func onUnknownMethodWritable(_ wsi: OpaquePointer) -> Int32 {
+        guard session(for: wsi)?.writer != nil else { return 0 }
+        guard lws_send_pipe_choked(wsi) == 0 else {
+            lws_callback_on_writable(wsi)
+            return 0
+        }
+        return -1
     }
 }

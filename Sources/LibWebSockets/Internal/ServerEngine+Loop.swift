@@ -26,6 +26,8 @@ extension ServerEngine {
         if let ping = configuration.webSocketPingSeconds {
             table.keepalive = KeepaliveWheel(pingAfter: ping * ServiceLoop.ticksPerSecond, now: loop.tick)
         }
+        table.deadlines = DeadlineWheel(horizon: configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond,
+                                        now: loop.tick)
         table.lastTrim = loop.second
         table.lastSecond = loop.second
         loop.start(listenDescriptor: acceptor.listenDescriptor, owner: self)
@@ -45,6 +47,7 @@ extension ServerEngine {
         table.loop = nil
         table.acceptor = nil
         table.vhost = nil
+        table.deadlines = nil
     }
 
     /// The listener is readable: accept what waits and hand it to lws.
@@ -53,11 +56,12 @@ extension ServerEngine {
         guard let loop = table.loop, let acceptor = table.acceptor, let vhost = table.vhost else { return }
         var adopted = false
         let outcome = acceptor.acceptPending(at: loop.second) { descriptor in
-            if lws_adopt_socket_vhost(vhost, descriptor) == nil {
+            guard let wsi = lws_adopt_socket_vhost(vhost, descriptor) else {
                 _ = close(descriptor)
-            } else {
-                adopted = true
+                return nil
             }
+            adopted = true
+            return wsi
         }
         // The adopted sockets' handshake timeouts must be armed in lws' timer (see ServiceMailbox.wake).
         if adopted { mailbox.wake() }
@@ -75,6 +79,9 @@ extension ServerEngine {
         let table = self.table
         guard let loop = table.loop else { return }
         endGoingAwayIfOver()
+        for id in table.deadlines?.advance(to: loop.tick) ?? [] {
+            requestDeadlinePassed(id)
+        }
         for decision in table.keepalive?.advance(to: loop.tick) ?? [] {
             switch decision {
             case let .ping(id):

@@ -104,8 +104,7 @@ extension ServerEngine {
     /// Writes a small JSON refusal on the upgrade request, outside a writable callback as lws
     /// allows for short responses (it buffers what the socket does not take).
     private func refuseUpgrade(_ session: ServerSession, with response: HTTPResponse) -> Int32 {
-        var writer = ResponseWriter(response: response, isHTTP2: false, isHead: false, closesConnection: false,
-                                    forcesHTTP11StatusLine: true)
+        var writer = ResponseWriter(response: response, isHTTP2: false, isHead: false, closesConnection: false)
         while true {
             switch writer.writeNext(on: session.wsi, using: table.scratch) {
             case .more: continue

@@ -5,6 +5,9 @@ import CLWS
 enum ServerMessage: Sendable {
     /// The handler finished the request of `session`.
     case response(session: UInt64, HTTPResponse)
+    /// The body of `session`'s request is complete and no other request was pipelined behind it in the same
+    /// service turn: run the handler (posted by the service thread to itself).
+    case dispatch(session: UInt64)
     /// A WebSocket of `session` has something to write (or close).
     case writable(session: UInt64)
     /// Shut down gracefully: every open WebSocket gets `status`, the loop stops once all closed or after `ticks`.
@@ -53,7 +56,12 @@ final class ServerEngine: Sendable {
         case LWS_CALLBACK_RECEIVE_PONG: return onWebSocketPong(wsi)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE: return onWebSocketPeerClose(wsi)
         case LWS_CALLBACK_SERVER_WRITEABLE: return onWebSocketWritable(wsi)
-        case LWS_CALLBACK_CLOSED, LWS_CALLBACK_WSI_DESTROY: return onClosed(wsi)
+        case LWS_CALLBACK_CLOSED, LWS_CALLBACK_RAW_CLOSE: return onClosed(wsi)
+        case LWS_CALLBACK_WSI_DESTROY:
+            table.acceptor?.connectionClosed(wsi)
+            return onClosed(wsi)
+        case LWS_CALLBACK_RAW_RX: return onUnknownMethod(wsi)
+        case LWS_CALLBACK_RAW_WRITEABLE: return onUnknownMethodWritable(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
         default: return 0
         }
@@ -79,6 +87,7 @@ final class ServerEngine: Sendable {
     private func onClosed(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi) else { return 0 }
         table.sessions[session.id] = nil
+        table.deadlines?.cancel(session.id)
         lws_set_opaque_user_data(wsi, nil)
         if let connection = session.webSocket {
             table.keepalive?.close(session.id)
@@ -108,6 +117,9 @@ final class ServerEngine: Sendable {
                     continue
                 }
                 startResponse(response, for: session)
+            case let .dispatch(id):
+                guard let session = table.sessions[id], session.phase == .dispatching else { continue }
+                if dispatch(session) != 0 { lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC) }
             case let .writable(id):
                 guard let session = table.sessions[id], session.webSocket != nil else { continue }
                 lws_callback_on_writable(session.wsi)

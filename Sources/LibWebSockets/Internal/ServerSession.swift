@@ -13,6 +13,9 @@ final class ServerSession {
         case idle
         /// Collecting the request body.
         case readingBody
+        /// The body is complete; the handler starts on the next loop turn (``ServerMessage/dispatch(session:)``),
+        /// once lws has shown whether another request is pipelined behind it.
+        case dispatching
         /// The handler runs on Swift concurrency.
         case awaitingHandler
         /// The response is being written.
@@ -29,6 +32,9 @@ final class ServerSession {
     var bodyIncomplete = false
     /// HTTP/1: close the connection after this response instead of keeping it alive.
     var closesAfterResponse = false
+    /// Body completions lws reported again before the handler started: each means pipelined bytes (see
+    /// ``ServerEngine/onRequestBodyComplete(_:)``).
+    var repeatedCompletions = 0
     var writer: ResponseWriter?
 
     /// Set once the upgrade was accepted.
@@ -54,6 +60,8 @@ final class ServerSessionTable {
     /// The lws vhost that adopts accepted connections.
     var vhost: OpaquePointer?
     var acceptor: ConnectionAcceptor?
+    /// The body deadline of every request whose body is being read (``WebServer/Configuration/requestDeadlineSeconds``).
+    var deadlines: DeadlineWheel?
     /// PING and idle hang-up of every open WebSocket, when ``WebServer/Configuration/webSocketPingSeconds`` is set.
     var keepalive: KeepaliveWheel?
     /// The graceful shutdown, once it began.

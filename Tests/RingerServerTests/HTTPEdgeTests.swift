@@ -1,0 +1,162 @@
+import Foundation
+import RingerServer
+import RingerTestSupport
+import RingerWire
+import Testing
+
+/// The API's answers at the edges of HTTP, seen from outside with curl and a raw-socket peer
+/// (Tests/Peers/http_hostile_peer.py): every refusal is problem+json, never lws' HTML or a silent close.
+@Suite(.serialized) struct HTTPEdgeTests {
+    /// One HTTP/1.1 exchange through curl: status line, lower-cased headers, body.
+    private struct Exchange {
+        var statusLine: String
+        var headers: [String: String]
+        var body: String
+        var problem: [String: Any] { jsonObject(body) ?? [:] }
+    }
+
+    /// curl with `arguments`, the last of which is the path.
+    private func curl(_ port: Int, _ arguments: [String]) async throws -> Exchange {
+        let result = try await ChildProcess.run(["curl", "-sS", "-i", "-m", "10", "--path-as-is"] + arguments.dropLast()
+                                                + ["http://127.0.0.1:\(port)" + arguments.last!])
+        return Self.parse(result.standardOutput)
+    }
+
+    private static func parse(_ text: String) -> Exchange {
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let head = parts.first?.components(separatedBy: "\r\n") ?? []
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Exchange(statusLine: head.first ?? "", headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    private static func jsonObject(_ text: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    private func port(_ http: TestHTTP) -> Int { http.base.port! }
+
+    @Test func methodNotAllowedListsAllow() async throws {
+        try await APITests.withServer { http in
+            let port = port(http)
+            // Checked before credentials: no token needed to learn what a path takes.
+            for (method, path, allow) in [("PATCH", "/v1/calls", "GET, POST, HEAD"), ("GET", "/v1/tokens", "POST"),
+                                          ("OPTIONS", "/healthz", "GET, HEAD"), ("POST", "/v1/devices/d1", "PUT, DELETE"),
+                                          ("GET", "/v1/calls/00000000-0000-4000-8000-000000000000/accept", "POST")] {
+                let exchange = try await curl(port, ["-X", method, path])
+                #expect(exchange.statusLine == "HTTP/1.1 405 Method Not Allowed", "\(method) \(path)")
+                #expect(exchange.headers["allow"] == allow, "\(method) \(path)")
+                #expect(exchange.headers["content-type"] == "application/problem+json")
+                #expect(exchange.problem["type"] as? String == ProblemType.methodNotAllowed.rawValue)
+            }
+        }
+    }
+
+    @Test func traceGetsProblemJSONNotHTML() async throws {
+        try await APITests.withServer { http in
+            for method in ["TRACE", "QUERY"] {
+                let exchange = try await curl(port(http), ["-X", method, "/v1/calls"])
+                #expect(exchange.statusLine == "HTTP/1.1 501 Not Implemented", "\(method): \(exchange.statusLine)")
+                #expect(exchange.headers["content-type"] == "application/problem+json")
+                #expect(exchange.problem["type"] as? String == ProblemType.methodNotImplemented.rawValue)
+                #expect(exchange.problem["status"] as? Int == 501)
+                #expect(!exchange.body.contains("<html>"))
+            }
+            // The server still answers.
+            #expect(try await http.send("GET", "/healthz").status == 200)
+        }
+    }
+
+    @Test func headAnswersLikeGetWithoutABody() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            for path in ["/healthz", "/v1/calls"] {
+                let get = try await curl(port(http), ["-H", "Authorization: Bearer \(alice)", path])
+                let head = try await curl(port(http), ["-I", "-H", "Authorization: Bearer \(alice)", path])
+                #expect(head.statusLine == "HTTP/1.1 200 OK", "\(path)")
+                #expect(head.statusLine == get.statusLine)
+                #expect(head.headers["content-type"] == get.headers["content-type"])
+                #expect(head.headers["content-length"] == String(get.body.utf8.count), "\(path)")
+                #expect(head.body.isEmpty)
+            }
+            // HEAD is refused where GET is, with the same problem.
+            let unauthenticated = try await curl(port(http), ["-I", "/v1/calls"])
+            #expect(unauthenticated.statusLine == "HTTP/1.1 401 Unauthorized")
+        }
+    }
+
+    @Test func everyStatusLineHasAReasonPhrase() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            _ = try await APITests.token(http, "bob")
+            let created = try await curl(port(http), ["-X", "POST", "-H", "Authorization: Bearer \(alice)",
+                                                      "-H", "Content-Type: application/json",
+                                                      "--data-binary", #"{"callee":"bob"}"#, "/v1/calls"])
+            #expect(created.statusLine == "HTTP/1.1 201 Created")
+            let deleted = try await curl(port(http), ["-X", "DELETE", "-H", "Authorization: Bearer \(alice)", "/v1/devices/d1"])
+            #expect(deleted.statusLine == "HTTP/1.1 204 No Content")
+            let invalid = try await curl(port(http), ["-X", "POST", "-H", "Authorization: Bearer \(alice)",
+                                                      "-H", "Content-Type: application/json",
+                                                      "--data-binary", #"{"callee":"a b"}"#, "/v1/calls"])
+            #expect(invalid.statusLine == "HTTP/1.1 422 Unprocessable Content")
+        }
+    }
+
+    @Test func aTricklingBodyGets408ProblemJSON() async throws {
+        try await APITests.withServer(configure: { $0.requestDeadlineSeconds = 2 }) { http in
+            let result = try await ChildProcess.run(["python3", PeerScripts.path("http_hostile_peer.py"), "trickle",
+                                                     "\(port(http))", "/v1/calls", "0.5", "15"], timeout: 30)
+            let output = try #require(Self.jsonObject(result.standardOutput), "\(result.standardError)")
+            let exchange = Self.parse(output["data"] as? String ?? "")
+            #expect(exchange.statusLine == "HTTP/1.1 408 Request Timeout")
+            #expect(exchange.headers["connection"] == "close")
+            #expect(exchange.problem["type"] as? String == ProblemType.requestTimeout.rawValue)
+            #expect((output["elapsed"] as? Double ?? 99) < 6)
+        }
+    }
+
+    @Test func headersOver8KiBGet431() async throws {
+        try await APITests.withServer { http in
+            let cookie = "Cookie: c=" + String(repeating: "x", count: 9000)
+            let exchange = try await curl(port(http), ["-H", cookie, "/healthz"])
+            #expect(exchange.statusLine == "HTTP/1.1 431 Request Header Fields Too Large")
+            #expect(exchange.problem["type"] as? String == ProblemType.headersTooLarge.rawValue)
+        }
+    }
+
+    @Test func aNulOrNewlineInThePathGets400() async throws {
+        try await APITests.withServer { http in
+            // (A %00 closing the path right after a slash is dropped by lws, which then serves the path without it.)
+            for path in ["/v1/calls/%00x", "/v1/calls%0A"] {
+                let exchange = try await curl(port(http), [path])
+                #expect(exchange.statusLine == "HTTP/1.1 400 Bad Request", "\(path)")
+                #expect(exchange.problem["type"] as? String == ProblemType.malformedRequest.rawValue, "\(path)")
+            }
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrderOrRefusedBeforeActing() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            _ = try await APITests.token(http, "bob")
+            let body = #"{"callee":"bob"}"#
+            let request = "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            let literal = "b'" + request.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "'"
+            let result = try await ChildProcess.run(["python3", PeerScripts.path("http_hostile_peer.py"), "raw",
+                                                     "\(port(http))", literal, "3"], timeout: 20)
+            let output = try #require(Self.jsonObject(result.standardOutput), "\(result.standardError)")
+            let data = output["data"] as? String ?? ""
+            let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
+            let answered = data.hasPrefix("HTTP/1.1 201 Created\r\n")
+            // A retrying client must never ring twice: the call exists exactly when its 201 was sent.
+            #expect(calls.count == (answered ? 1 : 0), "\(data)")
+            #expect(answered || data.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(data)")
+            #expect(data.contains("HTTP/1.1 200 OK\r\n") || (data.contains("connection: close") && output["closed"] as? Bool == true))
+        }
+    }
+}
