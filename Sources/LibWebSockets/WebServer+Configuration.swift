@@ -90,6 +90,10 @@ extension WebServer {
         /// with an HTML 403; the connection closes after it (status 501 Not Implemented, RFC 9110 §9.1, with a small
         /// JSON body by default). HTTP/1 only.
         public var unknownMethodResponse: HTTPResponse = .json(status: 501, #"{"error":"method not implemented"}"#)
+        /// Picks the answer to such a method from the request line's method and path (without the query), when
+        /// they can be read: a server that routes the path may answer 405 with `Allow` for a standard method
+        /// (RFC 9110 §15.5.6) and keep 501 for one it does not recognise. Nil: ``unknownMethodResponse`` always.
+        public var unknownMethodResponder: (@Sendable (_ method: String, _ path: String) -> HTTPResponse)?
         /// The answer when a body exceeds ``maxRequestBodyBytes`` (status 413 with a small JSON body
         /// by default; the Ringer API sets its problem+json).
         public var payloadTooLargeResponse: HTTPResponse

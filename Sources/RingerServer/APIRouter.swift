@@ -51,10 +51,7 @@ struct APIRouter: Sendable {
         do {
             return try await route(request)
         } catch let refusal as MethodNotAllowed {
-            // RFC 9110 §15.5.6: a 405 lists the methods the resource does support.
-            var response = Self.problem(APIProblem.methodNotAllowed(refusal.method))
-            response.headers.append(("allow", refusal.allowed.joined(separator: ", ")))
-            return response
+            return Self.methodNotAllowed(refusal.method, allowed: refusal.allowed)
         } catch let problem as Problem {
             return Self.problem(problem)
         } catch let limited as RateLimitExceeded {
@@ -76,6 +73,28 @@ struct APIRouter: Sendable {
     }
 
     /// A method the route does not take, with those it does (for `Allow`).
+    /// RFC 9110 §15.5.6: a 405 lists the methods the resource does support.
+    private static func methodNotAllowed(_ method: String, allowed: [String]) -> HTTPResponse {
+        var response = problem(APIProblem.methodNotAllowed(method))
+        response.headers.append(("allow", allowed.joined(separator: ", ")))
+        return response
+    }
+
+    /// The registered methods (RFC 9110 §9, RFC 5789 PATCH, the IETF's QUERY) that libwebsockets leaves to the raw
+    /// fallback (TRACE, CONNECT, QUERY): known, so a routed path answers them 405 with `Allow`; any other unknown
+    /// method is 501.
+    static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+                                               "PATCH", "QUERY"]
+
+    /// The answer to a method libwebsockets does not parse, from the request line: 405 with `Allow` on a
+    /// routed path for a standard method, 404 on any other path, 501 for a method Ringer does not know.
+    static func unknownMethodResponse(method: String, path: String) -> HTTPResponse {
+        guard standardMethods.contains(method) else { return problem(APIProblem.methodNotImplemented()) }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard let allowed = allowedMethods(parts) else { return problem(APIProblem.notFound("no route \(path)")) }
+        return methodNotAllowed(method, allowed: allowed)
+    }
+
     private struct MethodNotAllowed: Error {
         let method: String
         let allowed: [String]
@@ -284,13 +303,22 @@ struct APIRouter: Sendable {
 
     private func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
         guard !request.body.isEmpty else { throw APIProblem.malformed("the request needs a JSON body") }
+        let value: T
         do {
-            return try RingerJSON.decoder().decode(type, from: Data(request.body))
+            value = try RingerJSON.decoder().decode(type, from: Data(request.body))
         } catch let error as DecodingError {
             throw APIProblem.malformed(Self.describe(error))
         } catch {
             throw APIProblem.malformed("the body is not JSON")
         }
+        // `null` is not a value of any field (docs/openapi.yaml): an optional field is left out instead. Codable
+        // alone takes `null` for an absent optional, accepting what the schema refuses. Unknown keys are ignored.
+        let fields = Set(Mirror(reflecting: value).children.compactMap { $0.label.map(Self.snakeCase) })
+        if let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+           let field = object.first(where: { fields.contains($0.key) && $0.value is NSNull })?.key {
+            throw APIProblem.malformed("\(field) is null: leave an optional field out instead")
+        }
+        return value
     }
 
     /// A short, safe description of a decoding error: the field path and what was wrong.

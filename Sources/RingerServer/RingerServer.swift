@@ -196,6 +196,7 @@ public final class RingerServer: Sendable {
         webConfiguration.headersTooLargeResponse = APIRouter.problem(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
         webConfiguration.badRequestTargetResponse = APIRouter.problem(APIProblem.badRequestTarget())
         webConfiguration.unknownMethodResponse = APIRouter.problem(APIProblem.methodNotImplemented())
+        webConfiguration.unknownMethodResponder = { method, path in APIRouter.unknownMethodResponse(method: method, path: path) }
         webConfiguration.pipelinedRequestResponse = APIRouter.problem(APIProblem.malformed(
             "another request was pipelined behind this one's body; nothing was done: send each after the previous answer"))
         let server = WebServer(

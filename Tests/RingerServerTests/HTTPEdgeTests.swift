@@ -57,16 +57,36 @@ import Testing
 
     @Test func traceGetsProblemJSONNotHTML() async throws {
         try await APITests.withServer { http in
+            // Registered methods lws does not parse: 405 with Allow on a routed path, 404 elsewhere (RFC 9110 §15.5.6).
             for method in ["TRACE", "QUERY"] {
                 let exchange = try await curl(port(http), ["-X", method, "/v1/calls"])
-                #expect(exchange.statusLine == "HTTP/1.1 501 Not Implemented", "\(method): \(exchange.statusLine)")
+                #expect(exchange.statusLine == "HTTP/1.1 405 Method Not Allowed", "\(method): \(exchange.statusLine)")
+                #expect(exchange.headers["allow"] == "GET, POST, HEAD", "\(method)")
                 #expect(exchange.headers["content-type"] == "application/problem+json")
-                #expect(exchange.problem["type"] as? String == ProblemType.methodNotImplemented.rawValue)
-                #expect(exchange.problem["status"] as? Int == 501)
+                #expect(exchange.problem["type"] as? String == ProblemType.methodNotAllowed.rawValue)
                 #expect(!exchange.body.contains("<html>"))
+                let elsewhere = try await curl(port(http), ["-X", method, "/v1/nothing"])
+                #expect(elsewhere.statusLine == "HTTP/1.1 404 Not Found", "\(method): \(elsewhere.statusLine)")
             }
+            // A method nobody registered: 501, as problem+json.
+            let unknown = try await curl(port(http), ["-X", "PROPFIND", "/v1/calls"])
+            #expect(unknown.statusLine == "HTTP/1.1 501 Not Implemented", "\(unknown.statusLine)")
+            #expect(unknown.problem["type"] as? String == ProblemType.methodNotImplemented.rawValue)
+            #expect(unknown.problem["status"] as? Int == 501)
             // The server still answers.
             #expect(try await http.send("GET", "/healthz").status == 200)
+        }
+    }
+
+    @Test func aNullOptionalFieldIsRefusedAsTheSchemaSays() async throws {
+        try await APITests.withServer { http in
+            let response = try await http.send("POST", "/v1/tokens", token: APITests.adminKey,
+                                               json: #"{"user_id":"bob","ttl_seconds":null}"#)
+            #expect(response.status == 400)
+            #expect((response.object["detail"] as? String)?.contains("ttl_seconds is null") == true)
+            // Keys the body does not define are ignored, null or not.
+            #expect(try await http.send("POST", "/v1/tokens", token: APITests.adminKey,
+                                        json: #"{"user_id":"bob","extra":null}"#).status == 201)
         }
     }
 

@@ -36,4 +36,15 @@ import Testing
             #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")
         }
     }
+
+    @Test func schemathesisFindsNoServerErrorAndNoConformanceFailure() async throws {
+        try await withServer { http, alice, _ in
+            for bearer in [alice, APITests.adminKey] {
+                let outcome = try await ChildProcess.run(["python3", PeerScripts.path("spec_conformance.py"), Self.spec,
+                                                          http.base.absoluteString, bearer, Self.examples],
+                                                         in: FileManager.default.temporaryDirectory, timeout: 1800)
+                #expect(outcome.status == 0, "\(outcome.standardOutput.suffix(6000))\(outcome.standardError.suffix(2000))")
+            }
+        }
+    }
 }

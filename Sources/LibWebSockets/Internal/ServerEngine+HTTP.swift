@@ -196,15 +196,31 @@ extension ServerEngine {
     /// `LWS_CALLBACK_RAW_RX` after lws met a method it does not know and handed the connection to the raw-socket
     /// role (`LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG`): answer
     /// ``WebServer/Configuration/unknownMethodResponse`` once, then close when it is written.
-    func onUnknownMethod(_ wsi: OpaquePointer) -> Int32 {
+    func onUnknownMethod(_ wsi: OpaquePointer, bytes: UnsafeRawPointer?, count: Int) -> Int32 {
         let session = self.session(for: wsi) ?? makeSession(for: wsi)
         guard session.writer == nil else { return 0 }
-        var writer = ResponseWriter(response: configuration.unknownMethodResponse, isHTTP2: false, isHead: false,
+        var response = configuration.unknownMethodResponse
+        if let responder = configuration.unknownMethodResponder, let bytes,
+           let (method, path) = Self.requestLine(UnsafeRawBufferPointer(start: bytes, count: count)) {
+            response = responder(method, path)
+        }
+        var writer = ResponseWriter(response: response, isHTTP2: false, isHead: false,
                                     closesConnection: true, rawSocket: true)
         guard writer.writeNext(on: wsi, using: table.scratch) == .finished else { return -1 }
         session.writer = writer
         lws_callback_on_writable(wsi)
         return 0
+    }
+
+    /// The method and path (query cut off) of the first line of `bytes` when it reads `METHOD SP TARGET SP
+    /// HTTP/1.x` in visible ASCII (RFC 9112 §3); nil otherwise, and the fixed answer goes out.
+    static func requestLine(_ bytes: UnsafeRawBufferPointer) -> (method: String, path: String)? {
+        let line = bytes.prefix(2048).prefix { $0 != 13 && $0 != 10 }
+        let fields = line.split(separator: 32, omittingEmptySubsequences: false)
+        guard fields.count == 3, fields.allSatisfy({ !$0.isEmpty && $0.allSatisfy { (33...126).contains($0) } }),
+              fields[2].starts(with: Array("HTTP/1.".utf8)) else { return nil }
+        let target = String(decoding: fields[1], as: UTF8.self)
+        return (String(decoding: fields[0], as: UTF8.self), String(target.prefix { $0 != "?" }))
     }
 
     /// `LWS_CALLBACK_RAW_WRITEABLE`: close once the answer to an unknown method is out, and nothing of it is left

@@ -60,7 +60,7 @@ final class ServerEngine: Sendable {
         case LWS_CALLBACK_WSI_DESTROY:
             table.acceptor?.connectionClosed(wsi)
             return onClosed(wsi)
-        case LWS_CALLBACK_RAW_RX: return onUnknownMethod(wsi)
+        case LWS_CALLBACK_RAW_RX: return onUnknownMethod(wsi, bytes: input, count: length)
         case LWS_CALLBACK_RAW_WRITEABLE: return onUnknownMethodWritable(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
         default: return 0
