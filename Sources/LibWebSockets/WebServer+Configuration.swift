@@ -88,7 +88,7 @@ extension WebServer {
         public var pipelinedRequestResponse: HTTPResponse = .json(status: 400, #"{"error":"send a request behind a body on a new connection"}"#)
         /// The answer to a method lws does not know (TRACE, QUERY, PROPFIND...), which lws would otherwise refuse
         /// with an HTML 403; the connection closes after it (status 501 Not Implemented, RFC 9110 §9.1, with a small
-        /// JSON body by default). HTTP/1 only.
+        /// JSON body by default). HTTP/1 without TLS only (a TLS server leaves such methods to lws).
         public var unknownMethodResponse: HTTPResponse = .json(status: 501, #"{"error":"method not implemented"}"#)
         /// Picks the answer to such a method from the request line's method and path (without the query), when
         /// they can be read: a server that routes the path may answer 405 with `Allow` for a standard method

@@ -23,8 +23,12 @@ extension ServerEngine {
         info.options |= CLWS_SERVER_OPTION_VALIDATE_UTF8 | CLWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND
             | CLWS_SERVER_OPTION_H2_JUST_FIX_WINDOW_UPDATE_OVERFLOW
         // An unknown method makes lws hand the connection to the raw-socket role and protocols[0] (this callback)
-        // instead of writing an HTML 403: ``ServerEngine/onUnknownMethod(_:)`` answers it.
-        info.options |= CLWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG
+        // instead of writing an HTML 403: ``ServerEngine/onUnknownMethod(_:)`` answers it. Plain HTTP only: on a
+        // TLS vhost the option also takes a connection whose first bytes are not (yet) a ClientHello for raw, and
+        // under load a TLS client was answered that way (`SSL err 1` in a loaded test run).
+        if configuration.tls == nil {
+            info.options |= CLWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG
+        }
         // Room for a head over Ringer's own limit, so that it is answered 431 rather than dropped (lws closes a
         // connection whose head outgrows this buffer). Held only while a head is parsed.
         info.max_http_header_data = UInt16(WebServer.Configuration.headerBufferBytes)
