@@ -179,4 +179,24 @@ import Testing
             #expect(data.contains("HTTP/1.1 200 OK\r\n") || (data.contains("connection: close") && output["closed"] as? Bool == true))
         }
     }
+
+    /// Found by review: `Content-Length: -5` was answered at once with a 408 saying the body had not arrived in
+    /// time, and `Content-Length: abc` was taken for no body. RFC 9110 §8.6: the value is 1*DIGIT; RFC 9112 §6.3:
+    /// an invalid one is an unrecoverable error, answered 400 with the connection closed.
+    @Test func aContentLengthThatIsNotANumberOfBytesGets400() async throws {
+        try await APITests.withServer { http in
+            for value in ["-5", "abc", "+5", "5 5", "0x10"] {
+                let request = "POST /v1/tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(APITests.adminKey)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(value)\r\n\r\n{\"user_id\": \"cl\"}"
+                let literal = "b'" + request.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "'"
+                let result = try await ChildProcess.run(["python3", PeerScripts.path("http_hostile_peer.py"), "raw",
+                                                         "\(port(http))", literal, "3"], timeout: 20)
+                let output = try #require(Self.jsonObject(result.standardOutput), "\(result.standardError)")
+                let data = output["data"] as? String ?? ""
+                #expect(data.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(value): \(data)")
+                #expect(data.contains(ProblemType.malformedRequest.rawValue) && data.contains("Content-Length"), "\(value): \(data)")
+                #expect(data.contains("connection: close"), "\(value): \(data)")
+            }
+        }
+    }
 }
