@@ -76,7 +76,7 @@ let package = Package(
                 swiftSettings: strict),
         .executableTarget(name: "ringer",
                           dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerLogging",
-                                         "DevCertificates", "JWT",
+                                         "DevCertificates", "JWT", "LibWebSockets",
                                          "RingerBench"],
                           swiftSettings: strict),
 

@@ -81,6 +81,10 @@ extension WebServer {
         /// The answer to a request whose target lws could not keep whole: a `%00` (the decoded path would end at
         /// the NUL) or a `%0A`/`%0D` (lws ends the request line there). Status 400 with a small JSON body by default.
         public var badRequestTargetResponse: HTTPResponse = .json(status: 400, #"{"error":"bad request target"}"#)
+        /// The answer to an HTTP/1 request whose `Content-Length` is not 1*DIGIT (RFC 9110 §8.6), such as `-5` or
+        /// `abc`: RFC 9112 §6.3 makes it an unrecoverable framing error, so nothing runs and the connection closes
+        /// after it (400 with a small JSON body by default).
+        public var badContentLengthResponse: HTTPResponse = .json(status: 400, #"{"error":"bad content-length"}"#)
         /// The answer to an HTTP/1 request with a body when lws shows another request pipelined behind it before
         /// the handler started: neither runs, and the connection closes after this (400 with a small JSON body by
         /// default). A request pipelined behind one already running is never run either: that answer goes out

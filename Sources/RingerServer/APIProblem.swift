@@ -81,6 +81,11 @@ public enum APIProblem {
         malformed("the request target must not contain %00, %0D or %0A")
     }
 
+    /// 400: a `Content-Length` that is not a number of bytes (RFC 9110 §8.6: 1*DIGIT).
+    public static func badContentLength() -> Problem {
+        malformed("Content-Length must be a number of bytes (digits only)")
+    }
+
     /// 501: a method the server does not implement (RFC 9110 §9.1).
     public static func methodNotImplemented() -> Problem {
         Problem(type: ProblemType.methodNotImplemented.rawValue, title: "Method not implemented", status: 501,

@@ -195,6 +195,7 @@ public final class RingerServer: Sendable {
         webConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
         webConfiguration.headersTooLargeResponse = APIRouter.problem(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
         webConfiguration.badRequestTargetResponse = APIRouter.problem(APIProblem.badRequestTarget())
+        webConfiguration.badContentLengthResponse = APIRouter.problem(APIProblem.badContentLength())
         webConfiguration.unknownMethodResponse = APIRouter.problem(APIProblem.methodNotImplemented())
         webConfiguration.unknownMethodResponder = { method, path in APIRouter.unknownMethodResponse(method: method, path: path) }
         webConfiguration.pipelinedRequestResponse = APIRouter.problem(APIProblem.malformed(

@@ -136,9 +136,17 @@ public struct ServerConfiguration: Sendable {
         if let listen = options["listen"] {
             let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count >= 2, let port = Int(parts.last!), (0...65535).contains(port) else {
-                throw ConfigurationError("--listen must be host:port, got \(listen)")
+                throw ConfigurationError("--listen must be host:port (an IPv6 host in brackets: [::]:8080), got \(listen)")
             }
-            config.host = parts.dropLast().joined(separator: ":")
+            var host = parts.dropLast().joined(separator: ":")
+            // RFC 3986 §3.2.2: an IPv6 host before a port is written in brackets, which getaddrinfo does not take.
+            if host.hasPrefix("[") || host.hasSuffix("]") {
+                guard host.count > 2, host.hasPrefix("["), host.hasSuffix("]") else {
+                    throw ConfigurationError("--listen must be host:port (an IPv6 host in brackets: [::]:8080), got \(listen)")
+                }
+                host = String(host.dropFirst().dropLast())
+            }
+            config.host = host
             config.port = port
         }
         config.databasePath = options["database"] ?? config.databasePath

@@ -121,8 +121,9 @@ public struct UserTokens: Sendable {
         } catch {
             throw APIProblem.unauthorized("the user token is not valid yet")
         }
+        guard claims.exp >= claims.iat else { throw APIProblem.unauthorized("the user token's exp is before its iat") }
         let (lifetime, overflow) = claims.exp.subtractingReportingOverflow(claims.iat)
-        guard !overflow, (0...Int64(Self.maximumLifetime)).contains(lifetime) else {
+        guard !overflow, lifetime <= Int64(Self.maximumLifetime) else {
             throw APIProblem.unauthorized("the user token lives longer than \(Self.maximumLifetime) s (exp - iat)")
         }
         guard UserID.isValid(claims.sub) else { throw APIProblem.unauthorized("the user token has no valid sub") }

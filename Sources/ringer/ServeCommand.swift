@@ -1,4 +1,5 @@
 import Foundation
+import LibWebSockets
 import RingerLogging
 import RingerServer
 
@@ -12,6 +13,13 @@ enum ServeCommand {
         } catch {
             log.error("\(error)")
             return 2
+        }
+        // libwebsockets' own lines and the wrapper's (the per-address cap's refusals, accept failures, each once per
+        // 10 s) go to the server's log in its format; lws prints only errors to stderr otherwise. They are scrubbed
+        // of credentials before they leave LibWebSockets.
+        let http = Logger(label: "ringer.http")
+        LibWebSocketsLog.route(levels: [.error, .warning]) { level, line in
+            if level == .error { http.error(line) } else { http.warning(line) }
         }
         let server: RingerServer
         do {

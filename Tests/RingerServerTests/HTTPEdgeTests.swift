@@ -33,6 +33,16 @@ import Testing
         return Exchange(statusLine: head.first ?? "", headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
+    /// Sends `request` as it is over one socket (Tests/Peers/http_hostile_peer.py `raw`) and reads for `seconds`.
+    /// - Returns: what came back, and whether the server closed the connection.
+    private func rawExchange(_ port: Int, _ request: String, seconds: Int = 3) async throws -> (data: String, closed: Bool) {
+        let literal = "b'" + request.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "'"
+        let result = try await ChildProcess.run(["python3", PeerScripts.path("http_hostile_peer.py"), "raw",
+                                                 "\(port)", literal, "\(seconds)"], timeout: 20)
+        let output = try #require(Self.jsonObject(result.standardOutput), "\(result.standardError)")
+        return (output["data"] as? String ?? "", output["closed"] as? Bool == true)
+    }
+
     private static func jsonObject(_ text: String) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
     }
@@ -166,17 +176,29 @@ import Testing
             let request = "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                 + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-            let literal = "b'" + request.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "'"
-            let result = try await ChildProcess.run(["python3", PeerScripts.path("http_hostile_peer.py"), "raw",
-                                                     "\(port(http))", literal, "3"], timeout: 20)
-            let output = try #require(Self.jsonObject(result.standardOutput), "\(result.standardError)")
-            let data = output["data"] as? String ?? ""
+            let (data, closed) = try await rawExchange(port(http), request)
             let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
             let answered = data.hasPrefix("HTTP/1.1 201 Created\r\n")
             // A retrying client must never ring twice: the call exists exactly when its 201 was sent.
             #expect(calls.count == (answered ? 1 : 0), "\(data)")
             #expect(answered || data.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(data)")
-            #expect(data.contains("HTTP/1.1 200 OK\r\n") || (data.contains("connection: close") && output["closed"] as? Bool == true))
+            #expect(data.contains("HTTP/1.1 200 OK\r\n") || (data.contains("connection: close") && closed))
+        }
+    }
+
+    /// Found by review: `Content-Length: -5` was answered at once with a 408 saying the body had not arrived in
+    /// time, and `Content-Length: abc` was taken for no body. RFC 9110 §8.6: the value is 1*DIGIT; RFC 9112 §6.3:
+    /// an invalid one is an unrecoverable error, answered 400 with the connection closed.
+    @Test func aContentLengthThatIsNotANumberOfBytesGets400() async throws {
+        try await APITests.withServer { http in
+            for value in ["-5", "abc", "+5", "5 5", "0x10"] {
+                let request = "POST /v1/tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(APITests.adminKey)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(value)\r\n\r\n{\"user_id\": \"cl\"}"
+                let (data, _) = try await rawExchange(port(http), request)
+                #expect(data.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(value): \(data)")
+                #expect(data.contains(ProblemType.malformedRequest.rawValue) && data.contains("Content-Length"), "\(value): \(data)")
+                #expect(data.contains("connection: close"), "\(value): \(data)")
+            }
         }
     }
 }

@@ -92,6 +92,52 @@ import Testing
         #expect(status == 0)
         #expect(String(decoding: try Data(contentsOf: output), as: UTF8.self).contains("ringer serve [flags]"))
     }
+
+    /// Found by review: the per-address cap's refusals (and lws' other warnings) went to libwebsockets' default
+    /// log, errors only, so `ringer serve` said nothing while a client was being refused.
+    @Test func connectionsRefusedAtThePerAddressCapAreLogged() async throws {
+        // The cap does not count loopback peers: connect from this machine's own outward address.
+        let probe = try await ChildProcess.run(["python3", "-c", """
+            import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.connect(("192.0.2.1", 9)); print(s.getsockname()[0])
+            """])
+        let address = probe.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(!address.isEmpty && !address.hasPrefix("127."), "needs a non-loopback IPv4 address: \(probe.standardError)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-serve-cap-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try Self.freePort()
+        let log = directory.appendingPathComponent("serve.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = Self.ringer
+        process.arguments = ["serve", "--listen", "0.0.0.0:\(port)", "--max-connections-per-address", "1"]
+        process.environment = ["RINGER_ADMIN_KEY": "serve-test-admin",
+                               "RINGER_USER_TOKEN_SECRET": String(repeating: "z", count: 40),
+                               "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path]
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        defer { process.terminate() }
+        let holder = try await ChildProcess.run(["python3", "-c", """
+            import socket, time
+            for attempt in range(100):
+                try: first = socket.create_connection(("\(address)", \(port))); break
+                except OSError: time.sleep(0.05)
+            time.sleep(0.3)
+            second = socket.create_connection(("\(address)", \(port)))
+            second.settimeout(2)
+            print("refused" if second.recv(1) == b"" else "kept")
+            """])
+        #expect(holder.standardOutput.contains("refused"), "\(holder.standardError)")
+        var text = ""
+        for _ in 0..<40 where !text.contains("per-address cap") {
+            try await Task.sleep(for: .milliseconds(50))
+            text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+        }
+        let line = text.split(separator: "\n").first { $0.contains("per-address cap") }
+        #expect(line?.contains("warning") == true && line?.contains(address) == true, "\(text)")
+    }
 }
 
 /// `ringer sandbox`'s FCM flags as an operator gives them.

@@ -93,6 +93,19 @@ import Testing
         }
     }
 
+    /// Found by review: a token whose `exp` comes before its `iat` was refused as living "longer than 2592000 s",
+    /// which sends whoever debugs the backend looking for a lifetime that is too long.
+    @Test func aTokenThatExpiresBeforeItWasIssuedIsRefusedSayingSo() async throws {
+        try await APITests.withServer { http in
+            let secret = try JWTSigningKey(hmacSecret: Array(String(repeating: "s", count: 32).utf8))
+            let backwards = try JWT.sign(Self.claims("alice", lifetime: -1), keyID: nil, type: "JWT", with: secret)
+            let response = try await http.send("GET", "/v1/devices", token: backwards)
+            #expect(response.status == 401)
+            let detail = response.object["detail"] as? String ?? ""
+            #expect(detail.contains("exp") && detail.contains("before") && !detail.contains("longer"), "\(detail)")
+        }
+    }
+
     @Test func aPublicKeyFileThatIsNotAKeyStopsTheServerNamingTheFile() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-key-\(UUID().uuidString).pem")
         try Data("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n".utf8).write(to: file)

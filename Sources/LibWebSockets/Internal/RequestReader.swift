@@ -92,6 +92,13 @@ enum RequestReader {
         copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int(trimmed($0)) }
     }
 
+    /// Whether a `content-length` is present but not 1*DIGIT (RFC 9110 §8.6): `-5`, `+5`, `abc`, `5 5`. Swift's
+    /// `Int` would take a sign, and lws reads the value with its own lenient parser.
+    static func hasInvalidContentLength(_ wsi: OpaquePointer) -> Bool {
+        guard let value = copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).map(trimmed) else { return false }
+        return value.isEmpty || value.utf8.count > 18 || !value.utf8.allSatisfy { (48...57).contains($0) }
+    }
+
     /// The value of a known header token, or nil when absent.
     static func copy(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
         let length = Int(lws_hdr_total_length(wsi, token))

@@ -167,12 +167,14 @@ extension ServerEngine {
     }
 
     /// Why a parsed head is answered without running the handler: a head over
-    /// ``WebServer/Configuration/maxRequestHeaderBytes`` (431), or a target lws could not keep whole (400).
+    /// ``WebServer/Configuration/maxRequestHeaderBytes`` (431), a target lws could not keep whole (400), or a
+    /// `content-length` that is not a number of bytes (400).
     private func refusal(ofHead wsi: OpaquePointer, request: HTTPRequest) -> HTTPResponse? {
         if RequestReader.headBytes(of: wsi) > configuration.maxRequestHeaderBytes {
             return configuration.headersTooLargeResponse
         }
         if !RequestReader.targetIsWhole(of: wsi, request: request) { return configuration.badRequestTargetResponse }
+        if RequestReader.hasInvalidContentLength(wsi) { return configuration.badContentLengthResponse }
         return nil
     }
 
