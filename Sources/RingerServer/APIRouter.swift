@@ -168,24 +168,21 @@ struct APIRouter: Sendable {
         case 3 where parts[0] == "v1" && parts[1] == "devices":
             let user = try authenticate(request)
             let deviceID = parts[2]
-            if method == "PUT" || method == "DELETE" { try limits.admitDeviceChange(user: user.id) }
-            switch method {
-            case "PUT":
-                let body = try decode(DeviceRegistration.self, request)
-                return try Self.json(await devices.register(deviceID: deviceID, user: user, body: body, now: clock.now()))
-            case "DELETE":
+            // Only PUT and DELETE get here (``allowedMethods(_:)``), and both are device changes.
+            try limits.admitDeviceChange(user: user.id)
+            if method == "DELETE" {
                 // An id no registration can have is the client's mistake, not "already gone".
                 guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
                 // Idempotent, so a retried logout succeeds; another user's device is never touched.
                 _ = try await store.deleteDevice(id: deviceID, userID: user.id)
                 return HTTPResponse(status: 204)
-            default:
-                throw MethodNotAllowed(method: method, allowed: Self.allowedMethods(parts) ?? [])
             }
+            let body = try decode(DeviceRegistration.self, request)
+            return try Self.json(await devices.register(deviceID: deviceID, user: user, body: body, now: clock.now()))
         case 2 where parts == ["v1", "calls"]:
             let user = try authenticate(request)
-            switch method {
-            case "POST":
+            // Only GET and POST get here (``allowedMethods(_:)``).
+            if method == "POST" {
                 let body = try decode(CreateCallRequest.self, request)
                 let key = request.headers["idempotency-key"]
                 if let key, !(1...255).contains(key.utf8.count) {
@@ -194,17 +191,14 @@ struct APIRouter: Sendable {
                 try await store.upsertUser(id: user.id, name: user.name, at: clock.now())
                 return try Self.json(await service.createCall(caller: user, request: body, idempotencyKey: key,
                                                                    address: limits.addressKey(of: request)), status: 201)
-            case "GET":
-                let limit = try request.query["limit"].map { text -> Int in
-                    guard let value = Int(text), (1...100).contains(value) else {
-                        throw APIProblem.invalidField("limit must be a number from 1 to 100")
-                    }
-                    return value
-                } ?? 20
-                return try Self.json(CallList(calls: await service.calls(of: user.id, limit: limit)))
-            default:
-                throw MethodNotAllowed(method: method, allowed: Self.allowedMethods(parts) ?? [])
             }
+            let limit = try request.query["limit"].map { text -> Int in
+                guard let value = Int(text), (1...100).contains(value) else {
+                    throw APIProblem.invalidField("limit must be a number from 1 to 100")
+                }
+                return value
+            } ?? 20
+            return try Self.json(CallList(calls: await service.calls(of: user.id, limit: limit)))
         case 3 where parts[0] == "v1" && parts[1] == "calls":
             let user = try authenticate(request)
             let id = try callID(parts[2])
