@@ -307,6 +307,8 @@ struct APIRouter: Sendable {
         }
         // `null` is not a value of any field (docs/openapi.yaml): an optional field is left out instead. Codable
         // alone takes `null` for an absent optional, accepting what the schema refuses. Unknown keys are ignored.
+        // A body without the bytes `null` has none, so only such a body is parsed a second time.
+        guard request.body.firstRange(of: Array("null".utf8)) != nil else { return value }
         let fields = Set(Mirror(reflecting: value).children.compactMap { $0.label.map(Self.snakeCase) })
         if let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
            let field = object.first(where: { fields.contains($0.key) && $0.value is NSNull })?.key {
