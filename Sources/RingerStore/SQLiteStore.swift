@@ -21,7 +21,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
     public init(path: String) throws {
         connection = try SQLiteConnection(path: path)
         try SQLiteSchema.migrate(connection)
-        file = try Self.identity(of: path).map { (path, $0.device, $0.inode) }
+        file = Self.identity(of: path).map { (path, $0.device, $0.inode) }
     }
 
     /// Every operation first checks the file is still the one opened: SQLite keeps writing to a deleted
@@ -30,7 +30,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let file {
-            guard let now = try Self.identity(of: file.path) else {
+            guard let now = Self.identity(of: file.path) else {
                 throw StoreError.fileLost("the database file \(file.path) was deleted while the server runs; "
                                           + "what is written now would be lost at the next start")
             }
@@ -42,7 +42,7 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
     }
 
     /// A file's device and inode; nil for `:memory:` or a file that is not there.
-    private static func identity(of path: String) throws -> (device: UInt64, inode: UInt64)? {
+    private static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
         guard path != ":memory:", !path.isEmpty else { return nil }
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
