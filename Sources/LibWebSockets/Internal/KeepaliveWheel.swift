@@ -7,8 +7,8 @@
 /// seconds is hung up.
 ///
 /// Cost: ``heard(_:at:)``, ``open(_:at:)`` and ``close(_:)`` are O(1) (a heard socket only records the
-/// time; it is not moved). ``advance(to:)`` visits one slot per elapsed second and, in it, only the
-/// sockets due then; a socket is due at most twice per `pingAfter` seconds whatever its traffic, so the
+/// time; it is not moved). The deadlines sit in a ``DeadlineWheel``: ``advance(to:)`` visits one slot per
+/// elapsed second and, in it, only the sockets due then; a socket is due at most twice per `pingAfter` seconds whatever its traffic, so the
 /// total work is bounded by the PING rate (19,000 sockets at 20 s: under 1,000 visits a second), not by
 /// the number of sockets or messages. This replaces lws' retry-and-idle policy, whose per-socket timers
 /// sit in one sorted list that every insertion walks (`lws_dll2_add_sorted`, O(n)).
@@ -33,21 +33,18 @@ struct KeepaliveWheel {
         var lastHeard: Int
         /// Whether a PING went out since `lastHeard`.
         var pinged = false
-        /// The second whose slot holds this socket.
-        var due: Int
     }
 
     /// Seconds of quiet before a PING.
     let pingAfter: Int
     /// The last second handled by ``advance(to:)``.
-    private(set) var now: Int
+    var now: Int { schedule.now }
     private var entries: [UInt64: Entry] = [:]
-    /// `slots[second % slots.count]` lists the sockets due in that second (closed ones linger until
-    /// their slot comes round and are skipped then). No socket is ever due further ahead than
-    /// `2 * pingAfter` seconds, so that many slots plus one never wrap onto a live entry.
-    private var slots: [[UInt64]]
+    /// When each socket is next looked at. No socket is ever due further ahead than `2 * pingAfter` seconds,
+    /// the wheel's horizon.
+    private var schedule: DeadlineWheel
     /// Sockets looked at by ``advance(to:)`` so far (live or stale): the wheel's work, for tests.
-    private(set) var visits = 0
+    var visits: Int { schedule.visits }
 
     /// - Parameters:
     ///   - pingAfter: Seconds of quiet before a PING (at least 1).
@@ -55,8 +52,7 @@ struct KeepaliveWheel {
     init(pingAfter: Int, now: Int) {
         precondition(pingAfter >= 1, "pingAfter must be positive")
         self.pingAfter = pingAfter
-        self.now = now
-        slots = Array(repeating: [], count: 2 * pingAfter + 1)
+        schedule = DeadlineWheel(horizon: 2 * pingAfter, now: now)
     }
 
     /// Number of sockets watched.
@@ -68,13 +64,12 @@ struct KeepaliveWheel {
     ///   - second: The current second.
     mutating func open(_ id: UInt64, at second: Int) {
         // A caller's second runs ahead of `now` by a tick at most; clamping keeps the slot ring from wrapping.
-        let due = min(max(second, now), now + pingAfter) + pingAfter
-        entries[id] = Entry(lastHeard: second, due: due)
-        slots[due % slots.count].append(id)
+        entries[id] = Entry(lastHeard: second)
+        schedule.arm(id, at: min(max(second, now), now + pingAfter) + pingAfter)
     }
 
-    /// Records that something (data or PONG) arrived on a socket. O(1): the socket stays in its slot,
-    /// which finds it heard and moves it on when it comes round.
+    /// Records that something (data or PONG) arrived on a socket. O(1): the socket keeps its deadline, which
+    /// finds it heard and moves it on when it falls due.
     mutating func heard(_ id: UInt64, at second: Int) {
         guard var entry = entries[id] else { return }
         entry.lastHeard = second
@@ -85,6 +80,7 @@ struct KeepaliveWheel {
     /// Stops watching a socket (it closed).
     mutating func close(_ id: UInt64) {
         entries[id] = nil
+        schedule.cancel(id)
     }
 
     /// Moves the clock to `second` and returns the PINGs to send and the sockets to hang up, in the
@@ -92,37 +88,25 @@ struct KeepaliveWheel {
     /// jumped) quiet is measured up to `second`, and a socket pinged late still gets a second to answer.
     mutating func advance(to second: Int) -> [Decision] {
         var decisions: [Decision] = []
-        var moved: [UInt64] = []
-        while now < second {
-            now += 1
-            let index = now % slots.count
-            let due = slots[index]
-            slots[index] = []
-            visits += due.count
-            for id in due {
-                guard var entry = entries[id], entry.due == now else { continue }
-                if second - entry.lastHeard < pingAfter {
-                    // Heard since it was scheduled: wait for a full quiet interval from then.
-                    entry.due = entry.lastHeard + pingAfter
-                } else if !entry.pinged {
-                    decisions.append(.ping(id))
-                    entry.pinged = true
-                    entry.due = max(entry.lastHeard + 2 * pingAfter, second + 1)
-                } else {
-                    decisions.append(.hangUp(id))
-                    entries[id] = nil
-                    continue
-                }
-                entries[id] = entry
-                moved.append(id)
-            }
-        }
-        // Placed once `now` reached `second`, so that no due second lies a full ring ahead (even after a stall).
-        for id in moved {
+        // Re-armed once the schedule reached `second`, so that no deadline lies a full ring ahead (even after a
+        // stall); every new deadline lies after `second`.
+        for id in schedule.advance(to: second) {
             guard var entry = entries[id] else { continue }
-            entry.due = min(entry.due, now + 2 * pingAfter)
+            let due: Int
+            if second - entry.lastHeard < pingAfter {
+                // Heard since it was scheduled: wait for a full quiet interval from then.
+                due = entry.lastHeard + pingAfter
+            } else if !entry.pinged {
+                decisions.append(.ping(id))
+                entry.pinged = true
+                due = max(entry.lastHeard + 2 * pingAfter, second + 1)
+            } else {
+                decisions.append(.hangUp(id))
+                entries[id] = nil
+                continue
+            }
             entries[id] = entry
-            slots[entry.due % slots.count].append(id)
+            schedule.arm(id, at: due)
         }
         return decisions
     }
