@@ -32,11 +32,13 @@ let package = Package(
 
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         .target(name: "RingerSync", swiftSettings: strict),
+        // The one retry timing (exponential backoff with jitter), for the SDK, the server and the HTTP/2 client.
+        .target(name: "RingerBackoff", swiftSettings: strict),
         .target(name: "RingerLogging", swiftSettings: strict),
         .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "RingerWire", swiftSettings: strict),
         .target(name: "RingerCore", dependencies: ["RingerWire"], swiftSettings: strict),
-        .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync"], swiftSettings: strict),
+        .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync", "RingerBackoff"], swiftSettings: strict),
         // RingerKit's PushKit/CallKit adapters, compiled only where iOS's VoIP pushes and CallKit exist.
         .target(name: "RingerKitApple", dependencies: ["RingerKit", "RingerWire", "RingerSync"],
                 swiftSettings: strict + [.define("RINGER_CALLKIT", .when(platforms: callKitPlatforms))]),
@@ -45,7 +47,7 @@ let package = Package(
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "JWT", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
         .target(name: "DevCertificates", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
-        .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
+        .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff"], swiftSettings: strict),
         .target(name: "SocketSupport", swiftSettings: strict),
         .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
         .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "HTTPTypes", "RingerSync", "SocketSupport"], swiftSettings: strict),
@@ -57,7 +59,7 @@ let package = Package(
         .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
         .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite"], swiftSettings: strict),
         .target(name: "RingerServer",
-                dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerLogging", "APNs", "FCM", "JWT",
+                dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs", "FCM", "JWT",
                                "HTTPTypes", "LibWebSockets"],
                 swiftSettings: strict),
 
@@ -83,6 +85,7 @@ let package = Package(
         // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
         .target(name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync", "FCM"], path: "Tests/RingerTestSupport",
                 swiftSettings: strict),
+        .testTarget(name: "RingerBackoffTests", dependencies: ["RingerBackoff"], swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
