@@ -26,7 +26,7 @@ struct APIRouter: Sendable {
     /// The rate limits (docs/security.md): checked here and in ``CallService/createCall``.
     let limits: RateLimits
     /// Lets shutdown finish the requests in progress.
-    let gate = RequestGate()
+    let inFlight = InFlightWork()
 
     /// `GET /healthz` when pushes are failing for the server's own set-up.
     private struct HealthReport: Encodable {
@@ -43,11 +43,11 @@ struct APIRouter: Sendable {
     static let maxBodyBytes = 64 * 1024
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        guard gate.enter() else {
+        guard inFlight.enter() else {
             return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
                                         detail: "the server is shutting down; retry"))
         }
-        defer { gate.leave() }
+        defer { inFlight.leave() }
         do {
             return try await route(request)
         } catch let refusal as MethodNotAllowed {

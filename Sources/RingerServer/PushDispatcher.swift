@@ -15,7 +15,7 @@ final class PushDispatcher: Sendable {
     private let delivery: PushDelivery
     private let clock: any ServerClock
     /// Pushes being sent; shutdown lets them finish.
-    let pending = RequestGate()
+    let pending = InFlightWork()
 
     init(apns: APNsClient?, fcm: FCMClient?, delivery: PushDelivery, clock: any ServerClock) {
         self.apns = apns.map { APNsPushSender(client: $0) }

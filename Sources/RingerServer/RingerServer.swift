@@ -222,7 +222,7 @@ public final class RingerServer: Sendable {
     /// ``WebServer/goingAwaySeconds``), and closes every connection and the listener. Idempotent.
     public func shutdown() async {
         // Requests already running finish (at most 5 s); new ones get 503 meanwhile.
-        let unfinished = await router.gate.drain(timeout: 5)
+        let unfinished = await router.inFlight.drain(timeout: 5)
         if unfinished > 0 { log.warning("shutting down with requests still running", ["http.requests": .string("\(unfinished)")]) }
         service.shutdown()
         let unsent = await pushes.pending.drain(timeout: 5)

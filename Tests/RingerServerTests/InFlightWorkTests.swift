@@ -3,25 +3,25 @@ import Foundation
 import Testing
 
 /// Shutdown lets work in progress finish and refuses new work.
-@Suite struct RequestGateTests {
+@Suite struct InFlightWorkTests {
     @Test func drainWaitsForRunningWorkAndRefusesNewWork() async {
-        let gate = RequestGate()
-        #expect(gate.enter())
+        let work = InFlightWork()
+        #expect(work.enter())
         let finisher = Task {
             try? await Task.sleep(for: .milliseconds(200))
-            gate.leave()
+            work.leave()
         }
         let started = ContinuousClock.now
-        #expect(await gate.drain(timeout: 5) == 0)
+        #expect(await work.drain(timeout: 5) == 0)
         #expect(started.duration(to: .now) >= .milliseconds(150))
-        #expect(!gate.enter())
+        #expect(!work.enter())
         await finisher.value
     }
 
     @Test func drainGivesUpAfterItsTimeoutAndSaysHowMuchWasLeft() async {
-        let gate = RequestGate()
-        #expect(gate.enter())
-        #expect(gate.enter())
-        #expect(await gate.drain(timeout: 0.1) == 2)
+        let work = InFlightWork()
+        #expect(work.enter())
+        #expect(work.enter())
+        #expect(await work.drain(timeout: 0.1) == 2)
     }
 }
