@@ -54,16 +54,23 @@ public struct HTTPRequest: Sendable {
         headers[name.lowercased()]
     }
 
-    /// The bearer token from `Authorization: Bearer <token>` (RFC 6750 §2.1), else from the
-    /// `access_token` query parameter (RFC 6750 §2.3, used by WebSocket clients that cannot set headers).
+    /// The bearer token of the `Authorization` header (RFC 6750 §2.1: `Bearer`, any case, then the token);
+    /// the one parser of bearer credentials. Nil without the header, for another scheme or an empty token.
+    public var authorizationBearerToken: String? {
+        guard let authorization = headers["authorization"] else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = String(parts[1]).trimmingBlanks()
+        return token.isEmpty ? nil : token
+    }
+
+    /// The bearer token from `Authorization: Bearer <token>` (RFC 6750 §2.1) or, for a request without that
+    /// header, from the `access_token` query parameter (RFC 6750 §2.3, for WebSocket clients that cannot set
+    /// headers). A request with an `Authorization` header is judged by it alone: RFC 6750 §2 lets a client
+    /// send its token one way only.
     /// - Returns: The token, or `nil` when neither is present.
     public var bearerToken: String? {
-        if let authorization = headers["authorization"] {
-            let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                return String(parts[1]).trimmingBlanks()
-            }
-        }
+        guard headers["authorization"] == nil else { return authorizationBearerToken }
         return query["access_token"].flatMap { $0.isEmpty ? nil : $0 }
     }
 

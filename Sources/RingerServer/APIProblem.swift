@@ -1,8 +1,22 @@
+import HTTPTypes
 import RingerCore
 public import RingerWire
 
-/// Builders for the problems the API answers with; each maps to one stable ``ProblemType``.
+/// Builders for the problems the API answers with; each maps to one stable ``ProblemType``. Every
+/// problem response of the server, from the router, the WebSocket upgrade and the web server's own
+/// refusals, is made by ``response(_:headers:)``.
 public enum APIProblem {
+    /// The response carrying `problem` as `application/problem+json` (RFC 9457 §3), its status the
+    /// problem's.
+    /// - Parameters:
+    ///   - problem: the problem.
+    ///   - headers: headers the refusal names besides the content type (`allow`, `retry-after`, `upgrade`).
+    static func response(_ problem: Problem, headers: [(String, String)] = []) -> HTTPResponse {
+        let body = (try? RingerJSON.encode(problem)).map(Array.init) ?? []
+        return HTTPResponse(status: problem.status,
+                            headers: [("content-type", "application/problem+json")] + headers, body: body)
+    }
+
     /// 400: the body is not JSON of the expected shape.
     public static func malformed(_ detail: String) -> Problem {
         Problem(type: ProblemType.malformedRequest.rawValue, title: "Malformed request", status: 400, detail: detail)
@@ -118,6 +132,25 @@ public enum APIProblem {
                 detail: "GET /v1/events is a WebSocket: send it as an upgrade (RFC 6455 §4.1)")
     }
 
+    /// 503: the server is draining its requests before it stops.
+    static func shuttingDown() -> Problem {
+        Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+                detail: "the server is shutting down; retry")
+    }
+
+    /// 503: SQLite is busy (another writer holds the lock past the busy timeout); nothing was changed.
+    static func storeBusy() -> Problem {
+        Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+                detail: "the database is busy; retry")
+    }
+
+    /// 409: the call is not in a state that allows the action; `state` is the call's, so the client can
+    /// catch up without another request.
+    static func callStateConflict(_ detail: String, state: CallState?) -> Problem {
+        Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
+                detail: detail, callState: state)
+    }
+
     /// 503: the server is not ready or shutting down.
     public static func unavailable() -> Problem {
         Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
@@ -138,7 +171,6 @@ public enum APIProblem {
             return Problem(type: ProblemType.answeredElsewhere.rawValue, title: "Answered elsewhere", status: 409,
                            detail: error.detail, callState: error.state)
         }
-        return Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
-                       detail: error.detail, callState: error.state)
+        return callStateConflict(error.detail, state: error.state)
     }
 }

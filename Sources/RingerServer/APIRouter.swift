@@ -42,42 +42,118 @@ struct APIRouter: Sendable {
     /// Largest request body accepted, bytes.
     static let maxBodyBytes = 64 * 1024
 
+    /// Answers one request: finds its route in ``routes``, checks the method (405 with `Allow`), then the
+    /// credentials the route needs, then runs its handler. Every failure becomes problem+json here.
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        guard inFlight.enter() else {
-            return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-                                        detail: "the server is shutting down; retry"))
-        }
+        guard inFlight.enter() else { return APIProblem.response(APIProblem.shuttingDown()) }
         defer { inFlight.leave() }
         do {
-            return try await route(request)
+            return try await dispatch(request)
         } catch let refusal as MethodNotAllowed {
             return Self.methodNotAllowed(refusal.method, allowed: refusal.allowed)
         } catch let problem as Problem {
-            return Self.problem(problem)
+            return APIProblem.response(problem)
         } catch let limited as RateLimitExceeded {
             log.debug("rate limited", ["http.path": .string(request.path), "detail": .string(limited.problem.detail ?? "")])
             return limited.response
         } catch let error as StoreError {
             log.error("store failure", ["error": .string(error.description), "http.path": .string(request.path)])
-            if error.isBusy {
-                return Self.problem(Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-                                            detail: "the database is busy; retry"))
-            }
+            if error.isBusy { return APIProblem.response(APIProblem.storeBusy()) }
             // Nothing was changed, and nothing will be until an operator acts: a 503 the client may retry later.
-            if error.isUnavailable { return Self.problem(APIProblem.storeUnavailable()) }
-            return Self.problem(APIProblem.internalError())
+            if error.isUnavailable { return APIProblem.response(APIProblem.storeUnavailable()) }
+            return APIProblem.response(APIProblem.internalError())
         } catch {
             log.error("request failed", ["error": .string("\(error)"), "http.path": .string(request.path)])
-            return Self.problem(APIProblem.internalError())
+            return APIProblem.response(APIProblem.internalError())
+        }
+    }
+
+    /// Every operation of the API (docs/openapi.yaml lists the same ones: `RouteTableTests`). A template's
+    /// routes are listed together, in the order `Allow` names their methods.
+    static let routes: [Route] = [
+        Route("GET", "/healthz", .open { router, _ in try await router.health() }),
+        Route("POST", "/v1/tokens", .admin { router, input in try await router.mintToken(input.request) }),
+        Route("GET", "/v1/devices", .user { router, _, user in
+            try json(["devices": await router.store.devices(ofUser: user.id)])
+        }),
+        Route("PUT", "/v1/devices/{device_id}", .user { router, input, user in
+            try await router.registerDevice(input[parameter: "device_id"], input.request, user: user)
+        }),
+        Route("DELETE", "/v1/devices/{device_id}", .user { router, input, user in
+            try await router.unregisterDevice(input[parameter: "device_id"], user: user)
+        }),
+        Route("GET", "/v1/calls", .user { router, input, user in try await router.listCalls(input.request, user: user) }),
+        Route("POST", "/v1/calls", .user { router, input, user in try await router.createCall(input.request, user: user) }),
+        Route("GET", "/v1/calls/{call_id}", .user { router, input, user in
+            try await router.showCall(input[parameter: "call_id"], user: user)
+        }),
+        Route("GET", "/v1/calls/{call_id}/media", .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            return try json(await router.service.mediaSession(callID: id, user: user))
+        }),
+        Route("GET", "/v1/calls/{call_id}/pushes", .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            return try json(["pushes": await router.service.pushAttempts(callID: id, user: user.id)])
+        }),
+        Route("POST", "/v1/calls/{call_id}/ringing", .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
+            return try json(await router.service.act(.ringing(deviceID: device), callID: id, user: user.id))
+        }),
+        Route("POST", "/v1/calls/{call_id}/accept", .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
+            return try json(await router.service.accept(callID: id, user: user, deviceID: device))
+        }),
+        Route("POST", "/v1/calls/{call_id}/decline", .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
+            return try json(await router.service.act(.decline(deviceID: device), callID: id, user: user.id))
+        }),
+        Route("POST", "/v1/calls/{call_id}/cancel", .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            return try json(await router.service.act(.cancel, callID: id, user: user.id))
+        }),
+        Route("POST", "/v1/calls/{call_id}/end", .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            return try json(await router.service.act(.end, callID: id, user: user.id))
+        }),
+        Route("POST", "/v1/calls/{call_id}/keepalive", .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            try await router.service.keepalive(callID: id, user: user.id)
+            return HTTPResponse(status: 204)
+        }),
+        // A WebSocket upgrade never reaches the router: RingerServer checks its token and accepts it. A plain
+        // GET is refused whoever sends it.
+        Route("GET", "/v1/events", .open { _, _ in
+            APIProblem.response(APIProblem.upgradeRequired(), headers: [("upgrade", "websocket")])
+        }),
+    ]
+
+    private func dispatch(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let match = RouteMatch.find(request.path, in: Self.routes) else {
+            throw APIProblem.notFound("no route \(request.path)")
+        }
+        // The method is checked before credentials, so that a 405 (with Allow) never depends on the token.
+        guard let route = match.route(for: request.method) else {
+            throw MethodNotAllowed(method: request.method, allowed: match.allowedMethods)
+        }
+        let input = Route.Input(request: request, parameters: match.parameters)
+        switch route.handler {
+        case .open(let handle):
+            return try await handle(self, input)
+        case .admin(let handle):
+            try requireAdmin(request)
+            return try await handle(self, input)
+        case .user(let handle):
+            return try await handle(self, input, try authenticate(request))
         }
     }
 
     /// A method the route does not take, with those it does (for `Allow`).
     /// RFC 9110 §15.5.6: a 405 lists the methods the resource does support.
     private static func methodNotAllowed(_ method: String, allowed: [String]) -> HTTPResponse {
-        var response = problem(APIProblem.methodNotAllowed(method))
-        response.headers.append(("allow", allowed.joined(separator: ", ")))
-        return response
+        APIProblem.response(APIProblem.methodNotAllowed(method), headers: [("allow", allowed.joined(separator: ", "))])
     }
 
     /// The registered methods (RFC 9110 §9, RFC 5789 PATCH, the IETF's QUERY) that libwebsockets leaves to the raw
@@ -89,10 +165,11 @@ struct APIRouter: Sendable {
     /// The answer to a method libwebsockets does not parse, from the request line: 405 with `Allow` on a
     /// routed path for a standard method, 404 on any other path, 501 for a method Ringer does not know.
     static func unknownMethodResponse(method: String, path: String) -> HTTPResponse {
-        guard standardMethods.contains(method) else { return problem(APIProblem.methodNotImplemented()) }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard let allowed = allowedMethods(parts) else { return problem(APIProblem.notFound("no route \(path)")) }
-        return methodNotAllowed(method, allowed: allowed)
+        guard standardMethods.contains(method) else { return APIProblem.response(APIProblem.methodNotImplemented()) }
+        guard let match = RouteMatch.find(path, in: routes) else {
+            return APIProblem.response(APIProblem.notFound("no route \(path)"))
+        }
+        return methodNotAllowed(method, allowed: match.allowedMethods)
     }
 
     private struct MethodNotAllowed: Error {
@@ -100,159 +177,119 @@ struct APIRouter: Sendable {
         let allowed: [String]
     }
 
-    /// The methods each route takes, by the path's segments (nil: no such route). HEAD is answered wherever GET is,
-    /// as GET without the body (RFC 9110 §9.3.2; the server omits it).
-    static func allowedMethods(_ parts: [String]) -> [String]? {
-        let methods: [String]?
-        switch parts.count {
-        case 1 where parts[0] == "healthz": methods = ["GET"]
-        case 2 where parts == ["v1", "tokens"]: methods = ["POST"]
-        case 2 where parts == ["v1", "events"]: methods = ["GET"]
-        case 2 where parts == ["v1", "devices"]: methods = ["GET"]
-        case 3 where parts[0] == "v1" && parts[1] == "devices": methods = ["PUT", "DELETE"]
-        case 2 where parts == ["v1", "calls"]: methods = ["GET", "POST"]
-        case 3 where parts[0] == "v1" && parts[1] == "calls": methods = ["GET"]
-        case 4 where parts[0] == "v1" && parts[1] == "calls":
-            switch parts[3] {
-            case "media", "pushes": methods = ["GET"]
-            case "accept", "ringing", "decline", "cancel", "end", "keepalive": methods = ["POST"]
-            default: methods = nil
-            }
-        default: methods = nil
+    // MARK: Handlers
+
+    /// `GET /healthz`.
+    private func health() async throws -> HTTPResponse {
+        // A write, not a read: a full disk, a read-only or deleted database still answers reads.
+        do {
+            try await store.checkWritable(at: clock.now())
+        } catch {
+            log.error("health check: the database cannot be written", ["error": .string("\(error)")])
+            return APIProblem.response(APIProblem.storeUnavailable())
         }
-        return methods.map { $0.contains("GET") ? $0 + ["HEAD"] : $0 }
+        // Pushes refused for the server's own APNs set-up: the API works, but calls will not ring.
+        let problems = pushHealth.current
+        return try Self.json(HealthReport(status: problems.isEmpty ? "ok" : "degraded",
+                                          pushProblems: problems.isEmpty ? nil : problems,
+                                          warnings: mediaUsesDevelopmentKey ? [Self.mediaDevelopmentKeyWarning] : nil))
     }
 
-    private func route(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        // HEAD runs the GET handler; the server sends its status and headers only.
-        let method = request.method == "HEAD" ? "GET" : request.method
-        // The method is checked before credentials, so that a 405 (with Allow) never depends on the token.
-        if let allowed = Self.allowedMethods(parts), !allowed.contains(request.method) {
-            throw MethodNotAllowed(method: request.method, allowed: allowed)
+    /// `POST /v1/tokens`.
+    private func mintToken(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try decode(CreateTokenRequest.self, request)
+        guard UserID.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
+        if let name = body.name, let problem = UserID.nameProblem(name) { throw APIProblem.invalidField(problem) }
+        let ttl = body.ttlSeconds ?? 3600
+        guard (60...maxUserTokenTTL).contains(ttl) else {
+            throw APIProblem.invalidField("ttl_seconds must be between 60 and \(maxUserTokenTTL)")
         }
-        switch parts.count {
-        case 1 where parts[0] == "healthz":
-            // A write, not a read: a full disk, a read-only or deleted database still answers reads.
-            do {
-                try await store.checkWritable(at: clock.now())
-            } catch {
-                log.error("health check: the database cannot be written", ["error": .string("\(error)")])
-                return Self.problem(APIProblem.storeUnavailable())
+        let now = clock.now()
+        try await store.upsertUser(id: body.userId, name: body.name, at: now)
+        return try Self.json(tokens.mint(userID: body.userId, name: body.name, ttl: ttl, now: now), status: 201)
+    }
+
+    /// `PUT /v1/devices/{device_id}`.
+    private func registerDevice(_ deviceID: String, _ request: HTTPRequest, user: Party) async throws -> HTTPResponse {
+        try limits.admitDeviceChange(user: user.id)
+        let body = try decode(DeviceRegistration.self, request)
+        return try Self.json(await devices.register(deviceID: deviceID, user: user, body: body, now: clock.now()))
+    }
+
+    /// `DELETE /v1/devices/{device_id}`: idempotent, so a retried logout succeeds; another user's device is
+    /// never touched.
+    private func unregisterDevice(_ deviceID: String, user: Party) async throws -> HTTPResponse {
+        try limits.admitDeviceChange(user: user.id)
+        // An id no registration can have is the client's mistake, not "already gone".
+        guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
+        _ = try await store.deleteDevice(id: deviceID, userID: user.id)
+        return HTTPResponse(status: 204)
+    }
+
+    /// `GET /v1/calls?limit=`.
+    private func listCalls(_ request: HTTPRequest, user: Party) async throws -> HTTPResponse {
+        let limit = try request.query["limit"].map { text -> Int in
+            guard let value = Int(text), (1...100).contains(value) else {
+                throw APIProblem.invalidField("limit must be a number from 1 to 100")
             }
-            // Pushes refused for the server's own APNs set-up: the API works, but calls will not ring.
-            let problems = pushHealth.current
-            return try Self.json(HealthReport(status: problems.isEmpty ? "ok" : "degraded",
-                                              pushProblems: problems.isEmpty ? nil : problems,
-                                              warnings: mediaUsesDevelopmentKey ? [Self.mediaDevelopmentKeyWarning] : nil))
-        case 2 where parts == ["v1", "events"]:
-            // The event stream is a WebSocket: an upgrade never reaches the router (RingerServer accepts it).
-            var refusal = Self.problem(APIProblem.upgradeRequired())
-            refusal.headers.append(("upgrade", "websocket"))
-            return refusal
-        case 2 where parts == ["v1", "tokens"]:
-            try requireAdmin(request)
-            let body = try decode(CreateTokenRequest.self, request)
-            guard UserID.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
-            if let name = body.name, let problem = UserID.nameProblem(name) { throw APIProblem.invalidField(problem) }
-            let ttl = body.ttlSeconds ?? 3600
-            guard (60...maxUserTokenTTL).contains(ttl) else {
-                throw APIProblem.invalidField("ttl_seconds must be between 60 and \(maxUserTokenTTL)")
-            }
-            let now = clock.now()
-            try await store.upsertUser(id: body.userId, name: body.name, at: now)
-            return try Self.json(tokens.mint(userID: body.userId, name: body.name, ttl: ttl, now: now), status: 201)
-        case 2 where parts == ["v1", "devices"]:
-            let user = try authenticate(request)
-            return try Self.json(["devices": await store.devices(ofUser: user.id)])
-        case 3 where parts[0] == "v1" && parts[1] == "devices":
-            let user = try authenticate(request)
-            let deviceID = parts[2]
-            // Only PUT and DELETE get here (``allowedMethods(_:)``), and both are device changes.
-            try limits.admitDeviceChange(user: user.id)
-            if method == "DELETE" {
-                // An id no registration can have is the client's mistake, not "already gone".
-                guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
-                // Idempotent, so a retried logout succeeds; another user's device is never touched.
-                _ = try await store.deleteDevice(id: deviceID, userID: user.id)
-                return HTTPResponse(status: 204)
-            }
-            let body = try decode(DeviceRegistration.self, request)
-            return try Self.json(await devices.register(deviceID: deviceID, user: user, body: body, now: clock.now()))
-        case 2 where parts == ["v1", "calls"]:
-            let user = try authenticate(request)
-            // Only GET and POST get here (``allowedMethods(_:)``).
-            if method == "POST" {
-                let body = try decode(CreateCallRequest.self, request)
-                let key = request.headers["idempotency-key"]
-                if let key, !(1...255).contains(key.utf8.count) {
-                    throw APIProblem.invalidField("Idempotency-Key must be 1 to 255 characters")
-                }
-                try await store.upsertUser(id: user.id, name: user.name, at: clock.now())
-                return try Self.json(await service.createCall(caller: user, request: body, idempotencyKey: key,
-                                                                   address: limits.addressKey(of: request)), status: 201)
-            }
-            let limit = try request.query["limit"].map { text -> Int in
-                guard let value = Int(text), (1...100).contains(value) else {
-                    throw APIProblem.invalidField("limit must be a number from 1 to 100")
-                }
-                return value
-            } ?? 20
-            return try Self.json(CallList(calls: await service.calls(of: user.id, limit: limit)))
-        case 3 where parts[0] == "v1" && parts[1] == "calls":
-            let user = try authenticate(request)
-            let id = try callID(parts[2])
-            var call = try await service.call(id: id, user: user.id)
-            // The push outcomes describe the callee's devices: only the callee sees them.
-            if call.callee.id == user.id { call.pushes = try await service.pushAttempts(callID: id, user: user.id) }
-            return try Self.json(call)
-        case 4 where parts[0] == "v1" && parts[1] == "calls":
-            let user = try authenticate(request)
-            let id = try callID(parts[2])
-            // Authenticate, then find the call the caller may see, then read the body: a stranger gets the same
-            // 404 whatever the body holds.
-            _ = try await service.call(id: id, user: user.id)
-            switch parts[3] {
-            case "media":
-                return try Self.json(await service.mediaSession(callID: id, user: user))
-            case "pushes":
-                return try Self.json(["pushes": await service.pushAttempts(callID: id, user: user.id)])
-            case "accept":
-                let body = try decode(DeviceActionRequest.self, request)
-                return try Self.json(await service.accept(callID: id, user: user, deviceID: body.deviceId))
-            case "ringing", "decline":
-                let device = try decode(DeviceActionRequest.self, request).deviceId
-                let input: CallInput = parts[3] == "ringing" ? .ringing(deviceID: device) : .decline(deviceID: device)
-                return try Self.json(await service.act(input, callID: id, user: user.id))
-            case "cancel", "end":
-                return try Self.json(await service.act(parts[3] == "cancel" ? .cancel : .end, callID: id, user: user.id))
-            case "keepalive":
-                try await service.keepalive(callID: id, user: user.id)
-                return HTTPResponse(status: 204)
-            default:
-                throw APIProblem.notFound("no route \(request.path)")
-            }
-        default:
-            throw APIProblem.notFound("no route \(request.path)")
+            return value
+        } ?? 20
+        return try Self.json(CallList(calls: await service.calls(of: user.id, limit: limit)))
+    }
+
+    /// `POST /v1/calls`.
+    private func createCall(_ request: HTTPRequest, user: Party) async throws -> HTTPResponse {
+        let body = try decode(CreateCallRequest.self, request)
+        let key = request.headers["idempotency-key"]
+        if let key, !(1...255).contains(key.utf8.count) {
+            throw APIProblem.invalidField("Idempotency-Key must be 1 to 255 characters")
         }
+        try await store.upsertUser(id: user.id, name: user.name, at: clock.now())
+        return try Self.json(await service.createCall(caller: user, request: body, idempotencyKey: key,
+                                                      address: limits.addressKey(of: request)), status: 201)
+    }
+
+    /// `GET /v1/calls/{call_id}`.
+    private func showCall(_ text: String, user: Party) async throws -> HTTPResponse {
+        let id = try callID(text)
+        var call = try await service.call(id: id, user: user.id)
+        // The push outcomes describe the callee's devices: only the callee sees them.
+        if call.callee.id == user.id { call.pushes = try await service.pushAttempts(callID: id, user: user.id) }
+        return try Self.json(call)
+    }
+
+    /// The id of the call a `/v1/calls/{call_id}/…` route acts on, once the user is known to see it: a
+    /// stranger gets the same 404 whatever the body holds, since the body is read only after this.
+    private func visibleCall(_ input: Route.Input, user: Party) async throws -> String {
+        let id = try callID(input[parameter: "call_id"])
+        _ = try await service.call(id: id, user: user.id)
+        return id
     }
 
     // MARK: Helpers
 
-    /// The user behind `Authorization: Bearer <user token>`. Credentials that fail count against the client
-    /// address (`--rate-limit-auth-failures-per-minute`); an address past that limit is refused unchecked.
+    /// The user behind `Authorization: Bearer <user token>` (the only place an API route reads credentials
+    /// from; the token is parsed by `HTTPRequest.authorizationBearerToken`).
     /// - Throws: 401 ``Problem``; ``RateLimitExceeded``.
     func authenticate(_ request: HTTPRequest) throws -> Party {
-        guard let token = Self.bearer(request.headers["authorization"]) else {
-            throw APIProblem.unauthorized("send Authorization: Bearer <user token>")
-        }
+        try authenticate(request, token: request.authorizationBearerToken)
+    }
+
+    /// The user a user token names. Credentials that fail count against the client address
+    /// (`--rate-limit-auth-failures-per-minute`); an address past that limit is refused unchecked.
+    /// - Parameters:
+    ///   - request: the request, for its client address.
+    ///   - token: the bearer token it carries; nil when it has none.
+    /// - Throws: 401 ``Problem``; ``RateLimitExceeded``.
+    func authenticate(_ request: HTTPRequest, token: String?) throws -> Party {
+        guard let token else { throw APIProblem.unauthorized("send Authorization: Bearer <user token>") }
         let claims = try checkingCredentials(of: request) { try tokens.verify(token, now: clock.now()) }
         // A name from a token minted elsewhere is made fit to travel in every ringing push.
         return Party(id: claims.sub, name: UserID.displayName(fromToken: claims.name))
     }
 
     private func requireAdmin(_ request: HTTPRequest) throws {
-        guard let key = Self.bearer(request.headers["authorization"]) else {
+        guard let key = request.authorizationBearerToken else {
             throw APIProblem.unauthorized("send Authorization: Bearer <admin key>")
         }
         try checkingCredentials(of: request) {
@@ -270,12 +307,6 @@ struct APIRouter: Sendable {
             limits.credentialsFailed(from: address)
             throw error
         }
-    }
-
-    static func bearer(_ header: String?) -> String? {
-        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
-        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
     }
 
     /// Compares secrets without an early exit, so timing does not reveal how much matched.
@@ -346,9 +377,4 @@ struct APIRouter: Sendable {
                      body: Array(try RingerJSON.encode(value)))
     }
 
-    static func problem(_ problem: Problem) -> HTTPResponse {
-        let body = (try? RingerJSON.encode(problem)).map(Array.init) ?? []
-        return HTTPResponse(status: problem.status,
-                            headers: [("content-type", "application/problem+json")], body: body)
-    }
 }

@@ -175,8 +175,7 @@ final class CallService: Sendable {
     /// - Throws: 409 `call-state-conflict` with the call's state when it is not accepted.
     private static func requireAccepted(_ call: Call, _ detail: String) throws {
         guard call.state == .accepted else {
-            throw Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
-                          detail: detail, callState: call.state)
+            throw APIProblem.callStateConflict(detail, state: call.state)
         }
     }
 

@@ -48,9 +48,7 @@ struct RateLimitExceeded: Error {
 
     /// The 429 response, `Retry-After` included.
     var response: HTTPResponse {
-        var response = APIRouter.problem(problem)
-        response.headers.append(("retry-after", String(retryAfter)))
-        return response
+        APIProblem.response(problem, headers: [("retry-after", String(retryAfter))])
     }
 }
 

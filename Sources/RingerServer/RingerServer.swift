@@ -185,26 +185,26 @@ public final class RingerServer: Sendable {
                                                        webSocketPaths: ["/v1/events"],
                                                        maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
         webConfiguration.webSocketPingSeconds = 20
-        webConfiguration.payloadTooLargeResponse = APIRouter.problem(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
+        webConfiguration.payloadTooLargeResponse = APIProblem.response(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
         // Refused upgrades answer problem+json like every other refusal (clients read `type`, not the text).
-        webConfiguration.webSocketNotFoundResponse = APIRouter.problem(
+        webConfiguration.webSocketNotFoundResponse = APIProblem.response(
             APIProblem.notFound("no WebSocket here; the event stream is GET /v1/events"))
-        webConfiguration.webSocketShuttingDownResponse = APIRouter.problem(APIProblem.unavailable())
+        webConfiguration.webSocketShuttingDownResponse = APIProblem.response(APIProblem.unavailable())
         webConfiguration.requestDeadlineSeconds = configuration.requestDeadlineSeconds
-        webConfiguration.requestTimeoutResponse = APIRouter.problem(APIProblem.requestTimeout(seconds: configuration.requestDeadlineSeconds))
+        webConfiguration.requestTimeoutResponse = APIProblem.response(APIProblem.requestTimeout(seconds: configuration.requestDeadlineSeconds))
         webConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
-        webConfiguration.headersTooLargeResponse = APIRouter.problem(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
-        webConfiguration.badRequestTargetResponse = APIRouter.problem(APIProblem.badRequestTarget())
-        webConfiguration.badContentLengthResponse = APIRouter.problem(APIProblem.badContentLength())
-        webConfiguration.unknownMethodResponse = APIRouter.problem(APIProblem.methodNotImplemented())
+        webConfiguration.headersTooLargeResponse = APIProblem.response(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
+        webConfiguration.badRequestTargetResponse = APIProblem.response(APIProblem.badRequestTarget())
+        webConfiguration.badContentLengthResponse = APIProblem.response(APIProblem.badContentLength())
+        webConfiguration.unknownMethodResponse = APIProblem.response(APIProblem.methodNotImplemented())
         webConfiguration.unknownMethodResponder = { method, path in APIRouter.unknownMethodResponse(method: method, path: path) }
-        webConfiguration.pipelinedRequestResponse = APIRouter.problem(APIProblem.malformed(
+        webConfiguration.pipelinedRequestResponse = APIProblem.response(APIProblem.malformed(
             "another request was pipelined behind this one's body; nothing was done: send each after the previous answer"))
         let server = WebServer(
             configuration: webConfiguration,
             handler: { request in await router.handle(request) },
             webSocketHandler: { [weak self] request, connection in
-                self?.upgrade(request, connection) ?? .reject(APIRouter.problem(APIProblem.unavailable()))
+                self?.upgrade(request, connection) ?? .reject(APIProblem.response(APIProblem.unavailable()))
             })
         // Ring deadlines are rescheduled before the first request is served; those already past fire at once.
         try await service.resumeRingTimeouts()
@@ -267,30 +267,27 @@ public final class RingerServer: Sendable {
 
     /// Decides a WebSocket upgrade for `/v1/events` (runs on the libwebsockets thread; no I/O).
     private func upgrade(_ request: HTTPRequest, _ connection: WebSocketConnection) -> WebSocketUpgrade {
-        var request = request
-        if request.headers["authorization"] == nil, let token = request.query["access_token"] {
-            request.headers["authorization"] = "Bearer " + token
-        }
         let user: Party
         do {
-            user = try router.authenticate(request)
+            // The header, or `?access_token=` for clients that cannot set one (browsers' WebSocket).
+            user = try router.authenticate(request, token: request.bearerToken)
         } catch let problem as Problem {
-            return .reject(APIRouter.problem(problem))
+            return .reject(APIProblem.response(problem))
         } catch let limited as RateLimitExceeded {
             return .reject(limited.response)
         } catch {
-            return .reject(APIRouter.problem(APIProblem.unauthorized("the user token is not valid")))
+            return .reject(APIProblem.response(APIProblem.unauthorized("the user token is not valid")))
         }
         var since: Int64?
         if let text = request.query["since"] {
             guard let value = Int64(text), value >= 0 else {
-                return .reject(APIRouter.problem(APIProblem.invalidField("since must be a sequence number (0 or more)")))
+                return .reject(APIProblem.response(APIProblem.invalidField("since must be a sequence number (0 or more)")))
             }
             since = value
         }
         let deviceID = request.query["device_id"]
         if let deviceID, !UserID.isValid(deviceID) {
-            return .reject(APIRouter.problem(APIProblem.invalidField("device_id is not a valid device id")))
+            return .reject(APIProblem.response(APIProblem.invalidField("device_id is not a valid device id")))
         }
         let id = nextConnectionID.withLock { id -> UInt64 in
             id += 1
@@ -301,7 +298,7 @@ public final class RingerServer: Sendable {
         guard hub.admit(id: id, userID: user.id, deviceID: deviceID, sink: connection, since: since) == .admitted else {
             log.debug("event stream refused: socket cap", ["user.id": .string(user.id),
                                                            "ws.max_sockets_per_user": .string("\(hub.maxSocketsPerUser)")])
-            return .reject(APIRouter.problem(APIProblem.tooManySockets(limit: hub.maxSocketsPerUser)))
+            return .reject(APIProblem.response(APIProblem.tooManySockets(limit: hub.maxSocketsPerUser)))
         }
         let session = EventSession(id: id, userID: user.id, hub: hub)
         let hub = self.hub
