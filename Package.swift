@@ -101,7 +101,9 @@ let package = Package(
         .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
-                                   "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench"],
+                                   "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench",
+                                   // `ringer serve`'s flags are parsed in the executable (ServeFlags.swift).
+                                   "ringer"],
                     swiftSettings: strict),
         .testTarget(name: "RingerScenariosTests",
                     dependencies: ["RingerScenarios", "RingerSandbox", "RingerServer", "RingerKit", "RingerWire",

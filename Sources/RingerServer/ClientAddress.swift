@@ -62,16 +62,19 @@ struct IPAddress: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An address range in CIDR notation (RFC 4632 §3.1; RFC 4291 §2.3 for IPv6): `10.0.0.0/8`, `fd00::/8`, or a
-/// single address (`192.0.2.7`, a /32 or /128).
-struct AddressRange: Sendable, CustomStringConvertible {
+/// single address (`192.0.2.7`, a /32 or /128). A `--trusted-proxy` of ``ServerConfiguration``.
+public struct AddressRange: Sendable, CustomStringConvertible {
     private let network: IPAddress
     /// Prefix length over the 16-byte form (IPv4 prefixes are counted after the 96-bit mapping).
     private let bits: Int
-    let description: String
+    /// The range as it was written.
+    public let description: String
 
-    /// - Throws: ``ConfigurationError`` for text that is not an address or an address with a prefix length
-    ///   that fits its family.
-    init(_ text: String) throws {
+    /// Parses a range or a single address.
+    /// - Parameter text: `address` or `address/prefix-length`, IPv4 or IPv6.
+    /// - Throws: ``ConfigurationError`` (naming `--trusted-proxy`) for text that is not an address, or an
+    ///   address whose prefix length does not fit its family.
+    public init(_ text: String) throws {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let address = IPAddress(parts[0]) else {
             throw ConfigurationError("--trusted-proxy \(text) is not an IP address or CIDR range")

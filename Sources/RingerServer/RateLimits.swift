@@ -26,6 +26,26 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// The defaults: far above what people placing calls by hand ever reach.
     public init() {}
 
+    /// One named limit: its flag (named in every refusal, so an operator knows what to raise) and what it counts.
+    public enum Limit: String, Sendable, CaseIterable {
+        case calls = "rate-limit-calls-per-minute"
+        case callsToOneCallee = "rate-limit-calls-to-one-callee-per-minute"
+        case deviceChanges = "rate-limit-device-changes-per-minute"
+        case authFailures = "rate-limit-auth-failures-per-minute"
+        case unknownCallees = "rate-limit-unknown-callees-per-minute"
+
+        /// The setting the flag sets.
+        public var setting: WritableKeyPath<RateLimitSettings, Int> {
+            switch self {
+            case .calls: \.callsPerCallerPerMinute
+            case .callsToOneCallee: \.callsToOneCalleePerMinute
+            case .deviceChanges: \.deviceChangesPerUserPerMinute
+            case .authFailures: \.authFailuresPerAddressPerMinute
+            case .unknownCallees: \.unknownCalleesPerMinute
+            }
+        }
+    }
+
     /// Every limit off (benchmarks, load tests).
     public static let off: RateLimitSettings = {
         var settings = RateLimitSettings()
@@ -57,26 +77,6 @@ struct RateLimitExceeded: Error {
 /// Holds a ``RateLimiter`` per enabled limit behind one lock; the server's clock supplies the time.
 /// Thread-safe; the WebSocket upgrade calls it on the libwebsockets thread, so nothing here waits.
 final class RateLimits: Sendable {
-    /// One named limit: its flag (named in every refusal, so an operator knows what to raise) and what it counts.
-    enum Limit: String, Sendable, CaseIterable {
-        case calls = "rate-limit-calls-per-minute"
-        case callsToOneCallee = "rate-limit-calls-to-one-callee-per-minute"
-        case deviceChanges = "rate-limit-device-changes-per-minute"
-        case authFailures = "rate-limit-auth-failures-per-minute"
-        case unknownCallees = "rate-limit-unknown-callees-per-minute"
-
-        /// The setting the flag sets.
-        var setting: WritableKeyPath<RateLimitSettings, Int> {
-            switch self {
-            case .calls: \.callsPerCallerPerMinute
-            case .callsToOneCallee: \.callsToOneCalleePerMinute
-            case .deviceChanges: \.deviceChangesPerUserPerMinute
-            case .authFailures: \.authFailuresPerAddressPerMinute
-            case .unknownCallees: \.unknownCalleesPerMinute
-            }
-        }
-    }
-
     private struct Pair: Hashable, Sendable {
         let caller: String
         let callee: String
@@ -195,7 +195,7 @@ final class RateLimits: Sendable {
 
     // MARK: Helpers
 
-    private func refuse(_ decision: RateLimitDecision, _ limit: Limit, _ what: String) throws {
+    private func refuse(_ decision: RateLimitDecision, _ limit: RateLimitSettings.Limit, _ what: String) throws {
         guard case .limited(let seconds) = decision else { return }
         throw RateLimitExceeded(problem: APIProblem.rateLimited("\(what); retry after \(seconds) s (--\(limit.rawValue))"),
                                 retryAfter: seconds)

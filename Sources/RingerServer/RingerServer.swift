@@ -139,7 +139,7 @@ public final class RingerServer: Sendable {
                                     publicKeys: UserTokens.publicKeys(files: configuration.userTokenPublicKeyFiles))
         let pushHealth = PushSetupHealth()
         let limits = RateLimits(settings: configuration.rateLimits,
-                                trustedProxies: try configuration.trustedProxies.map(AddressRange.init), clock: clock)
+                                trustedProxies: configuration.trustedProxies, clock: clock)
         fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, clock: clock, log: logger) }
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
         let pushes = PushDispatcher(apns: apns, fcm: fcm, delivery: delivery, clock: clock)

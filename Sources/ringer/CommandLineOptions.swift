@@ -1,10 +1,12 @@
 import Foundation
+import RingerServer
 
-/// `--name value` / `--name=value` flags with `RINGER_NAME` environment fallbacks.
+/// `--name value` / `--name=value` flags with `RINGER_NAME` environment fallbacks: the flag parser of the
+/// `ringer` subcommands that take named flags (`serve`, `sandbox`, `bench`).
 ///
 /// A flag may be given more than once: ``subscript(_:)`` reads the last, ``all(_:)`` every one; its
 /// environment variable lists several values separated by commas.
-public struct CommandLineOptions: Sendable {
+struct CommandLineOptions: Sendable {
     private var values: [String: [String]] = [:]
     /// Names whose value came from the environment rather than a flag.
     private var fromEnvironment: Set<String> = []
@@ -14,11 +16,9 @@ public struct CommandLineOptions: Sendable {
     ///   - arguments: the flags.
     ///   - environment: the process environment.
     ///   - known: accepted flag names without dashes.
-    ///   - switches: flag names that take no value (their value is `"true"`).
     /// - Throws: ``ConfigurationError`` for an unknown flag or a flag without a value.
-    public init(arguments: [String], environment: [String: String], known: Set<String>,
-                switches: Set<String> = []) throws {
-        for name in known.union(switches) {
+    init(arguments: [String], environment: [String: String], known: Set<String>) throws {
+        for name in known {
             let variable = "RINGER_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
             if let value = environment[variable], !value.isEmpty {
                 values[name] = [value]
@@ -36,11 +36,6 @@ public struct CommandLineOptions: Sendable {
                 value = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            if switches.contains(name) {
-                given[name] = [value ?? "true"]
-                index += 1
-                continue
-            }
             guard known.contains(name) else { throw ConfigurationError("unknown flag --\(name)") }
             if value == nil {
                 guard index + 1 < arguments.count else { throw ConfigurationError("--\(name) needs a value") }
@@ -57,21 +52,15 @@ public struct CommandLineOptions: Sendable {
 
     /// The value of a flag (its last, when given several times), or nil when neither the flag nor its
     /// variable is set.
-    public subscript(name: String) -> String? { values[name]?.last }
+    subscript(name: String) -> String? { values[name]?.last }
 
     /// Every value of a repeatable flag in the order given, or its environment variable's comma-separated
     /// values; empty when neither is set.
     /// - Parameter name: the flag name without dashes.
     /// - Returns: the values, blanks dropped.
-    public func all(_ name: String) -> [String] {
+    func all(_ name: String) -> [String] {
         guard let given = values[name] else { return [] }
         let parts = fromEnvironment.contains(name) ? given[0].split(separator: ",").map(String.init) : given
         return parts.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    /// True when a switch was given (or its variable is `1`/`true`).
-    public func isSet(_ name: String) -> Bool {
-        guard let value = values[name]?.last else { return false }
-        return value == "true" || value == "1"
     }
 }

@@ -16,14 +16,15 @@ enum SandboxCommand {
                         "fcm-demotion-threshold", "fcm-demotion-window"])
             // `--fcm-service-account` may be repeated; the other flags take one value each.
             let serviceAccounts = options.all("fcm-service-account")
-            let (host, port) = try hostAndPort(options["listen"] ?? "127.0.0.1:2197", flag: "--listen")
+            let listen = try HostPort(options["listen"] ?? "127.0.0.1:2197", flag: "--listen")
             // FCM's ports default to 2198 (HTTP/2) and 2199 (HTTP/1.1), or to ephemeral ones when APNs' is
             // (`--listen host:0`, as `ringer bench` runs it), so that throw-away runs never collide.
-            let ephemeral = port == 0
-            let (fcmHost, fcmPort) = try hostAndPort(options["fcm-listen"] ?? "\(host):\(ephemeral ? 0 : 2198)", flag: "--fcm-listen")
-            let (fcmHTTP1Host, fcmHTTP1Port) = try hostAndPort(options["fcm-http1-listen"] ?? "\(fcmHost):\(ephemeral ? 0 : 2199)",
-                                                               flag: "--fcm-http1-listen")
-            guard fcmHTTP1Host == fcmHost else {
+            let ephemeral = listen.port == 0
+            let fcmListen = try options["fcm-listen"].map { try HostPort($0, flag: "--fcm-listen") }
+                ?? HostPort(host: listen.host, port: ephemeral ? 0 : 2198)
+            let fcmHTTP1Listen = try options["fcm-http1-listen"].map { try HostPort($0, flag: "--fcm-http1-listen") }
+                ?? HostPort(host: fcmListen.host, port: ephemeral ? 0 : 2199)
+            guard fcmHTTP1Listen.host == fcmListen.host else {
                 throw ConfigurationError("--fcm-listen and --fcm-http1-listen must name the same host")
             }
             var certificate = options["cert"]
@@ -36,7 +37,7 @@ enum SandboxCommand {
                 privateKey = paths.serverPrivateKey.path
                 log.info("made a throw-away CA; trust it with --apns-ca-file and --fcm-ca-file", ["ca": .string(paths.caCertificate.path)])
             }
-            let sandbox = APNsSandbox(configuration: .init(host: host, port: port, certificatePath: certificate!,
+            let sandbox = APNsSandbox(configuration: .init(host: listen.host, port: listen.port, certificatePath: certificate!,
                                                            privateKeyPath: privateKey!,
                                                            clientCAPath: options["client-ca"]), logger: log)
             if let keyID = options["key-id"] {
@@ -51,7 +52,8 @@ enum SandboxCommand {
                 guard parts.count == 2 else { throw ConfigurationError("--devices wants TOKEN:BUNDLE entries") }
                 sandbox.register(SandboxDevice(token: parts[0], bundleID: parts[1]))
             }
-            var fcmConfiguration = FCMSandbox.Configuration(host: fcmHost, port: fcmPort, http1Port: fcmHTTP1Port,
+            var fcmConfiguration = FCMSandbox.Configuration(host: fcmListen.host, port: fcmListen.port,
+                                                            http1Port: fcmHTTP1Listen.port,
                                                             certificatePath: certificate!, privateKeyPath: privateKey!)
             if let text = options["fcm-demotion-threshold"] {
                 guard let count = Int(text), count >= 1 else {
@@ -90,10 +92,12 @@ enum SandboxCommand {
                 sandbox.shutdown()
                 throw error
             }
-            try? FileHandle.standardOutput.write(contentsOf: Data("APNs sandbox listening on https://\(host):\(bound)\n".utf8))
-            let http1 = fcmPorts.http1.map { " and https://\(fcmHost):\($0) (HTTP/1.1, token URI \(fcm.tokenURI ?? ""))" } ?? ""
+            try? FileHandle.standardOutput.write(contentsOf: Data("APNs sandbox listening on https://\(HostPort(host: listen.host, port: bound))\n".utf8))
+            let http1 = fcmPorts.http1.map {
+                " and https://\(HostPort(host: fcmListen.host, port: $0)) (HTTP/1.1, token URI \(fcm.tokenURI ?? ""))"
+            } ?? ""
             try? FileHandle.standardOutput.write(contentsOf: Data(
-                "FCM sandbox listening on https://\(fcmHost):\(fcmPorts.http2) (HTTP/2)\(http1)\n".utf8))
+                "FCM sandbox listening on https://\(HostPort(host: fcmListen.host, port: fcmPorts.http2)) (HTTP/2)\(http1)\n".utf8))
             let signal = await Signals.wait(for: [SIGINT, SIGTERM])
             log.info("shutting down", ["signal": .string(String(signal))])
             sandbox.shutdown()
@@ -103,12 +107,5 @@ enum SandboxCommand {
             log.error("\(error)")
             return 2
         }
-    }
-
-    private static func hostAndPort(_ text: String, flag: String) throws -> (String, Int) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
-            throw ConfigurationError("\(flag) must be host:port")
-        }
-        return (String(text[..<colon]), port)
     }
 }

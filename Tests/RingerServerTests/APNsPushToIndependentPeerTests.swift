@@ -5,6 +5,7 @@ import RingerServer
 import RingerTestSupport
 import RingerWire
 import Testing
+@testable import ringer
 
 /// `POST /v1/calls` must send Apple's VoIP push exactly as API.md says, checked by an independent
 /// HTTP/2 server (hypercorn + h2) that records the request, and PyJWT for the provider token.

@@ -2,6 +2,7 @@ import Foundation
 import RingerTestSupport
 import Testing
 @testable import RingerServer
+@testable import ringer
 
 /// `--listen host:port`, IPv6 included.
 @Suite struct ListenAddressTests {

@@ -3,6 +3,7 @@ import Foundation
 @testable import RingerServer
 import RingerWire
 import Testing
+@testable import ringer
 
 /// The rate limits end to end over loopback with the real server, on a clock the test moves by hand
 /// (docs/security.md "Rate limits").
@@ -124,9 +125,10 @@ import Testing
             Self.expectRateLimited(try await guess(http, from: "198.51.100.99"), naming: flag)
         }
         // Loopback is the proxy: the client is the right-most address it did not add itself.
+        let loopback = try ["127.0.0.0/8", "::1"].map(AddressRange.init)
         try await APITests.withServer(configure: {
             $0.rateLimits.authFailuresPerAddressPerMinute = 3
-            $0.trustedProxies = ["127.0.0.0/8", "::1"]
+            $0.trustedProxies = loopback
         }) { http in
             for _ in 0..<3 { #expect(try await guess(http, from: "203.0.113.5").status == 401) }
             Self.expectRateLimited(try await guess(http, from: "203.0.113.5"), naming: flag)
@@ -141,9 +143,10 @@ import Testing
 
     @Test func askingForUnknownCalleesIsSlowedDownWithoutTellingThemApart() async throws {
         let clock = HeldClock()
+        let proxy = try AddressRange("127.0.0.1")
         try await APITests.withServer(clock: clock, configure: {
             $0.rateLimits.unknownCalleesPerMinute = 3
-            $0.trustedProxies = ["127.0.0.1"]
+            $0.trustedProxies = [proxy]
         }) { http in
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob")
@@ -217,12 +220,12 @@ import Testing
         #expect(flags.rateLimits.deviceChangesPerUserPerMinute == 0)
         #expect(flags.rateLimits.authFailuresPerAddressPerMinute == 7)
         #expect(flags.rateLimits.unknownCalleesPerMinute == 9)
-        #expect(flags.trustedProxies == ["10.0.0.0/8", "fd00::/8"])
+        #expect(flags.trustedProxies.map(\.description) == ["10.0.0.0/8", "fd00::/8"])
         let fromEnvironment = try ServerConfiguration.parse(arguments: [], environment: environment.merging([
             "RINGER_RATE_LIMIT_CALLS_PER_MINUTE": "0", "RINGER_TRUSTED_PROXY": "10.1.0.0/16, 192.0.2.7",
         ]) { $1 })
         #expect(fromEnvironment.rateLimits.callsPerCallerPerMinute == 0)
-        #expect(fromEnvironment.trustedProxies == ["10.1.0.0/16", "192.0.2.7"])
+        #expect(fromEnvironment.trustedProxies.map(\.description) == ["10.1.0.0/16", "192.0.2.7"])
         for bad in [["--rate-limit-calls-per-minute", "-1"], ["--rate-limit-calls-per-minute", "many"],
                     ["--trusted-proxy", "proxy.example"], ["--trusted-proxy", "10.0.0.0/33"], ["--trusted-proxy", "::/129"]] {
             #expect(throws: ConfigurationError.self) { try ServerConfiguration.parse(arguments: bad, environment: environment) }

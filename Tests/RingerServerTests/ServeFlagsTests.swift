@@ -1,0 +1,56 @@
+import Foundation
+@testable import ringer
+@testable import RingerServer
+import Testing
+
+/// `ringer serve`'s flags are parsed by the executable into the server's typed configuration; every flag of
+/// API.md "Server flags" still reaches its setting, and every `host:port` is read by one parser.
+@Suite struct ServeFlagsTests {
+    @Test func everyServerFlagOfTheAPIReachesItsSetting() throws {
+        let config = try ServerConfiguration.parse(arguments: [
+            "--listen", "0.0.0.0:9090", "--database", "/tmp/r.sqlite", "--admin-key", "admin",
+            "--user-token-secret", String(repeating: "u", count: 32),
+            "--apns-key-file", "AuthKey_ABC.p8", "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+            "--apns-host", "localhost:2197", "--apns-ca-file", "ca.pem", "--ring-timeout", "30",
+            "--media-url", "wss://media.example", "--media-api-key", "key", "--media-api-secret", "media-secret",
+            "--fcm-service-account", "firebase.json", "--fcm-host", "localhost:2198", "--fcm-ca-file", "fcm-ca.pem",
+        ], environment: [:])
+        #expect(config.host == "0.0.0.0" && config.port == 9090)
+        #expect(config.databasePath == "/tmp/r.sqlite" && config.adminKey == "admin")
+        #expect(config.userTokenSecret == String(repeating: "u", count: 32))
+        let apns = try #require(config.apns)
+        guard case .signingKey(let file, let keyID, let teamID) = apns.credentials else {
+            Issue.record("not token authentication: \(apns.credentials)")
+            return
+        }
+        #expect(file == "AuthKey_ABC.p8" && keyID == "ABC123DEFG" && teamID == "DEF123GHIJ")
+        #expect(apns.sandboxURL == "https://localhost:2197" && apns.productionURL == "https://localhost:2197")
+        #expect(apns.caFile == "ca.pem")
+        #expect(config.ringTimeout == 30)
+        #expect(config.media.url == "wss://media.example" && config.media.apiKey == "key" && config.media.apiSecret == "media-secret")
+        let fcm = try #require(config.fcm)
+        #expect(fcm.serviceAccountFiles == ["firebase.json"] && fcm.baseURL == "https://localhost:2198" && fcm.caFile == "fcm-ca.pem")
+
+        let apart = try ServerConfiguration.parse(arguments: [
+            "--apns-key-file", "k.p8", "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+            "--apns-sandbox-host", "sandbox.example:443", "--apns-production-host", "https://production.example/",
+        ], environment: ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)])
+        #expect(apart.apns?.sandboxURL == "https://sandbox.example:443")
+        #expect(apart.apns?.productionURL == "https://production.example")
+    }
+
+    @Test func hostPortIsOneParserForEveryListenAddress() throws {
+        #expect(try HostPort("[::1]:2197", flag: "--listen") == HostPort(host: "::1", port: 2197))
+        #expect(try HostPort("localhost:0", flag: "--fcm-listen") == HostPort(host: "localhost", port: 0))
+        #expect(HostPort(host: "::1", port: 2197).description == "[::1]:2197")
+        #expect(HostPort(host: "127.0.0.1", port: 2198).description == "127.0.0.1:2198")
+        for bad in ["localhost", "localhost:65536", "localhost:-1", "[::1]x:80", "host:port"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try HostPort(bad, flag: "--fcm-listen") }
+        }
+        do {
+            _ = try HostPort("nowhere", flag: "--fcm-http1-listen")
+        } catch let error as ConfigurationError {
+            #expect(error.description.hasPrefix("--fcm-http1-listen must be host:port"))
+        }
+    }
+}
