@@ -95,29 +95,15 @@ struct APIRouter: Sendable {
             let id = try await router.visibleCall(input, user: user)
             return try json(["pushes": await router.service.pushAttempts(callID: id, user: user.id)])
         }),
-        Route("POST", "/v1/calls/{call_id}/ringing", .user { router, input, user in
-            let id = try await router.visibleCall(input, user: user)
-            let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
-            return try json(await router.service.act(.ringing(deviceID: device), callID: id, user: user.id))
-        }),
+        Route("POST", "/v1/calls/{call_id}/ringing", deviceAction { .ringing(deviceID: $0) }),
         Route("POST", "/v1/calls/{call_id}/accept", .user { router, input, user in
             let id = try await router.visibleCall(input, user: user)
             let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
             return try json(await router.service.accept(callID: id, user: user, deviceID: device))
         }),
-        Route("POST", "/v1/calls/{call_id}/decline", .user { router, input, user in
-            let id = try await router.visibleCall(input, user: user)
-            let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
-            return try json(await router.service.act(.decline(deviceID: device), callID: id, user: user.id))
-        }),
-        Route("POST", "/v1/calls/{call_id}/cancel", .user { router, input, user in
-            let id = try await router.visibleCall(input, user: user)
-            return try json(await router.service.act(.cancel, callID: id, user: user.id))
-        }),
-        Route("POST", "/v1/calls/{call_id}/end", .user { router, input, user in
-            let id = try await router.visibleCall(input, user: user)
-            return try json(await router.service.act(.end, callID: id, user: user.id))
-        }),
+        Route("POST", "/v1/calls/{call_id}/decline", deviceAction { .decline(deviceID: $0) }),
+        Route("POST", "/v1/calls/{call_id}/cancel", partyAction(.cancel)),
+        Route("POST", "/v1/calls/{call_id}/end", partyAction(.end)),
         Route("POST", "/v1/calls/{call_id}/keepalive", .user { router, input, user in
             let id = try await router.visibleCall(input, user: user)
             try await router.service.keepalive(callID: id, user: user.id)
@@ -129,6 +115,23 @@ struct APIRouter: Sendable {
             APIProblem.response(APIProblem.upgradeRequired(), headers: [("upgrade", "websocket")])
         }),
     ]
+
+    /// A call action of the callee's device named in the body (`ringing`, `decline`), decided by the call machine.
+    private static func deviceAction(_ action: @escaping @Sendable (_ deviceID: String) -> CallInput) -> Route.Handler {
+        .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
+            return try json(await router.service.act(action(device), callID: id, user: user.id))
+        }
+    }
+
+    /// A call action of a party that needs no body (`cancel`, `end`), decided by the call machine.
+    private static func partyAction(_ action: CallInput) -> Route.Handler {
+        .user { router, input, user in
+            let id = try await router.visibleCall(input, user: user)
+            return try json(await router.service.act(action, callID: id, user: user.id))
+        }
+    }
 
     private func dispatch(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let match = RouteMatch.find(request.path, in: Self.routes) else {
