@@ -28,10 +28,15 @@ public struct RateLimitSettings: Sendable, Equatable {
 
     /// One named limit: its flag (named in every refusal, so an operator knows what to raise) and what it counts.
     public enum Limit: String, Sendable, CaseIterable {
+        /// ``RateLimitSettings/callsPerCallerPerMinute``.
         case calls = "rate-limit-calls-per-minute"
+        /// ``RateLimitSettings/callsToOneCalleePerMinute``.
         case callsToOneCallee = "rate-limit-calls-to-one-callee-per-minute"
+        /// ``RateLimitSettings/deviceChangesPerUserPerMinute``.
         case deviceChanges = "rate-limit-device-changes-per-minute"
+        /// ``RateLimitSettings/authFailuresPerAddressPerMinute``.
         case authFailures = "rate-limit-auth-failures-per-minute"
+        /// ``RateLimitSettings/unknownCalleesPerMinute``.
         case unknownCallees = "rate-limit-unknown-callees-per-minute"
 
         /// The setting the flag sets.
