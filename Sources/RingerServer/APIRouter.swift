@@ -49,8 +49,6 @@ struct APIRouter: Sendable {
         defer { inFlight.leave() }
         do {
             return try await dispatch(request)
-        } catch let refusal as MethodNotAllowed {
-            return Self.methodNotAllowed(refusal.method, allowed: refusal.allowed)
         } catch let problem as Problem {
             return APIProblem.response(problem)
         } catch let limited as RateLimitExceeded {
@@ -139,7 +137,7 @@ struct APIRouter: Sendable {
         }
         // The method is checked before credentials, so that a 405 (with Allow) never depends on the token.
         guard let route = match.route(for: request.method) else {
-            throw MethodNotAllowed(method: request.method, allowed: match.allowedMethods)
+            return Self.methodNotAllowed(request.method, allowed: match.allowedMethods)
         }
         let input = Route.Input(request: request, parameters: match.parameters)
         switch route.handler {
@@ -173,11 +171,6 @@ struct APIRouter: Sendable {
             return APIProblem.response(APIProblem.notFound("no route \(path)"))
         }
         return methodNotAllowed(method, allowed: match.allowedMethods)
-    }
-
-    private struct MethodNotAllowed: Error {
-        let method: String
-        let allowed: [String]
     }
 
     // MARK: Handlers
