@@ -43,7 +43,7 @@ public enum Demo {
             case .callCreated(let call):
                 timeline.record("call.created", ["call_id": call.callId, "caller": call.caller.id,
                                                  "callee": call.callee.id, "state": call.state.rawValue])
-            case .pushSent(let outcome) where outcome.provider == "fcm":
+            case .pushSent(let outcome) where outcome.provider == .fcm:
                 timeline.record("fcm.sent", ["priority": outcome.pushType.rawValue, "device": outcome.deviceID]
                                     .merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
                                 numbers: ["status": outcome.status.map(Double.init),
