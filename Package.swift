@@ -53,7 +53,8 @@ let package = Package(
         .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "HTTPTypes", "RingerSync", "SocketSupport"], swiftSettings: strict),
 
         // Push providers, storage, the server.
-        .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync", "COpenSSL", "OpenSSLSupport"],
+        // RingerWire for `APNsEnvironment`, the one name of Apple's two hosts (Foundation-only).
+        .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync", "RingerWire", "COpenSSL", "OpenSSLSupport"],
                 swiftSettings: strict),
         // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
         .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
@@ -93,7 +94,7 @@ let package = Package(
         .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNsTests",
                     dependencies: ["APNs", "HTTP2Client", "JWT", "RingerSync", "RingerSandbox", "DevCertificates", "RingerLogging",
-                                   "RingerTestSupport"],
+                                   "RingerTestSupport", "RingerWire"],
                     swiftSettings: strict),
         .testTarget(name: "FCMTests",
                     dependencies: ["FCM", "HTTP2Client", "JWT", "RingerSync", "DevCertificates", "RingerTestSupport"],
@@ -111,7 +112,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
-                                   "APNs", "HTTPTypes", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync"],
+                                   "APNs", "HTTPTypes", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire"],
                     swiftSettings: strict),
         .testTarget(name: "RingerBenchTests",
                     dependencies: ["RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",

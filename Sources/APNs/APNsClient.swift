@@ -1,6 +1,7 @@
 public import Foundation
 public import HTTP2Client
 import JWT
+public import RingerWire
 
 /// Sends notifications to Apple's provider API over HTTP/2 (Apple: "Sending notification requests to APNs").
 ///
@@ -15,14 +16,6 @@ import JWT
 /// ``Configuration/authentication``.
 /// Thread-safe; call ``shutdown()`` before dropping the client.
 public final class APNsClient: Sendable {
-    /// Which APNs host a device token belongs to.
-    public enum Environment: String, Sendable {
-        /// `api.sandbox.push.apple.com` (development builds).
-        case sandbox
-        /// `api.push.apple.com` (TestFlight, App Store).
-        case production
-    }
-
     /// How requests prove they come from the app's provider (Apple: "Establishing a token-based
     /// connection to APNs" / "Establishing a certificate-based connection to APNs").
     public enum Authentication: Sendable {
@@ -155,7 +148,7 @@ public final class APNsClient: Sendable {
     /// - Parameters:
     ///   - notification: headers and payload.
     ///   - deviceToken: the hex device token (any even length; Apple does not promise 64 characters).
-    ///   - environment: which host to send to.
+    ///   - environment: which host to send to: `sandbox` the development one, any other value production.
     ///   - deadline: when the push stops mattering (for a VoIP push, the ring deadline); nil for none.
     /// - Returns: APNs' answer, with `attempts` requests made (resends after a connection failure included).
     /// - Throws: ``APNsClientError``: `timedOut(after:)` when no answer came in time (the push may or may not
@@ -163,15 +156,14 @@ public final class APNsClient: Sendable {
     ///   connection failed twice, `certificateRefused` when APNs refused the client certificate in the TLS
     ///   handshake, `invalidDeviceToken`, `payloadTooLarge`, `signing`; `CancellationError` when the task is
     ///   cancelled.
-    public func send(_ notification: APNsNotification, to deviceToken: String, environment: Environment,
+    public func send(_ notification: APNsNotification, to deviceToken: String, environment: APNsEnvironment,
                      deadline: Date? = nil) async throws -> (response: APNsResponse, attempts: Int) {
         guard Self.isHexToken(deviceToken) else { throw APNsClientError.invalidDeviceToken }
         guard notification.payload.count <= notification.pushType.maximumPayloadBytes else {
             throw APNsClientError.payloadTooLarge(bytes: notification.payload.count,
                                                   limit: notification.pushType.maximumPayloadBytes)
         }
-        let base = environment == .sandbox ? configuration.sandboxURL : configuration.productionURL
-        let host = environment == .sandbox ? sandboxHost : productionHost
+        let (base, pool) = host(for: environment)
         let ceiling = notification.pushType == .voip ? configuration.voipRequestTimeout : configuration.requestTimeout
         var attempts = 0
         var refreshedToken = false
@@ -190,7 +182,7 @@ public final class APNsClient: Sendable {
                                        body: notification.payload, timeout: timeout, connectionRetries: 1)
             let raw: HTTP2Response
             do {
-                raw = try await host.send(request)
+                raw = try await pool.send(request)
             } catch let error as HTTP2ClientError {
                 if error == .timedOut { throw APNsClientError.timedOut(after: timeout) }
                 if error.isCertificateRefused { throw APNsClientError.certificateRefused(error.description) }
@@ -212,8 +204,14 @@ public final class APNsClient: Sendable {
     /// Connections opened and recycled, pushes resent and timed out so far, for one host.
     /// - Parameter environment: the host.
     /// - Returns: zeros when the host was never used.
-    public func statistics(for environment: Environment) -> HTTP2Client.Statistics {
-        (environment == .sandbox ? sandboxHost : productionHost).statistics
+    public func statistics(for environment: APNsEnvironment) -> HTTP2Client.Statistics {
+        host(for: environment).pool.statistics
+    }
+
+    /// The base URL and connection pool of an environment. Apple has two hosts: `sandbox` is the development
+    /// one, and every other value the production one, as for a device registered without `apns_environment`.
+    private func host(for environment: APNsEnvironment) -> (url: String, pool: HTTP2ClientPool) {
+        environment == .sandbox ? (configuration.sandboxURL, sandboxHost) : (configuration.productionURL, productionHost)
     }
 
     /// Fails in-flight requests and stops both hosts' HTTP/2 loops. Idempotent.

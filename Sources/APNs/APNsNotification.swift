@@ -6,6 +6,7 @@ import Glibc
 /// The `apns-push-type` header (Apple: "Sending notification requests to APNs").
 public struct APNsPushType: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
+    /// Creates the type from its `apns-push-type` header value; any string is accepted, as Apple adds types.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// A visible alert, badge or sound; topic is the bundle id.

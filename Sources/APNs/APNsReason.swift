@@ -4,9 +4,12 @@
 /// Open: an unknown reason from a newer APNs decodes as itself rather than failing.
 public struct APNsReason: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
+    /// Creates the reason; any string is accepted, as APNs may add reasons.
     public init(rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
 
+    /// Decodes the bare JSON string of `reason`.
+    /// - Throws: `DecodingError` when the value is not a string.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }

@@ -6,7 +6,7 @@ public import Foundation
 /// Ringer sends data messages: ``data`` reaches the app's `FirebaseMessagingService.onMessageReceived`
 /// even when the app was swiped away, as long as ``priority`` is `HIGH` for a dozing phone (Google:
 /// "Set and manage Android message priority"). A ``notification`` block is shown by the system without the
-/// app running (the missed-call message); the ringing message never carries one (API.md).
+/// app running (the missed-call message); the ringing message never carries one (docs/fcm.md, "Which priority each message gets").
 ///
 /// ``requestBody(token:validateOnly:)`` checks what FCM would refuse before anything is sent: the data
 /// payload size (``dataPayloadBytes`` ≤ ``FCM/maximumDataPayloadBytes``), reserved data keys and the TTL range.

@@ -1,5 +1,6 @@
 public import APNs
 public import Foundation
+import RingerWire
 
 /// Sends a workload of identical VoIP pushes through Ringer's ``APNsClient`` with a fixed number in
 /// flight, and measures throughput and latency. The client multiplexes them on its one HTTP/2 connection.

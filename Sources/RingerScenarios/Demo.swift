@@ -43,13 +43,13 @@ public enum Demo {
             case .callCreated(let call):
                 timeline.record("call.created", ["call_id": call.callId, "caller": call.caller.id,
                                                  "callee": call.callee.id, "state": call.state.rawValue])
-            case .pushSent(let outcome) where outcome.provider == "fcm":
-                timeline.record("fcm.sent", ["priority": outcome.pushType, "device": outcome.deviceID]
+            case .pushSent(let outcome) where outcome.provider == .fcm:
+                timeline.record("fcm.sent", ["priority": outcome.pushType.rawValue, "device": outcome.deviceID]
                                     .merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
                                 numbers: ["status": outcome.status.map(Double.init),
                                           "latency_ms": (outcome.latencyMs * 10).rounded() / 10])
             case .pushSent(let outcome):
-                timeline.record("apns.sent", ["push_type": outcome.pushType, "device": outcome.deviceID,
+                timeline.record("apns.sent", ["push_type": outcome.pushType.rawValue, "device": outcome.deviceID,
                                               "apns_id": outcome.apnsID].merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
                                 numbers: ["status": outcome.status.map(Double.init),
                                           "latency_ms": (outcome.latencyMs * 10).rounded() / 10])

@@ -104,11 +104,11 @@ final class RaceRecorder: Sendable {
             case .callEvent(let type, let call):
                 text = "\(type.rawValue) -> \(call.state.rawValue)"
             case .pushSent(let outcome):
-                if outcome.pushType == "voip", outcome.status == 200 {
+                if outcome.pushType == .voip, outcome.status == 200 {
                     state.voipPushes[outcome.deviceID, default: []].append(RaceRecord.Push(apnsID: outcome.apnsID, sentAt: now))
                 }
-                let provider = outcome.provider == "fcm" ? "FCM" : "APNs"
-                let id = outcome.provider == "fcm" ? "message" : String(outcome.apnsID.prefix(8))
+                let provider = outcome.provider == .fcm ? "FCM" : "APNs"
+                let id = outcome.provider == .fcm ? "message" : String(outcome.apnsID.prefix(8))
                 text = "\(outcome.pushType) push \(id) to \(outcome.deviceID): "
                     + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
             case .ringTimeoutFired:

@@ -239,8 +239,8 @@ final class ScenarioRecorder: Sendable {
         case .callEvent(let type, let call):
             note("server", "\(type.rawValue) \(call.callId) -> \(call.state.rawValue)")
         case .pushSent(let outcome):
-            let provider = outcome.provider == "fcm" ? "FCM" : "APNs"
-            let id = outcome.provider == "fcm" ? "message" : outcome.apnsID
+            let provider = outcome.provider == .fcm ? "FCM" : "APNs"
+            let id = outcome.provider == .fcm ? "message" : outcome.apnsID
             note("server", "\(outcome.pushType) push \(id) to \(outcome.deviceID) for \(outcome.callID): "
                  + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")")
         default:

@@ -15,13 +15,13 @@ struct APNsPushSender: PushSender {
     struct Message: Sendable {
         var notification: APNsNotification
         var token: String
-        var environment: APNsClient.Environment
+        var environment: APNsEnvironment
     }
 
     let client: APNsClient
-    var provider: String { "apns" }
+    var provider: PushProvider { .apns }
 
-    /// The VoIP payload for a ringing call (API.md "VoIP push").
+    /// The VoIP payload for a ringing call (docs/openapi.yaml `components/schemas/VoIPPush`).
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func incomingCallPayload(for call: Call, now: Date) throws -> [UInt8] {
         let push = VoIPPush(ringer: .init(callId: call.callId, caller: call.caller, calleeId: call.callee.id,
@@ -45,11 +45,13 @@ struct APNsPushSender: PushSender {
     func message(for request: PushRequest) throws -> Message? {
         let device = request.device
         guard device.platform == .ios, let bundleID = device.bundleId else { return nil }
-        let environment: APNsClient.Environment = device.apnsEnvironment == .sandbox ? .sandbox : .production
+        // Apple's two hosts: a device registered without an environment (or with one Ringer does not know) is
+        // production's, so `/healthz` and the logs name one of the two.
+        let environment: APNsEnvironment = device.apnsEnvironment == .sandbox ? .sandbox : .production
         switch request.purpose {
         case .incomingCall:
             // `apns-expiration` is the ring deadline, so a phone switched on after the call ended is never rung.
-            guard let token = device.voipToken else { return nil }
+            guard let token = device.ringingToken?.value else { return nil }
             let notification = APNsNotification(pushType: Self.pushType(for: request.purpose),
                                                 topic: APNsPushType.voip.topic(forBundleID: bundleID),
                                                 priority: 10, expiration: request.call.expiresAt,
@@ -106,9 +108,9 @@ struct APNsPushSender: PushSender {
         }
     }
 
-    func pushType(of message: Message) -> String { message.notification.pushType.rawValue }
+    func pushType(of message: Message) -> PushType { PushType(message.notification.pushType) }
 
-    func pushType(for request: PushRequest) -> String { Self.pushType(for: request.purpose).rawValue }
+    func pushType(for request: PushRequest) -> PushType { PushType(Self.pushType(for: request.purpose)) }
 
     /// VoIP only to ring; an alert for a missed call; a background push to stop the ringing.
     static func pushType(for purpose: PushRequest.Purpose) -> APNsPushType {
@@ -126,6 +128,11 @@ struct APNsPushSender: PushSender {
     func apnsID(of message: Message) -> String? { message.notification.apnsID.uuidString.lowercased() }
 
     func scope(of message: Message, for request: PushRequest) -> PushScope {
-        PushScope(provider: provider, environment: message.environment.rawValue, topic: message.notification.topic)
+        PushScope(provider: provider, environment: message.environment, topic: message.notification.topic)
     }
+}
+
+extension PushType {
+    /// The record of an APNs push: its `apns-push-type` header value, as Apple spells it.
+    init(_ type: APNsPushType) { self.init(rawValue: type.rawValue) }
 }

@@ -29,8 +29,13 @@ final class CallService: Sendable {
     /// Ends accepted calls whose apps went silent or that lasted too long.
     let acceptedCalls: AcceptedCallMonitor
 
+    /// Creates the service; ring timeouts and accepted calls from before a restart are picked up by
+    /// ``resumeRingTimeouts()`` and ``resumeAcceptedCalls()``.
     /// - Parameters:
     ///   - publications: the per-user locks the hub also holds while it reads a stream's baseline.
+    ///   - ringTimeout: seconds a call rings before it ends `unanswered`.
+    ///   - watch: when a silent or overlong accepted call is ended.
+    ///   - observe: told of every call created and changed.
     init(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
          ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
          observe: @escaping @Sendable (ServerObservation) -> Void) {
@@ -103,7 +108,7 @@ final class CallService: Sendable {
             // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
             let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
             let calleeDevices = devices.map {
-                CalleeDevice(id: $0.deviceId, platform: $0.platform, canBeWoken: PushDispatcher.canRing($0))
+                CalleeDevice(id: $0.deviceId, platform: $0.platform, canBeWoken: $0.canBeWoken)
             }
             let callID = UUID().uuidString.lowercased()
             let hasVideo = request.hasVideo ?? false
@@ -123,7 +128,7 @@ final class CallService: Sendable {
         if call.state == .failed {
             // Why it could not ring is for the operator; the caller is told only that the callee cannot be reached.
             metadata["callee.devices"] = .string("\(devices.count)")
-            metadata["callee.wakeable_devices"] = .string("\(devices.filter(PushDispatcher.canRing).count)")
+            metadata["callee.wakeable_devices"] = .string("\(devices.filter(\.canBeWoken).count)")
         }
         log.info("call created", metadata)
         carryOut(effects, call: call, devices: devices, ringing: [])

@@ -2,6 +2,7 @@ import FCM
 import Foundation
 import RingerLogging
 import RingerSync
+import RingerWire
 
 /// The start-up check of the FCM credentials (issue: a refused grant stops the server, an unreachable token
 /// endpoint does not), and the retries after it.
@@ -23,6 +24,7 @@ final class FCMCredentialWatch: Sendable {
     /// The grants being retried, cancelled by ``shutdown()``.
     private let retries = LockedValue<[Task<Void, Never>]>([])
 
+    /// Creates the watch; nothing is checked before ``checkAtStart()``.
     init(client: FCMClient, health: PushSetupHealth, clock: any ServerClock, log: Logger) {
         self.client = client
         self.health = health
@@ -53,7 +55,7 @@ final class FCMCredentialWatch: Sendable {
     }
 
     private func report(_ check: FCMCredentialCheck) {
-        let scope = PushScope(provider: "fcm", project: check.projectID)
+        let scope = PushScope(provider: .fcm, project: check.projectID)
         if health.record(scope, reason: Self.unreachableReason, at: clock.now()) {
             log.error("the FCM token endpoint cannot be reached; Android phones of this project ring only while their app is open",
                       ["fcm.project": .string(check.projectID), "error": .string(check.description)])
@@ -62,7 +64,7 @@ final class FCMCredentialWatch: Sendable {
 
     private func keepTrying(_ projectID: String) {
         guard let source = client.accessTokenSource(for: projectID) else { return }
-        let scope = PushScope(provider: "fcm", project: projectID)
+        let scope = PushScope(provider: .fcm, project: projectID)
         let task = Task { [health, clock, log] in
             var delay: TimeInterval = 5
             while true {

@@ -10,7 +10,7 @@ import RingerWire
 /// offline gets only the call's latest message. Priorities (docs/fcm.md, "Which priority each message
 /// gets"):
 /// - ringing: data-only, HIGH, `ttl` = the seconds left to ring, rounded up, at least 1 s, recomputed on
-///   every send, so a phone back after the deadline never rings (API.md "Ringing message");
+///   every send, so a phone back after the deadline never rings (docs/fcm.md, "Which priority each message gets");
 /// - stopping a ringing phone: data-only, HIGH to a device that may be ringing (it was sent the ringing
 ///   message, or acknowledged `ringing`: the stop ends something the user sees, and must reach it at once even
 ///   if it dozed off), NORMAL to the callee's other devices (they never showed the call; a HIGH message that
@@ -27,10 +27,11 @@ struct FCMPushSender: PushSender {
     }
 
     let client: FCMClient
-    var provider: String { "fcm" }
+    var provider: PushProvider { .fcm }
 
     /// The `data` of a message: `{"ringer": "<JSON>"}`, the same `ringer` object as the VoIP push for
-    /// ringing (API.md), `{"v":1,"type":…,"call_id":…}` otherwise.
+    /// ringing (docs/openapi.yaml `components/schemas/VoIPPush`, its `ringer`), `{"v":1,"type":…,"call_id":…}`
+    /// otherwise (`NoticePush`'s `ringer`).
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func data(for purpose: PushRequest.Purpose, call: Call, now: Date) throws -> [String: String] {
         let json: Data
@@ -47,7 +48,8 @@ struct FCMPushSender: PushSender {
 
     func message(for request: PushRequest) throws -> Message? {
         let device = request.device
-        guard device.platform == .android, let token = device.fcmToken else { return nil }
+        // Every message goes to the token that rings the device (`Device.ringingToken`): Android has one.
+        guard device.platform == .android, let token = device.ringingToken?.value else { return nil }
         let call = request.call
         var message = FCMMessage(data: try Self.data(for: request.purpose, call: call, now: request.createdAt),
                                  priority: Self.priority(for: request), collapseKey: call.callId)
@@ -98,9 +100,9 @@ struct FCMPushSender: PushSender {
         return answer
     }
 
-    func pushType(of message: Message) -> String { message.message.priority == .high ? "high" : "normal" }
+    func pushType(of message: Message) -> PushType { PushType(message.message.priority) }
 
-    func pushType(for request: PushRequest) -> String { Self.priority(for: request) == .high ? "high" : "normal" }
+    func pushType(for request: PushRequest) -> PushType { PushType(Self.priority(for: request)) }
 
     /// High to ring, and to stop a phone that may be ringing (so it stops at once, even in Doze); normal for
     /// the rest, which must not spend the app's high-priority budget (Google: "Set and manage Android message
@@ -119,5 +121,15 @@ struct FCMPushSender: PushSender {
 
     func scope(of message: Message, for request: PushRequest) -> PushScope {
         PushScope(provider: provider, project: message.projectID)
+    }
+}
+
+extension PushType {
+    /// The record of an FCM message: its `android.priority`, lowercased (`high`, `normal`).
+    init(_ priority: FCMMessage.Priority) {
+        switch priority {
+        case .high: self = .high
+        case .normal: self = .normal
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RingerWire
 
 /// What the server does after one send, whatever the provider: each sender maps its provider's answers
 /// onto these (APNs: `APNsResponseAction`, docs/apns.md; FCM: `FCMResponseAction`, docs/fcm.md), and
@@ -31,9 +32,9 @@ enum PushAction: Sendable, Hashable {
 /// Where a configuration error applies, for `/healthz`: an APNs environment and topic, or an FCM project.
 struct PushScope: Sendable, Hashable {
     /// `apns` or `fcm`.
-    var provider: String
+    var provider: PushProvider
     /// APNs `sandbox` or `production`; nil for FCM.
-    var environment: String?
+    var environment: APNsEnvironment?
     /// The `apns-topic`; nil for FCM.
     var topic: String?
     /// The Firebase project id; nil for APNs.

@@ -16,6 +16,14 @@ final class PushDelivery: Sendable {
     private let log: Logger
     private let observe: @Sendable (ServerObservation) -> Void
 
+    /// Creates the delivery.
+    /// - Parameters:
+    ///   - store: where outcomes are recorded and dead tokens removed.
+    ///   - health: the `/healthz` record of configuration errors.
+    ///   - clock: the server's clock, for deadlines and backoffs.
+    ///   - policy: when a retryable answer is sent again.
+    ///   - log: the server's logger.
+    ///   - observe: told of every push's outcome.
     init(store: any RingerStore, health: PushSetupHealth, clock: any ServerClock, policy: PushRetryPolicy = .init(),
          log: Logger, observe: @escaping @Sendable (ServerObservation) -> Void) {
         self.store = store
@@ -30,7 +38,7 @@ final class PushDelivery: Sendable {
     /// room for another try; then acts on the last answer and records it.
     func deliver<Sender: PushSender>(_ request: PushRequest, via sender: Sender) async {
         let metadata: Logger.Metadata = ["call.id": .string(request.call.callId), "device.id": .string(request.device.deviceId),
-                                         "push.provider": .string(sender.provider)]
+                                         "push.provider": .string(sender.provider.rawValue)]
         let message: Sender.Message
         do {
             guard let built = try sender.message(for: request) else { return }
@@ -114,7 +122,7 @@ final class PushDelivery: Sendable {
     private func settle<Sender: PushSender>(_ answer: PushAnswer, message: Sender.Message, request: PushRequest,
                                             sender: Sender, sentAt: Date, metadata base: Logger.Metadata) async {
         var metadata = base
-        metadata["push.type"] = .string(sender.pushType(of: message))
+        metadata["push.type"] = .string(sender.pushType(of: message).rawValue)
         metadata["push.status"] = .string(answer.status.map(String.init) ?? "none")
         if let reason = answer.reason { metadata["push.reason"] = .string(reason) }
         if let id = sender.apnsID(of: message) { metadata["apns.id"] = .string(id) }
@@ -163,7 +171,7 @@ final class PushDelivery: Sendable {
 
     private static func metadata(of scope: PushScope) -> Logger.Metadata {
         var metadata: Logger.Metadata = [:]
-        if let environment = scope.environment { metadata["apns.environment"] = .string(environment) }
+        if let environment = scope.environment { metadata["apns.environment"] = .string(environment.rawValue) }
         if let topic = scope.topic { metadata["apns.topic"] = .string(topic) }
         if let project = scope.project { metadata["fcm.project"] = .string(project) }
         return metadata

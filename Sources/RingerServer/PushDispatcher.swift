@@ -17,23 +17,17 @@ final class PushDispatcher: Sendable {
     /// Pushes being sent; shutdown lets them finish.
     let pending = InFlightWork()
 
+    /// Creates the dispatcher.
+    /// - Parameters:
+    ///   - apns: the APNs client; nil when the server has no APNs credentials (iOS devices get no push).
+    ///   - fcm: the FCM client; nil when the server has no service account (Android devices get no push).
+    ///   - delivery: sends, retries and settles every push.
+    ///   - clock: the server's clock, for each push's `createdAt`.
     init(apns: APNsClient?, fcm: FCMClient?, delivery: PushDelivery, clock: any ServerClock) {
         self.apns = apns.map { APNsPushSender(client: $0) }
         self.fcm = fcm.map { FCMPushSender(client: $0) }
         self.delivery = delivery
         self.clock = clock
-    }
-
-    /// True when this device can be woken for a call while its app is not running: it has the token that
-    /// wakes it (a PushKit VoIP token and bundle id on iOS, an FCM registration token on Android). The one
-    /// rule behind `CalleeDevice.canBeWoken`. A server without that provider's credentials still counts
-    /// the device (its calls ring sockets only), as it always has for APNs.
-    static func canRing(_ device: Device) -> Bool {
-        switch device.platform {
-        case .ios: device.voipToken != nil && device.bundleId != nil
-        case .android: device.fcmToken != nil
-        default: false
-        }
     }
 
     /// Wakes one device for a ringing call.

@@ -1,21 +1,22 @@
 import Foundation
+import RingerBackoff
 
 /// When a push that may succeed later is sent again: the one retry rule for every provider.
 ///
 /// A lost ringing push is a missed call, so a retryable answer is sent again for as long as it still matters
 /// (the whole ring, not a fixed number of tries: a provider outage of 20 s must not lose a call with 25 s left),
 /// honouring the provider's `Retry-After` (FCM: "Retry-After"; APNs 429 `TooManyRequests` carries none),
-/// else after an exponential backoff with jitter: 0.5 s, 1 s, 2 s, 4 s, then every 8 s, each drawn from its
-/// upper half, so a struggling provider gets at most about ten requests per push over a 45 s ring.
+/// else after Ringer's one exponential backoff with equal jitter (``Backoff``): 0.5 s, 1 s, 2 s, 4 s, then
+/// every 8 s, each drawn from its upper half, so a struggling provider gets at most about ten requests per
+/// push over a 45 s ring.
 /// A pure value: time and randomness come in as arguments.
 struct PushRetryPolicy: Sendable {
     /// Most sends per push, the first included: a bound for very long deadlines (a missed-call notice is kept
     /// for a day), never reached within a ring.
     var maxSends = 12
-    /// The first backoff, seconds (server clock).
-    var initialBackoff: TimeInterval = 0.5
-    /// The longest backoff, seconds.
-    var maximumBackoff: TimeInterval = 8
+    /// The wait without `Retry-After`, seconds on the server's clock: the ceiling starts at 0.5 s and doubles
+    /// up to 8 s.
+    var backoff = Backoff(initialDelay: 0.5, maximumDelay: 8)
     /// Seconds that must remain before the deadline after the wait, for an answer to come back in time.
     var answerMargin: TimeInterval = 1
 
@@ -29,8 +30,8 @@ struct PushRetryPolicy: Sendable {
     /// - Returns: seconds to wait, or nil when the push is not retried.
     func delay(afterSends sends: Int, action: PushAction, now: Date, deadline: Date, jitter: Double) -> TimeInterval? {
         guard case .retry(let retryAfter) = action, sends < maxSends else { return nil }
-        let backoff = min(initialBackoff * pow(2, Double(sends - 1)), maximumBackoff)
-        let delay = retryAfter.map { max($0, 0) } ?? backoff * (0.5 + 0.5 * min(max(jitter, 0), 1))
+        // The retry after `sends` sends is retry number `sends`.
+        let delay = retryAfter.map { max($0, 0) } ?? backoff.delay(beforeRetry: sends, random: jitter)
         guard now.addingTimeInterval(delay + answerMargin) < deadline else { return nil }
         return delay
     }

@@ -8,8 +8,8 @@ protocol PushSender: Sendable {
     /// The provider's message, built once per request and sent as often as ``PushDelivery`` retries.
     associatedtype Message: Sendable
 
-    /// `apns` or `fcm`, as push records show it.
-    var provider: String { get }
+    /// The provider, as push records, logs and `/healthz` name it.
+    var provider: PushProvider { get }
 
     /// Builds the message for a request.
     /// - Parameter request: the push to send.
@@ -27,11 +27,11 @@ protocol PushSender: Sendable {
     func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer
 
     /// What records and logs call the push type (`voip`, `alert`, `background`; FCM's priority).
-    func pushType(of message: Message) -> String
+    func pushType(of message: Message) -> PushType
 
     /// The push type a request's message has, known before it is built: what the record of a push that
     /// could not be built shows.
-    func pushType(for request: PushRequest) -> String
+    func pushType(for request: PushRequest) -> PushType
 
     /// The device or registration token the message goes to, and which of the device's tokens it is (what a
     /// dead-token answer removes, or a refusal marks).

@@ -1,5 +1,6 @@
 import Foundation
 import RingerSync
+import RingerWire
 
 /// Configuration errors the push providers reported for the server's own set-up (an APNs topic,
 /// certificate or key; an FCM project's credentials or sender), per scope, for operators: shown by
@@ -13,9 +14,9 @@ final class PushSetupHealth: Sendable {
     /// One broken scope.
     struct Problem: Codable, Hashable, Sendable {
         /// `apns` or `fcm`.
-        var provider: String
+        var provider: PushProvider
         /// APNs `sandbox` or `production`; absent for FCM.
-        var environment: String?
+        var environment: APNsEnvironment?
         /// The `apns-topic`; absent for FCM.
         var topic: String?
         /// The Firebase project id; absent for APNs.

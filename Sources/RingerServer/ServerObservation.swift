@@ -20,9 +20,9 @@ public struct PushOutcome: Sendable {
     /// The device pushed to.
     public var deviceID: String
     /// `apns` or `fcm`.
-    public var provider: String
-    /// APNs' push type (`voip`, `alert`, `background`) or the FCM message's priority.
-    public var pushType: String
+    public var provider: PushProvider
+    /// APNs' push type (`voip`, `alert`, `background`) or the FCM message's priority (`high`, `normal`).
+    public var pushType: PushType
     /// The provider's HTTP status, or nil when no answer came.
     public var status: Int?
     /// The provider's reason or error code, or the transport error.

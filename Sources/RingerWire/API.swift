@@ -197,7 +197,7 @@ public struct Problem: Codable, Hashable, Sendable, Error {
     }
 }
 
-/// One event on the WebSocket (API.md "Events"): `{"seq":12,"type":"call.incoming","call":{…}}`.
+/// One event on the WebSocket (docs/openapi.yaml `CallEvent`, under `GET /v1/events`): `{"seq":12,"type":"call.incoming","call":{…}}`.
 public struct CallEvent: Codable, Hashable, Sendable {
     /// Per-user, strictly increasing; reconnect with `?since=<seq>` to replay what was missed.
     public var seq: Int64

@@ -7,9 +7,9 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     /// The device pushed to.
     public var deviceId: String
     /// `apns` or `fcm`.
-    public var provider: String
-    /// The APNs push type (`voip`, `alert`) or FCM message kind.
-    public var pushType: String
+    public var provider: PushProvider
+    /// The APNs push type (`voip`, `alert`, `background`) or the FCM message's priority (`high`, `normal`).
+    public var pushType: PushType
     /// The provider's HTTP status, nil when no answer came (transport failure or timeout).
     public var status: Int?
     /// The provider's reason (`BadDeviceToken`, …) or a transport error summary.
@@ -26,7 +26,7 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     public var sentAt: Date
 
     /// Creates a push attempt record.
-    public init(callId: String, deviceId: String, provider: String, pushType: String, status: Int?,
+    public init(callId: String, deviceId: String, provider: PushProvider, pushType: PushType, status: Int?,
                 reason: String?, apnsId: String?, messageName: String? = nil, latencyMs: Double, attempts: Int,
                 sentAt: Date) {
         self.callId = callId

@@ -3,6 +3,7 @@ import Foundation
 import HTTP2Client
 import RingerSandbox
 import RingerTestSupport
+import RingerWire
 import Testing
 
 /// The real ``APNsClient`` (HTTP2Client on nghttp2 underneath) against the sandbox's connection faults: GOAWAY, a stream

@@ -3,6 +3,7 @@ import Foundation
 import HTTP2Client
 import RingerSandbox
 import RingerTestSupport
+import RingerWire
 import Testing
 #if canImport(Glibc)
 import Glibc

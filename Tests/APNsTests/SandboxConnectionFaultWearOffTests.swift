@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import RingerSandbox
+import RingerWire
 import Testing
 
 /// A `close` or `goaway` fault limited to N connections wears off once N connections met it: it is no longer

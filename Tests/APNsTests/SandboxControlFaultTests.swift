@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import HTTP2Client
 import RingerSandbox
+import RingerWire
 import Testing
 
 /// The sandbox's fault injection over HTTP (`/sandbox/faults`, `/sandbox/stats`), as a tool in another process

@@ -4,6 +4,7 @@ import Foundation
 import RingerLogging
 import RingerSandbox
 import RingerTestSupport
+import RingerWire
 import Testing
 
 /// Certificate-based authentication end to end (Apple: "Establishing a certificate-based connection to

@@ -37,37 +37,46 @@ import Testing
         let sends = LockedValue<[(now: Date, timeout: TimeInterval)]>([])
         /// When set, no message can be built.
         let failsToBuild: Bool
+        /// Where every message goes; its provider is the sender's.
+        let fixedScope: PushScope
+        /// What every message is recorded as.
+        let type: PushType
 
-        init(_ answers: [PushAnswer], failsToBuild: Bool = false) {
+        init(_ answers: [PushAnswer], failsToBuild: Bool = false,
+             scope: PushScope = PushScope(provider: .fcm, project: "demo"), type: PushType = .high) {
             self.answers = LockedValue(answers)
             self.failsToBuild = failsToBuild
+            fixedScope = scope
+            self.type = type
         }
 
-        var provider: String { "fcm" }
+        var provider: PushProvider { fixedScope.provider }
         func message(for request: PushRequest) throws -> Message? {
             if failsToBuild { throw BuildFailure() }
             return request.device.fcmToken.map(Message.init)
         }
-        func pushType(for request: PushRequest) -> String { "high" }
+        func pushType(for request: PushRequest) -> PushType { type }
         func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer {
             sends.withLock { $0.append((now, timeout)) }
             return answers.withLock { $0.isEmpty ? PushAnswer(status: 200, action: .accepted, requests: 1) : $0.removeFirst() }
         }
-        func pushType(of message: Message) -> String { "high" }
+        func pushType(of message: Message) -> PushType { type }
         func token(of message: Message) -> (kind: PushTokenKind, value: String) { (.fcm, message.token) }
         func apnsID(of message: Message) -> String? { nil }
-        func scope(of message: Message, for request: PushRequest) -> PushScope { PushScope(provider: "fcm", project: "demo") }
+        func scope(of message: Message, for request: PushRequest) -> PushScope { fixedScope }
     }
 
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    private func fixture(scale: Double = 1) async throws -> (SQLiteStore, PushSetupHealth, ManualClock, PushDelivery, PushRequest) {
+    func fixture(scale: Double = 1, log: Logger = .silent(),
+                 observe: @escaping @Sendable (ServerObservation) -> Void = { _ in })
+        async throws -> (SQLiteStore, PushSetupHealth, ManualClock, PushDelivery, PushRequest) {
         let store = try SQLiteStore(path: ":memory:")
         let device = try await store.registerDevice(Device(deviceId: "bob-pixel", userId: "bob", platform: .android,
                                                            fcmToken: "fcm-token-1", updatedAt: start.addingTimeInterval(-60)))
         let health = PushSetupHealth()
         let clock = ManualClock(start, scale: scale)
-        let delivery = PushDelivery(store: store, health: health, clock: clock, log: .silent(), observe: { _ in })
+        let delivery = PushDelivery(store: store, health: health, clock: clock, log: log, observe: observe)
         let call = Call(callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
                         callee: Party(id: "bob"), hasVideo: false, createdAt: start, expiresAt: start.addingTimeInterval(45))
         return (store, health, clock, delivery, PushRequest(.incomingCall, call: call, device: device, now: start))

@@ -1,12 +1,13 @@
 import Foundation
 @testable import RingerServer
+import RingerWire
 import Testing
 
 /// Configuration errors are reported once per scope (APNs environment and topic, FCM project) and cleared
 /// by the next success.
 @Suite struct PushSetupHealthTests {
-    private func apns(_ environment: String, _ topic: String) -> PushScope {
-        PushScope(provider: "apns", environment: environment, topic: topic)
+    private func apns(_ environment: APNsEnvironment, _ topic: String) -> PushScope {
+        PushScope(provider: .apns, environment: environment, topic: topic)
     }
 
     @Test func aConfigurationErrorIsNewOnceCountedThenClearedByAnAcceptedPush() {
@@ -29,9 +30,9 @@ import Testing
     @Test func anFCMProjectIsAScopeOfItsOwn() {
         let health = PushSetupHealth()
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let project = PushScope(provider: "fcm", project: "ringer-demo")
+        let project = PushScope(provider: .fcm, project: "ringer-demo")
         #expect(health.record(project, reason: "SENDER_ID_MISMATCH", at: start))
-        #expect(health.record(PushScope(provider: "fcm", project: "other"), reason: "SENDER_ID_MISMATCH", at: start))
+        #expect(health.record(PushScope(provider: .fcm, project: "other"), reason: "SENDER_ID_MISMATCH", at: start))
         #expect(health.current.map(\.project) == ["ringer-demo", "other"] || health.current.map(\.project) == ["other", "ringer-demo"])
         #expect(health.current.allSatisfy { $0.environment == nil && $0.topic == nil && $0.provider == "fcm" })
         #expect(health.recordSuccess(project, at: start + 1)?.reason == "SENDER_ID_MISMATCH")

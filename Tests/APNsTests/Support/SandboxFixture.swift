@@ -4,6 +4,7 @@ import Foundation
 import JWT
 import RingerLogging
 import RingerSandbox
+import RingerWire
 
 /// An APNs sandbox on an ephemeral loopback port (throw-away CA, one trusted provider key, one registered
 /// device) and a factory for real ``APNsClient``s pointed at it. Use through ``with(_:)``, which cleans up.

@@ -1,0 +1,77 @@
+import APNs
+import FCM
+import Foundation
+import RingerLogging
+@testable import RingerServer
+import RingerSync
+import RingerWire
+import Testing
+
+/// Typed providers, push types and APNs environments change no byte of what the server writes: push records
+/// (`GET /v1/calls/{id}/pushes`, the store), `/healthz` problems, observations and log lines.
+@Suite struct PushRecordEncodingTests {
+    let sentAt = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aPushRecordEncodesItsProviderAndPushTypeAsTheSameStrings() throws {
+        let attempt = PushAttempt(callId: "c1", deviceId: "d1", provider: .apns, pushType: .voip, status: 200, reason: nil,
+                                  apnsId: "a1", latencyMs: 12.5, attempts: 1, sentAt: sentAt)
+        let json = String(decoding: try RingerJSON.encode(attempt), as: UTF8.self)
+        #expect(json == #"{"apns_id":"a1","attempts":1,"call_id":"c1","device_id":"d1","latency_ms":12.5,"#
+            + #""provider":"apns","push_type":"voip","sent_at":"2027-01-15T08:00:00.000Z","status":200}"#)
+        // A record stored before (or by a newer server) reads back as the same values and writes the same bytes.
+        let stored = #"{"attempts":2,"call_id":"c1","device_id":"d2","latency_ms":3,"message_name":"projects/p/messages/1","#
+            + #""provider":"fcm","push_type":"normal","sent_at":"2027-01-15T08:00:00.000Z","status":200}"#
+        let decoded = try RingerJSON.decoder().decode(PushAttempt.self, from: Data(stored.utf8))
+        #expect(decoded.provider == .fcm && decoded.pushType == .normal)
+        #expect(String(decoding: try RingerJSON.encode(decoded), as: UTF8.self) == stored)
+        let unknown = try RingerJSON.decoder().decode(PushAttempt.self, from: Data(stored.replacingOccurrences(
+            of: #""provider":"fcm","push_type":"normal""#, with: #""provider":"webpush","push_type":"urgent""#).utf8))
+        #expect(unknown.provider.rawValue == "webpush" && unknown.pushType.rawValue == "urgent")
+    }
+
+    @Test func eachSenderRecordsThePushTypesTheAPIDocuments() {
+        #expect([PushType(APNsPushType.voip), PushType(APNsPushType.alert), PushType(APNsPushType.background)].map(\.rawValue) == ["voip", "alert", "background"])
+        #expect([PushType(FCMMessage.Priority.high), PushType(FCMMessage.Priority.normal)].map(\.rawValue) == ["high", "normal"])
+        #expect(APNsPushSender.pushType(for: .incomingCall) == .voip)
+    }
+
+    @Test func aHealthzProblemEncodesItsProviderAndEnvironmentAsTheSameStrings() throws {
+        let health = PushSetupHealth()
+        _ = health.record(PushScope(provider: .apns, environment: .sandbox, topic: "com.example.app.voip"),
+                          reason: "TopicDisallowed", at: sentAt)
+        _ = health.record(PushScope(provider: .fcm, project: "ringer-demo"), reason: "SENDER_ID_MISMATCH",
+                          at: sentAt.addingTimeInterval(1))
+        let json = String(decoding: try RingerJSON.encode(health.current), as: UTF8.self)
+        #expect(json == #"[{"count":1,"environment":"sandbox","provider":"apns","reason":"TopicDisallowed","#
+            + #""since":"2027-01-15T08:00:00.000Z","topic":"com.example.app.voip"},"#
+            + #"{"count":1,"project":"ringer-demo","provider":"fcm","reason":"SENDER_ID_MISMATCH","#
+            + #""since":"2027-01-15T08:00:01.000Z"}]"#)
+    }
+
+    /// Keeps every log event.
+    final class RecordingLogHandler: LogHandler {
+        let events = LockedValue<[LogEvent]>([])
+        func write(_ event: LogEvent) { events.withLock { $0.append(event) } }
+    }
+
+    @Test func logLinesAndObservationsNameTheProviderPushTypeAndEnvironmentAsBefore() async throws {
+        let handler = RecordingLogHandler()
+        let outcomes = LockedValue<[PushOutcome]>([])
+        let deliveries = PushDeliveryTests()
+        let (_, _, _, delivery, request) = try await deliveries.fixture(
+            log: Logger(label: "test", level: .info, handler: handler),
+            observe: { if case .pushSent(let outcome) = $0 { outcomes.withLock { $0.append(outcome) } } })
+        let sender = PushDeliveryTests.ScriptedSender(
+            [PushAnswer(status: 400, reason: "TopicDisallowed", action: .configurationError, requests: 1)],
+            scope: PushScope(provider: .apns, environment: .sandbox, topic: "com.example.app.voip"), type: .voip)
+        await delivery.deliver(request, via: sender)
+        let refusal = try #require(handler.events.withLock { $0 }.first { $0.level == .error })
+        #expect(refusal.message == "apns refuses the server's configuration; pushes to this scope fail until it is fixed")
+        #expect(refusal.metadata["push.provider"]?.description == "apns")
+        #expect(refusal.metadata["push.type"]?.description == "voip")
+        #expect(refusal.metadata["apns.environment"]?.description == "sandbox")
+        #expect(refusal.metadata["apns.topic"]?.description == "com.example.app.voip")
+        let outcome = try #require(outcomes.withLock { $0 }.first)
+        #expect(outcome.provider.rawValue == "apns" && outcome.pushType.rawValue == "voip")
+    }
+}
