@@ -4,7 +4,7 @@ import Foundation
 import RingerStore
 import RingerWire
 
-/// Validates and stores device registrations (API.md "Devices"): register after login, unregister on logout.
+/// Validates and stores device registrations (docs/openapi.yaml `/v1/devices`): register after login, unregister on logout.
 struct DeviceRegistry: Sendable {
     let store: any RingerStore
     /// The Firebase projects the server sends through (`--fcm-service-account`), the default first; empty

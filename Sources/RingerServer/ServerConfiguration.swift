@@ -79,7 +79,7 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
-    /// FCM HTTP v1 settings (API.md "Server flags"): which Firebase projects, and where to connect.
+    /// FCM HTTP v1 settings (README.md "Running the server"): which Firebase projects, and where to connect.
     public struct FCMSettings: Sendable {
         /// Service-account JSON files (`--fcm-service-account`, repeatable), one per Firebase project; the
         /// first is the default for devices that name no `fcm_project_id`.

@@ -2,7 +2,7 @@ public import Foundation
 import JWT
 public import RingerWire
 
-/// Mints and checks user tokens (API.md "Authentication"): JWTs with `sub`, `iat`, `exp`, optional `nbf`
+/// Mints and checks user tokens (docs/openapi.yaml `components/securitySchemes`): JWTs with `sub`, `iat`, `exp`, optional `nbf`
 /// and `name`. Ringer mints HS256 with the shared secret; the app's backend may mint HS256 with the same
 /// secret, or sign ES256/RS256 with a private key whose public key the server is given (`--user-token-public-key`,
 /// several for rotation, matched by the token's `kid`), so the backend never holds Ringer's secret.

@@ -61,7 +61,7 @@ public protocol RingerStore: Sendable {
     /// Device ids are scoped to their user: another user registering the same id makes a device of
     /// their own and never touches this one. A push token already registered anywhere else moves to
     /// this device, so a user switch on one phone never inherits the previous user's calls
-    /// (API.md "Devices"); the device it left stays, its `push_problem` saying `TokenMovedToAnotherDevice`.
+    /// (docs/openapi.yaml `/v1/devices`); the device it left stays, its `push_problem` saying `TokenMovedToAnotherDevice`.
     /// - Returns: the stored device.
     /// - Throws: ``StoreError``.
     func registerDevice(_ device: Device) async throws -> Device

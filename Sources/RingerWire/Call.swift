@@ -14,7 +14,7 @@ public struct Party: Codable, Hashable, Sendable {
     }
 }
 
-/// A call as the API returns it (API.md "Calls").
+/// A call as the API returns it (docs/openapi.yaml `components/schemas/Call`).
 ///
 /// The `callId` is a lowercase UUID; apps use it as the CallKit call UUID so that one server call is
 /// one call on screen, however many times it arrives.

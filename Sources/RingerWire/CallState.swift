@@ -1,4 +1,4 @@
-/// The state of a call as the server records it (API.md "States").
+/// The state of a call as the server records it (docs/openapi.yaml `components/schemas/CallState`; docs/call-lifecycle.md).
 ///
 /// `ringing` and `accepted` are live; every other state is final and never changes again.
 public struct CallState: OpenStringEnum {

@@ -1,4 +1,4 @@
-/// The type of a call event delivered on the WebSocket (API.md "Events").
+/// The type of a call event delivered on the WebSocket (docs/openapi.yaml `components/schemas/EventType`).
 ///
 /// Only ``callIncoming`` may ever travel as a VoIP push: iOS kills an app that receives a VoIP push
 /// and does not report a new incoming call (Apple: PushKit, `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`).

@@ -52,7 +52,7 @@ final class FakeFCMRegistry: FCMSandboxRegistry {
     }
 }
 
-/// The FCM messages the Ringer server sends (API.md "FCM messages"), built for tests.
+/// The FCM messages the Ringer server sends (docs/fcm.md), built for tests.
 enum FCMTestMessage {
     /// The ringing message: data-only, `ringer` = the VoIP push's body as a string.
     static func ringing(_ call: Call, to phone: SimulatedAndroidPhone, requested: FCMSandboxMessage.Priority = .high,

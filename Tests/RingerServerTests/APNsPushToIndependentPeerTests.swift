@@ -7,7 +7,7 @@ import RingerWire
 import Testing
 @testable import ringer
 
-/// `POST /v1/calls` must send Apple's VoIP push exactly as API.md says, checked by an independent
+/// `POST /v1/calls` must send Apple's VoIP push exactly as docs/openapi.yaml (`VoIPPush`) says, checked by an independent
 /// HTTP/2 server (hypercorn + h2) that records the request, and PyJWT for the provider token.
 @Suite(.serialized) struct APNsPushToIndependentPeerTests {
     @Test func voipPushReachesAnIndependentHTTP2ServerExactlyAsAppleSpecifies() async throws {

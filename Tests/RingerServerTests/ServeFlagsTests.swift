@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `ringer serve`'s flags are parsed by the executable into the server's typed configuration; every flag of
-/// API.md "Server flags" still reaches its setting, and every `host:port` is read by one parser.
+/// README.md "Running the server" (the flags of ../shared/API.md) still reaches its setting, and every `host:port` is read by one parser.
 @Suite struct ServeFlagsTests {
     @Test func everyServerFlagOfTheAPIReachesItsSetting() throws {
         let config = try ServerConfiguration.parse(arguments: [

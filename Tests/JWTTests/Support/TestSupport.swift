@@ -58,7 +58,7 @@ enum TestSupport {
     }
 }
 
-/// The claims of a Ringer user token (API.md: sub, iat, exp, optional name).
+/// The claims of a Ringer user token (docs/openapi.yaml `components/securitySchemes`: sub, iat, exp, optional name).
 struct UserClaims: Codable, Equatable {
     var sub: String
     var name: String?
