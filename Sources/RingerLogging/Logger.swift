@@ -20,7 +20,8 @@ public struct Logger: Sendable {
         case string(String)
         case array([MetadataValue])
 
-        public init(stringLiteral value: String) { self = .string(value) }
+        /// A string value from a literal.
+    public init(stringLiteral value: String) { self = .string(value) }
 
         public var description: String {
             switch self {

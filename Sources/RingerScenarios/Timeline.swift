@@ -22,6 +22,7 @@ public final class Timeline: Sendable {
         case text(String)
         case number(Double)
 
+        /// A text value from a literal.
         public init(stringLiteral value: String) { self = .text(value) }
 
         public var description: String {

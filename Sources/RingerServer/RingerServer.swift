@@ -39,15 +39,6 @@ public final class RingerServer: Sendable {
     private let nextConnectionID = LockedValue<UInt64>(0)
     private let log: Logger
 
-    /// Builds the server: opens (and migrates) the database, loads the APNs key and the FCM service
-    /// accounts. Listens on ``start()``.
-    /// - Parameters:
-    ///   - configuration: flags and settings.
-    ///   - store: a store to use instead of opening `configuration.databasePath` (tests).
-    ///   - clock: time source; real time by default.
-    ///   - logger: where operational messages go; never receives tokens or keys.
-    ///   - observe: called for each ``ServerObservation`` (timelines, tests), on any thread.
-    /// - Throws: ``ConfigurationError`` for an unreadable key; `StoreError` when the database cannot open.
     /// Loads and checks the APNs credentials, so a wrong file or password stops the server at start
     /// instead of failing every call later.
     /// - Throws: ``ConfigurationError`` naming the flag (never a secret's value).
@@ -109,6 +100,15 @@ public final class RingerServer: Sendable {
         }
     }
 
+    /// Builds the server: opens (and migrates) the database, loads the APNs key and the FCM service
+    /// accounts. Listens on ``start()``.
+    /// - Parameters:
+    ///   - configuration: flags and settings.
+    ///   - store: a store to use instead of opening `configuration.databasePath` (tests).
+    ///   - clock: time source; real time by default.
+    ///   - logger: where operational messages go; never receives tokens or keys.
+    ///   - observe: called for each ``ServerObservation`` (timelines, tests), on any thread.
+    /// - Throws: ``ConfigurationError`` for an unreadable key; `StoreError` when the database cannot open.
     public init(configuration: ServerConfiguration, store: (any RingerStore)? = nil,
                 clock: any ServerClock = SystemServerClock(), logger: Logger,
                 observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }) throws {

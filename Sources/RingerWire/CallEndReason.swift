@@ -5,6 +5,7 @@
 /// for a reason other than the local user's own action.
 public struct CallEndReason: OpenStringEnum {
     public let rawValue: String
+    /// Creates the value; any string is accepted, so values added by a newer server still decode.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `CXCallEndedReason.failed`: the call could not be set up (bad push, server error, expired).

@@ -3,6 +3,7 @@
 /// `ringing` and `accepted` are live; every other state is final and never changes again.
 public struct CallState: OpenStringEnum {
     public let rawValue: String
+    /// Creates the value; any string is accepted, so values added by a newer server still decode.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// The callee's devices are being rung; nobody has answered yet.

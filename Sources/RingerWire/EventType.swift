@@ -4,6 +4,7 @@
 /// and does not report a new incoming call (Apple: PushKit, `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`).
 public struct EventType: OpenStringEnum {
     public let rawValue: String
+    /// Creates the value; any string is accepted, so values added by a newer server still decode.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// A call is ringing this user; show the incoming call UI.

@@ -10,9 +10,12 @@ public protocol OpenStringEnum: RawRepresentable, Codable, Hashable, Sendable, C
 }
 
 extension OpenStringEnum {
+    /// Creates the value from a literal, such as `"call.incoming"`.
     public init(stringLiteral value: String) { self.init(rawValue: value) }
     public var description: String { rawValue }
 
+    /// Decodes the value from a JSON string; any string is accepted.
+    /// - Throws: `DecodingError` when the value is not a string.
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }

@@ -1,6 +1,7 @@
 /// The stable `type` URIs of Ringer's problem+json errors. Apps branch on these.
 public struct ProblemType: OpenStringEnum {
     public let rawValue: String
+    /// Creates the value; any string is accepted, so values added by a newer server still decode.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Creates the URI `https://ringer.dev/problems/<slug>`.

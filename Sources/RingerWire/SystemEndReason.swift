@@ -6,6 +6,7 @@
 /// the server ends".
 public struct SystemEndReason: OpenStringEnum {
     public let rawValue: String
+    /// Creates the value; any string is accepted, so values added by a newer server still decode.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Neither party's app was heard from for the idle limit (`--call-idle-timeout`, 120 s by default):
