@@ -1,12 +1,14 @@
-import Foundation
 import SocketSupport
 #if canImport(Glibc)
-import Glibc
+public import Glibc  // sockaddr in withSockaddr(_:)
+#elseif canImport(Darwin)
+public import Darwin
 #endif
 
 /// One resolved address of a host, and the non-blocking TCP connect to it.
 public struct SocketAddress {
-    private let family: Int32
+    /// `AF_INET` or `AF_INET6`.
+    public let family: Int32
     private let storage: sockaddr_storage
     private let length: socklen_t
 
@@ -14,12 +16,17 @@ public struct SocketAddress {
     ///
     /// This blocks the calling thread while the resolver works; a push provider connects to a handful of hosts,
     /// rarely, and keeps the connections for hours, so this happens about once per connection, not per request.
-    /// - Throws: ``TLSSocketError`` from `getaddrinfo`.
-    public static func resolve(host: String, port: Int) throws(TLSSocketError) -> [SocketAddress] {
+    /// - Parameters:
+    ///   - host: name or address literal.
+    ///   - port: TCP port (0 with `passive` for an ephemeral one).
+    ///   - passive: addresses to listen on (`AI_PASSIVE`) rather than to connect to (`AI_ADDRCONFIG`: only
+    ///     families this host has configured).
+    /// - Throws: ``TLSSocketError`` from `getaddrinfo` (its code is the `EAI_*` result).
+    public static func resolve(host: String, port: Int, passive: Bool = false) throws(TLSSocketError) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV
+        hints.ai_flags = (passive ? AI_PASSIVE : AI_ADDRCONFIG) | AI_NUMERICSERV
         var list: UnsafeMutablePointer<addrinfo>?
         let result = getaddrinfo(host, String(port), &hints, &list)
         guard result == 0, let list else {
@@ -62,10 +69,7 @@ public struct SocketAddress {
             TCPOptions.set(descriptor, Int32(IPPROTO_TCP), TCP_KEEPIDLE, idle)
             TCPOptions.set(descriptor, Int32(IPPROTO_TCP), TCP_KEEPINTVL, min(idle, 10))
         }
-        var address = storage
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
-        }
+        let result = withSockaddr { connect(descriptor, $0, $1) }
         guard result == 0 || errno == EINPROGRESS else {
             let failure = Self.error("connect")
             Posix.closeDescriptor(descriptor)
@@ -74,7 +78,15 @@ public struct SocketAddress {
         return .success(descriptor)
     }
 
-    /// The local port a connected socket is bound to; 0 if unknown.
+    /// Calls `body` with the address as `bind` and `connect` take it.
+    public func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+        var address = storage
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
+    }
+
+    /// The local port a socket is bound to; 0 if unknown.
     public static func localPort(of descriptor: Int32) -> Int {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
