@@ -311,6 +311,11 @@ final class ClientLoop {
                     connection.abandon(streamID: streamID)?.pending.resolve(.failure(HTTP2ClientError.shutDown))
                 }
                 connection.close(reason: "client shut down")
+                // Streams that ended since the loop last collected are still the callers' to answer.
+                for (stream, _) in connection.finished {
+                    stream.pending.resolve(.failure(HTTP2ClientError.shutDown))
+                }
+                connection.finished.removeAll()
             }
         }
         for job in queues.values.joined() {
