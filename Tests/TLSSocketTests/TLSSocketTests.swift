@@ -149,4 +149,15 @@ struct TLSSocketTests {
         }
         #expect(!elsewhere)
     }
+
+    @Test func aSocketTouchedOffItsLoopThreadTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var descriptors: [Int32] = [-1, -1]
+            _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors)
+            nonisolated(unsafe) let socket = try TLSSocket(descriptor: descriptors[0], ssl: nil, peer: "peer")
+            let thread = Thread { _ = socket.readAvailable { _ in true } }
+            thread.start()
+            sleep(10)  // the other thread traps long before
+        }
+    }
 }
