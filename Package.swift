@@ -47,9 +47,12 @@ let package = Package(
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "JWT", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
         .target(name: "DevCertificates", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
-        .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff"], swiftSettings: strict),
         .target(name: "SocketSupport", swiftSettings: strict),
-        .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        // The one TCP + TLS socket layer under both HTTP/2 ends: connect with address fallback, handshake,
+        // read/write pumps, TLS alerts.
+        .target(name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
+        .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff"], swiftSettings: strict),
+        .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
         .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "HTTPTypes", "RingerSync", "SocketSupport"], swiftSettings: strict),
 
         // Push providers, storage, the server.
@@ -90,6 +93,7 @@ let package = Package(
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
+        .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport", "CTLS"], swiftSettings: strict),
         .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNsTests",

@@ -1,22 +1,37 @@
 import CNGHTTP2
-import CTLS
 import Foundation
-import OpenSSLSupport
 import SocketSupport
+import TLSSocket
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One HTTP/2 connection of the client: a non-blocking TCP socket, OpenSSL on top (none for h2c), and an
-/// nghttp2 client session on the decrypted bytes. nghttp2 does the framing, HPACK, flow control, SETTINGS,
-/// GOAWAY and stream-state rules (RFC 9113); this type moves bytes and keeps each stream's request and response.
+/// One HTTP/2 connection of the client: a ``TLSSocket`` (TCP with address fallback, OpenSSL on top, none for
+/// h2c) and an nghttp2 client session on the decrypted bytes. nghttp2 does the framing, HPACK, flow control,
+/// SETTINGS, GOAWAY and stream-state rules (RFC 9113); this type keeps the session and each stream's request
+/// and response.
 ///
 /// Streams that end are appended to ``finished`` for the loop to deliver; a connection that fails moves every
-/// stream still on it there too and sets ``failure``. Thread-safety: loop thread only, which is also the
-/// thread every nghttp2 callback runs on.
+/// stream still on it there too and sets ``failure``. Its ``streams`` are the loop's only table of requests in
+/// flight. Thread-safety: loop thread only (checked at run time), which is also the thread every nghttp2
+/// callback runs on.
 final class ClientConnection {
     enum Phase {
         case connecting, handshaking, open, closed
+    }
+
+    /// The connection's timers, one of which is next due (``nextTimer(keepAlive:idleLimit:)``).
+    enum Timer: Equatable {
+        /// Set-up (TCP, TLS, the server's SETTINGS) took longer than ``setUpLimit``: fail.
+        case setUpLimit
+        /// GOAWAY received and every stream ended: close now.
+        case drained
+        /// No stream open for the idle lifetime: close.
+        case idleLimit
+        /// Silent for the keep-alive interval: send a PING.
+        case keepAlivePing
+        /// The outstanding PING went unanswered for ``ClientLoop/pingTimeout(_:)``.
+        case pingAnswer
     }
 
     /// The connection-level receive window advertised to the server, bytes.
@@ -25,11 +40,10 @@ final class ClientConnection {
     let target: RequestTarget
     let openedAt = ContinuousClock.now
     private(set) var phase = Phase.connecting
-    private(set) var descriptor: Int32 = -1
     /// The local TCP port, once connected (two responses with the same port shared a connection).
     private(set) var localPort = 0
-    /// Open streams by id.
-    var streams: [Int32: ClientStream] = [:]
+    /// Open streams by id: the requests in flight here.
+    private(set) var streams: [Int32: ClientStream] = [:]
     /// Streams that ended since the loop last looked, with how they ended.
     var finished: [(stream: ClientStream, end: StreamEnd)] = []
     /// Why the connection failed, once it has.
@@ -52,22 +66,22 @@ final class ClientConnection {
     private var sentGoAwayCode: UInt32?
     /// Whether any stream was started here (the next one is the connection's first while false).
     private(set) var carriedStreams = false
+    /// Set by ``close(reason:)``: the client ended the connection, the server did not fail.
+    private(set) var closedByClient = false
 
     /// Longest the connection may take from `connect` to the server's first SETTINGS.
     let setUpLimit: Duration
     private let tls: ClientTLSContext?
     private let maxBodyBytes: Int
-    private var addresses: [SocketAddress]
-    /// TCP keep-alive idle seconds for every socket tried, the first address's and the fallbacks'.
-    private let keepAlive: TimeInterval?
-    private var ssl: OpaquePointer?
+    private let loop = LoopThread()
+    /// The connect in progress (phase `connecting`).
+    private var connector: TCPConnector?
+    /// The connected socket (phases `handshaking` and `open`).
+    private var socket: TLSSocket?
     private var session: OpaquePointer?
-    private var outbound: [UInt8] = []
-    private var outboundOffset = 0
-    private var blockedOnWrite = false
-    private var readBuffer = [UInt8](repeating: 0, count: 32 * 1024)
 
     /// Starts connecting to `target` (non-blocking; the loop drives the rest through ``handle(events:)``).
+    /// Call on the loop thread, which then owns the connection.
     /// - Parameters:
     ///   - target: where to.
     ///   - tls: the client TLS context; nil for h2c (`http://`).
@@ -79,9 +93,12 @@ final class ClientConnection {
         self.tls = tls
         maxBodyBytes = configuration.maxResponseBodyBytes
         setUpLimit = .seconds(configuration.connectTimeout)
-        keepAlive = configuration.keepAliveInterval
-        addresses = try SocketAddress.resolve(host: target.host, port: target.port)
-        try connectNext()
+        do {
+            connector = try TCPConnector(host: target.host, port: target.port, peer: target.authority,
+                                         keepAlive: configuration.keepAliveInterval)
+        } catch {
+            throw .socket(error)
+        }
     }
 
     deinit {
@@ -89,6 +106,9 @@ final class ClientConnection {
     }
 
     // MARK: State the loop reads
+
+    /// The socket to poll; -1 once closed.
+    var descriptor: Int32 { socket?.descriptor ?? connector?.descriptor ?? -1 }
 
     /// Streams this connection may still open now: none until it is open or after GOAWAY, one until the
     /// server's SETTINGS arrived (a server may allow fewer than nghttp2's assumption of 100; APNs may start at
@@ -118,20 +138,55 @@ final class ClientConnection {
         switch phase {
         case .connecting: return Int16(POLLOUT)
         case .closed: return 0
-        case .handshaking, .open: return Int16(POLLIN) | (blockedOnWrite ? Int16(POLLOUT) : 0)
+        case .handshaking, .open: return Int16(POLLIN) | (socket?.wantsWritable == true ? Int16(POLLOUT) : 0)
         }
     }
 
     /// True when nothing is left to do here: GOAWAY received and every stream ended.
     var isDrained: Bool { goAwayReceived && streams.isEmpty }
 
+    /// The stream carrying `pending`, if it is in flight here.
+    func streamID(of pending: PendingResponse) -> Int32? {
+        streams.first { $0.value.pending === pending }?.key
+    }
+
+    /// The timer of this connection that is due next, and when: the one answer both the loop's `poll` timeout
+    /// and its housekeeping use, so the loop never wakes for a timer it then does not act on (or the reverse).
+    /// A due time in the past means at once. Nil once closed.
+    /// - Parameters:
+    ///   - keepAlive: the keep-alive interval; nil for no PINGs.
+    ///   - idleLimit: how long a connection may stay without streams.
+    func nextTimer(keepAlive: Duration?, idleLimit: Duration) -> (due: ContinuousClock.Instant, timer: Timer)? {
+        switch phase {
+        case .closed: return nil
+        case .connecting, .handshaking: return (openedAt + setUpLimit, .setUpLimit)
+        case .open: break
+        }
+        var next: (due: ContinuousClock.Instant, timer: Timer)?
+        func consider(_ due: ContinuousClock.Instant, _ timer: Timer) {
+            if next.map({ due < $0.due }) ?? true { next = (due, timer) }
+        }
+        if isDrained {
+            consider(openedAt, .drained)
+        } else if streams.isEmpty {
+            consider(idleSince + idleLimit, .idleLimit)
+        }
+        if !settingsReceived { consider(openedAt + setUpLimit, .setUpLimit) }
+        if let keepAlive {
+            if let sentAt = pingSentAt {
+                consider(sentAt + ClientLoop.pingTimeout(keepAlive), .pingAnswer)
+            } else {
+                consider(lastReadAt + keepAlive, .keepAlivePing)
+            }
+        }
+        return next
+    }
+
     // MARK: Driving
 
     /// Reacts to `poll`'s result for this socket: finishes connecting, advances the handshake, reads.
     func handle(events: Int16) {
-        // Writable again: whatever waited for it retries below and sets the flag anew if still blocked (a flag
-        // left set with nothing to write would keep POLLOUT in the poll set and spin the loop).
-        if events & Int16(POLLOUT) != 0 { blockedOnWrite = false }
+        loop.check("ClientConnection")
         switch phase {
         case .connecting:
             finishConnect()
@@ -145,9 +200,8 @@ final class ClientConnection {
         flush()
     }
 
-    /// Fails the connection when it is still warming up (``isWarmingUp``) ``setUpLimit`` after `connect`.
-    func checkSetUp(at now: ContinuousClock.Instant) {
-        guard isWarmingUp, now - openedAt > setUpLimit else { return }
+    /// Fails the connection for taking longer than ``setUpLimit`` (its ``Timer/setUpLimit`` is due).
+    func failSetUp() {
         let stage = switch phase {
         case .connecting: "connect"
         case .handshaking: "SSL_do_handshake"
@@ -160,6 +214,7 @@ final class ClientConnection {
     /// Hands a request to nghttp2 as a new stream; it goes out with the next ``flush()``.
     /// - Returns: the stream id, or nil when nghttp2 refused it (no stream ids left, or the session is closing).
     func start(_ job: Job, userAgent: String) -> Int32? {
+        loop.check("ClientConnection")
         guard let session, phase == .open else { return nil }
         let request = job.pending.request
         let stream = ClientStream(job: job, openedConnection: !carriedStreams)
@@ -180,26 +235,34 @@ final class ClientConnection {
         return streamID
     }
 
-    /// Resets a stream the loop gave up on (deadline, cancellation) with CANCEL; its end is not reported.
-    func abandon(streamID: Int32) {
-        guard streams.removeValue(forKey: streamID) != nil else { return }
+    /// Resets a stream the loop gave up on (deadline, cancellation, shutdown) with CANCEL; its end is not reported.
+    /// - Returns: the stream, or nil when it is not open here.
+    @discardableResult
+    func abandon(streamID: Int32) -> ClientStream? {
+        loop.check("ClientConnection")
+        guard let stream = streams.removeValue(forKey: streamID) else { return nil }
         if let session {
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
         }
         if streams.isEmpty { idleSince = .now }
+        return stream
     }
 
     /// Queues a keep-alive PING (RFC 9113 §6.7); its ACK clears ``pingSentAt``.
-    func ping() {
-        guard let session, phase == .open, pingSentAt == nil else { return }
+    /// - Returns: whether one was queued.
+    @discardableResult
+    func ping() -> Bool {
+        loop.check("ClientConnection")
+        guard let session, phase == .open, pingSentAt == nil else { return false }
         // Each PING carries its own number, so a late ACK of a forgotten one cannot clear a newer one.
         pingNumber &+= 1
         var payload = pingNumber.bigEndian
         let submitted = withUnsafeBytes(of: &payload) {
             nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress?.assumingMemoryBound(to: UInt8.self))
         }
-        guard submitted == 0 else { return }
+        guard submitted == 0 else { return false }
         pingSentAt = .now
+        return true
     }
 
     /// Stops waiting for the outstanding PING's ACK (the server proved alive otherwise).
@@ -209,28 +272,25 @@ final class ClientConnection {
 
     /// Writes what nghttp2 queued until the socket is full or nothing is left.
     func flush() {
-        guard phase == .open, let session else { return }
-        while true {
-            if outboundOffset < outbound.count {
-                guard writeOutbound() else { return }
-                continue
-            }
-            outbound.removeAll(keepingCapacity: outbound.capacity <= 256 * 1024)
-            outboundOffset = 0
-            while outbound.count < 64 * 1024 {
+        loop.check("ClientConnection")
+        guard phase == .open, let session, let socket else { return }
+        let end = socket.flush { buffer in
+            while buffer.count < TLSSocket.writeChunkBytes {
                 var chunk: UnsafePointer<UInt8>?
                 let length = nghttp2_session_mem_send(session, &chunk)
                 if length < 0 {
                     fail(.transport(function: "nghttp2_session_mem_send", code: length, message: Self.nghttp2Message(length)))
-                    return
+                    return false
                 }
                 guard length > 0, let chunk else { break }
-                outbound.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+                buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
             }
-            if outbound.isEmpty {
-                failIfSessionEnded(session)
-                return
-            }
+            return true
+        }
+        switch end {
+        case .done: failIfSessionEnded(session)
+        case .blocked, .producerFailed: return
+        case .failed(let error): fail(.socket(error))
         }
     }
 
@@ -244,11 +304,9 @@ final class ClientConnection {
                         message: "HTTP/2 session ended after a protocol error by \(target.authority) (\(HTTP2ErrorCode.name(code)))"))
     }
 
-    /// Set by ``close(reason:)``: the client ended the connection, the server did not fail.
-    private(set) var closedByClient = false
-
     /// Ends the connection politely (GOAWAY NO_ERROR, then close); streams still open fail as on a lost connection.
     func close(reason: String) {
+        loop.check("ClientConnection")
         guard phase != .closed else { return }
         closedByClient = true
         if let session, phase == .open {
@@ -261,6 +319,7 @@ final class ClientConnection {
     /// Fails the connection: every stream still open ends (``StreamEnd/refused`` if it never left, else
     /// failed), and the socket, TLS state and session are released.
     func fail(_ error: HTTP2ClientError) {
+        loop.check("ClientConnection")
         guard phase != .closed else { return }
         phase = .closed
         failure = error
@@ -273,49 +332,38 @@ final class ClientConnection {
 
     // MARK: Set-up
 
-    private func connectNext() throws(HTTP2ClientError) {
-        var lastError = HTTP2ClientError.transport(function: "getaddrinfo", code: 0, message: "no address for \(target.host)")
-        while !addresses.isEmpty {
-            let address = addresses.removeFirst()
-            switch address.startConnect(keepAlive: keepAlive) {
-            case .success(let socket):
-                descriptor = socket
-                return
-            case .failure(let error):
-                lastError = error
-            }
-        }
-        throw lastError
-    }
-
     private func finishConnect() {
-        var code: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length) != 0 { code = errno }
-        guard code == 0 else {
-            Posix.closeDescriptor(descriptor)
-            descriptor = -1
-            let refused = HTTP2ClientError.transport(function: "connect", code: Int(code),
-                                                     message: "\(Posix.message(code)) (\(target.authority))")
-            do {
-                try connectNext()
-            } catch {
-                fail(addresses.isEmpty ? refused : error)
-            }
+        guard var connector else { return }
+        let outcome = connector.finish()
+        self.connector = connector
+        let descriptor: Int32
+        switch outcome {
+        case .retrying: return
+        case .failed(let error):
+            fail(.socket(error))
             return
+        case .connected(let connected):
+            self.connector = nil
+            descriptor = connected
         }
         localPort = SocketAddress.localPort(of: descriptor)
+        var ssl: OpaquePointer?
+        if target.isSecure {
+            guard let tls, let made = tls.makeConnection(to: target) else {
+                Posix.closeDescriptor(descriptor)
+                fail(.transport(function: "SSL_new", code: 0, message: "out of memory"))
+                return
+            }
+            ssl = made
+        }
+        do {
+            socket = try TLSSocket(descriptor: descriptor, ssl: ssl, peer: target.authority)
+        } catch {
+            fail(.socket(error))
+            return
+        }
         guard target.isSecure else {
             openSession()
-            return
-        }
-        guard let tls, let ssl = tls.makeConnection(to: target) else {
-            fail(.transport(function: "SSL_new", code: 0, message: "out of memory"))
-            return
-        }
-        self.ssl = ssl
-        guard SSL_set_fd(ssl, descriptor) == 1 else {
-            fail(.transport(function: "SSL_set_fd", code: 0, message: "cannot attach the socket"))
             return
         }
         phase = .handshaking
@@ -323,45 +371,20 @@ final class ClientConnection {
     }
 
     private func advanceHandshake() {
-        guard let ssl else { return }
-        ERR_clear_error()
-        let result = SSL_do_handshake(ssl)
-        guard result == 1 else {
-            let reason = SSL_get_error(ssl, result)
-            switch reason {
-            case SSL_ERROR_WANT_READ: blockedOnWrite = false
-            case SSL_ERROR_WANT_WRITE: blockedOnWrite = true
-            default: fail(handshakeError(ssl, reason: reason))
+        guard let socket else { return }
+        switch socket.advanceHandshake() {
+        case .pending:
+            return
+        case .failed(let error):
+            fail(.socket(error))
+        case .done:
+            guard socket.negotiatedProtocol == "h2" else {
+                fail(.transport(function: "SSL_get0_alpn_selected", code: 0,
+                                message: "\(target.authority) did not agree on HTTP/2 (ALPN h2)"))
+                return
             }
-            return
+            openSession()
         }
-        blockedOnWrite = false
-        var name: UnsafePointer<UInt8>?
-        var length: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &name, &length)
-        guard let name, length == 2, name[0] == UInt8(ascii: "h"), name[1] == UInt8(ascii: "2") else {
-            fail(.transport(function: "SSL_get0_alpn_selected", code: 0,
-                            message: "\(target.authority) did not agree on HTTP/2 (ALPN h2)"))
-            return
-        }
-        openSession()
-    }
-
-    private func handshakeError(_ ssl: OpaquePointer, reason: Int32) -> HTTP2ClientError {
-        let verification = SSL_get_verify_result(ssl)
-        if verification != X509_V_OK {
-            let text = String(cString: X509_verify_cert_error_string(verification))
-            return .transport(function: "SSL_do_handshake", code: Int(verification),
-                              message: "server certificate verification failed: \(text) (\(target.authority))")
-        }
-        if let refused = certificateRefusal() { return refused }
-        let detail = OpenSSLErrorQueue.drain()
-        let peerClosed = reason == SSL_ERROR_SYSCALL || reason == SSL_ERROR_ZERO_RETURN
-        // OpenSSL's reason says what the server objected to (an alert such as "unknown ca" for a client
-        // certificate it does not trust) or that it closed the connection ("unexpected eof").
-        return .transport(function: "SSL_do_handshake", code: Int(reason),
-                          message: "TLS handshake with \(target.authority) failed: "
-                              + (detail ?? (peerClosed ? "the server closed the connection" : "no OpenSSL reason")))
     }
 
     /// Creates the nghttp2 client session and queues the preface and SETTINGS (no server push, RFC 9113 §8.4).
@@ -394,135 +417,41 @@ final class ClientConnection {
 
     // MARK: I/O
 
+    /// Feeds everything the socket has to nghttp2.
     private func readInput() {
-        guard let session else { return }
-        while phase == .open {
-            let count = readSome()
-            if count > 0 {
-                lastReadAt = .now
-                let used = readBuffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
-                if used < 0 {
-                    fail(.transport(function: "nghttp2_session_mem_recv", code: used, message: Self.nghttp2Message(used)))
-                }
-                continue
+        guard let session, let socket else { return }
+        let end = socket.readAvailable { bytes in
+            lastReadAt = .now
+            let used = nghttp2_session_mem_recv(session, bytes.baseAddress, bytes.count)
+            if used < 0 {
+                fail(.transport(function: "nghttp2_session_mem_recv", code: used, message: Self.nghttp2Message(used)))
             }
-            return
+            return phase == .open
         }
-    }
-
-    /// Reads decrypted bytes into `readBuffer`: their count, or 0 when nothing more is available now (or the
-    /// connection failed, which ``fail(_:)`` recorded).
-    private func readSome() -> Int {
-        if let ssl {
-            ERR_clear_error()
-            let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if count > 0 { return Int(count) }
-            let reason = SSL_get_error(ssl, count)
-            switch reason {
-            case SSL_ERROR_WANT_READ:
-                return 0
-            case SSL_ERROR_WANT_WRITE:
-                blockedOnWrite = true
-                return 0
-            case SSL_ERROR_ZERO_RETURN, SSL_ERROR_SYSCALL:
-                fail(.transport(function: "SSL_read", code: Int(reason), message: "connection closed by \(target.authority)"))
-            default:
-                // With TLS 1.3 a server's refusal of the client certificate ("alert unknown ca") arrives here,
-                // after the client's side of the handshake is done.
-                fail(certificateRefusal() ?? .transport(
-                    function: "SSL_read", code: Int(reason),
-                    message: "TLS error on the connection to \(target.authority): \(CheckedOpenSSL<TLSSetupFailure>.drainErrors())"))
-            }
-            return 0
-        }
-        let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        if count > 0 { return count }
-        if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return 0 }
-        let code = count == 0 ? 0 : errno
-        fail(.transport(function: "recv", code: Int(code),
-                        message: count == 0 ? "connection closed by \(target.authority)" : Posix.message(code)))
-        return 0
-    }
-
-    /// Writes from `outbound`. - Returns: true when something was written and more may go.
-    private func writeOutbound() -> Bool {
-        let offset = outboundOffset
-        if let ssl {
-            ERR_clear_error()
-            let written = outbound.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + offset, Int32(clamping: $0.count - offset)) }
-            if written > 0 {
-                outboundOffset += Int(written)
-                blockedOnWrite = false
-                return true
-            }
-            let reason = SSL_get_error(ssl, written)
-            switch reason {
-            case SSL_ERROR_WANT_WRITE: blockedOnWrite = true
-            case SSL_ERROR_WANT_READ: blockedOnWrite = false
-            default:
-                let lost = HTTP2ClientError.transport(function: "SSL_write", code: Int(reason),
-                                                      message: "connection to \(target.authority) lost")
-                fail(closingReason(ssl) ?? lost)
-            }
-            return false
-        }
-        let written = outbound.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-        if written > 0 {
-            outboundOffset += written
-            blockedOnWrite = false
-            return true
-        }
-        if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-            blockedOnWrite = true
-        } else {
-            fail(.transport(function: "send", code: Int(errno), message: Posix.message(errno)))
-        }
-        return false
-    }
-
-    /// Why the server closed, when it said so before closing: a write that fails on a closed socket hides a
-    /// TLS alert still waiting to be read (a server refusing the client certificate sends "unknown ca" and
-    /// closes, which a client that writes before it reads meets as a broken pipe).
-    /// - Returns: the error the alert stands for, or nil when nothing more is known.
-    private func closingReason(_ ssl: OpaquePointer) -> HTTP2ClientError? {
-        ERR_clear_error()
-        var scratch = [UInt8](repeating: 0, count: 256)
-        let count = scratch.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-        guard count <= 0, SSL_get_error(ssl, count) == SSL_ERROR_SSL else { return nil }
-        return certificateRefusal() ?? .transport(
-            function: "SSL_read", code: Int(SSL_ERROR_SSL),
-            message: "connection to \(target.authority) lost: \(CheckedOpenSSL<TLSSetupFailure>.drainErrors())")
-    }
-
-    /// OpenSSL's reasons for the TLS alerts a server sends when it will not accept the client certificate
-    /// (RFC 8446 §6.2: bad_certificate, unsupported_certificate, certificate_revoked, certificate_expired,
-    /// certificate_unknown, unknown_ca, access_denied, certificate_required).
-    private static let certificateAlerts: Set<Int32> = [
-        SSL_R_SSLV3_ALERT_BAD_CERTIFICATE, SSL_R_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE, SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED,
-        SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED, SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN, SSL_R_TLSV1_ALERT_UNKNOWN_CA,
-        SSL_R_TLSV1_ALERT_ACCESS_DENIED, SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED,
-    ]
-
-    /// ``HTTP2ClientError/certificateRefused(alert:message:)`` when OpenSSL's queued error is such an alert
-    /// (the queue is then drained); nil, with the queue untouched, otherwise.
-    private func certificateRefusal() -> HTTP2ClientError? {
-        let reason = Int32(ERR_GET_REASON(ERR_peek_error()))
-        guard Self.certificateAlerts.contains(reason) else { return nil }
-        let detail = CheckedOpenSSL<TLSSetupFailure>.drainErrors()
-        return .certificateRefused(alert: Int(reason), message: "\(target.authority) refused the client certificate: \(detail)")
+        if case .closed(let error) = end { fail(.socket(error)) }
     }
 
     private func release() {
         if let session { nghttp2_session_del(session) }
         session = nil
-        if let ssl { SSL_free(ssl) }
-        ssl = nil
-        if descriptor >= 0 { Posix.closeDescriptor(descriptor) }
-        descriptor = -1
+        socket?.close()
+        socket = nil
+        connector?.abandon()
+        connector = nil
     }
 
     static func nghttp2Message(_ code: Int) -> String {
         String(cString: nghttp2_strerror(Int32(clamping: code)))
+    }
+}
+
+extension HTTP2ClientError {
+    /// The client's error for a socket-layer failure: a certificate refusal stays one.
+    static func socket(_ error: TLSSocketError) -> HTTP2ClientError {
+        if let alert = error.refusedCertificateAlert {
+            return .certificateRefused(alert: alert, message: error.message)
+        }
+        return .transport(function: error.function, code: error.code, message: error.message)
     }
 }
 

@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// The loop run by a client's dedicated thread: it owns every connection and in-flight stream, so nghttp2 and
-/// OpenSSL are only ever driven from that one thread. Other threads reach it through ``LoopMailbox`` alone.
+/// OpenSSL are only ever driven from that one thread (checked at run time). Other threads reach it through
+/// ``LoopMailbox`` alone.
 ///
 /// Per origin it keeps a queue of requests waiting for a stream, opens connections (at most
 /// ``HTTP2Client/Configuration/maxConnectionsPerHost``, one being set up at a time, spaced by
@@ -14,7 +15,9 @@ import Glibc
 /// On top of nghttp2 it enforces each request's deadline (also while it waits for a connection or a stream),
 /// resends refused streams and, within ``HTTP2Request/connectionRetries``, requests whose connection failed,
 /// keeps idle connections alive with PING, and closes connections that are silent, idle too long, or drained
-/// after GOAWAY.
+/// after GOAWAY. The requests in flight are the connections' own stream tables; each connection's next due
+/// timer (``ClientConnection/nextTimer(keepAlive:idleLimit:)``) both bounds the `poll` wait and says what
+/// housekeeping does when it is due.
 final class ClientLoop {
     /// Upper bound on one `poll` wait in milliseconds; timers normally end it sooner.
     static let pollIntervalMs: Int32 = 1000
@@ -26,15 +29,10 @@ final class ClientLoop {
     private var connections: [String: [ClientConnection]] = [:]
     private var queues: [String: [Job]] = [:]
     private var backoff: [String: ReconnectBackoff] = [:]
-    /// A request on the wire.
-    private struct InFlight {
-        let connection: ClientConnection
-        let streamID: Int32
-        let pending: PendingResponse
-    }
-
-    /// Where each in-flight request is, by its PendingResponse.
-    private var inFlight: [ObjectIdentifier: InFlight] = [:]
+    private let keepAlive: Duration?
+    private let idleLimit: Duration
+    /// The loop's thread: the one that made the loop, which then runs it.
+    private let loop = LoopThread()
     /// No deadline of an in-flight or queued request passes before this instant.
     private var nextExpiry: ContinuousClock.Instant?
 
@@ -44,10 +42,13 @@ final class ClientLoop {
         self.configuration = configuration
         self.tls = tls
         self.statistics = statistics
+        keepAlive = configuration.keepAliveInterval.map { Duration.seconds($0) }
+        idleLimit = .seconds(configuration.connectionIdleLifetime)
     }
 
     /// Runs until shutdown, then fails what is left, closes every connection and signals exit.
     func run() {
+        loop.check("ClientLoop")
         defer { mailbox.loopDidExit() }
         Posix.blockBrokenPipeSignal()
         var woke = false
@@ -65,7 +66,7 @@ final class ClientLoop {
             }
             let now = ContinuousClock.now
             // Before any answer is handed back: a caller that sends again as soon as it has its answer
-            // must find the SETTINGS that came with that answer (the pool reads this to pick a lane).
+            // must find the SETTINGS that came with that answer (the pool reads this to pick a connection).
             mailbox.publish(streamCapacity: streamCapacity())
             collectEnds()
             housekeeping(at: now)
@@ -149,8 +150,7 @@ final class ClientLoop {
                 }
             }
             if let best {
-                if let streamID = best.start(job, userAgent: configuration.userAgent) {
-                    inFlight[ObjectIdentifier(job.pending)] = InFlight(connection: best, streamID: streamID, pending: job.pending)
+                if best.start(job, userAgent: configuration.userAgent) != nil {
                     started += 1
                 }
                 continue  // a refused start marked that connection full; look again
@@ -222,7 +222,6 @@ final class ClientLoop {
 
     private func finish(_ stream: ClientStream, _ end: StreamEnd, origin: String) {
         let pending = stream.pending
-        guard inFlight.removeValue(forKey: ObjectIdentifier(pending)) != nil else { return }
         var job = stream.job
         if stream.headersSent { job.wasSent = true }
         if case .response(let response) = end {
@@ -289,12 +288,13 @@ final class ClientLoop {
     }
 
     private func cancel(_ pending: PendingResponse) {
-        if let place = inFlight.removeValue(forKey: ObjectIdentifier(pending)) {
-            place.connection.abandon(streamID: place.streamID)
+        let origin = pending.target.origin
+        for connection in connections[origin] ?? [] {
+            guard let streamID = connection.streamID(of: pending) else { continue }
+            connection.abandon(streamID: streamID)
             pending.resolve(.failure(CancellationError()))
             return
         }
-        let origin = pending.target.origin
         if let index = queues[origin]?.firstIndex(where: { $0.pending === pending }) {
             queues[origin]?.remove(at: index)
             pending.resolve(.failure(CancellationError()))
@@ -305,14 +305,17 @@ final class ClientLoop {
         for pending in submissions {
             pending.resolve(.failure(HTTP2ClientError.shutDown))
         }
-        for place in inFlight.values {
-            place.connection.abandon(streamID: place.streamID)
-            place.pending.resolve(.failure(HTTP2ClientError.shutDown))
-        }
-        inFlight.removeAll()
         for list in connections.values {
             for connection in list {
+                for streamID in Array(connection.streams.keys) {
+                    connection.abandon(streamID: streamID)?.pending.resolve(.failure(HTTP2ClientError.shutDown))
+                }
                 connection.close(reason: "client shut down")
+                // Streams that ended since the loop last collected are still the callers' to answer.
+                for (stream, _) in connection.finished {
+                    stream.pending.resolve(.failure(HTTP2ClientError.shutDown))
+                }
+                connection.finished.removeAll()
             }
         }
         for job in queues.values.joined() {
@@ -324,44 +327,49 @@ final class ClientLoop {
 
     // MARK: Timers
 
-    /// Deadlines, keep-alive PINGs, and closing set-ups that hang, idle, drained or dead connections.
+    /// Deadlines, then each connection's due timer: failing set-ups that hang, closing drained and idle
+    /// connections, keep-alive PINGs and closing connections whose PING goes unanswered.
     private func housekeeping(at now: ContinuousClock.Instant) {
         if let expiry = nextExpiry, expiry <= now {
             expireOverdue(at: now)
         }
-        let keepAlive = configuration.keepAliveInterval.map { Duration.seconds($0) }
-        let idleLimit = Duration.seconds(configuration.connectionIdleLifetime)
         for list in connections.values {
             for connection in list {
-                connection.checkSetUp(at: now)
-                guard connection.phase == .open else { continue }
-                if connection.isDrained {
-                    connection.close(reason: "the server sent GOAWAY")
-                } else if connection.streams.isEmpty && now - connection.idleSince >= idleLimit {
-                    connection.close(reason: "idle for \(Int(configuration.connectionIdleLifetime)) s")
-                } else if let keepAlive {
-                    keepWarm(connection, interval: keepAlive, at: now)
-                }
+                guard let (due, timer) = connection.nextTimer(keepAlive: keepAlive, idleLimit: idleLimit), due <= now
+                else { continue }
+                act(on: timer, of: connection)
             }
         }
     }
 
-    /// Sends a PING after `interval` of silence; a connection whose PING goes unanswered for
-    /// ``pingTimeout(_:)`` is presumed dead (a half-open TCP connection) and closed.
-    private func keepWarm(_ connection: ClientConnection, interval: Duration, at now: ContinuousClock.Instant) {
-        if let sentAt = connection.pingSentAt {
-            guard now - sentAt >= Self.pingTimeout(interval) else { return }
-            guard connection.lastReadAt < sentAt else {
-                // No ACK, but the server spoke since: it is alive. Forget this PING (its timer would otherwise
-                // stay due and spin the loop) and send another after the next silence.
+    /// Carries out a connection's due timer. Each action moves the timer on (the connection closes, or its
+    /// PING state changes), so the same timer is not due again at once.
+    private func act(on timer: ClientConnection.Timer, of connection: ClientConnection) {
+        switch timer {
+        case .setUpLimit:
+            connection.failSetUp()
+        case .drained:
+            connection.close(reason: "the server sent GOAWAY")
+        case .idleLimit:
+            connection.close(reason: "idle for \(Int(configuration.connectionIdleLifetime)) s")
+        case .keepAlivePing:
+            if connection.ping() {
+                statistics.withLock { $0.pingsSent += 1 }
+            } else {
+                // nghttp2 would not queue it (out of memory): a connection that cannot be kept warm is recycled
+                // rather than left with a timer that stays due.
+                connection.fail(.transport(function: "nghttp2_submit_ping", code: 0, message: "cannot queue a keep-alive PING"))
+            }
+        case .pingAnswer:
+            guard let sentAt = connection.pingSentAt, connection.lastReadAt < sentAt else {
+                // No ACK, but the server spoke since: it is alive. Forget this PING and send another after the
+                // next silence.
                 connection.forgetPing()
                 return
             }
+            // A connection whose PING goes unanswered is presumed dead (a half-open TCP connection).
             statistics.withLock { $0.connectionsRecycled += 1 }
             connection.fail(.transport(function: "PING", code: 0, message: "no answer to a keep-alive PING; connection presumed dead"))
-        } else if now - connection.lastReadAt >= interval {
-            connection.ping()
-            statistics.withLock { $0.pingsSent += 1 }
         }
     }
 
@@ -376,22 +384,21 @@ final class ClientLoop {
         // Closed only after every overdue request is resolved: closing first would fail the others on that
         // connection as a lost connection rather than as timed out.
         var silent: [ClientConnection] = []
-        for (key, place) in inFlight {
-            let connection = place.connection
-            guard let stream = connection.streams[place.streamID] else { continue }
-            guard stream.pending.deadline <= now else {
-                noteDeadline(stream.pending.deadline)
-                continue
+        for connection in connections.values.joined() {
+            for (streamID, stream) in connection.streams {
+                guard stream.pending.deadline <= now else {
+                    noteDeadline(stream.pending.deadline)
+                    continue
+                }
+                connection.abandon(streamID: streamID)
+                statistics.withLock { $0.requestsTimedOut += 1 }
+                if configuration.recyclesSilentConnections, connection.phase == .open,
+                   (connection.lastAnswerAt.map { $0 < stream.startedAt } ?? true), !silent.contains(where: { $0 === connection }) {
+                    // Nothing answered here since this request went out: presume the connection dead.
+                    silent.append(connection)
+                }
+                stream.pending.resolve(.failure(HTTP2ClientError.timedOut))
             }
-            inFlight[key] = nil
-            connection.abandon(streamID: place.streamID)
-            statistics.withLock { $0.requestsTimedOut += 1 }
-            if configuration.recyclesSilentConnections, connection.phase == .open,
-               (connection.lastAnswerAt.map { $0 < stream.startedAt } ?? true), !silent.contains(where: { $0 === connection }) {
-                // Nothing answered here since this request went out: presume the connection dead.
-                silent.append(connection)
-            }
-            stream.pending.resolve(.failure(HTTP2ClientError.timedOut))
         }
         for connection in silent {
             statistics.withLock { $0.connectionsRecycled += 1 }
@@ -437,24 +444,8 @@ final class ClientLoop {
         for origin in queues.keys {
             if let notBefore = backoff[origin]?.notBefore, notBefore > now { consider(notBefore) }
         }
-        let keepAlive = configuration.keepAliveInterval.map { Duration.seconds($0) }
-        for list in connections.values {
-            for connection in list {
-                if connection.isWarmingUp {
-                    consider(connection.openedAt + connection.setUpLimit)
-                    if connection.phase != .open { continue }
-                }
-                if connection.streams.isEmpty {
-                    consider(connection.idleSince + .seconds(configuration.connectionIdleLifetime))
-                }
-                if let keepAlive {
-                    if let sentAt = connection.pingSentAt {
-                        consider(sentAt + Self.pingTimeout(keepAlive))
-                    } else {
-                        consider(connection.lastReadAt + keepAlive)
-                    }
-                }
-            }
+        for connection in connections.values.joined() {
+            if let (due, _) = connection.nextTimer(keepAlive: keepAlive, idleLimit: idleLimit) { consider(due) }
         }
         guard let wakeAt else { return Self.pollIntervalMs }
         return min(Posix.pollTimeout(until: wakeAt), Self.pollIntervalMs)

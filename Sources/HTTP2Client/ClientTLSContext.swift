@@ -1,6 +1,9 @@
 import CTLS
 import OpenSSLSupport
-import RingerSync
+import TLSSocket
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An OpenSSL failure while the client's TLS context is built, before it becomes an ``HTTP2ClientError``.
 struct TLSSetupFailure: OpenSSLFailure {
@@ -27,13 +30,7 @@ private typealias TLSCall = CheckedOpenSSL<TLSSetupFailure>
 /// not on the first request. Thread-safety: configured once in `init`; afterwards only `SSL_new`, which the
 /// lock serializes.
 final class ClientTLSContext: Sendable {
-    private struct Owned {
-        let context: OpaquePointer
-        /// The key passphrase handed to OpenSSL's default password callback; freed with the context.
-        let password: UnsafeMutablePointer<CChar>?
-    }
-
-    private let owned: LockedValue<Owned>
+    private let context: TLSContextHandle
     private let verifyPeer: Bool
 
     /// Builds the context.
@@ -58,22 +55,16 @@ final class ClientTLSContext: Sendable {
             free(password)
             throw error.clientError
         }
-        owned = LockedValue(Owned(context: context, password: password))
+        // The key passphrase handed to OpenSSL's default password callback lives as long as the context.
+        self.context = TLSContextHandle(context, retained: password.map { UnsafeMutableRawPointer($0) })
         verifyPeer = configuration.verifyPeer
-    }
-
-    deinit {
-        owned.withLock { owned in
-            SSL_CTX_free(owned.context)
-            free(owned.password)
-        }
     }
 
     /// A client `SSL` for one connection to `target`: SNI for a host name (none for an IP literal, RFC 6066
     /// §3), and, when verifying, the name or address the server certificate must match (RFC 9110 §4.3.4).
     /// - Returns: the `SSL`, or nil when OpenSSL is out of memory.
     func makeConnection(to target: RequestTarget) -> OpaquePointer? {
-        guard let ssl = owned.withLock({ SSL_new($0.context) }) else { return nil }
+        guard let ssl = context.makeConnection() else { return nil }
         var configured = true
         if target.hostIsAddress {
             if verifyPeer { configured = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), target.host) == 1 }
@@ -91,10 +82,7 @@ final class ClientTLSContext: Sendable {
 
     private static func configure(_ context: OpaquePointer, _ configuration: HTTP2Client.Configuration,
                                   password: UnsafeMutablePointer<CChar>?) throws(TLSSetupFailure) {
-        try TLSCall.check(CTLS_CTX_set_min_proto_version(context, TLS1_2_VERSION), "SSL_CTX_set_min_proto_version")
-        SSL_CTX_set_options(context, CTLS_OP_NO_COMPRESSION | CTLS_OP_NO_RENEGOTIATION)
-        // Partial writes and a movable buffer let the loop retry SSL_write after WANT_WRITE with what is left.
-        _ = CTLS_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        guard TLSContextHandle.applyHTTP2Baseline(context) else { throw TLSCall.failure("SSL_CTX_set_min_proto_version") }
         let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         // SSL_CTX_set_alpn_protos returns 0 on success, unlike its neighbours.
         guard SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) == 0 else {

@@ -77,7 +77,7 @@ public final class HTTP2Client: Sendable {
     /// SETTINGS_MAX_CONCURRENT_STREAMS capped by ``Configuration/maxConcurrentStreams``, added up over the
     /// open connections; 1 before a connection has the server's SETTINGS (the limit is not known yet); 0 while
     /// reconnects to a failing host back off. Requests beyond it wait in the client for a free stream.
-    /// ``HTTP2ClientPool`` fills a lane up to it before using the next. Thread-safe.
+    /// ``HTTP2ClientPool`` fills one connection up to it before using the next. Thread-safe.
     public var streamCapacity: Int { mailbox.streamCapacity }
 
     /// Connections opened and recycled, requests resent and timed out so far. Thread-safe.

@@ -1,13 +1,14 @@
 import Foundation
+import RingerBackoff
 
 /// When a new connection may be opened to a host whose connections keep failing, so a server that drops
 /// every connection gets no reconnect storm (Apple treats rapid connect and disconnect to APNs as a
 /// denial-of-service attack: "Sending notification requests to APNs").
 ///
 /// The first failure reconnects at once; each further one in a row waits before the next attempt, doubling
-/// from ``initialDelay`` up to the cap, with jitter (50-100 %) so many clients do not reconnect in step. A
-/// response from the host ends the backoff. Requests wait within their deadlines. A value type owned by the
-/// loop thread; one per origin.
+/// from ``initialDelay`` up to the cap, with jitter (50-100 %, `RingerBackoff.Backoff`'s equal jitter) so many
+/// clients do not reconnect in step. A response from the host ends the backoff. Requests wait within their
+/// deadlines. A value type owned by the loop thread; one per origin.
 struct ReconnectBackoff {
     /// The wait after the second failure in a row, in seconds.
     static let initialDelay: TimeInterval = 0.1
@@ -30,11 +31,14 @@ struct ReconnectBackoff {
     ///   - error: why, when known (kept as ``lastFailure``).
     ///   - maximum: the cap in seconds.
     ///   - now: the current instant.
-    mutating func recordFailure(_ error: HTTP2ClientError?, maximum: TimeInterval, now: ContinuousClock.Instant) {
+    ///   - random: a number in `0...1` for the jitter (tests fix it).
+    mutating func recordFailure(_ error: HTTP2ClientError?, maximum: TimeInterval, now: ContinuousClock.Instant,
+                                random: Double = .random(in: 0...1)) {
         if let error { lastFailure = error }
         failures += 1
+        // The first failure is retried at once, so the second failure in a row is the backoff's first retry.
         guard failures > 1 else { return }
-        let doubling = Self.initialDelay * pow(2, Double(min(failures - 2, 30)))
-        notBefore = now + .seconds(min(doubling, maximum) * Double.random(in: 0.5...1))
+        let policy = Backoff(initialDelay: Self.initialDelay, maximumDelay: maximum)
+        notBefore = now + .seconds(policy.delay(beforeRetry: failures - 1, random: random))
     }
 }

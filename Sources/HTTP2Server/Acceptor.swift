@@ -1,5 +1,6 @@
 import SocketSupport
 import RingerSync
+import TLSSocket
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -51,9 +52,7 @@ final class Acceptor: Sendable {
                     Posix.closeDescriptor(descriptor)
                     continue
                 }
-                // Responses are small and latency matters more than segment count.
-                var one: Int32 = 1
-                _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                TCPOptions.disableNagle(descriptor)
                 context.startConnection(descriptor: descriptor)
             }
         }

@@ -1,16 +1,17 @@
 import SocketSupport
 import CTLS
+import TLSSocket
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// One accepted TCP connection, served by its own thread: a `poll` loop over the non-blocking socket and
-/// the mailbox's wake pipe, non-blocking OpenSSL on top, and an ``H2Session`` on the decrypted bytes.
+/// One accepted TCP connection, served by its own thread: a `poll` loop over the socket and the mailbox's
+/// wake pipe, a ``TLSSocket`` (handshake, read and write pumps) and an ``H2Session`` on the decrypted bytes.
 ///
-/// Thread-safety: every method runs on the connection's thread; other threads reach it only through the
-/// ``ConnectionMailbox``.
+/// Thread-safety: every method but `init` runs on the connection's thread (the socket and session check it
+/// at run time); other threads reach it only through the ``ConnectionMailbox``.
 final class Connection {
     /// Why the loop ended, which decides how politely the socket is closed.
     private enum Ending {
@@ -29,16 +30,11 @@ final class Connection {
     private let mailbox: ConnectionMailbox
     private let context: ServerContext
     private let acceptedAt = ContinuousClock.now
-    private var ssl: OpaquePointer?
+    /// The TLS socket over `descriptor`, once made on the connection's thread; it then owns the descriptor.
+    private var socket: TLSSocket?
+    /// Whether `descriptor` was handed to a ``TLSSocket`` (which closes it), even one that failed to start.
+    private var descriptorHandedOver = false
     private var h2: H2Session?
-    /// TLS plaintext waiting for SSL_write, and how much of it was written.
-    private var outbound: [UInt8] = []
-    private var outboundOffset = 0
-    private var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
-    // Which operation last reported SSL_ERROR_WANT_WRITE, so the loop also polls for POLLOUT.
-    private var handshakeWantsWrite = false
-    private var readWantsWrite = false
-    private var writeWantsWrite = false
     private var lastActivity = ContinuousClock.now
     private var terminating = false
 
@@ -59,13 +55,14 @@ final class Connection {
 
     private func serve() -> Ending {
         guard let ssl = context.tls.makeConnection() else { return .abort }
-        self.ssl = ssl
-        guard SSL_set_fd(ssl, descriptor) == 1 else { return .abort }
         SSL_set_accept_state(ssl)
+        descriptorHandedOver = true
+        guard let socket = try? TLSSocket(descriptor: descriptor, ssl: ssl, peer: "the client", readBufferBytes: 16 * 1024)
+        else { return .abort }
+        self.socket = socket
         while true {
-            let wantsWrite = handshakeWantsWrite || readWantsWrite || writeWantsWrite
             var descriptors = [
-                pollfd(fd: descriptor, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: descriptor, events: Int16(POLLIN) | (socket.wantsWritable ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0),
             ]
             if poll(&descriptors, 2, Posix.pollTimeout(until: deadline())) < 0, errno != EINTR { return .abort }
@@ -78,31 +75,35 @@ final class Connection {
                 }
             }
             if h2 == nil {
-                if let ending = advanceHandshake(ssl) { return ending }
+                if let ending = advanceHandshake(socket) { return ending }
                 if h2 == nil { continue }
             }
-            if let ending = exchange(ssl) { return ending }
+            if let ending = exchange(socket) { return ending }
         }
     }
 
     /// Reads what arrived, writes what nghttp2 queued, and applies the idle timeout.
     /// - Returns: How the connection ends, or nil to keep going.
-    private func exchange(_ ssl: OpaquePointer) -> Ending? {
+    private func exchange(_ socket: TLSSocket) -> Ending? {
         guard let h2 else { return .abort }
-        switch readInput(ssl, into: h2) {
-        case .lost: return .lost
-        case .protocolFailure:
-            _ = flush(ssl, from: h2)
+        let read = socket.readAvailable { bytes in
+            lastActivity = .now
+            return h2.receive(UnsafeRawBufferPointer(bytes))
+        }
+        switch read {
+        case .closed: return .lost  // close_notify, TCP EOF or reset, TLS error
+        case .rejected:
+            _ = flush(socket, from: h2)
             return .finished
-        case .open: break
+        case .drained: break
         }
         if !terminating, let idle = deadline(), idle <= .now {
             // Idle: say GOAWAY (NO_ERROR); once it is out the session is finished and the loop closes politely.
             terminating = true
             h2.terminate()
         }
-        guard flush(ssl, from: h2) else { return .lost }
-        return h2.isFinished && outboundOffset >= outbound.count ? .finished : nil
+        guard flush(socket, from: h2) else { return .lost }
+        return h2.isFinished && !socket.hasUnsentBytes ? .finished : nil
     }
 
     /// When the loop must wake up without I/O: the handshake deadline, or the idle deadline while no stream
@@ -116,30 +117,21 @@ final class Connection {
     /// Continues the TLS handshake; on completion requires ALPN "h2" when the client offered ALPN
     /// (RFC 9113 §3.2) and opens the session.
     /// - Returns: How the connection ends, or nil while it goes on.
-    private func advanceHandshake(_ ssl: OpaquePointer) -> Ending? {
-        ERR_clear_error()
-        let result = SSL_do_handshake(ssl)
-        if result != 1 {
-            switch SSL_get_error(ssl, result) {
-            case SSL_ERROR_WANT_READ: handshakeWantsWrite = false
-            case SSL_ERROR_WANT_WRITE: handshakeWantsWrite = true
-            default: return .lost  // includes the no_application_protocol alert sent to HTTP/1.1-only clients
-            }
+    private func advanceHandshake(_ socket: TLSSocket) -> Ending? {
+        switch socket.advanceHandshake() {
+        case .pending:
             return acceptedAt + .seconds(context.configuration.handshakeTimeout) <= .now ? .lost : nil
+        case .failed:
+            return .lost  // includes the no_application_protocol alert sent to HTTP/1.1-only clients
+        case .done:
+            break
         }
-        handshakeWantsWrite = false
-        var protocolName: UnsafePointer<UInt8>?
-        var protocolLength: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &protocolName, &protocolLength)
         // A client that offered ALPN without "h2" was refused by the selection callback. A client that
         // offered no ALPN at all speaks HTTP/2 with prior knowledge (RFC 9113 §3.3), as APNs clients such
         // as aioapns do; its connection preface is checked by nghttp2 like any other.
-        if let protocolName {
-            guard protocolLength == 2, protocolName[0] == UInt8(ascii: "h"), protocolName[1] == UInt8(ascii: "2")
-            else { return .finished }
-        }
+        if let negotiated = socket.negotiatedProtocol, negotiated != "h2" { return .finished }
         // Read once here, not per request: the certificate cannot change on the connection (renegotiation is off).
-        let clientCertificate = context.configuration.clientCAPath == nil ? nil : PeerCertificate.read(ssl)
+        let clientCertificate = context.configuration.clientCAPath == nil ? nil : socket.connection.flatMap(PeerCertificate.read)
         guard let session = H2Session.open(context: context, mailbox: mailbox, clientCertificate: clientCertificate)
         else { return .abort }
         h2 = session
@@ -147,64 +139,17 @@ final class Connection {
         return nil
     }
 
-    private enum ReadOutcome { case open, lost, protocolFailure }
-
-    /// Decrypts everything available and feeds it to nghttp2.
-    private func readInput(_ ssl: OpaquePointer, into h2: H2Session) -> ReadOutcome {
-        while true {
-            ERR_clear_error()
-            let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if count > 0 {
-                lastActivity = .now
-                readWantsWrite = false
-                let accepted = readBuffer.withUnsafeBytes { h2.receive(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)])) }
-                if !accepted { return .protocolFailure }
-                continue
-            }
-            switch SSL_get_error(ssl, count) {
-            case SSL_ERROR_WANT_READ:
-                readWantsWrite = false
-                return .open
-            case SSL_ERROR_WANT_WRITE:
-                readWantsWrite = true
-                return .open
-            default:
-                return .lost  // close_notify, TCP EOF or reset, TLS error
-            }
-        }
-    }
-
-    /// Writes queued plaintext, refilling it from nghttp2, until everything is out or the socket is full.
+    /// Writes what nghttp2 queued until everything is out or the socket is full.
     /// - Returns: false when the connection broke.
-    private func flush(_ ssl: OpaquePointer, from h2: H2Session) -> Bool {
-        while true {
-            if outboundOffset < outbound.count {
-                ERR_clear_error()
-                let offset = outboundOffset
-                let written = outbound.withUnsafeBytes { bytes in
-                    SSL_write(ssl, bytes.baseAddress.map { $0 + offset }, Int32(clamping: bytes.count - offset))
-                }
-                if written > 0 {
-                    outboundOffset += Int(written)
-                    lastActivity = .now
-                    continue
-                }
-                switch SSL_get_error(ssl, written) {
-                case SSL_ERROR_WANT_WRITE:
-                    writeWantsWrite = true
-                    return true
-                case SSL_ERROR_WANT_READ:
-                    writeWantsWrite = false
-                    return true
-                default:
-                    return false
-                }
-            }
-            writeWantsWrite = false
-            outbound.removeAll(keepingCapacity: outbound.capacity <= 256 * 1024)
-            outboundOffset = 0
-            guard h2.produce(into: &outbound, limit: 64 * 1024) else { return false }
-            if outbound.isEmpty { return true }
+    private func flush(_ socket: TLSSocket, from h2: H2Session) -> Bool {
+        let end = socket.flush { output in
+            guard h2.produce(into: &output, limit: TLSSocket.writeChunkBytes) else { return false }
+            if !output.isEmpty { lastActivity = .now }
+            return true
+        }
+        switch end {
+        case .done, .blocked: return true
+        case .producerFailed, .failed: return false
         }
     }
 
@@ -214,20 +159,20 @@ final class Connection {
         case .abort, .lost:
             break
         case .stop:
-            if let ssl, let h2 {
+            if let socket, let h2 {
                 h2.terminate()
-                _ = flush(ssl, from: h2)
+                _ = flush(socket, from: h2)
             }
-            if let ssl { _ = SSL_shutdown(ssl) }
+            socket?.sendCloseNotify()
         case .finished:
-            if let ssl { _ = SSL_shutdown(ssl) }
+            socket?.sendCloseNotify()
             lingerBeforeClose()
         }
         h2?.cancelHandlers()
         h2 = nil
-        if let ssl { SSL_free(ssl) }
-        ssl = nil
-        Posix.closeDescriptor(descriptor)
+        socket?.close()
+        socket = nil
+        if !descriptorHandedOver { Posix.closeDescriptor(descriptor) }
         mailbox.close()
     }
 

@@ -1,13 +1,14 @@
 import RingerSync
 import CNGHTTP2
 import HTTPTypes
+import SocketSupport
 
 /// One connection's nghttp2 server session: turns frames into ``StreamRecord``s, dispatches complete
 /// requests to the handler on Swift concurrency, and submits the responses that come back.
 ///
 /// nghttp2 does the framing, HPACK, flow control and HTTP/2 message checks (RFC 9113 §8.1.1, §8.3);
-/// this type only keeps per-stream request state. Thread-safety: used only by its connection thread, which
-/// is also the thread every nghttp2 callback runs on.
+/// this type only keeps per-stream request state. Thread-safety: used only by its connection thread (the one
+/// that opened it; checked at run time), which is also the thread every nghttp2 callback runs on.
 final class H2Session {
     // Internal rather than private only so the extension in H2Session+Streams.swift can reach them.
     var nghttpSession: OpaquePointer?
@@ -19,6 +20,7 @@ final class H2Session {
     var goAwayLastStreamID: Int32?
     /// The connection's verified client certificate, handed to every request.
     let clientCertificate: HTTPRequest.ClientCertificate?
+    private let loop = LoopThread()
 
     /// Creates the nghttp2 server session and queues the server's SETTINGS.
     /// - Parameter clientCertificate: The connection's verified client certificate, if any.
@@ -54,6 +56,7 @@ final class H2Session {
     /// Feeds decrypted bytes to nghttp2, which calls back into this object for each frame.
     /// - Returns: false on a fatal error (bad client preface, out of memory); the connection must close.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        loop.check("H2Session")
         guard let nghttpSession, let base = bytes.baseAddress else { return nghttpSession != nil }
         return nghttp2_session_mem_recv(nghttpSession, base.assumingMemoryBound(to: UInt8.self), bytes.count) >= 0
     }
@@ -61,6 +64,7 @@ final class H2Session {
     /// Appends serialized frames to `output` until it holds at least `limit` bytes or nothing is left.
     /// - Returns: false on a fatal nghttp2 error.
     func produce(into output: inout [UInt8], limit: Int) -> Bool {
+        loop.check("H2Session")
         guard let nghttpSession else { return false }
         while output.count < limit {
             var chunk: UnsafePointer<UInt8>?
@@ -74,6 +78,7 @@ final class H2Session {
 
     /// Queues SETTINGS_MAX_CONCURRENT_STREAMS (and the header list limit) for the client.
     func submitSettings(maxConcurrentStreams: Int) {
+        loop.check("H2Session")
         guard let nghttpSession else { return }
         let entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
@@ -86,6 +91,7 @@ final class H2Session {
 
     /// Submits a handler's response; dropped when the stream is gone (client reset it) or already answered.
     func deliver(_ response: HTTPResponse, streamID: Int32) {
+        loop.check("H2Session")
         guard let stream = streams[streamID], !stream.responded, !stream.answeredEarly else { return }
         submit(response, on: stream)
     }
@@ -93,6 +99,7 @@ final class H2Session {
     /// Queues GOAWAY (NO_ERROR) with the last stream nghttp2 processed and closes the session once it is
     /// sent, whatever is still open (server shutdown, idle timeout).
     func terminate() {
+        loop.check("H2Session")
         guard let nghttpSession else { return }
         _ = nghttp2_session_terminate_session(nghttpSession, NGHTTP2_NO_ERROR.rawValue)
     }

@@ -1,3 +1,4 @@
+import TLSSocket
 #if canImport(Glibc)
 import SocketSupport
 import Glibc
@@ -18,23 +19,16 @@ struct Listener {
     ///   - port: Port, 0 for ephemeral.
     /// - Throws: ``HTTP2ServerError/socket(function:errno:message:)`` from the last failing call.
     static func open(host: String, port: Int) throws -> Listener {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var addresses: UnsafeMutablePointer<addrinfo>?
-        let lookup = getaddrinfo(host, String(port), &hints, &addresses)
-        guard lookup == 0, let first = addresses else {
-            throw HTTP2ServerError.socket(function: "getaddrinfo", errno: lookup,
-                                          message: "\(String(cString: gai_strerror(lookup))) (host \(host))")
+        let addresses: [SocketAddress]
+        do {
+            addresses = try SocketAddress.resolve(host: host, port: port, passive: true)
+        } catch {
+            throw HTTP2ServerError.socket(function: error.function, errno: Int32(clamping: error.code), message: error.message)
         }
-        defer { freeaddrinfo(first) }
         var failure = HTTP2ServerError.socket(function: "getaddrinfo", errno: 0, message: "no address for \(host)")
-        var cursor: UnsafeMutablePointer<addrinfo>? = first
-        while let address = cursor {
-            cursor = address.pointee.ai_next
+        for address in addresses {
             do {
-                return try bindAndListen(address.pointee, host: host, port: port)
+                return try bindAndListen(address, host: host, port: port)
             } catch {
                 if let error = error as? HTTP2ServerError { failure = error }
             }
@@ -47,8 +41,8 @@ struct Listener {
         Posix.closeDescriptor(descriptor)
     }
 
-    private static func bindAndListen(_ address: addrinfo, host: String, port: Int) throws -> Listener {
-        let descriptor = socket(address.ai_family, address.ai_socktype, address.ai_protocol)
+    private static func bindAndListen(_ address: SocketAddress, host: String, port: Int) throws -> Listener {
+        let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw failure("socket", host: host, port: port) }
         var succeeded = false
         defer { if !succeeded { Posix.closeDescriptor(descriptor) } }
@@ -57,26 +51,15 @@ struct Listener {
         guard setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
             throw failure("setsockopt", host: host, port: port)
         }
-        guard bind(descriptor, address.ai_addr, address.ai_addrlen) == 0 else {
+        guard address.withSockaddr({ bind(descriptor, $0, $1) }) == 0 else {
             throw failure("bind", host: host, port: port)
         }
         guard listen(descriptor, 128) == 0 else { throw failure("listen", host: host, port: port) }
         guard Posix.configure(descriptor) else { throw failure("fcntl", host: host, port: port) }
-        var bound = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else { throw failure("getsockname", host: host, port: port) }
-        let family = Int32(bound.ss_family)
-        let boundPort: UInt16 = withUnsafePointer(to: &bound) { pointer in
-            if family == AF_INET6 {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port }
-            }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
-        }
+        let boundPort = SocketAddress.localPort(of: descriptor)
+        guard boundPort > 0 else { throw failure("getsockname", host: host, port: port) }
         succeeded = true
-        return Listener(descriptor: descriptor, port: Int(UInt16(bigEndian: boundPort)))
+        return Listener(descriptor: descriptor, port: boundPort)
     }
 
     private static func failure(_ function: String, host: String, port: Int) -> HTTP2ServerError {

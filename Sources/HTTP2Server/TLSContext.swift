@@ -1,6 +1,6 @@
-import RingerSync
 import CTLS
 import OpenSSLSupport
+import TLSSocket
 
 /// The server's OpenSSL `SSL_CTX`: TLS 1.2 or newer, the certificate chain and key, ALPN that accepts
 /// only "h2", and optionally a request for a client certificate verified against a CA file.
@@ -9,8 +9,7 @@ import OpenSSLSupport
 /// ephemeral-key AEAD cipher suites (§9.2.2 forbids the rest). Thread-safety: the context is configured once in
 /// `init` and afterwards only used to create connections, which happens under a lock.
 final class TLSContext: Sendable {
-    // An SSL_CTX may be shared by connections on many threads once configured; the lock serializes SSL_new.
-    private let context: LockedValue<OpaquePointer>
+    private let context: TLSContextHandle
 
     /// Builds the context and loads the certificate chain and private key.
     /// - Parameters:
@@ -30,18 +29,13 @@ final class TLSContext: Sendable {
             SSL_CTX_free(context)
             throw error
         }
-        self.context = LockedValue(context)
-    }
-
-    deinit {
-        // Connections still alive hold their own reference to the SSL_CTX (OpenSSL counts them).
-        context.withLock { SSL_CTX_free($0) }
+        self.context = TLSContextHandle(context)
     }
 
     /// Creates the `SSL` object for one accepted connection.
     /// - Returns: The new `SSL`, or nil when OpenSSL is out of memory.
     func makeConnection() -> OpaquePointer? {
-        context.withLock { SSL_new($0) }
+        context.makeConnection()
     }
 
     /// Empties this thread's OpenSSL error queue into one line of text.
@@ -55,11 +49,8 @@ final class TLSContext: Sendable {
                 throw HTTP2ServerError.tlsSetup(function: function, detail: drainErrors())
             }
         }
-        try check(CTLS_CTX_set_min_proto_version(context, TLS1_2_VERSION), "SSL_CTX_set_min_proto_version")
-        SSL_CTX_set_options(context, CTLS_OP_NO_COMPRESSION | CTLS_OP_NO_RENEGOTIATION | CTLS_OP_CIPHER_SERVER_PREFERENCE)
-        // Partial writes and a movable buffer let the connection loop retry SSL_write after WANT_WRITE with
-        // whatever is still queued, from wherever the array now lives.
-        _ = CTLS_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        try check(TLSContextHandle.applyHTTP2Baseline(context) ? 1 : 0, "SSL_CTX_set_min_proto_version")
+        SSL_CTX_set_options(context, CTLS_OP_CIPHER_SERVER_PREFERENCE)
         try check(SSL_CTX_set_cipher_list(context, "ECDHE+AESGCM:ECDHE+CHACHA20"), "SSL_CTX_set_cipher_list")
         try check(SSL_CTX_use_certificate_chain_file(context, certificatePath), "SSL_CTX_use_certificate_chain_file")
         try check(SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM), "SSL_CTX_use_PrivateKey_file")

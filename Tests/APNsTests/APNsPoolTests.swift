@@ -97,7 +97,7 @@ import Glibc
     }
 
     @Test("Pool of 2 when the server lowers its stream limit: what exceeds one connection spills to the second")
-    func loweredStreamLimitSpillsToTheNextLane() async throws {
+    func loweredStreamLimitSpillsToTheNextConnection() async throws {
         try await SandboxFixture.with { fixture in
             let client = try fixture.client { $0.connectionsPerHost = 2 }
             defer { client.shutdown() }

@@ -1,0 +1,163 @@
+import Foundation
+import SocketSupport
+import Testing
+import TLSSocket
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The socket layer's plaintext pumps over a socket pair, the connector's outcomes, and the loop-thread check.
+/// (TLS over it is exercised end to end by the HTTP/2 client and server tests.)
+struct TLSSocketTests {
+    /// A connected pair of non-blocking stream sockets.
+    private static func socketPair() throws -> (Int32, Int32) {
+        var descriptors: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else { throw PosixError("socketpair") }
+        Posix.configure(descriptors[0])
+        Posix.configure(descriptors[1])
+        return (descriptors[0], descriptors[1])
+    }
+
+    @Test func theWritePumpDrainsWhatTheProducerQueuesAndTheReadPumpHandsItOver() throws {
+        let (left, right) = try Self.socketPair()
+        let writer = try TLSSocket(descriptor: left, ssl: nil, peer: "left")
+        let reader = try TLSSocket(descriptor: right, ssl: nil, peer: "right")
+        #expect(!writer.isSecure)
+        guard case .done = writer.advanceHandshake() else {
+            Issue.record("a plaintext socket has no handshake to wait for")
+            return
+        }
+        var chunks = [Array("hello ".utf8), Array("world".utf8)]
+        let flushed = writer.flush { buffer in
+            if !chunks.isEmpty { buffer.append(contentsOf: chunks.removeFirst()) }
+            return true
+        }
+        guard case .done = flushed else {
+            Issue.record("expected everything written, got \(flushed)")
+            return
+        }
+        #expect(!writer.hasUnsentBytes)
+        var received: [UInt8] = []
+        let read = reader.readAvailable { bytes in
+            received.append(contentsOf: bytes)
+            return true
+        }
+        guard case .drained = read else {
+            Issue.record("expected the reader to drain, got \(read)")
+            return
+        }
+        #expect(String(decoding: received, as: UTF8.self) == "hello world")
+    }
+
+    @Test func aReadPumpReportsThePeerClosingAndAConsumerThatRefusesStopsIt() throws {
+        let (left, right) = try Self.socketPair()
+        let writer = try TLSSocket(descriptor: left, ssl: nil, peer: "left")
+        let reader = try TLSSocket(descriptor: right, ssl: nil, peer: "the writer")
+        var queued = false
+        _ = writer.flush { buffer in
+            if !queued { buffer.append(contentsOf: [1, 2, 3]) }
+            queued = true
+            return true
+        }
+        guard case .rejected = reader.readAvailable({ _ in false }) else {
+            Issue.record("a consumer that refuses bytes stops the pump")
+            return
+        }
+        writer.close()
+        #expect(writer.descriptor == -1)
+        guard case .closed(let error) = reader.readAvailable({ _ in true }) else {
+            Issue.record("a closed peer ends the pump")
+            return
+        }
+        #expect(error.function == "recv")
+        #expect(error.message.contains("closed by the writer"))
+    }
+
+    @Test func aProducerFailureIsReportedAsSuch() throws {
+        let (left, right) = try Self.socketPair()
+        let writer = try TLSSocket(descriptor: left, ssl: nil, peer: "left")
+        defer { Posix.closeDescriptor(right) }
+        guard case .producerFailed = writer.flush({ _ in false }) else {
+            Issue.record("expected producerFailed")
+            return
+        }
+    }
+
+    @Test func aFullSocketBlocksTheWritePumpAndAsksForWritability() throws {
+        let (left, right) = try Self.socketPair()
+        let writer = try TLSSocket(descriptor: left, ssl: nil, peer: "left")
+        defer { Posix.closeDescriptor(right) }
+        let chunk = [UInt8](repeating: 7, count: TLSSocket.writeChunkBytes)
+        let end = writer.flush { buffer in
+            buffer.append(contentsOf: chunk)  // more than any socket buffer takes, never read
+            return true
+        }
+        guard case .blocked = end else {
+            Issue.record("expected blocked, got \(end)")
+            return
+        }
+        #expect(writer.wantsWritable)
+        #expect(writer.hasUnsentBytes)
+    }
+
+    @Test func aConnectToAClosedPortFailsNamingThePeer() throws {
+        // Bind a port and close it again, so nothing listens there.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                _ = bind(probe, pointer, length)
+                return getsockname(probe, pointer, &length)
+            }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        Posix.closeDescriptor(probe)
+
+        var connector = try TCPConnector(host: "127.0.0.1", port: port, peer: "127.0.0.1:\(port)", keepAlive: nil)
+        var outcome = TCPConnector.Outcome.retrying
+        for _ in 0..<100 {
+            var descriptors = [pollfd(fd: connector.descriptor, events: Int16(POLLOUT), revents: 0)]
+            _ = poll(&descriptors, 1, 100)
+            outcome = connector.finish()
+            if case .retrying = outcome { continue }
+            break
+        }
+        guard case .failed(let error) = outcome else {
+            Issue.record("expected the connect to fail, got \(outcome)")
+            return
+        }
+        #expect(error.function == "connect")
+        #expect(error.code == Int(ECONNREFUSED))
+        #expect(error.message.contains("127.0.0.1:\(port)"))
+        #expect(connector.descriptor == -1)
+    }
+
+    @Test func aNameThatDoesNotResolveFailsAtOnce() {
+        #expect(throws: TLSSocketError.self) {
+            _ = try TCPConnector(host: "no-such-host.invalid", port: 443, peer: "no-such-host.invalid:443", keepAlive: nil)
+        }
+    }
+
+    @Test func theLoopThreadIsTheOneThatMadeTheCheck() async {
+        let loop = LoopThread()
+        #expect(loop.isCurrent)
+        let elsewhere = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: loop.isCurrent) }.start()
+        }
+        #expect(!elsewhere)
+    }
+
+    @Test func aSocketTouchedOffItsLoopThreadTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var descriptors: [Int32] = [-1, -1]
+            _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors)
+            nonisolated(unsafe) let socket = try TLSSocket(descriptor: descriptors[0], ssl: nil, peer: "peer")
+            let thread = Thread { _ = socket.readAvailable { _ in true } }
+            thread.start()
+            sleep(10)  // the other thread traps long before
+        }
+    }
+}
