@@ -35,7 +35,9 @@ let package = Package(
         // The one retry timing (exponential backoff with jitter), for the SDK, the server and the HTTP/2 client.
         .target(name: "RingerBackoff", swiftSettings: strict),
         .target(name: "RingerLogging", swiftSettings: strict),
-        .target(name: "HTTPTypes", swiftSettings: strict),
+        // The HTTP request and response values both HTTP servers (libwebsockets, nghttp2) hand to their handlers;
+        // named for Ringer, not HTTPTypes, whose apple/swift-http-types API it does not share.
+        .target(name: "RingerHTTP", swiftSettings: strict),
         .target(name: "RingerWire", swiftSettings: strict),
         .target(name: "RingerCore", dependencies: ["RingerWire"], swiftSettings: strict),
         .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync", "RingerBackoff"], swiftSettings: strict),
@@ -52,8 +54,8 @@ let package = Package(
         // read/write pumps, TLS alerts.
         .target(name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
         .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff"], swiftSettings: strict),
-        .target(name: "HTTP2Server", dependencies: ["HTTPTypes", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
-        .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "HTTPTypes", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        .target(name: "HTTP2Server", dependencies: ["RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "RingerHTTP", "RingerSync", "SocketSupport"], swiftSettings: strict),
 
         // Push providers, storage, the server.
         // RingerWire for `APNsEnvironment`, the one name of Apple's two hosts (Foundation-only).
@@ -64,13 +66,13 @@ let package = Package(
         .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite"], swiftSettings: strict),
         .target(name: "RingerServer",
                 dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs", "FCM", "JWT",
-                               "HTTPTypes", "LibWebSockets"],
+                               "RingerHTTP", "LibWebSockets"],
                 swiftSettings: strict),
 
         // The APNs sandbox and simulated devices; the command line.
         .target(name: "RingerSandbox",
                 dependencies: ["RingerWire", "RingerKit", "RingerSync", "RingerLogging", "JWT",
-                               "HTTPTypes", "HTTP2Server", "LibWebSockets"],
+                               "RingerHTTP", "HTTP2Server", "LibWebSockets"],
                 swiftSettings: strict),
         .target(name: "RingerScenarios",
                 dependencies: ["RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
@@ -94,8 +96,8 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
         .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport"], swiftSettings: strict),
-        .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "HTTPTypes", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "RingerHTTP", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "RingerHTTP", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNsTests",
                     dependencies: ["APNs", "HTTP2Client", "JWT", "RingerSync", "RingerSandbox", "DevCertificates", "RingerLogging",
                                    "RingerTestSupport", "RingerWire"],
@@ -116,7 +118,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
-                                   "APNs", "HTTPTypes", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire"],
+                                   "APNs", "RingerHTTP", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire"],
                     swiftSettings: strict),
         .testTarget(name: "RingerBenchTests",
                     dependencies: ["RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",

@@ -1,6 +1,6 @@
 import SocketSupport
 import RingerSync
-import HTTPTypes
+import RingerHTTP
 
 /// What other threads hand to one connection's thread: handler results, new settings, stop requests.
 ///

@@ -1,6 +1,6 @@
 import RingerSync
 import CNGHTTP2
-import HTTPTypes
+import RingerHTTP
 
 /// Request admission, dispatch to the handler, and response submission.
 extension H2Session {

@@ -1,6 +1,6 @@
 import RingerSync
 import CNGHTTP2
-import HTTPTypes
+import RingerHTTP
 import SocketSupport
 
 /// One connection's nghttp2 server session: turns frames into ``StreamRecord``s, dispatches complete

@@ -33,7 +33,7 @@ extension HTTP2Server {
         /// When set, the handshake requests a client certificate (mutual TLS) and one that does not verify
         /// against these CAs fails the handshake. A client may still send none (as Apple's APNs hosts allow
         /// for provider tokens); the verified certificate reaches handlers as
-        /// ``HTTPTypes/HTTPRequest/clientCertificate``.
+        /// ``RingerHTTP/HTTPRequest/clientCertificate``.
         public var clientCAPath: String?
 
         /// Creates a configuration.

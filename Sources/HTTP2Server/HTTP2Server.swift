@@ -1,5 +1,5 @@
 import RingerSync
-public import HTTPTypes
+public import RingerHTTP
 
 /// A small HTTP/2-over-TLS server for tests and sandboxes (the APNs sandbox): it hands every request, with
 /// all its header fields, to an async handler and writes back the returned response.
@@ -39,7 +39,7 @@ public final class HTTP2Server: Sendable {
     ///   - configuration: Address, certificate and limits.
     ///   - handler: Answers one request. It runs as its own task per stream, concurrently with others; the
     ///     task is cancelled when the client resets the stream or the connection closes, and then its result
-    ///     is dropped. ``HTTPTypes/HTTPResponse/closeConnection`` cuts the request's connection unanswered.
+    ///     is dropped. ``RingerHTTP/HTTPResponse/closeConnection`` cuts the request's connection unanswered.
     public init(configuration: Configuration, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         self.configuration = configuration
         self.handler = handler

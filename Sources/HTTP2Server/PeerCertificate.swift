@@ -1,6 +1,6 @@
 import CTLS
 import OpenSSLSupport
-import HTTPTypes
+import RingerHTTP
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,6 @@
 import SocketSupport
 import RingerSync
-import HTTPTypes
+import RingerHTTP
 
 /// State shared by the server object, the accept thread and every connection thread.
 ///

@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 
 /// One HTTP/2 request stream as its connection thread assembles and answers it.
 ///

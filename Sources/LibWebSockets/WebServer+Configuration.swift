@@ -1,4 +1,4 @@
-public import HTTPTypes
+public import RingerHTTP
 
 extension WebServer {
     /// Where and how a ``WebServer`` listens, and its limits.

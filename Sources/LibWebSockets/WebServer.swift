@@ -1,5 +1,5 @@
 import RingerSync
-public import HTTPTypes
+public import RingerHTTP
 import CLWS
 import Foundation
 
@@ -46,7 +46,7 @@ public final class WebServer: Sendable {
     /// - Parameters:
     ///   - configuration: Address, TLS and limits.
     ///   - handler: Answers each HTTP request; runs on Swift concurrency, may suspend as long as it
-    ///     needs without blocking other requests. ``HTTPTypes/HTTPResponse/closeConnection`` closes the
+    ///     needs without blocking other requests. ``RingerHTTP/HTTPResponse/closeConnection`` closes the
     ///     request's connection (HTTP/1.1) or stream (HTTP/2) unanswered.
     ///   - webSocketHandler: Decides upgrades on ``Configuration/webSocketPaths``; called on the
     ///     service thread with the parsed request and the future connection. Must not block.

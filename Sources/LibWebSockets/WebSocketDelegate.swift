@@ -1,4 +1,4 @@
-public import HTTPTypes
+public import RingerHTTP
 
 /// Receives the events of one server-side WebSocket connection.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+import RingerHTTP
 import JWT
 
 /// Apple's provider API rules, as the sandbox applies them to one request

@@ -1,6 +1,6 @@
 public import Foundation
 import JWT
-import HTTPTypes
+import RingerHTTP
 import HTTP2Server
 public import RingerLogging
 import RingerSync

@@ -1,5 +1,5 @@
 public import Foundation
-import HTTPTypes
+import RingerHTTP
 import HTTP2Server
 import LibWebSockets
 public import RingerLogging

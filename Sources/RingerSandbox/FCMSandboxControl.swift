@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+import RingerHTTP
 
 /// The FCM sandbox's control routes under `/sandbox/`, on both of its ports, for tools in other processes
 /// (tests, peers, `ringer sandbox` users). JSON in and out; errors are `{"error": "…"}` with 400 or 404.

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+import RingerHTTP
 
 /// The sandbox's control routes under `/sandbox/`, for tools in other processes (tests, aioapns checks).
 enum SandboxControl {

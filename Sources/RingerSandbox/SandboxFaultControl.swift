@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+import RingerHTTP
 
 /// `/sandbox/faults`: fault injection over HTTP for tools in other processes.
 ///

@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 import RingerCore
 public import RingerWire
 

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+import RingerHTTP
 import LibWebSockets
 import RingerCore
 import RingerLogging

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+import RingerHTTP
 import RingerCore
 import RingerSync
 import RingerWire

@@ -2,7 +2,7 @@ import Foundation
 import APNs
 import FCM
 import JWT
-import HTTPTypes
+import RingerHTTP
 import LibWebSockets
 import RingerCore
 public import RingerLogging

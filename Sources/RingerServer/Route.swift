@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 import RingerWire
 
 /// One operation of the API: a method on a path template, the credentials it needs and its handler.

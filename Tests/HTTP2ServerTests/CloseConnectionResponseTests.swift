@@ -1,6 +1,6 @@
 import Foundation
 import HTTP2Server
-import HTTPTypes
+import RingerHTTP
 import Testing
 
 /// A handler that answers `HTTPResponse.closeConnection` gets its request's connection cut, unanswered,

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP2Server
-import HTTPTypes
+import RingerHTTP
 import Testing
 
 /// Requests from curl (libcurl's own HTTP/2 stack over OpenSSL), an independent client.

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP2Server
-import HTTPTypes
+import RingerHTTP
 import Testing
 
 /// The hooks the APNs sandbox uses to misbehave on purpose, observed by the independent `h2` peer.

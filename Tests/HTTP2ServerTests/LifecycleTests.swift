@@ -1,6 +1,6 @@
 import Foundation
 import HTTP2Server
-import HTTPTypes
+import RingerHTTP
 import RingerTestSupport
 import Testing
 

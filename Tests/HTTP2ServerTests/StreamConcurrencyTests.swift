@@ -1,6 +1,6 @@
 import Foundation
 import HTTP2Server
-import HTTPTypes
+import RingerHTTP
 import Testing
 
 /// Many streams on one connection, driven by the independent `h2` peer.

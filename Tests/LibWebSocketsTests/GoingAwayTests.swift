@@ -1,6 +1,6 @@
 import Foundation
 import RingerSync
-import HTTPTypes
+import RingerHTTP
 @testable import LibWebSockets
 import RingerTestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import RingerSync
-import HTTPTypes
+import RingerHTTP
 import LibWebSockets
 import RingerTestSupport
 import Testing

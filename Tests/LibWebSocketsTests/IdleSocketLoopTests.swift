@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HTTPTypes
+import RingerHTTP
 import LibWebSockets
 import RingerTestSupport
 import Testing

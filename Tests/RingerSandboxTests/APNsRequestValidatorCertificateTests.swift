@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+import RingerHTTP
 @testable import RingerSandbox
 import Testing
 

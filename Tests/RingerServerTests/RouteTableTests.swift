@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+import RingerHTTP
 @testable import RingerServer
 import RingerTestSupport
 import Testing

@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 import CLWS
 
 /// Reads the request head that lws parsed into the wsi's header table (`lws_hdr_*`).

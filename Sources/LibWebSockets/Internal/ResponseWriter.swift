@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 import CLWS
 
 /// Writes one HTTP response across as many `LWS_CALLBACK_HTTP_WRITEABLE` callbacks as it needs:

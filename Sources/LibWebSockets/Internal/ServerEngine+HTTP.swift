@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 import CLWS
 
 /// HTTP request handling: collect the request, run the async handler, write the response.

@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 import CLWS
 
 /// WebSocket handling: the upgrade decision, messages in, queued messages out.

@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 import CLWS
 
 /// Work that other threads hand to a server's service thread.

@@ -1,4 +1,4 @@
-import HTTPTypes
+import RingerHTTP
 
 /// The state of one HTTP/1 connection or HTTP/2 stream (one wsi) of a ``WebServer``.
 /// Service thread only.

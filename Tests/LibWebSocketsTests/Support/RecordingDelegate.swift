@@ -1,5 +1,5 @@
 import RingerSync
-import HTTPTypes
+import RingerHTTP
 import LibWebSockets
 
 /// A WebSocket delegate that records what it sees and optionally answers each message.
