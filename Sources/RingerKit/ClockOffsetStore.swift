@@ -18,7 +18,9 @@ public final class InMemoryClockOffsetStore: ClockOffsetStore {
     /// Creates the store.
     /// - Parameter offset: an offset known already, seconds; nil for none.
     public init(offset: TimeInterval? = nil) { self.offset = LockedValue(offset) }
+    /// The offset held, seconds; nil when none.
     public func load() -> TimeInterval? { offset.snapshot }
+    /// Holds `offset`, seconds, until the process ends.
     public func save(_ offset: TimeInterval) { self.offset.withLock { $0 = offset } }
 }
 
@@ -37,9 +39,11 @@ public final class UserDefaultsClockOffsetStore: ClockOffsetStore, @unchecked Se
         self.key = key
     }
 
+    /// The stored offset, seconds; nil when the key holds nothing.
     public func load() -> TimeInterval? {
         defaults.object(forKey: key) == nil ? nil : defaults.double(forKey: key)
     }
 
+    /// Stores `offset`, seconds, under the key.
     public func save(_ offset: TimeInterval) { defaults.set(offset, forKey: key) }
 }
