@@ -167,6 +167,8 @@ public final class CallCoordinator: Sendable {
     /// still ringing end (`failed`). Calls ringing for another user than `api.userID` (pushed while the
     /// app was launching) end too.
     public func connect(api: RingerAPIClient?) {
+        // Every answer's `Date` header teaches the server's clock too.
+        let api = api?.observingServerTime { [weak self] serverTime in self?.serverTimeObserved(serverTime) }
         let session = api.map(Session.loggedIn) ?? .loggedOut
         let waiters = state.withLock { state -> [CheckedContinuation<RingerAPIClient?, Never>] in
             state.session = session

@@ -79,8 +79,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
     /// `apns-expiration` and FCM's `ttl` have dropped the call's push anyway.
     public static let endedUnseenLifetime: TimeInterval = 600
     /// Seconds two clock samples may differ and still count as the same clock (then the larger wins, being
-    /// the one delayed least on the way); a larger difference means the phone's clock was changed.
-    public static let clockSampleTolerance: TimeInterval = 1
+    /// the one delayed least on the way); a larger difference means the phone's clock was changed. Two seconds
+    /// cover an HTTP `Date` header's whole-second reading plus a slow answer.
+    public static let clockSampleTolerance: TimeInterval = 2
 
     /// This device's id (`accepted_device_id` tells whether this device answered).
     public let deviceID: String

@@ -1,5 +1,5 @@
 import Foundation
-import RingerKit
+@testable import RingerKit
 import RingerSync
 import RingerWire
 import Testing
@@ -88,6 +88,21 @@ import Testing
         #expect(machine.handle(.serverTime(phone.addingTimeInterval(-60)), at: phone) == [.saveClockOffset(-60)])
     }
 
+    @Test func theDateHeaderOfTheServersAnswersTeachesTheOffset() async {
+        let ui = RecordingCallUI()
+        // The phone is 2 min fast; the server (or its proxy) dates its answers.
+        let coordinator = coordinator(ui, skew: 120, transport: DatingTransport(date: "Fri, 15 Jan 2027 08:00:00 GMT"))
+        #expect(coordinator.handleVoIPPush(push(UUID().uuidString, sentSecondsAgo: 1)) == .ringing)
+        // The ringing acknowledgement's answer said 08:00:00 (read as 08:00:00.5), the phone read 08:02:00.
+        #expect(await DurableHangUpTests.eventually { coordinator.clockOffset == -119.5 })
+    }
+
+    @Test func onlyTheIMFFixdateFormOfTheDateHeaderIsRead() {
+        #expect(RingerAPIClient.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(RingerAPIClient.httpDate("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+        #expect(RingerAPIClient.httpDate("soon") == nil)
+    }
+
     @Test func streamReadyCarriesTheServersTimeInMilliseconds() throws {
         let frame = StreamReady(seq: 41, serverTime: Date(timeIntervalSince1970: 1_767_225_600.123))
         let json = String(decoding: try RingerJSON.encode(frame), as: UTF8.self)
@@ -102,5 +117,17 @@ struct RefusingTransport: HTTPTransport {
     let problem: Problem
     func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
         (problem.status, try RingerJSON.encode(problem))
+    }
+}
+
+/// Answers every request 200 with a `{}` body and a fixed `Date` header.
+struct DatingTransport: HTTPTransport {
+    let date: String
+    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        (200, Data("{}".utf8))
+    }
+    func sendReadingDate(method: String, url: URL, headers: [String: String],
+                         body: Data?) async throws -> (status: Int, body: Data, date: String?) {
+        (200, Data(#"{"call_id":"x"}"#.utf8), date)
     }
 }
