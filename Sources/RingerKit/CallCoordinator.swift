@@ -5,7 +5,9 @@ public import RingerWire
 
 /// The platform-neutral brain of ringing on a device: turns VoIP pushes, server events and the user's
 /// actions on the native call UI into API calls and call-UI reports, so the rules every app gets wrong
-/// hold by construction:
+/// hold by construction. The decisions are ``PhoneCallMachine``'s (a pure value, pinned by the test vectors
+/// of docs/test-vectors.md); the coordinator carries out its effects and keeps the per-device bookkeeping
+/// (session, waiting requests, audio, keepalives), every timer and retry on the injected clock:
 ///
 /// - **Report first**: ``handleVoIPPush(_:)`` reports a call to the ``CallUI`` before it returns,
 ///   whatever the push holds; an unusable push is reported and ended at once (Apple: PushKit, iOS 13+).
@@ -15,7 +17,11 @@ public import RingerWire
 ///   ``connect(api:)`` still rings; an answer given then is kept against the call id and sent as soon
 ///   as the API is available; the native answer completes only when the server confirmed it.
 /// - **Remote endings** close the native call with the matching `CXCallEndedReason`, exactly once,
-///   and a call nobody ended still stops ringing at its deadline even if no event ever arrives.
+///   and a call nobody ended still stops ringing at its deadline even if no event ever arrives; an end heard
+///   before the call's push makes that push report and end at once instead of ringing.
+/// - **Deadlines on the server's clock**: a push is stale only by the server's timeline, through the clock
+///   offset learned from `stream.ready` and answers' `Date` headers (``serverTimeObserved(_:)``), kept in a
+///   ``ClockOffsetStore``; while it is unknown a push rings.
 /// - **Answered calls stay alive without a socket**: while a call is answered and the event stream is not
 ///   connected (``eventStreamStatusChanged(_:)``), a keepalive goes to the server every ``keepaliveInterval``
 ///   seconds, so the server does not end the call `connection_lost`; its refusal closes the native call.
