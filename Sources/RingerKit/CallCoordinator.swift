@@ -223,24 +223,33 @@ public final class CallCoordinator: Sendable {
     /// - Parameters:
     ///   - input: what happened.
     ///   - media: the media session that came with ``PhoneCallInput/answerConfirmed(callID:)``.
+    ///   - answer: the native answer action of an ``PhoneCallInput/answer(callID:)``: kept, under the same lock,
+    ///     when the machine sends the accept (its confirmation may come back on another thread at once), else
+    ///     failed.
     ///   - before: bookkeeping done under the same lock, before the input.
     /// - Returns: the effects carried out.
     @discardableResult
     private func apply(_ input: PhoneCallInput, media: MediaSession? = nil,
+                       answer: (@Sendable (Bool) -> Void)? = nil,
                        before: (inout State) -> Void = { _ in }) -> [PhoneCallEffect] {
-        let (effects, answers) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void]) in
+        let (effects, answers, kept) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], Bool) in
             before(&state)
             let effects = state.machine.handle(input, at: now())
             var answers: [String: @Sendable (Bool) -> Void] = [:]
+            var kept = false
             for effect in effects {
                 switch effect {
+                case .sendAccept(let callID):
+                    state.answers[callID] = answer
+                    kept = true
                 case .completeAnswer(let callID, _): answers[callID] = state.answers.removeValue(forKey: callID)
                 case .ended(let callID, _): state.mediaWaitingForAudio[callID] = nil
                 default: break
                 }
             }
-            return (effects, answers)
+            return (effects, answers, kept)
         }
+        if !kept { answer?(false) }
         for effect in effects { carryOut(effect, answers: answers, media: media) }
         return effects
     }
@@ -425,15 +434,7 @@ public final class CallCoordinator: Sendable {
     /// The user answered on the native UI (`CXAnswerCallAction`). `completion(true)` fulfils the
     /// action once the server confirmed; `completion(false)` fails it (the call ended meanwhile).
     public func answer(callID uuid: UUID, completion: @escaping @Sendable (Bool) -> Void) {
-        let callID = uuid.uuidString.lowercased()
-        var taken = false
-        // The completion is kept before the accept goes out (it may be answered at once).
-        apply(.answer(callID: callID)) { state in
-            guard state.machine.calls[callID].map({ $0.direction == .incoming && $0.phase == .ringing }) == true else { return }
-            state.answers[callID] = completion
-            taken = true
-        }
-        if !taken { completion(false) }
+        apply(.answer(callID: uuid.uuidString.lowercased()), answer: completion)
     }
 
     /// The user ended or declined on the native UI (`CXEndCallAction`): declines a ringing incoming
@@ -449,7 +450,7 @@ public final class CallCoordinator: Sendable {
     /// audio session inactive. For a reset of the native call UI, which drops every call (Apple:
     /// `CXProviderDelegate.providerDidReset(_:)`: a reset ends all calls).
     public func endAllCalls() {
-        apply(.endAll) { $0.audioActive = false }
+        apply(.endAll, before: { $0.audioActive = false })
     }
 
     /// Sends a stored hang-up, retrying transient failures; it leaves the store once the server
