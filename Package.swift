@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "FCMTests",
                     dependencies: ["FCM", "HTTP2Client", "JWT", "RingerSync", "RingerTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync"], swiftSettings: strict),
+        .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync", "RingerBackoff"], swiftSettings: strict),
         .testTarget(name: "RingerServerTests",
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
                                    "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench",

@@ -1,10 +1,13 @@
 public import Foundation
+import RingerBackoff
 import RingerSync
 public import RingerWire
 
 /// The platform-neutral brain of ringing on a device: turns VoIP pushes, server events and the user's
 /// actions on the native call UI into API calls and call-UI reports, so the rules every app gets wrong
-/// hold by construction:
+/// hold by construction. The decisions are ``PhoneCallMachine``'s (a pure value, pinned by the test vectors
+/// of docs/test-vectors.md); the coordinator carries out its effects and keeps the per-device bookkeeping
+/// (session, waiting requests, audio, keepalives), every timer and retry on the injected clock:
 ///
 /// - **Report first**: ``handleVoIPPush(_:)`` reports a call to the ``CallUI`` before it returns,
 ///   whatever the push holds; an unusable push is reported and ended at once (Apple: PushKit, iOS 13+).
@@ -14,7 +17,11 @@ public import RingerWire
 ///   ``connect(api:)`` still rings; an answer given then is kept against the call id and sent as soon
 ///   as the API is available; the native answer completes only when the server confirmed it.
 /// - **Remote endings** close the native call with the matching `CXCallEndedReason`, exactly once,
-///   and a call nobody ended still stops ringing at its deadline even if no event ever arrives.
+///   and a call nobody ended still stops ringing at its deadline even if no event ever arrives; an end heard
+///   before the call's push makes that push report and end at once instead of ringing.
+/// - **Deadlines on the server's clock**: a push is stale only by the server's timeline, through the clock
+///   offset learned from `stream.ready` and answers' `Date` headers (``serverTimeObserved(_:)``), kept in a
+///   ``ClockOffsetStore``; while it is unknown a push rings.
 /// - **Answered calls stay alive without a socket**: while a call is answered and the event stream is not
 ///   connected (``eventStreamStatusChanged(_:)``), a keepalive goes to the server every ``keepaliveInterval``
 ///   seconds, so the server does not end the call `connection_lost`; its refusal closes the native call.
@@ -61,32 +68,28 @@ public final class CallCoordinator: Sendable {
         case otherUser
     }
 
-    private enum Direction: Sendable { case incoming, outgoing }
-    private enum Phase: Sendable, Equatable { case ringing, answering, active, ended }
-
-    private struct Entry {
-        var uuid: UUID
-        /// The user an incoming call is for, when the push or event said.
-        var calleeID: String? = nil
-        var direction: Direction
-        var phase: Phase
-        var expiresAt: Date
-        var answer: (@Sendable (Bool) -> Void)?
-        /// The reason the call ended remotely; nil while it is up or when the local user ended it.
-        var endReason: CallEndReason?
-    }
-
     /// Whether requests can be made: before ``connect(api:)`` the app is still launching (requests
     /// wait), after `connect(api: nil)` nobody is logged in (pushes are refused).
     private enum Session {
         case launching
         case loggedIn(RingerAPIClient)
         case loggedOut
+
+        var account: PhoneAccount {
+            switch self {
+            case .launching: .launching
+            case .loggedIn(let api): .loggedIn(userID: api.userID)
+            case .loggedOut: .loggedOut
+            }
+        }
     }
 
     private struct State {
         var session = Session.launching
-        var calls: [String: Entry] = [:]
+        /// The calls' phases and the decisions about them.
+        var machine: PhoneCallMachine
+        /// Native answer actions waiting for the server, by call id.
+        var answers: [String: @Sendable (Bool) -> Void] = [:]
         /// Requests waiting for the app to finish launching.
         var waiters: [UUID: CheckedContinuation<RingerAPIClient?, Never>] = [:]
         /// True between the call UI's audio activation and deactivation.
@@ -101,7 +104,7 @@ public final class CallCoordinator: Sendable {
 
     /// Seconds past a call's deadline before the device ends it on its own, if the server's
     /// `call.unanswered` has not arrived by then.
-    static let deadlineGrace: TimeInterval = 2
+    static let deadlineGrace: TimeInterval = PhoneCallMachine.deadlineGrace
 
     /// Seconds between keepalives of an answered call while the event stream is down: a third of the
     /// server's default `--call-idle-timeout` (120 s), so two may be lost before the server gives up.
@@ -116,20 +119,26 @@ public final class CallCoordinator: Sendable {
     private let observer: @Sendable (Observation) -> Void
     private let now: @Sendable () -> Date
     private let sleepUntil: @Sendable (Date) async throws -> Void
+    private let random: @Sendable () -> Double
     private let pendingActions: any PendingActionStore
+    private let clockOffsets: any ClockOffsetStore
     /// Call ids whose hang-up is being sent right now (so a reconnect does not send it twice).
     private let sending = LockedValue<Set<String>>([])
-    private let state = LockedValue(State())
+    private let state: LockedValue<State>
 
     /// Creates the coordinator. Create it at app launch, before PushKit can deliver.
     /// - Parameters:
     ///   - deviceID: stable id of this app install.
     ///   - ui: the native call UI.
-    ///   - now: the clock (injectable for tests).
-    ///   - sleepUntil: suspends until a time on that clock (its deadline timers use it); real time by
-    ///     default. Throws `CancellationError` when the task is cancelled.
+    ///   - now: the phone's clock (injectable for tests).
+    ///   - sleepUntil: suspends until a time on that clock; every timer and retry wait of the coordinator uses
+    ///     it; real time by default. Throws `CancellationError` when the task is cancelled.
+    ///   - random: a number in `0...1` for the retries' jitter; random by default, fixed in tests.
     ///   - pendingActions: where hang-ups wait until the server acknowledged them; give a
     ///     ``FilePendingActionStore`` so they survive a relaunch.
+    ///   - clockOffsets: where the server-minus-phone clock offset learned from the event stream survives a
+    ///     relaunch; give a ``UserDefaultsClockOffsetStore`` so a push that launches the app is judged on the
+    ///     server's timeline.
     ///   - keepaliveInterval: seconds between keepalives of an answered call while the event stream is not
     ///     connected; keep it at most a third of the server's `--call-idle-timeout`.
     ///   - observer: receives ``Observation``s on any thread.
@@ -138,7 +147,9 @@ public final class CallCoordinator: Sendable {
                     let seconds = deadline.timeIntervalSinceNow
                     if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
                 },
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
                 pendingActions: any PendingActionStore = InMemoryPendingActionStore(),
+                clockOffsets: any ClockOffsetStore = InMemoryClockOffsetStore(),
                 keepaliveInterval: TimeInterval = CallCoordinator.defaultKeepaliveInterval,
                 observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.deviceID = deviceID
@@ -146,9 +157,15 @@ public final class CallCoordinator: Sendable {
         self.ui = ui
         self.now = now
         self.sleepUntil = sleepUntil
+        self.random = random
         self.pendingActions = pendingActions
+        self.clockOffsets = clockOffsets
         self.observer = observer
+        state = LockedValue(State(machine: PhoneCallMachine(deviceID: deviceID, clockOffset: clockOffsets.load())))
     }
+
+    /// The server's clock minus the phone's, seconds, as learned so far; nil while unknown.
+    public var clockOffset: TimeInterval? { state.withLock { $0.machine.clockOffset } }
 
     /// Makes the logged-in user's API available (after login, or at launch with a stored token), and
     /// releases requests that waited for it (an answer given on the lock screen during launch).
@@ -156,19 +173,25 @@ public final class CallCoordinator: Sendable {
     /// still ringing end (`failed`). Calls ringing for another user than `api.userID` (pushed while the
     /// app was launching) end too.
     public func connect(api: RingerAPIClient?) {
-        let (waiters, stale) = state.withLock { state -> ([CheckedContinuation<RingerAPIClient?, Never>], [String]) in
-            state.session = api.map(Session.loggedIn) ?? .loggedOut
+        // Every answer's `Date` header teaches the server's clock too.
+        let api = api?.observingServerTime { [weak self] serverTime in self?.serverTimeObserved(serverTime) }
+        let session = api.map(Session.loggedIn) ?? .loggedOut
+        let waiters = state.withLock { state -> [CheckedContinuation<RingerAPIClient?, Never>] in
+            state.session = session
             defer { state.waiters.removeAll() }
-            let stale = state.calls.filter { _, entry in
-                entry.direction == .incoming && entry.phase == .ringing
-                    && (api == nil || Self.isForAnotherUser(entry.calleeID, api: api))
-            }
-            return (Array(state.waiters.values), Array(stale.keys))
+            return Array(state.waiters.values)
         }
-        for callID in stale { endRemotely(callID: callID, reason: .failed) }
+        apply(.accountChanged(session.account))
         for waiter in waiters { waiter.resume(returning: api) }
         // Hang-ups from before a suspension or relaunch go out now.
         if api != nil { pendingActions.load().forEach(send) }
+    }
+
+    /// The server's clock read `serverTime` just now (the event stream's `stream.ready` `server_time_ms`, or
+    /// any other reading of the server's clock the app has): the coordinator judges ring deadlines on the
+    /// server's timeline from then on, and keeps the offset in its ``ClockOffsetStore``.
+    public func serverTimeObserved(_ serverTime: Date) {
+        apply(.serverTime(serverTime))
     }
 
     /// The API, waiting while the app is still launching, at most until `deadline`.
@@ -194,6 +217,110 @@ public final class CallCoordinator: Sendable {
         }
     }
 
+    // MARK: Carrying out the machine's effects
+
+    /// Feeds an input to the machine and carries out its effects, outside the lock.
+    /// - Parameters:
+    ///   - input: what happened.
+    ///   - media: the media session that came with ``PhoneCallInput/answerConfirmed(callID:)``.
+    ///   - answer: the native answer action of an ``PhoneCallInput/answer(callID:)``: kept, under the same lock,
+    ///     when the machine sends the accept (its confirmation may come back on another thread at once), else
+    ///     failed.
+    ///   - before: bookkeeping done under the same lock, before the input.
+    /// - Returns: the effects carried out.
+    @discardableResult
+    private func apply(_ input: PhoneCallInput, media: MediaSession? = nil,
+                       answer: (@Sendable (Bool) -> Void)? = nil,
+                       before: (inout State) -> Void = { _ in }) -> [PhoneCallEffect] {
+        let (effects, answers, kept) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], Bool) in
+            before(&state)
+            let effects = state.machine.handle(input, at: now())
+            var answers: [String: @Sendable (Bool) -> Void] = [:]
+            var kept = false
+            for effect in effects {
+                switch effect {
+                case .sendAccept(let callID):
+                    state.answers[callID] = answer
+                    kept = true
+                case .completeAnswer(let callID, _): answers[callID] = state.answers.removeValue(forKey: callID)
+                case .ended(let callID, _): state.mediaWaitingForAudio[callID] = nil
+                default: break
+                }
+            }
+            return (effects, answers, kept)
+        }
+        if !kept { answer?(false) }
+        for effect in effects { carryOut(effect, answers: answers, media: media) }
+        return effects
+    }
+
+    private func carryOut(_ effect: PhoneCallEffect, answers: [String: @Sendable (Bool) -> Void], media: MediaSession?) {
+        switch effect {
+        case .reportIncoming(let callID, let report):
+            ui.reportIncomingCall(report) { [weak self] error in
+                self?.apply(.reportFinished(callID: callID, accepted: error == nil))
+            }
+        case .reportDuplicate(let report):
+            // CallKit refuses the known UUID, so nothing new rings.
+            ui.reportIncomingCall(report) { _ in }
+        case .reportAndEnd(let id, let caller, let reason):
+            let id = id ?? UUID()
+            ui.reportIncomingCall(IncomingCallReport(id: id, caller: caller, hasVideo: false)) { _ in }
+            ui.reportCallEnded(id: id, at: now(), reason: reason)
+        case .reportEnded(let id, let reason):
+            ui.reportCallEnded(id: id, at: now(), reason: reason)
+        case .reportOutgoingConnected(let id):
+            ui.reportOutgoingCallConnected(id: id, at: now())
+        case .completeAnswer(let callID, let fulfilled):
+            answers[callID]?(fulfilled)
+        case .pushHandled(let callID, let disposition):
+            observer(.pushReported(callID: callID, disposition: disposition))
+        case .ringing(let callID):
+            observer(.ringing(callID: callID))
+        case .answered(let callID):
+            guard let media else { return }
+            observer(.answered(callID: callID, media: media))
+            mediaReady(callID: callID, media: media)
+        case .ended(let callID, let reason):
+            observer(.ended(callID: callID, reason: reason))
+        case .sendRinging(let callID):
+            // A refusal means the call ended while this device was waking (409 with the state), or is not this
+            // user's call (a push for the previous user of the phone): the machine closes it.
+            perform(callID: callID, attempts: 3, onFailure: { [weak self] problem in
+                guard let problem else { return }
+                self?.apply(.ringingRefused(callID: callID, problem: problem))
+            }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
+        case .sendAccept(let callID):
+            perform(callID: callID, attempts: 5, onFailure: { [weak self] problem in
+                self?.apply(.answerRefused(callID: callID, problem: problem))
+            }) { [weak self] api, device in
+                let response = try await api.accept(callID: callID, deviceID: device)
+                self?.apply(.answerConfirmed(callID: callID), media: response.media)
+            }
+        case .sendHangUp(let callID, let kind):
+            let action = PendingCallAction(kind: kind, callId: callID, deviceId: deviceID, createdAt: now())
+            pendingActions.save(pendingActions.load().filter { $0.callId != callID } + [action])
+            send(action)
+        case .armDeadline(let callID, let deadline):
+            // The device's own end of a call whose `call.unanswered` is lost (no socket, suspended app).
+            let sleepUntil = self.sleepUntil
+            Task { [weak self] in
+                guard (try? await sleepUntil(deadline)) != nil else { return }
+                self?.apply(.deadlineReached(callID: callID))
+            }
+        case .startKeepalive(let callID):
+            keepAlive(callID: callID)
+        case .fetchMedia(let callID):
+            perform(callID: callID, attempts: 3) { [observer, weak self] api, _ in
+                let media = try await api.media(callID: callID)
+                observer(.outgoingAnswered(callID: callID, media: media))
+                self?.mediaReady(callID: callID, media: media)
+            }
+        case .saveClockOffset(let offset):
+            clockOffsets.save(offset)
+        }
+    }
+
     // MARK: VoIP push
 
     /// Handles a PushKit VoIP push. Reports to the call UI before returning, in every case; call the
@@ -213,57 +340,20 @@ public final class CallCoordinator: Sendable {
     ///     that rings reaches the call UI, so a stale or unusable one never flashes a call on screen.
     /// - Returns: what became of the push.
     func handleIncomingPush(_ payload: Data, reportsEveryPush: Bool) -> PushDisposition {
-        guard let push = try? RingerJSON.decode(VoIPPush.self, from: payload),
-              push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callId) else {
-            if reportsEveryPush { reportAndEnd(id: UUID(), caller: Party(id: "unknown"), reason: .failed) }
-            observer(.pushReported(callID: nil, disposition: .unreadable))
-            return .unreadable
+        let input: PhoneCallInput
+        if let push = try? RingerJSON.decode(VoIPPush.self, from: payload),
+           push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callId) {
+            let body = push.ringer
+            let incoming = IncomingPush(uuid: uuid, caller: body.caller, calleeID: body.calleeId, hasVideo: body.hasVideo,
+                                        sentAt: Date(unixMilliseconds: body.sentAt),
+                                        expiresAt: Date(unixMilliseconds: body.expiresAt))
+            let account = state.withLock { $0.session.account }
+            input = .incomingPush(incoming, account: account, reportsEveryPush: reportsEveryPush)
+        } else {
+            input = .unreadablePush(reportsEveryPush: reportsEveryPush)
         }
-        let body = push.ringer
-        let callID = body.callId.lowercased()
-        let expiresAt = Date(unixMilliseconds: body.expiresAt)
-        let report = IncomingCallReport(id: uuid, caller: body.caller, hasVideo: body.hasVideo)
-        var endedWith: CallEndReason?
-        let disposition = state.withLock { state -> PushDisposition in
-            if let entry = state.calls[callID] {
-                endedWith = entry.endReason
-                return entry.phase == .ended ? .alreadyEnded : .duplicate
-            }
-            if expiresAt <= now() { return .expired }
-            switch state.session {
-            case .loggedOut: return .loggedOut
-            case .loggedIn(let api) where Self.isForAnotherUser(body.calleeId, api: api): return .otherUser
-            default: break
-            }
-            state.calls[callID] = Entry(uuid: uuid, calleeID: body.calleeId, direction: .incoming, phase: .ringing,
-                                        expiresAt: expiresAt)
-            return .ringing
-        }
-        switch disposition {
-        case .ringing:
-            ui.reportIncomingCall(report) { [weak self] error in self?.incomingReported(callID: callID, error: error) }
-        case _ where !reportsEveryPush:
-            break
-        case .duplicate:
-            // Apple requires a report for every VoIP push; CallKit refuses the known UUID, so nothing new rings.
-            ui.reportIncomingCall(report) { _ in }
-        case .expired:
-            reportAndEnd(id: uuid, caller: body.caller, reason: .unanswered)
-        case .alreadyEnded:
-            // The extra report Apple requires ends as the call did here (a call this device's user ended
-            // has no remote reason to repeat).
-            reportAndEnd(id: UUID(), caller: body.caller, reason: endedWith ?? .remoteEnded)
-        case .loggedOut, .otherUser, .unreadable:
-            reportAndEnd(id: uuid, caller: body.caller, reason: .failed)
-        }
-        observer(.pushReported(callID: callID, disposition: disposition))
-        return disposition
-    }
-
-    /// True when a call names a callee and the API names a different logged-in user.
-    private static func isForAnotherUser(_ calleeID: String?, api: RingerAPIClient?) -> Bool {
-        guard let calleeID, let userID = api?.userID else { return false }
-        return calleeID != userID
+        for case .pushHandled(_, let disposition) in apply(input) { return disposition }
+        return .unreadable
     }
 
     /// Handles a PushKit payload given as `PKPushPayload.dictionaryPayload`.
@@ -271,64 +361,6 @@ public final class CallCoordinator: Sendable {
     public func handleVoIPPush(dictionary: [AnyHashable: Any]) -> PushDisposition {
         let data = (try? JSONSerialization.data(withJSONObject: dictionary)) ?? Data()
         return handleVoIPPush(data)
-    }
-
-    private func reportAndEnd(id: UUID, caller: Party, reason: CallEndReason) {
-        ui.reportIncomingCall(IncomingCallReport(id: id, caller: caller, hasVideo: false)) { _ in }
-        ui.reportCallEnded(id: id, at: now(), reason: reason)
-    }
-
-    private func incomingReported(callID: String, error: (any Error)?) {
-        guard error == nil else {
-            // The system refused to ring (Do Not Disturb, blocked): forget it so a later push can ring.
-            _ = state.withLock { $0.calls.removeValue(forKey: callID) }
-            return
-        }
-        observer(.ringing(callID: callID))
-        armDeadline(callID: callID)
-        // A refusal here means the call ended while this device was waking (409 with the state), or is
-        // not this user's call (a push for the previous user of the phone): close it.
-        perform(callID: callID, attempts: 3, onFailure: { [weak self] problem in
-            guard let problem else { return }
-            // `ended` means another device answered and the call is over since: this one is only now ringing.
-            let reason = problem.callState == .ended ? .answeredElsewhere
-                : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
-            self?.endRemotely(callID: callID, reason: reason)
-        }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
-    }
-
-    /// Ends a still-ringing call shortly after its deadline, so it never rings on if the server's
-    /// `call.unanswered` is lost (no socket, suspended app).
-    private func armDeadline(callID: String) {
-        guard let expiresAt = state.withLock({ $0.calls[callID]?.expiresAt }) else { return }
-        let sleepUntil = self.sleepUntil
-        Task { [weak self] in
-            guard (try? await sleepUntil(expiresAt.addingTimeInterval(Self.deadlineGrace))) != nil else { return }
-            guard let self, self.state.withLock({ $0.calls[callID]?.phase == .ringing }) else { return }
-            self.endRemotely(callID: callID, reason: .unanswered)
-        }
-    }
-
-    /// The reason for a call the server ended itself (``Call/endReason``): `failed` when the connection was
-    /// lost (the call broke; CallKit's "an error occurred"), `remoteEnded` at the maximum duration (the far end,
-    /// the server, hung up a call that worked); nil when a participant ended it.
-    static func endReason(forSystemEnd call: Call) -> CallEndReason? {
-        switch call.endReason {
-        case .connectionLost?: .failed
-        case .some: .remoteEnded
-        case nil: nil
-        }
-    }
-
-    /// The reason a callee device shows for a call that reached `state` without it.
-    static func endReason(forFinal state: CallState) -> CallEndReason {
-        switch state {
-        case .unanswered: .unanswered
-        case .accepted: .answeredElsewhere
-        case .declined: .declinedElsewhere
-        case .failed: .failed
-        default: .remoteEnded
-        }
     }
 
     // MARK: Audio
@@ -353,7 +385,7 @@ public final class CallCoordinator: Sendable {
     /// A media session is known for an answered call: start at once if audio is active, else wait.
     private func mediaReady(callID: String, media: MediaSession) {
         let startNow = state.withLock { state -> Bool in
-            guard state.calls[callID]?.phase == .active else { return false }
+            guard state.machine.phase(of: callID) == .active else { return false }
             if state.audioActive { return true }
             state.mediaWaitingForAudio[callID] = media
             return false
@@ -364,20 +396,14 @@ public final class CallCoordinator: Sendable {
     // MARK: Notice pushes
 
     /// Handles an ordinary (non-VoIP) push about a call (``NoticePush``): a background notice that the
-    /// call was answered or declined elsewhere or cancelled ends the native call, as the matching
-    /// WebSocket event would. Payloads that are not Ringer notices are ignored.
+    /// call was answered or declined elsewhere, cancelled or unanswered ends the native call, as the matching
+    /// WebSocket event would; one for a call not seen yet is remembered, so its late VoIP push is reported and
+    /// ended at once. Payloads that are not Ringer notices are ignored.
     /// - Returns: the event type the notice carried, if it was one.
     @discardableResult
     public func handleNotificationPush(_ payload: Data) -> EventType? {
         guard let notice = try? RingerJSON.decode(NoticePush.self, from: payload) else { return nil }
-        let callID = notice.ringer.callId.lowercased()
-        switch notice.ringer.type {
-        case .callAnsweredElsewhere: endRemotely(callID: callID, reason: .answeredElsewhere)
-        case .callDeclinedElsewhere: endRemotely(callID: callID, reason: .declinedElsewhere)
-        case .callCancelled: endRemotely(callID: callID, reason: .remoteEnded)
-        case .callUnanswered: endRemotely(callID: callID, reason: .unanswered)
-        default: break
-        }
+        apply(.notice(notice.ringer.type, callID: notice.ringer.callId.lowercased()))
         return notice.ringer.type
     }
 
@@ -386,54 +412,7 @@ public final class CallCoordinator: Sendable {
     /// Handles an event from the ``EventStream``.
     public func handle(_ event: CallEvent) {
         observer(.event(event))
-        let callID = event.call.callId
-        switch event.type {
-        case .callIncoming:
-            guard let uuid = UUID(uuidString: callID), event.call.state == .ringing else { return }
-            let isNew = state.withLock { state -> Bool in
-                guard state.calls[callID] == nil, event.call.expiresAt > now() else { return false }
-                state.calls[callID] = Entry(uuid: uuid, calleeID: event.call.callee.id, direction: .incoming,
-                                            phase: .ringing, expiresAt: event.call.expiresAt)
-                return true
-            }
-            guard isNew else { return }
-            ui.reportIncomingCall(IncomingCallReport(id: uuid, caller: event.call.caller, hasVideo: event.call.hasVideo)) {
-                [weak self] error in self?.incomingReported(callID: callID, error: error)
-            }
-        case .callAccepted:
-            outgoingCallAnswered(callID: callID)
-        case .callCancelled, .callDeclined:
-            endRemotely(callID: callID, reason: .remoteEnded)
-        case .callEnded:
-            endRemotely(callID: callID, reason: endedReason(event.call))
-        case .callAnsweredElsewhere:
-            endRemotely(callID: callID, reason: .answeredElsewhere)
-        case .callDeclinedElsewhere:
-            endRemotely(callID: callID, reason: .declinedElsewhere)
-        case .callUnanswered:
-            endRemotely(callID: callID, reason: .unanswered)
-        default:
-            break
-        }
-    }
-
-    /// The callee answered this device's outgoing call: connect it on the native UI and fetch the
-    /// caller's media session. Once per call, whether the news came by event or by ``refreshCalls()``.
-    private func outgoingCallAnswered(callID: String) {
-        let isOutgoing = state.withLock { state -> Bool in
-            guard var entry = state.calls[callID], entry.direction == .outgoing, entry.phase == .ringing else { return false }
-            entry.phase = .active
-            state.calls[callID] = entry
-            return true
-        }
-        guard isOutgoing, let uuid = UUID(uuidString: callID) else { return }
-        ui.reportOutgoingCallConnected(id: uuid, at: now())
-        keepAlive(callID: callID)
-        perform(callID: callID, attempts: 3) { [observer, weak self] api, _ in
-            let media = try await api.media(callID: callID)
-            observer(.outgoingAnswered(callID: callID, media: media))
-            self?.mediaReady(callID: callID, media: media)
-        }
+        apply(.event(event.type, event.call))
     }
 
     /// Re-reads every call still up on the native UI and closes the ones that ended while no event could
@@ -441,67 +420,13 @@ public final class CallCoordinator: Sendable {
     /// stream with no resume point (an app woken by a push before it ever connected) replays nothing, and
     /// an answered call has neither a deadline nor a notice push to close it otherwise.
     public func refreshCalls() {
-        let live = state.withLock { state in state.calls.filter { $0.value.phase != .ended }.map(\.key) }
+        let live = state.withLock { $0.machine.liveCallIDs }
         for callID in live {
             perform(callID: callID, attempts: 3) { [weak self] api, _ in
                 let call = try await api.call(id: callID)
-                guard let self else { return }
-                // A caller whose app missed `call.accepted` (no resume point yet) learns of the answer here.
-                if call.state == .accepted, self.state.withLock({ $0.calls[callID]?.direction == .outgoing }) {
-                    self.outgoingCallAnswered(callID: callID)
-                }
-                guard let reason = self.reasonIfOver(call) else { return }
-                self.endRemotely(callID: callID, reason: reason)
+                self?.apply(.callRead(call))
             }
         }
-    }
-
-    /// The reason to close `call` with on this device, or nil while it is still up here.
-    private func reasonIfOver(_ call: Call) -> CallEndReason? {
-        guard let direction = state.withLock({ $0.calls[call.callId]?.direction }) else { return nil }
-        let answeredHere = call.acceptedDeviceId == deviceID
-        switch (direction, call.state) {
-        case (_, .ringing), (.outgoing, .accepted): return nil
-        case (.incoming, .accepted): return answeredHere ? nil : .answeredElsewhere
-        case (.incoming, .ended): return answeredHere ? Self.endReason(forSystemEnd: call) ?? .remoteEnded : .answeredElsewhere
-        case (.outgoing, .ended): return Self.endReason(forSystemEnd: call) ?? .remoteEnded
-        case (.incoming, _): return Self.endReason(forFinal: call.state)
-        case (.outgoing, .unanswered): return .unanswered
-        case (.outgoing, .failed): return .failed
-        case (.outgoing, _): return .remoteEnded
-        }
-    }
-
-    /// The reason `call.ended` gives: `remoteEnded` for the caller and for the device that answered (or the
-    /// server's own reason, ``endReason(forSystemEnd:)``); `answeredElsewhere` for the callee's other devices,
-    /// which learn of the answer only now (they missed `call.answered_elsewhere`, e.g. their socket came up
-    /// after it).
-    private func endedReason(_ call: Call) -> CallEndReason {
-        let incoming = state.withLock { $0.calls[call.callId]?.direction == .incoming }
-        guard incoming, let answered = call.acceptedDeviceId, answered != deviceID else {
-            return Self.endReason(forSystemEnd: call) ?? .remoteEnded
-        }
-        return .answeredElsewhere
-    }
-
-    /// Ends a call for a reason the local user did not cause; reports it to the UI exactly once.
-    private func endRemotely(callID: String, reason: CallEndReason) {
-        let ended = state.withLock { state -> (UUID, (@Sendable (Bool) -> Void)?)? in
-            guard var entry = state.calls[callID], entry.phase != .ended else { return nil }
-            entry.phase = .ended
-            entry.endReason = reason
-            let answer = entry.answer
-            entry.answer = nil
-            state.calls[callID] = entry
-            state.mediaWaitingForAudio[callID] = nil
-            return (entry.uuid, answer)
-        }
-        guard let (uuid, answer) = ended else { return }
-        // The end first, then the pending answer action's failure: CallKit ends a call whose answer action
-        // fails, and would then ignore the report, showing a failed call instead of this reason.
-        ui.reportCallEnded(id: uuid, at: now(), reason: reason)
-        answer?(false)
-        observer(.ended(callID: callID, reason: reason))
     }
 
     // MARK: User actions on the native call UI
@@ -509,70 +434,15 @@ public final class CallCoordinator: Sendable {
     /// The user answered on the native UI (`CXAnswerCallAction`). `completion(true)` fulfils the
     /// action once the server confirmed; `completion(false)` fails it (the call ended meanwhile).
     public func answer(callID uuid: UUID, completion: @escaping @Sendable (Bool) -> Void) {
-        let callID = uuid.uuidString.lowercased()
-        let ringing = state.withLock { state -> Bool in
-            guard var entry = state.calls[callID], entry.direction == .incoming, entry.phase == .ringing else { return false }
-            entry.phase = .answering
-            entry.answer = completion
-            state.calls[callID] = entry
-            return true
-        }
-        guard ringing else { return completion(false) }
-        sendAccept(callID: callID)   // waits for the API if the app is still launching
-    }
-
-    private func sendAccept(callID: String) {
-        perform(callID: callID, attempts: 5, onFailure: { [weak self] problem in
-            // The answer lost to whatever ended the call first: say which (a decline on another device is
-            // `declinedElsewhere`, a ring-out `unanswered`), as the matching event would have.
-            let reason: CallEndReason = problem?.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere
-                : problem?.callState.map(Self.endReason(forFinal:)) ?? .remoteEnded
-            self?.endRemotely(callID: callID, reason: reason)
-        }) { [weak self] api, device in
-            let response = try await api.accept(callID: callID, deviceID: device)
-            self?.answerConfirmed(callID: callID, media: response.media)
-        }
-    }
-
-    private func answerConfirmed(callID: String, media: MediaSession) {
-        let completion = state.withLock { state -> (@Sendable (Bool) -> Void)? in
-            guard var entry = state.calls[callID], entry.phase == .answering else { return nil }
-            entry.phase = .active
-            defer { entry.answer = nil; state.calls[callID] = entry }
-            return entry.answer
-        }
-        guard let completion else { return }
-        completion(true)
-        keepAlive(callID: callID)
-        observer(.answered(callID: callID, media: media))
-        mediaReady(callID: callID, media: media)
+        apply(.answer(callID: uuid.uuidString.lowercased()), answer: completion)
     }
 
     /// The user ended or declined on the native UI (`CXEndCallAction`): declines a ringing incoming
     /// call, cancels an unanswered outgoing one, ends an active one. The action completes at once; the
     /// request is retried until the server acknowledges it.
     public func end(callID uuid: UUID, completion: @escaping @Sendable (Bool) -> Void) {
-        let callID = uuid.uuidString.lowercased()
-        let ended = state.withLock { state -> (Entry, Phase)? in
-            guard var entry = state.calls[callID], entry.phase != .ended else { return nil }
-            let phase = entry.phase
-            entry.phase = .ended
-            state.calls[callID] = entry
-            state.mediaWaitingForAudio[callID] = nil
-            return (entry, phase)
-        }
         completion(true)
-        guard let (entry, phase) = ended else { return }
-        entry.answer?(false)
-        observer(.ended(callID: callID, reason: nil))
-        let kind: PendingCallAction.Kind = switch (entry.direction, phase) {
-        case (.incoming, .ringing), (.incoming, .answering): .decline
-        case (.outgoing, .ringing): .cancel
-        default: .end
-        }
-        let action = PendingCallAction(kind: kind, callId: callID, deviceId: deviceID, createdAt: now())
-        pendingActions.save(pendingActions.load().filter { $0.callId != callID } + [action])
-        send(action)
+        apply(.end(callID: uuid.uuidString.lowercased()))
     }
 
     /// Ends every call that is not over yet, each as ``end(callID:completion:)`` does (ringing calls are
@@ -580,11 +450,7 @@ public final class CallCoordinator: Sendable {
     /// audio session inactive. For a reset of the native call UI, which drops every call (Apple:
     /// `CXProviderDelegate.providerDidReset(_:)`: a reset ends all calls).
     public func endAllCalls() {
-        let live = state.withLock { state -> [UUID] in
-            state.audioActive = false
-            return state.calls.values.filter { $0.phase != .ended }.map(\.uuid)
-        }
-        for uuid in live { end(callID: uuid) { _ in } }
+        apply(.endAll, before: { $0.audioActive = false })
     }
 
     /// Sends a stored hang-up, retrying transient failures; it leaves the store once the server
@@ -648,7 +514,7 @@ public final class CallCoordinator: Sendable {
                 next = next.addingTimeInterval(interval)
                 guard (try? await sleepUntil(next)) != nil, let self else { return }
                 let (active, connected, session) = self.state.withLock { state in
-                    (state.calls[callID]?.phase == .active, state.streamConnected, state.session)
+                    (state.machine.phase(of: callID) == .active, state.streamConnected, state.session)
                 }
                 guard active else { return }
                 guard !connected, case .loggedIn(let api) = session else { continue }
@@ -657,7 +523,7 @@ public final class CallCoordinator: Sendable {
                 } catch let error as RingerAPIError where error.problem.map({ (400..<500).contains($0.status) }) == true {
                     // The call is over on the server: read why, then close it here.
                     let call = try? await api.call(id: callID)
-                    self.endRemotely(callID: callID, reason: call.flatMap(self.reasonIfOver) ?? .failed)
+                    self.apply(.keepaliveRefused(callID: callID, call: call))
                     return
                 } catch {
                     continue   // no answer: the next round tries again
@@ -668,9 +534,13 @@ public final class CallCoordinator: Sendable {
 
     // MARK: Outgoing calls
 
+    /// Retry delays of placing a call: 0.25…0.5 s, then 0.5…1 s.
+    static let placeCallBackoff = Backoff(initialDelay: 0.5, maximumDelay: 2)
+
     /// Places a call; the callee's answer arrives as ``Observation/outgoingAnswered(callID:media:)``.
     /// - Returns: the call (its state may already be `busy` or `failed`).
-    /// - Throws: ``RingerAPIError``; `RingerAPIError.transport` when no user is logged in.
+    /// - Throws: ``RingerAPIError``; `RingerAPIError.transport` when no user is logged in; `CancellationError`
+    ///   when the task is cancelled during a retry wait.
     public func startCall(to callee: String, hasVideo: Bool = false) async throws -> Call {
         guard case .loggedIn(let api) = state.withLock({ $0.session }) else {
             throw RingerAPIError.transport("not logged in")
@@ -685,30 +555,28 @@ public final class CallCoordinator: Sendable {
                 call = try await api.createCall(callee: callee, hasVideo: hasVideo, idempotencyKey: key)
                 break
             } catch let error as RingerAPIError where error.isRetryable && attempt < 3 {
-                try await Task.sleep(for: .milliseconds(250 * attempt))
+                let delay = Self.placeCallBackoff.delay(beforeRetry: attempt, random: random())
+                try await sleepUntil(now().addingTimeInterval(delay))
             }
         }
-        if call.state == .ringing, let uuid = UUID(uuidString: call.callId) {
-            state.withLock {
-                $0.calls[call.callId] = Entry(uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt)
-            }
-        }
+        apply(.outgoingPlaced(call))
         return call
     }
 
     // MARK: Requests
 
     /// Retry delays of call requests: from 0.125…0.25 s, doubling, at most 8 s.
-    static let requestBackoff = RetryBackoff(initialDelay: 0.25, maximumDelay: 8)
+    static let requestBackoff = Backoff(initialDelay: 0.25, maximumDelay: 8)
 
-    /// Runs an API request with retries (exponential backoff) while it fails for transient reasons.
-    /// A problem answer (4xx) is final: `onFailure` gets it; giving up without an answer gives nil.
+    /// Runs an API request with retries (exponential backoff on the injected clock) while it fails for
+    /// transient reasons. A problem answer (4xx) is final: `onFailure` gets it; giving up without an answer
+    /// gives nil.
     private func perform(callID: String, attempts: Int,
                          onSuccess: (@Sendable () -> Void)? = nil,
                          onFailure: (@Sendable (Problem?) -> Void)? = nil,
                          _ body: @escaping @Sendable (RingerAPIClient, String) async throws -> Void) {
-        let (observer, deviceID) = (self.observer, self.deviceID)
-        let deadline = state.withLock { $0.calls[callID]?.expiresAt } ?? now().addingTimeInterval(60)
+        let (observer, deviceID, now, sleepUntil, random) = (self.observer, self.deviceID, self.now, self.sleepUntil, self.random)
+        let deadline = state.withLock { $0.machine.calls[callID]?.localDeadline } ?? now().addingTimeInterval(60)
         Task { [weak self] in
             for attempt in 1...attempts {
                 guard let api = await self?.api(waitingUntil: deadline) else { break }
@@ -717,7 +585,8 @@ public final class CallCoordinator: Sendable {
                     onSuccess?()
                     return
                 } catch let error as RingerAPIError where error.isRetryable && attempt < attempts {
-                    try? await Task.sleep(for: .seconds(Self.requestBackoff.delay(beforeRetry: attempt)))
+                    let delay = Self.requestBackoff.delay(beforeRetry: attempt, random: random())
+                    try? await sleepUntil(now().addingTimeInterval(delay))
                 } catch let error as RingerAPIError {
                     observer(.requestFailed(callID: callID, detail: error.description))
                     onFailure?(error.problem)

@@ -83,6 +83,8 @@ public final class EventStream: Sendable {
     private let onEvent: @Sendable (CallEvent) -> Void
     private let onStatus: @Sendable (Status) -> Void
     private let onResumePoint: @Sendable (Int64) -> Void
+    private let onServerTime: @Sendable (Date) -> Void
+    private let sleep: @Sendable (TimeInterval) async throws -> Void
     private let state = LockedValue(State())
 
     /// Creates the stream; nothing connects until ``start(since:)``.
@@ -94,16 +96,27 @@ public final class EventStream: Sendable {
     ///   - onStatus: connection state changes.
     ///   - onResumePoint: ``lastSeq`` moved forward (an event, or the server's resume point); persist it
     ///     for the user and pass it to ``start(since:)`` after a relaunch.
+    ///   - onServerTime: the server's clock as `stream.ready` told it (`server_time_ms`), called as the frame
+    ///     is read; pass it to ``CallCoordinator/serverTimeObserved(_:)``, which judges ring deadlines on it.
+    ///   - sleep: waits a number of seconds before a reconnect (the app's clock; real time by default); must
+    ///     throw or return early when its task is cancelled.
+    ///   - random: a number in `0...1` for the reconnect backoff's jitter; random by default.
     public init(api: RingerAPIClient, deviceID: String, transport: any WebSocketTransport,
                 onEvent: @escaping @Sendable (CallEvent) -> Void,
                 onStatus: @escaping @Sendable (Status) -> Void = { _ in },
-                onResumePoint: @escaping @Sendable (Int64) -> Void = { _ in }) {
+                onResumePoint: @escaping @Sendable (Int64) -> Void = { _ in },
+                onServerTime: @escaping @Sendable (Date) -> Void = { _ in },
+                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.api = api
         self.deviceID = deviceID
         self.transport = transport
         self.onEvent = onEvent
         self.onStatus = onStatus
         self.onResumePoint = onResumePoint
+        self.onServerTime = onServerTime
+        self.sleep = sleep
+        reconnect = EventStreamReconnect(random: random)
     }
 
     /// Where the stream resumes after a drop: the highest event `seq` received, or the server's
@@ -183,14 +196,14 @@ public final class EventStream: Sendable {
             case .reconnect(let delay, let status):
                 guard !state.withLock({ $0.stopped }) else { return }
                 onStatus(status)
-                try? await Task.sleep(for: .seconds(delay))
+                try? await sleep(delay)
                 failures = max(failures, 1)
             }
         }
     }
 
     /// When to reconnect, by how the connection ended.
-    private let reconnect = EventStreamReconnect()
+    private let reconnect: EventStreamReconnect
 
     private func receive(_ text: String) {
         let data = Data(text.utf8)
@@ -200,6 +213,7 @@ public final class EventStream: Sendable {
                 state.readySeq = max(state.readySeq ?? ready.seq, ready.seq)
                 return state.resumeSeq != before ? state.resumeSeq : nil
             }
+            if let serverTimeMs = ready.serverTimeMs { onServerTime(Date(unixMilliseconds: serverTimeMs)) }
             if let moved { onResumePoint(moved) }
             return
         }

@@ -1,4 +1,5 @@
 public import Foundation
+import RingerBackoff
 
 /// What ``EventStream`` does after a connection ended or an attempt failed, decided from how it ended: input
 /// in, action out, no I/O (the stream's loop carries the action out; the backoffs' jitter is injected).
@@ -38,10 +39,12 @@ struct EventStreamReconnect: Sendable {
 
     /// Waits after drops and failed attempts: 0.125…0.25 s after a drop, doubling per failed attempt, at
     /// most 30 s.
-    var reconnectBackoff = RetryBackoff(initialDelay: 0.25, maximumDelay: 30)
+    var reconnectBackoff = Backoff(initialDelay: 0.25, maximumDelay: 30)
     /// Waits after a 429 refusal: 2.5…5 s after the first, doubling, at most 2 minutes (a slot frees
     /// only when another of the user's devices disconnects).
-    var tooManySocketsBackoff = RetryBackoff(initialDelay: 5, maximumDelay: 120)
+    var tooManySocketsBackoff = Backoff(initialDelay: 5, maximumDelay: 120)
+    /// A number in `0...1` for the backoffs' jitter (``EventStream``'s injected randomness).
+    var random: @Sendable () -> Double = { Double.random(in: 0...1) }
 
     /// Decides the next step.
     /// - Parameters:
@@ -56,17 +59,17 @@ struct EventStreamReconnect: Sendable {
         case .refused(httpStatus: 401):
             return .stop(status: .unauthorized)
         case .refused(httpStatus: 429):
-            let delay = tooManySocketsBackoff.delay(beforeRetry: max(failures, 1))
+            let delay = tooManySocketsBackoff.delay(beforeRetry: max(failures, 1), random: random())
             return .reconnect(after: delay, status: .lost(retryIn: delay))
         case .refused(let status) where (400...499).contains(status) && status != 408:
             // The request itself is wrong (a 422 for a device id the server refuses, a 404 for a wrong path):
             // the same request can never succeed.
             return .stop(status: .refused(httpStatus: status))
         case .closed(let close) where close.code == Self.messageTooBigCode:
-            let delay = reconnectBackoff.delay(beforeRetry: failures + 1)
+            let delay = reconnectBackoff.delay(beforeRetry: failures + 1, random: random())
             return .reconnect(after: delay, status: .messageTooBig(retryIn: delay))
         case .closed, .refused, .failed:
-            let delay = reconnectBackoff.delay(beforeRetry: failures + 1)
+            let delay = reconnectBackoff.delay(beforeRetry: failures + 1, random: random())
             return .reconnect(after: delay, status: .lost(retryIn: delay))
         }
     }

@@ -1,4 +1,5 @@
 public import Foundation
+public import RingerBackoff
 import RingerSync
 public import RingerWire
 
@@ -58,6 +59,7 @@ public final class PushTokenRegistrar: Sendable {
     private let bundleID: String?
     private let apnsEnvironment: APNsEnvironment?
     private let backoff: Backoff
+    private let random: @Sendable () -> Double
     private let sleep: @Sendable (TimeInterval) async throws -> Void
     private let observer: @Sendable (Observation) -> Void
     private let state = LockedValue(State())
@@ -68,12 +70,15 @@ public final class PushTokenRegistrar: Sendable {
     ///   - platform: `.ios` (sends VoIP and APNs tokens) or `.android` (sends the FCM token).
     ///   - bundleID: the app's bundle id; required by the server for iOS (VoIP topic `<bundle_id>.voip`).
     ///   - apnsEnvironment: the APNs host the tokens belong to (`.sandbox` for development builds).
-    ///   - backoff: the retry policy for transient failures.
+    ///   - backoff: the retry policy for transient failures; by default 0.5…1 s before the first retry,
+    ///     doubling, at most 60 s.
+    ///   - random: a number in `0...1` for the backoff's jitter; random by default, fixed in tests.
     ///   - sleep: waits a number of seconds before a retry; must throw or return early when its task is
     ///     cancelled (the registrar cancels it when the wanted state changes). Injectable for tests.
     ///   - observer: receives every ``Observation``.
     public init(deviceID: String, platform: Platform, bundleID: String? = nil,
-                apnsEnvironment: APNsEnvironment? = nil, backoff: Backoff = Backoff(),
+                apnsEnvironment: APNsEnvironment? = nil, backoff: Backoff = PushTokenRegistrar.defaultBackoff,
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
                 sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
                 observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.deviceID = deviceID
@@ -81,6 +86,7 @@ public final class PushTokenRegistrar: Sendable {
         self.bundleID = bundleID
         self.apnsEnvironment = apnsEnvironment
         self.backoff = backoff
+        self.random = random
         self.sleep = sleep
         self.observer = observer
     }
@@ -200,7 +206,7 @@ public final class PushTokenRegistrar: Sendable {
                 return
             } catch let error as RingerAPIError where error.isRetryable {
                 retry += 1
-                let delay = backoff.delay(beforeRetry: retry)
+                let delay = backoff.delay(beforeRetry: retry, random: random())
                 let sleeper = state.withLock { state -> Task<Void, Never>? in
                     guard isWanted(step, in: state) else { return nil }
                     let sleeper = Task { [sleep] in _ = try? await sleep(delay) }

@@ -11,6 +11,23 @@ public protocol HTTPTransport: Sendable {
     /// - Returns: the status code and body.
     /// - Throws: a transport error when no response arrived.
     func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data)
+
+    /// Performs a request and returns the response's `Date` header too, from which the SDK learns the server's
+    /// clock (RFC 9110 §6.6.1). The default implementation calls ``send(method:url:headers:body:)`` and
+    /// returns no date.
+    /// - Returns: the status code, body and `Date` header value (nil when absent or unknown).
+    /// - Throws: a transport error when no response arrived.
+    func sendReadingDate(method: String, url: URL, headers: [String: String],
+                         body: Data?) async throws -> (status: Int, body: Data, date: String?)
+}
+
+extension HTTPTransport {
+    /// Performs the request with ``send(method:url:headers:body:)``; the transport reads no `Date` header.
+    public func sendReadingDate(method: String, url: URL, headers: [String: String],
+                                body: Data?) async throws -> (status: Int, body: Data, date: String?) {
+        let (status, body) = try await send(method: method, url: url, headers: headers, body: body)
+        return (status, body, nil)
+    }
 }
 
 /// ``HTTPTransport`` over `URLSession`.
@@ -25,13 +42,26 @@ public struct URLSessionHTTPTransport: HTTPTransport {
         self.timeout = timeout
     }
 
+    /// Performs a request over the session.
+    /// - Returns: the status code (0 when the response is not HTTP) and body.
+    /// - Throws: the session's error when no response arrived.
     public func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        let (status, data, _) = try await sendReadingDate(method: method, url: url, headers: headers, body: body)
+        return (status, data)
+    }
+
+    /// Performs a request over the session and reads the response's `Date` header.
+    /// - Returns: the status code (0 when the response is not HTTP), body and `Date` header.
+    /// - Throws: the session's error when no response arrived.
+    public func sendReadingDate(method: String, url: URL, headers: [String: String],
+                                body: Data?) async throws -> (status: Int, body: Data, date: String?) {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = body
         let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Date"))
     }
 }
 
@@ -45,6 +75,8 @@ public struct RingerAPIClient: Sendable {
     public let userID: String?
     private let token: String
     private let transport: any HTTPTransport
+    /// Told the server's clock from each answer's `Date` header (``observingServerTime(_:)``).
+    private var serverTimeObserver: (@Sendable (Date) -> Void)?
 
     /// Creates a client.
     /// - Parameters:
@@ -153,6 +185,27 @@ public struct RingerAPIClient: Sendable {
         return components.url!
     }
 
+    /// This client, telling `observer` the server's clock read from every answer's `Date` header (RFC 9110
+    /// §6.6.1; whole seconds, so the reading is the middle of its second). ``CallCoordinator`` uses it to learn
+    /// the server-minus-phone clock offset from its own requests.
+    /// - Parameter observer: called on any thread with the server's time.
+    /// - Returns: a copy of this client that reports the server's time.
+    public func observingServerTime(_ observer: @escaping @Sendable (Date) -> Void) -> RingerAPIClient {
+        var copy = self
+        copy.serverTimeObserver = observer
+        return copy
+    }
+
+    /// Parses an HTTP-date in the preferred IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110
+    /// §5.6.7); nil for anything else.
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
+    }
+
     /// The headers that authenticate a request or the event stream.
     public var authorizationHeaders: [String: String] { ["Authorization": "Bearer " + token] }
 
@@ -179,10 +232,15 @@ public struct RingerAPIClient: Sendable {
         }
         let status: Int
         let responseBody: Data
+        let date: String?
         do {
-            (status, responseBody) = try await transport.send(method: method, url: url, headers: headers, body: data)
+            (status, responseBody, date) = try await transport.sendReadingDate(method: method, url: url, headers: headers,
+                                                                               body: data)
         } catch {
             throw RingerAPIError.transport(String(describing: error))
+        }
+        if let serverTimeObserver, let date, let serverTime = Self.httpDate(date) {
+            serverTimeObserver(serverTime.addingTimeInterval(0.5))
         }
         guard (200..<300).contains(status) else {
             if let problem = try? RingerJSON.decode(Problem.self, from: responseBody) {

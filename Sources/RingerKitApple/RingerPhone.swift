@@ -78,7 +78,11 @@ public final class RingerPhone: Sendable {
         self.defaultsSuite = defaultsSuite
         self.streamStatus = streamStatus
         callKit = CallKitAdapter(configuration: configuration, queue: queue)
-        coordinator = CallCoordinator(deviceID: deviceID, ui: callKit, pendingActions: pendingActions, observer: observer)
+        // The server-minus-phone clock offset survives relaunches, so a push that launches the app is judged on
+        // the server's timeline.
+        let clockOffsets = UserDefaultsClockOffsetStore(defaults: Self.defaults(defaultsSuite))
+        coordinator = CallCoordinator(deviceID: deviceID, ui: callKit, pendingActions: pendingActions,
+                                      clockOffsets: clockOffsets, observer: observer)
         callKit.attach(coordinator)
         registrar = PushTokenRegistrar(deviceID: deviceID, platform: .ios, bundleID: bundleID,
                                        apnsEnvironment: apnsEnvironment)
@@ -106,7 +110,8 @@ public final class RingerPhone: Sendable {
                                  },
                                  onResumePoint: { seq in
                                      if let key { Self.defaults(suite).set(NSNumber(value: seq), forKey: key) }
-                                 })
+                                 },
+                                 onServerTime: { coordinator.serverTimeObserved($0) })
         let previous = stream.withLock { stream in
             defer { stream = events }
             return stream

@@ -66,6 +66,9 @@ public final class SimulatedAndroidPhone: Sendable {
     private let state: LockedValue<State>
     /// Hang-ups not yet acknowledged by the server; kept by the phone because a real app keeps them in a file.
     private let pendingActions = InMemoryPendingActionStore()
+    /// The app's kept server-minus-phone clock offset, across launches. It starts at 0: the app ran before and
+    /// learned it, and the simulated phone reads the stack's own clock.
+    private let clockOffsets = InMemoryClockOffsetStore(offset: 0)
 
     /// Creates the phone, switched on, with the app installed but never opened (Android's stopped state).
     /// - Parameters:
@@ -299,10 +302,10 @@ public final class SimulatedAndroidPhone: Sendable {
         }
         let fresh = if let sleepUntil {
             CallCoordinator(deviceID: identity.deviceID, ui: connectionService, now: now, sleepUntil: sleepUntil,
-                            pendingActions: pendingActions, observer: observer)
+                            pendingActions: pendingActions, clockOffsets: clockOffsets, observer: observer)
         } else {
             CallCoordinator(deviceID: identity.deviceID, ui: connectionService, now: now, pendingActions: pendingActions,
-                            observer: observer)
+                            clockOffsets: clockOffsets, observer: observer)
         }
         let started = state.withLock { state -> Bool in
             guard state.app == nil else { return false }
@@ -351,7 +354,8 @@ public final class SimulatedAndroidPhone: Sendable {
     private func openStream() {
         let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: webSockets,
                                              observe: { [weak self] in self?.observe(.event($0)) },
-                                             coordinator: { [weak self] in self?.coordinator })
+                                             coordinator: { [weak self] in self?.coordinator },
+                                             now: now, sleepUntil: sleepUntil)
         let since = state.withLock { state -> Int64?? in
             guard state.app != nil, state.app?.stream == nil else { return .none }
             state.app?.stream = stream

@@ -116,6 +116,9 @@ public final class SimulatedIPhone: Sendable {
     /// Hang-ups not yet acknowledged by the server. Owned by the phone, not the app process, because
     /// a real app keeps them in a file (``FilePendingActionStore``) that survives being killed.
     private let pendingActions = InMemoryPendingActionStore()
+    /// The app's kept server-minus-phone clock offset, across launches. It starts at 0: the app ran before and
+    /// learned it, and the simulated phone reads the stack's own clock.
+    private let clockOffsets = InMemoryClockOffsetStore(offset: 0)
 
     /// Creates the phone, switched on with the app killed.
     /// - Parameters:
@@ -215,7 +218,8 @@ public final class SimulatedIPhone: Sendable {
     private func openStream() {
         let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: webSockets,
                                              observe: { [weak self] in self?.observe(.event($0)) },
-                                             coordinator: { [weak self] in self?.coordinator })
+                                             coordinator: { [weak self] in self?.coordinator },
+                                             now: now, sleepUntil: sleepUntil)
         let since = state.withLock { state -> Int64?? in
             guard state.app != nil, state.app?.stream == nil else { return .none }
             state.app?.stream = stream
@@ -258,10 +262,10 @@ public final class SimulatedIPhone: Sendable {
         }
         if let sleepUntil {
             coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, sleepUntil: sleepUntil,
-                                          pendingActions: pendingActions, observer: observer)
+                                          pendingActions: pendingActions, clockOffsets: clockOffsets, observer: observer)
         } else {
             coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now,
-                                          pendingActions: pendingActions, observer: observer)
+                                          pendingActions: pendingActions, clockOffsets: clockOffsets, observer: observer)
         }
         coordinator.connect(api: api)
         state.withLock { $0.app = App(coordinator: coordinator, stream: nil) }

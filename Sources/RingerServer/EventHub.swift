@@ -93,13 +93,17 @@ final class EventHub: Sendable {
     private let publications: KeyedAsyncLock
     private let stripes: [LockedValue<[String: UserStream]>]
     private let encoder = RingerJSON.encoder()
+    private let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - store: where events and the replay are read.
     ///   - publications: the per-user locks under which events are stored and published.
     ///   - maxSocketsPerUser: sockets per user, at least 1.
     ///   - stripes: independently locked parts of the user table.
-    init(store: any RingerStore, publications: KeyedAsyncLock, maxSocketsPerUser: Int = 10, stripes: Int = 64) {
+    ///   - now: the server's clock, sent in `stream.ready` (`server_time_ms`) so phones judge ring deadlines on it.
+    init(store: any RingerStore, publications: KeyedAsyncLock, maxSocketsPerUser: Int = 10, stripes: Int = 64,
+         now: @escaping @Sendable () -> Date = { Date() }) {
+        self.now = now
         self.store = store
         self.publications = publications
         self.maxSocketsPerUser = max(1, maxSocketsPerUser)
@@ -180,7 +184,7 @@ final class EventHub: Sendable {
             for event in missed + held { Self.write(event, to: &subscriber) }
             // The newest stored seq, or the last event written if a newer one was held meanwhile.
             let resumeFrom = max(latest, subscriber.lastSeq, 0)
-            if let data = try? encoder.encode(StreamReady(seq: resumeFrom)) {
+            if let data = try? encoder.encode(StreamReady(seq: resumeFrom, serverTime: now())) {
                 subscriber.sink.send(text: String(decoding: data, as: UTF8.self))
             }
             streams[userID]?.sockets[id] = subscriber

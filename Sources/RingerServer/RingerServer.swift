@@ -134,7 +134,8 @@ public final class RingerServer: Sendable {
         self.fcm = fcm
         // Call changes and the hub's baseline reads hold the same per-user locks (EventHub, CallService).
         let publications = KeyedAsyncLock()
-        hub = EventHub(store: store, publications: publications, maxSocketsPerUser: configuration.maxSocketsPerUser)
+        hub = EventHub(store: store, publications: publications, maxSocketsPerUser: configuration.maxSocketsPerUser,
+                     now: { clock.now() })
         let tokens = try UserTokens(secret: configuration.userTokenSecret,
                                     publicKeys: UserTokens.publicKeys(files: configuration.userTokenPublicKeyFiles))
         let pushHealth = PushSetupHealth()

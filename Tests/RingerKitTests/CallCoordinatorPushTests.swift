@@ -78,11 +78,14 @@ struct UnreachableTransport: HTTPTransport {
         return try! RingerJSON.encode(body)
     }
 
-    /// A coordinator whose app is logged in (`true`), logged out (`false`) or still launching (`nil`).
-    func coordinator(_ ui: RecordingCallUI, loggedIn: Bool? = true,
+    /// A coordinator whose app is logged in (`true`), logged out (`false`) or still launching (`nil`), and whose
+    /// clock agrees with the server's (an offset of 0 learned on an earlier launch) unless `clockOffset` says
+    /// otherwise (nil: never learned).
+    func coordinator(_ ui: RecordingCallUI, loggedIn: Bool? = true, clockOffset: TimeInterval? = 0,
                      transport: any HTTPTransport = UnreachableTransport()) -> CallCoordinator {
         let fixed = now
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { fixed })
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { fixed },
+                                          clockOffsets: InMemoryClockOffsetStore(offset: clockOffset))
         switch loggedIn {
         case true?:
             coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
@@ -114,7 +117,7 @@ struct UnreachableTransport: HTTPTransport {
         #expect(ui.ended.map(\.1) == [.failed, .failed, .failed])
     }
 
-    @Test func expiredPushIsReportedAndEndedAsUnanswered() {
+    @Test func aPushPastItsDeadlineOnTheServersClockIsReportedAndEndedAsUnanswered() {
         let ui = RecordingCallUI()
         #expect(coordinator(ui).handleVoIPPush(push(callID: UUID().uuidString, expiresIn: -1)) == .expired)
         #expect(ui.reports.count == 1)

@@ -20,9 +20,12 @@ import Testing
         ["ringer": String(decoding: try! RingerJSON.encode(NoticePush.Body(type: type, callId: callID)), as: UTF8.self)]
     }
 
-    func coordinator(_ ui: RecordingCallUI, user: String = "bob") -> CallCoordinator {
+    /// A coordinator logged in as `user` whose clock agrees with the server's (an offset of 0 was learned on an
+    /// earlier launch), unless `clockOffset` says otherwise (nil: never learned).
+    func coordinator(_ ui: RecordingCallUI, user: String = "bob", clockOffset: TimeInterval? = 0) -> CallCoordinator {
         let fixed = now
-        let coordinator = CallCoordinator(deviceID: "bob-android", ui: ui, now: { fixed })
+        let coordinator = CallCoordinator(deviceID: "bob-android", ui: ui, now: { fixed },
+                                          clockOffsets: InMemoryClockOffsetStore(offset: clockOffset))
         coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!,
                                                  userToken: Self.userToken(user), transport: UnreachableTransport()))
         return coordinator
@@ -56,7 +59,7 @@ import Testing
         #expect(ui.reports.count == 1)
     }
 
-    @Test func staleRingingMessageShowsNothing() {
+    @Test func aMessagePastItsDeadlineOnTheServersClockShowsNothing() {
         let ui = RecordingCallUI()
         let callID = UUID().uuidString.lowercased()
         #expect(coordinator(ui).handleDataMessage(ringing(callID: callID, expiresIn: -1)) == .call(callID: callID, .expired))

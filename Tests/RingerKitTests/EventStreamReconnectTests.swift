@@ -1,3 +1,4 @@
+import RingerBackoff
 import Foundation
 @testable import RingerKit
 import Testing
@@ -7,8 +8,8 @@ import Testing
 @Suite struct EventStreamReconnectTests {
     /// Jitter pinned to its top, so each delay is the full exponential value.
     static let decision = EventStreamReconnect(
-        reconnectBackoff: RetryBackoff(initialDelay: 0.25, maximumDelay: 30, jitter: { 1 }),
-        tooManySocketsBackoff: RetryBackoff(initialDelay: 5, maximumDelay: 120, jitter: { 1 }))
+        reconnectBackoff: Backoff(initialDelay: 0.25, maximumDelay: 30),
+        tooManySocketsBackoff: Backoff(initialDelay: 5, maximumDelay: 120), random: { 1 })
 
     @Test func aSocketReplacedByANewerOneOfTheDeviceStopsTheStream() {
         let replaced = WebSocketClose(code: 4001, reason: "replaced by a newer connection of this device")

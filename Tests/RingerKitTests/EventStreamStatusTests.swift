@@ -151,3 +151,39 @@ import Testing
         func append(_ seq: Int64) { lock.withLock { values.append(seq) } }
     }
 }
+
+/// The stream passes on the server's clock from `stream.ready`, and waits between reconnects on the app's
+/// clock, not on its own.
+@Suite struct EventStreamClockTests {
+    @Test func streamReadyHandsTheServersTimeToTheApp() async throws {
+        let sockets = EventStreamStatusTests.DroppableSockets()
+        let times = LockedValue<[Date]>([])
+        let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
+        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
+                                 onServerTime: { time in times.withLock { $0.append(time) } })
+        stream.start()
+        #expect(await EventStreamStatusTests.waitUntil { sockets.urls.count == 1 })
+        sockets.send(#"{"type":"stream.ready","seq":3,"server_time_ms":1767225600123}"#)
+        sockets.send(#"{"type":"stream.ready","seq":4}"#)   // an older server: no time, nothing passed on
+        #expect(await EventStreamStatusTests.waitUntil { stream.lastSeq == 4 })
+        #expect(times.snapshot == [Date(unixMilliseconds: 1_767_225_600_123)])
+        stream.stop()
+    }
+
+    @Test func reconnectWaitsGoThroughTheInjectedSleep() async throws {
+        let sockets = EventStreamStatusTests.DroppableSockets()
+        let waits = LockedValue<[TimeInterval]>([])
+        let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
+        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
+                                 sleep: { seconds in waits.withLock { $0.append(seconds) } }, random: { 1 })
+        stream.start()
+        #expect(await EventStreamStatusTests.waitUntil { sockets.urls.count == 1 })
+        sockets.refuseNext(2)
+        sockets.drop()
+        #expect(await EventStreamStatusTests.waitUntil { sockets.urls.count == 2 })
+        // Whole ceilings (random 1): 0.25 s after the drop; the retried drop counts as one failure, so the
+        // failed attempts wait 1 s and 2 s.
+        #expect(waits.snapshot == [0.25, 1, 2])
+        stream.stop()
+    }
+}

@@ -1,3 +1,4 @@
+import RingerBackoff
 import Foundation
 import RingerKit
 import RingerWire
@@ -23,7 +24,7 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
     func registrar(sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil) -> PushTokenRegistrar {
         let sleeps = sleeps, observations = observations
         return PushTokenRegistrar(deviceID: "bob-iphone", platform: .ios, bundleID: "com.example.app",
-                                  apnsEnvironment: .sandbox, backoff: .init(initialDelay: 1, jitter: { 0 }),
+                                  apnsEnvironment: .sandbox, backoff: .init(initialDelay: 1, maximumDelay: 60), random: { 0 },
                                   sleep: sleep ?? { sleeps.append($0) }, observer: { observations.append($0) })
     }
 
@@ -223,8 +224,8 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
     }
 
     @Test func backoffIsCappedAndJittered() {
-        let half = PushTokenRegistrar.Backoff(initialDelay: 1, maximumDelay: 8, jitter: { 1 })
-        #expect((1...6).map { half.delay(beforeRetry: $0) } == [1, 2, 4, 8, 8, 8])
+        let half = PushTokenRegistrar.Backoff(initialDelay: 1, maximumDelay: 8)
+        #expect((1...6).map { half.delay(beforeRetry: $0, random: 1) } == [1, 2, 4, 8, 8, 8])
         #expect(PushTokenRegistrar.Tokens(voip: "secret").description == "Tokens(voip)")
     }
 }

@@ -1,0 +1,46 @@
+public import Foundation
+public import RingerWire
+
+/// What the owner of a ``PhoneCallMachine`` (``CallCoordinator``) must carry out after an input, in order.
+/// The machine does no I/O: these are its only way to act.
+public enum PhoneCallEffect: Hashable, Sendable {
+    /// Report a new incoming call to the call UI; its completion is fed back as
+    /// ``PhoneCallInput/reportFinished(callID:accepted:)``.
+    case reportIncoming(callID: String, IncomingCallReport)
+    /// Report a push for a call already on screen, as PushKit requires; the UI refuses the known id, so nothing
+    /// new rings and the completion is ignored.
+    case reportDuplicate(IncomingCallReport)
+    /// Report a call and end it at once with `reason` (a push that must be reported but cannot ring). `id` nil:
+    /// a new id, because the call's own id is already on screen or was ended there.
+    case reportAndEnd(id: UUID?, caller: Party, reason: CallEndReason)
+    /// Close a call on the native UI for a reason the local user did not cause.
+    case reportEnded(id: UUID, reason: CallEndReason)
+    /// The callee answered this device's outgoing call: show it connected.
+    case reportOutgoingConnected(id: UUID)
+    /// Complete the native answer action kept for the call (true: the server confirmed).
+    case completeAnswer(callID: String, fulfilled: Bool)
+    /// What became of a push (observation, and the push handler's answer).
+    case pushHandled(callID: String?, CallCoordinator.PushDisposition)
+    /// Observation: an incoming call is ringing.
+    case ringing(callID: String)
+    /// The server confirmed this device's answer: observe it with the media session and start media.
+    case answered(callID: String)
+    /// Observation: the call ended here; `reason` nil when the local user ended it. Media waiting for audio
+    /// is dropped.
+    case ended(callID: String, reason: CallEndReason?)
+    /// Send `POST /v1/calls/{id}/ringing`; a refusal comes back as ``PhoneCallInput/ringingRefused(callID:problem:)``.
+    case sendRinging(callID: String)
+    /// Send `POST /v1/calls/{id}/accept` (waiting for the API if the app is launching); the answer comes back
+    /// as ``PhoneCallInput/answerConfirmed(callID:)`` or ``PhoneCallInput/answerRefused(callID:problem:)``.
+    case sendAccept(callID: String)
+    /// Store and send a hang-up until the server acknowledges it.
+    case sendHangUp(callID: String, PendingCallAction.Kind)
+    /// Feed ``PhoneCallInput/deadlineReached(callID:)`` at `at` on the phone's clock.
+    case armDeadline(callID: String, at: Date)
+    /// Keep the answered call alive on the server while the event stream is down.
+    case startKeepalive(callID: String)
+    /// Fetch the outgoing call's media session (`GET /v1/calls/{id}/media`) and start media.
+    case fetchMedia(callID: String)
+    /// Persist the learned server-minus-phone clock offset, seconds (``ClockOffsetStore``).
+    case saveClockOffset(TimeInterval)
+}

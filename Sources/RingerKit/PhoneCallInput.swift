@@ -1,0 +1,95 @@
+public import Foundation
+public import RingerWire
+
+/// Who is logged in on the device, as ``PhoneCallMachine`` needs to know it to judge a push.
+public enum PhoneAccount: Hashable, Sendable {
+    /// The app is still launching: nobody is known yet, requests wait (a push still rings).
+    case launching
+    /// A user is logged in; `userID` is nil when the token names none the device can read.
+    case loggedIn(userID: String?)
+    /// Nobody is logged in: pushes are refused.
+    case loggedOut
+}
+
+/// A ringing push as ``PhoneCallMachine`` reads it: a PushKit VoIP push or an FCM data message, already
+/// parsed (`{"ringer":{"type":"call.incoming",…}}`, docs/openapi.yaml "VoIP push").
+public struct IncomingPush: Hashable, Sendable {
+    /// The call id, lowercase.
+    public var callID: String
+    /// The call id as the native call UI's id (CallKit's UUID is the call id).
+    public var uuid: UUID
+    /// The caller.
+    public var caller: Party
+    /// The user the call is for, when the push says.
+    public var calleeID: String?
+    /// Whether the caller asked for video.
+    public var hasVideo: Bool
+    /// When the server sent the push, on the server's clock.
+    public var sentAt: Date
+    /// The ring deadline, on the server's clock.
+    public var expiresAt: Date
+
+    /// Creates a push.
+    /// - Parameters:
+    ///   - uuid: the call id; ``callID`` is its lowercase string.
+    ///   - caller: the caller.
+    ///   - calleeID: the user the call is for, if the push says.
+    ///   - hasVideo: whether the caller asked for video.
+    ///   - sentAt: when the server sent it (server clock).
+    ///   - expiresAt: the ring deadline (server clock).
+    public init(uuid: UUID, caller: Party, calleeID: String?, hasVideo: Bool, sentAt: Date, expiresAt: Date) {
+        self.callID = uuid.uuidString.lowercased()
+        self.uuid = uuid
+        self.caller = caller
+        self.calleeID = calleeID
+        self.hasVideo = hasVideo
+        self.sentAt = sentAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Something that happened to a device's calls; fed to ``PhoneCallMachine/handle(_:at:)`` with the phone's
+/// clock reading. Call ids are lowercase.
+public enum PhoneCallInput: Hashable, Sendable {
+    /// A ringing push arrived. `reportsEveryPush` is PushKit's rule (every VoIP push is reported to CallKit,
+    /// one that cannot ring is reported and ended at once; Apple: PushKit, iOS 13+); false on Android, where
+    /// only a push that rings reaches the call UI.
+    case incomingPush(IncomingPush, account: PhoneAccount, reportsEveryPush: Bool)
+    /// A push that could not be read as a ringing push.
+    case unreadablePush(reportsEveryPush: Bool)
+    /// `call.incoming` on the event stream.
+    case incomingEvent(Call)
+    /// The call UI answered a ``PhoneCallEffect/reportIncoming(callID:_:)``: `accepted` false when the system
+    /// refused to ring (Do Not Disturb, a blocked caller).
+    case reportFinished(callID: String, accepted: Bool)
+    /// Any other event of the stream (`call.accepted`, `call.cancelled`, `call.ended`, …).
+    case event(EventType, Call)
+    /// An alert or background push (iOS) or FCM notice (Android) about a call: `call.cancelled`,
+    /// `call.answered_elsewhere`, `call.declined_elsewhere` or `call.unanswered`.
+    case notice(EventType, callID: String)
+    /// The user answered on the native UI (`CXAnswerCallAction`).
+    case answer(callID: String)
+    /// The server accepted this device's answer.
+    case answerConfirmed(callID: String)
+    /// The server refused the answer with `problem`, or it could not be sent at all (nil).
+    case answerRefused(callID: String, problem: Problem?)
+    /// The server refused the ringing acknowledgement with `problem` (the call is over or not this user's).
+    case ringingRefused(callID: String, problem: Problem)
+    /// The user ended or declined on the native UI (`CXEndCallAction`).
+    case end(callID: String)
+    /// The native call UI dropped every call (Apple: `CXProviderDelegate.providerDidReset(_:)`).
+    case endAll
+    /// This device placed a call; the server answered with it.
+    case outgoingPlaced(Call)
+    /// The call as the server reads it now (`GET /v1/calls/{id}`, on a refresh).
+    case callRead(Call)
+    /// The server refused a keepalive; `call` is the call as read after, if that worked.
+    case keepaliveRefused(callID: String, call: Call?)
+    /// A ``PhoneCallEffect/armDeadline(callID:at:)`` timer fired.
+    case deadlineReached(callID: String)
+    /// Someone logged in or out (``CallCoordinator/connect(api:)``).
+    case accountChanged(PhoneAccount)
+    /// The server's clock read `serverTime` when this input's phone time was read (`stream.ready`'s
+    /// `server_time_ms`).
+    case serverTime(Date)
+}

@@ -1,0 +1,430 @@
+public import Foundation
+public import RingerWire
+
+/// The life of a device's calls as a pure value, the phone's counterpart of RingerCore's `CallMachine`: every
+/// input returns the effects its owner (``CallCoordinator``) must carry out, in order. No I/O, no clock of its
+/// own: the phone's time comes in with each input. The same behaviour is written down as language-neutral
+/// test vectors (TestVectors/phone-call, docs/test-vectors.md) that every implementation must pass.
+///
+/// Rules it holds:
+/// - **Phases**: an incoming call goes ringing → answering (the user answered, the server has not confirmed)
+///   → active → ended; an outgoing one ringing → active → ended. Ended is final.
+/// - **A local end** declines a ringing or answering incoming call, cancels a ringing outgoing one and ends an
+///   active one.
+/// - **Remote endings** close the call exactly once, with the `CXCallEndedReason`-style ``CallEndReason`` the
+///   server's news maps to.
+/// - **Ended before seen**: an end (`call.cancelled`, `call.answered_elsewhere`, `call.declined_elsewhere`,
+///   `call.unanswered`, `call.ended`) for a call the device does not know is remembered (at most
+///   ``endedUnseenLimit`` calls, for ``endedUnseenLifetime`` seconds), so the call's late push is reported
+///   and ended at once with that reason instead of ringing.
+/// - **Staleness on the server's timeline**: a push is judged past its deadline only by the server's clock,
+///   read through the offset learned from the server (``clockOffset``); while no offset is known the push
+///   rings, and the server's answer to the ringing acknowledgement ends a call that is over (APNs'
+///   `apns-expiration` and FCM's `ttl` drop truly late pushes upstream).
+public struct PhoneCallMachine: Hashable, Sendable {
+    /// Who placed the call.
+    public enum Direction: String, Hashable, Sendable {
+        /// Another user called this device's user.
+        case incoming
+        /// This device placed the call.
+        case outgoing
+    }
+
+    /// Where a call is on this device.
+    public enum Phase: String, Hashable, Sendable {
+        /// On screen, not answered yet.
+        case ringing
+        /// The user answered; the server has not confirmed yet (or the app is still launching).
+        case answering
+        /// Answered and confirmed.
+        case active
+        /// Over here; final.
+        case ended
+    }
+
+    /// One call the device knows.
+    public struct PhoneCall: Hashable, Sendable {
+        /// The native call UI's id (the call id).
+        public var uuid: UUID
+        /// The user an incoming call is for, when the push or event said.
+        public var calleeID: String?
+        /// Who placed it.
+        public var direction: Direction
+        /// Where it is.
+        public var phase: Phase
+        /// The ring deadline on the server's clock.
+        public var expiresAt: Date
+        /// The ring deadline on the phone's clock, as well as the device can tell it.
+        public var localDeadline: Date
+        /// True while a native answer action waits for the server.
+        public var answerPending: Bool
+        /// Why it ended remotely; nil while it is up or when the local user ended it.
+        public var endReason: CallEndReason?
+    }
+
+    /// A call that ended before the device saw it.
+    public struct EndedUnseen: Hashable, Sendable {
+        /// How it ended, as this device would show it.
+        public var reason: CallEndReason
+        /// When the device learned it, phone clock.
+        public var learnedAt: Date
+    }
+
+    /// Seconds past a call's deadline before the device ends it on its own, if the server's
+    /// `call.unanswered` has not arrived by then.
+    public static let deadlineGrace: TimeInterval = 2
+    /// How many ended-before-seen calls are remembered; the oldest go first.
+    public static let endedUnseenLimit = 64
+    /// Seconds an ended-before-seen call is remembered: well past the longest ring time, after which
+    /// `apns-expiration` and FCM's `ttl` have dropped the call's push anyway.
+    public static let endedUnseenLifetime: TimeInterval = 600
+    /// Seconds two clock samples may differ and still count as the same clock (then the larger wins, being
+    /// the one delayed least on the way); a larger difference means the phone's clock was changed. Two seconds
+    /// cover an HTTP `Date` header's whole-second reading plus a slow answer.
+    public static let clockSampleTolerance: TimeInterval = 2
+
+    /// This device's id (`accepted_device_id` tells whether this device answered).
+    public let deviceID: String
+    /// The calls the device knows, by lowercase call id.
+    public private(set) var calls: [String: PhoneCall] = [:]
+    /// Calls that ended before the device saw them, by lowercase call id.
+    public private(set) var endedUnseen: [String: EndedUnseen] = [:]
+    /// The server's clock minus the phone's, seconds; nil until learned. One-way samples (the server's time
+    /// when it sent, the phone's when it read) undershoot by the network delay.
+    public private(set) var clockOffset: TimeInterval?
+
+    /// Creates the machine with no calls.
+    /// - Parameters:
+    ///   - deviceID: this device's id.
+    ///   - clockOffset: the server-minus-phone offset kept from an earlier launch, seconds; nil if none.
+    public init(deviceID: String, clockOffset: TimeInterval? = nil) {
+        self.deviceID = deviceID
+        self.clockOffset = clockOffset
+    }
+
+    /// The phase of a call, nil when unknown.
+    public func phase(of callID: String) -> Phase? { calls[callID]?.phase }
+
+    /// The ids of calls not ended yet.
+    public var liveCallIDs: [String] { calls.filter { $0.value.phase != .ended }.map(\.key).sorted() }
+
+    /// Applies an input.
+    /// - Parameters:
+    ///   - input: what happened.
+    ///   - now: the phone's clock when it happened.
+    /// - Returns: the effects to carry out, in order; possibly none.
+    public mutating func handle(_ input: PhoneCallInput, at now: Date) -> [PhoneCallEffect] {
+        forgetOldEndedUnseen(now: now)
+        switch input {
+        case .incomingPush(let push, let account, let reportsEveryPush):
+            return incomingPush(push, account: account, reportsEveryPush: reportsEveryPush, now: now)
+        case .unreadablePush(let reportsEveryPush):
+            let report: [PhoneCallEffect] = reportsEveryPush
+                ? [.reportAndEnd(id: nil, caller: Party(id: "unknown"), reason: .failed)] : []
+            return report + [.pushHandled(callID: nil, .unreadable)]
+        case .incomingEvent(let call):
+            return incomingEvent(call, now: now)
+        case .reportFinished(let callID, let accepted):
+            guard accepted else {
+                // The system refused to ring: forget it so a later push can ring.
+                calls[callID] = nil
+                return []
+            }
+            guard let call = calls[callID] else { return [] }
+            return [.ringing(callID: callID), .armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace),
+                    .sendRinging(callID: callID)]
+        case .event(let type, let call):
+            return event(type, call, now: now)
+        case .notice(let type, let callID):
+            guard let reason = Self.noticeReason(type) else { return [] }
+            return endRemotely(callID, reason: reason, rememberIfUnknown: true, now: now)
+        case .answer(let callID):
+            guard var call = calls[callID], call.direction == .incoming, call.phase == .ringing else { return [] }
+            call.phase = .answering
+            call.answerPending = true
+            calls[callID] = call
+            return [.sendAccept(callID: callID)]
+        case .answerConfirmed(let callID):
+            guard var call = calls[callID], call.phase == .answering else { return [] }
+            call.phase = .active
+            call.answerPending = false
+            calls[callID] = call
+            return [.completeAnswer(callID: callID, fulfilled: true), .startKeepalive(callID: callID),
+                    .answered(callID: callID)]
+        case .answerRefused(let callID, let problem):
+            // The answer lost to whatever ended the call first: say which, as the matching event would have.
+            let reason: CallEndReason = problem?.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere
+                : problem?.callState.map(Self.endReason(forFinal:)) ?? .remoteEnded
+            return endRemotely(callID, reason: reason, now: now)
+        case .ringingRefused(let callID, let problem):
+            // `ended` means another device answered and the call is over since: this one is only now ringing.
+            let reason = problem.callState == .ended ? .answeredElsewhere
+                : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
+            return endRemotely(callID, reason: reason, now: now)
+        case .end(let callID):
+            return endLocally(callID)
+        case .endAll:
+            return liveCallIDs.flatMap { endLocally($0) }
+        case .outgoingPlaced(let call):
+            guard call.state == .ringing, let uuid = UUID(uuidString: call.callId) else { return [] }
+            calls[call.callId] = PhoneCall(uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt,
+                                           localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false)
+            return []
+        case .callRead(let call):
+            var effects: [PhoneCallEffect] = []
+            // A caller whose app missed `call.accepted` (no resume point yet) learns of the answer here.
+            if call.state == .accepted, calls[call.callId]?.direction == .outgoing {
+                effects += outgoingAnswered(call.callId)
+            }
+            guard let reason = reasonIfOver(call) else { return effects }
+            return effects + endRemotely(call.callId, reason: reason, now: now)
+        case .keepaliveRefused(let callID, let call):
+            return endRemotely(callID, reason: call.flatMap(reasonIfOver) ?? .failed, now: now)
+        case .deadlineReached(let callID):
+            guard calls[callID]?.phase == .ringing else { return [] }
+            return endRemotely(callID, reason: .unanswered, now: now)
+        case .accountChanged(let account):
+            let stale = calls.filter { _, call in
+                call.direction == .incoming && call.phase == .ringing && Self.refuses(account, calleeID: call.calleeID)
+            }
+            return stale.keys.sorted().flatMap { endRemotely($0, reason: .failed, now: now) }
+        case .serverTime(let serverTime):
+            return learnClock(sample: serverTime.timeIntervalSince(now))
+        }
+    }
+
+    // MARK: Incoming
+
+    private mutating func incomingPush(_ push: IncomingPush, account: PhoneAccount, reportsEveryPush: Bool,
+                                       now: Date) -> [PhoneCallEffect] {
+        let callID = push.callID
+        let report = IncomingCallReport(id: push.uuid, caller: push.caller, hasVideo: push.hasVideo)
+        let disposition: CallCoordinator.PushDisposition
+        var effects: [PhoneCallEffect] = []
+        if let known = calls[callID] {
+            disposition = known.phase == .ended ? .alreadyEnded : .duplicate
+            if reportsEveryPush {
+                // Apple requires a report for every VoIP push; the extra report of a call already ended ends as
+                // the call did here (a call this device's user ended has no remote reason to repeat).
+                effects.append(known.phase == .ended
+                               ? .reportAndEnd(id: nil, caller: push.caller, reason: known.endReason ?? .remoteEnded)
+                               : .reportDuplicate(report))
+            }
+        } else if let ended = endedUnseen.removeValue(forKey: callID) {
+            // Its end came first: never on screen, so it is reported under its own id and ended at once.
+            calls[callID] = PhoneCall(uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ended,
+                                      expiresAt: push.expiresAt, localDeadline: now, answerPending: false,
+                                      endReason: ended.reason)
+            disposition = .alreadyEnded
+            if reportsEveryPush { effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: ended.reason)) }
+        } else if isPast(push.expiresAt, now: now) {
+            disposition = .expired
+            if reportsEveryPush { effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: .unanswered)) }
+        } else if Self.refuses(account, calleeID: push.calleeID) {
+            disposition = account == .loggedOut ? .loggedOut : .otherUser
+            if reportsEveryPush { effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: .failed)) }
+        } else {
+            calls[callID] = PhoneCall(uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ringing,
+                                      expiresAt: push.expiresAt,
+                                      localDeadline: localDeadline(push.expiresAt, window: push.expiresAt.timeIntervalSince(push.sentAt), now: now),
+                                      answerPending: false)
+            disposition = .ringing
+            effects.append(.reportIncoming(callID: callID, report))
+        }
+        return effects + [.pushHandled(callID: callID, disposition)]
+    }
+
+    private mutating func incomingEvent(_ call: Call, now: Date) -> [PhoneCallEffect] {
+        let callID = call.callId
+        guard let uuid = UUID(uuidString: callID), call.state == .ringing, calls[callID] == nil else { return [] }
+        if let ended = endedUnseen.removeValue(forKey: callID) {
+            // Known to be over: kept as ended so the call's push, if it still comes, is reported and ended.
+            calls[callID] = PhoneCall(uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ended,
+                                      expiresAt: call.expiresAt, localDeadline: now, answerPending: false,
+                                      endReason: ended.reason)
+            return []
+        }
+        guard !isPast(call.expiresAt, now: now) else { return [] }
+        calls[callID] = PhoneCall(uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ringing,
+                                  expiresAt: call.expiresAt,
+                                  localDeadline: localDeadline(call.expiresAt, window: call.expiresAt.timeIntervalSince(call.createdAt), now: now),
+                                  answerPending: false)
+        return [.reportIncoming(callID: callID, IncomingCallReport(id: uuid, caller: call.caller, hasVideo: call.hasVideo))]
+    }
+
+    /// True when `deadline` (server clock) has passed on the server's timeline as far as the device knows it;
+    /// false whenever the offset is unknown (ringing is preferred then).
+    private func isPast(_ deadline: Date, now: Date) -> Bool {
+        guard let clockOffset else { return false }
+        return deadline <= now + clockOffset
+    }
+
+    /// The phone-clock time of a server-clock deadline: exact up to the offset's error when it is known; else
+    /// at most the ring window from now (the push may have been in flight, so it never rings past its window).
+    private func localDeadline(_ deadline: Date, window: TimeInterval, now: Date) -> Date {
+        if let clockOffset { return deadline - clockOffset }
+        return now + max(0, window)
+    }
+
+    private static func refuses(_ account: PhoneAccount, calleeID: String?) -> Bool {
+        switch account {
+        case .launching: false
+        case .loggedOut: true
+        case .loggedIn(let userID): calleeID != nil && userID != nil && calleeID != userID
+        }
+    }
+
+    // MARK: Events
+
+    private mutating func event(_ type: EventType, _ call: Call, now: Date) -> [PhoneCallEffect] {
+        let callID = call.callId
+        switch type {
+        case .callIncoming:
+            return incomingEvent(call, now: now)
+        case .callAccepted:
+            return outgoingAnswered(callID)
+        case .callDeclined:
+            return endRemotely(callID, reason: .remoteEnded, now: now)
+        case .callEnded:
+            return endRemotely(callID, reason: endedReason(call), rememberIfUnknown: true, now: now)
+        default:
+            guard let reason = Self.noticeReason(type) else { return [] }
+            return endRemotely(callID, reason: reason, rememberIfUnknown: true, now: now)
+        }
+    }
+
+    /// The reason of the four endings a callee device may hear of before the call (event or notice).
+    private static func noticeReason(_ type: EventType) -> CallEndReason? {
+        switch type {
+        case .callCancelled: .remoteEnded
+        case .callAnsweredElsewhere: .answeredElsewhere
+        case .callDeclinedElsewhere: .declinedElsewhere
+        case .callUnanswered: .unanswered
+        default: nil
+        }
+    }
+
+    /// The callee answered this device's outgoing call, once, by event or refresh.
+    private mutating func outgoingAnswered(_ callID: String) -> [PhoneCallEffect] {
+        guard var call = calls[callID], call.direction == .outgoing, call.phase == .ringing else { return [] }
+        call.phase = .active
+        calls[callID] = call
+        return [.reportOutgoingConnected(id: call.uuid), .startKeepalive(callID: callID), .fetchMedia(callID: callID)]
+    }
+
+    // MARK: Endings
+
+    /// Ends a call for a reason the local user did not cause, exactly once. The end goes to the UI before the
+    /// pending answer's failure: CallKit ends a call whose answer action fails, and would then ignore the
+    /// report, showing a failed call instead of this reason.
+    private mutating func endRemotely(_ callID: String, reason: CallEndReason, rememberIfUnknown: Bool = false,
+                                      now: Date) -> [PhoneCallEffect] {
+        guard var call = calls[callID] else {
+            if rememberIfUnknown { remember(callID, reason: reason, now: now) }
+            return []
+        }
+        guard call.phase != .ended else { return [] }
+        let answerPending = call.answerPending
+        call.phase = .ended
+        call.endReason = reason
+        call.answerPending = false
+        calls[callID] = call
+        return [.reportEnded(id: call.uuid, reason: reason)]
+            + (answerPending ? [.completeAnswer(callID: callID, fulfilled: false)] : [])
+            + [.ended(callID: callID, reason: reason)]
+    }
+
+    private mutating func endLocally(_ callID: String) -> [PhoneCallEffect] {
+        guard var call = calls[callID], call.phase != .ended else { return [] }
+        let (phase, answerPending) = (call.phase, call.answerPending)
+        call.phase = .ended
+        call.answerPending = false
+        calls[callID] = call
+        let kind: PendingCallAction.Kind = switch (call.direction, phase) {
+        case (.incoming, .ringing), (.incoming, .answering): .decline
+        case (.outgoing, .ringing): .cancel
+        default: .end
+        }
+        return (answerPending ? [.completeAnswer(callID: callID, fulfilled: false)] : [])
+            + [.ended(callID: callID, reason: nil), .sendHangUp(callID: callID, kind)]
+    }
+
+    private mutating func remember(_ callID: String, reason: CallEndReason, now: Date) {
+        endedUnseen[callID] = EndedUnseen(reason: reason, learnedAt: now)
+        while endedUnseen.count > Self.endedUnseenLimit,
+              let oldest = endedUnseen.min(by: { ($0.value.learnedAt, $0.key) < ($1.value.learnedAt, $1.key) }) {
+            endedUnseen[oldest.key] = nil
+        }
+    }
+
+    private mutating func forgetOldEndedUnseen(now: Date) {
+        guard !endedUnseen.isEmpty else { return }
+        endedUnseen = endedUnseen.filter { now.timeIntervalSince($0.value.learnedAt) < Self.endedUnseenLifetime }
+    }
+
+    /// The reason to close `call` with on this device, or nil while it is still up here (or unknown).
+    public func reasonIfOver(_ call: Call) -> CallEndReason? {
+        guard let direction = calls[call.callId]?.direction else { return nil }
+        let answeredHere = call.acceptedDeviceId == deviceID
+        switch (direction, call.state) {
+        case (_, .ringing), (.outgoing, .accepted): return nil
+        case (.incoming, .accepted): return answeredHere ? nil : .answeredElsewhere
+        case (.incoming, .ended): return answeredHere ? Self.endReason(forSystemEnd: call) ?? .remoteEnded : .answeredElsewhere
+        case (.outgoing, .ended): return Self.endReason(forSystemEnd: call) ?? .remoteEnded
+        case (.incoming, _): return Self.endReason(forFinal: call.state)
+        case (.outgoing, .unanswered): return .unanswered
+        case (.outgoing, .failed): return .failed
+        case (.outgoing, _): return .remoteEnded
+        }
+    }
+
+    /// The reason `call.ended` gives: `remoteEnded` for the caller and for the device that answered (or the
+    /// server's own reason, ``endReason(forSystemEnd:)``); `answeredElsewhere` for the callee's other devices,
+    /// which learn of the answer only now (they missed `call.answered_elsewhere`). A call this device does not
+    /// know counts as incoming: only its push can still come.
+    private func endedReason(_ call: Call) -> CallEndReason {
+        let incoming = (calls[call.callId]?.direction ?? .incoming) == .incoming
+        guard incoming, let answered = call.acceptedDeviceId, answered != deviceID else {
+            return Self.endReason(forSystemEnd: call) ?? .remoteEnded
+        }
+        return .answeredElsewhere
+    }
+
+    /// The reason for a call the server ended itself (``Call/endReason``): `failed` when the connection was
+    /// lost (the call broke; CallKit's "an error occurred"), `remoteEnded` at the maximum duration (the far end,
+    /// the server, hung up a call that worked); nil when a participant ended it.
+    public static func endReason(forSystemEnd call: Call) -> CallEndReason? {
+        switch call.endReason {
+        case .connectionLost?: .failed
+        case .some: .remoteEnded
+        case nil: nil
+        }
+    }
+
+    /// The reason a callee device shows for a call that reached `state` without it.
+    public static func endReason(forFinal state: CallState) -> CallEndReason {
+        switch state {
+        case .unanswered: .unanswered
+        case .accepted: .answeredElsewhere
+        case .declined: .declinedElsewhere
+        case .failed: .failed
+        default: .remoteEnded
+        }
+    }
+
+    // MARK: Clock
+
+    /// Takes one server-minus-phone sample, seconds. A sample close to the current offset refines it (the
+    /// larger is the less delayed); one far from it replaces it (the phone's clock was set).
+    private mutating func learnClock(sample: TimeInterval) -> [PhoneCallEffect] {
+        guard sample.isFinite else { return [] }
+        let next = if let clockOffset, abs(sample - clockOffset) <= Self.clockSampleTolerance {
+            max(clockOffset, sample)
+        } else {
+            sample
+        }
+        guard next != clockOffset else { return [] }
+        clockOffset = next
+        return [.saveClockOffset(next)]
+    }
+}

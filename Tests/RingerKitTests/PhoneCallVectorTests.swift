@@ -1,0 +1,195 @@
+import Foundation
+import RingerKit
+import RingerWire
+import Testing
+
+/// Runs the language-neutral test vectors of the phone's call machine (TestVectors/phone-call/*.json, format in
+/// docs/test-vectors.md) against ``PhoneCallMachine``: every other implementation of the same brain (the
+/// Android SDK) runs the same files.
+@Suite struct PhoneCallVectorTests {
+    /// A vector that cannot be read: its file and what is wrong.
+    struct VectorError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("TestVectors/phone-call")
+
+    static var files: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    @Test func thereAreVectors() {
+        #expect(Self.files.count >= 20, "\(Self.folder.path)")
+    }
+
+    @Test(arguments: files)
+    func vectorHolds(_ file: String) throws {
+        let data = try Data(contentsOf: Self.folder.appendingPathComponent(file))
+        let vector = try Self.object(try JSONSerialization.jsonObject(with: data), "the file")
+        _ = try Self.string(vector["description"], "description")
+        let initial = try Self.object(vector["initial"], "initial")
+        var machine = PhoneCallMachine(deviceID: try Self.string(initial["device_id"], "initial.device_id"),
+                                       clockOffset: try Self.optionalMillis(initial["clock_offset_ms"]).map { $0 / 1000 })
+        let steps = try Self.array(vector["steps"], "steps")
+        for (index, raw) in steps.enumerated() {
+            let step = try Self.object(raw, "steps[\(index)]")
+            let at = Date(timeIntervalSince1970: try Self.millis(step["at_ms"], "steps[\(index)].at_ms") / 1000)
+            let input = try Self.input(try Self.object(step["input"], "steps[\(index)].input"))
+            let effects = machine.handle(input, at: at).map(Self.json)
+            let expected = try Self.array(step["effects"], "steps[\(index)].effects").map(Self.canonical)
+            #expect(effects == expected, "\(file) step \(index)")
+        }
+        let final = try Self.object(vector["final"], "final")
+        for (callID, raw) in try Self.object(final["calls"], "final.calls") {
+            let call = try Self.object(raw, "final.calls.\(callID)")
+            let actual = machine.calls[callID]
+            #expect(actual?.phase.rawValue == call["phase"] as? String, "\(file): phase of \(callID)")
+            #expect(actual?.endReason?.rawValue == call["end_reason"] as? String, "\(file): end reason of \(callID)")
+        }
+        if final.keys.contains("clock_offset_ms") {
+            #expect(machine.clockOffset.map { ($0 * 1000).rounded() } == (try Self.optionalMillis(final["clock_offset_ms"])),
+                    "\(file): clock offset")
+        }
+    }
+
+    // MARK: Reading
+
+    static func object(_ value: Any?, _ what: String) throws -> [String: Any] {
+        guard let object = value as? [String: Any] else { throw VectorError(description: "\(what) is not an object") }
+        return object
+    }
+
+    static func array(_ value: Any?, _ what: String) throws -> [Any] {
+        guard let array = value as? [Any] else { throw VectorError(description: "\(what) is not an array") }
+        return array
+    }
+
+    static func string(_ value: Any?, _ what: String) throws -> String {
+        guard let string = value as? String else { throw VectorError(description: "\(what) is not a string") }
+        return string
+    }
+
+    static func millis(_ value: Any?, _ what: String) throws -> Double {
+        guard let number = value as? NSNumber else { throw VectorError(description: "\(what) is not a number") }
+        return number.doubleValue
+    }
+
+    static func optionalMillis(_ value: Any?) throws -> Double? {
+        value is NSNull || value == nil ? nil : try millis(value, "a time")
+    }
+
+    static func date(_ value: Any?, _ what: String) throws -> Date {
+        Date(timeIntervalSince1970: try millis(value, what) / 1000)
+    }
+
+    static func account(_ value: Any?) throws -> PhoneAccount {
+        let account = try object(value, "account")
+        switch try string(account["state"], "account.state") {
+        case "launching": return .launching
+        case "logged_out": return .loggedOut
+        case "logged_in": return .loggedIn(userID: account["user_id"] as? String)
+        case let other: throw VectorError(description: "unknown account state \(other)")
+        }
+    }
+
+    static func call(_ value: Any?) throws -> Call {
+        let call = try object(value, "call")
+        var result = Call(callId: try string(call["call_id"], "call.call_id"),
+                          state: CallState(rawValue: try string(call["state"], "call.state")),
+                          caller: Party(id: try string(call["caller"], "call.caller")),
+                          callee: Party(id: try string(call["callee"], "call.callee")), hasVideo: false,
+                          createdAt: try date(call["created_at_ms"], "call.created_at_ms"),
+                          expiresAt: try date(call["expires_at_ms"], "call.expires_at_ms"))
+        result.acceptedDeviceId = call["accepted_device_id"] as? String
+        result.endReason = (call["end_reason"] as? String).map(SystemEndReason.init(rawValue:))
+        return result
+    }
+
+    static func problem(_ value: Any?) throws -> Problem? {
+        guard let value, !(value is NSNull) else { return nil }
+        let problem = try object(value, "problem")
+        return Problem(type: try string(problem["type"], "problem.type"), title: "vector",
+                       status: Int(try millis(problem["status"], "problem.status")),
+                       callState: (problem["call_state"] as? String).map(CallState.init(rawValue:)))
+    }
+
+    static func input(_ input: [String: Any]) throws -> PhoneCallInput {
+        let callID = { try string(input["call_id"], "input.call_id") }
+        switch try string(input["type"], "input.type") {
+        case "incoming_push":
+            guard let uuid = UUID(uuidString: try callID()) else { throw VectorError(description: "call_id is no UUID") }
+            let push = IncomingPush(uuid: uuid, caller: Party(id: try string(input["caller"], "input.caller")),
+                                    calleeID: input["callee_id"] as? String, hasVideo: input["has_video"] as? Bool ?? false,
+                                    sentAt: try date(input["sent_at_ms"], "input.sent_at_ms"),
+                                    expiresAt: try date(input["expires_at_ms"], "input.expires_at_ms"))
+            return .incomingPush(push, account: try account(input["account"]),
+                                 reportsEveryPush: input["reports_every_push"] as? Bool ?? true)
+        case "unreadable_push": return .unreadablePush(reportsEveryPush: input["reports_every_push"] as? Bool ?? true)
+        case "event":
+            return .event(EventType(rawValue: try string(input["event"], "input.event")), try call(input["call"]))
+        case "notice": return .notice(EventType(rawValue: try string(input["event"], "input.event")), callID: try callID())
+        case "report_finished": return .reportFinished(callID: try callID(), accepted: input["accepted"] as? Bool ?? true)
+        case "answer": return .answer(callID: try callID())
+        case "answer_confirmed": return .answerConfirmed(callID: try callID())
+        case "answer_refused": return .answerRefused(callID: try callID(), problem: try problem(input["problem"]))
+        case "ringing_refused":
+            guard let problem = try problem(input["problem"]) else { throw VectorError(description: "ringing_refused needs a problem") }
+            return .ringingRefused(callID: try callID(), problem: problem)
+        case "end": return .end(callID: try callID())
+        case "end_all": return .endAll
+        case "outgoing_placed": return .outgoingPlaced(try call(input["call"]))
+        case "call_read": return .callRead(try call(input["call"]))
+        case "keepalive_refused":
+            let read = input["call"].flatMap { $0 is NSNull ? nil : $0 }
+            return .keepaliveRefused(callID: try callID(), call: try read.map(call))
+        case "deadline_reached": return .deadlineReached(callID: try callID())
+        case "account_changed": return .accountChanged(try account(input["account"]))
+        case "server_time": return .serverTime(try date(input["server_time_ms"], "input.server_time_ms"))
+        case let other: throw VectorError(description: "unknown input type \(other)")
+        }
+    }
+
+    // MARK: Writing effects as the vectors spell them
+
+    static func id(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    static func json(_ effect: PhoneCallEffect) -> String {
+        let object: [String: Any] = switch effect {
+        case .reportIncoming(let callID, _): ["type": "report_incoming", "call_id": callID]
+        case .reportDuplicate(let report): ["type": "report_duplicate", "call_id": id(report.id)]
+        case .reportAndEnd(let uuid, _, let reason):
+            ["type": "report_and_end", "call_id": uuid.map(id) ?? NSNull(), "reason": reason.rawValue]
+        case .reportEnded(let uuid, let reason): ["type": "report_ended", "call_id": id(uuid), "reason": reason.rawValue]
+        case .reportOutgoingConnected(let uuid): ["type": "report_outgoing_connected", "call_id": id(uuid)]
+        case .completeAnswer(let callID, let fulfilled): ["type": "complete_answer", "call_id": callID, "fulfilled": fulfilled]
+        case .pushHandled(let callID, let disposition):
+            ["type": "push_handled", "call_id": callID ?? NSNull(), "disposition": snakeCase(disposition.rawValue)]
+        case .ringing(let callID): ["type": "ringing", "call_id": callID]
+        case .answered(let callID): ["type": "answered", "call_id": callID]
+        case .ended(let callID, let reason): ["type": "ended", "call_id": callID, "reason": reason?.rawValue ?? NSNull()]
+        case .sendRinging(let callID): ["type": "send_ringing", "call_id": callID]
+        case .sendAccept(let callID): ["type": "send_accept", "call_id": callID]
+        case .sendHangUp(let callID, let kind): ["type": "send_hang_up", "call_id": callID, "kind": kind.rawValue]
+        case .armDeadline(let callID, let at): ["type": "arm_deadline", "call_id": callID, "at_ms": millis(at)]
+        case .startKeepalive(let callID): ["type": "start_keepalive", "call_id": callID]
+        case .fetchMedia(let callID): ["type": "fetch_media", "call_id": callID]
+        case .saveClockOffset(let offset): ["type": "save_clock_offset", "offset_ms": Int64((offset * 1000).rounded())]
+        }
+        return canonical(object)
+    }
+
+    /// `alreadyEnded` as the vectors spell it: `already_ended`.
+    static func snakeCase(_ name: String) -> String {
+        name.reduce(into: "") { result, character in
+            result += character.isUppercase ? "_" + character.lowercased() : String(character)
+        }
+    }
+
+    /// One spelling per JSON value (sorted keys), so effects compare as text.
+    static func canonical(_ value: Any) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
