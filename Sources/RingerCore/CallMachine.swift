@@ -108,7 +108,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
                 return [.cancelRingTimeout, .watchAcceptedCall(acceptedAt: now),
                         .publish(.callAccepted, to: .user(caller)),
                         .publish(.callAnsweredElsewhere, to: others),
-                        .pushNotice(.callAnsweredElsewhere, to: others)]
+                        .pushAlertOrBackground(.callAnsweredElsewhere, to: others)]
             case .accepted where call.acceptedDeviceId == device:
                 return []
             case .accepted:
@@ -129,7 +129,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
                 return [.cancelRingTimeout,
                         .publish(.callDeclined, to: .user(caller)),
                         .publish(.callDeclinedElsewhere, to: others),
-                        .pushNotice(.callDeclinedElsewhere, to: others)]
+                        .pushAlertOrBackground(.callDeclinedElsewhere, to: others)]
             case .declined where declinedDeviceId == device:
                 return []
             case .accepted where call.acceptedDeviceId != device:
@@ -146,7 +146,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             case .ringing:
                 finish(.cancelled, by: caller, at: now)
                 return [.cancelRingTimeout, .publish(.callCancelled, to: .user(callee)),
-                        .pushNotice(.callCancelled, to: .user(callee))]
+                        .pushAlertOrBackground(.callCancelled, to: .user(callee))]
             case .cancelled:
                 return []
             case .accepted:
@@ -176,7 +176,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             guard state == .ringing, now >= call.expiresAt else { return [] }
             finish(.unanswered, by: nil, at: now)
             return [.publish(.callUnanswered, to: .user(caller)), .publish(.callUnanswered, to: .user(callee)),
-                    .pushNotice(.callUnanswered, to: .user(callee))]
+                    .pushAlertOrBackground(.callUnanswered, to: .user(callee))]
 
         case .connectionLost, .maximumDurationReached:
             guard actor == .system else {
@@ -186,7 +186,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             guard state == .accepted else { return [] }
             finish(.ended, by: nil, at: now)
             call.endReason = input == .connectionLost ? .connectionLost : .maximumDuration
-            // No notice push: an app still holding the call hears `call.ended` on its socket, or a 409 on its next
+            // No alert or background push: an app still holding the call hears `call.ended` on its socket, or a 409 on its next
             // keepalive.
             return [.stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee))]
         }

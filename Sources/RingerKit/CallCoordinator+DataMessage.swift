@@ -7,22 +7,22 @@ extension CallCoordinator {
         /// A `call.incoming` message, handled as a VoIP push is but without PushKit's report-every-push rule:
         /// only `.ringing` reached the call UI. `callID` is nil when the body named none.
         case call(callID: String?, PushDisposition)
-        /// A notice about a call: `call.cancelled`, `call.answered_elsewhere`, `call.declined_elsewhere` or
+        /// A data message about a call that changed: `call.cancelled`, `call.answered_elsewhere`, `call.declined_elsewhere` or
         /// `call.unanswered` ended the call it names here, as the matching event would.
-        case notice(callID: String, EventType)
+        case update(callID: String, EventType)
         /// Not a Ringer message (no `ringer` key, or its value is not a JSON object with a `type`), or a type
         /// this version does not act on. Nothing changed.
         case ignored
     }
 
-    /// Event types an FCM notice may carry (API.md "FCM messages"; the bodies of ``NoticePush``).
-    private static let noticeTypes: Set<EventType> = [.callCancelled, .callAnsweredElsewhere, .callDeclinedElsewhere,
+    /// Event types an FCM data message about a call may carry (docs/fcm.md; the bodies of ``AlertOrBackgroundPush``).
+    private static let updateTypes: Set<EventType> = [.callCancelled, .callAnsweredElsewhere, .callDeclinedElsewhere,
                                                       .callUnanswered]
 
     /// Handles the `data` map of an FCM message (Android: `FirebaseMessagingService.onMessageReceived`,
     /// `RemoteMessage.getData()`). `data["ringer"]` is a JSON object in a string, because FCM data values
     /// must be strings (Google: FCM HTTP v1 `Message.data`): the VoIP push's `ringer` body for
-    /// `call.incoming`, or a ``NoticePush/Body`` for the notices.
+    /// `call.incoming`, or a ``AlertOrBackgroundPush/Body`` for the others.
     ///
     /// Unlike ``handleVoIPPush(_:)`` nothing is reported for a message that cannot ring (stale, for another
     /// user, unreadable, a call already over): Android has no PushKit rule, and a call that appears and
@@ -40,8 +40,8 @@ extension CallCoordinator {
             let disposition = handleIncomingPush(Data(#"{"ringer":\#(ringer)}"#.utf8), reportsEveryPush: false)
             return .call(callID: callID, disposition)
         }
-        guard Self.noticeTypes.contains(EventType(rawValue: type)), let callID = object["call_id"] as? String,
+        guard Self.updateTypes.contains(EventType(rawValue: type)), let callID = object["call_id"] as? String,
               let handled = handleNotificationPush(Data(#"{"aps":{},"ringer":\#(ringer)}"#.utf8)) else { return .ignored }
-        return .notice(callID: callID.lowercased(), handled)
+        return .update(callID: callID.lowercased(), handled)
     }
 }

@@ -395,15 +395,15 @@ public final class CallCoordinator: Sendable {
 
     // MARK: Notice pushes
 
-    /// Handles an ordinary (non-VoIP) push about a call (``NoticePush``): a background notice that the
+    /// Handles an ordinary (non-VoIP) push about a call (``AlertOrBackgroundPush``): a background push that the
     /// call was answered or declined elsewhere, cancelled or unanswered ends the native call, as the matching
     /// WebSocket event would; one for a call not seen yet is remembered, so its late VoIP push is reported and
-    /// ended at once. Payloads that are not Ringer notices are ignored.
-    /// - Returns: the event type the notice carried, if it was one.
+    /// ended at once. Payloads that are not Ringer alert or background pushes are ignored.
+    /// - Returns: the event type the push carried, if it was one.
     @discardableResult
     public func handleNotificationPush(_ payload: Data) -> EventType? {
-        guard let notice = try? RingerJSON.decode(NoticePush.self, from: payload) else { return nil }
-        apply(.notice(notice.ringer.type, callID: notice.ringer.callId.lowercased()))
+        guard let notice = try? RingerJSON.decode(AlertOrBackgroundPush.self, from: payload) else { return nil }
+        apply(.updatePush(notice.ringer.type, callID: notice.ringer.callId.lowercased()))
         return notice.ringer.type
     }
 
@@ -418,7 +418,7 @@ public final class CallCoordinator: Sendable {
     /// Re-reads every call still up on the native UI and closes the ones that ended while no event could
     /// reach this device. Call it when the event stream connects or reconnects (`.connected`, `.restored`): a
     /// stream with no resume point (an app woken by a push before it ever connected) replays nothing, and
-    /// an answered call has neither a deadline nor a notice push to close it otherwise.
+    /// an answered call has neither a deadline nor a alert or background push to close it otherwise.
     public func refreshCalls() {
         let live = state.withLock { $0.machine.liveCallIDs }
         for callID in live {

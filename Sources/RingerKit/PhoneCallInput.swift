@@ -64,9 +64,9 @@ public enum PhoneCallInput: Hashable, Sendable {
     case reportFinished(callID: String, accepted: Bool)
     /// Any other event of the stream (`call.accepted`, `call.cancelled`, `call.ended`, …).
     case event(EventType, Call)
-    /// An alert or background push (iOS) or FCM notice (Android) about a call: `call.cancelled`,
+    /// An alert or background push (iOS) or an FCM data message (Android) saying a call changed: `call.cancelled`,
     /// `call.answered_elsewhere`, `call.declined_elsewhere` or `call.unanswered`.
-    case notice(EventType, callID: String)
+    case updatePush(EventType, callID: String)
     /// The user answered on the native UI (`CXAnswerCallAction`).
     case answer(callID: String)
     /// The server accepted this device's answer.

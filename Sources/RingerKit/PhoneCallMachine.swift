@@ -135,8 +135,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
                     .sendRinging(callID: callID)]
         case .event(let type, let call):
             return event(type, call, now: now)
-        case .notice(let type, let callID):
-            guard let reason = Self.noticeReason(type) else { return [] }
+        case .updatePush(let type, let callID):
+            guard let reason = Self.updateEndReason(type) else { return [] }
             return endRemotely(callID, reason: reason, rememberIfUnknown: true, now: now)
         case .answer(let callID):
             guard var call = calls[callID], call.direction == .incoming, call.phase == .ringing else { return [] }
@@ -288,13 +288,13 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .callEnded:
             return endRemotely(callID, reason: endedReason(call), rememberIfUnknown: true, now: now)
         default:
-            guard let reason = Self.noticeReason(type) else { return [] }
+            guard let reason = Self.updateEndReason(type) else { return [] }
             return endRemotely(callID, reason: reason, rememberIfUnknown: true, now: now)
         }
     }
 
-    /// The reason of the four endings a callee device may hear of before the call (event or notice).
-    private static func noticeReason(_ type: EventType) -> CallEndReason? {
+    /// The reason of the four endings a callee device may hear of before the call (event or alert/background push).
+    private static func updateEndReason(_ type: EventType) -> CallEndReason? {
         switch type {
         case .callCancelled: .remoteEnded
         case .callAnsweredElsewhere: .answeredElsewhere

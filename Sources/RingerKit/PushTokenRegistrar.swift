@@ -3,7 +3,7 @@ public import RingerBackoff
 import RingerSync
 public import RingerWire
 
-/// Keeps this install's device registration on the server (API.md "Devices") in step with its push
+/// Keeps this install's device registration on the server (docs/openapi.yaml `/v1/devices`) in step with its push
 /// tokens and its logged-in user, whatever order the platform and the app deliver them in:
 ///
 /// - **Never without a user**: a token that arrives before login is kept and sent right after
@@ -294,7 +294,7 @@ public final class PushTokenRegistrar: Sendable {
         }
     }
 
-    /// The tokens this platform registers (API.md: VoIP/APNs on iOS, FCM on Android).
+    /// The tokens this platform registers (docs/openapi.yaml `DeviceRegistration`: VoIP/APNs on iOS, FCM on Android).
     private func relevant(_ tokens: Tokens) -> Tokens {
         platform == .android ? Tokens(fcm: tokens.fcm) : Tokens(voip: tokens.voip, apns: tokens.apns)
     }

@@ -65,11 +65,11 @@ public struct URLSessionHTTPTransport: HTTPTransport {
     }
 }
 
-/// The Ringer REST API for one logged-in user (API.md). Thread-safe.
+/// The Ringer REST API for one logged-in user (docs/openapi.yaml). Thread-safe.
 public struct RingerAPIClient: Sendable {
     /// The server's base URL, e.g. `http://127.0.0.1:8080`.
     public let baseURL: URL
-    /// The logged-in user's id: the `sub` claim of the user token (API.md "Authentication"), nil when
+    /// The logged-in user's id: the `sub` claim of the user token (docs/openapi.yaml `components/securitySchemes`), nil when
     /// the token is not a readable JWT. Read without verifying the signature: the server verifies;
     /// the device only uses it to refuse pushes meant for someone else.
     public let userID: String?

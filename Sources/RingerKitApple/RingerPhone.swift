@@ -133,17 +133,17 @@ public final class RingerPhone: Sendable {
     }
 
     /// The APNs device token from `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`,
-    /// used for missed-call alerts and "answered elsewhere" notices.
+    /// used for missed-call alerts and "answered elsewhere" background pushes.
     /// - Parameter token: the token bytes.
     public func setAPNsToken(_ token: Data) {
         registrar.setToken(token, for: .apns)
     }
 
     /// An ordinary (non-VoIP) remote notification, from
-    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`: a notice that the call was
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`: a background push that the call was
     /// answered or declined elsewhere or cancelled closes it on CallKit.
     /// - Parameter userInfo: the notification's payload.
-    /// - Returns: true when it was a Ringer notice.
+    /// - Returns: true when it was a Ringer alert or background push.
     @discardableResult
     public func handleNotification(_ userInfo: [AnyHashable: Any]) -> Bool {
         guard JSONSerialization.isValidJSONObject(userInfo),

@@ -477,8 +477,8 @@ public final class SimulatedAndroidPhone: Sendable {
             visible = connectionService.connection(uuid)?.state == .ringing
         }
         // A stop for a call that was ringing here ends its call screen (the coordinator reports the end to the
-        // ConnectionService as it handles the notice).
-        if case .notice(let callID, _) = outcome, let uuid = UUID(uuidString: callID), ringingBefore.contains(uuid) {
+        // ConnectionService as it handles the data message).
+        if case .update(let callID, _) = outcome, let uuid = UUID(uuidString: callID), ringingBefore.contains(uuid) {
             visible = true
         }
         // In the foreground the app gets the notification block too, and posts it itself.

@@ -49,8 +49,8 @@ public final class SimulatedIPhone: Sendable {
         case event(CallEvent)
         /// iOS killed the app for breaking a rule.
         case killedBySystem(reason: String)
-        /// A background or alert notice reached the running app.
-        case noticeReceived(type: EventType, apnsID: String)
+        /// A background or alert push reached the running app.
+        case alertOrBackgroundPushReceived(type: EventType, apnsID: String)
         /// iOS showed an alert notification (a missed call).
         case notificationShown(title: String, body: String)
         /// The app started media after the system activated the audio session.
@@ -70,7 +70,7 @@ public final class SimulatedIPhone: Sendable {
         public var bundleID: String
         /// The PushKit VoIP token (hex), as the sandbox knows it.
         public var voipToken: String
-        /// The ordinary APNs token (hex) for alerts and background notices.
+        /// The ordinary APNs token (hex) for alerts and background pushes.
         public var apnsToken: String
 
         /// Creates an identity with random 32-byte VoIP and APNs tokens.
@@ -278,7 +278,7 @@ public final class SimulatedIPhone: Sendable {
 
     /// APNs delivered a push to this phone.
     private func receive(_ push: SandboxPush) {
-        guard push.pushType == "voip" else { return receiveNotice(push) }
+        guard push.pushType == "voip" else { return receiveAlertOrBackgroundPush(push) }
         let (coordinator, woken, suspended) = state.withLock { state -> (CallCoordinator?, Bool, Bool) in
             (state.app?.coordinator, state.appState == .killed, state.app != nil && state.app?.stream == nil)
         }
@@ -316,15 +316,15 @@ public final class SimulatedIPhone: Sendable {
 
     /// An alert or background push. iOS shows an alert whatever the app's state; a background push
     /// reaches only a running app (iOS does not launch a killed app for one).
-    private func receiveNotice(_ push: SandboxPush) {
+    private func receiveAlertOrBackgroundPush(_ push: SandboxPush) {
         let running = state.withLock { $0.appState == .killed ? nil : $0.app?.coordinator }
-        if push.pushType == "alert", let notice = try? RingerJSON.decode(NoticePush.self, from: push.payload),
+        if push.pushType == "alert", let notice = try? RingerJSON.decode(AlertOrBackgroundPush.self, from: push.payload),
            let alert = notice.aps.alert {
             observe(.notificationShown(title: alert.title, body: alert.body))
         }
         guard push.pushType == "background" || push.pushType == "alert", let running else { return }
         if let type = running.handleNotificationPush(push.payload) {
-            observe(.noticeReceived(type: type, apnsID: push.apnsID))
+            observe(.alertOrBackgroundPushReceived(type: type, apnsID: push.apnsID))
         }
     }
 

@@ -55,7 +55,7 @@ extension RaceInvariants {
         return found
     }
 
-    /// Every native call up when a terminal event or notice reached the app ended at once.
+    /// Every native call up when a terminal event or alert/background push reached the app ended at once.
     private static func signalsHonoured(_ device: RaceRecord.Device, calls: [RaceNativeCall],
                                         _ record: RaceRecord) -> [RaceViolation] {
         var found: [RaceViolation] = []
@@ -72,7 +72,7 @@ extension RaceInvariants {
         return found
     }
 
-    /// When a terminal event (WebSocket) or notice (a VoIP-path push on iOS, an FCM data message on Android)
+    /// When a terminal event (WebSocket) or push (an alert or background push on iOS, an FCM data message on Android)
     /// for the call reached the running app, and which.
     private static func signals(_ device: RaceRecord.Device, _ record: RaceRecord) -> [(Date, String)] {
         var found: [(Date, String)] = []
@@ -80,8 +80,8 @@ extension RaceInvariants {
             switch entry.observation {
             case .event(let event) where event.call.callId == record.callID && terminalEvents.contains(event.type):
                 found.append((entry.at, "event \(event.type.rawValue)"))
-            case .noticeReceived(let type, _) where terminalEvents.contains(type):
-                found.append((entry.at, "notice \(type.rawValue)"))
+            case .alertOrBackgroundPushReceived(let type, _) where terminalEvents.contains(type):
+                found.append((entry.at, "alert or background push \(type.rawValue)"))
             default:
                 continue
             }
@@ -91,7 +91,7 @@ extension RaceInvariants {
             case .event(let event) where event.call.callId == record.callID && terminalEvents.contains(event.type):
                 found.append((entry.at, "event \(event.type.rawValue)"))
             case .messageReceived(_, _, let outcome):
-                guard case .notice(callID: let callID, let type) = outcome, callID == record.callID, terminalEvents.contains(type) else {
+                guard case .update(callID: let callID, let type) = outcome, callID == record.callID, terminalEvents.contains(type) else {
                     continue
                 }
                 found.append((entry.at, "FCM message \(type.rawValue)"))

@@ -20,7 +20,7 @@ import RingerWire
 /// Invariants (b) to (d) read an Android phone's ConnectionService as CallKit: `setRinging` is a report,
 /// `onAnswer` an answer, `setActive` its confirmation, `onReject`/`onDisconnect` the user's ending, a
 /// `DisconnectCause` made from an end reason (`ANSWERED_ELSEWHERE`, `MISSED`, `REMOTE`, `REJECTED`
-/// "declined elsewhere") that end reason, and terminal FCM data messages count as notices.
+/// "declined elsewhere") that end reason, and terminal FCM data messages count as alert or background pushes.
 ///
 /// **(b) at most one native call per call id on each device**: CallKit accepted at most one report
 /// with the call's UUID on each phone, whether the call came by push, by WebSocket or both; any other
@@ -31,7 +31,7 @@ import RingerWire
 ///    call is final and every native call on every phone has ended;
 /// 2. no native call starts ringing after the ring deadline, and none rings past deadline + grace
 ///    (+ ``RaceRecord/prompt``): the device's own timer ends it when no event came;
-/// 3. when a terminal event (WebSocket) or notice (push) for the call reaches a running app, every
+/// 3. when a terminal event (WebSocket) or push (alert, background or FCM data message) for the call reaches a running app, every
 ///    native call up on that phone ends at once (within ``RaceRecord/immediate``);
 /// 4. a native call that starts ringing after the server's call became final (a late push) stops
 ///    within ``RaceRecord/prompt`` (the ringing acknowledgement is refused with the final state).

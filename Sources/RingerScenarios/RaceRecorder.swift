@@ -226,7 +226,7 @@ final class RaceRecorder: Sendable {
     private static func describe(_ outcome: CallCoordinator.DataMessageOutcome) -> String {
         switch outcome {
         case .call(let callID, let disposition): "call.incoming \(callID ?? "?"): \(disposition.rawValue)"
-        case .notice(let callID, let type): "\(type.rawValue) \(callID)"
+        case .update(let callID, let type): "\(type.rawValue) \(callID)"
         case .ignored: "ignored"
         }
     }
@@ -240,7 +240,7 @@ final class RaceRecorder: Sendable {
         case .mediaReady(let callID, _): "media session for \(callID)"
         case .event(let event): "event #\(event.seq) \(event.type.rawValue) (\(event.call.state.rawValue))"
         case .killedBySystem(let reason): "APP KILLED by iOS: \(reason)"
-        case .noticeReceived(let type, let apnsID): "notice \(type.rawValue) (push \(apnsID.prefix(8)))"
+        case .alertOrBackgroundPushReceived(let type, let apnsID): "\(type.rawValue) (alert or background push \(apnsID.prefix(8)))"
         case .notificationShown(let title, _): "alert shown: \(title)"
         case .audioRefused(let callID): "AUDIO REFUSED for \(callID)"
         // The CallKit history already shows these.

@@ -42,7 +42,7 @@ public struct RaceScript: Sendable, Equatable {
         public var id: String
         /// How it is when the call is placed.
         public var start: Start
-        /// Scenario seconds APNs takes to hand any push (VoIP or notice) to this phone; on Android, FCM takes
+        /// Scenario seconds APNs takes to hand any push (VoIP, alert or background) to this phone; on Android, FCM takes
         /// to answer (and so deliver) each message.
         public var pushDelay: TimeInterval
         /// `ios` (a simulated iPhone) or `android` (a simulated Android phone).

@@ -175,7 +175,7 @@ final class ScenarioRecorder: Sendable {
                     let shown = ScenarioParser.snakeCase(disposition.rawValue)
                     record.messages.append((name, callID, shown))
                     return "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): call \(callID ?? "?") \(shown)"
-                case .notice(let callID, let type):
+                case .update(let callID, let type):
                     record.messages.append((name, nil, nil))
                     return "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): \(type.rawValue) \(callID)"
                 case .ignored:

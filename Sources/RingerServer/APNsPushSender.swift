@@ -32,14 +32,14 @@ struct APNsPushSender: PushSender {
 
     /// The payload of a push that stops the ringing (background) or tells of a missed call (alert).
     /// - Throws: `EncodingError` (never for a well-formed call).
-    static func noticePayload(for purpose: PushRequest.Purpose, call: Call) throws -> [UInt8] {
-        let body = NoticePush.Body(type: purpose.eventType, callId: call.callId)
-        let aps: NoticePush.APS = purpose == .missedCall
+    static func alertOrBackgroundPayload(for purpose: PushRequest.Purpose, call: Call) throws -> [UInt8] {
+        let body = AlertOrBackgroundPush.Body(type: purpose.eventType, callId: call.callId)
+        let aps: AlertOrBackgroundPush.APS = purpose == .missedCall
             // A missed call is for the user, not the app: an ordinary alert (Apple: "Generating a remote notification").
             ? .init(alert: .init(title: "Missed call", body: call.caller.name ?? call.caller.id), sound: "default")
             // For the app only, to stop its ringing: a background push.
             : .init(contentAvailable: 1)
-        return Array(try RingerJSON.encode(NoticePush(aps: aps, ringer: body)))
+        return Array(try RingerJSON.encode(AlertOrBackgroundPush(aps: aps, ringer: body)))
     }
 
     func message(for request: PushRequest) throws -> Message? {
@@ -65,7 +65,7 @@ struct APNsPushSender: PushSender {
             let notification = APNsNotification(pushType: type, topic: type.topic(forBundleID: bundleID),
                                                 priority: type == .background ? 5 : 10, expiration: expiration,
                                                 collapseID: request.call.callId,
-                                                payload: try Self.noticePayload(for: request.purpose, call: request.call))
+                                                payload: try Self.alertOrBackgroundPayload(for: request.purpose, call: request.call))
             return Message(notification: notification, token: token, environment: environment)
         }
     }

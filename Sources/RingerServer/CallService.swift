@@ -301,7 +301,7 @@ final class CallService: Sendable {
                 // Above the request handlers' priority: in a burst of calls the wake-up push of a call already
                 // decided goes out before the next request is served (a ringing phone is what the caller waits for).
                 Task(priority: .high) { await pushes.ring(call, device: device) }
-            case .pushNotice(let type, let recipient):
+            case .pushAlertOrBackground(let type, let recipient):
                 Task {
                     let targets = (try? await store.devices(ofUser: recipient.userID))?
                         .filter { $0.deviceId != recipient.exceptDeviceID } ?? []

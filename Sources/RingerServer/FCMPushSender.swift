@@ -31,7 +31,7 @@ struct FCMPushSender: PushSender {
 
     /// The `data` of a message: `{"ringer": "<JSON>"}`, the same `ringer` object as the VoIP push for
     /// ringing (docs/openapi.yaml `components/schemas/VoIPPush`, its `ringer`), `{"v":1,"type":…,"call_id":…}`
-    /// otherwise (`NoticePush`'s `ringer`).
+    /// otherwise (`AlertOrBackgroundPush`'s `ringer`).
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func data(for purpose: PushRequest.Purpose, call: Call, now: Date) throws -> [String: String] {
         let json: Data
@@ -41,7 +41,7 @@ struct FCMPushSender: PushSender {
                                                        hasVideo: call.hasVideo, sentAt: now.unixMilliseconds,
                                                        expiresAt: call.expiresAt.unixMilliseconds))
         case .stopRinging, .missedCall:
-            json = try RingerJSON.encode(NoticePush.Body(type: purpose.eventType, callId: call.callId))
+            json = try RingerJSON.encode(AlertOrBackgroundPush.Body(type: purpose.eventType, callId: call.callId))
         }
         return ["ringer": String(decoding: json, as: UTF8.self)]
     }

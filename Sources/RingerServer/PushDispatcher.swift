@@ -37,7 +37,7 @@ final class PushDispatcher: Sendable {
         await send(PushRequest(.incomingCall, call: call, device: device, now: clock.now()))
     }
 
-    /// Tells devices by push that the call changed (see `CallEffect.pushNotice(_:to:)`): a push that stops
+    /// Tells devices by push that the call changed (see `CallEffect.pushAlertOrBackground(_:to:)`): a push that stops
     /// the ringing for `call.cancelled`, `call.answered_elsewhere` and `call.declined_elsewhere`, a missed-call
     /// notification for `call.unanswered`; other events have none.
     /// - Parameters:

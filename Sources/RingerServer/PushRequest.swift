@@ -40,7 +40,7 @@ struct PushRequest: Sendable {
     /// (at least 30 s ahead, so a late stop still gets a few tries), a day for a missed call.
     var deadline: Date
 
-    /// How long a missed-call notice stays worth delivering, seconds: a phone that was off all day still
+    /// How long a missed-call alert stays worth delivering, seconds: a phone that was off all day still
     /// learns of the call when it comes back.
     static let missedCallLifetime: TimeInterval = 24 * 3600
 

@@ -11,7 +11,7 @@ import RingerBackoff
 /// push over a 45 s ring.
 /// A pure value: time and randomness come in as arguments.
 struct PushRetryPolicy: Sendable {
-    /// Most sends per push, the first included: a bound for very long deadlines (a missed-call notice is kept
+    /// Most sends per push, the first included: a bound for very long deadlines (a missed-call alert is kept
     /// for a day), never reached within a ring.
     var maxSends = 12
     /// The wait without `Retry-After`, seconds on the server's clock: the ceiling starts at 0.5 s and doubles

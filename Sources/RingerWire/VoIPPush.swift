@@ -1,6 +1,6 @@
 import Foundation
 
-/// The payload of a VoIP push (API.md "VoIP push"):
+/// The payload of a VoIP push (docs/openapi.yaml `components/schemas/VoIPPush`):
 /// `{"ringer":{"v":1,"type":"call.incoming","call_id":…,"caller":{…},"callee_id":"bob","has_video":false,"sent_at":…,"expires_at":…}}`.
 ///
 /// Times are milliseconds since 1970. The app must report a call to CallKit for every VoIP push,

@@ -50,11 +50,11 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(!effects.contains { if case .pushIncomingCall = $0 { true } else { false } })
     }
 
-    @Test func cancelTellsEveryCalleeDeviceBySocketAndNoticePushNeverVoIP() throws {
+    @Test func cancelTellsEveryCalleeDeviceBySocketAndAlertOrBackgroundPushNeverVoIP() throws {
         var (machine, _) = ringingCall()
         let effects = try machine.handle(.cancel, by: .user("alice"), at: t0)
         #expect(effects == [.cancelRingTimeout, .publish(.callCancelled, to: .user("bob")),
-                            .pushNotice(.callCancelled, to: .user("bob"))])
+                            .pushAlertOrBackground(.callCancelled, to: .user("bob"))])
     }
 
     @Test func onlyIncomingCallsAreEverPushedAsVoIP() throws {
@@ -86,7 +86,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.acceptedDeviceId == "bob-iphone")
         let others = EventRecipient.userExceptDevice("bob", deviceID: "bob-iphone")
         #expect(effects == [.cancelRingTimeout, .watchAcceptedCall(acceptedAt: later), .publish(.callAccepted, to: .user("alice")),
-                            .publish(.callAnsweredElsewhere, to: others), .pushNotice(.callAnsweredElsewhere, to: others)])
+                            .publish(.callAnsweredElsewhere, to: others), .pushAlertOrBackground(.callAnsweredElsewhere, to: others)])
     }
 
     @Test func acceptTwiceFromTheSameDeviceIsIdempotent() throws {
@@ -139,7 +139,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.endedBy == "bob")
         #expect(effects.contains(.publish(.callDeclined, to: .user("alice"))))
         #expect(effects.contains(.publish(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
-        #expect(effects.contains(.pushNotice(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
+        #expect(effects.contains(.pushAlertOrBackground(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
         #expect(try machine.handle(.decline(deviceID: "bob-ipad"), by: .user("bob"), at: t0).isEmpty)
     }
 
@@ -169,7 +169,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         let effects = try machine.handle(.ringTimeout, by: .system, at: t0.addingTimeInterval(45))
         #expect(machine.call.state == .unanswered)
         #expect(effects == [.publish(.callUnanswered, to: .user("alice")), .publish(.callUnanswered, to: .user("bob")),
-                            .pushNotice(.callUnanswered, to: .user("bob"))])
+                            .pushAlertOrBackground(.callUnanswered, to: .user("bob"))])
         var answered = ringingCall().0
         _ = try answered.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: t0)
         #expect(try answered.handle(.ringTimeout, by: .system, at: t0.addingTimeInterval(50)).isEmpty)

@@ -39,7 +39,7 @@ import Testing
         #expect(provider.mirrorReports.filter { if case .ended = $0 { true } else { false } }.count == 1)
     }
 
-    @Test func noticePushClosesTheCall() async throws {
+    @Test func backgroundPushClosesTheCall() async throws {
         let harness = PhoneHarness()
         let uuid = try #require(await harness.ring())
         let notice: [AnyHashable: Any] = [

@@ -3,7 +3,7 @@ import RingerKit
 import RingerWire
 import Testing
 
-/// FCM data messages reach the same call logic as VoIP pushes and notices, with Android's difference: a
+/// FCM data messages reach the same call logic as VoIP pushes and alert or background pushes, with Android's difference: a
 /// message that cannot ring shows nothing.
 @Suite struct DataMessageTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -16,8 +16,8 @@ import Testing
         return ["ringer": String(decoding: try! RingerJSON.encode(body), as: UTF8.self)]
     }
 
-    func notice(_ type: EventType, callID: String) -> [String: String] {
-        ["ringer": String(decoding: try! RingerJSON.encode(NoticePush.Body(type: type, callId: callID)), as: UTF8.self)]
+    func update(_ type: EventType, callID: String) -> [String: String] {
+        ["ringer": String(decoding: try! RingerJSON.encode(AlertOrBackgroundPush.Body(type: type, callId: callID)), as: UTF8.self)]
     }
 
     /// A coordinator logged in as `user` whose clock agrees with the server's (an offset of 0 was learned on an
@@ -103,7 +103,7 @@ import Testing
             let coordinator = coordinator(ui)
             let callID = UUID().uuidString.lowercased()
             coordinator.handleDataMessage(ringing(callID: callID, expiresIn: 30))
-            #expect(coordinator.handleDataMessage(notice(type, callID: callID.uppercased())) == .notice(callID: callID, type))
+            #expect(coordinator.handleDataMessage(update(type, callID: callID.uppercased())) == .update(callID: callID, type))
             #expect(ui.ended.map(\.0) == [UUID(uuidString: callID)!])
             #expect(ui.ended.map(\.1) == [reason])
         }
@@ -114,7 +114,7 @@ import Testing
         let coordinator = coordinator(ui)
         let callID = UUID().uuidString.lowercased()
         coordinator.handleDataMessage(ringing(callID: callID, expiresIn: 30))
-        coordinator.handleDataMessage(notice(.callCancelled, callID: callID))
+        coordinator.handleDataMessage(update(.callCancelled, callID: callID))
         #expect(coordinator.handleDataMessage(ringing(callID: callID, expiresIn: 30)) == .call(callID: callID, .alreadyEnded))
         #expect(ui.reports.count == 1)
         #expect(ui.ended.count == 1)

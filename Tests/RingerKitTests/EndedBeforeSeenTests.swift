@@ -4,13 +4,13 @@ import RingerWire
 import Testing
 
 /// Defect A of issue 13: an end that reaches the phone before the call's VoIP push or FCM message (a
-/// notice push, or an event on the socket) must not leave the late push ringing.
+/// alert or background push, or an event on the socket) must not leave the late push ringing.
 @Suite struct EndedBeforeSeenTests {
     let pushes = CallCoordinatorPushTests()
     let messages = DataMessageTests()
 
-    func notice(_ type: EventType, callID: String) -> Data {
-        try! RingerJSON.encode(NoticePush(aps: .init(), ringer: .init(type: type, callId: callID)))
+    func alertOrBackgroundPush(_ type: EventType, callID: String) -> Data {
+        try! RingerJSON.encode(AlertOrBackgroundPush(aps: .init(), ringer: .init(type: type, callId: callID)))
     }
 
     @Test(arguments: [(EventType.callCancelled, CallEndReason.remoteEnded), (.callAnsweredElsewhere, .answeredElsewhere),
@@ -20,7 +20,7 @@ import Testing
         let ui = RecordingCallUI()
         let coordinator = pushes.coordinator(ui)
         let callID = UUID().uuidString.lowercased()
-        #expect(coordinator.handleNotificationPush(notice(type, callID: callID)) == type)
+        #expect(coordinator.handleNotificationPush(alertOrBackgroundPush(type, callID: callID)) == type)
         #expect(ui.reports.isEmpty)
         #expect(coordinator.handleVoIPPush(pushes.push(callID: callID, expiresIn: 30)) == .alreadyEnded)
         // Apple requires the report; it ends at once under the call's own id, with the end's reason.
@@ -50,7 +50,7 @@ import Testing
         let ui = RecordingCallUI()
         let coordinator = messages.coordinator(ui)
         let callID = UUID().uuidString.lowercased()
-        #expect(coordinator.handleDataMessage(messages.notice(type, callID: callID)) == .notice(callID: callID, type))
+        #expect(coordinator.handleDataMessage(messages.update(type, callID: callID)) == .update(callID: callID, type))
         #expect(coordinator.handleDataMessage(messages.ringing(callID: callID, expiresIn: 30))
                 == .call(callID: callID, .alreadyEnded))
         #expect(ui.reports.isEmpty && ui.ended.isEmpty)
@@ -60,7 +60,7 @@ import Testing
         var machine = PhoneCallMachine(deviceID: "bob-iphone", clockOffset: 0)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let callID = UUID().uuidString.lowercased()
-        _ = machine.handle(.notice(.callCancelled, callID: callID), at: start)
+        _ = machine.handle(.updatePush(.callCancelled, callID: callID), at: start)
         #expect(machine.endedUnseen[callID] != nil)
         let later = start.addingTimeInterval(PhoneCallMachine.endedUnseenLifetime)
         let push = IncomingPush(uuid: UUID(uuidString: callID)!, caller: Party(id: "alice"), calleeID: "bob",
@@ -74,7 +74,7 @@ import Testing
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let ids = (0...PhoneCallMachine.endedUnseenLimit).map { _ in UUID().uuidString.lowercased() }
         for (index, id) in ids.enumerated() {
-            _ = machine.handle(.notice(.callUnanswered, callID: id), at: start.addingTimeInterval(Double(index)))
+            _ = machine.handle(.updatePush(.callUnanswered, callID: id), at: start.addingTimeInterval(Double(index)))
         }
         #expect(machine.endedUnseen.count == PhoneCallMachine.endedUnseenLimit)
         #expect(machine.endedUnseen[ids[0]] == nil && machine.endedUnseen[ids[1]] != nil)

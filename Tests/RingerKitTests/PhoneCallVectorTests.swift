@@ -128,7 +128,7 @@ import Testing
         case "unreadable_push": return .unreadablePush(reportsEveryPush: input["reports_every_push"] as? Bool ?? true)
         case "event":
             return .event(EventType(rawValue: try string(input["event"], "input.event")), try call(input["call"]))
-        case "notice": return .notice(EventType(rawValue: try string(input["event"], "input.event")), callID: try callID())
+        case "update_push": return .updatePush(EventType(rawValue: try string(input["event"], "input.event")), callID: try callID())
         case "report_finished": return .reportFinished(callID: try callID(), accepted: input["accepted"] as? Bool ?? true)
         case "answer": return .answer(callID: try callID())
         case "answer_confirmed": return .answerConfirmed(callID: try callID())

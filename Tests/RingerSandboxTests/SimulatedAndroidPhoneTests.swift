@@ -132,12 +132,12 @@ import Testing
         // The call screen goes away: the user sees that, so FCM does not count it as misuse. (The app, started
         // by the ringing message, may have heard of the cancel on its socket first: then the stop shows nothing.)
         let wasRinging = phone.connectionService.connection(uuid(call))?.isRinging == true
-        let receipt = await stack.registry.deliver(FCMTestMessage.notice(.callCancelled, call, to: phone))
+        let receipt = await stack.registry.deliver(FCMTestMessage.update(.callCancelled, call, to: phone))
         #expect(receipt == (wasRinging ? .userVisible : .silent), "ringing before: \(wasRinging)")
         #expect(phone.connectionService.connection(uuid(call))?.disconnectCause == DisconnectCause(.remote))
         #expect(!phone.connectionService.isRinging)
         // A second stop for the same call changes nothing on screen.
-        #expect(await stack.registry.deliver(FCMTestMessage.notice(.callCancelled, call, to: phone)) == .silent)
+        #expect(await stack.registry.deliver(FCMTestMessage.update(.callCancelled, call, to: phone)) == .silent)
         // The same ringing message again (a retry that crossed the cancel) rings nothing.
         #expect(await stack.registry.deliver(FCMTestMessage.ringing(call, to: phone)) == .silent)
         #expect(phone.connectionService.connections.count == 1)

@@ -63,15 +63,15 @@ enum FCMTestMessage {
                        ttl: max(1, call.expiresAt.timeIntervalSinceNow.rounded(.up)))
     }
 
-    /// A notice (`call.cancelled`, `call.answered_elsewhere`, …): data-only, high priority.
-    static func notice(_ type: EventType, _ call: Call, to phone: SimulatedAndroidPhone) -> FCMSandboxMessage {
-        message(NoticePush.Body(type: type, callId: call.callId), to: phone, requested: .high, delivered: .high,
+    /// A data message about a call that changed (`call.cancelled`, `call.answered_elsewhere`, …): data-only, high priority.
+    static func update(_ type: EventType, _ call: Call, to phone: SimulatedAndroidPhone) -> FCMSandboxMessage {
+        message(AlertOrBackgroundPush.Body(type: type, callId: call.callId), to: phone, requested: .high, delivered: .high,
                 ttl: max(1, call.expiresAt.timeIntervalSinceNow.rounded(.up)))
     }
 
     /// The missed call: normal priority with a `notification` block the system shows by itself.
     static func missedCall(_ call: Call, to phone: SimulatedAndroidPhone) -> FCMSandboxMessage {
-        var missed = message(NoticePush.Body(type: .callUnanswered, callId: call.callId), to: phone, requested: .normal,
+        var missed = message(AlertOrBackgroundPush.Body(type: .callUnanswered, callId: call.callId), to: phone, requested: .normal,
                              delivered: .normal, ttl: 86_400)
         missed.notification = .init(title: "Missed call", body: call.caller.name ?? call.caller.id)
         return missed

@@ -190,7 +190,7 @@ import Testing
         var ringing = androidRingOut()
         ringing.devices[1].connectionService.removeLast()
         ringing.devices[1].androidObserved = [.init(at: at(8.1), .messageReceived(
-            messageName: "m9", priority: .high, outcome: .notice(callID: callID, .callUnanswered)))]
+            messageName: "m9", priority: .high, outcome: .update(callID: callID, .callUnanswered)))]
         let stayedUp = violations(ringing, .nothingRingsAfterEnd)
         #expect(stayedUp.contains { $0.contains("FCM message call.unanswered") }, "\(stayedUp)")
         #expect(stayedUp.contains { $0.contains("still ringing") }, "\(stayedUp)")

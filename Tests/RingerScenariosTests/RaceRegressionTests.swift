@@ -23,7 +23,7 @@ extension ScenarioRuns {
 
         static let scripts: [String: RaceScript] = [
             // bob-3 is switched on just before: woken by the held push, it rings with no socket yet (a woken
-            // app needs 50 ms, 1.25 scenario seconds) and its notices are slow, so it has not heard of the answer.
+            // app needs 50 ms, 1.25 scenario seconds) and its background pushes are slow, so it has not heard of the answer.
             "a decline on one phone just after the answer on another does not hang up the answered call": script(
                 [device("bob-1", .foreground), device("bob-2", .foreground), device("bob-3", .off, push: 2)],
                 [step(5.5, "bob-3", .phoneOn), step(5.6, "bob-2", .answer), step(6.2, "bob-3", .decline)]),

@@ -7,9 +7,9 @@ import RingerTestSupport
 import RingerWire
 import Testing
 
-/// Non-VoIP pushes: background notices stop other devices ringing; a missed call is an alert; and
+/// Non-VoIP pushes: background pushes stop other devices ringing; a missed call is an alert; and
 /// only `call.incoming` ever travels as a VoIP push.
-@Suite(.serialized) struct NoticePushTests {
+@Suite(.serialized) struct AlertAndBackgroundPushTests {
     static func decode<T: Decodable>(_ type: T.Type, _ push: SandboxPush) -> T? {
         try? RingerJSON.decode(type, from: push.payload)
     }
@@ -28,14 +28,14 @@ import Testing
         #expect(await eventually { ended.withLock { !$0.isEmpty } })
         #expect(ended.withLock { $0 } == [.answeredElsewhere])
 
-        // The iPad's app, resumed by the VoIP push, may hear it on its socket before the notice is out.
+        // The iPad's app, resumed by the VoIP push, may hear it on its socket before the background push is out.
         #expect(await eventually { stack.sandbox.acceptedPushes.contains { $0.deviceToken == pad.identity.apnsToken } })
         let pushes = stack.sandbox.acceptedPushes
         let notice = pushes.first { $0.deviceToken == pad.identity.apnsToken }
         #expect(notice?.pushType == "background")
         #expect(notice?.priority == 5)
-        #expect(notice.flatMap { Self.decode(NoticePush.self, $0) }?.ringer.type == .callAnsweredElsewhere)
-        #expect(notice.flatMap { Self.decode(NoticePush.self, $0) }?.ringer.callId == call.callId)
+        #expect(notice.flatMap { Self.decode(AlertOrBackgroundPush.self, $0) }?.ringer.type == .callAnsweredElsewhere)
+        #expect(notice.flatMap { Self.decode(AlertOrBackgroundPush.self, $0) }?.ringer.callId == call.callId)
         for push in pushes where push.pushType == "voip" {
             #expect(Self.decode(VoIPPush.self, push)?.ringer.type == .callIncoming)
         }
@@ -58,7 +58,7 @@ import Testing
         let alert = stack.sandbox.acceptedPushes.first { $0.pushType == "alert" }
         #expect(alert?.deviceToken == bob.identity.apnsToken)
         #expect(alert?.topic == bob.identity.bundleID)
-        #expect(alert.flatMap { Self.decode(NoticePush.self, $0) }?.ringer.callId == call.callId)
+        #expect(alert.flatMap { Self.decode(AlertOrBackgroundPush.self, $0) }?.ringer.callId == call.callId)
         #expect(stack.sandbox.acceptedPushes.filter { $0.pushType == "voip" }.count == 1)
         await stack.shutdown()
     }

@@ -1,10 +1,10 @@
-/// The payload of an ordinary (non-VoIP) push about a call that changed:
+/// The payload of an alert or background push about a call that changed (Apple's `apns-push-type` `alert` / `background`):
 /// `{"aps":{…},"ringer":{"v":1,"type":"call.cancelled","call_id":"…"}}`.
 ///
-/// A background notice (`"content-available": 1`, priority 5) lets a running app stop ringing when
-/// the call was answered or declined elsewhere or cancelled; a missed-call notice is an alert the
+/// A background push (`"content-available": 1`, priority 5) lets a running app stop ringing when
+/// the call was answered or declined elsewhere or cancelled; a missed call is an alert push the
 /// user sees. Neither is ever sent as a VoIP push (Apple: PushKit; a VoIP push must start a call).
-public struct NoticePush: Codable, Hashable, Sendable {
+public struct AlertOrBackgroundPush: Codable, Hashable, Sendable {
     /// Apple's dictionary.
     public var aps: APS
     /// The Ringer-specific body.
@@ -22,7 +22,7 @@ public struct NoticePush: Codable, Hashable, Sendable {
         public var alert: Alert?
         /// The sound to play with the alert.
         public var sound: String?
-        /// 1 for a background notice that wakes the running app without showing anything.
+        /// 1 for a background push that wakes the running app without showing anything.
         public var contentAvailable: Int?
 
         private enum CodingKeys: String, CodingKey {
