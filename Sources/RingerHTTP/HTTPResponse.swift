@@ -1,6 +1,6 @@
 /// A complete HTTP response for a server to write.
 ///
-/// The server adds `content-length` itself; do not put it in `headers`.
+/// The server adds `content-length` itself (do not put it in `headers`), and `date` unless `headers` has one.
 public struct HTTPResponse: Sendable {
     /// The status code, e.g. 200 or 410.
     public var status: Int

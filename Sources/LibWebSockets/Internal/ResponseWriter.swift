@@ -98,6 +98,11 @@ struct ResponseWriter {
                   !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else { continue }
             guard add(name: lowered, value: value, wsi: wsi, cursor: &cursor, end: end) else { return false }
         }
+        // RFC 9110 §6.6.1; a handler's own date wins.
+        if !response.headers.contains(where: { $0.0.lowercased() == "date" }),
+           !add(name: "date", value: HTTPDate.now(), wsi: wsi, cursor: &cursor, end: end) {
+            return false
+        }
         if closesConnection, !add(name: "connection", value: "close", wsi: wsi, cursor: &cursor, end: end) {
             return false
         }

@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `Date` header value of a response (RFC 9110 §6.6.1: an origin server with a clock must send one in
+/// its 2xx, 3xx and 4xx responses), in the IMF-fixdate form RFC 9110 §5.6.7 requires:
+/// `Sun, 06 Nov 1994 08:49:37 GMT`. Clients read it to learn the server's clock (RingerKit judges a ringing
+/// push's deadline on the server's timeline).
+enum HTTPDate {
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The value for `seconds` since 1970 (UTC); names are English whatever the process locale.
+    static func imfFixdate(secondsSince1970 seconds: Int) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let day = days[Int(parts.tm_wday) % 7], month = months[Int(parts.tm_mon) % 12]
+        return "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+
+    /// The value for now.
+    static func now() -> String {
+        imfFixdate(secondsSince1970: Int(time(nil)))
+    }
+}
