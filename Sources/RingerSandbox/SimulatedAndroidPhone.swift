@@ -35,7 +35,7 @@ public final class SimulatedAndroidPhone: Sendable {
         var stream: EventStream?
     }
 
-    private struct State {
+    private struct State: AppStreamState {
         var appState: AppState = .forceStopped
         var app: App?
         var lastSeq: Int64?
@@ -48,6 +48,12 @@ public final class SimulatedAndroidPhone: Sendable {
         var highPriorityMessages = 0
         var notifications: [ShownNotification] = []
         var registry: (any FCMSandboxRegistry)?
+
+        var isAppRunning: Bool { app != nil }
+        var appStream: EventStream? {
+            get { app?.stream }
+            set { app?.stream = newValue }
+        }
     }
 
     /// The phone's identity.
@@ -344,24 +350,18 @@ public final class SimulatedAndroidPhone: Sendable {
         if open { openStream() }
     }
 
-    /// Stops the event stream and keeps its resume point, as an app persists it.
+    /// Stops the app's event stream and keeps its resume point.
     private func closeKeepingResumePoint(_ stream: EventStream) {
-        stream.stop()
-        state.withLock { $0.lastSeq = SimulatedAppStream.resumePoint(keeping: $0.lastSeq, after: stream) }
+        SimulatedAppStream.stop(stream, keepingResumePointIn: state)
     }
 
-    /// Opens the event stream, resuming after the last `seq` the app saw, unless one is open.
+    /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
         let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: webSockets,
                                              observe: { [weak self] in self?.observe(.event($0)) },
                                              coordinator: { [weak self] in self?.coordinator },
                                              now: now, sleepUntil: sleepUntil)
-        let since = state.withLock { state -> Int64?? in
-            guard state.app != nil, state.app?.stream == nil else { return .none }
-            state.app?.stream = stream
-            return .some(state.lastSeq)
-        }
-        if let since { stream.start(since: since) }
+        SimulatedAppStream.start(stream, in: state)
     }
 
     // MARK: Foreground service and calls

@@ -1,6 +1,17 @@
 import Foundation
 import RingerKit
+import RingerSync
 import RingerWire
+
+/// A simulated phone's state as its app's event stream sees it (the same on iOS and Android).
+protocol AppStreamState {
+    /// Whether the app's process runs.
+    var isAppRunning: Bool { get }
+    /// The running app's event stream, nil when it has none (setting it on a stopped app does nothing).
+    var appStream: EventStream? { get set }
+    /// The last event `seq` the app saw (the app would persist it).
+    var lastSeq: Int64? { get set }
+}
 
 /// What a simulated phone's app does with its event stream, the same on iOS and Android: every event is
 /// observed and handed to the coordinator, and once the socket is up the app refreshes its calls (a call that
@@ -44,5 +55,29 @@ enum SimulatedAppStream {
     static func resumePoint(keeping kept: Int64?, after stream: EventStream) -> Int64? {
         guard let seq = stream.lastSeq else { return kept }
         return max(kept ?? seq, seq)
+    }
+
+    /// Stops the app's event stream and keeps its resume point, as an app persists it: it may be ahead of the
+    /// last event the app saw.
+    /// - Parameters:
+    ///   - stream: the stream to stop.
+    ///   - state: the phone's state, whose ``AppStreamState/lastSeq`` is updated.
+    static func stop<State: AppStreamState>(_ stream: EventStream, keepingResumePointIn state: LockedValue<State>) {
+        stream.stop()
+        state.withLock { $0.lastSeq = resumePoint(keeping: $0.lastSeq, after: stream) }
+    }
+
+    /// Starts `stream` as the running app's stream, resuming after the last `seq` the app saw, unless the app is
+    /// not running or already has one (then `stream` is never started).
+    /// - Parameters:
+    ///   - stream: a stream from ``make(api:deviceID:transport:observe:coordinator:now:sleepUntil:)``.
+    ///   - state: the phone's state.
+    static func start<State: AppStreamState>(_ stream: EventStream, in state: LockedValue<State>) {
+        let since = state.withLock { state -> Int64?? in
+            guard state.isAppRunning, state.appStream == nil else { return .none }
+            state.appStream = stream
+            return .some(state.lastSeq)
+        }
+        if let since { stream.start(since: since) }
     }
 }

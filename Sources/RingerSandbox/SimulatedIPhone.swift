@@ -92,12 +92,18 @@ public final class SimulatedIPhone: Sendable {
         var stream: EventStream?
     }
 
-    private struct State {
+    private struct State: AppStreamState {
         var appState: AppState = .killed
         var app: App?
         var killCount = 0
         /// The last event `seq` the app saw (the app would persist it).
         var lastSeq: Int64?
+
+        var isAppRunning: Bool { app != nil }
+        var appStream: EventStream? {
+            get { app?.stream }
+            set { app?.stream = newValue }
+        }
     }
 
     /// The phone's identity.
@@ -207,11 +213,9 @@ public final class SimulatedIPhone: Sendable {
         }
     }
 
-    /// Stops the app's event stream and keeps its resume point, as an app persists it: it may be ahead
-    /// of the last event the app saw.
+    /// Stops the app's event stream and keeps its resume point.
     private func closeKeepingResumePoint(_ stream: EventStream) {
-        stream.stop()
-        state.withLock { $0.lastSeq = SimulatedAppStream.resumePoint(keeping: $0.lastSeq, after: stream) }
+        SimulatedAppStream.stop(stream, keepingResumePointIn: state)
     }
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
@@ -220,12 +224,7 @@ public final class SimulatedIPhone: Sendable {
                                              observe: { [weak self] in self?.observe(.event($0)) },
                                              coordinator: { [weak self] in self?.coordinator },
                                              now: now, sleepUntil: sleepUntil)
-        let since = state.withLock { state -> Int64?? in
-            guard state.app != nil, state.app?.stream == nil else { return .none }
-            state.app?.stream = stream
-            return .some(state.lastSeq)
-        }
-        if let since { stream.start(since: since) }
+        SimulatedAppStream.start(stream, in: state)
     }
 
     /// Places a call from this phone's app.
