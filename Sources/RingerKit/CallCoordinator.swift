@@ -393,7 +393,7 @@ public final class CallCoordinator: Sendable {
         if startNow { observer(.mediaCanStart(callID: callID, media: media)) }
     }
 
-    // MARK: Notice pushes
+    // MARK: Alert and background pushes
 
     /// Handles an ordinary (non-VoIP) push about a call (``AlertOrBackgroundPush``): a background push that the
     /// call was answered or declined elsewhere, cancelled or unanswered ends the native call, as the matching
@@ -418,7 +418,7 @@ public final class CallCoordinator: Sendable {
     /// Re-reads every call still up on the native UI and closes the ones that ended while no event could
     /// reach this device. Call it when the event stream connects or reconnects (`.connected`, `.restored`): a
     /// stream with no resume point (an app woken by a push before it ever connected) replays nothing, and
-    /// an answered call has neither a deadline nor a alert or background push to close it otherwise.
+    /// an answered call has neither a deadline nor an alert or background push to close it otherwise.
     public func refreshCalls() {
         let live = state.withLock { $0.machine.liveCallIDs }
         for callID in live {

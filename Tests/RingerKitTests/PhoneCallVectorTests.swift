@@ -27,13 +27,16 @@ import Testing
     func vectorHolds(_ file: String) throws {
         let data = try Data(contentsOf: Self.folder.appendingPathComponent(file))
         let vector = try Self.object(try JSONSerialization.jsonObject(with: data), "the file")
+        try Self.only(["description", "initial", "steps", "final"], in: vector, "the file")
         _ = try Self.string(vector["description"], "description")
         let initial = try Self.object(vector["initial"], "initial")
+        try Self.only(["device_id", "clock_offset_ms"], in: initial, "initial")
         var machine = PhoneCallMachine(deviceID: try Self.string(initial["device_id"], "initial.device_id"),
                                        clockOffset: try Self.optionalMillis(initial["clock_offset_ms"]).map { $0 / 1000 })
         let steps = try Self.array(vector["steps"], "steps")
         for (index, raw) in steps.enumerated() {
             let step = try Self.object(raw, "steps[\(index)]")
+            try Self.only(["at_ms", "input", "effects"], in: step, "steps[\(index)]")
             let at = Date(timeIntervalSince1970: try Self.millis(step["at_ms"], "steps[\(index)].at_ms") / 1000)
             let input = try Self.input(try Self.object(step["input"], "steps[\(index)].input"))
             let effects = machine.handle(input, at: at).map(Self.json)
@@ -41,8 +44,10 @@ import Testing
             #expect(effects == expected, "\(file) step \(index)")
         }
         let final = try Self.object(vector["final"], "final")
+        try Self.only(["calls", "clock_offset_ms"], in: final, "final")
         for (callID, raw) in try Self.object(final["calls"], "final.calls") {
             let call = try Self.object(raw, "final.calls.\(callID)")
+            try Self.only(["phase", "end_reason"], in: call, "final.calls.\(callID)", required: ["phase", "end_reason"])
             let actual = machine.calls[callID]
             #expect(actual?.phase.rawValue == call["phase"] as? String, "\(file): phase of \(callID)")
             #expect(actual?.endReason?.rawValue == call["end_reason"] as? String, "\(file): end reason of \(callID)")
@@ -54,6 +59,45 @@ import Testing
     }
 
     // MARK: Reading
+
+    /// Refuses a key the format does not have, and a missing required one: a misspelt field would otherwise
+    /// read as absent and a vector could pass without testing what it says.
+    static func only(_ keys: Set<String>, in object: [String: Any], _ what: String,
+                     required: Set<String> = []) throws {
+        let unknown = Set(object.keys).subtracting(keys)
+        guard unknown.isEmpty else { throw VectorError(description: "\(what) has unknown keys \(unknown.sorted())") }
+        let missing = required.subtracting(object.keys)
+        guard missing.isEmpty else { throw VectorError(description: "\(what) lacks \(missing.sorted())") }
+    }
+
+    /// Refuses a value outside the wire vocabulary: the wire enums are open (any string decodes), so a typo such
+    /// as `call.canceled` would be an event the machine ignores, and a vector expecting nothing would pass.
+    static func known(_ value: String, in names: Set<String>, _ what: String) throws -> String {
+        guard names.contains(value) else { throw VectorError(description: "\(what) \(value) is not one of \(names.sorted())") }
+        return value
+    }
+
+    static let eventTypes: Set<String> = Set([EventType.callIncoming, .callRinging, .callAccepted, .callDeclined, .callCancelled,
+                                              .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded,
+                                              .streamReady].map(\.rawValue))
+    static let callStates: Set<String> = Set([CallState.ringing, .accepted, .declined, .cancelled, .unanswered, .busy, .ended,
+                                              .failed].map(\.rawValue))
+    static let systemEndReasons: Set<String> = [SystemEndReason.connectionLost.rawValue, SystemEndReason.maximumDuration.rawValue]
+
+    /// The fields each input type has (docs/test-vectors.md "Inputs"); all are required but `callee_id`.
+    static let inputFields: [String: Set<String>] = [
+        "incoming_push": ["call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account", "reports_every_push"],
+        "unreadable_push": ["reports_every_push"], "event": ["event", "call"], "update_push": ["event", "call_id"],
+        "report_finished": ["call_id", "accepted"], "answer": ["call_id"], "answer_confirmed": ["call_id"],
+        "answer_refused": ["call_id", "problem"], "ringing_refused": ["call_id", "problem"], "end": ["call_id"], "end_all": [],
+        "outgoing_placed": ["call"], "call_read": ["call"], "keepalive_refused": ["call_id", "call"],
+        "deadline_reached": ["call_id"], "account_changed": ["account"], "server_time": ["server_time_ms"],
+    ]
+
+    static func bool(_ value: Any?, _ what: String) throws -> Bool {
+        guard let bool = value as? Bool, !(value is NSNull) else { throw VectorError(description: "\(what) is not a boolean") }
+        return bool
+    }
 
     static func object(_ value: Any?, _ what: String) throws -> [String: Any] {
         guard let object = value as? [String: Any] else { throw VectorError(description: "\(what) is not an object") }
@@ -85,6 +129,7 @@ import Testing
 
     static func account(_ value: Any?) throws -> PhoneAccount {
         let account = try object(value, "account")
+        try only(["state", "user_id"], in: account, "account")
         switch try string(account["state"], "account.state") {
         case "launching": return .launching
         case "logged_out": return .loggedOut
@@ -95,41 +140,48 @@ import Testing
 
     static func call(_ value: Any?) throws -> Call {
         let call = try object(value, "call")
+        try only(["call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms", "accepted_device_id", "end_reason"],
+                 in: call, "call")
         var result = Call(callId: try string(call["call_id"], "call.call_id"),
-                          state: CallState(rawValue: try string(call["state"], "call.state")),
+                          state: CallState(rawValue: try known(try string(call["state"], "call.state"), in: callStates, "call.state")),
                           caller: Party(id: try string(call["caller"], "call.caller")),
                           callee: Party(id: try string(call["callee"], "call.callee")), hasVideo: false,
                           createdAt: try date(call["created_at_ms"], "call.created_at_ms"),
                           expiresAt: try date(call["expires_at_ms"], "call.expires_at_ms"))
         result.acceptedDeviceId = call["accepted_device_id"] as? String
-        result.endReason = (call["end_reason"] as? String).map(SystemEndReason.init(rawValue:))
+        result.endReason = try (call["end_reason"] as? String).map { SystemEndReason(rawValue: try known($0, in: systemEndReasons, "call.end_reason")) }
         return result
     }
 
     static func problem(_ value: Any?) throws -> Problem? {
         guard let value, !(value is NSNull) else { return nil }
         let problem = try object(value, "problem")
+        try only(["type", "status", "call_state"], in: problem, "problem")
         return Problem(type: try string(problem["type"], "problem.type"), title: "vector",
                        status: Int(try millis(problem["status"], "problem.status")),
-                       callState: (problem["call_state"] as? String).map(CallState.init(rawValue:)))
+                       callState: try (problem["call_state"] as? String).map { CallState(rawValue: try known($0, in: callStates, "problem.call_state")) })
     }
 
     static func input(_ input: [String: Any]) throws -> PhoneCallInput {
         let callID = { try string(input["call_id"], "input.call_id") }
-        switch try string(input["type"], "input.type") {
+        let event = { EventType(rawValue: try known(try string(input["event"], "input.event"), in: eventTypes, "input.event")) }
+        let type = try string(input["type"], "input.type")
+        guard let fields = inputFields[type] else { throw VectorError(description: "unknown input type \(type)") }
+        try only(fields.union(["type"]), in: input, "input \(type)", required: fields.subtracting(["callee_id"]))
+        switch type {
         case "incoming_push":
             guard let uuid = UUID(uuidString: try callID()) else { throw VectorError(description: "call_id is no UUID") }
             let push = IncomingPush(uuid: uuid, caller: Party(id: try string(input["caller"], "input.caller")),
-                                    calleeID: input["callee_id"] as? String, hasVideo: input["has_video"] as? Bool ?? false,
+                                    calleeID: input["callee_id"] as? String, hasVideo: try bool(input["has_video"], "input.has_video"),
                                     sentAt: try date(input["sent_at_ms"], "input.sent_at_ms"),
                                     expiresAt: try date(input["expires_at_ms"], "input.expires_at_ms"))
             return .incomingPush(push, account: try account(input["account"]),
-                                 reportsEveryPush: input["reports_every_push"] as? Bool ?? true)
-        case "unreadable_push": return .unreadablePush(reportsEveryPush: input["reports_every_push"] as? Bool ?? true)
+                                 reportsEveryPush: try bool(input["reports_every_push"], "input.reports_every_push"))
+        case "unreadable_push": return .unreadablePush(reportsEveryPush: try bool(input["reports_every_push"], "input.reports_every_push"))
         case "event":
-            return .event(EventType(rawValue: try string(input["event"], "input.event")), try call(input["call"]))
-        case "update_push": return .updatePush(EventType(rawValue: try string(input["event"], "input.event")), callID: try callID())
-        case "report_finished": return .reportFinished(callID: try callID(), accepted: input["accepted"] as? Bool ?? true)
+            return .event(try event(), try call(input["call"]))
+        case "update_push": return .updatePush(try event(), callID: try callID())
+        case "report_finished": return .reportFinished(callID: try callID(), accepted: try bool(input["accepted"], "input.accepted"))
         case "answer": return .answer(callID: try callID())
         case "answer_confirmed": return .answerConfirmed(callID: try callID())
         case "answer_refused": return .answerRefused(callID: try callID(), problem: try problem(input["problem"]))

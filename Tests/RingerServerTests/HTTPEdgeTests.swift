@@ -157,6 +157,21 @@ import Testing
         }
     }
 
+    /// Routes match the path libwebsockets decoded, segment by segment (docs/openapi.yaml): empty segments are
+    /// ignored and an encoded slash separates segments as `/` does, so an id can never hold a `/`.
+    @Test func pathsMatchAfterDecodingWithEmptySegmentsIgnoredAndEncodedSlashesSeparating() async throws {
+        try await APITests.withServer { http in
+            let port = port(http)
+            for (method, path, status, type) in [("GET", "//healthz/", "200 OK", nil),
+                                                  ("GET", "/v1%2Fcalls", "401 Unauthorized", ProblemType.unauthorized),
+                                                  ("PUT", "/v1/devices/a%2Fb", "404 Not Found", ProblemType.notFound)] {
+                let exchange = try await curl(port, ["-X", method, path])
+                #expect(exchange.statusLine == "HTTP/1.1 \(status)", "\(method) \(path)")
+                if let type { #expect(exchange.problem["type"] as? String == type.rawValue, "\(method) \(path)") }
+            }
+        }
+    }
+
     @Test func aNulOrNewlineInThePathGets400() async throws {
         try await APITests.withServer { http in
             // (A %00 closing the path right after a slash is dropped by lws, which then serves the path without it.)
