@@ -100,6 +100,8 @@ public final class CallCoordinator: Sendable {
         var streamConnected = false
         /// Answered calls whose keepalive loop runs.
         var keptAlive: Set<String> = []
+        /// The phone's boot time (``PhoneBootTime``) when the machine's clock offset was learned; nil without one.
+        var offsetBootTime: Date? = nil
     }
 
     /// Seconds past a call's deadline before the device ends it on its own, if the server's
@@ -122,6 +124,7 @@ public final class CallCoordinator: Sendable {
     private let random: @Sendable () -> Double
     private let pendingActions: any PendingActionStore
     private let clockOffsets: any ClockOffsetStore
+    private let bootTime: @Sendable () -> Date
     /// Call ids whose hang-up is being sent right now (so a reconnect does not send it twice).
     private let sending = LockedValue<Set<String>>([])
     private let state: LockedValue<State>
@@ -139,6 +142,8 @@ public final class CallCoordinator: Sendable {
     ///   - clockOffsets: where the server-minus-phone clock offset learned from the event stream survives a
     ///     relaunch; give a ``UserDefaultsClockOffsetStore`` so a push that launches the app is judged on the
     ///     server's timeline.
+    ///   - bootTime: the phone's boot time on its wall clock (``PhoneBootTime/now()`` by default): when it moves,
+    ///     the wall clock was set and the learned offset, stored or not, is forgotten.
     ///   - keepaliveInterval: seconds between keepalives of an answered call while the event stream is not
     ///     connected; keep it at most a third of the server's `--call-idle-timeout`.
     ///   - observer: receives ``Observation``s on any thread.
@@ -150,6 +155,7 @@ public final class CallCoordinator: Sendable {
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
                 pendingActions: any PendingActionStore = InMemoryPendingActionStore(),
                 clockOffsets: any ClockOffsetStore = InMemoryClockOffsetStore(),
+                bootTime: @escaping @Sendable () -> Date = PhoneBootTime.now,
                 keepaliveInterval: TimeInterval = CallCoordinator.defaultKeepaliveInterval,
                 observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.deviceID = deviceID
@@ -160,8 +166,14 @@ public final class CallCoordinator: Sendable {
         self.random = random
         self.pendingActions = pendingActions
         self.clockOffsets = clockOffsets
+        self.bootTime = bootTime
         self.observer = observer
-        state = LockedValue(State(machine: PhoneCallMachine(deviceID: deviceID, clockOffset: clockOffsets.load())))
+        // An offset learned before the wall clock was set (or before a reboot) would misjudge pushes by the change.
+        let stored = clockOffsets.load().flatMap { stored in
+            PhoneBootTime.wallClockWasSet(between: stored.bootTime, and: bootTime()) ? nil : stored
+        }
+        state = LockedValue(State(machine: PhoneCallMachine(deviceID: deviceID, clockOffset: stored?.offset),
+                                  offsetBootTime: stored?.bootTime))
     }
 
     /// The server's clock minus the phone's, seconds, as learned so far; nil while unknown.
@@ -232,8 +244,15 @@ public final class CallCoordinator: Sendable {
     private func apply(_ input: PhoneCallInput, media: MediaSession? = nil,
                        answer: (@Sendable (Bool) -> Void)? = nil,
                        before: (inout State) -> Void = { _ in }) -> [PhoneCallEffect] {
+        let boot = bootTime()
+        var clockWasSet = false
         let (effects, answers, kept) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], Bool) in
             before(&state)
+            if let learnedAt = state.offsetBootTime, PhoneBootTime.wallClockWasSet(between: learnedAt, and: boot) {
+                _ = state.machine.handle(.phoneClockChanged, at: now())
+                state.offsetBootTime = nil
+                clockWasSet = true
+            }
             let effects = state.machine.handle(input, at: now())
             var answers: [String: @Sendable (Bool) -> Void] = [:]
             var kept = false
@@ -244,10 +263,14 @@ public final class CallCoordinator: Sendable {
                     kept = true
                 case .completeAnswer(let callID, _): answers[callID] = state.answers.removeValue(forKey: callID)
                 case .ended(let callID, _): state.mediaWaitingForAudio[callID] = nil
+                case .saveClockOffset: state.offsetBootTime = boot
                 default: break
                 }
             }
             return (effects, answers, kept)
+        }
+        if clockWasSet, !effects.contains(where: { if case .saveClockOffset = $0 { true } else { false } }) {
+            clockOffsets.save(nil)
         }
         if !kept { answer?(false) }
         for effect in effects { carryOut(effect, answers: answers, media: media) }
@@ -317,7 +340,7 @@ public final class CallCoordinator: Sendable {
                 self?.mediaReady(callID: callID, media: media)
             }
         case .saveClockOffset(let offset):
-            clockOffsets.save(offset)
+            clockOffsets.save(StoredClockOffset(offset: offset, bootTime: bootTime()))
         }
     }
 

@@ -92,4 +92,7 @@ public enum PhoneCallInput: Hashable, Sendable {
     /// The server's clock read `serverTime` when this input's phone time was read (`stream.ready`'s
     /// `server_time_ms`).
     case serverTime(Date)
+    /// The phone's wall clock was set since the offset was learned (by the user, or by the network's time):
+    /// the offset no longer holds and is forgotten, so pushes ring until a new sample arrives.
+    case phoneClockChanged
 }

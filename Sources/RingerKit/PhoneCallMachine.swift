@@ -190,6 +190,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
             return stale.keys.sorted().flatMap { endRemotely($0, reason: .failed, now: now) }
         case .serverTime(let serverTime):
             return learnClock(sample: serverTime.timeIntervalSince(now))
+        case .phoneClockChanged:
+            clockOffset = nil
+            return []
         }
     }
 

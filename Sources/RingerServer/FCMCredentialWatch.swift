@@ -1,5 +1,6 @@
 import FCM
 import Foundation
+import RingerBackoff
 import RingerLogging
 import RingerSync
 import RingerWire
@@ -62,12 +63,18 @@ final class FCMCredentialWatch: Sendable {
         }
     }
 
+    /// How long the watch waits between grants while the token endpoint cannot be reached: 2.5-5 s at first,
+    /// doubling to 150-300 s, jittered so the nodes of a fleet do not ask Google in step (real time: access
+    /// tokens age on it).
+    static let retryBackoff = Backoff(initialDelay: 5, maximumDelay: 300)
+
     private func keepTrying(_ projectID: String) {
         guard let source = client.accessTokenSource(for: projectID) else { return }
         let scope = PushScope(provider: .fcm, project: projectID)
         let task = Task { [health, clock, log] in
-            var delay: TimeInterval = 5
+            var retry = 1
             while true {
+                let delay = Self.retryBackoff.delay(beforeRetry: retry, random: .random(in: 0...1))
                 do { try await Task.sleep(for: .seconds(delay)) } catch { return }
                 do {
                     _ = try await source.refresh(deadline: Date().addingTimeInterval(15))
@@ -81,7 +88,7 @@ final class FCMCredentialWatch: Sendable {
                               ["fcm.project": .string(projectID), "error": .string(error.detail)])
                     return
                 } catch {
-                    delay = min(delay * 2, 300)
+                    retry += 1
                 }
             }
         }

@@ -91,7 +91,7 @@ import Testing
         "report_finished": ["call_id", "accepted"], "answer": ["call_id"], "answer_confirmed": ["call_id"],
         "answer_refused": ["call_id", "problem"], "ringing_refused": ["call_id", "problem"], "end": ["call_id"], "end_all": [],
         "outgoing_placed": ["call"], "call_read": ["call"], "keepalive_refused": ["call_id", "call"],
-        "deadline_reached": ["call_id"], "account_changed": ["account"], "server_time": ["server_time_ms"],
+        "deadline_reached": ["call_id"], "account_changed": ["account"], "server_time": ["server_time_ms"], "phone_clock_changed": [],
     ]
 
     static func bool(_ value: Any?, _ what: String) throws -> Bool {
@@ -198,6 +198,7 @@ import Testing
         case "deadline_reached": return .deadlineReached(callID: try callID())
         case "account_changed": return .accountChanged(try account(input["account"]))
         case "server_time": return .serverTime(try date(input["server_time_ms"], "input.server_time_ms"))
+        case "phone_clock_changed": return .phoneClockChanged
         case let other: throw VectorError(description: "unknown input type \(other)")
         }
     }

@@ -19,11 +19,16 @@ import Testing
         return try! RingerJSON.encode(body)
     }
 
+    /// The phone's boot time on its wall clock, as a coordinator reads it.
+    static let bootTime = Date(timeIntervalSince1970: 1_799_990_000)
+
     /// A logged-in coordinator on a phone clock `skew` seconds off the server's.
     func coordinator(_ ui: any CallUI, skew: TimeInterval, store: any ClockOffsetStore = InMemoryClockOffsetStore(),
-                     transport: any HTTPTransport = UnreachableTransport()) -> CallCoordinator {
+                     transport: any HTTPTransport = UnreachableTransport(),
+                     bootTime: @escaping @Sendable () -> Date = { ServerClockTests.bootTime }) -> CallCoordinator {
         let phoneNow = serverNow.addingTimeInterval(skew)
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { phoneNow }, clockOffsets: store)
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { phoneNow }, clockOffsets: store,
+                                          bootTime: bootTime)
         coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
                                                  transport: transport))
         return coordinator
@@ -68,13 +73,54 @@ import Testing
         let store = InMemoryClockOffsetStore()
         let first = coordinator(RecordingCallUI(), skew: 120, store: store)
         first.serverTimeObserved(serverNow)
-        #expect(store.load() == -120)
+        #expect(store.load()?.offset == -120)
         // The next launch judges the first push on the kept offset, before any stream connected.
         let ui = RecordingCallUI()
         let second = coordinator(ui, skew: 120, store: store)
         #expect(second.clockOffset == -120)
         #expect(second.handleVoIPPush(push(UUID().uuidString, sentSecondsAgo: 1)) == .ringing)
         #expect(second.handleVoIPPush(push(UUID().uuidString, sentSecondsAgo: 40)) == .expired)
+    }
+
+    /// The reviewer's case: a phone 2 minutes slow learns +120 s; the clock is then corrected and the app killed.
+    /// The corrected clock moved the boot time by the same 2 minutes, so the kept offset is dropped and a fresh
+    /// push rings (it would otherwise be judged 90 s stale and never ring: defect B again).
+    @Test func aStoredOffsetFromBeforeTheWallClockWasSetIsDroppedAndAFreshPushRings() {
+        let store = InMemoryClockOffsetStore()
+        store.save(StoredClockOffset(offset: 120, bootTime: Self.bootTime))
+        let ui = RecordingCallUI()
+        let corrected = coordinator(ui, skew: 0, store: store, bootTime: { Self.bootTime.addingTimeInterval(120) })
+        #expect(corrected.clockOffset == nil)
+        #expect(corrected.handleVoIPPush(push(UUID().uuidString, sentSecondsAgo: 1)) == .ringing)
+        #expect(ui.ended.isEmpty)
+        // Same boot, clock untouched: the kept offset holds.
+        #expect(coordinator(RecordingCallUI(), skew: 0, store: store).clockOffset == 120)
+    }
+
+    @Test func anOffsetLearnedInARunningAppIsForgottenWhenTheWallClockIsSet() {
+        let store = InMemoryClockOffsetStore()
+        let boot = LockedValue(Self.bootTime)
+        let ui = RecordingCallUI()
+        let phoneNow = LockedValue(serverNow.addingTimeInterval(-120))
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { phoneNow.snapshot }, clockOffsets: store,
+                                          bootTime: { boot.snapshot })
+        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                                                 transport: UnreachableTransport()))
+        coordinator.serverTimeObserved(serverNow)
+        #expect(coordinator.clockOffset == 120)
+        #expect(store.load() == StoredClockOffset(offset: 120, bootTime: Self.bootTime))
+        // The network's time corrects the phone's clock by 2 minutes; no new sample has arrived yet.
+        phoneNow.withLock { $0 = serverNow }
+        boot.withLock { $0 = Self.bootTime.addingTimeInterval(120) }
+        #expect(coordinator.handleVoIPPush(push(UUID().uuidString, sentSecondsAgo: 1)) == .ringing)
+        #expect(ui.ended.isEmpty)
+        #expect(coordinator.clockOffset == nil)
+        #expect(store.load() == nil)
+        // A second's drift of the boot time is not a clock change.
+        coordinator.serverTimeObserved(serverNow)
+        boot.withLock { $0 = $0.addingTimeInterval(1) }
+        _ = coordinator.handleVoIPPush(push(UUID().uuidString, sentSecondsAgo: 1))
+        #expect(coordinator.clockOffset == 0)
     }
 
     @Test func samplesDelayedOnTheWayRefineTheOffsetAndAClockChangeReplacesIt() {

@@ -313,7 +313,7 @@ import Testing
             try sandbox.addServiceAccount(json: account)
             _ = try sandbox.start()
             defer { sandbox.shutdown() }
-            // The first retry comes 5 s after start.
+            // The first retry comes 2.5-5 s after start (FCMCredentialWatch.retryBackoff).
             var status: String?
             for _ in 0..<300 where status != "ok" {
                 status = try await http.send("GET", "/healthz").object["status"] as? String
