@@ -89,6 +89,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
     public private(set) var calls: [String: PhoneCall] = [:]
     /// Calls that ended before the device saw them, by lowercase call id.
     public private(set) var endedUnseen: [String: EndedUnseen] = [:]
+    /// This device's outgoing calls the callee answered before `POST /v1/calls` answered (`call.accepted` came
+    /// first on the socket), by lowercase call id, with when the device heard it (phone clock). Same bounds as
+    /// ``endedUnseen``.
+    public private(set) var answeredUnseen: [String: Date] = [:]
     /// The server's clock minus the phone's, seconds; nil until learned. One-way samples (the server's time
     /// when it sent, the phone's when it read) undershoot by the network delay.
     public private(set) var clockOffset: TimeInterval?
@@ -169,6 +173,12 @@ public struct PhoneCallMachine: Hashable, Sendable {
             guard call.state == .ringing, let uuid = UUID(uuidString: call.callId) else { return [] }
             calls[call.callId] = PhoneCall(uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt,
                                            localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false)
+            // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
+            if let ended = endedUnseen.removeValue(forKey: call.callId) {
+                answeredUnseen[call.callId] = nil
+                return endRemotely(call.callId, reason: ended.reason, now: now)
+            }
+            if answeredUnseen.removeValue(forKey: call.callId) != nil { return outgoingAnswered(call.callId) }
             return []
         case .callRead(let call):
             var effects: [PhoneCallEffect] = []
@@ -285,9 +295,13 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .callIncoming:
             return incomingEvent(call, now: now)
         case .callAccepted:
+            guard calls[callID] != nil else {
+                rememberAnswered(callID, now: now)
+                return []
+            }
             return outgoingAnswered(callID)
         case .callDeclined:
-            return endRemotely(callID, reason: .remoteEnded, now: now)
+            return endRemotely(callID, reason: .remoteEnded, rememberIfUnknown: true, now: now)
         case .callEnded:
             return endRemotely(callID, reason: endedReason(call), rememberIfUnknown: true, now: now)
         default:
@@ -360,9 +374,21 @@ public struct PhoneCallMachine: Hashable, Sendable {
         }
     }
 
+    private mutating func rememberAnswered(_ callID: String, now: Date) {
+        answeredUnseen[callID] = now
+        while answeredUnseen.count > Self.endedUnseenLimit,
+              let oldest = answeredUnseen.min(by: { ($0.value, $0.key) < ($1.value, $1.key) }) {
+            answeredUnseen[oldest.key] = nil
+        }
+    }
+
     private mutating func forgetOldEndedUnseen(now: Date) {
-        guard !endedUnseen.isEmpty else { return }
-        endedUnseen = endedUnseen.filter { now.timeIntervalSince($0.value.learnedAt) < Self.endedUnseenLifetime }
+        if !endedUnseen.isEmpty {
+            endedUnseen = endedUnseen.filter { now.timeIntervalSince($0.value.learnedAt) < Self.endedUnseenLifetime }
+        }
+        if !answeredUnseen.isEmpty {
+            answeredUnseen = answeredUnseen.filter { now.timeIntervalSince($0.value) < Self.endedUnseenLifetime }
+        }
     }
 
     /// The reason to close `call` with on this device, or nil while it is still up here (or unknown).
