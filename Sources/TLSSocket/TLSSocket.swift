@@ -315,8 +315,10 @@ public final class TLSSocket {
     private func certificateRefusal() -> TLSSocketError? {
         let reason = Int32(ERR_GET_REASON(ERR_peek_error()))
         guard Self.certificateAlerts.contains(reason) else { return nil }
+        // The server side offers its own certificate; the client side, when asked, its client certificate.
+        let refused = ssl.map { SSL_is_server($0) == 1 } == true ? "the server certificate" : "the client certificate"
         return TLSSocketError(function: "TLS alert", code: Int(reason),
-                              message: "\(peer) refused the client certificate: \(Self.drainErrors())",
+                              message: "\(peer) refused \(refused): \(Self.drainErrors())",
                               refusedCertificateAlert: Int(reason))
     }
 
