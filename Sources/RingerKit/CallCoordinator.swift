@@ -245,13 +245,15 @@ public final class CallCoordinator: Sendable {
                        answer: (@Sendable (Bool) -> Void)? = nil,
                        before: (inout State) -> Void = { _ in }) -> [PhoneCallEffect] {
         let boot = bootTime()
-        var clockWasSet = false
+        // What the clock-offset store must hold afterwards, if it changes: stored here, with the boot time the
+        // state keeps, rather than as an effect of its own.
+        var storedOffset: StoredClockOffset?? = .none
         let (effects, answers, kept) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], Bool) in
             before(&state)
             if let learnedAt = state.offsetBootTime, PhoneBootTime.wallClockWasSet(between: learnedAt, and: boot) {
                 _ = state.machine.handle(.phoneClockChanged, at: now())
                 state.offsetBootTime = nil
-                clockWasSet = true
+                storedOffset = .some(nil)
             }
             let effects = state.machine.handle(input, at: now())
             var answers: [String: @Sendable (Bool) -> Void] = [:]
@@ -263,15 +265,15 @@ public final class CallCoordinator: Sendable {
                     kept = true
                 case .completeAnswer(let callID, _): answers[callID] = state.answers.removeValue(forKey: callID)
                 case .ended(let callID, _): state.mediaWaitingForAudio[callID] = nil
-                case .saveClockOffset: state.offsetBootTime = boot
+                case .saveClockOffset(let offset):
+                    state.offsetBootTime = boot
+                    storedOffset = StoredClockOffset(offset: offset, bootTime: boot)
                 default: break
                 }
             }
             return (effects, answers, kept)
         }
-        if clockWasSet, !effects.contains(where: { if case .saveClockOffset = $0 { true } else { false } }) {
-            clockOffsets.save(nil)
-        }
+        if case .some(let stored) = storedOffset { clockOffsets.save(stored) }
         if !kept { answer?(false) }
         for effect in effects { carryOut(effect, answers: answers, media: media) }
         return effects
@@ -339,8 +341,8 @@ public final class CallCoordinator: Sendable {
                 observer(.outgoingAnswered(callID: callID, media: media))
                 self?.mediaReady(callID: callID, media: media)
             }
-        case .saveClockOffset(let offset):
-            clockOffsets.save(StoredClockOffset(offset: offset, bootTime: bootTime()))
+        case .saveClockOffset:
+            break  // stored by apply(_:), with the boot time read under the same lock
         }
     }
 
