@@ -368,27 +368,32 @@ public struct PhoneCallMachine: Hashable, Sendable {
 
     private mutating func remember(_ callID: String, reason: CallEndReason, now: Date) {
         endedUnseen[callID] = EndedUnseen(reason: reason, learnedAt: now)
-        while endedUnseen.count > Self.endedUnseenLimit,
-              let oldest = endedUnseen.min(by: { ($0.value.learnedAt, $0.key) < ($1.value.learnedAt, $1.key) }) {
-            endedUnseen[oldest.key] = nil
-        }
+        Self.keepNewest(in: &endedUnseen, learnedAt: \.learnedAt)
     }
 
     private mutating func rememberAnswered(_ callID: String, now: Date) {
         answeredUnseen[callID] = now
-        while answeredUnseen.count > Self.endedUnseenLimit,
-              let oldest = answeredUnseen.min(by: { ($0.value, $0.key) < ($1.value, $1.key) }) {
-            answeredUnseen[oldest.key] = nil
+        Self.keepNewest(in: &answeredUnseen, learnedAt: \.self)
+    }
+
+    /// The bound of both memories of calls heard of before they were seen: past ``endedUnseenLimit`` entries the
+    /// one learned first goes (ties: the smaller call id).
+    private static func keepNewest<Value>(in memory: inout [String: Value], learnedAt: KeyPath<Value, Date>) {
+        while memory.count > endedUnseenLimit,
+              let oldest = memory.min(by: { ($0.value[keyPath: learnedAt], $0.key) < ($1.value[keyPath: learnedAt], $1.key) }) {
+            memory[oldest.key] = nil
         }
     }
 
     private mutating func forgetOldEndedUnseen(now: Date) {
-        if !endedUnseen.isEmpty {
-            endedUnseen = endedUnseen.filter { now.timeIntervalSince($0.value.learnedAt) < Self.endedUnseenLifetime }
-        }
-        if !answeredUnseen.isEmpty {
-            answeredUnseen = answeredUnseen.filter { now.timeIntervalSince($0.value) < Self.endedUnseenLifetime }
-        }
+        Self.forgetOld(in: &endedUnseen, learnedAt: \.learnedAt, now: now)
+        Self.forgetOld(in: &answeredUnseen, learnedAt: \.self, now: now)
+    }
+
+    /// Drops what was learned ``endedUnseenLifetime`` seconds or more before `now`.
+    private static func forgetOld<Value>(in memory: inout [String: Value], learnedAt: KeyPath<Value, Date>, now: Date) {
+        guard !memory.isEmpty else { return }
+        memory = memory.filter { now.timeIntervalSince($0.value[keyPath: learnedAt]) < endedUnseenLifetime }
     }
 
     /// The reason to close `call` with on this device, or nil while it is still up here (or unknown).
