@@ -110,8 +110,10 @@ struct RouteMatch: Sendable {
     /// The routes of the first template in `table` that matches `path`; nil when none does (404).
     static func find(_ path: String, in table: [Route]) -> RouteMatch? {
         let parts = PathTemplate.parts(of: path)
-        guard let first = table.first(where: { $0.path.match(parts) != nil }),
-              let parameters = first.path.match(parts) else { return nil }
-        return RouteMatch(routes: table.filter { $0.path == first.path }, parameters: parameters)
+        for route in table {
+            guard let parameters = route.path.match(parts) else { continue }
+            return RouteMatch(routes: table.filter { $0.path == route.path }, parameters: parameters)
+        }
+        return nil
     }
 }

@@ -91,16 +91,17 @@ struct ResponseWriter {
             let line = Array("HTTP/1.1 \(response.status) \(Self.reasonPhrase(response.status))".utf8)
             guard lws_add_http_header_by_name(wsi, nil, line, Int32(line.count), &cursor, end) == 0 else { return false }
         }
+        var handlerSentDate = false
         for (name, value) in response.headers {
             let lowered = name.lowercased()
+            handlerSentDate = handlerSentDate || lowered == "date"
             // content-length is ours; CR or LF would let a value inject headers (RFC 9110 §5.5).
             guard lowered != "content-length", !lowered.isEmpty,
                   !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else { continue }
             guard add(name: lowered, value: value, wsi: wsi, cursor: &cursor, end: end) else { return false }
         }
         // RFC 9110 §6.6.1; a handler's own date wins.
-        if !response.headers.contains(where: { $0.0.lowercased() == "date" }),
-           !add(name: "date", value: HTTPDate.now(), wsi: wsi, cursor: &cursor, end: end) {
+        if !handlerSentDate, !add(name: "date", value: HTTPDate.now(), wsi: wsi, cursor: &cursor, end: end) {
             return false
         }
         if closesConnection, !add(name: "connection", value: "close", wsi: wsi, cursor: &cursor, end: end) {
