@@ -3,6 +3,7 @@ public import Foundation
 public import FoundationNetworking
 #endif
 public import RingerWire
+import RingerSync
 
 /// Sends one HTTP request. The SDK ships ``URLSessionHTTPTransport``; tests and simulators may
 /// supply their own.
@@ -199,12 +200,18 @@ public struct RingerAPIClient: Sendable {
     /// Parses an HTTP-date in the preferred IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110
     /// §5.6.7); nil for anything else.
     static func httpDate(_ text: String) -> Date? {
+        httpDateFormatter.withLock { $0.date(from: text) }
+    }
+
+    /// Made once: every answer carries a `Date`, and a `DateFormatter` is costly to set up. Behind a lock, as
+    /// swift-corelibs-foundation does not promise a shared formatter is safe across threads.
+    private static let httpDateFormatter: LockedValue<DateFormatter> = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text)
-    }
+        return LockedValue(formatter)
+    }()
 
     /// The headers that authenticate a request or the event stream.
     public var authorizationHeaders: [String: String] { ["Authorization": "Bearer " + token] }
