@@ -1,6 +1,7 @@
 # Ringer: two entry points for a fresh machine (see README.md).
 #   make demo   installs what it needs, builds, and runs the end-to-end demo.
-#   make test   installs what it needs (including the Python test peers) and runs every test.
+#   make test   installs what it needs (including the Python test peers and Debian's Kotlin) and runs every test,
+#               the Android SDK's last (android/Makefile).
 # Optional, not part of set-up:
 #   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, ringing, then fan-out (BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
@@ -25,6 +26,7 @@ test: deps test-deps
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build --parallel --num-workers 2 --skip SpecConformanceTests
 	$(SWIFT) test --skip-build --filter SpecConformanceTests
+	$(MAKE) -C android test RINGER_BIN=$(CURDIR)/.build/debug/ringer
 
 # Not a test: numbers from one run on this machine, printed with a final RESULT line.
 BENCH_FLAGS ?=
