@@ -119,6 +119,12 @@ class FakeWebSocketTransport : WebSocketTransport {
     fun nextAttempt(): Pair<String, Map<String, String>> =
         attempts.poll(5, TimeUnit.SECONDS) ?: throw AssertionError("no connection attempt")
 
+    /** Asserts that no connection is attempted within [ms] milliseconds. */
+    fun assertNoAttemptWithin(ms: Long) {
+        val extra = attempts.poll(ms, TimeUnit.MILLISECONDS)
+        if (extra != null) throw AssertionError("unexpected attempt ${extra.first}")
+    }
+
     fun nextConnection(): Connection = connections.poll(5, TimeUnit.SECONDS) ?: throw AssertionError("no connection")
 }
 
