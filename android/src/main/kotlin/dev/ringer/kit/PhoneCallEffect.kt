@@ -1,13 +1,6 @@
 package dev.ringer.kit
 
 /**
- * A new incoming call as the native call UI is told of it.
- * @property callId the call id, a lowercase UUID: also the UI's id for the call.
- * Swift: `IncomingCallReport` (CallUI.swift), with `id: UUID` as this string.
- */
-data class IncomingCallReport(val callId: String, val caller: Party, val hasVideo: Boolean)
-
-/**
  * What to tell the server when the local user hangs up (`POST /v1/calls/{id}/decline|cancel|end`).
  * [rawValue] is the vectors' and the stored action's spelling. Swift: `PendingCallAction.Kind`.
  */
