@@ -297,12 +297,7 @@ class CallCoordinator(
                 }
             }
             is PhoneCallEffect.SendHangUp -> {
-                val kind = when (effect.kind) {
-                    PendingCallActionKind.DECLINE -> PendingCallAction.Kind.DECLINE
-                    PendingCallActionKind.CANCEL -> PendingCallAction.Kind.CANCEL
-                    PendingCallActionKind.END -> PendingCallAction.Kind.END
-                }
-                val action = PendingCallAction(kind, effect.callId, deviceId, now())
+                val action = PendingCallAction(effect.kind, effect.callId, deviceId, now())
                 pendingActions.save(pendingActions.load().filter { it.callId != effect.callId } + action)
                 send(action)
             }

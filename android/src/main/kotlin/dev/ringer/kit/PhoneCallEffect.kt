@@ -1,19 +1,6 @@
 package dev.ringer.kit
 
 /**
- * What to tell the server when the local user hangs up (`POST /v1/calls/{id}/decline|cancel|end`).
- * [rawValue] is the vectors' and the stored action's spelling. Swift: `PendingCallAction.Kind`.
- */
-enum class PendingCallActionKind(val rawValue: String) {
-    /** Decline an incoming call (or end it, if an answer reached the server first: 409 with `call_state: accepted`). */
-    DECLINE("decline"),
-    /** Cancel an outgoing call (or end it, if the callee answered meanwhile). */
-    CANCEL("cancel"),
-    /** End an answered call. */
-    END("end")
-}
-
-/**
  * What the owner of a [PhoneCallMachine] (the CallCoordinator) must carry out after an input, in order. The
  * machine does no I/O: these are its only way to act. Swift: `PhoneCallEffect`.
  */
@@ -61,7 +48,7 @@ sealed class PhoneCallEffect {
     data class SendAccept(val callId: String) : PhoneCallEffect()
 
     /** Store and send a hang-up until the server acknowledges it. */
-    data class SendHangUp(val callId: String, val kind: PendingCallActionKind) : PhoneCallEffect()
+    data class SendHangUp(val callId: String, val kind: PendingCallAction.Kind) : PhoneCallEffect()
 
     /** Feed [PhoneCallInput.DeadlineReached] at [atMs], Unix ms on the phone's clock. */
     data class ArmDeadline(val callId: String, val atMs: Long) : PhoneCallEffect()

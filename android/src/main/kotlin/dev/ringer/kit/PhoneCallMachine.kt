@@ -365,9 +365,9 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
         callTable[callId] = call.copy(phase = Phase.ENDED, answerPending = false)
         val kind = when {
             call.direction == Direction.INCOMING && (call.phase == Phase.RINGING || call.phase == Phase.ANSWERING) ->
-                PendingCallActionKind.DECLINE
-            call.direction == Direction.OUTGOING && call.phase == Phase.RINGING -> PendingCallActionKind.CANCEL
-            else -> PendingCallActionKind.END
+                PendingCallAction.Kind.DECLINE
+            call.direction == Direction.OUTGOING && call.phase == Phase.RINGING -> PendingCallAction.Kind.CANCEL
+            else -> PendingCallAction.Kind.END
         }
         val effects = ArrayList<PhoneCallEffect>()
         if (call.answerPending) effects.add(PhoneCallEffect.CompleteAnswer(callId, false))
