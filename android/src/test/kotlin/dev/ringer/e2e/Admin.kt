@@ -125,6 +125,24 @@ class HttpUser(private val cluster: RingerCluster, val userId: String, val token
     fun pushes(callId: String): JSONArray = expect(200, request("GET", "/v1/calls/$callId/pushes")).getJSONArray("pushes")
 
     /**
+     * Polls `GET /v1/calls/{id}/pushes` until [count] attempts by [provider] are recorded: the sandbox hands a
+     * message to the phone before its HTTP answer reaches the server, so the phone can see a push first.
+     * @throws AssertionError with the attempts seen after [timeoutMs].
+     */
+    fun awaitPushes(callId: String, provider: String, count: Int, timeoutMs: Long = 5_000): List<JSONObject> {
+        val deadline = System.currentTimeMillis() + timeoutMs
+        while (true) {
+            val all = pushes(callId)
+            val matching = (0 until all.length()).map { all.getJSONObject(it) }.filter { it.optString("provider") == provider }
+            if (matching.size >= count) return matching
+            if (System.currentTimeMillis() > deadline) {
+                throw AssertionError("call $callId has ${matching.size} $provider pushes, expected $count: $all")
+            }
+            Thread.sleep(25)
+        }
+    }
+
+    /**
      * Polls `GET /v1/calls/{id}` until its state is [state].
      * @throws AssertionError with the last state seen after [timeoutMs].
      */

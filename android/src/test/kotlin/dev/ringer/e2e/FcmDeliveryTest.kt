@@ -47,9 +47,8 @@ class FcmDeliveryTest {
             assertEquals("HIGH", cancelled.priority)
 
             // The server recorded both as accepted by FCM for this device.
-            val pushes = bob.pushes(callId)
-            val fcm = (0 until pushes.length()).map { pushes.getJSONObject(it) }.filter { it.optString("provider") == "fcm" }
-            assertEquals("two FCM pushes for the call: $pushes", 2, fcm.size)
+            val fcm = bob.awaitPushes(callId, provider = "fcm", count = 2)
+            assertEquals("two FCM pushes for the call: $fcm", 2, fcm.size)
             assertTrue(fcm.all { it.getString("device_id") == "bob-pixel" })
             assertEquals(alice.userId, bob.getCall(callId).getJSONObject("caller").getString("id"))
             assertTrue("no error frames: ${phone.errors()}", phone.errors().isEmpty())
