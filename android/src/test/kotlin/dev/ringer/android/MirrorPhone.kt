@@ -16,7 +16,7 @@ import java.nio.file.Files
  * The adapter tests' phone: a `Context` over the mirror's system services that records service starts and
  * plays the system's refusals. Not a test class (no *Test.kt name); shared by the adapter tests.
  */
-class MirrorPhone(val sdkInt: Int = 35) : Context() {
+class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
     val notificationManager = NotificationManager()
     val telecom = TelecomManager()
     val power = PowerManager()
@@ -25,7 +25,8 @@ class MirrorPhone(val sdkInt: Int = 35) : Context() {
     val stopped = ArrayList<Intent>()
     /** Thrown by the next startForegroundService, as Android refuses a background start. */
     var refuseForegroundStart: RuntimeException? = null
-    private val files: File by lazy { Files.createTempDirectory("ringer-phone").toFile() }
+    /** The app's private storage: pass the same folder to a new MirrorPhone to play a process restart. */
+    private val files: File by lazy { filesDir ?: Files.createTempDirectory("ringer-phone").toFile() }
 
     override fun getSystemService(name: String): Any? = when (name) {
         Context.NOTIFICATION_SERVICE -> notificationManager

@@ -1,0 +1,310 @@
+package dev.ringer.android
+
+import android.app.NotificationManager
+import android.content.Context
+import android.content.Intent
+import android.os.Build
+import android.os.PowerManager
+import android.os.SystemClock
+import android.telecom.TelecomManager
+import com.google.firebase.messaging.FirebaseMessaging
+import dev.ringer.kit.Call
+import dev.ringer.kit.CallCoordinator
+import dev.ringer.kit.CallState
+import dev.ringer.kit.DataMessageOutcome
+import dev.ringer.kit.DeviceReadiness
+import dev.ringer.kit.EventStream
+import dev.ringer.kit.FileClockOffsetStore
+import dev.ringer.kit.FilePendingActionStore
+import dev.ringer.kit.FileResumePoints
+import dev.ringer.kit.HttpTransport
+import dev.ringer.kit.InstallationId
+import dev.ringer.kit.Party
+import dev.ringer.kit.PushTokenAge
+import dev.ringer.kit.PushTokenRegistrar
+import dev.ringer.kit.ReadinessCheck
+import dev.ringer.kit.ReadinessFacts
+import dev.ringer.kit.RingerApiClient
+import dev.ringer.kit.WebSocketTransport
+import dev.ringer.kit.okhttp.OkHttpTransport
+import dev.ringer.kit.okhttp.OkHttpWebSocketTransport
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.delay
+import okhttp3.OkHttpClient
+import java.io.File
+import java.util.concurrent.TimeUnit
+
+/**
+ * Everything an Android app needs to ring like a phone, wired together (Swift: RingerKitApple's `RingerPhone`):
+ * the self-managed `ConnectionService` ([TelecomCallUi]), the incoming-call notification, the
+ * [CallCoordinator] that makes every decision, the [PushTokenRegistrar], the server's event stream, and the
+ * readiness pre-flight. Its state files live in `filesDir/ringer/`, so a decline given just before the process
+ * died still reaches the server.
+ *
+ * Create it once, in `Application.onCreate`: Android runs that before any service, so an FCM message that
+ * starts a killed app finds the coordinator ready ([RingerComponents]). Then say who is logged in:
+ * ```kotlin
+ * phone = RingerPhone(this, server = "https://ringer.example.com",
+ *                     notifications = CallNotificationConfig(CallActivity::class.java, R.drawable.ic_call))
+ * phone.logIn(userToken)   // after the app's own login, and at launch with the stored token
+ * phone.logOut()           // at logout, and at launch when nobody is logged in
+ * ```
+ * Media starts on [CallCoordinator.Observation.MediaCanStart] (see [observer]). Thread-safe.
+ *
+ * @param context any context of the app (its application context is kept).
+ * @param server the Ringer server's base URL.
+ * @param notifications the ringing and ongoing call's notifications (the app's call activity, icons, texts).
+ * @param deviceId stable id of this install; by default [installationId].
+ * @param fcmProjectId the Firebase project of the token when the server sends through several; null for its default.
+ * @param http how API requests are sent; by default OkHttp.
+ * @param webSockets how the event stream connects; by default OkHttp, pinging every 25 s so a dead network
+ *   is noticed (docs/api: the server pings every 30 s).
+ * @param scope where timers, retries and requests run; by default a process-wide scope on `Dispatchers.Default`.
+ * @param accountLabel the name of the app's phone account in the system's call settings; by default the package name.
+ * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`), a parameter for tests.
+ * @param fetchFcmToken whether to ask Firebase for the current token now (`FirebaseMessaging.getToken()`):
+ *   `onNewToken` is not called again for a token an earlier app version already had.
+ * @param streamStatus the event stream's state, for a "reconnecting…" banner; on any thread. After
+ *   [EventStream.Status.Unauthorized] call [logIn] with a fresh token.
+ * @param readinessChanged the readiness problems ([dev.ringer.kit.ReadinessProblem] names) whenever they change,
+ *   for the app's own "this phone may not ring" screen; on any thread.
+ * @param observer told what the coordinator did, on any thread; start media on `MediaCanStart`.
+ */
+class RingerPhone(
+    context: Context,
+    val server: String,
+    notifications: CallNotificationConfig,
+    deviceId: String = installationId(context),
+    fcmProjectId: String? = null,
+    private val http: HttpTransport = OkHttpTransport(defaultClient),
+    private val webSockets: WebSocketTransport = OkHttpWebSocketTransport(defaultClient),
+    private val scope: CoroutineScope = CoroutineScope(SupervisorJob() + Dispatchers.Default),
+    accountLabel: CharSequence = context.packageName,
+    sdkInt: Int = Build.VERSION.SDK_INT,
+    fetchFcmToken: Boolean = true,
+    private val streamStatus: (EventStream.Status) -> Unit = {},
+    private val readinessChanged: (List<String>) -> Unit = {},
+    observer: (CallCoordinator.Observation) -> Unit = {}
+) : PushHandler {
+    private val context: Context = context.applicationContext ?: context
+    private val folder = stateFolder(this.context)
+    private val resumePoints = FileResumePoints(File(folder, "event-resume-points.json"))
+    private val tokenAge = PushTokenAge(File(folder, "fcm-token-age.json"))
+    private val notificationManager = this.context.getSystemService(Context.NOTIFICATION_SERVICE) as NotificationManager
+    private val power = this.context.getSystemService(Context.POWER_SERVICE) as PowerManager
+    private val systemReadiness = AndroidReadiness(this.context, notificationManager, power, sdkInt)
+    private val lock = Any()
+    private var stream: EventStream? = null
+    private var fcmToken: String? = null
+    private var tokenObtainedAtMs: Long? = null
+    private var readinessProblems: List<String>? = null
+
+    /** The self-managed `ConnectionService` side: one `Connection` per server call id. */
+    val callUi: TelecomCallUi = TelecomCallUi(
+        this.context, this.context.getSystemService(Context.TELECOM_SERVICE) as TelecomManager,
+        IncomingCallNotification(this.context, notificationManager, notifications, sdkInt), sdkInt
+    )
+
+    /** The platform-neutral brain. */
+    val coordinator: CallCoordinator = CallCoordinator(
+        deviceId = deviceId, ui = callUi, scope = scope,
+        now = { System.currentTimeMillis() },
+        sleepUntil = { until -> delay(until - System.currentTimeMillis()) },
+        random = { Math.random() },
+        pendingActions = FilePendingActionStore(File(folder, "pending-call-actions.json")),
+        clockOffsets = FileClockOffsetStore(File(folder, "clock-offset.json")),
+        // The wall clock at boot: it moves when the user or the network sets the clock (then the offset is stale).
+        bootTimeMs = { System.currentTimeMillis() - SystemClock.elapsedRealtime() },
+        observer = observer
+    )
+
+    /** Keeps this install's registration on the server in step with its FCM token, readiness and user. */
+    val registrar: PushTokenRegistrar = PushTokenRegistrar(deviceId, scope, fcmProjectId)
+
+    init {
+        callUi.attach(CoordinatorActions(coordinator))
+        callUi.registerPhoneAccount(accountLabel)
+        RingerComponents.callUi = callUi
+        RingerComponents.pushHandler = this
+        refreshReadiness()
+        if (fetchFcmToken) FirebaseMessaging.getInstance().token.addOnSuccessListener { token -> tokenChanged(token) }
+    }
+
+    /** This install's device id. */
+    val deviceId: String get() = coordinator.deviceId
+
+    /**
+     * Starts a login session: registers this device for the user, lets waiting call requests go out (an answer
+     * given on the lock screen during launch), and opens the event stream, resuming after the last event this
+     * user's stream delivered. Calling it again (a refreshed token) replaces the session.
+     * @param userToken the user token the app's backend minted (kept in memory only, never logged).
+     */
+    fun logIn(userToken: String) {
+        val api = RingerApiClient(server, userToken, http)
+        registrar.logIn(api)
+        coordinator.connect(api)
+        val userId = api.userId
+        val coordinator = coordinator
+        val events = EventStream(
+            api, coordinator.deviceId, webSockets, scope,
+            onEvent = { event -> coordinator.handle(event) },
+            onStatus = { status ->
+                // Calls that ended while the socket was down and nothing replays are re-read from the server.
+                if (status == EventStream.Status.Connected || status == EventStream.Status.Restored) coordinator.refreshCalls()
+                // Answered calls send keepalives while the socket is down.
+                coordinator.eventStreamStatusChanged(status)
+                streamStatus(status)
+            },
+            onResumePoint = { seq -> if (userId != null) resumePoints.save(userId, seq) },
+            onServerTime = { serverTimeMs -> coordinator.serverTimeObserved(serverTimeMs) }
+        )
+        val previous = synchronized(lock) {
+            val previous = stream
+            stream = events
+            previous
+        }
+        previous?.stop()
+        events.start(userId?.let { resumePoints.load(it) })
+    }
+
+    /**
+     * Ends the login session: closes the event stream, unregisters the device with the user's own credentials
+     * (retried until acknowledged), and makes ringing messages show nothing. Also call it at launch when nobody
+     * is logged in.
+     */
+    fun logOut() {
+        val previous = synchronized(lock) {
+            val previous = stream
+            stream = null
+            previous
+        }
+        previous?.stop()
+        registrar.logOut()
+        coordinator.connect(null)
+    }
+
+    /**
+     * An FCM data message, for apps whose own `FirebaseMessagingService` receives their messages (Android
+     * delivers to one service only): call it first in `onMessageReceived`. [RingerMessagingService] calls it
+     * itself.
+     * @return [DataMessageOutcome.Ignored] for the app's own messages, which it then handles.
+     */
+    fun handleDataMessage(data: Map<String, String>): DataMessageOutcome = coordinator.handleDataMessage(data)
+
+    /** `RingerMessagingService.onMessageReceived`: handled at once, before any network I/O. */
+    override fun dataMessageReceived(data: Map<String, String>) {
+        handleDataMessage(data)
+    }
+
+    /**
+     * A new FCM token (`onNewToken`, or the token `FirebaseMessaging.getToken()` gave at start): registered
+     * for the logged-in user, its age kept for the stale-token check.
+     */
+    override fun tokenChanged(token: String) {
+        if (token.length == 0) return
+        val obtainedAt = tokenAge.observe(token, System.currentTimeMillis())
+        synchronized(lock) {
+            fcmToken = token
+            tokenObtainedAtMs = obtainedAt
+        }
+        registrar.setToken(token)
+        refreshReadiness()
+    }
+
+    /**
+     * Reads what would stop this phone ringing (notifications, full-screen intent, battery optimisation,
+     * `MANAGE_OWN_CALLS`, the FCM token) and reports it to the server with the registration when it changed.
+     * Called at start and on a new token; call it from the app's `onResume` too, as the user may have changed
+     * a setting.
+     * @return the problems now, [dev.ringer.kit.ReadinessProblem] names; empty when the phone can ring.
+     */
+    fun refreshReadiness(): List<String> {
+        val facts = systemReadiness.read()
+        val (token, obtainedAt) = synchronized(lock) { Pair(fcmToken, tokenObtainedAtMs) }
+        val problems = ReadinessCheck.evaluate(facts.toReadinessFacts(token, obtainedAt), System.currentTimeMillis())
+        val changed = synchronized(lock) {
+            val changed = readinessProblems != problems
+            readinessProblems = problems
+            changed
+        }
+        registrar.setReadiness(DeviceReadiness(problems))
+        if (changed) readinessChanged(problems)
+        return problems
+    }
+
+    /**
+     * The app's call activity's intents (from the notification's content, full-screen and answer actions):
+     * [RingerIntents.ACTION_ANSWER] answers the call; both give the call id to show.
+     * @return the call id, or null when the intent is not Ringer's.
+     */
+    fun handleCallIntent(intent: Intent?): String? {
+        val callId = intent?.getStringExtra(RingerIntents.EXTRA_CALL_ID) ?: return null
+        return when (intent.action) {
+            RingerIntents.ACTION_ANSWER -> { callUi.answer(callId); callId }
+            RingerIntents.ACTION_SHOW_INCOMING_CALL -> callId
+            else -> null
+        }
+    }
+
+    /**
+     * Calls a user: the server creates the call and rings the callee's devices, then Telecom shows it as an
+     * outgoing self-managed call. The answer arrives as `OutgoingAnswered`, media as `MediaCanStart`.
+     * @return the call; when its state is not `ringing` (busy, failed), nothing is shown.
+     * @throws dev.ringer.kit.RingerApiException when the server refused.
+     * @throws CallUiException when Telecom refused (`MANAGE_OWN_CALLS` missing); the call is then ended on the server.
+     */
+    suspend fun startCall(callee: String, hasVideo: Boolean = false): Call {
+        val call = coordinator.startCall(callee, hasVideo)
+        if (call.state != CallState.RINGING) return call
+        try {
+            callUi.placeOutgoingCall(call.callId, Party(callee, call.callee.name), hasVideo)
+        } catch (e: CallUiException) {
+            coordinator.end(call.callId) {}
+            throw e
+        }
+        return call
+    }
+
+    /** The coordinator's user-action half, as the adapters call it. */
+    private class CoordinatorActions(private val coordinator: CallCoordinator) : CallActions {
+        override fun answer(callId: String, completion: (Boolean) -> Unit) = coordinator.answer(callId, completion)
+        override fun end(callId: String, completion: (Boolean) -> Unit) = coordinator.end(callId, completion)
+        override fun audioSessionActivated() = coordinator.audioSessionActivated()
+        override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
+    }
+
+    /** Defaults. */
+    companion object {
+        /** One OkHttp client for the API and the event stream, as OkHttp advises (pooled connections). */
+        private val defaultClient: OkHttpClient by lazy {
+            OkHttpClient.Builder().pingInterval(25, TimeUnit.SECONDS).readTimeout(30, TimeUnit.SECONDS).build()
+        }
+
+        /**
+         * A stable id for this app install ([InstallationId]), kept in `filesDir/ringer/installation-id`: new
+         * after a reinstall or "clear data", like the FCM token.
+         */
+        @JvmStatic fun installationId(context: Context): String =
+            InstallationId.load(File(stateFolder(context.applicationContext ?: context), "installation-id"))
+
+        private fun stateFolder(context: Context): File = File(context.filesDir, "ringer")
+    }
+}
+
+/**
+ * The core's [ReadinessFacts] from what Android reported: a flag that does not apply on this API level is null
+ * (reports nothing), so a phone below Android 14 is never told its full-screen intent is denied.
+ * @param fcmToken the current FCM token, null when none yet.
+ * @param tokenObtainedAtMs when that token was first seen, Unix ms ([PushTokenAge]).
+ */
+internal fun AndroidReadinessFacts.toReadinessFacts(fcmToken: String?, tokenObtainedAtMs: Long?): ReadinessFacts =
+    ReadinessFacts(
+        notificationsEnabled = notificationsEnabled,
+        canUseFullScreenIntent = if (sdkInt >= Build.VERSION_CODES.UPSIDE_DOWN_CAKE) fullScreenIntentAllowed else null,
+        ignoringBatteryOptimizations = ignoringBatteryOptimizations,
+        canManageOwnCalls = manageOwnCallsGranted,
+        fcmToken = fcmToken,
+        tokenObtainedAtMs = tokenObtainedAtMs
+    )
