@@ -1,0 +1,127 @@
+package dev.ringer.android
+
+import android.Manifest
+import android.content.Intent
+import android.telecom.Connection
+import com.google.android.gms.tasks.Task
+import com.google.firebase.messaging.FirebaseMessaging
+import com.google.firebase.messaging.RemoteMessage
+import dev.ringer.kit.ReadinessProblem
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertSame
+import org.junit.Assert.assertTrue
+import org.junit.Test
+import java.io.File
+import java.nio.file.Files
+
+/** The façade as `Application.onCreate` creates it, on the mirror phone; nobody logs in, so nothing is sent. */
+class RingerPhoneTest {
+    private val job = Job()
+    private val files: File = Files.createTempDirectory("ringer-app").toFile()
+
+    @After
+    fun tearDown() {
+        job.cancel()
+        RingerComponents.callUi = null
+        RingerComponents.pushHandler = null
+        files.deleteRecursively()
+    }
+
+    private fun create(phone: MirrorPhone, readiness: MutableList<List<String>> = ArrayList(),
+                       fetchFcmToken: Boolean = false): RingerPhone =
+        RingerPhone(phone, "http://127.0.0.1:9", CallNotificationConfig(TestCallActivity::class.java, 7),
+                    scope = CoroutineScope(Dispatchers.Default + job), sdkInt = phone.sdkInt,
+                    fetchFcmToken = fetchFcmToken, readinessChanged = { readiness.add(it) })
+
+    @Test
+    fun creatingItRegistersTheSelfManagedAccountAndMakesItReachableFromAndroidsComponents() {
+        val phone = MirrorPhone(filesDir = files)
+        val ringer = create(phone)
+        assertEquals(1, phone.telecom.mirrorRegistered.size)
+        assertSame(ringer.callUi, RingerComponents.callUi)
+        assertSame(ringer, RingerComponents.pushHandler)
+        assertEquals("the device id survives a process restart", ringer.deviceId, create(MirrorPhone(filesDir = files)).deviceId)
+    }
+
+    @Test
+    fun readinessBeforeAnyTokenSaysNoPushTokenAndATokenClearsIt() {
+        val phone = MirrorPhone(filesDir = files)
+        phone.power.mirrorIgnoringOptimizations.add(phone.packageName)
+        val seen = ArrayList<List<String>>()
+        val ringer = create(phone, seen)
+        assertEquals(listOf(listOf(ReadinessProblem.NO_PUSH_TOKEN)), seen)
+        ringer.tokenChanged("fcm-token-1")
+        assertEquals(listOf<String>(), seen.last())
+        assertEquals(listOf<String>(), ringer.registrar.status.readiness?.problems)
+        assertTrue(ringer.registrar.status.hasFcmToken)
+        ringer.refreshReadiness()
+        assertEquals("the same facts again report nothing new", 2, seen.size)
+    }
+
+    @Test
+    fun readinessNamesEveryReasonTheApiLevelHas() {
+        val phone = MirrorPhone(sdkInt = 34, filesDir = files)
+        phone.notificationManager.mirrorNotificationsEnabled = false
+        phone.notificationManager.mirrorCanUseFullScreenIntent = false
+        phone.granted.remove(Manifest.permission.MANAGE_OWN_CALLS)
+        val ringer = create(phone)
+        ringer.tokenChanged("fcm-token-1")
+        assertEquals(listOf(ReadinessProblem.NOTIFICATIONS_DISABLED, ReadinessProblem.FULL_SCREEN_INTENT_DENIED,
+                            ReadinessProblem.BATTERY_OPTIMIZED, ReadinessProblem.CALLS_NOT_PERMITTED),
+                     ringer.refreshReadiness())
+    }
+
+    @Test
+    fun theFullScreenIntentIsNotAProblemBeforeAndroid14() {
+        val phone = MirrorPhone(sdkInt = 33, filesDir = files)
+        phone.notificationManager.mirrorCanUseFullScreenIntent = false
+        phone.power.mirrorIgnoringOptimizations.add(phone.packageName)
+        val ringer = create(phone)
+        ringer.tokenChanged("fcm-token-1")
+        assertEquals(listOf<String>(), ringer.refreshReadiness())
+    }
+
+    @Test
+    fun theTokenFirebaseHoldsAtStartIsTakenWithoutWaitingForOnNewToken() {
+        val task = Task<String>()
+        FirebaseMessaging.getInstance().mirrorSetTokenTask(task)
+        val ringer = create(MirrorPhone(filesDir = files), fetchFcmToken = true)
+        assertTrue(!ringer.registrar.status.hasFcmToken)
+        task.mirrorSucceed("fcm-token-from-getToken")
+        assertTrue(ringer.registrar.status.hasFcmToken)
+        FirebaseMessaging.getInstance().mirrorSetTokenTask(Task())
+    }
+
+    @Test
+    fun theCallActivitysIntentsGiveTheCallIdAndTheAnswerIntentAnswersIt() {
+        val phone = MirrorPhone(filesDir = files)
+        val ringer = create(phone)
+        val callId = "4f0c2a9e-0000-4000-8000-000000000001"
+        val data = mapOf("ringer" to "{\"v\":1,\"type\":\"call.incoming\",\"call_id\":\"$callId\"," +
+            "\"caller\":{\"id\":\"alice\",\"name\":\"Alice\"},\"has_video\":false," +
+            "\"sent_at\":${System.currentTimeMillis()},\"expires_at\":${System.currentTimeMillis() + 30_000}}")
+        RingerMessagingService().onMessageReceived(RemoteMessage.Builder("sender@fcm.googleapis.com").setData(data).build())
+        val service = RingerConnectionService()
+        service.mirrorAttach(phone)
+        val connection = phone.telecomCreatesIncoming(service)
+        assertEquals(Connection.STATE_RINGING, connection.state)
+
+        val show = Intent(RingerIntents.ACTION_SHOW_INCOMING_CALL).putExtra(RingerIntents.EXTRA_CALL_ID, callId)
+        assertEquals(callId, ringer.handleCallIntent(show))
+        assertEquals(Connection.STATE_RINGING, connection.state)
+        assertNull(ringer.handleCallIntent(Intent("com.example.OTHER").putExtra(RingerIntents.EXTRA_CALL_ID, callId)))
+        assertNull(ringer.handleCallIntent(null))
+
+        val answer = Intent(RingerIntents.ACTION_ANSWER).putExtra(RingerIntents.EXTRA_CALL_ID, callId)
+        assertEquals(callId, ringer.handleCallIntent(answer))
+        // Answering started the call's foreground service; the Connection waits for the server (nobody logged in
+        // here, so the answer waits for login) and does not go active on its own.
+        assertEquals(1, phone.started.size)
+        assertEquals(Connection.STATE_RINGING, connection.state)
+    }
+}
