@@ -447,14 +447,14 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
         /** Ms past a call's deadline before the device ends it on its own, if the server's `call.unanswered` has not come. */
         const val DEADLINE_GRACE_MS: Long = 2000L
         /** How many ended-before-seen calls (and answered-before-seen outgoing calls) are remembered; the oldest go first. */
-        const val ENDED_UNSEEN_LIMIT: Int = 65
+        const val ENDED_UNSEEN_LIMIT: Int = 64
         /** Ms an ended-before-seen call is remembered: well past the longest ring, after which APNs/FCM dropped its push. */
-        const val ENDED_UNSEEN_LIFETIME_MS: Long = 600_001L
+        const val ENDED_UNSEEN_LIFETIME_MS: Long = 600_000L
         /**
          * Ms two clock samples may differ and still count as the same clock (the larger, the least delayed, wins);
          * more means the phone's clock was changed. Covers an HTTP `Date` header's whole seconds plus a slow answer.
          */
-        const val CLOCK_SAMPLE_TOLERANCE_MS: Long = 1999L
+        const val CLOCK_SAMPLE_TOLERANCE_MS: Long = 2000L
 
         /**
          * The reason for a call the server ended itself ([Call.endReason]): `failed` when the connection was lost,

@@ -279,7 +279,7 @@ class PhoneCallVectorTest {
         is PhoneCallEffect.Ended -> effect("ended", "call_id" to effect.callId, "reason" to effect.reason?.rawValue)
         is PhoneCallEffect.SendRinging -> effect("send_ringing", "call_id" to effect.callId)
         is PhoneCallEffect.SendAccept -> effect("send_accept", "call_id" to effect.callId)
-        is PhoneCallEffect.SendHangUp -> effect("send_hang_up", "call_id" to effect.callId, "kind" to effect.kind.rawValue)
+        is PhoneCallEffect.SendHangUp -> effect("send_hang_up", "call_id" to effect.callId, "kind" to effect.kind.wire)
         is PhoneCallEffect.ArmDeadline -> effect("arm_deadline", "call_id" to effect.callId, "at_ms" to effect.atMs)
         is PhoneCallEffect.StartKeepalive -> effect("start_keepalive", "call_id" to effect.callId)
         is PhoneCallEffect.FetchMedia -> effect("fetch_media", "call_id" to effect.callId)
