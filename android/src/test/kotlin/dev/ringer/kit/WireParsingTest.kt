@@ -40,6 +40,15 @@ class WireParsingTest {
         assertFalse(CallState.KNOWN.contains(call.state))
         assertEquals("call.transferred", CallEvent.fromJson(JSONObject()
             .put("seq", 3).put("type", "call.transferred").put("call", JSONObject(callText))).type.rawValue)
+        val ended = Call.fromJson(JSONObject(callText).put("state", "ended").put("end_reason", "server_restart"))
+        assertEquals(SystemEndReason("server_restart"), ended.endReason)
+        assertFalse(SystemEndReason.KNOWN.contains(ended.endReason))
+        assertEquals(ended, Call.fromJson(ended.toJson()))
+        val problem = Problem.fromJson(JSONObject("""{"type":"https://ringer.dev/problems/call-state-conflict","title":"x",
+            "status":409,"call_state":"parked"}"""))
+        assertEquals("parked", problem.callState?.rawValue)
+        assertEquals("call.transferred", AlertOrBackgroundPush.fromJson(JSONObject("""{"aps":{"content-available":1},
+            "ringer":{"v":1,"type":"call.transferred","call_id":"c"}}""")).ringer.type.rawValue)
     }
 
     @Test fun truncatedOrNonObjectJsonIsARingerWireException() {
