@@ -13,9 +13,11 @@ struct DeviceRegistry: Sendable {
 
     /// `PUT /v1/devices/{device_id}` for the authenticated user.
     /// - Returns: the stored device.
-    /// - Throws: ``Problem`` 422 for a bad id, platform, token, environment or bundle id.
+    /// - Throws: ``Problem`` 422 for a bad id, platform, token, environment or bundle id; 400 for a `readiness`
+    ///   that is not a list of problem names (``readiness(_:now:)``).
     func register(deviceID: String, user: Party, body: DeviceRegistration, now: Date) async throws -> Device {
         guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
+        let readiness = try body.readiness.map { try Self.readiness($0, now: now) }
         switch body.platform {
         case .ios:
             guard body.voipToken != nil || body.apnsToken != nil else {
@@ -62,8 +64,29 @@ struct DeviceRegistry: Sendable {
                             voipToken: body.voipToken?.lowercased(), apnsToken: body.apnsToken?.lowercased(),
                             apnsEnvironment: body.platform == .ios ? (body.apnsEnvironment ?? .production) : nil,
                             bundleId: body.bundleId, fcmToken: body.fcmToken,
-                            fcmProjectId: body.platform == .android ? body.fcmProjectId : nil, updatedAt: now)
+                            fcmProjectId: body.platform == .android ? body.fcmProjectId : nil, updatedAt: now,
+                            readiness: readiness)
         return try await store.registerDevice(device)
+    }
+
+    /// The readiness report as stored: its problems de-duplicated and sorted, stamped with the server's time.
+    ///
+    /// Names this server does not know are kept (a newer SDK's); only names that are not lowercase snake_case
+    /// of 1…64 characters, or more than ``DeviceReadiness/maxProblems`` of them, are refused. The refusal is a
+    /// 400 `malformed-request`, the answer to a readiness of the wrong JSON shape too, since a problem name's
+    /// form is part of the shape: an SDK that sends one has a bug, not a user with a bad value.
+    /// - Throws: ``Problem`` 400.
+    static func readiness(_ reported: DeviceReadiness, now: Date) throws -> DeviceReadiness {
+        if let bad = reported.problems.first(where: { !ReadinessProblem.isWellFormed($0.rawValue) }) {
+            let shown = bad.rawValue.utf8.count > ReadinessProblem.maxLength ? "a name longer than \(ReadinessProblem.maxLength) bytes"
+                : "\"\(bad.rawValue)\""
+            throw APIProblem.malformed("readiness.problems holds \(shown): each must be a lowercase snake_case name of 1 to \(ReadinessProblem.maxLength) characters")
+        }
+        let problems = reported.normalizedProblems
+        guard problems.count <= DeviceReadiness.maxProblems else {
+            throw APIProblem.malformed("readiness.problems holds \(problems.count) names; at most \(DeviceReadiness.maxProblems)")
+        }
+        return DeviceReadiness(problems: problems, reportedAt: now)
     }
 
 

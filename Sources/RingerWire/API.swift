@@ -53,11 +53,14 @@ public struct DeviceRegistration: Codable, Sendable {
     /// The Firebase project the FCM token belongs to, when the server sends through several; absent means
     /// the server's first (default) project.
     public var fcmProjectId: String?
+    /// What the phone found would stop it ringing (its `reported_at` is ignored: the server stamps its own).
+    /// A registration is a full replace, so leaving it out clears the device's last report.
+    public var readiness: DeviceReadiness?
 
     /// Creates a registration body.
     public init(platform: Platform, voipToken: String? = nil, apnsToken: String? = nil,
                 apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil, fcmToken: String? = nil,
-                fcmProjectId: String? = nil) {
+                fcmProjectId: String? = nil, readiness: DeviceReadiness? = nil) {
         self.platform = platform
         self.voipToken = voipToken
         self.apnsToken = apnsToken
@@ -65,6 +68,7 @@ public struct DeviceRegistration: Codable, Sendable {
         self.bundleId = bundleId
         self.fcmToken = fcmToken
         self.fcmProjectId = fcmProjectId
+        self.readiness = readiness
     }
 }
 
@@ -93,11 +97,15 @@ public struct Device: Codable, Hashable, Sendable {
     /// Set when the push service refused a token in a way a new registration fixes (wrong environment
     /// or bundle id); cleared by the next registration.
     public var pushProblem: PushProblem?
+    /// The phone's last readiness report, its problems de-duplicated and sorted and `reported_at` the server's
+    /// time; nil when its last registration carried none.
+    public var readiness: DeviceReadiness?
 
     /// Creates a device record.
     public init(deviceId: String, userId: String, platform: Platform, voipToken: String? = nil,
                 apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil,
-                fcmToken: String? = nil, fcmProjectId: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil) {
+                fcmToken: String? = nil, fcmProjectId: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil,
+                readiness: DeviceReadiness? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.platform = platform
@@ -109,6 +117,7 @@ public struct Device: Codable, Hashable, Sendable {
         self.fcmProjectId = fcmProjectId
         self.updatedAt = updatedAt
         self.pushProblem = pushProblem
+        self.readiness = readiness
     }
 }
 
