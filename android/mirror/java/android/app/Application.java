@@ -1,0 +1,13 @@
+// TEST-ONLY mirror of the Android SDK, NOT Android: real package, class, method names, parameter types and
+// constant values (developer.android.com/reference), so dev.ringer.android compiles and is tested here as it is
+// against android.jar. Bodies are minimal test doubles; members named mirror... are not Android API.
+package android.app;
+
+import android.content.ContextWrapper;
+
+/** Mirror of {@code android.app.Application}. */
+public class Application extends ContextWrapper {
+    public Application() { super(null); }
+
+    public void onCreate() {}
+}

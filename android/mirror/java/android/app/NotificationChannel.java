@@ -1,0 +1,24 @@
+// TEST-ONLY mirror of the Android SDK, NOT Android: real package, class, method names, parameter types and
+// constant values (developer.android.com/reference), so dev.ringer.android compiles and is tested here as it is
+// against android.jar. Bodies are minimal test doubles; members named mirror... are not Android API.
+package android.app;
+
+/** Mirror of {@code android.app.NotificationChannel} (API 26). */
+public final class NotificationChannel {
+    private final String mId;
+    private final CharSequence mName;
+    private final int mImportance;
+    private String mDescription;
+
+    public NotificationChannel(String id, CharSequence name, int importance) {
+        mId = id;
+        mName = name;
+        mImportance = importance;
+    }
+
+    public String getId() { return mId; }
+    public CharSequence getName() { return mName; }
+    public int getImportance() { return mImportance; }
+    public void setDescription(String description) { mDescription = description; }
+    public String getDescription() { return mDescription; }
+}

@@ -1,0 +1,45 @@
+// TEST-ONLY mirror of the Android SDK, NOT Android: real package, class, method names, parameter types and
+// constant values (developer.android.com/reference), so dev.ringer.android compiles and is tested here as it is
+// against android.jar. Bodies are minimal test doubles; members named mirror... are not Android API.
+package android.app;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Mirror of {@code android.app.NotificationManager}: channels and posted notifications, recorded. */
+public final class NotificationManager {
+    public static final int IMPORTANCE_NONE = 0;
+    public static final int IMPORTANCE_MIN = 1;
+    public static final int IMPORTANCE_LOW = 2;
+    public static final int IMPORTANCE_DEFAULT = 3;
+    public static final int IMPORTANCE_HIGH = 4;
+
+    /** Mirror only: the user's switches. */
+    public volatile boolean mirrorNotificationsEnabled = true;
+    public volatile boolean mirrorCanUseFullScreenIntent = true;
+    /** Mirror only: channels by id; showing notifications by "tag/id". */
+    public final Map<String, NotificationChannel> mirrorChannels = new LinkedHashMap<String, NotificationChannel>();
+    public final Map<String, Notification> mirrorShowing = new LinkedHashMap<String, Notification>();
+
+    /** Mirror only (the real one is the system's). */
+    public NotificationManager() {}
+
+    /** API 26. */
+    public synchronized void createNotificationChannel(NotificationChannel channel) {
+        mirrorChannels.put(channel.getId(), channel);
+    }
+
+    public synchronized void notify(String tag, int id, Notification notification) {
+        mirrorShowing.put(tag + "/" + id, notification);
+    }
+
+    public synchronized void cancel(String tag, int id) {
+        mirrorShowing.remove(tag + "/" + id);
+    }
+
+    /** API 24. */
+    public boolean areNotificationsEnabled() { return mirrorNotificationsEnabled; }
+
+    /** API 34: whether USE_FULL_SCREEN_INTENT is granted (the user may revoke it). */
+    public boolean canUseFullScreenIntent() { return mirrorCanUseFullScreenIntent; }
+}

@@ -1,0 +1,23 @@
+// TEST-ONLY mirror of the Android SDK, NOT Android: real package, class, method names, parameter types and
+// constant values (developer.android.com/reference), so dev.ringer.android compiles and is tested here as it is
+// against android.jar. Bodies are minimal test doubles; members named mirror... are not Android API.
+package android.content;
+
+import java.io.File;
+
+/** Mirror of {@code android.content.Context}: the abstract methods the adapters call. */
+public abstract class Context {
+    public static final String NOTIFICATION_SERVICE = "notification";
+    public static final String TELECOM_SERVICE = "telecom";
+    public static final String POWER_SERVICE = "power";
+
+    public abstract Object getSystemService(String name);
+    public abstract String getPackageName();
+    public abstract Context getApplicationContext();
+    public abstract File getFilesDir();
+    /** Returns PackageManager.PERMISSION_GRANTED or PERMISSION_DENIED. */
+    public abstract int checkSelfPermission(String permission);
+    /** API 26. Throws IllegalStateException (API 31: ForegroundServiceStartNotAllowedException) when not allowed. */
+    public abstract ComponentName startForegroundService(Intent service);
+    public abstract boolean stopService(Intent service);
+}

@@ -1,0 +1,8 @@
+// TEST-ONLY mirror of the Android SDK, NOT Android: real package, class, method names, parameter types and
+// constant values (developer.android.com/reference), so dev.ringer.android compiles and is tested here as it is
+// against android.jar. Bodies are minimal test doubles; members named mirror... are not Android API.
+package android.os;
+
+/** Mirror of {@code android.os.IBinder} (no members: the adapters' services are not bound by apps). */
+public interface IBinder {
+}

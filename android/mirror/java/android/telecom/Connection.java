@@ -1,0 +1,90 @@
+// TEST-ONLY mirror of the Android SDK, NOT Android: real package, class, method names, parameter types and
+// constant values (developer.android.com/reference), so dev.ringer.android compiles and is tested here as it is
+// against android.jar. Bodies are minimal test doubles; members named mirror... are not Android API.
+package android.telecom;
+
+import android.net.Uri;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Mirror of {@code android.telecom.Connection}: setters record; {@code setState}'s effect on
+ * {@link #onStateChanged(int)} is as on a device. Telecom's calls into the app (onAnswer, onReject, ...) are
+ * made by the tests.
+ */
+public abstract class Connection {
+    public static final int STATE_INITIALIZING = 0;
+    public static final int STATE_NEW = 1;
+    public static final int STATE_RINGING = 2;
+    public static final int STATE_DIALING = 3;
+    public static final int STATE_ACTIVE = 4;
+    public static final int STATE_HOLDING = 5;
+    public static final int STATE_DISCONNECTED = 6;
+    public static final int STATE_PULLING_CALL = 7;
+    /** API 26. */
+    public static final int PROPERTY_SELF_MANAGED = 1 << 7;
+
+    private int mState = STATE_NEW;
+    private int mConnectionProperties;
+    private Uri mAddress;
+    private int mAddressPresentation;
+    private String mCallerDisplayName;
+    private int mCallerDisplayNamePresentation;
+    private int mVideoState;
+    private boolean mAudioModeIsVoip;
+    private DisconnectCause mDisconnectCause;
+    /** Mirror only: whether destroy() was called, and every state set, in order. */
+    public boolean mirrorDestroyed;
+    public final List<Integer> mirrorStates = new ArrayList<Integer>();
+
+    public Connection() {}
+
+    public static Connection createFailedConnection(DisconnectCause cause) {
+        Connection failed = new Connection() {};
+        failed.setDisconnected(cause);
+        return failed;
+    }
+
+    public final int getState() { return mState; }
+    public final int getConnectionProperties() { return mConnectionProperties; }
+    public final void setConnectionProperties(int connectionProperties) { mConnectionProperties = connectionProperties; }
+    public final Uri getAddress() { return mAddress; }
+    public final int getAddressPresentation() { return mAddressPresentation; }
+    public final void setAddress(Uri address, int presentation) { mAddress = address; mAddressPresentation = presentation; }
+    public final String getCallerDisplayName() { return mCallerDisplayName; }
+    public final int getCallerDisplayNamePresentation() { return mCallerDisplayNamePresentation; }
+    public final void setCallerDisplayName(String callerDisplayName, int presentation) {
+        mCallerDisplayName = callerDisplayName;
+        mCallerDisplayNamePresentation = presentation;
+    }
+    public final int getVideoState() { return mVideoState; }
+    public final void setVideoState(int videoState) { mVideoState = videoState; }
+    public final boolean getAudioModeIsVoip() { return mAudioModeIsVoip; }
+    public final void setAudioModeIsVoip(boolean isVoip) { mAudioModeIsVoip = isVoip; }
+    public final DisconnectCause getDisconnectCause() { return mDisconnectCause; }
+
+    public final void setRinging() { setState(STATE_RINGING); }
+    public final void setDialing() { setState(STATE_DIALING); }
+    public final void setActive() { setState(STATE_ACTIVE); }
+    public final void setDisconnected(DisconnectCause disconnectCause) {
+        mDisconnectCause = disconnectCause;
+        setState(STATE_DISCONNECTED);
+    }
+    public final void destroy() { mirrorDestroyed = true; }
+
+    private void setState(int state) {
+        if (mState == STATE_DISCONNECTED && mState != state) return; // as on a device: a disconnected connection stays so
+        mState = state;
+        mirrorStates.add(state);
+        onStateChanged(state);
+    }
+
+    public void onStateChanged(int state) {}
+    public void onAnswer() {}
+    public void onAnswer(int videoState) { onAnswer(); }
+    public void onReject() {}
+    public void onDisconnect() {}
+    public void onAbort() {}
+    /** API 26: self-managed calls show their own incoming-call UI when Telecom says so. */
+    public void onShowIncomingCallUi() {}
+}

@@ -1,0 +1,45 @@
+package dev.ringer.android
+
+import android.Manifest
+import android.app.NotificationManager
+import android.content.Context
+import android.content.pm.PackageManager
+import android.os.Build
+import android.os.PowerManager
+
+/**
+ * The facts about this phone that decide whether a call can ring, read from the system: the inputs of the
+ * core's readiness check (docs/android-integration.md, "The platform's rules").
+ *
+ * @property notificationsEnabled `NotificationManager.areNotificationsEnabled()` (Android 13: `POST_NOTIFICATIONS`);
+ *   without it no missed-call notification shows, the call still rings.
+ * @property fullScreenIntentAllowed `canUseFullScreenIntent()` on API 34+, always true before; without it a
+ *   locked phone shows a heads-up notification instead of the call screen.
+ * @property ignoringBatteryOptimizations `PowerManager.isIgnoringBatteryOptimizations(packageName)`.
+ * @property manageOwnCallsGranted `MANAGE_OWN_CALLS` granted; without it no call rings on this phone.
+ */
+data class AndroidReadinessFacts(
+    val sdkInt: Int,
+    val notificationsEnabled: Boolean,
+    val fullScreenIntentAllowed: Boolean,
+    val ignoringBatteryOptimizations: Boolean,
+    val manageOwnCallsGranted: Boolean
+)
+
+/** Reads [AndroidReadinessFacts]; thin by design: every judgement is the core's. */
+class AndroidReadiness(
+    private val context: Context,
+    private val notifications: NotificationManager,
+    private val power: PowerManager,
+    private val sdkInt: Int = Build.VERSION.SDK_INT
+) {
+    /** The facts now (cheap binder calls; call on any thread). */
+    fun read(): AndroidReadinessFacts = AndroidReadinessFacts(
+        sdkInt = sdkInt,
+        notificationsEnabled = notifications.areNotificationsEnabled(),
+        fullScreenIntentAllowed = sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE || notifications.canUseFullScreenIntent(),
+        ignoringBatteryOptimizations = power.isIgnoringBatteryOptimizations(context.packageName),
+        manageOwnCallsGranted =
+            context.checkSelfPermission(Manifest.permission.MANAGE_OWN_CALLS) == PackageManager.PERMISSION_GRANTED
+    )
+}

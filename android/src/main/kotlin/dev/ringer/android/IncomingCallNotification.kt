@@ -1,0 +1,145 @@
+package dev.ringer.android
+
+import android.app.Notification
+import android.app.NotificationChannel
+import android.app.NotificationManager
+import android.app.PendingIntent
+import android.app.Person
+import android.content.Context
+import android.content.Intent
+import android.graphics.drawable.Icon
+import android.os.Build
+import dev.ringer.kit.IncomingCallReport
+import dev.ringer.kit.Party
+
+/**
+ * The ringing call's notification, posted when Telecom calls `onShowIncomingCallUi` (a self-managed app
+ * shows its own incoming-call UI), and the ongoing call's notification its foreground service shows.
+ *
+ * Android's rules it follows: a channel with `IMPORTANCE_HIGH` and `CATEGORY_CALL`, ongoing
+ * (Android: "Create a call style notification"); `Notification.CallStyle.forIncomingCall` from API 31; the
+ * full-screen intent only where permitted (API 34: `NotificationManager.canUseFullScreenIntent()`, else a
+ * heads-up notification); each action's `PendingIntent` goes straight to its target, answer to the app's call
+ * activity (`getActivity`), decline to [RingerActionReceiver] (`getBroadcast`), never through a trampoline
+ * (Android 12: no activity starts from a receiver or service a notification started); `FLAG_IMMUTABLE`
+ * everywhere (required from API 31).
+ *
+ * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`).
+ */
+class IncomingCallNotification(
+    private val context: Context,
+    private val manager: NotificationManager,
+    val config: CallNotificationConfig,
+    private val sdkInt: Int = Build.VERSION.SDK_INT
+) {
+    /** Whether a ringing call may take the screen: always before API 34, then while `USE_FULL_SCREEN_INTENT` is granted. */
+    fun fullScreenIntentPermitted(): Boolean =
+        sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE || manager.canUseFullScreenIntent()
+
+    /** Posts the ringing call's notification (tag: the call id). */
+    fun show(report: IncomingCallReport) {
+        createChannels()
+        manager.notify(report.callId, NOTIFICATION_ID, build(report))
+    }
+
+    /** Removes the call's ringing notification, if posted. */
+    fun cancel(callId: String) {
+        manager.cancel(callId, NOTIFICATION_ID)
+    }
+
+    /** The ringing call's notification, for [show] (and for apps that post it themselves). */
+    fun build(report: IncomingCallReport): Notification {
+        val name = displayName(report.caller)
+        val show = activityIntent(RingerIntents.ACTION_SHOW_INCOMING_CALL, report.callId, REQUEST_SHOW)
+        val answer = activityIntent(RingerIntents.ACTION_ANSWER, report.callId, REQUEST_ANSWER)
+        val decline = receiverIntent(RingerIntents.ACTION_DECLINE, report.callId, REQUEST_DECLINE)
+        val builder = Notification.Builder(context, INCOMING_CHANNEL_ID)
+            .setSmallIcon(config.smallIcon)
+            .setContentTitle(name)
+            .setContentText(if (report.hasVideo) config.incomingVideoText else config.incomingText)
+            .setCategory(Notification.CATEGORY_CALL)
+            .setOngoing(true)
+            .setContentIntent(show)
+        if (fullScreenIntentPermitted()) builder.setFullScreenIntent(show, true)
+        if (sdkInt >= Build.VERSION_CODES.S) {
+            builder.setStyle(Notification.CallStyle.forIncomingCall(person(report.caller), decline, answer))
+        } else {
+            builder.addAction(action(config.declineLabel, decline))
+            builder.addAction(action(config.answerLabel, answer))
+        }
+        return builder.build()
+    }
+
+    /**
+     * The notification an answered or dialled call's foreground service shows: ongoing, `CATEGORY_CALL`, a
+     * hang-up action to [RingerActionReceiver]; `CallStyle.forOngoingCall` from API 31.
+     */
+    fun buildOngoing(callId: String, peer: Party): Notification {
+        createChannels()
+        val show = activityIntent(RingerIntents.ACTION_SHOW_INCOMING_CALL, callId, REQUEST_SHOW)
+        val hangUp = receiverIntent(RingerIntents.ACTION_HANG_UP, callId, REQUEST_HANG_UP)
+        val builder = Notification.Builder(context, ONGOING_CHANNEL_ID)
+            .setSmallIcon(config.smallIcon)
+            .setContentTitle(displayName(peer))
+            .setContentText(config.ongoingText)
+            .setCategory(Notification.CATEGORY_CALL)
+            .setOngoing(true)
+            .setContentIntent(show)
+        if (sdkInt >= Build.VERSION_CODES.S) {
+            builder.setStyle(Notification.CallStyle.forOngoingCall(person(peer), hangUp))
+        } else {
+            builder.addAction(action(config.hangUpLabel, hangUp))
+        }
+        return builder.build()
+    }
+
+    /** Creates the two channels (idempotent: Android keeps the user's changes to an existing channel). */
+    fun createChannels() {
+        manager.createNotificationChannel(
+            NotificationChannel(INCOMING_CHANNEL_ID, config.incomingChannelName, NotificationManager.IMPORTANCE_HIGH)
+        )
+        manager.createNotificationChannel(
+            NotificationChannel(ONGOING_CHANNEL_ID, config.ongoingChannelName, NotificationManager.IMPORTANCE_LOW)
+        )
+    }
+
+    private fun displayName(party: Party): String = party.name?.takeIf { it.isNotEmpty() } ?: party.id
+
+    private fun person(party: Party): Person = Person.Builder().setName(displayName(party)).setKey(party.id).build()
+
+    private fun action(label: String, intent: PendingIntent): Notification.Action =
+        Notification.Action.Builder(Icon.createWithResource(context, config.actionIcon), label, intent).build()
+
+    private fun activityIntent(action: String, callId: String, kind: Int): PendingIntent {
+        val intent = Intent(context, config.callActivity)
+            .setAction(action)
+            .putExtra(RingerIntents.EXTRA_CALL_ID, callId)
+            .addFlags(Intent.FLAG_ACTIVITY_NEW_TASK)
+        return PendingIntent.getActivity(context, requestCode(callId, kind), intent, FLAGS)
+    }
+
+    private fun receiverIntent(action: String, callId: String, kind: Int): PendingIntent {
+        val intent = Intent(context, RingerActionReceiver::class.java)
+            .setAction(action)
+            .putExtra(RingerIntents.EXTRA_CALL_ID, callId)
+        return PendingIntent.getBroadcast(context, requestCode(callId, kind), intent, FLAGS)
+    }
+
+    /** One request code per call and action, so two calls' intents never replace each other's extras. */
+    private fun requestCode(callId: String, kind: Int): Int = callId.hashCode() * 4 + kind
+
+    /** Ids and flags. */
+    companion object {
+        /** The ringing calls' channel (`IMPORTANCE_HIGH`). */
+        const val INCOMING_CHANNEL_ID = "ringer_incoming_calls"
+        /** The ongoing calls' channel (`IMPORTANCE_LOW`: shown, never ringing). */
+        const val ONGOING_CHANNEL_ID = "ringer_ongoing_calls"
+        /** The notification id under each call's tag. */
+        const val NOTIFICATION_ID = 0x52494E47
+        private const val FLAGS = PendingIntent.FLAG_IMMUTABLE or PendingIntent.FLAG_UPDATE_CURRENT
+        private const val REQUEST_SHOW = 0
+        private const val REQUEST_ANSWER = 1
+        private const val REQUEST_DECLINE = 2
+        private const val REQUEST_HANG_UP = 3
+    }
+}

@@ -1,0 +1,52 @@
+package dev.ringer.android
+
+import android.telecom.Connection
+
+/**
+ * One Ringer call as a self-managed Telecom `Connection`, keyed by the server's call id. It only forwards
+ * Telecom's callbacks to [TelecomCallUi], which owns the call map and talks to the core
+ * (docs/android-integration.md, "The user's actions").
+ *
+ * @property callId the server's call id.
+ * @property incoming true for a call reported by `reportIncomingCall`, false for one this phone dialled.
+ */
+class RingerConnection(val callId: String, val incoming: Boolean, private val owner: TelecomCallUi) : Connection() {
+    @Volatile private var answering = false
+    @Volatile private var wasActive = false
+
+    /** Whether the connection has ever been `STATE_ACTIVE` (so its audio session was activated). */
+    val hasBeenActive: Boolean get() = wasActive
+
+    /** Returns true the first time only, so an answer from Telecom and one from the notification count once. */
+    @Synchronized internal fun beginAnswer(): Boolean {
+        if (answering) return false
+        answering = true
+        return true
+    }
+
+    /** Telecom (a headset, a car, the system UI) answered. */
+    override fun onAnswer() { owner.answer(callId) }
+
+    /** Telecom answered with a video state; the call's media decides video itself. */
+    override fun onAnswer(videoState: Int) { owner.answer(callId) }
+
+    /** The user declined the ringing call through Telecom. */
+    override fun onReject() { owner.decline(callId) {} }
+
+    /** Telecom asked to hang up (or cancel an outgoing call). */
+    override fun onDisconnect() { owner.hangUp(callId) {} }
+
+    /** Telecom aborted a call it could not complete. */
+    override fun onAbort() { owner.hangUp(callId) {} }
+
+    /** Android: a self-managed app shows its own incoming-call UI when Telecom says so (API 26). */
+    override fun onShowIncomingCallUi() { owner.showIncomingCallUi(callId) }
+
+    /** `STATE_ACTIVE` (answer confirmed, or outgoing call connected) is when the call's audio may start. */
+    override fun onStateChanged(state: Int) {
+        if (state == STATE_ACTIVE && !wasActive) {
+            wasActive = true
+            owner.connectionActivated(callId)
+        }
+    }
+}

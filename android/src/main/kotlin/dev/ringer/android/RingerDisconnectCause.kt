@@ -1,0 +1,28 @@
+package dev.ringer.android
+
+import android.os.Build
+import android.telecom.DisconnectCause
+import dev.ringer.kit.CallEndReason
+
+/** The end-reason table of docs/android-integration.md ("End reasons"), in one place. */
+object RingerDisconnectCause {
+    /** The reason string Telecom logs for a call another device of this user declined. */
+    const val DECLINED_ELSEWHERE_REASON = "declined elsewhere"
+
+    /**
+     * The `DisconnectCause` for a call the local user did not end (Android: `Connection.setDisconnected`).
+     * A reason added by a newer server closes the call as `REMOTE` (ended by the other party), as RingerKit
+     * maps it to CallKit's `remoteEnded`.
+     * @param sdkInt the device's API level: `ANSWERED_ELSEWHERE` is used from API 29 (Android 10), `OTHER` before.
+     */
+    fun forReason(reason: CallEndReason, sdkInt: Int): DisconnectCause = when (reason) {
+        CallEndReason.REMOTE_ENDED -> DisconnectCause(DisconnectCause.REMOTE)
+        CallEndReason.UNANSWERED -> DisconnectCause(DisconnectCause.MISSED)
+        CallEndReason.ANSWERED_ELSEWHERE -> DisconnectCause(
+            if (sdkInt >= Build.VERSION_CODES.Q) DisconnectCause.ANSWERED_ELSEWHERE else DisconnectCause.OTHER
+        )
+        CallEndReason.DECLINED_ELSEWHERE -> DisconnectCause(DisconnectCause.REJECTED, DECLINED_ELSEWHERE_REASON)
+        CallEndReason.FAILED -> DisconnectCause(DisconnectCause.ERROR)
+        else -> DisconnectCause(DisconnectCause.REMOTE)
+    }
+}

@@ -1,0 +1,339 @@
+package dev.ringer.android
+
+import android.content.ComponentName
+import android.content.Context
+import android.net.Uri
+import android.os.Build
+import android.os.Bundle
+import android.telecom.Connection
+import android.telecom.ConnectionRequest
+import android.telecom.DisconnectCause
+import android.telecom.PhoneAccount
+import android.telecom.PhoneAccountHandle
+import android.telecom.TelecomManager
+import android.telecom.VideoProfile
+import dev.ringer.kit.CallEndReason
+import dev.ringer.kit.CallUi
+import dev.ringer.kit.IncomingCallReport
+import dev.ringer.kit.Party
+
+/**
+ * A self-managed `ConnectionService` as the core's [CallUi] (Android: "Build a calling app",
+ * `PhoneAccount.CAPABILITY_SELF_MANAGED`), following docs/android-integration.md's tables exactly.
+ *
+ * It only translates: one [RingerConnection] per server call id, Telecom's callbacks forwarded to [actions]
+ * (the coordinator), the coordinator's reports turned into `Connection` states. It also holds the call's
+ * foreground service ([CallForegroundService]) from answer or dial to the last call's end, and posts the
+ * incoming-call notification when Telecom asks ([IncomingCallNotification]).
+ *
+ * Thread-safe: the coordinator calls it from any thread, Telecom from the main thread.
+ *
+ * @param context the application context.
+ * @param telecom the system's `TelecomManager`.
+ * @param notifications posts the ringing call's notification; null in apps that show their own.
+ * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`), a parameter so each level can be tested.
+ */
+class TelecomCallUi(
+    private val context: Context,
+    private val telecom: TelecomManager,
+    val notifications: IncomingCallNotification?,
+    val sdkInt: Int = Build.VERSION.SDK_INT
+) : CallUi {
+    /** The phone account this app's calls are placed on (its `ConnectionService` and the id "ringer"). */
+    val phoneAccountHandle = PhoneAccountHandle(ComponentName(context, RingerConnectionService::class.java), ACCOUNT_ID)
+
+    /** Where the user's actions go; set once by [attach] before any call can be reported. */
+    @Volatile var actions: CallActions? = null
+        private set
+
+    private val lock = Any()
+    private val connections = HashMap<String, RingerConnection>()
+    private val pendingIncoming = HashMap<String, PendingIncoming>()
+    private val pendingOutgoing = HashMap<String, Party>()
+    private val peers = HashMap<String, Party>()
+    private val reports = HashMap<String, IncomingCallReport>()
+
+    private class PendingIncoming(val report: IncomingCallReport, val completion: (Throwable?) -> Unit)
+
+    /** Connects the coordinator's user actions (the coordinator is created with this call UI, then attached). */
+    fun attach(actions: CallActions) { this.actions = actions }
+
+    /**
+     * Registers the self-managed phone account with Telecom (Android: `TelecomManager.registerPhoneAccount`);
+     * call once at start-up, before any call is reported. Video calling is declared so video calls keep
+     * their video state.
+     * @param label the account's name in the system's settings (the app's name).
+     */
+    fun registerPhoneAccount(label: CharSequence) {
+        val account = PhoneAccount.builder(phoneAccountHandle, label)
+            .setCapabilities(
+                PhoneAccount.CAPABILITY_SELF_MANAGED or PhoneAccount.CAPABILITY_VIDEO_CALLING or
+                    PhoneAccount.CAPABILITY_SUPPORTS_VIDEO_CALLING
+            )
+            .addSupportedUriScheme(PhoneAccount.SCHEME_SIP)
+            .build()
+        telecom.registerPhoneAccount(account)
+    }
+
+    // CallUi
+
+    /**
+     * `TelecomManager.addNewIncomingCall(handle, extras)` with the call id, caller and video flag in
+     * `EXTRA_INCOMING_CALL_EXTRAS`; [completion] runs when Telecom creates the connection (null: ringing) or
+     * refuses it. A second report for a call id already shown or pending is refused
+     * ([CallUiException.CODE_CALL_ALREADY_EXISTS]). Without `MANAGE_OWN_CALLS`, Telecom throws
+     * `SecurityException`: the completion gets [CallUiException.CODE_NOT_PERMITTED] and the call is dropped on
+     * this phone only (the core does not decline it, so the user's other devices keep ringing).
+     */
+    override fun reportIncomingCall(report: IncomingCallReport, completion: (Throwable?) -> Unit) {
+        val refused = synchronized(lock) {
+            if (connections.containsKey(report.callId) || pendingIncoming.containsKey(report.callId)) {
+                true
+            } else {
+                pendingIncoming[report.callId] = PendingIncoming(report, completion)
+                false
+            }
+        }
+        if (refused) {
+            completion(CallUiException(CallUiException.CODE_CALL_ALREADY_EXISTS, "call ${report.callId} is already shown"))
+            return
+        }
+        val callExtras = Bundle()
+        putPeer(callExtras, report.callId, report.caller, report.hasVideo)
+        val extras = Bundle()
+        extras.putBundle(TelecomManager.EXTRA_INCOMING_CALL_EXTRAS, callExtras)
+        try {
+            telecom.addNewIncomingCall(phoneAccountHandle, extras)
+        } catch (e: SecurityException) {
+            synchronized(lock) { pendingIncoming.remove(report.callId) }
+            completion(CallUiException(CallUiException.CODE_NOT_PERMITTED, "MANAGE_OWN_CALLS is not granted", e))
+        }
+    }
+
+    /** `setDisconnected(DisconnectCause(code))` then `destroy()`, the code from [RingerDisconnectCause]. */
+    override fun reportCallEnded(callId: String, atMs: Long, reason: CallEndReason) {
+        val pending = synchronized(lock) {
+            pendingOutgoing.remove(callId)
+            pendingIncoming.remove(callId)
+        }
+        pending?.completion?.invoke(CallUiException(CallUiException.CODE_ENDED, "call $callId ended before it rang"))
+        close(callId, RingerDisconnectCause.forReason(reason, sdkInt))
+    }
+
+    /** `setActive()` on the outgoing call's `Connection` (the callee answered). */
+    override fun reportOutgoingCallConnected(callId: String, atMs: Long) {
+        val connection = synchronized(lock) { connections[callId] } ?: return
+        connection.setActive()
+    }
+
+    // Outgoing calls
+
+    /**
+     * Shows a call the server created (the coordinator's `startCall`) as an outgoing Telecom call:
+     * `TelecomManager.placeCall` with the callee as a `sip:` address on this app's phone account and the call
+     * id in `EXTRA_OUTGOING_CALL_EXTRAS`; Telecom then calls `onCreateOutgoingConnection`.
+     * @throws CallUiException [CallUiException.CODE_NOT_PERMITTED] when `MANAGE_OWN_CALLS` is missing; the
+     *   caller should then end the server call.
+     */
+    fun placeOutgoingCall(callId: String, callee: Party, hasVideo: Boolean) {
+        synchronized(lock) { pendingOutgoing[callId] = callee }
+        val callExtras = Bundle()
+        putPeer(callExtras, callId, callee, hasVideo)
+        val extras = Bundle()
+        extras.putParcelable(TelecomManager.EXTRA_PHONE_ACCOUNT_HANDLE, phoneAccountHandle)
+        extras.putInt(TelecomManager.EXTRA_START_CALL_WITH_VIDEO_STATE, videoState(hasVideo))
+        extras.putBundle(TelecomManager.EXTRA_OUTGOING_CALL_EXTRAS, callExtras)
+        try {
+            telecom.placeCall(Uri.fromParts(PhoneAccount.SCHEME_SIP, callee.id, null), extras)
+        } catch (e: SecurityException) {
+            synchronized(lock) { pendingOutgoing.remove(callId) }
+            throw CallUiException(CallUiException.CODE_NOT_PERMITTED, "MANAGE_OWN_CALLS is not granted", e)
+        }
+    }
+
+    // Telecom's side (RingerConnectionService calls these)
+
+    /**
+     * `onCreateIncomingConnection`: builds the reported call's `Connection` (self-managed, caller's address and
+     * name, video state), sets it ringing and completes the report with null. A request for no pending report
+     * (the call ended meanwhile, or not from this SDK) gets a failed connection (`ERROR`).
+     */
+    fun createIncomingConnection(request: ConnectionRequest): Connection {
+        val callExtras = callExtras(request, TelecomManager.EXTRA_INCOMING_CALL_EXTRAS)
+        val callId = callExtras?.getString(RingerIntents.EXTRA_CALL_ID)
+            ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
+        val connection = RingerConnection(callId, incoming = true, owner = this)
+        val pending = synchronized(lock) {
+            val pending = pendingIncoming.remove(callId)
+            if (pending != null) connections[callId] = connection
+            pending
+        } ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
+        configure(connection, pending.report.caller, pending.report.hasVideo)
+        connection.setRinging()
+        pending.completion(null)
+        return connection
+    }
+
+    /** `onCreateIncomingConnectionFailed`: the report completes with [CallUiException.CODE_REFUSED]. */
+    fun incomingConnectionFailed(request: ConnectionRequest) {
+        val callId = callExtras(request, TelecomManager.EXTRA_INCOMING_CALL_EXTRAS)?.getString(RingerIntents.EXTRA_CALL_ID) ?: return
+        val pending = synchronized(lock) { pendingIncoming.remove(callId) } ?: return
+        pending.completion(CallUiException(CallUiException.CODE_REFUSED, "Telecom refused incoming call $callId"))
+    }
+
+    /**
+     * `onCreateOutgoingConnection`: the placed call's `Connection`, dialing, with the call's foreground
+     * service started (type `phoneCall`). An unknown request gets a failed connection (`ERROR`).
+     */
+    fun createOutgoingConnection(request: ConnectionRequest): Connection {
+        val callExtras = callExtras(request, TelecomManager.EXTRA_OUTGOING_CALL_EXTRAS)
+        val callId = callExtras?.getString(RingerIntents.EXTRA_CALL_ID)
+            ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
+        val connection = RingerConnection(callId, incoming = false, owner = this)
+        val callee = synchronized(lock) {
+            val callee = pendingOutgoing.remove(callId)
+            if (callee != null) connections[callId] = connection
+            callee
+        } ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
+        configure(connection, callee, callExtras.getBoolean(RingerIntents.EXTRA_HAS_VIDEO))
+        connection.setDialing()
+        holdForeground(connection, active = false)
+        return connection
+    }
+
+    /** `onCreateOutgoingConnectionFailed` (e.g. another call in progress): the server call is ended. */
+    fun outgoingConnectionFailed(request: ConnectionRequest) {
+        val callId = callExtras(request, TelecomManager.EXTRA_OUTGOING_CALL_EXTRAS)?.getString(RingerIntents.EXTRA_CALL_ID) ?: return
+        val known = synchronized(lock) { pendingOutgoing.remove(callId) != null }
+        if (known) actions?.end(callId) {}
+    }
+
+    // The user's actions (RingerConnection, the notification, the app's call activity)
+
+    /**
+     * Answers a ringing call (Telecom's `onAnswer`, or the notification's answer action reaching the app's call
+     * activity): the call's foreground service starts, the coordinator answers, and the `Connection` goes active
+     * only when the server confirmed; otherwise it closes with `ERROR`. A second answer is ignored.
+     * @return false when no ringing call has this id.
+     */
+    fun answer(callId: String): Boolean {
+        val connection = synchronized(lock) { connections[callId] } ?: return false
+        if (!connection.incoming || !connection.beginAnswer()) return false
+        notifications?.cancel(callId)
+        if (!holdForeground(connection, active = false)) return true
+        val actions = actions
+        if (actions == null) {
+            close(callId, DisconnectCause(DisconnectCause.ERROR))
+            return true
+        }
+        actions.answer(callId) { confirmed ->
+            if (confirmed) connection.setActive() else close(callId, DisconnectCause(DisconnectCause.ERROR))
+        }
+        return true
+    }
+
+    /**
+     * Declines a ringing call (Telecom's `onReject`, or the notification's decline action through
+     * [RingerActionReceiver]): closed at once as `REJECTED`, then the coordinator's `end` (kept durably until the
+     * server hears it). @param completion the coordinator's result (false also when no call has this id).
+     */
+    fun decline(callId: String, completion: (Boolean) -> Unit) {
+        endByUser(callId, DisconnectCause(DisconnectCause.REJECTED), completion)
+    }
+
+    /** Hangs up or cancels a call (Telecom's `onDisconnect`, the ongoing call's hang-up action): `LOCAL`, then `end`. */
+    fun hangUp(callId: String, completion: (Boolean) -> Unit) {
+        endByUser(callId, DisconnectCause(DisconnectCause.LOCAL), completion)
+    }
+
+    /**
+     * The call's foreground service could not start (`SecurityException`, `ForegroundServiceStartNotAllowedException`):
+     * the call closes with `ERROR` and the coordinator ends it, so the server and the other party are told; the
+     * app keeps running.
+     */
+    fun foregroundRefused(callId: String) {
+        endByUser(callId, DisconnectCause(DisconnectCause.ERROR)) {}
+    }
+
+    /** The caller as reported, for the notification and the foreground service; null when the call is unknown. */
+    fun peer(callId: String): Party? = synchronized(lock) { peers[callId] }
+
+    internal fun showIncomingCallUi(callId: String) {
+        val report = synchronized(lock) { reports[callId] } ?: return
+        notifications?.show(report)
+    }
+
+    internal fun connectionActivated(callId: String) {
+        val connection = synchronized(lock) { connections[callId] } ?: return
+        actions?.audioSessionActivated()
+        holdForeground(connection, active = true)
+    }
+
+    private fun endByUser(callId: String, cause: DisconnectCause, completion: (Boolean) -> Unit) {
+        if (!close(callId, cause)) {
+            completion(false)
+            return
+        }
+        val actions = actions
+        if (actions == null) completion(false) else actions.end(callId, completion)
+    }
+
+    /** Closes the call's `Connection` (disconnected, destroyed), its notification, and the foreground service after the last call. */
+    private fun close(callId: String, cause: DisconnectCause): Boolean {
+        val (connection, noneLeft) = synchronized(lock) {
+            val connection = connections.remove(callId)
+            peers.remove(callId)
+            reports.remove(callId)
+            Pair(connection, connections.isEmpty())
+        }
+        if (connection == null) return false
+        connection.setDisconnected(cause)
+        connection.destroy()
+        notifications?.cancel(callId)
+        if (connection.hasBeenActive) actions?.audioSessionDeactivated()
+        if (noneLeft) CallForegroundService.stop(context)
+        return true
+    }
+
+    /** Starts (or updates) the call's foreground service; false when it was refused and the call closed. */
+    private fun holdForeground(connection: RingerConnection, active: Boolean): Boolean {
+        val peer = synchronized(lock) { peers[connection.callId] } ?: return false
+        if (CallForegroundService.start(context, connection.callId, peer, active)) return true
+        foregroundRefused(connection.callId)
+        return false
+    }
+
+    private fun configure(connection: RingerConnection, peer: Party, hasVideo: Boolean) {
+        synchronized(lock) {
+            peers[connection.callId] = peer
+            if (connection.incoming) reports[connection.callId] = IncomingCallReport(connection.callId, peer, hasVideo)
+        }
+        connection.setConnectionProperties(Connection.PROPERTY_SELF_MANAGED)
+        connection.setAddress(Uri.fromParts(PhoneAccount.SCHEME_SIP, peer.id, null), TelecomManager.PRESENTATION_ALLOWED)
+        connection.setCallerDisplayName(peer.name ?: peer.id, TelecomManager.PRESENTATION_ALLOWED)
+        connection.setVideoState(videoState(hasVideo))
+        connection.setAudioModeIsVoip(true)
+    }
+
+    private fun putPeer(extras: Bundle, callId: String, peer: Party, hasVideo: Boolean) {
+        extras.putString(RingerIntents.EXTRA_CALL_ID, callId)
+        extras.putString(RingerIntents.EXTRA_PEER_ID, peer.id)
+        peer.name?.let { extras.putString(RingerIntents.EXTRA_PEER_NAME, it) }
+        extras.putBoolean(RingerIntents.EXTRA_HAS_VIDEO, hasVideo)
+    }
+
+    /** The app's extras: nested under [key] as passed to Telecom, or at the top level on devices that flatten them. */
+    private fun callExtras(request: ConnectionRequest, key: String): Bundle? {
+        val extras = request.extras ?: return null
+        return extras.getBundle(key) ?: extras.takeIf { it.containsKey(RingerIntents.EXTRA_CALL_ID) }
+    }
+
+    private fun videoState(hasVideo: Boolean): Int =
+        if (hasVideo) VideoProfile.STATE_BIDIRECTIONAL else VideoProfile.STATE_AUDIO_ONLY
+
+    /** Constants. */
+    companion object {
+        /** The id of this app's one self-managed phone account. */
+        const val ACCOUNT_ID = "ringer"
+    }
+}

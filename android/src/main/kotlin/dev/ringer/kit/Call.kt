@@ -1,0 +1,152 @@
+package dev.ringer.kit
+
+import org.json.JSONArray
+import org.json.JSONObject
+
+/**
+ * A party of a call as shown to the other side.
+ * @property id the user id (the user token's `sub`).
+ * @property name the display name from the token's `name` claim, when known.
+ */
+data class Party(val id: String, val name: String? = null) {
+    /** `{"id":…,"name":…}`; `name` left out when null. */
+    fun toJson(): JSONObject = JSONObject().put("id", id).putIfSet("name", name)
+
+    /** Reading. */
+    companion object {
+        /** @throws RingerWireException when `id` is missing or a field has the wrong type. */
+        @JvmStatic fun fromJson(json: JSONObject): Party =
+            Party(json.reqString("id", "Party"), json.stringOrNull("name", "Party"))
+    }
+}
+
+/**
+ * A call as the API returns it (docs/openapi.yaml `components/schemas/Call`). Times are Unix milliseconds,
+ * read from the wire's RFC 3339 strings.
+ *
+ * The [callId] is a lowercase UUID, also the native call UI's id, so one server call is one call on screen.
+ * @property expiresAtMs the ring deadline (server clock): after it an unanswered call ends `unanswered`.
+ * @property endedBy the user whose action ended the call; null for a timeout, failure or an end by the server.
+ * @property endReason why the server ended an accepted call itself; null when a participant hung up.
+ * @property failureReason on a `failed` call, words an app can show.
+ * @property pushes every push's outcome, only in `GET /v1/calls/{id}` read by the callee.
+ */
+data class Call(
+    val callId: String,
+    val state: CallState,
+    val caller: Party,
+    val callee: Party,
+    val hasVideo: Boolean,
+    val createdAtMs: Long,
+    val expiresAtMs: Long,
+    val acceptedAtMs: Long? = null,
+    val acceptedDeviceId: String? = null,
+    val endedAtMs: Long? = null,
+    val endedBy: String? = null,
+    val endReason: SystemEndReason? = null,
+    val failureReason: String? = null,
+    val pushes: List<PushAttempt>? = null
+) {
+    /** The call in the server's JSON shape (snake_case keys, RFC 3339 times, nulls left out). */
+    fun toJson(): JSONObject {
+        val json = JSONObject()
+            .put("call_id", callId).put("state", state.rawValue)
+            .put("caller", caller.toJson()).put("callee", callee.toJson()).put("has_video", hasVideo)
+            .put("created_at", RingerJson.formatTimestamp(createdAtMs))
+            .put("expires_at", RingerJson.formatTimestamp(expiresAtMs))
+            .putIfSet("accepted_at", acceptedAtMs?.let { RingerJson.formatTimestamp(it) })
+            .putIfSet("accepted_device_id", acceptedDeviceId)
+            .putIfSet("ended_at", endedAtMs?.let { RingerJson.formatTimestamp(it) })
+            .putIfSet("ended_by", endedBy)
+            .putIfSet("end_reason", endReason?.rawValue)
+            .putIfSet("failure_reason", failureReason)
+        if (pushes != null) {
+            val array = JSONArray()
+            for (push in pushes) array.put(push.toJson())
+            json.put("pushes", array)
+        }
+        return json
+    }
+
+    /** Reading. */
+    companion object {
+        /**
+         * Reads a call; unknown keys are ignored, unknown states and end reasons kept.
+         * @throws RingerWireException when a required field is missing, a field has the wrong JSON type, or a
+         *   time is not an RFC 3339 timestamp.
+         */
+        @JvmStatic fun fromJson(json: JSONObject): Call {
+            val what = "Call"
+            val pushes = json.arrayOrNull("pushes", what)?.let { array ->
+                (0 until array.length()).map { index ->
+                    val item = array.opt(index) as? JSONObject
+                        ?: throw RingerWireException("Call.pushes[$index] is not an object")
+                    PushAttempt.fromJson(item)
+                }
+            }
+            return Call(
+                callId = json.reqString("call_id", what),
+                state = CallState(json.reqString("state", what)),
+                caller = Party.fromJson(json.reqObject("caller", what)),
+                callee = Party.fromJson(json.reqObject("callee", what)),
+                hasVideo = json.reqBool("has_video", what),
+                createdAtMs = json.reqTimestamp("created_at", what),
+                expiresAtMs = json.reqTimestamp("expires_at", what),
+                acceptedAtMs = json.timestampOrNull("accepted_at", what),
+                acceptedDeviceId = json.stringOrNull("accepted_device_id", what),
+                endedAtMs = json.timestampOrNull("ended_at", what),
+                endedBy = json.stringOrNull("ended_by", what),
+                endReason = json.stringOrNull("end_reason", what)?.let { SystemEndReason(it) },
+                failureReason = json.stringOrNull("failure_reason", what),
+                pushes = pushes)
+        }
+    }
+}
+
+/**
+ * The outcome of one push to one device, shown on the call for the callee and operators.
+ * @property status the provider's HTTP status; null when no answer came.
+ * @property latencyMs time from sending to the answer, milliseconds (fractional).
+ * @property attempts requests it took (0 when none could be sent before its deadline).
+ * @property sentAtMs when the push was sent, Unix ms.
+ */
+data class PushAttempt(
+    val callId: String,
+    val deviceId: String,
+    val provider: PushProvider,
+    val pushType: PushType,
+    val status: Int?,
+    val reason: String?,
+    val apnsId: String?,
+    val messageName: String?,
+    val latencyMs: Double,
+    val attempts: Int,
+    val sentAtMs: Long
+) {
+    /** The record in the server's JSON shape. */
+    fun toJson(): JSONObject = JSONObject()
+        .put("call_id", callId).put("device_id", deviceId).put("provider", provider.rawValue)
+        .put("push_type", pushType.rawValue).putIfSet("status", status).putIfSet("reason", reason)
+        .putIfSet("apns_id", apnsId).putIfSet("message_name", messageName).put("latency_ms", latencyMs)
+        .put("attempts", attempts).put("sent_at", RingerJson.formatTimestamp(sentAtMs))
+
+    /** Reading. */
+    companion object {
+        /** @throws RingerWireException when a required field is missing or has the wrong type. */
+        @JvmStatic fun fromJson(json: JSONObject): PushAttempt {
+            val what = "PushAttempt"
+            return PushAttempt(
+                callId = json.reqString("call_id", what),
+                deviceId = json.reqString("device_id", what),
+                provider = PushProvider(json.reqString("provider", what)),
+                pushType = PushType(json.reqString("push_type", what)),
+                status = json.intOrNull("status", what),
+                reason = json.stringOrNull("reason", what),
+                apnsId = json.stringOrNull("apns_id", what),
+                messageName = json.stringOrNull("message_name", what),
+                latencyMs = json.reqDouble("latency_ms", what),
+                attempts = json.reqInt("attempts", what),
+                sentAtMs = json.reqTimestamp("sent_at", what))
+        }
+    }
+}

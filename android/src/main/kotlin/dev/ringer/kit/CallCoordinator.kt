@@ -1,0 +1,629 @@
+package dev.ringer.kit
+
+import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.suspendCancellableCoroutine
+import java.util.UUID
+import kotlin.coroutines.resume
+
+/**
+ * The platform-neutral brain of ringing on a device (Swift: RingerKit's `CallCoordinator`): turns FCM data
+ * messages, server events and the user's actions on the native call UI into API calls and call-UI reports,
+ * so the rules every app gets wrong hold by construction. The decisions are [PhoneCallMachine]'s (a pure
+ * value, pinned by the test vectors of docs/test-vectors.md); the coordinator carries out its effects and
+ * keeps the per-device bookkeeping (session, waiting requests, audio, keepalives), every timer and retry on
+ * the injected clock:
+ *
+ * - **One call per server call id**: the `Connection`'s key is the call id; the same call arriving by FCM
+ *   and by WebSocket, in either order, is one call on screen.
+ * - **Answer before the app is ready**: a data message that wakes the app before it called [connect] still
+ *   rings; an answer given then is kept against the call id and sent as soon as the API is available; the
+ *   native answer completes only when the server confirmed it.
+ * - **Remote endings** close the native call with the matching [CallEndReason] (the [CallUi] maps it to a
+ *   `DisconnectCause`), exactly once, and a call nobody ended still stops ringing at its deadline even if no
+ *   event ever arrives.
+ * - **Deadlines on the server's clock**, through the offset learned from `stream.ready` and answers' `Date`
+ *   headers ([serverTimeObserved]), kept in a [ClockOffsetStore]; while it is unknown a message rings.
+ * - **Audio only once the call is active**: [Observation.MediaCanStart] comes only when the server confirmed
+ *   the answer AND [audioSessionActivated] was called.
+ * - **Answered calls stay alive without a socket**: while a call is answered and the event stream is not
+ *   connected ([eventStreamStatusChanged]), a keepalive goes to the server every [keepaliveIntervalMs].
+ * - **Hang-ups are durable**: stored in the [PendingActionStore] and resent until the server answers with
+ *   anything but a 5xx.
+ *
+ * Thread-safe: one lock guards the state; [CallUi] and observer callbacks are made outside it, on any thread.
+ *
+ * @param deviceId stable id of this app install, sent with ringing/accept/decline.
+ * @param ui the native call UI (a self-managed `ConnectionService` on Android).
+ * @param scope where timers, retries and requests run; cancel it to stop them all.
+ * @param now the phone's wall clock, Unix milliseconds (`System::currentTimeMillis` in an app).
+ * @param sleepUntil suspends until [now] reads at least the given Unix milliseconds; every timer and retry
+ *   wait uses it. Must throw `CancellationException` when its coroutine is cancelled.
+ * @param random a number in `0..1` for the retries' jitter.
+ * @param pendingActions where hang-ups wait until the server acknowledged them; a [FilePendingActionStore]
+ *   makes them survive a process restart.
+ * @param clockOffsets where the learned server-minus-phone offset survives a restart.
+ * @param bootTimeMs the phone's boot time on its wall clock, Unix ms (Android: `System.currentTimeMillis()`
+ *   minus `SystemClock.elapsedRealtime()`): when it moves, the wall clock was set and the offset is forgotten.
+ * @param keepaliveIntervalMs milliseconds between keepalives of an answered call while the event stream is
+ *   down; at most a third of the server's `--call-idle-timeout` (120 s by default).
+ * @param observer receives every [Observation], on any thread.
+ */
+class CallCoordinator(
+    val deviceId: String,
+    private val ui: CallUi,
+    private val scope: CoroutineScope,
+    private val now: () -> Long,
+    private val sleepUntil: suspend (Long) -> Unit,
+    private val random: () -> Double,
+    private val pendingActions: PendingActionStore,
+    private val clockOffsets: ClockOffsetStore,
+    private val bootTimeMs: () -> Long,
+    val keepaliveIntervalMs: Long = DEFAULT_KEEPALIVE_INTERVAL_MS,
+    private val observer: (Observation) -> Unit
+) {
+    /** What the coordinator did, for the app's own UI and for tests. */
+    sealed class Observation {
+        /** A ringing data message was handled (`callId` null when it named no readable call). */
+        data class PushReported(val callId: String?, val disposition: PushDisposition) : Observation()
+
+        /** An incoming call is ringing on the native UI. */
+        data class Ringing(val callId: String) : Observation()
+
+        /** The server confirmed this device's answer; media can start once audio is active. */
+        data class Answered(val callId: String, val media: MediaSession) : Observation()
+
+        /** An outgoing call was answered by the callee. */
+        data class OutgoingAnswered(val callId: String, val media: MediaSession) : Observation()
+
+        /**
+         * Start media and the microphone now: the call is answered and the call UI activated audio
+         * ([audioSessionActivated]). Never sent before both.
+         */
+        data class MediaCanStart(val callId: String, val media: MediaSession) : Observation()
+
+        /** A call ended; `reason` is null when the local user ended it. */
+        data class Ended(val callId: String, val reason: CallEndReason?) : Observation()
+
+        /** An event from the server's stream, as given to [handle]. */
+        data class Event(val event: CallEvent) : Observation()
+
+        /** An API request failed and will not be retried now. `detail` never holds a token. */
+        data class RequestFailed(val callId: String, val detail: String) : Observation()
+    }
+
+    /** Whether requests can be made: before [connect] requests wait; after `connect(null)` pushes are refused. */
+    private sealed class Session {
+        object Launching : Session()
+        class LoggedIn(val api: RingerApiClient) : Session()
+        object LoggedOut : Session()
+
+        val account: PhoneAccount
+            get() = when (this) {
+                is Launching -> PhoneAccount.Launching
+                is LoggedIn -> PhoneAccount.LoggedIn(api.userId)
+                is LoggedOut -> PhoneAccount.LoggedOut
+            }
+    }
+
+    /** Everything guarded by [lock]. */
+    private class State(var machine: PhoneCallMachine, var offsetBootTimeMs: Long?) {
+        var session: Session = Session.Launching
+        /** Native answer actions waiting for the server, by call id. */
+        val answers = HashMap<String, (Boolean) -> Unit>()
+        /** Requests waiting for the app to finish launching. */
+        val waiters = HashMap<Any, CancellableContinuation<RingerApiClient?>>()
+        /** True between the call UI's audio activation and deactivation. */
+        var audioActive = false
+        /** Answered calls whose media waits for the audio session. */
+        val mediaWaitingForAudio = LinkedHashMap<String, MediaSession>()
+        /** Whether the event stream is connected: the server then hears this app without keepalives. */
+        var streamConnected = false
+        /** Answered calls whose keepalive loop runs. */
+        val keptAlive = HashSet<String>()
+        /** Call ids whose stored hang-up is being sent right now (a reconnect must not send it twice). */
+        val sending = HashSet<String>()
+    }
+
+    private val lock = Any()
+    private val state: State
+
+    init {
+        // An offset learned before the wall clock was set (or before a reboot) would misjudge pushes by the change.
+        val stored = clockOffsets.load()?.takeIf { !PhoneBootTime.wallClockWasSet(it.bootTimeMs, bootTimeMs()) }
+        state = State(PhoneCallMachine(deviceId, stored?.offsetMs), stored?.bootTimeMs)
+    }
+
+    /** The server's clock minus the phone's, milliseconds, as learned so far; null while unknown. */
+    val clockOffsetMs: Long?
+        get() = synchronized(lock) { state.machine.clockOffsetMs }
+
+    /**
+     * Makes the logged-in user's API available (after login, or at launch with a stored token), and releases
+     * requests that waited for it (an answer given on the lock screen during launch); stored hang-ups from an
+     * earlier process go out now. Pass null when nobody is logged in: ringing messages are refused, and calls
+     * still ringing end (`failed`). Calls ringing for another user than `api.userId` end too.
+     */
+    fun connect(api: RingerApiClient?) {
+        // Every answer's `Date` header teaches the server's clock too.
+        val observing = api?.observingServerTime { serverTimeMs -> serverTimeObserved(serverTimeMs) }
+        val session = if (observing != null) Session.LoggedIn(observing) else Session.LoggedOut
+        val waiters = synchronized(lock) {
+            state.session = session
+            val waiting = state.waiters.values.toList()
+            state.waiters.clear()
+            waiting
+        }
+        apply(PhoneCallInput.AccountChanged(session.account))
+        for (waiter in waiters) waiter.resume(observing)
+        if (observing != null) pendingActions.load().forEach { send(it) }
+    }
+
+    /**
+     * The server's clock read [serverTimeMs] (Unix ms) just now (`stream.ready`'s `server_time_ms`, or an
+     * answer's `Date` header): ring deadlines are judged on the server's timeline from then on, and the offset
+     * is kept in the [ClockOffsetStore].
+     */
+    fun serverTimeObserved(serverTimeMs: Long) {
+        apply(PhoneCallInput.ServerTime(serverTimeMs))
+    }
+
+    /** The API, waiting while the app is still launching, at most until [deadlineMs] (phone clock). */
+    private suspend fun api(deadlineMs: Long): RingerApiClient? {
+        val id = Any()
+        val timer = scope.launch {
+            try {
+                sleepUntil(deadlineMs)
+            } catch (e: CancellationException) {
+                return@launch
+            }
+            synchronized(lock) { state.waiters.remove(id) }?.resume(null)
+        }
+        try {
+            return suspendCancellableCoroutine { continuation ->
+                var ready = false
+                var api: RingerApiClient? = null
+                synchronized(lock) {
+                    val session = state.session
+                    when (session) {
+                        is Session.LoggedIn -> { ready = true; api = session.api }
+                        is Session.LoggedOut -> ready = true
+                        is Session.Launching -> state.waiters[id] = continuation
+                    }
+                }
+                if (ready) continuation.resume(api)
+            }
+        } finally {
+            timer.cancel()
+            synchronized(lock) { state.waiters.remove(id) }
+        }
+    }
+
+    // Carrying out the machine's effects
+
+    /**
+     * Feeds an input to the machine and carries out its effects, outside the lock.
+     * @param media the media session that came with [PhoneCallInput.AnswerConfirmed].
+     * @param answer the native answer action of a [PhoneCallInput.Answer]: kept, under the same lock, when the
+     *   machine sends the accept (its confirmation may come back on another thread at once), else failed.
+     * @param before bookkeeping done under the same lock, before the input.
+     * @return the effects carried out.
+     */
+    private fun apply(input: PhoneCallInput, media: MediaSession? = null, answer: ((Boolean) -> Unit)? = null,
+                      before: (State) -> Unit = {}): List<PhoneCallEffect> {
+        val boot = bootTimeMs()
+        // What the clock-offset store must hold afterwards, if it changes.
+        var storeOffset = false
+        var storedOffset: StoredClockOffset? = null
+        val answers = HashMap<String, (Boolean) -> Unit>()
+        var kept = false
+        val effects = synchronized(lock) {
+            before(state)
+            val learnedAt = state.offsetBootTimeMs
+            if (learnedAt != null && PhoneBootTime.wallClockWasSet(learnedAt, boot)) {
+                state.machine.handle(PhoneCallInput.PhoneClockChanged, now())
+                state.offsetBootTimeMs = null
+                storeOffset = true
+                storedOffset = null
+            }
+            val effects = state.machine.handle(input, now())
+            for (effect in effects) {
+                when (effect) {
+                    is PhoneCallEffect.SendAccept -> {
+                        if (answer != null) state.answers[effect.callId] = answer
+                        kept = true
+                    }
+                    is PhoneCallEffect.CompleteAnswer ->
+                        state.answers.remove(effect.callId)?.let { answers[effect.callId] = it }
+                    is PhoneCallEffect.Ended -> state.mediaWaitingForAudio.remove(effect.callId)
+                    is PhoneCallEffect.SaveClockOffset -> {
+                        state.offsetBootTimeMs = boot
+                        storeOffset = true
+                        storedOffset = StoredClockOffset(effect.offsetMs, boot)
+                    }
+                    else -> {}
+                }
+            }
+            effects
+        }
+        if (storeOffset) clockOffsets.save(storedOffset)
+        if (!kept) answer?.invoke(false)
+        for (effect in effects) carryOut(effect, answers, media)
+        return effects
+    }
+
+    private fun carryOut(effect: PhoneCallEffect, answers: Map<String, (Boolean) -> Unit>, media: MediaSession?) {
+        when (effect) {
+            is PhoneCallEffect.ReportIncoming -> {
+                val callId = effect.callId
+                ui.reportIncomingCall(effect.report) { error ->
+                    apply(PhoneCallInput.ReportFinished(callId, error == null))
+                }
+            }
+            // The call UI refuses the known id, so nothing new rings.
+            is PhoneCallEffect.ReportDuplicate -> ui.reportIncomingCall(effect.report) { }
+            is PhoneCallEffect.ReportAndEnd -> {
+                val id = effect.callId ?: UUID.randomUUID().toString()
+                ui.reportIncomingCall(IncomingCallReport(id, effect.caller, false)) { }
+                ui.reportCallEnded(id, now(), effect.reason)
+            }
+            is PhoneCallEffect.ReportEnded -> ui.reportCallEnded(effect.callId, now(), effect.reason)
+            is PhoneCallEffect.ReportOutgoingConnected -> ui.reportOutgoingCallConnected(effect.callId, now())
+            is PhoneCallEffect.CompleteAnswer -> answers[effect.callId]?.invoke(effect.fulfilled)
+            is PhoneCallEffect.PushHandled -> observer(Observation.PushReported(effect.callId, effect.disposition))
+            is PhoneCallEffect.Ringing -> observer(Observation.Ringing(effect.callId))
+            is PhoneCallEffect.Answered -> {
+                if (media == null) return
+                observer(Observation.Answered(effect.callId, media))
+                mediaReady(effect.callId, media)
+            }
+            is PhoneCallEffect.Ended -> observer(Observation.Ended(effect.callId, effect.reason))
+            is PhoneCallEffect.SendRinging -> {
+                val callId = effect.callId
+                // A refusal means the call ended while this device was waking (409 with the state), or is not
+                // this user's call (a message for the phone's previous user): the machine closes it.
+                perform(callId, 3, onFailure = { problem ->
+                    if (problem != null) apply(PhoneCallInput.RingingRefused(callId, problem))
+                }) { api, device -> api.ringing(callId, device) }
+            }
+            is PhoneCallEffect.SendAccept -> {
+                val callId = effect.callId
+                perform(callId, 5, onFailure = { problem -> apply(PhoneCallInput.AnswerRefused(callId, problem)) }) { api, device ->
+                    val response = api.accept(callId, device)
+                    apply(PhoneCallInput.AnswerConfirmed(callId), media = response.media)
+                }
+            }
+            is PhoneCallEffect.SendHangUp -> {
+                val action = PendingCallAction(effect.kind, effect.callId, deviceId, now())
+                pendingActions.save(pendingActions.load().filter { it.callId != effect.callId } + action)
+                send(action)
+            }
+            is PhoneCallEffect.ArmDeadline -> {
+                // The device's own end of a call whose `call.unanswered` is lost (no socket, frozen app).
+                val callId = effect.callId
+                val deadline = effect.atMs
+                scope.launch {
+                    sleepUntil(deadline)
+                    apply(PhoneCallInput.DeadlineReached(callId))
+                }
+            }
+            is PhoneCallEffect.StartKeepalive -> keepAlive(effect.callId)
+            is PhoneCallEffect.FetchMedia -> {
+                val callId = effect.callId
+                perform(callId, 3) { api, _ ->
+                    val session = api.media(callId)
+                    observer(Observation.OutgoingAnswered(callId, session))
+                    mediaReady(callId, session)
+                }
+            }
+            // Stored by apply, with the boot time read under the same lock.
+            is PhoneCallEffect.SaveClockOffset -> {}
+        }
+    }
+
+    /** Handles a ringing message body; shared with [handleDataMessage]. */
+    internal fun handleIncomingPush(body: RingerPushBody?, reportsEveryPush: Boolean): PushDisposition {
+        val push = try {
+            body?.let { IncomingPush.fromBody(it) }
+        } catch (e: RingerWireException) {
+            null   // not `call.incoming`, or a call id that is no UUID
+        }
+        val input = if (push != null) {
+            val account = synchronized(lock) { state.session.account }
+            PhoneCallInput.IncomingPush(push, account, reportsEveryPush)
+        } else {
+            PhoneCallInput.UnreadablePush(reportsEveryPush)
+        }
+        for (effect in apply(input)) if (effect is PhoneCallEffect.PushHandled) return effect.disposition
+        return PushDisposition.UNREADABLE
+    }
+
+    /** Handles a message that a call changed (`call.cancelled`, …); shared with [handleDataMessage]. */
+    internal fun handleUpdatePush(type: EventType, callId: String) {
+        apply(PhoneCallInput.UpdatePush(type, callId))
+    }
+
+    /**
+     * Handles the `data` map of an FCM message (Android: `FirebaseMessagingService.onMessageReceived`,
+     * `RemoteMessage.getData()`); `data["ringer"]` is the VoIP push's `ringer` object as a JSON string.
+     * Never throws: a message that cannot ring is answered with its disposition and never rings.
+     * The rules are in CallCoordinatorDataMessage.kt.
+     * @return what became of the message.
+     */
+    fun handleDataMessage(data: Map<String, String>): DataMessageOutcome = readDataMessage(data)
+
+    // Audio
+
+    /**
+     * The call UI activated audio (Android: the `Connection` went `STATE_ACTIVE` and audio focus was granted;
+     * Apple: `provider(_:didActivate:)`): media of answered calls may start now.
+     */
+    fun audioSessionActivated() {
+        val ready = synchronized(lock) {
+            state.audioActive = true
+            val waiting = state.mediaWaitingForAudio.toList()
+            state.mediaWaitingForAudio.clear()
+            waiting
+        }
+        for ((callId, media) in ready) observer(Observation.MediaCanStart(callId, media))
+    }
+
+    /** The call UI deactivated audio (audio focus lost, `provider(_:didDeactivate:)`). */
+    fun audioSessionDeactivated() {
+        synchronized(lock) { state.audioActive = false }
+    }
+
+    /** A media session is known for an answered call: start at once if audio is active, else wait. */
+    private fun mediaReady(callId: String, media: MediaSession) {
+        val startNow = synchronized(lock) {
+            if (state.machine.phase(callId) != PhoneCallMachine.Phase.ACTIVE) {
+                false
+            } else if (state.audioActive) {
+                true
+            } else {
+                state.mediaWaitingForAudio[callId] = media
+                false
+            }
+        }
+        if (startNow) observer(Observation.MediaCanStart(callId, media))
+    }
+
+    // Server events
+
+    /** Handles an event from the [EventStream]. */
+    fun handle(event: CallEvent) {
+        observer(Observation.Event(event))
+        apply(PhoneCallInput.Event(event.type, event.call))
+    }
+
+    /**
+     * Re-reads every call still up on the native UI and closes the ones that ended while no event could reach
+     * this device. Call it when the event stream connects or reconnects (`CONNECTED`, `RESTORED`).
+     */
+    fun refreshCalls() {
+        val live = synchronized(lock) { state.machine.liveCallIds }
+        for (callId in live) {
+            perform(callId, 3) { api, _ ->
+                val call = api.call(callId)
+                apply(PhoneCallInput.CallRead(call))
+            }
+        }
+    }
+
+    // User actions on the native call UI
+
+    /**
+     * The user answered on the native UI (Android: `Connection.onAnswer`). `completion(true)` once the server
+     * confirmed (then `setActive()`); `completion(false)` when the call ended meanwhile.
+     * @param callId the call id (the `Connection`'s key), any case.
+     */
+    fun answer(callId: String, completion: (Boolean) -> Unit) {
+        val id = CallIds.normalize(callId)
+        if (id == null) return completion(false)
+        apply(PhoneCallInput.Answer(id), answer = completion)
+    }
+
+    /**
+     * The user ended or declined on the native UI (`Connection.onReject`, `onDisconnect`): declines a ringing
+     * incoming call, cancels an unanswered outgoing one, ends an active one. `completion(true)` at once; the
+     * request is stored and retried until the server acknowledges it.
+     */
+    fun end(callId: String, completion: (Boolean) -> Unit) {
+        completion(true)
+        val id = CallIds.normalize(callId) ?: return
+        apply(PhoneCallInput.End(id))
+    }
+
+    /**
+     * Ends every call not over yet, each as [end] does, and marks audio inactive: for a reset of the native
+     * call UI, which drops every call (Apple: `providerDidReset(_:)`; Android: the `ConnectionService` unbound).
+     */
+    fun endAllCalls() {
+        apply(PhoneCallInput.EndAll, before = { it.audioActive = false })
+    }
+
+    /**
+     * Sends a stored hang-up, retrying transient failures; it leaves the store once the server answered with
+     * anything but a 5xx (success, or a refusal that retrying cannot change). Unsent, it waits for the next
+     * [connect].
+     */
+    private fun send(action: PendingCallAction) {
+        val callId = action.callId
+        if (!synchronized(lock) { state.sending.add(callId) }) return
+        val settle = { acknowledged: Boolean ->
+            if (acknowledged) pendingActions.save(pendingActions.load().filter { it.callId != callId })
+            synchronized(lock) { state.sending.remove(callId) }
+            Unit
+        }
+        // A 5xx problem is no acknowledgement (retrying may succeed): the hang-up stays for the next connect.
+        perform(callId, 8, onSuccess = { settle(true) },
+                onFailure = { problem -> settle(problem != null && problem.status < 500) }) { api, _ ->
+            when (action.kind) {
+                PendingCallAction.Kind.DECLINE -> {
+                    // This device's accept may already have reached the server: then the call must be ended, not
+                    // declined, or it stays accepted and the user looks busy to every later caller. Only a state
+                    // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered.
+                    try {
+                        api.decline(callId, action.deviceId)
+                    } catch (e: RingerApiException) {
+                        val problem = e.problem
+                        if (problem == null || problem.callState != CallState.ACCEPTED ||
+                            problem.type != ProblemType.CALL_STATE_CONFLICT.rawValue) throw e
+                        api.end(callId)
+                    }
+                }
+                PendingCallAction.Kind.CANCEL -> {
+                    try {
+                        api.cancel(callId)
+                    } catch (e: RingerApiException) {
+                        if (e.problem?.callState != CallState.ACCEPTED) throw e
+                        api.end(callId)
+                    }
+                }
+                PendingCallAction.Kind.END -> api.end(callId)
+            }
+        }
+    }
+
+    // Keepalive
+
+    /**
+     * Tells the coordinator how the event stream is doing (pass every [EventStream.Status]): while it is
+     * connected the server hears this app on it, otherwise answered calls send keepalives.
+     */
+    fun eventStreamStatusChanged(status: EventStream.Status) {
+        val connected = status == EventStream.Status.Connected || status == EventStream.Status.Restored
+        synchronized(lock) { state.streamConnected = connected }
+    }
+
+    /**
+     * Runs the keepalive loop of an answered call until it ends here: every [keepaliveIntervalMs], a keepalive
+     * when the event stream is not connected. A 4xx refusal (the server ended the call, e.g. `connection_lost`)
+     * closes the native call with the server's reason.
+     */
+    private fun keepAlive(callId: String) {
+        if (!synchronized(lock) { state.keptAlive.add(callId) }) return
+        // The rounds count from the answer, not from whenever the coroutine first runs.
+        val answeredAt = now()
+        scope.launch {
+            try {
+                var next = answeredAt
+                while (true) {
+                    next += keepaliveIntervalMs
+                    sleepUntil(next)
+                    val (active, connected, session) = synchronized(lock) {
+                        Triple(state.machine.phase(callId) == PhoneCallMachine.Phase.ACTIVE, state.streamConnected,
+                               state.session)
+                    }
+                    if (!active) return@launch
+                    val loggedIn = session as? Session.LoggedIn
+                    if (connected || loggedIn == null) continue
+                    try {
+                        loggedIn.api.keepalive(callId)
+                    } catch (e: RingerApiException) {
+                        val status = e.problem?.status ?: continue
+                        if (status !in 400..499) continue
+                        // The call is over on the server: read why, then close it here.
+                        val call = try {
+                            loggedIn.api.call(callId)
+                        } catch (e: RingerApiException) {
+                            null
+                        }
+                        apply(PhoneCallInput.KeepaliveRefused(callId, call))
+                        return@launch
+                    } catch (e: CancellationException) {
+                        throw e
+                    } catch (e: Exception) {
+                        continue   // no answer: the next round tries again
+                    }
+                }
+            } finally {
+                synchronized(lock) { state.keptAlive.remove(callId) }
+            }
+        }
+    }
+
+    // Outgoing calls
+
+    /**
+     * Places a call; the callee's answer arrives as [Observation.OutgoingAnswered]. Retried with one
+     * `Idempotency-Key`, so a lost answer never makes the callee's phone ring twice.
+     * @return the call (its state may already be `busy` or `failed`).
+     * @throws RingerApiException the server's refusal, or a transport error (also when nobody is logged in).
+     * @throws CancellationException when the coroutine is cancelled during a retry wait.
+     */
+    suspend fun startCall(callee: String, hasVideo: Boolean = false): Call {
+        val session = synchronized(lock) { state.session } as? Session.LoggedIn
+            ?: throw RingerApiException.transport("not logged in")
+        val key = UUID.randomUUID().toString()
+        var attempt = 0
+        while (true) {
+            attempt += 1
+            val call = try {
+                session.api.createCall(callee, hasVideo, key)
+            } catch (e: RingerApiException) {
+                if (!e.isRetryable || attempt >= 3) throw e
+                null
+            }
+            if (call != null) {
+                apply(PhoneCallInput.OutgoingPlaced(call))
+                return call
+            }
+            sleepUntil(now() + PLACE_CALL_BACKOFF.delayMs(attempt, random()))
+        }
+    }
+
+    // Requests
+
+    /**
+     * Runs an API request with retries (exponential backoff on the injected clock) while it fails for transient
+     * reasons. A problem answer below 500 is final: [onFailure] gets it; giving up without one gives null.
+     */
+    private fun perform(callId: String, attempts: Int, onSuccess: (() -> Unit)? = null,
+                        onFailure: ((Problem?) -> Unit)? = null,
+                        body: suspend (RingerApiClient, String) -> Unit): Job {
+        val deadline = synchronized(lock) { state.machine.calls[callId]?.localDeadlineMs } ?: now() + 60_000
+        return scope.launch {
+            for (attempt in 1..attempts) {
+                val api = api(deadline) ?: break
+                try {
+                    body(api, deviceId)
+                    onSuccess?.invoke()
+                    return@launch
+                } catch (e: CancellationException) {
+                    throw e
+                } catch (e: RingerApiException) {
+                    if (e.isRetryable && attempt < attempts) {
+                        sleepUntil(now() + REQUEST_BACKOFF.delayMs(attempt, random()))
+                        continue
+                    }
+                    observer(Observation.RequestFailed(callId, e.detail))
+                    onFailure?.invoke(e.problem)
+                    return@launch
+                } catch (e: Exception) {
+                    observer(Observation.RequestFailed(callId, e.toString()))
+                    onFailure?.invoke(null)
+                    return@launch
+                }
+            }
+            onFailure?.invoke(null)
+        }
+    }
+
+    companion object {
+        /**
+         * Milliseconds between keepalives of an answered call while the event stream is down: a third of the
+         * server's default `--call-idle-timeout` (120 s), so two may be lost before the server gives up.
+         */
+        const val DEFAULT_KEEPALIVE_INTERVAL_MS: Long = 40_000
+
+        /** Retry waits of placing a call: 250…500 ms, then 500…1000 ms. */
+        internal val PLACE_CALL_BACKOFF = Backoff(500, 2_000)
+
+        /** Retry waits of call requests: from 125…250 ms, doubling, at most 8 s. */
+        internal val REQUEST_BACKOFF = Backoff(250, 8_000)
+    }
+}

@@ -1,0 +1,29 @@
+package dev.ringer.kit
+
+/**
+ * Why a call ended on this device, in the terms of Android's `DisconnectCause` and CallKit's
+ * `CXCallEndedReason` (Apple: `CXProvider.reportCall(with:endedAt:reason:)`). The SDK reports exactly one
+ * per call when the native call UI must close for a reason other than the local user's own action.
+ * Open: unknown raw values are kept.
+ */
+data class CallEndReason(val rawValue: String) {
+    /** The raw value (`remote_ended`…). */
+    override fun toString(): String = rawValue
+
+    /** The reasons the SDK produces. */
+    companion object {
+        /** The call could not be set up (bad push, server error, lost connection). */
+        @JvmField val FAILED = CallEndReason("failed")
+        /** The other party hung up, cancelled, declined or was busy. */
+        @JvmField val REMOTE_ENDED = CallEndReason("remote_ended")
+        /** Nobody answered before the ring deadline. */
+        @JvmField val UNANSWERED = CallEndReason("unanswered")
+        /** Another device of this user answered. */
+        @JvmField val ANSWERED_ELSEWHERE = CallEndReason("answered_elsewhere")
+        /** Another device of this user declined. */
+        @JvmField val DECLINED_ELSEWHERE = CallEndReason("declined_elsewhere")
+
+        /** Every reason this SDK knows. */
+        @JvmField val KNOWN: Set<CallEndReason> = setOf(FAILED, REMOTE_ENDED, UNANSWERED, ANSWERED_ELSEWHERE, DECLINED_ELSEWHERE)
+    }
+}

@@ -1,0 +1,46 @@
+package dev.ringer.kit
+
+/**
+ * What the native call UI shows for a new incoming call (Swift: RingerKit's `IncomingCallReport`).
+ *
+ * @property callId the server's call id, a lowercase UUID; also the key of the call on screen (the
+ *   `Connection` on Android), so one server call is one call on screen however many times it arrives.
+ * @property caller who is calling, shown as the handle (user id) and display name.
+ * @property hasVideo whether the call offers video.
+ */
+data class IncomingCallReport(val callId: String, val caller: Party, val hasVideo: Boolean)
+
+/**
+ * The platform's native call UI as the core needs it: a self-managed `ConnectionService` on Android
+ * (Android: "Build a calling app"), CallKit's `CXProvider` on iOS, or a simulator in tests
+ * (Swift: RingerKit's `CallUI`; docs/android-integration.md has the mapping).
+ *
+ * Implementations only translate; every decision is the [CallCoordinator]'s. They call the coordinator
+ * back when the user acts (`answer(callId, completion)`, `end(callId, completion)`). Implementations
+ * must be thread-safe: the coordinator calls them from any thread.
+ */
+interface CallUi {
+    /**
+     * Shows a ringing incoming call. Android: `TelecomManager.addNewIncomingCall`, answered by
+     * `ConnectionService.onCreateIncomingConnection` (rings) or `onCreateIncomingConnectionFailed`.
+     *
+     * @param completion called once: null when the call rings; the system's refusal otherwise (a call
+     *   with this id already shown, another call in progress, `MANAGE_OWN_CALLS` missing).
+     */
+    fun reportIncomingCall(report: IncomingCallReport, completion: (Throwable?) -> Unit)
+
+    /**
+     * Closes a call the local user did not end. Android: `Connection.setDisconnected(DisconnectCause)`
+     * then `Connection.destroy()`.
+     *
+     * @param atMs when the call ended, Unix milliseconds.
+     */
+    fun reportCallEnded(callId: String, atMs: Long, reason: CallEndReason)
+
+    /**
+     * Marks an outgoing call as connected (the callee answered). Android: `Connection.setActive()`.
+     *
+     * @param atMs when the callee answered, Unix milliseconds.
+     */
+    fun reportOutgoingCallConnected(callId: String, atMs: Long)
+}

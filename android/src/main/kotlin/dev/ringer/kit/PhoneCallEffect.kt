@@ -1,0 +1,64 @@
+package dev.ringer.kit
+
+/**
+ * What the owner of a [PhoneCallMachine] (the CallCoordinator) must carry out after an input, in order. The
+ * machine does no I/O: these are its only way to act. Swift: `PhoneCallEffect`.
+ */
+sealed class PhoneCallEffect {
+    /** Report a new incoming call to the call UI; feed its completion back as [PhoneCallInput.ReportFinished]. */
+    data class ReportIncoming(val callId: String, val report: IncomingCallReport) : PhoneCallEffect()
+
+    /** Report a push for a call already on screen, as PushKit requires; the UI refuses the known id. */
+    data class ReportDuplicate(val report: IncomingCallReport) : PhoneCallEffect()
+
+    /**
+     * Report a call and end it at once with [reason] (a push that must be reported but cannot ring). [callId]
+     * null: use a new id, because the call's own id is already on screen or was ended there.
+     */
+    data class ReportAndEnd(val callId: String?, val caller: Party, val reason: CallEndReason) : PhoneCallEffect()
+
+    /** Close a call on the native UI for a reason the local user did not cause (`DisconnectCause`). */
+    data class ReportEnded(val callId: String, val reason: CallEndReason) : PhoneCallEffect()
+
+    /** The callee answered this device's outgoing call: show it connected. */
+    data class ReportOutgoingConnected(val callId: String) : PhoneCallEffect()
+
+    /** Complete the native answer action kept for the call (true: the server confirmed). */
+    data class CompleteAnswer(val callId: String, val fulfilled: Boolean) : PhoneCallEffect()
+
+    /** What became of a push; [callId] null when the push was unreadable. */
+    data class PushHandled(val callId: String?, val disposition: PushDisposition) : PhoneCallEffect()
+
+    /** Observation: an incoming call is ringing. */
+    data class Ringing(val callId: String) : PhoneCallEffect()
+
+    /** The server confirmed this device's answer: observe it with the media session and start media. */
+    data class Answered(val callId: String) : PhoneCallEffect()
+
+    /** Observation: the call ended here; [reason] null when the local user ended it. */
+    data class Ended(val callId: String, val reason: CallEndReason?) : PhoneCallEffect()
+
+    /** Send `POST /v1/calls/{id}/ringing`; a problem answer comes back as [PhoneCallInput.RingingRefused]. */
+    data class SendRinging(val callId: String) : PhoneCallEffect()
+
+    /**
+     * Send `POST /v1/calls/{id}/accept` (waiting for the API while launching); the answer comes back as
+     * [PhoneCallInput.AnswerConfirmed] or [PhoneCallInput.AnswerRefused].
+     */
+    data class SendAccept(val callId: String) : PhoneCallEffect()
+
+    /** Store and send a hang-up until the server acknowledges it. */
+    data class SendHangUp(val callId: String, val kind: PendingCallAction.Kind) : PhoneCallEffect()
+
+    /** Feed [PhoneCallInput.DeadlineReached] at [atMs], Unix ms on the phone's clock. */
+    data class ArmDeadline(val callId: String, val atMs: Long) : PhoneCallEffect()
+
+    /** Keep the answered call alive on the server while the event stream is down. */
+    data class StartKeepalive(val callId: String) : PhoneCallEffect()
+
+    /** Fetch the outgoing call's media session (`GET /v1/calls/{id}/media`) and start media. */
+    data class FetchMedia(val callId: String) : PhoneCallEffect()
+
+    /** Persist the learned server-minus-phone clock offset, milliseconds. */
+    data class SaveClockOffset(val offsetMs: Long) : PhoneCallEffect()
+}

@@ -1,0 +1,75 @@
+package dev.ringer.kit.okhttp
+
+import dev.ringer.kit.HttpResponse
+import dev.ringer.kit.HttpTransport
+import kotlinx.coroutines.suspendCancellableCoroutine
+import okhttp3.Call
+import okhttp3.Callback
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import okhttp3.RequestBody
+import okhttp3.Response
+import java.io.IOException
+import kotlin.coroutines.resume
+import kotlin.coroutines.resumeWithException
+
+/**
+ * [HttpTransport] over OkHttp 3 (`Call.enqueue`, so no thread blocks while waiting). Timeouts are the
+ * client's (`OkHttpClient.Builder.callTimeout`/`readTimeout`); share one client across the app, as OkHttp
+ * advises, so connections are pooled.
+ *
+ * Cancelling the calling coroutine cancels the OkHttp call. Thread-safe.
+ *
+ * @param client the OkHttp client to send with.
+ */
+class OkHttpTransport(private val client: OkHttpClient) : HttpTransport {
+    /**
+     * Sends the request and reads the whole answer.
+     * @throws IOException when no answer arrived or its body could not be read.
+     * @throws IllegalArgumentException when [url] is not an http(s) URL (a programming error).
+     */
+    override suspend fun send(method: String, url: String, headers: Map<String, String>,
+                              body: ByteArray?): HttpResponse {
+        val builder = Request.Builder().url(url)
+        for ((name, value) in headers) builder.header(name, value)
+        // OkHttp refuses POST/PUT/PATCH without a body; the API's bodiless POSTs (cancel, end) send an empty one.
+        // A null media type leaves the caller's Content-Type header as it is.
+        val requestBody = body ?: if (method in METHODS_WITH_BODY) ByteArray(0) else null
+        builder.method(method, requestBody?.let { RequestBody.create(null, it) })
+        val call = client.newCall(builder.build())
+        return suspendCancellableCoroutine { continuation ->
+            continuation.invokeOnCancellation { call.cancel() }
+            call.enqueue(object : Callback {
+                override fun onFailure(call: Call, e: IOException) {
+                    continuation.resumeWithException(e)
+                }
+
+                override fun onResponse(call: Call, response: Response) {
+                    val answer = try {
+                        response.use { read(it) }
+                    } catch (e: IOException) {
+                        continuation.resumeWithException(e)
+                        return
+                    }
+                    continuation.resume(answer)
+                }
+            })
+        }
+    }
+
+    private fun read(response: Response): HttpResponse {
+        val headers = LinkedHashMap<String, String>()
+        val received = response.headers()
+        for (i in 0 until received.size()) {
+            val name = HttpResponse.lowercaseAscii(received.name(i))
+            val earlier = headers[name]
+            headers[name] = if (earlier == null) received.value(i) else earlier + ", " + received.value(i)
+        }
+        val bytes = response.body()?.bytes() ?: ByteArray(0)
+        return HttpResponse(response.code(), headers, bytes)
+    }
+
+    private companion object {
+        val METHODS_WITH_BODY = setOf("POST", "PUT", "PATCH")
+    }
+}

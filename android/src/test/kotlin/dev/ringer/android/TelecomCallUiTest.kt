@@ -1,0 +1,218 @@
+package dev.ringer.android
+
+import android.Manifest
+import android.telecom.Connection
+import android.telecom.DisconnectCause
+import android.telecom.TelecomManager
+import android.telecom.VideoProfile
+import dev.ringer.kit.CallEndReason
+import dev.ringer.kit.IncomingCallReport
+import dev.ringer.kit.Party
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Test
+
+class TelecomCallUiTest {
+    private val caller = Party("alice", "Alice")
+
+    private class Rig(sdkInt: Int = 35) {
+        val phone = MirrorPhone(sdkInt)
+        val actions = RecordingActions()
+        val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt)
+        val ui = TelecomCallUi(phone, phone.telecom, notifications, sdkInt)
+        val service = RingerConnectionService()
+        val completions = ArrayList<Throwable?>()
+
+        init {
+            ui.attach(actions)
+            RingerComponents.callUi = ui
+            service.mirrorAttach(phone)
+        }
+
+        fun report(callId: String, caller: Party = Party("alice", "Alice"), hasVideo: Boolean = false) {
+            ui.reportIncomingCall(IncomingCallReport(callId, caller, hasVideo)) { completions.add(it) }
+        }
+
+        fun ringing(callId: String, hasVideo: Boolean = false): Connection {
+            report(callId, hasVideo = hasVideo)
+            return phone.telecomCreatesIncoming(service)
+        }
+    }
+
+    @After fun forgetComponents() { RingerComponents.callUi = null }
+
+    @Test fun reportedCallRingsWhenTelecomCreatesItsConnection() {
+        val rig = Rig()
+        rig.report("c1", caller, hasVideo = true)
+        assertTrue("no completion before Telecom answers", rig.completions.isEmpty())
+        val callExtras = rig.phone.telecom.mirrorIncomingExtras.single().getBundle(TelecomManager.EXTRA_INCOMING_CALL_EXTRAS)!!
+        assertEquals("c1", callExtras.getString(RingerIntents.EXTRA_CALL_ID))
+        assertEquals("alice", callExtras.getString(RingerIntents.EXTRA_PEER_ID))
+        assertTrue(callExtras.getBoolean(RingerIntents.EXTRA_HAS_VIDEO))
+
+        val connection = rig.phone.telecomCreatesIncoming(rig.service)
+        assertEquals(listOf<Throwable?>(null), rig.completions)
+        assertEquals(Connection.STATE_RINGING, connection.state)
+        assertEquals(Connection.PROPERTY_SELF_MANAGED, connection.connectionProperties)
+        assertEquals("sip:alice", connection.address.toString())
+        assertEquals("Alice", connection.callerDisplayName)
+        assertEquals(VideoProfile.STATE_BIDIRECTIONAL, connection.videoState)
+    }
+
+    @Test fun secondReportForTheSameCallIdIsRefusedWhilePendingAndWhileRinging() {
+        val rig = Rig()
+        rig.report("c1")
+        rig.report("c1")
+        assertEquals(CallUiException.CODE_CALL_ALREADY_EXISTS, (rig.completions.single() as CallUiException).code)
+        assertEquals(1, rig.phone.telecom.mirrorIncomingExtras.size)
+        rig.phone.telecomCreatesIncoming(rig.service)
+        rig.report("c1")
+        assertEquals(CallUiException.CODE_CALL_ALREADY_EXISTS, (rig.completions.last() as CallUiException).code)
+        assertEquals("only one addNewIncomingCall", 1, rig.phone.telecom.mirrorIncomingExtras.size)
+    }
+
+    @Test fun missingManageOwnCallsFailsTheReportAndDropsTheCallOnThisPhoneOnly() {
+        val rig = Rig()
+        rig.phone.telecom.mirrorManageOwnCallsGranted = false
+        rig.report("c1")
+        val error = rig.completions.single() as CallUiException
+        assertEquals(CallUiException.CODE_NOT_PERMITTED, error.code)
+        assertTrue(error.cause is SecurityException)
+        assertTrue("not declined: the user's other devices keep ringing", rig.actions.log.isEmpty())
+        rig.phone.telecom.mirrorManageOwnCallsGranted = true
+        rig.report("c1")
+        assertEquals("the failed report left nothing behind", 1, rig.phone.telecom.mirrorIncomingExtras.size)
+    }
+
+    @Test fun telecomRefusalCompletesTheReportWithAnError() {
+        val rig = Rig()
+        rig.report("c1")
+        rig.phone.telecomRefusesIncoming(rig.service)
+        assertEquals(CallUiException.CODE_REFUSED, (rig.completions.single() as CallUiException).code)
+    }
+
+    @Test fun connectionForAnUnreportedCallFails() {
+        val rig = Rig()
+        rig.report("c1")
+        rig.ui.reportCallEnded("c1", 0L, CallEndReason.REMOTE_ENDED)
+        assertEquals(CallUiException.CODE_ENDED, (rig.completions.single() as CallUiException).code)
+        val connection = rig.phone.telecomCreatesIncoming(rig.service)
+        assertEquals(Connection.STATE_DISCONNECTED, connection.state)
+        assertEquals(DisconnectCause.ERROR, connection.disconnectCause.code)
+    }
+
+    @Test fun endReasonsMapToDisconnectCausesAsTheIntegrationTableSays() {
+        val expected29 = listOf(
+            Triple(CallEndReason.REMOTE_ENDED, DisconnectCause.REMOTE, null),
+            Triple(CallEndReason.UNANSWERED, DisconnectCause.MISSED, null),
+            Triple(CallEndReason.ANSWERED_ELSEWHERE, DisconnectCause.ANSWERED_ELSEWHERE, null),
+            Triple(CallEndReason.DECLINED_ELSEWHERE, DisconnectCause.REJECTED, "declined elsewhere"),
+            Triple(CallEndReason.FAILED, DisconnectCause.ERROR, null),
+            Triple(CallEndReason("from_a_newer_server"), DisconnectCause.REMOTE, null)
+        )
+        for ((sdk, table) in listOf(29 to expected29, 35 to expected29)) {
+            val rig = Rig(sdk)
+            for ((index, row) in table.withIndex()) {
+                val connection = rig.ringing("c$index")
+                rig.ui.reportCallEnded("c$index", 1000L, row.first)
+                assertEquals("$sdk ${row.first}", row.second, connection.disconnectCause.code)
+                assertEquals("$sdk ${row.first}", row.third, connection.disconnectCause.reason)
+                assertEquals(Connection.STATE_DISCONNECTED, connection.state)
+                assertTrue("destroyed after setDisconnected", connection.mirrorDestroyed)
+            }
+            assertTrue("the core ended them: nothing sent back", rig.actions.log.isEmpty())
+        }
+        val old = Rig(28)
+        val connection = old.ringing("c1")
+        old.ui.reportCallEnded("c1", 1000L, CallEndReason.ANSWERED_ELSEWHERE)
+        assertEquals("before API 29", DisconnectCause.OTHER, connection.disconnectCause.code)
+    }
+
+    @Test fun answerGoesActiveOnlyWhenTheServerConfirmed() {
+        val rig = Rig()
+        val connection = rig.ringing("c1")
+        connection.onAnswer()
+        assertEquals(listOf("answer c1"), rig.actions.log)
+        assertEquals("still ringing until the server confirms", Connection.STATE_RINGING, connection.state)
+        connection.onAnswer(VideoProfile.STATE_AUDIO_ONLY)
+        assertEquals("a second answer is not sent", listOf("answer c1"), rig.actions.log)
+        rig.actions.answers.getValue("c1")(true)
+        assertEquals(Connection.STATE_ACTIVE, connection.state)
+        assertEquals(listOf("answer c1", "audio on"), rig.actions.log)
+    }
+
+    @Test fun refusedAnswerClosesTheCallWithError() {
+        val rig = Rig()
+        val connection = rig.ringing("c1")
+        connection.onAnswer()
+        rig.actions.answers.getValue("c1")(false)
+        assertEquals(DisconnectCause.ERROR, connection.disconnectCause.code)
+        assertTrue(connection.mirrorDestroyed)
+        assertFalse("never active", connection.mirrorStates.contains(Connection.STATE_ACTIVE))
+        assertTrue("foreground service released", rig.phone.stopped.isNotEmpty())
+    }
+
+    @Test fun rejectDeclinesThroughTheCoreAndDisconnectEnds() {
+        val rig = Rig()
+        val ringing = rig.ringing("c1")
+        ringing.onReject()
+        assertEquals(DisconnectCause.REJECTED, ringing.disconnectCause.code)
+        assertTrue(ringing.mirrorDestroyed)
+        val active = rig.ringing("c2")
+        active.onAnswer()
+        rig.actions.answers.getValue("c2")(true)
+        active.onDisconnect()
+        assertEquals(DisconnectCause.LOCAL, active.disconnectCause.code)
+        assertEquals(listOf("end c1", "answer c2", "audio on", "audio off", "end c2"), rig.actions.log)
+    }
+
+    @Test fun showIncomingCallUiPostsTheNotificationAndAnswerRemovesIt() {
+        val rig = Rig()
+        val connection = rig.ringing("c1")
+        assertTrue(rig.phone.notificationManager.mirrorShowing.isEmpty())
+        connection.onShowIncomingCallUi()
+        assertEquals(setOf("c1/${IncomingCallNotification.NOTIFICATION_ID}"), rig.phone.notificationManager.mirrorShowing.keys)
+        connection.onAnswer()
+        assertTrue(rig.phone.notificationManager.mirrorShowing.isEmpty())
+    }
+
+    @Test fun outgoingCallDialsHoldsTheForegroundServiceAndConnects() {
+        val rig = Rig()
+        rig.ui.placeOutgoingCall("o1", Party("bob", null), hasVideo = false)
+        assertEquals("sip:bob", rig.phone.telecom.mirrorPlacedCalls.single().toString())
+        val connection = rig.phone.telecomCreatesOutgoing(rig.service)
+        assertEquals(Connection.STATE_DIALING, connection.state)
+        assertEquals("o1", rig.phone.started.single().getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        assertFalse(rig.phone.started.single().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, true))
+        rig.ui.reportOutgoingCallConnected("o1", 5L)
+        assertEquals(Connection.STATE_ACTIVE, connection.state)
+        assertEquals(listOf("audio on"), rig.actions.log)
+        assertTrue("active: the service is updated for the microphone", rig.phone.started.last().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
+        rig.ui.reportCallEnded("o1", 9L, CallEndReason.REMOTE_ENDED)
+        assertEquals(1, rig.phone.stopped.size)
+    }
+
+    @Test fun placeCallWithoutManageOwnCallsThrows() {
+        val rig = Rig()
+        rig.phone.telecom.mirrorManageOwnCallsGranted = false
+        try {
+            rig.ui.placeOutgoingCall("o1", Party("bob"), hasVideo = false)
+            throw AssertionError("expected CallUiException")
+        } catch (e: CallUiException) {
+            assertEquals(CallUiException.CODE_NOT_PERMITTED, e.code)
+        }
+    }
+
+    @Test fun phoneAccountIsSelfManagedOnTheConnectionService() {
+        val rig = Rig()
+        rig.ui.registerPhoneAccount("Calls")
+        val account = rig.phone.telecom.mirrorRegistered.single()
+        assertTrue(account.hasCapabilities(android.telecom.PhoneAccount.CAPABILITY_SELF_MANAGED))
+        assertEquals(RingerConnectionService::class.java.name, account.accountHandle.componentName.className)
+        assertNull(rig.ui.peer("nobody"))
+        assertTrue(rig.phone.granted.contains(Manifest.permission.MANAGE_OWN_CALLS))
+    }
+}
