@@ -70,6 +70,29 @@ public struct DeviceRegistration: Codable, Sendable {
         self.fcmProjectId = fcmProjectId
         self.readiness = readiness
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case platform, voipToken, apnsToken, apnsEnvironment, bundleId, fcmToken, fcmProjectId, readiness
+    }
+
+    /// Only `problems` is read from `readiness`: a `reported_at` an app copied from a stored device (in any
+    /// shape) is the server's to set, so it cannot make the registration fail.
+    private struct ReadinessReport: Decodable { var problems: [ReadinessProblem] }
+
+    /// Reads a registration body (snake_case keys through ``RingerJSON/decoder()``).
+    /// - Throws: `DecodingError` when `platform` or `readiness.problems` is missing, or a field has the wrong type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        platform = try container.decode(Platform.self, forKey: .platform)
+        voipToken = try container.decodeIfPresent(String.self, forKey: .voipToken)
+        apnsToken = try container.decodeIfPresent(String.self, forKey: .apnsToken)
+        apnsEnvironment = try container.decodeIfPresent(APNsEnvironment.self, forKey: .apnsEnvironment)
+        bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
+        fcmToken = try container.decodeIfPresent(String.self, forKey: .fcmToken)
+        fcmProjectId = try container.decodeIfPresent(String.self, forKey: .fcmProjectId)
+        readiness = try container.decodeIfPresent(ReadinessReport.self, forKey: .readiness)
+            .map { DeviceReadiness(problems: $0.problems) }
+    }
 }
 
 /// A registered device as the API returns it.

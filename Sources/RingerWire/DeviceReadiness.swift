@@ -64,7 +64,8 @@ public struct DeviceReadiness: Codable, Hashable, Sendable {
     /// When the server stored the report (server time); nil in a registration, which the server stamps.
     public var reportedAt: Date?
 
-    /// The most problems one report may carry (after duplicates are dropped).
+    /// The most problem names one report may carry, counted as sent (duplicates included, as JSON Schema
+    /// `maxItems` counts them in docs/openapi.yaml).
     public static let maxProblems = 16
 
     /// Creates a report.
