@@ -16,13 +16,15 @@ public import RingerWire
 ///   request is computed from the newest state, so intermediate tokens are coalesced away.
 /// - **Transient failures** (``RingerAPIError/isRetryable``) are retried with ``Backoff`` while the
 ///   state being reached is still wanted; a change during the wait retries at once with the new state.
+/// - **Readiness**: once the app reports what would stop the phone ringing (``setReadiness(_:)``), every
+///   registration carries it, and a changed report re-registers (after login, like a token).
 ///
 /// Thread-safe: every method may be called from any thread (PushKit's queue, the main thread).
 /// Observer callbacks run on a background task, outside the registrar's lock.
 public final class PushTokenRegistrar: Sendable {
     /// What the server should hold for the current login session.
     private enum Goal: Equatable {
-        case register(session: Int, tokens: Tokens)
+        case register(session: Int, tokens: Tokens, readiness: DeviceReadiness?)
         case unregister(session: Int)
     }
 
@@ -38,6 +40,8 @@ public final class PushTokenRegistrar: Sendable {
 
     private struct State {
         var tokens = Tokens()
+        /// The app's last readiness report (problems normalised); nil until ``setReadiness(_:)`` is called.
+        var readiness: DeviceReadiness?
         var api: RingerAPIClient?
         /// Bumped on every login and logout, so an answer for an old session changes nothing.
         var session = 0
@@ -112,6 +116,17 @@ public final class PushTokenRegistrar: Sendable {
     /// - Parameter kind: which token was invalidated.
     public func invalidateToken(_ kind: TokenKind) {
         change { $0.tokens[kind] = nil }
+    }
+
+    /// Records what the app found would stop this phone ringing (``ReadinessProblem``: notifications off, …):
+    /// it is sent with every registration from now on, and a report that differs from the last one
+    /// re-registers the device, after login only. The same problems again, in any order, send nothing.
+    ///
+    /// The registrar adds ``ReadinessProblem/noPushToken`` itself whenever the token that rings this platform
+    /// (the VoIP token on iOS, the FCM token on Android) is missing, so `readiness` need not say so.
+    /// - Parameter readiness: the problems found; its `reportedAt` is ignored (the server stamps its own).
+    public func setReadiness(_ readiness: DeviceReadiness) {
+        change { $0.readiness = DeviceReadiness(problems: readiness.normalizedProblems) }
     }
 
     /// Starts a login session: the tokens held are registered for this user. Calling it again (e.g.
@@ -246,8 +261,8 @@ public final class PushTokenRegistrar: Sendable {
             return .unregistered(deviceID: deviceID)
         case .goal(let goal, let api):
             switch goal {
-            case .register(let session, let tokens):
-                let device = try await api.registerDevice(id: deviceID, registration(tokens))
+            case .register(let session, let tokens, let readiness):
+                let device = try await api.registerDevice(id: deviceID, registration(tokens, readiness: readiness))
                 state.withLock { state in
                     guard state.session == session else { return }
                     state.acknowledged = goal
@@ -279,9 +294,12 @@ public final class PushTokenRegistrar: Sendable {
     private func wantedGoal(in state: State) -> Goal? {
         guard state.api != nil else { return nil }
         let tokens = relevant(state.tokens)
-        if !tokens.isEmpty { return .register(session: state.session, tokens: tokens) }
+        if !tokens.isEmpty {
+            return .register(session: state.session, tokens: tokens,
+                             readiness: state.readiness.map { Self.readiness($0, tokens: tokens, platform: platform) })
+        }
         // Nothing left to register: remove what this session registered (the server drops token-less devices).
-        if case .register(let session, _) = state.acknowledged, session == state.session {
+        if case .register(let session, _, _) = state.acknowledged, session == state.session {
             return .unregister(session: state.session)
         }
         return nil
@@ -299,9 +317,18 @@ public final class PushTokenRegistrar: Sendable {
         platform == .android ? Tokens(fcm: tokens.fcm) : Tokens(voip: tokens.voip, apns: tokens.apns)
     }
 
-    private func registration(_ tokens: Tokens) -> DeviceRegistration {
-        if platform == .android { return DeviceRegistration(platform: platform, fcmToken: tokens.fcm) }
+    private func registration(_ tokens: Tokens, readiness: DeviceReadiness?) -> DeviceRegistration {
+        if platform == .android { return DeviceRegistration(platform: platform, fcmToken: tokens.fcm, readiness: readiness) }
         return DeviceRegistration(platform: platform, voipToken: tokens.voip, apnsToken: tokens.apns,
-                                  apnsEnvironment: apnsEnvironment, bundleId: bundleID)
+                                  apnsEnvironment: apnsEnvironment, bundleId: bundleID, readiness: readiness)
+    }
+
+    /// The report a registration carries: the app's problems, plus ``ReadinessProblem/noPushToken`` when the
+    /// token that wakes this platform to ring is missing (iOS: only a PushKit VoIP push can report a call while
+    /// the app is not running, so an APNs token alone does not ring; Android: the FCM token), sorted.
+    static func readiness(_ reported: DeviceReadiness, tokens: Tokens, platform: Platform) -> DeviceReadiness {
+        let ringingToken = platform == .android ? tokens.fcm : tokens.voip
+        guard ringingToken == nil else { return reported }
+        return DeviceReadiness(problems: DeviceReadiness(problems: reported.problems + [.noPushToken]).normalizedProblems)
     }
 }

@@ -247,11 +247,8 @@ struct APIRouter: Sendable {
 
     /// `GET /v1/calls/{call_id}`.
     private func showCall(_ text: String, user: Party) async throws -> HTTPResponse {
-        let id = try callID(text)
-        var call = try await service.call(id: id, user: user.id)
         // The push outcomes describe the callee's devices: only the callee sees them.
-        if call.callee.id == user.id { call.pushes = try await service.pushAttempts(callID: id, user: user.id) }
-        return try Self.json(call)
+        try Self.json(await service.show(id: try callID(text), user: user.id))
     }
 
     /// The id of the call a `/v1/calls/{call_id}/…` route acts on, once the user is known to see it: a

@@ -194,6 +194,29 @@ final class CallService: Sendable {
         return machine.call
     }
 
+    /// `GET /v1/calls/{id}` as its reader sees it: the callee also gets the push outcomes (their devices'), and
+    /// either side gets `callee_readiness`, the sorted union of the readiness problems of the callee devices
+    /// the call was pushed to (as each was when pushed) or rang on (as it last reported), with no device named.
+    /// - Throws: 404 when the call does not exist or the user is not a participant.
+    func show(id: String, user: String) async throws -> Call {
+        guard let machine = try await store.call(id: id),
+              machine.call.caller.id == user || machine.call.callee.id == user else {
+            throw APIProblem.callNotFound()
+        }
+        var call = machine.call
+        let pushes = try await store.pushAttempts(callID: id)
+        if call.callee.id == user { call.pushes = pushes }
+        var problems = Set(pushes.flatMap { $0.readiness ?? [] })
+        if !machine.ringingDeviceIds.isEmpty {
+            let rang = Set(machine.ringingDeviceIds)
+            for device in try await store.devices(ofUser: call.callee.id) where rang.contains(device.deviceId) {
+                problems.formUnion(device.readinessProblems ?? [])
+            }
+        }
+        call.calleeReadiness = problems.isEmpty ? nil : problems.sorted { $0.rawValue < $1.rawValue }
+        return call
+    }
+
     /// `GET /v1/calls?limit=`.
     func calls(of user: String, limit: Int) async throws -> [Call] {
         try await store.calls(ofUser: user, limit: limit)

@@ -13,9 +13,11 @@ struct DeviceRegistry: Sendable {
 
     /// `PUT /v1/devices/{device_id}` for the authenticated user.
     /// - Returns: the stored device.
-    /// - Throws: ``Problem`` 422 for a bad id, platform, token, environment or bundle id.
+    /// - Throws: ``Problem`` 422 for a bad id, platform, token, environment, bundle id or readiness report
+    ///   (``readiness(_:now:)``). Nothing is stored then: the device keeps its last registration.
     func register(deviceID: String, user: Party, body: DeviceRegistration, now: Date) async throws -> Device {
         guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
+        let readiness = try body.readiness.map { try Self.readiness($0, now: now) }
         switch body.platform {
         case .ios:
             guard body.voipToken != nil || body.apnsToken != nil else {
@@ -62,10 +64,30 @@ struct DeviceRegistry: Sendable {
                             voipToken: body.voipToken?.lowercased(), apnsToken: body.apnsToken?.lowercased(),
                             apnsEnvironment: body.platform == .ios ? (body.apnsEnvironment ?? .production) : nil,
                             bundleId: body.bundleId, fcmToken: body.fcmToken,
-                            fcmProjectId: body.platform == .android ? body.fcmProjectId : nil, updatedAt: now)
+                            fcmProjectId: body.platform == .android ? body.fcmProjectId : nil, updatedAt: now,
+                            readiness: readiness)
         return try await store.registerDevice(device)
     }
 
+    /// The readiness report as stored: its problems de-duplicated and sorted, stamped with the server's time.
+    ///
+    /// Names this server does not know are kept (a newer SDK's); a name that is not lowercase snake_case of
+    /// 1…64 characters, or more than ``DeviceReadiness/maxProblems`` names as sent, is refused with 422
+    /// `invalid-field`, as every other unacceptable value of a registration is (a `readiness` of the wrong
+    /// JSON shape never gets here: it is a 400 `malformed-request` from decoding). The cap counts names as
+    /// sent, duplicates included, because that is what docs/openapi.yaml's `maxItems` can say.
+    /// - Throws: ``Problem`` 422.
+    static func readiness(_ reported: DeviceReadiness, now: Date) throws -> DeviceReadiness {
+        guard reported.problems.count <= DeviceReadiness.maxProblems else {
+            throw APIProblem.invalidField("readiness.problems holds \(reported.problems.count) names; at most \(DeviceReadiness.maxProblems)")
+        }
+        if let bad = reported.problems.first(where: { !ReadinessProblem.isWellFormed($0.rawValue) }) {
+            let shown = bad.rawValue.utf8.count > ReadinessProblem.maxLength ? "a name longer than \(ReadinessProblem.maxLength) bytes"
+                : "\"\(bad.rawValue)\""
+            throw APIProblem.invalidField("readiness.problems holds \(shown): each must be a lowercase snake_case name of 1 to \(ReadinessProblem.maxLength) characters")
+        }
+        return DeviceReadiness(problems: reported.normalizedProblems, reportedAt: now)
+    }
 
     /// Reverse-DNS: letters, digits, `.` and `-`, with at least one dot.
     static func isBundleID(_ id: String) -> Bool {

@@ -49,7 +49,7 @@ final class PushDelivery: Sendable {
             await record(PushAttempt(callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
                                      pushType: sender.pushType(for: request), status: nil,
                                      reason: "\(Self.unbuiltReason): \(error)", apnsId: nil, latencyMs: 0, attempts: 0,
-                                     sentAt: clock.now()))
+                                     sentAt: clock.now(), readiness: request.device.readinessProblems))
             return
         }
         let sentAt = clock.now()
@@ -85,7 +85,7 @@ final class PushDelivery: Sendable {
                                   pushType: sender.pushType(of: message), status: answer.status, reason: answer.reason,
                                   apnsId: sender.apnsID(of: message),
                                   messageName: answer.messageName, latencyMs: latency, attempts: requests,
-                                  sentAt: sentAt)
+                                  sentAt: sentAt, readiness: request.device.readinessProblems)
         await record(attempt)
         observe(.pushSent(PushOutcome(callID: request.call.callId, deviceID: request.device.deviceId,
                                       provider: sender.provider, pushType: attempt.pushType, status: answer.status,

@@ -79,6 +79,12 @@ enum SQLiteSchema {
         """
         CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
         """,
+        // The readiness pre-flight: the phone's problems as a JSON array of names, and when the server heard
+        // them. Both NULL for every device stored before, which reads as "never reported".
+        """
+        ALTER TABLE devices ADD COLUMN readiness_problems TEXT;
+        ALTER TABLE devices ADD COLUMN readiness_at REAL;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`.

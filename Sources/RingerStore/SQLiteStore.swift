@@ -82,18 +82,32 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
 
     /// The columns a registration writes; reads add the push problem.
     private static let deviceColumns =
-        "device_id, user_id, platform, voip_token, apns_token, apns_environment, bundle_id, fcm_token, updated_at, fcm_project_id"
+        "device_id, user_id, platform, voip_token, apns_token, apns_environment, bundle_id, fcm_token, updated_at, fcm_project_id, readiness_problems, readiness_at"
     private static let deviceReadColumns = deviceColumns + ", push_problem_reason, push_problem_token, push_problem_at"
 
     private static func device(_ row: SQLiteRow) -> Device {
-        let problem = row.text(10).map { reason in
-            PushProblem(reason: reason, token: row.text(11) ?? "", at: Date(timeIntervalSince1970: row.real(12)))
+        let problem = row.text(12).map { reason in
+            PushProblem(reason: reason, token: row.text(13) ?? "", at: Date(timeIntervalSince1970: row.real(14)))
+        }
+        let readiness = row.text(10).map { text in
+            DeviceReadiness(problems: readinessProblems(text), reportedAt: Date(timeIntervalSince1970: row.real(11)))
         }
         return Device(deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
                       voipToken: row.text(3), apnsToken: row.text(4),
                       apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
                       fcmToken: row.text(7), fcmProjectId: row.text(9), updatedAt: Date(timeIntervalSince1970: row.real(8)),
-                      pushProblem: problem)
+                      pushProblem: problem, readiness: readiness)
+    }
+
+    /// The `readiness_problems` column: a JSON array of names (written by ``registerDevice(_:)``). A value
+    /// that is not one reads as no problems rather than failing every read of the user's devices.
+    private static func readinessProblems(_ text: String) -> [ReadinessProblem] {
+        ((try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []).map(ReadinessProblem.init(rawValue:))
+    }
+
+    private static func readinessText(_ readiness: DeviceReadiness?) -> SQLiteValue {
+        guard let readiness, let data = try? JSONEncoder().encode(readiness.problems.map(\.rawValue)) else { return .null }
+        return .text(String(decoding: data, as: UTF8.self))
     }
 
     /// The `push_problem` reason of a device whose token another registration took (``registerDevice(_:)``).
@@ -116,18 +130,20 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
                               .text(token), .text(device.userId), .text(device.deviceId)])
                 }
                 try db.query("""
-                    INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(user_id, device_id) DO UPDATE SET platform = excluded.platform,
                       voip_token = excluded.voip_token, apns_token = excluded.apns_token,
                       apns_environment = excluded.apns_environment, bundle_id = excluded.bundle_id,
                       fcm_token = excluded.fcm_token, fcm_project_id = excluded.fcm_project_id,
+                      readiness_problems = excluded.readiness_problems, readiness_at = excluded.readiness_at,
                       updated_at = excluded.updated_at,
                       push_problem_reason = NULL, push_problem_token = NULL, push_problem_at = NULL
                     """, [.text(device.deviceId), .text(device.userId), .text(device.platform.rawValue),
                           .optional(device.voipToken), .optional(device.apnsToken),
                           .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
                           .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970),
-                          .optional(device.fcmProjectId)])
+                          .optional(device.fcmProjectId), Self.readinessText(device.readiness),
+                          device.readiness?.reportedAt.map { .real($0.timeIntervalSince1970) } ?? .null])
             }
             var stored = device
             stored.pushProblem = nil

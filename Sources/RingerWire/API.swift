@@ -53,11 +53,14 @@ public struct DeviceRegistration: Codable, Sendable {
     /// The Firebase project the FCM token belongs to, when the server sends through several; absent means
     /// the server's first (default) project.
     public var fcmProjectId: String?
+    /// What the phone found would stop it ringing (its `reported_at` is ignored: the server stamps its own).
+    /// A registration is a full replace, so leaving it out clears the device's last report.
+    public var readiness: DeviceReadiness?
 
     /// Creates a registration body.
     public init(platform: Platform, voipToken: String? = nil, apnsToken: String? = nil,
                 apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil, fcmToken: String? = nil,
-                fcmProjectId: String? = nil) {
+                fcmProjectId: String? = nil, readiness: DeviceReadiness? = nil) {
         self.platform = platform
         self.voipToken = voipToken
         self.apnsToken = apnsToken
@@ -65,6 +68,30 @@ public struct DeviceRegistration: Codable, Sendable {
         self.bundleId = bundleId
         self.fcmToken = fcmToken
         self.fcmProjectId = fcmProjectId
+        self.readiness = readiness
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case platform, voipToken, apnsToken, apnsEnvironment, bundleId, fcmToken, fcmProjectId, readiness
+    }
+
+    /// Only `problems` is read from `readiness`: a `reported_at` an app copied from a stored device (in any
+    /// shape) is the server's to set, so it cannot make the registration fail.
+    private struct ReadinessReport: Decodable { var problems: [ReadinessProblem] }
+
+    /// Reads a registration body (snake_case keys through ``RingerJSON/decoder()``).
+    /// - Throws: `DecodingError` when `platform` or `readiness.problems` is missing, or a field has the wrong type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        platform = try container.decode(Platform.self, forKey: .platform)
+        voipToken = try container.decodeIfPresent(String.self, forKey: .voipToken)
+        apnsToken = try container.decodeIfPresent(String.self, forKey: .apnsToken)
+        apnsEnvironment = try container.decodeIfPresent(APNsEnvironment.self, forKey: .apnsEnvironment)
+        bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
+        fcmToken = try container.decodeIfPresent(String.self, forKey: .fcmToken)
+        fcmProjectId = try container.decodeIfPresent(String.self, forKey: .fcmProjectId)
+        readiness = try container.decodeIfPresent(ReadinessReport.self, forKey: .readiness)
+            .map { DeviceReadiness(problems: $0.problems) }
     }
 }
 
@@ -93,11 +120,15 @@ public struct Device: Codable, Hashable, Sendable {
     /// Set when the push service refused a token in a way a new registration fixes (wrong environment
     /// or bundle id); cleared by the next registration.
     public var pushProblem: PushProblem?
+    /// The phone's last readiness report, its problems de-duplicated and sorted and `reported_at` the server's
+    /// time; nil when its last registration carried none.
+    public var readiness: DeviceReadiness?
 
     /// Creates a device record.
     public init(deviceId: String, userId: String, platform: Platform, voipToken: String? = nil,
                 apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil,
-                fcmToken: String? = nil, fcmProjectId: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil) {
+                fcmToken: String? = nil, fcmProjectId: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil,
+                readiness: DeviceReadiness? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.platform = platform
@@ -109,6 +140,7 @@ public struct Device: Codable, Hashable, Sendable {
         self.fcmProjectId = fcmProjectId
         self.updatedAt = updatedAt
         self.pushProblem = pushProblem
+        self.readiness = readiness
     }
 }
 

@@ -50,6 +50,11 @@ public struct Call: Codable, Hashable, Sendable {
     /// The outcome of every push sent for the call, per device, oldest first: only in
     /// `GET /v1/calls/{id}` read by the callee, whose devices they describe (nil for the caller, in events and lists).
     public var pushes: [PushAttempt]?
+    /// What would stop the callee's phones ringing, as they reported it: the sorted union of the readiness
+    /// problems of the devices the call was pushed to or rang on. Only in `GET /v1/calls/{id}`, for either
+    /// side, and only when not empty; it names no device, so the caller learns why "bob's phone may not
+    /// ring" without learning which devices bob has.
+    public var calleeReadiness: [ReadinessProblem]?
 
     /// Creates a call record.
     public init(callId: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,

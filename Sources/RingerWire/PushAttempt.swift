@@ -24,11 +24,15 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     public var attempts: Int
     /// When the push was sent.
     public var sentAt: Date
+    /// The device's readiness problems when the push was sent (``DeviceReadiness``), so an accepted push
+    /// still says why the phone may not have rung ("delivered, but this phone cannot show a full-screen
+    /// call"); nil when it reported none.
+    public var readiness: [ReadinessProblem]?
 
     /// Creates a push attempt record.
     public init(callId: String, deviceId: String, provider: PushProvider, pushType: PushType, status: Int?,
                 reason: String?, apnsId: String?, messageName: String? = nil, latencyMs: Double, attempts: Int,
-                sentAt: Date) {
+                sentAt: Date, readiness: [ReadinessProblem]? = nil) {
         self.callId = callId
         self.deviceId = deviceId
         self.provider = provider
@@ -40,5 +44,6 @@ public struct PushAttempt: Codable, Hashable, Sendable {
         self.latencyMs = latencyMs
         self.attempts = attempts
         self.sentAt = sentAt
+        self.readiness = readiness
     }
 }

@@ -86,7 +86,10 @@ final class FakeDeviceServer: HTTPTransport, @unchecked Sendable {
             let answer = Device(deviceId: device, userId: user, platform: registration.platform,
                                 voipToken: registration.voipToken, apnsToken: registration.apnsToken,
                                 apnsEnvironment: registration.apnsEnvironment, bundleId: registration.bundleId,
-                                fcmToken: registration.fcmToken, updatedAt: Date(timeIntervalSince1970: 0))
+                                fcmToken: registration.fcmToken, updatedAt: Date(timeIntervalSince1970: 0),
+                                readiness: registration.readiness.map {
+                                    DeviceReadiness(problems: $0.normalizedProblems, reportedAt: Date(timeIntervalSince1970: 0))
+                                })
             return (200, try RingerJSON.encode(answer))
         case "DELETE":
             _ = lock.withLock { stored.removeValue(forKey: "\(user)|\(device)") }

@@ -109,6 +109,8 @@ data class Call(
  * @property latencyMs time from sending to the answer, milliseconds (fractional).
  * @property attempts requests it took (0 when none could be sent before its deadline).
  * @property sentAtMs when the push was sent, Unix ms.
+ * @property readiness the device's [ReadinessProblem] names when the push was sent (its last readiness report
+ *   then), so an accepted push still says why the phone may not have rung; null when it had reported none.
  */
 data class PushAttempt(
     val callId: String,
@@ -121,20 +123,35 @@ data class PushAttempt(
     val messageName: String?,
     val latencyMs: Double,
     val attempts: Int,
-    val sentAtMs: Long
+    val sentAtMs: Long,
+    val readiness: List<String>? = null
 ) {
-    /** The record in the server's JSON shape. */
+    /** The record in the server's JSON shape; `readiness` left out when null. */
     fun toJson(): JSONObject = JSONObject()
         .put("call_id", callId).put("device_id", deviceId).put("provider", provider.rawValue)
         .put("push_type", pushType.rawValue).putIfSet("status", status).putIfSet("reason", reason)
         .putIfSet("apns_id", apnsId).putIfSet("message_name", messageName).put("latency_ms", latencyMs)
         .put("attempts", attempts).put("sent_at", RingerJson.formatTimestamp(sentAtMs))
+        .putIfSet("readiness", readiness?.let { problems ->
+            val array = JSONArray()
+            for (problem in problems) array.put(problem)
+            array
+        })
 
     /** Reading. */
     companion object {
-        /** @throws RingerWireException when a required field is missing or has the wrong type. */
+        /**
+         * Reads an attempt; `readiness` names unknown to this build are kept as they are (an open vocabulary).
+         * @throws RingerWireException when a required field is missing or has the wrong type, or `readiness`
+         *   is not an array of strings.
+         */
         @JvmStatic fun fromJson(json: JSONObject): PushAttempt {
             val what = "PushAttempt"
+            val readiness = json.arrayOrNull("readiness", what)?.let { array ->
+                (0 until array.length()).map { index ->
+                    array.opt(index) as? String ?: throw RingerWireException("$what.readiness[$index] is not a string")
+                }
+            }
             return PushAttempt(
                 callId = json.reqString("call_id", what),
                 deviceId = json.reqString("device_id", what),
@@ -146,7 +163,8 @@ data class PushAttempt(
                 messageName = json.stringOrNull("message_name", what),
                 latencyMs = json.reqDouble("latency_ms", what),
                 attempts = json.reqInt("attempts", what),
-                sentAtMs = json.reqTimestamp("sent_at", what))
+                sentAtMs = json.reqTimestamp("sent_at", what),
+                readiness = readiness)
         }
     }
 }

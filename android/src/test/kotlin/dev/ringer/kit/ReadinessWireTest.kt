@@ -1,0 +1,89 @@
+package dev.ringer.kit
+
+import org.json.JSONObject
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
+import org.junit.Assert.fail
+import org.junit.Test
+
+/** The readiness report as the server shows it on a device (`GET /v1/devices`) and on a push attempt. */
+class ReadinessWireTest {
+    private fun attempt(readiness: String?): String =
+        "{\"call_id\":\"c1\",\"device_id\":\"bob-pixel\",\"provider\":\"fcm\",\"push_type\":\"high\",\"status\":200," +
+            "\"latency_ms\":12.5,\"attempts\":1,\"sent_at\":\"2026-12-01T12:00:00.250Z\"" +
+            (readiness?.let { ",\"readiness\":$it" } ?: "") + "}"
+
+    private fun expectWireError(what: String, block: () -> Unit) {
+        try {
+            block()
+        } catch (e: RingerWireException) {
+            return
+        }
+        fail("$what: expected RingerWireException")
+    }
+
+    @Test
+    fun aDeviceReadsItsReadinessWithTheServersReportTime() {
+        val device = Device.fromJson(JSONObject(Samples.device("bob-pixel", "tok",
+            "{\"problems\":[\"battery_optimized\",\"notifications_disabled\"],\"reported_at\":\"2026-12-01T12:00:01.500Z\"}")))
+        assertEquals(listOf(ReadinessProblem.BATTERY_OPTIMIZED, ReadinessProblem.NOTIFICATIONS_DISABLED),
+                     device.readiness?.problems)
+        assertEquals(RingerJson.parseTimestamp("2026-12-01T12:00:01.500Z"), device.readiness?.reportedAtMs)
+        assertEquals(device, Device.fromJson(device.toJson()))
+    }
+
+    @Test
+    fun aDeviceThatNeverReportedHasNoReadinessAndAnEmptyReportIsKeptAsNothingFound() {
+        assertNull(Device.fromJson(JSONObject(Samples.device("bob-pixel", "tok"))).readiness)
+        assertNull(Device.fromJson(JSONObject(Samples.device("bob-pixel", "tok", "null"))).readiness)
+        val checked = Device.fromJson(JSONObject(Samples.device("bob-pixel", "tok",
+            "{\"problems\":[],\"reported_at\":\"2026-12-01T12:00:01.000Z\"}")))
+        assertEquals(emptyList<String>(), checked.readiness?.problems)
+    }
+
+    @Test
+    fun aProblemNameThisBuildDoesNotKnowIsKept() {
+        val device = Device.fromJson(JSONObject(Samples.device("bob-pixel", "tok",
+            "{\"problems\":[\"some_future_problem\"],\"reported_at\":\"2026-12-01T12:00:01.000Z\"}")))
+        assertEquals(listOf("some_future_problem"), device.readiness?.problems)
+        assertFalse(ReadinessProblem.KNOWN.contains("some_future_problem"))
+    }
+
+    @Test
+    fun aDeviceReadinessOfTheWrongShapeIsAWireError() {
+        for (readiness in listOf("[\"battery_optimized\"]", "{}", "{\"problems\":\"battery_optimized\"}",
+                                 "{\"problems\":[5]}", "{\"problems\":[],\"reported_at\":\"yesterday\"}")) {
+            expectWireError(readiness) { Device.fromJson(JSONObject(Samples.device("bob-pixel", "tok", readiness))) }
+        }
+    }
+
+    @Test
+    fun aPushAttemptReadsTheProblemsTheDeviceHadWhenItWasSent() {
+        val attempt = PushAttempt.fromJson(JSONObject(attempt("[\"full_screen_intent_denied\",\"some_future_problem\"]")))
+        assertEquals(listOf(ReadinessProblem.FULL_SCREEN_INTENT_DENIED, "some_future_problem"), attempt.readiness)
+        assertEquals(200, attempt.status)
+        assertEquals(attempt, PushAttempt.fromJson(attempt.toJson()))
+    }
+
+    @Test
+    fun aPushAttemptWithoutReadinessHasNoneAndWritesNone() {
+        val attempt = PushAttempt.fromJson(JSONObject(attempt(null)))
+        assertNull(attempt.readiness)
+        assertFalse(attempt.toJson().has("readiness"))
+        assertNull(PushAttempt.fromJson(JSONObject(attempt("null"))).readiness)
+    }
+
+    @Test
+    fun aPushAttemptReadinessOfTheWrongShapeIsAWireError() {
+        for (readiness in listOf("\"battery_optimized\"", "{\"problems\":[]}", "[7]", "[null]")) {
+            expectWireError(readiness) { PushAttempt.fromJson(JSONObject(attempt(readiness))) }
+        }
+    }
+
+    @Test
+    fun theCalleesPushesOnACallCarryTheirReadiness() {
+        val call = JSONObject(Samples.call()).put("pushes", org.json.JSONArray().put(JSONObject(attempt("[\"battery_optimized\"]"))))
+        assertEquals(listOf(listOf(ReadinessProblem.BATTERY_OPTIMIZED)), Call.fromJson(call).pushes?.map { it.readiness })
+    }
+}
