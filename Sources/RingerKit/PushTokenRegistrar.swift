@@ -325,10 +325,11 @@ public final class PushTokenRegistrar: Sendable {
 
     /// The report a registration carries: the app's problems, plus ``ReadinessProblem/noPushToken`` when the
     /// token that wakes this platform to ring is missing (iOS: only a PushKit VoIP push can report a call while
-    /// the app is not running, so an APNs token alone does not ring; Android: the FCM token), sorted.
+    /// the app is not running, so an APNs token alone does not ring; Android: the FCM token), made
+    /// ``DeviceReadiness/registrable`` so the server never refuses the registration for its report.
     static func readiness(_ reported: DeviceReadiness, tokens: Tokens, platform: Platform) -> DeviceReadiness {
         let ringingToken = platform == .android ? tokens.fcm : tokens.voip
-        guard ringingToken == nil else { return reported }
-        return DeviceReadiness(problems: DeviceReadiness(problems: reported.problems + [.noPushToken]).normalizedProblems)
+        guard ringingToken == nil else { return reported.registrable }
+        return DeviceReadiness(problems: reported.problems + [.noPushToken]).registrable
     }
 }

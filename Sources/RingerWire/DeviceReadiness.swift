@@ -82,4 +82,16 @@ public struct DeviceReadiness: Codable, Hashable, Sendable {
     public var normalizedProblems: [ReadinessProblem] {
         Set(problems).sorted { $0.rawValue < $1.rawValue }
     }
+
+    /// The report as a registration can carry it without the server refusing the registration (422
+    /// `invalid-field`): names that are not ``ReadinessProblem/isWellFormed(_:)`` are dropped, the rest
+    /// de-duplicated, at most ``maxProblems`` kept (this build's ``ReadinessProblem/known`` names first), and
+    /// sorted. A faulty report must never cost the device its registration, and so its calls.
+    public var registrable: DeviceReadiness {
+        let names = Set(problems.filter { ReadinessProblem.isWellFormed($0.rawValue) })
+        let known = ReadinessProblem.known.filter(names.contains)
+        let others = names.subtracting(known).sorted { $0.rawValue < $1.rawValue }
+        let kept = (known + others).prefix(Self.maxProblems)
+        return DeviceReadiness(problems: kept.sorted { $0.rawValue < $1.rawValue })
+    }
 }

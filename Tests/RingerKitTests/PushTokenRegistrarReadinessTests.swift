@@ -75,11 +75,28 @@ import Testing
         #expect(sentReadiness() == [["no_push_token", "notifications_disabled"], ["notifications_disabled"]])
     }
 
+    @Test func aFaultyReportNeverCostsTheRegistrationMalformedNamesDroppedAndTheCapKept() async {
+        let registrar = registrar()
+        registrar.setToken("cc", for: .apns)
+        // Sixteen well-formed names of the app's own, two the server would refuse, and no VoIP token: the
+        // registrar's no_push_token would make seventeen.
+        let own = (1...16).map { ReadinessProblem(rawValue: "app_problem_\($0)") }
+        registrar.setReadiness(DeviceReadiness(problems: own + [ReadinessProblem(rawValue: "Bad Name"),
+                                                                ReadinessProblem(rawValue: "")]))
+        registrar.logIn(api("bob"))
+        await registrar.waitUntilIdle()
+        let sent = server.requests.last?.registration?.readiness?.problems ?? []
+        #expect(sent.count == DeviceReadiness.maxProblems)
+        #expect(sent.contains(.noPushToken), "the registrar's own, known name is kept over the app's")
+        #expect(sent.allSatisfy { ReadinessProblem.isWellFormed($0.rawValue) })
+        #expect(sent == sent.sorted { $0.rawValue < $1.rawValue })
+    }
+
     @Test func aRefusedReportIsNotRetriedUntilTheReportChanges() async {
         let registrar = registrar()
         registrar.setToken("aa", for: .voip)
         server.fail(.status(422))
-        registrar.setReadiness(DeviceReadiness(problems: ["Not_Snake_Case"]))
+        registrar.setReadiness(DeviceReadiness(problems: [.notificationsDisabled]))
         registrar.logIn(api("bob"))
         await registrar.waitUntilIdle()
         #expect(server.requests.count == 1)
@@ -87,7 +104,7 @@ import Testing
 
         registrar.setReadiness(DeviceReadiness(problems: [.batteryOptimized]))
         await registrar.waitUntilIdle()
-        #expect(sentReadiness() == [["Not_Snake_Case"], ["battery_optimized"]])
+        #expect(sentReadiness() == [["notifications_disabled"], ["battery_optimized"]])
         #expect(registrar.status.registeredDevice?.readiness?.problems == [.batteryOptimized])
     }
 

@@ -30,6 +30,8 @@ data class Party(val id: String, val name: String? = null) {
  * @property endReason why the server ended an accepted call itself; null when a participant hung up.
  * @property failureReason on a `failed` call, words an app can show.
  * @property pushes every push's outcome, only in `GET /v1/calls/{id}` read by the callee.
+ * @property calleeReadiness only in `GET /v1/calls/{id}`, either side: what would stop the callee's phones
+ *   ringing ([ReadinessProblem] names, sorted, no device named); null when nothing was reported.
  */
 data class Call(
     val callId: String,
@@ -45,7 +47,8 @@ data class Call(
     val endedBy: String? = null,
     val endReason: SystemEndReason? = null,
     val failureReason: String? = null,
-    val pushes: List<PushAttempt>? = null
+    val pushes: List<PushAttempt>? = null,
+    val calleeReadiness: List<String>? = null
 ) {
     /** The call in the server's JSON shape (snake_case keys, RFC 3339 times, nulls left out). */
     fun toJson(): JSONObject {
@@ -65,6 +68,7 @@ data class Call(
             for (push in pushes) array.put(push.toJson())
             json.put("pushes", array)
         }
+        if (calleeReadiness != null) json.put("callee_readiness", JSONArray(calleeReadiness))
         return json
     }
 
@@ -98,7 +102,8 @@ data class Call(
                 endedBy = json.stringOrNull("ended_by", what),
                 endReason = json.stringOrNull("end_reason", what)?.let { SystemEndReason(it) },
                 failureReason = json.stringOrNull("failure_reason", what),
-                pushes = pushes)
+                pushes = pushes,
+                calleeReadiness = json.stringListOrNull("callee_readiness", what))
         }
     }
 }
@@ -147,11 +152,7 @@ data class PushAttempt(
          */
         @JvmStatic fun fromJson(json: JSONObject): PushAttempt {
             val what = "PushAttempt"
-            val readiness = json.arrayOrNull("readiness", what)?.let { array ->
-                (0 until array.length()).map { index ->
-                    array.opt(index) as? String ?: throw RingerWireException("$what.readiness[$index] is not a string")
-                }
-            }
+            val readiness = json.stringListOrNull("readiness", what)
             return PushAttempt(
                 callId = json.reqString("call_id", what),
                 deviceId = json.reqString("device_id", what),

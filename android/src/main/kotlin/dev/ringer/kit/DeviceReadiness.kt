@@ -20,6 +20,20 @@ data class DeviceReadiness(val problems: List<String>, val reportedAtMs: Long? =
      */
     val normalizedProblems: List<String> get() = problems.distinct().sorted()
 
+    /**
+     * The report as a registration can carry it without the server refusing the registration (422
+     * `invalid-field`): names that are not [ReadinessProblem.isWellFormed] are dropped, the rest de-duplicated,
+     * at most [MAX_PROBLEMS] kept (this build's [ReadinessProblem.KNOWN] names first), and sorted. A faulty
+     * report must never cost the device its registration, and so its calls.
+     */
+    val registrable: DeviceReadiness
+        get() {
+            val names = problems.filter { ReadinessProblem.isWellFormed(it) }.distinct()
+            val known = ReadinessProblem.KNOWN.filter { it in names }
+            val others = names.filter { it !in known }.sorted()
+            return DeviceReadiness((known + others).take(MAX_PROBLEMS).sorted())
+        }
+
     /** `{"problems":[…]}`, plus `reported_at` when set. */
     fun toJson(): JSONObject {
         val array = JSONArray()
@@ -30,16 +44,13 @@ data class DeviceReadiness(val problems: List<String>, val reportedAtMs: Long? =
 
     /** Reading. */
     companion object {
-        /** The most problems one report may carry (after duplicates are dropped), as the server caps it. */
+        /** The most problem names one report may carry, counted as sent (duplicates included), as the server caps it. */
         const val MAX_PROBLEMS = 16
 
         /** @throws RingerWireException when `problems` is missing or holds a non-string, or `reported_at` is bad. */
         @JvmStatic fun fromJson(json: JSONObject): DeviceReadiness {
             val what = "DeviceReadiness"
-            val array = json.arrayOrNull("problems", what) ?: throw RingerWireException("$what.problems is missing")
-            val problems = (0 until array.length()).map { index ->
-                array.opt(index) as? String ?: throw RingerWireException("$what.problems[$index] is not a string")
-            }
+            val problems = json.stringListOrNull("problems", what) ?: throw RingerWireException("$what.problems is missing")
             return DeviceReadiness(problems, json.timestampOrNull("reported_at", what))
         }
     }

@@ -88,10 +88,11 @@ class PushTokenRegistrar(
      * Records what the app found would stop this phone ringing ([ReadinessCheck.evaluate]): sent with every
      * registration from now on; a report that differs from the last one re-registers the device, after login
      * only. The same problems again, in any order, send nothing. Its `reportedAtMs` is ignored (the server
-     * stamps its own).
+     * stamps its own), and it is made [DeviceReadiness.registrable], so the server never refuses the
+     * registration for its report.
      */
     fun setReadiness(readiness: DeviceReadiness) = change {
-        this.readiness = DeviceReadiness(readiness.normalizedProblems)
+        this.readiness = readiness.registrable
     }
 
     /**

@@ -38,4 +38,23 @@ object ReadinessProblem {
     /** The names this build knows, in the documented order. */
     val KNOWN: List<String> = listOf(NOTIFICATIONS_DISABLED, FULL_SCREEN_INTENT_DENIED, BATTERY_OPTIMIZED,
                                      NO_PUSH_TOKEN, PUSH_TOKEN_STALE, CALLS_NOT_PERMITTED)
+
+    /** The longest name the server keeps, in bytes. */
+    const val MAX_LENGTH = 64
+
+    /**
+     * Whether [name] is a name the server keeps: lowercase snake_case of 1 to [MAX_LENGTH] ASCII characters, a
+     * letter first, then letters, digits and single `_` between them (the server's rule, docs/openapi.yaml
+     * `ReadinessProblem`).
+     */
+    fun isWellFormed(name: String): Boolean {
+        if (name.length == 0 || name.length > MAX_LENGTH || name[0] !in 'a'..'z' || name[name.length - 1] == '_') return false
+        var previous = ' '
+        for (char in name) {
+            if (char !in 'a'..'z' && char !in '0'..'9' && char != '_') return false
+            if (char == '_' && previous == '_') return false
+            previous = char
+        }
+        return true
+    }
 }

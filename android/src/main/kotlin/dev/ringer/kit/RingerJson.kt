@@ -168,6 +168,14 @@ internal fun JSONObject.arrayOrNull(key: String, what: String): JSONArray? {
     return value as? JSONArray ?: throw RingerWireException("$what.$key is not an array")
 }
 
+/** An array of strings (e.g. readiness problem names), null when absent; a non-string item throws [RingerWireException]. */
+internal fun JSONObject.stringListOrNull(key: String, what: String): List<String>? =
+    arrayOrNull(key, what)?.let { array ->
+        (0 until array.length()).map { index ->
+            array.opt(index) as? String ?: throw RingerWireException("$what.$key[$index] is not a string")
+        }
+    }
+
 internal fun JSONObject.reqTimestamp(key: String, what: String): Long =
     timestampOrNull(key, what) ?: throw RingerWireException("$what.$key is missing")
 

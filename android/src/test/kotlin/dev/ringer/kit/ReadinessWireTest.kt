@@ -4,6 +4,7 @@ import org.json.JSONObject
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
 import org.junit.Assert.fail
 import org.junit.Test
 
@@ -85,5 +86,39 @@ class ReadinessWireTest {
     fun theCalleesPushesOnACallCarryTheirReadiness() {
         val call = JSONObject(Samples.call()).put("pushes", org.json.JSONArray().put(JSONObject(attempt("[\"battery_optimized\"]"))))
         assertEquals(listOf(listOf(ReadinessProblem.BATTERY_OPTIMIZED)), Call.fromJson(call).pushes?.map { it.readiness })
+    }
+
+    @Test
+    fun aFaultyReportIsMadeRegistrableMalformedNamesDroppedAndTheCapKeptWithKnownNamesFirst() {
+        val own = (1..20).map { "app_problem_$it" }
+        val report = DeviceReadiness(own + listOf("Bad Name", "", "double__underscore", "trailing_", "9lives",
+                                                  ReadinessProblem.NO_PUSH_TOKEN, ReadinessProblem.NO_PUSH_TOKEN))
+        val sent = report.registrable.problems
+        assertEquals(DeviceReadiness.MAX_PROBLEMS, sent.size)
+        assertTrue("the known name is kept over the app's own", ReadinessProblem.NO_PUSH_TOKEN in sent)
+        assertTrue(sent.all { ReadinessProblem.isWellFormed(it) })
+        assertEquals(sent.sorted(), sent)
+        assertEquals(listOf(ReadinessProblem.BATTERY_OPTIMIZED),
+                     DeviceReadiness(listOf(ReadinessProblem.BATTERY_OPTIMIZED)).registrable.problems)
+    }
+
+    @Test
+    fun wellFormedNamesAreTheServersSnakeCaseOfAtMost64Bytes() {
+        for (name in ReadinessProblem.KNOWN) assertTrue(name, ReadinessProblem.isWellFormed(name))
+        assertTrue(ReadinessProblem.isWellFormed("a" + "b".repeat(63)))
+        for (name in listOf("", "a" + "b".repeat(64), "Notifications", "_a", "a_", "a__b", "1a", "a-b", "a b", "é")) {
+            assertFalse(name, ReadinessProblem.isWellFormed(name))
+        }
+    }
+
+    @Test
+    fun aCallReadsTheCalleesReadinessAndLeavesItOutWhenAbsent() {
+        val base = "{\"call_id\":\"c1\",\"state\":\"ringing\",\"caller\":{\"id\":\"alice\"},\"callee\":{\"id\":\"bob\"}," +
+            "\"has_video\":false,\"created_at\":\"2026-12-01T12:00:00Z\",\"expires_at\":\"2026-12-01T12:00:30Z\""
+        val call = Call.fromJson(JSONObject("$base,\"callee_readiness\":[\"battery_optimized\",\"notifications_disabled\"]}"))
+        assertEquals(listOf(ReadinessProblem.BATTERY_OPTIMIZED, ReadinessProblem.NOTIFICATIONS_DISABLED), call.calleeReadiness)
+        assertEquals(call, Call.fromJson(call.toJson()))
+        assertNull(Call.fromJson(JSONObject("$base}")).calleeReadiness)
+        expectWireError("a non-string problem") { Call.fromJson(JSONObject("$base,\"callee_readiness\":[3]}")) }
     }
 }
