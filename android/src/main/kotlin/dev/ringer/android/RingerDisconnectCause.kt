@@ -1,6 +1,5 @@
 package dev.ringer.android
 
-import android.os.Build
 import android.telecom.DisconnectCause
 import dev.ringer.kit.CallEndReason
 
@@ -12,15 +11,13 @@ object RingerDisconnectCause {
     /**
      * The `DisconnectCause` for a call the local user did not end (Android: `Connection.setDisconnected`).
      * A reason added by a newer server closes the call as `REMOTE` (ended by the other party), as RingerKit
-     * maps it to CallKit's `remoteEnded`.
-     * @param sdkInt the device's API level: `ANSWERED_ELSEWHERE` is used from API 29 (Android 10), `OTHER` before.
+     * maps it to CallKit's `remoteEnded`. `ANSWERED_ELSEWHERE` needs no API-level gate: it exists from API 25
+     * (Android's API 24→25 diff of `DisconnectCause`), below the library's minSdk 26.
      */
-    fun forReason(reason: CallEndReason, sdkInt: Int): DisconnectCause = when (reason) {
+    fun forReason(reason: CallEndReason): DisconnectCause = when (reason) {
         CallEndReason.REMOTE_ENDED -> DisconnectCause(DisconnectCause.REMOTE)
         CallEndReason.UNANSWERED -> DisconnectCause(DisconnectCause.MISSED)
-        CallEndReason.ANSWERED_ELSEWHERE -> DisconnectCause(
-            if (sdkInt >= Build.VERSION_CODES.Q) DisconnectCause.ANSWERED_ELSEWHERE else DisconnectCause.OTHER
-        )
+        CallEndReason.ANSWERED_ELSEWHERE -> DisconnectCause(DisconnectCause.ANSWERED_ELSEWHERE)
         CallEndReason.DECLINED_ELSEWHERE -> DisconnectCause(DisconnectCause.REJECTED, DECLINED_ELSEWHERE_REASON)
         CallEndReason.FAILED -> DisconnectCause(DisconnectCause.ERROR)
         else -> DisconnectCause(DisconnectCause.REMOTE)

@@ -117,7 +117,7 @@ class TelecomCallUi(
             pendingIncoming.remove(callId)
         }
         pending?.completion?.invoke(CallUiException(CallUiException.CODE_ENDED, "call $callId ended before it rang"))
-        close(callId, RingerDisconnectCause.forReason(reason, sdkInt))
+        close(callId, RingerDisconnectCause.forReason(reason))
     }
 
     /** `setActive()` on the outgoing call's `Connection` (the callee answered). */
