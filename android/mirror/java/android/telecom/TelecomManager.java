@@ -22,6 +22,8 @@ public class TelecomManager {
     public final List<Uri> mirrorPlacedCalls = new ArrayList<Uri>();
     public final List<Bundle> mirrorPlacedExtras = new ArrayList<Bundle>();
     public volatile boolean mirrorManageOwnCallsGranted = true;
+    /** Mirror only: told of each accepted addNewIncomingCall, as the system's Telecom would then bind the service. */
+    public volatile java.util.function.Consumer<Bundle> mirrorIncomingListener;
 
     /** Mirror only (the real one is the system's). */
     public TelecomManager() {}
@@ -32,6 +34,8 @@ public class TelecomManager {
     public void addNewIncomingCall(PhoneAccountHandle phoneAccount, Bundle extras) {
         checkManageOwnCalls();
         synchronized (this) { mirrorIncomingExtras.add(extras); }
+        java.util.function.Consumer<Bundle> listener = mirrorIncomingListener;
+        if (listener != null) listener.accept(extras);
     }
 
     /** API 23; self-managed accounts need MANAGE_OWN_CALLS. */

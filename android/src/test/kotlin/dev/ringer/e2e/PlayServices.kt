@@ -128,9 +128,11 @@ class PlayServices(private val cluster: RingerCluster, val fcmToken: String = ne
     fun connect(reachability: String = "online"): PlayServices {
         val request = Request.Builder()
             .url("${cluster.fcmSandboxUrl}/sandbox/connect?token=$fcmToken&reachability=$reachability").build()
-        val newSocket = client.newWebSocket(request, Listener())
         lock.withLock {
-            socket = newSocket
+            // Opened under the lock, so onOpen (on OkHttp's thread, which takes the lock) always finds it set: on
+            // loopback the upgrade can complete before newWebSocket returns.
+            socket = client.newWebSocket(request, Listener())
+            open = false
             val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5)
             while (!open) {
                 val left = deadline - System.nanoTime()

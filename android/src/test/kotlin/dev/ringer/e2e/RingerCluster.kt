@@ -218,6 +218,8 @@ class RingerCluster private constructor(
     fun stopServer() {
         server?.stop()
         server = null
+        // Keep-alive connections to the stopped server are dead; the harness's client must not reuse them.
+        PlainHttp.client.connectionPool().evictAll()
     }
 
     /**

@@ -1,0 +1,261 @@
+package dev.ringer.e2e
+
+import android.telecom.Connection
+import android.telecom.ConnectionRequest
+import com.google.android.gms.tasks.Task
+import com.google.firebase.messaging.FirebaseMessaging
+import com.google.firebase.messaging.RemoteMessage
+import dev.ringer.android.CallNotificationConfig
+import dev.ringer.android.MirrorPhone
+import dev.ringer.android.RingerComponents
+import dev.ringer.android.RingerConnection
+import dev.ringer.android.RingerConnectionService
+import dev.ringer.android.RingerMessagingService
+import dev.ringer.android.RingerPhone
+import dev.ringer.android.TestCallActivity
+import dev.ringer.kit.CallCoordinator
+import dev.ringer.kit.EventStream
+import dev.ringer.kit.WebSocketChannel
+import dev.ringer.kit.WebSocketClose
+import dev.ringer.kit.WebSocketTransport
+import dev.ringer.kit.okhttp.OkHttpTransport
+import dev.ringer.kit.okhttp.OkHttpWebSocketTransport
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import okhttp3.OkHttpClient
+import org.json.JSONObject
+import java.io.File
+import java.nio.file.Files
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.function.Consumer
+
+/**
+ * One Android phone with the app installed, for the end-to-end tests: Google Play services holding the FCM
+ * sandbox's socket ([play]), the app's private storage (kept across process deaths) and at most one live app
+ * process, in which the real SDK runs — [RingerPhone] created as `Application.onCreate` creates it, the
+ * library's `RingerConnectionService` and `RingerMessagingService`, OkHttp to the real server. The platform
+ * around them is played here as Android plays it:
+ *
+ * - **Process life**: a data message for a killed app starts a new process first (Android starts an app for an
+ *   FCM message unless it was force-stopped); [kill] ends one with its sockets, timers and memory, leaving
+ *   only its files.
+ * - **Telecom**: an accepted `addNewIncomingCall` is answered on Telecom's own thread by binding the
+ *   `ConnectionService` (`onCreateIncomingConnection`) and then `onShowIncomingCallUi`, as for a self-managed
+ *   call; the user's answer and decline are Telecom's `onAnswer`/`onReject`.
+ * - **Receipts**: a message whose handling left a call ringing, or took a ringing call away, is
+ *   `userVisible`, anything else `silent` (FCM's demotion input).
+ *
+ * @param userToken what the app's own login stored: each new process logs in with it at launch; null for a
+ *   user who is not logged in.
+ */
+class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @Volatile var userToken: String?) : java.io.Closeable {
+    /** Google Play services on this phone. */
+    val play = PlayServices(cluster)
+    /** The app's `filesDir`, which survives its process. */
+    val storage: File = Files.createTempDirectory("ringer-android-$name-").toFile()
+    /** Everything the coordinator observed, across processes. */
+    val observations = CopyOnWriteArrayList<CallCoordinator.Observation>()
+    /** The event stream's statuses, across processes. */
+    val statuses = CopyOnWriteArrayList<EventStream.Status>()
+    /** Processes started so far (by [launch] or by a message). */
+    val processStarts = AtomicInteger(0)
+    /** What happened on the call screen, across processes: "rang <id>", "closed <id> <DisconnectCause code>". */
+    val screen = CopyOnWriteArrayList<String>()
+    /** Throwables a message handler or Telecom callback threw; the tests expect none. */
+    val crashes = CopyOnWriteArrayList<Throwable>()
+
+    private val lock = Any()
+    private var process: AppProcess? = null
+
+    init {
+        play.app = { message -> deliver(message) }
+        play.register().connect()
+    }
+
+    /** The live process, or null when the app is not running. */
+    val running: AppProcess? get() = synchronized(lock) { process }
+
+    /** The live process, starting one when the app is not running (the user opens it, or a message wakes it). */
+    fun launch(): AppProcess = synchronized(lock) {
+        process ?: AppProcess().also { process = it }
+    }
+
+    /** The system kills the app's process (swiped away, or memory): memory, sockets and timers go; files stay. */
+    fun kill() {
+        val dead = synchronized(lock) {
+            val dead = process
+            process = null
+            dead
+        }
+        dead?.die()
+    }
+
+    private fun deliver(message: FcmMessage): Receipt {
+        val app = launch()
+        val before = screen.size
+        try {
+            RingerMessagingService().onMessageReceived(RemoteMessage.Builder("${cluster.fcmProjectId}@fcm.googleapis.com")
+                .setData(message.data).build())
+        } catch (e: Throwable) {
+            crashes.add(e)
+        }
+        app.awaitTelecom()
+        return if (screen.size > before) Receipt.USER_VISIBLE else Receipt.SILENT
+    }
+
+    /** Waits until an observation matches. @throws AssertionError naming [what] after [timeoutMs]. */
+    fun awaitObservation(what: String, timeoutMs: Long = 8_000, predicate: (CallCoordinator.Observation) -> Boolean): CallCoordinator.Observation {
+        val found = poll(timeoutMs) { observations.firstOrNull(predicate) }
+        return found ?: throw AssertionError("no $what observed in $timeoutMs ms: $observations")
+    }
+
+    /** Waits until the event stream reported [status] at least [count] times in all. */
+    fun awaitStatus(what: String, count: Int = 1, timeoutMs: Long = 8_000, predicate: (EventStream.Status) -> Boolean) {
+        poll(timeoutMs) { if (statuses.count(predicate) >= count) true else null }
+            ?: throw AssertionError("event stream never reported $what ($count×) in $timeoutMs ms: $statuses")
+    }
+
+    /**
+     * Waits until [user]'s devices list this phone's app (the running process's device id) with its FCM token.
+     * @return the device's JSON. @throws AssertionError after [timeoutMs].
+     */
+    fun awaitRegistered(user: HttpUser, timeoutMs: Long = 8_000): JSONObject {
+        val deviceId = launch().phone.deviceId
+        return poll(timeoutMs) {
+            val devices = user.devices()
+            (0 until devices.length()).map { devices.getJSONObject(it) }
+                .firstOrNull { it.getString("device_id") == deviceId && it.optString("fcm_token") == play.fcmToken }
+        } ?: throw AssertionError("device $deviceId never registered: ${user.devices()}")
+    }
+
+    override fun close() {
+        kill()
+        play.close()
+        storage.deleteRecursively()
+    }
+
+    /**
+     * One run of the app's process: its own mirror `Context` over the shared storage, its own OkHttp client
+     * and coroutine scope, the library's services created by "Android".
+     */
+    inner class AppProcess {
+        private val job = SupervisorJob()
+        val context = MirrorPhone(filesDir = storage)
+        private val service = RingerConnectionService()
+        private val telecom: ExecutorService = Executors.newSingleThreadExecutor { Thread(it, "telecom") }
+        private val client = OkHttpClient.Builder().connectTimeout(2, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS)
+            .pingInterval(2, TimeUnit.SECONDS).build()
+        private val sockets = ClosableWebSockets(OkHttpWebSocketTransport(client))
+        /** This process's connections by call id, as Telecom created them. */
+        val connections = ConcurrentHashMap<String, Connection>()
+        /** The façade, created as `Application.onCreate` creates it. */
+        val phone: RingerPhone
+
+        init {
+            processStarts.incrementAndGet()
+            service.mirrorAttach(context)
+            context.telecom.mirrorIncomingListener = Consumer { extras -> telecom.execute { createIncoming(extras) } }
+            // Firebase hands the app its current token at start (FirebaseMessaging.getToken()).
+            FirebaseMessaging.getInstance().mirrorSetTokenTask(Task<String>().also { it.mirrorSucceed(play.fcmToken) })
+            phone = RingerPhone(context, cluster.serverUrl, CallNotificationConfig(TestCallActivity::class.java, 1),
+                                http = OkHttpTransport(client), webSockets = sockets,
+                                scope = CoroutineScope(Dispatchers.Default + job),
+                                streamStatus = { statuses.add(it) }, observer = { observations.add(it) })
+            userToken?.let { phone.logIn(it) }
+        }
+
+        /** The connection Telecom created for [callId]; waits for it. */
+        fun connection(callId: String, timeoutMs: Long = 8_000): Connection =
+            poll(timeoutMs) { connections[callId] } ?: throw AssertionError("call $callId never rang: $screen")
+
+        /** Waits until [callId]'s connection is in [state]. */
+        fun awaitState(callId: String, state: Int, timeoutMs: Long = 8_000): Connection {
+            val connection = connection(callId, timeoutMs)
+            poll(timeoutMs) { if (connection.state == state) true else null }
+                ?: throw AssertionError("call $callId is in state ${connection.state}, not $state: ${connection.mirrorStates}")
+            return connection
+        }
+
+        /** The user answers on the call screen (Telecom's `onAnswer`). */
+        fun answer(callId: String) = telecom.submit { connection(callId).onAnswer() }.get()
+
+        /** The user declines on the call screen (Telecom's `onReject`). */
+        fun decline(callId: String) = telecom.submit { connection(callId).onReject() }.get()
+
+        /** Waits until Telecom handled everything handed to it so far. */
+        fun awaitTelecom() {
+            // The coordinator reports on its own threads; give a report in progress time to reach Telecom.
+            Thread.sleep(50)
+            telecom.submit {}.get(5, TimeUnit.SECONDS)
+        }
+
+        private fun createIncoming(extras: android.os.Bundle) {
+            try {
+                val connection = service.onCreateIncomingConnection(null, ConnectionRequest(null, null, extras))
+                if (connection !is RingerConnection) return
+                connections[connection.callId] = connection
+                screen.add("rang ${connection.callId}")
+                connection.onShowIncomingCallUi()
+                watch(connection)
+            } catch (e: Throwable) {
+                crashes.add(e)
+            }
+        }
+
+        /** Records when the connection is closed (from any thread), for [screen]. */
+        private fun watch(connection: RingerConnection) {
+            Thread {
+                while (!job.isCancelled && connection.state != Connection.STATE_DISCONNECTED) Thread.sleep(10)
+                if (connection.state == Connection.STATE_DISCONNECTED) {
+                    screen.add("closed ${connection.callId} ${connection.disconnectCause.code}")
+                }
+            }.apply { isDaemon = true }.start()
+        }
+
+        internal fun die() {
+            job.cancel()
+            sockets.closeAll()
+            telecom.shutdownNow()
+            client.dispatcher().executorService().shutdownNow()
+            if (RingerComponents.callUi === phone.callUi) {
+                RingerComponents.callUi = null
+                RingerComponents.pushHandler = null
+            }
+        }
+    }
+
+    /** The app's WebSockets, each closed when its process dies (the kernel closes a dead process's sockets). */
+    private class ClosableWebSockets(private val inner: WebSocketTransport) : WebSocketTransport {
+        private val open = CopyOnWriteArrayList<WebSocketChannel>()
+
+        override suspend fun connect(url: String, headers: Map<String, String>, onText: (String) -> Unit,
+                                     onClose: (WebSocketClose) -> Unit): WebSocketChannel {
+            val channel = inner.connect(url, headers, onText, onClose)
+            open.add(channel)
+            return channel
+        }
+
+        fun closeAll() {
+            for (channel in open) channel.close()
+            open.clear()
+        }
+    }
+
+    companion object {
+        /** Polls [probe] every 20 ms until it gives a value or [timeoutMs] passes. */
+        fun <T> poll(timeoutMs: Long, probe: () -> T?): T? {
+            val deadline = System.currentTimeMillis() + timeoutMs
+            while (true) {
+                probe()?.let { return it }
+                if (System.currentTimeMillis() > deadline) return null
+                Thread.sleep(20)
+            }
+        }
+    }
+}
