@@ -48,13 +48,19 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
             throw refusal
         }
         started.add(service)
+        foregroundServiceRunning = true
         return service.component
     }
 
     override fun stopService(service: Intent): Boolean {
         stopped.add(service)
+        foregroundServiceRunning = false
         return true
     }
+
+    /** Whether the last start or stop of a foreground service was a start (the app holds one now). */
+    @Volatile var foregroundServiceRunning = false
+        private set
 
     /** Telecom answering the last `addNewIncomingCall` through the app's ConnectionService. */
     fun telecomCreatesIncoming(service: RingerConnectionService): android.telecom.Connection {

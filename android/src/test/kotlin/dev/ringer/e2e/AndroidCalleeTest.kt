@@ -199,6 +199,29 @@ class AndroidCalleeTest {
     }
 
     @Test
+    fun anAnsweredCallSurvivesBackgroundingBecauseItsForegroundServiceKeepsTheProcessAndItsSocket() {
+        scene(running = true).use { s ->
+            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
+            val app = s.phone.running!!
+            app.awaitState(callId, Connection.STATE_RINGING)
+            app.answer(callId)
+            app.awaitState(callId, Connection.STATE_ACTIVE)
+            s.alice.awaitCallState(callId, "accepted")
+            val statusesBefore = s.phone.statuses.size
+            s.phone.moveToBackground()
+            assertTrue("the foreground service kept the process", s.phone.running === app)
+            // The caller hangs up: the end reaches the backgrounded app over its kept socket.
+            s.alice.end(callId)
+            val connection = app.awaitState(callId, Connection.STATE_DISCONNECTED)
+            assertEquals(DisconnectCause.REMOTE, connection.disconnectCause.code)
+            assertEquals("the socket never dropped", statusesBefore, s.phone.statuses.size)
+            assertTrue("the last call's end stops the foreground service", !app.context.foregroundServiceRunning)
+            s.phone.moveToBackground()
+            assertEquals("without a call the app is frozen", null, s.phone.running)
+        }
+    }
+
+    @Test
     fun badDataMessagesNeverCrashAndNeverLeaveACallRinging() {
         scene(running = true).use { s ->
             val app = s.phone.running!!

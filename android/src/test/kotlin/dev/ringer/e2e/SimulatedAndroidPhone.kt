@@ -44,7 +44,7 @@ import java.util.function.Consumer
  *
  * - **Process life**: a data message for a killed app starts a new process first (Android starts an app for an
  *   FCM message unless it was force-stopped); [kill] ends one with its sockets, timers and memory, leaving
- *   only its files.
+ *   only its files; [moveToBackground] freezes an app unless it holds a foreground service.
  * - **Telecom**: an accepted `addNewIncomingCall` is answered on Telecom's own thread by binding the
  *   `ConnectionService` (`onCreateIncomingConnection`) and then `onShowIncomingCallUi`, as for a self-managed
  *   call; the user's answer and decline are Telecom's `onAnswer`/`onReject`.
@@ -94,6 +94,16 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
             dead
         }
         dead?.die()
+    }
+
+    /**
+     * The user leaves the app. Android freezes a background app that holds no foreground service (the cached
+     * apps freezer, then the low-memory killer), which this plays as [kill]; an app holding one, as a call does,
+     * keeps running with its sockets.
+     */
+    fun moveToBackground() {
+        val app = running ?: return
+        if (!app.context.foregroundServiceRunning) kill()
     }
 
     private fun deliver(message: FcmMessage): Receipt {
