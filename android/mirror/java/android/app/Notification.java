@@ -22,6 +22,8 @@ public class Notification {
     private String mChannelId;
     /** Mirror only: the style set, the title and the small icon resource. */
     public Style mirrorStyle;
+    /** Mirror only: the system dropped the full-screen intent (API 34, USE_FULL_SCREEN_INTENT not granted). */
+    public boolean mirrorFullScreenIntentDenied;
     public CharSequence mirrorTitle;
     public int mirrorSmallIcon;
 

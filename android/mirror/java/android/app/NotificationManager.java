@@ -29,7 +29,26 @@ public final class NotificationManager {
         mirrorChannels.put(channel.getId(), channel);
     }
 
+    /** Mirror only: the phone's API level, for the posting checks below. */
+    public volatile int mirrorSdkInt = 35;
+
+    /**
+     * Posts, with the system's checks (NotificationManagerService): from API 34 a full-screen intent without
+     * USE_FULL_SCREEN_INTENT is dropped and the notification shown as a heads-up instead; a CallStyle notification
+     * that neither requested a full-screen intent nor belongs to a foreground service is refused with
+     * IllegalArgumentException ("CallStyle notifications must either be for a foreground Service or use a
+     * fullScreenIntent"). Foreground services post through Service.startForeground, not here.
+     */
     public synchronized void notify(String tag, int id, Notification notification) {
+        if (mirrorSdkInt >= 34 && notification.fullScreenIntent != null && !mirrorCanUseFullScreenIntent) {
+            notification.fullScreenIntent = null;
+            notification.mirrorFullScreenIntentDenied = true;
+        }
+        if (notification.mirrorStyle instanceof Notification.CallStyle && notification.fullScreenIntent == null
+                && !notification.mirrorFullScreenIntentDenied) {
+            throw new IllegalArgumentException(
+                "Not posted. CallStyle notifications must either be for a foreground Service or use a fullScreenIntent.");
+        }
         mirrorShowing.put(tag + "/" + id, notification);
     }
 

@@ -18,8 +18,12 @@ import dev.ringer.kit.Party
  *
  * Android's rules it follows: a channel with `IMPORTANCE_HIGH` and `CATEGORY_CALL`, ongoing
  * (Android: "Create a call style notification"); `Notification.CallStyle.forIncomingCall` from API 31; the
- * full-screen intent only where permitted (API 34: `NotificationManager.canUseFullScreenIntent()`, else a
- * heads-up notification); each action's `PendingIntent` goes straight to its target, answer to the app's call
+ * full-screen intent always requested, and Android decides: from API 34 without `USE_FULL_SCREEN_INTENT`
+ * (`NotificationManager.canUseFullScreenIntent()` false) it shows a heads-up notification instead. Withholding
+ * the request would make the system refuse a CallStyle notification that is not a foreground service's
+ * (`IllegalArgumentException`, "CallStyle notifications must either be for a foreground Service or use a
+ * fullScreenIntent"), which crashed the app on Android 14; a refusal all the same (some OEM builds) posts the
+ * notification without CallStyle. Each action's `PendingIntent` goes straight to its target, answer to the app's call
  * activity (`getActivity`), decline to [RingerActionReceiver] (`getBroadcast`), never through a trampoline
  * (Android 12: no activity starts from a receiver or service a notification started); `FLAG_IMMUTABLE`
  * everywhere (required from API 31).
@@ -32,14 +36,17 @@ class IncomingCallNotification(
     val config: CallNotificationConfig,
     private val sdkInt: Int = Build.VERSION.SDK_INT
 ) {
-    /** Whether a ringing call may take the screen: always before API 34, then while `USE_FULL_SCREEN_INTENT` is granted. */
-    fun fullScreenIntentPermitted(): Boolean =
-        sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE || manager.canUseFullScreenIntent()
-
-    /** Posts the ringing call's notification (tag: the call id). */
+    /**
+     * Posts the ringing call's notification (tag: the call id). Never throws for the system's refusal of the
+     * CallStyle form: it then posts the plain form with the same actions and intents.
+     */
     fun show(report: IncomingCallReport) {
         createChannels()
-        manager.notify(report.callId, NOTIFICATION_ID, build(report))
+        try {
+            manager.notify(report.callId, NOTIFICATION_ID, build(report))
+        } catch (e: IllegalArgumentException) {
+            manager.notify(report.callId, NOTIFICATION_ID, build(report, callStyle = false))
+        }
     }
 
     /** Removes the call's ringing notification, if posted. */
@@ -47,8 +54,11 @@ class IncomingCallNotification(
         manager.cancel(callId, NOTIFICATION_ID)
     }
 
-    /** The ringing call's notification, for [show] (and for apps that post it themselves). */
-    fun build(report: IncomingCallReport): Notification {
+    /**
+     * The ringing call's notification, for [show] (and for apps that post it themselves).
+     * @param callStyle whether to use `Notification.CallStyle` (API 31+); false gives plain actions.
+     */
+    fun build(report: IncomingCallReport, callStyle: Boolean = sdkInt >= Build.VERSION_CODES.S): Notification {
         val name = displayName(report.caller)
         val show = activityIntent(RingerIntents.ACTION_SHOW_INCOMING_CALL, report.callId, REQUEST_SHOW)
         val answer = activityIntent(RingerIntents.ACTION_ANSWER, report.callId, REQUEST_ANSWER)
@@ -60,8 +70,8 @@ class IncomingCallNotification(
             .setCategory(Notification.CATEGORY_CALL)
             .setOngoing(true)
             .setContentIntent(show)
-        if (fullScreenIntentPermitted()) builder.setFullScreenIntent(show, true)
-        if (sdkInt >= Build.VERSION_CODES.S) {
+            .setFullScreenIntent(show, true)
+        if (callStyle) {
             builder.setStyle(Notification.CallStyle.forIncomingCall(person(report.caller), decline, answer))
         } else {
             builder.addAction(action(config.declineLabel, decline))

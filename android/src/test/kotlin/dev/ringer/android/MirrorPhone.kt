@@ -17,7 +17,7 @@ import java.nio.file.Files
  * plays the system's refusals. Not a test class (no *Test.kt name); shared by the adapter tests.
  */
 class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
-    val notificationManager = NotificationManager()
+    val notificationManager = NotificationManager().also { it.mirrorSdkInt = sdkInt }
     val telecom = TelecomManager()
     val power = PowerManager()
     val granted = HashSet<String>(listOf(Manifest.permission.MANAGE_OWN_CALLS, Manifest.permission.RECORD_AUDIO))
