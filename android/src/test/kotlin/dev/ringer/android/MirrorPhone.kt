@@ -9,6 +9,8 @@ import android.content.pm.PackageManager
 import android.os.PowerManager
 import android.telecom.ConnectionRequest
 import android.telecom.TelecomManager
+import dev.ringer.kit.IncomingCallReport
+import dev.ringer.kit.Party
 import java.io.File
 import java.nio.file.Files
 
@@ -86,6 +88,37 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
         configure(service)
         service.onStartCommand(started.last(), 0, started.size)
         return service
+    }
+}
+
+/**
+ * The adapters wired as the façade wires them, on a [MirrorPhone]: [TelecomCallUi] with the notification,
+ * [RingerConnectionService], and [RecordingActions] in place of the coordinator. Sets [RingerComponents.callUi];
+ * tests clear it after.
+ */
+class TelecomRig(sdkInt: Int = 35) {
+    val phone = MirrorPhone(sdkInt)
+    val actions = RecordingActions()
+    val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt)
+    val ui = TelecomCallUi(phone, phone.telecom, notifications, sdkInt)
+    val service = RingerConnectionService()
+    val completions = ArrayList<Throwable?>()
+
+    init {
+        ui.attach(actions)
+        RingerComponents.callUi = ui
+        service.mirrorAttach(phone)
+    }
+
+    /** The core reports an incoming call. */
+    fun report(callId: String, caller: Party = Party("alice", "Alice"), hasVideo: Boolean = false) {
+        ui.reportIncomingCall(IncomingCallReport(callId, caller, hasVideo)) { completions.add(it) }
+    }
+
+    /** The core reports a call and Telecom creates its connection: it rings. */
+    fun ringing(callId: String, hasVideo: Boolean = false): android.telecom.Connection {
+        report(callId, hasVideo = hasVideo)
+        return phone.telecomCreatesIncoming(service)
     }
 }
 

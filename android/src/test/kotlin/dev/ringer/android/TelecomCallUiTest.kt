@@ -6,7 +6,6 @@ import android.telecom.DisconnectCause
 import android.telecom.TelecomManager
 import android.telecom.VideoProfile
 import dev.ringer.kit.CallEndReason
-import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
 import org.junit.After
 import org.junit.Assert.assertEquals
@@ -18,34 +17,10 @@ import org.junit.Test
 class TelecomCallUiTest {
     private val caller = Party("alice", "Alice")
 
-    private class Rig(sdkInt: Int = 35) {
-        val phone = MirrorPhone(sdkInt)
-        val actions = RecordingActions()
-        val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt)
-        val ui = TelecomCallUi(phone, phone.telecom, notifications, sdkInt)
-        val service = RingerConnectionService()
-        val completions = ArrayList<Throwable?>()
-
-        init {
-            ui.attach(actions)
-            RingerComponents.callUi = ui
-            service.mirrorAttach(phone)
-        }
-
-        fun report(callId: String, caller: Party = Party("alice", "Alice"), hasVideo: Boolean = false) {
-            ui.reportIncomingCall(IncomingCallReport(callId, caller, hasVideo)) { completions.add(it) }
-        }
-
-        fun ringing(callId: String, hasVideo: Boolean = false): Connection {
-            report(callId, hasVideo = hasVideo)
-            return phone.telecomCreatesIncoming(service)
-        }
-    }
-
     @After fun forgetComponents() { RingerComponents.callUi = null }
 
     @Test fun reportedCallRingsWhenTelecomCreatesItsConnection() {
-        val rig = Rig()
+        val rig = TelecomRig()
         rig.report("c1", caller, hasVideo = true)
         assertTrue("no completion before Telecom answers", rig.completions.isEmpty())
         val callExtras = rig.phone.telecom.mirrorIncomingExtras.single().getBundle(TelecomManager.EXTRA_INCOMING_CALL_EXTRAS)!!
@@ -63,7 +38,7 @@ class TelecomCallUiTest {
     }
 
     @Test fun secondReportForTheSameCallIdIsRefusedWhilePendingAndWhileRinging() {
-        val rig = Rig()
+        val rig = TelecomRig()
         rig.report("c1")
         rig.report("c1")
         assertEquals(CallUiException.CODE_CALL_ALREADY_EXISTS, (rig.completions.single() as CallUiException).code)
@@ -75,7 +50,7 @@ class TelecomCallUiTest {
     }
 
     @Test fun missingManageOwnCallsFailsTheReportAndDropsTheCallOnThisPhoneOnly() {
-        val rig = Rig()
+        val rig = TelecomRig()
         rig.phone.telecom.mirrorManageOwnCallsGranted = false
         rig.report("c1")
         val error = rig.completions.single() as CallUiException
@@ -88,14 +63,14 @@ class TelecomCallUiTest {
     }
 
     @Test fun telecomRefusalCompletesTheReportWithAnError() {
-        val rig = Rig()
+        val rig = TelecomRig()
         rig.report("c1")
         rig.phone.telecomRefusesIncoming(rig.service)
         assertEquals(CallUiException.CODE_REFUSED, (rig.completions.single() as CallUiException).code)
     }
 
     @Test fun connectionForAnUnreportedCallFails() {
-        val rig = Rig()
+        val rig = TelecomRig()
         rig.report("c1")
         rig.ui.reportCallEnded("c1", 0L, CallEndReason.REMOTE_ENDED)
         assertEquals(CallUiException.CODE_ENDED, (rig.completions.single() as CallUiException).code)
@@ -114,7 +89,7 @@ class TelecomCallUiTest {
             Triple(CallEndReason("from_a_newer_server"), DisconnectCause.REMOTE, null)
         )
         for ((sdk, table) in listOf(29 to expected29, 35 to expected29)) {
-            val rig = Rig(sdk)
+            val rig = TelecomRig(sdk)
             for ((index, row) in table.withIndex()) {
                 val connection = rig.ringing("c$index")
                 rig.ui.reportCallEnded("c$index", 1000L, row.first)
@@ -126,14 +101,14 @@ class TelecomCallUiTest {
             assertTrue("the core ended them: nothing sent back", rig.actions.log.isEmpty())
         }
         // DisconnectCause.ANSWERED_ELSEWHERE exists from API 25: the oldest phone the library runs on uses it too.
-        val oldest = Rig(26)
+        val oldest = TelecomRig(26)
         val connection = oldest.ringing("c1")
         oldest.ui.reportCallEnded("c1", 1000L, CallEndReason.ANSWERED_ELSEWHERE)
         assertEquals("API 26", DisconnectCause.ANSWERED_ELSEWHERE, connection.disconnectCause.code)
     }
 
     @Test fun answerGoesActiveOnlyWhenTheServerConfirmed() {
-        val rig = Rig()
+        val rig = TelecomRig()
         val connection = rig.ringing("c1")
         connection.onAnswer()
         assertEquals(listOf("answer c1"), rig.actions.log)
@@ -146,7 +121,7 @@ class TelecomCallUiTest {
     }
 
     @Test fun refusedAnswerClosesTheCallWithError() {
-        val rig = Rig()
+        val rig = TelecomRig()
         val connection = rig.ringing("c1")
         connection.onAnswer()
         rig.actions.answers.getValue("c1")(false)
@@ -157,7 +132,7 @@ class TelecomCallUiTest {
     }
 
     @Test fun rejectDeclinesThroughTheCoreAndDisconnectEnds() {
-        val rig = Rig()
+        val rig = TelecomRig()
         val ringing = rig.ringing("c1")
         ringing.onReject()
         assertEquals(DisconnectCause.REJECTED, ringing.disconnectCause.code)
@@ -171,7 +146,7 @@ class TelecomCallUiTest {
     }
 
     @Test fun showIncomingCallUiPostsTheNotificationAndAnswerRemovesIt() {
-        val rig = Rig()
+        val rig = TelecomRig()
         val connection = rig.ringing("c1")
         assertTrue(rig.phone.notificationManager.mirrorShowing.isEmpty())
         connection.onShowIncomingCallUi()
@@ -181,7 +156,7 @@ class TelecomCallUiTest {
     }
 
     @Test fun outgoingCallDialsHoldsTheForegroundServiceAndConnects() {
-        val rig = Rig()
+        val rig = TelecomRig()
         rig.ui.placeOutgoingCall("o1", Party("bob", null), hasVideo = false)
         assertEquals("sip:bob", rig.phone.telecom.mirrorPlacedCalls.single().toString())
         val connection = rig.phone.telecomCreatesOutgoing(rig.service)
@@ -197,7 +172,7 @@ class TelecomCallUiTest {
     }
 
     @Test fun placeCallWithoutManageOwnCallsThrows() {
-        val rig = Rig()
+        val rig = TelecomRig()
         rig.phone.telecom.mirrorManageOwnCallsGranted = false
         try {
             rig.ui.placeOutgoingCall("o1", Party("bob"), hasVideo = false)
@@ -208,7 +183,7 @@ class TelecomCallUiTest {
     }
 
     @Test fun phoneAccountIsSelfManagedOnTheConnectionService() {
-        val rig = Rig()
+        val rig = TelecomRig()
         rig.ui.registerPhoneAccount("Calls")
         val account = rig.phone.telecom.mirrorRegistered.single()
         assertTrue(account.hasCapabilities(android.telecom.PhoneAccount.CAPABILITY_SELF_MANAGED))
