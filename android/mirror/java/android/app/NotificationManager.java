@@ -20,6 +20,8 @@ public final class NotificationManager {
     /** Mirror only: channels by id; showing notifications by "tag/id". */
     public final Map<String, NotificationChannel> mirrorChannels = new LinkedHashMap<String, NotificationChannel>();
     public final Map<String, Notification> mirrorShowing = new LinkedHashMap<String, Notification>();
+    /** Mirror only: every notification posted, in order. */
+    public final java.util.List<Notification> mirrorPosted = new java.util.ArrayList<Notification>();
 
     /** Mirror only (the real one is the system's). */
     public NotificationManager() {}
@@ -29,7 +31,17 @@ public final class NotificationManager {
         mirrorChannels.put(channel.getId(), channel);
     }
 
+    /**
+     * Refuses, as Android 12+ does, a CallStyle notification posted with neither a full-screen intent nor a
+     * foreground service behind it ("CallStyle notifications must be for a foreground service or user initiated
+     * job or use a fullScreenIntent"); a foreground service's notification goes through Service.startForeground.
+     */
     public synchronized void notify(String tag, int id, Notification notification) {
+        if (notification.mirrorStyle instanceof Notification.CallStyle && notification.fullScreenIntent == null) {
+            throw new IllegalArgumentException(
+                "Not posted. CallStyle notifications must be for a foreground service or user initiated job or use a fullScreenIntent.");
+        }
+        mirrorPosted.add(notification);
         mirrorShowing.put(tag + "/" + id, notification);
     }
 

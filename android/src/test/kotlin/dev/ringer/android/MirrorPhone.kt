@@ -104,3 +104,44 @@ class RecordingActions : CallActions {
 
 /** A call activity class for the notifications' intents (the app's own, in a real app). */
 class TestCallActivity
+
+/**
+ * A phone with the call UI wired as `RingerPhone` wires it (notifications, Telecom, the recorded core), and
+ * [RingerComponents.callUi] set; the adapter tests reset it in their `@After`.
+ */
+class AdapterRig(val sdkInt: Int = 35) {
+    val phone = MirrorPhone(sdkInt)
+    val actions = RecordingActions()
+    val notifications = IncomingCallNotification(
+        phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt
+    )
+    val ui = TelecomCallUi(phone, phone.telecom, notifications, sdkInt)
+    val service = RingerConnectionService()
+
+    init {
+        ui.attach(actions)
+        RingerComponents.callUi = ui
+        service.mirrorAttach(phone)
+    }
+
+    /** A reported call Telecom created: ringing. */
+    fun ringing(callId: String, caller: dev.ringer.kit.Party = dev.ringer.kit.Party("alice", "Alice")): android.telecom.Connection {
+        ui.reportIncomingCall(dev.ringer.kit.IncomingCallReport(callId, caller, false)) {}
+        return phone.telecomCreatesIncoming(service)
+    }
+
+    /** A ringing call answered and confirmed by the server: active. */
+    fun active(callId: String): android.telecom.Connection {
+        val connection = ringing(callId)
+        connection.onAnswer()
+        actions.answers.getValue(callId)(true)
+        return connection
+    }
+
+    /** Android creating CallForegroundService for the last start, at this rig's API level. */
+    fun runForegroundService(configure: (CallForegroundService) -> Unit = {}): CallForegroundService =
+        phone.runForegroundService { service ->
+            service.mirrorSdkInt = sdkInt
+            configure(service)
+        }
+}
