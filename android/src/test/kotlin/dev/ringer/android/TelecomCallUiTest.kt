@@ -125,10 +125,10 @@ class TelecomCallUiTest {
             }
             assertTrue("the core ended them: nothing sent back", rig.actions.log.isEmpty())
         }
-        val old = Rig(28)
+        val old = Rig(24)
         val connection = old.ringing("c1")
         old.ui.reportCallEnded("c1", 1000L, CallEndReason.ANSWERED_ELSEWHERE)
-        assertEquals("before API 29", DisconnectCause.OTHER, connection.disconnectCause.code)
+        assertEquals("before API 25", DisconnectCause.OTHER, connection.disconnectCause.code)
     }
 
     @Test fun answerGoesActiveOnlyWhenTheServerConfirmed() {
