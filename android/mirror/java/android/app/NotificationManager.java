@@ -20,6 +20,8 @@ public final class NotificationManager {
     /** Mirror only: channels by id; showing notifications by "tag/id". */
     public final Map<String, NotificationChannel> mirrorChannels = new LinkedHashMap<String, NotificationChannel>();
     public final Map<String, Notification> mirrorShowing = new LinkedHashMap<String, Notification>();
+    /** Mirror only: every notification posted, in order. */
+    public final java.util.List<Notification> mirrorPosted = new java.util.ArrayList<Notification>();
 
     /** Mirror only (the real one is the system's). */
     public NotificationManager() {}
@@ -49,6 +51,7 @@ public final class NotificationManager {
             throw new IllegalArgumentException(
                 "Not posted. CallStyle notifications must either be for a foreground Service or use a fullScreenIntent.");
         }
+        mirrorPosted.add(notification);
         mirrorShowing.put(tag + "/" + id, notification);
     }
 

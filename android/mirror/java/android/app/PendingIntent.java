@@ -5,8 +5,18 @@ package android.app;
 
 import android.content.Context;
 import android.content.Intent;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 
-/** Mirror of {@code android.app.PendingIntent}: records which factory made it, for what, with which flags. */
+/**
+ * Mirror of {@code android.app.PendingIntent}: records which factory made it, for what, with which flags, and
+ * plays the system's token identity. As on a device, a request for the same kind, request code and an intent
+ * {@link Intent#filterEquals} to a live one's returns that one (extras are not part of the identity);
+ * {@link #FLAG_UPDATE_CURRENT} replaces its extras, {@link #FLAG_CANCEL_CURRENT} makes a new one,
+ * {@link #FLAG_NO_CREATE} returns null when none exists. Tokens are kept per Context (one phone's system).
+ */
 public final class PendingIntent {
     public static final int FLAG_ONE_SHOT = 1 << 30;
     public static final int FLAG_NO_CREATE = 1 << 29;
@@ -17,33 +27,68 @@ public final class PendingIntent {
     /** API 31. */
     public static final int FLAG_MUTABLE = 1 << 25;
 
+    private static final Map<Context, List<PendingIntent>> TOKENS = new IdentityHashMap<Context, List<PendingIntent>>();
+
     /** Mirror only: "activity", "broadcast" or "service". */
     public final String mirrorKind;
     public final int mirrorRequestCode;
+    /** Mirror only: the intent the system holds for this token (its extras change with FLAG_UPDATE_CURRENT). */
     public final Intent mirrorIntent;
     public final int mirrorFlags;
 
     private PendingIntent(String kind, int requestCode, Intent intent, int flags) {
-        if (((flags & FLAG_IMMUTABLE) == 0) == ((flags & FLAG_MUTABLE) == 0)) {
-            // Android 12 (targetSdk 31+) throws for neither; both is contradictory.
-            throw new IllegalArgumentException("Targeting S+ requires exactly one of FLAG_IMMUTABLE or FLAG_MUTABLE");
-        }
         mirrorKind = kind;
         mirrorRequestCode = requestCode;
         mirrorIntent = intent;
         mirrorFlags = flags;
     }
 
+    private static synchronized PendingIntent obtain(Context context, String kind, int requestCode, Intent intent, int flags) {
+        if (((flags & FLAG_IMMUTABLE) == 0) == ((flags & FLAG_MUTABLE) == 0)) {
+            // Android 12 (targetSdk 31+) throws for neither; both is contradictory.
+            throw new IllegalArgumentException("Targeting S+ requires exactly one of FLAG_IMMUTABLE or FLAG_MUTABLE");
+        }
+        List<PendingIntent> tokens = TOKENS.get(context);
+        if (tokens == null) {
+            tokens = new ArrayList<PendingIntent>();
+            TOKENS.put(context, tokens);
+        }
+        PendingIntent existing = null;
+        for (PendingIntent p : tokens) {
+            if (p.mirrorKind.equals(kind) && p.mirrorRequestCode == requestCode && p.mirrorIntent.filterEquals(intent)) {
+                existing = p;
+                break;
+            }
+        }
+        if (existing != null && (flags & FLAG_CANCEL_CURRENT) != 0) {
+            tokens.remove(existing);
+            existing = null;
+        }
+        if (existing != null) {
+            if ((flags & FLAG_UPDATE_CURRENT) != 0) existing.mirrorIntent.replaceExtras(intent);
+            return existing;
+        }
+        if ((flags & FLAG_NO_CREATE) != 0) return null;
+        PendingIntent created = new PendingIntent(kind, requestCode, intent, flags);
+        tokens.add(created);
+        return created;
+    }
+
     public static PendingIntent getActivity(Context context, int requestCode, Intent intent, int flags) {
-        return new PendingIntent("activity", requestCode, intent, flags);
+        return obtain(context, "activity", requestCode, intent, flags);
     }
 
     public static PendingIntent getBroadcast(Context context, int requestCode, Intent intent, int flags) {
-        return new PendingIntent("broadcast", requestCode, intent, flags);
+        return obtain(context, "broadcast", requestCode, intent, flags);
     }
 
     public static PendingIntent getService(Context context, int requestCode, Intent intent, int flags) {
-        return new PendingIntent("service", requestCode, intent, flags);
+        return obtain(context, "service", requestCode, intent, flags);
+    }
+
+    /** API 26. */
+    public static PendingIntent getForegroundService(Context context, int requestCode, Intent intent, int flags) {
+        return obtain(context, "foregroundService", requestCode, intent, flags);
     }
 
     /** API 31. */
@@ -52,4 +97,8 @@ public final class PendingIntent {
     public boolean isActivity() { return mirrorKind.equals("activity"); }
     /** API 31. */
     public boolean isBroadcast() { return mirrorKind.equals("broadcast"); }
+    /** API 31. */
+    public boolean isService() { return mirrorKind.equals("service"); }
+    /** API 31. */
+    public boolean isForegroundService() { return mirrorKind.equals("foregroundService"); }
 }

@@ -22,6 +22,8 @@ public abstract class Service extends ContextWrapper {
     /** Mirror only: every type startForeground was called with, in order. */
     public final java.util.List<Integer> mirrorForegroundTypes = new java.util.ArrayList<Integer>();
     public boolean mirrorStoppedSelf;
+    /** Mirror only: the device's API level the system rules below apply for (Build.VERSION.SDK_INT by default). */
+    public int mirrorSdkInt = android.os.Build.VERSION.SDK_INT;
 
     public Service() { super(null); }
 
@@ -36,6 +38,11 @@ public abstract class Service extends ContextWrapper {
 
     /** API 29. Throws SecurityException for a type the app may not use (API 34), ForegroundServiceStartNotAllowedException (API 31). */
     public final void startForeground(int id, Notification notification, int foregroundServiceType) {
+        if (mirrorSdkInt >= 34 && (foregroundServiceType & android.content.pm.ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE) != 0
+                && checkSelfPermission(android.Manifest.permission.RECORD_AUDIO) != android.content.pm.PackageManager.PERMISSION_GRANTED) {
+            // Android 14: a microphone-typed foreground service needs RECORD_AUDIO granted.
+            throw new SecurityException("Starting FGS with type microphone requires permissions: RECORD_AUDIO");
+        }
         record(id, notification, foregroundServiceType);
     }
 

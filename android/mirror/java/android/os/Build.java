@@ -17,6 +17,9 @@ public class Build {
 
     /** Mirror of {@code Build.VERSION_CODES}. */
     public static class VERSION_CODES {
+        public static final int M = 23;
+        public static final int N = 24;
+        public static final int N_MR1 = 25;
         public static final int O = 26;
         public static final int O_MR1 = 27;
         public static final int P = 28;

@@ -3,7 +3,7 @@
 // against android.jar. Bodies are minimal test doubles; members named mirror... are not Android API.
 package android.telecom;
 
-/** Mirror of {@code android.telecom.DisconnectCause} (API 23; ANSWERED_ELSEWHERE and CALL_PULLED API 25). */
+/** Mirror of {@code android.telecom.DisconnectCause} (API 23; ANSWERED_ELSEWHERE and CALL_PULLED API 25, N_MR1). */
 public final class DisconnectCause {
     public static final int UNKNOWN = 0;
     public static final int ERROR = 1;

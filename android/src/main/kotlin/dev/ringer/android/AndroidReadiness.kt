@@ -6,6 +6,7 @@ import android.content.Context
 import android.content.pm.PackageManager
 import android.os.Build
 import android.os.PowerManager
+import dev.ringer.kit.ReadinessFacts
 
 /**
  * The facts about this phone that decide whether a call can ring, read from the system: the inputs of the
@@ -43,3 +44,19 @@ class AndroidReadiness(
             context.checkSelfPermission(Manifest.permission.MANAGE_OWN_CALLS) == PackageManager.PERMISSION_GRANTED
     )
 }
+
+/**
+ * These facts as the core's [ReadinessFacts], for `ReadinessCheck.evaluate` and the device's readiness report.
+ * `canUseFullScreenIntent` is null below API 34, where the permission does not exist (every app may use a
+ * full-screen intent), so no `full_screen_intent_denied` can be reported there.
+ * @param fcmToken the FCM registration token held, or null; carried, never logged ([ReadinessFacts.toString]).
+ * @param tokenObtainedAtMs when the app got [fcmToken], Unix milliseconds; null when unknown.
+ */
+fun AndroidReadinessFacts.toReadinessFacts(fcmToken: String?, tokenObtainedAtMs: Long?): ReadinessFacts = ReadinessFacts(
+    notificationsEnabled = notificationsEnabled,
+    canUseFullScreenIntent = if (sdkInt >= Build.VERSION_CODES.UPSIDE_DOWN_CAKE) fullScreenIntentAllowed else null,
+    ignoringBatteryOptimizations = ignoringBatteryOptimizations,
+    canManageOwnCalls = manageOwnCallsGranted,
+    fcmToken = fcmToken,
+    tokenObtainedAtMs = tokenObtainedAtMs
+)

@@ -8,6 +8,7 @@ import android.app.Person
 import android.content.Context
 import android.content.Intent
 import android.graphics.drawable.Icon
+import android.net.Uri
 import android.os.Build
 import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
@@ -26,7 +27,9 @@ import dev.ringer.kit.Party
  * notification without CallStyle. Each action's `PendingIntent` goes straight to its target, answer to the app's call
  * activity (`getActivity`), decline to [RingerActionReceiver] (`getBroadcast`), never through a trampoline
  * (Android 12: no activity starts from a receiver or service a notification started); `FLAG_IMMUTABLE`
- * everywhere (required from API 31).
+ * everywhere (required from API 31). Each intent carries its call as its data (`ringer-call:<id>`), so two calls'
+ * intents are distinct `PendingIntent`s by Android's identity (`Intent.filterEquals`, which ignores extras)
+ * even when their request codes collide.
  *
  * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`).
  */
@@ -123,6 +126,7 @@ class IncomingCallNotification(
     private fun activityIntent(action: String, callId: String, kind: Int): PendingIntent {
         val intent = Intent(context, config.callActivity)
             .setAction(action)
+            .setData(callUri(callId))
             .putExtra(RingerIntents.EXTRA_CALL_ID, callId)
             .addFlags(Intent.FLAG_ACTIVITY_NEW_TASK)
         return PendingIntent.getActivity(context, requestCode(callId, kind), intent, FLAGS)
@@ -131,11 +135,15 @@ class IncomingCallNotification(
     private fun receiverIntent(action: String, callId: String, kind: Int): PendingIntent {
         val intent = Intent(context, RingerActionReceiver::class.java)
             .setAction(action)
+            .setData(callUri(callId))
             .putExtra(RingerIntents.EXTRA_CALL_ID, callId)
         return PendingIntent.getBroadcast(context, requestCode(callId, kind), intent, FLAGS)
     }
 
-    /** One request code per call and action, so two calls' intents never replace each other's extras. */
+    /** The call as the intent's data: part of the intent's identity, unlike its extras. */
+    private fun callUri(callId: String): Uri = Uri.fromParts(CALL_URI_SCHEME, callId, null)
+
+    /** A request code per call and action; two calls may share one (a 32-bit hash), which [callUri] makes harmless. */
     private fun requestCode(callId: String, kind: Int): Int = callId.hashCode() * 4 + kind
 
     /** Ids and flags. */
@@ -146,6 +154,8 @@ class IncomingCallNotification(
         const val ONGOING_CHANNEL_ID = "ringer_ongoing_calls"
         /** The notification id under each call's tag. */
         const val NOTIFICATION_ID = 0x52494E47
+        /** The scheme of the notification intents' data URI, `ringer-call:<call id>`. */
+        const val CALL_URI_SCHEME = "ringer-call"
         private const val FLAGS = PendingIntent.FLAG_IMMUTABLE or PendingIntent.FLAG_UPDATE_CURRENT
         private const val REQUEST_SHOW = 0
         private const val REQUEST_ANSWER = 1

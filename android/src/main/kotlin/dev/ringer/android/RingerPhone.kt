@@ -23,7 +23,6 @@ import dev.ringer.kit.Party
 import dev.ringer.kit.PushTokenAge
 import dev.ringer.kit.PushTokenRegistrar
 import dev.ringer.kit.ReadinessCheck
-import dev.ringer.kit.ReadinessFacts
 import dev.ringer.kit.RingerApiClient
 import dev.ringer.kit.WebSocketTransport
 import dev.ringer.kit.okhttp.OkHttpTransport
@@ -292,19 +291,3 @@ class RingerPhone(
         private fun stateFolder(context: Context): File = File(context.filesDir, "ringer")
     }
 }
-
-/**
- * The core's [ReadinessFacts] from what Android reported: a flag that does not apply on this API level is null
- * (reports nothing), so a phone below Android 14 is never told its full-screen intent is denied.
- * @param fcmToken the current FCM token, null when none yet.
- * @param tokenObtainedAtMs when that token was first seen, Unix ms ([PushTokenAge]).
- */
-internal fun AndroidReadinessFacts.toReadinessFacts(fcmToken: String?, tokenObtainedAtMs: Long?): ReadinessFacts =
-    ReadinessFacts(
-        notificationsEnabled = notificationsEnabled,
-        canUseFullScreenIntent = if (sdkInt >= Build.VERSION_CODES.UPSIDE_DOWN_CAKE) fullScreenIntentAllowed else null,
-        ignoringBatteryOptimizations = ignoringBatteryOptimizations,
-        canManageOwnCalls = manageOwnCallsGranted,
-        fcmToken = fcmToken,
-        tokenObtainedAtMs = tokenObtainedAtMs
-    )

@@ -2,85 +2,138 @@ package dev.ringer.android
 
 import android.Manifest
 import android.app.ForegroundServiceStartNotAllowedException
+import android.app.Notification
+import android.content.Intent
 import android.content.pm.ServiceInfo
 import android.telecom.Connection
 import android.telecom.DisconnectCause
+import dev.ringer.kit.CallEndReason
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 
-/** The call's foreground service: its types, and the system refusing it (Android 12 and 14 rules). */
 class CallForegroundServiceTest {
+    private val phoneCall = ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL
+    private val microphone = ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE
+
     @After fun forgetComponents() { RingerComponents.callUi = null }
 
-    private fun answered(rig: TelecomRig, callId: String = "c1"): Connection {
-        val connection = rig.ringing(callId)
-        connection.onAnswer()
-        return connection
+    @Test fun typeIsPhoneCallPlusMicrophoneOnlyWhenActiveAndRecordAudioGranted() {
+        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(active = false, recordAudioGranted = false))
+        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(active = false, recordAudioGranted = true))
+        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(active = true, recordAudioGranted = false))
+        assertEquals(phoneCall or microphone, CallForegroundService.foregroundServiceTypes(active = true, recordAudioGranted = true))
     }
 
-    @Test
-    fun anAnsweredCallHoldsAPhoneCallServiceAndAddsTheMicrophoneOnlyOnceActiveAndGranted() {
-        val rig = TelecomRig()
-        val connection = answered(rig)
-        val ringingService = rig.phone.runForegroundService()
-        assertEquals("answering: phoneCall only", ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL, ringingService.mirrorForegroundType)
-        rig.actions.answers.getValue("c1")(true)
-        assertEquals(Connection.STATE_ACTIVE, connection.state)
-        val activeService = rig.phone.runForegroundService()
-        assertEquals(ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL or ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE,
-                     activeService.mirrorForegroundType)
-        assertEquals(CallForegroundService.NOTIFICATION_ID, activeService.mirrorForegroundId)
+    @Test fun answeredCallHoldsAPhoneCallServiceAndAddsTheMicrophoneOnceActive() {
+        for (sdk in listOf(29, 30, 34, 35)) {
+            val rig = TelecomRig(sdk)
+            val connection = rig.ringing("c1")
+            connection.onAnswer()
+            val answering = rig.runForegroundService()
+            assertEquals("$sdk answered, not yet active", listOf(phoneCall), answering.mirrorForegroundTypes)
+            assertEquals(CallForegroundService.NOTIFICATION_ID, answering.mirrorForegroundId)
+            val notification = answering.mirrorForegroundNotification
+            assertEquals(IncomingCallNotification.ONGOING_CHANNEL_ID, notification.channelId)
+            assertEquals(Notification.CATEGORY_CALL, notification.category)
+
+            rig.actions.answers.getValue("c1")(true)
+            assertEquals(Connection.STATE_ACTIVE, connection.state)
+            assertTrue("$sdk: restarted for the microphone", rig.phone.started.last().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
+            val active = rig.runForegroundService()
+            assertEquals("$sdk active", listOf(phoneCall or microphone), active.mirrorForegroundTypes)
+        }
     }
 
-    @Test
-    fun withoutRecordAudioTheActiveCallKeepsThePhoneCallTypeOnly() {
-        val rig = TelecomRig()
-        rig.phone.granted.remove(Manifest.permission.RECORD_AUDIO)
-        answered(rig)
-        rig.actions.answers.getValue("c1")(true)
-        // Android 14 refuses a microphone type without RECORD_AUDIO (SecurityException): it is never asked for.
-        assertEquals(ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL, rig.phone.runForegroundService().mirrorForegroundType)
+    @Test fun dialledCallHoldsAPhoneCallServiceWhileDialling() {
+        val rig = TelecomRig(35)
+        rig.ui.placeOutgoingCall("o1", dev.ringer.kit.Party("bob", "Bob"), hasVideo = false)
+        rig.phone.telecomCreatesOutgoing(rig.service)
+        val service = rig.runForegroundService()
+        assertEquals(listOf(phoneCall), service.mirrorForegroundTypes)
+        assertEquals("Bob", service.mirrorForegroundNotification.mirrorTitle.toString())
     }
 
-    @Test
-    fun aStartTheSystemRefusesEndsTheCallWithErrorAndTellsTheCoreButKeepsTheAppAlive() {
-        val rig = TelecomRig()
-        rig.phone.refuseForegroundStart = ForegroundServiceStartNotAllowedException("startForegroundService() not allowed")
-        val connection = answered(rig)
-        assertEquals(DisconnectCause.ERROR, connection.disconnectCause.code)
-        assertEquals("the core ends it on the server", listOf("end c1"), rig.actions.log)
-        assertTrue(rig.actions.answers.isEmpty())
+    @Test fun withoutRecordAudioAnActiveCallStaysPhoneCallOnlyAndIsNotRefused() {
+        // Android 14 refuses a microphone type without RECORD_AUDIO (SecurityException); the mirror plays it.
+        for (sdk in listOf(30, 34, 35)) {
+            val rig = TelecomRig(sdk)
+            rig.phone.granted.remove(Manifest.permission.RECORD_AUDIO)
+            val connection = rig.active("c1")
+            val service = rig.runForegroundService()
+            assertEquals("$sdk", listOf(phoneCall), service.mirrorForegroundTypes)
+            assertEquals(Connection.STATE_ACTIVE, connection.state)
+            assertFalse(service.mirrorStoppedSelf)
+        }
     }
 
-    @Test
-    fun startForegroundRefusedInsideTheServiceEndsTheCallToo() {
-        val rig = TelecomRig()
-        val connection = answered(rig)
-        val service = rig.phone.runForegroundService { it.mirrorStartForegroundFailure = SecurityException("FOREGROUND_SERVICE_PHONE_CALL") }
-        assertTrue(service.mirrorStoppedSelf)
-        assertEquals(DisconnectCause.ERROR, connection.disconnectCause.code)
-        assertEquals(listOf("answer c1", "end c1"), rig.actions.log)
+    @Test fun beforeApi29TheServiceStartsUntyped() {
+        val rig = TelecomRig(28)
+        rig.active("c1")
+        val service = rig.runForegroundService()
+        assertEquals("the three-argument startForeground is API 29", listOf(-1), service.mirrorForegroundTypes)
     }
 
-    @Test
-    fun theServiceStopsWhenTheLastCallEndsNotBefore() {
-        val rig = TelecomRig()
-        answered(rig, "c1")
-        rig.actions.answers.getValue("c1")(true)
-        answered(rig, "c2")
-        rig.ui.reportCallEnded("c1", 1L, dev.ringer.kit.CallEndReason.REMOTE_ENDED)
-        assertTrue("another call still holds it", rig.phone.stopped.isEmpty())
-        rig.ui.reportCallEnded("c2", 2L, dev.ringer.kit.CallEndReason.REMOTE_ENDED)
-        assertEquals(1, rig.phone.stopped.size)
+    @Test fun refusedServiceStartEndsTheCallWithErrorAndTellsTheServer() {
+        val refusals = listOf(
+            31 to ForegroundServiceStartNotAllowedException("startForegroundService() not allowed due to mAllowStartForeground false"),
+            30 to IllegalStateException("Not allowed to start service Intent: app is in background"),
+            35 to SecurityException("Starting FGS with type phoneCall requires permissions")
+        )
+        for ((sdk, refusal) in refusals) {
+            val rig = TelecomRig(sdk)
+            val connection = rig.ringing("c1")
+            rig.phone.refuseForegroundStart = refusal
+            connection.onAnswer()
+            assertEquals("$sdk ${refusal.javaClass.simpleName}", DisconnectCause.ERROR, connection.disconnectCause.code)
+            assertTrue(connection.mirrorDestroyed)
+            assertEquals("the server is told (decline); the answer never sent", listOf("end c1"), rig.actions.log)
+            assertEquals("the service is released", 1, rig.phone.stopped.size)
+        }
     }
 
-    @Test
-    fun aServiceStartedWithoutTheFacadeStopsItselfInsteadOfCrashing() {
-        val rig = TelecomRig()
-        answered(rig)
-        RingerComponents.callUi = null   // the process was restarted by the system without Application.onCreate's façade
-        assertTrue(rig.phone.runForegroundService().mirrorStoppedSelf)
+    @Test fun refusedStartForegroundEndsTheCallWithErrorStopsTheServiceAndTellsTheServer() {
+        val refusals = listOf<RuntimeException>(
+            SecurityException("Starting FGS with type phoneCall requires permissions"),
+            ForegroundServiceStartNotAllowedException("startForeground() not allowed due to mAllowStartForeground false")
+        )
+        for (refusal in refusals) {
+            val rig = TelecomRig(34)
+            val connection = rig.ringing("c1")
+            connection.onAnswer()
+            val service = rig.runForegroundService { it.mirrorStartForegroundFailure = refusal }
+            assertTrue(service.mirrorStoppedSelf)
+            assertNull("never foreground", service.mirrorForegroundNotification)
+            assertEquals(refusal.javaClass.simpleName, DisconnectCause.ERROR, connection.disconnectCause.code)
+            assertEquals(listOf("answer c1", "end c1"), rig.actions.log)
+            assertEquals(1, rig.phone.stopped.size)
+        }
+    }
+
+    @Test fun serviceStopsOnlyAfterTheLastCallEnds() {
+        val rig = TelecomRig(35)
+        rig.active("c1")
+        rig.active("c2")
+        rig.ui.reportCallEnded("c1", 1L, CallEndReason.REMOTE_ENDED)
+        assertTrue("c2 still holds it", rig.phone.stopped.isEmpty())
+        rig.ui.reportCallEnded("c2", 2L, CallEndReason.REMOTE_ENDED)
+        assertEquals(CallForegroundService::class.java.name, rig.phone.stopped.single().component.className)
+    }
+
+    @Test fun serviceStartedWithoutTheCallUiOrACallIdStopsItself() {
+        val rig = TelecomRig(35)
+        val noId = CallForegroundService()
+        noId.mirrorAttach(rig.phone)
+        noId.onStartCommand(Intent(rig.phone, CallForegroundService::class.java), 0, 1)
+        assertTrue(noId.mirrorStoppedSelf)
+        RingerComponents.callUi = null
+        val noUi = CallForegroundService()
+        noUi.mirrorAttach(rig.phone)
+        noUi.onStartCommand(Intent(rig.phone, CallForegroundService::class.java).putExtra(RingerIntents.EXTRA_CALL_ID, "c1"), 0, 1)
+        assertTrue(noUi.mirrorStoppedSelf)
+        assertTrue(noUi.mirrorForegroundTypes.isEmpty())
     }
 }

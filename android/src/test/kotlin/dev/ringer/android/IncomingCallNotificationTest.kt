@@ -2,133 +2,189 @@ package dev.ringer.android
 
 import android.app.Notification
 import android.app.NotificationManager
+import android.app.PendingIntent
 import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
+import org.junit.After
 import org.junit.Assert.assertEquals
-import org.junit.Assert.assertFalse
-import org.junit.Assert.assertNotEquals
 import org.junit.Assert.assertNotNull
+import org.junit.Assert.assertNotSame
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 
-/** The ringing call's notification on the mirror phone, per API level (Android's notification rules). */
 class IncomingCallNotificationTest {
-    private val report = IncomingCallReport("4f0c2a9e-0000-4000-8000-000000000001", Party("alice", "Alice"), hasVideo = false)
+    private val alice = Party("alice", "Alice")
 
-    private fun notifications(phone: MirrorPhone) =
-        IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), phone.sdkInt)
+    private class Phone(val sdkInt: Int, fullScreenGranted: Boolean = true) {
+        val phone = MirrorPhone(sdkInt)
+        val notifications = IncomingCallNotification(
+            phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt
+        )
 
-    private fun shown(phone: MirrorPhone, callId: String = report.callId): Notification =
-        phone.notificationManager.mirrorShowing["$callId/${IncomingCallNotification.NOTIFICATION_ID}"]
-            ?: throw AssertionError("nothing posted for $callId: ${phone.notificationManager.mirrorShowing.keys}")
+        init { phone.notificationManager.mirrorCanUseFullScreenIntent = fullScreenGranted }
 
-    @Test
-    fun theRingingCallIsACallStyleNotificationOnAHighImportanceChannelWithDirectImmutableIntents() {
-        val phone = MirrorPhone(sdkInt = 35)
-        notifications(phone).show(report)
-        val notification = shown(phone)
-        assertEquals(Notification.CATEGORY_CALL, notification.category)
-        assertTrue("ongoing", notification.flags and Notification.FLAG_ONGOING_EVENT != 0)
-        assertEquals(NotificationManager.IMPORTANCE_HIGH,
-                     phone.notificationManager.mirrorChannels[IncomingCallNotification.INCOMING_CHANNEL_ID]!!.importance)
-        val style = notification.mirrorStyle as Notification.CallStyle
-        assertEquals(Notification.CallStyle.CALL_TYPE_INCOMING, style.mirrorCallType)
-        // No trampoline (Android 12): answer opens the app's call activity itself; decline is a broadcast that
-        // starts nothing.
-        val answer = style.mirrorAnswerIntent
-        assertTrue(answer.isActivity)
-        assertEquals(RingerIntents.ACTION_ANSWER, answer.mirrorIntent.action)
-        assertEquals(TestCallActivity::class.java.name, answer.mirrorIntent.component.className)
-        val decline = style.mirrorDeclineIntent
-        assertTrue(decline.isBroadcast)
-        assertEquals(RingerIntents.ACTION_DECLINE, decline.mirrorIntent.action)
-        assertEquals(RingerActionReceiver::class.java.name, decline.mirrorIntent.component.className)
-        for (intent in listOf(answer, decline, notification.contentIntent, notification.fullScreenIntent)) {
-            assertTrue("FLAG_IMMUTABLE (required from API 31)", intent.isImmutable)
-            assertEquals(report.callId, intent.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        fun show(callId: String, caller: Party = Party("alice", "Alice")): Notification {
+            notifications.show(IncomingCallReport(callId, caller, false))
+            return phone.notificationManager.mirrorShowing.getValue("$callId/${IncomingCallNotification.NOTIFICATION_ID}")
         }
-        assertTrue(notification.fullScreenIntent.isActivity)
     }
 
-    @Test
-    fun withoutTheFullScreenIntentPermissionOnAndroid14TheCallStillPostsAsAHeadsUpInsteadOfCrashing() {
-        val phone = MirrorPhone(sdkInt = 34)
-        phone.notificationManager.mirrorCanUseFullScreenIntent = false
-        notifications(phone).show(report)
-        val notification = shown(phone)
-        assertTrue("the full-screen intent was requested and the system dropped it", notification.mirrorFullScreenIntentDenied)
-        assertNull(notification.fullScreenIntent)
-        assertTrue(notification.mirrorStyle is Notification.CallStyle)
+    /** The answer and decline intents, from CallStyle or (without it) the actions in order decline, answer. */
+    private fun answerAndDecline(n: Notification): Pair<PendingIntent, PendingIntent> {
+        val style = n.mirrorStyle
+        if (style is Notification.CallStyle) return Pair(style.mirrorAnswerIntent, style.mirrorDeclineIntent)
+        val actions = n.actions!!
+        assertEquals(2, actions.size)
+        return Pair(actions[1].actionIntent, actions[0].actionIntent)
     }
 
-    @Test
-    fun aSystemThatRefusesTheCallStyleFormStillGetsThePlainNotificationWithItsActions() {
-        val phone = MirrorPhone(sdkInt = 33)
-        val notifications = notifications(phone)
-        // A CallStyle notification without a full-screen intent is what the system refuses.
-        val refusedForm = notifications.build(report)
-        refusedForm.fullScreenIntent = null
+    @After fun forgetComponents() { RingerComponents.callUi = null }
+
+    @Test fun ringingCallIsAnIncomingCallStyleOnTheHighImportanceChannel() {
+        val p = Phone(35)
+        val n = p.show("c1", alice)
+        assertEquals(Notification.CATEGORY_CALL, n.category)
+        assertTrue("ongoing", n.flags and Notification.FLAG_ONGOING_EVENT != 0)
+        assertEquals(IncomingCallNotification.INCOMING_CHANNEL_ID, n.channelId)
+        val channels = p.phone.notificationManager.mirrorChannels
+        assertEquals(NotificationManager.IMPORTANCE_HIGH, channels.getValue(IncomingCallNotification.INCOMING_CHANNEL_ID).importance)
+        assertEquals(NotificationManager.IMPORTANCE_LOW, channels.getValue(IncomingCallNotification.ONGOING_CHANNEL_ID).importance)
+        val style = n.mirrorStyle as Notification.CallStyle
+        assertEquals(Notification.CallStyle.CALL_TYPE_INCOMING, style.mirrorCallType)
+        assertEquals("Alice", style.mirrorPerson.name.toString())
+        assertEquals("Alice", n.mirrorTitle.toString())
+        assertEquals("a caller without a name shows the id", "bob", p.show("c2", Party("bob", null)).mirrorTitle.toString())
+    }
+
+    @Test fun answerGoesStraightToTheCallActivityAndDeclineIsABroadcastToTheReceiverAtEveryLevel() {
+        for (sdk in 26..35) {
+            val n = Phone(sdk).show("c1")
+            val (answer, decline) = answerAndDecline(n)
+            assertTrue("$sdk: answer is getActivity (no trampoline)", answer.isActivity)
+            assertEquals("$sdk", TestCallActivity::class.java.name, answer.mirrorIntent.component.className)
+            assertEquals("$sdk", RingerIntents.ACTION_ANSWER, answer.mirrorIntent.action)
+            assertEquals("$sdk", "c1", answer.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+            assertTrue("$sdk: decline is getBroadcast", decline.isBroadcast)
+            assertEquals("$sdk", RingerActionReceiver::class.java.name, decline.mirrorIntent.component.className)
+            assertEquals("$sdk", RingerIntents.ACTION_DECLINE, decline.mirrorIntent.action)
+            assertEquals("$sdk", "c1", decline.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+            assertTrue("$sdk: the content intent shows the call activity", n.contentIntent.isActivity)
+            assertEquals("$sdk", RingerIntents.ACTION_SHOW_INCOMING_CALL, n.contentIntent.mirrorIntent.action)
+            if (sdk >= 31) assertTrue("$sdk: CallStyle", n.mirrorStyle is Notification.CallStyle)
+            else assertNull("$sdk: no CallStyle before API 31", n.mirrorStyle)
+        }
+    }
+
+    @Test fun everyPendingIntentIsImmutableAtEveryLevel() {
+        for (sdk in 26..35) {
+            for (granted in listOf(true, false)) {
+                val p = Phone(sdk, granted)
+                val ringing = p.show("c1")
+                val ongoing = p.notifications.buildOngoing("c1", alice)
+                val (answer, decline) = answerAndDecline(ringing)
+                val hangUp = (ongoing.mirrorStyle as? Notification.CallStyle)?.mirrorHangUpIntent ?: ongoing.actions!!.single().actionIntent
+                val all = listOfNotNull(answer, decline, ringing.contentIntent, ringing.fullScreenIntent, ongoing.contentIntent, hangUp)
+                for (intent in all) {
+                    assertTrue("$sdk ${intent.mirrorIntent.action}: FLAG_IMMUTABLE", intent.isImmutable)
+                    assertTrue("$sdk: never a service (the trampoline rule)", !intent.isService && !intent.isForegroundService)
+                }
+            }
+        }
+    }
+
+    @Test fun fullScreenIntentIsRequestedAtEveryLevelAndFromApi34ShownOnlyWhenPermitted() {
+        for (sdk in 26..33) {
+            val n = Phone(sdk, fullScreenGranted = false).show("c1")
+            assertNotNull("$sdk: no permission to ask for before API 34", n.fullScreenIntent)
+            assertEquals(RingerIntents.ACTION_SHOW_INCOMING_CALL, n.fullScreenIntent.mirrorIntent.action)
+        }
+        for (sdk in 34..35) {
+            assertNotNull("$sdk granted", Phone(sdk, fullScreenGranted = true).show("c1").fullScreenIntent)
+            assertNull("$sdk denied: the system drops it, a heads-up", Phone(sdk, fullScreenGranted = false).show("c1").fullScreenIntent)
+        }
+    }
+
+    @Test fun withoutTheFullScreenIntentPermissionOnAndroid14TheCallStillPostsAsAHeadsUpInsteadOfCrashing() {
+        // The full-screen intent is requested all the same: the system drops it and shows a heads-up, and a
+        // CallStyle notification that asked for one is accepted. Withholding it made notify throw
+        // IllegalArgumentException ("CallStyle notifications must either be for a foreground Service or use a
+        // fullScreenIntent"), which the mirror's NotificationManager plays.
+        val p = Phone(34, fullScreenGranted = false)
+        val n = p.show("c1")
+        assertTrue("requested, and dropped by the system", n.mirrorFullScreenIntentDenied)
+        assertNull(n.fullScreenIntent)
+        assertTrue(n.mirrorStyle is Notification.CallStyle)
+        val (answer, decline) = answerAndDecline(n)
+        assertTrue(answer.isActivity)
+        assertTrue(decline.isBroadcast)
+    }
+
+    @Test fun aSystemThatRefusesTheCallStyleFormStillGetsThePlainNotificationWithItsActions() {
+        val p = Phone(33)
+        val callStyle = p.notifications.build(IncomingCallReport("c1", alice, false))
+        callStyle.fullScreenIntent = null
         try {
-            phone.notificationManager.notify("x", 1, refusedForm)
+            p.phone.notificationManager.notify("x", 1, callStyle)
             throw AssertionError("the mirror accepted a CallStyle notification without a full-screen intent")
         } catch (e: IllegalArgumentException) {
-            // as the system does
+            // as the system does, and as some OEM builds do for any CallStyle notification
         }
-        val plain = notifications.build(report, callStyle = false)
+        val plain = p.notifications.build(IncomingCallReport("c1", alice, false), callStyle = false)
         assertNull(plain.mirrorStyle)
-        assertEquals(listOf(RingerIntents.ACTION_DECLINE, RingerIntents.ACTION_ANSWER), plain.actions.map { it.actionIntent.mirrorIntent.action })
+        assertEquals(listOf("Decline", "Answer"), plain.actions!!.map { it.title.toString() })
         assertNotNull(plain.fullScreenIntent)
     }
 
-    @Test
-    fun beforeAndroid12TheActionsArePlainButGoToTheSameTargets() {
-        val phone = MirrorPhone(sdkInt = 30)
-        notifications(phone).show(report)
-        val notification = shown(phone)
-        assertNull(notification.mirrorStyle)
-        val (decline, answer) = notification.actions.map { it.actionIntent }
-        assertTrue(answer.isActivity)
-        assertTrue(decline.isBroadcast)
-        assertNotNull("full screen before API 34", notification.fullScreenIntent)
+    @Test fun twoCallsWhoseRequestCodesCollideKeepTheirOwnIntents() {
+        // "Aa" and "BB" have the same String.hashCode, so the same request codes; Android matches a PendingIntent
+        // by request code and Intent.filterEquals (extras ignored), and FLAG_UPDATE_CURRENT would give the first
+        // call's buttons the second call's id.
+        assertEquals("Aa".hashCode(), "BB".hashCode())
+        val p = Phone(35)
+        val first = p.show("Aa")
+        val second = p.show("BB")
+        val (firstAnswer, firstDecline) = answerAndDecline(first)
+        val (secondAnswer, secondDecline) = answerAndDecline(second)
+        assertNotSame(firstAnswer, secondAnswer)
+        assertNotSame(firstDecline, secondDecline)
+        assertEquals("Aa", firstAnswer.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        assertEquals("Aa", firstDecline.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        assertEquals("Aa", first.fullScreenIntent.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        assertEquals("BB", secondAnswer.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        assertEquals("BB", secondDecline.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
     }
 
-    @Test
-    fun twoRingingCallsHaveTheirOwnIntentsSoNeitherReplacesTheOthersCallId() {
-        val phone = MirrorPhone()
-        val notifications = notifications(phone)
-        val second = IncomingCallReport("4f0c2a9e-0000-4000-8000-000000000002", Party("carol"), hasVideo = true)
-        notifications.show(report)
-        notifications.show(second)
-        val first = shown(phone).mirrorStyle as Notification.CallStyle
-        val other = shown(phone, second.callId).mirrorStyle as Notification.CallStyle
-        val codes = listOf(first.mirrorAnswerIntent, first.mirrorDeclineIntent, other.mirrorAnswerIntent, other.mirrorDeclineIntent)
-            .map { it.mirrorRequestCode }
-        assertEquals("every (call, action) has its own request code", 4, codes.toSet().size)
-        assertNotEquals(first.mirrorAnswerIntent.mirrorRequestCode, other.mirrorAnswerIntent.mirrorRequestCode)
-        assertEquals("carol", other.mirrorPerson.name.toString())
+    @Test fun callsWithDifferentIdsGetDistinctRequestCodesAndEachActionItsOwn() {
+        val p = Phone(35)
+        val a = answerAndDecline(p.show("9b2f4c1e-0000-4000-8000-000000000001"))
+        val b = answerAndDecline(p.show("9b2f4c1e-0000-4000-8000-000000000002"))
+        val codes = listOf(a.first, a.second, b.first, b.second).map { it.mirrorRequestCode }
+        assertEquals(codes.toString(), 4, codes.toSet().size)
     }
 
-    @Test
-    fun cancelRemovesOnlyThatCallsNotification() {
-        val phone = MirrorPhone()
-        val notifications = notifications(phone)
-        notifications.show(report)
-        notifications.show(report.copy(callId = "4f0c2a9e-0000-4000-8000-000000000003"))
-        notifications.cancel(report.callId)
-        assertFalse(phone.notificationManager.mirrorShowing.containsKey("${report.callId}/${IncomingCallNotification.NOTIFICATION_ID}"))
-        assertEquals(1, phone.notificationManager.mirrorShowing.size)
+    @Test fun ongoingCallNotificationHangsUpThroughTheReceiver() {
+        for (sdk in listOf(26, 30, 31, 35)) {
+            val p = Phone(sdk)
+            val n = p.notifications.buildOngoing("c1", Party("bob", null))
+            assertEquals(IncomingCallNotification.ONGOING_CHANNEL_ID, n.channelId)
+            assertEquals(Notification.CATEGORY_CALL, n.category)
+            assertEquals("bob", n.mirrorTitle.toString())
+            val style = n.mirrorStyle as? Notification.CallStyle
+            val hangUp = style?.mirrorHangUpIntent ?: n.actions!!.single().actionIntent
+            if (sdk >= 31) assertEquals(Notification.CallStyle.CALL_TYPE_ONGOING, style!!.mirrorCallType) else assertNull(style)
+            assertTrue("$sdk", hangUp.isBroadcast)
+            assertEquals(RingerActionReceiver::class.java.name, hangUp.mirrorIntent.component.className)
+            assertEquals(RingerIntents.ACTION_HANG_UP, hangUp.mirrorIntent.action)
+            assertEquals("c1", hangUp.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        }
     }
 
-    @Test
-    fun theOngoingCallsNotificationHangsUpThroughTheReceiver() {
-        val phone = MirrorPhone()
-        val ongoing = notifications(phone).buildOngoing(report.callId, report.caller)
-        val style = ongoing.mirrorStyle as Notification.CallStyle
-        assertEquals(Notification.CallStyle.CALL_TYPE_ONGOING, style.mirrorCallType)
-        assertTrue(style.mirrorHangUpIntent.isBroadcast)
-        assertEquals(RingerIntents.ACTION_HANG_UP, style.mirrorHangUpIntent.mirrorIntent.action)
-        assertTrue(style.mirrorHangUpIntent.isImmutable)
-        assertEquals(IncomingCallNotification.ONGOING_CHANNEL_ID, ongoing.channelId)
+    @Test fun cancelRemovesOnlyThatCallsNotification() {
+        val p = Phone(35)
+        p.show("c1")
+        p.show("c2")
+        p.notifications.cancel("c1")
+        assertEquals(setOf("c2/${IncomingCallNotification.NOTIFICATION_ID}"), p.phone.notificationManager.mirrorShowing.keys)
     }
 }

@@ -96,7 +96,7 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
  * [RingerConnectionService], and [RecordingActions] in place of the coordinator. Sets [RingerComponents.callUi];
  * tests clear it after.
  */
-class TelecomRig(sdkInt: Int = 35) {
+class TelecomRig(val sdkInt: Int = 35) {
     val phone = MirrorPhone(sdkInt)
     val actions = RecordingActions()
     val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt)
@@ -116,10 +116,25 @@ class TelecomRig(sdkInt: Int = 35) {
     }
 
     /** The core reports a call and Telecom creates its connection: it rings. */
-    fun ringing(callId: String, hasVideo: Boolean = false): android.telecom.Connection {
-        report(callId, hasVideo = hasVideo)
+    fun ringing(callId: String, hasVideo: Boolean = false, caller: Party = Party("alice", "Alice")): android.telecom.Connection {
+        report(callId, caller, hasVideo)
         return phone.telecomCreatesIncoming(service)
     }
+
+    /** A ringing call answered and confirmed by the server: active. */
+    fun active(callId: String): android.telecom.Connection {
+        val connection = ringing(callId)
+        connection.onAnswer()
+        actions.answers.getValue(callId)(true)
+        return connection
+    }
+
+    /** Android creating CallForegroundService for the last start, at this rig's API level. */
+    fun runForegroundService(configure: (CallForegroundService) -> Unit = {}): CallForegroundService =
+        phone.runForegroundService { service ->
+            service.mirrorSdkInt = sdkInt
+            configure(service)
+        }
 }
 
 /** The core's side of the user's actions, recorded; the test completes each answer/end when it likes. */
@@ -144,3 +159,4 @@ class RecordingActions : CallActions {
 
 /** A call activity class for the notifications' intents (the app's own, in a real app). */
 class TestCallActivity
+
