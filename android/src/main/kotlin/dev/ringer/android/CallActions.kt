@@ -12,7 +12,10 @@ interface CallActions {
      */
     fun answer(callId: String, completion: (Boolean) -> Unit)
 
-    /** The user declined, cancelled or hung up. @param completion true once the server heard it. */
+    /**
+     * The user declined, cancelled or hung up. @param completion true once the hang-up is stored durably (it is
+     * then sent and retried until the server acknowledges it).
+     */
     fun end(callId: String, completion: (Boolean) -> Unit)
 
     /** The call's audio may start (its `Connection` went `STATE_ACTIVE`). */

@@ -26,11 +26,13 @@ class CallForegroundService : Service() {
     override fun onStartCommand(intent: Intent?, flags: Int, startId: Int): Int {
         val callUi = RingerComponents.callUi
         val callId = intent?.getStringExtra(RingerIntents.EXTRA_CALL_ID)
-        val notifications = callUi?.notifications
-        if (callUi == null || callId == null || notifications == null) {
+        if (callUi == null || callId == null) {
+            // Only a start this library did not make (RingerPhone is created in Application.onCreate, before
+            // any service): there is no notification to go foreground with.
             stopSelf()
             return START_NOT_STICKY
         }
+        val notifications = callUi.notifications
         val peer = Party(intent.getStringExtra(RingerIntents.EXTRA_PEER_ID) ?: callId, intent.getStringExtra(RingerIntents.EXTRA_PEER_NAME))
         val notification = notifications.buildOngoing(callId, peer)
         val active = intent.getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false)
@@ -43,10 +45,17 @@ class CallForegroundService : Service() {
             }
         } catch (e: SecurityException) {
             refused(callUi, callId)
+            return START_NOT_STICKY
         } catch (e: IllegalStateException) {
             // ForegroundServiceStartNotAllowedException (API 31) is an IllegalStateException; caught as its
             // superclass so the handler also loads on API 26-30, where the class does not exist.
             refused(callUi, callId)
+            return START_NOT_STICKY
+        }
+        // The calls may have ended while this start was on its way: stopped only now, after startForeground.
+        if (!callUi.foregroundStartDelivered()) {
+            stopForeground(STOP_FOREGROUND_REMOVE)
+            stopSelf()
         }
         return START_NOT_STICKY
     }
@@ -55,6 +64,7 @@ class CallForegroundService : Service() {
     override fun onBind(intent: Intent?): IBinder? = null
 
     private fun refused(callUi: TelecomCallUi, callId: String) {
+        callUi.foregroundStartDelivered()
         stopSelf()
         callUi.foregroundRefused(callId)
     }

@@ -30,13 +30,14 @@ import dev.ringer.kit.Party
  *
  * @param context the application context.
  * @param telecom the system's `TelecomManager`.
- * @param notifications posts the ringing call's notification; null in apps that show their own.
+ * @param notifications the ringing call's notification and the ongoing call's, which its foreground service
+ *   must show (an app with its own call screen still needs the ongoing one).
  * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`), a parameter so each level can be tested.
  */
 class TelecomCallUi(
     private val context: Context,
     private val telecom: TelecomManager,
-    val notifications: IncomingCallNotification?,
+    val notifications: IncomingCallNotification,
     val sdkInt: Int = Build.VERSION.SDK_INT
 ) : CallUi {
     /** The phone account this app's calls are placed on (its `ConnectionService` and the id "ringer"). */
@@ -52,6 +53,8 @@ class TelecomCallUi(
     private val pendingOutgoing = HashMap<String, Party>()
     private val peers = HashMap<String, Party>()
     private val reports = HashMap<String, IncomingCallReport>()
+    /** `startForegroundService` calls whose `onStartCommand` has not reached `startForeground` yet. */
+    private var foregroundStartsPending = 0
 
     private class PendingIncoming(val report: IncomingCallReport, val completion: (Throwable?) -> Unit)
 
@@ -219,7 +222,7 @@ class TelecomCallUi(
     fun answer(callId: String): Boolean {
         val connection = synchronized(lock) { connections[callId] } ?: return false
         if (!connection.incoming || !connection.beginAnswer()) return false
-        notifications?.cancel(callId)
+        notifications.cancel(callId)
         if (!holdForeground(connection, active = false)) return true
         val actions = actions
         if (actions == null) {
@@ -260,7 +263,7 @@ class TelecomCallUi(
 
     internal fun showIncomingCallUi(callId: String) {
         val report = synchronized(lock) { reports[callId] } ?: return
-        notifications?.show(report)
+        notifications.show(report)
     }
 
     internal fun connectionActivated(callId: String) {
@@ -278,29 +281,45 @@ class TelecomCallUi(
         if (actions == null) completion(false) else actions.end(callId, completion)
     }
 
-    /** Closes the call's `Connection` (disconnected, destroyed), its notification, and the foreground service after the last call. */
+    /**
+     * Closes the call's `Connection` (disconnected, destroyed), its notification, and the foreground service after
+     * the last call. A service whose start has not reached `startForeground` yet is not stopped here: Android 8+
+     * crashes an app that stops it then ("Context.startForegroundService() did not then call
+     * Service.startForeground()"); it stops itself when the start arrives ([foregroundStartDelivered]).
+     */
     private fun close(callId: String, cause: DisconnectCause): Boolean {
-        val (connection, noneLeft) = synchronized(lock) {
+        val (connection, stopService) = synchronized(lock) {
             val connection = connections.remove(callId)
             peers.remove(callId)
             reports.remove(callId)
-            Pair(connection, connections.isEmpty())
+            Pair(connection, connection != null && connections.isEmpty() && foregroundStartsPending == 0)
         }
         if (connection == null) return false
         connection.setDisconnected(cause)
         connection.destroy()
-        notifications?.cancel(callId)
+        notifications.cancel(callId)
         if (connection.hasBeenActive) actions?.audioSessionDeactivated()
-        if (noneLeft) CallForegroundService.stop(context)
+        if (stopService) CallForegroundService.stop(context)
         return true
     }
 
     /** Starts (or updates) the call's foreground service; false when it was refused and the call closed. */
     private fun holdForeground(connection: RingerConnection, active: Boolean): Boolean {
         val peer = synchronized(lock) { peers[connection.callId] } ?: return false
+        synchronized(lock) { foregroundStartsPending += 1 }
         if (CallForegroundService.start(context, connection.callId, peer, active)) return true
+        synchronized(lock) { foregroundStartsPending -= 1 }
         foregroundRefused(connection.callId)
         return false
+    }
+
+    /**
+     * [CallForegroundService] reached `startForeground` for one start (or was refused there).
+     * @return whether a call still needs the service; false: it stops itself now (the calls ended meanwhile).
+     */
+    internal fun foregroundStartDelivered(): Boolean = synchronized(lock) {
+        if (foregroundStartsPending > 0) foregroundStartsPending -= 1
+        connections.isNotEmpty()
     }
 
     private fun configure(connection: RingerConnection, peer: Party, hasVideo: Boolean) {

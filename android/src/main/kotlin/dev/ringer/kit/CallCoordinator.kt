@@ -428,13 +428,14 @@ class CallCoordinator(
 
     /**
      * The user ended or declined on the native UI (`Connection.onReject`, `onDisconnect`): declines a ringing
-     * incoming call, cancels an unanswered outgoing one, ends an active one. `completion(true)` at once; the
-     * request is stored and retried until the server acknowledges it.
+     * incoming call, cancels an unanswered outgoing one, ends an active one. `completion(true)` as soon as the
+     * request is stored (before it is sent), so a broadcast held for it (`goAsync`) is released only once the
+     * hang-up survives process death; it is retried until the server acknowledges it.
      */
     fun end(callId: String, completion: (Boolean) -> Unit) {
+        val id = CallIds.normalize(callId)
+        if (id != null) apply(PhoneCallInput.End(id))
         completion(true)
-        val id = CallIds.normalize(callId) ?: return
-        apply(PhoneCallInput.End(id))
     }
 
     /**

@@ -117,10 +117,13 @@ class CallForegroundServiceTest {
         val rig = TelecomRig(35)
         rig.active("c1")
         rig.active("c2")
+        // Android delivers every start (answering and active, per call) before the calls end.
+        for (start in rig.phone.started.toList()) rig.phone.runForegroundService(start)
         rig.ui.reportCallEnded("c1", 1L, CallEndReason.REMOTE_ENDED)
         assertTrue("c2 still holds it", rig.phone.stopped.isEmpty())
         rig.ui.reportCallEnded("c2", 2L, CallEndReason.REMOTE_ENDED)
         assertEquals(CallForegroundService::class.java.name, rig.phone.stopped.single().component.className)
+        assertEquals(listOf<String>(), rig.phone.crashes.toList())
     }
 
     @Test fun serviceStartedWithoutTheCallUiOrACallIdStopsItself() {
@@ -135,5 +138,19 @@ class CallForegroundServiceTest {
         noUi.onStartCommand(Intent(rig.phone, CallForegroundService::class.java).putExtra(RingerIntents.EXTRA_CALL_ID, "c1"), 0, 1)
         assertTrue(noUi.mirrorStoppedSelf)
         assertTrue(noUi.mirrorForegroundTypes.isEmpty())
+    }
+
+    @Test fun aCallThatEndsBeforeItsServiceWentForegroundLetsTheServiceStopItselfInsteadOfCrashing() {
+        val rig = TelecomRig(35)
+        val connection = rig.ringing("c1")
+        connection.onAnswer()                         // startForegroundService: Android has yet to deliver it
+        rig.actions.answers.getValue("c1")(false)     // the server refused at once: the call closes
+        assertEquals(android.telecom.DisconnectCause.ERROR, connection.disconnectCause.code)
+        assertTrue("not stopped while its start is pending (Android 8+ would crash the app)", rig.phone.stopped.isEmpty())
+        val service = rig.runForegroundService()
+        assertTrue("it went foreground first", service.mirrorForegroundTypes.isNotEmpty())
+        assertTrue("then stopped itself", service.mirrorStoppedSelf)
+        assertTrue(!rig.phone.foregroundServiceRunning)
+        assertEquals(listOf<String>(), rig.phone.crashes.toList())
     }
 }

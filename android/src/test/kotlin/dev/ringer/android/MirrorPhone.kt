@@ -43,24 +43,50 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
     override fun checkSelfPermission(permission: String): Int =
         if (granted.contains(permission)) PackageManager.PERMISSION_GRANTED else PackageManager.PERMISSION_DENIED
 
+    /**
+     * Records the start; Android then creates the service and calls `onStartCommand`, which must call
+     * `startForeground` (Android 8: "Context.startForegroundService() did not then call
+     * Service.startForeground()" crashes the app otherwise). Tests deliver it with [runForegroundService]; with
+     * [serviceRunner] set, each start is delivered on it, as Android does on the main thread.
+     */
     override fun startForegroundService(service: Intent): ComponentName? {
         val refusal = refuseForegroundStart
         if (refusal != null) {
             refuseForegroundStart = null
             throw refusal
         }
-        started.add(service)
-        foregroundServiceRunning = true
+        synchronized(this) {
+            started.add(service)
+            pendingForegroundStarts += 1
+        }
+        serviceRunner?.invoke { runForegroundService(service) }
         return service.component
     }
 
+    /**
+     * Stops the service. Stopping it while a start has not reached `startForeground` yet is the crash Android 8+
+     * gives ("did not then call Service.startForeground()"): recorded in [crashes].
+     */
     override fun stopService(service: Intent): Boolean {
-        stopped.add(service)
-        foregroundServiceRunning = false
+        synchronized(this) {
+            stopped.add(service)
+            if (pendingForegroundStarts > 0) crashes.add("stopService before startForeground: Context.startForegroundService() did not then call Service.startForeground()")
+            foregroundServiceRunning = false
+        }
         return true
     }
 
-    /** Whether the last start or stop of a foreground service was a start (the app holds one now). */
+    /** Starts Android has not delivered to the service's `startForeground` yet. */
+    var pendingForegroundStarts = 0
+        private set
+
+    /** The crashes Android would have given the app (the tests expect none). */
+    val crashes = java.util.concurrent.CopyOnWriteArrayList<String>()
+
+    /** Where Android delivers each start to the service when set (the end-to-end phone); null: the test does it. */
+    @Volatile var serviceRunner: ((() -> Unit) -> Unit)? = null
+
+    /** Whether the call's foreground service is in the foreground now. */
     @Volatile var foregroundServiceRunning = false
         private set
 
@@ -81,15 +107,46 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
         return service.onCreateOutgoingConnection(null, ConnectionRequest(null, telecom.mirrorPlacedCalls.last(), extras))
     }
 
-    /** Android creating CallForegroundService for the last start and delivering it; returns the service. */
-    fun runForegroundService(configure: (CallForegroundService) -> Unit = {}): CallForegroundService {
+    /** Android creating CallForegroundService for [intent] (the last start) and delivering it; returns the service. */
+    fun runForegroundService(intent: Intent = started.last(), configure: (CallForegroundService) -> Unit = {}): CallForegroundService {
         val service = CallForegroundService()
         service.mirrorAttach(this)
         configure(service)
-        service.onStartCommand(started.last(), 0, started.size)
+        val refusal = service.mirrorStartForegroundFailure
+        service.onStartCommand(intent, 0, started.size)
+        synchronized(this) {
+            pendingForegroundStarts -= 1
+            val wentForeground = service.mirrorForegroundTypes.isNotEmpty()
+            if (!wentForeground && refusal == null) crashes.add("onStartCommand returned without startForeground")
+            foregroundServiceRunning = wentForeground && !service.mirrorStoppedSelf
+        }
         return service
     }
 }
+
+/** The core's side of the user's actions, recorded; the test completes each answer/end when it likes. */
+class RecordingActions : CallActions {
+    val log = ArrayList<String>()
+    val answers = LinkedHashMap<String, (Boolean) -> Unit>()
+    val ends = LinkedHashMap<String, (Boolean) -> Unit>()
+
+    override fun answer(callId: String, completion: (Boolean) -> Unit) {
+        log.add("answer $callId")
+        answers[callId] = completion
+    }
+
+    override fun end(callId: String, completion: (Boolean) -> Unit) {
+        log.add("end $callId")
+        ends[callId] = completion
+    }
+
+    override fun audioSessionActivated() { log.add("audio on") }
+    override fun audioSessionDeactivated() { log.add("audio off") }
+}
+
+/** A call activity class for the notifications' intents (the app's own, in a real app). */
+class TestCallActivity
+
 
 /**
  * The adapters wired as the façade wires them, on a [MirrorPhone]: [TelecomCallUi] with the notification,
@@ -131,32 +188,8 @@ class TelecomRig(val sdkInt: Int = 35) {
 
     /** Android creating CallForegroundService for the last start, at this rig's API level. */
     fun runForegroundService(configure: (CallForegroundService) -> Unit = {}): CallForegroundService =
-        phone.runForegroundService { service ->
+        phone.runForegroundService(configure = { service ->
             service.mirrorSdkInt = sdkInt
             configure(service)
-        }
+        })
 }
-
-/** The core's side of the user's actions, recorded; the test completes each answer/end when it likes. */
-class RecordingActions : CallActions {
-    val log = ArrayList<String>()
-    val answers = LinkedHashMap<String, (Boolean) -> Unit>()
-    val ends = LinkedHashMap<String, (Boolean) -> Unit>()
-
-    override fun answer(callId: String, completion: (Boolean) -> Unit) {
-        log.add("answer $callId")
-        answers[callId] = completion
-    }
-
-    override fun end(callId: String, completion: (Boolean) -> Unit) {
-        log.add("end $callId")
-        ends[callId] = completion
-    }
-
-    override fun audioSessionActivated() { log.add("audio on") }
-    override fun audioSessionDeactivated() { log.add("audio off") }
-}
-
-/** A call activity class for the notifications' intents (the app's own, in a real app). */
-class TestCallActivity
-

@@ -128,7 +128,9 @@ class TelecomCallUiTest {
         assertEquals(DisconnectCause.ERROR, connection.disconnectCause.code)
         assertTrue(connection.mirrorDestroyed)
         assertFalse("never active", connection.mirrorStates.contains(Connection.STATE_ACTIVE))
-        assertTrue("foreground service released", rig.phone.stopped.isNotEmpty())
+        assertTrue("not stopped before its start went foreground", rig.phone.stopped.isEmpty())
+        assertTrue("it stops itself once Android delivers the start", rig.phone.runForegroundService().mirrorStoppedSelf)
+        assertEquals(listOf<String>(), rig.phone.crashes.toList())
     }
 
     @Test fun rejectDeclinesThroughTheCoreAndDisconnectEnds() {
@@ -167,8 +169,10 @@ class TelecomCallUiTest {
         assertEquals(Connection.STATE_ACTIVE, connection.state)
         assertEquals(listOf("audio on"), rig.actions.log)
         assertTrue("active: the service is updated for the microphone", rig.phone.started.last().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
+        for (start in rig.phone.started.toList()) rig.phone.runForegroundService(start)
         rig.ui.reportCallEnded("o1", 9L, CallEndReason.REMOTE_ENDED)
         assertEquals(1, rig.phone.stopped.size)
+        assertEquals(listOf<String>(), rig.phone.crashes.toList())
     }
 
     @Test fun placeCallWithoutManageOwnCallsThrows() {

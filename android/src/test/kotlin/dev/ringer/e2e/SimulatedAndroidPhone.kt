@@ -67,8 +67,13 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
     val processStarts = AtomicInteger(0)
     /** What happened on the call screen, across processes: "rang <id>", "closed <id> <DisconnectCause code>". */
     val screen = CopyOnWriteArrayList<String>()
-    /** Throwables a message handler or Telecom callback threw; the tests expect none. */
-    val crashes = CopyOnWriteArrayList<Throwable>()
+    /**
+     * What would have crashed the app: throwables a message handler or Telecom callback threw, and the crashes
+     * Android gives for misused services (see [MirrorPhone.crashes]), across processes. The tests expect none.
+     */
+    val crashes: List<Any> get() = thrown + contexts.flatMap { it.crashes }
+    private val thrown = CopyOnWriteArrayList<Throwable>()
+    private val contexts = CopyOnWriteArrayList<MirrorPhone>()
 
     private val lock = Any()
     private var process: AppProcess? = null
@@ -113,7 +118,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
             RingerMessagingService().onMessageReceived(RemoteMessage.Builder("${cluster.fcmProjectId}@fcm.googleapis.com")
                 .setData(message.data).build())
         } catch (e: Throwable) {
-            crashes.add(e)
+            thrown.add(e)
         }
         app.awaitTelecom()
         return if (screen.size > before) Receipt.USER_VISIBLE else Receipt.SILENT
@@ -169,7 +174,10 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
 
         init {
             processStarts.incrementAndGet()
+            contexts.add(context)
             service.mirrorAttach(context)
+            // Android delivers each foreground-service start on the app's main thread (here Telecom's).
+            context.serviceRunner = { start -> telecom.execute(start) }
             context.telecom.mirrorIncomingListener = Consumer { extras -> telecom.execute { createIncoming(extras) } }
             // Firebase hands the app its current token at start (FirebaseMessaging.getToken()).
             FirebaseMessaging.getInstance().mirrorSetTokenTask(Task<String>().also { it.mirrorSucceed(play.fcmToken) })
@@ -214,7 +222,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
                 connection.onShowIncomingCallUi()
                 watch(connection)
             } catch (e: Throwable) {
-                crashes.add(e)
+                thrown.add(e)
             }
         }
 
