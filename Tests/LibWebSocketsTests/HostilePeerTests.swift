@@ -146,10 +146,16 @@ import Testing
             #expect(data.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(target): \(data)")
             #expect(data.hasSuffix(#"{"title":"Bad request target"}"#), "\(target)")
         }
-        // A %00 right after any character but a slash fails lws' own parser (lws_parse_urldecode), which closes
-        // the connection unanswered: a documented limit, but never a cut path served.
-        let (dropped, closed) = try await raw(port, "GET /v1/calls%00x HTTP/1.1\r\nHost: x\r\n\r\n", seconds: 2)
-        #expect(dropped.isEmpty && closed, "\(dropped)")
+        // A %00 right after any character but a slash fails lws' own parser (lws_parse_urldecode, which returns -1
+        // for a NUL outside its after-a-slash state), which closes the connection unanswered: a documented limit
+        // (docs/openapi.yaml), but never a cut path served. In the query no state lets a NUL through, so a %00
+        // anywhere there does the same, as do more items than lws' fragment table holds. Should a newer lws answer
+        // these, this fails: then the docs change and the answers get tests of their own.
+        let items = (0..<100).map { "a\($0)=1" }.joined(separator: "&")
+        for target in ["/v1/calls%00x", "/v1/calls?=%00", "/v1/calls?a=%00", "/v1/calls?a%00=1", "/v1/calls?\(items)"] {
+            let (dropped, closed) = try await raw(port, "GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n", seconds: 2)
+            #expect(dropped.isEmpty && closed, "\(target.prefix(40)): \(dropped)")
+        }
         #expect(paths.snapshot.isEmpty, "served \(paths.snapshot)")
         let (fine, _) = try await raw(port, "GET /v1/a%20b HTTP/1.1\r\nHost: x\r\n\r\n", seconds: 3)
         #expect(fine.hasPrefix("HTTP/1.1 200 OK\r\n"))

@@ -172,6 +172,52 @@ import Testing
         }
     }
 
+    /// An item with an empty name (`?=`, `?=x`), empty items (`?&`, `a=1&&b=2`, `?;`) and a bare name (`?a`) are
+    /// answered like any other query: lws splits the query at `&`/`;`, `RequestReader` keeps an empty name as the
+    /// name `""`, and no route reads it, as no route reads an unknown parameter. Schemathesis reported `?=%00` as a
+    /// closed connection; the cause there is the `%00` (lws' parser gives up, see HostilePeerTests), not the name.
+    @Test func aQueryItemWithAnEmptyNameGetsAnAnswerNotAClosedConnection() async throws {
+        try await APITests.withServer(configure: { $0.rateLimits = .off }) { http in
+            let port = port(http)
+            let alice = try await APITests.token(http, "alice")
+            for query in ["=", "=x", "==", "&", "&&", ";", "a", "a=1&&b=2", "=&=", "a=b=c", "&=&a"] {
+                let (data, _) = try await rawExchange(port, "GET /v1/calls?\(query) HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(data.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"), "?\(query): \(data)")
+                #expect(data.contains(ProblemType.unauthorized.rawValue), "?\(query)")
+                // Beside the odd items a known parameter still counts: limit=0 is refused, so it was read.
+                let ignored = try await curl(port, ["-H", "Authorization: Bearer \(alice)", "/v1/calls?\(query)&limit=1"])
+                #expect(ignored.statusLine == "HTTP/1.1 200 OK", "?\(query)&limit=1")
+                let read = try await curl(port, ["-H", "Authorization: Bearer \(alice)", "/v1/calls?\(query)&limit=0"])
+                #expect(read.statusLine == "HTTP/1.1 422 Unprocessable Content", "?\(query)&limit=0")
+                #expect(read.problem["type"] as? String == ProblemType.invalidField.rawValue, "?\(query)&limit=0")
+            }
+            // A known parameter with an empty value (or none) is a bad value, not an absent one.
+            for query in ["limit=", "limit", "=&limit="] {
+                let exchange = try await curl(port, ["-H", "Authorization: Bearer \(alice)", "/v1/calls?\(query)"])
+                #expect(exchange.statusLine == "HTTP/1.1 422 Unprocessable Content", "?\(query)")
+                #expect(exchange.problem["type"] as? String == ProblemType.invalidField.rawValue, "?\(query)")
+            }
+            // The event stream reads its query before the handshake: an empty `since` is refused the same way.
+            for query in ["since=", "=&since=", "since"] {
+                let (data, _) = try await rawExchange(port, "GET /v1/events?\(query)&access_token=\(alice) HTTP/1.1\r\n"
+                    + "Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                #expect(data.hasPrefix("HTTP/1.1 422 Unprocessable Content\r\n"), "?\(query): \(data)")
+                #expect(data.contains(ProblemType.invalidField.rawValue), "?\(query)")
+            }
+            // A long query counts towards the 8 KiB head: under it answered, over it 431, never a silent close.
+            let long = try await curl(port, ["/v1/calls?a=" + String(repeating: "x", count: 7000)])
+            #expect(long.statusLine == "HTTP/1.1 401 Unauthorized")
+            let tooLong = try await curl(port, ["/v1/calls?a=" + String(repeating: "x", count: 9000)])
+            #expect(tooLong.statusLine == "HTTP/1.1 431 Request Header Fields Too Large")
+            #expect(tooLong.problem["type"] as? String == ProblemType.headersTooLarge.rawValue)
+            // 80 items fit lws' fragment table (about 90 with a request this small; the docs say so).
+            let many = (0..<80).map { "a\($0)=1" }.joined(separator: "&")
+            let exchange = try await curl(port, ["-H", "Authorization: Bearer \(alice)", "/v1/calls?\(many)&limit=1"])
+            #expect(exchange.statusLine == "HTTP/1.1 200 OK")
+        }
+    }
+
     @Test func aNulOrNewlineInThePathGets400() async throws {
         try await APITests.withServer { http in
             // (A %00 closing the path right after a slash is dropped by lws, which then serves the path without it.)

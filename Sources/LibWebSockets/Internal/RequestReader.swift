@@ -121,7 +121,8 @@ enum RequestReader {
     }
 
     /// The query: lws splits it at `&`/`;` into fragments of `WSI_TOKEN_HTTP_URI_ARGS`, already
-    /// percent-decoded, each `name=value`.
+    /// percent-decoded, each `name=value`. An empty fragment (`?&`) is skipped and an empty name (`?=x`) kept as
+    /// `""`, which no route reads. A decoded NUL never gets here: lws 4.1.6 fails the whole head on one in the query.
     private static func query(of wsi: OpaquePointer) -> [String: String] {
         var query: [String: String] = [:]
         // lws_hdr_copy_fragment fails past the last fragment; lws caps the fragment count anyway.
