@@ -19,7 +19,9 @@ import dev.ringer.kit.Party
  * the system refuses, in [start] (`startForegroundService`: `IllegalStateException`, API 31
  * `ForegroundServiceStartNotAllowedException`) or in [onStartCommand] (`startForeground`: `SecurityException`,
  * `ForegroundServiceStartNotAllowedException`), ends the call with `DisconnectCause.ERROR` through
- * [TelecomCallUi.foregroundRefused]; the app stays alive. [TelecomCallUi] starts and stops it.
+ * [TelecomCallUi.foregroundRefused]; the app stays alive. A refusal of the microphone type alone (Android 14, the
+ * app in the background) keeps the call on the phoneCall type. [TelecomCallUi] starts and stops it, and never
+ * stops it before a start reached `startForeground`.
  */
 class CallForegroundService : Service() {
     /** Goes foreground for the call in the intent, with the types its state allows. */
@@ -37,18 +39,13 @@ class CallForegroundService : Service() {
         val notification = notifications.buildOngoing(callId, peer)
         val active = intent.getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false)
         val recordAudio = checkSelfPermission(Manifest.permission.RECORD_AUDIO) == PackageManager.PERMISSION_GRANTED
-        try {
-            if (callUi.sdkInt >= Build.VERSION_CODES.Q) {
-                startForeground(NOTIFICATION_ID, notification, foregroundServiceTypes(active, recordAudio))
-            } else {
-                startForeground(NOTIFICATION_ID, notification)
-            }
-        } catch (e: SecurityException) {
-            refused(callUi, callId)
-            return START_NOT_STICKY
-        } catch (e: IllegalStateException) {
-            // ForegroundServiceStartNotAllowedException (API 31) is an IllegalStateException; caught as its
-            // superclass so the handler also loads on API 26-30, where the class does not exist.
+        val types = foregroundServiceTypes(active, recordAudio)
+        val wentForeground = goForeground(callUi, notification, types) ||
+            // Android 14 refuses the microphone type while the app is in the background (a call answered from a
+            // headset, car or watch): the call keeps the phoneCall type rather than ending.
+            (types != ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL &&
+                goForeground(callUi, notification, ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL))
+        if (!wentForeground) {
             refused(callUi, callId)
             return START_NOT_STICKY
         }
@@ -58,6 +55,25 @@ class CallForegroundService : Service() {
             stopSelf()
         }
         return START_NOT_STICKY
+    }
+
+    /**
+     * `startForeground` with [types] (typed from API 29).
+     * @return false when the system refused: `SecurityException` (a type the app may not use now, API 34),
+     *   `IllegalStateException` incl. `ForegroundServiceStartNotAllowedException` (API 31), caught as its superclass
+     *   so the handler also loads on API 26-30, where the class does not exist.
+     */
+    private fun goForeground(callUi: TelecomCallUi, notification: android.app.Notification, types: Int): Boolean = try {
+        if (callUi.sdkInt >= Build.VERSION_CODES.Q) {
+            startForeground(NOTIFICATION_ID, notification, types)
+        } else {
+            startForeground(NOTIFICATION_ID, notification)
+        }
+        true
+    } catch (e: SecurityException) {
+        false
+    } catch (e: IllegalStateException) {
+        false
     }
 
     /** Not bound: the service only holds the process in the foreground. */

@@ -235,11 +235,14 @@ class RingerPhone(
 
     /**
      * The app's call activity's intents (from the notification's content, full-screen and answer actions):
-     * [RingerIntents.ACTION_ANSWER] answers the call; both give the call id to show.
-     * @return the call id, or null when the intent is not Ringer's.
+     * [RingerIntents.ACTION_ANSWER] answers the call; both give the call id to show. Call it from `onCreate` and
+     * `onNewIntent`.
+     * @return the call id, or null when the intent is not Ringer's or its call is over (an old intent after process
+     *   death, or a relaunch from Recents): then show no call screen.
      */
     fun handleCallIntent(intent: Intent?): String? {
         val callId = intent?.getStringExtra(RingerIntents.EXTRA_CALL_ID) ?: return null
+        if (callUi.peer(callId) == null) return null
         return when (intent.action) {
             RingerIntents.ACTION_ANSWER -> { callUi.answer(callId); callId }
             RingerIntents.ACTION_SHOW_INCOMING_CALL -> callId

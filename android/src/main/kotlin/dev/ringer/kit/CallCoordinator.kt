@@ -129,6 +129,8 @@ class CallCoordinator(
     }
 
     private val lock = Any()
+    /** Serialises read-modify-writes of [pendingActions] (never held with [lock]). */
+    private val pendingActionsLock = Any()
     private val state: State
 
     init {
@@ -298,7 +300,7 @@ class CallCoordinator(
             }
             is PhoneCallEffect.SendHangUp -> {
                 val action = PendingCallAction(effect.kind, effect.callId, deviceId, now())
-                pendingActions.save(pendingActions.load().filter { it.callId != effect.callId } + action)
+                updatePendingActions { stored -> stored.filter { it.callId != effect.callId } + action }
                 send(action)
             }
             is PhoneCallEffect.ArmDeadline -> {
@@ -451,11 +453,18 @@ class CallCoordinator(
      * anything but a 5xx (success, or a refusal that retrying cannot change). Unsent, it waits for the next
      * [connect].
      */
+    /**
+     * Read-modify-write of the stored hang-ups as one step: a decline stored while another call's
+     * acknowledgement is being settled on another thread must not be overwritten by it.
+     */
+    private fun updatePendingActions(change: (List<PendingCallAction>) -> List<PendingCallAction>) =
+        synchronized(pendingActionsLock) { pendingActions.save(change(pendingActions.load())) }
+
     private fun send(action: PendingCallAction) {
         val callId = action.callId
         if (!synchronized(lock) { state.sending.add(callId) }) return
         val settle = { acknowledged: Boolean ->
-            if (acknowledged) pendingActions.save(pendingActions.load().filter { it.callId != callId })
+            if (acknowledged) updatePendingActions { stored -> stored.filter { it.callId != callId } }
             synchronized(lock) { state.sending.remove(callId) }
             Unit
         }

@@ -40,12 +40,12 @@ private val updateTypes = setOf(EventType.CALL_CANCELLED, EventType.CALL_ANSWERE
  * Unlike iOS's VoIP push nothing is reported for a message that cannot ring (stale on the server's clock, for
  * another user, logged out, unreadable, a call already over or whose end came first): Android has no PushKit
  * rule, and a call that appears and ends at once would only flash on screen (docs/android-integration.md,
- * "Waking the app"). Nothing in a message, however malformed, throws.
+ * "Waking the app"). Nothing in a message, however malformed or deeply nested, throws.
  */
 internal fun CallCoordinator.readDataMessage(data: Map<String, String>): DataMessageOutcome {
     val text = data["ringer"] ?: return DataMessageOutcome.Ignored
     val body = try {
-        if (!text.trim().startsWith("{")) return DataMessageOutcome.Ignored
+        if (!text.trim().startsWith("{") || nestsDeeperThan(text, MAX_NESTING)) return DataMessageOutcome.Ignored
         JSONObject(text)
     } catch (e: JSONException) {
         return DataMessageOutcome.Ignored
@@ -67,7 +67,38 @@ internal fun CallCoordinator.readDataMessage(data: Map<String, String>): DataMes
     } catch (e: RingerWireException) {
         return DataMessageOutcome.Ignored
     }
-    val callId = CallIds.asciiLowercase(update.callId)
+    // Call ids are UUIDs: any other id names no call, and remembering it would push a real early end out.
+    val callId = CallIds.normalize(update.callId) ?: return DataMessageOutcome.Ignored
     handleUpdatePush(eventType, callId)
     return DataMessageOutcome.Update(callId, eventType)
+}
+
+/**
+ * The deepest nesting a Ringer message may have: its bodies nest two levels (`caller` in the call); org.json
+ * parses recursively, so a hostile message nested a few thousand levels would overflow the stack with an
+ * `Error` no `JSONException` handler catches.
+ */
+private const val MAX_NESTING = 16
+
+/** Whether [text]'s objects and arrays nest deeper than [max], brackets inside strings not counted. */
+private fun nestsDeeperThan(text: String, max: Int): Boolean {
+    var depth = 0
+    var inString = false
+    var escaped = false
+    for (char in text) {
+        if (inString) {
+            when {
+                escaped -> escaped = false
+                char == '\\' -> escaped = true
+                char == '"' -> inString = false
+            }
+        } else {
+            when (char) {
+                '"' -> inString = true
+                '{', '[' -> if (++depth > max) return true
+                '}', ']' -> depth -= 1
+            }
+        }
+    }
+    return false
 }

@@ -153,4 +153,20 @@ class CallForegroundServiceTest {
         assertTrue(!rig.phone.foregroundServiceRunning)
         assertEquals(listOf<String>(), rig.phone.crashes.toList())
     }
+
+    @Test fun aRefusedMicrophoneUpgradeKeepsTheActiveCallOnThePhoneCallType() {
+        // Android 14 refuses the microphone type while the app is in the background (answered from a headset, a
+        // car or a watch): the answered call goes on with the phoneCall type instead of ending.
+        val rig = TelecomRig(34)
+        val connection = rig.ringing("c1")
+        connection.onAnswer()
+        rig.runForegroundService()
+        rig.actions.answers.getValue("c1")(true)
+        assertEquals(Connection.STATE_ACTIVE, connection.state)
+        val service = rig.runForegroundService { it.mirrorStartForegroundFailure = SecurityException("type microphone: not in an eligible state") }
+        assertEquals(ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL, service.mirrorForegroundType)
+        assertEquals("the answered call survives", Connection.STATE_ACTIVE, connection.state)
+        assertEquals("nothing ended on the server", listOf("answer c1", "audio on"), rig.actions.log)
+        assertEquals(listOf<String>(), rig.phone.crashes.toList())
+    }
 }

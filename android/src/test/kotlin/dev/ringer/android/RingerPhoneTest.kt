@@ -124,4 +124,16 @@ class RingerPhoneTest {
         assertEquals(1, phone.started.size)
         assertEquals(Connection.STATE_RINGING, connection.state)
     }
+
+    @Test
+    fun anIntentForACallThatIsOverShowsNoCallScreen() {
+        val phone = MirrorPhone(filesDir = files)
+        val ringer = create(phone)
+        // After process death the ongoing notification, or Recents, can hand the activity an old call's intent.
+        for (action in listOf(RingerIntents.ACTION_ANSWER, RingerIntents.ACTION_SHOW_INCOMING_CALL)) {
+            val intent = Intent(action).putExtra(RingerIntents.EXTRA_CALL_ID, "9f0c2a9e-0000-4000-8000-00000000000c")
+            assertNull(action, ringer.handleCallIntent(intent))
+        }
+        assertTrue("nothing answered, no service started", phone.started.isEmpty())
+    }
 }

@@ -152,4 +152,41 @@ class CallCoordinatorHangUpTest {
         assertEquals(1, phone.server.count("POST /v1/calls/${call.callId}/end"))
         assertEquals(CallState.ENDED, phone.server.call(call.callId)?.state)
     }
+
+    /** Plays another thread running between a settle's load and save, deterministically. */
+    private class InterleavingStore : PendingActionStore {
+        private val inner = InMemoryPendingActionStore()
+        @Volatile var betweenLoadAndSave: (() -> Unit)? = null
+        override fun load(): List<PendingCallAction> {
+            val read = inner.load()
+            val hook = betweenLoadAndSave
+            betweenLoadAndSave = null
+            hook?.invoke()
+            return read
+        }
+        override fun save(actions: List<PendingCallAction>) = inner.save(actions)
+    }
+
+    @Test
+    fun aDeclineStoredWhileAnotherHangUpIsAcknowledgedStaysStored() {
+        val store = InterleavingStore()
+        val phone = CoordinatorHarness(pendingActions = store).connect()
+        val first = CoordinatorHarness.newCallId()
+        val second = CoordinatorHarness.newCallId()
+        for (id in listOf(first, second)) {
+            phone.server.ring(id)
+            phone.coordinator.handleDataMessage(phone.ringing(id))
+        }
+        phone.server.hold("POST /v1/calls/$first/decline")
+        phone.server.hold("POST /v1/calls/$second/decline")
+        phone.coordinator.end(first) { }
+        // While the first decline's acknowledgement is being settled, the user declines the second call (on
+        // another thread: it waits for the settle instead of being overwritten by it).
+        val other = Thread { phone.coordinator.end(second) { } }
+        store.betweenLoadAndSave = { other.start(); Thread.sleep(100) }
+        phone.server.release("POST /v1/calls/$first/decline")
+        other.join(5_000)
+        assertTrue("the second decline is still unacknowledged", phone.server.isHeld("POST /v1/calls/$second/decline"))
+        assertEquals("the unacknowledged decline survives process death", listOf(second), store.load().map { it.callId })
+    }
 }
