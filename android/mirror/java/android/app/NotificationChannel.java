@@ -9,6 +9,10 @@ public final class NotificationChannel {
     private final CharSequence mName;
     private final int mImportance;
     private String mDescription;
+    private android.net.Uri mSound;
+    private android.media.AudioAttributes mAudioAttributes;
+    private boolean mVibration;
+    private long[] mVibrationPattern;
 
     public NotificationChannel(String id, CharSequence name, int importance) {
         mId = id;
@@ -21,4 +25,17 @@ public final class NotificationChannel {
     public int getImportance() { return mImportance; }
     public void setDescription(String description) { mDescription = description; }
     public String getDescription() { return mDescription; }
+    public void setSound(android.net.Uri sound, android.media.AudioAttributes audioAttributes) {
+        mSound = sound;
+        mAudioAttributes = audioAttributes;
+    }
+    public android.net.Uri getSound() { return mSound; }
+    public android.media.AudioAttributes getAudioAttributes() { return mAudioAttributes; }
+    public void enableVibration(boolean vibration) { mVibration = vibration; }
+    public boolean shouldVibrate() { return mVibration; }
+    public void setVibrationPattern(long[] vibrationPattern) {
+        mVibration = vibrationPattern != null && vibrationPattern.length > 0;
+        mVibrationPattern = vibrationPattern;
+    }
+    public long[] getVibrationPattern() { return mVibrationPattern; }
 }

@@ -8,6 +8,8 @@ import android.app.Person
 import android.content.Context
 import android.content.Intent
 import android.graphics.drawable.Icon
+import android.media.AudioAttributes
+import android.media.RingtoneManager
 import android.net.Uri
 import android.os.Build
 import dev.ringer.kit.IncomingCallReport
@@ -80,7 +82,10 @@ class IncomingCallNotification(
             builder.addAction(action(config.declineLabel, decline))
             builder.addAction(action(config.answerLabel, answer))
         }
-        return builder.build()
+        val notification = builder.build()
+        // The ringtone repeats until the notification goes (the call is answered, declined or over).
+        notification.flags = notification.flags or Notification.FLAG_INSISTENT
+        return notification
     }
 
     /**
@@ -106,11 +111,24 @@ class IncomingCallNotification(
         return builder.build()
     }
 
-    /** Creates the two channels (idempotent: Android keeps the user's changes to an existing channel). */
+    /**
+     * Creates the two channels (idempotent: Android keeps the user's changes to an existing channel, and the app's
+     * own later changes are ignored, so these settings are final once a phone has the channel). The incoming one
+     * rings: Telecom plays nothing for a self-managed call, so the channel carries the user's ringtone
+     * (`RingtoneManager.TYPE_RINGTONE`, `USAGE_NOTIFICATION_RINGTONE`) and vibrates, and the notification repeats
+     * it (`FLAG_INSISTENT`) until it is cancelled: answered, declined or ended (Android: "Create a call style
+     * notification", VoIP app notifications).
+     */
     fun createChannels() {
-        manager.createNotificationChannel(
-            NotificationChannel(INCOMING_CHANNEL_ID, config.incomingChannelName, NotificationManager.IMPORTANCE_HIGH)
+        val incoming = NotificationChannel(INCOMING_CHANNEL_ID, config.incomingChannelName, NotificationManager.IMPORTANCE_HIGH)
+        incoming.setSound(
+            RingtoneManager.getDefaultUri(RingtoneManager.TYPE_RINGTONE),
+            AudioAttributes.Builder().setUsage(AudioAttributes.USAGE_NOTIFICATION_RINGTONE)
+                .setContentType(AudioAttributes.CONTENT_TYPE_SONIFICATION).build()
         )
+        incoming.enableVibration(true)
+        incoming.setVibrationPattern(RING_VIBRATION_MS)
+        manager.createNotificationChannel(incoming)
         manager.createNotificationChannel(
             NotificationChannel(ONGOING_CHANNEL_ID, config.ongoingChannelName, NotificationManager.IMPORTANCE_LOW)
         )
@@ -150,6 +168,8 @@ class IncomingCallNotification(
     companion object {
         /** The ringing calls' channel (`IMPORTANCE_HIGH`). */
         const val INCOMING_CHANNEL_ID = "ringer_incoming_calls"
+        /** The ringing channel's vibration: on 1 s, off 1 s, repeated with the ringtone (milliseconds). */
+        private val RING_VIBRATION_MS = longArrayOf(0, 1000, 1000)
         /** The ongoing calls' channel (`IMPORTANCE_LOW`: shown, never ringing). */
         const val ONGOING_CHANNEL_ID = "ringer_ongoing_calls"
         /** The notification id under each call's tag. */

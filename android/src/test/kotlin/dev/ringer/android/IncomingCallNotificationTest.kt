@@ -187,4 +187,20 @@ class IncomingCallNotificationTest {
         p.notifications.cancel("c1")
         assertEquals(setOf("c2/${IncomingCallNotification.NOTIFICATION_ID}"), p.phone.notificationManager.mirrorShowing.keys)
     }
+
+    @Test fun theRingingCallRingsWithTheUsersRingtoneAndVibratesUntilItsNotificationGoes() {
+        // Telecom plays nothing for a self-managed call: the channel and the notification are the ringer.
+        val p = Phone(35)
+        val n = p.show("c1")
+        val channel = p.phone.notificationManager.mirrorChannels.getValue(IncomingCallNotification.INCOMING_CHANNEL_ID)
+        assertEquals(android.media.RingtoneManager.getDefaultUri(android.media.RingtoneManager.TYPE_RINGTONE), channel.sound)
+        assertEquals(android.media.AudioAttributes.USAGE_NOTIFICATION_RINGTONE, channel.audioAttributes.usage)
+        assertTrue(channel.shouldVibrate())
+        assertTrue("the ringtone repeats", n.flags and Notification.FLAG_INSISTENT != 0)
+        val ongoing = p.notifications.buildOngoing("c1", alice)
+        assertTrue("an ongoing call does not ring", ongoing.flags and Notification.FLAG_INSISTENT == 0)
+        assertNull(p.phone.notificationManager.mirrorChannels.getValue(IncomingCallNotification.ONGOING_CHANNEL_ID).sound)
+        p.notifications.cancel("c1")
+        assertTrue("the ringer stops with the notification", p.phone.notificationManager.mirrorShowing.isEmpty())
+    }
 }
