@@ -124,6 +124,46 @@ class AndroidCalleeDeliveryTest {
     }
 
     @Test
+    fun anAnswerWhoseFirstAcceptsAreLostOnTheNetworkIsRetriedAndGoesActive() {
+        scene(running = true).use { s ->
+            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
+            val app = s.phone.running!!
+            val connection = app.awaitState(callId, Connection.STATE_RINGING)
+            s.phone.network.lose(2) { method, url -> method == "POST" && url.endsWith("/v1/calls/$callId/accept") }
+            app.answer(callId)
+            app.awaitState(callId, Connection.STATE_ACTIVE)
+            assertEquals(2, s.phone.network.lost.size)
+            assertEquals(app.phone.deviceId, s.alice.awaitCallState(callId, "accepted").getString("accepted_device_id"))
+            assertEquals(listOf(Connection.STATE_RINGING, Connection.STATE_ACTIVE), connection.mirrorStates)
+        }
+    }
+
+    @Test
+    fun aRingingMessageThatArrivesAfterLogoutShowsNothing() {
+        scene(running = true).use { s ->
+            val app = s.phone.running!!
+            s.phone.play.holdDeliveries()
+            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
+            val ringing = s.phone.play.awaitReceived(what = "the ringing message") { it.ringerType == "call.incoming" }
+            // The socket may have rung it already: the user logs out while it rings.
+            app.phone.logOut()
+            s.phone.userToken = null
+            SimulatedAndroidPhone.poll(8_000) { if (s.bob.devices().length() == 0) true else null }
+                ?: throw AssertionError("logout left the device registered: ${s.bob.devices()}")
+            val rangBefore = s.phone.screen.count { it.startsWith("rang ") }
+            s.phone.play.releaseDeliveries()
+            s.phone.play.awaitDelivered(what = "the held ringing message") { it.name == ringing.name }
+            assertEquals("logout left the call ringing: ${s.phone.screen}", Connection.STATE_DISCONNECTED,
+                         app.connections[callId]?.state ?: Connection.STATE_DISCONNECTED)
+            s.phone.kill()
+            assertEquals("a logged-out killed app rings nothing", Receipt.SILENT, s.phone.receive(ringing.data))
+            assertEquals(rangBefore, s.phone.screen.count { it.startsWith("rang ") })
+            assertEquals(0, s.phone.running!!.context.telecom.mirrorIncomingExtras.size)
+            assertTrue(s.phone.crashes.isEmpty())
+        }
+    }
+
+    @Test
     fun aRingingMessageDeliveredTwiceRingsOnceAndNeverDisturbsTheAnsweredCall() {
         scene(running = true).use { s ->
             val callId = s.alice.placeCall(s.bobUserId).getString("call_id")

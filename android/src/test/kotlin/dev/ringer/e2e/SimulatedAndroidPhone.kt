@@ -54,7 +54,7 @@ import java.util.function.Consumer
  *   `userVisible`, anything else `silent` (FCM's demotion input).
  *
  * @param userToken what the app's own login stored: each new process logs in with it at launch; null for a
- *   user who is not logged in.
+ *   user who is not logged in, and each new process then calls logOut, as RingerPhone asks of a launch.
  */
 class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @Volatile var userToken: String?) : java.io.Closeable {
     /** Google Play services on this phone. */
@@ -196,7 +196,9 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
                                 http = network.wrap(OkHttpTransport(client)), webSockets = sockets,
                                 scope = CoroutineScope(Dispatchers.Default + job),
                                 streamStatus = { statuses.add(it) }, observer = { observations.add(it) })
-            userToken?.let { phone.logIn(it) }
+            // As RingerPhone asks: log in with the stored token at launch, or log out when nobody is logged in.
+            val token = userToken
+            if (token != null) phone.logIn(token) else phone.logOut()
         }
 
         /** The connection Telecom created for [callId]; waits for it. */
@@ -277,12 +279,23 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
     }
 
     /**
-     * A network that can keep requests back: while [hold]'s predicate matches a request (method, URL), it waits
-     * on the phone until [release], then goes out as sent. Thread-safe.
+     * A network that can keep requests back or lose them: while [hold]'s predicate matches a request (method,
+     * URL), it waits on the phone until [release], then goes out as sent; [lose] makes the next matching ones
+     * fail as a dropped connection does. Thread-safe.
      */
     class HeldRequests {
         private val lock = Any()
         private var predicate: ((String, String) -> Boolean)? = null
+        private var losing: ((String, String) -> Boolean)? = null
+        private var toLose = 0
+        /** "METHOD URL" of every request lost so far. */
+        val lost = CopyOnWriteArrayList<String>()
+
+        /** The next [count] requests matching [predicate] fail with an IOException before reaching the server. */
+        fun lose(count: Int, predicate: (String, String) -> Boolean) = synchronized(lock) {
+            losing = predicate
+            toLose = count
+        }
         private val waiting = ArrayList<kotlinx.coroutines.CompletableDeferred<Unit>>()
         /** "METHOD URL" of every request held so far. */
         val held = CopyOnWriteArrayList<String>()
@@ -304,6 +317,15 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
         /** [inner] behind this gate. */
         fun wrap(inner: HttpTransport): HttpTransport = object : HttpTransport {
             override suspend fun send(method: String, url: String, headers: Map<String, String>, body: ByteArray?): HttpResponse {
+                val lose = synchronized(lock) {
+                    val lose = toLose > 0 && losing?.invoke(method, url) == true
+                    if (lose) toLose -= 1
+                    lose
+                }
+                if (lose) {
+                    lost.add("$method $url")
+                    throw java.io.IOException("connection reset (lost by the test's network)")
+                }
                 val gate = synchronized(lock) {
                     if (predicate?.invoke(method, url) == true) {
                         held.add("$method $url")
