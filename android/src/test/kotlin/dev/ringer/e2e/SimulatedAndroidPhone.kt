@@ -15,6 +15,8 @@ import dev.ringer.android.RingerPhone
 import dev.ringer.android.TestCallActivity
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.EventStream
+import dev.ringer.kit.HttpResponse
+import dev.ringer.kit.HttpTransport
 import dev.ringer.kit.WebSocketChannel
 import dev.ringer.kit.WebSocketClose
 import dev.ringer.kit.WebSocketTransport
@@ -52,7 +54,7 @@ import java.util.function.Consumer
  *   `userVisible`, anything else `silent` (FCM's demotion input).
  *
  * @param userToken what the app's own login stored: each new process logs in with it at launch; null for a
- *   user who is not logged in.
+ *   user who is not logged in, and each new process then calls logOut, as RingerPhone asks of a launch.
  */
 class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @Volatile var userToken: String?) : java.io.Closeable {
     /** Google Play services on this phone. */
@@ -74,6 +76,8 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
     val crashes: List<Any> get() = thrown + contexts.flatMap { it.crashes }
     private val thrown = CopyOnWriteArrayList<Throwable>()
     private val contexts = CopyOnWriteArrayList<MirrorPhone>()
+    /** Holds chosen API requests of every process before they leave the phone (a slow network), for tests. */
+    val network = HeldRequests()
 
     private val lock = Any()
     private var process: AppProcess? = null
@@ -111,12 +115,19 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
         if (!app.context.foregroundServiceRunning) kill()
     }
 
-    private fun deliver(message: FcmMessage): Receipt {
+    private fun deliver(message: FcmMessage): Receipt = receive(message.data)
+
+    /**
+     * Android hands a data message to the app as Play services does ([play]'s messages come here): a killed app
+     * is started first, then `RingerMessagingService.onMessageReceived` runs and Telecom handles what it asked.
+     * @return the receipt the phone acks (userVisible when the message made a call ring or close).
+     */
+    fun receive(data: Map<String, String>): Receipt {
         val app = launch()
         val before = screen.size
         try {
             RingerMessagingService().onMessageReceived(RemoteMessage.Builder("${cluster.fcmProjectId}@fcm.googleapis.com")
-                .setData(message.data).build())
+                .setData(data).build())
         } catch (e: Throwable) {
             thrown.add(e)
         }
@@ -182,10 +193,12 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
             // Firebase hands the app its current token at start (FirebaseMessaging.getToken()).
             FirebaseMessaging.getInstance().mirrorSetTokenTask(Task<String>().also { it.mirrorSucceed(play.fcmToken) })
             phone = RingerPhone(context, cluster.serverUrl, CallNotificationConfig(TestCallActivity::class.java, 1),
-                                http = OkHttpTransport(client), webSockets = sockets,
+                                http = network.wrap(OkHttpTransport(client)), webSockets = sockets,
                                 scope = CoroutineScope(Dispatchers.Default + job),
                                 streamStatus = { statuses.add(it) }, observer = { observations.add(it) })
-            userToken?.let { phone.logIn(it) }
+            // As RingerPhone asks: log in with the stored token at launch, or log out when nobody is logged in.
+            val token = userToken
+            if (token != null) phone.logIn(token) else phone.logOut()
         }
 
         /** The connection Telecom created for [callId]; waits for it. */
@@ -262,6 +275,66 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
         fun closeAll() {
             for (channel in open) channel.close()
             open.clear()
+        }
+    }
+
+    /**
+     * A network that can keep requests back or lose them: while [hold]'s predicate matches a request (method,
+     * URL), it waits on the phone until [release], then goes out as sent; [lose] makes the next matching ones
+     * fail as a dropped connection does. Thread-safe.
+     */
+    class HeldRequests {
+        private val lock = Any()
+        private var predicate: ((String, String) -> Boolean)? = null
+        private var losing: ((String, String) -> Boolean)? = null
+        private var toLose = 0
+        /** "METHOD URL" of every request lost so far. */
+        val lost = CopyOnWriteArrayList<String>()
+
+        /** The next [count] requests matching [predicate] fail with an IOException before reaching the server. */
+        fun lose(count: Int, predicate: (String, String) -> Boolean) = synchronized(lock) {
+            losing = predicate
+            toLose = count
+        }
+        private val waiting = ArrayList<kotlinx.coroutines.CompletableDeferred<Unit>>()
+        /** "METHOD URL" of every request held so far. */
+        val held = CopyOnWriteArrayList<String>()
+
+        /** From now on requests matching [predicate] (method, absolute URL) wait. */
+        fun hold(predicate: (String, String) -> Boolean) = synchronized(lock) { this.predicate = predicate }
+
+        /** Lets every waiting request go and holds nothing more. */
+        fun release() {
+            val go = synchronized(lock) {
+                predicate = null
+                val go = waiting.toList()
+                waiting.clear()
+                go
+            }
+            for (gate in go) gate.complete(Unit)
+        }
+
+        /** [inner] behind this gate. */
+        fun wrap(inner: HttpTransport): HttpTransport = object : HttpTransport {
+            override suspend fun send(method: String, url: String, headers: Map<String, String>, body: ByteArray?): HttpResponse {
+                val lose = synchronized(lock) {
+                    val lose = toLose > 0 && losing?.invoke(method, url) == true
+                    if (lose) toLose -= 1
+                    lose
+                }
+                if (lose) {
+                    lost.add("$method $url")
+                    throw java.io.IOException("connection reset (lost by the test's network)")
+                }
+                val gate = synchronized(lock) {
+                    if (predicate?.invoke(method, url) == true) {
+                        held.add("$method $url")
+                        kotlinx.coroutines.CompletableDeferred<Unit>().also { waiting.add(it) }
+                    } else null
+                }
+                gate?.await()
+                return inner.send(method, url, headers, body)
+            }
         }
     }
 

@@ -41,17 +41,24 @@ class OkHttpTransport(private val client: OkHttpClient) : HttpTransport {
             continuation.invokeOnCancellation { call.cancel() }
             call.enqueue(object : Callback {
                 override fun onFailure(call: Call, e: IOException) {
-                    continuation.resumeWithException(e)
+                    fail(e)
                 }
 
                 override fun onResponse(call: Call, response: Response) {
                     val answer = try {
                         response.use { read(it) }
                     } catch (e: IOException) {
-                        continuation.resumeWithException(e)
+                        fail(e)
                         return
                     }
                     continuation.resume(answer)
+                }
+
+                // A cancelled request fails too ("Canceled", "Socket closed"), after the cancellation: nobody
+                // waits for that failure, and kotlinx-coroutines 1.0 would hand it to the thread's uncaught-exception
+                // handler, which on Android kills the process.
+                private fun fail(e: IOException) {
+                    if (!continuation.isCancelled) continuation.resumeWithException(e)
                 }
             })
         }

@@ -1,6 +1,10 @@
 package dev.ringer.kit.okhttp
 
 import com.sun.net.httpserver.HttpServer
+import kotlinx.coroutines.CoroutineExceptionHandler
+import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import okhttp3.OkHttpClient
 import org.junit.After
@@ -23,6 +27,7 @@ class OkHttpTransportTest {
     private class Received(val method: String, val headers: Map<String, String?>, val body: ByteArray)
 
     private lateinit var server: HttpServer
+    private val slow = java.util.concurrent.CountDownLatch(1)
     private val received = java.util.concurrent.LinkedBlockingQueue<Received>()
     private val client = OkHttpClient.Builder().callTimeout(10, TimeUnit.SECONDS).build()
     private val transport = OkHttpTransport(client)
@@ -31,6 +36,17 @@ class OkHttpTransportTest {
     @Before
     fun startServer() {
         server = HttpServer.create(InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0)
+        // Answers only after the test let it, so a request can be cancelled while it is in flight.
+        server.createContext("/slow") { exchange ->
+            received.put(Received(exchange.requestMethod, emptyMap(), ByteArray(0)))
+            slow.await(10, TimeUnit.SECONDS)
+            try {
+                exchange.sendResponseHeaders(200, -1)
+            } catch (e: IOException) {
+                // the client hung up: that is the point
+            }
+            exchange.close()
+        }
         server.createContext("/") { exchange ->
             val body = exchange.requestBody.readBytes()
             received.put(Received(exchange.requestMethod,
@@ -48,6 +64,7 @@ class OkHttpTransportTest {
 
     @After
     fun stopServer() {
+        slow.countDown()
         server.stop(0)
         client.dispatcher().executorService().shutdown()
         client.connectionPool().evictAll()
@@ -102,5 +119,19 @@ class OkHttpTransportTest {
             fail("expected an IOException")
         } catch (expected: IOException) {
         }
+    }
+
+    @Test
+    fun cancellingARequestInFlightReportsNoUncaughtException() {
+        // kotlinx-coroutines 1.0 hands an exception resumed into a cancelled continuation to the thread's
+        // uncaught-exception handler, which on Android kills the app: OkHttp's "Canceled" must not get there.
+        val uncaught = java.util.concurrent.CopyOnWriteArrayList<Throwable>()
+        val job = GlobalScope.launch(CoroutineExceptionHandler { _, e -> uncaught.add(e) }) {
+            transport.send("GET", "$base/slow", emptyMap(), null)
+        }
+        assertNotNull("the request reached the server", received.poll(5, TimeUnit.SECONDS))
+        runBlocking { job.cancelAndJoin() }
+        Thread.sleep(300)   // OkHttp fails the cancelled call on its own thread
+        assertEquals("uncaught: $uncaught", emptyList<Throwable>(), uncaught.toList())
     }
 }
