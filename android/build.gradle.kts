@@ -5,9 +5,11 @@
 // (docs/android-integration.md, "What exists, and what CI builds and runs here"). Keep the versions below in
 // step with what the sources need: coroutines (written against 1.0's API), OkHttp 3 (3.14.9, the last 3.x,
 // whose Kotlin-facing API the transports use), Firebase Cloud Messaging.
+// No versions here: an app that includes this module decides them in its own settings; built alone, this
+// folder's settings.gradle.kts pins them.
 plugins {
-    id("com.android.library") version "8.7.3"
-    id("org.jetbrains.kotlin.android") version "2.1.0"
+    id("com.android.library")
+    id("org.jetbrains.kotlin.android")
 }
 
 android {
@@ -28,13 +30,18 @@ android {
     // (android/mirror) and the ringer binary, which `make -C android test` provides.
     sourceSets["test"].java.srcDirs("src/test/kotlin")
     sourceSets["test"].java.exclude("dev/ringer/android/**", "dev/ringer/e2e/**")
+    // The shared test vectors the Kotlin machine must pass (docs/test-vectors.md), as android/Makefile passes them.
+    testOptions.unitTests.all { it.systemProperty("ringer.vectors", file("../TestVectors/phone-call").absolutePath) }
 
     compileOptions {
         sourceCompatibility = JavaVersion.VERSION_1_8
         targetCompatibility = JavaVersion.VERSION_1_8
     }
-    kotlinOptions {
-        jvmTarget = "1.8"
+}
+
+kotlin {
+    compilerOptions {
+        jvmTarget.set(org.jetbrains.kotlin.gradle.dsl.JvmTarget.JVM_1_8)
     }
 }
 

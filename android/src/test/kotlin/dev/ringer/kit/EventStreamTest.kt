@@ -34,7 +34,7 @@ class EventStreamTest {
     }
 
     private fun open(): FakeWebSocketTransport.Connection {
-        transport.outcomes.offer(null)
+        transport.script(null)
         return transport.nextConnection()
     }
 
@@ -110,7 +110,7 @@ class EventStreamTest {
         transport.nextAttempt()
         val delays = ArrayList<Long>()
         repeat(4) {
-            transport.outcomes.offer(IOException("refused"))
+            transport.script(IOException("refused"))
             eventually("lost ${it + 1}") { statuses.size == it + 1 }
             delays.add((statuses[it] as EventStream.Status.Lost).retryInMs)
             eventually("sleeping") { clock.deadlines.size == 1 }
@@ -144,24 +144,24 @@ class EventStreamTest {
     fun refusalsStopOrBackOffByStatus() {
         stream.start()
         transport.nextAttempt()
-        transport.outcomes.offer(WebSocketUpgradeRefused(429))
+        transport.script(WebSocketUpgradeRefused(429))
         eventually("429") { statuses.size == 1 }
         // 429: the slow backoff, 2.5…5 s for the first.
         assertEquals(EventStream.Status.Lost(3_750), statuses[0])
         eventually("sleeping") { clock.deadlines.size == 1 }
         clock.advance(3_750)
         transport.nextAttempt()
-        transport.outcomes.offer(WebSocketUpgradeRefused(401))
+        transport.script(WebSocketUpgradeRefused(401))
         eventually("401") { statuses.size == 2 }
         assertEquals(EventStream.Status.Unauthorized, statuses[1])
         stream.start()
         transport.nextAttempt()
-        transport.outcomes.offer(WebSocketUpgradeRefused(422))
+        transport.script(WebSocketUpgradeRefused(422))
         eventually("422") { statuses.size == 3 }
         assertEquals(EventStream.Status.Refused(422), statuses[2])
         stream.start()
         transport.nextAttempt()
-        transport.outcomes.offer(WebSocketUpgradeRefused(408))
+        transport.script(WebSocketUpgradeRefused(408))
         eventually("408") { statuses.size == 4 }
         assertTrue(statuses[3] is EventStream.Status.Lost)
     }
@@ -185,7 +185,7 @@ class EventStreamTest {
     fun stopDuringTheBackoffWaitEndsTheLoop() {
         stream.start()
         transport.nextAttempt()
-        transport.outcomes.offer(IOException("refused"))
+        transport.script(IOException("refused"))
         eventually("sleeping") { clock.deadlines.size == 1 }
         stream.stop()
         eventually("sleep cancelled") { clock.deadlines.isEmpty() }

@@ -2,6 +2,7 @@ package dev.ringer.kit
 
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.runBlocking
 import java.io.IOException
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
@@ -82,6 +83,12 @@ fun eventually(what: String, condition: () -> Boolean) {
 class FakeWebSocketTransport : WebSocketTransport {
     /** How the next attempt ends: null opens it, an exception fails it. */
     val outcomes = Channel<IOException?>(Channel.UNLIMITED)
+
+    /**
+     * Scripts the next attempt's outcome. `send` on an unlimited channel never suspends; it is used rather than
+     * `offer`, which newer kotlinx-coroutines (the Gradle build's) refuses as deprecated.
+     */
+    fun script(outcome: IOException?) = runBlocking { outcomes.send(outcome) }
     val attempts = LinkedBlockingQueue<Pair<String, Map<String, String>>>()
     val connections = LinkedBlockingQueue<Connection>()
 
