@@ -7,11 +7,10 @@ import dev.ringer.kit.CallCoordinator.Observation
 import dev.ringer.kit.EventStream
 import org.json.JSONArray
 import org.json.JSONObject
-import org.junit.AfterClass
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
 import org.junit.Assert.assertTrue
-import org.junit.BeforeClass
+import org.junit.ClassRule
 import org.junit.Rule
 import org.junit.Test
 
@@ -26,22 +25,8 @@ class AndroidCalleeDeliveryTest {
 
     private val admin get() = Admin(cluster!!)
 
-    private class Scene(val alice: HttpUser, val bobUserId: String, val bob: HttpUser, val phone: SimulatedAndroidPhone) : java.io.Closeable {
-        override fun close() = phone.close()
-    }
+    private fun scene(running: Boolean = false) = CalleeScene.start(cluster!!, running)
 
-    /** Alice and Bob; Bob's Android phone has the app, logged in, registered, then killed unless [running]. */
-    private fun scene(running: Boolean = false): Scene {
-        val alice = admin.newUser("alice", "Alice")
-        val bobId = "bob-${RingerCluster.randomHex(4)}"
-        val bobToken = admin.mintToken(bobId, "Bob")
-        val phone = SimulatedAndroidPhone(cluster!!, bobId, bobToken)
-        val bob = HttpUser(cluster!!, bobId, bobToken)
-        phone.awaitRegistered(bob)
-        phone.awaitStatus("connected") { it == EventStream.Status.Connected }
-        if (!running) phone.kill()
-        return Scene(alice, bobId, bob, phone)
-    }
 
     /** The FCM sandbox's record of every message sent to [token] (`GET /sandbox/messages`), oldest first. */
     private fun sandboxMessages(token: String): List<JSONObject> {
@@ -77,14 +62,11 @@ class AndroidCalleeDeliveryTest {
     @Test
     fun anAnswerStaysRingingUntilTheServerConfirmsItThenGoesActive() {
         scene(running = true).use { s ->
-            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
-            val app = s.phone.running!!
-            val connection = app.awaitState(callId, Connection.STATE_RINGING)
-            s.phone.network.hold { method, url -> method == "POST" && url.endsWith("/v1/calls/$callId/accept") }
+            val callId = s.ringingCall()
+            val app = s.app()
+            val connection = app.connection(callId)
             try {
-                app.answer(callId)
-                SimulatedAndroidPhone.poll(8_000) { if (s.phone.network.held.isNotEmpty()) true else null }
-                    ?: throw AssertionError("the answer never sent its accept")
+                s.answerWithAcceptHeld(callId)
                 Thread.sleep(400)
                 assertEquals("not active before the server confirmed", Connection.STATE_RINGING, connection.state)
                 assertEquals("ringing", s.alice.getCall(callId).getString("state"))
@@ -102,14 +84,11 @@ class AndroidCalleeDeliveryTest {
     @Test
     fun anAnswerThatLosesTheRaceWithTheCallersCancelNeverGoesActive() {
         scene(running = true).use { s ->
-            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
-            val app = s.phone.running!!
-            val connection = app.awaitState(callId, Connection.STATE_RINGING)
-            s.phone.network.hold { method, url -> method == "POST" && url.endsWith("/v1/calls/$callId/accept") }
+            val callId = s.ringingCall()
+            val app = s.app()
+            val connection = app.connection(callId)
             try {
-                app.answer(callId)
-                SimulatedAndroidPhone.poll(8_000) { if (s.phone.network.held.isNotEmpty()) true else null }
-                    ?: throw AssertionError("the answer never sent its accept")
+                s.answerWithAcceptHeld(callId)
                 s.alice.cancel(callId)
             } finally {
                 s.phone.network.release()
@@ -126,9 +105,9 @@ class AndroidCalleeDeliveryTest {
     @Test
     fun anAnswerWhoseFirstAcceptsAreLostOnTheNetworkIsRetriedAndGoesActive() {
         scene(running = true).use { s ->
-            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
-            val app = s.phone.running!!
-            val connection = app.awaitState(callId, Connection.STATE_RINGING)
+            val callId = s.ringingCall()
+            val app = s.app()
+            val connection = app.connection(callId)
             s.phone.network.lose(2) { method, url -> method == "POST" && url.endsWith("/v1/calls/$callId/accept") }
             app.answer(callId)
             app.awaitState(callId, Connection.STATE_ACTIVE)
@@ -166,9 +145,8 @@ class AndroidCalleeDeliveryTest {
     @Test
     fun aRingingMessageDeliveredTwiceRingsOnceAndNeverDisturbsTheAnsweredCall() {
         scene(running = true).use { s ->
-            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
-            val app = s.phone.running!!
-            app.awaitState(callId, Connection.STATE_RINGING)
+            val callId = s.ringingCall()
+            val app = s.app()
             val ringing = s.phone.play.awaitDelivered(what = "the ringing message") { it.ringerType == "call.incoming" }
             val reports = app.context.telecom.mirrorIncomingExtras.size
 
@@ -267,20 +245,8 @@ class AndroidCalleeDeliveryTest {
     }
 
     companion object {
-        private var cluster: RingerCluster? = null
+        @ClassRule @JvmField val shared = SharedCluster()
+        private val cluster: RingerCluster? get() = shared.current
         private val sandboxClient by lazy { PlayServices.sandboxClient(cluster!!.caFile) }
-
-        @BeforeClass
-        @JvmStatic
-        fun startCluster() {
-            cluster = RingerCluster.start()
-        }
-
-        @AfterClass
-        @JvmStatic
-        fun stopCluster() {
-            cluster?.close()
-            cluster = null
-        }
     }
 }

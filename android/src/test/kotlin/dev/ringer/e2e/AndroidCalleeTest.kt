@@ -7,10 +7,9 @@ import dev.ringer.kit.DataMessageOutcome
 import dev.ringer.kit.EventStream
 import dev.ringer.kit.PushDisposition
 import org.json.JSONObject
-import org.junit.AfterClass
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
-import org.junit.BeforeClass
+import org.junit.ClassRule
 import org.junit.Rule
 import org.junit.Test
 
@@ -24,24 +23,8 @@ class AndroidCalleeTest {
 
     private val admin get() = Admin(cluster!!)
 
-    private class Scene(val alice: HttpUser, val bobUserId: String, val bobToken: String, val phone: SimulatedAndroidPhone) : java.io.Closeable {
-        /** Bob's other credentials' HTTP view (the same user). */
-        val bob = HttpUser(cluster!!, bobUserId, bobToken)
+    private fun scene(running: Boolean = false) = CalleeScene.start(cluster!!, running)
 
-        override fun close() = phone.close()
-    }
-
-    /** Alice calls Bob; Bob's Android phone has the app, logged in, registered, and then killed unless [running]. */
-    private fun scene(running: Boolean = false): Scene {
-        val alice = admin.newUser("alice", "Alice")
-        val bobId = "bob-${RingerCluster.randomHex(4)}"
-        val bobToken = admin.mintToken(bobId, "Bob")
-        val phone = SimulatedAndroidPhone(cluster!!, bobId, bobToken)
-        phone.awaitRegistered(HttpUser(cluster!!, bobId, bobToken))
-        phone.awaitStatus("connected") { it == EventStream.Status.Connected }
-        if (!running) phone.kill()
-        return Scene(alice, bobId, bobToken, phone)
-    }
 
     @Test
     fun theFcmTokenIsRegisteredOnlyAfterLoginWithTheAppsReadiness() {
@@ -159,9 +142,8 @@ class AndroidCalleeTest {
     @Test
     fun aDeclineTheServerNeverHeardIsKeptAcrossProcessDeathAndSentAfterRelaunch() {
         scene(running = true).use { s ->
-            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
-            val app = s.phone.running!!
-            app.awaitState(callId, Connection.STATE_RINGING)
+            val callId = s.ringingCall()
+            val app = s.app()
             cluster!!.stopServer()
             try {
                 app.decline(callId)
@@ -180,12 +162,8 @@ class AndroidCalleeTest {
     @Test
     fun aNetworkLossMidCallReportsLostThenRestoredAndTheCallSurvives() {
         scene(running = true).use { s ->
-            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
-            val app = s.phone.running!!
-            app.awaitState(callId, Connection.STATE_RINGING)
-            app.answer(callId)
-            app.awaitState(callId, Connection.STATE_ACTIVE)
-            s.alice.awaitCallState(callId, "accepted")
+            val callId = s.answeredCall()
+            val app = s.app()
             cluster!!.stopServer()
             try {
                 s.phone.awaitStatus("lost") { it is EventStream.Status.Lost }
@@ -201,12 +179,8 @@ class AndroidCalleeTest {
     @Test
     fun anAnsweredCallSurvivesBackgroundingBecauseItsForegroundServiceKeepsTheProcessAndItsSocket() {
         scene(running = true).use { s ->
-            val callId = s.alice.placeCall(s.bobUserId).getString("call_id")
-            val app = s.phone.running!!
-            app.awaitState(callId, Connection.STATE_RINGING)
-            app.answer(callId)
-            app.awaitState(callId, Connection.STATE_ACTIVE)
-            s.alice.awaitCallState(callId, "accepted")
+            val callId = s.answeredCall()
+            val app = s.app()
             val statusesBefore = s.phone.statuses.size
             s.phone.moveToBackground()
             assertTrue("the foreground service kept the process", s.phone.running === app)
@@ -255,19 +229,7 @@ class AndroidCalleeTest {
     }
 
     companion object {
-        private var cluster: RingerCluster? = null
-
-        @BeforeClass
-        @JvmStatic
-        fun startCluster() {
-            cluster = RingerCluster.start()
-        }
-
-        @AfterClass
-        @JvmStatic
-        fun stopCluster() {
-            cluster?.close()
-            cluster = null
-        }
+        @ClassRule @JvmField val shared = SharedCluster()
+        private val cluster: RingerCluster? get() = shared.current
     }
 }

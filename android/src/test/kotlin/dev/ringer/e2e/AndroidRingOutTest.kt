@@ -5,10 +5,9 @@ import android.telecom.DisconnectCause
 import dev.ringer.kit.CallCoordinator.Observation
 import dev.ringer.kit.CallEndReason
 import dev.ringer.kit.EventStream
-import org.junit.AfterClass
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
-import org.junit.BeforeClass
+import org.junit.ClassRule
 import org.junit.Rule
 import org.junit.Test
 
@@ -40,19 +39,7 @@ class AndroidRingOutTest {
     }
 
     companion object {
-        private var cluster: RingerCluster? = null
-
-        @BeforeClass
-        @JvmStatic
-        fun startCluster() {
-            cluster = RingerCluster.start(ringTimeoutSeconds = 3)
-        }
-
-        @AfterClass
-        @JvmStatic
-        fun stopCluster() {
-            cluster?.close()
-            cluster = null
-        }
+        @ClassRule @JvmField val shared = SharedCluster(ringTimeoutSeconds = 3)
+        private val cluster: RingerCluster? get() = shared.current
     }
 }

@@ -1,9 +1,8 @@
 package dev.ringer.e2e
 
-import org.junit.AfterClass
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
-import org.junit.BeforeClass
+import org.junit.ClassRule
 import org.junit.Rule
 import org.junit.Test
 
@@ -56,19 +55,7 @@ class FcmDeliveryTest {
     }
 
     companion object {
-        private var cluster: RingerCluster? = null
-
-        @BeforeClass
-        @JvmStatic
-        fun startCluster() {
-            cluster = RingerCluster.start()
-        }
-
-        @AfterClass
-        @JvmStatic
-        fun stopCluster() {
-            cluster?.close()
-            cluster = null
-        }
+        @ClassRule @JvmField val shared = SharedCluster()
+        private val cluster: RingerCluster? get() = shared.current
     }
 }
