@@ -55,6 +55,8 @@ class TelecomCallUi(
     private val reports = HashMap<String, IncomingCallReport>()
     /** `startForegroundService` calls whose `onStartCommand` has not reached `startForeground` yet. */
     private var foregroundStartsPending = 0
+    /** Answered or dialled calls, which hold the foreground service; the last one is the one its notification shows. */
+    private val foregroundHolders = LinkedHashSet<String>()
 
     private class PendingIncoming(val report: IncomingCallReport, val completion: (Throwable?) -> Unit)
 
@@ -283,30 +285,43 @@ class TelecomCallUi(
 
     /**
      * Closes the call's `Connection` (disconnected, destroyed), its notification, and the foreground service after
-     * the last call. A service whose start has not reached `startForeground` yet is not stopped here: Android 8+
+     * the last answered or dialled call; with such calls left, the service's notification moves to one of them. A service whose start has not reached `startForeground` yet is not stopped here: Android 8+
      * crashes an app that stops it then ("Context.startForegroundService() did not then call
      * Service.startForeground()"); it stops itself when the start arrives ([foregroundStartDelivered]).
      */
     private fun close(callId: String, cause: DisconnectCause): Boolean {
-        val (connection, stopService) = synchronized(lock) {
-            val connection = connections.remove(callId)
+        var stopService = false
+        var shownNext: RingerConnection? = null
+        val connection = synchronized(lock) {
+            val connection = connections.remove(callId) ?: return@synchronized null
             peers.remove(callId)
             reports.remove(callId)
-            Pair(connection, connection != null && connections.isEmpty() && foregroundStartsPending == 0)
-        }
-        if (connection == null) return false
+            val wasShown = foregroundHolders.lastOrNull() == callId
+            val wasHolder = foregroundHolders.remove(callId)
+            stopService = wasHolder && foregroundHolders.isEmpty() && foregroundStartsPending == 0
+            // The service's notification (and its hang-up action) must name a call that is still there.
+            if (wasShown) shownNext = foregroundHolders.lastOrNull()?.let { connections[it] }
+            connection
+        } ?: return false
         connection.setDisconnected(cause)
         connection.destroy()
         notifications.cancel(callId)
         if (connection.hasBeenActive) actions?.audioSessionDeactivated()
         if (stopService) CallForegroundService.stop(context)
+        shownNext?.let { holdForeground(it, active = it.state == Connection.STATE_ACTIVE) }
         return true
     }
 
     /** Starts (or updates) the call's foreground service; false when it was refused and the call closed. */
     private fun holdForeground(connection: RingerConnection, active: Boolean): Boolean {
-        val peer = synchronized(lock) { peers[connection.callId] } ?: return false
-        synchronized(lock) { foregroundStartsPending += 1 }
+        val peer = synchronized(lock) {
+            val peer = peers[connection.callId] ?: return false
+            foregroundStartsPending += 1
+            // Last in the set: the service's notification shows this call.
+            foregroundHolders.remove(connection.callId)
+            foregroundHolders.add(connection.callId)
+            peer
+        }
         if (CallForegroundService.start(context, connection.callId, peer, active)) return true
         synchronized(lock) { foregroundStartsPending -= 1 }
         foregroundRefused(connection.callId)
@@ -319,7 +334,7 @@ class TelecomCallUi(
      */
     internal fun foregroundStartDelivered(): Boolean = synchronized(lock) {
         if (foregroundStartsPending > 0) foregroundStartsPending -= 1
-        connections.isNotEmpty()
+        foregroundHolders.isNotEmpty()
     }
 
     private fun configure(connection: RingerConnection, peer: Party, hasVideo: Boolean) {

@@ -169,4 +169,33 @@ class CallForegroundServiceTest {
         assertEquals("nothing ended on the server", listOf("answer c1", "audio on"), rig.actions.log)
         assertEquals(listOf<String>(), rig.phone.crashes.toList())
     }
+
+    @Test fun whenOneOfTwoCallsEndsTheForegroundNotificationFollowsTheRemainingCall() {
+        val rig = TelecomRig(35)
+        rig.active("c1")
+        rig.ringing("c2").onAnswer()
+        for (start in rig.phone.started.toList()) rig.phone.runForegroundService(start)
+        assertEquals("c2", rig.phone.started.last().getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        rig.ui.reportCallEnded("c2", 1L, CallEndReason.REMOTE_ENDED)
+        val next = rig.phone.started.last()
+        assertEquals("the service now shows c1", "c1", next.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        assertTrue("c1 is active: microphone allowed", next.getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
+        val service = rig.runForegroundService()
+        val hangUp = (service.mirrorForegroundNotification.mirrorStyle as Notification.CallStyle).mirrorHangUpIntent
+        assertEquals("its hang-up ends the remaining call", "c1", hangUp.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+        assertTrue("still held", rig.phone.stopped.isEmpty())
+        rig.ui.reportCallEnded("c1", 2L, CallEndReason.REMOTE_ENDED)
+        assertEquals(1, rig.phone.stopped.size)
+        assertEquals(listOf<String>(), rig.phone.crashes.toList())
+    }
+
+    @Test fun aDeclinedRingingCallNeverTouchesTheServiceAnAnsweredOneHolds() {
+        val rig = TelecomRig(35)
+        rig.active("c1")
+        for (start in rig.phone.started.toList()) rig.phone.runForegroundService(start)
+        val startsBefore = rig.phone.started.size
+        rig.ringing("c2").onReject()
+        assertTrue("the answered call keeps its service", rig.phone.stopped.isEmpty())
+        assertEquals("and its notification", startsBefore, rig.phone.started.size)
+    }
 }
