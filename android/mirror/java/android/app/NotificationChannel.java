@@ -7,7 +7,7 @@ package android.app;
 public final class NotificationChannel {
     private final String mId;
     private final CharSequence mName;
-    private final int mImportance;
+    private int mImportance;
     private String mDescription;
     private android.net.Uri mSound;
     private android.media.AudioAttributes mAudioAttributes;
@@ -23,6 +23,8 @@ public final class NotificationChannel {
     public String getId() { return mId; }
     public CharSequence getName() { return mName; }
     public int getImportance() { return mImportance; }
+    /** The app may lower it before creating the channel; afterwards only the user changes it (mirror: the test). */
+    public void setImportance(int importance) { mImportance = importance; }
     public void setDescription(String description) { mDescription = description; }
     public String getDescription() { return mDescription; }
     public void setSound(android.net.Uri sound, android.media.AudioAttributes audioAttributes) {

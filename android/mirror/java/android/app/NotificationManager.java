@@ -59,6 +59,9 @@ public final class NotificationManager {
         mirrorShowing.remove(tag + "/" + id);
     }
 
+    /** API 26: the channel as the user left it, or null when the app never created it. */
+    public synchronized NotificationChannel getNotificationChannel(String channelId) { return mirrorChannels.get(channelId); }
+
     /** API 24. */
     public boolean areNotificationsEnabled() { return mirrorNotificationsEnabled; }
 

@@ -12,8 +12,10 @@ import dev.ringer.kit.ReadinessFacts
  * The facts about this phone that decide whether a call can ring, read from the system: the inputs of the
  * core's readiness check (docs/android-integration.md, "The platform's rules").
  *
- * @property notificationsEnabled `NotificationManager.areNotificationsEnabled()` (Android 13: `POST_NOTIFICATIONS`);
- *   without it no missed-call notification shows, the call still rings.
+ * @property notificationsEnabled `NotificationManager.areNotificationsEnabled()` (Android 13: `POST_NOTIFICATIONS`),
+ *   and the incoming-call channel not turned off by the user (`IMPORTANCE_NONE`). Telecom shows and plays nothing
+ *   for a self-managed call: without them the call is still reported, but the phone shows no call screen and plays
+ *   no ringtone, and no missed-call notification appears.
  * @property fullScreenIntentAllowed `canUseFullScreenIntent()` on API 34+, always true before; without it a
  *   locked phone shows a heads-up notification instead of the call screen.
  * @property ignoringBatteryOptimizations `PowerManager.isIgnoringBatteryOptimizations(packageName)`.
@@ -37,7 +39,8 @@ class AndroidReadiness(
     /** The facts now (cheap binder calls; call on any thread). */
     fun read(): AndroidReadinessFacts = AndroidReadinessFacts(
         sdkInt = sdkInt,
-        notificationsEnabled = notifications.areNotificationsEnabled(),
+        notificationsEnabled = notifications.areNotificationsEnabled() &&
+            notifications.getNotificationChannel(IncomingCallNotification.INCOMING_CHANNEL_ID)?.importance != NotificationManager.IMPORTANCE_NONE,
         fullScreenIntentAllowed = sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE || notifications.canUseFullScreenIntent(),
         ignoringBatteryOptimizations = power.isIgnoringBatteryOptimizations(context.packageName),
         manageOwnCallsGranted =

@@ -8,7 +8,10 @@ package dev.ringer.kit
  * never heard of, and it is kept and shown as it is. These are the names this build knows.
  */
 object ReadinessProblem {
-    /** The user turned the app's notifications off (`NotificationManagerCompat.areNotificationsEnabled()` false). */
+    /**
+     * The user turned the app's notifications off (`NotificationManagerCompat.areNotificationsEnabled()` false) or,
+     * on Android, its incoming-call channel: a self-managed call then shows no call screen and plays no ringtone.
+     */
     const val NOTIFICATIONS_DISABLED = "notifications_disabled"
 
     /**

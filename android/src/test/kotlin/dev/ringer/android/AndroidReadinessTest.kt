@@ -103,4 +103,14 @@ class AndroidReadinessTest {
         )
         assertTrue(found.isNotEmpty())
     }
+
+    @Test fun anIncomingCallChannelTheUserTurnedOffIsReportedAsNotificationsDisabled() {
+        val phone = phone(35)
+        val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), 35)
+        notifications.createChannels()
+        assertEquals("a created channel is fine", listOf<String>(), problems(phone))
+        phone.notificationManager.getNotificationChannel(IncomingCallNotification.INCOMING_CHANNEL_ID)!!
+            .setImportance(android.app.NotificationManager.IMPORTANCE_NONE)
+        assertEquals(listOf(dev.ringer.kit.ReadinessProblem.NOTIFICATIONS_DISABLED), problems(phone))
+    }
 }
