@@ -10,7 +10,7 @@ public import RingerWire
 @preconcurrency public import UserNotifications
 
 extension RingerPhone {
-    /// Reads this app's notification settings and reports what they take away from ringing to the server,
+    /// Reads this app's notification settings and reports to the server what they cost a call,
     /// through ``PushTokenRegistrar/setReadiness(_:)`` (the readiness pre-flight, docs/ios-integration.md).
     ///
     /// A VoIP push rings through CallKit whether or not the user allowed notifications, so a denial does not
@@ -19,7 +19,7 @@ extension RingerPhone {
     ///
     /// `init` calls it, so every launch reports. Call it again whenever the app becomes active
     /// (`UIApplication.didBecomeActiveNotification`): the user changes the setting in Settings, outside the app,
-    /// and answers the permission prompt over it. The registrar sends a changed report only (after login).
+    /// and the app returns to active after the permission prompt. The registrar sends a changed report only (after login).
     ///
     /// Returns at once; the settings arrive on a background thread and go to the registrar from there.
     /// Thread-safe.
@@ -32,7 +32,7 @@ extension RingerPhone {
 
     /// The readiness problems a notification authorization status means: ``ReadinessProblem/notificationsDisabled``
     /// for `.denied` only. `.notDetermined` has not been refused (the app has yet to ask); `.provisional` and
-    /// `.ephemeral` deliver alerts (quietly to Notification Center, or for an App Clip's while); `.authorized`
+    /// `.ephemeral` deliver alerts (quietly to Notification Center, or for a limited time in an App Clip); `.authorized`
     /// delivers them. ``ReadinessProblem/noPushToken`` is the registrar's to add.
     /// - Parameter status: `UNNotificationSettings.authorizationStatus`.
     /// - Returns: the problems, empty when notifications can be shown.
