@@ -131,23 +131,24 @@ let package = Package(
 // Where CallKit and PushKit do not exist (Linux CI), RingerKitApple's own source files are compiled again,
 // through the symlink Tests/AppleMirrors/RingerKitAppleMirrored -> Sources/RingerKitApple, against test-only
 // mirrors of the Apple declarations they use, and driven by RingerKitAppleTests. The mirrors are modules
-// named CallKit, PushKit and AVFAudio, so they exist only in this manifest branch, never next to the real
-// frameworks, and no product exports them. (SwiftPM puts every module in one search path, so any target
-// could `canImport` them: RingerKitApple's files also require RINGER_CALLKIT, which only iOS-family
-// platforms and the mirrored target define.) Swift 5 mode: Apple's Objective-C frameworks are imported as
-// pre-concurrency modules, and so are their mirrors.
+// named CallKit, PushKit, AVFAudio and UserNotifications, so they exist only in this manifest branch, never
+// next to the real frameworks, and no product exports them. (SwiftPM puts every module in one search path, so
+// any target could `canImport` them: RingerKitApple's files also require RINGER_CALLKIT, which only
+// iOS-family platforms and the mirrored target define.) Swift 5 mode: Apple's Objective-C frameworks are
+// imported as pre-concurrency modules, and so are their mirrors.
 let appleMirror: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 package.targets += [
     .target(name: "AVFAudio", path: "Tests/AppleMirrors/AVFAudio", swiftSettings: appleMirror),
     .target(name: "PushKit", path: "Tests/AppleMirrors/PushKit", swiftSettings: appleMirror),
+    .target(name: "UserNotifications", path: "Tests/AppleMirrors/UserNotifications", swiftSettings: appleMirror),
     .target(name: "CallKit", dependencies: ["AVFAudio"], path: "Tests/AppleMirrors/CallKit", swiftSettings: appleMirror),
     .target(name: "RingerKitAppleMirrored",
-            dependencies: ["RingerKit", "RingerWire", "RingerSync", "CallKit", "PushKit", "AVFAudio"],
+            dependencies: ["RingerKit", "RingerWire", "RingerSync", "CallKit", "PushKit", "AVFAudio", "UserNotifications"],
             path: "Tests/AppleMirrors/RingerKitAppleMirrored",
             swiftSettings: strict + [.define("RINGER_CALLKIT")]),
     .testTarget(name: "RingerKitAppleTests",
-                dependencies: ["RingerKitAppleMirrored", "CallKit", "PushKit", "AVFAudio", "RingerKit", "RingerWire",
-                               "RingerTestSupport"],
+                dependencies: ["RingerKitAppleMirrored", "CallKit", "PushKit", "AVFAudio", "UserNotifications", "RingerKit",
+                               "RingerWire", "RingerTestSupport"],
                 swiftSettings: strict),
 ]
 #endif

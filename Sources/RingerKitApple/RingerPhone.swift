@@ -41,7 +41,8 @@ public final class RingerPhone: Sendable {
     private let stream = LockedValue<EventStream?>(nil)
 
     /// Creates CallKit's provider, the coordinator and PushKit's registry, in that order, so a VoIP push
-    /// that launched the app is reported as soon as it is delivered (Apple: PushKit, iOS 13+).
+    /// that launched the app is reported as soon as it is delivered (Apple: PushKit, iOS 13+). Then reads the
+    /// notification settings for the readiness pre-flight (``refreshReadiness()``).
     /// - Parameters:
     ///   - server: the Ringer server's base URL.
     ///   - deviceID: stable id of this app install; by default ``installationID(defaults:)``.
@@ -87,6 +88,7 @@ public final class RingerPhone: Sendable {
         registrar = PushTokenRegistrar(deviceID: deviceID, platform: .ios, bundleID: bundleID,
                                        apnsEnvironment: apnsEnvironment)
         pushKit = PushKitAdapter(coordinator: coordinator, registrar: registrar, queue: queue)
+        refreshReadiness()
     }
 
     /// Starts a login session: registers this device's tokens for the user, lets waiting call requests
