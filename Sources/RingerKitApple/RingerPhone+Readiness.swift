@@ -22,7 +22,8 @@ extension RingerPhone {
     /// and the app returns to active after the permission prompt. The registrar sends a changed report only (after login).
     ///
     /// Returns at once; the settings arrive on a background thread and go to the registrar from there.
-    /// Thread-safe.
+    /// Thread-safe. `UNUserNotificationCenter.current()` needs an app bundle: a test target that creates a
+    /// `RingerPhone` must run inside a host app.
     public func refreshReadiness() {
         let registrar = registrar
         UNUserNotificationCenter.current().getNotificationSettings { settings in
