@@ -49,6 +49,8 @@ public final class Timeline: Sendable {
     }
 
     private let state = LockedValue(State())
+    /// Held from stamping an entry to the end of its `onRecord`.
+    private let emission = LockedValue(())
     private let onRecord: @Sendable (Entry) -> Void
 
     /// Creates an empty timeline.
@@ -66,16 +68,21 @@ public final class Timeline: Sendable {
     public func record(_ event: String, _ text: [String: String] = [:], numbers: [String: Double?] = [:]) {
         var fields = text.mapValues(Value.text)
         for (key, number) in numbers { fields[key] = number.map(Value.number) ?? .text("none") }
-        let (entry, ready) = state.withLock { state -> (Entry, [CheckedContinuation<Bool, Never>]) in
-            let elapsed = state.origin.duration(to: .now)
-            let ms = Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
-            let entry = Entry(tMs: ms, event: event, fields: fields)
-            state.entries.append(entry)
-            let ready = state.waiters.filter { $0.name == event }.map(\.continuation)
-            state.waiters.removeAll { $0.name == event }
-            return (entry, ready)
+        // Stamping and live printing happen as one step, so entries recorded on two threads at once are printed
+        // in the order of their times (a reader, `ringer demo --json` included, sees time go forward).
+        let ready = emission.withLock { _ -> [CheckedContinuation<Bool, Never>] in
+            let (entry, ready) = state.withLock { state -> (Entry, [CheckedContinuation<Bool, Never>]) in
+                let elapsed = state.origin.duration(to: .now)
+                let ms = Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+                let entry = Entry(tMs: ms, event: event, fields: fields)
+                state.entries.append(entry)
+                let ready = state.waiters.filter { $0.name == event }.map(\.continuation)
+                state.waiters.removeAll { $0.name == event }
+                return (entry, ready)
+            }
+            onRecord(entry)
+            return ready
         }
-        onRecord(entry)
         for continuation in ready { continuation.resume(returning: true) }
     }
 

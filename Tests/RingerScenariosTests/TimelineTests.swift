@@ -1,0 +1,28 @@
+import Foundation
+import RingerScenarios
+import RingerSync
+import Testing
+
+/// The demo's timeline: what `ringer demo --json` prints as it happens.
+@Suite struct TimelineTests {
+    @Test func entriesRecordedOnManyThreadsAtOnceArePrintedWithTimeGoingForward() async {
+        let printed = LockedValue<[Int]>([])
+        let timeline = Timeline { entry in
+            // A slow printer widens the window in which two threads' entries could swap places.
+            if entry.tMs % 2 == 0 { Thread.sleep(forTimeInterval: 0.0002) }
+            printed.withLock { $0.append(entry.tMs) }
+        }
+        timeline.start()
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<8 {
+                group.addTask {
+                    for index in 0..<200 { timeline.record("step", ["thread": "\(thread)", "index": "\(index)"]) }
+                }
+            }
+        }
+        let times = printed.withLock { $0 }
+        #expect(times.count == 1_600)
+        #expect(times == times.sorted(), "printed out of time order")
+        #expect(timeline.entries.map(\.tMs) == times)
+    }
+}
