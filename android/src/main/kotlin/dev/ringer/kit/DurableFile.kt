@@ -1,5 +1,7 @@
 package dev.ringer.kit
 
+import org.json.JSONException
+import org.json.JSONObject
 import java.io.File
 import java.io.FileOutputStream
 import java.io.IOException
@@ -18,6 +20,16 @@ internal object DurableFile {
         null
     } catch (e: SecurityException) {
         null
+    }
+
+    /** The file's JSON object, or null when it is missing, unreadable, or not a JSON object (a corrupt file reads as none). */
+    fun readObject(file: File): JSONObject? {
+        val text = read(file) ?: return null
+        return try {
+            JSONObject(text)
+        } catch (e: JSONException) {
+            null
+        }
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.ringer.kit
 
-import org.json.JSONException
 import org.json.JSONObject
 import java.io.File
 
@@ -14,15 +13,10 @@ class FileClockOffsetStore(private val file: File) : ClockOffsetStore {
     private val lock = Any()
 
     override fun load(): StoredClockOffset? = synchronized(lock) {
-        val text = DurableFile.read(file) ?: return null
-        try {
-            val json = JSONObject(text)
-            val offset = json.opt("offset_ms") as? Number ?: return null
-            val bootTime = json.opt("boot_time_ms") as? Number ?: return null
-            StoredClockOffset(offset.toLong(), bootTime.toLong())
-        } catch (e: JSONException) {
-            null
-        }
+        val json = DurableFile.readObject(file) ?: return null
+        val offset = json.opt("offset_ms") as? Number ?: return null
+        val bootTime = json.opt("boot_time_ms") as? Number ?: return null
+        StoredClockOffset(offset.toLong(), bootTime.toLong())
     }
 
     override fun save(offset: StoredClockOffset?) = synchronized(lock) {

@@ -1,6 +1,5 @@
 package dev.ringer.kit
 
-import org.json.JSONException
 import org.json.JSONObject
 import java.io.File
 
@@ -39,12 +38,5 @@ class FileResumePoints(private val file: File) {
         Unit
     }
 
-    private fun read(): JSONObject {
-        val text = DurableFile.read(file) ?: return JSONObject()
-        return try {
-            JSONObject(text)
-        } catch (e: JSONException) {
-            JSONObject()
-        }
-    }
+    private fun read(): JSONObject = DurableFile.readObject(file) ?: JSONObject()
 }

@@ -1,6 +1,5 @@
 package dev.ringer.kit
 
-import org.json.JSONException
 import org.json.JSONObject
 import java.io.File
 import java.security.MessageDigest
@@ -31,15 +30,10 @@ class PushTokenAge(private val file: File) {
     }
 
     private fun read(): Pair<String, Long>? {
-        val text = DurableFile.read(file) ?: return null
-        return try {
-            val json = JSONObject(text)
-            val digest = json.opt("token_sha256") as? String ?: return null
-            val at = json.opt("obtained_at_ms") as? Number ?: return null
-            Pair(digest, at.toLong())
-        } catch (e: JSONException) {
-            null
-        }
+        val json = DurableFile.readObject(file) ?: return null
+        val digest = json.opt("token_sha256") as? String ?: return null
+        val at = json.opt("obtained_at_ms") as? Number ?: return null
+        return Pair(digest, at.toLong())
     }
 
     private fun sha256Hex(text: String): String {
