@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
         .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff"], swiftSettings: strict),
         .target(name: "HTTP2Server", dependencies: ["RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
-        .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "RingerHTTP", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "CTLS", "OpenSSLSupport", "RingerHTTP", "RingerSync", "SocketSupport"], swiftSettings: strict),
 
         // Push providers, storage, the server.
         // RingerWire for `APNsEnvironment`, the one name of Apple's two hosts (Foundation-only).

@@ -93,11 +93,15 @@ public final class WebServer: Sendable {
                 }
                 started.signal()
             }
-            // Unreadable TLS files are refused here, before lws: lws 4.1.6 on a foreign loop fails such a context
-            // by starting to destroy it itself (see below).
+            // Unreadable or unusable TLS files are refused here, before lws: lws 4.1.6 on a foreign loop fails such
+            // a context by starting to destroy it itself (see below), which can close another thread's descriptors.
             if let tls = configuration.tls,
                let unreadable = [tls.certificatePath, tls.privateKeyPath].first(where: { !FileManager.default.isReadableFile(atPath: $0) }) {
                 return fail("lws_create_context", "cannot read the TLS file \(unreadable)")
+            }
+            if let tls = configuration.tls,
+               let problem = TLSFilesCheck.problem(certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath) {
+                return fail("lws_create_context", problem)
             }
             let listener: (descriptor: Int32, port: Int)
             do throws(ListenFailure) {

@@ -67,10 +67,10 @@ import Testing
 }
 
 /// lws 4.1.6 on a foreign loop half-destroys a context whose TLS files it cannot use; finishing that destruction
-/// closed its event pipe's descriptor a second time, which could be another thread's by then (seen as lws'
-/// `insert_wsi` assertion aborting a parallel test run).
+/// closed descriptors a second time, which could be another thread's by then (seen as lws' `insert_wsi`
+/// assertion, and later as a SIGABRT, aborting parallel test runs). Such files are now refused before lws.
 @Suite(.serialized) struct FailedStartDescriptorTests {
-    @Test func aStartThatFailsOnItsTLSFilesClosesNoDescriptorOfAnotherThread() throws {
+    @Test func aStartThatFailsOnItsTLSFilesClosesNoDescriptorOfAnotherThreadAndSaysWhichFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lws-bad-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -97,7 +97,8 @@ import Testing
         for _ in 0..<100 {
             let server = WebServer(configuration: .init(tls: .init(certificatePath: certificate.path,
                                                                    privateKeyPath: key.path))) { _ in .empty(status: 204) }
-            #expect(throws: LibWebSocketsError.contextCreationFailed) { try server.start() }
+            let error = #expect(throws: LibWebSocketsError.contextCreationFailed) { try server.start() }
+            #expect(error?.detail.contains("cannot load the TLS certificate chain \(certificate.path)") == true)
         }
         stop.withLock { $0 = true }
         Thread.sleep(forTimeInterval: 0.05)
