@@ -121,9 +121,11 @@ import Testing
         defer { process.terminate() }
         let holder = try await ChildProcess.run(["python3", "-c", """
             import socket, time
-            for attempt in range(100):
+            # Up to 30 s for the server to listen: a loaded machine starts it slowly.
+            for attempt in range(600):
                 try: first = socket.create_connection(("\(address)", \(port))); break
                 except OSError: time.sleep(0.05)
+            else: raise SystemExit("ringer serve never listened")
             time.sleep(0.3)
             second = socket.create_connection(("\(address)", \(port)))
             second.settimeout(2)
