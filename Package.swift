@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev", "libwebsockets-evlib-uv"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
@@ -63,7 +64,7 @@ let package = Package(
                 swiftSettings: strict),
         // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
         .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
-        .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres"], swiftSettings: strict),
         .target(name: "RingerServer",
                 dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs", "FCM", "JWT",
                                "RingerHTTP", "LibWebSockets"],

@@ -98,8 +98,11 @@ final class CallService: Sendable {
         let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
         let (call, devices, effects) = try await publications.withLocks([caller.id, callee.id]) {
             () async throws -> (Call, [Device], [CallEffect]) in
-            // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice.
-            if let idempotencyKey, let earlier = try await store.call(forIdempotencyKey: idempotencyKey, userID: caller.id) {
+            // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice. Read here first
+            // so a retry spends no rate limit; the store reads it again inside its transaction, which settles two
+            // tries arriving at two servers at once.
+            if let idempotencyKey,
+               let earlier = try await store.call(forIdempotencyKey: idempotencyKey, userID: caller.id, at: clock.now()) {
                 return (earlier.call, [], [])
             }
             try limits.admitCall(caller: caller.id, callee: callee.id)
@@ -113,12 +116,18 @@ final class CallService: Sendable {
             let callID = UUID().uuidString.lowercased()
             let hasVideo = request.hasVideo ?? false
             let ringTimeout = self.ringTimeout
-            let (placed, stored) = try await store.insertCall(calleeID: callee.id, idempotencyKey: idempotencyKey) { busy in
+            let inserted = try await store.insertCall(callerID: caller.id, calleeID: callee.id, idempotencyKey: idempotencyKey,
+                                                      at: now) { busy in
                 // Busy is read in the same transaction that stores the call.
                 let (machine, effects) = CallMachine.invite(
                     callID: callID, caller: caller, callee: callee, hasVideo: hasVideo, calleeDevices: calleeDevices,
                     calleeOnline: online, calleeBusy: busy, now: now, ringTimeout: ringTimeout)
                 return (machine, (machine.call, effects), Self.events(of: effects, call: machine.call))
+            }
+            let placed: (Call, [CallEffect]), stored: [StoredEvent]
+            switch inserted {
+            case .existing(let earlier): return (earlier.call, [], [])
+            case .created(let result, let events): (placed, stored) = (result, events)
             }
             observe(.callCreated(placed.0))
             hub.deliver(stored)

@@ -36,10 +36,26 @@ public struct StoredEvent: Hashable, Sendable {
     }
 }
 
+/// What ``RingerStore/insertCall(callerID:calleeID:idempotencyKey:at:_:)`` did.
+public enum InsertedCall<T: Sendable>: Sendable {
+    /// A new call: `decide`'s result and the events appended with their sequence numbers.
+    case created(T, [StoredEvent])
+    /// The call the caller already made with the same `Idempotency-Key`; nothing was stored.
+    case existing(CallMachine)
+}
+
+/// What ``RingerStore/claimDueRingingCall(at:excluding:_:)`` did with a due call.
+public enum ClaimedCall<T: Sendable>: Sendable {
+    /// `body` ran on the call: its result and the appended events.
+    case updated(callID: String, T, [StoredEvent])
+    /// A change of one of the call's parties held them; try again later.
+    case busy(callID: String)
+}
+
 /// Everything the server keeps: users, devices, calls, event streams, push outcomes.
 ///
 /// Each method is atomic: it either completes or changes nothing. Implementations: ``SQLiteStore``
-/// (embedded default); PostgreSQL later, behind the same protocol.
+/// (embedded default) and ``PostgresStore`` (several servers on one database), both ``SQLStore``.
 public protocol RingerStore: Sendable {
     /// Proves the store takes writes now: writes one probe row (a full disk, a read-only file or a lost
     /// connection fails it), and checks the database is still the one opened (a file deleted or replaced
@@ -107,35 +123,54 @@ public protocol RingerStore: Sendable {
     /// Decides and stores a new call in one transaction: whether the callee is in an `accepted` call
     /// is read inside it, `decide` builds the call from that answer, and the call and its events are
     /// stored before the transaction ends, so no accept can slip between the check and the insert
-    /// ("busy" is settled by the store, not by a read before it).
+    /// ("busy" is settled by the store, not by a read before it). A caller's `Idempotency-Key` already used in
+    /// the last 24 hours is found inside the same transaction, so two tries of one request (on two servers at
+    /// once) make one call.
     ///
     /// - Important: Implementations must serialise this transaction against any change that accepts
-    ///   a call of the same user, also across processes (SQLite: `BEGIN IMMEDIATE`; a server database
-    ///   would lock the callee's row, which an accept must lock too).
+    ///   a call of either party, or inserts a call of theirs, also across processes (SQLite: `BEGIN IMMEDIATE`;
+    ///   PostgreSQL: advisory locks on both parties, which ``updateCall(id:_:)`` takes too).
     /// - Parameters:
+    ///   - callerID: whose `Idempotency-Key` it is.
     ///   - calleeID: the user whose accepted calls make the new call busy.
-    ///   - idempotencyKey: the caller's `Idempotency-Key`, remembered with the call so a retried
-    ///     request finds it (``call(forIdempotencyKey:userID:)``); nil when the request had none.
+    ///   - idempotencyKey: the caller's `Idempotency-Key`, remembered with the call; nil when the request had none.
+    ///   - now: the server's time, which the key's 24 hours count to.
     ///   - decide: given whether the callee is busy, the new call, a result for the caller and the
-    ///     call's first events; runs inside the transaction, so it must not block. If it throws,
-    ///     nothing is stored and the error is rethrown.
-    /// - Returns: `decide`'s result and the appended events with their sequence numbers.
+    ///     call's first events; runs inside the transaction (and again if the database makes the transaction
+    ///     retry), so it must not block and must have no other effect. If it throws, nothing is stored and the
+    ///     error is rethrown.
+    /// - Returns: the earlier call made with the key, or `decide`'s result with the appended events.
     /// - Throws: ``StoreError`` or what `decide` throws.
-    func insertCall<T: Sendable>(calleeID: String, idempotencyKey: String?,
-                                 _ decide: @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
-        async throws -> (T, [StoredEvent])
+    func insertCall<T: Sendable>(callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
+                                 _ decide: @escaping @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
+        async throws -> InsertedCall<T>
 
-    /// The call a user created with this `Idempotency-Key` in the last 24 hours, if any.
+    /// The call a user created with this `Idempotency-Key` in the 24 hours before `now`, if any.
     /// - Throws: ``StoreError``.
-    func call(forIdempotencyKey key: String, userID: String) async throws -> CallMachine?
+    func call(forIdempotencyKey key: String, userID: String, at now: Date) async throws -> CallMachine?
 
     /// Loads a call, lets `body` change it, then saves it and appends the events `body` returns,
-    /// all in one transaction. If `body` throws, nothing is saved and the error is rethrown.
+    /// all in one transaction, holding the locks of both parties (as ``insertCall(callerID:calleeID:idempotencyKey:at:_:)``).
+    /// If `body` throws, nothing is saved and the error is rethrown; `body` may run again if the database makes the
+    /// transaction retry, so it must have no other effect.
     /// - Returns: nil when there is no such call; otherwise `body`'s result and the appended events.
     /// - Throws: ``StoreError`` or what `body` throws.
     func updateCall<T: Sendable>(id: String,
-                                 _ body: @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+                                 _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
         async throws -> (T, [StoredEvent])?
+
+    /// Claims the `ringing` call whose deadline passed longest ago (not one in `excluding`) and lets `body`
+    /// change it, as ``updateCall(id:_:)`` does. A call another server has claimed is skipped, never waited for
+    /// (PostgreSQL: `FOR UPDATE SKIP LOCKED`), so each due call is ended by exactly one live server, whichever
+    /// created it; a call whose parties another change holds now is reported ``ClaimedCall/busy(callID:)``.
+    /// - Parameters:
+    ///   - now: calls with `expires_at` at or before it are due.
+    ///   - excluding: calls to pass over (already reported busy in this sweep).
+    /// - Returns: nil when no call is due.
+    /// - Throws: ``StoreError`` or what `body` throws.
+    func claimDueRingingCall<T: Sendable>(at now: Date, excluding: Set<String>,
+                                          _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+        async throws -> ClaimedCall<T>?
 
     /// The call machine, or nil.
     /// - Throws: ``StoreError``.

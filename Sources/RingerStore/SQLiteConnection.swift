@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Every `sqlite3_*` result goes through ``check(_:_:)`` so failures carry the function name and
 /// SQLite's message.
-final class SQLiteConnection {
+final class SQLiteConnection: SQLConnection {
+    let dialect = SQLDialect.sqlite
     private let handle: OpaquePointer
 
     /// Opens (creating if needed) the database file and sets WAL mode, a busy timeout and foreign keys.
@@ -41,12 +42,12 @@ final class SQLiteConnection {
     ///   - bindings: values for the placeholders, in order.
     ///   - row: called once per result row.
     /// - Throws: ``StoreError`` on failure, or what `row` throws.
-    func query(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteRow) throws -> Void = { _ in }) throws {
+    func query(_ sql: String, _ bindings: [SQLValue], row: (any SQLRow) throws -> Void) throws {
         var statement: OpaquePointer?
         try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), "sqlite3_prepare_v2")
         defer { sqlite3_finalize(statement) }
         for (index, value) in bindings.enumerated() {
-            try check(value.bind(to: statement, at: Int32(index + 1)), "sqlite3_bind")
+            try check(Self.bind(value, to: statement, at: Int32(index + 1)), "sqlite3_bind")
         }
         while true {
             let rc = sqlite3_step(statement)
@@ -75,24 +76,14 @@ final class SQLiteConnection {
     /// Number of rows the last statement changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
-    private func check(_ rc: Int32, _ function: String) throws {
-        guard rc != SQLITE_OK, rc != SQLITE_DONE, rc != SQLITE_ROW else { return }
-        throw StoreError.database(function, code: rc, message: String(cString: sqlite3_errmsg(handle)))
-    }
-}
+    /// Nothing to take: `BEGIN IMMEDIATE` holds the database's one write lock for the whole transaction.
+    func lock(_ keys: [String]) throws {}
 
-/// A value bound to a `?` placeholder.
-enum SQLiteValue {
-    case text(String)
-    case integer(Int64)
-    case real(Double)
-    case null
+    /// Always true, as ``lock(_:)``.
+    func tryLock(_ keys: [String]) throws -> Bool { true }
 
-    /// Text, or NULL for nil.
-    static func optional(_ text: String?) -> SQLiteValue { text.map(SQLiteValue.text) ?? .null }
-
-    fileprivate func bind(to statement: OpaquePointer?, at index: Int32) -> Int32 {
-        switch self {
+    private static func bind(_ value: SQLValue, to statement: OpaquePointer?, at index: Int32) -> Int32 {
+        switch value {
         // The byte count, not -1: SQLite would stop at an embedded NUL and store less than was acknowledged.
         case .text(let text):
             text.utf8CString.withUnsafeBufferPointer { buffer in
@@ -103,11 +94,16 @@ enum SQLiteValue {
         case .null: sqlite3_bind_null(statement, index)
         }
     }
+
+    private func check(_ rc: Int32, _ function: String) throws {
+        guard rc != SQLITE_OK, rc != SQLITE_DONE, rc != SQLITE_ROW else { return }
+        throw StoreError.database(function, code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
 }
 
-/// The current row of a running query; valid only inside the row callback.
-struct SQLiteRow {
-    fileprivate let statement: OpaquePointer?
+/// The current row of a running SQLite query; valid only inside the row callback.
+private struct SQLiteRow: SQLRow {
+    let statement: OpaquePointer?
 
     /// Column `index` as text, or nil when NULL.
     func text(_ index: Int32) -> String? {

@@ -1,44 +1,50 @@
 public import Foundation
-public import RingerCore
-public import RingerWire
 
-/// The embedded store: one SQLite file in WAL mode, schema created and migrated on open.
+/// The embedded store: one SQLite file in WAL mode, schema created and migrated on open. For one server; several
+/// servers need ``PostgresStore``.
 ///
 /// Thread-safe: one connection behind a lock. SQLite writes are sub-millisecond on a local disk, so
 /// callers on the cooperative pool hold it only briefly.
-public final class SQLiteStore: RingerStore, @unchecked Sendable {
+public final class SQLiteStore: SQLStore, @unchecked Sendable {
+    /// Opens or creates the database and applies pending migrations.
+    /// - Parameter path: the database file (created if missing), or `:memory:`.
+    /// - Throws: ``StoreError`` when the file cannot be opened or migrated; ``StoreError/newerSchema(found:known:)``
+    ///   for a file a newer Ringer wrote.
+    public init(path: String) throws {
+        super.init(source: try SQLiteConnectionSource(path: path))
+    }
+}
+
+/// ``SQLiteStore``'s one connection behind a lock, checking before each use that the file is still the one opened.
+final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     // @unchecked: `connection` is only touched while holding `lock`.
     private let lock = NSLock()
     private let connection: SQLiteConnection
-    private let encoder = RingerJSON.encoder()
-    private let decoder = RingerJSON.decoder()
     /// The database file's path and identity (device, inode) when opened; nil for `:memory:`.
     private let file: (path: String, device: UInt64, inode: UInt64)?
 
-    /// Opens or creates the database and applies pending migrations.
-    /// - Parameter path: the database file (created if missing), or `:memory:`.
-    /// - Throws: ``StoreError`` when the file cannot be opened or migrated.
-    public init(path: String) throws {
+    init(path: String) throws {
         connection = try SQLiteConnection(path: path)
-        try SQLiteSchema.migrate(connection)
+        try SchemaMigrations.migrate(connection)
         file = Self.identity(of: path).map { (path, $0.device, $0.inode) }
     }
 
-    /// Every operation first checks the file is still the one opened: SQLite keeps writing to a deleted
-    /// file's inode, and all of it would be gone at the next start. One `stat` (about a microsecond).
-    private func locked<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        if let file {
-            guard let now = Self.identity(of: file.path) else {
-                throw StoreError.fileLost("the database file \(file.path) was deleted while the server runs; "
-                                          + "what is written now would be lost at the next start")
+    /// Runs `body` at once on the caller's thread. Every use first checks the file is still the one opened:
+    /// SQLite keeps writing to a deleted file's inode, and all of it would be gone at the next start. One `stat`
+    /// (about a microsecond).
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try lock.withLock {
+            if let file {
+                guard let now = Self.identity(of: file.path) else {
+                    throw StoreError.fileLost("the database file \(file.path) was deleted while the server runs; "
+                                              + "what is written now would be lost at the next start")
+                }
+                guard now.device == file.device, now.inode == file.inode else {
+                    throw StoreError.fileLost("the database file \(file.path) was replaced by another file while the server runs")
+                }
             }
-            guard now.device == file.device, now.inode == file.inode else {
-                throw StoreError.fileLost("the database file \(file.path) was replaced by another file while the server runs")
-            }
+            return try body(connection)
         }
-        return try body(connection)
     }
 
     /// A file's device and inode; nil for `:memory:` or a file that is not there.
@@ -47,347 +53,5 @@ public final class SQLiteStore: RingerStore, @unchecked Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return (UInt64(info.st_dev), UInt64(info.st_ino))
-    }
-
-    public func checkWritable(at now: Date) async throws {
-        try locked { db in
-            try db.query("""
-                INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at
-                """, [.real(now.timeIntervalSince1970)])
-        }
-    }
-
-    // MARK: Users
-
-    public func upsertUser(id: String, name: String?, at now: Date) async throws {
-        try locked { db in
-            try db.query("""
-                INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET name = COALESCE(excluded.name, users.name)
-                """, [.text(id), .optional(name), .real(now.timeIntervalSince1970)])
-        }
-    }
-
-    public func user(id: String) async throws -> Party? {
-        try locked { db in
-            var party: Party?
-            try db.query("SELECT id, name FROM users WHERE id = ?", [.text(id)]) { row in
-                party = Party(id: row.text(0) ?? id, name: row.text(1))
-            }
-            return party
-        }
-    }
-
-    // MARK: Devices
-
-    /// The columns a registration writes; reads add the push problem.
-    private static let deviceColumns =
-        "device_id, user_id, platform, voip_token, apns_token, apns_environment, bundle_id, fcm_token, updated_at, fcm_project_id, readiness_problems, readiness_at"
-    private static let deviceReadColumns = deviceColumns + ", push_problem_reason, push_problem_token, push_problem_at"
-
-    private static func device(_ row: SQLiteRow) -> Device {
-        let problem = row.text(12).map { reason in
-            PushProblem(reason: reason, token: row.text(13) ?? "", at: Date(timeIntervalSince1970: row.real(14)))
-        }
-        let readiness = row.text(10).map { text in
-            DeviceReadiness(problems: readinessProblems(text), reportedAt: Date(timeIntervalSince1970: row.real(11)))
-        }
-        return Device(deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
-                      voipToken: row.text(3), apnsToken: row.text(4),
-                      apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
-                      fcmToken: row.text(7), fcmProjectId: row.text(9), updatedAt: Date(timeIntervalSince1970: row.real(8)),
-                      pushProblem: problem, readiness: readiness)
-    }
-
-    /// The `readiness_problems` column: a JSON array of names (written by ``registerDevice(_:)``). A value
-    /// that is not one reads as no problems rather than failing every read of the user's devices.
-    private static func readinessProblems(_ text: String) -> [ReadinessProblem] {
-        ((try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []).map(ReadinessProblem.init(rawValue:))
-    }
-
-    private static func readinessText(_ readiness: DeviceReadiness?) -> SQLiteValue {
-        guard let readiness, let data = try? JSONEncoder().encode(readiness.problems.map(\.rawValue)) else { return .null }
-        return .text(String(decoding: data, as: UTF8.self))
-    }
-
-    /// The `push_problem` reason of a device whose token another registration took (``registerDevice(_:)``).
-    public static let tokenMovedReason = "TokenMovedToAnotherDevice"
-
-    public func registerDevice(_ device: Device) async throws -> Device {
-        try locked { db in
-            try db.transaction {
-                // A token lives on one device only: it moves here. The device it left is kept, marked
-                // `TokenMovedToAnotherDevice` with the token's kind and time, so its app (and its user) can see
-                // why it stopped ringing and register again; it is never silently deleted.
-                for (column, token) in [("voip_token", device.voipToken), ("apns_token", device.apnsToken),
-                                        ("fcm_token", device.fcmToken)] {
-                    guard let token else { continue }
-                    try db.query("""
-                        UPDATE devices SET \(column) = NULL, push_problem_reason = ?, push_problem_token = ?,
-                          push_problem_at = ?
-                        WHERE \(column) = ? AND NOT (user_id = ? AND device_id = ?)
-                        """, [.text(Self.tokenMovedReason), .text(column), .real(device.updatedAt.timeIntervalSince1970),
-                              .text(token), .text(device.userId), .text(device.deviceId)])
-                }
-                try db.query("""
-                    INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(user_id, device_id) DO UPDATE SET platform = excluded.platform,
-                      voip_token = excluded.voip_token, apns_token = excluded.apns_token,
-                      apns_environment = excluded.apns_environment, bundle_id = excluded.bundle_id,
-                      fcm_token = excluded.fcm_token, fcm_project_id = excluded.fcm_project_id,
-                      readiness_problems = excluded.readiness_problems, readiness_at = excluded.readiness_at,
-                      updated_at = excluded.updated_at,
-                      push_problem_reason = NULL, push_problem_token = NULL, push_problem_at = NULL
-                    """, [.text(device.deviceId), .text(device.userId), .text(device.platform.rawValue),
-                          .optional(device.voipToken), .optional(device.apnsToken),
-                          .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
-                          .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970),
-                          .optional(device.fcmProjectId), Self.readinessText(device.readiness),
-                          device.readiness?.reportedAt.map { .real($0.timeIntervalSince1970) } ?? .null])
-            }
-            var stored = device
-            stored.pushProblem = nil
-            return stored
-        }
-    }
-
-    public func flagPushToken(_ token: String, kind: PushTokenKind, problem reason: String, at date: Date) async throws -> Bool {
-        let column = kind.rawValue
-        return try locked { db in
-            // Registered again after the refusal: the new registration is the fix, so no mark.
-            try db.query("""
-                UPDATE devices SET push_problem_reason = ?, push_problem_token = ?, push_problem_at = ?
-                WHERE \(column) = ? AND updated_at <= ?
-                """, [.text(reason), .text(column), .real(date.timeIntervalSince1970), .text(token),
-                      .real(date.timeIntervalSince1970)])
-            return db.changes > 0
-        }
-    }
-
-    public func removeDeadPushToken(_ token: String, kind: PushTokenKind, invalidSince: Date) async throws -> Bool {
-        let column = kind.rawValue
-        return try locked { db in
-            try db.transaction {
-                try db.query("UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
-                             [.text(token), .real(invalidSince.timeIntervalSince1970)])
-                let removed = db.changes > 0
-                try db.query("DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL")
-                return removed
-            }
-        }
-    }
-
-    public func deleteDevice(id: String, userID: String) async throws -> Bool {
-        try locked { db in
-            try db.query("DELETE FROM devices WHERE device_id = ? AND user_id = ?", [.text(id), .text(userID)])
-            return db.changes > 0
-        }
-    }
-
-    public func device(id: String, userID: String) async throws -> Device? {
-        try locked { db in
-            var found: Device?
-            try db.query("SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? AND device_id = ?",
-                         [.text(userID), .text(id)]) { found = Self.device($0) }
-            return found
-        }
-    }
-
-    public func devices(ofUser userID: String) async throws -> [Device] {
-        try locked { db in
-            var found: [Device] = []
-            try db.query("SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? ORDER BY rowid",
-                         [.text(userID)]) { found.append(Self.device($0)) }
-            return found
-        }
-    }
-
-    // MARK: Calls
-
-    public func insertCall<T: Sendable>(calleeID: String, idempotencyKey: String?,
-                                        _ decide: @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
-        async throws -> (T, [StoredEvent]) {
-        try locked { db in
-            // BEGIN IMMEDIATE: the busy check, the insert and any accept are serialised by the write lock.
-            try db.transaction {
-                let (machine, result, events) = try decide(try isInAcceptedCall(userID: calleeID, in: db))
-                let call = machine.call
-                try db.query("""
-                    INSERT INTO calls (call_id, caller_id, callee_id, state, created_at, expires_at, machine)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(call.callId), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
-                          .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
-                          .text(try encodeText(machine))])
-                if let idempotencyKey {
-                    let now = call.createdAt.timeIntervalSince1970
-                    try db.query("DELETE FROM idempotency_keys WHERE created_at < ?", [.real(now - Self.idempotencyWindow)])
-                    try db.query("""
-                        INSERT OR REPLACE INTO idempotency_keys (user_id, key, call_id, created_at) VALUES (?, ?, ?, ?)
-                        """, [.text(call.caller.id), .text(idempotencyKey), .text(call.callId), .real(now)])
-                }
-                return (result, try append(events, in: db))
-            }
-        }
-    }
-
-    /// How long an `Idempotency-Key` is remembered, seconds.
-    static let idempotencyWindow: TimeInterval = 24 * 3600
-
-    public func call(forIdempotencyKey key: String, userID: String) async throws -> CallMachine? {
-        try locked { db in
-            var callID: String?
-            try db.query("SELECT call_id FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at >= ?",
-                         [.text(userID), .text(key), .real(Date().timeIntervalSince1970 - Self.idempotencyWindow)]) {
-                callID = $0.text(0)
-            }
-            return try callID.flatMap { try loadCall(id: $0, in: db) }
-        }
-    }
-
-    public func updateCall<T: Sendable>(id: String,
-                                        _ body: @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
-        async throws -> (T, [StoredEvent])? {
-        try locked { db in
-            try db.transaction { () throws -> (T, [StoredEvent])? in
-                guard var machine = try loadCall(id: id, in: db) else { return nil }
-                let (result, events) = try body(&machine)
-                try db.query("UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
-                             [.text(machine.call.state.rawValue), .text(try encodeText(machine)), .text(id)])
-                return (result, try append(events, in: db))
-            }
-        }
-    }
-
-    public func call(id: String) async throws -> CallMachine? {
-        try locked { db in try loadCall(id: id, in: db) }
-    }
-
-    public func calls(ofUser userID: String, limit: Int) async throws -> [Call] {
-        try locked { db in
-            var texts: [String] = []
-            try db.query("""
-                SELECT machine FROM calls WHERE caller_id = ? OR callee_id = ?
-                ORDER BY created_at DESC, rowid DESC LIMIT ?
-                """, [.text(userID), .text(userID), .integer(Int64(max(1, min(limit, 100))))]) { row in
-                if let text = row.text(0) { texts.append(text) }
-            }
-            return try texts.map { try decodeText(CallMachine.self, $0).call }
-        }
-    }
-
-    /// True when the user takes part in a call in state `accepted`; inside the caller's transaction.
-    private func isInAcceptedCall(userID: String, in db: SQLiteConnection) throws -> Bool {
-        var found = false
-        try db.query("""
-            SELECT 1 FROM calls WHERE state = 'accepted' AND (caller_id = ? OR callee_id = ?) LIMIT 1
-            """, [.text(userID), .text(userID)]) { _ in found = true }
-        return found
-    }
-
-    public func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] {
-        try locked { db in
-            var found: [(callID: String, expiresAt: Date)] = []
-            try db.query("SELECT call_id, expires_at FROM calls WHERE state = 'ringing' ORDER BY expires_at") { row in
-                found.append((row.text(0) ?? "", Date(timeIntervalSince1970: row.real(1))))
-            }
-            return found
-        }
-    }
-
-    public func acceptedCalls() async throws -> [Call] {
-        try locked { db in
-            var texts: [String] = []
-            try db.query("SELECT machine FROM calls WHERE state = 'accepted'") { row in
-                if let text = row.text(0) { texts.append(text) }
-            }
-            return try texts.map { try decodeText(CallMachine.self, $0).call }
-        }
-    }
-
-    private func loadCall(id: String, in db: SQLiteConnection) throws -> CallMachine? {
-        var text: String?
-        try db.query("SELECT machine FROM calls WHERE call_id = ?", [.text(id)]) { text = $0.text(0) }
-        return try text.map { try decodeText(CallMachine.self, $0) }
-    }
-
-    // MARK: Events
-
-    public func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent] {
-        try locked { db in
-            var rows: [(String?, String)] = []
-            try db.query("""
-                SELECT except_device, payload FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?
-                """, [.text(userID), .integer(seq), .integer(Int64(max(1, limit)))]) { row in
-                rows.append((row.text(0), row.text(1) ?? ""))
-            }
-            return try rows.reversed().map { except, payload in
-                StoredEvent(userID: userID, exceptDeviceID: except, event: try decodeText(CallEvent.self, payload))
-            }
-        }
-    }
-
-    public func latestSeq(forUser userID: String) async throws -> Int64 {
-        try locked { db in
-            var seq: Int64 = 0
-            try db.query("SELECT seq FROM event_sequences WHERE user_id = ?", [.text(userID)]) { seq = $0.integer(0) }
-            return seq
-        }
-    }
-
-    /// Appends events, numbering each recipient's stream; runs inside the caller's transaction.
-    private func append(_ events: [PendingEvent], in db: SQLiteConnection) throws -> [StoredEvent] {
-        var stored: [StoredEvent] = []
-        for pending in events {
-            let (userID, except) = (pending.recipient.userID, pending.recipient.exceptDeviceID)
-            var seq: Int64 = 0
-            try db.query("""
-                INSERT INTO event_sequences (user_id, seq) VALUES (?, 1)
-                ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1 RETURNING seq
-                """, [.text(userID)]) { seq = $0.integer(0) }
-            let event = CallEvent(seq: seq, type: pending.type, call: pending.call)
-            try db.query("""
-                INSERT INTO events (user_id, seq, type, except_device, call_id, payload, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, [.text(userID), .integer(seq), .text(pending.type.rawValue), .optional(except),
-                      .text(pending.call.callId), .text(try encodeText(event)),
-                      .real(Date().timeIntervalSince1970)])
-            stored.append(StoredEvent(userID: userID, exceptDeviceID: except, event: event))
-        }
-        return stored
-    }
-
-    // MARK: Push outcomes
-
-    public func recordPushAttempt(_ attempt: PushAttempt) async throws {
-        let json = try encodeText(attempt)
-        try locked { db in
-            try db.query("INSERT INTO push_attempts (call_id, device_id, sent_at, record) VALUES (?, ?, ?, ?)",
-                         [.text(attempt.callId), .text(attempt.deviceId), .real(attempt.sentAt.timeIntervalSince1970),
-                          .text(json)])
-        }
-    }
-
-    public func pushAttempts(callID: String) async throws -> [PushAttempt] {
-        try locked { db in
-            var texts: [String] = []
-            try db.query("SELECT record FROM push_attempts WHERE call_id = ? ORDER BY id", [.text(callID)]) { row in
-                if let text = row.text(0) { texts.append(text) }
-            }
-            return try texts.map { try decodeText(PushAttempt.self, $0) }
-        }
-    }
-
-    // MARK: JSON columns
-
-    private func encodeText<T: Encodable>(_ value: T) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    private func decodeText<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        do {
-            return try decoder.decode(type, from: Data(text.utf8))
-        } catch {
-            throw StoreError.corruptRecord("\(T.self): \(error)")
-        }
     }
 }

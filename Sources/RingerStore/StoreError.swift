@@ -4,6 +4,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case database
         case corruptRecord
         case fileLost
+        case newerSchema
+        case serverUnreachable
+        case unstorableText
     }
 
     private let code: Code
@@ -11,14 +14,17 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public let operation: String
     /// The database's own message (never contains bound values, so no tokens).
     public let message: String
-    /// The database's result code, when there is one.
+    /// SQLite's result code, when there is one.
     public let resultCode: Int32?
+    /// PostgreSQL's SQLSTATE (e.g. `40P01`), when there is one (PostgreSQL: "Appendix A. Error Codes").
+    public let sqlState: String?
 
-    private init(_ code: Code, operation: String, message: String, resultCode: Int32?) {
+    private init(_ code: Code, operation: String, message: String, resultCode: Int32?, sqlState: String? = nil) {
         self.code = code
         self.operation = operation
         self.message = message
         self.resultCode = resultCode
+        self.sqlState = sqlState
     }
 
     /// The database refused or failed an operation.
@@ -31,29 +37,74 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         StoreError(.corruptRecord, operation: "decode", message: what, resultCode: nil)
     }
 
+    /// PostgreSQL refused or failed a statement.
+    /// - Parameters:
+    ///   - operation: the libpq function, e.g. `PQexecParams`.
+    ///   - sqlState: the five-character SQLSTATE, when the server sent one.
+    ///   - message: the server's primary message (never the statement's bound values).
+    public static func postgres(_ operation: String, sqlState: String?, message: String) -> StoreError {
+        StoreError(.database, operation: operation, message: message, resultCode: nil, sqlState: sqlState)
+    }
+
+    /// The PostgreSQL server cannot be reached, or the connection to it broke.
+    /// - Parameter detail: libpq's reason, with no password in it.
+    public static func serverUnreachable(_ detail: String) -> StoreError {
+        StoreError(.serverUnreachable, operation: "connect", message: detail, resultCode: nil)
+    }
+
+    /// The database was written by a newer Ringer (its schema is at a version this one does not know). It is
+    /// never migrated down: run the newer Ringer, or restore a backup taken before the upgrade.
+    public static func newerSchema(found: Int, known: Int) -> StoreError {
+        StoreError(.newerSchema, operation: "migrate",
+                   message: "the database is at schema version \(found), written by a newer Ringer; this one knows versions up to \(known) "
+                       + "and never migrates a database down (run the newer Ringer, or restore a backup taken before the upgrade)",
+                   resultCode: nil)
+    }
+
+    /// Text PostgreSQL cannot hold (an embedded NUL): refused whole rather than stored cut short.
+    public static func unstorableText(_ what: String) -> StoreError {
+        StoreError(.unstorableText, operation: "bind", message: what, resultCode: nil)
+    }
+
     /// The database file the store opened is no longer at its path (deleted or replaced while running).
     public static func fileLost(_ detail: String) -> StoreError {
         StoreError(.fileLost, operation: "stat", message: detail, resultCode: nil)
     }
 
-    /// True when the database was busy or locked by another writer; retrying may succeed.
-    public var isBusy: Bool { resultCode == 5 || resultCode == 6 }
+    /// True when the database was busy or locked by another writer, or (PostgreSQL) a transaction lost a
+    /// serialization or deadlock race more often than the store retries it; retrying may succeed.
+    public var isBusy: Bool {
+        resultCode == 5 || resultCode == 6 || ["40001", "40P01", "55P03"].contains(sqlState ?? "")
+    }
+
+    /// True when the database is a newer Ringer's (``newerSchema(found:known:)``).
+    public var isNewerSchema: Bool { code == .newerSchema }
 
     /// True when the store cannot take writes until an operator acts: the file is read-only (SQLITE_READONLY,
     /// 8), the disk full (SQLITE_FULL, 13), I/O fails (SQLITE_IOERR, 10) or the file cannot be opened
     /// (SQLITE_CANTOPEN, 14), or the file was deleted or replaced (SQLite: "Result and Error Codes"; the
     /// primary code is the low byte of an extended one).
+    ///
+    /// PostgreSQL: the server is unreachable or the connection broke, or the server says it cannot take the
+    /// work now: SQLSTATE classes 08 (connection exception), 53 (insufficient resources: disk full, out of
+    /// memory, too many connections) and 57 (operator intervention: shutting down, starting up), and 25006
+    /// (read-only transaction: a standby after a failover) (PostgreSQL: "Appendix A. Error Codes").
     public var isUnavailable: Bool {
-        if code == .fileLost { return true }
+        if code == .fileLost || code == .serverUnreachable { return true }
+        if let sqlState {
+            return ["08", "53", "57"].contains(String(sqlState.prefix(2))) || sqlState == "25006"
+        }
         guard let resultCode else { return false }
         return [8, 10, 13, 14].contains(resultCode & 0xff)
     }
 
     public var description: String {
         switch code {
-        case .database: "\(operation) failed (\(resultCode ?? -1)): \(message)"
+        case .database: "\(operation) failed (\(sqlState ?? "\(resultCode ?? -1)")): \(message)"
         case .corruptRecord: "corrupt record: \(message)"
-        case .fileLost: message
+        case .fileLost, .newerSchema: message
+        case .serverUnreachable: "PostgreSQL cannot be reached: \(message)"
+        case .unstorableText: "cannot store \(message): PostgreSQL text cannot hold a NUL character"
         }
     }
 }

@@ -66,21 +66,27 @@ final class HookedStore: RingerStore {
     }
     func devices(ofUser userID: String) async throws -> [Device] { try await base.devices(ofUser: userID) }
 
-    func insertCall<T: Sendable>(calleeID: String, idempotencyKey: String?,
-                                 _ decide: @Sendable (Bool) throws -> (CallMachine, T, [PendingEvent]))
-        async throws -> (T, [StoredEvent]) {
+    func insertCall<T: Sendable>(callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
+                                 _ decide: @escaping @Sendable (Bool) throws -> (CallMachine, T, [PendingEvent]))
+        async throws -> InsertedCall<T> {
         if let hook = beforeInsert.snapshot { await hook(calleeID) }
-        return try await base.insertCall(calleeID: calleeID, idempotencyKey: idempotencyKey, decide)
+        return try await base.insertCall(callerID: callerID, calleeID: calleeID, idempotencyKey: idempotencyKey, at: now, decide)
     }
 
-    func call(forIdempotencyKey key: String, userID: String) async throws -> CallMachine? {
-        try await base.call(forIdempotencyKey: key, userID: userID)
+    func call(forIdempotencyKey key: String, userID: String, at now: Date) async throws -> CallMachine? {
+        try await base.call(forIdempotencyKey: key, userID: userID, at: now)
     }
 
-    func updateCall<T: Sendable>(id: String, _ body: @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+    func updateCall<T: Sendable>(id: String, _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
         async throws -> (T, [StoredEvent])? {
         if let hook = beforeUpdate.snapshot { await hook(id) }
         return try await base.updateCall(id: id, body)
+    }
+
+    func claimDueRingingCall<T: Sendable>(at now: Date, excluding: Set<String>,
+                                          _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+        async throws -> ClaimedCall<T>? {
+        try await base.claimDueRingingCall(at: now, excluding: excluding, body)
     }
 
     func call(id: String) async throws -> CallMachine? { try await base.call(id: id) }

@@ -40,9 +40,9 @@ import Testing
         // The database a server of the previous release left: migrations 1…5 only, one Android device.
         do {
             let db = try SQLiteConnection(path: path)
-            for (index, migration) in SQLiteSchema.migrations.prefix(5).enumerated() {
+            for (index, migration) in SchemaMigrations.migrations.prefix(5).enumerated() {
                 try db.transaction {
-                    try db.execute(migration)
+                    try db.execute(migration.sqlite)
                     try db.execute("PRAGMA user_version = \(index + 1)")
                 }
             }
@@ -65,8 +65,8 @@ import Testing
         }
 
         var version: Int64 = 0
-        try SQLiteConnection(path: path).query("PRAGMA user_version") { version = $0.integer(0) }
-        #expect(version == Int64(SQLiteSchema.migrations.count))
+        try SQLiteConnection(path: path).query("PRAGMA user_version", []) { version = $0.integer(0) }
+        #expect(version == Int64(SchemaMigrations.migrations.count))
         let reopened = try SQLiteStore(path: path)
         #expect(try await reopened.device(id: "bob-pixel", userID: "bob")?.readiness == report)
     }

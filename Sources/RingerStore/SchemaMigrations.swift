@@ -1,0 +1,224 @@
+/// The schema as one ordered list of migrations, the same list for SQLite and PostgreSQL: where the two
+/// databases spell a step differently, the step carries both spellings.
+///
+/// Append new migrations; never edit a released one (SQLite's spellings are those of databases already in use).
+/// Each runs in its own transaction. The version is SQLite's `PRAGMA user_version`, and PostgreSQL's
+/// `ringer_schema.version`.
+enum SchemaMigrations {
+    /// One step of the schema.
+    struct Migration: Sendable {
+        let sqlite: String
+        let postgres: String
+
+        /// A step both databases spell alike.
+        init(_ both: String) { (sqlite, postgres) = (both, both) }
+        init(sqlite: String, postgres: String) { (self.sqlite, self.postgres) = (sqlite, postgres) }
+
+        func sql(for dialect: SQLDialect) -> String { dialect == .sqlite ? sqlite : postgres }
+    }
+
+    static let migrations: [Migration] = [
+        Migration(sqlite: """
+            CREATE TABLE users (
+              id TEXT PRIMARY KEY,
+              name TEXT,
+              created_at REAL NOT NULL
+            );
+            CREATE TABLE devices (
+              device_id TEXT NOT NULL,
+              user_id TEXT NOT NULL,
+              platform TEXT NOT NULL,
+              voip_token TEXT,
+              apns_token TEXT,
+              apns_environment TEXT,
+              bundle_id TEXT,
+              fcm_token TEXT,
+              updated_at REAL NOT NULL,
+              PRIMARY KEY (user_id, device_id)
+            );
+            CREATE UNIQUE INDEX devices_by_voip_token ON devices (voip_token) WHERE voip_token IS NOT NULL;
+            CREATE UNIQUE INDEX devices_by_apns_token ON devices (apns_token) WHERE apns_token IS NOT NULL;
+            CREATE UNIQUE INDEX devices_by_fcm_token ON devices (fcm_token) WHERE fcm_token IS NOT NULL;
+            CREATE TABLE calls (
+              call_id TEXT PRIMARY KEY,
+              caller_id TEXT NOT NULL,
+              callee_id TEXT NOT NULL,
+              state TEXT NOT NULL,
+              created_at REAL NOT NULL,
+              expires_at REAL NOT NULL,
+              machine TEXT NOT NULL
+            );
+            CREATE INDEX calls_by_caller ON calls (caller_id, created_at);
+            CREATE INDEX calls_by_callee ON calls (callee_id, created_at);
+            CREATE INDEX calls_by_state ON calls (state, expires_at);
+            CREATE TABLE event_sequences (
+              user_id TEXT PRIMARY KEY,
+              seq INTEGER NOT NULL
+            );
+            CREATE TABLE events (
+              user_id TEXT NOT NULL,
+              seq INTEGER NOT NULL,
+              type TEXT NOT NULL,
+              except_device TEXT,
+              call_id TEXT NOT NULL,
+              payload TEXT NOT NULL,
+              created_at REAL NOT NULL,
+              PRIMARY KEY (user_id, seq)
+            );
+            CREATE TABLE push_attempts (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              call_id TEXT NOT NULL,
+              device_id TEXT NOT NULL,
+              sent_at REAL NOT NULL,
+              record TEXT NOT NULL
+            );
+            CREATE INDEX push_attempts_by_call ON push_attempts (call_id);
+            """, postgres: """
+            CREATE TABLE users (
+              id TEXT PRIMARY KEY,
+              name TEXT,
+              created_at DOUBLE PRECISION NOT NULL
+            );
+            CREATE TABLE devices (
+              device_id TEXT NOT NULL,
+              user_id TEXT NOT NULL,
+              platform TEXT NOT NULL,
+              voip_token TEXT,
+              apns_token TEXT,
+              apns_environment TEXT,
+              bundle_id TEXT,
+              fcm_token TEXT,
+              updated_at DOUBLE PRECISION NOT NULL,
+              position BIGSERIAL NOT NULL,
+              PRIMARY KEY (user_id, device_id)
+            );
+            CREATE UNIQUE INDEX devices_by_voip_token ON devices (voip_token) WHERE voip_token IS NOT NULL;
+            CREATE UNIQUE INDEX devices_by_apns_token ON devices (apns_token) WHERE apns_token IS NOT NULL;
+            CREATE UNIQUE INDEX devices_by_fcm_token ON devices (fcm_token) WHERE fcm_token IS NOT NULL;
+            CREATE TABLE calls (
+              call_id TEXT PRIMARY KEY,
+              caller_id TEXT NOT NULL,
+              callee_id TEXT NOT NULL,
+              state TEXT NOT NULL,
+              created_at DOUBLE PRECISION NOT NULL,
+              expires_at DOUBLE PRECISION NOT NULL,
+              machine TEXT NOT NULL,
+              position BIGSERIAL NOT NULL
+            );
+            CREATE INDEX calls_by_caller ON calls (caller_id, created_at);
+            CREATE INDEX calls_by_callee ON calls (callee_id, created_at);
+            CREATE INDEX calls_by_state ON calls (state, expires_at);
+            CREATE TABLE event_sequences (
+              user_id TEXT PRIMARY KEY,
+              seq BIGINT NOT NULL
+            );
+            CREATE TABLE events (
+              user_id TEXT NOT NULL,
+              seq BIGINT NOT NULL,
+              type TEXT NOT NULL,
+              except_device TEXT,
+              call_id TEXT NOT NULL,
+              payload TEXT NOT NULL,
+              created_at DOUBLE PRECISION NOT NULL,
+              PRIMARY KEY (user_id, seq)
+            );
+            CREATE TABLE push_attempts (
+              id BIGSERIAL PRIMARY KEY,
+              call_id TEXT NOT NULL,
+              device_id TEXT NOT NULL,
+              sent_at DOUBLE PRECISION NOT NULL,
+              record TEXT NOT NULL
+            );
+            CREATE INDEX push_attempts_by_call ON push_attempts (call_id);
+            """),
+        Migration(sqlite: """
+            CREATE TABLE idempotency_keys (
+              user_id TEXT NOT NULL,
+              key TEXT NOT NULL,
+              call_id TEXT NOT NULL,
+              created_at REAL NOT NULL,
+              PRIMARY KEY (user_id, key)
+            );
+            """, postgres: """
+            CREATE TABLE idempotency_keys (
+              user_id TEXT NOT NULL,
+              key TEXT NOT NULL,
+              call_id TEXT NOT NULL,
+              created_at DOUBLE PRECISION NOT NULL,
+              PRIMARY KEY (user_id, key)
+            );
+            """),
+        Migration(sqlite: """
+            ALTER TABLE devices ADD COLUMN push_problem_reason TEXT;
+            ALTER TABLE devices ADD COLUMN push_problem_token TEXT;
+            ALTER TABLE devices ADD COLUMN push_problem_at REAL;
+            """, postgres: """
+            ALTER TABLE devices ADD COLUMN push_problem_reason TEXT;
+            ALTER TABLE devices ADD COLUMN push_problem_token TEXT;
+            ALTER TABLE devices ADD COLUMN push_problem_at DOUBLE PRECISION;
+            """),
+        Migration("""
+            ALTER TABLE devices ADD COLUMN fcm_project_id TEXT;
+            """),
+        Migration(sqlite: """
+            CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
+            """, postgres: """
+            CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at DOUBLE PRECISION NOT NULL);
+            """),
+        // The readiness pre-flight: the phone's problems as a JSON array of names, and when the server heard
+        // them. Both NULL for every device stored before, which reads as "never reported".
+        Migration(sqlite: """
+            ALTER TABLE devices ADD COLUMN readiness_problems TEXT;
+            ALTER TABLE devices ADD COLUMN readiness_at REAL;
+            """, postgres: """
+            ALTER TABLE devices ADD COLUMN readiness_problems TEXT;
+            ALTER TABLE devices ADD COLUMN readiness_at DOUBLE PRECISION;
+            """),
+    ]
+
+    /// Applies every migration newer than the database's version, each in its own transaction.
+    ///
+    /// PostgreSQL: under a session advisory lock, so nodes starting together on one database apply each step
+    /// once (the others wait, then find nothing left to do).
+    /// - Throws: ``StoreError/newerSchema(found:known:)`` for a database a newer Ringer wrote (it is never
+    ///   migrated down); ``StoreError`` otherwise. A failed migration is rolled back and the version stays put.
+    static func migrate(_ db: any SQLConnection) throws {
+        if db.dialect == .postgres {
+            try db.execute("SELECT pg_advisory_lock(\(PostgresLocks.namespace), 0)")
+        }
+        defer { if db.dialect == .postgres { try? db.execute("SELECT pg_advisory_unlock(\(PostgresLocks.namespace), 0)") } }
+        let version = try Self.version(db)
+        guard version <= migrations.count else {
+            throw StoreError.newerSchema(found: version, known: migrations.count)
+        }
+        for index in version..<migrations.count {
+            try db.transaction {
+                try db.execute(migrations[index].sql(for: db.dialect))
+                try setVersion(index + 1, db)
+            }
+        }
+    }
+
+    /// The schema version a database is at (0 for an empty one).
+    static func version(_ db: any SQLConnection) throws -> Int {
+        var version: Int64 = 0
+        switch db.dialect {
+        case .sqlite:
+            try db.query("PRAGMA user_version", []) { version = $0.integer(0) }
+        case .postgres:
+            try db.execute("CREATE TABLE IF NOT EXISTS ringer_schema (version INTEGER NOT NULL)")
+            try db.query("SELECT version FROM ringer_schema", []) { version = $0.integer(0) }
+        }
+        return Int(version)
+    }
+
+    private static func setVersion(_ version: Int, _ db: any SQLConnection) throws {
+        switch db.dialect {
+        case .sqlite:
+            try db.execute("PRAGMA user_version = \(version)")
+        case .postgres:
+            try db.execute("DELETE FROM ringer_schema")
+            try db.execute("INSERT INTO ringer_schema (version) VALUES (\(version))")
+        }
+    }
+}
