@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
+        // libpq, PostgreSQL's client library (the wire protocol, authentication, TLS).
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         .target(name: "RingerSync", swiftSettings: strict),
@@ -110,6 +112,8 @@ let package = Package(
         .testTarget(name: "RingerServerTests",
                     dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
                                    "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench",
+                                   // libpq's PQping checks PostgresServer's start and stop from a real client.
+                                   "CPostgres",
                                    // `ringer serve`'s flags are parsed in the executable (ServeFlags.swift).
                                    "ringer"],
                     swiftSettings: strict),
