@@ -381,7 +381,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             var seq: Int64 = 0
             try db.query("""
                 INSERT INTO event_sequences (user_id, seq) VALUES (?, 1)
-                ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1 RETURNING seq
+                ON CONFLICT(user_id) DO UPDATE SET seq = event_sequences.seq + 1 RETURNING seq
                 """, [.text(userID)]) { seq = $0.integer(0) }
             let event = CallEvent(seq: seq, type: pending.type, call: pending.call)
             try db.query("""

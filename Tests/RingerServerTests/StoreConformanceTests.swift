@@ -128,10 +128,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let machine = Self.ringingCall()
         let newer = SchemaMigrations.migrations.count + 1
         let reopen: () async throws -> SQLStore
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-newer-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         switch kind {
         case .sqlite:
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-newer-\(UUID().uuidString).sqlite").path
-            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
             _ = try await SQLiteStore(path: path).insertCall(machine, events: [], idempotencyKey: nil)
             try SQLiteConnection(path: path).execute("PRAGMA user_version = \(newer)")
             reopen = { try SQLiteStore(path: path) }

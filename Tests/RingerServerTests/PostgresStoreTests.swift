@@ -1,0 +1,65 @@
+import Foundation
+import RingerCore
+@testable import RingerStore
+import RingerTestSupport
+import RingerWire
+import Testing
+
+/// What only PostgreSQL has: a server that can be unreachable or go away, and many servers opening one database.
+@Suite struct PostgresStoreTests {
+    @Test func serversOpeningOneDatabaseTogetherMigrateItOnce() async throws {
+        let target = try await StoreKind.freshPostgres()
+        let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+            for _ in 0..<6 { group.addTask { try PostgresStore(target: target, poolSize: 2) } }
+            return try await group.reduce(into: [PostgresStore]()) { $0.append($1) }
+        }
+        #expect(stores.count == 6)
+        #expect(try await stores[0].schemaVersion() == SchemaMigrations.migrations.count)
+        let rows = try await PostgresServer.shared().psql("SELECT count(*) FROM ringer_schema", on: target.url)
+        #expect(rows.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+    }
+
+    @Test func anUnreachableServerIsUnavailableAndItsPasswordIsNeverShown() async throws {
+        let closed = try ClosedPort()
+        let port = closed.port
+        let target = try #require(PostgresTarget(url: "postgres://ringer:s3cret-pw@127.0.0.1:\(port)/ringer", connectTimeoutSeconds: 2))
+        #expect(target.description == "postgres://ringer:***@127.0.0.1:\(port)/ringer")
+        let started = Date()
+        let error = #expect(throws: StoreError.self) { try PostgresStore(target: target) }
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(error?.isUnavailable == true)
+        #expect(error?.description.contains("127.0.0.1") == true)
+        #expect(error?.description.contains("s3cret-pw") == false)
+        withExtendedLifetime(closed) {}
+    }
+
+    @Test func aServerLostWhileRunningMakesEveryOperationUnavailableUntilItReturns() async throws {
+        let server = try await PostgresServer.start()
+        defer { Task { await server.remove() } }
+        let database = try await server.makeDatabase()
+        let store = try PostgresStore(target: try #require(PostgresTarget(url: database, connectTimeoutSeconds: 2)), poolSize: 2)
+        try await store.upsertUser(id: "alice", name: "Alice", at: Date())
+        try await store.checkWritable(at: Date())
+
+        // A clean stop ends every connection, as a failover or a restart does (an immediate one could also
+        // lose the test server's last unsynced commits, which it turns off for speed).
+        try await server.stop()
+        let lost = await #expect(throws: StoreError.self) { try await store.checkWritable(at: Date()) }
+        #expect(lost?.isUnavailable == true)
+        let write = await #expect(throws: StoreError.self) { try await store.upsertUser(id: "bob", name: "Bob", at: Date()) }
+        #expect(write?.isUnavailable == true)
+
+        try await server.start()
+        // Each pooled connection reconnects when next used: no restart of the store.
+        try await store.checkWritable(at: Date())
+        try await store.upsertUser(id: "bob", name: "Bob", at: Date())
+        #expect(try await store.user(id: "alice")?.name == "Alice")
+        #expect(try await store.user(id: "bob")?.name == "Bob")
+    }
+
+    @Test func aURLThatIsNotPostgresIsNoTarget() {
+        #expect(PostgresTarget(url: "ringer.sqlite") == nil)
+        #expect(PostgresTarget(url: "mysql://x@y/z") == nil)
+        #expect(PostgresTarget(url: "postgresql://x@y/z") != nil)
+    }
+}
