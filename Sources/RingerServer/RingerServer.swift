@@ -114,7 +114,7 @@ public final class RingerServer: Sendable {
                 observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }) throws {
         self.configuration = configuration
         log = logger
-        let store = try store ?? SQLiteStore(path: configuration.databasePath)
+        let store = try store ?? Self.openStore(configuration)
         self.store = store
         apns = try configuration.apns.map { settings in
             let authentication = try Self.authentication(settings.credentials)
@@ -159,6 +159,26 @@ public final class RingerServer: Sendable {
         web = LockedValue(nil)
     }
 
+    /// The store `--database` names: a `postgres://` URL opens a ``PostgresStore``, anything else an SQLite file.
+    /// - Throws: ``ConfigurationError`` naming `--database` when PostgreSQL cannot be reached or refuses the login,
+    ///   or when either database was written by a newer Ringer; `StoreError` for an SQLite file that cannot open.
+    static func openStore(_ configuration: ServerConfiguration) throws -> any RingerStore {
+        guard let target = PostgresTarget(url: configuration.databasePath) else {
+            do {
+                return try SQLiteStore(path: configuration.databasePath)
+            } catch let error as StoreError where error.isNewerSchema {
+                throw ConfigurationError("--database (RINGER_DATABASE) \(configuration.databasePath): \(error)")
+            }
+        }
+        do {
+            return try PostgresStore(target: target, poolSize: configuration.databasePoolSize)
+        } catch let error as StoreError {
+            throw ConfigurationError(error.isNewerSchema
+                ? "--database (RINGER_DATABASE) \(target): \(error)"
+                : "--database (RINGER_DATABASE): cannot use PostgreSQL at \(target): \(error)")
+        }
+    }
+
     /// Tries one FCM grant per service account, reschedules the ring timeouts of calls that were ringing
     /// before a restart, and starts listening.
     /// - Returns: the bound port (useful with port 0).
@@ -175,8 +195,11 @@ public final class RingerServer: Sendable {
         do {
             try await store.checkWritable(at: Date())
         } catch {
-            throw ConfigurationError("the database \(configuration.databasePath) cannot be written (\(error)); "
-                                     + "check the file's permissions, the disk's free space and the path")
+            throw ConfigurationError(PostgresTarget.isPostgresURL(configuration.databasePath)
+                ? "--database (RINGER_DATABASE): the PostgreSQL database \(configuration.databaseDescription) cannot be written "
+                    + "(\(error)); check that it is a primary, not a read-only standby, and that the user may write"
+                : "the database \(configuration.databasePath) cannot be written (\(error)); "
+                    + "check the file's permissions, the disk's free space and the path")
         }
         try await fcmWatch?.checkAtStart()
         let router = self.router

@@ -1,4 +1,5 @@
 public import Foundation
+import RingerStore
 
 /// Everything the server is configured with, as typed values. `ringer serve` fills it from its flags and
 /// `RINGER_*` environment variables (Sources/ringer/ServeFlags.swift; docs/openapi.yaml and README list
@@ -8,8 +9,17 @@ public struct ServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// Port to listen on; 0 picks a free one (reported by ``RingerServer/start()``).
     public var port: Int = 8080
-    /// SQLite database file.
+    /// The database (`--database`, `RINGER_DATABASE`): an SQLite file for one server, or a `postgres://` URL
+    /// (libpq's form, `postgres://user:password@host:5432/ringer?sslmode=require`) that any number of servers share.
     public var databasePath: String = "ringer.sqlite"
+    /// Most PostgreSQL connections this server holds (`--database-pool-size`, 1–200; each is a backend process
+    /// on the database server). Ignored for SQLite.
+    public var databasePoolSize: Int = 8
+
+    /// ``databasePath`` as it may be shown: a URL's password replaced by `***`.
+    public var databaseDescription: String {
+        PostgresTarget(url: databasePath)?.description ?? databasePath
+    }
     /// Bearer key for admin routes (`POST /v1/tokens`). Required.
     public var adminKey: String = ""
     /// HS256 secret for user tokens. Required, at least 32 bytes.

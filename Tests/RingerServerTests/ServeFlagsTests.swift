@@ -39,6 +39,20 @@ import Testing
         #expect(apart.apns?.productionURL == "https://production.example")
     }
 
+    @Test func aPostgresURLFromTheEnvironmentAndAPoolSizeReachTheirSettingsAndThePasswordIsNeverShown() throws {
+        let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32),
+                           "RINGER_DATABASE": "postgres://ringer:pa55word@db.internal:5432/ringer?sslmode=require"]
+        let config = try ServerConfiguration.parse(arguments: ["--database-pool-size", "20"], environment: environment)
+        #expect(config.databasePath == environment["RINGER_DATABASE"])
+        #expect(config.databasePoolSize == 20)
+        #expect(config.databaseDescription == "postgres://ringer:***@db.internal:5432/ringer?sslmode=require")
+        for bad in ["0", "201", "many"] {
+            #expect(throws: ConfigurationError.self) {
+                try ServerConfiguration.parse(arguments: ["--database-pool-size", bad], environment: environment)
+            }
+        }
+    }
+
     @Test func hostPortIsOneParserForEveryListenAddress() throws {
         #expect(try HostPort("[::1]:2197", flag: "--listen") == HostPort(host: "::1", port: 2197))
         #expect(try HostPort("localhost:0", flag: "--fcm-listen") == HostPort(host: "localhost", port: 0))
