@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         .target(name: "RingerSync", swiftSettings: strict),
@@ -55,6 +56,8 @@ let package = Package(
         .target(name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
         .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff"], swiftSettings: strict),
         .target(name: "HTTP2Server", dependencies: ["RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        // Redis commands and pub/sub over hiredis, for the server's nodes sharing call events and presence.
+        .target(name: "RingerRedis", dependencies: ["CHiredis", "RingerBackoff", "RingerSync", "SocketSupport"], swiftSettings: strict),
         .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "CTLS", "OpenSSLSupport", "RingerHTTP", "RingerSync", "SocketSupport"], swiftSettings: strict),
 
         // Push providers, storage, the server.
@@ -120,6 +123,7 @@ let package = Package(
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
                                    "APNs", "RingerHTTP", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire"],
                     swiftSettings: strict),
+        .testTarget(name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerBenchTests",
                     dependencies: ["RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
                                    "RingerTestSupport"],
