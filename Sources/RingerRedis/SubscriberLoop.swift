@@ -36,6 +36,8 @@ final class SubscriberLoop: @unchecked Sendable {
     private struct Readiness {
         var readable = false
         var writable = false
+        /// The wake pipe fired (and was drained): the channels may have changed.
+        var woken = false
     }
 
     init(url: RedisURL, connectTimeout: TimeInterval, healthCheckInterval: TimeInterval, backoff: Backoff,
@@ -138,10 +140,8 @@ final class SubscriberLoop: @unchecked Sendable {
                 }
                 continue
             }
-            if !ready.readable, !ready.writable {
-                try sync()
-                continue
-            }
+            // Checked whatever else is ready: the pipe was drained, so this wake-up will not come again.
+            if ready.woken { try sync() }
             if ready.writable {
                 try lost { () throws(RedisError) in outputPending = try !context.flush() }
             }
@@ -194,7 +194,7 @@ final class SubscriberLoop: @unchecked Sendable {
     }
 
     /// Waits until `descriptor` is ready for `events`, the wake pipe is written, or `deadline` passes.
-    /// - Returns: nil at the deadline; neither flag set when woken for a channel change.
+    /// - Returns: nil at the deadline.
     /// - Throws: ``Exit/stopped`` when the subscriber stops.
     private func wait(for descriptor: Int32?, events: Int16,
                       until deadline: ContinuousClock.Instant) throws(Exit) -> Readiness? {
@@ -207,12 +207,14 @@ final class SubscriberLoop: @unchecked Sendable {
                 if errno == EINTR { continue }
                 throw .lost(.system(reason: "poll: \(Posix.message(errno))"))
             }
-            if count == 0 { return ContinuousClock.now < deadline ? Readiness() : nil }
+            // poll rounds its timeout to milliseconds, so it can return a little early.
+            if count == 0 { if ContinuousClock.now < deadline { continue } else { return nil } }
+            var readiness = Readiness()
             if watched[0].revents != 0 {
                 control.drain()
                 if control.isStopping { throw .stopped }
+                readiness.woken = true
             }
-            var readiness = Readiness()
             if watched.count > 1 {
                 let revents = watched[1].revents
                 // An error or hang-up makes the next read or write fail and say why.

@@ -69,6 +69,29 @@ import Testing
         #expect(Self.statuses(recorder) == [.connected])
     }
 
+    @Test func channelChangesTakeEffectWhileMessagesKeepArriving() async throws {
+        let server = try RedisServerProcess()
+        let recorder = Recorder<Event>()
+        let subscriber = try Self.subscriber(server.url(), channels: ["busy"], recorder: recorder)
+        defer { subscriber.stop() }
+        subscriber.start()
+        #expect(await eventually { Self.statuses(recorder) == [.connected] })
+        let publisher = RedisConnection(url: server.url())
+        let url = server.url()
+        let flooding = Task.detached {
+            let flooder = RedisConnection(url: url)
+            while !Task.isCancelled { _ = try? flooder.command(["PUBLISH", "busy", "noise"]) }
+        }
+        defer { flooding.cancel() }
+        // Each change wakes the thread while the socket is readable too; none may be lost.
+        for index in 0..<20 {
+            subscriber.subscribe(["extra-\(index)"])
+            try #require(try await eventually(within: 2) {
+                try publisher.command(["PUBSUB", "NUMSUB", "extra-\(index)"]).elements?.last == .integer(1)
+            }, "extra-\(index)")
+        }
+    }
+
     @Test func redisRestartIsReportedAsLostThenConnectedAndMessagesFlowAgain() async throws {
         let server = try RedisServerProcess()
         let recorder = Recorder<Event>()
