@@ -7,7 +7,7 @@
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 #   make fuzz   schemathesis against the live server with 500 generated requests per operation.
 
-APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client
+APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libnghttp2-dev libssl-dev libsqlite3-dev libhiredis-dev redis-server pkg-config curl openssl nghttp2-client
 PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests aiohttp httpx schemathesis pyyaml
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -92,10 +92,10 @@ public final class RedisSubscriber: Sendable {
     /// The channels wanted now.
     public var channels: Set<String> { control.channels }
 
-    /// Ends the thread and closes the connection; no callback runs after it returns (except when called
-    /// from a callback, which returns at once and ends the thread after that callback). Waits a few
-    /// milliseconds: every wait of the thread also watches the stop request. Idempotent; a stopped
-    /// subscriber cannot start again.
+    /// Ends the thread and closes the connection; no callback runs after it returns. Waits for a running
+    /// callback to return, then a few milliseconds: every wait of the thread (connect, `AUTH`, reading,
+    /// backoff) also watches the stop request. Called from a callback, it returns at once and the thread
+    /// ends when that callback returns. Idempotent; a stopped subscriber cannot start again.
     public func stop() {
         let (started, onOwnThread) = control.state.withLock { state in
             state.stopping = true
