@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
         // libpq, PostgreSQL's client library (the wire protocol, authentication, TLS).
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // hiredis 0.14, Redis' C client (RESP framing); Debian's has no TLS (docs/operations.md).
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         .target(name: "RingerSync", swiftSettings: strict),
@@ -57,6 +59,8 @@ let package = Package(
         .target(name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
         .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff"], swiftSettings: strict),
         .target(name: "HTTP2Server", dependencies: ["RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        // Redis commands and pub/sub over hiredis, for the server's nodes sharing call events and presence.
+        .target(name: "RingerRedis", dependencies: ["CHiredis", "RingerBackoff", "RingerSync", "SocketSupport"], swiftSettings: strict),
         .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "CTLS", "OpenSSLSupport", "RingerHTTP", "RingerSync", "SocketSupport"], swiftSettings: strict),
 
         // Push providers, storage, the server.
@@ -124,6 +128,7 @@ let package = Package(
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
                                    "APNs", "RingerHTTP", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire"],
                     swiftSettings: strict),
+        .testTarget(name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSync"], swiftSettings: strict),
         .testTarget(name: "RingerBenchTests",
                     dependencies: ["RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
                                    "RingerTestSupport"],
