@@ -26,6 +26,8 @@ final class CallService: Sendable {
     /// Per-user locks held while a change is stored and published (shared with the hub's baseline read).
     private let publications: KeyedAsyncLock
     private let timers: RingTimeoutScheduler
+    /// The loop of ``startRingSweep()``.
+    private let ringSweep = LockedValue<Task<Void, Never>?>(nil)
     /// Ends accepted calls whose apps went silent or that lasted too long.
     let acceptedCalls: AcceptedCallMonitor
 
@@ -70,6 +72,7 @@ final class CallService: Sendable {
 
     /// Stops every pending timer and the sweep.
     func shutdown() {
+        ringSweep.withLock { $0?.cancel() }
         timers.cancelAll()
         acceptedCalls.shutdown()
     }
@@ -261,16 +264,9 @@ final class CallService: Sendable {
         let outcome = try await publications.withLocks(parties) { () async throws -> (Call, [CallEffect], Set<String>)? in
             do {
                 guard let (result, stored) = try await store.updateCall(id: callID, { machine in
-                    // A deadline that passed but whose timer has not fired yet still counts: an accept
-                    // at 45.2 s must not win over the ring-out.
-                    var effects = try machine.handle(.ringTimeout, by: .system, at: now)
-                    effects += try machine.handle(input, by: actor, at: now)
-                    // The devices that may be ringing: sent the ringing push, or acknowledged `ringing`.
-                    let mayRing = Set(machine.ringingDeviceIds).union(machine.calleeDevices.filter(\.canBeWoken).map(\.id))
-                    return ((machine.call, effects, mayRing), Self.events(of: effects, call: machine.call))
+                    try Self.transition(&machine, input, by: actor, at: now)
                 }) else { return nil }
-                for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }
-                hub.deliver(stored)
+                published(result, stored)
                 return result
             } catch let error as CallRuleError {
                 throw APIProblem.from(error)
@@ -284,6 +280,75 @@ final class CallService: Sendable {
         // Any action of a participant on a call still accepted is a sign of life of its app.
         if actor != .system, call.state == .accepted { acceptedCalls.heard(callID: callID, at: now) }
         return call
+    }
+
+    /// One change of a stored call, inside the store's transaction: a deadline that passed but whose timer has not
+    /// fired yet still counts (an accept at 45.2 s must not win over the ring-out), then `input`.
+    /// - Returns: the call, its effects and the devices that may be ringing (sent the ringing push, or acknowledged
+    ///   `ringing`), and the events to append.
+    private static func transition(_ machine: inout CallMachine, _ input: CallInput, by actor: CallActor, at now: Date)
+        throws -> ((Call, [CallEffect], Set<String>), [PendingEvent]) {
+        var effects = try machine.handle(.ringTimeout, by: .system, at: now)
+        effects += try machine.handle(input, by: actor, at: now)
+        let mayRing = Set(machine.ringingDeviceIds).union(machine.calleeDevices.filter(\.canBeWoken).map(\.id))
+        return ((machine.call, effects, mayRing), events(of: effects, call: machine.call))
+    }
+
+    /// A change is stored: observed, and its events handed to this server's sockets.
+    private func published(_ result: (Call, [CallEffect], Set<String>), _ stored: [StoredEvent]) {
+        for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }
+        hub.deliver(stored)
+    }
+
+    /// Seconds between sweeps for ring deadlines no timer of this server ended (``sweepRingTimeouts(at:)``).
+    static let ringSweepInterval: TimeInterval = 1
+    /// How long past its deadline a call must be before a sweep claims it: the timer of the server that placed
+    /// the call fires first whenever that server lives.
+    static let ringSweepGrace: TimeInterval = 1
+
+    /// Starts the sweep that ends every call still ringing past its deadline, whichever server placed it: the
+    /// backstop for a server that died mid-ring (its timers died with it) and for a timer whose change failed.
+    /// Each due call is claimed by exactly one live server (``RingerStore/claimDueRingingCall(at:excluding:_:)``),
+    /// so it ends within ``ringSweepGrace`` + ``ringSweepInterval`` (2 s) of its deadline while any server runs.
+    func startRingSweep() {
+        ringSweep.withLock { sweep in
+            guard sweep == nil else { return }
+            sweep = Task { [weak self] in
+                while !Task.isCancelled, let clock = self?.clock {
+                    do { try await clock.sleep(until: clock.now().addingTimeInterval(Self.ringSweepInterval)) } catch { return }
+                    await self?.sweepRingTimeouts(at: clock.now())
+                }
+            }
+        }
+    }
+
+    /// Ends, one transaction each, the ringing calls whose deadline passed ``ringSweepGrace`` before `now`.
+    /// A call whose parties another change holds is left for the next sweep.
+    /// - Returns: how many calls this sweep ended (tests).
+    @discardableResult
+    func sweepRingTimeouts(at now: Date) async -> Int {
+        var busy: Set<String> = [], ended = 0
+        let due = now.addingTimeInterval(-Self.ringSweepGrace)
+        while true {
+            do {
+                guard let claimed = try await store.claimDueRingingCall(at: due, excluding: busy, { machine in
+                    try Self.transition(&machine, .ringTimeout, by: .system, at: now)
+                }) else { return ended }
+                switch claimed {
+                case .busy(let callID):
+                    busy.insert(callID)
+                case .updated(let callID, let result, let stored):
+                    ended += 1
+                    observe(.ringTimeoutFired(callID: callID))
+                    published(result, stored)
+                    log.info("call ended by the ring sweep", ["call.id": .string(callID), "call.state": .string(result.0.state.rawValue)])
+                    carryOut(result.1, call: result.0, devices: nil, ringing: result.2)
+                }
+            } catch {
+                log.error("ring sweep failed", ["error": .string("\(error)")])
+                return ended
+            }
+        }
     }
 
     /// Fed by the ``AcceptedCallMonitor``: ends a silent or overlong accepted call.

@@ -234,6 +234,8 @@ public final class RingerServer: Sendable {
         try await service.resumeRingTimeouts()
         // Accepted calls are watched again from now; those past their maximum duration end at the first sweep.
         try await service.resumeAcceptedCalls()
+        // The backstop for ring deadlines no timer of this server owns (another server died mid-ring).
+        service.startRingSweep()
         let port = try server.start()
         web.withLock { $0 = server }
         log.info("listening", ["http.address": .string("\(configuration.host):\(port)")])

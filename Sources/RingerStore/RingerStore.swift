@@ -201,6 +201,11 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func latestSeq(forUser userID: String) async throws -> Int64
 
+    /// Every user whose stream grew at or after `date` (the wall clock of the server that appended), with their
+    /// newest `seq`: what a server of a cluster compares with what it delivered, to fill what Redis lost.
+    /// - Throws: ``StoreError``.
+    func recentSequences(since date: Date) async throws -> [(userID: String, seq: Int64)]
+
     /// Records the outcome of a push.
     /// - Throws: ``StoreError``.
     func recordPushAttempt(_ attempt: PushAttempt) async throws

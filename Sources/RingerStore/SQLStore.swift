@@ -373,6 +373,16 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         }
     }
 
+    public func recentSequences(since date: Date) async throws -> [(userID: String, seq: Int64)] {
+        try await run { db in
+            var found: [(userID: String, seq: Int64)] = []
+            try db.query("SELECT user_id, seq FROM event_sequences WHERE updated_at >= ?", [.real(date.timeIntervalSince1970)]) { row in
+                found.append((row.text(0) ?? "", row.integer(1)))
+            }
+            return found
+        }
+    }
+
     /// Appends events, numbering each recipient's stream; runs inside the caller's transaction.
     private static func append(_ events: [PendingEvent], in db: any SQLConnection) throws -> [StoredEvent] {
         var stored: [StoredEvent] = []
@@ -380,9 +390,10 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             let (userID, except) = (pending.recipient.userID, pending.recipient.exceptDeviceID)
             var seq: Int64 = 0
             try db.query("""
-                INSERT INTO event_sequences (user_id, seq) VALUES (?, 1)
-                ON CONFLICT(user_id) DO UPDATE SET seq = event_sequences.seq + 1 RETURNING seq
-                """, [.text(userID)]) { seq = $0.integer(0) }
+                INSERT INTO event_sequences (user_id, seq, updated_at) VALUES (?, 1, ?)
+                ON CONFLICT(user_id) DO UPDATE SET seq = event_sequences.seq + 1, updated_at = excluded.updated_at
+                RETURNING seq
+                """, [.text(userID), .real(Date().timeIntervalSince1970)]) { seq = $0.integer(0) }
             let event = CallEvent(seq: seq, type: pending.type, call: pending.call)
             try db.query("""
                 INSERT INTO events (user_id, seq, type, except_device, call_id, payload, created_at)

@@ -174,6 +174,15 @@ enum SchemaMigrations {
             ALTER TABLE devices ADD COLUMN readiness_problems TEXT;
             ALTER TABLE devices ADD COLUMN readiness_at DOUBLE PRECISION;
             """),
+        // When each user's stream last grew (wall clock), so a server of a cluster can find the users whose events
+        // it may have missed on Redis (``RingerStore/recentSequences(since:)``). 0 for streams from before.
+        Migration(sqlite: """
+            ALTER TABLE event_sequences ADD COLUMN updated_at REAL NOT NULL DEFAULT 0;
+            CREATE INDEX event_sequences_by_time ON event_sequences (updated_at);
+            """, postgres: """
+            ALTER TABLE event_sequences ADD COLUMN updated_at DOUBLE PRECISION NOT NULL DEFAULT 0;
+            CREATE INDEX event_sequences_by_time ON event_sequences (updated_at);
+            """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

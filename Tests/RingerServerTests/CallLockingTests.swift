@@ -139,6 +139,26 @@ import Testing
         #expect(try #require(sinks["carol"]).events.map(\.type) == [.callEnded])
     }
 
+    @Test func aCallRingingPastItsDeadlineOnAServerThatDiedIsEndedByTheSweepOnceAndItsPartiesAreTold() async throws {
+        let fixture = try Fixture()
+        let sinks = try await fixture.users(["alice", "bob"])
+        // Placed by a server that died before its ring timer fired: stored, ringing, no timer here.
+        let placedAt = Date(unixMilliseconds: Date().unixMilliseconds - 10_000)
+        let orphan = CallMachine.invite(callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
+                                        hasVideo: false, calleeDevices: [], calleeOnline: true, calleeBusy: false,
+                                        now: placedAt, ringTimeout: 5).0
+        _ = try await fixture.store.insertCall(orphan, events: [], idempotencyKey: nil)
+        // Not yet: inside the grace the placing server's own timer is given to fire first.
+        #expect(await fixture.service.sweepRingTimeouts(at: orphan.call.expiresAt.addingTimeInterval(0.5)) == 0)
+        #expect(await fixture.service.sweepRingTimeouts(at: Date()) == 1)
+        #expect(await fixture.service.sweepRingTimeouts(at: Date()) == 0)
+        #expect(try await fixture.store.call(id: orphan.call.callId)?.call.state == .unanswered)
+        for user in ["alice", "bob"] {
+            let events = try #require(sinks[user]).events.filter { $0.call.callId == orphan.call.callId }
+            #expect(events.map(\.type) == [.callUnanswered], "\(user)")
+        }
+    }
+
     @Test func locksTakenInAnyOrderNeverDeadlock() async throws {
         let locks = KeyedAsyncLock(stripes: 4)
         let count = LockedValue(0)

@@ -98,6 +98,9 @@ final class HookedStore: RingerStore {
         return try await base.events(forUser: userID, after: seq, limit: limit)
     }
     func latestSeq(forUser userID: String) async throws -> Int64 { try await base.latestSeq(forUser: userID) }
+    func recentSequences(since date: Date) async throws -> [(userID: String, seq: Int64)] {
+        try await base.recentSequences(since: date)
+    }
     func recordPushAttempt(_ attempt: PushAttempt) async throws { try await base.recordPushAttempt(attempt) }
     func pushAttempts(callID: String) async throws -> [PushAttempt] { try await base.pushAttempts(callID: callID) }
 }
