@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres"], swiftSettings: strict),
         .target(name: "RingerServer",
                 dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs", "FCM", "JWT",
-                               "RingerHTTP", "LibWebSockets"],
+                               "RingerHTTP", "LibWebSockets", "RingerRedis"],
                 swiftSettings: strict),
 
         // The APNs sandbox and simulated devices; the command line.

@@ -4,6 +4,7 @@ import LibWebSockets
 import RingerCore
 import RingerLogging
 import RingerStore
+import RingerSync
 import RingerWire
 
 /// Maps HTTP requests to the services and answers JSON or `application/problem+json`.
@@ -34,6 +35,8 @@ struct APIRouter: Sendable {
         var pushProblems: [PushSetupHealth.Problem]?
         /// Set-up that works but should not reach production (`media-development-key`).
         var warnings: [String]?
+        /// This server in its cluster, with `--redis`.
+        var cluster: ClusterHealth?
     }
 
     /// The `/healthz` warning while media tokens are signed with LiveKit's published development key.
@@ -186,9 +189,13 @@ struct APIRouter: Sendable {
         }
         // Pushes refused for the server's own APNs set-up: the API works, but calls will not ring.
         let problems = pushHealth.current
-        return try Self.json(HealthReport(status: problems.isEmpty ? "ok" : "degraded",
+        // Redis lost: calls still ring by push, and events reach other servers' sockets only from the store.
+        let cluster = service.cluster.snapshot?.health
+        let degraded = !problems.isEmpty || (cluster.map { $0.redis != "connected" } ?? false)
+        return try Self.json(HealthReport(status: degraded ? "degraded" : "ok",
                                           pushProblems: problems.isEmpty ? nil : problems,
-                                          warnings: mediaUsesDevelopmentKey ? [Self.mediaDevelopmentKeyWarning] : nil))
+                                          warnings: mediaUsesDevelopmentKey ? [Self.mediaDevelopmentKeyWarning] : nil,
+                                          cluster: cluster))
     }
 
     /// `POST /v1/tokens`.

@@ -24,15 +24,16 @@ final class AcceptedCallMonitor: Sendable {
     private let clock: any ServerClock
     /// Seconds between sweeps: at most 10, and a quarter of the idle limit when that is shorter.
     let sweepInterval: TimeInterval
-    private let isOnline: @Sendable (String) -> Bool
+    private let isOnline: @Sendable (String) async -> Bool
     private let calls = LockedValue<[String: Entry]>([:])
     private let loop = LockedValue<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - watch: the limits.
     ///   - clock: the server's clock.
-    ///   - isOnline: whether a user holds an open event socket now (``EventHub/isOnline(userID:)``).
-    init(watch: AcceptedCallWatch, clock: any ServerClock, isOnline: @escaping @Sendable (String) -> Bool) {
+    ///   - isOnline: whether a user holds an open event socket now, on this server (``EventHub/isOnline(userID:)``)
+    ///     or another of its cluster.
+    init(watch: AcceptedCallWatch, clock: any ServerClock, isOnline: @escaping @Sendable (String) async -> Bool) {
         self.watch = watch
         self.clock = clock
         sweepInterval = min(10, max(0.01, watch.idleLimit / 4))
@@ -93,10 +94,11 @@ final class AcceptedCallMonitor: Sendable {
     func sweep(end: @Sendable (String, CallInput) async -> Void) async -> Date {
         let now = clock.now()
         let snapshot = calls.withLock { $0 }
-        let views = snapshot.map { id, entry in
-            AcceptedCallWatch.Watched(callID: id, acceptedAt: entry.acceptedAt, lastHeard: entry.lastHeard,
-                                      partyOnline: isOnline(entry.callerID) || isOnline(entry.calleeID),
-                                      wasOnline: entry.wasOnline)
+        var views: [AcceptedCallWatch.Watched] = []
+        for (id, entry) in snapshot {
+            let online = await isOnline(entry.callerID) ? true : await isOnline(entry.calleeID)
+            views.append(AcceptedCallWatch.Watched(callID: id, acceptedAt: entry.acceptedAt, lastHeard: entry.lastHeard,
+                                                   partyOnline: online, wasOnline: entry.wasOnline))
         }
         let verdict = watch.sweep(views, now: now)
         // A keepalive between the snapshot and here wins over `connectionLost`.

@@ -30,6 +30,8 @@ final class CallService: Sendable {
     private let ringSweep = LockedValue<Task<Void, Never>?>(nil)
     /// Ends accepted calls whose apps went silent or that lasted too long.
     let acceptedCalls: AcceptedCallMonitor
+    /// The other servers of the cluster (`--redis`); nil for a server on its own. Set once, before ``RingerServer/start()``.
+    let cluster = LockedValue<ClusterLink?>(nil)
 
     /// Creates the service; ring timeouts and accepted calls from before a restart are picked up by
     /// ``resumeRingTimeouts()`` and ``resumeAcceptedCalls()``.
@@ -52,7 +54,13 @@ final class CallService: Sendable {
         self.log = log
         self.observe = observe
         timers = RingTimeoutScheduler(clock: clock)
-        acceptedCalls = AcceptedCallMonitor(watch: watch, clock: clock, isOnline: { [hub] in hub.isOnline(userID: $0) })
+        let cluster = self.cluster
+        acceptedCalls = AcceptedCallMonitor(watch: watch, clock: clock, isOnline: { [hub] user in
+            if hub.isOnline(userID: user) { return true }
+            // Redis unable to say: not ended as lost during a Redis outage.
+            guard let cluster = cluster.snapshot else { return false }
+            return await cluster.isOnlineElsewhere(user) ?? true
+        })
     }
 
     /// Reschedules the ring timeout of every call still ringing (after a restart); past ones fire at once.
@@ -110,7 +118,10 @@ final class CallService: Sendable {
             }
             try limits.admitCall(caller: caller.id, callee: callee.id)
             let devices = try await store.devices(ofUser: callee.id)
-            let online = hub.isOnline(userID: callee.id)
+            var calleeOnline = hub.isOnline(userID: callee.id)
+            // Redis unable to say (nil): rung as if online, since another server's socket gets the call from the store.
+            if !calleeOnline, let cluster = cluster.snapshot { calleeOnline = await cluster.isOnlineElsewhere(callee.id) ?? true }
+            let online = calleeOnline
             // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
             let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
             let calleeDevices = devices.map {
@@ -134,6 +145,7 @@ final class CallService: Sendable {
             }
             observe(.callCreated(placed.0))
             hub.deliver(stored)
+            cluster.snapshot?.publish(stored)
             return (placed.0, devices, placed.1)
         }
         var metadata: Logger.Metadata = ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)]
@@ -176,7 +188,7 @@ final class CallService: Sendable {
     /// - Throws: 404 when not a participant, 409 when the call is not accepted.
     func mediaSession(callID: String, user: Party) async throws -> MediaSession {
         try Self.requireAccepted(try await call(id: callID, user: user.id), "media is only available for an accepted call")
-        acceptedCalls.heard(callID: callID, at: clock.now())
+        heard(callID: callID, at: clock.now())
         return try media.session(for: user, callID: callID, now: clock.now())
     }
 
@@ -186,7 +198,7 @@ final class CallService: Sendable {
     ///   accepted: the app should close it.
     func keepalive(callID: String, user: String) async throws {
         try Self.requireAccepted(try await call(id: callID, user: user), "only an accepted call is kept alive")
-        acceptedCalls.heard(callID: callID, at: clock.now())
+        heard(callID: callID, at: clock.now())
     }
 
     /// - Throws: 409 `call-state-conflict` with the call's state when it is not accepted.
@@ -278,7 +290,7 @@ final class CallService: Sendable {
         }
         carryOut(effects, call: call, devices: nil, ringing: ringing)
         // Any action of a participant on a call still accepted is a sign of life of its app.
-        if actor != .system, call.state == .accepted { acceptedCalls.heard(callID: callID, at: now) }
+        if actor != .system, call.state == .accepted { heard(callID: callID, at: now) }
         return call
     }
 
@@ -298,6 +310,29 @@ final class CallService: Sendable {
     private func published(_ result: (Call, [CallEffect], Set<String>), _ stored: [StoredEvent]) {
         for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }
         hub.deliver(stored)
+        cluster.snapshot?.publish(stored)
+    }
+
+    /// A party of an accepted call was heard from here: this server's watch, and every other server's.
+    private func heard(callID: String, at now: Date) {
+        acceptedCalls.heard(callID: callID, at: now)
+        cluster.snapshot?.heard(callID: callID)
+    }
+
+    /// Events another server of the cluster stored: to the sockets here, and into this server's watch over
+    /// accepted calls (every server watches every accepted call, so a server that dies takes no watch with it;
+    /// two ending one call end it once, the store serialising them).
+    func learn(fromCluster events: [StoredEvent]) {
+        hub.deliver(events)
+        let now = clock.now()
+        for event in events {
+            let call = event.event.call
+            if call.state == .accepted {
+                acceptedCalls.watch(call, lastHeard: now)
+            } else if call.state != .ringing {
+                acceptedCalls.stopWatching(callID: call.callId)
+            }
+        }
     }
 
     /// Seconds between sweeps for ring deadlines no timer of this server ended (``sweepRingTimeouts(at:)``).

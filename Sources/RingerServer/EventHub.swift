@@ -94,6 +94,9 @@ final class EventHub: Sendable {
     private let stripes: [LockedValue<[String: UserStream]>]
     private let encoder = RingerJSON.encoder()
     private let now: @Sendable () -> Date
+    /// Told when a user's first socket here opens (`true`) and their last one closes (`false`): the cluster's
+    /// presence (``ClusterLink/presenceChanged(userID:online:)``). Called outside the hub's locks.
+    let presenceObserver = LockedValue<(@Sendable (String, Bool) -> Void)?>(nil)
 
     /// - Parameters:
     ///   - store: where events and the replay are read.
@@ -123,11 +126,13 @@ final class EventHub: Sendable {
     ///   - since: replay events with a greater `seq`; nil for live events only.
     /// - Returns: ``Admission/full`` when the user already holds ``maxSocketsPerUser`` other sockets.
     func admit(id: UInt64, userID: String, deviceID: String?, sink: any EventSink, since: Int64?) -> Admission {
+        var first = false
         let replaced = stripe(of: userID).withLock { streams -> (any EventSink)?? in
             if let stream = streams[userID], stream.sockets.count >= maxSocketsPerUser,
                deviceID.flatMap({ stream.byDevice[$0] }) == nil {
                 return .none
             }
+            first = streams[userID] == nil
             var stream = streams.removeValue(forKey: userID) ?? UserStream(epoch: id)
             var replaced: (any EventSink)?
             if let deviceID, let older = stream.byDevice[deviceID] {
@@ -141,6 +146,7 @@ final class EventHub: Sendable {
         }
         guard let replaced else { return .full }
         replaced?.close(code: Self.replacedClose.code, reason: Self.replacedClose.reason)
+        if first { presenceObserver.snapshot?(userID, true) }
         return .admitted
     }
 
@@ -220,6 +226,41 @@ final class EventHub: Sendable {
         stripe(of: userID).withLock { $0[userID]?.byDevice[deviceID] != nil }
     }
 
+    /// The users holding at least one socket here (the cluster's presence refresh).
+    func onlineUsers() -> [String] {
+        stripes.flatMap { stripe in stripe.withLock { Array($0.keys) } }
+    }
+
+    /// Reads from the store what the user's sockets here have not had up to `seq` (another server stored it and
+    /// Redis lost or has not yet brought the message), unless they have it or a read is already under way.
+    func catchUp(userID: String, to seq: Int64) {
+        let gap = stripe(of: userID).withLock { streams -> (epoch: UInt64, after: Int64)? in
+            guard var stream = streams[userID], stream.hasBaseline, let released = stream.released, released < seq,
+                  !stream.fillingGap else { return nil }
+            stream.fillingGap = true
+            streams[userID] = stream
+            return (stream.epoch, released)
+        }
+        if let gap { Task { await fillGap(of: userID, epoch: gap.epoch, after: gap.after) } }
+    }
+
+    /// Reads from the store whatever every user holding a socket here missed (the cluster's subscription was
+    /// down, so nothing that happened on other servers meanwhile arrived).
+    func catchUpAll() {
+        var gaps: [(userID: String, epoch: UInt64, after: Int64)] = []
+        for stripe in stripes {
+            stripe.withLock { streams in
+                for (userID, var stream) in streams where stream.hasBaseline && !stream.fillingGap {
+                    guard let released = stream.released else { continue }
+                    stream.fillingGap = true
+                    streams[userID] = stream
+                    gaps.append((userID, stream.epoch, released))
+                }
+            }
+        }
+        for gap in gaps { Task { await fillGap(of: gap.userID, epoch: gap.epoch, after: gap.after) } }
+    }
+
     /// How many sockets the user holds (tests, diagnostics).
     func socketCount(userID: String) -> Int {
         stripe(of: userID).withLock { $0[userID]?.sockets.count ?? 0 }
@@ -241,14 +282,18 @@ final class EventHub: Sendable {
     }
 
     private func remove(_ id: UInt64, of userID: String) -> (any EventSink)? {
-        stripe(of: userID).withLock { streams -> (any EventSink)? in
+        var last = false
+        let sink = stripe(of: userID).withLock { streams -> (any EventSink)? in
             guard streams[userID]?.sockets[id] != nil, var stream = streams.removeValue(forKey: userID),
                   let gone = stream.sockets.removeValue(forKey: id) else { return nil }
             if let device = gone.deviceID, stream.byDevice[device] == id { stream.byDevice[device] = nil }
             // The order state goes with the last socket; the next one reads a new baseline.
-            streams[userID] = stream.sockets.isEmpty ? nil : stream
+            last = stream.sockets.isEmpty
+            streams[userID] = last ? nil : stream
             return gone.sink
         }
+        if last { presenceObserver.snapshot?(userID, false) }
+        return sink
     }
 
     /// Releases a user's events in `seq` order; starts reading missing ones from the store on a gap.

@@ -7,6 +7,7 @@ import LibWebSockets
 import RingerCore
 public import RingerLogging
 public import RingerStore
+import RingerRedis
 import RingerSync
 import RingerWire
 
@@ -34,6 +35,8 @@ public final class RingerServer: Sendable {
     private let apns: APNsClient?
     private let fcm: FCMClient?
     private let fcmWatch: FCMCredentialWatch?
+    /// The other servers of the cluster, with `--redis`.
+    private let cluster: ClusterLink?
     private let pushes: PushDispatcher
     private let web: LockedValue<WebServer?>
     private let nextConnectionID = LockedValue<UInt64>(0)
@@ -151,12 +154,43 @@ public final class RingerServer: Sendable {
                               watch: AcceptedCallWatch(idleLimit: configuration.callIdleTimeout,
                                                        maximumDuration: configuration.maxCallDuration),
                               clock: clock, log: logger, observe: observe)
+        let cluster = try Self.clusterLink(configuration, store: store, hub: hub, service: service, clock: clock, log: logger)
+        self.cluster = cluster
+        service.cluster.withLock { $0 = cluster }
+        if let cluster { hub.presenceObserver.withLock { $0 = { cluster.presenceChanged(userID: $0, online: $1) } } }
         router = APIRouter(service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
                            store: store, tokens: tokens,
                            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
                            clock: clock, log: logger, pushHealth: pushHealth,
                            mediaUsesDevelopmentKey: configuration.media.usesDevelopmentKey, limits: limits)
         web = LockedValue(nil)
+    }
+
+    /// The link to the other servers, when `--redis` is set: their events reach the sockets here and this
+    /// server's watch over accepted calls; what Redis lost is read back from the store.
+    /// - Throws: ``ConfigurationError`` naming `--redis` for a URL that cannot be used or a Redis that cannot be reached.
+    private static func clusterLink(_ configuration: ServerConfiguration, store: any RingerStore, hub: EventHub,
+                                    service: CallService, clock: any ServerClock, log: Logger) throws -> ClusterLink? {
+        guard let text = configuration.redisURL else { return nil }
+        let url: RedisURL
+        do {
+            url = try RedisURL(parsing: text)
+        } catch {
+            throw ConfigurationError("--redis (RINGER_REDIS): \(error)")
+        }
+        if !PostgresTarget.isPostgresURL(configuration.databasePath) {
+            log.warning("--redis is set but --database is an SQLite file: servers of a cluster must share one PostgreSQL database")
+        }
+        let handlers = ClusterLink.Handlers(
+            events: { [weak service] events in service?.learn(fromCluster: events) },
+            heard: { [weak service] callID in service?.acceptedCalls.heard(callID: callID, at: clock.now()) },
+            resubscribed: { [weak hub] in hub?.catchUpAll() },
+            localUsers: { [weak hub] in hub?.onlineUsers() ?? [] },
+            reconcile: { [weak hub] since in
+                guard let recent = try? await store.recentSequences(since: since) else { return }
+                for (userID, seq) in recent { hub?.catchUp(userID: userID, to: seq) }
+            })
+        return try ClusterLink(url: url, nodeID: configuration.nodeID, clock: clock, log: log, handlers: handlers)
     }
 
     /// The store `--database` names: a `postgres://` URL opens a ``PostgresStore``, anything else an SQLite file.
@@ -236,6 +270,7 @@ public final class RingerServer: Sendable {
         try await service.resumeAcceptedCalls()
         // The backstop for ring deadlines no timer of this server owns (another server died mid-ring).
         service.startRingSweep()
+        cluster?.start()
         let port = try server.start()
         web.withLock { $0 = server }
         log.info("listening", ["http.address": .string("\(configuration.host):\(port)")])
@@ -268,6 +303,7 @@ public final class RingerServer: Sendable {
                 }
             }
         }
+        await cluster?.shutdown()
         fcmWatch?.shutdown()
         apns?.shutdown()
         fcm?.shutdown()

@@ -16,6 +16,13 @@ public struct ServerConfiguration: Sendable {
     /// on the database server). Ignored for SQLite.
     public var databasePoolSize: Int = 8
 
+    /// The cluster's Redis (`--redis`, `RINGER_REDIS`, `redis://[:password@]host:6379[/db]`): servers sharing a
+    /// PostgreSQL database tell each other their events and sockets through it. nil for a server on its own.
+    public var redisURL: String?
+    /// This server's name in its cluster (`--node-id`, `RINGER_NODE_ID`), in logs and `/healthz`; the host name
+    /// and process id by default.
+    public var nodeID: String = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+
     /// ``databasePath`` as it may be shown: a URL's password replaced by `***`.
     public var databaseDescription: String {
         PostgresTarget(url: databasePath)?.description ?? databasePath

@@ -12,7 +12,7 @@ extension ServerConfiguration {
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
     static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
         let options = try CommandLineOptions(arguments: arguments, environment: environment, known: Set([
-            "listen", "database", "database-pool-size", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
+            "listen", "database", "database-pool-size", "redis", "node-id", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "request-deadline",
@@ -26,6 +26,13 @@ extension ServerConfiguration {
             config.port = listen.port
         }
         config.databasePath = options["database"] ?? config.databasePath
+        config.redisURL = options["redis"]
+        if let name = options["node-id"] {
+            guard UserID.isValid(name) else {
+                throw ConfigurationError("--node-id must be 1 to 64 letters, digits, '.', '_' or '-', got \(name)")
+            }
+            config.nodeID = name
+        }
         if let text = options["database-pool-size"] {
             guard let count = Int(text), (1...200).contains(count) else {
                 throw ConfigurationError("--database-pool-size must be a whole number between 1 and 200, got \(text)")

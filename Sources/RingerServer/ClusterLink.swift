@@ -1,0 +1,300 @@
+import Dispatch
+import Foundation
+import RingerLogging
+import RingerRedis
+import RingerStore
+import RingerSync
+import RingerWire
+
+/// One server's link to the other servers of its cluster, through Redis (`--redis`): events to the server that
+/// holds a device's socket, who holds which user's sockets, and signs of life of accepted calls.
+///
+/// PostgreSQL stays the source of truth: every event is stored with its `seq` before it is published, so
+/// whatever Redis loses is read back from the store. A server
+/// - publishes each change's events on `ringer:events`; every server hands them to the sockets it holds (a
+///   user's sockets may be on several servers; the hub keeps each user's `seq` order and fills gaps);
+/// - after its subscription was down (Redis restarted, a network cut), re-reads what its users missed;
+/// - every ``reconcileInterval`` seconds compares the streams that grew lately (``RingerStore/recentSequences(since:)``)
+///   with what it delivered, and fills the difference: the cover for a message lost while everyone stayed
+///   subscribed (its publisher died between commit and publish);
+/// - keeps `ringer:presence:<user>` (server → last refresh) and `ringer:nodes` (server → heartbeat), so
+///   ``isOnlineElsewhere(_:)`` answers whether the user holds a socket on another live server.
+///
+/// Redis unreachable: the server keeps serving and ringing by push; health says so; publishes are dropped (the
+/// reconciliation fills them once Redis is back) and the subscriber reconnects with backoff.
+/// Debian's hiredis (0.14) has no TLS: a TLS-only Redis is reached through a local tunnel (docs/operations.md).
+final class ClusterLink: Sendable {
+    /// The Redis pub/sub channel every server publishes on and subscribes to.
+    static let channel = "ringer:events"
+    /// Seconds between heartbeats (and presence refreshes every ``presenceRefreshInterval``).
+    static let heartbeatInterval: TimeInterval = 2
+    /// A server whose heartbeat is older than this many seconds is dead: its presence entries are ignored.
+    static let nodeDeadAfter: TimeInterval = 8
+    /// Seconds between refreshes of this server's presence entries; an entry older than 3× is ignored.
+    static let presenceRefreshInterval: TimeInterval = 30
+    /// Seconds between reconciliations against the store; each looks this far back, twice over.
+    static let reconcileInterval: TimeInterval = 2
+
+    /// This server's name in the cluster (`--node-id`) and start time: `<node-id>/<unix ms>`, new at every start,
+    /// so entries a killed predecessor of the same name left are never taken as this one's.
+    let incarnation: String
+    private let commands: RedisConnection
+    /// Commands run here, in order (publishes keep the order of the changes), off Swift's cooperative pool.
+    private let queue = DispatchQueue(label: "ringer-redis")
+    private let subscriber: RedisSubscriber
+    private let state = LockedValue(State())
+    private let loops = LockedValue<[Task<Void, Never>]>([])
+    private let log: Logger
+    private let clock: any ServerClock
+    private let url: RedisURL
+
+    private struct State {
+        var subscribed = false
+        var everSubscribed = false
+        var commandsWork = true
+        var lostSince: Date?
+        var lastProblem: String?
+        /// Servers and their heartbeats, as last read.
+        var nodes: [String: Date] = [:]
+        var dropped = 0
+    }
+
+    /// What the link hands the server.
+    struct Handlers: Sendable {
+        /// Events another server stored.
+        var events: @Sendable ([StoredEvent]) -> Void
+        /// A party of this accepted call was heard from on another server.
+        var heard: @Sendable (String) -> Void
+        /// The subscription came back after being down: what the sockets here missed must be re-read.
+        var resubscribed: @Sendable () -> Void
+        /// The users holding sockets on this server now.
+        var localUsers: @Sendable () -> [String]
+        /// Compares streams that grew since the date with what was delivered here.
+        var reconcile: @Sendable (Date) async -> Void
+    }
+
+    private let handlers: Handlers
+
+    /// Connects the command connection (so a wrong address or password stops the start) and prepares the subscriber.
+    /// - Throws: ``ConfigurationError`` naming `--redis` when Redis cannot be reached or refuses the login.
+    init(url: RedisURL, nodeID: String, clock: any ServerClock, log: Logger, handlers: Handlers) throws {
+        self.url = url
+        self.clock = clock
+        self.log = log
+        self.handlers = handlers
+        incarnation = "\(nodeID)/\(Date().unixMilliseconds)"
+        commands = RedisConnection(url: url, connectTimeout: 2, commandTimeout: 2)
+        do {
+            try commands.connect()
+        } catch {
+            throw ConfigurationError("--redis (RINGER_REDIS): cannot use Redis at \(url): \(error)")
+        }
+        let state = self.state
+        let incarnation = self.incarnation
+        do {
+            subscriber = try RedisSubscriber(url: url, channels: [Self.channel], connectTimeout: 2, healthCheckInterval: 5,
+                                             onMessage: { _, payload in
+                guard let message = try? RingerJSON.decoder().decode(ClusterMessage.self, from: payload),
+                      message.node != incarnation else { return }
+                if let callID = message.heard { handlers.heard(callID) }
+                let events = message.storedEvents
+                if !events.isEmpty { handlers.events(events) }
+            }, onStatus: { status in
+                let resubscribed = state.withLock { state -> Bool in
+                    switch status {
+                    case .connected:
+                        defer { (state.subscribed, state.everSubscribed, state.lostSince) = (true, true, nil) }
+                        return state.everSubscribed
+                    case .lost(let error):
+                        state.subscribed = false
+                        state.lostSince = state.lostSince ?? Date()
+                        state.lastProblem = "\(error)"
+                        return false
+                    }
+                }
+                if resubscribed { handlers.resubscribed() }
+            })
+        } catch {
+            throw ConfigurationError("--redis (RINGER_REDIS): \(error)")
+        }
+    }
+
+    /// Subscribes, and starts the heartbeat, the presence refresh and the reconciliation.
+    func start() {
+        subscriber.start()
+        let loops = [
+            every(Self.heartbeatInterval) { link in await link.beat() },
+            every(Self.presenceRefreshInterval) { link in await link.refreshPresence() },
+            every(Self.reconcileInterval) { link in
+                await link.handlers.reconcile(link.clock.now().addingTimeInterval(-2 * Self.reconcileInterval - 1))
+            },
+        ]
+        self.loops.withLock { $0 = loops }
+    }
+
+    /// Stops the loops and the subscriber, and takes this server's presence and heartbeat out of Redis.
+    func shutdown() async {
+        loops.withLock { loops in
+            loops.forEach { $0.cancel() }
+            loops.removeAll()
+        }
+        subscriber.stop()
+        let users = handlers.localUsers()
+        await run { [incarnation] commands in
+            for user in users { _ = try commands.command(["HDEL", Self.presenceKey(user), incarnation]) }
+            _ = try commands.command(["HDEL", "ringer:nodes", incarnation])
+        }
+    }
+
+    // MARK: Telling the others
+
+    /// Publishes stored events, in the order given across calls. Dropped while Redis is unreachable.
+    func publish(_ events: [StoredEvent]) {
+        guard !events.isEmpty else { return }
+        send(ClusterMessage(node: incarnation, events: events))
+    }
+
+    /// Tells the others a party of an accepted call was heard from here.
+    func heard(callID: String) {
+        send(ClusterMessage(node: incarnation, heard: callID))
+    }
+
+    /// The user's first socket on this server opened (`true`) or its last one closed (`false`).
+    func presenceChanged(userID: String, online: Bool) {
+        let incarnation = self.incarnation
+        queue.async { [self] in
+            _ = try? perform { commands in
+                if online {
+                    _ = try commands.command(["HSET", Self.presenceKey(userID), incarnation, "\(Date().unixMilliseconds)"])
+                } else {
+                    _ = try commands.command(["HDEL", Self.presenceKey(userID), incarnation])
+                }
+            }
+        }
+    }
+
+    /// Whether the user holds a socket on another live server (a presence entry of a server whose heartbeat is
+    /// fresh, refreshed within three refresh intervals); nil when Redis cannot say. Callers take nil as "maybe":
+    /// the events reach such a socket from the store (the reconciliation) even while Redis is down.
+    func isOnlineElsewhere(_ userID: String) async -> Bool? {
+        let entries = await run { commands in try commands.command(["HGETALL", Self.presenceKey(userID)]) }
+        guard let fields = entries?.elements else { return nil }
+        let now = Date()
+        let nodes = state.withLock { $0.nodes }
+        var index = 0
+        while index + 1 < fields.count {
+            defer { index += 2 }
+            guard let node = fields[index].string, node != incarnation,
+                  let refreshed = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)),
+                  now.timeIntervalSince(refreshed) < 3 * Self.presenceRefreshInterval,
+                  let beat = nodes[node], now.timeIntervalSince(beat) < Self.nodeDeadAfter else { continue }
+            return true
+        }
+        return false
+    }
+
+    // MARK: Health
+
+    /// What `/healthz` shows: `connected`, or `lost` with since when and why.
+    var health: ClusterHealth {
+        state.withLock { state in
+            let connected = state.subscribed && state.commandsWork
+            return ClusterHealth(nodeId: incarnation, redis: connected ? "connected" : "lost",
+                                 redisProblem: connected ? nil : (state.lastProblem ?? "not subscribed yet"),
+                                 nodes: state.nodes.filter { Date().timeIntervalSince($0.value) < Self.nodeDeadAfter }.count)
+        }
+    }
+
+    // MARK: Internals
+
+    private static func presenceKey(_ userID: String) -> String { "ringer:presence:\(userID)" }
+
+    private func send(_ message: ClusterMessage) {
+        guard let payload = try? RingerJSON.encoder().encode(message) else { return }
+        queue.async { [self] in
+            // Down: dropped, not queued behind a timeout each; the reconciliation fills it once Redis is back.
+            guard state.withLock({ $0.commandsWork || $0.subscribed }) else {
+                state.withLock { $0.dropped += 1 }
+                return
+            }
+            _ = try? perform { commands in _ = try commands.command([Data("PUBLISH".utf8), Data(Self.channel.utf8), payload]) }
+        }
+    }
+
+    /// Runs Redis commands on ``queue``, recording whether they work. Call on ``queue`` only.
+    private func perform<T>(_ body: (RedisConnection) throws -> T) throws -> T {
+        do {
+            let result = try body(commands)
+            state.withLock { $0.commandsWork = true }
+            return result
+        } catch {
+            let first = state.withLock { state -> Bool in
+                defer { (state.commandsWork, state.lastProblem) = (false, "\(error)") }
+                return state.commandsWork
+            }
+            if first { log.warning("Redis commands fail; ringing by push continues", ["error": .string("\(error)")]) }
+            throw error
+        }
+    }
+
+    /// Runs Redis commands on ``queue`` and awaits them; nil when they failed.
+    private func run<T: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws -> T) async -> T? {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in continuation.resume(returning: try? perform(body)) }
+        }
+    }
+
+    /// Writes this server's heartbeat and reads everyone's.
+    private func beat() async {
+        let incarnation = self.incarnation
+        let reply = await run { commands -> RedisReply in
+            _ = try commands.command(["HSET", "ringer:nodes", incarnation, "\(Date().unixMilliseconds)"])
+            return try commands.command(["HGETALL", "ringer:nodes"])
+        }
+        guard let fields = reply?.elements else { return }
+        var nodes: [String: Date] = [:], dead: [String] = []
+        var index = 0
+        while index + 1 < fields.count {
+            defer { index += 2 }
+            guard let node = fields[index].string,
+                  let beat = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) else { continue }
+            // Gone for ten times the bound: forget the server (its presence entries expire on their own).
+            if Date().timeIntervalSince(beat) > 10 * Self.nodeDeadAfter { dead.append(node) } else { nodes[node] = beat }
+        }
+        state.withLock { $0.nodes = nodes }
+        let gone = dead
+        if !gone.isEmpty { _ = await run { commands in try commands.command(["HDEL", "ringer:nodes"] + gone) } }
+    }
+
+    /// Writes this server's presence entry of every user holding a socket here again, with a fresh time.
+    private func refreshPresence() async {
+        let users = handlers.localUsers()
+        let incarnation = self.incarnation
+        _ = await run { commands in
+            let now = "\(Date().unixMilliseconds)"
+            for user in users { _ = try commands.command(["HSET", Self.presenceKey(user), incarnation, now]) }
+        }
+    }
+
+    /// A loop running `body` every `interval` seconds of the server's clock until cancelled.
+    private func every(_ interval: TimeInterval, _ body: @escaping @Sendable (ClusterLink) async -> Void) -> Task<Void, Never> {
+        Task { [weak self] in
+            while !Task.isCancelled, let self {
+                await body(self)
+                do { try await self.clock.sleep(until: self.clock.now().addingTimeInterval(interval)) } catch { return }
+            }
+        }
+    }
+}
+
+/// The cluster part of `/healthz` (when `--redis` is set).
+struct ClusterHealth: Codable, Sendable {
+    /// This server's incarnation, `<node-id>/<start unix ms>`.
+    var nodeId: String
+    /// `connected`, or `lost` (events reach other servers' sockets only through the store until it is back).
+    var redis: String
+    /// Why it is lost, when it is.
+    var redisProblem: String?
+    /// Servers with a fresh heartbeat, this one included.
+    var nodes: Int
+}
