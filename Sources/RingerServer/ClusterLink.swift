@@ -18,7 +18,9 @@ import RingerWire
 ///   with what it delivered, and fills the difference: the cover for a message lost while everyone stayed
 ///   subscribed (its publisher died between commit and publish);
 /// - keeps `ringer:presence:<user>` (server → last refresh) and `ringer:nodes` (server → heartbeat), so
-///   ``isOnlineElsewhere(_:)`` answers whether the user holds a socket on another live server.
+///   ``isOnlineElsewhere(_:)`` answers whether the user holds a socket on another live server;
+/// - tells the others when a device's socket opens here, so a device that reconnected to this server while its
+///   old connection lingered on another holds one socket, the newer (no sticky sessions needed).
 ///
 /// Redis unreachable: the server keeps serving and ringing by push; health says so; publishes are dropped (the
 /// reconciliation fills them once Redis is back) and the subscriber reconnects with backoff.
@@ -65,6 +67,8 @@ final class ClusterLink: Sendable {
         var events: @Sendable ([StoredEvent]) -> Void
         /// A party of this accepted call was heard from on another server.
         var heard: @Sendable (String) -> Void
+        /// A device opened a socket on another server (user, device, when).
+        var connected: @Sendable (String, String, Date) -> Void
         /// The subscription came back after being down: what the sockets here missed must be re-read.
         var resubscribed: @Sendable () -> Void
         /// The users holding sockets on this server now.
@@ -75,8 +79,10 @@ final class ClusterLink: Sendable {
 
     private let handlers: Handlers
 
-    /// Connects the command connection (so a wrong address or password stops the start) and prepares the subscriber.
-    /// - Throws: ``ConfigurationError`` naming `--redis` when Redis cannot be reached or refuses the login.
+    /// Connects the command connection and prepares the subscriber. A Redis that refuses the login stops the start
+    /// (a wrong password does not heal); one that cannot be reached does not: the server starts degraded, as it
+    /// would run on if Redis went away later, and the link reconnects with backoff.
+    /// - Throws: ``ConfigurationError`` naming `--redis` when Redis refuses the login or the URL is unusable.
     init(url: RedisURL, nodeID: String, clock: any ServerClock, log: Logger, handlers: Handlers) throws {
         self.url = url
         self.clock = clock
@@ -86,8 +92,12 @@ final class ClusterLink: Sendable {
         commands = RedisConnection(url: url, connectTimeout: 2, commandTimeout: 2)
         do {
             try commands.connect()
+        } catch let error where Self.isRefusal(error) {
+            throw ConfigurationError("--redis (RINGER_REDIS): Redis at \(url) refuses this server: \(error)")
         } catch {
-            throw ConfigurationError("--redis (RINGER_REDIS): cannot use Redis at \(url): \(error)")
+            state.withLock { ($0.commandsWork, $0.lastProblem) = (false, "\(error)") }
+            log.warning("Redis cannot be reached at start; serving without it until it can (calls ring by push, events "
+                        + "reach other servers' sockets from the database)", ["error": .string("\(error)")])
         }
         let state = self.state
         let incarnation = self.incarnation
@@ -97,6 +107,9 @@ final class ClusterLink: Sendable {
                 guard let message = try? RingerJSON.decoder().decode(ClusterMessage.self, from: payload),
                       message.node != incarnation else { return }
                 if let callID = message.heard { handlers.heard(callID) }
+                if let socket = message.connected {
+                    handlers.connected(socket.userId, socket.deviceId, Date(unixMilliseconds: socket.connectedAt))
+                }
                 let events = message.storedEvents
                 if !events.isEmpty { handlers.events(events) }
             }, onStatus: { status in
@@ -159,6 +172,12 @@ final class ClusterLink: Sendable {
         send(ClusterMessage(node: incarnation, heard: callID))
     }
 
+    /// A device's socket opened here: the others close its older socket, if they hold one.
+    func deviceConnected(userID: String, deviceID: String, at date: Date) {
+        send(ClusterMessage(node: incarnation, connected: .init(userId: userID, deviceId: deviceID,
+                                                                 connectedAt: date.unixMilliseconds)))
+    }
+
     /// The user's first socket on this server opened (`true`) or its last one closed (`false`).
     func presenceChanged(userID: String, online: Bool) {
         let incarnation = self.incarnation
@@ -206,6 +225,12 @@ final class ClusterLink: Sendable {
     }
 
     // MARK: Internals
+
+    /// An answer from Redis itself (a refused `AUTH` or `SELECT`), as opposed to no answer.
+    private static func isRefusal(_ error: RedisError) -> Bool {
+        if case .server = error { return true }
+        return false
+    }
 
     private static func presenceKey(_ userID: String) -> String { "ringer:presence:\(userID)" }
 

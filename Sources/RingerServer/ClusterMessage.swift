@@ -4,7 +4,9 @@ import RingerWire
 
 /// What one server of a cluster tells the others on Redis' `ringer:events` channel, as JSON:
 /// `{"node":"…","events":[{"user_id":"bob","except_device":null,"event":{"seq":7,"type":"call.accepted","call":{…}}}]}`
-/// or `{"node":"…","heard":"<call id>"}` (a party of an accepted call was heard from on that server).
+/// or `{"node":"…","heard":"<call id>"}` (a party of an accepted call was heard from on that server), or
+/// `{"node":"…","connected":{"user_id":"bob","device_id":"bob-iphone","connected_at":<unix ms>}}` (that device's
+/// older socket on another server is closed, as a newer one on the same server would close it).
 ///
 /// Pub/sub delivers at most once: a message lost here is filled from the store (``ClusterLink``), since every
 /// event is stored, with its `seq`, before it is published.
@@ -16,10 +18,19 @@ struct ClusterMessage: Codable, Sendable {
         var event: CallEvent
     }
 
+    /// A device's socket opened on the sending server.
+    struct DeviceSocket: Codable, Sendable {
+        var userId: String
+        var deviceId: String
+        /// Unix milliseconds of the sending server's clock.
+        var connectedAt: Int64
+    }
+
     /// The sending server's incarnation (``ClusterLink/incarnation``); a server ignores its own messages.
     var node: String
     var events: [Event]?
     var heard: String?
+    var connected: DeviceSocket?
 
     init(node: String, events: [StoredEvent]) {
         self.node = node
@@ -29,6 +40,11 @@ struct ClusterMessage: Codable, Sendable {
     init(node: String, heard callID: String) {
         self.node = node
         self.heard = callID
+    }
+
+    init(node: String, connected: DeviceSocket) {
+        self.node = node
+        self.connected = connected
     }
 
     /// The events as the hub takes them.

@@ -58,6 +58,8 @@ final class EventHub: Sendable {
         var lastSeq: Int64
         /// Live events held back while the replay is read from the store; nil once live.
         var pending: [Outgoing]?
+        /// When it was admitted (the server's clock), to tell which of one device's sockets on two servers is newer.
+        var admittedAt = Date.distantPast
     }
 
     /// An event with its JSON text, encoded once for every socket.
@@ -97,6 +99,9 @@ final class EventHub: Sendable {
     /// Told when a user's first socket here opens (`true`) and their last one closes (`false`): the cluster's
     /// presence (``ClusterLink/presenceChanged(userID:online:)``). Called outside the hub's locks.
     let presenceObserver = LockedValue<(@Sendable (String, Bool) -> Void)?>(nil)
+    /// Told when a socket announcing a device is admitted (user, device, when), so the cluster can close that
+    /// device's older socket on another server (``replaceDevice(userID:deviceID:connectedAt:)``).
+    let deviceObserver = LockedValue<(@Sendable (String, String, Date) -> Void)?>(nil)
 
     /// - Parameters:
     ///   - store: where events and the replay are read.
@@ -127,6 +132,7 @@ final class EventHub: Sendable {
     /// - Returns: ``Admission/full`` when the user already holds ``maxSocketsPerUser`` other sockets.
     func admit(id: UInt64, userID: String, deviceID: String?, sink: any EventSink, since: Int64?) -> Admission {
         var first = false
+        let admitted = now()
         let replaced = stripe(of: userID).withLock { streams -> (any EventSink)?? in
             if let stream = streams[userID], stream.sockets.count >= maxSocketsPerUser,
                deviceID.flatMap({ stream.byDevice[$0] }) == nil {
@@ -139,7 +145,7 @@ final class EventHub: Sendable {
                 replaced = stream.sockets.removeValue(forKey: older)?.sink
             }
             stream.sockets[id] = Subscriber(deviceID: deviceID, sink: sink, since: since, lastSeq: since ?? .min,
-                                            pending: [])
+                                            pending: [], admittedAt: admitted)
             if let deviceID { stream.byDevice[deviceID] = id }
             streams[userID] = stream
             return .some(replaced)
@@ -147,6 +153,7 @@ final class EventHub: Sendable {
         guard let replaced else { return .full }
         replaced?.close(code: Self.replacedClose.code, reason: Self.replacedClose.reason)
         if first { presenceObserver.snapshot?(userID, true) }
+        if let deviceID { deviceObserver.snapshot?(userID, deviceID, admitted) }
         return .admitted
     }
 
@@ -224,6 +231,23 @@ final class EventHub: Sendable {
     /// True when the user holds an open socket announced as this device. O(1).
     func isConnected(userID: String, deviceID: String) -> Bool {
         stripe(of: userID).withLock { $0[userID]?.byDevice[deviceID] != nil }
+    }
+
+    /// The device opened a socket on another server at `connectedAt`: its socket here, if older, is closed with
+    /// ``replacedClose``, as a newer socket on this server would close it (a reconnect that reached another
+    /// server while the old connection lingered).
+    func replaceDevice(userID: String, deviceID: String, connectedAt: Date) {
+        let replaced = stripe(of: userID).withLock { streams -> (any EventSink)? in
+            guard var stream = streams[userID], let id = stream.byDevice[deviceID],
+                  let old = stream.sockets[id], old.admittedAt < connectedAt else { return nil }
+            stream.sockets[id] = nil
+            stream.byDevice[deviceID] = nil
+            streams[userID] = stream.sockets.isEmpty ? nil : stream
+            return old.sink
+        }
+        guard let replaced else { return }
+        if stripe(of: userID).withLock({ $0[userID] == nil }) { presenceObserver.snapshot?(userID, false) }
+        replaced.close(code: Self.replacedClose.code, reason: Self.replacedClose.reason)
     }
 
     /// The users holding at least one socket here (the cluster's presence refresh).

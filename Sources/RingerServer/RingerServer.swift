@@ -157,7 +157,10 @@ public final class RingerServer: Sendable {
         let cluster = try Self.clusterLink(configuration, store: store, hub: hub, service: service, clock: clock, log: logger)
         self.cluster = cluster
         service.cluster.withLock { $0 = cluster }
-        if let cluster { hub.presenceObserver.withLock { $0 = { cluster.presenceChanged(userID: $0, online: $1) } } }
+        if let cluster {
+            hub.presenceObserver.withLock { $0 = { cluster.presenceChanged(userID: $0, online: $1) } }
+            hub.deviceObserver.withLock { $0 = { cluster.deviceConnected(userID: $0, deviceID: $1, at: $2) } }
+        }
         router = APIRouter(service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
                            store: store, tokens: tokens,
                            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
@@ -184,6 +187,7 @@ public final class RingerServer: Sendable {
         let handlers = ClusterLink.Handlers(
             events: { [weak service] events in service?.learn(fromCluster: events) },
             heard: { [weak service] callID in service?.acceptedCalls.heard(callID: callID, at: clock.now()) },
+            connected: { [weak hub] user, device, date in hub?.replaceDevice(userID: user, deviceID: device, connectedAt: date) },
             resubscribed: { [weak hub] in hub?.catchUpAll() },
             localUsers: { [weak hub] in hub?.onlineUsers() ?? [] },
             reconcile: { [weak hub] since in

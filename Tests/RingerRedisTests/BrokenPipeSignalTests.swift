@@ -7,15 +7,21 @@ import Darwin
 import Testing
 
 @Suite struct BrokenPipeSignalTests {
-    @Test func writeToAClosedSocketFailsWithEPIPEAndLeavesTheSignalMaskAsItWas() throws {
+    /// Whether SIGPIPE is at its default action (killing the process) in this test process. Other suites of the
+    /// whole test run (servers) ignore it process-wide; there the guard is not needed and this test could not fail,
+    /// so it runs only where it can (`swift test --filter RingerRedisTests`).
+    static var sigpipeKills: Bool {
         var disposition = sigaction()
         sigaction(SIGPIPE, nil, &disposition)
-        // With SIGPIPE ignored process-wide the guard is not needed, and this test could not fail.
         #if canImport(Glibc)
-        try #require(disposition.__sigaction_handler.sa_handler == nil, "SIGPIPE is not at its default action here")
+        return disposition.__sigaction_handler.sa_handler == nil
         #else
-        try #require(disposition.__sigaction_u.__sa_handler == nil, "SIGPIPE is not at its default action here")
+        return disposition.__sigaction_u.__sa_handler == nil
         #endif
+    }
+
+    @Test(.enabled(if: BrokenPipeSignalTests.sigpipeKills, "SIGPIPE is ignored process-wide in this test process"))
+    func writeToAClosedSocketFailsWithEPIPEAndLeavesTheSignalMaskAsItWas() throws {
 
         var ends: [Int32] = [-1, -1]
         #if canImport(Glibc)

@@ -142,6 +142,30 @@ import Testing
         #expect(old.events.isEmpty)
     }
 
+    @Test func aDeviceThatReconnectedToAnotherServerHasItsOlderSocketHereClosedButNotANewerOne() async throws {
+        let store = try SQLiteStore(path: ":memory:")
+        let hub = EventHub(store: store, publications: KeyedAsyncLock())
+        let presence = LockedValue<[Bool]>([])
+        hub.presenceObserver.withLock { $0 = { _, online in presence.withLock { $0.append(online) } } }
+        let here = RecordingSink()
+        try await Self.live(hub, id: 1, user: "bob", device: "bob-phone", sink: here)
+        // A socket of the device that another server admitted before this one: this one is the newer, it stays.
+        hub.replaceDevice(userID: "bob", deviceID: "bob-phone", connectedAt: Date().addingTimeInterval(-60))
+        #expect(here.record.withLock { $0.closes }.isEmpty)
+        #expect(hub.isConnected(userID: "bob", deviceID: "bob-phone"))
+        // Another device of Bob's elsewhere touches nothing here.
+        hub.replaceDevice(userID: "bob", deviceID: "bob-tablet", connectedAt: Date().addingTimeInterval(60))
+        #expect(here.record.withLock { $0.closes }.isEmpty)
+        // The device reconnected to another server after: the old socket here is closed as replaced.
+        hub.replaceDevice(userID: "bob", deviceID: "bob-phone", connectedAt: Date().addingTimeInterval(60))
+        #expect(here.record.withLock { $0.closes }.map(\.code) == [4001])
+        #expect(!hub.isOnline(userID: "bob"))
+        #expect(presence.snapshot == [true, false])
+        hub.deliver(try await Self.storeEvents(1, for: "bob", in: store))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(here.events.isEmpty)
+    }
+
     @Test func socketsBeyondThePerUserCapAreRefusedButADeviceMayStillReplaceItsOwn() async throws {
         let hub = EventHub(store: try SQLiteStore(path: ":memory:"), publications: KeyedAsyncLock(), maxSocketsPerUser: 3)
         for index in 0..<3 {
