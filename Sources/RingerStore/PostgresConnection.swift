@@ -188,6 +188,8 @@ private struct PostgresRow: SQLRow {
     func integer(_ index: Int32) -> Int64 { text(index).flatMap { Int64($0) } ?? 0 }
 
     func real(_ index: Int32) -> Double { text(index).flatMap { Double($0) } ?? 0 }
+
+    func value(_ index: Int32) -> SQLValue { text(index).map(SQLValue.text) ?? .null }
 }
 
 /// C strings for `strings` and a NULL after them (libpq's keyword and value lists), valid inside `body` only.

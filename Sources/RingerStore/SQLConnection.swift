@@ -17,6 +17,8 @@ protocol SQLRow {
     func integer(_ index: Int32) -> Int64
     /// Column `index` as a double (0 when NULL).
     func real(_ index: Int32) -> Double
+    /// Column `index` as the value it holds, of its own type (PostgreSQL rows are read as text).
+    func value(_ index: Int32) -> SQLValue
 }
 
 /// One database connection as ``SQLStore`` uses it. **Not thread-safe**: each is used by one operation at a time

@@ -119,4 +119,13 @@ private struct SQLiteRow: SQLRow {
 
     /// Column `index` as a double (0 when NULL).
     func real(_ index: Int32) -> Double { sqlite3_column_double(statement, index) }
+
+    func value(_ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(integer(index))
+        case SQLITE_FLOAT: .real(real(index))
+        default: text(index).map(SQLValue.text) ?? .null
+        }
+    }
 }

@@ -60,6 +60,9 @@ enum Usage {
                                 phones off/on) played on loopback; checks the ringing invariants after each.
                                 Prints a failing seed's violations, script and time line; --trace: every
                                 run's. Exit 0 all kept, 1 a violation, 2 a bad flag.
+      ringer copy-database --from ringer.sqlite [--to postgres://user@host:5432/ringer]
+                                Copy every row of a stopped server's SQLite file into an empty PostgreSQL
+                                database (or RINGER_DATABASE), all or nothing (docs/operations.md).
       ringer keys --out DIR [--fcm-sandbox https://localhost:2199] [--fcm-project ringer-dev]
                                 Write a throw-away APNs key (.p8), a dev CA + localhost certificate, and a
                                 throw-away FCM service account whose token_uri is the FCM sandbox's.

@@ -1,4 +1,4 @@
-// The `ringer` command line: serve, sandbox, demo, scenario, explore, keys, bench.
+// The `ringer` command line: serve, sandbox, demo, scenario, explore, keys, bench, copy-database.
 import Foundation
 import RingerLogging
 
@@ -19,6 +19,7 @@ case "scenario": code = await ScenarioCommand.run(rest)
 case "explore": code = await ExploreCommand.run(rest)
 case "keys": code = KeysCommand.run(rest)
 case "bench": code = await BenchCommand.run(rest)
+case "copy-database": code = CopyDatabaseCommand.run(rest, environment: ProcessInfo.processInfo.environment)
 case "help", "--help", "-h":
     print(Usage.text)
     code = 0

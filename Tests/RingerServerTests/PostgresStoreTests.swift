@@ -63,3 +63,45 @@ import Testing
         #expect(PostgresTarget(url: "postgresql://x@y/z") != nil)
     }
 }
+
+/// `ringer copy-database`: a server moving from SQLite to PostgreSQL keeps everything it stored.
+@Suite struct DatabaseCopyTests {
+    @Test func everyRowOfAnSQLiteServerReachesPostgresAndAReadSeesTheSameStore() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-copy-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let sqlite = try SQLiteStore(path: path)
+        try await sqlite.upsertUser(id: "alice", name: "Alice", at: Date())
+        let registered = Date(unixMilliseconds: 1_800_000_000_000)
+        _ = try await sqlite.registerDevice(Device(deviceId: "bob-pixel", userId: "bob", platform: .android,
+                                                   fcmToken: "fcm-1", fcmProjectId: "ringer-demo", updatedAt: registered,
+                                                   readiness: DeviceReadiness(problems: [.batteryOptimized], reportedAt: registered)))
+        let machine = StoreConformanceTests.ringingCall()
+        _ = try await sqlite.insertCall(machine, events: [PendingEvent(type: .callIncoming, recipient: .user("bob"), call: machine.call)],
+                                        idempotencyKey: "key-1")
+        try await sqlite.recordPushAttempt(PushAttempt(callId: machine.call.callId, deviceId: "bob-pixel", provider: .fcm,
+                                                       pushType: .high, status: 200, reason: nil, apnsId: nil,
+                                                       latencyMs: 12, attempts: 1, sentAt: registered))
+
+        let target = try await StoreKind.freshPostgres()
+        let copied = try DatabaseCopy.copy(sqlitePath: path, to: target)
+        #expect(copied.first { $0.table == "users" }?.rows == 1)
+        #expect(copied.first { $0.table == "events" }?.rows == 1)
+        let postgres = try PostgresStore(target: target)
+        #expect(try await postgres.user(id: "alice") == Party(id: "alice", name: "Alice"))
+        #expect(try await postgres.devices(ofUser: "bob") == (try await sqlite.devices(ofUser: "bob")))
+        #expect(try await postgres.call(id: machine.call.callId) == machine)
+        #expect(try await postgres.events(forUser: "bob", after: 0, limit: 10) == (try await sqlite.events(forUser: "bob", after: 0, limit: 10)))
+        #expect(try await postgres.call(forIdempotencyKey: "key-1", userID: "alice", at: Date()) == machine)
+        #expect(try await postgres.pushAttempts(callID: machine.call.callId) == (try await sqlite.pushAttempts(callID: machine.call.callId)))
+        // New rows carry on after the copied ones.
+        try await postgres.recordPushAttempt(PushAttempt(callId: machine.call.callId, deviceId: "bob-pixel", provider: .fcm,
+                                                         pushType: .high, status: 200, reason: nil, apnsId: nil,
+                                                         latencyMs: 9, attempts: 1, sentAt: registered + 1))
+        #expect(try await postgres.pushAttempts(callID: machine.call.callId).count == 2)
+
+        // A second copy into the same database copies nothing and says why.
+        let again = #expect(throws: StoreError.self) { try DatabaseCopy.copy(sqlitePath: path, to: target) }
+        #expect(again?.description.contains("already holds") == true)
+        #expect(try await postgres.pushAttempts(callID: machine.call.callId).count == 2)
+    }
+}
