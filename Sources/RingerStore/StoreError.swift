@@ -100,7 +100,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch code {
-        case .database: "\(operation) failed (\(sqlState ?? "\(resultCode ?? -1)")): \(message)"
+        case .database:
+            if let code = sqlState ?? resultCode.map({ "\($0)" }) { "\(operation) failed (\(code)): \(message)" } else { "\(operation) failed: \(message)" }
         case .corruptRecord: "corrupt record: \(message)"
         case .fileLost, .newerSchema: message
         case .serverUnreachable: "PostgreSQL cannot be reached: \(message)"
