@@ -26,6 +26,8 @@ final class CallService: Sendable {
     /// Per-user locks held while a change is stored and published (shared with the hub's baseline read).
     private let publications: KeyedAsyncLock
     private let timers: RingTimeoutScheduler
+    /// This server's incarnation: the `placed_by` of its calls and the name of its heartbeat.
+    let node: String
     /// The loop of ``startRingSweep()``.
     private let ringSweep = LockedValue<Task<Void, Never>?>(nil)
     /// Ends accepted calls whose apps went silent or that lasted too long.
@@ -40,9 +42,12 @@ final class CallService: Sendable {
     ///   - ringTimeout: seconds a call rings before it ends `unanswered`.
     ///   - watch: when a silent or overlong accepted call is ended.
     ///   - observe: told of every call created and changed.
+    ///   - node: this server's incarnation (``RingerServer/incarnation``), stored with the calls it places and in its
+    ///     heartbeat.
     init(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
          ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
-         observe: @escaping @Sendable (ServerObservation) -> Void) {
+         node: String = "ringer/\(Date().unixMilliseconds)", observe: @escaping @Sendable (ServerObservation) -> Void) {
+        self.node = node
         self.store = store
         self.publications = publications
         self.hub = hub
@@ -131,7 +136,7 @@ final class CallService: Sendable {
             let hasVideo = request.hasVideo ?? false
             let ringTimeout = self.ringTimeout
             let inserted = try await store.insertCall(callerID: caller.id, calleeID: callee.id, idempotencyKey: idempotencyKey,
-                                                      at: now) { busy in
+                                                      at: now, placedBy: node) { busy in
                 // Busy is read in the same transaction that stores the call.
                 let (machine, effects) = CallMachine.invite(
                     callID: callID, caller: caller, callee: callee, hasVideo: hasVideo, calleeDevices: calleeDevices,
@@ -345,14 +350,58 @@ final class CallService: Sendable {
     /// backstop for a server that died mid-ring (its timers died with it) and for a timer whose change failed.
     /// Each due call is claimed by exactly one live server (``RingerStore/claimDueRingingCall(at:excluding:_:)``),
     /// so it ends within ``ringSweepGrace`` + ``ringSweepInterval`` (2 s) of its deadline while any server runs.
-    func startRingSweep() {
+    /// Each round also writes this server's heartbeat and sends again the pushes of calls whose server died
+    /// (``recoverOrphanedPushes(at:)``). The first heartbeat is written before it returns, so no call this server
+    /// places can look orphaned.
+    /// - Throws: ``StoreError`` when the first heartbeat cannot be written.
+    func startRingSweep() async throws {
+        try await store.heartbeat(node: node, at: clock.now())
         ringSweep.withLock { sweep in
             guard sweep == nil else { return }
             sweep = Task { [weak self] in
                 while !Task.isCancelled, let clock = self?.clock {
                     do { try await clock.sleep(until: clock.now().addingTimeInterval(Self.ringSweepInterval)) } catch { return }
-                    await self?.sweepRingTimeouts(at: clock.now())
+                    guard let self else { return }
+                    let now = clock.now()
+                    do {
+                        try await store.heartbeat(node: node, at: now)
+                    } catch {
+                        log.error("heartbeat failed", ["error": .string("\(error)")])
+                    }
+                    await sweepRingTimeouts(at: now)
+                    await recoverOrphanedPushes(at: now)
                 }
+            }
+        }
+    }
+
+    /// A server whose heartbeat is this many seconds old is taken for dead: ten missed rounds.
+    static let nodeDeadAfter: TimeInterval = 10
+
+    /// Sends again, once per call, the ringing pushes that a dead server placed and never had an outcome for, to the
+    /// devices that did not acknowledge `ringing` either: at least once, never needlessly. The phone de-duplicates
+    /// a second delivery by call id (RingerKit). Within ``nodeDeadAfter`` + ``ringSweepInterval`` of the death.
+    /// - Returns: how many pushes were sent again (tests).
+    @discardableResult
+    func recoverOrphanedPushes(at now: Date) async -> Int {
+        var resent = 0
+        while true {
+            do {
+                guard let (machine, deviceIDs) = try await store.claimOrphanedRingingCall(at: now, deadAfter: Self.nodeDeadAfter)
+                else { return resent }
+                guard !deviceIDs.isEmpty else { continue }
+                let wanted = Set(deviceIDs)
+                let devices = try await store.devices(ofUser: machine.call.callee.id).filter { wanted.contains($0.deviceId) }
+                log.info("sending the ringing pushes of a call whose server died", [
+                    "call.id": .string(machine.call.callId), "push.devices": .string("\(devices.count)")])
+                let call = machine.call
+                for device in devices {
+                    resent += 1
+                    Task(priority: .high) { await pushes.ring(call, device: device) }
+                }
+            } catch {
+                log.error("push recovery failed", ["error": .string("\(error)")])
+                return resent
             }
         }
     }

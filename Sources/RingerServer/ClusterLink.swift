@@ -37,8 +37,8 @@ final class ClusterLink: Sendable {
     /// Seconds between reconciliations against the store; each looks this far back, twice over.
     static let reconcileInterval: TimeInterval = 2
 
-    /// This server's name in the cluster (`--node-id`) and start time: `<node-id>/<unix ms>`, new at every start,
-    /// so entries a killed predecessor of the same name left are never taken as this one's.
+    /// This server's incarnation (``RingerServer/incarnation``): entries a killed predecessor of the same name left
+    /// are never taken as this one's.
     let incarnation: String
     private let commands: RedisConnection
     /// Commands run here, in order (publishes keep the order of the changes), off Swift's cooperative pool.
@@ -83,12 +83,12 @@ final class ClusterLink: Sendable {
     /// (a wrong password does not heal); one that cannot be reached does not: the server starts degraded, as it
     /// would run on if Redis went away later, and the link reconnects with backoff.
     /// - Throws: ``ConfigurationError`` naming `--redis` when Redis refuses the login or the URL is unusable.
-    init(url: RedisURL, nodeID: String, clock: any ServerClock, log: Logger, handlers: Handlers) throws {
+    init(url: RedisURL, incarnation: String, clock: any ServerClock, log: Logger, handlers: Handlers) throws {
         self.url = url
         self.clock = clock
         self.log = log
         self.handlers = handlers
-        incarnation = "\(nodeID)/\(Date().unixMilliseconds)"
+        self.incarnation = incarnation
         commands = RedisConnection(url: url, connectTimeout: 2, commandTimeout: 2)
         do {
             try commands.connect()

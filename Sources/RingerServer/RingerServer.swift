@@ -37,6 +37,9 @@ public final class RingerServer: Sendable {
     private let fcmWatch: FCMCredentialWatch?
     /// The other servers of the cluster, with `--redis`.
     private let cluster: ClusterLink?
+    /// This run of this server: `--node-id` and the start time, `<node-id>/<unix ms>`. Stored with the calls it
+    /// places, in its heartbeat, and shown in `/healthz` with `--redis`.
+    public let incarnation: String
     private let pushes: PushDispatcher
     private let web: LockedValue<WebServer?>
     private let nextConnectionID = LockedValue<UInt64>(0)
@@ -117,6 +120,9 @@ public final class RingerServer: Sendable {
                 observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }) throws {
         self.configuration = configuration
         log = logger
+        // New at every start, so what a killed predecessor of the same name left is never taken for this one's.
+        let incarnation = "\(configuration.nodeID)/\(Date().unixMilliseconds)"
+        self.incarnation = incarnation
         let store = try store ?? Self.openStore(configuration)
         self.store = store
         apns = try configuration.apns.map { settings in
@@ -153,8 +159,9 @@ public final class RingerServer: Sendable {
                               ringTimeout: configuration.ringTimeout, limits: limits,
                               watch: AcceptedCallWatch(idleLimit: configuration.callIdleTimeout,
                                                        maximumDuration: configuration.maxCallDuration),
-                              clock: clock, log: logger, observe: observe)
-        let cluster = try Self.clusterLink(configuration, store: store, hub: hub, service: service, clock: clock, log: logger)
+                              clock: clock, log: logger, node: incarnation, observe: observe)
+        let cluster = try Self.clusterLink(configuration, incarnation: incarnation, store: store, hub: hub, service: service,
+                                           clock: clock, log: logger)
         self.cluster = cluster
         service.cluster.withLock { $0 = cluster }
         if let cluster {
@@ -172,7 +179,7 @@ public final class RingerServer: Sendable {
     /// The link to the other servers, when `--redis` is set: their events reach the sockets here and this
     /// server's watch over accepted calls; what Redis lost is read back from the store.
     /// - Throws: ``ConfigurationError`` naming `--redis` for a URL that cannot be used or a Redis that cannot be reached.
-    private static func clusterLink(_ configuration: ServerConfiguration, store: any RingerStore, hub: EventHub,
+    private static func clusterLink(_ configuration: ServerConfiguration, incarnation: String, store: any RingerStore, hub: EventHub,
                                     service: CallService, clock: any ServerClock, log: Logger) throws -> ClusterLink? {
         guard let text = configuration.redisURL else { return nil }
         let url: RedisURL
@@ -194,7 +201,7 @@ public final class RingerServer: Sendable {
                 guard let recent = try? await store.recentSequences(since: since) else { return }
                 for (userID, seq) in recent { hub?.catchUp(userID: userID, to: seq) }
             })
-        return try ClusterLink(url: url, nodeID: configuration.nodeID, clock: clock, log: log, handlers: handlers)
+        return try ClusterLink(url: url, incarnation: incarnation, clock: clock, log: log, handlers: handlers)
     }
 
     /// The store `--database` names: a `postgres://` URL opens a ``PostgresStore``, anything else an SQLite file.
@@ -273,7 +280,7 @@ public final class RingerServer: Sendable {
         // Accepted calls are watched again from now; those past their maximum duration end at the first sweep.
         try await service.resumeAcceptedCalls()
         // The backstop for ring deadlines no timer of this server owns (another server died mid-ring).
-        service.startRingSweep()
+        try await service.startRingSweep()
         cluster?.start()
         let port = try server.start()
         web.withLock { $0 = server }

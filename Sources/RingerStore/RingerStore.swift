@@ -135,6 +135,7 @@ public protocol RingerStore: Sendable {
     ///   - calleeID: the user whose accepted calls make the new call busy.
     ///   - idempotencyKey: the caller's `Idempotency-Key`, remembered with the call; nil when the request had none.
     ///   - now: the server's time, which the key's 24 hours count to.
+    ///   - node: the placing server's incarnation (its ``heartbeat(node:at:)`` name), which sends the call's pushes.
     ///   - decide: given whether the callee is busy, the new call, a result for the caller and the
     ///     call's first events; runs inside the transaction (and again if the database makes the transaction
     ///     retry), so it must not block and must have no other effect. If it throws, nothing is stored and the
@@ -142,6 +143,7 @@ public protocol RingerStore: Sendable {
     /// - Returns: the earlier call made with the key, or `decide`'s result with the appended events.
     /// - Throws: ``StoreError`` or what `decide` throws.
     func insertCall<T: Sendable>(callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
+                                 placedBy node: String?,
                                  _ decide: @escaping @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
         async throws -> InsertedCall<T>
 
@@ -200,6 +202,20 @@ public protocol RingerStore: Sendable {
     /// both to put a late event back in its place).
     /// - Throws: ``StoreError``.
     func latestSeq(forUser userID: String) async throws -> Int64
+
+    /// Records that the server is alive (every second or so): a server whose heartbeat stopped has its ringing
+    /// calls' unanswered pushes sent by another (``claimOrphanedRingingCall(at:deadAfter:)``).
+    /// - Parameter node: the server's incarnation, as given to `insertCall`'s `placedBy`.
+    /// - Throws: ``StoreError``.
+    func heartbeat(node: String, at now: Date) async throws
+
+    /// Claims, once ever, a call still ringing whose placing server's heartbeat is older than `deadAfter` seconds
+    /// (it died, maybe with pushes in flight), skipping rows another server claimed (`SKIP LOCKED`).
+    /// - Returns: the call and the callee devices to push again: those the call could wake that neither got a
+    ///   recorded push outcome nor acknowledged `ringing` (APNs and FCM do not de-duplicate; the phone does, by call
+    ///   id); nil when no such call is left.
+    /// - Throws: ``StoreError``.
+    func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval) async throws -> (CallMachine, [String])?
 
     /// Every user whose stream grew at or after `date` (the wall clock of the server that appended), with their
     /// newest `seq`: what a server of a cluster compares with what it delivered, to fill what Redis lost.

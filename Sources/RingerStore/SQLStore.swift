@@ -193,6 +193,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     // MARK: Calls
 
     public func insertCall<T: Sendable>(callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
+                                        placedBy node: String?,
                                         _ decide: @escaping @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
         async throws -> InsertedCall<T> {
         try await run { db in
@@ -206,11 +207,11 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 let (machine, result, events) = try decide(try Self.isInAcceptedCall(userID: calleeID, in: db))
                 let call = machine.call
                 try db.query("""
-                    INSERT INTO calls (call_id, caller_id, callee_id, state, created_at, expires_at, machine)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO calls (call_id, caller_id, callee_id, state, created_at, expires_at, machine, placed_by)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """, [.text(call.callId), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
                           .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
-                          .text(try Self.encodeText(machine))])
+                          .text(try Self.encodeText(machine)), .optional(node)])
                 if let idempotencyKey {
                     let created = call.createdAt.timeIntervalSince1970
                     try db.query("DELETE FROM idempotency_keys WHERE created_at < ?", [.real(created - Self.idempotencyWindow)])
@@ -275,6 +276,38 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 guard var machine = try Self.loadCall(id: claimed.callID, in: db) else { return nil }
                 let (result, events) = try body(&machine)
                 return .updated(callID: claimed.callID, result, try Self.save(machine, events: events, in: db))
+            }
+        }
+    }
+
+    public func heartbeat(node: String, at now: Date) async throws {
+        try await run { db in
+            try db.query("""
+                INSERT INTO ringer_nodes (node, heartbeat_at) VALUES (?, ?)
+                ON CONFLICT (node) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """, [.text(node), .real(now.timeIntervalSince1970)])
+            // Servers silent for a day are forgotten.
+            try db.query("DELETE FROM ringer_nodes WHERE heartbeat_at < ?", [.real(now.timeIntervalSince1970 - 86_400)])
+        }
+    }
+
+    public func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval) async throws -> (CallMachine, [String])? {
+        try await run { db in
+            try db.transaction { () throws -> (CallMachine, [String])? in
+                var callID: String?
+                try db.query("""
+                    SELECT call_id FROM calls WHERE state = 'ringing' AND expires_at > ? AND pushes_recovered_at IS NULL
+                      AND placed_by IS NOT NULL
+                      AND NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = calls.placed_by AND heartbeat_at > ?)
+                    ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
+                    """, [.real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970 - deadAfter)]) { callID = $0.text(0) }
+                guard let callID, let machine = try Self.loadCall(id: callID, in: db) else { return nil }
+                try db.query("UPDATE calls SET pushes_recovered_at = ? WHERE call_id = ?", [.real(now.timeIntervalSince1970), .text(callID)])
+                var answered: Set<String> = Set(machine.ringingDeviceIds)
+                try db.query("SELECT DISTINCT device_id FROM push_attempts WHERE call_id = ?", [.text(callID)]) { row in
+                    if let device = row.text(0) { answered.insert(device) }
+                }
+                return (machine, machine.calleeDevices.filter { $0.canBeWoken && !answered.contains($0.id) }.map(\.id))
             }
         }
     }

@@ -183,6 +183,17 @@ enum SchemaMigrations {
             ALTER TABLE event_sequences ADD COLUMN updated_at DOUBLE PRECISION NOT NULL DEFAULT 0;
             CREATE INDEX event_sequences_by_time ON event_sequences (updated_at);
             """),
+        // Which server placed each call, and the servers' heartbeats: a call whose server died before its pushes
+        // had an outcome has them sent again by another, once (``RingerStore/claimOrphanedRingingCall(at:deadAfter:)``).
+        Migration(sqlite: """
+            ALTER TABLE calls ADD COLUMN placed_by TEXT;
+            ALTER TABLE calls ADD COLUMN pushes_recovered_at REAL;
+            CREATE TABLE ringer_nodes (node TEXT PRIMARY KEY, heartbeat_at REAL NOT NULL);
+            """, postgres: """
+            ALTER TABLE calls ADD COLUMN placed_by TEXT;
+            ALTER TABLE calls ADD COLUMN pushes_recovered_at DOUBLE PRECISION;
+            CREATE TABLE ringer_nodes (node TEXT PRIMARY KEY, heartbeat_at DOUBLE PRECISION NOT NULL);
+            """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

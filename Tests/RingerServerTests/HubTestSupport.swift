@@ -67,10 +67,17 @@ final class HookedStore: RingerStore {
     func devices(ofUser userID: String) async throws -> [Device] { try await base.devices(ofUser: userID) }
 
     func insertCall<T: Sendable>(callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
+                                 placedBy node: String?,
                                  _ decide: @escaping @Sendable (Bool) throws -> (CallMachine, T, [PendingEvent]))
         async throws -> InsertedCall<T> {
         if let hook = beforeInsert.snapshot { await hook(calleeID) }
-        return try await base.insertCall(callerID: callerID, calleeID: calleeID, idempotencyKey: idempotencyKey, at: now, decide)
+        return try await base.insertCall(callerID: callerID, calleeID: calleeID, idempotencyKey: idempotencyKey, at: now,
+                                         placedBy: node, decide)
+    }
+
+    func heartbeat(node: String, at now: Date) async throws { try await base.heartbeat(node: node, at: now) }
+    func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval) async throws -> (CallMachine, [String])? {
+        try await base.claimOrphanedRingingCall(at: now, deadAfter: deadAfter)
     }
 
     func call(forIdempotencyKey key: String, userID: String, at now: Date) async throws -> CallMachine? {

@@ -232,7 +232,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 group.addTask {
                     let machine = Self.ringingCall()
                     let inserted = try await store.insertCall(callerID: "alice", calleeID: "bob", idempotencyKey: "retry-1",
-                                                              at: machine.call.createdAt) { _ in (machine, (), []) }
+                                                              at: machine.call.createdAt, placedBy: nil) { _ in (machine, (), []) }
                     if case .created = inserted { return machine.call.callId }
                     if case .existing(let earlier) = inserted { return "existing:" + earlier.call.callId }
                     return nil
@@ -336,13 +336,47 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         // Every ended call told its caller once.
         #expect(try await first.latestSeq(forUser: "caller-3") == 1)
     }
+
+    @Test(arguments: StoreKind.allCases) func aRingingCallOfADeadServerHasItsUnansweredPushesClaimedOnceByOneServer(_ kind: StoreKind) async throws {
+        let (first, second) = try await kind.openTwo()
+        let now = Date()
+        let devices = ["answered", "acknowledged", "silent", "not-wakeable"].map {
+            CalleeDevice(id: $0, platform: .ios, canBeWoken: $0 != "not-wakeable")
+        }
+        var machine = CallMachine.invite(callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
+                                         hasVideo: false, calleeDevices: devices, calleeBusy: false,
+                                         now: Date(unixMilliseconds: now.unixMilliseconds), ringTimeout: 45).0
+        _ = try machine.handle(.ringing(deviceID: "acknowledged"), by: .user("bob"), at: now)
+        _ = try await first.insertCall(machine, events: [], idempotencyKey: nil, placedBy: "dead/1")
+        try await first.recordPushAttempt(PushAttempt(callId: machine.call.callId, deviceId: "answered", provider: .apns,
+                                                      pushType: .voip, status: 200, reason: nil, apnsId: nil,
+                                                      latencyMs: 5, attempts: 1, sentAt: now))
+        // A live server's calls are left alone, however old.
+        let alive = Self.ringingCall(caller: "carol", callee: "dave")
+        _ = try await first.insertCall(alive, events: [], idempotencyKey: nil, placedBy: "alive/1")
+        try await first.heartbeat(node: "dead/1", at: now.addingTimeInterval(-30))
+        try await second.heartbeat(node: "alive/1", at: now)
+
+        // While the dead server's heartbeat is fresh enough, nothing.
+        #expect(try await first.claimOrphanedRingingCall(at: now, deadAfter: 60) == nil)
+        let claims = try await withThrowingTaskGroup(of: [String]?.self) { group in
+            for store in [first, second, first, second] {
+                group.addTask { try await store.claimOrphanedRingingCall(at: now, deadAfter: 10).map { [$0.0.call.callId] + $0.1 } }
+            }
+            return try await group.reduce(into: [[String]]()) { if let claim = $1 { $0.append(claim) } }
+        }
+        #expect(claims == [[machine.call.callId, "silent"]])
+        #expect(try await second.claimOrphanedRingingCall(at: now, deadAfter: 10) == nil)
+    }
 }
 
 extension RingerStore {
     /// Stores a call decided before the transaction (tests that do not exercise "busy").
-    func insertCall(_ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?) async throws -> [StoredEvent] {
+    func insertCall(_ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?,
+                    placedBy node: String? = nil) async throws -> [StoredEvent] {
         let inserted = try await insertCall(callerID: machine.call.caller.id, calleeID: machine.call.callee.id,
-                                            idempotencyKey: idempotencyKey, at: machine.call.createdAt) { _ in (machine, (), events) }
+                                            idempotencyKey: idempotencyKey, at: machine.call.createdAt,
+                                            placedBy: node) { _ in (machine, (), events) }
         guard case .created(_, let stored) = inserted else { throw StoreTestError.notCreated }
         return stored
     }
@@ -351,7 +385,8 @@ extension RingerStore {
     /// `zed` is stored).
     func busy(calleeID: String) async throws -> Bool {
         let machine = StoreConformanceTests.ringingCall(caller: "zed", callee: calleeID)
-        let inserted = try await insertCall(callerID: "zed", calleeID: calleeID, idempotencyKey: nil, at: Date()) { busy in
+        let inserted = try await insertCall(callerID: "zed", calleeID: calleeID, idempotencyKey: nil, at: Date(),
+                                            placedBy: nil) { busy in
             (machine, busy, [])
         }
         guard case .created(let busy, _) = inserted else { throw StoreTestError.notCreated }
