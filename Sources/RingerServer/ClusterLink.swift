@@ -196,20 +196,33 @@ final class ClusterLink: Sendable {
     /// fresh, refreshed within three refresh intervals); nil when Redis cannot say. Callers take nil as "maybe":
     /// the events reach such a socket from the store (the reconciliation) even while Redis is down.
     func isOnlineElsewhere(_ userID: String) async -> Bool? {
-        let entries = await run { commands in try commands.command(["HGETALL", Self.presenceKey(userID)]) }
-        guard let fields = entries?.elements else { return nil }
-        let now = Date()
-        let nodes = state.withLock { $0.nodes }
-        var index = 0
-        while index + 1 < fields.count {
-            defer { index += 2 }
-            guard let node = fields[index].string, node != incarnation,
-                  let refreshed = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)),
-                  now.timeIntervalSince(refreshed) < 3 * Self.presenceRefreshInterval,
-                  let beat = nodes[node], now.timeIntervalSince(beat) < Self.nodeDeadAfter else { continue }
-            return true
+        let incarnation = self.incarnation
+        // The entries, then the heartbeats of the servers they name, read fresh: a server that started a moment ago
+        // is not in the heartbeat loop's view yet.
+        let entries = await run { commands -> [(node: String, refreshed: Date, beat: Date?)] in
+            let fields = try commands.command(["HGETALL", Self.presenceKey(userID)]).elements ?? []
+            var found: [(String, Date)] = []
+            var index = 0
+            while index + 1 < fields.count {
+                defer { index += 2 }
+                guard let node = fields[index].string, node != incarnation,
+                      let refreshed = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) else { continue }
+                found.append((node, refreshed))
+            }
+            guard !found.isEmpty else { return [] }
+            let beats = try commands.command(["HMGET", "ringer:nodes"] + found.map(\.0)).elements ?? []
+            return found.enumerated().map { offset, entry in
+                let beat = offset < beats.count ? beats[offset].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) : nil
+                return (entry.0, entry.1, beat)
+            }
         }
-        return false
+        guard let entries else { return nil }
+        let now = Date()
+        return entries.contains { entry in
+            guard let beat = entry.beat else { return false }
+            return now.timeIntervalSince(entry.refreshed) < 3 * Self.presenceRefreshInterval
+                && now.timeIntervalSince(beat) < Self.nodeDeadAfter
+        }
     }
 
     // MARK: Health

@@ -21,6 +21,14 @@ public final class ClosedPort {
         (descriptor, port) = try Self.loopbackSocket(listening: listening)
     }
 
+    /// A port on 127.0.0.1 that was free a moment ago (for a child process to listen on).
+    /// - Throws: ``TestSupportError`` when no socket can be bound.
+    public static func freePort() throws -> Int {
+        let (descriptor, port) = try loopbackSocket(listening: false, reusingAddress: true)
+        close(descriptor)
+        return port
+    }
+
     /// A TCP socket bound to 127.0.0.1 on an ephemeral port, listening or not.
     /// - Parameters:
     ///   - listening: call `listen` too.

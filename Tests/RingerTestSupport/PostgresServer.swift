@@ -113,7 +113,7 @@ public final class PostgresServer: Sendable {
             var attempt = 0
             while true {
                 attempt += 1
-                let chosen = try port ?? freePort()
+                let chosen = try port ?? ClosedPort.freePort()
                 let server = PostgresServer(port: chosen, binDirectory: binDirectory, folder: folder, identity: identity,
                                             watcher: watcher)
                 do {
@@ -317,13 +317,6 @@ public final class PostgresServer: Sendable {
         } catch {
             throw PostgresServerError(failure, "\(tool) \(arguments.first ?? "") did not finish: \(error)", log: logTail())
         }
-    }
-
-    /// A port on 127.0.0.1 that was free a moment ago.
-    private static func freePort() throws -> Int {
-        let (descriptor, port) = try ClosedPort.loopbackSocket(listening: false, reusingAddress: true)
-        close(descriptor)
-        return port
     }
 }
 

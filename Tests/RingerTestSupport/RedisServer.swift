@@ -1,0 +1,98 @@
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A throw-away `redis-server` on 127.0.0.1 without persistence (`--save "" --appendonly no`), for the cluster
+/// tests: ``stop()`` and ``start()`` keep the port (Redis restarted mid-call), and an ``ExitWatcher`` kills it
+/// when the test process ends, however it ends.
+public final class RedisServer: @unchecked Sendable {
+    // @unchecked: `process` is only touched under `lock`.
+    /// The port it listens on.
+    public let port: Int
+    private let folder: URL
+    private let lock = NSLock()
+    private var process: Process?
+    private let watcher: ExitWatcher
+
+    /// `redis://127.0.0.1:<port>`.
+    public var url: String { "redis://127.0.0.1:\(port)" }
+
+    /// Starts a server on a free port and waits until it answers `PING`.
+    /// - Throws: ``TestSupportError`` saying what to install when `redis-server` is missing, or with its log
+    ///   when it does not answer within 10 s.
+    public init() throws {
+        port = try ClosedPort.freePort()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-redis-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        watcher = try ExitWatcher.start(#"redis-cli -p "$1" shutdown nosave >/dev/null 2>&1; rm -rf "$2""#,
+                                        arguments: [String(port), folder.path])
+        try start()
+    }
+
+    deinit {
+        stop()
+        watcher.cancel()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Starts it again on the same port after ``stop()``; does nothing while it runs.
+    /// - Throws: as ``init()``.
+    public func start() throws {
+        guard lock.withLock({ self.process == nil }) else { return }
+        guard let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TestSupportError.setup("redis-server is not installed: run `make deps` (or `apt-get install -y redis-server`)")
+        }
+        let log = folder.appendingPathComponent("redis.log")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--daemonize", "no", "--dir", folder.path, "--logfile", log.path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        lock.withLock { self.process = process }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, process.isRunning {
+            if Self.answersPing(port: port) { return }
+            usleep(20_000)
+        }
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        stop()
+        throw TestSupportError.setup("redis-server on 127.0.0.1:\(port) did not answer within 10 s; its log:\n\(output)")
+    }
+
+    /// SIGKILL, as when Redis crashes: every client connection is cut at once. Idempotent.
+    public func stop() {
+        guard let process = lock.withLock({ () -> Process? in
+            defer { self.process = nil }
+            return self.process
+        }) else { return }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Whether something on the port answers a RESP `PING` with `+PONG`.
+    private static func answersPing(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return false }
+        let ping = Array("PING\r\n".utf8)
+        guard write(descriptor, ping, ping.count) == ping.count else { return false }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = read(descriptor, &buffer, buffer.count)
+        return count > 0 && String(decoding: buffer.prefix(count), as: UTF8.self).hasPrefix("+PONG")
+    }
+}
