@@ -128,7 +128,7 @@ let package = Package(
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
                                    "APNs", "RingerHTTP", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire"],
                     swiftSettings: strict),
-        .testTarget(name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSync"], swiftSettings: strict),
+        .testTarget(name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "RingerBenchTests",
                     dependencies: ["RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
                                    "RingerTestSupport"],

@@ -1,10 +1,11 @@
 import Foundation
 import RingerRedis
+import RingerTestSupport
 import Testing
 
 @Suite struct RedisConnectionTests {
     @Test func setAndGetKeepEveryByteIncludingNULAndPercent() throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let connection = RedisConnection(url: server.url())
         let key = Data([0x6b, 0x00, 0x25, 0x73, 0xff])                // "k\0%s\xff"
         let value = Data([0x00, 0x01, 0x25, 0x6e, 0x0d, 0x0a, 0x00, 0xfe, 0xff]) // NUL, "%n", CR LF, high bytes
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func incrCountsUpFromZero() throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let connection = RedisConnection(url: server.url())
         #expect(try connection.command(["INCR", "calls"]).integer == 1)
         #expect(try connection.command(["INCR", "calls"]).integer == 2)
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test func errorRepliesAreThrownWithRedisMessageAndTheConnectionStaysUsable() throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let connection = RedisConnection(url: server.url())
         _ = try connection.command(["SET", "name", "alice"])
         #expect(throws: RedisError.server(message: "ERR value is not an integer or out of range")) {
@@ -45,7 +46,7 @@ import Testing
     }
 
     @Test func arraysAndErrorsNestedInThemAreReplies() throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let connection = RedisConnection(url: server.url())
         _ = try connection.command(["RPUSH", "list", "a", "b"])
         #expect(try connection.command(["LRANGE", "list", "0", "-1"]) == .array([.bulk(Data("a".utf8)), .bulk(Data("b".utf8))]))
@@ -63,7 +64,7 @@ import Testing
     }
 
     @Test func passwordAndDatabaseFromTheURLAreUsedOnConnect() throws {
-        let server = try RedisServerProcess(["--requirepass", "p@ss:word"])
+        let server = try RedisServer(["--requirepass", "p@ss:word"])
         let url = try RedisURL(parsing: "redis://:p%40ss%3Aword@127.0.0.1:\(server.port)/3")
         let inDatabase3 = RedisConnection(url: url)
         _ = try inDatabase3.command(["SET", "where", "three"])
@@ -73,13 +74,13 @@ import Testing
     }
 
     @Test func aclUserLogsInWithUserAndPassword() throws {
-        let server = try RedisServerProcess(["--user", "node", "on", ">node-secret", "~*", "&*", "+@all"])
+        let server = try RedisServer(["--user", "node", "on", ">node-secret", "~*", "&*", "+@all"])
         let connection = RedisConnection(url: try RedisURL(parsing: "redis://node:node-secret@127.0.0.1:\(server.port)"))
         #expect(try connection.command(["ACL", "WHOAMI"]).string == "node")
     }
 
     @Test func wrongPasswordFailsWithRedisMessageThatDoesNotShowIt() throws {
-        let server = try RedisServerProcess(["--requirepass", "right-one"])
+        let server = try RedisServer(["--requirepass", "right-one"])
         let connection = RedisConnection(url: server.url(password: "wrong-guess"))
         do {
             try connection.connect()
@@ -93,7 +94,7 @@ import Testing
     }
 
     @Test func connectToAClosedPortFailsPromptlyWithAClearError() throws {
-        let port = try LoopbackSocket.freePort()
+        let port = try ClosedPort.freePort()
         let connection = RedisConnection(url: RedisURL(port: port), connectTimeout: 5)
         let started = ContinuousClock.now
         do {
@@ -107,7 +108,7 @@ import Testing
     }
 
     @Test func aServerThatNeverAnswersTimesOutAfterTheCommandTimeout() throws {
-        let silent = try LoopbackSocket(listening: true)
+        let silent = try ClosedPort(listening: true)
         let connection = RedisConnection(url: RedisURL(port: silent.port), connectTimeout: 2, commandTimeout: 0.3)
         let started = ContinuousClock.now
         #expect(throws: RedisError.timeout(endpoint: "127.0.0.1:\(silent.port)", operation: "reply", seconds: 0.3)) {
@@ -118,7 +119,7 @@ import Testing
     }
 
     @Test func commandsFromManyThreadsTakeTurnsOnOneConnection() async throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let connection = RedisConnection(url: server.url())
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
@@ -132,10 +133,10 @@ import Testing
     }
 
     @Test func afterRedisRestartsTheNextCommandReconnects() throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let connection = RedisConnection(url: server.url(), connectTimeout: 1)
         _ = try connection.command(["SET", "before", "1"])
-        server.kill()
+        server.stop()
         do {
             _ = try connection.command(["PING"])
             Issue.record("PING succeeded with Redis down")

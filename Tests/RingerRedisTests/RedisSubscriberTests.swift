@@ -2,6 +2,7 @@ import Foundation
 import RingerBackoff
 import RingerRedis
 import RingerSync
+import RingerTestSupport
 import Testing
 
 @Suite struct RedisSubscriberTests {
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func publishReachesTheSubscriberWithItsBytes() async throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let recorder = Recorder<Event>()
         let subscriber = try Self.subscriber(server.url(), channels: ["calls"], recorder: recorder)
         defer { subscriber.stop() }
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func channelsAddedWhileRunningReceiveAndRemovedOnesStop() async throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let recorder = Recorder<Event>()
         let subscriber = try Self.subscriber(server.url(), channels: ["a"], recorder: recorder)
         defer { subscriber.stop() }
@@ -70,7 +71,7 @@ import Testing
     }
 
     @Test func channelChangesTakeEffectWhileMessagesKeepArriving() async throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let recorder = Recorder<Event>()
         let subscriber = try Self.subscriber(server.url(), channels: ["busy"], recorder: recorder)
         defer { subscriber.stop() }
@@ -93,7 +94,7 @@ import Testing
     }
 
     @Test func redisRestartIsReportedAsLostThenConnectedAndMessagesFlowAgain() async throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let recorder = Recorder<Event>()
         let subscriber = try Self.subscriber(server.url(), channels: ["calls"], recorder: recorder)
         defer { subscriber.stop() }
@@ -102,7 +103,7 @@ import Testing
         let publisher = RedisConnection(url: server.url(), connectTimeout: 1)
         _ = try publisher.command(["PING"])
 
-        server.kill()
+        server.stop()
         #expect(await eventually { Self.statuses(recorder).count == 2 })
         guard case .lost(let reason)? = Self.statuses(recorder).last else {
             Issue.record("after the kill: \(Self.statuses(recorder))")
@@ -125,7 +126,7 @@ import Testing
 
     @Test func stopReturnsPromptlyInEveryPhase() async throws {
         // Reading: connected and idle.
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let recorder = Recorder<Event>()
         let reading = try Self.subscriber(server.url(), channels: ["calls"], recorder: recorder)
         reading.start()
@@ -139,7 +140,7 @@ import Testing
         #expect(Self.messages(recorder).isEmpty)
 
         // Backing off: Redis down and the next attempt 30 s away.
-        let downPort = try LoopbackSocket.freePort()
+        let downPort = try ClosedPort.freePort()
         let waitingRecorder = Recorder<Event>()
         let waiting = try Self.subscriber(RedisURL(port: downPort), channels: ["calls"], recorder: waitingRecorder,
                                           backoff: Backoff(initialDelay: 60, maximumDelay: 60))
@@ -150,7 +151,7 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(1))
 
         // Logging in: a server that takes the connection and never answers AUTH.
-        let silent = try LoopbackSocket(listening: true)
+        let silent = try ClosedPort(listening: true)
         let loggingIn = try Self.subscriber(RedisURL(port: silent.port, password: "pw"), channels: ["calls"],
                                             recorder: Recorder<Event>())
         loggingIn.start()
@@ -161,7 +162,7 @@ import Testing
     }
 
     @Test func stopFromInsideACallbackEndsDeliveryWithoutDeadlock() async throws {
-        let server = try RedisServerProcess()
+        let server = try RedisServer()
         let recorder = Recorder<Event>()
         let box = LockedValue<RedisSubscriber?>(nil)
         let subscriber = try RedisSubscriber(url: server.url(), channels: ["calls"], backoff: Self.quickBackoff,
@@ -183,7 +184,7 @@ import Testing
     }
 
     @Test func aClosedPortIsReportedLostPromptlyWithTheReason() async throws {
-        let port = try LoopbackSocket.freePort()
+        let port = try ClosedPort.freePort()
         let recorder = Recorder<Event>()
         let subscriber = try Self.subscriber(RedisURL(port: port), channels: ["calls"], recorder: recorder)
         defer { subscriber.stop() }
@@ -194,7 +195,7 @@ import Testing
 
     @Test func aServerThatStopsAnsweringIsLostAfterTwoHealthCheckIntervals() async throws {
         // Takes the connection, never answers SUBSCRIBE or PING.
-        let silent = try LoopbackSocket(listening: true)
+        let silent = try ClosedPort(listening: true)
         let recorder = Recorder<Event>()
         let subscriber = try Self.subscriber(RedisURL(port: silent.port), channels: ["calls"], recorder: recorder,
                                              backoff: Backoff(initialDelay: 60, maximumDelay: 60), healthCheckInterval: 0.3)
@@ -208,7 +209,7 @@ import Testing
     }
 
     @Test func wrongPasswordIsReportedAsLostWithRedisMessage() async throws {
-        let server = try RedisServerProcess(["--requirepass", "right-one"])
+        let server = try RedisServer(["--requirepass", "right-one"])
         let recorder = Recorder<Event>()
         let subscriber = try Self.subscriber(server.url(password: "wrong-guess"), channels: ["calls"], recorder: recorder)
         defer { subscriber.stop() }
@@ -223,7 +224,7 @@ import Testing
     }
 
     @Test func passwordFromTheURLLetsTheSubscriberIn() async throws {
-        let server = try RedisServerProcess(["--requirepass", "right-one"])
+        let server = try RedisServer(["--requirepass", "right-one"])
         let recorder = Recorder<Event>()
         let subscriber = try Self.subscriber(server.url(password: "right-one"), channels: ["calls"], recorder: recorder)
         defer { subscriber.stop() }

@@ -20,10 +20,16 @@ public final class RedisServer: @unchecked Sendable {
     /// `redis://127.0.0.1:<port>`.
     public var url: String { "redis://127.0.0.1:\(port)" }
 
-    /// Starts a server on a free port and waits until it answers `PING`.
+    /// More `redis-server` options, e.g. `["--requirepass", "pw"]`.
+    private let arguments: [String]
+
+    /// Starts a server on a free port and waits until it answers `PING` (with `+PONG`, or, behind a password,
+    /// by asking for it).
+    /// - Parameter arguments: more `redis-server` options, e.g. `["--requirepass", "pw"]`.
     /// - Throws: ``TestSupportError`` saying what to install when `redis-server` is missing, or with its log
     ///   when it does not answer within 10 s.
-    public init() throws {
+    public init(_ arguments: [String] = []) throws {
+        self.arguments = arguments
         port = try ClosedPort.freePort()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -50,7 +56,7 @@ public final class RedisServer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--daemonize", "no", "--dir", folder.path, "--logfile", log.path]
+                             "--daemonize", "no", "--dir", folder.path, "--logfile", log.path] + arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -64,6 +70,13 @@ public final class RedisServer: @unchecked Sendable {
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         stop()
         throw TestSupportError.setup("redis-server on 127.0.0.1:\(port) did not answer within 10 s; its log:\n\(output)")
+    }
+
+    /// ``stop()`` then ``start()``: a Redis that crashed and came back on its port, empty.
+    /// - Throws: as ``init(_:)``.
+    public func restart() throws {
+        stop()
+        try start()
     }
 
     /// SIGKILL, as when Redis crashes: every client connection is cut at once. Idempotent.
@@ -93,6 +106,7 @@ public final class RedisServer: @unchecked Sendable {
         guard write(descriptor, ping, ping.count) == ping.count else { return false }
         var buffer = [UInt8](repeating: 0, count: 16)
         let count = read(descriptor, &buffer, buffer.count)
-        return count > 0 && String(decoding: buffer.prefix(count), as: UTF8.self).hasPrefix("+PONG")
+        let answer = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+        return answer.hasPrefix("+PONG") || answer.hasPrefix("-NOAUTH")
     }
 }
