@@ -387,7 +387,7 @@ final class CallService: Sendable {
         var resent = 0
         while true {
             do {
-                guard let (machine, deviceIDs) = try await store.claimOrphanedRingingCall(at: now, deadAfter: Self.nodeDeadAfter)
+                guard let (machine, deviceIDs) = try await store.claimOrphanedRingingCall(at: now, deadAfter: Self.nodeDeadAfter, claimedBy: node)
                 else { return resent }
                 guard !deviceIDs.isEmpty else { continue }
                 let wanted = Set(deviceIDs)

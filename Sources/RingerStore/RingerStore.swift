@@ -210,12 +210,14 @@ public protocol RingerStore: Sendable {
     func heartbeat(node: String, at now: Date) async throws
 
     /// Claims, once ever, a call still ringing whose placing server's heartbeat is older than `deadAfter` seconds
-    /// (it died, maybe with pushes in flight), skipping rows another server claimed (`SKIP LOCKED`).
+    /// (it died, maybe with pushes in flight), skipping rows another server claimed (`SKIP LOCKED`). The claiming
+    /// server's own calls are never claimed: it is alive, however late its heartbeat (a stalled process).
     /// - Returns: the call and the callee devices to push again: those the call could wake that neither got a
     ///   recorded push outcome nor acknowledged `ringing` (APNs and FCM do not de-duplicate; the phone does, by call
     ///   id); nil when no such call is left.
     /// - Throws: ``StoreError``.
-    func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval) async throws -> (CallMachine, [String])?
+    func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval, claimedBy node: String) async throws
+        -> (CallMachine, [String])?
 
     /// Every user whose stream grew at or after `date` (the wall clock of the server that appended), with their
     /// newest `seq`: what a server of a cluster compares with what it delivered, to fill what Redis lost.

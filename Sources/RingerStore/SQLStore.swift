@@ -291,16 +291,19 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         }
     }
 
-    public func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval) async throws -> (CallMachine, [String])? {
+    public func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval, claimedBy node: String) async throws
+        -> (CallMachine, [String])? {
         try await run { db in
             try db.transaction { () throws -> (CallMachine, [String])? in
                 var callID: String?
                 try db.query("""
                     SELECT call_id FROM calls WHERE state = 'ringing' AND expires_at > ? AND pushes_recovered_at IS NULL
-                      AND placed_by IS NOT NULL
+                      AND placed_by IS NOT NULL AND placed_by <> ?
                       AND NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = calls.placed_by AND heartbeat_at > ?)
                     ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
-                    """, [.real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970 - deadAfter)]) { callID = $0.text(0) }
+                    """, [.real(now.timeIntervalSince1970), .text(node), .real(now.timeIntervalSince1970 - deadAfter)]) {
+                    callID = $0.text(0)
+                }
                 guard let callID, let machine = try Self.loadCall(id: callID, in: db) else { return nil }
                 try db.query("UPDATE calls SET pushes_recovered_at = ? WHERE call_id = ?", [.real(now.timeIntervalSince1970), .text(callID)])
                 var answered: Set<String> = Set(machine.ringingDeviceIds)

@@ -76,8 +76,9 @@ final class HookedStore: RingerStore {
     }
 
     func heartbeat(node: String, at now: Date) async throws { try await base.heartbeat(node: node, at: now) }
-    func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval) async throws -> (CallMachine, [String])? {
-        try await base.claimOrphanedRingingCall(at: now, deadAfter: deadAfter)
+    func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval, claimedBy node: String) async throws
+        -> (CallMachine, [String])? {
+        try await base.claimOrphanedRingingCall(at: now, deadAfter: deadAfter, claimedBy: node)
     }
 
     func call(forIdempotencyKey key: String, userID: String, at now: Date) async throws -> CallMachine? {

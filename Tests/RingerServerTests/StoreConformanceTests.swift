@@ -358,15 +358,19 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         try await second.heartbeat(node: "alive/1", at: now)
 
         // While the dead server's heartbeat is fresh enough, nothing.
-        #expect(try await first.claimOrphanedRingingCall(at: now, deadAfter: 60) == nil)
+        #expect(try await first.claimOrphanedRingingCall(at: now, deadAfter: 60, claimedBy: "alive/1") == nil)
+        // The dead server itself, come back under its old name (a stall, not a death), never claims its own.
+        #expect(try await first.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "dead/1") == nil)
         let claims = try await withThrowingTaskGroup(of: [String]?.self) { group in
             for store in [first, second, first, second] {
-                group.addTask { try await store.claimOrphanedRingingCall(at: now, deadAfter: 10).map { [$0.0.call.callId] + $0.1 } }
+                group.addTask {
+                    try await store.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "alive/1").map { [$0.0.call.callId] + $0.1 }
+                }
             }
             return try await group.reduce(into: [[String]]()) { if let claim = $1 { $0.append(claim) } }
         }
         #expect(claims == [[machine.call.callId, "silent"]])
-        #expect(try await second.claimOrphanedRingingCall(at: now, deadAfter: 10) == nil)
+        #expect(try await second.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "alive/1") == nil)
     }
 }
 
