@@ -17,9 +17,21 @@ public struct ScenarioClock: ServerClock {
     /// Creates a clock that reads the real time now and then runs `1 / scale` times faster.
     /// - Parameter scale: real seconds per scenario second, greater than 0 (anything else means 1).
     public init(scale: Double) {
+        self.init(scale: scale, origin: Date())
+    }
+
+    /// Creates a clock whose scenario time equals the wall clock at `origin` and has run `1 / scale` times faster
+    /// since: separate processes given the same origin and scale (`ringer serve --test-time-origin
+    /// --test-time-scale`, test-only) keep one scenario time, as far as their wall clocks agree. Read against the
+    /// wall clock once, here; after that on the monotonic clock, so a wall-clock step does not move it.
+    /// - Parameters:
+    ///   - scale: real seconds per scenario second, greater than 0 (anything else means 1).
+    ///   - origin: the wall-clock instant at which scenario time and real time agree.
+    public init(scale: Double, origin: Date) {
         self.scale = scale > 0 ? scale : 1
-        realOrigin = .now
-        dateOrigin = Date()
+        let sinceOrigin = Date().timeIntervalSince(origin)
+        realOrigin = ContinuousClock.now - .seconds(sinceOrigin)
+        dateOrigin = origin
     }
 
     /// The current scenario time.

@@ -23,6 +23,12 @@ public struct ServerConfiguration: Sendable {
     /// and process id by default.
     public var nodeID: String = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
 
+    /// Test-only (`--test-time-scale`, `--test-time-origin`): real seconds per server second, and the wall-clock
+    /// instant from which server time runs that much faster, so the servers of a cluster under test share one fast
+    /// time (ring timeouts, sweeps, deadlines in pushes). nil: real time. Never for production: pushes carry
+    /// deadlines on this time.
+    public var testTime: (scale: Double, origin: Date)?
+
     /// ``databasePath`` as it may be shown: a URL's password replaced by `***`.
     public var databaseDescription: String {
         PostgresTarget(url: databasePath)?.description ?? databasePath

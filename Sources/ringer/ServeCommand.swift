@@ -1,6 +1,7 @@
 import Foundation
 import LibWebSockets
 import RingerLogging
+import RingerScenarios
 import RingerServer
 
 /// `ringer serve`: runs until SIGINT or SIGTERM, then shuts down cleanly.
@@ -23,7 +24,13 @@ enum ServeCommand {
         }
         let server: RingerServer
         do {
-            server = try RingerServer(configuration: configuration, logger: log)
+            // Test-only: the servers of a cluster under test share one fast time (ScenarioClock's shared origin).
+            let clock: any ServerClock = configuration.testTime.map { ScenarioClock(scale: $0.scale, origin: $0.origin) }
+                ?? SystemServerClock()
+            if let testTime = configuration.testTime {
+                log.warning("test-only time: server time runs \(1 / testTime.scale) times faster than real time")
+            }
+            server = try RingerServer(configuration: configuration, clock: clock, logger: log)
             try await server.start()
         } catch {
             log.error("cannot start: \(error)")

@@ -8,6 +8,9 @@ enum Usage {
           --listen 127.0.0.1:8080   --database ringer.sqlite   --admin-key KEY   --user-token-secret SECRET
           --database postgres://user:password@host:5432/ringer (several servers on one PostgreSQL; the password
                                 is best given in RINGER_DATABASE)   --database-pool-size 8 (connections per server)
+          --redis redis://:password@host:6379 (the cluster's Redis)   --node-id NAME (this server in the cluster)
+          Test-only: --test-time-scale 0.1 [--test-time-origin UNIX_MS] (server time runs 10 times faster; servers
+                                given one origin share it; never in production)
           --user-token-public-key KID.pem (the app backend's ES256/RS256 key for tokens it signs; repeatable)
           --apns-key-file AuthKey.p8 --apns-key-id ID --apns-team-id TEAM      (token authentication), or
           --apns-cert-file app.p12|cert.pem [--apns-cert-key-file key.pem] [--apns-cert-password P]

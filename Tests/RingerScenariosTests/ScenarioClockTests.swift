@@ -31,4 +31,15 @@ struct ScenarioClockTests {
         try await clock.sleep(until: clock.now().addingTimeInterval(-100))
         #expect(real.duration(to: .now) < .milliseconds(100))
     }
+
+    @Test func clocksGivenOneOriginAgreeWhenEverTheyAreMade() async throws {
+        // Two processes of a cluster under test: one made now, one a second later, both from the same origin.
+        let origin = Date().addingTimeInterval(-2)
+        let first = ScenarioClock(scale: 0.1, origin: origin)
+        try await Task.sleep(for: .seconds(1))
+        let second = ScenarioClock(scale: 0.1, origin: origin)
+        #expect(abs(first.now().timeIntervalSince(second.now())) < 0.1)
+        // Three real seconds since the origin are thirty of theirs.
+        #expect(abs(second.now().timeIntervalSince(origin) - 30) < 1)
+    }
 }

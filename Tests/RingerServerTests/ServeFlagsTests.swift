@@ -53,6 +53,21 @@ import Testing
         }
     }
 
+    @Test func testTimeScaleAndOriginAreReadAndBadOnesRefused() throws {
+        let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
+        let config = try ServerConfiguration.parse(arguments: ["--test-time-scale", "0.1", "--test-time-origin", "1800000000000",
+                                                               "--redis", "redis://127.0.0.1:6390", "--node-id", "node-2"],
+                                                   environment: environment)
+        #expect(config.testTime?.scale == 0.1)
+        #expect(config.testTime?.origin == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(config.redisURL == "redis://127.0.0.1:6390" && config.nodeID == "node-2")
+        #expect(try ServerConfiguration.parse(arguments: [], environment: environment).testTime == nil)
+        for bad in [["--test-time-scale", "0"], ["--test-time-scale", "2"], ["--test-time-origin", "1800000000000"],
+                    ["--test-time-scale", "0.5", "--test-time-origin", "soon"], ["--node-id", "has space"]] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try ServerConfiguration.parse(arguments: bad, environment: environment) }
+        }
+    }
+
     @Test func hostPortIsOneParserForEveryListenAddress() throws {
         #expect(try HostPort("[::1]:2197", flag: "--listen") == HostPort(host: "::1", port: 2197))
         #expect(try HostPort("localhost:0", flag: "--fcm-listen") == HostPort(host: "localhost", port: 0))
