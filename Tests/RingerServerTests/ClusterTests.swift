@@ -1,5 +1,9 @@
+import DevCertificates
 import Foundation
+import JWT
 import LibWebSockets
+import RingerLogging
+import RingerSandbox
 import RingerTestSupport
 import Testing
 
@@ -146,5 +150,55 @@ import Testing
         }
         #expect(closed)
         #expect(new.socket?.isOpen == true)
+    }
+
+    @Test func aVoIPPushInFlightOnANodeThatDiesIsSentOnceByAnother() async throws {
+        // An APNs sandbox that never answers the first push: it is in flight on node 0 when node 0 dies.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-cluster-apns-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tls = try DevCertificateAuthority.create().write(to: folder.appendingPathComponent("tls"))
+        let key = try JWTSigningKey.generateP256()
+        let keyFile = folder.appendingPathComponent("AuthKey_CLUSTER001.p8")
+        try Data(try key.pkcs8PEM().utf8).write(to: keyFile)
+        let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
+                                                       privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
+        try sandbox.addProviderKey(keyID: "CLUSTER001", teamID: "CLUSTERTEA", publicKeyPEM: try key.publicKeyPEM())
+        let sandboxPort = try sandbox.start()
+        defer { sandbox.shutdown() }
+        let voip = String(repeating: "be", count: 32)
+        sandbox.register(SandboxDevice(token: voip, bundleID: "com.example.app"))
+        sandbox.inject(APNsSandboxFault(.neverAnswer, deviceToken: voip, count: 1))
+
+        let cluster = try await RingerCluster(ringTimeout: 40, arguments: [
+            "--apns-host", "localhost:\(sandboxPort)", "--apns-ca-file", tls.caCertificate.path,
+            "--apns-key-file", keyFile.path, "--apns-key-id", "CLUSTER001", "--apns-team-id", "CLUSTERTEA"])
+        let alice = try await cluster.phone("alice", device: "alice-phone", on: 1)
+        let bobToken = try await cluster.token("bob")
+        let registered = try await cluster.http(2).send("PUT", "/v1/devices/bob-iphone", token: bobToken, json: """
+            {"platform":"ios","voip_token":"\(voip)","apns_environment":"sandbox","bundle_id":"com.example.app"}
+            """)
+        try #require(registered.status == 200)
+        let call = try await place(cluster, from: alice, to: "bob", on: 0)
+        // Node 0's push reached the sandbox and waits for an answer that never comes.
+        var inFlight = false
+        for _ in 0..<100 where !inFlight {
+            inFlight = sandbox.deliveriesUnderway > 0 || sandbox.activeFaults.isEmpty
+            if !inFlight { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(inFlight)
+        #expect(sandbox.acceptedPushes.isEmpty)
+        cluster.kill(0)
+
+        // Within the 10 s a heartbeat takes to go stale and a sweep: one live node sends it, once.
+        var pushes: [SandboxPush] = []
+        for _ in 0..<300 where pushes.isEmpty {
+            pushes = sandbox.acceptedPushes.filter { String(decoding: $0.payload, as: UTF8.self).contains(call) }
+            if pushes.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(pushes.count == 1, "node 1: \(cluster.log(1))\nnode 2: \(cluster.log(2))")
+        #expect(pushes.first?.pushType == "voip")
+        try await Task.sleep(for: .seconds(2))
+        #expect(sandbox.acceptedPushes.filter { String(decoding: $0.payload, as: UTF8.self).contains(call) }.count == 1)
     }
 }

@@ -16,11 +16,17 @@ final class RingerCluster: @unchecked Sendable {
     let ports: [Int]
     let ringTimeout: Int
     private let processes: LockedValue<[Int: Process]>
+    private let arguments: [String]
     private let logs: [URL]
 
     /// Starts `count` nodes and waits until each answers `/healthz` with Redis connected.
     /// - Throws: when PostgreSQL, Redis or a node cannot start (with the node's log).
-    init(nodes count: Int = 3, ringTimeout: Int = 4) async throws {
+    /// - Parameters:
+    ///   - count: nodes.
+    ///   - ringTimeout: seconds.
+    ///   - arguments: more `ringer serve` flags for every node (APNs settings).
+    init(nodes count: Int = 3, ringTimeout: Int = 4, arguments: [String] = []) async throws {
+        self.arguments = arguments
         redis = try RedisServer()
         database = try await PostgresServer.shared().makeDatabase()
         self.ringTimeout = ringTimeout
@@ -78,6 +84,7 @@ final class RingerCluster: @unchecked Sendable {
         process.arguments = ["serve", "--listen", "127.0.0.1:\(ports[index])", "--node-id", "node-\(index)",
                              "--ring-timeout", String(ringTimeout), "--database-pool-size", "4",
                              "--rate-limit-calls-per-minute", "0", "--rate-limit-calls-to-one-callee-per-minute", "0"]
+            + arguments
         process.environment = ["RINGER_ADMIN_KEY": Self.adminKey, "RINGER_USER_TOKEN_SECRET": Self.secret,
                                "RINGER_DATABASE": database, "RINGER_REDIS": redis.url]
         FileManager.default.createFile(atPath: logs[index].path, contents: nil)
