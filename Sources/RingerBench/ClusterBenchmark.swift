@@ -15,6 +15,12 @@ struct ClusterBenchmark: Sendable {
     let executable: String
     let python: String
 
+    /// Wait before reading the counters: PostgreSQL 15's backends publish their statistics within a second of
+    /// going idle.
+    static let statisticsDelay = Duration.milliseconds(1200)
+    /// Seconds with no call placed over which the store's and Redis's background work is read.
+    static let idleWindow = Duration.seconds(2)
+
     /// Runs the part.
     /// - Parameters:
     ///   - fixture: keys and certificates (the sandbox's, the servers' APNs key); logs go in its folder.
@@ -85,7 +91,8 @@ struct ClusterBenchmark: Sendable {
         let serverSamplers = nodes.map { CPUSampler(pid: $0.process.pid) }
         let postgresSampler = setup.usesPostgres ? CPUSampler(name: "postgres") { postgres.cpuSecondsSoFar() } : nil
         let redisSampler = redis.map { CPUSampler(pid: $0.process.pid) }
-        children.samplers = serverSamplers + [postgresSampler, redisSampler].compactMap { $0 }
+        let sandboxSampler = CPUSampler(pid: sandbox.process.pid)
+        children.samplers = serverSamplers + [postgresSampler, redisSampler, sandboxSampler].compactMap { $0 }
         // Each node's Redis subscription and heartbeat start right after it listens.
         try await Task.sleep(for: .seconds(1))
 
@@ -106,8 +113,26 @@ struct ClusterBenchmark: Sendable {
                 push: LatencySummary(step.result.pushMs, unanswered: step.result.offered - step.result.pushMs.count),
                 serverCores: serverCores, postgresCores: await postgresSampler?.cores(from: start, to: end),
                 redisCores: await redisSampler?.cores(from: start, to: end),
-                generatorCores: await generator.cpu.cores(from: start, to: end))
+                generatorCores: await generator.cpu.cores(from: start, to: end),
+                sandboxCores: await sandboxSampler.cores(from: start, to: end))
         }
+        let directory = fixture.directory
+        let readsCounters = setup.usesPostgres || setup.usesRedis
+        /// The store's and Redis's counters with no call in flight, once the last step's statistics are flushed.
+        func counters() async throws -> StoreCounters {
+            guard readsCounters else { return StoreCounters() }
+            try await Task.sleep(for: Self.statisticsDelay)
+            var counters = StoreCounters(time: ProcFiles.monotonicSeconds())
+            if database != nil, let read = await postgres.counters(database: setup.key, logsIn: directory) {
+                (counters.commits, counters.walSyncs, counters.walBytes) = read
+            }
+            if let redis { counters.redisCommands = await redis.commandsProcessed(logsIn: directory) }
+            return counters
+        }
+        // Counters around the sustained and the latency step, turned into per-call figures once the idle
+        // background is known (read last, when the most calls are ringing).
+        var sustainedCounters: (StoreCounters, StoreCounters, Int)?
+        var latencyCounters: (StoreCounters, StoreCounters, Int)?
         var figures = ClusterReport.Figures(setup: setup, probeCallsPerSecond: 0, sustainedCallsPerSecond: nil,
                                             searchSteps: [], atSustained: nil, atLatencyRate: nil, pushes: PushAccounting())
         do {
@@ -115,11 +140,15 @@ struct ClusterBenchmark: Sendable {
             var command: RingingStep.Command? = search.first
             while let next = command {
                 progress("cluster: \(setup.label): \(next.line)")
+                let before = try await counters()
                 let step = try await generator.run(next)
                 figures.pushes.add(step.result)
                 if case .open(let rate, _) = next {
                     figures.searchSteps.append(.init(rate: rate, sustained: step.isSustained, callsPerSecond: step.callsPerSecond))
-                    if step.isSustained { figures.atSustained = await load(step, rate: rate) }
+                    if step.isSustained {
+                        figures.atSustained = await load(step, rate: rate)
+                        sustainedCounters = (before, try await counters(), step.result.ok)
+                    }
                 }
                 command = search.next(after: step)
             }
@@ -127,9 +156,23 @@ struct ClusterBenchmark: Sendable {
             figures.sustainedCallsPerSecond = search.sustainedRate
             let latency = RingingStep.Command.open(rate: options.latencyRate, seconds: options.stepSeconds)
             progress("cluster: \(setup.label): \(latency.line) (latency and CPU per call)")
+            let before = try await counters()
             let step = try await generator.run(latency)
             figures.pushes.add(step.result)
             figures.atLatencyRate = await load(step, rate: options.latencyRate)
+            latencyCounters = (before, try await counters(), step.result.ok)
+            if readsCounters {
+                let idleStart = try await counters()
+                try await Task.sleep(for: Self.idleWindow)
+                let idle = StoreCounters.perSecond(from: idleStart, to: try await counters())
+                figures.idlePerSecond = idle
+                if let (before, after, calls) = sustainedCounters {
+                    figures.atSustained?.store = StoreCounters.perCall(from: before, to: after, calls: calls, idle: idle)
+                }
+                if let (before, after, calls) = latencyCounters {
+                    figures.atLatencyRate?.store = StoreCounters.perCall(from: before, to: after, calls: calls, idle: idle)
+                }
+            }
             for node in nodes { try node.checkRunning() }
             try sandbox.checkRunning()
             try redis?.checkRunning()

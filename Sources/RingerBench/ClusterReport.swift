@@ -25,6 +25,10 @@ public struct ClusterReport: Hashable, Sendable {
         public var redisCores: Double?
         /// The load generator's CPU, cores (it shares the machine's cores).
         public var generatorCores: Double?
+        /// The APNs sandbox's CPU, cores.
+        public var sandboxCores: Double?
+        /// PostgreSQL commits, WAL fsyncs and bytes, and Redis commands per call answered.
+        public var store = StoreCounters.PerCall()
 
         /// CPU ms per call answered of `cores` (nil when unknown or no call was answered).
         public func millisecondsPerCall(_ cores: Double?) -> Double? {
@@ -49,6 +53,8 @@ public struct ClusterReport: Hashable, Sendable {
         public var atLatencyRate: Load?
         /// Pushes per call over every step of the set-up.
         public var pushes: PushAccounting
+        /// The store's and Redis's counters per second with no call placed (subtracted from the per-call figures).
+        public var idlePerSecond: StoreCounters.PerCall?
     }
 
     /// The set-ups, in the order run.
@@ -99,35 +105,45 @@ public struct ClusterReport: Hashable, Sendable {
         for figures in setups {
             lines.append("")
             lines.append("\(figures.setup.label) (\(figures.setup.key))")
-            var rows = [["", "calls/s", "POST p50/p99 ms", "push p50/p99 ms", "CPU servers", "postgres", "redis", "load gen",
-                         "CPU ms/call servers", "postgres", "redis"]]
+            var rows = [["", "calls/s", "POST p50/p99 ms", "push p50/p99 ms", "CPU servers", "postgres", "redis", "sandbox",
+                         "load gen", "CPU ms/call servers", "postgres", "redis", "commits/call", "WAL fsyncs/call",
+                         "WAL B/call", "redis cmds/call"]]
             for (title, load) in [("sustained", figures.atSustained), ("at \(latencyRate)/s", figures.atLatencyRate)] {
                 guard let load else {
-                    rows.append([title, "none"] + Array(repeating: "-", count: 9))
+                    rows.append([title, "none"] + Array(repeating: "-", count: 14))
                     continue
                 }
                 rows.append([title, "\(load.rate)" + (load.sustained ? "" : " (not sustained)"), Self.pair(load.post),
                              Self.pair(load.push), Self.percent(load.serverCores), Self.percent(load.postgresCores),
-                             Self.percent(load.redisCores), Self.percent(load.generatorCores),
+                             Self.percent(load.redisCores), Self.percent(load.sandboxCores), Self.percent(load.generatorCores),
                              Self.milliseconds(load.millisecondsPerCall(load.serverCores)),
                              Self.milliseconds(load.millisecondsPerCall(load.postgresCores)),
-                             Self.milliseconds(load.millisecondsPerCall(load.redisCores))])
+                             Self.milliseconds(load.millisecondsPerCall(load.redisCores)),
+                             Self.milliseconds(load.store.commits), Self.milliseconds(load.store.walSyncs),
+                             load.store.walBytes.map(BenchmarkReport.whole) ?? "-", Self.milliseconds(load.store.redisCommands)])
             }
             lines += BenchmarkReport.table(rows).map { "  " + $0 }
             let steps = figures.searchSteps.map { "\($0.rate) \($0.sustained ? "kept" : "not kept") (\(BenchmarkReport.whole($0.callsPerSecond)))" }
             lines.append("  search: probe \(BenchmarkReport.whole(figures.probeCallsPerSecond)) calls/s, then "
                          + (steps.isEmpty ? "no open-loop step" : steps.joined(separator: ", ")))
+            if let idle = figures.idlePerSecond {
+                lines.append("  idle background per second (subtracted from the per-call figures): "
+                             + "\(Self.milliseconds(idle.commits)) commits, \(Self.milliseconds(idle.walSyncs)) WAL fsyncs, "
+                             + "\(idle.walBytes.map(BenchmarkReport.whole) ?? "-") WAL bytes, \(Self.milliseconds(idle.redisCommands)) redis commands")
+            }
             lines.append("  pushes: " + Self.accounting(figures.pushes))
         }
         lines.append("")
         var summary = [["set-up", "calls/s", "push p50/p99 ms at \(latencyRate)/s", "server CPU ms/call at \(latencyRate)/s",
-                        "postgres CPU ms/call", "missing pushes", "duplicate pushes"]]
+                        "postgres CPU ms/call", "commits/call", "WAL fsyncs/call", "redis cmds/call", "missing pushes",
+                        "duplicate pushes"]]
         for figures in setups {
             let load = figures.atLatencyRate
             summary.append([figures.setup.key, figures.sustainedCallsPerSecond.map(String.init) ?? "none", Self.pair(load?.push),
                             Self.milliseconds(load?.millisecondsPerCall(load?.serverCores)),
                             Self.milliseconds(load?.millisecondsPerCall(load?.postgresCores)),
-                            String(figures.pushes.missing), String(figures.pushes.duplicate)])
+                            Self.milliseconds(load?.store.commits), Self.milliseconds(load?.store.walSyncs),
+                            Self.milliseconds(load?.store.redisCommands), String(figures.pushes.missing), String(figures.pushes.duplicate)])
         }
         lines += BenchmarkReport.table(summary)
         lines.append("pushes over every set-up: " + Self.accounting(pushes))

@@ -25,7 +25,7 @@ struct PostgresProcess: Sendable {
     /// - Throws: ``BenchmarkError`` when PostgreSQL 15 is missing, running as root without a `postgres` user,
     ///   `initdb` fails, or the server does not accept connections within 30 s (with the end of its log).
     static func start(logsIn directory: URL) async throws -> PostgresProcess {
-        for tool in ["initdb", "postgres", "createdb"] where !FileManager.default.isExecutableFile(atPath: "\(binDirectory)/\(tool)") {
+        for tool in ["initdb", "postgres", "createdb", "psql"] where !FileManager.default.isExecutableFile(atPath: "\(binDirectory)/\(tool)") {
             throw BenchmarkError.setup("PostgreSQL 15 is not installed (\(binDirectory)/\(tool) is missing): run `make deps`")
         }
         let prefix = try userPrefix()
@@ -97,6 +97,22 @@ struct PostgresProcess: Sendable {
             throw BenchmarkError.setup("createdb \(name) exited with status \(exit.status): \(createdb.standardErrorTail())")
         }
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
+    }
+
+    /// Reads a database's commits and the server's WAL flushes and position (``StoreCounters/postgresQuery``)
+    /// with `psql`.
+    /// - Parameters:
+    ///   - name: the database.
+    ///   - directory: where `psql`'s output goes.
+    /// - Returns: the counters; nil when `psql` fails (the figures are then left out, not the run).
+    func counters(database name: String, logsIn directory: URL) async -> (commits: Int, walSyncs: Int, walBytes: Double)? {
+        guard let psql = try? SpawnedProcess(
+            ["\(Self.binDirectory)/psql", "-X", "-w", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
+             "-d", name, "-c", StoreCounters.postgresQuery],
+            standardOutput: directory.appendingPathComponent("psql.out"),
+            standardError: directory.appendingPathComponent("psql.err")) else { return nil }
+        guard await psql.finish(within: .seconds(10)).status == 0 else { return nil }
+        return StoreCounters.parsePostgres((try? String(contentsOf: psql.standardOutput, encoding: .utf8)) ?? "")
     }
 
     /// CPU seconds the postmaster and its backends have used so far; nil once it has ended.

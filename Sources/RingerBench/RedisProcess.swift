@@ -39,6 +39,17 @@ struct RedisProcess: Sendable {
         return RedisProcess(process: process, port: port)
     }
 
+    /// Commands it has processed so far (`redis-cli INFO stats`).
+    /// - Parameter directory: where `redis-cli`'s output goes.
+    /// - Returns: the count; nil when `redis-cli` is missing or fails (the figure is then left out).
+    func commandsProcessed(logsIn directory: URL) async -> Int? {
+        guard let cli = try? SpawnedProcess(["redis-cli", "-h", "127.0.0.1", "-p", String(port), "INFO", "stats"],
+                                            standardOutput: directory.appendingPathComponent("redis-cli.out"),
+                                            standardError: directory.appendingPathComponent("redis-cli.err")) else { return nil }
+        guard await cli.finish(within: .seconds(10)).status == 0 else { return nil }
+        return StoreCounters.parseRedisCommands(info: (try? String(contentsOf: cli.standardOutput, encoding: .utf8)) ?? "")
+    }
+
     /// - Throws: ``BenchmarkError/sender(_:_:)`` if it has died.
     func checkRunning() throws {
         if let exit = process.exitIfEnded {
