@@ -15,9 +15,8 @@ struct ClusterBenchmark: Sendable {
     let executable: String
     let python: String
 
-    /// Wait before reading the counters: PostgreSQL 15's backends publish their statistics within a second of
-    /// going idle.
-    static let statisticsDelay = Duration.milliseconds(1200)
+    /// Wait before reading the counters, for the last writes of the step (push outcomes) to end.
+    static let statisticsDelay = Duration.milliseconds(300)
     /// Seconds with no call placed over which the store's and Redis's background work is read.
     static let idleWindow = Duration.seconds(2)
 
@@ -118,13 +117,13 @@ struct ClusterBenchmark: Sendable {
         }
         let directory = fixture.directory
         let readsCounters = setup.usesPostgres || setup.usesRedis
-        /// The store's and Redis's counters with no call in flight, once the last step's statistics are flushed.
+        /// The store's and Redis's counters with no call in flight.
         func counters() async throws -> StoreCounters {
             guard readsCounters else { return StoreCounters() }
             try await Task.sleep(for: Self.statisticsDelay)
             var counters = StoreCounters(time: ProcFiles.monotonicSeconds())
             if database != nil, let read = await postgres.counters(database: setup.key, logsIn: directory) {
-                (counters.commits, counters.walSyncs, counters.walBytes) = read
+                (counters.writeTransactions, counters.walBytes) = read
             }
             if let redis { counters.redisCommands = await redis.commandsProcessed(logsIn: directory) }
             return counters

@@ -27,7 +27,7 @@ public struct ClusterReport: Hashable, Sendable {
         public var generatorCores: Double?
         /// The APNs sandbox's CPU, cores.
         public var sandboxCores: Double?
-        /// PostgreSQL commits, WAL fsyncs and bytes, and Redis commands per call answered.
+        /// PostgreSQL write transactions and WAL bytes, and Redis commands, per call answered.
         public var store = StoreCounters.PerCall()
 
         /// CPU ms per call answered of `cores` (nil when unknown or no call was answered).
@@ -106,11 +106,11 @@ public struct ClusterReport: Hashable, Sendable {
             lines.append("")
             lines.append("\(figures.setup.label) (\(figures.setup.key))")
             var rows = [["", "calls/s", "POST p50/p99 ms", "push p50/p99 ms", "CPU servers", "postgres", "redis", "sandbox",
-                         "load gen", "CPU ms/call servers", "postgres", "redis", "commits/call", "WAL fsyncs/call",
-                         "WAL B/call", "redis cmds/call"]]
+                         "load gen", "CPU ms/call servers", "postgres", "redis", "write txns/call", "WAL B/call",
+                         "redis cmds/call"]]
             for (title, load) in [("sustained", figures.atSustained), ("at \(latencyRate)/s", figures.atLatencyRate)] {
                 guard let load else {
-                    rows.append([title, "none"] + Array(repeating: "-", count: 14))
+                    rows.append([title, "none"] + Array(repeating: "-", count: 13))
                     continue
                 }
                 rows.append([title, "\(load.rate)" + (load.sustained ? "" : " (not sustained)"), Self.pair(load.post),
@@ -119,8 +119,7 @@ public struct ClusterReport: Hashable, Sendable {
                              Self.milliseconds(load.millisecondsPerCall(load.serverCores)),
                              Self.milliseconds(load.millisecondsPerCall(load.postgresCores)),
                              Self.milliseconds(load.millisecondsPerCall(load.redisCores)),
-                             Self.milliseconds(load.store.commits), Self.milliseconds(load.store.walSyncs),
-                             load.store.walBytes.map(BenchmarkReport.whole) ?? "-", Self.milliseconds(load.store.redisCommands)])
+                             Self.milliseconds(load.store.writeTransactions), load.store.walBytes.map(BenchmarkReport.whole) ?? "-", Self.milliseconds(load.store.redisCommands)])
             }
             lines += BenchmarkReport.table(rows).map { "  " + $0 }
             let steps = figures.searchSteps.map { "\($0.rate) \($0.sustained ? "kept" : "not kept") (\(BenchmarkReport.whole($0.callsPerSecond)))" }
@@ -128,21 +127,21 @@ public struct ClusterReport: Hashable, Sendable {
                          + (steps.isEmpty ? "no open-loop step" : steps.joined(separator: ", ")))
             if let idle = figures.idlePerSecond {
                 lines.append("  idle background per second (subtracted from the per-call figures): "
-                             + "\(Self.milliseconds(idle.commits)) commits, \(Self.milliseconds(idle.walSyncs)) WAL fsyncs, "
+                             + "\(Self.milliseconds(idle.writeTransactions)) write transactions, "
                              + "\(idle.walBytes.map(BenchmarkReport.whole) ?? "-") WAL bytes, \(Self.milliseconds(idle.redisCommands)) redis commands")
             }
             lines.append("  pushes: " + Self.accounting(figures.pushes))
         }
         lines.append("")
         var summary = [["set-up", "calls/s", "push p50/p99 ms at \(latencyRate)/s", "server CPU ms/call at \(latencyRate)/s",
-                        "postgres CPU ms/call", "commits/call", "WAL fsyncs/call", "redis cmds/call", "missing pushes",
+                        "postgres CPU ms/call", "write txns/call", "WAL B/call", "redis cmds/call", "missing pushes",
                         "duplicate pushes"]]
         for figures in setups {
             let load = figures.atLatencyRate
             summary.append([figures.setup.key, figures.sustainedCallsPerSecond.map(String.init) ?? "none", Self.pair(load?.push),
                             Self.milliseconds(load?.millisecondsPerCall(load?.serverCores)),
                             Self.milliseconds(load?.millisecondsPerCall(load?.postgresCores)),
-                            Self.milliseconds(load?.store.commits), Self.milliseconds(load?.store.walSyncs),
+                            Self.milliseconds(load?.store.writeTransactions), load?.store.walBytes.map(BenchmarkReport.whole) ?? "-",
                             Self.milliseconds(load?.store.redisCommands), String(figures.pushes.missing), String(figures.pushes.duplicate)])
         }
         lines += BenchmarkReport.table(summary)

@@ -99,13 +99,12 @@ struct PostgresProcess: Sendable {
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
 
-    /// Reads a database's commits and the server's WAL flushes and position (``StoreCounters/postgresQuery``)
-    /// with `psql`.
+    /// Reads the server's next transaction id and WAL position (``StoreCounters/postgresQuery``) with `psql`.
     /// - Parameters:
     ///   - name: the database.
     ///   - directory: where `psql`'s output goes.
     /// - Returns: the counters; nil when `psql` fails (the figures are then left out, not the run).
-    func counters(database name: String, logsIn directory: URL) async -> (commits: Int, walSyncs: Int, walBytes: Double)? {
+    func counters(database name: String, logsIn directory: URL) async -> (writeTransactions: Int, walBytes: Double)? {
         guard let psql = try? SpawnedProcess(
             ["\(Self.binDirectory)/psql", "-X", "-w", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
              "-d", name, "-c", StoreCounters.postgresQuery],

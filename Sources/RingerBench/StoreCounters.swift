@@ -1,35 +1,34 @@
 import Foundation
 
 /// Counters of the shared store and Redis read before and after a step, so a step's cost per call shows what
-/// the cluster spends on the database and Redis: PostgreSQL's commits (`pg_stat_database.xact_commit`), WAL
-/// flushes (`pg_stat_wal.wal_sync`, each an fsync) and WAL bytes (`pg_current_wal_lsn()`), and Redis's
-/// commands (`INFO stats` `total_commands_processed`, each a round trip or part of a pipeline).
+/// the cluster spends on the database and Redis: PostgreSQL's write transactions (transaction ids assigned,
+/// `pg_snapshot_xmax(pg_current_snapshot())`: each a commit that writes WAL and, with `synchronous_commit` on,
+/// waits for its flush) and WAL bytes (`pg_current_wal_lsn()`), and Redis's commands (`INFO stats`
+/// `total_commands_processed`, each a round trip or part of a pipeline).
 ///
-/// PostgreSQL 15's statistics reach shared memory when a backend has been idle for up to a second, so the
-/// readings are taken with no call in flight and a moment after the step (``ClusterBenchmark``).
+/// All three are current at the moment they are read. PostgreSQL 15's cumulative statistics
+/// (`pg_stat_database.xact_commit`, `pg_stat_wal.wal_sync`) are not: a busy backend publishes them up to 10 s
+/// late (`PGSTAT_IDLE_INTERVAL`), which smeared one step's commits over the next ones.
 public struct StoreCounters: Hashable, Sendable {
     /// CLOCK_MONOTONIC seconds of the reading.
     var time: Double = 0
-    /// Transactions committed in the database.
-    var commits: Int?
-    /// WAL flushes (fsync) of the whole server.
-    var walSyncs: Int?
+    /// The next transaction id: write transactions so far, server-wide.
+    var writeTransactions: Int?
     /// WAL position, bytes.
     var walBytes: Double?
     /// Commands Redis processed.
     var redisCommands: Int?
 
-    /// The SQL whose one row ``parsePostgres(_:)`` reads (`psql -A -t`: `commits|syncs|bytes`).
-    static let postgresQuery = "SELECT d.xact_commit, w.wal_sync, pg_current_wal_lsn() - '0/0'::pg_lsn "
-        + "FROM pg_stat_database d, pg_stat_wal w WHERE d.datname = current_database()"
+    /// The SQL whose one row ``parsePostgres(_:)`` reads (`psql -A -t`: `next-xid|wal-bytes`). It assigns no
+    /// transaction id itself (read-only).
+    static let postgresQuery = "SELECT pg_snapshot_xmax(pg_current_snapshot()), pg_current_wal_lsn() - '0/0'::pg_lsn"
 
     /// Reads `psql -A -t`'s output of ``postgresQuery``.
-    /// - Returns: commits, WAL syncs and WAL bytes; nil for anything else.
-    static func parsePostgres(_ output: String) -> (commits: Int, walSyncs: Int, walBytes: Double)? {
+    /// - Returns: the next transaction id and the WAL position in bytes; nil for anything else.
+    static func parsePostgres(_ output: String) -> (writeTransactions: Int, walBytes: Double)? {
         let fields = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|")
-        guard fields.count == 3, let commits = Int(fields[0]), let syncs = Int(fields[1]), let bytes = Double(fields[2])
-        else { return nil }
-        return (commits, syncs, bytes)
+        guard fields.count == 2, let transactions = Int(fields[0]), let bytes = Double(fields[1]) else { return nil }
+        return (transactions, bytes)
     }
 
     /// Reads `total_commands_processed` from `redis-cli INFO stats` (`name:value` lines, CRLF or LF).
@@ -56,8 +55,8 @@ public struct StoreCounters: Hashable, Sendable {
             guard calls > 0, let start, let end else { return nil }
             return (end - start - (background ?? 0) * seconds) / Double(calls)
         }
-        return PerCall(commits: rate(before.commits.map(Double.init), after.commits.map(Double.init), idle?.commits),
-                       walSyncs: rate(before.walSyncs.map(Double.init), after.walSyncs.map(Double.init), idle?.walSyncs),
+        return PerCall(writeTransactions: rate(before.writeTransactions.map(Double.init),
+                                               after.writeTransactions.map(Double.init), idle?.writeTransactions),
                        walBytes: rate(before.walBytes, after.walBytes, idle?.walBytes),
                        redisCommands: rate(before.redisCommands.map(Double.init), after.redisCommands.map(Double.init),
                                            idle?.redisCommands))
@@ -71,18 +70,16 @@ public struct StoreCounters: Hashable, Sendable {
             guard seconds > 0, let start, let end else { return nil }
             return (end - start) / seconds
         }
-        return PerCall(commits: rate(before.commits.map(Double.init), after.commits.map(Double.init)),
-                       walSyncs: rate(before.walSyncs.map(Double.init), after.walSyncs.map(Double.init)),
+        return PerCall(writeTransactions: rate(before.writeTransactions.map(Double.init),
+                                               after.writeTransactions.map(Double.init)),
                        walBytes: rate(before.walBytes, after.walBytes),
                        redisCommands: rate(before.redisCommands.map(Double.init), after.redisCommands.map(Double.init)))
     }
 
     /// One step's counters per call answered (or, for the idle background, per second).
     public struct PerCall: Hashable, Sendable {
-        /// PostgreSQL commits per call.
-        public var commits: Double?
-        /// WAL fsyncs per call (below commits when commits share a flush).
-        public var walSyncs: Double?
+        /// PostgreSQL write transactions (commits that write) per call.
+        public var writeTransactions: Double?
         /// WAL bytes per call.
         public var walBytes: Double?
         /// Redis commands per call.

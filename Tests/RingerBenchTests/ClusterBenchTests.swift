@@ -144,12 +144,13 @@ struct ClusterBenchTests {
 
 /// The store's and Redis's counters per call.
 struct StoreCountersTests {
-    @Test func readsPsqlsRowOfCommitsWALSyncsAndBytes() throws {
-        let read = try #require(StoreCounters.parsePostgres("1523|311|48213320\n"))
-        #expect(read.commits == 1523 && read.walSyncs == 311 && read.walBytes == 48_213_320)
+    @Test func readsPsqlsRowOfTheNextTransactionIDAndWALBytes() throws {
+        let read = try #require(StoreCounters.parsePostgres("1523|48213320\n"))
+        #expect(read.writeTransactions == 1523 && read.walBytes == 48_213_320)
         #expect(StoreCounters.parsePostgres("") == nil)
-        #expect(StoreCounters.parsePostgres("1523|311") == nil)
-        #expect(StoreCounters.parsePostgres("a|b|c") == nil)
+        #expect(StoreCounters.parsePostgres("1523") == nil)
+        #expect(StoreCounters.parsePostgres("1523|311|5") == nil)
+        #expect(StoreCounters.parsePostgres("a|b") == nil)
     }
 
     @Test func readsRedisTotalCommandsProcessedFromInfoStats() {
@@ -159,24 +160,24 @@ struct StoreCountersTests {
     }
 
     @Test func perCallIsEachCountersGrowthOverTheCallsAndNilWhereUnknown() {
-        let before = StoreCounters(commits: 100, walSyncs: 10, walBytes: 1000, redisCommands: nil)
-        let after = StoreCounters(commits: 400, walSyncs: 70, walBytes: 301_000, redisCommands: 500)
+        let before = StoreCounters(writeTransactions: 100, walBytes: 1000, redisCommands: nil)
+        let after = StoreCounters(writeTransactions: 400, walBytes: 301_000, redisCommands: 500)
         let perCall = StoreCounters.perCall(from: before, to: after, calls: 100)
-        #expect(perCall.commits == 3 && perCall.walSyncs == 0.6 && perCall.walBytes == 3000)
+        #expect(perCall.writeTransactions == 3 && perCall.walBytes == 3000)
         #expect(perCall.redisCommands == nil, "a counter missing at one end")
         #expect(StoreCounters.perCall(from: before, to: after, calls: 0) == StoreCounters.PerCall())
     }
 
     @Test func theIdleBackgroundOverTheStepsSecondsIsSubtractedBeforeDividing() throws {
-        let idleStart = StoreCounters(time: 50, commits: 1000, walSyncs: 100, walBytes: 0, redisCommands: 10)
-        let idleEnd = StoreCounters(time: 52, commits: 1040, walSyncs: 104, walBytes: 2000, redisCommands: 16)
+        let idleStart = StoreCounters(time: 50, writeTransactions: 1000, walBytes: 0, redisCommands: 10)
+        let idleEnd = StoreCounters(time: 52, writeTransactions: 1040, walBytes: 2000, redisCommands: 16)
         let idle = StoreCounters.perSecond(from: idleStart, to: idleEnd)
-        #expect(idle.commits == 20 && idle.walSyncs == 2 && idle.walBytes == 1000 && idle.redisCommands == 3)
-        // 4 s around a step of 300 calls: 80 of the 980 commits are the background's.
-        let before = StoreCounters(time: 10, commits: 20, walSyncs: 0, walBytes: 0, redisCommands: 0)
-        let after = StoreCounters(time: 14, commits: 1000, walSyncs: 158, walBytes: 904_000, redisCommands: 912)
+        #expect(idle.writeTransactions == 20 && idle.walBytes == 1000 && idle.redisCommands == 3)
+        // 4 s around a step of 300 calls: 80 of the 980 transactions are the background's.
+        let before = StoreCounters(time: 10, writeTransactions: 20, walBytes: 0, redisCommands: 0)
+        let after = StoreCounters(time: 14, writeTransactions: 1000, walBytes: 904_000, redisCommands: 912)
         let perCall = StoreCounters.perCall(from: before, to: after, calls: 300, idle: idle)
-        #expect(perCall.commits == 3 && perCall.walSyncs == 0.5 && perCall.walBytes == 3000 && perCall.redisCommands == 3)
+        #expect(perCall.writeTransactions == 3 && perCall.walBytes == 3000 && perCall.redisCommands == 3)
         #expect(StoreCounters.perSecond(from: before, to: before) == StoreCounters.PerCall(), "no time passed")
     }
 }
