@@ -1,13 +1,15 @@
 import DevCertificates
 import Foundation
 
-/// `ringer serve` as a separate process for the ringing benchmark: plain HTTP on an ephemeral loopback port,
-/// a fresh SQLite file in the fixture folder, APNs (and, when asked, FCM) pointed at the benchmark's
+/// `ringer serve` as a separate process for the ringing, fan-out and cluster benchmarks: plain HTTP on an
+/// ephemeral loopback port, a fresh SQLite file in the fixture folder (or, as a node of a cluster, the shared
+/// PostgreSQL database and Redis, ``ClusterNode``), APNs (and, when asked, FCM) pointed at the benchmark's
 /// `ringer sandbox` (the fixture's signing key and service account, which the sandbox trusts, and its CA), and a ring timeout of 600 s (the longest the server
 /// takes) so no call placed during the run expires and adds work to a later step. The admin key and the
 /// user-token secret are random and passed in the environment (`RINGER_ADMIN_KEY`, …), not as flags that
 /// `ps` shows; the admin key is also written, mode 0600, to ``adminKeyFile`` for the Python peers.
-/// The server has no rate limits to switch off. Its log (one line per call) goes to `serve.log`.
+/// The nodes of one cluster share the secrets (``Secrets``). Rate limits are switched off. Its log (one line
+/// per call) goes to `serve.log`, or `<node id>.log` for a cluster node.
 struct RingerServeProcess: Sendable {
     let process: SpawnedProcess
     /// `http://127.0.0.1:<port>`.
