@@ -21,8 +21,8 @@ Then it reads steps from stdin, one per line, and answers each with one JSON lin
 Each answer: {"kind", "rate", "concurrency", "window_start", "window_end" (CLOCK_MONOTONIC seconds, the
 same clock `ringer bench` samples the server on), "offered", "started", "skipped", "ok", "first_failure",
 "post_ms", "incoming_ms", "push_ms" (one latency per call that was answered 201, in ms), "missing_incoming",
-"missing_push", "duplicate_push" (VoIP pushes beyond the first for this step's calls: each call must reach the
-sandbox exactly once)}. HTTP is aiohttp, WebSockets are websockets (PyPI), the sandbox is read over HTTP/2 with httpx.
+"missing_push", "duplicate_push" (VoIP pushes beyond the first seen since the last answer, for this step's
+calls or an earlier step's: each call must reach the sandbox exactly once)}. HTTP is aiohttp, WebSockets are websockets (PyPI), the sandbox is read over HTTP/2 with httpx.
 
 Usage: bench_ringing.py --url http://127.0.0.1:PORT [--url …] --admin-key-file FILE --sandbox-url https://127.0.0.1:P
                         --ca-file ca.pem --bundle-id ID --prefix run1- [--pairs 100]
@@ -73,6 +73,8 @@ async def run(args):
     pushes_seen = 0
     push_at = {}    # call id -> the sandbox's received_at, wall-clock seconds
     push_count = {}  # call id -> VoIP pushes the sandbox accepted for it
+    placed = set()   # every call id answered 201 so far, for duplicates that come a step late
+    duplicates_reported = 0
 
     async def user_token(user, url):
         async with session.post(f"{url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
@@ -152,6 +154,7 @@ async def run(args):
                 push_count[ringer["call_id"]] = push_count.get(ringer["call_id"], 0) + 1
 
     async def step(kind, amount, seconds):
+        nonlocal duplicates_reported
         calls = Calls()
         running = set()
         offered = skipped = 0
@@ -191,6 +194,8 @@ async def run(args):
         # A second push for a call comes, if at all, right after the first: one more look catches it.
         await asyncio.sleep(0.5)
         await fetch_pushes()
+        placed.update(calls.started)
+        duplicates = sum(push_count[c] - 1 for c in placed if push_count.get(c, 0) > 1)
         incoming_ms = [(incoming[c] - t) * 1000 for c, t in calls.started.items() if c in incoming]
         push_ms = [(push_at[c] - t) * 1000 for c, t in calls.started.items() if c in push_at]
         emit({"kind": kind, "rate": amount if kind == "open" else None,
@@ -199,7 +204,8 @@ async def run(args):
               "started": offered - skipped, "skipped": skipped, "ok": calls.ok, "first_failure": calls.first_failure,
               "post_ms": calls.post_ms, "incoming_ms": incoming_ms, "push_ms": push_ms,
               "missing_incoming": calls.ok - len(incoming_ms), "missing_push": calls.ok - len(push_ms),
-              "duplicate_push": sum(push_count.get(c, 0) - 1 for c in calls.started if push_count.get(c, 0) > 1)})
+              "duplicate_push": duplicates - duplicates_reported})
+        duplicates_reported = duplicates
 
     reader = asyncio.StreamReader()
     await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
