@@ -3,7 +3,8 @@
 #   make test   installs what it needs (including the Python test peers and Debian's Kotlin) and runs every test,
 #               the Android SDK's last (android/Makefile).
 # Optional, not part of set-up:
-#   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, ringing, then fan-out (BENCHMARKS.md);
+#   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, ringing, fan-out, then cluster
+#               (1-3 servers on SQLite, PostgreSQL, PostgreSQL + Redis; BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 #   make fuzz   schemathesis against the live server with 500 generated requests per operation.
 

@@ -19,12 +19,14 @@ public struct Benchmark: Sendable {
         public var workload: PushWorkload
         /// Counts for every FCM sender.
         public var fcmWorkload: PushWorkload
-        /// The parts to run, in the order APNs, FCM, ringing.
+        /// The parts to run, in the order APNs, FCM, ringing, fan-out, cluster.
         public var parts: Set<BenchmarkPart>
         /// What the ringing part runs.
         public var ringing: RingingOptions
         /// What the fan-out part runs.
         public var fanout: FanOutOptions
+        /// What the cluster part runs.
+        public var cluster: ClusterOptions
         /// The `ringer` binary (for `ringer sandbox` and `ringer bench --send`).
         public var executable: String
         /// The Python interpreter that has aioapns and firebase-admin.
@@ -57,12 +59,13 @@ public struct Benchmark: Sendable {
         ///   - rounds: interleaved rounds of Ringer and h2load; default 3 (below 1 counts as 1).
         ///   - ringing: the ringing part's levels, rates and scripts; default its flags' defaults.
         ///   - fanout: the fan-out part's calls and script; default its flags' defaults.
+        ///   - cluster: the cluster part's pairs, steps and rate; default its flags' defaults.
         public init(workload: PushWorkload, fcmWorkload: PushWorkload? = nil, parts: Set<BenchmarkPart> = Set(BenchmarkPart.allCases),
                     executable: String, python: String = "python3",
                     aioapnsScript: String = "Tests/Peers/bench_aioapns.py",
                     firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
                     senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3,
-                    ringing: RingingOptions? = nil, fanout: FanOutOptions? = nil) {
+                    ringing: RingingOptions? = nil, fanout: FanOutOptions? = nil, cluster: ClusterOptions? = nil) {
             self.workload = workload
             self.fcmWorkload = fcmWorkload ?? workload
             self.parts = parts
@@ -76,6 +79,7 @@ public struct Benchmark: Sendable {
             self.rounds = max(rounds, 1)
             self.ringing = ringing ?? RingingOptions()
             self.fanout = fanout ?? FanOutOptions()
+            self.cluster = cluster ?? ClusterOptions()
         }
     }
 
@@ -99,7 +103,8 @@ public struct Benchmark: Sendable {
                        (.fcm, "firebase-admin", options.firebaseAdminScript),
                        (.ringing, "ringing load generator", options.ringing.loadScript),
                        (.ringing, "socket holder", options.ringing.holderScript),
-                       (.fanout, "fan-out load generator", options.fanout.script)]
+                       (.fanout, "fan-out load generator", options.fanout.script),
+                       (.cluster, "ringing load generator", options.cluster.loadScript)]
         for (part, library, script) in scripts where options.parts.contains(part) {
             guard FileManager.default.isReadableFile(atPath: script) else {
                 throw BenchmarkError.invalidArgument("\(library) peer script not found: \(script)")
@@ -121,7 +126,11 @@ public struct Benchmark: Sendable {
             ? try await FanOutBenchmark(options: options.fanout, executable: options.executable, python: options.python)
                 .run(fixture: fixture, progress: progress)
             : nil
-        return BenchmarkResults(apns: apns, fcm: fcm, ringing: ringing, fanout: fanout)
+        let cluster = options.parts.contains(.cluster)
+            ? try await ClusterBenchmark(options: options.cluster, executable: options.executable, python: options.python)
+                .run(fixture: fixture, progress: progress)
+            : nil
+        return BenchmarkResults(apns: apns, fcm: fcm, ringing: ringing, fanout: fanout, cluster: cluster)
     }
 
     /// The APNs part, one sandbox process for every sender: rounds of Ringer over its pool (the figure of the

@@ -1,4 +1,4 @@
-/// What one `ringer bench` run measured: any of the APNs, FCM, ringing and fan-out parts.
+/// What one `ringer bench` run measured: any of the APNs, FCM, ringing, fan-out and cluster parts.
 public struct BenchmarkResults: Hashable, Sendable {
     /// The APNs figures, when that part ran.
     public var apns: BenchmarkReport?
@@ -8,6 +8,8 @@ public struct BenchmarkResults: Hashable, Sendable {
     public var ringing: RingingReport?
     /// The fan-out figures, when that part ran.
     public var fanout: FanOutReport?
+    /// The cluster figures, when that part ran.
+    public var cluster: ClusterReport?
 
     /// Creates the results.
     /// - Parameters:
@@ -15,17 +17,21 @@ public struct BenchmarkResults: Hashable, Sendable {
     ///   - fcm: the FCM part's report, or nil.
     ///   - ringing: the ringing part's report, or nil.
     ///   - fanout: the fan-out part's report, or nil.
-    public init(apns: BenchmarkReport?, fcm: FCMBenchmarkReport?, ringing: RingingReport? = nil, fanout: FanOutReport? = nil) {
+    ///   - cluster: the cluster part's report, or nil.
+    public init(apns: BenchmarkReport?, fcm: FCMBenchmarkReport?, ringing: RingingReport? = nil, fanout: FanOutReport? = nil,
+                cluster: ClusterReport? = nil) {
         self.apns = apns
         self.fcm = fcm
         self.ringing = ringing
         self.fanout = fanout
+        self.cluster = cluster
     }
 
-    /// Each part's report, APNs first, then FCM, ringing and fan-out, a blank line between them; each ends with
-    /// its `RESULT` line, so the APNs line is `RESULT pushes_per_s=…`, the FCM one `RESULT fcm messages_per_s=…`,
-    /// the ringing one `RESULT ringing idle_sockets=…` and the fan-out one `RESULT fanout calls=…`.
+    /// Each part's report, APNs first, then FCM, ringing, fan-out and cluster, a blank line between them; each ends
+    /// with its `RESULT` line, so the APNs line is `RESULT pushes_per_s=…`, the FCM one `RESULT fcm messages_per_s=…`,
+    /// the ringing one `RESULT ringing idle_sockets=…`, the fan-out one `RESULT fanout calls=…` and the cluster one
+    /// `RESULT cluster sqlite_1_calls_per_s=…`.
     public func render() -> String {
-        [apns?.render(), fcm?.render(), ringing?.render(), fanout?.render()].compactMap { $0 }.joined(separator: "\n\n")
+        [apns?.render(), fcm?.render(), ringing?.render(), fanout?.render(), cluster?.render()].compactMap { $0 }.joined(separator: "\n\n")
     }
 }

@@ -17,17 +17,25 @@ final class CPUSampler: Sendable {
     private let stopped = LockedValue(false)
 
     /// Starts sampling `pid` until ``stop()``.
-    init(pid: pid_t) {
+    convenience init(pid: pid_t) {
+        self.init(name: "\(pid)") { ProcessUsage.cpuSecondsSoFar(pid: pid) }
+    }
+
+    /// Starts sampling whatever `read` returns (CPU seconds so far, e.g. of a process tree) until ``stop()``.
+    /// - Parameters:
+    ///   - name: for the sampling thread's name.
+    ///   - read: CPU seconds so far; nil when it cannot be read at the moment.
+    init(name: String, read: @escaping @Sendable () -> Double?) {
         let thread = Thread { [samples, stopped] in
             while !stopped.withLock({ $0 }) {
                 // A failed read (the process ending) leaves a gap; interpolation spans it.
-                if let cpu = ProcessUsage.cpuSecondsSoFar(pid: pid) {
+                if let cpu = read() {
                     samples.withLock { $0.append(Sample(time: ProcFiles.monotonicSeconds(), cpuSeconds: cpu)) }
                 }
                 Thread.sleep(forTimeInterval: Self.interval)
             }
         }
-        thread.name = "bench-cpu-\(pid)"
+        thread.name = "bench-cpu-\(name)"
         thread.start()
     }
 

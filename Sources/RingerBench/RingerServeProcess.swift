@@ -1,19 +1,45 @@
 import DevCertificates
 import Foundation
 
-/// `ringer serve` as a separate process for the ringing benchmark: plain HTTP on an ephemeral loopback port,
-/// a fresh SQLite file in the fixture folder, APNs (and, when asked, FCM) pointed at the benchmark's
+/// `ringer serve` as a separate process for the ringing, fan-out and cluster benchmarks: plain HTTP on an
+/// ephemeral loopback port, a fresh SQLite file in the fixture folder (or, as a node of a cluster, the shared
+/// PostgreSQL database and Redis, ``ClusterNode``), APNs (and, when asked, FCM) pointed at the benchmark's
 /// `ringer sandbox` (the fixture's signing key and service account, which the sandbox trusts, and its CA), and a ring timeout of 600 s (the longest the server
 /// takes) so no call placed during the run expires and adds work to a later step. The admin key and the
 /// user-token secret are random and passed in the environment (`RINGER_ADMIN_KEY`, …), not as flags that
 /// `ps` shows; the admin key is also written, mode 0600, to ``adminKeyFile`` for the Python peers.
-/// The server has no rate limits to switch off. Its log (one line per call) goes to `serve.log`.
+/// The nodes of one cluster share the secrets (``Secrets``). Rate limits are switched off. Its log (one line
+/// per call) goes to `serve.log`, or `<node id>.log` for a cluster node.
 struct RingerServeProcess: Sendable {
     let process: SpawnedProcess
     /// `http://127.0.0.1:<port>`.
     let url: String
     /// The admin key, in a file only the owner can read.
     let adminKeyFile: URL
+
+    /// The secrets a server gets in its environment; the nodes of one cluster share them (a token minted on
+    /// one node is checked on another).
+    struct Secrets: Sendable {
+        /// `RINGER_ADMIN_KEY`, 32 hex digits.
+        var adminKey: String
+        /// `RINGER_USER_TOKEN_SECRET`, 64 hex digits.
+        var userTokenSecret: String
+
+        /// Fresh random ones.
+        static func random() -> Secrets {
+            Secrets(adminKey: RingerServeProcess.randomHex(16), userTokenSecret: RingerServeProcess.randomHex(32))
+        }
+    }
+
+    /// A node of a cluster: the shared PostgreSQL database and Redis, and its own name (docs/operations.md).
+    struct ClusterNode: Sendable {
+        /// `postgres://…` of the shared database.
+        var databaseURL: String
+        /// `redis://127.0.0.1:<port>`, nil for one server on PostgreSQL alone.
+        var redisURL: String?
+        /// `--node-id`, also the stem of its log files (`<nodeID>.log`).
+        var nodeID: String
+    }
 
     /// Starts the server and waits until it listens.
     /// - Parameters:
@@ -23,10 +49,13 @@ struct RingerServeProcess: Sendable {
     ///   - fcm: the sandbox's FCM HTTP/2 port and a service account whose `token_uri` is on it, for a server
     ///     that also sends FCM messages; nil for none.
     /// - Throws: ``BenchmarkError`` when it cannot start or does not listen within 20 seconds.
+    ///   - node: the shared database and Redis and this node's name; nil for a fresh SQLite file.
+    ///   - secrets: the admin key and user-token secret; the nodes of one cluster pass the same.
     static func start(executable: String, fixture: BenchmarkFixture, apnsPort: Int,
-                      fcm: (port: Int, serviceAccount: URL)? = nil) async throws -> RingerServeProcess {
+                      fcm: (port: Int, serviceAccount: URL)? = nil, node: ClusterNode? = nil,
+                      secrets: Secrets = .random()) async throws -> RingerServeProcess {
         let directory = fixture.directory
-        let adminKey = Self.randomHex(16)
+        let adminKey = secrets.adminKey
         let adminKeyFile = directory.appendingPathComponent("admin-key")
         do {
             try Data(adminKey.utf8).write(to: adminKeyFile)
@@ -34,19 +63,23 @@ struct RingerServeProcess: Sendable {
         } catch {
             throw BenchmarkError.setup("cannot write \(adminKeyFile.path): \(error)")
         }
-        let log = directory.appendingPathComponent("serve.log")
+        let stem = node?.nodeID ?? "serve"
+        let log = directory.appendingPathComponent("\(stem).log")
+        // A fresh SQLite file per start, so a later part never finds an earlier part's users and calls.
+        let database = node?.databaseURL ?? directory.appendingPathComponent("ringer-\(UUID().uuidString.prefix(8)).sqlite").path
+        let cluster = node.map { node in ["--node-id", node.nodeID] + (node.redisURL.map { ["--redis", $0] } ?? []) } ?? []
         let process = try SpawnedProcess(
             [executable, "serve", "--listen", "127.0.0.1:0",
-             "--database", directory.appendingPathComponent("ringer.sqlite").path,
+             "--database", database,
              "--apns-key-file", fixture.keyFile.path, "--apns-key-id", BenchmarkFixture.keyID,
              "--apns-team-id", BenchmarkFixture.teamID, "--apns-host", "127.0.0.1:\(apnsPort)",
              "--apns-ca-file", fixture.certificates.caCertificate.path, "--ring-timeout", "600"]
                 // A benchmark measures the server, not its rate limits: thousands of calls from a few callers.
-                + Self.rateLimitsOff
+                + Self.rateLimitsOff + cluster
                 + (fcm.map { ["--fcm-service-account", $0.serviceAccount.path, "--fcm-host", "127.0.0.1:\($0.port)",
                               "--fcm-ca-file", fixture.certificates.caCertificate.path] } ?? []),
-            standardOutput: directory.appendingPathComponent("serve.out"), standardError: log,
-            environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": Self.randomHex(32)])
+            standardOutput: directory.appendingPathComponent("\(stem).out"), standardError: log,
+            environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": secrets.userTokenSecret])
         do {
             let port = try await process.awaitOutput(in: log, within: .seconds(20), what: "listen", Self.listeningPort(inLog:))
             return RingerServeProcess(process: process, url: "http://127.0.0.1:\(port)", adminKeyFile: adminKeyFile)
@@ -83,7 +116,7 @@ struct RingerServeProcess: Sendable {
                                 "rate-limit-device-changes-per-minute", "rate-limit-auth-failures-per-minute",
                                 "rate-limit-unknown-callees-per-minute"].flatMap { ["--\($0)", "0"] }
 
-    private static func randomHex(_ bytes: Int) -> String {
+    fileprivate static func randomHex(_ bytes: Int) -> String {
         var random = SystemRandomNumberGenerator()
         return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
     }

@@ -33,8 +33,22 @@ final class RingingLoadProcess: Sendable {
     ///   - prefix: user-id prefix, unique per start.
     /// - Throws: ``BenchmarkError`` when it cannot start or set up within 300 s (a server with thousands of idle
     ///   sockets answers slowly).
-    init(python: String, script: String, server: RingerServeProcess, sandboxPort: Int, fixture: BenchmarkFixture,
+    convenience init(python: String, script: String, server: RingerServeProcess, sandboxPort: Int, fixture: BenchmarkFixture,
+                     pairs: Int, prefix: String) async throws {
+        try await self.init(python: python, script: script, servers: [server], sandboxPort: sandboxPort, fixture: fixture,
+                            pairs: pairs, prefix: prefix)
+    }
+
+    /// Starts it against the nodes of a cluster and waits until its sockets are open: pair i's caller is on
+    /// node i mod N, its callee on node i+1 mod N (so with N > 1 every call crosses nodes), and the calls go
+    /// round-robin over the pairs, hence over the nodes.
+    /// - Parameters:
+    ///   - servers: the nodes, at least one, sharing one admin key (the first one's file is passed).
+    ///   - the rest: as ``init(python:script:server:sandboxPort:fixture:pairs:prefix:)``.
+    /// - Throws: ``BenchmarkError`` when there is no node, or as that initialiser.
+    init(python: String, script: String, servers: [RingerServeProcess], sandboxPort: Int, fixture: BenchmarkFixture,
          pairs: Int, prefix: String) async throws {
+        guard let first = servers.first else { throw BenchmarkError.invalidArgument("the load generator needs a server") }
         var ends: [Int32] = [0, 0]
         // Close-on-exec on both ends: the child gets the read end only as its stdin (dup2 clears the flag).
         guard pipe(&ends) == 0 else { throw BenchmarkError.setup("pipe failed: errno \(errno)") }
@@ -43,7 +57,7 @@ final class RingingLoadProcess: Sendable {
         let process: SpawnedProcess
         do {
             process = try SpawnedProcess(
-                [python, script, "--url", server.url, "--admin-key-file", server.adminKeyFile.path,
+                [python, script] + servers.flatMap { ["--url", $0.url] } + ["--admin-key-file", first.adminKeyFile.path,
                  "--sandbox-url", "https://127.0.0.1:\(sandboxPort)", "--ca-file", fixture.certificates.caCertificate.path,
                  "--bundle-id", BenchmarkFixture.bundleID, "--prefix", prefix, "--pairs", String(pairs),
                  "--connections", String(Self.connections), "--max-in-flight", String(Self.maxInFlight),

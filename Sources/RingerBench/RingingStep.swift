@@ -50,6 +50,9 @@ struct RingingStep: Hashable, Sendable {
         var missingIncoming: Int
         /// Calls answered 201 whose push never reached the sandbox within the settle time.
         var missingPush: Int
+        /// VoIP pushes beyond the first for this step's calls (each call must reach the sandbox exactly once);
+        /// nil from a load generator that does not count them.
+        var duplicatePush: Int?
 
         /// Decodes one answer line.
         /// - Throws: ``BenchmarkError/sender(_:_:)`` for a line that is not an answer (e.g. `{"error": …}`).

@@ -5,8 +5,9 @@ import RingerServer
 /// `ringer bench`: VoIP pushes per second from Ringer's APNs client, aioapns and h2load to a separate
 /// `ringer sandbox` process, then FCM ringing messages per second from Ringer's FCM client, firebase-admin and
 /// h2load to another, then calls placed on `ringer serve` with idle WebSockets open (the ringing part), then a
-/// burst of calls to users with ten devices each (the fan-out part); each part ends with its `RESULT …` line
-/// (`--only apns|fcm|ringing|fanout` runs one).
+/// burst of calls to users with ten devices each (the fan-out part), then calls on 1 to 3 nodes on SQLite,
+/// PostgreSQL and PostgreSQL + Redis (the cluster part); each part ends with its `RESULT …` line
+/// (`--only apns|fcm|ringing|fanout|cluster` runs one).
 /// `ringer bench --send URL …` and `ringer bench --send-fcm URL …` are one sender on its own (the harness runs
 /// it as a child process so its CPU time and memory are its own).
 enum BenchCommand {
@@ -17,7 +18,8 @@ enum BenchCommand {
                 known: Set(["pushes", "concurrency", "python", "aioapns-script", "h2load", "send", "ca-file", "key-file",
                         "key-id", "team-id", "device", "topic", "payload-file", "connections", "fcm-messages", "only",
                         "firebase-admin-script", "send-fcm", "service-account", "fcm-token", "ringer-file",
-                        "collapse-key", "rounds"] + RingingOptions.flagNames + FanOutOptions.flagNames))
+                        "collapse-key", "rounds"] + RingingOptions.flagNames + FanOutOptions.flagNames
+                        + ClusterOptions.flagNames))
             let connections = try number(options, "connections", default: 2)
             guard (1...16).contains(connections) else { throw ConfigurationError("--connections must be 1...16") }
             let rounds = try number(options, "rounds", default: 3)
@@ -36,7 +38,7 @@ enum BenchCommand {
             switch options["only"] {
             case nil: parts = Set(BenchmarkPart.allCases)
             case let name?:
-                guard let part = BenchmarkPart(rawValue: name) else { throw ConfigurationError("--only must be apns, fcm, ringing or fanout") }
+                guard let part = BenchmarkPart(rawValue: name) else { throw ConfigurationError("--only must be apns, fcm, ringing, fanout or cluster") }
                 parts = [part]
             }
             let benchmark = Benchmark(options: .init(
@@ -49,6 +51,9 @@ enum BenchCommand {
                     options[name].map { (name, $0) }
                 })),
                 fanout: try FanOutOptions(flags: Dictionary(uniqueKeysWithValues: FanOutOptions.flagNames.compactMap { name in
+                    options[name].map { (name, $0) }
+                })),
+                cluster: try ClusterOptions(flags: Dictionary(uniqueKeysWithValues: ClusterOptions.flagNames.compactMap { name in
                     options[name].map { (name, $0) }
                 }))))
             let report = try await benchmark.run { line in

@@ -9,6 +9,10 @@ each callee gets a random VoIP token, registered with the sandbox (`POST /sandbo
 from caller i to callee i and are left ringing (the server runs with a long --ring-timeout), so a step's
 calls cost the server only their set-up.
 
+With several --url (the nodes of a cluster sharing one database and one Redis), pair i's caller gets its token,
+its socket and its calls on node i mod N and its callee gets its token, device and socket on node i+1 mod N, so
+with N > 1 every call crosses nodes (the event goes over Redis to the callee's node).
+
 Then it reads steps from stdin, one per line, and answers each with one JSON line on stdout:
   closed C SECONDS   C calls in flight, a new one as soon as one is answered (a capacity probe)
   open R SECONDS     open loop: a call every 1/R s on a fixed schedule, whatever the answers; an arrival
@@ -17,9 +21,10 @@ Then it reads steps from stdin, one per line, and answers each with one JSON lin
 Each answer: {"kind", "rate", "concurrency", "window_start", "window_end" (CLOCK_MONOTONIC seconds, the
 same clock `ringer bench` samples the server on), "offered", "started", "skipped", "ok", "first_failure",
 "post_ms", "incoming_ms", "push_ms" (one latency per call that was answered 201, in ms), "missing_incoming",
-"missing_push"}. HTTP is aiohttp, WebSockets are websockets (PyPI), the sandbox is read over HTTP/2 with httpx.
+"missing_push", "duplicate_push" (VoIP pushes beyond the first seen since the last answer, for this step's
+calls or an earlier step's: each call must reach the sandbox exactly once)}. HTTP is aiohttp, WebSockets are websockets (PyPI), the sandbox is read over HTTP/2 with httpx.
 
-Usage: bench_ringing.py --url http://127.0.0.1:PORT --admin-key-file FILE --sandbox-url https://127.0.0.1:P
+Usage: bench_ringing.py --url http://127.0.0.1:PORT [--url …] --admin-key-file FILE --sandbox-url https://127.0.0.1:P
                         --ca-file ca.pem --bundle-id ID --prefix run1- [--pairs 100]
                         [--connections 64] [--max-in-flight 2000] [--source 127.0.0.1] [--request-timeout 10]
 """
@@ -59,7 +64,7 @@ class Calls:
 
 async def run(args):
     admin_key = open(args.admin_key_file).read().strip()
-    ws_base = args.url.replace("http://", "ws://", 1)
+    urls = args.url
     incoming = {}   # call id -> wall-clock seconds `call.incoming` reached the callee's socket
     connector = aiohttp.TCPConnector(limit=args.connections, local_addr=(args.source, 0))
     session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=args.request_timeout))
@@ -67,9 +72,12 @@ async def run(args):
     sandbox = httpx.AsyncClient(http2=True, verify=ssl.create_default_context(cafile=args.ca_file), timeout=30)
     pushes_seen = 0
     push_at = {}    # call id -> the sandbox's received_at, wall-clock seconds
+    push_count = {}  # call id -> VoIP pushes the sandbox accepted for it
+    placed = set()   # every call id answered 201 so far, for duplicates that come a step late
+    duplicates_reported = 0
 
-    async def user_token(user):
-        async with session.post(f"{args.url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
+    async def user_token(user, url):
+        async with session.post(f"{url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
                                 headers={"authorization": f"Bearer {admin_key}"}, timeout=setup_timeout) as response:
             if response.status != 201:
                 raise SystemExit(f"POST /v1/tokens answered {response.status}")
@@ -81,7 +89,8 @@ async def run(args):
             if event.get("type") == "call.incoming":
                 incoming.setdefault(event["call"]["call_id"], time.time())
 
-    async def open_socket(user, bearer):
+    async def open_socket(user, bearer, url):
+        ws_base = url.replace("http://", "ws://", 1)
         socket = await connect(f"{ws_base}/v1/events?device_id={user}-phone",
                                additional_headers={"authorization": f"Bearer {bearer}"},
                                ping_interval=None, open_timeout=SETUP_TIMEOUT, local_addr=(args.source, 0))
@@ -90,7 +99,8 @@ async def run(args):
 
     async def set_up(index):
         caller, callee = f"{args.prefix}caller-{index}", f"{args.prefix}callee-{index}"
-        caller_token, callee_token = await user_token(caller), await user_token(callee)
+        caller_url, callee_url = urls[index % len(urls)], urls[(index + 1) % len(urls)]
+        caller_token, callee_token = await user_token(caller, caller_url), await user_token(callee, callee_url)
         voip_token = secrets.token_hex(32)
         registered = await sandbox.post(f"{args.sandbox_url}/sandbox/devices",
                                         json={"token": voip_token, "bundle_id": args.bundle_id})
@@ -98,24 +108,24 @@ async def run(args):
             raise SystemExit(f"POST /sandbox/devices answered {registered.status_code}")
         device = {"platform": "ios", "voip_token": voip_token, "apns_environment": "sandbox",
                   "bundle_id": args.bundle_id}
-        async with session.put(f"{args.url}/v1/devices/{callee}-phone", json=device,
+        async with session.put(f"{callee_url}/v1/devices/{callee}-phone", json=device,
                                headers={"authorization": f"Bearer {callee_token}"}, timeout=setup_timeout) as response:
             if response.status != 200:
                 raise SystemExit(f"PUT /v1/devices answered {response.status}: {await response.text()}")
-        await open_socket(caller, caller_token)
-        await open_socket(callee, callee_token)
-        return caller_token, callee
+        await open_socket(caller, caller_token, caller_url)
+        await open_socket(callee, callee_token, callee_url)
+        return caller_token, callee, caller_url
 
     pairs = await asyncio.gather(*(set_up(index) for index in range(args.pairs)))
     emit({"ready": True, "sockets": 2 * args.pairs})
     next_pair = itertools.cycle(pairs)
 
     async def place(calls):
-        caller_token, callee = next(next_pair)
+        caller_token, callee, url = next(next_pair)
         calls.attempts += 1
         began, clock = time.time(), time.monotonic()
         try:
-            async with session.post(f"{args.url}/v1/calls", json={"callee": callee, "has_video": False},
+            async with session.post(f"{url}/v1/calls", json={"callee": callee, "has_video": False},
                                     headers={"authorization": f"Bearer {caller_token}"}) as response:
                 body = await response.read()
                 if response.status != 201:
@@ -141,8 +151,10 @@ async def run(args):
             ringer = json.loads(base64.b64decode(push["payload"])).get("ringer", {})
             if ringer.get("type") == "call.incoming":
                 push_at.setdefault(ringer["call_id"], push["received_at"] / 1000)
+                push_count[ringer["call_id"]] = push_count.get(ringer["call_id"], 0) + 1
 
     async def step(kind, amount, seconds):
+        nonlocal duplicates_reported
         calls = Calls()
         running = set()
         offered = skipped = 0
@@ -179,6 +191,11 @@ async def run(args):
             if all(call in incoming and call in push_at for call in calls.started):
                 break
             await asyncio.sleep(0.2)
+        # A second push for a call comes, if at all, right after the first: one more look catches it.
+        await asyncio.sleep(0.5)
+        await fetch_pushes()
+        placed.update(calls.started)
+        duplicates = sum(push_count[c] - 1 for c in placed if push_count.get(c, 0) > 1)
         incoming_ms = [(incoming[c] - t) * 1000 for c, t in calls.started.items() if c in incoming]
         push_ms = [(push_at[c] - t) * 1000 for c, t in calls.started.items() if c in push_at]
         emit({"kind": kind, "rate": amount if kind == "open" else None,
@@ -186,7 +203,9 @@ async def run(args):
               "window_start": start, "window_end": window_end, "offered": offered,
               "started": offered - skipped, "skipped": skipped, "ok": calls.ok, "first_failure": calls.first_failure,
               "post_ms": calls.post_ms, "incoming_ms": incoming_ms, "push_ms": push_ms,
-              "missing_incoming": calls.ok - len(incoming_ms), "missing_push": calls.ok - len(push_ms)})
+              "missing_incoming": calls.ok - len(incoming_ms), "missing_push": calls.ok - len(push_ms),
+              "duplicate_push": duplicates - duplicates_reported})
+        duplicates_reported = duplicates
 
     reader = asyncio.StreamReader()
     await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -204,7 +223,7 @@ async def run(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--url", required=True)
+    parser.add_argument("--url", required=True, action="append", help="a node's base URL; repeat for a cluster")
     parser.add_argument("--admin-key-file", required=True)
     parser.add_argument("--sandbox-url", required=True)
     parser.add_argument("--ca-file", required=True)
