@@ -172,6 +172,16 @@ final class ClusterLink: Sendable {
         send(ClusterMessage(node: incarnation, heard: callID))
     }
 
+    /// Writes this server's heartbeat and every presence entry again now: a Redis that restarted without
+    /// persistence has lost them, and the others would otherwise not see this server's users online until the
+    /// next refresh (up to ``presenceRefreshInterval``). Called when the subscription is back after a loss.
+    func refreshAfterReconnect() {
+        Task { [weak self] in
+            await self?.beat()
+            await self?.refreshPresence()
+        }
+    }
+
     /// A device's socket opened here: the others close its older socket, if they hold one.
     func deviceConnected(userID: String, deviceID: String, at date: Date) {
         send(ClusterMessage(node: incarnation, connected: .init(userId: userID, deviceId: deviceID,

@@ -195,7 +195,10 @@ public final class RingerServer: Sendable {
             events: { [weak service] events in service?.learn(fromCluster: events) },
             heard: { [weak service] callID in service?.acceptedCalls.heard(callID: callID, at: clock.now()) },
             connected: { [weak hub] user, device, date in hub?.replaceDevice(userID: user, deviceID: device, connectedAt: date) },
-            resubscribed: { [weak hub] in hub?.catchUpAll() },
+            resubscribed: { [weak hub, weak service] in
+                hub?.catchUpAll()
+                service?.cluster.snapshot?.refreshAfterReconnect()
+            },
             localUsers: { [weak hub] in hub?.onlineUsers() ?? [] },
             reconcile: { [weak hub] since in
                 guard let recent = try? await store.recentSequences(since: since) else { return }

@@ -223,4 +223,27 @@ import Testing
         try await Task.sleep(for: .seconds(2))
         #expect(sandbox.acceptedPushes.filter { String(decoding: $0.payload, as: UTF8.self).contains(call) }.count == 1)
     }
+
+    @Test func aCalleeWhoseOnlySocketIsOnAnotherNodeIsRungRightAfterARedisRestart() async throws {
+        let cluster = try await RingerCluster()
+        let alice = try await cluster.phone("alice", device: "alice-phone", on: 0)
+        let bob = try await cluster.phone("bob", device: "bob-phone", on: 1)
+        cluster.redis.stop()
+        try cluster.redis.start()
+        var connected = false
+        for _ in 0..<100 where !connected {
+            let health = try await cluster.http(0).send("GET", "/healthz")
+            connected = (health.object["cluster"] as? [String: Any])?["redis"] as? String == "connected"
+            if !connected { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try #require(connected)
+        // Give the nodes the heartbeat interval (2 s) and a reconciliation round to settle, far less than 30 s.
+        try await Task.sleep(for: .seconds(5))
+        let response = try await cluster.http(0).send("POST", "/v1/calls", token: alice.token, json: #"{"callee":"bob"}"#)
+        #expect(response.status == 201)
+        #expect(response.object["state"] as? String == "ringing", "\(response.object)")
+        if let call = response.object["call_id"] as? String {
+            #expect(await bob.waitFor("call.incoming", call: call))
+        }
+    }
 }

@@ -57,6 +57,25 @@ import Testing
         #expect(try await store.user(id: "bob")?.name == "Bob")
     }
 
+    /// libpq reads a password from the URI's query (`?password=`): it is as secret as one before the `@`.
+    @Test func aPasswordGivenAsAURLParameterIsHiddenInTheDescription() throws {
+        let target = try #require(PostgresTarget(url: "postgres://ringer@db:5432/ringer?password=QuerySecret42"))
+        #expect(!target.description.contains("QuerySecret42"), "\(target.description)")
+    }
+
+    /// A multi-host URI (libpq: `postgresql://host1:123,host2:456/db`) keeps its password hidden too.
+    @Test func aPasswordInAMultiHostURLIsHiddenInTheDescription() throws {
+        let target = try #require(PostgresTarget(url: "postgres://ringer:HostSecret42@db1:5432,db2:5432/ringer"))
+        #expect(!target.description.contains("HostSecret42"), "\(target.description)")
+    }
+
+    /// Hiding a one-letter password must not rewrite every other occurrence of that letter in libpq's message.
+    @Test func aShortPasswordDoesNotGarbleTheRestOfAMessage() throws {
+        let target = try #require(PostgresTarget(url: "postgres://u:p@127.0.0.1:5432/x"))
+        let message = #"connection to server at "127.0.0.1", port 5432 failed"#
+        #expect(target.redacted(message) == message)
+    }
+
     @Test func aURLThatIsNotPostgresIsNoTarget() {
         #expect(PostgresTarget(url: "ringer.sqlite") == nil)
         #expect(PostgresTarget(url: "mysql://x@y/z") == nil)
