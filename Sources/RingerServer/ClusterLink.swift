@@ -195,6 +195,7 @@ final class ClusterLink: Sendable {
             _ = try? perform { commands in
                 if online {
                     _ = try commands.command(["HSET", Self.presenceKey(userID), incarnation, "\(Date().unixMilliseconds)"])
+                    _ = try commands.command(["EXPIRE", Self.presenceKey(userID), Self.presenceExpiry])
                 } else {
                     _ = try commands.command(["HDEL", Self.presenceKey(userID), incarnation])
                 }
@@ -306,7 +307,7 @@ final class ClusterLink: Sendable {
             defer { index += 2 }
             guard let node = fields[index].string,
                   let beat = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) else { continue }
-            // Gone for ten times the bound: forget the server (its presence entries expire on their own).
+            // Gone for ten times the bound: forget the server (its presence hashes expire once nobody writes them).
             if Date().timeIntervalSince(beat) > 10 * Self.nodeDeadAfter { dead.append(node) } else { nodes[node] = beat }
         }
         state.withLock { $0.nodes = nodes }
@@ -320,9 +321,16 @@ final class ClusterLink: Sendable {
         let incarnation = self.incarnation
         _ = await run { commands in
             let now = "\(Date().unixMilliseconds)"
-            for user in users { _ = try commands.command(["HSET", Self.presenceKey(user), incarnation, now]) }
+            for user in users {
+                _ = try commands.command(["HSET", Self.presenceKey(user), incarnation, now])
+                _ = try commands.command(["EXPIRE", Self.presenceKey(user), Self.presenceExpiry])
+            }
         }
     }
+
+    /// Seconds a user's presence hash outlives its last write: four refresh intervals, so entries of servers that
+    /// died (and users gone from every server) leave Redis instead of piling up.
+    private static let presenceExpiry = "\(Int(4 * presenceRefreshInterval))"
 
     /// A loop running `body` every `interval` seconds of the server's clock until cancelled.
     private func every(_ interval: TimeInterval, _ body: @escaping @Sendable (ClusterLink) async -> Void) -> Task<Void, Never> {

@@ -20,19 +20,23 @@ public enum DatabaseCopy {
         guard FileManager.default.fileExists(atPath: sqlitePath) else {
             throw StoreError.database("open", code: 14, message: "no SQLite database at \(sqlitePath)")
         }
-        let source = try SQLiteConnection(path: sqlitePath)
-        try SchemaMigrations.migrate(source)
+        // The target first: a wrong URL or a database in use must leave the SQLite file exactly as it was (its
+        // migration to this Ringer's schema would make an older Ringer refuse it).
         let destination = try PostgresConnection(target)
         try SchemaMigrations.migrate(destination)
+        for table in tables {
+            var existing: Int64 = 0
+            try destination.query("SELECT count(*) FROM \(table)", []) { existing = $0.integer(0) }
+            guard existing == 0 else {
+                throw StoreError.postgres("copy", sqlState: nil,
+                                          message: "the PostgreSQL table \(table) already holds \(existing) rows; copy into an empty database")
+            }
+        }
+        let source = try SQLiteConnection(path: sqlitePath)
+        try SchemaMigrations.migrate(source)
         return try destination.transaction {
             var copied: [(table: String, rows: Int)] = []
             for table in tables {
-                var existing: Int64 = 0
-                try destination.query("SELECT count(*) FROM \(table)", []) { existing = $0.integer(0) }
-                guard existing == 0 else {
-                    throw StoreError.postgres("copy", sqlState: nil,
-                                              message: "the PostgreSQL table \(table) already holds \(existing) rows; copy into an empty database")
-                }
                 let columns = try Self.columns(of: table, in: source)
                 let insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
                 var rows = 0

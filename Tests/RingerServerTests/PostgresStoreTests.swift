@@ -85,6 +85,29 @@ import Testing
 
 /// `ringer copy-database`: a server moving from SQLite to PostgreSQL keeps everything it stored.
 @Suite struct DatabaseCopyTests {
+    /// Found by review: the SQLite file was migrated before the target was even reached, so a mistyped URL left a
+    /// file the previous Ringer refuses as newer.
+    @Test func aTargetThatCannotBeReachedLeavesTheSQLiteFileAtItsOwnSchema() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-copy-old-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let older = SchemaMigrations.migrations.count - 1
+        do {
+            let db = try SQLiteConnection(path: path)
+            for (index, migration) in SchemaMigrations.migrations.prefix(older).enumerated() {
+                try db.transaction {
+                    try db.execute(migration.sqlite)
+                    try db.execute("PRAGMA user_version = \(index + 1)")
+                }
+            }
+        }
+        let closed = try ClosedPort()
+        let target = try #require(PostgresTarget(url: "postgres://ringer@127.0.0.1:\(closed.port)/ringer", connectTimeoutSeconds: 2))
+        #expect(throws: StoreError.self) { try DatabaseCopy.copy(sqlitePath: path, to: target) }
+        var version: Int64 = 0
+        try SQLiteConnection(path: path).query("PRAGMA user_version", []) { version = $0.integer(0) }
+        #expect(version == Int64(older))
+    }
+
     @Test func everyRowOfAnSQLiteServerReachesPostgresAndAReadSeesTheSameStore() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-copy-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
