@@ -94,4 +94,16 @@ public struct BenchmarkReport: Hashable, Sendable {
     static func whole(_ value: Double) -> String { String(Int(value.rounded())) }
 
     static func fixed(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    /// `p50/p99` in milliseconds, each `>=` when it is a call without an answer (a lower bound); `-` for none.
+    static func latencyPair(_ summary: LatencySummary?) -> String {
+        guard let summary else { return "-" }
+        return "\(summary.p50IsLowerBound ? ">=" : "")\(fixed(summary.p50))/"
+            + "\(summary.p99IsLowerBound ? ">=" : "")\(fixed(summary.p99))"
+    }
+
+    /// CPU in cores as a whole percentage of one core (`62%`); `-` when not measured.
+    static func percentOfCores(_ cores: Double?) -> String {
+        cores.map { "\(whole($0 * 100))%" } ?? "-"
+    }
 }

@@ -113,9 +113,9 @@ public struct ClusterReport: Hashable, Sendable {
                     rows.append([title, "none"] + Array(repeating: "-", count: 13))
                     continue
                 }
-                rows.append([title, "\(load.rate)" + (load.sustained ? "" : " (not sustained)"), Self.pair(load.post),
-                             Self.pair(load.push), Self.percent(load.serverCores), Self.percent(load.postgresCores),
-                             Self.percent(load.redisCores), Self.percent(load.sandboxCores), Self.percent(load.generatorCores),
+                rows.append([title, "\(load.rate)" + (load.sustained ? "" : " (not sustained)"), BenchmarkReport.latencyPair(load.post),
+                             BenchmarkReport.latencyPair(load.push), BenchmarkReport.percentOfCores(load.serverCores), BenchmarkReport.percentOfCores(load.postgresCores),
+                             BenchmarkReport.percentOfCores(load.redisCores), BenchmarkReport.percentOfCores(load.sandboxCores), BenchmarkReport.percentOfCores(load.generatorCores),
                              Self.milliseconds(load.millisecondsPerCall(load.serverCores)),
                              Self.milliseconds(load.millisecondsPerCall(load.postgresCores)),
                              Self.milliseconds(load.millisecondsPerCall(load.redisCores)),
@@ -138,7 +138,7 @@ public struct ClusterReport: Hashable, Sendable {
                         "duplicate pushes"]]
         for figures in setups {
             let load = figures.atLatencyRate
-            summary.append([figures.setup.key, figures.sustainedCallsPerSecond.map(String.init) ?? "none", Self.pair(load?.push),
+            summary.append([figures.setup.key, figures.sustainedCallsPerSecond.map(String.init) ?? "none", BenchmarkReport.latencyPair(load?.push),
                             Self.milliseconds(load?.millisecondsPerCall(load?.serverCores)),
                             Self.milliseconds(load?.millisecondsPerCall(load?.postgresCores)),
                             Self.milliseconds(load?.store.writeTransactions), load?.store.walBytes.map(BenchmarkReport.whole) ?? "-",
@@ -157,16 +157,6 @@ public struct ClusterReport: Hashable, Sendable {
             + (pushes.isExact ? ": every call exactly one VoIP push" : ": NOT exactly one push per call")
     }
 
-    /// `p50/p99`, each `>=` when it is a call without an answer (a lower bound).
-    private static func pair(_ summary: LatencySummary?) -> String {
-        guard let summary else { return "-" }
-        return "\(summary.p50IsLowerBound ? ">=" : "")\(BenchmarkReport.fixed(summary.p50))/"
-            + "\(summary.p99IsLowerBound ? ">=" : "")\(BenchmarkReport.fixed(summary.p99))"
-    }
-
-    private static func percent(_ cores: Double?) -> String {
-        cores.map { "\(BenchmarkReport.whole($0 * 100))%" } ?? "-"
-    }
 
     private static func milliseconds(_ value: Double?) -> String {
         value.map { BenchmarkReport.fixed($0) } ?? "-"

@@ -131,11 +131,11 @@ public struct RingingReport: Hashable, Sendable {
             let latency = level.latency
             let rate = level.sustainedCallsPerSecond.map(String.init) ?? "none"
             rows.append([String(level.idleSockets), rate, BenchmarkReport.whole(level.probeCallsPerSecond),
-                         Self.pair(latency.post), Self.pair(latency.push), Self.pair(latency.incoming),
-                         Self.percent(latency.serverCores) + (latency.sustained ? "" : " (not sustained)"),
-                         Self.percent(latency.generatorCores),
-                         "\(Self.percent(level.probeServerCores))+\(Self.percent(level.probeGeneratorCores))",
-                         Self.percent(level.idleServerCores),
+                         BenchmarkReport.latencyPair(latency.post), BenchmarkReport.latencyPair(latency.push), BenchmarkReport.latencyPair(latency.incoming),
+                         BenchmarkReport.percentOfCores(latency.serverCores) + (latency.sustained ? "" : " (not sustained)"),
+                         BenchmarkReport.percentOfCores(latency.generatorCores),
+                         "\(BenchmarkReport.percentOfCores(level.probeServerCores))+\(BenchmarkReport.percentOfCores(level.probeGeneratorCores))",
+                         BenchmarkReport.percentOfCores(level.idleServerCores),
                          level.serverRSSBytes.map { BenchmarkReport.fixed(Double($0) / 1_048_576) } ?? "-",
                          level.rssPerSocketBytes.map(BenchmarkReport.whole) ?? "-",
                          level.kernelBytesPerSocket.map(BenchmarkReport.whole) ?? "-",
@@ -157,16 +157,6 @@ public struct RingingReport: Hashable, Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// `p50/p99`, each `>=` when it is a call without an answer (a lower bound).
-    private static func pair(_ summary: LatencySummary?) -> String {
-        guard let summary else { return "-" }
-        return "\(summary.p50IsLowerBound ? ">=" : "")\(BenchmarkReport.fixed(summary.p50))/"
-            + "\(summary.p99IsLowerBound ? ">=" : "")\(BenchmarkReport.fixed(summary.p99))"
-    }
-
-    private static func percent(_ cores: Double?) -> String {
-        cores.map { "\(BenchmarkReport.whole($0 * 100))%" } ?? "-"
-    }
 
     private static func formatSeconds(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
