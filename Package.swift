@@ -82,11 +82,11 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "RingerScenarios",
                 dependencies: ["RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
-                               "DevCertificates", "JWT"],
+                               "DevCertificates", "JWT", "SocketSupport"],
                 swiftSettings: strict),
         // The push benchmark (`ringer bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
         .target(name: "RingerBench", dependencies: ["APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
-                                                  "RingerSync"],
+                                                  "RingerSync", "SocketSupport"],
                 swiftSettings: strict),
         .executableTarget(name: "ringer",
                           dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerLogging",
@@ -95,7 +95,7 @@ let package = Package(
                           swiftSettings: strict),
 
         // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
-        .target(name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync", "FCM"], path: "Tests/RingerTestSupport",
+        .target(name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync", "FCM", "SocketSupport"], path: "Tests/RingerTestSupport",
                 swiftSettings: strict),
         .testTarget(name: "RingerBackoffTests", dependencies: ["RingerBackoff"], swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
@@ -122,7 +122,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "RingerScenariosTests",
                     dependencies: ["RingerScenarios", "RingerSandbox", "RingerKit", "RingerWire",
-                                   "RingerTestSupport"],
+                                   "RingerTestSupport", "ringer"],
                     swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",

@@ -1,4 +1,5 @@
 import Foundation
+import SocketSupport
 
 /// A throw-away PostgreSQL 15 for the cluster part of `ringer bench`: `initdb` into a fresh temporary folder
 /// (trust authentication, user `postgres`), then `postgres -D …` as a child process listening on 127.0.0.1 on a

@@ -75,6 +75,8 @@ public final class EventStream: Sendable {
         var channel: (any WebSocketChannel)?
         var loop: Task<Void, Never>?
         var stopped = false
+        /// From this connection's `stream.ready` until its socket closes.
+        var live = false
     }
 
     private let api: RingerAPIClient
@@ -125,6 +127,11 @@ public final class EventStream: Sendable {
     /// ``start(since:)`` after a relaunch.
     public var lastSeq: Int64? { state.withLock { $0.resumeSeq } }
 
+    /// Whether live events reach this stream now: true from the current connection's `stream.ready` (the server
+    /// has subscribed the socket and replayed what it missed) until that socket closes or ``stop()``. An app can
+    /// show "connected" on it; tests wait for it before they place a call.
+    public var isLive: Bool { state.withLock { $0.live } }
+
     /// Connects and keeps the stream open until ``stop()``.
     /// - Parameter since: resume after this `seq` (e.g. persisted from a previous launch).
     public func start(since: Int64? = nil) {
@@ -141,6 +148,7 @@ public final class EventStream: Sendable {
             defer {
                 state.stopped = true
                 state.channel = nil
+                state.live = false
             }
             return (state.channel, state.loop, state.stopped)
         }
@@ -175,6 +183,7 @@ public final class EventStream: Sendable {
                 wasConnected = true
                 var close = WebSocketClose.abnormal
                 for await reported in closed.stream { close = reported }
+                state.withLock { $0.live = false }
                 ending = .closed(close)
             } catch let refused as WebSocketUpgradeRefused {
                 failures += 1
@@ -211,6 +220,7 @@ public final class EventStream: Sendable {
             let moved = state.withLock { state -> Int64? in
                 let before = state.resumeSeq
                 state.readySeq = max(state.readySeq ?? ready.seq, ready.seq)
+                state.live = !state.stopped
                 return state.resumeSeq != before ? state.resumeSeq : nil
             }
             if let serverTimeMs = ready.serverTimeMs { onServerTime(Date(unixMilliseconds: serverTimeMs)) }

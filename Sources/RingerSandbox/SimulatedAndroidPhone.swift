@@ -125,6 +125,10 @@ public final class SimulatedAndroidPhone: Sendable {
     /// True while the app holds its event stream.
     public var holdsEventStream: Bool { state.withLock { $0.app?.stream != nil } }
 
+    /// True while live events reach the app's event stream (``EventStream/isLive``: after `stream.ready`,
+    /// until the socket closes).
+    public var hasLiveEventStream: Bool { state.withLock { $0.app?.stream?.isLive ?? false } }
+
     /// The running app's coordinator, if its process runs.
     public var coordinator: CallCoordinator? { state.withLock { $0.app?.coordinator } }
 

@@ -157,6 +157,10 @@ public final class SimulatedIPhone: Sendable {
     /// The app's current state.
     public var appState: AppState { state.withLock { $0.appState } }
 
+    /// True while live events reach the app's event stream (``EventStream/isLive``: after `stream.ready`,
+    /// until the socket closes).
+    public var hasLiveEventStream: Bool { state.withLock { $0.app?.stream?.isLive ?? false } }
+
     /// How many times iOS killed the app for breaking a rule.
     public var killCount: Int { state.withLock { $0.killCount } }
 

@@ -8,13 +8,21 @@ public import RingerKit
 public import RingerLogging
 public import RingerSandbox
 public import RingerServer
+import RingerStore
 import RingerSync
 import RingerWire
 
-/// A whole Ringer installation on loopback, in one process: a throw-away CA, APNs key and Firebase service
-/// account in a temporary folder, the APNs sandbox and the FCM sandbox (HTTP/2 + TLS), and the Ringer server
-/// (SQLite in the same folder) sending its VoIP pushes and FCM messages to them. Used by `ringer demo`,
-/// scenarios and end-to-end tests.
+/// A whole Ringer installation on loopback: a throw-away CA, APNs key and Firebase service account in a temporary
+/// folder, the APNs sandbox and the FCM sandbox (HTTP/2 + TLS), and the Ringer server sending its VoIP pushes and
+/// FCM messages to them. Used by `ringer demo`, scenarios, race exploration and end-to-end tests.
+///
+/// The server is one of two kinds:
+/// - by default one ``RingerServer`` in this process on SQLite in the same folder;
+/// - with ``Options/cluster``, N separate `ringer serve` processes on a fresh PostgreSQL database and one Redis
+///   (docs/operations.md), behind a loopback TCP balancer (``LoopbackBalancer``): each phone has one server URL, as
+///   an app has, that leads to its own node and, while that node is down, to the next live one. A kill
+///   (``killNode(_:)``) is a real `SIGKILL`; the nodes run on the stack's ``ScenarioClock`` through the test-only
+///   `--test-time-scale`/`--test-time-origin` flags.
 public final class LocalStack: Sendable {
     /// How to build the stack.
     public struct Options: Sendable {
@@ -31,14 +39,55 @@ public final class LocalStack: Sendable {
         /// The server's time, which the phones and the sandbox's push expiry share; provider-token ages
         /// stay on real time. A ``ScenarioClock`` runs it faster.
         public var clock: any ServerClock = SystemServerClock()
+        /// Separate `ringer serve` processes instead of one server in this process; nil (the default) for one
+        /// in-process server on SQLite. A cluster's nodes report no ``ServerObservation`` (``observe`` is not
+        /// called), and its clock must be a ``ScenarioClock`` or the system clock.
+        public var cluster: Cluster?
 
         /// Creates the defaults.
         public init() {}
     }
 
+    /// A cluster of `ringer serve` processes (docs/operations.md, "Running several nodes").
+    public struct Cluster: Sendable {
+        /// How many nodes, 1 or more.
+        public var nodes: Int
+        /// `postgres://…` of a server on which the stack creates a database of its own and drops it at
+        /// ``LocalStack/shutdown()`` (``PostgresScratchDatabase``): the role needs `CREATEDB`.
+        public var databaseServer: String
+        /// `redis://…`. Redis pub/sub ignores the database number, so two stacks on one Redis must not run at the
+        /// same time: each would deliver the other's events.
+        public var redis: String
+        /// The `ringer` executable the nodes run.
+        public var executable: URL
+        /// Real seconds a node may take to start and report Redis connected.
+        public var startTimeout: TimeInterval = 30
+
+        /// - Parameters:
+        ///   - nodes: how many `ringer serve` processes, 1 or more.
+        ///   - databaseServer: `postgres://…` of a role that may create databases.
+        ///   - redis: `redis://…`, used by this stack alone while it runs.
+        ///   - executable: the `ringer` binary.
+        public init(nodes: Int, databaseServer: String, redis: String, executable: URL) {
+            self.nodes = nodes
+            self.databaseServer = databaseServer
+            self.redis = redis
+            self.executable = executable
+        }
+    }
+
+    /// What runs the server.
+    private enum Backend: Sendable {
+        /// One server in this process (a new instance after a restart), and its configuration with its bound
+        /// port, so a restart listens where phones connect.
+        case inProcess(LockedValue<RingerServer?>, ServerConfiguration)
+        /// `ringer serve` processes behind the balancer, on the stack's own database.
+        case cluster(ServerNodes, LoopbackBalancer, PostgresScratchDatabase)
+    }
+
     /// The temporary folder holding keys, certificates and the database; removed by ``shutdown()``.
     public let directory: URL
-    /// The server's base URL, `http://127.0.0.1:<port>`.
+    /// The server's base URL, `http://127.0.0.1:<port>`: on a cluster a balancer port that prefers node 0.
     public let serverURL: URL
     /// The APNs sandbox.
     public let sandbox: APNsSandbox
@@ -46,30 +95,48 @@ public final class LocalStack: Sendable {
     public let fcmSandbox: FCMSandbox
     /// The Firebase project the server sends through and the Android phones belong to.
     public static let firebaseProject = "ringer-demo"
-    /// The Ringer server (a new instance after ``restartServer(downFor:)``).
-    public var server: RingerServer { current.withLock { $0 } }
+    /// The in-process Ringer server (a new instance after ``restartServer(downFor:)``). Only an in-process stack
+    /// (no ``Options/cluster``) has one, and only while it runs (not between ``killNode(_:)`` and
+    /// ``startNode(_:)``): a test that asks otherwise is wrong, and traps.
+    public var server: RingerServer {
+        guard case .inProcess(let current, _) = backend, let server = current.withLock({ $0 }) else {
+            preconditionFailure("LocalStack.server: no in-process server runs (a cluster stack, or a killed node)")
+        }
+        return server
+    }
+    /// The in-process server, nil on a cluster stack or while it is down.
+    var inProcessServer: RingerServer? {
+        guard case .inProcess(let current, _) = backend else { return nil }
+        return current.withLock { $0 }
+    }
+    /// How many server nodes: 1 in process, ``Cluster/nodes`` on a cluster.
+    public var nodeCount: Int {
+        switch backend {
+        case .inProcess: 1
+        case .cluster(let nodes, _, _): nodes.ports.count
+        }
+    }
     /// WebSockets for simulated phones.
     public let webSockets: any WebSocketTransport
-    private let current: LockedValue<RingerServer>
-    /// The running server's configuration, with its bound port, so a restart listens where phones connect.
-    private let configuration: ServerConfiguration
+    private let backend: Backend
     private let options: Options
+    /// Phones made so far, for the round robin over nodes.
+    private let phonesMade = LockedValue(0)
     private let adminKey: String
     /// Phones made by ``phone(user:name:deviceID:behaviour:loggedIn:observe:)``, switched off by ``shutdown()``.
     private let phones = LockedValue<[SimulatedIPhone]>([])
     /// Android phones made by ``androidPhone(user:name:deviceID:behaviour:permissions:loggedIn:observe:)``.
     private let androidPhones = LockedValue<[SimulatedAndroidPhone]>([])
 
-    private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, fcmSandbox: FCMSandbox, server: RingerServer,
-                 configuration: ServerConfiguration, options: Options) {
+    private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, fcmSandbox: FCMSandbox, backend: Backend,
+                 adminKey: String, options: Options) {
         self.directory = directory
         self.serverURL = serverURL
         self.sandbox = sandbox
         self.fcmSandbox = fcmSandbox
-        current = LockedValue(server)
-        self.configuration = configuration
+        self.backend = backend
         self.options = options
-        adminKey = configuration.adminKey
+        self.adminKey = adminKey
         webSockets = LWSWebSocketTransport()
     }
 
@@ -105,53 +172,174 @@ public final class LocalStack: Sendable {
         try account.write(to: accountFile, options: .atomic)
         try fcmSandbox.addServiceAccount(json: account)
 
-        var config = ServerConfiguration()
-        config.port = 0
-        config.databasePath = directory.appendingPathComponent("ringer.sqlite").path
-        config.adminKey = Self.randomSecret()
-        config.userTokenSecret = Self.randomSecret()
-        config.ringTimeout = options.ringTimeout
-        config.callIdleTimeout = options.callIdleTimeout
-        config.maxCallDuration = options.maxCallDuration
-        var apns = ServerConfiguration.APNsSettings(keyFile: keyFile.path, keyID: keyID, teamID: teamID)
-        apns.sandboxURL = "https://localhost:\(sandboxPort)"
-        apns.productionURL = apns.sandboxURL
-        apns.caFile = tls.caCertificate.path
-        config.apns = apns
-        var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [accountFile.path])
-        fcm.baseURL = "https://localhost:\(fcmPort)"
-        fcm.caFile = tls.caCertificate.path
-        config.fcm = fcm
-        let server = try RingerServer(configuration: config, clock: options.clock, logger: options.logger,
-                                      observe: options.observe)
-        let port = try await server.start()
-        config.port = port
-        return LocalStack(directory: directory, serverURL: URL(string: "http://127.0.0.1:\(port)")!,
-                          sandbox: sandbox, fcmSandbox: fcmSandbox, server: server, configuration: config,
-                          options: options)
+        let adminKey = Self.randomSecret()
+        let userTokenSecret = Self.randomSecret()
+        let backend: Backend
+        let serverURL: URL
+        if let cluster = options.cluster {
+            var arguments = ["--apns-key-file", keyFile.path, "--apns-key-id", keyID, "--apns-team-id", teamID,
+                             "--apns-host", "localhost:\(sandboxPort)", "--apns-ca-file", tls.caCertificate.path,
+                             "--fcm-service-account", accountFile.path, "--fcm-host", "localhost:\(fcmPort)",
+                             "--fcm-ca-file", tls.caCertificate.path,
+                             "--ring-timeout", "\(options.ringTimeout)", "--call-idle-timeout", "\(options.callIdleTimeout)",
+                             "--max-call-duration", "\(options.maxCallDuration)", "--database-pool-size", "4"]
+            arguments += try Self.testTimeFlags(options.clock)
+            let database = try PostgresScratchDatabase(serverURL: cluster.databaseServer)
+            let nodes: ServerNodes
+            let balancer: LoopbackBalancer
+            do {
+                nodes = try ServerNodes(count: max(1, cluster.nodes), launch: .init(
+                    executable: cluster.executable, arguments: arguments,
+                    environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": userTokenSecret,
+                                  "RINGER_DATABASE": database.url, "RINGER_REDIS": cluster.redis],
+                    folder: directory, startTimeout: cluster.startTimeout))
+                balancer = LoopbackBalancer(backends: nodes.ports)
+                // The first node migrates the new database; the others then find it current.
+                for node in nodes.ports.indices { try await nodes.start(node) }
+                serverURL = URL(string: "http://127.0.0.1:\(try balancer.front(preferring: 0))")!
+            } catch {
+                try? database.drop()
+                throw error
+            }
+            backend = .cluster(nodes, balancer, database)
+        } else {
+            var config = ServerConfiguration()
+            config.port = 0
+            config.databasePath = directory.appendingPathComponent("ringer.sqlite").path
+            config.adminKey = adminKey
+            config.userTokenSecret = userTokenSecret
+            config.ringTimeout = options.ringTimeout
+            config.callIdleTimeout = options.callIdleTimeout
+            config.maxCallDuration = options.maxCallDuration
+            var apns = ServerConfiguration.APNsSettings(keyFile: keyFile.path, keyID: keyID, teamID: teamID)
+            apns.sandboxURL = "https://localhost:\(sandboxPort)"
+            apns.productionURL = apns.sandboxURL
+            apns.caFile = tls.caCertificate.path
+            config.apns = apns
+            var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [accountFile.path])
+            fcm.baseURL = "https://localhost:\(fcmPort)"
+            fcm.caFile = tls.caCertificate.path
+            config.fcm = fcm
+            let server = try RingerServer(configuration: config, clock: options.clock, logger: options.logger,
+                                          observe: options.observe)
+            let port = try await server.start()
+            config.port = port
+            serverURL = URL(string: "http://127.0.0.1:\(port)")!
+            backend = .inProcess(LockedValue(server), config)
+        }
+        return LocalStack(directory: directory, serverURL: serverURL, sandbox: sandbox, fcmSandbox: fcmSandbox,
+                          backend: backend, adminKey: adminKey, options: options)
     }
 
-    /// Stops the server as a crash or a deploy would (timers and sockets gone), waits, and starts a new
-    /// server on the same database and port; it reschedules the stored ring deadlines.
+    /// `--test-time-scale`/`--test-time-origin` for nodes on `clock` (none on the system clock).
+    /// - Throws: ``LocalStackError`` for a clock that separate processes cannot share.
+    private static func testTimeFlags(_ clock: any ServerClock) throws -> [String] {
+        if clock is SystemServerClock { return [] }
+        guard let scenario = clock as? ScenarioClock else {
+            throw LocalStackError("a cluster stack runs on a ScenarioClock or the system clock, not \(type(of: clock))")
+        }
+        return ["--test-time-scale", "\(scenario.scale)",
+                "--test-time-origin", "\(Int64((scenario.origin.timeIntervalSince1970 * 1000).rounded()))"]
+    }
+
+    /// Stops every node as a deploy would (in process: ``RingerServer/shutdown()``; a cluster: `SIGTERM`, so each
+    /// drains), waits, and starts them again on the same database and ports; they reschedule the stored ring
+    /// deadlines.
     /// - Parameter seconds: real seconds the server stays down.
-    /// - Throws: when the new server cannot open the database or bind the port.
+    /// - Throws: when a node cannot open the database or bind its port again.
     public func restartServer(downFor seconds: TimeInterval) async throws {
-        await server.shutdown()
-        if seconds > 0 { try? await Task.sleep(for: .seconds(seconds)) }
-        let next = try RingerServer(configuration: configuration, clock: options.clock, logger: options.logger,
-                                    observe: options.observe)
-        // The old listener may take a moment to release the port.
-        var attempt = 0
-        while true {
-            do {
-                try await next.start()
-                break
-            } catch where attempt < 50 {
-                attempt += 1
-                try? await Task.sleep(for: .milliseconds(20))
+        switch backend {
+        case .inProcess:
+            await killNode(0)
+        case .cluster(let nodes, let balancer, _):
+            for node in nodes.ports.indices {
+                balancer.setDown(node, true)
+                await nodes.stop(node)
             }
         }
-        current.withLock { $0 = next }
+        if seconds > 0 { try? await Task.sleep(for: .seconds(seconds)) }
+        for node in 0..<nodeCount { try await startNode(node) }
+    }
+
+    /// Kills a node mid-whatever: on a cluster a real `SIGKILL` (no drain, no goodbye to Redis; the balancer
+    /// sends its phones to the next live node); in process the server's ``RingerServer/shutdown()`` (timers and
+    /// sockets gone), as close to a crash as one process allows. Nothing happens to a node that is down.
+    /// - Parameter node: `0..<nodeCount`.
+    public func killNode(_ node: Int) async {
+        switch backend {
+        case .inProcess(let current, _):
+            guard node == 0, let server = current.withLock({ state -> RingerServer? in
+                defer { state = nil }
+                return state
+            }) else { return }
+            await server.shutdown()
+        case .cluster(let nodes, let balancer, _):
+            guard nodes.ports.indices.contains(node) else { return }
+            balancer.setDown(node, true)
+            nodes.kill(node)
+        }
+    }
+
+    /// Starts a node that is down on its old port and database (it reschedules the stored ring deadlines), and waits
+    /// until it serves; nothing happens to a node that runs.
+    /// - Parameter node: `0..<nodeCount`.
+    /// - Throws: ``LocalStackError`` for a node that is not in the stack or does not come up (with its log), or
+    ///   the server's error when it cannot open the database or bind the port.
+    public func startNode(_ node: Int) async throws {
+        guard (0..<nodeCount).contains(node) else {
+            throw LocalStackError("there is no node \(node): the stack has \(nodeCount) (0 to \(nodeCount - 1))")
+        }
+        switch backend {
+        case .inProcess(let current, let configuration):
+            guard current.withLock({ $0 == nil }) else { return }
+            let next = try RingerServer(configuration: configuration, clock: options.clock, logger: options.logger,
+                                        observe: options.observe)
+            // The old listener may take a moment to release the port.
+            var attempt = 0
+            while true {
+                do {
+                    try await next.start()
+                    break
+                } catch where attempt < 50 {
+                    attempt += 1
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            current.withLock { $0 = next }
+        case .cluster(let nodes, let balancer, _):
+            try await nodes.start(node)
+            balancer.setDown(node, false)
+        }
+    }
+
+    /// Whether a node runs now.
+    /// - Parameter node: `0..<nodeCount`.
+    public func isNodeRunning(_ node: Int) -> Bool {
+        switch backend {
+        case .inProcess(let current, _): node == 0 && current.withLock { $0 != nil }
+        case .cluster(let nodes, _, _): nodes.isRunning(node)
+        }
+    }
+
+    /// The end of each node's log, for a failure report (empty in process: its log goes to ``Options/logger``).
+    /// - Parameter lines: lines per node.
+    /// - Returns: one text per node, headed by its id.
+    public func nodeLogTails(lines: Int = 30) -> [String] {
+        guard case .cluster(let nodes, _, _) = backend else { return [] }
+        return nodes.ports.indices.map { "\(ServerNodes.nodeID($0)):\n" + nodes.logTail($0, lines: lines) }
+    }
+
+    /// The base URL a phone uses: the server's in process; on a cluster a balancer port of its own that leads to
+    /// `node` while it runs, and to the next live node while it is down.
+    /// - Parameter node: the node it prefers; nil for the phone's place among the phones made, modulo the nodes.
+    private func phoneURL(node: Int?) throws -> URL {
+        let place = phonesMade.withLock { made in
+            defer { made += 1 }
+            return made
+        }
+        guard case .cluster(_, let balancer, _) = backend else { return serverURL }
+        let preferred = node ?? place
+        return URL(string: "http://127.0.0.1:\(try balancer.front(preferring: preferred % nodeCount))")!
     }
 
     /// Mints a user token through the admin API, as an app's backend would after its own login.
@@ -177,16 +365,18 @@ public final class LocalStack: Sendable {
     ///   - deviceID: the app's device id.
     ///   - behaviour: what the user does when it rings.
     ///   - loggedIn: false to install the app with no user logged in: the server must refuse its registration.
+    ///   - node: on a cluster, the node its connections go to while it runs; nil for the phone's place among the
+    ///     phones made, modulo the nodes (the first phone on node 0). Ignored in process.
     ///   - observe: told of everything that happens on the phone.
     /// - Returns: the registered phone.
     /// - Throws: ``RingerAPIError`` when the user token cannot be minted or the server refuses the
     ///   registration (then the app is stopped, as an app back at its login screen holds no socket).
     public func phone(user userID: String, name: String?, deviceID: String, behaviour: SimulatedIPhone.Behaviour,
-                      loggedIn: Bool = true,
+                      loggedIn: Bool = true, node: Int? = nil,
                       observe: @escaping @Sendable (SimulatedIPhone.Observation) -> Void = { _ in })
         async throws -> SimulatedIPhone {
         let token = loggedIn ? try await userToken(for: userID, name: name) : ""
-        let phone = SimulatedIPhone(identity: .init(userID: userID, deviceID: deviceID), server: serverURL,
+        let phone = SimulatedIPhone(identity: .init(userID: userID, deviceID: deviceID), server: try phoneURL(node: node),
                                     userToken: token, webSockets: webSockets, behaviour: behaviour,
                                     now: options.clock.now, sleepUntil: options.clock.sleep(until:), observe: observe)
         phones.withLock { $0.append(phone) }
@@ -208,17 +398,20 @@ public final class LocalStack: Sendable {
     ///   - behaviour: what the user does when it rings.
     ///   - permissions: the Android permissions granted (all by default).
     ///   - loggedIn: false to install the app with no user logged in: the server must refuse its registration.
+    ///   - node: on a cluster, the node its connections go to while it runs; nil for the phone's place among the
+    ///     phones made, modulo the nodes (the first phone on node 0). Ignored in process.
     ///   - observe: told of everything that happens on the phone.
     /// - Returns: the registered phone.
     /// - Throws: ``RingerAPIError`` when the user token cannot be minted or the server refuses the
     ///   registration (then the app is force-stopped, as an app back at its login screen holds no socket).
     public func androidPhone(user userID: String, name: String?, deviceID: String, behaviour: SimulatedAndroidPhone.Behaviour,
                              permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases), loggedIn: Bool = true,
+                             node: Int? = nil,
                              observe: @escaping @Sendable (SimulatedAndroidPhone.Observation) -> Void = { _ in })
         async throws -> SimulatedAndroidPhone {
         let token = loggedIn ? try await userToken(for: userID, name: name) : ""
         let phone = SimulatedAndroidPhone(identity: .init(userID: userID, deviceID: deviceID, projectID: Self.firebaseProject),
-                                          server: serverURL, userToken: token, webSockets: webSockets, behaviour: behaviour,
+                                          server: try phoneURL(node: node), userToken: token, webSockets: webSockets, behaviour: behaviour,
                                           permissions: permissions, now: options.clock.now,
                                           sleepUntil: options.clock.sleep(until:), observe: observe)
         androidPhones.withLock { $0.append(phone) }
@@ -231,11 +424,18 @@ public final class LocalStack: Sendable {
         return phone
     }
 
-    /// Switches the phones off, stops the server and the sandboxes, and removes the temporary folder.
+    /// Switches the phones off, stops the server (a cluster's nodes with `SIGTERM`, then drops its database) and the
+    /// sandboxes, and removes the temporary folder.
     public func shutdown() async {
         for phone in phones.withLock({ $0 }) { phone.setAppState(.killed) }
         for phone in androidPhones.withLock({ $0 }) { phone.setAppState(.forceStopped) }
-        await server.shutdown()
+        switch backend {
+        case .inProcess: await killNode(0)
+        case .cluster(let nodes, let balancer, let database):
+            await nodes.shutdown()
+            balancer.shutdown()
+            try? database.drop()
+        }
         sandbox.shutdown()
         fcmSandbox.shutdown()
         try? FileManager.default.removeItem(at: directory)

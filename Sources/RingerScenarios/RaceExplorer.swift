@@ -31,6 +31,9 @@ public struct RaceExplorer: Sendable {
     public var holdTime: TimeInterval = 0.1
     /// Server and sandbox logs.
     public var logger: Logger
+    /// Separate `ringer serve` processes on PostgreSQL and Redis instead of one in-process server; scripts from
+    /// ``run(seed:)`` then kill and restart nodes (``RaceScript/generate(seed:nodes:)``). Nil: one server.
+    public var cluster: LocalStack.Cluster?
 
     /// Creates an explorer.
     /// - Parameters:
@@ -42,9 +45,12 @@ public struct RaceExplorer: Sendable {
     }
 
     /// Plays the script of `seed` and checks the invariants.
-    /// - Parameter seed: any value; ``RaceScript/generate(seed:)`` turns it into the script.
+    /// - Parameter seed: any value; ``RaceScript/generate(seed:nodes:)`` turns it into the script for the
+    ///   cluster's node count (1 without a cluster).
     /// - Returns: the outcome.
-    public func run(seed: UInt64) async -> RaceOutcome { await run(RaceScript.generate(seed: seed)) }
+    public func run(seed: UInt64) async -> RaceOutcome {
+        await run(RaceScript.generate(seed: seed, nodes: cluster?.nodes ?? 1))
+    }
 
     /// Plays `script` and checks the invariants.
     /// - Parameter script: what the run does.
@@ -58,33 +64,47 @@ public struct RaceExplorer: Sendable {
         options.clock = clock
         options.logger = logger
         options.observe = { [weak recorder] observation in recorder?.server(observation) }
-        var violations: [RaceViolation] = []
-        var problems: [String] = []
-        var trace: [String] = []
-        do {
-            let stack = try await LocalStack.start(options)
-            let session = RaceSession(script: script, stack: stack, clock: clock, recorder: recorder)
-            do {
-                let settledAt = try await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
-                let call = await session.serverCall()
-                let devices = session.allPhones.map { recorder.device($0.id, isCaller: $0.id == RaceSession.callerDevice,
-                                                                      phone: $0.phone, fcm: stack.fcmSandbox) }
-                let record = RaceRecord(callID: session.callID ?? "", call: call, origin: recorder.origin ?? settledAt,
-                                        deadlineGrace: RaceScript.deviceGrace,
-                                        immediate: max(0.25, immediateTolerance / clock.scale),
-                                        prompt: max(1, promptTolerance / clock.scale), settledAt: settledAt, devices: devices)
-                violations = RaceInvariants.check(record)
-            } catch {
-                problems.append("the run could not be played: \(error)")
-            }
-            trace = recorder.trace(callID: session.callID,
-                                   phones: session.allPhones)
-            await stack.shutdown()
-        } catch {
-            problems.append("cannot start the local stack: \(error)")
-        }
+        options.cluster = cluster
+        let nodes = cluster?.nodes ?? 1
+        let (violations, problems, trace) = script.nodes > nodes
+            ? ([], ["the script needs \(script.nodes) server nodes and the run has \(nodes)"], [])
+            : await play(script, options: options, clock: clock, recorder: recorder)
         let elapsed = started.duration(to: .now)
         return RaceOutcome(script: script, violations: violations, problems: problems, trace: trace, timeScale: timeScale,
                            realSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// Starts the stack, plays the script, checks the invariants and stops the stack.
+    private func play(_ script: RaceScript, options: LocalStack.Options, clock: ScenarioClock,
+                      recorder: RaceRecorder) async -> (violations: [RaceViolation], problems: [String], trace: [String]) {
+        let stack: LocalStack
+        do {
+            stack = try await LocalStack.start(options)
+        } catch {
+            return ([], ["cannot start the local stack: \(error)"], [])
+        }
+        var violations: [RaceViolation] = []
+        var problems: [String] = []
+        let session = RaceSession(script: script, stack: stack, clock: clock, recorder: recorder)
+        do {
+            let settledAt = try await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
+            let call = await session.serverCall()
+            let devices = session.allPhones.map { recorder.device($0.id, isCaller: $0.id == RaceSession.callerDevice,
+                                                                  phone: $0.phone, apns: stack.sandbox, fcm: stack.fcmSandbox) }
+            let record = RaceRecord(callID: session.callID ?? "", call: call, origin: recorder.origin ?? settledAt,
+                                    deadlineGrace: RaceScript.deviceGrace,
+                                    immediate: max(0.25, immediateTolerance / clock.scale),
+                                    prompt: max(1, promptTolerance / clock.scale), settledAt: settledAt, devices: devices)
+            violations = RaceInvariants.check(record)
+        } catch {
+            problems.append("the run could not be played: \(error)")
+        }
+        var trace = recorder.trace(callID: session.callID, phones: session.allPhones)
+        if !violations.isEmpty || !problems.isEmpty {
+            // What the nodes logged explains what the phones saw.
+            trace += stack.nodeLogTails().flatMap { $0.split(separator: "\n").map(String.init) }
+        }
+        await stack.shutdown()
+        return (violations, problems, trace)
     }
 }

@@ -88,13 +88,13 @@ public struct RaceRecord: Sendable {
     public struct Push: Sendable, Equatable {
         /// Its `apns-id`.
         public var apnsID: String
-        /// When the server learned APNs accepted it (just after APNs did).
+        /// When APNs (the sandbox) accepted it, on the scenario clock.
         public var sentAt: Date
 
         /// Creates an entry.
         /// - Parameters:
         ///   - apnsID: the push's `apns-id`.
-        ///   - sentAt: when the server learned APNs accepted it.
+        ///   - sentAt: when APNs accepted it.
         public init(apnsID: String, sentAt: Date) {
             self.apnsID = apnsID
             self.sentAt = sentAt

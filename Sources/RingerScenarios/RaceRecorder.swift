@@ -21,7 +21,6 @@ final class RaceRecorder: Sendable {
         var androidObserved: [String: [RaceRecord.AndroidObserved]] = [:]
         var power: [String: [RaceRecord.Power]] = [:]
         var hangUps: [String: [Date]] = [:]
-        var voipPushes: [String: [RaceRecord.Push]] = [:]
         var lines: [Line] = []
     }
 
@@ -104,9 +103,6 @@ final class RaceRecorder: Sendable {
             case .callEvent(let type, let call):
                 text = "\(type.rawValue) -> \(call.state.rawValue)"
             case .pushSent(let outcome):
-                if outcome.pushType == .voip, outcome.status == 200 {
-                    state.voipPushes[outcome.deviceID, default: []].append(RaceRecord.Push(apnsID: outcome.apnsID, sentAt: now))
-                }
                 let provider = outcome.provider == .fcm ? "FCM" : "APNs"
                 let id = outcome.provider == .fcm ? "message" : String(outcome.apnsID.prefix(8))
                 text = "\(outcome.pushType) push \(id) to \(outcome.deviceID): "
@@ -118,15 +114,18 @@ final class RaceRecorder: Sendable {
         }
     }
 
-    /// One phone's record, with its native call history, what it still has to send, and (Android) the fate
-    /// of each ringing FCM message FCM accepted for it.
-    func device(_ id: String, isCaller: Bool, phone: SimulatedPhone, fcm: FCMSandbox) -> RaceRecord.Device {
-        let (observed, android, power, hangUps, pushes) = state.withLock {
-            ($0.observed[id] ?? [], $0.androidObserved[id] ?? [], $0.power[id] ?? [], $0.hangUps[id] ?? [],
-             $0.voipPushes[id] ?? [])
+    /// One phone's record, with its native call history, what it still has to send, the VoIP pushes APNs accepted
+    /// for it (from the sandbox, which every node of a cluster sends to) and (Android) the fate of each ringing FCM
+    /// message FCM accepted for it.
+    func device(_ id: String, isCaller: Bool, phone: SimulatedPhone, apns: APNsSandbox, fcm: FCMSandbox) -> RaceRecord.Device {
+        let (observed, android, power, hangUps) = state.withLock {
+            ($0.observed[id] ?? [], $0.androidObserved[id] ?? [], $0.power[id] ?? [], $0.hangUps[id] ?? [])
         }
         switch phone {
         case .iPhone(let iPhone):
+            let token = iPhone.identity.voipToken.lowercased()
+            let pushes = apns.acceptedPushes.filter { $0.deviceToken == token && $0.pushType == "voip" }
+                .map { RaceRecord.Push(apnsID: $0.apnsID, sentAt: $0.receivedAt) }
             return RaceRecord.Device(id: id, isCaller: isCaller, callKit: iPhone.callKit.history, observed: observed,
                                      power: power, voipPushes: pushes, hangUps: hangUps,
                                      unacknowledgedHangUps: iPhone.unacknowledgedHangUps.count)

@@ -22,7 +22,39 @@ extension RaceScript {
     /// on. No action at all is a plain ring-out.
     /// - Parameter seed: any value.
     /// - Returns: the script.
-    public static func generate(seed: UInt64) -> RaceScript {
+    public static func generate(seed: UInt64) -> RaceScript { generate(seed: seed, nodes: 1) }
+
+    /// The script of one run on `nodes` server nodes: for 1, ``generate(seed:)``; for more, the same devices and
+    /// steps plus node failures drawn from a second stream of the seed, so a seed plays the same callers' and
+    /// callees' actions whatever the node count. In 70 % of runs a node is killed (`SIGKILL`) while the call
+    /// rings or just after: half of those node-0, which placed the call and holds the caller's phone, the rest
+    /// a node of the callee's phones. Half of the killed nodes start again 1–6 s later.
+    /// - Parameters:
+    ///   - seed: any value.
+    ///   - nodes: server nodes, 1 or more.
+    /// - Returns: the script.
+    public static func generate(seed: UInt64, nodes: Int) -> RaceScript {
+        var script = generatePhones(seed: seed)
+        guard nodes > 1 else { return script }
+        script.nodes = nodes
+        // A second stream: the phones' script above stays what it is for one node.
+        var random = SplitMix64(seed: seed ^ 0x4E4F_4445_4641_494C)
+        let ring = script.ringTimeout
+        var steps = script.steps
+        if random.chance(0.7) {
+            let node = random.chance(0.5) ? 0 : random.int(in: 1...(nodes - 1))
+            let at = rounded(random.double(in: 0.2...(ring + 1)))
+            steps.append(RaceStep(at: at, device: nil, action: .killNode, node: node))
+            if random.chance(0.5) {
+                steps.append(RaceStep(at: rounded(at + random.double(in: 1...6)), device: nil, action: .startNode, node: node))
+            }
+        }
+        script.steps = steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        return script
+    }
+
+    /// The phones' part of a script, for one node.
+    private static func generatePhones(seed: UInt64) -> RaceScript {
         var random = SplitMix64(seed: seed)
         let ring = explorationRingTimeout
         let count = random.int(in: 1...3)

@@ -83,6 +83,8 @@ public struct RaceScript: Sendable, Equatable {
     /// Scenario seconds at which the caller hangs up if the server's call is still up (past the deadline
     /// and the device's grace), so an answered call ends too.
     public var finalHangUpAt: TimeInterval
+    /// Server nodes the run needs: 1 for one server, more for a cluster (``generate(seed:nodes:)``).
+    public var nodes: Int
 
     /// Creates a script (``generate(seed:)`` makes them from a seed).
     /// - Parameters:
@@ -91,22 +93,25 @@ public struct RaceScript: Sendable, Equatable {
     ///   - devices: the callee's phones.
     ///   - steps: the actions, in time order.
     ///   - finalHangUpAt: when the caller hangs up if the call is still up.
+    ///   - nodes: server nodes the run needs (1: one server).
     public init(seed: UInt64, ringTimeout: TimeInterval, devices: [Device], steps: [RaceStep],
-                finalHangUpAt: TimeInterval) {
+                finalHangUpAt: TimeInterval, nodes: Int = 1) {
         self.seed = seed
         self.ringTimeout = ringTimeout
         self.devices = devices
         self.steps = steps
         self.finalHangUpAt = finalHangUpAt
+        self.nodes = nodes
     }
 
-    /// True when ``generate(seed:)`` makes this script from its seed, so `ringer explore --seed` replays it;
-    /// false for a hand-made one.
-    public var isGenerated: Bool { self == Self.generate(seed: seed) }
+    /// True when ``generate(seed:nodes:)`` makes this script from its seed and node count, so `ringer explore --seed`
+    /// (with `--nodes`) replays it; false for a hand-made one.
+    public var isGenerated: Bool { self == Self.generate(seed: seed, nodes: nodes) }
 
     /// The script in words, one line each: the devices, then the steps.
     public var lines: [String] {
-        var lines = ["seed \(seed): ring timeout \(Self.seconds(ringTimeout)), \(devices.count) callee device(s)"]
+        var lines = ["seed \(seed): ring timeout \(Self.seconds(ringTimeout)), \(devices.count) callee device(s)"
+                     + (nodes > 1 ? ", \(nodes) server nodes (phones on them in turn: the caller's on node-0, bob-1 on node-1…)" : "")]
         for device in devices {
             var line = "  \(device.id): \(device.platform == .android ? "Android" : "iPhone"), starts \(device.start.rawValue)"
             if device.dozing { line += ", dozing" }

@@ -20,6 +20,8 @@ final class RaceSession {
     private var off: Set<String> = []
     private var callerToken: String?
     private(set) var callID: String?
+    /// Nodes starting again in the background; awaited before the settle.
+    private var nodeStarts: [Task<Void, Never>] = []
 
     init(script: RaceScript, stack: LocalStack, clock: ScenarioClock, recorder: RaceRecorder) {
         self.script = script
@@ -52,17 +54,18 @@ final class RaceSession {
         recorder.note("runner", "placed <call>: \(call.state.rawValue)")
         for step in script.steps {
             try? await clock.sleep(until: origin.addingTimeInterval(step.at))
-            perform(step, callID: call.callId)
+            await perform(step, callID: call.callId)
         }
         try? await clock.sleep(until: origin.addingTimeInterval(script.finalHangUpAt))
         // Only a call still up on the server needs the caller's hang-up; otherwise the caller's app must
         // learn the end on its own (a hang-up would hide that it never did).
         if await serverCall().map({ $0.state.isLive }) ?? true {
-            perform(RaceStep(at: script.finalHangUpAt, device: nil, action: .callerHangsUp), callID: call.callId)
+            await perform(RaceStep(at: script.finalHangUpAt, device: nil, action: .callerHangsUp), callID: call.callId)
         } else {
             recorder.note("runner", "the call is over: the caller does not hang up")
         }
 
+        for start in nodeStarts { await start.value }
         // Settle: every phone on, every app open, so each can learn how the call ended.
         let settledAt = clock.now()
         recorder.note("runner", "settle: every phone on, every app in the foreground")
@@ -127,11 +130,11 @@ final class RaceSession {
             }
         }
         // Start only when every foreground app's socket is subscribed and every other app's is gone.
-        let streams = [(Self.callerDevice, "alice", true)]
-            + script.devices.map { ($0.id, "bob", $0.start == .foreground && !$0.dozing) }
-        for (device, user, open) in streams {
+        let streams = [(Self.callerDevice, caller.map(SimulatedPhone.iPhone), true)]
+            + script.devices.map { ($0.id, phones[$0.id], $0.start == .foreground && !$0.dozing) }
+        for case let (device, phone?, open) in streams {
             let deadline = ContinuousClock.now + .seconds(10)
-            while await stack.server.hasEventStream(userID: user, deviceID: device) != open {
+            while await phone.hasEventStream(on: stack) != open {
                 guard ContinuousClock.now < deadline else {
                     throw RingerAPIError.transport("\(device)'s event stream did not \(open ? "open" : "close") within 10 s")
                 }
@@ -142,8 +145,26 @@ final class RaceSession {
 
     // MARK: Steps
 
-    private func perform(_ step: RaceStep, callID: String) {
+    private func perform(_ step: RaceStep, callID: String) async {
         recorder.note("step", step.summary.trimmingCharacters(in: .whitespaces))
+        if let node = step.node {
+            switch step.action {
+            case .killNode:
+                await stack.killNode(node)
+            case .startNode:
+                // In the background: a process takes real time to start, and the time line goes on meanwhile.
+                nodeStarts.append(Task { [stack, recorder] in
+                    do {
+                        try await stack.startNode(node)
+                        recorder.note("runner", "node-\(node) serves again")
+                    } catch {
+                        recorder.note("runner", "node-\(node) did not start again: \(error)")
+                    }
+                })
+            default: break
+            }
+            return
+        }
         guard let deviceID = step.device, let phone = phones[deviceID] else {
             if step.action == .callerHangsUp, let caller {
                 recorder.hungUp(Self.callerDevice)
@@ -178,7 +199,7 @@ final class RaceSession {
             case .forceStop: android.setAppState(.forceStopped)
             default: android.setDozing(step.action == .doze)
             }
-        case .callerHangsUp:
+        case .callerHangsUp, .killNode, .startNode:
             break
         }
     }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// One timed action of a race exploration run (``RaceScript``): a callee device's user or the phone
-/// itself does something, or the caller hangs up.
+/// itself does something, the caller hangs up, or (on a cluster) a server node dies or comes back.
 public struct RaceStep: Sendable, Equatable {
     /// What happens.
     public enum Action: String, Sendable, Equatable, CaseIterable {
@@ -30,29 +30,39 @@ public struct RaceStep: Sendable, Equatable {
         case doze
         /// Android: the phone leaves Doze.
         case wake
+        /// A cluster's server node is killed (`SIGKILL`): its sockets drop, its timers are gone, its phones
+        /// reconnect to the next live node.
+        case killNode = "kill_node"
+        /// A killed node starts again on its port and database.
+        case startNode = "start_node"
     }
 
     /// Scenario seconds after the call was placed.
     public var at: TimeInterval
-    /// The callee device acting; nil for ``Action/callerHangsUp``.
+    /// The callee device acting; nil for ``Action/callerHangsUp`` and the node actions.
     public var device: String?
     /// What happens.
     public var action: Action
+    /// The node of ``Action/killNode`` and ``Action/startNode`` (0 is the caller's, which places the call).
+    public var node: Int?
 
     /// Creates a step.
     /// - Parameters:
     ///   - at: scenario seconds after the call was placed.
     ///   - device: the callee device; nil when the caller acts.
     ///   - action: what happens.
-    public init(at: TimeInterval, device: String?, action: Action) {
+    ///   - node: the node, for the node actions.
+    public init(at: TimeInterval, device: String?, action: Action, node: Int? = nil) {
         self.at = at
         self.device = device
         self.action = action
+        self.node = node
     }
 
-    /// The step in words, with its time: `  3.25 s  bob-2: answer`.
+    /// The step in words, with its time: `  3.25 s  bob-2: answer`, `  2.10 s  node-0: kill node`.
     public var summary: String {
         let time = String(format: "%7.2f s", at)
-        return "\(time)  \(device ?? "caller"): \(action.rawValue.replacingOccurrences(of: "_", with: " "))"
+        let actor = device ?? node.map { "node-\($0)" } ?? "caller"
+        return "\(time)  \(actor): \(action.rawValue.replacingOccurrences(of: "_", with: " "))"
     }
 }

@@ -40,15 +40,21 @@ public struct ScenarioAction: Sendable, Equatable {
         case phoneOff
         /// The phone is switched on: APNs delivers the held push if it has not expired; no app runs.
         case phoneOn
-        /// The server stops and starts again on the same database after `downFor` scenario seconds.
+        /// The server stops and starts again on the same database after `downFor` scenario seconds (on a
+        /// cluster every node, each draining on `SIGTERM`).
         case restartServer(downFor: TimeInterval)
+        /// A server node dies (on a cluster `SIGKILL`; in process the server shuts down): its phones reconnect to
+        /// the next live node.
+        case killNode(Int)
+        /// A killed node starts again on its port and database; the step lasts until it serves.
+        case startNode(Int)
         /// The call's server state must be `state` at this moment (checked through the API).
         case check(label: String, state: CallState)
     }
 
     /// Scenario seconds after the start.
     public var at: TimeInterval
-    /// The acting device; nil for ``Kind/restartServer(downFor:)`` and ``Kind/check(label:state:)``.
+    /// The acting device; nil for the server steps and ``Kind/check(label:state:)``.
     public var device: String?
     /// What happens.
     public var kind: Kind
@@ -99,6 +105,8 @@ public struct ScenarioAction: Sendable, Equatable {
         case .phoneOff: return actor + "phone off"
         case .phoneOn: return actor + "phone on"
         case .restartServer(let down): return "restart server (down \(down) s)"
+        case .killNode(let node): return "kill node-\(node)"
+        case .startNode(let node): return "start node-\(node)"
         case .check(let label, let state): return "check \(label) is \(state)"
         }
     }

@@ -11,13 +11,15 @@ public import RingerServer
 public struct ScenarioClock: ServerClock {
     /// Real seconds per scenario second (0 < scale ≤ 1 in practice; 1 is real time).
     public let scale: Double
+    /// The wall-clock instant at which scenario time and real time agreed.
+    public let origin: Date
     private let realOrigin: ContinuousClock.Instant
-    private let dateOrigin: Date
 
-    /// Creates a clock that reads the real time now and then runs `1 / scale` times faster.
+    /// Creates a clock that reads the real time now and then runs `1 / scale` times faster. The origin is a whole
+    /// millisecond, so `ringer serve --test-time-origin` (unix milliseconds) names it exactly.
     /// - Parameter scale: real seconds per scenario second, greater than 0 (anything else means 1).
     public init(scale: Double) {
-        self.init(scale: scale, origin: Date())
+        self.init(scale: scale, origin: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000))
     }
 
     /// Creates a clock whose scenario time equals the wall clock at `origin` and has run `1 / scale` times faster
@@ -31,7 +33,7 @@ public struct ScenarioClock: ServerClock {
         self.scale = scale > 0 ? scale : 1
         let sinceOrigin = Date().timeIntervalSince(origin)
         realOrigin = ContinuousClock.now - .seconds(sinceOrigin)
-        dateOrigin = origin
+        self.origin = origin
     }
 
     /// The current scenario time.
@@ -39,7 +41,7 @@ public struct ScenarioClock: ServerClock {
     public func now() -> Date {
         let elapsed = realOrigin.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return dateOrigin.addingTimeInterval(seconds / scale)
+        return origin.addingTimeInterval(seconds / scale)
     }
 
     /// Suspends until the scenario time reaches `deadline`.

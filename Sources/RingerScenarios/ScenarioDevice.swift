@@ -64,6 +64,9 @@ public struct ScenarioDevice: Sendable, Equatable {
     public var permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases)
     /// Android: errors FCM answers for this phone's token from the start, in order.
     public var fcmFaults: [FCMFault] = []
+    /// On a cluster, the node the phone's connections go to while it runs (`"node"`); nil for the round robin
+    /// over the devices in file order (the first on node 0).
+    public var node: Int?
 
     /// Creates a device; the properties of the same names say what each holds.
     public init(id: String, user: String, platform: Platform = .ios, app: AppState = .foreground, phoneOn: Bool = true,

@@ -9,10 +9,10 @@ extension ScenarioParser {
                                         "fcm_fault", "revoke_token"]
     /// Actions only an Android phone can take.
     private static let androidActions = ["force_stop", "doze", "wake", "lock", "unlock", "fcm_fault", "revoke_token"]
-    private static let otherActions = ["restart_server", "check"]
+    private static let otherActions = ["restart_server", "kill_node", "start_node", "check"]
 
     func timeline(_ top: ScenarioObjectReader, users: [Scenario.User],
-                  devices: [ScenarioDevice]) throws -> [ScenarioAction] {
+                  devices: [ScenarioDevice], nodes: Int) throws -> [ScenarioAction] {
         guard let items = try top.array("timeline") else { throw invalid("$", "missing required key \"timeline\"") }
         var actions: [ScenarioAction] = []
         var calls: [String] = []
@@ -27,7 +27,7 @@ extension ScenarioParser {
             guard let name = try reader.choice("action", Self.deviceActions + Self.otherActions) else {
                 throw invalid(path, "missing required key \"action\"")
             }
-            let action = try step(name, at: at, reader: reader, users: users, devices: devices, calls: &calls)
+            let action = try step(name, at: at, reader: reader, users: users, devices: devices, nodes: nodes, calls: &calls)
             try reader.finish()
             actions.append(action)
         }
@@ -35,7 +35,7 @@ extension ScenarioParser {
     }
 
     private func step(_ name: String, at: TimeInterval, reader: ScenarioObjectReader, users: [Scenario.User],
-                      devices: [ScenarioDevice], calls: inout [String]) throws -> ScenarioAction {
+                      devices: [ScenarioDevice], nodes: Int, calls: inout [String]) throws -> ScenarioAction {
         var device: ScenarioDevice?
         if Self.deviceActions.contains(name) {
             guard let value = reader.value("device") else {
@@ -79,6 +79,8 @@ extension ScenarioParser {
         case "revoke_token": kind = .revokeToken
         case "restart_server":
             kind = .restartServer(downFor: try reader.seconds("down_for", in: 0...Self.maximumTime) ?? 1)
+        case "kill_node": kind = .killNode(try node(reader, nodes: nodes, required: true)!)
+        case "start_node": kind = .startNode(try node(reader, nodes: nodes, required: true)!)
         default:
             let label = try placedCall(reader, calls)
             guard let state = try reader.choice("state", Self.states.map(\.rawValue)) else {

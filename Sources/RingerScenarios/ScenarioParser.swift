@@ -9,6 +9,8 @@ import RingerWire
 struct ScenarioParser {
     /// The longest scenario, scenario seconds.
     static let maximumTime: TimeInterval = 3600
+    /// The most server nodes a scenario may need (each is a `ringer serve` process on this machine).
+    static let maximumNodes = 9
     /// Event types a scenario may name (RingerWire's ``EventType`` members).
     static let eventTypes: [EventType] = [.callIncoming, .callRinging, .callAccepted, .callDeclined, .callCancelled,
                                           .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded]
@@ -24,9 +26,13 @@ struct ScenarioParser {
         let ringTimeout = try top.seconds("ring_timeout", in: 1...600) ?? 45
         let callIdleTimeout = try top.seconds("call_idle_timeout", in: 10...3600) ?? 120
         let maxCallDuration = try top.seconds("max_call_duration", in: 60...604_800) ?? 14_400
+        let nodes = try top.count("nodes") ?? 1
+        guard (1...Self.maximumNodes).contains(nodes) else {
+            throw top.error("nodes", "must be between 1 and \(Self.maximumNodes) server nodes, got \(nodes)")
+        }
         let users = try self.users(top)
-        let devices = try self.devices(top, users: users)
-        let timeline = try self.timeline(top, users: users, devices: devices)
+        let devices = try self.devices(top, users: users, nodes: nodes)
+        let timeline = try self.timeline(top, users: users, devices: devices, nodes: nodes)
         let lastAction = timeline.last?.at ?? 0
         let runUntil = try top.seconds("run_until", in: 0...Self.maximumTime) ?? lastAction + 5
         guard runUntil >= lastAction else {
@@ -37,6 +43,7 @@ struct ScenarioParser {
                                 expect: ScenarioExpectation())
         scenario.callIdleTimeout = callIdleTimeout
         scenario.maxCallDuration = maxCallDuration
+        scenario.nodes = nodes
         guard let expect = try top.object("expect") else { throw invalid("$", "missing required key \"expect\"") }
         scenario.expect = try expectation(expect, scenario: scenario)
         try top.finish()
@@ -63,7 +70,7 @@ struct ScenarioParser {
         return users
     }
 
-    private func devices(_ top: ScenarioObjectReader, users: [Scenario.User]) throws -> [ScenarioDevice] {
+    private func devices(_ top: ScenarioObjectReader, users: [Scenario.User], nodes: Int) throws -> [ScenarioDevice] {
         guard let items = try top.array("devices") else { throw invalid("$", "missing required key \"devices\"") }
         var devices: [ScenarioDevice] = []
         for (value, path) in items {
@@ -91,6 +98,7 @@ struct ScenarioParser {
                 app: .init(rawValue: app ?? (phoneOn ? "foreground" : stopped))!, phoneOn: phoneOn,
                 behaviour: try behaviour(reader), loggedIn: try reader.bool("logged_in") ?? true,
                 pushDelay: try reader.seconds("push_delay", in: 0...Self.maximumTime) ?? 0)
+            device.node = try node(reader, nodes: nodes, required: false)
             if android {
                 try androidSettings(reader, into: &device)
             } else {
@@ -102,6 +110,19 @@ struct ScenarioParser {
             devices.append(device)
         }
         return devices
+    }
+
+    /// A `node` key: a node number below the scenario's `nodes`.
+    /// - Throws: when it is missing but required, or not a node the scenario declares.
+    func node(_ reader: ScenarioObjectReader, nodes: Int, required: Bool) throws -> Int? {
+        guard let node = try reader.count("node") else {
+            if required { throw invalid(reader.path, "missing required key \"node\" (a server node, 0 to \(nodes - 1))") }
+            return nil
+        }
+        guard node < nodes else {
+            throw reader.error("node", "the scenario has \(nodes) node(s), 0 to \(nodes - 1) (raise \"nodes\" for more), got \(node)")
+        }
+        return node
     }
 
     /// Device keys only an Android phone has.

@@ -22,6 +22,9 @@ public struct ScenarioRunner: Sendable {
     public var holdTime: TimeInterval = 0.3
     /// Server and sandbox logs.
     public var logger: Logger
+    /// Separate `ringer serve` processes on PostgreSQL and Redis instead of one in-process server; nil: one
+    /// server. A scenario with `"nodes": N` needs a cluster of at least N.
+    public var cluster: LocalStack.Cluster?
 
     /// Creates a runner.
     /// - Parameters:
@@ -48,18 +51,35 @@ public struct ScenarioRunner: Sendable {
         options.clock = clock
         options.logger = logger
         options.observe = { [weak recorder] observation in recorder?.server(observation) }
-        var mismatches: [String]
-        do {
-            let stack = try await LocalStack.start(options)
-            let session = ScenarioSession(scenario: scenario, stack: stack, clock: clock, recorder: recorder)
-            mismatches = await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
-            await stack.shutdown()
-        } catch {
-            mismatches = ["cannot start the local stack: \(error)"]
-        }
+        options.cluster = cluster
+        let nodes = cluster?.nodes ?? 1
+        let mismatches = scenario.nodes > nodes
+            ? ["the scenario needs \(scenario.nodes) server nodes and the run has \(nodes): "
+               + "run it with --nodes \(scenario.nodes) --database … --redis …"]
+            : await play(scenario, options: options, clock: clock, recorder: recorder)
         let elapsed = started.duration(to: .now)
         return ScenarioResult(file: scenario.file, name: scenario.name, timeScale: timeScale, mismatches: mismatches,
                               trace: recorder.trace,
                               realSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// Starts the stack, plays the scenario, compares, stops the stack.
+    /// - Returns: the mismatches.
+    private func play(_ scenario: Scenario, options: LocalStack.Options, clock: ScenarioClock,
+                      recorder: ScenarioRecorder) async -> [String] {
+        let stack: LocalStack
+        do {
+            stack = try await LocalStack.start(options)
+        } catch {
+            return ["cannot start the local stack: \(error)"]
+        }
+        let session = ScenarioSession(scenario: scenario, stack: stack, clock: clock, recorder: recorder)
+        let mismatches = await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
+        if !mismatches.isEmpty {
+            // What the nodes logged explains what the phones saw.
+            for tail in stack.nodeLogTails() { recorder.note("runner", "log of " + tail) }
+        }
+        await stack.shutdown()
+        return mismatches
     }
 }

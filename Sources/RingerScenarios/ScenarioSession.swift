@@ -92,11 +92,10 @@ final class ScenarioSession {
         }
         // Start only when every foreground app's socket is subscribed and every other app's is gone,
         // so who sees which event does not depend on connection timing.
-        for device in scenario.devices where phones[device.id] != nil {
+        for device in scenario.devices {
+            guard let phone = phones[device.id] else { continue }
             let open = device.phoneOn && device.app == .foreground && !device.dozing
-            let settled = await waitUntil(seconds: 10) { [stack] in
-                await stack.server.hasEventStream(userID: device.user, deviceID: device.id) == open
-            }
+            let settled = await waitUntil(seconds: 10) { [stack] in await phone.hasEventStream(on: stack) == open }
             guard settled else {
                 recorder.fail("setup: \(device.id)'s event stream did not \(open ? "open" : "close") within 10 s")
                 return false
@@ -112,10 +111,11 @@ final class ScenarioSession {
         if device.platform == .android {
             return .android(try await stack.androidPhone(user: device.user, name: name, deviceID: device.id, behaviour: scaled,
                                                          permissions: device.permissions, loggedIn: device.loggedIn,
-                                                         observe: recorder.androidObserver(for: device.id)))
+                                                         node: device.node, observe: recorder.androidObserver(for: device.id)))
         }
         return .iPhone(try await stack.phone(user: device.user, name: name, deviceID: device.id, behaviour: scaled,
-                                             loggedIn: device.loggedIn, observe: recorder.observer(for: device.id)))
+                                             loggedIn: device.loggedIn, node: device.node,
+                                             observe: recorder.observer(for: device.id)))
     }
 
     /// FCM answers sends to the phone's token with the fault's error.
@@ -138,7 +138,8 @@ final class ScenarioSession {
 
     private func perform(_ action: ScenarioAction) async {
         let at = "at \(ScenarioJSON.number(action.at).shown) s"
-        if case .restartServer(let down) = action.kind {
+        switch action.kind {
+        case .restartServer(let down):
             do {
                 try await stack.restartServer(downFor: clock.real(down))
                 recorder.note("server", "restarted")
@@ -146,6 +147,20 @@ final class ScenarioSession {
                 recorder.fail("\(at): the server did not start again: \(error)")
             }
             return
+        case .killNode(let node):
+            await stack.killNode(node)
+            recorder.note("server", "node-\(node) killed")
+            return
+        case .startNode(let node):
+            do {
+                try await stack.startNode(node)
+                recorder.note("server", "node-\(node) serves again")
+            } catch {
+                recorder.fail("\(at): node-\(node) did not start again: \(error)")
+            }
+            return
+        default:
+            break
         }
         if case .check(let label, let state) = action.kind {
             guard let call = await read(label) else {
@@ -201,7 +216,7 @@ final class ScenarioSession {
             case .fcmFault(let fault): inject(fault, for: android)
             default: stack.fcmSandbox.revoke(token: android.identity.fcmToken)
             }
-        case .restartServer, .check: break
+        case .restartServer, .killNode, .startNode, .check: break
         }
     }
 

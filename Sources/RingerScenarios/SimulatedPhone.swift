@@ -1,6 +1,7 @@
 import Foundation
 import RingerKit
 import RingerSandbox
+import RingerServer
 import RingerWire
 
 /// A simulated phone of either platform, as scenario and exploration sessions drive it: the same user
@@ -33,6 +34,25 @@ enum SimulatedPhone: Sendable {
         switch self {
         case .iPhone(let phone): phone.unacknowledgedHangUps
         case .android(let phone): phone.unacknowledgedHangUps
+        }
+    }
+
+    /// The device id.
+    var deviceID: String {
+        switch self {
+        case .iPhone(let phone): phone.identity.deviceID
+        case .android(let phone): phone.identity.deviceID
+        }
+    }
+
+    /// Whether live events reach the app's event stream now. In process the server says (its hub holds the
+    /// subscribed socket); on a cluster no node knows another's sockets, so the app says: `stream.ready` read, socket
+    /// still open (``EventStream/isLive``).
+    func hasEventStream(on stack: LocalStack) async -> Bool {
+        if let server = stack.inProcessServer { return await server.hasEventStream(userID: userID, deviceID: deviceID) }
+        return switch self {
+        case .iPhone(let phone): phone.hasLiveEventStream
+        case .android(let phone): phone.hasLiveEventStream
         }
     }
 

@@ -2,8 +2,9 @@ import Foundation
 import RingerLogging
 import RingerScenarios
 
-/// `ringer explore [--seed N] [--runs K] [--time-scale S] [--trace] [--verbose]`: plays race exploration
-/// runs for seeds N … N+K-1 (docs/scenarios.md "Race exploration"), prints PASS/FAIL for each and, for
+/// `ringer explore [--seed N] [--runs K] [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose]`:
+/// plays race exploration runs for seeds N … N+K-1 (docs/scenarios.md "Race exploration"; with `--nodes`, on a
+/// cluster of `ringer serve` processes whose nodes the scripts kill), prints PASS/FAIL for each and, for
 /// a failure, the violated invariants, the script, the replay command and the time line. Exits 0 when
 /// every run kept the invariants, 1 otherwise, 2 on a bad flag.
 enum ExploreCommand {
@@ -13,12 +14,21 @@ enum ExploreCommand {
         var scale = 0.04
         var trace = false
         var verbose = false
+        var clusterFlags = ClusterFlags()
         var index = 0
         func value() -> String? {
             index += 1
             return index < arguments.count ? arguments[index] : nil
         }
         while index < arguments.count {
+            do {
+                if try clusterFlags.take(arguments[index], value: value) {
+                    index += 1
+                    continue
+                }
+            } catch {
+                return usage("\(error)")
+            }
             switch arguments[index] {
             case "--seed":
                 guard let text = value(), let number = UInt64(text) else { return usage("--seed needs a whole number ≥ 0") }
@@ -38,7 +48,12 @@ enum ExploreCommand {
             index += 1
         }
         let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
-        let explorer = RaceExplorer(timeScale: scale, logger: logger)
+        var explorer = RaceExplorer(timeScale: scale, logger: logger)
+        do {
+            explorer.cluster = try clusterFlags.cluster()
+        } catch {
+            return usage("\(error)")
+        }
         var failed = 0
         for offset in 0..<runs {
             let (next, overflow) = seed.addingReportingOverflow(UInt64(offset))
@@ -55,7 +70,8 @@ enum ExploreCommand {
                 write(outcome.report)
             }
         }
-        write("\(runs - failed) of \(runs) runs kept every invariant (time scale \(scale)).")
+        let on = explorer.cluster.map { ", \($0.nodes) server node(s) on PostgreSQL and Redis" } ?? ""
+        write("\(runs - failed) of \(runs) runs kept every invariant (time scale \(scale)\(on)).")
         return failed == 0 ? 0 : 1
     }
 

@@ -2,18 +2,32 @@ import Foundation
 import RingerLogging
 import RingerScenarios
 
-/// `ringer scenario [--time-scale S] [--trace] [--verbose] FILE.json|FOLDER…`: validates every file first
-/// (exit 2 on the first bad file or flag), runs them one by one, prints PASS/FAIL with each difference
-/// (and the trace of a failed run), and exits 0 only when every scenario matched, 1 otherwise.
+/// `ringer scenario [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose] FILE.json|FOLDER…`:
+/// validates every file first (exit 2 on the first bad file or flag), runs them one by one (on a cluster of N
+/// `ringer serve` processes with `--nodes`), prints PASS/FAIL with each difference (and the trace of a failed run),
+/// and exits 0 only when every scenario matched, 1 otherwise.
 enum ScenarioCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         var scale = 0.01
         var trace = false
         var verbose = false
         var paths: [String] = []
+        var clusterFlags = ClusterFlags()
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
+            do {
+                let taken = try clusterFlags.take(argument) {
+                    index += 1
+                    return index < arguments.count ? arguments[index] : nil
+                }
+                if taken {
+                    index += 1
+                    continue
+                }
+            } catch {
+                return usage("\(error)")
+            }
             switch argument {
             case "--time-scale":
                 index += 1
@@ -30,6 +44,12 @@ enum ScenarioCommand {
             index += 1
         }
         guard !paths.isEmpty else { return usage("name at least one scenario file or folder") }
+        let cluster: LocalStack.Cluster?
+        do {
+            cluster = try clusterFlags.cluster()
+        } catch {
+            return usage("\(error)")
+        }
 
         let scenarios: [Scenario]
         do {
@@ -38,7 +58,8 @@ enum ScenarioCommand {
             return usage("\(error)", showUsage: false)
         }
         let logger = verbose ? Logger(label: "ringer.scenario", level: .info) : Logger.silent()
-        let runner = ScenarioRunner(timeScale: scale, logger: logger)
+        var runner = ScenarioRunner(timeScale: scale, logger: logger)
+        runner.cluster = cluster
         var failed = 0
         for scenario in scenarios {
             let result = await runner.run(scenario)
@@ -46,7 +67,8 @@ enum ScenarioCommand {
             if trace || !result.passed { write(result.trace.map { "    " + $0 }.joined(separator: "\n")) }
             if !result.passed { failed += 1 }
         }
-        write("\(scenarios.count - failed) of \(scenarios.count) scenarios passed (time scale \(scale)).")
+        let on = cluster.map { ", \($0.nodes) server node(s) on PostgreSQL and Redis" } ?? ""
+        write("\(scenarios.count - failed) of \(scenarios.count) scenarios passed (time scale \(scale)\(on)).")
         return failed == 0 ? 0 : 1
     }
 

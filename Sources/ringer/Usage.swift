@@ -51,18 +51,22 @@ enum Usage {
                                 Alice calls Bob, whose iPhone app is killed, all on loopback.
                                 --android: Bob's Android app was swiped away; FCM starts it.
                                 --json: one JSON object per line; --verbose: server and sandbox logs too.
-      ringer scenario [--time-scale 0.01] [--trace] [--verbose] FILE.json|FOLDER...
+      ringer scenario [--time-scale 0.01] [--nodes N --database URL --redis URL] [--trace] [--verbose] FILE.json|FOLDER...
                                 Play scenario files (docs/scenarios.md) against the server, the APNs and FCM
                                 sandboxes and simulated iPhones and Android phones on loopback; prints what differed from each file's
                                 "expect". --time-scale: real seconds per scenario second (1 = real time);
                                 --trace: print every run's time line. Exit 0 all matched, 1 a mismatch,
                                 2 a bad file or flag.
-      ringer explore [--seed 1] [--runs 1] [--time-scale 0.04] [--trace] [--verbose]
+      ringer explore [--seed 1] [--runs 1] [--time-scale 0.04] [--nodes N --database URL --redis URL] [--trace] [--verbose]
                                 Race exploration (docs/scenarios.md): seeds N … N+runs-1 each make a random
                                 script (callee devices, slow pushes, answers, declines, cancel, app kills,
                                 phones off/on) played on loopback; checks the ringing invariants after each.
                                 Prints a failing seed's violations, script and time line; --trace: every
                                 run's. Exit 0 all kept, 1 a violation, 2 a bad flag.
+                                --nodes N (scenario and explore): N `ringer serve` processes of this binary on
+                                a fresh database per run on the PostgreSQL server of --database (its role
+                                needs CREATEDB) and on --redis (one run at a time), behind a loopback
+                                balancer; explore's scripts then kill nodes (SIGKILL) and start them again.
       ringer copy-database --from ringer.sqlite [--to postgres://user@host:5432/ringer]
                                 Copy every row of a stopped server's SQLite file into an empty PostgreSQL
                                 database (or RINGER_DATABASE), all or nothing (docs/operations.md).

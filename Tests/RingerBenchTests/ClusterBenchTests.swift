@@ -135,11 +135,6 @@ struct ClusterBenchTests {
         idle.callsPerSecond = 0
         #expect(idle.millisecondsPerCall(0.5) == nil)
     }
-
-    @Test func aFreeLoopbackPortCanBeBound() throws {
-        let port = try LoopbackPort.free()
-        #expect((1...65535).contains(port))
-    }
 }
 
 /// The store's and Redis's counters per call.

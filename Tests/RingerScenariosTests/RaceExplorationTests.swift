@@ -69,13 +69,46 @@ extension ScenarioRuns {
                     == [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
         }
 
+        @Test func aClusterScriptIsTheOneServerScriptPlusNodeFailures() {
+            let scripts = (1...200).map { (RaceScript.generate(seed: UInt64($0)), RaceScript.generate(seed: UInt64($0), nodes: 3)) }
+            for (one, three) in scripts {
+                #expect(one.nodes == 1 && three.nodes == 3)
+                #expect(RaceScript.generate(seed: one.seed, nodes: 1) == one)
+                // The same phones and the same user actions, whatever the node count.
+                #expect(three.devices == one.devices)
+                #expect(three.steps.filter { $0.node == nil } == one.steps)
+                #expect(three.steps.map(\.at) == three.steps.map(\.at).sorted())
+                let nodeSteps = three.steps.filter { $0.node != nil }
+                #expect(nodeSteps.allSatisfy { (0..<3).contains($0.node!) && $0.device == nil })
+                #expect(nodeSteps.count <= 2)
+                if let start = nodeSteps.first(where: { $0.action == .startNode }) {
+                    let kill = nodeSteps.first { $0.action == .killNode }
+                    #expect(kill?.node == start.node && kill!.at < start.at, "a node starts again only after its kill")
+                }
+                #expect(three.isGenerated)
+                if !nodeSteps.isEmpty {
+                    // The same steps said to need one node are made by no seed: one server cannot kill node-1.
+                    #expect(!RaceScript(seed: three.seed, ringTimeout: three.ringTimeout, devices: three.devices,
+                                        steps: three.steps, finalHangUpAt: three.finalHangUpAt).isGenerated)
+                }
+            }
+            let kills = scripts.compactMap { $0.1.steps.first { $0.action == .killNode } }
+            #expect((100...180).contains(kills.count), "about 70 % of runs kill a node: \(kills.count) of 200")
+            #expect(kills.contains { $0.node == 0 && $0.at < RaceScript.explorationRingTimeout }, "node-0 dies mid-ring")
+            #expect(Set(kills.compactMap(\.node)) == [0, 1, 2])
+            #expect(scripts.contains { $0.1.lines[0].contains("3 server nodes") })
+            #expect(RaceOutcome(script: scripts[0].1, violations: [], problems: [], trace: [], timeScale: 0.1, realSeconds: 1)
+                .replayCommand.contains("--nodes 3"))
+        }
+
         private var scriptsSeeds1to25: [RaceScript] { (1...25).map { RaceScript.generate(seed: UInt64($0)) } }
 
         @Test func scriptsCoverEveryStartActionAndDeviceCount() {
             let scripts = (1...300).map { RaceScript.generate(seed: UInt64($0)) }
             #expect(Set(scripts.map(\.devices.count)) == [1, 2, 3])
             #expect(Set(scripts.flatMap { $0.devices.map(\.start) }) == Set(RaceScript.Start.allCases))
-            #expect(Set(scripts.flatMap { $0.steps.map(\.action) }) == Set(RaceStep.Action.allCases))
+            #expect(Set(scripts.flatMap { $0.steps.map(\.action) })
+                    == Set(RaceStep.Action.allCases).subtracting([.killNode, .startNode]), "node steps only on a cluster")
             #expect(scripts.contains { $0.steps.isEmpty }, "a plain ring-out")
             let devices = scripts.flatMap(\.devices)
             #expect(Set(devices.map(\.platform)) == [.ios, .android], "iPhones and Android phones")

@@ -12,6 +12,13 @@ enum ScenarioFolder {
         return names.filter { $0.hasSuffix(".json") }.sorted().map { path + "/" + $0 }
     }
 
+    /// Every `*.json` file in a subfolder (`cluster`), in name order.
+    static func files(in subfolder: String) -> [String] {
+        let folder = path + "/" + subfolder
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.sorted().map { folder + "/" + $0 }
+    }
+
     /// The path of one scenario file.
     static func file(_ name: String) -> String { path + "/" + name }
 }

@@ -11,14 +11,26 @@ import Testing
     /// to reorder steps that are seconds apart. A real regression fails at every scale.
     static let scales = [0.01, 0.05, 0.25]
 
-    /// Runs `scenario` at each of ``scales`` until one run matches.
+    /// Time scales a scenario is tried at on a cluster: 20 times faster than real time first. Separate processes
+    /// sweep ring deadlines and write heartbeats every scenario second, each a round of SQL, and a node whose
+    /// heartbeat is 10 scenario seconds old is taken for dead: at 0.01 a 100 ms stall would do that.
+    static let clusterScales = [0.05, 0.25]
+
+    /// Runs `scenario` at each of ``scales`` (``clusterScales`` on a cluster) until one run matches.
+    /// - Parameter cluster: `ringer serve` processes to run it on; nil for one in-process server.
     /// - Returns: the last result and a report of every failed attempt (empty when the first matched).
-    static func run(_ scenario: Scenario) async -> (result: ScenarioResult, report: String) {
+    static func run(_ scenario: Scenario, cluster: LocalStack.Cluster? = nil) async -> (result: ScenarioResult, report: String) {
         var failures: [String] = []
-        var result = await ScenarioRunner(timeScale: scales[0]).run(scenario)
+        let scales = cluster == nil ? scales : clusterScales
+        func runner(_ scale: Double) -> ScenarioRunner {
+            var runner = ScenarioRunner(timeScale: scale)
+            runner.cluster = cluster
+            return runner
+        }
+        var result = await runner(scales[0]).run(scenario)
         for slower in scales.dropFirst() where !result.passed {
             failures.append("at time scale \(result.timeScale):\n\(result.summary)\n\(result.trace.joined(separator: "\n"))")
-            result = await ScenarioRunner(timeScale: slower).run(scenario)
+            result = await runner(slower).run(scenario)
         }
         if !result.passed {
             failures.append("at time scale \(result.timeScale):\n\(result.summary)\n\(result.trace.joined(separator: "\n"))")

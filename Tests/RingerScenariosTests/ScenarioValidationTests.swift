@@ -119,6 +119,38 @@ struct ScenarioValidationTests {
         #expect(selfCall.message.contains("cannot call themselves"))
     }
 
+    @Test func nodesAndNodeStepsAreCheckedAgainstTheScenariosNodeCount() throws {
+        let cluster = Self.valid.replacingOccurrences(of: #""name": "valid","#, with: #""name": "valid", "nodes": 2,"#)
+            .replacingOccurrences(of: #"{"id": "alice-iphone", "user": "alice"}"#, with: #"{"id": "alice-iphone", "user": "alice", "node": 1}"#)
+            .replacingOccurrences(of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+                                  with: #"{"at": 3, "action": "kill_node", "node": 0}, {"at": 4, "action": "start_node", "node": 0}, "#
+                                    + #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#)
+        let scenario = try Scenario.parse(Data(cluster.utf8), file: "cluster.json")
+        #expect(scenario.nodes == 2)
+        #expect(scenario.devices[0].node == 1 && scenario.devices[1].node == nil)
+        #expect(scenario.timeline[1].kind == .killNode(0) && scenario.timeline[2].kind == .startNode(0))
+        #expect(scenario.timeline[1].summary == "kill node-0")
+        #expect(try Scenario.parse(Data(Self.valid.utf8), file: "valid.json").nodes == 1)
+
+        let tooMany = try refusal(#""name": "valid","#, #""name": "valid", "nodes": 10,"#)
+        #expect(tooMany.path == "$.nodes" && tooMany.message.contains("between 1 and 9"))
+        let noNode = try refusal(#"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#, #"{"at": 5, "action": "kill_node"}"#)
+        #expect(noNode.message.contains("missing required key \"node\""))
+        // One node unless the file says more: node 1 does not exist.
+        let beyond = try refusal(#"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+                                 #"{"at": 5, "action": "start_node", "node": 1}"#)
+        #expect(beyond.path == "$.timeline[1].node" && beyond.message.contains("raise \"nodes\""), "\(beyond)")
+        let device = try refusal(#"{"id": "alice-iphone", "user": "alice"}"#, #"{"id": "alice-iphone", "user": "alice", "node": 2}"#)
+        #expect(device.path == "$.devices[0].node")
+    }
+
+    @Test func aScenarioForMoreNodesThanTheRunHasFailsSayingHowToRunIt() async throws {
+        let cluster = Self.valid.replacingOccurrences(of: #""name": "valid","#, with: #""name": "valid", "nodes": 3,"#)
+        let result = await ScenarioRunner(timeScale: 0.01).run(try Scenario.parse(Data(cluster.utf8), file: "cluster.json"))
+        #expect(!result.passed)
+        #expect(result.mismatches == ["the scenario needs 3 server nodes and the run has 1: run it with --nodes 3 --database … --redis …"])
+    }
+
     @Test func structuralMistakesAreRefused() throws {
         let range = try refusal(#"{"at": 5, "#, #"{"at": 4000, "#)
         #expect(range.path == "$.timeline[1].at")

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SocketSupport
 
 /// A loopback TCP port that is bound but not listening, so connecting to it is refused at once; or, made
 /// with `listening: true`, one that listens but never accepts, so connections succeed and nothing is ever
@@ -24,9 +25,11 @@ public final class ClosedPort {
     /// A port on 127.0.0.1 that was free a moment ago (for a child process to listen on).
     /// - Throws: ``TestSupportError`` when no socket can be bound.
     public static func freePort() throws -> Int {
-        let (descriptor, port) = try loopbackSocket(listening: false, reusingAddress: true)
-        close(descriptor)
-        return port
+        do {
+            return try LoopbackPort.free()
+        } catch {
+            throw TestSupportError.setup("no free port on 127.0.0.1: \(error)")
+        }
     }
 
     /// A TCP socket bound to 127.0.0.1 on an ephemeral port, listening or not.

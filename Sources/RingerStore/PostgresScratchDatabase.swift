@@ -1,0 +1,37 @@
+import Foundation
+
+/// A throw-away database on a PostgreSQL server, for runs that must start from nothing and leave nothing
+/// behind (`ringer scenario --nodes`, `ringer explore --nodes`): each run creates one, points its `ringer serve`
+/// processes at ``url``, and drops it afterwards. The role in the server URL needs `CREATEDB`.
+public struct PostgresScratchDatabase: Sendable {
+    /// The database's name: `ringer_run_` and 16 hex digits.
+    public let name: String
+    /// The server URL with `dbname=<name>` added to its query (libpq reads a later `dbname` over the URL's
+    /// path; PostgreSQL: "Connection URIs"). It holds the server URL's password: pass it in the environment
+    /// (`RINGER_DATABASE`), never as a flag `ps` shows.
+    public let url: String
+    private let server: PostgresTarget
+
+    /// Creates the database on the server the URL names (the URL's own database is only where the
+    /// `CREATE DATABASE` runs).
+    /// - Parameter serverURL: `postgres://…` of a role allowed to create databases.
+    /// - Throws: ``StoreError`` when the URL is not a PostgreSQL URL, the server cannot be reached, or the role
+    ///   may not create databases (the message never holds the password).
+    public init(serverURL: String) throws {
+        guard let target = PostgresTarget(url: serverURL) else {
+            throw StoreError.serverUnreachable("the database URL must start with postgres:// or postgresql://")
+        }
+        server = target
+        name = "ringer_run_" + (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let separator = serverURL.contains("?") ? "&" : "?"
+        url = serverURL + separator + "dbname=" + name
+        // The name is ours (letters, digits, `_`): nothing from outside is spliced into the statement.
+        try PostgresConnection(target).execute("CREATE DATABASE \(name)")
+    }
+
+    /// Drops the database, closing the connections still open to it (`WITH (FORCE)`, PostgreSQL 13+).
+    /// - Throws: ``StoreError`` when the server cannot be reached or refuses.
+    public func drop() throws {
+        try PostgresConnection(server).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+}
