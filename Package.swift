@@ -82,7 +82,9 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "RingerScenarios",
                 dependencies: ["RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
-                               "DevCertificates", "JWT", "SocketSupport"],
+                               "DevCertificates", "JWT",
+                               // LoopbackBalancer's sockets, LoopbackPort for the nodes' ports.
+                               "SocketSupport"],
                 swiftSettings: strict),
         // The push benchmark (`ringer bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
         .target(name: "RingerBench", dependencies: ["APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
