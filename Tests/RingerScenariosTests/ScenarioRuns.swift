@@ -11,10 +11,11 @@ import Testing
     /// to reorder steps that are seconds apart. A real regression fails at every scale.
     static let scales = [0.01, 0.05, 0.25]
 
-    /// Time scales a scenario is tried at on a cluster: 20 times faster than real time first. Separate processes
-    /// sweep ring deadlines and write heartbeats every scenario second, each a round of SQL, and a node whose
-    /// heartbeat is 10 scenario seconds old is taken for dead: at 0.01 a 100 ms stall would do that.
-    static let clusterScales = [0.05, 0.25]
+    /// Time scales a scenario is tried at on a cluster: 10 times faster than real time first. An event that crosses
+    /// nodes takes a commit, a Redis publish and the other node's write, 50–80 ms on this machine, and a scenario
+    /// allows 1 scenario second for a phone to stop ringing after an answer elsewhere (50 ms at 0.05); and a node
+    /// whose heartbeat is 10 scenario seconds old is taken for dead, 100 ms at 0.01.
+    static let clusterScales = [0.1, 0.25]
 
     /// Runs `scenario` at each of ``scales`` (``clusterScales`` on a cluster) until one run matches.
     /// - Parameter cluster: `ringer serve` processes to run it on; nil for one in-process server.
