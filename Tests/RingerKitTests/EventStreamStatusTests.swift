@@ -120,6 +120,32 @@ import Testing
     }
 }
 
+/// `isLive` says whether live events reach the stream: from `stream.ready` until the socket goes.
+@Suite struct EventStreamLiveTests {
+    @Test func isLiveFromStreamReadyUntilTheSocketDropsAndAgainAfterTheNextReady() async throws {
+        let sockets = EventStreamStatusTests.DroppableSockets()
+        let statuses = EventStreamStatusTests.Statuses()
+        let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
+        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
+                                 onStatus: { statuses.append($0) })
+        stream.start()
+        #expect(await EventStreamStatusTests.waitUntil { statuses.kinds == ["connected"] })
+        // Connected is not live: the server subscribes the socket and replays before it sends `stream.ready`.
+        #expect(!stream.isLive)
+        sockets.send(#"{"type":"stream.ready","seq":3}"#)
+        #expect(await EventStreamStatusTests.waitUntil { stream.isLive })
+
+        sockets.drop()
+        #expect(await EventStreamStatusTests.waitUntil { statuses.kinds == ["connected", "lost", "restored"] })
+        #expect(!stream.isLive, "a new socket is live only after its own stream.ready")
+        sockets.send(#"{"type":"stream.ready","seq":3}"#)
+        #expect(await EventStreamStatusTests.waitUntil { stream.isLive })
+
+        stream.stop()
+        #expect(!stream.isLive)
+    }
+}
+
 /// `stream.ready` only moves the resume point; it never hides events.
 @Suite struct EventStreamReadyTests {
     @Test func anEventAtOrBelowTheReadySeqThatArrivesAfterStreamReadyIsStillDelivered() async throws {
