@@ -176,56 +176,70 @@ public final class LocalStack: Sendable {
         let userTokenSecret = Self.randomSecret()
         let backend: Backend
         let serverURL: URL
-        if let cluster = options.cluster {
-            var arguments = ["--apns-key-file", keyFile.path, "--apns-key-id", keyID, "--apns-team-id", teamID,
-                             "--apns-host", "localhost:\(sandboxPort)", "--apns-ca-file", tls.caCertificate.path,
-                             "--fcm-service-account", accountFile.path, "--fcm-host", "localhost:\(fcmPort)",
-                             "--fcm-ca-file", tls.caCertificate.path,
-                             "--ring-timeout", "\(options.ringTimeout)", "--call-idle-timeout", "\(options.callIdleTimeout)",
-                             "--max-call-duration", "\(options.maxCallDuration)", "--database-pool-size", "4"]
-            arguments += try Self.testTimeFlags(options.clock)
-            let database = try PostgresScratchDatabase(serverURL: cluster.databaseServer)
-            let nodes: ServerNodes
-            let balancer: LoopbackBalancer
-            do {
-                nodes = try ServerNodes(count: max(1, cluster.nodes), launch: .init(
-                    executable: cluster.executable, arguments: arguments,
-                    environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": userTokenSecret,
-                                  "RINGER_DATABASE": database.url, "RINGER_REDIS": cluster.redis],
-                    folder: directory, startTimeout: cluster.startTimeout))
-                balancer = LoopbackBalancer(backends: nodes.ports)
-                // The first node migrates the new database; the others then find it current.
-                for node in nodes.ports.indices { try await nodes.start(node) }
-                serverURL = URL(string: "http://127.0.0.1:\(try balancer.front(preferring: 0))")!
-            } catch {
-                try? database.drop()
-                throw error
+        do {
+            if let cluster = options.cluster {
+                var arguments = ["--apns-key-file", keyFile.path, "--apns-key-id", keyID, "--apns-team-id", teamID,
+                                 "--apns-host", "localhost:\(sandboxPort)", "--apns-ca-file", tls.caCertificate.path,
+                                 "--fcm-service-account", accountFile.path, "--fcm-host", "localhost:\(fcmPort)",
+                                 "--fcm-ca-file", tls.caCertificate.path,
+                                 "--ring-timeout", "\(options.ringTimeout)", "--call-idle-timeout", "\(options.callIdleTimeout)",
+                                 "--max-call-duration", "\(options.maxCallDuration)", "--database-pool-size", "4"]
+                arguments += try Self.testTimeFlags(options.clock)
+                let database = try PostgresScratchDatabase(serverURL: cluster.databaseServer)
+                let nodes: ServerNodes
+                do {
+                    nodes = try ServerNodes(count: max(1, cluster.nodes), launch: .init(
+                        executable: cluster.executable, arguments: arguments,
+                        environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": userTokenSecret,
+                                      "RINGER_DATABASE": database.url, "RINGER_REDIS": cluster.redis],
+                        folder: directory, startTimeout: cluster.startTimeout))
+                } catch {
+                    try? database.drop()
+                    throw error
+                }
+                let balancer = LoopbackBalancer(backends: nodes.ports)
+                do {
+                    // The first node migrates the new database; the others then find it current.
+                    for node in nodes.ports.indices { try await nodes.start(node) }
+                    serverURL = URL(string: "http://127.0.0.1:\(try balancer.front(preferring: 0))")!
+                } catch {
+                    // Nothing of a stack that never started is left running or stored.
+                    await nodes.shutdown()
+                    balancer.shutdown()
+                    try? database.drop()
+                    throw error
+                }
+                backend = .cluster(nodes, balancer, database)
+            } else {
+                var config = ServerConfiguration()
+                config.port = 0
+                config.databasePath = directory.appendingPathComponent("ringer.sqlite").path
+                config.adminKey = adminKey
+                config.userTokenSecret = userTokenSecret
+                config.ringTimeout = options.ringTimeout
+                config.callIdleTimeout = options.callIdleTimeout
+                config.maxCallDuration = options.maxCallDuration
+                var apns = ServerConfiguration.APNsSettings(keyFile: keyFile.path, keyID: keyID, teamID: teamID)
+                apns.sandboxURL = "https://localhost:\(sandboxPort)"
+                apns.productionURL = apns.sandboxURL
+                apns.caFile = tls.caCertificate.path
+                config.apns = apns
+                var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [accountFile.path])
+                fcm.baseURL = "https://localhost:\(fcmPort)"
+                fcm.caFile = tls.caCertificate.path
+                config.fcm = fcm
+                let server = try RingerServer(configuration: config, clock: options.clock, logger: options.logger,
+                                              observe: options.observe)
+                let port = try await server.start()
+                config.port = port
+                serverURL = URL(string: "http://127.0.0.1:\(port)")!
+                backend = .inProcess(LockedValue(server), config)
             }
-            backend = .cluster(nodes, balancer, database)
-        } else {
-            var config = ServerConfiguration()
-            config.port = 0
-            config.databasePath = directory.appendingPathComponent("ringer.sqlite").path
-            config.adminKey = adminKey
-            config.userTokenSecret = userTokenSecret
-            config.ringTimeout = options.ringTimeout
-            config.callIdleTimeout = options.callIdleTimeout
-            config.maxCallDuration = options.maxCallDuration
-            var apns = ServerConfiguration.APNsSettings(keyFile: keyFile.path, keyID: keyID, teamID: teamID)
-            apns.sandboxURL = "https://localhost:\(sandboxPort)"
-            apns.productionURL = apns.sandboxURL
-            apns.caFile = tls.caCertificate.path
-            config.apns = apns
-            var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [accountFile.path])
-            fcm.baseURL = "https://localhost:\(fcmPort)"
-            fcm.caFile = tls.caCertificate.path
-            config.fcm = fcm
-            let server = try RingerServer(configuration: config, clock: options.clock, logger: options.logger,
-                                          observe: options.observe)
-            let port = try await server.start()
-            config.port = port
-            serverURL = URL(string: "http://127.0.0.1:\(port)")!
-            backend = .inProcess(LockedValue(server), config)
+        } catch {
+            sandbox.shutdown()
+            fcmSandbox.shutdown()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
         return LocalStack(directory: directory, serverURL: serverURL, sandbox: sandbox, fcmSandbox: fcmSandbox,
                           backend: backend, adminKey: adminKey, options: options)

@@ -39,6 +39,22 @@ import Testing
         withExtendedLifetime(redis) {}
     }
 
+    @Test func aClusterWhoseNodesCannotReachRedisFailsToStartNamingTheNodeAndItsLog() async throws {
+        var (cluster, redis) = try await Self.cluster(nodes: 2)
+        cluster.redis = "redis://127.0.0.1:\(try ClosedPort.freePort())"
+        cluster.startTimeout = 3
+        var options = LocalStack.Options()
+        options.cluster = cluster
+        do {
+            _ = try await LocalStack.start(options)
+            Issue.record("a stack whose nodes never reach Redis started")
+        } catch let error as LocalStackError {
+            #expect(error.description.hasPrefix("node-0 was not healthy within 3 s"), "\(error)")
+            #expect(error.description.contains("listening http.address=127.0.0.1:"), "the end of its log: \(error)")
+        }
+        withExtendedLifetime(redis) {}
+    }
+
     /// Scenarios/cluster: a node dying mid-ring and during an answered call.
     @Test(arguments: ClusterRunTests.clusterFiles)
     func clusterScenarioMatchesItsExpectations(_ file: String) async throws {
