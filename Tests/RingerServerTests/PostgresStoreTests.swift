@@ -19,6 +19,24 @@ import Testing
         #expect(rows.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 
+    @Test func aScratchDatabaseIsEmptyUsableByAStoreAndGoneOnceDropped() async throws {
+        let server = try await PostgresServer.shared()
+        let scratch = try PostgresScratchDatabase(serverURL: server.url(database: "postgres"))
+        #expect(scratch.name.hasPrefix("ringer_run_") && scratch.name.count == 27)
+        #expect(scratch.url.hasSuffix("?dbname=\(scratch.name)"))
+        let store = try PostgresStore(target: try #require(PostgresTarget(url: scratch.url)), poolSize: 1)
+        #expect(try await store.schemaVersion() == SchemaMigrations.migrations.count)
+        let current = try await server.psql("SELECT current_database()", on: scratch.url)
+        #expect(current.trimmingCharacters(in: .whitespacesAndNewlines) == scratch.name)
+        // Dropped with the store's connection still open (WITH (FORCE)).
+        try scratch.drop()
+        let left = try await server.psql("SELECT count(*) FROM pg_database WHERE datname = '\(scratch.name)'",
+                                         on: server.url(database: "postgres"))
+        #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        withExtendedLifetime(store) {}
+        #expect(throws: StoreError.self) { try PostgresScratchDatabase(serverURL: "mysql://root:pw@127.0.0.1/x") }
+    }
+
     @Test func anUnreachableServerIsUnavailableAndItsPasswordIsNeverShown() async throws {
         let closed = try ClosedPort()
         let port = closed.port
