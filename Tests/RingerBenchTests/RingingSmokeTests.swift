@@ -8,13 +8,7 @@ import Testing
 struct RingingSmokeTests {
     /// The `ringer` binary `swift build --build-tests` put beside the test bundle.
     /// - Throws: when there is none (the build did not run).
-    static func ringerExecutable() throws -> String {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let executable = [directory, directory.deletingLastPathComponent()]
-            .map { $0.appendingPathComponent("ringer").path }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-        return try #require(executable, "no ringer binary near \(directory.path): run swift build --build-tests")
-    }
+    static func ringerExecutable() throws -> String { try BuiltRinger.url().path }
 
     @Test func fiftyIdleSocketsAndAFewCallsAreMeasuredEndToEnd() async throws {
         let ringer = try Self.ringerExecutable()
