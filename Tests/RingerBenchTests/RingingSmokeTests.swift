@@ -1,5 +1,6 @@
 import Foundation
 @testable import RingerBench
+import RingerTestSupport
 import Testing
 
 /// The ringing part end to end at a small size: `ringer serve`, `ringer sandbox`, one socket holder with 50
