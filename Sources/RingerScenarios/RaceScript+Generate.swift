@@ -49,7 +49,7 @@ extension RaceScript {
                 steps.append(RaceStep(at: rounded(at + random.double(in: 1...6)), device: nil, action: .startNode, node: node))
             }
         }
-        script.steps = steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        script.steps = inTimeOrder(steps)
         return script
     }
 
@@ -111,10 +111,14 @@ extension RaceScript {
                 steps.append(RaceStep(at: rounded(at + random.double(in: 0...0.4)), device: other, action: second))
             }
         }
-        // Stable: steps at the same time keep the order they were drawn in.
-        let ordered = steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        let ordered = inTimeOrder(steps)
         return RaceScript(seed: seed, ringTimeout: ring, devices: devices, steps: ordered,
                           finalHangUpAt: ring + deviceGrace + 4)
+    }
+
+    /// The steps by time, stable: steps at the same time keep the order they were drawn in.
+    private static func inTimeOrder(_ steps: [RaceStep]) -> [RaceStep] {
+        steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
 
     /// Times are kept to 0.05 s so scripts read well.
