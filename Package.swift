@@ -93,7 +93,8 @@ let package = Package(
         .executableTarget(name: "ringer",
                           dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerLogging",
                                          "DevCertificates", "JWT", "LibWebSockets",
-                                         "RingerBench"],
+                                         // ClusterFlags' check that --redis answers before nodes start.
+                                         "RingerRedis", "RingerBench"],
                           swiftSettings: strict),
 
         // Test support shared by the test targets: child processes, throw-away certificates, Python peers.

@@ -55,18 +55,23 @@ public final class LocalStack: Sendable {
         /// `postgres://…` of a server on which the stack creates a database of its own and drops it at
         /// ``LocalStack/shutdown()`` (``PostgresScratchDatabase``): the role needs `CREATEDB`.
         public var databaseServer: String
-        /// `redis://…`. Redis pub/sub ignores the database number, so two stacks on one Redis must not run at the
-        /// same time: each would deliver the other's events.
+        /// `redis://…`. Each stack's nodes use Redis names of their own (`--redis-prefix`, the database's name), so
+        /// stacks may share one Redis, also at the same time.
         public var redis: String
         /// The `ringer` executable the nodes run.
         public var executable: URL
         /// Real seconds a node may take to start and report Redis connected.
         public var startTimeout: TimeInterval = 30
+        /// Told of what ``LocalStack/shutdown()`` could not clean up (a database it could not drop, named so it can
+        /// be dropped by hand); standard error by default.
+        public var warn: @Sendable (String) -> Void = { message in
+            try? FileHandle.standardError.write(contentsOf: Data(("warning: " + message + "\n").utf8))
+        }
 
         /// - Parameters:
         ///   - nodes: how many `ringer serve` processes, 1 or more.
         ///   - databaseServer: `postgres://…` of a role that may create databases.
-        ///   - redis: `redis://…`, used by this stack alone while it runs.
+        ///   - redis: `redis://…`, which other stacks may share.
         ///   - executable: the `ringer` binary.
         public init(nodes: Int, databaseServer: String, redis: String, executable: URL) {
             self.nodes = nodes
@@ -127,6 +132,8 @@ public final class LocalStack: Sendable {
     private let phones = LockedValue<[SimulatedIPhone]>([])
     /// Android phones made by ``androidPhone(user:name:deviceID:behaviour:permissions:loggedIn:observe:)``.
     private let androidPhones = LockedValue<[SimulatedAndroidPhone]>([])
+    /// The one shutdown, which every call of ``shutdown()`` awaits.
+    private let shuttingDown = LockedValue<Task<Void, Never>?>(nil)
 
     private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, fcmSandbox: FCMSandbox, backend: Backend,
                  adminKey: String, options: Options) {
@@ -141,8 +148,34 @@ public final class LocalStack: Sendable {
     }
 
     /// Creates keys and certificates, starts the sandbox and the server.
-    /// - Throws: when a port cannot be bound or a file cannot be written.
+    /// - Throws: when a port cannot be bound or a file cannot be written; ``LocalStackError`` once
+    ///   ``shutdownEveryStack()`` was called (a stack that was starting then is shut down before the error).
     public static func start(_ options: Options = Options()) async throws -> LocalStack {
+        try LiveStacks.beginStart()
+        let stack: LocalStack
+        do {
+            stack = try await make(options)
+        } catch {
+            LiveStacks.abandonStart()
+            throw error
+        }
+        guard LiveStacks.finishStart(stack) else {
+            await stack.shutdown()
+            LiveStacks.abandonStart()
+            throw LocalStackError("stopped starting a stack: the process is ending")
+        }
+        return stack
+    }
+
+    /// Shuts down every stack of this process (``shutdown()``), waits for those still starting to give up, and refuses
+    /// new ones: for a command ending on `SIGINT` or `SIGTERM`, so no `ringer serve` node, scratch database or
+    /// temporary folder outlives it. Returns within about 40 s (a start waiting on a node gives up within 50 ms).
+    public static func shutdownEveryStack() async {
+        await LiveStacks.shutdownAll(within: 40)
+    }
+
+    /// ``start(_:)`` without the bookkeeping of the process's stacks.
+    private static func make(_ options: Options) async throws -> LocalStack {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let authority = try DevCertificateAuthority.create()
@@ -186,6 +219,9 @@ public final class LocalStack: Sendable {
                                  "--max-call-duration", "\(options.maxCallDuration)", "--database-pool-size", "4"]
                 arguments += try Self.testTimeFlags(options.clock)
                 let database = try PostgresScratchDatabase(serverURL: cluster.databaseServer)
+                // The run's own Redis names, so runs sharing a Redis never hear each other; and nodes that end
+                // themselves should this process die unannounced (SIGKILL), as a test run's nodes must.
+                arguments += ["--redis-prefix", database.name, "--test-parent-pid", "\(getpid())"]
                 let nodes: ServerNodes
                 do {
                     nodes = try ServerNodes(count: max(1, cluster.nodes), launch: .init(
@@ -194,7 +230,7 @@ public final class LocalStack: Sendable {
                                       "RINGER_DATABASE": database.url, "RINGER_REDIS": cluster.redis],
                         folder: directory, startTimeout: cluster.startTimeout))
                 } catch {
-                    try? database.drop()
+                    drop(database, cluster)
                     throw error
                 }
                 let balancer = LoopbackBalancer(backends: nodes.ports)
@@ -206,7 +242,7 @@ public final class LocalStack: Sendable {
                     // Nothing of a stack that never started is left running or stored.
                     await nodes.shutdown()
                     balancer.shutdown()
-                    try? database.drop()
+                    drop(database, cluster)
                     throw error
                 }
                 backend = .cluster(nodes, balancer, database)
@@ -289,8 +325,10 @@ public final class LocalStack: Sendable {
             await server.shutdown()
         case .cluster(let nodes, let balancer, _):
             guard nodes.ports.indices.contains(node) else { return }
-            balancer.setDown(node, true)
+            // The process first, as a machine dies: its sockets end as the kernel ends them, and only then does
+            // the balancer send new connections elsewhere.
             nodes.kill(node)
+            balancer.setDown(node, true)
         }
     }
 
@@ -438,9 +476,21 @@ public final class LocalStack: Sendable {
         return phone
     }
 
-    /// Switches the phones off, stops the server (a cluster's nodes with `SIGTERM`, then drops its database) and the
-    /// sandboxes, and removes the temporary folder.
+    /// Switches the phones off, stops the server (a cluster's nodes with `SIGTERM`, then drops its database, telling
+    /// ``Cluster/warn`` when it cannot) and the sandboxes, and removes the temporary folder. A second call, also one
+    /// made at the same time (``shutdownEveryStack()`` on a signal), waits for the first.
     public func shutdown() async {
+        let task = shuttingDown.withLock { task in
+            if let task { return task }
+            let started = Task { await self.stopEverything() }
+            task = started
+            return started
+        }
+        await task.value
+        LiveStacks.remove(self)
+    }
+
+    private func stopEverything() async {
         for phone in phones.withLock({ $0 }) { phone.setAppState(.killed) }
         for phone in androidPhones.withLock({ $0 }) { phone.setAppState(.forceStopped) }
         switch backend {
@@ -448,11 +498,20 @@ public final class LocalStack: Sendable {
         case .cluster(let nodes, let balancer, let database):
             await nodes.shutdown()
             balancer.shutdown()
-            try? database.drop()
+            if let cluster = options.cluster { Self.drop(database, cluster) }
         }
         sandbox.shutdown()
         fcmSandbox.shutdown()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Drops a cluster stack's database, telling ``Cluster/warn`` when it cannot.
+    private static func drop(_ database: PostgresScratchDatabase, _ cluster: Cluster) {
+        do {
+            try database.drop()
+        } catch {
+            cluster.warn("could not drop the run's database \(database.name) (\(error)); drop it by hand: DROP DATABASE \(database.name)")
+        }
     }
 
     private static func randomSecret() -> String {

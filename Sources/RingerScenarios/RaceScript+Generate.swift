@@ -42,7 +42,9 @@ extension RaceScript {
         let ring = script.ringTimeout
         var steps = script.steps
         if random.chance(0.7) {
-            let node = random.chance(0.5) ? 0 : random.int(in: 1...(nodes - 1))
+            // Never empty: bob's first phone is on node-1.
+            let callees = Set(script.calleeNodes).subtracting([0]).sorted()
+            let node = random.chance(0.5) ? 0 : callees[random.int(in: 0...(callees.count - 1))]
             let at = rounded(random.double(in: 0.2...(ring + 1)))
             steps.append(RaceStep(at: at, device: nil, action: .killNode, node: node))
             if random.chance(0.5) {

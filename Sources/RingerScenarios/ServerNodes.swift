@@ -47,11 +47,14 @@ final class ServerNodes: Sendable {
     func start(_ node: Int) async throws {
         guard !isRunning(node) else { return }
         let log = logFile(node)
-        if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
         let process = Process()
         process.executableURL = launch.executable
         process.arguments = ["serve", "--listen", "127.0.0.1:\(ports[node])", "--node-id", Self.nodeID(node)] + launch.arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(launch.environment) { $1 }
+        // Only the stack's own settings: a RINGER_* of the caller's shell (another server's database, a prefix)
+        // would otherwise reach every node as a setting.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RINGER_") }
+            .merging(launch.environment) { $1 }
         do {
             let handle = try FileHandle(forWritingTo: log)
             handle.seekToEndOfFile()
@@ -108,6 +111,9 @@ final class ServerNodes: Sendable {
         while ContinuousClock.now < deadline {
             guard isRunning(node) else {
                 throw LocalStackError("\(Self.nodeID(node)) exited while starting; the end of its log:\n\(logTail(node))")
+            }
+            guard !LiveStacks.isEnding else {
+                throw LocalStackError("stopped waiting for \(Self.nodeID(node)) to start: the process is ending")
             }
             if let (data, response) = try? await URLSession.shared.data(from: url),
                (response as? HTTPURLResponse)?.statusCode == 200,

@@ -11,13 +11,13 @@ import RingerWire
 ///
 /// PostgreSQL stays the source of truth: every event is stored with its `seq` before it is published, so
 /// whatever Redis loses is read back from the store. A server
-/// - publishes each change's events on `ringer:events`; every server hands them to the sockets it holds (a
+/// - publishes each change's events on `<prefix>:events` (``ClusterKeys``); every server hands them to the sockets it holds (a
 ///   user's sockets may be on several servers; the hub keeps each user's `seq` order and fills gaps);
 /// - after its subscription was down (Redis restarted, a network cut), re-reads what its users missed;
 /// - every ``reconcileInterval`` seconds compares the streams that grew lately (``RingerStore/recentSequences(since:)``)
 ///   with what it delivered, and fills the difference: the cover for a message lost while everyone stayed
 ///   subscribed (its publisher died between commit and publish);
-/// - keeps `ringer:presence:<user>` (server → last refresh) and `ringer:nodes` (server → heartbeat), so
+/// - keeps `<prefix>:presence:<user>` (server → last refresh) and `<prefix>:nodes` (server → heartbeat), so
 ///   ``isOnlineElsewhere(_:)`` answers whether the user holds a socket on another live server;
 /// - tells the others when a device's socket opens here, so a device that reconnected to this server while its
 ///   old connection lingered on another holds one socket, the newer (no sticky sessions needed).
@@ -26,8 +26,6 @@ import RingerWire
 /// reconciliation fills them once Redis is back) and the subscriber reconnects with backoff.
 /// Debian's hiredis (0.14) has no TLS: a TLS-only Redis is reached through a local tunnel (docs/operations.md).
 final class ClusterLink: Sendable {
-    /// The Redis pub/sub channel every server publishes on and subscribes to.
-    static let channel = "ringer:events"
     /// Seconds between heartbeats (and presence refreshes every ``presenceRefreshInterval``).
     static let heartbeatInterval: TimeInterval = 2
     /// A server whose heartbeat is older than this many seconds is dead: its presence entries are ignored.
@@ -49,6 +47,8 @@ final class ClusterLink: Sendable {
     private let log: Logger
     private let clock: any ServerClock
     private let url: RedisURL
+    /// The channel and keys, under the cluster's prefix.
+    private let keys: ClusterKeys
 
     private struct State {
         var subscribed = false
@@ -83,8 +83,9 @@ final class ClusterLink: Sendable {
     /// (a wrong password does not heal); one that cannot be reached does not: the server starts degraded, as it
     /// would run on if Redis went away later, and the link reconnects with backoff.
     /// - Throws: ``ConfigurationError`` naming `--redis` when Redis refuses the login or the URL is unusable.
-    init(url: RedisURL, incarnation: String, clock: any ServerClock, log: Logger, handlers: Handlers) throws {
+    init(url: RedisURL, keys: ClusterKeys, incarnation: String, clock: any ServerClock, log: Logger, handlers: Handlers) throws {
         self.url = url
+        self.keys = keys
         self.clock = clock
         self.log = log
         self.handlers = handlers
@@ -102,7 +103,7 @@ final class ClusterLink: Sendable {
         let state = self.state
         let incarnation = self.incarnation
         do {
-            subscriber = try RedisSubscriber(url: url, channels: [Self.channel], connectTimeout: 2, healthCheckInterval: 5,
+            subscriber = try RedisSubscriber(url: url, channels: [keys.events], connectTimeout: 2, healthCheckInterval: 5,
                                              onMessage: { _, payload in
                 guard let message = try? RingerJSON.decoder().decode(ClusterMessage.self, from: payload),
                       message.node != incarnation else { return }
@@ -153,9 +154,9 @@ final class ClusterLink: Sendable {
         }
         subscriber.stop()
         let users = handlers.localUsers()
-        await run { [incarnation] commands in
-            for user in users { _ = try commands.command(["HDEL", Self.presenceKey(user), incarnation]) }
-            _ = try commands.command(["HDEL", "ringer:nodes", incarnation])
+        await run { [incarnation, keys] commands in
+            for user in users { _ = try commands.command(["HDEL", keys.presence(user), incarnation]) }
+            _ = try commands.command(["HDEL", keys.nodes, incarnation])
         }
     }
 
@@ -194,10 +195,10 @@ final class ClusterLink: Sendable {
         queue.async { [self] in
             _ = try? perform { commands in
                 if online {
-                    _ = try commands.command(["HSET", Self.presenceKey(userID), incarnation, "\(Date().unixMilliseconds)"])
-                    _ = try commands.command(["EXPIRE", Self.presenceKey(userID), Self.presenceExpiry])
+                    _ = try commands.command(["HSET", keys.presence(userID), incarnation, "\(Date().unixMilliseconds)"])
+                    _ = try commands.command(["EXPIRE", keys.presence(userID), Self.presenceExpiry])
                 } else {
-                    _ = try commands.command(["HDEL", Self.presenceKey(userID), incarnation])
+                    _ = try commands.command(["HDEL", keys.presence(userID), incarnation])
                 }
             }
         }
@@ -210,8 +211,8 @@ final class ClusterLink: Sendable {
         let incarnation = self.incarnation
         // The entries, then the heartbeats of the servers they name, read fresh: a server that started a moment ago
         // is not in the heartbeat loop's view yet.
-        let entries = await run { commands -> [(node: String, refreshed: Date, beat: Date?)] in
-            let fields = try commands.command(["HGETALL", Self.presenceKey(userID)]).elements ?? []
+        let entries = await run { [keys] commands -> [(node: String, refreshed: Date, beat: Date?)] in
+            let fields = try commands.command(["HGETALL", keys.presence(userID)]).elements ?? []
             var found: [(String, Date)] = []
             var index = 0
             while index + 1 < fields.count {
@@ -221,7 +222,7 @@ final class ClusterLink: Sendable {
                 found.append((node, refreshed))
             }
             guard !found.isEmpty else { return [] }
-            let beats = try commands.command(["HMGET", "ringer:nodes"] + found.map(\.0)).elements ?? []
+            let beats = try commands.command(["HMGET", keys.nodes] + found.map(\.0)).elements ?? []
             return found.enumerated().map { offset, entry in
                 let beat = offset < beats.count ? beats[offset].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) : nil
                 return (entry.0, entry.1, beat)
@@ -256,8 +257,6 @@ final class ClusterLink: Sendable {
         return false
     }
 
-    private static func presenceKey(_ userID: String) -> String { "ringer:presence:\(userID)" }
-
     private func send(_ message: ClusterMessage) {
         guard let payload = try? RingerJSON.encoder().encode(message) else { return }
         queue.async { [self] in
@@ -266,7 +265,7 @@ final class ClusterLink: Sendable {
                 state.withLock { $0.dropped += 1 }
                 return
             }
-            _ = try? perform { commands in _ = try commands.command([Data("PUBLISH".utf8), Data(Self.channel.utf8), payload]) }
+            _ = try? perform { commands in _ = try commands.command([Data("PUBLISH".utf8), Data(keys.events.utf8), payload]) }
         }
     }
 
@@ -296,9 +295,9 @@ final class ClusterLink: Sendable {
     /// Writes this server's heartbeat and reads everyone's.
     private func beat() async {
         let incarnation = self.incarnation
-        let reply = await run { commands -> RedisReply in
-            _ = try commands.command(["HSET", "ringer:nodes", incarnation, "\(Date().unixMilliseconds)"])
-            return try commands.command(["HGETALL", "ringer:nodes"])
+        let reply = await run { [keys] commands -> RedisReply in
+            _ = try commands.command(["HSET", keys.nodes, incarnation, "\(Date().unixMilliseconds)"])
+            return try commands.command(["HGETALL", keys.nodes])
         }
         guard let fields = reply?.elements else { return }
         var nodes: [String: Date] = [:], dead: [String] = []
@@ -312,18 +311,18 @@ final class ClusterLink: Sendable {
         }
         state.withLock { $0.nodes = nodes }
         let gone = dead
-        if !gone.isEmpty { _ = await run { commands in try commands.command(["HDEL", "ringer:nodes"] + gone) } }
+        if !gone.isEmpty { _ = await run { [keys] commands in try commands.command(["HDEL", keys.nodes] + gone) } }
     }
 
     /// Writes this server's presence entry of every user holding a socket here again, with a fresh time.
     private func refreshPresence() async {
         let users = handlers.localUsers()
         let incarnation = self.incarnation
-        _ = await run { commands in
+        _ = await run { [keys] commands in
             let now = "\(Date().unixMilliseconds)"
             for user in users {
-                _ = try commands.command(["HSET", Self.presenceKey(user), incarnation, now])
-                _ = try commands.command(["EXPIRE", Self.presenceKey(user), Self.presenceExpiry])
+                _ = try commands.command(["HSET", keys.presence(user), incarnation, now])
+                _ = try commands.command(["EXPIRE", keys.presence(user), Self.presenceExpiry])
             }
         }
     }

@@ -204,7 +204,7 @@ public final class RingerServer: Sendable {
                 guard let recent = try? await store.recentSequences(since: since) else { return }
                 for (userID, seq) in recent { hub?.catchUp(userID: userID, to: seq) }
             })
-        return try ClusterLink(url: url, incarnation: incarnation, clock: clock, log: log, handlers: handlers)
+        return try ClusterLink(url: url, keys: ClusterKeys(prefix: configuration.redisPrefix), incarnation: incarnation, clock: clock, log: log, handlers: handlers)
     }
 
     /// The store `--database` names: a `postgres://` URL opens a ``PostgresStore``, anything else an SQLite file.

@@ -19,15 +19,32 @@ public struct ServerConfiguration: Sendable {
     /// The cluster's Redis (`--redis`, `RINGER_REDIS`, `redis://[:password@]host:6379[/db]`): servers sharing a
     /// PostgreSQL database tell each other their events and sockets through it. nil for a server on its own.
     public var redisURL: String?
+    /// The prefix of every Redis key and channel this cluster uses (`--redis-prefix`, `RINGER_REDIS_PREFIX`):
+    /// `<prefix>:events`, `<prefix>:nodes`, `<prefix>:presence:<user>`. Every node of one cluster uses the same;
+    /// two clusters on one Redis use different ones (pub/sub ignores the database number). `ringer` by default.
+    public var redisPrefix = "ringer"
     /// This server's name in its cluster (`--node-id`, `RINGER_NODE_ID`), in logs and `/healthz`; the host name
     /// and process id by default.
     public var nodeID: String = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+
+    /// Test-only (`--test-parent-pid`), read by `ringer serve`, not the server: the process that started this one (a
+    /// `ringer scenario --nodes` run); when it is no longer the parent (it died, even by `SIGKILL`), `ringer serve`
+    /// shuts down as on `SIGTERM`, so no node of a test outlives its run. nil: no such watch.
+    public var testParentProcess: Int32?
 
     /// Test-only (`--test-time-scale`, `--test-time-origin`): real seconds per server second, and the wall-clock
     /// instant from which server time runs that much faster, so the servers of a cluster under test share one fast
     /// time (ring timeouts, sweeps, deadlines in pushes). nil: real time. Never for production: pushes carry
     /// deadlines on this time.
     public var testTime: (scale: Double, origin: Date)?
+
+    /// Whether `prefix` may prefix the cluster's Redis names: 1 to 64 letters, digits, `.`, `_`, `-` or `:`.
+    public static func isValidRedisPrefix(_ prefix: String) -> Bool {
+        (1...64).contains(prefix.utf8.count) && prefix.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2E || byte == 0x5F || byte == 0x2D || byte == 0x3A
+        }
+    }
 
     /// ``databasePath`` as it may be shown: a URL's password replaced by `***`.
     public var databaseDescription: String {

@@ -25,13 +25,30 @@ public struct PostgresScratchDatabase: Sendable {
         name = "ringer_run_" + (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let separator = serverURL.contains("?") ? "&" : "?"
         url = serverURL + separator + "dbname=" + name
-        // The name is ours (letters, digits, `_`): nothing from outside is spliced into the statement.
-        try PostgresConnection(target).execute("CREATE DATABASE \(name)")
+        do {
+            // The name is ours (letters, digits, `_`): nothing from outside is spliced into the statement.
+            try PostgresConnection(target).execute("CREATE DATABASE \(name)")
+        } catch let error as StoreError where error.sqlState == "42501" {
+            // insufficient_privilege (PostgreSQL: "Appendix A. Error Codes"): say what the role lacks.
+            throw StoreError.postgres(error.operation, sqlState: error.sqlState,
+                                      message: error.message + " (the role needs CREATEDB: ALTER ROLE <role> CREATEDB)")
+        }
     }
 
-    /// Drops the database, closing the connections still open to it (`WITH (FORCE)`, PostgreSQL 13+).
-    /// - Throws: ``StoreError`` when the server cannot be reached or refuses.
+    /// Drops the database, first ending the sessions still open to it: `DROP DATABASE … WITH (FORCE)` on
+    /// PostgreSQL 13 and later, `pg_terminate_backend` and then a plain `DROP DATABASE` before that
+    /// (PostgreSQL: "DROP DATABASE"). Dropping a database that is already gone succeeds.
+    /// - Throws: ``StoreError`` when the server cannot be reached or refuses (then the database is left).
     public func drop() throws {
-        try PostgresConnection(server).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        let connection = try PostgresConnection(server)
+        var version: Int64 = 0
+        try connection.query("SHOW server_version_num", []) { version = $0.integer(0) }
+        if version >= 130_000 {
+            try connection.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        } else {
+            try connection.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()",
+                                 [.text(name)]) { _ in }
+            try connection.execute("DROP DATABASE IF EXISTS \(name)")
+        }
     }
 }

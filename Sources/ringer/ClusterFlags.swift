@@ -1,12 +1,18 @@
 import Foundation
+import RingerRedis
 import RingerScenarios
 import RingerServer
 import RingerStore
 
 /// `--nodes N --database postgres://… --redis redis://…` of `ringer scenario` and `ringer explore`: run against N
 /// separate `ringer serve` processes of this binary on PostgreSQL and Redis (docs/scenarios.md, "On a cluster")
-/// instead of one server in this process.
+/// instead of one server in this process. The two URLs may come from `RINGER_SCENARIO_DATABASE` and
+/// `RINGER_SCENARIO_REDIS` instead, so a password stays out of `ps`; a flag wins over its variable.
 struct ClusterFlags {
+    /// The time scale of a cluster run when `--time-scale` is not given: real seconds per scenario second. Slower than
+    /// in process, since every request crosses processes, PostgreSQL and Redis (docs/scenarios.md, "On a cluster").
+    static let defaultTimeScale = 0.1
+
     private var nodes: Int?
     private var database: String?
     private var redis: String?
@@ -22,31 +28,68 @@ struct ClusterFlags {
             }
             nodes = count
         case "--database":
-            guard let url = value(), PostgresTarget.isPostgresURL(url) else {
-                throw ConfigurationError("--database needs a postgres:// URL of a role that may create databases")
-            }
-            database = url
+            guard let url = value() else { throw ConfigurationError("--database needs a postgres:// URL") }
+            database = try Self.checkedDatabase(url, setting: "--database")
         case "--redis":
-            guard let url = value(), url.hasPrefix("redis://") else { throw ConfigurationError("--redis needs a redis:// URL") }
-            redis = url
+            guard let url = value() else { throw ConfigurationError("--redis needs a redis:// URL") }
+            redis = try Self.checkedRedis(url, setting: "--redis")
         default:
             return false
         }
         return true
     }
 
-    /// The cluster the flags ask for, nil without `--nodes`.
-    /// - Throws: ``ConfigurationError`` when `--nodes` lacks `--database` or `--redis`, or those come without it.
-    func cluster() throws -> LocalStack.Cluster? {
+    /// The cluster the flags (and `RINGER_SCENARIO_DATABASE`/`RINGER_SCENARIO_REDIS`) ask for, nil without `--nodes`,
+    /// after checking that Redis answers (a node would otherwise wait its whole start timeout for it).
+    /// - Parameter environment: the process environment.
+    /// - Throws: ``ConfigurationError`` when `--nodes` lacks a database or Redis, those come without it, or Redis
+    ///   cannot be reached or refuses the login.
+    func cluster(environment: [String: String]) throws -> LocalStack.Cluster? {
         guard let nodes else {
             if database != nil || redis != nil { throw ConfigurationError("--database and --redis go with --nodes") }
             return nil
         }
-        guard let database, let redis else {
-            throw ConfigurationError("--nodes needs --database postgres://… and --redis redis://… (docs/scenarios.md)")
+        let database = try self.database ?? environment["RINGER_SCENARIO_DATABASE"].map {
+            try Self.checkedDatabase($0, setting: "RINGER_SCENARIO_DATABASE")
         }
+        let redis = try self.redis ?? environment["RINGER_SCENARIO_REDIS"].map {
+            try Self.checkedRedis($0, setting: "RINGER_SCENARIO_REDIS")
+        }
+        guard let database, let redis else {
+            throw ConfigurationError("--nodes needs --database postgres://… and --redis redis://… (or RINGER_SCENARIO_DATABASE "
+                                     + "and RINGER_SCENARIO_REDIS; docs/scenarios.md)")
+        }
+        try Self.checkReachable(redis)
         // The nodes run this very binary, so they speak the version of the phones and the sandboxes.
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         return LocalStack.Cluster(nodes: nodes, databaseServer: database, redis: redis, executable: executable)
+    }
+
+    private static func checkedDatabase(_ url: String, setting: String) throws -> String {
+        guard PostgresTarget.isPostgresURL(url) else {
+            throw ConfigurationError("\(setting) needs a postgres:// URL of a role that may create databases")
+        }
+        return url
+    }
+
+    private static func checkedRedis(_ url: String, setting: String) throws -> String {
+        do {
+            _ = try RedisURL(parsing: url)
+        } catch {
+            throw ConfigurationError("\(setting): \(error)")
+        }
+        return url
+    }
+
+    /// Connects to Redis (with its login) and sends `PING`.
+    private static func checkReachable(_ text: String) throws {
+        do {
+            let url = try RedisURL(parsing: text)
+            let connection = RedisConnection(url: url, connectTimeout: 2, commandTimeout: 2)
+            defer { connection.close() }
+            _ = try connection.command(["PING"])
+        } catch {
+            throw ConfigurationError("Redis cannot be used for the cluster run: \(error)")
+        }
     }
 }

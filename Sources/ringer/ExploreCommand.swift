@@ -11,7 +11,7 @@ enum ExploreCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         var seed: UInt64 = 1
         var runs = 1
-        var scale = 0.04
+        var givenScale: Double?
         var trace = false
         var verbose = false
         var clusterFlags = ClusterFlags()
@@ -40,24 +40,31 @@ enum ExploreCommand {
                 guard let text = value(), let number = Double(text), number > 0, number <= 1 else {
                     return usage("--time-scale needs real seconds per scenario second, more than 0 and at most 1")
                 }
-                scale = number
+                givenScale = number
             case "--trace": trace = true
             case "--verbose": verbose = true
             default: return usage("unknown argument \(arguments[index])")
             }
             index += 1
         }
-        let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
-        var explorer = RaceExplorer(timeScale: scale, logger: logger)
+        let cluster: LocalStack.Cluster?
         do {
-            explorer.cluster = try clusterFlags.cluster()
+            cluster = try clusterFlags.cluster(environment: ProcessInfo.processInfo.environment)
         } catch {
             return usage("\(error)")
         }
+        let scale = givenScale ?? (cluster == nil ? 0.04 : ClusterFlags.defaultTimeScale)
+        let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
+        var explorer = RaceExplorer(timeScale: scale, logger: logger)
+        explorer.cluster = cluster
+        Signals.stopStacksOnTermination(command: "ringer explore")
         var failed = 0
+        var played = 0
         for offset in 0..<runs {
+            // Seeds stop at UInt64.max: a run never wraps round to seed 0.
             let (next, overflow) = seed.addingReportingOverflow(UInt64(offset))
             guard !overflow else { break }
+            played += 1
             let outcome = await explorer.run(seed: next)
             if outcome.passed {
                 write(outcome.summary)
@@ -71,7 +78,8 @@ enum ExploreCommand {
             }
         }
         let on = explorer.cluster.map { ", \($0.nodes) server node(s) on PostgreSQL and Redis" } ?? ""
-        write("\(runs - failed) of \(runs) runs kept every invariant (time scale \(scale)\(on)).")
+        let noun = played == 1 ? "run" : "runs"
+        write("\(played - failed) of \(played) \(noun) kept every invariant (time scale \(scale)\(on)).")
         return failed == 0 ? 0 : 1
     }
 

@@ -8,7 +8,7 @@ import RingerScenarios
 /// and exits 0 only when every scenario matched, 1 otherwise.
 enum ScenarioCommand {
     static func run(_ arguments: [String]) async -> Int32 {
-        var scale = 0.01
+        var givenScale: Double?
         var trace = false
         var verbose = false
         var paths: [String] = []
@@ -34,7 +34,7 @@ enum ScenarioCommand {
                 guard index < arguments.count, let value = Double(arguments[index]), value > 0, value <= 1 else {
                     return usage("--time-scale needs real seconds per scenario second, more than 0 and at most 1")
                 }
-                scale = value
+                givenScale = value
             case "--trace": trace = true
             case "--verbose": verbose = true
             default:
@@ -46,7 +46,7 @@ enum ScenarioCommand {
         guard !paths.isEmpty else { return usage("name at least one scenario file or folder") }
         let cluster: LocalStack.Cluster?
         do {
-            cluster = try clusterFlags.cluster()
+            cluster = try clusterFlags.cluster(environment: ProcessInfo.processInfo.environment)
         } catch {
             return usage("\(error)")
         }
@@ -57,7 +57,9 @@ enum ScenarioCommand {
         } catch {
             return usage("\(error)", showUsage: false)
         }
+        let scale = givenScale ?? (cluster == nil ? 0.01 : ClusterFlags.defaultTimeScale)
         let logger = verbose ? Logger(label: "ringer.scenario", level: .info) : Logger.silent()
+        Signals.stopStacksOnTermination(command: "ringer scenario")
         var runner = ScenarioRunner(timeScale: scale, logger: logger)
         runner.cluster = cluster
         var failed = 0

@@ -42,8 +42,12 @@ enum ServeCommand {
         if configuration.fcm == nil {
             log.warning("no FCM service account configured (--fcm-service-account): Android phones ring only while their app holds the event WebSocket")
         }
-        let signal = await Signals.wait(for: [SIGINT, SIGTERM])
-        log.info("shutting down", ["signal": .string(String(signal))])
+        switch await Signals.wait(for: [SIGINT, SIGTERM], orParentGone: configuration.testParentProcess) {
+        case .signal(let signal):
+            log.info("shutting down", ["signal": .string(String(signal))])
+        case .parentGone(let parent):
+            log.warning("shutting down: process \(parent) (--test-parent-pid) is no longer this server's parent")
+        }
         await server.shutdown()
         return 0
     }

@@ -12,7 +12,7 @@ extension ServerConfiguration {
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
     static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
         let options = try CommandLineOptions(arguments: arguments, environment: environment, known: Set([
-            "listen", "database", "database-pool-size", "redis", "node-id", "test-time-scale", "test-time-origin", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
+            "listen", "database", "database-pool-size", "redis", "redis-prefix", "node-id", "test-parent-pid", "test-time-scale", "test-time-origin", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "request-deadline",
@@ -27,6 +27,18 @@ extension ServerConfiguration {
         }
         config.databasePath = options["database"] ?? config.databasePath
         config.redisURL = options["redis"]
+        if let prefix = options["redis-prefix"] {
+            guard ServerConfiguration.isValidRedisPrefix(prefix) else {
+                throw ConfigurationError("--redis-prefix must be 1 to 64 letters, digits, '.', '_', '-' or ':', got \(prefix)")
+            }
+            config.redisPrefix = prefix
+        }
+        if let text = options["test-parent-pid"] {
+            guard let pid = Int32(text), pid > 1 else {
+                throw ConfigurationError("--test-parent-pid must be the process id of this server's parent, got \(text)")
+            }
+            config.testParentProcess = pid
+        }
         if let text = options["test-time-scale"] {
             guard let scale = Double(text), scale > 0, scale <= 1 else {
                 throw ConfigurationError("--test-time-scale must be real seconds per server second, more than 0 and at most 1, got \(text)")

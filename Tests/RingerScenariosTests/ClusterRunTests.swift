@@ -1,15 +1,17 @@
 import Foundation
 import RingerSandbox
 import RingerScenarios
+import RingerSync
 import RingerTestSupport
+import RingerWire
 import Testing
 
 /// `ringer scenario` and `ringer explore` against a cluster: separate `ringer serve` processes on a real PostgreSQL
 /// 15 and Redis 7 (started here on loopback; the tests fail saying what is missing when they cannot start), behind
 /// the stack's loopback balancer, node kills real (`SIGKILL`). Budget: about a minute and a half on two cores.
 @Suite(.serialized) struct ClusterRunTests {
-    /// A cluster of `nodes` on the shared test PostgreSQL (each stack makes its own database) and a Redis of this
-    /// test's own: runs on one Redis must not overlap, and the suites run in parallel.
+    /// A cluster of `nodes` on the shared test PostgreSQL (each stack makes its own database and uses Redis names of
+    /// its own) and a Redis of this test's own, so a Redis restart touches this test alone.
     private static func cluster(nodes: Int) async throws -> (LocalStack.Cluster, RedisServer) {
         let postgres = try await PostgresServer.shared()
         let redis = try RedisServer()
@@ -52,6 +54,39 @@ import Testing
             #expect(error.description.hasPrefix("node-0 was not healthy within 3 s"), "\(error)")
             #expect(error.description.contains("listening http.address=127.0.0.1:"), "the end of its log: \(error)")
         }
+        withExtendedLifetime(redis) {}
+    }
+
+    /// Two stacks on one Redis at the same time, both with a `bob`: each stack's nodes use Redis names of their own
+    /// (`--redis-prefix`), so the other stack's bob never hears of the call (pub/sub ignores the database number).
+    @Test func twoClustersOnOneRedisAtOnceNeverHearEachOthersCalls() async throws {
+        let (cluster, redis) = try await Self.cluster(nodes: 1)
+        var options = LocalStack.Options()
+        options.cluster = cluster
+        let first = try await LocalStack.start(options)
+        let second = try await LocalStack.start(options)
+        let heardElsewhere = LockedValue<[String]>([])
+        let rung = LockedValue<Set<String>>([])
+        let elsewhere = try await second.phone(user: "bob", name: "Bob", deviceID: "bob-elsewhere", behaviour: .ignore) { seen in
+            switch seen {
+            case .event(let event): heardElsewhere.withLock { $0.append("event \(event.type) of \(event.call.callId)") }
+            case .callKitReported(let callID): heardElsewhere.withLock { $0.append("CallKit call \(callID)") }
+            default: break
+            }
+        }
+        let bob = try await first.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .ignore) { seen in
+            if case .callKitReported(let callID) = seen { _ = rung.withLock { $0.insert(callID) } }
+        }
+        let alice = try await first.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
+        #expect(await eventually(within: 10) { elsewhere.hasLiveEventStream && bob.hasLiveEventStream && alice.hasLiveEventStream })
+
+        let call = try await alice.call("bob")
+        #expect(await eventually(within: 10) { rung.withLock { $0.contains(call.callId) } }, "bob's phone on the caller's cluster never rang")
+        // Time for a stray event to cross Redis, many times over.
+        try await Task.sleep(for: .seconds(2))
+        #expect(heardElsewhere.withLock { $0 }.isEmpty, "the other cluster's bob heard: \(heardElsewhere.withLock { $0 })")
+        await first.shutdown()
+        await second.shutdown()
         withExtendedLifetime(redis) {}
     }
 

@@ -101,6 +101,34 @@ extension ScenarioRuns {
                 .replayCommand.contains("--nodes 3"))
         }
 
+        /// Bob's phones sit on the nodes in turn after the caller's (node-0), bob-i on node i + 1 mod N: a kill that is not
+        /// of node-0 must hit one of them, as the generator and the cluster seeds' descriptions say.
+        @Test(arguments: [2, 3])
+        func aKillOfAnotherNodeThanNodeZeroHitsANodeHoldingACalleesPhone(_ nodes: Int) {
+            var misses: [String] = []
+            var calleeKills = 0
+            for seed in UInt64(1)...200 {
+                let script = RaceScript.generate(seed: seed, nodes: nodes)
+                let held = script.devices.indices.map { ($0 + 1) % nodes }
+                for kill in script.steps where kill.action == .killNode && kill.node != 0 {
+                    calleeKills += 1
+                    if !held.contains(kill.node ?? -1) { misses.append("seed \(seed): node-\(kill.node ?? -1) killed; bob's phones on \(held)") }
+                }
+            }
+            #expect(calleeKills > 30, "about a third of the runs kill a callee's node: \(calleeKills) of 200")
+            #expect(misses.isEmpty, "\(misses.count) kills hit a node with none of bob's phones:\n\(misses.joined(separator: "\n"))")
+        }
+
+        /// `--seed` near the top of UInt64 with `--runs 3` plays one seed (the next would overflow): the closing line
+        /// counts the runs played, not the runs asked for.
+        @Test func exploreCountsOnlyTheRunsItPlayed() async throws {
+            let outcome = try await ChildProcess.run([try BuiltRinger.url().path, "explore", "--seed", "\(UInt64.max)",
+                                                      "--runs", "3", "--time-scale", "0.04"], timeout: 120)
+            let played = outcome.standardOutput.split(separator: "\n").filter { $0.hasPrefix("PASS seed") || $0.hasPrefix("FAIL seed") }
+            #expect(played.count == 1, "\(outcome.standardOutput)")
+            #expect(outcome.standardOutput.contains("of 1 run kept every invariant"), "\(outcome.standardOutput)")
+        }
+
         private var scriptsSeeds1to25: [RaceScript] { (1...25).map { RaceScript.generate(seed: UInt64($0)) } }
 
         @Test func scriptsCoverEveryStartActionAndDeviceCount() {

@@ -34,7 +34,20 @@ import Testing
                                          on: server.url(database: "postgres"))
         #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         withExtendedLifetime(store) {}
+        // Dropping it again (a shutdown after a signal's) succeeds.
+        try scratch.drop()
         #expect(throws: StoreError.self) { try PostgresScratchDatabase(serverURL: "mysql://root:pw@127.0.0.1/x") }
+    }
+
+    @Test func aRoleThatMayNotCreateDatabasesIsToldToGetCREATEDB() async throws {
+        let server = try await PostgresServer.shared()
+        let role = "ringer_nocreatedb_\(UInt32.random(in: 0...UInt32.max))"
+        _ = try await server.psql("CREATE ROLE \(role) LOGIN NOCREATEDB", on: server.url(database: "postgres"))
+        let url = server.url(database: "postgres").replacingOccurrences(of: "postgres@", with: "\(role)@")
+        let error = #expect(throws: StoreError.self) { try PostgresScratchDatabase(serverURL: url) }
+        #expect(error?.sqlState == "42501")
+        #expect(error?.description.contains("the role needs CREATEDB") == true, "\(String(describing: error))")
+        _ = try await server.psql("DROP ROLE \(role)", on: server.url(database: "postgres"))
     }
 
     @Test func anUnreachableServerIsUnavailableAndItsPasswordIsNeverShown() async throws {
