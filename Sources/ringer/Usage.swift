@@ -9,8 +9,10 @@ enum Usage {
           --database postgres://user:password@host:5432/ringer (several servers on one PostgreSQL; the password
                                 is best given in RINGER_DATABASE)   --database-pool-size 8 (connections per server)
           --redis redis://:password@host:6379 (the cluster's Redis)   --node-id NAME (this server in the cluster)
+          --redis-prefix ringer (the cluster's Redis names; clusters sharing one Redis each need their own)
           Test-only: --test-time-scale 0.1 [--test-time-origin UNIX_MS] (server time runs 10 times faster; servers
-                                given one origin share it; never in production)
+                                given one origin share it; never in production)   --test-parent-pid PID (drain
+                                and exit once PID is no longer this server's parent)
           --user-token-public-key KID.pem (the app backend's ES256/RS256 key for tokens it signs; repeatable)
           --apns-key-file AuthKey.p8 --apns-key-id ID --apns-team-id TEAM      (token authentication), or
           --apns-cert-file app.p12|cert.pem [--apns-cert-key-file key.pem] [--apns-cert-password P]
@@ -65,8 +67,11 @@ enum Usage {
                                 run's. Exit 0 all kept, 1 a violation, 2 a bad flag.
                                 --nodes N (scenario and explore): N `ringer serve` processes of this binary on
                                 a fresh database per run on the PostgreSQL server of --database (its role
-                                needs CREATEDB) and on --redis (one run at a time), behind a loopback
-                                balancer; explore's scripts then kill nodes (SIGKILL) and start them again.
+                                needs CREATEDB; or RINGER_SCENARIO_DATABASE) and on --redis (or
+                                RINGER_SCENARIO_REDIS; runs may share it), behind a loopback balancer;
+                                explore's scripts then kill nodes (SIGKILL) and start them again. The time
+                                scale defaults to 0.1 on a cluster. SIGINT/SIGTERM stop the run's nodes, drop
+                                its database and exit 130/143.
       ringer copy-database --from ringer.sqlite [--to postgres://user@host:5432/ringer]
                                 Copy every row of a stopped server's SQLite file into an empty PostgreSQL
                                 database (or RINGER_DATABASE), all or nothing (docs/operations.md).
