@@ -18,6 +18,8 @@ final class RingerCluster: @unchecked Sendable {
     private let processes: LockedValue<[Int: Process]>
     private let arguments: [String]
     private let logs: [URL]
+    /// Holds the logs; removed with the cluster (a failure message quotes a log before that).
+    private let folder: URL
 
     /// Starts `count` nodes and waits until each answers `/healthz` with Redis connected.
     /// - Throws: when PostgreSQL, Redis or a node cannot start (with the node's log).
@@ -32,6 +34,7 @@ final class RingerCluster: @unchecked Sendable {
         self.ringTimeout = ringTimeout
         ports = try (0..<count).map { _ in try ClosedPort.freePort() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-cluster-\(UUID().uuidString)")
+        self.folder = folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         logs = (0..<count).map { folder.appendingPathComponent("node-\($0).log") }
         processes = LockedValue([:])
@@ -41,6 +44,7 @@ final class RingerCluster: @unchecked Sendable {
 
     deinit {
         for process in processes.snapshot.values where process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: folder)
     }
 
     /// The node's HTTP base.
