@@ -32,6 +32,11 @@ public final class LoopbackBalancer: Sendable {
         }
     }
 
+    /// Seconds a connection may stay half-closed (one side sent its FIN, the other has not) before the balancer
+    /// closes it, as HAProxy's `timeout client-fin` / `timeout server-fin` do: a peer that never closes does not
+    /// hold a relay thread for good.
+    public static let halfClosedLinger: Double = 2
+
     /// The nodes' ports on 127.0.0.1, index = node number.
     private let backends: [Int]
     private let state: LockedValue<BalancerState>
@@ -209,40 +214,55 @@ public final class LoopbackBalancer: Sendable {
 
     // MARK: - Relay thread
 
-    /// Copies bytes both ways until either side ends, then closes both descriptors (it owns them).
-    /// Non-blocking writes with one pending chunk per direction: a blocking write could deadlock when both
-    /// ends send more than the socket buffers hold while neither reads.
+    /// Copies bytes both ways until both sides have ended, then closes both descriptors (it owns them). A side's
+    /// FIN is passed on once the bytes before it are delivered, and the other direction goes on (half-close, RFC
+    /// 9293 3.6) for at most ``halfClosedLinger`` seconds. Non-blocking writes with one pending chunk per direction:
+    /// a blocking write could deadlock when both ends send more than the socket buffers hold while neither reads.
     private func relayLoop(id: UInt64, client: Int32, backend: Int32) {
         // MSG_NOSIGNAL covers send(); this covers anything else that might write to a closed socket.
         Posix.blockBrokenPipeSignal()
         let toBackend = Transfer(from: client, to: backend)
         let toClient = Transfer(from: backend, to: client)
-        var sourceEnded = false
+        var halfClosedSince: ContinuousClock.Instant?
         relaying: while true {
-            if sourceEnded, !toBackend.pending, !toClient.pending { break }
+            if toBackend.isDone, toClient.isDone { break }
+            var timeout: Int32 = -1
+            if let since = halfClosedSince {
+                let left = since + .seconds(Self.halfClosedLinger) - ContinuousClock.now
+                guard left > .zero else { break }
+                let milliseconds: Double = (left / .milliseconds(1)).rounded(.up)
+                timeout = Int32(min(milliseconds, 60_000))
+            }
             var descriptors = [
-                pollfd(fd: client, events: events(reading: toBackend, writing: toClient, sourceEnded), revents: 0),
-                pollfd(fd: backend, events: events(reading: toClient, writing: toBackend, sourceEnded), revents: 0),
+                pollfd(fd: client, events: events(reading: toBackend, writing: toClient), revents: 0),
+                pollfd(fd: backend, events: events(reading: toClient, writing: toBackend), revents: 0),
             ]
-            let ready = poll(&descriptors, 2, -1)
+            // An entry with nothing to wait for is left out: poll reports POLLHUP of a socket shut both ways
+            // whatever its events, which would spin this loop.
+            for index in descriptors.indices where descriptors[index].events == 0 { descriptors[index].fd = -1 }
+            let ready = poll(&descriptors, 2, timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            // POLLHUP here means reset or shut down both ways (a wake-up from setDown or shutdown), not a
-            // peer's FIN, which arrives as a readable EOF: end at once.
-            let broken = Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
+            let broken = Int16(POLLERR) | Int16(POLLNVAL)
             if descriptors.contains(where: { $0.revents & broken != 0 }) { break }
             for (transfer, source) in [(toBackend, descriptors[0]), (toClient, descriptors[1])] {
-                if !sourceEnded, !transfer.pending, source.revents & Int16(POLLIN) != 0 {
+                // A FIN, also one behind a POLLHUP (a wake-up from setDown or shutdown), reads as an EOF.
+                if !transfer.ended, !transfer.pending, source.revents & (Int16(POLLIN) | Int16(POLLHUP)) != 0 {
                     switch transfer.fill() {
                     case .moved: break
-                    case .ended: sourceEnded = true
+                    case .ended: transfer.ended = true
                     case .failed: break relaying
                     }
                 }
                 // Written at once rather than after another poll: the target is usually writable.
                 if transfer.pending, transfer.flush() == .failed { break relaying }
+                if transfer.ended, !transfer.pending, !transfer.finSent {
+                    shutdownSending(transfer.target)
+                    transfer.finSent = true
+                    halfClosedSince = halfClosedSince ?? .now
+                }
             }
         }
         state.withLock { state in
@@ -254,10 +274,10 @@ public final class LoopbackBalancer: Sendable {
         Posix.closeDescriptor(backend)
     }
 
-    /// Read the source while its chunk is delivered and no side has ended; write the target while a chunk waits.
-    private func events(reading: Transfer, writing: Transfer, _ sourceEnded: Bool) -> Int16 {
+    /// Read the source while its chunk is delivered and it has not ended; write the target while a chunk waits.
+    private func events(reading: Transfer, writing: Transfer) -> Int16 {
         var events: Int16 = 0
-        if !sourceEnded, !reading.pending { events |= Int16(POLLIN) }
+        if !reading.ended, !reading.pending { events |= Int16(POLLIN) }
         if writing.pending { events |= Int16(POLLOUT) }
         return events
     }
@@ -283,8 +303,9 @@ private struct Relay {
     let client: Int32
     let backend: Int32
 
-    /// Makes the relay thread's poll return and the client see its connection end now (FIN), without
-    /// closing: only the owner closes. Call only while the relay is listed, under the state lock.
+    /// Makes the relay thread's poll return (both sockets read as ended, writes fail) and the client see its
+    /// connection end now (FIN), without closing: only the owner closes. Call only while the relay is listed,
+    /// under the state lock.
     func wake() {
         _ = shutdown(client, Int32(SHUT_RDWR))
         _ = shutdown(backend, Int32(SHUT_RDWR))
@@ -301,6 +322,10 @@ private final class Transfer {
     private let buffer = UnsafeMutableRawPointer.allocate(byteCount: Transfer.capacity, alignment: 16)
     private var start = 0
     private var end = 0
+    /// The source's FIN (or a wake-up) was read: nothing more comes from it.
+    var ended = false
+    /// The FIN was passed on to the target (`shutdown(SHUT_WR)`), after every byte before it.
+    var finSent = false
 
     init(from source: Int32, to target: Int32) {
         self.source = source
@@ -310,6 +335,8 @@ private final class Transfer {
     deinit { buffer.deallocate() }
 
     var pending: Bool { start < end }
+    /// Ended and passed on: this direction is over.
+    var isDone: Bool { ended && finSent }
 
     /// Reads one chunk. `.ended` is the peer's EOF (deliver what is pending, then close); `.failed` an error.
     func fill() -> Outcome {
@@ -348,6 +375,11 @@ private final class Transfer {
 }
 
 // MARK: - Sockets and threads
+
+/// Sends a FIN on `descriptor`; reading goes on.
+private func shutdownSending(_ descriptor: Int32) {
+    _ = shutdown(descriptor, Int32(SHUT_WR))
+}
 
 /// 127.0.0.1 on `port`.
 private func loopbackAddress(port: Int) -> sockaddr_in {

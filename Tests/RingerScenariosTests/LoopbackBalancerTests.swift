@@ -109,6 +109,45 @@ import Darwin
         #expect(await eventually(within: 5) { balancer.openConnections == [0] })
     }
 
+    /// A client that sends its request and then shuts down its sending side (a half-close, RFC 9293 3.6) still gets
+    /// the whole answer: the FIN reaches the node only after the bytes before it, and the node's answer after it
+    /// reaches the client, then the node's own FIN.
+    @Test func aClientThatHalfClosesStillGetsTheNodesWholeAnswer() async throws {
+        let node = try EchoNode(0)
+        defer { node.stop() }
+        let balancer = LoopbackBalancer(backends: [node.port])
+        defer { balancer.shutdown() }
+        for _ in 0..<20 {
+            let client = try TestClient(port: balancer.front(preferring: 0))
+            defer { client.close() }
+            let request = (0..<20_000).map { _ in UInt8.random(in: 0...255) }
+            client.send(request)
+            client.shutdownSending()
+            let answer = client.receive(EchoNode.greeting(0).count + request.count)
+            #expect(answer.count == EchoNode.greeting(0).count + request.count, "the answer after the client's FIN was cut")
+            #expect(Array(answer.dropFirst(EchoNode.greeting(0).count)) == request)
+            // The node closed once it read the FIN: the client sees that close.
+            #expect(client.seesClose(within: 5))
+        }
+        #expect(await eventually(within: 5) { balancer.openConnections == [0] })
+    }
+
+    /// A node that ends its side while the client stays silent does not hold the relay forever: a half-closed
+    /// connection is closed after ``LoopbackBalancer/halfClosedLinger`` seconds, as HAProxy's `timeout client-fin`.
+    @Test func aHalfClosedConnectionIsClosedAfterItsLinger() async throws {
+        let node = try EchoNode(0)
+        defer { node.stop() }
+        let balancer = LoopbackBalancer(backends: [node.port])
+        defer { balancer.shutdown() }
+        let client = try TestClient(port: balancer.front(preferring: 0))
+        defer { client.close() }
+        #expect(client.receive(EchoNode.greeting(0).count) == EchoNode.greeting(0))
+        node.shutdownSending()
+        #expect(client.seesClose(within: 5), "the node's FIN never reached the client")
+        #expect(balancer.openConnections == [1], "the client may still send")
+        #expect(await eventually(within: LoopbackBalancer.halfClosedLinger + 3) { balancer.openConnections == [0] })
+    }
+
     @Test func shutdownClosesFrontPortsAndConnectionsAndMayBeCalledTwice() throws {
         let nodes = try [EchoNode(0), EchoNode(1)]
         defer { nodes.forEach { $0.stop() } }
@@ -215,6 +254,13 @@ private final class EchoNode: Sendable {
         closeDescriptor(connection)
     }
 
+    /// Sends a FIN on every connection; the node still reads and echoes (into a socket shut for sending: lost).
+    func shutdownSending() {
+        state.withLock { state in
+            for connection in state.connections { shutdown(connection, Int32(SHUT_WR)) }
+        }
+    }
+
     /// Closes this node's side of every connection (its threads close the descriptors).
     func dropConnections() {
         state.withLock { state in
@@ -280,6 +326,9 @@ private final class TestClient: Sendable {
     }
 
     func close() { closeDescriptor(descriptor) }
+
+    /// Sends a FIN: no more bytes from this side, reading goes on.
+    func shutdownSending() { _ = shutdown(descriptor, Int32(SHUT_WR)) }
 
     private func setReceiveTimeout(_ seconds: Double) {
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
