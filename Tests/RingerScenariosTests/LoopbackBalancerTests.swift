@@ -95,6 +95,16 @@ import Darwin
     }
 
     @Test func aBackendClosingItsSideClosesTheClientsConnection() async throws {
+        try await Self.withGreetedClient { node, balancer, client in
+            #expect(!client.seesClose(within: 0.3), "closed before the backend closed")
+            node.dropConnections()
+            #expect(client.seesClose(within: 5))
+            #expect(await eventually(within: 5) { balancer.openConnections == [0] })
+        }
+    }
+
+    /// One node, a balancer in front, and a client through it that got the node's greeting, for `body`.
+    private static func withGreetedClient(_ body: (EchoNode, LoopbackBalancer, TestClient) async throws -> Void) async throws {
         let node = try EchoNode(0)
         defer { node.stop() }
         let balancer = LoopbackBalancer(backends: [node.port])
@@ -102,11 +112,7 @@ import Darwin
         let client = try TestClient(port: balancer.front(preferring: 0))
         defer { client.close() }
         #expect(client.receive(EchoNode.greeting(0).count) == EchoNode.greeting(0))
-        #expect(!client.seesClose(within: 0.3), "closed before the backend closed")
-
-        node.dropConnections()
-        #expect(client.seesClose(within: 5))
-        #expect(await eventually(within: 5) { balancer.openConnections == [0] })
+        try await body(node, balancer, client)
     }
 
     /// A client that sends its request and then shuts down its sending side (a half-close, RFC 9293 3.6) still gets
@@ -135,17 +141,12 @@ import Darwin
     /// A node that ends its side while the client stays silent does not hold the relay forever: a half-closed
     /// connection is closed after ``LoopbackBalancer/halfClosedLinger`` seconds, as HAProxy's `timeout client-fin`.
     @Test func aHalfClosedConnectionIsClosedAfterItsLinger() async throws {
-        let node = try EchoNode(0)
-        defer { node.stop() }
-        let balancer = LoopbackBalancer(backends: [node.port])
-        defer { balancer.shutdown() }
-        let client = try TestClient(port: balancer.front(preferring: 0))
-        defer { client.close() }
-        #expect(client.receive(EchoNode.greeting(0).count) == EchoNode.greeting(0))
-        node.shutdownSending()
-        #expect(client.seesClose(within: 5), "the node's FIN never reached the client")
-        #expect(balancer.openConnections == [1], "the client may still send")
-        #expect(await eventually(within: LoopbackBalancer.halfClosedLinger + 3) { balancer.openConnections == [0] })
+        try await Self.withGreetedClient { node, balancer, client in
+            node.shutdownSending()
+            #expect(client.seesClose(within: 5), "the node's FIN never reached the client")
+            #expect(balancer.openConnections == [1], "the client may still send")
+            #expect(await eventually(within: LoopbackBalancer.halfClosedLinger + 3) { balancer.openConnections == [0] })
+        }
     }
 
     @Test func shutdownClosesFrontPortsAndConnectionsAndMayBeCalledTwice() throws {
