@@ -25,12 +25,13 @@ demo: deps
 # The spec-conformance suite (schemathesis, a Python process at full speed for half a minute) runs on its
 # own afterwards, so it does not take the CPU that the race explorer's scaled clock counts on. So does
 # ClusterRunTests and ClusterCommandTests: their ringer serve nodes loaded the parallel run until ClusterTests' own nodes missed their 30 s start.
-# FailedStartDescriptorTests: it watches every descriptor of the process, and in the parallel run it once saw one
-# closed twice by some other test's code (not yet found; see the issue 15 note).
+# FailedStartDescriptorTests and AdoptionFailureTests watch every descriptor of the process: out of the parallel run
+# they judge only their own code. (The double close FailedStartDescriptorTests once saw in the parallel run was the
+# server closing again a connection lws had failed to adopt and closed itself; AdoptionFailureTests pins the fix.)
 test: deps test-deps
 	$(SWIFT) build --build-tests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build --parallel --num-workers 2 --skip "SpecConformanceTests|FailedStartDescriptorTests|ClusterRunTests|ClusterCommandTests"
-	$(SWIFT) test --skip-build --filter "SpecConformanceTests|FailedStartDescriptorTests|ClusterRunTests|ClusterCommandTests"
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build --parallel --num-workers 2 --skip "SpecConformanceTests|FailedStartDescriptorTests|AdoptionFailureTests|ClusterRunTests|ClusterCommandTests"
+	$(SWIFT) test --skip-build --filter "SpecConformanceTests|FailedStartDescriptorTests|AdoptionFailureTests|ClusterRunTests|ClusterCommandTests"
 	$(MAKE) -C android test RINGER_BIN=$(CURDIR)/.build/debug/ringer
 
 # Not a test: numbers from one run on this machine, printed with a final RESULT line.

@@ -58,7 +58,7 @@ final class ConnectionAcceptor {
     /// - Parameters:
     ///   - second: The current second of a monotonic clock (for the failure report).
     ///   - adopt: Takes one accepted, non-blocking, close-on-exec descriptor; returns its lws connection, or nil
-    ///     when it could not be adopted (and closed it).
+    ///     when it could not be adopted (then lws has closed it).
     func acceptPending(at second: Int, adopt: (Int32) -> OpaquePointer?) -> Outcome {
         for _ in 0..<Self.batch {
             var address = sockaddr_storage()

@@ -56,10 +56,9 @@ extension ServerEngine {
         guard let loop = table.loop, let acceptor = table.acceptor, let vhost = table.vhost else { return }
         var adopted = false
         let outcome = acceptor.acceptPending(at: loop.second) { descriptor in
-            guard let wsi = lws_adopt_socket_vhost(vhost, descriptor) else {
-                _ = close(descriptor)
-                return nil
-            }
+            // On failure lws has closed the descriptor itself ("Either returns new wsi bound to accept_fd, or closes
+            // accept_fd and returns NULL", lws-adopt.h): closing it again could close another thread's new one.
+            guard let wsi = lws_adopt_socket_vhost(vhost, descriptor) else { return nil }
             adopted = true
             return wsi
         }
