@@ -26,7 +26,7 @@ demo: deps
 # own afterwards, so it does not take the CPU that the race explorer's scaled clock counts on. So does
 # ClusterRunTests and ClusterCommandTests: their ringer serve nodes loaded the parallel run until ClusterTests' own nodes missed their 30 s start.
 # FailedStartDescriptorTests and AdoptionFailureTests watch every descriptor of the process: out of the parallel run
-# they judge only their own code. (The double close FailedStartDescriptorTests once saw in the parallel run was the
+# they judge only their own code. (The double close FailedStartDescriptorTests once saw in the parallel run was most likely the
 # server closing again a connection lws had failed to adopt and closed itself; AdoptionFailureTests pins the fix.)
 test: deps test-deps
 	$(SWIFT) build --build-tests
