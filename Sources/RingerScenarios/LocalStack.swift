@@ -174,6 +174,10 @@ public final class LocalStack: Sendable {
         await LiveStacks.shutdownAll(within: 40)
     }
 
+    /// True once ``shutdownEveryStack()`` was called: a run that ends now ended because its stack was shut down under
+    /// it, and its result means nothing.
+    public static var isProcessEnding: Bool { LiveStacks.isEnding }
+
     /// ``start(_:)`` without the bookkeeping of the process's stacks.
     private static func make(_ options: Options) async throws -> LocalStack {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-\(UUID().uuidString)")

@@ -30,6 +30,9 @@ final class ClusterLink: Sendable {
     static let heartbeatInterval: TimeInterval = 2
     /// A server whose heartbeat is older than this many seconds is dead: its presence entries are ignored.
     static let nodeDeadAfter: TimeInterval = 8
+    /// A server silent this many seconds is forgotten: its heartbeat is removed, and the heartbeat hash of a cluster
+    /// whose every server went silent expires.
+    static let nodeForgottenAfter: TimeInterval = 10 * nodeDeadAfter
     /// Seconds between refreshes of this server's presence entries; an entry older than 3× is ignored.
     static let presenceRefreshInterval: TimeInterval = 30
     /// Seconds between reconciliations against the store; each looks this far back, twice over.
@@ -297,6 +300,8 @@ final class ClusterLink: Sendable {
         let incarnation = self.incarnation
         let reply = await run { [keys] commands -> RedisReply in
             _ = try commands.command(["HSET", keys.nodes, incarnation, "\(Date().unixMilliseconds)"])
+            // Kept while any server beats; gone once the last one stopped (also one killed with no goodbye).
+            _ = try commands.command(["EXPIRE", keys.nodes, Self.nodesExpiry])
             return try commands.command(["HGETALL", keys.nodes])
         }
         guard let fields = reply?.elements else { return }
@@ -306,8 +311,8 @@ final class ClusterLink: Sendable {
             defer { index += 2 }
             guard let node = fields[index].string,
                   let beat = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) else { continue }
-            // Gone for ten times the bound: forget the server (its presence hashes expire once nobody writes them).
-            if Date().timeIntervalSince(beat) > 10 * Self.nodeDeadAfter { dead.append(node) } else { nodes[node] = beat }
+            // Forget the server (its presence hashes expire once nobody writes them).
+            if Date().timeIntervalSince(beat) > Self.nodeForgottenAfter { dead.append(node) } else { nodes[node] = beat }
         }
         state.withLock { $0.nodes = nodes }
         let gone = dead
@@ -330,6 +335,10 @@ final class ClusterLink: Sendable {
     /// Seconds a user's presence hash outlives its last write: four refresh intervals, so entries of servers that
     /// died (and users gone from every server) leave Redis instead of piling up.
     private static let presenceExpiry = "\(Int(4 * presenceRefreshInterval))"
+
+    /// Seconds the heartbeat hash outlives the last heartbeat written to it (``nodeForgottenAfter``), so a cluster
+    /// that is gone (a test run's, under its own prefix) leaves no key behind.
+    private static let nodesExpiry = "\(Int(nodeForgottenAfter))"
 
     /// A loop running `body` every `interval` seconds of the server's clock until cancelled.
     private func every(_ interval: TimeInterval, _ body: @escaping @Sendable (ClusterLink) async -> Void) -> Task<Void, Never> {

@@ -66,6 +66,7 @@ enum ExploreCommand {
             guard !overflow else { break }
             played += 1
             let outcome = await explorer.run(seed: next)
+            await Signals.waitForExitIfEnding()
             if outcome.passed {
                 write(outcome.summary)
                 if trace {

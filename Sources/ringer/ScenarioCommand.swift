@@ -65,6 +65,7 @@ enum ScenarioCommand {
         var failed = 0
         for scenario in scenarios {
             let result = await runner.run(scenario)
+            await Signals.waitForExitIfEnding()
             write(result.summary)
             if trace || !result.passed { write(result.trace.map { "    " + $0 }.joined(separator: "\n")) }
             if !result.passed { failed += 1 }

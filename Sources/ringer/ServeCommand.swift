@@ -22,6 +22,10 @@ enum ServeCommand {
         LibWebSocketsLog.route(levels: [.error, .warning]) { level, line in
             if level == .error { http.error(line) } else { http.warning(line) }
         }
+        if let parent = configuration.testParentProcess, getppid() != parent {
+            log.error("--test-parent-pid \(parent) is not this server's parent (process \(getppid()) is)")
+            return 2
+        }
         let server: RingerServer
         do {
             // Test-only: the servers of a cluster under test share one fast time (ScenarioClock's shared origin).

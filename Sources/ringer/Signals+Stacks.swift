@@ -16,4 +16,11 @@ extension Signals {
             exit(128 + number)
         }
     }
+
+    /// Once a signal is stopping the command (``stopStacksOnTermination(command:)``), never returns: the run that just
+    /// ended was cut short by its stack's shutdown, so nothing more may be printed or counted, and the signal's task
+    /// exits the process. Returns at once otherwise.
+    static func waitForExitIfEnding() async {
+        while LocalStack.isProcessEnding { try? await Task.sleep(for: .seconds(60)) }
+    }
 }
