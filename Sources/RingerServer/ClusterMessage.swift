@@ -2,7 +2,7 @@ import Foundation
 import RingerStore
 import RingerWire
 
-/// What one server of a cluster tells the others on Redis' `ringer:events` channel, as JSON:
+/// What one server of a cluster tells the others on Redis' `<prefix>:events` channel (``ClusterKeys``), as JSON:
 /// `{"node":"…","events":[{"user_id":"bob","except_device":null,"event":{"seq":7,"type":"call.accepted","call":{…}}}]}`
 /// or `{"node":"…","heard":"<call id>"}` (a party of an accepted call was heard from on that server), or
 /// `{"node":"…","connected":{"user_id":"bob","device_id":"bob-iphone","connected_at":<unix ms>}}` (that device's

@@ -35,6 +35,25 @@ public struct PostgresScratchDatabase: Sendable {
         }
     }
 
+    /// Checks, before any run, that the server the URL names answers and that its role may create databases
+    /// (`CREATEDB`, or a superuser), so a bad setting is named once rather than by every run that follows.
+    /// - Parameter serverURL: `postgres://…` of the role the runs will use.
+    /// - Throws: ``StoreError`` when the URL is not a PostgreSQL URL, the server cannot be reached or refuses the
+    ///   login, or the role may not create databases (the message never holds the password).
+    public static func checkServer(_ serverURL: String) throws {
+        guard let target = PostgresTarget(url: serverURL) else {
+            throw StoreError.serverUnreachable("the database URL must start with postgres:// or postgresql://")
+        }
+        var allowed = false
+        try PostgresConnection(target).query("SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user", []) {
+            allowed = $0.text(0) == "t"
+        }
+        guard allowed else {
+            throw StoreError.postgres("CREATE DATABASE", sqlState: "42501",
+                                      message: "the role of the database URL may not create databases (the role needs CREATEDB: ALTER ROLE <role> CREATEDB)")
+        }
+    }
+
     /// Drops the database, first ending the sessions still open to it: `DROP DATABASE … WITH (FORCE)` on
     /// PostgreSQL 13 and later, `pg_terminate_backend` and then a plain `DROP DATABASE` before that
     /// (PostgreSQL: "DROP DATABASE"). Dropping a database that is already gone succeeds.

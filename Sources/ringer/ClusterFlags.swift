@@ -39,27 +39,25 @@ struct ClusterFlags {
         return true
     }
 
-    /// The cluster the flags (and `RINGER_SCENARIO_DATABASE`/`RINGER_SCENARIO_REDIS`) ask for, nil without `--nodes`,
-    /// after checking that Redis answers (a node would otherwise wait its whole start timeout for it).
+    /// The cluster the flags (and `RINGER_SCENARIO_DATABASE`/`RINGER_SCENARIO_REDIS`, an empty one counting as unset)
+    /// ask for, nil without `--nodes`. Nothing is connected to: ``checkReachable(_:)`` does that.
     /// - Parameter environment: the process environment.
-    /// - Throws: ``ConfigurationError`` when `--nodes` lacks a database or Redis, those come without it, or Redis
-    ///   cannot be reached or refuses the login.
+    /// - Throws: ``ConfigurationError`` when `--nodes` lacks a database or Redis, or those come without it.
     func cluster(environment: [String: String]) throws -> LocalStack.Cluster? {
         guard let nodes else {
             if database != nil || redis != nil { throw ConfigurationError("--database and --redis go with --nodes") }
             return nil
         }
-        let database = try self.database ?? environment["RINGER_SCENARIO_DATABASE"].map {
+        let database = try self.database ?? environment["RINGER_SCENARIO_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }.map {
             try Self.checkedDatabase($0, setting: "RINGER_SCENARIO_DATABASE")
         }
-        let redis = try self.redis ?? environment["RINGER_SCENARIO_REDIS"].map {
+        let redis = try self.redis ?? environment["RINGER_SCENARIO_REDIS"].flatMap { $0.isEmpty ? nil : $0 }.map {
             try Self.checkedRedis($0, setting: "RINGER_SCENARIO_REDIS")
         }
         guard let database, let redis else {
             throw ConfigurationError("--nodes needs --database postgres://… and --redis redis://… (or RINGER_SCENARIO_DATABASE "
                                      + "and RINGER_SCENARIO_REDIS; docs/scenarios.md)")
         }
-        try Self.checkReachable(redis)
         // The nodes run this very binary, so they speak the version of the phones and the sandboxes.
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         return LocalStack.Cluster(nodes: nodes, databaseServer: database, redis: redis, executable: executable)
@@ -81,15 +79,23 @@ struct ClusterFlags {
         return url
     }
 
-    /// Connects to Redis (with its login) and sends `PING`.
-    private static func checkReachable(_ text: String) throws {
+    /// Checks, before any node starts, that Redis answers `PING` with the URL's login and that PostgreSQL answers and
+    /// lets the role create databases: a node would otherwise wait its whole start timeout for Redis, and every run
+    /// would fail on its own.
+    /// - Throws: ``ConfigurationError`` naming what cannot be used and why (never a password).
+    static func checkReachable(_ cluster: LocalStack.Cluster) throws {
         do {
-            let url = try RedisURL(parsing: text)
+            let url = try RedisURL(parsing: cluster.redis)
             let connection = RedisConnection(url: url, connectTimeout: 2, commandTimeout: 2)
             defer { connection.close() }
             _ = try connection.command(["PING"])
         } catch {
             throw ConfigurationError("Redis cannot be used for the cluster run: \(error)")
+        }
+        do {
+            try PostgresScratchDatabase.checkServer(cluster.databaseServer)
+        } catch {
+            throw ConfigurationError("PostgreSQL cannot be used for the cluster run: \(error)")
         }
     }
 }

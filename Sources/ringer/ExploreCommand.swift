@@ -53,6 +53,13 @@ enum ExploreCommand {
         } catch {
             return usage("\(error)")
         }
+        if let cluster {
+            do {
+                try ClusterFlags.checkReachable(cluster)
+            } catch {
+                return usage("\(error)", showUsage: false)
+            }
+        }
         let scale = givenScale ?? (cluster == nil ? 0.04 : ClusterFlags.defaultTimeScale)
         let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
         var explorer = RaceExplorer(timeScale: scale, logger: logger)
@@ -88,8 +95,9 @@ enum ExploreCommand {
         try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
     }
 
-    private static func usage(_ message: String) -> Int32 {
-        try? FileHandle.standardError.write(contentsOf: Data("ringer explore: \(message)\n\n\(Usage.text)\n".utf8))
+    private static func usage(_ message: String, showUsage: Bool = true) -> Int32 {
+        let text = "ringer explore: \(message)\n" + (showUsage ? "\n\(Usage.text)\n" : "")
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
         return 2
     }
 }

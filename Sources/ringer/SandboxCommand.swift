@@ -29,9 +29,13 @@ enum SandboxCommand {
             }
             var certificate = options["cert"]
             var privateKey = options["key"]
+            // The throw-away CA's folder, removed at shutdown: it is only good while this sandbox runs.
+            var throwAway: URL?
+            defer { if let throwAway { try? FileManager.default.removeItem(at: throwAway) } }
             if certificate == nil || privateKey == nil {
                 let directory = FileManager.default.temporaryDirectory
                     .appendingPathComponent("ringer-sandbox-\(ProcessInfo.processInfo.processIdentifier)")
+                throwAway = directory
                 let paths = try DevCertificateAuthority.create().write(to: directory)
                 certificate = paths.serverCertificate.path
                 privateKey = paths.serverPrivateKey.path

@@ -57,6 +57,13 @@ enum ScenarioCommand {
         } catch {
             return usage("\(error)", showUsage: false)
         }
+        if let cluster {
+            do {
+                try ClusterFlags.checkReachable(cluster)
+            } catch {
+                return usage("\(error)", showUsage: false)
+            }
+        }
         let scale = givenScale ?? (cluster == nil ? 0.01 : ClusterFlags.defaultTimeScale)
         let logger = verbose ? Logger(label: "ringer.scenario", level: .info) : Logger.silent()
         Signals.stopStacksOnTermination(command: "ringer scenario")

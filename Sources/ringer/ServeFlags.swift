@@ -29,7 +29,7 @@ extension ServerConfiguration {
         config.redisURL = options["redis"]
         if let prefix = options["redis-prefix"] {
             guard ServerConfiguration.isValidRedisPrefix(prefix) else {
-                throw ConfigurationError("--redis-prefix must be 1 to 64 letters, digits, '.', '_', '-' or ':', got \(prefix)")
+                throw ConfigurationError("--redis-prefix must be 1 to 64 letters, digits, '.', '_' or '-', got \(prefix)")
             }
             config.redisPrefix = prefix
         }

@@ -2,18 +2,28 @@ import Foundation
 import RingerScenarios
 
 extension Signals {
-    /// For `ringer scenario` and `ringer explore`: from now on `SIGINT` (Ctrl-C) or `SIGTERM` (`kill`, a CI job's
-    /// timeout) shuts down every stack the command runs (``LocalStack/shutdownEveryStack()``: the `ringer serve` nodes,
-    /// the run's database, the temporary folder) and exits 128 + the signal (130, 143), as a shell reports a process
-    /// killed by it. A `SIGKILL` cannot be caught: the nodes then end themselves (`--test-parent-pid`).
-    /// - Parameter command: the command's name, for the line on standard error.
+    /// For `ringer scenario` and `ringer explore`: from now on `SIGINT` (Ctrl-C), `SIGTERM` (`kill`, a CI job's
+    /// timeout) or `SIGHUP` (the terminal closed) shuts down every stack the command runs
+    /// (``LocalStack/shutdownEveryStack()``: the `ringer serve` nodes with `SIGTERM`, the run's database, the temporary
+    /// folder) and exits 128 + the signal (130, 143, 129), as a shell reports a process killed by it. A second signal
+    /// while that runs exits at once: the nodes then end themselves (`--test-parent-pid`), the database and folder stay.
+    /// A `SIGKILL` cannot be caught: the same holds for it.
+    /// - Parameter command: the command's name, for the lines on standard error.
     static func stopStacksOnTermination(command: String) {
-        Task.detached {
-            let number = await wait(for: [SIGINT, SIGTERM])
-            let name = number == SIGINT ? "SIGINT" : "SIGTERM"
-            try? FileHandle.standardError.write(contentsOf: Data("\(command): \(name): stopping the run's servers\n".utf8))
-            await LocalStack.shutdownEveryStack()
-            exit(128 + number)
+        // Only touched by the handler, which runs one call at a time.
+        nonisolated(unsafe) var stopping = false
+        onEach([SIGINT, SIGTERM, SIGHUP]) { number in
+            guard !stopping else {
+                say("\(command): \(name(of: number)) again: stopping now; the nodes end on their own, the run's database "
+                    + "and temporary folder stay")
+                exit(128 + number)
+            }
+            stopping = true
+            say("\(command): \(name(of: number)): stopping the run's servers (again to stop at once)")
+            Task.detached {
+                await LocalStack.shutdownEveryStack()
+                exit(128 + number)
+            }
         }
     }
 
@@ -22,5 +32,18 @@ extension Signals {
     /// exits the process. Returns at once otherwise.
     static func waitForExitIfEnding() async {
         while LocalStack.isProcessEnding { try? await Task.sleep(for: .seconds(60)) }
+    }
+
+    private static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
+    }
+
+    private static func say(_ line: String) {
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 }

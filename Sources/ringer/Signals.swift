@@ -52,6 +52,24 @@ enum Signals {
     }
 }
 
+extension Signals {
+    /// Replaces the default action of `signals` and calls `handler` with each one received, for the life of the
+    /// process, one call at a time.
+    static func onEach(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) {
+        let watch = SignalWatch()
+        watch.queue.sync {
+            for number in signals {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: watch.queue)
+                // The handler holds `watch`, which holds the sources: they live as long as the process.
+                source.setEventHandler { withExtendedLifetime(watch) { handler(number) } }
+                watch.sources.append(source)
+                source.resume()
+            }
+        }
+    }
+}
+
 /// The dispatch sources and whether one fired. Only touched on `queue`.
 private final class SignalWatch: @unchecked Sendable {
     // @unchecked: every access happens on `queue`, a serial queue.

@@ -70,8 +70,8 @@ enum Usage {
                                 needs CREATEDB; or RINGER_SCENARIO_DATABASE) and on --redis (or
                                 RINGER_SCENARIO_REDIS; runs may share it), behind a loopback balancer;
                                 explore's scripts then kill nodes (SIGKILL) and start them again. The time
-                                scale defaults to 0.1 on a cluster. SIGINT/SIGTERM stop the run's nodes, drop
-                                its database and exit 130/143.
+                                scale defaults to 0.1 on a cluster. SIGINT/SIGTERM/SIGHUP stop the run's
+                                nodes, drop its database and exit 130/143/129; a second signal exits at once.
       ringer copy-database --from ringer.sqlite [--to postgres://user@host:5432/ringer]
                                 Copy every row of a stopped server's SQLite file into an empty PostgreSQL
                                 database (or RINGER_DATABASE), all or nothing (docs/operations.md).

@@ -153,4 +153,31 @@ import Testing
             #expect(run.standardError.contains(flag), "\(flag) \(value): \(run.standardError)")
         }
     }
+
+    /// `ringer sandbox` without `--cert`/`--key` makes a throw-away CA in a folder of its own, which is only good while
+    /// it runs: SIGTERM removes it.
+    @Test func theSandboxRemovesItsThrowAwayCAWhenItStops() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-sandbox-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let process = Process()
+        process.executableURL = ServeCommandTests.ringer
+        process.arguments = ["sandbox", "--listen", "127.0.0.1:0"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let folder = scratch.appendingPathComponent("ringer-sandbox-\(process.processIdentifier)")
+        #expect(await eventually(within: 20) {
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("ca.pem").path)
+                || ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).count >= 3
+        }, "the sandbox made no throw-away CA in \(folder.path)")
+        try await Task.sleep(for: .milliseconds(300))
+        process.terminate()
+        #expect(await eventually(within: 10) { !process.isRunning })
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.path), "the throw-away CA outlived the sandbox")
+    }
 }

@@ -64,12 +64,12 @@ import Testing
         #expect(try ServerConfiguration.parse(arguments: [], environment: environment).testTime == nil)
         let defaults = try ServerConfiguration.parse(arguments: [], environment: environment)
         #expect(defaults.redisPrefix == "ringer" && defaults.testParentProcess == nil)
-        let watched = try ServerConfiguration.parse(arguments: ["--redis-prefix", "staging:eu-1", "--test-parent-pid", "4242"],
+        let watched = try ServerConfiguration.parse(arguments: ["--redis-prefix", "staging.eu-1", "--test-parent-pid", "4242"],
                                                     environment: environment)
-        #expect(watched.redisPrefix == "staging:eu-1" && watched.testParentProcess == 4242)
+        #expect(watched.redisPrefix == "staging.eu-1" && watched.testParentProcess == 4242)
         for bad in [["--test-time-scale", "0"], ["--test-time-scale", "2"], ["--test-time-origin", "1800000000000"],
                     ["--test-time-scale", "0.5", "--test-time-origin", "soon"], ["--node-id", "has space"],
-                    ["--redis-prefix", ""], ["--redis-prefix", "has space"], ["--redis-prefix", String(repeating: "p", count: 65)],
+                    ["--redis-prefix", ""], ["--redis-prefix", "has space"], ["--redis-prefix", "ringer:presence"], ["--redis-prefix", String(repeating: "p", count: 65)],
                     ["--test-parent-pid", "1"], ["--test-parent-pid", "me"]] {
             #expect(throws: ConfigurationError.self, "\(bad)") { try ServerConfiguration.parse(arguments: bad, environment: environment) }
         }
