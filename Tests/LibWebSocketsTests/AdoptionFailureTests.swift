@@ -4,7 +4,6 @@ import Glibc
 #endif
 import LibWebSockets
 import RingerHTTP
-import RingerSync
 import RingerTestSupport
 import Testing
 
@@ -19,22 +18,7 @@ import Testing
                                                                privateKeyPath: certificates.serverKey))) { _ in .empty(status: 204) }
         let port = try server.start()
         defer { server.shutdown() }
-        // Another thread keeps opening pipes and checks each is still open before closing it itself.
-        let stop = LockedValue(false), closedBehindItsBack = LockedValue(0)
-        let watcher = Thread {
-            while !stop.withLock({ $0 }) {
-                var held: [Int32] = []
-                for _ in 0..<8 {
-                    var ends: [Int32] = [0, 0]
-                    if pipe(&ends) == 0 { held += ends }
-                }
-                usleep(200)
-                for descriptor in held {
-                    if fcntl(descriptor, F_GETFD) == -1 { closedBehindItsBack.withLock { $0 += 1 } } else { close(descriptor) }
-                }
-            }
-        }
-        watcher.start()
+        let watch = DescriptorWatch()
         // Each client sends a few bytes that are no TLS record and resets at once (SO_LINGER 0): lws fails the
         // connection while adopting it.
         for _ in 0..<400 {
@@ -55,9 +39,7 @@ import Testing
             close(client)
         }
         try await Task.sleep(for: .milliseconds(300))
-        stop.withLock { $0 = true }
-        while watcher.isExecuting { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(closedBehindItsBack.withLock { $0 } == 0, "descriptors of another thread were closed under it")
+        #expect(watch.stop() == 0, "descriptors of another thread were closed under it")
         // The server still serves.
         let answer = try await ChildProcess.run(["curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(port)/"])
         #expect(answer.standardOutput == "204")

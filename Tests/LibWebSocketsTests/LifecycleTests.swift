@@ -77,31 +77,13 @@ import Testing
         let certificate = directory.appendingPathComponent("cert.pem"), key = directory.appendingPathComponent("key.pem")
         try Data("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n".utf8).write(to: certificate)
         try Data("-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n".utf8).write(to: key)
-        // Another thread keeps opening pipes and checks each is still open before closing it itself.
-        let stop = LockedValue(false), closedBehindItsBack = LockedValue(0)
-        let watcher = Thread {
-            while !stop.withLock({ $0 }) {
-                // Several at once, so the lowest free numbers (the ones a failed start frees) are taken.
-                var held: [Int32] = []
-                for _ in 0..<8 {
-                    var ends: [Int32] = [0, 0]
-                    if pipe(&ends) == 0 { held += ends }
-                }
-                usleep(50)
-                for descriptor in held {
-                    if fcntl(descriptor, F_GETFD) == -1 { closedBehindItsBack.withLock { $0 += 1 } } else { close(descriptor) }
-                }
-            }
-        }
-        watcher.start()
+        let watch = DescriptorWatch()
         for _ in 0..<100 {
             let server = WebServer(configuration: .init(tls: .init(certificatePath: certificate.path,
                                                                    privateKeyPath: key.path))) { _ in .empty(status: 204) }
             let error = #expect(throws: LibWebSocketsError.contextCreationFailed) { try server.start() }
             #expect(error?.detail.contains("cannot load the TLS certificate chain \(certificate.path)") == true)
         }
-        stop.withLock { $0 = true }
-        Thread.sleep(forTimeInterval: 0.05)
-        #expect(closedBehindItsBack.withLock { $0 } == 0)
+        #expect(watch.stop() == 0, "descriptors of another thread were closed under it")
     }
 }

@@ -8,10 +8,16 @@ import Testing
 
 /// `ringer scenario --nodes` and `ringer explore --nodes` as a user runs them, the built `ringer` a child process:
 /// what a run stopped from outside leaves behind (nothing), and how bad cluster settings are refused. Starts
-/// `ringer serve` nodes on the test PostgreSQL and a Redis of its own; serial, and run beside the spec suite in
+/// `ringer serve` nodes on a PostgreSQL and a Redis of its own; serial, and run beside the spec suite in
 /// `make test`, out of the parallel run. Budget: about 40 s.
 @Suite(.serialized) struct ClusterCommandTests {
-    /// `ringer_run_…` databases on the test PostgreSQL now.
+    /// A PostgreSQL of this suite's own, started on first use: the databases a command leaves are counted (and
+    /// dropped) on it, where other suites' cluster runs on the shared server neither add to them nor lose theirs.
+    private static let postgresStart = Task { try await PostgresServer.start() }
+
+    private static func postgres() async throws -> PostgresServer { try await postgresStart.value }
+
+    /// `ringer_run_…` databases on the suite's PostgreSQL now.
     private static func scratchDatabases(_ postgres: PostgresServer) async throws -> Set<String> {
         let rows = try await postgres.psql("select datname from pg_database where datname like 'ringer_run_%'",
                                            on: postgres.url(database: "postgres"))
@@ -50,14 +56,14 @@ import Testing
         var databases: Set<String>
     }
 
-    /// Starts `ringer <arguments> --nodes 2` on the test PostgreSQL and a Redis of its own (the URLs in the
+    /// Starts `ringer <arguments> --nodes 2` on the suite's PostgreSQL and a Redis of its own (the URLs in the
     /// environment, as an operator keeps a password out of `ps`; its temporary folder in a folder of this test's),
     /// waits until `ready` says so of its node processes, sends `signals` to the command alone (as `kill`, a CI job's
     /// timeout or `timeout(1)` does), `between` apart, and returns what outlived it.
     private static func stop(_ arguments: [String], with signals: [Int32], between: Duration = .zero,
                              when ready: @escaping ([pid_t]) -> Bool = { $0.count >= 2 }, settle: Duration = .seconds(3),
                              beforeSignals: ([pid_t]) -> Void = { _ in }) async throws -> Leftovers {
-        let postgres = try await PostgresServer.shared()
+        let postgres = try await Self.postgres()
         let redis = try RedisServer()
         let before = try await scratchDatabases(postgres)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-command-\(UUID().uuidString)")
@@ -164,7 +170,7 @@ import Testing
     /// A node the run kills with `SIGKILL` says no goodbye to Redis; the run's Redis names are its own, so no later run
     /// cleans them: every key a finished run leaves must expire.
     @Test func aClusterRunThatKillsANodeLeavesNoRedisKeyWithoutAnExpiry() async throws {
-        let postgres = try await PostgresServer.shared()
+        let postgres = try await Self.postgres()
         let redis = try RedisServer()
         let run = try await ChildProcess.run([try BuiltRinger.url().path, "scenario", "--nodes", "2",
                                               "--database", postgres.url(database: "postgres"), "--redis", redis.url,
@@ -199,7 +205,7 @@ import Testing
 
     /// A role that may not create databases is named before any node starts (exit 2), not by every run.
     @Test func aClusterRunWhoseRoleMayNotCreateDatabasesIsRefusedAtOnce() async throws {
-        let postgres = try await PostgresServer.shared()
+        let postgres = try await Self.postgres()
         let redis = try RedisServer()
         let role = "ringer_nocreatedb_\(UInt32.random(in: 0...UInt32.max))"
         _ = try await postgres.psql("CREATE ROLE \(role) LOGIN NOCREATEDB", on: postgres.url(database: "postgres"))
@@ -215,7 +221,7 @@ import Testing
 
     /// A Redis that cannot be reached is named at once (exit 2), before any node waits its start timeout for it.
     @Test func aClusterRunOnARedisThatCannotBeReachedIsRefusedAtOnce() async throws {
-        let postgres = try await PostgresServer.shared()
+        let postgres = try await Self.postgres()
         let closed = try ClosedPort.freePort()
         let began = ContinuousClock.now
         let refused = try await ChildProcess.run([try BuiltRinger.url().path, "explore", "--nodes", "2",
