@@ -105,12 +105,13 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-serve-cap-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let port = try Self.freePort()
         let log = directory.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = Self.ringer
-        process.arguments = ["serve", "--listen", "0.0.0.0:\(port)", "--max-connections-per-address", "1"]
+        // Port 0, read back from the log: a port picked free beforehand can be taken by another test before the
+        // server binds it.
+        process.arguments = ["serve", "--listen", "0.0.0.0:0", "--max-connections-per-address", "1"]
         process.environment = ["RINGER_ADMIN_KEY": "serve-test-admin",
                                "RINGER_USER_TOKEN_SECRET": String(repeating: "z", count: 40),
                                "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path]
@@ -119,6 +120,16 @@ import Testing
         process.standardError = handle
         try process.run()
         defer { process.terminate() }
+        var port = 0
+        for _ in 0..<600 where port == 0 {
+            let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+            if let range = text.range(of: "listening http.address=0.0.0.0:") {
+                port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        try #require(port > 0, "ringer serve never said where it listens: \(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self))")
         let holder = try await ChildProcess.run(["python3", "-c", """
             import socket, time
             # Up to 30 s for the server to listen: a loaded machine starts it slowly.
