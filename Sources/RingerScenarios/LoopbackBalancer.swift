@@ -223,16 +223,11 @@ public final class LoopbackBalancer: Sendable {
         Posix.blockBrokenPipeSignal()
         let toBackend = Transfer(from: client, to: backend)
         let toClient = Transfer(from: backend, to: client)
-        var halfClosedSince: ContinuousClock.Instant?
+        // Set once the first direction is over: the other may go on until then.
+        var halfClosedUntil: ContinuousClock.Instant?
         relaying: while true {
             if toBackend.isDone, toClient.isDone { break }
-            var timeout: Int32 = -1
-            if let since = halfClosedSince {
-                let left = since + .seconds(Self.halfClosedLinger) - ContinuousClock.now
-                guard left > .zero else { break }
-                let milliseconds: Double = (left / .milliseconds(1)).rounded(.up)
-                timeout = Int32(min(milliseconds, 60_000))
-            }
+            if let halfClosedUntil, ContinuousClock.now >= halfClosedUntil { break }
             var descriptors = [
                 pollfd(fd: client, events: events(reading: toBackend, writing: toClient), revents: 0),
                 pollfd(fd: backend, events: events(reading: toClient, writing: toBackend), revents: 0),
@@ -240,7 +235,7 @@ public final class LoopbackBalancer: Sendable {
             // An entry with nothing to wait for is left out: poll reports POLLHUP of a socket shut both ways
             // whatever its events, which would spin this loop.
             for index in descriptors.indices where descriptors[index].events == 0 { descriptors[index].fd = -1 }
-            let ready = poll(&descriptors, 2, timeout)
+            let ready = poll(&descriptors, 2, Posix.pollTimeout(until: halfClosedUntil))
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
@@ -261,7 +256,7 @@ public final class LoopbackBalancer: Sendable {
                 if transfer.ended, !transfer.pending, !transfer.finSent {
                     shutdownSending(transfer.target)
                     transfer.finSent = true
-                    halfClosedSince = halfClosedSince ?? .now
+                    halfClosedUntil = halfClosedUntil ?? .now + .seconds(Self.halfClosedLinger)
                 }
             }
         }
