@@ -32,14 +32,7 @@ enum Signals {
                     watch.fired = true
                     continuation.resume(returning: termination)
                 }
-                for number in signals {
-                    signal(number, SIG_IGN)
-                    let source = DispatchSource.makeSignalSource(signal: number, queue: watch.queue)
-                    // The handler holds `watch`, which holds the sources: they live as long as the process.
-                    source.setEventHandler { finish(.signal(number)) }
-                    watch.sources.append(source)
-                    source.resume()
-                }
+                watch.add(signals) { finish(.signal($0)) }
                 if let parent {
                     let timer = DispatchSource.makeTimerSource(queue: watch.queue)
                     timer.schedule(deadline: .now(), repeating: .milliseconds(250))
@@ -57,16 +50,7 @@ extension Signals {
     /// process, one call at a time.
     static func onEach(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) {
         let watch = SignalWatch()
-        watch.queue.sync {
-            for number in signals {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: watch.queue)
-                // The handler holds `watch`, which holds the sources: they live as long as the process.
-                source.setEventHandler { withExtendedLifetime(watch) { handler(number) } }
-                watch.sources.append(source)
-                source.resume()
-            }
-        }
+        watch.queue.sync { watch.add(signals, handler) }
     }
 }
 
@@ -76,4 +60,16 @@ private final class SignalWatch: @unchecked Sendable {
     let queue = DispatchQueue(label: "ringer.signals")
     var sources: [any DispatchSourceProtocol] = []
     var fired = false
+
+    /// Replaces the default action of `signals` with a source each that calls `handler`. Call on `queue`.
+    func add(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) {
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            // The handler holds `self`, which holds the sources: they live as long as the process.
+            source.setEventHandler { withExtendedLifetime(self) { handler(number) } }
+            sources.append(source)
+            source.resume()
+        }
+    }
 }
