@@ -31,7 +31,7 @@ public struct PostgresScratchDatabase: Sendable {
         } catch let error as StoreError where error.sqlState == "42501" {
             // insufficient_privilege (PostgreSQL: "Appendix A. Error Codes"): say what the role lacks.
             throw StoreError.postgres(error.operation, sqlState: error.sqlState,
-                                      message: error.message + " (the role needs CREATEDB: ALTER ROLE <role> CREATEDB)")
+                                      message: error.message + " (\(Self.createDatabaseHint))")
         }
     }
 
@@ -50,9 +50,12 @@ public struct PostgresScratchDatabase: Sendable {
         }
         guard allowed else {
             throw StoreError.postgres("CREATE DATABASE", sqlState: "42501",
-                                      message: "the role of the database URL may not create databases (the role needs CREATEDB: ALTER ROLE <role> CREATEDB)")
+                                      message: "the role of the database URL may not create databases (\(createDatabaseHint))")
         }
     }
+
+    /// What a role that may not create databases lacks, in both of the messages that say so.
+    private static let createDatabaseHint = "the role needs CREATEDB: ALTER ROLE <role> CREATEDB"
 
     /// Drops the database, first ending the sessions still open to it: `DROP DATABASE … WITH (FORCE)` on
     /// PostgreSQL 13 and later, `pg_terminate_backend` and then a plain `DROP DATABASE` before that
