@@ -28,10 +28,10 @@ enum RequestReader {
     ///   - wsi: The connection or HTTP/2 stream.
     ///   - extraHeaders: Lower-case names of unknown headers to capture (HTTP/1 only: lws 4.1).
     static func head(of wsi: OpaquePointer, extraHeaders: [String]) -> HTTPRequest {
-        let isHTTP2 = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COLON_METHOD) > 0
+        let isHTTP2 = isHTTP2Stream(wsi)
         var method = "GET"
         var path = "/"
-        if isHTTP2 {
+        if lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COLON_METHOD) > 0 {
             method = copy(wsi, WSI_TOKEN_HTTP_COLON_METHOD)?.uppercased() ?? method
             path = copy(wsi, WSI_TOKEN_HTTP_COLON_PATH) ?? path
         } else if let (token, name) = methodTokens.first(where: { lws_hdr_total_length(wsi, $0.0) > 0 }) {
@@ -50,6 +50,13 @@ enum RequestReader {
         }
         return HTTPRequest(method: method, path: path, query: query(of: wsi), headers: headers,
                            httpVersion: isHTTP2 ? 2 : 1, remoteAddress: peerAddress(of: wsi))
+    }
+
+    /// Whether `wsi` is a stream of an HTTP/2 connection, whose answer must go out as HTTP/2 frames. Told by the
+    /// connection, not by the head: a stream can carry an HTTP/1 head with no `:method` (lws moves the head of an
+    /// `h2c` upgrade to stream 1, RFC 7540 §3.2), and a response framed as HTTP/1 on such a stream crashed lws.
+    static func isHTTP2Stream(_ wsi: OpaquePointer) -> Bool {
+        lws_get_network_wsi(wsi) != wsi || lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COLON_METHOD) > 0
     }
 
     /// The peer of the wsi's network connection (`lws_get_peer_simple` asks the socket, also for an HTTP/2

@@ -6,8 +6,20 @@ extension ServerEngine {
     /// `LWS_CALLBACK_HTTP_CONFIRM_UPGRADE`: decide synchronously, with the parsed path, query and
     /// headers, whether this upgrade may proceed. Returns 0 to continue the handshake, 1 after
     /// writing a refusal (lws then completes the HTTP transaction), -1 to hang up.
+    ///
+    /// An `h2c` upgrade is ignored, as RFC 9110 §7.8 lets a server do: the request is answered over HTTP/1.1 and the
+    /// connection stays HTTP/1.1 (docs/decisions/0001-refuse-h2c-upgrade.md says why).
     func onConfirmUpgrade(_ wsi: OpaquePointer, protocolName: UnsafeMutableRawPointer?) -> Int32 {
         let upgrade = protocolName.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+        if upgrade.lowercased() == "h2c", let protocolName {
+            // lws hands over its own copy of the `Upgrade` value and, once this returns 0, compares it with
+            // "websocket" and "h2c" to pick the upgrade; an empty value matches neither, so lws takes its
+            // no-upgrade path and reports the request as LWS_CALLBACK_HTTP, body and all (lws 4.1.6,
+            // lws_handshake_server). Refusing instead (returning 1 after an answer) would have to answer before the
+            // handler ran and would lose a POST's body.
+            protocolName.storeBytes(of: 0, as: UInt8.self)
+            return 0
+        }
         guard upgrade.lowercased() == "websocket" else { return 0 }
         let session = makeSession(for: wsi)
         let request = RequestReader.head(of: wsi, extraHeaders: extraHeaderNames)
