@@ -31,7 +31,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     /// Runs `body` on a connection (see ``SQLConnectionSource``).
-    private func run<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+    func run<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await source.withConnection(body)
     }
 
