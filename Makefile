@@ -9,7 +9,7 @@
 #   make fuzz   schemathesis against the live server with 500 generated requests per operation.
 
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client \
-  libpq-dev postgresql-15 redis-server libhiredis-dev
+  libpq-dev postgresql-15 redis-server libhiredis-dev libjansson-dev
 PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests aiohttp httpx schemathesis pyyaml
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

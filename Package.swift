@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // hiredis 0.14, Redis' C client (RESP framing); Debian's has no TLS (docs/operations.md).
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // Jansson, only for what JSONDecoder cannot tell: a name repeated in one object (StrictJSON).
+        .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
 
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         .target(name: "RingerSync", swiftSettings: strict),
@@ -51,7 +53,8 @@ let package = Package(
 
         // Wrappers over C libraries, one job each.
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "JWT", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
+        .target(name: "StrictJSON", dependencies: ["CJansson"], swiftSettings: strict),
+        .target(name: "JWT", dependencies: ["COpenSSL", "OpenSSLSupport", "StrictJSON"], swiftSettings: strict),
         .target(name: "DevCertificates", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
         .target(name: "SocketSupport", swiftSettings: strict),
         // The one TCP + TLS socket layer under both HTTP/2 ends: connect with address fallback, handshake,
@@ -72,7 +75,7 @@ let package = Package(
         .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres"], swiftSettings: strict),
         .target(name: "RingerServer",
                 dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs", "FCM", "JWT",
-                               "RingerHTTP", "LibWebSockets", "RingerRedis"],
+                               "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON"],
                 swiftSettings: strict),
 
         // The APNs sandbox and simulated devices; the command line.
@@ -102,7 +105,7 @@ let package = Package(
                 swiftSettings: strict),
         .testTarget(name: "RingerBackoffTests", dependencies: ["RingerBackoff"], swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
-        .testTarget(name: "JWTTests", dependencies: ["JWT", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JWTTests", dependencies: ["JWT", "StrictJSON", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
         .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport"], swiftSettings: strict),
         .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "RingerHTTP", "RingerSync", "RingerTestSupport"], swiftSettings: strict),

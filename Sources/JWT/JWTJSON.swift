@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 
 /// The JSON settings every token uses, so the same claims always produce the same bytes.
 enum JWTJSON {
@@ -38,6 +39,11 @@ enum JWTJSON {
     ) throws(JWTError) -> Value {
         guard data.first(where: { !isWhitespace($0) }) == UInt8(ascii: "{") else {
             throw JWTError.malformed("\(what) is not a JSON object")
+        }
+        // RFC 7519 §4: a JWT whose claims repeat a name must be rejected (or its last taken). JSONDecoder would take
+        // the first, so the token would mean one `sub` here and another to PyJWT and most other libraries.
+        if StrictJSON.duplicateName(in: data) != nil {
+            throw JWTError.malformed("\(what) names a member twice")
         }
         do {
             return try decoder().decode(type, from: Data(data))

@@ -85,10 +85,27 @@ extension WebServer {
         /// `abc`: RFC 9112 §6.3 makes it an unrecoverable framing error, so nothing runs and the connection closes
         /// after it (400 with a small JSON body by default).
         public var badContentLengthResponse: HTTPResponse = .json(status: 400, #"{"error":"bad content-length"}"#)
+        /// The answer to a head with a control character in a header field's value (NUL, or any C0 byte but
+        /// horizontal tab, or DEL; RFC 9110 §5.5): lws keeps such a value whole but it reads as text only up to a
+        /// NUL, so two values differing after one would look alike. Nothing runs and the connection closes after it
+        /// (400 with a small JSON body by default).
+        public var badHeaderValueResponse: HTTPResponse = .json(status: 400, #"{"error":"bad header field value"}"#)
+        /// The answer to an HTTP/1 request that carries `Transfer-Encoding`: lws 4.1.6 does not decode a chunked
+        /// request body, so the request's length is unknown. With `Content-Length` too it is the ambiguity that
+        /// request smuggling uses (RFC 9112 §6.1: the connection must close after the answer); without, the client
+        /// is told to send a length. Either way nothing runs and the connection closes after this answer.
+        /// - Parameter withContentLength: whether `Content-Length` came too.
+        /// - Returns: 400 with `Content-Length`, else 411 (RFC 9110 §15.5.12), with a small JSON body by default.
+        public var transferEncodingResponder: @Sendable (_ withContentLength: Bool) -> HTTPResponse = { both in
+            both ? .json(status: 400, #"{"error":"transfer-encoding with content-length"}"#)
+                : .json(status: 411, #"{"error":"send the body with a content-length"}"#)
+        }
         /// The answer to an HTTP/1 request with a body when lws shows another request pipelined behind it before
         /// the handler started: neither runs, and the connection closes after this (400 with a small JSON body by
         /// default). A request pipelined behind one already running is never run either: that answer goes out
-        /// with `connection: close` instead. Requests pipelined behind bodiless ones are answered in order.
+        /// with `connection: close` instead. So is a request with a body that arrives behind a bodiless one in the same
+        /// read (lws 4.1.6 loops over such a body, ``ServerEngine/onRequestBodyComplete(_:)``). Bodiless requests
+        /// pipelined behind bodiless ones are answered in order.
         public var pipelinedRequestResponse: HTTPResponse = .json(status: 400, #"{"error":"send a request behind a body on a new connection"}"#)
         /// The answer to a method lws does not know (TRACE, QUERY, PROPFIND...), which lws would otherwise refuse
         /// with an HTML 403; the connection closes after it (status 501 Not Implemented, RFC 9110 §9.1, with a small

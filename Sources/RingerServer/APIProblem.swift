@@ -100,6 +100,20 @@ public enum APIProblem {
         malformed("Content-Length must be a number of bytes (digits only)")
     }
 
+    /// 400: a header field value holds a control character (RFC 9110 §5.5: NUL, CR and LF must be refused).
+    public static func badHeaderValue() -> Problem {
+        malformed("a header field value holds a control character (NUL, CR, LF or another byte below 0x20 but tab)")
+    }
+
+    /// The answer to an HTTP/1.1 request with `Transfer-Encoding`: 400 `malformed-request` beside `Content-Length`
+    /// (RFC 9112 §6.1, the ambiguity request smuggling uses), else 411 `length-required` (RFC 9110 §15.5.12).
+    public static func transferEncoding(withContentLength: Bool) -> Problem {
+        withContentLength
+            ? malformed("Transfer-Encoding and Content-Length together; send the body with Content-Length only")
+            : Problem(type: ProblemType.lengthRequired.rawValue, title: "Length required", status: 411,
+                      detail: "request bodies are read by Content-Length; Transfer-Encoding is not accepted")
+    }
+
     /// 501: a method the server does not implement (RFC 9110 §9.1).
     public static func methodNotImplemented() -> Problem {
         Problem(type: ProblemType.methodNotImplemented.rawValue, title: "Method not implemented", status: 501,

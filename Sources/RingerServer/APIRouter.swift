@@ -6,6 +6,7 @@ import RingerLogging
 import RingerStore
 import RingerSync
 import RingerWire
+import StrictJSON
 
 /// Maps HTTP requests to the services and answers JSON or `application/problem+json`.
 ///
@@ -335,6 +336,11 @@ struct APIRouter: Sendable {
             throw APIProblem.malformed(Self.describe(error))
         } catch {
             throw APIProblem.malformed("the body is not JSON")
+        }
+        // A repeated name is refused, not resolved: JSONDecoder keeps the first, other readers the last, and the body
+        // must mean one thing to every one of them (StrictJSON).
+        if let name = StrictJSON.duplicateName(in: request.body) {
+            throw APIProblem.malformed("the body names \"\(name.prefix(64))\" twice; each name may appear once per object")
         }
         // `null` is not a value of any field (docs/openapi.yaml): an optional field is left out instead. Codable
         // alone takes `null` for an absent optional, accepting what the schema refuses. Unknown keys are ignored.

@@ -268,6 +268,10 @@ public final class RingerServer: Sendable {
         webConfiguration.headersTooLargeResponse = APIProblem.response(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
         webConfiguration.badRequestTargetResponse = APIProblem.response(APIProblem.badRequestTarget())
         webConfiguration.badContentLengthResponse = APIProblem.response(APIProblem.badContentLength())
+        webConfiguration.badHeaderValueResponse = APIProblem.response(APIProblem.badHeaderValue())
+        webConfiguration.transferEncodingResponder = { both in
+            APIProblem.response(APIProblem.transferEncoding(withContentLength: both))
+        }
         webConfiguration.unknownMethodResponse = APIProblem.response(APIProblem.methodNotImplemented())
         webConfiguration.unknownMethodResponder = { method, path in APIRouter.unknownMethodResponse(method: method, path: path) }
         webConfiguration.pipelinedRequestResponse = APIProblem.response(APIProblem.malformed(

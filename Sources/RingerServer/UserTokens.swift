@@ -143,23 +143,27 @@ public enum UserID {
 
     /// Why `name` cannot be a display name, or nil when it can: 1…``maximumNameLength`` characters,
     /// at most ``maximumNameBytes`` bytes, no control character (U+0000–U+001F, U+007F–U+009F), which SQLite,
-    /// logs and notification banners would each treat differently.
+    /// logs and notification banners would each treat differently, and no invisible format character or line
+    /// separator (``isInvisible(_:)``), with which a caller could make the callee's screen show another name.
     public static func nameProblem(_ name: String) -> String? {
         if name.isEmpty || name.count > maximumNameLength {
             return "name must be 1 to \(maximumNameLength) characters"
         }
         if name.utf8.count > maximumNameBytes { return "name must be at most \(maximumNameBytes) bytes of UTF-8" }
         if name.unicodeScalars.contains(where: isControl) { return "name must not contain control characters" }
+        if name.unicodeScalars.contains(where: isInvisible) {
+            return "name must not contain bidirectional controls, zero-width or other invisible format characters"
+        }
         return nil
     }
 
-    /// A name from a token minted by the app's backend, made fit to ring with: control characters dropped,
+    /// A name from a token minted by the app's backend, made fit to ring with: control and invisible characters dropped,
     /// then cut to ``maximumNameLength`` characters and ``maximumNameBytes`` bytes at a character boundary, so
     /// a call from its user can always be pushed. Nil when nothing is left.
     public static func displayName(fromToken name: String?) -> String? {
         guard let name else { return nil }
         var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: name.unicodeScalars.lazy.filter { !isControl($0) })
+        scalars.append(contentsOf: name.unicodeScalars.lazy.filter { !isControl($0) && !isInvisible($0) })
         var fitted = ""
         var bytes = 0
         for character in String(scalars).prefix(maximumNameLength) {
@@ -172,6 +176,23 @@ public enum UserID {
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .control
+    }
+
+    /// A scalar a name may not hold because it shows nothing yet changes what is shown: the format characters
+    /// (general category Cf: bidirectional overrides and isolates such as U+202E, which made `Bob\u{202E}gnp.exe`
+    /// read "Bobexe.png"; zero-width space U+200B; soft hyphen; U+FEFF) and the line and paragraph separators (Zl,
+    /// Zp), which break a banner's line. Kept, as Unicode's identifier rules keep them (UTS #31 §2.3, UTS #39): the
+    /// zero-width joiner and non-joiner U+200D and U+200C, which emoji sequences and Persian, Indic and other
+    /// scripts need, and the tag characters U+E0020–U+E007F of subdivision flags (UTS #51 §2.8).
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .format:
+            return !(scalar.value == 0x200C || scalar.value == 0x200D || (0xE0020...0xE007F).contains(scalar.value))
+        case .lineSeparator, .paragraphSeparator:
+            return true
+        default:
+            return false
+        }
     }
 
     /// 1…128 characters of letters, digits and `._:@-`.

@@ -37,6 +37,8 @@ public struct ProblemType: OpenStringEnum {
     public static let requestTimeout = ProblemType(slug: "request-timeout")
     /// 431: the request's header fields are larger than the server accepts.
     public static let headersTooLarge = ProblemType(slug: "headers-too-large")
+    /// 411: an HTTP/1.1 request sent its body with `Transfer-Encoding` and no `Content-Length`; send the length.
+    public static let lengthRequired = ProblemType(slug: "length-required")
     /// 501: the HTTP method is not one the server implements (TRACE, QUERY...).
     public static let methodNotImplemented = ProblemType(slug: "method-not-implemented")
     /// 429: the user already holds as many event sockets as the server allows.

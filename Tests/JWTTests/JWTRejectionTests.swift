@@ -170,6 +170,25 @@ struct JWTRejectionTests {
         }
     }
 
+    /// Issue 26: a token with two `sub` claims acted as the first while PyJWT reads the last. RFC 7519 §4 lets a
+    /// parser reject such a token; a signed one is refused, in the claims and in the header alike.
+    @Test("A validly signed token naming a claim or header member twice is refused")
+    func duplicateNames() throws {
+        let key = try TestSupport.signingKey(.hs256)
+        let verifier = try TestSupport.verificationKey(for: key)
+        let cases = [(#"{"alg":"HS256"}"#, #"{"sub":"alice","sub":"mallory"}"#),
+                     (#"{"alg":"HS256"}"#, #"{"sub":"alice","n":{"a":1,"a":2}}"#),
+                     (#"{"alg":"HS256"}"#, #"{"sub":"alice","\u0073ub":"mallory"}"#),
+                     (#"{"alg":"HS256","alg":"none"}"#, #"{"sub":"alice"}"#)]
+        for (header, payload) in cases {
+            let token = try Self.signedToken(header: header, payload: payload, key: key)
+            #expect(throws: JWTError.malformed) { try Self.verify(token, key: verifier) }
+        }
+        // The same name in two different objects is no repetition.
+        let fine = try Self.signedToken(header: #"{"alg":"HS256"}"#, payload: #"{"sub":"alice","a":{"sub":1}}"#, key: key)
+        try Self.verify(fine, key: verifier)
+    }
+
     @Test("A header marking extensions critical is refused (RFC 7515 §4.1.11)")
     func criticalHeader() throws {
         let key = try TestSupport.signingKey(.hs256)

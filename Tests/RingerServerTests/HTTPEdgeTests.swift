@@ -247,6 +247,107 @@ import Testing
         }
     }
 
+    /// Issue 26: the docs said requests pipelined behind bodiless ones are answered in order, but one with a body was
+    /// refused. lws 4.1.6 loops over a body that came from its buffered input (docs/architecture.md), so a request
+    /// with a body that arrives behind another in one write is refused before it runs; bodiless ones are answered in
+    /// order. The docs now say exactly that.
+    @Test func aBodyPipelinedBehindABodilessRequestIsRefusedBeforeItRunsAndBodilessOnesAreAnsweredInOrder() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            _ = try await APITests.token(http, "bob")
+            let body = #"{"callee":"bob"}"#
+            let request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            let (data, closed) = try await rawExchange(port(http), request)
+            #expect(data.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(data)")
+            let second = try #require(data.range(of: "HTTP/1.1 400 Bad Request\r\n"), "\(data)")
+            #expect(data[second.upperBound...].contains("connection: close") && closed)
+            let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
+            #expect(calls.isEmpty)
+
+            let three = try await rawExchange(port(http), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n\r\n"
+                + "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
+            let statuses = three.data.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+            #expect(statuses == ["200", "200", "404"], "\(three.data)")
+        }
+    }
+
+    /// Issue 26: two `Idempotency-Key`s differing after a NUL returned the same call (the second never rang), and a
+    /// NUL cut other values short. RFC 9110 §5.5: a value holding NUL, CR or LF must be refused; so is any other
+    /// control byte but tab.
+    @Test func aControlCharacterInAHeaderValueGets400AndNothingRuns() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            _ = try await APITests.token(http, "bob")
+            let body = #"{"callee":"bob"}"#
+            for (name, value) in [("Idempotency-Key", "k1\\x00a"), ("Idempotency-Key", "k1\\x01"),
+                                  ("Authorization", "Bearer \(alice)\\x00x"), ("User-Agent", "app\\x7f"),
+                                  ("Content-Type", "application/\\x00json")] {
+                var head = "POST /v1/calls HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                if name != "Authorization" { head += "Authorization: Bearer \(alice)\r\n" }
+                if name == "Content-Type" { head = head.replacingOccurrences(of: "Content-Type: application/json\r\n", with: "") }
+                let request = head + "\(name): \(value)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                let (data, closed) = try await rawExchange(port(http), request)
+                #expect(data.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(name): \(data)")
+                #expect(data.contains(ProblemType.malformedRequest.rawValue) && data.contains("control character"), "\(name)")
+                #expect(closed, "\(name)")
+            }
+            let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
+            #expect(calls.isEmpty)
+            // The event stream's WebSocket upgrade is refused the same way, before any socket opens.
+            let upgrade = "GET /v1/events?access_token=\(alice) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                + "User-Agent: a\\x01b\r\n\r\n"
+            let (refused, _) = try await rawExchange(port(http), upgrade)
+            #expect(refused.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(refused)")
+            // A tab is allowed inside a value (RFC 9110 §5.5).
+            let (tabbed, _) = try await rawExchange(port(http), "GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: a\tb\r\n\r\n")
+            #expect(tabbed.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(tabbed)")
+        }
+    }
+
+    /// Issue 26: `Transfer-Encoding: chunked` beside `Content-Length` was read by the length, the ambiguity request
+    /// smuggling rides on (RFC 9112 §6.1). lws does not decode chunked request bodies, so a request body comes with a
+    /// length or is refused: 400 beside `Content-Length`, 411 without; nothing runs and the connection closes.
+    @Test func transferEncodingIsRefusedAndNothingRuns() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            _ = try await APITests.token(http, "bob")
+            let body = #"{"callee":"bob"}"#
+            let head = "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\nContent-Type: application/json\r\n"
+            let chunked = "\(String(body.utf8.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n"
+            let both = try await rawExchange(port(http), head + "Transfer-Encoding: chunked\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            #expect(both.data.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && both.closed, "\(both.data)")
+            #expect(both.data.contains(ProblemType.malformedRequest.rawValue))
+            let alone = try await rawExchange(port(http), head + "Transfer-Encoding: chunked\r\n\r\n\(chunked)")
+            #expect(alone.data.hasPrefix("HTTP/1.1 411 Length Required\r\n") && alone.closed, "\(alone.data)")
+            #expect(alone.data.contains(ProblemType.lengthRequired.rawValue))
+            let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
+            #expect(calls.isEmpty)
+        }
+    }
+
+    /// Issue 26: `{"callee":"carol","callee":"bob"}` rang carol (JSONDecoder keeps the first of two names, other
+    /// readers the last). A body naming a member twice is refused and rings nobody.
+    @Test func aBodyNamingAMemberTwiceGets400AndRingsNobody() async throws {
+        try await APITests.withServer { http in
+            let alice = try await APITests.token(http, "alice")
+            _ = try await APITests.token(http, "bob")
+            _ = try await APITests.token(http, "carol")
+            for body in [#"{"callee":"carol","callee":"bob"}"#, #"{"callee":"carol","\u0063allee":"bob"}"#,
+                         #"{"callees":["bob"],"callee":"carol","callees":["carol"]}"#] {
+                let response = try await http.send("POST", "/v1/calls", token: alice, json: body)
+                #expect(response.status == 400, "\(body)")
+                #expect(response.object["type"] as? String == ProblemType.malformedRequest.rawValue, "\(body)")
+                #expect((response.object["detail"] as? String)?.contains("twice") == true, "\(body)")
+            }
+            let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
+            #expect(calls.isEmpty)
+        }
+    }
+
     /// Found by review: `Content-Length: -5` was answered at once with a 408 saying the body had not arrived in
     /// time, and `Content-Length: abc` was taken for no body. RFC 9110 §8.6: the value is 1*DIGIT; RFC 9112 §6.3:
     /// an invalid one is an unrecoverable error, answered 400 with the connection closed.

@@ -40,6 +40,32 @@ import Testing
         }
     }
 
+    /// Issue 26: `Bob\u{202E}gnp.exe` reached the callee's screen as "Bobexe.png". Names with bidirectional
+    /// controls, zero-width and other invisible format characters are refused; joiners that emoji and scripts need
+    /// are kept.
+    @Test func aNameThatCouldSpoofAnotherOnTheCalleesScreenIsRefused() async throws {
+        try await APITests.withServer { http in
+            for name in [#"Bob‮gnp.exe"#, #"Al​ice"#, #"⁦Bob⁩"#, #"Bob­"#, #"﻿Bob"#,
+                         #"Bob Admin"#, #"Bob؜"#, #"‏Bob"#] {
+                let response = try await http.send("POST", "/v1/tokens", token: APITests.adminKey,
+                                                   json: #"{"user_id":"alice","name":"\#(name)"}"#)
+                #expect(response.status == 422, "\(name)")
+                #expect((response.object["detail"] as? String)?.contains("bidirectional") == true, "\(name)")
+            }
+            // A family emoji (ZWJ) and a Persian name (ZWNJ) are names.
+            for name in [String(Self.familyEmoji.prefix(1)), "می\u{200C}خواهم"] {
+                let json = String(decoding: try JSONEncoder().encode(["user_id": "alice", "name": String(name)]), as: UTF8.self)
+                #expect(try await http.send("POST", "/v1/tokens", token: APITests.adminKey, json: json).status == 201, "\(name)")
+            }
+            // A backend-minted token's name loses them, so its calls still ring under the plain name.
+            let tokens = try UserTokens(secret: String(repeating: "s", count: 32))
+            let alice = try tokens.mint(userID: "alice", name: "Bob\u{202E}gnp.exe\u{200B}", ttl: 600, now: Date()).token
+            _ = try await APITests.token(http, "bob")
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            #expect(call.caller.name == "Bobgnp.exe")
+        }
+    }
+
     @Test func anOversizedNameInABackendMintedTokenIsCutSoItsCallsStillRing() async throws {
         try await APITests.withServer { http in
             // The app's backend mints with the shared secret and no limit of its own.

@@ -45,6 +45,8 @@ enum RequestReader {
         if headers["host"] == nil, let authority = copy(wsi, WSI_TOKEN_HTTP_COLON_AUTHORITY) {
             headers["host"] = authority
         }
+        // An `Upgrade: h2c` the server ignored (ServerEngine.onConfirmUpgrade) was not asked for as far as it goes.
+        if headers["upgrade"] == "" { headers["upgrade"] = nil }
         for name in extraHeaders where headers[name] == nil {
             if let value = customHeader(wsi, name: name) { headers[name] = value }
         }
@@ -92,6 +94,46 @@ enum RequestReader {
         guard let (token, _) = methodTokens.first(where: { lws_hdr_total_length(wsi, $0.0) > 0 }) else { return true }
         if Int(lws_hdr_total_length(wsi, token)) != request.path.utf8.count { return false }
         return lws_hdr_total_length(wsi, WSI_TOKEN_HTTP) > 0
+    }
+
+    /// Whether any header field value lws kept holds a control character: NUL, a C0 byte other than horizontal tab,
+    /// or DEL (RFC 9110 §5.5 allows only visible characters, spaces and tabs). lws 4.1.6 keeps such bytes, and
+    /// ``copy(_:_:)`` reads a value only up to a NUL, so `Idempotency-Key: a<NUL>b` and `a<NUL>c` would read alike.
+    /// - Parameters:
+    ///   - wsi: The connection or stream, its header table attached.
+    ///   - extraHeaders: Lower-case names of unknown headers the server reads, checked too.
+    ///
+    /// lws does not count a NUL in a value's length, so one that ends a value (`application/json<NUL>`) is invisible
+    /// here and to every reader: the value reads whole without it. One inside a value is seen, since the copy stops
+    /// there short of the length.
+    static func hasControlCharacterInValue(_ wsi: OpaquePointer, extraHeaders: [String]) -> Bool {
+        for (token, _) in headerTokens {
+            let length = Int(lws_hdr_total_length(wsi, token))
+            guard length > 0 else { continue }
+            var buffer = [CChar](repeating: 0, count: length + 1)
+            let copied = Int(lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token))
+            guard copied >= 0 else { continue }
+            // The `Upgrade: h2c` that ServerEngine.onConfirmUpgrade cleared (lws refuses a client's own value that
+            // starts with NUL as an unknown upgrade before any callback).
+            if token == WSI_TOKEN_UPGRADE && buffer[0] == 0 { continue }
+            if buffer.prefix(min(copied, length)).contains(where: isControl) { return true }
+        }
+        for name in extraHeaders {
+            let key = name + ":"
+            let keyLength = Int32(key.utf8.count)
+            let length = Int(lws_hdr_custom_length(wsi, key, keyLength))
+            guard length > 0 else { continue }
+            var buffer = [CChar](repeating: 0, count: length + 1)
+            guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, keyLength) >= 0 else { continue }
+            if buffer.prefix(length).contains(where: isControl) { return true }
+        }
+        return false
+    }
+
+    /// NUL to US except HTAB, and DEL.
+    private static func isControl(_ byte: CChar) -> Bool {
+        let value = UInt8(bitPattern: byte)
+        return (value < 0x20 && value != 0x09) || value == 0x7F
     }
 
     /// The declared `content-length`, if any and valid.

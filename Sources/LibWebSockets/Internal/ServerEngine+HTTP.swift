@@ -167,14 +167,21 @@ extension ServerEngine {
     }
 
     /// Why a parsed head is answered without running the handler: a head over
-    /// ``WebServer/Configuration/maxRequestHeaderBytes`` (431), a target lws could not keep whole (400), or a
-    /// `content-length` that is not a number of bytes (400).
+    /// ``WebServer/Configuration/maxRequestHeaderBytes`` (431), a target lws could not keep whole (400), a
+    /// `content-length` that is not a number of bytes (400), a header value holding a control character (400), or
+    /// an HTTP/1 `transfer-encoding` (400 beside `content-length`, else 411).
     private func refusal(ofHead wsi: OpaquePointer, request: HTTPRequest) -> HTTPResponse? {
         if RequestReader.headBytes(of: wsi) > configuration.maxRequestHeaderBytes {
             return configuration.headersTooLargeResponse
         }
         if !RequestReader.targetIsWhole(of: wsi, request: request) { return configuration.badRequestTargetResponse }
         if RequestReader.hasInvalidContentLength(wsi) { return configuration.badContentLengthResponse }
+        if RequestReader.hasControlCharacterInValue(wsi, extraHeaders: extraHeaderNames) {
+            return configuration.badHeaderValueResponse
+        }
+        if request.httpVersion == 1, RequestReader.copy(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil {
+            return configuration.transferEncodingResponder(RequestReader.copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) != nil)
+        }
         return nil
     }
 

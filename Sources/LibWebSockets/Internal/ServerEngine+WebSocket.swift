@@ -24,6 +24,9 @@ extension ServerEngine {
         let session = makeSession(for: wsi)
         let request = RequestReader.head(of: wsi, extraHeaders: extraHeaderNames)
         session.request = request
+        if RequestReader.hasControlCharacterInValue(wsi, extraHeaders: extraHeaderNames) {
+            return refuseUpgrade(session, with: configuration.badHeaderValueResponse)
+        }
         guard let upgradeHandler, configuration.webSocketPaths.contains(request.path) else {
             return refuseUpgrade(session, with: configuration.webSocketNotFoundResponse)
         }

@@ -1,0 +1,16 @@
+#ifndef CJANSSON_SHIM_H
+#define CJANSSON_SHIM_H
+
+#include <jansson.h>
+
+// The decoding flags are macros and json_error_code is a static inline over the error's text; Swift imports neither
+// reliably, so they are typed here.
+static const size_t CJANSSON_REJECT_DUPLICATES = JSON_REJECT_DUPLICATES;
+static const size_t CJANSSON_DECODE_ANY = JSON_DECODE_ANY;
+static const size_t CJANSSON_ALLOW_NUL = JSON_ALLOW_NUL;
+
+static inline int CJansson_isDuplicateKey(const json_error_t *error) {
+    return json_error_code(error) == json_error_duplicate_key;
+}
+
+#endif
