@@ -13,6 +13,10 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// Calls one caller may place to one callee per minute (`--rate-limit-calls-to-one-callee-per-minute`):
     /// each rings every device of the callee, so this is what keeps a phone from being rung dozens of times.
     public var callsToOneCalleePerMinute = 10
+    /// Calls one callee may be rung by per minute, from all callers together
+    /// (`--rate-limit-calls-per-callee-per-minute`): the per-caller limits alone let many accounts ring one phone
+    /// hundreds of times a minute.
+    public var callsPerCalleePerMinute = 30
     /// `PUT` and `DELETE /v1/devices/{id}` requests of one user per minute (`--rate-limit-device-changes-per-minute`).
     public var deviceChangesPerUserPerMinute = 20
     /// Credentials that fail to verify, per client address per minute (`--rate-limit-auth-failures-per-minute`);
@@ -32,6 +36,8 @@ public struct RateLimitSettings: Sendable, Equatable {
         case calls = "rate-limit-calls-per-minute"
         /// ``RateLimitSettings/callsToOneCalleePerMinute``.
         case callsToOneCallee = "rate-limit-calls-to-one-callee-per-minute"
+        /// ``RateLimitSettings/callsPerCalleePerMinute``.
+        case callsPerCallee = "rate-limit-calls-per-callee-per-minute"
         /// ``RateLimitSettings/deviceChangesPerUserPerMinute``.
         case deviceChanges = "rate-limit-device-changes-per-minute"
         /// ``RateLimitSettings/authFailuresPerAddressPerMinute``.
@@ -44,6 +50,7 @@ public struct RateLimitSettings: Sendable, Equatable {
             switch self {
             case .calls: \.callsPerCallerPerMinute
             case .callsToOneCallee: \.callsToOneCalleePerMinute
+            case .callsPerCallee: \.callsPerCalleePerMinute
             case .deviceChanges: \.deviceChangesPerUserPerMinute
             case .authFailures: \.authFailuresPerAddressPerMinute
             case .unknownCallees: \.unknownCalleesPerMinute
@@ -56,6 +63,7 @@ public struct RateLimitSettings: Sendable, Equatable {
         var settings = RateLimitSettings()
         settings.callsPerCallerPerMinute = 0
         settings.callsToOneCalleePerMinute = 0
+        settings.callsPerCalleePerMinute = 0
         settings.deviceChangesPerUserPerMinute = 0
         settings.authFailuresPerAddressPerMinute = 0
         settings.unknownCalleesPerMinute = 0
@@ -90,6 +98,7 @@ final class RateLimits: Sendable {
     private struct State: Sendable {
         var calls: RateLimiter<String>?
         var callsToOneCallee: RateLimiter<Pair>?
+        var callsPerCallee: RateLimiter<String>?
         var deviceChanges: RateLimiter<String>?
         var authFailures: RateLimiter<String>?
         var unknownCallees: RateLimiter<String>?
@@ -112,6 +121,7 @@ final class RateLimits: Sendable {
         self.clock = clock
         state = LockedValue(State(calls: limiter(settings.callsPerCallerPerMinute),
                                   callsToOneCallee: limiter(settings.callsToOneCalleePerMinute),
+                                  callsPerCallee: limiter(settings.callsPerCalleePerMinute),
                                   deviceChanges: limiter(settings.deviceChangesPerUserPerMinute),
                                   authFailures: limiter(settings.authFailuresPerAddressPerMinute),
                                   unknownCallees: limiter(settings.unknownCalleesPerMinute)))
@@ -167,24 +177,28 @@ final class RateLimits: Sendable {
         }
     }
 
-    /// Spends one call of `caller` and one of the pair (`caller`, `callee`), or neither.
+    /// Spends one call of `caller`, one of the pair (`caller`, `callee`) and one of `callee`, or none.
     /// - Throws: ``RateLimitExceeded`` naming the limit that refused.
     func admitCall(caller: String, callee: String) throws {
         let now = clock.now()
         let pair = Pair(caller: caller, callee: callee)
-        let (perCaller, perPair) = state.withLock { state -> (RateLimitDecision, RateLimitDecision) in
+        let (perCaller, perPair, perCallee) = state.withLock { state -> (RateLimitDecision, RateLimitDecision, RateLimitDecision) in
             let perCaller = state.calls?.check(caller, now: now) ?? .allowed
             let perPair = state.callsToOneCallee?.check(pair, now: now) ?? .allowed
-            if perCaller == .allowed && perPair == .allowed {
+            let perCallee = state.callsPerCallee?.check(callee, now: now) ?? .allowed
+            if perCaller == .allowed && perPair == .allowed && perCallee == .allowed {
                 state.calls?.record(caller, now: now)
                 state.callsToOneCallee?.record(pair, now: now)
+                state.callsPerCallee?.record(callee, now: now)
             }
-            return (perCaller, perPair)
+            return (perCaller, perPair, perCallee)
         }
         // The pair's limit is the one a harassed callee needs named.
         try refuse(perPair, .callsToOneCallee,
                    "too many calls from this caller to \(callee) (more than \(settings.callsToOneCalleePerMinute) a minute)")
         try refuse(perCaller, .calls, "too many calls from this caller (more than \(settings.callsPerCallerPerMinute) a minute)")
+        try refuse(perCallee, .callsPerCallee,
+                   "too many calls to \(callee) from all callers (more than \(settings.callsPerCalleePerMinute) a minute)")
     }
 
     // MARK: Devices

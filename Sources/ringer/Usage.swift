@@ -31,6 +31,7 @@ enum Usage {
           --max-call-duration 14400 (an accepted call ends max_duration this long after the answer; 60–604800 s)
           Rate limits per minute (0 = off; over one: 429 rate-limited with Retry-After; docs/security.md):
           --rate-limit-calls-per-minute 30 (per caller)   --rate-limit-calls-to-one-callee-per-minute 10
+          --rate-limit-calls-per-callee-per-minute 30 (to one callee from all callers)
           --rate-limit-device-changes-per-minute 20 (per user)   --rate-limit-unknown-callees-per-minute 20
           --rate-limit-auth-failures-per-minute 60 (per client address; IPv6 per /64)
           --trusted-proxy CIDR (repeatable): the client is the right-most X-Forwarded-For address not in one

@@ -6,7 +6,7 @@ only the deliberately malformed frames are packed by hand (struct).
 
     python3 protocol_fuzz_peer.py --port PORT [--host 127.0.0.1] [--tls --ca CA.pem] [--pid PID]
         [--seed N] [--rounds N] [--probe-path /healthz] [--probe-timeout 2.0] [--families a,b,c]
-        [--case TEXT[,TEXT]] [--list] [--linger 0.05] [--verbose]
+        [--case TEXT[,TEXT]] [--skip TEXT[,TEXT]] [--list] [--linger 0.05] [--verbose]
 
 --port, --host   the server under attack (loopback: this is a test peer, not a scanner).
 --tls --ca       speak TLS (certificate checked against CA.pem; without --ca it is not checked). Attack
@@ -39,6 +39,7 @@ only the deliberately malformed frames are packed by hand (struct).
              WINDOW_UPDATE floods, WINDOW_UPDATE overflow and zero, wrong lengths, unknown types, DATA on
              stream 0 and idle streams, even and decreasing stream ids, PRIORITY self-dependency, random bytes.
 --case TEXT      run only the cases whose name contains one of these texts (family/name).
+--skip TEXT      leave out the cases whose name contains one of these texts (a known killer, to look for others).
 --list           print every deterministic case name and exit.
 --linger S       (default 0.05) how long an attack connection keeps reading after the server went quiet.
 --verbose        one line per case on stderr (bytes sent and received, whether the server closed).
@@ -1548,6 +1549,7 @@ def main():
     parser.add_argument("--probe-timeout", type=float, default=2.0)
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--case", default="")
+    parser.add_argument("--skip", default="")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--linger", type=float, default=0.05)
     parser.add_argument("--verbose", "-v", action="store_true")
@@ -1557,7 +1559,8 @@ def main():
     if unknown or not families:
         parser.error(f"unknown families {unknown}; choose from {','.join(FAMILIES)}")
     filters = [c for c in args.case.split(",") if c]
-    wanted = lambda name: not filters or any(f in name for f in filters)
+    skips = [c for c in args.skip.split(",") if c]
+    wanted = lambda name: (not filters or any(f in name for f in filters)) and not any(f in name for f in skips)
 
     fz = Fuzzer(args)
     planned = [(family, name, fn) for family in families for name, fn in BUILDERS[family][0](fz)]

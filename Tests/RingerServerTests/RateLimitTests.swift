@@ -204,22 +204,48 @@ import Testing
         }
     }
 
+    /// Issue 26: each caller may ring one callee ten times a minute, but nothing capped the callers together, so
+    /// many accounts could ring one phone hundreds of times a minute. The callee's own budget counts every caller.
+    @Test func manyCallersTogetherCannotRingOneCalleePastItsBudget() async throws {
+        let clock = HeldClock()
+        try await APITests.withServer(clock: clock, configure: { $0.rateLimits.callsPerCalleePerMinute = 3 }) { http in
+            let bob = try await APITests.token(http, "bob")
+            _ = try await APITests.token(http, "dave")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            var callers: [String] = []
+            for name in ["alice", "carol", "erin", "frank"] { callers.append(try await APITests.token(http, name)) }
+            for caller in callers.prefix(3) {
+                let call = try (try await http.send("POST", "/v1/calls", token: caller, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                #expect(try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: caller).status == 200)
+            }
+            let refused = try await http.send("POST", "/v1/calls", token: callers[3], json: #"{"callee":"bob"}"#)
+            Self.expectRateLimited(refused, retryAfter: 20, naming: "rate-limit-calls-per-callee-per-minute")
+            #expect(try await Self.calls(http, token: bob).count == 3)
+            // Another callee is not affected, and bob's budget refills over the minute.
+            #expect(try await http.send("POST", "/v1/calls", token: callers[3], json: #"{"callee":"dave"}"#).status == 201)
+            clock.advance(by: 20)
+            #expect(try await http.send("POST", "/v1/calls", token: callers[3], json: #"{"callee":"bob"}"#).status == 201)
+        }
+    }
+
     @Test func theLimitsAreFlagsAndEnvironmentVariables() throws {
         let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
         let defaults = try ServerConfiguration.parse(arguments: [], environment: environment)
         #expect(defaults.rateLimits == RateLimitSettings())
         #expect(defaults.rateLimits.callsPerCallerPerMinute == 30 && defaults.rateLimits.callsToOneCalleePerMinute == 10)
+        #expect(defaults.rateLimits.callsPerCalleePerMinute == 30)
         #expect(defaults.trustedProxies.isEmpty)
         let flags = try ServerConfiguration.parse(arguments: [
             "--rate-limit-calls-per-minute", "5", "--rate-limit-calls-to-one-callee-per-minute", "2",
             "--rate-limit-device-changes-per-minute", "0", "--rate-limit-auth-failures-per-minute=7",
-            "--rate-limit-unknown-callees-per-minute", "9", "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "fd00::/8",
+            "--rate-limit-unknown-callees-per-minute", "9", "--rate-limit-calls-per-callee-per-minute", "4", "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "fd00::/8",
         ], environment: environment)
         #expect(flags.rateLimits.callsPerCallerPerMinute == 5)
         #expect(flags.rateLimits.callsToOneCalleePerMinute == 2)
         #expect(flags.rateLimits.deviceChangesPerUserPerMinute == 0)
         #expect(flags.rateLimits.authFailuresPerAddressPerMinute == 7)
         #expect(flags.rateLimits.unknownCalleesPerMinute == 9)
+        #expect(flags.rateLimits.callsPerCalleePerMinute == 4)
         #expect(flags.trustedProxies.map(\.description) == ["10.0.0.0/8", "fd00::/8"])
         let fromEnvironment = try ServerConfiguration.parse(arguments: [], environment: environment.merging([
             "RINGER_RATE_LIMIT_CALLS_PER_MINUTE": "0", "RINGER_TRUSTED_PROXY": "10.1.0.0/16, 192.0.2.7",
