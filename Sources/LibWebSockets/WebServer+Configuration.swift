@@ -67,6 +67,14 @@ extension WebServer {
         /// Most TCP connections one peer address may hold at once; a connection over it is closed as soon as it is
         /// accepted, before lws sees it, and logged once per ``acceptFailureReportSeconds``. Nil: no cap.
         public var maxConnectionsPerAddress: Int?
+        /// Most TCP connections the server holds at once (its connection budget). At the budget a new connection
+        /// makes room by closing the connection slowest to send its request (no complete head, or a body still
+        /// trickling in for at least a second), else the longest-idle keep-alive connection; when every connection
+        /// is busy, a WebSocket or HTTP/2, the new one is closed as soon as it is accepted. Either is logged once per
+        /// ``acceptFailureReportSeconds``. Nil: the process's open-file limit less a reserve for the server's own
+        /// descriptors (``ConnectionBudget/limit(forFileLimit:)``: 19,375 under 20,000), so accepting never runs
+        /// out of descriptors.
+        public var maxConnections: Int?
         /// Whether ``maxConnectionsPerAddress`` also counts loopback peers (127.0.0.0/8, ::1). Off by default: a
         /// reverse proxy on the same host carries every client through one address, and tests and benchmarks open
         /// tens of thousands of sockets from 127.0.0.x.
@@ -172,6 +180,7 @@ extension WebServer {
             if let ping = webSocketPingSeconds, !(1...3600).contains(ping) { return "webSocketPingSeconds is outside 1...3600" }
             if !(1...3600).contains(requestDeadlineSeconds) { return "requestDeadlineSeconds is outside 1...3600" }
             if let cap = maxConnectionsPerAddress, cap < 1 { return "maxConnectionsPerAddress must be positive" }
+            if let budget = maxConnections, budget < 1 { return "maxConnections must be positive" }
             if !(1024...Self.headerBufferBytes / 2).contains(maxRequestHeaderBytes) {
                 return "maxRequestHeaderBytes is outside 1024...\(Self.headerBufferBytes / 2)"
             }

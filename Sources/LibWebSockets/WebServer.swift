@@ -112,7 +112,8 @@ public final class WebServer: Sendable {
             let acceptor = ConnectionAcceptor(listenDescriptor: listener.descriptor,
                                               reportInterval: configuration.acceptFailureReportSeconds,
                                               maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
-                                              capsLoopback: configuration.capsLoopbackConnections)
+                                              capsLoopback: configuration.capsLoopbackConnections,
+                                              maxConnections: configuration.maxConnections ?? Self.defaultConnectionBudget())
             guard let loop = ServiceLoop() else {
                 acceptor.shutdown()
                 return fail("uv_loop_init", "cannot create the event loop")
@@ -187,5 +188,23 @@ public final class WebServer: Sendable {
         }
         guard !engine.bound.isOnOwnerThread else { return }
         serviceThreadDone.wait()
+    }
+
+    #if canImport(Glibc)
+    private static let openFilesResource = Int32(RLIMIT_NOFILE.rawValue)
+    #else
+    private static let openFilesResource = RLIMIT_NOFILE
+    #endif
+
+    /// The connection budget when none is configured: ``ConnectionBudget/limit(forFileLimit:)`` of the process's soft
+    /// open-file limit (`RLIMIT_NOFILE`), read when the server starts; an unlimited or unreadable one counts as
+    /// 1,048,576, Linux's default hard ceiling (`fs.nr_open`).
+    static func defaultConnectionBudget() -> Int {
+        var limit = rlimit()
+        let ceiling = 1 << 20
+        guard getrlimit(Self.openFilesResource, &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return ConnectionBudget.limit(forFileLimit: ceiling)
+        }
+        return ConnectionBudget.limit(forFileLimit: Int(min(UInt64(limit.rlim_cur), UInt64(ceiling))))
     }
 }

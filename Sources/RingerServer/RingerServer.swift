@@ -265,6 +265,7 @@ public final class RingerServer: Sendable {
         webConfiguration.requestDeadlineSeconds = configuration.requestDeadlineSeconds
         webConfiguration.requestTimeoutResponse = APIProblem.response(APIProblem.requestTimeout(seconds: configuration.requestDeadlineSeconds))
         webConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
+        webConfiguration.maxConnections = configuration.maxConnections
         webConfiguration.headersTooLargeResponse = APIProblem.response(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
         webConfiguration.badRequestTargetResponse = APIProblem.response(APIProblem.badRequestTarget())
         webConfiguration.badContentLengthResponse = APIProblem.response(APIProblem.badContentLength())

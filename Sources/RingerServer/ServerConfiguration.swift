@@ -87,6 +87,11 @@ public struct ServerConfiguration: Sendable {
     /// Most TCP connections one client address may hold (`--max-connections-per-address`, 0 for no cap);
     /// more are closed as soon as they are accepted. Loopback peers (a reverse proxy on the host) are not counted.
     public var maxConnectionsPerAddress: Int? = 1000
+    /// Most TCP connections the server holds at once (`--max-connections`, 0 or nil for the default: the open-file
+    /// limit less 1/32 of it, at least 32 and at most 1024 kept for the server's own descriptors). At the budget a
+    /// new connection makes room by closing the one slowest to send its request, else the longest-idle keep-alive
+    /// one; WebSockets and requests being answered are never closed for it (docs/security.md, "Limits").
+    public var maxConnections: Int?
 
     /// APNs settings: how the server authenticates, and where it connects.
     public struct APNsSettings: Sendable {

@@ -16,7 +16,7 @@ extension ServerConfiguration {
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "request-deadline",
-            "max-connections-per-address", "media-url", "media-api-key", "media-api-secret", "fcm-service-account",
+            "max-connections-per-address", "max-connections", "media-url", "media-api-key", "media-api-secret", "fcm-service-account",
             "fcm-host", "fcm-ca-file", "trusted-proxy",
         ] + RateLimitSettings.Limit.allCases.map(\.rawValue)))
         var config = ServerConfiguration()
@@ -119,6 +119,12 @@ extension ServerConfiguration {
                 throw ConfigurationError("--max-connections-per-address must be a whole number between 0 (no cap) and 1000000, got \(text)")
             }
             config.maxConnectionsPerAddress = count == 0 ? nil : count
+        }
+        if let text = options["max-connections"] {
+            guard let count = Int(text), (0...10_000_000).contains(count) else {
+                throw ConfigurationError("--max-connections must be a whole number between 0 (from the open-file limit) and 10000000, got \(text)")
+            }
+            config.maxConnections = count == 0 ? nil : count
         }
         let keyFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
         let certificateFields = [options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"]]

@@ -49,16 +49,29 @@ import Testing
 @Suite struct PerAddressCapTests {
     @Test func anAddressAtTheCapIsRefusedUntilOneOfItsConnectionsCloses() {
         var cap = PerAddressCap(limit: 2, capsLoopback: false)
-        #expect(cap.admit("203.0.113.9") == .counted)
-        #expect(cap.admit("203.0.113.9") == .counted)
-        #expect(cap.admit("203.0.113.9") == .refused)
-        #expect(cap.admit("198.51.100.1") == .counted)
+        #expect(cap.admit("203.0.113.9") == .counted("203.0.113.9"))
+        #expect(cap.admit("203.0.113.9") == .counted("203.0.113.9"))
+        #expect(cap.admit("203.0.113.9") == .refused("203.0.113.9"))
+        #expect(cap.admit("198.51.100.1") == .counted("198.51.100.1"))
         cap.release("203.0.113.9")
-        #expect(cap.admit("203.0.113.9") == .counted)
+        #expect(cap.admit("203.0.113.9") == .counted("203.0.113.9"))
         cap.release("203.0.113.9")
         cap.release("203.0.113.9")
         cap.release("198.51.100.1")
         #expect(cap.addresses == 0)
+    }
+
+    /// Issue 26: the cap counted full IPv6 addresses, so one subscriber's /64 (RFC 6177) held the cap's worth from
+    /// each address. An IPv6 /64 is one client; an IPv4-mapped peer is its IPv4 address.
+    @Test func anIPv6Slash64CountsAsOneClient() {
+        var cap = PerAddressCap(limit: 2, capsLoopback: false)
+        #expect(cap.admit("2001:db8:1:2::1") == .counted("2001:db8:1:2::/64"))
+        #expect(cap.admit("2001:db8:1:2:ffff:ffff:ffff:ffff") == .counted("2001:db8:1:2::/64"))
+        #expect(cap.admit("2001:db8:1:2:abcd::9") == .refused("2001:db8:1:2::/64"))
+        #expect(cap.admit("2001:db8:1:3::1") == .counted("2001:db8:1:3::/64"))
+        #expect(cap.admit("::ffff:203.0.113.9") == .counted("203.0.113.9"))
+        #expect(cap.admit("203.0.113.9") == .counted("203.0.113.9"))
+        #expect(cap.admit("::ffff:203.0.113.9") == .refused("203.0.113.9"))
     }
 
     @Test func loopbackIsExemptUnlessCapped() {
@@ -68,8 +81,8 @@ import Testing
             #expect(open.admit(address) == .exempt)
         }
         var capped = PerAddressCap(limit: 1, capsLoopback: true)
-        #expect(capped.admit("127.0.0.1") == .counted)
-        #expect(capped.admit("127.0.0.1") == .refused)
+        #expect(capped.admit("127.0.0.1") == .counted("127.0.0.1"))
+        #expect(capped.admit("127.0.0.1") == .refused("127.0.0.1"))
         #expect(!PerAddressCap.isLoopback("128.0.0.1"))
         #expect(!PerAddressCap.isLoopback("::2"))
     }

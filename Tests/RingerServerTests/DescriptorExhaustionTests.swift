@@ -56,7 +56,9 @@ import Glibc
     @Test func acceptOutOfDescriptorsIsLoggedOncePerIntervalWithoutSpinningAndOpenConnectionsAreServed() async throws {
         // 64 descriptors: the server's own files take about 20, so a few dozen connections exhaust it.
         let began = ContinuousClock.now
-        let served = try ServedRinger(descriptorLimit: 64)
+        // A connection budget above what the descriptors allow, so that accept itself runs out (the default budget
+        // stops short of that: theSlowestConnectionsGiveWayAtTheBudgetAndANewClientIsServed).
+        let served = try ServedRinger(descriptorLimit: 64, environment: ["RINGER_MAX_CONNECTIONS": "1000"])
         defer { served.stop() }
         let process = served.process
         let port = served.port
@@ -90,5 +92,32 @@ import Glibc
         #expect(!text.contains("accept: errno"))
         // A spinning accept loop burns a full core (about 2 s here); waiting costs next to nothing.
         #expect(cpuUsed < 0.8, "server used \(cpuUsed) s of CPU while out of descriptors")
+    }
+
+    /// Issue 26: with 15,800 slow-body connections held, a normal client waited up to 27 s. Under the default budget
+    /// (the open-file limit less a reserve: 224 of 256 here) the slowest connections give way, and a new client is
+    /// answered at once.
+    @Test func theSlowestConnectionsGiveWayAtTheBudgetAndANewClientIsServed() async throws {
+        let served = try ServedRinger(descriptorLimit: 256)
+        defer { served.stop() }
+        #expect(await served.waitUntilHealthy())
+        var slow: [Int32] = []
+        defer { slow.forEach { close($0) } }
+        let head = Array("POST /v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"user".utf8)
+        for _ in 0..<300 {
+            guard let descriptor = connect(to: served.port) else { continue }
+            _ = head.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+            slow.append(descriptor)
+        }
+        // Past the budget's one-second grace for the first of them.
+        try await Task.sleep(for: .milliseconds(1500))
+        let started = ContinuousClock.now
+        let fresh = try #require(connect(to: served.port))
+        defer { close(fresh) }
+        #expect(healthz(on: fresh).contains("200"))
+        let waited = started.duration(to: .now)
+        #expect(waited < .seconds(2), "a new client waited \(waited)")
+        #expect(served.logText.contains("connection budget"), "\(served.logText.suffix(2000))")
+        #expect(!served.logText.contains("EMFILE"), "\(served.logText.suffix(2000))")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RingerHTTP
 @testable import RingerBench
 @testable import RingerServer
 import RingerWire

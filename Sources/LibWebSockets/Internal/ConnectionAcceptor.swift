@@ -36,7 +36,9 @@ final class ConnectionAcceptor {
     private var reserveDescriptor: Int32
     private var report: AcceptFailureReport
     private var capReport: AcceptFailureReport
+    private var budgetReport: AcceptFailureReport
     private var cap: PerAddressCap?
+    private var budget: ConnectionBudget
     /// The address each counted connection was admitted under, by its lws connection (network wsi).
     private var countedConnections: [OpaquePointer: String] = [:]
     private var isShutDown = false
@@ -46,20 +48,26 @@ final class ConnectionAcceptor {
     ///   - reportInterval: Seconds between two log lines about failing or refused accepts.
     ///   - maxConnectionsPerAddress: The per-address cap, or nil for none.
     ///   - capsLoopback: Whether loopback peers count towards the cap.
-    init(listenDescriptor: Int32, reportInterval: Int, maxConnectionsPerAddress: Int? = nil, capsLoopback: Bool = false) {
+    ///   - maxConnections: The connection budget (``ConnectionBudget``).
+    init(listenDescriptor: Int32, reportInterval: Int, maxConnectionsPerAddress: Int? = nil, capsLoopback: Bool = false,
+         maxConnections: Int) {
         self.listenDescriptor = listenDescriptor
         reserveDescriptor = Self.openReserve()
         report = AcceptFailureReport(interval: reportInterval)
         capReport = AcceptFailureReport(interval: reportInterval, subject: "connection refused")
+        budgetReport = AcceptFailureReport(interval: reportInterval, subject: "connection budget")
         cap = maxConnectionsPerAddress.map { PerAddressCap(limit: $0, capsLoopback: capsLoopback) }
+        budget = ConnectionBudget(limit: maxConnections)
     }
 
     /// Accepts up to ``batch`` waiting connections, each handed to `adopt` (which owns it from then on).
     /// - Parameters:
-    ///   - second: The current second of a monotonic clock (for the failure report).
+    ///   - milliseconds: The current time on a monotonic clock, in milliseconds.
     ///   - adopt: Takes one accepted, non-blocking, close-on-exec descriptor; returns its lws connection, or nil
     ///     when it could not be adopted (then lws has closed it).
-    func acceptPending(at second: Int, adopt: (Int32) -> OpaquePointer?) -> Outcome {
+    ///   - shed: Closes a connection the budget gave up to make room (it is already forgotten here).
+    func acceptPending(at milliseconds: Int, adopt: (Int32) -> OpaquePointer?, shed: (OpaquePointer) -> Void) -> Outcome {
+        let second = milliseconds / 1000
         for _ in 0..<Self.batch {
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -71,16 +79,34 @@ final class ConnectionAcceptor {
                 if cap != nil {
                     let peer = Self.numericHost(address)
                     switch cap!.admit(peer) {
-                    case .refused:
+                    case .refused(let key):
                         Posix.closeDescriptor(descriptor)
-                        let reason = "\(peer) already holds \(cap!.limit) connections (the per-address cap)"
+                        let reason = "\(key) already holds \(cap!.limit) connections (the per-address cap)"
                         if let line = capReport.refused(because: reason, at: second) {
                             LibWebSocketsLog.report(.warning, line)
                         }
                         continue
-                    case .counted: counted = peer
+                    case .counted(let key): counted = key
                     case .exempt: break
                     }
+                }
+                switch budget.admit(at: milliseconds) {
+                case .admit:
+                    break
+                case .admitShedding(let victim):
+                    if let wsi = OpaquePointer(bitPattern: victim) { shed(wsi) }
+                    if let line = budgetReport.refused(because: "shed the slowest or longest-idle connection to make room "
+                                                       + "(\(budget.limit) connections, the budget)", at: second) {
+                        LibWebSocketsLog.report(.warning, line)
+                    }
+                case .refuse:
+                    Posix.closeDescriptor(descriptor)
+                    if let counted { cap?.release(counted) }
+                    if let line = budgetReport.refused(because: "every one of the \(budget.limit) connections of the budget "
+                                                       + "is busy or long-lived; the new one was closed", at: second) {
+                        LibWebSocketsLog.report(.warning, line)
+                    }
+                    continue
                 }
                 guard Posix.configure(descriptor) else {
                     Posix.closeDescriptor(descriptor)
@@ -91,6 +117,7 @@ final class ConnectionAcceptor {
                 // Answers are small and latency matters more than segment count.
                 _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                 let wsi = adopt(descriptor)
+                if let wsi { budget.opened(UInt(bitPattern: wsi), at: milliseconds) }
                 if let counted {
                     if let wsi { countedConnections[wsi] = counted } else { cap?.release(counted) }
                 }
@@ -119,8 +146,19 @@ final class ConnectionAcceptor {
     /// A connection lws is freeing (`LWS_CALLBACK_WSI_DESTROY`): its address holds one fewer. Any other wsi
     /// (an HTTP/2 stream, a client) is not counted and ignored.
     func connectionClosed(_ wsi: OpaquePointer) {
+        budget.closed(UInt(bitPattern: wsi))
         guard let address = countedConnections.removeValue(forKey: wsi) else { return }
         cap?.release(address)
+    }
+
+    /// Where a connection now stands for the budget (``ConnectionBudget/Standing``). An HTTP/2 stream or a client
+    /// connection is not counted and is ignored.
+    /// - Parameters:
+    ///   - wsi: The connection's network wsi.
+    ///   - standing: Its new standing.
+    ///   - milliseconds: The current time on a monotonic clock, in milliseconds.
+    func connection(_ wsi: OpaquePointer, is standing: ConnectionBudget.Standing, at milliseconds: Int) {
+        budget.change(UInt(bitPattern: wsi), to: standing, at: milliseconds)
     }
 
     /// The numeric host of a peer address (IPv4 dotted or IPv6 text), `"?"` if it cannot be printed.

@@ -19,6 +19,7 @@ extension ServerEngine {
         let declaredLength = RequestReader.contentLength(of: wsi)
         let mayHaveBody = ["POST", "PUT", "PATCH"].contains(request.method)
 
+        budget(wsi, .busy)
         if let refusal = refusal(ofHead: wsi, request: request) {
             // Refused before anything runs; whatever body follows is not read, so the connection (or stream) closes.
             session.bodyIncomplete = mayHaveBody || (declaredLength ?? 0) > 0
@@ -39,6 +40,7 @@ extension ServerEngine {
             guard declaredLength > 0 || request.method == "POST" else { return dispatch(session) }
             session.phase = .readingBody
             session.bodyIncomplete = true
+            budget(wsi, .readingBody)
             table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
             return 0
         }
@@ -91,6 +93,7 @@ extension ServerEngine {
         case .readingBody:
             session.bodyIncomplete = false
             session.phase = .dispatching
+            budget(wsi, .busy)
             table.deadlines?.cancel(session.id)
             mailbox.post(.dispatch(session: session.id))
             return 0
@@ -162,7 +165,9 @@ extension ServerEngine {
             // An HTTP/2 stream whose body we refused: reset it so the peer stops sending (RFC 9113 §8.1).
             if session.bodyIncomplete && session.request?.httpVersion == 2 { return -1 }
             // Ready for the next keep-alive request; nonzero means lws wants the connection closed.
-            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+            guard lws_http_transaction_completed(wsi) == 0 else { return -1 }
+            budget(wsi, .idle)
+            return 0
         }
     }
 
@@ -206,6 +211,7 @@ extension ServerEngine {
     /// role (`LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG`): answer
     /// ``WebServer/Configuration/unknownMethodResponse`` once, then close when it is written.
     func onUnknownMethod(_ wsi: OpaquePointer, bytes: UnsafeRawPointer?, count: Int) -> Int32 {
+        budget(wsi, .busy)
         let session = self.session(for: wsi) ?? makeSession(for: wsi)
         guard session.writer == nil else { return 0 }
         var response = configuration.unknownMethodResponse

@@ -55,16 +55,26 @@ extension ServerEngine {
         let table = self.table
         guard let loop = table.loop, let acceptor = table.acceptor, let vhost = table.vhost else { return }
         var adopted = false
-        let outcome = acceptor.acceptPending(at: loop.second) { descriptor in
+        let outcome = acceptor.acceptPending(at: loop.milliseconds, adopt: { descriptor in
             // On failure lws has closed the descriptor itself ("Either returns new wsi bound to accept_fd, or closes
             // accept_fd and returns NULL", lws-adopt.h): closing it again could close another thread's new one.
             guard let wsi = lws_adopt_socket_vhost(vhost, descriptor) else { return nil }
             adopted = true
             return wsi
-        }
+        }, shed: { wsi in
+            // Asynchronously: a synchronous close would run lws' callbacks (and this acceptor's) from inside this loop.
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+        })
         // The adopted sockets' handshake timeouts must be armed in lws' timer (see ServiceMailbox.wake).
         if adopted { mailbox.wake() }
         if outcome == .pause { loop.pauseAccepting(milliseconds: Self.acceptPauseMilliseconds) }
+    }
+
+    /// Tells the connection budget where `wsi`'s connection now stands (``ConnectionBudget``).
+    func budget(_ wsi: OpaquePointer, _ standing: ConnectionBudget.Standing) {
+        guard let loop = table.loop, let network = lws_get_network_wsi(wsi) else { return }
+        // An HTTP/2 connection multiplexes requests: it is never shed.
+        table.acceptor?.connection(network, is: network != wsi ? .longLived : standing, at: loop.milliseconds)
     }
 
     /// The accept pause is over.

@@ -21,6 +21,7 @@ extension ServerEngine {
             return 0
         }
         guard upgrade.lowercased() == "websocket" else { return 0 }
+        budget(wsi, .busy)
         let session = makeSession(for: wsi)
         let request = RequestReader.head(of: wsi, extraHeaders: extraHeaderNames)
         session.request = request
@@ -58,6 +59,7 @@ extension ServerEngine {
     /// `LWS_CALLBACK_ESTABLISHED`: flush whatever the upgrade handler queued already.
     func onWebSocketEstablished(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi), let connection = session.webSocket else { return -1 }
+        budget(wsi, .longLived)
         table.keepalive?.open(session.id, at: loopTick)
         if connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
             lws_callback_on_writable(wsi)

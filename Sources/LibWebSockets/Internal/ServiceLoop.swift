@@ -35,6 +35,11 @@ final class ServiceLoop {
         }
     }
 
+    /// The loop's monotonic clock in milliseconds (libuv's cached time).
+    var milliseconds: Int {
+        Int(uv_now(loop))
+    }
+
     /// The loop's monotonic clock in whole seconds (libuv's cached millisecond time).
     var second: Int {
         Int(uv_now(loop) / 1000)
