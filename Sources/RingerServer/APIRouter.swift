@@ -21,7 +21,7 @@ struct APIRouter: Sendable {
     let maxUserTokenTTL: Int
     let clock: any ServerClock
     let log: Logger
-    /// APNs configuration errors, shown by `GET /healthz`.
+    /// Push configuration errors and provider outages, shown by `GET /healthz`.
     let pushHealth: PushSetupHealth
     /// ``ServerConfiguration/MediaSettings/usesDevelopmentKey``.
     var mediaUsesDevelopmentKey = false
@@ -30,7 +30,7 @@ struct APIRouter: Sendable {
     /// Lets shutdown finish the requests in progress.
     let inFlight = InFlightWork()
 
-    /// `GET /healthz` when pushes are failing for the server's own set-up.
+    /// `GET /healthz`: `degraded` when pushes fail for the server's own set-up or a provider's outage, or Redis is lost.
     private struct HealthReport: Encodable {
         var status: String
         var pushProblems: [PushSetupHealth.Problem]?
@@ -188,8 +188,10 @@ struct APIRouter: Sendable {
             log.error("health check: the database cannot be written", ["error": .string("\(error)")])
             return APIProblem.response(APIProblem.storeUnavailable())
         }
-        // Pushes refused for the server's own APNs set-up: the API works, but calls will not ring.
-        let problems = pushHealth.current
+        // Pushes refused for the server's own set-up, or a provider failing every send: the API works, but calls
+        // to those devices will not ring. Still 200: a provider outage is every node's, and a balancer that took
+        // nodes out for it would take the API (and the event sockets that still ring foreground apps) down too.
+        let problems = pushHealth.current(at: clock.now())
         // Redis lost: calls still ring by push, and events reach other servers' sockets only from the store.
         let cluster = service.cluster.snapshot?.health
         let degraded = !problems.isEmpty || (cluster.map { $0.redis != "connected" } ?? false)

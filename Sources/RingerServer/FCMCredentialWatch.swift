@@ -57,7 +57,8 @@ final class FCMCredentialWatch: Sendable {
 
     private func report(_ check: FCMCredentialCheck) {
         let scope = PushScope(provider: .fcm, project: check.projectID)
-        if health.record(scope, reason: Self.unreachableReason, at: clock.now()) {
+        // An outage, but not aged out by the outage rule: this watch keeps asking, and its grant clears it.
+        if health.record(scope, reason: Self.unreachableReason, kind: .outage, at: clock.now()) {
             log.error("the FCM token endpoint cannot be reached; Android phones of this project ring only while their app is open",
                       ["fcm.project": .string(check.projectID), "error": .string(check.description)])
         }

@@ -84,6 +84,9 @@ struct FCMPushSender: PushSender {
             // Nothing reached FCM when the message was refused before sending, its deadline had passed, or no
             // access token could be had.
             answer.requests = error.isDeadlinePassed || error.isInvalidMessage || error.accessTokenError != nil ? 0 : 1
+            // No access token within the send's time (the token endpoint silent, or answering 429/5xx): no message
+            // of the project can be sent until a grant succeeds, which health must show at once.
+            if error.accessTokenError?.isRetryable == true { answer.credentialOutage = FCMCredentialWatch.unreachableReason }
         } catch {
             action = .retry(after: nil)
             answer.reason = String(describing: error)

@@ -1,4 +1,6 @@
 import Foundation
+import RingerCore
+import RingerLogging
 import RingerWire
 
 /// What the server does after one send, whatever the provider: each sender maps its provider's answers
@@ -39,6 +41,15 @@ struct PushScope: Sendable, Hashable {
     var topic: String?
     /// The Firebase project id; nil for APNs.
     var project: String?
+
+    /// `apns.environment`, `apns.topic` or `fcm.project`, for log lines about the scope.
+    var logMetadata: Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        if let environment { metadata["apns.environment"] = .string(environment.rawValue) }
+        if let topic { metadata["apns.topic"] = .string(topic) }
+        if let project { metadata["fcm.project"] = .string(project) }
+        return metadata
+    }
 }
 
 /// The outcome of one send (a provider's own resends included), mapped to a ``PushAction``.
@@ -63,4 +74,35 @@ struct PushAnswer: Sendable {
     /// next registration clears the mark), and the scope is reported in `/healthz` only when it has accepted
     /// no push in the last hour (otherwise its set-up evidently works and the refusal is the device's).
     var marksDevice = false
+    /// Set when nothing could be sent because no credential could be had from the provider (FCM's token endpoint
+    /// did not answer in time, or answered 429 or 5xx): the `/healthz` reason. One such send is a conclusive
+    /// outage of the scope (``ProviderFailure/isConclusive``): one grant serves every message of a project.
+    var credentialOutage: String? = nil
+
+    /// What this send showed about the provider itself, for the outage rule (``ProviderHealth``); nil when it
+    /// reached no provider (its deadline passed before it was sent, Ringer refused its own message, a bug).
+    ///
+    /// Failed: no access token (``credentialOutage``); no answer to a request that was made (connection refused,
+    /// TLS failure, timeout: ``PushSetupHealth/unreachable``); 429 or 5xx, under the provider's reason (APNs:
+    /// `TooManyRequests`, `InternalServerError`, `ServiceUnavailable`; FCM: `QUOTA_EXCEEDED`, `INTERNAL`,
+    /// `UNAVAILABLE`), which both providers document as "try again later" (docs/apns.md, docs/fcm.md). Any other
+    /// answer, a refusal included, shows that the provider works.
+    var providerOutcome: ProviderAttemptOutcome? {
+        if let credentialOutage {
+            return .failed(ProviderFailure(reason: credentialOutage, detail: reason, isConclusive: true))
+        }
+        guard requests > 0 else { return nil }
+        guard let status else {
+            switch action {
+            case .retry:
+                return .failed(ProviderFailure(reason: PushSetupHealth.unreachable, detail: reason,
+                                               hint: PushSetupHealth.hint(reason: PushSetupHealth.unreachable, detail: reason)))
+            // A client certificate refused in the TLS handshake: the provider answered, about the set-up.
+            case .configurationError: return .answered
+            default: return nil
+            }
+        }
+        guard status == 429 || (500...599).contains(status) else { return .answered }
+        return .failed(ProviderFailure(reason: reason ?? "HTTP \(status)", detail: "HTTP \(status)"))
+    }
 }

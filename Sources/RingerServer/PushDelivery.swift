@@ -5,7 +5,8 @@ import RingerWire
 
 /// Sends one push through its provider's sender, retries what may succeed later within the push's
 /// deadline, and carries out the final answer: the one place that removes a dead token (compare-and-
-/// delete), marks a device, reports a configuration error, logs and records the outcome.
+/// delete), marks a device, reports a configuration error, logs and records the outcome. Every send's
+/// outcome also goes to the outage rule (``PushSetupHealth/recordAttempt(_:scope:at:)``).
 ///
 /// Reads only the server's injected clock, so a scenario's scaled clock governs deadlines and backoffs.
 final class PushDelivery: Sendable {
@@ -19,7 +20,7 @@ final class PushDelivery: Sendable {
     /// Creates the delivery.
     /// - Parameters:
     ///   - store: where outcomes are recorded and dead tokens removed.
-    ///   - health: the `/healthz` record of configuration errors.
+    ///   - health: the `/healthz` record of configuration errors and outages, told of every send's outcome.
     ///   - clock: the server's clock, for deadlines and backoffs.
     ///   - policy: when a retryable answer is sent again.
     ///   - log: the server's logger.
@@ -68,7 +69,9 @@ final class PushDelivery: Sendable {
             answer = await sender.send(message, for: request, now: now, timeout: clock.realSeconds(left))
             sends += 1
             requests += answer.requests
-            noteReachability(answer, scope: sender.scope(of: message, for: request), metadata: metadata)
+            if let outcome = answer.providerOutcome {
+                health.recordAttempt(outcome, scope: sender.scope(of: message, for: request), at: clock.now())
+            }
             let after = clock.now()
             guard let delay = policy.delay(afterSends: sends, action: answer.action, now: after,
                                            deadline: request.deadline, jitter: Double.random(in: 0...1)) else { break }
@@ -91,20 +94,6 @@ final class PushDelivery: Sendable {
                                       provider: sender.provider, pushType: attempt.pushType, status: answer.status,
                                       reason: answer.reason, apnsID: attempt.apnsId ?? "", messageName: answer.messageName,
                                       latencyMs: latency, sentAt: sentAt)))
-    }
-
-    /// A request that got no answer (connection refused, TLS failure, timeout) shows the provider as unreachable
-    /// in `/healthz` until a push to the scope is accepted; the first one is logged with what to check.
-    private func noteReachability(_ answer: PushAnswer, scope: PushScope, metadata: Logger.Metadata) {
-        guard answer.status == nil, answer.requests > 0, case .retry = answer.action else { return }
-        if health.record(scope, reason: PushSetupHealth.unreachable, detail: answer.reason, at: clock.now()) {
-            var fields = metadata.merging(Self.metadata(of: scope)) { $1 }
-            fields["error"] = .string(answer.reason ?? "")
-            if let hint = PushSetupHealth.hint(reason: PushSetupHealth.unreachable, detail: answer.reason) {
-                fields["hint"] = .string(hint)
-            }
-            log.error("\(scope.provider) cannot be reached; calls to its devices do not ring until it answers", fields)
-        }
     }
 
     /// The `reason` that starts the record of a push Ringer could not build (nothing was sent).
@@ -133,7 +122,7 @@ final class PushDelivery: Sendable {
             log.info("push accepted", metadata)
             if let cleared = health.recordSuccess(scope, at: sentAt) {
                 log.log(.notice, "\(sender.provider) accepts pushes again",
-                        metadata.merging(Self.metadata(of: scope)) { $1 }
+                        metadata.merging(scope.logMetadata) { $1 }
                             .merging(["push.refused_count": .string(String(cleared.count))]) { $1 })
             }
         case .removeToken(let invalidSince):
@@ -151,7 +140,7 @@ final class PushDelivery: Sendable {
             // Every push to this scope fails the same way until the operator fixes the set-up.
             let reason = answer.healthReason ?? answer.reason ?? "HTTP \(answer.status ?? 0)"
             if health.record(scope, reason: reason, at: sentAt) {
-                var fields = metadata.merging(Self.metadata(of: scope)) { $1 }
+                var fields = metadata.merging(scope.logMetadata) { $1 }
                 if let hint = PushSetupHealth.hint(reason: reason, detail: nil) { fields["hint"] = .string(hint) }
                 log.error("\(sender.provider) refuses the server's configuration; pushes to this scope fail until it is fixed",
                           fields)
@@ -169,14 +158,6 @@ final class PushDelivery: Sendable {
     /// Seconds within which an accepted push proves a scope's set-up works.
     static let recentSuccess: TimeInterval = 3600
 
-    private static func metadata(of scope: PushScope) -> Logger.Metadata {
-        var metadata: Logger.Metadata = [:]
-        if let environment = scope.environment { metadata["apns.environment"] = .string(environment.rawValue) }
-        if let topic = scope.topic { metadata["apns.topic"] = .string(topic) }
-        if let project = scope.project { metadata["fcm.project"] = .string(project) }
-        return metadata
-    }
-
     /// Marks the device whose token was refused; keeps the token (APNs gives the same answer for a token of
     /// the other environment: Apple, "Handling notification responses from APNs"), so the app's next
     /// registration fixes it.
@@ -184,7 +165,7 @@ final class PushDelivery: Sendable {
                       scope: PushScope) async {
         log.warning("a device token was refused; kept, and the device is marked until the app registers again",
                     ["device.id": .string(request.device.deviceId), "push.reason": .string(reason)]
-                        .merging(Self.metadata(of: scope)) { $1 })
+                        .merging(scope.logMetadata) { $1 })
         do {
             _ = try await store.flagPushToken(token.value, kind: token.kind, problem: reason, at: date)
         } catch {

@@ -147,7 +147,7 @@ public final class RingerServer: Sendable {
                      now: { clock.now() })
         let tokens = try UserTokens(secret: configuration.userTokenSecret,
                                     publicKeys: UserTokens.publicKeys(files: configuration.userTokenPublicKeyFiles))
-        let pushHealth = PushSetupHealth()
+        let pushHealth = PushSetupHealth(log: logger)
         let limits = RateLimits(settings: configuration.rateLimits,
                                 trustedProxies: configuration.trustedProxies, clock: clock)
         fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, clock: clock, log: logger) }

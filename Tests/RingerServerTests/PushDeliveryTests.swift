@@ -1,4 +1,5 @@
 import Foundation
+import RingerCore
 import RingerLogging
 @testable import RingerServer
 import RingerStore
@@ -104,26 +105,84 @@ import Testing
         #expect(attempt.status == nil && attempt.attempts == 0 && attempt.pushType == "high")
         #expect(attempt.reason == "RingerCouldNotBuildPush: data over 4096 bytes")
         // Ringer's failure is not the provider's: health and the device are untouched.
-        #expect(health.current.isEmpty)
+        #expect(health.current(at: start).isEmpty)
         #expect(try await store.device(id: "bob-pixel", userID: "bob")?.pushProblem == nil)
     }
 
-    @Test func aProviderThatCannotBeReachedShowsInHealthUntilAPushIsAccepted() async throws {
-        let (_, health, _, delivery, request) = try await fixture()
+    @Test func aProviderThatCannotBeReachedShowsInHealthAfterThreeSendsInARowUntilAPushIsAccepted() async throws {
+        let (_, health, clock, delivery, request) = try await fixture()
         let refused = PushAnswer(status: nil, reason: "connect failed: connection refused", action: .retry(after: nil), requests: 1)
         let tls = PushAnswer(status: nil, reason: "TLS handshake failed: certificate is not yet valid", action: .retry(after: nil),
                              requests: 1)
         await delivery.deliver(request, via: ScriptedSender([refused, tls]))
-        // The third send was accepted: the problem was shown while it lasted, and cleared by the success.
-        #expect(health.current.isEmpty)
+        // Two failures, then accepted: routine, never shown.
+        #expect(health.current(at: clock.now()).isEmpty)
         let down = ScriptedSender(Array(repeating: refused, count: 3) + [tls] + Array(repeating: refused, count: 20))
         await delivery.deliver(request, via: down)
-        let problem = try #require(health.current.first)
+        let problem = try #require(health.current(at: clock.now()).first)
         #expect(problem.reason == "Unreachable" && problem.provider == "fcm" && problem.project == "demo")
+        #expect(problem.kind == .outage)
         #expect(problem.count == down.sends.withLock { $0.count })
         #expect(problem.lastError == "connect failed: connection refused")
+        #expect(problem.lastFailedAt == clock.now())
         // The TLS failure's clock hint stays once seen.
         #expect(problem.hint?.contains("clock") == true)
+        // An accepted push clears it at once.
+        await delivery.deliver(request, via: ScriptedSender([]))
+        #expect(health.current(at: clock.now()).isEmpty)
+    }
+
+    @Test func everySendAnswering503ForAWholeRingIsAnOutageThatEndsAMinuteAfterTheLastFailure() async throws {
+        let (store, health, clock, delivery, request) = try await fixture()
+        let unavailable = PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 1)
+        let down = ScriptedSender(Array(repeating: unavailable, count: 30))
+        await delivery.deliver(request, via: down)
+        #expect(try await store.pushAttempts(callID: request.call.callId).first?.status == 503)
+        let lastFailure = clock.now()
+        let problem = try #require(health.current(at: lastFailure).first)
+        #expect(problem.reason == "UNAVAILABLE" && problem.lastError == "HTTP 503" && problem.kind == .outage)
+        #expect(problem.since == start && problem.count == down.sends.withLock { $0.count })
+        // No send since: the outage is no longer news a minute after the last failure.
+        #expect(!health.current(at: lastFailure.addingTimeInterval(59)).isEmpty)
+        #expect(health.current(at: lastFailure.addingTimeInterval(60)).isEmpty)
+    }
+
+    @Test func aFailedAccessTokenGrantIsAnOutageAtOnce() async throws {
+        let (_, health, clock, delivery, request) = try await fixture()
+        var noToken = PushAnswer(status: nil, reason: "no FCM access token: no access token within 5.0 s", action: .retry(after: nil),
+                                 requests: 0)
+        noToken.credentialOutage = "TokenEndpointUnreachable"
+        // One send without a token, then one that stops the push and says nothing about FCM.
+        let sender = ScriptedSender([noToken, PushAnswer(status: nil, reason: "bug", action: .invalidRequest, requests: 0)])
+        await delivery.deliver(request, via: sender)
+        #expect(sender.sends.withLock { $0.count } == 2)
+        let problem = try #require(health.current(at: clock.now()).first)
+        #expect(problem.reason == "TokenEndpointUnreachable" && problem.kind == .outage && problem.project == "demo")
+        #expect(problem.count == 1)
+        #expect(problem.lastError == "no FCM access token: no access token within 5.0 s")
+        await delivery.deliver(request, via: ScriptedSender([]))
+        #expect(health.current(at: clock.now()).isEmpty)
+    }
+
+    @Test func answersThatAreTheDevicesOrTheSetUpsShowTheProviderWorks() {
+        func outcome(_ status: Int?, _ action: PushAction, requests: Int = 1) -> ProviderAttemptOutcome? {
+            PushAnswer(status: status, reason: "R", action: action, requests: requests).providerOutcome
+        }
+        for status in [429, 500, 502, 503, 504] {
+            #expect(outcome(status, .retry(after: nil)) == .failed(ProviderFailure(reason: "R", detail: "HTTP \(status)")))
+        }
+        #expect(PushAnswer(status: 503, reason: nil, action: .retry(after: nil), requests: 1).providerOutcome
+            == .failed(ProviderFailure(reason: "HTTP 503", detail: "HTTP 503")))
+        for (status, action) in [(200, PushAction.accepted), (410, .removeToken(invalidSince: nil)), (400, .flagDevice),
+                                 (403, .configurationError), (400, .invalidRequest), (400, .retry(after: nil))] {
+            #expect(outcome(status, action) == .answered, "\(status)")
+        }
+        // A refused client certificate: the provider answered, about the set-up.
+        #expect(outcome(nil, .configurationError) == .answered)
+        #expect(outcome(nil, .retry(after: nil)) == .failed(ProviderFailure(reason: "Unreachable", detail: "R")))
+        // Nothing reached the provider: no evidence either way.
+        #expect(outcome(nil, .retry(after: nil), requests: 0) == nil)
+        #expect(outcome(nil, .invalidRequest) == nil)
     }
 
     @Test func aRefusedFreshProviderTokenPointsAtTheClock() {
@@ -175,9 +234,10 @@ import Testing
         await delivery.deliver(request, via: sender)
         #expect(sender.sends.withLock { $0.count } == 1)
         #expect(clock.sleeps.withLock { $0.isEmpty })
-        #expect(health.current.map(\.reason) == ["SENDER_ID_MISMATCH"])
+        #expect(health.current(at: start).map(\.reason) == ["SENDER_ID_MISMATCH"])
+        #expect(health.current(at: start).first?.kind == .configuration)
         await delivery.deliver(request, via: ScriptedSender([]))
-        #expect(health.current.isEmpty)
+        #expect(health.current(at: start).isEmpty)
     }
 
     @Test func aDeviceWithoutATokenForTheProviderGetsNothing() async throws {

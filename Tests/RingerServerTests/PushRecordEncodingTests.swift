@@ -1,6 +1,7 @@
 import APNs
 import FCM
 import Foundation
+import RingerCore
 import RingerLogging
 @testable import RingerServer
 import RingerSync
@@ -41,11 +42,52 @@ import Testing
                           reason: "TopicDisallowed", at: sentAt)
         _ = health.record(PushScope(provider: .fcm, project: "ringer-demo"), reason: "SENDER_ID_MISMATCH",
                           at: sentAt.addingTimeInterval(1))
-        let json = String(decoding: try RingerJSON.encode(health.current), as: UTF8.self)
-        #expect(json == #"[{"count":1,"environment":"sandbox","provider":"apns","reason":"TopicDisallowed","#
+        let json = String(decoding: try RingerJSON.encode(health.current(at: sentAt.addingTimeInterval(1))), as: UTF8.self)
+        // The same bytes as before, and `kind` (added with provider outages).
+        #expect(json == #"[{"count":1,"environment":"sandbox","kind":"configuration","provider":"apns","reason":"TopicDisallowed","#
             + #""since":"2027-01-15T08:00:00.000Z","topic":"com.example.app.voip"},"#
-            + #"{"count":1,"project":"ringer-demo","provider":"fcm","reason":"SENDER_ID_MISMATCH","#
+            + #"{"count":1,"kind":"configuration","project":"ringer-demo","provider":"fcm","reason":"SENDER_ID_MISMATCH","#
             + #""since":"2027-01-15T08:00:01.000Z"}]"#)
+    }
+
+    @Test func aProviderOutageEncodesAsAProblemOfKindOutageWithItsLastFailure() throws {
+        let health = PushSetupHealth()
+        let scope = PushScope(provider: .apns, environment: .production, topic: "com.example.app.voip")
+        for second in 0..<3 {
+            health.recordAttempt(.failed(ProviderFailure(reason: "ServiceUnavailable", detail: "HTTP 503")), scope: scope,
+                                 at: sentAt.addingTimeInterval(Double(second)))
+        }
+        let json = String(decoding: try RingerJSON.encode(health.current(at: sentAt.addingTimeInterval(3))), as: UTF8.self)
+        #expect(json == #"[{"count":3,"environment":"production","kind":"outage","last_error":"HTTP 503","#
+            + #""last_failed_at":"2027-01-15T08:00:02.000Z","provider":"apns","reason":"ServiceUnavailable","#
+            + #""since":"2027-01-15T08:00:00.000Z","topic":"com.example.app.voip"}]"#)
+    }
+
+    @Test func anOutageIsLoggedOnceWhenItStartsAndOnceWhenItEnds() {
+        let handler = RecordingLogHandler()
+        let health = PushSetupHealth(log: Logger(label: "test", level: .info, handler: handler))
+        let scope = PushScope(provider: .fcm, project: "ringer-demo")
+        for second in 0..<6 {
+            health.recordAttempt(.failed(ProviderFailure(reason: "UNAVAILABLE", detail: "HTTP 503")), scope: scope,
+                                 at: sentAt.addingTimeInterval(Double(second)))
+        }
+        health.recordAttempt(.answered, scope: scope, at: sentAt.addingTimeInterval(7))
+        let events = handler.events.withLock { $0 }
+        #expect(events.map(\.level) == [.error, .notice])
+        #expect(events.first?.message.hasPrefix("fcm fails every send") == true)
+        #expect(events.first?.metadata["fcm.project"]?.description == "ringer-demo")
+        #expect(events.first?.metadata["push.reason"]?.description == "UNAVAILABLE")
+        #expect(events.last?.message == "fcm answers again")
+    }
+
+    @Test func anFCMProjectTheStartUpCheckReportsShowsOnceWhenPushesFailTheSameWay() {
+        let health = PushSetupHealth()
+        let scope = PushScope(provider: .fcm, project: "ringer-demo")
+        #expect(health.record(scope, reason: "TokenEndpointUnreachable", kind: .outage, at: sentAt))
+        health.recordAttempt(.failed(ProviderFailure(reason: "TokenEndpointUnreachable", isConclusive: true)), scope: scope,
+                             at: sentAt.addingTimeInterval(1))
+        #expect(health.current(at: sentAt.addingTimeInterval(1)).map(\.reason) == ["TokenEndpointUnreachable"])
+        #expect(health.current(at: sentAt.addingTimeInterval(1)).first?.kind == .outage)
     }
 
     /// Keeps every log event.
