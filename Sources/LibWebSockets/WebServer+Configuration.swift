@@ -3,7 +3,8 @@ public import RingerHTTP
 extension WebServer {
     /// Where and how a ``WebServer`` listens, and its limits.
     public struct Configuration: Sendable {
-        /// PEM files for TLS. With TLS the server offers HTTP/2 and HTTP/1.1 through ALPN (RFC 7301).
+        /// PEM files for TLS. The server offers HTTP/1.1 only through ALPN (RFC 7301): libwebsockets 4.1.6's HTTP/2
+        /// server aborts on a flow-control violation and truncates answers (docs/decisions/0001-refuse-h2c-upgrade.md).
         public struct TLSFiles: Sendable, Equatable {
             /// Server certificate (chain) in PEM.
             public var certificatePath: String
@@ -24,13 +25,9 @@ extension WebServer {
         public var host: String
         /// TCP port; 0 picks a free one, which ``WebServer/start()`` returns.
         public var port: Int
-        /// TLS files, or `nil` for plain HTTP/1.1 (plain HTTP/2 is not offered).
+        /// TLS files, or `nil` for plain HTTP/1.1.
         public var tls: TLSFiles?
-        /// Names of non-standard request headers to capture (case-insensitive).
-        ///
-        /// - Important: libwebsockets 4.1.6 (`lws_hdr_custom_copy`) only keeps unknown headers
-        ///   of HTTP/1 requests; on HTTP/2 streams they are dropped while decoding, so names like
-        ///   `apns-topic` are absent from HTTP/2 requests whatever this list says.
+        /// Names of non-standard request headers to capture (case-insensitive; lws 4.1.6's `lws_hdr_custom_copy`).
         public var extraRequestHeaders: [String]
         /// Largest request body, in bytes. A larger declared or received body gets
         /// ``payloadTooLargeResponse`` at once; the rest is discarded, never buffered.
@@ -40,8 +37,6 @@ extension WebServer {
         /// Largest incoming WebSocket message, in bytes; a larger one closes with 1009 (RFC 6455 §7.4.1)
         /// as soon as its size passes the limit, so no more than this is ever buffered per socket.
         public var maxWebSocketMessageBytes: Int
-        /// HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients.
-        public var maxConcurrentStreams: Int
         /// Seconds an idle keep-alive HTTP connection stays open.
         public var idleTimeoutSeconds: Int
         /// Seconds a request may take on the network side and in its handler before libwebsockets closes the
@@ -70,7 +65,7 @@ extension WebServer {
         /// Most TCP connections the server holds at once (its connection budget). At the budget a new connection
         /// makes room by closing the connection slowest to send its request (no complete head, or a body still
         /// trickling in for at least a second), else the longest-idle keep-alive connection; when every connection
-        /// is busy, a WebSocket or HTTP/2, the new one is closed as soon as it is accepted. Either is logged once per
+        /// is busy or a WebSocket, the new one is closed as soon as it is accepted. Either is logged once per
         /// ``acceptFailureReportSeconds``. Nil: the process's open-file limit less a reserve for the server's own
         /// descriptors (``ConnectionBudget/limit(forFileLimit:)``: 19,375 under 20,000), so accepting never runs
         /// out of descriptors.
@@ -142,13 +137,12 @@ extension WebServer {
         ///   - maxRequestBodyBytes: Body limit in bytes (default 1 MiB).
         ///   - webSocketPaths: Paths that may upgrade to WebSocket.
         ///   - maxWebSocketMessageBytes: Incoming message limit in bytes (default 1 MiB).
-        ///   - maxConcurrentStreams: HTTP/2 streams per connection (default 128).
         ///   - idleTimeoutSeconds: Keep-alive idle timeout in seconds (default 60).
         ///   - requestTimeoutSeconds: Request and handler timeout in seconds (default 30).
         public init(host: String = "127.0.0.1", port: Int = 0, tls: TLSFiles? = nil,
                     extraRequestHeaders: [String] = [], maxRequestBodyBytes: Int = 1 << 20,
                     webSocketPaths: Set<String> = [], maxWebSocketMessageBytes: Int = 1 << 20,
-                    maxConcurrentStreams: Int = 128, idleTimeoutSeconds: Int = 60, requestTimeoutSeconds: Int = 30) {
+                    idleTimeoutSeconds: Int = 60, requestTimeoutSeconds: Int = 30) {
             self.host = host
             self.port = port
             self.tls = tls
@@ -156,7 +150,6 @@ extension WebServer {
             self.maxRequestBodyBytes = maxRequestBodyBytes
             self.webSocketPaths = webSocketPaths
             self.maxWebSocketMessageBytes = maxWebSocketMessageBytes
-            self.maxConcurrentStreams = maxConcurrentStreams
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.requestTimeoutSeconds = requestTimeoutSeconds
             payloadTooLargeResponse = .json(status: 413, #"{"error":"request body too large"}"#)
@@ -173,7 +166,6 @@ extension WebServer {
             if !(0...65535).contains(port) { return "port \(port) is outside 0...65535" }
             if maxRequestBodyBytes < 0 { return "maxRequestBodyBytes is negative" }
             if maxWebSocketMessageBytes < 1 { return "maxWebSocketMessageBytes must be positive" }
-            if !(1...100_000).contains(maxConcurrentStreams) { return "maxConcurrentStreams is outside 1...100000" }
             if !(1...86_400).contains(idleTimeoutSeconds) { return "idleTimeoutSeconds is outside 1...86400" }
             if !(1...3600).contains(requestTimeoutSeconds) { return "requestTimeoutSeconds is outside 1...3600" }
             if !(1...3600).contains(acceptFailureReportSeconds) { return "acceptFailureReportSeconds is outside 1...3600" }

@@ -3,7 +3,9 @@ public import RingerHTTP
 import CLWS
 import Foundation
 
-/// An HTTP/1.1 and HTTP/2 server with WebSocket support, on libwebsockets.
+/// An HTTP/1.1 server with WebSocket support, on libwebsockets, over TLS or not. It never speaks HTTP/2: an
+/// `Upgrade: h2c` is ignored and TLS offers only `http/1.1` by ALPN (docs/decisions/0001-refuse-h2c-upgrade.md);
+/// the project's HTTP/2 servers are nghttp2's (`HTTP2Server`).
 ///
 /// One lws service thread per server does all socket work, on a libuv loop (lws' libuv plugin, so
 /// idle sockets cost nothing per wake-up); the wrapper accepts connections itself and hands them to lws. Each complete request is handed to
@@ -21,15 +23,10 @@ import Foundation
 /// Thread-safety: all methods may be called from any thread; `start()` and `shutdown()` block
 /// the caller briefly (context creation, joining the service thread).
 ///
-/// - Important: HTTP/2 (offered through ALPN `h2` when ``Configuration/tls`` is set) inherits
-///   three limits of Debian's libwebsockets 4.1.6, verified with curl, h2load and Python `h2`:
-///   non-standard request headers (e.g. `apns-topic`) are dropped; a POST/PUT/PATCH without
-///   `content-length` is answered 411 because lws never reports the end of such a body; and
-///   concurrent requests *with bodies* on one connection make lws send GOAWAY ("More rx than
-///   content_length told"). Concurrent bodiless streams (GET, DELETE) work. HTTP/1.1 has none
-///   of these limits; only a request pipelined behind one with a body is never run: the first answer
-///   says `connection: close`, or, when lws shows the pipelined bytes before the first handler started,
-///   ``Configuration/pipelinedRequestResponse`` refuses it unrun (lws would otherwise loop in `lws_http_action`).
+/// - Important: A request pipelined behind one with a body, or one with a body pipelined behind another, is never
+///   run: the first answer says `connection: close`, or, when lws shows the pipelined bytes before the first
+///   handler started, ``Configuration/pipelinedRequestResponse`` refuses it unrun (lws would otherwise loop in
+///   `lws_http_action`).
 public final class WebServer: Sendable {
     private enum Lifecycle {
         case idle

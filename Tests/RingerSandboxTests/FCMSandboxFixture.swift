@@ -5,6 +5,7 @@ import JWT
 import RingerLogging
 import RingerSandbox
 import RingerSync
+import RingerTestSupport
 import Testing
 
 /// An FCM sandbox on ephemeral loopback ports (throw-away CA, one trusted service account whose file's
@@ -90,7 +91,7 @@ final class FCMSandboxFixture: Sendable {
     /// `POST /token` with a form body.
     /// - Parameter port: the sandbox port to use; the HTTP/2 one by default.
     func postToken(_ form: String, port: Int? = nil) async throws -> (status: Int, json: [String: Any]) {
-        let response = try await http.send(HTTP2Request(
+        let response = try await exchange(HTTP2Request(
             url: "https://localhost:\(port ?? ports.http2)/token",
             headers: [.init("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8), timeout: 30))
         return (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:])
@@ -109,7 +110,7 @@ final class FCMSandboxFixture: Sendable {
     /// `POST /v1/projects/<project>/messages:send`.
     func send(_ body: String, accessToken: String, project: String = FCMSandboxFixture.project, port: Int? = nil,
               timeout: TimeInterval = 30) async throws -> HTTP2Response {
-        try await http.send(HTTP2Request(
+        try await exchange(HTTP2Request(
             url: "https://localhost:\(port ?? ports.http2)/v1/projects/\(project)/messages:send",
             headers: [.init("authorization", "Bearer \(accessToken)"), .init("content-type", "application/json")],
             body: Array(body.utf8), timeout: timeout))
@@ -125,11 +126,27 @@ final class FCMSandboxFixture: Sendable {
     /// A control route on the HTTP/2 port.
     func control(_ method: String, _ path: String, json: String? = nil, port: Int? = nil) async throws
         -> (status: Int, body: String) {
-        let response = try await http.send(HTTP2Request(
+        let response = try await exchange(HTTP2Request(
             url: "https://localhost:\(port ?? ports.http2)\(path)", method: method,
             headers: json == nil ? [] : [.init("content-type", "application/json")], body: Array((json ?? "").utf8),
             timeout: 30))
         return (response.status, String(decoding: response.body, as: UTF8.self))
+    }
+
+    /// Sends `request` over HTTP/2 (the fixture's client) to the HTTP/2 port, and over HTTP/1.1 (curl, an independent
+    /// client) to the HTTP/1.1 port, which offers nothing else (docs/decisions/0001-refuse-h2c-upgrade.md).
+    func exchange(_ request: HTTP2Request) async throws -> HTTP2Response {
+        guard let http1 = ports.http1, request.url.contains("localhost:\(http1)/") else { return try await http.send(request) }
+        var arguments = ["curl", "-sS", "--http1.1", "--cacert", caFile, "-X", request.method, "--max-time", "30",
+                         "-o", "-", "-w", "\n%{http_code}", request.url]
+        for header in request.headers { arguments += ["-H", "\(header.name): \(header.value)"] }
+        if !request.body.isEmpty { arguments += ["--data-binary", String(decoding: request.body, as: UTF8.self)] }
+        let result = try await ChildProcess.run(arguments, timeout: 40)
+        guard result.status == 0, let cut = result.standardOutput.lastIndex(of: "\n"),
+              let status = Int(result.standardOutput[result.standardOutput.index(after: cut)...]) else {
+            throw FixtureError("curl \(request.url): \(result.standardError)")
+        }
+        return HTTP2Response(status: status, body: Array(result.standardOutput[..<cut].utf8), httpVersion: 1)
     }
 
     /// The expiry clock's time.

@@ -38,15 +38,14 @@ extension ServerEngine {
         // No per-socket lws validity timers (by default lws arms one per connection, PING at 300 s, in a
         // sorted list that each insertion walks): the wrapper's KeepaliveWheel does PING and idle hang-up.
         info.retry_and_idle_policy = resources.noIdlePolicy()
-        // lws' stock HTTP/2 settings except the stream limit: [0] = 1 means "use [1]...[6]", which are
-        // header table size, push, max concurrent streams, initial window (0: lws sends
-        // WINDOW_UPDATEs itself), max frame size, max header list size (RFC 9113 §6.5.2).
-        info.http2_settings = (1, 65536, 0, UInt32(configuration.maxConcurrentStreams), 0, 16384, 8192)
         if let tls = configuration.tls {
             info.options |= CLWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT
             info.ssl_cert_filepath = resources.cString(tls.certificatePath)
             info.ssl_private_key_filepath = resources.cString(tls.privateKeyPath)
-            info.alpn = resources.cString("h2,http/1.1")
+            // HTTP/1.1 only: lws 4.1.6's HTTP/2 server aborts the process on a client that overruns its flow-control
+            // window (an assertion in lws_buflist_use_segment) and cuts answers longer than the protocol's buffer
+            // (docs/decisions/0001-refuse-h2c-upgrade.md). Ringer's HTTP/2 servers are nghttp2's (HTTP2Server).
+            info.alpn = resources.cString("http/1.1")
         }
         return info
     }
