@@ -219,7 +219,8 @@ public final class RingerServer: Sendable {
             }
         }
         do {
-            return try PostgresStore(target: target, poolSize: configuration.databasePoolSize)
+            return try PostgresStore(target: target, poolSize: configuration.databasePoolSize,
+                                     operationTimeout: .milliseconds(Int64((configuration.databaseTimeout * 1000).rounded(.up))))
         } catch let error as StoreError {
             throw ConfigurationError(error.isNewerSchema
                 ? "--database (RINGER_DATABASE) \(target): \(error)"
