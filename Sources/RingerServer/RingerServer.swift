@@ -159,7 +159,8 @@ public final class RingerServer: Sendable {
                               ringTimeout: configuration.ringTimeout, limits: limits,
                               watch: AcceptedCallWatch(idleLimit: configuration.callIdleTimeout,
                                                        maximumDuration: configuration.maxCallDuration),
-                              clock: clock, log: logger, node: incarnation, observe: observe)
+                              clock: clock, log: logger, node: incarnation,
+                              lockWait: (store as? PostgresStore)?.operationTimeout, observe: observe)
         let cluster = try Self.clusterLink(configuration, incarnation: incarnation, store: store, hub: hub, service: service,
                                            clock: clock, log: logger)
         self.cluster = cluster
