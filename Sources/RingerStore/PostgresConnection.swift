@@ -249,7 +249,10 @@ final class PostgresConnection: SQLConnection {
             }
             while true {
                 while PQisBusy(handle) == 1 {
-                    _ = try wait(for: Int16(POLLIN), function, inDoubt: inDoubt)
+                    // Bytes TLS already decrypted never wake poll: read them first (CPostgres_tlsBytesPending).
+                    if CPostgres_tlsBytesPending(handle) == 0 {
+                        _ = try wait(for: Int16(POLLIN), function, inDoubt: inDoubt)
+                    }
                     guard PQconsumeInput(handle) == 1 else { throw lost(inDoubt) }
                 }
                 guard let next = PQgetResult(handle) else { break }
