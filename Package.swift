@@ -72,7 +72,7 @@ let package = Package(
                 swiftSettings: strict),
         // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
         .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
-        .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres"], swiftSettings: strict),
+        .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres", "SocketSupport"], swiftSettings: strict),
         .target(name: "RingerServer",
                 dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs", "FCM", "JWT",
                                "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON"],

@@ -17,4 +17,16 @@ static inline void CPostgres_silenceNotices(PGconn *connection) {
     PQsetNoticeProcessor(connection, CPostgres_ignoreNotice, NULL);
 }
 
+// Whether TLS holds bytes it already decrypted that libpq has not read yet. poll(2) on the socket cannot see them:
+// libpq's own waits check this first (pqSocketCheck, via SSL_pending), and so must a caller that polls the socket
+// itself, or a message split across a TLS record could wait for bytes that already arrived. Declared here, not
+// through <openssl/ssl.h>, so this module exports no OpenSSL type that CTLS also exports.
+static inline int CPostgres_tlsBytesPending(PGconn *connection) {
+    struct ssl_st;
+    extern int SSL_pending(const struct ssl_st *ssl);
+    if (!PQsslInUse(connection)) return 0;
+    const struct ssl_st *ssl = (const struct ssl_st *)PQsslStruct(connection, "OpenSSL");
+    return ssl != NULL && SSL_pending(ssl) > 0;
+}
+
 #endif

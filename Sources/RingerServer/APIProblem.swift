@@ -126,11 +126,17 @@ public enum APIProblem {
                 detail: "this user already holds \(limit) event sockets; close one, or reconnect with the same device_id to replace its socket")
     }
 
-    /// 503: the database cannot take writes (full disk, read-only or lost file); nothing was changed. Why goes
-    /// to the log only: paths and SQLite's words are for operators.
-    static func storeUnavailable() -> Problem {
+    /// 503: the database cannot take writes (full disk, read-only or lost file, PostgreSQL unreachable or not
+    /// answering in time); nothing was changed. Why goes to the log only: paths and the database's words are
+    /// for operators.
+    /// - Parameter outcomeUnknown: PostgreSQL stopped answering after it was asked to commit the request's
+    ///   change (``StoreError/isOutcomeUnknown``): the detail says it may have been kept, never that nothing was.
+    static func storeUnavailable(outcomeUnknown: Bool = false) -> Problem {
         Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-                detail: "the database cannot be written (the server log says why); nothing was changed; retry later")
+                detail: outcomeUnknown
+                    ? "the database stopped answering before it confirmed the change, which may or may not have been kept "
+                        + "(the server log says why); retry later (a call placed again with the same Idempotency-Key is made once)"
+                    : "the database cannot be reached or written (the server log says why); nothing was changed; retry later")
     }
 
     /// 429: a rate limit refused the request; the detail names the limit and its flag (the response carries

@@ -61,8 +61,11 @@ struct APIRouter: Sendable {
         } catch let error as StoreError {
             log.error("store failure", ["error": .string(error.description), "http.path": .string(request.path)])
             if error.isBusy { return APIProblem.response(APIProblem.storeBusy()) }
-            // Nothing was changed, and nothing will be until an operator acts: a 503 the client may retry later.
-            if error.isUnavailable { return APIProblem.response(APIProblem.storeUnavailable()) }
+            // Nothing was changed (or, when PostgreSQL stopped answering a commit, nothing is known), and nothing
+            // will be until the database is back: a 503 the client may retry later.
+            if error.isUnavailable {
+                return APIProblem.response(APIProblem.storeUnavailable(outcomeUnknown: error.isOutcomeUnknown))
+            }
             return APIProblem.response(APIProblem.internalError())
         } catch {
             log.error("request failed", ["error": .string("\(error)"), "http.path": .string(request.path)])

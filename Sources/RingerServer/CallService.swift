@@ -25,6 +25,10 @@ final class CallService: Sendable {
     private let observe: @Sendable (ServerObservation) -> Void
     /// Per-user locks held while a change is stored and published (shared with the hub's baseline read).
     private let publications: KeyedAsyncLock
+    /// How long a change waits for its parties' ``publications`` locks at most (PostgreSQL's
+    /// `--database-timeout`), nil for as long as it takes. A holder stuck on a database that stopped answering
+    /// gives up after that time, and so must the changes queued behind it, or the n-th would wait n times as long.
+    private let lockWait: Duration?
     private let timers: RingTimeoutScheduler
     /// This server's incarnation: the `placed_by` of its calls and the name of its heartbeat.
     let node: String
@@ -44,10 +48,14 @@ final class CallService: Sendable {
     ///   - observe: told of every call created and changed.
     ///   - node: this server's incarnation (``RingerServer/incarnation``), stored with the calls it places and in its
     ///     heartbeat.
+    ///   - lockWait: how long a change waits for its parties' locks at most before it fails with
+    ///     `StoreError.timedOut` (503); nil waits as long as it takes.
     init(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
          ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
-         node: String = "ringer/\(Date().unixMilliseconds)", observe: @escaping @Sendable (ServerObservation) -> Void) {
+         node: String = "ringer/\(Date().unixMilliseconds)", lockWait: Duration? = nil,
+         observe: @escaping @Sendable (ServerObservation) -> Void) {
         self.node = node
+        self.lockWait = lockWait
         self.store = store
         self.publications = publications
         self.hub = hub
@@ -112,7 +120,7 @@ final class CallService: Sendable {
         }
         // A token without a name: show the name the server knows.
         let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
-        let (call, devices, effects) = try await publications.withLocks([caller.id, callee.id]) {
+        let (call, devices, effects) = try await withPartyLocks([caller.id, callee.id]) {
             () async throws -> (Call, [Device], [CallEffect]) in
             // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice. Read here first
             // so a retry spends no rate limit; the store reads it again inside its transaction, which settles two
@@ -272,13 +280,24 @@ final class CallService: Sendable {
         throw APIProblem.unknownDevice(deviceID)
     }
 
+    /// Runs `body` holding the parties' ``publications`` locks, waiting for them at most ``lockWait``.
+    /// - Throws: `StoreError.timedOut` (an unavailable store: 503) when the locks stayed held that long;
+    ///   what `body` throws.
+    private func withPartyLocks<T: Sendable>(_ parties: [String], _ body: @Sendable () async throws -> T) async throws -> T {
+        guard let lockWait else { return try await publications.withLocks(parties, body) }
+        return try await publications.withLocks(parties, waitingUntil: .now + lockWait, timedOut: {
+            StoreError.timedOut("waiting for another change of the same user", limit: lockWait,
+                                outcomeUnknown: false)
+        }, body)
+    }
+
     private func apply(_ input: CallInput, callID: String, actor: CallActor) async throws -> Call {
         let now = clock.now()
         // The parties never change, so they can be read before their locks are taken.
         guard let parties = try await store.call(id: callID).map({ [$0.call.caller.id, $0.call.callee.id] }) else {
             throw APIProblem.callNotFound()
         }
-        let outcome = try await publications.withLocks(parties) { () async throws -> (Call, [CallEffect], Set<String>)? in
+        let outcome = try await withPartyLocks(parties) { () async throws -> (Call, [CallEffect], Set<String>)? in
             do {
                 guard let (result, stored) = try await store.updateCall(id: callID, { machine in
                     try Self.transition(&machine, input, by: actor, at: now)

@@ -159,7 +159,8 @@ public final class RingerServer: Sendable {
                               ringTimeout: configuration.ringTimeout, limits: limits,
                               watch: AcceptedCallWatch(idleLimit: configuration.callIdleTimeout,
                                                        maximumDuration: configuration.maxCallDuration),
-                              clock: clock, log: logger, node: incarnation, observe: observe)
+                              clock: clock, log: logger, node: incarnation,
+                              lockWait: (store as? PostgresStore)?.operationTimeout, observe: observe)
         let cluster = try Self.clusterLink(configuration, incarnation: incarnation, store: store, hub: hub, service: service,
                                            clock: clock, log: logger)
         self.cluster = cluster
@@ -219,7 +220,8 @@ public final class RingerServer: Sendable {
             }
         }
         do {
-            return try PostgresStore(target: target, poolSize: configuration.databasePoolSize)
+            return try PostgresStore(target: target, poolSize: configuration.databasePoolSize,
+                                     operationTimeout: .milliseconds(Int64((configuration.databaseTimeout * 1000).rounded(.up))))
         } catch let error as StoreError {
             throw ConfigurationError(error.isNewerSchema
                 ? "--database (RINGER_DATABASE) \(target): \(error)"

@@ -15,6 +15,10 @@ public struct ServerConfiguration: Sendable {
     /// Most PostgreSQL connections this server holds (`--database-pool-size`, 1–200; each is a backend process
     /// on the database server). Ignored for SQLite.
     public var databasePoolSize: Int = 8
+    /// Seconds each PostgreSQL operation may take (`--database-timeout`, 0.1–600): waiting for a pooled
+    /// connection, connecting, and every answer; past it the request answers 503 `unavailable` and `/healthz`
+    /// fails. Ignored for SQLite.
+    public var databaseTimeout: TimeInterval = 2
 
     /// The cluster's Redis (`--redis`, `RINGER_REDIS`, `redis://[:password@]host:6379[/db]`): servers sharing a
     /// PostgreSQL database tell each other their events and sockets through it. nil for a server on its own.

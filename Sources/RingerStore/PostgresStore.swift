@@ -4,22 +4,35 @@ public import Foundation
 /// as ``SQLiteStore`` (``SQLStore``), with every race between servers settled by the database.
 ///
 /// Each operation borrows a connection from a pool and runs on that connection's own thread (libpq blocks).
-/// The schema is migrated when the store opens, once however many servers open it together.
+/// Each has ``operationTimeout`` in all, from asking for a connection to the last answer; past it, it throws
+/// ``StoreError/timedOut(_:limit:outcomeUnknown:)`` (``StoreError/isUnavailable``), whatever the server does.
+/// The schema is migrated when the store opens, once however many servers open it together, with no limit
+/// but the connect timeout (another server may be migrating).
 public final class PostgresStore: SQLStore, @unchecked Sendable {
     /// Where it connects (the password hidden in its description).
     public let target: PostgresTarget
+    /// The time each operation may take: waiting for a pooled connection, connecting, and every answer.
+    public let operationTimeout: Duration
+
+    /// The default ``operationTimeout``: a store operation takes milliseconds, so a server silent this long is
+    /// treated as gone, and a request answers 503 well before clients and balancers give up on it.
+    public static let defaultOperationTimeout: Duration = .seconds(2)
 
     /// Connects, migrates the schema, and keeps up to `poolSize` connections.
     /// - Parameters:
     ///   - target: the database.
     ///   - poolSize: most connections open at once (each a PostgreSQL backend process), at least 1.
-    /// - Throws: ``StoreError/serverUnreachable(_:)`` when the server cannot be reached or refuses the login;
-    ///   ``StoreError/newerSchema(found:known:)`` for a database a newer Ringer wrote; ``StoreError`` otherwise.
-    public init(target: PostgresTarget, poolSize: Int = 8) throws {
+    ///   - operationTimeout: the time each operation may take, more than zero (1 ms at least).
+    /// - Throws: ``StoreError/serverUnreachable(_:outcomeUnknown:)`` when the server cannot be reached or
+    ///   refuses the login, ``StoreError/timedOut(_:limit:outcomeUnknown:)`` when it does not answer the
+    ///   connect in time; ``StoreError/newerSchema(found:known:)`` for a database a newer Ringer wrote;
+    ///   ``StoreError`` otherwise.
+    public init(target: PostgresTarget, poolSize: Int = 8, operationTimeout: Duration = defaultOperationTimeout) throws {
         self.target = target
+        self.operationTimeout = max(operationTimeout, .milliseconds(1))
         let first = try PostgresConnection(target)
         try SchemaMigrations.migrate(first)
-        super.init(source: PostgresPool(target: target, first: first, size: poolSize))
+        super.init(source: PostgresPool(target: target, first: first, size: poolSize, operationTimeout: self.operationTimeout))
     }
 }
 

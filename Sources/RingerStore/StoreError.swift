@@ -1,4 +1,5 @@
-/// A storage failure. The operation it interrupted changed nothing (it ran in a rolled-back transaction).
+/// A storage failure. The operation it interrupted changed nothing (it ran in a rolled-back transaction),
+/// unless ``isOutcomeUnknown``: PostgreSQL stopped answering after it was asked to commit.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     private enum Code: Sendable {
         case database
@@ -6,6 +7,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case fileLost
         case newerSchema
         case serverUnreachable
+        case timedOut
         case unstorableText
     }
 
@@ -18,13 +20,19 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public let resultCode: Int32?
     /// PostgreSQL's SQLSTATE (e.g. `40P01`), when there is one (PostgreSQL: "Appendix A. Error Codes").
     public let sqlState: String?
+    /// True when the change may or may not have been committed: PostgreSQL was asked to commit it (`COMMIT`,
+    /// or a statement outside a transaction) and its answer never came. Never reported as a success; nothing
+    /// committed is undone either.
+    public let isOutcomeUnknown: Bool
 
-    private init(_ code: Code, operation: String, message: String, resultCode: Int32?, sqlState: String? = nil) {
+    private init(_ code: Code, operation: String, message: String, resultCode: Int32?, sqlState: String? = nil,
+                 outcomeUnknown: Bool = false) {
         self.code = code
         self.operation = operation
         self.message = message
         self.resultCode = resultCode
         self.sqlState = sqlState
+        isOutcomeUnknown = outcomeUnknown
     }
 
     /// The database refused or failed an operation.
@@ -47,9 +55,24 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The PostgreSQL server cannot be reached, or the connection to it broke.
-    /// - Parameter detail: libpq's reason, with no password in it.
-    public static func serverUnreachable(_ detail: String) -> StoreError {
-        StoreError(.serverUnreachable, operation: "connect", message: detail, resultCode: nil)
+    /// - Parameters:
+    ///   - detail: libpq's reason, with no password in it.
+    ///   - outcomeUnknown: the connection broke after a commit was asked for, before its answer
+    ///     (``isOutcomeUnknown``).
+    public static func serverUnreachable(_ detail: String, outcomeUnknown: Bool = false) -> StoreError {
+        StoreError(.serverUnreachable, operation: "connect", message: detail, resultCode: nil, outcomeUnknown: outcomeUnknown)
+    }
+
+    /// PostgreSQL did not answer within the store's time for one operation (a server that hangs, or a network
+    /// that drops everything): the operation gave up, and its connection was closed.
+    /// - Parameters:
+    ///   - operation: what was waited for: `connect`, `waiting for a pooled connection`, or the libpq function
+    ///     that sent the statement.
+    ///   - limit: the time the operation had (shown to the millisecond, e.g. `no answer within 2 s`).
+    ///   - outcomeUnknown: a commit was asked for and not answered (``isOutcomeUnknown``).
+    public static func timedOut(_ operation: String, limit: Duration, outcomeUnknown: Bool) -> StoreError {
+        StoreError(.timedOut, operation: operation, message: "no answer within \(PostgresDeadline.text(of: limit))",
+                   resultCode: nil, outcomeUnknown: outcomeUnknown)
     }
 
     /// The database was written by a newer Ringer (its schema is at a version this one does not know). It is
@@ -89,8 +112,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// work now: SQLSTATE classes 08 (connection exception), 53 (insufficient resources: disk full, out of
     /// memory, too many connections) and 57 (operator intervention: shutting down, starting up), and 25006
     /// (read-only transaction: a standby after a failover) (PostgreSQL: "Appendix A. Error Codes").
+    ///
+    /// A PostgreSQL that did not answer in time (``timedOut(_:limit:outcomeUnknown:)``) is unavailable too.
     public var isUnavailable: Bool {
-        if code == .fileLost || code == .serverUnreachable { return true }
+        if code == .fileLost || code == .serverUnreachable || code == .timedOut { return true }
         if let sqlState {
             return ["08", "53", "57"].contains(String(sqlState.prefix(2))) || sqlState == "25006"
         }
@@ -98,13 +123,17 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         return [8, 10, 13, 14].contains(resultCode & 0xff)
     }
 
+    /// What ``description`` adds when ``isOutcomeUnknown``.
+    private static let outcomeNote = "; the change may or may not have been committed"
+
     public var description: String {
         switch code {
         case .database:
             if let code = sqlState ?? resultCode.map({ "\($0)" }) { "\(operation) failed (\(code)): \(message)" } else { "\(operation) failed: \(message)" }
         case .corruptRecord: "corrupt record: \(message)"
         case .fileLost, .newerSchema: message
-        case .serverUnreachable: "PostgreSQL cannot be reached: \(message)"
+        case .serverUnreachable: "PostgreSQL cannot be reached: \(message)" + (isOutcomeUnknown ? Self.outcomeNote : "")
+        case .timedOut: "PostgreSQL did not answer (\(operation)): \(message)" + (isOutcomeUnknown ? Self.outcomeNote : "")
         case .unstorableText: "cannot store \(message): PostgreSQL text cannot hold a NUL character"
         }
     }

@@ -10,16 +10,24 @@
 /// let locks = KeyedAsyncLock()
 /// try await locks.withLocks(["alice", "bob"]) { try await store.change(…) }
 /// ```
-/// Thread-safe. Waiting is not cancellable.
+/// Thread-safe. Waiting is not cancellable; ``withLocks(_:waitingUntil:_:)`` gives up waiting at a deadline.
 public final class KeyedAsyncLock: Sendable {
-    /// A held name: who waits for it next.
+    /// A held name: who waits for it next, in arrival order.
     private struct Holder {
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [Waiter] = []
+    }
+
+    /// One waiter for a held name; resumed once, with true when the name passed to it, false when its deadline
+    /// came first.
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Bool, Never>
     }
 
     /// Stripes of the name table.
     public let stripeCount: Int
     private let stripes: [LockedValue<[String: Holder]>]
+    private let waiterIDs = LockedValue<UInt64>(0)
 
     /// Creates the lock table.
     /// - Parameter stripes: how many independently locked parts the table has (at least 1).
@@ -37,8 +45,31 @@ public final class KeyedAsyncLock: Sendable {
     public func withLocks<T: Sendable>(_ names: some Sequence<String>,
                                        _ body: @Sendable () async throws -> T) async rethrows -> T {
         let ordered = Set(names).sorted()
-        for name in ordered { await acquire(name) }
+        for name in ordered { _ = await acquire(name, until: nil) }
         defer { for name in ordered.reversed() { release(name) } }
+        return try await body()
+    }
+
+    /// Like ``withLocks(_:_:)``, but gives up waiting at `deadline`: then the names taken so far are released,
+    /// `body` does not run, and `timedOut()` is thrown. A holder that is stuck (on a database that stopped
+    /// answering) would otherwise make every later holder of its names wait one after the other.
+    /// - Parameters:
+    ///   - names: the names to hold; empty runs `body` at once.
+    ///   - deadline: when to stop waiting; nil waits as long as it takes.
+    ///   - timedOut: the error to throw when the deadline comes before the names.
+    ///   - body: the work.
+    /// - Returns: what `body` returns.
+    /// - Throws: `timedOut()`; what `body` throws. Every name taken is released either way.
+    public func withLocks<T: Sendable>(_ names: some Sequence<String>, waitingUntil deadline: ContinuousClock.Instant?,
+                                       timedOut: () -> any Error,
+                                       _ body: @Sendable () async throws -> T) async throws -> T {
+        let ordered = Set(names).sorted()
+        var taken: [String] = []
+        defer { for name in taken.reversed() { release(name) } }
+        for name in ordered {
+            guard await acquire(name, until: deadline) else { throw timedOut() }
+            taken.append(name)
+        }
         return try await body()
     }
 
@@ -52,23 +83,47 @@ public final class KeyedAsyncLock: Sendable {
         stripes[Int(UInt(bitPattern: name.hashValue) % UInt(stripeCount))]
     }
 
-    private func acquire(_ name: String) async {
+    /// Takes `name`, waiting in turn until `deadline` at most.
+    /// - Returns: true when `name` is now held by the caller; false when the deadline came first.
+    private func acquire(_ name: String, until deadline: ContinuousClock.Instant?) async -> Bool {
         let table = stripe(of: name)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let id = waiterIDs.withLock { next in
+            next += 1
+            return next
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let resumeNow = table.withLock { holders -> Bool in
                 if holders[name] != nil {
-                    holders[name]?.waiters.append(continuation)
+                    holders[name]?.waiters.append(Waiter(id: id, continuation: continuation))
                     return false
                 }
                 holders[name] = Holder()
                 return true
             }
-            if resumeNow { continuation.resume() }
+            if resumeNow {
+                continuation.resume(returning: true)
+                return
+            }
+            guard let deadline else { return }
+            // The waiter's own timer; if the name passed to it first, it finds nothing to do.
+            Task { [weak self] in
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                self?.expire(id, waitingFor: name)
+            }
         }
     }
 
+    /// Refuses waiter `id` of `name` if it is still waiting.
+    private func expire(_ id: UInt64, waitingFor name: String) {
+        let waiter = stripe(of: name).withLock { holders -> Waiter? in
+            guard let index = holders[name]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return holders[name]?.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(returning: false)
+    }
+
     private func release(_ name: String) {
-        let next = stripe(of: name).withLock { holders -> CheckedContinuation<Void, Never>? in
+        let next = stripe(of: name).withLock { holders -> Waiter? in
             guard var holder = holders[name], !holder.waiters.isEmpty else {
                 holders[name] = nil
                 return nil
@@ -78,6 +133,6 @@ public final class KeyedAsyncLock: Sendable {
             holders[name] = holder
             return next
         }
-        next?.resume()
+        next?.continuation.resume(returning: true)
     }
 }

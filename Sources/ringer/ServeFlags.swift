@@ -12,7 +12,7 @@ extension ServerConfiguration {
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
     static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
         let options = try CommandLineOptions(arguments: arguments, environment: environment, known: Set([
-            "listen", "database", "database-pool-size", "redis", "redis-prefix", "node-id", "test-parent-pid", "test-time-scale", "test-time-origin", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
+            "listen", "database", "database-pool-size", "database-timeout", "redis", "redis-prefix", "node-id", "test-parent-pid", "test-time-scale", "test-time-origin", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "request-deadline",
@@ -65,6 +65,12 @@ extension ServerConfiguration {
                 throw ConfigurationError("--database-pool-size must be a whole number between 1 and 200, got \(text)")
             }
             config.databasePoolSize = count
+        }
+        if let text = options["database-timeout"] {
+            guard let seconds = TimeInterval(text), seconds >= 0.1, seconds <= 600 else {
+                throw ConfigurationError("--database-timeout must be seconds between 0.1 and 600, got \(text)")
+            }
+            config.databaseTimeout = seconds
         }
         guard let admin = options["admin-key"], !admin.isEmpty else {
             throw ConfigurationError("--admin-key (or RINGER_ADMIN_KEY) is required")

@@ -8,6 +8,7 @@ enum Usage {
           --listen 127.0.0.1:8080   --database ringer.sqlite   --admin-key KEY   --user-token-secret SECRET
           --database postgres://user:password@host:5432/ringer (several servers on one PostgreSQL; the password
                                 is best given in RINGER_DATABASE)   --database-pool-size 8 (connections per server)
+          --database-timeout 2 (seconds each PostgreSQL operation may take, waits included; past it: 503)
           --redis redis://:password@host:6379 (the cluster's Redis)   --node-id NAME (this server in the cluster)
           --redis-prefix ringer (the cluster's Redis names; clusters sharing one Redis each need their own)
           Test-only: --test-time-scale 0.1 [--test-time-origin UNIX_MS] (server time runs 10 times faster; servers

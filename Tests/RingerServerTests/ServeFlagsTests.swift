@@ -53,6 +53,20 @@ import Testing
         }
     }
 
+    @Test func theDatabaseTimeoutIsTwoSecondsByDefaultAndReadFromItsFlagOrVariable() throws {
+        let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
+        #expect(try ServerConfiguration.parse(arguments: [], environment: environment).databaseTimeout == 2)
+        #expect(try ServerConfiguration.parse(arguments: ["--database-timeout", "0.5"], environment: environment).databaseTimeout == 0.5)
+        var withVariable = environment
+        withVariable["RINGER_DATABASE_TIMEOUT"] = "7"
+        #expect(try ServerConfiguration.parse(arguments: [], environment: withVariable).databaseTimeout == 7)
+        for bad in ["0", "0.05", "601", "soon", "nan"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try ServerConfiguration.parse(arguments: ["--database-timeout", bad], environment: environment)
+            }
+        }
+    }
+
     @Test func testTimeScaleAndOriginAreReadAndBadOnesRefused() throws {
         let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
         let config = try ServerConfiguration.parse(arguments: ["--test-time-scale", "0.1", "--test-time-origin", "1800000000000",

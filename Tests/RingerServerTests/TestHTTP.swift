@@ -22,10 +22,14 @@ struct TestHTTP: Sendable {
         func decode<T: Decodable>(_ type: T.Type) throws -> T { try RingerJSON.decode(type, from: body) }
     }
 
+    /// Sends one request and waits for its answer.
+    /// - Parameter timeout: seconds without an answer after which the request fails with `URLError.timedOut`
+    ///   (URLSession's default, 60, when nil).
     func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil,
-              headers: [String: String] = [:]) async throws -> Response {
+              headers: [String: String] = [:], timeout: TimeInterval? = nil) async throws -> Response {
         var request = URLRequest(url: URL(string: base.absoluteString + path)!)
         request.httpMethod = method
+        if let timeout { request.timeoutInterval = timeout }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let token { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
         if let json {

@@ -33,6 +33,8 @@ public final class PostgresServer: Sendable {
     private let identity: Identity
     private let watcher: ExitWatcher
     private let running: LockedValue<Bool>
+    /// The processes ``freeze()`` stopped, until ``thaw()`` resumes them.
+    private let frozen: LockedValue<[pid_t]>
 
     private init(port: Int, binDirectory: URL, folder: URL, identity: Identity, watcher: ExitWatcher) {
         self.port = port
@@ -43,6 +45,7 @@ public final class PostgresServer: Sendable {
         self.identity = identity
         self.watcher = watcher
         running = LockedValue(false)
+        frozen = LockedValue([])
     }
 
     // MARK: The shared server
@@ -139,6 +142,8 @@ public final class PostgresServer: Sendable {
     /// - Throws: ``PostgresServerError`` `.stopFailed`, with the end of the log.
     public func stop(immediately: Bool = false, timeout: Double = 30) async throws {
         guard running.snapshot else { return }
+        // A stopped postmaster would never see pg_ctl's signal.
+        thaw()
         let arguments = ["stop", "-D", dataDirectory.path, "-m", immediately ? "immediate" : "fast", "-w",
                          "-t", String(Int(timeout.rounded(.up))), "-s"]
         let outcome = try await runTool("pg_ctl", arguments, timeout: timeout + 10, failure: .stopFailed)
@@ -162,6 +167,7 @@ public final class PostgresServer: Sendable {
     /// Stops the server at once (`-m immediate`), deletes its folder and ends its watcher. The server cannot
     /// be used afterwards. Never throws: it is clean-up.
     public func remove() async {
+        thaw()
         if running.snapshot { try? await stop(immediately: true, timeout: 10) }
         watcher.cancel()
         try? FileManager.default.removeItem(at: folder)
@@ -169,6 +175,59 @@ public final class PostgresServer: Sendable {
 
     /// Whether the server was started and not stopped since, as far as this object knows.
     public var isRunning: Bool { running.snapshot }
+
+    // MARK: Freezing
+
+    /// Freezes the server as a hung database host looks to its clients (a stalled disk, a paused VM): `SIGSTOP`
+    /// to the postmaster first, so it forks no new backend, then to each of its children (every backend and
+    /// auxiliary process). Open TCP connections stay up and the kernel still completes new connections into the
+    /// listen backlog, but nothing answers: no error, no reset, no close. ``thaw()`` resumes it; ``stop(immediately:timeout:)``
+    /// and ``remove()`` thaw first.
+    /// - Returns: The process ids stopped, the postmaster's first.
+    /// - Throws: ``PostgresServerError`` `.freezeFailed` when the server is not running, its `postmaster.pid`
+    ///   cannot be read, or `kill` fails (what was stopped is resumed first).
+    @discardableResult
+    public func freeze() throws -> [pid_t] {
+        guard running.snapshot else { throw PostgresServerError(.freezeFailed, "the server on port \(port) is not running") }
+        let pidFile = dataDirectory.appendingPathComponent("postmaster.pid")
+        // postmaster.pid's first line is the postmaster's process id (PostgreSQL: "Database File Layout").
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8),
+              let line = text.split(separator: "\n").first, let postmaster = pid_t(line.trimmingCharacters(in: .whitespaces)) else {
+            throw PostgresServerError(.freezeFailed, "cannot read the postmaster's process id from \(pidFile.path)")
+        }
+        var stopped: [pid_t] = []
+        func stop(_ pid: pid_t) throws {
+            guard kill(pid, SIGSTOP) == 0 else {
+                let code = errno
+                for done in stopped { kill(done, SIGCONT) }
+                throw PostgresServerError(.freezeFailed, "kill -STOP \(pid) failed: \(String(cString: strerror(code)))")
+            }
+            stopped.append(pid)
+        }
+        try stop(postmaster)
+        for child in Self.children(of: postmaster) { try stop(child) }
+        frozen.withLock { $0 += stopped }
+        return stopped
+    }
+
+    /// Resumes what ``freeze()`` stopped (`SIGCONT`); nothing when it is not frozen. Never throws: a process
+    /// that is gone needs no resuming.
+    public func thaw() {
+        for pid in frozen.withLock({ pids in defer { pids = [] }; return pids }) { kill(pid, SIGCONT) }
+    }
+
+    /// The processes whose parent is `parent`, from `/proc/<pid>/stat` (its fourth field, after the command
+    /// name in parentheses, which may itself hold spaces and parentheses: proc(5)).
+    private static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == parent ? pid : nil
+        }
+    }
 
     // MARK: Databases
 

@@ -25,6 +25,8 @@ public struct PostgresServerError: Error, Sendable, CustomStringConvertible {
         case stopFailed
         /// `createdb` or `psql` failed.
         case clientFailed
+        /// The server's processes could not be found or signalled (``PostgresServer/freeze()``).
+        case freezeFailed
     }
 
     /// What kind of failure.
