@@ -6,7 +6,9 @@
 #   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, ringing, fan-out, then cluster
 #               (1-3 servers on SQLite, PostgreSQL, PostgreSQL + Redis; BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
-#   make fuzz   schemathesis against the live server with 500 generated requests per operation.
+#   make fuzz   schemathesis against the live server with 500 generated requests per operation, and the protocol
+#               fuzzer (Tests/Peers/protocol_fuzz_peer.py) with 5000 generated cases against ringer serve and every
+#               sandbox port (RINGER_PROTOCOL_FUZZ_SEED picks another seed).
 
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client \
   libpq-dev postgresql-15 redis-server libhiredis-dev libjansson-dev
@@ -23,15 +25,16 @@ demo: deps
 # Swift Testing starts every test at once unless told otherwise; on two cores that burst (servers, Python
 # peers, TLS handshakes) starved tests of CPU for seconds. Eight at a time take no longer in all.
 # The spec-conformance suite (schemathesis, a Python process at full speed for half a minute) runs on its
-# own afterwards, so it does not take the CPU that the race explorer's scaled clock counts on. So does
+# own afterwards, so it does not take the CPU that the race explorer's scaled clock counts on; so does the protocol
+# fuzzer (ProtocolFuzzTests), a Python process at full speed for half a minute too. So does
 # ClusterRunTests and ClusterCommandTests: their ringer serve nodes loaded the parallel run until ClusterTests' own nodes missed their 30 s start.
 # FailedStartDescriptorTests and AdoptionFailureTests watch every descriptor of the process: out of the parallel run
 # they judge only their own code. (The double close FailedStartDescriptorTests once saw in the parallel run was most likely the
 # server closing again a connection lws had failed to adopt and closed itself; AdoptionFailureTests pins the fix.)
 test: deps test-deps
 	$(SWIFT) build --build-tests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build --parallel --num-workers 2 --skip "SpecConformanceTests|FailedStartDescriptorTests|AdoptionFailureTests|ClusterRunTests|ClusterCommandTests"
-	$(SWIFT) test --skip-build --filter "SpecConformanceTests|FailedStartDescriptorTests|AdoptionFailureTests|ClusterRunTests|ClusterCommandTests"
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build --parallel --num-workers 2 --skip "SpecConformanceTests|ProtocolFuzzTests|FailedStartDescriptorTests|AdoptionFailureTests|ClusterRunTests|ClusterCommandTests"
+	$(SWIFT) test --skip-build --filter "SpecConformanceTests|ProtocolFuzzTests|FailedStartDescriptorTests|AdoptionFailureTests|ClusterRunTests|ClusterCommandTests"
 	$(MAKE) -C android test RINGER_BIN=$(CURDIR)/.build/debug/ringer
 
 # Not a test: numbers from one run on this machine, printed with a final RESULT line.
@@ -42,10 +45,13 @@ bench: deps test-deps
 	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py --ringing-script Tests/Peers/bench_ringing.py \
 	  --holder-script Tests/Peers/bench_ws_holder.py --fanout-script Tests/Peers/bench_fanout.py $(BENCH_FLAGS)
 
-# Not part of make test: schemathesis with 500 generated requests per operation (make test runs 15).
+# Not part of make test: schemathesis with 500 generated requests per operation (make test runs 15), and the
+# protocol fuzzer's 5000 generated cases a port after its fixed ones (make test runs the fixed ones).
+RINGER_PROTOCOL_FUZZ_SEED ?= 1
 fuzz: deps test-deps
 	$(SWIFT) build --build-tests
 	RINGER_FUZZ_EXAMPLES=500 $(SWIFT) test --skip-build --filter SpecConformanceTests
+	RINGER_PROTOCOL_FUZZ_ROUNDS=5000 RINGER_PROTOCOL_FUZZ_SEED=$(RINGER_PROTOCOL_FUZZ_SEED) $(SWIFT) test --skip-build --filter ProtocolFuzzTests
 
 build: deps
 	$(SWIFT) build -c release --product ringer

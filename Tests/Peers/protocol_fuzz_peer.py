@@ -40,8 +40,9 @@ only the deliberately malformed frames are packed by hand (struct).
              hundreds of KiB, HPACK bombs and malformed HPACK, SETTINGS, PING, PRIORITY, empty-DATA and
              WINDOW_UPDATE floods, WINDOW_UPDATE overflow and zero, wrong lengths, unknown types, DATA on
              stream 0 and idle streams, even and decreasing stream ids, PRIORITY self-dependency, random bytes.
-             frames/data-over-window-256k sometimes (one run in 1 to 25) aborts libwebsockets 4.1.6's HTTP/2 (an
-             assertion in lws_buflist_use_segment): the FCM sandbox's HTTP/1.1 port, which offers h2 by ALPN.
+             frames/data-over-window-256k used to abort libwebsockets 4.1.6's HTTP/2 (an assertion in
+             lws_buflist_use_segment, one run in 1 to 25) on the FCM sandbox's HTTP/1.1 port, which then offered h2
+             by ALPN; the LibWebSockets server now offers http/1.1 only.
 --case TEXT      run only the cases whose name contains one of these texts (family/name).
 --skip TEXT      leave out the cases whose name contains one of these texts (a known killer, to look for others).
 --list           print every deterministic case name and exit.
