@@ -154,7 +154,9 @@ struct APIRouter: Sendable {
             try requireAdmin(request)
             return try await handle(self, input)
         case .user(let handle):
-            return try await handle(self, input, try authenticate(request))
+            let user = try authenticate(request)
+            if request.method == "GET" || request.method == "HEAD" { try limits.admitRead(user: user.id) }
+            return try await handle(self, input, user)
         }
     }
 
@@ -235,7 +237,8 @@ struct APIRouter: Sendable {
         return HTTPResponse(status: 204)
     }
 
-    /// `GET /v1/calls?limit=`.
+    /// `GET /v1/calls?limit=&before=`: a page of the user's calls, newest first (keyset pagination: `before` is the
+    /// last call of the previous page, whose id the previous answer gave as `next_before`).
     private func listCalls(_ request: HTTPRequest, user: Party) async throws -> HTTPResponse {
         let limit = try request.query["limit"].map { text -> Int in
             guard let value = Int(text), (1...100).contains(value) else {
@@ -243,8 +246,19 @@ struct APIRouter: Sendable {
             }
             return value
         } ?? 20
-        return try Self.json(CallList(calls: await service.calls(of: user.id, limit: limit)))
+        let before = try request.query["before"].map { text -> String in
+            guard let id = try? callID(text) else { throw Self.badCursor }
+            return id
+        }
+        let calls = try await service.calls(of: user.id, limit: limit, before: before)
+        // An empty page after an id that is no call of the user's: the same answer for a stranger's call and for
+        // none, so ids cannot be probed.
+        if let before, calls.isEmpty, (try? await service.call(id: before, user: user.id)) == nil { throw Self.badCursor }
+        return try Self.json(CallList(calls: calls, nextBefore: calls.count == limit ? calls.last?.callId : nil))
     }
+
+    private static let badCursor = APIProblem.invalidField(
+        "before must be the id of one of your calls (next_before of the previous page)")
 
     /// `POST /v1/calls`.
     private func createCall(_ request: HTTPRequest, user: Party) async throws -> HTTPResponse {

@@ -34,6 +34,10 @@ final class CallService: Sendable {
     let node: String
     /// The loop of ``startRingSweep()``.
     private let ringSweep = LockedValue<Task<Void, Never>?>(nil)
+    /// How long ended calls and events are kept (`--retention-days`); nil keeps them forever.
+    private let retention: TimeInterval?
+    /// When the retention sweep last ran to its end (server time).
+    private let lastPruned = LockedValue<Date?>(nil)
     /// Ends accepted calls whose apps went silent or that lasted too long.
     let acceptedCalls: AcceptedCallMonitor
     /// The other servers of the cluster (`--redis`); nil for a server on its own. Set once, before ``RingerServer/start()``.
@@ -52,9 +56,10 @@ final class CallService: Sendable {
     ///     `StoreError.timedOut` (503); nil waits as long as it takes.
     init(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
          ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
-         node: String = "ringer/\(Date().unixMilliseconds)", lockWait: Duration? = nil,
+         node: String = "ringer/\(Date().unixMilliseconds)", lockWait: Duration? = nil, retention: TimeInterval? = nil,
          observe: @escaping @Sendable (ServerObservation) -> Void) {
         self.node = node
+        self.retention = retention
         self.lockWait = lockWait
         self.store = store
         self.publications = publications
@@ -255,8 +260,8 @@ final class CallService: Sendable {
     }
 
     /// `GET /v1/calls?limit=`.
-    func calls(of user: String, limit: Int) async throws -> [Call] {
-        try await store.calls(ofUser: user, limit: limit)
+    func calls(of user: String, limit: Int, before: String?) async throws -> [Call] {
+        try await store.calls(ofUser: user, limit: limit, before: before)
     }
 
     /// The outcomes of the pushes sent for a call. Every push of a call goes to the callee's devices, so they
@@ -389,9 +394,46 @@ final class CallService: Sendable {
                     }
                     await sweepRingTimeouts(at: now)
                     await recoverOrphanedPushes(at: now)
+                    await pruneIfDue(at: now)
                 }
             }
         }
+    }
+
+    /// Seconds between two retention sweeps.
+    static let pruneInterval: TimeInterval = 600
+    /// Calls (and events) deleted per statement: small enough that a sweep never holds the database for long.
+    static let pruneBatch = 500
+    /// Batches per sweep at most; what is left waits for the next (a first sweep over years of history).
+    static let pruneBatchesPerSweep = 20
+
+    /// Deletes ended calls, their push outcomes and events older than the retention, once per ``pruneInterval``
+    /// (docs/operations.md, "Retention"). Any server of a cluster may do it; two at once delete disjoint rows or
+    /// nothing.
+    /// - Returns: how many calls and events were deleted (tests).
+    @discardableResult
+    func pruneIfDue(at now: Date) async -> (calls: Int, events: Int) {
+        guard let retention else { return (0, 0) }
+        let due = lastPruned.withLock { last -> Bool in
+            guard last.map({ now.timeIntervalSince($0) >= Self.pruneInterval }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return (0, 0) }
+        var total = (calls: 0, events: 0)
+        do {
+            for _ in 0..<Self.pruneBatchesPerSweep {
+                let pruned = try await store.prune(before: now.addingTimeInterval(-retention), batch: Self.pruneBatch)
+                total = (total.calls + pruned.calls, total.events + pruned.events)
+                if pruned.calls < Self.pruneBatch && pruned.events < Self.pruneBatch { break }
+            }
+        } catch {
+            log.error("retention sweep failed", ["error": .string("\(error)")])
+        }
+        if total.calls > 0 || total.events > 0 {
+            log.info("retention sweep", ["calls.deleted": .string("\(total.calls)"), "events.deleted": .string("\(total.events)")])
+        }
+        return total
     }
 
     /// A server whose heartbeat is this many seconds old is taken for dead: ten missed rounds.

@@ -26,6 +26,13 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// (`--rate-limit-unknown-callees-per-minute`); past it every call attempt of that caller or address is
     /// refused until the budget refills, so the refusal itself says nothing about the callee.
     public var unknownCalleesPerMinute = 20
+    /// Authenticated reads (`GET` and `HEAD` of the API but `/v1/events`) of one user per minute
+    /// (`--rate-limit-reads-per-minute`): one user listing calls in a loop slowed every other user's requests.
+    public var readsPerUserPerMinute = 300
+    /// Event-stream connections (`GET /v1/events` upgrades) of one user per minute
+    /// (`--rate-limit-event-stream-connects-per-minute`): each replays up to 500 events, and four loops
+    /// reconnecting with `?since=0` raised another user's latency 35 times.
+    public var eventStreamConnectsPerUserPerMinute = 60
 
     /// The defaults: far above what people placing calls by hand ever reach.
     public init() {}
@@ -44,6 +51,10 @@ public struct RateLimitSettings: Sendable, Equatable {
         case authFailures = "rate-limit-auth-failures-per-minute"
         /// ``RateLimitSettings/unknownCalleesPerMinute``.
         case unknownCallees = "rate-limit-unknown-callees-per-minute"
+        /// ``RateLimitSettings/readsPerUserPerMinute``.
+        case reads = "rate-limit-reads-per-minute"
+        /// ``RateLimitSettings/eventStreamConnectsPerUserPerMinute``.
+        case eventStreamConnects = "rate-limit-event-stream-connects-per-minute"
 
         /// The setting the flag sets.
         public var setting: WritableKeyPath<RateLimitSettings, Int> {
@@ -54,6 +65,8 @@ public struct RateLimitSettings: Sendable, Equatable {
             case .deviceChanges: \.deviceChangesPerUserPerMinute
             case .authFailures: \.authFailuresPerAddressPerMinute
             case .unknownCallees: \.unknownCalleesPerMinute
+            case .reads: \.readsPerUserPerMinute
+            case .eventStreamConnects: \.eventStreamConnectsPerUserPerMinute
             }
         }
     }
@@ -67,6 +80,8 @@ public struct RateLimitSettings: Sendable, Equatable {
         settings.deviceChangesPerUserPerMinute = 0
         settings.authFailuresPerAddressPerMinute = 0
         settings.unknownCalleesPerMinute = 0
+        settings.readsPerUserPerMinute = 0
+        settings.eventStreamConnectsPerUserPerMinute = 0
         return settings
     }()
 }
@@ -102,6 +117,8 @@ final class RateLimits: Sendable {
         var deviceChanges: RateLimiter<String>?
         var authFailures: RateLimiter<String>?
         var unknownCallees: RateLimiter<String>?
+        var reads: RateLimiter<String>?
+        var eventStreamConnects: RateLimiter<String>?
     }
 
     let settings: RateLimitSettings
@@ -124,7 +141,9 @@ final class RateLimits: Sendable {
                                   callsPerCallee: limiter(settings.callsPerCalleePerMinute),
                                   deviceChanges: limiter(settings.deviceChangesPerUserPerMinute),
                                   authFailures: limiter(settings.authFailuresPerAddressPerMinute),
-                                  unknownCallees: limiter(settings.unknownCalleesPerMinute)))
+                                  unknownCallees: limiter(settings.unknownCalleesPerMinute),
+                                  reads: limiter(settings.readsPerUserPerMinute),
+                                  eventStreamConnects: limiter(settings.eventStreamConnectsPerUserPerMinute)))
     }
 
     /// The key per-address limits count a request under (its client's address, an IPv6 client's /64);
@@ -210,6 +229,25 @@ final class RateLimits: Sendable {
         let decision = state.withLock { $0.deviceChanges?.acquire(user, now: now) ?? .allowed }
         try refuse(decision, .deviceChanges,
                    "too many device registrations or removals by this user (more than \(settings.deviceChangesPerUserPerMinute) a minute)")
+    }
+
+    // MARK: Reads
+
+    /// Spends one read (`GET` or `HEAD` of the API) of `user`.
+    /// - Throws: ``RateLimitExceeded``.
+    func admitRead(user: String) throws {
+        let now = clock.now()
+        let decision = state.withLock { $0.reads?.acquire(user, now: now) ?? .allowed }
+        try refuse(decision, .reads, "too many reads by this user (more than \(settings.readsPerUserPerMinute) a minute)")
+    }
+
+    /// Spends one event-stream connection of `user`; runs on the libwebsockets thread (nothing here waits).
+    /// - Throws: ``RateLimitExceeded``.
+    func admitEventStreamConnect(user: String) throws {
+        let now = clock.now()
+        let decision = state.withLock { $0.eventStreamConnects?.acquire(user, now: now) ?? .allowed }
+        try refuse(decision, .eventStreamConnects,
+                   "too many event stream connections by this user (more than \(settings.eventStreamConnectsPerUserPerMinute) a minute)")
     }
 
     // MARK: Helpers

@@ -160,7 +160,8 @@ public final class RingerServer: Sendable {
                               watch: AcceptedCallWatch(idleLimit: configuration.callIdleTimeout,
                                                        maximumDuration: configuration.maxCallDuration),
                               clock: clock, log: logger, node: incarnation,
-                              lockWait: (store as? PostgresStore)?.operationTimeout, observe: observe)
+                              lockWait: (store as? PostgresStore)?.operationTimeout,
+                              retention: configuration.retentionDays.map { TimeInterval($0) * 86_400 }, observe: observe)
         let cluster = try Self.clusterLink(configuration, incarnation: incarnation, store: store, hub: hub, service: service,
                                            clock: clock, log: logger)
         self.cluster = cluster
@@ -354,6 +355,7 @@ public final class RingerServer: Sendable {
         do {
             // The header, or `?access_token=` for clients that cannot set one (browsers' WebSocket).
             user = try router.authenticate(request, token: request.bearerToken)
+            try router.limits.admitEventStreamConnect(user: user.id)
         } catch let problem as Problem {
             return .reject(APIProblem.response(problem))
         } catch let limited as RateLimitExceeded {

@@ -96,6 +96,9 @@ public struct ServerConfiguration: Sendable {
     /// new connection makes room by closing the one slowest to send its request, else the longest-idle keep-alive
     /// one; WebSockets and requests being answered are never closed for it (docs/security.md, "Limits").
     public var maxConnections: Int?
+    /// Days ended calls (with their push outcomes) and events are kept (`--retention-days`, default 30; nil or 0:
+    /// forever). A user's call list and a phone's `?since=` replay reach back this far at most.
+    public var retentionDays: Int? = 30
 
     /// APNs settings: how the server authenticates, and where it connects.
     public struct APNsSettings: Sendable {

@@ -178,10 +178,21 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func call(id: String) async throws -> CallMachine?
 
-    /// The user's calls as caller or callee, newest first.
-    /// - Parameter limit: at most this many (1…100).
+    /// The user's calls as caller or callee, newest first, a page at a time: each read costs what it returns, not
+    /// the user's whole history (both sides are read in index order, caller's and callee's, and merged).
+    /// - Parameters:
+    ///   - limit: at most this many (1…100).
+    ///   - before: the id of the last call of the previous page, to continue after it; nil for the newest.
+    /// - Returns: the page; empty when `before` names no call of the user.
     /// - Throws: ``StoreError``.
-    func calls(ofUser userID: String, limit: Int) async throws -> [Call]
+    func calls(ofUser userID: String, limit: Int, before: String?) async throws -> [Call]
+
+    /// Deletes what is older than the retention: ended calls placed before `cutoff` with their push outcomes,
+    /// and events appended before it; a call still ringing or accepted is never deleted. At most `batch` calls and
+    /// `batch` events at a time, so one sweep never holds the database for long.
+    /// - Returns: how many calls and events were deleted.
+    /// - Throws: ``StoreError``.
+    func prune(before cutoff: Date, batch: Int) async throws -> (calls: Int, events: Int)
 
     /// Ids and ring deadlines of every call still `ringing`, for rescheduling timeouts after a restart.
     /// - Throws: ``StoreError``.

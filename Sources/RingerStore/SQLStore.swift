@@ -337,16 +337,69 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         try await run { db in try Self.loadCall(id: id, in: db) }
     }
 
-    public func calls(ofUser userID: String, limit: Int) async throws -> [Call] {
+    public func calls(ofUser userID: String, limit: Int, before: String?) async throws -> [Call] {
         try await run { db in
+            let order = db.dialect.insertionOrder
+            // Where the page starts: after the `before` call, or above every call.
+            var start: (createdAt: Double, order: Int64) = (.greatestFiniteMagnitude, .max)
+            if let before {
+                var found: (Double, Int64)?
+                try db.query("SELECT created_at, \(order) FROM calls WHERE call_id = ? AND (caller_id = ? OR callee_id = ?)",
+                             [.text(before), .text(userID), .text(userID)]) { found = ($0.real(0), $0.integer(1)) }
+                guard let found else { return [] }
+                start = found
+            }
+            let limit = Int64(max(1, min(limit, 100)))
+            let bounds: [SQLValue] = [.text(userID), .real(start.createdAt), .integer(start.order), .integer(limit)]
             var texts: [String] = []
-            try db.query("""
-                SELECT machine FROM calls WHERE caller_id = ? OR callee_id = ?
-                ORDER BY created_at DESC, \(db.dialect.insertionOrder) DESC LIMIT ?
-                """, [.text(userID), .text(userID), .integer(Int64(max(1, min(limit, 100))))]) { row in
+            try db.query(Self.callsPage(db.dialect), bounds + bounds + [.integer(limit)]) { row in
                 if let text = row.text(0) { texts.append(text) }
             }
             return try texts.map { try Self.decodeText(CallMachine.self, $0).call }
+        }
+    }
+
+    /// The statement of one page of a user's calls: bindings (user, created_at, insertion order, limit) for the
+    /// caller's side, the same for the callee's, then the page's limit.
+    ///
+    /// `caller_id = ? OR callee_id = ?` has no index that serves the order: it sorted all of a user's calls for every
+    /// page (7.6 ms for limit=1 at 12,000 calls, issue 26). Each side is read in the order of its own index (caller or
+    /// callee, created_at, insertion order; SQLite's rowid is in every index), from the page's start, `limit` rows at
+    /// most, and the two short runs are merged.
+    static func callsPage(_ dialect: SQLDialect) -> String {
+        let order = dialect.insertionOrder
+        let side = { (column: String, alias: String) in
+            """
+            SELECT * FROM (SELECT machine, created_at, \(order) AS o FROM calls
+            WHERE \(column) = ? AND (created_at, \(order)) < (?, ?)
+            ORDER BY created_at DESC, \(order) DESC LIMIT ?) AS \(alias)
+            """
+        }
+        return "\(side("caller_id", "as_caller")) UNION ALL \(side("callee_id", "as_callee")) ORDER BY created_at DESC, o DESC LIMIT ?"
+    }
+
+    public func prune(before cutoff: Date, batch: Int) async throws -> (calls: Int, events: Int) {
+        try await run { db in
+            try db.transaction {
+                let time = SQLValue.real(cutoff.timeIntervalSince1970)
+                let size = SQLValue.integer(Int64(max(1, batch)))
+                // Ended in any way: every state but the two a call can still leave.
+                var ids: [SQLValue] = []
+                try db.query("""
+                    SELECT call_id FROM calls WHERE state NOT IN ('ringing', 'accepted') AND created_at < ? LIMIT ?
+                    """, [time, size]) { row in ids.append(.text(row.text(0) ?? "")) }
+                if !ids.isEmpty {
+                    let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                    try db.query("DELETE FROM push_attempts WHERE call_id IN (\(list))", ids)
+                    try db.query("DELETE FROM calls WHERE call_id IN (\(list))", ids)
+                }
+                let calls = ids.count
+                try db.query("""
+                    DELETE FROM events WHERE (user_id, seq) IN
+                    (SELECT user_id, seq FROM events WHERE created_at < ? LIMIT ?)
+                    """, [time, size])
+                return (calls, db.changes)
+            }
         }
     }
 

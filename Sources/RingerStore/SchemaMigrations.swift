@@ -194,6 +194,20 @@ enum SchemaMigrations {
             ALTER TABLE calls ADD COLUMN pushes_recovered_at DOUBLE PRECISION;
             CREATE TABLE ringer_nodes (node TEXT PRIMARY KEY, heartbeat_at DOUBLE PRECISION NOT NULL);
             """),
+        // Reads that cost what they return: a user's calls are read a page at a time from each side's index in
+        // (created_at, insertion order), which PostgreSQL's indexes now hold whole (SQLite's hold the rowid anyway);
+        // and the retention sweep finds old calls and events by time (``RingerStore/prune(before:batch:)``).
+        Migration(sqlite: """
+            CREATE INDEX calls_by_time ON calls (created_at);
+            CREATE INDEX events_by_time ON events (created_at);
+            """, postgres: """
+            CREATE INDEX calls_by_caller_order ON calls (caller_id, created_at, position);
+            CREATE INDEX calls_by_callee_order ON calls (callee_id, created_at, position);
+            DROP INDEX calls_by_caller;
+            DROP INDEX calls_by_callee;
+            CREATE INDEX calls_by_time ON calls (created_at);
+            CREATE INDEX events_by_time ON events (created_at);
+            """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

@@ -199,9 +199,15 @@ public struct AcceptResponse: Codable, Sendable {
 public struct CallList: Codable, Sendable {
     /// The user's calls, newest first.
     public var calls: [Call]
+    /// When the page is full, the id of its last call: pass it as `before` for the next, older page. Absent on
+    /// the last page.
+    public var nextBefore: String?
 
     /// Creates the response body.
-    public init(calls: [Call]) { self.calls = calls }
+    public init(calls: [Call], nextBefore: String? = nil) {
+        self.calls = calls
+        self.nextBefore = nextBefore
+    }
 }
 
 /// An error answer, `application/problem+json` (RFC 9457).

@@ -11,7 +11,8 @@ import CJansson
 public enum StrictJSON {
     /// The first name an object of `bytes` repeats, or nil when there is none (or the text is not JSON at all).
     /// - Parameter bytes: UTF-8 JSON text of any top-level value.
-    /// - Returns: The repeated name, unescaped, for an error message; nil when every object's names are unique.
+    /// - Returns: The repeated name as the text writes it the second time (escapes kept), for an error message; nil
+    ///   when every object's names are unique (after unescaping: `"a"` and `"\u0061"` are one name).
     public static func duplicateName(in bytes: some Collection<UInt8>) -> String? {
         var error = json_error_t()
         let flags = CJANSSON_REJECT_DUPLICATES | CJANSSON_DECODE_ANY | CJANSSON_ALLOW_NUL

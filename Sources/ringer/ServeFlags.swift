@@ -16,7 +16,7 @@ extension ServerConfiguration {
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "request-deadline",
-            "max-connections-per-address", "max-connections", "media-url", "media-api-key", "media-api-secret", "fcm-service-account",
+            "max-connections-per-address", "max-connections", "retention-days", "media-url", "media-api-key", "media-api-secret", "fcm-service-account",
             "fcm-host", "fcm-ca-file", "trusted-proxy",
         ] + RateLimitSettings.Limit.allCases.map(\.rawValue)))
         var config = ServerConfiguration()
@@ -125,6 +125,12 @@ extension ServerConfiguration {
                 throw ConfigurationError("--max-connections-per-address must be a whole number between 0 (no cap) and 1000000, got \(text)")
             }
             config.maxConnectionsPerAddress = count == 0 ? nil : count
+        }
+        if let text = options["retention-days"] {
+            guard let days = Int(text), (0...36_500).contains(days) else {
+                throw ConfigurationError("--retention-days must be a whole number of days from 0 (keep forever) to 36500, got \(text)")
+            }
+            config.retentionDays = days == 0 ? nil : days
         }
         if let text = options["max-connections"] {
             guard let count = Int(text), (0...10_000_000).contains(count) else {

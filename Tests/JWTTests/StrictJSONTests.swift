@@ -5,7 +5,7 @@ import Testing
 /// at any depth; the same name in two objects is not one.
 @Suite struct StrictJSONTests {
     @Test(arguments: [
-        (#"{"a":1,"a":2}"#, "a"), (#"{"a":1,"\u0061":2}"#, "a"), (#"{"x":{"b":1,"b":1}}"#, "b"),
+        (#"{"a":1,"a":2}"#, "a"), (#"{"a":1,"\u0061":2}"#, #"\u0061"#), (#"{"x":{"b":1,"b":1}}"#, "b"),
         (#"[{"c":1},{"d":1,"d":1}]"#, "d"), (#"{"e":null,"f":[],"e":"x"}"#, "e"),
     ])
     func repeatedNamesAreFound(text: String, name: String) {

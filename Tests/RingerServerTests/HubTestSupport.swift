@@ -98,7 +98,12 @@ final class HookedStore: RingerStore {
     }
 
     func call(id: String) async throws -> CallMachine? { try await base.call(id: id) }
-    func calls(ofUser userID: String, limit: Int) async throws -> [Call] { try await base.calls(ofUser: userID, limit: limit) }
+    func calls(ofUser userID: String, limit: Int, before: String?) async throws -> [Call] {
+        try await base.calls(ofUser: userID, limit: limit, before: before)
+    }
+    func prune(before cutoff: Date, batch: Int) async throws -> (calls: Int, events: Int) {
+        try await base.prune(before: cutoff, batch: batch)
+    }
     func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] { try await base.ringingCalls() }
     func acceptedCalls() async throws -> [Call] { try await base.acceptedCalls() }
     func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent] {

@@ -88,7 +88,8 @@ final class RingerCluster: @unchecked Sendable {
         process.arguments = ["serve", "--listen", "127.0.0.1:\(ports[index])", "--node-id", "node-\(index)",
                              "--ring-timeout", String(ringTimeout), "--database-pool-size", "4",
                              "--rate-limit-calls-per-minute", "0", "--rate-limit-calls-to-one-callee-per-minute", "0",
-                             "--rate-limit-calls-per-callee-per-minute", "0"]
+                             "--rate-limit-calls-per-callee-per-minute", "0", "--rate-limit-reads-per-minute", "0",
+                             "--rate-limit-event-stream-connects-per-minute", "0"]
             + arguments
         process.environment = ["RINGER_ADMIN_KEY": Self.adminKey, "RINGER_USER_TOKEN_SECRET": Self.secret,
                                "RINGER_DATABASE": database, "RINGER_REDIS": redis.url]

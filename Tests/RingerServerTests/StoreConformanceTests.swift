@@ -243,7 +243,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let created = outcomes.filter { !$0.hasPrefix("existing:") }
         #expect(created.count == 1)
         #expect(Set(outcomes.filter { $0.hasPrefix("existing:") }) == Set(created.map { "existing:" + $0 }))
-        #expect(try await first.calls(ofUser: "alice", limit: 100).count == 1)
+        #expect(try await first.calls(ofUser: "alice", limit: 100, before: nil).count == 1)
     }
 
     @Test(arguments: StoreKind.allCases) func simultaneousAcceptsOnTwoServersHaveOneWinner(_ kind: StoreKind) async throws {
