@@ -25,7 +25,8 @@ import Testing
 
     @Test func mostOfTheRSSThatThreeThousandSocketsTookComesBackWhenTheyClose() async throws {
         // Three users of 1,000 sockets each: one user may hold at most --max-sockets-per-user (1,000 at most).
-        let served = try ServedRinger(environment: ["RINGER_MAX_SOCKETS_PER_USER": "1000"])
+        let served = try ServedRinger(environment: ["RINGER_MAX_SOCKETS_PER_USER": "1000",
+                                                   "RINGER_RATE_LIMIT_EVENT_STREAM_CONNECTS_PER_MINUTE": "0"])
         defer { served.stop() }
         #expect(await served.waitUntilHealthy())
         let token = try await served.token(for: "crowd")
