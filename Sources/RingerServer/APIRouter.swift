@@ -251,14 +251,13 @@ struct APIRouter: Sendable {
             return id
         }
         let calls = try await service.calls(of: user.id, limit: limit, before: before)
-        // An empty page after an id that is no call of the user's: the same answer for a stranger's call and for
-        // none, so ids cannot be probed.
-        if let before, calls.isEmpty, (try? await service.call(id: before, user: user.id)) == nil { throw Self.badCursor }
+        // An empty page after an id that is no call of the user's: 404, as `GET /v1/calls/{id}` answers it, the same
+        // for a stranger's call and for none, so ids cannot be probed.
+        if let before, calls.isEmpty { _ = try await service.call(id: before, user: user.id) }
         return try Self.json(CallList(calls: calls, nextBefore: calls.count == limit ? calls.last?.callId : nil))
     }
 
-    private static let badCursor = APIProblem.invalidField(
-        "before must be the id of one of your calls (next_before of the previous page)")
+    private static let badCursor = APIProblem.invalidField("before must be a call id (next_before of the previous page)")
 
     /// `POST /v1/calls`.
     private func createCall(_ request: HTTPRequest, user: Party) async throws -> HTTPResponse {

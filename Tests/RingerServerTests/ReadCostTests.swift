@@ -99,13 +99,16 @@ import Testing
             #expect(second.calls.map(\.callId) == Array(placed.reversed()[2..<4]))
             let last = try (try await http.send("GET", "/v1/calls?limit=2&before=\(second.nextBefore ?? "")", token: alice)).decode(CallList.self)
             #expect(last.calls.map(\.callId) == [placed[0]] && last.nextBefore == nil)
-            // carol sees none of these calls: their ids are refused as cursors like ids that are no call at all.
+            // carol sees none of these calls: their ids are refused as cursors like ids that are no call at all (404,
+            // as GET /v1/calls/{id} answers), and text that is no call id is an invalid field.
             let carol = try await APITests.token(http, "carol")
-            for cursor in [placed[0], UUID().uuidString.lowercased(), "not-an-id"] {
+            for cursor in [placed[0], UUID().uuidString.lowercased()] {
                 let refused = try await http.send("GET", "/v1/calls?before=\(cursor)", token: carol)
-                #expect(refused.status == 422, "\(cursor)")
-                #expect(refused.object["type"] as? String == ProblemType.invalidField.rawValue)
+                #expect(refused.status == 404, "\(cursor)")
+                #expect(refused.object["type"] as? String == ProblemType.callNotFound.rawValue)
             }
+            let malformed = try await http.send("GET", "/v1/calls?before=not-an-id", token: carol)
+            #expect(malformed.status == 422 && malformed.object["type"] as? String == ProblemType.invalidField.rawValue)
         }
     }
 
