@@ -42,8 +42,10 @@ enum JWTJSON {
         }
         // RFC 7519 §4: a JWT whose claims repeat a name must be rejected (or its last taken). JSONDecoder would take
         // the first, so the token would mean one `sub` here and another to PyJWT and most other libraries.
-        if StrictJSON.duplicateName(in: data) != nil {
-            throw JWTError.malformed("\(what) names a member twice")
+        switch StrictJSON.refusal(of: data) {
+        case .repeatedName: throw JWTError.malformed("\(what) names a member twice")
+        case .ambiguous: throw JWTError.malformed("\(what) is JSON that readers do not all read alike")
+        case nil: break
         }
         do {
             return try decoder().decode(type, from: Data(data))

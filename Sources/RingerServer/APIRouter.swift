@@ -356,9 +356,14 @@ struct APIRouter: Sendable {
             throw APIProblem.malformed("the body is not JSON")
         }
         // A repeated name is refused, not resolved: JSONDecoder keeps the first, other readers the last, and the body
-        // must mean one thing to every one of them (StrictJSON).
-        if let name = StrictJSON.duplicateName(in: request.body) {
+        // must mean one thing to every one of them (StrictJSON); so is anything else they could read otherwise.
+        switch StrictJSON.refusal(of: request.body) {
+        case .repeatedName(let name):
             throw APIProblem.malformed("the body names \"\(name.prefix(64))\" twice; each name may appear once per object")
+        case .ambiguous(let reason):
+            throw APIProblem.malformed("the body is JSON that readers do not all read alike (\(reason.prefix(120)))")
+        case nil:
+            break
         }
         // `null` is not a value of any field (docs/openapi.yaml): an optional field is left out instead. Codable
         // alone takes `null` for an absent optional, accepting what the schema refuses. Unknown keys are ignored.

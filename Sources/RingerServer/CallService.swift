@@ -134,7 +134,13 @@ final class CallService: Sendable {
                let earlier = try await store.call(forIdempotencyKey: idempotencyKey, userID: caller.id, at: clock.now()) {
                 return (earlier.call, [], [])
             }
-            try limits.admitCall(caller: caller.id, callee: callee.id)
+            do {
+                try limits.admitCall(caller: caller.id, callee: callee.id)
+            } catch let refused as RateLimitExceeded where refused.limit == .callsPerCallee {
+                // Only when the callee's own budget is spent does it matter whether they know the caller.
+                guard try await store.haveTalked(caller.id, callee.id) else { throw refused }
+                try limits.admitCall(caller: caller.id, callee: callee.id, exemptFromCalleeBudget: true)
+            }
             let devices = try await store.devices(ofUser: callee.id)
             var calleeOnline = hub.isOnline(userID: callee.id)
             // Redis unable to say (nil): rung as if online, since another server's socket gets the call from the store.

@@ -89,6 +89,8 @@ public struct RateLimitSettings: Sendable, Equatable {
 /// A request refused by a rate limit: answered 429 `rate-limited` with `Retry-After` (RFC 6585 §4,
 /// RFC 9110 §10.2.3).
 struct RateLimitExceeded: Error {
+    /// The limit that refused.
+    let limit: RateLimitSettings.Limit
     /// The problem+json body.
     let problem: Problem
     /// Whole seconds until the limit lets one more through.
@@ -197,14 +199,18 @@ final class RateLimits: Sendable {
     }
 
     /// Spends one call of `caller`, one of the pair (`caller`, `callee`) and one of `callee`, or none.
+    /// - Parameters:
+    ///   - exemptFromCalleeBudget: the caller and callee have talked before (a call between them was answered), so
+    ///     the callee's budget, which is there against strangers flooding the callee, does not hold them back: those
+    ///     strangers could otherwise lock the callee's contacts out with 30 calls a minute (found by review).
     /// - Throws: ``RateLimitExceeded`` naming the limit that refused.
-    func admitCall(caller: String, callee: String) throws {
+    func admitCall(caller: String, callee: String, exemptFromCalleeBudget: Bool = false) throws {
         let now = clock.now()
         let pair = Pair(caller: caller, callee: callee)
         let (perCaller, perPair, perCallee) = state.withLock { state -> (RateLimitDecision, RateLimitDecision, RateLimitDecision) in
             let perCaller = state.calls?.check(caller, now: now) ?? .allowed
             let perPair = state.callsToOneCallee?.check(pair, now: now) ?? .allowed
-            let perCallee = state.callsPerCallee?.check(callee, now: now) ?? .allowed
+            let perCallee = exemptFromCalleeBudget ? .allowed : state.callsPerCallee?.check(callee, now: now) ?? .allowed
             if perCaller == .allowed && perPair == .allowed && perCallee == .allowed {
                 state.calls?.record(caller, now: now)
                 state.callsToOneCallee?.record(pair, now: now)
@@ -254,7 +260,7 @@ final class RateLimits: Sendable {
 
     private func refuse(_ decision: RateLimitDecision, _ limit: RateLimitSettings.Limit, _ what: String) throws {
         guard case .limited(let seconds) = decision else { return }
-        throw RateLimitExceeded(problem: APIProblem.rateLimited("\(what); retry after \(seconds) s (--\(limit.rawValue))"),
+        throw RateLimitExceeded(limit: limit, problem: APIProblem.rateLimited("\(what); retry after \(seconds) s (--\(limit.rawValue))"),
                                 retryAfter: seconds)
     }
 

@@ -30,7 +30,7 @@ public final class RingerServer: Sendable {
     private let configuration: ServerConfiguration
     private let store: any RingerStore
     private let hub: EventHub
-    private let service: CallService
+    let service: CallService
     private let router: APIRouter
     private let apns: APNsClient?
     private let fcm: FCMClient?
@@ -161,7 +161,8 @@ public final class RingerServer: Sendable {
                                                        maximumDuration: configuration.maxCallDuration),
                               clock: clock, log: logger, node: incarnation,
                               lockWait: (store as? PostgresStore)?.operationTimeout,
-                              retention: configuration.retentionDays.map { TimeInterval($0) * 86_400 }, observe: observe)
+                              retention: configuration.retentionDays.flatMap { $0 > 0 ? TimeInterval($0) * 86_400 : nil },
+                              observe: observe)
         let cluster = try Self.clusterLink(configuration, incarnation: incarnation, store: store, hub: hub, service: service,
                                            clock: clock, log: logger)
         self.cluster = cluster

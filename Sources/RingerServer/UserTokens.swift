@@ -143,27 +143,38 @@ public enum UserID {
 
     /// Why `name` cannot be a display name, or nil when it can: 1…``maximumNameLength`` characters,
     /// at most ``maximumNameBytes`` bytes, no control character (U+0000–U+001F, U+007F–U+009F), which SQLite,
-    /// logs and notification banners would each treat differently, and no invisible format character or line
-    /// separator (``isInvisible(_:)``), with which a caller could make the callee's screen show another name.
+    /// logs and notification banners would each treat differently, and nothing with which a caller could make the
+    /// callee's screen show another name or none (``showsWrongly(_:)``).
     public static func nameProblem(_ name: String) -> String? {
         if name.isEmpty || name.count > maximumNameLength {
             return "name must be 1 to \(maximumNameLength) characters"
         }
         if name.utf8.count > maximumNameBytes { return "name must be at most \(maximumNameBytes) bytes of UTF-8" }
         if name.unicodeScalars.contains(where: isControl) { return "name must not contain control characters" }
-        if name.unicodeScalars.contains(where: isInvisible) {
-            return "name must not contain bidirectional controls, zero-width or other invisible format characters"
+        if showsWrongly(name) {
+            return "name must show: no bidirectional override or isolate, zero-width space or line separator, and not blank"
         }
         return nil
     }
 
-    /// A name from a token minted by the app's backend, made fit to ring with: control and invisible characters dropped,
+    /// A name from a token minted by the app's backend, made fit to ring with: control characters and those
+    /// ``showsWrongly(_:)`` refuses dropped (a blank name is none),
     /// then cut to ``maximumNameLength`` characters and ``maximumNameBytes`` bytes at a character boundary, so
     /// a call from its user can always be pushed. Nil when nothing is left.
     public static func displayName(fromToken name: String?) -> String? {
         guard let name else { return nil }
         var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: name.unicodeScalars.lazy.filter { !isControl($0) && !isInvisible($0) })
+        var afterTagBase = false
+        for scalar in name.unicodeScalars where !isControl(scalar) && !isRefusedFormat(scalar) {
+            if isTag(scalar) {
+                // Kept only inside an emoji tag sequence, as ``showsWrongly(_:)`` allows.
+                afterTagBase = afterTagBase && scalar.value != 0xE0001
+                if afterTagBase { scalars.append(scalar) }
+                continue
+            }
+            scalars.append(scalar)
+            afterTagBase = scalar.value == 0x1F3F4
+        }
         var fitted = ""
         var bytes = 0
         for character in String(scalars).prefix(maximumNameLength) {
@@ -171,29 +182,55 @@ public enum UserID {
             if bytes > maximumNameBytes { break }
             fitted.append(character)
         }
-        return fitted.isEmpty ? nil : fitted
+        return fitted.isEmpty || showsWrongly(fitted) ? nil : fitted
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .control
     }
 
-    /// A scalar a name may not hold because it shows nothing yet changes what is shown: the format characters
-    /// (general category Cf: bidirectional overrides and isolates such as U+202E, which made `Bob\u{202E}gnp.exe`
-    /// read "Bobexe.png"; zero-width space U+200B; soft hyphen; U+FEFF) and the line and paragraph separators (Zl,
-    /// Zp), which break a banner's line. Kept, as Unicode's identifier rules keep them (UTS #31 §2.3, UTS #39): the
-    /// zero-width joiner and non-joiner U+200D and U+200C, which emoji sequences and Persian, Indic and other
-    /// scripts need, and the tag characters U+E0020–U+E007F of subdivision flags (UTS #51 §2.8).
-    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .format:
-            return !(scalar.value == 0x200C || scalar.value == 0x200D || (0xE0020...0xE007F).contains(scalar.value))
-        case .lineSeparator, .paragraphSeparator:
-            return true
+    /// Whether `name` holds a scalar that changes what is shown while showing nothing, or shows nothing at all:
+    ///
+    /// - the bidirectional embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069, with which
+    ///   `Bob\u{202E}gnp.exe` read "Bobexe.png" on the callee's screen (issue 26), and the deprecated format
+    ///   controls U+206A–U+206F;
+    /// - the zero-width space U+200B, the word joiner and invisible operators U+2060–U+2064, U+FEFF, and the
+    ///   interlinear annotation marks U+FFF9–U+FFFB, which hide text or join a name to a look-alike;
+    /// - the line and paragraph separators (Zl, Zp), which break a banner's line;
+    /// - tag characters (U+E0001–U+E007F) outside an emoji tag sequence (UTS #51 §2.8: U+1F3F4 and tags, as in the
+    ///   flag of Scotland), where they show nothing;
+    /// - and a name of nothing but spaces and default-ignorable characters (the Hangul filler U+3164…).
+    ///
+    /// Kept, because real names need them: the directional marks U+200E, U+200F and U+061C that keyboards put into
+    /// mixed-direction names, the joiners U+200C and U+200D (emoji sequences, Persian, Indic scripts), the soft
+    /// hyphen, and the other format characters of scripts (U+0600–U+0605, U+070F, U+180E).
+    private static func showsWrongly(_ name: String) -> Bool {
+        var afterTagBase = false
+        var visible = false
+        for scalar in name.unicodeScalars {
+            if isRefusedFormat(scalar) { return true }
+            if isTag(scalar) {
+                guard afterTagBase, scalar.value != 0xE0001 else { return true }
+                continue
+            }
+            afterTagBase = scalar.value == 0x1F3F4
+            if !scalar.properties.isWhitespace && !scalar.properties.isDefaultIgnorableCodePoint { visible = true }
+        }
+        return !visible
+    }
+
+    /// The scalars ``showsWrongly(_:)`` refuses wherever they stand.
+    private static func isRefusedFormat(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x202A...0x202E, 0x2066...0x206F, 0x200B, 0x2060...0x2064, 0xFEFF, 0xFFF9...0xFFFB: return true
         default:
-            return false
+            let category = scalar.properties.generalCategory
+            return category == .lineSeparator || category == .paragraphSeparator
         }
     }
+
+    /// A tag character (U+E0001–U+E007F).
+    private static func isTag(_ scalar: Unicode.Scalar) -> Bool { (0xE0001...0xE007F).contains(scalar.value) }
 
     /// 1…128 characters of letters, digits and `._:@-`.
     public static func isValid(_ id: String) -> Bool {

@@ -187,6 +187,11 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func calls(ofUser userID: String, limit: Int, before: String?) async throws -> [Call]
 
+    /// Whether a call between `a` and `b`, either way round, was answered (it is `accepted` or `ended`) within the
+    /// retention: they know each other, so a budget against strangers need not hold them back.
+    /// - Throws: ``StoreError``.
+    func haveTalked(_ a: String, _ b: String) async throws -> Bool
+
     /// Deletes what is older than the retention: ended calls placed before `cutoff` with their push outcomes,
     /// and events appended before it; a call still ringing or accepted is never deleted. At most `batch` calls and
     /// `batch` events at a time, so one sweep never holds the database for long.

@@ -378,6 +378,19 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         return "\(side("caller_id", "as_caller")) UNION ALL \(side("callee_id", "as_callee")) ORDER BY created_at DESC, o DESC LIMIT ?"
     }
 
+    public func haveTalked(_ a: String, _ b: String) async throws -> Bool {
+        try await run { db in
+            var found = false
+            // Each side by its own index (calls_by_caller, calls_by_callee and PostgreSQL's *_order ones).
+            for (caller, callee) in [(a, b), (b, a)] where !found {
+                try db.query("""
+                    SELECT 1 FROM calls WHERE caller_id = ? AND callee_id = ? AND state IN ('accepted', 'ended') LIMIT 1
+                    """, [.text(caller), .text(callee)]) { _ in found = true }
+            }
+            return found
+        }
+    }
+
     public func prune(before cutoff: Date, batch: Int) async throws -> (calls: Int, events: Int) {
         try await run { db in
             try db.transaction {

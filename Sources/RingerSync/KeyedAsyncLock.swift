@@ -22,6 +22,9 @@ public final class KeyedAsyncLock: Sendable {
     private struct Waiter {
         let id: UInt64
         let continuation: CheckedContinuation<Bool, Never>
+        /// The waiter's deadline, cancelled when the name passes to it first (else each contended wait would leave
+        /// a task asleep until its deadline).
+        var timer: Task<Void, Never>?
     }
 
     /// Stripes of the name table.
@@ -105,11 +108,18 @@ public final class KeyedAsyncLock: Sendable {
                 return
             }
             guard let deadline else { return }
-            // The waiter's own timer; if the name passed to it first, it finds nothing to do.
-            Task { [weak self] in
-                try? await Task.sleep(until: deadline, clock: .continuous)
+            let timer = Task { [weak self] in
+                do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
                 self?.expire(id, waitingFor: name)
             }
+            // Kept with the waiter, so that the release handing it the name cancels it; a name already handed over
+            // meanwhile makes it needless now.
+            let stillWaiting = table.withLock { holders -> Bool in
+                guard let index = holders[name]?.waiters.firstIndex(where: { $0.id == id }) else { return false }
+                holders[name]?.waiters[index].timer = timer
+                return true
+            }
+            if !stillWaiting { timer.cancel() }
         }
     }
 
@@ -133,6 +143,7 @@ public final class KeyedAsyncLock: Sendable {
             holders[name] = holder
             return next
         }
+        next?.timer?.cancel()
         next?.continuation.resume(returning: true)
     }
 }

@@ -1,19 +1,30 @@
 import CJansson
 
-/// The one check Foundation's `JSONDecoder` does not make: that no JSON object holds a name twice. RFC 8259 §4 says
-/// names "SHOULD be unique" and leaves duplicates to each parser, which is how two readers of one text disagree:
-/// `JSONDecoder` keeps the first of two `sub` claims while PyJWT keeps the last, and `{"callee":"carol","callee":"bob"}`
-/// rang carol while a logging proxy saw bob (issue 26). RFC 7519 §4 requires a JWT with duplicate claim names to be
-/// rejected (or the last taken); Ringer rejects them in tokens and in request bodies alike.
+/// What Foundation's `JSONDecoder` lets through but a second reader of the same text could read otherwise: a name
+/// repeated in one object, a number no 64-bit integer or double holds, a NUL in a name, a lone surrogate. RFC 8259
+/// §4 says names "SHOULD be unique" and leaves duplicates to each parser, §6 and §8.2 leave numbers past a
+/// reader's range and unpaired surrogates to it too, which is how two readers of one text disagree: `JSONDecoder`
+/// keeps the first of two `sub` claims while PyJWT keeps the last, and `{"callee":"carol","callee":"bob"}` rang carol
+/// while a logging proxy saw bob (issue 26). RFC 7519 §4 requires a JWT with duplicate claim names to be rejected
+/// (or the last taken); Ringer rejects such text in tokens and in request bodies alike.
 ///
-/// The parse is Jansson's (`json_loadb` with `JSON_REJECT_DUPLICATES`, Debian's libjansson), run beside the decoder that
-/// builds the value; any other fault of the text is left for that decoder to report in its own words.
+/// The check is Jansson's strict parse (`json_loadb` with `JSON_REJECT_DUPLICATES`, Debian's libjansson), run beside
+/// the decoder that builds the value: any text Jansson will not read the same way is refused, so a repeated name
+/// cannot hide behind another construct Jansson stops at first (a number past 64 bits before the duplicate).
 public enum StrictJSON {
-    /// The first name an object of `bytes` repeats, or nil when there is none (or the text is not JSON at all).
+    /// Why a text that parsed as JSON is still refused.
+    public enum Refusal: Equatable, Sendable {
+        /// An object names a member twice; the name as the text writes it the second time (escapes kept).
+        case repeatedName(String)
+        /// Something readers do not agree on (a number out of range, a NUL in a name, a lone surrogate, invalid
+        /// JSON): Jansson's message, which quotes at most a few characters of the text near the fault.
+        case ambiguous(String)
+    }
+
+    /// Why `bytes` must be refused, or nil when every reader reads it alike.
     /// - Parameter bytes: UTF-8 JSON text of any top-level value.
-    /// - Returns: The repeated name as the text writes it the second time (escapes kept), for an error message; nil
-    ///   when every object's names are unique (after unescaping: `"a"` and `"\u0061"` are one name).
-    public static func duplicateName(in bytes: some Collection<UInt8>) -> String? {
+    /// - Returns: The refusal, or nil.
+    public static func refusal(of bytes: some Collection<UInt8>) -> Refusal? {
         var error = json_error_t()
         let flags = CJANSSON_REJECT_DUPLICATES | CJANSSON_DECODE_ANY | CJANSSON_ALLOW_NUL
         let value: UnsafeMutablePointer<json_t>? = bytes.withContiguousStorageIfAvailable { buffer in
@@ -25,12 +36,12 @@ public enum StrictJSON {
             json_decref(value)
             return nil
         }
-        guard CJansson_isDuplicateKey(&error) != 0 else { return nil }
-        // Jansson's text reads `duplicate object key near '"callee"'`: the name sits between the quotes.
         let text = withUnsafeBytes(of: error.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard CJansson_isDuplicateKey(&error) != 0 else { return .ambiguous(text) }
+        // Jansson's text reads `duplicate object key near '"callee"'`: the name sits between the quotes.
         guard let open = text.firstIndex(of: "\""), let close = text.lastIndex(of: "\""), open < close else {
-            return ""
+            return .repeatedName("")
         }
-        return String(text[text.index(after: open)..<close])
+        return .repeatedName(String(text[text.index(after: open)..<close]))
     }
 }

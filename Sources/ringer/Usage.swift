@@ -32,11 +32,12 @@ enum Usage {
           --call-idle-timeout 120 (an accepted call with no open event socket, keepalive or action of either
           party's app for this long ends connection_lost; 10–3600 s)
           --max-call-duration 14400 (an accepted call ends max_duration this long after the answer; 60–604800 s)
-      --retention-days 30 (ended calls, their push outcomes and events older than this are deleted; 0: keep forever)
+          --retention-days 30 (ended calls placed, and events appended, longer ago than this are deleted with the
+                                calls' push outcomes; 0: keep forever)
           Rate limits per minute (0 = off; over one: 429 rate-limited with Retry-After; docs/security.md):
           --rate-limit-calls-per-minute 30 (per caller)   --rate-limit-calls-to-one-callee-per-minute 10
           --rate-limit-calls-per-callee-per-minute 30 (to one callee from all callers)
-          --rate-limit-reads-per-minute 300 (GET requests per user)
+          --rate-limit-reads-per-minute 300 (GET and HEAD requests per user)
           --rate-limit-event-stream-connects-per-minute 60 (event stream connections per user)
           --rate-limit-device-changes-per-minute 20 (per user)   --rate-limit-unknown-callees-per-minute 20
           --rate-limit-auth-failures-per-minute 60 (per client address; IPv6 per /64)

@@ -2,18 +2,31 @@ import StrictJSON
 import Testing
 
 /// What counts as a repeated name: two members of one object whose names are equal after unescaping (RFC 8259 §8.3),
-/// at any depth; the same name in two objects is not one.
+/// at any depth; the same name in two objects is not one. And what else readers read otherwise.
 @Suite struct StrictJSONTests {
     @Test(arguments: [
         (#"{"a":1,"a":2}"#, "a"), (#"{"a":1,"\u0061":2}"#, #"\u0061"#), (#"{"x":{"b":1,"b":1}}"#, "b"),
         (#"[{"c":1},{"d":1,"d":1}]"#, "d"), (#"{"e":null,"f":[],"e":"x"}"#, "e"),
     ])
     func repeatedNamesAreFound(text: String, name: String) {
-        #expect(StrictJSON.duplicateName(in: Array(text.utf8)) == name)
+        #expect(StrictJSON.refusal(of: Array(text.utf8)) == .repeatedName(name))
     }
 
-    @Test(arguments: [#"{"a":1,"b":{"a":1}}"#, #"[{"a":1},{"a":2}]"#, #"{}"#, "42", #""text""#, "not json", "", #"{"a":"#])
-    func anythingElseIsNoRepetition(text: String) {
-        #expect(StrictJSON.duplicateName(in: Array(text.utf8)) == nil)
+    @Test(arguments: [#"{"a":1,"b":{"a":1}}"#, #"[{"a":1},{"a":2}]"#, #"{}"#, "42", #""text""#, #"{"s":"a\u0000b"}"#,
+                      #"{"n":-9223372036854775808,"r":1.5e300,"u":"\ud83d\ude00"}"#])
+    func textEveryReaderReadsAlikeIsAccepted(text: String) {
+        #expect(StrictJSON.refusal(of: Array(text.utf8)) == nil)
+    }
+
+    /// Found by review: anything Jansson stops at before the repetition hid it (the check said nothing), while
+    /// JSONDecoder read past it and kept the first `callee`.
+    @Test(arguments: [#"{"\u0000":0,"callee":"bob","callee":"carol"}"#, #"{"n":12345678901234567890123,"callee":"bob","callee":"carol"}"#,
+                      #"{"n":1e400,"callee":"bob","callee":"carol"}"#, #"{"s":"\udc00","callee":"bob","callee":"carol"}"#,
+                      "not json", "", #"{"a":"#])
+    func textReadersCouldReadOtherwiseIsRefused(text: String) {
+        guard case .ambiguous = StrictJSON.refusal(of: Array(text.utf8)) else {
+            Issue.record("\(text) was not refused")
+            return
+        }
     }
 }

@@ -120,4 +120,44 @@ import Glibc
         #expect(served.logText.contains("connection budget"), "\(served.logText.suffix(2000))")
         #expect(!served.logText.contains("EMFILE"), "\(served.logText.suffix(2000))")
     }
+
+    /// Found by review (issue 26): a client that pipelines requests and never reads the answers kept its connection
+    /// "being answered" forever, so 485 of them locked every new client out of a 480-connection budget for minutes.
+    /// An answer the client does not read is slow like a trickled body: it gives way at the budget after a second,
+    /// and its connection closes at the request deadline anyway.
+    @Test func clientsThatNeverReadTheirAnswersGiveWayToANewClient() async throws {
+        let served = try ServedRinger(descriptorLimit: 256)
+        defer { served.stop() }
+        #expect(await served.waitUntilHealthy())
+        var stalled: [Int32] = []
+        defer { stalled.forEach { close($0) } }
+        let requests = Array(String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", count: 3000).utf8)
+        for _ in 0..<260 {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { continue }
+            var small: Int32 = 1024
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(served.port).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { close(descriptor); continue }
+            _ = requests.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            stalled.append(descriptor)
+        }
+        // While the stalled answers still move, each connection keeps cycling through its pipelined requests;
+        // once they stall for a second they are slow. Before, no new client was served for minutes.
+        let started = ContinuousClock.now
+        var served200 = false
+        while !served200 && started.duration(to: .now) < .seconds(8) {
+            try await Task.sleep(for: .milliseconds(250))
+            guard let fresh = connect(to: served.port) else { continue }
+            served200 = healthz(on: fresh).contains("200")
+            close(fresh)
+        }
+        #expect(served200, "\(served.logText.suffix(2000))")
+    }
 }

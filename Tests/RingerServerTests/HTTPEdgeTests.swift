@@ -321,6 +321,11 @@ import Testing
             let both = try await rawExchange(port(http), head + "Transfer-Encoding: chunked\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             #expect(both.data.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && both.closed, "\(both.data)")
             #expect(both.data.contains(ProblemType.malformedRequest.rawValue))
+            // Found by review: whitespace before the colon made lws take the line for an unknown header (RFC 9112 §5.1).
+            for spaced in ["Transfer-Encoding : chunked", "Transfer-Encoding\t: chunked", "Content-Length : 5"] {
+                let refused = try await rawExchange(port(http), head + "\(spaced)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                #expect(refused.data.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && refused.closed, "\(spaced): \(refused.data)")
+            }
             let alone = try await rawExchange(port(http), head + "Transfer-Encoding: chunked\r\n\r\n\(chunked)")
             #expect(alone.data.hasPrefix("HTTP/1.1 411 Length Required\r\n") && alone.closed, "\(alone.data)")
             #expect(alone.data.contains(ProblemType.lengthRequired.rawValue))
@@ -337,11 +342,13 @@ import Testing
             _ = try await APITests.token(http, "bob")
             _ = try await APITests.token(http, "carol")
             for body in [#"{"callee":"carol","callee":"bob"}"#, #"{"callee":"carol","\u0063allee":"bob"}"#,
-                         #"{"callees":["bob"],"callee":"carol","callees":["carol"]}"#] {
+                         #"{"callees":["bob"],"callee":"carol","callees":["carol"]}"#,
+                         #"{"n":12345678901234567890123,"callee":"carol","callee":"bob"}"#] {
                 let response = try await http.send("POST", "/v1/calls", token: alice, json: body)
                 #expect(response.status == 400, "\(body)")
                 #expect(response.object["type"] as? String == ProblemType.malformedRequest.rawValue, "\(body)")
-                #expect((response.object["detail"] as? String)?.contains("twice") == true, "\(body)")
+                let detail = response.object["detail"] as? String ?? ""
+                #expect(detail.contains("twice") || detail.contains("read alike"), "\(body): \(detail)")
             }
             let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
             #expect(calls.isEmpty)

@@ -101,6 +101,7 @@ final class HookedStore: RingerStore {
     func calls(ofUser userID: String, limit: Int, before: String?) async throws -> [Call] {
         try await base.calls(ofUser: userID, limit: limit, before: before)
     }
+    func haveTalked(_ a: String, _ b: String) async throws -> Bool { try await base.haveTalked(a, b) }
     func prune(before cutoff: Date, batch: Int) async throws -> (calls: Int, events: Int) {
         try await base.prune(before: cutoff, batch: batch)
     }

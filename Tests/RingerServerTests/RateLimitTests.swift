@@ -229,6 +229,35 @@ import Testing
         }
     }
 
+    /// Found by review: three accounts calling the callee ten times a minute each spent the callee's budget, and
+    /// every other caller got 429: the budget against strangers locked out the callee's contacts. A caller the
+    /// callee has talked with (a call between them was answered) is not held back by it; strangers still are.
+    @Test func strangersSpendingTheCalleesBudgetDoNotLockOutTheCalleesContacts() async throws {
+        let clock = HeldClock()
+        // Three a minute: friend's first call and two strangers' spend it.
+        try await APITests.withServer(clock: clock, configure: { $0.rateLimits.callsPerCalleePerMinute = 3 }) { http in
+            let bob = try await APITests.token(http, "bob")
+            let friend = try await APITests.token(http, "friend")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            // friend and bob talked once.
+            let first = try (try await http.send("POST", "/v1/calls", token: friend, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            #expect(try await http.send("POST", "/v1/calls/\(first.callId)/accept", token: bob,
+                                        json: #"{"device_id":"bob-iphone"}"#).status == 200)
+            #expect(try await http.send("POST", "/v1/calls/\(first.callId)/end", token: bob).status == 200)
+            // Strangers spend the rest of bob's budget, and the next stranger is refused.
+            for name in ["s1", "s2"] {
+                let stranger = try await APITests.token(http, name)
+                let call = try (try await http.send("POST", "/v1/calls", token: stranger, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: stranger)
+            }
+            let third = try await APITests.token(http, "s3")
+            Self.expectRateLimited(try await http.send("POST", "/v1/calls", token: third, json: #"{"callee":"bob"}"#),
+                                   naming: "rate-limit-calls-per-callee-per-minute")
+            // bob's contact still gets through.
+            #expect(try await http.send("POST", "/v1/calls", token: friend, json: #"{"callee":"bob"}"#).status == 201)
+        }
+    }
+
     @Test func theLimitsAreFlagsAndEnvironmentVariables() throws {
         let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
         let defaults = try ServerConfiguration.parse(arguments: [], environment: environment)

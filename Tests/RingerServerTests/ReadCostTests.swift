@@ -180,4 +180,20 @@ import Testing
             #expect(try await store.call(id: ids[name]!) != nil, "\(name)")
         }
     }
+
+    /// The sweep as the server runs it: the default retention deletes a call ended long enough ago, and 0 days (nil
+    /// to the CLI) keeps everything. Found by review: 0 set through the API meant a retention of 0 s.
+    @Test(arguments: [30, 0])
+    func theServersSweepKeepsEverythingUnderAZeroRetention(days: Int) async throws {
+        try await APITests.withServer(configure: { $0.retentionDays = days; $0.rateLimits = .off }) { http, server in
+            let alice = try await APITests.token(http, "alice")
+            let bob = try await APITests.token(http, "bob")
+            try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+            let pruned = await server.service.pruneIfDue(at: Date().addingTimeInterval(400 * 86_400))
+            #expect(pruned.calls == (days == 0 ? 0 : 1))
+            #expect((try await http.send("GET", "/v1/calls/\(call.callId)", token: alice).status == 200) == (days == 0))
+        }
+    }
 }

@@ -6,13 +6,14 @@
 /// there is always a descriptor to accept with and room left for the server's own files and outbound connections,
 /// and at the budget the connection most likely to be an attacker's makes room:
 ///
-/// 1. **slow**: a connection that has not sent a complete request head yet, or is still sending a body, the
-///    oldest (in that state longest) first, once it has been so for ``grace`` milliseconds. A well-behaved client
-///    sends its head and body at once; a slow-loris one never finishes.
+/// 1. **slow**: a connection that has not sent a complete request head yet, is still sending a body, or is not
+///    reading its answer, the oldest (in that state longest) first, once it has been so for ``grace`` milliseconds.
+///    A well-behaved client sends its head and body at once and reads its (small) answer as it comes; a slow-loris
+///    one never finishes, and a slow-read one pipelines requests and never reads, so that its answers stall.
 /// 2. **idle**: a keep-alive connection waiting for its next request after an answer, oldest first, after the
 ///    same grace. Its client reconnects when it needs to, as after any keep-alive timeout (RFC 9112 §9.3).
 ///
-/// A connection whose request is being handled or answered, a WebSocket and an HTTP/2 connection are never shed.
+/// A connection whose request is being handled, a WebSocket and an HTTP/2 connection are never shed.
 /// When nothing may give way, the new connection is refused (closed as soon as it is accepted).
 struct ConnectionBudget {
     /// Where a connection stands, as far as shedding goes.
@@ -21,8 +22,10 @@ struct ConnectionBudget {
         case awaitingHead
         /// A head arrived; the body is still coming.
         case readingBody
-        /// A request is being handled or its answer written.
+        /// A request is being handled: the answer does not exist yet.
         case busy
+        /// The answer is being written; slow once it takes longer than the grace (the client does not read it).
+        case answering
         /// Answered; waiting for the next request on a keep-alive connection (however slowly its head comes: lws
         /// reports nothing before a head is complete).
         case idle
@@ -114,7 +117,7 @@ struct ConnectionBudget {
         entry.standing = standing
         entries[key] = entry
         switch standing {
-        case .awaitingHead, .readingBody: slow.push(key, epoch: entry.epoch, at: now)
+        case .awaitingHead, .readingBody, .answering: slow.push(key, epoch: entry.epoch, at: now)
         case .idle: idle.push(key, epoch: entry.epoch, at: now)
         case .busy, .longLived: break
         }

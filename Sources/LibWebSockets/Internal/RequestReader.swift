@@ -130,6 +130,20 @@ enum RequestReader {
         return false
     }
 
+    /// Whether a message-framing header came with whitespace between its name and the colon (`Transfer-Encoding :
+    /// chunked`). RFC 9112 §5.1 requires a 400: lws takes such a line for an unknown header and reads the body by
+    /// `Content-Length`, while a proxy in front may have framed it by the other header (request smuggling). Only the
+    /// framing headers are looked for: lws 4.1.6 cannot list the unknown headers it kept.
+    static func hasSpaceBeforeColonInFramingHeader(_ wsi: OpaquePointer) -> Bool {
+        for name in ["transfer-encoding", "content-length"] {
+            for gap in [" ", "\t", "  "] {
+                let key = name + gap + ":"
+                if lws_hdr_custom_length(wsi, key, Int32(key.utf8.count)) >= 0 { return true }
+            }
+        }
+        return false
+    }
+
     /// NUL to US except HTAB, and DEL.
     private static func isControl(_ byte: CChar) -> Bool {
         let value = UInt8(bitPattern: byte)

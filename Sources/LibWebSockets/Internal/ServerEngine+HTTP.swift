@@ -137,7 +137,10 @@ extension ServerEngine {
     /// Starts writing `response`; the writes happen in `LWS_CALLBACK_HTTP_WRITEABLE`.
     func startResponse(_ response: HTTPResponse, for session: ServerSession) {
         let request = session.request
-        table.deadlines?.cancel(session.id)
+        // An answer the client does not read must not hold its connection forever: it gets the request's deadline
+        // too (``requestDeadlinePassed(_:)`` closes it), and the connection budget may shed it after a second.
+        table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
+        budget(session.wsi, .answering)
         session.phase = .writing
         session.writer = ResponseWriter(response: response, isHTTP2: request?.httpVersion == 2,
                                         isHead: request?.method == "HEAD",
@@ -161,6 +164,7 @@ extension ServerEngine {
         case .finished:
             session.writer = nil
             session.phase = .idle
+            table.deadlines?.cancel(session.id)
             if writer.closesConnection { return -1 }
             // An HTTP/2 stream whose body we refused: reset it so the peer stops sending (RFC 9113 §8.1).
             if session.bodyIncomplete && session.request?.httpVersion == 2 { return -1 }
@@ -184,6 +188,9 @@ extension ServerEngine {
         if RequestReader.hasControlCharacterInValue(wsi, extraHeaders: extraHeaderNames) {
             return configuration.badHeaderValueResponse
         }
+        if request.httpVersion == 1, RequestReader.hasSpaceBeforeColonInFramingHeader(wsi) {
+            return configuration.transferEncodingResponder(true)
+        }
         if request.httpVersion == 1, RequestReader.copy(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil {
             return configuration.transferEncodingResponder(RequestReader.copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) != nil)
         }
@@ -199,8 +206,13 @@ extension ServerEngine {
         session.writer?.announceClose()
     }
 
-    /// A request body missed ``WebServer/Configuration/requestDeadlineSeconds``: answer 408 and close.
+    /// A request body missed ``WebServer/Configuration/requestDeadlineSeconds``: answer 408 and close. An answer
+    /// still being written after as long (a client that does not read, "slow read") closes its connection unfinished.
     func requestDeadlinePassed(_ id: UInt64) {
+        if let session = table.sessions[id], session.phase == .writing {
+            lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+            return
+        }
         guard let session = table.sessions[id], session.phase == .readingBody else { return }
         session.body = []
         session.closesAfterResponse = true
@@ -211,7 +223,7 @@ extension ServerEngine {
     /// role (`LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG`): answer
     /// ``WebServer/Configuration/unknownMethodResponse`` once, then close when it is written.
     func onUnknownMethod(_ wsi: OpaquePointer, bytes: UnsafeRawPointer?, count: Int) -> Int32 {
-        budget(wsi, .busy)
+        budget(wsi, .answering)
         let session = self.session(for: wsi) ?? makeSession(for: wsi)
         guard session.writer == nil else { return 0 }
         var response = configuration.unknownMethodResponse
@@ -223,6 +235,9 @@ extension ServerEngine {
                                     closesConnection: true, rawSocket: true)
         guard writer.writeNext(on: wsi, using: table.scratch) == .finished else { return -1 }
         session.writer = writer
+        // Closed once lws has sent it all; a client that never reads loses the connection at the request deadline.
+        session.phase = .writing
+        table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
         lws_callback_on_writable(wsi)
         return 0
     }
