@@ -8,6 +8,7 @@
 static const size_t CJANSSON_REJECT_DUPLICATES = JSON_REJECT_DUPLICATES;
 static const size_t CJANSSON_DECODE_ANY = JSON_DECODE_ANY;
 static const size_t CJANSSON_ALLOW_NUL = JSON_ALLOW_NUL;
+static const size_t CJANSSON_DECODE_INT_AS_REAL = JSON_DECODE_INT_AS_REAL;
 
 static inline int CJansson_isDuplicateKey(const json_error_t *error) {
     return json_error_code(error) == json_error_duplicate_key;

@@ -1,7 +1,7 @@
 import CJansson
 
 /// What Foundation's `JSONDecoder` lets through but a second reader of the same text could read otherwise: a name
-/// repeated in one object, a number no 64-bit integer or double holds, a NUL in a name, a lone surrogate. RFC 8259
+/// repeated in one object, a number no double holds, a NUL in a name, a lone surrogate. RFC 8259
 /// §4 says names "SHOULD be unique" and leaves duplicates to each parser, §6 and §8.2 leave numbers past a
 /// reader's range and unpaired surrogates to it too, which is how two readers of one text disagree: `JSONDecoder`
 /// keeps the first of two `sub` claims while PyJWT keeps the last, and `{"callee":"carol","callee":"bob"}` rang carol
@@ -26,7 +26,9 @@ public enum StrictJSON {
     /// - Returns: The refusal, or nil.
     public static func refusal(of bytes: some Collection<UInt8>) -> Refusal? {
         var error = json_error_t()
-        let flags = CJANSSON_REJECT_DUPLICATES | CJANSSON_DECODE_ANY | CJANSSON_ALLOW_NUL
+        // Integers as doubles, as JSONDecoder reads any number it is not asked for as an integer: an integer past 64
+        // bits is a double to both, and only one past a double's range is out of every reader's.
+        let flags = CJANSSON_REJECT_DUPLICATES | CJANSSON_DECODE_ANY | CJANSSON_ALLOW_NUL | CJANSSON_DECODE_INT_AS_REAL
         let value: UnsafeMutablePointer<json_t>? = bytes.withContiguousStorageIfAvailable { buffer in
             buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, flags, &error) }
         } ?? Array(bytes).withUnsafeBufferPointer { buffer in

@@ -343,7 +343,8 @@ import Testing
             _ = try await APITests.token(http, "carol")
             for body in [#"{"callee":"carol","callee":"bob"}"#, #"{"callee":"carol","\u0063allee":"bob"}"#,
                          #"{"callees":["bob"],"callee":"carol","callees":["carol"]}"#,
-                         #"{"n":12345678901234567890123,"callee":"carol","callee":"bob"}"#] {
+                         #"{"n":12345678901234567890123,"callee":"carol","callee":"bob"}"#,
+                         #"{"n":1e400,"callee":"carol","callee":"bob"}"#] {
                 let response = try await http.send("POST", "/v1/calls", token: alice, json: body)
                 #expect(response.status == 400, "\(body)")
                 #expect(response.object["type"] as? String == ProblemType.malformedRequest.rawValue, "\(body)")
