@@ -65,6 +65,20 @@ final class SQLiteConnection: SQLConnection {
     /// IMMEDIATE takes the write lock up front, so two writers never deadlock upgrading read locks.
     /// - Throws: ``StoreError`` or what `body` throws; nothing is kept on failure.
     func transaction<T>(_ body: () throws -> T) throws -> T {
+        // Inside a group commit (SQLiteConnectionSource) the batch's transaction is already open: a savepoint gives
+        // this one its own all-or-nothing, and the batch's COMMIT makes it durable with the others.
+        if inGroupCommit {
+            try execute("SAVEPOINT ringer_transaction")
+            do {
+                let value = try body()
+                try execute("RELEASE ringer_transaction")
+                return value
+            } catch {
+                try? execute("ROLLBACK TO ringer_transaction")
+                try? execute("RELEASE ringer_transaction")
+                throw error
+            }
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let value = try body()
@@ -75,6 +89,9 @@ final class SQLiteConnection: SQLConnection {
             throw error
         }
     }
+
+    /// Whether a group commit's transaction is open (``SQLiteConnectionSource``), so that ``transaction(_:)`` nests.
+    var inGroupCommit = false
 
     /// Number of rows the last statement changed.
     var changes: Int { Int(sqlite3_changes(handle)) }

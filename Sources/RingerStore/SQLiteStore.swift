@@ -15,13 +15,35 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
     }
 }
 
-/// ``SQLiteStore``'s one connection behind a lock, checking before each use that the file is still the one opened.
+/// ``SQLiteStore``'s one connection, used by one thread of its own, which commits the work waiting for it together
+/// (group commit).
+///
+/// Why: under `synchronous = FULL` every COMMIT syncs the write-ahead log (a `201` means on disk), and one
+/// transaction per call step made that a sync per step, each holding one of the cooperative pool's threads (one a
+/// core) blocked in `fsync`: calls per second fell by about 30 % (BENCHMARKS.md, "Durability"). Now the work waits
+/// in a queue; the thread takes all that waits, runs each in a savepoint of one transaction (each still all or
+/// nothing: a failing one is rolled back to its savepoint alone) and commits once, and only then answers every one
+/// of them: one sync for the batch, none on the pool. A failed COMMIT fails the whole batch, and nothing of it is
+/// kept. Every batch first checks that the file is still the one opened.
 final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
-    // @unchecked: `connection` is only touched while holding `lock`.
-    private let lock = NSLock()
+    // @unchecked: `connection` is only touched on `queue`; `pending` only under `lock`.
     private let connection: SQLiteConnection
+    private let queue = DispatchQueue(label: "ringer-sqlite")
+    private let lock = NSLock()
+    private var pending: [Job] = []
+    private var draining = false
     /// The database file's path and identity (device, inode) when opened; nil for `:memory:`.
     private let file: (path: String, device: UInt64, inode: UInt64)?
+
+    /// Most pieces of work in one commit, so that a long queue still gets its answers in steps.
+    static let maximumBatch = 64
+
+    /// One piece of work: runs on the connection, answers once the batch is committed.
+    private struct Job {
+        /// Returns whether the work succeeded (else the batch undoes it).
+        let run: (SQLiteConnection) -> Bool
+        let commit: ((any Error)?) -> Void
+    }
 
     init(path: String) throws {
         connection = try SQLiteConnection(path: path)
@@ -29,21 +51,87 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
         file = Self.identity(of: path).map { (path, $0.device, $0.inode) }
     }
 
-    /// Runs `body` at once on the caller's thread. Every use first checks the file is still the one opened:
-    /// SQLite keeps writing to a deleted file's inode, and all of it would be gone at the next start. One `stat`
-    /// (about a microsecond).
+    /// Runs `body` on the store's thread inside the next batch and returns once that batch is committed (or failed).
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try lock.withLock {
-            if let file {
-                guard let now = Self.identity(of: file.path) else {
-                    throw StoreError.fileLost("the database file \(file.path) was deleted while the server runs; "
-                                              + "what is written now would be lost at the next start")
-                }
-                guard now.device == file.device, now.inode == file.inode else {
-                    throw StoreError.fileLost("the database file \(file.path) was replaced by another file while the server runs")
-                }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            var outcome: Result<T, any Error>?
+            let job = Job(run: { connection in
+                let result = Result { try body(connection) }
+                outcome = result
+                if case .success = result { return true }
+                return false
+            }, commit: { failure in
+                // A batch that failed to commit kept nothing, not even what this job did.
+                if let failure, case .success = outcome { outcome = .failure(failure) }
+                continuation.resume(with: outcome ?? .failure(failure ?? StoreError.database("group commit", code: 0,
+                                                                                              message: "not run")))
+            })
+            let start = lock.withLock { () -> Bool in
+                pending.append(job)
+                guard !draining else { return false }
+                draining = true
+                return true
             }
-            return try body(connection)
+            if start { queue.async { self.drain() } }
+        }
+    }
+
+    /// Runs batches until nothing waits. On `queue`.
+    private func drain() {
+        while true {
+            let batch = lock.withLock { () -> [Job] in
+                let taken = Array(pending.prefix(Self.maximumBatch))
+                pending.removeFirst(taken.count)
+                if taken.isEmpty { draining = false }
+                return taken
+            }
+            guard !batch.isEmpty else { return }
+            let failure = commit(batch)
+            for job in batch { job.commit(failure) }
+        }
+    }
+
+    /// Runs `batch` in one transaction, each job in a savepoint; returns the error that kept the batch from being
+    /// committed, if any.
+    private func commit(_ batch: [Job]) -> (any Error)? {
+        do {
+            try checkFile()
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            return error
+        }
+        connection.inGroupCommit = true
+        defer { connection.inGroupCommit = false }
+        for job in batch {
+            do {
+                try connection.execute("SAVEPOINT ringer_job")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                return error
+            }
+            // A job that threw keeps nothing, whatever it wrote before (its own transaction rolled back already).
+            if !job.run(connection) { try? connection.execute("ROLLBACK TO ringer_job") }
+            try? connection.execute("RELEASE ringer_job")
+        }
+        do {
+            try connection.execute("COMMIT")
+            return nil
+        } catch {
+            try? connection.execute("ROLLBACK")
+            return error
+        }
+    }
+
+    /// Throws when the file is no longer the one opened: SQLite keeps writing to a deleted file's inode, and all of
+    /// it would be gone at the next start. One `stat` (about a microsecond).
+    private func checkFile() throws {
+        guard let file else { return }
+        guard let now = Self.identity(of: file.path) else {
+            throw StoreError.fileLost("the database file \(file.path) was deleted while the server runs; "
+                                      + "what is written now would be lost at the next start")
+        }
+        guard now.device == file.device, now.inode == file.inode else {
+            throw StoreError.fileLost("the database file \(file.path) was replaced by another file while the server runs")
         }
     }
 

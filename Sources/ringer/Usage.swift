@@ -28,7 +28,8 @@ enum Usage {
           --max-connections-per-address 1000 (TCP connections per client address, more are closed at once;
                                 0: no cap; loopback peers such as a reverse proxy on the host are not counted)
           --max-connections 0 (TCP connections held at once; 0: the open-file limit less a reserve of 1/32, 32–1024;
-                                at it, the slowest connection to send its request makes room, else the longest idle)
+                                at it, the slowest connection to send its request or read its answer makes room,
+                                else the longest idle)
           --call-idle-timeout 120 (an accepted call with no open event socket, keepalive or action of either
           party's app for this long ends connection_lost; 10–3600 s)
           --max-call-duration 14400 (an accepted call ends max_duration this long after the answer; 60–604800 s)

@@ -22,4 +22,46 @@ import Testing
         // 2 is FULL (0 OFF, 1 NORMAL, 3 EXTRA).
         #expect(synchronous == 2)
     }
+
+    struct Refused: Error {}
+
+    /// Work arriving together is committed together (one sync for the batch), each piece still all or nothing: a
+    /// piece that fails keeps nothing of what it wrote, and the others of its batch are kept.
+    @Test func concurrentChangesAreCommittedTogetherEachAllOrNothing() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-group-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try SQLiteStore(path: path)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    do {
+                        try await store.run { db in
+                            try db.query("INSERT INTO users (id, name, created_at) VALUES (?, NULL, 0)", [.text("u\(index)")])
+                            // Every third piece fails after writing, once outside a transaction and once inside one.
+                            if index % 3 == 1 { throw Refused() }
+                            if index % 3 == 2 {
+                                try db.transaction {
+                                    try db.query("INSERT INTO users (id, name, created_at) VALUES (?, NULL, 0)", [.text("t\(index)")])
+                                    throw Refused()
+                                }
+                            }
+                        }
+                        #expect(index % 3 == 0)
+                    } catch is Refused {
+                        #expect(index % 3 != 0)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let ids = try await store.run { db -> Set<String> in
+            var ids: Set<String> = []
+            try db.query("SELECT id FROM users", []) { ids.insert($0.text(0) ?? "") }
+            return ids
+        }
+        // Pieces 2, 5, 8… wrote their first row outside the failed inner transaction and threw: nothing of them stays.
+        #expect(ids == Set((0..<200).filter { $0 % 3 == 0 }.map { "u\($0)" }))
+        // What was committed is in the file, for another connection too.
+        #expect(try await SQLiteStore(path: path).user(id: "u0") != nil)
+    }
 }
