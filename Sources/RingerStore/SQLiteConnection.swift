@@ -90,6 +90,10 @@ final class SQLiteConnection: SQLConnection {
         }
     }
 
+    /// Whether no transaction is open: SQLite ends one by itself when a statement fails with SQLITE_FULL,
+    /// SQLITE_IOERR, SQLITE_NOMEM or SQLITE_BUSY ("Result and Error Codes"), which a group commit must notice.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
     /// Whether a group commit's transaction is open (``SQLiteConnectionSource``), so that ``transaction(_:)`` nests.
     var inGroupCommit = false
 

@@ -40,8 +40,8 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
 
     /// One piece of work: runs on the connection, answers once the batch is committed.
     private struct Job {
-        /// Returns whether the work succeeded (else the batch undoes it).
-        let run: (SQLiteConnection) -> Bool
+        /// Runs the work; returns its error, if any (then the batch undoes it).
+        let run: (SQLiteConnection) -> (any Error)?
         let commit: ((any Error)?) -> Void
     }
 
@@ -58,8 +58,8 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
             let job = Job(run: { connection in
                 let result = Result { try body(connection) }
                 outcome = result
-                if case .success = result { return true }
-                return false
+                if case .failure(let error) = result { return error }
+                return nil
             }, commit: { failure in
                 // A batch that failed to commit kept nothing, not even what this job did.
                 if let failure, case .success = outcome { outcome = .failure(failure) }
@@ -80,8 +80,13 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     private func drain() {
         while true {
             let batch = lock.withLock { () -> [Job] in
-                let taken = Array(pending.prefix(Self.maximumBatch))
-                pending.removeFirst(taken.count)
+                var taken: [Job] = []
+                if pending.count <= Self.maximumBatch {
+                    swap(&taken, &pending)
+                } else {
+                    taken = Array(pending.prefix(Self.maximumBatch))
+                    pending.removeFirst(Self.maximumBatch)
+                }
                 if taken.isEmpty { draining = false }
                 return taken
             }
@@ -110,12 +115,23 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
                 return error
             }
             // A job that threw keeps nothing, whatever it wrote before (its own transaction rolled back already).
-            if !job.run(connection) { try? connection.execute("ROLLBACK TO ringer_job") }
+            let failed = job.run(connection)
+            if failed != nil { try? connection.execute("ROLLBACK TO ringer_job") }
             try? connection.execute("RELEASE ringer_job")
+            // SQLite ended the batch's transaction itself (a full disk, an I/O error): what ran before is gone, and
+            // a next job's SAVEPOINT would open a transaction of its own that its RELEASE commits alone. The batch
+            // stops here and fails whole, with the error that ended it.
+            if connection.isAutocommit {
+                return failed ?? StoreError.database("group commit", code: 10, message: "SQLite ended the transaction")
+            }
         }
         do {
             try connection.execute("COMMIT")
             return nil
+        } catch let error as StoreError where (error.resultCode ?? 0) & 0xff == 10 {
+            // An I/O error while syncing may leave the commit record in the WAL, recovered at the next start.
+            try? connection.execute("ROLLBACK")
+            return StoreError.database("COMMIT", code: error.resultCode ?? 10, message: error.message, outcomeUnknown: true)
         } catch {
             try? connection.execute("ROLLBACK")
             return error

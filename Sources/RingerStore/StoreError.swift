@@ -36,8 +36,11 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The database refused or failed an operation.
-    public static func database(_ operation: String, code: Int32, message: String) -> StoreError {
-        StoreError(.database, operation: operation, message: message, resultCode: code)
+    /// - Parameter outcomeUnknown: the operation was a COMMIT that failed in a way that may still have kept it
+    ///   (SQLite's I/O error while syncing: the commit record may already be in the WAL, recovered at the next
+    ///   start) (``isOutcomeUnknown``).
+    public static func database(_ operation: String, code: Int32, message: String, outcomeUnknown: Bool = false) -> StoreError {
+        StoreError(.database, operation: operation, message: message, resultCode: code, outcomeUnknown: outcomeUnknown)
     }
 
     /// A stored row could not be decoded (written by an incompatible version, or damaged).
@@ -129,7 +132,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch code {
         case .database:
-            if let code = sqlState ?? resultCode.map({ "\($0)" }) { "\(operation) failed (\(code)): \(message)" } else { "\(operation) failed: \(message)" }
+            (sqlState ?? resultCode.map({ "\($0)" })).map { "\(operation) failed (\($0)): \(message)" } ?? "\(operation) failed: \(message)"
+                + (isOutcomeUnknown ? Self.outcomeNote : "")
         case .corruptRecord: "corrupt record: \(message)"
         case .fileLost, .newerSchema: message
         case .serverUnreachable: "PostgreSQL cannot be reached: \(message)" + (isOutcomeUnknown ? Self.outcomeNote : "")

@@ -64,4 +64,48 @@ import Testing
         // What was committed is in the file, for another connection too.
         #expect(try await SQLiteStore(path: path).user(id: "u0") != nil)
     }
+
+    /// Found by review: SQLite ends a transaction by itself when a statement fails with a full disk, and the next
+    /// piece of the batch then opened a transaction of its own that its savepoint's release committed alone, while
+    /// its caller was told it failed. Whatever a full disk does to a batch, a piece is on disk exactly when it was
+    /// reported done. (The disk is made full with `max_page_count`.)
+    @Test func aFullDiskMidBatchNeverKeepsAPieceReportedFailedNorLosesOneReportedDone() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-full-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try SQLiteStore(path: path)
+        let pages = try await store.run { db -> Int64 in
+            var count: Int64 = 0
+            try db.query("PRAGMA page_count", []) { count = $0.integer(0) }
+            return count
+        }
+        try await store.run { db in try db.query("PRAGMA max_page_count = \(pages + 8)", []) }
+        let big = String(repeating: "x", count: 200_000)
+        let outcomes = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let id = "u\(index)"
+                    do {
+                        try await store.run { db in
+                            try db.query("INSERT INTO users (id, name, created_at) VALUES (?, ?, 0)",
+                                         [.text(id), .text(index % 4 == 0 ? big : "small")])
+                        }
+                        return (id, true)
+                    } catch {
+                        return (id, false)
+                    }
+                }
+            }
+            var all: [(String, Bool)] = []
+            for try await outcome in group { all.append(outcome) }
+            return all
+        }
+        try await store.run { db in try db.query("PRAGMA max_page_count = 1073741823", []) }
+        let stored = try await store.run { db -> Set<String> in
+            var ids: Set<String> = []
+            try db.query("SELECT id FROM users", []) { ids.insert($0.text(0) ?? "") }
+            return ids
+        }
+        #expect(outcomes.contains { !$0.1 }, "the disk never filled")
+        for (id, done) in outcomes { #expect(stored.contains(id) == done, "\(id) reported \(done ? "done" : "failed")") }
+    }
 }
