@@ -9,9 +9,13 @@ import Glibc
 /// per refused connection, does not spin, and keeps serving the connections it holds.
 @Suite(.serialized) struct DescriptorExhaustionTests {
     /// A TCP connection to 127.0.0.1:`port` from this process, or nil when refused.
-    private func connect(to port: Int) -> Int32? {
+    /// - Parameter receiveBuffer: `SO_RCVBUF` in bytes, set before connecting (a client slow to read), or nil.
+    private func connect(to port: Int, receiveBuffer: Int32? = nil) -> Int32? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return nil }
+        if var bytes = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -133,18 +137,7 @@ import Glibc
         defer { stalled.forEach { close($0) } }
         let requests = Array(String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", count: 3000).utf8)
         for _ in 0..<260 {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard descriptor >= 0 else { continue }
-            var small: Int32 = 1024
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(served.port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { close(descriptor); continue }
+            guard let descriptor = connect(to: served.port, receiveBuffer: 1024) else { continue }
             _ = requests.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             stalled.append(descriptor)
         }
