@@ -47,7 +47,15 @@ kotlin {
 
 dependencies {
     implementation("org.jetbrains.kotlinx:kotlinx-coroutines-android:1.8.1")
-    implementation("com.squareup.okhttp3:okhttp:3.14.9")
+    // OkHttp 3.14, 4.x or 5.x: the SDK's OkHttp-facing Kotlin builds against each (the calls whose Kotlin spelling
+    // changed in 4.x go through OkHttpCalls.java). At least 3.14.9; 4.12.0 when the app asks for none; the app's own
+    // choice wins otherwise (Gradle takes the highest any module requires), so no major is forced on it.
+    implementation("com.squareup.okhttp3:okhttp") {
+        version {
+            require("3.14.9")
+            prefer("4.12.0")
+        }
+    }
     implementation("com.google.firebase:firebase-messaging:24.1.0")
     testImplementation("junit:junit:4.13.2")
     // android.jar's org.json throws in local unit tests; the reference implementation stands in.

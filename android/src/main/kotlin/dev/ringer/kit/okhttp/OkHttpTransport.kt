@@ -7,14 +7,14 @@ import okhttp3.Call
 import okhttp3.Callback
 import okhttp3.OkHttpClient
 import okhttp3.Request
-import okhttp3.RequestBody
 import okhttp3.Response
 import java.io.IOException
 import kotlin.coroutines.resume
 import kotlin.coroutines.resumeWithException
 
 /**
- * [HttpTransport] over OkHttp 3 (`Call.enqueue`, so no thread blocks while waiting). Timeouts are the
+ * [HttpTransport] over OkHttp 3, 4 or 5 (`Call.enqueue`, so no thread blocks while waiting; the calls whose
+ * Kotlin spelling differs between majors go through [OkHttpCalls]). Timeouts are the
  * client's (`OkHttpClient.Builder.callTimeout`/`readTimeout`); share one client across the app, as OkHttp
  * advises, so connections are pooled.
  *
@@ -35,7 +35,7 @@ class OkHttpTransport(private val client: OkHttpClient) : HttpTransport {
         // OkHttp refuses POST/PUT/PATCH without a body; the API's bodiless POSTs (cancel, end) send an empty one.
         // A null media type leaves the caller's Content-Type header as it is.
         val requestBody = body ?: if (method in METHODS_WITH_BODY) ByteArray(0) else null
-        builder.method(method, requestBody?.let { RequestBody.create(null, it) })
+        builder.method(method, requestBody?.let { OkHttpCalls.requestBody(it) })
         val call = client.newCall(builder.build())
         return suspendCancellableCoroutine { continuation ->
             continuation.invokeOnCancellation { call.cancel() }
@@ -66,14 +66,13 @@ class OkHttpTransport(private val client: OkHttpClient) : HttpTransport {
 
     private fun read(response: Response): HttpResponse {
         val headers = LinkedHashMap<String, String>()
-        val received = response.headers()
-        for (i in 0 until received.size()) {
-            val name = HttpResponse.lowercaseAscii(received.name(i))
+        for (i in 0 until OkHttpCalls.headerCount(response)) {
+            val name = HttpResponse.lowercaseAscii(OkHttpCalls.headerName(response, i))
+            val value = OkHttpCalls.headerValue(response, i)
             val earlier = headers[name]
-            headers[name] = if (earlier == null) received.value(i) else earlier + ", " + received.value(i)
+            headers[name] = if (earlier == null) value else "$earlier, $value"
         }
-        val bytes = response.body()?.bytes() ?: ByteArray(0)
-        return HttpResponse(response.code(), headers, bytes)
+        return HttpResponse(OkHttpCalls.code(response), headers, OkHttpCalls.bodyBytes(response))
     }
 
     private companion object {

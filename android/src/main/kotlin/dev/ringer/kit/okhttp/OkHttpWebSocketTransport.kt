@@ -18,7 +18,7 @@ import kotlin.coroutines.resume
 import kotlin.coroutines.resumeWithException
 
 /**
- * [WebSocketTransport] over OkHttp 3's `OkHttpClient.newWebSocket`: the event stream's transport on Android.
+ * [WebSocketTransport] over OkHttp's (3, 4 or 5) `OkHttpClient.newWebSocket`: the event stream's transport on Android.
  *
  * [connect] returns once the server accepted the upgrade (`WebSocketListener.onOpen`) and throws when the
  * connection fails or does not open within [openTimeoutMs]. Text frames are delivered in order on OkHttp's
@@ -128,7 +128,7 @@ class OkHttpWebSocketTransport(private val client: OkHttpClient,
         }
 
         override fun onFailure(webSocket: WebSocket, t: Throwable, response: Response?) {
-            val status = response?.code()
+            val status = response?.let { OkHttpCalls.code(it) }
             val error = if (status != null && status != 101) WebSocketUpgradeRefused(status)
                         else IOException("WebSocket failed: ${t.javaClass.simpleName}: ${t.message}", t)
             finish(error, WebSocketClose.ABNORMAL)
