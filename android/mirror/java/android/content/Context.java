@@ -20,4 +20,6 @@ public abstract class Context {
     /** API 26. Throws IllegalStateException (API 31: ForegroundServiceStartNotAllowedException) when not allowed. */
     public abstract ComponentName startForegroundService(Intent service);
     public abstract boolean stopService(Intent service);
+    /** Throws ActivityNotFoundException (a RuntimeException) when nothing handles the intent. */
+    public abstract void startActivity(Intent intent);
 }

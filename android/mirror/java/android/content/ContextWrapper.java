@@ -25,6 +25,7 @@ public class ContextWrapper extends Context {
     @Override public int checkSelfPermission(String permission) { return mBase.checkSelfPermission(permission); }
     @Override public ComponentName startForegroundService(Intent service) { return mBase.startForegroundService(service); }
     @Override public boolean stopService(Intent service) { return mBase.stopService(service); }
+    @Override public void startActivity(Intent intent) { mBase.startActivity(intent); }
 
     /** Mirror only: the system attaching the base context to a Service or Application it created. */
     public void mirrorAttach(Context base) { attachBaseContext(base); }

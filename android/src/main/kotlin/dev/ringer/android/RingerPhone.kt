@@ -3,9 +3,11 @@ package dev.ringer.android
 import android.app.NotificationManager
 import android.content.Context
 import android.content.Intent
+import android.net.Uri
 import android.os.Build
 import android.os.PowerManager
 import android.os.SystemClock
+import android.provider.Settings
 import android.telecom.TelecomManager
 import com.google.firebase.messaging.FirebaseMessaging
 import dev.ringer.kit.Call
@@ -81,7 +83,7 @@ class RingerPhone(
     private val webSockets: WebSocketTransport = OkHttpWebSocketTransport(defaultClient),
     private val scope: CoroutineScope = CoroutineScope(SupervisorJob() + Dispatchers.Default),
     accountLabel: CharSequence = context.packageName,
-    sdkInt: Int = Build.VERSION.SDK_INT,
+    private val sdkInt: Int = Build.VERSION.SDK_INT,
     fetchFcmToken: Boolean = true,
     private val streamStatus: (EventStream.Status) -> Unit = {},
     private val readinessChanged: (List<String>) -> Unit = {},
@@ -231,6 +233,30 @@ class RingerPhone(
         registrar.setReadiness(DeviceReadiness(problems))
         if (changed) readinessChanged(problems)
         return problems
+    }
+
+    /**
+     * Opens the system page where the user lets this app show full-screen notifications, the incoming-call screen
+     * over the lock screen (Android 14+: "Manage full screen intents"), for when [refreshReadiness] reports
+     * [dev.ringer.kit.ReadinessProblem.FULL_SCREEN_INTENT_DENIED]. Google Play grants the permission only to calling
+     * and alarm apps at install, and the user may revoke it; without it a call rings as a heads-up notification
+     * only (docs/android-integration.md).
+     * @return true when the page was opened; false below Android 14 (nothing to grant) or when the device has no
+     *   such page.
+     */
+    fun openFullScreenIntentSettings(): Boolean {
+        if (sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE) return false
+        val intent = Intent(Settings.ACTION_MANAGE_APP_USE_FULL_SCREEN_INTENT)
+            .setData(Uri.fromParts("package", context.packageName, null))
+            // Started from the application's context, outside any activity's task.
+            .addFlags(Intent.FLAG_ACTIVITY_NEW_TASK)
+        return try {
+            context.startActivity(intent)
+            true
+        } catch (missing: RuntimeException) {
+            // ActivityNotFoundException: an OEM settings app without the page.
+            false
+        }
     }
 
     /**

@@ -24,6 +24,10 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
     val power = PowerManager()
     val granted = HashSet<String>(listOf(Manifest.permission.MANAGE_OWN_CALLS, Manifest.permission.RECORD_AUDIO))
     val started = ArrayList<Intent>()
+    /** Activities started, in order. */
+    val activities = ArrayList<Intent>()
+    /** Thrown by the next startActivity, as on a device whose settings app lacks the page. */
+    var refuseActivity: RuntimeException? = null
     val stopped = ArrayList<Intent>()
     /** Thrown by the next startForegroundService, as Android refuses a background start. */
     var refuseForegroundStart: RuntimeException? = null
@@ -35,6 +39,11 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
         Context.TELECOM_SERVICE -> telecom
         Context.POWER_SERVICE -> power
         else -> null
+    }
+
+    override fun startActivity(intent: Intent) {
+        refuseActivity?.let { refuseActivity = null; throw it }
+        activities.add(intent)
     }
 
     override fun getPackageName(): String = "com.example.calls"

@@ -12,6 +12,7 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertSame
 import org.junit.Assert.assertTrue
@@ -46,6 +47,30 @@ class RingerPhoneTest {
         assertSame(ringer.callUi, RingerComponents.callUi)
         assertSame(ringer, RingerComponents.pushHandler)
         assertEquals("the device id survives a process restart", ringer.deviceId, create(MirrorPhone(filesDir = files)).deviceId)
+    }
+
+    /** Issue 27: readiness says the full-screen permission is missing; the SDK opens the page that grants it. */
+    @Test
+    fun aMissingFullScreenPermissionOpensItsSettingsPageOnAndroid14() {
+        val phone = MirrorPhone(sdkInt = 34, filesDir = files)
+        phone.notificationManager.mirrorCanUseFullScreenIntent = false
+        val ringer = create(phone)
+        assertTrue(ringer.refreshReadiness().contains(ReadinessProblem.FULL_SCREEN_INTENT_DENIED))
+        assertTrue(ringer.openFullScreenIntentSettings())
+        val opened = phone.activities.single()
+        assertEquals("android.settings.MANAGE_APP_USE_FULL_SCREEN_INTENT", opened.action)
+        assertEquals("package:com.example.calls", opened.data.toString())
+        assertTrue("started outside an activity", opened.flags and Intent.FLAG_ACTIVITY_NEW_TASK != 0)
+        // A settings app without the page: nothing opens, and the app is told so.
+        phone.refuseActivity = IllegalStateException("ActivityNotFoundException")
+        assertFalse(ringer.openFullScreenIntentSettings())
+    }
+
+    @Test
+    fun belowAndroid14ThereIsNoFullScreenPageToOpen() {
+        val phone = MirrorPhone(sdkInt = 33, filesDir = files)
+        assertFalse(create(phone).openFullScreenIntentSettings())
+        assertTrue(phone.activities.isEmpty())
     }
 
     @Test
