@@ -63,9 +63,10 @@ extension WebServer {
         /// accepted, before lws sees it, and logged once per ``acceptFailureReportSeconds``. Nil: no cap.
         public var maxConnectionsPerAddress: Int?
         /// Most TCP connections the server holds at once (its connection budget). At the budget a new connection
-        /// makes room by closing the connection slowest to send its request (no complete head, or a body still
-        /// trickling in for at least a second), else the longest-idle keep-alive connection; when every connection
-        /// is busy or a WebSocket, the new one is closed as soon as it is accepted. Either is logged once per
+        /// makes room by closing the connection slowest to send its request or to read its answer (no complete head,
+        /// a body still trickling in, or an answer not taken, for at least a second), else the longest-idle
+        /// keep-alive connection; when every connection is handling a request or a WebSocket, the new one is closed
+        /// as soon as it is accepted. Either is logged once per
         /// ``acceptFailureReportSeconds``. Nil: the process's open-file limit less a reserve for the server's own
         /// descriptors (``ConnectionBudget/limit(forFileLimit:)``: 19,375 under 20,000), so accepting never runs
         /// out of descriptors.

@@ -231,10 +231,8 @@ final class RateLimits: Sendable {
     /// Spends one device change (`PUT` or `DELETE /v1/devices/{id}`) of `user`.
     /// - Throws: ``RateLimitExceeded``.
     func admitDeviceChange(user: String) throws {
-        let now = clock.now()
-        let decision = state.withLock { $0.deviceChanges?.acquire(user, now: now) ?? .allowed }
-        try refuse(decision, .deviceChanges,
-                   "too many device registrations or removals by this user (more than \(settings.deviceChangesPerUserPerMinute) a minute)")
+        try spendOne(\.deviceChanges, user, .deviceChanges,
+                     "too many device registrations or removals by this user (more than \(settings.deviceChangesPerUserPerMinute) a minute)")
     }
 
     // MARK: Reads
@@ -242,21 +240,26 @@ final class RateLimits: Sendable {
     /// Spends one read (`GET` or `HEAD` of the API) of `user`.
     /// - Throws: ``RateLimitExceeded``.
     func admitRead(user: String) throws {
-        let now = clock.now()
-        let decision = state.withLock { $0.reads?.acquire(user, now: now) ?? .allowed }
-        try refuse(decision, .reads, "too many reads by this user (more than \(settings.readsPerUserPerMinute) a minute)")
+        try spendOne(\.reads, user, .reads, "too many reads by this user (more than \(settings.readsPerUserPerMinute) a minute)")
     }
 
     /// Spends one event-stream connection of `user`; runs on the libwebsockets thread (nothing here waits).
     /// - Throws: ``RateLimitExceeded``.
     func admitEventStreamConnect(user: String) throws {
-        let now = clock.now()
-        let decision = state.withLock { $0.eventStreamConnects?.acquire(user, now: now) ?? .allowed }
-        try refuse(decision, .eventStreamConnects,
-                   "too many event stream connections by this user (more than \(settings.eventStreamConnectsPerUserPerMinute) a minute)")
+        try spendOne(\.eventStreamConnects, user, .eventStreamConnects,
+                     "too many event stream connections by this user (more than \(settings.eventStreamConnectsPerUserPerMinute) a minute)")
     }
 
     // MARK: Helpers
+
+    /// Spends one of `key`'s budget on the limiter at `limiter` (nothing when that limit is off).
+    /// - Throws: ``RateLimitExceeded`` naming `limit` and saying `what`, when the budget is spent.
+    private func spendOne(_ limiter: WritableKeyPath<State, RateLimiter<String>?>, _ key: String,
+                          _ limit: RateLimitSettings.Limit, _ what: String) throws {
+        let now = clock.now()
+        let decision = state.withLock { $0[keyPath: limiter]?.acquire(key, now: now) ?? .allowed }
+        try refuse(decision, limit, what)
+    }
 
     private func refuse(_ decision: RateLimitDecision, _ limit: RateLimitSettings.Limit, _ what: String) throws {
         guard case .limited(let seconds) = decision else { return }

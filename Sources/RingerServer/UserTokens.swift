@@ -163,18 +163,7 @@ public enum UserID {
     /// a call from its user can always be pushed. Nil when nothing is left.
     public static func displayName(fromToken name: String?) -> String? {
         guard let name else { return nil }
-        var scalars = String.UnicodeScalarView()
-        var afterTagBase = false
-        for scalar in name.unicodeScalars where !isControl(scalar) && !isRefusedFormat(scalar) {
-            if isTag(scalar) {
-                // Kept only inside an emoji tag sequence, as ``showsWrongly(_:)`` allows.
-                afterTagBase = afterTagBase && scalar.value != 0xE0001
-                if afterTagBase { scalars.append(scalar) }
-                continue
-            }
-            scalars.append(scalar)
-            afterTagBase = scalar.value == 0x1F3F4
-        }
+        let scalars = showable(name).scalars
         var fitted = ""
         var bytes = 0
         for character in String(scalars).prefix(maximumNameLength) {
@@ -205,18 +194,31 @@ public enum UserID {
     /// mixed-direction names, the joiners U+200C and U+200D (emoji sequences, Persian, Indic scripts), the soft
     /// hyphen, and the other format characters of scripts (U+0600–U+0605, U+070F, U+180E).
     private static func showsWrongly(_ name: String) -> Bool {
+        let (kept, droppedAny) = showable(name)
+        return droppedAny || !kept.contains { !$0.properties.isWhitespace && !$0.properties.isDefaultIgnorableCodePoint }
+    }
+
+    /// The scalars of `name` a screen may show, in order: no control character, none ``isRefusedFormat(_:)`` names,
+    /// tag characters only inside an emoji tag sequence (after U+1F3F4 or another kept tag, never U+E0001); and
+    /// whether any was left out. The one rule behind both ``showsWrongly(_:)`` and ``displayName(fromToken:)``.
+    private static func showable(_ name: String) -> (scalars: String.UnicodeScalarView, droppedAny: Bool) {
+        var kept = String.UnicodeScalarView()
+        var droppedAny = false
         var afterTagBase = false
-        var visible = false
         for scalar in name.unicodeScalars {
-            if isRefusedFormat(scalar) { return true }
-            if isTag(scalar) {
-                guard afterTagBase, scalar.value != 0xE0001 else { return true }
+            if isControl(scalar) || isRefusedFormat(scalar) {
+                droppedAny = true
                 continue
             }
+            if isTag(scalar) {
+                afterTagBase = afterTagBase && scalar.value != 0xE0001
+                if afterTagBase { kept.append(scalar) } else { droppedAny = true }
+                continue
+            }
+            kept.append(scalar)
             afterTagBase = scalar.value == 0x1F3F4
-            if !scalar.properties.isWhitespace && !scalar.properties.isDefaultIgnorableCodePoint { visible = true }
         }
-        return !visible
+        return (kept, droppedAny)
     }
 
     /// The scalars ``showsWrongly(_:)`` refuses wherever they stand.

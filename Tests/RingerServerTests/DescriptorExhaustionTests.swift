@@ -30,6 +30,17 @@ import Glibc
         return descriptor
     }
 
+    /// Opens up to `count` connections, sends `text` on each without waiting (what the socket does not take at once
+    /// is dropped) and keeps them open: slow clients, for the caller to close.
+    private func hold(_ count: Int, to port: Int, sending text: String, receiveBuffer: Int32? = nil) -> [Int32] {
+        let bytes = Array(text.utf8)
+        return (0..<count).compactMap { _ in
+            guard let descriptor = connect(to: port, receiveBuffer: receiveBuffer) else { return nil }
+            _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            return descriptor
+        }
+    }
+
     /// Sends a GET /healthz on an open connection and returns the status line.
     private func healthz(on descriptor: Int32) -> String {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
@@ -105,14 +116,9 @@ import Glibc
         let served = try ServedRinger(descriptorLimit: 256)
         defer { served.stop() }
         #expect(await served.waitUntilHealthy())
-        var slow: [Int32] = []
+        let head = "POST /v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"user"
+        let slow = hold(300, to: served.port, sending: head)
         defer { slow.forEach { close($0) } }
-        let head = Array("POST /v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"user".utf8)
-        for _ in 0..<300 {
-            guard let descriptor = connect(to: served.port) else { continue }
-            _ = head.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
-            slow.append(descriptor)
-        }
         // Past the budget's one-second grace for the first of them.
         try await Task.sleep(for: .milliseconds(1500))
         let started = ContinuousClock.now
@@ -133,14 +139,9 @@ import Glibc
         let served = try ServedRinger(descriptorLimit: 256)
         defer { served.stop() }
         #expect(await served.waitUntilHealthy())
-        var stalled: [Int32] = []
+        let requests = String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", count: 3000)
+        let stalled = hold(260, to: served.port, sending: requests, receiveBuffer: 1024)
         defer { stalled.forEach { close($0) } }
-        let requests = Array(String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", count: 3000).utf8)
-        for _ in 0..<260 {
-            guard let descriptor = connect(to: served.port, receiveBuffer: 1024) else { continue }
-            _ = requests.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            stalled.append(descriptor)
-        }
         // While the stalled answers still move, each connection keeps cycling through its pipelined requests;
         // once they stall for a second they are slow. Before, no new client was served for minutes.
         let started = ContinuousClock.now

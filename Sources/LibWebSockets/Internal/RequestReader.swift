@@ -66,8 +66,8 @@ enum RequestReader {
     private static func peerAddress(of wsi: OpaquePointer) -> String? {
         var buffer = [CChar](repeating: 0, count: 64)
         guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return nil }
-        let text = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.isEmpty ? nil : text
+        let address = text(buffer[...])
+        return address.isEmpty ? nil : address
     }
 
     /// The size of the request head as Ringer counts it against ``WebServer/Configuration/maxRequestHeaderBytes``:
@@ -108,26 +108,13 @@ enum RequestReader {
     /// there short of the length.
     static func hasControlCharacterInValue(_ wsi: OpaquePointer, extraHeaders: [String]) -> Bool {
         for (token, _) in headerTokens {
-            let length = Int(lws_hdr_total_length(wsi, token))
-            guard length > 0 else { continue }
-            var buffer = [CChar](repeating: 0, count: length + 1)
-            let copied = Int(lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token))
-            guard copied >= 0 else { continue }
+            guard let bytes = tokenBytes(wsi, token) else { continue }
             // The `Upgrade: h2c` that ServerEngine.onConfirmUpgrade cleared (lws refuses a client's own value that
             // starts with NUL as an unknown upgrade before any callback).
-            if token == WSI_TOKEN_UPGRADE && buffer[0] == 0 { continue }
-            if buffer.prefix(min(copied, length)).contains(where: isControl) { return true }
+            if token == WSI_TOKEN_UPGRADE && bytes.first == 0 { continue }
+            if bytes.contains(where: isControl) { return true }
         }
-        for name in extraHeaders {
-            let key = name + ":"
-            let keyLength = Int32(key.utf8.count)
-            let length = Int(lws_hdr_custom_length(wsi, key, keyLength))
-            guard length > 0 else { continue }
-            var buffer = [CChar](repeating: 0, count: length + 1)
-            guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, keyLength) >= 0 else { continue }
-            if buffer.prefix(length).contains(where: isControl) { return true }
-        }
-        return false
+        return extraHeaders.contains { customBytes(wsi, name: $0)?.contains(where: isControl) == true }
     }
 
     /// Whether a message-framing header came with whitespace between its name and the colon (`Transfer-Encoding :
@@ -164,23 +151,39 @@ enum RequestReader {
 
     /// The value of a known header token, or nil when absent.
     static func copy(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
-        let length = Int(lws_hdr_total_length(wsi, token))
-        guard length > 0 else { return nil }
-        var buffer = [CChar](repeating: 0, count: length + 1)
-        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
-        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        tokenBytes(wsi, token).map(text)
     }
 
     /// An unknown ("custom") header through `lws_hdr_custom_copy`, whose name includes the colon.
     private static func customHeader(_ wsi: OpaquePointer, name: String) -> String? {
+        customBytes(wsi, name: name).map { trimmed(text($0)) }
+    }
+
+    /// A known header's value as lws copies it: the `lws_hdr_total_length` bytes (a NUL inside is kept, one ending
+    /// the value is not counted by lws), or nil when the header is absent or empty.
+    private static func tokenBytes(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> ArraySlice<CChar>? {
+        let length = Int(lws_hdr_total_length(wsi, token))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
+        return buffer.prefix(length)
+    }
+
+    /// An unknown header's value as `lws_hdr_custom_copy` copies it (the key is the lower-case name and the colon),
+    /// or nil when absent.
+    private static func customBytes(_ wsi: OpaquePointer, name: String) -> ArraySlice<CChar>? {
         let key = name + ":"
         let keyLength = Int32(key.utf8.count)
         let length = Int(lws_hdr_custom_length(wsi, key, keyLength))
         guard length >= 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: length + 1)
         guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, keyLength) >= 0 else { return nil }
-        let value = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return trimmed(value)
+        return buffer.prefix(length)
+    }
+
+    /// A value's bytes as text, up to a NUL, as every reader of a C string reads it.
+    private static func text(_ bytes: ArraySlice<CChar>) -> String {
+        String(decoding: bytes.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The query: lws splits it at `&`/`;` into fragments of `WSI_TOKEN_HTTP_URI_ARGS`, already
@@ -194,7 +197,7 @@ enum RequestReader {
             var buffer = [CChar](repeating: 0, count: length + 1)
             guard lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) >= 0
             else { break }
-            let pair = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let pair = text(buffer[...])
             if !pair.isEmpty {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""

@@ -41,7 +41,7 @@ extension ServerEngine {
             session.phase = .readingBody
             session.bodyIncomplete = true
             budget(wsi, .readingBody)
-            table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
+            armRequestDeadline(session)
             return 0
         }
         if request.httpVersion == 2 && mayHaveBody {
@@ -139,7 +139,7 @@ extension ServerEngine {
         let request = session.request
         // An answer the client does not read must not hold its connection forever: it gets the request's deadline
         // too (``requestDeadlinePassed(_:)`` closes it), and the connection budget may shed it after a second.
-        table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
+        armRequestDeadline(session)
         budget(session.wsi, .answering)
         session.phase = .writing
         session.writer = ResponseWriter(response: response, isHTTP2: request?.httpVersion == 2,
@@ -206,6 +206,12 @@ extension ServerEngine {
         session.writer?.announceClose()
     }
 
+    /// Arms `session`'s ``WebServer/Configuration/requestDeadlineSeconds`` from now: for its body to arrive, or for its
+    /// answer to be taken by the client (``requestDeadlinePassed(_:)``).
+    func armRequestDeadline(_ session: ServerSession) {
+        table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
+    }
+
     /// A request body missed ``WebServer/Configuration/requestDeadlineSeconds``: answer 408 and close. An answer
     /// still being written after as long (a client that does not read, "slow read") closes its connection unfinished.
     func requestDeadlinePassed(_ id: UInt64) {
@@ -237,7 +243,7 @@ extension ServerEngine {
         session.writer = writer
         // Closed once lws has sent it all; a client that never reads loses the connection at the request deadline.
         session.phase = .writing
-        table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
+        armRequestDeadline(session)
         lws_callback_on_writable(wsi)
         return 0
     }
