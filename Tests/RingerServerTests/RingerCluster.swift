@@ -1,5 +1,6 @@
 import Foundation
 import LibWebSockets
+@testable import RingerBench
 import RingerSync
 import RingerTestSupport
 
@@ -86,11 +87,8 @@ final class RingerCluster: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ringer")
         process.arguments = ["serve", "--listen", "127.0.0.1:\(ports[index])", "--node-id", "node-\(index)",
-                             "--ring-timeout", String(ringTimeout), "--database-pool-size", "4",
-                             "--rate-limit-calls-per-minute", "0", "--rate-limit-calls-to-one-callee-per-minute", "0",
-                             "--rate-limit-calls-per-callee-per-minute", "0", "--rate-limit-reads-per-minute", "0",
-                             "--rate-limit-event-stream-connects-per-minute", "0"]
-            + arguments
+                             "--ring-timeout", String(ringTimeout), "--database-pool-size", "4"]
+            + RingerServeProcess.rateLimitsOff + arguments
         process.environment = ["RINGER_ADMIN_KEY": Self.adminKey, "RINGER_USER_TOKEN_SECRET": Self.secret,
                                "RINGER_DATABASE": database, "RINGER_REDIS": redis.url]
         FileManager.default.createFile(atPath: logs[index].path, contents: nil)

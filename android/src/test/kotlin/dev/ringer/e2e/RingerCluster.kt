@@ -266,9 +266,11 @@ class RingerCluster private constructor(
         const val APNS_KEY_ID = "RINGERDEV1"
         const val APNS_TEAM_ID = "DEVTEAM001"
 
+        /** Every `ringer serve` rate limit, each switched off for the shared cluster (docs/security.md). */
         private val RATE_LIMITS = listOf("rate-limit-calls-per-minute", "rate-limit-calls-to-one-callee-per-minute",
-            "rate-limit-device-changes-per-minute", "rate-limit-auth-failures-per-minute",
-            "rate-limit-unknown-callees-per-minute")
+            "rate-limit-calls-per-callee-per-minute", "rate-limit-device-changes-per-minute",
+            "rate-limit-auth-failures-per-minute", "rate-limit-unknown-callees-per-minute", "rate-limit-reads-per-minute",
+            "rate-limit-event-stream-connects-per-minute")
 
         private val random = SecureRandom()
 
