@@ -16,6 +16,10 @@ public import RingerWire
 /// - **Answer before the app is ready**: a push that wakes the app before it called
 ///   ``connect(api:)`` still rings; an answer given then is kept against the call id and sent as soon
 ///   as the API is available; the native answer completes only when the server confirmed it.
+/// - **An answer is never dropped**: the accept is sent again, with jittered backoff, after every transport
+///   failure or 5xx until the server answers or the ring deadline passes (then the call ends
+///   ``CallEndReason/answerNotDelivered``); the unconfirmed answer is kept in the ``CallMemoryStore`` first, so a
+///   relaunch before the deadline shows the call again and sends it.
 /// - **Remote endings** close the native call with the matching `CXCallEndedReason`, exactly once,
 ///   and a call nobody ended still stops ringing at its deadline even if no event ever arrives; an end heard
 ///   before the call's push makes that push report and end at once instead of ringing.
@@ -102,6 +106,10 @@ public final class CallCoordinator: Sendable {
         var keptAlive: Set<String> = []
         /// The phone's boot time (``PhoneBootTime``) when the machine's clock offset was learned; nil without one.
         var offsetBootTime: Date? = nil
+        /// The machine's memory as last stored in the ``CallMemoryStore``.
+        var storedMemory: PhoneCallMachine.Memory
+        /// Calls whose accept loop runs.
+        var accepting: Set<String> = []
     }
 
     /// Seconds past a call's deadline before the device ends it on its own, if the server's
@@ -124,6 +132,7 @@ public final class CallCoordinator: Sendable {
     private let random: @Sendable () -> Double
     private let pendingActions: any PendingActionStore
     private let clockOffsets: any ClockOffsetStore
+    private let callMemory: any CallMemoryStore
     private let bootTime: @Sendable () -> Date
     /// Call ids whose hang-up is being sent right now (so a reconnect does not send it twice).
     private let sending = LockedValue<Set<String>>([])
@@ -142,6 +151,10 @@ public final class CallCoordinator: Sendable {
     ///   - clockOffsets: where the server-minus-phone clock offset learned from the event stream survives a
     ///     relaunch; give a ``UserDefaultsClockOffsetStore`` so a push that launches the app is judged on the
     ///     server's timeline.
+    ///   - callMemory: where the calls that ended and the answers not yet confirmed survive a relaunch; give a
+    ///     ``FileCallMemoryStore`` so a late push never rings a call that is over and an answer given just before
+    ///     the process died still connects. An answer kept there is taken up at once: its call is reported again
+    ///     and its accept sent (before its deadline), or it ends ``CallEndReason/answerNotDelivered``.
     ///   - bootTime: the phone's boot time on its wall clock (``PhoneBootTime/now()`` by default): when it moves,
     ///     the wall clock was set and the learned offset, stored or not, is forgotten.
     ///   - keepaliveInterval: seconds between keepalives of an answered call while the event stream is not
@@ -155,6 +168,7 @@ public final class CallCoordinator: Sendable {
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
                 pendingActions: any PendingActionStore = InMemoryPendingActionStore(),
                 clockOffsets: any ClockOffsetStore = InMemoryClockOffsetStore(),
+                callMemory: any CallMemoryStore = InMemoryCallMemoryStore(),
                 bootTime: @escaping @Sendable () -> Date = PhoneBootTime.now,
                 keepaliveInterval: TimeInterval = CallCoordinator.defaultKeepaliveInterval,
                 observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
@@ -166,14 +180,17 @@ public final class CallCoordinator: Sendable {
         self.random = random
         self.pendingActions = pendingActions
         self.clockOffsets = clockOffsets
+        self.callMemory = callMemory
         self.bootTime = bootTime
         self.observer = observer
         // An offset learned before the wall clock was set (or before a reboot) would misjudge pushes by the change.
         let stored = clockOffsets.load().flatMap { stored in
             PhoneBootTime.wallClockWasSet(between: stored.bootTime, and: bootTime()) ? nil : stored
         }
-        state = LockedValue(State(machine: PhoneCallMachine(deviceID: deviceID, clockOffset: stored?.offset),
-                                  offsetBootTime: stored?.bootTime))
+        let memory = callMemory.load()
+        state = LockedValue(State(machine: PhoneCallMachine(deviceID: deviceID, clockOffset: stored?.offset, memory: memory),
+                                  offsetBootTime: stored?.bootTime, storedMemory: memory))
+        apply(.launched)
     }
 
     /// The server's clock minus the phone's, seconds, as learned so far; nil while unknown.
@@ -236,8 +253,8 @@ public final class CallCoordinator: Sendable {
     ///   - input: what happened.
     ///   - media: the media session that came with ``PhoneCallInput/answerConfirmed(callID:)``.
     ///   - answer: the native answer action of an ``PhoneCallInput/answer(callID:)``: kept, under the same lock,
-    ///     when the machine sends the accept (its confirmation may come back on another thread at once), else
-    ///     failed.
+    ///     while the machine holds the call's answer pending (its confirmation may come back on another thread at
+    ///     once), completed by the input's own `complete_answer` if it has one, else failed.
     ///   - before: bookkeeping done under the same lock, before the input.
     /// - Returns: the effects carried out.
     @discardableResult
@@ -248,8 +265,16 @@ public final class CallCoordinator: Sendable {
         // What the clock-offset store must hold afterwards, if it changes: stored here, with the boot time the
         // state keeps, rather than as an effect of its own.
         var storedOffset: StoredClockOffset?? = .none
-        let (effects, answers, kept) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], Bool) in
+        let (effects, answers, refused) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], (@Sendable (Bool) -> Void)?) in
             before(&state)
+            // The action joins any kept for the same call (a second way of answering): both complete together.
+            if case .answer(let callID) = input, let answer {
+                let earlier = state.answers[callID]
+                state.answers[callID] = { fulfilled in
+                    earlier?(fulfilled)
+                    answer(fulfilled)
+                }
+            }
             if let learnedAt = state.offsetBootTime, PhoneBootTime.wallClockWasSet(between: learnedAt, and: boot) {
                 _ = state.machine.handle(.phoneClockChanged, at: now())
                 state.offsetBootTime = nil
@@ -257,12 +282,8 @@ public final class CallCoordinator: Sendable {
             }
             let effects = state.machine.handle(input, at: now())
             var answers: [String: @Sendable (Bool) -> Void] = [:]
-            var kept = false
             for effect in effects {
                 switch effect {
-                case .sendAccept(let callID):
-                    state.answers[callID] = answer
-                    kept = true
                 case .completeAnswer(let callID, _): answers[callID] = state.answers.removeValue(forKey: callID)
                 case .ended(let callID, _): state.mediaWaitingForAudio[callID] = nil
                 case .saveClockOffset(let offset):
@@ -271,10 +292,24 @@ public final class CallCoordinator: Sendable {
                 default: break
                 }
             }
-            return (effects, answers, kept)
+            // An answer the machine did not take (the call is not ringing here) fails now, alone.
+            var refused: (@Sendable (Bool) -> Void)?
+            if case .answer(let callID) = input, answer != nil, state.machine.calls[callID]?.answerPending != true,
+               state.answers[callID] != nil {
+                refused = answer
+                state.answers[callID] = nil
+            }
+            // Stored before the effects run: an accept is never sent without its answer surviving the process. Under
+            // the lock, so two changes reach the store in the order they were made.
+            let memory = state.machine.memory
+            if memory != state.storedMemory {
+                state.storedMemory = memory
+                callMemory.save(memory)
+            }
+            return (effects, answers, refused)
         }
         if case .some(let stored) = storedOffset { clockOffsets.save(stored) }
-        if !kept { answer?(false) }
+        refused?(false)
         for effect in effects { carryOut(effect, answers: answers, media: media) }
         return effects
     }
@@ -296,6 +331,8 @@ public final class CallCoordinator: Sendable {
             ui.reportCallEnded(id: id, at: now(), reason: reason)
         case .reportOutgoingConnected(let id):
             ui.reportOutgoingCallConnected(id: id, at: now())
+        case .reportAnswered(let id):
+            ui.reportCallAnswered(id: id, at: now())
         case .completeAnswer(let callID, let fulfilled):
             answers[callID]?(fulfilled)
         case .pushHandled(let callID, let disposition):
@@ -316,12 +353,7 @@ public final class CallCoordinator: Sendable {
                 self?.apply(.ringingRefused(callID: callID, problem: problem))
             }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
         case .sendAccept(let callID):
-            perform(callID: callID, attempts: 5, onFailure: { [weak self] problem in
-                self?.apply(.answerRefused(callID: callID, problem: problem))
-            }) { [weak self] api, device in
-                let response = try await api.accept(callID: callID, deviceID: device)
-                self?.apply(.answerConfirmed(callID: callID), media: response.media)
-            }
+            sendAccept(callID)
         case .sendHangUp(let callID, let kind):
             let action = PendingCallAction(kind: kind, callId: callID, deviceId: deviceID, createdAt: now())
             pendingActions.save(pendingActions.load().filter { $0.callId != callID } + [action])
@@ -478,39 +510,105 @@ public final class CallCoordinator: Sendable {
         apply(.endAll, before: { $0.audioActive = false })
     }
 
-    /// Sends a stored hang-up, retrying transient failures; it leaves the store once the server
-    /// answered (success, or a refusal that retrying cannot change). Unsent, it waits for the next
+    /// Seconds a hang-up is worth sending: past it the server has ended the call itself (ring deadline, idle
+    /// timeout), so an older one is dropped rather than sent.
+    public static let hangUpLifetime: TimeInterval = PhoneCallMachine.endedUnseenLifetime
+
+    /// Sends a stored hang-up until the server answers it (success, or a refusal that retrying cannot change),
+    /// retrying transient failures (``RingerAPIError/isRetryable``) with jittered backoff for as long as the
+    /// process runs, up to ``hangUpLifetime`` after the user acted: a short outage never loses a decline. It
+    /// leaves the store once answered or too old; a process that dies first sends it at the next
     /// ``connect(api:)``.
     private func send(_ action: PendingCallAction) {
         guard sending.withLock({ $0.insert(action.callId).inserted }) else { return }
-        let (store, callID) = (pendingActions, action.callId)
-        let settle: @Sendable (Bool) -> Void = { [weak self] answered in
-            if answered { store.save(store.load().filter { $0.callId != callID }) }
-            _ = self?.sending.withLock { $0.remove(callID) }
+        let (store, callID, observer, now, sleepUntil, random) = (pendingActions, action.callId, observer, now, sleepUntil, random)
+        let expiry = action.createdAt.addingTimeInterval(Self.hangUpLifetime)
+        Task { [weak self] in
+            defer { _ = self?.sending.withLock { $0.remove(callID) } }
+            var retry = 0
+            while now() < expiry {
+                guard let api = await self?.api(waitingUntil: expiry) else { return }
+                do {
+                    try await Self.hangUp(action, api: api)
+                    break
+                } catch let error as RingerAPIError where !error.isRetryable {
+                    observer(.requestFailed(callID: callID, detail: error.description))
+                    break   // answered: retrying cannot change it
+                } catch {
+                    retry += 1
+                    let delay = Self.requestBackoff.delay(beforeRetry: retry, random: random())
+                    guard (try? await sleepUntil(now().addingTimeInterval(delay))) != nil else { return }
+                }
+            }
+            store.save(store.load().filter { $0.callId != callID })
         }
-        // A 5xx problem is no acknowledgement (retrying may succeed): the hang-up stays for the next connect.
-        perform(callID: callID, attempts: 8, onSuccess: { settle(true) },
-                onFailure: { problem in settle(problem.map { $0.status < 500 } ?? false) }) { api, _ in
-            switch action.kind {
-            case .decline:
-                // This device's accept may already have reached the server: then the call must be ended, not
-                // declined, or it stays accepted and the user looks busy to every later caller. Only a state
-                // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered,
-                // and ending would hang up the call the user just took there.
-                do {
-                    _ = try await api.decline(callID: callID, deviceID: action.deviceId)
-                } catch let error as RingerAPIError where error.problem?.callState == .accepted
-                            && error.problem?.type == ProblemType.callStateConflict.rawValue {
-                    _ = try await api.end(callID: callID)
-                }
-            case .cancel:
-                do {
-                    _ = try await api.cancel(callID: callID)
-                } catch let error as RingerAPIError where error.problem?.callState == .accepted {
-                    _ = try await api.end(callID: callID)
-                }
-            case .end:
+    }
+
+    /// One attempt at a stored hang-up.
+    /// - Throws: ``RingerAPIError``.
+    private static func hangUp(_ action: PendingCallAction, api: RingerAPIClient) async throws {
+        let callID = action.callId
+        switch action.kind {
+        case .decline:
+            // This device's accept may already have reached the server: then the call must be ended, not
+            // declined, or it stays accepted and the user looks busy to every later caller. Only a state
+            // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered,
+            // and ending would hang up the call the user just took there.
+            do {
+                _ = try await api.decline(callID: callID, deviceID: action.deviceId)
+            } catch let error as RingerAPIError where error.problem?.callState == .accepted
+                        && error.problem?.type == ProblemType.callStateConflict.rawValue {
                 _ = try await api.end(callID: callID)
+            }
+        case .cancel:
+            do {
+                _ = try await api.cancel(callID: callID)
+            } catch let error as RingerAPIError where error.problem?.callState == .accepted {
+                _ = try await api.end(callID: callID)
+            }
+        case .end:
+            _ = try await api.end(callID: callID)
+        }
+    }
+
+    // MARK: Answers
+
+    /// Retry waits of an answer: 0.25…0.5 s, doubling, at most 1…2 s, so an answer given during a short outage
+    /// connects within two seconds of the network's return.
+    static let answerBackoff = Backoff(initialDelay: 0.5, maximumDelay: 2)
+
+    /// Sends the accept of an answered call until the server answers it (confirmed, or refused with a problem)
+    /// or the call is no longer answering here (its deadline, an end, a logout), waiting for the API while the
+    /// app launches. Transport failures, 5xx answers and unreadable ones are retried: the server's accept is
+    /// idempotent for this device, so a repeat of an accept that landed is confirmed too.
+    private func sendAccept(_ callID: String) {
+        guard state.withLock({ $0.accepting.insert(callID).inserted }) else { return }
+        let (observer, deviceID, now, sleepUntil, random) = (self.observer, self.deviceID, self.now, self.sleepUntil, self.random)
+        Task { [weak self] in
+            defer { _ = self?.state.withLock { $0.accepting.remove(callID) } }
+            var retry = 0
+            while true {
+                guard let self, let deadline = self.state.withLock({ state -> Date? in
+                    guard let call = state.machine.calls[callID], call.phase == .answering else { return nil }
+                    return call.localDeadline + PhoneCallMachine.deadlineGrace
+                }) else { return }
+                guard let api = await self.api(waitingUntil: deadline) else { return }
+                do {
+                    let response = try await api.accept(callID: callID, deviceID: deviceID)
+                    self.apply(.answerConfirmed(callID: callID), media: response.media)
+                    return
+                } catch let error as RingerAPIError {
+                    if let problem = error.problem, !error.isRetryable {
+                        observer(.requestFailed(callID: callID, detail: error.description))
+                        self.apply(.answerRefused(callID: callID, problem: problem))
+                        return
+                    }
+                } catch {
+                    // Not an answer the API could read: the next round tries again.
+                }
+                retry += 1
+                let delay = Self.answerBackoff.delay(beforeRetry: retry, random: random())
+                guard (try? await sleepUntil(now().addingTimeInterval(delay))) != nil else { return }
             }
         }
     }

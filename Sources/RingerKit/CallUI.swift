@@ -36,4 +36,11 @@ public protocol CallUI: AnyObject, Sendable {
 
     /// Marks an outgoing call as connected. Apple: `CXProvider.reportOutgoingCall(with:connectedAt:)`.
     func reportOutgoingCallConnected(id: UUID, at date: Date)
+
+    /// The server confirmed this device's answer of an incoming call, however the user answered (the native UI,
+    /// a headset, the app's own screen, ``CallCoordinator/answer(callID:completion:)``): show the call answered,
+    /// once; calls after the first, and calls for a call the UI already shows answered, change nothing.
+    /// Apple: request a `CXAnswerCallAction` unless one was performed; Android: `Connection.setActive()` and the
+    /// ringing notification goes.
+    func reportCallAnswered(id: UUID, at date: Date)
 }

@@ -19,6 +19,11 @@ public enum PhoneCallEffect: Hashable, Sendable {
     case reportOutgoingConnected(id: UUID)
     /// Complete the native answer action kept for the call (true: the server confirmed).
     case completeAnswer(callID: String, fulfilled: Bool)
+    /// The server confirmed this device's answer, whichever way the user answered: show the incoming call
+    /// answered on the native UI, once (Android: the `Connection` goes active and the ringing notification goes;
+    /// iOS: if no `CXAnswerCallAction` is in flight, one is requested, and comes back as an answer the machine
+    /// fulfils at once).
+    case reportAnswered(id: UUID)
     /// What became of a push (observation, and the push handler's answer).
     case pushHandled(callID: String?, CallCoordinator.PushDisposition)
     /// Observation: an incoming call is ringing.
@@ -30,8 +35,11 @@ public enum PhoneCallEffect: Hashable, Sendable {
     case ended(callID: String, reason: CallEndReason?)
     /// Send `POST /v1/calls/{id}/ringing`; a refusal comes back as ``PhoneCallInput/ringingRefused(callID:problem:)``.
     case sendRinging(callID: String)
-    /// Send `POST /v1/calls/{id}/accept` (waiting for the API if the app is launching); the answer comes back
-    /// as ``PhoneCallInput/answerConfirmed(callID:)`` or ``PhoneCallInput/answerRefused(callID:problem:)``.
+    /// Send `POST /v1/calls/{id}/accept` (waiting for the API if the app is launching), again with jittered
+    /// backoff after every transport failure or 5xx while the call is still answering here (its deadline ends
+    /// it); the answer comes back as ``PhoneCallInput/answerConfirmed(callID:)`` or
+    /// ``PhoneCallInput/answerRefused(callID:problem:)``. The machine's ``PhoneCallMachine/memory`` holds the
+    /// unconfirmed answer meanwhile: the owner persists it before sending.
     case sendAccept(callID: String)
     /// Store and send a hang-up until the server acknowledges it.
     case sendHangUp(callID: String, PendingCallAction.Kind)

@@ -67,12 +67,14 @@ public enum PhoneCallInput: Hashable, Sendable {
     /// An alert or background push (iOS) or an FCM data message (Android) saying a call changed: `call.cancelled`,
     /// `call.answered_elsewhere`, `call.declined_elsewhere` or `call.unanswered`.
     case updatePush(EventType, callID: String)
-    /// The user answered on the native UI (`CXAnswerCallAction`).
+    /// The user answered: on the native UI (`CXAnswerCallAction`, `Connection.onAnswer`), or in the app's own
+    /// screen through ``CallCoordinator``.
     case answer(callID: String)
     /// The server accepted this device's answer.
     case answerConfirmed(callID: String)
-    /// The server refused the answer with `problem`, or it could not be sent at all (nil).
-    case answerRefused(callID: String, problem: Problem?)
+    /// The server refused the answer with `problem` (a transport failure or a 5xx is no refusal: the owner keeps
+    /// sending until the ring deadline, which ends an unconfirmed answer as ``CallEndReason/answerNotDelivered``).
+    case answerRefused(callID: String, problem: Problem)
     /// The server refused the ringing acknowledgement with `problem` (the call is over or not this user's).
     case ringingRefused(callID: String, problem: Problem)
     /// The user ended or declined on the native UI (`CXEndCallAction`).
@@ -92,6 +94,10 @@ public enum PhoneCallInput: Hashable, Sendable {
     /// The server's clock read `serverTime` when this input's phone time was read (`stream.ready`'s
     /// `server_time_ms`).
     case serverTime(Date)
+    /// The app's process started, with a machine built from what the previous process kept
+    /// (``PhoneCallMachine/memory``): answers the server never confirmed are sent again (before their deadline)
+    /// or ended as not delivered (after it). Fed once, right after the machine is created.
+    case launched
     /// The phone's wall clock was set since the offset was learned (by the user, or by the network's time):
     /// the offset no longer holds and is forgotten, so pushes ring until a new sample arrives.
     case phoneClockChanged

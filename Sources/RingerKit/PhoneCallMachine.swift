@@ -17,6 +17,13 @@ public import RingerWire
 ///   `call.unanswered`, `call.ended`) for a call the device does not know is remembered (at most
 ///   ``endedUnseenLimit`` calls, for ``endedUnseenLifetime`` seconds), so the call's late push is reported
 ///   and ended at once with that reason instead of ringing.
+/// - **An answer is never dropped**: once the user answered, the accept is sent until the server answers it
+///   (``PhoneCallEffect/sendAccept(callID:)``); a transport failure is no refusal. The unconfirmed answer is part
+///   of ``memory``, so a new process sends it again (``PhoneCallInput/launched``). Only the ring deadline ends
+///   it, as ``CallEndReason/answerNotDelivered``, and with a decline in case the accept did land (the server then
+///   ends the call instead of keeping it accepted with nobody on this end).
+/// - **Ended stays ended**: a call that ended here, or whose end came first, is never forgotten as if it had
+///   never rung, within the same bounds as ends heard first, across processes too (``memory``).
 /// - **Staleness on the server's timeline**: a push is judged past its deadline only by the server's clock,
 ///   read through the offset learned from the server (``clockOffset``); while no offset is known the push
 ///   rings, and the server's answer to the ringing acknowledgement ends a call that is over (APNs'
@@ -60,14 +67,67 @@ public struct PhoneCallMachine: Hashable, Sendable {
         public var answerPending: Bool
         /// Why it ended remotely; nil while it is up or when the local user ended it.
         public var endReason: CallEndReason?
+        /// Who placed an incoming call (nil for outgoing calls), for reporting it again after a relaunch.
+        public var caller: Party? = nil
+        /// Whether the call offers video.
+        public var hasVideo = false
+        /// When it ended here, phone clock; nil while it is up.
+        public var endedAt: Date? = nil
     }
 
-    /// A call that ended before the device saw it.
-    public struct EndedUnseen: Hashable, Sendable {
+    /// A call that ended before the device saw it, or ended here in an earlier process.
+    public struct EndedUnseen: Codable, Hashable, Sendable {
         /// How it ended, as this device would show it.
         public var reason: CallEndReason
         /// When the device learned it, phone clock.
         public var learnedAt: Date
+
+        /// Creates an entry.
+        public init(reason: CallEndReason, learnedAt: Date) {
+            self.reason = reason
+            self.learnedAt = learnedAt
+        }
+    }
+
+    /// An answer the user gave that the server has not confirmed: enough to show the call again and send the
+    /// answer from a new process.
+    public struct UnconfirmedAnswer: Codable, Hashable, Sendable {
+        /// Who is calling.
+        public var caller: Party
+        /// The user the call is for, when known.
+        public var calleeID: String?
+        /// Whether the call offers video.
+        public var hasVideo: Bool
+        /// The ring deadline on the server's clock.
+        public var expiresAt: Date
+        /// The ring deadline on the phone's clock.
+        public var localDeadline: Date
+
+        /// Creates an entry.
+        public init(caller: Party, calleeID: String?, hasVideo: Bool, expiresAt: Date, localDeadline: Date) {
+            self.caller = caller
+            self.calleeID = calleeID
+            self.hasVideo = hasVideo
+            self.expiresAt = expiresAt
+            self.localDeadline = localDeadline
+        }
+    }
+
+    /// What the machine must find again in the app's next process: the ends it knows (a late push or a
+    /// redelivered FCM message for one of them is reported and ended, never rung) and the answers not yet
+    /// confirmed. The owner persists it whenever it changes, before carrying out the input's effects
+    /// (``CallMemoryStore``), and builds the next process's machine from it.
+    public struct Memory: Codable, Hashable, Sendable {
+        /// Calls over, by lowercase call id: at most ``PhoneCallMachine/endedUnseenLimit``, the newest.
+        public var endedCalls: [String: EndedUnseen]
+        /// Answers the server has not confirmed, by lowercase call id.
+        public var unconfirmedAnswers: [String: UnconfirmedAnswer]
+
+        /// Creates a memory.
+        public init(endedCalls: [String: EndedUnseen] = [:], unconfirmedAnswers: [String: UnconfirmedAnswer] = [:]) {
+            self.endedCalls = endedCalls
+            self.unconfirmedAnswers = unconfirmedAnswers
+        }
     }
 
     /// Seconds past a call's deadline before the device ends it on its own, if the server's
@@ -97,13 +157,39 @@ public struct PhoneCallMachine: Hashable, Sendable {
     /// when it sent, the phone's when it read) undershoot by the network delay.
     public private(set) var clockOffset: TimeInterval?
 
+    /// Answers kept from the previous process, waiting for ``PhoneCallInput/launched``.
+    private var answersToRestore: [String: UnconfirmedAnswer] = [:]
+
     /// Creates the machine with no calls.
     /// - Parameters:
     ///   - deviceID: this device's id.
     ///   - clockOffset: the server-minus-phone offset kept from an earlier launch, seconds; nil if none.
-    public init(deviceID: String, clockOffset: TimeInterval? = nil) {
+    ///   - memory: what the previous process kept (``memory``); its ends are remembered as ends heard first, and
+    ///     its unconfirmed answers are taken up by ``PhoneCallInput/launched``.
+    public init(deviceID: String, clockOffset: TimeInterval? = nil, memory: Memory = Memory()) {
         self.deviceID = deviceID
         self.clockOffset = clockOffset
+        endedUnseen = memory.endedCalls
+        Self.keepNewest(in: &endedUnseen, learnedAt: \.learnedAt)
+        answersToRestore = memory.unconfirmedAnswers
+    }
+
+    /// What the next process must know (``Memory``): the ends heard first and the calls ended here, newest
+    /// ``endedUnseenLimit``, and the answers still unconfirmed (including those a ``PhoneCallInput/launched`` has
+    /// not taken up yet).
+    public var memory: Memory {
+        var ended = endedUnseen
+        for (callID, call) in calls where call.phase == .ended {
+            ended[callID] = EndedUnseen(reason: call.endReason ?? .remoteEnded, learnedAt: call.endedAt ?? .distantPast)
+        }
+        Self.keepNewest(in: &ended, learnedAt: \.learnedAt)
+        var answers = answersToRestore
+        for (callID, call) in calls where call.phase == .answering {
+            answers[callID] = UnconfirmedAnswer(caller: call.caller ?? Party(id: "unknown"), calleeID: call.calleeID,
+                                                hasVideo: call.hasVideo, expiresAt: call.expiresAt,
+                                                localDeadline: call.localDeadline)
+        }
+        return Memory(endedCalls: ended, unconfirmedAnswers: answers)
     }
 
     /// The phase of a call, nil when unknown.
@@ -129,36 +215,63 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .incomingEvent(let call):
             return incomingEvent(call, now: now)
         case .reportFinished(let callID, let accepted):
-            guard accepted else {
-                // The system refused to ring: forget it so a later push can ring.
+            guard let call = calls[callID] else { return [] }
+            switch (call.phase, accepted) {
+            case (.ringing, true):
+                return [.ringing(callID: callID), .armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace),
+                        .sendRinging(callID: callID)]
+            case (.ringing, false):
+                // The system refused to ring (Do Not Disturb, a blocked caller): forget it so a later push can ring.
                 calls[callID] = nil
                 return []
+            case (.answering, false):
+                // An answer restored after a relaunch that the system will not show: the user cannot see the
+                // call, so it is declined rather than connected to nobody.
+                return endLocally(callID, now: now)
+            default:
+                // Ended while the UI was still taking the report (a cancel before Telecom created the connection):
+                // it stays ended, so a redelivered push never rings it again.
+                return []
             }
-            guard let call = calls[callID] else { return [] }
-            return [.ringing(callID: callID), .armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace),
-                    .sendRinging(callID: callID)]
         case .event(let type, let call):
             return event(type, call, now: now)
         case .updatePush(let type, let callID):
             guard let reason = Self.updateEndReason(type) else { return [] }
             return endRemotely(callID, reason: reason, rememberIfUnknown: true, now: now)
         case .answer(let callID):
-            guard var call = calls[callID], call.direction == .incoming, call.phase == .ringing else { return [] }
-            call.phase = .answering
-            call.answerPending = true
-            calls[callID] = call
-            return [.sendAccept(callID: callID)]
+            guard var call = calls[callID], call.direction == .incoming else { return [] }
+            switch call.phase {
+            case .ringing:
+                call.phase = .answering
+                call.answerPending = true
+                calls[callID] = call
+                return [.sendAccept(callID: callID)]
+            case .answering:
+                // A second way of answering (the native UI after the app's own screen, or a restored answer): the
+                // accept is already on its way; this native action waits for it too.
+                call.answerPending = true
+                calls[callID] = call
+                return []
+            case .active:
+                // The native UI catching up with an answer the server confirmed (iOS: the `CXAnswerCallAction`
+                // requested by `report_answered`).
+                return [.completeAnswer(callID: callID, fulfilled: true)]
+            case .ended:
+                return []
+            }
         case .answerConfirmed(let callID):
             guard var call = calls[callID], call.phase == .answering else { return [] }
+            let answerPending = call.answerPending
             call.phase = .active
             call.answerPending = false
             calls[callID] = call
-            return [.completeAnswer(callID: callID, fulfilled: true), .startKeepalive(callID: callID),
-                    .answered(callID: callID)]
+            return (answerPending ? [.completeAnswer(callID: callID, fulfilled: true)] : [])
+                + [.reportAnswered(id: call.uuid), .startKeepalive(callID: callID), .answered(callID: callID)]
         case .answerRefused(let callID, let problem):
-            // The answer lost to whatever ended the call first: say which, as the matching event would have.
-            let reason: CallEndReason = problem?.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere
-                : problem?.callState.map(Self.endReason(forFinal:)) ?? .remoteEnded
+            // The answer lost to whatever ended the call first: say which, as the matching event would have. A
+            // refusal that names no call state (an expired token, an unknown call) means the call failed here.
+            let reason: CallEndReason = problem.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere
+                : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
             return endRemotely(callID, reason: reason, now: now)
         case .ringingRefused(let callID, let problem):
             // `ended` means another device answered and the call is over since: this one is only now ringing.
@@ -166,9 +279,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
             return endRemotely(callID, reason: reason, now: now)
         case .end(let callID):
-            return endLocally(callID)
+            return endLocally(callID, now: now)
         case .endAll:
-            return liveCallIDs.flatMap { endLocally($0) }
+            return liveCallIDs.flatMap { endLocally($0, now: now) }
         case .outgoingPlaced(let call):
             guard call.state == .ringing, let uuid = UUID(uuidString: call.callId) else { return [] }
             calls[call.callId] = PhoneCall(uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt,
@@ -191,11 +304,20 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .keepaliveRefused(let callID, let call):
             return endRemotely(callID, reason: call.flatMap(reasonIfOver) ?? .failed, now: now)
         case .deadlineReached(let callID):
-            guard calls[callID]?.phase == .ringing else { return [] }
-            return endRemotely(callID, reason: .unanswered, now: now)
+            switch calls[callID]?.phase {
+            case .ringing?:
+                return endRemotely(callID, reason: .unanswered, now: now)
+            case .answering?:
+                // The answer never reached the server in time. The decline ends the call on the server if the
+                // accept landed after all (its answer lost), instead of leaving the caller talking to nobody.
+                return endRemotely(callID, reason: .answerNotDelivered, now: now) + [.sendHangUp(callID: callID, .decline)]
+            default:
+                return []
+            }
         case .accountChanged(let account):
             let stale = calls.filter { _, call in
-                call.direction == .incoming && call.phase == .ringing && Self.refuses(account, calleeID: call.calleeID)
+                call.direction == .incoming && (call.phase == .ringing || call.phase == .answering)
+                    && Self.refuses(account, calleeID: call.calleeID)
             }
             return stale.keys.sorted().flatMap { endRemotely($0, reason: .failed, now: now) }
         case .serverTime(let serverTime):
@@ -203,6 +325,34 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .phoneClockChanged:
             clockOffset = nil
             return []
+        case .launched:
+            return restoreAnswers(now: now)
+        }
+    }
+
+    /// Takes up the answers the previous process kept: before its deadline an answer's call is shown again and
+    /// its accept sent (once: one accept loop, as for a fresh answer); past it, the call is over as not
+    /// delivered, with the same decline as at a deadline.
+    private mutating func restoreAnswers(now: Date) -> [PhoneCallEffect] {
+        let restored = answersToRestore
+        answersToRestore = [:]
+        return restored.keys.sorted().flatMap { callID -> [PhoneCallEffect] in
+            guard let answer = restored[callID], calls[callID] == nil, let uuid = UUID(uuidString: callID) else { return [] }
+            var call = PhoneCall(uuid: uuid, calleeID: answer.calleeID, direction: .incoming, phase: .answering,
+                                 expiresAt: answer.expiresAt, localDeadline: answer.localDeadline, answerPending: false,
+                                 caller: answer.caller, hasVideo: answer.hasVideo)
+            let deadline = answer.localDeadline + Self.deadlineGrace
+            guard now < deadline else {
+                call.phase = .ended
+                call.endReason = .answerNotDelivered
+                call.endedAt = now
+                calls[callID] = call
+                return [.ended(callID: callID, reason: .answerNotDelivered), .sendHangUp(callID: callID, .decline)]
+            }
+            calls[callID] = call
+            let report = IncomingCallReport(id: uuid, caller: answer.caller, hasVideo: answer.hasVideo)
+            return [.reportIncoming(callID: callID, report), .armDeadline(callID: callID, at: deadline),
+                    .sendAccept(callID: callID)]
         }
     }
 
@@ -227,7 +377,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
             // Its end came first: never on screen, so it is reported under its own id and ended at once.
             calls[callID] = PhoneCall(uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ended,
                                       expiresAt: push.expiresAt, localDeadline: now, answerPending: false,
-                                      endReason: ended.reason)
+                                      endReason: ended.reason, caller: push.caller, hasVideo: push.hasVideo,
+                                      endedAt: ended.learnedAt)
             disposition = .alreadyEnded
             if reportsEveryPush { effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: ended.reason)) }
         } else if isPast(push.expiresAt, now: now) {
@@ -240,7 +391,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
             calls[callID] = PhoneCall(uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ringing,
                                       expiresAt: push.expiresAt,
                                       localDeadline: localDeadline(push.expiresAt, window: push.expiresAt.timeIntervalSince(push.sentAt), now: now),
-                                      answerPending: false)
+                                      answerPending: false, caller: push.caller, hasVideo: push.hasVideo)
             disposition = .ringing
             effects.append(.reportIncoming(callID: callID, report))
         }
@@ -254,14 +405,15 @@ public struct PhoneCallMachine: Hashable, Sendable {
             // Known to be over: kept as ended so the call's push, if it still comes, is reported and ended.
             calls[callID] = PhoneCall(uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ended,
                                       expiresAt: call.expiresAt, localDeadline: now, answerPending: false,
-                                      endReason: ended.reason)
+                                      endReason: ended.reason, caller: call.caller, hasVideo: call.hasVideo,
+                                      endedAt: ended.learnedAt)
             return []
         }
         guard !isPast(call.expiresAt, now: now) else { return [] }
         calls[callID] = PhoneCall(uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ringing,
                                   expiresAt: call.expiresAt,
                                   localDeadline: localDeadline(call.expiresAt, window: call.expiresAt.timeIntervalSince(call.createdAt), now: now),
-                                  answerPending: false)
+                                  answerPending: false, caller: call.caller, hasVideo: call.hasVideo)
         return [.reportIncoming(callID: callID, IncomingCallReport(id: uuid, caller: call.caller, hasVideo: call.hasVideo))]
     }
 
@@ -345,17 +497,19 @@ public struct PhoneCallMachine: Hashable, Sendable {
         call.phase = .ended
         call.endReason = reason
         call.answerPending = false
+        call.endedAt = now
         calls[callID] = call
         return [.reportEnded(id: call.uuid, reason: reason)]
             + (answerPending ? [.completeAnswer(callID: callID, fulfilled: false)] : [])
             + [.ended(callID: callID, reason: reason)]
     }
 
-    private mutating func endLocally(_ callID: String) -> [PhoneCallEffect] {
+    private mutating func endLocally(_ callID: String, now: Date) -> [PhoneCallEffect] {
         guard var call = calls[callID], call.phase != .ended else { return [] }
         let (phase, answerPending) = (call.phase, call.answerPending)
         call.phase = .ended
         call.answerPending = false
+        call.endedAt = now
         calls[callID] = call
         let kind: PendingCallAction.Kind = switch (call.direction, phase) {
         case (.incoming, .ringing), (.incoming, .answering): .decline
@@ -388,6 +542,11 @@ public struct PhoneCallMachine: Hashable, Sendable {
     private mutating func forgetOldEndedUnseen(now: Date) {
         Self.forgetOld(in: &endedUnseen, learnedAt: \.learnedAt, now: now)
         Self.forgetOld(in: &answeredUnseen, learnedAt: \.self, now: now)
+        // Calls that ended here go after the same time: their pushes are long dropped upstream, and the map
+        // would otherwise grow for as long as the process runs.
+        if calls.contains(where: { $0.value.endedAt.map { now.timeIntervalSince($0) >= Self.endedUnseenLifetime } ?? false }) {
+            calls = calls.filter { $0.value.endedAt.map { now.timeIntervalSince($0) < Self.endedUnseenLifetime } ?? true }
+        }
     }
 
     /// Drops what was learned ``endedUnseenLifetime`` seconds or more before `now`.

@@ -287,8 +287,12 @@ public struct RingerAPIError: Error, Sendable, CustomStringConvertible {
         RingerAPIError(.unexpectedResponse, problem: nil, detail: detail)
     }
 
-    /// True when retrying later may succeed (no answer, or a 5xx).
-    public var isRetryable: Bool { code == .transport || (problem?.status ?? 0) >= 500 }
+    /// True when retrying later may succeed: no answer, a 5xx, `408 Request Timeout` or `429 Too Many Requests`
+    /// (RFC 9110 §15.5.9, RFC 6585 §4: the request was not processed).
+    public var isRetryable: Bool {
+        let status = problem?.status ?? 0
+        return code == .transport || status >= 500 || status == 408 || status == 429
+    }
 
     public var description: String { detail }
 }

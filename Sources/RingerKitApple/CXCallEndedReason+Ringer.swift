@@ -9,12 +9,14 @@ extension CXCallEndedReason {
     /// The CallKit reason for a call the local user did not end (Apple: `CXCallEndedReason`, passed to
     /// `CXProvider.reportCall(with:endedAt:reason:)`).
     ///
-    /// Every reason Ringer defines has its own CallKit case; a reason added by a newer server maps to
+    /// Every reason Ringer defines has its own CallKit case but `answerNotDelivered`, which CallKit shows as
+    /// `.failed` ("Call Failed"); a reason added by a newer server maps to
     /// `.remoteEnded` (ended by the other party), so the call still closes.
     /// - Parameter reason: why the call ended, as `CallCoordinator` reports it.
     public init(_ reason: CallEndReason) {
         switch reason {
-        case .failed: self = .failed
+        // CallKit has no "not delivered" reason: the call failed on this device; the app tells the user why.
+        case .failed, .answerNotDelivered: self = .failed
         case .remoteEnded: self = .remoteEnded
         case .unanswered: self = .unanswered
         case .answeredElsewhere: self = .answeredElsewhere

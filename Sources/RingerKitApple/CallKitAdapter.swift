@@ -91,6 +91,16 @@ public final class CallKitAdapter: CallUI, Sendable {
         provider.reportOutgoingCall(with: id, connectedAt: date)
     }
 
+    /// The server confirmed the answer. When the user answered on CallKit's own UI, its action is already in
+    /// hand and nothing more is needed; when the app answered in its own screen (or a relaunch restored the
+    /// answer), CallKit still shows the call ringing, so a `CXAnswerCallAction` is requested (Apple:
+    /// `CXCallController.request(_:completion:)`), which CallKit performs on the delegate and the coordinator
+    /// fulfils at once. A refused request leaves the call as CallKit shows it; the server's call stays answered.
+    public func reportCallAnswered(id: UUID, at date: Date) {
+        guard !delegate.hasAnswerAction(for: id) else { return }
+        callController.request(CXTransaction(action: CXAnswerCallAction(call: id))) { _ in }
+    }
+
     // MARK: Outgoing calls
 
     /// Shows a call the server created (``CallCoordinator/startCall(to:hasVideo:)``) as an outgoing

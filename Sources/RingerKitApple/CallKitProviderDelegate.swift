@@ -21,7 +21,14 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
         var timedOut: Set<UUID> = []
         /// Call UUIDs of outgoing calls the server created, whose `CXStartCallAction` is expected.
         var expectedStarts: Set<UUID> = []
+        /// Call UUIDs whose `CXAnswerCallAction` was performed: CallKit knows they were answered.
+        var answered: Set<UUID> = []
     }
+
+    /// Seconds before an answer action's `timeoutDate` at which an answer the server has not confirmed yet is
+    /// fulfilled anyway: an action that times out can no longer be completed and may end the call (Apple,
+    /// `provider(_:timedOutPerforming:)`), while the coordinator keeps sending the answer until the ring deadline.
+    static let answerTimeoutMargin: TimeInterval = 1
 
     private let state = LockedValue(State())
 
@@ -30,6 +37,11 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
     /// Connects the coordinator; before this, actions fail (CallKit sends none before the delegate is set).
     func attach(_ coordinator: CallCoordinator) {
         state.withLock { $0.coordinator = coordinator }
+    }
+
+    /// True once CallKit performed an answer action for the call (its UI shows it answered or connecting).
+    func hasAnswerAction(for callUUID: UUID) -> Bool {
+        state.withLock { $0.answered.contains(callUUID) }
     }
 
     /// An outgoing call was created on the server; its start action may now be fulfilled.
@@ -56,19 +68,31 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
         state.withLock { state in
             state.timedOut.removeAll()
             state.expectedStarts.removeAll()
+            state.answered.removeAll()
         }
         coordinator?.endAllCalls()
     }
 
-    /// The user answered. The action is fulfilled only once the server confirmed the answer, and failed
-    /// when the call ended meanwhile (Apple, `CXAnswerCallAction`: fulfil once the action was performed).
+    /// The user answered (or the app did, through ``CallKitAdapter/reportCallAnswered(id:at:)``). The action is
+    /// held until the server confirms the answer and failed when the call ended meanwhile (Apple,
+    /// `CXAnswerCallAction`: fulfil once the action was performed). It is held no longer than CallKit allows:
+    /// ``answerTimeoutMargin`` before its `timeoutDate` an unconfirmed answer is fulfilled, so CallKit shows the
+    /// call answered while the coordinator keeps sending the answer (the app's own screen says "connecting"
+    /// until ``CallCoordinator/Observation/answered(callID:media:)``); should the ring deadline pass first, the
+    /// coordinator closes the call as failed (``CallEndReason/answerNotDelivered``).
     func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) {
         guard let coordinator else { return action.fail() }
         let actionID = action.uuid
-        coordinator.answer(callID: action.callUUID) { [weak self] answered in
+        _ = state.withLock { $0.answered.insert(action.callUUID) }
+        let completed = LockedValue(false)
+        let complete: @Sendable (Bool) -> Void = { [weak self] answered in
+            guard completed.withLock({ done in defer { done = true }; return !done }) else { return }
             guard self?.mayComplete(actionID) ?? true else { return }
             if answered { action.fulfill() } else { action.fail() }
         }
+        let wait = max(0, action.timeoutDate.timeIntervalSinceNow - Self.answerTimeoutMargin)
+        DispatchQueue.global().asyncAfter(deadline: .now() + wait) { complete(true) }
+        coordinator.answer(callID: action.callUUID, completion: complete)
     }
 
     /// The user declined, hung up or cancelled. The coordinator keeps the hang-up until the server

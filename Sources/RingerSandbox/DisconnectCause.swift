@@ -49,7 +49,7 @@ public struct DisconnectCause: Sendable, Hashable, CustomStringConvertible {
 
     /// The cause a remote ending shows (docs/android-integration.md "End reasons"): `remoteEnded` → REMOTE,
     /// `unanswered` → MISSED, `answeredElsewhere` → ANSWERED_ELSEWHERE, `declinedElsewhere` → REJECTED
-    /// with "declined elsewhere", `failed` → ERROR; a reason this version does not know → UNKNOWN with its name.
+    /// with "declined elsewhere", `failed` → ERROR, `answerNotDelivered` → ERROR with "answer not delivered"; a reason this version does not know → UNKNOWN with its name.
     public init(endReason: CallEndReason) {
         switch endReason {
         case .remoteEnded: self.init(.remote)
@@ -57,6 +57,7 @@ public struct DisconnectCause: Sendable, Hashable, CustomStringConvertible {
         case .answeredElsewhere: self.init(.answeredElsewhere)
         case .declinedElsewhere: self.init(.rejected, reason: "declined elsewhere")
         case .failed: self.init(.error)
+        case .answerNotDelivered: self.init(.error, reason: "answer not delivered")
         default: self.init(.unknown, reason: endReason.rawValue)
         }
     }

@@ -61,6 +61,9 @@ public final class SimulatedCallKit: CallUI, Sendable {
         case outgoingConnected(UUID)
         /// The user tapped Answer on a ringing call (`CXAnswerCallAction` handed to the app).
         case userAnswered(UUID)
+        /// The app requested a `CXAnswerCallAction` for a ringing call it answered itself (its own screen, or an
+        /// answer restored after a relaunch), once the server confirmed.
+        case appAnswered(UUID)
         /// The app fulfilled (`true`: the call is active) or failed (`false`: the call ended) the answer action.
         case answerCompleted(UUID, fulfilled: Bool)
         /// The user tapped Decline or End (`CXEndCallAction`): the call ended.
@@ -81,6 +84,10 @@ public final class SimulatedCallKit: CallUI, Sendable {
     }
 
     private let store = LockedValue(Store())
+    /// The app's coordinator, for actions the app requests itself (``attach(_:)``); weak, as the adapter holds it.
+    private let attached = LockedValue<WeakCoordinator>(WeakCoordinator())
+
+    private struct WeakCoordinator { weak var coordinator: CallCoordinator? }
     private let now: @Sendable () -> Date
     private let onChange: @Sendable (Change) -> Void
 
@@ -92,6 +99,12 @@ public final class SimulatedCallKit: CallUI, Sendable {
                 onChange: @escaping @Sendable (Change) -> Void = { _ in }) {
         self.now = now
         self.onChange = onChange
+    }
+
+    /// Connects the running app's coordinator, as `CallKitAdapter.attach(_:)` does: actions the app requests
+    /// through `CXCallController` are performed on it.
+    public func attach(_ coordinator: CallCoordinator) {
+        attached.withLock { $0.coordinator = coordinator }
     }
 
     /// Number of `reportNewIncomingCall` calls so far, accepted or not (PushKit's rule counts these).
@@ -146,21 +159,35 @@ public final class SimulatedCallKit: CallUI, Sendable {
         onChange(.outgoingConnected(id))
     }
 
+    /// The server confirmed an answer: as `CallKitAdapter` does, a call CallKit still shows ringing (the app
+    /// answered in its own screen) gets a requested `CXAnswerCallAction`, performed on the attached coordinator,
+    /// which fulfils it at once; a call already answered on CallKit is left as it is.
+    public func reportCallAnswered(id: UUID, at date: Date) {
+        guard let coordinator = attached.withLock({ $0.coordinator }) else { return }
+        answer(id, change: .appAnswered(id), coordinator: coordinator) { _ in }
+    }
+
     /// The user taps Answer: CallKit performs `CXAnswerCallAction` on the app's delegate.
     /// - Parameters:
     ///   - id: the call.
     ///   - coordinator: the app's coordinator, which fulfils or fails the action.
     ///   - completion: true when the action was fulfilled (then audio is activated).
     public func userAnswers(_ id: UUID, coordinator: CallCoordinator, completion: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        answer(id, change: .userAnswered(id), coordinator: coordinator, completion: completion)
+    }
+
+    /// A `CXAnswerCallAction` for a ringing call, performed on `coordinator`.
+    private func answer(_ id: UUID, change: Change, coordinator: CallCoordinator,
+                        completion: @escaping @Sendable (Bool) -> Void) {
         let ringing = store.withLock { store -> Bool in
             guard var call = store.calls[id], call.state == .ringing else { return false }
             call.state = .answering
             store.calls[id] = call
-            store.append(.userAnswered(id), at: now())
+            store.append(change, at: now())
             return true
         }
         guard ringing else { completion(false); return }
-        onChange(.userAnswered(id))
+        onChange(change)
         coordinator.answer(callID: id) { [weak self] fulfilled in
             self?.answerCompleted(id, fulfilled: fulfilled)
             // CallKit activates the audio session once the answer action is fulfilled.

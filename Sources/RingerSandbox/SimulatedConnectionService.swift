@@ -169,6 +169,12 @@ public final class SimulatedConnectionService: CallUI, Sendable {
         disconnect(id, cause: DisconnectCause(endReason: reason))
     }
 
+    /// The server confirmed the answer, however it was given: the connection goes active (`setActive()`) if it
+    /// still rings, so an answer from the app's own screen stops the ringing too; once.
+    public func reportCallAnswered(id: UUID, at date: Date) {
+        setActive(id)
+    }
+
     public func reportOutgoingCallConnected(id: UUID, at date: Date) {
         let (changes, _) = apply { store in
             var connection = store.connections[id] ?? SimulatedConnection(

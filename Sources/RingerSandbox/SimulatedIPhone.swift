@@ -125,6 +125,9 @@ public final class SimulatedIPhone: Sendable {
     /// The app's kept server-minus-phone clock offset, across launches. It starts at 0: the app ran before and
     /// learned it, and the simulated phone reads the stack's own clock.
     private let clockOffsets = InMemoryClockOffsetStore(offset: 0)
+    /// The app's memory of ended calls and unconfirmed answers, across launches (a real app keeps it in a
+    /// ``FileCallMemoryStore``).
+    private let callMemory = InMemoryCallMemoryStore()
 
     /// Creates the phone, switched on with the app killed.
     /// - Parameters:
@@ -265,11 +268,14 @@ public final class SimulatedIPhone: Sendable {
         }
         if let sleepUntil {
             coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, sleepUntil: sleepUntil,
-                                          pendingActions: pendingActions, clockOffsets: clockOffsets, observer: observer)
+                                          pendingActions: pendingActions, clockOffsets: clockOffsets,
+                                          callMemory: callMemory, observer: observer)
         } else {
             coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now,
-                                          pendingActions: pendingActions, clockOffsets: clockOffsets, observer: observer)
+                                          pendingActions: pendingActions, clockOffsets: clockOffsets,
+                                          callMemory: callMemory, observer: observer)
         }
+        callKit.attach(coordinator)
         coordinator.connect(api: api)
         state.withLock { $0.app = App(coordinator: coordinator, stream: nil) }
         Task { [weak self] in

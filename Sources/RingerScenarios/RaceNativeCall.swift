@@ -65,7 +65,7 @@ struct RaceNativeCall {
                 if accepted { list.report(id, outgoing: false, at: moment.at) } else { list.refused.append((moment.at, id)) }
             case .outgoingConnected(let id):
                 list.report(id, outgoing: true, at: moment.at)
-            case .userAnswered(let id):
+            case .userAnswered(let id), .appAnswered(let id):
                 list.update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
             case .answerCompleted(let id, let fulfilled):
                 if fulfilled { list.update(id) { $0.fulfilledAt = moment.at } } else { list.end(id, at: moment.at, .answerFailed) }

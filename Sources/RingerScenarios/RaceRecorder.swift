@@ -179,6 +179,7 @@ final class RaceRecorder: Sendable {
         case .ended(let uuid, let reason): return "ended \(id(uuid)): \(reason.rawValue)"
         case .outgoingConnected(let uuid): return "outgoing \(id(uuid)) connected"
         case .userAnswered(let uuid): return "user answers \(id(uuid))"
+        case .appAnswered(let uuid): return "app answers \(id(uuid)) (CXAnswerCallAction requested)"
         case .answerCompleted(let uuid, let fulfilled): return "answer \(id(uuid)) " + (fulfilled ? "fulfilled" : "FAILED: call ended")
         case .userEnded(let uuid): return "user ends \(id(uuid))"
         case .endedBySystem(let uuid): return "ended \(id(uuid)) with the app's process"

@@ -170,7 +170,8 @@ extension ScenarioParser {
     }
 
     private func endReason(_ value: ScenarioJSON, path: String) throws -> CallEndReason? {
-        let reasons: [CallEndReason] = [.failed, .remoteEnded, .unanswered, .answeredElsewhere, .declinedElsewhere]
+        let reasons: [CallEndReason] = [.failed, .remoteEnded, .unanswered, .answeredElsewhere, .declinedElsewhere,
+                                       .answerNotDelivered]
         if value == .null { return nil }
         guard case .string(let raw) = value, reasons.contains(CallEndReason(rawValue: raw)) else {
             throw invalid(path, "expected null or one of \(reasons.map(\.rawValue).joined(separator: ", ")); got \(value.shown)")

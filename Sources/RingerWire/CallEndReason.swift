@@ -18,4 +18,8 @@ public struct CallEndReason: OpenStringEnum {
     public static let answeredElsewhere: CallEndReason = "answered_elsewhere"
     /// `CXCallEndedReason.declinedElsewhere`: another device of this user declined.
     public static let declinedElsewhere: CallEndReason = "declined_elsewhere"
+    /// The user answered, but the answer never reached the server before the ring deadline (no network the
+    /// whole time): the call was missed because of the network. CallKit shows it as `CXCallEndedReason.failed`,
+    /// Telecom as `DisconnectCause.ERROR`; the app can say why from this reason. Never sent by the server.
+    public static let answerNotDelivered: CallEndReason = "answer_not_delivered"
 }

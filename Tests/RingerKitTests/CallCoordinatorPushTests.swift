@@ -13,8 +13,11 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
     private var known: Set<UUID> = []
 
     private var _connected: [UUID] = []
+    private var _answered: [UUID] = []
 
     var reports: [IncomingCallReport] { lock.withLock { _reports } }
+    /// Calls reported answered (``CallUI/reportCallAnswered(id:at:)``), in order.
+    var answered: [UUID] { lock.withLock { _answered } }
     var ended: [(UUID, CallEndReason)] { lock.withLock { _ended } }
     var connected: [UUID] { lock.withLock { _connected } }
 
@@ -32,6 +35,10 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
 
     func reportOutgoingCallConnected(id: UUID, at date: Date) {
         lock.withLock { _connected.append(id) }
+    }
+
+    func reportCallAnswered(id: UUID, at date: Date) {
+        lock.withLock { _answered.append(id) }
     }
 }
 

@@ -96,43 +96,53 @@ final class LockedObservations: @unchecked Sendable {
     func contains(where predicate: (CallCoordinator.Observation) -> Bool) -> Bool { lock.withLock { items.contains(where: predicate) } }
 }
 
-/// A hang-up the server answered only with 5xx problems is not acknowledged: it stays stored for the next
-/// `connect(api:)` instead of being dropped when the coordinator stops retrying.
+/// A hang-up the server answers with 5xx problems is not acknowledged: it keeps being sent, past the eight
+/// attempts that once ended the retries, until the server acknowledges it.
 @Suite struct ServerErrorHangUpTests {
-    /// Answers `ringing` and refuses everything else with a 503 problem (the server's database is down).
+    /// Answers `ringing`, and refuses everything else with a 503 problem (the server's database is down) until
+    /// `failures` requests were refused.
     final class FailingTransport: HTTPTransport, @unchecked Sendable {
-        // @unchecked: `log` is guarded by `lock`.
+        // @unchecked: `log` and `refused` are guarded by `lock`.
         private let lock = NSLock()
         private var log: [String] = []
+        private var refused = 0
+        let failures: Int
         var requests: [String] { lock.withLock { log } }
 
+        init(failures: Int) { self.failures = failures }
+
         func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
-            lock.withLock { log.append("\(method) \(url.path)") }
-            if url.path.hasSuffix("/ringing") {
-                let now = Date()
-                let call = Call(callId: url.pathComponents[3], state: .ringing, caller: Party(id: "alice"),
-                                callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
-                return (200, try RingerJSON.encode(call))
+            let fail = lock.withLock { () -> Bool in
+                log.append("\(method) \(url.path)")
+                guard !url.path.hasSuffix("/ringing"), refused < failures else { return false }
+                refused += 1
+                return true
             }
-            return (503, try RingerJSON.encode(Problem(type: "about:blank", title: "Service Unavailable", status: 503)))
+            if fail {
+                return (503, try RingerJSON.encode(Problem(type: "about:blank", title: "Service Unavailable", status: 503)))
+            }
+            let now = Date()
+            let call = Call(callId: url.pathComponents[3], state: .ringing, caller: Party(id: "alice"),
+                            callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+            return (200, try RingerJSON.encode(call))
         }
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func declineAnsweredOnlyWithServerErrorsStaysStoredForTheNextConnect() async throws {
+    func aDeclineAnsweredWithServerErrorsKeepsBeingSentUntilTheServerAcknowledgesIt() async throws {
         let store = InMemoryPendingActionStore()
         let callID = UUID().uuidString.lowercased()
-        let transport = FailingTransport()
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(), pendingActions: store)
+        let transport = FailingTransport(failures: 10)
+        let clock = NeverLostAnswerTests.FastClock()
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(), now: { clock.now() },
+                                          sleepUntil: { try await clock.sleep(until: $0) }, pendingActions: store)
         coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
                                                  transport: transport))
         #expect(coordinator.handleVoIPPush(DurableHangUpTests().push(callID)) == .ringing)
         coordinator.end(callID: UUID(uuidString: callID)!) { _ in }
         let declines = { transport.requests.filter { $0.hasSuffix("/decline") }.count }
-        // Eight attempts with backoff (about 12 to 24 s), then the coordinator gives up for now.
-        for _ in 0..<300 where declines() < 8 { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(declines() == 8)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(store.load().map(\.kind) == [.decline], "a 503 is not an acknowledgement")
+        for _ in 0..<500 where !store.load().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(declines() == 11, "ten 503s, then the acknowledgement")
+        #expect(store.load().isEmpty)
     }
 }

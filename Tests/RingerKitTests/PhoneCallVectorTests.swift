@@ -38,7 +38,13 @@ import Testing
             let step = try Self.object(raw, "steps[\(index)]")
             try Self.only(["at_ms", "input", "effects"], in: step, "steps[\(index)]")
             let at = Date(timeIntervalSince1970: try Self.millis(step["at_ms"], "steps[\(index)].at_ms") / 1000)
-            let input = try Self.input(try Self.object(step["input"], "steps[\(index)].input"))
+            let rawInput = try Self.object(step["input"], "steps[\(index)].input")
+            if rawInput["type"] as? String == "relaunched" {
+                // A new process: a machine built from what the old one asked to keep, then told it launched.
+                try Self.only(["type"], in: rawInput, "steps[\(index)].input")
+                machine = PhoneCallMachine(deviceID: machine.deviceID, clockOffset: machine.clockOffset, memory: machine.memory)
+            }
+            let input = try Self.input(rawInput)
             let effects = machine.handle(input, at: at).map(Self.json)
             let expected = try Self.array(step["effects"], "steps[\(index)].effects").map(Self.canonical)
             #expect(effects == expected, "\(file) step \(index)")
@@ -92,6 +98,7 @@ import Testing
         "answer_refused": ["call_id", "problem"], "ringing_refused": ["call_id", "problem"], "end": ["call_id"], "end_all": [],
         "outgoing_placed": ["call"], "call_read": ["call"], "keepalive_refused": ["call_id", "call"],
         "deadline_reached": ["call_id"], "account_changed": ["account"], "server_time": ["server_time_ms"], "phone_clock_changed": [],
+        "relaunched": [],
     ]
 
     static func bool(_ value: Any?, _ what: String) throws -> Bool {
@@ -184,7 +191,9 @@ import Testing
         case "report_finished": return .reportFinished(callID: try callID(), accepted: try bool(input["accepted"], "input.accepted"))
         case "answer": return .answer(callID: try callID())
         case "answer_confirmed": return .answerConfirmed(callID: try callID())
-        case "answer_refused": return .answerRefused(callID: try callID(), problem: try problem(input["problem"]))
+        case "answer_refused":
+            guard let problem = try problem(input["problem"]) else { throw VectorError(description: "answer_refused needs a problem") }
+            return .answerRefused(callID: try callID(), problem: problem)
         case "ringing_refused":
             guard let problem = try problem(input["problem"]) else { throw VectorError(description: "ringing_refused needs a problem") }
             return .ringingRefused(callID: try callID(), problem: problem)
@@ -199,6 +208,7 @@ import Testing
         case "account_changed": return .accountChanged(try account(input["account"]))
         case "server_time": return .serverTime(try date(input["server_time_ms"], "input.server_time_ms"))
         case "phone_clock_changed": return .phoneClockChanged
+        case "relaunched": return .launched
         case let other: throw VectorError(description: "unknown input type \(other)")
         }
     }
@@ -216,6 +226,7 @@ import Testing
             ["type": "report_and_end", "call_id": uuid.map(id) ?? NSNull(), "reason": reason.rawValue]
         case .reportEnded(let uuid, let reason): ["type": "report_ended", "call_id": id(uuid), "reason": reason.rawValue]
         case .reportOutgoingConnected(let uuid): ["type": "report_outgoing_connected", "call_id": id(uuid)]
+        case .reportAnswered(let uuid): ["type": "report_answered", "call_id": id(uuid)]
         case .completeAnswer(let callID, let fulfilled): ["type": "complete_answer", "call_id": callID, "fulfilled": fulfilled]
         case .pushHandled(let callID, let disposition):
             ["type": "push_handled", "call_id": callID ?? NSNull(), "disposition": snakeCase(disposition.rawValue)]

@@ -1,0 +1,185 @@
+import Foundation
+import RingerKit
+import RingerSync
+import RingerWire
+import Testing
+
+/// The phone never loses an answer (issue 27, item 1) nor a hang-up to a short outage, and every way of answering
+/// reaches the native call UI (item 3). The coordinator runs on a clock twenty times faster than real time, so a
+/// 30-second ring takes a second and a half.
+@Suite struct NeverLostAnswerTests {
+    /// A clock running `speed` times faster than real time from now; its sleeps are scaled down to match.
+    final class FastClock: Sendable {
+        let start = Date()
+        let speed: Double
+        init(speed: Double = 20) { self.speed = speed }
+        func now() -> Date { start.addingTimeInterval(Date().timeIntervalSince(start) * speed) }
+        func sleep(until deadline: Date) async throws {
+            let seconds = deadline.timeIntervalSince(now()) / speed
+            if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
+        }
+    }
+
+    /// The server over a network that is down while `isDown` says so: every request then fails as URLSession's
+    /// do without a network; otherwise accept, ringing and hang-ups succeed.
+    final class OutageTransport: HTTPTransport, @unchecked Sendable {
+        // @unchecked: `log` is guarded by `lock`.
+        private let lock = NSLock()
+        private var log: [String] = []
+        private let clock: FastClock
+        private let isDown: @Sendable (Date) -> Bool
+        var requests: [String] { lock.withLock { log } }
+
+        init(clock: FastClock, isDown: @escaping @Sendable (Date) -> Bool) {
+            self.clock = clock
+            self.isDown = isDown
+        }
+
+        func count(_ suffix: String) -> Int { requests.filter { $0.hasSuffix(suffix) }.count }
+
+        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+            let now = clock.now()
+            guard !isDown(now) else { throw URLError(.notConnectedToInternet) }
+            lock.withLock { log.append("\(method) \(url.path)") }
+            let callID = url.pathComponents[3]
+            let call = Call(callId: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                            hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+            if url.path.hasSuffix("/accept") {
+                return (200, try RingerJSON.encode(AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m"))))
+            }
+            return (200, try RingerJSON.encode(call))
+        }
+    }
+
+    let clock = FastClock()
+    let callID = UUID().uuidString.lowercased()
+    var uuid: UUID { UUID(uuidString: callID)! }
+
+    func push(ringFor seconds: TimeInterval = 30) -> Data {
+        let now = clock.now()
+        return try! RingerJSON.encode(VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                                                             sentAt: now.unixMilliseconds,
+                                                             expiresAt: now.addingTimeInterval(seconds).unixMilliseconds)))
+    }
+
+    func coordinator(ui: RecordingCallUI, transport: OutageTransport, memory: any CallMemoryStore = InMemoryCallMemoryStore(),
+                     actions: any PendingActionStore = InMemoryPendingActionStore()) -> CallCoordinator {
+        let clock = self.clock
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { clock.now() },
+                                          sleepUntil: { try await clock.sleep(until: $0) }, random: { 0.5 },
+                                          pendingActions: actions, callMemory: memory)
+        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                                                 transport: transport))
+        return coordinator
+    }
+
+    /// Waits (real time) until `condition` holds, at most five seconds.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<500 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
+        return condition()
+    }
+
+    @Test func anAnswerGivenAsTheNetworkDropsForThreeSecondsConnectsWhenItReturns() async throws {
+        let start = clock.now()
+        let transport = OutageTransport(clock: clock) { $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(4) }
+        let ui = RecordingCallUI()
+        let coordinator = coordinator(ui: ui, transport: transport)
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        try await clock.sleep(until: start.addingTimeInterval(1.5))
+        let answered = LockedValue<Bool?>(nil)
+        coordinator.answer(callID: uuid) { fulfilled in answered.withLock { $0 = fulfilled } }
+        #expect(await Self.eventually { answered.snapshot != nil })
+        #expect(answered.snapshot == true)
+        // Connected within the backoff's two-second ceiling of the network's return, and never ended meanwhile.
+        #expect(clock.now() < start.addingTimeInterval(4 + 2.5))
+        #expect(ui.ended.isEmpty)
+        #expect(ui.answered == [uuid])
+        #expect(transport.count("/accept") == 1)
+    }
+
+    @Test func anAnswerNeverDeliveredEndsAnswerNotDeliveredAtTheDeadlineAndDeclines() async throws {
+        let start = clock.now()
+        let transport = OutageTransport(clock: clock) { $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(60) }
+        let ui = RecordingCallUI()
+        let actions = InMemoryPendingActionStore()
+        let coordinator = coordinator(ui: ui, transport: transport, actions: actions)
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        try await clock.sleep(until: start.addingTimeInterval(1.5))
+        let answered = LockedValue<Bool?>(nil)
+        coordinator.answer(callID: uuid) { fulfilled in answered.withLock { $0 = fulfilled } }
+        #expect(await Self.eventually { answered.snapshot != nil })
+        #expect(answered.snapshot == false)
+        // Not before the ring deadline (30 s) and its grace (2 s).
+        #expect(clock.now() >= start.addingTimeInterval(32))
+        #expect(ui.ended.map(\.1) == [.answerNotDelivered])
+        #expect(actions.load().map(\.kind) == [.decline])
+        // The decline reaches the server once the network is back.
+        #expect(await Self.eventually { transport.count("/decline") == 1 && actions.load().isEmpty })
+        #expect(transport.count("/accept") == 0)
+    }
+
+    @Test func anUnconfirmedAnswerSurvivesTheProcessAndConnectsAfterTheRelaunch() async throws {
+        let start = clock.now()
+        let memory = InMemoryCallMemoryStore()
+        let down = OutageTransport(clock: clock) { _ in true }
+        let firstUI = RecordingCallUI()
+        let first = coordinator(ui: firstUI, transport: down, memory: memory)
+        #expect(first.handleVoIPPush(push()) == .ringing)
+        first.answer(callID: uuid) { _ in }
+        #expect(memory.load().unconfirmedAnswers.keys.sorted() == [callID], "stored before the accept is sent")
+
+        // The process dies; the relaunched app finds the network back.
+        try await clock.sleep(until: start.addingTimeInterval(5))
+        let up = OutageTransport(clock: clock) { _ in false }
+        let ui = RecordingCallUI()
+        let second = coordinator(ui: ui, transport: up, memory: memory)
+        #expect(ui.reports.map(\.id) == [uuid], "shown again")
+        #expect(await Self.eventually { ui.answered == [uuid] })
+        #expect(up.count("/accept") == 1)
+        #expect(!up.requests.contains { $0.hasSuffix("/ringing") }, "not acknowledged as ringing again")
+        #expect(memory.load().unconfirmedAnswers.isEmpty)
+        _ = second
+    }
+
+    @Test func aLatePushAfterARelaunchForACallThatEndedBeforeItsPushDoesNotRing() async throws {
+        let memory = InMemoryCallMemoryStore()
+        let transport = OutageTransport(clock: clock) { _ in false }
+        let first = coordinator(ui: RecordingCallUI(), transport: transport, memory: memory)
+        #expect(first.handleNotificationPush(try RingerJSON.encode(
+            AlertOrBackgroundPush(aps: .init(), ringer: .init(type: .callCancelled, callId: callID)))) == .callCancelled)
+        let ui = RecordingCallUI()
+        let second = coordinator(ui: ui, transport: transport, memory: memory)
+        #expect(second.handleVoIPPush(push()) == .alreadyEnded)
+        #expect(ui.ended.map(\.1) == [.remoteEnded])
+    }
+
+    @Test func answeringThroughTheCoordinatorShowsTheCallAnsweredOnTheNativeUIOnce() async throws {
+        let transport = OutageTransport(clock: clock) { _ in false }
+        let ui = RecordingCallUI()
+        let coordinator = coordinator(ui: ui, transport: transport)
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        let answered = LockedValue<Bool?>(nil)
+        coordinator.answer(callID: uuid) { fulfilled in answered.withLock { $0 = fulfilled } }
+        #expect(await Self.eventually { answered.snapshot != nil })
+        #expect(ui.answered == [uuid])
+        // The native UI's own answer action that follows (iOS requests one) completes at once, with no new accept.
+        let native = LockedValue<Bool?>(nil)
+        coordinator.answer(callID: uuid) { fulfilled in native.withLock { $0 = fulfilled } }
+        #expect(native.snapshot == true)
+        #expect(ui.answered == [uuid])
+        #expect(transport.count("/accept") == 1)
+    }
+
+    @Test func aDeclineMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() async throws {
+        let start = clock.now()
+        let transport = OutageTransport(clock: clock) { $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(61) }
+        let actions = InMemoryPendingActionStore()
+        let coordinator = coordinator(ui: RecordingCallUI(), transport: transport, actions: actions)
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        try await clock.sleep(until: start.addingTimeInterval(1.5))
+        coordinator.end(callID: uuid) { _ in }
+        // Eight attempts with an 8-second cap span about a minute; the decline outlives them.
+        #expect(await Self.eventually { transport.count("/decline") == 1 && actions.load().isEmpty })
+        #expect(clock.now() >= start.addingTimeInterval(61))
+    }
+}
