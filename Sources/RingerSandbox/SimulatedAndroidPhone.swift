@@ -65,6 +65,8 @@ public final class SimulatedAndroidPhone: Sendable {
     private let server: URL
     private let userToken: String
     private let webSockets: any WebSocketTransport
+    /// The phone's data connection (``SimulatedNetwork``): the app's requests and event stream go through it.
+    public let network = SimulatedNetwork()
     private let behaviour: Behaviour
     private let now: @Sendable () -> Date
     private let sleepUntil: (@Sendable (Date) async throws -> Void)?
@@ -301,7 +303,7 @@ public final class SimulatedAndroidPhone: Sendable {
 
     // MARK: App process
 
-    private var api: RingerAPIClient { RingerAPIClient(baseURL: server, userToken: userToken) }
+    private var api: RingerAPIClient { RingerAPIClient(baseURL: server, userToken: userToken, transport: network.http()) }
 
     /// Starts the app's process unless it runs: the coordinator with the stored login at once (a message is
     /// handled right away). Returns false when the process was already running.
@@ -361,7 +363,7 @@ public final class SimulatedAndroidPhone: Sendable {
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
-        let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: webSockets,
+        let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: network.webSockets(webSockets),
                                              observe: { [weak self] in self?.observe(.event($0)) },
                                              coordinator: { [weak self] in self?.coordinator },
                                              now: now, sleepUntil: sleepUntil)

@@ -113,6 +113,8 @@ public final class SimulatedIPhone: Sendable {
     private let server: URL
     private let userToken: String
     private let webSockets: any WebSocketTransport
+    /// The phone's data connection (``SimulatedNetwork``): the app's requests and event stream go through it.
+    public let network = SimulatedNetwork()
     private let behaviour: Behaviour
     private let launchDelay: TimeInterval
     private let now: @Sendable () -> Date
@@ -227,7 +229,7 @@ public final class SimulatedIPhone: Sendable {
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
-        let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: webSockets,
+        let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: network.webSockets(webSockets),
                                              observe: { [weak self] in self?.observe(.event($0)) },
                                              coordinator: { [weak self] in self?.coordinator },
                                              now: now, sleepUntil: sleepUntil)
@@ -255,7 +257,7 @@ public final class SimulatedIPhone: Sendable {
         }
     }
 
-    private var api: RingerAPIClient { RingerAPIClient(baseURL: server, userToken: userToken) }
+    private var api: RingerAPIClient { RingerAPIClient(baseURL: server, userToken: userToken, transport: network.http()) }
 
     /// Starts the app process as a real app does at launch: the coordinator at once (PushKit needs it)
     /// with the user's API from the keychain, the event stream after `connectAfter` seconds (a woken

@@ -40,6 +40,10 @@ public struct ScenarioAction: Sendable, Equatable {
         case phoneOff
         /// The phone is switched on: APNs delivers the held push if it has not expired; no app runs.
         case phoneOn
+        /// The phone loses its data connection: the app's requests fail at once, its socket drops, pushes wait.
+        case networkDown
+        /// The data connection is back: held pushes arrive, the app's retries and reconnects get through.
+        case networkUp
         /// The server stops and starts again on the same database after `downFor` scenario seconds (on a
         /// cluster every node, each draining on `SIGTERM`).
         case restartServer(downFor: TimeInterval)
@@ -104,6 +108,8 @@ public struct ScenarioAction: Sendable, Equatable {
         case .revokeToken: return actor + "FCM token revoked"
         case .phoneOff: return actor + "phone off"
         case .phoneOn: return actor + "phone on"
+        case .networkDown: return actor + "network down"
+        case .networkUp: return actor + "network up"
         case .restartServer(let down): return "restart server (down \(down) s)"
         case .killNode(let node): return "kill node-\(node)"
         case .startNode(let node): return "start node-\(node)"

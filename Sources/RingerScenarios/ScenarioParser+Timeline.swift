@@ -5,7 +5,7 @@ import RingerWire
 /// calls placed by an earlier step.
 extension ScenarioParser {
     private static let deviceActions = ["call", "cancel", "hang_up", "answer", "decline", "background", "foreground",
-                                        "kill_app", "phone_off", "phone_on", "force_stop", "doze", "wake", "lock", "unlock",
+                                        "kill_app", "phone_off", "phone_on", "network_down", "network_up", "force_stop", "doze", "wake", "lock", "unlock",
                                         "fcm_fault", "revoke_token"]
     /// Actions only an Android phone can take.
     private static let androidActions = ["force_stop", "doze", "wake", "lock", "unlock", "fcm_fault", "revoke_token"]
@@ -70,6 +70,8 @@ extension ScenarioParser {
         case "kill_app": kind = .killApp
         case "phone_off": kind = .phoneOff
         case "phone_on": kind = .phoneOn
+        case "network_down": kind = .networkDown
+        case "network_up": kind = .networkUp
         case "force_stop": kind = .forceStop
         case "doze": kind = .doze
         case "wake": kind = .wake

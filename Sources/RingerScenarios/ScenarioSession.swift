@@ -207,6 +207,7 @@ final class ScenarioSession {
         case .killApp: phone.setApp(.swipedAway)
         case .forceStop: phone.setApp(.forceStopped)
         case .phoneOff: phone.setPower(on: false, stack: stack)
+        case .networkDown, .networkUp: phone.setNetwork(up: action.kind == .networkUp, stack: stack)
         case .phoneOn: phone.setPower(on: true, stack: stack)
         case .doze, .wake, .lock, .unlock, .fcmFault, .revokeToken:
             guard case .android(let android) = phone else { return }

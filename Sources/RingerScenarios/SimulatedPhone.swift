@@ -154,6 +154,19 @@ enum SimulatedPhone: Sendable {
         }
     }
 
+    /// Takes the phone's data connection down or brings it back (``SimulatedNetwork``): the app's requests fail
+    /// and its socket drops while it is down, and the push service holds the phone's pushes (APNs keeps one per
+    /// topic until it expires; FCM keeps them as it does for a phone that is off).
+    func setNetwork(up: Bool, stack: LocalStack) {
+        switch self {
+        case .iPhone(let phone):
+            phone.network.set(up: up)
+            for token in [phone.identity.voipToken, phone.identity.apnsToken] { stack.sandbox.setOnline(token: token, up) }
+        case .android(let phone):
+            phone.network.set(up: up)
+        }
+    }
+
     /// Pushes take `seconds` (real) to reach the phone: APNs holds each push that long; FCM answers each
     /// `messages:send` to the phone's token that late (so it is delivered that late).
     func setPushDelay(_ seconds: TimeInterval, stack: LocalStack) {
