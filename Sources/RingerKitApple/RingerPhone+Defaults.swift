@@ -34,17 +34,26 @@ extension RingerPhone {
     /// the folder cannot be created.
     /// - Returns: the store.
     public static func defaultPendingActionStore() -> any PendingActionStore {
+        guard let file = supportFile("pending-call-actions.json") else { return InMemoryPendingActionStore() }
+        return FilePendingActionStore(url: file)
+    }
+
+    /// A ``FileCallMemoryStore`` at `Application Support/Ringer/call-memory.json`, so an answer given just
+    /// before the app's process died still connects after a relaunch, and a late push never rings a call that
+    /// is over. Falls back to memory when the folder cannot be created.
+    /// - Returns: the store.
+    public static func defaultCallMemoryStore() -> any CallMemoryStore {
+        guard let file = supportFile("call-memory.json") else { return InMemoryCallMemoryStore() }
+        return FileCallMemoryStore(url: file)
+    }
+
+    /// `Application Support/Ringer/<name>`, creating the folder; nil when it cannot be created.
+    private static func supportFile(_ name: String) -> URL? {
         let files = FileManager.default
-        guard let support = files.urls(for: .applicationSupportDirectory, in: .userDomainMask).first else {
-            return InMemoryPendingActionStore()
-        }
+        guard let support = files.urls(for: .applicationSupportDirectory, in: .userDomainMask).first else { return nil }
         let folder = support.appendingPathComponent("Ringer", isDirectory: true)
-        do {
-            try files.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            return InMemoryPendingActionStore()
-        }
-        return FilePendingActionStore(url: folder.appendingPathComponent("pending-call-actions.json"))
+        guard (try? files.createDirectory(at: folder, withIntermediateDirectories: true)) != nil else { return nil }
+        return folder.appendingPathComponent(name)
     }
 }
 #endif

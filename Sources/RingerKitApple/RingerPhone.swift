@@ -52,6 +52,8 @@ public final class RingerPhone: Sendable {
     ///   - configuration: CallKit's configuration (ringtone, icon, video).
     ///   - pendingActions: where hang-ups wait for the server's acknowledgement; by default a file in
     ///     Application Support, so they survive a relaunch.
+    ///   - callMemory: where the calls that ended and the answers not yet confirmed survive a relaunch; by
+    ///     default a file in Application Support.
     ///   - http: how API requests are sent.
     ///   - webSockets: how the event stream connects.
     ///   - queue: the serial queue for PushKit's and CallKit's delegate callbacks.
@@ -67,6 +69,7 @@ public final class RingerPhone: Sendable {
                 bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,
                 configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
                 pendingActions: any PendingActionStore = RingerPhone.defaultPendingActionStore(),
+                callMemory: any CallMemoryStore = RingerPhone.defaultCallMemoryStore(),
                 http: any HTTPTransport = URLSessionHTTPTransport(),
                 webSockets: any WebSocketTransport = URLSessionWebSocketTransport(),
                 queue: DispatchQueue = DispatchQueue(label: "dev.ringer.calls"),
@@ -83,7 +86,7 @@ public final class RingerPhone: Sendable {
         // the server's timeline.
         let clockOffsets = UserDefaultsClockOffsetStore(defaults: Self.defaults(defaultsSuite))
         coordinator = CallCoordinator(deviceID: deviceID, ui: callKit, pendingActions: pendingActions,
-                                      clockOffsets: clockOffsets, observer: observer)
+                                      clockOffsets: clockOffsets, callMemory: callMemory, observer: observer)
         callKit.attach(coordinator)
         registrar = PushTokenRegistrar(deviceID: deviceID, platform: .ios, bundleID: bundleID,
                                        apnsEnvironment: apnsEnvironment)

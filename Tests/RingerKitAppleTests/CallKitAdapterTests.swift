@@ -154,6 +154,61 @@ import Testing
         #expect(!answer.mirrorCompletedAfterTimeout)
     }
 
+    /// An answer action whose `timeoutDate` is `seconds` from its creation.
+    final class ShortTimeoutAnswer: CXAnswerCallAction {
+        let timeout: Date
+        init(call: UUID, timeoutIn seconds: TimeInterval) {
+            timeout = Date().addingTimeInterval(seconds)
+            super.init(call: call)
+        }
+        override var timeoutDate: Date { timeout }
+    }
+
+    @Test func anAnswerTheServerHasNotConfirmedIsFulfilledJustBeforeCallKitsTimeoutAndKeepsBeingSent() async throws {
+        let harness = PhoneHarness()
+        let uuid = try #require(await harness.ring())
+        let callID = uuid.uuidString.lowercased()
+        let server = harness.server
+        server.answerAccepts(.hold)
+        let answer = ShortTimeoutAnswer(call: uuid, timeoutIn: 1.5)
+        harness.provider.mirrorPerform(answer)
+        // Fulfilled a second before the timeout, though the server has not answered.
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .fulfilled })
+        #expect(server.heldAccepts == 1)
+        #expect(!harness.observed(.answered(callID: callID, media: server.media(callID))))
+        // The held accept is answered: the call connects, with no second completion and nothing ended.
+        server.releaseHeldAccepts()
+        #expect(await eventually(within: 5) { harness.observed(.answered(callID: callID, media: server.media(callID))) })
+        #expect(answer.mirrorCompletionCount == 1)
+        #expect(!harness.provider.mirrorReports.contains { if case .ended = $0 { true } else { false } })
+    }
+
+    @Test func anAnswerFromTheAppsOwnScreenIsShownAnsweredOnCallKitOnceConfirmed() async throws {
+        let harness = PhoneHarness()
+        harness.phone.callKit.callController.mirrorProvider = harness.provider
+        let uuid = try #require(await harness.ring())
+        let answered = Recorder<Bool>()
+        harness.phone.coordinator.answer(callID: uuid) { answered.append($0) }
+        #expect(await eventually(within: 5) { answered.all == [true] })
+        let controller = harness.phone.callKit.callController
+        #expect(await eventually(within: 5) { controller.mirrorTransactions.count == 1 })
+        let requested = try #require(controller.mirrorTransactions.first?.actions.first as? CXAnswerCallAction)
+        #expect(requested.callUUID == uuid)
+        #expect(await eventually(within: 5) { requested.mirrorOutcome == .fulfilled })
+        #expect(harness.server.count("POST /v1/calls/\(uuid.uuidString.lowercased())/accept") == 1)
+    }
+
+    @Test func anAnswerOnCallKitItselfRequestsNoSecondAnswerAction() async throws {
+        let harness = PhoneHarness()
+        harness.phone.callKit.callController.mirrorProvider = harness.provider
+        let uuid = try #require(await harness.ring())
+        let answer = CXAnswerCallAction(call: uuid)
+        harness.provider.mirrorPerform(answer)
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .fulfilled })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(harness.phone.callKit.callController.mirrorTransactions.isEmpty)
+    }
+
     @Test func outgoingCallIsStartedOnCallKitWithTheServerCallID() async throws {
         let harness = PhoneHarness()
         harness.phone.callKit.callController.mirrorProvider = harness.provider

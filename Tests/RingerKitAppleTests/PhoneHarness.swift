@@ -19,7 +19,8 @@ struct PhoneHarness {
     init(loggedIn: Bool = true) {
         let observations = observations
         phone = RingerPhone(server: URL(string: "http://127.0.0.1:9")!, deviceID: "bob-iphone", bundleID: "dev.ringer.demo",
-                            apnsEnvironment: .sandbox, pendingActions: InMemoryPendingActionStore(), http: server,
+                            apnsEnvironment: .sandbox, pendingActions: InMemoryPendingActionStore(),
+                            callMemory: InMemoryCallMemoryStore(), http: server,
                             webSockets: sockets, queue: DispatchQueue(label: "test.calls"),
                             observer: { observations.append($0) })
         if loggedIn { phone.logIn(userToken: "bob") }

@@ -22,7 +22,8 @@ import Testing
         let sockets = FakeWebSockets()
         let phone = RingerPhone(server: URL(string: "http://127.0.0.1:9")!, deviceID: "shared-iphone",
                                 bundleID: "dev.ringer.demo", apnsEnvironment: .sandbox,
-                                pendingActions: InMemoryPendingActionStore(), http: FakeCallServer(),
+                                pendingActions: InMemoryPendingActionStore(), callMemory: InMemoryCallMemoryStore(),
+                                http: FakeCallServer(),
                                 webSockets: sockets, queue: DispatchQueue(label: "test.calls"), defaultsSuite: suite)
         phone.logIn(userToken: userToken(user))
         return (phone, sockets)
@@ -39,7 +40,8 @@ import Testing
         let sockets = FakeWebSockets()
         let phone = RingerPhone(server: URL(string: "http://127.0.0.1:9")!, deviceID: "shared-iphone",
                                 bundleID: "dev.ringer.demo", apnsEnvironment: .sandbox,
-                                pendingActions: InMemoryPendingActionStore(), http: FakeCallServer(),
+                                pendingActions: InMemoryPendingActionStore(), callMemory: InMemoryCallMemoryStore(),
+                                http: FakeCallServer(),
                                 webSockets: sockets, queue: DispatchQueue(label: "test.calls"),
                                 streamStatus: { statuses.append($0) })
         phone.logIn(userToken: Self.userToken("bob"))
