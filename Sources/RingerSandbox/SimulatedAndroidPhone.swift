@@ -77,6 +77,8 @@ public final class SimulatedAndroidPhone: Sendable {
     /// The app's kept server-minus-phone clock offset, across launches. It starts at 0: the app ran before and
     /// learned it, and the simulated phone reads the stack's own clock.
     private let clockOffsets = InMemoryClockOffsetStore(offset: 0)
+    /// The app's memory of ended calls and unconfirmed answers, across processes (a file in a real app).
+    private let callMemory = InMemoryCallMemoryStore()
 
     /// Creates the phone, switched on, with the app installed but never opened (Android's stopped state).
     /// - Parameters:
@@ -314,10 +316,11 @@ public final class SimulatedAndroidPhone: Sendable {
         }
         let fresh = if let sleepUntil {
             CallCoordinator(deviceID: identity.deviceID, ui: connectionService, now: now, sleepUntil: sleepUntil,
-                            pendingActions: pendingActions, clockOffsets: clockOffsets, observer: observer)
+                            pendingActions: pendingActions, clockOffsets: clockOffsets, callMemory: callMemory,
+                            observer: observer)
         } else {
             CallCoordinator(deviceID: identity.deviceID, ui: connectionService, now: now, pendingActions: pendingActions,
-                            clockOffsets: clockOffsets, observer: observer)
+                            clockOffsets: clockOffsets, callMemory: callMemory, observer: observer)
         }
         let started = state.withLock { state -> Bool in
             guard state.app == nil else { return false }
