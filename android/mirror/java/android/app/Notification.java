@@ -13,6 +13,7 @@ public class Notification {
     public static final String CATEGORY_CALL = "call";
     public static final int FLAG_ONGOING_EVENT = 0x00000002;
     public static final int FLAG_INSISTENT = 0x00000004;
+    public static final int FLAG_ONLY_ALERT_ONCE = 0x00000008;
 
     public String category;
     public int flags;
@@ -25,6 +26,7 @@ public class Notification {
     /** Mirror only: the system dropped the full-screen intent (API 34, USE_FULL_SCREEN_INTENT not granted). */
     public boolean mirrorFullScreenIntentDenied;
     public CharSequence mirrorTitle;
+    public CharSequence mirrorText;
     public int mirrorSmallIcon;
 
     public Notification() {}
@@ -108,7 +110,7 @@ public class Notification {
 
         public Builder setSmallIcon(int icon) { n.mirrorSmallIcon = icon; return this; }
         public Builder setContentTitle(CharSequence title) { n.mirrorTitle = title; return this; }
-        public Builder setContentText(CharSequence text) { return this; }
+        public Builder setContentText(CharSequence text) { n.mirrorText = text; return this; }
         public Builder setCategory(String category) { n.category = category; return this; }
         public Builder setOngoing(boolean ongoing) {
             n.flags = ongoing ? n.flags | FLAG_ONGOING_EVENT : n.flags & ~FLAG_ONGOING_EVENT;
@@ -118,6 +120,11 @@ public class Notification {
         public Builder setFullScreenIntent(PendingIntent intent, boolean highPriority) { n.fullScreenIntent = intent; return this; }
         public Builder addAction(Action action) { mActions.add(action); return this; }
         public Builder setStyle(Style style) { n.mirrorStyle = style; return this; }
+        /** Sound and vibration only when not already showing; an update with it stops any ongoing alerting. */
+        public Builder setOnlyAlertOnce(boolean onlyAlertOnce) {
+            n.flags = onlyAlertOnce ? n.flags | FLAG_ONLY_ALERT_ONCE : n.flags & ~FLAG_ONLY_ALERT_ONCE;
+            return this;
+        }
 
         public Notification build() {
             n.actions = mActions.isEmpty() ? null : mActions.toArray(new Action[0]);

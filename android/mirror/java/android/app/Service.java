@@ -22,6 +22,12 @@ public abstract class Service extends ContextWrapper {
     /** Mirror only: every type startForeground was called with, in order. */
     public final java.util.List<Integer> mirrorForegroundTypes = new java.util.ArrayList<Integer>();
     public boolean mirrorStoppedSelf;
+    /**
+     * Mirror only: whether the service, as last put in the foreground, may capture from the microphone: its type
+     * includes MICROPHONE and the app was allowed while-in-use permissions then (visible); before API 30 any
+     * foreground service may.
+     */
+    public boolean mirrorMicrophoneAllowed;
     /** Mirror only: the device's API level the system rules below apply for (Build.VERSION.SDK_INT by default). */
     public int mirrorSdkInt = android.os.Build.VERSION.SDK_INT;
 
@@ -34,16 +40,38 @@ public abstract class Service extends ContextWrapper {
 
     public final void startForeground(int id, Notification notification) {
         record(id, notification, -1);
+        // Before API 30 a foreground service's process may use the microphone whatever its type.
+        mirrorMicrophoneAllowed = mirrorSdkInt < 30 && checkSelfPermission(android.Manifest.permission.RECORD_AUDIO)
+            == android.content.pm.PackageManager.PERMISSION_GRANTED;
     }
 
-    /** API 29. Throws SecurityException for a type the app may not use (API 34), ForegroundServiceStartNotAllowedException (API 31). */
+    /**
+     * API 29. Throws SecurityException for a type the app may not use (API 34: phoneCall without MANAGE_OWN_CALLS,
+     * and the microphone rules below), ForegroundServiceStartNotAllowedException (API 31). The microphone is a while-in-use permission: from API 34 a microphone type is refused
+     * (SecurityException) without RECORD_AUDIO, or while the app is not visible (developer.android.com,
+     * "Restrictions on starting a foreground service from the background", while-in-use permissions); on API 30-33
+     * such a start is accepted but the service gets no microphone access.
+     */
     public final void startForeground(int id, Notification notification, int foregroundServiceType) {
-        if (mirrorSdkInt >= 34 && (foregroundServiceType & android.content.pm.ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE) != 0
-                && checkSelfPermission(android.Manifest.permission.RECORD_AUDIO) != android.content.pm.PackageManager.PERMISSION_GRANTED) {
+        boolean microphone = (foregroundServiceType & android.content.pm.ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE) != 0;
+        boolean recordAudio = checkSelfPermission(android.Manifest.permission.RECORD_AUDIO)
+            == android.content.pm.PackageManager.PERMISSION_GRANTED;
+        if (mirrorSdkInt >= 34 && (foregroundServiceType & android.content.pm.ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL) != 0
+                && checkSelfPermission(android.Manifest.permission.MANAGE_OWN_CALLS)
+                    != android.content.pm.PackageManager.PERMISSION_GRANTED) {
+            // Android 14: phoneCall needs MANAGE_OWN_CALLS (or the dialer role), as "Foreground service types" says.
+            throw new SecurityException("Starting FGS with type phoneCall requires permissions: MANAGE_OWN_CALLS");
+        }
+        if (mirrorSdkInt >= 34 && microphone && !recordAudio) {
             // Android 14: a microphone-typed foreground service needs RECORD_AUDIO granted.
             throw new SecurityException("Starting FGS with type microphone requires permissions: RECORD_AUDIO");
         }
+        if (mirrorSdkInt >= 34 && microphone && !mirrorAppVisible()) {
+            throw new SecurityException("Starting FGS with type microphone: the app is in the background and not "
+                + "exempt from the while-in-use permission restrictions");
+        }
         record(id, notification, foregroundServiceType);
+        mirrorMicrophoneAllowed = recordAudio && (mirrorSdkInt < 30 || (microphone && mirrorAppVisible()));
     }
 
     private void record(int id, Notification notification, int type) {
@@ -60,6 +88,7 @@ public abstract class Service extends ContextWrapper {
     public final void stopForeground(int notificationBehavior) {
         mirrorForegroundNotification = null;
         mirrorForegroundType = -1;
+        mirrorMicrophoneAllowed = false;
     }
 
     public final void stopSelf() { mirrorStoppedSelf = true; }

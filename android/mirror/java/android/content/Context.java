@@ -22,4 +22,12 @@ public abstract class Context {
     public abstract boolean stopService(Intent service);
     /** Throws ActivityNotFoundException (a RuntimeException) when nothing handles the intent. */
     public abstract void startActivity(Intent intent);
+    public abstract android.content.pm.PackageManager getPackageManager();
+
+    /**
+     * Mirror only: whether the app is visible now (an activity of it in the foreground), which is what lets a
+     * foreground service started now use while-in-use permissions such as the microphone (Android:
+     * "Restrictions on starting a foreground service from the background"). True unless the test's phone says.
+     */
+    public boolean mirrorAppVisible() { return true; }
 }

@@ -26,6 +26,8 @@ public class ContextWrapper extends Context {
     @Override public ComponentName startForegroundService(Intent service) { return mBase.startForegroundService(service); }
     @Override public boolean stopService(Intent service) { return mBase.stopService(service); }
     @Override public void startActivity(Intent intent) { mBase.startActivity(intent); }
+    @Override public android.content.pm.PackageManager getPackageManager() { return mBase.getPackageManager(); }
+    @Override public boolean mirrorAppVisible() { return mBase.mirrorAppVisible(); }
 
     /** Mirror only: the system attaching the base context to a Service or Application it created. */
     public void mirrorAttach(Context base) { attachBaseContext(base); }

@@ -87,4 +87,6 @@ public abstract class Connection {
     public void onAbort() {}
     /** API 26: self-managed calls show their own incoming-call UI when Telecom says so. */
     public void onShowIncomingCallUi() {}
+    /** API 29: Telecom asks to silence the ringer (volume-down while ringing, or TelecomManager.silenceRinger()). */
+    public void onSilence() {}
 }

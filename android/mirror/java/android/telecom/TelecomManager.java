@@ -25,8 +25,26 @@ public class TelecomManager {
     /** Mirror only: told of each accepted addNewIncomingCall, as the system's Telecom would then bind the service. */
     public volatile java.util.function.Consumer<Bundle> mirrorIncomingListener;
 
+    /** Mirror only: the connections Telecom holds for this app (what its ConnectionService returned). */
+    public final List<Connection> mirrorConnections = new java.util.concurrent.CopyOnWriteArrayList<Connection>();
+
     /** Mirror only (the real one is the system's). */
     public TelecomManager() {}
+
+    /**
+     * Mirror only: whether Telecom has a call of this app's self-managed account that is not disconnected (the
+     * system's own TelecomManager.isInSelfManagedCall, which NotificationManagerService asks before exempting a
+     * CallStyle notification from a denied POST_NOTIFICATIONS).
+     */
+    public boolean mirrorIsInSelfManagedCall() {
+        for (Connection connection : mirrorConnections) {
+            if (connection.getState() != Connection.STATE_DISCONNECTED && !connection.mirrorDestroyed
+                    && (connection.getConnectionProperties() & Connection.PROPERTY_SELF_MANAGED) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     public void registerPhoneAccount(PhoneAccount account) { mirrorRegistered.add(account); }
 

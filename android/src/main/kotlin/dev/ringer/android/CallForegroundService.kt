@@ -11,17 +11,28 @@ import android.os.IBinder
 import dev.ringer.kit.Party
 
 /**
- * The foreground service an answered or dialled call holds, so the process keeps running (and may use the
- * microphone) while the app is in the background (Android: "Foreground service types", `phoneCall`).
+ * The foreground service an answered or dialled call holds, so the process keeps running and may use the
+ * microphone while the app is in the background (Android: "Foreground service types", `phoneCall` and
+ * `microphone`).
  *
- * Its type is `FOREGROUND_SERVICE_TYPE_PHONE_CALL`, plus `FOREGROUND_SERVICE_TYPE_MICROPHONE` once the call is
- * active and `RECORD_AUDIO` is granted (Android 14 refuses a microphone type without the permission). A start
- * the system refuses, in [start] (`startForegroundService`: `IllegalStateException`, API 31
+ * Its type is `FOREGROUND_SERVICE_TYPE_PHONE_CALL`, plus `FOREGROUND_SERVICE_TYPE_MICROPHONE` from the moment the
+ * user answers or dials, when `RECORD_AUDIO` is granted. The microphone is a while-in-use permission: Android 11+
+ * lets a foreground service use it only when the service was started while the app was visible or under one of the
+ * documented exemptions, and Android 14 refuses the `microphone` type otherwise (`SecurityException`;
+ * developer.android.com, "Restrictions on starting a foreground service from the background", "Restrictions on
+ * starting foreground services that need while-in-use permissions"). None of those exemptions covers a call a
+ * self-managed `ConnectionService` app answers from a headset, car or watch while in the background (Telecom gives
+ * foreground-service delegation, microphone included, only to calls added with `TelecomManager.addCall`, the API
+ * Core-Telecom uses). So the type is asked for at answer or dial, when the user is usually in the app (the
+ * notification's answer action opens the app's call activity; a locked phone shows it full screen), not later when
+ * the server confirms; a refusal keeps the call on `phoneCall` alone, shows "microphone off" in the call's
+ * notification, and [TelecomCallUi.appInForeground] asks again once the user opens the app.
+ *
+ * A start the system refuses, in [start] (`startForegroundService`: `IllegalStateException`, API 31
  * `ForegroundServiceStartNotAllowedException`) or in [onStartCommand] (`startForeground`: `SecurityException`,
  * `ForegroundServiceStartNotAllowedException`), ends the call with `DisconnectCause.ERROR` through
- * [TelecomCallUi.foregroundRefused]; the app stays alive. A refusal of the microphone type alone (Android 14, the
- * app in the background) keeps the call on the phoneCall type. [TelecomCallUi] starts and stops it, and never
- * stops it before a start reached `startForeground`.
+ * [TelecomCallUi.foregroundRefused]; the app stays alive. [TelecomCallUi] starts and stops it, and never stops it
+ * before a start reached `startForeground`.
  */
 class CallForegroundService : Service() {
     /** Goes foreground for the call in the intent, with the types its state allows. */
@@ -36,15 +47,22 @@ class CallForegroundService : Service() {
         }
         val notifications = callUi.notifications
         val peer = Party(intent.getStringExtra(RingerIntents.EXTRA_PEER_ID) ?: callId, intent.getStringExtra(RingerIntents.EXTRA_PEER_NAME))
-        val notification = notifications.buildOngoing(callId, peer)
-        val active = intent.getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false)
+        val microphoneWanted = intent.getBooleanExtra(RingerIntents.EXTRA_MICROPHONE, false)
         val recordAudio = checkSelfPermission(Manifest.permission.RECORD_AUDIO) == PackageManager.PERMISSION_GRANTED
-        val types = foregroundServiceTypes(active, recordAudio)
-        val wentForeground = goForeground(callUi, notification, types) ||
-            // Android 14 refuses the microphone type while the app is in the background (a call answered from a
-            // headset, car or watch): the call keeps the phoneCall type rather than ending.
-            (types != ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL &&
-                goForeground(callUi, notification, ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL))
+        val types = foregroundServiceTypes(microphoneWanted, recordAudio)
+        val phoneCallOnly = ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL
+        val wentForeground = when (goForeground(callUi, notifications.buildOngoing(callId, peer), types)) {
+            Start.STARTED -> {
+                if (types != phoneCallOnly) callUi.microphoneGranted()
+                true
+            }
+            // Android 14 refuses a microphone type with SecurityException (the app was in the background): the
+            // call goes on without the microphone rather than ending, and its notification says how to turn it on.
+            Start.TYPE_REFUSED -> types != phoneCallOnly &&
+                goForeground(callUi, notifications.buildOngoing(callId, peer, microphoneOff = true), phoneCallOnly) == Start.STARTED &&
+                callUi.microphoneRefused()
+            Start.REFUSED -> false
+        }
         if (!wentForeground) {
             refused(callUi, callId)
             return START_NOT_STICKY
@@ -57,23 +75,30 @@ class CallForegroundService : Service() {
         return START_NOT_STICKY
     }
 
+    /** How a `startForeground` went. */
+    private enum class Start {
+        STARTED,
+        /** `SecurityException`: a type the app may not use now (API 34); another type set may pass. */
+        TYPE_REFUSED,
+        /** `IllegalStateException`, incl. `ForegroundServiceStartNotAllowedException` (API 31): no foreground now. */
+        REFUSED
+    }
+
     /**
-     * `startForeground` with [types] (typed from API 29).
-     * @return false when the system refused: `SecurityException` (a type the app may not use now, API 34),
-     *   `IllegalStateException` incl. `ForegroundServiceStartNotAllowedException` (API 31), caught as its superclass
-     *   so the handler also loads on API 26-30, where the class does not exist.
+     * `startForeground` with [types] (typed from API 29). `ForegroundServiceStartNotAllowedException` is caught as
+     * its superclass `IllegalStateException`, so the handler also loads on API 26-30, where the class does not exist.
      */
-    private fun goForeground(callUi: TelecomCallUi, notification: android.app.Notification, types: Int): Boolean = try {
+    private fun goForeground(callUi: TelecomCallUi, notification: android.app.Notification, types: Int): Start = try {
         if (callUi.sdkInt >= Build.VERSION_CODES.Q) {
             startForeground(NOTIFICATION_ID, notification, types)
         } else {
             startForeground(NOTIFICATION_ID, notification)
         }
-        true
+        Start.STARTED
     } catch (e: SecurityException) {
-        false
+        Start.TYPE_REFUSED
     } catch (e: IllegalStateException) {
-        false
+        Start.REFUSED
     }
 
     /** Not bound: the service only holds the process in the foreground. */
@@ -91,24 +116,26 @@ class CallForegroundService : Service() {
         const val NOTIFICATION_ID = 0x52494E48
 
         /**
-         * The `foregroundServiceType` for a call: `PHONE_CALL`, with `MICROPHONE` only when the call is active
-         * and `RECORD_AUDIO` is granted (both declared in the manifest, as Android 14 requires).
+         * The `foregroundServiceType` for a call: `PHONE_CALL`, with `MICROPHONE` only when the call was answered
+         * or dialled ([microphoneWanted]) and `RECORD_AUDIO` is granted (both types declared in the manifest, as
+         * Android 14 requires; Android 14 refuses a microphone type without the permission).
          */
-        fun foregroundServiceTypes(active: Boolean, recordAudioGranted: Boolean): Int {
-            val microphone = if (active && recordAudioGranted) ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE else 0
+        fun foregroundServiceTypes(microphoneWanted: Boolean, recordAudioGranted: Boolean): Int {
+            val microphone = if (microphoneWanted && recordAudioGranted) ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE else 0
             return ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL or microphone
         }
 
         /**
-         * Starts the service for [callId], or updates its types (`active`).
+         * Starts the service for [callId], or updates its types and notification.
+         * @param microphoneWanted whether to ask for the microphone type (the call was answered or dialled).
          * @return false when the system refused (`SecurityException`, `IllegalStateException` incl.
          *   `ForegroundServiceStartNotAllowedException`); the caller ends the call.
          */
-        fun start(context: Context, callId: String, peer: Party, active: Boolean): Boolean {
+        fun start(context: Context, callId: String, peer: Party, microphoneWanted: Boolean): Boolean {
             val intent = Intent(context, CallForegroundService::class.java)
                 .putExtra(RingerIntents.EXTRA_CALL_ID, callId)
                 .putExtra(RingerIntents.EXTRA_PEER_ID, peer.id)
-                .putExtra(RingerIntents.EXTRA_ACTIVE, active)
+                .putExtra(RingerIntents.EXTRA_MICROPHONE, microphoneWanted)
             peer.name?.let { intent.putExtra(RingerIntents.EXTRA_PEER_NAME, it) }
             return try {
                 context.startForegroundService(intent)

@@ -8,6 +8,9 @@ package dev.ringer.android
  *   [RingerIntents.EXTRA_CALL_ID], and passes them to `RingerPhone.handleCallIntent`.
  * @property smallIcon the notifications' small icon (a drawable resource id).
  * @property actionIcon the icon of the answer/decline/hang-up actions before API 31 (CallStyle draws its own).
+ * @property microphoneOffText the ongoing call's text while Android withholds the microphone (answered from a
+ *   headset, car or watch while the app was in the background): tapping the notification opens the call activity,
+ *   and the microphone starts then.
  */
 data class CallNotificationConfig(
     val callActivity: Class<*>,
@@ -20,5 +23,6 @@ data class CallNotificationConfig(
     val ongoingText: String = "Ongoing call",
     val answerLabel: String = "Answer",
     val declineLabel: String = "Decline",
-    val hangUpLabel: String = "Hang up"
+    val hangUpLabel: String = "Hang up",
+    val microphoneOffText: String = "Microphone off: tap to turn it on"
 )

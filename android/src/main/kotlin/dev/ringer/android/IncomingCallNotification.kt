@@ -42,15 +42,22 @@ class IncomingCallNotification(
     private val sdkInt: Int = Build.VERSION.SDK_INT
 ) {
     /**
-     * Posts the ringing call's notification (tag: the call id). Never throws for the system's refusal of the
-     * CallStyle form: it then posts the plain form with the same actions and intents.
+     * Posts the ringing call's notification (tag: the call id), or replaces it. Never throws for the system's
+     * refusal of the CallStyle form: it then posts the plain form with the same actions and intents.
+     *
+     * Without `POST_NOTIFICATIONS` (Android 13+) Android still shows the CallStyle form while Telecom holds the
+     * app's self-managed call (developer.android.com, "Notification runtime permission", Exemptions: apps that
+     * self-manage phone calls), so the call still rings; the plain form, a call without Telecom, and any
+     * notification before Android 13 with the app's notifications blocked are dropped.
+     * @param silent the ringer was silenced (`Connection.onSilence`): posted with `setOnlyAlertOnce(true)` and not
+     *   insistent, which stops the channel's ringtone and vibration while the call still shows as ringing.
      */
-    fun show(report: IncomingCallReport) {
+    fun show(report: IncomingCallReport, silent: Boolean = false) {
         createChannels()
         try {
-            manager.notify(report.callId, NOTIFICATION_ID, build(report))
+            manager.notify(report.callId, NOTIFICATION_ID, build(report, silent = silent))
         } catch (e: IllegalArgumentException) {
-            manager.notify(report.callId, NOTIFICATION_ID, build(report, callStyle = false))
+            manager.notify(report.callId, NOTIFICATION_ID, build(report, callStyle = false, silent = silent))
         }
     }
 
@@ -62,8 +69,9 @@ class IncomingCallNotification(
     /**
      * The ringing call's notification, for [show] (and for apps that post it themselves).
      * @param callStyle whether to use `Notification.CallStyle` (API 31+); false gives plain actions.
+     * @param silent for a silenced ringer: alerts only if not already showing (`setOnlyAlertOnce`), not insistent.
      */
-    fun build(report: IncomingCallReport, callStyle: Boolean = sdkInt >= Build.VERSION_CODES.S): Notification {
+    fun build(report: IncomingCallReport, callStyle: Boolean = sdkInt >= Build.VERSION_CODES.S, silent: Boolean = false): Notification {
         val name = displayName(report.caller)
         val show = activityIntent(RingerIntents.ACTION_SHOW_INCOMING_CALL, report.callId, REQUEST_SHOW)
         val answer = activityIntent(RingerIntents.ACTION_ANSWER, report.callId, REQUEST_ANSWER)
@@ -82,24 +90,29 @@ class IncomingCallNotification(
             builder.addAction(action(config.declineLabel, decline))
             builder.addAction(action(config.answerLabel, answer))
         }
+        // Android: re-posting with only-alert-once stops the channel's sound now playing (Connection.onSilence).
+        if (silent) builder.setOnlyAlertOnce(true)
         val notification = builder.build()
-        // The ringtone repeats until the notification goes (the call is answered, declined or over).
-        notification.flags = notification.flags or Notification.FLAG_INSISTENT
+        // The ringtone repeats until the notification goes (the call is answered, declined or over) or is silenced.
+        if (!silent) notification.flags = notification.flags or Notification.FLAG_INSISTENT
         return notification
     }
 
     /**
      * The notification an answered or dialled call's foreground service shows: ongoing, `CATEGORY_CALL`, a
-     * hang-up action to [RingerActionReceiver]; `CallStyle.forOngoingCall` from API 31.
+     * hang-up action to [RingerActionReceiver]; `CallStyle.forOngoingCall` from API 31. Its content intent opens
+     * the app's call activity, which is also how the user turns a refused microphone on.
+     * @param microphoneOff Android refused the microphone (the app was in the background): the text says so
+     *   ([CallNotificationConfig.microphoneOffText]).
      */
-    fun buildOngoing(callId: String, peer: Party): Notification {
+    fun buildOngoing(callId: String, peer: Party, microphoneOff: Boolean = false): Notification {
         createChannels()
         val show = activityIntent(RingerIntents.ACTION_SHOW_INCOMING_CALL, callId, REQUEST_SHOW)
         val hangUp = receiverIntent(RingerIntents.ACTION_HANG_UP, callId, REQUEST_HANG_UP)
         val builder = Notification.Builder(context, ONGOING_CHANNEL_ID)
             .setSmallIcon(config.smallIcon)
             .setContentTitle(displayName(peer))
-            .setContentText(config.ongoingText)
+            .setContentText(if (microphoneOff) config.microphoneOffText else config.ongoingText)
             .setCategory(Notification.CATEGORY_CALL)
             .setOngoing(true)
             .setContentIntent(show)

@@ -17,6 +17,9 @@ class RingerConnection(val callId: String, val incoming: Boolean, private val ow
     /** Whether the connection has ever been `STATE_ACTIVE` (so its audio session was activated). */
     val hasBeenActive: Boolean get() = wasActive
 
+    /** Whether the user answered it (the answer may still wait for the server). */
+    val isAnswered: Boolean get() = answering
+
     /** Returns true the first time only, so an answer from Telecom and one from the notification count once. */
     @Synchronized internal fun beginAnswer(): Boolean {
         if (answering) return false
@@ -41,6 +44,12 @@ class RingerConnection(val callId: String, val incoming: Boolean, private val ow
 
     /** Android: a self-managed app shows its own incoming-call UI when Telecom says so (API 26). */
     override fun onShowIncomingCallUi() { owner.showIncomingCallUi(callId) }
+
+    /**
+     * Volume-down while ringing, or `TelecomManager.silenceRinger()` (API 29): a self-managed app silences its own
+     * ringtone; the call keeps ringing on screen (Android: `Connection.onSilence`).
+     */
+    override fun onSilence() { owner.silenceRinger(callId) }
 
     /** `STATE_ACTIVE` (answer confirmed, or outgoing call connected) is when the call's audio may start. */
     override fun onStateChanged(state: Int) {

@@ -23,6 +23,9 @@ object RingerIntents {
     const val EXTRA_PEER_NAME = "dev.ringer.android.extra.PEER_NAME"
     /** Whether the call offers video (boolean). */
     const val EXTRA_HAS_VIDEO = "dev.ringer.android.extra.HAS_VIDEO"
-    /** For [CallForegroundService]: whether the call is active (boolean), so the microphone type may be added. */
-    const val EXTRA_ACTIVE = "dev.ringer.android.extra.ACTIVE"
+    /**
+     * For [CallForegroundService]: whether to ask for the microphone type (boolean): true once the user answered or
+     * dialled the call.
+     */
+    const val EXTRA_MICROPHONE = "dev.ringer.android.extra.MICROPHONE"
 }

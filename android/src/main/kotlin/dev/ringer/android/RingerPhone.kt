@@ -95,18 +95,22 @@ class RingerPhone(
     private val tokenAge = PushTokenAge(File(folder, "fcm-token-age.json"))
     private val notificationManager = this.context.getSystemService(Context.NOTIFICATION_SERVICE) as NotificationManager
     private val power = this.context.getSystemService(Context.POWER_SERVICE) as PowerManager
-    private val systemReadiness = AndroidReadiness(this.context, notificationManager, power, sdkInt)
     private val lock = Any()
     private var stream: EventStream? = null
     private var fcmToken: String? = null
     private var tokenObtainedAtMs: Long? = null
     private var readinessProblems: List<String>? = null
 
-    /** The self-managed `ConnectionService` side: one `Connection` per server call id. */
+    /**
+     * The self-managed `ConnectionService` side: one `Connection` per server call id. On a device without Telecom
+     * it works without (calls ring as notifications only), where a `TelecomManager` may be missing or unusable.
+     */
     val callUi: TelecomCallUi = TelecomCallUi(
-        this.context, this.context.getSystemService(Context.TELECOM_SERVICE) as TelecomManager,
+        this.context,
+        if (AndroidReadiness.telecomSupported(this.context, sdkInt)) this.context.getSystemService(Context.TELECOM_SERVICE) as? TelecomManager else null,
         IncomingCallNotification(this.context, notificationManager, notifications, sdkInt), sdkInt
     )
+    private val systemReadiness = AndroidReadiness(this.context, notificationManager, power, sdkInt, callUi.telecomAvailable)
 
     /** The platform-neutral brain. */
     val coordinator: CallCoordinator = CallCoordinator(
@@ -216,15 +220,17 @@ class RingerPhone(
 
     /**
      * Reads what would stop this phone ringing (notifications, full-screen intent, battery optimisation,
-     * `MANAGE_OWN_CALLS`, the FCM token) and reports it to the server with the registration when it changed.
+     * `MANAGE_OWN_CALLS`, the FCM token, a device without Telecom) and reports it to the server with the registration when it changed.
      * Called at start and on a new token; call it from the app's `onResume` too, as the user may have changed
      * a setting.
-     * @return the problems now, [dev.ringer.kit.ReadinessProblem] names; empty when the phone can ring.
+     * @return the problems now, [dev.ringer.kit.ReadinessProblem] and [AndroidReadinessProblem] names; empty when the
+     *   phone can ring.
      */
     fun refreshReadiness(): List<String> {
         val facts = systemReadiness.read()
         val (token, obtainedAt) = synchronized(lock) { Pair(fcmToken, tokenObtainedAtMs) }
-        val problems = ReadinessCheck.evaluate(facts.toReadinessFacts(token, obtainedAt), System.currentTimeMillis())
+        val problems = ReadinessCheck.evaluate(facts.toReadinessFacts(token, obtainedAt), System.currentTimeMillis()) +
+            facts.androidProblems()
         val changed = synchronized(lock) {
             val changed = readinessProblems != problems
             readinessProblems = problems
@@ -261,8 +267,9 @@ class RingerPhone(
 
     /**
      * The app's call activity's intents (from the notification's content, full-screen and answer actions):
-     * [RingerIntents.ACTION_ANSWER] answers the call; both give the call id to show. Call it from `onCreate` and
-     * `onNewIntent`.
+     * [RingerIntents.ACTION_ANSWER] answers the call, [RingerIntents.ACTION_SHOW_INCOMING_CALL] also counts as
+     * [appInForeground] (the ongoing call's notification, tapped to turn a refused microphone on, sends it); both
+     * give the call id to show. Call it from `onCreate` and `onNewIntent`.
      * @return the call id, or null when the intent is not Ringer's or its call is over (an old intent after process
      *   death, or a relaunch from Recents): then show no call screen.
      */
@@ -271,9 +278,24 @@ class RingerPhone(
         if (callUi.peer(callId) == null) return null
         return when (intent.action) {
             RingerIntents.ACTION_ANSWER -> { callUi.answer(callId); callId }
-            RingerIntents.ACTION_SHOW_INCOMING_CALL -> callId
+            RingerIntents.ACTION_SHOW_INCOMING_CALL -> {
+                // The call screen is in front: a microphone Android refused in the background can start now.
+                callUi.appInForeground()
+                callId
+            }
             else -> null
         }
+    }
+
+    /**
+     * Tells the SDK the app is in front of the user; call it from the app's activities' `onResume`. An answered call
+     * whose microphone Android refused while the app was in the background (answered from a headset, car or watch;
+     * Android 14 refuses, Android 11-13 withholds it) gets it now, as a visible app may start a microphone
+     * foreground service (developer.android.com, "Restrictions on starting a foreground service from the
+     * background"). Does nothing without such a call.
+     */
+    fun appInForeground() {
+        callUi.appInForeground()
     }
 
     /**

@@ -26,17 +26,23 @@ import dev.ringer.kit.Party
  * foreground service ([CallForegroundService]) from answer or dial to the last call's end, and posts the
  * incoming-call notification when Telecom asks ([IncomingCallNotification]).
  *
+ * On a device without Telecom (`PackageManager.FEATURE_TELECOM` absent: some tablets, Chromebooks and watches;
+ * developer.android.com/develop/connectivity/telecom/voip-app, "Supported telecom devices") it plays Telecom's part itself: each call
+ * is a [RingerConnection] known only to the app, and an incoming call rings through its notification alone
+ * (full-screen intent, answer and decline actions). Such a call has no Telecom call, so nothing exempts its
+ * notification from a denied `POST_NOTIFICATIONS`, and headsets, cars and watches cannot answer it.
+ *
  * Thread-safe: the coordinator calls it from any thread, Telecom from the main thread.
  *
  * @param context the application context.
- * @param telecom the system's `TelecomManager`.
+ * @param telecom the system's `TelecomManager`; null on a device without Telecom (see above).
  * @param notifications the ringing call's notification and the ongoing call's, which its foreground service
  *   must show (an app with its own call screen still needs the ongoing one).
  * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`), a parameter so each level can be tested.
  */
 class TelecomCallUi(
     private val context: Context,
-    private val telecom: TelecomManager,
+    private val telecom: TelecomManager?,
     val notifications: IncomingCallNotification,
     val sdkInt: Int = Build.VERSION.SDK_INT
 ) : CallUi {
@@ -57,6 +63,15 @@ class TelecomCallUi(
     private var foregroundStartsPending = 0
     /** Answered or dialled calls, which hold the foreground service; the last one is the one its notification shows. */
     private val foregroundHolders = LinkedHashSet<String>()
+    /** Incoming calls whose ringer the user silenced (`onSilence`). */
+    private val silenced = HashSet<String>()
+    /** Incoming calls whose ringing notification was posted. */
+    private val shownIncoming = HashSet<String>()
+    /** Android refused the foreground service's microphone type at its last start (the app was in the background). */
+    private var microphoneMissing = false
+
+    /** Whether calls go through Telecom; false on a device without it, where calls ring as notifications only. */
+    val telecomAvailable: Boolean get() = telecom != null
 
     private class PendingIncoming(val report: IncomingCallReport, val completion: (Throwable?) -> Unit)
 
@@ -66,10 +81,11 @@ class TelecomCallUi(
     /**
      * Registers the self-managed phone account with Telecom (Android: `TelecomManager.registerPhoneAccount`);
      * call once at start-up, before any call is reported. Video calling is declared so video calls keep
-     * their video state.
+     * their video state. Does nothing on a device without Telecom.
      * @param label the account's name in the system's settings (the app's name).
      */
     fun registerPhoneAccount(label: CharSequence) {
+        val telecom = telecom ?: return
         val account = PhoneAccount.builder(phoneAccountHandle, label)
             .setCapabilities(
                 PhoneAccount.CAPABILITY_SELF_MANAGED or PhoneAccount.CAPABILITY_VIDEO_CALLING or
@@ -107,6 +123,13 @@ class TelecomCallUi(
         putPeer(callExtras, report.callId, report.caller, report.hasVideo)
         val extras = Bundle()
         extras.putBundle(TelecomManager.EXTRA_INCOMING_CALL_EXTRAS, callExtras)
+        val telecom = telecom
+        if (telecom == null) {
+            // No Telecom: what it would do, done here at once (the connection, then "show your incoming-call UI").
+            val connection = createIncomingConnection(ConnectionRequest(phoneAccountHandle, null, extras))
+            if (connection is RingerConnection) connection.onShowIncomingCallUi()
+            return
+        }
         try {
             telecom.addNewIncomingCall(phoneAccountHandle, extras)
         } catch (e: SecurityException) {
@@ -148,8 +171,14 @@ class TelecomCallUi(
         extras.putParcelable(TelecomManager.EXTRA_PHONE_ACCOUNT_HANDLE, phoneAccountHandle)
         extras.putInt(TelecomManager.EXTRA_START_CALL_WITH_VIDEO_STATE, videoState(hasVideo))
         extras.putBundle(TelecomManager.EXTRA_OUTGOING_CALL_EXTRAS, callExtras)
+        val address = Uri.fromParts(PhoneAccount.SCHEME_SIP, callee.id, null)
+        val telecom = telecom
+        if (telecom == null) {
+            createOutgoingConnection(ConnectionRequest(phoneAccountHandle, address, extras))
+            return
+        }
         try {
-            telecom.placeCall(Uri.fromParts(PhoneAccount.SCHEME_SIP, callee.id, null), extras)
+            telecom.placeCall(address, extras)
         } catch (e: SecurityException) {
             synchronized(lock) { pendingOutgoing.remove(callId) }
             throw CallUiException(CallUiException.CODE_NOT_PERMITTED, "MANAGE_OWN_CALLS is not granted", e)
@@ -188,7 +217,8 @@ class TelecomCallUi(
 
     /**
      * `onCreateOutgoingConnection`: the placed call's `Connection`, dialing, with the call's foreground
-     * service started (type `phoneCall`). An unknown request gets a failed connection (`ERROR`).
+     * service started, the microphone asked for now, while the user who dialled is in the app ([CallForegroundService]).
+     * An unknown request gets a failed connection (`ERROR`).
      */
     fun createOutgoingConnection(request: ConnectionRequest): Connection {
         val callExtras = callExtras(request, TelecomManager.EXTRA_OUTGOING_CALL_EXTRAS)
@@ -202,7 +232,7 @@ class TelecomCallUi(
         } ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
         configure(connection, callee, callExtras.getBoolean(RingerIntents.EXTRA_HAS_VIDEO))
         connection.setDialing()
-        holdForeground(connection, active = false)
+        holdForeground(connection)
         return connection
     }
 
@@ -217,15 +247,16 @@ class TelecomCallUi(
 
     /**
      * Answers a ringing call (Telecom's `onAnswer`, or the notification's answer action reaching the app's call
-     * activity): the call's foreground service starts, the coordinator answers, and the `Connection` goes active
-     * only when the server confirmed; otherwise it closes with `ERROR`. A second answer is ignored.
+     * activity): the call's foreground service starts with the microphone (asked for now, while an answer from the
+     * notification has the app visible; see [CallForegroundService]), the coordinator answers, and the `Connection`
+     * goes active only when the server confirmed; otherwise it closes with `ERROR`. A second answer is ignored.
      * @return false when no ringing call has this id.
      */
     fun answer(callId: String): Boolean {
         val connection = synchronized(lock) { connections[callId] } ?: return false
         if (!connection.incoming || !connection.beginAnswer()) return false
         notifications.cancel(callId)
-        if (!holdForeground(connection, active = false)) return true
+        if (!holdForeground(connection)) return true
         val actions = actions
         if (actions == null) {
             close(callId, DisconnectCause(DisconnectCause.ERROR))
@@ -263,15 +294,58 @@ class TelecomCallUi(
     /** The caller as reported, for the notification and the foreground service; null when the call is unknown. */
     fun peer(callId: String): Party? = synchronized(lock) { peers[callId] }
 
+    /**
+     * The app is visible now (its call activity got a Ringer intent, or the app's `onResume`): a foreground
+     * service started now may use the microphone, so a call whose microphone Android refused in the background
+     * gets it. On Android 11-13, which withholds the microphone without saying so, it asks again whenever a call
+     * holds the service.
+     */
+    fun appInForeground() {
+        val shown = synchronized(lock) {
+            val silentlyWithheld = sdkInt >= Build.VERSION_CODES.R && sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE
+            if (!microphoneMissing && !silentlyWithheld) return
+            foregroundHolders.lastOrNull()?.let { connections[it] }
+        } ?: return
+        holdForeground(shown)
+    }
+
+    /** Whether Android refused the microphone to the calls' foreground service at its last start. */
+    val isMicrophoneMissing: Boolean get() = synchronized(lock) { microphoneMissing }
+
+    /** @return true, so the service's start reads as the success it still is. */
+    internal fun microphoneRefused(): Boolean = synchronized(lock) {
+        microphoneMissing = true
+        true
+    }
+
+    internal fun microphoneGranted() = synchronized(lock) { microphoneMissing = false }
+
     internal fun showIncomingCallUi(callId: String) {
-        val report = synchronized(lock) { reports[callId] } ?: return
-        notifications.show(report)
+        val (report, silent) = synchronized(lock) {
+            val report = reports[callId] ?: return
+            shownIncoming.add(callId)
+            Pair(report, silenced.contains(callId))
+        }
+        notifications.show(report, silent)
+    }
+
+    /**
+     * The user silenced the ringer (`Connection.onSilence`): the ringing notification is posted again, only
+     * alerting once, so its ringtone stops and the call still shows as ringing.
+     */
+    internal fun silenceRinger(callId: String) {
+        val report = synchronized(lock) {
+            val connection = connections[callId] ?: return
+            if (!connection.incoming || connection.isAnswered || connection.state != Connection.STATE_RINGING) return
+            silenced.add(callId)
+            if (shownIncoming.contains(callId)) reports[callId] else null
+        } ?: return
+        notifications.show(report, silent = true)
     }
 
     internal fun connectionActivated(callId: String) {
-        val connection = synchronized(lock) { connections[callId] } ?: return
+        synchronized(lock) { connections[callId] } ?: return
         actions?.audioSessionActivated()
-        holdForeground(connection, active = true)
     }
 
     private fun endByUser(callId: String, cause: DisconnectCause, completion: (Boolean) -> Unit) {
@@ -296,6 +370,8 @@ class TelecomCallUi(
             val connection = connections.remove(callId) ?: return@synchronized null
             peers.remove(callId)
             reports.remove(callId)
+            silenced.remove(callId)
+            shownIncoming.remove(callId)
             val wasShown = foregroundHolders.lastOrNull() == callId
             val wasHolder = foregroundHolders.remove(callId)
             stopService = wasHolder && foregroundHolders.isEmpty() && foregroundStartsPending == 0
@@ -307,13 +383,19 @@ class TelecomCallUi(
         connection.destroy()
         notifications.cancel(callId)
         if (connection.hasBeenActive) actions?.audioSessionDeactivated()
-        if (stopService) CallForegroundService.stop(context)
-        shownNext?.let { holdForeground(it, active = it.state == Connection.STATE_ACTIVE) }
+        if (stopService) {
+            synchronized(lock) { microphoneMissing = false }
+            CallForegroundService.stop(context)
+        }
+        shownNext?.let { holdForeground(it) }
         return true
     }
 
-    /** Starts (or updates) the call's foreground service; false when it was refused and the call closed. */
-    private fun holdForeground(connection: RingerConnection, active: Boolean): Boolean {
+    /**
+     * Starts (or updates) the call's foreground service, asking for the microphone (every holder was answered or
+     * dialled); false when it was refused and the call closed.
+     */
+    private fun holdForeground(connection: RingerConnection): Boolean {
         val peer = synchronized(lock) {
             val peer = peers[connection.callId] ?: return false
             foregroundStartsPending += 1
@@ -322,7 +404,7 @@ class TelecomCallUi(
             foregroundHolders.add(connection.callId)
             peer
         }
-        if (CallForegroundService.start(context, connection.callId, peer, active)) return true
+        if (CallForegroundService.start(context, connection.callId, peer, microphoneWanted = true)) return true
         synchronized(lock) { foregroundStartsPending -= 1 }
         foregroundRefused(connection.callId)
         return false

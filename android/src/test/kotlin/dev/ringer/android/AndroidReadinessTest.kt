@@ -37,6 +37,18 @@ class AndroidReadinessTest {
         assertEquals(AndroidReadinessFacts(34, false, false, false, false), AndroidReadiness(q, q.notificationManager, q.power, 34).read())
     }
 
+    @Test fun telecomIsReadFromTheDevicesFeaturesAndItsAbsenceIsAnAndroidProblem() {
+        for (sdk in listOf(26, 32, 33, 35)) {
+            assertTrue("$sdk", AndroidReadiness.telecomSupported(MirrorPhone(sdk), sdk))
+            assertFalse("$sdk", AndroidReadiness.telecomSupported(MirrorPhone(sdk, hasTelecom = false), sdk))
+        }
+        val p = phone(35)
+        assertEquals(emptyList<String>(), AndroidReadiness(p, p.notificationManager, p.power, 35).read().androidProblems())
+        val without = AndroidReadiness(p, p.notificationManager, p.power, 35, telecomAvailable = false).read()
+        assertEquals(listOf(AndroidReadinessProblem.TELECOM_UNSUPPORTED), without.androidProblems())
+        assertTrue("the server keeps it", ReadinessProblem.isWellFormed(AndroidReadinessProblem.TELECOM_UNSUPPORTED))
+    }
+
     @Test fun readyPhoneHasNoProblemsAtEveryLevel() {
         for (sdk in 26..35) assertEquals("$sdk", emptyList<String>(), problems(phone(sdk)))
     }

@@ -21,39 +21,43 @@ class CallForegroundServiceTest {
 
     @After fun forgetComponents() { RingerComponents.callUi = null }
 
-    @Test fun typeIsPhoneCallPlusMicrophoneOnlyWhenActiveAndRecordAudioGranted() {
-        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(active = false, recordAudioGranted = false))
-        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(active = false, recordAudioGranted = true))
-        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(active = true, recordAudioGranted = false))
-        assertEquals(phoneCall or microphone, CallForegroundService.foregroundServiceTypes(active = true, recordAudioGranted = true))
+    @Test fun typeIsPhoneCallPlusMicrophoneOnlyWhenWantedAndRecordAudioGranted() {
+        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(microphoneWanted = false, recordAudioGranted = false))
+        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(microphoneWanted = false, recordAudioGranted = true))
+        assertEquals(phoneCall, CallForegroundService.foregroundServiceTypes(microphoneWanted = true, recordAudioGranted = false))
+        assertEquals(phoneCall or microphone, CallForegroundService.foregroundServiceTypes(microphoneWanted = true, recordAudioGranted = true))
     }
 
-    @Test fun answeredCallHoldsAPhoneCallServiceAndAddsTheMicrophoneOnceActive() {
+    @Test fun answeredCallHoldsAPhoneCallAndMicrophoneServiceFromTheAnswerOn() {
         for (sdk in listOf(29, 30, 34, 35)) {
             val rig = TelecomRig(sdk)
             val connection = rig.ringing("c1")
             connection.onAnswer()
             val answering = rig.runForegroundService()
-            assertEquals("$sdk answered, not yet active", listOf(phoneCall), answering.mirrorForegroundTypes)
+            assertEquals("$sdk answered, not yet confirmed", listOf(phoneCall or microphone), answering.mirrorForegroundTypes)
             assertEquals(CallForegroundService.NOTIFICATION_ID, answering.mirrorForegroundId)
             val notification = answering.mirrorForegroundNotification
             assertEquals(IncomingCallNotification.ONGOING_CHANNEL_ID, notification.channelId)
             assertEquals(Notification.CATEGORY_CALL, notification.category)
+            assertTrue("$sdk: the visible app may use the microphone", rig.phone.microphoneAvailable)
 
+            val starts = rig.phone.started.size
             rig.actions.answers.getValue("c1")(true)
             assertEquals(Connection.STATE_ACTIVE, connection.state)
-            assertTrue("$sdk: restarted for the microphone", rig.phone.started.last().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
-            val active = rig.runForegroundService()
-            assertEquals("$sdk active", listOf(phoneCall or microphone), active.mirrorForegroundTypes)
+            assertEquals("$sdk: no second start once active", starts, rig.phone.started.size)
         }
     }
 
-    @Test fun dialledCallHoldsAPhoneCallServiceWhileDialling() {
+    @Test fun dialledCallHoldsAPhoneCallAndMicrophoneServiceFromTheDialOn() {
         val rig = TelecomRig(35)
         rig.ui.placeOutgoingCall("o1", dev.ringer.kit.Party("bob", "Bob"), hasVideo = false)
         rig.phone.telecomCreatesOutgoing(rig.service)
+        // The user dialled from the app; the callee may answer after the user left it.
         val service = rig.runForegroundService()
-        assertEquals(listOf(phoneCall), service.mirrorForegroundTypes)
+        rig.phone.appVisible = false
+        rig.ui.reportOutgoingCallConnected("o1", 5L)
+        assertEquals(listOf(phoneCall or microphone), service.mirrorForegroundTypes)
+        assertTrue(rig.phone.microphoneAvailable)
         assertEquals("Bob", service.mirrorForegroundNotification.mirrorTitle.toString())
     }
 
@@ -96,18 +100,21 @@ class CallForegroundServiceTest {
     }
 
     @Test fun refusedStartForegroundEndsTheCallWithErrorStopsTheServiceAndTellsTheServer() {
-        val refusals = listOf<RuntimeException>(
-            SecurityException("Starting FGS with type phoneCall requires permissions"),
-            ForegroundServiceStartNotAllowedException("startForeground() not allowed due to mAllowStartForeground false")
+        // Android 14 refuses the phoneCall type itself without MANAGE_OWN_CALLS (SecurityException, whatever the
+        // other types), and any foreground start the background rules forbid (ForegroundServiceStartNotAllowedException).
+        val refusals = listOf<Pair<String, (TelecomRig, CallForegroundService) -> Unit>>(
+            "SecurityException" to { rig, _ -> rig.phone.granted.remove(Manifest.permission.MANAGE_OWN_CALLS) },
+            "ForegroundServiceStartNotAllowedException" to { _, service -> service.mirrorStartForegroundFailure =
+                ForegroundServiceStartNotAllowedException("startForeground() not allowed due to mAllowStartForeground false") }
         )
-        for (refusal in refusals) {
+        for ((refusal, refuse) in refusals) {
             val rig = TelecomRig(34)
             val connection = rig.ringing("c1")
             connection.onAnswer()
-            val service = rig.runForegroundService { it.mirrorStartForegroundFailure = refusal }
+            val service = rig.runForegroundService { refuse(rig, it) }
             assertTrue(service.mirrorStoppedSelf)
             assertNull("never foreground", service.mirrorForegroundNotification)
-            assertEquals(refusal.javaClass.simpleName, DisconnectCause.ERROR, connection.disconnectCause.code)
+            assertEquals(refusal, DisconnectCause.ERROR, connection.disconnectCause.code)
             assertEquals(listOf("answer c1", "end c1"), rig.actions.log)
             assertEquals(1, rig.phone.stopped.size)
         }
@@ -154,20 +161,60 @@ class CallForegroundServiceTest {
         assertEquals(listOf<String>(), rig.phone.crashes.toList())
     }
 
-    @Test fun aRefusedMicrophoneUpgradeKeepsTheActiveCallOnThePhoneCallType() {
+    @Test fun aCallAnsweredFromAHeadsetInTheBackgroundStaysUpWithoutTheMicrophoneAndSaysSo() {
         // Android 14 refuses the microphone type while the app is in the background (answered from a headset, a
         // car or a watch): the answered call goes on with the phoneCall type instead of ending.
         val rig = TelecomRig(34)
         val connection = rig.ringing("c1")
+        rig.phone.appVisible = false
         connection.onAnswer()
-        rig.runForegroundService()
+        val service = rig.runForegroundService()
         rig.actions.answers.getValue("c1")(true)
-        assertEquals(Connection.STATE_ACTIVE, connection.state)
-        val service = rig.runForegroundService { it.mirrorStartForegroundFailure = SecurityException("type microphone: not in an eligible state") }
-        assertEquals(ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL, service.mirrorForegroundType)
+        assertEquals(listOf(phoneCall), service.mirrorForegroundTypes)
+        assertFalse(rig.phone.microphoneAvailable)
+        assertTrue(rig.ui.isMicrophoneMissing)
+        assertEquals(rig.notifications.config.microphoneOffText, service.mirrorForegroundNotification.mirrorText.toString())
         assertEquals("the answered call survives", Connection.STATE_ACTIVE, connection.state)
         assertEquals("nothing ended on the server", listOf("answer c1", "audio on"), rig.actions.log)
         assertEquals(listOf<String>(), rig.phone.crashes.toList())
+    }
+
+    @Test fun aMicrophoneRefusedInTheBackgroundStartsOnceTheAppIsInFront() {
+        val rig = TelecomRig(34)
+        val connection = rig.ringing("c1")
+        rig.phone.appVisible = false
+        connection.onAnswer()
+        rig.runForegroundService()
+        rig.actions.answers.getValue("c1")(true)
+        assertFalse(rig.phone.microphoneAvailable)
+        // The user taps the call's notification: the call activity opens, and the app tells the SDK.
+        rig.phone.appVisible = true
+        val before = rig.phone.started.size
+        rig.ui.appInForeground()
+        assertEquals("the service is started again, now in front", before + 1, rig.phone.started.size)
+        val service = rig.runForegroundService()
+        assertEquals(listOf(phoneCall or microphone), service.mirrorForegroundTypes)
+        assertTrue(rig.phone.microphoneAvailable)
+        assertFalse(rig.ui.isMicrophoneMissing)
+        assertEquals(rig.notifications.config.ongoingText, service.mirrorForegroundNotification.mirrorText.toString())
+        val starts = rig.phone.started.size
+        rig.ui.appInForeground()
+        assertEquals("with its microphone on, nothing more is asked", starts, rig.phone.started.size)
+    }
+
+    @Test fun onAndroid11To13TheMicrophoneIsAskedForAgainWhenTheAppComesToTheFront() {
+        // Android 11-13 accept the microphone type from the background but give the service no microphone.
+        val rig = TelecomRig(33)
+        val connection = rig.ringing("c1")
+        rig.phone.appVisible = false
+        connection.onAnswer()
+        val background = rig.runForegroundService()
+        assertEquals(listOf(phoneCall or microphone), background.mirrorForegroundTypes)
+        assertFalse(rig.phone.microphoneAvailable)
+        rig.phone.appVisible = true
+        rig.ui.appInForeground()
+        rig.runForegroundService()
+        assertTrue(rig.phone.microphoneAvailable)
     }
 
     @Test fun whenOneOfTwoCallsEndsTheForegroundNotificationFollowsTheRemainingCall() {
@@ -179,7 +226,7 @@ class CallForegroundServiceTest {
         rig.ui.reportCallEnded("c2", 1L, CallEndReason.REMOTE_ENDED)
         val next = rig.phone.started.last()
         assertEquals("the service now shows c1", "c1", next.getStringExtra(RingerIntents.EXTRA_CALL_ID))
-        assertTrue("c1 is active: microphone allowed", next.getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
+        assertTrue("c1 keeps its microphone", next.getBooleanExtra(RingerIntents.EXTRA_MICROPHONE, false))
         val service = rig.runForegroundService()
         val hangUp = (service.mirrorForegroundNotification.mirrorStyle as Notification.CallStyle).mirrorHangUpIntent
         assertEquals("its hang-up ends the remaining call", "c1", hangUp.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))

@@ -18,9 +18,17 @@ import java.nio.file.Files
  * The adapter tests' phone: a `Context` over the mirror's system services that records service starts and
  * plays the system's refusals. Not a test class (no *Test.kt name); shared by the adapter tests.
  */
-class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
-    val notificationManager = NotificationManager().also { it.mirrorSdkInt = sdkInt }
+class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null, val hasTelecom: Boolean = true) : Context() {
     val telecom = TelecomManager()
+    val notificationManager = NotificationManager().also {
+        it.mirrorSdkInt = sdkInt
+        it.mirrorInSelfManagedCall = java.util.function.BooleanSupplier { hasTelecom && telecom.mirrorIsInSelfManagedCall() }
+    }
+    /**
+     * Whether an activity of the app is in the foreground (the user is in the app, or its call screen shows over
+     * the lock screen): only then may a foreground service started now use the microphone (Android 11+).
+     */
+    @Volatile var appVisible = true
     val power = PowerManager()
     val granted = HashSet<String>(listOf(Manifest.permission.MANAGE_OWN_CALLS, Manifest.permission.RECORD_AUDIO))
     val started = ArrayList<Intent>()
@@ -34,9 +42,19 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
     /** The app's private storage: pass the same folder to a new MirrorPhone to play a process restart. */
     private val files: File by lazy { filesDir ?: Files.createTempDirectory("ringer-phone").toFile() }
 
+    /** The system features: Telecom's ([PackageManager.FEATURE_TELECOM], API 26-32's FEATURE_CONNECTION_SERVICE) when [hasTelecom]. */
+    private val packages = object : PackageManager() {
+        override fun hasSystemFeature(featureName: String): Boolean = hasTelecom &&
+            (featureName == PackageManager.FEATURE_TELECOM && sdkInt >= 33 || featureName == PackageManager.FEATURE_CONNECTION_SERVICE)
+    }
+
+    override fun getPackageManager(): PackageManager = packages
+    override fun mirrorAppVisible(): Boolean = appVisible
+
     override fun getSystemService(name: String): Any? = when (name) {
         Context.NOTIFICATION_SERVICE -> notificationManager
-        Context.TELECOM_SERVICE -> telecom
+        // The strictest device: no TelecomManager at all without the feature.
+        Context.TELECOM_SERVICE -> if (hasTelecom) telecom else null
         Context.POWER_SERVICE -> power
         else -> null
     }
@@ -81,6 +99,7 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
             stopped.add(service)
             if (pendingForegroundStarts > 0) crashes.add("stopService before startForeground: Context.startForegroundService() did not then call Service.startForeground()")
             foregroundServiceRunning = false
+            microphoneAvailable = false
         }
         return true
     }
@@ -99,10 +118,22 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
     @Volatile var foregroundServiceRunning = false
         private set
 
-    /** Telecom answering the last `addNewIncomingCall` through the app's ConnectionService. */
+    /** The notification the call's foreground service last went foreground with; null before any. */
+    @Volatile var foregroundNotification: android.app.Notification? = null
+        private set
+
+    /**
+     * Whether the app can capture from the microphone now: its call's foreground service runs and Android let it
+     * use the microphone when it last went foreground ([android.app.Service.mirrorMicrophoneAllowed]).
+     */
+    @Volatile var microphoneAvailable = false
+        private set
+
+    /** Telecom answering the last `addNewIncomingCall` through the app's ConnectionService (and holding the call). */
     fun telecomCreatesIncoming(service: RingerConnectionService): android.telecom.Connection {
         val extras = telecom.mirrorIncomingExtras.last()
         return service.onCreateIncomingConnection(null, ConnectionRequest(null, null, extras))
+            .also { telecom.mirrorConnections.add(it) }
     }
 
     /** Telecom refusing the last `addNewIncomingCall`. */
@@ -114,12 +145,14 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
     fun telecomCreatesOutgoing(service: RingerConnectionService): android.telecom.Connection {
         val extras = telecom.mirrorPlacedExtras.last()
         return service.onCreateOutgoingConnection(null, ConnectionRequest(null, telecom.mirrorPlacedCalls.last(), extras))
+            .also { telecom.mirrorConnections.add(it) }
     }
 
     /** Android creating CallForegroundService for [intent] (the last start) and delivering it; returns the service. */
     fun runForegroundService(intent: Intent = started.last(), configure: (CallForegroundService) -> Unit = {}): CallForegroundService {
         val service = CallForegroundService()
         service.mirrorAttach(this)
+        service.mirrorSdkInt = sdkInt
         configure(service)
         val refusal = service.mirrorStartForegroundFailure
         service.onStartCommand(intent, 0, started.size)
@@ -128,6 +161,8 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null) : Context() {
             val wentForeground = service.mirrorForegroundTypes.isNotEmpty()
             if (!wentForeground && refusal == null) crashes.add("onStartCommand returned without startForeground")
             foregroundServiceRunning = wentForeground && !service.mirrorStoppedSelf
+            microphoneAvailable = foregroundServiceRunning && service.mirrorMicrophoneAllowed
+            if (wentForeground) foregroundNotification = service.mirrorForegroundNotification
         }
         return service
     }
@@ -162,11 +197,11 @@ class TestCallActivity
  * [RingerConnectionService], and [RecordingActions] in place of the coordinator. Sets [RingerComponents.callUi];
  * tests clear it after.
  */
-class TelecomRig(val sdkInt: Int = 35) {
-    val phone = MirrorPhone(sdkInt)
+class TelecomRig(val sdkInt: Int = 35, hasTelecom: Boolean = true) {
+    val phone = MirrorPhone(sdkInt, hasTelecom = hasTelecom)
     val actions = RecordingActions()
     val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt)
-    val ui = TelecomCallUi(phone, phone.telecom, notifications, sdkInt)
+    val ui = TelecomCallUi(phone, if (hasTelecom) phone.telecom else null, notifications, sdkInt)
     val service = RingerConnectionService()
     val completions = ArrayList<Throwable?>()
 

@@ -49,6 +49,23 @@ class RingerPhoneTest {
         assertEquals("the device id survives a process restart", ringer.deviceId, create(MirrorPhone(filesDir = files)).deviceId)
     }
 
+    /** Issue 27: a tablet, Chromebook or watch without Telecom must not crash at launch, and says why calls differ. */
+    @Test
+    fun aDeviceWithoutTelecomStartsRingsAsANotificationAndSaysSoInItsReadiness() {
+        for (sdk in listOf(30, 34)) {
+            val phone = MirrorPhone(sdkInt = sdk, filesDir = files, hasTelecom = false)
+            phone.power.mirrorIgnoringOptimizations.add(phone.packageName)
+            val seen = ArrayList<List<String>>()
+            val ringer = create(phone, seen)
+            assertFalse(ringer.callUi.telecomAvailable)
+            assertEquals("$sdk", listOf(ReadinessProblem.NO_PUSH_TOKEN, AndroidReadinessProblem.TELECOM_UNSUPPORTED), seen.last())
+            assertTrue(ringer.registrar.toString(), ringer.refreshReadiness().contains(AndroidReadinessProblem.TELECOM_UNSUPPORTED))
+            ringer.callUi.reportIncomingCall(dev.ringer.kit.IncomingCallReport("c1", dev.ringer.kit.Party("alice", "Alice"), false)) {}
+            assertTrue("$sdk: the call's notification shows", phone.notificationManager.mirrorShowing.containsKey("c1/${IncomingCallNotification.NOTIFICATION_ID}"))
+            RingerComponents.callUi = null
+        }
+    }
+
     /** Issue 27: readiness says the full-screen permission is missing; the SDK opens the page that grants it. */
     @Test
     fun aMissingFullScreenPermissionOpensItsSettingsPageOnAndroid14() {

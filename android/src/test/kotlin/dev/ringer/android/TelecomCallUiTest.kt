@@ -164,11 +164,11 @@ class TelecomCallUiTest {
         val connection = rig.phone.telecomCreatesOutgoing(rig.service)
         assertEquals(Connection.STATE_DIALING, connection.state)
         assertEquals("o1", rig.phone.started.single().getStringExtra(RingerIntents.EXTRA_CALL_ID))
-        assertFalse(rig.phone.started.single().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, true))
+        assertTrue("the microphone is asked for while the user who dialled is in the app",
+                   rig.phone.started.single().getBooleanExtra(RingerIntents.EXTRA_MICROPHONE, false))
         rig.ui.reportOutgoingCallConnected("o1", 5L)
         assertEquals(Connection.STATE_ACTIVE, connection.state)
         assertEquals(listOf("audio on"), rig.actions.log)
-        assertTrue("active: the service is updated for the microphone", rig.phone.started.last().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
         for (start in rig.phone.started.toList()) rig.phone.runForegroundService(start)
         rig.ui.reportCallEnded("o1", 9L, CallEndReason.REMOTE_ENDED)
         assertEquals(1, rig.phone.stopped.size)

@@ -45,8 +45,13 @@ import java.util.function.Consumer
  * around them is played here as Android plays it:
  *
  * - **Process life**: a data message for a killed app starts a new process first (Android starts an app for an
- *   FCM message unless it was force-stopped); [kill] ends one with its sockets, timers and memory, leaving
- *   only its files; [moveToBackground] freezes an app unless it holds a foreground service.
+ *   FCM message unless it was force-stopped), in the background; [launch] is the user opening the app (visible);
+ *   [kill] ends one with its sockets, timers and memory, leaving only its files; [moveToBackground] freezes an app
+ *   unless it holds a foreground service.
+ * - **While-in-use permissions**: a foreground service started while the app is not visible gets no microphone
+ *   (Android 14 refuses the type; see [MirrorPhone.microphoneAvailable]).
+ * - **Notifications**: the mirror's `NotificationManager` drops what Android drops without `POST_NOTIFICATIONS`,
+ *   except a CallStyle notification while Telecom holds the app's self-managed call.
  * - **Telecom**: an accepted `addNewIncomingCall` is answered on Telecom's own thread by binding the
  *   `ConnectionService` (`onCreateIncomingConnection`) and then `onShowIncomingCallUi`, as for a self-managed
  *   call; the user's answer and decline are Telecom's `onAnswer`/`onReject`.
@@ -90,8 +95,11 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
     /** The live process, or null when the app is not running. */
     val running: AppProcess? get() = synchronized(lock) { process }
 
-    /** The live process, starting one when the app is not running (the user opens it, or a message wakes it). */
-    fun launch(): AppProcess = synchronized(lock) {
+    /** The user opens the app: the live process, or a new one, with an activity in front. */
+    fun launch(): AppProcess = running().also { it.context.appVisible = true }
+
+    /** The live process, or a new one in the background (a message woke it). */
+    private fun running(): AppProcess = synchronized(lock) {
         process ?: AppProcess().also { process = it }
     }
 
@@ -112,6 +120,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
      */
     fun moveToBackground() {
         val app = running ?: return
+        app.context.appVisible = false
         if (!app.context.foregroundServiceRunning) kill()
     }
 
@@ -123,7 +132,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
      * @return the receipt the phone acks (userVisible when the message made a call ring or close).
      */
     fun receive(data: Map<String, String>): Receipt {
-        val app = launch()
+        val app = running()
         val before = screen.size
         try {
             RingerMessagingService().onMessageReceived(RemoteMessage.Builder("${cluster.fcmProjectId}@fcm.googleapis.com")
@@ -172,7 +181,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
      */
     inner class AppProcess {
         private val job = SupervisorJob()
-        val context = MirrorPhone(filesDir = storage)
+        val context = MirrorPhone(filesDir = storage).also { it.appVisible = false }
         private val service = RingerConnectionService()
         private val telecom: ExecutorService = Executors.newSingleThreadExecutor { Thread(it, "telecom") }
         private val client = OkHttpClient.Builder().connectTimeout(2, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS)
@@ -219,6 +228,21 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
         /** The user declines on the call screen (Telecom's `onReject`). */
         fun decline(callId: String) = telecom.submit { connection(callId).onReject() }.get()
 
+        /**
+         * The user taps [pick]'s `PendingIntent` of the call's notification (the ringing one while it shows, else the
+         * ongoing call's): an activity intent opens the app's call activity, in front, which hands it to
+         * `RingerPhone.handleCallIntent` as the guide's activity does. @return what handleCallIntent returned.
+         */
+        fun tapNotification(callId: String, pick: (android.app.Notification) -> android.app.PendingIntent?): String? {
+            val ringing = context.notificationManager.mirrorShowing["$callId/${dev.ringer.android.IncomingCallNotification.NOTIFICATION_ID}"]
+            val notification = ringing ?: context.foregroundNotification ?: throw AssertionError("no notification for $callId")
+            val intent = pick(notification)?.mirrorIntent ?: throw AssertionError("the notification has no such action")
+            return telecom.submit<String?> {
+                context.appVisible = true
+                phone.handleCallIntent(intent)
+            }.get()
+        }
+
         /** Waits until Telecom handled everything handed to it so far. */
         fun awaitTelecom() {
             // The coordinator reports on its own threads; give a report in progress time to reach Telecom.
@@ -230,6 +254,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
             try {
                 val connection = service.onCreateIncomingConnection(null, ConnectionRequest(null, null, extras))
                 if (connection !is RingerConnection) return
+                context.telecom.mirrorConnections.add(connection)
                 connections[connection.callId] = connection
                 screen.add("rang ${connection.callId}")
                 connection.onShowIncomingCallUi()
