@@ -11,7 +11,8 @@ public struct ReadinessProblem: OpenStringEnum {
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// The user turned the app's notifications off (iOS: `UNAuthorizationStatus.denied`; Android:
-    /// `NotificationManagerCompat.areNotificationsEnabled()` false), so a missed call or an alert push shows nothing.
+    /// `NotificationManagerCompat.areNotificationsEnabled()` false), so a missed call or an alert push shows nothing
+    /// (on Android before 13, or without Telecom, a ringing call shows and plays nothing either).
     public static let notificationsDisabled = ReadinessProblem(rawValue: "notifications_disabled")
     /// Android 14+: the app may not use full-screen intents (`NotificationManager.canUseFullScreenIntent()`
     /// false), so a call on a locked phone is only a heads-up notification.
@@ -28,11 +29,14 @@ public struct ReadinessProblem: OpenStringEnum {
     /// The phone may not place or show calls for this app (Android: `MANAGE_OWN_CALLS` missing or the
     /// phone account disabled).
     public static let callsNotPermitted = ReadinessProblem(rawValue: "calls_not_permitted")
+    /// Android: the device has no Telecom (`PackageManager.FEATURE_TELECOM` absent: some tablets, Chromebooks,
+    /// watches), so calls ring as the app's notification only and no headset, car or watch can answer them.
+    public static let telecomUnsupported = ReadinessProblem(rawValue: "telecom_unsupported")
 
     /// The names this build knows, in the order the SDKs document them.
     public static let known: [ReadinessProblem] = [
         .notificationsDisabled, .fullScreenIntentDenied, .batteryOptimized, .noPushToken, .pushTokenStale,
-        .callsNotPermitted,
+        .callsNotPermitted, .telecomUnsupported,
     ]
 
     /// The longest name the server keeps, in bytes.
