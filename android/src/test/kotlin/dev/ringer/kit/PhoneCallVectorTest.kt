@@ -98,7 +98,10 @@ class PhoneCallVectorTest {
                 "\"at_ms\": 1800000001000" to "\"at_ms\": 1800000001000.5",
                 "\"reports_every_push\": false" to "\"reports_every_push\": \"false\"",
                 "\"has_video\": false" to "\"has_video\": null",
-                "\"status\": 409" to "\"status\": \"409\"")
+                "\"status\": 409" to "\"status\": \"409\"",
+                // A refusal is the server's problem: without one the input would be a transport failure, no refusal.
+                "\"problem\": { \"type\": \"https://ringer.dev/problems/call-state-conflict\", \"status\": 409, \"call_state\": \"declined\" }" to
+                    "\"problem\": null")
             for ((from, to) in changes) {
                 assertTrue("the sample holds $from", SAMPLE.contains(from))
                 try {
