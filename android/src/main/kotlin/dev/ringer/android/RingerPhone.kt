@@ -16,6 +16,7 @@ import dev.ringer.kit.CallState
 import dev.ringer.kit.DataMessageOutcome
 import dev.ringer.kit.DeviceReadiness
 import dev.ringer.kit.EventStream
+import dev.ringer.kit.FileCallMemoryStore
 import dev.ringer.kit.FileClockOffsetStore
 import dev.ringer.kit.FilePendingActionStore
 import dev.ringer.kit.FileResumePoints
@@ -41,8 +42,8 @@ import java.util.concurrent.TimeUnit
  * Everything an Android app needs to ring like a phone, wired together (Swift: RingerKitApple's `RingerPhone`):
  * the self-managed `ConnectionService` ([TelecomCallUi]), the incoming-call notification, the
  * [CallCoordinator] that makes every decision, the [PushTokenRegistrar], the server's event stream, and the
- * readiness pre-flight. Its state files live in `filesDir/ringer/`, so a decline given just before the process
- * died still reaches the server.
+ * readiness pre-flight. Its state files live in `filesDir/ringer/`, so a decline or an answer given just before
+ * the process died still reaches the server, and a call that ended never rings again.
  *
  * Create it once, in `Application.onCreate`: Android runs that before any service, so an FCM message that
  * starts a killed app finds the coordinator ready ([RingerComponents]). Then say who is logged in:
@@ -104,12 +105,14 @@ class RingerPhone(
     /**
      * The self-managed `ConnectionService` side: one `Connection` per server call id. On a device without Telecom
      * it works without (calls ring as notifications only), where a `TelecomManager` may be missing or unusable.
+     * Its phone account is registered before the coordinator exists, whose creation may report a call again (an
+     * answer restored from [FileCallMemoryStore]).
      */
     val callUi: TelecomCallUi = TelecomCallUi(
         this.context,
         if (AndroidReadiness.telecomSupported(this.context, sdkInt)) this.context.getSystemService(Context.TELECOM_SERVICE) as? TelecomManager else null,
         IncomingCallNotification(this.context, notificationManager, notifications, sdkInt), sdkInt
-    )
+    ).also { it.registerPhoneAccount(accountLabel) }
     private val systemReadiness = AndroidReadiness(this.context, notificationManager, power, sdkInt, callUi.telecomAvailable)
 
     /** The platform-neutral brain. */
@@ -120,6 +123,7 @@ class RingerPhone(
         random = { Math.random() },
         pendingActions = FilePendingActionStore(File(folder, "pending-call-actions.json")),
         clockOffsets = FileClockOffsetStore(File(folder, "clock-offset.json")),
+        callMemory = FileCallMemoryStore(File(folder, "call-memory.json")),
         // The wall clock at boot: it moves when the user or the network sets the clock (then the offset is stale).
         bootTimeMs = { System.currentTimeMillis() - SystemClock.elapsedRealtime() },
         observer = observer
@@ -130,7 +134,6 @@ class RingerPhone(
 
     init {
         callUi.attach(CoordinatorActions(coordinator))
-        callUi.registerPhoneAccount(accountLabel)
         RingerComponents.callUi = callUi
         RingerComponents.pushHandler = this
         refreshReadiness()

@@ -154,6 +154,21 @@ class TelecomCallUi(
         connection.setActive()
     }
 
+    /**
+     * The server confirmed this device's answer: if the call's `Connection` is still ringing (answered through the
+     * coordinator directly, by the app's own screen, or restored after a relaunch) it goes active (`setActive()`,
+     * which starts the call's foreground service and audio as for any answer) and its ringing notification, the
+     * ringtone with it, goes. Once per call: a call answered through [answer] is already active (its completion
+     * ran first), and later calls change nothing; a Telecom `onAnswer` after it is ignored.
+     */
+    override fun reportCallAnswered(callId: String, atMs: Long) {
+        val connection = synchronized(lock) { connections[callId] } ?: return
+        if (!connection.incoming || connection.state != Connection.STATE_RINGING) return
+        connection.beginAnswer()
+        notifications.cancel(callId)
+        connection.setActive()
+    }
+
     // Outgoing calls
 
     /**

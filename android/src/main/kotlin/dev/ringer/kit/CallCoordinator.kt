@@ -22,6 +22,11 @@ import kotlin.coroutines.resume
  * - **Answer before the app is ready**: a data message that wakes the app before it called [connect] still
  *   rings; an answer given then is kept against the call id and sent as soon as the API is available; the
  *   native answer completes only when the server confirmed it.
+ * - **An answer is never dropped**: the accept is sent again, with jittered backoff ([ANSWER_BACKOFF]), after every
+ *   transport failure, 5xx, 408 or 429 until the server answers or the ring deadline passes (then the call ends
+ *   [CallEndReason.ANSWER_NOT_DELIVERED]); the unconfirmed answer is kept in the [CallMemoryStore] first, so a
+ *   relaunch before the deadline shows the call again and sends it. However the user answered, the confirmed
+ *   answer reaches the call UI once ([CallUi.reportCallAnswered]).
  * - **Remote endings** close the native call with the matching [CallEndReason] (the [CallUi] maps it to a
  *   `DisconnectCause`), exactly once, and a call nobody ended still stops ringing at its deadline even if no
  *   event ever arrives.
@@ -32,7 +37,10 @@ import kotlin.coroutines.resume
  * - **Answered calls stay alive without a socket**: while a call is answered and the event stream is not
  *   connected ([eventStreamStatusChanged]), a keepalive goes to the server every [keepaliveIntervalMs].
  * - **Hang-ups are durable**: stored in the [PendingActionStore] and resent until the server answers with
- *   anything but a 5xx.
+ *   anything but a transient failure ([RingerApiException.isRetryable]), for up to [HANG_UP_LIFETIME_MS] after
+ *   the user acted.
+ * - **Ended stays ended**: the calls that ended, like the unconfirmed answers, are in the [CallMemoryStore], so a
+ *   late data message after a relaunch never rings a call that is over.
  *
  * Thread-safe: one lock guards the state; [CallUi] and observer callbacks are made outside it, on any thread.
  *
@@ -46,6 +54,10 @@ import kotlin.coroutines.resume
  * @param pendingActions where hang-ups wait until the server acknowledged them; a [FilePendingActionStore]
  *   makes them survive a process restart.
  * @param clockOffsets where the learned server-minus-phone offset survives a restart.
+ * @param callMemory where the calls that ended and the answers not yet confirmed survive a restart; a
+ *   [FileCallMemoryStore] makes a late data message never ring a call that is over and an answer given just before
+ *   the process died still connect. An answer kept there is taken up at once, in this constructor: its call is
+ *   reported again and its accept sent (before its deadline), or it ends [CallEndReason.ANSWER_NOT_DELIVERED].
  * @param bootTimeMs the phone's boot time on its wall clock, Unix ms (Android: `System.currentTimeMillis()`
  *   minus `SystemClock.elapsedRealtime()`): when it moves, the wall clock was set and the offset is forgotten.
  * @param keepaliveIntervalMs milliseconds between keepalives of an answered call while the event stream is
@@ -61,6 +73,7 @@ class CallCoordinator(
     private val random: () -> Double,
     private val pendingActions: PendingActionStore,
     private val clockOffsets: ClockOffsetStore,
+    private val callMemory: CallMemoryStore = InMemoryCallMemoryStore(),
     private val bootTimeMs: () -> Long,
     val keepaliveIntervalMs: Long = DEFAULT_KEEPALIVE_INTERVAL_MS,
     private val observer: (Observation) -> Unit
@@ -110,7 +123,7 @@ class CallCoordinator(
     }
 
     /** Everything guarded by [lock]. */
-    private class State(var machine: PhoneCallMachine, var offsetBootTimeMs: Long?) {
+    private class State(var machine: PhoneCallMachine, var offsetBootTimeMs: Long?, var storedMemory: PhoneCallMachine.Memory) {
         var session: Session = Session.Launching
         /** Native answer actions waiting for the server, by call id. */
         val answers = HashMap<String, (Boolean) -> Unit>()
@@ -126,6 +139,8 @@ class CallCoordinator(
         val keptAlive = HashSet<String>()
         /** Call ids whose stored hang-up is being sent right now (a reconnect must not send it twice). */
         val sending = HashSet<String>()
+        /** Calls whose accept loop runs (a restored answer answered again must not start a second one). */
+        val accepting = HashSet<String>()
     }
 
     private val lock = Any()
@@ -136,7 +151,10 @@ class CallCoordinator(
     init {
         // An offset learned before the wall clock was set (or before a reboot) would misjudge pushes by the change.
         val stored = clockOffsets.load()?.takeIf { !PhoneBootTime.wallClockWasSet(it.bootTimeMs, bootTimeMs()) }
-        state = State(PhoneCallMachine(deviceId, stored?.offsetMs), stored?.bootTimeMs)
+        val memory = callMemory.load()
+        state = State(PhoneCallMachine(deviceId, stored?.offsetMs, memory), stored?.bootTimeMs, memory)
+        // Every property is set by now (none is declared below): the restored answers' effects may run.
+        apply(PhoneCallInput.Launched)
     }
 
     /** The server's clock minus the phone's, milliseconds, as learned so far; null while unknown. */
@@ -209,8 +227,10 @@ class CallCoordinator(
     /**
      * Feeds an input to the machine and carries out its effects, outside the lock.
      * @param media the media session that came with [PhoneCallInput.AnswerConfirmed].
-     * @param answer the native answer action of a [PhoneCallInput.Answer]: kept, under the same lock, when the
-     *   machine sends the accept (its confirmation may come back on another thread at once), else failed.
+     * @param answer the native answer action of a [PhoneCallInput.Answer]: kept, under the same lock, while the
+     *   machine holds the call's answer pending (its confirmation may come back on another thread at once), joined
+     *   with one kept earlier for the same call; completed by the input's own [PhoneCallEffect.CompleteAnswer] if it
+     *   has one, else failed.
      * @param before bookkeeping done under the same lock, before the input.
      * @return the effects carried out.
      */
@@ -221,9 +241,18 @@ class CallCoordinator(
         var storeOffset = false
         var storedOffset: StoredClockOffset? = null
         val answers = HashMap<String, (Boolean) -> Unit>()
-        var kept = false
+        var refused: ((Boolean) -> Unit)? = null
         val effects = synchronized(lock) {
             before(state)
+            // A second way of answering (the app's screen, then Telecom's onAnswer) joins the one kept: both
+            // complete together.
+            if (input is PhoneCallInput.Answer && answer != null) {
+                val earlier = state.answers[input.callId]
+                state.answers[input.callId] = if (earlier == null) answer else { fulfilled ->
+                    earlier(fulfilled)
+                    answer(fulfilled)
+                }
+            }
             val learnedAt = state.offsetBootTimeMs
             if (learnedAt != null && PhoneBootTime.wallClockWasSet(learnedAt, boot)) {
                 state.machine.handle(PhoneCallInput.PhoneClockChanged, now())
@@ -234,10 +263,6 @@ class CallCoordinator(
             val effects = state.machine.handle(input, now())
             for (effect in effects) {
                 when (effect) {
-                    is PhoneCallEffect.SendAccept -> {
-                        if (answer != null) state.answers[effect.callId] = answer
-                        kept = true
-                    }
                     is PhoneCallEffect.CompleteAnswer ->
                         state.answers.remove(effect.callId)?.let { answers[effect.callId] = it }
                     is PhoneCallEffect.Ended -> state.mediaWaitingForAudio.remove(effect.callId)
@@ -249,10 +274,22 @@ class CallCoordinator(
                     else -> {}
                 }
             }
+            // An answer the machine did not take (the call is not ringing or answering here) fails now, alone.
+            if (input is PhoneCallInput.Answer && answer != null && state.machine.calls[input.callId]?.answerPending != true &&
+                state.answers.remove(input.callId) != null) {
+                refused = answer
+            }
+            // Stored before the effects run, so an accept is never sent without its answer surviving the process;
+            // under the lock, so two changes reach the store in the order they were made.
+            val memory = state.machine.memory
+            if (memory != state.storedMemory) {
+                state.storedMemory = memory
+                callMemory.save(memory)
+            }
             effects
         }
         if (storeOffset) clockOffsets.save(storedOffset)
-        if (!kept) answer?.invoke(false)
+        refused?.invoke(false)
         for (effect in effects) carryOut(effect, answers, media)
         return effects
     }
@@ -274,6 +311,7 @@ class CallCoordinator(
             }
             is PhoneCallEffect.ReportEnded -> ui.reportCallEnded(effect.callId, now(), effect.reason)
             is PhoneCallEffect.ReportOutgoingConnected -> ui.reportOutgoingCallConnected(effect.callId, now())
+            is PhoneCallEffect.ReportAnswered -> ui.reportCallAnswered(effect.callId, now())
             is PhoneCallEffect.CompleteAnswer -> answers[effect.callId]?.invoke(effect.fulfilled)
             is PhoneCallEffect.PushHandled -> observer(Observation.PushReported(effect.callId, effect.disposition))
             is PhoneCallEffect.Ringing -> observer(Observation.Ringing(effect.callId))
@@ -291,13 +329,7 @@ class CallCoordinator(
                     if (problem != null) apply(PhoneCallInput.RingingRefused(callId, problem))
                 }) { api, device -> api.ringing(callId, device) }
             }
-            is PhoneCallEffect.SendAccept -> {
-                val callId = effect.callId
-                perform(callId, 5, onFailure = { problem -> apply(PhoneCallInput.AnswerRefused(callId, problem)) }) { api, device ->
-                    val response = api.accept(callId, device)
-                    apply(PhoneCallInput.AnswerConfirmed(callId), media = response.media)
-                }
-            }
+            is PhoneCallEffect.SendAccept -> sendAccept(effect.callId)
             is PhoneCallEffect.SendHangUp -> {
                 val action = PendingCallAction(effect.kind, effect.callId, deviceId, now())
                 updatePendingActions { stored -> stored.filter { it.callId != effect.callId } + action }
@@ -418,8 +450,12 @@ class CallCoordinator(
     // User actions on the native call UI
 
     /**
-     * The user answered on the native UI (Android: `Connection.onAnswer`). `completion(true)` once the server
-     * confirmed (then `setActive()`); `completion(false)` when the call ended meanwhile.
+     * The user answered: on the native UI (Android: `Connection.onAnswer`), from the ringing notification, or in the
+     * app's own screen. `completion(true)` once the server confirmed; `completion(false)` when the call ended
+     * meanwhile (at the latest at its ring deadline, as [CallEndReason.ANSWER_NOT_DELIVERED] if the accept never got
+     * through) or is not ringing here. A second answer of a call still answering waits for the same confirmation;
+     * one of a call already answered completes at once. However it was answered, the call UI is told once
+     * ([CallUi.reportCallAnswered]).
      * @param callId the call id (the `Connection`'s key), any case.
      */
     fun answer(callId: String, completion: (Boolean) -> Unit) {
@@ -449,51 +485,124 @@ class CallCoordinator(
     }
 
     /**
-     * Sends a stored hang-up, retrying transient failures; it leaves the store once the server answered with
-     * anything but a 5xx (success, or a refusal that retrying cannot change). Unsent, it waits for the next
-     * [connect].
-     */
-    /**
      * Read-modify-write of the stored hang-ups as one step: a decline stored while another call's
      * acknowledgement is being settled on another thread must not be overwritten by it.
      */
     private fun updatePendingActions(change: (List<PendingCallAction>) -> List<PendingCallAction>) =
         synchronized(pendingActionsLock) { pendingActions.save(change(pendingActions.load())) }
 
+    /**
+     * Sends a stored hang-up until the server answers it (success, or a refusal that retrying cannot change),
+     * retrying transient failures ([RingerApiException.isRetryable], or no readable answer) with jittered backoff
+     * for as long as the process runs, up to [HANG_UP_LIFETIME_MS] after the user acted: a short outage never loses
+     * a decline. It leaves the store once answered or too old; a process that dies first, or a logout, leaves it for
+     * the next [connect].
+     */
     private fun send(action: PendingCallAction) {
         val callId = action.callId
         if (!synchronized(lock) { state.sending.add(callId) }) return
-        val settle = { acknowledged: Boolean ->
-            if (acknowledged) updatePendingActions { stored -> stored.filter { it.callId != callId } }
-            synchronized(lock) { state.sending.remove(callId) }
-            Unit
-        }
-        // A 5xx problem is no acknowledgement (retrying may succeed): the hang-up stays for the next connect.
-        perform(callId, 8, onSuccess = { settle(true) },
-                onFailure = { problem -> settle(problem != null && problem.status < 500) }) { api, _ ->
-            when (action.kind) {
-                PendingCallAction.Kind.DECLINE -> {
-                    // This device's accept may already have reached the server: then the call must be ended, not
-                    // declined, or it stays accepted and the user looks busy to every later caller. Only a state
-                    // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered.
+        val expiry = action.createdAtMs + HANG_UP_LIFETIME_MS
+        scope.launch {
+            try {
+                var retry = 0
+                while (now() < expiry) {
+                    val api = api(expiry) ?: return@launch
                     try {
-                        api.decline(callId, action.deviceId)
+                        hangUp(action, api)
+                        break
+                    } catch (e: CancellationException) {
+                        throw e
+                    } catch (e: RingerApiException) {
+                        if (!e.isRetryable) {
+                            observer(Observation.RequestFailed(callId, e.detail))
+                            break   // answered: retrying cannot change it
+                        }
+                    } catch (e: Exception) {
+                        // Not an answer the API could read: the next round tries again.
+                    }
+                    retry += 1
+                    sleepUntil(now() + REQUEST_BACKOFF.delayMs(retry, random()))
+                }
+                updatePendingActions { stored -> stored.filter { it.callId != callId } }
+            } finally {
+                synchronized(lock) { state.sending.remove(callId) }
+            }
+        }
+    }
+
+    /**
+     * One attempt at a stored hang-up.
+     * @throws RingerApiException the server's refusal, or no answer.
+     */
+    private suspend fun hangUp(action: PendingCallAction, api: RingerApiClient) {
+        val callId = action.callId
+        when (action.kind) {
+            PendingCallAction.Kind.DECLINE -> {
+                // This device's accept may already have reached the server: then the call must be ended, not
+                // declined, or it stays accepted and the user looks busy to every later caller. Only a state
+                // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered.
+                try {
+                    api.decline(callId, action.deviceId)
+                } catch (e: RingerApiException) {
+                    val problem = e.problem
+                    if (problem == null || problem.callState != CallState.ACCEPTED ||
+                        problem.type != ProblemType.CALL_STATE_CONFLICT.rawValue) throw e
+                    api.end(callId)
+                }
+            }
+            PendingCallAction.Kind.CANCEL -> {
+                try {
+                    api.cancel(callId)
+                } catch (e: RingerApiException) {
+                    if (e.problem?.callState != CallState.ACCEPTED) throw e
+                    api.end(callId)
+                }
+            }
+            PendingCallAction.Kind.END -> api.end(callId)
+        }
+    }
+
+    // Answers
+
+    /**
+     * Sends the accept of an answered call until the server answers it (confirmed, or refused with a problem) or
+     * the call is no longer answering here (its deadline, an end, a logout), waiting for the API while the app
+     * launches. Transport failures, 5xx, 408, 429 and unreadable answers are retried with [ANSWER_BACKOFF]: the
+     * server's accept is idempotent for this device, so a repeat of an accept that landed is confirmed too.
+     */
+    private fun sendAccept(callId: String) {
+        if (!synchronized(lock) { state.accepting.add(callId) }) return
+        scope.launch {
+            try {
+                var retry = 0
+                while (true) {
+                    val deadline = synchronized(lock) {
+                        val call = state.machine.calls[callId]
+                        if (call?.phase == PhoneCallMachine.Phase.ANSWERING) call.localDeadlineMs + PhoneCallMachine.DEADLINE_GRACE_MS
+                        else null
+                    } ?: return@launch
+                    val api = api(deadline) ?: return@launch
+                    try {
+                        val response = api.accept(callId, deviceId)
+                        apply(PhoneCallInput.AnswerConfirmed(callId), media = response.media)
+                        return@launch
+                    } catch (e: CancellationException) {
+                        throw e
                     } catch (e: RingerApiException) {
                         val problem = e.problem
-                        if (problem == null || problem.callState != CallState.ACCEPTED ||
-                            problem.type != ProblemType.CALL_STATE_CONFLICT.rawValue) throw e
-                        api.end(callId)
+                        if (problem != null && !e.isRetryable) {
+                            observer(Observation.RequestFailed(callId, e.detail))
+                            apply(PhoneCallInput.AnswerRefused(callId, problem))
+                            return@launch
+                        }
+                    } catch (e: Exception) {
+                        // Not an answer the API could read: the next round tries again.
                     }
+                    retry += 1
+                    sleepUntil(now() + ANSWER_BACKOFF.delayMs(retry, random()))
                 }
-                PendingCallAction.Kind.CANCEL -> {
-                    try {
-                        api.cancel(callId)
-                    } catch (e: RingerApiException) {
-                        if (e.problem?.callState != CallState.ACCEPTED) throw e
-                        api.end(callId)
-                    }
-                }
-                PendingCallAction.Kind.END -> api.end(callId)
+            } finally {
+                synchronized(lock) { state.accepting.remove(callId) }
             }
         }
     }
@@ -592,8 +701,7 @@ class CallCoordinator(
      * Runs an API request with retries (exponential backoff on the injected clock) while it fails for transient
      * reasons. A problem answer below 500 is final: [onFailure] gets it; giving up without one gives null.
      */
-    private fun perform(callId: String, attempts: Int, onSuccess: (() -> Unit)? = null,
-                        onFailure: ((Problem?) -> Unit)? = null,
+    private fun perform(callId: String, attempts: Int, onFailure: ((Problem?) -> Unit)? = null,
                         body: suspend (RingerApiClient, String) -> Unit): Job {
         val deadline = synchronized(lock) { state.machine.calls[callId]?.localDeadlineMs } ?: now() + 60_000
         return scope.launch {
@@ -601,7 +709,6 @@ class CallCoordinator(
                 val api = api(deadline) ?: break
                 try {
                     body(api, deviceId)
-                    onSuccess?.invoke()
                     return@launch
                 } catch (e: CancellationException) {
                     throw e
@@ -633,7 +740,19 @@ class CallCoordinator(
         /** Retry waits of placing a call: 250…500 ms, then 500…1000 ms. */
         internal val PLACE_CALL_BACKOFF = Backoff(500, 2_000)
 
-        /** Retry waits of call requests: from 125…250 ms, doubling, at most 8 s. */
+        /** Retry waits of call requests and hang-ups: from 125…250 ms, doubling, at most 4…8 s. */
         internal val REQUEST_BACKOFF = Backoff(250, 8_000)
+
+        /**
+         * Retry waits of an answer: 250…500 ms, doubling, at most 1…2 s, so an answer given during a short outage
+         * connects within two seconds of the network's return.
+         */
+        internal val ANSWER_BACKOFF = Backoff(500, 2_000)
+
+        /**
+         * Milliseconds a hang-up is worth sending after the user acted: past it the server has ended the call itself
+         * (ring deadline, idle timeout), so an older one is dropped rather than sent. The machine's memory bound.
+         */
+        const val HANG_UP_LIFETIME_MS: Long = PhoneCallMachine.ENDED_UNSEEN_LIFETIME_MS
     }
 }

@@ -22,8 +22,15 @@ data class CallEndReason(val rawValue: String) {
         @JvmField val ANSWERED_ELSEWHERE = CallEndReason("answered_elsewhere")
         /** Another device of this user declined. */
         @JvmField val DECLINED_ELSEWHERE = CallEndReason("declined_elsewhere")
+        /**
+         * The user answered, but the answer never reached the server before the ring deadline (no network the whole
+         * time): the call was missed because of the network. Telecom shows it as `DisconnectCause.ERROR`, CallKit as
+         * `failed`; the app can say why from this reason. Never sent by the server.
+         */
+        @JvmField val ANSWER_NOT_DELIVERED = CallEndReason("answer_not_delivered")
 
         /** Every reason this SDK knows. */
-        @JvmField val KNOWN: Set<CallEndReason> = setOf(FAILED, REMOTE_ENDED, UNANSWERED, ANSWERED_ELSEWHERE, DECLINED_ELSEWHERE)
+        @JvmField val KNOWN: Set<CallEndReason> =
+            setOf(FAILED, REMOTE_ENDED, UNANSWERED, ANSWERED_ELSEWHERE, DECLINED_ELSEWHERE, ANSWER_NOT_DELIVERED)
     }
 }

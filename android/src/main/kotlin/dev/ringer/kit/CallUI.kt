@@ -43,4 +43,15 @@ interface CallUi {
      * @param atMs when the callee answered, Unix milliseconds.
      */
     fun reportOutgoingCallConnected(callId: String, atMs: Long)
+
+    /**
+     * The server confirmed this device's answer of an incoming call, however the user answered (Telecom's
+     * `onAnswer`, the notification's answer action, the app's own screen through `CallCoordinator.answer`): show
+     * the call answered, once; calls after the first, and calls for a call the UI already shows answered, change
+     * nothing. Android: `Connection.setActive()` if it is still ringing, and the ringing notification (with its
+     * ringtone) goes; Apple: request a `CXAnswerCallAction` unless one was performed.
+     *
+     * @param atMs when the server confirmed, Unix milliseconds.
+     */
+    fun reportCallAnswered(callId: String, atMs: Long)
 }

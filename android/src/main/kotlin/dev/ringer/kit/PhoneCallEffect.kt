@@ -26,6 +26,14 @@ sealed class PhoneCallEffect {
     /** Complete the native answer action kept for the call (true: the server confirmed). */
     data class CompleteAnswer(val callId: String, val fulfilled: Boolean) : PhoneCallEffect()
 
+    /**
+     * The server confirmed this device's answer, whichever way the user answered (Telecom's `onAnswer`, the
+     * notification's answer action, the app's own screen): show the incoming call answered on the native UI, once
+     * (Android: the `Connection` goes active and the ringing notification goes; iOS: a `CXAnswerCallAction` is
+     * requested unless one is in flight).
+     */
+    data class ReportAnswered(val callId: String) : PhoneCallEffect()
+
     /** What became of a push; [callId] null when the push was unreadable. */
     data class PushHandled(val callId: String?, val disposition: PushDisposition) : PhoneCallEffect()
 
@@ -42,8 +50,10 @@ sealed class PhoneCallEffect {
     data class SendRinging(val callId: String) : PhoneCallEffect()
 
     /**
-     * Send `POST /v1/calls/{id}/accept` (waiting for the API while launching); the answer comes back as
-     * [PhoneCallInput.AnswerConfirmed] or [PhoneCallInput.AnswerRefused].
+     * Send `POST /v1/calls/{id}/accept` (waiting for the API while launching), again with jittered backoff after
+     * every transport failure, 5xx, 408 or 429 while the call is still answering here (its deadline ends it); the
+     * answer comes back as [PhoneCallInput.AnswerConfirmed] or [PhoneCallInput.AnswerRefused]. The machine's
+     * [PhoneCallMachine.memory] holds the unconfirmed answer meanwhile: the owner persists it before sending.
      */
     data class SendAccept(val callId: String) : PhoneCallEffect()
 

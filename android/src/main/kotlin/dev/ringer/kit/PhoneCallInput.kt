@@ -103,14 +103,21 @@ sealed class PhoneCallInput {
      */
     data class UpdatePush(val type: EventType, val callId: String) : PhoneCallInput()
 
-    /** The user answered on the native UI (`Connection.onAnswer`, `CXAnswerCallAction`). */
+    /**
+     * The user answered: on the native UI (`Connection.onAnswer`, `CXAnswerCallAction`), from the ringing
+     * notification, or in the app's own screen through the CallCoordinator. A second answer of a call already
+     * answering waits for the same confirmation; one of a call already active is fulfilled at once.
+     */
     data class Answer(val callId: String) : PhoneCallInput()
 
     /** The server accepted this device's answer. */
     data class AnswerConfirmed(val callId: String) : PhoneCallInput()
 
-    /** The server refused the answer with [problem], or it could not be sent at all (null). */
-    data class AnswerRefused(val callId: String, val problem: Problem?) : PhoneCallInput()
+    /**
+     * The server refused the answer with [problem]. A transport failure, a 5xx, 408 or 429 is no refusal: the owner
+     * keeps sending until the ring deadline, which ends an unconfirmed answer as [CallEndReason.ANSWER_NOT_DELIVERED].
+     */
+    data class AnswerRefused(val callId: String, val problem: Problem) : PhoneCallInput()
 
     /** The server refused the ringing acknowledgement with [problem] (the call is over or not this user's). */
     data class RingingRefused(val callId: String, val problem: Problem) : PhoneCallInput()
@@ -150,5 +157,15 @@ sealed class PhoneCallInput {
     object PhoneClockChanged : PhoneCallInput() {
         /** `PhoneClockChanged`. */
         override fun toString(): String = "PhoneClockChanged"
+    }
+
+    /**
+     * The app's process started, with a machine built from what the previous process kept
+     * ([PhoneCallMachine.memory]): answers the server never confirmed are shown and sent again (before their
+     * deadline) or ended as not delivered (after it). Fed once, right after the machine is created. Swift: `launched`.
+     */
+    object Launched : PhoneCallInput() {
+        /** `Launched`. */
+        override fun toString(): String = "Launched"
     }
 }

@@ -13,6 +13,13 @@ package dev.ringer.kit
  * - Remote endings close the call exactly once, with the [CallEndReason] the server's news maps to.
  * - Ended before seen: an end for a call the device does not know is remembered (at most [ENDED_UNSEEN_LIMIT]
  *   calls, for [ENDED_UNSEEN_LIFETIME_MS]), so the call's late push does not ring.
+ * - An answer is never dropped: once the user answered, the accept is sent until the server answers it
+ *   ([PhoneCallEffect.SendAccept]); a transport failure is no refusal. The unconfirmed answer is part of [memory],
+ *   so a new process sends it again ([PhoneCallInput.Launched]). Only the ring deadline ends it, as
+ *   [CallEndReason.ANSWER_NOT_DELIVERED], with a decline in case the accept did land (the server then ends the call
+ *   instead of keeping it accepted with nobody on this end).
+ * - Ended stays ended: a call that ended here, or whose end came first, is never forgotten as if it had never
+ *   rung, within the same bounds as ends heard first, across processes too ([memory]).
  * - Staleness is judged on the server's clock only, through the offset learned from it ([clockOffsetMs]);
  *   while no offset is known a push rings.
  *
@@ -21,8 +28,10 @@ package dev.ringer.kit
  *
  * @param deviceId this device's id (`accepted_device_id` equal to it means "answered here").
  * @param clockOffsetMs the server-minus-phone offset kept from an earlier launch, ms; null if none.
+ * @param memory what the previous process kept ([PhoneCallMachine.memory]): its ends are remembered as ends heard
+ *   first (same bounds), and its unconfirmed answers are taken up by [PhoneCallInput.Launched].
  */
-class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
+class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory: Memory = Memory()) {
     /** Who placed a call. */
     enum class Direction(val rawValue: String) {
         /** Another user called this device's user. */
@@ -49,6 +58,10 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
      * @property localDeadlineMs the ring deadline on the phone's clock, as well as the device can tell it.
      * @property answerPending true while a native answer action waits for the server.
      * @property endReason why it ended remotely; null while up or when the local user ended it.
+     * @property caller who placed an incoming call (null for outgoing calls), to report it again after a relaunch.
+     * @property hasVideo whether the call offers video.
+     * @property endedAtMs when it ended here (or its end was heard, for one ended before seen), phone clock, Unix
+     *   ms; null while it is up.
      */
     data class PhoneCall(
         val callId: String,
@@ -58,15 +71,58 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
         val expiresAtMs: Long,
         val localDeadlineMs: Long,
         val answerPending: Boolean,
-        val endReason: CallEndReason? = null
+        val endReason: CallEndReason? = null,
+        val caller: Party? = null,
+        val hasVideo: Boolean = false,
+        val endedAtMs: Long? = null
     )
 
-    /** A call that ended before the device saw it: how it ended, and when the device learned it (phone clock, ms). */
+    /**
+     * A call that ended before the device saw it, or ended here in an earlier process: how it ended, and when the
+     * device learned it (phone clock, Unix ms).
+     */
     data class EndedUnseen(val reason: CallEndReason, val learnedAtMs: Long)
+
+    /**
+     * An answer the user gave that the server has not confirmed: enough to show the call again and send the answer
+     * from a new process.
+     * @property calleeId the user the call is for, when known.
+     * @property expiresAtMs the ring deadline, server clock, Unix ms.
+     * @property localDeadlineMs the ring deadline on the phone's clock, Unix ms (the restored call's deadline is
+     *   this plus [DEADLINE_GRACE_MS]).
+     */
+    data class UnconfirmedAnswer(
+        val caller: Party,
+        val calleeId: String?,
+        val hasVideo: Boolean,
+        val expiresAtMs: Long,
+        val localDeadlineMs: Long
+    )
+
+    /**
+     * What the machine must find again in the app's next process: the ends it knows (a late push or a redelivered
+     * FCM message for one of them is reported and ended, never rung) and the answers not yet confirmed. The owner
+     * persists it whenever it changes, before carrying out the input's effects ([CallMemoryStore]), and builds the
+     * next process's machine from it. Swift: `PhoneCallMachine.Memory`.
+     * @property endedCalls calls over, by lowercase call id: at most [ENDED_UNSEEN_LIMIT], the newest.
+     * @property unconfirmedAnswers answers the server has not confirmed, by lowercase call id.
+     */
+    data class Memory(
+        val endedCalls: Map<String, EndedUnseen> = emptyMap(),
+        val unconfirmedAnswers: Map<String, UnconfirmedAnswer> = emptyMap()
+    )
 
     private val callTable = HashMap<String, PhoneCall>()
     private val endedUnseenTable = HashMap<String, EndedUnseen>()
     private val answeredUnseenTable = HashMap<String, Long>()
+    /** Answers kept from the previous process, waiting for [PhoneCallInput.Launched]. */
+    private val answersToRestore = HashMap<String, UnconfirmedAnswer>()
+
+    init {
+        endedUnseenTable.putAll(memory.endedCalls)
+        keepNewest(endedUnseenTable) { it.learnedAtMs }
+        answersToRestore.putAll(memory.unconfirmedAnswers)
+    }
 
     /** The calls the device knows, by lowercase call id (a read-only snapshot). */
     val calls: Map<String, PhoneCall> get() = HashMap(callTable)
@@ -86,6 +142,28 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
     var clockOffsetMs: Long? = clockOffsetMs
         private set
 
+    /**
+     * What the next process must know ([Memory]): the ends heard first and the calls ended here, the newest
+     * [ENDED_UNSEEN_LIMIT] (a call the local user ended is kept as `remote_ended`), and the answers still
+     * unconfirmed, including those a [PhoneCallInput.Launched] has not taken up yet. A new value on every read.
+     */
+    val memory: Memory
+        get() {
+            val ended = HashMap(endedUnseenTable)
+            for ((callId, call) in callTable) {
+                if (call.phase != Phase.ENDED) continue
+                ended[callId] = EndedUnseen(call.endReason ?: CallEndReason.REMOTE_ENDED, call.endedAtMs ?: Long.MIN_VALUE)
+            }
+            keepNewest(ended) { it.learnedAtMs }
+            val answers = HashMap(answersToRestore)
+            for ((callId, call) in callTable) {
+                if (call.phase != Phase.ANSWERING) continue
+                answers[callId] = UnconfirmedAnswer(call.caller ?: Party("unknown"), call.calleeId, call.hasVideo,
+                    call.expiresAtMs, call.localDeadlineMs)
+            }
+            return Memory(ended, answers)
+        }
+
     /** The phase of a call; null when unknown. */
     fun phase(callId: String): Phase? = callTable[callId]?.phase
 
@@ -99,6 +177,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
         other.callTable.putAll(callTable)
         other.endedUnseenTable.putAll(endedUnseenTable)
         other.answeredUnseenTable.putAll(answeredUnseenTable)
+        other.answersToRestore.putAll(answersToRestore)
         return other
     }
 
@@ -121,7 +200,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
                 effects
             }
             is PhoneCallInput.IncomingEvent -> incomingEvent(input.call, atMs)
-            is PhoneCallInput.ReportFinished -> reportFinished(input.callId, input.accepted)
+            is PhoneCallInput.ReportFinished -> reportFinished(input.callId, input.accepted, atMs)
             is PhoneCallInput.Event -> event(input.type, input.call, atMs)
             is PhoneCallInput.UpdatePush -> {
                 val reason = updateEndReason(input.type)
@@ -130,13 +209,14 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
             is PhoneCallInput.Answer -> answer(input.callId)
             is PhoneCallInput.AnswerConfirmed -> answerConfirmed(input.callId)
             is PhoneCallInput.AnswerRefused -> {
-                // The answer lost to whatever ended the call first: say which, as the matching event would have.
+                // The answer lost to whatever ended the call first: say which, as the matching event would have. A
+                // refusal that names no call state (an expired token, an unknown call) means the call failed here.
                 val problem = input.problem
-                val callState = problem?.callState
+                val callState = problem.callState
                 val reason = when {
-                    problem != null && problem.type == ProblemType.ANSWERED_ELSEWHERE.rawValue -> CallEndReason.ANSWERED_ELSEWHERE
+                    problem.type == ProblemType.ANSWERED_ELSEWHERE.rawValue -> CallEndReason.ANSWERED_ELSEWHERE
                     callState != null -> endReasonForFinal(callState)
-                    else -> CallEndReason.REMOTE_ENDED
+                    else -> CallEndReason.FAILED
                 }
                 endRemotely(input.callId, reason, false, atMs)
             }
@@ -150,8 +230,8 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
                 }
                 endRemotely(input.callId, reason, false, atMs)
             }
-            is PhoneCallInput.End -> endLocally(input.callId)
-            is PhoneCallInput.EndAll -> liveCallIds.flatMap { endLocally(it) }
+            is PhoneCallInput.End -> endLocally(input.callId, atMs)
+            is PhoneCallInput.EndAll -> liveCallIds.flatMap { endLocally(it, atMs) }
             is PhoneCallInput.OutgoingPlaced -> outgoingPlaced(input.call, atMs)
             is PhoneCallInput.CallRead -> {
                 val call = input.call
@@ -169,12 +249,19 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
                 val reason = (if (read != null) reasonIfOver(read) else null) ?: CallEndReason.FAILED
                 endRemotely(input.callId, reason, false, atMs)
             }
-            is PhoneCallInput.DeadlineReached ->
-                if (callTable[input.callId]?.phase != Phase.RINGING) emptyList()
-                else endRemotely(input.callId, CallEndReason.UNANSWERED, false, atMs)
+            is PhoneCallInput.DeadlineReached -> when (callTable[input.callId]?.phase) {
+                Phase.RINGING -> endRemotely(input.callId, CallEndReason.UNANSWERED, false, atMs)
+                // The answer never reached the server in time. The decline ends the call on the server if the accept
+                // landed after all (its answer lost), instead of leaving the caller talking to nobody.
+                Phase.ANSWERING -> endRemotely(input.callId, CallEndReason.ANSWER_NOT_DELIVERED, false, atMs) +
+                    PhoneCallEffect.SendHangUp(input.callId, PendingCallAction.Kind.DECLINE)
+                else -> emptyList()
+            }
             is PhoneCallInput.AccountChanged -> {
+                // An answer still unconfirmed goes too: its accept would be sent with the next user's credentials.
                 val stale = callTable.filter { (_, call) ->
-                    call.direction == Direction.INCOMING && call.phase == Phase.RINGING && refuses(input.account, call.calleeId)
+                    call.direction == Direction.INCOMING && (call.phase == Phase.RINGING || call.phase == Phase.ANSWERING) &&
+                        refuses(input.account, call.calleeId)
                 }.keys.sorted()
                 stale.flatMap { endRemotely(it, CallEndReason.FAILED, false, atMs) }
             }
@@ -183,6 +270,32 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
                 clockOffsetMs = null
                 emptyList()
             }
+            is PhoneCallInput.Launched -> restoreAnswers(atMs)
+        }
+    }
+
+    /**
+     * Takes up the answers the previous process kept: before its deadline an answer's call is shown again and its
+     * accept sent (once: one accept loop, as for a fresh answer); past it, the call is over as not delivered, with
+     * the same decline as at a deadline, and never shown.
+     */
+    private fun restoreAnswers(atMs: Long): List<PhoneCallEffect> {
+        val restored = HashMap(answersToRestore)
+        answersToRestore.clear()
+        return restored.keys.sorted().flatMap { callId ->
+            val answer = restored.getValue(callId)
+            if (callTable.containsKey(callId) || !CallIds.isUuid(callId)) return@flatMap emptyList<PhoneCallEffect>()
+            val call = PhoneCall(callId, answer.calleeId, Direction.INCOMING, Phase.ANSWERING, answer.expiresAtMs,
+                answer.localDeadlineMs, false, null, answer.caller, answer.hasVideo)
+            val deadline = answer.localDeadlineMs + DEADLINE_GRACE_MS
+            if (atMs >= deadline) {
+                callTable[callId] = call.copy(phase = Phase.ENDED, endReason = CallEndReason.ANSWER_NOT_DELIVERED, endedAtMs = atMs)
+                return@flatMap listOf(PhoneCallEffect.Ended(callId, CallEndReason.ANSWER_NOT_DELIVERED),
+                    PhoneCallEffect.SendHangUp(callId, PendingCallAction.Kind.DECLINE))
+            }
+            callTable[callId] = call
+            listOf(PhoneCallEffect.ReportIncoming(callId, IncomingCallReport(callId, answer.caller, answer.hasVideo)),
+                PhoneCallEffect.ArmDeadline(callId, deadline), PhoneCallEffect.SendAccept(callId))
         }
     }
 
@@ -207,7 +320,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
         } else if (ended != null) {
             // Its end came first: never on screen, so it is reported under its own id and ended at once.
             callTable[callId] = PhoneCall(callId, push.calleeId, Direction.INCOMING, Phase.ENDED, push.expiresAtMs, atMs,
-                false, ended.reason)
+                false, ended.reason, push.caller, push.hasVideo, ended.learnedAtMs)
             disposition = PushDisposition.ALREADY_ENDED
             if (reportsEveryPush) effects.add(PhoneCallEffect.ReportAndEnd(callId, push.caller, ended.reason))
         } else if (isPast(push.expiresAtMs, atMs)) {
@@ -218,7 +331,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
             if (reportsEveryPush) effects.add(PhoneCallEffect.ReportAndEnd(callId, push.caller, CallEndReason.FAILED))
         } else {
             callTable[callId] = PhoneCall(callId, push.calleeId, Direction.INCOMING, Phase.RINGING, push.expiresAtMs,
-                localDeadline(push.expiresAtMs, push.expiresAtMs - push.sentAtMs, atMs), false)
+                localDeadline(push.expiresAtMs, push.expiresAtMs - push.sentAtMs, atMs), false, null, push.caller, push.hasVideo)
             disposition = PushDisposition.RINGING
             effects.add(PhoneCallEffect.ReportIncoming(callId, report))
         }
@@ -233,39 +346,64 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
         if (ended != null) {
             // Known to be over: kept as ended so the call's push, if it still comes, is reported and ended.
             callTable[callId] = PhoneCall(callId, call.callee.id, Direction.INCOMING, Phase.ENDED, call.expiresAtMs, atMs,
-                false, ended.reason)
+                false, ended.reason, call.caller, call.hasVideo, ended.learnedAtMs)
             return emptyList()
         }
         if (isPast(call.expiresAtMs, atMs)) return emptyList()
         callTable[callId] = PhoneCall(callId, call.callee.id, Direction.INCOMING, Phase.RINGING, call.expiresAtMs,
-            localDeadline(call.expiresAtMs, call.expiresAtMs - call.createdAtMs, atMs), false)
+            localDeadline(call.expiresAtMs, call.expiresAtMs - call.createdAtMs, atMs), false, null, call.caller, call.hasVideo)
         return listOf(PhoneCallEffect.ReportIncoming(callId, IncomingCallReport(callId, call.caller, call.hasVideo)))
     }
 
-    private fun reportFinished(callId: String, accepted: Boolean): List<PhoneCallEffect> {
-        if (!accepted) {
-            // The system refused to ring: forget it so a later push can ring.
-            callTable.remove(callId)
-            return emptyList()
-        }
+    private fun reportFinished(callId: String, accepted: Boolean, atMs: Long): List<PhoneCallEffect> {
         val call = callTable[callId] ?: return emptyList()
-        return listOf(PhoneCallEffect.Ringing(callId), PhoneCallEffect.ArmDeadline(callId, call.localDeadlineMs + DEADLINE_GRACE_MS),
-            PhoneCallEffect.SendRinging(callId))
+        return when {
+            call.phase == Phase.RINGING && accepted -> listOf(PhoneCallEffect.Ringing(callId),
+                PhoneCallEffect.ArmDeadline(callId, call.localDeadlineMs + DEADLINE_GRACE_MS), PhoneCallEffect.SendRinging(callId))
+            call.phase == Phase.RINGING -> {
+                // The system refused to ring (Do Not Disturb, a blocked caller): forget it so a later push can ring.
+                callTable.remove(callId)
+                emptyList()
+            }
+            // An answer restored after a relaunch that the system will not show: the user cannot see the call, so it
+            // is declined rather than connected to nobody.
+            call.phase == Phase.ANSWERING && !accepted -> endLocally(callId, atMs)
+            // Ended while the UI was still taking the report (a cancel before Telecom created the connection): it
+            // stays ended, so a redelivered data message never rings it again.
+            else -> emptyList()
+        }
     }
 
     private fun answer(callId: String): List<PhoneCallEffect> {
         val call = callTable[callId]
-        if (call == null || call.direction != Direction.INCOMING || call.phase != Phase.RINGING) return emptyList()
-        callTable[callId] = call.copy(phase = Phase.ANSWERING, answerPending = true)
-        return listOf(PhoneCallEffect.SendAccept(callId))
+        if (call == null || call.direction != Direction.INCOMING) return emptyList()
+        return when (call.phase) {
+            Phase.RINGING -> {
+                callTable[callId] = call.copy(phase = Phase.ANSWERING, answerPending = true)
+                listOf(PhoneCallEffect.SendAccept(callId))
+            }
+            Phase.ANSWERING -> {
+                // A second way of answering (Telecom's onAnswer after the app's own screen, or a restored answer):
+                // the accept is already on its way; this answer waits for it too.
+                callTable[callId] = call.copy(answerPending = true)
+                emptyList()
+            }
+            // The native UI catching up with an answer the server confirmed.
+            Phase.ACTIVE -> listOf(PhoneCallEffect.CompleteAnswer(callId, true))
+            Phase.ENDED -> emptyList()
+        }
     }
 
     private fun answerConfirmed(callId: String): List<PhoneCallEffect> {
         val call = callTable[callId]
         if (call == null || call.phase != Phase.ANSWERING) return emptyList()
         callTable[callId] = call.copy(phase = Phase.ACTIVE, answerPending = false)
-        return listOf(PhoneCallEffect.CompleteAnswer(callId, true), PhoneCallEffect.StartKeepalive(callId),
-            PhoneCallEffect.Answered(callId))
+        val effects = ArrayList<PhoneCallEffect>()
+        if (call.answerPending) effects.add(PhoneCallEffect.CompleteAnswer(callId, true))
+        effects.add(PhoneCallEffect.ReportAnswered(callId))
+        effects.add(PhoneCallEffect.StartKeepalive(callId))
+        effects.add(PhoneCallEffect.Answered(callId))
+        return effects
     }
 
     /** True when [deadlineMs] (server clock) has passed as far as the device knows; never while the offset is unknown. */
@@ -351,7 +489,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
             return emptyList()
         }
         if (call.phase == Phase.ENDED) return emptyList()
-        callTable[callId] = call.copy(phase = Phase.ENDED, endReason = reason, answerPending = false)
+        callTable[callId] = call.copy(phase = Phase.ENDED, endReason = reason, answerPending = false, endedAtMs = atMs)
         val effects = ArrayList<PhoneCallEffect>()
         effects.add(PhoneCallEffect.ReportEnded(callId, reason))
         if (call.answerPending) effects.add(PhoneCallEffect.CompleteAnswer(callId, false))
@@ -359,10 +497,10 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
         return effects
     }
 
-    private fun endLocally(callId: String): List<PhoneCallEffect> {
+    private fun endLocally(callId: String, atMs: Long): List<PhoneCallEffect> {
         val call = callTable[callId]
         if (call == null || call.phase == Phase.ENDED) return emptyList()
-        callTable[callId] = call.copy(phase = Phase.ENDED, answerPending = false)
+        callTable[callId] = call.copy(phase = Phase.ENDED, answerPending = false, endedAtMs = atMs)
         val kind = when {
             call.direction == Direction.INCOMING && (call.phase == Phase.RINGING || call.phase == Phase.ANSWERING) ->
                 PendingCallAction.Kind.DECLINE
@@ -393,11 +531,19 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null) {
         }
     }
 
-    /** Drops what was learned [ENDED_UNSEEN_LIFETIME_MS] or more before [atMs], from both memories. */
+    /**
+     * Drops what was learned [ENDED_UNSEEN_LIFETIME_MS] or more before [atMs], from both memories, and the calls that
+     * ended here as long ago: their pushes are long dropped upstream, and the table would otherwise grow for as long
+     * as the process runs.
+     */
     private fun forgetOld(atMs: Long) {
-        endedUnseenTable.entries.removeAll { atMs - it.value.learnedAtMs >= ENDED_UNSEEN_LIFETIME_MS }
-        answeredUnseenTable.entries.removeAll { atMs - it.value >= ENDED_UNSEEN_LIFETIME_MS }
+        endedUnseenTable.entries.removeAll { isOld(it.value.learnedAtMs, atMs) }
+        answeredUnseenTable.entries.removeAll { isOld(it.value, atMs) }
+        callTable.entries.removeAll { entry -> entry.value.endedAtMs?.let { isOld(it, atMs) } ?: false }
     }
+
+    /** True when [learnedAtMs] is [ENDED_UNSEEN_LIFETIME_MS] or more before [atMs] (no overflow for a far past). */
+    private fun isOld(learnedAtMs: Long, atMs: Long): Boolean = learnedAtMs <= atMs - ENDED_UNSEEN_LIFETIME_MS
 
     /** The reason to close [call] with on this device; null while it is still up here, or when the call is unknown. */
     fun reasonIfOver(call: Call): CallEndReason? {

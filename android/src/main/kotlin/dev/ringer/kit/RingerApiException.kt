@@ -19,8 +19,15 @@ class RingerApiException private constructor(val code: Code, val problem: Proble
         UNEXPECTED_RESPONSE
     }
 
-    /** True when retrying later may succeed: no answer arrived, or the server answered 5xx. */
-    val isRetryable: Boolean get() = code == Code.TRANSPORT || (problem?.status ?: 0) >= 500
+    /**
+     * True when retrying later may succeed: no answer arrived, or the server answered 5xx, `408 Request Timeout` or
+     * `429 Too Many Requests` (RFC 9110 §15.5.9, RFC 6585 §4: the request was not processed).
+     */
+    val isRetryable: Boolean
+        get() {
+            val status = problem?.status ?: 0
+            return code == Code.TRANSPORT || status >= 500 || status == 408 || status == 429
+        }
 
     override fun toString(): String = "RingerApiException($code: $detail)"
 

@@ -5,8 +5,20 @@ import android.telecom.Connection
 import android.telecom.DisconnectCause
 import android.telecom.TelecomManager
 import android.telecom.VideoProfile
+import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.CallEndReason
+import dev.ringer.kit.CoordinatorHarness
+import dev.ringer.kit.FakeRingerServer
+import dev.ringer.kit.ImmediateDispatcher
+import dev.ringer.kit.InMemoryClockOffsetStore
+import dev.ringer.kit.InMemoryPendingActionStore
+import dev.ringer.kit.ManualClock
 import dev.ringer.kit.Party
+import dev.ringer.kit.RingerApiClient
+import dev.ringer.kit.RingerPushBody
+import dev.ringer.kit.StoredClockOffset
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.SupervisorJob
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
@@ -86,6 +98,7 @@ class TelecomCallUiTest {
             Triple(CallEndReason.ANSWERED_ELSEWHERE, DisconnectCause.ANSWERED_ELSEWHERE, null),
             Triple(CallEndReason.DECLINED_ELSEWHERE, DisconnectCause.REJECTED, "declined elsewhere"),
             Triple(CallEndReason.FAILED, DisconnectCause.ERROR, null),
+            Triple(CallEndReason.ANSWER_NOT_DELIVERED, DisconnectCause.ERROR, "answer not delivered"),
             Triple(CallEndReason("from_a_newer_server"), DisconnectCause.REMOTE, null)
         )
         for ((sdk, table) in listOf(29 to expected29, 35 to expected29)) {
@@ -117,6 +130,60 @@ class TelecomCallUiTest {
         assertEquals("a second answer is not sent", listOf("answer c1"), rig.actions.log)
         rig.actions.answers.getValue("c1")(true)
         assertEquals(Connection.STATE_ACTIVE, connection.state)
+        assertEquals(listOf("answer c1", "audio on"), rig.actions.log)
+    }
+
+    /**
+     * Issue 27, item 3: an app that answers from its own call screen calls `CallCoordinator.answer` directly, never
+     * Telecom's `onAnswer`. Once the server confirmed, the `Connection` must leave ringing and the ringtone stop,
+     * exactly once, as for an answer made through Telecom; a late tap on the system's answer button changes nothing.
+     */
+    @Test fun answeringThroughTheCoordinatorMakesTheRingingConnectionActiveAndStopsTheRingtoneOnce() {
+        val rig = TelecomRig()
+        val clock = ManualClock(CoordinatorHarness.START_MS)
+        val server = FakeRingerServer(clock)
+        val coordinator = CallCoordinator(
+            "bob-android", rig.ui, CoroutineScope(ImmediateDispatcher + SupervisorJob()), { clock.now() },
+            { clock.sleepUntil(it) }, { 0.5 }, InMemoryPendingActionStore(),
+            InMemoryClockOffsetStore(StoredClockOffset(0, CoordinatorHarness.BOOT_MS)),
+            bootTimeMs = { CoordinatorHarness.BOOT_MS }, observer = { })
+        rig.ui.attach(object : CallActions {
+            override fun answer(callId: String, completion: (Boolean) -> Unit) = coordinator.answer(callId, completion)
+            override fun end(callId: String, completion: (Boolean) -> Unit) = coordinator.end(callId, completion)
+            override fun audioSessionActivated() = coordinator.audioSessionActivated()
+            override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
+        })
+        coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
+        val callId = CoordinatorHarness.newCallId()
+        server.ring(callId)
+        val push = RingerPushBody(callId, caller, "bob", false, clock.now(), clock.now() + 30_000)
+        coordinator.handleDataMessage(mapOf("ringer" to push.toJson().toString()))
+        val connection = rig.phone.telecomCreatesIncoming(rig.service)
+        connection.onShowIncomingCallUi()
+        val ringtone = "$callId/${IncomingCallNotification.NOTIFICATION_ID}"
+        assertTrue(rig.phone.notificationManager.mirrorShowing.containsKey(ringtone))
+
+        var answered: Boolean? = null
+        coordinator.answer(callId) { answered = it }
+        assertEquals(true, answered)
+        assertEquals(Connection.STATE_ACTIVE, connection.state)
+        assertFalse("the ringing notification and its ringtone are gone", rig.phone.notificationManager.mirrorShowing.containsKey(ringtone))
+        assertTrue("held as an answered call", rig.phone.started.last().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
+
+        connection.onAnswer()
+        rig.ui.reportCallAnswered(callId, clock.now())
+        assertEquals("set active once", listOf(Connection.STATE_RINGING, Connection.STATE_ACTIVE), connection.mirrorStates)
+        assertEquals("no second accept", 1, server.count("POST /v1/calls/$callId/accept"))
+        assertEquals(listOf<String>(), rig.phone.crashes.toList())
+    }
+
+    /** An answer made through Telecom is active when its completion runs; the server's confirmation changes nothing after. */
+    @Test fun aCallAnsweredThroughTelecomIsNotSetActiveAgainWhenReportedAnswered() {
+        val rig = TelecomRig()
+        val connection = rig.active("c1")
+        rig.ui.reportCallAnswered("c1", 1000L)
+        rig.ui.reportCallAnswered("unknown", 1000L)
+        assertEquals(listOf(Connection.STATE_RINGING, Connection.STATE_ACTIVE), connection.mirrorStates)
         assertEquals(listOf("answer c1", "audio on"), rig.actions.log)
     }
 

@@ -57,6 +57,7 @@ import java.util.function.Consumer
  *   call; the user's answer and decline are Telecom's `onAnswer`/`onReject`.
  * - **Receipts**: a message whose handling left a call ringing, or took a ringing call away, is
  *   `userVisible`, anything else `silent` (FCM's demotion input).
+ * - **The network**: [networkDown] takes it away as airplane mode or a dead cell does, [networkUp] gives it back.
  *
  * @param userToken what the app's own login stored: each new process logs in with it at launch; null for a
  *   user who is not logged in, and each new process then calls logOut, as RingerPhone asks of a launch.
@@ -83,6 +84,10 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
     private val contexts = CopyOnWriteArrayList<MirrorPhone>()
     /** Holds chosen API requests of every process before they leave the phone (a slow network), for tests. */
     val network = HeldRequests()
+
+    /** False between [networkDown] and [networkUp]. */
+    @Volatile var hasNetwork = true
+        private set
 
     private val lock = Any()
     private var process: AppProcess? = null
@@ -122,6 +127,23 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
         val app = running ?: return
         app.context.appVisible = false
         if (!app.context.foregroundServiceRunning) kill()
+    }
+
+    /**
+     * Takes the phone's network away (airplane mode, a dead cell): every API request and WebSocket connect of every
+     * process fails at once, as OkHttp's do without a route ([NoNetwork]); the event stream's open socket drops; and
+     * Play services' socket closes, so FCM keeps the phone's messages until [networkUp].
+     */
+    fun networkDown() {
+        hasNetwork = false
+        running?.dropSockets()
+        play.disconnect()
+    }
+
+    /** Gives the network back: requests go out again, the event stream reconnects on its own, Play services too. */
+    fun networkUp() {
+        hasNetwork = true
+        play.connect()
     }
 
     private fun deliver(message: FcmMessage): Receipt = receive(message.data)
@@ -186,7 +208,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
         private val telecom: ExecutorService = Executors.newSingleThreadExecutor { Thread(it, "telecom") }
         private val client = OkHttpClient.Builder().connectTimeout(2, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS)
             .pingInterval(2, TimeUnit.SECONDS).build()
-        private val sockets = ClosableWebSockets(OkHttpWebSocketTransport(client))
+        private val sockets = ClosableWebSockets(OkHttpWebSocketTransport(client)) { hasNetwork }
         /** This process's connections by call id, as Telecom created them. */
         val connections = ConcurrentHashMap<String, Connection>()
         /** The façade, created as `Application.onCreate` creates it. */
@@ -202,7 +224,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
             // Firebase hands the app its current token at start (FirebaseMessaging.getToken()).
             FirebaseMessaging.getInstance().mirrorSetTokenTask(Task<String>().also { it.mirrorSucceed(play.fcmToken) })
             phone = RingerPhone(context, cluster.serverUrl, CallNotificationConfig(TestCallActivity::class.java, 1),
-                                http = network.wrap(OkHttpTransport(client)), webSockets = sockets,
+                                http = network.wrap(NoNetwork.unless({ hasNetwork }, OkHttpTransport(client))), webSockets = sockets,
                                 scope = CoroutineScope(Dispatchers.Default + job),
                                 streamStatus = { statuses.add(it) }, observer = { observations.add(it) })
             // As RingerPhone asks: log in with the stored token at launch, or log out when nobody is logged in.
@@ -274,6 +296,9 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
             }.apply { isDaemon = true }.start()
         }
 
+        /** The network went: the open sockets break (the event stream sees its socket close). */
+        internal fun dropSockets() = sockets.closeAll()
+
         internal fun die() {
             job.cancel()
             sockets.closeAll()
@@ -286,12 +311,16 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
         }
     }
 
-    /** The app's WebSockets, each closed when its process dies (the kernel closes a dead process's sockets). */
-    private class ClosableWebSockets(private val inner: WebSocketTransport) : WebSocketTransport {
+    /**
+     * The app's WebSockets, each closed when its process dies (the kernel closes a dead process's sockets) or the
+     * network goes; none opens while [hasNetwork] says no.
+     */
+    private class ClosableWebSockets(private val inner: WebSocketTransport, private val hasNetwork: () -> Boolean) : WebSocketTransport {
         private val open = CopyOnWriteArrayList<WebSocketChannel>()
 
         override suspend fun connect(url: String, headers: Map<String, String>, onText: (String) -> Unit,
                                      onClose: (WebSocketClose) -> Unit): WebSocketChannel {
+            if (!hasNetwork()) throw NoNetwork.failure()
             val channel = inner.connect(url, headers, onText, onClose)
             open.add(channel)
             return channel
@@ -300,6 +329,20 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
         fun closeAll() {
             for (channel in open) channel.close()
             open.clear()
+        }
+    }
+
+    /** A phone without a network, as OkHttp reports it: the connect fails at once, nothing reaches the server. */
+    object NoNetwork {
+        /** The exception OkHttp throws when no network is up (Android's `ENETUNREACH`). */
+        fun failure(): java.io.IOException = java.net.ConnectException("connect failed: ENETUNREACH (Network is unreachable)")
+
+        /** [inner], failing every request at once while [hasNetwork] says no. */
+        fun unless(hasNetwork: () -> Boolean, inner: HttpTransport): HttpTransport = object : HttpTransport {
+            override suspend fun send(method: String, url: String, headers: Map<String, String>, body: ByteArray?): HttpResponse {
+                if (!hasNetwork()) throw failure()
+                return inner.send(method, url, headers, body)
+            }
         }
     }
 

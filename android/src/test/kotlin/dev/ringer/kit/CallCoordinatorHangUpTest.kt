@@ -48,25 +48,70 @@ class CallCoordinatorHangUpTest {
         assertTrue(phone.pendingActions.load().isEmpty())
     }
 
-    /** A 5xx is no acknowledgement: the decline stays stored when the retries run out and goes out on the next connect. */
+    /**
+     * A 5xx is no acknowledgement: the decline keeps being sent, past the eight attempts that once ended the
+     * retries, until the server acknowledges it.
+     */
     @Test
-    fun aDeclineAnsweredOnlyWithServerErrorsIsKeptAndResentOnTheNextConnect() {
+    fun aDeclineAnsweredWithServerErrorsKeepsBeingSentUntilTheServerAcknowledgesIt() {
         val phone = CoordinatorHarness().connect()
         val callId = CoordinatorHarness.newCallId()
         ringingPhone(phone, callId)
         val decline = "POST /v1/calls/$callId/decline"
-        phone.server.fail(decline, 503, times = 8)
+        phone.server.fail(decline, 503, times = 10)
         phone.coordinator.end(callId) { }
         assertEquals(listOf(PendingCallAction.Kind.DECLINE), phone.pendingActions.load().map { it.kind })
         phone.clock.advance(120_000)
-        assertEquals("eight attempts, then it waits", 8, phone.server.count(decline))
-        assertEquals(listOf(callId), phone.pendingActions.load().map { it.callId })
-        assertEquals(CallState.RINGING, phone.server.call(callId)?.state)
-
-        phone.connect()
-        assertEquals(9, phone.server.count(decline))
+        assertEquals("ten 503s, then the acknowledgement", 11, phone.server.count(decline))
         assertEquals(CallState.DECLINED, phone.server.call(callId)?.state)
         assertTrue(phone.pendingActions.load().isEmpty())
+    }
+
+    /** RFC 9110 §15.5.9, RFC 6585 §4: a 408 or 429 says the decline was not processed, so it is sent again. */
+    @Test
+    fun aDeclineAnsweredRequestTimeoutOrTooManyRequestsIsSentAgain() {
+        for (status in listOf(408, 429)) {
+            val phone = CoordinatorHarness().connect()
+            val callId = CoordinatorHarness.newCallId()
+            ringingPhone(phone, callId)
+            val decline = "POST /v1/calls/$callId/decline"
+            phone.server.fail(decline, status)
+            phone.coordinator.end(callId) { }
+            phone.clock.advance(10_000)
+            assertEquals("$status", 2, phone.server.count(decline))
+            assertEquals("$status", CallState.DECLINED, phone.server.call(callId)?.state)
+            assertTrue("$status", phone.pendingActions.load().isEmpty())
+        }
+    }
+
+    /**
+     * Ten minutes after the user acted the server has ended the call itself (ring deadline, idle timeout): a decline
+     * the network never let through is dropped then, rather than sent forever or kept for every later launch.
+     */
+    @Test
+    fun aHangUpUnacknowledgedForTenMinutesIsDropped() {
+        val phone = CoordinatorHarness().connect()
+        val callId = CoordinatorHarness.newCallId()
+        ringingPhone(phone, callId)
+        val endedAt = phone.clock.now()
+        phone.server.outage(endedAt, endedAt + 3_600_000)
+        phone.coordinator.end(callId) { }
+        phone.clock.advanceTo(endedAt + CallCoordinator.HANG_UP_LIFETIME_MS - 1)
+        assertEquals("still kept just before ten minutes", listOf(callId), phone.pendingActions.load().map { it.callId })
+        phone.clock.advanceTo(endedAt + CallCoordinator.HANG_UP_LIFETIME_MS + 10_000)
+        assertTrue(phone.pendingActions.load().isEmpty())
+        assertEquals("no retry is left sleeping", 0, phone.clock.sleeping)
+
+        // One stored by a process that died more than ten minutes ago is dropped at connect, unsent.
+        val store = InMemoryPendingActionStore()
+        val stale = CoordinatorHarness.newCallId()
+        store.save(listOf(PendingCallAction(PendingCallAction.Kind.DECLINE, stale, CoordinatorHarness.DEVICE,
+                                            CoordinatorHarness.START_MS - CallCoordinator.HANG_UP_LIFETIME_MS)))
+        val relaunched = CoordinatorHarness(pendingActions = store)
+        relaunched.server.ring(stale)
+        relaunched.connect()
+        assertEquals(0, relaunched.server.count("POST /v1/calls/$stale/decline"))
+        assertTrue(store.load().isEmpty())
     }
 
     /** Declined on the lock screen of a just-woken app that never logged in; a new process sends it. */

@@ -360,7 +360,7 @@ class CallCoordinatorTest {
         val coordinator = CallCoordinator("bob-android", FakeCallUi(),
                                           kotlinx.coroutines.CoroutineScope(ImmediateDispatcher),
                                           { clock.now() }, { clock.sleepUntil(it) }, { 0.5 }, InMemoryPendingActionStore(),
-                                          offsets, { CoordinatorHarness.BOOT_MS }, observer = { })
+                                          offsets, bootTimeMs = { CoordinatorHarness.BOOT_MS }, observer = { })
         assertNull(coordinator.clockOffsetMs)
     }
 

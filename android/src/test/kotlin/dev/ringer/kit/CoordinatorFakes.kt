@@ -66,11 +66,14 @@ class FakeCallUi : CallUi {
     private val reportList = ArrayList<IncomingCallReport>()
     private val endedList = ArrayList<Pair<String, CallEndReason>>()
     private val connectedList = ArrayList<String>()
+    private val answeredList = ArrayList<String>()
     private val known = HashSet<String>()
 
     val reports: List<IncomingCallReport> get() = synchronized(lock) { reportList.toList() }
     val ended: List<Pair<String, CallEndReason>> get() = synchronized(lock) { endedList.toList() }
     val connected: List<String> get() = synchronized(lock) { connectedList.toList() }
+    /** Calls reported answered ([CallUi.reportCallAnswered]), in order. */
+    val answered: List<String> get() = synchronized(lock) { answeredList.toList() }
 
     /** Ids on screen now: reported and not ended. */
     val ringingOrUp: Set<String>
@@ -91,13 +94,18 @@ class FakeCallUi : CallUi {
     override fun reportOutgoingCallConnected(callId: String, atMs: Long) {
         synchronized(lock) { connectedList.add(callId) }
     }
+
+    override fun reportCallAnswered(callId: String, atMs: Long) {
+        synchronized(lock) { answeredList.add(callId) }
+    }
 }
 
 /**
  * The call routes of a Ringer server in memory, behind [HttpTransport], answering as the real one does
  * (docs/openapi.yaml, docs/call-lifecycle.md): state-changing actions move the call's state or are refused 409
  * `call-state-conflict` with `call_state`, an unknown call is 404 `call-not-found`. Records every request
- * as `"POST /v1/calls/<id>/accept"`; answers can be scripted to fail, or held until released.
+ * as `"POST /v1/calls/<id>/accept"`; answers can be scripted to fail, or held until released, and the network
+ * taken down for a time ([outage]).
  */
 class FakeRingerServer(private val clock: ManualClock) : HttpTransport {
     private val lock = Any()
@@ -108,6 +116,7 @@ class FakeRingerServer(private val clock: ManualClock) : HttpTransport {
     private val holds = HashSet<String>()
     private val held = HashMap<String, CancellableContinuation<Unit>>()
     private val idempotency = HashMap<String, String>()
+    private val outages = ArrayList<LongRange>()
 
     /** Every request so far, `"METHOD /path"`. */
     val requests: List<String> get() = synchronized(lock) { log.toList() }
@@ -143,6 +152,14 @@ class FakeRingerServer(private val clock: ManualClock) : HttpTransport {
         synchronized(lock) { scripted[request] = problem }
     }
 
+    /**
+     * The phone has no network from [fromMs] until just before [untilMs] (phone clock): every request sent then
+     * fails as OkHttp's do without a network (`IOException`) and never reaches the server, so it is not recorded.
+     */
+    fun outage(fromMs: Long, untilMs: Long) {
+        synchronized(lock) { outages.add(fromMs until untilMs) }
+    }
+
     /** Holds the next [request] until [release]. */
     fun hold(request: String) {
         synchronized(lock) { holds.add(request) }
@@ -159,6 +176,8 @@ class FakeRingerServer(private val clock: ManualClock) : HttpTransport {
     override suspend fun send(method: String, url: String, headers: Map<String, String>, body: ByteArray?): HttpResponse {
         val path = URI(url).path
         val request = "$method $path"
+        val sentAt = clock.now()
+        if (synchronized(lock) { outages.any { sentAt in it } }) throw IOException("no network")
         val (hold, failure, problem) = synchronized(lock) {
             log.add(request)
             val queue = failures[request]

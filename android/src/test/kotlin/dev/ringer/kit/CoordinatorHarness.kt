@@ -24,6 +24,7 @@ class CoordinatorHarness(
     val server: FakeRingerServer = FakeRingerServer(clock),
     val pendingActions: PendingActionStore = InMemoryPendingActionStore(),
     clockOffsetMs: Long? = 0,
+    val callMemory: CallMemoryStore = InMemoryCallMemoryStore(),
     keepaliveIntervalMs: Long = CallCoordinator.DEFAULT_KEEPALIVE_INTERVAL_MS
 ) {
     val ui = FakeCallUi()
@@ -31,7 +32,7 @@ class CoordinatorHarness(
     val clockOffsets = InMemoryClockOffsetStore(clockOffsetMs?.let { StoredClockOffset(it, BOOT_MS) })
     val scope = CoroutineScope(ImmediateDispatcher + SupervisorJob())
     val coordinator = CallCoordinator(DEVICE, ui, scope, { clock.now() }, { clock.sleepUntil(it) }, { 0.5 },
-                                      pendingActions, clockOffsets, { BOOT_MS }, keepaliveIntervalMs,
+                                      pendingActions, clockOffsets, callMemory, { BOOT_MS }, keepaliveIntervalMs,
                                       { observations.add(it) })
 
     /** An API client for [user] on the fake server. */

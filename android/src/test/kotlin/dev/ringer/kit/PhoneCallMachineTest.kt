@@ -44,6 +44,34 @@ class PhoneCallMachineTest {
         assertNull(machine.endedUnseen[call])
     }
 
+    /** A call that ended here is forgotten like an end heard first, so the table does not grow with every call. */
+    @Test fun aCallThatEndedHereIsForgottenAtTenMinutesAndNotBefore() {
+        val machine = PhoneCallMachine("bob-pixel", 0)
+        val call = id(1)
+        machine.handle(push(call, start), start)
+        machine.handle(PhoneCallInput.End(call), start + 1_000)
+        machine.handle(PhoneCallInput.End(id(99)), start + 600_999)
+        assertEquals(PhoneCallMachine.Phase.ENDED, machine.phase(call))
+        assertEquals(setOf(call), machine.memory.endedCalls.keys)
+        machine.handle(PhoneCallInput.End(id(99)), start + 601_000)
+        assertNull(machine.phase(call))
+        assertEquals(emptySet<String>(), machine.memory.endedCalls.keys)
+    }
+
+    /** What a relaunch must know goes into memory: the ended call as `remote_ended` when ended here, the answer unconfirmed. */
+    @Test fun theMemoryHoldsTheEndedCallsAndTheUnconfirmedAnswers() {
+        val machine = PhoneCallMachine("bob-pixel", 0)
+        machine.handle(push(id(1), start), start)
+        machine.handle(push(id(2), start), start)
+        machine.handle(PhoneCallInput.Answer(id(2)), start + 500)
+        machine.handle(PhoneCallInput.End(id(1)), start + 1_000)
+        assertEquals(mapOf(id(1) to PhoneCallMachine.EndedUnseen(CallEndReason.REMOTE_ENDED, start + 1_000)), machine.memory.endedCalls)
+        assertEquals(mapOf(id(2) to PhoneCallMachine.UnconfirmedAnswer(Party("alice"), "bob", false, start + 30_000, start + 30_000)),
+                     machine.memory.unconfirmedAnswers)
+        machine.handle(PhoneCallInput.AnswerConfirmed(id(2)), start + 1_500)
+        assertEquals(emptyMap<String, PhoneCallMachine.UnconfirmedAnswer>(), machine.memory.unconfirmedAnswers)
+    }
+
     @Test fun sixtyFourEndsHeardFirstAreAllKept() {
         val machine = PhoneCallMachine("bob-pixel", 0)
         for (n in 0 until 64) machine.handle(PhoneCallInput.UpdatePush(EventType.CALL_UNANSWERED, id(n)), start + n)

@@ -98,7 +98,10 @@ class PhoneCallVectorTest {
                 "\"at_ms\": 1800000001000" to "\"at_ms\": 1800000001000.5",
                 "\"reports_every_push\": false" to "\"reports_every_push\": \"false\"",
                 "\"has_video\": false" to "\"has_video\": null",
-                "\"status\": 409" to "\"status\": \"409\"")
+                "\"status\": 409" to "\"status\": \"409\"",
+                // A refusal is the server's problem: without one the input would be a transport failure, no refusal.
+                "\"problem\": { \"type\": \"https://ringer.dev/problems/call-state-conflict\", \"status\": 409, \"call_state\": \"declined\" }" to
+                    "\"problem\": null")
             for ((from, to) in changes) {
                 assertTrue("the sample holds $from", SAMPLE.contains(from))
                 try {
@@ -227,7 +230,7 @@ class PhoneCallVectorTest {
             string(vector, "description", "description")
             val initial = obj(vector.opt("initial"), "initial")
             only(initial, "initial", setOf("device_id", "clock_offset_ms"), setOf("device_id"))
-            val machine = PhoneCallMachine(string(initial, "device_id", "initial.device_id"), optionalMillis(initial, "clock_offset_ms", "initial"))
+            var machine = PhoneCallMachine(string(initial, "device_id", "initial.device_id"), optionalMillis(initial, "clock_offset_ms", "initial"))
             val steps = array(vector.opt("steps"), "steps")
             for (index in 0 until steps.length()) {
                 val what = "steps[$index]"
@@ -238,6 +241,10 @@ class PhoneCallVectorTest {
                     input(obj(step.opt("input"), "$what.input"))
                 } catch (e: VectorError) {
                     throw VectorError("$what: ${e.message}")
+                }
+                if (input == PhoneCallInput.Launched) {
+                    // A new process: a machine built from what the old one asked to keep, then told it launched.
+                    machine = PhoneCallMachine(machine.deviceId, machine.clockOffsetMs, machine.memory)
                 }
                 val expectedArray = array(step.opt("effects"), "$what.effects")
                 val expected = (0 until expectedArray.length()).map { obj(expectedArray.opt(it), "$what.effects[$it]") }
@@ -282,7 +289,7 @@ class PhoneCallVectorTest {
             "answer_refused" to setOf("call_id", "problem"), "ringing_refused" to setOf("call_id", "problem"), "end" to setOf("call_id"),
             "end_all" to emptySet(), "outgoing_placed" to setOf("call"), "call_read" to setOf("call"),
             "keepalive_refused" to setOf("call_id", "call"), "deadline_reached" to setOf("call_id"), "account_changed" to setOf("account"),
-            "server_time" to setOf("server_time_ms"), "phone_clock_changed" to emptySet())
+            "server_time" to setOf("server_time_ms"), "phone_clock_changed" to emptySet(), "relaunched" to emptySet())
 
         /** Refuses a key the format does not have and a missing required one. */
         private fun only(json: JSONObject, what: String, keys: Set<String>, required: Set<String>) {
@@ -383,7 +390,8 @@ class PhoneCallVectorTest {
                 "report_finished" -> PhoneCallInput.ReportFinished(callId(), bool(input, "accepted", "input.accepted"))
                 "answer" -> PhoneCallInput.Answer(callId())
                 "answer_confirmed" -> PhoneCallInput.AnswerConfirmed(callId())
-                "answer_refused" -> PhoneCallInput.AnswerRefused(callId(), problem(input.opt("problem")))
+                "answer_refused" -> PhoneCallInput.AnswerRefused(callId(),
+                    problem(input.opt("problem")) ?: throw VectorError("answer_refused needs a problem"))
                 "ringing_refused" -> PhoneCallInput.RingingRefused(callId(),
                     problem(input.opt("problem")) ?: throw VectorError("ringing_refused needs a problem"))
                 "end" -> PhoneCallInput.End(callId())
@@ -398,6 +406,7 @@ class PhoneCallVectorTest {
                 "account_changed" -> PhoneCallInput.AccountChanged(account(input.opt("account")))
                 "server_time" -> PhoneCallInput.ServerTime(millis(input, "server_time_ms", "input"))
                 "phone_clock_changed" -> PhoneCallInput.PhoneClockChanged
+                "relaunched" -> PhoneCallInput.Launched
                 else -> throw VectorError("unknown input type $type")
             }
         }
@@ -417,6 +426,7 @@ class PhoneCallVectorTest {
             is PhoneCallEffect.ReportEnded -> effect("report_ended", "call_id" to effect.callId, "reason" to effect.reason.rawValue)
             is PhoneCallEffect.ReportOutgoingConnected -> effect("report_outgoing_connected", "call_id" to effect.callId)
             is PhoneCallEffect.CompleteAnswer -> effect("complete_answer", "call_id" to effect.callId, "fulfilled" to effect.fulfilled)
+            is PhoneCallEffect.ReportAnswered -> effect("report_answered", "call_id" to effect.callId)
             is PhoneCallEffect.PushHandled -> effect("push_handled", "call_id" to effect.callId, "disposition" to effect.disposition.rawValue)
             is PhoneCallEffect.Ringing -> effect("ringing", "call_id" to effect.callId)
             is PhoneCallEffect.Answered -> effect("answered", "call_id" to effect.callId)

@@ -143,6 +143,15 @@ class RingerApiClientTest {
         assertFalse(failure { api.call("c1") }.isRetryable)
     }
 
+    /** RFC 9110 §15.5.9 and RFC 6585 §4: a 408 or 429 says the request was not processed, so sending it again may work. */
+    @Test
+    fun requestTimeoutAndTooManyRequestsAreRetryableButOtherClientErrorsAreNot() = runBlocking {
+        for ((status, retryable) in listOf(408 to true, 429 to true, 400 to false, 409 to false, 410 to false)) {
+            transport.answer = { HttpResponse(status, emptyMap(), ByteArray(0)) }
+            assertEquals("$status", retryable, failure { api.accept("c1", "d1") }.isRetryable)
+        }
+    }
+
     @Test
     fun noAnswerIsARetryableTransportFailureWithoutTheToken() = runBlocking {
         transport.answer = { throw IOException("connection refused") }
