@@ -156,16 +156,18 @@ class TelecomCallUi(
 
     /**
      * The server confirmed this device's answer: if the call's `Connection` is still ringing (answered through the
-     * coordinator directly, by the app's own screen, or restored after a relaunch) it goes active (`setActive()`,
-     * which starts the call's foreground service and audio as for any answer) and its ringing notification, the
-     * ringtone with it, goes. Once per call: a call answered through [answer] is already active (its completion
+     * coordinator directly, by the app's own screen, or restored after a relaunch) it holds the call's foreground
+     * service with the microphone, as an answer through [answer] does, and goes active (`setActive()`, which starts
+     * audio), and its ringing notification, the ringtone with it, goes. Once per call: a call answered through [answer] is already active (its completion
      * ran first), and later calls change nothing; a Telecom `onAnswer` after it is ignored.
      */
     override fun reportCallAnswered(callId: String, atMs: Long) {
         val connection = synchronized(lock) { connections[callId] } ?: return
-        if (!connection.incoming || connection.state != Connection.STATE_RINGING) return
-        connection.beginAnswer()
+        if (!connection.incoming || connection.state != Connection.STATE_RINGING || !connection.beginAnswer()) return
         notifications.cancel(callId)
+        // Answered in the app's own screen: the call holds its foreground service (with the microphone) as an
+        // answer through Telecom does.
+        if (!holdForeground(connection)) return
         connection.setActive()
     }
 

@@ -168,7 +168,7 @@ class TelecomCallUiTest {
         assertEquals(true, answered)
         assertEquals(Connection.STATE_ACTIVE, connection.state)
         assertFalse("the ringing notification and its ringtone are gone", rig.phone.notificationManager.mirrorShowing.containsKey(ringtone))
-        assertTrue("held as an answered call", rig.phone.started.last().getBooleanExtra(RingerIntents.EXTRA_ACTIVE, false))
+        assertTrue("held with the microphone", rig.phone.started.last().getBooleanExtra(RingerIntents.EXTRA_MICROPHONE, false))
 
         connection.onAnswer()
         rig.ui.reportCallAnswered(callId, clock.now())
