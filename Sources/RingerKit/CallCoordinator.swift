@@ -331,6 +331,8 @@ public final class CallCoordinator: Sendable {
             ui.reportCallEnded(id: id, at: now(), reason: reason)
         case .reportOutgoingConnected(let id):
             ui.reportOutgoingCallConnected(id: id, at: now())
+        case .reportAnswering(let id):
+            ui.reportCallAnswering(id: id, at: now())
         case .reportAnswered(let id):
             ui.reportCallAnswered(id: id, at: now())
         case .completeAnswer(let callID, let fulfilled):

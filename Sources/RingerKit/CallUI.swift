@@ -37,6 +37,13 @@ public protocol CallUI: AnyObject, Sendable {
     /// Marks an outgoing call as connected. Apple: `CXProvider.reportOutgoingCall(with:connectedAt:)`.
     func reportOutgoingCallConnected(id: UUID, at date: Date)
 
+    /// The user answered an incoming call, however (the native UI, a headset, the app's own screen): stop ringing
+    /// and show it answering until the server confirms, once; a call the UI already shows answering or answered
+    /// is left as it is. Apple: request a `CXAnswerCallAction` unless one was performed (CallKit then shows the
+    /// call answered while the coordinator holds the action); Android: the ringing notification goes and the
+    /// call's foreground service starts, the `Connection` goes active only at ``reportCallAnswered(id:at:)``.
+    func reportCallAnswering(id: UUID, at date: Date)
+
     /// The server confirmed this device's answer of an incoming call, however the user answered (the native UI,
     /// a headset, the app's own screen, ``CallCoordinator/answer(callID:completion:)``): show the call answered,
     /// once; calls after the first, and calls for a call the UI already shows answered, change nothing.

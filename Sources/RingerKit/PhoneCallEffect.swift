@@ -19,8 +19,14 @@ public enum PhoneCallEffect: Hashable, Sendable {
     case reportOutgoingConnected(id: UUID)
     /// Complete the native answer action kept for the call (true: the server confirmed).
     case completeAnswer(callID: String, fulfilled: Bool)
+    /// The user answered an incoming call the native UI shows, whichever way: stop ringing and show it answering
+    /// while the answer is sent, once (Android: the ringing notification goes and the call's foreground service
+    /// starts with the microphone, the `Connection` stays unanswered until confirmed; iOS: a `CXAnswerCallAction`
+    /// is requested unless CallKit performed one, and is held until the confirmation). Emitted when the UI has the
+    /// call: at the answer, or when the UI finishes the call's report.
+    case reportAnswering(id: UUID)
     /// The server confirmed this device's answer, whichever way the user answered: show the incoming call
-    /// answered on the native UI, once (Android: the `Connection` goes active and the ringing notification goes;
+    /// answered on the native UI, once (deferred, like ``reportAnswering(id:)``, until the UI has the call) (Android: the `Connection` goes active and the ringing notification goes;
     /// iOS: if no `CXAnswerCallAction` is in flight, one is requested, and comes back as an answer the machine
     /// fulfils at once).
     case reportAnswered(id: UUID)

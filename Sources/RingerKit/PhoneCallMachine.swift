@@ -73,6 +73,11 @@ public struct PhoneCallMachine: Hashable, Sendable {
         public var hasVideo = false
         /// When it ended here, phone clock; nil while it is up.
         public var endedAt: Date? = nil
+        /// True once the call UI took the call's report (``PhoneCallInput/reportFinished(callID:accepted:)``):
+        /// reports of an answer wait for it, or they would find nothing on screen.
+        public var shown = false
+        /// True once the device's own deadline timer was armed for the call.
+        public var deadlineArmed = false
     }
 
     /// A call that ended before the device saw it, or ended here in an earlier process.
@@ -218,8 +223,22 @@ public struct PhoneCallMachine: Hashable, Sendable {
             guard let call = calls[callID] else { return [] }
             switch (call.phase, accepted) {
             case (.ringing, true):
+                calls[callID]?.shown = true
+                calls[callID]?.deadlineArmed = true
                 return [.ringing(callID: callID), .armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace),
                         .sendRinging(callID: callID)]
+            case (.answering, true):
+                // Answered before the UI had the call (the app's own screen, or an answer restored after a relaunch):
+                // the UI shows it answering now, and the deadline that ends an undelivered answer is armed if the
+                // restore did not arm it.
+                calls[callID]?.shown = true
+                calls[callID]?.deadlineArmed = true
+                return [.reportAnswering(id: call.uuid)]
+                    + (call.deadlineArmed ? [] : [.armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace)])
+            case (.active, true):
+                // Confirmed before the UI had the call: the answer it could not show then is shown now.
+                calls[callID]?.shown = true
+                return call.shown || call.direction != .incoming ? [] : [.reportAnswered(id: call.uuid)]
             case (.ringing, false):
                 // The system refused to ring (Do Not Disturb, a blocked caller): forget it so a later push can ring.
                 calls[callID] = nil
@@ -245,7 +264,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 call.phase = .answering
                 call.answerPending = true
                 calls[callID] = call
-                return [.sendAccept(callID: callID)]
+                // The native UI stops ringing at the tap, however the user answered; a UI still taking the report
+                // is told when it finishes.
+                return (call.shown ? [.reportAnswering(id: call.uuid)] : []) + [.sendAccept(callID: callID)]
             case .answering:
                 // A second way of answering (the native UI after the app's own screen, or a restored answer): the
                 // accept is already on its way; this native action waits for it too.
@@ -266,7 +287,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
             call.answerPending = false
             calls[callID] = call
             return (answerPending ? [.completeAnswer(callID: callID, fulfilled: true)] : [])
-                + [.reportAnswered(id: call.uuid), .startKeepalive(callID: callID), .answered(callID: callID)]
+                + (call.shown ? [.reportAnswered(id: call.uuid)] : [])
+                + [.startKeepalive(callID: callID), .answered(callID: callID)]
         case .answerRefused(let callID, let problem):
             // The answer lost to whatever ended the call first: say which, as the matching event would have. A
             // refusal that names no call state (an expired token, an unknown call) means the call failed here.
@@ -319,7 +341,11 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 call.direction == .incoming && (call.phase == .ringing || call.phase == .answering)
                     && Self.refuses(account, calleeID: call.calleeID)
             }
-            return stale.keys.sorted().flatMap { endRemotely($0, reason: .failed, now: now) }
+            // An answer that may have landed is declined too, as at a deadline (sent if this user logs in again).
+            return stale.keys.sorted().flatMap { callID in
+                endRemotely(callID, reason: .failed, now: now)
+                    + (stale[callID]?.phase == .answering ? [.sendHangUp(callID: callID, .decline)] : [])
+            }
         case .serverTime(let serverTime):
             return learnClock(sample: serverTime.timeIntervalSince(now))
         case .phoneClockChanged:
@@ -340,7 +366,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
             guard let answer = restored[callID], calls[callID] == nil, let uuid = UUID(uuidString: callID) else { return [] }
             var call = PhoneCall(uuid: uuid, calleeID: answer.calleeID, direction: .incoming, phase: .answering,
                                  expiresAt: answer.expiresAt, localDeadline: answer.localDeadline, answerPending: false,
-                                 caller: answer.caller, hasVideo: answer.hasVideo)
+                                 caller: answer.caller, hasVideo: answer.hasVideo, deadlineArmed: true)
             let deadline = answer.localDeadline + Self.deadlineGrace
             guard now < deadline else {
                 call.phase = .ended

@@ -91,12 +91,23 @@ public final class CallKitAdapter: CallUI, Sendable {
         provider.reportOutgoingCall(with: id, connectedAt: date)
     }
 
-    /// The server confirmed the answer. When the user answered on CallKit's own UI, its action is already in
-    /// hand and nothing more is needed; when the app answered in its own screen (or a relaunch restored the
-    /// answer), CallKit still shows the call ringing, so a `CXAnswerCallAction` is requested (Apple:
-    /// `CXCallController.request(_:completion:)`), which CallKit performs on the delegate and the coordinator
-    /// fulfils at once. A refused request leaves the call as CallKit shows it; the server's call stays answered.
+    /// The user answered. When that was on CallKit's own UI, its action is already in hand; when the app
+    /// answered in its own screen (or a relaunch restored the answer), CallKit still shows the call ringing, so a
+    /// `CXAnswerCallAction` is requested now, at the tap (Apple: `CXCallController.request(_:completion:)`). CallKit
+    /// performs it on the delegate, where the coordinator holds it until the server confirms, as any answer.
+    public func reportCallAnswering(id: UUID, at date: Date) {
+        requestAnswerUnlessPerformed(id)
+    }
+
+    /// The server confirmed the answer: CallKit already shows it answered through the action requested at
+    /// ``reportCallAnswering(id:at:)`` or performed by the user, now fulfilled; should that request have failed,
+    /// it is made again, and the coordinator fulfils it at once. A refused request leaves the call as CallKit
+    /// shows it; the server's call stays answered.
     public func reportCallAnswered(id: UUID, at date: Date) {
+        requestAnswerUnlessPerformed(id)
+    }
+
+    private func requestAnswerUnlessPerformed(_ id: UUID) {
         guard !delegate.hasAnswerAction(for: id) else { return }
         callController.request(CXTransaction(action: CXAnswerCallAction(call: id))) { _ in }
     }

@@ -159,12 +159,18 @@ public final class SimulatedCallKit: CallUI, Sendable {
         onChange(.outgoingConnected(id))
     }
 
-    /// The server confirmed an answer: as `CallKitAdapter` does, a call CallKit still shows ringing (the app
-    /// answered in its own screen) gets a requested `CXAnswerCallAction`, performed on the attached coordinator,
-    /// which fulfils it at once; a call already answered on CallKit is left as it is.
-    public func reportCallAnswered(id: UUID, at date: Date) {
+    /// The user answered: as `CallKitAdapter` does, a call CallKit still shows ringing (the app answered in its
+    /// own screen) gets a requested `CXAnswerCallAction`, performed on the attached coordinator, which holds it
+    /// until the server confirms; a call already answered on CallKit is left as it is.
+    public func reportCallAnswering(id: UUID, at date: Date) {
         guard let coordinator = attached.withLock({ $0.coordinator }) else { return }
         answer(id, change: .appAnswered(id), coordinator: coordinator) { _ in }
+    }
+
+    /// The server confirmed an answer: the same request as ``reportCallAnswering(id:at:)`` for a call still
+    /// ringing (fulfilled at once then); nothing for one CallKit shows answered.
+    public func reportCallAnswered(id: UUID, at date: Date) {
+        reportCallAnswering(id: id, at: date)
     }
 
     /// The user taps Answer: CallKit performs `CXAnswerCallAction` on the app's delegate.

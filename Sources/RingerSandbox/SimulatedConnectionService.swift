@@ -169,8 +169,19 @@ public final class SimulatedConnectionService: CallUI, Sendable {
         disconnect(id, cause: DisconnectCause(endReason: reason))
     }
 
+    /// The user answered, however: a connection still ringing is marked answering (the ringtone stops), as
+    /// `TelecomCallUi` does; it goes active only when the server confirmed.
+    public func reportCallAnswering(id: UUID, at date: Date) {
+        let (changes, _) = apply { store in
+            guard var connection = store.connections[id], connection.isRinging else { return }
+            connection.answerRequested = true
+            store.connections[id] = connection
+        }
+        changes.forEach(onChange)
+    }
+
     /// The server confirmed the answer, however it was given: the connection goes active (`setActive()`) if it
-    /// still rings, so an answer from the app's own screen stops the ringing too; once.
+    /// is not yet, so an answer from the app's own screen stops the ringing too; once.
     public func reportCallAnswered(id: UUID, at date: Date) {
         setActive(id)
     }

@@ -183,19 +183,26 @@ import Testing
         #expect(!harness.provider.mirrorReports.contains { if case .ended = $0 { true } else { false } })
     }
 
-    @Test func anAnswerFromTheAppsOwnScreenIsShownAnsweredOnCallKitOnceConfirmed() async throws {
+    @Test func anAnswerFromTheAppsOwnScreenAnswersOnCallKitAtTheTapAndIsFulfilledOnceConfirmed() async throws {
         let harness = PhoneHarness()
         harness.phone.callKit.callController.mirrorProvider = harness.provider
         let uuid = try #require(await harness.ring())
+        let server = harness.server
+        server.answerAccepts(.hold)
         let answered = Recorder<Bool>()
         harness.phone.coordinator.answer(callID: uuid) { answered.append($0) }
-        #expect(await eventually(within: 5) { answered.all == [true] })
+        // CallKit is asked at the tap, before the server answered: it stops ringing and shows the call answered.
         let controller = harness.phone.callKit.callController
         #expect(await eventually(within: 5) { controller.mirrorTransactions.count == 1 })
         let requested = try #require(controller.mirrorTransactions.first?.actions.first as? CXAnswerCallAction)
         #expect(requested.callUUID == uuid)
+        #expect(await eventually(within: 5) { server.heldAccepts == 1 })
+        #expect(requested.mirrorOutcome == nil, "held until the server confirms")
+        server.releaseHeldAccepts()
+        #expect(await eventually(within: 5) { answered.all == [true] })
         #expect(await eventually(within: 5) { requested.mirrorOutcome == .fulfilled })
-        #expect(harness.server.count("POST /v1/calls/\(uuid.uuidString.lowercased())/accept") == 1)
+        #expect(controller.mirrorTransactions.count == 1, "no second request at the confirmation")
+        #expect(server.count("POST /v1/calls/\(uuid.uuidString.lowercased())/accept") == 1)
     }
 
     @Test func anAnswerOnCallKitItselfRequestsNoSecondAnswerAction() async throws {

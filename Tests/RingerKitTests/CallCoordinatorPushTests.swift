@@ -14,6 +14,9 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
 
     private var _connected: [UUID] = []
     private var _answered: [UUID] = []
+    private var _answering: [UUID] = []
+    /// Calls reported answering (``CallUI/reportCallAnswering(id:at:)``), in order.
+    var answering: [UUID] { lock.withLock { _answering } }
 
     var reports: [IncomingCallReport] { lock.withLock { _reports } }
     /// Calls reported answered (``CallUI/reportCallAnswered(id:at:)``), in order.
@@ -39,6 +42,10 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
 
     func reportCallAnswered(id: UUID, at date: Date) {
         lock.withLock { _answered.append(id) }
+    }
+
+    func reportCallAnswering(id: UUID, at date: Date) {
+        lock.withLock { _answering.append(id) }
     }
 }
 

@@ -28,6 +28,7 @@ import Testing
 
         func reportOutgoingCallConnected(id: UUID, at date: Date) {}
         func reportCallAnswered(id: UUID, at date: Date) {}
+        func reportCallAnswering(id: UUID, at date: Date) {}
     }
 
     /// Answers every request 200 with the call ringing, except the ones given a problem or a body.

@@ -161,6 +161,7 @@ import Testing
         let answered = LockedValue<Bool?>(nil)
         coordinator.answer(callID: uuid) { fulfilled in answered.withLock { $0 = fulfilled } }
         #expect(await Self.eventually { answered.snapshot != nil })
+        #expect(ui.answering == [uuid], "shown answering at the tap")
         #expect(ui.answered == [uuid])
         // The native UI's own answer action that follows (iOS requests one) completes at once, with no new accept.
         let native = LockedValue<Bool?>(nil)

@@ -226,6 +226,7 @@ import Testing
             ["type": "report_and_end", "call_id": uuid.map(id) ?? NSNull(), "reason": reason.rawValue]
         case .reportEnded(let uuid, let reason): ["type": "report_ended", "call_id": id(uuid), "reason": reason.rawValue]
         case .reportOutgoingConnected(let uuid): ["type": "report_outgoing_connected", "call_id": id(uuid)]
+        case .reportAnswering(let uuid): ["type": "report_answering", "call_id": id(uuid)]
         case .reportAnswered(let uuid): ["type": "report_answered", "call_id": id(uuid)]
         case .completeAnswer(let callID, let fulfilled): ["type": "complete_answer", "call_id": callID, "fulfilled": fulfilled]
         case .pushHandled(let callID, let disposition):

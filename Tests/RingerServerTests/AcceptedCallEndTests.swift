@@ -63,6 +63,7 @@ final class PlainCallUI: CallUI {
     func reportCallEnded(id: UUID, at date: Date, reason: CallEndReason) { ended.withLock { $0.append(reason) } }
     func reportOutgoingCallConnected(id: UUID, at date: Date) {}
     func reportCallAnswered(id: UUID, at date: Date) {}
+    func reportCallAnswering(id: UUID, at date: Date) {}
 }
 
 /// Accepted calls the server ends itself (issue 12, item 4): when neither party's app was heard from for

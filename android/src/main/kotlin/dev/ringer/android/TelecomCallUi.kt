@@ -163,12 +163,28 @@ class TelecomCallUi(
      */
     override fun reportCallAnswered(callId: String, atMs: Long) {
         val connection = synchronized(lock) { connections[callId] } ?: return
+        if (!connection.incoming || connection.state != Connection.STATE_RINGING) return
+        // Still ringing here when the answer was not seen at the tap (a UI that missed reportCallAnswering): the
+        // call holds its foreground service as an answer through Telecom does, then goes active.
+        if (connection.beginAnswer()) {
+            notifications.cancel(callId)
+            if (!holdForeground(connection)) return
+        }
+        connection.setActive()
+    }
+
+    /**
+     * The user answered, however (the app's own screen through the coordinator, or an answer restored after a
+     * relaunch, whose Telecom `Connection` still rings): at the tap, while the app is in front, the ringing
+     * notification and its ringtone go and the call's foreground service starts with the microphone, as [answer]
+     * does; the `Connection` goes active only at [reportCallAnswered]. A call answered through [answer] is left as
+     * it is.
+     */
+    override fun reportCallAnswering(callId: String, atMs: Long) {
+        val connection = synchronized(lock) { connections[callId] } ?: return
         if (!connection.incoming || connection.state != Connection.STATE_RINGING || !connection.beginAnswer()) return
         notifications.cancel(callId)
-        // Answered in the app's own screen: the call holds its foreground service (with the microphone) as an
-        // answer through Telecom does.
-        if (!holdForeground(connection)) return
-        connection.setActive()
+        holdForeground(connection)
     }
 
     // Outgoing calls

@@ -311,6 +311,7 @@ class CallCoordinator(
             }
             is PhoneCallEffect.ReportEnded -> ui.reportCallEnded(effect.callId, now(), effect.reason)
             is PhoneCallEffect.ReportOutgoingConnected -> ui.reportOutgoingCallConnected(effect.callId, now())
+            is PhoneCallEffect.ReportAnswering -> ui.reportCallAnswering(effect.callId, now())
             is PhoneCallEffect.ReportAnswered -> ui.reportCallAnswered(effect.callId, now())
             is PhoneCallEffect.CompleteAnswer -> answers[effect.callId]?.invoke(effect.fulfilled)
             is PhoneCallEffect.PushHandled -> observer(Observation.PushReported(effect.callId, effect.disposition))

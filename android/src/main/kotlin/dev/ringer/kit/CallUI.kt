@@ -45,6 +45,18 @@ interface CallUi {
     fun reportOutgoingCallConnected(callId: String, atMs: Long)
 
     /**
+     * The user answered an incoming call, however (Telecom's `onAnswer`, the notification's answer action, the app's
+     * own screen through `CallCoordinator.answer`): stop ringing and show it answering until the server confirms,
+     * once; a call the UI already shows answering or answered is left as it is. Android: the ringing notification
+     * (with its ringtone) goes and the call's foreground service starts with the microphone, while the app is still
+     * in front; the `Connection` goes active only at [reportCallAnswered]. Apple: request a `CXAnswerCallAction`
+     * unless one was performed.
+     *
+     * @param atMs when the user answered (or the UI took the call's report), Unix milliseconds.
+     */
+    fun reportCallAnswering(callId: String, atMs: Long)
+
+    /**
      * The server confirmed this device's answer of an incoming call, however the user answered (Telecom's
      * `onAnswer`, the notification's answer action, the app's own screen through `CallCoordinator.answer`): show
      * the call answered, once; calls after the first, and calls for a call the UI already shows answered, change

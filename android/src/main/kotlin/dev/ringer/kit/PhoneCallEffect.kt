@@ -27,6 +27,15 @@ sealed class PhoneCallEffect {
     data class CompleteAnswer(val callId: String, val fulfilled: Boolean) : PhoneCallEffect()
 
     /**
+     * The user answered an incoming call the native UI shows, whichever way: stop ringing and show it answering while
+     * the answer is sent, once (Android: the ringing notification goes and the call's foreground service starts with
+     * the microphone, the `Connection` stays unanswered until confirmed; iOS: a `CXAnswerCallAction` is requested
+     * unless CallKit performed one). Emitted when the UI has the call: at the answer, or when the UI finishes the
+     * call's report.
+     */
+    data class ReportAnswering(val callId: String) : PhoneCallEffect()
+
+    /**
      * The server confirmed this device's answer, whichever way the user answered (Telecom's `onAnswer`, the
      * notification's answer action, the app's own screen): show the incoming call answered on the native UI, once
      * (Android: the `Connection` goes active and the ringing notification goes; iOS: a `CXAnswerCallAction` is

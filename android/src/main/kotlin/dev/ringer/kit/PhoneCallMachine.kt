@@ -74,7 +74,9 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         val endReason: CallEndReason? = null,
         val caller: Party? = null,
         val hasVideo: Boolean = false,
-        val endedAtMs: Long? = null
+        val endedAtMs: Long? = null,
+        val shown: Boolean = false,
+        val deadlineArmed: Boolean = false
     )
 
     /**
@@ -263,7 +265,12 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
                     call.direction == Direction.INCOMING && (call.phase == Phase.RINGING || call.phase == Phase.ANSWERING) &&
                         refuses(input.account, call.calleeId)
                 }.keys.sorted()
-                stale.flatMap { endRemotely(it, CallEndReason.FAILED, false, atMs) }
+                // An answer that may have landed is declined too, as at a deadline (sent if this user logs in again).
+                stale.flatMap { callId ->
+                    val answering = callTable[callId]?.phase == Phase.ANSWERING
+                    val ended = endRemotely(callId, CallEndReason.FAILED, false, atMs)
+                    if (answering) ended + PhoneCallEffect.SendHangUp(callId, PendingCallAction.Kind.DECLINE) else ended
+                }
             }
             is PhoneCallInput.ServerTime -> learnClock(input.serverTimeMs - atMs)
             is PhoneCallInput.PhoneClockChanged -> {
@@ -286,7 +293,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             val answer = restored.getValue(callId)
             if (callTable.containsKey(callId) || !CallIds.isUuid(callId)) return@flatMap emptyList<PhoneCallEffect>()
             val call = PhoneCall(callId, answer.calleeId, Direction.INCOMING, Phase.ANSWERING, answer.expiresAtMs,
-                answer.localDeadlineMs, false, null, answer.caller, answer.hasVideo)
+                answer.localDeadlineMs, false, null, answer.caller, answer.hasVideo, deadlineArmed = true)
             val deadline = answer.localDeadlineMs + DEADLINE_GRACE_MS
             if (atMs >= deadline) {
                 callTable[callId] = call.copy(phase = Phase.ENDED, endReason = CallEndReason.ANSWER_NOT_DELIVERED, endedAtMs = atMs)
@@ -358,8 +365,26 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
     private fun reportFinished(callId: String, accepted: Boolean, atMs: Long): List<PhoneCallEffect> {
         val call = callTable[callId] ?: return emptyList()
         return when {
-            call.phase == Phase.RINGING && accepted -> listOf(PhoneCallEffect.Ringing(callId),
-                PhoneCallEffect.ArmDeadline(callId, call.localDeadlineMs + DEADLINE_GRACE_MS), PhoneCallEffect.SendRinging(callId))
+            call.phase == Phase.RINGING && accepted -> {
+                callTable[callId] = call.copy(shown = true, deadlineArmed = true)
+                listOf(PhoneCallEffect.Ringing(callId), PhoneCallEffect.ArmDeadline(callId, call.localDeadlineMs + DEADLINE_GRACE_MS),
+                    PhoneCallEffect.SendRinging(callId))
+            }
+            // Answered before the UI had the call (the app's own screen, or an answer restored after a relaunch): the
+            // UI shows it answering now, and the deadline that ends an undelivered answer is armed if the restore did
+            // not arm it.
+            call.phase == Phase.ANSWERING && accepted -> {
+                callTable[callId] = call.copy(shown = true, deadlineArmed = true)
+                val effects = ArrayList<PhoneCallEffect>()
+                effects.add(PhoneCallEffect.ReportAnswering(callId))
+                if (!call.deadlineArmed) effects.add(PhoneCallEffect.ArmDeadline(callId, call.localDeadlineMs + DEADLINE_GRACE_MS))
+                effects
+            }
+            // Confirmed before the UI had the call: the answer it could not show then is shown now.
+            call.phase == Phase.ACTIVE && accepted -> {
+                callTable[callId] = call.copy(shown = true)
+                if (call.shown || call.direction != Direction.INCOMING) emptyList() else listOf(PhoneCallEffect.ReportAnswered(callId))
+            }
             call.phase == Phase.RINGING -> {
                 // The system refused to ring (Do Not Disturb, a blocked caller): forget it so a later push can ring.
                 callTable.remove(callId)
@@ -380,7 +405,10 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         return when (call.phase) {
             Phase.RINGING -> {
                 callTable[callId] = call.copy(phase = Phase.ANSWERING, answerPending = true)
-                listOf(PhoneCallEffect.SendAccept(callId))
+                // The native UI stops ringing at the tap, however the user answered; a UI still taking the report is
+                // told when it finishes.
+                if (call.shown) listOf(PhoneCallEffect.ReportAnswering(callId), PhoneCallEffect.SendAccept(callId))
+                else listOf(PhoneCallEffect.SendAccept(callId))
             }
             Phase.ANSWERING -> {
                 // A second way of answering (Telecom's onAnswer after the app's own screen, or a restored answer):
@@ -400,7 +428,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         callTable[callId] = call.copy(phase = Phase.ACTIVE, answerPending = false)
         val effects = ArrayList<PhoneCallEffect>()
         if (call.answerPending) effects.add(PhoneCallEffect.CompleteAnswer(callId, true))
-        effects.add(PhoneCallEffect.ReportAnswered(callId))
+        if (call.shown) effects.add(PhoneCallEffect.ReportAnswered(callId))
         effects.add(PhoneCallEffect.StartKeepalive(callId))
         effects.add(PhoneCallEffect.Answered(callId))
         return effects

@@ -10,7 +10,9 @@ package dev.ringer.kit
 object ReadinessProblem {
     /**
      * The user turned the app's notifications off (`NotificationManagerCompat.areNotificationsEnabled()` false) or,
-     * on Android, its incoming-call channel: a self-managed call then shows no call screen and plays no ringtone.
+     * on Android, its incoming-call channel: a missed call then shows nothing. On Android 13+ a ringing self-managed
+     * call still shows and rings (its CallStyle notification is exempt while Telecom holds the call), silently when
+     * the incoming-call channel is off; before 13, or without Telecom, it shows no call screen and plays no ringtone.
      */
     const val NOTIFICATIONS_DISABLED = "notifications_disabled"
 

@@ -67,6 +67,7 @@ class FakeCallUi : CallUi {
     private val endedList = ArrayList<Pair<String, CallEndReason>>()
     private val connectedList = ArrayList<String>()
     private val answeredList = ArrayList<String>()
+    private val answeringList = ArrayList<String>()
     private val known = HashSet<String>()
 
     val reports: List<IncomingCallReport> get() = synchronized(lock) { reportList.toList() }
@@ -74,6 +75,8 @@ class FakeCallUi : CallUi {
     val connected: List<String> get() = synchronized(lock) { connectedList.toList() }
     /** Calls reported answered ([CallUi.reportCallAnswered]), in order. */
     val answered: List<String> get() = synchronized(lock) { answeredList.toList() }
+    /** Calls reported answering ([CallUi.reportCallAnswering]), in order. */
+    val answering: List<String> get() = synchronized(lock) { answeringList.toList() }
 
     /** Ids on screen now: reported and not ended. */
     val ringingOrUp: Set<String>
@@ -97,6 +100,10 @@ class FakeCallUi : CallUi {
 
     override fun reportCallAnswered(callId: String, atMs: Long) {
         synchronized(lock) { answeredList.add(callId) }
+    }
+
+    override fun reportCallAnswering(callId: String, atMs: Long) {
+        synchronized(lock) { answeringList.add(callId) }
     }
 }
 

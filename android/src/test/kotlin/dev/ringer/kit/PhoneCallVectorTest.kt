@@ -187,7 +187,8 @@ class PhoneCallVectorTest {
                       "effects": [ { "type": "ringing", "call_id": "$CALL" }, { "type": "arm_deadline", "call_id": "$CALL", "at_ms": 1800000032000 }, { "type": "send_ringing", "call_id": "$CALL" } ] },
                     { "at_ms": 1800000002000,
                       "input": { "type": "answer", "call_id": "$CALL" },
-                      "effects": [ { "type": "send_accept", "call_id": "$CALL" } ] },
+                      "effects": [ { "type": "report_answering", "call_id": "$CALL" },
+                                   { "type": "send_accept", "call_id": "$CALL" } ] },
                     { "at_ms": 1800000003000,
                       "input": { "type": "answer_refused", "call_id": "$CALL",
                                  "problem": { "type": "https://ringer.dev/problems/call-state-conflict", "status": 409, "call_state": "declined" } },
@@ -426,6 +427,7 @@ class PhoneCallVectorTest {
             is PhoneCallEffect.ReportEnded -> effect("report_ended", "call_id" to effect.callId, "reason" to effect.reason.rawValue)
             is PhoneCallEffect.ReportOutgoingConnected -> effect("report_outgoing_connected", "call_id" to effect.callId)
             is PhoneCallEffect.CompleteAnswer -> effect("complete_answer", "call_id" to effect.callId, "fulfilled" to effect.fulfilled)
+            is PhoneCallEffect.ReportAnswering -> effect("report_answering", "call_id" to effect.callId)
             is PhoneCallEffect.ReportAnswered -> effect("report_answered", "call_id" to effect.callId)
             is PhoneCallEffect.PushHandled -> effect("push_handled", "call_id" to effect.callId, "disposition" to effect.disposition.rawValue)
             is PhoneCallEffect.Ringing -> effect("ringing", "call_id" to effect.callId)

@@ -1,0 +1,169 @@
+package dev.ringer.android
+
+import android.telecom.Connection
+import dev.ringer.kit.CallCoordinator
+import dev.ringer.kit.CallEndReason
+import dev.ringer.kit.CallState
+import dev.ringer.kit.CallUi
+import dev.ringer.kit.CoordinatorHarness
+import dev.ringer.kit.FakeRingerServer
+import dev.ringer.kit.ImmediateDispatcher
+import dev.ringer.kit.InMemoryCallMemoryStore
+import dev.ringer.kit.InMemoryClockOffsetStore
+import dev.ringer.kit.InMemoryPendingActionStore
+import dev.ringer.kit.IncomingCallReport
+import dev.ringer.kit.ManualClock
+import dev.ringer.kit.Party
+import dev.ringer.kit.PhoneCallMachine
+import dev.ringer.kit.RingerApiClient
+import dev.ringer.kit.RingerPushBody
+import dev.ringer.kit.StoredClockOffset
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.SupervisorJob
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Test
+
+/**
+ * Answers given or confirmed while the call UI is still taking the call's report (Telecom creates its `Connection`
+ * asynchronously; a restored answer is reported and sent in one step), and answers from the app's own screen: the
+ * deadline still ends an undelivered answer, a confirmed answer still shows active, and the ringing stops at the tap
+ * (issue 27; each test failed before the report's completion took up what the answer could not show).
+ */
+class AnswerBeforeTheCallUiTest {
+    private val start = CoordinatorHarness.START_MS
+    private val caller = Party("alice", "Alice")
+
+    @After fun forgetComponents() { RingerComponents.callUi = null }
+
+    /** A call UI whose report completes only when the test says (Telecom's `onCreateIncomingConnection` is async). */
+    class DeferredCallUi : CallUi {
+        val completions = HashMap<String, (Throwable?) -> Unit>()
+        val ended = ArrayList<Pair<String, CallEndReason>>()
+        val answered = ArrayList<String>()
+        override fun reportIncomingCall(report: IncomingCallReport, completion: (Throwable?) -> Unit) {
+            synchronized(this) { completions[report.callId] = completion }
+        }
+        override fun reportCallEnded(callId: String, atMs: Long, reason: CallEndReason) { synchronized(this) { ended.add(callId to reason) } }
+        override fun reportOutgoingCallConnected(callId: String, atMs: Long) {}
+        override fun reportCallAnswered(callId: String, atMs: Long) { synchronized(this) { answered.add(callId) } }
+        override fun reportCallAnswering(callId: String, atMs: Long) {}
+    }
+
+    private fun coordinator(ui: CallUi, clock: ManualClock, memory: InMemoryCallMemoryStore = InMemoryCallMemoryStore()) =
+        CallCoordinator("bob-android", ui, CoroutineScope(ImmediateDispatcher + SupervisorJob()), { clock.now() },
+            { clock.sleepUntil(it) }, { 0.5 }, InMemoryPendingActionStore(),
+            InMemoryClockOffsetStore(StoredClockOffset(0, CoordinatorHarness.BOOT_MS)), memory,
+            bootTimeMs = { CoordinatorHarness.BOOT_MS }, observer = { })
+
+    private fun push(callId: String, clock: ManualClock) =
+        mapOf("ringer" to RingerPushBody(callId, caller, "bob", false, clock.now(), clock.now() + 30_000).toJson().toString())
+
+    /**
+     * Defect 1: the machine arms the ring deadline only at `report_finished` of a *ringing* call. An answer given before
+     * the call UI finished the report (the app's own screen answering while Telecom has not yet called
+     * `onCreateIncomingConnection`) moves the call to `answering`; the later `report_finished` then arms nothing. With
+     * the network down, the accept loop never ends: no `answer_not_delivered`, the answer's completion never runs, and
+     * the accept is retried forever.
+     */
+    @Test fun anAnswerGivenBeforeTheReportFinishedStillEndsAnswerNotDeliveredAtTheDeadline() {
+        val clock = ManualClock(start)
+        val server = FakeRingerServer(clock)
+        val ui = DeferredCallUi()
+        val coordinator = coordinator(ui, clock)
+        coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
+        val callId = CoordinatorHarness.newCallId()
+        server.ring(callId)
+        server.outage(start + 1, start + 3_600_000)
+        coordinator.handleDataMessage(push(callId, clock))
+        clock.advanceTo(start + 500)
+        var answered: Boolean? = null
+        coordinator.answer(callId) { answered = it }      // the app's own screen
+        ui.completions.getValue(callId)(null)             // Telecom creates the connection just after
+        clock.advanceTo(start + 40_000)
+        assertEquals("ended as not delivered 2 s after the 30 s deadline",
+                     listOf(callId to CallEndReason.ANSWER_NOT_DELIVERED), ui.ended)
+        assertEquals(false, answered)
+        val accepts = server.count("POST /v1/calls/$callId/accept")
+        clock.advanceTo(start + 120_000)
+        assertEquals("the accept loop stopped", accepts, server.count("POST /v1/calls/$callId/accept"))
+    }
+
+    private fun attach(rig: TelecomRig, coordinator: CallCoordinator) = rig.ui.attach(object : CallActions {
+        override fun answer(callId: String, completion: (Boolean) -> Unit) = coordinator.answer(callId, completion)
+        override fun end(callId: String, completion: (Boolean) -> Unit) = coordinator.end(callId, completion)
+        override fun audioSessionActivated() = coordinator.audioSessionActivated()
+        override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
+    })
+
+    /**
+     * Defect 2: a restored answer (relaunch) is reported to Telecom and its accept sent at once; when the server
+     * confirms before Telecom calls `onCreateIncomingConnection` (Application.onCreate holds the main thread, the
+     * accept is one round trip), `TelecomCallUi.reportCallAnswered` finds no connection and does nothing, and the
+     * `report_finished` of the now active call does nothing either: the Connection rings on (ringtone, notification)
+     * although the server has the call accepted, and media never starts.
+     */
+    @Test fun aRestoredAnswerConfirmedBeforeTelecomCreatedTheConnectionGoesActive() {
+        val clock = ManualClock(start)
+        val server = FakeRingerServer(clock)
+        val callId = CoordinatorHarness.newCallId()
+        server.ring(callId)
+        val memory = InMemoryCallMemoryStore(PhoneCallMachine.Memory(unconfirmedAnswers = mapOf(
+            callId to PhoneCallMachine.UnconfirmedAnswer(caller, "bob", false, start + 30_000, start + 30_000))))
+        clock.advanceTo(start + 3_000)
+        val rig = TelecomRig()
+        val coordinator = coordinator(rig.ui, clock, memory)    // Application.onCreate: the answer is reported again
+        attach(rig, coordinator)
+        coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
+        assertEquals(CallState.ACCEPTED, server.call(callId)?.state)
+        val connection = rig.phone.telecomCreatesIncoming(rig.service)   // Telecom gets to it after the accept's answer
+        assertEquals("the server accepted: the connection must not ring on", Connection.STATE_ACTIVE, connection.state)
+    }
+
+    /** Defect 2, same race on a fresh answer: the app's own screen answers while Telecom is still creating the connection. */
+    @Test fun anAppScreenAnswerConfirmedBeforeTelecomCreatedTheConnectionGoesActive() {
+        val clock = ManualClock(start)
+        val server = FakeRingerServer(clock)
+        val rig = TelecomRig()
+        val coordinator = coordinator(rig.ui, clock)
+        attach(rig, coordinator)
+        coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
+        val callId = CoordinatorHarness.newCallId()
+        server.ring(callId)
+        coordinator.handleDataMessage(push(callId, clock))
+        var answered: Boolean? = null
+        coordinator.answer(callId) { answered = it }
+        assertEquals(true, answered)
+        val connection = rig.phone.telecomCreatesIncoming(rig.service)
+        assertEquals(Connection.STATE_ACTIVE, connection.state)
+    }
+
+    /**
+     * Defect 4 (docs vs code): docs/android-integration.md, "When the network drops as the user answers", promises for
+     * a short outage that "the ringing notification goes and the call's foreground service starts at the tap", and
+     * lists the app's own screen calling `CallCoordinator.answer` as a supported way of answering. Through the
+     * coordinator the insistent ringing notification (and its ringtone) stays until the server confirms, up to the
+     * whole ring time, and the foreground service (with its microphone type) is asked for only at the confirmation,
+     * when the app may no longer be visible.
+     */
+    @Test fun anAppScreenAnswerDuringAnOutageStopsTheRingtoneAtTheTap() {
+        val clock = ManualClock(start)
+        val server = FakeRingerServer(clock)
+        val rig = TelecomRig()
+        val coordinator = coordinator(rig.ui, clock)
+        attach(rig, coordinator)
+        coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
+        val callId = CoordinatorHarness.newCallId()
+        server.ring(callId)
+        coordinator.handleDataMessage(push(callId, clock))
+        val connection = rig.phone.telecomCreatesIncoming(rig.service)
+        connection.onShowIncomingCallUi()
+        val ringtone = "$callId/${IncomingCallNotification.NOTIFICATION_ID}"
+        server.outage(start + 1_000, start + 4_000)
+        clock.advanceTo(start + 1_000)
+        coordinator.answer(callId) { }
+        clock.advanceTo(start + 2_000)
+        assertEquals("the ringtone stops at the tap", false, rig.phone.notificationManager.mirrorShowing.containsKey(ringtone))
+        assertEquals("the foreground service starts at the tap", true, rig.phone.started.isNotEmpty())
+    }
+}
