@@ -20,6 +20,9 @@ public import RingerWire
 ///   failure or 5xx until the server answers or the ring deadline passes (then the call ends
 ///   ``CallEndReason/answerNotDelivered``); the unconfirmed answer is kept in the ``CallMemoryStore`` first, so a
 ///   relaunch before the deadline shows the call again and sends it.
+/// - **Hang-ups are durable**: a decline, cancel or end is stored in the ``PendingActionStore`` before it is
+///   sent, and sent until the server answers it with anything that retrying cannot change, for up to
+///   ``hangUpLifetime`` after the user acted, across relaunches.
 /// - **Remote endings** close the native call with the matching `CXCallEndedReason`, exactly once,
 ///   and a call nobody ended still stops ringing at its deadline even if no event ever arrives; an end heard
 ///   before the call's push makes that push report and end at once instead of ringing.
@@ -136,6 +139,8 @@ public final class CallCoordinator: Sendable {
     private let bootTime: @Sendable () -> Date
     /// Call ids whose hang-up is being sent right now (so a reconnect does not send it twice).
     private let sending = LockedValue<Set<String>>([])
+    /// Serialises read-modify-writes of `pendingActions` (``updatePendingActions(_:)``).
+    private let pendingActionsLock = LockedValue(())
     private let state: LockedValue<State>
 
     /// Creates the coordinator. Create it at app launch, before PushKit can deliver.
@@ -265,6 +270,7 @@ public final class CallCoordinator: Sendable {
         // What the clock-offset store must hold afterwards, if it changes: stored here, with the boot time the
         // state keeps, rather than as an effect of its own.
         var storedOffset: StoredClockOffset?? = .none
+        var hangUps: [String: PendingCallAction] = [:]
         let (effects, answers, refused) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], (@Sendable (Bool) -> Void)?) in
             before(&state)
             // The action joins any kept for the same call (a second way of answering): both complete together.
@@ -289,6 +295,12 @@ public final class CallCoordinator: Sendable {
                 case .saveClockOffset(let offset):
                     state.offsetBootTime = boot
                     storedOffset = StoredClockOffset(offset: offset, bootTime: boot)
+                case .sendHangUp(let callID, let kind):
+                    // Stored before the memory below: a process that dies in between still sends the hang-up of a
+                    // call its memory already holds as over.
+                    let action = PendingCallAction(kind: kind, callId: callID, deviceId: deviceID, createdAt: now())
+                    updatePendingActions { $0.filter { $0.callId != callID } + [action] }
+                    hangUps[callID] = action
                 default: break
                 }
             }
@@ -310,11 +322,12 @@ public final class CallCoordinator: Sendable {
         }
         if case .some(let stored) = storedOffset { clockOffsets.save(stored) }
         refused?(false)
-        for effect in effects { carryOut(effect, answers: answers, media: media) }
+        for effect in effects { carryOut(effect, answers: answers, hangUps: hangUps, media: media) }
         return effects
     }
 
-    private func carryOut(_ effect: PhoneCallEffect, answers: [String: @Sendable (Bool) -> Void], media: MediaSession?) {
+    private func carryOut(_ effect: PhoneCallEffect, answers: [String: @Sendable (Bool) -> Void],
+                          hangUps: [String: PendingCallAction], media: MediaSession?) {
         switch effect {
         case .reportIncoming(let callID, let report):
             ui.reportIncomingCall(report) { [weak self] error in
@@ -349,17 +362,16 @@ public final class CallCoordinator: Sendable {
             observer(.ended(callID: callID, reason: reason))
         case .sendRinging(let callID):
             // A refusal means the call ended while this device was waking (409 with the state), or is not this
-            // user's call (a push for the previous user of the phone): the machine closes it.
+            // user's call (a push for the previous user of the phone): the machine closes it. A server that could
+            // not answer the last try (5xx, 408, 429) said nothing about the call: it rings on to its deadline.
             perform(callID: callID, attempts: 3, onFailure: { [weak self] problem in
-                guard let problem else { return }
+                guard let problem, !RingerAPIError.problem(problem).isRetryable else { return }
                 self?.apply(.ringingRefused(callID: callID, problem: problem))
             }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
         case .sendAccept(let callID):
             sendAccept(callID)
-        case .sendHangUp(let callID, let kind):
-            let action = PendingCallAction(kind: kind, callId: callID, deviceId: deviceID, createdAt: now())
-            pendingActions.save(pendingActions.load().filter { $0.callId != callID } + [action])
-            send(action)
+        case .sendHangUp(let callID, _):
+            if let action = hangUps[callID] { send(action) }   // stored by apply(_:), under the lock
         case .armDeadline(let callID, let deadline):
             // The device's own end of a call whose `call.unanswered` is lost (no socket, suspended app).
             let sleepUntil = self.sleepUntil
@@ -523,7 +535,7 @@ public final class CallCoordinator: Sendable {
     /// ``connect(api:)``.
     private func send(_ action: PendingCallAction) {
         guard sending.withLock({ $0.insert(action.callId).inserted }) else { return }
-        let (store, callID, observer, now, sleepUntil, random) = (pendingActions, action.callId, observer, now, sleepUntil, random)
+        let (callID, observer, now, sleepUntil, random) = (action.callId, observer, now, sleepUntil, random)
         let expiry = action.createdAt.addingTimeInterval(Self.hangUpLifetime)
         Task { [weak self] in
             defer { _ = self?.sending.withLock { $0.remove(callID) } }
@@ -542,8 +554,15 @@ public final class CallCoordinator: Sendable {
                     guard (try? await sleepUntil(now().addingTimeInterval(delay))) != nil else { return }
                 }
             }
-            store.save(store.load().filter { $0.callId != callID })
+            self?.updatePendingActions { $0.filter { $0.callId != callID } }
         }
+    }
+
+    /// Read-modify-write of the stored hang-ups as one step: a decline stored while another call's acknowledgement
+    /// is being settled on another task must not be overwritten by it. Taken inside the state lock (never the other
+    /// way round).
+    private func updatePendingActions(_ change: ([PendingCallAction]) -> [PendingCallAction]) {
+        pendingActionsLock.withLock { _ in pendingActions.save(change(pendingActions.load())) }
     }
 
     /// One attempt at a stored hang-up.

@@ -171,6 +171,28 @@ import Testing
         #expect(transport.count("/accept") == 1)
     }
 
+    /// Answers every ringing acknowledgement with `status` (a problem without a call state).
+    struct RingingRefusingTransport: HTTPTransport {
+        let status: Int
+        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+            (status, try RingerJSON.encode(Problem(type: "about:blank", title: "HTTP \(status)", status: status)))
+        }
+    }
+
+    @Test(arguments: [503, 429, 408])
+    func aRingingAcknowledgementTheServerCouldNotAnswerLeavesTheCallRinging(_ status: Int) async throws {
+        let ui = RecordingCallUI()
+        let clock = self.clock
+        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { clock.now() },
+                                          sleepUntil: { try await clock.sleep(until: $0) }, random: { 0.5 })
+        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                                                 transport: RingingRefusingTransport(status: status)))
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        // Three tries take under two seconds of the fast clock; the call must still ring after them.
+        try await clock.sleep(until: clock.now().addingTimeInterval(5))
+        #expect(ui.ended.isEmpty)
+    }
+
     @Test func aDeclineMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() async throws {
         let start = clock.now()
         let transport = OutageTransport(clock: clock) { $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(61) }

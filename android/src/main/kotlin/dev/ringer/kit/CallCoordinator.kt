@@ -144,7 +144,7 @@ class CallCoordinator(
     }
 
     private val lock = Any()
-    /** Serialises read-modify-writes of [pendingActions] (never held with [lock]). */
+    /** Serialises read-modify-writes of [pendingActions]; taken inside [lock] (never the other way round). */
     private val pendingActionsLock = Any()
     private val state: State
 
@@ -241,6 +241,7 @@ class CallCoordinator(
         var storeOffset = false
         var storedOffset: StoredClockOffset? = null
         val answers = HashMap<String, (Boolean) -> Unit>()
+        val hangUps = HashMap<String, PendingCallAction>()
         var refused: ((Boolean) -> Unit)? = null
         val effects = synchronized(lock) {
             before(state)
@@ -271,6 +272,13 @@ class CallCoordinator(
                         storeOffset = true
                         storedOffset = StoredClockOffset(effect.offsetMs, boot)
                     }
+                    is PhoneCallEffect.SendHangUp -> {
+                        // Stored before the memory below: a process that dies in between still sends the hang-up of
+                        // a call its memory already holds as over.
+                        val action = PendingCallAction(effect.kind, effect.callId, deviceId, now())
+                        updatePendingActions { stored -> stored.filter { it.callId != effect.callId } + action }
+                        hangUps[effect.callId] = action
+                    }
                     else -> {}
                 }
             }
@@ -290,11 +298,12 @@ class CallCoordinator(
         }
         if (storeOffset) clockOffsets.save(storedOffset)
         refused?.invoke(false)
-        for (effect in effects) carryOut(effect, answers, media)
+        for (effect in effects) carryOut(effect, answers, hangUps, media)
         return effects
     }
 
-    private fun carryOut(effect: PhoneCallEffect, answers: Map<String, (Boolean) -> Unit>, media: MediaSession?) {
+    private fun carryOut(effect: PhoneCallEffect, answers: Map<String, (Boolean) -> Unit>,
+                         hangUps: Map<String, PendingCallAction>, media: MediaSession?) {
         when (effect) {
             is PhoneCallEffect.ReportIncoming -> {
                 val callId = effect.callId
@@ -325,17 +334,17 @@ class CallCoordinator(
             is PhoneCallEffect.SendRinging -> {
                 val callId = effect.callId
                 // A refusal means the call ended while this device was waking (409 with the state), or is not
-                // this user's call (a message for the phone's previous user): the machine closes it.
+                // this user's call (a message for the phone's previous user): the machine closes it. A server that
+                // could not answer the last try (5xx, 408, 429) said nothing about the call: it rings on to its deadline.
                 perform(callId, 3, onFailure = { problem ->
-                    if (problem != null) apply(PhoneCallInput.RingingRefused(callId, problem))
+                    if (problem != null && !RingerApiException.problem(problem).isRetryable) {
+                        apply(PhoneCallInput.RingingRefused(callId, problem))
+                    }
                 }) { api, device -> api.ringing(callId, device) }
             }
             is PhoneCallEffect.SendAccept -> sendAccept(effect.callId)
-            is PhoneCallEffect.SendHangUp -> {
-                val action = PendingCallAction(effect.kind, effect.callId, deviceId, now())
-                updatePendingActions { stored -> stored.filter { it.callId != effect.callId } + action }
-                send(action)
-            }
+            // Stored by apply, under the lock, before the memory.
+            is PhoneCallEffect.SendHangUp -> hangUps[effect.callId]?.let { send(it) }
             is PhoneCallEffect.ArmDeadline -> {
                 // The device's own end of a call whose `call.unanswered` is lost (no socket, frozen app).
                 val callId = effect.callId

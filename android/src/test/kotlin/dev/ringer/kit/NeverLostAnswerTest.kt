@@ -159,6 +159,22 @@ class NeverLostAnswerTest {
         assertEquals(1, phone.server.count("POST /v1/calls/$callId/accept"))
     }
 
+    /**
+     * A ringing acknowledgement whose every try the server could not answer (5xx, 408, 429) says nothing about the
+     * call: it rings on to its deadline instead of ending `failed`.
+     */
+    @Test
+    fun aRingingAcknowledgementTheServerCouldNotAnswerLeavesTheCallRinging() {
+        for (status in listOf(503, 429, 408)) {
+            val phone = CoordinatorHarness().connect()
+            phone.server.fail("POST /v1/calls/$callId/ringing", status, times = 3)
+            ringing(phone)
+            phone.clock.advance(5_000)
+            assertEquals("$status", 3, phone.server.count("POST /v1/calls/$callId/ringing"))
+            assertTrue("$status", phone.ui.ended.isEmpty())
+        }
+    }
+
     /** RFC 6585 §4: a 429 says the accept was not processed; it is sent again, not taken as a refusal. */
     @Test
     fun anAcceptAnsweredTooManyRequestsIsSentAgain() {
