@@ -60,11 +60,9 @@ class AnswerBeforeTheCallUiTest {
         mapOf("ringer" to RingerPushBody(callId, caller, "bob", false, clock.now(), clock.now() + 30_000).toJson().toString())
 
     /**
-     * Defect 1: the machine arms the ring deadline only at `report_finished` of a *ringing* call. An answer given before
-     * the call UI finished the report (the app's own screen answering while Telecom has not yet called
-     * `onCreateIncomingConnection`) moves the call to `answering`; the later `report_finished` then arms nothing. With
-     * the network down, the accept loop never ends: no `answer_not_delivered`, the answer's completion never runs, and
-     * the accept is retried forever.
+     * The app's own screen answers before Telecom called `onCreateIncomingConnection`: the report's completion arms
+     * the deadline the ringing path would have armed, so with the network down the call ends `answer_not_delivered`
+     * and the accept loop stops (it once retried forever).
      */
     @Test fun anAnswerGivenBeforeTheReportFinishedStillEndsAnswerNotDeliveredAtTheDeadline() {
         val clock = ManualClock(start)
@@ -96,12 +94,22 @@ class AnswerBeforeTheCallUiTest {
         override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
     })
 
+    /** A coordinator on [rig]'s Telecom, logged in to [server], with a new call's ringing message handled. */
+    private fun ringingOnTelecom(rig: TelecomRig, clock: ManualClock, server: FakeRingerServer): Pair<CallCoordinator, String> {
+        val coordinator = coordinator(rig.ui, clock)
+        attach(rig, coordinator)
+        coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
+        val callId = CoordinatorHarness.newCallId()
+        server.ring(callId)
+        coordinator.handleDataMessage(push(callId, clock))
+        return coordinator to callId
+    }
+
     /**
-     * Defect 2: a restored answer (relaunch) is reported to Telecom and its accept sent at once; when the server
-     * confirms before Telecom calls `onCreateIncomingConnection` (Application.onCreate holds the main thread, the
-     * accept is one round trip), `TelecomCallUi.reportCallAnswered` finds no connection and does nothing, and the
-     * `report_finished` of the now active call does nothing either: the Connection rings on (ringtone, notification)
-     * although the server has the call accepted, and media never starts.
+     * A restored answer (relaunch) is reported to Telecom and its accept sent at once; the server may confirm before
+     * Telecom calls `onCreateIncomingConnection` (`Application.onCreate` holds the main thread). The confirmation
+     * is shown when the report completes: the `Connection` goes active instead of ringing on a call the server has
+     * accepted.
      */
     @Test fun aRestoredAnswerConfirmedBeforeTelecomCreatedTheConnectionGoesActive() {
         val clock = ManualClock(start)
@@ -120,17 +128,12 @@ class AnswerBeforeTheCallUiTest {
         assertEquals("the server accepted: the connection must not ring on", Connection.STATE_ACTIVE, connection.state)
     }
 
-    /** Defect 2, same race on a fresh answer: the app's own screen answers while Telecom is still creating the connection. */
+    /** The same race on a fresh answer: the app's own screen answers while Telecom is still creating the connection. */
     @Test fun anAppScreenAnswerConfirmedBeforeTelecomCreatedTheConnectionGoesActive() {
         val clock = ManualClock(start)
         val server = FakeRingerServer(clock)
         val rig = TelecomRig()
-        val coordinator = coordinator(rig.ui, clock)
-        attach(rig, coordinator)
-        coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
-        val callId = CoordinatorHarness.newCallId()
-        server.ring(callId)
-        coordinator.handleDataMessage(push(callId, clock))
+        val (coordinator, callId) = ringingOnTelecom(rig, clock, server)
         var answered: Boolean? = null
         coordinator.answer(callId) { answered = it }
         assertEquals(true, answered)
@@ -139,23 +142,15 @@ class AnswerBeforeTheCallUiTest {
     }
 
     /**
-     * Defect 4 (docs vs code): docs/android-integration.md, "When the network drops as the user answers", promises for
-     * a short outage that "the ringing notification goes and the call's foreground service starts at the tap", and
-     * lists the app's own screen calling `CallCoordinator.answer` as a supported way of answering. Through the
-     * coordinator the insistent ringing notification (and its ringtone) stays until the server confirms, up to the
-     * whole ring time, and the foreground service (with its microphone type) is asked for only at the confirmation,
-     * when the app may no longer be visible.
+     * An answer from the app's own screen through `CallCoordinator.answer` during an outage: the insistent ringing
+     * notification (and its ringtone) goes at the tap, and the call's foreground service starts then, while the app
+     * is visible, as docs/android-integration.md says; it once waited for the server's confirmation.
      */
     @Test fun anAppScreenAnswerDuringAnOutageStopsTheRingtoneAtTheTap() {
         val clock = ManualClock(start)
         val server = FakeRingerServer(clock)
         val rig = TelecomRig()
-        val coordinator = coordinator(rig.ui, clock)
-        attach(rig, coordinator)
-        coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
-        val callId = CoordinatorHarness.newCallId()
-        server.ring(callId)
-        coordinator.handleDataMessage(push(callId, clock))
+        val (coordinator, callId) = ringingOnTelecom(rig, clock, server)
         val connection = rig.phone.telecomCreatesIncoming(rig.service)
         connection.onShowIncomingCallUi()
         val ringtone = "$callId/${IncomingCallNotification.NOTIFICATION_ID}"
