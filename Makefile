@@ -11,7 +11,7 @@
 #               sandbox port (RINGER_PROTOCOL_FUZZ_SEED picks another seed).
 
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client \
-  libpq-dev postgresql-15 redis-server libhiredis-dev libjansson-dev
+  libpq-dev postgresql-15 redis-server libhiredis-dev libjansson-dev binutils
 PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests aiohttp httpx schemathesis pyyaml
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -19,8 +19,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: demo test bench fuzz build deps test-deps clean
 
 demo: deps
-	$(SWIFT) build -c release --product ringer
-	.build/release/ringer demo
+	$(SWIFT) build -c release --product ringer-lab
+	.build/release/ringer-lab demo
 
 # Swift Testing starts every test at once unless told otherwise; on two cores that burst (servers, Python
 # peers, TLS handshakes) starved tests of CPU for seconds. Eight at a time take no longer in all.
@@ -41,7 +41,8 @@ test: deps test-deps
 BENCH_FLAGS ?=
 bench: deps test-deps
 	$(SWIFT) build -c release --product ringer
-	.build/release/ringer bench --aioapns-script Tests/Peers/bench_aioapns.py \
+	$(SWIFT) build -c release --product ringer-lab
+	.build/release/ringer-lab bench --aioapns-script Tests/Peers/bench_aioapns.py \
 	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py --ringing-script Tests/Peers/bench_ringing.py \
 	  --holder-script Tests/Peers/bench_ws_holder.py --fanout-script Tests/Peers/bench_fanout.py $(BENCH_FLAGS)
 

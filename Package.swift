@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.iOS(.v16), .macOS(.v13), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "ringer", targets: ["ringer"]),
+        .executable(name: "ringer-lab", targets: ["ringer-lab"]),
         .library(name: "RingerKit", targets: ["RingerKit"]),
         .library(name: "RingerKitApple", targets: ["RingerKitApple"]),
         .library(name: "RingerWire", targets: ["RingerWire"]),
@@ -89,15 +90,24 @@ let package = Package(
                                // LoopbackBalancer's sockets, LoopbackPort for the nodes' ports.
                                "SocketSupport"],
                 swiftSettings: strict),
-        // The push benchmark (`ringer bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
+        // The push benchmark (`ringer-lab bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
         .target(name: "RingerBench", dependencies: ["APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
                                                   "RingerSync", "SocketSupport"],
                 swiftSettings: strict),
+        // The command-line pieces `ringer` and `ringer-lab` share: flags, listen addresses, signals, `serve`.
+        .target(name: "RingerCommandLine", dependencies: ["RingerServer", "RingerLogging", "LibWebSockets"],
+                swiftSettings: strict),
+        // The product: `ringer serve` and the operator's commands. Links none of the laboratory.
         .executableTarget(name: "ringer",
-                          dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerLogging",
-                                         "DevCertificates", "JWT", "LibWebSockets",
+                          dependencies: ["RingerCommandLine", "RingerServer", "RingerStore", "RingerLogging"],
+                          swiftSettings: strict),
+        // The laboratory: sandboxes, simulated phones, scenarios, explorer, demo, benchmark, and `node` (serve on a
+        // test clock).
+        .executableTarget(name: "ringer-lab",
+                          dependencies: ["RingerCommandLine", "RingerServer", "RingerSandbox", "RingerScenarios",
+                                         "RingerLogging", "DevCertificates", "JWT", "LibWebSockets",
                                          // ClusterFlags' check that --redis answers before nodes start.
-                                         "RingerRedis", "RingerBench"],
+                                         "RingerRedis", "RingerStore", "RingerBench"],
                           swiftSettings: strict),
 
         // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
@@ -123,12 +133,12 @@ let package = Package(
                                    "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench",
                                    // libpq's PQping checks PostgresServer's start and stop from a real client.
                                    "CPostgres",
-                                   // `ringer serve`'s flags are parsed in the executable (ServeFlags.swift).
-                                   "ringer"],
+                                   // `ringer serve`'s flags (ServeFlags.swift); both binaries, which tests start.
+                                   "RingerCommandLine", "ringer", "ringer-lab"],
                     swiftSettings: strict),
         .testTarget(name: "RingerScenariosTests",
                     dependencies: ["RingerScenarios", "RingerSandbox", "RingerKit", "RingerWire",
-                                   "RingerTestSupport", "ringer"],
+                                   "RingerTestSupport", "ringer", "ringer-lab"],
                     swiftSettings: strict),
         .testTarget(name: "RingerSandboxTests",
                     dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",

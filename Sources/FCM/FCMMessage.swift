@@ -137,7 +137,7 @@ public struct FCMMessage: Sendable, Hashable {
 
     /// The wire shape, with Google's field names, written by one `encode(to:)` into nested containers: the
     /// body is built for every send (its `ttl` changes), and one Encodable per JSON object cost JSONEncoder
-    /// about half as much again (`ringer bench`, BENCHMARKS.md).
+    /// about half as much again (`ringer-lab bench`, BENCHMARKS.md).
     private struct Body: Encodable {
         var message: FCMMessage
         var token: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Runs the push benchmark in two parts, each against `ringer sandbox` as its own process:
+/// Runs the push benchmark in two parts, each against `ringer-lab sandbox` as its own process:
 /// - APNs: the same workload of VoIP pushes from Ringer's `APNsClient`, from aioapns and from h2load, one
 ///   sandbox process for all of them;
 /// - FCM: the same workload of ringing messages from Ringer's `FCMClient`, from firebase-admin
@@ -27,7 +27,7 @@ public struct Benchmark: Sendable {
         public var fanout: FanOutOptions
         /// What the cluster part runs.
         public var cluster: ClusterOptions
-        /// The `ringer` binary (for `ringer sandbox` and `ringer bench --send`).
+        /// The `ringer` binary (for `ringer-lab sandbox` and `ringer-lab bench --send`).
         public var executable: String
         /// The Python interpreter that has aioapns and firebase-admin.
         public var python: String
@@ -137,7 +137,7 @@ public struct Benchmark: Sendable {
     /// RESULT line), h2load and, when the pool has more than one connection, Ringer over one, like the other
     /// two senders; then aioapns once.
     private func runAPNs(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> BenchmarkReport {
-        progress("starting ringer sandbox for APNs")
+        progress("starting ringer-lab sandbox for APNs")
         let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
         var senders: [BenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
                                           .h2load(program: options.h2load)]
@@ -171,7 +171,7 @@ public struct Benchmark: Sendable {
 
     /// The FCM part: rounds of Ringer over its pool (the RESULT line's figure), h2load and Ringer over one
     /// connection when the pool has more; then firebase-admin's `send_each_async` (the RESULT line's
-    /// comparison) and `send_each` once each. Each sender gets a fresh `ringer sandbox` process: the FCM
+    /// comparison) and `send_each` once each. Each sender gets a fresh `ringer-lab sandbox` process: the FCM
     /// sandbox keeps every accepted message and its delivery state, and grows slower as they pile up, which
     /// would favour whichever sender runs first.
     private func runFCM(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> FCMBenchmarkReport {
@@ -181,7 +181,7 @@ public struct Benchmark: Sendable {
         if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
         var sandboxUsage = ProcessUsage(cpuSeconds: 0, maxRSSKiB: 0)
         func send(_ sender: FCMBenchmarkSender, _ note: String) async throws -> SenderFigures {
-            progress("starting ringer sandbox for FCM, then sending \(workload.pushes) FCM messages with \(sender.name)\(note)")
+            progress("starting ringer-lab sandbox for FCM, then sending \(workload.pushes) FCM messages with \(sender.name)\(note)")
             let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
             let figures: SenderFigures
             do {

@@ -1,4 +1,4 @@
-/// Which part of the benchmark to run (`ringer bench --only apns|fcm|ringing|fanout|cluster`); each has its own sandbox
+/// Which part of the benchmark to run (`ringer-lab bench --only apns|fcm|ringing|fanout|cluster`); each has its own sandbox
 /// process and `RESULT` line.
 public enum BenchmarkPart: String, Sendable, Hashable, CaseIterable {
     /// VoIP pushes to the APNs sandbox: Ringer's `APNsClient`, aioapns, h2load.

@@ -48,7 +48,7 @@ public struct BenchmarkReport: Hashable, Sendable {
         lines.append("VoIP pushes to the APNs sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
                      + "over TLS on loopback; Ringer: \(pool), aioapns and h2load: one connection each")
         lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
-                     + "(a separate `ringer sandbox` process); \(buildMode) build")
+                     + "(a separate `ringer-lab sandbox` process); \(buildMode) build")
         let senders = [ringer, aioapns, h2load] + (ringerOneConnection.map { [$0] } ?? [])
         // The two Ringer runs print the same sender name; the row says which connections each used.
         var labels = senders.map(\.report.sender)

@@ -1,4 +1,4 @@
-/// What one `ringer bench` run measured: any of the APNs, FCM, ringing, fan-out and cluster parts.
+/// What one `ringer-lab bench` run measured: any of the APNs, FCM, ringing, fan-out and cluster parts.
 public struct BenchmarkResults: Hashable, Sendable {
     /// The APNs figures, when that part ran.
     public var apns: BenchmarkReport?

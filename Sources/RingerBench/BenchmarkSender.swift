@@ -4,7 +4,7 @@ import Foundation
 /// One of the programs that send the workload to the sandbox, each over one HTTP/2 connection with the
 /// same headers, payload, counts and concurrency, as its own process.
 enum BenchmarkSender: Sendable {
-    /// Ringer's `APNsClient`, run as `ringer bench --send …`.
+    /// Ringer's `APNsClient`, run as `ringer-lab bench --send …`.
     case ringer(executable: String, connections: Int)
     /// aioapns (PyPI) through Tests/Peers/bench_aioapns.py.
     case aioapns(python: String, script: String)

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The cluster part of `ringer bench` (BENCHMARKS.md "Cluster"): the same calls as the ringing part, placed on
+/// The cluster part of `ringer-lab bench` (BENCHMARKS.md "Cluster"): the same calls as the ringing part, placed on
 /// four set-ups one after the other (1 `ringer serve` on SQLite, 1 on PostgreSQL, 2 and 3 on PostgreSQL +
-/// Redis), each with a fresh `ringer sandbox`, database and Redis, every node pushing to that one sandbox. Per
+/// Redis), each with a fresh `ringer-lab sandbox`, database and Redis, every node pushing to that one sandbox. Per
 /// set-up: the rate search (``RateSearch``) for the sustainable calls/s, then one step at the common
 /// ``ClusterOptions/latencyRate`` for POST -> push latency and CPU per call; CPU summed over the nodes, and
 /// PostgreSQL's (postmaster and backends) and Redis's read from /proc. Every call's push is accounted for
@@ -60,7 +60,7 @@ struct ClusterBenchmark: Sendable {
 
     private func run(_ setup: ClusterSetup, postgres: PostgresProcess, fixture: BenchmarkFixture,
                      progress: @Sendable (String) -> Void) async throws -> ClusterReport.Figures {
-        progress("cluster: \(setup.label): starting ringer sandbox\(setup.usesRedis ? ", redis-server" : "") and \(setup.nodes) ringer serve")
+        progress("cluster: \(setup.label): starting ringer-lab sandbox\(setup.usesRedis ? ", redis-server" : "") and \(setup.nodes) ringer serve")
         var children = Children()
         do {
             let figures = try await measure(setup, postgres: postgres, fixture: fixture, children: &children, progress: progress)

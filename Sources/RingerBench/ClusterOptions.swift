@@ -1,4 +1,4 @@
-/// What the cluster part (`ringer bench --only cluster`) runs, read from its flags.
+/// What the cluster part (`ringer-lab bench --only cluster`) runs, read from its flags.
 public struct ClusterOptions: Hashable, Sendable {
     /// Callers and callees (`--cluster-pairs`), spread over the nodes.
     public var pairs: Int

@@ -80,7 +80,7 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
                      + "over TLS on loopback; Ringer: \(pool); firebase-admin send_each_async: HTTP/2 (httpx), "
                      + "send_each: HTTP/1.1 (requests, lists of \(workload.concurrency)); h2load: one connection")
         lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
-                     + "(a separate `ringer sandbox` process); \(buildMode) build")
+                     + "(a separate `ringer-lab sandbox` process); \(buildMode) build")
         var senders = [ringer, firebaseAdmin]
         if let firebaseAdminSync { senders.append(firebaseAdminSync) }
         senders.append(h2load)

@@ -13,7 +13,7 @@ enum FCMBenchmarkSender: Sendable {
         case sync
     }
 
-    /// Ringer's `FCMClient`, run as `ringer bench --send-fcm …`.
+    /// Ringer's `FCMClient`, run as `ringer-lab bench --send-fcm …`.
     case ringer(executable: String, connections: Int)
     /// firebase-admin (PyPI) through Tests/Peers/bench_firebase_admin.py.
     case firebaseAdmin(python: String, script: String, mode: FirebaseAdminMode)

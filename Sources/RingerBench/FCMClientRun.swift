@@ -1,7 +1,7 @@
 import FCM
 import Foundation
 
-/// What `ringer bench --send-fcm` does: Ringer's ``FCMClient`` sends a workload of ringing messages to an FCM
+/// What `ringer-lab bench --send-fcm` does: Ringer's ``FCMClient`` sends a workload of ringing messages to an FCM
 /// sandbox at a URL, over its pool of HTTP/2 connections, and reports the figures. The access token comes
 /// from the service account's `token_uri` (the sandbox's token endpoint), as the server gets it.
 public struct FCMClientRun: Sendable {

@@ -1,7 +1,7 @@
 import DevCertificates
 import Foundation
 
-/// The fan-out part of `ringer bench` (issue 11, BENCHMARKS.md "Fan-out"): `ringer sandbox` and `ringer serve`
+/// The fan-out part of `ringer-lab bench` (issue 11, BENCHMARKS.md "Fan-out"): `ringer-lab sandbox` and `ringer serve`
 /// (APNs and FCM both pointed at the sandbox) as processes, and one run of the load generator, which sets up
 /// ``FanOutOptions/calls`` callees with ten devices each, places one call to each at once, and reports what
 /// reached every device and how long each push waited. Server, sandbox and load-generator CPU are sampled over
@@ -20,7 +20,7 @@ struct FanOutBenchmark: Sendable {
     /// - Returns: the figures.
     /// - Throws: ``BenchmarkError`` when a child fails or the load generator's answer cannot be read.
     func run(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> FanOutReport {
-        progress("fanout: starting ringer sandbox and ringer serve (APNs and FCM)")
+        progress("fanout: starting ringer-lab sandbox and ringer serve (APNs and FCM)")
         let sandbox = try await SandboxProcess.start(executable: executable, fixture: fixture)
         let server: RingerServeProcess
         do {

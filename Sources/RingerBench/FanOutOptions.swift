@@ -1,4 +1,4 @@
-/// What the fan-out part (`ringer bench --only fanout`) runs, read from its flags.
+/// What the fan-out part (`ringer-lab bench --only fanout`) runs, read from its flags.
 public struct FanOutOptions: Hashable, Sendable {
     /// Calls placed in the one burst, each to its own callee with ten devices (`--fanout-calls`).
     public var calls: Int

@@ -53,7 +53,7 @@ public struct FanOutReport: Hashable, Sendable {
         var lines: [String] = []
         lines.append("Fan-out: one burst of \(run.calls) calls, each to its own callee with \(run.devicesPerCall) devices "
                      + "(4 iPhones reached by VoIP push, 3 Android phones by FCM, 3 apps holding /v1/events), on one "
-                     + "`ringer serve` (SQLite, plain HTTP on loopback) sending to one `ringer sandbox`")
+                     + "`ringer serve` (SQLite, plain HTTP on loopback) sending to one `ringer-lab sandbox`")
         lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the server, the sandbox and "
                      + "the load generator; \(buildMode) build")
         lines.append("")

@@ -1,7 +1,7 @@
 import Foundation
 import SocketSupport
 
-/// A throw-away PostgreSQL 15 for the cluster part of `ringer bench`: `initdb` into a fresh temporary folder
+/// A throw-away PostgreSQL 15 for the cluster part of `ringer-lab bench`: `initdb` into a fresh temporary folder
 /// (trust authentication, user `postgres`), then `postgres -D …` as a child process listening on 127.0.0.1 on a
 /// free port, and one fresh database per set-up from ``makeDatabase(_:)``. Durability is PostgreSQL's default
 /// (`fsync` and `synchronous_commit` on), as an operator runs it, so commits cost what they cost in production

@@ -1,7 +1,7 @@
 import Foundation
 import SocketSupport
 
-/// A throw-away `redis-server` for the cluster part of `ringer bench`: a child process on 127.0.0.1 on a free
+/// A throw-away `redis-server` for the cluster part of `ringer-lab bench`: a child process on 127.0.0.1 on a free
 /// port, without persistence (`--save "" --appendonly no`: Ringer keeps nothing in Redis worth keeping,
 /// docs/operations.md), its log in the fixture folder.
 struct RedisProcess: Sendable {

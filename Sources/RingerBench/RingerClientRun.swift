@@ -2,7 +2,7 @@ import APNs
 import Foundation
 import JWT
 
-/// What `ringer bench --send` does: Ringer's ``APNsClient`` sends a workload to an APNs sandbox at a URL,
+/// What `ringer-lab bench --send` does: Ringer's ``APNsClient`` sends a workload to an APNs sandbox at a URL,
 /// over its pool of HTTP/2 connections, and reports the figures.
 public struct RingerClientRun: Sendable {
     /// The sandbox's base URL, e.g. `https://127.0.0.1:2197`.

@@ -4,7 +4,7 @@ import Foundation
 /// `ringer serve` as a separate process for the ringing, fan-out and cluster benchmarks: plain HTTP on an
 /// ephemeral loopback port, a fresh SQLite file in the fixture folder (or, as a node of a cluster, the shared
 /// PostgreSQL database and Redis, ``ClusterNode``), APNs (and, when asked, FCM) pointed at the benchmark's
-/// `ringer sandbox` (the fixture's signing key and service account, which the sandbox trusts, and its CA), and a ring timeout of 600 s (the longest the server
+/// `ringer-lab sandbox` (the fixture's signing key and service account, which the sandbox trusts, and its CA), and a ring timeout of 600 s (the longest the server
 /// takes) so no call placed during the run expires and adds work to a later step. The admin key and the
 /// user-token secret are random and passed in the environment (`RINGER_ADMIN_KEY`, …), not as flags that
 /// `ps` shows; the admin key is also written, mode 0600, to ``adminKeyFile`` for the Python peers.
@@ -41,9 +41,15 @@ struct RingerServeProcess: Sendable {
         var nodeID: String
     }
 
+    /// The product's `ringer` binary in the folder of `lab`, the `ringer-lab` binary.
+    static func server(besideLab lab: String) -> String {
+        URL(fileURLWithPath: lab).deletingLastPathComponent().appendingPathComponent("ringer").path
+    }
+
     /// Starts the server and waits until it listens.
     /// - Parameters:
-    ///   - executable: the `ringer` binary.
+    ///   - executable: the `ringer-lab` binary; the server runs from the product's `ringer` binary beside it (one
+    ///     build makes both), so the benchmark measures what ships.
     ///   - fixture: keys and certificates; the database and log go in its folder.
     ///   - apnsPort: the sandbox's APNs port on 127.0.0.1.
     ///   - fcm: the sandbox's FCM HTTP/2 port and a service account whose `token_uri` is on it, for a server
@@ -69,7 +75,7 @@ struct RingerServeProcess: Sendable {
         let database = node?.databaseURL ?? directory.appendingPathComponent("ringer-\(UUID().uuidString.prefix(8)).sqlite").path
         let cluster = node.map { node in ["--node-id", node.nodeID] + (node.redisURL.map { ["--redis", $0] } ?? []) } ?? []
         let process = try SpawnedProcess(
-            [executable, "serve", "--listen", "127.0.0.1:0",
+            [Self.server(besideLab: executable), "serve", "--listen", "127.0.0.1:0",
              "--database", database,
              "--apns-key-file", fixture.keyFile.path, "--apns-key-id", BenchmarkFixture.keyID,
              "--apns-team-id", BenchmarkFixture.teamID, "--apns-host", "127.0.0.1:\(apnsPort)",

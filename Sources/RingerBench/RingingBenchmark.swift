@@ -1,6 +1,6 @@
 import Foundation
 
-/// The ringing part of `ringer bench` (issue 11, BENCHMARKS.md "Ringing"): `ringer sandbox` and `ringer serve`
+/// The ringing part of `ringer-lab bench` (issue 11, BENCHMARKS.md "Ringing"): `ringer-lab sandbox` and `ringer serve`
 /// as processes, idle authenticated WebSockets of unrelated users opened level by level (0, 5,000, 10,000 and
 /// the largest the server's open-file limit allows) from socket-holder processes, and at each level a
 /// load generator placing calls between its own callers and callees: a rate search for the sustainable
@@ -25,7 +25,7 @@ struct RingingBenchmark: Sendable {
     ///   - progress: one line per step.
     /// - Throws: ``BenchmarkError`` when a script is missing, a child fails, or the server's limits cannot be read.
     func run(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> RingingReport {
-        progress("ringing: starting ringer sandbox and ringer serve")
+        progress("ringing: starting ringer-lab sandbox and ringer serve")
         let sandbox = try await SandboxProcess.start(executable: executable, fixture: fixture)
         let server: RingerServeProcess
         do {

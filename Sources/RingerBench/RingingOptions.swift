@@ -1,4 +1,4 @@
-/// What the ringing part (`ringer bench --only ringing`) runs, read from its flags.
+/// What the ringing part (`ringer-lab bench --only ringing`) runs, read from its flags.
 public struct RingingOptions: Hashable, Sendable {
     /// Levels of idle sockets (`--idle-sockets 0,5000,10000,max`).
     var levels: [SocketHolderPlan.Level]

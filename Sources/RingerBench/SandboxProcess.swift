@@ -1,7 +1,7 @@
 import DevCertificates
 import Foundation
 
-/// `ringer sandbox` as a separate process, so the senders' CPU time and memory are their own.
+/// `ringer-lab sandbox` as a separate process, so the senders' CPU time and memory are their own.
 ///
 /// It listens on ephemeral loopback ports with the fixture's certificate: APNs, trusting the fixture's
 /// provider key and knowing its one device token, and FCM (HTTP/2 and HTTP/1.1), trusting the fixture's
@@ -24,7 +24,7 @@ struct SandboxProcess: Sendable {
 
     /// Starts the sandbox and waits until it listens.
     /// - Parameters:
-    ///   - executable: the `ringer` binary.
+    ///   - executable: the `ringer-lab` binary.
     ///   - fixture: certificates, key and device token.
     /// - Returns: the running sandbox.
     /// - Throws: ``BenchmarkError`` when it cannot start or does not listen within 15 seconds.
@@ -46,12 +46,12 @@ struct SandboxProcess: Sendable {
                 return SandboxProcess(process: process, port: port, fcm: fcm)
             }
             if let exit = process.exitIfEnded {
-                throw BenchmarkError.sandbox("ringer sandbox exited with status \(exit.status): \(process.standardErrorTail())")
+                throw BenchmarkError.sandbox("ringer-lab sandbox exited with status \(exit.status): \(process.standardErrorTail())")
             }
             try? await Task.sleep(for: .milliseconds(20))
         }
         _ = await process.finish(within: .zero)
-        throw BenchmarkError.sandbox("ringer sandbox did not listen within 15 s: \(process.standardErrorTail())")
+        throw BenchmarkError.sandbox("ringer-lab sandbox did not listen within 15 s: \(process.standardErrorTail())")
     }
 
     /// CPU seconds the sandbox has used so far.
@@ -60,7 +60,7 @@ struct SandboxProcess: Sendable {
     /// - Throws: ``BenchmarkError/sandbox(_:)`` if the sandbox has died.
     func checkRunning() throws {
         if let exit = process.exitIfEnded {
-            throw BenchmarkError.sandbox("ringer sandbox died with status \(exit.status): \(process.standardErrorTail())")
+            throw BenchmarkError.sandbox("ringer-lab sandbox died with status \(exit.status): \(process.standardErrorTail())")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What one sender measured, printed as one JSON line by `ringer bench --send` and by the aioapns peer
+/// What one sender measured, printed as one JSON line by `ringer-lab bench --send` and by the aioapns peer
 /// (Tests/Peers/bench_aioapns.py), so both are read the same way.
 ///
 /// Times are the sender's own: from just before its first request (connection set-up included) to its

@@ -158,7 +158,7 @@ public final class APNsSandbox: Sendable {
     public var acceptedPushes: [SandboxPush] { state.withLock { $0.accepted } }
 
     /// The pushes accepted after the first `count`, oldest first (`GET /sandbox/pushes?since=<count>`): a
-    /// tool that polls while thousands arrive (`ringer bench --only ringing`) reads only what is new, since
+    /// tool that polls while thousands arrive (`ringer-lab bench --only ringing`) reads only what is new, since
     /// the list only grows.
     /// - Parameter count: how many the caller has already read; below 0 counts as 0, past the end gives none.
     /// - Returns: the pushes from index `count` on.

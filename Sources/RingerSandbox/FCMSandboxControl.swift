@@ -2,7 +2,7 @@ import Foundation
 import RingerHTTP
 
 /// The FCM sandbox's control routes under `/sandbox/`, on both of its ports, for tools in other processes
-/// (tests, peers, `ringer sandbox` users). JSON in and out; errors are `{"error": "…"}` with 400 or 404.
+/// (tests, peers, `ringer-lab sandbox` users). JSON in and out; errors are `{"error": "…"}` with 400 or 404.
 ///
 /// - `POST /sandbox/devices` `{"token", "project_id", "package_name" (default dev.ringer.demo),
 ///   "reachability": "online"|"dozing"|"offline" (default online)}` → 201: registers a token whose

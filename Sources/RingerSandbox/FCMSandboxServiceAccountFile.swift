@@ -2,7 +2,7 @@ public import Foundation
 import JWT
 
 /// A throw-away service-account JSON file in Google's format (Google: "Creating and managing service
-/// account keys"), with a fresh RSA 2048 key, whose `token_uri` points at an FCM sandbox: what `ringer keys`
+/// account keys"), with a fresh RSA 2048 key, whose `token_uri` points at an FCM sandbox: what `ringer-lab keys`
 /// writes, and what tests hand to google-auth, firebase-admin and Ringer's FCM client.
 public enum FCMSandboxServiceAccountFile {
     /// Makes the file's contents.

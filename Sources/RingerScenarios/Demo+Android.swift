@@ -3,7 +3,7 @@ import RingerSandbox
 import RingerWire
 
 extension Demo {
-    /// Bob's Android phone for `ringer demo --android`, its app swiped away (the process is gone; a
+    /// Bob's Android phone for `ringer-lab demo --android`, its app swiped away (the process is gone; a
     /// high-priority FCM message starts it again). Its timeline events:
     ///
     /// | event | when |

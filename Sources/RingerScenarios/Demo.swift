@@ -4,9 +4,9 @@ import RingerSandbox
 import RingerServer
 import RingerWire
 
-/// `ringer demo`: alice calls bob, whose iPhone app is killed; the VoIP push wakes it, CallKit rings,
+/// `ringer-lab demo`: alice calls bob, whose iPhone app is killed; the VoIP push wakes it, CallKit rings,
 /// bob answers, the server hands out a media token, alice sees `call.accepted`, alice hangs up.
-/// `ringer demo --android`: the same call to bob's Android phone, whose app was swiped away; the
+/// `ringer-lab demo --android`: the same call to bob's Android phone, whose app was swiped away; the
 /// high-priority FCM message starts it, the ConnectionService rings (`Demo+Android.swift`).
 ///
 /// Everything runs in this process over loopback sockets: the server, the APNs and FCM sandboxes

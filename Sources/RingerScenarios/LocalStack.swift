@@ -14,7 +14,7 @@ import RingerWire
 
 /// A whole Ringer installation on loopback: a throw-away CA, APNs key and Firebase service account in a temporary
 /// folder, the APNs sandbox and the FCM sandbox (HTTP/2 + TLS), and the Ringer server sending its VoIP pushes and
-/// FCM messages to them. Used by `ringer demo`, scenarios, race exploration and end-to-end tests.
+/// FCM messages to them. Used by `ringer-lab demo`, scenarios, race exploration and end-to-end tests.
 ///
 /// The server is one of two kinds:
 /// - by default one ``RingerServer`` in this process on SQLite in the same folder;
@@ -58,7 +58,7 @@ public final class LocalStack: Sendable {
         /// `redis://…`. Each stack's nodes use Redis names of their own (`--redis-prefix`, the database's name), so
         /// stacks may share one Redis, also at the same time.
         public var redis: String
-        /// The `ringer` executable the nodes run.
+        /// The `ringer-lab` executable the nodes run (`ringer-lab node`).
         public var executable: URL
         /// Real seconds a node may take to start and report Redis connected.
         public var startTimeout: TimeInterval = 30
@@ -72,7 +72,7 @@ public final class LocalStack: Sendable {
         ///   - nodes: how many `ringer serve` processes, 1 or more.
         ///   - databaseServer: `postgres://…` of a role that may create databases.
         ///   - redis: `redis://…`, which other stacks may share.
-        ///   - executable: the `ringer` binary.
+        ///   - executable: the `ringer-lab` binary.
         public init(nodes: Int, databaseServer: String, redis: String, executable: URL) {
             self.nodes = nodes
             self.databaseServer = databaseServer

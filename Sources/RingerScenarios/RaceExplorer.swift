@@ -14,7 +14,7 @@ import RingerSandbox
 ///
 /// ```swift
 /// let outcome = await RaceExplorer().run(seed: 7)
-/// if !outcome.passed { print(outcome.report) }   // violations, script, `ringer explore --seed 7`, trace
+/// if !outcome.passed { print(outcome.report) }   // violations, script, `ringer-lab explore --seed 7`, trace
 /// ```
 /// Thread-safe; each run builds its own stack.
 public struct RaceExplorer: Sendable {

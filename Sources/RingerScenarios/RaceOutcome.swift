@@ -39,7 +39,7 @@ public struct RaceOutcome: Sendable {
     /// The command that plays this seed again and prints its time line.
     public var replayCommand: String {
         let cluster = script.nodes > 1 ? " --nodes \(script.nodes) --database <postgres://…> --redis <redis://…>" : ""
-        return "ringer explore --seed \(script.seed)\(cluster) --time-scale \(timeScale) --trace"
+        return "ringer-lab explore --seed \(script.seed)\(cluster) --time-scale \(timeScale) --trace"
     }
 
     /// One line: `PASS seed 7 (2 devices, 3 steps) in 0.62 s`.

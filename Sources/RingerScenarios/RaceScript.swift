@@ -108,7 +108,7 @@ public struct RaceScript: Sendable, Equatable {
     /// made (``LocalStack``), the caller's first on node-0, so bob's phone `i` is on node `(i + 1) % nodes`.
     public var calleeNodes: [Int] { devices.indices.map { ($0 + 1) % max(1, nodes) } }
 
-    /// True when ``generate(seed:nodes:)`` makes this script from its seed and node count, so `ringer explore --seed`
+    /// True when ``generate(seed:nodes:)`` makes this script from its seed and node count, so `ringer-lab explore --seed`
     /// (with `--nodes`) replays it; false for a hand-made one.
     public var isGenerated: Bool { self == Self.generate(seed: seed, nodes: nodes) }
 

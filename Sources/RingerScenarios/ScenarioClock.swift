@@ -16,14 +16,14 @@ public struct ScenarioClock: ServerClock {
     private let realOrigin: ContinuousClock.Instant
 
     /// Creates a clock that reads the real time now and then runs `1 / scale` times faster. The origin is a whole
-    /// millisecond, so `ringer serve --test-time-origin` (unix milliseconds) names it exactly.
+    /// millisecond, so `ringer-lab node --test-time-origin` (unix milliseconds) names it exactly.
     /// - Parameter scale: real seconds per scenario second, greater than 0 (anything else means 1).
     public init(scale: Double) {
         self.init(scale: scale, origin: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000))
     }
 
     /// Creates a clock whose scenario time equals the wall clock at `origin` and has run `1 / scale` times faster
-    /// since: separate processes given the same origin and scale (`ringer serve --test-time-origin
+    /// since: separate processes given the same origin and scale (`ringer-lab node --test-time-origin
     /// --test-time-scale`, test-only) keep one scenario time, as far as their wall clocks agree. Read against the
     /// wall clock once, here; after that on the monotonic clock, so a wall-clock step does not move it.
     /// - Parameters:

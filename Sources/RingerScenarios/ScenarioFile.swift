@@ -31,7 +31,7 @@ public struct Scenario: Sendable {
     /// The server's `--max-call-duration`, scenario seconds.
     public var maxCallDuration: TimeInterval = 14_400
     /// The fewest server nodes the scenario needs (`"nodes"`, 1 by default): more than 1 runs only against a
-    /// cluster (`ringer scenario --nodes`), whose node `0..<nodes` its `kill_node` steps and devices' `node` name.
+    /// cluster (`ringer-lab scenario --nodes`), whose node `0..<nodes` its `kill_node` steps and devices' `node` name.
     public var nodes: Int = 1
     /// When the time line stops and the outcome is compared, scenario seconds after the start.
     public var runUntil: TimeInterval

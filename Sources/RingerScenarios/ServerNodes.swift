@@ -5,16 +5,16 @@ import FoundationNetworking
 import RingerSync
 import SocketSupport
 
-/// The `ringer serve` processes of a cluster stack (``LocalStack/Options/cluster``): one child process per node on
+/// The `ringer-lab node` processes (`ringer serve` on the run's test clock) of a cluster stack (``LocalStack/Options/cluster``): one child process per node on
 /// its own loopback port, all on one PostgreSQL database and one Redis, as docs/operations.md runs them. A kill is a
 /// real `SIGKILL`; a node started again comes back on the same port (the balancer in front keeps its backends).
 /// Each node appends its output to `node-<n>.log` in the stack's folder. Thread-safe.
 final class ServerNodes: Sendable {
     /// What every node is started with.
     struct Launch: Sendable {
-        /// The `ringer` executable.
+        /// The `ringer-lab` executable.
         var executable: URL
-        /// `ringer serve` flags shared by every node (sandbox hosts, timeouts, test time); `--listen` and
+        /// `ringer-lab node` flags shared by every node (sandbox hosts, timeouts, test time); `--listen` and
         /// `--node-id` are added per node.
         var arguments: [String]
         /// Environment added for every node: the secrets and the database and Redis URLs, which must not show
@@ -50,7 +50,7 @@ final class ServerNodes: Sendable {
         if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
         let process = Process()
         process.executableURL = launch.executable
-        process.arguments = ["serve", "--listen", "127.0.0.1:\(ports[node])", "--node-id", Self.nodeID(node)] + launch.arguments
+        process.arguments = ["node", "--listen", "127.0.0.1:\(ports[node])", "--node-id", Self.nodeID(node)] + launch.arguments
         // Only the stack's own settings: a RINGER_* of the caller's shell (another server's database, a prefix)
         // would otherwise reach every node as a setting.
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RINGER_") }

@@ -69,7 +69,7 @@ public final class Timeline: Sendable {
         var fields = text.mapValues(Value.text)
         for (key, number) in numbers { fields[key] = number.map(Value.number) ?? .text("none") }
         // Stamping and live printing happen as one step, so entries recorded on two threads at once are printed
-        // in the order of their times (a reader, `ringer demo --json` included, sees time go forward).
+        // in the order of their times (a reader, `ringer-lab demo --json` included, sees time go forward).
         let ready = emission.withLock { _ -> [CheckedContinuation<Bool, Never>] in
             let (entry, ready) = state.withLock { state -> (Entry, [CheckedContinuation<Bool, Never>]) in
                 let elapsed = state.origin.duration(to: .now)

@@ -3,7 +3,7 @@ import RingerStore
 
 /// Everything the server is configured with, as typed values. `ringer serve` fills it from its flags and
 /// `RINGER_*` environment variables (Sources/ringer/ServeFlags.swift; docs/openapi.yaml and README list
-/// the flags); tests and `ringer demo` fill it directly.
+/// the flags); tests and `ringer-lab demo` fill it directly.
 public struct ServerConfiguration: Sendable {
     /// Address to listen on for the HTTP API and WebSocket.
     public var host: String = "127.0.0.1"
@@ -30,17 +30,6 @@ public struct ServerConfiguration: Sendable {
     /// This server's name in its cluster (`--node-id`, `RINGER_NODE_ID`), in logs and `/healthz`; the host name
     /// and process id by default.
     public var nodeID: String = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
-
-    /// Test-only (`--test-parent-pid`), read by `ringer serve`, not the server: the process that started this one (a
-    /// `ringer scenario --nodes` run); when it is no longer the parent (it died, even by `SIGKILL`), `ringer serve`
-    /// shuts down as on `SIGTERM`, so no node of a test outlives its run. nil: no such watch.
-    public var testParentProcess: Int32?
-
-    /// Test-only (`--test-time-scale`, `--test-time-origin`): real seconds per server second, and the wall-clock
-    /// instant from which server time runs that much faster, so the servers of a cluster under test share one fast
-    /// time (ring timeouts, sweeps, deadlines in pushes). nil: real time. Never for production: pushes carry
-    /// deadlines on this time.
-    public var testTime: (scale: Double, origin: Date)?
 
     /// Whether `prefix` may prefix the cluster's Redis names: 1 to 64 letters, digits, `.`, `_` or `-`. No `:`, the
     /// separator, so no two prefixes name one key (`a` and `a:presence` would share `a:presence:nodes`).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A throw-away database on a PostgreSQL server, for runs that must start from nothing and leave nothing
-/// behind (`ringer scenario --nodes`, `ringer explore --nodes`): each run creates one, points its `ringer serve`
+/// behind (`ringer-lab scenario --nodes`, `ringer-lab explore --nodes`): each run creates one, points its `ringer serve`
 /// processes at ``url``, and drops it afterwards. The role in the server URL needs `CREATEDB`.
 public struct PostgresScratchDatabase: Sendable {
     /// The database's name: `ringer_run_` and 16 hex digits.

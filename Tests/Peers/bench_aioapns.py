@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The aioapns side of `ringer bench`: sends the benchmark's workload of VoIP pushes to Ringer's APNs sandbox
+"""The aioapns side of `ringer-lab bench`: sends the benchmark's workload of VoIP pushes to Ringer's APNs sandbox
 with aioapns (PyPI), over one connection, a fixed number in flight, and prints one JSON line with the figures.
 
 aioapns is unmodified; only its server constants are pointed at the sandbox (host "localhost", the sandbox

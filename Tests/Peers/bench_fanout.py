@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The load generator of `ringer bench --only fanout`: CALLS callees with ten devices each, then one burst of
+"""The load generator of `ringer-lab bench --only fanout`: CALLS callees with ten devices each, then one burst of
 CALLS calls placed at once, one to each callee, and what reached each of the 10 x CALLS devices.
 
 Each callee has, all through the public API:

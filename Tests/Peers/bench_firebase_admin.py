@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The firebase-admin side of `ringer bench`: sends the benchmark's workload of ringing messages to Ringer's
+"""The firebase-admin side of `ringer-lab bench`: sends the benchmark's workload of ringing messages to Ringer's
 FCM sandbox with firebase-admin (PyPI), a fixed number in flight, and prints one JSON line with the figures.
 
 firebase-admin is unmodified. As in fcm_firebase_admin_peer.py, its credentials come from a throw-away

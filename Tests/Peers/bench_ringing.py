@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The load generator of `ringer bench --only ringing`: places calls on a Ringer server and times, for each,
+"""The load generator of `ringer-lab bench --only ringing`: places calls on a Ringer server and times, for each,
 POST /v1/calls -> 201, POST -> `call.incoming` on the callee's WebSocket, and POST -> the VoIP push accepted
 by the APNs sandbox (the sandbox's own `received_at`, from `GET /sandbox/pushes?since=`).
 
@@ -19,7 +19,7 @@ Then it reads steps from stdin, one per line, and answers each with one JSON lin
                      finding --max-in-flight calls unanswered is skipped and counted (the bound)
   quit
 Each answer: {"kind", "rate", "concurrency", "window_start", "window_end" (CLOCK_MONOTONIC seconds, the
-same clock `ringer bench` samples the server on), "offered", "started", "skipped", "ok", "first_failure",
+same clock `ringer-lab bench` samples the server on), "offered", "started", "skipped", "ok", "first_failure",
 "post_ms", "incoming_ms", "push_ms" (one latency per call that was answered 201, in ms), "missing_incoming",
 "missing_push", "duplicate_push" (VoIP pushes beyond the first seen since the last answer, for this step's
 calls or an earlier step's: each call must reach the sandbox exactly once)}. HTTP is aiohttp, WebSockets are websockets (PyPI), the sandbox is read over HTTP/2 with httpx.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A socket holder of `ringer bench --only ringing`: opens COUNT idle, authenticated WebSockets on a Ringer
+"""A socket holder of `ringer-lab bench --only ringing`: opens COUNT idle, authenticated WebSockets on a Ringer
 server's /v1/events, one user each, from one loopback source address, and holds them until SIGTERM.
 
 Each socket is an app in the foreground that nobody calls: the user's token comes from the public API

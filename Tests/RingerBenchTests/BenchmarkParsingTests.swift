@@ -78,7 +78,7 @@ struct BenchmarkParsingTests {
     }
 
     @Test func readsTheFCMSandboxPortsFromItsStartLine() {
-        // The two lines `ringer sandbox` prints, in its order.
+        // The two lines `ringer-lab sandbox` prints, in its order.
         let output = """
             APNs sandbox listening on https://127.0.0.1:40123
             FCM sandbox listening on https://127.0.0.1:40124 (HTTP/2) and https://127.0.0.1:40125 (HTTP/1.1, token URI https://localhost:40125/token)

@@ -3,13 +3,13 @@ import Foundation
 import RingerTestSupport
 import Testing
 
-/// The ringing part end to end at a small size: `ringer serve`, `ringer sandbox`, one socket holder with 50
+/// The ringing part end to end at a small size: `ringer serve`, `ringer-lab sandbox`, one socket holder with 50
 /// idle sockets and a few calls, so the processes, the Python peers and the figures fit together. It checks
 /// that every call was measured, never how fast.
 struct RingingSmokeTests {
-    /// The `ringer` binary `swift build --build-tests` put beside the test bundle.
+    /// The `ringer-lab` binary `swift build --build-tests` put beside the test bundle (`ringer` is beside it).
     /// - Throws: when there is none (the build did not run).
-    static func ringerExecutable() throws -> String { try BuiltRinger.url().path }
+    static func ringerExecutable() throws -> String { try BuiltRinger.lab().path }
 
     @Test func fiftyIdleSocketsAndAFewCallsAreMeasuredEndToEnd() async throws {
         let ringer = try Self.ringerExecutable()

@@ -3,7 +3,7 @@ import RingerKit
 import RingerWire
 import Testing
 
-/// Races the race explorer (`ringer explore`) found, each pinned down without the network: what a
+/// Races the race explorer (`ringer-lab explore`) found, each pinned down without the network: what a
 /// device does when its answer or decline loses to something that happened elsewhere first, and what a
 /// late push for a finished call shows.
 @Suite struct LostRaceTests {

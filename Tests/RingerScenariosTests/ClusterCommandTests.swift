@@ -6,7 +6,7 @@ import RingerScenarios
 import RingerTestSupport
 import Testing
 
-/// `ringer scenario --nodes` and `ringer explore --nodes` as a user runs them, the built `ringer` a child process:
+/// `ringer-lab scenario --nodes` and `ringer-lab explore --nodes` as a user runs them, the built `ringer` a child process:
 /// what a run stopped from outside leaves behind (nothing), and how bad cluster settings are refused. Starts
 /// `ringer serve` nodes on a PostgreSQL and a Redis of its own; serial, and run beside the spec suite in
 /// `make test`, out of the parallel run. Budget: about 40 s.
@@ -76,7 +76,7 @@ import Testing
         defer { try? outputHandle.close() }
 
         let process = Process()
-        process.executableURL = try BuiltRinger.url()
+        process.executableURL = try BuiltRinger.lab()
         process.arguments = arguments + ["--nodes", "2"]
         process.environment = ProcessInfo.processInfo.environment.merging([
             "RINGER_SCENARIO_DATABASE": postgres.url(database: "postgres"), "RINGER_SCENARIO_REDIS": redis.url,
@@ -118,16 +118,16 @@ import Testing
                          nodes: left, folders: folders, databases: databases)
     }
 
-    /// `ringer scenario` mid-run: cluster file 41 is 30 scenario seconds, at scale 1 here.
+    /// `ringer-lab scenario` mid-run: cluster file 41 is 30 scenario seconds, at scale 1 here.
     private static let midRun = ["scenario", "--time-scale", "1", ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json")]
 
     @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130)), (SIGHUP, Int32(129))])
     func aScenarioRunEndedByASignalStopsItsNodesDropsItsDatabaseAndRemovesItsFolder(_ signal: Int32, _ status: Int32) async throws {
         let left = try await Self.stop(Self.midRun, with: [signal])
         #expect(left.status == status, "exit status 128 + \(signal): \(left.output)")
-        #expect(left.nodes.isEmpty, "ringer serve node(s) \(left.nodes) outlived ringer scenario stopped by \(signal)")
-        #expect(left.databases.isEmpty, "database(s) \(left.databases.sorted()) outlived ringer scenario stopped by \(signal)")
-        #expect(left.folders.isEmpty, "temporary folder(s) \(left.folders) outlived ringer scenario stopped by \(signal)")
+        #expect(left.nodes.isEmpty, "ringer serve node(s) \(left.nodes) outlived ringer-lab scenario stopped by \(signal)")
+        #expect(left.databases.isEmpty, "database(s) \(left.databases.sorted()) outlived ringer-lab scenario stopped by \(signal)")
+        #expect(left.folders.isEmpty, "temporary folder(s) \(left.folders) outlived ringer-lab scenario stopped by \(signal)")
         #expect(!left.output.contains("FAIL"), "a run cut short by the signal was reported: \(left.output)")
     }
 
@@ -164,7 +164,7 @@ import Testing
     /// nodes see their parent go (`--test-parent-pid`) and drain and exit on their own.
     @Test func theNodesOfAScenarioRunKilledWithSIGKILLEndThemselves() async throws {
         let left = try await Self.stop(Self.midRun, with: [SIGKILL])
-        #expect(left.nodes.isEmpty, "ringer serve node(s) \(left.nodes) outlived ringer scenario killed by SIGKILL")
+        #expect(left.nodes.isEmpty, "ringer serve node(s) \(left.nodes) outlived ringer-lab scenario killed by SIGKILL")
     }
 
     /// A node the run kills with `SIGKILL` says no goodbye to Redis; the run's Redis names are its own, so no later run
@@ -172,7 +172,7 @@ import Testing
     @Test func aClusterRunThatKillsANodeLeavesNoRedisKeyWithoutAnExpiry() async throws {
         let postgres = try await Self.postgres()
         let redis = try RedisServer()
-        let run = try await ChildProcess.run([try BuiltRinger.url().path, "scenario", "--nodes", "2",
+        let run = try await ChildProcess.run([try BuiltRinger.lab().path, "scenario", "--nodes", "2",
                                               "--database", postgres.url(database: "postgres"), "--redis", redis.url,
                                               ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json")],
                                              timeout: 120)
@@ -189,12 +189,12 @@ import Testing
     }
 
     /// `--test-parent-pid` names the parent to outlive no longer; a process that is not the parent is a bad flag.
-    @Test func serveRefusesATestParentPidThatIsNotItsParent() async throws {
+    @Test func aLabNodeRefusesATestParentPidThatIsNotItsParent() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-parent-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // Alive, and not the child's parent (this test process is).
-        let outcome = try await ChildProcess.run([try BuiltRinger.url().path, "serve", "--listen", "127.0.0.1:0",
+        let outcome = try await ChildProcess.run([try BuiltRinger.lab().path, "node", "--listen", "127.0.0.1:0",
                                                   "--database", folder.appendingPathComponent("ringer.sqlite").path,
                                                   "--admin-key", "admin-key", "--user-token-secret", String(repeating: "s", count: 32),
                                                   "--test-parent-pid", "\(getppid())"], timeout: 30)
@@ -210,7 +210,7 @@ import Testing
         let role = "ringer_nocreatedb_\(UInt32.random(in: 0...UInt32.max))"
         _ = try await postgres.psql("CREATE ROLE \(role) LOGIN NOCREATEDB", on: postgres.url(database: "postgres"))
         let url = postgres.url(database: "postgres").replacingOccurrences(of: "postgres@", with: "\(role)@")
-        let refused = try await ChildProcess.run([try BuiltRinger.url().path, "explore", "--nodes", "2", "--database", url,
+        let refused = try await ChildProcess.run([try BuiltRinger.lab().path, "explore", "--nodes", "2", "--database", url,
                                                   "--redis", redis.url], timeout: 60)
         _ = try await postgres.psql("DROP ROLE \(role)", on: postgres.url(database: "postgres"))
         #expect(refused.status == 2, "\(refused.standardOutput)\(refused.standardError)")
@@ -224,7 +224,7 @@ import Testing
         let postgres = try await Self.postgres()
         let closed = try ClosedPort.freePort()
         let began = ContinuousClock.now
-        let refused = try await ChildProcess.run([try BuiltRinger.url().path, "explore", "--nodes", "2",
+        let refused = try await ChildProcess.run([try BuiltRinger.lab().path, "explore", "--nodes", "2",
                                                   "--database", postgres.url(database: "postgres"),
                                                   "--redis", "redis://127.0.0.1:\(closed)"], timeout: 60)
         #expect(refused.status == 2, "\(refused.standardOutput)\(refused.standardError)")
@@ -244,7 +244,7 @@ import Testing
             let tail = command == "scenario" ? [ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json")] : []
             // Without the test's own settings in the environment, which would stand in for a missing flag.
             let refused = try await ChildProcess.run(["-u", "RINGER_SCENARIO_DATABASE", "-u", "RINGER_SCENARIO_REDIS",
-                                                      try BuiltRinger.url().path, command] + flags + tail, timeout: 60)
+                                                      try BuiltRinger.lab().path, command] + flags + tail, timeout: 60)
             #expect(refused.status == 2, "\(command) \(flags): \(refused.standardOutput)\(refused.standardError)")
             #expect(refused.standardError.contains(said), "\(command) \(flags): \(refused.standardError)")
         }

@@ -6,7 +6,7 @@ import RingerTestSupport
 import RingerWire
 import Testing
 
-/// `ringer scenario` and `ringer explore` against a cluster: separate `ringer serve` processes on a real PostgreSQL
+/// `ringer-lab scenario` and `ringer-lab explore` against a cluster: separate `ringer serve` processes on a real PostgreSQL
 /// 15 and Redis 7 (started here on loopback; the tests fail saying what is missing when they cannot start), behind
 /// the stack's loopback balancer, node kills real (`SIGKILL`). Budget: about a minute and a half on two cores.
 @Suite(.serialized) struct ClusterRunTests {
@@ -16,7 +16,7 @@ import Testing
         let postgres = try await PostgresServer.shared()
         let redis = try RedisServer()
         let cluster = LocalStack.Cluster(nodes: nodes, databaseServer: postgres.url(database: "postgres"), redis: redis.url,
-                                         executable: try BuiltRinger.url())
+                                         executable: try BuiltRinger.lab())
         return (cluster, redis)
     }
 

@@ -15,7 +15,7 @@ extension ScenarioRuns {
     /// Seeds 1…25 run by default (0.8 s each on an idle machine, 1.4 s on a busy one).
     /// `RINGER_RACE_SEEDS=<count>` runs seeds 1…count; `RINGER_RACE_SEED=<n>` runs only seed n. A failure
     /// prints the seed, each violated invariant, the script, the command that replays it
-    /// (`ringer explore --seed N`) and the run's time line.
+    /// (`ringer-lab explore --seed N`) and the run's time line.
     ///
     /// A run that fails is played once more, at the same time scale, before it counts: `make test` runs
     /// other suites alongside, and one 150 ms stall breaks a timing tolerance at 0.04 (4 scenario
@@ -45,7 +45,7 @@ extension ScenarioRuns {
 
         @Test func theCommandReplaysASeedAndRefusesBadFlags() async throws {
             let ringer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                .appendingPathComponent("ringer").path
+                .appendingPathComponent("ringer-lab").path
             let replay = try await ChildProcess.run([ringer, "explore", "--seed", "3", "--time-scale", "0.16", "--trace"], timeout: 60)
             #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
             #expect(replay.standardOutput.contains("PASS seed 3"))
@@ -54,10 +54,10 @@ extension ScenarioRuns {
             for bad in [["--runs", "0"], ["--seed", "-1"], ["--time-scale", "2"], ["--frobnicate"]] {
                 let refused = try await ChildProcess.run([ringer, "explore"] + bad, timeout: 60)
                 #expect(refused.status == 2, "\(bad)")
-                #expect(refused.standardError.contains("ringer explore:"), "\(bad): \(refused.standardError)")
+                #expect(refused.standardError.contains("ringer-lab explore:"), "\(bad): \(refused.standardError)")
             }
             let help = try await ChildProcess.run([ringer, "help"], timeout: 60)
-            #expect(help.standardOutput.contains("ringer explore [--seed 1] [--runs 1]"))
+            #expect(help.standardOutput.contains("ringer-lab explore [--seed 1] [--runs 1]"))
         }
 
         @Test func aSeedAlwaysMakesTheSameScript() {
@@ -122,7 +122,7 @@ extension ScenarioRuns {
         /// `--seed` near the top of UInt64 with `--runs 3` plays one seed (the next would overflow): the closing line
         /// counts the runs played, not the runs asked for.
         @Test func exploreCountsOnlyTheRunsItPlayed() async throws {
-            let outcome = try await ChildProcess.run([try BuiltRinger.url().path, "explore", "--seed", "\(UInt64.max)",
+            let outcome = try await ChildProcess.run([try BuiltRinger.lab().path, "explore", "--seed", "\(UInt64.max)",
                                                       "--runs", "3", "--time-scale", "0.04"], timeout: 120)
             let played = outcome.standardOutput.split(separator: "\n").filter { $0.hasPrefix("PASS seed") || $0.hasPrefix("FAIL seed") }
             #expect(played.count == 1, "\(outcome.standardOutput)")

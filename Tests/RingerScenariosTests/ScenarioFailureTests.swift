@@ -70,7 +70,7 @@ extension ScenarioRuns {
 
         @Test func theCommandExitsOneOnAMismatchTwoOnABadFileAndZeroWhenAllMatch() async throws {
             let ringer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                .appendingPathComponent("ringer").path
+                .appendingPathComponent("ringer-lab").path
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-scenario-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }

@@ -3,7 +3,7 @@ import RingerScenarios
 import RingerSync
 import Testing
 
-/// The demo's timeline: what `ringer demo --json` prints as it happens.
+/// The demo's timeline: what `ringer-lab demo --json` prints as it happens.
 @Suite struct TimelineTests {
     @Test func entriesRecordedOnManyThreadsAtOnceArePrintedWithTimeGoingForward() async {
         let printed = LockedValue<[Int]>([])

@@ -5,7 +5,7 @@ import RingerServer
 import RingerTestSupport
 import RingerWire
 import Testing
-@testable import ringer
+import RingerCommandLine
 
 /// `POST /v1/calls` must send Apple's VoIP push exactly as docs/openapi.yaml (`VoIPPush`) says, checked by an independent
 /// HTTP/2 server (hypercorn + h2) that records the request, and PyJWT for the provider token.

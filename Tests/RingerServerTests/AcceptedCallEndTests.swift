@@ -7,7 +7,7 @@ import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing
-@testable import ringer
+import RingerCommandLine
 
 /// A wall clock the test moves by hand whose sleepers wake once it passes their deadline, and which tells
 /// the test when a sleeper went back to sleep after a move (so the server's sweep has run).

@@ -4,7 +4,7 @@ import RingerSync
 import RingerTestSupport
 import Testing
 
-/// `ringer demo` end to end, in process: the real server, the APNs sandbox over HTTP/2 + TLS and two
+/// `ringer-lab demo` end to end, in process: the real server, the APNs sandbox over HTTP/2 + TLS and two
 /// simulated iPhones, all over loopback.
 @Suite(.serialized) struct DemoFlowTests {
     @Test func killedIPhoneRingsAndAnswersAndTheTimelineHasEveryStep() async throws {
@@ -72,7 +72,7 @@ import Testing
 
     @Test func theDemoCommandTakesAndroid() async throws {
         let ringer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("ringer").path
+            .appendingPathComponent("ringer-lab").path
         let run = try await ChildProcess.run([ringer, "demo", "--android"], timeout: 60)
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         #expect(run.standardOutput.contains("whose Android app was swiped away"))

@@ -7,7 +7,7 @@ import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing
-@testable import ringer
+import RingerCommandLine
 
 /// The `/v1/events` WebSocket against a real server: live delivery, `?since=` replay after a drop,
 /// and refusals as problems.

@@ -3,7 +3,7 @@ import Foundation
 import RingerStore
 import RingerWire
 import Testing
-@testable import ringer
+import RingerCommandLine
 
 /// The FCM flags and what an Android device may register.
 @Suite struct FCMConfigurationTests {

@@ -2,7 +2,7 @@ import Foundation
 import RingerTestSupport
 import Testing
 @testable import RingerServer
-@testable import ringer
+import RingerCommandLine
 
 /// `--listen host:port`, IPv6 included.
 @Suite struct ListenAddressTests {

@@ -5,7 +5,7 @@ import Testing
 /// No byte sequence a client sends may crash a server or stall a well-behaved client (issue 26): an independent
 /// protocol fuzzer (Tests/Peers/protocol_fuzz_peer.py, raw sockets and the `h2` library) sends malformed HTTP/1.1,
 /// `h2c` upgrades, HTTP/2 prefaces and frames (rapid reset, CONTINUATION floods, oversized header lists) to a
-/// `ringer serve` process and to every port of a `ringer sandbox` process, and fails if the process dies or a
+/// `ringer serve` process and to every port of a `ringer-lab sandbox` process, and fails if the process dies or a
 /// well-behaved client's request, made after every case, is not answered within 2 s.
 ///
 /// Why it exists: `curl --http2 http://…` crashed `ringer serve` (libwebsockets switched to HTTP/2 on `Upgrade:
@@ -71,7 +71,7 @@ import Testing
     }
 }
 
-/// A `ringer sandbox` child process on ephemeral loopback ports, with its throw-away CA in a folder of its own.
+/// A `ringer-lab sandbox` child process on ephemeral loopback ports, with its throw-away CA in a folder of its own.
 private struct SandboxProcess {
     let process = Process()
     let directory: URL
@@ -83,7 +83,7 @@ private struct SandboxProcess {
         log = directory.appendingPathComponent("sandbox.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
-        process.executableURL = ServeCommandTests.ringer
+        process.executableURL = ServeCommandTests.ringerLab
         process.arguments = ["sandbox", "--listen", "127.0.0.1:0"]
         process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": directory.path]) { $1 }
         process.standardOutput = output
@@ -106,7 +106,7 @@ private struct SandboxProcess {
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestSupportError.setup("ringer sandbox did not start: \(logText.suffix(2000))")
+        throw TestSupportError.setup("ringer-lab sandbox did not start: \(logText.suffix(2000))")
     }
 
     private static func number(in text: String, after marker: String) -> Int? {

@@ -4,7 +4,7 @@ import RingerHTTP
 @testable import RingerServer
 import RingerWire
 import Testing
-@testable import ringer
+import RingerCommandLine
 
 /// The rate limits end to end over loopback with the real server, on a clock the test moves by hand
 /// (docs/security.md "Rate limits").

@@ -13,6 +13,11 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ringer")
     }
 
+    /// The laboratory's `ringer-lab` executable built beside it.
+    static var ringerLab: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ringer-lab")
+    }
+
     static func freePort() throws -> Int {
         let closed = try ClosedPort()
         return closed.port
@@ -153,10 +158,48 @@ import Testing
     }
 }
 
-/// `ringer sandbox`'s FCM flags as an operator gives them.
+/// What ships apart from the laboratory (issue 28): `ringer` is the server and its operator commands, linking no
+/// simulated phone, sandbox, scenario or benchmark code and taking no test-only flag; `ringer-lab` holds the rest.
+@Suite struct ProductBinaryTests {
+    @Test func theServerBinaryLinksNoLaboratoryModule() async throws {
+        // Swift mangles a module's symbols with its name's length and name (`13RingerSandbox`); `nm` lists them.
+        let laboratory = ["13RingerSandbox", "15RingerScenarios", "11RingerBench", "17RingerTestSupport"]
+        let product = try await ChildProcess.run(["nm", ServeCommandTests.ringer.path], timeout: 120)
+        #expect(product.status == 0, "\(product.standardError)")
+        #expect(product.standardOutput.contains("12RingerServer"), "nm read the server's symbols")
+        for module in laboratory {
+            #expect(!product.standardOutput.contains(module), "ringer links \(module)")
+        }
+        let lab = try await ChildProcess.run(["nm", ServeCommandTests.ringerLab.path], timeout: 120)
+        #expect(lab.standardOutput.contains("13RingerSandbox"), "the check can see a laboratory module where there is one")
+    }
+
+    @Test func theServerPointsLaboratoryCommandsToRingerLab() async throws {
+        for command in ["sandbox", "demo", "scenario", "explore", "keys", "bench"] {
+            let run = try await ChildProcess.run([ServeCommandTests.ringer.path, command], timeout: 30)
+            #expect(run.status == 2, "\(command)")
+            #expect(run.standardError.contains("ringer-lab \(command)"), "\(command): \(run.standardError)")
+        }
+    }
+
+    @Test func aLabNodeRefusesBadTestFlagsByName() async throws {
+        // Each with the flag the error must name.
+        for (flags, named) in [(["--test-time-scale", "0"], "--test-time-scale"), (["--test-time-scale", "2"], "--test-time-scale"),
+                               (["--test-time-origin", "1800000000000"], "--test-time-origin"),
+                               (["--test-time-scale", "0.5", "--test-time-origin", "soon"], "--test-time-origin"),
+                               (["--test-parent-pid", "1"], "--test-parent-pid"), (["--test-parent-pid", "me"], "--test-parent-pid"),
+                               (["--test-time-scale"], "--test-time-scale")] {
+            let run = try await ChildProcess.run([ServeCommandTests.ringerLab.path, "node"] + flags, timeout: 30)
+            #expect(run.status == 2, "\(flags)")
+            #expect(run.standardError.contains(named), "\(flags): \(run.standardError)")
+        }
+    }
+}
+
+/// `ringer-lab sandbox`'s FCM flags as an operator gives them.
 @Suite struct SandboxCommandTests {
     @Test func badDemotionSettingsAreRefusedByName() async throws {
-        let ringer = ServeCommandTests.ringer.path
+        let ringer = ServeCommandTests.ringerLab.path
         for (flag, value) in [("--fcm-demotion-threshold", "0"), ("--fcm-demotion-threshold", "many"),
                               ("--fcm-demotion-window", "-5"), ("--fcm-demotion-window", "inf")] {
             let run = try await ChildProcess.run([ringer, "sandbox", "--listen", "127.0.0.1:0", flag, value], timeout: 60)
@@ -165,14 +208,14 @@ import Testing
         }
     }
 
-    /// `ringer sandbox` without `--cert`/`--key` makes a throw-away CA in a folder of its own, which is only good while
+    /// `ringer-lab sandbox` without `--cert`/`--key` makes a throw-away CA in a folder of its own, which is only good while
     /// it runs: SIGTERM removes it.
     @Test func theSandboxRemovesItsThrowAwayCAWhenItStops() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-sandbox-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let process = Process()
-        process.executableURL = ServeCommandTests.ringer
+        process.executableURL = ServeCommandTests.ringerLab
         process.arguments = ["sandbox", "--listen", "127.0.0.1:0"]
         process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
         process.standardInput = FileHandle.nullDevice

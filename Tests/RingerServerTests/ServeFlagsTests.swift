@@ -1,5 +1,5 @@
 import Foundation
-@testable import ringer
+import RingerCommandLine
 @testable import RingerServer
 import Testing
 
@@ -67,24 +67,29 @@ import Testing
         }
     }
 
-    @Test func testTimeScaleAndOriginAreReadAndBadOnesRefused() throws {
+    @Test func theProductionServerHasNoTestOnlyFlags() throws {
         let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
-        let config = try ServerConfiguration.parse(arguments: ["--test-time-scale", "0.1", "--test-time-origin", "1800000000000",
-                                                               "--redis", "redis://127.0.0.1:6390", "--node-id", "node-2"],
+        // A fast clock and a parent watch are the laboratory's (`ringer-lab node`): `ringer serve` refuses them.
+        for flag in [["--test-time-scale", "0.1"], ["--test-time-origin", "1800000000000"], ["--test-parent-pid", "4242"]] {
+            #expect(throws: ConfigurationError.self, "\(flag)") { try ServerConfiguration.parse(arguments: flag, environment: environment) }
+        }
+        var variable = environment
+        variable["RINGER_TEST_TIME_SCALE"] = "0.1"
+        #expect(try ServerConfiguration.parse(arguments: [], environment: variable).redisPrefix == "ringer",
+                "an environment variable of a flag serve does not have is not read")
+    }
+
+    @Test func clusterFlagsAreReadAndBadOnesRefused() throws {
+        let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
+        let config = try ServerConfiguration.parse(arguments: ["--redis", "redis://127.0.0.1:6390", "--node-id", "node-2"],
                                                    environment: environment)
-        #expect(config.testTime?.scale == 0.1)
-        #expect(config.testTime?.origin == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(config.redisURL == "redis://127.0.0.1:6390" && config.nodeID == "node-2")
-        #expect(try ServerConfiguration.parse(arguments: [], environment: environment).testTime == nil)
         let defaults = try ServerConfiguration.parse(arguments: [], environment: environment)
-        #expect(defaults.redisPrefix == "ringer" && defaults.testParentProcess == nil)
-        let watched = try ServerConfiguration.parse(arguments: ["--redis-prefix", "staging.eu-1", "--test-parent-pid", "4242"],
-                                                    environment: environment)
-        #expect(watched.redisPrefix == "staging.eu-1" && watched.testParentProcess == 4242)
-        for bad in [["--test-time-scale", "0"], ["--test-time-scale", "2"], ["--test-time-origin", "1800000000000"],
-                    ["--test-time-scale", "0.5", "--test-time-origin", "soon"], ["--node-id", "has space"],
-                    ["--redis-prefix", ""], ["--redis-prefix", "has space"], ["--redis-prefix", "ringer:presence"], ["--redis-prefix", String(repeating: "p", count: 65)],
-                    ["--test-parent-pid", "1"], ["--test-parent-pid", "me"]] {
+        #expect(defaults.redisPrefix == "ringer")
+        let prefixed = try ServerConfiguration.parse(arguments: ["--redis-prefix", "staging.eu-1"], environment: environment)
+        #expect(prefixed.redisPrefix == "staging.eu-1")
+        for bad in [["--node-id", "has space"], ["--redis-prefix", ""], ["--redis-prefix", "has space"],
+                    ["--redis-prefix", "ringer:presence"], ["--redis-prefix", String(repeating: "p", count: 65)]] {
             #expect(throws: ConfigurationError.self, "\(bad)") { try ServerConfiguration.parse(arguments: bad, environment: environment) }
         }
     }

@@ -13,7 +13,7 @@ import java.io.File
 
 /**
  * Issue 27, item 1, end to end with the Kotlin SDK as the callee: Bob's network drops just as he answers. Real
- * `ringer serve` and `ringer sandbox` processes with a 10 s `--ring-timeout`; [SimulatedAndroidPhone.networkDown]
+ * `ringer serve` and `ringer-lab sandbox` processes with a 10 s `--ring-timeout`; [SimulatedAndroidPhone.networkDown]
  * fails the app's requests at once, drops its event stream and takes Play services offline.
  */
 class AndroidAnswerOutageTest {

@@ -15,7 +15,7 @@ import org.junit.Rule
 import org.junit.Test
 
 /**
- * The Android callee's side of FCM delivery, end to end on real `ringer serve` and `ringer sandbox` processes:
+ * The Android callee's side of FCM delivery, end to end on real `ringer serve` and `ringer-lab sandbox` processes:
  * what the phone acks to FCM, messages that come twice or late or are not a call at all (each to a killed app,
  * which Android starts for it), token rotation, and an answer the network holds back. Complements
  * [AndroidCalleeTest]; each test has its own users, so they share one cluster.

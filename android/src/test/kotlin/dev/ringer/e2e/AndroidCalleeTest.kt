@@ -15,7 +15,7 @@ import org.junit.Test
 
 /**
  * The ringing matrix with the Kotlin SDK as the Android callee, end to end: real `ringer serve` and
- * `ringer sandbox` processes, FCM over the sandbox's socket to [SimulatedAndroidPhone], the SDK's real classes in
+ * `ringer-lab sandbox` processes, FCM over the sandbox's socket to [SimulatedAndroidPhone], the SDK's real classes in
  * the app's process. Each test has its own users, so they share one cluster.
  */
 class AndroidCalleeTest {

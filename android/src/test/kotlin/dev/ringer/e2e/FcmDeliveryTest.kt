@@ -7,7 +7,7 @@ import org.junit.Rule
 import org.junit.Test
 
 /**
- * The harness alone, no SDK: a real `ringer serve` sends FCM data messages through a real `ringer sandbox` to
+ * The harness alone, no SDK: a real `ringer serve` sends FCM data messages through a real `ringer-lab sandbox` to
  * a phone's Play services socket. The callee's device is registered over plain HTTP.
  */
 class FcmDeliveryTest {

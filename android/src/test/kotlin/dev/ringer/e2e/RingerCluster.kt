@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit
 
 /**
  * The `ringer` executable the end-to-end tests run: the system property `ringer.bin` (android/Makefile passes
- * `../.build/debug/ringer`), else `/work/main/.build/debug/ringer`.
+ * `../.build/debug/ringer`), else `/work/main/.build/debug/ringer`. The laboratory's `ringer-lab` (the sandbox,
+ * throw-away keys) is the binary of that name beside it; one build makes both.
  */
 object RingerBinary {
     /** The default when `ringer.bin` is not set: the main checkout's debug build. */
@@ -30,10 +31,23 @@ object RingerBinary {
         }
         return file
     }
+
+    /**
+     * The `ringer-lab` binary beside [require]'s, checked to exist and be executable.
+     * @throws AssertionError naming the path when it is missing.
+     */
+    fun requireLab(): File {
+        val file = File(require().parentFile, "ringer-lab")
+        if (!file.isFile || !file.canExecute()) {
+            throw AssertionError("the ringer-lab binary is missing at ${file.path}: build it with " +
+                "`swift build --product ringer-lab`; the end-to-end tests cannot run without it")
+        }
+        return file
+    }
 }
 
 /**
- * One child process of a test (`ringer sandbox`, `ringer serve`), its standard output and error in files of
+ * One child process of a test (`ringer-lab sandbox`, `ringer serve`), its standard output and error in files of
  * the cluster's folder so that a failing test can print them.
  *
  * Only this process is ever signalled: [stop] sends SIGTERM to its own pid (Process.destroy), then SIGKILL
@@ -79,12 +93,12 @@ class RingerProcess(val name: String, val process: Process, val stdout: File, va
 }
 
 /**
- * A `ringer sandbox` (APNs + FCM, trusting a throw-away service account) and a `ringer serve` sending FCM to
- * it, on ephemeral loopback ports, in a fresh temporary folder (keys from `ringer keys --out`, the database,
+ * A `ringer-lab sandbox` (APNs + FCM, trusting a throw-away service account) and a `ringer serve` sending FCM to
+ * it, on ephemeral loopback ports, in a fresh temporary folder (keys from `ringer-lab keys --out`, the database,
  * every log). Usage: `RingerCluster.start(ringTimeoutSeconds = 4)`, then [close] in teardown, which kills both
  * processes even when the test failed.
  *
- * The FCM wiring is the one `ringer demo --android` builds in process (docs/fcm.md): the service account is
+ * The FCM wiring is the one `ringer-lab demo --android` builds in process (docs/fcm.md): the service account is
  * given to both; the server's copy has its `token_uri` on the sandbox's HTTP/2 port (learnt from the sandbox's
  * start line), `--fcm-host` is that port and `--fcm-ca-file` the sandbox's CA.
  */
@@ -92,6 +106,7 @@ class RingerCluster private constructor(
     /** The temporary folder holding keys, the database and the logs. */
     val directory: File,
     private val binary: File,
+    private val lab: File,
     private val ringTimeoutSeconds: Int?,
     private val extraServeFlags: List<String>
 ) : java.io.Closeable {
@@ -99,13 +114,13 @@ class RingerCluster private constructor(
     val adminKey: String = randomHex(16)
     private val userTokenSecret: String = randomHex(32)
 
-    /** The FCM project of the throw-away service account (`ringer keys`' default). */
+    /** The FCM project of the throw-away service account (`ringer-lab keys`' default). */
     val fcmProjectId = "ringer-dev"
 
     /** The dev CA that signed the sandbox's certificate (PEM), for the phones' `wss://` socket. */
     val caFile: File get() = File(directory, "keys/ca.pem")
 
-    /** `ringer sandbox`; null before start. */
+    /** `ringer-lab sandbox`; null before start. */
     var sandbox: RingerProcess? = null
         private set
 
@@ -143,14 +158,14 @@ class RingerCluster private constructor(
     private fun startAll() {
         Runtime.getRuntime().addShutdownHook(shutdownHook)
         val keys = File(directory, "keys")
-        val keysRun = ProcessBuilder(binary.path, "keys", "--out", keys.path)
+        val keysRun = ProcessBuilder(lab.path, "keys", "--out", keys.path)
             .redirectErrorStream(true).redirectOutput(File(directory, "keys.out")).start()
         if (!keysRun.waitFor(30, TimeUnit.SECONDS) || keysRun.exitValue() != 0) {
             keysRun.destroyForcibly()
-            throw AssertionError("`ringer keys` failed:\n${File(directory, "keys.out").readText()}")
+            throw AssertionError("`ringer-lab keys` failed:\n${File(directory, "keys.out").readText()}")
         }
         val account = File(keys, "fcm-service-account.json")
-        val sandboxProcess = spawn("sandbox", listOf(binary.path, "sandbox", "--listen", "127.0.0.1:0",
+        val sandboxProcess = spawn("sandbox", listOf(lab.path, "sandbox", "--listen", "127.0.0.1:0",
             "--cert", File(keys, "server.pem").path, "--key", File(keys, "server.key").path,
             "--key-id", APNS_KEY_ID, "--team-id", APNS_TEAM_ID, "--key-file", File(keys, "AuthKey_RINGERDEV.pub.pem").path,
             "--fcm-service-account", account.path), emptyMap())
@@ -290,7 +305,7 @@ class RingerCluster private constructor(
         fun start(ringTimeoutSeconds: Int? = null, extraServeFlags: List<String> = emptyList()): RingerCluster {
             val binary = RingerBinary.require()
             val directory = Files.createTempDirectory("ringer-e2e-").toFile()
-            val cluster = RingerCluster(directory, binary, ringTimeoutSeconds, extraServeFlags)
+            val cluster = RingerCluster(directory, binary, RingerBinary.requireLab(), ringTimeoutSeconds, extraServeFlags)
             try {
                 cluster.startAll()
             } catch (e: Throwable) {

@@ -3,9 +3,9 @@ import Foundation
 import JWT
 import RingerSandbox
 
-/// `ringer keys --out DIR [--fcm-sandbox https://localhost:2199] [--fcm-project ringer-dev]`: a throw-away
+/// `ringer-lab keys --out DIR [--fcm-sandbox https://localhost:2199] [--fcm-project ringer-dev]`: a throw-away
 /// APNs signing key, TLS files for a local sandbox, and a throw-away FCM service account whose `token_uri` is
-/// the FCM sandbox's (its HTTP/1.1 port, `ringer sandbox`'s default).
+/// the FCM sandbox's (its HTTP/1.1 port, `ringer-lab sandbox`'s default).
 enum KeysCommand {
     static func run(_ arguments: [String]) -> Int32 {
         func value(_ flag: String) -> String? {
@@ -13,19 +13,19 @@ enum KeysCommand {
         }
         guard let out = value("--out") else {
             try? FileHandle.standardError.write(contentsOf: Data(
-                "usage: ringer keys --out DIR [--fcm-sandbox https://localhost:2199] [--fcm-project ringer-dev]\n".utf8))
+                "usage: ringer-lab keys --out DIR [--fcm-sandbox https://localhost:2199] [--fcm-project ringer-dev]\n".utf8))
             return 2
         }
         let fcmSandbox = value("--fcm-sandbox") ?? "https://localhost:2199"
         let fcmProject = value("--fcm-project") ?? "ringer-dev"
         guard fcmSandbox.hasPrefix("https://"), !fcmProject.isEmpty else {
-            try? FileHandle.standardError.write(contentsOf: Data("ringer keys: --fcm-sandbox must be an https:// URL\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("ringer-lab keys: --fcm-sandbox must be an https:// URL\n".utf8))
             return 2
         }
         let directory = URL(fileURLWithPath: out)
         let keyFile = directory.appendingPathComponent("AuthKey_RINGERDEV.p8")
         guard !FileManager.default.fileExists(atPath: keyFile.path) else {
-            try? FileHandle.standardError.write(contentsOf: Data("ringer keys: \(directory.path) already holds keys; not overwriting\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("ringer-lab keys: \(directory.path) already holds keys; not overwriting\n".utf8))
             return 1
         }
         do {
@@ -49,11 +49,11 @@ enum KeysCommand {
             server key:         \(paths.serverPrivateKey.path)
             APNs key (.p8):     \(keyFile.path)   give the sandbox and the server the same 10-character key id and team id, e.g. RINGERDEV1 and DEVTEAM001
             APNs public key:    \(publicFile.path)
-            FCM service account: \(serviceAccount.path)   project \(fcmProject), token_uri \(tokenURI); give it to the server and to `ringer sandbox --fcm-service-account`
+            FCM service account: \(serviceAccount.path)   project \(fcmProject), token_uri \(tokenURI); give it to the server and to `ringer-lab sandbox --fcm-service-account`
             """)
             return 0
         } catch {
-            try? FileHandle.standardError.write(contentsOf: Data("ringer keys: \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("ringer-lab keys: \(error)\n".utf8))
             return 1
         }
     }

@@ -4,8 +4,8 @@ import RingerScenarios
 import RingerServer
 import RingerStore
 
-/// `--nodes N --database postgres://… --redis redis://…` of `ringer scenario` and `ringer explore`: run against N
-/// separate `ringer serve` processes of this binary on PostgreSQL and Redis (docs/scenarios.md, "On a cluster")
+/// `--nodes N --database postgres://… --redis redis://…` of `ringer-lab scenario` and `ringer-lab explore`: run against N
+/// separate `ringer-lab node` processes (`ringer serve` on the run's clock) of this binary on PostgreSQL and Redis (docs/scenarios.md, "On a cluster")
 /// instead of one server in this process. The two URLs may come from `RINGER_SCENARIO_DATABASE` and
 /// `RINGER_SCENARIO_REDIS` instead, so a password stays out of `ps`; a flag wins over its variable.
 struct ClusterFlags {

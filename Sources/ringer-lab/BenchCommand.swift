@@ -1,14 +1,15 @@
+import RingerCommandLine
 import Foundation
 import RingerBench
 import RingerServer
 
-/// `ringer bench`: VoIP pushes per second from Ringer's APNs client, aioapns and h2load to a separate
-/// `ringer sandbox` process, then FCM ringing messages per second from Ringer's FCM client, firebase-admin and
+/// `ringer-lab bench`: VoIP pushes per second from Ringer's APNs client, aioapns and h2load to a separate
+/// `ringer-lab sandbox` process, then FCM ringing messages per second from Ringer's FCM client, firebase-admin and
 /// h2load to another, then calls placed on `ringer serve` with idle WebSockets open (the ringing part), then a
 /// burst of calls to users with ten devices each (the fan-out part), then calls on 1 to 3 nodes on SQLite,
 /// PostgreSQL and PostgreSQL + Redis (the cluster part); each part ends with its `RESULT …` line
 /// (`--only apns|fcm|ringing|fanout|cluster` runs one).
-/// `ringer bench --send URL …` and `ringer bench --send-fcm URL …` are one sender on its own (the harness runs
+/// `ringer-lab bench --send URL …` and `ringer-lab bench --send-fcm URL …` are one sender on its own (the harness runs
 /// it as a child process so its CPU time and memory are its own).
 enum BenchCommand {
     static func run(_ arguments: [String]) async -> Int32 {
@@ -62,7 +63,7 @@ enum BenchCommand {
             print(report.render())
             return 0
         } catch {
-            try? FileHandle.standardError.write(contentsOf: Data("ringer bench: \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("ringer-lab bench: \(error)\n".utf8))
             return error is ConfigurationError || (error as? BenchmarkError)?.isUsageError == true ? 2 : 1
         }
     }
@@ -103,7 +104,7 @@ enum BenchCommand {
         return number
     }
 
-    /// This binary, to start `ringer sandbox` and `ringer bench --send` from.
+    /// This binary, to start `ringer-lab sandbox` and `ringer-lab bench --send` from.
     private static func executablePath() throws -> String {
         do {
             return try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")

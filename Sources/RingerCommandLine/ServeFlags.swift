@@ -1,5 +1,5 @@
 import Foundation
-import RingerServer
+public import RingerServer
 
 /// `ringer serve`'s flags (README.md "Running the server"), each also the environment
 /// variable `RINGER_NAME` (dashes become underscores), read into the server's typed configuration.
@@ -10,9 +10,9 @@ extension ServerConfiguration {
     ///   - environment: the process environment.
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
-    static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
+    public static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
         let options = try CommandLineOptions(arguments: arguments, environment: environment, known: Set([
-            "listen", "database", "database-pool-size", "database-timeout", "redis", "redis-prefix", "node-id", "test-parent-pid", "test-time-scale", "test-time-origin", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
+            "listen", "database", "database-pool-size", "database-timeout", "redis", "redis-prefix", "node-id", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
             "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
             "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
             "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "request-deadline",
@@ -32,27 +32,6 @@ extension ServerConfiguration {
                 throw ConfigurationError("--redis-prefix must be 1 to 64 letters, digits, '.', '_' or '-', got \(prefix)")
             }
             config.redisPrefix = prefix
-        }
-        if let text = options["test-parent-pid"] {
-            guard let pid = Int32(text), pid > 1 else {
-                throw ConfigurationError("--test-parent-pid must be the process id of this server's parent, got \(text)")
-            }
-            config.testParentProcess = pid
-        }
-        if let text = options["test-time-scale"] {
-            guard let scale = Double(text), scale > 0, scale <= 1 else {
-                throw ConfigurationError("--test-time-scale must be real seconds per server second, more than 0 and at most 1, got \(text)")
-            }
-            var origin = Date()
-            if let text = options["test-time-origin"] {
-                guard let milliseconds = Int64(text), milliseconds > 0 else {
-                    throw ConfigurationError("--test-time-origin must be unix milliseconds, got \(text)")
-                }
-                origin = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-            }
-            config.testTime = (scale, origin)
-        } else if options["test-time-origin"] != nil {
-            throw ConfigurationError("--test-time-origin needs --test-time-scale")
         }
         if let name = options["node-id"] {
             guard UserID.isValid(name) else {

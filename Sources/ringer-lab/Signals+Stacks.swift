@@ -1,8 +1,9 @@
+import RingerCommandLine
 import Foundation
 import RingerScenarios
 
 extension Signals {
-    /// For `ringer scenario` and `ringer explore`: from now on `SIGINT` (Ctrl-C), `SIGTERM` (`kill`, a CI job's
+    /// For `ringer-lab scenario` and `ringer-lab explore`: from now on `SIGINT` (Ctrl-C), `SIGTERM` (`kill`, a CI job's
     /// timeout) or `SIGHUP` (the terminal closed) shuts down every stack the command runs
     /// (``LocalStack/shutdownEveryStack()``: the `ringer serve` nodes with `SIGTERM`, the run's database, the temporary
     /// folder) and exits 128 + the signal (130, 143, 129), as a shell reports a process killed by it. A second signal

@@ -1,8 +1,9 @@
+import RingerCommandLine
 import Foundation
 import RingerLogging
 import RingerScenarios
 
-/// `ringer explore [--seed N] [--runs K] [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose]`:
+/// `ringer-lab explore [--seed N] [--runs K] [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose]`:
 /// plays race exploration runs for seeds N … N+K-1 (docs/scenarios.md "Race exploration"; with `--nodes`, on a
 /// cluster of `ringer serve` processes whose nodes the scripts kill), prints PASS/FAIL for each and, for
 /// a failure, the violated invariants, the script, the replay command and the time line. Exits 0 when
@@ -64,7 +65,7 @@ enum ExploreCommand {
         let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
         var explorer = RaceExplorer(timeScale: scale, logger: logger)
         explorer.cluster = cluster
-        Signals.stopStacksOnTermination(command: "ringer explore")
+        Signals.stopStacksOnTermination(command: "ringer-lab explore")
         var failed = 0
         var played = 0
         for offset in 0..<runs {
@@ -96,7 +97,7 @@ enum ExploreCommand {
     }
 
     private static func usage(_ message: String, showUsage: Bool = true) -> Int32 {
-        let text = "ringer explore: \(message)\n" + (showUsage ? "\n\(Usage.text)\n" : "")
+        let text = "ringer-lab explore: \(message)\n" + (showUsage ? "\n\(LabUsage.text)\n" : "")
         try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
         return 2
     }

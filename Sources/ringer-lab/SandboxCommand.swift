@@ -1,10 +1,11 @@
+import RingerCommandLine
 import DevCertificates
 import Foundation
 import RingerLogging
 import RingerSandbox
 import RingerServer
 
-/// `ringer sandbox`: the APNs sandbox and the FCM sandbox in one process, until SIGINT or SIGTERM.
+/// `ringer-lab sandbox`: the APNs sandbox and the FCM sandbox in one process, until SIGINT or SIGTERM.
 enum SandboxCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let log = Logger(label: "ringer.sandbox")
@@ -18,7 +19,7 @@ enum SandboxCommand {
             let serviceAccounts = options.all("fcm-service-account")
             let listen = try HostPort(options["listen"] ?? "127.0.0.1:2197", flag: "--listen")
             // FCM's ports default to 2198 (HTTP/2) and 2199 (HTTP/1.1), or to ephemeral ones when APNs' is
-            // (`--listen host:0`, as `ringer bench` runs it), so that throw-away runs never collide.
+            // (`--listen host:0`, as `ringer-lab bench` runs it), so that throw-away runs never collide.
             let ephemeral = listen.port == 0
             let fcmListen = try options["fcm-listen"].map { try HostPort($0, flag: "--fcm-listen") }
                 ?? HostPort(host: listen.host, port: ephemeral ? 0 : 2198)

@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 
 /// Waits for a termination signal, or for the parent process to go, without blocking a thread.
-enum Signals {
+public enum Signals {
     /// Why a wait ended.
-    enum Termination: Sendable, Equatable {
+    public enum Termination: Sendable, Equatable {
         /// The signal arrived (`SIGINT`, `SIGTERM`).
         case signal(Int32)
         /// The watched parent is no longer this process's parent: it exited or was killed, and the process was
@@ -13,7 +13,7 @@ enum Signals {
     }
 
     /// Replaces the default action of `signals` and returns the first one received.
-    static func wait(for signals: [Int32]) async -> Int32 {
+    public static func wait(for signals: [Int32]) async -> Int32 {
         // With no parent watched, only a signal ends the wait.
         guard case .signal(let number) = await wait(for: signals, orParentGone: nil) else { preconditionFailure("no parent was watched") }
         return number
@@ -23,7 +23,7 @@ enum Signals {
     /// this process's parent (polled every 250 ms: Linux's PR_SET_PDEATHSIG follows the parent's forking *thread*,
     /// which in a Dispatch or Swift concurrency pool may end while the parent lives).
     /// - Parameter parent: the process id to watch; nil for signals alone.
-    static func wait(for signals: [Int32], orParentGone parent: Int32?) async -> Termination {
+    public static func wait(for signals: [Int32], orParentGone parent: Int32?) async -> Termination {
         await withCheckedContinuation { (continuation: CheckedContinuation<Termination, Never>) in
             let watch = SignalWatch()
             watch.queue.sync {
@@ -48,7 +48,7 @@ enum Signals {
 extension Signals {
     /// Replaces the default action of `signals` and calls `handler` with each one received, for the life of the
     /// process, one call at a time.
-    static func onEach(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) {
+    public static func onEach(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) {
         let watch = SignalWatch()
         watch.queue.sync { watch.add(signals, handler) }
     }

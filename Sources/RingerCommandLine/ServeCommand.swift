@@ -1,13 +1,21 @@
 import Foundation
 import LibWebSockets
-import RingerLogging
-import RingerScenarios
-import RingerServer
+public import RingerLogging
+public import RingerServer
 
-/// `ringer serve`: runs until SIGINT or SIGTERM, then shuts down cleanly.
-enum ServeCommand {
-    static func run(_ arguments: [String]) async -> Int32 {
-        let log = Logger(label: "ringer.server")
+/// `ringer serve`: parses the server's flags, runs the server until `SIGINT` or `SIGTERM`, then shuts it down
+/// cleanly. The laboratory's `ringer-lab node` runs the same with its own clock and parent watch.
+public enum ServeCommand {
+    /// Runs the server.
+    /// - Parameters:
+    ///   - arguments: the flags after `serve` (README.md "Running the server").
+    ///   - clock: the server's clock; the system's in production.
+    ///   - parentProcess: a process id whose end (it is no longer this process's parent) shuts the server down as
+    ///     `SIGTERM` does; nil: no such watch.
+    ///   - log: where the server logs.
+    /// - Returns: the exit status: 0 after a clean shutdown, 1 when the server could not start, 2 for a bad flag.
+    public static func run(_ arguments: [String], clock: any ServerClock = SystemServerClock(), parentProcess: Int32? = nil,
+                           log: Logger = Logger(label: "ringer.server")) async -> Int32 {
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration.parse(arguments: arguments, environment: ProcessInfo.processInfo.environment)
@@ -22,18 +30,8 @@ enum ServeCommand {
         LibWebSocketsLog.route(levels: [.error, .warning]) { level, line in
             if level == .error { http.error(line) } else { http.warning(line) }
         }
-        if let parent = configuration.testParentProcess, getppid() != parent {
-            log.error("--test-parent-pid \(parent) is not this server's parent (process \(getppid()) is)")
-            return 2
-        }
         let server: RingerServer
         do {
-            // Test-only: the servers of a cluster under test share one fast time (ScenarioClock's shared origin).
-            let clock: any ServerClock = configuration.testTime.map { ScenarioClock(scale: $0.scale, origin: $0.origin) }
-                ?? SystemServerClock()
-            if let testTime = configuration.testTime {
-                log.warning("test-only time: server time runs \(1 / testTime.scale) times faster than real time")
-            }
             server = try RingerServer(configuration: configuration, clock: clock, logger: log)
             try await server.start()
         } catch {
@@ -46,11 +44,11 @@ enum ServeCommand {
         if configuration.fcm == nil {
             log.warning("no FCM service account configured (--fcm-service-account): Android phones ring only while their app holds the event WebSocket")
         }
-        switch await Signals.wait(for: [SIGINT, SIGTERM], orParentGone: configuration.testParentProcess) {
+        switch await Signals.wait(for: [SIGINT, SIGTERM], orParentGone: parentProcess) {
         case .signal(let signal):
             log.info("shutting down", ["signal": .string(String(signal))])
         case .parentGone(let parent):
-            log.warning("shutting down: process \(parent) (--test-parent-pid) is no longer this server's parent")
+            log.warning("shutting down: process \(parent), which started this server, is gone")
         }
         await server.shutdown()
         return 0

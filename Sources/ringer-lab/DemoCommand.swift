@@ -2,7 +2,7 @@ import Foundation
 import RingerLogging
 import RingerScenarios
 
-/// `ringer demo [--android] [--json]`: exits 0 only when the whole flow happened.
+/// `ringer-lab demo [--android] [--json]`: exits 0 only when the whole flow happened.
 enum DemoCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let json = arguments.contains("--json")

@@ -1,12 +1,12 @@
-import Foundation
-import RingerServer
+public import Foundation
+public import RingerServer
 
 /// `--name value` / `--name=value` flags with `RINGER_NAME` environment fallbacks: the flag parser of the
-/// `ringer` subcommands that take named flags (`serve`, `sandbox`, `bench`).
+/// `ringer` and `ringer-lab` commands that take named flags (`serve`, `node`, `sandbox`, `bench`).
 ///
 /// A flag may be given more than once: ``subscript(_:)`` reads the last, ``all(_:)`` every one; its
 /// environment variable lists several values separated by commas.
-struct CommandLineOptions: Sendable {
+public struct CommandLineOptions: Sendable {
     private var values: [String: [String]] = [:]
     /// Names whose value came from the environment rather than a flag.
     private var fromEnvironment: Set<String> = []
@@ -17,7 +17,7 @@ struct CommandLineOptions: Sendable {
     ///   - environment: the process environment.
     ///   - known: accepted flag names without dashes.
     /// - Throws: ``ConfigurationError`` for an unknown flag or a flag without a value.
-    init(arguments: [String], environment: [String: String], known: Set<String>) throws {
+    public init(arguments: [String], environment: [String: String], known: Set<String>) throws {
         for name in known {
             let variable = "RINGER_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
             if let value = environment[variable], !value.isEmpty {
@@ -52,13 +52,13 @@ struct CommandLineOptions: Sendable {
 
     /// The value of a flag (its last, when given several times), or nil when neither the flag nor its
     /// variable is set.
-    subscript(name: String) -> String? { values[name]?.last }
+    public subscript(name: String) -> String? { values[name]?.last }
 
     /// Every value of a repeatable flag in the order given, or its environment variable's comma-separated
     /// values; empty when neither is set.
     /// - Parameter name: the flag name without dashes.
     /// - Returns: the values, blanks dropped.
-    func all(_ name: String) -> [String] {
+    public func all(_ name: String) -> [String] {
         guard let given = values[name] else { return [] }
         let parts = fromEnvironment.contains(name) ? given[0].split(separator: ",").map(String.init) : given
         return parts.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

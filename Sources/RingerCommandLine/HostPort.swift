@@ -1,20 +1,20 @@
-import RingerServer
+public import RingerServer
 
 /// A listen address as flags write it, `host:port`: the one parser of `serve --listen` and the sandbox's
 /// `--listen`, `--fcm-listen` and `--fcm-http1-listen`.
 ///
 /// RFC 3986 §3.2.2 writes an IPv6 host before a port in brackets (`[::1]:8080`); ``host`` is kept without
 /// them, as getaddrinfo and libwebsockets take it.
-struct HostPort: Equatable, Sendable, CustomStringConvertible {
+public struct HostPort: Equatable, Sendable, CustomStringConvertible {
     /// A name or address, IPv6 without brackets; empty for every address.
-    let host: String
+    public let host: String
     /// 0…65535; 0 asks for a free port.
-    let port: Int
+    public let port: Int
 
     /// - Parameters:
     ///   - host: a name or address, IPv6 without brackets.
     ///   - port: 0…65535.
-    init(host: String, port: Int) {
+    public init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
@@ -25,7 +25,7 @@ struct HostPort: Equatable, Sendable, CustomStringConvertible {
     ///   - text: the flag's value.
     ///   - flag: the flag, named in the error (`--listen`).
     /// - Throws: ``ConfigurationError`` without a port of 0…65535 or with unbalanced brackets.
-    init(_ text: String, flag: String) throws {
+    public init(_ text: String, flag: String) throws {
         let invalid = ConfigurationError("\(flag) must be host:port (an IPv6 host in brackets: [::]:8080), got \(text)")
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 2, let last = parts.last, let port = Int(last), (0...65535).contains(port) else {
@@ -40,5 +40,5 @@ struct HostPort: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `host:port`, an IPv6 host in brackets (RFC 3986 §3.2.2), as a URL's authority takes it.
-    var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

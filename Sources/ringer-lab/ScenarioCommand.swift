@@ -1,8 +1,9 @@
+import RingerCommandLine
 import Foundation
 import RingerLogging
 import RingerScenarios
 
-/// `ringer scenario [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose] FILE.json|FOLDER…`:
+/// `ringer-lab scenario [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose] FILE.json|FOLDER…`:
 /// validates every file first (exit 2 on the first bad file or flag), runs them one by one (on a cluster of N
 /// `ringer serve` processes with `--nodes`), prints PASS/FAIL with each difference (and the trace of a failed run),
 /// and exits 0 only when every scenario matched, 1 otherwise.
@@ -66,7 +67,7 @@ enum ScenarioCommand {
         }
         let scale = givenScale ?? (cluster == nil ? 0.01 : ClusterFlags.defaultTimeScale)
         let logger = verbose ? Logger(label: "ringer.scenario", level: .info) : Logger.silent()
-        Signals.stopStacksOnTermination(command: "ringer scenario")
+        Signals.stopStacksOnTermination(command: "ringer-lab scenario")
         var runner = ScenarioRunner(timeScale: scale, logger: logger)
         runner.cluster = cluster
         var failed = 0
@@ -87,7 +88,7 @@ enum ScenarioCommand {
     }
 
     private static func usage(_ message: String, showUsage: Bool = true) -> Int32 {
-        let text = "ringer scenario: \(message)\n" + (showUsage ? "\n\(Usage.text)\n" : "")
+        let text = "ringer-lab scenario: \(message)\n" + (showUsage ? "\n\(LabUsage.text)\n" : "")
         try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
         return 2
     }
