@@ -538,23 +538,35 @@ public final class CallCoordinator: Sendable {
         let (callID, observer, now, sleepUntil, random) = (action.callId, observer, now, sleepUntil, random)
         let expiry = action.createdAt.addingTimeInterval(Self.hangUpLifetime)
         Task { [weak self] in
-            defer { _ = self?.sending.withLock { $0.remove(callID) } }
             var retry = 0
+            var refusal: Problem?
             while now() < expiry {
-                guard let api = await self?.api(waitingUntil: expiry) else { return }
+                guard let api = await self?.api(waitingUntil: expiry) else {
+                    _ = self?.sending.withLock { $0.remove(callID) }
+                    return
+                }
                 do {
                     try await Self.hangUp(action, api: api)
                     break
                 } catch let error as RingerAPIError where !error.isRetryable {
                     observer(.requestFailed(callID: callID, detail: error.description))
+                    refusal = error.problem
                     break   // answered: retrying cannot change it
                 } catch {
                     retry += 1
                     let delay = Self.requestBackoff.delay(beforeRetry: retry, random: random())
-                    guard (try? await sleepUntil(now().addingTimeInterval(delay))) != nil else { return }
+                    guard (try? await sleepUntil(now().addingTimeInterval(delay))) != nil else {
+                        _ = self?.sending.withLock { $0.remove(callID) }
+                        return
+                    }
                 }
             }
-            self?.updatePendingActions { $0.filter { $0.callId != callID } }
+            // This action only: a hang-up of another kind stored for the call since is still to be sent.
+            self?.updatePendingActions { $0.filter { $0 != action } }
+            _ = self?.sending.withLock { $0.remove(callID) }
+            // What the refusal means for the call is the machine's to say (a decline that lost to this device's own
+            // answer must end the call instead).
+            if let refusal { self?.apply(.hangUpRefused(callID: callID, action.kind, problem: refusal)) }
         }
     }
 
@@ -570,25 +582,9 @@ public final class CallCoordinator: Sendable {
     private static func hangUp(_ action: PendingCallAction, api: RingerAPIClient) async throws {
         let callID = action.callId
         switch action.kind {
-        case .decline:
-            // This device's accept may already have reached the server: then the call must be ended, not
-            // declined, or it stays accepted and the user looks busy to every later caller. Only a state
-            // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered,
-            // and ending would hang up the call the user just took there.
-            do {
-                _ = try await api.decline(callID: callID, deviceID: action.deviceId)
-            } catch let error as RingerAPIError where error.problem?.callState == .accepted
-                        && error.problem?.type == ProblemType.callStateConflict.rawValue {
-                _ = try await api.end(callID: callID)
-            }
-        case .cancel:
-            do {
-                _ = try await api.cancel(callID: callID)
-            } catch let error as RingerAPIError where error.problem?.callState == .accepted {
-                _ = try await api.end(callID: callID)
-            }
-        case .end:
-            _ = try await api.end(callID: callID)
+        case .decline: _ = try await api.decline(callID: callID, deviceID: action.deviceId)
+        case .cancel: _ = try await api.cancel(callID: callID)
+        case .end: _ = try await api.end(callID: callID)
         }
     }
 

@@ -77,6 +77,9 @@ public enum PhoneCallInput: Hashable, Sendable {
     case answerRefused(callID: String, problem: Problem)
     /// The server refused the ringing acknowledgement with `problem` (the call is over or not this user's).
     case ringingRefused(callID: String, problem: Problem)
+    /// The server refused a stored hang-up with `problem`, which retrying cannot change (a 4xx other than 408 and
+    /// 429): the hang-up is settled; the machine says whether another must follow.
+    case hangUpRefused(callID: String, PendingCallAction.Kind, problem: Problem)
     /// The user ended or declined on the native UI (`CXEndCallAction`).
     case end(callID: String)
     /// The native call UI dropped every call (Apple: `CXProviderDelegate.providerDidReset(_:)`).

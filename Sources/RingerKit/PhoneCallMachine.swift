@@ -300,6 +300,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
             let reason = problem.callState == .ended ? .answeredElsewhere
                 : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
             return endRemotely(callID, reason: reason, now: now)
+        case .hangUpRefused(let callID, let kind, let problem):
+            return Self.hangUpAfterRefusal(callID: callID, kind, problem: problem)
         case .end(let callID):
             return endLocally(callID, now: now)
         case .endAll:
@@ -544,6 +546,23 @@ public struct PhoneCallMachine: Hashable, Sendable {
         }
         return (answerPending ? [.completeAnswer(callID: callID, fulfilled: false)] : [])
             + [.ended(callID: callID, reason: nil), .sendHangUp(callID: callID, kind)]
+    }
+
+    /// The hang-up that must follow a refused one, if any. A decline refused because the call is `accepted` by this
+    /// device (`call-state-conflict`: its own accept reached the server first) must end the call, or it stays
+    /// accepted and the user looks busy to every later caller; `answered-elsewhere` (also `accepted`) means another
+    /// device answered, and ending would hang up the call the user just took there. A cancel refused because the
+    /// callee answered meanwhile ends the call too. Every other refusal settles the hang-up.
+    private static func hangUpAfterRefusal(callID: String, _ kind: PendingCallAction.Kind,
+                                           problem: Problem) -> [PhoneCallEffect] {
+        guard problem.callState == .accepted else { return [] }
+        switch kind {
+        case .decline where problem.type == ProblemType.callStateConflict.rawValue,
+             .cancel:
+            return [.sendHangUp(callID: callID, .end)]
+        default:
+            return []
+        }
     }
 
     private mutating func remember(_ callID: String, reason: CallEndReason, now: Date) {

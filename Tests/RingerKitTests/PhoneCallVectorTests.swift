@@ -98,7 +98,7 @@ import Testing
         "answer_refused": ["call_id", "problem"], "ringing_refused": ["call_id", "problem"], "end": ["call_id"], "end_all": [],
         "outgoing_placed": ["call"], "call_read": ["call"], "keepalive_refused": ["call_id", "call"],
         "deadline_reached": ["call_id"], "account_changed": ["account"], "server_time": ["server_time_ms"], "phone_clock_changed": [],
-        "relaunched": [],
+        "relaunched": [], "hang_up_refused": ["call_id", "kind", "problem"],
     ]
 
     static func bool(_ value: Any?, _ what: String) throws -> Bool {
@@ -197,6 +197,10 @@ import Testing
         case "ringing_refused":
             guard let problem = try problem(input["problem"]) else { throw VectorError(description: "ringing_refused needs a problem") }
             return .ringingRefused(callID: try callID(), problem: problem)
+        case "hang_up_refused":
+            guard let problem = try problem(input["problem"]) else { throw VectorError(description: "hang_up_refused needs a problem") }
+            let kind = try known(try string(input["kind"], "input.kind"), in: ["decline", "cancel", "end"], "input.kind")
+            return .hangUpRefused(callID: try callID(), PendingCallAction.Kind(rawValue: kind)!, problem: problem)
         case "end": return .end(callID: try callID())
         case "end_all": return .endAll
         case "outgoing_placed": return .outgoingPlaced(try call(input["call"]))

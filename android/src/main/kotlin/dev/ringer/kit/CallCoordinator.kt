@@ -513,30 +513,19 @@ class CallCoordinator(
         if (!synchronized(lock) { state.sending.add(callId) }) return
         val expiry = action.createdAtMs + HANG_UP_LIFETIME_MS
         scope.launch {
-            try {
-                var retry = 0
-                while (now() < expiry) {
-                    val api = api(expiry) ?: return@launch
-                    try {
-                        hangUp(action, api)
-                        break
-                    } catch (e: CancellationException) {
-                        throw e
-                    } catch (e: RingerApiException) {
-                        if (!e.isRetryable) {
-                            observer(Observation.RequestFailed(callId, e.detail))
-                            break   // answered: retrying cannot change it
-                        }
-                    } catch (e: Exception) {
-                        // Not an answer the API could read: the next round tries again.
-                    }
-                    retry += 1
-                    sleepUntil(now() + REQUEST_BACKOFF.delayMs(retry, random()))
-                }
-                updatePendingActions { stored -> stored.filter { it.callId != callId } }
+            val settled = try {
+                sendUntilSettled(action, expiry)
             } finally {
                 synchronized(lock) { state.sending.remove(callId) }
             }
+            // Unsent (nobody logged in): it stays stored for the next connect.
+            if (settled == null) return@launch
+            // This action only: a hang-up of another kind stored for the call since is still to be sent.
+            updatePendingActions { stored -> stored.filter { it != action } }
+            // What a refusal means for the call is the machine's to say (a decline that lost to this device's own
+            // answer must end the call instead).
+            val problem = settled.refusal
+            if (problem != null) apply(PhoneCallInput.HangUpRefused(callId, action.kind, problem))
         }
     }
 
@@ -544,30 +533,41 @@ class CallCoordinator(
      * One attempt at a stored hang-up.
      * @throws RingerApiException the server's refusal, or no answer.
      */
+    /** How a stored hang-up was settled: answered, or refused with [refusal]; or too old to send (no refusal). */
+    private class Settled(val refusal: Problem?)
+
+    /**
+     * Sends [action] until the server answers it, retrying what retrying may change, up to [expiryMs] (phone clock).
+     * @return how it was settled; null when no user is logged in (it waits for the next [connect]).
+     */
+    private suspend fun sendUntilSettled(action: PendingCallAction, expiryMs: Long): Settled? {
+        var retry = 0
+        while (now() < expiryMs) {
+            val api = api(expiryMs) ?: return null
+            try {
+                hangUp(action, api)
+                return Settled(null)
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: RingerApiException) {
+                if (!e.isRetryable) {
+                    observer(Observation.RequestFailed(action.callId, e.detail))
+                    return Settled(e.problem)   // answered: retrying cannot change it
+                }
+            } catch (e: Exception) {
+                // Not an answer the API could read: the next round tries again.
+            }
+            retry += 1
+            sleepUntil(now() + REQUEST_BACKOFF.delayMs(retry, random()))
+        }
+        return Settled(null)
+    }
+
     private suspend fun hangUp(action: PendingCallAction, api: RingerApiClient) {
         val callId = action.callId
         when (action.kind) {
-            PendingCallAction.Kind.DECLINE -> {
-                // This device's accept may already have reached the server: then the call must be ended, not
-                // declined, or it stays accepted and the user looks busy to every later caller. Only a state
-                // conflict says that; `answered-elsewhere` (also `accepted`) means another device answered.
-                try {
-                    api.decline(callId, action.deviceId)
-                } catch (e: RingerApiException) {
-                    val problem = e.problem
-                    if (problem == null || problem.callState != CallState.ACCEPTED ||
-                        problem.type != ProblemType.CALL_STATE_CONFLICT.rawValue) throw e
-                    api.end(callId)
-                }
-            }
-            PendingCallAction.Kind.CANCEL -> {
-                try {
-                    api.cancel(callId)
-                } catch (e: RingerApiException) {
-                    if (e.problem?.callState != CallState.ACCEPTED) throw e
-                    api.end(callId)
-                }
-            }
+            PendingCallAction.Kind.DECLINE -> api.decline(callId, action.deviceId)
+            PendingCallAction.Kind.CANCEL -> api.cancel(callId)
             PendingCallAction.Kind.END -> api.end(callId)
         }
     }

@@ -122,6 +122,12 @@ sealed class PhoneCallInput {
     /** The server refused the ringing acknowledgement with [problem] (the call is over or not this user's). */
     data class RingingRefused(val callId: String, val problem: Problem) : PhoneCallInput()
 
+    /**
+     * The server refused a stored hang-up of [kind] with [problem], which retrying cannot change (a 4xx other than
+     * 408 and 429): the hang-up is settled; the machine says whether another must follow.
+     */
+    data class HangUpRefused(val callId: String, val kind: PendingCallAction.Kind, val problem: Problem) : PhoneCallInput()
+
     /** The user ended or declined on the native UI (`Connection.onDisconnect`/`onReject`, `CXEndCallAction`). */
     data class End(val callId: String) : PhoneCallInput()
 

@@ -232,6 +232,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
                 }
                 endRemotely(input.callId, reason, false, atMs)
             }
+            is PhoneCallInput.HangUpRefused -> hangUpAfterRefusal(input.callId, input.kind, input.problem)
             is PhoneCallInput.End -> endLocally(input.callId, atMs)
             is PhoneCallInput.EndAll -> liveCallIds.flatMap { endLocally(it, atMs) }
             is PhoneCallInput.OutgoingPlaced -> outgoingPlaced(input.call, atMs)
@@ -397,6 +398,23 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             // stays ended, so a redelivered data message never rings it again.
             else -> emptyList()
         }
+    }
+
+    /**
+     * The hang-up that must follow a refused one, if any. A decline refused because the call is `accepted` by this
+     * device (`call-state-conflict`: its own accept reached the server first) must end the call, or it stays accepted
+     * and the user looks busy to every later caller; `answered-elsewhere` (also `accepted`) means another device
+     * answered, and ending would hang up the call the user just took there. A cancel refused because the callee
+     * answered meanwhile ends the call too. Every other refusal settles the hang-up.
+     */
+    private fun hangUpAfterRefusal(callId: String, kind: PendingCallAction.Kind, problem: Problem): List<PhoneCallEffect> {
+        if (problem.callState != CallState.ACCEPTED) return emptyList()
+        val endInstead = when (kind) {
+            PendingCallAction.Kind.DECLINE -> problem.type == ProblemType.CALL_STATE_CONFLICT.rawValue
+            PendingCallAction.Kind.CANCEL -> true
+            PendingCallAction.Kind.END -> false
+        }
+        return if (endInstead) listOf(PhoneCallEffect.SendHangUp(callId, PendingCallAction.Kind.END)) else emptyList()
     }
 
     private fun answer(callId: String): List<PhoneCallEffect> {

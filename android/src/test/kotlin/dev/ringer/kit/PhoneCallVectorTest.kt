@@ -290,7 +290,8 @@ class PhoneCallVectorTest {
             "answer_refused" to setOf("call_id", "problem"), "ringing_refused" to setOf("call_id", "problem"), "end" to setOf("call_id"),
             "end_all" to emptySet(), "outgoing_placed" to setOf("call"), "call_read" to setOf("call"),
             "keepalive_refused" to setOf("call_id", "call"), "deadline_reached" to setOf("call_id"), "account_changed" to setOf("account"),
-            "server_time" to setOf("server_time_ms"), "phone_clock_changed" to emptySet(), "relaunched" to emptySet())
+            "server_time" to setOf("server_time_ms"), "phone_clock_changed" to emptySet(), "relaunched" to emptySet(),
+            "hang_up_refused" to setOf("call_id", "kind", "problem"))
 
         /** Refuses a key the format does not have and a missing required one. */
         private fun only(json: JSONObject, what: String, keys: Set<String>, required: Set<String>) {
@@ -395,6 +396,11 @@ class PhoneCallVectorTest {
                     problem(input.opt("problem")) ?: throw VectorError("answer_refused needs a problem"))
                 "ringing_refused" -> PhoneCallInput.RingingRefused(callId(),
                     problem(input.opt("problem")) ?: throw VectorError("ringing_refused needs a problem"))
+                "hang_up_refused" -> {
+                    val kind = known(string(input, "kind", "input.kind"), setOf("decline", "cancel", "end"), "input.kind")
+                    PhoneCallInput.HangUpRefused(callId(), PendingCallAction.Kind.values().first { it.wire == kind },
+                        problem(input.opt("problem")) ?: throw VectorError("hang_up_refused needs a problem"))
+                }
                 "end" -> PhoneCallInput.End(callId())
                 "end_all" -> PhoneCallInput.EndAll
                 "outgoing_placed" -> PhoneCallInput.OutgoingPlaced(call(input.opt("call")))
