@@ -40,25 +40,26 @@ import Testing
     }
 
     /// Every cross-node test above also passes when no event goes through Redis at all (the store's 2 s
-    /// reconciliation carries them), so this one bounds the latency: eight hops in a row, each well inside the
-    /// reconciliation interval. Without Redis delivery each hop takes 0-2 s, so all eight under 0.5 s by chance is
-    /// about 0.25^8.
+    /// reconciliation carries them), so this one bounds the latency: eight hops in a row, nearly all well inside the
+    /// reconciliation interval. Without Redis delivery each hop takes 0-2 s, so seven or eight of them under 0.5 s
+    /// by chance is about 4 in 10,000; one hop may be slow on a loaded machine (a 0.53 s hop once failed a bound on
+    /// all eight).
     @Test func eventsCrossNodesOverRedisWellInsideTheStoresReconciliation() async throws {
         let cluster = try await RingerCluster()
         let alice = try await cluster.phone("alice", device: "alice-phone", on: 0)
         let bob = try await cluster.phone("bob", device: "bob-phone", on: 1)
-        var slowest = 0.0
+        var hops: [TimeInterval] = []
         for _ in 0..<4 {
             let call = try await place(cluster, from: alice, to: "bob", on: 0)
             var sent = Date()
             #expect(await bob.waitFor("call.incoming", call: call, within: 3))
-            slowest = max(slowest, Date().timeIntervalSince(sent))
+            hops.append(Date().timeIntervalSince(sent))
             sent = Date()
             #expect(try await act(cluster, "cancel", call: call, as: alice, on: 0) == 200)
             #expect(await bob.waitFor("call.cancelled", call: call, within: 3))
-            slowest = max(slowest, Date().timeIntervalSince(sent))
+            hops.append(Date().timeIntervalSince(sent))
         }
-        #expect(slowest < 0.5, "the slowest of eight cross-node events took \(slowest) s")
+        #expect(hops.filter { $0 < 0.5 }.count >= 7, "eight cross-node events took \(hops) s")
     }
 
     @Test func simultaneousAcceptsOnTwoNodesHaveOneWinner() async throws {
