@@ -16,7 +16,7 @@ PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api f
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test bench fuzz build deps test-deps clean
+.PHONY: demo test bench fuzz build deps test-deps clean format format-check
 
 demo: deps
 	$(SWIFT) build -c release --product ringer-lab
@@ -31,11 +31,19 @@ demo: deps
 # FailedStartDescriptorTests and AdoptionFailureTests watch every descriptor of the process: out of the parallel run
 # they judge only their own code. (The double close FailedStartDescriptorTests once saw in the parallel run was most likely the
 # server closing again a connection lws had failed to adopt and closed itself; AdoptionFailureTests pins the fix.)
-test: deps test-deps
+test: deps test-deps format-check
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build --parallel --num-workers 2 --skip "SpecConformanceTests|ProtocolFuzzTests|FailedStartDescriptorTests|AdoptionFailureTests|ClusterRunTests|ClusterCommandTests"
 	$(SWIFT) test --skip-build --filter "SpecConformanceTests|ProtocolFuzzTests|FailedStartDescriptorTests|AdoptionFailureTests|ClusterRunTests|ClusterCommandTests"
 	$(MAKE) -C android test RINGER_BIN=$(CURDIR)/.build/debug/ringer
+
+# The Swift sources' shape is swift-format's (in the toolchain), configured in .swift-format: `make format` rewrites
+# them, `make format-check` (part of make test) fails on any file it would change.
+SWIFT_FORMAT_PATHS := Sources Tests Package.swift
+format:
+	$(SWIFT) format -i -r --configuration .swift-format $(SWIFT_FORMAT_PATHS)
+format-check:
+	$(SWIFT) format lint --strict -r --configuration .swift-format $(SWIFT_FORMAT_PATHS)
 
 # Not a test: numbers from one run on this machine, printed with a final RESULT line.
 BENCH_FLAGS ?=

@@ -49,8 +49,9 @@ let package = Package(
         .target(name: "RingerCore", dependencies: ["RingerWire"], swiftSettings: strict),
         .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync", "RingerBackoff"], swiftSettings: strict),
         // RingerKit's PushKit/CallKit adapters, compiled only where iOS's VoIP pushes and CallKit exist.
-        .target(name: "RingerKitApple", dependencies: ["RingerKit", "RingerWire", "RingerSync"],
-                swiftSettings: strict + [.define("RINGER_CALLKIT", .when(platforms: callKitPlatforms))]),
+        .target(
+            name: "RingerKitApple", dependencies: ["RingerKit", "RingerWire", "RingerSync"],
+            swiftSettings: strict + [.define("RINGER_CALLKIT", .when(platforms: callKitPlatforms))]),
 
         // Wrappers over C libraries, one job each.
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], swiftSettings: strict),
@@ -60,95 +61,162 @@ let package = Package(
         .target(name: "SocketSupport", swiftSettings: strict),
         // The one TCP + TLS socket layer under both HTTP/2 ends: connect with address fallback, handshake,
         // read/write pumps, TLS alerts.
-        .target(name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"], swiftSettings: strict),
-        .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff"], swiftSettings: strict),
-        .target(name: "HTTP2Server", dependencies: ["RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        .target(
+            name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"],
+            swiftSettings: strict),
+        .target(
+            name: "HTTP2Client",
+            dependencies: [
+                "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff",
+            ], swiftSettings: strict),
+        .target(
+            name: "HTTP2Server",
+            dependencies: [
+                "RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport",
+            ], swiftSettings: strict),
         // Redis commands and pub/sub over hiredis, for the server's nodes sharing call events and presence.
-        .target(name: "RingerRedis", dependencies: ["CHiredis", "RingerBackoff", "RingerSync", "SocketSupport"], swiftSettings: strict),
-        .target(name: "LibWebSockets", dependencies: ["CLWS", "CUV", "CTLS", "OpenSSLSupport", "RingerHTTP", "RingerSync", "SocketSupport"], swiftSettings: strict),
+        .target(
+            name: "RingerRedis", dependencies: ["CHiredis", "RingerBackoff", "RingerSync", "SocketSupport"],
+            swiftSettings: strict),
+        .target(
+            name: "LibWebSockets",
+            dependencies: ["CLWS", "CUV", "CTLS", "OpenSSLSupport", "RingerHTTP", "RingerSync", "SocketSupport"],
+            swiftSettings: strict),
 
         // Push providers, storage, the server.
         // RingerWire for `APNsEnvironment`, the one name of Apple's two hosts (Foundation-only).
-        .target(name: "APNs", dependencies: ["JWT", "HTTP2Client", "RingerSync", "RingerWire", "COpenSSL", "OpenSSLSupport"],
-                swiftSettings: strict),
+        .target(
+            name: "APNs",
+            dependencies: ["JWT", "HTTP2Client", "RingerSync", "RingerWire", "COpenSSL", "OpenSSLSupport"],
+            swiftSettings: strict),
         // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
         .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
-        .target(name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres", "SocketSupport"], swiftSettings: strict),
-        .target(name: "RingerServer",
-                dependencies: ["RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs", "FCM", "JWT",
-                               "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON"],
-                swiftSettings: strict),
+        .target(
+            name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres", "SocketSupport"],
+            swiftSettings: strict),
+        .target(
+            name: "RingerServer",
+            dependencies: [
+                "RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs",
+                "FCM", "JWT",
+                "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON",
+            ],
+            swiftSettings: strict),
 
         // The APNs sandbox and simulated devices; the command line.
-        .target(name: "RingerSandbox",
-                dependencies: ["RingerWire", "RingerKit", "RingerSync", "RingerLogging", "JWT",
-                               "RingerHTTP", "HTTP2Server", "LibWebSockets"],
-                swiftSettings: strict),
-        .target(name: "RingerScenarios",
-                dependencies: ["RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
-                               "DevCertificates", "JWT",
-                               // LoopbackBalancer's sockets, LoopbackPort for the nodes' ports.
-                               "SocketSupport"],
-                swiftSettings: strict),
+        .target(
+            name: "RingerSandbox",
+            dependencies: [
+                "RingerWire", "RingerKit", "RingerSync", "RingerLogging", "JWT",
+                "RingerHTTP", "HTTP2Server", "LibWebSockets",
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "RingerScenarios",
+            dependencies: [
+                "RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
+                "DevCertificates", "JWT",
+                // LoopbackBalancer's sockets, LoopbackPort for the nodes' ports.
+                "SocketSupport",
+            ],
+            swiftSettings: strict),
         // The push benchmark (`ringer-lab bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
-        .target(name: "RingerBench", dependencies: ["APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
-                                                  "RingerSync", "SocketSupport"],
-                swiftSettings: strict),
+        .target(
+            name: "RingerBench",
+            dependencies: [
+                "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
+                "RingerSync", "SocketSupport",
+            ],
+            swiftSettings: strict),
         // The command-line pieces `ringer` and `ringer-lab` share: flags, listen addresses, signals, `serve`.
-        .target(name: "RingerCommandLine", dependencies: ["RingerServer", "RingerLogging", "LibWebSockets"],
-                swiftSettings: strict),
+        .target(
+            name: "RingerCommandLine", dependencies: ["RingerServer", "RingerLogging", "LibWebSockets"],
+            swiftSettings: strict),
         // The product: `ringer serve` and the operator's commands. Links none of the laboratory.
-        .executableTarget(name: "ringer",
-                          dependencies: ["RingerCommandLine", "RingerServer", "RingerStore", "RingerLogging"],
-                          swiftSettings: strict),
+        .executableTarget(
+            name: "ringer",
+            dependencies: ["RingerCommandLine", "RingerServer", "RingerStore", "RingerLogging"],
+            swiftSettings: strict),
         // The laboratory: sandboxes, simulated phones, scenarios, explorer, demo, benchmark, and `node` (serve on a
         // test clock).
-        .executableTarget(name: "ringer-lab",
-                          dependencies: ["RingerCommandLine", "RingerServer", "RingerSandbox", "RingerScenarios",
-                                         "RingerLogging", "DevCertificates", "JWT", "LibWebSockets",
-                                         // ClusterFlags' check that --redis answers before nodes start.
-                                         "RingerRedis", "RingerStore", "RingerBench"],
-                          swiftSettings: strict),
+        .executableTarget(
+            name: "ringer-lab",
+            dependencies: [
+                "RingerCommandLine", "RingerServer", "RingerSandbox", "RingerScenarios",
+                "RingerLogging", "DevCertificates", "JWT", "LibWebSockets",
+                // ClusterFlags' check that --redis answers before nodes start.
+                "RingerRedis", "RingerStore", "RingerBench",
+            ],
+            swiftSettings: strict),
 
         // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
-        .target(name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync", "FCM", "SocketSupport"], path: "Tests/RingerTestSupport",
-                swiftSettings: strict),
+        .target(
+            name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync", "FCM", "SocketSupport"],
+            path: "Tests/RingerTestSupport",
+            swiftSettings: strict),
         .testTarget(name: "RingerBackoffTests", dependencies: ["RingerBackoff"], swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
-        .testTarget(name: "JWTTests", dependencies: ["JWT", "StrictJSON", "DevCertificates", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
+        .testTarget(
+            name: "JWTTests", dependencies: ["JWT", "StrictJSON", "DevCertificates", "RingerTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
         .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport"], swiftSettings: strict),
-        .testTarget(name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "RingerHTTP", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LibWebSocketsTests", dependencies: ["LibWebSockets", "RingerHTTP", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "APNsTests",
-                    dependencies: ["APNs", "HTTP2Client", "JWT", "RingerSync", "RingerSandbox", "DevCertificates", "RingerLogging",
-                                   "RingerTestSupport", "RingerWire"],
-                    swiftSettings: strict),
-        .testTarget(name: "FCMTests",
-                    dependencies: ["FCM", "HTTP2Client", "JWT", "RingerSync", "RingerTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync", "RingerBackoff"], swiftSettings: strict),
-        .testTarget(name: "RingerServerTests",
-                    dependencies: ["RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
-                                   "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench",
-                                   // libpq's PQping checks PostgresServer's start and stop from a real client.
-                                   "CPostgres",
-                                   // `ringer serve`'s flags (ServeFlags.swift); both binaries, which tests start.
-                                   "RingerCommandLine", "ringer", "ringer-lab"],
-                    swiftSettings: strict),
-        .testTarget(name: "RingerScenariosTests",
-                    dependencies: ["RingerScenarios", "RingerSandbox", "RingerKit", "RingerWire",
-                                   "RingerTestSupport", "ringer", "ringer-lab"],
-                    swiftSettings: strict),
-        .testTarget(name: "RingerSandboxTests",
-                    dependencies: ["RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
-                                   "APNs", "RingerHTTP", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire"],
-                    swiftSettings: strict),
-        .testTarget(name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
-        .testTarget(name: "RingerBenchTests",
-                    dependencies: ["RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
-                                   "RingerTestSupport"],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "RingerHTTP", "RingerSync", "RingerTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LibWebSocketsTests",
+            dependencies: ["LibWebSockets", "RingerHTTP", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "APNsTests",
+            dependencies: [
+                "APNs", "HTTP2Client", "JWT", "RingerSync", "RingerSandbox", "DevCertificates", "RingerLogging",
+                "RingerTestSupport", "RingerWire",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FCMTests",
+            dependencies: ["FCM", "HTTP2Client", "JWT", "RingerSync", "RingerTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync", "RingerBackoff"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RingerServerTests",
+            dependencies: [
+                "RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
+                "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench",
+                // libpq's PQping checks PostgresServer's start and stop from a real client.
+                "CPostgres",
+                // `ringer serve`'s flags (ServeFlags.swift); both binaries, which tests start.
+                "RingerCommandLine", "ringer", "ringer-lab",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RingerScenariosTests",
+            dependencies: [
+                "RingerScenarios", "RingerSandbox", "RingerKit", "RingerWire",
+                "RingerTestSupport", "ringer", "ringer-lab",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RingerSandboxTests",
+            dependencies: [
+                "RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
+                "APNs", "RingerHTTP", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSync", "RingerTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RingerBenchTests",
+            dependencies: [
+                "RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
+                "RingerTestSupport",
+            ],
+            swiftSettings: strict),
     ]
 )
 
@@ -166,14 +234,19 @@ package.targets += [
     .target(name: "AVFAudio", path: "Tests/AppleMirrors/AVFAudio", swiftSettings: appleMirror),
     .target(name: "PushKit", path: "Tests/AppleMirrors/PushKit", swiftSettings: appleMirror),
     .target(name: "UserNotifications", path: "Tests/AppleMirrors/UserNotifications", swiftSettings: appleMirror),
-    .target(name: "CallKit", dependencies: ["AVFAudio"], path: "Tests/AppleMirrors/CallKit", swiftSettings: appleMirror),
-    .target(name: "RingerKitAppleMirrored",
-            dependencies: ["RingerKit", "RingerWire", "RingerSync", "CallKit", "PushKit", "AVFAudio", "UserNotifications"],
-            path: "Tests/AppleMirrors/RingerKitAppleMirrored",
-            swiftSettings: strict + [.define("RINGER_CALLKIT")]),
-    .testTarget(name: "RingerKitAppleTests",
-                dependencies: ["RingerKitAppleMirrored", "CallKit", "PushKit", "AVFAudio", "UserNotifications", "RingerKit",
-                               "RingerWire", "RingerTestSupport"],
-                swiftSettings: strict),
+    .target(
+        name: "CallKit", dependencies: ["AVFAudio"], path: "Tests/AppleMirrors/CallKit", swiftSettings: appleMirror),
+    .target(
+        name: "RingerKitAppleMirrored",
+        dependencies: ["RingerKit", "RingerWire", "RingerSync", "CallKit", "PushKit", "AVFAudio", "UserNotifications"],
+        path: "Tests/AppleMirrors/RingerKitAppleMirrored",
+        swiftSettings: strict + [.define("RINGER_CALLKIT")]),
+    .testTarget(
+        name: "RingerKitAppleTests",
+        dependencies: [
+            "RingerKitAppleMirrored", "CallKit", "PushKit", "AVFAudio", "UserNotifications", "RingerKit",
+            "RingerWire", "RingerTestSupport",
+        ],
+        swiftSettings: strict),
 ]
 #endif

@@ -28,19 +28,29 @@ public struct APNsCertificate: Sendable {
     ///   - now: to reject an expired certificate.
     /// - Throws: ``APNsCertificateError``: unreadable file, wrong format or password, no password for an
     ///   encrypted file (`passwordNeeded`), no private key (`noPrivateKey`), key not matching, or expired.
-    public static func load(file: String, keyFile: String? = nil, password: String? = nil,
-                            now: Date = Date()) throws -> APNsCertificate {
+    public static func load(
+        file: String, keyFile: String? = nil, password: String? = nil,
+        now: Date = Date()
+    ) throws -> APNsCertificate {
         let isPKCS12 = ["p12", "pfx"].contains(URL(fileURLWithPath: file).pathExtension.lowercased())
-        guard let bytes = FileManager.default.contents(atPath: file) else { throw APNsCertificateError.unreadable(file) }
+        guard let bytes = FileManager.default.contents(atPath: file) else {
+            throw APNsCertificateError.unreadable(file)
+        }
         var keyBytes: Data?
         if let keyFile {
-            guard let data = FileManager.default.contents(atPath: keyFile) else { throw APNsCertificateError.unreadable(keyFile) }
+            guard let data = FileManager.default.contents(atPath: keyFile) else {
+                throw APNsCertificateError.unreadable(keyFile)
+            }
             keyBytes = data
         }
-        let (certificate, key) = try isPKCS12
+        let (certificate, key) =
+            try isPKCS12
             ? parsePKCS12(bytes, password: password)
             : parsePEM(bytes, keyPEM: keyBytes ?? bytes, password: password)
-        defer { X509_free(certificate); EVP_PKEY_free(key) }
+        defer {
+            X509_free(certificate)
+            EVP_PKEY_free(key)
+        }
         guard X509_check_private_key(certificate, key) == 1 else {
             _ = CertificateCall.drainErrors()
             throw APNsCertificateError.keyMismatch
@@ -49,9 +59,11 @@ public struct APNsCertificate: Sendable {
         guard notAfter > now else { throw APNsCertificateError.expired(ISO8601DateFormatter().string(from: notAfter)) }
         let name = X509_get_subject_name(certificate)
         let identity = HTTP2Client.ClientCertificate(
-            certificateFile: file, keyFile: isPKCS12 ? nil : keyFile, format: isPKCS12 ? .p12 : .pem, password: password)
-        return APNsCertificate(identity: identity, bundleID: X509Names.entry(NID_userId, of: name),
-                               subject: Self.oneLine(name), notAfter: notAfter)
+            certificateFile: file, keyFile: isPKCS12 ? nil : keyFile, format: isPKCS12 ? .p12 : .pem, password: password
+        )
+        return APNsCertificate(
+            identity: identity, bundleID: X509Names.entry(NID_userId, of: name),
+            subject: Self.oneLine(name), notAfter: notAfter)
     }
 
     private static func parsePKCS12(_ bytes: Data, password: String?) throws -> (OpaquePointer, OpaquePointer) {
@@ -80,7 +92,9 @@ public struct APNsCertificate: Sendable {
         return (certificate, key)
     }
 
-    private static func parsePEM(_ certificatePEM: Data, keyPEM: Data, password: String?) throws -> (OpaquePointer, OpaquePointer) {
+    private static func parsePEM(
+        _ certificatePEM: Data, keyPEM: Data, password: String?
+    ) throws -> (OpaquePointer, OpaquePointer) {
         let certificate = try CertificateCall.reading(String(decoding: certificatePEM, as: UTF8.self)) {
             bio throws(APNsCertificateError) -> OpaquePointer in
             try CertificateCall.check(PEM_read_bio_X509(bio, nil, nil, nil), "PEM_read_bio_X509")
@@ -99,9 +113,12 @@ public struct APNsCertificate: Sendable {
                 bio throws(APNsCertificateError) -> OpaquePointer in
                 // With no callback, OpenSSL takes the last argument as the passphrase; without a
                 // password an encrypted key fails instead of prompting on the terminal.
-                let key = password.map { password in
-                    password.withCString { PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: $0)) }
-                } ?? PEM_read_bio_PrivateKey(bio, nil, openSSLRefusePassphrase, nil)
+                let key =
+                    password.map { password in
+                        password.withCString {
+                            PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: $0))
+                        }
+                    } ?? PEM_read_bio_PrivateKey(bio, nil, openSSLRefusePassphrase, nil)
                 return try CertificateCall.check(key, "PEM_read_bio_PrivateKey")
             }
             return (certificate, key)
@@ -116,7 +133,6 @@ public struct APNsCertificate: Sendable {
         guard let time, ASN1_TIME_to_tm(time, &parts) == 1 else { throw CertificateCall.failure("ASN1_TIME_to_tm") }
         return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
     }
-
 
     private static func oneLine(_ name: OpaquePointer?) -> String {
         var buffer = [CChar](repeating: 0, count: 512)

@@ -2,7 +2,9 @@ public import OpenSSLSupport
 
 /// Why an APNs client certificate cannot be used. Never carries the password or key material.
 public struct APNsCertificateError: Error, Equatable, Sendable, CustomStringConvertible, OpenSSLFailure {
-    private enum Code: Equatable, Sendable { case unreadable, crypto, keyMismatch, expired, passwordNeeded, noPrivateKey }
+    private enum Code: Equatable, Sendable {
+        case unreadable, crypto, keyMismatch, expired, passwordNeeded, noPrivateKey
+    }
     private let code: Code
     /// What went wrong, with the file path or OpenSSL's reason.
     public let description: String
@@ -23,7 +25,8 @@ public struct APNsCertificateError: Error, Equatable, Sendable, CustomStringConv
     }
 
     /// The bundle or key is encrypted and no password was given.
-    public static let passwordNeeded = APNsCertificateError(.passwordNeeded, "the file is encrypted and no password was given")
+    public static let passwordNeeded = APNsCertificateError(
+        .passwordNeeded, "the file is encrypted and no password was given")
 
     /// The PEM text that should hold the private key holds none.
     public static let noPrivateKey = APNsCertificateError(.noPrivateKey, "no private key found")

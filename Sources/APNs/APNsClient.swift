@@ -66,27 +66,32 @@ public final class APNsClient: Sendable {
         ///   - maxConcurrentStreams: client-side stream cap per connection; default 1000.
         ///   - connectionIdleLifetime: seconds an idle connection stays reusable; default 3600.
         ///   - keepAliveInterval: seconds of silence before a keep-alive PING; default 30.
-        public init(credentials: APNsProviderToken.Credentials,
-                    sandboxURL: String = "https://api.sandbox.push.apple.com",
-                    productionURL: String = "https://api.push.apple.com",
-                    caFile: String? = nil, requestTimeout: TimeInterval = 10, voipRequestTimeout: TimeInterval = 5,
-                    connectionsPerHost: Int = 2, maxConcurrentStreams: Int = 1000,
-                    connectionIdleLifetime: TimeInterval = 3600, keepAliveInterval: TimeInterval? = 30) {
-            self.init(authentication: .providerToken(credentials), sandboxURL: sandboxURL, productionURL: productionURL,
-                      caFile: caFile, requestTimeout: requestTimeout, voipRequestTimeout: voipRequestTimeout,
-                      connectionsPerHost: connectionsPerHost, maxConcurrentStreams: maxConcurrentStreams,
-                      connectionIdleLifetime: connectionIdleLifetime, keepAliveInterval: keepAliveInterval)
+        public init(
+            credentials: APNsProviderToken.Credentials,
+            sandboxURL: String = "https://api.sandbox.push.apple.com",
+            productionURL: String = "https://api.push.apple.com",
+            caFile: String? = nil, requestTimeout: TimeInterval = 10, voipRequestTimeout: TimeInterval = 5,
+            connectionsPerHost: Int = 2, maxConcurrentStreams: Int = 1000,
+            connectionIdleLifetime: TimeInterval = 3600, keepAliveInterval: TimeInterval? = 30
+        ) {
+            self.init(
+                authentication: .providerToken(credentials), sandboxURL: sandboxURL, productionURL: productionURL,
+                caFile: caFile, requestTimeout: requestTimeout, voipRequestTimeout: voipRequestTimeout,
+                connectionsPerHost: connectionsPerHost, maxConcurrentStreams: maxConcurrentStreams,
+                connectionIdleLifetime: connectionIdleLifetime, keepAliveInterval: keepAliveInterval)
         }
 
         /// Creates a configuration with Apple's hosts; the other parameters as in
         /// ``init(credentials:sandboxURL:productionURL:caFile:requestTimeout:voipRequestTimeout:connectionsPerHost:maxConcurrentStreams:connectionIdleLifetime:keepAliveInterval:)``.
         /// - Parameter authentication: a provider-token key or a client certificate.
-        public init(authentication: Authentication,
-                    sandboxURL: String = "https://api.sandbox.push.apple.com",
-                    productionURL: String = "https://api.push.apple.com",
-                    caFile: String? = nil, requestTimeout: TimeInterval = 10, voipRequestTimeout: TimeInterval = 5,
-                    connectionsPerHost: Int = 2, maxConcurrentStreams: Int = 1000,
-                    connectionIdleLifetime: TimeInterval = 3600, keepAliveInterval: TimeInterval? = 30) {
+        public init(
+            authentication: Authentication,
+            sandboxURL: String = "https://api.sandbox.push.apple.com",
+            productionURL: String = "https://api.push.apple.com",
+            caFile: String? = nil, requestTimeout: TimeInterval = 10, voipRequestTimeout: TimeInterval = 5,
+            connectionsPerHost: Int = 2, maxConcurrentStreams: Int = 1000,
+            connectionIdleLifetime: TimeInterval = 3600, keepAliveInterval: TimeInterval? = 30
+        ) {
             self.authentication = authentication
             self.sandboxURL = sandboxURL
             self.productionURL = productionURL
@@ -103,11 +108,12 @@ public final class APNsClient: Sendable {
         var http2: HTTP2Client.Configuration {
             var identity: HTTP2Client.ClientCertificate?
             if case .certificate(let certificate) = authentication { identity = certificate.identity }
-            return HTTP2Client.Configuration(caFile: caFile, maxConnectionsPerHost: 1,
-                                      maxConcurrentStreams: maxConcurrentStreams, clientCertificate: identity,
-                                      userAgent: "Ringer-APNs/1",
-                                      connectionIdleLifetime: connectionIdleLifetime,
-                                      keepAliveInterval: keepAliveInterval)
+            return HTTP2Client.Configuration(
+                caFile: caFile, maxConnectionsPerHost: 1,
+                maxConcurrentStreams: maxConcurrentStreams, clientCertificate: identity,
+                userAgent: "Ringer-APNs/1",
+                connectionIdleLifetime: connectionIdleLifetime,
+                keepAliveInterval: keepAliveInterval)
         }
     }
 
@@ -121,7 +127,8 @@ public final class APNsClient: Sendable {
     /// - Throws: `HTTP2ClientError` for a configuration the HTTP/2 client would refuse (pool size, stream cap, timeouts).
     public init(configuration: Configuration) throws {
         guard configuration.requestTimeout > 0, configuration.voipRequestTimeout > 0,
-              configuration.requestTimeout.isFinite, configuration.voipRequestTimeout.isFinite else {
+            configuration.requestTimeout.isFinite, configuration.voipRequestTimeout.isFinite
+        else {
             throw HTTP2ClientError.invalidRequest("requestTimeout and voipRequestTimeout must be positive seconds")
         }
         guard configuration.connectionsPerHost >= 1 else {
@@ -156,12 +163,15 @@ public final class APNsClient: Sendable {
     ///   connection failed twice, `certificateRefused` when APNs refused the client certificate in the TLS
     ///   handshake, `invalidDeviceToken`, `payloadTooLarge`, `signing`; `CancellationError` when the task is
     ///   cancelled.
-    public func send(_ notification: APNsNotification, to deviceToken: String, environment: APNsEnvironment,
-                     deadline: Date? = nil) async throws -> (response: APNsResponse, attempts: Int) {
+    public func send(
+        _ notification: APNsNotification, to deviceToken: String, environment: APNsEnvironment,
+        deadline: Date? = nil
+    ) async throws -> (response: APNsResponse, attempts: Int) {
         guard Self.isHexToken(deviceToken) else { throw APNsClientError.invalidDeviceToken }
         guard notification.payload.count <= notification.pushType.maximumPayloadBytes else {
-            throw APNsClientError.payloadTooLarge(bytes: notification.payload.count,
-                                                  limit: notification.pushType.maximumPayloadBytes)
+            throw APNsClientError.payloadTooLarge(
+                bytes: notification.payload.count,
+                limit: notification.pushType.maximumPayloadBytes)
         }
         let (base, pool) = host(for: environment)
         let ceiling = notification.pushType == .voip ? configuration.voipRequestTimeout : configuration.requestTimeout
@@ -178,8 +188,9 @@ public final class APNsClient: Sendable {
             }
             var headers = notification.headers.map { HTTP2Request.Header($0.name, $0.value) }
             if let token { headers.append(HTTP2Request.Header("authorization", "bearer " + token)) }
-            let request = HTTP2Request(url: base + "/3/device/" + deviceToken, method: "POST", headers: headers,
-                                       body: notification.payload, timeout: timeout, connectionRetries: 1)
+            let request = HTTP2Request(
+                url: base + "/3/device/" + deviceToken, method: "POST", headers: headers,
+                body: notification.payload, timeout: timeout, connectionRetries: 1)
             let raw: HTTP2Response
             do {
                 raw = try await pool.send(request)
@@ -191,8 +202,9 @@ public final class APNsClient: Sendable {
             attempts += raw.attempts
             let response = APNsResponse(status: raw.status, apnsID: raw.header("apns-id"), body: raw.body)
             if !refreshedToken, response.status == 403,
-               response.reason == .expiredProviderToken || response.reason == .invalidProviderToken,
-               let token, providerToken?.invalidate(token) == true {
+                response.reason == .expiredProviderToken || response.reason == .invalidProviderToken,
+                let token, providerToken?.invalidate(token) == true
+            {
                 refreshedToken = true
                 continue
             }
@@ -211,7 +223,8 @@ public final class APNsClient: Sendable {
     /// The base URL and connection pool of an environment. Apple has two hosts: `sandbox` is the development
     /// one, and every other value the production one, as for a device registered without `apns_environment`.
     private func host(for environment: APNsEnvironment) -> (url: String, pool: HTTP2ClientPool) {
-        environment == .sandbox ? (configuration.sandboxURL, sandboxHost) : (configuration.productionURL, productionHost)
+        environment == .sandbox
+            ? (configuration.sandboxURL, sandboxHost) : (configuration.productionURL, productionHost)
     }
 
     /// Fails in-flight requests and stops both hosts' HTTP/2 loops. Idempotent.
@@ -223,9 +236,10 @@ public final class APNsClient: Sendable {
     /// True for a device token as APNs issues them: an even number (2…1024) of ASCII hex digits.
     /// Apple does not promise a length, so none is assumed beyond a sanity bound.
     public static func isHexToken(_ token: String) -> Bool {
-        (2...1024).contains(token.utf8.count) && token.utf8.count % 2 == 0 && token.utf8.allSatisfy { byte in
-            (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
-        }
+        (2...1024).contains(token.utf8.count) && token.utf8.count % 2 == 0
+            && token.utf8.allSatisfy { byte in
+                (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+            }
     }
 }
 
@@ -254,7 +268,10 @@ public struct APNsClientError: Error, Hashable, Sendable, CustomStringConvertibl
     /// - Parameter seconds: the deadline the push had.
     /// - Returns: the error.
     public static func timedOut(after seconds: TimeInterval) -> APNsClientError {
-        APNsClientError(.timedOut, "no answer from APNs within \(String(format: "%.1f", seconds)) s; the push may or may not have been delivered")
+        APNsClientError(
+            .timedOut,
+            "no answer from APNs within \(String(format: "%.1f", seconds)) s; the push may or may not have been delivered"
+        )
     }
 
     /// The payload exceeds Apple's limit for the push type; nothing was sent.
@@ -271,7 +288,9 @@ public struct APNsClientError: Error, Hashable, Sendable, CustomStringConvertibl
     /// APNs refused the client certificate in the TLS handshake (an alert such as `unknown_ca`,
     /// `certificate_expired` or `certificate_revoked`): the server's certificate set-up is wrong, and sending
     /// again cannot help until an operator fixes it. Nothing was delivered.
-    public static func certificateRefused(_ detail: String) -> APNsClientError { APNsClientError(.certificateRefused, detail) }
+    public static func certificateRefused(_ detail: String) -> APNsClientError {
+        APNsClientError(.certificateRefused, detail)
+    }
 
     /// True for ``certificateRefused(_:)``.
     public var isCertificateRefused: Bool { code == .certificateRefused }

@@ -1,4 +1,5 @@
 public import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,8 +53,10 @@ public struct APNsNotification: Sendable {
     ///   - apnsID: the `apns-id`; a new random one (``randomID()``) by default.
     ///   - collapseID: the `apns-collapse-id`, if any.
     ///   - payload: the JSON payload bytes.
-    public init(pushType: APNsPushType, topic: String, priority: Int = 10, expiration: Date? = nil,
-                apnsID: UUID = APNsNotification.randomID(), collapseID: String? = nil, payload: [UInt8]) {
+    public init(
+        pushType: APNsPushType, topic: String, priority: Int = 10, expiration: Date? = nil,
+        apnsID: UUID = APNsNotification.randomID(), collapseID: String? = nil, payload: [UInt8]
+    ) {
         self.pushType = pushType
         self.topic = topic
         self.priority = priority

@@ -1,6 +1,6 @@
 public import Foundation
-import RingerSync
 public import JWT
+import RingerSync
 
 /// The ES256 provider token (JWT) that authenticates requests to APNs, shared by every request.
 ///
@@ -66,9 +66,11 @@ public final class APNsProviderToken: Sendable {
     ///   - refreshInterval: token lifetime; clamped to 20…55 minutes so a token is never used near its hour.
     ///   - clock: monotonic time source (injectable for tests).
     ///   - wallClock: source of `iat` (seconds since 1970).
-    public init(credentials: Credentials, refreshInterval: Duration = .seconds(50 * 60),
-                clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
-                wallClock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        credentials: Credentials, refreshInterval: Duration = .seconds(50 * 60),
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+        wallClock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.credentials = credentials
         self.refreshInterval = min(max(refreshInterval, .seconds(20 * 60)), .seconds(55 * 60))
         self.clock = clock

@@ -95,10 +95,12 @@ public struct APNsReason: RawRepresentable, Codable, Hashable, Sendable, CustomS
     public var status: Int? {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
-             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed: 400
+            .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
+            .missingTopic, .payloadEmpty, .topicDisallowed:
+            400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyInToken: 403
+            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyInToken:
+            403
         case .badPath: 404
         case .methodNotAllowed: 405
         case .expiredToken, .unregistered: 410

@@ -34,7 +34,8 @@ public struct APNsResponse: Hashable, Sendable {
         }
         self.status = status
         self.apnsID = apnsID
-        guard status != 200, !body.isEmpty, let parsed = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)) else {
+        guard status != 200, !body.isEmpty, let parsed = try? JSONDecoder().decode(ErrorBody.self, from: Data(body))
+        else {
             return
         }
         reason = parsed.reason

@@ -48,11 +48,11 @@ public enum APNsResponseAction: Hashable, Sendable {
             // IdleTimeout: APNs closed an idle connection; the push goes out again on a new one.
             return .retry
         case .badTopic?, .topicDisallowed?, .missingTopic?, .badCertificate?, .badCertificateEnvironment?,
-             .forbidden?, .missingProviderToken?, .unrelatedKeyIdInToken?, .badEnvironmentKeyInToken?:
+            .forbidden?, .missingProviderToken?, .unrelatedKeyIdInToken?, .badEnvironmentKeyInToken?:
             return .configurationError
         case .badCollapseId?, .badExpirationDate?, .badMessageId?, .badPriority?, .duplicateHeaders?,
-             .invalidPushType?, .missingDeviceToken?, .payloadEmpty?, .payloadTooLarge?, .badPath?,
-             .methodNotAllowed?:
+            .invalidPushType?, .missingDeviceToken?, .payloadEmpty?, .payloadTooLarge?, .badPath?,
+            .methodNotAllowed?:
             return .invalidRequest
         default:
             switch status {

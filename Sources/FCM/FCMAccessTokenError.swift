@@ -23,8 +23,10 @@ public struct FCMAccessTokenError: Error, Hashable, Sendable, CustomStringConver
     /// Google's `error_description`, e.g. `Invalid JWT Signature.`; nil when absent.
     public let oauthErrorDescription: String?
 
-    private init(_ code: Code, _ detail: String, status: Int? = nil, oauthError: String? = nil,
-                 oauthErrorDescription: String? = nil) {
+    private init(
+        _ code: Code, _ detail: String, status: Int? = nil, oauthError: String? = nil,
+        oauthErrorDescription: String? = nil
+    ) {
         self.code = code
         self.detail = detail
         self.status = status
@@ -40,9 +42,11 @@ public struct FCMAccessTokenError: Error, Hashable, Sendable, CustomStringConver
     ///   - account: the `client_email`, to say which account (not secret).
     static func refused(status: Int, error: String?, description: String?, account: String) -> FCMAccessTokenError {
         let reason = [error, description].compactMap { $0 }.joined(separator: ": ")
-        return FCMAccessTokenError(.refused, "the token endpoint refused the grant of \(account) (HTTP \(status)"
-                                   + (reason.isEmpty ? ")" : ", \(reason))"),
-                                   status: status, oauthError: error, oauthErrorDescription: description)
+        return FCMAccessTokenError(
+            .refused,
+            "the token endpoint refused the grant of \(account) (HTTP \(status)"
+                + (reason.isEmpty ? ")" : ", \(reason))"),
+            status: status, oauthError: error, oauthErrorDescription: description)
     }
 
     /// The token endpoint could not be reached or answered 429/5xx.
@@ -57,8 +61,9 @@ public struct FCMAccessTokenError: Error, Hashable, Sendable, CustomStringConver
 
     /// The token endpoint answered 200 without a usable token.
     static func malformedAnswer(_ detail: String, status: Int) -> FCMAccessTokenError {
-        FCMAccessTokenError(.malformedAnswer, "the token endpoint's answer is not an OAuth2 token: " + detail,
-                            status: status)
+        FCMAccessTokenError(
+            .malformedAnswer, "the token endpoint's answer is not an OAuth2 token: " + detail,
+            status: status)
     }
 
     /// The grant could not be signed (an OpenSSL failure with a key that parsed).
@@ -71,7 +76,8 @@ public struct FCMAccessTokenError: Error, Hashable, Sendable, CustomStringConver
     /// An unreachable token endpoint, for comparisons.
     public static let unreachable = FCMAccessTokenError(.unreachable, "the token endpoint is unreachable")
     /// A malformed answer, for comparisons.
-    public static let malformedAnswer = FCMAccessTokenError(.malformedAnswer, "the token endpoint's answer is not an OAuth2 token")
+    public static let malformedAnswer = FCMAccessTokenError(
+        .malformedAnswer, "the token endpoint's answer is not an OAuth2 token")
     /// No token within the caller's deadline, for comparisons.
     public static let timedOut = FCMAccessTokenError(.timedOut, "no access token in time")
     /// A signing failure, for comparisons.

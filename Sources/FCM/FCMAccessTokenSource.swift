@@ -74,9 +74,11 @@ public final class FCMAccessTokenSource: Sendable {
     ///   - grantTimeout: seconds one grant may take; at least 0.1.
     ///   - clock: monotonic time that ages tokens; tests only.
     ///   - wallClock: the source of the assertion's `iat`; tests only.
-    public init(account: FCMServiceAccount, client: HTTP2Client, grantTimeout: TimeInterval = 10,
-                clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
-                wallClock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        account: FCMServiceAccount, client: HTTP2Client, grantTimeout: TimeInterval = 10,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+        wallClock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.account = account
         self.client = client
         self.grantTimeout = grantTimeout.isFinite ? max(grantTimeout, 0.1) : 10
@@ -137,8 +139,12 @@ public final class FCMAccessTokenSource: Sendable {
             return state.nextWaiter
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<FCMAccessToken, any Error>) in
-                enum Step { case resume(FCMAccessToken), cancelled, startGrant, wait }
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<FCMAccessToken, any Error>) in
+                enum Step {
+                    case resume(FCMAccessToken)
+                    case cancelled, startGrant, wait
+                }
                 let step = state.withLock { state -> Step in
                     if !forced, let cached = state.cached, clock() < cached.refreshAt { return .resume(cached.token) }
                     // Checked under the lock: a cancellation handler that ran before this point found no waiter.
@@ -209,7 +215,8 @@ public final class FCMAccessTokenSource: Sendable {
             case .success(let token):
                 let lifetime = Duration.milliseconds(Int64(token.lifetime * 1000))
                 let margin = Duration.milliseconds(Int64(Self.refreshMargin(forLifetime: token.lifetime) * 1000))
-                state.cached = Cached(token: token, refreshAt: started + lifetime - margin, expiresAt: started + lifetime)
+                state.cached = Cached(
+                    token: token, refreshAt: started + lifetime - margin, expiresAt: started + lifetime)
             case .failure(let error):
                 if error.isRetryable, let cached = state.cached, clock() < cached.expiresAt { fallback = cached.token }
             }

@@ -53,10 +53,12 @@ public final class FCMClient: Sendable {
         ///   - maxConcurrentStreams: client-side stream cap per connection; default 1000.
         ///   - connectionIdleLifetime: seconds an idle connection stays reusable; default 3600.
         ///   - keepAliveInterval: seconds of silence before a keep-alive PING; default 30.
-        public init(serviceAccounts: [FCMServiceAccount], baseURL: String = FCM.defaultBaseURL, caFile: String? = nil,
-                    requestTimeout: TimeInterval = 5, grantTimeout: TimeInterval = 10, connections: Int = 2,
-                    maxConcurrentStreams: Int = 1000, connectionIdleLifetime: TimeInterval = 3600,
-                    keepAliveInterval: TimeInterval? = 30) {
+        public init(
+            serviceAccounts: [FCMServiceAccount], baseURL: String = FCM.defaultBaseURL, caFile: String? = nil,
+            requestTimeout: TimeInterval = 5, grantTimeout: TimeInterval = 10, connections: Int = 2,
+            maxConcurrentStreams: Int = 1000, connectionIdleLifetime: TimeInterval = 3600,
+            keepAliveInterval: TimeInterval? = 30
+        ) {
             self.serviceAccounts = serviceAccounts
             self.baseURL = baseURL
             self.caFile = caFile
@@ -70,16 +72,18 @@ public final class FCMClient: Sendable {
 
         /// The HTTP/2 settings of one connection to the FCM host.
         var messaging: HTTP2Client.Configuration {
-            HTTP2Client.Configuration(caFile: caFile, maxConnectionsPerHost: 1, maxConcurrentStreams: maxConcurrentStreams,
-                                      http2PriorKnowledge: true, userAgent: "Ringer-FCM/1",
-                                      connectionIdleLifetime: connectionIdleLifetime, keepAliveInterval: keepAliveInterval)
+            HTTP2Client.Configuration(
+                caFile: caFile, maxConnectionsPerHost: 1, maxConcurrentStreams: maxConcurrentStreams,
+                http2PriorKnowledge: true, userAgent: "Ringer-FCM/1",
+                connectionIdleLifetime: connectionIdleLifetime, keepAliveInterval: keepAliveInterval)
         }
 
         /// The HTTP/2 settings of the token endpoints' client: a grant an hour per account needs no
         /// connection kept open in between.
         var grants: HTTP2Client.Configuration {
-            HTTP2Client.Configuration(caFile: caFile, maxConnectionsPerHost: 1, http2PriorKnowledge: true,
-                                      userAgent: "Ringer-FCM/1")
+            HTTP2Client.Configuration(
+                caFile: caFile, maxConnectionsPerHost: 1, http2PriorKnowledge: true,
+                userAgent: "Ringer-FCM/1")
         }
     }
 
@@ -98,9 +102,11 @@ public final class FCMClient: Sendable {
     ///   - wallClock: the source of the grants' `iat`; tests only.
     /// - Throws: ``FCMClientError/invalidConfiguration(_:)`` for no account, a project twice, a base URL that is
     ///   not `https://` (or loopback `http://`), a timeout or pool size out of range, an unreadable CA file.
-    public init(configuration: Configuration,
-                clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
-                wallClock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        configuration: Configuration,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+        wallClock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         guard !configuration.serviceAccounts.isEmpty else {
             throw FCMClientError.invalidConfiguration("no FCM service account")
         }
@@ -114,9 +120,12 @@ public final class FCMClient: Sendable {
             throw FCMClientError.invalidConfiguration("the FCM base URL \(base) \(problem)")
         }
         guard URL(string: base)?.path.isEmpty ?? false else {
-            throw FCMClientError.invalidConfiguration("the FCM base URL \(base) must be scheme://host[:port] without a path")
+            throw FCMClientError.invalidConfiguration(
+                "the FCM base URL \(base) must be scheme://host[:port] without a path")
         }
-        for (name, value) in [("requestTimeout", configuration.requestTimeout), ("grantTimeout", configuration.grantTimeout)]
+        for (name, value) in [
+            ("requestTimeout", configuration.requestTimeout), ("grantTimeout", configuration.grantTimeout),
+        ]
         where !(value.isFinite && value > 0) {
             throw FCMClientError.invalidConfiguration("\(name) must be a positive number of seconds")
         }
@@ -135,9 +144,10 @@ public final class FCMClient: Sendable {
         projectIDs = configuration.serviceAccounts.map(\.projectID)
         var sources: [String: FCMAccessTokenSource] = [:]
         for account in configuration.serviceAccounts {
-            sources[account.projectID] = FCMAccessTokenSource(account: account, client: grantClient,
-                                                              grantTimeout: configuration.grantTimeout,
-                                                              clock: clock, wallClock: wallClock)
+            sources[account.projectID] = FCMAccessTokenSource(
+                account: account, client: grantClient,
+                grantTimeout: configuration.grantTimeout,
+                clock: clock, wallClock: wallClock)
         }
         self.sources = sources
     }
@@ -168,8 +178,10 @@ public final class FCMClient: Sendable {
     ///   `invalidTTL`, `unknownProject` (nothing sent); `deadlinePassed` (nothing sent); `accessToken` (no
     ///   token: refused, unreachable, malformed); `timedOut(after:)` (the message may have been accepted);
     ///   `transport` (the connection failed twice); `CancellationError` when the task is cancelled.
-    public func send(_ message: FCMMessage, to token: String, projectID: String? = nil,
-                     deadline: Date? = nil) async throws -> (response: FCMResponse, attempts: Int) {
+    public func send(
+        _ message: FCMMessage, to token: String, projectID: String? = nil,
+        deadline: Date? = nil
+    ) async throws -> (response: FCMResponse, attempts: Int) {
         guard Self.isPlausibleRegistrationToken(token) else { throw FCMClientError.invalidRegistrationToken }
         let project = projectID ?? defaultProjectID
         guard let source = sources[project] else { throw FCMClientError.unknownProject(project) }
@@ -193,10 +205,13 @@ public final class FCMClient: Sendable {
                 if let deadline, deadline.timeIntervalSinceNow <= 0 { throw FCMClientError.deadlinePassed }
                 throw FCMClientError.accessToken(.timedOut(after: ceiling))
             }
-            let request = HTTP2Request(url: url, method: "POST",
-                                       headers: [HTTP2Request.Header("authorization", accessToken.authorization),
-                                                 HTTP2Request.Header("content-type", "application/json; charset=UTF-8")],
-                                       body: body, timeout: timeout, connectionRetries: 1)
+            let request = HTTP2Request(
+                url: url, method: "POST",
+                headers: [
+                    HTTP2Request.Header("authorization", accessToken.authorization),
+                    HTTP2Request.Header("content-type", "application/json; charset=UTF-8"),
+                ],
+                body: body, timeout: timeout, connectionRetries: 1)
             let raw: HTTP2Response
             do {
                 raw = try await pool.send(request)
@@ -229,12 +244,20 @@ public final class FCMClient: Sendable {
                     let account = source.account
                     do {
                         let token = try await source.refresh(deadline: deadline)
-                        return (index, FCMCredentialCheck(projectID: project, clientEmail: account.clientEmail,
-                                                          source: account.source, error: nil, lifetime: token.lifetime))
+                        return (
+                            index,
+                            FCMCredentialCheck(
+                                projectID: project, clientEmail: account.clientEmail,
+                                source: account.source, error: nil, lifetime: token.lifetime)
+                        )
                     } catch {
                         let failure = error as? FCMAccessTokenError ?? .unreachable(String(describing: error))
-                        return (index, FCMCredentialCheck(projectID: project, clientEmail: account.clientEmail,
-                                                          source: account.source, error: failure, lifetime: nil))
+                        return (
+                            index,
+                            FCMCredentialCheck(
+                                projectID: project, clientEmail: account.clientEmail,
+                                source: account.source, error: failure, lifetime: nil)
+                        )
                     }
                 }
             }
@@ -258,15 +281,16 @@ public final class FCMClient: Sendable {
     /// and `APA91b…`), so this bound only rejects what cannot be a token. The server applies the same rule at
     /// registration.
     public static func isPlausibleRegistrationToken(_ token: String) -> Bool {
-        (1...4096).contains(token.utf8.count) && token.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"),
-                 UInt8(ascii: "."):
-                true
-            default:
-                false
+        (1...4096).contains(token.utf8.count)
+            && token.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"),
+                    UInt8(ascii: "."):
+                    true
+                default:
+                    false
+                }
             }
-        }
     }
 }

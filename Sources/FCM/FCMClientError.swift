@@ -29,14 +29,16 @@ public struct FCMClientError: Error, Hashable, Sendable, CustomStringConvertible
     /// `android.ttl` is negative or over 28 days; nothing was sent.
     public static let invalidTTL = FCMClientError(.invalidTTL, "android.ttl must be 0...2419200 seconds")
     /// The caller's deadline passed before the message could be sent; nothing was sent.
-    public static let deadlinePassed = FCMClientError(.deadlinePassed, "the message's deadline passed before it was sent")
+    public static let deadlinePassed = FCMClientError(
+        .deadlinePassed, "the message's deadline passed before it was sent")
 
     /// The data payload exceeds FCM's limit (counted as ``FCMMessage/dataPayloadBytes``); nothing was sent.
     /// - Parameters:
     ///   - bytes: the payload's size in bytes.
     ///   - limit: FCM's limit, 4096.
     public static func payloadTooLarge(bytes: Int, limit: Int) -> FCMClientError {
-        FCMClientError(.payloadTooLarge, "the data payload is \(bytes) bytes (keys and values, UTF-8); FCM's limit is \(limit)")
+        FCMClientError(
+            .payloadTooLarge, "the data payload is \(bytes) bytes (keys and values, UTF-8); FCM's limit is \(limit)")
     }
 
     /// A data key FCM reserves (``FCMMessage/reservedDataKeys``); nothing was sent.
@@ -54,7 +56,10 @@ public struct FCMClientError: Error, Hashable, Sendable, CustomStringConvertible
     /// No answer within the request deadline; FCM may or may not have accepted the message.
     /// - Parameter seconds: the deadline the request had.
     public static func timedOut(after seconds: TimeInterval) -> FCMClientError {
-        FCMClientError(.timedOut, "no answer from FCM within \(String(format: "%.1f", seconds)) s; the message may or may not have been accepted")
+        FCMClientError(
+            .timedOut,
+            "no answer from FCM within \(String(format: "%.1f", seconds)) s; the message may or may not have been accepted"
+        )
     }
 
     /// The connection failed (DNS, TCP, TLS, HTTP/2), after the one resend.

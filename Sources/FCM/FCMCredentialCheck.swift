@@ -17,8 +17,10 @@ public struct FCMCredentialCheck: Sendable, Hashable, CustomStringConvertible {
     public let lifetime: TimeInterval?
 
     /// Creates a check result.
-    public init(projectID: String, clientEmail: String, source: String?, error: FCMAccessTokenError?,
-                lifetime: TimeInterval?) {
+    public init(
+        projectID: String, clientEmail: String, source: String?, error: FCMAccessTokenError?,
+        lifetime: TimeInterval?
+    ) {
         self.projectID = projectID
         self.clientEmail = clientEmail
         self.source = source

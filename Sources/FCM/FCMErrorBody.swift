@@ -44,8 +44,10 @@ public struct FCMErrorBody: Sendable, Hashable {
     public var errorInfoReason: String?
 
     /// Creates an error body.
-    public init(code: Int? = nil, status: String? = nil, message: String? = nil, fcmErrorCode: FCMErrorCode? = nil,
-                fieldViolations: [FieldViolation] = [], errorInfoReason: String? = nil) {
+    public init(
+        code: Int? = nil, status: String? = nil, message: String? = nil, fcmErrorCode: FCMErrorCode? = nil,
+        fieldViolations: [FieldViolation] = [], errorInfoReason: String? = nil
+    ) {
         self.code = code
         self.status = status
         self.message = message
@@ -59,8 +61,9 @@ public struct FCMErrorBody: Sendable, Hashable {
     /// - Returns: nil when the body is not a JSON object with an `error` object.
     init?(body: [UInt8]) {
         guard !body.isEmpty,
-              let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-              let error = root["error"] as? [String: Any] else {
+            let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+            let error = root["error"] as? [String: Any]
+        else {
             return nil
         }
         code = (error["code"] as? NSNumber)?.intValue
@@ -76,8 +79,10 @@ public struct FCMErrorBody: Sendable, Hashable {
             case Self.badRequestType?:
                 for violation in detail["fieldViolations"] as? [[String: Any]] ?? [] {
                     guard let field = violation["field"] as? String else { continue }
-                    fieldViolations.append(FieldViolation(field: field,
-                                                          description: violation["description"] as? String ?? ""))
+                    fieldViolations.append(
+                        FieldViolation(
+                            field: field,
+                            description: violation["description"] as? String ?? ""))
                 }
             case Self.errorInfoType?:
                 if errorInfoReason == nil { errorInfoReason = Self.nonEmpty(detail["reason"]) }

@@ -27,8 +27,9 @@ struct FCMGrant {
     /// - Throws: ``FCMAccessTokenError/signing(_:)`` when OpenSSL cannot sign.
     func assertion(issuedAt: Date) throws(FCMAccessTokenError) -> String {
         let iat = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
-        let claims = Claims(iss: account.clientEmail, scope: FCM.messagingScope, aud: account.tokenURI,
-                            iat: iat, exp: iat + Self.assertionLifetime)
+        let claims = Claims(
+            iss: account.clientEmail, scope: FCM.messagingScope, aud: account.tokenURI,
+            iat: iat, exp: iat + Self.assertionLifetime)
         do {
             return try JWT.sign(claims, keyID: account.privateKeyID, type: "JWT", with: account.key)
         } catch {
@@ -40,10 +41,13 @@ struct FCMGrant {
     /// form-encoded (RFC 6749 Appendix B).
     func request(assertion: String, timeout: TimeInterval) -> HTTP2Request {
         let body = Self.formEncoded([("grant_type", FCM.jwtBearerGrantType), ("assertion", assertion)])
-        return HTTP2Request(url: account.tokenURI, method: "POST",
-                            headers: [HTTP2Request.Header("content-type", "application/x-www-form-urlencoded"),
-                                      HTTP2Request.Header("accept", "application/json")],
-                            body: Array(body.utf8), timeout: timeout, connectionRetries: 1)
+        return HTTP2Request(
+            url: account.tokenURI, method: "POST",
+            headers: [
+                HTTP2Request.Header("content-type", "application/x-www-form-urlencoded"),
+                HTTP2Request.Header("accept", "application/json"),
+            ],
+            body: Array(body.utf8), timeout: timeout, connectionRetries: 1)
     }
 
     /// Reads the token endpoint's answer: 200 `{"access_token","expires_in","token_type":"Bearer"}`, or an
@@ -58,17 +62,21 @@ struct FCMGrant {
             if response.status == 429 || (500...599).contains(response.status) {
                 throw .unreachable("it answered HTTP \(response.status)", status: response.status)
             }
-            throw .refused(status: response.status, error: Self.text(object?["error"]),
-                           description: Self.text(object?["error_description"]), account: account.clientEmail)
+            throw .refused(
+                status: response.status, error: Self.text(object?["error"]),
+                description: Self.text(object?["error_description"]), account: account.clientEmail)
         }
         guard let object else { throw .malformedAnswer("the body is not a JSON object", status: 200) }
         guard let value = object["access_token"] as? String, !value.isEmpty,
-              !value.utf8.contains(where: { $0 < 0x21 || $0 > 0x7E }) else {
+            !value.utf8.contains(where: { $0 < 0x21 || $0 > 0x7E })
+        else {
             throw .malformedAnswer("no access_token (printable ASCII)", status: 200)
         }
-        guard let lifetime = (object["expires_in"] as? NSNumber)?.doubleValue
+        guard
+            let lifetime = (object["expires_in"] as? NSNumber)?.doubleValue
                 ?? (object["expires_in"] as? String).flatMap(Double.init),
-              lifetime.isFinite, lifetime > 0 else {
+            lifetime.isFinite, lifetime > 0
+        else {
             throw .malformedAnswer("no positive expires_in", status: 200)
         }
         if let type = object["token_type"] as? String, type.lowercased() != "bearer" {

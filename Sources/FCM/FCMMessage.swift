@@ -62,8 +62,10 @@ public struct FCMMessage: Sendable, Hashable {
     ///   - ttl: `android.ttl`, 0…28 days; nil for FCM's default.
     ///   - collapseKey: `android.collapse_key`, or nil.
     ///   - restrictedPackageName: `android.restricted_package_name`, or nil.
-    public init(data: [String: String], notification: Notification? = nil, priority: Priority = .high,
-                ttl: Duration? = nil, collapseKey: String? = nil, restrictedPackageName: String? = nil) {
+    public init(
+        data: [String: String], notification: Notification? = nil, priority: Priority = .high,
+        ttl: Duration? = nil, collapseKey: String? = nil, restrictedPackageName: String? = nil
+    ) {
         self.data = data
         self.notification = notification
         self.priority = priority
@@ -110,8 +112,10 @@ public struct FCMMessage: Sendable, Hashable {
         guard bytes <= FCM.maximumDataPayloadBytes else {
             throw .payloadTooLarge(bytes: bytes, limit: FCM.maximumDataPayloadBytes)
         }
-        for key in data.keys.sorted() where Self.reservedDataKeys.contains(key)
-            || Self.reservedDataKeyPrefixes.contains(where: { key.hasPrefix($0) }) {
+        for key in data.keys.sorted()
+        where Self.reservedDataKeys.contains(key)
+            || Self.reservedDataKeyPrefixes.contains(where: { key.hasPrefix($0) })
+        {
             throw .reservedDataKey(key)
         }
         if let ttl {
@@ -132,7 +136,8 @@ public struct FCMMessage: Sendable, Hashable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding strings and optionals into keyed containers cannot fail.
-        return (try? encoder.encode(Body(message: self, token: token, validateOnly: validateOnly))).map { [UInt8]($0) } ?? []
+        return (try? encoder.encode(Body(message: self, token: token, validateOnly: validateOnly))).map { [UInt8]($0) }
+            ?? []
     }
 
     /// The wire shape, with Google's field names, written by one `encode(to:)` into nested containers: the

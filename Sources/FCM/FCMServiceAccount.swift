@@ -33,10 +33,14 @@ public struct FCMServiceAccount: Sendable, CustomStringConvertible {
     /// Creates an account from its parts (a sandbox's throw-away account, tests).
     /// - Throws: ``FCMServiceAccountError`` as ``init(json:source:)`` for an empty field, a bad project id,
     ///   a key that is not RSA or a bad token URI.
-    public init(projectID: String, privateKeyID: String, clientEmail: String, tokenURI: String,
-                key: JWTSigningKey, source: String? = nil) throws(FCMServiceAccountError) {
-        for (name, value) in [("project_id", projectID), ("private_key_id", privateKeyID),
-                              ("client_email", clientEmail), ("token_uri", tokenURI)] where value.isEmpty {
+    public init(
+        projectID: String, privateKeyID: String, clientEmail: String, tokenURI: String,
+        key: JWTSigningKey, source: String? = nil
+    ) throws(FCMServiceAccountError) {
+        for (name, value) in [
+            ("project_id", projectID), ("private_key_id", privateKeyID),
+            ("client_email", clientEmail), ("token_uri", tokenURI),
+        ] where value.isEmpty {
             throw FCMServiceAccountError.missingField(name).at(source)
         }
         guard Self.isUsableProjectID(projectID) else {
@@ -90,8 +94,9 @@ public struct FCMServiceAccount: Sendable, CustomStringConvertible {
             throw FCMServiceAccountError.keyDoesNotParse
                 .at(source, "private_key is not an unencrypted PEM private key (PKCS#8 RSA, as Google writes it)")
         }
-        try self.init(projectID: projectID, privateKeyID: privateKeyID, clientEmail: clientEmail, tokenURI: tokenURI,
-                      key: key, source: source)
+        try self.init(
+            projectID: projectID, privateKeyID: privateKeyID, clientEmail: clientEmail, tokenURI: tokenURI,
+            key: key, source: source)
     }
 
     /// Reads and parses a service-account file (`--fcm-service-account FILE`).
@@ -102,7 +107,8 @@ public struct FCMServiceAccount: Sendable, CustomStringConvertible {
         let url = URL(fileURLWithPath: path)
         let size = (try? url.resourceValues(forKeys: [.fileSizeKey, .isDirectoryKey]))
         guard size?.isDirectory != true, (size?.fileSize ?? 0) <= Self.maximumFileBytes,
-              let data = try? Data(contentsOf: url) else {
+            let data = try? Data(contentsOf: url)
+        else {
             throw FCMServiceAccountError.unreadableFile
                 .at(path, "cannot be read (missing, a directory, not permitted, or over 1 MiB)")
         }
@@ -120,15 +126,16 @@ public struct FCMServiceAccount: Sendable, CustomStringConvertible {
     /// - Parameter id: the candidate.
     /// - Returns: true when it is usable.
     public static func isUsableProjectID(_ id: String) -> Bool {
-        (1...128).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"),
-                 UInt8(ascii: "_"):
-                true
-            default:
-                false
+        (1...128).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"),
+                    UInt8(ascii: "_"):
+                    true
+                default:
+                    false
+                }
             }
-        }
     }
 }

@@ -5,7 +5,9 @@
 /// path or the wording: `#expect(throws: FCMServiceAccountError.missingField("private_key"))`.
 public struct FCMServiceAccountError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
-        case unreadableFile, notJSON, notServiceAccount, missingField(String), invalidField(String)
+        case unreadableFile, notJSON, notServiceAccount
+        case missingField(String)
+        case invalidField(String)
         case keyDoesNotParse, notRSAKey, badTokenURI
     }
 
@@ -19,7 +21,8 @@ public struct FCMServiceAccountError: Error, Hashable, Sendable, CustomStringCon
     }
 
     /// The file cannot be read (missing, a directory, no permission, absurdly large).
-    public static let unreadableFile = FCMServiceAccountError(.unreadableFile, "the service-account file cannot be read")
+    public static let unreadableFile = FCMServiceAccountError(
+        .unreadableFile, "the service-account file cannot be read")
     /// The content is not a JSON object.
     public static let notJSON = FCMServiceAccountError(.notJSON, "the service-account file is not a JSON object")
     /// `type` is not `service_account` (e.g. an `authorized_user` file from `gcloud auth`).
@@ -46,7 +49,8 @@ public struct FCMServiceAccountError: Error, Hashable, Sendable, CustomStringCon
     /// The same kind with a more precise message, prefixed with the file it came from.
     func at(_ source: String?, _ detail: String? = nil) -> FCMServiceAccountError {
         let text = detail ?? self.detail
-        return FCMServiceAccountError(code, source.map { "service-account file \($0): \(text)" } ?? "service account: \(text)")
+        return FCMServiceAccountError(
+            code, source.map { "service-account file \($0): \(text)" } ?? "service account: \(text)")
     }
 
     /// The JSON key to fix, for ``missingField(_:)`` and ``invalidField(_:)`` (`private_key` for the key

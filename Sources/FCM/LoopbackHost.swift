@@ -16,7 +16,8 @@ enum LoopbackHost {
     /// - Returns: nil when acceptable, else what is wrong (for an error message; the URL is not secret).
     static func problem(withURL text: String) -> String? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host,
-              !host.isEmpty else {
+            !host.isEmpty
+        else {
             return "is not an absolute URL with a host"
         }
         guard url.user == nil, url.password == nil else { return "must not carry a user name or password" }

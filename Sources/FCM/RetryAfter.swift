@@ -20,9 +20,9 @@ enum RetryAfter {
     }
 
     private static let formats = [
-        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",   // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",    // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT
-        "EEE MMM d HH:mm:ss yyyy",           // asctime:     Sun Nov  6 08:49:37 1994
+        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",  // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT
+        "EEE MMM d HH:mm:ss yyyy",  // asctime:     Sun Nov  6 08:49:37 1994
     ]
 
     private static func formatter(_ format: String) -> DateFormatter {

@@ -34,7 +34,9 @@ private func connection(_ userData: UnsafeMutableRawPointer?) -> ClientConnectio
 }
 
 /// `on_begin_headers_callback`: a response (or trailer) header block starts.
-func clientOnBeginHeaders(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func clientOnBeginHeaders(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     if let frame { connection(userData)?.beginHeaders(streamID: frame.pointee.hd.stream_id) }
     return 0
 }
@@ -45,8 +47,9 @@ func clientOnHeader(
     _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _: UInt8, _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, let name else { return 0 }
-    connection(userData)?.header(streamID: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
-                                 value: UnsafeBufferPointer(start: value, count: value == nil ? 0 : valueLength))
+    connection(userData)?.header(
+        streamID: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: value == nil ? 0 : valueLength))
     return 0
 }
 
@@ -61,26 +64,34 @@ func clientOnDataChunk(
 }
 
 /// `on_frame_recv_callback`: a complete frame (SETTINGS, GOAWAY, PING, end of a stream, ...).
-func clientOnFrameReceived(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func clientOnFrameReceived(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     if let frame { connection(userData)?.frameReceived(frame) }
     return 0
 }
 
 /// `on_frame_send_callback`: a frame went out (a stream's HEADERS: the request reached the wire).
-func clientOnFrameSent(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func clientOnFrameSent(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     if let frame { connection(userData)?.frameSent(frame) }
     return 0
 }
 
 /// `on_frame_not_send_callback`: nghttp2 could not send a frame (a request's HEADERS too large to encode, ...).
-func clientOnFrameNotSent(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ code: Int32,
-                          _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func clientOnFrameNotSent(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ code: Int32,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     if let frame { connection(userData)?.frameNotSent(frame, code: code) }
     return 0
 }
 
 /// `on_stream_close_callback`: the stream is closed (answered, reset, refused, or cut by GOAWAY).
-func clientOnStreamClosed(_: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func clientOnStreamClosed(
+    _: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     connection(userData)?.streamClosed(streamID: streamID, errorCode: errorCode)
     return 0
 }

@@ -2,6 +2,7 @@ import CNGHTTP2
 import Foundation
 import SocketSupport
 import TLSSocket
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -88,14 +89,17 @@ final class ClientConnection {
     ///   - configuration: keep-alive and limits.
     /// - Throws: ``HTTP2ClientError/transport(function:code:message:)`` when the name does not resolve or no
     ///   socket can be started.
-    init(target: RequestTarget, tls: ClientTLSContext?, configuration: HTTP2Client.Configuration) throws(HTTP2ClientError) {
+    init(
+        target: RequestTarget, tls: ClientTLSContext?, configuration: HTTP2Client.Configuration
+    ) throws(HTTP2ClientError) {
         self.target = target
         self.tls = tls
         maxBodyBytes = configuration.maxResponseBodyBytes
         setUpLimit = .seconds(configuration.connectTimeout)
         do {
-            connector = try TCPConnector(host: target.host, port: target.port, peer: target.authority,
-                                         keepAlive: configuration.keepAliveInterval)
+            connector = try TCPConnector(
+                host: target.host, port: target.port, peer: target.authority,
+                keepAlive: configuration.keepAliveInterval)
         } catch {
             throw .socket(error)
         }
@@ -202,13 +206,16 @@ final class ClientConnection {
 
     /// Fails the connection for taking longer than ``setUpLimit`` (its ``Timer/setUpLimit`` is due).
     func failSetUp() {
-        let stage = switch phase {
-        case .connecting: "connect"
-        case .handshaking: "SSL_do_handshake"
-        default: "SETTINGS"
-        }
-        fail(.transport(function: stage, code: Int(ETIMEDOUT),
-                        message: "no HTTP/2 connection to \(target.authority) within \(setUpLimit) (stuck at \(stage))"))
+        let stage =
+            switch phase {
+            case .connecting: "connect"
+            case .handshaking: "SSL_do_handshake"
+            default: "SETTINGS"
+            }
+        fail(
+            .transport(
+                function: stage, code: Int(ETIMEDOUT),
+                message: "no HTTP/2 connection to \(target.authority) within \(setUpLimit) (stuck at \(stage))"))
     }
 
     /// Hands a request to nghttp2 as a new stream; it goes out with the next ``flush()``.
@@ -218,11 +225,14 @@ final class ClientConnection {
         guard let session, phase == .open else { return nil }
         let request = job.pending.request
         let stream = ClientStream(job: job, openedConnection: !carriedStreams)
-        let streamID = HeaderBlock.withFields(request: request, target: job.pending.target, userAgent: userAgent) { fields in
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadRequestBody)
+        let streamID = HeaderBlock.withFields(request: request, target: job.pending.target, userAgent: userAgent) {
+            fields in
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil), read_callback: clientReadRequestBody)
             let hasBody = !request.body.isEmpty
             return withUnsafeMutablePointer(to: &provider) { providerPointer in
-                nghttp2_submit_request(session, nil, fields.baseAddress, fields.count, hasBody ? providerPointer : nil, nil)
+                nghttp2_submit_request(
+                    session, nil, fields.baseAddress, fields.count, hasBody ? providerPointer : nil, nil)
             }
         }
         guard streamID > 0 else {
@@ -258,7 +268,8 @@ final class ClientConnection {
         pingNumber &+= 1
         var payload = pingNumber.bigEndian
         let submitted = withUnsafeBytes(of: &payload) {
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            nghttp2_submit_ping(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress?.assumingMemoryBound(to: UInt8.self))
         }
         guard submitted == 0 else { return false }
         pingSentAt = .now
@@ -279,7 +290,9 @@ final class ClientConnection {
                 var chunk: UnsafePointer<UInt8>?
                 let length = nghttp2_session_mem_send(session, &chunk)
                 if length < 0 {
-                    fail(.transport(function: "nghttp2_session_mem_send", code: length, message: Self.nghttp2Message(length)))
+                    fail(
+                        .transport(
+                            function: "nghttp2_session_mem_send", code: length, message: Self.nghttp2Message(length)))
                     return false
                 }
                 guard length > 0, let chunk else { break }
@@ -298,10 +311,16 @@ final class ClientConnection {
     /// still open: it reads nothing more, so they would wait for their deadlines. Fail the connection instead,
     /// so they are resent at once on another one.
     private func failIfSessionEnded(_ session: OpaquePointer) {
-        guard nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0, !isDrained else { return }
+        guard nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0, !isDrained else {
+            return
+        }
         let code = sentGoAwayCode ?? NGHTTP2_INTERNAL_ERROR.rawValue
-        fail(.transport(function: "GOAWAY", code: Int(code),
-                        message: "HTTP/2 session ended after a protocol error by \(target.authority) (\(HTTP2ErrorCode.name(code)))"))
+        fail(
+            .transport(
+                function: "GOAWAY", code: Int(code),
+                message:
+                    "HTTP/2 session ended after a protocol error by \(target.authority) (\(HTTP2ErrorCode.name(code)))")
+        )
     }
 
     /// Ends the connection politely (GOAWAY NO_ERROR, then close); streams still open fail as on a lost connection.
@@ -379,8 +398,10 @@ final class ClientConnection {
             fail(.socket(error))
         case .done:
             guard socket.negotiatedProtocol == "h2" else {
-                fail(.transport(function: "SSL_get0_alpn_selected", code: 0,
-                                message: "\(target.authority) did not agree on HTTP/2 (ALPN h2)"))
+                fail(
+                    .transport(
+                        function: "SSL_get0_alpn_selected", code: 0,
+                        message: "\(target.authority) did not agree on HTTP/2 (ALPN h2)"))
                 return
             }
             openSession()
@@ -398,18 +419,21 @@ final class ClientConnection {
         ClientCallbacks.install(on: callbacks)
         var created: OpaquePointer?
         guard nghttp2_session_client_new(&created, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0,
-              let created else {
+            let created
+        else {
             fail(.transport(function: "nghttp2_session_client_new", code: 0, message: "out of memory"))
             return
         }
         session = created
         let settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
-                                   value: UInt32(ClientStream.maxHeaderListBytes)),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(ClientStream.maxHeaderListBytes)),
         ]
         _ = nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
-        _ = nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindowBytes)
+        _ = nghttp2_session_set_local_window_size(
+            created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindowBytes)
         phase = .open
         lastReadAt = .now
         idleSince = .now
@@ -468,7 +492,9 @@ extension ClientConnection {
     }
 
     func dataChunk(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID], !stream.appendBody(bytes, limit: maxBodyBytes), let session else { return }
+        guard let stream = streams[streamID], !stream.appendBody(bytes, limit: maxBodyBytes), let session else {
+            return
+        }
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
     }
 
@@ -481,8 +507,10 @@ extension ClientConnection {
         case Int(NGHTTP2_GOAWAY.rawValue):
             goAwayReceived = true
         case Int(NGHTTP2_PING.rawValue):
-            if isAck, withUnsafeBytes(of: frame.pointee.ping.opaque_data, { $0.loadUnaligned(as: UInt64.self) })
-                == pingNumber.bigEndian {
+            if isAck,
+                withUnsafeBytes(of: frame.pointee.ping.opaque_data, { $0.loadUnaligned(as: UInt64.self) })
+                    == pingNumber.bigEndian
+            {
                 pingSentAt = nil
             }
         case Int(NGHTTP2_HEADERS.rawValue), Int(NGHTTP2_DATA.rawValue):
@@ -507,10 +535,13 @@ extension ClientConnection {
     /// a header block too large to encode fails the same way every time, so the stream must not be resent.
     func frameNotSent(_ frame: UnsafePointer<nghttp2_frame>, code: Int32) {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              code == NGHTTP2_ERR_FRAME_SIZE_ERROR.rawValue || code == NGHTTP2_ERR_HEADER_COMP.rawValue else { return }
+            code == NGHTTP2_ERR_FRAME_SIZE_ERROR.rawValue || code == NGHTTP2_ERR_HEADER_COMP.rawValue
+        else { return }
         streams[frame.pointee.hd.stream_id]?.unsendable = .transport(
             function: "nghttp2_session_mem_send", code: Int(code),
-            message: "the request's header block cannot be sent: \(Self.nghttp2Message(Int(code))) (nghttp2 sends at most 64 KiB)")
+            message:
+                "the request's header block cannot be sent: \(Self.nghttp2Message(Int(code))) (nghttp2 sends at most 64 KiB)"
+        )
     }
 
     func streamClosed(streamID: Int32, errorCode: UInt32) {
@@ -522,8 +553,10 @@ extension ClientConnection {
     }
 
     /// Copies the next part of a request body for nghttp2's data provider.
-    func readRequestBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int,
-                         flags: UnsafeMutablePointer<UInt32>) -> Int {
+    func readRequestBody(
+        streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int,
+        flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
         guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         let body = stream.pending.request.body
         let count = min(capacity, body.count - stream.requestBodyOffset)

@@ -1,6 +1,7 @@
 import Foundation
 import RingerSync
 import SocketSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,8 +37,10 @@ final class ClientLoop {
     /// No deadline of an in-flight or queued request passes before this instant.
     private var nextExpiry: ContinuousClock.Instant?
 
-    init(mailbox: LoopMailbox, configuration: HTTP2Client.Configuration, tls: ClientTLSContext?,
-         statistics: LockedValue<HTTP2Client.Statistics>) {
+    init(
+        mailbox: LoopMailbox, configuration: HTTP2Client.Configuration, tls: ClientTLSContext?,
+        statistics: LockedValue<HTTP2Client.Statistics>
+    ) {
         self.mailbox = mailbox
         self.configuration = configuration
         self.tls = tls
@@ -157,19 +160,23 @@ final class ClientLoop {
             }
             guard !list.contains(where: \.isWarmingUp) else { return }
             let usable = list.filter { $0.phase != .closed && !$0.goAwayReceived }.count
-            guard configuration.maxConnectionsPerHost == 0 || usable < configuration.maxConnectionsPerHost else { return }
+            guard configuration.maxConnectionsPerHost == 0 || usable < configuration.maxConnectionsPerHost else {
+                return
+            }
             guard backoff[origin]?.mayConnect(at: now) ?? true else {
                 noteHeld(&queue, from: started)
                 return
             }
             do {
-                let connection = try ClientConnection(target: job.pending.target, tls: tls, configuration: configuration)
+                let connection = try ClientConnection(
+                    target: job.pending.target, tls: tls, configuration: configuration)
                 statistics.withLock { $0.connectionsOpened += 1 }
                 list.append(connection)
                 connections[origin] = list
             } catch {
                 // The name does not resolve or no socket can be made: what waits cannot be sent now.
-                backoff[origin, default: ReconnectBackoff()].recordFailure(error, maximum: configuration.maxReconnectDelay, now: now)
+                backoff[origin, default: ReconnectBackoff()].recordFailure(
+                    error, maximum: configuration.maxReconnectDelay, now: now)
                 for waiting in queue[started...] {
                     waiting.pending.resolve(.failure(error))
                 }
@@ -243,9 +250,12 @@ final class ClientLoop {
                 return
             }
             guard job.refusals < Job.maxRefusals else {
-                pending.resolve(.failure(HTTP2ClientError.transport(
-                    function: "RST_STREAM", code: Int(HTTP2ErrorCode.refusedStream),
-                    message: "the server refused the stream \(job.refusals + 1) times (REFUSED_STREAM or GOAWAY)")))
+                pending.resolve(
+                    .failure(
+                        HTTP2ClientError.transport(
+                            function: "RST_STREAM", code: Int(HTTP2ErrorCode.refusedStream),
+                            message:
+                                "the server refused the stream \(job.refusals + 1) times (REFUSED_STREAM or GOAWAY)")))
                 return
             }
             job.refusals += 1
@@ -358,7 +368,8 @@ final class ClientLoop {
             } else {
                 // nghttp2 would not queue it (out of memory): a connection that cannot be kept warm is recycled
                 // rather than left with a timer that stays due.
-                connection.fail(.transport(function: "nghttp2_submit_ping", code: 0, message: "cannot queue a keep-alive PING"))
+                connection.fail(
+                    .transport(function: "nghttp2_submit_ping", code: 0, message: "cannot queue a keep-alive PING"))
             }
         case .pingAnswer:
             guard let sentAt = connection.pingSentAt, connection.lastReadAt < sentAt else {
@@ -369,7 +380,9 @@ final class ClientLoop {
             }
             // A connection whose PING goes unanswered is presumed dead (a half-open TCP connection).
             statistics.withLock { $0.connectionsRecycled += 1 }
-            connection.fail(.transport(function: "PING", code: 0, message: "no answer to a keep-alive PING; connection presumed dead"))
+            connection.fail(
+                .transport(
+                    function: "PING", code: 0, message: "no answer to a keep-alive PING; connection presumed dead"))
         }
     }
 
@@ -393,7 +406,9 @@ final class ClientLoop {
                 connection.abandon(streamID: streamID)
                 statistics.withLock { $0.requestsTimedOut += 1 }
                 if configuration.recyclesSilentConnections, connection.phase == .open,
-                   (connection.lastAnswerAt.map { $0 < stream.startedAt } ?? true), !silent.contains(where: { $0 === connection }) {
+                    connection.lastAnswerAt.map { $0 < stream.startedAt } ?? true,
+                    !silent.contains(where: { $0 === connection })
+                {
                     // Nothing answered here since this request went out: presume the connection dead.
                     silent.append(connection)
                 }
@@ -424,9 +439,10 @@ final class ClientLoop {
     /// failure, since it was certainly not delivered and the cause is more use to an operator than "timed out".
     static func expiredUnsent(_ job: Job, lastFailure: HTTP2ClientError?) -> HTTP2ClientError {
         guard !job.wasSent, let lastFailure, let function = lastFailure.transportFunction else { return .timedOut }
-        return .transport(function: function, code: lastFailure.transportCode ?? 0,
-                          message: "not sent before the deadline: no working connection to \(job.pending.target.authority); "
-                              + "last failure: \(lastFailure.transportMessage ?? "")")
+        return .transport(
+            function: function, code: lastFailure.transportCode ?? 0,
+            message: "not sent before the deadline: no working connection to \(job.pending.target.authority); "
+                + "last failure: \(lastFailure.transportMessage ?? "")")
     }
 
     private func noteDeadline(_ deadline: ContinuousClock.Instant) {

@@ -118,22 +118,27 @@ final class ClientStream {
     /// How the stream ended once nghttp2 closed it with `errorCode`.
     func end(errorCode: UInt32, localPort: Int, maxBodyBytes: Int) -> StreamEnd {
         if headerListTooLarge {
-            return .failed(.transport(function: "HTTP/2 HEADERS", code: 0,
-                                      message: "response header list exceeds \(Self.maxHeaderListBytes) bytes"),
-                           connectionFailure: false)
+            return .failed(
+                .transport(
+                    function: "HTTP/2 HEADERS", code: 0,
+                    message: "response header list exceeds \(Self.maxHeaderListBytes) bytes"),
+                connectionFailure: false)
         }
         if bodyTooLarge {
-            return .failed(.transport(function: "HTTP/2 DATA", code: 0,
-                                      message: "response body exceeds maxResponseBodyBytes (\(maxBodyBytes))"),
-                           connectionFailure: false)
+            return .failed(
+                .transport(
+                    function: "HTTP/2 DATA", code: 0,
+                    message: "response body exceeds maxResponseBodyBytes (\(maxBodyBytes))"),
+                connectionFailure: false)
         }
         if errorCode == 0, ended, let status {
             let elapsed = startedAt.duration(to: .now)
-            return .response(HTTP2Response(
-                status: status, headers: headers, body: body, httpVersion: 2,
-                newConnections: openedConnection ? 1 : 0,
-                elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                localPort: localPort, attempts: job.attempt))
+            return .response(
+                HTTP2Response(
+                    status: status, headers: headers, body: body, httpVersion: 2,
+                    newConnections: openedConnection ? 1 : 0,
+                    elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                    localPort: localPort, attempts: job.attempt))
         }
         if let unsendable {
             return .failed(unsendable, connectionFailure: false)
@@ -141,8 +146,10 @@ final class ClientStream {
         if errorCode == HTTP2ErrorCode.refusedStream || !headersSent {
             return .refused
         }
-        return .failed(.transport(function: "RST_STREAM", code: Int(errorCode),
-                                  message: "stream reset: \(HTTP2ErrorCode.name(errorCode))"),
-                       connectionFailure: true)
+        return .failed(
+            .transport(
+                function: "RST_STREAM", code: Int(errorCode),
+                message: "stream reset: \(HTTP2ErrorCode.name(errorCode))"),
+            connectionFailure: true)
     }
 }

@@ -1,6 +1,7 @@
 import CTLS
 import OpenSSLSupport
 import TLSSocket
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,9 +81,13 @@ final class ClientTLSContext: Sendable {
         return ssl
     }
 
-    private static func configure(_ context: OpaquePointer, _ configuration: HTTP2Client.Configuration,
-                                  password: UnsafeMutablePointer<CChar>?) throws(TLSSetupFailure) {
-        guard TLSContextHandle.applyHTTP2Baseline(context) else { throw TLSCall.failure("SSL_CTX_set_min_proto_version") }
+    private static func configure(
+        _ context: OpaquePointer, _ configuration: HTTP2Client.Configuration,
+        password: UnsafeMutablePointer<CChar>?
+    ) throws(TLSSetupFailure) {
+        guard TLSContextHandle.applyHTTP2Baseline(context) else {
+            throw TLSCall.failure("SSL_CTX_set_min_proto_version")
+        }
         let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         // SSL_CTX_set_alpn_protos returns 0 on success, unlike its neighbours.
         guard SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) == 0 else {
@@ -107,10 +112,12 @@ final class ClientTLSContext: Sendable {
         }
         switch identity.format {
         case .pem:
-            try TLSCall.check(SSL_CTX_use_certificate_chain_file(context, identity.certificateFile),
-                              "SSL_CTX_use_certificate_chain_file")
-            try TLSCall.check(SSL_CTX_use_PrivateKey_file(context, identity.keyFile ?? identity.certificateFile, SSL_FILETYPE_PEM),
-                              "SSL_CTX_use_PrivateKey_file")
+            try TLSCall.check(
+                SSL_CTX_use_certificate_chain_file(context, identity.certificateFile),
+                "SSL_CTX_use_certificate_chain_file")
+            try TLSCall.check(
+                SSL_CTX_use_PrivateKey_file(context, identity.keyFile ?? identity.certificateFile, SSL_FILETYPE_PEM),
+                "SSL_CTX_use_PrivateKey_file")
         case .p12:
             try usePKCS12(context, file: identity.certificateFile, password: identity.password)
         }

@@ -56,7 +56,8 @@ public final class HTTP2Client: Sendable {
         try request.validate()
         let target = try RequestTarget(url: request.url)
         guard target.isSecure || configuration.http2PriorKnowledge else {
-            throw HTTP2ClientError.invalidRequest("http:// URLs need http2PriorKnowledge (h2c); this client speaks HTTP/2 only")
+            throw HTTP2ClientError.invalidRequest(
+                "http:// URLs need http2PriorKnowledge (h2c); this client speaks HTTP/2 only")
         }
         try Task.checkCancellation()
         let pending = PendingResponse(request: request, target: target)

@@ -123,8 +123,10 @@ extension HTTP2Client {
             guard maxReconnectDelay.isFinite, (0...3600).contains(maxReconnectDelay) else {
                 throw .invalidRequest("maxReconnectDelay must be between 0 and 3600 seconds")
             }
-            let strings = [caFile, userAgent, clientCertificate?.certificateFile, clientCertificate?.keyFile,
-                           clientCertificate?.password]
+            let strings = [
+                caFile, userAgent, clientCertificate?.certificateFile, clientCertificate?.keyFile,
+                clientCertificate?.password,
+            ]
             guard !strings.contains(where: { $0?.utf8.contains(0) == true }) else {
                 throw .invalidRequest("a configuration string (path, user agent or password) contains NUL")
             }

@@ -71,7 +71,8 @@ public struct HTTP2Request: Sendable {
     /// Checks everything that would otherwise be sent verbatim (header injection, smuggling).
     /// - Throws: ``HTTP2ClientError/invalidRequest(_:)`` naming the bad part but never a header value.
     func validate() throws(HTTP2ClientError) {
-        guard ASCII.hasPrefix(url, lowercasedPrefix: "https://") || ASCII.hasPrefix(url, lowercasedPrefix: "http://") else {
+        guard ASCII.hasPrefix(url, lowercasedPrefix: "https://") || ASCII.hasPrefix(url, lowercasedPrefix: "http://")
+        else {
             throw .invalidRequest("URL must start with https:// or http://")
         }
         guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
@@ -116,17 +117,18 @@ public struct HTTP2Request: Sendable {
 
     /// RFC 9110 §5.6.2 token: one or more tchar.
     private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-                 UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-                return true
-            default:
-                return false
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+                    UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+                    return true
+                default:
+                    return false
+                }
             }
-        }
     }
 }

@@ -5,8 +5,10 @@ import CNGHTTP2
 /// lowercased (RFC 9113 §8.2.1).
 enum HeaderBlock {
     /// Calls `body` with the `nghttp2_nv` list, valid only during the call.
-    static func withFields<Result>(request: HTTP2Request, target: RequestTarget, userAgent: String,
-                                   _ body: (UnsafeBufferPointer<nghttp2_nv>) -> Result) -> Result {
+    static func withFields<Result>(
+        request: HTTP2Request, target: RequestTarget, userAgent: String,
+        _ body: (UnsafeBufferPointer<nghttp2_nv>) -> Result
+    ) -> Result {
         var bytes: [UInt8] = []
         var spans: [(name: Range<Int>, value: Range<Int>)] = []
         bytes.reserveCapacity(256 + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
@@ -33,8 +35,9 @@ enum HeaderBlock {
         return bytes.withUnsafeMutableBufferPointer { storage in
             let base = storage.baseAddress!
             let fields = spans.map { span in
-                nghttp2_nv(name: base + span.name.lowerBound, value: base + span.value.lowerBound,
-                           namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                nghttp2_nv(
+                    name: base + span.name.lowerBound, value: base + span.value.lowerBound,
+                    namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
             }
             return fields.withUnsafeBufferPointer(body)
         }

@@ -84,8 +84,9 @@ final class LoopMailbox: Sendable {
                 state.submissions.removeAll()
                 state.cancellations.removeAll()
             }
-            return Batch(submissions: state.submissions, cancellations: state.cancellations,
-                         isShuttingDown: state.isShuttingDown)
+            return Batch(
+                submissions: state.submissions, cancellations: state.cancellations,
+                isShuttingDown: state.isShuttingDown)
         }
     }
 

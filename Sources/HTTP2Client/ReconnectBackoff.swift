@@ -32,8 +32,10 @@ struct ReconnectBackoff {
     ///   - maximum: the cap in seconds.
     ///   - now: the current instant.
     ///   - random: a number in `0...1` for the jitter (tests fix it).
-    mutating func recordFailure(_ error: HTTP2ClientError?, maximum: TimeInterval, now: ContinuousClock.Instant,
-                                random: Double = .random(in: 0...1)) {
+    mutating func recordFailure(
+        _ error: HTTP2ClientError?, maximum: TimeInterval, now: ContinuousClock.Instant,
+        random: Double = .random(in: 0...1)
+    ) {
         if let error { lastFailure = error }
         failures += 1
         // The first failure is retried at once, so the second failure in a row is the backoff's first retry.

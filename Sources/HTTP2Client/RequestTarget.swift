@@ -34,7 +34,10 @@ struct RequestTarget: Sendable, Hashable {
         scheme = String(decoding: bytes[..<schemeEnd].map(ASCII.lowercased), as: UTF8.self)
         guard scheme == "https" || scheme == "http" else { throw .invalidRequest("URL scheme must be https or http") }
         let authorityStart = schemeEnd + 3
-        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        let authorityEnd =
+            bytes[authorityStart...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }
             ?? bytes.count
         let authorityBytes = Array(bytes[authorityStart..<authorityEnd])
         guard !authorityBytes.contains(UInt8(ascii: "@")) else { throw .invalidRequest("URL must not carry user info") }
@@ -61,7 +64,8 @@ struct RequestTarget: Sendable, Hashable {
             port = scheme == "https" ? 443 : 80
         } else {
             guard portBytes.count <= 5, portBytes.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65_535).contains(value) else {
+                let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65_535).contains(value)
+            else {
                 throw .invalidRequest("URL port must be 1-65535")
             }
             port = value

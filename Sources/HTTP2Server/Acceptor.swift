@@ -1,6 +1,7 @@
-import SocketSupport
 import RingerSync
+import SocketSupport
 import TLSSocket
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,7 @@
-import SocketSupport
 import CTLS
+import SocketSupport
 import TLSSocket
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -57,7 +58,9 @@ final class Connection {
         guard let ssl = context.tls.makeConnection() else { return .abort }
         SSL_set_accept_state(ssl)
         descriptorHandedOver = true
-        guard let socket = try? TLSSocket(descriptor: descriptor, ssl: ssl, peer: "the client", readBufferBytes: 16 * 1024)
+        guard
+            let socket = try? TLSSocket(
+                descriptor: descriptor, ssl: ssl, peer: "the client", readBufferBytes: 16 * 1024)
         else { return .abort }
         self.socket = socket
         while true {
@@ -131,7 +134,8 @@ final class Connection {
         // as aioapns do; its connection preface is checked by nghttp2 like any other.
         if let negotiated = socket.negotiatedProtocol, negotiated != "h2" { return .finished }
         // Read once here, not per request: the certificate cannot change on the connection (renegotiation is off).
-        let clientCertificate = context.configuration.clientCAPath == nil ? nil : socket.connection.flatMap(PeerCertificate.read)
+        let clientCertificate =
+            context.configuration.clientCAPath == nil ? nil : socket.connection.flatMap(PeerCertificate.read)
         guard let session = H2Session.open(context: context, mailbox: mailbox, clientCertificate: clientCertificate)
         else { return .abort }
         h2 = session

@@ -1,6 +1,6 @@
-import SocketSupport
-import RingerSync
 import RingerHTTP
+import RingerSync
+import SocketSupport
 
 /// What other threads hand to one connection's thread: handler results, new settings, stop requests.
 ///
@@ -48,7 +48,8 @@ final class ConnectionMailbox: Sendable {
             guard let pipe = state.pipe else { return }
             state.delivery.responses.append((streamID, response))
             if state.delivery.responses.count == 1 && state.delivery.maxConcurrentStreams == nil
-                && state.delivery.command == nil {
+                && state.delivery.command == nil
+            {
                 pipe.wake()
             }
         }

@@ -11,7 +11,9 @@ private func session(_ userData: UnsafeMutableRawPointer?) -> H2Session? {
 }
 
 /// `on_begin_headers_callback`: a HEADERS block starts.
-func h2OnBeginHeaders(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func h2OnBeginHeaders(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     if let frame { session(userData)?.beginHeaders(frame.pointee) }
     return 0
 }
@@ -22,8 +24,9 @@ func h2OnHeader(
     _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _: UInt8, _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, let name else { return 0 }
-    session(userData)?.header(frame.pointee, name: UnsafeBufferPointer(start: name, count: nameLength),
-                              value: UnsafeBufferPointer(start: value, count: value == nil ? 0 : valueLength))
+    session(userData)?.header(
+        frame.pointee, name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: value == nil ? 0 : valueLength))
     return 0
 }
 
@@ -38,7 +41,9 @@ func h2OnDataChunk(
 }
 
 /// `on_frame_recv_callback`: a complete frame (HEADERS with its CONTINUATIONs, DATA, GOAWAY, ...).
-func h2OnFrameReceived(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func h2OnFrameReceived(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     if let frame { session(userData)?.frameReceived(frame.pointee) }
     return 0
 }
@@ -62,9 +67,12 @@ func h2ReadResponseBody(
 }
 
 /// `on_frame_send_callback`: a frame went out; counts streams refused by nghttp2 or by ``H2Session``.
-func h2OnFrameSent(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func h2OnFrameSent(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     if let frame, frame.pointee.hd.type == UInt8(NGHTTP2_RST_STREAM.rawValue),
-       frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue {
+        frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue
+    {
         session(userData)?.context.counters.withLock { $0.streamsRefused += 1 }
     }
     return 0

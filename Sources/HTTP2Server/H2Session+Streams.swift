@@ -1,6 +1,6 @@
-import RingerSync
 import CNGHTTP2
 import RingerHTTP
+import RingerSync
 
 /// Request admission, dispatch to the handler, and response submission.
 extension H2Session {
@@ -18,7 +18,8 @@ extension H2Session {
         let served = acceptedRequests
         let (cut, goAwayNow, goAwayAfter) = context.controls.withLock { controls -> (Bool, Bool, Bool) in
             if let limit = controls.closeAtRequest, served >= limit,
-               ServerContext.Controls.take(&controls.closeConnectionsLeft) {
+                ServerContext.Controls.take(&controls.closeConnectionsLeft)
+            {
                 return (true, false, false)
             }
             guard let limit = controls.goAwayAfterRequests, served + 1 >= limit else { return (false, false, false) }
@@ -48,10 +49,14 @@ extension H2Session {
     /// the limit (413), so the client stops before uploading it.
     func checkLimits(_ stream: StreamRecord, endStream: Bool) {
         if stream.headerListTooLarge {
-            answerEarly(stream, status: 431, reason: "request header list exceeds \(context.configuration.maxRequestHeaderBytes) bytes")
+            answerEarly(
+                stream, status: 431,
+                reason: "request header list exceeds \(context.configuration.maxRequestHeaderBytes) bytes")
         } else if !endStream, let declared = stream.headers["content-length"].flatMap({ Int($0) }),
-                  declared > context.configuration.maxRequestBodyBytes {
-            answerEarly(stream, status: 413, reason: "request body exceeds \(context.configuration.maxRequestBodyBytes) bytes")
+            declared > context.configuration.maxRequestBodyBytes
+        {
+            answerEarly(
+                stream, status: 413, reason: "request body exceeds \(context.configuration.maxRequestBodyBytes) bytes")
         }
     }
 
@@ -79,8 +84,10 @@ extension H2Session {
     /// for why no RST_STREAM(NO_ERROR) follows.
     func answerEarly(_ stream: StreamRecord, status: Int, reason: String) {
         stream.answeredEarly = true
-        submit(HTTPResponse(status: status, headers: [("content-type", "text/plain; charset=utf-8")],
-                            body: Array(reason.utf8)), on: stream)
+        submit(
+            HTTPResponse(
+                status: status, headers: [("content-type", "text/plain; charset=utf-8")],
+                body: Array(reason.utf8)), on: stream)
     }
 
     /// Submits `response` as HEADERS (`:status`, the handler's fields, `content-length`) plus DATA frames
@@ -105,7 +112,8 @@ extension H2Session {
         let hasBody = !stream.responseBody.isEmpty
         let result = H2Session.withNameValues(fields) { fields, count -> Int32 in
             guard hasBody else { return nghttp2_submit_response(session, stream.id, fields, count, nil) }
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: h2ReadResponseBody)
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil), read_callback: h2ReadResponseBody)
             return nghttp2_submit_response(session, stream.id, fields, count, &provider)
         }
         stream.responded = result == 0
@@ -114,20 +122,24 @@ extension H2Session {
     private func refuse(_ stream: StreamRecord) {
         stream.answeredEarly = true
         guard let session = nghttpSession else { return }
-        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_REFUSED_STREAM.rawValue)
+        _ = nghttp2_submit_rst_stream(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_REFUSED_STREAM.rawValue)
     }
 
     private func sendGoAway(lastStreamID: Int32) {
         guard goAwayLastStreamID == nil, let session = nghttpSession else { return }
         goAwayLastStreamID = lastStreamID
-        _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        _ = nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, NGHTTP2_NO_ERROR.rawValue, nil, 0)
     }
 
     /// Whether a handler-supplied field may go on the wire: valid per nghttp2's RFC 9113 §8.2.1 checks, not a
     /// pseudo-header, not connection-specific (§8.2.2), and not `content-length`, which the server sets.
     private static func isSendable(name: String, value: String) -> Bool {
-        let forbidden: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
-                                      "content-length"]
+        let forbidden: Set<String> = [
+            "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
+            "content-length",
+        ]
         guard !name.isEmpty, !name.hasPrefix(":"), !forbidden.contains(name) else { return false }
         var nameBytes = Array(name.utf8)
         var valueBytes = Array(value.utf8)
@@ -137,8 +149,10 @@ extension H2Session {
 
     /// Lays the fields out in one buffer and calls `body` with `nghttp2_nv`s pointing into it (nghttp2
     /// copies them during the submit call).
-    private static func withNameValues(_ fields: [(String, String)],
-                                       _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
+    private static func withNameValues(
+        _ fields: [(String, String)],
+        _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32
+    ) -> Int32 {
         var storage: [UInt8] = []
         var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
         for (name, value) in fields {
@@ -151,8 +165,9 @@ extension H2Session {
         return storage.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -1 }
             let nameValues = spans.map { span in
-                nghttp2_nv(name: base + span.name, value: base + span.value, namelen: span.nameLength,
-                           valuelen: span.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                nghttp2_nv(
+                    name: base + span.name, value: base + span.value, namelen: span.nameLength,
+                    valuelen: span.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
             }
             return nameValues.withUnsafeBufferPointer { list in
                 guard let first = list.baseAddress else { return -1 }

@@ -1,6 +1,6 @@
-import RingerSync
 import CNGHTTP2
 import RingerHTTP
+import RingerSync
 import SocketSupport
 
 /// One connection's nghttp2 server session: turns frames into ``StreamRecord``s, dispatches complete
@@ -25,14 +25,17 @@ final class H2Session {
     /// Creates the nghttp2 server session and queues the server's SETTINGS.
     /// - Parameter clientCertificate: The connection's verified client certificate, if any.
     /// - Returns: nil when nghttp2 cannot allocate the session.
-    static func open(context: ServerContext, mailbox: ConnectionMailbox,
-                     clientCertificate: HTTPRequest.ClientCertificate? = nil) -> H2Session? {
+    static func open(
+        context: ServerContext, mailbox: ConnectionMailbox,
+        clientCertificate: HTTPRequest.ClientCertificate? = nil
+    ) -> H2Session? {
         let h2 = H2Session(context: context, mailbox: mailbox, clientCertificate: clientCertificate)
         guard h2.createSession() else { return nil }
         return h2
     }
 
-    private init(context: ServerContext, mailbox: ConnectionMailbox, clientCertificate: HTTPRequest.ClientCertificate?) {
+    private init(context: ServerContext, mailbox: ConnectionMailbox, clientCertificate: HTTPRequest.ClientCertificate?)
+    {
         self.context = context
         self.mailbox = mailbox
         self.clientCertificate = clientCertificate
@@ -81,10 +84,12 @@ final class H2Session {
         loop.check("H2Session")
         guard let nghttpSession else { return }
         let entries = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                                   value: UInt32(clamping: maxConcurrentStreams)),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
-                                   value: UInt32(clamping: context.configuration.maxRequestHeaderBytes)),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: UInt32(clamping: maxConcurrentStreams)),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(clamping: context.configuration.maxRequestHeaderBytes)),
         ]
         _ = nghttp2_submit_settings(nghttpSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count)
     }
@@ -130,7 +135,8 @@ final class H2Session {
         // A connection window of 1 MiB, as busy servers advertise (RFC 9113 section 6.9.2 starts it at
         // 65,535 bytes and only WINDOW_UPDATE raises it): hundreds of small pushes in flight must not
         // stall on the window while WINDOW_UPDATEs wait for the next write.
-        _ = nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindowBytes)
+        _ = nghttp2_session_set_local_window_size(
+            created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Self.connectionWindowBytes)
         return true
     }
 }
@@ -139,14 +145,17 @@ final class H2Session {
 
 extension H2Session {
     func beginHeaders(_ frame: nghttp2_frame) {
-        guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.headers.cat == NGHTTP2_HCAT_REQUEST else { return }
+        guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.headers.cat == NGHTTP2_HCAT_REQUEST else {
+            return
+        }
         streams[frame.hd.stream_id] = StreamRecord(id: frame.hd.stream_id)
     }
 
     func header(_ frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         // Trailer fields (category HEADERS) are not part of HTTPRequest; only the request block is kept.
         guard frame.headers.cat == NGHTTP2_HCAT_REQUEST, let stream = streams[frame.hd.stream_id],
-              !stream.headerListTooLarge else { return }
+            !stream.headerListTooLarge
+        else { return }
         stream.headerBytes += name.count + value.count + 32
         guard stream.headerBytes <= context.configuration.maxRequestHeaderBytes else {
             stream.headerListTooLarge = true
@@ -161,7 +170,8 @@ extension H2Session {
         guard let stream = streams[streamID], !stream.answeredEarly else { return }
         guard stream.body.count + bytes.count <= context.configuration.maxRequestBodyBytes else {
             stream.body = []
-            answerEarly(stream, status: 413, reason: "request body exceeds \(context.configuration.maxRequestBodyBytes) bytes")
+            answerEarly(
+                stream, status: 413, reason: "request body exceeds \(context.configuration.maxRequestBodyBytes) bytes")
             return
         }
         stream.body.append(contentsOf: bytes)
@@ -192,8 +202,10 @@ extension H2Session {
 
     /// Copies the next part of a response body for nghttp2's data provider.
     /// - Returns: Bytes copied, or a negative nghttp2 error to reset the stream.
-    func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int,
-                  flags: UnsafeMutablePointer<UInt32>) -> Int {
+    func readBody(
+        streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int,
+        flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
         guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         let count = min(capacity, stream.responseBody.count - stream.responseOffset)
         stream.responseBody.withUnsafeBufferPointer { body in

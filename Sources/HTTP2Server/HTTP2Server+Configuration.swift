@@ -48,10 +48,12 @@ extension HTTP2Server {
         ///   - idleTimeout: Idle connection lifetime in seconds, or `nil` for none.
         ///   - handshakeTimeout: TLS handshake deadline in seconds.
         ///   - clientCAPath: PEM CA file that client certificates must chain to; nil requests none.
-        public init(certificatePath: String, privateKeyPath: String, host: String = "127.0.0.1", port: Int = 0,
-                    maxConcurrentStreams: Int = 1000, maxRequestBodyBytes: Int = 64 * 1024,
-                    maxRequestHeaderBytes: Int = 64 * 1024, idleTimeout: Double? = 300, handshakeTimeout: Double = 10,
-                    clientCAPath: String? = nil) {
+        public init(
+            certificatePath: String, privateKeyPath: String, host: String = "127.0.0.1", port: Int = 0,
+            maxConcurrentStreams: Int = 1000, maxRequestBodyBytes: Int = 64 * 1024,
+            maxRequestHeaderBytes: Int = 64 * 1024, idleTimeout: Double? = 300, handshakeTimeout: Double = 10,
+            clientCAPath: String? = nil
+        ) {
             self.certificatePath = certificatePath
             self.privateKeyPath = privateKeyPath
             self.host = host

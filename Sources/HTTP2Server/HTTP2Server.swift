@@ -1,5 +1,5 @@
-import RingerSync
 public import RingerHTTP
+import RingerSync
 
 /// A small HTTP/2-over-TLS server for tests and sandboxes (the APNs sandbox): it hands every request, with
 /// all its header fields, to an async handler and writes back the returned response.
@@ -64,12 +64,14 @@ public final class HTTP2Server: Sendable {
             case .idle: break
             }
             try configuration.validate()
-            let tls = try TLSContext(certificatePath: configuration.certificatePath,
-                                     privateKeyPath: configuration.privateKeyPath,
-                                     clientCAPath: configuration.clientCAPath)
+            let tls = try TLSContext(
+                certificatePath: configuration.certificatePath,
+                privateKeyPath: configuration.privateKeyPath,
+                clientCAPath: configuration.clientCAPath)
             let listener = try Listener.open(host: configuration.host, port: configuration.port)
-            let context = ServerContext(configuration: configuration, handler: handler, tls: tls, controls: controls,
-                                        counters: counters)
+            let context = ServerContext(
+                configuration: configuration, handler: handler, tls: tls, controls: controls,
+                counters: counters)
             do {
                 let acceptor = try Acceptor(listener: listener, context: context)
                 switch NativeThread.start({ acceptor.run() }) {

@@ -1,4 +1,5 @@
 import TLSSocket
+
 #if canImport(Glibc)
 import SocketSupport
 import Glibc
@@ -23,7 +24,8 @@ struct Listener {
         do {
             addresses = try SocketAddress.resolve(host: host, port: port, passive: true)
         } catch {
-            throw HTTP2ServerError.socket(function: error.function, errno: Int32(clamping: error.code), message: error.message)
+            throw HTTP2ServerError.socket(
+                function: error.function, errno: Int32(clamping: error.code), message: error.message)
         }
         var failure = HTTP2ServerError.socket(function: "getaddrinfo", errno: 0, message: "no address for \(host)")
         for address in addresses {
@@ -64,6 +66,7 @@ struct Listener {
 
     private static func failure(_ function: String, host: String, port: Int) -> HTTP2ServerError {
         let code = errno
-        return HTTP2ServerError.socket(function: function, errno: code, message: "\(Posix.message(code)) (\(host) port \(port))")
+        return HTTP2ServerError.socket(
+            function: function, errno: code, message: "\(Posix.message(code)) (\(host) port \(port))")
     }
 }

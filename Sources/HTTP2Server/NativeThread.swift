@@ -1,4 +1,5 @@
 import SocketSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,7 @@
 import CTLS
 import OpenSSLSupport
 import RingerHTTP
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,8 +22,9 @@ enum PeerCertificate {
         guard let certificate = SSL_get0_peer_certificate(ssl), SSL_get_verify_result(ssl) == X509_V_OK else {
             return nil
         }
-        return HTTPRequest.ClientCertificate(subjectUID: subjectUID(of: certificate),
-                                             notAfter: notAfter(of: certificate) ?? 0)
+        return HTTPRequest.ClientCertificate(
+            subjectUID: subjectUID(of: certificate),
+            notAfter: notAfter(of: certificate) ?? 0)
     }
 
     /// The subject's UID attribute (OID 0.9.2342.19200300.100.1.1) as UTF-8, if present.

@@ -27,7 +27,8 @@ enum RequestTarget {
         while index < bytes.endIndex {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
                 output.append(high << 4 | low)
                 index += 3
                 continue

@@ -1,6 +1,6 @@
-import SocketSupport
-import RingerSync
 import RingerHTTP
+import RingerSync
+import SocketSupport
 
 /// State shared by the server object, the accept thread and every connection thread.
 ///
@@ -50,8 +50,10 @@ final class ServerContext: Sendable {
     let counters: LockedValue<HTTP2Server.Statistics>
     private let registry = LockedValue(Registry())
 
-    init(configuration: HTTP2Server.Configuration, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
-         tls: TLSContext, controls: LockedValue<Controls>, counters: LockedValue<HTTP2Server.Statistics>) {
+    init(
+        configuration: HTTP2Server.Configuration, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        tls: TLSContext, controls: LockedValue<Controls>, counters: LockedValue<HTTP2Server.Statistics>
+    ) {
         self.configuration = configuration
         self.handler = handler
         self.tls = tls

@@ -53,7 +53,8 @@ final class StreamRecord {
         let (path, query) = RequestTarget.split(target)
         var fields = headers
         if fields["host"] == nil, let authority { fields["host"] = authority }
-        return HTTPRequest(method: method, path: path, query: query, headers: fields, body: body, httpVersion: 2,
-                           clientCertificate: clientCertificate)
+        return HTTPRequest(
+            method: method, path: path, query: query, headers: fields, body: body, httpVersion: 2,
+            clientCertificate: clientCertificate)
     }
 }

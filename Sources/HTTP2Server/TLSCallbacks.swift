@@ -5,7 +5,8 @@ import CTLS
 /// nghttp2's selector. A client that does not offer "h2" gets the fatal `no_application_protocol` alert, as
 /// RFC 7301 §3.2 requires, so an HTTP/1.1-only client is refused during the handshake.
 func selectHTTP2Protocol(
-    _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ outLength: UnsafeMutablePointer<UInt8>?,
+    _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    _ outLength: UnsafeMutablePointer<UInt8>?,
     _ offered: UnsafePointer<UInt8>?, _ offeredLength: UInt32, _ argument: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let out, let outLength, let offered else { return SSL_TLSEXT_ERR_ALERT_FATAL }

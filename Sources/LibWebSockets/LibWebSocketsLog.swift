@@ -1,5 +1,6 @@
-import RingerSync
 import CLWS
+import RingerSync
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

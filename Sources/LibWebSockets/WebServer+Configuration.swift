@@ -101,7 +101,8 @@ extension WebServer {
         /// - Parameter withContentLength: whether `Content-Length` came too.
         /// - Returns: 400 with `Content-Length`, else 411 (RFC 9110 §15.5.12), with a small JSON body by default.
         public var transferEncodingResponder: @Sendable (_ withContentLength: Bool) -> HTTPResponse = { both in
-            both ? .json(status: 400, #"{"error":"transfer-encoding with content-length"}"#)
+            both
+                ? .json(status: 400, #"{"error":"transfer-encoding with content-length"}"#)
                 : .json(status: 411, #"{"error":"send the body with a content-length"}"#)
         }
         /// The answer to an HTTP/1 request with a body when lws shows another request pipelined behind it before
@@ -110,7 +111,8 @@ extension WebServer {
         /// with `connection: close` instead. So is a request with a body that arrives behind a bodiless one in the same
         /// read (lws 4.1.6 loops over such a body, ``ServerEngine/onRequestBodyComplete(_:)``). Bodiless requests
         /// pipelined behind bodiless ones are answered in order.
-        public var pipelinedRequestResponse: HTTPResponse = .json(status: 400, #"{"error":"send a request behind a body on a new connection"}"#)
+        public var pipelinedRequestResponse: HTTPResponse = .json(
+            status: 400, #"{"error":"send a request behind a body on a new connection"}"#)
         /// The answer to a method lws does not know (TRACE, QUERY, PROPFIND...), which lws would otherwise refuse
         /// with an HTML 403; the connection closes after it (status 501 Not Implemented, RFC 9110 §9.1, with a small
         /// JSON body by default). HTTP/1 without TLS only (a TLS server leaves such methods to lws).
@@ -140,10 +142,12 @@ extension WebServer {
         ///   - maxWebSocketMessageBytes: Incoming message limit in bytes (default 1 MiB).
         ///   - idleTimeoutSeconds: Keep-alive idle timeout in seconds (default 60).
         ///   - requestTimeoutSeconds: Request and handler timeout in seconds (default 30).
-        public init(host: String = "127.0.0.1", port: Int = 0, tls: TLSFiles? = nil,
-                    extraRequestHeaders: [String] = [], maxRequestBodyBytes: Int = 1 << 20,
-                    webSocketPaths: Set<String> = [], maxWebSocketMessageBytes: Int = 1 << 20,
-                    idleTimeoutSeconds: Int = 60, requestTimeoutSeconds: Int = 30) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, tls: TLSFiles? = nil,
+            extraRequestHeaders: [String] = [], maxRequestBodyBytes: Int = 1 << 20,
+            webSocketPaths: Set<String> = [], maxWebSocketMessageBytes: Int = 1 << 20,
+            idleTimeoutSeconds: Int = 60, requestTimeoutSeconds: Int = 30
+        ) {
             self.host = host
             self.port = port
             self.tls = tls
@@ -169,8 +173,12 @@ extension WebServer {
             if maxWebSocketMessageBytes < 1 { return "maxWebSocketMessageBytes must be positive" }
             if !(1...86_400).contains(idleTimeoutSeconds) { return "idleTimeoutSeconds is outside 1...86400" }
             if !(1...3600).contains(requestTimeoutSeconds) { return "requestTimeoutSeconds is outside 1...3600" }
-            if !(1...3600).contains(acceptFailureReportSeconds) { return "acceptFailureReportSeconds is outside 1...3600" }
-            if let ping = webSocketPingSeconds, !(1...3600).contains(ping) { return "webSocketPingSeconds is outside 1...3600" }
+            if !(1...3600).contains(acceptFailureReportSeconds) {
+                return "acceptFailureReportSeconds is outside 1...3600"
+            }
+            if let ping = webSocketPingSeconds, !(1...3600).contains(ping) {
+                return "webSocketPingSeconds is outside 1...3600"
+            }
             if !(1...3600).contains(requestDeadlineSeconds) { return "requestDeadlineSeconds is outside 1...3600" }
             if let cap = maxConnectionsPerAddress, cap < 1 { return "maxConnectionsPerAddress must be positive" }
             if let budget = maxConnections, budget < 1 { return "maxConnections must be positive" }

@@ -1,7 +1,7 @@
-import RingerSync
-public import RingerHTTP
 import CLWS
 import Foundation
+public import RingerHTTP
+import RingerSync
 
 /// An HTTP/1.1 server with WebSocket support, on libwebsockets, over TLS or not. It never speaks HTTP/2: an
 /// `Upgrade: h2c` is ignored and TLS offers only `http/1.1` by ALPN (docs/decisions/0001-refuse-h2c-upgrade.md);
@@ -48,9 +48,11 @@ public final class WebServer: Sendable {
     ///   - webSocketHandler: Decides upgrades on ``Configuration/webSocketPaths``; called on the
     ///     service thread with the parsed request and the future connection. Must not block.
     ///     `nil` refuses every upgrade with 404.
-    public init(configuration: Configuration,
-                handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
-                webSocketHandler: (@Sendable (HTTPRequest, WebSocketConnection) -> WebSocketUpgrade)? = nil) {
+    public init(
+        configuration: Configuration,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        webSocketHandler: (@Sendable (HTTPRequest, WebSocketConnection) -> WebSocketUpgrade)? = nil
+    ) {
         engine = ServerEngine(configuration: configuration, handler: handler, upgradeHandler: webSocketHandler)
     }
 
@@ -93,11 +95,16 @@ public final class WebServer: Sendable {
             // Unreadable or unusable TLS files are refused here, before lws: lws 4.1.6 on a foreign loop fails such
             // a context by starting to destroy it itself (see below), which can close another thread's descriptors.
             if let tls = configuration.tls,
-               let unreadable = [tls.certificatePath, tls.privateKeyPath].first(where: { !FileManager.default.isReadableFile(atPath: $0) }) {
+                let unreadable = [tls.certificatePath, tls.privateKeyPath].first(where: {
+                    !FileManager.default.isReadableFile(atPath: $0)
+                })
+            {
                 return fail("lws_create_context", "cannot read the TLS file \(unreadable)")
             }
             if let tls = configuration.tls,
-               let problem = TLSFilesCheck.problem(certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath) {
+                let problem = TLSFilesCheck.problem(
+                    certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
+            {
                 return fail("lws_create_context", problem)
             }
             let listener: (descriptor: Int32, port: Int)
@@ -106,11 +113,12 @@ public final class WebServer: Sendable {
             } catch {
                 return fail("listen", "cannot listen on \(configuration.host):\(configuration.port): \(error.detail)")
             }
-            let acceptor = ConnectionAcceptor(listenDescriptor: listener.descriptor,
-                                              reportInterval: configuration.acceptFailureReportSeconds,
-                                              maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
-                                              capsLoopback: configuration.capsLoopbackConnections,
-                                              maxConnections: configuration.maxConnections ?? Self.defaultConnectionBudget())
+            let acceptor = ConnectionAcceptor(
+                listenDescriptor: listener.descriptor,
+                reportInterval: configuration.acceptFailureReportSeconds,
+                maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+                capsLoopback: configuration.capsLoopbackConnections,
+                maxConnections: configuration.maxConnections ?? Self.defaultConnectionBudget())
             guard let loop = ServiceLoop() else {
                 acceptor.shutdown()
                 return fail("uv_loop_init", "cannot create the event loop")
@@ -127,8 +135,11 @@ public final class WebServer: Sendable {
             guard let context = created, lws_get_vhost_by_name(context, "default") != nil else {
                 acceptor.shutdown()
                 if created == nil { loop.close() }
-                return fail("lws_create_context", configuration.tls == nil ? "cannot create the context (is libwebsockets-evlib-uv installed?)"
-                            : "cannot load the TLS certificate and key (or libwebsockets-evlib-uv is missing)")
+                return fail(
+                    "lws_create_context",
+                    configuration.tls == nil
+                        ? "cannot create the context (is libwebsockets-evlib-uv installed?)"
+                        : "cannot load the TLS certificate and key (or libwebsockets-evlib-uv is missing)")
             }
             engine.mailbox.attach(context: context)
             outcome.withLock { $0 = .success(listener.port) }
@@ -147,7 +158,7 @@ public final class WebServer: Sendable {
     /// The bound port while running, else `nil`.
     public var port: Int? {
         lifecycle.withLock { state in
-            if case let .running(port) = state { return port }
+            if case .running(let port) = state { return port }
             return nil
         }
     }
@@ -174,8 +185,10 @@ public final class WebServer: Sendable {
     ///   - reason: A short UTF-8 text, cut to the 123 bytes a close frame holds (§5.5).
     ///   - seconds: The bound on the graceful phase, at most 3600; 0 (or less) closes every connection at once,
     ///     without close frames (peers see the TCP connection end, 1006).
-    public func shutdown(closingWebSocketsWith code: UInt16 = WebServer.goingAwayCode,
-                         reason: String = WebServer.goingAwayReason, within seconds: Double = WebServer.goingAwaySeconds) {
+    public func shutdown(
+        closingWebSocketsWith code: UInt16 = WebServer.goingAwayCode,
+        reason: String = WebServer.goingAwayReason, within seconds: Double = WebServer.goingAwaySeconds
+    ) {
         lifecycle.withLock { $0 = .stopped }
         let bounded = seconds.isFinite ? min(max(seconds, 0), 3600) : 0
         let ticks = Int((bounded * Double(ServiceLoop.ticksPerSecond)).rounded(.up))

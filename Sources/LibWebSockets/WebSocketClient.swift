@@ -1,5 +1,5 @@
-import RingerSync
 import Foundation
+import RingerSync
 
 /// A WebSocket client connection (`ws://` or `wss://`) on libwebsockets' client role, for Linux
 /// where `URLSessionWebSocketTask` is unavailable.
@@ -37,8 +37,10 @@ public final class WebSocketClient: Sendable {
     private let connectState = LockedValue(ConnectState.connecting)
     private static let lastID = LockedValue<UInt64>(0)
 
-    private init(engine: ClientEngine, onText: @escaping @Sendable (String) -> Void,
-                 onClose: @escaping @Sendable (_ code: UInt16, _ reason: String) -> Void) {
+    private init(
+        engine: ClientEngine, onText: @escaping @Sendable (String) -> Void,
+        onClose: @escaping @Sendable (_ code: UInt16, _ reason: String) -> Void
+    ) {
         let id = Self.lastID.withLock { last in
             last += 1
             return last
@@ -66,14 +68,19 @@ public final class WebSocketClient: Sendable {
     ///   refused port fails at once; an unanswered one after about 10 seconds; a refused upgrade
     ///   carries the server's status in ``LibWebSocketsError/httpStatus``), or
     ///   `CancellationError` when the task is cancelled.
-    public static func connect(url: String, headers: [String: String] = [:], caFile: String? = nil,
-                               onText: @escaping @Sendable (String) -> Void,
-                               onClose: @escaping @Sendable (_ code: UInt16, _ reason: String) -> Void = { _, _ in })
-        async throws -> WebSocketClient {
+    public static func connect(
+        url: String, headers: [String: String] = [:], caFile: String? = nil,
+        onText: @escaping @Sendable (String) -> Void,
+        onClose: @escaping @Sendable (_ code: UInt16, _ reason: String) -> Void = { _, _ in }
+    )
+        async throws -> WebSocketClient
+    {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              scheme == "ws" || scheme == "wss", let host = components.host, !host.isEmpty else {
-            throw LibWebSocketsError.invalidURL.with(function: "WebSocketClient.connect",
-                                                   detail: "expected ws:// or wss:// with a host")
+            scheme == "ws" || scheme == "wss", let host = components.host, !host.isEmpty
+        else {
+            throw LibWebSocketsError.invalidURL.with(
+                function: "WebSocketClient.connect",
+                detail: "expected ws:// or wss:// with a host")
         }
         let useTLS = scheme == "wss"
         let port = components.port ?? (useTLS ? 443 : 80)
@@ -94,8 +101,10 @@ public final class WebSocketClient: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 client.wait(with: continuation)
                 if !engine.mailbox.post(.connect(request)) {
-                    client.finishConnecting(.failure(LibWebSocketsError.shutDown.with(
-                        function: "WebSocketClient.connect", detail: "client service loop is gone")))
+                    client.finishConnecting(
+                        .failure(
+                            LibWebSocketsError.shutDown.with(
+                                function: "WebSocketClient.connect", detail: "client service loop is gone")))
                 }
             }
         } onCancel: {
@@ -124,7 +133,7 @@ public final class WebSocketClient: Sendable {
     /// Parks the connecting task, unless the outcome is already known.
     private func wait(with continuation: CheckedContinuation<Void, any Error>) {
         let early: Result<Void, any Error>? = connectState.withLock { state in
-            guard case let .finished(result) = state else {
+            guard case .finished(let result) = state else {
                 state = .waiting(continuation)
                 return nil
             }
@@ -141,7 +150,7 @@ public final class WebSocketClient: Sendable {
             case .connecting:
                 state = .finished(result)
                 return nil
-            case let .waiting(continuation):
+            case .waiting(let continuation):
                 state = .resumed
                 return continuation
             case .finished, .resumed:

@@ -12,7 +12,8 @@ public enum X509Names {
     public static func entry(_ nid: Int32, of name: OpaquePointer?) -> String? {
         let index = X509_NAME_get_index_by_NID(name, nid, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index),
-              let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
+            let data = X509_NAME_ENTRY_get_data(entry)
+        else { return nil }
         var utf8: UnsafeMutablePointer<UInt8>?
         let length = ASN1_STRING_to_UTF8(&utf8, data)
         guard length >= 0, let utf8 else { return nil }

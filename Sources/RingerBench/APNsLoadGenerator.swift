@@ -22,7 +22,9 @@ public struct APNsLoadGenerator: Sendable {
     ///   - topic: `<bundle id>.voip`.
     ///   - payload: the JSON payload, the same bytes for every push.
     ///   - ringSeconds: `apns-expiration` is this many seconds after each push is built (Ringer's ring timeout).
-    public init(client: APNsClient, deviceToken: String, topic: String, payload: [UInt8], ringSeconds: TimeInterval = 45) {
+    public init(
+        client: APNsClient, deviceToken: String, topic: String, payload: [UInt8], ringSeconds: TimeInterval = 45
+    ) {
         self.client = client
         self.deviceToken = deviceToken
         self.topic = topic
@@ -41,8 +43,9 @@ public struct APNsLoadGenerator: Sendable {
 
     /// Sends one; nil when it was accepted, else the status and reason or the error.
     private func send() async -> String? {
-        let notification = APNsNotification(pushType: .voip, topic: topic, priority: 10,
-                                            expiration: Date().addingTimeInterval(ringSeconds), payload: payload)
+        let notification = APNsNotification(
+            pushType: .voip, topic: topic, priority: 10,
+            expiration: Date().addingTimeInterval(ringSeconds), payload: payload)
         let failure: String?
         do {
             let (response, _) = try await client.send(notification, to: deviceToken, environment: .sandbox)

@@ -60,12 +60,15 @@ public struct Benchmark: Sendable {
         ///   - ringing: the ringing part's levels, rates and scripts; default its flags' defaults.
         ///   - fanout: the fan-out part's calls and script; default its flags' defaults.
         ///   - cluster: the cluster part's pairs, steps and rate; default its flags' defaults.
-        public init(workload: PushWorkload, fcmWorkload: PushWorkload? = nil, parts: Set<BenchmarkPart> = Set(BenchmarkPart.allCases),
-                    executable: String, python: String = "python3",
-                    aioapnsScript: String = "Tests/Peers/bench_aioapns.py",
-                    firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
-                    senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3,
-                    ringing: RingingOptions? = nil, fanout: FanOutOptions? = nil, cluster: ClusterOptions? = nil) {
+        public init(
+            workload: PushWorkload, fcmWorkload: PushWorkload? = nil,
+            parts: Set<BenchmarkPart> = Set(BenchmarkPart.allCases),
+            executable: String, python: String = "python3",
+            aioapnsScript: String = "Tests/Peers/bench_aioapns.py",
+            firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
+            senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3,
+            ringing: RingingOptions? = nil, fanout: FanOutOptions? = nil, cluster: ClusterOptions? = nil
+        ) {
             self.workload = workload
             self.fcmWorkload = fcmWorkload ?? workload
             self.parts = parts
@@ -99,12 +102,14 @@ public struct Benchmark: Sendable {
     public func run(progress: @Sendable (String) -> Void) async throws -> BenchmarkResults {
         guard !options.parts.isEmpty else { throw BenchmarkError.invalidArgument("nothing to run") }
         // Fail before the first sender runs, not after it.
-        let scripts = [(BenchmarkPart.apns, "aioapns", options.aioapnsScript),
-                       (.fcm, "firebase-admin", options.firebaseAdminScript),
-                       (.ringing, "ringing load generator", options.ringing.loadScript),
-                       (.ringing, "socket holder", options.ringing.holderScript),
-                       (.fanout, "fan-out load generator", options.fanout.script),
-                       (.cluster, "ringing load generator", options.cluster.loadScript)]
+        let scripts = [
+            (BenchmarkPart.apns, "aioapns", options.aioapnsScript),
+            (.fcm, "firebase-admin", options.firebaseAdminScript),
+            (.ringing, "ringing load generator", options.ringing.loadScript),
+            (.ringing, "socket holder", options.ringing.holderScript),
+            (.fanout, "fan-out load generator", options.fanout.script),
+            (.cluster, "ringing load generator", options.cluster.loadScript),
+        ]
         for (part, library, script) in scripts where options.parts.contains(part) {
             guard FileManager.default.isReadableFile(atPath: script) else {
                 throw BenchmarkError.invalidArgument("\(library) peer script not found: \(script)")
@@ -118,17 +123,24 @@ public struct Benchmark: Sendable {
         defer { fixture.remove() }
         let apns = options.parts.contains(.apns) ? try await runAPNs(fixture: fixture, progress: progress) : nil
         let fcm = options.parts.contains(.fcm) ? try await runFCM(fixture: fixture, progress: progress) : nil
-        let ringing = options.parts.contains(.ringing)
-            ? try await RingingBenchmark(options: options.ringing, executable: options.executable, python: options.python)
-                .run(fixture: fixture, progress: progress)
+        let ringing =
+            options.parts.contains(.ringing)
+            ? try await RingingBenchmark(
+                options: options.ringing, executable: options.executable, python: options.python
+            )
+            .run(fixture: fixture, progress: progress)
             : nil
-        let fanout = options.parts.contains(.fanout)
+        let fanout =
+            options.parts.contains(.fanout)
             ? try await FanOutBenchmark(options: options.fanout, executable: options.executable, python: options.python)
                 .run(fixture: fixture, progress: progress)
             : nil
-        let cluster = options.parts.contains(.cluster)
-            ? try await ClusterBenchmark(options: options.cluster, executable: options.executable, python: options.python)
-                .run(fixture: fixture, progress: progress)
+        let cluster =
+            options.parts.contains(.cluster)
+            ? try await ClusterBenchmark(
+                options: options.cluster, executable: options.executable, python: options.python
+            )
+            .run(fixture: fixture, progress: progress)
             : nil
         return BenchmarkResults(apns: apns, fcm: fcm, ringing: ringing, fanout: fanout, cluster: cluster)
     }
@@ -136,11 +148,15 @@ public struct Benchmark: Sendable {
     /// The APNs part, one sandbox process for every sender: rounds of Ringer over its pool (the figure of the
     /// RESULT line), h2load and, when the pool has more than one connection, Ringer over one, like the other
     /// two senders; then aioapns once.
-    private func runAPNs(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> BenchmarkReport {
+    private func runAPNs(
+        fixture: BenchmarkFixture, progress: @Sendable (String) -> Void
+    ) async throws -> BenchmarkReport {
         progress("starting ringer-lab sandbox for APNs")
         let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
-        var senders: [BenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
-                                          .h2load(program: options.h2load)]
+        var senders: [BenchmarkSender] = [
+            .ringer(executable: options.executable, connections: options.ringerConnections),
+            .h2load(program: options.h2load),
+        ]
         if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
         let measured: Rounds
         let aioapns: SenderFigures
@@ -148,8 +164,9 @@ public struct Benchmark: Sendable {
             func send(_ sender: BenchmarkSender, _ note: String) async throws -> SenderFigures {
                 progress("sending \(options.workload.pushes) pushes with \(sender.name)\(note)")
                 let arguments = try sender.arguments(fixture: fixture, port: sandbox.port, workload: options.workload)
-                let figures = try await measure(sender.name, arguments: arguments, workload: options.workload,
-                                                sandbox: sandbox, fixture: fixture, report: sender.report(from:))
+                let figures = try await measure(
+                    sender.name, arguments: arguments, workload: options.workload,
+                    sandbox: sandbox, fixture: fixture, report: sender.report(from:))
                 try sandbox.checkRunning()
                 return figures
             }
@@ -160,11 +177,12 @@ public struct Benchmark: Sendable {
             throw error
         }
         let sandboxUsage = await sandbox.stop()
-        var report = BenchmarkReport(workload: options.workload, ringer: measured.ringer, aioapns: aioapns,
-                                     h2load: measured.h2load, ringerOneConnection: measured.ringerOneConnection,
-                                     sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
-                                     cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
-                                     ringerConnections: options.ringerConnections)
+        var report = BenchmarkReport(
+            workload: options.workload, ringer: measured.ringer, aioapns: aioapns,
+            h2load: measured.h2load, ringerOneConnection: measured.ringerOneConnection,
+            sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
+            cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
+            ringerConnections: options.ringerConnections)
         report.rounds = measured.rounds
         return report
     }
@@ -174,43 +192,58 @@ public struct Benchmark: Sendable {
     /// comparison) and `send_each` once each. Each sender gets a fresh `ringer-lab sandbox` process: the FCM
     /// sandbox keeps every accepted message and its delivery state, and grows slower as they pile up, which
     /// would favour whichever sender runs first.
-    private func runFCM(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> FCMBenchmarkReport {
+    private func runFCM(
+        fixture: BenchmarkFixture, progress: @Sendable (String) -> Void
+    ) async throws -> FCMBenchmarkReport {
         let workload = options.fcmWorkload
-        var senders: [FCMBenchmarkSender] = [.ringer(executable: options.executable, connections: options.ringerConnections),
-                                             .h2load(program: options.h2load)]
+        var senders: [FCMBenchmarkSender] = [
+            .ringer(executable: options.executable, connections: options.ringerConnections),
+            .h2load(program: options.h2load),
+        ]
         if options.ringerConnections > 1 { senders.append(.ringer(executable: options.executable, connections: 1)) }
         var sandboxUsage = ProcessUsage(cpuSeconds: 0, maxRSSKiB: 0)
         func send(_ sender: FCMBenchmarkSender, _ note: String) async throws -> SenderFigures {
-            progress("starting ringer-lab sandbox for FCM, then sending \(workload.pushes) FCM messages with \(sender.name)\(note)")
+            progress(
+                "starting ringer-lab sandbox for FCM, then sending \(workload.pushes) FCM messages with \(sender.name)\(note)"
+            )
             let sandbox = try await SandboxProcess.start(executable: options.executable, fixture: fixture)
             let figures: SenderFigures
             do {
                 let context = try await FCMBenchmarkSender.Context.prepare(fixture: fixture, ports: sandbox.fcm)
-                figures = try await measure(sender.name, arguments: sender.arguments(fixture: fixture, context: context,
-                                                                                     workload: workload),
-                                            workload: workload, sandbox: sandbox, fixture: fixture,
-                                            report: sender.report(from:))
+                figures = try await measure(
+                    sender.name,
+                    arguments: sender.arguments(
+                        fixture: fixture, context: context,
+                        workload: workload),
+                    workload: workload, sandbox: sandbox, fixture: fixture,
+                    report: sender.report(from:))
                 try sandbox.checkRunning()
             } catch {
                 _ = await sandbox.stop()
                 throw error
             }
             let usage = await sandbox.stop()
-            sandboxUsage = ProcessUsage(cpuSeconds: sandboxUsage.cpuSeconds + usage.cpuSeconds,
-                                        maxRSSKiB: max(sandboxUsage.maxRSSKiB, usage.maxRSSKiB))
+            sandboxUsage = ProcessUsage(
+                cpuSeconds: sandboxUsage.cpuSeconds + usage.cpuSeconds,
+                maxRSSKiB: max(sandboxUsage.maxRSSKiB, usage.maxRSSKiB))
             return figures
         }
         let measured = try await interleaved(senders.map { ($0.name, $0) }) { try await send($0, $1) }
-        let firebaseAdmin = try await send(.firebaseAdmin(python: options.python, script: options.firebaseAdminScript,
-                                                          mode: .async), "")
-        let firebaseAdminSync = try await send(.firebaseAdmin(python: options.python, script: options.firebaseAdminScript,
-                                                              mode: .sync), "")
-        var report = FCMBenchmarkReport(workload: workload, ringer: measured.ringer, firebaseAdmin: firebaseAdmin,
-                                        firebaseAdminSync: firebaseAdminSync, h2load: measured.h2load,
-                                        ringerOneConnection: measured.ringerOneConnection,
-                                        sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
-                                        cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
-                                        ringerConnections: options.ringerConnections)
+        let firebaseAdmin = try await send(
+            .firebaseAdmin(
+                python: options.python, script: options.firebaseAdminScript,
+                mode: .async), "")
+        let firebaseAdminSync = try await send(
+            .firebaseAdmin(
+                python: options.python, script: options.firebaseAdminScript,
+                mode: .sync), "")
+        var report = FCMBenchmarkReport(
+            workload: workload, ringer: measured.ringer, firebaseAdmin: firebaseAdmin,
+            firebaseAdminSync: firebaseAdminSync, h2load: measured.h2load,
+            ringerOneConnection: measured.ringerOneConnection,
+            sandbox: sandboxUsage, cores: ProcessInfo.processInfo.activeProcessorCount,
+            cpuModel: Self.cpuModel(), buildMode: Self.buildMode,
+            ringerConnections: options.ringerConnections)
         report.rounds = measured.rounds
         return report
     }
@@ -231,8 +264,10 @@ public struct Benchmark: Sendable {
     /// - Parameters:
     ///   - senders: each sender with its name.
     ///   - run: measures one sender; the second argument is a note for the progress line (` (round 2 of 3)`).
-    private func interleaved<Sender>(_ senders: [(name: String, sender: Sender)],
-                                     run: (Sender, String) async throws -> SenderFigures) async throws -> Rounds {
+    private func interleaved<Sender>(
+        _ senders: [(name: String, sender: Sender)],
+        run: (Sender, String) async throws -> SenderFigures
+    ) async throws -> Rounds {
         var runs = Array(repeating: [SenderFigures](), count: senders.count)
         for round in 1...options.rounds {
             for (index, entry) in senders.enumerated() {
@@ -240,19 +275,25 @@ public struct Benchmark: Sendable {
                 runs[index].append(try await run(entry.sender, note))
             }
         }
-        return Rounds(medians: runs.map(SenderRounds.median(of:)),
-                      rounds: options.rounds > 1 ? zip(senders, runs).map { SenderRounds(label: $0.0.name, perSecond: $0.1.map(\.pushesPerSecond)) } : [])
+        return Rounds(
+            medians: runs.map(SenderRounds.median(of:)),
+            rounds: options.rounds > 1
+                ? zip(senders, runs).map { SenderRounds(label: $0.0.name, perSecond: $0.1.map(\.pushesPerSecond)) } : []
+        )
     }
 
     /// Runs one sender to completion and checks that every push was accepted.
-    private func measure(_ name: String, arguments: [String], workload: PushWorkload, sandbox: SandboxProcess,
-                         fixture: BenchmarkFixture, report parse: (String) throws -> SenderReport) async throws -> SenderFigures {
+    private func measure(
+        _ name: String, arguments: [String], workload: PushWorkload, sandbox: SandboxProcess,
+        fixture: BenchmarkFixture, report parse: (String) throws -> SenderReport
+    ) async throws -> SenderFigures {
         let stem = fixture.directory.appendingPathComponent(name.replacingOccurrences(of: " ", with: "-"))
         let clock = ContinuousClock()
         let sandboxBefore = sandbox.cpuSecondsSoFar()
         let start = clock.now
-        let process = try SpawnedProcess(arguments, standardOutput: stem.appendingPathExtension("out"),
-                                         standardError: stem.appendingPathExtension("err"))
+        let process = try SpawnedProcess(
+            arguments, standardOutput: stem.appendingPathExtension("out"),
+            standardError: stem.appendingPathExtension("err"))
         let exit = await process.finish(within: options.senderTimeout)
         let elapsed = start.duration(to: clock.now)
         let sandboxAfter = sandbox.cpuSecondsSoFar()
@@ -265,8 +306,10 @@ public struct Benchmark: Sendable {
         let output = (try? String(contentsOf: process.standardOutput, encoding: .utf8)) ?? ""
         let report = try parse(output)
         guard report.pushes == workload.pushes, report.accepted == report.pushes else {
-            throw BenchmarkError.sender(name, "\(report.accepted) of \(report.pushes) accepted; first failure: "
-                                        + (report.firstFailure ?? "unknown"))
+            throw BenchmarkError.sender(
+                name,
+                "\(report.accepted) of \(report.pushes) accepted; first failure: "
+                    + (report.firstFailure ?? "unknown"))
         }
         let sandboxCPU = sandboxBefore.flatMap { before in sandboxAfter.map { $0 - before } }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -291,8 +334,9 @@ public struct Benchmark: Sendable {
     /// The first `model name` in /proc/cpuinfo.
     static func cpuModel() -> String? {
         guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
-              let colon = line.firstIndex(of: ":") else { return nil }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let colon = line.firstIndex(of: ":")
+        else { return nil }
         return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
 }

@@ -61,9 +61,11 @@ struct BenchmarkFixture: Sendable {
             try Data(payload).write(to: payloadFile)
             // The sandbox reads the account's key and email; senders get copies naming its real token URL.
             let serviceAccountFile = directory.appendingPathComponent("fcm-service-account.json")
-            try Self.writeSecret(try FCMSandboxServiceAccountFile.make(projectID: fcmProjectID,
-                                                                       tokenURI: "https://localhost/token"),
-                                 to: serviceAccountFile)
+            try Self.writeSecret(
+                try FCMSandboxServiceAccountFile.make(
+                    projectID: fcmProjectID,
+                    tokenURI: "https://localhost/token"),
+                to: serviceAccountFile)
             let base64URL = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
             func randomText(_ count: Int) -> String {
                 String((0..<count).map { _ in base64URL[Int.random(in: 0..<64, using: &random)] })
@@ -73,10 +75,11 @@ struct BenchmarkFixture: Sendable {
             let ringer = String(decoding: try Self.fcmRingerBody(callID: callID), as: UTF8.self)
             let ringerFile = directory.appendingPathComponent("fcm-ringer.json")
             try Data(ringer.utf8).write(to: ringerFile)
-            return BenchmarkFixture(directory: directory, certificates: certificates, keyFile: keyFile,
-                                    signingKey: signingKey, deviceToken: token, payloadFile: payloadFile, payload: payload,
-                                    fcmServiceAccountFile: serviceAccountFile, fcmToken: fcmToken, fcmRinger: ringer,
-                                    fcmRingerFile: ringerFile, fcmCollapseKey: callID)
+            return BenchmarkFixture(
+                directory: directory, certificates: certificates, keyFile: keyFile,
+                signingKey: signingKey, deviceToken: token, payloadFile: payloadFile, payload: payload,
+                fcmServiceAccountFile: serviceAccountFile, fcmToken: fcmToken, fcmRinger: ringer,
+                fcmRingerFile: ringerFile, fcmCollapseKey: callID)
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw BenchmarkError.setup("cannot make keys and files in \(directory.path): \(error)")
@@ -91,8 +94,9 @@ struct BenchmarkFixture: Sendable {
             var iss: String
             var iat: Int64
         }
-        return try JWT.sign(Claims(iss: Self.teamID, iat: Int64(Date().timeIntervalSince1970)), keyID: Self.keyID,
-                            type: nil, with: signingKey)
+        return try JWT.sign(
+            Claims(iss: Self.teamID, iat: Int64(Date().timeIntervalSince1970)), keyID: Self.keyID,
+            type: nil, with: signingKey)
     }
 
     /// A copy of the service-account file whose `token_uri` is `tokenURI` (the sandbox's token endpoint on
@@ -105,11 +109,14 @@ struct BenchmarkFixture: Sendable {
     func fcmServiceAccount(tokenURI: String, name: String) throws -> URL {
         let file = directory.appendingPathComponent("fcm-service-account-\(name).json")
         do {
-            guard var object = try JSONSerialization.jsonObject(with: Data(contentsOf: fcmServiceAccountFile))
-                as? [String: Any] else { throw CocoaError(.propertyListReadCorrupt) }
+            guard
+                var object = try JSONSerialization.jsonObject(with: Data(contentsOf: fcmServiceAccountFile))
+                    as? [String: Any]
+            else { throw CocoaError(.propertyListReadCorrupt) }
             object["token_uri"] = tokenURI
-            try Self.writeSecret(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
-                                 to: file)
+            try Self.writeSecret(
+                try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+                to: file)
         } catch {
             throw BenchmarkError.setup("cannot write \(file.path): \(error)")
         }
@@ -131,17 +138,20 @@ struct BenchmarkFixture: Sendable {
     /// the callee's id.
     private static func fcmRingerBody(callID: String) throws -> Data {
         let now = Date()
-        return try RingerJSON.encode(VoIPPush.Body(callId: callID, caller: Party(id: "alice", name: "Alice"), calleeId: "bob",
-                                                   hasVideo: false, sentAt: now.unixMilliseconds,
-                                                   expiresAt: now.addingTimeInterval(45).unixMilliseconds))
+        return try RingerJSON.encode(
+            VoIPPush.Body(
+                callId: callID, caller: Party(id: "alice", name: "Alice"), calleeId: "bob",
+                hasVideo: false, sentAt: now.unixMilliseconds,
+                expiresAt: now.addingTimeInterval(45).unixMilliseconds))
     }
 
     /// The payload Ringer's server sends for a ringing call (`VoIPPush`), with a fixed call.
     private static func ringingPayload() throws -> Data {
         let now = Date()
-        let body = VoIPPush.Body(callId: UUID().uuidString.lowercased(), caller: Party(id: "alice", name: "Alice"),
-                                 hasVideo: false, sentAt: now.unixMilliseconds,
-                                 expiresAt: now.addingTimeInterval(45).unixMilliseconds)
+        let body = VoIPPush.Body(
+            callId: UUID().uuidString.lowercased(), caller: Party(id: "alice", name: "Alice"),
+            hasVideo: false, sentAt: now.unixMilliseconds,
+            expiresAt: now.addingTimeInterval(45).unixMilliseconds)
         return try RingerJSON.encode(VoIPPush(ringer: body))
     }
 }

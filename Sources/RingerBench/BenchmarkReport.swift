@@ -43,35 +43,44 @@ public struct BenchmarkReport: Hashable, Sendable {
     /// The human-readable report; its last line is ``resultLine``.
     public func render() -> String {
         var lines: [String] = []
-        let pool = ringerConnections == 1 ? "one HTTP/2 connection"
+        let pool =
+            ringerConnections == 1
+            ? "one HTTP/2 connection"
             : "\(ringerConnections) HTTP/2 connections (its pool; RESULT), then one"
-        lines.append("VoIP pushes to the APNs sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
-                     + "over TLS on loopback; Ringer: \(pool), aioapns and h2load: one connection each")
-        lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
-                     + "(a separate `ringer-lab sandbox` process); \(buildMode) build")
+        lines.append(
+            "VoIP pushes to the APNs sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
+                + "over TLS on loopback; Ringer: \(pool), aioapns and h2load: one connection each")
+        lines.append(
+            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
+                + "(a separate `ringer-lab sandbox` process); \(buildMode) build")
         let senders = [ringer, aioapns, h2load] + (ringerOneConnection.map { [$0] } ?? [])
         // The two Ringer runs print the same sender name; the row says which connections each used.
         var labels = senders.map(\.report.sender)
         if ringerConnections > 1 { labels[0] += ", \(ringerConnections) conns" }
         if ringerOneConnection != nil { labels[3] += ", 1 conn" }
-        lines.append("sandbox: checks every push as APNs does (ES256 provider token, topic, device token); "
-                     + "all \(workload.pushes * (senders.count + SenderRounds.extraRuns(rounds))) accepted; \(Self.fixed(sandbox.cpuSeconds)) CPU s in total, "
-                     + "peak RSS \(sandbox.maxRSSKiB) KiB")
+        lines.append(
+            "sandbox: checks every push as APNs does (ES256 provider token, topic, device token); "
+                + "all \(workload.pushes * (senders.count + SenderRounds.extraRuns(rounds))) accepted; \(Self.fixed(sandbox.cpuSeconds)) CPU s in total, "
+                + "peak RSS \(sandbox.maxRSSKiB) KiB")
         lines.append("")
         let header = ["sender", "pushes/s", "p50 ms", "p99 ms", "CPU µs/push", "peak RSS KiB", "cores: sender+sandbox"]
         var rows = [header]
         for (label, figures) in zip(labels, senders) {
-            rows.append([label, Self.whole(figures.pushesPerSecond),
-                         figures.report.p50Ms.map(Self.fixed) ?? "-", figures.report.p99Ms.map(Self.fixed) ?? "-",
-                         Self.whole(figures.cpuMicrosecondsPerPush), String(figures.usage.maxRSSKiB),
-                         "\(Self.fixed(figures.senderCores))+\(figures.sandboxCores.map(Self.fixed) ?? "?")"])
+            rows.append([
+                label, Self.whole(figures.pushesPerSecond),
+                figures.report.p50Ms.map(Self.fixed) ?? "-", figures.report.p99Ms.map(Self.fixed) ?? "-",
+                Self.whole(figures.cpuMicrosecondsPerPush), String(figures.usage.maxRSSKiB),
+                "\(Self.fixed(figures.senderCores))+\(figures.sandboxCores.map(Self.fixed) ?? "?")",
+            ])
         }
         lines += Self.table(rows)
         lines.append("")
         let roundLines = SenderRounds.render(rounds, unit: "pushes/s")
         if !roundLines.isEmpty { lines += roundLines + [""] }
-        lines.append("Ringer / aioapns = \(Self.fixed(ratioVersusAioapns)) (goal >= 3: \(ratioVersusAioapns >= 3 ? "met" : "NOT met"));"
-                     + " Ringer / h2load = \(Self.fixed(ratioVersusH2load)) (goal >= 0.5: \(ratioVersusH2load >= 0.5 ? "met" : "NOT met"))")
+        lines.append(
+            "Ringer / aioapns = \(Self.fixed(ratioVersusAioapns)) (goal >= 3: \(ratioVersusAioapns >= 3 ? "met" : "NOT met"));"
+                + " Ringer / h2load = \(Self.fixed(ratioVersusH2load)) (goal >= 0.5: \(ratioVersusH2load >= 0.5 ? "met" : "NOT met"))"
+        )
         lines.append(resultLine)
         return lines.joined(separator: "\n")
     }

@@ -18,8 +18,10 @@ public struct BenchmarkResults: Hashable, Sendable {
     ///   - ringing: the ringing part's report, or nil.
     ///   - fanout: the fan-out part's report, or nil.
     ///   - cluster: the cluster part's report, or nil.
-    public init(apns: BenchmarkReport?, fcm: FCMBenchmarkReport?, ringing: RingingReport? = nil, fanout: FanOutReport? = nil,
-                cluster: ClusterReport? = nil) {
+    public init(
+        apns: BenchmarkReport?, fcm: FCMBenchmarkReport?, ringing: RingingReport? = nil, fanout: FanOutReport? = nil,
+        cluster: ClusterReport? = nil
+    ) {
         self.apns = apns
         self.fcm = fcm
         self.ringing = ringing
@@ -32,6 +34,7 @@ public struct BenchmarkResults: Hashable, Sendable {
     /// the ringing one `RESULT ringing idle_sockets=…`, the fan-out one `RESULT fanout calls=…` and the cluster one
     /// `RESULT cluster sqlite_1_calls_per_s=…`.
     public func render() -> String {
-        [apns?.render(), fcm?.render(), ringing?.render(), fanout?.render(), cluster?.render()].compactMap { $0 }.joined(separator: "\n\n")
+        [apns?.render(), fcm?.render(), ringing?.render(), fanout?.render(), cluster?.render()].compactMap { $0 }
+            .joined(separator: "\n\n")
     }
 }

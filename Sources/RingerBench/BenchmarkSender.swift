@@ -32,22 +32,31 @@ enum BenchmarkSender: Sendable {
         let counts = ["--pushes", String(workload.pushes), "--concurrency", String(workload.concurrency)]
         switch self {
         case .ringer(let executable, let connections):
-            return [executable, "bench", "--send", "https://127.0.0.1:\(port)", "--ca-file", fixture.certificates.caCertificate.path,
-                    "--key-file", fixture.keyFile.path, "--key-id", BenchmarkFixture.keyID, "--team-id", BenchmarkFixture.teamID,
-                    "--device", fixture.deviceToken, "--topic", fixture.topic, "--payload-file", fixture.payloadFile.path,
-                    "--connections", String(connections)] + counts
+            return [
+                executable, "bench", "--send", "https://127.0.0.1:\(port)", "--ca-file",
+                fixture.certificates.caCertificate.path,
+                "--key-file", fixture.keyFile.path, "--key-id", BenchmarkFixture.keyID, "--team-id",
+                BenchmarkFixture.teamID,
+                "--device", fixture.deviceToken, "--topic", fixture.topic, "--payload-file", fixture.payloadFile.path,
+                "--connections", String(connections),
+            ] + counts
         case .aioapns(let python, let script):
-            return [python, script, "--port", String(port), "--ca", fixture.certificates.caCertificate.path,
-                    "--key", fixture.keyFile.path, "--key-id", BenchmarkFixture.keyID, "--team-id", BenchmarkFixture.teamID,
-                    "--token", fixture.deviceToken, "--topic", fixture.topic, "--payload-file", fixture.payloadFile.path] + counts
+            return [
+                python, script, "--port", String(port), "--ca", fixture.certificates.caCertificate.path,
+                "--key", fixture.keyFile.path, "--key-id", BenchmarkFixture.keyID, "--team-id", BenchmarkFixture.teamID,
+                "--token", fixture.deviceToken, "--topic", fixture.topic, "--payload-file", fixture.payloadFile.path,
+            ] + counts
         case .h2load(let program):
             // The headers Ringer's APNsClient sends (apns-id fixed: h2load repeats one header set).
             let expiration = Int64(Date().timeIntervalSince1970) + 45
-            let headers = ["apns-push-type: voip", "apns-topic: \(fixture.topic)", "apns-priority: 10",
-                           "apns-expiration: \(expiration)", "apns-id: \(UUID().uuidString.lowercased())",
-                           "content-type: application/json", "authorization: bearer \(try fixture.providerToken())"]
-            return H2LoadOutput.arguments(program: program, workload: workload, bodyFile: fixture.payloadFile.path,
-                                          headers: headers, url: "https://127.0.0.1:\(port)/3/device/\(fixture.deviceToken)")
+            let headers = [
+                "apns-push-type: voip", "apns-topic: \(fixture.topic)", "apns-priority: 10",
+                "apns-expiration: \(expiration)", "apns-id: \(UUID().uuidString.lowercased())",
+                "content-type: application/json", "authorization: bearer \(try fixture.providerToken())",
+            ]
+            return H2LoadOutput.arguments(
+                program: program, workload: workload, bodyFile: fixture.payloadFile.path,
+                headers: headers, url: "https://127.0.0.1:\(port)/3/device/\(fixture.deviceToken)")
         }
     }
 

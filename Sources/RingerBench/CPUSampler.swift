@@ -67,7 +67,8 @@ final class CPUSampler: Sendable {
         guard let after = samples.firstIndex(where: { $0.time >= time }) else { return nil }
         if samples[after].time == time { return samples[after].cpuSeconds }
         guard after > 0 else { return nil }
-        let before = samples[after - 1], next = samples[after]
+        let before = samples[after - 1]
+        let next = samples[after]
         let fraction = (time - before.time) / (next.time - before.time)
         return before.cpuSeconds + fraction * (next.cpuSeconds - before.cpuSeconds)
     }

@@ -10,8 +10,10 @@ enum ClosedLoopLoad {
     ///   - send: sends one request; returns nil when it was accepted, else why not (status and reason, or the
     ///     error). It never throws, so one bad answer does not hide the others.
     /// - Returns: the figures; a request that failed or was refused counts as not accepted.
-    static func run(_ workload: PushWorkload, sender: String,
-                    send: @escaping @Sendable () async -> String?) async -> SenderReport {
+    static func run(
+        _ workload: PushWorkload, sender: String,
+        send: @escaping @Sendable () async -> String?
+    ) async -> SenderReport {
         let clock = ContinuousClock()
         let start = clock.now
         var latencies: [Double] = []
@@ -42,8 +44,9 @@ enum ClosedLoopLoad {
                 }
             }
         }
-        return SenderReport(sender: sender, pushes: workload.pushes, accepted: accepted, firstFailure: firstFailure,
-                            seconds: seconds(start.duration(to: clock.now)), latencies: latencies)
+        return SenderReport(
+            sender: sender, pushes: workload.pushes, accepted: accepted, firstFailure: firstFailure,
+            seconds: seconds(start.duration(to: clock.now)), latencies: latencies)
     }
 
     /// A duration in seconds.

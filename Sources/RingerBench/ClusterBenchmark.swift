@@ -38,9 +38,10 @@ struct ClusterBenchmark: Sendable {
             throw error
         }
         await postgres.stop()
-        return ClusterReport(setups: results, latencyRate: options.latencyRate, pairs: options.pairs,
-                             stepSeconds: options.stepSeconds, cores: ProcessInfo.processInfo.activeProcessorCount,
-                             cpuModel: Benchmark.cpuModel(), buildMode: Benchmark.buildMode)
+        return ClusterReport(
+            setups: results, latencyRate: options.latencyRate, pairs: options.pairs,
+            stepSeconds: options.stepSeconds, cores: ProcessInfo.processInfo.activeProcessorCount,
+            cpuModel: Benchmark.cpuModel(), buildMode: Benchmark.buildMode)
     }
 
     /// The children of one set-up, so they can be stopped together.
@@ -58,12 +59,17 @@ struct ClusterBenchmark: Sendable {
         }
     }
 
-    private func run(_ setup: ClusterSetup, postgres: PostgresProcess, fixture: BenchmarkFixture,
-                     progress: @Sendable (String) -> Void) async throws -> ClusterReport.Figures {
-        progress("cluster: \(setup.label): starting ringer-lab sandbox\(setup.usesRedis ? ", redis-server" : "") and \(setup.nodes) ringer serve")
+    private func run(
+        _ setup: ClusterSetup, postgres: PostgresProcess, fixture: BenchmarkFixture,
+        progress: @Sendable (String) -> Void
+    ) async throws -> ClusterReport.Figures {
+        progress(
+            "cluster: \(setup.label): starting ringer-lab sandbox\(setup.usesRedis ? ", redis-server" : "") and \(setup.nodes) ringer serve"
+        )
         var children = Children()
         do {
-            let figures = try await measure(setup, postgres: postgres, fixture: fixture, children: &children, progress: progress)
+            let figures = try await measure(
+                setup, postgres: postgres, fixture: fixture, children: &children, progress: progress)
             await children.stop()
             return figures
         } catch {
@@ -72,19 +78,27 @@ struct ClusterBenchmark: Sendable {
         }
     }
 
-    private func measure(_ setup: ClusterSetup, postgres: PostgresProcess, fixture: BenchmarkFixture,
-                         children: inout Children, progress: @Sendable (String) -> Void) async throws -> ClusterReport.Figures {
+    private func measure(
+        _ setup: ClusterSetup, postgres: PostgresProcess, fixture: BenchmarkFixture,
+        children: inout Children, progress: @Sendable (String) -> Void
+    ) async throws -> ClusterReport.Figures {
         let sandbox = try await SandboxProcess.start(executable: executable, fixture: fixture)
         children.sandbox = sandbox
-        let redis = setup.usesRedis ? try await RedisProcess.start(name: "redis-\(setup.key)", logsIn: fixture.directory) : nil
+        let redis =
+            setup.usesRedis ? try await RedisProcess.start(name: "redis-\(setup.key)", logsIn: fixture.directory) : nil
         children.redis = redis
         let database = setup.usesPostgres ? try await postgres.makeDatabase(setup.key, logsIn: fixture.directory) : nil
         let secrets = RingerServeProcess.Secrets.random()
         for index in 0..<setup.nodes {
-            let node = database.map { RingerServeProcess.ClusterNode(databaseURL: $0, redisURL: redis?.url,
-                                                                     nodeID: "\(setup.key)-node-\(index)") }
-            children.nodes.append(try await RingerServeProcess.start(executable: executable, fixture: fixture,
-                                                                     apnsPort: sandbox.port, node: node, secrets: secrets))
+            let node = database.map {
+                RingerServeProcess.ClusterNode(
+                    databaseURL: $0, redisURL: redis?.url,
+                    nodeID: "\(setup.key)-node-\(index)")
+            }
+            children.nodes.append(
+                try await RingerServeProcess.start(
+                    executable: executable, fixture: fixture,
+                    apnsPort: sandbox.port, node: node, secrets: secrets))
         }
         let nodes = children.nodes
         let serverSamplers = nodes.map { CPUSampler(pid: $0.process.pid) }
@@ -96,9 +110,10 @@ struct ClusterBenchmark: Sendable {
         try await Task.sleep(for: .seconds(1))
 
         progress("cluster: \(setup.label): setting up \(options.pairs) callers and callees")
-        let generator = try await RingingLoadProcess(python: python, script: options.loadScript, servers: nodes,
-                                                     sandboxPort: sandbox.port, fixture: fixture, pairs: options.pairs,
-                                                     prefix: "\(setup.key)-")
+        let generator = try await RingingLoadProcess(
+            python: python, script: options.loadScript, servers: nodes,
+            sandboxPort: sandbox.port, fixture: fixture, pairs: options.pairs,
+            prefix: "\(setup.key)-")
         func load(_ step: RingingStep, rate: Int) async -> ClusterReport.Load {
             let (start, end) = (step.result.windowStart, step.result.windowEnd)
             var serverCores: Double? = 0
@@ -132,8 +147,9 @@ struct ClusterBenchmark: Sendable {
         // background is known (read last, when the most calls are ringing).
         var sustainedCounters: (StoreCounters, StoreCounters, Int)?
         var latencyCounters: (StoreCounters, StoreCounters, Int)?
-        var figures = ClusterReport.Figures(setup: setup, probeCallsPerSecond: 0, sustainedCallsPerSecond: nil,
-                                            searchSteps: [], atSustained: nil, atLatencyRate: nil, pushes: PushAccounting())
+        var figures = ClusterReport.Figures(
+            setup: setup, probeCallsPerSecond: 0, sustainedCallsPerSecond: nil,
+            searchSteps: [], atSustained: nil, atLatencyRate: nil, pushes: PushAccounting())
         do {
             var search = RateSearch(probeConcurrency: RingingLoadProcess.connections, stepSeconds: options.stepSeconds)
             var command: RingingStep.Command? = search.first
@@ -143,7 +159,8 @@ struct ClusterBenchmark: Sendable {
                 let step = try await generator.run(next)
                 figures.pushes.add(step.result)
                 if case .open(let rate, _) = next {
-                    figures.searchSteps.append(.init(rate: rate, sustained: step.isSustained, callsPerSecond: step.callsPerSecond))
+                    figures.searchSteps.append(
+                        .init(rate: rate, sustained: step.isSustained, callsPerSecond: step.callsPerSecond))
                     if step.isSustained {
                         figures.atSustained = await load(step, rate: rate)
                         sustainedCounters = (before, try await counters(), step.result.ok)
@@ -166,10 +183,12 @@ struct ClusterBenchmark: Sendable {
                 let idle = StoreCounters.perSecond(from: idleStart, to: try await counters())
                 figures.idlePerSecond = idle
                 if let (before, after, calls) = sustainedCounters {
-                    figures.atSustained?.store = StoreCounters.perCall(from: before, to: after, calls: calls, idle: idle)
+                    figures.atSustained?.store = StoreCounters.perCall(
+                        from: before, to: after, calls: calls, idle: idle)
                 }
                 if let (before, after, calls) = latencyCounters {
-                    figures.atLatencyRate?.store = StoreCounters.perCall(from: before, to: after, calls: calls, idle: idle)
+                    figures.atLatencyRate?.store = StoreCounters.perCall(
+                        from: before, to: after, calls: calls, idle: idle)
                 }
             }
             for node in nodes { try node.checkRunning() }

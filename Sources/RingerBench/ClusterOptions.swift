@@ -30,7 +30,8 @@ public struct ClusterOptions: Hashable, Sendable {
         func whole(_ name: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {
             guard let text = flags[name] else { return value }
             guard let number = Int(text), range.contains(number) else {
-                throw BenchmarkError.invalidArgument("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+                throw BenchmarkError.invalidArgument(
+                    "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
             }
             return number
         }

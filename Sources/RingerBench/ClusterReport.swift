@@ -79,7 +79,8 @@ public struct ClusterReport: Hashable, Sendable {
         func figures(_ setup: ClusterSetup) -> Figures? { setups.first { $0.setup == setup } }
         let rates = ClusterSetup.allCases.map { "\($0.key)_calls_per_s=\(figures($0)?.sustainedCallsPerSecond ?? 0)" }
         let p99 = figures(.postgresRedis3)?.atLatencyRate?.push?.p99 ?? 0
-        return "RESULT cluster " + rates.joined(separator: " ") + " p99_ms_postgres_redis_3=\(BenchmarkReport.whole(p99))"
+        return "RESULT cluster " + rates.joined(separator: " ")
+            + " p99_ms_postgres_redis_3=\(BenchmarkReport.whole(p99))"
     }
 
     /// Every set-up's pushes, summed.
@@ -95,54 +96,82 @@ public struct ClusterReport: Hashable, Sendable {
     /// The human-readable report; its last line is ``resultLine``.
     public func render() -> String {
         var lines: [String] = []
-        lines.append("Cluster: calls between \(pairs) callers and \(pairs) callees (caller i on node i mod N, callee on node "
-                     + "i+1 mod N, so with N > 1 every call crosses nodes) on 1 to 3 `ringer serve` nodes sharing one store, "
-                     + "every node pushing to one APNs sandbox")
-        lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by every node, PostgreSQL, Redis, "
-                     + "the sandbox and the load generator; \(buildMode) build; PostgreSQL with fsync and synchronous_commit on")
-        lines.append("calls/s: highest open-loop rate sustained (\(BenchmarkReport.fixed(stepSeconds)) s steps at 0.9, 0.75, … "
-                     + "of a closed-loop probe); latency over every call placed (>= : a lower bound, calls without a push)")
+        lines.append(
+            "Cluster: calls between \(pairs) callers and \(pairs) callees (caller i on node i mod N, callee on node "
+                + "i+1 mod N, so with N > 1 every call crosses nodes) on 1 to 3 `ringer serve` nodes sharing one store, "
+                + "every node pushing to one APNs sandbox")
+        lines.append(
+            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by every node, PostgreSQL, Redis, "
+                + "the sandbox and the load generator; \(buildMode) build; PostgreSQL with fsync and synchronous_commit on"
+        )
+        lines.append(
+            "calls/s: highest open-loop rate sustained (\(BenchmarkReport.fixed(stepSeconds)) s steps at 0.9, 0.75, … "
+                + "of a closed-loop probe); latency over every call placed (>= : a lower bound, calls without a push)")
         for figures in setups {
             lines.append("")
             lines.append("\(figures.setup.label) (\(figures.setup.key))")
-            var rows = [["", "calls/s", "POST p50/p99 ms", "push p50/p99 ms", "CPU servers", "postgres", "redis", "sandbox",
-                         "load gen", "CPU ms/call servers", "postgres", "redis", "write txns/call", "WAL B/call",
-                         "redis cmds/call"]]
+            var rows = [
+                [
+                    "", "calls/s", "POST p50/p99 ms", "push p50/p99 ms", "CPU servers", "postgres", "redis", "sandbox",
+                    "load gen", "CPU ms/call servers", "postgres", "redis", "write txns/call", "WAL B/call",
+                    "redis cmds/call",
+                ]
+            ]
             for (title, load) in [("sustained", figures.atSustained), ("at \(latencyRate)/s", figures.atLatencyRate)] {
                 guard let load else {
                     rows.append([title, "none"] + Array(repeating: "-", count: 13))
                     continue
                 }
-                rows.append([title, "\(load.rate)" + (load.sustained ? "" : " (not sustained)"), BenchmarkReport.latencyPair(load.post),
-                             BenchmarkReport.latencyPair(load.push), BenchmarkReport.percentOfCores(load.serverCores), BenchmarkReport.percentOfCores(load.postgresCores),
-                             BenchmarkReport.percentOfCores(load.redisCores), BenchmarkReport.percentOfCores(load.sandboxCores), BenchmarkReport.percentOfCores(load.generatorCores),
-                             Self.milliseconds(load.millisecondsPerCall(load.serverCores)),
-                             Self.milliseconds(load.millisecondsPerCall(load.postgresCores)),
-                             Self.milliseconds(load.millisecondsPerCall(load.redisCores)),
-                             Self.milliseconds(load.store.writeTransactions), load.store.walBytes.map(BenchmarkReport.whole) ?? "-", Self.milliseconds(load.store.redisCommands)])
+                rows.append([
+                    title, "\(load.rate)" + (load.sustained ? "" : " (not sustained)"),
+                    BenchmarkReport.latencyPair(load.post),
+                    BenchmarkReport.latencyPair(load.push), BenchmarkReport.percentOfCores(load.serverCores),
+                    BenchmarkReport.percentOfCores(load.postgresCores),
+                    BenchmarkReport.percentOfCores(load.redisCores), BenchmarkReport.percentOfCores(load.sandboxCores),
+                    BenchmarkReport.percentOfCores(load.generatorCores),
+                    Self.milliseconds(load.millisecondsPerCall(load.serverCores)),
+                    Self.milliseconds(load.millisecondsPerCall(load.postgresCores)),
+                    Self.milliseconds(load.millisecondsPerCall(load.redisCores)),
+                    Self.milliseconds(load.store.writeTransactions),
+                    load.store.walBytes.map(BenchmarkReport.whole) ?? "-", Self.milliseconds(load.store.redisCommands),
+                ])
             }
             lines += BenchmarkReport.table(rows).map { "  " + $0 }
-            let steps = figures.searchSteps.map { "\($0.rate) \($0.sustained ? "kept" : "not kept") (\(BenchmarkReport.whole($0.callsPerSecond)))" }
-            lines.append("  search: probe \(BenchmarkReport.whole(figures.probeCallsPerSecond)) calls/s, then "
-                         + (steps.isEmpty ? "no open-loop step" : steps.joined(separator: ", ")))
+            let steps = figures.searchSteps.map {
+                "\($0.rate) \($0.sustained ? "kept" : "not kept") (\(BenchmarkReport.whole($0.callsPerSecond)))"
+            }
+            lines.append(
+                "  search: probe \(BenchmarkReport.whole(figures.probeCallsPerSecond)) calls/s, then "
+                    + (steps.isEmpty ? "no open-loop step" : steps.joined(separator: ", ")))
             if let idle = figures.idlePerSecond {
-                lines.append("  idle background per second (subtracted from the per-call figures): "
-                             + "\(Self.milliseconds(idle.writeTransactions)) write transactions, "
-                             + "\(idle.walBytes.map(BenchmarkReport.whole) ?? "-") WAL bytes, \(Self.milliseconds(idle.redisCommands)) redis commands")
+                lines.append(
+                    "  idle background per second (subtracted from the per-call figures): "
+                        + "\(Self.milliseconds(idle.writeTransactions)) write transactions, "
+                        + "\(idle.walBytes.map(BenchmarkReport.whole) ?? "-") WAL bytes, \(Self.milliseconds(idle.redisCommands)) redis commands"
+                )
             }
             lines.append("  pushes: " + Self.accounting(figures.pushes))
         }
         lines.append("")
-        var summary = [["set-up", "calls/s", "push p50/p99 ms at \(latencyRate)/s", "server CPU ms/call at \(latencyRate)/s",
-                        "postgres CPU ms/call", "write txns/call", "WAL B/call", "redis cmds/call", "missing pushes",
-                        "duplicate pushes"]]
+        var summary = [
+            [
+                "set-up", "calls/s", "push p50/p99 ms at \(latencyRate)/s", "server CPU ms/call at \(latencyRate)/s",
+                "postgres CPU ms/call", "write txns/call", "WAL B/call", "redis cmds/call", "missing pushes",
+                "duplicate pushes",
+            ]
+        ]
         for figures in setups {
             let load = figures.atLatencyRate
-            summary.append([figures.setup.key, figures.sustainedCallsPerSecond.map(String.init) ?? "none", BenchmarkReport.latencyPair(load?.push),
-                            Self.milliseconds(load?.millisecondsPerCall(load?.serverCores)),
-                            Self.milliseconds(load?.millisecondsPerCall(load?.postgresCores)),
-                            Self.milliseconds(load?.store.writeTransactions), load?.store.walBytes.map(BenchmarkReport.whole) ?? "-",
-                            Self.milliseconds(load?.store.redisCommands), String(figures.pushes.missing), String(figures.pushes.duplicate)])
+            summary.append([
+                figures.setup.key, figures.sustainedCallsPerSecond.map(String.init) ?? "none",
+                BenchmarkReport.latencyPair(load?.push),
+                Self.milliseconds(load?.millisecondsPerCall(load?.serverCores)),
+                Self.milliseconds(load?.millisecondsPerCall(load?.postgresCores)),
+                Self.milliseconds(load?.store.writeTransactions),
+                load?.store.walBytes.map(BenchmarkReport.whole) ?? "-",
+                Self.milliseconds(load?.store.redisCommands), String(figures.pushes.missing),
+                String(figures.pushes.duplicate),
+            ])
         }
         lines += BenchmarkReport.table(summary)
         lines.append("pushes over every set-up: " + Self.accounting(pushes))
@@ -156,7 +185,6 @@ public struct ClusterReport: Hashable, Sendable {
             + (pushes.duplicatesCounted ? "" : " (duplicates not counted by this load generator)")
             + (pushes.isExact ? ": every call exactly one VoIP push" : ": NOT exactly one push per call")
     }
-
 
     private static func milliseconds(_ value: Double?) -> String {
         value.map { BenchmarkReport.fixed($0) } ?? "-"

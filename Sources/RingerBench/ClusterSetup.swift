@@ -37,6 +37,7 @@ public enum ClusterSetup: Hashable, Sendable, CaseIterable {
 
     /// For the report: `1 node, SQLite`, `3 nodes, PostgreSQL + Redis`.
     public var label: String {
-        "\(nodes) node\(nodes == 1 ? "" : "s"), " + (usesPostgres ? (usesRedis ? "PostgreSQL + Redis" : "PostgreSQL") : "SQLite")
+        "\(nodes) node\(nodes == 1 ? "" : "s"), "
+            + (usesPostgres ? (usesRedis ? "PostgreSQL + Redis" : "PostgreSQL") : "SQLite")
     }
 }

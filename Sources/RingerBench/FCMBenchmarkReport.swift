@@ -40,9 +40,11 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
     ///   - cpuModel: its CPU model, if known.
     ///   - buildMode: `release` or `debug`.
     ///   - ringerConnections: Ringer's pool size.
-    public init(workload: PushWorkload, ringer: SenderFigures, firebaseAdmin: SenderFigures,
-                firebaseAdminSync: SenderFigures?, h2load: SenderFigures, ringerOneConnection: SenderFigures? = nil,
-                sandbox: ProcessUsage, cores: Int, cpuModel: String?, buildMode: String, ringerConnections: Int = 1) {
+    public init(
+        workload: PushWorkload, ringer: SenderFigures, firebaseAdmin: SenderFigures,
+        firebaseAdminSync: SenderFigures?, h2load: SenderFigures, ringerOneConnection: SenderFigures? = nil,
+        sandbox: ProcessUsage, cores: Int, cpuModel: String?, buildMode: String, ringerConnections: Int = 1
+    ) {
         self.workload = workload
         self.ringer = ringer
         self.firebaseAdmin = firebaseAdmin
@@ -74,13 +76,17 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
     /// The human-readable report; its last line is ``resultLine``.
     public func render() -> String {
         var lines: [String] = []
-        let pool = ringerConnections == 1 ? "one HTTP/2 connection"
+        let pool =
+            ringerConnections == 1
+            ? "one HTTP/2 connection"
             : "\(ringerConnections) HTTP/2 connections (its pool; RESULT), then one"
-        lines.append("FCM ringing messages to the FCM sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
-                     + "over TLS on loopback; Ringer: \(pool); firebase-admin send_each_async: HTTP/2 (httpx), "
-                     + "send_each: HTTP/1.1 (requests, lists of \(workload.concurrency)); h2load: one connection")
-        lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
-                     + "(a separate `ringer-lab sandbox` process); \(buildMode) build")
+        lines.append(
+            "FCM ringing messages to the FCM sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
+                + "over TLS on loopback; Ringer: \(pool); firebase-admin send_each_async: HTTP/2 (httpx), "
+                + "send_each: HTTP/1.1 (requests, lists of \(workload.concurrency)); h2load: one connection")
+        lines.append(
+            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
+                + "(a separate `ringer-lab sandbox` process); \(buildMode) build")
         var senders = [ringer, firebaseAdmin]
         if let firebaseAdminSync { senders.append(firebaseAdminSync) }
         senders.append(h2load)
@@ -88,31 +94,38 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
         var labels = senders.map(\.report.sender)
         if ringerConnections > 1 { labels[0] += ", \(ringerConnections) conns" }
         if ringerOneConnection != nil { labels[labels.count - 1] += ", 1 conn" }
-        lines.append("sandbox: a fresh process per sender; checks every message as FCM does (access token, project, schema, "
-                     + "data, priority, ttl, registration token); all \(workload.pushes * (senders.count + SenderRounds.extraRuns(rounds))) accepted; "
-                     + "\(BenchmarkReport.fixed(sandbox.cpuSeconds)) CPU s in total, peak RSS \(sandbox.maxRSSKiB) KiB")
+        lines.append(
+            "sandbox: a fresh process per sender; checks every message as FCM does (access token, project, schema, "
+                + "data, priority, ttl, registration token); all \(workload.pushes * (senders.count + SenderRounds.extraRuns(rounds))) accepted; "
+                + "\(BenchmarkReport.fixed(sandbox.cpuSeconds)) CPU s in total, peak RSS \(sandbox.maxRSSKiB) KiB")
         lines.append("")
-        let header = ["sender", "messages/s", "p50 ms", "p99 ms", "CPU µs/msg", "peak RSS KiB", "cores: sender+sandbox"]
+        let header = [
+            "sender", "messages/s", "p50 ms", "p99 ms", "CPU µs/msg", "peak RSS KiB", "cores: sender+sandbox",
+        ]
         var rows = [header]
         for (label, figures) in zip(labels, senders) {
-            rows.append([label, BenchmarkReport.whole(figures.pushesPerSecond),
-                         figures.report.p50Ms.map(BenchmarkReport.fixed) ?? "-",
-                         figures.report.p99Ms.map(BenchmarkReport.fixed) ?? "-",
-                         BenchmarkReport.whole(figures.cpuMicrosecondsPerPush), String(figures.usage.maxRSSKiB),
-                         "\(BenchmarkReport.fixed(figures.senderCores))+\(figures.sandboxCores.map(BenchmarkReport.fixed) ?? "?")"])
+            rows.append([
+                label, BenchmarkReport.whole(figures.pushesPerSecond),
+                figures.report.p50Ms.map(BenchmarkReport.fixed) ?? "-",
+                figures.report.p99Ms.map(BenchmarkReport.fixed) ?? "-",
+                BenchmarkReport.whole(figures.cpuMicrosecondsPerPush), String(figures.usage.maxRSSKiB),
+                "\(BenchmarkReport.fixed(figures.senderCores))+\(figures.sandboxCores.map(BenchmarkReport.fixed) ?? "?")",
+            ])
         }
         lines += BenchmarkReport.table(rows)
         lines.append("")
         let roundLines = SenderRounds.render(rounds, unit: "messages/s")
         if !roundLines.isEmpty { lines += roundLines + [""] }
         if let firebaseAdminSync {
-            lines.append("Ringer / firebase-admin send_each (sync) = "
-                         + BenchmarkReport.fixed(Self.ratio(ringer.pushesPerSecond, firebaseAdminSync.pushesPerSecond)))
+            lines.append(
+                "Ringer / firebase-admin send_each (sync) = "
+                    + BenchmarkReport.fixed(Self.ratio(ringer.pushesPerSecond, firebaseAdminSync.pushesPerSecond)))
         }
-        lines.append("Ringer / firebase-admin send_each_async = \(BenchmarkReport.fixed(ratioVersusFirebaseAdmin))"
-                     + " (goal >= 5: \(ratioVersusFirebaseAdmin >= 5 ? "met" : "NOT met"));"
-                     + " Ringer / h2load = \(BenchmarkReport.fixed(ratioVersusH2load))"
-                     + " (goal >= 0.6: \(ratioVersusH2load >= 0.6 ? "met" : "NOT met"))")
+        lines.append(
+            "Ringer / firebase-admin send_each_async = \(BenchmarkReport.fixed(ratioVersusFirebaseAdmin))"
+                + " (goal >= 5: \(ratioVersusFirebaseAdmin >= 5 ? "met" : "NOT met"));"
+                + " Ringer / h2load = \(BenchmarkReport.fixed(ratioVersusH2load))"
+                + " (goal >= 0.6: \(ratioVersusH2load >= 0.6 ? "met" : "NOT met"))")
         lines.append(resultLine)
         return lines.joined(separator: "\n")
     }

@@ -23,7 +23,8 @@ enum FCMBenchmarkSender: Sendable {
     /// Short name for progress lines and the report.
     var name: String {
         switch self {
-        case .ringer(_, let connections): connections == 1 ? "Ringer FCM, 1 connection" : "Ringer FCM, pool of \(connections)"
+        case .ringer(_, let connections):
+            connections == 1 ? "Ringer FCM, 1 connection" : "Ringer FCM, pool of \(connections)"
         case .firebaseAdmin(_, _, let mode): "firebase-admin \(mode == .async ? "send_each_async" : "send_each")"
         case .h2load: "h2load FCM"
         }
@@ -56,13 +57,16 @@ enum FCMBenchmarkSender: Sendable {
             let body = fixture.directory.appendingPathComponent("fcm-body.json")
             let accessToken: String
             do {
-                let message = FCMMessage(data: ["ringer": fixture.fcmRinger], priority: .high,
-                                         ttl: FCMMessage.ttl(forSecondsLeft: 45), collapseKey: fixture.fcmCollapseKey)
+                let message = FCMMessage(
+                    data: ["ringer": fixture.fcmRinger], priority: .high,
+                    ttl: FCMMessage.ttl(forSecondsLeft: 45), collapseKey: fixture.fcmCollapseKey)
                 try Data(try message.requestBody(token: fixture.fcmToken)).write(to: body)
                 let account = try FCMServiceAccount(contentsOfFile: http2.path)
-                let client = try FCMClient(configuration: .init(serviceAccounts: [account],
-                                                                baseURL: "https://127.0.0.1:\(ports.http2)",
-                                                                caFile: fixture.certificates.caCertificate.path))
+                let client = try FCMClient(
+                    configuration: .init(
+                        serviceAccounts: [account],
+                        baseURL: "https://127.0.0.1:\(ports.http2)",
+                        caFile: fixture.certificates.caCertificate.path))
                 defer { client.shutdown() }
                 guard let source = client.accessTokenSource(for: account.projectID) else {
                     throw BenchmarkError.setup("no access-token source for \(account.projectID)")
@@ -73,8 +77,9 @@ enum FCMBenchmarkSender: Sendable {
             } catch {
                 throw BenchmarkError.setup("cannot prepare h2load's FCM request (body, access token): \(error)")
             }
-            return Context(ports: ports, http2ServiceAccount: http2, http1ServiceAccount: http1, h2loadBody: body,
-                           accessToken: accessToken)
+            return Context(
+                ports: ports, http2ServiceAccount: http2, http1ServiceAccount: http1, h2loadBody: body,
+                accessToken: accessToken)
         }
     }
 
@@ -89,24 +94,33 @@ enum FCMBenchmarkSender: Sendable {
         let counts = ["--pushes", String(workload.pushes), "--concurrency", String(workload.concurrency)]
         switch self {
         case .ringer(let executable, let connections):
-            return [executable, "bench", "--send-fcm", "https://127.0.0.1:\(context.ports.http2)",
-                    "--ca-file", fixture.certificates.caCertificate.path,
-                    "--service-account", context.http2ServiceAccount.path, "--fcm-token", fixture.fcmToken,
-                    "--ringer-file", fixture.fcmRingerFile.path, "--collapse-key", fixture.fcmCollapseKey,
-                    "--connections", String(connections)] + counts
+            return [
+                executable, "bench", "--send-fcm", "https://127.0.0.1:\(context.ports.http2)",
+                "--ca-file", fixture.certificates.caCertificate.path,
+                "--service-account", context.http2ServiceAccount.path, "--fcm-token", fixture.fcmToken,
+                "--ringer-file", fixture.fcmRingerFile.path, "--collapse-key", fixture.fcmCollapseKey,
+                "--connections", String(connections),
+            ] + counts
         case .firebaseAdmin(let python, let script, let mode):
             let port = mode == .async ? context.ports.http2 : context.ports.http1
-            return [python, script, "--mode", mode.rawValue, "--port", String(port),
-                    "--ca", fixture.certificates.caCertificate.path,
-                    "--service-account", context.http1ServiceAccount.path,
-                    // `=`: a registration token may begin with `-`, which argparse would take for a flag.
-                    "--token=" + fixture.fcmToken,
-                    "--ringer-file", fixture.fcmRingerFile.path, "--collapse-key", fixture.fcmCollapseKey] + counts
+            return [
+                python, script, "--mode", mode.rawValue, "--port", String(port),
+                "--ca", fixture.certificates.caCertificate.path,
+                "--service-account", context.http1ServiceAccount.path,
+                // `=`: a registration token may begin with `-`, which argparse would take for a flag.
+                "--token=" + fixture.fcmToken,
+                "--ringer-file", fixture.fcmRingerFile.path, "--collapse-key", fixture.fcmCollapseKey,
+            ] + counts
         case .h2load(let program):
             // The headers Ringer's FCMClient sends; the same access token for every request.
-            let headers = ["content-type: application/json; charset=UTF-8", "authorization: Bearer \(context.accessToken)"]
-            return H2LoadOutput.arguments(program: program, workload: workload, bodyFile: context.h2loadBody.path, headers: headers,
-                                          url: "https://127.0.0.1:\(context.ports.http2)/v1/projects/\(BenchmarkFixture.fcmProjectID)/messages:send")
+            let headers = [
+                "content-type: application/json; charset=UTF-8", "authorization: Bearer \(context.accessToken)",
+            ]
+            return H2LoadOutput.arguments(
+                program: program, workload: workload, bodyFile: context.h2loadBody.path, headers: headers,
+                url:
+                    "https://127.0.0.1:\(context.ports.http2)/v1/projects/\(BenchmarkFixture.fcmProjectID)/messages:send"
+            )
         }
     }
 

@@ -32,8 +32,10 @@ public struct FCMClientRun: Sendable {
     ///   - collapseKey: `android.collapse_key`.
     ///   - workload: counts.
     ///   - connections: pool size; default 2 (the client's default).
-    public init(url: String, caFile: String, serviceAccountFile: String, token: String, ringerFile: String,
-                collapseKey: String, workload: PushWorkload, connections: Int = 2) {
+    public init(
+        url: String, caFile: String, serviceAccountFile: String, token: String, ringerFile: String,
+        collapseKey: String, workload: PushWorkload, connections: Int = 2
+    ) {
         self.url = url
         self.caFile = caFile
         self.serviceAccountFile = serviceAccountFile
@@ -55,8 +57,10 @@ public struct FCMClientRun: Sendable {
         do {
             let account = try FCMServiceAccount(contentsOfFile: serviceAccountFile)
             ringer = try String(contentsOfFile: ringerFile, encoding: .utf8)
-            client = try FCMClient(configuration: .init(serviceAccounts: [account], baseURL: url, caFile: caFile,
-                                                        requestTimeout: 30, connections: connections))
+            client = try FCMClient(
+                configuration: .init(
+                    serviceAccounts: [account], baseURL: url, caFile: caFile,
+                    requestTimeout: 30, connections: connections))
         } catch {
             throw BenchmarkError.setup("cannot set up Ringer's FCM client: \(error)")
         }

@@ -43,7 +43,8 @@ public struct FCMLoadGenerator: Sendable {
         outgoing.ttl = FCMMessage.ttl(forSecondsLeft: ringSeconds)
         let failure: String?
         do {
-            let (response, _) = try await client.send(outgoing, to: token, deadline: Date().addingTimeInterval(ringSeconds))
+            let (response, _) = try await client.send(
+                outgoing, to: token, deadline: Date().addingTimeInterval(ringSeconds))
             failure = response.isAccepted ? nil : "\(response.status) \(response.reason)"
         } catch {
             failure = String(describing: error)

@@ -25,9 +25,11 @@ struct FanOutBenchmark: Sendable {
         let server: RingerServeProcess
         do {
             // Ringer's FCM client asks the token endpoint on the sandbox's HTTP/2 port for its access tokens.
-            let account = try fixture.fcmServiceAccount(tokenURI: "https://127.0.0.1:\(sandbox.fcm.http2)/token", name: "fanout")
-            server = try await RingerServeProcess.start(executable: executable, fixture: fixture, apnsPort: sandbox.port,
-                                                        fcm: (sandbox.fcm.http2, account))
+            let account = try fixture.fcmServiceAccount(
+                tokenURI: "https://127.0.0.1:\(sandbox.fcm.http2)/token", name: "fanout")
+            server = try await RingerServeProcess.start(
+                executable: executable, fixture: fixture, apnsPort: sandbox.port,
+                fcm: (sandbox.fcm.http2, account))
         } catch {
             _ = await sandbox.stop()
             throw error
@@ -36,8 +38,10 @@ struct FanOutBenchmark: Sendable {
         let sandboxCPU = CPUSampler(pid: sandbox.process.pid)
         let outcome: Result<FanOutReport, any Error>
         do {
-            outcome = .success(try await measure(server: server, sandbox: sandbox, serverCPU: serverCPU,
-                                                 sandboxCPU: sandboxCPU, fixture: fixture, progress: progress))
+            outcome = .success(
+                try await measure(
+                    server: server, sandbox: sandbox, serverCPU: serverCPU,
+                    sandboxCPU: sandboxCPU, fixture: fixture, progress: progress))
         } catch {
             outcome = .failure(error)
         }
@@ -48,16 +52,22 @@ struct FanOutBenchmark: Sendable {
         return try outcome.get()
     }
 
-    private func measure(server: RingerServeProcess, sandbox: SandboxProcess, serverCPU: CPUSampler,
-                         sandboxCPU: CPUSampler, fixture: BenchmarkFixture,
-                         progress: @Sendable (String) -> Void) async throws -> FanOutReport {
-        progress("fanout: setting up \(options.calls) callees with 10 devices each, then \(options.calls) calls at once")
+    private func measure(
+        server: RingerServeProcess, sandbox: SandboxProcess, serverCPU: CPUSampler,
+        sandboxCPU: CPUSampler, fixture: BenchmarkFixture,
+        progress: @Sendable (String) -> Void
+    ) async throws -> FanOutReport {
+        progress(
+            "fanout: setting up \(options.calls) callees with 10 devices each, then \(options.calls) calls at once")
         let stem = fixture.directory.appendingPathComponent("fanout")
         let generator = try SpawnedProcess(
-            [python, options.script, "--url", server.url, "--admin-key-file", server.adminKeyFile.path,
-             "--sandbox-url", "https://127.0.0.1:\(sandbox.port)", "--fcm-sandbox-url", "https://127.0.0.1:\(sandbox.fcm.http2)",
-             "--ca-file", fixture.certificates.caCertificate.path, "--bundle-id", BenchmarkFixture.bundleID,
-             "--fcm-project", BenchmarkFixture.fcmProjectID, "--calls", String(options.calls)],
+            [
+                python, options.script, "--url", server.url, "--admin-key-file", server.adminKeyFile.path,
+                "--sandbox-url", "https://127.0.0.1:\(sandbox.port)", "--fcm-sandbox-url",
+                "https://127.0.0.1:\(sandbox.fcm.http2)",
+                "--ca-file", fixture.certificates.caCertificate.path, "--bundle-id", BenchmarkFixture.bundleID,
+                "--fcm-project", BenchmarkFixture.fcmProjectID, "--calls", String(options.calls),
+            ],
             standardOutput: stem.appendingPathExtension("out"), standardError: stem.appendingPathExtension("err"))
         let generatorCPU = CPUSampler(pid: generator.pid)
         defer { generatorCPU.stop() }
@@ -66,19 +76,22 @@ struct FanOutBenchmark: Sendable {
         try server.checkRunning()
         try sandbox.checkRunning()
         guard exit.status == 0, !exit.timedOut else {
-            throw BenchmarkError.sender("fan-out load generator", (exit.timedOut ? "ran past 600 s: " : "exited with status \(exit.status): ")
-                                        + generator.standardErrorTail())
+            throw BenchmarkError.sender(
+                "fan-out load generator",
+                (exit.timedOut ? "ran past 600 s: " : "exited with status \(exit.status): ")
+                    + generator.standardErrorTail())
         }
         let text = (try? String(contentsOf: generator.standardOutput, encoding: .utf8)) ?? ""
         guard let line = text.split(separator: "\n").last else {
             throw BenchmarkError.sender("fan-out load generator", "printed nothing: \(generator.standardErrorTail())")
         }
         let run = try FanOutRun.decode(line: String(line))
-        return FanOutReport(run: run,
-                            serverCores: await serverCPU.cores(from: run.windowStart, to: run.windowEnd),
-                            sandboxCores: await sandboxCPU.cores(from: run.windowStart, to: run.windowEnd),
-                            generatorCores: await generatorCPU.cores(from: run.windowStart, to: run.windowEnd),
-                            cores: ProcessInfo.processInfo.activeProcessorCount, cpuModel: Benchmark.cpuModel(),
-                            buildMode: Benchmark.buildMode)
+        return FanOutReport(
+            run: run,
+            serverCores: await serverCPU.cores(from: run.windowStart, to: run.windowEnd),
+            sandboxCores: await sandboxCPU.cores(from: run.windowStart, to: run.windowEnd),
+            generatorCores: await generatorCPU.cores(from: run.windowStart, to: run.windowEnd),
+            cores: ProcessInfo.processInfo.activeProcessorCount, cpuModel: Benchmark.cpuModel(),
+            buildMode: Benchmark.buildMode)
     }
 }

@@ -37,7 +37,8 @@ public struct FanOutReport: Hashable, Sendable {
 
     /// True when every device rang once, nothing went astray, and no push waited past the goal.
     public var meetsGoal: Bool {
-        lost == 0 && misdelivered == 0 && run.ok == run.calls && (pushQueueMax ?? .infinity) <= Self.pushQueueGoalMilliseconds
+        lost == 0 && misdelivered == 0 && run.ok == run.calls
+            && (pushQueueMax ?? .infinity) <= Self.pushQueueGoalMilliseconds
     }
 
     /// The `RESULT fanout …` line.
@@ -51,41 +52,50 @@ public struct FanOutReport: Hashable, Sendable {
     /// The human-readable report; its last line is ``resultLine``.
     public func render() -> String {
         var lines: [String] = []
-        lines.append("Fan-out: one burst of \(run.calls) calls, each to its own callee with \(run.devicesPerCall) devices "
-                     + "(4 iPhones reached by VoIP push, 3 Android phones by FCM, 3 apps holding /v1/events), on one "
-                     + "`ringer serve` (SQLite, plain HTTP on loopback) sending to one `ringer-lab sandbox`")
-        lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the server, the sandbox and "
-                     + "the load generator; \(buildMode) build")
+        lines.append(
+            "Fan-out: one burst of \(run.calls) calls, each to its own callee with \(run.devicesPerCall) devices "
+                + "(4 iPhones reached by VoIP push, 3 Android phones by FCM, 3 apps holding /v1/events), on one "
+                + "`ringer serve` (SQLite, plain HTTP on loopback) sending to one `ringer-lab sandbox`")
+        lines.append(
+            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the server, the sandbox and "
+                + "the load generator; \(buildMode) build")
         lines.append("")
-        let rows = [["", "count", "p50 ms", "p99 ms", "max ms"],
-                    Self.row("POST -> 201", run.postMs),
-                    Self.row("decided -> push received", run.pushQueueMs),
-                    Self.row("  VoIP push (APNs)", run.apnsQueueMs),
-                    Self.row("  data message (FCM)", run.fcmQueueMs),
-                    Self.row("POST -> push received", run.pushMs),
-                    Self.row("decided -> call.incoming", run.socketMs)]
+        let rows = [
+            ["", "count", "p50 ms", "p99 ms", "max ms"],
+            Self.row("POST -> 201", run.postMs),
+            Self.row("decided -> push received", run.pushQueueMs),
+            Self.row("  VoIP push (APNs)", run.apnsQueueMs),
+            Self.row("  data message (FCM)", run.fcmQueueMs),
+            Self.row("POST -> push received", run.pushMs),
+            Self.row("decided -> call.incoming", run.socketMs),
+        ]
         lines += BenchmarkReport.table(rows)
         lines.append("")
         let seconds = run.windowSeconds
-        lines.append("burst: \(run.ok) of \(run.calls) calls ringing in \(BenchmarkReport.fixed(seconds)) s "
-                     + "(\(BenchmarkReport.whole(Double(run.ok) / seconds)) calls/s, \(BenchmarkReport.whole(Double(run.apnsPushes + run.fcmMessages) / seconds)) pushes/s)"
-                     + "; last device rang \(run.lastRingMs.map { BenchmarkReport.whole($0) } ?? "-") ms after the first POST"
-                     + "; CPU: server \(Self.percent(serverCores)), sandbox \(Self.percent(sandboxCores)), "
-                     + "load generator's main process \(Self.percent(generatorCores))"
-                     + (run.firstFailure.map { "; first failure: \($0)" } ?? ""))
-        lines.append("reached \(run.reached) of \(run.expected) devices (\(run.apnsPushes) VoIP pushes, \(run.fcmMessages) FCM "
-                     + "messages, \(run.socketEvents) socket events); lost \(run.lost), duplicates \(run.duplicates), "
-                     + "strays \(run.strays)")
-        lines.append("issue 11's goal (every device once, no push queued > \(BenchmarkReport.whole(Self.pushQueueGoalMilliseconds)) ms): "
-                     + (meetsGoal ? "met" : "NOT met"))
+        lines.append(
+            "burst: \(run.ok) of \(run.calls) calls ringing in \(BenchmarkReport.fixed(seconds)) s "
+                + "(\(BenchmarkReport.whole(Double(run.ok) / seconds)) calls/s, \(BenchmarkReport.whole(Double(run.apnsPushes + run.fcmMessages) / seconds)) pushes/s)"
+                + "; last device rang \(run.lastRingMs.map { BenchmarkReport.whole($0) } ?? "-") ms after the first POST"
+                + "; CPU: server \(Self.percent(serverCores)), sandbox \(Self.percent(sandboxCores)), "
+                + "load generator's main process \(Self.percent(generatorCores))"
+                + (run.firstFailure.map { "; first failure: \($0)" } ?? ""))
+        lines.append(
+            "reached \(run.reached) of \(run.expected) devices (\(run.apnsPushes) VoIP pushes, \(run.fcmMessages) FCM "
+                + "messages, \(run.socketEvents) socket events); lost \(run.lost), duplicates \(run.duplicates), "
+                + "strays \(run.strays)")
+        lines.append(
+            "issue 11's goal (every device once, no push queued > \(BenchmarkReport.whole(Self.pushQueueGoalMilliseconds)) ms): "
+                + (meetsGoal ? "met" : "NOT met"))
         lines.append(resultLine)
         return lines.joined(separator: "\n")
     }
 
     private static func row(_ name: String, _ values: [Double]) -> [String] {
         guard let summary = LatencySummary(values) else { return [name, "0", "-", "-", "-"] }
-        return [name, String(summary.count), BenchmarkReport.fixed(summary.p50), BenchmarkReport.fixed(summary.p99),
-                BenchmarkReport.fixed(values.max() ?? 0)]
+        return [
+            name, String(summary.count), BenchmarkReport.fixed(summary.p50), BenchmarkReport.fixed(summary.p99),
+            BenchmarkReport.fixed(values.max() ?? 0),
+        ]
     }
 
     private static func percent(_ cores: Double?) -> String {

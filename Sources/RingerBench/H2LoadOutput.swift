@@ -34,17 +34,20 @@ struct H2LoadOutput: Hashable, Sendable {
         // "finished in 1.52s, 13157.89 req/s, …": the time carries its unit (us, ms, s).
         let finished = try line("finished in ")
         guard finished.count >= 3, finished[2] == "req/s", let seconds = Self.seconds(finished[0]),
-              let rate = Double(finished[1]) else {
+            let rate = Double(finished[1])
+        else {
             throw BenchmarkError.sender("h2load", "unreadable \"finished in\" line")
         }
         let requests = try line("requests: ")
         let statuses = try line("status codes: ")
         guard let total = Self.count(before: "total", in: requests), let ok = Self.count(before: "2xx", in: statuses),
-              let client = Self.count(before: "4xx", in: statuses), let server = Self.count(before: "5xx", in: statuses) else {
+            let client = Self.count(before: "4xx", in: statuses), let server = Self.count(before: "5xx", in: statuses)
+        else {
             throw BenchmarkError.sender("h2load", "unreadable \"requests\" or \"status codes\" line")
         }
-        return H2LoadOutput(seconds: seconds, requestsPerSecond: rate, total: total, status2xx: ok,
-                            status4xx: client, status5xx: server)
+        return H2LoadOutput(
+            seconds: seconds, requestsPerSecond: rate, total: total, status2xx: ok,
+            status4xx: client, status5xx: server)
     }
 
     /// The figures as a sender's report: requests not answered 2xx count as refused.
@@ -54,9 +57,10 @@ struct H2LoadOutput: Hashable, Sendable {
         let refused = total - status2xx
         // "finished in" has two decimals; h2load's own rate is more precise.
         let elapsed = requestsPerSecond > 0 ? Double(total) / requestsPerSecond : seconds
-        return SenderReport(sender: sender, pushes: total, accepted: status2xx,
-                            firstFailure: refused == 0 ? nil : "\(status4xx) 4xx, \(status5xx) 5xx",
-                            seconds: elapsed, latencies: [])
+        return SenderReport(
+            sender: sender, pushes: total, accepted: status2xx,
+            firstFailure: refused == 0 ? nil : "\(status4xx) 4xx, \(status5xx) 5xx",
+            seconds: elapsed, latencies: [])
     }
 
     /// The number just before `word` in a list like `20000 total 20000 started`.
@@ -84,9 +88,14 @@ extension H2LoadOutput {
     ///   - headers: `name: value` lines.
     ///   - url: the endpoint.
     /// - Returns: the arguments, program first.
-    static func arguments(program: String, workload: PushWorkload, bodyFile: String, headers: [String],
-                          url: String) -> [String] {
-        [program, "-n", String(workload.pushes), "-c", "1", "-t", "1", "-m", String(workload.concurrency), "-d", bodyFile]
+    static func arguments(
+        program: String, workload: PushWorkload, bodyFile: String, headers: [String],
+        url: String
+    ) -> [String] {
+        [
+            program, "-n", String(workload.pushes), "-c", "1", "-t", "1", "-m", String(workload.concurrency), "-d",
+            bodyFile,
+        ]
             + headers.flatMap { ["-H", $0] } + [url]
     }
 }

@@ -26,8 +26,10 @@ struct PostgresProcess: Sendable {
     /// - Throws: ``BenchmarkError`` when PostgreSQL 15 is missing, running as root without a `postgres` user,
     ///   `initdb` fails, or the server does not accept connections within 30 s (with the end of its log).
     static func start(logsIn directory: URL) async throws -> PostgresProcess {
-        for tool in ["initdb", "postgres", "createdb", "psql"] where !FileManager.default.isExecutableFile(atPath: "\(binDirectory)/\(tool)") {
-            throw BenchmarkError.setup("PostgreSQL 15 is not installed (\(binDirectory)/\(tool) is missing): run `make deps`")
+        for tool in ["initdb", "postgres", "createdb", "psql"]
+        where !FileManager.default.isExecutableFile(atPath: "\(binDirectory)/\(tool)") {
+            throw BenchmarkError.setup(
+                "PostgreSQL 15 is not installed (\(binDirectory)/\(tool) is missing): run `make deps`")
         }
         let prefix = try userPrefix()
         let folder = FileManager.default.temporaryDirectory
@@ -35,12 +37,16 @@ struct PostgresProcess: Sendable {
         let data = folder.appendingPathComponent("data", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            if geteuid() == 0, let user = getpwnam("postgres"), chown(folder.path, user.pointee.pw_uid, user.pointee.pw_gid) != 0 {
+            if geteuid() == 0, let user = getpwnam("postgres"),
+                chown(folder.path, user.pointee.pw_uid, user.pointee.pw_gid) != 0
+            {
                 throw BenchmarkError.setup("chown postgres \(folder.path) failed: errno \(errno)")
             }
             let initdb = try SpawnedProcess(
-                prefix + ["\(binDirectory)/initdb", "-D", data.path, "--auth=trust", "--username=postgres",
-                          "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"],
+                prefix + [
+                    "\(binDirectory)/initdb", "-D", data.path, "--auth=trust", "--username=postgres",
+                    "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions",
+                ],
                 standardOutput: directory.appendingPathComponent("initdb.out"),
                 standardError: directory.appendingPathComponent("initdb.err"))
             let exit = await initdb.finish(within: .seconds(60))
@@ -56,9 +62,11 @@ struct PostgresProcess: Sendable {
         do {
             port = try LoopbackPort.free()
             process = try SpawnedProcess(
-                prefix + ["\(binDirectory)/postgres", "-D", data.path, "-c", "listen_addresses=127.0.0.1",
-                          "-c", "port=\(port)", "-c", "unix_socket_directories=\(folder.path)",
-                          "-c", "max_connections=100", "-c", "logging_collector=off"],
+                prefix + [
+                    "\(binDirectory)/postgres", "-D", data.path, "-c", "listen_addresses=127.0.0.1",
+                    "-c", "port=\(port)", "-c", "unix_socket_directories=\(folder.path)",
+                    "-c", "max_connections=100", "-c", "logging_collector=off",
+                ],
                 standardOutput: directory.appendingPathComponent("postgres.out"),
                 standardError: directory.appendingPathComponent("postgres.log"))
         } catch {
@@ -66,10 +74,13 @@ struct PostgresProcess: Sendable {
             throw error
         }
         do {
-            _ = try await process.awaitOutput(in: process.standardError, within: .seconds(30), what: "accept connections") {
+            _ = try await process.awaitOutput(
+                in: process.standardError, within: .seconds(30), what: "accept connections"
+            ) {
                 $0.contains("database system is ready to accept connections") ? true : nil
             }
-            let pidFile = (try? String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)) ?? ""
+            let pidFile =
+                (try? String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)) ?? ""
             guard let postmaster = pidFile.split(separator: "\n").first.flatMap({ pid_t($0) }) else {
                 throw BenchmarkError.setup("cannot read the postmaster's pid in \(data.path)/postmaster.pid")
             }
@@ -95,7 +106,8 @@ struct PostgresProcess: Sendable {
             standardError: directory.appendingPathComponent("createdb.err"))
         let exit = await createdb.finish(within: .seconds(30))
         guard exit.status == 0 else {
-            throw BenchmarkError.setup("createdb \(name) exited with status \(exit.status): \(createdb.standardErrorTail())")
+            throw BenchmarkError.setup(
+                "createdb \(name) exited with status \(exit.status): \(createdb.standardErrorTail())")
         }
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
@@ -106,11 +118,16 @@ struct PostgresProcess: Sendable {
     ///   - directory: where `psql`'s output goes.
     /// - Returns: the counters; nil when `psql` fails (the figures are then left out, not the run).
     func counters(database name: String, logsIn directory: URL) async -> (writeTransactions: Int, walBytes: Double)? {
-        guard let psql = try? SpawnedProcess(
-            ["\(Self.binDirectory)/psql", "-X", "-w", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
-             "-d", name, "-c", StoreCounters.postgresQuery],
-            standardOutput: directory.appendingPathComponent("psql.out"),
-            standardError: directory.appendingPathComponent("psql.err")) else { return nil }
+        guard
+            let psql = try? SpawnedProcess(
+                [
+                    "\(Self.binDirectory)/psql", "-X", "-w", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(port),
+                    "-U", "postgres",
+                    "-d", name, "-c", StoreCounters.postgresQuery,
+                ],
+                standardOutput: directory.appendingPathComponent("psql.out"),
+                standardError: directory.appendingPathComponent("psql.err"))
+        else { return nil }
         guard await psql.finish(within: .seconds(10)).status == 0 else { return nil }
         return StoreCounters.parsePostgres((try? String(contentsOf: psql.standardOutput, encoding: .utf8)) ?? "")
     }
@@ -137,7 +154,8 @@ struct PostgresProcess: Sendable {
     private static func userPrefix() throws -> [String] {
         guard geteuid() == 0 else { return [] }
         guard getpwnam("postgres") != nil else {
-            throw BenchmarkError.setup("running as root, which PostgreSQL refuses, and there is no user postgres: run `make deps`")
+            throw BenchmarkError.setup(
+                "running as root, which PostgreSQL refuses, and there is no user postgres: run `make deps`")
         }
         let files = FileManager.default
         if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: files.isExecutableFile(atPath:)) {
@@ -146,6 +164,7 @@ struct PostgresProcess: Sendable {
         if let runuser = ["/usr/sbin/runuser", "/sbin/runuser"].first(where: files.isExecutableFile(atPath:)) {
             return [runuser, "-u", "postgres", "--"]
         }
-        throw BenchmarkError.setup("running as root, and neither setpriv nor runuser is installed: apt-get install -y util-linux")
+        throw BenchmarkError.setup(
+            "running as root, and neither setpriv nor runuser is installed: apt-get install -y util-linux")
     }
 }

@@ -16,7 +16,9 @@ enum ProcFiles {
     /// - Parameter limits: the file's text.
     /// - Returns: the limit, or nil when the line is missing or says `unlimited`.
     static func openFileLimit(limits: String) -> Int? {
-        guard let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else { return nil }
+        guard let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else {
+            return nil
+        }
         let fields = line.dropFirst("Max open files".count).split(separator: " ")
         return fields.first.flatMap { Int($0) }
     }
@@ -59,7 +61,8 @@ enum ProcFiles {
         for line in slabinfo.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count > 3, caches.contains(String(fields[0])), let active = Int(fields[1]),
-                  let size = Int(fields[3]) else { continue }
+                let size = Int(fields[3])
+            else { continue }
             total = (total ?? 0) + active * size
         }
         return total
@@ -86,7 +89,8 @@ enum ProcFiles {
     /// the connections from one source address to one server port.
     static func ephemeralPorts() -> Int? {
         guard let fields = read("/proc/sys/net/ipv4/ip_local_port_range")?.split(whereSeparator: \.isWhitespace),
-              fields.count == 2, let low = Int(fields[0]), let high = Int(fields[1]), high >= low else { return nil }
+            fields.count == 2, let low = Int(fields[0]), let high = Int(fields[1]), high >= low
+        else { return nil }
         return high - low + 1
     }
 

@@ -48,7 +48,7 @@ enum ProcessTreeCPU {
         // After ")": field 3 (state) is the first.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 14, let parent = pid_t(fields[1]), let user = Double(fields[11]),
-              let system = Double(fields[12]), let childUser = Double(fields[13]), let childSystem = Double(fields[14])
+            let system = Double(fields[12]), let childUser = Double(fields[13]), let childSystem = Double(fields[14])
         else { return nil }
         return Stat(parent: parent, ownTicks: user + system, childTicks: childUser + childSystem)
     }

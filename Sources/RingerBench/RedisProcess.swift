@@ -18,15 +18,20 @@ struct RedisProcess: Sendable {
     ///   - directory: the fixture folder (its working directory and log).
     /// - Throws: ``BenchmarkError`` when `redis-server` is missing or not ready within 10 s.
     static func start(name: String, logsIn directory: URL) async throws -> RedisProcess {
-        guard let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw BenchmarkError.setup("redis-server is not installed: run `make deps` (or apt-get install -y redis-server)")
+        guard
+            let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else {
+            throw BenchmarkError.setup(
+                "redis-server is not installed: run `make deps` (or apt-get install -y redis-server)")
         }
         let port = try LoopbackPort.free()
         let log = directory.appendingPathComponent("\(name).log")
         let process = try SpawnedProcess(
-            [executable, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--daemonize", "no", "--dir", directory.path],
+            [
+                executable, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--daemonize", "no", "--dir", directory.path,
+            ],
             standardOutput: log, standardError: directory.appendingPathComponent("\(name).err"))
         do {
             _ = try await process.awaitOutput(in: log, within: .seconds(10), what: "accept connections") {
@@ -44,17 +49,22 @@ struct RedisProcess: Sendable {
     /// - Parameter directory: where `redis-cli`'s output goes.
     /// - Returns: the count; nil when `redis-cli` is missing or fails (the figure is then left out).
     func commandsProcessed(logsIn directory: URL) async -> Int? {
-        guard let cli = try? SpawnedProcess(["redis-cli", "-h", "127.0.0.1", "-p", String(port), "INFO", "stats"],
-                                            standardOutput: directory.appendingPathComponent("redis-cli.out"),
-                                            standardError: directory.appendingPathComponent("redis-cli.err")) else { return nil }
+        guard
+            let cli = try? SpawnedProcess(
+                ["redis-cli", "-h", "127.0.0.1", "-p", String(port), "INFO", "stats"],
+                standardOutput: directory.appendingPathComponent("redis-cli.out"),
+                standardError: directory.appendingPathComponent("redis-cli.err"))
+        else { return nil }
         guard await cli.finish(within: .seconds(10)).status == 0 else { return nil }
-        return StoreCounters.parseRedisCommands(info: (try? String(contentsOf: cli.standardOutput, encoding: .utf8)) ?? "")
+        return StoreCounters.parseRedisCommands(
+            info: (try? String(contentsOf: cli.standardOutput, encoding: .utf8)) ?? "")
     }
 
     /// - Throws: ``BenchmarkError/sender(_:_:)`` if it has died.
     func checkRunning() throws {
         if let exit = process.exitIfEnded {
-            throw BenchmarkError.sender("redis-server", "died with status \(exit.status): \(process.standardErrorTail())")
+            throw BenchmarkError.sender(
+                "redis-server", "died with status \(exit.status): \(process.standardErrorTail())")
         }
     }
 

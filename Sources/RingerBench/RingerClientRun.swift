@@ -38,8 +38,10 @@ public struct RingerClientRun: Sendable {
     ///   - payloadFile: JSON payload path.
     ///   - workload: counts.
     ///   - connections: pool size; default 2 (the client's default).
-    public init(url: String, caFile: String, keyFile: String, keyID: String, teamID: String, deviceToken: String,
-                topic: String, payloadFile: String, workload: PushWorkload, connections: Int = 2) {
+    public init(
+        url: String, caFile: String, keyFile: String, keyID: String, teamID: String, deviceToken: String,
+        topic: String, payloadFile: String, workload: PushWorkload, connections: Int = 2
+    ) {
         self.url = url
         self.caFile = caFile
         self.keyFile = keyFile
@@ -62,9 +64,11 @@ public struct RingerClientRun: Sendable {
         do {
             key = try JWTSigningKey(pem: try String(contentsOfFile: keyFile, encoding: .utf8))
             payload = Array(try Data(contentsOf: URL(fileURLWithPath: payloadFile)))
-            client = try APNsClient(configuration: .init(credentials: .init(key: key, keyID: keyID, teamID: teamID),
-                                                         sandboxURL: url, caFile: caFile, requestTimeout: 30,
-                                                         voipRequestTimeout: 30, connectionsPerHost: connections))
+            client = try APNsClient(
+                configuration: .init(
+                    credentials: .init(key: key, keyID: keyID, teamID: teamID),
+                    sandboxURL: url, caFile: caFile, requestTimeout: 30,
+                    voipRequestTimeout: 30, connectionsPerHost: connections))
         } catch {
             throw BenchmarkError.setup("cannot set up Ringer's APNs client: \(error)")
         }

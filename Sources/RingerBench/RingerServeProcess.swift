@@ -57,9 +57,11 @@ struct RingerServeProcess: Sendable {
     /// - Throws: ``BenchmarkError`` when it cannot start or does not listen within 20 seconds.
     ///   - node: the shared database and Redis and this node's name; nil for a fresh SQLite file.
     ///   - secrets: the admin key and user-token secret; the nodes of one cluster pass the same.
-    static func start(executable: String, fixture: BenchmarkFixture, apnsPort: Int,
-                      fcm: (port: Int, serviceAccount: URL)? = nil, node: ClusterNode? = nil,
-                      secrets: Secrets = .random()) async throws -> RingerServeProcess {
+    static func start(
+        executable: String, fixture: BenchmarkFixture, apnsPort: Int,
+        fcm: (port: Int, serviceAccount: URL)? = nil, node: ClusterNode? = nil,
+        secrets: Secrets = .random()
+    ) async throws -> RingerServeProcess {
         let directory = fixture.directory
         let adminKey = secrets.adminKey
         let adminKeyFile = directory.appendingPathComponent("admin-key")
@@ -72,22 +74,31 @@ struct RingerServeProcess: Sendable {
         let stem = node?.nodeID ?? "serve"
         let log = directory.appendingPathComponent("\(stem).log")
         // A fresh SQLite file per start, so a later part never finds an earlier part's users and calls.
-        let database = node?.databaseURL ?? directory.appendingPathComponent("ringer-\(UUID().uuidString.prefix(8)).sqlite").path
-        let cluster = node.map { node in ["--node-id", node.nodeID] + (node.redisURL.map { ["--redis", $0] } ?? []) } ?? []
+        let database =
+            node?.databaseURL ?? directory.appendingPathComponent("ringer-\(UUID().uuidString.prefix(8)).sqlite").path
+        let cluster =
+            node.map { node in ["--node-id", node.nodeID] + (node.redisURL.map { ["--redis", $0] } ?? []) } ?? []
         let process = try SpawnedProcess(
-            [Self.server(besideLab: executable), "serve", "--listen", "127.0.0.1:0",
-             "--database", database,
-             "--apns-key-file", fixture.keyFile.path, "--apns-key-id", BenchmarkFixture.keyID,
-             "--apns-team-id", BenchmarkFixture.teamID, "--apns-host", "127.0.0.1:\(apnsPort)",
-             "--apns-ca-file", fixture.certificates.caCertificate.path, "--ring-timeout", "600"]
+            [
+                Self.server(besideLab: executable), "serve", "--listen", "127.0.0.1:0",
+                "--database", database,
+                "--apns-key-file", fixture.keyFile.path, "--apns-key-id", BenchmarkFixture.keyID,
+                "--apns-team-id", BenchmarkFixture.teamID, "--apns-host", "127.0.0.1:\(apnsPort)",
+                "--apns-ca-file", fixture.certificates.caCertificate.path, "--ring-timeout", "600",
+            ]
                 // A benchmark measures the server, not its rate limits: thousands of calls from a few callers.
                 + Self.rateLimitsOff + cluster
-                + (fcm.map { ["--fcm-service-account", $0.serviceAccount.path, "--fcm-host", "127.0.0.1:\($0.port)",
-                              "--fcm-ca-file", fixture.certificates.caCertificate.path] } ?? []),
+                + (fcm.map {
+                    [
+                        "--fcm-service-account", $0.serviceAccount.path, "--fcm-host", "127.0.0.1:\($0.port)",
+                        "--fcm-ca-file", fixture.certificates.caCertificate.path,
+                    ]
+                } ?? []),
             standardOutput: directory.appendingPathComponent("\(stem).out"), standardError: log,
             environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": secrets.userTokenSecret])
         do {
-            let port = try await process.awaitOutput(in: log, within: .seconds(20), what: "listen", Self.listeningPort(inLog:))
+            let port = try await process.awaitOutput(
+                in: log, within: .seconds(20), what: "listen", Self.listeningPort(inLog:))
             return RingerServeProcess(process: process, url: "http://127.0.0.1:\(port)", adminKeyFile: adminKeyFile)
         } catch {
             _ = await process.finish(within: .zero)
@@ -106,7 +117,8 @@ struct RingerServeProcess: Sendable {
     /// - Throws: ``BenchmarkError/sender(_:_:)`` if the server has died.
     func checkRunning() throws {
         if let exit = process.exitIfEnded {
-            throw BenchmarkError.sender("ringer serve", "died with status \(exit.status): \(process.standardErrorTail())")
+            throw BenchmarkError.sender(
+                "ringer serve", "died with status \(exit.status): \(process.standardErrorTail())")
         }
     }
 
@@ -118,11 +130,13 @@ struct RingerServeProcess: Sendable {
     }
 
     /// `ringer serve` flags switching every rate limit off (0 disables one, docs/security.md).
-    static let rateLimitsOff = ["rate-limit-calls-per-minute", "rate-limit-calls-to-one-callee-per-minute",
-                                "rate-limit-calls-per-callee-per-minute", "rate-limit-reads-per-minute",
-                                "rate-limit-event-stream-connects-per-minute",
-                                "rate-limit-device-changes-per-minute", "rate-limit-auth-failures-per-minute",
-                                "rate-limit-unknown-callees-per-minute"].flatMap { ["--\($0)", "0"] }
+    static let rateLimitsOff = [
+        "rate-limit-calls-per-minute", "rate-limit-calls-to-one-callee-per-minute",
+        "rate-limit-calls-per-callee-per-minute", "rate-limit-reads-per-minute",
+        "rate-limit-event-stream-connects-per-minute",
+        "rate-limit-device-changes-per-minute", "rate-limit-auth-failures-per-minute",
+        "rate-limit-unknown-callees-per-minute",
+    ].flatMap { ["--\($0)", "0"] }
 
     fileprivate static func randomHex(_ bytes: Int) -> String {
         var random = SystemRandomNumberGenerator()

@@ -29,7 +29,8 @@ struct RingingBenchmark: Sendable {
         let sandbox = try await SandboxProcess.start(executable: executable, fixture: fixture)
         let server: RingerServeProcess
         do {
-            server = try await RingerServeProcess.start(executable: executable, fixture: fixture, apnsPort: sandbox.port)
+            server = try await RingerServeProcess.start(
+                executable: executable, fixture: fixture, apnsPort: sandbox.port)
         } catch {
             _ = await sandbox.stop()
             throw error
@@ -38,8 +39,10 @@ struct RingingBenchmark: Sendable {
         var holders: [SocketHolderProcess] = []
         let outcome: Result<RingingReport, any Error>
         do {
-            outcome = .success(try await measure(server: server, sandbox: sandbox, sampler: sampler, fixture: fixture,
-                                                 holders: &holders, progress: progress))
+            outcome = .success(
+                try await measure(
+                    server: server, sandbox: sandbox, sampler: sampler, fixture: fixture,
+                    holders: &holders, progress: progress))
         } catch {
             outcome = .failure(error)
         }
@@ -54,26 +57,35 @@ struct RingingBenchmark: Sendable {
         return report
     }
 
-    private func measure(server: RingerServeProcess, sandbox: SandboxProcess, sampler: CPUSampler,
-                         fixture: BenchmarkFixture, holders: inout [SocketHolderProcess],
-                         progress: @Sendable (String) -> Void) async throws -> RingingReport {
+    private func measure(
+        server: RingerServeProcess, sandbox: SandboxProcess, sampler: CPUSampler,
+        fixture: BenchmarkFixture, holders: inout [SocketHolderProcess],
+        progress: @Sendable (String) -> Void
+    ) async throws -> RingingReport {
         let pid = server.process.pid
         try await Task.sleep(for: .seconds(1))
-        guard let limit = ProcFiles.openFileLimit(pid: pid), let ownDescriptors = ProcFiles.openDescriptors(pid: pid) else {
+        guard let limit = ProcFiles.openFileLimit(pid: pid), let ownDescriptors = ProcFiles.openDescriptors(pid: pid)
+        else {
             throw BenchmarkError.setup("cannot read the server's open-file limit or descriptors in /proc/\(pid)")
         }
         // The load generator's sockets (a caller's and a callee's per pair), its HTTP pool, and the server's
         // connection to the sandbox.
         let loadDescriptors = 2 * options.pairs + RingingLoadProcess.connections + 1
-        let largest = SocketHolderPlan.largestIdleSockets(serverLimit: limit, serverDescriptors: ownDescriptors,
-                                                          loadDescriptors: loadDescriptors)
+        let largest = SocketHolderPlan.largestIdleSockets(
+            serverLimit: limit, serverDescriptors: ownDescriptors,
+            loadDescriptors: loadDescriptors)
         let levels = SocketHolderPlan.levels(options.levels, largest: largest)
-        guard !levels.isEmpty else { throw BenchmarkError.invalidArgument("no --idle-sockets level fits below \(largest)") }
+        guard !levels.isEmpty else {
+            throw BenchmarkError.invalidArgument("no --idle-sockets level fits below \(largest)")
+        }
         var ownLimit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &ownLimit)
-        let perHolder = SocketHolderPlan.socketsPerHolder(holderLimit: Int(ownLimit.rlim_cur),
-                                                          ephemeralPorts: ProcFiles.ephemeralPorts() ?? 28_232)
-        progress("ringing: server open-file limit \(limit), \(ownDescriptors) open: levels \(levels.map(String.init).joined(separator: ", ")) idle sockets")
+        let perHolder = SocketHolderPlan.socketsPerHolder(
+            holderLimit: Int(ownLimit.rlim_cur),
+            ephemeralPorts: ProcFiles.ephemeralPorts() ?? 28_232)
+        progress(
+            "ringing: server open-file limit \(limit), \(ownDescriptors) open: levels \(levels.map(String.init).joined(separator: ", ")) idle sockets"
+        )
         var results: [RingingReport.Level] = []
         var held = 0
         for level in levels {
@@ -83,18 +95,23 @@ struct RingingBenchmark: Sendable {
             let kernelBefore = ProcFiles.tcpSockets()
             let slabBefore = ProcFiles.tcpSlabBytes()
             for count in SocketHolderPlan.newHolders(current: held, target: level, perHolder: perHolder) {
-                progress("ringing: opening \(count) idle sockets (holder \(holders.count + 1), "
-                         + "\(try SocketHolderPlan.sourceAddress(holder: holders.count)))")
-                holders.append(try await SocketHolderProcess.start(python: python, script: options.holderScript, server: server,
-                                                                   count: count, index: holders.count,
-                                                                   directory: fixture.directory))
+                progress(
+                    "ringing: opening \(count) idle sockets (holder \(holders.count + 1), "
+                        + "\(try SocketHolderPlan.sourceAddress(holder: holders.count)))")
+                holders.append(
+                    try await SocketHolderProcess.start(
+                        python: python, script: options.holderScript, server: server,
+                        count: count, index: holders.count,
+                        directory: fixture.directory))
                 held += count
             }
             try await Task.sleep(for: settle)
             // Each idle socket the holders say is open must be one descriptor in the server.
             if let descriptors = ProcFiles.openDescriptors(pid: pid), descriptors < ownDescriptors + level {
-                throw BenchmarkError.sender("ringer serve", "has \(descriptors) descriptors open with \(level) idle sockets "
-                                            + "opened (and \(ownDescriptors) of its own before): sockets were lost")
+                throw BenchmarkError.sender(
+                    "ringer serve",
+                    "has \(descriptors) descriptors open with \(level) idle sockets "
+                        + "opened (and \(ownDescriptors) of its own before): sockets were lost")
             }
             let rssAfter = ProcFiles.residentBytes(pid: pid)
             let kernelAfter = ProcFiles.tcpSockets()
@@ -108,7 +125,8 @@ struct RingingBenchmark: Sendable {
                 figures.rssPerSocketBytes = Double(rssAfter - rssBefore) / Double(added)
             }
             if added > 0, let kernelBefore, let kernelAfter {
-                figures.kernelBytesPerSocket = Double((kernelAfter.memoryPages - kernelBefore.memoryPages) * ProcFiles.pageSize)
+                figures.kernelBytesPerSocket =
+                    Double((kernelAfter.memoryPages - kernelBefore.memoryPages) * ProcFiles.pageSize)
                     / Double(added)
             }
             if added > 0, let slabBefore, let slabAfter {
@@ -117,27 +135,32 @@ struct RingingBenchmark: Sendable {
             let idleStart = ProcFiles.monotonicSeconds()
             try await Task.sleep(for: idleWindow)
             figures.idleServerCores = await sampler.cores(from: idleStart, to: ProcFiles.monotonicSeconds())
-            try await load(level: level, into: &figures, server: server, sandbox: sandbox, sampler: sampler,
-                           fixture: fixture, progress: progress)
+            try await load(
+                level: level, into: &figures, server: server, sandbox: sandbox, sampler: sampler,
+                fixture: fixture, progress: progress)
             try server.checkRunning()
             try sandbox.checkRunning()
             for holder in holders { try holder.checkRunning() }
             results.append(figures)
         }
-        return RingingReport(levels: results, latencyRate: options.latencyRate, pairs: options.pairs,
-                             stepSeconds: options.stepSeconds, serverFileLimit: limit, largestIdleSockets: largest,
-                             holders: holders.count, closedEarly: 0, cores: ProcessInfo.processInfo.activeProcessorCount,
-                             cpuModel: Benchmark.cpuModel(), buildMode: Benchmark.buildMode)
+        return RingingReport(
+            levels: results, latencyRate: options.latencyRate, pairs: options.pairs,
+            stepSeconds: options.stepSeconds, serverFileLimit: limit, largestIdleSockets: largest,
+            holders: holders.count, closedEarly: 0, cores: ProcessInfo.processInfo.activeProcessorCount,
+            cpuModel: Benchmark.cpuModel(), buildMode: Benchmark.buildMode)
     }
 
     /// One level's load: the rate search, then the latency step; the load generator's users are new.
-    private func load(level: Int, into figures: inout RingingReport.Level, server: RingerServeProcess,
-                      sandbox: SandboxProcess, sampler: CPUSampler, fixture: BenchmarkFixture,
-                      progress: @Sendable (String) -> Void) async throws {
+    private func load(
+        level: Int, into figures: inout RingingReport.Level, server: RingerServeProcess,
+        sandbox: SandboxProcess, sampler: CPUSampler, fixture: BenchmarkFixture,
+        progress: @Sendable (String) -> Void
+    ) async throws {
         progress("ringing: \(level) idle sockets: setting up \(options.pairs) callers and callees")
-        let generator = try await RingingLoadProcess(python: python, script: options.loadScript, server: server,
-                                                     sandboxPort: sandbox.port, fixture: fixture,
-                                                     pairs: options.pairs, prefix: "n\(level)-")
+        let generator = try await RingingLoadProcess(
+            python: python, script: options.loadScript, server: server,
+            sandboxPort: sandbox.port, fixture: fixture,
+            pairs: options.pairs, prefix: "n\(level)-")
         do {
             var search = RateSearch(probeConcurrency: RingingLoadProcess.connections, stepSeconds: options.stepSeconds)
             var command: RingingStep.Command? = search.first
@@ -146,10 +169,13 @@ struct RingingBenchmark: Sendable {
                 let step = try await generator.run(next)
                 switch next {
                 case .open(let rate, _):
-                    figures.searchSteps.append(.init(rate: rate, sustained: step.isSustained, callsPerSecond: step.callsPerSecond))
+                    figures.searchSteps.append(
+                        .init(rate: rate, sustained: step.isSustained, callsPerSecond: step.callsPerSecond))
                 case .closed:
-                    figures.probeServerCores = await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd)
-                    figures.probeGeneratorCores = await generator.cpu.cores(from: step.result.windowStart, to: step.result.windowEnd)
+                    figures.probeServerCores = await sampler.cores(
+                        from: step.result.windowStart, to: step.result.windowEnd)
+                    figures.probeGeneratorCores = await generator.cpu.cores(
+                        from: step.result.windowStart, to: step.result.windowEnd)
                 }
                 command = search.next(after: step)
             }
@@ -158,14 +184,16 @@ struct RingingBenchmark: Sendable {
             let latency = RingingStep.Command.open(rate: options.latencyRate, seconds: options.stepSeconds)
             progress("ringing: \(level) idle sockets: \(latency.line) (latency)")
             let step = try await generator.run(latency)
-            figures.latency = .init(rate: options.latencyRate, sustained: step.isSustained, skipped: step.result.skipped,
-                                    failed: step.result.offered - step.result.skipped - step.result.ok,
-                                    post: LatencySummary(step.result.postMs, unanswered: step.result.offered - step.result.ok),
-                                    push: LatencySummary(step.result.pushMs, unanswered: step.result.offered - step.result.pushMs.count),
-                                    incoming: LatencySummary(step.result.incomingMs,
-                                                             unanswered: step.result.offered - step.result.incomingMs.count),
-                                    serverCores: await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd),
-                                    generatorCores: await generator.cpu.cores(from: step.result.windowStart, to: step.result.windowEnd))
+            figures.latency = .init(
+                rate: options.latencyRate, sustained: step.isSustained, skipped: step.result.skipped,
+                failed: step.result.offered - step.result.skipped - step.result.ok,
+                post: LatencySummary(step.result.postMs, unanswered: step.result.offered - step.result.ok),
+                push: LatencySummary(step.result.pushMs, unanswered: step.result.offered - step.result.pushMs.count),
+                incoming: LatencySummary(
+                    step.result.incomingMs,
+                    unanswered: step.result.offered - step.result.incomingMs.count),
+                serverCores: await sampler.cores(from: step.result.windowStart, to: step.result.windowEnd),
+                generatorCores: await generator.cpu.cores(from: step.result.windowStart, to: step.result.windowEnd))
         } catch {
             _ = await generator.stop()
             throw error

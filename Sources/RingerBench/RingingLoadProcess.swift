@@ -33,10 +33,13 @@ final class RingingLoadProcess: Sendable {
     ///   - prefix: user-id prefix, unique per start.
     /// - Throws: ``BenchmarkError`` when it cannot start or set up within 300 s (a server with thousands of idle
     ///   sockets answers slowly).
-    convenience init(python: String, script: String, server: RingerServeProcess, sandboxPort: Int, fixture: BenchmarkFixture,
-                     pairs: Int, prefix: String) async throws {
-        try await self.init(python: python, script: script, servers: [server], sandboxPort: sandboxPort, fixture: fixture,
-                            pairs: pairs, prefix: prefix)
+    convenience init(
+        python: String, script: String, server: RingerServeProcess, sandboxPort: Int, fixture: BenchmarkFixture,
+        pairs: Int, prefix: String
+    ) async throws {
+        try await self.init(
+            python: python, script: script, servers: [server], sandboxPort: sandboxPort, fixture: fixture,
+            pairs: pairs, prefix: prefix)
     }
 
     /// Starts it against the nodes of a cluster and waits until its sockets are open: pair i's caller is on
@@ -46,9 +49,13 @@ final class RingingLoadProcess: Sendable {
     ///   - servers: the nodes, at least one, sharing one admin key (the first one's file is passed).
     ///   - the rest: as ``init(python:script:server:sandboxPort:fixture:pairs:prefix:)``.
     /// - Throws: ``BenchmarkError`` when there is no node, or as that initialiser.
-    init(python: String, script: String, servers: [RingerServeProcess], sandboxPort: Int, fixture: BenchmarkFixture,
-         pairs: Int, prefix: String) async throws {
-        guard let first = servers.first else { throw BenchmarkError.invalidArgument("the load generator needs a server") }
+    init(
+        python: String, script: String, servers: [RingerServeProcess], sandboxPort: Int, fixture: BenchmarkFixture,
+        pairs: Int, prefix: String
+    ) async throws {
+        guard let first = servers.first else {
+            throw BenchmarkError.invalidArgument("the load generator needs a server")
+        }
         var ends: [Int32] = [0, 0]
         // Close-on-exec on both ends: the child gets the read end only as its stdin (dup2 clears the flag).
         guard pipe(&ends) == 0 else { throw BenchmarkError.setup("pipe failed: errno \(errno)") }
@@ -57,11 +64,14 @@ final class RingingLoadProcess: Sendable {
         let process: SpawnedProcess
         do {
             process = try SpawnedProcess(
-                [python, script] + servers.flatMap { ["--url", $0.url] } + ["--admin-key-file", first.adminKeyFile.path,
-                 "--sandbox-url", "https://127.0.0.1:\(sandboxPort)", "--ca-file", fixture.certificates.caCertificate.path,
-                 "--bundle-id", BenchmarkFixture.bundleID, "--prefix", prefix, "--pairs", String(pairs),
-                 "--connections", String(Self.connections), "--max-in-flight", String(Self.maxInFlight),
-                 "--request-timeout", String(Self.requestTimeoutSeconds)],
+                [python, script] + servers.flatMap { ["--url", $0.url] } + [
+                    "--admin-key-file", first.adminKeyFile.path,
+                    "--sandbox-url", "https://127.0.0.1:\(sandboxPort)", "--ca-file",
+                    fixture.certificates.caCertificate.path,
+                    "--bundle-id", BenchmarkFixture.bundleID, "--prefix", prefix, "--pairs", String(pairs),
+                    "--connections", String(Self.connections), "--max-in-flight", String(Self.maxInFlight),
+                    "--request-timeout", String(Self.requestTimeoutSeconds),
+                ],
                 standardOutput: stem.appendingPathExtension("out"), standardError: stem.appendingPathExtension("err"),
                 standardInput: ends[0])
         } catch {
@@ -108,7 +118,8 @@ final class RingingLoadProcess: Sendable {
     /// The next stdout line not yet read.
     private func nextLine(within limit: Duration, what: String) async throws -> String {
         let index = linesRead.withLock { $0 }
-        let line = try await process.awaitOutput(in: process.standardOutput, within: limit, what: what) { text -> String? in
+        let line = try await process.awaitOutput(in: process.standardOutput, within: limit, what: what) {
+            text -> String? in
             let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
             // Only whole lines: the last one counts once its newline is written.
             let complete = text.hasSuffix("\n") ? lines.count : lines.count - 1

@@ -14,8 +14,10 @@ public struct RingingOptions: Hashable, Sendable {
     public var holderScript: String
 
     /// The flags this part reads, for the command line's list of known flags.
-    public static let flagNames = ["idle-sockets", "ringing-pairs", "ringing-step-seconds", "ringing-rate",
-                                   "ringing-script", "holder-script"]
+    public static let flagNames = [
+        "idle-sockets", "ringing-pairs", "ringing-step-seconds", "ringing-rate",
+        "ringing-script", "holder-script",
+    ]
 
     /// The defaults: levels 0, 5000, 10000 and the largest; 100 pairs; 3 s steps; latency at 500 calls/s; the
     /// scripts under Tests/Peers.
@@ -37,7 +39,8 @@ public struct RingingOptions: Hashable, Sendable {
         func whole(_ name: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {
             guard let text = flags[name] else { return value }
             guard let number = Int(text), range.contains(number) else {
-                throw BenchmarkError.invalidArgument("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+                throw BenchmarkError.invalidArgument(
+                    "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
             }
             return number
         }

@@ -93,7 +93,8 @@ public struct RingingReport: Hashable, Sendable {
     /// The largest level's sustained calls/s over the 0-socket level's (0 when either is missing).
     public var ratioVersusNoSockets: Double {
         guard let last = levels.last?.sustainedCallsPerSecond,
-              let none = levels.first(where: { $0.idleSockets == 0 })?.sustainedCallsPerSecond, none > 0 else { return 0 }
+            let none = levels.first(where: { $0.idleSockets == 0 })?.sustainedCallsPerSecond, none > 0
+        else { return 0 }
         return Double(last) / Double(none)
     }
 
@@ -112,51 +113,67 @@ public struct RingingReport: Hashable, Sendable {
     /// The human-readable report; its last line is ``resultLine``.
     public func render() -> String {
         var lines: [String] = []
-        lines.append("Ringing: calls between \(pairs) callers and \(pairs) callees (each with its own /v1/events socket, "
-                     + "callees with an iPhone whose VoIP token the APNs sandbox knows) while idle sockets of other users "
-                     + "are open on one `ringer serve` (SQLite, plain HTTP on loopback)")
-        lines.append("machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the server, the sandbox, "
-                     + "the load generator and \(holders) socket holder(s); \(buildMode) build")
-        lines.append("server open-file limit \(serverFileLimit): at most \(largestIdleSockets) idle sockets; "
-                     + "sockets closed by the server while held: \(closedEarly)")
-        lines.append("calls/s: highest open-loop rate sustained (\(Self.formatSeconds(stepSeconds)) s steps at "
-                     + "0.9, 0.75, … of a closed-loop probe); latency and CPU at \(latencyRate) calls/s offered, over every "
-                     + "call placed (>= : calls without an answer in \(BenchmarkReport.whole(RingingLoadProcess.requestTimeoutMilliseconds / 1000)) s, a lower bound)")
+        lines.append(
+            "Ringing: calls between \(pairs) callers and \(pairs) callees (each with its own /v1/events socket, "
+                + "callees with an iPhone whose VoIP token the APNs sandbox knows) while idle sockets of other users "
+                + "are open on one `ringer serve` (SQLite, plain HTTP on loopback)")
+        lines.append(
+            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the server, the sandbox, "
+                + "the load generator and \(holders) socket holder(s); \(buildMode) build")
+        lines.append(
+            "server open-file limit \(serverFileLimit): at most \(largestIdleSockets) idle sockets; "
+                + "sockets closed by the server while held: \(closedEarly)")
+        lines.append(
+            "calls/s: highest open-loop rate sustained (\(Self.formatSeconds(stepSeconds)) s steps at "
+                + "0.9, 0.75, … of a closed-loop probe); latency and CPU at \(latencyRate) calls/s offered, over every "
+                + "call placed (>= : calls without an answer in \(BenchmarkReport.whole(RingingLoadProcess.requestTimeoutMilliseconds / 1000)) s, a lower bound)"
+        )
         lines.append("")
-        let header = ["idle sockets", "calls/s", "probe", "POST p50/p99 ms", "push p50/p99 ms", "incoming p50/p99 ms",
-                      "server CPU at \(latencyRate)/s", "load gen CPU", "probe CPU: server+load gen", "server CPU idle", "RSS MiB", "RSS B/socket", "kernel buffers B/socket",
-                      "kernel slab B/socket"]
+        let header = [
+            "idle sockets", "calls/s", "probe", "POST p50/p99 ms", "push p50/p99 ms", "incoming p50/p99 ms",
+            "server CPU at \(latencyRate)/s", "load gen CPU", "probe CPU: server+load gen", "server CPU idle",
+            "RSS MiB", "RSS B/socket", "kernel buffers B/socket",
+            "kernel slab B/socket",
+        ]
         var rows = [header]
         for level in levels {
             let latency = level.latency
             let rate = level.sustainedCallsPerSecond.map(String.init) ?? "none"
-            rows.append([String(level.idleSockets), rate, BenchmarkReport.whole(level.probeCallsPerSecond),
-                         BenchmarkReport.latencyPair(latency.post), BenchmarkReport.latencyPair(latency.push), BenchmarkReport.latencyPair(latency.incoming),
-                         BenchmarkReport.percentOfCores(latency.serverCores) + (latency.sustained ? "" : " (not sustained)"),
-                         BenchmarkReport.percentOfCores(latency.generatorCores),
-                         "\(BenchmarkReport.percentOfCores(level.probeServerCores))+\(BenchmarkReport.percentOfCores(level.probeGeneratorCores))",
-                         BenchmarkReport.percentOfCores(level.idleServerCores),
-                         level.serverRSSBytes.map { BenchmarkReport.fixed(Double($0) / 1_048_576) } ?? "-",
-                         level.rssPerSocketBytes.map(BenchmarkReport.whole) ?? "-",
-                         level.kernelBytesPerSocket.map(BenchmarkReport.whole) ?? "-",
-                         level.kernelSlabBytesPerSocket.map(BenchmarkReport.whole) ?? "-"])
+            rows.append([
+                String(level.idleSockets), rate, BenchmarkReport.whole(level.probeCallsPerSecond),
+                BenchmarkReport.latencyPair(latency.post), BenchmarkReport.latencyPair(latency.push),
+                BenchmarkReport.latencyPair(latency.incoming),
+                BenchmarkReport.percentOfCores(latency.serverCores) + (latency.sustained ? "" : " (not sustained)"),
+                BenchmarkReport.percentOfCores(latency.generatorCores),
+                "\(BenchmarkReport.percentOfCores(level.probeServerCores))+\(BenchmarkReport.percentOfCores(level.probeGeneratorCores))",
+                BenchmarkReport.percentOfCores(level.idleServerCores),
+                level.serverRSSBytes.map { BenchmarkReport.fixed(Double($0) / 1_048_576) } ?? "-",
+                level.rssPerSocketBytes.map(BenchmarkReport.whole) ?? "-",
+                level.kernelBytesPerSocket.map(BenchmarkReport.whole) ?? "-",
+                level.kernelSlabBytesPerSocket.map(BenchmarkReport.whole) ?? "-",
+            ])
         }
         lines += BenchmarkReport.table(rows)
         lines.append("")
         for level in levels {
-            let steps = level.searchSteps.map { "\($0.rate) \($0.sustained ? "kept" : "not kept") (\(BenchmarkReport.whole($0.callsPerSecond)))" }
+            let steps = level.searchSteps.map {
+                "\($0.rate) \($0.sustained ? "kept" : "not kept") (\(BenchmarkReport.whole($0.callsPerSecond)))"
+            }
             let latency = level.latency
-            let losses = latency.skipped + latency.failed > 0 ? "; at \(latency.rate)/s \(latency.skipped) skipped, \(latency.failed) failed" : ""
-            lines.append("\(level.idleSockets) idle sockets: probe \(BenchmarkReport.whole(level.probeCallsPerSecond)) calls/s, then "
-                         + (steps.isEmpty ? "no open-loop step" : steps.joined(separator: ", ")) + losses)
+            let losses =
+                latency.skipped + latency.failed > 0
+                ? "; at \(latency.rate)/s \(latency.skipped) skipped, \(latency.failed) failed" : ""
+            lines.append(
+                "\(level.idleSockets) idle sockets: probe \(BenchmarkReport.whole(level.probeCallsPerSecond)) calls/s, then "
+                    + (steps.isEmpty ? "no open-loop step" : steps.joined(separator: ", ")) + losses)
         }
-        lines.append("ratio of calls/s at \(levels.last?.idleSockets ?? 0) idle sockets to 0: "
-                     + "\(BenchmarkReport.fixed(ratioVersusNoSockets)) (issue 11's goal >= 0.8: \(ratioVersusNoSockets >= 0.8 ? "met" : "NOT met")); "
-                     + "p99 POST -> push \(BenchmarkReport.whole(levels.last?.latency.push?.p99 ?? 0)) ms (goal < 50)")
+        lines.append(
+            "ratio of calls/s at \(levels.last?.idleSockets ?? 0) idle sockets to 0: "
+                + "\(BenchmarkReport.fixed(ratioVersusNoSockets)) (issue 11's goal >= 0.8: \(ratioVersusNoSockets >= 0.8 ? "met" : "NOT met")); "
+                + "p99 POST -> push \(BenchmarkReport.whole(levels.last?.latency.push?.p99 ?? 0)) ms (goal < 50)")
         lines.append(resultLine)
         return lines.joined(separator: "\n")
     }
-
 
     private static func formatSeconds(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)

@@ -31,12 +31,16 @@ struct SandboxProcess: Sendable {
     static func start(executable: String, fixture: BenchmarkFixture) async throws -> SandboxProcess {
         let output = fixture.directory.appendingPathComponent("sandbox.out")
         let process = try SpawnedProcess(
-            [executable, "sandbox", "--listen", "127.0.0.1:0",
-             "--cert", fixture.certificates.serverCertificate.path, "--key", fixture.certificates.serverPrivateKey.path,
-             "--key-id", BenchmarkFixture.keyID, "--team-id", BenchmarkFixture.teamID, "--key-file", fixture.keyFile.path,
-             "--devices", "\(fixture.deviceToken):\(BenchmarkFixture.bundleID)",
-             "--fcm-service-account", fixture.fcmServiceAccountFile.path,
-             "--fcm-devices", "\(BenchmarkFixture.fcmProjectID):\(fixture.fcmToken)"],
+            [
+                executable, "sandbox", "--listen", "127.0.0.1:0",
+                "--cert", fixture.certificates.serverCertificate.path, "--key",
+                fixture.certificates.serverPrivateKey.path,
+                "--key-id", BenchmarkFixture.keyID, "--team-id", BenchmarkFixture.teamID, "--key-file",
+                fixture.keyFile.path,
+                "--devices", "\(fixture.deviceToken):\(BenchmarkFixture.bundleID)",
+                "--fcm-service-account", fixture.fcmServiceAccountFile.path,
+                "--fcm-devices", "\(BenchmarkFixture.fcmProjectID):\(fixture.fcmToken)",
+            ],
             standardOutput: output, standardError: fixture.directory.appendingPathComponent("sandbox.log"))
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(15))
@@ -46,7 +50,8 @@ struct SandboxProcess: Sendable {
                 return SandboxProcess(process: process, port: port, fcm: fcm)
             }
             if let exit = process.exitIfEnded {
-                throw BenchmarkError.sandbox("ringer-lab sandbox exited with status \(exit.status): \(process.standardErrorTail())")
+                throw BenchmarkError.sandbox(
+                    "ringer-lab sandbox exited with status \(exit.status): \(process.standardErrorTail())")
             }
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -60,7 +65,8 @@ struct SandboxProcess: Sendable {
     /// - Throws: ``BenchmarkError/sandbox(_:)`` if the sandbox has died.
     func checkRunning() throws {
         if let exit = process.exitIfEnded {
-            throw BenchmarkError.sandbox("ringer-lab sandbox died with status \(exit.status): \(process.standardErrorTail())")
+            throw BenchmarkError.sandbox(
+                "ringer-lab sandbox died with status \(exit.status): \(process.standardErrorTail())")
         }
     }
 
@@ -73,19 +79,27 @@ struct SandboxProcess: Sendable {
 
     /// The port from the sandbox's start line, `APNs sandbox listening on https://127.0.0.1:<port>`.
     static func listeningPort(in output: String) -> Int? {
-        guard let line = output.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("APNs sandbox listening on https://") }),
-              let colon = line.lastIndex(of: ":") else { return nil }
+        guard
+            let line = output.split(whereSeparator: \.isNewline).first(where: {
+                $0.hasPrefix("APNs sandbox listening on https://")
+            }),
+            let colon = line.lastIndex(of: ":")
+        else { return nil }
         return Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
 
     /// The ports from the FCM start line, `FCM sandbox listening on https://127.0.0.1:<port> (HTTP/2) and
     /// https://127.0.0.1:<port> (HTTP/1.1, token URI …)`.
     static func fcmPorts(in output: String) -> FCMPorts? {
-        guard let line = output.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("FCM sandbox listening on ") })
+        guard
+            let line = output.split(whereSeparator: \.isNewline).first(where: {
+                $0.hasPrefix("FCM sandbox listening on ")
+            })
         else { return nil }
         func port(before label: String) -> Int? {
             guard let end = line.range(of: " (\(label)")?.lowerBound,
-                  let colon = line[..<end].lastIndex(of: ":") else { return nil }
+                let colon = line[..<end].lastIndex(of: ":")
+            else { return nil }
             return Int(line[line.index(after: colon)..<end])
         }
         guard let http2 = port(before: "HTTP/2)"), let http1 = port(before: "HTTP/1.1") else { return nil }

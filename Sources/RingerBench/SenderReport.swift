@@ -30,7 +30,8 @@ public struct SenderReport: Codable, Hashable, Sendable {
     ///   - seconds: wall-clock seconds for the workload.
     ///   - latencies: per-push seconds from send to answer (any order), summarised as p50 and p99;
     ///     empty when the sender does not measure them.
-    public init(sender: String, pushes: Int, accepted: Int, firstFailure: String?, seconds: Double, latencies: [Double]) {
+    public init(sender: String, pushes: Int, accepted: Int, firstFailure: String?, seconds: Double, latencies: [Double])
+    {
         self.sender = sender
         self.pushes = pushes
         self.accepted = accepted

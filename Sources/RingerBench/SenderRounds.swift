@@ -39,11 +39,14 @@ public struct SenderRounds: Hashable, Sendable {
     ///   - unit: `pushes/s` or `messages/s`.
     public static func render(_ rounds: [SenderRounds], unit: String) -> [String] {
         guard let count = rounds.map(\.perSecond.count).max(), count > 1 else { return [] }
-        var lines = ["\(count) interleaved rounds (\(unit), in the order run; the table shows each sender's median round):"]
+        var lines = [
+            "\(count) interleaved rounds (\(unit), in the order run; the table shows each sender's median round):"
+        ]
         for sender in rounds {
             let median = sender.perSecond.sorted()[(sender.perSecond.count - 1) / 2]
-            lines.append("  \(sender.label): " + sender.perSecond.map(BenchmarkReport.whole).joined(separator: " ")
-                         + " (median \(BenchmarkReport.whole(median)))")
+            lines.append(
+                "  \(sender.label): " + sender.perSecond.map(BenchmarkReport.whole).joined(separator: " ")
+                    + " (median \(BenchmarkReport.whole(median)))")
         }
         return lines
     }

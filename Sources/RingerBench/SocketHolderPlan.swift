@@ -29,8 +29,10 @@ enum SocketHolderPlan {
     ///     sockets and its HTTP pool).
     ///   - margin: descriptors left free.
     /// - Returns: at least 0.
-    static func largestIdleSockets(serverLimit: Int, serverDescriptors: Int, loadDescriptors: Int,
-                                   margin: Int = serverMargin) -> Int {
+    static func largestIdleSockets(
+        serverLimit: Int, serverDescriptors: Int, loadDescriptors: Int,
+        margin: Int = serverMargin
+    ) -> Int {
         max(0, serverLimit - serverDescriptors - loadDescriptors - margin)
     }
 
@@ -82,7 +84,8 @@ enum SocketHolderPlan {
     /// - Throws: ``BenchmarkError/invalidArgument(_:)`` past 127.0.0.254.
     static func sourceAddress(holder index: Int) throws -> String {
         guard index >= 0, index + 2 <= 254 else {
-            throw BenchmarkError.invalidArgument("more than 253 socket holders: no loopback address left for holder \(index)")
+            throw BenchmarkError.invalidArgument(
+                "more than 253 socket holders: no loopback address left for holder \(index)")
         }
         return "127.0.0.\(index + 2)"
     }
@@ -96,7 +99,8 @@ enum SocketHolderPlan {
         return try parts.map { part in
             if part == "max" { return .largest }
             guard let count = Int(part), count >= 0 else {
-                throw BenchmarkError.invalidArgument("--idle-sockets takes counts of 0 or more and max, comma-separated; got \(part)")
+                throw BenchmarkError.invalidArgument(
+                    "--idle-sockets takes counts of 0 or more and max, comma-separated; got \(part)")
             }
             return .count(count)
         }

@@ -17,16 +17,23 @@ struct SocketHolderProcess: Sendable {
     ///     (``SocketHolderPlan/sourceAddress(holder:)``).
     ///   - directory: where its output goes.
     /// - Throws: ``BenchmarkError`` when it fails or has not opened them all within 10 minutes.
-    static func start(python: String, script: String, server: RingerServeProcess, count: Int, index: Int,
-                      directory: URL) async throws -> SocketHolderProcess {
+    static func start(
+        python: String, script: String, server: RingerServeProcess, count: Int, index: Int,
+        directory: URL
+    ) async throws -> SocketHolderProcess {
         let stem = directory.appendingPathComponent("holder-\(index)")
         let process = try SpawnedProcess(
-            [python, script, "--url", server.url, "--admin-key-file", server.adminKeyFile.path, "--count", String(count),
-             "--source", try SocketHolderPlan.sourceAddress(holder: index), "--prefix", "idle-\(index)-"],
+            [
+                python, script, "--url", server.url, "--admin-key-file", server.adminKeyFile.path, "--count",
+                String(count),
+                "--source", try SocketHolderPlan.sourceAddress(holder: index), "--prefix", "idle-\(index)-",
+            ],
             standardOutput: stem.appendingPathExtension("out"), standardError: stem.appendingPathExtension("err"))
         do {
-            let line = try await process.awaitOutput(in: process.standardOutput, within: .seconds(600),
-                                                     what: "open \(count) sockets") { text in
+            let line = try await process.awaitOutput(
+                in: process.standardOutput, within: .seconds(600),
+                what: "open \(count) sockets"
+            ) { text in
                 text.hasSuffix("\n") ? text.split(separator: "\n").first.map(String.init) : nil
             }
             guard line == "{\"open\": \(count)}" else {
@@ -42,7 +49,8 @@ struct SocketHolderProcess: Sendable {
     /// - Throws: ``BenchmarkError/sender(_:_:)`` if the holder has died (its sockets are gone).
     func checkRunning() throws {
         if let exit = process.exitIfEnded {
-            throw BenchmarkError.sender("socket holder", "died with status \(exit.status): \(process.standardErrorTail())")
+            throw BenchmarkError.sender(
+                "socket holder", "died with status \(exit.status): \(process.standardErrorTail())")
         }
     }
 

@@ -44,8 +44,10 @@ final class SpawnedProcess: Sendable {
     ///   - environment: variables added to (or replacing in) the inherited environment, e.g. secrets that
     ///     must not show in `ps` as flags would.
     /// - Throws: ``BenchmarkError/spawn(program:errno:)`` when the program cannot be started.
-    init(_ arguments: [String], standardOutput: URL, standardError: URL, standardInput: Int32? = nil,
-         environment: [String: String] = [:]) throws {
+    init(
+        _ arguments: [String], standardOutput: URL, standardError: URL, standardInput: Int32? = nil,
+        environment: [String: String] = [:]
+    ) throws {
         guard let program = arguments.first else { throw BenchmarkError.invalidArgument("no program to start") }
         self.program = program
         self.standardOutput = standardOutput

@@ -49,17 +49,22 @@ public struct StoreCounters: Hashable, Sendable {
     ///   - idle: each counter's growth per second with no call placed (``perSecond(from:to:)``); nil to
     ///     subtract nothing.
     /// - Returns: per call; a counter missing at either end, or `calls` of 0, gives nil for it.
-    static func perCall(from before: StoreCounters, to after: StoreCounters, calls: Int, idle: PerCall? = nil) -> PerCall {
+    static func perCall(
+        from before: StoreCounters, to after: StoreCounters, calls: Int, idle: PerCall? = nil
+    ) -> PerCall {
         let seconds = max(after.time - before.time, 0)
         func rate(_ start: Double?, _ end: Double?, _ background: Double?) -> Double? {
             guard calls > 0, let start, let end else { return nil }
             return (end - start - (background ?? 0) * seconds) / Double(calls)
         }
-        return PerCall(writeTransactions: rate(before.writeTransactions.map(Double.init),
-                                               after.writeTransactions.map(Double.init), idle?.writeTransactions),
-                       walBytes: rate(before.walBytes, after.walBytes, idle?.walBytes),
-                       redisCommands: rate(before.redisCommands.map(Double.init), after.redisCommands.map(Double.init),
-                                           idle?.redisCommands))
+        return PerCall(
+            writeTransactions: rate(
+                before.writeTransactions.map(Double.init),
+                after.writeTransactions.map(Double.init), idle?.writeTransactions),
+            walBytes: rate(before.walBytes, after.walBytes, idle?.walBytes),
+            redisCommands: rate(
+                before.redisCommands.map(Double.init), after.redisCommands.map(Double.init),
+                idle?.redisCommands))
     }
 
     /// Each counter's growth per second from `before` to `after` (the idle cluster's background).
@@ -70,10 +75,12 @@ public struct StoreCounters: Hashable, Sendable {
             guard seconds > 0, let start, let end else { return nil }
             return (end - start) / seconds
         }
-        return PerCall(writeTransactions: rate(before.writeTransactions.map(Double.init),
-                                               after.writeTransactions.map(Double.init)),
-                       walBytes: rate(before.walBytes, after.walBytes),
-                       redisCommands: rate(before.redisCommands.map(Double.init), after.redisCommands.map(Double.init)))
+        return PerCall(
+            writeTransactions: rate(
+                before.writeTransactions.map(Double.init),
+                after.writeTransactions.map(Double.init)),
+            walBytes: rate(before.walBytes, after.walBytes),
+            redisCommands: rate(before.redisCommands.map(Double.init), after.redisCommands.map(Double.init)))
     }
 
     /// One step's counters per call answered (or, for the idle background, per second).

@@ -14,11 +14,14 @@ public enum ServeCommand {
     ///     `SIGTERM` does; nil: no such watch.
     ///   - log: where the server logs.
     /// - Returns: the exit status: 0 after a clean shutdown, 1 when the server could not start, 2 for a bad flag.
-    public static func run(_ arguments: [String], clock: any ServerClock = SystemServerClock(), parentProcess: Int32? = nil,
-                           log: Logger = Logger(label: "ringer.server")) async -> Int32 {
+    public static func run(
+        _ arguments: [String], clock: any ServerClock = SystemServerClock(), parentProcess: Int32? = nil,
+        log: Logger = Logger(label: "ringer.server")
+    ) async -> Int32 {
         let configuration: ServerConfiguration
         do {
-            configuration = try ServerConfiguration.parse(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+            configuration = try ServerConfiguration.parse(
+                arguments: arguments, environment: ProcessInfo.processInfo.environment)
         } catch {
             log.error("\(error)")
             return 2
@@ -39,10 +42,14 @@ public enum ServeCommand {
             return 1
         }
         if configuration.apns == nil {
-            log.warning("no APNs credentials configured (--apns-key-file or --apns-cert-file): iPhones ring only while their app holds the event WebSocket")
+            log.warning(
+                "no APNs credentials configured (--apns-key-file or --apns-cert-file): iPhones ring only while their app holds the event WebSocket"
+            )
         }
         if configuration.fcm == nil {
-            log.warning("no FCM service account configured (--fcm-service-account): Android phones ring only while their app holds the event WebSocket")
+            log.warning(
+                "no FCM service account configured (--fcm-service-account): Android phones ring only while their app holds the event WebSocket"
+            )
         }
         switch await Signals.wait(for: [SIGINT, SIGTERM], orParentGone: parentProcess) {
         case .signal(let signal):

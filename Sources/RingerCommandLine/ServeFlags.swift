@@ -11,14 +11,20 @@ extension ServerConfiguration {
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
     public static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
-        let options = try CommandLineOptions(arguments: arguments, environment: environment, known: Set([
-            "listen", "database", "database-pool-size", "database-timeout", "redis", "redis-prefix", "node-id", "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
-            "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
-            "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
-            "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user", "request-deadline",
-            "max-connections-per-address", "max-connections", "retention-days", "media-url", "media-api-key", "media-api-secret", "fcm-service-account",
-            "fcm-host", "fcm-ca-file", "trusted-proxy",
-        ] + RateLimitSettings.Limit.allCases.map(\.rawValue)))
+        let options = try CommandLineOptions(
+            arguments: arguments, environment: environment,
+            known: Set(
+                [
+                    "listen", "database", "database-pool-size", "database-timeout", "redis", "redis-prefix", "node-id",
+                    "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
+                    "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
+                    "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
+                    "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user",
+                    "request-deadline",
+                    "max-connections-per-address", "max-connections", "retention-days", "media-url", "media-api-key",
+                    "media-api-secret", "fcm-service-account",
+                    "fcm-host", "fcm-ca-file", "trusted-proxy",
+                ] + RateLimitSettings.Limit.allCases.map(\.rawValue)))
         var config = ServerConfiguration()
         if let text = options["listen"] {
             let listen = try HostPort(text, flag: "--listen")
@@ -29,7 +35,8 @@ extension ServerConfiguration {
         config.redisURL = options["redis"]
         if let prefix = options["redis-prefix"] {
             guard ServerConfiguration.isValidRedisPrefix(prefix) else {
-                throw ConfigurationError("--redis-prefix must be 1 to 64 letters, digits, '.', '_' or '-', got \(prefix)")
+                throw ConfigurationError(
+                    "--redis-prefix must be 1 to 64 letters, digits, '.', '_' or '-', got \(prefix)")
             }
             config.redisPrefix = prefix
         }
@@ -56,7 +63,8 @@ extension ServerConfiguration {
         }
         config.adminKey = admin
         guard let secret = options["user-token-secret"], secret.utf8.count >= 32 else {
-            throw ConfigurationError("--user-token-secret (or RINGER_USER_TOKEN_SECRET) of at least 32 bytes is required")
+            throw ConfigurationError(
+                "--user-token-secret (or RINGER_USER_TOKEN_SECRET) of at least 32 bytes is required")
         }
         config.userTokenSecret = secret
         config.userTokenPublicKeyFiles = options.all("user-token-public-key")
@@ -74,13 +82,15 @@ extension ServerConfiguration {
         }
         if let text = options["max-call-duration"] {
             guard let seconds = TimeInterval(text), seconds >= 60, seconds <= 7 * 86400 else {
-                throw ConfigurationError("--max-call-duration must be seconds between 60 and 604800 (7 days), got \(text)")
+                throw ConfigurationError(
+                    "--max-call-duration must be seconds between 60 and 604800 (7 days), got \(text)")
             }
             config.maxCallDuration = seconds
         }
         if let text = options["max-sockets-per-user"] {
             guard let count = Int(text), (1...1000).contains(count) else {
-                throw ConfigurationError("--max-sockets-per-user must be a whole number between 1 and 1000, got \(text)")
+                throw ConfigurationError(
+                    "--max-sockets-per-user must be a whole number between 1 and 1000, got \(text)")
             }
             config.maxSocketsPerUser = count
         }
@@ -101,31 +111,39 @@ extension ServerConfiguration {
         }
         if let text = options["max-connections-per-address"] {
             guard let count = Int(text), (0...1_000_000).contains(count) else {
-                throw ConfigurationError("--max-connections-per-address must be a whole number between 0 (no cap) and 1000000, got \(text)")
+                throw ConfigurationError(
+                    "--max-connections-per-address must be a whole number between 0 (no cap) and 1000000, got \(text)")
             }
             config.maxConnectionsPerAddress = count == 0 ? nil : count
         }
         if let text = options["retention-days"] {
             guard let days = Int(text), (0...36_500).contains(days) else {
-                throw ConfigurationError("--retention-days must be a whole number of days from 0 (keep forever) to 36500, got \(text)")
+                throw ConfigurationError(
+                    "--retention-days must be a whole number of days from 0 (keep forever) to 36500, got \(text)")
             }
             config.retentionDays = days == 0 ? nil : days
         }
         if let text = options["max-connections"] {
             guard let count = Int(text), (0...10_000_000).contains(count) else {
-                throw ConfigurationError("--max-connections must be a whole number between 0 (from the open-file limit) and 10000000, got \(text)")
+                throw ConfigurationError(
+                    "--max-connections must be a whole number between 0 (from the open-file limit) and 10000000, got \(text)"
+                )
             }
             config.maxConnections = count == 0 ? nil : count
         }
         let keyFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
-        let certificateFields = [options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"]]
+        let certificateFields = [
+            options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"],
+        ]
         // The password alone does not choose certificate authentication: RINGER_APNS_CERT_PASSWORD may be left
         // in the environment from trying a certificate, and must not block a signing key.
         let usesKey = keyFields.contains { $0 != nil }
-        let usesCertificate = certificateFields[0] != nil || certificateFields[1] != nil
+        let usesCertificate =
+            certificateFields[0] != nil || certificateFields[1] != nil
             || (!usesKey && certificateFields[2] != nil)
         if usesKey && usesCertificate {
-            throw ConfigurationError("give either --apns-key-file (token authentication) or --apns-cert-file (certificate), not both")
+            throw ConfigurationError(
+                "give either --apns-key-file (token authentication) or --apns-cert-file (certificate), not both")
         }
         if usesKey || usesCertificate {
             let credentials: APNsSettings.Credentials
@@ -157,7 +175,8 @@ extension ServerConfiguration {
             fcm.caFile = options["fcm-ca-file"]
             config.fcm = fcm
         } else if options["fcm-host"] != nil || options["fcm-ca-file"] != nil {
-            throw ConfigurationError("--fcm-host and --fcm-ca-file need --fcm-service-account (or RINGER_FCM_SERVICE_ACCOUNT)")
+            throw ConfigurationError(
+                "--fcm-host and --fcm-ca-file need --fcm-service-account (or RINGER_FCM_SERVICE_ACCOUNT)")
         }
         config.media.url = options["media-url"] ?? config.media.url
         config.media.apiKey = options["media-api-key"] ?? config.media.apiKey

@@ -15,7 +15,9 @@ public enum Signals {
     /// Replaces the default action of `signals` and returns the first one received.
     public static func wait(for signals: [Int32]) async -> Int32 {
         // With no parent watched, only a signal ends the wait.
-        guard case .signal(let number) = await wait(for: signals, orParentGone: nil) else { preconditionFailure("no parent was watched") }
+        guard case .signal(let number) = await wait(for: signals, orParentGone: nil) else {
+            preconditionFailure("no parent was watched")
+        }
         return number
     }
 

@@ -36,11 +36,14 @@ public struct CallMachine: Codable, Hashable, Sendable {
     ///   - now: the current time.
     ///   - ringTimeout: seconds the call may ring before it ends `unanswered`.
     /// - Returns: the machine and the effects to carry out.
-    public static func invite(callID: String, caller: Party, callee: Party, hasVideo: Bool,
-                              calleeDevices: [CalleeDevice], calleeOnline: Bool = false, calleeBusy: Bool,
-                              now: Date, ringTimeout: TimeInterval) -> (CallMachine, [CallEffect]) {
-        var call = Call(callId: callID, state: .ringing, caller: caller, callee: callee, hasVideo: hasVideo,
-                        createdAt: now, expiresAt: now.addingTimeInterval(ringTimeout))
+    public static func invite(
+        callID: String, caller: Party, callee: Party, hasVideo: Bool,
+        calleeDevices: [CalleeDevice], calleeOnline: Bool = false, calleeBusy: Bool,
+        now: Date, ringTimeout: TimeInterval
+    ) -> (CallMachine, [CallEffect]) {
+        var call = Call(
+            callId: callID, state: .ringing, caller: caller, callee: callee, hasVideo: hasVideo,
+            createdAt: now, expiresAt: now.addingTimeInterval(ringTimeout))
         if calleeBusy {
             call.state = .busy
             call.endedAt = now
@@ -105,10 +108,12 @@ public struct CallMachine: Codable, Hashable, Sendable {
                 call.acceptedAt = now
                 call.acceptedDeviceId = device
                 let others = EventRecipient.userExceptDevice(callee, deviceID: device)
-                return [.cancelRingTimeout, .watchAcceptedCall(acceptedAt: now),
-                        .publish(.callAccepted, to: .user(caller)),
-                        .publish(.callAnsweredElsewhere, to: others),
-                        .pushAlertOrBackground(.callAnsweredElsewhere, to: others)]
+                return [
+                    .cancelRingTimeout, .watchAcceptedCall(acceptedAt: now),
+                    .publish(.callAccepted, to: .user(caller)),
+                    .publish(.callAnsweredElsewhere, to: others),
+                    .pushAlertOrBackground(.callAnsweredElsewhere, to: others),
+                ]
             case .accepted where call.acceptedDeviceId == device:
                 return []
             case .accepted:
@@ -126,10 +131,12 @@ public struct CallMachine: Codable, Hashable, Sendable {
                 finish(.declined, by: callee, at: now)
                 declinedDeviceId = device
                 let others = EventRecipient.userExceptDevice(callee, deviceID: device)
-                return [.cancelRingTimeout,
-                        .publish(.callDeclined, to: .user(caller)),
-                        .publish(.callDeclinedElsewhere, to: others),
-                        .pushAlertOrBackground(.callDeclinedElsewhere, to: others)]
+                return [
+                    .cancelRingTimeout,
+                    .publish(.callDeclined, to: .user(caller)),
+                    .publish(.callDeclinedElsewhere, to: others),
+                    .pushAlertOrBackground(.callDeclinedElsewhere, to: others),
+                ]
             case .declined where declinedDeviceId == device:
                 return []
             case .accepted where call.acceptedDeviceId != device:
@@ -145,8 +152,10 @@ public struct CallMachine: Codable, Hashable, Sendable {
             switch state {
             case .ringing:
                 finish(.cancelled, by: caller, at: now)
-                return [.cancelRingTimeout, .publish(.callCancelled, to: .user(callee)),
-                        .pushAlertOrBackground(.callCancelled, to: .user(callee))]
+                return [
+                    .cancelRingTimeout, .publish(.callCancelled, to: .user(callee)),
+                    .pushAlertOrBackground(.callCancelled, to: .user(callee)),
+                ]
             case .cancelled:
                 return []
             case .accepted:
@@ -162,7 +171,9 @@ public struct CallMachine: Codable, Hashable, Sendable {
             switch state {
             case .accepted:
                 finish(.ended, by: user, at: now)
-                return [.stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee))]
+                return [
+                    .stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee)),
+                ]
             case .ended:
                 return []
             case .ringing:
@@ -175,12 +186,15 @@ public struct CallMachine: Codable, Hashable, Sendable {
         case .ringTimeout:
             guard state == .ringing, now >= call.expiresAt else { return [] }
             finish(.unanswered, by: nil, at: now)
-            return [.publish(.callUnanswered, to: .user(caller)), .publish(.callUnanswered, to: .user(callee)),
-                    .pushAlertOrBackground(.callUnanswered, to: .user(callee))]
+            return [
+                .publish(.callUnanswered, to: .user(caller)), .publish(.callUnanswered, to: .user(callee)),
+                .pushAlertOrBackground(.callUnanswered, to: .user(callee)),
+            ]
 
         case .connectionLost, .maximumDurationReached:
             guard actor == .system else {
-                throw CallRuleError.wrongParty("only the server ends a call it lost or that lasted too long", state: state)
+                throw CallRuleError.wrongParty(
+                    "only the server ends a call it lost or that lasted too long", state: state)
             }
             // Like a ring timeout, a decision that arrives after the call ended otherwise changes nothing.
             guard state == .accepted else { return [] }
@@ -188,7 +202,9 @@ public struct CallMachine: Codable, Hashable, Sendable {
             call.endReason = input == .connectionLost ? .connectionLost : .maximumDuration
             // No alert or background push: an app still holding the call hears `call.ended` on its socket, or a 409 on its next
             // keepalive.
-            return [.stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee))]
+            return [
+                .stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee)),
+            ]
         }
     }
 

@@ -66,7 +66,9 @@ public struct ProviderOutage<Scope: Hashable & Sendable>: Sendable, Hashable {
     ///   - since: the run's first failure.
     ///   - lastFailure: the run's last failure.
     ///   - failures: failed sends in the run.
-    public init(scope: Scope, reason: String, detail: String?, hint: String?, since: Date, lastFailure: Date, failures: Int) {
+    public init(
+        scope: Scope, reason: String, detail: String?, hint: String?, since: Date, lastFailure: Date, failures: Int
+    ) {
         self.scope = scope
         self.reason = reason
         self.detail = detail
@@ -155,7 +157,9 @@ public struct ProviderHealth<Scope: Hashable & Sendable>: Sendable {
     ///   - now: when it ended (the owner's clock, the same for every call).
     /// - Returns: the scope's change, if any: `degraded` the first time a run crosses the line, `recovered` when
     ///   an answer ends an announced run (or a failure finds it stale and starts a run that is not degraded).
-    public mutating func record(_ outcome: ProviderAttemptOutcome, for scope: Scope, at now: Date) -> ProviderHealthChange<Scope>? {
+    public mutating func record(
+        _ outcome: ProviderAttemptOutcome, for scope: Scope, at now: Date
+    ) -> ProviderHealthChange<Scope>? {
         let previous = runs[scope]
         guard case .failed(let failure) = outcome else {
             runs[scope] = nil
@@ -172,9 +176,11 @@ public struct ProviderHealth<Scope: Hashable & Sendable>: Sendable {
             run.outage.failures += 1
             run.conclusive = run.conclusive || failure.isConclusive
         } else {
-            run = Run(outage: ProviderOutage(scope: scope, reason: failure.reason, detail: failure.detail, hint: failure.hint,
-                                             since: now, lastFailure: now, failures: 1),
-                      conclusive: failure.isConclusive, announced: previous?.announced ?? false)
+            run = Run(
+                outage: ProviderOutage(
+                    scope: scope, reason: failure.reason, detail: failure.detail, hint: failure.hint,
+                    since: now, lastFailure: now, failures: 1),
+                conclusive: failure.isConclusive, announced: previous?.announced ?? false)
         }
         let degraded = isDegraded(run)
         var change: ProviderHealthChange<Scope>?
@@ -195,7 +201,9 @@ public struct ProviderHealth<Scope: Hashable & Sendable>: Sendable {
     public mutating func expire(at now: Date) -> [ProviderHealthChange<Scope>] {
         let stale = runs.filter { !isFresh($0.value, at: now) }
         for scope in stale.keys { runs[scope] = nil }
-        return stale.values.filter(\.announced).map(\.outage).sorted { $0.since < $1.since }.map { .recovered($0, .quiet) }
+        return stale.values.filter(\.announced).map(\.outage).sorted { $0.since < $1.since }.map {
+            .recovered($0, .quiet)
+        }
     }
 
     /// The scopes degraded at `now`, oldest outage first. Reads only: a stale run is left for ``expire(at:)``.

@@ -34,9 +34,11 @@ public struct HTTPRequest: Sendable {
     ///   - httpVersion: 1 or 2.
     ///   - clientCertificate: The connection's verified client certificate, if any.
     ///   - remoteAddress: The peer's address, if known.
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: [UInt8] = [], httpVersion: Int = 1, clientCertificate: ClientCertificate? = nil,
-                remoteAddress: String? = nil) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: [UInt8] = [], httpVersion: Int = 1, clientCertificate: ClientCertificate? = nil,
+        remoteAddress: String? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query

@@ -27,10 +27,14 @@ public struct HTTPResponse: Sendable {
     ///   - json: The JSON document as text.
     ///   - headers: Extra headers.
     /// - Returns: The response.
-    public static func json(status: Int = 200, _ json: String, headers: [(name: String, value: String)] = [])
-        -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("content-type", "application/json")] + headers,
-                     body: Array(json.utf8))
+    public static func json(
+        status: Int = 200, _ json: String, headers: [(name: String, value: String)] = []
+    )
+        -> HTTPResponse
+    {
+        HTTPResponse(
+            status: status, headers: [("content-type", "application/json")] + headers,
+            body: Array(json.utf8))
     }
 
     /// A response whose body is JSON bytes, with `content-type: application/json`.
@@ -39,8 +43,11 @@ public struct HTTPResponse: Sendable {
     ///   - body: The encoded JSON document.
     ///   - headers: Extra headers.
     /// - Returns: The response.
-    public static func json(status: Int = 200, body: [UInt8], headers: [(name: String, value: String)] = [])
-        -> HTTPResponse {
+    public static func json(
+        status: Int = 200, body: [UInt8], headers: [(name: String, value: String)] = []
+    )
+        -> HTTPResponse
+    {
         HTTPResponse(status: status, headers: [("content-type", "application/json")] + headers, body: body)
     }
 

@@ -54,9 +54,10 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// The first `bits` bits, the rest zero.
     public func masked(_ bits: Int) -> IPAddress {
-        IPAddress(bytes: bytes.enumerated().map { index, byte in
-            let keep = min(8, max(0, bits - index * 8))
-            return keep == 8 ? byte : byte & UInt8(truncatingIfNeeded: 0xff << (8 - keep))
-        })
+        IPAddress(
+            bytes: bytes.enumerated().map { index, byte in
+                let keep = min(8, max(0, bits - index * 8))
+                return keep == 8 ? byte : byte & UInt8(truncatingIfNeeded: 0xff << (8 - keep))
+            })
     }
 }

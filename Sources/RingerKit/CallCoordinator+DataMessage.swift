@@ -16,8 +16,10 @@ extension CallCoordinator {
     }
 
     /// Event types an FCM data message about a call may carry (docs/fcm.md; the bodies of ``AlertOrBackgroundPush``).
-    private static let updateTypes: Set<EventType> = [.callCancelled, .callAnsweredElsewhere, .callDeclinedElsewhere,
-                                                      .callUnanswered]
+    private static let updateTypes: Set<EventType> = [
+        .callCancelled, .callAnsweredElsewhere, .callDeclinedElsewhere,
+        .callUnanswered,
+    ]
 
     /// Handles the `data` map of an FCM message (Android: `FirebaseMessagingService.onMessageReceived`,
     /// `RemoteMessage.getData()`). `data["ringer"]` is a JSON object in a string, because FCM data values
@@ -32,16 +34,20 @@ extension CallCoordinator {
     @discardableResult
     public func handleDataMessage(_ data: [String: String]) -> DataMessageOutcome {
         guard let ringer = data["ringer"],
-              let object = (try? JSONSerialization.jsonObject(with: Data(ringer.utf8))) as? [String: Any],
-              let type = object["type"] as? String else { return .ignored }
+            let object = (try? JSONSerialization.jsonObject(with: Data(ringer.utf8))) as? [String: Any],
+            let type = object["type"] as? String
+        else { return .ignored }
         // The body is wrapped as a push payload, byte for byte, so the push paths read it unchanged.
         if type == EventType.callIncoming.rawValue {
-            let callID = (object["call_id"] as? String).flatMap(UUID.init(uuidString:)).map { $0.uuidString.lowercased() }
+            let callID = (object["call_id"] as? String).flatMap(UUID.init(uuidString:)).map {
+                $0.uuidString.lowercased()
+            }
             let disposition = handleIncomingPush(Data(#"{"ringer":\#(ringer)}"#.utf8), reportsEveryPush: false)
             return .call(callID: callID, disposition)
         }
         guard Self.updateTypes.contains(EventType(rawValue: type)), let callID = object["call_id"] as? String,
-              let handled = handleNotificationPush(Data(#"{"aps":{},"ringer":\#(ringer)}"#.utf8)) else { return .ignored }
+            let handled = handleNotificationPush(Data(#"{"aps":{},"ringer":\#(ringer)}"#.utf8))
+        else { return .ignored }
         return .update(callID: callID.lowercased(), handled)
     }
 }

@@ -165,18 +165,20 @@ public final class CallCoordinator: Sendable {
     ///   - keepaliveInterval: seconds between keepalives of an answered call while the event stream is not
     ///     connected; keep it at most a third of the server's `--call-idle-timeout`.
     ///   - observer: receives ``Observation``s on any thread.
-    public init(deviceID: String, ui: any CallUI, now: @escaping @Sendable () -> Date = { Date() },
-                sleepUntil: @escaping @Sendable (Date) async throws -> Void = { deadline in
-                    let seconds = deadline.timeIntervalSinceNow
-                    if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
-                },
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-                pendingActions: any PendingActionStore = InMemoryPendingActionStore(),
-                clockOffsets: any ClockOffsetStore = InMemoryClockOffsetStore(),
-                callMemory: any CallMemoryStore = InMemoryCallMemoryStore(),
-                bootTime: @escaping @Sendable () -> Date = PhoneBootTime.now,
-                keepaliveInterval: TimeInterval = CallCoordinator.defaultKeepaliveInterval,
-                observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
+    public init(
+        deviceID: String, ui: any CallUI, now: @escaping @Sendable () -> Date = { Date() },
+        sleepUntil: @escaping @Sendable (Date) async throws -> Void = { deadline in
+            let seconds = deadline.timeIntervalSinceNow
+            if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
+        },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        pendingActions: any PendingActionStore = InMemoryPendingActionStore(),
+        clockOffsets: any ClockOffsetStore = InMemoryClockOffsetStore(),
+        callMemory: any CallMemoryStore = InMemoryCallMemoryStore(),
+        bootTime: @escaping @Sendable () -> Date = PhoneBootTime.now,
+        keepaliveInterval: TimeInterval = CallCoordinator.defaultKeepaliveInterval,
+        observer: @escaping @Sendable (Observation) -> Void = { _ in }
+    ) {
         self.deviceID = deviceID
         self.keepaliveInterval = keepaliveInterval
         self.ui = ui
@@ -193,8 +195,10 @@ public final class CallCoordinator: Sendable {
             PhoneBootTime.wallClockWasSet(between: stored.bootTime, and: bootTime()) ? nil : stored
         }
         let memory = callMemory.load()
-        state = LockedValue(State(machine: PhoneCallMachine(deviceID: deviceID, clockOffset: stored?.offset, memory: memory),
-                                  offsetBootTime: stored?.bootTime, storedMemory: memory))
+        state = LockedValue(
+            State(
+                machine: PhoneCallMachine(deviceID: deviceID, clockOffset: stored?.offset, memory: memory),
+                offsetBootTime: stored?.bootTime, storedMemory: memory))
         apply(.launched)
     }
 
@@ -263,15 +267,18 @@ public final class CallCoordinator: Sendable {
     ///   - before: bookkeeping done under the same lock, before the input.
     /// - Returns: the effects carried out.
     @discardableResult
-    private func apply(_ input: PhoneCallInput, media: MediaSession? = nil,
-                       answer: (@Sendable (Bool) -> Void)? = nil,
-                       before: (inout State) -> Void = { _ in }) -> [PhoneCallEffect] {
+    private func apply(
+        _ input: PhoneCallInput, media: MediaSession? = nil,
+        answer: (@Sendable (Bool) -> Void)? = nil,
+        before: (inout State) -> Void = { _ in }
+    ) -> [PhoneCallEffect] {
         let boot = bootTime()
         // What the clock-offset store must hold afterwards, if it changes: stored here, with the boot time the
         // state keeps, rather than as an effect of its own.
         var storedOffset: StoredClockOffset?? = .none
         var hangUps: [String: PendingCallAction] = [:]
-        let (effects, answers, refused) = state.withLock { state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], (@Sendable (Bool) -> Void)?) in
+        let (effects, answers, refused) = state.withLock {
+            state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], (@Sendable (Bool) -> Void)?) in
             before(&state)
             // The action joins any kept for the same call (a second way of answering): both complete together.
             if case .answer(let callID) = input, let answer {
@@ -307,7 +314,8 @@ public final class CallCoordinator: Sendable {
             // An answer the machine did not take (the call is not ringing here) fails now, alone.
             var refused: (@Sendable (Bool) -> Void)?
             if case .answer(let callID) = input, answer != nil, state.machine.calls[callID]?.answerPending != true,
-               state.answers[callID] != nil {
+                state.answers[callID] != nil
+            {
                 refused = answer
                 state.answers[callID] = nil
             }
@@ -326,8 +334,10 @@ public final class CallCoordinator: Sendable {
         return effects
     }
 
-    private func carryOut(_ effect: PhoneCallEffect, answers: [String: @Sendable (Bool) -> Void],
-                          hangUps: [String: PendingCallAction], media: MediaSession?) {
+    private func carryOut(
+        _ effect: PhoneCallEffect, answers: [String: @Sendable (Bool) -> Void],
+        hangUps: [String: PendingCallAction], media: MediaSession?
+    ) {
         switch effect {
         case .reportIncoming(let callID, let report):
             ui.reportIncomingCall(report) { [weak self] error in
@@ -364,14 +374,17 @@ public final class CallCoordinator: Sendable {
             // A refusal means the call ended while this device was waking (409 with the state), or is not this
             // user's call (a push for the previous user of the phone): the machine closes it. A server that could
             // not answer the last try (5xx, 408, 429) said nothing about the call: it rings on to its deadline.
-            perform(callID: callID, attempts: 3, onFailure: { [weak self] problem in
-                guard let problem, !RingerAPIError.problem(problem).isRetryable else { return }
-                self?.apply(.ringingRefused(callID: callID, problem: problem))
-            }) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
+            perform(
+                callID: callID, attempts: 3,
+                onFailure: { [weak self] problem in
+                    guard let problem, !RingerAPIError.problem(problem).isRetryable else { return }
+                    self?.apply(.ringingRefused(callID: callID, problem: problem))
+                }
+            ) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }
         case .sendAccept(let callID):
             sendAccept(callID)
         case .sendHangUp(let callID, _):
-            if let action = hangUps[callID] { send(action) }   // stored by apply(_:), under the lock
+            if let action = hangUps[callID] { send(action) }  // stored by apply(_:), under the lock
         case .armDeadline(let callID, let deadline):
             // The device's own end of a call whose `call.unanswered` is lost (no socket, suspended app).
             let sleepUntil = self.sleepUntil
@@ -413,11 +426,13 @@ public final class CallCoordinator: Sendable {
     func handleIncomingPush(_ payload: Data, reportsEveryPush: Bool) -> PushDisposition {
         let input: PhoneCallInput
         if let push = try? RingerJSON.decode(VoIPPush.self, from: payload),
-           push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callId) {
+            push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callId)
+        {
             let body = push.ringer
-            let incoming = IncomingPush(uuid: uuid, caller: body.caller, calleeID: body.calleeId, hasVideo: body.hasVideo,
-                                        sentAt: Date(unixMilliseconds: body.sentAt),
-                                        expiresAt: Date(unixMilliseconds: body.expiresAt))
+            let incoming = IncomingPush(
+                uuid: uuid, caller: body.caller, calleeID: body.calleeId, hasVideo: body.hasVideo,
+                sentAt: Date(unixMilliseconds: body.sentAt),
+                expiresAt: Date(unixMilliseconds: body.expiresAt))
             let account = state.withLock { $0.session.account }
             input = .incomingPush(incoming, account: account, reportsEveryPush: reportsEveryPush)
         } else {
@@ -551,7 +566,7 @@ public final class CallCoordinator: Sendable {
                 } catch let error as RingerAPIError where !error.isRetryable {
                     observer(.requestFailed(callID: callID, detail: error.description))
                     refusal = error.problem
-                    break   // answered: retrying cannot change it
+                    break  // answered: retrying cannot change it
                 } catch {
                     retry += 1
                     let delay = Self.requestBackoff.delay(beforeRetry: retry, random: random())
@@ -600,15 +615,19 @@ public final class CallCoordinator: Sendable {
     /// idempotent for this device, so a repeat of an accept that landed is confirmed too.
     private func sendAccept(_ callID: String) {
         guard state.withLock({ $0.accepting.insert(callID).inserted }) else { return }
-        let (observer, deviceID, now, sleepUntil, random) = (self.observer, self.deviceID, self.now, self.sleepUntil, self.random)
+        let (observer, deviceID, now, sleepUntil, random) = (
+            self.observer, self.deviceID, self.now, self.sleepUntil, self.random
+        )
         Task { [weak self] in
             defer { _ = self?.state.withLock { $0.accepting.remove(callID) } }
             var retry = 0
             while true {
-                guard let self, let deadline = self.state.withLock({ state -> Date? in
-                    guard let call = state.machine.calls[callID], call.phase == .answering else { return nil }
-                    return call.localDeadline + PhoneCallMachine.deadlineGrace
-                }) else { return }
+                guard let self,
+                    let deadline = self.state.withLock({ state -> Date? in
+                        guard let call = state.machine.calls[callID], call.phase == .answering else { return nil }
+                        return call.localDeadline + PhoneCallMachine.deadlineGrace
+                    })
+                else { return }
                 guard let api = await self.api(waitingUntil: deadline) else { return }
                 do {
                     let response = try await api.accept(callID: callID, deviceID: deviceID)
@@ -660,13 +679,14 @@ public final class CallCoordinator: Sendable {
                 guard !connected, case .loggedIn(let api) = session else { continue }
                 do {
                     try await api.keepalive(callID: callID)
-                } catch let error as RingerAPIError where error.problem.map({ (400..<500).contains($0.status) }) == true {
+                } catch let error as RingerAPIError where error.problem.map({ (400..<500).contains($0.status) }) == true
+                {
                     // The call is over on the server: read why, then close it here.
                     let call = try? await api.call(id: callID)
                     self.apply(.keepaliveRefused(callID: callID, call: call))
                     return
                 } catch {
-                    continue   // no answer: the next round tries again
+                    continue  // no answer: the next round tries again
                 }
             }
         }
@@ -711,11 +731,15 @@ public final class CallCoordinator: Sendable {
     /// Runs an API request with retries (exponential backoff on the injected clock) while it fails for
     /// transient reasons. A problem answer (4xx) is final: `onFailure` gets it; giving up without an answer
     /// gives nil.
-    private func perform(callID: String, attempts: Int,
-                         onSuccess: (@Sendable () -> Void)? = nil,
-                         onFailure: (@Sendable (Problem?) -> Void)? = nil,
-                         _ body: @escaping @Sendable (RingerAPIClient, String) async throws -> Void) {
-        let (observer, deviceID, now, sleepUntil, random) = (self.observer, self.deviceID, self.now, self.sleepUntil, self.random)
+    private func perform(
+        callID: String, attempts: Int,
+        onSuccess: (@Sendable () -> Void)? = nil,
+        onFailure: (@Sendable (Problem?) -> Void)? = nil,
+        _ body: @escaping @Sendable (RingerAPIClient, String) async throws -> Void
+    ) {
+        let (observer, deviceID, now, sleepUntil, random) = (
+            self.observer, self.deviceID, self.now, self.sleepUntil, self.random
+        )
         let deadline = state.withLock { $0.machine.calls[callID]?.localDeadline } ?? now().addingTimeInterval(60)
         Task { [weak self] in
             for attempt in 1...attempts {

@@ -15,8 +15,10 @@ public protocol WebSocketTransport: Sendable {
     /// - Returns: the open channel.
     /// - Throws: ``WebSocketUpgradeRefused`` when the server answered the upgrade with an HTTP status
     ///   other than 101 and the transport can read it; any other error when the connection cannot be opened.
-    func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                 onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel
+    func connect(
+        url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+        onClose: @escaping @Sendable (WebSocketClose) -> Void
+    ) async throws -> any WebSocketChannel
 }
 
 /// An open WebSocket.
@@ -103,13 +105,15 @@ public final class EventStream: Sendable {
     ///   - sleep: waits a number of seconds before a reconnect (the app's clock; real time by default); must
     ///     throw or return early when its task is cancelled.
     ///   - random: a number in `0...1` for the reconnect backoff's jitter; random by default.
-    public init(api: RingerAPIClient, deviceID: String, transport: any WebSocketTransport,
-                onEvent: @escaping @Sendable (CallEvent) -> Void,
-                onStatus: @escaping @Sendable (Status) -> Void = { _ in },
-                onResumePoint: @escaping @Sendable (Int64) -> Void = { _ in },
-                onServerTime: @escaping @Sendable (Date) -> Void = { _ in },
-                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+    public init(
+        api: RingerAPIClient, deviceID: String, transport: any WebSocketTransport,
+        onEvent: @escaping @Sendable (CallEvent) -> Void,
+        onStatus: @escaping @Sendable (Status) -> Void = { _ in },
+        onResumePoint: @escaping @Sendable (Int64) -> Void = { _ in },
+        onServerTime: @escaping @Sendable (Date) -> Void = { _ in },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         self.api = api
         self.deviceID = deviceID
         self.transport = transport
@@ -154,7 +158,7 @@ public final class EventStream: Sendable {
         }
         loop?.cancel()
         channel?.close()
-        if !wasStopped { onStatus(.closed) }   // once, however often stop() is called
+        if !wasStopped { onStatus(.closed) }  // once, however often stop() is called
     }
 
     private func run() async {
@@ -177,7 +181,10 @@ public final class EventStream: Sendable {
                     state.channel = channel
                     return true
                 }
-                guard keep else { channel.close(); return }
+                guard keep else {
+                    channel.close()
+                    return
+                }
                 failures = 0
                 onStatus(wasConnected ? .restored : .connected)
                 wasConnected = true
@@ -254,11 +261,14 @@ extension EventStream {
     ///   - onEvent: each event, in `seq` order.
     ///   - onStatus: connection state changes.
     ///   - onResumePoint: ``lastSeq`` moved forward; persist it (see the designated initialiser).
-    public convenience init(api: RingerAPIClient, deviceID: String, onEvent: @escaping @Sendable (CallEvent) -> Void,
-                            onStatus: @escaping @Sendable (Status) -> Void = { _ in },
-                            onResumePoint: @escaping @Sendable (Int64) -> Void = { _ in }) {
-        self.init(api: api, deviceID: deviceID, transport: URLSessionWebSocketTransport(), onEvent: onEvent,
-                  onStatus: onStatus, onResumePoint: onResumePoint)
+    public convenience init(
+        api: RingerAPIClient, deviceID: String, onEvent: @escaping @Sendable (CallEvent) -> Void,
+        onStatus: @escaping @Sendable (Status) -> Void = { _ in },
+        onResumePoint: @escaping @Sendable (Int64) -> Void = { _ in }
+    ) {
+        self.init(
+            api: api, deviceID: deviceID, transport: URLSessionWebSocketTransport(), onEvent: onEvent,
+            onStatus: onStatus, onResumePoint: onResumePoint)
     }
 }
 #endif

@@ -1,4 +1,5 @@
 public import Foundation
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

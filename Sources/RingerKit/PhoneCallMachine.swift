@@ -190,9 +190,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
         Self.keepNewest(in: &ended, learnedAt: \.learnedAt)
         var answers = answersToRestore
         for (callID, call) in calls where call.phase == .answering {
-            answers[callID] = UnconfirmedAnswer(caller: call.caller ?? Party(id: "unknown"), calleeID: call.calleeID,
-                                                hasVideo: call.hasVideo, expiresAt: call.expiresAt,
-                                                localDeadline: call.localDeadline)
+            answers[callID] = UnconfirmedAnswer(
+                caller: call.caller ?? Party(id: "unknown"), calleeID: call.calleeID,
+                hasVideo: call.hasVideo, expiresAt: call.expiresAt,
+                localDeadline: call.localDeadline)
         }
         return Memory(endedCalls: ended, unconfirmedAnswers: answers)
     }
@@ -214,7 +215,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .incomingPush(let push, let account, let reportsEveryPush):
             return incomingPush(push, account: account, reportsEveryPush: reportsEveryPush, now: now)
         case .unreadablePush(let reportsEveryPush):
-            let report: [PhoneCallEffect] = reportsEveryPush
+            let report: [PhoneCallEffect] =
+                reportsEveryPush
                 ? [.reportAndEnd(id: nil, caller: Party(id: "unknown"), reason: .failed)] : []
             return report + [.pushHandled(callID: nil, .unreadable)]
         case .incomingEvent(let call):
@@ -225,8 +227,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
             case (.ringing, true):
                 calls[callID]?.shown = true
                 calls[callID]?.deadlineArmed = true
-                return [.ringing(callID: callID), .armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace),
-                        .sendRinging(callID: callID)]
+                return [
+                    .ringing(callID: callID), .armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace),
+                    .sendRinging(callID: callID),
+                ]
             case (.answering, true):
                 // Answered before the UI had the call (the app's own screen, or an answer restored after a relaunch):
                 // the UI shows it answering now, and the deadline that ends an undelivered answer is armed if the
@@ -234,7 +238,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 calls[callID]?.shown = true
                 calls[callID]?.deadlineArmed = true
                 return [.reportAnswering(id: call.uuid)]
-                    + (call.deadlineArmed ? [] : [.armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace)])
+                    + (call.deadlineArmed
+                        ? [] : [.armDeadline(callID: callID, at: call.localDeadline + Self.deadlineGrace)])
             case (.active, true):
                 // Confirmed before the UI had the call: the answer it could not show then is shown now.
                 calls[callID]?.shown = true
@@ -292,12 +297,16 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .answerRefused(let callID, let problem):
             // The answer lost to whatever ended the call first: say which, as the matching event would have. A
             // refusal that names no call state (an expired token, an unknown call) means the call failed here.
-            let reason: CallEndReason = problem.type == ProblemType.answeredElsewhere.rawValue ? .answeredElsewhere
+            let reason: CallEndReason =
+                problem.type == ProblemType.answeredElsewhere.rawValue
+                ? .answeredElsewhere
                 : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
             return endRemotely(callID, reason: reason, now: now)
         case .ringingRefused(let callID, let problem):
             // `ended` means another device answered and the call is over since: this one is only now ringing.
-            let reason = problem.callState == .ended ? .answeredElsewhere
+            let reason =
+                problem.callState == .ended
+                ? .answeredElsewhere
                 : problem.callState.map(Self.endReason(forFinal:)) ?? .failed
             return endRemotely(callID, reason: reason, now: now)
         case .hangUpRefused(let callID, let kind, let problem):
@@ -308,8 +317,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
             return liveCallIDs.flatMap { endLocally($0, now: now) }
         case .outgoingPlaced(let call):
             guard call.state == .ringing, let uuid = UUID(uuidString: call.callId) else { return [] }
-            calls[call.callId] = PhoneCall(uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt,
-                                           localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false)
+            calls[call.callId] = PhoneCall(
+                uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt,
+                localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false)
             // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
             if let ended = endedUnseen.removeValue(forKey: call.callId) {
                 answeredUnseen[call.callId] = nil
@@ -334,7 +344,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
             case .answering?:
                 // The answer never reached the server in time. The decline ends the call on the server if the
                 // accept landed after all (its answer lost), instead of leaving the caller talking to nobody.
-                return endRemotely(callID, reason: .answerNotDelivered, now: now) + [.sendHangUp(callID: callID, .decline)]
+                return endRemotely(callID, reason: .answerNotDelivered, now: now) + [
+                    .sendHangUp(callID: callID, .decline)
+                ]
             default:
                 return []
             }
@@ -365,10 +377,13 @@ public struct PhoneCallMachine: Hashable, Sendable {
         let restored = answersToRestore
         answersToRestore = [:]
         return restored.keys.sorted().flatMap { callID -> [PhoneCallEffect] in
-            guard let answer = restored[callID], calls[callID] == nil, let uuid = UUID(uuidString: callID) else { return [] }
-            var call = PhoneCall(uuid: uuid, calleeID: answer.calleeID, direction: .incoming, phase: .answering,
-                                 expiresAt: answer.expiresAt, localDeadline: answer.localDeadline, answerPending: false,
-                                 caller: answer.caller, hasVideo: answer.hasVideo, deadlineArmed: true)
+            guard let answer = restored[callID], calls[callID] == nil, let uuid = UUID(uuidString: callID) else {
+                return []
+            }
+            var call = PhoneCall(
+                uuid: uuid, calleeID: answer.calleeID, direction: .incoming, phase: .answering,
+                expiresAt: answer.expiresAt, localDeadline: answer.localDeadline, answerPending: false,
+                caller: answer.caller, hasVideo: answer.hasVideo, deadlineArmed: true)
             let deadline = answer.localDeadline + Self.deadlineGrace
             guard now < deadline else {
                 call.phase = .ended
@@ -379,15 +394,19 @@ public struct PhoneCallMachine: Hashable, Sendable {
             }
             calls[callID] = call
             let report = IncomingCallReport(id: uuid, caller: answer.caller, hasVideo: answer.hasVideo)
-            return [.reportIncoming(callID: callID, report), .armDeadline(callID: callID, at: deadline),
-                    .sendAccept(callID: callID)]
+            return [
+                .reportIncoming(callID: callID, report), .armDeadline(callID: callID, at: deadline),
+                .sendAccept(callID: callID),
+            ]
         }
     }
 
     // MARK: Incoming
 
-    private mutating func incomingPush(_ push: IncomingPush, account: PhoneAccount, reportsEveryPush: Bool,
-                                       now: Date) -> [PhoneCallEffect] {
+    private mutating func incomingPush(
+        _ push: IncomingPush, account: PhoneAccount, reportsEveryPush: Bool,
+        now: Date
+    ) -> [PhoneCallEffect] {
         let callID = push.callID
         let report = IncomingCallReport(id: push.uuid, caller: push.caller, hasVideo: push.hasVideo)
         let disposition: CallCoordinator.PushDisposition
@@ -397,29 +416,37 @@ public struct PhoneCallMachine: Hashable, Sendable {
             if reportsEveryPush {
                 // Apple requires a report for every VoIP push; the extra report of a call already ended ends as
                 // the call did here (a call this device's user ended has no remote reason to repeat).
-                effects.append(known.phase == .ended
-                               ? .reportAndEnd(id: nil, caller: push.caller, reason: known.endReason ?? .remoteEnded)
-                               : .reportDuplicate(report))
+                effects.append(
+                    known.phase == .ended
+                        ? .reportAndEnd(id: nil, caller: push.caller, reason: known.endReason ?? .remoteEnded)
+                        : .reportDuplicate(report))
             }
         } else if let ended = endedUnseen.removeValue(forKey: callID) {
             // Its end came first: never on screen, so it is reported under its own id and ended at once.
-            calls[callID] = PhoneCall(uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ended,
-                                      expiresAt: push.expiresAt, localDeadline: now, answerPending: false,
-                                      endReason: ended.reason, caller: push.caller, hasVideo: push.hasVideo,
-                                      endedAt: ended.learnedAt)
+            calls[callID] = PhoneCall(
+                uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ended,
+                expiresAt: push.expiresAt, localDeadline: now, answerPending: false,
+                endReason: ended.reason, caller: push.caller, hasVideo: push.hasVideo,
+                endedAt: ended.learnedAt)
             disposition = .alreadyEnded
-            if reportsEveryPush { effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: ended.reason)) }
+            if reportsEveryPush {
+                effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: ended.reason))
+            }
         } else if isPast(push.expiresAt, now: now) {
             disposition = .expired
-            if reportsEveryPush { effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: .unanswered)) }
+            if reportsEveryPush {
+                effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: .unanswered))
+            }
         } else if Self.refuses(account, calleeID: push.calleeID) {
             disposition = account == .loggedOut ? .loggedOut : .otherUser
             if reportsEveryPush { effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: .failed)) }
         } else {
-            calls[callID] = PhoneCall(uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ringing,
-                                      expiresAt: push.expiresAt,
-                                      localDeadline: localDeadline(push.expiresAt, window: push.expiresAt.timeIntervalSince(push.sentAt), now: now),
-                                      answerPending: false, caller: push.caller, hasVideo: push.hasVideo)
+            calls[callID] = PhoneCall(
+                uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ringing,
+                expiresAt: push.expiresAt,
+                localDeadline: localDeadline(
+                    push.expiresAt, window: push.expiresAt.timeIntervalSince(push.sentAt), now: now),
+                answerPending: false, caller: push.caller, hasVideo: push.hasVideo)
             disposition = .ringing
             effects.append(.reportIncoming(callID: callID, report))
         }
@@ -431,18 +458,23 @@ public struct PhoneCallMachine: Hashable, Sendable {
         guard let uuid = UUID(uuidString: callID), call.state == .ringing, calls[callID] == nil else { return [] }
         if let ended = endedUnseen.removeValue(forKey: callID) {
             // Known to be over: kept as ended so the call's push, if it still comes, is reported and ended.
-            calls[callID] = PhoneCall(uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ended,
-                                      expiresAt: call.expiresAt, localDeadline: now, answerPending: false,
-                                      endReason: ended.reason, caller: call.caller, hasVideo: call.hasVideo,
-                                      endedAt: ended.learnedAt)
+            calls[callID] = PhoneCall(
+                uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ended,
+                expiresAt: call.expiresAt, localDeadline: now, answerPending: false,
+                endReason: ended.reason, caller: call.caller, hasVideo: call.hasVideo,
+                endedAt: ended.learnedAt)
             return []
         }
         guard !isPast(call.expiresAt, now: now) else { return [] }
-        calls[callID] = PhoneCall(uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ringing,
-                                  expiresAt: call.expiresAt,
-                                  localDeadline: localDeadline(call.expiresAt, window: call.expiresAt.timeIntervalSince(call.createdAt), now: now),
-                                  answerPending: false, caller: call.caller, hasVideo: call.hasVideo)
-        return [.reportIncoming(callID: callID, IncomingCallReport(id: uuid, caller: call.caller, hasVideo: call.hasVideo))]
+        calls[callID] = PhoneCall(
+            uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ringing,
+            expiresAt: call.expiresAt,
+            localDeadline: localDeadline(
+                call.expiresAt, window: call.expiresAt.timeIntervalSince(call.createdAt), now: now),
+            answerPending: false, caller: call.caller, hasVideo: call.hasVideo)
+        return [
+            .reportIncoming(callID: callID, IncomingCallReport(id: uuid, caller: call.caller, hasVideo: call.hasVideo))
+        ]
     }
 
     /// True when `deadline` (server clock) has passed on the server's timeline as far as the device knows it;
@@ -514,8 +546,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
     /// Ends a call for a reason the local user did not cause, exactly once. The end goes to the UI before the
     /// pending answer's failure: CallKit ends a call whose answer action fails, and would then ignore the
     /// report, showing a failed call instead of this reason.
-    private mutating func endRemotely(_ callID: String, reason: CallEndReason, rememberIfUnknown: Bool = false,
-                                      now: Date) -> [PhoneCallEffect] {
+    private mutating func endRemotely(
+        _ callID: String, reason: CallEndReason, rememberIfUnknown: Bool = false,
+        now: Date
+    ) -> [PhoneCallEffect] {
         guard var call = calls[callID] else {
             if rememberIfUnknown { remember(callID, reason: reason, now: now) }
             return []
@@ -539,11 +573,12 @@ public struct PhoneCallMachine: Hashable, Sendable {
         call.answerPending = false
         call.endedAt = now
         calls[callID] = call
-        let kind: PendingCallAction.Kind = switch (call.direction, phase) {
-        case (.incoming, .ringing), (.incoming, .answering): .decline
-        case (.outgoing, .ringing): .cancel
-        default: .end
-        }
+        let kind: PendingCallAction.Kind =
+            switch (call.direction, phase) {
+            case (.incoming, .ringing), (.incoming, .answering): .decline
+            case (.outgoing, .ringing): .cancel
+            default: .end
+            }
         return (answerPending ? [.completeAnswer(callID: callID, fulfilled: false)] : [])
             + [.ended(callID: callID, reason: nil), .sendHangUp(callID: callID, kind)]
     }
@@ -553,12 +588,14 @@ public struct PhoneCallMachine: Hashable, Sendable {
     /// accepted and the user looks busy to every later caller; `answered-elsewhere` (also `accepted`) means another
     /// device answered, and ending would hang up the call the user just took there. A cancel refused because the
     /// callee answered meanwhile ends the call too. Every other refusal settles the hang-up.
-    private static func hangUpAfterRefusal(callID: String, _ kind: PendingCallAction.Kind,
-                                           problem: Problem) -> [PhoneCallEffect] {
+    private static func hangUpAfterRefusal(
+        callID: String, _ kind: PendingCallAction.Kind,
+        problem: Problem
+    ) -> [PhoneCallEffect] {
         guard problem.callState == .accepted else { return [] }
         switch kind {
         case .decline where problem.type == ProblemType.callStateConflict.rawValue,
-             .cancel:
+            .cancel:
             return [.sendHangUp(callID: callID, .end)]
         default:
             return []
@@ -579,7 +616,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
     /// one learned first goes (ties: the smaller call id).
     private static func keepNewest<Value>(in memory: inout [String: Value], learnedAt: KeyPath<Value, Date>) {
         while memory.count > endedUnseenLimit,
-              let oldest = memory.min(by: { ($0.value[keyPath: learnedAt], $0.key) < ($1.value[keyPath: learnedAt], $1.key) }) {
+            let oldest = memory.min(by: {
+                ($0.value[keyPath: learnedAt], $0.key) < ($1.value[keyPath: learnedAt], $1.key)
+            })
+        {
             memory[oldest.key] = nil
         }
     }
@@ -589,8 +629,12 @@ public struct PhoneCallMachine: Hashable, Sendable {
         Self.forgetOld(in: &answeredUnseen, learnedAt: \.self, now: now)
         // Calls that ended here go after the same time: their pushes are long dropped upstream, and the map
         // would otherwise grow for as long as the process runs.
-        if calls.contains(where: { $0.value.endedAt.map { now.timeIntervalSince($0) >= Self.endedUnseenLifetime } ?? false }) {
-            calls = calls.filter { $0.value.endedAt.map { now.timeIntervalSince($0) < Self.endedUnseenLifetime } ?? true }
+        if calls.contains(where: {
+            $0.value.endedAt.map { now.timeIntervalSince($0) >= Self.endedUnseenLifetime } ?? false
+        }) {
+            calls = calls.filter {
+                $0.value.endedAt.map { now.timeIntervalSince($0) < Self.endedUnseenLifetime } ?? true
+            }
         }
     }
 
@@ -607,7 +651,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
         switch (direction, call.state) {
         case (_, .ringing), (.outgoing, .accepted): return nil
         case (.incoming, .accepted): return answeredHere ? nil : .answeredElsewhere
-        case (.incoming, .ended): return answeredHere ? Self.endReason(forSystemEnd: call) ?? .remoteEnded : .answeredElsewhere
+        case (.incoming, .ended):
+            return answeredHere ? Self.endReason(forSystemEnd: call) ?? .remoteEnded : .answeredElsewhere
         case (.outgoing, .ended): return Self.endReason(forSystemEnd: call) ?? .remoteEnded
         case (.incoming, _): return Self.endReason(forFinal: call.state)
         case (.outgoing, .unanswered): return .unanswered
@@ -656,11 +701,12 @@ public struct PhoneCallMachine: Hashable, Sendable {
     /// larger is the less delayed); one far from it replaces it (the phone's clock was set).
     private mutating func learnClock(sample: TimeInterval) -> [PhoneCallEffect] {
         guard sample.isFinite else { return [] }
-        let next = if let clockOffset, abs(sample - clockOffset) <= Self.clockSampleTolerance {
-            max(clockOffset, sample)
-        } else {
-            sample
-        }
+        let next =
+            if let clockOffset, abs(sample - clockOffset) <= Self.clockSampleTolerance {
+                max(clockOffset, sample)
+            } else {
+                sample
+            }
         guard next != clockOffset else { return [] }
         clockOffset = next
         return [.saveClockOffset(next)]

@@ -80,11 +80,13 @@ public final class PushTokenRegistrar: Sendable {
     ///   - sleep: waits a number of seconds before a retry; must throw or return early when its task is
     ///     cancelled (the registrar cancels it when the wanted state changes). Injectable for tests.
     ///   - observer: receives every ``Observation``.
-    public init(deviceID: String, platform: Platform, bundleID: String? = nil,
-                apnsEnvironment: APNsEnvironment? = nil, backoff: Backoff = PushTokenRegistrar.defaultBackoff,
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
-                observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
+    public init(
+        deviceID: String, platform: Platform, bundleID: String? = nil,
+        apnsEnvironment: APNsEnvironment? = nil, backoff: Backoff = PushTokenRegistrar.defaultBackoff,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        observer: @escaping @Sendable (Observation) -> Void = { _ in }
+    ) {
         self.deviceID = deviceID
         self.platform = platform
         self.bundleID = bundleID
@@ -157,8 +159,9 @@ public final class PushTokenRegistrar: Sendable {
     /// The current state.
     public var status: Status {
         state.withLock { state in
-            Status(isLoggedIn: state.api != nil, tokens: state.tokens, registeredDevice: state.device,
-                   isSyncing: state.running)
+            Status(
+                isLoggedIn: state.api != nil, tokens: state.tokens, registeredDevice: state.device,
+                isSyncing: state.running)
         }
     }
 
@@ -287,7 +290,8 @@ public final class PushTokenRegistrar: Sendable {
     private func nextStep(in state: State) -> Step? {
         if let logout = state.logouts.first { return .logout(id: logout.id, api: logout.api) }
         guard let api = state.api, let goal = wantedGoal(in: state), goal != state.acknowledged,
-              goal != state.refused else { return nil }
+            goal != state.refused
+        else { return nil }
         return .goal(goal, api: api)
     }
 
@@ -295,8 +299,9 @@ public final class PushTokenRegistrar: Sendable {
         guard state.api != nil else { return nil }
         let tokens = relevant(state.tokens)
         if !tokens.isEmpty {
-            return .register(session: state.session, tokens: tokens,
-                             readiness: state.readiness.map { Self.readiness($0, tokens: tokens, platform: platform) })
+            return .register(
+                session: state.session, tokens: tokens,
+                readiness: state.readiness.map { Self.readiness($0, tokens: tokens, platform: platform) })
         }
         // Nothing left to register: remove what this session registered (the server drops token-less devices).
         if case .register(let session, _, _) = state.acknowledged, session == state.session {
@@ -318,9 +323,12 @@ public final class PushTokenRegistrar: Sendable {
     }
 
     private func registration(_ tokens: Tokens, readiness: DeviceReadiness?) -> DeviceRegistration {
-        if platform == .android { return DeviceRegistration(platform: platform, fcmToken: tokens.fcm, readiness: readiness) }
-        return DeviceRegistration(platform: platform, voipToken: tokens.voip, apnsToken: tokens.apns,
-                                  apnsEnvironment: apnsEnvironment, bundleId: bundleID, readiness: readiness)
+        if platform == .android {
+            return DeviceRegistration(platform: platform, fcmToken: tokens.fcm, readiness: readiness)
+        }
+        return DeviceRegistration(
+            platform: platform, voipToken: tokens.voip, apnsToken: tokens.apns,
+            apnsEnvironment: apnsEnvironment, bundleId: bundleID, readiness: readiness)
     }
 
     /// The report a registration carries: the app's problems, plus ``ReadinessProblem/noPushToken`` when the

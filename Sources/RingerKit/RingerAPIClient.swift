@@ -1,9 +1,10 @@
 public import Foundation
+import RingerSync
+public import RingerWire
+
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
-public import RingerWire
-import RingerSync
 
 /// Sends one HTTP request. The SDK ships ``URLSessionHTTPTransport``; tests and simulators may
 /// supply their own.
@@ -11,21 +12,27 @@ public protocol HTTPTransport: Sendable {
     /// Performs a request.
     /// - Returns: the status code and body.
     /// - Throws: a transport error when no response arrived.
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data)
+    func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data)
 
     /// Performs a request and returns the response's `Date` header too, from which the SDK learns the server's
     /// clock (RFC 9110 §6.6.1). The default implementation calls ``send(method:url:headers:body:)`` and
     /// returns no date.
     /// - Returns: the status code, body and `Date` header value (nil when absent or unknown).
     /// - Throws: a transport error when no response arrived.
-    func sendReadingDate(method: String, url: URL, headers: [String: String],
-                         body: Data?) async throws -> (status: Int, body: Data, date: String?)
+    func sendReadingDate(
+        method: String, url: URL, headers: [String: String],
+        body: Data?
+    ) async throws -> (status: Int, body: Data, date: String?)
 }
 
 extension HTTPTransport {
     /// Performs the request with ``send(method:url:headers:body:)``; the transport reads no `Date` header.
-    public func sendReadingDate(method: String, url: URL, headers: [String: String],
-                                body: Data?) async throws -> (status: Int, body: Data, date: String?) {
+    public func sendReadingDate(
+        method: String, url: URL, headers: [String: String],
+        body: Data?
+    ) async throws -> (status: Int, body: Data, date: String?) {
         let (status, body) = try await send(method: method, url: url, headers: headers, body: body)
         return (status, body, nil)
     }
@@ -46,7 +53,9 @@ public struct URLSessionHTTPTransport: HTTPTransport {
     /// Performs a request over the session.
     /// - Returns: the status code (0 when the response is not HTTP) and body.
     /// - Throws: the session's error when no response arrived.
-    public func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+    public func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         let (status, data, _) = try await sendReadingDate(method: method, url: url, headers: headers, body: body)
         return (status, data)
     }
@@ -54,8 +63,10 @@ public struct URLSessionHTTPTransport: HTTPTransport {
     /// Performs a request over the session and reads the response's `Date` header.
     /// - Returns: the status code (0 when the response is not HTTP), body and `Date` header.
     /// - Throws: the session's error when no response arrived.
-    public func sendReadingDate(method: String, url: URL, headers: [String: String],
-                                body: Data?) async throws -> (status: Int, body: Data, date: String?) {
+    public func sendReadingDate(
+        method: String, url: URL, headers: [String: String],
+        body: Data?
+    ) async throws -> (status: Int, body: Data, date: String?) {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -98,7 +109,8 @@ public struct RingerAPIClient: Sendable {
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64),
-              let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return claims["sub"] as? String
     }
 
@@ -121,10 +133,13 @@ public struct RingerAPIClient: Sendable {
     ///   - idempotencyKey: sent as `Idempotency-Key`; retrying with the same key returns the same
     ///     call instead of ringing the callee again (kept by the server for 24 hours).
     /// - Throws: ``RingerAPIError``.
-    public func createCall(callee: String, hasVideo: Bool = false,
-                           idempotencyKey: String = UUID().uuidString.lowercased()) async throws -> Call {
-        try await request("POST", "/v1/calls", body: CreateCallRequest(callee: callee, hasVideo: hasVideo),
-                          headers: ["Idempotency-Key": idempotencyKey])
+    public func createCall(
+        callee: String, hasVideo: Bool = false,
+        idempotencyKey: String = UUID().uuidString.lowercased()
+    ) async throws -> Call {
+        try await request(
+            "POST", "/v1/calls", body: CreateCallRequest(callee: callee, hasVideo: hasVideo),
+            headers: ["Idempotency-Key": idempotencyKey])
     }
 
     /// `POST /v1/calls/{id}/ringing`.
@@ -179,9 +194,11 @@ public struct RingerAPIClient: Sendable {
 
     /// The WebSocket URL of the event stream for this device (`ws://…/v1/events?device_id=…&since=…`).
     public func eventsURL(deviceID: String, since: Int64?) -> URL {
-        var components = URLComponents(url: baseURL.appendingPathComponent("v1/events"), resolvingAgainstBaseURL: false)!
+        var components = URLComponents(
+            url: baseURL.appendingPathComponent("v1/events"), resolvingAgainstBaseURL: false)!
         components.scheme = baseURL.scheme == "https" ? "wss" : "ws"
-        components.queryItems = [URLQueryItem(name: "device_id", value: deviceID)]
+        components.queryItems =
+            [URLQueryItem(name: "device_id", value: deviceID)]
             + (since.map { [URLQueryItem(name: "since", value: String($0))] } ?? [])
         return components.url!
     }
@@ -218,8 +235,10 @@ public struct RingerAPIClient: Sendable {
 
     private struct Empty: Codable {}
 
-    private func request<Body: Encodable, Response: Decodable>(_ method: String, _ path: String, body: Body?,
-                                                                headers: [String: String] = [:]) async throws -> Response {
+    private func request<Body: Encodable, Response: Decodable>(
+        _ method: String, _ path: String, body: Body?,
+        headers: [String: String] = [:]
+    ) async throws -> Response {
         let data = try await send(method, path, body: body, headers: headers)
         do {
             return try RingerJSON.decode(Response.self, from: data)
@@ -228,8 +247,10 @@ public struct RingerAPIClient: Sendable {
         }
     }
 
-    private func send<Body: Encodable>(_ method: String, _ path: String, body: Body?,
-                                       headers extra: [String: String] = [:]) async throws -> Data {
+    private func send<Body: Encodable>(
+        _ method: String, _ path: String, body: Body?,
+        headers extra: [String: String] = [:]
+    ) async throws -> Data {
         let url = baseURL.appendingPathComponent(String(path.dropFirst()))
         var headers = authorizationHeaders.merging(extra) { $1 }
         var data: Data?
@@ -241,8 +262,9 @@ public struct RingerAPIClient: Sendable {
         let responseBody: Data
         let date: String?
         do {
-            (status, responseBody, date) = try await transport.sendReadingDate(method: method, url: url, headers: headers,
-                                                                               body: data)
+            (status, responseBody, date) = try await transport.sendReadingDate(
+                method: method, url: url, headers: headers,
+                body: data)
         } catch {
             throw RingerAPIError.transport(String(describing: error))
         }
@@ -276,11 +298,14 @@ public struct RingerAPIError: Error, Sendable, CustomStringConvertible {
 
     /// The server refused the request.
     public static func problem(_ problem: Problem) -> RingerAPIError {
-        RingerAPIError(.problem, problem: problem, detail: "\(problem.status) \(problem.type): \(problem.detail ?? problem.title)")
+        RingerAPIError(
+            .problem, problem: problem, detail: "\(problem.status) \(problem.type): \(problem.detail ?? problem.title)")
     }
 
     /// No answer (network down, timeout). The request may or may not have been applied: retry idempotent ones.
-    public static func transport(_ detail: String) -> RingerAPIError { RingerAPIError(.transport, problem: nil, detail: detail) }
+    public static func transport(_ detail: String) -> RingerAPIError {
+        RingerAPIError(.transport, problem: nil, detail: detail)
+    }
 
     /// The answer could not be read.
     public static func unexpectedResponse(_ detail: String) -> RingerAPIError {

@@ -1,8 +1,9 @@
 import Foundation
+import RingerSync
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import RingerSync
 
 /// One `URLSessionWebSocketTask` and the session whose delegate it is, for ``URLSessionWebSocketTransport``.
 ///
@@ -75,10 +76,12 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
 
     /// One receive at a time, so frames are delivered in order.
     private func receiveNext() {
-        guard let task = state.withLock({ state -> URLSessionWebSocketTask? in
-            guard case .open = state.phase else { return nil }
-            return state.task
-        }) else { return }
+        guard
+            let task = state.withLock({ state -> URLSessionWebSocketTask? in
+                guard case .open = state.phase else { return nil }
+                return state.task
+            })
+        else { return }
         task.receive { [weak self] result in
             switch result {
             case .success(let message):
@@ -114,14 +117,17 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
     /// The close frame the server sent, if one arrived (`closeCode` stays `.invalid` until then).
     private static func receivedClose(of task: URLSessionWebSocketTask) -> WebSocketClose? {
         guard task.closeCode != .invalid else { return nil }
-        return WebSocketClose(code: UInt16(clamping: task.closeCode.rawValue),
-                              reason: task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        return WebSocketClose(
+            code: UInt16(clamping: task.closeCode.rawValue),
+            reason: task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? "")
     }
 
     // MARK: URLSessionWebSocketDelegate
 
     /// The server accepted the upgrade: `open` returns.
-    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?) {
+    func urlSession(
+        _ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?
+    ) {
         let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             guard case .opening(let continuation) = state.phase else { return nil }
             state.phase = .open
@@ -131,11 +137,15 @@ final class URLSessionWebSocketConnection: NSObject, URLSessionWebSocketDelegate
     }
 
     /// The server closed the socket with this close frame.
-    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask,
-                    didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
-        finish(URLSessionWebSocketError.closedBeforeOpen,
-               close: WebSocketClose(code: UInt16(clamping: closeCode.rawValue),
-                                     reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? ""))
+    func urlSession(
+        _ session: URLSession, webSocketTask: URLSessionWebSocketTask,
+        didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?
+    ) {
+        finish(
+            URLSessionWebSocketError.closedBeforeOpen,
+            close: WebSocketClose(
+                code: UInt16(clamping: closeCode.rawValue),
+                reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? ""))
     }
 
     /// The task ended: a failed connection (a refused upgrade leaves its HTTP response on the task), or

@@ -15,7 +15,9 @@ public struct URLSessionWebSocketError: Error, Sendable, CustomStringConvertible
     /// The connection failed (refused, TLS, an upgrade rejected without a readable status, or unsupported
     /// on this platform); a rejected upgrade whose HTTP status is known throws ``WebSocketUpgradeRefused``.
     /// - Parameter detail: the underlying error's description.
-    public static func failed(_ detail: String) -> URLSessionWebSocketError { URLSessionWebSocketError(.failed, detail) }
+    public static func failed(_ detail: String) -> URLSessionWebSocketError {
+        URLSessionWebSocketError(.failed, detail)
+    }
 
     /// The server did not accept the upgrade within the open timeout.
     /// - Parameter seconds: the timeout, in seconds.

@@ -1,4 +1,5 @@
 public import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -38,8 +39,10 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
     /// - Returns: the open channel; ``WebSocketChannel/close()`` closes it with status 1000.
     /// - Throws: ``WebSocketUpgradeRefused`` when the server answered the upgrade with another status than
     ///   101; ``URLSessionWebSocketError`` when the connection fails, times out or the task is cancelled.
-    public func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                        onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
+    public func connect(
+        url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+        onClose: @escaping @Sendable (WebSocketClose) -> Void
+    ) async throws -> any WebSocketChannel {
         let connection = URLSessionWebSocketConnection(onText: onText, onClose: onClose)
         try await connection.open(url: url, headers: headers, timeout: openTimeout)
         return connection

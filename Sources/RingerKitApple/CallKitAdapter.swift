@@ -48,8 +48,10 @@ public final class CallKitAdapter: CallUI, Sendable {
     ///   - configuration: the call UI's configuration.
     ///   - queue: the queue for delegate callbacks and report completions; nil is the main queue
     ///     (Apple: `CXProvider.setDelegate(_:queue:)`).
-    public init(configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
-                queue: DispatchQueue? = nil) {
+    public init(
+        configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
+        queue: DispatchQueue? = nil
+    ) {
         provider = CXProvider(configuration: configuration)
         callController = queue.map { CXCallController(queue: $0) } ?? CXCallController()
         self.queue = queue
@@ -68,7 +70,8 @@ public final class CallKitAdapter: CallUI, Sendable {
 
     /// Apple: `CXProvider.reportNewIncomingCall(with:update:completion:)`. The handle is the caller's
     /// user id; holding, grouping and DTMF are off (Ringer calls are one-to-one and have none).
-    public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void) {
+    public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
+    {
         let update = CXCallUpdate()
         update.remoteHandle = CXHandle(type: .generic, value: report.caller.id)
         update.localizedCallerName = report.caller.name ?? report.caller.id

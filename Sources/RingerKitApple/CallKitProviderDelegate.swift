@@ -86,7 +86,12 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
         _ = state.withLock { $0.answered.insert(action.callUUID) }
         let completed = LockedValue(false)
         let complete: @Sendable (Bool) -> Void = { [weak self] answered in
-            guard completed.withLock({ done in defer { done = true }; return !done }) else { return }
+            guard
+                completed.withLock({ done in
+                    defer { done = true }
+                    return !done
+                })
+            else { return }
             guard self?.mayComplete(actionID) ?? true else { return }
             if answered { action.fulfill() } else { action.fail() }
         }

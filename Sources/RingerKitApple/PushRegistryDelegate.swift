@@ -27,8 +27,10 @@ final class PushRegistryDelegate: NSObject, PKPushRegistryDelegate, Sendable {
     /// A VoIP push. The coordinator reports a call to CallKit before it returns, whatever the push holds,
     /// and only then is PushKit's completion called (Apple, `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`:
     /// from iOS 13 an app that does not report the call to CallKit is terminated).
-    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                      for type: PKPushType, completion: @escaping () -> Void) {
+    func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
+        for type: PKPushType, completion: @escaping () -> Void
+    ) {
         if type == .voIP { coordinator.handleVoIPPush(dictionary: payload.dictionaryPayload) }
         completion()
     }

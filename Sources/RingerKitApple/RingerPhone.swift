@@ -65,17 +65,19 @@ public final class RingerPhone: Sendable {
     ///     fresh token; after `.replaced` another connection with this device id took over, and
     ///     ``logIn(userToken:)`` takes the socket back.
     ///   - observer: told what the coordinator did, on any thread; start media on `.mediaCanStart`.
-    public init(server: URL, deviceID: String = RingerPhone.installationID(),
-                bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,
-                configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
-                pendingActions: any PendingActionStore = RingerPhone.defaultPendingActionStore(),
-                callMemory: any CallMemoryStore = RingerPhone.defaultCallMemoryStore(),
-                http: any HTTPTransport = URLSessionHTTPTransport(),
-                webSockets: any WebSocketTransport = URLSessionWebSocketTransport(),
-                queue: DispatchQueue = DispatchQueue(label: "dev.ringer.calls"),
-                defaultsSuite: String? = nil,
-                streamStatus: @escaping @Sendable (EventStream.Status) -> Void = { _ in },
-                observer: @escaping @Sendable (CallCoordinator.Observation) -> Void = { _ in }) {
+    public init(
+        server: URL, deviceID: String = RingerPhone.installationID(),
+        bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,
+        configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
+        pendingActions: any PendingActionStore = RingerPhone.defaultPendingActionStore(),
+        callMemory: any CallMemoryStore = RingerPhone.defaultCallMemoryStore(),
+        http: any HTTPTransport = URLSessionHTTPTransport(),
+        webSockets: any WebSocketTransport = URLSessionWebSocketTransport(),
+        queue: DispatchQueue = DispatchQueue(label: "dev.ringer.calls"),
+        defaultsSuite: String? = nil,
+        streamStatus: @escaping @Sendable (EventStream.Status) -> Void = { _ in },
+        observer: @escaping @Sendable (CallCoordinator.Observation) -> Void = { _ in }
+    ) {
         self.server = server
         self.http = http
         self.webSockets = webSockets
@@ -85,11 +87,13 @@ public final class RingerPhone: Sendable {
         // The server-minus-phone clock offset survives relaunches, so a push that launches the app is judged on
         // the server's timeline.
         let clockOffsets = UserDefaultsClockOffsetStore(defaults: Self.defaults(defaultsSuite))
-        coordinator = CallCoordinator(deviceID: deviceID, ui: callKit, pendingActions: pendingActions,
-                                      clockOffsets: clockOffsets, callMemory: callMemory, observer: observer)
+        coordinator = CallCoordinator(
+            deviceID: deviceID, ui: callKit, pendingActions: pendingActions,
+            clockOffsets: clockOffsets, callMemory: callMemory, observer: observer)
         callKit.attach(coordinator)
-        registrar = PushTokenRegistrar(deviceID: deviceID, platform: .ios, bundleID: bundleID,
-                                       apnsEnvironment: apnsEnvironment)
+        registrar = PushTokenRegistrar(
+            deviceID: deviceID, platform: .ios, bundleID: bundleID,
+            apnsEnvironment: apnsEnvironment)
         pushKit = PushKitAdapter(coordinator: coordinator, registrar: registrar, queue: queue)
         refreshReadiness()
     }
@@ -103,20 +107,21 @@ public final class RingerPhone: Sendable {
         coordinator.connect(api: api)
         let (coordinator, suite) = (coordinator, defaultsSuite)
         let key = api.userID.map(Self.resumePointKey(userID:))
-        let events = EventStream(api: api, deviceID: coordinator.deviceID, transport: webSockets,
-                                 onEvent: { event in coordinator.handle(event) },
-                                 onStatus: { [streamStatus] status in
-                                     // Calls that ended while the socket was down and nothing replays
-                                     // (no resume point yet) are re-read from the server.
-                                     if status == .connected || status == .restored { coordinator.refreshCalls() }
-                                     // Answered calls send keepalives while the socket is down.
-                                     coordinator.eventStreamStatusChanged(status)
-                                     streamStatus(status)
-                                 },
-                                 onResumePoint: { seq in
-                                     if let key { Self.defaults(suite).set(NSNumber(value: seq), forKey: key) }
-                                 },
-                                 onServerTime: { coordinator.serverTimeObserved($0) })
+        let events = EventStream(
+            api: api, deviceID: coordinator.deviceID, transport: webSockets,
+            onEvent: { event in coordinator.handle(event) },
+            onStatus: { [streamStatus] status in
+                // Calls that ended while the socket was down and nothing replays
+                // (no resume point yet) are re-read from the server.
+                if status == .connected || status == .restored { coordinator.refreshCalls() }
+                // Answered calls send keepalives while the socket is down.
+                coordinator.eventStreamStatusChanged(status)
+                streamStatus(status)
+            },
+            onResumePoint: { seq in
+                if let key { Self.defaults(suite).set(NSNumber(value: seq), forKey: key) }
+            },
+            onServerTime: { coordinator.serverTimeObserved($0) })
         let previous = stream.withLock { stream in
             defer { stream = events }
             return stream
@@ -152,7 +157,8 @@ public final class RingerPhone: Sendable {
     @discardableResult
     public func handleNotification(_ userInfo: [AnyHashable: Any]) -> Bool {
         guard JSONSerialization.isValidJSONObject(userInfo),
-              let data = try? JSONSerialization.data(withJSONObject: userInfo) else { return false }
+            let data = try? JSONSerialization.data(withJSONObject: userInfo)
+        else { return false }
         return coordinator.handleNotificationPush(data) != nil
     }
 

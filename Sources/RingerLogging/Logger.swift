@@ -16,12 +16,13 @@ public struct Logger: Sendable {
 
     /// A metadata value.
     public enum MetadataValue: Sendable, CustomStringConvertible, ExpressibleByStringLiteral,
-        ExpressibleByStringInterpolation {
+        ExpressibleByStringInterpolation
+    {
         case string(String)
         case array([MetadataValue])
 
         /// A string value from a literal.
-    public init(stringLiteral value: String) { self = .string(value) }
+        public init(stringLiteral value: String) { self = .string(value) }
 
         public var description: String {
             switch self {
@@ -61,30 +62,42 @@ public struct Logger: Sendable {
     }
 
     /// Logs a message at `level`; the message is only built when the level is enabled.
-    public func log(_ level: Level, _ message: @autoclosure () -> String, _ extra: Metadata = [:],
-                    file: String = #fileID, line: UInt = #line) {
+    public func log(
+        _ level: Level, _ message: @autoclosure () -> String, _ extra: Metadata = [:],
+        file: String = #fileID, line: UInt = #line
+    ) {
         guard level >= logLevel else { return }
-        handler.write(LogEvent(level: level, label: label, message: message(),
-                               metadata: metadata.merging(extra) { $1 }, file: file, line: line, date: Date()))
+        handler.write(
+            LogEvent(
+                level: level, label: label, message: message(),
+                metadata: metadata.merging(extra) { $1 }, file: file, line: line, date: Date()))
     }
 
     /// Logs at `debug`.
-    public func debug(_ message: @autoclosure () -> String, _ extra: Metadata = [:], file: String = #fileID, line: UInt = #line) {
+    public func debug(
+        _ message: @autoclosure () -> String, _ extra: Metadata = [:], file: String = #fileID, line: UInt = #line
+    ) {
         log(.debug, message(), extra, file: file, line: line)
     }
 
     /// Logs at `info`.
-    public func info(_ message: @autoclosure () -> String, _ extra: Metadata = [:], file: String = #fileID, line: UInt = #line) {
+    public func info(
+        _ message: @autoclosure () -> String, _ extra: Metadata = [:], file: String = #fileID, line: UInt = #line
+    ) {
         log(.info, message(), extra, file: file, line: line)
     }
 
     /// Logs at `warning`.
-    public func warning(_ message: @autoclosure () -> String, _ extra: Metadata = [:], file: String = #fileID, line: UInt = #line) {
+    public func warning(
+        _ message: @autoclosure () -> String, _ extra: Metadata = [:], file: String = #fileID, line: UInt = #line
+    ) {
         log(.warning, message(), extra, file: file, line: line)
     }
 
     /// Logs at `error`.
-    public func error(_ message: @autoclosure () -> String, _ extra: Metadata = [:], file: String = #fileID, line: UInt = #line) {
+    public func error(
+        _ message: @autoclosure () -> String, _ extra: Metadata = [:], file: String = #fileID, line: UInt = #line
+    ) {
         log(.error, message(), extra, file: file, line: line)
     }
 }
@@ -126,7 +139,8 @@ public struct StreamLogHandler: LogHandler {
     public func write(_ event: LogEvent) {
         let fields = event.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(event.date)
-        let line = "\(time) \(event.level.rawValue) \(event.label): \(event.message)\(fields.isEmpty ? "" : " " + fields)\n"
+        let line =
+            "\(time) \(event.level.rawValue) \(event.label): \(event.message)\(fields.isEmpty ? "" : " " + fields)\n"
         try? handle.write(contentsOf: Data(line.utf8))
     }
 }

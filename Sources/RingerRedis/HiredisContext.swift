@@ -1,5 +1,6 @@
 import CHiredis
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -65,7 +66,9 @@ final class HiredisContext {
 
     /// hiredis' `errstr` (OS or protocol text, never command data).
     var errorText: String {
-        let text = withUnsafeBytes(of: pointer.pointee.errstr) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let text = withUnsafeBytes(of: pointer.pointee.errstr) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
         return text.isEmpty ? "unknown hiredis error" : text
     }
 

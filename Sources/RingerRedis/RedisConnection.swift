@@ -1,5 +1,5 @@
-public import Foundation
 import CHiredis
+public import Foundation
 
 /// One blocking connection to Redis for commands (`SET`, `GET`, `INCR`, `PUBLISH`, …); pub/sub has its own
 /// ``RedisSubscriber``.

@@ -1,5 +1,5 @@
-public import Foundation
 import CHiredis
+public import Foundation
 
 /// One RESP2 reply (https://redis.io/docs/latest/develop/reference/protocol-spec/), as hiredis parsed it.
 ///

@@ -40,15 +40,18 @@ public final class RedisSubscriber: Sendable {
     ///   - onStatus: ``Status/connected`` or ``Status/lost(_:)``.
     /// - Throws: ``RedisError/system(reason:)`` when the thread's wake-up pipe cannot be made (no
     ///   descriptors left).
-    public init(url: RedisURL, channels: some Sequence<String> = [], connectTimeout: TimeInterval = 5,
-                healthCheckInterval: TimeInterval = 10,
-                backoff: Backoff = Backoff(initialDelay: 0.25, maximumDelay: 10),
-                onMessage: @escaping @Sendable (_ channel: String, _ payload: Data) -> Void,
-                onStatus: @escaping @Sendable (_ status: Status) -> Void) throws(RedisError) {
+    public init(
+        url: RedisURL, channels: some Sequence<String> = [], connectTimeout: TimeInterval = 5,
+        healthCheckInterval: TimeInterval = 10,
+        backoff: Backoff = Backoff(initialDelay: 0.25, maximumDelay: 10),
+        onMessage: @escaping @Sendable (_ channel: String, _ payload: Data) -> Void,
+        onStatus: @escaping @Sendable (_ status: Status) -> Void
+    ) throws(RedisError) {
         self.url = url
         control = try SubscriberControl(channels: Set(channels))
-        loop = SubscriberLoop(url: url, connectTimeout: connectTimeout, healthCheckInterval: healthCheckInterval,
-                              backoff: backoff, control: control, onMessage: onMessage, onStatus: onStatus)
+        loop = SubscriberLoop(
+            url: url, connectTimeout: connectTimeout, healthCheckInterval: healthCheckInterval,
+            backoff: backoff, control: control, onMessage: onMessage, onStatus: onStatus)
     }
 
     deinit {

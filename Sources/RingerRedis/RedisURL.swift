@@ -30,8 +30,10 @@ public struct RedisURL: Sendable, Hashable, CustomStringConvertible, CustomDebug
     ///   - database: database index for `SELECT`.
     ///   - user: ACL user name, or nil for the default user.
     ///   - password: password for `AUTH`, or nil for none.
-    public init(host: String = "127.0.0.1", port: Int = 6379, database: Int = 0, user: String? = nil,
-                password: String? = nil) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 6379, database: Int = 0, user: String? = nil,
+        password: String? = nil
+    ) {
         self.host = host
         self.port = port
         self.database = database
@@ -94,7 +96,11 @@ public struct RedisURL: Sendable, Hashable, CustomStringConvertible, CustomDebug
 
     /// Fields without the password, so `dump` and debuggers never show it.
     public var customMirror: Mirror {
-        Mirror(self, children: ["host": host, "port": port, "database": database, "user": user as Any,
-                                "hasPassword": hasPassword])
+        Mirror(
+            self,
+            children: [
+                "host": host, "port": port, "database": database, "user": user as Any,
+                "hasPassword": hasPassword,
+            ])
     }
 }

@@ -2,6 +2,7 @@ import CHiredis
 import Foundation
 import RingerBackoff
 import SocketSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,9 +41,11 @@ final class SubscriberLoop: @unchecked Sendable {
         var woken = false
     }
 
-    init(url: RedisURL, connectTimeout: TimeInterval, healthCheckInterval: TimeInterval, backoff: Backoff,
-         control: SubscriberControl, onMessage: @escaping @Sendable (String, Data) -> Void,
-         onStatus: @escaping @Sendable (RedisSubscriber.Status) -> Void) {
+    init(
+        url: RedisURL, connectTimeout: TimeInterval, healthCheckInterval: TimeInterval, backoff: Backoff,
+        control: SubscriberControl, onMessage: @escaping @Sendable (String, Data) -> Void,
+        onStatus: @escaping @Sendable (RedisSubscriber.Status) -> Void
+    ) {
         self.url = url
         self.connectTimeout = connectTimeout
         self.healthCheckInterval = healthCheckInterval
@@ -129,7 +132,8 @@ final class SubscriberLoop: @unchecked Sendable {
         let interval = Self.duration(healthCheckInterval)
         while true {
             let events = Int16(POLLIN) | (outputPending ? Int16(POLLOUT) : 0)
-            guard let ready = try wait(for: descriptor, events: events, until: lastHeard + interval * (pinged ? 2 : 1)) else {
+            guard let ready = try wait(for: descriptor, events: events, until: lastHeard + interval * (pinged ? 2 : 1))
+            else {
                 if pinged {
                     throw .lost(.timeout(endpoint: url.endpoint, operation: "PING", seconds: healthCheckInterval))
                 }
@@ -174,8 +178,10 @@ final class SubscriberLoop: @unchecked Sendable {
     }
 
     /// Sends one command and waits for its reply, for `AUTH` before subscribing.
-    private func exchange(_ arguments: [Data], on context: HiredisContext,
-                          until deadline: ContinuousClock.Instant) throws(Exit) -> RedisReply {
+    private func exchange(
+        _ arguments: [Data], on context: HiredisContext,
+        until deadline: ContinuousClock.Instant
+    ) throws(Exit) -> RedisReply {
         var pending = try lost { () throws(RedisError) in
             try context.append(arguments)
             return try !context.flush()
@@ -196,8 +202,10 @@ final class SubscriberLoop: @unchecked Sendable {
     /// Waits until `descriptor` is ready for `events`, the wake pipe is written, or `deadline` passes.
     /// - Returns: nil at the deadline.
     /// - Throws: ``Exit/stopped`` when the subscriber stops.
-    private func wait(for descriptor: Int32?, events: Int16,
-                      until deadline: ContinuousClock.Instant) throws(Exit) -> Readiness? {
+    private func wait(
+        for descriptor: Int32?, events: Int16,
+        until deadline: ContinuousClock.Instant
+    ) throws(Exit) -> Readiness? {
         while true {
             if control.isStopping { throw .stopped }
             var watched = [pollfd(fd: control.wakeDescriptor, events: Int16(POLLIN), revents: 0)]

@@ -1,6 +1,6 @@
 import Foundation
-import RingerHTTP
 import JWT
+import RingerHTTP
 
 /// Apple's provider API rules, as the sandbox applies them to one request
 /// (Apple: "Sending notification requests to APNs", "Establishing a token-based connection to APNs",
@@ -50,9 +50,11 @@ struct APNsRequestValidator: Sendable {
         var expiration: Int64
     }
 
-    private static let pushTypes: Set<String> = ["alert", "background", "voip", "complication", "fileprovider",
-                                                 "mdm", "location", "liveactivity", "pushtotalk", "widgets",
-                                                 "controls"]
+    private static let pushTypes: Set<String> = [
+        "alert", "background", "voip", "complication", "fileprovider",
+        "mdm", "location", "liveactivity", "pushtotalk", "widgets",
+        "controls",
+    ]
 
     /// Longest a provider token is honoured after its `iat`, seconds (Apple: one hour).
     var maximumTokenAge: TimeInterval = 3600
@@ -64,9 +66,11 @@ struct APNsRequestValidator: Sendable {
     ///   - remember: called with a token whose signature was verified by this call.
     /// - Returns: what to deliver.
     /// - Throws: ``Rejection`` with Apple's status and reason.
-    func validate(_ request: Request, keys: [String: ProviderKey], device: (String) -> SandboxDevice?,
-                  now: Date, verified: (String) -> VerifiedToken? = { _ in nil },
-                  remember: (String, VerifiedToken) -> Void = { _, _ in }) throws -> Accepted {
+    func validate(
+        _ request: Request, keys: [String: ProviderKey], device: (String) -> SandboxDevice?,
+        now: Date, verified: (String) -> VerifiedToken? = { _ in nil },
+        remember: (String, VerifiedToken) -> Void = { _, _ in }
+    ) throws -> Accepted {
         guard request.method == "POST" else { throw Rejection(status: 405, reason: "MethodNotAllowed") }
         let prefix = "/3/device/"
         guard request.path.hasPrefix(prefix) else { throw Rejection(status: 404, reason: "BadPath") }
@@ -78,8 +82,9 @@ struct APNsRequestValidator: Sendable {
         if let certificate = request.clientCertificate {
             certificateTopics = try Self.topics(of: certificate, now: now)
         } else {
-            try checkProviderToken(request.headers["authorization"], keys: keys, now: now, verified: verified,
-                                   remember: remember)
+            try checkProviderToken(
+                request.headers["authorization"], keys: keys, now: now, verified: verified,
+                remember: remember)
         }
 
         // The sandbox's certificates all cover several topics, for which Apple requires `apns-topic`.
@@ -124,8 +129,9 @@ struct APNsRequestValidator: Sendable {
             throw Rejection(status: 400, reason: "DeviceTokenNotForTopic")
         }
         if let gone = known.unregisteredAt {
-            throw Rejection(status: 410, reason: "Unregistered",
-                            timestamp: Int64((gone.timeIntervalSince1970 * 1000).rounded(.down)))
+            throw Rejection(
+                status: 410, reason: "Unregistered",
+                timestamp: Int64((gone.timeIntervalSince1970 * 1000).rounded(.down)))
         }
         return Accepted(token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration)
     }
@@ -137,16 +143,19 @@ struct APNsRequestValidator: Sendable {
     ///   (the handshake already refused one expired by the wall clock).
     private static func topics(of certificate: HTTPRequest.ClientCertificate, now: Date) throws -> Set<String> {
         guard let bundleID = certificate.subjectUID, !bundleID.isEmpty,
-              TimeInterval(certificate.notAfter) > now.timeIntervalSince1970 else {
+            TimeInterval(certificate.notAfter) > now.timeIntervalSince1970
+        else {
             throw Rejection(status: 403, reason: "BadCertificate")
         }
         return [bundleID, bundleID + ".voip", bundleID + ".complication"]
     }
 
     /// `authorization: bearer <ES256 JWT with kid; claims iss, iat>`.
-    private func checkProviderToken(_ header: String?, keys: [String: ProviderKey], now: Date,
-                                    verified cached: (String) -> VerifiedToken?,
-                                    remember: (String, VerifiedToken) -> Void) throws {
+    private func checkProviderToken(
+        _ header: String?, keys: [String: ProviderKey], now: Date,
+        verified cached: (String) -> VerifiedToken?,
+        remember: (String, VerifiedToken) -> Void
+    ) throws {
         guard let header, header.lowercased().hasPrefix("bearer "), header.count > 7 else {
             throw Rejection(status: 403, reason: "MissingProviderToken")
         }
@@ -162,7 +171,9 @@ struct APNsRequestValidator: Sendable {
             let verified: (header: JWTHeader, claims: Claims)
             do {
                 verified = try JWT.verify(token, as: Claims.self, algorithms: [.es256]) { header in
-                    guard let kid = header.kid, let key = keys[kid] else { throw Rejection(status: 403, reason: "InvalidProviderToken") }
+                    guard let kid = header.kid, let key = keys[kid] else {
+                        throw Rejection(status: 403, reason: "InvalidProviderToken")
+                    }
                     return key.publicKey
                 }
             } catch {
@@ -181,8 +192,9 @@ struct APNsRequestValidator: Sendable {
 
     /// An even number of ASCII hex digits (not Unicode "hex digits" such as full-width ones).
     static func isHexToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count % 2 == 0 && token.utf8.allSatisfy { byte in
-            (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
-        }
+        !token.isEmpty && token.utf8.count % 2 == 0
+            && token.utf8.allSatisfy { byte in
+                (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+            }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import RingerHTTP
 import HTTP2Server
+import RingerHTTP
 import RingerSync
 
 /// The connection faults in force; nil fields are off.
@@ -82,16 +82,20 @@ extension APNsSandbox {
         let faults = state.withLock { $0.connectionFaults }
         // Before start() the server has counted nothing, so the injected counts are what is left.
         let (goAwayLeft, closeLeft) = server.withLock { server in
-            (server.map { $0.goAwayConnectionsLeft } ?? faults.goAway?.connections,
-             server.map { $0.closeConnectionsLeft } ?? faults.close?.connections)
+            (
+                server.map { $0.goAwayConnectionsLeft } ?? faults.goAway?.connections,
+                server.map { $0.closeConnectionsLeft } ?? faults.close?.connections
+            )
         }
         var list: [APNsSandboxConnectionFault] = []
         if let limit = faults.maxConcurrentStreams { list.append(.maxConcurrentStreams(limit)) }
         if let goAway = faults.goAway, goAway.connections == nil || (goAwayLeft ?? 0) > 0 {
-            list.append(.goAway(afterStreams: goAway.afterStreams, connections: goAway.connections == nil ? nil : goAwayLeft))
+            list.append(
+                .goAway(afterStreams: goAway.afterStreams, connections: goAway.connections == nil ? nil : goAwayLeft))
         }
         if let close = faults.close, close.connections == nil || (closeLeft ?? 0) > 0 {
-            list.append(.close(afterStreams: close.afterStreams, connections: close.connections == nil ? nil : closeLeft))
+            list.append(
+                .close(afterStreams: close.afterStreams, connections: close.connections == nil ? nil : closeLeft))
         }
         return list
     }
@@ -100,8 +104,9 @@ extension APNsSandbox {
     public var statistics: APNsSandboxStatistics {
         let counters = server.withLock { $0?.statistics } ?? HTTP2Server.Statistics()
         return state.withLock { state in
-            APNsSandboxStatistics(connections: counters.connectionsAccepted, refusedStreams: counters.streamsRefused,
-                                  pushRequests: state.pushRequests, acceptedPushes: state.accepted.count)
+            APNsSandboxStatistics(
+                connections: counters.connectionsAccepted, refusedStreams: counters.streamsRefused,
+                pushRequests: state.pushRequests, acceptedPushes: state.accepted.count)
         }
     }
 
@@ -145,14 +150,16 @@ extension APNsSandbox {
         let dropped = HTTPResponse(status: 503)
         switch behavior {
         case .answer(let status, let reason):
-            let apnsID = request.headers["apns-id"].flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
+            let apnsID =
+                request.headers["apns-id"].flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
                 ?? UUID().uuidString.lowercased()
             var body: [UInt8] = []
             if let reason {
                 body = Array((try? JSONSerialization.data(withJSONObject: ["reason": reason])) ?? Data())
             }
-            return HTTPResponse(status: status, headers: [("apns-id", apnsID), ("content-type", "application/json")],
-                                body: body)
+            return HTTPResponse(
+                status: status, headers: [("apns-id", apnsID), ("content-type", "application/json")],
+                body: body)
         case .delay(let seconds):
             do {
                 try await Task.sleep(for: .seconds(seconds))

@@ -1,7 +1,7 @@
 public import Foundation
+import HTTP2Server
 import JWT
 import RingerHTTP
-import HTTP2Server
 public import RingerLogging
 import RingerSync
 
@@ -50,8 +50,10 @@ public final class APNsSandbox: Sendable {
         ///   - certificatePath: PEM server certificate.
         ///   - privateKeyPath: Its PEM private key.
         ///   - clientCAPath: PEM CA for client certificates; nil for provider tokens only.
-        public init(host: String = "127.0.0.1", port: Int = 0, certificatePath: String, privateKeyPath: String,
-                    clientCAPath: String? = nil) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, certificatePath: String, privateKeyPath: String,
+            clientCAPath: String? = nil
+        ) {
             self.host = host
             self.port = port
             self.certificatePath = certificatePath
@@ -96,8 +98,10 @@ public final class APNsSandbox: Sendable {
     ///   - expiryNow: the clock that decides whether a stored push expired (`apns-expiration`); scenarios
     ///     run it faster than real time while token ages stay real. Defaults to `now`.
     ///   - logger: receives one line per answered request (never the provider token).
-    public init(configuration: Configuration, now: @escaping @Sendable () -> Date = { Date() },
-                expiryNow: (@Sendable () -> Date)? = nil, logger: Logger) {
+    public init(
+        configuration: Configuration, now: @escaping @Sendable () -> Date = { Date() },
+        expiryNow: (@Sendable () -> Date)? = nil, logger: Logger
+    ) {
         self.configuration = configuration
         self.now = now
         self.expiryNow = expiryNow ?? now
@@ -178,10 +182,11 @@ public final class APNsSandbox: Sendable {
     @discardableResult
     public func start() throws -> Int {
         let web = HTTP2Server(
-            configuration: .init(certificatePath: configuration.certificatePath,
-                                 privateKeyPath: configuration.privateKeyPath, host: configuration.host,
-                                 port: configuration.port, maxRequestBodyBytes: 64 * 1024,
-                                 clientCAPath: configuration.clientCAPath),
+            configuration: .init(
+                certificatePath: configuration.certificatePath,
+                privateKeyPath: configuration.privateKeyPath, host: configuration.host,
+                port: configuration.port, maxRequestBodyBytes: 64 * 1024,
+                clientCAPath: configuration.clientCAPath),
             handler: { [weak self] request in
                 await self?.handle(request) ?? HTTPResponse(status: 503)
             })
@@ -202,41 +207,53 @@ public final class APNsSandbox: Sendable {
     private func handle(_ request: HTTPRequest) async -> HTTPResponse {
         if request.path.hasPrefix("/sandbox/") { return SandboxControl.handle(request, sandbox: self) }
         if let faulted = await applyFault(to: request) { return faulted }
-        let apnsID = request.headers["apns-id"].flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
+        let apnsID =
+            request.headers["apns-id"].flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
             ?? UUID().uuidString.lowercased()
         let (keys, devices, verifiedTokens) = state.withLock { ($0.keys, $0.devices, $0.verifiedTokens) }
         let current = now()
         let accepted: APNsRequestValidator.Accepted
         do {
             // A provider token is reused for up to an hour (Apple), so its signature is verified once.
-            accepted = try validator.validate(.init(method: request.method, path: request.path, headers: request.headers,
-                                                    body: request.body, clientCertificate: request.clientCertificate),
-                                              keys: keys, device: { devices[$0] }, now: current,
-                                              verified: { verifiedTokens[$0] },
-                                              remember: { token, verified in
-                                                  self.state.withLock { state in
-                                                      // A bound, so a client minting a token per request cannot grow it.
-                                                      if state.verifiedTokens.count >= 256 { state.verifiedTokens = [:] }
-                                                      state.verifiedTokens[token] = verified
-                                                  }
-                                              })
+            accepted = try validator.validate(
+                .init(
+                    method: request.method, path: request.path, headers: request.headers,
+                    body: request.body, clientCertificate: request.clientCertificate),
+                keys: keys, device: { devices[$0] }, now: current,
+                verified: { verifiedTokens[$0] },
+                remember: { token, verified in
+                    self.state.withLock { state in
+                        // A bound, so a client minting a token per request cannot grow it.
+                        if state.verifiedTokens.count >= 256 { state.verifiedTokens = [:] }
+                        state.verifiedTokens[token] = verified
+                    }
+                })
         } catch let rejection as APNsRequestValidator.Rejection {
-            log.info("APNs sandbox rejected", ["apns.id": .string(apnsID), "apns.status": .string("\(rejection.status)"),
-                                               "apns.reason": .string(rejection.reason)])
+            log.info(
+                "APNs sandbox rejected",
+                [
+                    "apns.id": .string(apnsID), "apns.status": .string("\(rejection.status)"),
+                    "apns.reason": .string(rejection.reason),
+                ])
             var body = ["reason": rejection.reason] as [String: Any]
             if let timestamp = rejection.timestamp { body["timestamp"] = timestamp }
             let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-            return HTTPResponse(status: rejection.status,
-                                headers: [("apns-id", apnsID),
-                                          ("content-type", "application/json")],
-                                body: Array(data))
+            return HTTPResponse(
+                status: rejection.status,
+                headers: [
+                    ("apns-id", apnsID),
+                    ("content-type", "application/json"),
+                ],
+                body: Array(data))
         } catch {
-            return HTTPResponse(status: 500, headers: [("apns-id", apnsID)],
-                                body: Array(#"{"reason":"InternalServerError"}"#.utf8))
+            return HTTPResponse(
+                status: 500, headers: [("apns-id", apnsID)],
+                body: Array(#"{"reason":"InternalServerError"}"#.utf8))
         }
-        let push = SandboxPush(deviceToken: accepted.token, topic: accepted.topic, pushType: accepted.pushType,
-                               priority: accepted.priority, expiration: accepted.expiration, apnsID: apnsID,
-                               payload: Data(request.body), receivedAt: current)
+        let push = SandboxPush(
+            deviceToken: accepted.token, topic: accepted.topic, pushType: accepted.pushType,
+            priority: accepted.priority, expiration: accepted.expiration, apnsID: apnsID,
+            payload: Data(request.body), receivedAt: current)
         let delay = state.withLock { state -> TimeInterval in
             state.accepted.append(push)
             let delay = state.deliveryDelays[accepted.token] ?? 0

@@ -58,20 +58,23 @@ public struct APNsSandboxFault: Sendable, Hashable, Codable {
         case "answer":
             let status = try container.decode(Int.self, forKey: .status)
             guard (200...599).contains(status) else {
-                throw DecodingError.dataCorruptedError(forKey: .status, in: container, debugDescription: "status must be 200...599")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .status, in: container, debugDescription: "status must be 200...599")
             }
             behavior = .answer(status: status, reason: try container.decodeIfPresent(String.self, forKey: .reason))
         case "delay":
             let seconds = try container.decode(Double.self, forKey: .seconds)
             guard seconds >= 0, seconds.isFinite else {
-                throw DecodingError.dataCorruptedError(forKey: .seconds, in: container, debugDescription: "seconds must be >= 0")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .seconds, in: container, debugDescription: "seconds must be >= 0")
             }
             behavior = .delay(seconds: seconds)
         case "never_answer":
             behavior = .neverAnswer
         default:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
-                                                   debugDescription: "kind must be answer, delay or never_answer")
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: container,
+                debugDescription: "kind must be answer, delay or never_answer")
         }
         deviceToken = try container.decodeIfPresent(String.self, forKey: .token)?.lowercased()
         let persistent = try container.decodeIfPresent(Bool.self, forKey: .persistent) ?? false

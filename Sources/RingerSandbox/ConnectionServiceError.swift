@@ -14,7 +14,8 @@ public struct ConnectionServiceError: Error, Hashable, Sendable, CustomStringCon
 
     /// A `Connection` with this call id exists: one call per server call id
     /// (docs/android-integration.md; the equivalent of CallKit's `callUUIDAlreadyExists`).
-    public static let callAlreadyExists = ConnectionServiceError(.callAlreadyExists, "a Connection for this call id exists")
+    public static let callAlreadyExists = ConnectionServiceError(
+        .callAlreadyExists, "a Connection for this call id exists")
 
     /// `TelecomManager.addNewIncomingCall` or `placeCall` threw `SecurityException`: `MANAGE_OWN_CALLS` is not
     /// granted for the self-managed `PhoneAccount`.

@@ -31,8 +31,11 @@ struct FCMAccessTokens: Sendable {
     ///   - assertion: The JWT it was exchanged for.
     ///   - now: Real time.
     /// - Returns: The token and its `expires_in`: whole seconds left, less one (Google answers 3599 for a new token).
-    mutating func issue(_ grant: FCMTokenGrantValidator.Grant, assertion: String, now: Date) -> (token: String, expiresIn: Int) {
-        if let known = byAssertion[assertion], let issued = tokens[known], issued.expiresAt > now, issued.grant == grant {
+    mutating func issue(
+        _ grant: FCMTokenGrantValidator.Grant, assertion: String, now: Date
+    ) -> (token: String, expiresIn: Int) {
+        if let known = byAssertion[assertion], let issued = tokens[known], issued.expiresAt > now, issued.grant == grant
+        {
             return (known, Self.expiresIn(issued.expiresAt, now: now))
         }
         if tokens.count >= limit {
@@ -45,7 +48,9 @@ struct FCMAccessTokens: Sendable {
         }
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let token = "ya29." + Data(bytes).base64EncodedString()
+        let token =
+            "ya29."
+            + Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
         let issued = Issued(grant: grant, expiresAt: now.addingTimeInterval(lifetime))

@@ -50,7 +50,9 @@ struct FCMDeliveryQueue: Sendable {
 
     /// The priority FCM delivers a new message with: the requested one, unless the app is demoted (then
     /// HIGH becomes NORMAL). Ends a demotion whose time is up.
-    mutating func deliveryPriority(_ requested: FCMSandboxMessage.Priority, app: App, now: Date) -> FCMSandboxMessage.Priority {
+    mutating func deliveryPriority(
+        _ requested: FCMSandboxMessage.Priority, app: App, now: Date
+    ) -> FCMSandboxMessage.Priority {
         guard let until = demotedUntil[app] else { return requested }
         guard now < until else {
             demotedUntil[app] = nil
@@ -67,8 +69,10 @@ struct FCMDeliveryQueue: Sendable {
 
     /// Takes a newly accepted message (its `priority` already decided by ``deliveryPriority(_:app:now:)``).
     /// - Returns: the message when the phone takes it at once (it is then `delivering`), else nothing.
-    mutating func accept(_ message: FCMSandboxMessage, reachability: FCMSandboxDevice.Reachability,
-                         now: Date) -> [FCMSandboxMessage] {
+    mutating func accept(
+        _ message: FCMSandboxMessage, reachability: FCMSandboxDevice.Reachability,
+        now: Date
+    ) -> [FCMSandboxMessage] {
         if Self.takesAtOnce(message, reachability) {
             states[message.name] = .delivering
             return [message]
@@ -95,7 +99,8 @@ struct FCMDeliveryQueue: Sendable {
     /// The phone's reachability changed (or a maintenance window opened, for ``maintenanceWindow(token:now:)``).
     /// - Returns: the stored messages it takes now, oldest first (they become `delivering`); expired ones
     ///   become `expired`.
-    mutating func release(token: String, reachability: FCMSandboxDevice.Reachability, now: Date) -> [FCMSandboxMessage] {
+    mutating func release(token: String, reachability: FCMSandboxDevice.Reachability, now: Date) -> [FCMSandboxMessage]
+    {
         guard let held = stored[token], !held.isEmpty else { return [] }
         var due: [FCMSandboxMessage] = []
         var kept: [FCMSandboxMessage] = []
@@ -161,7 +166,8 @@ struct FCMDeliveryQueue: Sendable {
         misuses[app] = recent
     }
 
-    private static func takesAtOnce(_ message: FCMSandboxMessage, _ reachability: FCMSandboxDevice.Reachability) -> Bool {
+    private static func takesAtOnce(_ message: FCMSandboxMessage, _ reachability: FCMSandboxDevice.Reachability) -> Bool
+    {
         switch reachability {
         case .online: true
         case .dozing: message.priority == .high

@@ -53,12 +53,16 @@ struct FCMRequestValidator: Sendable {
     private static let pathPrefix = "/v1/projects/"
     private static let pathSuffix = "/messages:send"
     private static let requestFields: Set<String> = ["message", "validate_only"]
-    private static let messageFields: Set<String> = ["name", "data", "notification", "android", "webpush", "apns",
-                                                     "fcm_options", "token", "topic", "condition", "fid"]
+    private static let messageFields: Set<String> = [
+        "name", "data", "notification", "android", "webpush", "apns",
+        "fcm_options", "token", "topic", "condition", "fid",
+    ]
     private static let notificationFields: Set<String> = ["title", "body", "image"]
-    private static let androidFields: Set<String> = ["collapse_key", "priority", "ttl", "restricted_package_name", "data",
-                                                     "notification", "fcm_options", "direct_boot_ok",
-                                                     "bandwidth_constrained_ok", "restricted_satellite_ok"]
+    private static let androidFields: Set<String> = [
+        "collapse_key", "priority", "ttl", "restricted_package_name", "data",
+        "notification", "fcm_options", "direct_boot_ok",
+        "bandwidth_constrained_ok", "restricted_satellite_ok",
+    ]
 
     /// The message as parsed, before FCM's own rules.
     private struct Parsed {
@@ -82,8 +86,10 @@ struct FCMRequestValidator: Sendable {
     ///   - now: Real time, for the access token's expiry.
     /// - Returns: What to deliver (or, with `validateOnly`, what would be).
     /// - Throws: ``FCMSandboxRejection`` with Google's status and body.
-    func validate(_ request: Request, accessToken: (String) -> FCMAccessTokens.Issued?,
-                  device: (String) -> FCMSandboxDevice?, now: Date) throws(FCMSandboxRejection) -> Accepted {
+    func validate(
+        _ request: Request, accessToken: (String) -> FCMAccessTokens.Issued?,
+        device: (String) -> FCMSandboxDevice?, now: Date
+    ) throws(FCMSandboxRejection) -> Accepted {
         guard request.method == "POST", let project = Self.project(inPath: request.path) else {
             throw FCMSandboxRejection.noSuchMethod
         }
@@ -92,13 +98,16 @@ struct FCMRequestValidator: Sendable {
         }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer",
-              let issued = accessToken(parts[1].trimmingCharacters(in: .whitespaces)), issued.expiresAt > now else {
+            let issued = accessToken(parts[1].trimmingCharacters(in: .whitespaces)), issued.expiresAt > now
+        else {
             throw FCMSandboxRejection.unauthenticated
         }
         guard !issued.grant.scopes.isDisjoint(with: FCMTokenGrantValidator.messagingScopes) else {
             throw FCMSandboxRejection.insufficientScopes
         }
-        guard issued.grant.projectIDs.contains(project) else { throw FCMSandboxRejection.permissionDenied(project: project) }
+        guard issued.grant.projectIDs.contains(project) else {
+            throw FCMSandboxRejection.permissionDenied(project: project)
+        }
 
         let parsed = try Self.parse(request.body)
         return try Self.check(parsed, project: project, device: device)
@@ -107,7 +116,8 @@ struct FCMRequestValidator: Sendable {
     /// The project id of `/v1/projects/{project}/messages:send`, or nil for any other path.
     static func project(inPath path: String) -> String? {
         guard path.hasPrefix(pathPrefix), path.hasSuffix(pathSuffix),
-              path.count > pathPrefix.count + pathSuffix.count else { return nil }
+            path.count > pathPrefix.count + pathSuffix.count
+        else { return nil }
         let project = String(path.dropFirst(pathPrefix.count).dropLast(pathSuffix.count))
         return project.contains("/") ? nil : project
     }
@@ -133,8 +143,9 @@ struct FCMRequestValidator: Sendable {
             parsed.validateOnly = flag
         }
         guard let messageValue = fields["message"] else {
-            throw FCMSandboxRejection.invalidArgument("Request contains an invalid argument.", field: "message",
-                                                      description: "Message must be specified.")
+            throw FCMSandboxRejection.invalidArgument(
+                "Request contains an invalid argument.", field: "message",
+                description: "Message must be specified.")
         }
         guard let messageObject = messageValue as? [String: Any] else {
             throw invalidValue("message", "type.googleapis.com/google.firebase.fcm.v1.Message", messageValue)
@@ -153,12 +164,15 @@ struct FCMRequestValidator: Sendable {
         if let value = message["data"] { parsed.data = try stringMap(value, at: "message.data") }
         if let value = message["notification"] {
             guard let block = value as? [String: Any] else {
-                throw invalidValue("message.notification", "type.googleapis.com/google.firebase.fcm.v1.Notification", value)
+                throw invalidValue(
+                    "message.notification", "type.googleapis.com/google.firebase.fcm.v1.Notification", value)
             }
             let notification = try object(block, at: "message.notification", known: notificationFields)
             var strings: [String: String] = [:]
             for (name, value) in notification {
-                guard let text = value as? String else { throw invalidValue("message.notification.\(name)", "TYPE_STRING", value) }
+                guard let text = value as? String else {
+                    throw invalidValue("message.notification.\(name)", "TYPE_STRING", value)
+                }
                 strings[name] = text
             }
             parsed.notification = .init(title: strings["title"], body: strings["body"])
@@ -179,14 +193,19 @@ struct FCMRequestValidator: Sendable {
         let android = try object(block, at: "message.android", known: androidFields)
         for name in ["collapse_key", "restricted_package_name"] {
             guard let value = android[name] else { continue }
-            guard let text = value as? String else { throw invalidValue("message.android.\(name)", "TYPE_STRING", value) }
+            guard let text = value as? String else {
+                throw invalidValue("message.android.\(name)", "TYPE_STRING", value)
+            }
             if name == "collapse_key" { parsed.collapseKey = text } else { parsed.restrictedPackageName = text }
         }
         if let value = android["priority"] {
             // The documented names are HIGH and NORMAL; Google's front end also takes them in lower case, as
             // firebase-admin sends them ("high").
-            guard let text = value as? String, let priority = FCMSandboxMessage.Priority(rawValue: text.uppercased()) else {
-                throw invalidValue("message.android.priority", "type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority", value)
+            guard let text = value as? String, let priority = FCMSandboxMessage.Priority(rawValue: text.uppercased())
+            else {
+                throw invalidValue(
+                    "message.android.priority", "type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority",
+                    value)
             }
             parsed.priority = priority
         }
@@ -199,26 +218,34 @@ struct FCMRequestValidator: Sendable {
         if let value = android["data"] { parsed.androidData = try stringMap(value, at: "message.android.data") }
         if let value = android["notification"] {
             guard value is [String: Any] else {
-                throw invalidValue("message.android.notification", "type.googleapis.com/google.firebase.fcm.v1.AndroidNotification", value)
+                throw invalidValue(
+                    "message.android.notification", "type.googleapis.com/google.firebase.fcm.v1.AndroidNotification",
+                    value)
             }
             parsed.hasAndroidNotification = true
         }
         for name in ["fcm_options"] where android[name].map({ !($0 is [String: Any]) }) ?? false {
-            throw invalidValue("message.android.\(name)", "type.googleapis.com/google.firebase.fcm.v1.AndroidFcmOptions", android[name]!)
+            throw invalidValue(
+                "message.android.\(name)", "type.googleapis.com/google.firebase.fcm.v1.AndroidFcmOptions",
+                android[name]!)
         }
     }
 
     /// The object's fields under their `snake_case` names.
     /// - Throws: the front end's `Unknown name` refusal for a field the schema lacks.
-    private static func object(_ object: [String: Any], at path: String, known: Set<String>) throws(FCMSandboxRejection)
-        -> [String: Any] {
+    private static func object(
+        _ object: [String: Any], at path: String, known: Set<String>
+    ) throws(FCMSandboxRejection)
+        -> [String: Any]
+    {
         var fields: [String: Any] = [:]
         for name in object.keys.sorted() {
             let normalized = snakeCase(name)
             guard known.contains(normalized) else {
                 let place = path.isEmpty ? "" : " at '\(path)'"
                 throw FCMSandboxRejection.invalidJSON(
-                    "Invalid JSON payload received. Unknown name \"\(name.prefix(100))\"\(place): Cannot find field.", field: path)
+                    "Invalid JSON payload received. Unknown name \"\(name.prefix(100))\"\(place): Cannot find field.",
+                    field: path)
             }
             fields[normalized] = object[name]
         }
@@ -227,10 +254,14 @@ struct FCMRequestValidator: Sendable {
 
     /// A `map<string, string>`. Entries are numbered in key order (the sandbox cannot see the sender's order).
     private static func stringMap(_ value: Any, at path: String) throws(FCMSandboxRejection) -> [String: String] {
-        guard let map = value as? [String: Any] else { throw invalidValue(path, "type.googleapis.com/google.protobuf.Map", value) }
+        guard let map = value as? [String: Any] else {
+            throw invalidValue(path, "type.googleapis.com/google.protobuf.Map", value)
+        }
         var strings: [String: String] = [:]
         for (index, key) in map.keys.sorted().enumerated() {
-            guard let text = map[key] as? String else { throw invalidValue("\(path)[\(index)].value", "TYPE_STRING", map[key]!) }
+            guard let text = map[key] as? String else {
+                throw invalidValue("\(path)[\(index)].value", "TYPE_STRING", map[key]!)
+            }
             strings[key] = text
         }
         return strings
@@ -258,7 +289,9 @@ struct FCMRequestValidator: Sendable {
     private static func render(_ value: Any) -> String {
         if value is [String: Any] { return "{...}" }
         if value is [Any] { return "[...]" }
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) else { return "?" }
+        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) else {
+            return "?"
+        }
         return String(decoding: data.prefix(100), as: UTF8.self)
     }
 
@@ -277,11 +310,15 @@ struct FCMRequestValidator: Sendable {
 
     // MARK: FCM's own rules
 
-    private static func check(_ parsed: Parsed, project: String, device: (String) -> FCMSandboxDevice?)
-        throws(FCMSandboxRejection) -> Accepted {
+    private static func check(
+        _ parsed: Parsed, project: String, device: (String) -> FCMSandboxDevice?
+    )
+        throws(FCMSandboxRejection) -> Accepted
+    {
         guard let (field, value) = parsed.targets.first else {
-            throw FCMSandboxRejection.invalidArgument("Recipient of the message is not set.", field: "message",
-                                                      description: "Exactly one of token, fid, topic or condition must be set.")
+            throw FCMSandboxRejection.invalidArgument(
+                "Recipient of the message is not set.", field: "message",
+                description: "Exactly one of token, fid, topic or condition must be set.")
         }
         let data = parsed.androidData ?? parsed.data ?? [:]
         let dataField = parsed.androidData == nil ? "message.data" : "message.android.data"
@@ -289,9 +326,12 @@ struct FCMRequestValidator: Sendable {
         // "google" or "gcm".
         for key in data.keys.sorted() {
             let lowered = key.lowercased()
-            if ["from", "notification", "message_type"].contains(key) || lowered.hasPrefix("google") || lowered.hasPrefix("gcm") {
-                throw FCMSandboxRejection.invalidArgument("Invalid data payload key: \(key.prefix(100))", field: dataField,
-                                                          description: "\"\(key.prefix(100))\" is a reserved key")
+            if ["from", "notification", "message_type"].contains(key) || lowered.hasPrefix("google")
+                || lowered.hasPrefix("gcm")
+            {
+                throw FCMSandboxRejection.invalidArgument(
+                    "Invalid data payload key: \(key.prefix(100))", field: dataField,
+                    description: "\"\(key.prefix(100))\" is a reserved key")
             }
         }
         guard dataBytes(data) <= maximumDataBytes else {
@@ -299,8 +339,9 @@ struct FCMRequestValidator: Sendable {
         }
         let ttl = parsed.ttl ?? maximumTTL
         guard ttl >= 0, ttl <= maximumTTL else {
-            throw FCMSandboxRejection.invalidArgument("Invalid value at 'message.android.ttl': must be 0s to 2419200s (4 weeks)",
-                                                      field: "message.android.ttl")
+            throw FCMSandboxRejection.invalidArgument(
+                "Invalid value at 'message.android.ttl': must be 0s to 2419200s (4 weeks)",
+                field: "message.android.ttl")
         }
         let target: Target
         switch field {
@@ -317,8 +358,10 @@ struct FCMRequestValidator: Sendable {
             target = .condition(value)
         default:
             guard let known = device(value) else {
-                throw field == "fid" ? FCMSandboxRejection.invalidArgument("The Firebase installation ID is not valid",
-                                                                           field: "message.fid")
+                throw field == "fid"
+                    ? FCMSandboxRejection.invalidArgument(
+                        "The Firebase installation ID is not valid",
+                        field: "message.fid")
                     : FCMSandboxRejection.invalidRegistrationToken
             }
             guard known.projectID == project else { throw FCMSandboxRejection.senderIDMismatch }
@@ -331,9 +374,10 @@ struct FCMRequestValidator: Sendable {
             target = .token(value)
         }
         let shows = parsed.notification != nil || parsed.hasAndroidNotification
-        return Accepted(projectID: project, target: target, data: data, notification: parsed.notification,
-                        priority: parsed.priority ?? (shows ? .high : .normal), ttl: ttl,
-                        collapseKey: parsed.collapseKey, validateOnly: parsed.validateOnly)
+        return Accepted(
+            projectID: project, target: target, data: data, notification: parsed.notification,
+            priority: parsed.priority ?? (shows ? .high : .normal), ttl: ttl,
+            collapseKey: parsed.collapseKey, validateOnly: parsed.validateOnly)
     }
 
     /// Topic names are `[a-zA-Z0-9-_.~%]+` (Google: `Message.topic`).

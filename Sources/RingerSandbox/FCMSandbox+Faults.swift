@@ -71,7 +71,8 @@ extension FCMSandbox {
             // Held until the server cancels the handler (stream reset, connection closed), the sandbox stops,
             // or libwebsockets has surely closed the connection.
             while !Task.isCancelled, state.withLock({ $0.isRunning }),
-                  (ContinuousClock.now - start) < .seconds(min(limit, 86_400)) {
+                (ContinuousClock.now - start) < .seconds(min(limit, 86_400))
+            {
                 try? await Task.sleep(for: .milliseconds(200))
             }
             return dropped

@@ -1,6 +1,6 @@
 import Foundation
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
 import RingerLogging
 import RingerSync
 
@@ -20,7 +20,8 @@ extension FCMSandbox {
             reachability = value
         }
         let socket = FCMSandboxSocket(
-            token: token, connection: connection, acknowledgementTimeout: max(configuration.acknowledgementTimeout, 0.1),
+            token: token, connection: connection,
+            acknowledgementTimeout: max(configuration.acknowledgementTimeout, 0.1),
             onReachability: { [weak self] socket, reachability in self?.socket(socket, reports: reachability) },
             onClose: { [weak self] socket in self?.socketClosed(socket) })
         let now = expiryNow()

@@ -1,7 +1,7 @@
 public import Foundation
-import RingerHTTP
 import HTTP2Server
 import LibWebSockets
+import RingerHTTP
 public import RingerLogging
 import RingerSync
 
@@ -65,8 +65,10 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
         ///   - http1Port: HTTP/1.1 port; 0 picks a free one, nil for none.
         ///   - certificatePath: PEM server certificate.
         ///   - privateKeyPath: Its PEM private key.
-        public init(host: String = "127.0.0.1", port: Int = 0, http1Port: Int? = 0, certificatePath: String,
-                    privateKeyPath: String) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, http1Port: Int? = 0, certificatePath: String,
+            privateKeyPath: String
+        ) {
             self.host = host
             self.port = port
             self.http1Port = http1Port
@@ -126,15 +128,18 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
     ///   - expiryNow: the clock of message `ttl`, stored messages and demotion windows (scenario time, which
     ///     may run faster). Defaults to `now`.
     ///   - logger: one line per answered request; never an access token, a key or a registration token.
-    public init(configuration: Configuration, now: @escaping @Sendable () -> Date = { Date() },
-                expiryNow: (@Sendable () -> Date)? = nil, logger: Logger) {
+    public init(
+        configuration: Configuration, now: @escaping @Sendable () -> Date = { Date() },
+        expiryNow: (@Sendable () -> Date)? = nil, logger: Logger
+    ) {
         self.configuration = configuration
         self.now = now
         self.expiryNow = expiryNow ?? now
         log = logger
-        let rules = FCMDeliveryQueue.Rules(demotionThreshold: max(configuration.demotionThreshold, 1),
-                                           demotionWindow: max(configuration.demotionWindow, 0),
-                                           storedMessageLimit: max(configuration.storedMessageLimit, 1))
+        let rules = FCMDeliveryQueue.Rules(
+            demotionThreshold: max(configuration.demotionThreshold, 1),
+            demotionWindow: max(configuration.demotionWindow, 0),
+            storedMessageLimit: max(configuration.storedMessageLimit, 1))
         state = LockedValue(State(queue: FCMDeliveryQueue(rules: rules)))
     }
 
@@ -228,7 +233,8 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
         let now = expiryNow()
         return state.withLock { state in
             var count = 0
-            for (candidate, device) in state.devices where device.reachability == .dozing && (token == nil || token == candidate) {
+            for (candidate, device) in state.devices
+            where device.reachability == .dozing && (token == nil || token == candidate) {
                 let due = state.queue.maintenanceWindow(token: candidate, now: now)
                 count += due.count
                 hand(due, to: candidate, in: &state, now: now)
@@ -298,8 +304,9 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
     @discardableResult
     public func start() throws -> Ports {
         let http2 = HTTP2Server(
-            configuration: .init(certificatePath: configuration.certificatePath, privateKeyPath: configuration.privateKeyPath,
-                                 host: configuration.host, port: configuration.port, maxRequestBodyBytes: 64 * 1024),
+            configuration: .init(
+                certificatePath: configuration.certificatePath, privateKeyPath: configuration.privateKeyPath,
+                host: configuration.host, port: configuration.port, maxRequestBodyBytes: 64 * 1024),
             handler: { [weak self] request in await self?.handle(request, via: .http2) ?? HTTPResponse(status: 503) })
         let http2Port = try http2.start()
         var http1: WebServer?
@@ -307,13 +314,15 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
         if let port = configuration.http1Port {
             var web = WebServer.Configuration(
                 host: configuration.host, port: port,
-                tls: .init(certificatePath: configuration.certificatePath, privateKeyPath: configuration.privateKeyPath),
+                tls: .init(
+                    certificatePath: configuration.certificatePath, privateKeyPath: configuration.privateKeyPath),
                 maxRequestBodyBytes: 64 * 1024, webSocketPaths: [FCMSandboxSocket.path],
                 requestTimeoutSeconds: min(max(configuration.http1RequestTimeout, 1), 3600))
             web.webSocketPingSeconds = 20
             let server = WebServer(
                 configuration: web,
-                handler: { [weak self] request in await self?.handle(request, via: .http1) ?? HTTPResponse(status: 503) },
+                handler: { [weak self] request in await self?.handle(request, via: .http1) ?? HTTPResponse(status: 503)
+                },
                 webSocketHandler: { [weak self] request, connection in
                     self?.upgrade(request, connection) ?? .reject(status: 503)
                 })
@@ -329,7 +338,8 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
         http1Server.withLock { $0 = http1 }
         let ports = Ports(http2: http2Port, http1: http1Port)
         let hosts = Set([configuration.host, "localhost", "127.0.0.1"])
-        let audiences = Set(hosts.flatMap { host in [http2Port, http1Port].compactMap { $0 }.map { "https://\(host):\($0)/token" } })
+        let audiences = Set(
+            hosts.flatMap { host in [http2Port, http1Port].compactMap { $0 }.map { "https://\(host):\($0)/token" } })
         state.withLock { state in
             state.ports = ports
             state.audiences = audiences
@@ -365,8 +375,9 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
         let current = now()
         let json = [("content-type", "application/json; charset=utf-8"), ("cache-control", "no-store")]
         do {
-            let grant = try grantValidator.validate(method: request.method, body: request.body, accounts: accounts,
-                                                    audiences: audiences, now: current)
+            let grant = try grantValidator.validate(
+                method: request.method, body: request.body, accounts: accounts,
+                audiences: audiences, now: current)
             let assertion = FCMTokenGrantValidator.formFields(request.body)["assertion"] ?? ""
             let (token, expiresIn) = state.withLock { state in
                 state.statistics.accessTokensIssued += 1
@@ -377,8 +388,12 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
             let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
             return HTTPResponse(status: 200, headers: json, body: Array(data))
         } catch {
-            log.info("FCM sandbox refused a grant", ["oauth.error": .string(error.error),
-                                                     "oauth.error_description": .string(error.description)])
+            log.info(
+                "FCM sandbox refused a grant",
+                [
+                    "oauth.error": .string(error.error),
+                    "oauth.error_description": .string(error.description),
+                ])
             return HTTPResponse(status: error.status, headers: json, body: error.body)
         }
     }
@@ -392,12 +407,15 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
         let (tokens, devices) = state.withLock { ($0.tokens, $0.devices) }
         let accepted: FCMRequestValidator.Accepted
         do {
-            accepted = try validator.validate(.init(method: request.method, path: request.path, headers: request.headers,
-                                                    body: request.body),
-                                              accessToken: { tokens.lookup($0, now: current) }, device: { devices[$0] },
-                                              now: current)
+            accepted = try validator.validate(
+                .init(
+                    method: request.method, path: request.path, headers: request.headers,
+                    body: request.body),
+                accessToken: { tokens.lookup($0, now: current) }, device: { devices[$0] },
+                now: current)
         } catch {
-            log.info("FCM sandbox rejected", ["fcm.status": .string(error.status), "fcm.error_code": .string(error.code)])
+            log.info(
+                "FCM sandbox rejected", ["fcm.status": .string(error.status), "fcm.error_code": .string(error.code)])
             return Self.response(error)
         }
         let project = accepted.projectID
@@ -416,10 +434,11 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
             guard let device = state.devices[token] else { return accepted.priority }
             let app = FCMDeliveryQueue.App(projectID: device.projectID, packageName: device.packageName)
             let priority = state.queue.deliveryPriority(accepted.priority, app: app, now: scenarioNow)
-            let message = FCMSandboxMessage(name: name, projectID: project, token: token, data: accepted.data,
-                                            notification: accepted.notification, requestedPriority: accepted.priority,
-                                            priority: priority, ttl: accepted.ttl, collapseKey: accepted.collapseKey,
-                                            acceptedAt: scenarioNow)
+            let message = FCMSandboxMessage(
+                name: name, projectID: project, token: token, data: accepted.data,
+                notification: accepted.notification, requestedPriority: accepted.priority,
+                priority: priority, ttl: accepted.ttl, collapseKey: accepted.collapseKey,
+                acceptedAt: scenarioNow)
             state.accepted.append(message)
             if priority != accepted.priority { state.statistics.demotedMessages += 1 }
             let due = state.queue.accept(message, reachability: device.reachability, now: scenarioNow)
@@ -461,7 +480,8 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
     /// The `message.token` of a send body, for matching faults before the body is checked.
     private static func registrationToken(in body: [UInt8]) -> String? {
         guard let root = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              let message = root["message"] as? [String: Any] else { return nil }
+            let message = root["message"] as? [String: Any]
+        else { return nil }
         return message["token"] as? String ?? message["fid"] as? String
     }
 
@@ -472,8 +492,10 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
     }
 
     private static func named(_ name: String) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: ["name": name], options: [.withoutEscapingSlashes])) ?? Data()
-        return HTTPResponse(status: 200, headers: [("content-type", "application/json; charset=UTF-8")], body: Array(data))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: ["name": name], options: [.withoutEscapingSlashes])) ?? Data()
+        return HTTPResponse(
+            status: 200, headers: [("content-type", "application/json; charset=UTF-8")], body: Array(data))
     }
 
     /// Google's error answer: the rejection's status and body, and `Retry-After` when given.

@@ -32,7 +32,10 @@ enum FCMSandboxControl {
             sandbox.unregister(token: parts[2], at: sandbox.now())
             return HTTPResponse(status: 204)
         case ("POST", "devices") where parts.count == 4 && parts[3] == "reachability":
-            guard let reachability = (body?["reachability"] as? String).flatMap(FCMSandboxDevice.Reachability.init(rawValue:)) else {
+            guard
+                let reachability = (body?["reachability"] as? String).flatMap(
+                    FCMSandboxDevice.Reachability.init(rawValue:))
+            else {
                 return json(400, ["error": "expected {\"reachability\": \"online\"|\"dozing\"|\"offline\"}"])
             }
             guard sandbox.hasDevice(token: parts[2]) else { return json(404, ["error": "no such token"]) }
@@ -72,7 +75,8 @@ enum FCMSandboxControl {
 
     private static func addDevice(_ body: [String: Any]?, sandbox: FCMSandbox) -> HTTPResponse {
         guard let token = body?["token"] as? String, isPlausibleToken(token),
-              let project = body?["project_id"] as? String, !project.isEmpty else {
+            let project = body?["project_id"] as? String, !project.isEmpty
+        else {
             return json(400, ["error": "expected {\"token\", \"project_id\", \"package_name\"?, \"reachability\"?}"])
         }
         var reachability = FCMSandboxDevice.Reachability.online
@@ -83,7 +87,8 @@ enum FCMSandboxControl {
             reachability = value
         }
         let package = body?["package_name"] as? String ?? "dev.ringer.demo"
-        sandbox.register(FCMSandboxDevice(token: token, projectID: project, packageName: package, reachability: reachability))
+        sandbox.register(
+            FCMSandboxDevice(token: token, projectID: project, packageName: package, reachability: reachability))
         return json(201, ["token": token])
     }
 
@@ -94,12 +99,18 @@ enum FCMSandboxControl {
                 account = try FCMSandboxServiceAccount(serviceAccountJSON: Data(raw))
             } else {
                 guard let email = body?["client_email"] as? String, let keyID = body?["private_key_id"] as? String,
-                      let pem = body?["public_key_pem"] as? String, let project = body?["project_id"] as? String else {
-                    return json(400, ["error": "expected a service-account file or {\"client_email\", \"private_key_id\", "
-                                        + "\"public_key_pem\", \"project_id\", \"project_ids\"?}"])
+                    let pem = body?["public_key_pem"] as? String, let project = body?["project_id"] as? String
+                else {
+                    return json(
+                        400,
+                        [
+                            "error": "expected a service-account file or {\"client_email\", \"private_key_id\", "
+                                + "\"public_key_pem\", \"project_id\", \"project_ids\"?}"
+                        ])
                 }
-                account = try FCMSandboxServiceAccount(clientEmail: email, keyID: keyID, publicKeyPEM: pem, projectID: project,
-                                                       otherProjectIDs: Set(body?["project_ids"] as? [String] ?? []))
+                account = try FCMSandboxServiceAccount(
+                    clientEmail: email, keyID: keyID, publicKeyPEM: pem, projectID: project,
+                    otherProjectIDs: Set(body?["project_ids"] as? [String] ?? []))
             }
             sandbox.addServiceAccount(account)
             return json(201, ["client_email": account.clientEmail])
@@ -169,11 +180,14 @@ enum FCMSandboxControl {
     /// A registration token the control routes accept: 1…4096 bytes of printable ASCII without spaces or `/`
     /// (FCM's own tokens are letters, digits, `-`, `_` and `:`).
     static func isPlausibleToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count <= 4096 && token.utf8.allSatisfy { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "/") }
+        !token.isEmpty && token.utf8.count <= 4096
+            && token.utf8.allSatisfy { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "/") }
     }
 
     static func json(_ status: Int, _ object: Any) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
         return HTTPResponse(status: status, headers: [("content-type", "application/json")], body: Array(data))
     }
 }

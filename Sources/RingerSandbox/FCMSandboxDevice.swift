@@ -30,9 +30,11 @@ public struct FCMSandboxDevice: Sendable {
     public var deliver: (@Sendable (FCMSandboxMessage) async -> FCMSandboxReceipt)?
 
     /// Creates a device entry.
-    public init(token: String, projectID: String, packageName: String = "dev.ringer.demo",
-                reachability: Reachability = .online,
-                deliver: (@Sendable (FCMSandboxMessage) async -> FCMSandboxReceipt)? = nil) {
+    public init(
+        token: String, projectID: String, packageName: String = "dev.ringer.demo",
+        reachability: Reachability = .online,
+        deliver: (@Sendable (FCMSandboxMessage) async -> FCMSandboxReceipt)? = nil
+    ) {
         self.token = token
         self.projectID = projectID
         self.packageName = packageName

@@ -21,7 +21,9 @@ public struct FCMSandboxError: Error, Hashable, Sendable, CustomStringConvertibl
     /// A key that does not parse as an RSA key (PEM `PUBLIC KEY` or PKCS#8 `PRIVATE KEY`).
     public static let invalidKey = FCMSandboxError(.invalidKey, "")
 
-    static func invalidServiceAccount(_ detail: String) -> FCMSandboxError { FCMSandboxError(.invalidServiceAccount, detail) }
+    static func invalidServiceAccount(_ detail: String) -> FCMSandboxError {
+        FCMSandboxError(.invalidServiceAccount, detail)
+    }
     static func invalidKey(_ detail: String) -> FCMSandboxError { FCMSandboxError(.invalidKey, detail) }
 
     /// Equal when the kinds are; ``detail`` is ignored.

@@ -63,7 +63,9 @@ public struct FCMSandboxFault: Sendable, Hashable, Codable {
     // MARK: Codable: the JSON of `POST /sandbox/faults` (docs in FCMSandboxControl)
 
     private enum CodingKeys: String, CodingKey {
-        case kind, code, retryAfter = "retry_after", field, description, seconds, endpoint, token, count, persistent
+        case kind, code
+        case retryAfter = "retry_after"
+        case field, description, seconds, endpoint, token, count, persistent
     }
 
     /// Decodes `{"kind": "answer"|"delay"|"never_answer"|"close", "code", "retry_after", "field", "description",
@@ -82,22 +84,27 @@ public struct FCMSandboxFault: Sendable, Hashable, Codable {
             }
             if let field = try container.decodeIfPresent(String.self, forKey: .field) {
                 guard code == "INVALID_ARGUMENT" else {
-                    throw DecodingError.dataCorruptedError(forKey: .field, in: container,
-                                                           debugDescription: "only INVALID_ARGUMENT names a field")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .field, in: container,
+                        debugDescription: "only INVALID_ARGUMENT names a field")
                 }
                 let description = try container.decodeIfPresent(String.self, forKey: .description)
-                rejection = field == "message.token" && description == nil ? .invalidRegistrationToken
+                rejection =
+                    field == "message.token" && description == nil
+                    ? .invalidRegistrationToken
                     : .invalidArgument(field: field, description: description)
             }
             let retryAfter = try container.decodeIfPresent(Int.self, forKey: .retryAfter)
             if let retryAfter, retryAfter < 0 {
-                throw DecodingError.dataCorruptedError(forKey: .retryAfter, in: container, debugDescription: "retry_after must be >= 0")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .retryAfter, in: container, debugDescription: "retry_after must be >= 0")
             }
             behavior = .answer(rejection, retryAfter: retryAfter)
         case "delay":
             let seconds = try container.decode(Double.self, forKey: .seconds)
             guard seconds >= 0, seconds.isFinite else {
-                throw DecodingError.dataCorruptedError(forKey: .seconds, in: container, debugDescription: "seconds must be >= 0")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .seconds, in: container, debugDescription: "seconds must be >= 0")
             }
             behavior = .delay(seconds: seconds)
         case "never_answer":
@@ -105,8 +112,9 @@ public struct FCMSandboxFault: Sendable, Hashable, Codable {
         case "close":
             behavior = .closeConnection
         default:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
-                                                   debugDescription: "kind must be answer, delay, never_answer or close")
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: container,
+                debugDescription: "kind must be answer, delay, never_answer or close")
         }
         endpoint = try container.decodeIfPresent(Endpoint.self, forKey: .endpoint) ?? .send
         registrationToken = endpoint == .send ? try container.decodeIfPresent(String.self, forKey: .token) : nil

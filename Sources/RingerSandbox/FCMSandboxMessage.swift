@@ -53,9 +53,11 @@ public struct FCMSandboxMessage: Sendable, Codable, Hashable {
     public var acceptedAt: Date
 
     /// Creates a message record (the sandbox builds these; tests may too).
-    public init(name: String, projectID: String, token: String, data: [String: String],
-                notification: Notification? = nil, requestedPriority: Priority, priority: Priority,
-                ttl: TimeInterval, collapseKey: String? = nil, acceptedAt: Date) {
+    public init(
+        name: String, projectID: String, token: String, data: [String: String],
+        notification: Notification? = nil, requestedPriority: Priority, priority: Priority,
+        ttl: TimeInterval, collapseKey: String? = nil, acceptedAt: Date
+    ) {
         self.name = name
         self.projectID = projectID
         self.token = token

@@ -67,8 +67,10 @@ public struct FCMSandboxRejection: Error, Sendable, Hashable {
     ///   - errorCode: The `FcmError` code, or nil for none.
     ///   - fieldViolations: `BadRequest` entries.
     ///   - errorInfo: An `ErrorInfo` entry.
-    public init(httpStatus: Int, status: String, message: String, errorCode: String? = nil,
-                fieldViolations: [FieldViolation] = [], errorInfo: ErrorInfo? = nil) {
+    public init(
+        httpStatus: Int, status: String, message: String, errorCode: String? = nil,
+        fieldViolations: [FieldViolation] = [], errorInfo: ErrorInfo? = nil
+    ) {
         self.httpStatus = httpStatus
         self.status = status
         self.message = message
@@ -83,28 +85,34 @@ public struct FCMSandboxRejection: Error, Sendable, Hashable {
     // MARK: FCM's error codes (Google: FCM HTTP v1 `ErrorCode`, with the HTTP status FCM pairs it with)
 
     /// 404 `UNREGISTERED`: the token was valid once and is gone (app uninstalled, token deleted or expired).
-    public static let unregistered = FCMSandboxRejection(httpStatus: 404, status: "NOT_FOUND",
-                                                         message: "Requested entity was not found.",
-                                                         errorCode: "UNREGISTERED")
+    public static let unregistered = FCMSandboxRejection(
+        httpStatus: 404, status: "NOT_FOUND",
+        message: "Requested entity was not found.",
+        errorCode: "UNREGISTERED")
     /// 403 `SENDER_ID_MISMATCH`: the token belongs to another Firebase project than the request path's.
-    public static let senderIDMismatch = FCMSandboxRejection(httpStatus: 403, status: "PERMISSION_DENIED",
-                                                             message: "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH")
+    public static let senderIDMismatch = FCMSandboxRejection(
+        httpStatus: 403, status: "PERMISSION_DENIED",
+        message: "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH")
     /// 429 `QUOTA_EXCEEDED`: too many messages (for the project, the device or a topic); FCM may add
     /// `Retry-After`.
-    public static let quotaExceeded = FCMSandboxRejection(httpStatus: 429, status: "RESOURCE_EXHAUSTED",
-                                                          message: "Quota exceeded for sending messages.",
-                                                          errorCode: "QUOTA_EXCEEDED")
+    public static let quotaExceeded = FCMSandboxRejection(
+        httpStatus: 429, status: "RESOURCE_EXHAUSTED",
+        message: "Quota exceeded for sending messages.",
+        errorCode: "QUOTA_EXCEEDED")
     /// 503 `UNAVAILABLE`: FCM is overloaded; retry with backoff (or after `Retry-After`).
-    public static let unavailable = FCMSandboxRejection(httpStatus: 503, status: "UNAVAILABLE",
-                                                        message: "The service is currently unavailable.",
-                                                        errorCode: "UNAVAILABLE")
+    public static let unavailable = FCMSandboxRejection(
+        httpStatus: 503, status: "UNAVAILABLE",
+        message: "The service is currently unavailable.",
+        errorCode: "UNAVAILABLE")
     /// 500 `INTERNAL`: an unknown error inside FCM; retry with backoff.
-    public static let `internal` = FCMSandboxRejection(httpStatus: 500, status: "INTERNAL",
-                                                       message: "Internal error encountered.", errorCode: "INTERNAL")
+    public static let `internal` = FCMSandboxRejection(
+        httpStatus: 500, status: "INTERNAL",
+        message: "Internal error encountered.", errorCode: "INTERNAL")
     /// 401 `THIRD_PARTY_AUTH_ERROR`: the APNs certificate or web-push key of the Firebase project is wrong.
-    public static let thirdPartyAuthError = FCMSandboxRejection(httpStatus: 401, status: "UNAUTHENTICATED",
-                                                                message: "Auth error from APNS or Web Push Service",
-                                                                errorCode: "THIRD_PARTY_AUTH_ERROR")
+    public static let thirdPartyAuthError = FCMSandboxRejection(
+        httpStatus: 401, status: "UNAUTHENTICATED",
+        message: "Auth error from APNS or Web Push Service",
+        errorCode: "THIRD_PARTY_AUTH_ERROR")
 
     /// 400 `INVALID_ARGUMENT` from FCM's checks, with a field violation when one field is to blame.
     /// - Parameters:
@@ -112,10 +120,13 @@ public struct FCMSandboxRejection: Error, Sendable, Hashable {
     ///   - field: The field at fault, e.g. `message.token`; nil for none.
     ///   - description: The violation's description (defaults to `message`).
     /// - Returns: The rejection, with the `FcmError` entry `INVALID_ARGUMENT`.
-    public static func invalidArgument(_ message: String = "Request contains an invalid argument.", field: String? = nil,
-                                       description: String? = nil) -> FCMSandboxRejection {
-        FCMSandboxRejection(httpStatus: 400, status: "INVALID_ARGUMENT", message: message, errorCode: "INVALID_ARGUMENT",
-                            fieldViolations: field.map { [FieldViolation(field: $0, description: description ?? message)] } ?? [])
+    public static func invalidArgument(
+        _ message: String = "Request contains an invalid argument.", field: String? = nil,
+        description: String? = nil
+    ) -> FCMSandboxRejection {
+        FCMSandboxRejection(
+            httpStatus: 400, status: "INVALID_ARGUMENT", message: message, errorCode: "INVALID_ARGUMENT",
+            fieldViolations: field.map { [FieldViolation(field: $0, description: description ?? message)] } ?? [])
     }
 
     /// 400 `INVALID_ARGUMENT` naming `message.token`: the token is not one FCM ever issued. Only this answer
@@ -131,8 +142,9 @@ public struct FCMSandboxRejection: Error, Sendable, Hashable {
     ///   - field: The field at fault, e.g. `message.android.ttl`.
     /// - Returns: The rejection.
     public static func invalidJSON(_ message: String, field: String) -> FCMSandboxRejection {
-        FCMSandboxRejection(httpStatus: 400, status: "INVALID_ARGUMENT", message: message,
-                            fieldViolations: [FieldViolation(field: field, description: message)])
+        FCMSandboxRejection(
+            httpStatus: 400, status: "INVALID_ARGUMENT", message: message,
+            fieldViolations: [FieldViolation(field: field, description: message)])
     }
 
     // MARK: Refusals before FCM (no FcmError entry)
@@ -141,21 +153,26 @@ public struct FCMSandboxRejection: Error, Sendable, Hashable {
     public static let unauthenticated = FCMSandboxRejection(
         httpStatus: 401, status: "UNAUTHENTICATED",
         message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or "
-            + "other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.")
+            + "other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+    )
 
     /// 401 `UNAUTHENTICATED` for a request without `authorization: Bearer …`.
     public static let missingCredentials = FCMSandboxRejection(
         httpStatus: 401, status: "UNAUTHENTICATED",
         message: "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie "
-            + "or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.")
+            + "or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+    )
 
     /// 403 `PERMISSION_DENIED` for an access token granted without a scope that covers FCM
     /// (`firebase.messaging` or `cloud-platform`).
     public static let insufficientScopes = FCMSandboxRejection(
         httpStatus: 403, status: "PERMISSION_DENIED", message: "Request had insufficient authentication scopes.",
-        errorInfo: ErrorInfo(reason: "ACCESS_TOKEN_SCOPE_INSUFFICIENT",
-                             metadata: ["service": "fcm.googleapis.com",
-                                        "method": "google.firebase.fcm.v1.FcmService.SendMessage"]))
+        errorInfo: ErrorInfo(
+            reason: "ACCESS_TOKEN_SCOPE_INSUFFICIENT",
+            metadata: [
+                "service": "fcm.googleapis.com",
+                "method": "google.firebase.fcm.v1.FcmService.SendMessage",
+            ]))
 
     /// 403 `PERMISSION_DENIED` for a service account with no access to the project of the request path.
     /// - Parameter project: The project id of the path.
@@ -165,9 +182,12 @@ public struct FCMSandboxRejection: Error, Sendable, Hashable {
             httpStatus: 403, status: "PERMISSION_DENIED",
             message: "Permission 'cloudmessaging.messages.create' denied on resource "
                 + "'//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).",
-            errorInfo: ErrorInfo(reason: "IAM_PERMISSION_DENIED", domain: "iam.googleapis.com",
-                                 metadata: ["permission": "cloudmessaging.messages.create",
-                                            "resource": "projects/\(project)"]))
+            errorInfo: ErrorInfo(
+                reason: "IAM_PERMISSION_DENIED", domain: "iam.googleapis.com",
+                metadata: [
+                    "permission": "cloudmessaging.messages.create",
+                    "resource": "projects/\(project)",
+                ]))
     }
 
     /// 403 `PERMISSION_DENIED` for a project whose Firebase Cloud Messaging API is disabled.
@@ -180,13 +200,15 @@ public struct FCMSandboxRejection: Error, Sendable, Hashable {
                 + "Enable it by visiting https://console.developers.google.com/apis/api/fcm.googleapis.com/overview?project="
                 + "\(project) then retry. If you enabled this API recently, wait a few minutes for the action to "
                 + "propagate to our systems and retry.",
-            errorInfo: ErrorInfo(reason: "SERVICE_DISABLED",
-                                 metadata: ["consumer": "projects/\(project)", "service": "fcm.googleapis.com"]))
+            errorInfo: ErrorInfo(
+                reason: "SERVICE_DISABLED",
+                metadata: ["consumer": "projects/\(project)", "service": "fcm.googleapis.com"]))
     }
 
     /// 404 `NOT_FOUND` without an `FcmError` entry, for a path or method the API does not have.
-    public static let noSuchMethod = FCMSandboxRejection(httpStatus: 404, status: "NOT_FOUND",
-                                                         message: "The requested URL was not found on this server.")
+    public static let noSuchMethod = FCMSandboxRejection(
+        httpStatus: 404, status: "NOT_FOUND",
+        message: "The requested URL was not found on this server.")
 
     /// The answers a fault may name, by ``code``: the FCM error codes, plus `UNAUTHENTICATED` (a rejected
     /// access token) and `SERVICE_DISABLED` (a disabled API; its project is shown as `project`).
@@ -215,21 +237,28 @@ public struct FCMSandboxRejection: Error, Sendable, Hashable {
             details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": errorCode])
         }
         if !fieldViolations.isEmpty {
-            details.append(["@type": "type.googleapis.com/google.rpc.BadRequest",
-                            "fieldViolations": fieldViolations.map { violation -> [String: String] in
-                                // The JSON parser's complaints about the body as a whole name no field.
-                                violation.field.isEmpty ? ["description": violation.description]
-                                    : ["field": violation.field, "description": violation.description]
-                            }])
+            details.append([
+                "@type": "type.googleapis.com/google.rpc.BadRequest",
+                "fieldViolations": fieldViolations.map { violation -> [String: String] in
+                    // The JSON parser's complaints about the body as a whole name no field.
+                    violation.field.isEmpty
+                        ? ["description": violation.description]
+                        : ["field": violation.field, "description": violation.description]
+                },
+            ])
         }
         if let errorInfo {
-            details.append(["@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": errorInfo.reason,
-                            "domain": errorInfo.domain, "metadata": errorInfo.metadata])
+            details.append([
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": errorInfo.reason,
+                "domain": errorInfo.domain, "metadata": errorInfo.metadata,
+            ])
         }
         var error: [String: Any] = ["code": httpStatus, "message": message, "status": status]
         if !details.isEmpty { error["details"] = details }
-        let data = (try? JSONSerialization.data(withJSONObject: ["error": error],
-                                                options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: ["error": error],
+                options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return Array(data)
     }
 }

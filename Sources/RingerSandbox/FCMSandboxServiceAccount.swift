@@ -31,20 +31,25 @@ public struct FCMSandboxServiceAccount: Sendable {
     ///   - tokenURI: The `token_uri` its file names, if any.
     /// - Throws: ``FCMSandboxError/invalidKey`` when the PEM is not an RSA key; ``FCMSandboxError/invalidServiceAccount``
     ///   for an empty email, key id or project id.
-    public init(clientEmail: String, keyID: String, publicKeyPEM: String, projectID: String,
-                otherProjectIDs: Set<String> = [], tokenURI: String? = nil) throws {
+    public init(
+        clientEmail: String, keyID: String, publicKeyPEM: String, projectID: String,
+        otherProjectIDs: Set<String> = [], tokenURI: String? = nil
+    ) throws {
         guard !clientEmail.isEmpty else { throw FCMSandboxError.invalidServiceAccount("client_email is empty") }
         guard !keyID.isEmpty else { throw FCMSandboxError.invalidServiceAccount("private_key_id is empty") }
         guard !projectID.isEmpty else { throw FCMSandboxError.invalidServiceAccount("project_id is empty") }
         let key: JWTVerificationKey
         do {
-            key = publicKeyPEM.contains("PRIVATE KEY") ? try JWTSigningKey(pem: publicKeyPEM).publicKey()
+            key =
+                publicKeyPEM.contains("PRIVATE KEY")
+                ? try JWTSigningKey(pem: publicKeyPEM).publicKey()
                 : try JWTVerificationKey(publicKeyPEM: publicKeyPEM)
         } catch {
             throw FCMSandboxError.invalidKey("the key of \(clientEmail) does not parse as PEM")
         }
         guard key.algorithm == .rs256 else {
-            throw FCMSandboxError.invalidKey("the key of \(clientEmail) is not an RSA key (Google signs grants with RS256)")
+            throw FCMSandboxError.invalidKey(
+                "the key of \(clientEmail) is not an RSA key (Google signs grants with RS256)")
         }
         self.clientEmail = clientEmail
         self.keyID = keyID
@@ -70,8 +75,9 @@ public struct FCMSandboxServiceAccount: Sendable {
         guard object["type"] as? String == "service_account" else {
             throw FCMSandboxError.invalidServiceAccount("\"type\" is not \"service_account\"")
         }
-        try self.init(clientEmail: try field("client_email"), keyID: try field("private_key_id"),
-                      publicKeyPEM: try field("private_key"), projectID: try field("project_id"),
-                      tokenURI: object["token_uri"] as? String)
+        try self.init(
+            clientEmail: try field("client_email"), keyID: try field("private_key_id"),
+            publicKeyPEM: try field("private_key"), projectID: try field("project_id"),
+            tokenURI: object["token_uri"] as? String)
     }
 }

@@ -13,8 +13,10 @@ public enum FCMSandboxServiceAccountFile {
     ///   - tokenURI: `token_uri`, e.g. `https://localhost:2199/token` (the sandbox's HTTP/1.1 port).
     /// - Returns: the JSON (pretty-printed, keys sorted). It holds a private key: write it mode 0600.
     /// - Throws: `JWTError` when the key cannot be generated.
-    public static func make(projectID: String, clientEmail: String? = nil, keyID: String? = nil,
-                            tokenURI: String) throws -> Data {
+    public static func make(
+        projectID: String, clientEmail: String? = nil, keyID: String? = nil,
+        tokenURI: String
+    ) throws -> Data {
         let key = try JWTSigningKey.generateRSA(bits: 2048)
         let email = clientEmail ?? "ringer-sandbox@\(projectID).iam.gserviceaccount.com"
         let id = keyID ?? (0..<20).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
@@ -33,6 +35,7 @@ public enum FCMSandboxServiceAccountFile {
                 + email.replacingOccurrences(of: "@", with: "%40"),
             "universe_domain": "googleapis.com",
         ]
-        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 }

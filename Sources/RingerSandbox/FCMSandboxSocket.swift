@@ -45,9 +45,11 @@ final class FCMSandboxSocket: WebSocketDelegate {
     ///   - acknowledgementTimeout: seconds an `ack` may take.
     ///   - onReachability: the phone reported its reachability.
     ///   - onClose: the socket closed (called once, on the libwebsockets thread).
-    init(token: String, connection: WebSocketConnection, acknowledgementTimeout: TimeInterval,
-         onReachability: @escaping @Sendable (FCMSandboxSocket, FCMSandboxDevice.Reachability) -> Void,
-         onClose: @escaping @Sendable (FCMSandboxSocket) -> Void) {
+    init(
+        token: String, connection: WebSocketConnection, acknowledgementTimeout: TimeInterval,
+        onReachability: @escaping @Sendable (FCMSandboxSocket, FCMSandboxDevice.Reachability) -> Void,
+        onClose: @escaping @Sendable (FCMSandboxSocket) -> Void
+    ) {
         self.token = token
         self.connection = connection
         self.acknowledgementTimeout = acknowledgementTimeout
@@ -90,7 +92,8 @@ final class FCMSandboxSocket: WebSocketDelegate {
 
     func webSocket(_ connection: WebSocketConnection, didReceiveText text: String) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let type = object["type"] as? String else {
+            let type = object["type"] as? String
+        else {
             return refuse("expected a JSON object with \"type\"")
         }
         switch type {
@@ -107,7 +110,8 @@ final class FCMSandboxSocket: WebSocketDelegate {
             }
             if !resolve(name, with: receipt) { refuse("no message \(name.prefix(120)) awaits an acknowledgement") }
         case "reachability":
-            guard let value = (object["reachability"] as? String).flatMap(FCMSandboxDevice.Reachability.init(rawValue:)) else {
+            guard let value = (object["reachability"] as? String).flatMap(FCMSandboxDevice.Reachability.init(rawValue:))
+            else {
                 return refuse("reachability must be online, dozing or offline")
             }
             onReachability(self, value)
@@ -164,7 +168,9 @@ final class FCMSandboxSocket: WebSocketDelegate {
     }
 
     private static func json(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 }

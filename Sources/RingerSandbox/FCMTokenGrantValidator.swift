@@ -12,8 +12,10 @@ struct FCMTokenGrantValidator: Sendable {
     /// (google-auth's service-account credentials do so); Google accepts it.
     static let googleTokenURI = "https://oauth2.googleapis.com/token"
     /// The scopes that let an access token call `messages:send` (Google: FCM HTTP v1 "Authorization scopes").
-    static let messagingScopes: Set<String> = ["https://www.googleapis.com/auth/firebase.messaging",
-                                                "https://www.googleapis.com/auth/cloud-platform"]
+    static let messagingScopes: Set<String> = [
+        "https://www.googleapis.com/auth/firebase.messaging",
+        "https://www.googleapis.com/auth/cloud-platform",
+    ]
 
     /// What an accepted grant allows.
     struct Grant: Sendable, Equatable {
@@ -36,8 +38,10 @@ struct FCMTokenGrantValidator: Sendable {
 
         /// The JSON body.
         var body: [UInt8] {
-            Array((try? JSONSerialization.data(withJSONObject: ["error": error, "error_description": description],
-                                               options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+            Array(
+                (try? JSONSerialization.data(
+                    withJSONObject: ["error": error, "error_description": description],
+                    options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
         }
 
         static let badSignature = Rejection(error: "invalid_grant", description: "Invalid JWT Signature.")
@@ -48,7 +52,8 @@ struct FCMTokenGrantValidator: Sendable {
                 + "Check your iat and exp values in the JWT claim.")
         static let badAudience = Rejection(error: "invalid_grant", description: "Invalid JWT: Failed audience check.")
         static let malformed = Rejection(error: "invalid_grant", description: "Bad Request")
-        static let badScope = Rejection(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided.")
+        static let badScope = Rejection(
+            error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided.")
     }
 
     /// The claims of a grant, each optional so that a wrong type is judged by the rules below rather than by
@@ -66,7 +71,9 @@ struct FCMTokenGrantValidator: Sendable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             func time(_ key: CodingKeys) -> Int64? {
                 if let whole = try? container.decodeIfPresent(Int64.self, forKey: key) { return whole }
-                return (try? container.decodeIfPresent(Double.self, forKey: key))?.flatMap { $0.isFinite && abs($0) < 1e15 ? Int64($0) : nil }
+                return (try? container.decodeIfPresent(Double.self, forKey: key))?.flatMap {
+                    $0.isFinite && abs($0) < 1e15 ? Int64($0) : nil
+                }
             }
             iss = try? container.decodeIfPresent(String.self, forKey: .iss)
             aud = try? container.decodeIfPresent(String.self, forKey: .aud)
@@ -91,15 +98,19 @@ struct FCMTokenGrantValidator: Sendable {
     ///   - now: The time (real time; grants are about the client's clock, not a scenario's).
     /// - Returns: What the access token may do.
     /// - Throws: ``Rejection``.
-    func validate(method: String, body: [UInt8], accounts: [FCMSandboxServiceAccount], audiences: Set<String>,
-                  now: Date) throws(Rejection) -> Grant {
+    func validate(
+        method: String, body: [UInt8], accounts: [FCMSandboxServiceAccount], audiences: Set<String>,
+        now: Date
+    ) throws(Rejection) -> Grant {
         guard method == "POST" else {
-            throw Rejection(status: 405, error: "invalid_request", description: "The token endpoint takes POST requests.")
+            throw Rejection(
+                status: 405, error: "invalid_request", description: "The token endpoint takes POST requests.")
         }
         let form = Self.formFields(body)
         let grantType = form["grant_type"] ?? ""
         guard grantType == Self.grantType else {
-            throw Rejection(error: "unsupported_grant_type", description: "Invalid grant_type: \(grantType.prefix(100))")
+            throw Rejection(
+                error: "unsupported_grant_type", description: "Invalid grant_type: \(grantType.prefix(100))")
         }
         guard let assertion = form["assertion"], !assertion.isEmpty else {
             throw Rejection(error: "invalid_request", description: "Missing required parameter: assertion")
@@ -115,7 +126,8 @@ struct FCMTokenGrantValidator: Sendable {
         }
         // The header's kid picks the key; Google signs nothing without one, and the sandbox insists on it.
         guard let kid = unverified.header.kid,
-              let account = accounts.first(where: { $0.clientEmail == issuer && $0.keyID == kid }) else {
+            let account = accounts.first(where: { $0.clientEmail == issuer && $0.keyID == kid })
+        else {
             throw Rejection.badSignature
         }
         let claims: Claims
@@ -130,7 +142,8 @@ struct FCMTokenGrantValidator: Sendable {
         guard let audience = claims.aud, accepted.contains(audience) else { throw Rejection.badAudience }
         let current = Int64(now.timeIntervalSince1970.rounded(.down))
         guard let issuedAt = claims.iat, let expiresAt = claims.exp, issuedAt <= current + clockSkew,
-              expiresAt > current, expiresAt > issuedAt, expiresAt - issuedAt <= maximumLifetime else {
+            expiresAt > current, expiresAt > issuedAt, expiresAt - issuedAt <= maximumLifetime
+        else {
             throw Rejection.badLifetime
         }
         let scopes = Set((claims.scope ?? "").split(separator: " ").map(String.init))
@@ -138,7 +151,9 @@ struct FCMTokenGrantValidator: Sendable {
             throw Rejection.badScope
         }
         // Every key of the account carries the same projects; join them in case entries disagree.
-        let projects = accounts.filter { $0.clientEmail == issuer }.reduce(into: Set<String>()) { $0.formUnion($1.projectIDs) }
+        let projects = accounts.filter { $0.clientEmail == issuer }.reduce(into: Set<String>()) {
+            $0.formUnion($1.projectIDs)
+        }
         return Grant(clientEmail: issuer, projectIDs: projects, scopes: scopes)
     }
 

@@ -16,14 +16,17 @@ public struct ForegroundServiceError: Error, Hashable, Sendable, CustomStringCon
     /// … requires permissions").
     /// - Parameter type: the refused type.
     public static func securityException(_ type: ForegroundServiceType) -> ForegroundServiceError {
-        ForegroundServiceError(.securityException, "SecurityException: starting a foreground service of type \(type.rawValue) "
-                               + "requires \(type.requiredPermission.name)")
+        ForegroundServiceError(
+            .securityException,
+            "SecurityException: starting a foreground service of type \(type.rawValue) "
+                + "requires \(type.requiredPermission.name)")
     }
 
     /// `ForegroundServiceStartNotAllowedException` (Android 12+): the app is in the background and no exemption
     /// applies (Android: "Restrictions on starting a foreground service from the background").
     public static let startNotAllowed = ForegroundServiceError(
-        .startNotAllowed, "ForegroundServiceStartNotAllowedException: the app is in the background and no exemption applies")
+        .startNotAllowed,
+        "ForegroundServiceStartNotAllowedException: the app is in the background and no exemption applies")
 
     /// True for ``securityException(_:)``.
     public var isSecurityException: Bool { code == .securityException }

@@ -21,8 +21,10 @@ public struct LWSWebSocketTransport: WebSocketTransport {
     /// - Returns: the open channel; ``WebSocketChannel/close()`` closes it with status 1000.
     /// - Throws: ``WebSocketUpgradeRefused`` when the server answered the upgrade with an HTTP status other
     ///   than 101; `LibWebSocketsError` for the other connection failures.
-    public func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                        onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
+    public func connect(
+        url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+        onClose: @escaping @Sendable (WebSocketClose) -> Void
+    ) async throws -> any WebSocketChannel {
         do {
             let client = try await WebSocketClient.connect(
                 url: url.absoluteString, headers: headers, caFile: caFile, onText: onText,

@@ -21,7 +21,8 @@ enum SandboxControl {
         switch (request.method, parts.count > 1 ? parts[1] : "") {
         case ("POST", "devices"):
             guard let body = try? decoder.decode(DeviceBody.self, from: Data(request.body)),
-                  APNsRequestValidator.isHexToken(body.token) else {
+                APNsRequestValidator.isHexToken(body.token)
+            else {
                 return json(400, ["error": "expected {\"token\": hex, \"bundle_id\": string}"])
             }
             sandbox.register(SandboxDevice(token: body.token, bundleID: body.bundleId))
@@ -31,8 +32,10 @@ enum SandboxControl {
             return HTTPResponse(status: 204)
         case ("POST", "keys"):
             guard let body = try? decoder.decode(KeyBody.self, from: Data(request.body)),
-                  (try? sandbox.addProviderKey(keyID: body.keyId, teamID: body.teamId,
-                                               publicKeyPEM: body.publicKeyPem)) != nil else {
+                (try? sandbox.addProviderKey(
+                    keyID: body.keyId, teamID: body.teamId,
+                    publicKeyPEM: body.publicKeyPem)) != nil
+            else {
                 return json(400, ["error": "expected {\"key_id\", \"team_id\", \"public_key_pem\"}"])
             }
             return json(201, ["key_id": body.keyId])
@@ -47,8 +50,9 @@ enum SandboxControl {
             case .all: pushes = sandbox.acceptedPushes
             }
             let data = (try? encoder.encode(pushes)) ?? Data("[]".utf8)
-            return HTTPResponse(status: 200, headers: [("content-type", "application/json")],
-                                body: Array(data))
+            return HTTPResponse(
+                status: 200, headers: [("content-type", "application/json")],
+                body: Array(data))
         case (_, "faults") where parts.count == 2:
             return SandboxFaultControl.handle(request, sandbox: sandbox)
         case ("GET", "stats"):
@@ -83,7 +87,8 @@ enum SandboxControl {
 
     static func json(_ status: Int, _ object: [String: String]) -> HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return HTTPResponse(status: status, headers: [("content-type", "application/json")],
-                            body: Array(data))
+        return HTTPResponse(
+            status: status, headers: [("content-type", "application/json")],
+            body: Array(data))
     }
 }

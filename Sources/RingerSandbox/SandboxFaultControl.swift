@@ -54,7 +54,8 @@ enum SandboxFaultControl {
         let connections = connection.persistent == true ? nil : max(connection.connections ?? 1, 1)
         // The control routes share the sandbox's connections: a fault that refuses every stream of every
         // connection for good would refuse the `DELETE /sandbox/faults` that lifts it, until a restart.
-        let lockedOut = SandboxControl.json(400, ["error": "\"after_streams\": 0 with \"persistent\" would lock out /sandbox/faults too"])
+        let lockedOut = SandboxControl.json(
+            400, ["error": "\"after_streams\": 0 with \"persistent\" would lock out /sandbox/faults too"])
         let fault: APNsSandboxConnectionFault
         switch connection.kind {
         case "answer", "delay", "never_answer":

@@ -34,8 +34,10 @@ public struct SandboxDevice: Sendable {
     public var deliver: (@Sendable (SandboxPush) -> Void)?
 
     /// Creates a device entry.
-    public init(token: String, bundleID: String, isOnline: Bool = true,
-                deliver: (@Sendable (SandboxPush) -> Void)? = nil) {
+    public init(
+        token: String, bundleID: String, isOnline: Bool = true,
+        deliver: (@Sendable (SandboxPush) -> Void)? = nil
+    ) {
         self.token = token.lowercased()
         self.bundleID = bundleID
         self.isOnline = isOnline

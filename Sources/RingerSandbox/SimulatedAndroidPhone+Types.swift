@@ -36,8 +36,10 @@ extension SimulatedAndroidPhone {
 
         /// Creates an identity with a random registration token shaped like Firebase's
         /// (`<instance id>:APA91b<base64url>`, 163 characters of `[A-Za-z0-9_:-]`).
-        public init(userID: String, deviceID: String, packageName: String = "dev.ringer.demo",
-                    projectID: String = "ringer-demo") {
+        public init(
+            userID: String, deviceID: String, packageName: String = "dev.ringer.demo",
+            projectID: String = "ringer-demo"
+        ) {
             self.userID = userID
             self.deviceID = deviceID
             self.packageName = packageName
@@ -82,8 +84,9 @@ extension SimulatedAndroidPhone {
         /// An FCM message started the app's process (it was swiped away or killed).
         case startedByMessage(messageName: String)
         /// `onMessageReceived` handled a data message delivered at this priority.
-        case messageReceived(messageName: String, priority: FCMSandboxMessage.Priority,
-                             outcome: CallCoordinator.DataMessageOutcome)
+        case messageReceived(
+            messageName: String, priority: FCMSandboxMessage.Priority,
+            outcome: CallCoordinator.DataMessageOutcome)
         /// A message did not reach the app (force-stopped, offline).
         case messageNotDelivered(messageName: String, reason: String)
         /// A notification was shown.

@@ -92,11 +92,13 @@ public final class SimulatedAndroidPhone: Sendable {
     ///   - now: the phone's clock (scenarios run it as fast as the server's).
     ///   - sleepUntil: suspends until a time on `now`'s clock, for the app's deadline timers; nil: real time.
     ///   - observe: told of everything that happens, on any thread.
-    public init(identity: Identity, server: URL, userToken: String, webSockets: any WebSocketTransport,
-                behaviour: Behaviour, permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases),
-                now: @escaping @Sendable () -> Date = { Date() },
-                sleepUntil: (@Sendable (Date) async throws -> Void)? = nil,
-                observe: @escaping @Sendable (Observation) -> Void = { _ in }) {
+    public init(
+        identity: Identity, server: URL, userToken: String, webSockets: any WebSocketTransport,
+        behaviour: Behaviour, permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases),
+        now: @escaping @Sendable () -> Date = { Date() },
+        sleepUntil: (@Sendable (Date) async throws -> Void)? = nil,
+        observe: @escaping @Sendable (Observation) -> Void = { _ in }
+    ) {
         self.identity = identity
         self.server = server
         self.userToken = userToken
@@ -108,13 +110,16 @@ public final class SimulatedAndroidPhone: Sendable {
         let state = LockedValue(State(permissions: permissions))
         self.state = state
         let box = WeakPhone()
-        connectionService = SimulatedConnectionService(now: now, environment: {
-            state.withLock { state in
-                SimulatedConnectionService.Environment(
-                    permissions: state.permissions, locked: state.locked, appInForeground: state.appState == .foreground,
-                    highPriorityMessage: state.highPriorityMessages > 0, anotherAppInCall: state.anotherAppInCall)
-            }
-        }, onChange: { change in box.phone?.connectionChanged(change) })
+        connectionService = SimulatedConnectionService(
+            now: now,
+            environment: {
+                state.withLock { state in
+                    SimulatedConnectionService.Environment(
+                        permissions: state.permissions, locked: state.locked,
+                        appInForeground: state.appState == .foreground,
+                        highPriorityMessage: state.highPriorityMessages > 0, anotherAppInCall: state.anotherAppInCall)
+                }
+            }, onChange: { change in box.phone?.connectionChanged(change) })
         box.phone = self
     }
 
@@ -166,14 +171,20 @@ public final class SimulatedAndroidPhone: Sendable {
             state.registry = registry
             return Self.reachability(of: state)
         }
-        registry.register(FCMSandboxDevice(token: identity.fcmToken, projectID: identity.projectID,
-                                           packageName: identity.packageName, reachability: reachability) { [weak self] message in
-            await self?.receive(message) ?? .notDelivered("the phone is switched off")
-        })
+        registry.register(
+            FCMSandboxDevice(
+                token: identity.fcmToken, projectID: identity.projectID,
+                packageName: identity.packageName, reachability: reachability
+            ) { [weak self] message in
+                await self?.receive(message) ?? .notDelivered("the phone is switched off")
+            })
         state.withLock { $0.appState = .foreground }
         launch()
-        _ = try await api.registerDevice(id: identity.deviceID, DeviceRegistration(platform: .android,
-                                                                                   fcmToken: identity.fcmToken))
+        _ = try await api.registerDevice(
+            id: identity.deviceID,
+            DeviceRegistration(
+                platform: .android,
+                fcmToken: identity.fcmToken))
         updateEventStream()
     }
 
@@ -223,7 +234,8 @@ public final class SimulatedAndroidPhone: Sendable {
     public func setOnline(_ online: Bool) { changeReachability { $0.online = online } }
 
     private func changeReachability(_ change: (inout State) -> Void) {
-        let (registry, reachability) = state.withLock { state -> ((any FCMSandboxRegistry)?, FCMSandboxDevice.Reachability) in
+        let (registry, reachability) = state.withLock {
+            state -> ((any FCMSandboxRegistry)?, FCMSandboxDevice.Reachability) in
             change(&state)
             return (state.registry, Self.reachability(of: state))
         }
@@ -264,9 +276,12 @@ public final class SimulatedAndroidPhone: Sendable {
     /// is exempt from background limits), then `Connection.onAnswer()`. A refused start ends the call cleanly.
     public func answer(callID: String) {
         guard let uuid = UUID(uuidString: callID), let coordinator,
-              connectionService.connection(uuid)?.isRinging == true else { return }
+            connectionService.connection(uuid)?.isRinging == true
+        else { return }
         observe(.userAnswered(callID: callID))
-        guard startForegroundService([.phoneCall], origin: .userAction, callID: uuid, coordinator: coordinator) else { return }
+        guard startForegroundService([.phoneCall], origin: .userAction, callID: uuid, coordinator: coordinator) else {
+            return
+        }
         connectionService.onAnswer(uuid, coordinator: coordinator)
     }
 
@@ -305,7 +320,9 @@ public final class SimulatedAndroidPhone: Sendable {
 
     // MARK: App process
 
-    private var api: RingerAPIClient { RingerAPIClient(baseURL: server, userToken: userToken, transport: network.http()) }
+    private var api: RingerAPIClient {
+        RingerAPIClient(baseURL: server, userToken: userToken, transport: network.http())
+    }
 
     /// Starts the app's process unless it runs: the coordinator with the stored login at once (a message is
     /// handled right away). Returns false when the process was already running.
@@ -314,14 +331,17 @@ public final class SimulatedAndroidPhone: Sendable {
         let observer: @Sendable (CallCoordinator.Observation) -> Void = { [weak self] observation in
             self?.coordinatorObserved(observation)
         }
-        let fresh = if let sleepUntil {
-            CallCoordinator(deviceID: identity.deviceID, ui: connectionService, now: now, sleepUntil: sleepUntil,
-                            pendingActions: pendingActions, clockOffsets: clockOffsets, callMemory: callMemory,
-                            observer: observer)
-        } else {
-            CallCoordinator(deviceID: identity.deviceID, ui: connectionService, now: now, pendingActions: pendingActions,
-                            clockOffsets: clockOffsets, callMemory: callMemory, observer: observer)
-        }
+        let fresh =
+            if let sleepUntil {
+                CallCoordinator(
+                    deviceID: identity.deviceID, ui: connectionService, now: now, sleepUntil: sleepUntil,
+                    pendingActions: pendingActions, clockOffsets: clockOffsets, callMemory: callMemory,
+                    observer: observer)
+            } else {
+                CallCoordinator(
+                    deviceID: identity.deviceID, ui: connectionService, now: now, pendingActions: pendingActions,
+                    clockOffsets: clockOffsets, callMemory: callMemory, observer: observer)
+            }
         let started = state.withLock { state -> Bool in
             guard state.app == nil else { return false }
             state.app = App(coordinator: fresh, stream: nil)
@@ -366,10 +386,11 @@ public final class SimulatedAndroidPhone: Sendable {
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
-        let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: network.webSockets(webSockets),
-                                             observe: { [weak self] in self?.observe(.event($0)) },
-                                             coordinator: { [weak self] in self?.coordinator },
-                                             now: now, sleepUntil: sleepUntil)
+        let stream = SimulatedAppStream.make(
+            api: api, deviceID: identity.deviceID, transport: network.webSockets(webSockets),
+            observe: { [weak self] in self?.observe(.event($0)) },
+            coordinator: { [weak self] in self?.coordinator },
+            now: now, sleepUntil: sleepUntil)
         SimulatedAppStream.start(stream, in: state)
     }
 
@@ -377,8 +398,10 @@ public final class SimulatedAndroidPhone: Sendable {
 
     /// Starts (or extends) the foreground service for a call; a refusal ends the call cleanly
     /// (`DisconnectCause` `ERROR`, the server told). Returns false when refused.
-    private func startForegroundService(_ types: Set<ForegroundServiceType>, origin: SimulatedForegroundService.Origin,
-                                        callID: UUID, coordinator: CallCoordinator) -> Bool {
+    private func startForegroundService(
+        _ types: Set<ForegroundServiceType>, origin: SimulatedForegroundService.Origin,
+        callID: UUID, coordinator: CallCoordinator
+    ) -> Bool {
         do {
             try foregroundService.start(types, permissions: permissions, origin: origin)
         } catch let error as ForegroundServiceError {
@@ -421,7 +444,8 @@ public final class SimulatedAndroidPhone: Sendable {
     private func coordinatorObserved(_ observation: CallCoordinator.Observation) {
         switch observation {
         case .ringing(let callID):
-            let presentation = UUID(uuidString: callID).flatMap { connectionService.connection($0)?.presentation } ?? .headsUp
+            let presentation =
+                UUID(uuidString: callID).flatMap { connectionService.connection($0)?.presentation } ?? .headsUp
             observe(.ringing(callID: callID, presentation: presentation))
             userReacts(to: callID)
         case .answered(let callID, let media), .outgoingAnswered(let callID, let media):

@@ -27,23 +27,29 @@ enum SimulatedAppStream {
     ///   - now: the phone's clock.
     ///   - sleepUntil: suspends until a time on `now`'s clock, for the reconnect waits; nil: real time.
     /// - Returns: the stream; the server's clock it reads in `stream.ready` goes to the coordinator.
-    static func make(api: RingerAPIClient, deviceID: String, transport: any WebSocketTransport,
-                     observe: @escaping @Sendable (CallEvent) -> Void,
-                     coordinator: @escaping @Sendable () -> CallCoordinator?,
-                     now: @escaping @Sendable () -> Date,
-                     sleepUntil: (@Sendable (Date) async throws -> Void)?) -> EventStream {
-        let sleep: @Sendable (TimeInterval) async throws -> Void = if let sleepUntil {
-            { seconds in try await sleepUntil(now().addingTimeInterval(seconds)) }
-        } else {
-            { seconds in try await Task.sleep(for: .seconds(seconds)) }
-        }
-        return EventStream(api: api, deviceID: deviceID, transport: transport, onEvent: { event in
-            observe(event)
-            coordinator()?.handle(event)
-        }, onStatus: { status in
-            if status == .connected || status == .restored { coordinator()?.refreshCalls() }
-            coordinator()?.eventStreamStatusChanged(status)
-        }, onServerTime: { coordinator()?.serverTimeObserved($0) }, sleep: sleep)
+    static func make(
+        api: RingerAPIClient, deviceID: String, transport: any WebSocketTransport,
+        observe: @escaping @Sendable (CallEvent) -> Void,
+        coordinator: @escaping @Sendable () -> CallCoordinator?,
+        now: @escaping @Sendable () -> Date,
+        sleepUntil: (@Sendable (Date) async throws -> Void)?
+    ) -> EventStream {
+        let sleep: @Sendable (TimeInterval) async throws -> Void =
+            if let sleepUntil {
+                { seconds in try await sleepUntil(now().addingTimeInterval(seconds)) }
+            } else {
+                { seconds in try await Task.sleep(for: .seconds(seconds)) }
+            }
+        return EventStream(
+            api: api, deviceID: deviceID, transport: transport,
+            onEvent: { event in
+                observe(event)
+                coordinator()?.handle(event)
+            },
+            onStatus: { status in
+                if status == .connected || status == .restored { coordinator()?.refreshCalls() }
+                coordinator()?.eventStreamStatusChanged(status)
+            }, onServerTime: { coordinator()?.serverTimeObserved($0) }, sleep: sleep)
     }
 
     /// The resume point to keep once a stream stopped, as an app persists it: the newer of the one kept so far

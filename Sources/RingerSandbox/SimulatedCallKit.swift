@@ -95,8 +95,10 @@ public final class SimulatedCallKit: CallUI, Sendable {
     /// - Parameters:
     ///   - now: the clock that stamps ``history`` (a scenario's clock on simulated phones).
     ///   - onChange: told of every report and ending, on the reporting thread.
-    public init(now: @escaping @Sendable () -> Date = { Date() },
-                onChange: @escaping @Sendable (Change) -> Void = { _ in }) {
+    public init(
+        now: @escaping @Sendable () -> Date = { Date() },
+        onChange: @escaping @Sendable (Change) -> Void = { _ in }
+    ) {
         self.now = now
         self.onChange = onChange
     }
@@ -122,12 +124,14 @@ public final class SimulatedCallKit: CallUI, Sendable {
     /// All native calls.
     public var calls: [NativeCall] { store.withLock { Array($0.calls.values) } }
 
-    public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void) {
+    public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
+    {
         let accepted = store.withLock { store -> Bool in
             store.reportCount += 1
             let isNew = store.calls[report.id] == nil
             if isNew {
-                store.calls[report.id] = NativeCall(id: report.id, caller: report.caller, state: .ringing, audioActive: false)
+                store.calls[report.id] = NativeCall(
+                    id: report.id, caller: report.caller, state: .ringing, audioActive: false)
             }
             store.append(.reported(report.id, accepted: isNew), at: now())
             return isNew
@@ -178,13 +182,17 @@ public final class SimulatedCallKit: CallUI, Sendable {
     ///   - id: the call.
     ///   - coordinator: the app's coordinator, which fulfils or fails the action.
     ///   - completion: true when the action was fulfilled (then audio is activated).
-    public func userAnswers(_ id: UUID, coordinator: CallCoordinator, completion: @escaping @Sendable (Bool) -> Void = { _ in }) {
+    public func userAnswers(
+        _ id: UUID, coordinator: CallCoordinator, completion: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
         answer(id, change: .userAnswered(id), coordinator: coordinator, completion: completion)
     }
 
     /// A `CXAnswerCallAction` for a ringing call, performed on `coordinator`.
-    private func answer(_ id: UUID, change: Change, coordinator: CallCoordinator,
-                        completion: @escaping @Sendable (Bool) -> Void) {
+    private func answer(
+        _ id: UUID, change: Change, coordinator: CallCoordinator,
+        completion: @escaping @Sendable (Bool) -> Void
+    ) {
         let ringing = store.withLock { store -> Bool in
             guard var call = store.calls[id], call.state == .ringing else { return false }
             call.state = .answering
@@ -192,7 +200,10 @@ public final class SimulatedCallKit: CallUI, Sendable {
             store.append(change, at: now())
             return true
         }
-        guard ringing else { completion(false); return }
+        guard ringing else {
+            completion(false)
+            return
+        }
         onChange(change)
         coordinator.answer(callID: id) { [weak self] fulfilled in
             self?.answerCompleted(id, fulfilled: fulfilled)

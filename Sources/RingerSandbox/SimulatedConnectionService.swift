@@ -41,8 +41,10 @@ public final class SimulatedConnectionService: CallUI, Sendable {
         public var anotherAppInCall: Bool
 
         /// Creates an environment.
-        public init(permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases), locked: Bool = false,
-                    appInForeground: Bool = true, highPriorityMessage: Bool = false, anotherAppInCall: Bool = false) {
+        public init(
+            permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases), locked: Bool = false,
+            appInForeground: Bool = true, highPriorityMessage: Bool = false, anotherAppInCall: Bool = false
+        ) {
             self.permissions = permissions
             self.locked = locked
             self.appInForeground = appInForeground
@@ -103,9 +105,11 @@ public final class SimulatedConnectionService: CallUI, Sendable {
     ///   - now: the clock that stamps ``history`` (a scenario's clock on simulated phones).
     ///   - environment: the phone's state, read at each report and call placement.
     ///   - onChange: told of every change, in order for one call, outside the service's lock.
-    public init(now: @escaping @Sendable () -> Date = { Date() },
-                environment: @escaping @Sendable () -> Environment = { Environment() },
-                onChange: @escaping @Sendable (Change) -> Void = { _ in }) {
+    public init(
+        now: @escaping @Sendable () -> Date = { Date() },
+        environment: @escaping @Sendable () -> Environment = { Environment() },
+        onChange: @escaping @Sendable (Change) -> Void = { _ in }
+    ) {
         self.now = now
         self.environment = environment
         self.onChange = onChange
@@ -141,16 +145,18 @@ public final class SimulatedConnectionService: CallUI, Sendable {
 
     // MARK: CallUI
 
-    public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void) {
+    public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
+    {
         let environment = environment()
         let presentation = Self.presentation(in: environment)
         let (changes, error) = apply { store -> ConnectionServiceError? in
             store.record(.addNewIncomingCall(report.id), at: now())
             let refusal: ConnectionServiceError? =
-                if store.connections[report.id] != nil { .callAlreadyExists }
-                else if !environment.permissions.contains(.manageOwnCalls) { .securityException }
-                else if environment.anotherAppInCall { .incomingConnectionFailed }
-                else { nil }
+                if store.connections[report.id] != nil {
+                    .callAlreadyExists
+                } else if !environment.permissions.contains(.manageOwnCalls) {
+                    .securityException
+                } else if environment.anotherAppInCall { .incomingConnectionFailed } else { nil }
             if let refusal {
                 store.record(.refused(report.id, refusal), at: now())
                 return refusal
@@ -188,9 +194,11 @@ public final class SimulatedConnectionService: CallUI, Sendable {
 
     public func reportOutgoingCallConnected(id: UUID, at date: Date) {
         let (changes, _) = apply { store in
-            var connection = store.connections[id] ?? SimulatedConnection(
-                id: id, party: Party(id: "unknown"), hasVideo: false, direction: .outgoing, state: .dialing,
-                answerRequested: false)
+            var connection =
+                store.connections[id]
+                ?? SimulatedConnection(
+                    id: id, party: Party(id: "unknown"), hasVideo: false, direction: .outgoing, state: .dialing,
+                    answerRequested: false)
             guard connection.state == .dialing else { return }
             connection.state = .active
             store.connections[id] = connection
@@ -221,8 +229,9 @@ public final class SimulatedConnectionService: CallUI, Sendable {
         let (changes, error) = apply { store -> ConnectionServiceError? in
             if store.connections[id] != nil { return .callAlreadyExists }
             guard permitted else { return .securityException }
-            store.connections[id] = SimulatedConnection(id: id, party: callee, hasVideo: hasVideo, direction: .outgoing,
-                                                        state: .dialing, answerRequested: false)
+            store.connections[id] = SimulatedConnection(
+                id: id, party: callee, hasVideo: hasVideo, direction: .outgoing,
+                state: .dialing, answerRequested: false)
             store.record(.dialing(id), at: now())
             return nil
         }
@@ -238,7 +247,9 @@ public final class SimulatedConnectionService: CallUI, Sendable {
     ///   - id: the call.
     ///   - coordinator: the app's coordinator.
     ///   - completion: true once the connection is active.
-    public func onAnswer(_ id: UUID, coordinator: CallCoordinator, completion: @escaping @Sendable (Bool) -> Void = { _ in }) {
+    public func onAnswer(
+        _ id: UUID, coordinator: CallCoordinator, completion: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
         let (changes, ringing) = apply { store -> Bool in
             guard var connection = store.connections[id], connection.isRinging else { return false }
             connection.answerRequested = true
@@ -261,7 +272,9 @@ public final class SimulatedConnectionService: CallUI, Sendable {
 
     /// The user taps Decline: `Connection.onReject()`; `setDisconnected(REJECTED)` and the coordinator declines.
     public func onReject(_ id: UUID, coordinator: CallCoordinator) {
-        userEnds(id, change: .onReject(id), cause: DisconnectCause(.rejected), coordinator: coordinator) { $0.isRinging }
+        userEnds(id, change: .onReject(id), cause: DisconnectCause(.rejected), coordinator: coordinator) {
+            $0.isRinging
+        }
     }
 
     /// The user hangs up: `Connection.onDisconnect()`; `setDisconnected(LOCAL)` and the coordinator cancels or ends.
@@ -282,8 +295,10 @@ public final class SimulatedConnectionService: CallUI, Sendable {
         if live { coordinator.end(callID: id) { _ in } }
     }
 
-    private func userEnds(_ id: UUID, change: Change, cause: DisconnectCause, coordinator: CallCoordinator,
-                          when allowed: (SimulatedConnection) -> Bool) {
+    private func userEnds(
+        _ id: UUID, change: Change, cause: DisconnectCause, coordinator: CallCoordinator,
+        when allowed: (SimulatedConnection) -> Bool
+    ) {
         let (changes, live) = apply { store -> Bool in
             guard let connection = store.connections[id], allowed(connection) else { return false }
             store.record(change, at: now())

@@ -69,7 +69,7 @@ public final class SimulatedForegroundService: Sendable {
             do {
                 if state.types.isEmpty, origin == .background { throw ForegroundServiceError.startNotAllowed }
                 for type in types.sorted(by: { $0.rawValue > $1.rawValue })
-                    where !permissions.contains(type.requiredPermission) {
+                where !permissions.contains(type.requiredPermission) {
                     throw ForegroundServiceError.securityException(type)
                 }
             } catch let error as ForegroundServiceError {

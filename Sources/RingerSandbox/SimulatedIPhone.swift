@@ -143,10 +143,12 @@ public final class SimulatedIPhone: Sendable {
     ///     as fast as the server's clock).
     ///   - sleepUntil: suspends until a time on `now`'s clock, for the app's own deadline timers; nil: real time.
     ///   - observe: told of everything that happens, on any thread.
-    public init(identity: Identity, server: URL, userToken: String, webSockets: any WebSocketTransport,
-                behaviour: Behaviour, launchDelay: TimeInterval = 0.05, now: @escaping @Sendable () -> Date = { Date() },
-                sleepUntil: (@Sendable (Date) async throws -> Void)? = nil,
-                observe: @escaping @Sendable (Observation) -> Void = { _ in }) {
+    public init(
+        identity: Identity, server: URL, userToken: String, webSockets: any WebSocketTransport,
+        behaviour: Behaviour, launchDelay: TimeInterval = 0.05, now: @escaping @Sendable () -> Date = { Date() },
+        sleepUntil: (@Sendable (Date) async throws -> Void)? = nil,
+        observe: @escaping @Sendable (Observation) -> Void = { _ in }
+    ) {
         self.identity = identity
         self.server = server
         self.userToken = userToken
@@ -180,14 +182,17 @@ public final class SimulatedIPhone: Sendable {
     /// - Throws: ``RingerAPIError`` when the server refuses the registration.
     public func installAndLogIn(sandbox: APNsSandbox) async throws {
         for token in [identity.voipToken, identity.apnsToken] {
-            sandbox.register(SandboxDevice(token: token, bundleID: identity.bundleID) { [weak self] push in
-                self?.receive(push)
-            })
+            sandbox.register(
+                SandboxDevice(token: token, bundleID: identity.bundleID) { [weak self] push in
+                    self?.receive(push)
+                })
         }
         launch(connectAfter: 0)
-        _ = try await api.registerDevice(id: identity.deviceID, DeviceRegistration(
-            platform: .ios, voipToken: identity.voipToken, apnsToken: identity.apnsToken, apnsEnvironment: .sandbox,
-            bundleId: identity.bundleID))
+        _ = try await api.registerDevice(
+            id: identity.deviceID,
+            DeviceRegistration(
+                platform: .ios, voipToken: identity.voipToken, apnsToken: identity.apnsToken, apnsEnvironment: .sandbox,
+                bundleId: identity.bundleID))
         setAppState(.foreground)
     }
 
@@ -229,10 +234,11 @@ public final class SimulatedIPhone: Sendable {
 
     /// Opens the app's event stream, resuming after the last `seq` the app saw, unless one is open.
     private func openStream() {
-        let stream = SimulatedAppStream.make(api: api, deviceID: identity.deviceID, transport: network.webSockets(webSockets),
-                                             observe: { [weak self] in self?.observe(.event($0)) },
-                                             coordinator: { [weak self] in self?.coordinator },
-                                             now: now, sleepUntil: sleepUntil)
+        let stream = SimulatedAppStream.make(
+            api: api, deviceID: identity.deviceID, transport: network.webSockets(webSockets),
+            observe: { [weak self] in self?.observe(.event($0)) },
+            coordinator: { [weak self] in self?.coordinator },
+            now: now, sleepUntil: sleepUntil)
         SimulatedAppStream.start(stream, in: state)
     }
 
@@ -257,7 +263,9 @@ public final class SimulatedIPhone: Sendable {
         }
     }
 
-    private var api: RingerAPIClient { RingerAPIClient(baseURL: server, userToken: userToken, transport: network.http()) }
+    private var api: RingerAPIClient {
+        RingerAPIClient(baseURL: server, userToken: userToken, transport: network.http())
+    }
 
     /// Starts the app process as a real app does at launch: the coordinator at once (PushKit needs it)
     /// with the user's API from the keychain, the event stream after `connectAfter` seconds (a woken
@@ -269,13 +277,15 @@ public final class SimulatedIPhone: Sendable {
             self?.coordinatorObserved(observation)
         }
         if let sleepUntil {
-            coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now, sleepUntil: sleepUntil,
-                                          pendingActions: pendingActions, clockOffsets: clockOffsets,
-                                          callMemory: callMemory, observer: observer)
+            coordinator = CallCoordinator(
+                deviceID: identity.deviceID, ui: callKit, now: now, sleepUntil: sleepUntil,
+                pendingActions: pendingActions, clockOffsets: clockOffsets,
+                callMemory: callMemory, observer: observer)
         } else {
-            coordinator = CallCoordinator(deviceID: identity.deviceID, ui: callKit, now: now,
-                                          pendingActions: pendingActions, clockOffsets: clockOffsets,
-                                          callMemory: callMemory, observer: observer)
+            coordinator = CallCoordinator(
+                deviceID: identity.deviceID, ui: callKit, now: now,
+                pendingActions: pendingActions, clockOffsets: clockOffsets,
+                callMemory: callMemory, observer: observer)
         }
         callKit.attach(coordinator)
         coordinator.connect(api: api)
@@ -329,8 +339,10 @@ public final class SimulatedIPhone: Sendable {
     /// reaches only a running app (iOS does not launch a killed app for one).
     private func receiveAlertOrBackgroundPush(_ push: SandboxPush) {
         let running = state.withLock { $0.appState == .killed ? nil : $0.app?.coordinator }
-        if push.pushType == "alert", let notice = try? RingerJSON.decode(AlertOrBackgroundPush.self, from: push.payload),
-           let alert = notice.aps.alert {
+        if push.pushType == "alert",
+            let notice = try? RingerJSON.decode(AlertOrBackgroundPush.self, from: push.payload),
+            let alert = notice.aps.alert
+        {
             observe(.notificationShown(title: alert.title, body: alert.body))
         }
         guard push.pushType == "background" || push.pushType == "alert", let running else { return }
@@ -373,7 +385,8 @@ public final class SimulatedIPhone: Sendable {
         Task { [weak self] in
             try? await Task.sleep(for: .seconds(delay))
             guard let self, let coordinator = self.coordinator,
-                  self.callKit.call(uuid)?.state == .ringing else { return }
+                self.callKit.call(uuid)?.state == .ringing
+            else { return }
             if answer {
                 self.observe(.userAnswered(callID: callID))
                 self.callKit.userAnswers(uuid, coordinator: coordinator)

@@ -1,9 +1,10 @@
 public import Foundation
+public import RingerKit
+import RingerSync
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-public import RingerKit
-import RingerSync
 
 /// A simulated phone's data connection, which the scenario can take down and bring back: while it is down every
 /// API request fails at once as URLSession's do without a network (`URLError.notConnectedToInternet`), every
@@ -48,13 +49,17 @@ public final class SimulatedNetwork: Sendable {
         let network: SimulatedNetwork
         let inner: any HTTPTransport
 
-        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        func send(
+            method: String, url: URL, headers: [String: String], body: Data?
+        ) async throws -> (status: Int, body: Data) {
             guard network.isUp else { throw URLError(.notConnectedToInternet) }
             return try await inner.send(method: method, url: url, headers: headers, body: body)
         }
 
-        func sendReadingDate(method: String, url: URL, headers: [String: String],
-                             body: Data?) async throws -> (status: Int, body: Data, date: String?) {
+        func sendReadingDate(
+            method: String, url: URL, headers: [String: String],
+            body: Data?
+        ) async throws -> (status: Int, body: Data, date: String?) {
             guard network.isUp else { throw URLError(.notConnectedToInternet) }
             return try await inner.sendReadingDate(method: method, url: url, headers: headers, body: body)
         }
@@ -64,8 +69,10 @@ public final class SimulatedNetwork: Sendable {
         let network: SimulatedNetwork
         let inner: any WebSocketTransport
 
-        func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                     onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
+        func connect(
+            url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+            onClose: @escaping @Sendable (WebSocketClose) -> Void
+        ) async throws -> any WebSocketChannel {
             guard network.isUp else { throw URLError(.notConnectedToInternet) }
             let id = UUID()
             let channel = try await inner.connect(url: url, headers: headers, onText: onText) { [network] close in

@@ -18,8 +18,10 @@ extension Demo {
     /// | `message.not_delivered`, `service.refused` | a fault: Android withheld the message, `startForeground` threw |
     static func androidCallee(on stack: LocalStack, timeline: Timeline, answerAfter: TimeInterval) async throws {
         let device = "bob-pixel"
-        let bob = try await stack.androidPhone(user: "bob", name: "Bob", deviceID: device,
-                                               behaviour: .answer(after: answerAfter)) { observation in
+        let bob = try await stack.androidPhone(
+            user: "bob", name: "Bob", deviceID: device,
+            behaviour: .answer(after: answerAfter)
+        ) { observation in
             switch observation {
             case .startedByMessage(let name):
                 timeline.record("app.started", ["device": device, "message": name])
@@ -28,7 +30,8 @@ extension Demo {
             case .messageNotDelivered(let name, let reason):
                 timeline.record("message.not_delivered", ["device": device, "message": name, "reason": reason])
             case .ringing(let callID, let presentation):
-                timeline.record("connection.ringing", ["device": device, "call_id": callID, "shown": presentation.rawValue])
+                timeline.record(
+                    "connection.ringing", ["device": device, "call_id": callID, "shown": presentation.rawValue])
             case .userAnswered(let callID):
                 timeline.record("connection.answered", ["device": device, "call_id": callID])
             case .mediaReady(let callID, let media):

@@ -13,12 +13,16 @@ import RingerWire
 /// (HTTP/2 + TLS) and the simulated phones running RingerKit.
 public enum Demo {
     /// The events a complete run must show (APNs' answer may come before or after the phone wakes).
-    public static let requiredEvents = ["call.created", "apns.sent", "device.woken", "callkit.reported",
-                                        "call.ringing", "call.accepted", "media.token", "call.ended"]
+    public static let requiredEvents = [
+        "call.created", "apns.sent", "device.woken", "callkit.reported",
+        "call.ringing", "call.accepted", "media.token", "call.ended",
+    ]
 
     /// The events a complete `--android` run must show (FCM's answer may come before or after the app starts).
-    public static let requiredAndroidEvents = ["call.created", "fcm.sent", "app.started", "connection.ringing",
-                                               "call.ringing", "call.accepted", "media.token", "call.ended"]
+    public static let requiredAndroidEvents = [
+        "call.created", "fcm.sent", "app.started", "connection.ringing",
+        "call.ringing", "call.accepted", "media.token", "call.ended",
+    ]
 
     /// Runs the demo and prints the timeline as it happens.
     /// - Parameters:
@@ -29,8 +33,10 @@ public enum Demo {
     ///   - logger: server and sandbox logs.
     ///   - print: where lines go.
     /// - Returns: true only when the whole flow happened.
-    public static func run(json: Bool, android: Bool = false, answerAfter: TimeInterval = 1.0, talkFor: TimeInterval = 1.0,
-                           logger: Logger = .silent(), print: @escaping @Sendable (String) -> Void) async -> Bool {
+    public static func run(
+        json: Bool, android: Bool = false, answerAfter: TimeInterval = 1.0, talkFor: TimeInterval = 1.0,
+        logger: Logger = .silent(), print: @escaping @Sendable (String) -> Void
+    ) async -> Bool {
         let timeline = Timeline { entry in print(json ? Timeline.json(entry) : Timeline.text(entry)) }
         if !json {
             let bob = android ? "whose Android app was swiped away" : "whose iPhone app is killed"
@@ -41,18 +47,32 @@ public enum Demo {
         options.observe = { observation in
             switch observation {
             case .callCreated(let call):
-                timeline.record("call.created", ["call_id": call.callId, "caller": call.caller.id,
-                                                 "callee": call.callee.id, "state": call.state.rawValue])
+                timeline.record(
+                    "call.created",
+                    [
+                        "call_id": call.callId, "caller": call.caller.id,
+                        "callee": call.callee.id, "state": call.state.rawValue,
+                    ])
             case .pushSent(let outcome) where outcome.provider == .fcm:
-                timeline.record("fcm.sent", ["priority": outcome.pushType.rawValue, "device": outcome.deviceID]
-                                    .merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
-                                numbers: ["status": outcome.status.map(Double.init),
-                                          "latency_ms": (outcome.latencyMs * 10).rounded() / 10])
+                timeline.record(
+                    "fcm.sent",
+                    ["priority": outcome.pushType.rawValue, "device": outcome.deviceID]
+                        .merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
+                    numbers: [
+                        "status": outcome.status.map(Double.init),
+                        "latency_ms": (outcome.latencyMs * 10).rounded() / 10,
+                    ])
             case .pushSent(let outcome):
-                timeline.record("apns.sent", ["push_type": outcome.pushType.rawValue, "device": outcome.deviceID,
-                                              "apns_id": outcome.apnsID].merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
-                                numbers: ["status": outcome.status.map(Double.init),
-                                          "latency_ms": (outcome.latencyMs * 10).rounded() / 10])
+                timeline.record(
+                    "apns.sent",
+                    [
+                        "push_type": outcome.pushType.rawValue, "device": outcome.deviceID,
+                        "apns_id": outcome.apnsID,
+                    ].merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
+                    numbers: [
+                        "status": outcome.status.map(Double.init),
+                        "latency_ms": (outcome.latencyMs * 10).rounded() / 10,
+                    ])
             default:
                 break
             }
@@ -64,24 +84,33 @@ public enum Demo {
             timeline.record("demo.failed", ["reason": "cannot start: \(error)"])
             return false
         }
-        let ok = await callFlow(on: stack, timeline: timeline, json: json, android: android, answerAfter: answerAfter,
-                                talkFor: talkFor, print: print)
+        let ok = await callFlow(
+            on: stack, timeline: timeline, json: json, android: android, answerAfter: answerAfter,
+            talkFor: talkFor, print: print)
         await stack.shutdown()
         return ok
     }
 
     /// The scripted call on a running stack; true when every step happened.
-    private static func callFlow(on stack: LocalStack, timeline: Timeline, json: Bool, android: Bool,
-                                 answerAfter: TimeInterval, talkFor: TimeInterval,
-                                 print: @escaping @Sendable (String) -> Void) async -> Bool {
+    private static func callFlow(
+        on stack: LocalStack, timeline: Timeline, json: Bool, android: Bool,
+        answerAfter: TimeInterval, talkFor: TimeInterval,
+        print: @escaping @Sendable (String) -> Void
+    ) async -> Bool {
         do {
-            let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore) { observation in
+            let alice = try await stack.phone(
+                user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore
+            ) { observation in
                 switch observation {
                 case .event(let event) where event.type == .callRinging:
                     timeline.record("call.ringing", ["seen_by": "alice", "call_id": event.call.callId])
                 case .event(let event) where event.type == .callAccepted:
-                    timeline.record("call.accepted", ["seen_by": "alice", "call_id": event.call.callId,
-                                                      "device": event.call.acceptedDeviceId ?? ""])
+                    timeline.record(
+                        "call.accepted",
+                        [
+                            "seen_by": "alice", "call_id": event.call.callId,
+                            "device": event.call.acceptedDeviceId ?? "",
+                        ])
                 case .mediaReady(let callID, let media):
                     timeline.record("media.token", ["party": "alice", "call_id": callID, "url": media.url])
                 default:
@@ -113,7 +142,8 @@ public enum Demo {
             let seen = Set(timeline.entries.map(\.event))
             let missing = (android ? requiredAndroidEvents : requiredEvents).filter { !seen.contains($0) }
             guard missing.isEmpty, !seen.contains("app.killed"), !seen.contains("audio.refused"),
-                  !seen.contains("service.refused") else {
+                !seen.contains("service.refused")
+            else {
                 timeline.record("demo.failed", ["reason": "missing \(missing.joined(separator: ", "))"])
                 return false
             }
@@ -128,8 +158,10 @@ public enum Demo {
     /// Bob's iPhone, its app killed; its timeline events are `device.woken`, `callkit.reported`,
     /// `callkit.answered`, `media.token`, `audio.started`, `call.ended` (and `app.killed`/`audio.refused` on a fault).
     private static func iPhoneCallee(on stack: LocalStack, timeline: Timeline, answerAfter: TimeInterval) async throws {
-        let bob = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone",
-                                        behaviour: .answer(after: answerAfter)) { observation in
+        let bob = try await stack.phone(
+            user: "bob", name: "Bob", deviceID: "bob-iphone",
+            behaviour: .answer(after: answerAfter)
+        ) { observation in
             switch observation {
             case .woken(let apnsID):
                 timeline.record("device.woken", ["device": "bob-iphone", "apns_id": apnsID])

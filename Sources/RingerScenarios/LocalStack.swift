@@ -1,8 +1,5 @@
-public import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import DevCertificates
+public import Foundation
 import JWT
 public import RingerKit
 public import RingerLogging
@@ -11,6 +8,10 @@ public import RingerServer
 import RingerStore
 import RingerSync
 import RingerWire
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A whole Ringer installation on loopback: a throw-away CA, APNs key and Firebase service account in a temporary
 /// folder, the APNs sandbox and the FCM sandbox (HTTP/2 + TLS), and the Ringer server sending its VoIP pushes and
@@ -135,8 +136,10 @@ public final class LocalStack: Sendable {
     /// The one shutdown, which every call of ``shutdown()`` awaits.
     private let shuttingDown = LockedValue<Task<Void, Never>?>(nil)
 
-    private init(directory: URL, serverURL: URL, sandbox: APNsSandbox, fcmSandbox: FCMSandbox, backend: Backend,
-                 adminKey: String, options: Options) {
+    private init(
+        directory: URL, serverURL: URL, sandbox: APNsSandbox, fcmSandbox: FCMSandbox, backend: Backend,
+        adminKey: String, options: Options
+    ) {
         self.directory = directory
         self.serverURL = serverURL
         self.sandbox = sandbox
@@ -191,20 +194,25 @@ public final class LocalStack: Sendable {
         try Data(try apnsKey.pkcs8PEM().utf8).write(to: keyFile, options: .atomic)
         let (keyID, teamID) = ("RINGERDEMO", "RINGERTEAM")
 
-        let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
-                                                       privateKeyPath: tls.serverPrivateKey.path),
-                                  expiryNow: options.clock.now, logger: options.logger)
+        let sandbox = APNsSandbox(
+            configuration: .init(
+                certificatePath: tls.serverCertificate.path,
+                privateKeyPath: tls.serverPrivateKey.path),
+            expiryNow: options.clock.now, logger: options.logger)
         try sandbox.addProviderKey(keyID: keyID, teamID: teamID, publicKeyPEM: try apnsKey.publicKeyPEM())
         let sandboxPort = try sandbox.start()
 
         // A Firebase service account whose token URI is the FCM sandbox's, trusted by it. Grants and access
         // tokens age on real time; message ttl on the stack's clock.
-        let fcmSandbox = FCMSandbox(configuration: .init(port: 0, http1Port: nil, certificatePath: tls.serverCertificate.path,
-                                                         privateKeyPath: tls.serverPrivateKey.path),
-                                    expiryNow: options.clock.now, logger: options.logger)
+        let fcmSandbox = FCMSandbox(
+            configuration: .init(
+                port: 0, http1Port: nil, certificatePath: tls.serverCertificate.path,
+                privateKeyPath: tls.serverPrivateKey.path),
+            expiryNow: options.clock.now, logger: options.logger)
         let fcmPort = try fcmSandbox.start().http2
-        let account = try FCMSandboxServiceAccountFile.make(projectID: firebaseProject,
-                                                            tokenURI: "https://localhost:\(fcmPort)/token")
+        let account = try FCMSandboxServiceAccountFile.make(
+            projectID: firebaseProject,
+            tokenURI: "https://localhost:\(fcmPort)/token")
         let accountFile = directory.appendingPathComponent("firebase-service-account.json")
         try account.write(to: accountFile, options: .atomic)
         try fcmSandbox.addServiceAccount(json: account)
@@ -215,12 +223,14 @@ public final class LocalStack: Sendable {
         let serverURL: URL
         do {
             if let cluster = options.cluster {
-                var arguments = ["--apns-key-file", keyFile.path, "--apns-key-id", keyID, "--apns-team-id", teamID,
-                                 "--apns-host", "localhost:\(sandboxPort)", "--apns-ca-file", tls.caCertificate.path,
-                                 "--fcm-service-account", accountFile.path, "--fcm-host", "localhost:\(fcmPort)",
-                                 "--fcm-ca-file", tls.caCertificate.path,
-                                 "--ring-timeout", "\(options.ringTimeout)", "--call-idle-timeout", "\(options.callIdleTimeout)",
-                                 "--max-call-duration", "\(options.maxCallDuration)", "--database-pool-size", "4"]
+                var arguments = [
+                    "--apns-key-file", keyFile.path, "--apns-key-id", keyID, "--apns-team-id", teamID,
+                    "--apns-host", "localhost:\(sandboxPort)", "--apns-ca-file", tls.caCertificate.path,
+                    "--fcm-service-account", accountFile.path, "--fcm-host", "localhost:\(fcmPort)",
+                    "--fcm-ca-file", tls.caCertificate.path,
+                    "--ring-timeout", "\(options.ringTimeout)", "--call-idle-timeout", "\(options.callIdleTimeout)",
+                    "--max-call-duration", "\(options.maxCallDuration)", "--database-pool-size", "4",
+                ]
                 arguments += try Self.testTimeFlags(options.clock)
                 let database = try PostgresScratchDatabase(serverURL: cluster.databaseServer)
                 // The run's own Redis names, so runs sharing a Redis never hear each other; and nodes that end
@@ -228,11 +238,15 @@ public final class LocalStack: Sendable {
                 arguments += ["--redis-prefix", database.name, "--test-parent-pid", "\(getpid())"]
                 let nodes: ServerNodes
                 do {
-                    nodes = try ServerNodes(count: max(1, cluster.nodes), launch: .init(
-                        executable: cluster.executable, arguments: arguments,
-                        environment: ["RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": userTokenSecret,
-                                      "RINGER_DATABASE": database.url, "RINGER_REDIS": cluster.redis],
-                        folder: directory, startTimeout: cluster.startTimeout))
+                    nodes = try ServerNodes(
+                        count: max(1, cluster.nodes),
+                        launch: .init(
+                            executable: cluster.executable, arguments: arguments,
+                            environment: [
+                                "RINGER_ADMIN_KEY": adminKey, "RINGER_USER_TOKEN_SECRET": userTokenSecret,
+                                "RINGER_DATABASE": database.url, "RINGER_REDIS": cluster.redis,
+                            ],
+                            folder: directory, startTimeout: cluster.startTimeout))
                 } catch {
                     drop(database, cluster)
                     throw error
@@ -268,8 +282,9 @@ public final class LocalStack: Sendable {
                 fcm.baseURL = "https://localhost:\(fcmPort)"
                 fcm.caFile = tls.caCertificate.path
                 config.fcm = fcm
-                let server = try RingerServer(configuration: config, clock: options.clock, logger: options.logger,
-                                              observe: options.observe)
+                let server = try RingerServer(
+                    configuration: config, clock: options.clock, logger: options.logger,
+                    observe: options.observe)
                 let port = try await server.start()
                 config.port = port
                 serverURL = URL(string: "http://127.0.0.1:\(port)")!
@@ -281,8 +296,9 @@ public final class LocalStack: Sendable {
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
-        return LocalStack(directory: directory, serverURL: serverURL, sandbox: sandbox, fcmSandbox: fcmSandbox,
-                          backend: backend, adminKey: adminKey, options: options)
+        return LocalStack(
+            directory: directory, serverURL: serverURL, sandbox: sandbox, fcmSandbox: fcmSandbox,
+            backend: backend, adminKey: adminKey, options: options)
     }
 
     /// `--test-time-scale`/`--test-time-origin` for nodes on `clock` (none on the system clock).
@@ -292,8 +308,10 @@ public final class LocalStack: Sendable {
         guard let scenario = clock as? ScenarioClock else {
             throw LocalStackError("a cluster stack runs on a ScenarioClock or the system clock, not \(type(of: clock))")
         }
-        return ["--test-time-scale", "\(scenario.scale)",
-                "--test-time-origin", "\(Int64((scenario.origin.timeIntervalSince1970 * 1000).rounded()))"]
+        return [
+            "--test-time-scale", "\(scenario.scale)",
+            "--test-time-origin", "\(Int64((scenario.origin.timeIntervalSince1970 * 1000).rounded()))",
+        ]
     }
 
     /// Stops every node as a deploy would (in process: ``RingerServer/shutdown()``; a cluster: `SIGTERM`, so each
@@ -322,10 +340,12 @@ public final class LocalStack: Sendable {
     public func killNode(_ node: Int) async {
         switch backend {
         case .inProcess(let current, _):
-            guard node == 0, let server = current.withLock({ state -> RingerServer? in
-                defer { state = nil }
-                return state
-            }) else { return }
+            guard node == 0,
+                let server = current.withLock({ state -> RingerServer? in
+                    defer { state = nil }
+                    return state
+                })
+            else { return }
             await server.shutdown()
         case .cluster(let nodes, let balancer, _):
             guard nodes.ports.indices.contains(node) else { return }
@@ -348,15 +368,16 @@ public final class LocalStack: Sendable {
         switch backend {
         case .inProcess(let current, let configuration):
             guard current.withLock({ $0 == nil }) else { return }
-            let next = try RingerServer(configuration: configuration, clock: options.clock, logger: options.logger,
-                                        observe: options.observe)
+            let next = try RingerServer(
+                configuration: configuration, clock: options.clock, logger: options.logger,
+                observe: options.observe)
             // The old listener may take a moment to release the port.
             var attempt = 0
             while true {
                 do {
                     try await next.start()
                     break
-                } catch where attempt < 50 {
+                } catch  where attempt < 50 {
                     attempt += 1
                     try? await Task.sleep(for: .milliseconds(20))
                 }
@@ -427,14 +448,18 @@ public final class LocalStack: Sendable {
     /// - Returns: the registered phone.
     /// - Throws: ``RingerAPIError`` when the user token cannot be minted or the server refuses the
     ///   registration (then the app is stopped, as an app back at its login screen holds no socket).
-    public func phone(user userID: String, name: String?, deviceID: String, behaviour: SimulatedIPhone.Behaviour,
-                      loggedIn: Bool = true, node: Int? = nil,
-                      observe: @escaping @Sendable (SimulatedIPhone.Observation) -> Void = { _ in })
-        async throws -> SimulatedIPhone {
+    public func phone(
+        user userID: String, name: String?, deviceID: String, behaviour: SimulatedIPhone.Behaviour,
+        loggedIn: Bool = true, node: Int? = nil,
+        observe: @escaping @Sendable (SimulatedIPhone.Observation) -> Void = { _ in }
+    )
+        async throws -> SimulatedIPhone
+    {
         let token = loggedIn ? try await userToken(for: userID, name: name) : ""
-        let phone = SimulatedIPhone(identity: .init(userID: userID, deviceID: deviceID), server: try phoneURL(node: node),
-                                    userToken: token, webSockets: webSockets, behaviour: behaviour,
-                                    now: options.clock.now, sleepUntil: options.clock.sleep(until:), observe: observe)
+        let phone = SimulatedIPhone(
+            identity: .init(userID: userID, deviceID: deviceID), server: try phoneURL(node: node),
+            userToken: token, webSockets: webSockets, behaviour: behaviour,
+            now: options.clock.now, sleepUntil: options.clock.sleep(until:), observe: observe)
         phones.withLock { $0.append(phone) }
         do {
             try await phone.installAndLogIn(sandbox: sandbox)
@@ -460,16 +485,20 @@ public final class LocalStack: Sendable {
     /// - Returns: the registered phone.
     /// - Throws: ``RingerAPIError`` when the user token cannot be minted or the server refuses the
     ///   registration (then the app is force-stopped, as an app back at its login screen holds no socket).
-    public func androidPhone(user userID: String, name: String?, deviceID: String, behaviour: SimulatedAndroidPhone.Behaviour,
-                             permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases), loggedIn: Bool = true,
-                             node: Int? = nil,
-                             observe: @escaping @Sendable (SimulatedAndroidPhone.Observation) -> Void = { _ in })
-        async throws -> SimulatedAndroidPhone {
+    public func androidPhone(
+        user userID: String, name: String?, deviceID: String, behaviour: SimulatedAndroidPhone.Behaviour,
+        permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases), loggedIn: Bool = true,
+        node: Int? = nil,
+        observe: @escaping @Sendable (SimulatedAndroidPhone.Observation) -> Void = { _ in }
+    )
+        async throws -> SimulatedAndroidPhone
+    {
         let token = loggedIn ? try await userToken(for: userID, name: name) : ""
-        let phone = SimulatedAndroidPhone(identity: .init(userID: userID, deviceID: deviceID, projectID: Self.firebaseProject),
-                                          server: try phoneURL(node: node), userToken: token, webSockets: webSockets, behaviour: behaviour,
-                                          permissions: permissions, now: options.clock.now,
-                                          sleepUntil: options.clock.sleep(until:), observe: observe)
+        let phone = SimulatedAndroidPhone(
+            identity: .init(userID: userID, deviceID: deviceID, projectID: Self.firebaseProject),
+            server: try phoneURL(node: node), userToken: token, webSockets: webSockets, behaviour: behaviour,
+            permissions: permissions, now: options.clock.now,
+            sleepUntil: options.clock.sleep(until:), observe: observe)
         androidPhones.withLock { $0.append(phone) }
         do {
             try await phone.installAndLogIn(registry: fcmSandbox)
@@ -514,7 +543,9 @@ public final class LocalStack: Sendable {
         do {
             try database.drop()
         } catch {
-            cluster.warn("could not drop the run's database \(database.name) (\(error)); drop it by hand: DROP DATABASE \(database.name)")
+            cluster.warn(
+                "could not drop the run's database \(database.name) (\(error)); drop it by hand: DROP DATABASE \(database.name)"
+            )
         }
     }
 

@@ -1,5 +1,6 @@
 import RingerSync
 import SocketSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,7 +27,7 @@ public final class LoopbackBalancer: Sendable {
         /// One line for a test failure or a log.
         public var description: String {
             switch self {
-            case let .noSuchNode(node, nodes): "no node \(node): the balancer has \(nodes) (0..<\(nodes))"
+            case .noSuchNode(let node, let nodes): "no node \(node): the balancer has \(nodes) (0..<\(nodes))"
             case .shutDown: "the balancer is shut down"
             }
         }
@@ -70,9 +71,9 @@ public final class LoopbackBalancer: Sendable {
             }
             // Started under the lock so shutdown() finds the thread in the list and joins it.
             switch startThread({ [self] in acceptLoop(listener: listener, preferred: preferred) }) {
-            case let .success(thread):
+            case .success(let thread):
                 state.acceptThreads.append(thread)
-            case let .failure(failure):
+            case .failure(let failure):
                 Posix.closeDescriptor(listener)
                 throw failure
             }
@@ -193,7 +194,7 @@ public final class LoopbackBalancer: Sendable {
             state.relays[id] = Relay(node: node, client: client, backend: backend)
             // Started under the lock, so the thread cannot finish before it is listed for joining.
             switch startThread({ [self] in relayLoop(id: id, client: client, backend: backend) }) {
-            case let .success(thread):
+            case .success(let thread):
                 state.relayThreads[id] = thread
                 return .handed
             case .failure:
@@ -443,7 +444,8 @@ private func connectToLoopback(port: Int) -> Int32? {
 
 /// `accept4`'s C signature. Glibc's Swift module hides `accept4` (it is declared only under `_GNU_SOURCE`),
 /// so it is looked up at run time; Swift cannot call a C function with the wrong convention this way.
-private typealias Accept4 = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
+private typealias Accept4 =
+    @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
 
 /// glibc's `accept4` (there since 2.10; nil only on a C library without it). `dlsym(RTLD_DEFAULT, …)`, whose
 /// handle is 0 on glibc.
@@ -483,11 +485,13 @@ private final class ThreadBody {
 private func startThread(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, PosixError> {
     let argument = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
     var thread = pthread_t()
-    let result = pthread_create(&thread, nil, { argument in
-        guard let argument else { return nil }
-        Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue().run()
-        return nil
-    }, argument)
+    let result = pthread_create(
+        &thread, nil,
+        { argument in
+            guard let argument else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue().run()
+            return nil
+        }, argument)
     guard result == 0 else {
         Unmanaged<ThreadBody>.fromOpaque(argument).release()
         // pthread_create returns its error rather than setting errno.

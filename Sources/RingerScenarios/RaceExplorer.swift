@@ -66,17 +66,21 @@ public struct RaceExplorer: Sendable {
         options.observe = { [weak recorder] observation in recorder?.server(observation) }
         options.cluster = cluster
         let nodes = cluster?.nodes ?? 1
-        let (violations, problems, trace) = script.nodes > nodes
+        let (violations, problems, trace) =
+            script.nodes > nodes
             ? ([], ["the script needs \(script.nodes) server nodes and the run has \(nodes)"], [])
             : await play(script, options: options, clock: clock, recorder: recorder)
         let elapsed = started.duration(to: .now)
-        return RaceOutcome(script: script, violations: violations, problems: problems, trace: trace, timeScale: timeScale,
-                           realSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return RaceOutcome(
+            script: script, violations: violations, problems: problems, trace: trace, timeScale: timeScale,
+            realSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// Starts the stack, plays the script, checks the invariants and stops the stack.
-    private func play(_ script: RaceScript, options: LocalStack.Options, clock: ScenarioClock,
-                      recorder: RaceRecorder) async -> (violations: [RaceViolation], problems: [String], trace: [String]) {
+    private func play(
+        _ script: RaceScript, options: LocalStack.Options, clock: ScenarioClock,
+        recorder: RaceRecorder
+    ) async -> (violations: [RaceViolation], problems: [String], trace: [String]) {
         let stack: LocalStack
         do {
             stack = try await LocalStack.start(options)
@@ -89,12 +93,16 @@ public struct RaceExplorer: Sendable {
         do {
             let settledAt = try await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
             let call = await session.serverCall()
-            let devices = session.allPhones.map { recorder.device($0.id, isCaller: $0.id == RaceSession.callerDevice,
-                                                                  phone: $0.phone, apns: stack.sandbox, fcm: stack.fcmSandbox) }
-            let record = RaceRecord(callID: session.callID ?? "", call: call, origin: recorder.origin ?? settledAt,
-                                    deadlineGrace: RaceScript.deviceGrace,
-                                    immediate: max(0.25, immediateTolerance / clock.scale),
-                                    prompt: max(1, promptTolerance / clock.scale), settledAt: settledAt, devices: devices)
+            let devices = session.allPhones.map {
+                recorder.device(
+                    $0.id, isCaller: $0.id == RaceSession.callerDevice,
+                    phone: $0.phone, apns: stack.sandbox, fcm: stack.fcmSandbox)
+            }
+            let record = RaceRecord(
+                callID: session.callID ?? "", call: call, origin: recorder.origin ?? settledAt,
+                deadlineGrace: RaceScript.deviceGrace,
+                immediate: max(0.25, immediateTolerance / clock.scale),
+                prompt: max(1, promptTolerance / clock.scale), settledAt: settledAt, devices: devices)
             violations = RaceInvariants.check(record)
         } catch {
             problems.append("the run could not be played: \(error)")

@@ -6,7 +6,7 @@ extension RaceInvariants {
     // MARK: (d)
 
     static func endReasonsAgree(_ record: RaceRecord) -> [RaceViolation] {
-        guard let call = record.call, !call.state.isLive else { return [] }   // (c) reports it
+        guard let call = record.call, !call.state.isLive else { return [] }  // (c) reports it
         var found: [RaceViolation] = []
         let uuid = UUID(uuidString: record.callID)
         let callees = record.devices.filter { !$0.isCaller }
@@ -25,29 +25,37 @@ extension RaceInvariants {
                 case .local, .system:
                     continue
                 case .answerFailed:
-                    found.append(RaceViolation(.endReasonAgrees, device: device.id,
-                                               "the answer tapped at \(native.answeredAt.map(record.time) ?? "?") failed at "
-                                               + "\(record.time(ending.at)) and ended the native call with no reason; "
-                                               + "expected it to end \(expected) (\(describe(call)))"))
+                    found.append(
+                        RaceViolation(
+                            .endReasonAgrees, device: device.id,
+                            "the answer tapped at \(native.answeredAt.map(record.time) ?? "?") failed at "
+                                + "\(record.time(ending.at)) and ended the native call with no reason; "
+                                + "expected it to end \(expected) (\(describe(call)))"))
                 case .remote(let reason):
                     if native.id != uuid && userEnded { continue }
                     guard !allowed.contains(reason) else { continue }
-                    found.append(RaceViolation(.endReasonAgrees, device: device.id,
-                                               "native call reported at \(record.time(native.reportedAt)) ended "
-                                               + "\(reason.rawValue) at \(record.time(ending.at)), but \(describe(call)): "
-                                               + "expected \(expected)"))
+                    found.append(
+                        RaceViolation(
+                            .endReasonAgrees, device: device.id,
+                            "native call reported at \(record.time(native.reportedAt)) ended "
+                                + "\(reason.rawValue) at \(record.time(ending.at)), but \(describe(call)): "
+                                + "expected \(expected)"))
                 }
             }
             if let answer = mine.first(where: { $0.fulfilledAt != nil }), call.acceptedDeviceId != device.id {
-                found.append(RaceViolation(.endReasonAgrees, device: device.id,
-                                           "its answer was confirmed at \(answer.fulfilledAt.map(record.time) ?? "?"), but "
-                                           + describe(call)))
+                found.append(
+                    RaceViolation(
+                        .endReasonAgrees, device: device.id,
+                        "its answer was confirmed at \(answer.fulfilledAt.map(record.time) ?? "?"), but "
+                            + describe(call)))
             }
         }
         found += serverAgrees(call, calls: calls, record)
         for device in record.devices where device.unacknowledgedHangUps > 0 {
-            found.append(RaceViolation(.endReasonAgrees, device: device.id,
-                                       "\(device.unacknowledgedHangUps) hang-up(s) never acknowledged by the server"))
+            found.append(
+                RaceViolation(
+                    .endReasonAgrees, device: device.id,
+                    "\(device.unacknowledgedHangUps) hang-up(s) never acknowledged by the server"))
         }
         if let caller = record.devices.first(where: \.isCaller) { found += callerEnds(call, caller, record) }
         return found
@@ -65,10 +73,14 @@ extension RaceInvariants {
     }
 
     /// The server's outcome matches what the users did.
-    private static func serverAgrees(_ call: Call, calls: [String: [RaceNativeCall]],
-                                     _ record: RaceRecord) -> [RaceViolation] {
+    private static func serverAgrees(
+        _ call: Call, calls: [String: [RaceNativeCall]],
+        _ record: RaceRecord
+    ) -> [RaceViolation] {
         var found: [RaceViolation] = []
-        func fail(_ device: String?, _ detail: String) { found.append(RaceViolation(.endReasonAgrees, device: device, detail)) }
+        func fail(_ device: String?, _ detail: String) {
+            found.append(RaceViolation(.endReasonAgrees, device: device, detail))
+        }
         let endedByUser = calls.filter { $0.value.contains { $0.ending?.how == .local } }.keys.sorted()
         if let accepted = call.acceptedDeviceId {
             if let answered = calls[accepted] {
@@ -85,8 +97,10 @@ extension RaceInvariants {
             fail(nil, "\(describe(call)), but no callee user declined")
         case .ended where call.endedBy == call.callee.id:
             if let accepted = call.acceptedDeviceId, !endedByUser.contains(accepted) {
-                fail(accepted, "\(describe(call)), but this device's user never hung up; users who ended it: "
-                     + (endedByUser.isEmpty ? "none" : endedByUser.joined(separator: ", ")))
+                fail(
+                    accepted,
+                    "\(describe(call)), but this device's user never hung up; users who ended it: "
+                        + (endedByUser.isEmpty ? "none" : endedByUser.joined(separator: ", ")))
             }
         case .cancelled:
             if caller?.hangUps.isEmpty ?? true { fail(caller?.id, "\(describe(call)), but the caller never hung up") }
@@ -103,31 +117,37 @@ extension RaceInvariants {
         var found: [RaceViolation] = []
         func fail(_ detail: String) { found.append(RaceViolation(.endReasonAgrees, device: caller.id, detail)) }
         let remote = caller.observed.compactMap { entry -> (Date, CallEndReason)? in
-            if case .callKitEnded(let id, let reason) = entry.observation, id == record.callID { return (entry.at, reason) }
+            if case .callKitEnded(let id, let reason) = entry.observation, id == record.callID {
+                return (entry.at, reason)
+            }
             return nil
         }
         if remote.count > 1 {
-            fail("the app ended the call \(remote.count) times: "
-                 + remote.map { "\($0.1.rawValue) at \(record.time($0.0))" }.joined(separator: ", "))
+            fail(
+                "the app ended the call \(remote.count) times: "
+                    + remote.map { "\($0.1.rawValue) at \(record.time($0.0))" }.joined(separator: ", "))
         }
-        let expected: CallEndReason? = switch call.state {
-        case .declined: .remoteEnded
-        case .unanswered: .unanswered
-        case .ended where call.endedBy == call.callee.id: .remoteEnded
-        default: nil
-        }
+        let expected: CallEndReason? =
+            switch call.state {
+            case .declined: .remoteEnded
+            case .unanswered: .unanswered
+            case .ended where call.endedBy == call.callee.id: .remoteEnded
+            default: nil
+            }
         if let expected {
             let endedAt = call.endedAt ?? .distantFuture
             let hungUpFirst = caller.hangUps.contains { $0 <= endedAt.addingTimeInterval(record.prompt) }
             if let first = remote.first, first.1 != expected {
-                fail("the app ended the call \(first.1.rawValue) at \(record.time(first.0)); expected \(expected.rawValue) "
-                     + "(\(describe(call)))")
+                fail(
+                    "the app ended the call \(first.1.rawValue) at \(record.time(first.0)); expected \(expected.rawValue) "
+                        + "(\(describe(call)))")
             } else if remote.isEmpty && !hungUpFirst {
                 fail("the app never learned that \(describe(call)): no end reported, no hang-up")
             }
         } else if let first = remote.first {
-            fail("the caller ended the call, but the app also reported \(first.1.rawValue) at \(record.time(first.0)) "
-                 + "(\(describe(call)))")
+            fail(
+                "the caller ended the call, but the app also reported \(first.1.rawValue) at \(record.time(first.0)) "
+                    + "(\(describe(call)))")
         }
         for native in RaceNativeCall.calls(in: caller.callKit).calls {
             guard case .remote(let reason)? = native.ending?.how else { continue }

@@ -5,8 +5,10 @@ import RingerWire
 
 extension RaceInvariants {
     /// Event types that tell a device the call is over for it.
-    static let terminalEvents: Set<EventType> = [.callCancelled, .callDeclined, .callEnded, .callAnsweredElsewhere,
-                                                 .callDeclinedElsewhere, .callUnanswered]
+    static let terminalEvents: Set<EventType> = [
+        .callCancelled, .callDeclined, .callEnded, .callAnsweredElsewhere,
+        .callDeclinedElsewhere, .callUnanswered,
+    ]
 
     // MARK: (c)
 
@@ -16,8 +18,10 @@ extension RaceInvariants {
         }
         var found: [RaceViolation] = []
         if call.state.isLive {
-            found.append(RaceViolation(.nothingRingsAfterEnd, device: nil,
-                                       "the server's call is still \(call.state.rawValue) when the run ended"))
+            found.append(
+                RaceViolation(
+                    .nothingRingsAfterEnd, device: nil,
+                    "the server's call is still \(call.state.rawValue) when the run ended"))
         }
         let deadline = call.expiresAt
         let lastRing = deadline.addingTimeInterval(record.deadlineGrace + record.prompt)
@@ -26,28 +30,39 @@ extension RaceInvariants {
             for native in calls {
                 let name = "native call reported at \(record.time(native.reportedAt))"
                 guard native.ending != nil else {
-                    let state = native.outgoing || native.fulfilledAt != nil ? "active"
+                    let state =
+                        native.outgoing || native.fulfilledAt != nil
+                        ? "active"
                         : native.answeredAt != nil ? "answering" : "ringing"
-                    found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
-                                               "\(name) is still \(state) when the run ended (every phone on and "
-                                               + "every app open since \(record.time(record.settledAt)))"))
+                    found.append(
+                        RaceViolation(
+                            .nothingRingsAfterEnd, device: device.id,
+                            "\(name) is still \(state) when the run ended (every phone on and "
+                                + "every app open since \(record.time(record.settledAt)))"))
                     continue
                 }
                 guard !native.outgoing, !native.isFlash(within: record.immediate) else { continue }
                 if native.reportedAt > deadline.addingTimeInterval(record.immediate) {
-                    found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
-                                               "\(name) started ringing after the ring deadline (\(record.time(deadline)))"))
+                    found.append(
+                        RaceViolation(
+                            .nothingRingsAfterEnd, device: device.id,
+                            "\(name) started ringing after the ring deadline (\(record.time(deadline)))"))
                 }
                 if let ringEnd = native.ringEnd, ringEnd > lastRing {
-                    found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
-                                               "\(name) rang until \(record.time(ringEnd)), past the deadline "
-                                               + "(\(record.time(deadline))) + \(record.deadlineGrace) s grace"))
+                    found.append(
+                        RaceViolation(
+                            .nothingRingsAfterEnd, device: device.id,
+                            "\(name) rang until \(record.time(ringEnd)), past the deadline "
+                                + "(\(record.time(deadline))) + \(record.deadlineGrace) s grace"))
                 }
                 if let endedAt = call.endedAt, native.reportedAt > endedAt.addingTimeInterval(record.immediate),
-                   let ringEnd = native.ringEnd, ringEnd > native.reportedAt.addingTimeInterval(record.prompt) {
-                    found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
-                                               "\(name), after the server's call ended \(call.state.rawValue) at "
-                                               + "\(record.time(endedAt)), rang until \(record.time(ringEnd))"))
+                    let ringEnd = native.ringEnd, ringEnd > native.reportedAt.addingTimeInterval(record.prompt)
+                {
+                    found.append(
+                        RaceViolation(
+                            .nothingRingsAfterEnd, device: device.id,
+                            "\(name), after the server's call ended \(call.state.rawValue) at "
+                                + "\(record.time(endedAt)), rang until \(record.time(ringEnd))"))
                 }
             }
             found += signalsHonoured(device, calls: calls, record)
@@ -56,17 +71,21 @@ extension RaceInvariants {
     }
 
     /// Every native call up when a terminal event or alert/background push reached the app ended at once.
-    private static func signalsHonoured(_ device: RaceRecord.Device, calls: [RaceNativeCall],
-                                        _ record: RaceRecord) -> [RaceViolation] {
+    private static func signalsHonoured(
+        _ device: RaceRecord.Device, calls: [RaceNativeCall],
+        _ record: RaceRecord
+    ) -> [RaceViolation] {
         var found: [RaceViolation] = []
         for (at, signal) in signals(device, record) {
             for native in calls where native.isUp(at: at) {
                 let endedAt = native.ending?.at
                 guard endedAt.map({ $0 > at.addingTimeInterval(record.immediate) }) ?? true else { continue }
-                found.append(RaceViolation(.nothingRingsAfterEnd, device: device.id,
-                                           "the \(signal) reached the app at \(record.time(at)), but the native call "
-                                           + "reported at \(record.time(native.reportedAt)) stayed up until "
-                                           + (endedAt.map(record.time) ?? "the end")))
+                found.append(
+                    RaceViolation(
+                        .nothingRingsAfterEnd, device: device.id,
+                        "the \(signal) reached the app at \(record.time(at)), but the native call "
+                            + "reported at \(record.time(native.reportedAt)) stayed up until "
+                            + (endedAt.map(record.time) ?? "the end")))
             }
         }
         return found
@@ -91,7 +110,9 @@ extension RaceInvariants {
             case .event(let event) where event.call.callId == record.callID && terminalEvents.contains(event.type):
                 found.append((entry.at, "event \(event.type.rawValue)"))
             case .messageReceived(_, _, let outcome):
-                guard case .update(callID: let callID, let type) = outcome, callID == record.callID, terminalEvents.contains(type) else {
+                guard case .update(callID: let callID, let type) = outcome, callID == record.callID,
+                    terminalEvents.contains(type)
+                else {
                     continue
                 }
                 found.append((entry.at, "FCM message \(type.rawValue)"))

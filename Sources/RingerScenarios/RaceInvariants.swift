@@ -69,17 +69,22 @@ public enum RaceInvariants {
         var found: [RaceViolation] = []
         for device in record.devices where device.platform == .android {
             for message in device.fcmMessages {
-                let what = "ringing FCM message \(message.name.suffix(12)) (accepted at \(record.time(message.acceptedAt)))"
+                let what =
+                    "ringing FCM message \(message.name.suffix(12)) (accepted at \(record.time(message.acceptedAt)))"
                 switch message.fate {
                 case .delivered(.userVisible?), .delivered(.silent?), .expired, .collapsed:
                     continue
-                case .delivered(.notDelivered(let reason)?) where reason.contains("force-stopped") || reason.contains("offline"):
+                case .delivered(.notDelivered(let reason)?)
+                where reason.contains("force-stopped") || reason.contains("offline"):
                     continue
                 case .delivered(.notDelivered(let reason)?):
-                    found.append(RaceViolation(.pushReported, device: device.id, "\(what) never reached the app: \(reason)"))
+                    found.append(
+                        RaceViolation(.pushReported, device: device.id, "\(what) never reached the app: \(reason)"))
                 case let fate:
-                    found.append(RaceViolation(.pushReported, device: device.id,
-                                               "\(what) is still \(fate?.name ?? "unknown") after every phone was on and awake"))
+                    found.append(
+                        RaceViolation(
+                            .pushReported, device: device.id,
+                            "\(what) is still \(fate?.name ?? "unknown") after every phone was on and awake"))
                 }
             }
         }
@@ -89,15 +94,20 @@ public enum RaceInvariants {
                 switch entry.observation {
                 case .pushReceived(let apnsID, _): received.insert(apnsID)
                 case .killedBySystem(let reason):
-                    found.append(RaceViolation(.pushReported, device: device.id,
-                                               "iOS killed the app at \(record.time(entry.at)): \(reason)"))
+                    found.append(
+                        RaceViolation(
+                            .pushReported, device: device.id,
+                            "iOS killed the app at \(record.time(entry.at)): \(reason)"))
                 default: break
                 }
             }
-            for push in device.voipPushes where !received.contains(push.apnsID) && !heldUntilExpired(push, on: device, record) {
-                found.append(RaceViolation(.pushReported, device: device.id,
-                                           "VoIP push \(push.apnsID) (sent at \(record.time(push.sentAt))) never reached the app, "
-                                           + "although the phone was on to receive it before it expired"))
+            for push in device.voipPushes
+            where !received.contains(push.apnsID) && !heldUntilExpired(push, on: device, record) {
+                found.append(
+                    RaceViolation(
+                        .pushReported, device: device.id,
+                        "VoIP push \(push.apnsID) (sent at \(record.time(push.sentAt))) never reached the app, "
+                            + "although the phone was on to receive it before it expired"))
             }
         }
         return found
@@ -105,7 +115,9 @@ public enum RaceInvariants {
 
     /// True when APNs rightly never delivered `push`: the phone was off after it was sent and came back
     /// on only after its `apns-expiration` (whole seconds, the ring deadline rounded down).
-    private static func heldUntilExpired(_ push: RaceRecord.Push, on device: RaceRecord.Device, _ record: RaceRecord) -> Bool {
+    private static func heldUntilExpired(
+        _ push: RaceRecord.Push, on device: RaceRecord.Device, _ record: RaceRecord
+    ) -> Bool {
         guard let deadline = record.call?.expiresAt else { return true }
         let expiration = deadline.timeIntervalSince1970.rounded(.down)
         let from = push.sentAt.addingTimeInterval(-record.prompt)
@@ -130,15 +142,19 @@ public enum RaceInvariants {
             let calls = RaceNativeCall.calls(of: device)
             let same = calls.filter { $0.id == uuid }
             if same.count > 1 {
-                found.append(RaceViolation(.oneNativeCall, device: device.id,
-                                           "\(same.count) native calls with the call's UUID, reported at "
-                                           + same.map { record.time($0.reportedAt) }.joined(separator: ", ")))
+                found.append(
+                    RaceViolation(
+                        .oneNativeCall, device: device.id,
+                        "\(same.count) native calls with the call's UUID, reported at "
+                            + same.map { record.time($0.reportedAt) }.joined(separator: ", ")))
             }
             for call in calls where call.id != uuid && !call.isFlash(within: record.immediate) {
                 let end = call.ending.map { "\($0.how) at \(record.time($0.at))" } ?? "never ended"
-                found.append(RaceViolation(.oneNativeCall, device: device.id,
-                                           "a second native call \(call.id.uuidString.lowercased()) for the call, reported at "
-                                           + "\(record.time(call.reportedAt))\(call.answeredAt == nil ? "" : ", answered"): \(end)"))
+                found.append(
+                    RaceViolation(
+                        .oneNativeCall, device: device.id,
+                        "a second native call \(call.id.uuidString.lowercased()) for the call, reported at "
+                            + "\(record.time(call.reportedAt))\(call.answeredAt == nil ? "" : ", answered"): \(end)"))
             }
         }
         return found

@@ -62,13 +62,21 @@ struct RaceNativeCall {
         for moment in history {
             switch moment.change {
             case .reported(let id, let accepted):
-                if accepted { list.report(id, outgoing: false, at: moment.at) } else { list.refused.append((moment.at, id)) }
+                if accepted {
+                    list.report(id, outgoing: false, at: moment.at)
+                } else {
+                    list.refused.append((moment.at, id))
+                }
             case .outgoingConnected(let id):
                 list.report(id, outgoing: true, at: moment.at)
             case .userAnswered(let id), .appAnswered(let id):
                 list.update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
             case .answerCompleted(let id, let fulfilled):
-                if fulfilled { list.update(id) { $0.fulfilledAt = moment.at } } else { list.end(id, at: moment.at, .answerFailed) }
+                if fulfilled {
+                    list.update(id) { $0.fulfilledAt = moment.at }
+                } else {
+                    list.end(id, at: moment.at, .answerFailed)
+                }
             case .ended(let id, let reason): list.end(id, at: moment.at, .remote(reason))
             case .userEnded(let id): list.end(id, at: moment.at, .local)
             case .endedBySystem(let id): list.end(id, at: moment.at, .system)
@@ -83,7 +91,9 @@ struct RaceNativeCall {
     /// end reason a remote ending, `ERROR` "the answer was not confirmed" a failed answer, and Telecom's
     /// disconnect of a dead process the system's.
     /// - Returns: the calls, and the times of reports Telecom refused (a known id, a `SecurityException`).
-    static func calls(in history: [SimulatedConnectionService.Moment]) -> (calls: [RaceNativeCall], refused: [(Date, UUID)]) {
+    static func calls(
+        in history: [SimulatedConnectionService.Moment]
+    ) -> (calls: [RaceNativeCall], refused: [(Date, UUID)]) {
         var list = Reading()
         var dialing: Set<UUID> = []
         for moment in history {

@@ -23,8 +23,10 @@ public struct RaceOutcome: Sendable {
     ///   - trace: the time line.
     ///   - timeScale: real seconds per scenario second.
     ///   - realSeconds: how long the run took.
-    public init(script: RaceScript, violations: [RaceViolation], problems: [String], trace: [String],
-                timeScale: Double, realSeconds: Double) {
+    public init(
+        script: RaceScript, violations: [RaceViolation], problems: [String], trace: [String],
+        timeScale: Double, realSeconds: Double
+    ) {
         self.script = script
         self.violations = violations
         self.problems = problems
@@ -46,7 +48,8 @@ public struct RaceOutcome: Sendable {
     public var summary: String {
         let shape = "\(script.devices.count) device(s), \(script.steps.count) step(s)"
         let verdict = passed ? "PASS" : "FAIL"
-        return "\(verdict) seed \(script.seed) (\(shape)) in \(String(format: "%.2f", realSeconds)) s at time scale \(timeScale)"
+        return
+            "\(verdict) seed \(script.seed) (\(shape)) in \(String(format: "%.2f", realSeconds)) s at time scale \(timeScale)"
     }
 
     /// Everything needed to understand and replay a failure: the summary, each violation, the script,
@@ -57,8 +60,10 @@ public struct RaceOutcome: Sendable {
         lines += violations.map { "  violated \($0)" }
         lines.append("script:")
         lines += script.lines.map { "  " + $0 }
-        lines.append(script.isGenerated ? "replay: \(replayCommand)"
-                     : "replay: a hand-made script, not made from its seed: play it with RaceExplorer.run(_:)")
+        lines.append(
+            script.isGenerated
+                ? "replay: \(replayCommand)"
+                : "replay: a hand-made script, not made from its seed: play it with RaceExplorer.run(_:)")
         lines.append("trace:")
         lines += trace.map { "  " + $0 }
         return lines.joined(separator: "\n")

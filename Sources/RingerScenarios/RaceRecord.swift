@@ -139,8 +139,10 @@ public struct RaceRecord: Sendable {
         ///   - voipPushes: VoIP pushes APNs accepted for it.
         ///   - hangUps: its user's hang-ups made without the native UI.
         ///   - unacknowledgedHangUps: hang-ups still waiting for the server at the end.
-        public init(id: String, isCaller: Bool, callKit: [SimulatedCallKit.Moment] = [], observed: [Observed] = [],
-                    power: [Power] = [], voipPushes: [Push] = [], hangUps: [Date] = [], unacknowledgedHangUps: Int = 0) {
+        public init(
+            id: String, isCaller: Bool, callKit: [SimulatedCallKit.Moment] = [], observed: [Observed] = [],
+            power: [Power] = [], voipPushes: [Push] = [], hangUps: [Date] = [], unacknowledgedHangUps: Int = 0
+        ) {
             self.id = id
             self.isCaller = isCaller
             self.callKit = callKit
@@ -181,8 +183,10 @@ public struct RaceRecord: Sendable {
     ///   - prompt: scenario seconds allowed for a timer or a round trip.
     ///   - settledAt: when the settle step began.
     ///   - devices: every phone.
-    public init(callID: String, call: Call?, origin: Date, deadlineGrace: TimeInterval, immediate: TimeInterval,
-                prompt: TimeInterval, settledAt: Date, devices: [Device]) {
+    public init(
+        callID: String, call: Call?, origin: Date, deadlineGrace: TimeInterval, immediate: TimeInterval,
+        prompt: TimeInterval, settledAt: Date, devices: [Device]
+    ) {
         self.callID = callID
         self.call = call
         self.origin = origin

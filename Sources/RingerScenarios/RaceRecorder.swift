@@ -85,10 +85,11 @@ final class RaceRecorder: Sendable {
     /// True once the caller's app ended the call: a remote end it reported, or its user's hang-up.
     func callerClosed(_ callID: String, device: String) -> Bool {
         state.withLock { state in
-            !(state.hangUps[device] ?? []).isEmpty || (state.observed[device] ?? []).contains { entry in
-                if case .callKitEnded(let id, _) = entry.observation { return id == callID }
-                return false
-            }
+            !(state.hangUps[device] ?? []).isEmpty
+                || (state.observed[device] ?? []).contains { entry in
+                    if case .callKitEnded(let id, _) = entry.observation { return id == callID }
+                    return false
+                }
         }
     }
 
@@ -105,7 +106,8 @@ final class RaceRecorder: Sendable {
             case .pushSent(let outcome):
                 let provider = outcome.provider == .fcm ? "FCM" : "APNs"
                 let id = outcome.provider == .fcm ? "message" : String(outcome.apnsID.prefix(8))
-                text = "\(outcome.pushType) push \(id) to \(outcome.deviceID): "
+                text =
+                    "\(outcome.pushType) push \(id) to \(outcome.deviceID): "
                     + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
             case .ringTimeoutFired:
                 text = "ring timeout fired"
@@ -117,7 +119,9 @@ final class RaceRecorder: Sendable {
     /// One phone's record, with its native call history, what it still has to send, the VoIP pushes APNs accepted
     /// for it (from the sandbox, which every node of a cluster sends to) and (Android) the fate of each ringing FCM
     /// message FCM accepted for it.
-    func device(_ id: String, isCaller: Bool, phone: SimulatedPhone, apns: APNsSandbox, fcm: FCMSandbox) -> RaceRecord.Device {
+    func device(
+        _ id: String, isCaller: Bool, phone: SimulatedPhone, apns: APNsSandbox, fcm: FCMSandbox
+    ) -> RaceRecord.Device {
         let (observed, android, power, hangUps) = state.withLock {
             ($0.observed[id] ?? [], $0.androidObserved[id] ?? [], $0.power[id] ?? [], $0.hangUps[id] ?? [])
         }
@@ -126,20 +130,25 @@ final class RaceRecorder: Sendable {
             let token = iPhone.identity.voipToken.lowercased()
             let pushes = apns.acceptedPushes.filter { $0.deviceToken == token && $0.pushType == "voip" }
                 .map { RaceRecord.Push(apnsID: $0.apnsID, sentAt: $0.receivedAt) }
-            return RaceRecord.Device(id: id, isCaller: isCaller, callKit: iPhone.callKit.history, observed: observed,
-                                     power: power, voipPushes: pushes, hangUps: hangUps,
-                                     unacknowledgedHangUps: iPhone.unacknowledgedHangUps.count)
+            return RaceRecord.Device(
+                id: id, isCaller: isCaller, callKit: iPhone.callKit.history, observed: observed,
+                power: power, voipPushes: pushes, hangUps: hangUps,
+                unacknowledgedHangUps: iPhone.unacknowledgedHangUps.count)
         case .android(let androidPhone):
-            var device = RaceRecord.Device(id: id, isCaller: isCaller, power: power, hangUps: hangUps,
-                                           unacknowledgedHangUps: androidPhone.unacknowledgedHangUps.count)
+            var device = RaceRecord.Device(
+                id: id, isCaller: isCaller, power: power, hangUps: hangUps,
+                unacknowledgedHangUps: androidPhone.unacknowledgedHangUps.count)
             device.platform = .android
             device.connectionService = androidPhone.connectionService.history
             device.androidObserved = android
             device.fcmMessages = fcm.acceptedMessages.filter { message in
                 message.token == androidPhone.identity.fcmToken
                     && ScenarioVerdict.FCMView.about(message)?.type == "call.incoming"
-            }.map { RaceRecord.FCMMessage(name: $0.name, acceptedAt: $0.acceptedAt, expiresAt: $0.expiresAt,
-                                          fate: fcm.deliveryState(ofMessage: $0.name)) }
+            }.map {
+                RaceRecord.FCMMessage(
+                    name: $0.name, acceptedAt: $0.acceptedAt, expiresAt: $0.expiresAt,
+                    fate: fcm.deliveryState(ofMessage: $0.name))
+            }
             return device
         }
     }
@@ -156,11 +165,14 @@ final class RaceRecorder: Sendable {
                 }
             case .android(let android):
                 for moment in android.connectionService.history {
-                    if let text = Self.describe(moment.change) { lines.append(Line(at: moment.at, actor: device, text: "Telecom " + text)) }
+                    if let text = Self.describe(moment.change) {
+                        lines.append(Line(at: moment.at, actor: device, text: "Telecom " + text))
+                    }
                 }
             }
         }
-        let ordered = lines.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        let ordered = lines.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(
+            \.element)
         return ordered.map { line in
             let time = origin.map { String(format: "%8.2f s", line.at.timeIntervalSince($0)) } ?? "   setup  "
             var text = time + "  " + line.actor.padding(toLength: 12, withPad: " ", startingAt: 0) + " " + line.text
@@ -175,12 +187,14 @@ final class RaceRecorder: Sendable {
     private static func describe(_ change: SimulatedCallKit.Change) -> String {
         func id(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
         switch change {
-        case .reported(let uuid, let accepted): return "reported \(id(uuid))" + (accepted ? ": rings" : ": refused (known UUID)")
+        case .reported(let uuid, let accepted):
+            return "reported \(id(uuid))" + (accepted ? ": rings" : ": refused (known UUID)")
         case .ended(let uuid, let reason): return "ended \(id(uuid)): \(reason.rawValue)"
         case .outgoingConnected(let uuid): return "outgoing \(id(uuid)) connected"
         case .userAnswered(let uuid): return "user answers \(id(uuid))"
         case .appAnswered(let uuid): return "app answers \(id(uuid)) (CXAnswerCallAction requested)"
-        case .answerCompleted(let uuid, let fulfilled): return "answer \(id(uuid)) " + (fulfilled ? "fulfilled" : "FAILED: call ended")
+        case .answerCompleted(let uuid, let fulfilled):
+            return "answer \(id(uuid)) " + (fulfilled ? "fulfilled" : "FAILED: call ended")
         case .userEnded(let uuid): return "user ends \(id(uuid))"
         case .endedBySystem(let uuid): return "ended \(id(uuid)) with the app's process"
         }
@@ -240,7 +254,8 @@ final class RaceRecorder: Sendable {
         case .mediaReady(let callID, _): "media session for \(callID)"
         case .event(let event): "event #\(event.seq) \(event.type.rawValue) (\(event.call.state.rawValue))"
         case .killedBySystem(let reason): "APP KILLED by iOS: \(reason)"
-        case .alertOrBackgroundPushReceived(let type, let apnsID): "\(type.rawValue) (alert or background push \(apnsID.prefix(8)))"
+        case .alertOrBackgroundPushReceived(let type, let apnsID):
+            "\(type.rawValue) (alert or background push \(apnsID.prefix(8)))"
         case .notificationShown(let title, _): "alert shown: \(title)"
         case .audioRefused(let callID): "AUDIO REFUSED for \(callID)"
         // The CallKit history already shows these.

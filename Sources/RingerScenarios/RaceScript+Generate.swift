@@ -48,7 +48,8 @@ extension RaceScript {
             let at = rounded(random.double(in: 0.2...(ring + 1)))
             steps.append(RaceStep(at: at, device: nil, action: .killNode, node: node))
             if random.chance(0.5) {
-                steps.append(RaceStep(at: rounded(at + random.double(in: 1...6)), device: nil, action: .startNode, node: node))
+                steps.append(
+                    RaceStep(at: rounded(at + random.double(in: 1...6)), device: nil, action: .startNode, node: node))
             }
         }
         script.steps = inTimeOrder(steps)
@@ -63,9 +64,12 @@ extension RaceScript {
         var devices: [Device] = []
         for index in 1...count {
             let android = random.chance(0.4)
-            let start = android
-                ? random.weighted([(Start.foreground, 0.35), (.background, 0.20), (.swipedAway, 0.25), (.forceStopped, 0.10),
-                                   (.off, 0.10)])
+            let start =
+                android
+                ? random.weighted([
+                    (Start.foreground, 0.35), (.background, 0.20), (.swipedAway, 0.25), (.forceStopped, 0.10),
+                    (.off, 0.10),
+                ])
                 : random.weighted([(Start.foreground, 0.40), (.background, 0.25), (.killed, 0.25), (.off, 0.10)])
             let delay = random.chance(0.5) ? 0 : rounded(random.double(in: 0...(ring * 1.3)))
             var device = Device(id: "bob-\(index)", start: start, pushDelay: delay, platform: android ? .android : .ios)
@@ -84,7 +88,8 @@ extension RaceScript {
         }
         var steps: [RaceStep] = []
         for device in devices where device.start == .off && random.chance(0.7) {
-            steps.append(RaceStep(at: rounded(random.double(in: 0.5...(ring + 2))), device: device.id, action: .phoneOn))
+            steps.append(
+                RaceStep(at: rounded(random.double(in: 0.5...(ring + 2))), device: device.id, action: .phoneOn))
         }
         let actions = random.weighted([(0, 0.10), (1, 0.20), (2, 0.25), (3, 0.20), (4, 0.15), (5, 0.10)])
         for _ in 0..<actions {
@@ -96,15 +101,18 @@ extension RaceScript {
             let at = rounded(random.double(in: 0.2...(ring + 3)))
             let index = random.int(in: 0...(count - 1))
             // Android's own actions on an iPhone: the user swipes the app away instead.
-            let action = devices[index].platform == .ios && [.forceStop, .doze, .wake].contains(drawn) ? .killApp : drawn
+            let action =
+                devices[index].platform == .ios && [.forceStop, .doze, .wake].contains(drawn) ? .killApp : drawn
             steps.append(RaceStep(at: at, device: action == .callerHangsUp ? nil : devices[index].id, action: action))
             // An answered call hung up before the deadline, so late pushes and sleeping devices meet a call
             // that is already over.
             if action == .answer, random.chance(0.4) {
                 let hangUp = min(rounded(at + random.double(in: 0.5...4)), ring + 3)
                 let byCaller = random.chance(0.5)
-                steps.append(RaceStep(at: hangUp, device: byCaller ? nil : devices[index].id,
-                                      action: byCaller ? .callerHangsUp : .hangUp))
+                steps.append(
+                    RaceStep(
+                        at: hangUp, device: byCaller ? nil : devices[index].id,
+                        action: byCaller ? .callerHangsUp : .hangUp))
             }
             // A second user acting on another device at nearly the same moment: the races that matter most.
             if action == .answer || action == .decline, count > 1, random.chance(0.35) {
@@ -114,8 +122,9 @@ extension RaceScript {
             }
         }
         let ordered = inTimeOrder(steps)
-        return RaceScript(seed: seed, ringTimeout: ring, devices: devices, steps: ordered,
-                          finalHangUpAt: ring + deviceGrace + 4)
+        return RaceScript(
+            seed: seed, ringTimeout: ring, devices: devices, steps: ordered,
+            finalHangUpAt: ring + deviceGrace + 4)
     }
 
     /// The steps by time, stable: steps at the same time keep the order they were drawn in.

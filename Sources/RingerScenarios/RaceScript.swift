@@ -61,8 +61,10 @@ public struct RaceScript: Sendable, Equatable {
         ///   - platform: iPhone (default) or Android phone.
         ///   - dozing: Android: in Doze at the start.
         ///   - fcmFault: Android: FCM's error for its first message.
-        public init(id: String, start: Start, pushDelay: TimeInterval, platform: Platform = .ios, dozing: Bool = false,
-                    fcmFault: FCMFault? = nil) {
+        public init(
+            id: String, start: Start, pushDelay: TimeInterval, platform: Platform = .ios, dozing: Bool = false,
+            fcmFault: FCMFault? = nil
+        ) {
             self.id = id
             self.start = start
             self.pushDelay = pushDelay
@@ -94,8 +96,10 @@ public struct RaceScript: Sendable, Equatable {
     ///   - steps: the actions, in time order.
     ///   - finalHangUpAt: when the caller hangs up if the call is still up.
     ///   - nodes: server nodes the run needs (1: one server).
-    public init(seed: UInt64, ringTimeout: TimeInterval, devices: [Device], steps: [RaceStep],
-                finalHangUpAt: TimeInterval, nodes: Int = 1) {
+    public init(
+        seed: UInt64, ringTimeout: TimeInterval, devices: [Device], steps: [RaceStep],
+        finalHangUpAt: TimeInterval, nodes: Int = 1
+    ) {
         self.seed = seed
         self.ringTimeout = ringTimeout
         self.devices = devices
@@ -114,14 +118,19 @@ public struct RaceScript: Sendable, Equatable {
 
     /// The script in words, one line each: the devices, then the steps.
     public var lines: [String] {
-        var lines = ["seed \(seed): ring timeout \(Self.seconds(ringTimeout)), \(devices.count) callee device(s)"
-                     + (nodes > 1 ? ", \(nodes) server nodes (phones on them in turn: the caller's on node-0, bob-1 on node-1…)" : "")]
+        var lines = [
+            "seed \(seed): ring timeout \(Self.seconds(ringTimeout)), \(devices.count) callee device(s)"
+                + (nodes > 1
+                    ? ", \(nodes) server nodes (phones on them in turn: the caller's on node-0, bob-1 on node-1…)" : "")
+        ]
         for device in devices {
-            var line = "  \(device.id): \(device.platform == .android ? "Android" : "iPhone"), starts \(device.start.rawValue)"
+            var line =
+                "  \(device.id): \(device.platform == .android ? "Android" : "iPhone"), starts \(device.start.rawValue)"
             if device.dozing { line += ", dozing" }
             line += ", pushes take \(Self.seconds(device.pushDelay))"
             if let fault = device.fcmFault {
-                line += ", FCM answers \(fault.code)" + (fault.retryAfter.map { " (Retry-After \($0) s)" } ?? "") + " once"
+                line +=
+                    ", FCM answers \(fault.code)" + (fault.retryAfter.map { " (Retry-After \($0) s)" } ?? "") + " once"
             }
             lines.append(line)
         }

@@ -32,9 +32,10 @@ final class RaceSession {
 
     /// Every phone of the run, the caller's first.
     var allPhones: [(id: String, phone: SimulatedPhone)] {
-        (caller.map { [(Self.callerDevice, SimulatedPhone.iPhone($0))] } ?? []) + script.devices.compactMap { device in
-            phones[device.id].map { (device.id, $0) }
-        }
+        (caller.map { [(Self.callerDevice, SimulatedPhone.iPhone($0))] } ?? [])
+            + script.devices.compactMap { device in
+                phones[device.id].map { (device.id, $0) }
+            }
     }
 
     /// Sets up, places the call, plays the script, settles.
@@ -94,16 +95,20 @@ final class RaceSession {
 
     private func setUp() async throws {
         callerToken = try await stack.userToken(for: "alice", name: "Alice")
-        caller = try await stack.phone(user: "alice", name: "Alice", deviceID: Self.callerDevice, behaviour: .ignore,
-                                       observe: recorder.observer(for: Self.callerDevice))
+        caller = try await stack.phone(
+            user: "alice", name: "Alice", deviceID: Self.callerDevice, behaviour: .ignore,
+            observe: recorder.observer(for: Self.callerDevice))
         for device in script.devices {
             if device.platform == .android {
-                phones[device.id] = .android(try await stack.androidPhone(
-                    user: "bob", name: "Bob", deviceID: device.id, behaviour: .ignore,
-                    observe: recorder.androidObserver(for: device.id)))
+                phones[device.id] = .android(
+                    try await stack.androidPhone(
+                        user: "bob", name: "Bob", deviceID: device.id, behaviour: .ignore,
+                        observe: recorder.androidObserver(for: device.id)))
             } else {
-                phones[device.id] = .iPhone(try await stack.phone(user: "bob", name: "Bob", deviceID: device.id,
-                                                                  behaviour: .ignore, observe: recorder.observer(for: device.id)))
+                phones[device.id] = .iPhone(
+                    try await stack.phone(
+                        user: "bob", name: "Bob", deviceID: device.id,
+                        behaviour: .ignore, observe: recorder.observer(for: device.id)))
             }
         }
         for device in script.devices {
@@ -114,8 +119,10 @@ final class RaceSession {
                     if fault.code == "UNREGISTERED" {
                         stack.fcmSandbox.revoke(token: android.identity.fcmToken)
                     } else if let rejection = FCMSandboxRejection(code: fault.code) {
-                        stack.fcmSandbox.inject(FCMSandboxFault(.answer(rejection, retryAfter: fault.retryAfter),
-                                                                registrationToken: android.identity.fcmToken))
+                        stack.fcmSandbox.inject(
+                            FCMSandboxFault(
+                                .answer(rejection, retryAfter: fault.retryAfter),
+                                registrationToken: android.identity.fcmToken))
                     }
                 }
                 if device.dozing { android.setDozing(true) }
@@ -130,13 +137,15 @@ final class RaceSession {
             }
         }
         // Start only when every foreground app's socket is subscribed and every other app's is gone.
-        let streams = [(Self.callerDevice, caller.map(SimulatedPhone.iPhone), true)]
+        let streams =
+            [(Self.callerDevice, caller.map(SimulatedPhone.iPhone), true)]
             + script.devices.map { ($0.id, phones[$0.id], $0.start == .foreground && !$0.dozing) }
-        for case let (device, phone?, open) in streams {
+        for case (let device, let phone?, let open) in streams {
             let deadline = ContinuousClock.now + .seconds(10)
             while await phone.hasEventStream(on: stack) != open {
                 guard ContinuousClock.now < deadline else {
-                    throw RingerAPIError.transport("\(device)'s event stream did not \(open ? "open" : "close") within 10 s")
+                    throw RingerAPIError.transport(
+                        "\(device)'s event stream did not \(open ? "open" : "close") within 10 s")
                 }
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -153,14 +162,15 @@ final class RaceSession {
                 await stack.killNode(node)
             case .startNode:
                 // In the background: a process takes real time to start, and the time line goes on meanwhile.
-                nodeStarts.append(Task { [stack, recorder] in
-                    do {
-                        try await stack.startNode(node)
-                        recorder.note("runner", "node-\(node) serves again")
-                    } catch {
-                        recorder.note("runner", "node-\(node) did not start again: \(error)")
-                    }
-                })
+                nodeStarts.append(
+                    Task { [stack, recorder] in
+                        do {
+                            try await stack.startNode(node)
+                            recorder.note("runner", "node-\(node) serves again")
+                        } catch {
+                            recorder.note("runner", "node-\(node) did not start again: \(error)")
+                        }
+                    })
             default: break
             }
             return
@@ -191,7 +201,9 @@ final class RaceSession {
             phone.setApp(step.action == .foreground ? .foreground : .background)
         case .phoneOff, .phoneOn:
             let on = step.action == .phoneOn
-            guard off.contains(deviceID) == on else { return skip(deviceID, "the phone is already \(on ? "on" : "off")") }
+            guard off.contains(deviceID) == on else {
+                return skip(deviceID, "the phone is already \(on ? "on" : "off")")
+            }
             switchPhone(deviceID, phone, on: on)
         case .forceStop, .doze, .wake:
             guard case .android(let android) = phone else { return skip(deviceID, "not an Android phone") }

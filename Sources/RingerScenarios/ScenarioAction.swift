@@ -78,7 +78,7 @@ public struct ScenarioAction: Sendable, Equatable {
     public var callLabel: String? {
         switch kind {
         case .call(_, let label), .cancel(let label), .hangUp(let label), .answer(let label), .decline(let label),
-             .check(let label, _):
+            .check(let label, _):
             label
         default:
             nil
@@ -104,7 +104,8 @@ public struct ScenarioAction: Sendable, Equatable {
         case .unlock: return actor + "unlock"
         case .fcmFault(let fault):
             let count = fault.count.map { "\($0) send(s)" } ?? "every send"
-            return actor + "FCM answers \(fault.code)" + (fault.retryAfter.map { " (Retry-After \($0) s)" } ?? "") + " to \(count)"
+            return actor + "FCM answers \(fault.code)" + (fault.retryAfter.map { " (Retry-After \($0) s)" } ?? "")
+                + " to \(count)"
         case .revokeToken: return actor + "FCM token revoked"
         case .phoneOff: return actor + "phone off"
         case .phoneOn: return actor + "phone on"

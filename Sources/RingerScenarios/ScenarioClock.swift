@@ -19,7 +19,9 @@ public struct ScenarioClock: ServerClock {
     /// millisecond, so `ringer-lab node --test-time-origin` (unix milliseconds) names it exactly.
     /// - Parameter scale: real seconds per scenario second, greater than 0 (anything else means 1).
     public init(scale: Double) {
-        self.init(scale: scale, origin: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000))
+        self.init(
+            scale: scale,
+            origin: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000))
     }
 
     /// Creates a clock whose scenario time equals the wall clock at `origin` and has run `1 / scale` times faster

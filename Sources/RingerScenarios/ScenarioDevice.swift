@@ -69,8 +69,10 @@ public struct ScenarioDevice: Sendable, Equatable {
     public var node: Int?
 
     /// Creates a device; the properties of the same names say what each holds.
-    public init(id: String, user: String, platform: Platform = .ios, app: AppState = .foreground, phoneOn: Bool = true,
-                behaviour: Behaviour = .ignore, loggedIn: Bool = true, pushDelay: TimeInterval = 0) {
+    public init(
+        id: String, user: String, platform: Platform = .ios, app: AppState = .foreground, phoneOn: Bool = true,
+        behaviour: Behaviour = .ignore, loggedIn: Bool = true, pushDelay: TimeInterval = 0
+    ) {
         self.id = id
         self.user = user
         self.platform = platform

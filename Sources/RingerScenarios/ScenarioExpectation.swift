@@ -22,8 +22,10 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var oneOf: [Call] = []
 
         /// Creates an expectation; nil checks nothing.
-        public init(state: CallState? = nil, endedBy: String?? = nil, failureReason: String?? = nil,
-                    acceptedDevice: [String?]? = nil, devices: [String: CallDevice] = [:], oneOf: [Call] = []) {
+        public init(
+            state: CallState? = nil, endedBy: String?? = nil, failureReason: String?? = nil,
+            acceptedDevice: [String?]? = nil, devices: [String: CallDevice] = [:], oneOf: [Call] = []
+        ) {
             self.state = state
             self.endedBy = endedBy
             self.failureReason = failureReason
@@ -66,8 +68,10 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var stoppedWithin: TimeInterval?
 
         /// Creates an expectation; nil checks nothing.
-        public init(rang: Bool? = nil, woken: Bool? = nil, push: String?? = nil, answered: Bool? = nil,
-                    media: Bool? = nil, endReason: [CallEndReason?]? = nil) {
+        public init(
+            rang: Bool? = nil, woken: Bool? = nil, push: String?? = nil, answered: Bool? = nil,
+            media: Bool? = nil, endReason: [CallEndReason?]? = nil
+        ) {
             self.rang = rang
             self.woken = woken
             self.push = push
@@ -110,8 +114,10 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var tokenRemoved: Bool?
 
         /// Creates an expectation; nil checks nothing.
-        public init(events: [EventType]? = nil, eventsInOrder: [EventType]? = nil, registered: Bool? = nil,
-                    notifications: [String]? = nil, tokenRemoved: Bool? = nil) {
+        public init(
+            events: [EventType]? = nil, eventsInOrder: [EventType]? = nil, registered: Bool? = nil,
+            notifications: [String]? = nil, tokenRemoved: Bool? = nil
+        ) {
             self.events = events
             self.eventsInOrder = eventsInOrder
             self.registered = registered

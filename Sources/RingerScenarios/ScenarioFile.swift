@@ -92,7 +92,9 @@ public struct Scenario: Sendable {
                 throw ScenarioFileError.unreadable(path, reason: (error as NSError).localizedDescription)
             }
             let found = names.filter { $0.hasSuffix(".json") }.sorted()
-            guard !found.isEmpty else { throw ScenarioFileError.unreadable(path, reason: "the folder has no .json files") }
+            guard !found.isEmpty else {
+                throw ScenarioFileError.unreadable(path, reason: "the folder has no .json files")
+            }
             files += found.map { URL(fileURLWithPath: path).appendingPathComponent($0).path }
         }
         return files

@@ -55,8 +55,10 @@ final class ScenarioObjectReader {
             throw error(key, "expected a number of seconds, got \(value.shown)")
         }
         guard range.contains(number) else {
-            throw error(key, "must be between \(ScenarioJSON.number(range.lowerBound).shown) and "
-                        + "\(ScenarioJSON.number(range.upperBound).shown) seconds, got \(value.shown)")
+            throw error(
+                key,
+                "must be between \(ScenarioJSON.number(range.lowerBound).shown) and "
+                    + "\(ScenarioJSON.number(range.upperBound).shown) seconds, got \(value.shown)")
         }
         return number
     }
@@ -118,7 +120,8 @@ final class ScenarioObjectReader {
     func finish() throws {
         if let unknown = values.keys.sorted().first(where: { !read.contains($0) }) {
             let known = read.sorted().joined(separator: ", ")
-            throw ScenarioFileError.invalid(file, at: path(unknown), "unknown key \"\(unknown)\" (known keys here: \(known))")
+            throw ScenarioFileError.invalid(
+                file, at: path(unknown), "unknown key \"\(unknown)\" (known keys here: \(known))")
         }
     }
 }

@@ -10,8 +10,10 @@ extension ScenarioParser {
         if let calls = try reader.object("calls") {
             for (label, value) in calls.entries() {
                 guard scenario.callLabels.contains(label) else {
-                    throw calls.error(label, "no step places a call named \"\(label)\" (placed: "
-                                      + "\(scenario.callLabels.joined(separator: ", ")))")
+                    throw calls.error(
+                        label,
+                        "no step places a call named \"\(label)\" (placed: "
+                            + "\(scenario.callLabels.joined(separator: ", ")))")
                 }
                 let call = try ScenarioObjectReader(value, file: file, path: calls.path(label))
                 expect.calls[label] = try callExpectation(call, scenario: scenario, allowAlternatives: true)
@@ -29,8 +31,10 @@ extension ScenarioParser {
         return expect
     }
 
-    private func callExpectation(_ reader: ScenarioObjectReader, scenario: Scenario,
-                                 allowAlternatives: Bool) throws -> ScenarioExpectation.Call {
+    private func callExpectation(
+        _ reader: ScenarioObjectReader, scenario: Scenario,
+        allowAlternatives: Bool
+    ) throws -> ScenarioExpectation.Call {
         var call = ScenarioExpectation.Call()
         call.state = try reader.choice("state", Self.states.map(\.rawValue)).map(CallState.init(rawValue:))
         if let value = reader.value("ended_by") {
@@ -48,9 +52,12 @@ extension ScenarioParser {
             }
         }
         if let value = reader.value("end_reason") {
-            call.endReason = value == .null ? .some(nil)
-                : .some(try reader.choice("end_reason", [SystemEndReason.connectionLost, .maximumDuration].map(\.rawValue))
-                    .map(SystemEndReason.init(rawValue:)))
+            call.endReason =
+                value == .null
+                ? .some(nil)
+                : .some(
+                    try reader.choice("end_reason", [SystemEndReason.connectionLost, .maximumDuration].map(\.rawValue))
+                        .map(SystemEndReason.init(rawValue:)))
         }
         if let value = reader.value("accepted_device") {
             let path = reader.path("accepted_device")
@@ -74,8 +81,9 @@ extension ScenarioParser {
         if allowAlternatives, let items = try reader.array("one_of") {
             guard items.count >= 2 else { throw reader.error("one_of", "list at least two alternatives") }
             call.oneOf = try items.map { value, path in
-                try callExpectation(try ScenarioObjectReader(value, file: file, path: path), scenario: scenario,
-                                    allowAlternatives: false)
+                try callExpectation(
+                    try ScenarioObjectReader(value, file: file, path: path), scenario: scenario,
+                    allowAlternatives: false)
             }
         }
         try reader.finish()
@@ -85,8 +93,10 @@ extension ScenarioParser {
     /// Call-device keys only an Android phone has.
     private static let androidCallKeys = ["shown", "disconnect_cause", "ring_message"]
 
-    private func callDeviceExpectation(_ reader: ScenarioObjectReader,
-                                       _ declared: ScenarioDevice) throws -> ScenarioExpectation.CallDevice {
+    private func callDeviceExpectation(
+        _ reader: ScenarioObjectReader,
+        _ declared: ScenarioDevice
+    ) throws -> ScenarioExpectation.CallDevice {
         var device = ScenarioExpectation.CallDevice()
         if declared.platform != .android, let key = Self.androidCallKeys.first(where: reader.has) {
             throw reader.error(key, "only an Android phone has \"\(key)\"; \(declared.id) is an iPhone")
@@ -94,7 +104,8 @@ extension ScenarioParser {
         device.delivered = try reader.bool("delivered")
         device.stoppedWithin = try reader.seconds("stopped_within", in: 0...Self.maximumTime)
         if let value = reader.value("shown") {
-            device.shown = value == .null ? .some(nil) : .some(try reader.choice("shown", ["in_app", "full_screen", "heads_up"]))
+            device.shown =
+                value == .null ? .some(nil) : .some(try reader.choice("shown", ["in_app", "full_screen", "heads_up"]))
         }
         if let value = reader.value("ring_message") {
             let fates = ["delivered", "not_delivered", "expired", "stored", "collapsed", "discarded"]
@@ -109,8 +120,9 @@ extension ScenarioParser {
                 if item == .null { return nil }
                 let codes = DisconnectCause.Code.allCases.map(\.rawValue)
                 guard case .string(let code) = item, codes.contains(code) else {
-                    throw invalid(listed ? "\(path)[\(index)]" : path,
-                                  "expected null or one of \(codes.joined(separator: ", ")); got \(item.shown)")
+                    throw invalid(
+                        listed ? "\(path)[\(index)]" : path,
+                        "expected null or one of \(codes.joined(separator: ", ")); got \(item.shown)")
                 }
                 return code
             }
@@ -119,7 +131,9 @@ extension ScenarioParser {
             if value == .null {
                 device.pushOutcome = .some(nil)
             } else {
-                guard let outcome = try reader.object("push_outcome") else { throw reader.error("push_outcome", "expected an object") }
+                guard let outcome = try reader.object("push_outcome") else {
+                    throw reader.error("push_outcome", "expected an object")
+                }
                 device.pushOutcome = .some(try pushOutcome(outcome))
             }
         }
@@ -127,8 +141,10 @@ extension ScenarioParser {
         device.woken = try reader.bool("woken")
         device.answered = try reader.bool("answered")
         device.media = try reader.bool("media")
-        let dispositions: [CallCoordinator.PushDisposition] = [.ringing, .duplicate, .unreadable, .expired, .alreadyEnded,
-                                                               .loggedOut]
+        let dispositions: [CallCoordinator.PushDisposition] = [
+            .ringing, .duplicate, .unreadable, .expired, .alreadyEnded,
+            .loggedOut,
+        ]
         if let value = reader.value("push") {
             if value == .null {
                 device.push = .some(nil)
@@ -139,7 +155,9 @@ extension ScenarioParser {
         if let value = reader.value("end_reason") {
             let path = reader.path("end_reason")
             if case .array(let items) = value, !items.isEmpty {
-                device.endReason = try items.enumerated().map { try endReason($0.element, path: "\(path)[\($0.offset)]") }
+                device.endReason = try items.enumerated().map {
+                    try endReason($0.element, path: "\(path)[\($0.offset)]")
+                }
             } else {
                 device.endReason = [try endReason(value, path: path)]
             }
@@ -170,11 +188,14 @@ extension ScenarioParser {
     }
 
     private func endReason(_ value: ScenarioJSON, path: String) throws -> CallEndReason? {
-        let reasons: [CallEndReason] = [.failed, .remoteEnded, .unanswered, .answeredElsewhere, .declinedElsewhere,
-                                       .answerNotDelivered]
+        let reasons: [CallEndReason] = [
+            .failed, .remoteEnded, .unanswered, .answeredElsewhere, .declinedElsewhere,
+            .answerNotDelivered,
+        ]
         if value == .null { return nil }
         guard case .string(let raw) = value, reasons.contains(CallEndReason(rawValue: raw)) else {
-            throw invalid(path, "expected null or one of \(reasons.map(\.rawValue).joined(separator: ", ")); got \(value.shown)")
+            throw invalid(
+                path, "expected null or one of \(reasons.map(\.rawValue).joined(separator: ", ")); got \(value.shown)")
         }
         return CallEndReason(rawValue: raw)
     }
@@ -184,11 +205,14 @@ extension ScenarioParser {
         device.events = try eventList(reader, "events")
         device.eventsInOrder = try eventList(reader, "events_in_order")
         if device.events != nil, device.eventsInOrder != nil {
-            throw reader.error("events_in_order", "use \"events\" (exact) or \"events_in_order\" (subsequence), not both")
+            throw reader.error(
+                "events_in_order", "use \"events\" (exact) or \"events_in_order\" (subsequence), not both")
         }
         device.registered = try reader.bool("registered")
         device.notifications = try reader.array("notifications")?.map { value, path in
-            guard case .string(let title) = value else { throw invalid(path, "expected a notification title, got \(value.shown)") }
+            guard case .string(let title) = value else {
+                throw invalid(path, "expected a notification title, got \(value.shown)")
+            }
             return title
         }
         device.tokenRemoved = try reader.bool("token_removed")
@@ -199,8 +223,10 @@ extension ScenarioParser {
     private func eventList(_ reader: ScenarioObjectReader, _ key: String) throws -> [EventType]? {
         try reader.array(key)?.map { value, path in
             guard case .string(let raw) = value, Self.eventTypes.contains(EventType(rawValue: raw)) else {
-                throw invalid(path, "expected an event type (\(Self.eventTypes.map(\.rawValue).joined(separator: ", "))); "
-                              + "got \(value.shown)")
+                throw invalid(
+                    path,
+                    "expected an event type (\(Self.eventTypes.map(\.rawValue).joined(separator: ", "))); "
+                        + "got \(value.shown)")
             }
             return EventType(rawValue: raw)
         }

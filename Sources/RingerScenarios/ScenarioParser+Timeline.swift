@@ -4,15 +4,20 @@ import RingerWire
 /// The `timeline` half of the parser: steps in time order, each naming declared devices, users and
 /// calls placed by an earlier step.
 extension ScenarioParser {
-    private static let deviceActions = ["call", "cancel", "hang_up", "answer", "decline", "background", "foreground",
-                                        "kill_app", "phone_off", "phone_on", "network_down", "network_up", "force_stop", "doze", "wake", "lock", "unlock",
-                                        "fcm_fault", "revoke_token"]
+    private static let deviceActions = [
+        "call", "cancel", "hang_up", "answer", "decline", "background", "foreground",
+        "kill_app", "phone_off", "phone_on", "network_down", "network_up", "force_stop", "doze", "wake", "lock",
+        "unlock",
+        "fcm_fault", "revoke_token",
+    ]
     /// Actions only an Android phone can take.
     private static let androidActions = ["force_stop", "doze", "wake", "lock", "unlock", "fcm_fault", "revoke_token"]
     private static let otherActions = ["restart_server", "kill_node", "start_node", "check"]
 
-    func timeline(_ top: ScenarioObjectReader, users: [Scenario.User],
-                  devices: [ScenarioDevice], nodes: Int) throws -> [ScenarioAction] {
+    func timeline(
+        _ top: ScenarioObjectReader, users: [Scenario.User],
+        devices: [ScenarioDevice], nodes: Int
+    ) throws -> [ScenarioAction] {
         guard let items = try top.array("timeline") else { throw invalid("$", "missing required key \"timeline\"") }
         var actions: [ScenarioAction] = []
         var calls: [String] = []
@@ -27,15 +32,18 @@ extension ScenarioParser {
             guard let name = try reader.choice("action", Self.deviceActions + Self.otherActions) else {
                 throw invalid(path, "missing required key \"action\"")
             }
-            let action = try step(name, at: at, reader: reader, users: users, devices: devices, nodes: nodes, calls: &calls)
+            let action = try step(
+                name, at: at, reader: reader, users: users, devices: devices, nodes: nodes, calls: &calls)
             try reader.finish()
             actions.append(action)
         }
         return actions
     }
 
-    private func step(_ name: String, at: TimeInterval, reader: ScenarioObjectReader, users: [Scenario.User],
-                      devices: [ScenarioDevice], nodes: Int, calls: inout [String]) throws -> ScenarioAction {
+    private func step(
+        _ name: String, at: TimeInterval, reader: ScenarioObjectReader, users: [Scenario.User],
+        devices: [ScenarioDevice], nodes: Int, calls: inout [String]
+    ) throws -> ScenarioAction {
         var device: ScenarioDevice?
         if Self.deviceActions.contains(name) {
             guard let value = reader.value("device") else {
@@ -98,8 +106,10 @@ extension ScenarioParser {
     private func placedCall(_ reader: ScenarioObjectReader, _ calls: [String]) throws -> String {
         let label = try reader.string("call") ?? "call"
         guard calls.contains(label) else {
-            let placed = calls.isEmpty ? "no call is placed before this step" : "placed so far: \(calls.joined(separator: ", "))"
-            throw reader.has("call") ? reader.error("call", "no earlier step places a call named \"\(label)\" (\(placed))")
+            let placed =
+                calls.isEmpty ? "no call is placed before this step" : "placed so far: \(calls.joined(separator: ", "))"
+            throw reader.has("call")
+                ? reader.error("call", "no earlier step places a call named \"\(label)\" (\(placed))")
                 : invalid(reader.path, "this step acts on a call: name it with \"call\" (\(placed))")
         }
         return label

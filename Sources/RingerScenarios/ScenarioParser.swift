@@ -12,8 +12,10 @@ struct ScenarioParser {
     /// The most server nodes a scenario may need (each is a `ringer serve` process on this machine).
     static let maximumNodes = 9
     /// Event types a scenario may name (RingerWire's ``EventType`` members).
-    static let eventTypes: [EventType] = [.callIncoming, .callRinging, .callAccepted, .callDeclined, .callCancelled,
-                                          .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded]
+    static let eventTypes: [EventType] = [
+        .callIncoming, .callRinging, .callAccepted, .callDeclined, .callCancelled,
+        .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded,
+    ]
     /// Call states a scenario may name.
     static let states: [CallState] = [.ringing, .accepted, .declined, .cancelled, .unanswered, .busy, .ended, .failed]
 
@@ -38,9 +40,10 @@ struct ScenarioParser {
         guard runUntil >= lastAction else {
             throw top.error("run_until", "must not be before the last step (at \(lastAction) s)")
         }
-        var scenario = Scenario(file: file, name: name, description: description, ringTimeout: ringTimeout,
-                                runUntil: runUntil, users: users, devices: devices, timeline: timeline,
-                                expect: ScenarioExpectation())
+        var scenario = Scenario(
+            file: file, name: name, description: description, ringTimeout: ringTimeout,
+            runUntil: runUntil, users: users, devices: devices, timeline: timeline,
+            expect: ScenarioExpectation())
         scenario.callIdleTimeout = callIdleTimeout
         scenario.maxCallDuration = maxCallDuration
         scenario.nodes = nodes
@@ -61,7 +64,9 @@ struct ScenarioParser {
         for (value, path) in items {
             let reader = try ScenarioObjectReader(value, file: file, path: path)
             let id = try identifier(reader, "id")
-            guard !users.contains(where: { $0.id == id }) else { throw reader.error("id", "user \"\(id)\" is declared twice") }
+            guard !users.contains(where: { $0.id == id }) else {
+                throw reader.error("id", "user \"\(id)\" is declared twice")
+            }
             let name = try reader.string("name")
             if let name, let problem = UserID.nameProblem(name) { throw reader.error("name", problem) }
             try reader.finish()
@@ -82,11 +87,15 @@ struct ScenarioParser {
             let user = try declaredUser(reader, "user", users: users, required: true)!
             let android = try reader.choice("platform", ["ios", "android"]) == "android"
             let phoneOn = try reader.choice("phone", ["on", "off"]) != "off"
-            let states = android ? ["foreground", "background", "swiped_away", "force_stopped"]
+            let states =
+                android
+                ? ["foreground", "background", "swiped_away", "force_stopped"]
                 : ["foreground", "background", "killed"]
             if android, case .string("killed")? = reader.value("app") {
-                throw reader.error("app", "an Android app is \"swiped_away\" (an FCM message starts it) or "
-                                   + "\"force_stopped\" (nothing reaches it), not \"killed\"")
+                throw reader.error(
+                    "app",
+                    "an Android app is \"swiped_away\" (an FCM message starts it) or "
+                        + "\"force_stopped\" (nothing reaches it), not \"killed\"")
             }
             let app = try reader.choice("app", states)
             let stopped = android ? "swiped_away" : "killed"
@@ -116,11 +125,14 @@ struct ScenarioParser {
     /// - Throws: when it is missing but required, or not a node the scenario declares.
     func node(_ reader: ScenarioObjectReader, nodes: Int, required: Bool) throws -> Int? {
         guard let node = try reader.count("node") else {
-            if required { throw invalid(reader.path, "missing required key \"node\" (a server node, 0 to \(nodes - 1))") }
+            if required {
+                throw invalid(reader.path, "missing required key \"node\" (a server node, 0 to \(nodes - 1))")
+            }
             return nil
         }
         guard node < nodes else {
-            throw reader.error("node", "the scenario has \(nodes) node(s), 0 to \(nodes - 1) (raise \"nodes\" for more), got \(node)")
+            throw reader.error(
+                "node", "the scenario has \(nodes) node(s), 0 to \(nodes - 1) (raise \"nodes\" for more), got \(node)")
         }
         return node
     }
@@ -143,17 +155,20 @@ struct ScenarioParser {
             }
             try permissions.finish()
         }
-        device.fcmFaults = try reader.array("fcm_faults")?.map { value, path in
-            let fault = try ScenarioObjectReader(value, file: file, path: path)
-            let result = try fcmFault(fault)
-            try fault.finish()
-            return result
-        } ?? []
+        device.fcmFaults =
+            try reader.array("fcm_faults")?.map { value, path in
+                let fault = try ScenarioObjectReader(value, file: file, path: path)
+                let result = try fcmFault(fault)
+                try fault.finish()
+                return result
+            } ?? []
     }
 
     /// Error codes a scenario may make FCM answer with (Google: FCM HTTP v1 `ErrorCode`).
-    static let fcmCodes = ["UNREGISTERED", "INVALID_ARGUMENT", "SENDER_ID_MISMATCH", "QUOTA_EXCEEDED", "UNAVAILABLE",
-                           "INTERNAL", "THIRD_PARTY_AUTH_ERROR"]
+    static let fcmCodes = [
+        "UNREGISTERED", "INVALID_ARGUMENT", "SENDER_ID_MISMATCH", "QUOTA_EXCEEDED", "UNAVAILABLE",
+        "INTERNAL", "THIRD_PARTY_AUTH_ERROR",
+    ]
 
     /// `{"code": …, "retry_after": s, "count": n | "persistent": true}` (count 1 by default).
     func fcmFault(_ reader: ScenarioObjectReader) throws -> ScenarioDevice.FCMFault {
@@ -173,7 +188,8 @@ struct ScenarioParser {
         guard let value = device.value("behaviour") else { return .ignore }
         if case .string("ignore") = value { return .ignore }
         guard case .object(let fields) = value, fields.count == 1 else {
-            throw device.error("behaviour", "expected \"ignore\", {\"answer_after\": seconds} or {\"decline_after\": seconds}")
+            throw device.error(
+                "behaviour", "expected \"ignore\", {\"answer_after\": seconds} or {\"decline_after\": seconds}")
         }
         let reader = try ScenarioObjectReader(value, file: file, path: device.path("behaviour"))
         let range = 0...Self.maximumTime
@@ -201,8 +217,10 @@ struct ScenarioParser {
     }
 
     /// A reference to a declared user.
-    func declaredUser(_ reader: ScenarioObjectReader, _ key: String, users: [Scenario.User],
-                      required: Bool) throws -> String? {
+    func declaredUser(
+        _ reader: ScenarioObjectReader, _ key: String, users: [Scenario.User],
+        required: Bool
+    ) throws -> String? {
         guard reader.has(key) || required else { return nil }
         let id = try identifier(reader, key)
         guard users.contains(where: { $0.id == id }) else {

@@ -186,7 +186,8 @@ final class ScenarioRecorder: Sendable {
                 return "FCM message \(name.suffix(12)) not delivered: \(reason)"
             case .notificationShown(let notification):
                 record.notifications.append(notification.title)
-                return "notification shown (\(notification.postedBy.rawValue)): \(notification.title): \(notification.body)"
+                return
+                    "notification shown (\(notification.postedBy.rawValue)): \(notification.title): \(notification.body)"
             case .notificationBlocked(let notification):
                 return "notification NOT shown (no POST_NOTIFICATIONS): \(notification.title)"
             case .ringing(let callID, let presentation):
@@ -219,7 +220,9 @@ final class ScenarioRecorder: Sendable {
                 return "connection \(callID) disconnected: \(cause)"
             case .endedBySystem(let callID):
                 record.stoppedRinging(callID, at: now)
-                if record.causes[callID] == nil { record.causes[callID] = DisconnectCause(.error, reason: "the app's process died") }
+                if record.causes[callID] == nil {
+                    record.causes[callID] = DisconnectCause(.error, reason: "the app's process died")
+                }
                 return "connection \(callID) ended with the app's process"
             case .event(let event):
                 record.events.append((event.type, event.call.callId))
@@ -235,14 +238,19 @@ final class ScenarioRecorder: Sendable {
     func server(_ observation: ServerObservation) {
         switch observation {
         case .callCreated(let call):
-            note("server", "call \(call.callId) created: \(call.state.rawValue)\(call.failureReason.map { " (\($0))" } ?? "")")
+            note(
+                "server",
+                "call \(call.callId) created: \(call.state.rawValue)\(call.failureReason.map { " (\($0))" } ?? "")")
         case .callEvent(let type, let call):
             note("server", "\(type.rawValue) \(call.callId) -> \(call.state.rawValue)")
         case .pushSent(let outcome):
             let provider = outcome.provider == .fcm ? "FCM" : "APNs"
             let id = outcome.provider == .fcm ? "message" : outcome.apnsID
-            note("server", "\(outcome.pushType) push \(id) to \(outcome.deviceID) for \(outcome.callID): "
-                 + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")")
+            note(
+                "server",
+                "\(outcome.pushType) push \(id) to \(outcome.deviceID) for \(outcome.callID): "
+                    + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
+            )
         default:
             // The ring timeout, and whatever the server learns to report later.
             note("server", "\(observation)")

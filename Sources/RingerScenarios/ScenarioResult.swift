@@ -20,7 +20,9 @@ public struct ScenarioResult: Sendable {
 
     /// A readable report: a PASS/FAIL line, then each mismatch.
     public var summary: String {
-        let head = (passed ? "PASS " : "FAIL ") + "\(name)  (\(file), \(String(format: "%.1f", realSeconds)) s at time scale \(timeScale))"
+        let head =
+            (passed ? "PASS " : "FAIL ")
+            + "\(name)  (\(file), \(String(format: "%.1f", realSeconds)) s at time scale \(timeScale))"
         return ([head] + mismatches.map { "  - " + $0 }).joined(separator: "\n")
     }
 }

@@ -40,7 +40,9 @@ public struct ScenarioRunner: Sendable {
     ///   - scenario: a validated scenario.
     ///   - onTrace: each trace line as it happens (call ids are shown raw until the run ends).
     /// - Returns: the result; ``ScenarioResult/passed`` only when everything matched.
-    public func run(_ scenario: Scenario, onTrace: @escaping @Sendable (String) -> Void = { _ in }) async -> ScenarioResult {
+    public func run(
+        _ scenario: Scenario, onTrace: @escaping @Sendable (String) -> Void = { _ in }
+    ) async -> ScenarioResult {
         let started = ContinuousClock.now
         let clock = ScenarioClock(scale: timeScale)
         let recorder = ScenarioRecorder(clock: clock, onTrace: onTrace)
@@ -53,20 +55,26 @@ public struct ScenarioRunner: Sendable {
         options.observe = { [weak recorder] observation in recorder?.server(observation) }
         options.cluster = cluster
         let nodes = cluster?.nodes ?? 1
-        let mismatches = scenario.nodes > nodes
-            ? ["the scenario needs \(scenario.nodes) server nodes and the run has \(nodes): "
-               + "run it with --nodes \(scenario.nodes) --database … --redis …"]
+        let mismatches =
+            scenario.nodes > nodes
+            ? [
+                "the scenario needs \(scenario.nodes) server nodes and the run has \(nodes): "
+                    + "run it with --nodes \(scenario.nodes) --database … --redis …"
+            ]
             : await play(scenario, options: options, clock: clock, recorder: recorder)
         let elapsed = started.duration(to: .now)
-        return ScenarioResult(file: scenario.file, name: scenario.name, timeScale: timeScale, mismatches: mismatches,
-                              trace: recorder.trace,
-                              realSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return ScenarioResult(
+            file: scenario.file, name: scenario.name, timeScale: timeScale, mismatches: mismatches,
+            trace: recorder.trace,
+            realSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// Starts the stack, plays the scenario, compares, stops the stack.
     /// - Returns: the mismatches.
-    private func play(_ scenario: Scenario, options: LocalStack.Options, clock: ScenarioClock,
-                      recorder: ScenarioRecorder) async -> [String] {
+    private func play(
+        _ scenario: Scenario, options: LocalStack.Options, clock: ScenarioClock,
+        recorder: ScenarioRecorder
+    ) async -> [String] {
         let stack: LocalStack
         do {
             stack = try await LocalStack.start(options)

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RingerKit
 import RingerSandbox
 import RingerWire
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Reading the outcome: the calls through the API, the devices' push tokens, and what the sandboxes
 /// accepted, compared by ``ScenarioVerdict``.
@@ -21,7 +22,11 @@ extension ScenarioSession {
         var current: [String: Call] = [:]
         var unreadable: [String] = []
         for label in scenario.callLabels where calls[label] != nil {
-            if let call = await read(label) { current[label] = call } else { unreadable.append("call \(label): cannot be read") }
+            if let call = await read(label) {
+                current[label] = call
+            } else {
+                unreadable.append("call \(label): cannot be read")
+            }
         }
         var tokensHeld: [String: Bool] = [:]
         for (id, expected) in scenario.expect.devices where expected.tokenRemoved != nil {
@@ -35,10 +40,11 @@ extension ScenarioSession {
         let messages = stack.fcmSandbox.acceptedMessages
         var fates: [String: FCMSandboxDeliveryState] = [:]
         for message in messages { fates[message.name] = stack.fcmSandbox.deliveryState(ofMessage: message.name) }
-        let verdict = ScenarioVerdict(scenario: scenario, devices: recorder.devices, calls: current,
-                                      pushes: stack.sandbox.acceptedPushes,
-                                      fcm: .init(messages: messages, fates: fates, tokens: fcmTokens),
-                                      tokensHeld: tokensHeld)
+        let verdict = ScenarioVerdict(
+            scenario: scenario, devices: recorder.devices, calls: current,
+            pushes: stack.sandbox.acceptedPushes,
+            fcm: .init(messages: messages, fates: fates, tokens: fcmTokens),
+            tokensHeld: tokensHeld)
         return unreadable + verdict.mismatches()
     }
 
@@ -49,8 +55,9 @@ extension ScenarioSession {
         var request = URLRequest(url: stack.serverURL.appendingPathComponent("v1/devices"))
         request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
         guard let (data, response) = try? await URLSession.shared.data(for: request),
-              (response as? HTTPURLResponse)?.statusCode == 200,
-              let list = try? RingerJSON.decode(DeviceList.self, from: data) else { return nil }
+            (response as? HTTPURLResponse)?.statusCode == 200,
+            let list = try? RingerJSON.decode(DeviceList.self, from: data)
+        else { return nil }
         guard let registered = list.devices.first(where: { $0.deviceId == device.id }) else { return false }
         return (device.platform == .android ? registered.fcmToken : registered.voipToken) != nil
     }

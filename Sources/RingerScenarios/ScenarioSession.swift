@@ -70,7 +70,7 @@ final class ScenarioSession {
                 phones[device.id] = try await install(device, name: name)
                 recorder.registered(device.id, true)
                 recorder.note(device.id, "app installed; \(device.user) logged in; device registered")
-            } catch where !device.loggedIn {
+            } catch  where !device.loggedIn {
                 recorder.registered(device.id, false)
                 recorder.note(device.id, "app installed, nobody logged in; registration refused: \(error)")
             }
@@ -109,20 +109,26 @@ final class ScenarioSession {
     private func install(_ device: ScenarioDevice, name: String?) async throws -> SimulatedPhone {
         let scaled = device.behaviour.mapDelay(clock.real)
         if device.platform == .android {
-            return .android(try await stack.androidPhone(user: device.user, name: name, deviceID: device.id, behaviour: scaled,
-                                                         permissions: device.permissions, loggedIn: device.loggedIn,
-                                                         node: device.node, observe: recorder.androidObserver(for: device.id)))
+            return .android(
+                try await stack.androidPhone(
+                    user: device.user, name: name, deviceID: device.id, behaviour: scaled,
+                    permissions: device.permissions, loggedIn: device.loggedIn,
+                    node: device.node, observe: recorder.androidObserver(for: device.id)))
         }
-        return .iPhone(try await stack.phone(user: device.user, name: name, deviceID: device.id, behaviour: scaled,
-                                             loggedIn: device.loggedIn, node: device.node,
-                                             observe: recorder.observer(for: device.id)))
+        return .iPhone(
+            try await stack.phone(
+                user: device.user, name: name, deviceID: device.id, behaviour: scaled,
+                loggedIn: device.loggedIn, node: device.node,
+                observe: recorder.observer(for: device.id)))
     }
 
     /// FCM answers sends to the phone's token with the fault's error.
     private func inject(_ fault: ScenarioDevice.FCMFault, for phone: SimulatedAndroidPhone) {
         guard let rejection = FCMSandboxRejection(code: fault.code) else { return }
-        stack.fcmSandbox.inject(FCMSandboxFault(.answer(rejection, retryAfter: fault.retryAfter),
-                                                registrationToken: phone.identity.fcmToken, count: fault.count))
+        stack.fcmSandbox.inject(
+            FCMSandboxFault(
+                .answer(rejection, retryAfter: fault.retryAfter),
+                registrationToken: phone.identity.fcmToken, count: fault.count))
     }
 
     private func waitUntil(seconds: TimeInterval, _ condition: () async -> Bool) async -> Bool {
@@ -167,7 +173,9 @@ final class ScenarioSession {
                 recorder.fail("\(at): cannot read call \(label)")
                 return
             }
-            if call.state != state { recorder.fail("\(at): call \(label) was \(call.state.rawValue), expected \(state.rawValue)") }
+            if call.state != state {
+                recorder.fail("\(at): call \(label) was \(call.state.rawValue), expected \(state.rawValue)")
+            }
             return
         }
         guard let deviceID = action.device, let phone = phones[deviceID] else {

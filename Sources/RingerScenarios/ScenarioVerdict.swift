@@ -31,8 +31,9 @@ struct ScenarioVerdict {
         /// The call id and `type` a message's `data.ringer` names.
         static func about(_ message: FCMSandboxMessage) -> (callID: String, type: String)? {
             guard let text = message.data["ringer"],
-                  let body = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                  let callID = body["call_id"] as? String, let type = body["type"] as? String else { return nil }
+                let body = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                let callID = body["call_id"] as? String, let type = body["type"] as? String
+            else { return nil }
             return (callID, type)
         }
 
@@ -95,12 +96,15 @@ struct ScenarioVerdict {
             found.append("\(name): failure_reason is \(Self.show(call.failureReason)), expected \(Self.show(reason))")
         }
         if let reason = expected.endReason, call.endReason != reason {
-            found.append("\(name): end_reason is \(Self.show(call.endReason?.rawValue)), expected \(Self.show(reason?.rawValue))")
+            found.append(
+                "\(name): end_reason is \(Self.show(call.endReason?.rawValue)), expected \(Self.show(reason?.rawValue))"
+            )
         }
         if let devices = expected.acceptedDevice, !devices.contains(call.acceptedDeviceId) {
             let wanted = devices.map(Self.show)
-            found.append("\(name): accepted_device is \(Self.show(call.acceptedDeviceId)), expected "
-                         + (wanted.count == 1 ? wanted[0] : "one of \(wanted.joined(separator: ", "))"))
+            found.append(
+                "\(name): accepted_device is \(Self.show(call.acceptedDeviceId)), expected "
+                    + (wanted.count == 1 ? wanted[0] : "one of \(wanted.joined(separator: ", "))"))
         }
         for id in expected.devices.keys.sorted() {
             found += check(expected.devices[id]!, device: id, call: call, label: label)
@@ -108,37 +112,52 @@ struct ScenarioVerdict {
         return found
     }
 
-    private func check(_ expected: ScenarioExpectation.CallDevice, device id: String, call: Call,
-                       label: String) -> [String] {
+    private func check(
+        _ expected: ScenarioExpectation.CallDevice, device id: String, call: Call,
+        label: String
+    ) -> [String] {
         let record = devices[id] ?? ScenarioRecorder.DeviceRecord()
         let callID = call.callId
         var found: [String] = []
         func compare(_ key: String, _ seen: Bool, _ wanted: Bool?) {
-            if let wanted, seen != wanted { found.append("call \(label), \(id): \(key) is \(seen), expected \(wanted)") }
+            if let wanted, seen != wanted {
+                found.append("call \(label), \(id): \(key) is \(seen), expected \(wanted)")
+            }
         }
         let android = scenario.devices.first { $0.id == id }?.platform == .android
         let voipCalls = voipPushCalls()
         let ringing = Set(fcm.ringing(callID, device: id).map(\.name))
         compare("rang", record.rang.contains(callID), expected.rang)
-        compare("woken", android ? record.startedBy.contains(where: ringing.contains)
-                    : record.wokenBy.contains { voipCalls[$0] == callID }, expected.woken)
+        compare(
+            "woken",
+            android
+                ? record.startedBy.contains(where: ringing.contains)
+                : record.wokenBy.contains { voipCalls[$0] == callID }, expected.woken)
         compare("answered", record.answered.contains(callID), expected.answered)
         compare("media", record.media.contains(callID), expected.media)
-        compare("delivered", android ? record.messages.contains { ringing.contains($0.name) }
-                    : record.pushes.contains { voipCalls[$0.apnsID] == callID }, expected.delivered)
+        compare(
+            "delivered",
+            android
+                ? record.messages.contains { ringing.contains($0.name) }
+                : record.pushes.contains { voipCalls[$0.apnsID] == callID }, expected.delivered)
         func compareText(_ key: String, _ seen: String?, _ wanted: String??) {
             if let wanted, seen != wanted {
                 found.append("call \(label), \(id): \(key) is \(Self.show(seen)), expected \(Self.show(wanted))")
             }
         }
-        compareText("push", android ? record.messages.first { $0.callID == callID && $0.disposition != nil }?.disposition
-                    : record.pushes.first { voipCalls[$0.apnsID] == callID }?.disposition, expected.push)
+        compareText(
+            "push",
+            android
+                ? record.messages.first { $0.callID == callID && $0.disposition != nil }?.disposition
+                : record.pushes.first { voipCalls[$0.apnsID] == callID }?.disposition, expected.push)
         compareText("shown", record.shown[callID].map { ScenarioParser.snakeCase($0.rawValue) }, expected.shown)
-        compareText("ring_message", FCMView.word(fcm.ringing(callID, device: id).last.flatMap { fcm.fates[$0.name] }),
-                expected.ringMessage)
+        compareText(
+            "ring_message", FCMView.word(fcm.ringing(callID, device: id).last.flatMap { fcm.fates[$0.name] }),
+            expected.ringMessage)
         if let causes = expected.disconnectCause, !causes.contains(record.causes[callID]?.code.rawValue) {
-            found.append("call \(label), \(id): disconnect_cause is \(Self.show(record.causes[callID]?.description)), "
-                         + "expected \(causes.map(Self.show).joined(separator: " or "))")
+            found.append(
+                "call \(label), \(id): disconnect_cause is \(Self.show(record.causes[callID]?.description)), "
+                    + "expected \(causes.map(Self.show).joined(separator: " or "))")
         }
         if let within = expected.stoppedWithin {
             let name = "call \(label), \(id): stopped_within"
@@ -146,8 +165,9 @@ struct ScenarioVerdict {
                 if let stopped = record.ringStopped[callID] {
                     let late = stopped.timeIntervalSince(decided)
                     if late > within {
-                        found.append("\(name): it stopped ringing \(String(format: "%.2f", late)) s after the call was "
-                                     + "\(call.acceptedAt == nil ? "ended" : "answered"), expected at most \(within) s")
+                        found.append(
+                            "\(name): it stopped ringing \(String(format: "%.2f", late)) s after the call was "
+                                + "\(call.acceptedAt == nil ? "ended" : "answered"), expected at most \(within) s")
                     }
                 } else {
                     found.append("\(name): its native call never rang or never stopped")
@@ -163,23 +183,28 @@ struct ScenarioVerdict {
             let seen = record.ended[callID]
             if !reasons.contains(seen) {
                 let wanted = reasons.map { Self.show($0?.rawValue) }
-                found.append("call \(label), \(id): end_reason is \(Self.show(seen?.rawValue)), expected "
-                             + (wanted.count == 1 ? wanted[0] : "one of \(wanted.joined(separator: ", "))"))
+                found.append(
+                    "call \(label), \(id): end_reason is \(Self.show(seen?.rawValue)), expected "
+                        + (wanted.count == 1 ? wanted[0] : "one of \(wanted.joined(separator: ", "))"))
             }
         }
         return found
     }
 
     /// The server's record of the ringing push to the device: its first push for the call.
-    private func check(_ wanted: ScenarioExpectation.PushOutcome?, pushes: [PushAttempt], device id: String,
-                       label: String) -> [String] {
+    private func check(
+        _ wanted: ScenarioExpectation.PushOutcome?, pushes: [PushAttempt], device id: String,
+        label: String
+    ) -> [String] {
         let name = "call \(label), \(id): push_outcome"
         let push = pushes.filter { $0.deviceId == id }.min { $0.sentAt < $1.sentAt }
         guard let wanted else { return push == nil ? [] : ["\(name) is \(Self.describe(push!)), expected none (null)"] }
         guard let push else { return ["\(name): no push was recorded for the device"] }
         var found: [String] = []
         if let status = wanted.status, push.status != status {
-            found.append("\(name).status is \(push.status.map(String.init) ?? "null"), expected \(status.map(String.init) ?? "null")")
+            found.append(
+                "\(name).status is \(push.status.map(String.init) ?? "null"), expected \(status.map(String.init) ?? "null")"
+            )
         }
         if let reason = wanted.reason, push.reason != reason {
             found.append("\(name).reason is \(Self.show(push.reason)), expected \(Self.show(reason))")
@@ -205,7 +230,8 @@ struct ScenarioVerdict {
             found.append("\(id): events were \(Self.list(seen)), expected to contain in order \(Self.list(events))")
         }
         if let registered = expected.registered, record.registered != registered {
-            found.append("\(id): registered is \(Self.show(record.registered.map { String($0) })), expected \(registered)")
+            found.append(
+                "\(id): registered is \(Self.show(record.registered.map { String($0) })), expected \(registered)")
         }
         if let notifications = expected.notifications, record.notifications != notifications {
             found.append("\(id): notifications were \(record.notifications), expected exactly \(notifications)")
@@ -222,20 +248,24 @@ struct ScenarioVerdict {
         let kills = devices.values.reduce(0) { $0 + $1.kills }
         if kills != scenario.expect.appsKilled {
             let who = devices.filter { $0.value.kills > 0 }.keys.sorted().joined(separator: ", ")
-            found.append("apps killed by iOS for an unreported VoIP push: \(kills) (\(who.isEmpty ? "none" : who)), "
-                         + "expected \(scenario.expect.appsKilled)")
+            found.append(
+                "apps killed by iOS for an unreported VoIP push: \(kills) (\(who.isEmpty ? "none" : who)), "
+                    + "expected \(scenario.expect.appsKilled)")
         }
         let deadlines = Dictionary(calls.values.map { ($0.callId, $0) }, uniquingKeysWith: { first, _ in first })
         for push in pushes where push.pushType == "voip" {
             guard let body = try? RingerJSON.decode(VoIPPush.self, from: push.payload).ringer,
-                  body.type == .callIncoming else {
+                body.type == .callIncoming
+            else {
                 found.append("VoIP push \(push.apnsID) is not a call.incoming push: only call.incoming may wake an app")
                 continue
             }
             guard let call = deadlines[body.callId] else { continue }
             let deadline = Int64(call.expiresAt.timeIntervalSince1970.rounded(.down))
             if push.expiration != deadline {
-                found.append("VoIP push \(push.apnsID) has apns-expiration \(push.expiration), expected the ring deadline \(deadline)")
+                found.append(
+                    "VoIP push \(push.apnsID) has apns-expiration \(push.expiration), expected the ring deadline \(deadline)"
+                )
             }
         }
         found += fcmInvariants(deadlines)
@@ -250,9 +280,15 @@ struct ScenarioVerdict {
         for message in fcm.messages {
             guard let about = FCMView.about(message), about.type == "call.incoming" else { continue }
             let name = "FCM ringing message \(message.name)"
-            if message.requestedPriority != .high { found.append("\(name) has priority \(message.requestedPriority.rawValue), expected HIGH") }
-            if message.notification != nil { found.append("\(name) has a notification block: the ringing message is data-only") }
-            if message.collapseKey != about.callID { found.append("\(name) has collapse_key \(Self.show(message.collapseKey)), expected the call id") }
+            if message.requestedPriority != .high {
+                found.append("\(name) has priority \(message.requestedPriority.rawValue), expected HIGH")
+            }
+            if message.notification != nil {
+                found.append("\(name) has a notification block: the ringing message is data-only")
+            }
+            if message.collapseKey != about.callID {
+                found.append("\(name) has collapse_key \(Self.show(message.collapseKey)), expected the call id")
+            }
             if message.ttl < 1 || message.ttl > longest {
                 found.append("\(name) has ttl \(message.ttl) s, expected 1 to \(longest) s (what is left of the ring)")
             }
@@ -264,7 +300,9 @@ struct ScenarioVerdict {
     private func voipPushCalls() -> [String: String] {
         var calls: [String: String] = [:]
         for push in pushes where push.pushType == "voip" {
-            if let body = try? RingerJSON.decode(VoIPPush.self, from: push.payload).ringer { calls[push.apnsID] = body.callId }
+            if let body = try? RingerJSON.decode(VoIPPush.self, from: push.payload).ringer {
+                calls[push.apnsID] = body.callId
+            }
         }
         return calls
     }
@@ -275,7 +313,9 @@ struct ScenarioVerdict {
         return remaining.isEmpty
     }
 
-    private static func list(_ events: [EventType]) -> String { "[" + events.map(\.rawValue).joined(separator: ", ") + "]" }
+    private static func list(_ events: [EventType]) -> String {
+        "[" + events.map(\.rawValue).joined(separator: ", ") + "]"
+    }
 
     private static func show(_ value: String?) -> String { value ?? "null" }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import RingerSync
+import SocketSupport
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import RingerSync
-import SocketSupport
 
 /// The `ringer-lab node` processes (`ringer serve` on the run's test clock) of a cluster stack (``LocalStack/Options/cluster``): one child process per node on
 /// its own loopback port, all on one PostgreSQL database and one Redis, as docs/operations.md runs them. A kill is a
@@ -47,10 +48,13 @@ final class ServerNodes: Sendable {
     func start(_ node: Int) async throws {
         guard !isRunning(node) else { return }
         let log = logFile(node)
-        if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: log.path) {
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        }
         let process = Process()
         process.executableURL = launch.executable
-        process.arguments = ["node", "--listen", "127.0.0.1:\(ports[node])", "--node-id", Self.nodeID(node)] + launch.arguments
+        process.arguments =
+            ["node", "--listen", "127.0.0.1:\(ports[node])", "--node-id", Self.nodeID(node)] + launch.arguments
         // Only the stack's own settings: a RINGER_* of the caller's shell (another server's database, a prefix)
         // would otherwise reach every node as a setting.
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RINGER_") }
@@ -110,20 +114,23 @@ final class ServerNodes: Sendable {
         let deadline = ContinuousClock.now + .seconds(launch.startTimeout)
         while ContinuousClock.now < deadline {
             guard isRunning(node) else {
-                throw LocalStackError("\(Self.nodeID(node)) exited while starting; the end of its log:\n\(logTail(node))")
+                throw LocalStackError(
+                    "\(Self.nodeID(node)) exited while starting; the end of its log:\n\(logTail(node))")
             }
             guard !LiveStacks.isEnding else {
                 throw LocalStackError("stopped waiting for \(Self.nodeID(node)) to start: the process is ending")
             }
             if let (data, response) = try? await URLSession.shared.data(from: url),
-               (response as? HTTPURLResponse)?.statusCode == 200,
-               let health = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-               (health["cluster"] as? [String: Any])?["redis"] as? String == "connected" {
+                (response as? HTTPURLResponse)?.statusCode == 200,
+                let health = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                (health["cluster"] as? [String: Any])?["redis"] as? String == "connected"
+            {
                 return
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        throw LocalStackError("\(Self.nodeID(node)) was not healthy within \(Int(launch.startTimeout)) s; "
-                              + "the end of its log:\n\(logTail(node))")
+        throw LocalStackError(
+            "\(Self.nodeID(node)) was not healthy within \(Int(launch.startTimeout)) s; "
+                + "the end of its log:\n\(logTail(node))")
     }
 }

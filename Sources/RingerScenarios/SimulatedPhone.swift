@@ -98,7 +98,9 @@ enum SimulatedPhone: Sendable {
 
     /// The user taps Answer on the native call screen; false (nothing happens) unless it rings.
     func answer(_ callID: String) -> Bool {
-        guard nativeState(callID) == .ringing, let coordinator, let uuid = UUID(uuidString: callID) else { return false }
+        guard nativeState(callID) == .ringing, let coordinator, let uuid = UUID(uuidString: callID) else {
+            return false
+        }
         switch self {
         case .iPhone(let phone): phone.callKit.userAnswers(uuid, coordinator: coordinator)
         case .android(let phone): phone.answer(callID: callID)
@@ -148,7 +150,9 @@ enum SimulatedPhone: Sendable {
         switch self {
         case .iPhone(let phone):
             if !on { phone.setAppState(.killed) }
-            for token in [phone.identity.voipToken, phone.identity.apnsToken] { stack.sandbox.setOnline(token: token, on) }
+            for token in [phone.identity.voipToken, phone.identity.apnsToken] {
+                stack.sandbox.setOnline(token: token, on)
+            }
         case .android(let phone):
             phone.setPoweredOn(on)
         }
@@ -161,7 +165,9 @@ enum SimulatedPhone: Sendable {
         switch self {
         case .iPhone(let phone):
             phone.network.set(up: up)
-            for token in [phone.identity.voipToken, phone.identity.apnsToken] { stack.sandbox.setOnline(token: token, up) }
+            for token in [phone.identity.voipToken, phone.identity.apnsToken] {
+                stack.sandbox.setOnline(token: token, up)
+            }
         case .android(let phone):
             phone.network.set(up: up)
         }
@@ -176,8 +182,10 @@ enum SimulatedPhone: Sendable {
                 stack.sandbox.setDeliveryDelay(token: token, seconds)
             }
         case .android(let phone):
-            stack.fcmSandbox.inject(FCMSandboxFault(.delay(seconds: seconds), registrationToken: phone.identity.fcmToken,
-                                                    count: nil))
+            stack.fcmSandbox.inject(
+                FCMSandboxFault(
+                    .delay(seconds: seconds), registrationToken: phone.identity.fcmToken,
+                    count: nil))
         }
     }
 }

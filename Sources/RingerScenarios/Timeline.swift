@@ -18,7 +18,8 @@ public final class Timeline: Sendable {
 
     /// A field value: text or a number (numbers stay numbers in JSON).
     public enum Value: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral,
-        ExpressibleByStringInterpolation {
+        ExpressibleByStringInterpolation
+    {
         case text(String)
         case number(Double)
 
@@ -28,7 +29,8 @@ public final class Timeline: Sendable {
         public var description: String {
             switch self {
             case .text(let text): text
-            case .number(let number): number.rounded() == number ? String(Int64(number)) : String(format: "%.1f", number)
+            case .number(let number):
+                number.rounded() == number ? String(Int64(number)) : String(format: "%.1f", number)
             }
         }
 
@@ -73,7 +75,8 @@ public final class Timeline: Sendable {
         let ready = emission.withLock { _ -> [CheckedContinuation<Bool, Never>] in
             let (entry, ready) = state.withLock { state -> (Entry, [CheckedContinuation<Bool, Never>]) in
                 let elapsed = state.origin.duration(to: .now)
-                let ms = Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+                let ms =
+                    Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
                 let entry = Entry(tMs: ms, event: event, fields: fields)
                 state.entries.append(entry)
                 let ready = state.waiters.filter { $0.name == event }.map(\.continuation)

@@ -1,5 +1,5 @@
-import RingerHTTP
 import RingerCore
+import RingerHTTP
 public import RingerWire
 
 /// Builders for the problems the API answers with; each maps to one stable ``ProblemType``. Every
@@ -13,8 +13,9 @@ public enum APIProblem {
     ///   - headers: headers the refusal names besides the content type (`allow`, `retry-after`, `upgrade`).
     static func response(_ problem: Problem, headers: [(String, String)] = []) -> HTTPResponse {
         let body = (try? RingerJSON.encode(problem)).map(Array.init) ?? []
-        return HTTPResponse(status: problem.status,
-                            headers: [("content-type", "application/problem+json")] + headers, body: body)
+        return HTTPResponse(
+            status: problem.status,
+            headers: [("content-type", "application/problem+json")] + headers, body: body)
     }
 
     /// 400: the body is not JSON of the expected shape.
@@ -44,50 +45,58 @@ public enum APIProblem {
 
     /// 405: the route does not take this method.
     public static func methodNotAllowed(_ method: String) -> Problem {
-        Problem(type: ProblemType.methodNotAllowed.rawValue, title: "Method not allowed", status: 405,
-                detail: "\(method) is not supported here")
+        Problem(
+            type: ProblemType.methodNotAllowed.rawValue, title: "Method not allowed", status: 405,
+            detail: "\(method) is not supported here")
     }
 
     /// 404: unknown callee.
     public static func userNotFound(_ id: String) -> Problem {
-        Problem(type: ProblemType.userNotFound.rawValue, title: "User not found", status: 404,
-                detail: "no user \(id)")
+        Problem(
+            type: ProblemType.userNotFound.rawValue, title: "User not found", status: 404,
+            detail: "no user \(id)")
     }
 
     /// 404: no such call, or not a participant (the two are not told apart, so ids cannot be probed).
     public static func callNotFound() -> Problem {
-        Problem(type: ProblemType.callNotFound.rawValue, title: "Call not found", status: 404,
-                detail: "no such call for this user")
+        Problem(
+            type: ProblemType.callNotFound.rawValue, title: "Call not found", status: 404,
+            detail: "no such call for this user")
     }
 
     /// 422: the device is not registered to (or connected as) the acting user.
     public static func unknownDevice(_ id: String) -> Problem {
-        Problem(type: ProblemType.unknownDevice.rawValue, title: "Unknown device", status: 422,
-                detail: "device \(id) is not registered to this user")
+        Problem(
+            type: ProblemType.unknownDevice.rawValue, title: "Unknown device", status: 422,
+            detail: "device \(id) is not registered to this user")
     }
 
     /// 422: calling oneself.
     public static func selfCall() -> Problem {
-        Problem(type: ProblemType.selfCall.rawValue, title: "Cannot call yourself", status: 422,
-                detail: "the callee is the caller")
+        Problem(
+            type: ProblemType.selfCall.rawValue, title: "Cannot call yourself", status: 422,
+            detail: "the callee is the caller")
     }
 
     /// 413: body too large.
     public static func payloadTooLarge(limit: Int) -> Problem {
-        Problem(type: ProblemType.payloadTooLarge.rawValue, title: "Payload too large", status: 413,
-                detail: "the body exceeds \(limit) bytes")
+        Problem(
+            type: ProblemType.payloadTooLarge.rawValue, title: "Payload too large", status: 413,
+            detail: "the body exceeds \(limit) bytes")
     }
 
     /// 408: the body did not arrive within `seconds` of the request's head (`--request-deadline`).
     public static func requestTimeout(seconds: Int) -> Problem {
-        Problem(type: ProblemType.requestTimeout.rawValue, title: "Request timeout", status: 408,
-                detail: "the request body did not arrive within \(seconds) s; nothing was done")
+        Problem(
+            type: ProblemType.requestTimeout.rawValue, title: "Request timeout", status: 408,
+            detail: "the request body did not arrive within \(seconds) s; nothing was done")
     }
 
     /// 431: the request head exceeds `limit` bytes (RFC 6585 §5).
     public static func headersTooLarge(limit: Int) -> Problem {
-        Problem(type: ProblemType.headersTooLarge.rawValue, title: "Request header fields too large", status: 431,
-                detail: "the request line and headers exceed \(limit) bytes")
+        Problem(
+            type: ProblemType.headersTooLarge.rawValue, title: "Request header fields too large", status: 431,
+            detail: "the request line and headers exceed \(limit) bytes")
     }
 
     /// 400: the request target holds an encoded NUL, CR or LF (`%00`, `%0D`, `%0A`), which no route takes.
@@ -110,20 +119,25 @@ public enum APIProblem {
     public static func transferEncoding(withContentLength: Bool) -> Problem {
         withContentLength
             ? malformed("Transfer-Encoding and Content-Length together; send the body with Content-Length only")
-            : Problem(type: ProblemType.lengthRequired.rawValue, title: "Length required", status: 411,
-                      detail: "request bodies are read by Content-Length; Transfer-Encoding is not accepted")
+            : Problem(
+                type: ProblemType.lengthRequired.rawValue, title: "Length required", status: 411,
+                detail: "request bodies are read by Content-Length; Transfer-Encoding is not accepted")
     }
 
     /// 501: a method the server does not implement (RFC 9110 §9.1).
     public static func methodNotImplemented() -> Problem {
-        Problem(type: ProblemType.methodNotImplemented.rawValue, title: "Method not implemented", status: 501,
-                detail: "the server implements GET, HEAD, POST, PUT and DELETE; see the route's Allow header")
+        Problem(
+            type: ProblemType.methodNotImplemented.rawValue, title: "Method not implemented", status: 501,
+            detail: "the server implements GET, HEAD, POST, PUT and DELETE; see the route's Allow header")
     }
 
     /// 429: the user already holds as many event sockets as the server allows (`--max-sockets-per-user`).
     public static func tooManySockets(limit: Int) -> Problem {
-        Problem(type: ProblemType.tooManySockets.rawValue, title: "Too many sockets", status: 429,
-                detail: "this user already holds \(limit) event sockets; close one, or reconnect with the same device_id to replace its socket")
+        Problem(
+            type: ProblemType.tooManySockets.rawValue, title: "Too many sockets", status: 429,
+            detail:
+                "this user already holds \(limit) event sockets; close one, or reconnect with the same device_id to replace its socket"
+        )
     }
 
     /// 503: the database cannot take writes (full disk, read-only or lost file, PostgreSQL unreachable or not
@@ -132,11 +146,13 @@ public enum APIProblem {
     /// - Parameter outcomeUnknown: PostgreSQL stopped answering after it was asked to commit the request's
     ///   change (``StoreError/isOutcomeUnknown``): the detail says it may have been kept, never that nothing was.
     static func storeUnavailable(outcomeUnknown: Bool = false) -> Problem {
-        Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-                detail: outcomeUnknown
-                    ? "the database stopped answering before it confirmed the change, which may or may not have been kept "
-                        + "(the server log says why); retry later (a call placed again with the same Idempotency-Key is made once)"
-                    : "the database cannot be reached or written (the server log says why); nothing was changed; retry later")
+        Problem(
+            type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+            detail: outcomeUnknown
+                ? "the database stopped answering before it confirmed the change, which may or may not have been kept "
+                    + "(the server log says why); retry later (a call placed again with the same Idempotency-Key is made once)"
+                : "the database cannot be reached or written (the server log says why); nothing was changed; retry later"
+        )
     }
 
     /// 429: a rate limit refused the request; the detail names the limit and its flag (the response carries
@@ -148,39 +164,45 @@ public enum APIProblem {
     /// 426: a plain request to the WebSocket event stream (RFC 9110 §15.5.22; the response names
     /// `Upgrade: websocket`).
     static func upgradeRequired() -> Problem {
-        Problem(type: ProblemType.upgradeRequired.rawValue, title: "Upgrade required", status: 426,
-                detail: "GET /v1/events is a WebSocket: send it as an upgrade (RFC 6455 §4.1)")
+        Problem(
+            type: ProblemType.upgradeRequired.rawValue, title: "Upgrade required", status: 426,
+            detail: "GET /v1/events is a WebSocket: send it as an upgrade (RFC 6455 §4.1)")
     }
 
     /// 503: the server is draining its requests before it stops.
     static func shuttingDown() -> Problem {
-        Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-                detail: "the server is shutting down; retry")
+        Problem(
+            type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+            detail: "the server is shutting down; retry")
     }
 
     /// 503: SQLite is busy (another writer holds the lock past the busy timeout); nothing was changed.
     static func storeBusy() -> Problem {
-        Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-                detail: "the database is busy; retry")
+        Problem(
+            type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+            detail: "the database is busy; retry")
     }
 
     /// 409: the call is not in a state that allows the action; `state` is the call's, so the client can
     /// catch up without another request.
     static func callStateConflict(_ detail: String, state: CallState?) -> Problem {
-        Problem(type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
-                detail: detail, callState: state)
+        Problem(
+            type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
+            detail: detail, callState: state)
     }
 
     /// 503: the server is not ready or shutting down.
     public static func unavailable() -> Problem {
-        Problem(type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-                detail: "the server is not available; retry")
+        Problem(
+            type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
+            detail: "the server is not available; retry")
     }
 
     /// 500: an unexpected failure; details go to the log, not the client.
     public static func internalError() -> Problem {
-        Problem(type: ProblemType.internalError.rawValue, title: "Internal error", status: 500,
-                detail: "the server failed; nothing was changed")
+        Problem(
+            type: ProblemType.internalError.rawValue, title: "Internal error", status: 500,
+            detail: "the server failed; nothing was changed")
     }
 
     /// Maps a refusal of the call state machine.
@@ -188,8 +210,9 @@ public enum APIProblem {
         if error.isNotParticipant { return callNotFound() }
         if error.isWrongParty { return forbidden(error.detail) }
         if error.isAnsweredElsewhere {
-            return Problem(type: ProblemType.answeredElsewhere.rawValue, title: "Answered elsewhere", status: 409,
-                           detail: error.detail, callState: error.state)
+            return Problem(
+                type: ProblemType.answeredElsewhere.rawValue, title: "Answered elsewhere", status: 409,
+                detail: error.detail, callState: error.state)
         }
         return callStateConflict(error.detail, state: error.state)
     }

@@ -1,7 +1,7 @@
 import Foundation
-import RingerHTTP
 import LibWebSockets
 import RingerCore
+import RingerHTTP
 import RingerLogging
 import RingerStore
 import RingerSync
@@ -56,7 +56,8 @@ struct APIRouter: Sendable {
         } catch let problem as Problem {
             return APIProblem.response(problem)
         } catch let limited as RateLimitExceeded {
-            log.debug("rate limited", ["http.path": .string(request.path), "detail": .string(limited.problem.detail ?? "")])
+            log.debug(
+                "rate limited", ["http.path": .string(request.path), "detail": .string(limited.problem.detail ?? "")])
             return limited.response
         } catch let error as StoreError {
             log.error("store failure", ["error": .string(error.description), "http.path": .string(request.path)])
@@ -78,47 +79,68 @@ struct APIRouter: Sendable {
     static let routes: [Route] = [
         Route("GET", "/healthz", .open { router, _ in try await router.health() }),
         Route("POST", "/v1/tokens", .admin { router, input in try await router.mintToken(input.request) }),
-        Route("GET", "/v1/devices", .user { router, _, user in
-            try json(["devices": await router.store.devices(ofUser: user.id)])
-        }),
-        Route("PUT", "/v1/devices/{device_id}", .user { router, input, user in
-            try await router.registerDevice(input[parameter: "device_id"], input.request, user: user)
-        }),
-        Route("DELETE", "/v1/devices/{device_id}", .user { router, input, user in
-            try await router.unregisterDevice(input[parameter: "device_id"], user: user)
-        }),
-        Route("GET", "/v1/calls", .user { router, input, user in try await router.listCalls(input.request, user: user) }),
-        Route("POST", "/v1/calls", .user { router, input, user in try await router.createCall(input.request, user: user) }),
-        Route("GET", "/v1/calls/{call_id}", .user { router, input, user in
-            try await router.showCall(input[parameter: "call_id"], user: user)
-        }),
-        Route("GET", "/v1/calls/{call_id}/media", .user { router, input, user in
-            let id = try await router.visibleCall(input, user: user)
-            return try json(await router.service.mediaSession(callID: id, user: user))
-        }),
-        Route("GET", "/v1/calls/{call_id}/pushes", .user { router, input, user in
-            let id = try await router.visibleCall(input, user: user)
-            return try json(["pushes": await router.service.pushAttempts(callID: id, user: user.id)])
-        }),
+        Route(
+            "GET", "/v1/devices",
+            .user { router, _, user in
+                try json(["devices": await router.store.devices(ofUser: user.id)])
+            }),
+        Route(
+            "PUT", "/v1/devices/{device_id}",
+            .user { router, input, user in
+                try await router.registerDevice(input[parameter: "device_id"], input.request, user: user)
+            }),
+        Route(
+            "DELETE", "/v1/devices/{device_id}",
+            .user { router, input, user in
+                try await router.unregisterDevice(input[parameter: "device_id"], user: user)
+            }),
+        Route(
+            "GET", "/v1/calls", .user { router, input, user in try await router.listCalls(input.request, user: user) }),
+        Route(
+            "POST", "/v1/calls", .user { router, input, user in try await router.createCall(input.request, user: user) }
+        ),
+        Route(
+            "GET", "/v1/calls/{call_id}",
+            .user { router, input, user in
+                try await router.showCall(input[parameter: "call_id"], user: user)
+            }),
+        Route(
+            "GET", "/v1/calls/{call_id}/media",
+            .user { router, input, user in
+                let id = try await router.visibleCall(input, user: user)
+                return try json(await router.service.mediaSession(callID: id, user: user))
+            }),
+        Route(
+            "GET", "/v1/calls/{call_id}/pushes",
+            .user { router, input, user in
+                let id = try await router.visibleCall(input, user: user)
+                return try json(["pushes": await router.service.pushAttempts(callID: id, user: user.id)])
+            }),
         Route("POST", "/v1/calls/{call_id}/ringing", deviceAction { .ringing(deviceID: $0) }),
-        Route("POST", "/v1/calls/{call_id}/accept", .user { router, input, user in
-            let id = try await router.visibleCall(input, user: user)
-            let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
-            return try json(await router.service.accept(callID: id, user: user, deviceID: device))
-        }),
+        Route(
+            "POST", "/v1/calls/{call_id}/accept",
+            .user { router, input, user in
+                let id = try await router.visibleCall(input, user: user)
+                let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
+                return try json(await router.service.accept(callID: id, user: user, deviceID: device))
+            }),
         Route("POST", "/v1/calls/{call_id}/decline", deviceAction { .decline(deviceID: $0) }),
         Route("POST", "/v1/calls/{call_id}/cancel", partyAction(.cancel)),
         Route("POST", "/v1/calls/{call_id}/end", partyAction(.end)),
-        Route("POST", "/v1/calls/{call_id}/keepalive", .user { router, input, user in
-            let id = try await router.visibleCall(input, user: user)
-            try await router.service.keepalive(callID: id, user: user.id)
-            return HTTPResponse(status: 204)
-        }),
+        Route(
+            "POST", "/v1/calls/{call_id}/keepalive",
+            .user { router, input, user in
+                let id = try await router.visibleCall(input, user: user)
+                try await router.service.keepalive(callID: id, user: user.id)
+                return HTTPResponse(status: 204)
+            }),
         // A WebSocket upgrade never reaches the router: RingerServer checks its token and accepts it. A plain
         // GET is refused whoever sends it.
-        Route("GET", "/v1/events", .open { _, _ in
-            APIProblem.response(APIProblem.upgradeRequired(), headers: [("upgrade", "websocket")])
-        }),
+        Route(
+            "GET", "/v1/events",
+            .open { _, _ in
+                APIProblem.response(APIProblem.upgradeRequired(), headers: [("upgrade", "websocket")])
+            }),
     ]
 
     /// A call action of the callee's device named in the body (`ringing`, `decline`), decided by the call machine.
@@ -169,8 +191,10 @@ struct APIRouter: Sendable {
     /// The registered methods (RFC 9110 §9, RFC 5789 PATCH, the IETF's QUERY) that libwebsockets leaves to the raw
     /// fallback (TRACE, CONNECT, QUERY): known, so a routed path answers them 405 with `Allow`; any other unknown
     /// method is 501.
-    static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
-                                               "PATCH", "QUERY"]
+    static let standardMethods: Set<String> = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+        "PATCH", "QUERY",
+    ]
 
     /// The answer to a method libwebsockets does not parse, from the request line: 405 with `Allow` on a
     /// routed path for a standard method, 404 on any other path, 501 for a method Ringer does not know.
@@ -200,10 +224,12 @@ struct APIRouter: Sendable {
         // Redis lost: calls still ring by push, and events reach other servers' sockets only from the store.
         let cluster = service.cluster.snapshot?.health
         let degraded = !problems.isEmpty || (cluster.map { $0.redis != "connected" } ?? false)
-        return try Self.json(HealthReport(status: degraded ? "degraded" : "ok",
-                                          pushProblems: problems.isEmpty ? nil : problems,
-                                          warnings: mediaUsesDevelopmentKey ? [Self.mediaDevelopmentKeyWarning] : nil,
-                                          cluster: cluster))
+        return try Self.json(
+            HealthReport(
+                status: degraded ? "degraded" : "ok",
+                pushProblems: problems.isEmpty ? nil : problems,
+                warnings: mediaUsesDevelopmentKey ? [Self.mediaDevelopmentKeyWarning] : nil,
+                cluster: cluster))
     }
 
     /// `POST /v1/tokens`.
@@ -240,12 +266,13 @@ struct APIRouter: Sendable {
     /// `GET /v1/calls?limit=&before=`: a page of the user's calls, newest first (keyset pagination: `before` is the
     /// last call of the previous page, whose id the previous answer gave as `next_before`).
     private func listCalls(_ request: HTTPRequest, user: Party) async throws -> HTTPResponse {
-        let limit = try request.query["limit"].map { text -> Int in
-            guard let value = Int(text), (1...100).contains(value) else {
-                throw APIProblem.invalidField("limit must be a number from 1 to 100")
-            }
-            return value
-        } ?? 20
+        let limit =
+            try request.query["limit"].map { text -> Int in
+                guard let value = Int(text), (1...100).contains(value) else {
+                    throw APIProblem.invalidField("limit must be a number from 1 to 100")
+                }
+                return value
+            } ?? 20
         let before = try request.query["before"].map { text -> String in
             guard let id = try? callID(text) else { throw Self.badCursor }
             return id
@@ -257,7 +284,8 @@ struct APIRouter: Sendable {
         return try Self.json(CallList(calls: calls, nextBefore: calls.count == limit ? calls.last?.callId : nil))
     }
 
-    private static let badCursor = APIProblem.invalidField("before must be a call id (next_before of the previous page)")
+    private static let badCursor = APIProblem.invalidField(
+        "before must be a call id (next_before of the previous page)")
 
     /// `POST /v1/calls`.
     private func createCall(_ request: HTTPRequest, user: Party) async throws -> HTTPResponse {
@@ -267,8 +295,10 @@ struct APIRouter: Sendable {
             throw APIProblem.invalidField("Idempotency-Key must be 1 to 255 characters")
         }
         try await store.upsertUser(id: user.id, name: user.name, at: clock.now())
-        return try Self.json(await service.createCall(caller: user, request: body, idempotencyKey: key,
-                                                      address: limits.addressKey(of: request)), status: 201)
+        return try Self.json(
+            await service.createCall(
+                caller: user, request: body, idempotencyKey: key,
+                address: limits.addressKey(of: request)), status: 201)
     }
 
     /// `GET /v1/calls/{call_id}`.
@@ -312,7 +342,9 @@ struct APIRouter: Sendable {
             throw APIProblem.unauthorized("send Authorization: Bearer <admin key>")
         }
         try checkingCredentials(of: request) {
-            guard Self.constantTimeEquals(key, adminKey) else { throw APIProblem.unauthorized("the admin key is not valid") }
+            guard Self.constantTimeEquals(key, adminKey) else {
+                throw APIProblem.unauthorized("the admin key is not valid")
+            }
         }
     }
 
@@ -330,7 +362,8 @@ struct APIRouter: Sendable {
 
     /// Compares secrets without an early exit, so timing does not reveal how much matched.
     static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let a = Array(lhs.utf8), b = Array(rhs.utf8)
+        let a = Array(lhs.utf8)
+        let b = Array(rhs.utf8)
         var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
         for index in 0..<max(a.count, b.count) {
             difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
@@ -359,7 +392,8 @@ struct APIRouter: Sendable {
         // must mean one thing to every one of them (StrictJSON); so is anything else they could read otherwise.
         switch StrictJSON.refusal(of: request.body) {
         case .repeatedName(let name):
-            throw APIProblem.malformed("the body names \"\(name.prefix(64))\" twice; each name may appear once per object")
+            throw APIProblem.malformed(
+                "the body names \"\(name.prefix(64))\" twice; each name may appear once per object")
         case .ambiguous(let reason):
             throw APIProblem.malformed("the body is JSON that readers do not all read alike (\(reason.prefix(120)))")
         case nil:
@@ -371,7 +405,8 @@ struct APIRouter: Sendable {
         guard request.body.firstRange(of: Array("null".utf8)) != nil else { return value }
         let fields = Set(Mirror(reflecting: value).children.compactMap { $0.label.map(Self.snakeCase) })
         if let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
-           let field = object.first(where: { fields.contains($0.key) && $0.value is NSNull })?.key {
+            let field = object.first(where: { fields.contains($0.key) && $0.value is NSNull })?.key
+        {
             throw APIProblem.malformed("\(field) is null: leave an optional field out instead")
         }
         return value
@@ -402,8 +437,9 @@ struct APIRouter: Sendable {
     }
 
     static func json<T: Encodable>(_ value: T, status: Int = 200) throws -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("content-type", "application/json")],
-                     body: Array(try RingerJSON.encode(value)))
+        HTTPResponse(
+            status: status, headers: [("content-type", "application/json")],
+            body: Array(try RingerJSON.encode(value)))
     }
 
 }

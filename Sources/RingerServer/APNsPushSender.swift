@@ -24,9 +24,11 @@ struct APNsPushSender: PushSender {
     /// The VoIP payload for a ringing call (docs/openapi.yaml `components/schemas/VoIPPush`).
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func incomingCallPayload(for call: Call, now: Date) throws -> [UInt8] {
-        let push = VoIPPush(ringer: .init(callId: call.callId, caller: call.caller, calleeId: call.callee.id,
-                                          hasVideo: call.hasVideo,
-                                          sentAt: now.unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds))
+        let push = VoIPPush(
+            ringer: .init(
+                callId: call.callId, caller: call.caller, calleeId: call.callee.id,
+                hasVideo: call.hasVideo,
+                sentAt: now.unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds))
         return Array(try RingerJSON.encode(push))
     }
 
@@ -34,7 +36,8 @@ struct APNsPushSender: PushSender {
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func alertOrBackgroundPayload(for purpose: PushRequest.Purpose, call: Call) throws -> [UInt8] {
         let body = AlertOrBackgroundPush.Body(type: purpose.eventType, callId: call.callId)
-        let aps: AlertOrBackgroundPush.APS = purpose == .missedCall
+        let aps: AlertOrBackgroundPush.APS =
+            purpose == .missedCall
             // A missed call is for the user, not the app: an ordinary alert (Apple: "Generating a remote notification").
             ? .init(alert: .init(title: "Missed call", body: call.caller.name ?? call.caller.id), sound: "default")
             // For the app only, to stop its ringing: a background push.
@@ -52,32 +55,36 @@ struct APNsPushSender: PushSender {
         case .incomingCall:
             // `apns-expiration` is the ring deadline, so a phone switched on after the call ended is never rung.
             guard let token = device.ringingToken?.value else { return nil }
-            let notification = APNsNotification(pushType: Self.pushType(for: request.purpose),
-                                                topic: APNsPushType.voip.topic(forBundleID: bundleID),
-                                                priority: 10, expiration: request.call.expiresAt,
-                                                payload: try Self.incomingCallPayload(for: request.call, now: request.createdAt))
+            let notification = APNsNotification(
+                pushType: Self.pushType(for: request.purpose),
+                topic: APNsPushType.voip.topic(forBundleID: bundleID),
+                priority: 10, expiration: request.call.expiresAt,
+                payload: try Self.incomingCallPayload(for: request.call, now: request.createdAt))
             return Message(notification: notification, token: token, environment: environment)
         case .stopRinging, .missedCall:
             guard let token = device.apnsToken else { return nil }
             let type = Self.pushType(for: request.purpose)
             // A background push means nothing after the ring deadline; a missed-call alert is kept by APNs for a day.
             let expiration = request.purpose == .missedCall ? request.deadline : request.call.expiresAt
-            let notification = APNsNotification(pushType: type, topic: type.topic(forBundleID: bundleID),
-                                                priority: type == .background ? 5 : 10, expiration: expiration,
-                                                collapseID: request.call.callId,
-                                                payload: try Self.alertOrBackgroundPayload(for: request.purpose, call: request.call))
+            let notification = APNsNotification(
+                pushType: type, topic: type.topic(forBundleID: bundleID),
+                priority: type == .background ? 5 : 10, expiration: expiration,
+                collapseID: request.call.callId,
+                payload: try Self.alertOrBackgroundPayload(for: request.purpose, call: request.call))
             return Message(notification: notification, token: token, environment: environment)
         }
     }
 
     func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer {
         do {
-            let (response, requests) = try await client.send(message.notification, to: message.token,
-                                                             environment: message.environment,
-                                                             deadline: Date().addingTimeInterval(timeout))
+            let (response, requests) = try await client.send(
+                message.notification, to: message.token,
+                environment: message.environment,
+                deadline: Date().addingTimeInterval(timeout))
             let action = APNsResponseAction.forResponse(status: response.status, reason: response.reason)
-            var answer = PushAnswer(status: response.status, reason: response.reason?.rawValue, action: .invalidRequest,
-                                    requests: requests)
+            var answer = PushAnswer(
+                status: response.status, reason: response.reason?.rawValue, action: .invalidRequest,
+                requests: requests)
             switch action {
             case .accepted: answer.action = .accepted
             case .retry: answer.action = .retry(after: nil)
@@ -88,7 +95,8 @@ struct APNsPushSender: PushSender {
             case .invalidRequest: answer.action = .invalidRequest
             case .providerTokenThrottled:
                 answer.action = .retry(after: nil)
-                answer.operatorAlert = "APNs says the provider token is replaced too often (TooManyProviderTokenUpdates); "
+                answer.operatorAlert =
+                    "APNs says the provider token is replaced too often (TooManyProviderTokenUpdates); "
                     + "no early token for 20 minutes: check that only one server process uses this key"
             }
             return answer
@@ -96,13 +104,15 @@ struct APNsPushSender: PushSender {
             if error.isCertificateRefused {
                 // The TLS handshake, not an answer, says the certificate set-up is wrong: an operator's problem
                 // like BadCertificate, shown by /healthz under this reason.
-                return PushAnswer(status: nil, reason: error.description, action: .configurationError, requests: 1,
-                                  healthReason: "CertificateRefused")
+                return PushAnswer(
+                    status: nil, reason: error.description, action: .configurationError, requests: 1,
+                    healthReason: "CertificateRefused")
             }
             // A deadline that passed before sending is for the retry rule to judge, not a bad request.
             let retryable = error.isRetryable || error == .deadlinePassed
-            return PushAnswer(status: nil, reason: error.description, action: retryable ? .retry(after: nil) : .invalidRequest,
-                              requests: error == .deadlinePassed ? 0 : 1)
+            return PushAnswer(
+                status: nil, reason: error.description, action: retryable ? .retry(after: nil) : .invalidRequest,
+                requests: error == .deadlinePassed ? 0 : 1)
         } catch {
             return PushAnswer(status: nil, reason: String(describing: error), action: .invalidRequest, requests: 1)
         }

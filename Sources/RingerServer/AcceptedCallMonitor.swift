@@ -45,8 +45,9 @@ final class AcceptedCallMonitor: Sendable {
     ///   - call: an accepted call (a call without `acceptedAt` counts from `lastHeard`).
     ///   - lastHeard: when a party was last heard from: the accept, or the restart.
     func watch(_ call: Call, lastHeard: Date) {
-        let entry = Entry(callerID: call.caller.id, calleeID: call.callee.id, acceptedAt: call.acceptedAt ?? lastHeard,
-                          lastHeard: lastHeard)
+        let entry = Entry(
+            callerID: call.caller.id, calleeID: call.callee.id, acceptedAt: call.acceptedAt ?? lastHeard,
+            lastHeard: lastHeard)
         calls.withLock { calls in if calls[call.callId] == nil { calls[call.callId] = entry } }
     }
 
@@ -97,8 +98,10 @@ final class AcceptedCallMonitor: Sendable {
         var views: [AcceptedCallWatch.Watched] = []
         for (id, entry) in snapshot {
             let online = await isOnline(entry.callerID) ? true : await isOnline(entry.calleeID)
-            views.append(AcceptedCallWatch.Watched(callID: id, acceptedAt: entry.acceptedAt, lastHeard: entry.lastHeard,
-                                                   partyOnline: online, wasOnline: entry.wasOnline))
+            views.append(
+                AcceptedCallWatch.Watched(
+                    callID: id, acceptedAt: entry.acceptedAt, lastHeard: entry.lastHeard,
+                    partyOnline: online, wasOnline: entry.wasOnline))
         }
         let verdict = watch.sweep(views, now: now)
         // A keepalive between the snapshot and here wins over `connectionLost`.

@@ -54,10 +54,12 @@ final class CallService: Sendable {
     ///     heartbeat.
     ///   - lockWait: how long a change waits for its parties' locks at most before it fails with
     ///     `StoreError.timedOut` (503); nil waits as long as it takes.
-    init(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
-         ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
-         node: String = "ringer/\(Date().unixMilliseconds)", lockWait: Duration? = nil, retention: TimeInterval? = nil,
-         observe: @escaping @Sendable (ServerObservation) -> Void) {
+    init(
+        store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
+        ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
+        node: String = "ringer/\(Date().unixMilliseconds)", lockWait: Duration? = nil, retention: TimeInterval? = nil,
+        observe: @escaping @Sendable (ServerObservation) -> Void
+    ) {
         self.node = node
         self.retention = retention
         self.lockWait = lockWait
@@ -73,12 +75,14 @@ final class CallService: Sendable {
         self.observe = observe
         timers = RingTimeoutScheduler(clock: clock)
         let cluster = self.cluster
-        acceptedCalls = AcceptedCallMonitor(watch: watch, clock: clock, isOnline: { [hub] user in
-            if hub.isOnline(userID: user) { return true }
-            // Redis unable to say: not ended as lost during a Redis outage.
-            guard let cluster = cluster.snapshot else { return false }
-            return await cluster.isOnlineElsewhere(user) ?? true
-        })
+        acceptedCalls = AcceptedCallMonitor(
+            watch: watch, clock: clock,
+            isOnline: { [hub] user in
+                if hub.isOnline(userID: user) { return true }
+                // Redis unable to say: not ended as lost during a Redis outage.
+                guard let cluster = cluster.snapshot else { return false }
+                return await cluster.isOnlineElsewhere(user) ?? true
+            })
     }
 
     /// Reschedules the ring timeout of every call still ringing (after a restart); past ones fire at once.
@@ -114,8 +118,10 @@ final class CallService: Sendable {
     /// - Parameter address: the client's address key for per-address limits (nil: unknown).
     /// - Throws: ``Problem`` for an unknown callee or a self call; ``RateLimitExceeded``; `StoreError` on
     ///   storage failure.
-    func createCall(caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil,
-                    address: String? = nil) async throws -> Call {
+    func createCall(
+        caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil,
+        address: String? = nil
+    ) async throws -> Call {
         guard UserID.isValid(request.callee) else { throw APIProblem.invalidField("callee is not a valid user id") }
         guard request.callee != caller.id else { throw APIProblem.selfCall() }
         try limits.admitCalleeLookup(caller: caller.id, address: address)
@@ -131,7 +137,9 @@ final class CallService: Sendable {
             // so a retry spends no rate limit; the store reads it again inside its transaction, which settles two
             // tries arriving at two servers at once.
             if let idempotencyKey,
-               let earlier = try await store.call(forIdempotencyKey: idempotencyKey, userID: caller.id, at: clock.now()) {
+                let earlier = try await store.call(
+                    forIdempotencyKey: idempotencyKey, userID: caller.id, at: clock.now())
+            {
                 return (earlier.call, [], [])
             }
             do {
@@ -144,7 +152,9 @@ final class CallService: Sendable {
             let devices = try await store.devices(ofUser: callee.id)
             var calleeOnline = hub.isOnline(userID: callee.id)
             // Redis unable to say (nil): rung as if online, since another server's socket gets the call from the store.
-            if !calleeOnline, let cluster = cluster.snapshot { calleeOnline = await cluster.isOnlineElsewhere(callee.id) ?? true }
+            if !calleeOnline, let cluster = cluster.snapshot {
+                calleeOnline = await cluster.isOnlineElsewhere(callee.id) ?? true
+            }
             let online = calleeOnline
             // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
             let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
@@ -154,15 +164,18 @@ final class CallService: Sendable {
             let callID = UUID().uuidString.lowercased()
             let hasVideo = request.hasVideo ?? false
             let ringTimeout = self.ringTimeout
-            let inserted = try await store.insertCall(callerID: caller.id, calleeID: callee.id, idempotencyKey: idempotencyKey,
-                                                      at: now, placedBy: node) { busy in
+            let inserted = try await store.insertCall(
+                callerID: caller.id, calleeID: callee.id, idempotencyKey: idempotencyKey,
+                at: now, placedBy: node
+            ) { busy in
                 // Busy is read in the same transaction that stores the call.
                 let (machine, effects) = CallMachine.invite(
                     callID: callID, caller: caller, callee: callee, hasVideo: hasVideo, calleeDevices: calleeDevices,
                     calleeOnline: online, calleeBusy: busy, now: now, ringTimeout: ringTimeout)
                 return (machine, (machine.call, effects), Self.events(of: effects, call: machine.call))
             }
-            let placed: (Call, [CallEffect]), stored: [StoredEvent]
+            let placed: (Call, [CallEffect])
+            let stored: [StoredEvent]
             switch inserted {
             case .existing(let earlier): return (earlier.call, [], [])
             case .created(let result, let events): (placed, stored) = (result, events)
@@ -211,7 +224,8 @@ final class CallService: Sendable {
     /// heard from).
     /// - Throws: 404 when not a participant, 409 when the call is not accepted.
     func mediaSession(callID: String, user: Party) async throws -> MediaSession {
-        try Self.requireAccepted(try await call(id: callID, user: user.id), "media is only available for an accepted call")
+        try Self.requireAccepted(
+            try await call(id: callID, user: user.id), "media is only available for an accepted call")
         heard(callID: callID, at: clock.now())
         return try media.session(for: user, callID: callID, now: clock.now())
     }
@@ -236,7 +250,8 @@ final class CallService: Sendable {
     /// - Throws: 404 when the call does not exist or the user is not a participant.
     func call(id: String, user: String) async throws -> Call {
         guard let machine = try await store.call(id: id),
-              machine.call.caller.id == user || machine.call.callee.id == user else {
+            machine.call.caller.id == user || machine.call.callee.id == user
+        else {
             throw APIProblem.callNotFound()
         }
         return machine.call
@@ -248,7 +263,8 @@ final class CallService: Sendable {
     /// - Throws: 404 when the call does not exist or the user is not a participant.
     func show(id: String, user: String) async throws -> Call {
         guard let machine = try await store.call(id: id),
-              machine.call.caller.id == user || machine.call.callee.id == user else {
+            machine.call.caller.id == user || machine.call.callee.id == user
+        else {
             throw APIProblem.callNotFound()
         }
         var call = machine.call
@@ -294,12 +310,17 @@ final class CallService: Sendable {
     /// Runs `body` holding the parties' ``publications`` locks, waiting for them at most ``lockWait``.
     /// - Throws: `StoreError.timedOut` (an unavailable store: 503) when the locks stayed held that long;
     ///   what `body` throws.
-    private func withPartyLocks<T: Sendable>(_ parties: [String], _ body: @Sendable () async throws -> T) async throws -> T {
+    private func withPartyLocks<T: Sendable>(
+        _ parties: [String], _ body: @Sendable () async throws -> T
+    ) async throws -> T {
         guard let lockWait else { return try await publications.withLocks(parties, body) }
-        return try await publications.withLocks(parties, waitingUntil: .now + lockWait, timedOut: {
-            StoreError.timedOut("waiting for another change of the same user", limit: lockWait,
-                                outcomeUnknown: false)
-        }, body)
+        return try await publications.withLocks(
+            parties, waitingUntil: .now + lockWait,
+            timedOut: {
+                StoreError.timedOut(
+                    "waiting for another change of the same user", limit: lockWait,
+                    outcomeUnknown: false)
+            }, body)
     }
 
     private func apply(_ input: CallInput, callID: String, actor: CallActor) async throws -> Call {
@@ -310,9 +331,13 @@ final class CallService: Sendable {
         }
         let outcome = try await withPartyLocks(parties) { () async throws -> (Call, [CallEffect], Set<String>)? in
             do {
-                guard let (result, stored) = try await store.updateCall(id: callID, { machine in
-                    try Self.transition(&machine, input, by: actor, at: now)
-                }) else { return nil }
+                guard
+                    let (result, stored) = try await store.updateCall(
+                        id: callID,
+                        { machine in
+                            try Self.transition(&machine, input, by: actor, at: now)
+                        })
+                else { return nil }
                 published(result, stored)
                 return result
             } catch let error as CallRuleError {
@@ -333,8 +358,11 @@ final class CallService: Sendable {
     /// fired yet still counts (an accept at 45.2 s must not win over the ring-out), then `input`.
     /// - Returns: the call, its effects and the devices that may be ringing (sent the ringing push, or acknowledged
     ///   `ringing`), and the events to append.
-    private static func transition(_ machine: inout CallMachine, _ input: CallInput, by actor: CallActor, at now: Date)
-        throws -> ((Call, [CallEffect], Set<String>), [PendingEvent]) {
+    private static func transition(
+        _ machine: inout CallMachine, _ input: CallInput, by actor: CallActor, at now: Date
+    )
+        throws -> ((Call, [CallEffect], Set<String>), [PendingEvent])
+    {
         var effects = try machine.handle(.ringTimeout, by: .system, at: now)
         effects += try machine.handle(input, by: actor, at: now)
         let mayRing = Set(machine.ringingDeviceIds).union(machine.calleeDevices.filter(\.canBeWoken).map(\.id))
@@ -390,7 +418,9 @@ final class CallService: Sendable {
             guard sweep == nil else { return }
             sweep = Task { [weak self] in
                 while !Task.isCancelled, let clock = self?.clock {
-                    do { try await clock.sleep(until: clock.now().addingTimeInterval(Self.ringSweepInterval)) } catch { return }
+                    do { try await clock.sleep(until: clock.now().addingTimeInterval(Self.ringSweepInterval)) } catch {
+                        return
+                    }
                     guard let self else { return }
                     let now = clock.now()
                     do {
@@ -437,7 +467,9 @@ final class CallService: Sendable {
             log.error("retention sweep failed", ["error": .string("\(error)")])
         }
         if total.calls > 0 || total.events > 0 {
-            log.info("retention sweep", ["calls.deleted": .string("\(total.calls)"), "events.deleted": .string("\(total.events)")])
+            log.info(
+                "retention sweep",
+                ["calls.deleted": .string("\(total.calls)"), "events.deleted": .string("\(total.events)")])
         }
         return total
     }
@@ -454,13 +486,20 @@ final class CallService: Sendable {
         var resent = 0
         while true {
             do {
-                guard let (machine, deviceIDs) = try await store.claimOrphanedRingingCall(at: now, deadAfter: Self.nodeDeadAfter, claimedBy: node)
+                guard
+                    let (machine, deviceIDs) = try await store.claimOrphanedRingingCall(
+                        at: now, deadAfter: Self.nodeDeadAfter, claimedBy: node)
                 else { return resent }
                 guard !deviceIDs.isEmpty else { continue }
                 let wanted = Set(deviceIDs)
-                let devices = try await store.devices(ofUser: machine.call.callee.id).filter { wanted.contains($0.deviceId) }
-                log.info("sending the ringing pushes of a call whose server died", [
-                    "call.id": .string(machine.call.callId), "push.devices": .string("\(devices.count)")])
+                let devices = try await store.devices(ofUser: machine.call.callee.id).filter {
+                    wanted.contains($0.deviceId)
+                }
+                log.info(
+                    "sending the ringing pushes of a call whose server died",
+                    [
+                        "call.id": .string(machine.call.callId), "push.devices": .string("\(devices.count)"),
+                    ])
                 let call = machine.call
                 for device in devices {
                     resent += 1
@@ -478,13 +517,18 @@ final class CallService: Sendable {
     /// - Returns: how many calls this sweep ended (tests).
     @discardableResult
     func sweepRingTimeouts(at now: Date) async -> Int {
-        var busy: Set<String> = [], ended = 0
+        var busy: Set<String> = []
+        var ended = 0
         let due = now.addingTimeInterval(-Self.ringSweepGrace)
         while true {
             do {
-                guard let claimed = try await store.claimDueRingingCall(at: due, excluding: busy, { machine in
-                    try Self.transition(&machine, .ringTimeout, by: .system, at: now)
-                }) else { return ended }
+                guard
+                    let claimed = try await store.claimDueRingingCall(
+                        at: due, excluding: busy,
+                        { machine in
+                            try Self.transition(&machine, .ringTimeout, by: .system, at: now)
+                        })
+                else { return ended }
                 switch claimed {
                 case .busy(let callID):
                     busy.insert(callID)
@@ -492,7 +536,9 @@ final class CallService: Sendable {
                     ended += 1
                     observe(.ringTimeoutFired(callID: callID))
                     published(result, stored)
-                    log.info("call ended by the ring sweep", ["call.id": .string(callID), "call.state": .string(result.0.state.rawValue)])
+                    log.info(
+                        "call ended by the ring sweep",
+                        ["call.id": .string(callID), "call.state": .string(result.0.state.rawValue)])
                     carryOut(result.1, call: result.0, devices: nil, ringing: result.2)
                 }
             } catch {
@@ -509,7 +555,9 @@ final class CallService: Sendable {
             // Already over some other way: nothing left to watch.
             if call.state != .accepted { acceptedCalls.stopWatching(callID: callID) }
             if let reason = call.endReason {
-                log.info("call ended by the server", ["call.id": .string(callID), "call.end_reason": .string(reason.rawValue)])
+                log.info(
+                    "call ended by the server",
+                    ["call.id": .string(callID), "call.end_reason": .string(reason.rawValue)])
             }
         } catch let problem as Problem where problem.status == 404 {
             acceptedCalls.stopWatching(callID: callID)
@@ -551,7 +599,8 @@ final class CallService: Sendable {
                 Task(priority: .high) { await pushes.ring(call, device: device) }
             case .pushAlertOrBackground(let type, let recipient):
                 Task {
-                    let targets = (try? await store.devices(ofUser: recipient.userID))?
+                    let targets =
+                        (try? await store.devices(ofUser: recipient.userID))?
                         .filter { $0.deviceId != recipient.exceptDeviceID } ?? []
                     await pushes.tell(type, call: call, devices: targets, ringing: ringing)
                 }

@@ -86,7 +86,9 @@ final class ClusterLink: Sendable {
     /// (a wrong password does not heal); one that cannot be reached does not: the server starts degraded, as it
     /// would run on if Redis went away later, and the link reconnects with backoff.
     /// - Throws: ``ConfigurationError`` naming `--redis` when Redis refuses the login or the URL is unusable.
-    init(url: RedisURL, keys: ClusterKeys, incarnation: String, clock: any ServerClock, log: Logger, handlers: Handlers) throws {
+    init(
+        url: RedisURL, keys: ClusterKeys, incarnation: String, clock: any ServerClock, log: Logger, handlers: Handlers
+    ) throws {
         self.url = url
         self.keys = keys
         self.clock = clock
@@ -100,37 +102,41 @@ final class ClusterLink: Sendable {
             throw ConfigurationError("--redis (RINGER_REDIS): Redis at \(url) refuses this server: \(error)")
         } catch {
             state.withLock { ($0.commandsWork, $0.lastProblem) = (false, "\(error)") }
-            log.warning("Redis cannot be reached at start; serving without it until it can (calls ring by push, events "
-                        + "reach other servers' sockets from the database)", ["error": .string("\(error)")])
+            log.warning(
+                "Redis cannot be reached at start; serving without it until it can (calls ring by push, events "
+                    + "reach other servers' sockets from the database)", ["error": .string("\(error)")])
         }
         let state = self.state
         let incarnation = self.incarnation
         do {
-            subscriber = try RedisSubscriber(url: url, channels: [keys.events], connectTimeout: 2, healthCheckInterval: 5,
-                                             onMessage: { _, payload in
-                guard let message = try? RingerJSON.decoder().decode(ClusterMessage.self, from: payload),
-                      message.node != incarnation else { return }
-                if let callID = message.heard { handlers.heard(callID) }
-                if let socket = message.connected {
-                    handlers.connected(socket.userId, socket.deviceId, Date(unixMilliseconds: socket.connectedAt))
-                }
-                let events = message.storedEvents
-                if !events.isEmpty { handlers.events(events) }
-            }, onStatus: { status in
-                let resubscribed = state.withLock { state -> Bool in
-                    switch status {
-                    case .connected:
-                        defer { (state.subscribed, state.everSubscribed, state.lostSince) = (true, true, nil) }
-                        return state.everSubscribed
-                    case .lost(let error):
-                        state.subscribed = false
-                        state.lostSince = state.lostSince ?? Date()
-                        state.lastProblem = "\(error)"
-                        return false
+            subscriber = try RedisSubscriber(
+                url: url, channels: [keys.events], connectTimeout: 2, healthCheckInterval: 5,
+                onMessage: { _, payload in
+                    guard let message = try? RingerJSON.decoder().decode(ClusterMessage.self, from: payload),
+                        message.node != incarnation
+                    else { return }
+                    if let callID = message.heard { handlers.heard(callID) }
+                    if let socket = message.connected {
+                        handlers.connected(socket.userId, socket.deviceId, Date(unixMilliseconds: socket.connectedAt))
                     }
-                }
-                if resubscribed { handlers.resubscribed() }
-            })
+                    let events = message.storedEvents
+                    if !events.isEmpty { handlers.events(events) }
+                },
+                onStatus: { status in
+                    let resubscribed = state.withLock { state -> Bool in
+                        switch status {
+                        case .connected:
+                            defer { (state.subscribed, state.everSubscribed, state.lostSince) = (true, true, nil) }
+                            return state.everSubscribed
+                        case .lost(let error):
+                            state.subscribed = false
+                            state.lostSince = state.lostSince ?? Date()
+                            state.lastProblem = "\(error)"
+                            return false
+                        }
+                    }
+                    if resubscribed { handlers.resubscribed() }
+                })
         } catch {
             throw ConfigurationError("--redis (RINGER_REDIS): \(error)")
         }
@@ -188,8 +194,12 @@ final class ClusterLink: Sendable {
 
     /// A device's socket opened here: the others close its older socket, if they hold one.
     func deviceConnected(userID: String, deviceID: String, at date: Date) {
-        send(ClusterMessage(node: incarnation, connected: .init(userId: userID, deviceId: deviceID,
-                                                                 connectedAt: date.unixMilliseconds)))
+        send(
+            ClusterMessage(
+                node: incarnation,
+                connected: .init(
+                    userId: userID, deviceId: deviceID,
+                    connectedAt: date.unixMilliseconds)))
     }
 
     /// The user's first socket on this server opened (`true`) or its last one closed (`false`).
@@ -221,13 +231,16 @@ final class ClusterLink: Sendable {
             while index + 1 < fields.count {
                 defer { index += 2 }
                 guard let node = fields[index].string, node != incarnation,
-                      let refreshed = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) else { continue }
+                    let refreshed = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:))
+                else { continue }
                 found.append((node, refreshed))
             }
             guard !found.isEmpty else { return [] }
             let beats = try commands.command(["HMGET", keys.nodes] + found.map(\.0)).elements ?? []
             return found.enumerated().map { offset, entry in
-                let beat = offset < beats.count ? beats[offset].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) : nil
+                let beat =
+                    offset < beats.count
+                    ? beats[offset].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) : nil
                 return (entry.0, entry.1, beat)
             }
         }
@@ -246,9 +259,10 @@ final class ClusterLink: Sendable {
     var health: ClusterHealth {
         state.withLock { state in
             let connected = state.subscribed && state.commandsWork
-            return ClusterHealth(nodeId: incarnation, redis: connected ? "connected" : "lost",
-                                 redisProblem: connected ? nil : (state.lastProblem ?? "not subscribed yet"),
-                                 nodes: state.nodes.filter { Date().timeIntervalSince($0.value) < Self.nodeDeadAfter }.count)
+            return ClusterHealth(
+                nodeId: incarnation, redis: connected ? "connected" : "lost",
+                redisProblem: connected ? nil : (state.lastProblem ?? "not subscribed yet"),
+                nodes: state.nodes.filter { Date().timeIntervalSince($0.value) < Self.nodeDeadAfter }.count)
         }
     }
 
@@ -268,7 +282,9 @@ final class ClusterLink: Sendable {
                 state.withLock { $0.dropped += 1 }
                 return
             }
-            _ = try? perform { commands in _ = try commands.command([Data("PUBLISH".utf8), Data(keys.events.utf8), payload]) }
+            _ = try? perform { commands in
+                _ = try commands.command([Data("PUBLISH".utf8), Data(keys.events.utf8), payload])
+            }
         }
     }
 
@@ -305,14 +321,20 @@ final class ClusterLink: Sendable {
             return try commands.command(["HGETALL", keys.nodes])
         }
         guard let fields = reply?.elements else { return }
-        var nodes: [String: Date] = [:], dead: [String] = []
+        var nodes: [String: Date] = [:]
+        var dead: [String] = []
         var index = 0
         while index + 1 < fields.count {
             defer { index += 2 }
             guard let node = fields[index].string,
-                  let beat = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:)) else { continue }
+                let beat = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:))
+            else { continue }
             // Forget the server (its presence hashes expire once nobody writes them).
-            if Date().timeIntervalSince(beat) > Self.nodeForgottenAfter { dead.append(node) } else { nodes[node] = beat }
+            if Date().timeIntervalSince(beat) > Self.nodeForgottenAfter {
+                dead.append(node)
+            } else {
+                nodes[node] = beat
+            }
         }
         state.withLock { $0.nodes = nodes }
         let gone = dead
@@ -341,7 +363,9 @@ final class ClusterLink: Sendable {
     private static let nodesExpiry = "\(Int(nodeForgottenAfter))"
 
     /// A loop running `body` every `interval` seconds of the server's clock until cancelled.
-    private func every(_ interval: TimeInterval, _ body: @escaping @Sendable (ClusterLink) async -> Void) -> Task<Void, Never> {
+    private func every(
+        _ interval: TimeInterval, _ body: @escaping @Sendable (ClusterLink) async -> Void
+    ) -> Task<Void, Never> {
         Task { [weak self] in
             while !Task.isCancelled, let self {
                 await body(self)

@@ -47,10 +47,13 @@ struct DeviceRegistry: Sendable {
             }
             if let project = body.fcmProjectId {
                 guard FCMServiceAccount.isUsableProjectID(project) else {
-                    throw APIProblem.invalidField("fcm_project_id must be a Firebase project id: at most 128 letters, digits, '-', '.', ':' or '_'")
+                    throw APIProblem.invalidField(
+                        "fcm_project_id must be a Firebase project id: at most 128 letters, digits, '-', '.', ':' or '_'"
+                    )
                 }
                 guard fcmProjects.isEmpty || fcmProjects.contains(project) else {
-                    throw APIProblem.invalidField("fcm_project_id \(project) is not one of the server's Firebase projects")
+                    throw APIProblem.invalidField(
+                        "fcm_project_id \(project) is not one of the server's Firebase projects")
                 }
             }
             guard body.voipToken == nil, body.apnsToken == nil, body.apnsEnvironment == nil else {
@@ -60,12 +63,13 @@ struct DeviceRegistry: Sendable {
             throw APIProblem.invalidField("platform must be ios or android")
         }
         try await store.upsertUser(id: user.id, name: user.name, at: now)
-        let device = Device(deviceId: deviceID, userId: user.id, platform: body.platform,
-                            voipToken: body.voipToken?.lowercased(), apnsToken: body.apnsToken?.lowercased(),
-                            apnsEnvironment: body.platform == .ios ? (body.apnsEnvironment ?? .production) : nil,
-                            bundleId: body.bundleId, fcmToken: body.fcmToken,
-                            fcmProjectId: body.platform == .android ? body.fcmProjectId : nil, updatedAt: now,
-                            readiness: readiness)
+        let device = Device(
+            deviceId: deviceID, userId: user.id, platform: body.platform,
+            voipToken: body.voipToken?.lowercased(), apnsToken: body.apnsToken?.lowercased(),
+            apnsEnvironment: body.platform == .ios ? (body.apnsEnvironment ?? .production) : nil,
+            bundleId: body.bundleId, fcmToken: body.fcmToken,
+            fcmProjectId: body.platform == .android ? body.fcmProjectId : nil, updatedAt: now,
+            readiness: readiness)
         return try await store.registerDevice(device)
     }
 
@@ -79,12 +83,17 @@ struct DeviceRegistry: Sendable {
     /// - Throws: ``Problem`` 422.
     static func readiness(_ reported: DeviceReadiness, now: Date) throws -> DeviceReadiness {
         guard reported.problems.count <= DeviceReadiness.maxProblems else {
-            throw APIProblem.invalidField("readiness.problems holds \(reported.problems.count) names; at most \(DeviceReadiness.maxProblems)")
+            throw APIProblem.invalidField(
+                "readiness.problems holds \(reported.problems.count) names; at most \(DeviceReadiness.maxProblems)")
         }
         if let bad = reported.problems.first(where: { !ReadinessProblem.isWellFormed($0.rawValue) }) {
-            let shown = bad.rawValue.utf8.count > ReadinessProblem.maxLength ? "a name longer than \(ReadinessProblem.maxLength) bytes"
+            let shown =
+                bad.rawValue.utf8.count > ReadinessProblem.maxLength
+                ? "a name longer than \(ReadinessProblem.maxLength) bytes"
                 : "\"\(bad.rawValue)\""
-            throw APIProblem.invalidField("readiness.problems holds \(shown): each must be a lowercase snake_case name of 1 to \(ReadinessProblem.maxLength) characters")
+            throw APIProblem.invalidField(
+                "readiness.problems holds \(shown): each must be a lowercase snake_case name of 1 to \(ReadinessProblem.maxLength) characters"
+            )
         }
         return DeviceReadiness(problems: reported.normalizedProblems, reportedAt: now)
     }
@@ -93,7 +102,8 @@ struct DeviceRegistry: Sendable {
     static func isBundleID(_ id: String) -> Bool {
         (3...155).contains(id.utf8.count) && id.contains(".") && !id.hasPrefix(".") && !id.hasSuffix(".")
             && id.utf8.allSatisfy { byte in
-                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 46 || byte == 45
+                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 46
+                    || byte == 45
             }
     }
 }

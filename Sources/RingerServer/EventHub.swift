@@ -109,8 +109,10 @@ final class EventHub: Sendable {
     ///   - maxSocketsPerUser: sockets per user, at least 1.
     ///   - stripes: independently locked parts of the user table.
     ///   - now: the server's clock, sent in `stream.ready` (`server_time_ms`) so phones judge ring deadlines on it.
-    init(store: any RingerStore, publications: KeyedAsyncLock, maxSocketsPerUser: Int = 10, stripes: Int = 64,
-         now: @escaping @Sendable () -> Date = { Date() }) {
+    init(
+        store: any RingerStore, publications: KeyedAsyncLock, maxSocketsPerUser: Int = 10, stripes: Int = 64,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.now = now
         self.store = store
         self.publications = publications
@@ -135,7 +137,8 @@ final class EventHub: Sendable {
         let admitted = now()
         let replaced = stripe(of: userID).withLock { streams -> (any EventSink)?? in
             if let stream = streams[userID], stream.sockets.count >= maxSocketsPerUser,
-               deviceID.flatMap({ stream.byDevice[$0] }) == nil {
+                deviceID.flatMap({ stream.byDevice[$0] }) == nil
+            {
                 return .none
             }
             first = streams[userID] == nil
@@ -144,8 +147,9 @@ final class EventHub: Sendable {
             if let deviceID, let older = stream.byDevice[deviceID] {
                 replaced = stream.sockets.removeValue(forKey: older)?.sink
             }
-            stream.sockets[id] = Subscriber(deviceID: deviceID, sink: sink, since: since, lastSeq: since ?? .min,
-                                            pending: [], admittedAt: admitted)
+            stream.sockets[id] = Subscriber(
+                deviceID: deviceID, sink: sink, since: since, lastSeq: since ?? .min,
+                pending: [], admittedAt: admitted)
             if let deviceID { stream.byDevice[deviceID] = id }
             streams[userID] = stream
             return .some(replaced)
@@ -239,7 +243,8 @@ final class EventHub: Sendable {
     func replaceDevice(userID: String, deviceID: String, connectedAt: Date) {
         let replaced = stripe(of: userID).withLock { streams -> (any EventSink)? in
             guard var stream = streams[userID], let id = stream.byDevice[deviceID],
-                  let old = stream.sockets[id], old.admittedAt < connectedAt else { return nil }
+                let old = stream.sockets[id], old.admittedAt < connectedAt
+            else { return nil }
             stream.sockets[id] = nil
             stream.byDevice[deviceID] = nil
             streams[userID] = stream.sockets.isEmpty ? nil : stream
@@ -260,7 +265,8 @@ final class EventHub: Sendable {
     func catchUp(userID: String, to seq: Int64) {
         let gap = stripe(of: userID).withLock { streams -> (epoch: UInt64, after: Int64)? in
             guard var stream = streams[userID], stream.hasBaseline, let released = stream.released, released < seq,
-                  !stream.fillingGap else { return nil }
+                !stream.fillingGap
+            else { return nil }
             stream.fillingGap = true
             streams[userID] = stream
             return (stream.epoch, released)
@@ -309,7 +315,8 @@ final class EventHub: Sendable {
         var last = false
         let sink = stripe(of: userID).withLock { streams -> (any EventSink)? in
             guard streams[userID]?.sockets[id] != nil, var stream = streams.removeValue(forKey: userID),
-                  let gone = stream.sockets.removeValue(forKey: id) else { return nil }
+                let gone = stream.sockets.removeValue(forKey: id)
+            else { return nil }
             if let device = gone.deviceID, stream.byDevice[device] == id { stream.byDevice[device] = nil }
             // The order state goes with the last socket; the next one reads a new baseline.
             last = stream.sockets.isEmpty

@@ -38,7 +38,9 @@ final class FCMCredentialWatch: Sendable {
     func checkAtStart() async throws {
         let checks = await client.verifyCredentials()
         if let refused = checks.first(where: \.isRefused) {
-            throw ConfigurationError("--fcm-service-account \(refused.source ?? refused.projectID): Google refused the grant: \(refused.description)")
+            throw ConfigurationError(
+                "--fcm-service-account \(refused.source ?? refused.projectID): Google refused the grant: \(refused.description)"
+            )
         }
         for check in checks {
             if check.isGranted {
@@ -52,15 +54,19 @@ final class FCMCredentialWatch: Sendable {
 
     /// Stops retrying. Idempotent.
     func shutdown() {
-        for task in retries.withLock({ tasks in defer { tasks = [] }; return tasks }) { task.cancel() }
+        for task in retries.withLock({ tasks in
+            defer { tasks = [] }
+            return tasks
+        }) { task.cancel() }
     }
 
     private func report(_ check: FCMCredentialCheck) {
         let scope = PushScope(provider: .fcm, project: check.projectID)
         // An outage, but not aged out by the outage rule: this watch keeps asking, and its grant clears it.
         if health.record(scope, reason: Self.unreachableReason, kind: .outage, at: clock.now()) {
-            log.error("the FCM token endpoint cannot be reached; Android phones of this project ring only while their app is open",
-                      ["fcm.project": .string(check.projectID), "error": .string(check.description)])
+            log.error(
+                "the FCM token endpoint cannot be reached; Android phones of this project ring only while their app is open",
+                ["fcm.project": .string(check.projectID), "error": .string(check.description)])
         }
     }
 
@@ -80,13 +86,16 @@ final class FCMCredentialWatch: Sendable {
                 do {
                     _ = try await source.refresh(deadline: Date().addingTimeInterval(15))
                     if health.recordSuccess(scope, at: clock.now()) != nil {
-                        log.log(.notice, "FCM credentials granted after the token endpoint came back", ["fcm.project": .string(projectID)])
+                        log.log(
+                            .notice, "FCM credentials granted after the token endpoint came back",
+                            ["fcm.project": .string(projectID)])
                     }
                     return
                 } catch let error as FCMAccessTokenError where !error.isRetryable {
                     _ = health.record(scope, reason: "GrantRefused", at: clock.now())
-                    log.error("Google refused the FCM grant; Android phones of this project cannot ring until it is fixed",
-                              ["fcm.project": .string(projectID), "error": .string(error.detail)])
+                    log.error(
+                        "Google refused the FCM grant; Android phones of this project cannot ring until it is fixed",
+                        ["fcm.project": .string(projectID), "error": .string(error.detail)])
                     return
                 } catch {
                     retry += 1

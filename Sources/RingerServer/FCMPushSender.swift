@@ -37,9 +37,11 @@ struct FCMPushSender: PushSender {
         let json: Data
         switch purpose {
         case .incomingCall:
-            json = try RingerJSON.encode(VoIPPush.Body(callId: call.callId, caller: call.caller, calleeId: call.callee.id,
-                                                       hasVideo: call.hasVideo, sentAt: now.unixMilliseconds,
-                                                       expiresAt: call.expiresAt.unixMilliseconds))
+            json = try RingerJSON.encode(
+                VoIPPush.Body(
+                    callId: call.callId, caller: call.caller, calleeId: call.callee.id,
+                    hasVideo: call.hasVideo, sentAt: now.unixMilliseconds,
+                    expiresAt: call.expiresAt.unixMilliseconds))
         case .stopRinging, .missedCall:
             json = try RingerJSON.encode(AlertOrBackgroundPush.Body(type: purpose.eventType, callId: call.callId))
         }
@@ -51,8 +53,9 @@ struct FCMPushSender: PushSender {
         // Every message goes to the token that rings the device (`Device.ringingToken`): Android has one.
         guard device.platform == .android, let token = device.ringingToken?.value else { return nil }
         let call = request.call
-        var message = FCMMessage(data: try Self.data(for: request.purpose, call: call, now: request.createdAt),
-                                 priority: Self.priority(for: request), collapseKey: call.callId)
+        var message = FCMMessage(
+            data: try Self.data(for: request.purpose, call: call, now: request.createdAt),
+            priority: Self.priority(for: request), collapseKey: call.callId)
         if request.purpose == .missedCall {
             message.notification = .init(title: "Missed call", body: call.caller.name ?? call.caller.id)
         }
@@ -69,8 +72,9 @@ struct FCMPushSender: PushSender {
         let action: FCMResponseAction
         var answer = PushAnswer(status: nil, reason: nil, action: .invalidRequest, requests: 1)
         do {
-            let (response, requests) = try await client.send(outgoing, to: message.token, projectID: message.projectID,
-                                                             deadline: Date().addingTimeInterval(timeout))
+            let (response, requests) = try await client.send(
+                outgoing, to: message.token, projectID: message.projectID,
+                deadline: Date().addingTimeInterval(timeout))
             action = FCMResponseAction.forResponse(response)
             answer.status = response.status
             answer.reason = response.isAccepted ? nil : response.reason
@@ -86,7 +90,9 @@ struct FCMPushSender: PushSender {
             answer.requests = error.isDeadlinePassed || error.isInvalidMessage || error.accessTokenError != nil ? 0 : 1
             // No access token within the send's time (the token endpoint silent, or answering 429/5xx): no message
             // of the project can be sent until a grant succeeds, which health must show at once.
-            if error.accessTokenError?.isRetryable == true { answer.credentialOutage = FCMCredentialWatch.unreachableReason }
+            if error.accessTokenError?.isRetryable == true {
+                answer.credentialOutage = FCMCredentialWatch.unreachableReason
+            }
         } catch {
             action = .retry(after: nil)
             answer.reason = String(describing: error)

@@ -38,9 +38,10 @@ struct MediaTokens: Sendable {
     /// - Throws: `JWTError` if signing fails.
     func session(for user: Party, callID: String, now: Date) throws -> MediaSession {
         let nbf = Int64(now.timeIntervalSince1970)
-        let claims = Claims(iss: settings.apiKey, sub: user.id, name: user.name, nbf: nbf,
-                            exp: nbf + Int64(settings.tokenTTL), jti: UUID().uuidString.lowercased(),
-                            video: VideoGrant(room: callID, roomJoin: true, canPublish: true, canSubscribe: true))
+        let claims = Claims(
+            iss: settings.apiKey, sub: user.id, name: user.name, nbf: nbf,
+            exp: nbf + Int64(settings.tokenTTL), jti: UUID().uuidString.lowercased(),
+            video: VideoGrant(room: callID, roomJoin: true, canPublish: true, canSubscribe: true))
         return MediaSession(url: settings.url, token: try JWT.sign(claims, keyID: nil, type: "JWT", with: key))
     }
 }

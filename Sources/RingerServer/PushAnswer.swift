@@ -95,8 +95,10 @@ struct PushAnswer: Sendable {
         guard let status else {
             switch action {
             case .retry:
-                return .failed(ProviderFailure(reason: PushSetupHealth.unreachable, detail: reason,
-                                               hint: PushSetupHealth.hint(reason: PushSetupHealth.unreachable, detail: reason)))
+                return .failed(
+                    ProviderFailure(
+                        reason: PushSetupHealth.unreachable, detail: reason,
+                        hint: PushSetupHealth.hint(reason: PushSetupHealth.unreachable, detail: reason)))
             // A client certificate refused in the TLS handshake: the provider answered, about the set-up.
             case .configurationError: return .answered
             default: return nil

@@ -25,8 +25,10 @@ final class PushDelivery: Sendable {
     ///   - policy: when a retryable answer is sent again.
     ///   - log: the server's logger.
     ///   - observe: told of every push's outcome.
-    init(store: any RingerStore, health: PushSetupHealth, clock: any ServerClock, policy: PushRetryPolicy = .init(),
-         log: Logger, observe: @escaping @Sendable (ServerObservation) -> Void) {
+    init(
+        store: any RingerStore, health: PushSetupHealth, clock: any ServerClock, policy: PushRetryPolicy = .init(),
+        log: Logger, observe: @escaping @Sendable (ServerObservation) -> Void
+    ) {
         self.store = store
         self.health = health
         self.clock = clock
@@ -38,8 +40,10 @@ final class PushDelivery: Sendable {
     /// Sends `request` through `sender` until it is accepted, fails for good, or its deadline leaves no
     /// room for another try; then acts on the last answer and records it.
     func deliver<Sender: PushSender>(_ request: PushRequest, via sender: Sender) async {
-        let metadata: Logger.Metadata = ["call.id": .string(request.call.callId), "device.id": .string(request.device.deviceId),
-                                         "push.provider": .string(sender.provider.rawValue)]
+        let metadata: Logger.Metadata = [
+            "call.id": .string(request.call.callId), "device.id": .string(request.device.deviceId),
+            "push.provider": .string(sender.provider.rawValue),
+        ]
         let message: Sender.Message
         do {
             guard let built = try sender.message(for: request) else { return }
@@ -47,10 +51,12 @@ final class PushDelivery: Sendable {
         } catch {
             // Ringer's own failure, not the provider's: recorded like a push, so the call shows why it did not ring.
             log.error("cannot build the push", metadata.merging(["error": .string("\(error)")]) { $1 })
-            await record(PushAttempt(callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
-                                     pushType: sender.pushType(for: request), status: nil,
-                                     reason: "\(Self.unbuiltReason): \(error)", apnsId: nil, latencyMs: 0, attempts: 0,
-                                     sentAt: clock.now(), readiness: request.device.readinessProblems))
+            await record(
+                PushAttempt(
+                    callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
+                    pushType: sender.pushType(for: request), status: nil,
+                    reason: "\(Self.unbuiltReason): \(error)", apnsId: nil, latencyMs: 0, attempts: 0,
+                    sentAt: clock.now(), readiness: request.device.readinessProblems))
             return
         }
         let sentAt = clock.now()
@@ -62,8 +68,9 @@ final class PushDelivery: Sendable {
             let now = clock.now()
             let left = request.deadline.timeIntervalSince(now)
             if left <= 0 {
-                answer = PushAnswer(status: nil, reason: "the push's deadline passed before it was sent", action: .retry(after: nil),
-                                    requests: 0)
+                answer = PushAnswer(
+                    status: nil, reason: "the push's deadline passed before it was sent", action: .retry(after: nil),
+                    requests: 0)
                 break
             }
             answer = await sender.send(message, for: request, now: now, timeout: clock.realSeconds(left))
@@ -73,8 +80,11 @@ final class PushDelivery: Sendable {
                 health.recordAttempt(outcome, scope: sender.scope(of: message, for: request), at: clock.now())
             }
             let after = clock.now()
-            guard let delay = policy.delay(afterSends: sends, action: answer.action, now: after,
-                                           deadline: request.deadline, jitter: Double.random(in: 0...1)) else { break }
+            guard
+                let delay = policy.delay(
+                    afterSends: sends, action: answer.action, now: after,
+                    deadline: request.deadline, jitter: Double.random(in: 0...1))
+            else { break }
             do {
                 try await clock.sleep(until: after.addingTimeInterval(delay))
             } catch {
@@ -84,16 +94,20 @@ final class PushDelivery: Sendable {
         let elapsed = started.duration(to: .now)
         let latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         await settle(answer, message: message, request: request, sender: sender, sentAt: sentAt, metadata: metadata)
-        let attempt = PushAttempt(callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
-                                  pushType: sender.pushType(of: message), status: answer.status, reason: answer.reason,
-                                  apnsId: sender.apnsID(of: message),
-                                  messageName: answer.messageName, latencyMs: latency, attempts: requests,
-                                  sentAt: sentAt, readiness: request.device.readinessProblems)
+        let attempt = PushAttempt(
+            callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
+            pushType: sender.pushType(of: message), status: answer.status, reason: answer.reason,
+            apnsId: sender.apnsID(of: message),
+            messageName: answer.messageName, latencyMs: latency, attempts: requests,
+            sentAt: sentAt, readiness: request.device.readinessProblems)
         await record(attempt)
-        observe(.pushSent(PushOutcome(callID: request.call.callId, deviceID: request.device.deviceId,
-                                      provider: sender.provider, pushType: attempt.pushType, status: answer.status,
-                                      reason: answer.reason, apnsID: attempt.apnsId ?? "", messageName: answer.messageName,
-                                      latencyMs: latency, sentAt: sentAt)))
+        observe(
+            .pushSent(
+                PushOutcome(
+                    callID: request.call.callId, deviceID: request.device.deviceId,
+                    provider: sender.provider, pushType: attempt.pushType, status: answer.status,
+                    reason: answer.reason, apnsID: attempt.apnsId ?? "", messageName: answer.messageName,
+                    latencyMs: latency, sentAt: sentAt)))
     }
 
     /// The `reason` that starts the record of a push Ringer could not build (nothing was sent).
@@ -108,8 +122,10 @@ final class PushDelivery: Sendable {
     }
 
     /// Carries out the final answer's action.
-    private func settle<Sender: PushSender>(_ answer: PushAnswer, message: Sender.Message, request: PushRequest,
-                                            sender: Sender, sentAt: Date, metadata base: Logger.Metadata) async {
+    private func settle<Sender: PushSender>(
+        _ answer: PushAnswer, message: Sender.Message, request: PushRequest,
+        sender: Sender, sentAt: Date, metadata base: Logger.Metadata
+    ) async {
         var metadata = base
         metadata["push.type"] = .string(sender.pushType(of: message).rawValue)
         metadata["push.status"] = .string(answer.status.map(String.init) ?? "none")
@@ -121,17 +137,20 @@ final class PushDelivery: Sendable {
         case .accepted:
             log.info("push accepted", metadata)
             if let cleared = health.recordSuccess(scope, at: sentAt) {
-                log.log(.notice, "\(sender.provider) accepts pushes again",
-                        metadata.merging(scope.logMetadata) { $1 }
-                            .merging(["push.refused_count": .string(String(cleared.count))]) { $1 })
+                log.log(
+                    .notice, "\(sender.provider) accepts pushes again",
+                    metadata.merging(scope.logMetadata) { $1 }
+                        .merging(["push.refused_count": .string(String(cleared.count))]) { $1 })
             }
         case .removeToken(let invalidSince):
             log.warning("push not accepted", metadata)
-            await forget(sender.token(of: message), of: request, invalidSince: invalidSince ?? sentAt, reason: answer.reason)
+            await forget(
+                sender.token(of: message), of: request, invalidSince: invalidSince ?? sentAt, reason: answer.reason)
         case .flagDevice:
             log.warning("push not accepted", metadata)
             await flag(sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)
-        case .configurationError where answer.marksDevice && health.hasSucceeded(scope, since: sentAt.addingTimeInterval(-Self.recentSuccess)):
+        case .configurationError
+        where answer.marksDevice && health.hasSucceeded(scope, since: sentAt.addingTimeInterval(-Self.recentSuccess)):
             // The scope accepted pushes lately, so its set-up works: the refusal is this device's (a token of
             // another Firebase project). Health stays as it is; the device is marked.
             log.warning("push not accepted", metadata)
@@ -142,11 +161,13 @@ final class PushDelivery: Sendable {
             if health.record(scope, reason: reason, at: sentAt) {
                 var fields = metadata.merging(scope.logMetadata) { $1 }
                 if let hint = PushSetupHealth.hint(reason: reason, detail: nil) { fields["hint"] = .string(hint) }
-                log.error("\(sender.provider) refuses the server's configuration; pushes to this scope fail until it is fixed",
-                          fields)
+                log.error(
+                    "\(sender.provider) refuses the server's configuration; pushes to this scope fail until it is fixed",
+                    fields)
             }
             if answer.marksDevice {
-                await flag(sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)
+                await flag(
+                    sender.token(of: message), of: request, reason: answer.reason ?? "", at: sentAt, scope: scope)
             }
         case .invalidRequest:
             log.error("\(sender.provider) refused a request Ringer built", metadata)
@@ -161,31 +182,46 @@ final class PushDelivery: Sendable {
     /// Marks the device whose token was refused; keeps the token (APNs gives the same answer for a token of
     /// the other environment: Apple, "Handling notification responses from APNs"), so the app's next
     /// registration fixes it.
-    private func flag(_ token: (kind: PushTokenKind, value: String), of request: PushRequest, reason: String, at date: Date,
-                      scope: PushScope) async {
-        log.warning("a device token was refused; kept, and the device is marked until the app registers again",
-                    ["device.id": .string(request.device.deviceId), "push.reason": .string(reason)]
-                        .merging(scope.logMetadata) { $1 })
+    private func flag(
+        _ token: (kind: PushTokenKind, value: String), of request: PushRequest, reason: String, at date: Date,
+        scope: PushScope
+    ) async {
+        log.warning(
+            "a device token was refused; kept, and the device is marked until the app registers again",
+            ["device.id": .string(request.device.deviceId), "push.reason": .string(reason)]
+                .merging(scope.logMetadata) { $1 })
         do {
             _ = try await store.flagPushToken(token.value, kind: token.kind, problem: reason, at: date)
         } catch {
-            log.error("cannot mark a device's push problem", ["device.id": .string(request.device.deviceId),
-                                                               "error": .string("\(error)")])
+            log.error(
+                "cannot mark a device's push problem",
+                [
+                    "device.id": .string(request.device.deviceId),
+                    "error": .string("\(error)"),
+                ])
         }
     }
 
     /// Removes a token the provider reported gone, unless the app registered it again since (Apple:
     /// "Handling notification responses from APNs"; Google: "Best practices for FCM registration token
     /// management": stop sending to a token reported `UNREGISTERED`).
-    private func forget(_ token: (kind: PushTokenKind, value: String), of request: PushRequest, invalidSince: Date,
-                        reason: String?) async {
+    private func forget(
+        _ token: (kind: PushTokenKind, value: String), of request: PushRequest, invalidSince: Date,
+        reason: String?
+    ) async {
         do {
             let removed = try await store.removeDeadPushToken(token.value, kind: token.kind, invalidSince: invalidSince)
-            log.info(removed ? "removed a push token the provider reported gone" : "kept a push token registered again since",
-                     ["device.id": .string(request.device.deviceId), "push.reason": .string(reason ?? "")])
+            log.info(
+                removed
+                    ? "removed a push token the provider reported gone" : "kept a push token registered again since",
+                ["device.id": .string(request.device.deviceId), "push.reason": .string(reason ?? "")])
         } catch {
-            log.error("cannot remove a dead push token", ["device.id": .string(request.device.deviceId),
-                                                          "error": .string("\(error)")])
+            log.error(
+                "cannot remove a dead push token",
+                [
+                    "device.id": .string(request.device.deviceId),
+                    "error": .string("\(error)"),
+                ])
         }
     }
 }

@@ -82,7 +82,9 @@ final class PushSetupHealth: Sendable {
     ///   - detail: the transport error, if any.
     ///   - date: when (server clock).
     /// - Returns: true when it is new (log it loudly).
-    func record(_ scope: PushScope, reason: String, kind: Kind = .configuration, detail: String? = nil, at date: Date) -> Bool {
+    func record(
+        _ scope: PushScope, reason: String, kind: Kind = .configuration, detail: String? = nil, at date: Date
+    ) -> Bool {
         state.withLock { state in
             if var known = state.problems[scope], known.reason == reason {
                 known.count += 1
@@ -91,9 +93,10 @@ final class PushSetupHealth: Sendable {
                 state.problems[scope] = known
                 return false
             }
-            state.problems[scope] = Problem(provider: scope.provider, environment: scope.environment, topic: scope.topic,
-                                            project: scope.project, reason: reason, kind: kind, since: date, count: 1,
-                                            lastError: detail, hint: Self.hint(reason: reason, detail: detail))
+            state.problems[scope] = Problem(
+                provider: scope.provider, environment: scope.environment, topic: scope.topic,
+                project: scope.project, reason: reason, kind: kind, since: date, count: 1,
+                lastError: detail, hint: Self.hint(reason: reason, detail: detail))
             return true
         }
     }
@@ -118,11 +121,13 @@ final class PushSetupHealth: Sendable {
     static func hint(reason: String, detail: String?) -> String? {
         switch reason {
         case "InvalidProviderToken", "ExpiredProviderToken":
-            return "APNs refused a freshly minted provider token: check --apns-key-id, --apns-team-id and the key file, "
+            return
+                "APNs refused a freshly minted provider token: check --apns-key-id, --apns-team-id and the key file, "
                 + "and the server's clock (Apple refuses a token whose iat is not within the last hour)"
         default:
             guard let detail = detail?.lowercased(),
-                  detail.contains("not yet valid") || detail.contains("certificate has expired") else { return nil }
+                detail.contains("not yet valid") || detail.contains("certificate has expired")
+            else { return nil }
             return "TLS says the provider's certificate is not yet valid or has expired: check the server's clock"
         }
     }
@@ -162,9 +167,10 @@ final class PushSetupHealth: Sendable {
     }
 
     private static func problem(of outage: ProviderOutage<PushScope>) -> Problem {
-        Problem(provider: outage.scope.provider, environment: outage.scope.environment, topic: outage.scope.topic,
-                project: outage.scope.project, reason: outage.reason, kind: .outage, since: outage.since,
-                count: outage.failures, lastError: outage.detail, lastFailedAt: outage.lastFailure, hint: outage.hint)
+        Problem(
+            provider: outage.scope.provider, environment: outage.scope.environment, topic: outage.scope.topic,
+            project: outage.scope.project, reason: outage.reason, kind: .outage, since: outage.since,
+            count: outage.failures, lastError: outage.detail, lastFailedAt: outage.lastFailure, hint: outage.hint)
     }
 
     /// Logs outages starting (an error, with what to check) and ending (a notice), once each. An outage that ends
@@ -173,19 +179,26 @@ final class PushSetupHealth: Sendable {
         for change in changes {
             switch change {
             case .degraded(let outage):
-                var fields = outage.scope.logMetadata.merging(["push.reason": .string(outage.reason),
-                                                               "push.failed_count": .string(String(outage.failures))]) { $1 }
+                var fields = outage.scope.logMetadata.merging([
+                    "push.reason": .string(outage.reason),
+                    "push.failed_count": .string(String(outage.failures)),
+                ]) { $1 }
                 if let detail = outage.detail { fields["error"] = .string(detail) }
                 if let hint = outage.hint { fields["hint"] = .string(hint) }
-                log.error("\(outage.scope.provider) fails every send; calls to its devices do not ring until it answers "
-                          + "(/healthz degraded)", fields)
+                log.error(
+                    "\(outage.scope.provider) fails every send; calls to its devices do not ring until it answers "
+                        + "(/healthz degraded)", fields)
             case .recovered(let outage, .answered):
-                log.log(.notice, "\(outage.scope.provider) answers again", outage.scope.logMetadata.merging(
-                    ["push.failed_count": .string(String(outage.failures))]) { $1 })
+                log.log(
+                    .notice, "\(outage.scope.provider) answers again",
+                    outage.scope.logMetadata.merging(
+                        ["push.failed_count": .string(String(outage.failures))]) { $1 })
             case .recovered(let outage, .quiet):
-                log.log(.notice, "\(outage.scope.provider): no send failed for a minute; "
+                log.log(
+                    .notice,
+                    "\(outage.scope.provider): no send failed for a minute; "
                         + "/healthz no longer reports the outage (nothing was sent since to tell whether it is over)",
-                        outage.scope.logMetadata.merging(["push.failed_count": .string(String(outage.failures))]) { $1 })
+                    outage.scope.logMetadata.merging(["push.failed_count": .string(String(outage.failures))]) { $1 })
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import RingerHTTP
 import RingerCore
+import RingerHTTP
 import RingerSync
 import RingerWire
 
@@ -138,14 +138,16 @@ final class RateLimits: Sendable {
         self.settings = settings
         resolver = ClientAddressResolver(trusted: trustedProxies)
         self.clock = clock
-        state = LockedValue(State(calls: limiter(settings.callsPerCallerPerMinute),
-                                  callsToOneCallee: limiter(settings.callsToOneCalleePerMinute),
-                                  callsPerCallee: limiter(settings.callsPerCalleePerMinute),
-                                  deviceChanges: limiter(settings.deviceChangesPerUserPerMinute),
-                                  authFailures: limiter(settings.authFailuresPerAddressPerMinute),
-                                  unknownCallees: limiter(settings.unknownCalleesPerMinute),
-                                  reads: limiter(settings.readsPerUserPerMinute),
-                                  eventStreamConnects: limiter(settings.eventStreamConnectsPerUserPerMinute)))
+        state = LockedValue(
+            State(
+                calls: limiter(settings.callsPerCallerPerMinute),
+                callsToOneCallee: limiter(settings.callsToOneCalleePerMinute),
+                callsPerCallee: limiter(settings.callsPerCalleePerMinute),
+                deviceChanges: limiter(settings.deviceChangesPerUserPerMinute),
+                authFailures: limiter(settings.authFailuresPerAddressPerMinute),
+                unknownCallees: limiter(settings.unknownCalleesPerMinute),
+                reads: limiter(settings.readsPerUserPerMinute),
+                eventStreamConnects: limiter(settings.eventStreamConnectsPerUserPerMinute)))
     }
 
     /// The key per-address limits count a request under (its client's address, an IPv6 client's /64);
@@ -163,8 +165,10 @@ final class RateLimits: Sendable {
         guard let address else { return }
         let now = clock.now()
         let decision = state.withLock { $0.authFailures?.check(address, now: now) ?? .allowed }
-        try refuse(decision, .authFailures,
-                   "too many failed authentications from this address (more than \(settings.authFailuresPerAddressPerMinute) a minute)")
+        try refuse(
+            decision, .authFailures,
+            "too many failed authentications from this address (more than \(settings.authFailuresPerAddressPerMinute) a minute)"
+        )
     }
 
     /// Counts credentials from `address` that did not verify.
@@ -182,11 +186,14 @@ final class RateLimits: Sendable {
         let now = clock.now()
         let decision = state.withLock { state -> RateLimitDecision in
             guard let limiter = state.unknownCallees else { return .allowed }
-            return Self.longer(limiter.check("user:" + caller, now: now),
-                               address.map { limiter.check("address:" + $0, now: now) } ?? .allowed)
+            return Self.longer(
+                limiter.check("user:" + caller, now: now),
+                address.map { limiter.check("address:" + $0, now: now) } ?? .allowed)
         }
-        try refuse(decision, .unknownCallees,
-                   "too many calls to unknown users from this caller or address (more than \(settings.unknownCalleesPerMinute) a minute)")
+        try refuse(
+            decision, .unknownCallees,
+            "too many calls to unknown users from this caller or address (more than \(settings.unknownCalleesPerMinute) a minute)"
+        )
     }
 
     /// Counts a call to a user id that does not exist against the caller and the address.
@@ -207,10 +214,12 @@ final class RateLimits: Sendable {
     func admitCall(caller: String, callee: String, exemptFromCalleeBudget: Bool = false) throws {
         let now = clock.now()
         let pair = Pair(caller: caller, callee: callee)
-        let (perCaller, perPair, perCallee) = state.withLock { state -> (RateLimitDecision, RateLimitDecision, RateLimitDecision) in
+        let (perCaller, perPair, perCallee) = state.withLock {
+            state -> (RateLimitDecision, RateLimitDecision, RateLimitDecision) in
             let perCaller = state.calls?.check(caller, now: now) ?? .allowed
             let perPair = state.callsToOneCallee?.check(pair, now: now) ?? .allowed
-            let perCallee = exemptFromCalleeBudget ? .allowed : state.callsPerCallee?.check(callee, now: now) ?? .allowed
+            let perCallee =
+                exemptFromCalleeBudget ? .allowed : state.callsPerCallee?.check(callee, now: now) ?? .allowed
             if perCaller == .allowed && perPair == .allowed && perCallee == .allowed {
                 state.calls?.record(caller, now: now)
                 state.callsToOneCallee?.record(pair, now: now)
@@ -219,11 +228,15 @@ final class RateLimits: Sendable {
             return (perCaller, perPair, perCallee)
         }
         // The pair's limit is the one a harassed callee needs named.
-        try refuse(perPair, .callsToOneCallee,
-                   "too many calls from this caller to \(callee) (more than \(settings.callsToOneCalleePerMinute) a minute)")
-        try refuse(perCaller, .calls, "too many calls from this caller (more than \(settings.callsPerCallerPerMinute) a minute)")
-        try refuse(perCallee, .callsPerCallee,
-                   "too many calls to \(callee) from all callers (more than \(settings.callsPerCalleePerMinute) a minute)")
+        try refuse(
+            perPair, .callsToOneCallee,
+            "too many calls from this caller to \(callee) (more than \(settings.callsToOneCalleePerMinute) a minute)")
+        try refuse(
+            perCaller, .calls,
+            "too many calls from this caller (more than \(settings.callsPerCallerPerMinute) a minute)")
+        try refuse(
+            perCallee, .callsPerCallee,
+            "too many calls to \(callee) from all callers (more than \(settings.callsPerCalleePerMinute) a minute)")
     }
 
     // MARK: Devices
@@ -231,8 +244,10 @@ final class RateLimits: Sendable {
     /// Spends one device change (`PUT` or `DELETE /v1/devices/{id}`) of `user`.
     /// - Throws: ``RateLimitExceeded``.
     func admitDeviceChange(user: String) throws {
-        try spendOne(\.deviceChanges, user, .deviceChanges,
-                     "too many device registrations or removals by this user (more than \(settings.deviceChangesPerUserPerMinute) a minute)")
+        try spendOne(
+            \.deviceChanges, user, .deviceChanges,
+            "too many device registrations or removals by this user (more than \(settings.deviceChangesPerUserPerMinute) a minute)"
+        )
     }
 
     // MARK: Reads
@@ -240,22 +255,27 @@ final class RateLimits: Sendable {
     /// Spends one read (`GET` or `HEAD` of the API) of `user`.
     /// - Throws: ``RateLimitExceeded``.
     func admitRead(user: String) throws {
-        try spendOne(\.reads, user, .reads, "too many reads by this user (more than \(settings.readsPerUserPerMinute) a minute)")
+        try spendOne(
+            \.reads, user, .reads, "too many reads by this user (more than \(settings.readsPerUserPerMinute) a minute)")
     }
 
     /// Spends one event-stream connection of `user`; runs on the libwebsockets thread (nothing here waits).
     /// - Throws: ``RateLimitExceeded``.
     func admitEventStreamConnect(user: String) throws {
-        try spendOne(\.eventStreamConnects, user, .eventStreamConnects,
-                     "too many event stream connections by this user (more than \(settings.eventStreamConnectsPerUserPerMinute) a minute)")
+        try spendOne(
+            \.eventStreamConnects, user, .eventStreamConnects,
+            "too many event stream connections by this user (more than \(settings.eventStreamConnectsPerUserPerMinute) a minute)"
+        )
     }
 
     // MARK: Helpers
 
     /// Spends one of `key`'s budget on the limiter at `limiter` (nothing when that limit is off).
     /// - Throws: ``RateLimitExceeded`` naming `limit` and saying `what`, when the budget is spent.
-    private func spendOne(_ limiter: WritableKeyPath<State, RateLimiter<String>?>, _ key: String,
-                          _ limit: RateLimitSettings.Limit, _ what: String) throws {
+    private func spendOne(
+        _ limiter: WritableKeyPath<State, RateLimiter<String>?>, _ key: String,
+        _ limit: RateLimitSettings.Limit, _ what: String
+    ) throws {
         let now = clock.now()
         let decision = state.withLock { $0[keyPath: limiter]?.acquire(key, now: now) ?? .allowed }
         try refuse(decision, limit, what)
@@ -263,8 +283,9 @@ final class RateLimits: Sendable {
 
     private func refuse(_ decision: RateLimitDecision, _ limit: RateLimitSettings.Limit, _ what: String) throws {
         guard case .limited(let seconds) = decision else { return }
-        throw RateLimitExceeded(limit: limit, problem: APIProblem.rateLimited("\(what); retry after \(seconds) s (--\(limit.rawValue))"),
-                                retryAfter: seconds)
+        throw RateLimitExceeded(
+            limit: limit, problem: APIProblem.rateLimited("\(what); retry after \(seconds) s (--\(limit.rawValue))"),
+            retryAfter: seconds)
     }
 
     private static func longer(_ a: RateLimitDecision, _ b: RateLimitDecision) -> RateLimitDecision {

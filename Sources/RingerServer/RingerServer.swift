@@ -1,13 +1,13 @@
-import Foundation
 import APNs
 import FCM
+import Foundation
 import JWT
-import RingerHTTP
 import LibWebSockets
 import RingerCore
+import RingerHTTP
 public import RingerLogging
-public import RingerStore
 import RingerRedis
+public import RingerStore
 import RingerSync
 import RingerWire
 
@@ -48,7 +48,9 @@ public final class RingerServer: Sendable {
     /// Loads and checks the APNs credentials, so a wrong file or password stops the server at start
     /// instead of failing every call later.
     /// - Throws: ``ConfigurationError`` naming the flag (never a secret's value).
-    static func authentication(_ credentials: ServerConfiguration.APNsSettings.Credentials) throws -> APNsClient.Authentication {
+    static func authentication(
+        _ credentials: ServerConfiguration.APNsSettings.Credentials
+    ) throws -> APNsClient.Authentication {
         switch credentials {
         case .signingKey(let file, let keyID, let teamID):
             let pem: String
@@ -83,8 +85,10 @@ public final class RingerServer: Sendable {
             }
         }
         do {
-            return try FCMClient(configuration: .init(serviceAccounts: accounts, baseURL: settings.baseURL,
-                                                      caFile: settings.caFile))
+            return try FCMClient(
+                configuration: .init(
+                    serviceAccounts: accounts, baseURL: settings.baseURL,
+                    caFile: settings.caFile))
         } catch {
             throw ConfigurationError("--fcm-service-account / --fcm-host / --fcm-ca-file: \(error)")
         }
@@ -94,12 +98,15 @@ public final class RingerServer: Sendable {
     static func explain(_ error: APNsCertificateError, file: String, keyFile: String?) -> String {
         switch error {
         case .passwordNeeded:
-            return "--apns-cert-file \(file): the file is encrypted and no password was given; set RINGER_APNS_CERT_PASSWORD"
+            return
+                "--apns-cert-file \(file): the file is encrypted and no password was given; set RINGER_APNS_CERT_PASSWORD"
         case .noPrivateKey:
             return keyFile.map { "--apns-cert-key-file \($0) holds no private key" }
                 ?? "--apns-cert-file \(file) holds no private key; give the key file with --apns-cert-key-file"
         case .keyMismatch:
-            return keyFile.map { "--apns-cert-key-file \($0): the private key does not belong to --apns-cert-file \(file)" }
+            return keyFile.map {
+                "--apns-cert-key-file \($0): the private key does not belong to --apns-cert-file \(file)"
+            }
                 ?? "--apns-cert-file \(file): \(error.description)"
         default:
             return "--apns-cert-file \(file): \(error.description)"
@@ -115,9 +122,11 @@ public final class RingerServer: Sendable {
     ///   - logger: where operational messages go; never receives tokens or keys.
     ///   - observe: called for each ``ServerObservation`` (timelines, tests), on any thread.
     /// - Throws: ``ConfigurationError`` for an unreadable key; `StoreError` when the database cannot open.
-    public init(configuration: ServerConfiguration, store: (any RingerStore)? = nil,
-                clock: any ServerClock = SystemServerClock(), logger: Logger,
-                observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }) throws {
+    public init(
+        configuration: ServerConfiguration, store: (any RingerStore)? = nil,
+        clock: any ServerClock = SystemServerClock(), logger: Logger,
+        observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }
+    ) throws {
         self.configuration = configuration
         log = logger
         // New at every start, so what a killed predecessor of the same name left is never taken for this one's.
@@ -128,62 +137,75 @@ public final class RingerServer: Sendable {
         apns = try configuration.apns.map { settings in
             let authentication = try Self.authentication(settings.credentials)
             if case .certificate(let certificate) = authentication {
-                let metadata: Logger.Metadata = ["apns.certificate.subject": .string(certificate.subject),
-                                                 "apns.certificate.not_after": .string(certificate.notAfter.description)]
+                let metadata: Logger.Metadata = [
+                    "apns.certificate.subject": .string(certificate.subject),
+                    "apns.certificate.not_after": .string(certificate.notAfter.description),
+                ]
                 if certificate.notAfter.timeIntervalSinceNow < 30 * 24 * 3600 {
                     logger.warning("the APNs client certificate expires within 30 days; renew it", metadata)
                 } else {
                     logger.info("APNs certificate authentication", metadata)
                 }
             }
-            return try APNsClient(configuration: .init(authentication: authentication, sandboxURL: settings.sandboxURL,
-                                                       productionURL: settings.productionURL, caFile: settings.caFile))
+            return try APNsClient(
+                configuration: .init(
+                    authentication: authentication, sandboxURL: settings.sandboxURL,
+                    productionURL: settings.productionURL, caFile: settings.caFile))
         }
         let fcm = try configuration.fcm.map(Self.fcmClient)
         self.fcm = fcm
         // Call changes and the hub's baseline reads hold the same per-user locks (EventHub, CallService).
         let publications = KeyedAsyncLock()
-        hub = EventHub(store: store, publications: publications, maxSocketsPerUser: configuration.maxSocketsPerUser,
-                     now: { clock.now() })
-        let tokens = try UserTokens(secret: configuration.userTokenSecret,
-                                    publicKeys: UserTokens.publicKeys(files: configuration.userTokenPublicKeyFiles))
+        hub = EventHub(
+            store: store, publications: publications, maxSocketsPerUser: configuration.maxSocketsPerUser,
+            now: { clock.now() })
+        let tokens = try UserTokens(
+            secret: configuration.userTokenSecret,
+            publicKeys: UserTokens.publicKeys(files: configuration.userTokenPublicKeyFiles))
         let pushHealth = PushSetupHealth(log: logger)
-        let limits = RateLimits(settings: configuration.rateLimits,
-                                trustedProxies: configuration.trustedProxies, clock: clock)
+        let limits = RateLimits(
+            settings: configuration.rateLimits,
+            trustedProxies: configuration.trustedProxies, clock: clock)
         fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, clock: clock, log: logger) }
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
         let pushes = PushDispatcher(apns: apns, fcm: fcm, delivery: delivery, clock: clock)
         self.pushes = pushes
-        service = CallService(store: store, hub: hub, publications: publications, pushes: pushes,
-                              media: try MediaTokens(settings: configuration.media),
-                              ringTimeout: configuration.ringTimeout, limits: limits,
-                              watch: AcceptedCallWatch(idleLimit: configuration.callIdleTimeout,
-                                                       maximumDuration: configuration.maxCallDuration),
-                              clock: clock, log: logger, node: incarnation,
-                              lockWait: (store as? PostgresStore)?.operationTimeout,
-                              retention: configuration.retentionDays.flatMap { $0 > 0 ? TimeInterval($0) * 86_400 : nil },
-                              observe: observe)
-        let cluster = try Self.clusterLink(configuration, incarnation: incarnation, store: store, hub: hub, service: service,
-                                           clock: clock, log: logger)
+        service = CallService(
+            store: store, hub: hub, publications: publications, pushes: pushes,
+            media: try MediaTokens(settings: configuration.media),
+            ringTimeout: configuration.ringTimeout, limits: limits,
+            watch: AcceptedCallWatch(
+                idleLimit: configuration.callIdleTimeout,
+                maximumDuration: configuration.maxCallDuration),
+            clock: clock, log: logger, node: incarnation,
+            lockWait: (store as? PostgresStore)?.operationTimeout,
+            retention: configuration.retentionDays.flatMap { $0 > 0 ? TimeInterval($0) * 86_400 : nil },
+            observe: observe)
+        let cluster = try Self.clusterLink(
+            configuration, incarnation: incarnation, store: store, hub: hub, service: service,
+            clock: clock, log: logger)
         self.cluster = cluster
         service.cluster.withLock { $0 = cluster }
         if let cluster {
             hub.presenceObserver.withLock { $0 = { cluster.presenceChanged(userID: $0, online: $1) } }
             hub.deviceObserver.withLock { $0 = { cluster.deviceConnected(userID: $0, deviceID: $1, at: $2) } }
         }
-        router = APIRouter(service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
-                           store: store, tokens: tokens,
-                           adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
-                           clock: clock, log: logger, pushHealth: pushHealth,
-                           mediaUsesDevelopmentKey: configuration.media.usesDevelopmentKey, limits: limits)
+        router = APIRouter(
+            service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
+            store: store, tokens: tokens,
+            adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
+            clock: clock, log: logger, pushHealth: pushHealth,
+            mediaUsesDevelopmentKey: configuration.media.usesDevelopmentKey, limits: limits)
         web = LockedValue(nil)
     }
 
     /// The link to the other servers, when `--redis` is set: their events reach the sockets here and this
     /// server's watch over accepted calls; what Redis lost is read back from the store.
     /// - Throws: ``ConfigurationError`` naming `--redis` for a URL that cannot be used or a Redis that cannot be reached.
-    private static func clusterLink(_ configuration: ServerConfiguration, incarnation: String, store: any RingerStore, hub: EventHub,
-                                    service: CallService, clock: any ServerClock, log: Logger) throws -> ClusterLink? {
+    private static func clusterLink(
+        _ configuration: ServerConfiguration, incarnation: String, store: any RingerStore, hub: EventHub,
+        service: CallService, clock: any ServerClock, log: Logger
+    ) throws -> ClusterLink? {
         guard let text = configuration.redisURL else { return nil }
         let url: RedisURL
         do {
@@ -192,12 +214,16 @@ public final class RingerServer: Sendable {
             throw ConfigurationError("--redis (RINGER_REDIS): \(error)")
         }
         if !PostgresTarget.isPostgresURL(configuration.databasePath) {
-            log.warning("--redis is set but --database is an SQLite file: servers of a cluster must share one PostgreSQL database")
+            log.warning(
+                "--redis is set but --database is an SQLite file: servers of a cluster must share one PostgreSQL database"
+            )
         }
         let handlers = ClusterLink.Handlers(
             events: { [weak service] events in service?.learn(fromCluster: events) },
             heard: { [weak service] callID in service?.acceptedCalls.heard(callID: callID, at: clock.now()) },
-            connected: { [weak hub] user, device, date in hub?.replaceDevice(userID: user, deviceID: device, connectedAt: date) },
+            connected: { [weak hub] user, device, date in
+                hub?.replaceDevice(userID: user, deviceID: device, connectedAt: date)
+            },
             resubscribed: { [weak hub, weak service] in
                 hub?.catchUpAll()
                 service?.cluster.snapshot?.refreshAfterReconnect()
@@ -207,7 +233,9 @@ public final class RingerServer: Sendable {
                 guard let recent = try? await store.recentSequences(since: since) else { return }
                 for (userID, seq) in recent { hub?.catchUp(userID: userID, to: seq) }
             })
-        return try ClusterLink(url: url, keys: ClusterKeys(prefix: configuration.redisPrefix), incarnation: incarnation, clock: clock, log: log, handlers: handlers)
+        return try ClusterLink(
+            url: url, keys: ClusterKeys(prefix: configuration.redisPrefix), incarnation: incarnation, clock: clock,
+            log: log, handlers: handlers)
     }
 
     /// The store `--database` names: a `postgres://` URL opens a ``PostgresStore``, anything else an SQLite file.
@@ -222,12 +250,14 @@ public final class RingerServer: Sendable {
             }
         }
         do {
-            return try PostgresStore(target: target, poolSize: configuration.databasePoolSize,
-                                     operationTimeout: .milliseconds(Int64((configuration.databaseTimeout * 1000).rounded(.up))))
+            return try PostgresStore(
+                target: target, poolSize: configuration.databasePoolSize,
+                operationTimeout: .milliseconds(Int64((configuration.databaseTimeout * 1000).rounded(.up))))
         } catch let error as StoreError {
-            throw ConfigurationError(error.isNewerSchema
-                ? "--database (RINGER_DATABASE) \(target): \(error)"
-                : "--database (RINGER_DATABASE): cannot use PostgreSQL at \(target): \(error)")
+            throw ConfigurationError(
+                error.isNewerSchema
+                    ? "--database (RINGER_DATABASE) \(target): \(error)"
+                    : "--database (RINGER_DATABASE): cannot use PostgreSQL at \(target): \(error)")
         }
     }
 
@@ -240,37 +270,43 @@ public final class RingerServer: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         if configuration.media.usesDevelopmentKey {
-            log.warning("media tokens are signed with LiveKit's published development key (devkey/secret): anyone can "
-                        + "mint tokens for that media server; set --media-api-key and --media-api-secret")
+            log.warning(
+                "media tokens are signed with LiveKit's published development key (devkey/secret): anyone can "
+                    + "mint tokens for that media server; set --media-api-key and --media-api-secret")
         }
         // A store that cannot take writes would answer reads and lose every call: refuse to start on it.
         do {
             try await store.checkWritable(at: Date())
         } catch {
-            throw ConfigurationError(PostgresTarget.isPostgresURL(configuration.databasePath)
-                ? "--database (RINGER_DATABASE): the PostgreSQL database \(configuration.databaseDescription) cannot be written "
-                    + "(\(error)); check that it is a primary, not a read-only standby, and that the user may write"
-                : "the database \(configuration.databasePath) cannot be written (\(error)); "
-                    + "check the file's permissions, the disk's free space and the path")
+            throw ConfigurationError(
+                PostgresTarget.isPostgresURL(configuration.databasePath)
+                    ? "--database (RINGER_DATABASE): the PostgreSQL database \(configuration.databaseDescription) cannot be written "
+                        + "(\(error)); check that it is a primary, not a read-only standby, and that the user may write"
+                    : "the database \(configuration.databasePath) cannot be written (\(error)); "
+                        + "check the file's permissions, the disk's free space and the path")
         }
         try await fcmWatch?.checkAtStart()
         let router = self.router
-        var webConfiguration = WebServer.Configuration(host: configuration.host, port: configuration.port,
-                                                       extraRequestHeaders: ["idempotency-key"],
-                                                       maxRequestBodyBytes: APIRouter.maxBodyBytes,
-                                                       webSocketPaths: ["/v1/events"],
-                                                       maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
+        var webConfiguration = WebServer.Configuration(
+            host: configuration.host, port: configuration.port,
+            extraRequestHeaders: ["idempotency-key"],
+            maxRequestBodyBytes: APIRouter.maxBodyBytes,
+            webSocketPaths: ["/v1/events"],
+            maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
         webConfiguration.webSocketPingSeconds = 20
-        webConfiguration.payloadTooLargeResponse = APIProblem.response(APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
+        webConfiguration.payloadTooLargeResponse = APIProblem.response(
+            APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
         // Refused upgrades answer problem+json like every other refusal (clients read `type`, not the text).
         webConfiguration.webSocketNotFoundResponse = APIProblem.response(
             APIProblem.notFound("no WebSocket here; the event stream is GET /v1/events"))
         webConfiguration.webSocketShuttingDownResponse = APIProblem.response(APIProblem.unavailable())
         webConfiguration.requestDeadlineSeconds = configuration.requestDeadlineSeconds
-        webConfiguration.requestTimeoutResponse = APIProblem.response(APIProblem.requestTimeout(seconds: configuration.requestDeadlineSeconds))
+        webConfiguration.requestTimeoutResponse = APIProblem.response(
+            APIProblem.requestTimeout(seconds: configuration.requestDeadlineSeconds))
         webConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
         webConfiguration.maxConnections = configuration.maxConnections
-        webConfiguration.headersTooLargeResponse = APIProblem.response(APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
+        webConfiguration.headersTooLargeResponse = APIProblem.response(
+            APIProblem.headersTooLarge(limit: webConfiguration.maxRequestHeaderBytes))
         webConfiguration.badRequestTargetResponse = APIProblem.response(APIProblem.badRequestTarget())
         webConfiguration.badContentLengthResponse = APIProblem.response(APIProblem.badContentLength())
         webConfiguration.badHeaderValueResponse = APIProblem.response(APIProblem.badHeaderValue())
@@ -278,9 +314,13 @@ public final class RingerServer: Sendable {
             APIProblem.response(APIProblem.transferEncoding(withContentLength: both))
         }
         webConfiguration.unknownMethodResponse = APIProblem.response(APIProblem.methodNotImplemented())
-        webConfiguration.unknownMethodResponder = { method, path in APIRouter.unknownMethodResponse(method: method, path: path) }
-        webConfiguration.pipelinedRequestResponse = APIProblem.response(APIProblem.malformed(
-            "another request was pipelined behind this one's body; nothing was done: send each after the previous answer"))
+        webConfiguration.unknownMethodResponder = { method, path in
+            APIRouter.unknownMethodResponse(method: method, path: path)
+        }
+        webConfiguration.pipelinedRequestResponse = APIProblem.response(
+            APIProblem.malformed(
+                "another request was pipelined behind this one's body; nothing was done: send each after the previous answer"
+            ))
         let server = WebServer(
             configuration: webConfiguration,
             handler: { request in await router.handle(request) },
@@ -307,10 +347,14 @@ public final class RingerServer: Sendable {
     public func shutdown() async {
         // Requests already running finish (at most 5 s); new ones get 503 meanwhile.
         let unfinished = await router.inFlight.drain(timeout: 5)
-        if unfinished > 0 { log.warning("shutting down with requests still running", ["http.requests": .string("\(unfinished)")]) }
+        if unfinished > 0 {
+            log.warning("shutting down with requests still running", ["http.requests": .string("\(unfinished)")])
+        }
         service.shutdown()
         let unsent = await pushes.pending.drain(timeout: 5)
-        if unsent > 0 { log.warning("shutting down with pushes still unanswered", ["push.pending": .string("\(unsent)")]) }
+        if unsent > 0 {
+            log.warning("shutting down with pushes still unanswered", ["push.pending": .string("\(unsent)")])
+        }
         // The web server owns the goodbye of the sockets (their close frame, then their close); the hub hears
         // each socket close from its delegate.
         let server = web.withLock { server in
@@ -367,7 +411,8 @@ public final class RingerServer: Sendable {
         var since: Int64?
         if let text = request.query["since"] {
             guard let value = Int64(text), value >= 0 else {
-                return .reject(APIProblem.response(APIProblem.invalidField("since must be a sequence number (0 or more)")))
+                return .reject(
+                    APIProblem.response(APIProblem.invalidField("since must be a sequence number (0 or more)")))
             }
             since = value
         }
@@ -382,8 +427,12 @@ public final class RingerServer: Sendable {
         // Subscribed before the handshake completes, so the cap and "newest socket of a device wins"
         // are decided here, synchronously; the replay follows on a task.
         guard hub.admit(id: id, userID: user.id, deviceID: deviceID, sink: connection, since: since) == .admitted else {
-            log.debug("event stream refused: socket cap", ["user.id": .string(user.id),
-                                                           "ws.max_sockets_per_user": .string("\(hub.maxSocketsPerUser)")])
+            log.debug(
+                "event stream refused: socket cap",
+                [
+                    "user.id": .string(user.id),
+                    "ws.max_sockets_per_user": .string("\(hub.maxSocketsPerUser)"),
+                ])
             return .reject(APIProblem.response(APIProblem.tooManySockets(limit: hub.maxSocketsPerUser)))
         }
         let session = EventSession(id: id, userID: user.id, hub: hub)

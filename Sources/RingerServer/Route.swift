@@ -57,7 +57,8 @@ struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     init(_ template: String) {
         description = template
         segments = template.split(separator: "/").map { part in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+            part.hasPrefix("{") && part.hasSuffix("}")
+                ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
     }
 

@@ -34,10 +34,11 @@ public struct ServerConfiguration: Sendable {
     /// Whether `prefix` may prefix the cluster's Redis names: 1 to 64 letters, digits, `.`, `_` or `-`. No `:`, the
     /// separator, so no two prefixes name one key (`a` and `a:presence` would share `a:presence:nodes`).
     public static func isValidRedisPrefix(_ prefix: String) -> Bool {
-        (1...64).contains(prefix.utf8.count) && prefix.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == 0x2E || byte == 0x5F || byte == 0x2D
-        }
+        (1...64).contains(prefix.utf8.count)
+            && prefix.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2E || byte == 0x5F || byte == 0x2D
+            }
     }
 
     /// ``databasePath`` as it may be shown: a URL's password replaced by `***`.

@@ -67,7 +67,8 @@ public struct UserTokens: Sendable {
                 throw ConfigurationError("--user-token-public-key \(file): cannot read the file")
             }
             guard let key = try? JWTVerificationKey(publicKeyPEM: pem) else {
-                throw ConfigurationError("--user-token-public-key \(file): not a PEM public key (EC P-256, or RSA of 2048 bits or more)")
+                throw ConfigurationError(
+                    "--user-token-public-key \(file): not a PEM public key (EC P-256, or RSA of 2048 bits or more)")
             }
             guard keys[kid] == nil else {
                 throw ConfigurationError("--user-token-public-key \(file): another file already gives kid \(kid)")
@@ -102,7 +103,10 @@ public struct UserTokens: Sendable {
             claims = try JWT.verify(token, as: Claims.self, algorithms: algorithms) { header in
                 if header.alg == JWTAlgorithm.hs256.rawValue { return verificationKey }
                 // A token without `kid` is only unambiguous while one public key is configured.
-                guard let key = header.kid.map({ publicKeys[$0] }) ?? (publicKeys.count == 1 ? publicKeys.first?.value : nil) else {
+                guard
+                    let key = header.kid.map({ publicKeys[$0] })
+                        ?? (publicKeys.count == 1 ? publicKeys.first?.value : nil)
+                else {
                     throw APIProblem.unauthorized("the user token's kid names no configured public key")
                 }
                 return key
@@ -152,7 +156,8 @@ public enum UserID {
         if name.utf8.count > maximumNameBytes { return "name must be at most \(maximumNameBytes) bytes of UTF-8" }
         if name.unicodeScalars.contains(where: isControl) { return "name must not contain control characters" }
         if showsWrongly(name) {
-            return "name must show: no bidirectional override or isolate, zero-width space or line separator, and not blank"
+            return
+                "name must show: no bidirectional override or isolate, zero-width space or line separator, and not blank"
         }
         return nil
     }
@@ -195,7 +200,8 @@ public enum UserID {
     /// hyphen, and the other format characters of scripts (U+0600–U+0605, U+070F, U+180E).
     private static func showsWrongly(_ name: String) -> Bool {
         let (kept, droppedAny) = showable(name)
-        return droppedAny || !kept.contains { !$0.properties.isWhitespace && !$0.properties.isDefaultIgnorableCodePoint }
+        return droppedAny
+            || !kept.contains { !$0.properties.isWhitespace && !$0.properties.isDefaultIgnorableCodePoint }
     }
 
     /// The scalars of `name` a screen may show, in order: no control character, none ``isRefusedFormat(_:)`` names,

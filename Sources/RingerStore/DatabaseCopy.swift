@@ -28,8 +28,10 @@ public enum DatabaseCopy {
             var existing: Int64 = 0
             try destination.query("SELECT count(*) FROM \(table)", []) { existing = $0.integer(0) }
             guard existing == 0 else {
-                throw StoreError.postgres("copy", sqlState: nil,
-                                          message: "the PostgreSQL table \(table) already holds \(existing) rows; copy into an empty database")
+                throw StoreError.postgres(
+                    "copy", sqlState: nil,
+                    message: "the PostgreSQL table \(table) already holds \(existing) rows; copy into an empty database"
+                )
             }
         }
         let source = try SQLiteConnection(path: sqlitePath)
@@ -38,7 +40,8 @@ public enum DatabaseCopy {
             var copied: [(table: String, rows: Int)] = []
             for table in tables {
                 let columns = try Self.columns(of: table, in: source)
-                let insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+                let insert =
+                    "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
                 var rows = 0
                 try source.query("SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY rowid", []) { row in
                     try destination.query(insert, (0..<Int32(columns.count)).map { row.value($0) })
@@ -47,7 +50,9 @@ public enum DatabaseCopy {
                 copied.append((table, rows))
             }
             // Rows kept their ids: the sequence continues after the largest.
-            try destination.execute("SELECT setval(pg_get_serial_sequence('push_attempts', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM push_attempts")
+            try destination.execute(
+                "SELECT setval(pg_get_serial_sequence('push_attempts', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM push_attempts"
+            )
             return copied
         }
     }

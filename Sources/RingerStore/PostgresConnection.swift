@@ -109,7 +109,9 @@ final class PostgresConnection: SQLConnection {
     /// - Throws: ``StoreError/serverUnreachable(_:outcomeUnknown:)``, ``StoreError/timedOut(_:limit:outcomeUnknown:)``.
     func reconnectIfNeeded() throws {
         guard !isOpen else { return }
-        guard PQresetStart(handle) == 1 else { throw StoreError.serverUnreachable(target.redacted(Self.message(of: handle))) }
+        guard PQresetStart(handle) == 1 else {
+            throw StoreError.serverUnreachable(target.redacted(Self.message(of: handle)))
+        }
         try Self.finishConnecting(handle, target: target, deadline: deadline, step: PQresetPoll)
         isAbandoned = false
         inTransaction = false
@@ -202,7 +204,8 @@ final class PostgresConnection: SQLConnection {
         if let done = converted[sql] { return done }
         var output = ""
         output.reserveCapacity(sql.utf8.count + 16)
-        var number = 0, quoted = false
+        var number = 0
+        var quoted = false
         for character in sql {
             if character == "'" { quoted.toggle() }
             if character == "?", !quoted {
@@ -232,7 +235,8 @@ final class PostgresConnection: SQLConnection {
         }
         guard send(handle) == 1 else {
             // Nothing reached the server.
-            throw isOpen ? StoreError.postgres(function, sqlState: nil, message: Self.message(of: handle))
+            throw isOpen
+                ? StoreError.postgres(function, sqlState: nil, message: Self.message(of: handle))
                 : StoreError.serverUnreachable(target.redacted(Self.message(of: handle)))
         }
         let inDoubt = Self.mayHaveCommitted(sql, inTransaction: inTransaction)
@@ -297,8 +301,10 @@ final class PostgresConnection: SQLConnection {
     /// blocking calls, in whole seconds per address ("Connecting to a Database Server", `PQconnectPoll`).
     /// - Throws: ``StoreError/serverUnreachable(_:outcomeUnknown:)`` with libpq's reason;
     ///   ``StoreError/timedOut(_:limit:outcomeUnknown:)`` when the server did not answer in time.
-    private static func finishConnecting(_ connection: OpaquePointer, target: PostgresTarget, deadline: PostgresDeadline?,
-                                         step: (OpaquePointer?) -> PostgresPollingStatusType) throws {
+    private static func finishConnecting(
+        _ connection: OpaquePointer, target: PostgresTarget, deadline: PostgresDeadline?,
+        step: (OpaquePointer?) -> PostgresPollingStatusType
+    ) throws {
         let bound = PostgresDeadline(limit: .seconds(target.connectTimeoutSeconds)).earlier(deadline)
         // libpq: begin as if the last step had asked to write.
         var status = PGRES_POLLING_WRITING
@@ -328,14 +334,18 @@ final class PostgresConnection: SQLConnection {
     /// Polls one socket until it is ready for `events`, or has an error or hang-up to report, or `deadline` passes.
     /// - Returns: the `revents`; nil when the deadline passed first (never without a deadline).
     /// - Throws: ``StoreError/serverUnreachable(_:outcomeUnknown:)`` when `poll` itself fails.
-    private static func pollSocket(_ socket: Int32, for events: Int16, until deadline: PostgresDeadline?) throws -> Int16? {
+    private static func pollSocket(
+        _ socket: Int32, for events: Int16, until deadline: PostgresDeadline?
+    ) throws -> Int16? {
         var descriptor = pollfd(fd: socket, events: events, revents: 0)
         while true {
             let count = poll(&descriptor, 1, deadline?.pollTimeout ?? -1)
             if count > 0 { return descriptor.revents }
             if count < 0 {
                 let code = errno
-                guard code == EINTR else { throw StoreError.serverUnreachable("poll: \(String(cString: strerror(code)))") }
+                guard code == EINTR else {
+                    throw StoreError.serverUnreachable("poll: \(String(cString: strerror(code)))")
+                }
                 continue
             }
             if let deadline, deadline.hasPassed() { return nil }
@@ -378,8 +388,10 @@ private struct PostgresRow: SQLRow {
 
     func text(_ index: Int32) -> String? {
         guard PQgetisnull(result, row, index) == 0, let value = PQgetvalue(result, row, index) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
-                                                    count: Int(PQgetlength(result, row, index))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(
+                start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
+                count: Int(PQgetlength(result, row, index))), as: UTF8.self)
     }
 
     func integer(_ index: Int32) -> Int64 { text(index).flatMap { Int64($0) } ?? 0 }

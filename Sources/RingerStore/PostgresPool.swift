@@ -48,12 +48,13 @@ final class PostgresPool: @unchecked Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             queues[slot].async {
                 defer { self.slots.giveBack(slot) }
-                continuation.resume(with: Result {
-                    let connection = try self.connection(in: slot, deadline: deadline)
-                    defer { self.finish(connection, in: slot) }
-                    try connection.begin(deadline)
-                    return try body(connection)
-                })
+                continuation.resume(
+                    with: Result {
+                        let connection = try self.connection(in: slot, deadline: deadline)
+                        defer { self.finish(connection, in: slot) }
+                        try connection.begin(deadline)
+                        return try body(connection)
+                    })
             }
         }
     }

@@ -30,8 +30,9 @@ public struct PostgresScratchDatabase: Sendable {
             try PostgresConnection(target).execute("CREATE DATABASE \(name)")
         } catch let error as StoreError where error.sqlState == "42501" {
             // insufficient_privilege (PostgreSQL: "Appendix A. Error Codes"): say what the role lacks.
-            throw StoreError.postgres(error.operation, sqlState: error.sqlState,
-                                      message: error.message + " (\(Self.createDatabaseHint))")
+            throw StoreError.postgres(
+                error.operation, sqlState: error.sqlState,
+                message: error.message + " (\(Self.createDatabaseHint))")
         }
     }
 
@@ -45,12 +46,15 @@ public struct PostgresScratchDatabase: Sendable {
             throw StoreError.serverUnreachable("the database URL must start with postgres:// or postgresql://")
         }
         var allowed = false
-        try PostgresConnection(target).query("SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user", []) {
+        try PostgresConnection(target).query(
+            "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user", []
+        ) {
             allowed = $0.text(0) == "t"
         }
         guard allowed else {
-            throw StoreError.postgres("CREATE DATABASE", sqlState: "42501",
-                                      message: "the role of the database URL may not create databases (\(createDatabaseHint))")
+            throw StoreError.postgres(
+                "CREATE DATABASE", sqlState: "42501",
+                message: "the role of the database URL may not create databases (\(createDatabaseHint))")
         }
     }
 
@@ -68,8 +72,10 @@ public struct PostgresScratchDatabase: Sendable {
         if version >= 130_000 {
             try connection.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         } else {
-            try connection.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()",
-                                 [.text(name)]) { _ in }
+            try connection.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()",
+                [.text(name)]
+            ) { _ in }
             try connection.execute("DROP DATABASE IF EXISTS \(name)")
         }
     }

@@ -142,9 +142,11 @@ public protocol RingerStore: Sendable {
     ///     error is rethrown.
     /// - Returns: the earlier call made with the key, or `decide`'s result with the appended events.
     /// - Throws: ``StoreError`` or what `decide` throws.
-    func insertCall<T: Sendable>(callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
-                                 placedBy node: String?,
-                                 _ decide: @escaping @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
+    func insertCall<T: Sendable>(
+        callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
+        placedBy node: String?,
+        _ decide: @escaping @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent])
+    )
         async throws -> InsertedCall<T>
 
     /// The call a user created with this `Idempotency-Key` in the 24 hours before `now`, if any.
@@ -157,8 +159,10 @@ public protocol RingerStore: Sendable {
     /// transaction retry, so it must have no other effect.
     /// - Returns: nil when there is no such call; otherwise `body`'s result and the appended events.
     /// - Throws: ``StoreError`` or what `body` throws.
-    func updateCall<T: Sendable>(id: String,
-                                 _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+    func updateCall<T: Sendable>(
+        id: String,
+        _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent])
+    )
         async throws -> (T, [StoredEvent])?
 
     /// Claims the `ringing` call whose deadline passed longest ago (not one in `excluding`) and lets `body`
@@ -170,8 +174,10 @@ public protocol RingerStore: Sendable {
     ///   - excluding: calls to pass over (already reported busy in this sweep).
     /// - Returns: nil when no call is due.
     /// - Throws: ``StoreError`` or what `body` throws.
-    func claimDueRingingCall<T: Sendable>(at now: Date, excluding: Set<String>,
-                                          _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
+    func claimDueRingingCall<T: Sendable>(
+        at now: Date, excluding: Set<String>,
+        _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent])
+    )
         async throws -> ClaimedCall<T>?
 
     /// The call machine, or nil.
@@ -232,7 +238,9 @@ public protocol RingerStore: Sendable {
     ///   recorded push outcome nor acknowledged `ringing` (APNs and FCM do not de-duplicate; the phone does, by call
     ///   id); nil when no such call is left.
     /// - Throws: ``StoreError``.
-    func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval, claimedBy node: String) async throws
+    func claimOrphanedRingingCall(
+        at now: Date, deadAfter: TimeInterval, claimedBy node: String
+    ) async throws
         -> (CallMachine, [String])?
 
     /// Every user whose stream grew at or after `date` (the wall clock of the server that appended), with their

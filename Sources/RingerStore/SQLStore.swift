@@ -37,7 +37,8 @@ public class SQLStore: RingerStore, @unchecked Sendable {
 
     public func checkWritable(at now: Date) async throws {
         try await run { db in
-            try db.query("""
+            try db.query(
+                """
                 INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at
                 """, [.real(now.timeIntervalSince1970)])
         }
@@ -47,7 +48,8 @@ public class SQLStore: RingerStore, @unchecked Sendable {
 
     public func upsertUser(id: String, name: String?, at now: Date) async throws {
         try await run { db in
-            try db.query("""
+            try db.query(
+                """
                 INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET name = COALESCE(excluded.name, users.name)
                 """, [.text(id), .optional(name), .real(now.timeIntervalSince1970)])
@@ -78,11 +80,12 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         let readiness = row.text(10).map { text in
             DeviceReadiness(problems: readinessProblems(text), reportedAt: Date(timeIntervalSince1970: row.real(11)))
         }
-        return Device(deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
-                      voipToken: row.text(3), apnsToken: row.text(4),
-                      apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
-                      fcmToken: row.text(7), fcmProjectId: row.text(9), updatedAt: Date(timeIntervalSince1970: row.real(8)),
-                      pushProblem: problem, readiness: readiness)
+        return Device(
+            deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
+            voipToken: row.text(3), apnsToken: row.text(4),
+            apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
+            fcmToken: row.text(7), fcmProjectId: row.text(9), updatedAt: Date(timeIntervalSince1970: row.real(8)),
+            pushProblem: problem, readiness: readiness)
     }
 
     /// The `readiness_problems` column: a JSON array of names (written by ``registerDevice(_:)``). A value
@@ -92,7 +95,9 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     private static func readinessText(_ readiness: DeviceReadiness?) -> SQLValue {
-        guard let readiness, let data = try? JSONEncoder().encode(readiness.problems.map(\.rawValue)) else { return .null }
+        guard let readiness, let data = try? JSONEncoder().encode(readiness.problems.map(\.rawValue)) else {
+            return .null
+        }
         return .text(String(decoding: data, as: UTF8.self))
     }
 
@@ -103,21 +108,29 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         try await run { db in
             try db.transaction {
                 // Two registrations of one token (on two servers) move it one after the other, never both at once.
-                try db.lock([device.voipToken, device.apnsToken, device.fcmToken].compactMap { $0.map { "token:\($0)" } })
+                try db.lock(
+                    [device.voipToken, device.apnsToken, device.fcmToken].compactMap { $0.map { "token:\($0)" } })
                 // A token lives on one device only: it moves here. The device it left is kept, marked
                 // `TokenMovedToAnotherDevice` with the token's kind and time, so its app (and its user) can see
                 // why it stopped ringing and register again; it is never silently deleted.
-                for (column, token) in [("voip_token", device.voipToken), ("apns_token", device.apnsToken),
-                                        ("fcm_token", device.fcmToken)] {
+                for (column, token) in [
+                    ("voip_token", device.voipToken), ("apns_token", device.apnsToken),
+                    ("fcm_token", device.fcmToken),
+                ] {
                     guard let token else { continue }
-                    try db.query("""
+                    try db.query(
+                        """
                         UPDATE devices SET \(column) = NULL, push_problem_reason = ?, push_problem_token = ?,
                           push_problem_at = ?
                         WHERE \(column) = ? AND NOT (user_id = ? AND device_id = ?)
-                        """, [.text(Self.tokenMovedReason), .text(column), .real(device.updatedAt.timeIntervalSince1970),
-                              .text(token), .text(device.userId), .text(device.deviceId)])
+                        """,
+                        [
+                            .text(Self.tokenMovedReason), .text(column), .real(device.updatedAt.timeIntervalSince1970),
+                            .text(token), .text(device.userId), .text(device.deviceId),
+                        ])
                 }
-                try db.query("""
+                try db.query(
+                    """
                     INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(user_id, device_id) DO UPDATE SET platform = excluded.platform,
                       voip_token = excluded.voip_token, apns_token = excluded.apns_token,
@@ -126,12 +139,15 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                       readiness_problems = excluded.readiness_problems, readiness_at = excluded.readiness_at,
                       updated_at = excluded.updated_at,
                       push_problem_reason = NULL, push_problem_token = NULL, push_problem_at = NULL
-                    """, [.text(device.deviceId), .text(device.userId), .text(device.platform.rawValue),
-                          .optional(device.voipToken), .optional(device.apnsToken),
-                          .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
-                          .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970),
-                          .optional(device.fcmProjectId), Self.readinessText(device.readiness),
-                          device.readiness?.reportedAt.map { .real($0.timeIntervalSince1970) } ?? .null])
+                    """,
+                    [
+                        .text(device.deviceId), .text(device.userId), .text(device.platform.rawValue),
+                        .optional(device.voipToken), .optional(device.apnsToken),
+                        .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
+                        .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970),
+                        .optional(device.fcmProjectId), Self.readinessText(device.readiness),
+                        device.readiness?.reportedAt.map { .real($0.timeIntervalSince1970) } ?? .null,
+                    ])
             }
             var stored = device
             stored.pushProblem = nil
@@ -139,15 +155,21 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         }
     }
 
-    public func flagPushToken(_ token: String, kind: PushTokenKind, problem reason: String, at date: Date) async throws -> Bool {
+    public func flagPushToken(
+        _ token: String, kind: PushTokenKind, problem reason: String, at date: Date
+    ) async throws -> Bool {
         let column = kind.rawValue
         return try await run { db in
             // Registered again after the refusal: the new registration is the fix, so no mark.
-            try db.query("""
+            try db.query(
+                """
                 UPDATE devices SET push_problem_reason = ?, push_problem_token = ?, push_problem_at = ?
                 WHERE \(column) = ? AND updated_at <= ?
-                """, [.text(reason), .text(column), .real(date.timeIntervalSince1970), .text(token),
-                      .real(date.timeIntervalSince1970)])
+                """,
+                [
+                    .text(reason), .text(column), .real(date.timeIntervalSince1970), .text(token),
+                    .real(date.timeIntervalSince1970),
+                ])
             return db.changes > 0
         }
     }
@@ -156,10 +178,12 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         let column = kind.rawValue
         return try await run { db in
             try db.transaction {
-                try db.query("UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
-                             [.text(token), .real(invalidSince.timeIntervalSince1970)])
+                try db.query(
+                    "UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
+                    [.text(token), .real(invalidSince.timeIntervalSince1970)])
                 let removed = db.changes > 0
-                try db.query("DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL")
+                try db.query(
+                    "DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL")
                 return removed
             }
         }
@@ -175,8 +199,10 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     public func device(id: String, userID: String) async throws -> Device? {
         try await run { db in
             var found: Device?
-            try db.query("SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? AND device_id = ?",
-                         [.text(userID), .text(id)]) { found = Self.device($0) }
+            try db.query(
+                "SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? AND device_id = ?",
+                [.text(userID), .text(id)]
+            ) { found = Self.device($0) }
             return found
         }
     }
@@ -184,38 +210,51 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     public func devices(ofUser userID: String) async throws -> [Device] {
         try await run { db in
             var found: [Device] = []
-            try db.query("SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? ORDER BY \(db.dialect.insertionOrder)",
-                         [.text(userID)]) { found.append(Self.device($0)) }
+            try db.query(
+                "SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? ORDER BY \(db.dialect.insertionOrder)",
+                [.text(userID)]
+            ) { found.append(Self.device($0)) }
             return found
         }
     }
 
     // MARK: Calls
 
-    public func insertCall<T: Sendable>(callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
-                                        placedBy node: String?,
-                                        _ decide: @escaping @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent]))
-        async throws -> InsertedCall<T> {
+    public func insertCall<T: Sendable>(
+        callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
+        placedBy node: String?,
+        _ decide: @escaping @Sendable (_ calleeBusy: Bool) throws -> (CallMachine, T, [PendingEvent])
+    )
+        async throws -> InsertedCall<T>
+    {
         try await run { db in
             try db.transaction { () throws -> InsertedCall<T> in
                 // Both parties: an accept of either (which locks them too) cannot slip between the busy check and
                 // the insert, and a retry with the caller's key waits for the first try to commit, on any server.
                 try db.lock(Self.lockKeys(of: [callerID, calleeID]))
-                if let idempotencyKey, let earlier = try Self.call(forIdempotencyKey: idempotencyKey, userID: callerID, at: now, in: db) {
+                if let idempotencyKey,
+                    let earlier = try Self.call(forIdempotencyKey: idempotencyKey, userID: callerID, at: now, in: db)
+                {
                     return .existing(earlier)
                 }
                 let (machine, result, events) = try decide(try Self.isInAcceptedCall(userID: calleeID, in: db))
                 let call = machine.call
-                try db.query("""
+                try db.query(
+                    """
                     INSERT INTO calls (call_id, caller_id, callee_id, state, created_at, expires_at, machine, placed_by)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(call.callId), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
-                          .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
-                          .text(try Self.encodeText(machine)), .optional(node)])
+                    """,
+                    [
+                        .text(call.callId), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
+                        .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
+                        .text(try Self.encodeText(machine)), .optional(node),
+                    ])
                 if let idempotencyKey {
                     let created = call.createdAt.timeIntervalSince1970
-                    try db.query("DELETE FROM idempotency_keys WHERE created_at < ?", [.real(created - Self.idempotencyWindow)])
-                    try db.query("""
+                    try db.query(
+                        "DELETE FROM idempotency_keys WHERE created_at < ?", [.real(created - Self.idempotencyWindow)])
+                    try db.query(
+                        """
                         INSERT INTO idempotency_keys (user_id, key, call_id, created_at) VALUES (?, ?, ?, ?)
                         ON CONFLICT (user_id, key) DO UPDATE SET call_id = excluded.call_id, created_at = excluded.created_at
                         """, [.text(call.caller.id), .text(idempotencyKey), .text(call.callId), .real(created)])
@@ -232,19 +271,26 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         try await run { db in try Self.call(forIdempotencyKey: key, userID: userID, at: now, in: db) }
     }
 
-    private static func call(forIdempotencyKey key: String, userID: String, at now: Date,
-                             in db: any SQLConnection) throws -> CallMachine? {
+    private static func call(
+        forIdempotencyKey key: String, userID: String, at now: Date,
+        in db: any SQLConnection
+    ) throws -> CallMachine? {
         var callID: String?
-        try db.query("SELECT call_id FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at >= ?",
-                     [.text(userID), .text(key), .real(now.timeIntervalSince1970 - idempotencyWindow)]) {
+        try db.query(
+            "SELECT call_id FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at >= ?",
+            [.text(userID), .text(key), .real(now.timeIntervalSince1970 - idempotencyWindow)]
+        ) {
             callID = $0.text(0)
         }
         return try callID.flatMap { try loadCall(id: $0, in: db) }
     }
 
-    public func updateCall<T: Sendable>(id: String,
-                                        _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
-        async throws -> (T, [StoredEvent])? {
+    public func updateCall<T: Sendable>(
+        id: String,
+        _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent])
+    )
+        async throws -> (T, [StoredEvent])?
+    {
         try await run { db in
             try db.transaction { () throws -> (T, [StoredEvent])? in
                 // The parties never change, so they can be read before their locks are taken.
@@ -257,17 +303,22 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         }
     }
 
-    public func claimDueRingingCall<T: Sendable>(at now: Date, excluding: Set<String>,
-                                                 _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
-        async throws -> ClaimedCall<T>? {
+    public func claimDueRingingCall<T: Sendable>(
+        at now: Date, excluding: Set<String>,
+        _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent])
+    )
+        async throws -> ClaimedCall<T>?
+    {
         try await run { db in
             try db.transaction { () throws -> ClaimedCall<T>? in
                 var due: [(callID: String, parties: [String])] = []
                 // Oldest deadline first; a row another server has claimed is skipped, not waited for.
-                try db.query("""
+                try db.query(
+                    """
                     SELECT call_id, caller_id, callee_id FROM calls WHERE state = 'ringing' AND expires_at <= ?
                     ORDER BY expires_at LIMIT ?\(db.dialect.claimRows)
-                    """, [.real(now.timeIntervalSince1970), .integer(Int64(excluding.count + 1))]) { row in
+                    """, [.real(now.timeIntervalSince1970), .integer(Int64(excluding.count + 1))]
+                ) { row in
                     due.append((row.text(0) ?? "", [row.text(1) ?? "", row.text(2) ?? ""]))
                 }
                 guard let claimed = due.first(where: { !excluding.contains($0.callID) }) else { return nil }
@@ -282,7 +333,8 @@ public class SQLStore: RingerStore, @unchecked Sendable {
 
     public func heartbeat(node: String, at now: Date) async throws {
         try await run { db in
-            try db.query("""
+            try db.query(
+                """
                 INSERT INTO ringer_nodes (node, heartbeat_at) VALUES (?, ?)
                 ON CONFLICT (node) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
                 """, [.text(node), .real(now.timeIntervalSince1970)])
@@ -291,21 +343,28 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         }
     }
 
-    public func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval, claimedBy node: String) async throws
-        -> (CallMachine, [String])? {
+    public func claimOrphanedRingingCall(
+        at now: Date, deadAfter: TimeInterval, claimedBy node: String
+    ) async throws
+        -> (CallMachine, [String])?
+    {
         try await run { db in
             try db.transaction { () throws -> (CallMachine, [String])? in
                 var callID: String?
-                try db.query("""
+                try db.query(
+                    """
                     SELECT call_id FROM calls WHERE state = 'ringing' AND expires_at > ? AND pushes_recovered_at IS NULL
                       AND placed_by IS NOT NULL AND placed_by <> ?
                       AND NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = calls.placed_by AND heartbeat_at > ?)
                     ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
-                    """, [.real(now.timeIntervalSince1970), .text(node), .real(now.timeIntervalSince1970 - deadAfter)]) {
+                    """, [.real(now.timeIntervalSince1970), .text(node), .real(now.timeIntervalSince1970 - deadAfter)]
+                ) {
                     callID = $0.text(0)
                 }
                 guard let callID, let machine = try Self.loadCall(id: callID, in: db) else { return nil }
-                try db.query("UPDATE calls SET pushes_recovered_at = ? WHERE call_id = ?", [.real(now.timeIntervalSince1970), .text(callID)])
+                try db.query(
+                    "UPDATE calls SET pushes_recovered_at = ? WHERE call_id = ?",
+                    [.real(now.timeIntervalSince1970), .text(callID)])
                 var answered: Set<String> = Set(machine.ringingDeviceIds)
                 try db.query("SELECT DISTINCT device_id FROM push_attempts WHERE call_id = ?", [.text(callID)]) { row in
                     if let device = row.text(0) { answered.insert(device) }
@@ -327,9 +386,12 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     /// Writes a changed call and appends its events; inside the caller's transaction.
-    private static func save(_ machine: CallMachine, events: [PendingEvent], in db: any SQLConnection) throws -> [StoredEvent] {
-        try db.query("UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
-                     [.text(machine.call.state.rawValue), .text(try encodeText(machine)), .text(machine.call.callId)])
+    private static func save(
+        _ machine: CallMachine, events: [PendingEvent], in db: any SQLConnection
+    ) throws -> [StoredEvent] {
+        try db.query(
+            "UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
+            [.text(machine.call.state.rawValue), .text(try encodeText(machine)), .text(machine.call.callId)])
         return try append(events, in: db)
     }
 
@@ -344,8 +406,10 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             var start: (createdAt: Double, order: Int64) = (.greatestFiniteMagnitude, .max)
             if let before {
                 var found: (Double, Int64)?
-                try db.query("SELECT created_at, \(order) FROM calls WHERE call_id = ? AND (caller_id = ? OR callee_id = ?)",
-                             [.text(before), .text(userID), .text(userID)]) { found = ($0.real(0), $0.integer(1)) }
+                try db.query(
+                    "SELECT created_at, \(order) FROM calls WHERE call_id = ? AND (caller_id = ? OR callee_id = ?)",
+                    [.text(before), .text(userID), .text(userID)]
+                ) { found = ($0.real(0), $0.integer(1)) }
                 guard let found else { return [] }
                 start = found
             }
@@ -375,7 +439,8 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             ORDER BY created_at DESC, \(order) DESC LIMIT ?) AS \(alias)
             """
         }
-        return "\(side("caller_id", "as_caller")) UNION ALL \(side("callee_id", "as_callee")) ORDER BY created_at DESC, o DESC LIMIT ?"
+        return
+            "\(side("caller_id", "as_caller")) UNION ALL \(side("callee_id", "as_callee")) ORDER BY created_at DESC, o DESC LIMIT ?"
     }
 
     public func haveTalked(_ a: String, _ b: String) async throws -> Bool {
@@ -383,9 +448,11 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             var found = false
             // Each side by its own index (calls_by_caller, calls_by_callee and PostgreSQL's *_order ones).
             for (caller, callee) in [(a, b), (b, a)] where !found {
-                try db.query("""
+                try db.query(
+                    """
                     SELECT 1 FROM calls WHERE caller_id = ? AND callee_id = ? AND state IN ('accepted', 'ended') LIMIT 1
-                    """, [.text(caller), .text(callee)]) { _ in found = true }
+                    """, [.text(caller), .text(callee)]
+                ) { _ in found = true }
             }
             return found
         }
@@ -398,16 +465,19 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 let size = SQLValue.integer(Int64(max(1, batch)))
                 // Ended in any way: every state but the two a call can still leave.
                 var ids: [SQLValue] = []
-                try db.query("""
+                try db.query(
+                    """
                     SELECT call_id FROM calls WHERE state NOT IN ('ringing', 'accepted') AND created_at < ? LIMIT ?
-                    """, [time, size]) { row in ids.append(.text(row.text(0) ?? "")) }
+                    """, [time, size]
+                ) { row in ids.append(.text(row.text(0) ?? "")) }
                 if !ids.isEmpty {
                     let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
                     try db.query("DELETE FROM push_attempts WHERE call_id IN (\(list))", ids)
                     try db.query("DELETE FROM calls WHERE call_id IN (\(list))", ids)
                 }
                 let calls = ids.count
-                try db.query("""
+                try db.query(
+                    """
                     DELETE FROM events WHERE (user_id, seq) IN
                     (SELECT user_id, seq FROM events WHERE created_at < ? LIMIT ?)
                     """, [time, size])
@@ -419,16 +489,19 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     /// True when the user takes part in a call in state `accepted`; inside the caller's transaction.
     private static func isInAcceptedCall(userID: String, in db: any SQLConnection) throws -> Bool {
         var found = false
-        try db.query("""
+        try db.query(
+            """
             SELECT 1 FROM calls WHERE state = 'accepted' AND (caller_id = ? OR callee_id = ?) LIMIT 1
-            """, [.text(userID), .text(userID)]) { _ in found = true }
+            """, [.text(userID), .text(userID)]
+        ) { _ in found = true }
         return found
     }
 
     public func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] {
         try await run { db in
             var found: [(callID: String, expiresAt: Date)] = []
-            try db.query("SELECT call_id, expires_at FROM calls WHERE state = 'ringing' ORDER BY expires_at", []) { row in
+            try db.query("SELECT call_id, expires_at FROM calls WHERE state = 'ringing' ORDER BY expires_at", []) {
+                row in
                 found.append((row.text(0) ?? "", Date(timeIntervalSince1970: row.real(1))))
             }
             return found
@@ -456,9 +529,11 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     public func events(forUser userID: String, after seq: Int64, limit: Int) async throws -> [StoredEvent] {
         try await run { db in
             var rows: [(String?, String)] = []
-            try db.query("""
+            try db.query(
+                """
                 SELECT except_device, payload FROM events WHERE user_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?
-                """, [.text(userID), .integer(seq), .integer(Int64(max(1, limit)))]) { row in
+                """, [.text(userID), .integer(seq), .integer(Int64(max(1, limit)))]
+            ) { row in
                 rows.append((row.text(0), row.text(1) ?? ""))
             }
             return try rows.reversed().map { except, payload in
@@ -478,7 +553,9 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     public func recentSequences(since date: Date) async throws -> [(userID: String, seq: Int64)] {
         try await run { db in
             var found: [(userID: String, seq: Int64)] = []
-            try db.query("SELECT user_id, seq FROM event_sequences WHERE updated_at >= ?", [.real(date.timeIntervalSince1970)]) { row in
+            try db.query(
+                "SELECT user_id, seq FROM event_sequences WHERE updated_at >= ?", [.real(date.timeIntervalSince1970)]
+            ) { row in
                 found.append((row.text(0) ?? "", row.integer(1)))
             }
             return found
@@ -491,18 +568,24 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         for pending in events {
             let (userID, except) = (pending.recipient.userID, pending.recipient.exceptDeviceID)
             var seq: Int64 = 0
-            try db.query("""
+            try db.query(
+                """
                 INSERT INTO event_sequences (user_id, seq, updated_at) VALUES (?, 1, ?)
                 ON CONFLICT(user_id) DO UPDATE SET seq = event_sequences.seq + 1, updated_at = excluded.updated_at
                 RETURNING seq
-                """, [.text(userID), .real(Date().timeIntervalSince1970)]) { seq = $0.integer(0) }
+                """, [.text(userID), .real(Date().timeIntervalSince1970)]
+            ) { seq = $0.integer(0) }
             let event = CallEvent(seq: seq, type: pending.type, call: pending.call)
-            try db.query("""
+            try db.query(
+                """
                 INSERT INTO events (user_id, seq, type, except_device, call_id, payload, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, [.text(userID), .integer(seq), .text(pending.type.rawValue), .optional(except),
-                      .text(pending.call.callId), .text(try Self.encodeText(event)),
-                      .real(Date().timeIntervalSince1970)])
+                """,
+                [
+                    .text(userID), .integer(seq), .text(pending.type.rawValue), .optional(except),
+                    .text(pending.call.callId), .text(try Self.encodeText(event)),
+                    .real(Date().timeIntervalSince1970),
+                ])
             stored.append(StoredEvent(userID: userID, exceptDeviceID: except, event: event))
         }
         return stored
@@ -513,9 +596,12 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     public func recordPushAttempt(_ attempt: PushAttempt) async throws {
         let json = try Self.encodeText(attempt)
         try await run { db in
-            try db.query("INSERT INTO push_attempts (call_id, device_id, sent_at, record) VALUES (?, ?, ?, ?)",
-                         [.text(attempt.callId), .text(attempt.deviceId), .real(attempt.sentAt.timeIntervalSince1970),
-                          .text(json)])
+            try db.query(
+                "INSERT INTO push_attempts (call_id, device_id, sent_at, record) VALUES (?, ?, ?, ?)",
+                [
+                    .text(attempt.callId), .text(attempt.deviceId), .real(attempt.sentAt.timeIntervalSince1970),
+                    .text(json),
+                ])
         }
     }
 

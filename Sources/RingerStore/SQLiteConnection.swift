@@ -55,7 +55,10 @@ final class SQLiteConnection: SQLConnection {
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return }
-            guard rc == SQLITE_ROW else { try check(rc, "sqlite3_step"); return }
+            guard rc == SQLITE_ROW else {
+                try check(rc, "sqlite3_step")
+                return
+            }
             try row(SQLiteRow(statement: statement))
         }
     }
@@ -132,7 +135,8 @@ private struct SQLiteRow: SQLRow {
     /// Column `index` as text, or nil when NULL.
     func text(_ index: Int32) -> String? {
         guard sqlite3_column_type(statement, index) != SQLITE_NULL,
-              let pointer = sqlite3_column_text(statement, index) else { return nil }
+            let pointer = sqlite3_column_text(statement, index)
+        else { return nil }
         // Every byte the column holds, an embedded NUL included (`String(cString:)` would stop there).
         let count = Int(sqlite3_column_bytes(statement, index))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)

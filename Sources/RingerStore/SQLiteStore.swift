@@ -55,17 +55,24 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             var outcome: Result<T, any Error>?
-            let job = Job(run: { connection in
-                let result = Result { try body(connection) }
-                outcome = result
-                if case .failure(let error) = result { return error }
-                return nil
-            }, commit: { failure in
-                // A batch that failed to commit kept nothing, not even what this job did.
-                if let failure, case .success = outcome { outcome = .failure(failure) }
-                continuation.resume(with: outcome ?? .failure(failure ?? StoreError.database("group commit", code: 0,
-                                                                                              message: "not run")))
-            })
+            let job = Job(
+                run: { connection in
+                    let result = Result { try body(connection) }
+                    outcome = result
+                    if case .failure(let error) = result { return error }
+                    return nil
+                },
+                commit: { failure in
+                    // A batch that failed to commit kept nothing, not even what this job did.
+                    if let failure, case .success = outcome { outcome = .failure(failure) }
+                    continuation.resume(
+                        with: outcome
+                            ?? .failure(
+                                failure
+                                    ?? StoreError.database(
+                                        "group commit", code: 0,
+                                        message: "not run")))
+                })
             let start = lock.withLock { () -> Bool in
                 pending.append(job)
                 guard !draining else { return false }
@@ -131,7 +138,8 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
         } catch let error as StoreError where (error.resultCode ?? 0) & 0xff == 10 {
             // An I/O error while syncing may leave the commit record in the WAL, recovered at the next start.
             try? connection.execute("ROLLBACK")
-            return StoreError.database("COMMIT", code: error.resultCode ?? 10, message: error.message, outcomeUnknown: true)
+            return StoreError.database(
+                "COMMIT", code: error.resultCode ?? 10, message: error.message, outcomeUnknown: true)
         } catch {
             try? connection.execute("ROLLBACK")
             return error
@@ -143,11 +151,13 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     private func checkFile() throws {
         guard let file else { return }
         guard let now = Self.identity(of: file.path) else {
-            throw StoreError.fileLost("the database file \(file.path) was deleted while the server runs; "
-                                      + "what is written now would be lost at the next start")
+            throw StoreError.fileLost(
+                "the database file \(file.path) was deleted while the server runs; "
+                    + "what is written now would be lost at the next start")
         }
         guard now.device == file.device, now.inode == file.inode else {
-            throw StoreError.fileLost("the database file \(file.path) was replaced by another file while the server runs")
+            throw StoreError.fileLost(
+                "the database file \(file.path) was replaced by another file while the server runs")
         }
     }
 

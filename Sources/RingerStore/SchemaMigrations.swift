@@ -18,196 +18,213 @@ enum SchemaMigrations {
     }
 
     static let migrations: [Migration] = [
-        Migration(sqlite: """
-            CREATE TABLE users (
-              id TEXT PRIMARY KEY,
-              name TEXT,
-              created_at REAL NOT NULL
-            );
-            CREATE TABLE devices (
-              device_id TEXT NOT NULL,
-              user_id TEXT NOT NULL,
-              platform TEXT NOT NULL,
-              voip_token TEXT,
-              apns_token TEXT,
-              apns_environment TEXT,
-              bundle_id TEXT,
-              fcm_token TEXT,
-              updated_at REAL NOT NULL,
-              PRIMARY KEY (user_id, device_id)
-            );
-            CREATE UNIQUE INDEX devices_by_voip_token ON devices (voip_token) WHERE voip_token IS NOT NULL;
-            CREATE UNIQUE INDEX devices_by_apns_token ON devices (apns_token) WHERE apns_token IS NOT NULL;
-            CREATE UNIQUE INDEX devices_by_fcm_token ON devices (fcm_token) WHERE fcm_token IS NOT NULL;
-            CREATE TABLE calls (
-              call_id TEXT PRIMARY KEY,
-              caller_id TEXT NOT NULL,
-              callee_id TEXT NOT NULL,
-              state TEXT NOT NULL,
-              created_at REAL NOT NULL,
-              expires_at REAL NOT NULL,
-              machine TEXT NOT NULL
-            );
-            CREATE INDEX calls_by_caller ON calls (caller_id, created_at);
-            CREATE INDEX calls_by_callee ON calls (callee_id, created_at);
-            CREATE INDEX calls_by_state ON calls (state, expires_at);
-            CREATE TABLE event_sequences (
-              user_id TEXT PRIMARY KEY,
-              seq INTEGER NOT NULL
-            );
-            CREATE TABLE events (
-              user_id TEXT NOT NULL,
-              seq INTEGER NOT NULL,
-              type TEXT NOT NULL,
-              except_device TEXT,
-              call_id TEXT NOT NULL,
-              payload TEXT NOT NULL,
-              created_at REAL NOT NULL,
-              PRIMARY KEY (user_id, seq)
-            );
-            CREATE TABLE push_attempts (
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              call_id TEXT NOT NULL,
-              device_id TEXT NOT NULL,
-              sent_at REAL NOT NULL,
-              record TEXT NOT NULL
-            );
-            CREATE INDEX push_attempts_by_call ON push_attempts (call_id);
-            """, postgres: """
-            CREATE TABLE users (
-              id TEXT PRIMARY KEY,
-              name TEXT,
-              created_at DOUBLE PRECISION NOT NULL
-            );
-            CREATE TABLE devices (
-              device_id TEXT NOT NULL,
-              user_id TEXT NOT NULL,
-              platform TEXT NOT NULL,
-              voip_token TEXT,
-              apns_token TEXT,
-              apns_environment TEXT,
-              bundle_id TEXT,
-              fcm_token TEXT,
-              updated_at DOUBLE PRECISION NOT NULL,
-              position BIGSERIAL NOT NULL,
-              PRIMARY KEY (user_id, device_id)
-            );
-            CREATE UNIQUE INDEX devices_by_voip_token ON devices (voip_token) WHERE voip_token IS NOT NULL;
-            CREATE UNIQUE INDEX devices_by_apns_token ON devices (apns_token) WHERE apns_token IS NOT NULL;
-            CREATE UNIQUE INDEX devices_by_fcm_token ON devices (fcm_token) WHERE fcm_token IS NOT NULL;
-            CREATE TABLE calls (
-              call_id TEXT PRIMARY KEY,
-              caller_id TEXT NOT NULL,
-              callee_id TEXT NOT NULL,
-              state TEXT NOT NULL,
-              created_at DOUBLE PRECISION NOT NULL,
-              expires_at DOUBLE PRECISION NOT NULL,
-              machine TEXT NOT NULL,
-              position BIGSERIAL NOT NULL
-            );
-            CREATE INDEX calls_by_caller ON calls (caller_id, created_at);
-            CREATE INDEX calls_by_callee ON calls (callee_id, created_at);
-            CREATE INDEX calls_by_state ON calls (state, expires_at);
-            CREATE TABLE event_sequences (
-              user_id TEXT PRIMARY KEY,
-              seq BIGINT NOT NULL
-            );
-            CREATE TABLE events (
-              user_id TEXT NOT NULL,
-              seq BIGINT NOT NULL,
-              type TEXT NOT NULL,
-              except_device TEXT,
-              call_id TEXT NOT NULL,
-              payload TEXT NOT NULL,
-              created_at DOUBLE PRECISION NOT NULL,
-              PRIMARY KEY (user_id, seq)
-            );
-            CREATE TABLE push_attempts (
-              id BIGSERIAL PRIMARY KEY,
-              call_id TEXT NOT NULL,
-              device_id TEXT NOT NULL,
-              sent_at DOUBLE PRECISION NOT NULL,
-              record TEXT NOT NULL
-            );
-            CREATE INDEX push_attempts_by_call ON push_attempts (call_id);
-            """),
-        Migration(sqlite: """
-            CREATE TABLE idempotency_keys (
-              user_id TEXT NOT NULL,
-              key TEXT NOT NULL,
-              call_id TEXT NOT NULL,
-              created_at REAL NOT NULL,
-              PRIMARY KEY (user_id, key)
-            );
-            """, postgres: """
-            CREATE TABLE idempotency_keys (
-              user_id TEXT NOT NULL,
-              key TEXT NOT NULL,
-              call_id TEXT NOT NULL,
-              created_at DOUBLE PRECISION NOT NULL,
-              PRIMARY KEY (user_id, key)
-            );
-            """),
-        Migration(sqlite: """
-            ALTER TABLE devices ADD COLUMN push_problem_reason TEXT;
-            ALTER TABLE devices ADD COLUMN push_problem_token TEXT;
-            ALTER TABLE devices ADD COLUMN push_problem_at REAL;
-            """, postgres: """
-            ALTER TABLE devices ADD COLUMN push_problem_reason TEXT;
-            ALTER TABLE devices ADD COLUMN push_problem_token TEXT;
-            ALTER TABLE devices ADD COLUMN push_problem_at DOUBLE PRECISION;
-            """),
-        Migration("""
+        Migration(
+            sqlite: """
+                CREATE TABLE users (
+                  id TEXT PRIMARY KEY,
+                  name TEXT,
+                  created_at REAL NOT NULL
+                );
+                CREATE TABLE devices (
+                  device_id TEXT NOT NULL,
+                  user_id TEXT NOT NULL,
+                  platform TEXT NOT NULL,
+                  voip_token TEXT,
+                  apns_token TEXT,
+                  apns_environment TEXT,
+                  bundle_id TEXT,
+                  fcm_token TEXT,
+                  updated_at REAL NOT NULL,
+                  PRIMARY KEY (user_id, device_id)
+                );
+                CREATE UNIQUE INDEX devices_by_voip_token ON devices (voip_token) WHERE voip_token IS NOT NULL;
+                CREATE UNIQUE INDEX devices_by_apns_token ON devices (apns_token) WHERE apns_token IS NOT NULL;
+                CREATE UNIQUE INDEX devices_by_fcm_token ON devices (fcm_token) WHERE fcm_token IS NOT NULL;
+                CREATE TABLE calls (
+                  call_id TEXT PRIMARY KEY,
+                  caller_id TEXT NOT NULL,
+                  callee_id TEXT NOT NULL,
+                  state TEXT NOT NULL,
+                  created_at REAL NOT NULL,
+                  expires_at REAL NOT NULL,
+                  machine TEXT NOT NULL
+                );
+                CREATE INDEX calls_by_caller ON calls (caller_id, created_at);
+                CREATE INDEX calls_by_callee ON calls (callee_id, created_at);
+                CREATE INDEX calls_by_state ON calls (state, expires_at);
+                CREATE TABLE event_sequences (
+                  user_id TEXT PRIMARY KEY,
+                  seq INTEGER NOT NULL
+                );
+                CREATE TABLE events (
+                  user_id TEXT NOT NULL,
+                  seq INTEGER NOT NULL,
+                  type TEXT NOT NULL,
+                  except_device TEXT,
+                  call_id TEXT NOT NULL,
+                  payload TEXT NOT NULL,
+                  created_at REAL NOT NULL,
+                  PRIMARY KEY (user_id, seq)
+                );
+                CREATE TABLE push_attempts (
+                  id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  call_id TEXT NOT NULL,
+                  device_id TEXT NOT NULL,
+                  sent_at REAL NOT NULL,
+                  record TEXT NOT NULL
+                );
+                CREATE INDEX push_attempts_by_call ON push_attempts (call_id);
+                """,
+            postgres: """
+                CREATE TABLE users (
+                  id TEXT PRIMARY KEY,
+                  name TEXT,
+                  created_at DOUBLE PRECISION NOT NULL
+                );
+                CREATE TABLE devices (
+                  device_id TEXT NOT NULL,
+                  user_id TEXT NOT NULL,
+                  platform TEXT NOT NULL,
+                  voip_token TEXT,
+                  apns_token TEXT,
+                  apns_environment TEXT,
+                  bundle_id TEXT,
+                  fcm_token TEXT,
+                  updated_at DOUBLE PRECISION NOT NULL,
+                  position BIGSERIAL NOT NULL,
+                  PRIMARY KEY (user_id, device_id)
+                );
+                CREATE UNIQUE INDEX devices_by_voip_token ON devices (voip_token) WHERE voip_token IS NOT NULL;
+                CREATE UNIQUE INDEX devices_by_apns_token ON devices (apns_token) WHERE apns_token IS NOT NULL;
+                CREATE UNIQUE INDEX devices_by_fcm_token ON devices (fcm_token) WHERE fcm_token IS NOT NULL;
+                CREATE TABLE calls (
+                  call_id TEXT PRIMARY KEY,
+                  caller_id TEXT NOT NULL,
+                  callee_id TEXT NOT NULL,
+                  state TEXT NOT NULL,
+                  created_at DOUBLE PRECISION NOT NULL,
+                  expires_at DOUBLE PRECISION NOT NULL,
+                  machine TEXT NOT NULL,
+                  position BIGSERIAL NOT NULL
+                );
+                CREATE INDEX calls_by_caller ON calls (caller_id, created_at);
+                CREATE INDEX calls_by_callee ON calls (callee_id, created_at);
+                CREATE INDEX calls_by_state ON calls (state, expires_at);
+                CREATE TABLE event_sequences (
+                  user_id TEXT PRIMARY KEY,
+                  seq BIGINT NOT NULL
+                );
+                CREATE TABLE events (
+                  user_id TEXT NOT NULL,
+                  seq BIGINT NOT NULL,
+                  type TEXT NOT NULL,
+                  except_device TEXT,
+                  call_id TEXT NOT NULL,
+                  payload TEXT NOT NULL,
+                  created_at DOUBLE PRECISION NOT NULL,
+                  PRIMARY KEY (user_id, seq)
+                );
+                CREATE TABLE push_attempts (
+                  id BIGSERIAL PRIMARY KEY,
+                  call_id TEXT NOT NULL,
+                  device_id TEXT NOT NULL,
+                  sent_at DOUBLE PRECISION NOT NULL,
+                  record TEXT NOT NULL
+                );
+                CREATE INDEX push_attempts_by_call ON push_attempts (call_id);
+                """),
+        Migration(
+            sqlite: """
+                CREATE TABLE idempotency_keys (
+                  user_id TEXT NOT NULL,
+                  key TEXT NOT NULL,
+                  call_id TEXT NOT NULL,
+                  created_at REAL NOT NULL,
+                  PRIMARY KEY (user_id, key)
+                );
+                """,
+            postgres: """
+                CREATE TABLE idempotency_keys (
+                  user_id TEXT NOT NULL,
+                  key TEXT NOT NULL,
+                  call_id TEXT NOT NULL,
+                  created_at DOUBLE PRECISION NOT NULL,
+                  PRIMARY KEY (user_id, key)
+                );
+                """),
+        Migration(
+            sqlite: """
+                ALTER TABLE devices ADD COLUMN push_problem_reason TEXT;
+                ALTER TABLE devices ADD COLUMN push_problem_token TEXT;
+                ALTER TABLE devices ADD COLUMN push_problem_at REAL;
+                """,
+            postgres: """
+                ALTER TABLE devices ADD COLUMN push_problem_reason TEXT;
+                ALTER TABLE devices ADD COLUMN push_problem_token TEXT;
+                ALTER TABLE devices ADD COLUMN push_problem_at DOUBLE PRECISION;
+                """),
+        Migration(
+            """
             ALTER TABLE devices ADD COLUMN fcm_project_id TEXT;
             """),
-        Migration(sqlite: """
-            CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
-            """, postgres: """
-            CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at DOUBLE PRECISION NOT NULL);
-            """),
+        Migration(
+            sqlite: """
+                CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
+                """,
+            postgres: """
+                CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at DOUBLE PRECISION NOT NULL);
+                """),
         // The readiness pre-flight: the phone's problems as a JSON array of names, and when the server heard
         // them. Both NULL for every device stored before, which reads as "never reported".
-        Migration(sqlite: """
-            ALTER TABLE devices ADD COLUMN readiness_problems TEXT;
-            ALTER TABLE devices ADD COLUMN readiness_at REAL;
-            """, postgres: """
-            ALTER TABLE devices ADD COLUMN readiness_problems TEXT;
-            ALTER TABLE devices ADD COLUMN readiness_at DOUBLE PRECISION;
-            """),
+        Migration(
+            sqlite: """
+                ALTER TABLE devices ADD COLUMN readiness_problems TEXT;
+                ALTER TABLE devices ADD COLUMN readiness_at REAL;
+                """,
+            postgres: """
+                ALTER TABLE devices ADD COLUMN readiness_problems TEXT;
+                ALTER TABLE devices ADD COLUMN readiness_at DOUBLE PRECISION;
+                """),
         // When each user's stream last grew (wall clock), so a server of a cluster can find the users whose events
         // it may have missed on Redis (``RingerStore/recentSequences(since:)``). 0 for streams from before.
-        Migration(sqlite: """
-            ALTER TABLE event_sequences ADD COLUMN updated_at REAL NOT NULL DEFAULT 0;
-            CREATE INDEX event_sequences_by_time ON event_sequences (updated_at);
-            """, postgres: """
-            ALTER TABLE event_sequences ADD COLUMN updated_at DOUBLE PRECISION NOT NULL DEFAULT 0;
-            CREATE INDEX event_sequences_by_time ON event_sequences (updated_at);
-            """),
+        Migration(
+            sqlite: """
+                ALTER TABLE event_sequences ADD COLUMN updated_at REAL NOT NULL DEFAULT 0;
+                CREATE INDEX event_sequences_by_time ON event_sequences (updated_at);
+                """,
+            postgres: """
+                ALTER TABLE event_sequences ADD COLUMN updated_at DOUBLE PRECISION NOT NULL DEFAULT 0;
+                CREATE INDEX event_sequences_by_time ON event_sequences (updated_at);
+                """),
         // Which server placed each call, and the servers' heartbeats: a call whose server died before its pushes
         // had an outcome has them sent again by another, once (``RingerStore/claimOrphanedRingingCall(at:deadAfter:)``).
-        Migration(sqlite: """
-            ALTER TABLE calls ADD COLUMN placed_by TEXT;
-            ALTER TABLE calls ADD COLUMN pushes_recovered_at REAL;
-            CREATE TABLE ringer_nodes (node TEXT PRIMARY KEY, heartbeat_at REAL NOT NULL);
-            """, postgres: """
-            ALTER TABLE calls ADD COLUMN placed_by TEXT;
-            ALTER TABLE calls ADD COLUMN pushes_recovered_at DOUBLE PRECISION;
-            CREATE TABLE ringer_nodes (node TEXT PRIMARY KEY, heartbeat_at DOUBLE PRECISION NOT NULL);
-            """),
+        Migration(
+            sqlite: """
+                ALTER TABLE calls ADD COLUMN placed_by TEXT;
+                ALTER TABLE calls ADD COLUMN pushes_recovered_at REAL;
+                CREATE TABLE ringer_nodes (node TEXT PRIMARY KEY, heartbeat_at REAL NOT NULL);
+                """,
+            postgres: """
+                ALTER TABLE calls ADD COLUMN placed_by TEXT;
+                ALTER TABLE calls ADD COLUMN pushes_recovered_at DOUBLE PRECISION;
+                CREATE TABLE ringer_nodes (node TEXT PRIMARY KEY, heartbeat_at DOUBLE PRECISION NOT NULL);
+                """),
         // Reads that cost what they return: a user's calls are read a page at a time from each side's index in
         // (created_at, insertion order), which PostgreSQL's indexes now hold whole (SQLite's hold the rowid anyway);
         // and the retention sweep finds old calls and events by time (``RingerStore/prune(before:batch:)``).
-        Migration(sqlite: """
-            CREATE INDEX calls_by_time ON calls (created_at);
-            CREATE INDEX events_by_time ON events (created_at);
-            """, postgres: """
-            CREATE INDEX calls_by_caller_order ON calls (caller_id, created_at, position);
-            CREATE INDEX calls_by_callee_order ON calls (callee_id, created_at, position);
-            DROP INDEX calls_by_caller;
-            DROP INDEX calls_by_callee;
-            CREATE INDEX calls_by_time ON calls (created_at);
-            CREATE INDEX events_by_time ON events (created_at);
-            """),
+        Migration(
+            sqlite: """
+                CREATE INDEX calls_by_time ON calls (created_at);
+                CREATE INDEX events_by_time ON events (created_at);
+                """,
+            postgres: """
+                CREATE INDEX calls_by_caller_order ON calls (caller_id, created_at, position);
+                CREATE INDEX calls_by_callee_order ON calls (callee_id, created_at, position);
+                DROP INDEX calls_by_caller;
+                DROP INDEX calls_by_callee;
+                CREATE INDEX calls_by_time ON calls (created_at);
+                CREATE INDEX events_by_time ON events (created_at);
+                """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.
@@ -220,7 +237,9 @@ enum SchemaMigrations {
         if db.dialect == .postgres {
             try db.execute("SELECT pg_advisory_lock(\(PostgresLocks.namespace), 0)")
         }
-        defer { if db.dialect == .postgres { try? db.execute("SELECT pg_advisory_unlock(\(PostgresLocks.namespace), 0)") } }
+        defer {
+            if db.dialect == .postgres { try? db.execute("SELECT pg_advisory_unlock(\(PostgresLocks.namespace), 0)") }
+        }
         let version = try Self.version(db)
         guard version <= migrations.count else {
             throw StoreError.newerSchema(found: version, known: migrations.count)

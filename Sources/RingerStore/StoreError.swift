@@ -25,8 +25,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// committed is undone either.
     public let isOutcomeUnknown: Bool
 
-    private init(_ code: Code, operation: String, message: String, resultCode: Int32?, sqlState: String? = nil,
-                 outcomeUnknown: Bool = false) {
+    private init(
+        _ code: Code, operation: String, message: String, resultCode: Int32?, sqlState: String? = nil,
+        outcomeUnknown: Bool = false
+    ) {
         self.code = code
         self.operation = operation
         self.message = message
@@ -39,7 +41,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// - Parameter outcomeUnknown: the operation was a COMMIT that failed in a way that may still have kept it
     ///   (SQLite's I/O error while syncing: the commit record may already be in the WAL, recovered at the next
     ///   start) (``isOutcomeUnknown``).
-    public static func database(_ operation: String, code: Int32, message: String, outcomeUnknown: Bool = false) -> StoreError {
+    public static func database(
+        _ operation: String, code: Int32, message: String, outcomeUnknown: Bool = false
+    ) -> StoreError {
         StoreError(.database, operation: operation, message: message, resultCode: code, outcomeUnknown: outcomeUnknown)
     }
 
@@ -63,7 +67,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     ///   - outcomeUnknown: the connection broke after a commit was asked for, before its answer
     ///     (``isOutcomeUnknown``).
     public static func serverUnreachable(_ detail: String, outcomeUnknown: Bool = false) -> StoreError {
-        StoreError(.serverUnreachable, operation: "connect", message: detail, resultCode: nil, outcomeUnknown: outcomeUnknown)
+        StoreError(
+            .serverUnreachable, operation: "connect", message: detail, resultCode: nil, outcomeUnknown: outcomeUnknown)
     }
 
     /// PostgreSQL did not answer within the store's time for one operation (a server that hangs, or a network
@@ -74,17 +79,20 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     ///   - limit: the time the operation had (shown to the millisecond, e.g. `no answer within 2 s`).
     ///   - outcomeUnknown: a commit was asked for and not answered (``isOutcomeUnknown``).
     public static func timedOut(_ operation: String, limit: Duration, outcomeUnknown: Bool) -> StoreError {
-        StoreError(.timedOut, operation: operation, message: "no answer within \(PostgresDeadline.text(of: limit))",
-                   resultCode: nil, outcomeUnknown: outcomeUnknown)
+        StoreError(
+            .timedOut, operation: operation, message: "no answer within \(PostgresDeadline.text(of: limit))",
+            resultCode: nil, outcomeUnknown: outcomeUnknown)
     }
 
     /// The database was written by a newer Ringer (its schema is at a version this one does not know). It is
     /// never migrated down: run the newer Ringer, or restore a backup taken before the upgrade.
     public static func newerSchema(found: Int, known: Int) -> StoreError {
-        StoreError(.newerSchema, operation: "migrate",
-                   message: "the database is at schema version \(found), written by a newer Ringer; this one knows versions up to \(known) "
-                       + "and never migrates a database down (run the newer Ringer, or restore a backup taken before the upgrade)",
-                   resultCode: nil)
+        StoreError(
+            .newerSchema, operation: "migrate",
+            message:
+                "the database is at schema version \(found), written by a newer Ringer; this one knows versions up to \(known) "
+                + "and never migrates a database down (run the newer Ringer, or restore a backup taken before the upgrade)",
+            resultCode: nil)
     }
 
     /// Text PostgreSQL cannot hold (an embedded NUL): refused whole rather than stored cut short.
@@ -132,12 +140,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch code {
         case .database:
-            (sqlState ?? resultCode.map({ "\($0)" })).map { "\(operation) failed (\($0)): \(message)" } ?? "\(operation) failed: \(message)"
+            (sqlState ?? resultCode.map({ "\($0)" })).map { "\(operation) failed (\($0)): \(message)" }
+                ?? "\(operation) failed: \(message)"
                 + (isOutcomeUnknown ? Self.outcomeNote : "")
         case .corruptRecord: "corrupt record: \(message)"
         case .fileLost, .newerSchema: message
         case .serverUnreachable: "PostgreSQL cannot be reached: \(message)" + (isOutcomeUnknown ? Self.outcomeNote : "")
-        case .timedOut: "PostgreSQL did not answer (\(operation)): \(message)" + (isOutcomeUnknown ? Self.outcomeNote : "")
+        case .timedOut:
+            "PostgreSQL did not answer (\(operation)): \(message)" + (isOutcomeUnknown ? Self.outcomeNote : "")
         case .unstorableText: "cannot store \(message): PostgreSQL text cannot hold a NUL character"
         }
     }

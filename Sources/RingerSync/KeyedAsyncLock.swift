@@ -45,8 +45,10 @@ public final class KeyedAsyncLock: Sendable {
     ///   - body: the work.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws; every name is released either way.
-    public func withLocks<T: Sendable>(_ names: some Sequence<String>,
-                                       _ body: @Sendable () async throws -> T) async rethrows -> T {
+    public func withLocks<T: Sendable>(
+        _ names: some Sequence<String>,
+        _ body: @Sendable () async throws -> T
+    ) async rethrows -> T {
         let ordered = Set(names).sorted()
         for name in ordered { _ = await acquire(name, until: nil) }
         defer { for name in ordered.reversed() { release(name) } }
@@ -63,9 +65,11 @@ public final class KeyedAsyncLock: Sendable {
     ///   - body: the work.
     /// - Returns: what `body` returns.
     /// - Throws: `timedOut()`; what `body` throws. Every name taken is released either way.
-    public func withLocks<T: Sendable>(_ names: some Sequence<String>, waitingUntil deadline: ContinuousClock.Instant?,
-                                       timedOut: () -> any Error,
-                                       _ body: @Sendable () async throws -> T) async throws -> T {
+    public func withLocks<T: Sendable>(
+        _ names: some Sequence<String>, waitingUntil deadline: ContinuousClock.Instant?,
+        timedOut: () -> any Error,
+        _ body: @Sendable () async throws -> T
+    ) async throws -> T {
         let ordered = Set(names).sorted()
         var taken: [String] = []
         defer { for name in taken.reversed() { release(name) } }

@@ -58,9 +58,11 @@ public struct DeviceRegistration: Codable, Sendable {
     public var readiness: DeviceReadiness?
 
     /// Creates a registration body.
-    public init(platform: Platform, voipToken: String? = nil, apnsToken: String? = nil,
-                apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil, fcmToken: String? = nil,
-                fcmProjectId: String? = nil, readiness: DeviceReadiness? = nil) {
+    public init(
+        platform: Platform, voipToken: String? = nil, apnsToken: String? = nil,
+        apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil, fcmToken: String? = nil,
+        fcmProjectId: String? = nil, readiness: DeviceReadiness? = nil
+    ) {
         self.platform = platform
         self.voipToken = voipToken
         self.apnsToken = apnsToken
@@ -125,10 +127,12 @@ public struct Device: Codable, Hashable, Sendable {
     public var readiness: DeviceReadiness?
 
     /// Creates a device record.
-    public init(deviceId: String, userId: String, platform: Platform, voipToken: String? = nil,
-                apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil,
-                fcmToken: String? = nil, fcmProjectId: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil,
-                readiness: DeviceReadiness? = nil) {
+    public init(
+        deviceId: String, userId: String, platform: Platform, voipToken: String? = nil,
+        apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil,
+        fcmToken: String? = nil, fcmProjectId: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil,
+        readiness: DeviceReadiness? = nil
+    ) {
         self.deviceId = deviceId
         self.userId = userId
         self.platform = platform

@@ -57,10 +57,12 @@ public struct Call: Codable, Hashable, Sendable {
     public var calleeReadiness: [ReadinessProblem]?
 
     /// Creates a call record.
-    public init(callId: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,
-                createdAt: Date, expiresAt: Date, acceptedAt: Date? = nil, acceptedDeviceId: String? = nil,
-                endedAt: Date? = nil, endedBy: String? = nil, endReason: SystemEndReason? = nil,
-                failureReason: String? = nil) {
+    public init(
+        callId: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,
+        createdAt: Date, expiresAt: Date, acceptedAt: Date? = nil, acceptedDeviceId: String? = nil,
+        endedAt: Date? = nil, endedBy: String? = nil, endReason: SystemEndReason? = nil,
+        failureReason: String? = nil
+    ) {
         self.callId = callId
         self.state = state
         self.caller = caller

@@ -47,7 +47,8 @@ public struct ReadinessProblem: OpenStringEnum {
     public static func isWellFormed(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...maxLength).contains(bytes.count), let first = bytes.first, (97...122).contains(first),
-              bytes.last != 95 else { return false }
+            bytes.last != 95
+        else { return false }
         var previous: UInt8 = 0
         for byte in bytes {
             guard (97...122).contains(byte) || (48...57).contains(byte) || byte == 95 else { return false }

@@ -4,7 +4,8 @@
 /// older RingerKit must still decode a payload carrying a state or event type it has never seen,
 /// and callers' `switch` statements are not broken by additions.
 public protocol OpenStringEnum: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible,
-    ExpressibleByStringLiteral where RawValue == String {
+    ExpressibleByStringLiteral
+where RawValue == String {
     /// Creates the value; any string is accepted.
     init(rawValue: String)
 }

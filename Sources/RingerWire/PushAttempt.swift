@@ -30,9 +30,11 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     public var readiness: [ReadinessProblem]?
 
     /// Creates a push attempt record.
-    public init(callId: String, deviceId: String, provider: PushProvider, pushType: PushType, status: Int?,
-                reason: String?, apnsId: String?, messageName: String? = nil, latencyMs: Double, attempts: Int,
-                sentAt: Date, readiness: [ReadinessProblem]? = nil) {
+    public init(
+        callId: String, deviceId: String, provider: PushProvider, pushType: PushType, status: Int?,
+        reason: String?, apnsId: String?, messageName: String? = nil, latencyMs: Double, attempts: Int,
+        sentAt: Date, readiness: [ReadinessProblem]? = nil
+    ) {
         self.callId = callId
         self.deviceId = deviceId
         self.provider = provider

@@ -23,8 +23,9 @@ public enum RingerJSON {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
             guard let date = parseTimestamp(text) else {
-                throw DecodingError.dataCorruptedError(in: container,
-                                                       debugDescription: "expected an ISO 8601 timestamp")
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "expected an ISO 8601 timestamp")
             }
             return date
         }
@@ -50,8 +51,10 @@ public enum RingerJSON {
     public static func formatTimestamp(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        let (whole, fraction) = seconds.remainder < 0 ? (seconds.quotient - 1, seconds.remainder + 1000)
-                                                      : (seconds.quotient, seconds.remainder)
+        let (whole, fraction) =
+            seconds.remainder < 0
+            ? (seconds.quotient - 1, seconds.remainder + 1000)
+            : (seconds.quotient, seconds.remainder)
         let text = Date.ISO8601FormatStyle().format(Date(timeIntervalSince1970: TimeInterval(whole)))
         let padded = String(fraction + 1000).dropFirst()
         return text.dropLast() + "." + padded + "Z"
@@ -60,8 +63,10 @@ public enum RingerJSON {
     /// Parses an ISO 8601 UTC timestamp with or without fractional seconds.
     /// - Returns: the date, or nil when the text is not such a timestamp.
     public static func parseTimestamp(_ text: String) -> Date? {
-        guard let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-                ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return nil }
+        guard
+            let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+                ?? (try? Date.ISO8601FormatStyle().parse(text))
+        else { return nil }
         // Snap to the millisecond the text names, so parsing then formatting is exact.
         return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }

@@ -34,8 +34,10 @@ public struct VoIPPush: Codable, Hashable, Sendable {
         public var expiresAt: Int64
 
         /// Creates the body.
-        public init(v: Int = 1, type: EventType = .callIncoming, callId: String, caller: Party, calleeId: String? = nil,
-                    hasVideo: Bool, sentAt: Int64, expiresAt: Int64) {
+        public init(
+            v: Int = 1, type: EventType = .callIncoming, callId: String, caller: Party, calleeId: String? = nil,
+            hasVideo: Bool, sentAt: Int64, expiresAt: Int64
+        ) {
             self.v = v
             self.type = type
             self.callId = callId

@@ -25,7 +25,9 @@ public enum LoopbackPort {
     ///     (connections it accepted leave the port in TIME_WAIT).
     /// - Returns: the descriptor, which the caller closes, and the port.
     /// - Throws: ``PosixError`` when `socket`, `bind` or `listen` fails.
-    public static func bound(listening: Bool, reusingAddress: Bool = false) throws(PosixError) -> (descriptor: Int32, port: Int) {
+    public static func bound(
+        listening: Bool, reusingAddress: Bool = false
+    ) throws(PosixError) -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else

@@ -29,11 +29,13 @@ public enum StrictJSON {
         // Integers as doubles, as JSONDecoder reads any number it is not asked for as an integer: an integer past 64
         // bits is a double to both, and only one past a double's range is out of every reader's.
         let flags = CJANSSON_REJECT_DUPLICATES | CJANSSON_DECODE_ANY | CJANSSON_ALLOW_NUL | CJANSSON_DECODE_INT_AS_REAL
-        let value: UnsafeMutablePointer<json_t>? = bytes.withContiguousStorageIfAvailable { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, flags, &error) }
-        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, flags, &error) }
-        }
+        let value: UnsafeMutablePointer<json_t>? =
+            bytes.withContiguousStorageIfAvailable { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, flags, &error) }
+            }
+            ?? Array(bytes).withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { json_loadb($0.baseAddress, $0.count, flags, &error) }
+            }
         if let value {
             json_decref(value)
             return nil

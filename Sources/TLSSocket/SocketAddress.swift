@@ -1,4 +1,5 @@
 import SocketSupport
+
 #if canImport(Glibc)
 public import Glibc  // sockaddr in withSockaddr(_:)
 #elseif canImport(Darwin)
@@ -22,7 +23,8 @@ public struct SocketAddress {
     ///   - passive: addresses to listen on (`AI_PASSIVE`) rather than to connect to (`AI_ADDRCONFIG`: only
     ///     families this host has configured).
     /// - Throws: ``TLSSocketError`` from `getaddrinfo` (its code is the `EAI_*` result).
-    public static func resolve(host: String, port: Int, passive: Bool = false) throws(TLSSocketError) -> [SocketAddress] {
+    public static func resolve(host: String, port: Int, passive: Bool = false) throws(TLSSocketError) -> [SocketAddress]
+    {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -30,20 +32,26 @@ public struct SocketAddress {
         var list: UnsafeMutablePointer<addrinfo>?
         let result = getaddrinfo(host, String(port), &hints, &list)
         guard result == 0, let list else {
-            throw TLSSocketError(function: "getaddrinfo", code: Int(result),
-                                 message: "cannot resolve \(host): \(String(cString: gai_strerror(result)))")
+            throw TLSSocketError(
+                function: "getaddrinfo", code: Int(result),
+                message: "cannot resolve \(host): \(String(cString: gai_strerror(result)))")
         }
         defer { freeaddrinfo(list) }
         var addresses: [SocketAddress] = []
         var entry: UnsafeMutablePointer<addrinfo>? = list
         while let current = entry {
-            if let address = current.pointee.ai_addr, Int(current.pointee.ai_addrlen) <= MemoryLayout<sockaddr_storage>.size {
+            if let address = current.pointee.ai_addr,
+                Int(current.pointee.ai_addrlen) <= MemoryLayout<sockaddr_storage>.size
+            {
                 var storage = sockaddr_storage()
                 withUnsafeMutableBytes(of: &storage) { target in
-                    target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(current.pointee.ai_addrlen)))
+                    target.copyMemory(
+                        from: UnsafeRawBufferPointer(start: address, count: Int(current.pointee.ai_addrlen)))
                 }
-                addresses.append(SocketAddress(family: current.pointee.ai_family, storage: storage,
-                                               length: current.pointee.ai_addrlen))
+                addresses.append(
+                    SocketAddress(
+                        family: current.pointee.ai_family, storage: storage,
+                        length: current.pointee.ai_addrlen))
             }
             entry = current.pointee.ai_next
         }
@@ -101,7 +109,9 @@ public struct SocketAddress {
             }
         case AF_INET6:
             return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
         default:
             return 0
@@ -179,7 +189,8 @@ public struct TCPConnector {
             try connectNext(host: peer)
             return .retrying
         } catch {
-            return .failed(TLSSocketError(function: "connect", code: Int(code), message: "\(Posix.message(code)) (\(peer))"))
+            return .failed(
+                TLSSocketError(function: "connect", code: Int(code), message: "\(Posix.message(code)) (\(peer))"))
         }
     }
 

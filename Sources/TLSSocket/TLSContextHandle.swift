@@ -1,5 +1,6 @@
 import CTLS
 import RingerSync
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,7 @@
 import CTLS
 import OpenSSLSupport
 import SocketSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,7 +42,9 @@ public final class TLSSocket {
     ///   - peer: how messages name the peer.
     ///   - readBufferBytes: size of one read.
     /// - Throws: ``TLSSocketError`` (`SSL_set_fd`) when OpenSSL cannot attach the socket; both are then released.
-    public init(descriptor: Int32, ssl: OpaquePointer?, peer: String, readBufferBytes: Int = 32 * 1024) throws(TLSSocketError) {
+    public init(
+        descriptor: Int32, ssl: OpaquePointer?, peer: String, readBufferBytes: Int = 32 * 1024
+    ) throws(TLSSocketError) {
         self.descriptor = descriptor
         self.ssl = ssl
         self.peer = peer
@@ -114,8 +117,9 @@ public final class TLSSocket {
         if verification != X509_V_OK {
             let text = String(cString: X509_verify_cert_error_string(verification))
             let whose = SSL_is_server(ssl) == 1 ? "client" : "server"
-            return TLSSocketError(function: "SSL_do_handshake", code: Int(verification),
-                                  message: "\(whose) certificate verification failed: \(text) (\(peer))")
+            return TLSSocketError(
+                function: "SSL_do_handshake", code: Int(verification),
+                message: "\(whose) certificate verification failed: \(text) (\(peer))")
         }
         if let refused = certificateRefusal() { return refused }
         let detail = OpenSSLErrorQueue.drain()
@@ -123,9 +127,10 @@ public final class TLSSocket {
         let closer = SSL_is_server(ssl) == 1 ? "the client" : "the server"
         // OpenSSL's reason says what the peer objected to (an alert such as "unknown ca" for a client
         // certificate it does not trust) or that it closed the connection ("unexpected eof").
-        return TLSSocketError(function: "SSL_do_handshake", code: Int(reason),
-                              message: "TLS handshake with \(peer) failed: "
-                                  + (detail ?? (peerClosed ? "\(closer) closed the connection" : "no OpenSSL reason")))
+        return TLSSocketError(
+            function: "SSL_do_handshake", code: Int(reason),
+            message: "TLS handshake with \(peer) failed: "
+                + (detail ?? (peerClosed ? "\(closer) closed the connection" : "no OpenSSL reason")))
     }
 
     // MARK: Read pump
@@ -157,7 +162,9 @@ public final class TLSSocket {
     }
 
     private enum ReadResult {
-        case bytes(Int), wouldBlock, closed(TLSSocketError)
+        case bytes(Int)
+        case wouldBlock
+        case closed(TLSSocketError)
     }
 
     private func readSome() -> ReadResult {
@@ -178,21 +185,26 @@ public final class TLSSocket {
                 readWantsWrite = true
                 return .wouldBlock
             case SSL_ERROR_ZERO_RETURN, SSL_ERROR_SYSCALL:
-                return .closed(TLSSocketError(function: "SSL_read", code: Int(reason), message: "connection closed by \(peer)"))
+                return .closed(
+                    TLSSocketError(function: "SSL_read", code: Int(reason), message: "connection closed by \(peer)"))
             default:
                 // With TLS 1.3 a server's refusal of the client certificate ("alert unknown ca") arrives here,
                 // after the client's side of the handshake is done.
-                return .closed(certificateRefusal() ?? TLSSocketError(
-                    function: "SSL_read", code: Int(reason),
-                    message: "TLS error on the connection to \(peer): \(Self.drainErrors())"))
+                return .closed(
+                    certificateRefusal()
+                        ?? TLSSocketError(
+                            function: "SSL_read", code: Int(reason),
+                            message: "TLS error on the connection to \(peer): \(Self.drainErrors())"))
             }
         }
         let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         if count > 0 { return .bytes(count) }
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return .wouldBlock }
         let code = count == 0 ? 0 : errno
-        return .closed(TLSSocketError(function: "recv", code: Int(code),
-                                      message: count == 0 ? "connection closed by \(peer)" : Posix.message(code)))
+        return .closed(
+            TLSSocketError(
+                function: "recv", code: Int(code),
+                message: count == 0 ? "connection closed by \(peer)" : Posix.message(code)))
     }
 
     // MARK: Write pump
@@ -235,7 +247,9 @@ public final class TLSSocket {
         let offset = outboundOffset
         if let ssl {
             ERR_clear_error()
-            let written = outbound.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + offset, Int32(clamping: $0.count - offset)) }
+            let written = outbound.withUnsafeBytes {
+                SSL_write(ssl, $0.baseAddress! + offset, Int32(clamping: $0.count - offset))
+            }
             if written > 0 {
                 outboundOffset += Int(written)
                 return .bytes(Int(written))
@@ -249,11 +263,16 @@ public final class TLSSocket {
                 writeWantsWrite = false
                 return .wouldBlock
             default:
-                return .closed(closingReason(ssl) ?? TLSSocketError(function: "SSL_write", code: Int(reason),
-                                                                     message: "connection to \(peer) lost"))
+                return .closed(
+                    closingReason(ssl)
+                        ?? TLSSocketError(
+                            function: "SSL_write", code: Int(reason),
+                            message: "connection to \(peer) lost"))
             }
         }
-        let written = outbound.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+        let written = outbound.withUnsafeBytes {
+            send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+        }
         if written > 0 {
             outboundOffset += written
             return .bytes(written)
@@ -297,15 +316,18 @@ public final class TLSSocket {
         var scratch = [UInt8](repeating: 0, count: 256)
         let count = scratch.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
         guard count <= 0, SSL_get_error(ssl, count) == SSL_ERROR_SSL else { return nil }
-        return certificateRefusal() ?? TLSSocketError(
-            function: "SSL_read", code: Int(SSL_ERROR_SSL), message: "connection to \(peer) lost: \(Self.drainErrors())")
+        return certificateRefusal()
+            ?? TLSSocketError(
+                function: "SSL_read", code: Int(SSL_ERROR_SSL),
+                message: "connection to \(peer) lost: \(Self.drainErrors())")
     }
 
     /// OpenSSL's reasons for the TLS alerts a peer sends when it will not accept this side's certificate
     /// (RFC 8446 §6.2: bad_certificate, unsupported_certificate, certificate_revoked, certificate_expired,
     /// certificate_unknown, unknown_ca, access_denied, certificate_required).
     private static let certificateAlerts: Set<Int32> = [
-        SSL_R_SSLV3_ALERT_BAD_CERTIFICATE, SSL_R_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE, SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED,
+        SSL_R_SSLV3_ALERT_BAD_CERTIFICATE, SSL_R_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE,
+        SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED,
         SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED, SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN, SSL_R_TLSV1_ALERT_UNKNOWN_CA,
         SSL_R_TLSV1_ALERT_ACCESS_DENIED, SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED,
     ]
@@ -317,9 +339,10 @@ public final class TLSSocket {
         guard Self.certificateAlerts.contains(reason) else { return nil }
         // The server side offers its own certificate; the client side, when asked, its client certificate.
         let refused = ssl.map { SSL_is_server($0) == 1 } == true ? "the server certificate" : "the client certificate"
-        return TLSSocketError(function: "TLS alert", code: Int(reason),
-                              message: "\(peer) refused \(refused): \(Self.drainErrors())",
-                              refusedCertificateAlert: Int(reason))
+        return TLSSocketError(
+            function: "TLS alert", code: Int(reason),
+            message: "\(peer) refused \(refused): \(Self.drainErrors())",
+            refusedCertificateAlert: Int(reason))
     }
 
     private static func drainErrors() -> String {

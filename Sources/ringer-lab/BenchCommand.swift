@@ -1,6 +1,6 @@
-import RingerCommandLine
 import Foundation
 import RingerBench
+import RingerCommandLine
 import RingerServer
 
 /// `ringer-lab bench`: VoIP pushes per second from Ringer's APNs client, aioapns and h2load to a separate
@@ -16,47 +16,61 @@ enum BenchCommand {
         do {
             let options = try CommandLineOptions(
                 arguments: arguments, environment: [:],
-                known: Set(["pushes", "concurrency", "python", "aioapns-script", "h2load", "send", "ca-file", "key-file",
+                known: Set(
+                    [
+                        "pushes", "concurrency", "python", "aioapns-script", "h2load", "send", "ca-file", "key-file",
                         "key-id", "team-id", "device", "topic", "payload-file", "connections", "fcm-messages", "only",
                         "firebase-admin-script", "send-fcm", "service-account", "fcm-token", "ringer-file",
-                        "collapse-key", "rounds"] + RingingOptions.flagNames + FanOutOptions.flagNames
+                        "collapse-key", "rounds",
+                    ] + RingingOptions.flagNames + FanOutOptions.flagNames
                         + ClusterOptions.flagNames))
             let connections = try number(options, "connections", default: 2)
             guard (1...16).contains(connections) else { throw ConfigurationError("--connections must be 1...16") }
             let rounds = try number(options, "rounds", default: 3)
             guard (1...20).contains(rounds) else { throw ConfigurationError("--rounds must be 1...20") }
-            let workload = try PushWorkload(pushes: try number(options, "pushes", default: 20_000),
-                                            concurrency: try number(options, "concurrency", default: 200))
+            let workload = try PushWorkload(
+                pushes: try number(options, "pushes", default: 20_000),
+                concurrency: try number(options, "concurrency", default: 200))
             if let url = options["send"] {
                 return try await send(to: url, options: options, workload: workload, connections: connections)
             }
             if let url = options["send-fcm"] {
                 return try await sendFCM(to: url, options: options, workload: workload, connections: connections)
             }
-            let fcmWorkload = try PushWorkload(pushes: try number(options, "fcm-messages", default: workload.pushes),
-                                               concurrency: workload.concurrency)
+            let fcmWorkload = try PushWorkload(
+                pushes: try number(options, "fcm-messages", default: workload.pushes),
+                concurrency: workload.concurrency)
             let parts: Set<BenchmarkPart>
             switch options["only"] {
             case nil: parts = Set(BenchmarkPart.allCases)
             case let name?:
-                guard let part = BenchmarkPart(rawValue: name) else { throw ConfigurationError("--only must be apns, fcm, ringing, fanout or cluster") }
+                guard let part = BenchmarkPart(rawValue: name) else {
+                    throw ConfigurationError("--only must be apns, fcm, ringing, fanout or cluster")
+                }
                 parts = [part]
             }
-            let benchmark = Benchmark(options: .init(
-                workload: workload, fcmWorkload: fcmWorkload, parts: parts, executable: try executablePath(),
-                python: options["python"] ?? "python3",
-                aioapnsScript: options["aioapns-script"] ?? "Tests/Peers/bench_aioapns.py",
-                firebaseAdminScript: options["firebase-admin-script"] ?? "Tests/Peers/bench_firebase_admin.py",
-                h2load: options["h2load"] ?? "h2load", ringerConnections: connections, rounds: rounds,
-                ringing: try RingingOptions(flags: Dictionary(uniqueKeysWithValues: RingingOptions.flagNames.compactMap { name in
-                    options[name].map { (name, $0) }
-                })),
-                fanout: try FanOutOptions(flags: Dictionary(uniqueKeysWithValues: FanOutOptions.flagNames.compactMap { name in
-                    options[name].map { (name, $0) }
-                })),
-                cluster: try ClusterOptions(flags: Dictionary(uniqueKeysWithValues: ClusterOptions.flagNames.compactMap { name in
-                    options[name].map { (name, $0) }
-                }))))
+            let benchmark = Benchmark(
+                options: .init(
+                    workload: workload, fcmWorkload: fcmWorkload, parts: parts, executable: try executablePath(),
+                    python: options["python"] ?? "python3",
+                    aioapnsScript: options["aioapns-script"] ?? "Tests/Peers/bench_aioapns.py",
+                    firebaseAdminScript: options["firebase-admin-script"] ?? "Tests/Peers/bench_firebase_admin.py",
+                    h2load: options["h2load"] ?? "h2load", ringerConnections: connections, rounds: rounds,
+                    ringing: try RingingOptions(
+                        flags: Dictionary(
+                            uniqueKeysWithValues: RingingOptions.flagNames.compactMap { name in
+                                options[name].map { (name, $0) }
+                            })),
+                    fanout: try FanOutOptions(
+                        flags: Dictionary(
+                            uniqueKeysWithValues: FanOutOptions.flagNames.compactMap { name in
+                                options[name].map { (name, $0) }
+                            })),
+                    cluster: try ClusterOptions(
+                        flags: Dictionary(
+                            uniqueKeysWithValues: ClusterOptions.flagNames.compactMap { name in
+                                options[name].map { (name, $0) }
+                            }))))
             let report = try await benchmark.run { line in
                 try? FileHandle.standardError.write(contentsOf: Data("bench: \(line)\n".utf8))
             }
@@ -69,31 +83,37 @@ enum BenchCommand {
     }
 
     /// One sender: prints its figures as one JSON line.
-    private static func send(to url: String, options: CommandLineOptions, workload: PushWorkload,
-                             connections: Int) async throws -> Int32 {
+    private static func send(
+        to url: String, options: CommandLineOptions, workload: PushWorkload,
+        connections: Int
+    ) async throws -> Int32 {
         func required(_ name: String) throws -> String {
             guard let value = options[name] else { throw ConfigurationError("--send needs --\(name)") }
             return value
         }
-        let run = RingerClientRun(url: url, caFile: try required("ca-file"), keyFile: try required("key-file"),
-                                  keyID: try required("key-id"), teamID: try required("team-id"),
-                                  deviceToken: try required("device"), topic: try required("topic"),
-                                  payloadFile: try required("payload-file"), workload: workload,
-                                  connections: connections)
+        let run = RingerClientRun(
+            url: url, caFile: try required("ca-file"), keyFile: try required("key-file"),
+            keyID: try required("key-id"), teamID: try required("team-id"),
+            deviceToken: try required("device"), topic: try required("topic"),
+            payloadFile: try required("payload-file"), workload: workload,
+            connections: connections)
         print(try await run.run().jsonLine())
         return 0
     }
 
     /// One FCM sender: prints its figures as one JSON line.
-    private static func sendFCM(to url: String, options: CommandLineOptions, workload: PushWorkload,
-                                connections: Int) async throws -> Int32 {
+    private static func sendFCM(
+        to url: String, options: CommandLineOptions, workload: PushWorkload,
+        connections: Int
+    ) async throws -> Int32 {
         func required(_ name: String) throws -> String {
             guard let value = options[name] else { throw ConfigurationError("--send-fcm needs --\(name)") }
             return value
         }
-        let run = FCMClientRun(url: url, caFile: try required("ca-file"), serviceAccountFile: try required("service-account"),
-                               token: try required("fcm-token"), ringerFile: try required("ringer-file"),
-                               collapseKey: try required("collapse-key"), workload: workload, connections: connections)
+        let run = FCMClientRun(
+            url: url, caFile: try required("ca-file"), serviceAccountFile: try required("service-account"),
+            token: try required("fcm-token"), ringerFile: try required("ringer-file"),
+            collapseKey: try required("collapse-key"), workload: workload, connections: connections)
         print(try await run.run().jsonLine())
         return 0
     }

@@ -48,15 +48,20 @@ struct ClusterFlags {
             if database != nil || redis != nil { throw ConfigurationError("--database and --redis go with --nodes") }
             return nil
         }
-        let database = try self.database ?? environment["RINGER_SCENARIO_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }.map {
-            try Self.checkedDatabase($0, setting: "RINGER_SCENARIO_DATABASE")
-        }
-        let redis = try self.redis ?? environment["RINGER_SCENARIO_REDIS"].flatMap { $0.isEmpty ? nil : $0 }.map {
-            try Self.checkedRedis($0, setting: "RINGER_SCENARIO_REDIS")
-        }
+        let database =
+            try self.database
+            ?? environment["RINGER_SCENARIO_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }.map {
+                try Self.checkedDatabase($0, setting: "RINGER_SCENARIO_DATABASE")
+            }
+        let redis =
+            try self.redis
+            ?? environment["RINGER_SCENARIO_REDIS"].flatMap { $0.isEmpty ? nil : $0 }.map {
+                try Self.checkedRedis($0, setting: "RINGER_SCENARIO_REDIS")
+            }
         guard let database, let redis else {
-            throw ConfigurationError("--nodes needs --database postgres://… and --redis redis://… (or RINGER_SCENARIO_DATABASE "
-                                     + "and RINGER_SCENARIO_REDIS; docs/scenarios.md)")
+            throw ConfigurationError(
+                "--nodes needs --database postgres://… and --redis redis://… (or RINGER_SCENARIO_DATABASE "
+                    + "and RINGER_SCENARIO_REDIS; docs/scenarios.md)")
         }
         // The nodes run this very binary, so they speak the version of the phones and the sandboxes.
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])

@@ -1,5 +1,5 @@
-import RingerCommandLine
 import Foundation
+import RingerCommandLine
 import RingerLogging
 import RingerScenarios
 
@@ -32,10 +32,14 @@ enum ExploreCommand {
             }
             switch arguments[index] {
             case "--seed":
-                guard let text = value(), let number = UInt64(text) else { return usage("--seed needs a whole number ≥ 0") }
+                guard let text = value(), let number = UInt64(text) else {
+                    return usage("--seed needs a whole number ≥ 0")
+                }
                 seed = number
             case "--runs":
-                guard let text = value(), let number = Int(text), number > 0 else { return usage("--runs needs a number ≥ 1") }
+                guard let text = value(), let number = Int(text), number > 0 else {
+                    return usage("--runs needs a number ≥ 1")
+                }
                 runs = number
             case "--time-scale":
                 guard let text = value(), let number = Double(text), number > 0, number <= 1 else {
@@ -78,8 +82,9 @@ enum ExploreCommand {
             if outcome.passed {
                 write(outcome.summary)
                 if trace {
-                    write((outcome.script.lines.map { "  " + $0 } + ["  trace:"] + outcome.trace.map { "    " + $0 })
-                        .joined(separator: "\n"))
+                    write(
+                        (outcome.script.lines.map { "  " + $0 } + ["  trace:"] + outcome.trace.map { "    " + $0 })
+                            .joined(separator: "\n"))
                 }
             } else {
                 failed += 1

@@ -24,10 +24,12 @@ enum NodeCommand {
             (test, serve) = try split(arguments)
             if let text = test["test-parent-pid"] {
                 guard let pid = Int32(text), pid > 1 else {
-                    throw ConfigurationError("--test-parent-pid must be the process id of this server's parent, got \(text)")
+                    throw ConfigurationError(
+                        "--test-parent-pid must be the process id of this server's parent, got \(text)")
                 }
                 guard getppid() == pid else {
-                    throw ConfigurationError("--test-parent-pid \(pid) is not this server's parent (process \(getppid()) is)")
+                    throw ConfigurationError(
+                        "--test-parent-pid \(pid) is not this server's parent (process \(getppid()) is)")
                 }
                 parent = pid
             }
@@ -73,11 +75,14 @@ enum NodeCommand {
     /// - Throws: ``ConfigurationError`` for a bad value, or an origin without a scale.
     static func testClock(_ test: [String: String]) throws -> any ServerClock {
         guard let text = test["test-time-scale"] else {
-            if test["test-time-origin"] != nil { throw ConfigurationError("--test-time-origin needs --test-time-scale") }
+            if test["test-time-origin"] != nil {
+                throw ConfigurationError("--test-time-origin needs --test-time-scale")
+            }
             return SystemServerClock()
         }
         guard let scale = Double(text), scale > 0, scale <= 1 else {
-            throw ConfigurationError("--test-time-scale must be real seconds per server second, more than 0 and at most 1, got \(text)")
+            throw ConfigurationError(
+                "--test-time-scale must be real seconds per server second, more than 0 and at most 1, got \(text)")
         }
         var origin = Date()
         if let text = test["test-time-origin"] {

@@ -1,5 +1,5 @@
-import RingerCommandLine
 import Foundation
+import RingerCommandLine
 import RingerLogging
 import RingerScenarios
 

@@ -1,5 +1,5 @@
-import RingerCommandLine
 import Foundation
+import RingerCommandLine
 import RingerScenarios
 
 extension Signals {
@@ -15,8 +15,9 @@ extension Signals {
         nonisolated(unsafe) var stopping = false
         onEach([SIGINT, SIGTERM, SIGHUP]) { number in
             guard !stopping else {
-                say("\(command): \(name(of: number)) again: stopping now; the nodes end on their own, the run's database "
-                    + "and temporary folder stay")
+                say(
+                    "\(command): \(name(of: number)) again: stopping now; the nodes end on their own, the run's database "
+                        + "and temporary folder stay")
                 exit(128 + number)
             }
             stopping = true

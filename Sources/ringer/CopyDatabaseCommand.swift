@@ -5,7 +5,8 @@ import RingerStore
 /// empty PostgreSQL database (`--to`, or `RINGER_DATABASE`, which keeps the password out of `ps`), all or nothing.
 /// Stop the server first. docs/operations.md, "Moving from SQLite to PostgreSQL".
 enum CopyDatabaseCommand {
-    static let usage = "usage: ringer copy-database --from ringer.sqlite [--to postgres://user@host:5432/ringer] (or RINGER_DATABASE)"
+    static let usage =
+        "usage: ringer copy-database --from ringer.sqlite [--to postgres://user@host:5432/ringer] (or RINGER_DATABASE)"
 
     static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
         func value(_ flag: String) -> String? {

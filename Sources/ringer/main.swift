@@ -19,7 +19,8 @@ case "help", "--help", "-h":
     print(Usage.text)
     code = 0
 case "sandbox", "demo", "scenario", "explore", "keys", "bench":
-    try? FileHandle.standardError.write(contentsOf: Data("\(command) is a laboratory command: run ringer-lab \(command)\n".utf8))
+    try? FileHandle.standardError.write(
+        contentsOf: Data("\(command) is a laboratory command: run ringer-lab \(command)\n".utf8))
     code = 2
 default:
     try? FileHandle.standardError.write(contentsOf: Data("unknown command \(command)\n\n\(Usage.text)\n".utf8))

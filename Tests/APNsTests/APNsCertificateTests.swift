@@ -31,7 +31,9 @@ import Testing
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         #expect(throws: APNsCertificateError.passwordNeeded) { try APNsCertificate.load(file: certificates.clientP12) }
-        #expect(throws: APNsCertificateError.noPrivateKey) { try APNsCertificate.load(file: certificates.clientCertificate) }
+        #expect(throws: APNsCertificateError.noPrivateKey) {
+            try APNsCertificate.load(file: certificates.clientCertificate)
+        }
     }
 
     @Test func pemCertificateWithItsKeyLoadsAndAnotherKeyIsRefused() async throws {
@@ -49,27 +51,31 @@ import Testing
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let expired = try #require(throws: APNsCertificateError.self) {
-            try APNsCertificate.load(file: certificates.clientCertificate, keyFile: certificates.clientKey,
-                                     now: Date().addingTimeInterval(10 * 86_400))
+            try APNsCertificate.load(
+                file: certificates.clientCertificate, keyFile: certificates.clientKey,
+                now: Date().addingTimeInterval(10 * 86_400))
         }
         #expect(expired.description.contains("expired"))
         #expect(throws: APNsCertificateError.self) { try APNsCertificate.load(file: "/nonexistent/cert.p12") }
         #expect(throws: APNsCertificateError.self) {
-            try APNsCertificate.load(file: certificates.caKey)   // a key, not a certificate
+            try APNsCertificate.load(file: certificates.caKey)  // a key, not a certificate
         }
     }
 
     /// Apple's push certificates name the app in the subject's UID.
     @Test func bundleIDIsReadFromTheSubjectUID() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-cert-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-cert-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificate = directory.appendingPathComponent("voip.pem").path
         let key = directory.appendingPathComponent("voip.key").path
-        _ = try await ChildProcess.check(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                                                      "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", certificate,
-                                                      "-days", "1", "-subj",
-                                                      "/UID=com.example.app/CN=VoIP Services: com.example.app"])
+        _ = try await ChildProcess.check([
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+            "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", certificate,
+            "-days", "1", "-subj",
+            "/UID=com.example.app/CN=VoIP Services: com.example.app",
+        ])
         let loaded = try APNsCertificate.load(file: certificate, keyFile: key)
         #expect(loaded.bundleID == "com.example.app")
     }

@@ -11,8 +11,10 @@ import Testing
 /// it accepted per `apns-id`, so a lost push (0) and a duplicate (2) both show.
 @Suite(.serialized) struct APNsConnectionTests {
     /// Every push answered 200 and accepted exactly once by the sandbox.
-    private static func expectEachDeliveredOnce(_ results: [(apnsID: String, outcome: Result<APNsResponse, any Error>)],
-                                                by fixture: SandboxFixture, sourceLocation: SourceLocation = #_sourceLocation) {
+    private static func expectEachDeliveredOnce(
+        _ results: [(apnsID: String, outcome: Result<APNsResponse, any Error>)],
+        by fixture: SandboxFixture, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for (apnsID, outcome) in results {
             switch outcome {
             case .success(let response):
@@ -80,7 +82,8 @@ import Testing
             // Once the host behaves, pushes go through again, after at most the backoff cap (5 s): an alert,
             // whose 30 s deadline outlasts it, where a 3 s VoIP deadline may not (the wait has random jitter).
             fixture.sandbox.clearFaults()
-            let alert = APNsNotification(pushType: .alert, topic: SandboxFixture.bundleID, payload: Array(#"{"aps":{}}"#.utf8))
+            let alert = APNsNotification(
+                pushType: .alert, topic: SandboxFixture.bundleID, payload: Array(#"{"aps":{}}"#.utf8))
             let (response, _) = try await client.send(alert, to: fixture.deviceToken, environment: .sandbox)
             #expect(response.status == 200)
         }
@@ -123,7 +126,9 @@ import Testing
     @Test("A stream that never answers does not cost a connection that keeps answering others")
     func neverAnsweredPushOnABusyConnectionKeepsIt() async throws {
         try await Self.withSilencedWarmConnection { fixture, client in
-            let silent = Task { try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox) }
+            let silent = Task {
+                try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            }
             #expect(await eventually { fixture.sandbox.statistics.pushRequests == 2 })
             let results = await fixture.sendMany(5, through: client)
             Self.expectEachDeliveredOnce(results, by: fixture)
@@ -211,7 +216,8 @@ import Testing
             #expect(client.statistics(for: .sandbox).reconnectsDelayed > 0)
             // Once the host behaves, pushes go through again (after at most the backoff cap, 5 s).
             fixture.sandbox.clearFaults()
-            let alert = APNsNotification(pushType: .alert, topic: SandboxFixture.bundleID, payload: Array(#"{"aps":{}}"#.utf8))
+            let alert = APNsNotification(
+                pushType: .alert, topic: SandboxFixture.bundleID, payload: Array(#"{"aps":{}}"#.utf8))
             let (response, _) = try await client.send(alert, to: fixture.deviceToken, environment: .sandbox)
             #expect(response.status == 200)
         }
@@ -236,13 +242,15 @@ import Testing
             fixture.sandbox.inject(APNsSandboxFault(.delay(seconds: 6)))
             let started = ContinuousClock.now
             await #expect(throws: APNsClientError.self) {
-                try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox,
-                                      deadline: Date().addingTimeInterval(0.5))
+                try await client.send(
+                    fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox,
+                    deadline: Date().addingTimeInterval(0.5))
             }
             #expect(ContinuousClock.now - started < .seconds(2.5), "the ring deadline, not the 3 s request deadline")
             await #expect(throws: APNsClientError.deadlinePassed) {
-                try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox,
-                                      deadline: Date().addingTimeInterval(-1))
+                try await client.send(
+                    fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox,
+                    deadline: Date().addingTimeInterval(-1))
             }
         }
     }

@@ -1,6 +1,6 @@
+import APNs
 import Foundation
 import Testing
-import APNs
 
 @Suite struct APNsNotificationIDTests {
     @Test func randomIDsAreVersion4AndDistinct() {

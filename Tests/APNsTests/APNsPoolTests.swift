@@ -5,6 +5,7 @@ import RingerSandbox
 import RingerTestSupport
 import RingerWire
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +24,8 @@ import Glibc
             let statistics = client.statistics(for: .sandbox)
             #expect(statistics.pingsSent >= 2)
             #expect(statistics.connectionsRecycled == 0)  // every PING was acknowledged
-            let (response, _) = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            let (response, _) = try await client.send(
+                fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             #expect(response.status == 200)
             #expect(fixture.sandbox.statistics.connections == 1)
             #expect(client.statistics(for: .sandbox).connectionsOpened == 1)
@@ -33,7 +35,9 @@ import Glibc
     @Test("A connection gone silent (half-open) is found by its unanswered PING and replaced before the next push")
     func silentConnectionIsFoundByPing() async throws {
         try await SandboxFixture.with { fixture in
-            let proxy = try await PeerProcess.start(["python3", PeerScripts.path("freezing_proxy.py"), String(fixture.port)])
+            let proxy = try await PeerProcess.start([
+                "python3", PeerScripts.path("freezing_proxy.py"), String(fixture.port),
+            ])
             defer { Task { _ = await proxy.stop() } }
             let proxyPort = try #require(Int(proxy.firstLine.dropFirst("PORT ".count)))
             let client = try fixture.client {
@@ -47,7 +51,8 @@ import Glibc
             #expect(await eventually(within: 10) { client.statistics(for: .sandbox).connectionsRecycled == 1 })
             #expect(client.statistics(for: .sandbox).pingsSent >= 1)
             proxy.signal(SIGUSR2)
-            let (response, _) = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            let (response, _) = try await client.send(
+                fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             #expect(response.status == 200)
             #expect(client.statistics(for: .sandbox).connectionsOpened == 2)
         }

@@ -23,8 +23,9 @@ import Testing
     let key = try! JWTSigningKey.generateP256()
 
     func makeToken(clock: ManualClock, wall: @escaping @Sendable () -> Date = { Date() }) -> APNsProviderToken {
-        APNsProviderToken(credentials: .init(key: key, keyID: "ABC123DEFG", teamID: "DEF123GHIJ"),
-                          clock: { clock.now }, wallClock: wall)
+        APNsProviderToken(
+            credentials: .init(key: key, keyID: "ABC123DEFG", teamID: "DEF123GHIJ"),
+            clock: { clock.now }, wallClock: wall)
     }
 
     @Test func tokenCarriesKeyIDTeamAndIssueTimeAndVerifies() throws {
@@ -54,7 +55,7 @@ import Testing
         let seconds = LockedValue<TimeInterval>(1_800_000_000)
         let source = makeToken(clock: clock, wall: { Date(timeIntervalSince1970: seconds.withLock { $0 }) })
         let first = try source.current()
-        seconds.withLock { $0 += 10 * 3600 }   // the wall clock jumps; the monotonic clock does not
+        seconds.withLock { $0 += 10 * 3600 }  // the wall clock jumps; the monotonic clock does not
         #expect(try source.current() == first)
     }
 
@@ -67,17 +68,19 @@ import Testing
         source.invalidate(stale)
         let fresh = try source.current()
         #expect(fresh != stale)
-        source.invalidate(stale)   // a late failure of the old token must not discard the new one
+        source.invalidate(stale)  // a late failure of the old token must not discard the new one
         #expect(try source.current() == fresh)
     }
 
     @Test func refreshIntervalIsClampedToApplesWindow() {
         let clock = ManualClock()
-        let short = APNsProviderToken(credentials: .init(key: key, keyID: "K", teamID: "T"),
-                                      refreshInterval: .seconds(60), clock: { clock.now })
+        let short = APNsProviderToken(
+            credentials: .init(key: key, keyID: "K", teamID: "T"),
+            refreshInterval: .seconds(60), clock: { clock.now })
         #expect(short.refreshInterval == .seconds(20 * 60))
-        let long = APNsProviderToken(credentials: .init(key: key, keyID: "K", teamID: "T"),
-                                     refreshInterval: .seconds(7200), clock: { clock.now })
+        let long = APNsProviderToken(
+            credentials: .init(key: key, keyID: "K", teamID: "T"),
+            refreshInterval: .seconds(7200), clock: { clock.now })
         #expect(long.refreshInterval == .seconds(55 * 60))
     }
 

@@ -59,8 +59,10 @@ import Testing
     }
 
     @Test func onlyRetryAndThrottlingAreRetryable() {
-        let all: [APNsResponseAction] = [.accepted, .retry, .removeToken, .flagDevice, .configurationError,
-                                         .providerTokenThrottled, .refreshProviderToken, .invalidRequest]
+        let all: [APNsResponseAction] = [
+            .accepted, .retry, .removeToken, .flagDevice, .configurationError,
+            .providerTokenThrottled, .refreshProviderToken, .invalidRequest,
+        ]
         #expect(all.filter(\.isRetryable) == [.retry, .providerTokenThrottled])
     }
 }

@@ -14,7 +14,8 @@ import Testing
             let first = try fixture.client { $0.connectionsPerHost = 1 }
             defer { first.shutdown() }
             // The first connection is cut at its first stream; the push is resent on a second one.
-            let (cutOnce, resent) = try await first.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            let (cutOnce, resent) = try await first.send(
+                fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             #expect(cutOnce.status == 200)
             #expect(resent == 2)
             #expect(fixture.sandbox.activeConnectionFaults.isEmpty, "\(fixture.sandbox.activeConnectionFaults)")
@@ -23,7 +24,8 @@ import Testing
             #expect(fixture.sandbox.activeConnectionFaults == [.maxConcurrentStreams(100)])
             let second = try fixture.client { $0.connectionsPerHost = 1 }
             defer { second.shutdown() }
-            let (response, attempts) = try await second.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            let (response, attempts) = try await second.send(
+                fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             #expect(response.status == 200)
             #expect(attempts == 1, "the worn-off close fault cut a new connection again")
         }

@@ -13,9 +13,11 @@ import Testing
         let base: String
 
         func send(_ method: String, _ path: String, json: String? = nil) async throws -> (status: Int, body: String) {
-            let response = try await http.send(HTTP2Request(url: base + path, method: method,
-                                                            headers: json == nil ? [] : [.init("content-type", "application/json")],
-                                                            body: Array((json ?? "").utf8), timeout: 10))
+            let response = try await http.send(
+                HTTP2Request(
+                    url: base + path, method: method,
+                    headers: json == nil ? [] : [.init("content-type", "application/json")],
+                    body: Array((json ?? "").utf8), timeout: 10))
             return (response.status, String(decoding: response.body, as: UTF8.self))
         }
 
@@ -38,14 +40,17 @@ import Testing
     @Test("POST answer fault for one token with a count: those pushes get it, then normal answers; stats count them")
     func answerFaultWithCount() async throws {
         try await Self.withControl { fixture, control, client in
-            let created = try await control.send("POST", "/sandbox/faults", json: """
-                {"kind": "answer", "status": 503, "reason": "ServiceUnavailable", "token": "\(fixture.deviceToken.uppercased())", "count": 2}
-                """)
+            let created = try await control.send(
+                "POST", "/sandbox/faults",
+                json: """
+                    {"kind": "answer", "status": 503, "reason": "ServiceUnavailable", "token": "\(fixture.deviceToken.uppercased())", "count": 2}
+                    """)
             #expect(created.status == 201)
             let listed = try await control.object("/sandbox/faults")
             #expect((listed["faults"] as? [[String: Any]])?.first?["count"] as? Int == 2)
             for _ in 0..<2 {
-                let (response, _) = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+                let (response, _) = try await client.send(
+                    fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
                 #expect(response.status == 503)
                 #expect(response.reason == .serviceUnavailable)
             }
@@ -62,9 +67,17 @@ import Testing
     @Test("POST never_answer (persistent), DELETE clears it; connection faults are listed and cleared too")
     func persistentFaultAndClear() async throws {
         try await Self.withControl { fixture, control, client in
-            #expect(try await control.send("POST", "/sandbox/faults", json: #"{"kind": "never_answer", "persistent": true}"#).status == 201)
-            #expect(try await control.send("POST", "/sandbox/faults", json: #"{"kind": "max_concurrent_streams", "value": 1}"#).status == 201)
-            #expect(try await control.send("POST", "/sandbox/faults", json: #"{"kind": "goaway", "after_streams": 50}"#).status == 201)
+            #expect(
+                try await control.send(
+                    "POST", "/sandbox/faults", json: #"{"kind": "never_answer", "persistent": true}"#
+                ).status == 201)
+            #expect(
+                try await control.send(
+                    "POST", "/sandbox/faults", json: #"{"kind": "max_concurrent_streams", "value": 1}"#
+                ).status == 201)
+            #expect(
+                try await control.send("POST", "/sandbox/faults", json: #"{"kind": "goaway", "after_streams": 50}"#)
+                    .status == 201)
             for _ in 0..<2 {
                 let error = await #expect(throws: APNsClientError.self) {
                     try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
@@ -73,23 +86,31 @@ import Testing
             }
             let listed = try await control.object("/sandbox/faults")
             let connectionFaults = try #require(listed["connection_faults"] as? [[String: Any]])
-            #expect(connectionFaults.contains { $0["kind"] as? String == "max_concurrent_streams" && $0["value"] as? Int == 1 })
+            #expect(
+                connectionFaults.contains {
+                    $0["kind"] as? String == "max_concurrent_streams" && $0["value"] as? Int == 1
+                })
             #expect(connectionFaults.contains { $0["kind"] as? String == "goaway" && $0["connections"] as? Int == 1 })
             #expect(try await control.send("DELETE", "/sandbox/faults").status == 204)
             #expect(fixture.sandbox.activeFaults.isEmpty && fixture.sandbox.activeConnectionFaults.isEmpty)
-            let (response, _) = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
+            let (response, _) = try await client.send(
+                fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             #expect(response.status == 200)
         }
     }
 
-    @Test("POST max_concurrent_streams 0, or goaway/close after 0 streams for good, is refused, so DELETE /sandbox/faults stays reachable")
+    @Test(
+        "POST max_concurrent_streams 0, or goaway/close after 0 streams for good, is refused, so DELETE /sandbox/faults stays reachable"
+    )
     func faultsThatWouldLockOutTheControlRoutesAreRefused() async throws {
         try await Self.withControl { fixture, control, _ in
-            let refused = try await control.send("POST", "/sandbox/faults", json: #"{"kind": "max_concurrent_streams", "value": 0}"#)
+            let refused = try await control.send(
+                "POST", "/sandbox/faults", json: #"{"kind": "max_concurrent_streams", "value": 0}"#)
             #expect(refused.status == 400)
             for kind in ["goaway", "close"] {
-                let forGood = try await control.send("POST", "/sandbox/faults",
-                                                     json: #"{"kind": "\#(kind)", "after_streams": 0, "persistent": true}"#)
+                let forGood = try await control.send(
+                    "POST", "/sandbox/faults",
+                    json: #"{"kind": "\#(kind)", "after_streams": 0, "persistent": true}"#)
                 #expect(forGood.status == 400, "\(kind)")
             }
             #expect(fixture.sandbox.activeConnectionFaults.isEmpty)
@@ -106,8 +127,10 @@ import Testing
             _ = try? await control.send("POST", "/sandbox/faults", json: #"{"kind": "close"}"#)
             _ = try await client.send(fixture.voipPush(), to: fixture.deviceToken, environment: .sandbox)
             #expect(client.statistics(for: .sandbox).connectionsOpened == 2)
-            for body in [#"{"kind": "explode"}"#, #"{"kind": "answer", "status": 99}"#, #"{"kind": "delay", "seconds": -1}"#,
-                         #"{"kind": "goaway"}"#, #"{"kind": "answer", "status": 500, "token": "xyz"}"#, "not json"] {
+            for body in [
+                #"{"kind": "explode"}"#, #"{"kind": "answer", "status": 99}"#, #"{"kind": "delay", "seconds": -1}"#,
+                #"{"kind": "goaway"}"#, #"{"kind": "answer", "status": 500, "token": "xyz"}"#, "not json",
+            ] {
                 #expect(try await control.send("POST", "/sandbox/faults", json: body).status == 400, "\(body)")
             }
             #expect(fixture.sandbox.activeFaults.isEmpty)

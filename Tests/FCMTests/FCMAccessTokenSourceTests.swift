@@ -18,17 +18,20 @@ import Testing
     }
 
     /// Runs `body` with a source for the peer's account, its HTTP/2 client and a manual clock.
-    static func withSource<T>(expiresIn: Int = 3599, account name: String? = nil, tokenDelayMs: Int = 0,
-                              wallClock: @escaping @Sendable () -> Date = { Date() },
-                              _ body: (FCMAccessTokenSource, FCMPeer, ManualClock) async throws -> T) async throws -> T {
+    static func withSource<T>(
+        expiresIn: Int = 3599, account name: String? = nil, tokenDelayMs: Int = 0,
+        wallClock: @escaping @Sendable () -> Date = { Date() },
+        _ body: (FCMAccessTokenSource, FCMPeer, ManualClock) async throws -> T
+    ) async throws -> T {
         try await FCMPeer.with { peer in
             try await peer.configure(["expires_in": expiresIn, "token_delay_ms": tokenDelayMs])
             let client = try peer.grantClient()
             defer { client.shutdown() }
             let clock = ManualClock()
             let account = try name.map { try FCMServiceAccount(contentsOfFile: peer.accountPath($0)) } ?? peer.account()
-            let source = FCMAccessTokenSource(account: account, client: client, grantTimeout: 20,
-                                              clock: { clock.now }, wallClock: wallClock)
+            let source = FCMAccessTokenSource(
+                account: account, client: client, grantTimeout: 20,
+                clock: { clock.now }, wallClock: wallClock)
             return try await body(source, peer, clock)
         }
     }
@@ -41,7 +44,9 @@ import Testing
     }
 
     /// The token callers get once the background grant has replaced `old` (within 10 s).
-    private static func replacement(of old: FCMAccessToken, from source: FCMAccessTokenSource) async throws -> FCMAccessToken {
+    private static func replacement(
+        of old: FCMAccessToken, from source: FCMAccessTokenSource
+    ) async throws -> FCMAccessToken {
         let deadline = ContinuousClock.now + .seconds(10)
         var token = try await source.token()
         while token == old, ContinuousClock.now < deadline {
@@ -204,7 +209,8 @@ import Testing
     @Test(arguments: [
         "<html>captive portal</html>", #"{"token_type":"Bearer","expires_in":3599}"#,
         #"{"access_token":"ya29.x","token_type":"Bearer"}"#, #"{"access_token":"ya29.x","expires_in":0}"#,
-        #"{"access_token":"ya29.x","expires_in":3599,"token_type":"mac"}"#, #"{"access_token":"ya 29","expires_in":3599}"#,
+        #"{"access_token":"ya29.x","expires_in":3599,"token_type":"mac"}"#,
+        #"{"access_token":"ya 29","expires_in":3599}"#,
     ])
     func answerWithoutAUsableTokenIsMalformed(_ body: String) async throws {
         try await Self.withSource { source, peer, _ in
@@ -217,8 +223,10 @@ import Testing
 
     @Test func tokenWhoseExpiryIsAStringIsAccepted() async throws {
         try await Self.withSource { source, peer, _ in
-            try await peer.configure(["token_status": 200,
-                                      "token_body": #"{"access_token":"ya29.s","expires_in":"3599","token_type":"Bearer"}"#])
+            try await peer.configure([
+                "token_status": 200,
+                "token_body": #"{"access_token":"ya29.s","expires_in":"3599","token_type":"Bearer"}"#,
+            ])
             #expect(try await source.token() == FCMAccessToken(value: "ya29.s", lifetime: 3599))
         }
     }

@@ -9,9 +9,10 @@ import Testing
 /// does and answers Google's bodies, so both the request shape and the reading of each answer are tested
 /// against code that is not Ringer's.
 @Suite struct FCMClientTests {
-    static let ringing = FCMMessage(data: ["ringer": #"{"type":"call.incoming","call_id":"c1"}"#, "call_id": "c1"],
-                                    priority: .high, ttl: .seconds(30), collapseKey: "c1",
-                                    restrictedPackageName: "com.example.app")
+    static let ringing = FCMMessage(
+        data: ["ringer": #"{"type":"call.incoming","call_id":"c1"}"#, "call_id": "c1"],
+        priority: .high, ttl: .seconds(30), collapseKey: "c1",
+        restrictedPackageName: "com.example.app")
 
     @Test func ringingMessageReachesFCMInTheShapeGoogleExpects() async throws {
         try await FCMPeer.with { peer in
@@ -186,7 +187,10 @@ import Testing
             let (response, _) = try await client.send(Self.ringing, to: "badtoken-device")
             #expect(response.status == 400)
             #expect(response.errorCode == .invalidArgument)
-            #expect(response.error?.fieldViolations == [.init(field: "message.token", description: "Invalid registration token")])
+            #expect(
+                response.error?.fieldViolations == [
+                    .init(field: "message.token", description: "Invalid registration token")
+                ])
             #expect(FCMResponseAction.forResponse(response) == .removeToken)
         }
     }
@@ -326,9 +330,10 @@ import Testing
         try await FCMPeer.with { peer in
             let closed = try ClosedPort()
             let real = try peer.account()
-            let account = try FCMServiceAccount(projectID: real.projectID, privateKeyID: real.privateKeyID,
-                                                clientEmail: real.clientEmail,
-                                                tokenURI: "https://localhost:\(closed.port)/token", key: real.key)
+            let account = try FCMServiceAccount(
+                projectID: real.projectID, privateKeyID: real.privateKeyID,
+                clientEmail: real.clientEmail,
+                tokenURI: "https://localhost:\(closed.port)/token", key: real.key)
             let client = try peer.client(accounts: [account]) { $0.grantTimeout = 5 }
             defer { client.shutdown() }
             let check = try #require(await client.verifyCredentials().first)

@@ -10,21 +10,26 @@ import Testing
     }
 
     @Test func ringingBodyIsADataOnlyHighPriorityMessageToOneToken() throws {
-        let message = FCMMessage(data: ["ringer": "{\"call_id\":\"c1\"}", "call_id": "c1"], priority: .high,
-                                 ttl: .seconds(27), collapseKey: "c1", restrictedPackageName: "com.example.app")
+        let message = FCMMessage(
+            data: ["ringer": "{\"call_id\":\"c1\"}", "call_id": "c1"], priority: .high,
+            ttl: .seconds(27), collapseKey: "c1", restrictedPackageName: "com.example.app")
         let body = try Self.decoded(message.requestBody(token: "tok:APA91b-x_y"))
         #expect(Set(body.keys) == ["message"])
         let inner = try #require(body["message"] as? [String: Any])
         #expect(Set(inner.keys) == ["token", "data", "android"])
         #expect(inner["token"] as? String == "tok:APA91b-x_y")
         #expect(inner["data"] as? [String: String] == ["ringer": "{\"call_id\":\"c1\"}", "call_id": "c1"])
-        #expect(inner["android"] as? [String: String] == ["priority": "HIGH", "ttl": "27s", "collapse_key": "c1",
-                                                          "restricted_package_name": "com.example.app"])
+        #expect(
+            inner["android"] as? [String: String] == [
+                "priority": "HIGH", "ttl": "27s", "collapse_key": "c1",
+                "restricted_package_name": "com.example.app",
+            ])
     }
 
     @Test func missedCallCarriesANotificationAtNormalPriority() throws {
-        let message = FCMMessage(data: ["ringer": "{}"], notification: .init(title: "Missed call", body: "Alice"),
-                                 priority: .normal)
+        let message = FCMMessage(
+            data: ["ringer": "{}"], notification: .init(title: "Missed call", body: "Alice"),
+            priority: .normal)
         let inner = try #require(try Self.decoded(message.requestBody(token: "t"))["message"] as? [String: Any])
         #expect(inner["notification"] as? [String: String] == ["title": "Missed call", "body": "Alice"])
         #expect(inner["android"] as? [String: String] == ["priority": "NORMAL"])
@@ -76,7 +81,9 @@ import Testing
         #expect(error.map { FCMResponseAction.forFailure($0) } == .invalidRequest)
     }
 
-    @Test(arguments: ["from", "notification", "message_type", "google.sent_time", "googleX", "gcm.notification.title", "gcm"])
+    @Test(arguments: [
+        "from", "notification", "message_type", "google.sent_time", "googleX", "gcm.notification.title", "gcm",
+    ])
     func reservedDataKeysAreRefused(_ key: String) {
         #expect(throws: FCMClientError.reservedDataKey) { try FCMMessage(data: [key: "v"]).validate() }
     }
@@ -93,7 +100,9 @@ import Testing
         try FCMMessage(data: [:], ttl: .seconds(2_419_200)).validate()
     }
 
-    @Test(arguments: ["dX8Gx-8yTQ2k9lZ1w_aB:APA91bHqT3wVx-Ff9y_0Zx3", "a", String(repeating: "A", count: 4096), "abc.def"])
+    @Test(arguments: [
+        "dX8Gx-8yTQ2k9lZ1w_aB:APA91bHqT3wVx-Ff9y_0Zx3", "a", String(repeating: "A", count: 4096), "abc.def",
+    ])
     func plausibleRegistrationTokens(_ token: String) {
         #expect(FCMClient.isPlausibleRegistrationToken(token))
     }

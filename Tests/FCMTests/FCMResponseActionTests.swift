@@ -5,13 +5,17 @@ import Testing
 /// Every FCM answer has one action (docs/fcm.md, "FCM answer → action"): a token is deleted only on proof it
 /// is dead, configuration errors are never retried, and an unknown answer falls back on its status class.
 @Suite struct FCMResponseActionTests {
-    static func answer(_ status: Int, code: FCMErrorCode? = nil, status name: String? = nil, violations: [String] = [],
-                       reason: String? = nil, retryAfter: TimeInterval? = nil) -> FCMResponse {
-        FCMResponse(status: status,
-                    error: FCMErrorBody(code: status, status: name, fcmErrorCode: code,
-                                        fieldViolations: violations.map { .init(field: $0, description: "bad") },
-                                        errorInfoReason: reason),
-                    retryAfter: retryAfter)
+    static func answer(
+        _ status: Int, code: FCMErrorCode? = nil, status name: String? = nil, violations: [String] = [],
+        reason: String? = nil, retryAfter: TimeInterval? = nil
+    ) -> FCMResponse {
+        FCMResponse(
+            status: status,
+            error: FCMErrorBody(
+                code: status, status: name, fcmErrorCode: code,
+                fieldViolations: violations.map { .init(field: $0, description: "bad") },
+                errorInfoReason: reason),
+            retryAfter: retryAfter)
     }
 
     @Test func acceptedAndNoAnswer() {
@@ -22,8 +26,14 @@ import Testing
     @Test(arguments: [
         (answer(404, code: .unregistered, status: "NOT_FOUND"), FCMResponseAction.removeToken),
         (answer(400, code: .invalidArgument, status: "INVALID_ARGUMENT", violations: ["message.token"]), .removeToken),
-        (answer(400, status: "INVALID_ARGUMENT", violations: ["message.data[0].value", "message.token"]), .removeToken),
-        (answer(400, code: .invalidArgument, status: "INVALID_ARGUMENT", violations: ["message.android.ttl"]), .invalidRequest),
+        (
+            answer(400, status: "INVALID_ARGUMENT", violations: ["message.data[0].value", "message.token"]),
+            .removeToken
+        ),
+        (
+            answer(400, code: .invalidArgument, status: "INVALID_ARGUMENT", violations: ["message.android.ttl"]),
+            .invalidRequest
+        ),
         (answer(400, code: .invalidArgument, status: "INVALID_ARGUMENT"), .invalidRequest),
         (answer(403, code: .senderIdMismatch, status: "PERMISSION_DENIED"), .configurationError),
         (answer(401, code: .thirdPartyAuthError, status: "UNAUTHENTICATED"), .configurationError),
@@ -49,9 +59,11 @@ import Testing
     @Test func tokenIsDeletedOnlyOnProofItIsDead() {
         // A 404 without the UNREGISTERED detail (a wrong project path) and a 400 about another field never
         // delete a token that may still be valid.
-        for response in [Self.answer(404, status: "NOT_FOUND"),
-                         Self.answer(400, code: .invalidArgument, violations: ["message.tokens"]),
-                         FCMResponse(status: 404), FCMResponse(status: 410)] {
+        for response in [
+            Self.answer(404, status: "NOT_FOUND"),
+            Self.answer(400, code: .invalidArgument, violations: ["message.tokens"]),
+            FCMResponse(status: 404), FCMResponse(status: 410),
+        ] {
             #expect(FCMResponseAction.forResponse(response) != .removeToken, "\(response)")
         }
     }
@@ -79,7 +91,8 @@ import Testing
     @Test func onlyRetryIsRetryable() {
         #expect(FCMResponseAction.retry(after: nil).isRetryable)
         #expect(FCMResponseAction.retry(after: 7).isRetryable)
-        for action in [FCMResponseAction.accepted, .removeToken, .configurationError, .invalidRequest, .deadlinePassed] {
+        for action in [FCMResponseAction.accepted, .removeToken, .configurationError, .invalidRequest, .deadlinePassed]
+        {
             #expect(!action.isRetryable)
         }
     }

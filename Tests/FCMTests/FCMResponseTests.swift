@@ -19,18 +19,25 @@ import Testing
     }
 
     @Test func unregisteredIsReadFromTheFcmErrorDetail() {
-        let response = Self.response(404, """
+        let response = Self.response(
+            404,
+            """
             {"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[
             {"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}
             """)
-        #expect(response.error == FCMErrorBody(code: 404, status: "NOT_FOUND", message: "Requested entity was not found.",
-                                               fcmErrorCode: .unregistered))
+        #expect(
+            response.error
+                == FCMErrorBody(
+                    code: 404, status: "NOT_FOUND", message: "Requested entity was not found.",
+                    fcmErrorCode: .unregistered))
         #expect(response.errorCode == .unregistered)
         #expect(response.reason == "UNREGISTERED")
     }
 
     @Test func invalidArgumentCarriesItsFieldViolations() {
-        let response = Self.response(400, """
+        let response = Self.response(
+            400,
+            """
             {"error":{"code":400,"message":"The registration token is not a valid FCM registration token",
             "status":"INVALID_ARGUMENT","details":[
             {"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[
@@ -39,13 +46,18 @@ import Testing
             {"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"}]}}
             """)
         #expect(response.errorCode == .invalidArgument)
-        #expect(response.error?.fieldViolations == [.init(field: "message.token", description: "Invalid registration token"),
-                                                    .init(field: "message.android.ttl", description: "Invalid duration")])
+        #expect(
+            response.error?.fieldViolations == [
+                .init(field: "message.token", description: "Invalid registration token"),
+                .init(field: "message.android.ttl", description: "Invalid duration"),
+            ])
         #expect(response.namesTheToken)
     }
 
     @Test func firstFcmErrorDetailWins() {
-        let response = Self.response(403, """
+        let response = Self.response(
+            403,
+            """
             {"error":{"code":403,"status":"PERMISSION_DENIED","details":[
             {"@type":"type.googleapis.com/google.rpc.Help"},
             {"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"SENDER_ID_MISMATCH"},
@@ -58,7 +70,9 @@ import Testing
         let unavailable = Self.response(503, #"{"error":{"code":503,"message":"x","status":"UNAVAILABLE"}}"#)
         #expect(unavailable.error?.fcmErrorCode == nil)
         #expect(unavailable.errorCode == .unavailable)
-        let unauthenticated = Self.response(401, """
+        let unauthenticated = Self.response(
+            401,
+            """
             {"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}
             """)
         #expect(unauthenticated.errorCode == .unknown("UNAUTHENTICATED"))
@@ -66,7 +80,9 @@ import Testing
     }
 
     @Test func disabledAPIIsReadFromErrorInfo() {
-        let response = Self.response(403, """
+        let response = Self.response(
+            403,
+            """
             {"error":{"code":403,"message":"Firebase Cloud Messaging API has not been used in project 1 before or it is disabled.",
             "status":"PERMISSION_DENIED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo",
             "reason":"SERVICE_DISABLED","domain":"googleapis.com","metadata":{"service":"fcm.googleapis.com"}}]}}
@@ -77,7 +93,9 @@ import Testing
         #expect(response.reason == "SERVICE_DISABLED")
     }
 
-    @Test(arguments: ["<html>502 Bad Gateway</html>", "", "{", "[]", "null", #"{"unexpected":1}"#, #"{"error":"text"}"#])
+    @Test(arguments: [
+        "<html>502 Bad Gateway</html>", "", "{", "[]", "null", #"{"unexpected":1}"#, #"{"error":"text"}"#,
+    ])
     func answerThatIsNotAnErrorBodyKeepsItsStatus(_ body: String) {
         let response = Self.response(502, body)
         #expect(response.status == 502)
@@ -94,7 +112,9 @@ import Testing
     }
 
     @Test func fieldsOfTheWrongTypeAreLeftOutNotFatal() {
-        let response = Self.response(503, """
+        let response = Self.response(
+            503,
+            """
             {"error":{"code":"503","status":7,"message":["x"],"details":{"not":"a list"}}}
             """)
         #expect(response.error == FCMErrorBody())

@@ -38,7 +38,9 @@ import Testing
     }
 
     @Test func readsAFileAndRemembersItsPath() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-account-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fcm-account-\(UUID().uuidString).json"
+        ).path
         try Self.json().write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let account = try FCMServiceAccount(contentsOfFile: path)
@@ -77,8 +79,12 @@ import Testing
         #expect(error?.field == field)
         #expect(error?.description.contains(field) == true)
         // A field of the wrong type, or empty, is as good as missing.
-        #expect(throws: FCMServiceAccountError.missingField(field)) { try FCMServiceAccount(json: Self.json([field: 42])) }
-        #expect(throws: FCMServiceAccountError.missingField(field)) { try FCMServiceAccount(json: Self.json([field: ""])) }
+        #expect(throws: FCMServiceAccountError.missingField(field)) {
+            try FCMServiceAccount(json: Self.json([field: 42]))
+        }
+        #expect(throws: FCMServiceAccountError.missingField(field)) {
+            try FCMServiceAccount(json: Self.json([field: ""]))
+        }
     }
 
     @Test func userCredentialsAreNotAServiceAccount() {
@@ -89,7 +95,8 @@ import Testing
     }
 
     @Test func keyThatDoesNotParseIsRefusedWithoutQuotingIt() {
-        let broken = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n"
+        let broken =
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n"
         let error = #expect(throws: FCMServiceAccountError.keyDoesNotParse) {
             try FCMServiceAccount(json: Self.json(["private_key": broken]))
         }
@@ -102,11 +109,15 @@ import Testing
 
     @Test func ecKeyIsNotAnRSAKey() throws {
         let ec = try JWTSigningKey.generateP256().pkcs8PEM()
-        #expect(throws: FCMServiceAccountError.notRSAKey) { try FCMServiceAccount(json: Self.json(["private_key": ec])) }
+        #expect(throws: FCMServiceAccountError.notRSAKey) {
+            try FCMServiceAccount(json: Self.json(["private_key": ec]))
+        }
     }
 
-    @Test(arguments: ["http://oauth2.googleapis.com/token", "ftp://localhost/token", "not a url", "/token",
-                      "https://user:pw@oauth2.googleapis.com/token", "http://127.0.0.1.evil.example/token"])
+    @Test(arguments: [
+        "http://oauth2.googleapis.com/token", "ftp://localhost/token", "not a url", "/token",
+        "https://user:pw@oauth2.googleapis.com/token", "http://127.0.0.1.evil.example/token",
+    ])
     func tokenURIMustBeHTTPS(_ uri: String) {
         let error = #expect(throws: FCMServiceAccountError.badTokenURI) {
             try FCMServiceAccount(json: Self.json(["token_uri": uri]))
@@ -114,8 +125,10 @@ import Testing
         #expect(error?.field == "token_uri")
     }
 
-    @Test(arguments: ["http://localhost:8443/token", "http://127.0.0.1:9/token", "http://[::1]:8080/token",
-                      "https://sandbox.local:8443/oauth2/token"])
+    @Test(arguments: [
+        "http://localhost:8443/token", "http://127.0.0.1:9/token", "http://[::1]:8080/token",
+        "https://sandbox.local:8443/oauth2/token",
+    ])
     func tokenURIMayBePlainHTTPOnlyToLoopback(_ uri: String) throws {
         #expect(try FCMServiceAccount(json: Self.json(["token_uri": uri])).tokenURI == uri)
     }
@@ -129,7 +142,9 @@ import Testing
 
     @Test func unreadableFileIsNamed() throws {
         let missing = "/nonexistent/ringer/fcm-\(UUID().uuidString).json"
-        let error = #expect(throws: FCMServiceAccountError.unreadableFile) { try FCMServiceAccount(contentsOfFile: missing) }
+        let error = #expect(throws: FCMServiceAccountError.unreadableFile) {
+            try FCMServiceAccount(contentsOfFile: missing)
+        }
         #expect(error?.description.contains(missing) == true)
         #expect(throws: FCMServiceAccountError.unreadableFile) {
             try FCMServiceAccount(contentsOfFile: FileManager.default.temporaryDirectory.path)
@@ -137,16 +152,19 @@ import Testing
     }
 
     @Test func accountFromPartsChecksTheSameRules() throws {
-        let account = try FCMServiceAccount(projectID: "p1", privateKeyID: "k1", clientEmail: "a@p1.iam.gserviceaccount.com",
-                                            tokenURI: "https://oauth2.googleapis.com/token", key: Self.rsaKey)
+        let account = try FCMServiceAccount(
+            projectID: "p1", privateKeyID: "k1", clientEmail: "a@p1.iam.gserviceaccount.com",
+            tokenURI: "https://oauth2.googleapis.com/token", key: Self.rsaKey)
         #expect(account.projectID == "p1")
         #expect(throws: FCMServiceAccountError.missingField("client_email")) {
-            try FCMServiceAccount(projectID: "p1", privateKeyID: "k1", clientEmail: "",
-                                  tokenURI: "https://oauth2.googleapis.com/token", key: Self.rsaKey)
+            try FCMServiceAccount(
+                projectID: "p1", privateKeyID: "k1", clientEmail: "",
+                tokenURI: "https://oauth2.googleapis.com/token", key: Self.rsaKey)
         }
         #expect(throws: FCMServiceAccountError.notRSAKey) {
-            try FCMServiceAccount(projectID: "p1", privateKeyID: "k1", clientEmail: "a@b",
-                                  tokenURI: "https://oauth2.googleapis.com/token", key: JWTSigningKey.generateP256())
+            try FCMServiceAccount(
+                projectID: "p1", privateKeyID: "k1", clientEmail: "a@b",
+                tokenURI: "https://oauth2.googleapis.com/token", key: JWTSigningKey.generateP256())
         }
     }
 }

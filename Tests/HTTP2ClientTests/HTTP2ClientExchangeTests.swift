@@ -1,6 +1,6 @@
 import Foundation
-import RingerTestSupport
 import HTTP2Client
+import RingerTestSupport
 import Testing
 
 /// Successful exchanges against the independent hypercorn peer (Tests/Peers/h2_peer.py).
@@ -17,9 +17,11 @@ import Testing
             let body = Array(0...255).map(UInt8.init) + Array(#"{"aps":{}}"#.utf8)
             let request = HTTP2Request(
                 url: peer.url("/3/device/abc?x=1"),
-                headers: [.init("apns-topic", "com.example.app.voip"), .init("apns-push-type", "voip"),
-                          .init("authorization", "bearer not-a-real-token"), .init("X-Mixed-Case", "Value  With Spaces"),
-                          .init("x-empty", ""), .init("x-twice", "1"), .init("x-twice", "2")],
+                headers: [
+                    .init("apns-topic", "com.example.app.voip"), .init("apns-push-type", "voip"),
+                    .init("authorization", "bearer not-a-real-token"), .init("X-Mixed-Case", "Value  With Spaces"),
+                    .init("x-empty", ""), .init("x-twice", "1"), .init("x-twice", "2"),
+                ],
                 body: body, timeout: 60)
             let response = try await client.send(request)
 
@@ -49,7 +51,8 @@ import Testing
         try await TestPeer.with { peer, certificates in
             let client = try Self.client(certificates)
             defer { client.shutdown() }
-            let response = try await client.send(HTTP2Request(url: peer.url("/m"), method: method, body: body, timeout: 60))
+            let response = try await client.send(
+                HTTP2Request(url: peer.url("/m"), method: method, body: body, timeout: 60))
             let record = try JSONDecoder().decode(TestPeer.Record.self, from: Data(response.body))
             #expect(record.method == method)
             #expect(record.bodyBytes == body)
@@ -72,7 +75,8 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(responses.count == count)
-            #expect(responses.allSatisfy { $0.status == 200 && $0.body == Array("released".utf8) && $0.httpVersion == 2 })
+            #expect(
+                responses.allSatisfy { $0.status == 200 && $0.body == Array("released".utf8) && $0.httpVersion == 2 })
             #expect(responses.map(\.newConnections).reduce(0, +) == 1)
 
             let records = try await peer.records().filter { $0.path == "/barrier" }
@@ -103,8 +107,12 @@ import Testing
 
     @Test func statusBodyAndResponseHeadersAreReturned() async throws {
         let reason = #"{"reason":"Unregistered","timestamp":1700000000000}"#
-        let route = TestPeer.Route(status: 410, body: reason, headers: ["apns-id": "4DC1A4B5-0F5A-4E5A-9C3C-1B2B3C4D5E6F",
-                                                                       "X-Custom": "Mixed Case"])
+        let route = TestPeer.Route(
+            status: 410, body: reason,
+            headers: [
+                "apns-id": "4DC1A4B5-0F5A-4E5A-9C3C-1B2B3C4D5E6F",
+                "X-Custom": "Mixed Case",
+            ])
         try await TestPeer.with(routes: ["/3/device/gone": route]) { peer, certificates in
             let client = try Self.client(certificates)
             defer { client.shutdown() }
@@ -141,7 +149,8 @@ import Testing
                 .init(certificateFile: certificates.clientP12, format: .p12, password: certificates.p12Password),
             ]
             for identity in identities {
-                let client = try HTTP2Client(configuration: .init(caFile: certificates.caFile, clientCertificate: identity))
+                let client = try HTTP2Client(
+                    configuration: .init(caFile: certificates.caFile, clientCertificate: identity))
                 defer { client.shutdown() }
                 let response = try await client.send(HTTP2Request(url: peer.url("/mtls"), timeout: 60))
                 #expect(response.status == 200, "\(identity)")

@@ -1,7 +1,8 @@
 import Foundation
-import RingerTestSupport
 import HTTP2Client
+import RingerTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,8 @@ import Glibc
     }
 
     @Test func neverAnsweredRequestTimesOutWhileOthersSucceed() async throws {
-        try await TestPeer.with(routes: ["/never": .never, "/slow": .init(body: "slow", delayMs: 300)]) { peer, certificates in
+        try await TestPeer.with(routes: ["/never": .never, "/slow": .init(body: "slow", delayMs: 300)]) {
+            peer, certificates in
             let client = try Self.client(certificates)
             defer { client.shutdown() }
             // A new connection carries one stream until its first answer (the client has then read the
@@ -28,8 +30,10 @@ import Glibc
 
             // Same client, same connection, while the stream above is still open.
             for index in 0..<5 {
-                let response = try await client.send(HTTP2Request(url: peer.url(index.isMultiple(of: 2) ? "/echo" : "/slow"),
-                                                                  timeout: 60))
+                let response = try await client.send(
+                    HTTP2Request(
+                        url: peer.url(index.isMultiple(of: 2) ? "/echo" : "/slow"),
+                        timeout: 60))
                 #expect(response.status == 200)
             }
 
@@ -164,7 +168,9 @@ import Glibc
             await #expect(throws: HTTP2ClientError.self) { try await client.send(HTTP2Request(url: url, timeout: 10)) }
         }
         // ...so a push with a 0.2 s deadline waits for it and expires unsent: its error says why it was not sent.
-        let error = await #expect(throws: HTTP2ClientError.self) { try await client.send(HTTP2Request(url: url, timeout: 0.2)) }
+        let error = await #expect(throws: HTTP2ClientError.self) {
+            try await client.send(HTTP2Request(url: url, timeout: 0.2))
+        }
         #expect(error != .timedOut)
         #expect(error?.transportFunction == "SSL_do_handshake")
         #expect(error?.description.contains("not sent before the deadline") == true)

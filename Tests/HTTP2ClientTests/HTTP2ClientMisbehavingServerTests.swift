@@ -1,7 +1,8 @@
 import Foundation
-import RingerTestSupport
 import HTTP2Client
+import RingerTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,13 +11,17 @@ import Glibc
 /// Serialized: each test starts its own peer.
 @Suite(.serialized) struct HTTP2ClientMisbehavingServerTests {
     /// Runs `body` with a fault peer started with `options`, and always stops it.
-    private static func withPeer<T>(_ options: [String] = [],
-                                    _ body: (_ port: Int, _ certificates: TestCertificates) async throws -> T) async throws -> T {
+    private static func withPeer<T>(
+        _ options: [String] = [],
+        _ body: (_ port: Int, _ certificates: TestCertificates) async throws -> T
+    ) async throws -> T {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let process = try await PeerProcess.start(
-            ["python3", PeerScripts.path("h2_fault_peer.py"), "--cert", certificates.serverCertificate,
-             "--key", certificates.serverKey] + options, timeout: 60)
+            [
+                "python3", PeerScripts.path("h2_fault_peer.py"), "--cert", certificates.serverCertificate,
+                "--key", certificates.serverKey,
+            ] + options, timeout: 60)
         guard process.firstLine.hasPrefix("PORT "), let port = Int(process.firstLine.dropFirst(5)) else {
             _ = await process.stop()
             throw TestSupportError.setup("fault peer said \(process.firstLine)")
@@ -42,7 +47,8 @@ import Glibc
         var total = 0.0
         for thread in threads {
             guard let stat = try? String(contentsOfFile: "/proc/self/task/\(thread)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             // After the command come state (field 3) ... utime (14) and stime (15).
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             total += (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
@@ -98,12 +104,14 @@ import Glibc
             // The first answer means the server's SETTINGS (initial window 0) are in force.
             _ = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30))
             let body = [UInt8](repeating: 7, count: 100_000)
-            let response = try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", body: body, timeout: 60))
+            let response = try await client.send(
+                HTTP2Request(url: "https://localhost:\(port)/echo-size", body: body, timeout: 60))
             #expect(String(decoding: response.body, as: UTF8.self) == "100000")
 
             let started = ContinuousClock.now
             await #expect(throws: HTTP2ClientError.timedOut) {  // a window that never opens: the deadline still fires
-                try await client.send(HTTP2Request(url: "https://localhost:\(port)/stall", body: [1, 2, 3], timeout: 1))
+                try await client.send(
+                    HTTP2Request(url: "https://localhost:\(port)/stall", body: [1, 2, 3], timeout: 1))
             }
             #expect(ContinuousClock.now - started < .seconds(10))
         }
@@ -131,7 +139,8 @@ import Glibc
             }
             #expect(error?.transportFunction == "HTTP/2 HEADERS")
             #expect(error?.description.contains("exceeds") == true)
-            let fine = try await client.send(HTTP2Request(url: "https://localhost:\(port)/many-headers/50", timeout: 30))
+            let fine = try await client.send(
+                HTTP2Request(url: "https://localhost:\(port)/many-headers/50", timeout: 30))
             #expect(fine.status == 200 && fine.headers.count == 50 && fine.connectionReused)
         }
     }
@@ -142,8 +151,10 @@ import Glibc
             defer { client.shutdown() }
             let url = "https://localhost:\(port)/echo-size"
             let error = await #expect(throws: HTTP2ClientError.self) {
-                try await client.send(HTTP2Request(url: url, headers: [.init("x-huge", String(repeating: "h", count: 70_000))],
-                                                   timeout: 30, connectionRetries: 3))
+                try await client.send(
+                    HTTP2Request(
+                        url: url, headers: [.init("x-huge", String(repeating: "h", count: 70_000))],
+                        timeout: 30, connectionRetries: 3))
             }
             #expect(error?.transportFunction == "nghttp2_session_mem_send")
             #expect(error?.description.contains("hhhh") == false)  // never a header value
@@ -183,7 +194,9 @@ import Glibc
             #expect(timedOut == 4, "\(results.map { $0.map { "\($0)" } ?? "answered" })")
             #expect(client.statistics.requestsTimedOut == 4)
             // The next request passes through the loop after the recycling, so the counter is settled.
-            #expect(try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30)).status == 200)
+            #expect(
+                try await client.send(HTTP2Request(url: "https://localhost:\(port)/echo-size", timeout: 30)).status
+                    == 200)
             #expect(client.statistics.connectionsRecycled == 1)
         }
     }

@@ -13,10 +13,14 @@ import Testing
         let configurations: [HTTP2Client.Configuration] = [
             .init(),
             .init(caFile: certificates.caFile),
-            .init(caFile: certificates.caFile,
-                  clientCertificate: .init(certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)),
-            .init(clientCertificate: .init(certificateFile: certificates.clientP12, format: .p12,
-                                           password: certificates.p12Password)),
+            .init(
+                caFile: certificates.caFile,
+                clientCertificate: .init(
+                    certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)),
+            .init(
+                clientCertificate: .init(
+                    certificateFile: certificates.clientP12, format: .p12,
+                    password: certificates.p12Password)),
         ]
         for configuration in configurations {
             ERR_clear_error()
@@ -27,8 +31,11 @@ import Testing
         // A refused identity fails, and leaves nothing behind either.
         ERR_clear_error()
         #expect(throws: HTTP2ClientError.self) {
-            try HTTP2Client(configuration: .init(clientCertificate: .init(certificateFile: certificates.clientP12, format: .p12,
-                                                                          password: "wrong")))
+            try HTTP2Client(
+                configuration: .init(
+                    clientCertificate: .init(
+                        certificateFile: certificates.clientP12, format: .p12,
+                        password: "wrong")))
         }
         #expect(ERR_peek_error() == 0)
     }

@@ -1,5 +1,6 @@
-@testable import HTTP2Client
 import Testing
+
+@testable import HTTP2Client
 
 /// ``HTTP2ClientPool/connection(inFlight:capacity:)``: one connection carries the load while it has free streams.
 struct PoolConnectionChoiceTests {
@@ -13,7 +14,8 @@ struct PoolConnectionChoiceTests {
     @Test("A server's low stream limit spills the rest to the next connection")
     func lowStreamLimitSpills() {
         #expect(HTTP2ClientPool.connection(inFlight: [100, 3], capacity: [100, 100]) == 1)
-        #expect(HTTP2ClientPool.connection(inFlight: [1, 0], capacity: [1, 1]) == 1)  // before either connection's SETTINGS
+        // Before either connection's SETTINGS:
+        #expect(HTTP2ClientPool.connection(inFlight: [1, 0], capacity: [1, 1]) == 1)
     }
 
     @Test("A connection whose host failed (capacity 0) is passed over while another has room")

@@ -1,5 +1,6 @@
-@testable import HTTP2Client
 import Testing
+
+@testable import HTTP2Client
 
 /// ``ReconnectBackoff``: the reconnect timing of a host whose connections keep failing.
 struct ReconnectBackoffTests {
@@ -22,12 +23,16 @@ struct ReconnectBackoffTests {
 
     @Test func jitterWaitsBetweenHalfAndAllOfTheCeiling() {
         let now = ContinuousClock.now
-        for (random, expected) in [(0.0, Duration.milliseconds(50)), (0.5, .milliseconds(75)), (1.0, .milliseconds(100))] {
+        for (random, expected) in [
+            (0.0, Duration.milliseconds(50)), (0.5, .milliseconds(75)), (1.0, .milliseconds(100)),
+        ] {
             var backoff = ReconnectBackoff()
             backoff.recordFailure(nil, maximum: 5, now: now, random: random)
             backoff.recordFailure(nil, maximum: 5, now: now, random: random)
             let wait = now.duration(to: backoff.notBefore ?? now)
-            #expect(wait > expected - .microseconds(1) && wait < expected + .microseconds(1), "\(wait) for random \(random)")
+            #expect(
+                wait > expected - .microseconds(1) && wait < expected + .microseconds(1), "\(wait) for random \(random)"
+            )
         }
     }
 

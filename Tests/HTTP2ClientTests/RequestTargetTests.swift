@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP2Client
 
 /// How a request URL becomes the connection key and the HTTP/2 pseudo-headers (RFC 9113 §8.3.1).
@@ -25,8 +26,10 @@ import Testing
         #expect(target.hostIsAddress)
     }
 
-    @Test(arguments: ["ftp://h/x", "https://", "https://:443/", "https://h:0/", "https://h:99999/", "https://h:8a/",
-                      "https://user@h/", "https://[::1/", "no-scheme/path"])
+    @Test(arguments: [
+        "ftp://h/x", "https://", "https://:443/", "https://h:0/", "https://h:99999/", "https://h:8a/",
+        "https://user@h/", "https://[::1/", "no-scheme/path",
+    ])
     func malformedURLsAreInvalidRequests(url: String) {
         #expect(throws: HTTP2ClientError.self) { try RequestTarget(url: url) }
     }

@@ -1,5 +1,5 @@
-import Testing
 import HTTP2Client
+import Testing
 
 /// Requests and configurations that must be refused before anything reaches the network.
 @Suite struct RequestValidationTests {

@@ -14,11 +14,13 @@ struct CurlExchangeTests {
         let payload = #"{"aps":{"alert":"ring"}}"#
         let exchange = try await Curl.send(
             "/3/device/ab%20cd?mode=test&note=a+b%21", to: server,
-            options: ["--http2", "-X", "POST",
-                      "-H", "apns-topic: com.example.app.voip", "-H", "apns-push-type: voip",
-                      "-H", "apns-id: \(apnsID)", "-H", "apns-expiration: 0", "-H", "apns-priority: 10",
-                      "-H", "apns-collapse-id: call-1", "-H", "authorization: bearer eyJ.test.token",
-                      "-H", "content-type: application/json"],
+            options: [
+                "--http2", "-X", "POST",
+                "-H", "apns-topic: com.example.app.voip", "-H", "apns-push-type: voip",
+                "-H", "apns-id: \(apnsID)", "-H", "apns-expiration: 0", "-H", "apns-priority: 10",
+                "-H", "apns-collapse-id: call-1", "-H", "authorization: bearer eyJ.test.token",
+                "-H", "content-type: application/json",
+            ],
             body: Array(payload.utf8))
         #expect(exchange.exitCode == 0, "curl: \(exchange.errorOutput)")
         #expect(exchange.httpVersion == "2")
@@ -61,8 +63,9 @@ struct CurlExchangeTests {
     func declaredBodyOverLimit() async throws {
         let server = try await TestServer.start { $0.maxRequestBodyBytes = 1024 }
         defer { server.stop() }
-        let exchange = try await Curl.send("/echo", to: server, options: ["--http2", "-X", "POST"],
-                                           body: [UInt8](repeating: 0x61, count: 100 * 1024))
+        let exchange = try await Curl.send(
+            "/echo", to: server, options: ["--http2", "-X", "POST"],
+            body: [UInt8](repeating: 0x61, count: 100 * 1024))
         #expect(exchange.status == 413, "curl exit \(exchange.exitCode): \(exchange.errorOutput)")
         #expect(server.log.all.isEmpty)
         let next = try await Curl.send("/echo", to: server, options: ["--http2", "-X", "POST"], body: Array("ok".utf8))

@@ -78,21 +78,25 @@ struct LifecycleTests {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let handler: @Sendable (HTTPRequest) async -> HTTPResponse = { _ in .empty(status: 200) }
-        func configuration(_ change: (inout HTTP2Server.Configuration) -> Void = { _ in }) -> HTTP2Server.Configuration {
-            var configuration = HTTP2Server.Configuration(certificatePath: certificates.serverCertificate,
-                                                          privateKeyPath: certificates.serverKey)
+        func configuration(_ change: (inout HTTP2Server.Configuration) -> Void = { _ in }) -> HTTP2Server.Configuration
+        {
+            var configuration = HTTP2Server.Configuration(
+                certificatePath: certificates.serverCertificate,
+                privateKeyPath: certificates.serverKey)
             change(&configuration)
             return configuration
         }
 
-        let missing = HTTP2Server(configuration: configuration { $0.certificatePath = "/nonexistent/cert.pem" }, handler: handler)
+        let missing = HTTP2Server(
+            configuration: configuration { $0.certificatePath = "/nonexistent/cert.pem" }, handler: handler)
         let missingError = #expect(throws: HTTP2ServerError.self) { try missing.start() }
         #expect(missingError?.isTLSSetup == true)
         #expect(missingError?.function == "SSL_CTX_use_certificate_chain_file")
 
-        let wrongKey = HTTP2Server(configuration: configuration {
-            $0.privateKeyPath = certificates.caKey
-        }, handler: handler)
+        let wrongKey = HTTP2Server(
+            configuration: configuration {
+                $0.privateKeyPath = certificates.caKey
+            }, handler: handler)
         let wrongKeyError = #expect(throws: HTTP2ServerError.self) { try wrongKey.start() }
         #expect(wrongKeyError?.isTLSSetup == true)
         #expect(wrongKeyError?.description.contains("BEGIN") == false)

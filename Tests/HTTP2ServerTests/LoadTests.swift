@@ -13,19 +13,21 @@ struct LoadTests {
             .json(status: 200, "{}", headers: [("apns-id", request.header("apns-id") ?? "none")])
         })
         defer { server.stop() }
-        let result = try await ChildProcess.check([
-            "h2load", "-n", "2000", "-c", "2", "-m", "50",
-            "--header", "apns-topic: com.example.app.voip", "--header", "apns-push-type: voip",
-            "--header", "apns-priority: 10", "--header", "authorization: bearer load.test.token",
-            "https://localhost:\(server.port)/3/device/x",
-        ], timeout: 120)
+        let result = try await ChildProcess.check(
+            [
+                "h2load", "-n", "2000", "-c", "2", "-m", "50",
+                "--header", "apns-topic: com.example.app.voip", "--header", "apns-push-type: voip",
+                "--header", "apns-priority: 10", "--header", "authorization: bearer load.test.token",
+                "https://localhost:\(server.port)/3/device/x",
+            ], timeout: 120)
         let lines = result.standardOutput.split(whereSeparator: \.isNewline).map(String.init)
         let requests = lines.first { $0.hasPrefix("requests:") } ?? "no requests line in: \(result.standardOutput)"
         let statuses = lines.first { $0.hasPrefix("status codes:") } ?? ""
         let finished = lines.first { $0.hasPrefix("finished in") } ?? ""
         print("h2load against HTTP2Server: \(finished)")
-        #expect(requests.contains("2000 total") && requests.contains("2000 succeeded") && requests.contains("0 failed"),
-                "\(requests)")
+        #expect(
+            requests.contains("2000 total") && requests.contains("2000 succeeded") && requests.contains("0 failed"),
+            "\(requests)")
         #expect(statuses.contains("2000 2xx"), "\(statuses)")
         #expect(server.log.all.count == 2000)
         #expect(server.log.all.allSatisfy { $0.headers["apns-topic"] == "com.example.app.voip" })

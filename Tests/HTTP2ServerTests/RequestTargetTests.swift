@@ -1,5 +1,6 @@
-@testable import HTTP2Server
 import Testing
+
+@testable import HTTP2Server
 
 /// Splitting and decoding `:path` into HTTPRequest's path and query.
 struct RequestTargetTests {

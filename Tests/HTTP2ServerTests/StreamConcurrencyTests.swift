@@ -23,7 +23,8 @@ struct StreamConcurrencyTests {
         }
         let requests = server.log.all
         #expect(requests.count == 200)
-        #expect(requests.allSatisfy { $0.headers["content-length"] == nil && $0.method == "POST" && $0.httpVersion == 2 })
+        #expect(
+            requests.allSatisfy { $0.headers["content-length"] == nil && $0.method == "POST" && $0.httpVersion == 2 })
     }
 
     @Test("A handler that takes a second does not delay another stream on the same connection")
@@ -39,7 +40,8 @@ struct StreamConcurrencyTests {
         #expect((slow.elapsed ?? 0) >= 1.0)
         // Answered while the slow handler still runs: handlers one after the other would answer it after the
         // slow one. (Not a time limit: on a loaded machine the fast answer alone has taken over a second.)
-        #expect((fast.elapsed ?? 99) < (slow.elapsed ?? 0), "fast \(fast.elapsed ?? -1) s, slow \(slow.elapsed ?? -1) s")
+        #expect(
+            (fast.elapsed ?? 99) < (slow.elapsed ?? 0), "fast \(fast.elapsed ?? -1) s, slow \(slow.elapsed ?? -1) s")
     }
 
     @Test("A streamed body over the limit is answered 413 at once and not handed to the handler")

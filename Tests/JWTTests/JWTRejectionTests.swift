@@ -176,18 +176,21 @@ struct JWTRejectionTests {
     func duplicateNames() throws {
         let key = try TestSupport.signingKey(.hs256)
         let verifier = try TestSupport.verificationKey(for: key)
-        let cases = [(#"{"alg":"HS256"}"#, #"{"sub":"alice","sub":"mallory"}"#),
-                     (#"{"alg":"HS256"}"#, #"{"sub":"alice","n":{"a":1,"a":2}}"#),
-                     (#"{"alg":"HS256"}"#, #"{"sub":"alice","\u0073ub":"mallory"}"#),
-                     (#"{"alg":"HS256","alg":"none"}"#, #"{"sub":"alice"}"#),
-                     // Found by review: a number Jansson stops at hid the repetition from the first check.
-                     (#"{"alg":"HS256"}"#, #"{"x":1e400,"sub":"alice","sub":"mallory"}"#)]
+        let cases = [
+            (#"{"alg":"HS256"}"#, #"{"sub":"alice","sub":"mallory"}"#),
+            (#"{"alg":"HS256"}"#, #"{"sub":"alice","n":{"a":1,"a":2}}"#),
+            (#"{"alg":"HS256"}"#, #"{"sub":"alice","\u0073ub":"mallory"}"#),
+            (#"{"alg":"HS256","alg":"none"}"#, #"{"sub":"alice"}"#),
+            // Found by review: a number Jansson stops at hid the repetition from the first check.
+            (#"{"alg":"HS256"}"#, #"{"x":1e400,"sub":"alice","sub":"mallory"}"#),
+        ]
         for (header, payload) in cases {
             let token = try Self.signedToken(header: header, payload: payload, key: key)
             #expect(throws: JWTError.malformed) { try Self.verify(token, key: verifier) }
         }
         // The same name in two different objects is no repetition.
-        let fine = try Self.signedToken(header: #"{"alg":"HS256"}"#, payload: #"{"sub":"alice","a":{"sub":1}}"#, key: key)
+        let fine = try Self.signedToken(
+            header: #"{"alg":"HS256"}"#, payload: #"{"sub":"alice","a":{"sub":1}}"#, key: key)
         try Self.verify(fine, key: verifier)
     }
 

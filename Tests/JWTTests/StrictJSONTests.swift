@@ -12,21 +12,27 @@ import Testing
         #expect(StrictJSON.refusal(of: Array(text.utf8)) == .repeatedName(name))
     }
 
-    @Test(arguments: [#"{"a":1,"b":{"a":1}}"#, #"[{"a":1},{"a":2}]"#, #"{}"#, "42", #""text""#, #"{"s":"a\u0000b"}"#,
-                      #"{"n":-9223372036854775808,"r":1.5e300,"u":"\ud83d\ude00"}"#,
-                      #"{"n":140589477972108753827277968506880}"#])
+    @Test(arguments: [
+        #"{"a":1,"b":{"a":1}}"#, #"[{"a":1},{"a":2}]"#, #"{}"#, "42", #""text""#, #"{"s":"a\u0000b"}"#,
+        #"{"n":-9223372036854775808,"r":1.5e300,"u":"\ud83d\ude00"}"#,
+        #"{"n":140589477972108753827277968506880}"#,
+    ])
     func textEveryReaderReadsAlikeIsAccepted(text: String) {
         #expect(StrictJSON.refusal(of: Array(text.utf8)) == nil)
     }
 
     /// Found by review: anything Jansson stops at before the repetition hid it (the check said nothing), while
     /// JSONDecoder read past it and kept the first `callee`. (An integer past 64 bits is a double to both.)
-    @Test(arguments: [#"{"\u0000":0,"callee":"bob","callee":"carol"}"#,
-                      #"{"n":1e400,"callee":"bob","callee":"carol"}"#, #"{"s":"\udc00","callee":"bob","callee":"carol"}"#,
-                      "not json", "", #"{"a":"#])
+    @Test(arguments: [
+        #"{"\u0000":0,"callee":"bob","callee":"carol"}"#,
+        #"{"n":1e400,"callee":"bob","callee":"carol"}"#, #"{"s":"\udc00","callee":"bob","callee":"carol"}"#,
+        "not json", "", #"{"a":"#,
+    ])
     func textReadersCouldReadOtherwiseIsRefused(text: String) {
         let refusal = StrictJSON.refusal(of: Array(text.utf8))
-        if text.contains(#""callee":"bob","callee""#), !text.contains("u0000"), !text.contains("udc00"), !text.contains("e400") {
+        if text.contains(#""callee":"bob","callee""#), !text.contains("u0000"), !text.contains("udc00"),
+            !text.contains("e400")
+        {
             #expect(refusal == .repeatedName("callee"))
             return
         }

@@ -1,5 +1,6 @@
-@testable import LibWebSockets
 import Testing
+
+@testable import LibWebSockets
 
 /// A server out of descriptors logs one line per interval, not one per refused connection.
 @Suite struct AcceptFailureReportTests {
@@ -31,7 +32,8 @@ import Testing
             }
         }
         #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("connection refused: 203.0.113.9 already holds 1000 connections; 1 connection refused"))
+        #expect(
+            lines[0].hasPrefix("connection refused: 203.0.113.9 already holds 1000 connections; 1 connection refused"))
         #expect(lines[1].contains("1000 connections refused in the last 10 s"))
     }
 }

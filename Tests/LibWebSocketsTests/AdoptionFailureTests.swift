@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import LibWebSockets
 import RingerHTTP
 import RingerTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A connection lws cannot adopt (here: reset by the client before the TLS server took it) is closed by lws
 /// itself ("Either returns new wsi bound to accept_fd, or closes accept_fd and returns NULL", lws-adopt.h): the
@@ -14,8 +15,12 @@ import Testing
     @Test func aConnectionLwsCouldNotAdoptIsClosedOnceNotAgainUnderAnotherThreadsDescriptor() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let server = WebServer(configuration: .init(tls: .init(certificatePath: certificates.serverCertificate,
-                                                               privateKeyPath: certificates.serverKey))) { _ in .empty(status: 204) }
+        let server = WebServer(
+            configuration: .init(
+                tls: .init(
+                    certificatePath: certificates.serverCertificate,
+                    privateKeyPath: certificates.serverKey))
+        ) { _ in .empty(status: 204) }
         let port = try server.start()
         defer { server.shutdown() }
         let watch = DescriptorWatch()
@@ -29,7 +34,9 @@ import Testing
             address.sin_port = in_port_t(UInt16(port)).bigEndian
             address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
             }
             if connected {
                 _ = "GARBAGE\r\n".withCString { send(client, $0, 9, Int32(MSG_NOSIGNAL)) }
@@ -41,7 +48,9 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         #expect(watch.stop() == 0, "descriptors of another thread were closed under it")
         // The server still serves.
-        let answer = try await ChildProcess.run(["curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(port)/"])
+        let answer = try await ChildProcess.run([
+            "curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(port)/",
+        ])
         #expect(answer.standardOutput == "204")
     }
 }

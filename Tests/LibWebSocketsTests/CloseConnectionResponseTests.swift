@@ -1,6 +1,6 @@
 import Foundation
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
 import RingerTestSupport
 import Testing
 
@@ -13,8 +13,10 @@ import Testing
         }
         let port = try server.start()
         defer { server.shutdown() }
-        let cut = try await ChildProcess.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20",
-                                              "-X", "POST", "--data", "{}", "http://127.0.0.1:\(port)/cut"])
+        let cut = try await ChildProcess.run([
+            "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20",
+            "-X", "POST", "--data", "{}", "http://127.0.0.1:\(port)/cut",
+        ])
         // 52: empty reply from server.
         #expect(cut.status == 52, "\(cut.status) \(cut.standardError)")
         let after = try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/fine"])

@@ -1,5 +1,6 @@
-@testable import LibWebSockets
 import Testing
+
+@testable import LibWebSockets
 
 /// Which connection gives way at the connection budget (issue 26: 15,800 slow bodies kept a normal client waiting
 /// 27 s). Times are milliseconds; the grace is 1000.
@@ -17,10 +18,10 @@ import Testing
 
     @Test func atTheBudgetTheOldestSlowConnectionGivesWayOnceItsGraceIsOver() {
         var budget = ConnectionBudget(limit: 3)
-        budget.opened(1, at: 0)        // never sends a head
+        budget.opened(1, at: 0)  // never sends a head
         budget.opened(2, at: 100)
         budget.change(2, to: .busy, at: 200)
-        budget.change(2, to: .readingBody, at: 200)   // trickles a body
+        budget.change(2, to: .readingBody, at: 200)  // trickles a body
         budget.opened(3, at: 300)
         // Nobody has been slow for a whole second yet: the newcomer is refused, not an early client.
         #expect(budget.admit(at: 900) == .refuse)
@@ -36,10 +37,10 @@ import Testing
         var budget = ConnectionBudget(limit: 4)
         for key: UInt in 1...4 { budget.opened(key, at: 0) }
         budget.change(1, to: .busy, at: 0)
-        budget.change(1, to: .idle, at: 0)        // answered, keep-alive
-        budget.change(2, to: .busy, at: 0)        // being answered
+        budget.change(1, to: .idle, at: 0)  // answered, keep-alive
+        budget.change(2, to: .busy, at: 0)  // being answered
         budget.change(3, to: .busy, at: 0)
-        budget.change(3, to: .longLived, at: 0)   // a WebSocket
+        budget.change(3, to: .longLived, at: 0)  // a WebSocket
         // 4 is slow, so it goes first although 1 has been idle as long.
         #expect(budget.admit(at: 5000) == .admitShedding(4))
         budget.opened(5, at: 5000)
@@ -59,10 +60,10 @@ import Testing
         var budget = ConnectionBudget(limit: 2)
         budget.opened(1, at: 0)
         budget.opened(2, at: 10)
-        budget.change(1, to: .busy, at: 500)       // its head came: no longer slow
+        budget.change(1, to: .busy, at: 500)  // its head came: no longer slow
         #expect(budget.admit(at: 2000) == .admitShedding(2))
         budget.opened(3, at: 2000)
-        budget.change(1, to: .idle, at: 2500)      // answered: idle from 2500
+        budget.change(1, to: .idle, at: 2500)  // answered: idle from 2500
         #expect(budget.admit(at: 3000) == .admitShedding(3))
         budget.opened(4, at: 3000)
         budget.change(4, to: .busy, at: 3000)

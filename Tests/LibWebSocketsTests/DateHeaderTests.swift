@@ -1,8 +1,9 @@
 import Foundation
-@testable import LibWebSockets
 import RingerHTTP
 import RingerTestSupport
 import Testing
+
+@testable import LibWebSockets
 
 /// Every response carries the server's clock (RFC 9110 §6.6.1), which RingerKit reads to judge a ringing
 /// push's deadline on the server's timeline; checked with curl, an independent client.
@@ -15,7 +16,8 @@ import Testing
 
     @Test func everyResponseCarriesTheServersDate() async throws {
         let server = WebServer(configuration: .init()) { request in
-            request.path == "/own" ? .json(#"{}"#, headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT")])
+            request.path == "/own"
+                ? .json(#"{}"#, headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT")])
                 : .json(status: request.path == "/missing" ? 404 : 200, #"{}"#)
         }
         let port = try server.start()

@@ -1,5 +1,6 @@
-@testable import LibWebSockets
 import Testing
+
+@testable import LibWebSockets
 
 /// The request-deadline timer wheel as a pure value: each id expires once, at its tick, at a cost of the ids
 /// armed in the slots that passed, not of every id armed.
@@ -26,8 +27,8 @@ import Testing
 
     @Test func deadlinesBeyondTheHorizonAreClampedAndAStallExpiresEverythingDue() {
         var wheel = DeadlineWheel(horizon: 10, now: 0)
-        wheel.arm(1, at: 500)   // clamped to tick 10
-        wheel.arm(2, at: -5)    // clamped to tick 1
+        wheel.arm(1, at: 500)  // clamped to tick 10
+        wheel.arm(2, at: -5)  // clamped to tick 1
         wheel.arm(3, at: 5)
         // The clock jumps far past a whole ring: each expires once, in the order they fell due.
         #expect(wheel.advance(to: 1000) == [2, 3, 1])

@@ -1,25 +1,33 @@
 import Foundation
-import RingerSync
 import RingerHTTP
-@testable import LibWebSockets
+import RingerSync
 import RingerTestSupport
 import Testing
+
+@testable import LibWebSockets
 
 /// Shutdown tells every open WebSocket why it ends: a close frame, 1001 Going Away by default (RFC 6455 §7.4.1),
 /// written before the TCP connection goes, within a bound; checked against the Python `websockets` client.
 @Suite struct GoingAwayTests {
     /// Opens `count` sockets with `ws_goodbye_peer.py`, runs `stop` once all are open, and returns the peer's report.
-    private func goodbyes(port: Int, path: String, count: Int, whenOpen stop: () async throws -> Void) async throws
-        -> GoodbyePeer.Report {
-        let (opened, report) = try await GoodbyePeer.run(url: "ws://127.0.0.1:\(port)\(path)", count: count, whenOpen: stop)
+    private func goodbyes(
+        port: Int, path: String, count: Int, whenOpen stop: () async throws -> Void
+    ) async throws
+        -> GoodbyePeer.Report
+    {
+        let (opened, report) = try await GoodbyePeer.run(
+            url: "ws://127.0.0.1:\(port)\(path)", count: count, whenOpen: stop)
         #expect(opened == #"{"open": \#(count), "failed": 0}"#)
         return report
     }
 
     @Test func openSocketsHearGoingAwayWhenTheServerStops() async throws {
         let delegate = RecordingDelegate()
-        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in .empty(status: 204) }
-            webSocketHandler: { _, _ in .accept(delegate) }
+        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in
+            .empty(status: 204)
+        } webSocketHandler: { _, _ in
+            .accept(delegate)
+        }
         let port = try server.start()
         var seconds = 0.0
         let report = try await goodbyes(port: port, path: "/ws", count: 50) {
@@ -35,11 +43,12 @@ import Testing
     }
 
     @Test func shutdownSendsTheCodeAndReasonItIsGivenAfterTheQueuedMessages() async throws {
-        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in .empty(status: 204) }
-            webSocketHandler: { _, connection in
-                connection.send(text: "welcome")
-                return .accept(RecordingDelegate())
-            }
+        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in
+            .empty(status: 204)
+        } webSocketHandler: { _, connection in
+            connection.send(text: "welcome")
+            return .accept(RecordingDelegate())
+        }
         let port = try server.start()
         let report = try await goodbyes(port: port, path: "/ws", count: 3) {
             server.shutdown(closingWebSocketsWith: 4000, reason: "maintenance", within: 5)
@@ -52,14 +61,16 @@ import Testing
     @Test func shutdownWaitsNoLongerThanItsBoundForASocketThatTakesNothing() async throws {
         let stuck = LockedValue<WebSocketConnection?>(nil)
         let delegate = RecordingDelegate()
-        let server = WebServer(configuration: .init(webSocketPaths: ["/stuck", "/ws"])) { _ in .empty(status: 204) }
-            webSocketHandler: { request, connection in
-                if request.path == "/stuck" { stuck.withLock { $0 = connection } }
-                return .accept(delegate)
-            }
+        let server = WebServer(configuration: .init(webSocketPaths: ["/stuck", "/ws"])) { _ in
+            .empty(status: 204)
+        } webSocketHandler: { request, connection in
+            if request.path == "/stuck" { stuck.withLock { $0 = connection } }
+            return .accept(delegate)
+        }
         let port = try server.start()
         // ws_idle_peer.py reads its sockets only when told to; it is told nothing until the server stopped.
-        try await PeerProcess.with(["python3", PeerScripts.path("ws_idle_peer.py"), String(port), "/stuck", "1"]) { idle in
+        try await PeerProcess.with(["python3", PeerScripts.path("ws_idle_peer.py"), String(port), "/stuck", "1"]) {
+            idle in
             #expect(idle.firstLine == #"{"open": 1, "failed": 0}"#)
             let connection = try #require(stuck.snapshot)
             connection.send(text: String(repeating: "x", count: 32 << 20))
@@ -80,13 +91,16 @@ import Testing
     @Test func aPeerThatNeverAnswersTheCloseStillGetsItsFrameAndIsClosedAtTheBound() async throws {
         let delegate = RecordingDelegate()
         let opened = LockedValue(0)
-        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in .empty(status: 204) }
-            webSocketHandler: { _, _ in
-                opened.withLock { $0 += 1 }
-                return .accept(delegate)
-            }
+        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in
+            .empty(status: 204)
+        } webSocketHandler: { _, _ in
+            opened.withLock { $0 += 1 }
+            return .accept(delegate)
+        }
         let port = try server.start()
-        async let silent = ChildProcess.run(["python3", PeerScripts.path("ws_silent_peer.py"), String(port), "/ws", "20"])
+        async let silent = ChildProcess.run([
+            "python3", PeerScripts.path("ws_silent_peer.py"), String(port), "/ws", "20",
+        ])
         #expect(await eventually { opened.snapshot == 1 })
         try await Task.sleep(for: .milliseconds(200))  // the 101 is on its way: the socket is established
         let started = Date()
@@ -100,13 +114,15 @@ import Testing
     }
 
     @Test func connectionsAfterTheShutdownBeganAreRefused() async throws {
-        let server = WebServer(configuration: .init(webSocketPaths: ["/stuck"])) { _ in .empty(status: 204) }
-            webSocketHandler: { _, connection in
-                connection.send(text: String(repeating: "x", count: 32 << 20))
-                return .accept(RecordingDelegate())
-            }
+        let server = WebServer(configuration: .init(webSocketPaths: ["/stuck"])) { _ in
+            .empty(status: 204)
+        } webSocketHandler: { _, connection in
+            connection.send(text: String(repeating: "x", count: 32 << 20))
+            return .accept(RecordingDelegate())
+        }
         let port = try server.start()
-        try await PeerProcess.with(["python3", PeerScripts.path("ws_idle_peer.py"), String(port), "/stuck", "1"]) { idle in
+        try await PeerProcess.with(["python3", PeerScripts.path("ws_idle_peer.py"), String(port), "/stuck", "1"]) {
+            idle in
             #expect(idle.firstLine == #"{"open": 1, "failed": 0}"#)
             // The stuck socket holds the loop in its graceful phase for 3 s; the listener is closed meanwhile.
             let stopped = Task.detached { server.shutdown(within: 3) }
@@ -122,8 +138,9 @@ import Testing
 /// may stop when all closed or at the bound.
 @Suite struct GoingAwayPhaseTests {
     private func phase(_ sockets: [UInt64], within: Int = 20, batch: Int = 2) -> GoingAwayPhase {
-        GoingAwayPhase(sockets: sockets, status: .checked(code: 1001, reason: "bye"), now: 100, within: within,
-                       batchSize: batch)
+        GoingAwayPhase(
+            sockets: sockets, status: .checked(code: 1001, reason: "bye"), now: 100, within: within,
+            batchSize: batch)
     }
 
     @Test func socketsAreAskedOnceInBatches() {

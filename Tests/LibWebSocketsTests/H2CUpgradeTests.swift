@@ -15,7 +15,9 @@ import Testing
         let seen = LockedValue<[HTTPRequest]>([])
         let server = WebServer(configuration: .init()) { request in
             seen.withLock { $0.append(request) }
-            return .json(#"{"method":"\#(request.method)","path":"\#(request.path)","version":\#(request.httpVersion),"len":\#(request.body.count)}"#)
+            return .json(
+                #"{"method":"\#(request.method)","path":"\#(request.path)","version":\#(request.httpVersion),"len":\#(request.body.count)}"#
+            )
         }
         let port = try server.start()
         defer { server.shutdown() }
@@ -25,8 +27,10 @@ import Testing
     @Test func curlsH2CUpgradeIsAnsweredOverHTTP1AndTheServerKeepsServing() async throws {
         try await withEchoServer { port, _ in
             for path in ["/healthz", "/v1/devices", "/v1/events", "/nowhere"] {
-                let result = try await ChildProcess.run(["curl", "-sS", "-i", "--http2", "--max-time", "10",
-                                                         "http://127.0.0.1:\(port)\(path)"])
+                let result = try await ChildProcess.run([
+                    "curl", "-sS", "-i", "--http2", "--max-time", "10",
+                    "http://127.0.0.1:\(port)\(path)",
+                ])
                 #expect(result.status == 0, "\(path): \(result.standardError)")
                 #expect(result.standardOutput.hasPrefix("HTTP/1.1 200"), "\(path): \(result.standardOutput)")
                 #expect(!result.standardOutput.contains("101 Switching"), "\(path)")
@@ -39,11 +43,14 @@ import Testing
 
     @Test func anH2CUpgradeWithABodyReachesTheHandlerWhole() async throws {
         try await withEchoServer { port, seen in
-            let result = try await ChildProcess.run(["curl", "-sS", "--http2", "--max-time", "10",
-                                                     "-H", "content-type: application/json", "--data-binary",
-                                                     #"{"callee":"bob"}"#, "http://127.0.0.1:\(port)/v1/calls"])
-            #expect(result.standardOutput == #"{"method":"POST","path":"/v1/calls","version":1,"len":16}"#,
-                    "\(result.standardOutput) \(result.standardError)")
+            let result = try await ChildProcess.run([
+                "curl", "-sS", "--http2", "--max-time", "10",
+                "-H", "content-type: application/json", "--data-binary",
+                #"{"callee":"bob"}"#, "http://127.0.0.1:\(port)/v1/calls",
+            ])
+            #expect(
+                result.standardOutput == #"{"method":"POST","path":"/v1/calls","version":1,"len":16}"#,
+                "\(result.standardOutput) \(result.standardError)")
             #expect(seen.snapshot.first?.bodyText == #"{"callee":"bob"}"#)
         }
     }
@@ -54,7 +61,9 @@ import Testing
                 let outcome = try await PeerScripts.run("h2c_upgrade_peer.py", [String(port), method, "/h2c", body])
                 let answer = try JSONDecoder().decode(Answer.self, from: Data(outcome.standardOutput.utf8))
                 #expect(!answer.switched && answer.status == 200 && answer.version == "HTTP/1.1", "\(answer)")
-                #expect(answer.body.contains(#""method":"\#(method)""#) && answer.body.contains(#""len":\#(body.utf8.count)"#))
+                #expect(
+                    answer.body.contains(#""method":"\#(method)""#)
+                        && answer.body.contains(#""len":\#(body.utf8.count)"#))
             }
         }
     }
@@ -63,8 +72,10 @@ import Testing
     /// nothing else is disturbed.
     @Test func priorKnowledgeIsRefusedWithoutHarm() async throws {
         try await withEchoServer { port, seen in
-            let result = try await ChildProcess.run(["curl", "-sS", "--http2-prior-knowledge", "--max-time", "10",
-                                                     "http://127.0.0.1:\(port)/pk"])
+            let result = try await ChildProcess.run([
+                "curl", "-sS", "--http2-prior-knowledge", "--max-time", "10",
+                "http://127.0.0.1:\(port)/pk",
+            ])
             #expect(result.status != 0)
             #expect(seen.snapshot.isEmpty)
             let after = try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/after"])

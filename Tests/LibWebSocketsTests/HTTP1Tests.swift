@@ -1,7 +1,7 @@
 import Foundation
-import RingerSync
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
+import RingerSync
 import RingerTestSupport
 import Testing
 
@@ -64,20 +64,27 @@ import Testing
         defer { server.shutdown() }
 
         let url = "http://127.0.0.1:\(port)/v1/devices/d1"
-        let put = try await ChildProcess.run(["curl", "-sS", "-X", "PUT", url, "--data-binary", "12345",
-                                              "-w", " %{http_code}"])
+        let put = try await ChildProcess.run([
+            "curl", "-sS", "-X", "PUT", url, "--data-binary", "12345",
+            "-w", " %{http_code}",
+        ])
         #expect(put.standardOutput == #"{"stored":5} 200"#)
         let delete = try await ChildProcess.run(["curl", "-sS", "-X", "DELETE", url, "-w", "%{http_code}"])
         #expect(delete.standardOutput == "204")
-        let patch = try await ChildProcess.run(["curl", "-sS", "-X", "PATCH", url, "--data-binary", "x", "-w", " %{http_code}"])
+        let patch = try await ChildProcess.run([
+            "curl", "-sS", "-X", "PATCH", url, "--data-binary", "x", "-w", " %{http_code}",
+        ])
         #expect(patch.standardOutput.hasSuffix(" 405"))
     }
 
     @Test func customStatusAndHeaders() async throws {
         let server = WebServer(configuration: .init()) { _ in
-            .json(status: 410, #"{"reason":"Unregistered","timestamp":1700000000000}"#,
-                  headers: [("apns-id", "7D1E5C9A-0000-4000-8000-000000000001"), ("X-Custom", "yes"),
-                            ("bad", "a\r\nx-injected: 1")])
+            .json(
+                status: 410, #"{"reason":"Unregistered","timestamp":1700000000000}"#,
+                headers: [
+                    ("apns-id", "7D1E5C9A-0000-4000-8000-000000000001"), ("X-Custom", "yes"),
+                    ("bad", "a\r\nx-injected: 1"),
+                ])
         }
         let port = try server.start()
         defer { server.shutdown() }
@@ -127,9 +134,11 @@ import Testing
         #expect(rejected.standardOutput == #"{"error":"request body too large"} 413"#)
         #expect(calls.snapshot == 0)
         // The connection was drained, not broken: a 413 then a normal request on the same connection.
-        let both = try await ChildProcess.run(["curl", "-sS", "-w", " %{http_code} %{num_connects}\n",
-                                               "--data-binary", big, url, "--next", "-sS",
-                                               "-w", " %{http_code} %{num_connects}\n", "--data-binary", "ok", url])
+        let both = try await ChildProcess.run([
+            "curl", "-sS", "-w", " %{http_code} %{num_connects}\n",
+            "--data-binary", big, url, "--next", "-sS",
+            "-w", " %{http_code} %{num_connects}\n", "--data-binary", "ok", url,
+        ])
         #expect(both.standardOutput == "{\"error\":\"request body too large\"} 413 1\n{\"len\":2} 200 0\n")
         #expect(calls.snapshot == 1)
     }
@@ -144,8 +153,10 @@ import Testing
 
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("lws-big-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try await ChildProcess.run(["curl", "-sS", "-o", file.path, "-w", "%{http_code}",
-                                                 "http://127.0.0.1:\(port)/big"])
+        let result = try await ChildProcess.run([
+            "curl", "-sS", "-o", file.path, "-w", "%{http_code}",
+            "http://127.0.0.1:\(port)/big",
+        ])
         #expect(result.standardOutput == "200")
         #expect(try Data(contentsOf: file) == Data(payload))
     }
@@ -156,7 +167,10 @@ import Testing
         let fastAnswered = AsyncStream<Void>.makeStream()
         let server = WebServer(configuration: .init()) { request in
             if request.path == "/slow" {
-                let deadline = Task { try? await Task.sleep(for: .seconds(20)); fastAnswered.continuation.finish() }
+                let deadline = Task {
+                    try? await Task.sleep(for: .seconds(20))
+                    fastAnswered.continuation.finish()
+                }
                 for await _ in fastAnswered.stream { break }
                 deadline.cancel()
                 return .text("/slow")
@@ -193,12 +207,15 @@ import Testing
         #expect(abandoned.status != 0)
         var answers: [String] = []
         for index in 0..<10 {
-            answers.append(try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/n\(index)"]).standardOutput)
+            answers.append(
+                try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/n\(index)"]).standardOutput)
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(await eventually { finished.snapshot == 1 })
         #expect(answers == (0..<10).map { "fresh:/n\($0)" })
-        #expect(try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/after"]).standardOutput == "fresh:/after")
+        #expect(
+            try await ChildProcess.run(["curl", "-sS", "http://127.0.0.1:\(port)/after"]).standardOutput
+                == "fresh:/after")
     }
 
     @Test func pipelinedRequestBehindABodyClosesInsteadOfSpinning() async throws {
@@ -208,19 +225,19 @@ import Testing
         // GET, then POST with a body, then GET, in one write: lws 4.1.6 would loop forever on the
         // body completion; the server closes the connection instead.
         let script = """
-        import socket, sys
-        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-        s.sendall(b"GET /a HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nPOST /b HTTP/1.1\\r\\nHost: x\\r\\n"
-                  b"Content-Length: 3\\r\\n\\r\\nabcGET /c HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
-        s.settimeout(5)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        print(data.count(b"HTTP/1.1 200"))
-        """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.sendall(b"GET /a HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nPOST /b HTTP/1.1\\r\\nHost: x\\r\\n"
+                      b"Content-Length: 3\\r\\n\\r\\nabcGET /c HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+            s.settimeout(5)
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            print(data.count(b"HTTP/1.1 200"))
+            """
         let pipelined = try await ChildProcess.run(["python3", "-c", script, "\(port)"], timeout: 10)
         #expect(pipelined.status == 0, "\(pipelined.standardError)")
         #expect(Int(pipelined.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 1)

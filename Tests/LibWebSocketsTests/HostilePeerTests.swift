@@ -1,7 +1,7 @@
 import Foundation
-import RingerSync
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
+import RingerSync
 import RingerTestSupport
 import Testing
 
@@ -9,15 +9,18 @@ import Testing
 /// trickling bodies, pipelined writes, oversized heads, broken targets, unknown methods, unmasked frames, floods.
 @Suite struct HostilePeerTests {
     private func peer(_ arguments: [String], timeout: Double = 30) async throws -> [String: Any] {
-        let result = try await ChildProcess.run(["python3", PeerScripts.path("http_hostile_peer.py")] + arguments,
-                                                timeout: timeout)
+        let result = try await ChildProcess.run(
+            ["python3", PeerScripts.path("http_hostile_peer.py")] + arguments,
+            timeout: timeout)
         return try #require(jsonObject(result.standardOutput), "peer said: \(result.standardError)")
     }
 
     /// Sends `request` in one write and returns what came back and whether the server closed.
     private func raw(_ port: Int, _ request: String, seconds: Double = 3) async throws -> (data: String, closed: Bool) {
         // A Python bytes literal: repr-style escapes for CR and LF only (the requests here are ASCII).
-        let literal = "b'" + request.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+        let literal =
+            "b'"
+            + request.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
             .replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "'"
         let output = try await peer(["raw", "\(port)", literal, "\(seconds)"])
         return (output["data"] as? String ?? "", output["closed"] as? Bool == true)
@@ -68,8 +71,10 @@ import Testing
         defer { server.shutdown() }
 
         let body = #"{"callee":"bob"}"#
-        let (data, closed) = try await raw(port, "POST /v1/calls HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)GET /v1/calls HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (data, closed) = try await raw(
+            port,
+            "POST /v1/calls HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)GET /v1/calls HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(data.hasPrefix("HTTP/1.1 201 Created\r\n"), "\(data)")
         #expect(data.contains(#"{"created":true}"#))
         #expect(posts.snapshot == 1)
@@ -103,8 +108,10 @@ import Testing
         defer { server.shutdown() }
 
         // The POST's head comes from lws' buffered input, where lws 4.1.6 loops on the bytes behind its body.
-        let (data, closed) = try await raw(port, "GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\n"
-            + "Content-Length: 3\r\n\r\nabcGET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (data, closed) = try await raw(
+            port,
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\n"
+                + "Content-Length: 3\r\n\r\nabcGET /c HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(data.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(data)")
         let created = data.components(separatedBy: "HTTP/1.1 201 Created\r\n").count - 1
         #expect(posts.snapshot == created, "\(posts.snapshot) POSTs ran, \(created) answered")
@@ -164,8 +171,9 @@ import Testing
 
     @Test func unknownMethodsGetTheConfiguredAnswerNotHTML() async throws {
         var configuration = WebServer.Configuration()
-        configuration.unknownMethodResponse = HTTPResponse(status: 501, headers: [("content-type", "application/problem+json")],
-                                                           body: Array(#"{"status":501}"#.utf8))
+        configuration.unknownMethodResponse = HTTPResponse(
+            status: 501, headers: [("content-type", "application/problem+json")],
+            body: Array(#"{"status":501}"#.utf8))
         let server = WebServer(configuration: configuration) { _ in .json("{}") }
         let port = try server.start()
         defer { server.shutdown() }
@@ -190,9 +198,11 @@ import Testing
         let port = try server.start()
         defer { server.shutdown() }
 
-        for (status, phrase) in [(200, "OK"), (201, "Created"), (202, "Accepted"), (204, "No Content"),
-                                 (405, "Method Not Allowed"), (422, "Unprocessable Content"), (429, "Too Many Requests"),
-                                 (299, "Success"), (499, "Client Error")] {
+        for (status, phrase) in [
+            (200, "OK"), (201, "Created"), (202, "Accepted"), (204, "No Content"),
+            (405, "Method Not Allowed"), (422, "Unprocessable Content"), (429, "Too Many Requests"),
+            (299, "Success"), (499, "Client Error"),
+        ] {
             let result = try await ChildProcess.run(["curl", "-sS", "-i", "http://127.0.0.1:\(port)/\(status)"])
             let line = result.standardOutput.components(separatedBy: "\r\n").first ?? ""
             #expect(line == "HTTP/1.1 \(status) \(phrase)")
@@ -201,8 +211,11 @@ import Testing
 
     @Test func unmaskedClientFramesCloseWith1002() async throws {
         let delegate = RecordingDelegate { connection, text in connection.send(text: "echo:" + text) }
-        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in .json(status: 404, "{}") }
-            webSocketHandler: { _, _ in .accept(delegate) }
+        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in
+            .json(status: 404, "{}")
+        } webSocketHandler: { _, _ in
+            .accept(delegate)
+        }
         let port = try server.start()
         defer { server.shutdown() }
 

@@ -1,11 +1,12 @@
 import Foundation
+import LibWebSockets
+import RingerHTTP
+import RingerTestSupport
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import RingerHTTP
-import LibWebSockets
-import RingerTestSupport
-import Testing
 
 /// Idle WebSockets must cost the loop nothing per wake-up: they wait in epoll (libuv), not in a poll(2)
 /// set scanned on every turn, and the server answers HTTP while hundreds of them are open.
@@ -24,13 +25,16 @@ import Testing
         let delegate = RecordingDelegate()
         let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { request in
             .json(#"{"path":"\#(request.path)"}"#)
-        } webSocketHandler: { _, _ in .accept(delegate) }
+        } webSocketHandler: { _, _ in
+            .accept(delegate)
+        }
         let port = try server.start()
         defer { server.shutdown() }
         let crowd = Process()
         crowd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         crowd.arguments = ["python3", PeerScripts.path("ws_idle_peer.py"), String(port), "/ws?n={i}", "300"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         crowd.standardInput = input
         crowd.standardOutput = output
         try crowd.run()
@@ -43,7 +47,8 @@ import Testing
         #expect(opened["open"] as? Int == 300)
 
         #expect(largestEpollWatchCount() >= 300)
-        let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/still-here")!)
+        let (body, response) = try await URLSession.shared.data(
+            from: URL(string: "http://127.0.0.1:\(port)/still-here")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self) == #"{"path":"/still-here"}"#)
         try input.fileHandleForWriting.write(contentsOf: Data("check\n".utf8))

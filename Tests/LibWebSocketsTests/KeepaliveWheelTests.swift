@@ -1,12 +1,15 @@
-@testable import LibWebSockets
 import Testing
+
+@testable import LibWebSockets
 
 /// The keepalive timer wheel as a pure value: PING after `pingAfter` quiet seconds, hang-up after twice
 /// that (RFC 6455 §5.5.2), at a cost bounded by the PING rate.
 @Suite struct KeepaliveWheelTests {
     /// Advances one second at a time and records each decision with the second it came at.
-    private func run(_ wheel: inout KeepaliveWheel, until second: Int,
-                     every: (Int, inout KeepaliveWheel) -> Void = { _, _ in }) -> [(Int, KeepaliveWheel.Decision)] {
+    private func run(
+        _ wheel: inout KeepaliveWheel, until second: Int,
+        every: (Int, inout KeepaliveWheel) -> Void = { _, _ in }
+    ) -> [(Int, KeepaliveWheel.Decision)] {
         var seen: [(Int, KeepaliveWheel.Decision)] = []
         while wheel.now < second {
             let next = wheel.now + 1

@@ -1,7 +1,7 @@
 import Foundation
-import RingerSync
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
+import RingerSync
 import RingerTestSupport
 import Testing
 
@@ -12,13 +12,16 @@ import Testing
         let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in
             try? await Task.sleep(for: .seconds(20))
             return .empty(status: 204)
-        } webSocketHandler: { _, _ in .accept(delegate) }
+        } webSocketHandler: { _, _ in
+            .accept(delegate)
+        }
         let port = try server.start()
         #expect(server.port == port)
 
         let closes = LockedValue(0)
-        let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws", onText: { _ in },
-                                                       onClose: { _, _ in closes.withLock { $0 += 1 } })
+        let client = try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(port)/ws", onText: { _ in },
+            onClose: { _, _ in closes.withLock { $0 += 1 } })
         async let hanging = ChildProcess.run(["curl", "-sS", "-m", "15", "http://127.0.0.1:\(port)/slow"])
         try await Task.sleep(for: .milliseconds(300))
 
@@ -51,8 +54,12 @@ import Testing
         let invalid = WebServer(configuration: .init(port: 70_000)) { _ in .empty(status: 204) }
         #expect(throws: LibWebSocketsError.invalidConfiguration) { try invalid.start() }
 
-        let missingFiles = WebServer(configuration: .init(tls: .init(certificatePath: "/nonexistent/cert.pem",
-                                                                    privateKeyPath: "/nonexistent/key.pem"))) { _ in
+        let missingFiles = WebServer(
+            configuration: .init(
+                tls: .init(
+                    certificatePath: "/nonexistent/cert.pem",
+                    privateKeyPath: "/nonexistent/key.pem"))
+        ) { _ in
             .empty(status: 204)
         }
         #expect(throws: LibWebSocketsError.contextCreationFailed) { try missingFiles.start() }
@@ -71,16 +78,23 @@ import Testing
 /// assertion, and later as a SIGABRT, aborting parallel test runs). Such files are now refused before lws.
 @Suite(.serialized) struct FailedStartDescriptorTests {
     @Test func aStartThatFailsOnItsTLSFilesClosesNoDescriptorOfAnotherThreadAndSaysWhichFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lws-bad-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lws-bad-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("cert.pem"), key = directory.appendingPathComponent("key.pem")
-        try Data("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n".utf8).write(to: certificate)
+        let certificate = directory.appendingPathComponent("cert.pem")
+        let key = directory.appendingPathComponent("key.pem")
+        try Data("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n".utf8).write(
+            to: certificate)
         try Data("-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n".utf8).write(to: key)
         let watch = DescriptorWatch()
         for _ in 0..<100 {
-            let server = WebServer(configuration: .init(tls: .init(certificatePath: certificate.path,
-                                                                   privateKeyPath: key.path))) { _ in .empty(status: 204) }
+            let server = WebServer(
+                configuration: .init(
+                    tls: .init(
+                        certificatePath: certificate.path,
+                        privateKeyPath: key.path))
+            ) { _ in .empty(status: 204) }
             let error = #expect(throws: LibWebSocketsError.contextCreationFailed) { try server.start() }
             #expect(error?.detail.contains("cannot load the TLS certificate chain \(certificate.path)") == true)
         }

@@ -1,6 +1,6 @@
 import Foundation
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
 import RingerTestSupport
 import Testing
 

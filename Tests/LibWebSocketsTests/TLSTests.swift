@@ -1,14 +1,15 @@
 import Foundation
-import RingerSync
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
+import RingerSync
 import RingerTestSupport
 import Testing
 
 /// HTTP/1.1 over TLS against curl and a Python `h2` client. HTTP/2 is never negotiated: lws 4.1.6's HTTP/2 server
 /// aborted the process on a client overrunning its flow-control window and cut answers over 267 bytes short (found by
 /// Tests/Peers/protocol_fuzz_peer.py against the FCM sandbox, issue 26; docs/decisions/0001-refuse-h2c-upgrade.md).
-@Suite struct TLSTests {    /// A TLS server answering like APNs: 410 with a JSON body and an apns-id header on /3/device/…,
+@Suite struct TLSTests {
+    /// A TLS server answering like APNs: 410 with a JSON body and an apns-id header on /3/device/…,
     /// else 200 echoing the path and body length.
     /// Runs `body` against a TLS server that answers like APNs and records what it saw.
     private func withAPNsLikeServer(
@@ -22,20 +23,27 @@ import Testing
         try await body(certificates, seen, port)
     }
 
-    private func startAPNsLikeServer(_ certificates: TestCertificates, seen: LockedValue<[HTTPRequest]>) throws
-        -> (WebServer, Int) {
+    private func startAPNsLikeServer(
+        _ certificates: TestCertificates, seen: LockedValue<[HTTPRequest]>
+    ) throws
+        -> (WebServer, Int)
+    {
         let configuration = WebServer.Configuration(
             tls: .init(certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey),
-            extraRequestHeaders: ["apns-topic", "apns-push-type", "apns-id", "apns-expiration", "apns-priority",
-                                  "apns-collapse-id"])
+            extraRequestHeaders: [
+                "apns-topic", "apns-push-type", "apns-id", "apns-expiration", "apns-priority",
+                "apns-collapse-id",
+            ])
         let server = WebServer(configuration: configuration) { request in
             seen.withLock { $0.append(request) }
             if request.path.hasPrefix("/gone/") {
-                return .json(status: 410, #"{"reason":"Unregistered","timestamp":1700000000000}"#,
-                             headers: [("apns-id", request.headers["apns-id"] ?? "generated-id")])
+                return .json(
+                    status: 410, #"{"reason":"Unregistered","timestamp":1700000000000}"#,
+                    headers: [("apns-id", request.headers["apns-id"] ?? "generated-id")])
             }
-            return .json(#"{"path":"\#(request.path)","len":\#(request.body.count)}"#,
-                         headers: [("apns-id", "id-for-\(request.path.split(separator: "/").last ?? "")")])
+            return .json(
+                #"{"path":"\#(request.path)","len":\#(request.body.count)}"#,
+                headers: [("apns-id", "id-for-\(request.path.split(separator: "/").last ?? "")")])
         }
         return (server, try server.start())
     }
@@ -54,8 +62,10 @@ import Testing
             let request = try #require(seen.snapshot.first)
             #expect(request.httpVersion == 1 && request.bodyText == #"{"aps":{}}"#)
             // An answer longer than lws' 256-byte protocol buffer arrives whole.
-            let echo = try await ChildProcess.run(["curl", "-sS", "--http2", "--cacert", certificates.caFile,
-                                                   "https://localhost:\(port)/\(long)"])
+            let echo = try await ChildProcess.run([
+                "curl", "-sS", "--http2", "--cacert", certificates.caFile,
+                "https://localhost:\(port)/\(long)",
+            ])
             #expect(echo.standardOutput == #"{"path":"/\#(long)","len":0}"#)
         }
     }
@@ -66,8 +76,9 @@ import Testing
                 "python3", PeerScripts.path("h2_client_peer.py"), "--port", "\(port)", "--cafile", certificates.caFile,
                 "--count", "1", "--method", "GET", "--path-prefix", "/3/device/",
             ])
-            #expect(result.status != 0 || jsonObject(result.standardOutput)?["alpn"] as? String != "h2",
-                    "\(result.standardOutput) \(result.standardError)")
+            #expect(
+                result.status != 0 || jsonObject(result.standardOutput)?["alpn"] as? String != "h2",
+                "\(result.standardOutput) \(result.standardError)")
         }
     }
 

@@ -1,8 +1,9 @@
 import Foundation
-import RingerSync
 import RingerHTTP
-@testable import LibWebSockets
+import RingerSync
 import Testing
+
+@testable import LibWebSockets
 
 /// Pure value types and helpers.
 @Suite struct ValueTests {
@@ -33,7 +34,9 @@ import Testing
 
     @Test func logLinesNeverCarryAuthorizationOrAccessTokens() {
         #expect(LibWebSocketsLog.redacted("   authorization: Bearer secret-token") == "   authorization <redacted>")
-        #expect(LibWebSocketsLog.redacted("GET /v1/events?Access_Token=abc&x=1") == "GET /v1/events?Access_Token <redacted>")
+        #expect(
+            LibWebSocketsLog.redacted("GET /v1/events?Access_Token=abc&x=1") == "GET /v1/events?Access_Token <redacted>"
+        )
         #expect(LibWebSocketsLog.redacted("plain line") == "plain line")
     }
 

@@ -1,7 +1,7 @@
 import Foundation
-import RingerSync
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
+import RingerSync
 import RingerTestSupport
 import Testing
 
@@ -23,8 +23,10 @@ import Testing
 
     /// Runs `body` with Tests/Peers/ws_server_peer.py listening on the port it reports, then stops the peer.
     private func withPythonServer(_ extra: [String] = [], _ body: (Int) async throws -> Void) async throws {
-        try await PeerProcess.with(["python3", PeerScripts.path("ws_server_peer.py"), "--lifetime", "60"] + extra,
-                                   timeout: 15) { peer in
+        try await PeerProcess.with(
+            ["python3", PeerScripts.path("ws_server_peer.py"), "--lifetime", "60"] + extra,
+            timeout: 15
+        ) { peer in
             guard let port = jsonObject(peer.firstLine)?["port"] as? Int else {
                 throw TestSupportError.setup("ws_server_peer did not report its port")
             }
@@ -61,12 +63,14 @@ import Testing
     @Test func secureConnectionWithCAFile() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        try await withPythonServer(["--cert", certificates.serverCertificate, "--key", certificates.serverKey]) { port in
+        try await withPythonServer(["--cert", certificates.serverCertificate, "--key", certificates.serverKey]) {
+            port in
             let inbox = Inbox()
 
-            let client = try await WebSocketClient.connect(url: "wss://localhost:\(port)/secure",
-                                                           caFile: certificates.caFile,
-                                                           onText: inbox.onText, onClose: inbox.onClose)
+            let client = try await WebSocketClient.connect(
+                url: "wss://localhost:\(port)/secure",
+                caFile: certificates.caFile,
+                onText: inbox.onText, onClose: inbox.onClose)
             client.send(text: "over tls")
             #expect(await eventually { inbox.texts.snapshot.count == 2 })
             #expect(inbox.texts.snapshot.last == "echo:over tls")
@@ -78,7 +82,8 @@ import Testing
     @Test func untrustedCertificateFails() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        try await withPythonServer(["--cert", certificates.serverCertificate, "--key", certificates.serverKey]) { port in
+        try await withPythonServer(["--cert", certificates.serverCertificate, "--key", certificates.serverKey]) {
+            port in
             await #expect(throws: LibWebSocketsError.connectFailed) {
                 _ = try await WebSocketClient.connect(url: "wss://localhost:\(port)/", onText: { _ in })
             }
@@ -87,17 +92,19 @@ import Testing
 
     @Test func talksToOurOwnServerInOrder() async throws {
         let delegate = RecordingDelegate { connection, text in connection.send(text: "re:" + text) }
-        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in .empty(status: 404) }
-            webSocketHandler: { request, _ in
-                request.headers["authorization"] == "Bearer k" ? .accept(delegate) : .reject(status: 401)
-            }
+        let server = WebServer(configuration: .init(webSocketPaths: ["/ws"])) { _ in
+            .empty(status: 404)
+        } webSocketHandler: { request, _ in
+            request.headers["authorization"] == "Bearer k" ? .accept(delegate) : .reject(status: 401)
+        }
         let port = try server.start()
         defer { server.shutdown() }
         let inbox = Inbox()
 
-        let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws",
-                                                       headers: ["authorization": "Bearer k"],
-                                                       onText: inbox.onText, onClose: inbox.onClose)
+        let client = try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(port)/ws",
+            headers: ["authorization": "Bearer k"],
+            onText: inbox.onText, onClose: inbox.onClose)
         let big = String(repeating: "z", count: 70_000)
         for index in 0..<30 { client.send(text: "n\(index)") }
         client.send(text: big)
@@ -135,8 +142,9 @@ import Testing
         var reported: [String] = []
         try await withPythonServer { port in
             let inbox = Inbox()
-            let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/", onText: inbox.onText,
-                                                           onClose: inbox.onClose)
+            let client = try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/", onText: inbox.onText,
+                onClose: inbox.onClose)
             #expect(await eventually { inbox.texts.snapshot.count == 1 })
             if let command { client.send(text: command) } else { client.close() }
             #expect(await eventually { inbox.closes.snapshot == 1 })
@@ -146,8 +154,9 @@ import Testing
     }
 
     @Test func theServersCloseCodeAndReasonReachOnClose() async throws {
-        #expect(try await closesReported(after: "close:4001:replaced by a newer connection of this device")
-            == ["4001 replaced by a newer connection of this device"])
+        #expect(
+            try await closesReported(after: "close:4001:replaced by a newer connection of this device")
+                == ["4001 replaced by a newer connection of this device"])
     }
 
     @Test func aConnectionDroppedWithoutACloseFrameReports1006() async throws {
@@ -162,7 +171,8 @@ import Testing
         try await withPythonServer { port in
             for status in [401, 429] {
                 do {
-                    _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/status/\(status)", onText: { _ in })
+                    _ = try await WebSocketClient.connect(
+                        url: "ws://127.0.0.1:\(port)/status/\(status)", onText: { _ in })
                     Issue.record("an upgrade refused with \(status) opened")
                 } catch let error as LibWebSocketsError {
                     #expect(error == .connectFailed)

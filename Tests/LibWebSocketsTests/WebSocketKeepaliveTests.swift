@@ -1,6 +1,6 @@
 import Foundation
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
 import RingerSync
 import RingerTestSupport
 import Testing
@@ -10,7 +10,9 @@ private func pingingServer() throws -> (WebServer, RecordingDelegate, Int) {
     let delegate = RecordingDelegate()
     var configuration = WebServer.Configuration(webSocketPaths: ["/ws"])
     configuration.webSocketPingSeconds = 1
-    let server = WebServer(configuration: configuration) { _ in .empty(status: 404) } webSocketHandler: { _, _ in
+    let server = WebServer(configuration: configuration) { _ in
+        .empty(status: 404)
+    } webSocketHandler: { _, _ in
         .accept(delegate)
     }
     return (server, delegate, try server.start())
@@ -21,7 +23,9 @@ private func pingingServer() throws -> (WebServer, RecordingDelegate, Int) {
     @Test func silentPeerIsPingedThenHungUp() async throws {
         let (server, delegate, port) = try pingingServer()
         defer { server.shutdown() }
-        let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_silent_peer.py"), String(port), "/ws", "30"])
+        let result = try await ChildProcess.run([
+            "python3", PeerScripts.path("ws_silent_peer.py"), String(port), "/ws", "30",
+        ])
         let report = try #require(jsonObject(result.standardOutput), "peer said: \(result.standardError)")
         #expect(report["upgraded"] as? Bool == true)
         #expect(report["pinged"] as? Bool == true)
@@ -38,8 +42,10 @@ private func pingingServer() throws -> (WebServer, RecordingDelegate, Int) {
         defer { server.shutdown() }
         // The websockets library answers PINGs by itself, echoing their payload (RFC 6455 §5.5.3); it sends
         // nothing else, so only PONGs keep the socket open for 4.5 s, over four PING intervals.
-        let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_client_peer.py"), "--url",
-                                                 "ws://127.0.0.1:\(port)/ws", "--expect", "1", "--timeout", "4.5"])
+        let result = try await ChildProcess.run([
+            "python3", PeerScripts.path("ws_client_peer.py"), "--url",
+            "ws://127.0.0.1:\(port)/ws", "--expect", "1", "--timeout", "4.5",
+        ])
         let report = try #require(jsonObject(result.standardOutput), "peer said: \(result.standardError)")
         #expect(report["connected"] as? Bool == true)
         #expect(report["closed_by_server"] as? Bool == false)

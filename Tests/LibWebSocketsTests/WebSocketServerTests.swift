@@ -1,7 +1,7 @@
 import Foundation
-import RingerSync
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
+import RingerSync
 import RingerTestSupport
 import Testing
 
@@ -9,8 +9,10 @@ import Testing
 @Suite struct WebSocketServerTests {
     /// A server whose /v1/events accepts bearer token "good" (header or access_token query)
     /// and hands each connection to `delegate`.
-    private func startServer(delegate: RecordingDelegate, upgrades: LockedValue<[HTTPRequest]>,
-                             tls: WebServer.Configuration.TLSFiles? = nil) throws -> (WebServer, Int) {
+    private func startServer(
+        delegate: RecordingDelegate, upgrades: LockedValue<[HTTPRequest]>,
+        tls: WebServer.Configuration.TLSFiles? = nil
+    ) throws -> (WebServer, Int) {
         let server = WebServer(configuration: .init(tls: tls, webSocketPaths: ["/v1/events"])) { _ in
             .json(status: 404, "{}")
         } webSocketHandler: { request, _ in
@@ -53,8 +55,10 @@ import Testing
 
         let accepted = try await client(["--url", "ws://127.0.0.1:\(port)/v1/events?access_token=good"])
         #expect(accepted["connected"] as? Bool == true)
-        let refused = try await client(["--url", "ws://127.0.0.1:\(port)/v1/events?device_id=x",
-                                        "--header", "Authorization: Bearer bad"])
+        let refused = try await client([
+            "--url", "ws://127.0.0.1:\(port)/v1/events?device_id=x",
+            "--header", "Authorization: Bearer bad",
+        ])
         #expect(refused["connected"] as? Bool == false)
         #expect(refused["status"] as? Int == 401)
         let wrongPath = try await client(["--url", "ws://127.0.0.1:\(port)/elsewhere?access_token=good"])
@@ -76,8 +80,10 @@ import Testing
         let (server, port) = try startServer(delegate: delegate, upgrades: upgrades)
         defer { server.shutdown() }
 
-        let output = try await client(["--url", "ws://127.0.0.1:\(port)/v1/events?access_token=good",
-                                       "--send", "start", "--expect", "52"])
+        let output = try await client([
+            "--url", "ws://127.0.0.1:\(port)/v1/events?access_token=good",
+            "--send", "start", "--expect", "52",
+        ])
         let received = try #require(output["received"] as? [String])
         #expect(received.count == 52)
         #expect(Array(received.prefix(50)) == (0..<50).map { "push-\($0)" })
@@ -92,8 +98,10 @@ import Testing
         defer { server.shutdown() }
 
         let big = String(repeating: "abcdefghij", count: 10_000)
-        let output = try await client(["--url", "ws://127.0.0.1:\(port)/v1/events?access_token=good",
-                                       "--send", big, "--expect", "1"])
+        let output = try await client([
+            "--url", "ws://127.0.0.1:\(port)/v1/events?access_token=good",
+            "--send", big, "--expect", "1",
+        ])
         #expect(output["received"] as? [String] == ["length:100000"])
         #expect(delegate.messages.snapshot == [big])
     }
@@ -107,8 +115,10 @@ import Testing
         let (server, port) = try startServer(delegate: delegate, upgrades: upgrades)
         defer { server.shutdown() }
 
-        let output = try await client(["--url", "ws://127.0.0.1:\(port)/v1/events?access_token=good",
-                                       "--send", "hi", "--expect", "2"])
+        let output = try await client([
+            "--url", "ws://127.0.0.1:\(port)/v1/events?access_token=good",
+            "--send", "hi", "--expect", "2",
+        ])
         #expect(output["received"] as? [String] == ["bye"])
         #expect(output["closed_by_server"] as? Bool == true)
         #expect(await eventually { delegate.closeCount.snapshot == 1 })
@@ -124,8 +134,10 @@ import Testing
             tls: .init(certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey))
         defer { server.shutdown() }
 
-        let output = try await client(["--url", "wss://localhost:\(port)/v1/events?access_token=good",
-                                       "--cafile", certificates.caFile, "--send", "x", "--expect", "1"])
+        let output = try await client([
+            "--url", "wss://localhost:\(port)/v1/events?access_token=good",
+            "--cafile", certificates.caFile, "--send", "x", "--expect", "1",
+        ])
         #expect(output["received"] as? [String] == ["tls:x"])
     }
 }

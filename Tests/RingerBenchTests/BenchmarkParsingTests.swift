@@ -1,7 +1,8 @@
 import FCM
 import Foundation
-@testable import RingerBench
 import Testing
+
+@testable import RingerBench
 
 /// The harness reads other programs' output (h2load, /proc, the senders' JSON) and writes the RESULT line
 /// that tools grep for: each format is pinned here.
@@ -18,8 +19,11 @@ struct BenchmarkParsingTests {
             traffic: 1.67MB (1750000) total, 430.00KB (440000) headers (space savings 90.00%), 0 data
             """
         let parsed = try H2LoadOutput.parse(output)
-        #expect(parsed == H2LoadOutput(seconds: 1.52, requestsPerSecond: 13157.89, total: 20000, status2xx: 19990,
-                                       status4xx: 7, status5xx: 3))
+        #expect(
+            parsed
+                == H2LoadOutput(
+                    seconds: 1.52, requestsPerSecond: 13157.89, total: 20000, status2xx: 19990,
+                    status4xx: 7, status5xx: 3))
         let report = try BenchmarkSender.h2load(program: "h2load").report(from: output)
         #expect(report.accepted == 19990)
         #expect(report.firstFailure == "7 4xx, 3 5xx")
@@ -49,11 +53,14 @@ struct BenchmarkParsingTests {
         #expect(report.p99Ms == 40.0)
         #expect(report.pushesPerSecond == 198)
         // Ringer's sender writes the same keys, so the harness reads both alike.
-        let ringer = SenderReport(sender: "Ringer APNsClient", pushes: 4, accepted: 4, firstFailure: nil, seconds: 2,
-                                  latencies: [0.004, 0.001, 0.003, 0.002])
+        let ringer = SenderReport(
+            sender: "Ringer APNsClient", pushes: 4, accepted: 4, firstFailure: nil, seconds: 2,
+            latencies: [0.004, 0.001, 0.003, 0.002])
         #expect(ringer.jsonLine().contains("\"p50_ms\":2"))
         #expect(try SenderReport.decode(fromOutput: ringer.jsonLine() + "\n") == ringer)
-        #expect(throws: (any Error).self) { try SenderReport.decode(fromOutput: "Traceback (most recent call last):\n") }
+        #expect(throws: (any Error).self) {
+            try SenderReport.decode(fromOutput: "Traceback (most recent call last):\n")
+        }
     }
 
     @Test func percentilesUseNearestRank() {
@@ -93,16 +100,20 @@ struct BenchmarkParsingTests {
 
     @Test func resultLineHasTheAgreedShape() throws {
         func figures(_ name: String, _ rate: Double) -> SenderFigures {
-            SenderFigures(report: SenderReport(sender: name, pushes: 1000, accepted: 1000, firstFailure: nil,
-                                               seconds: 1000 / rate, latencies: [0.01]),
-                          usage: ProcessUsage(cpuSeconds: 0.5, maxRSSKiB: 20_000), processSeconds: 1,
-                          sandboxCPUSeconds: 0.9)
+            SenderFigures(
+                report: SenderReport(
+                    sender: name, pushes: 1000, accepted: 1000, firstFailure: nil,
+                    seconds: 1000 / rate, latencies: [0.01]),
+                usage: ProcessUsage(cpuSeconds: 0.5, maxRSSKiB: 20_000), processSeconds: 1,
+                sandboxCPUSeconds: 0.9)
         }
-        let report = BenchmarkReport(workload: try PushWorkload(pushes: 1000, concurrency: 100),
-                                     ringer: figures("Ringer APNsClient", 9000), aioapns: figures("aioapns 4.0", 2000),
-                                     h2load: figures("h2load", 12000), sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1),
-                                     cores: 2, cpuModel: nil, buildMode: "release")
-        let expected = "RESULT pushes_per_s=9000 aioapns_per_s=2000 h2load_per_s=12000 ratio_vs_aioapns=4.50 ratio_vs_h2load=0.75"
+        let report = BenchmarkReport(
+            workload: try PushWorkload(pushes: 1000, concurrency: 100),
+            ringer: figures("Ringer APNsClient", 9000), aioapns: figures("aioapns 4.0", 2000),
+            h2load: figures("h2load", 12000), sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1),
+            cores: 2, cpuModel: nil, buildMode: "release")
+        let expected =
+            "RESULT pushes_per_s=9000 aioapns_per_s=2000 h2load_per_s=12000 ratio_vs_aioapns=4.50 ratio_vs_h2load=0.75"
         #expect(report.resultLine == expected)
         #expect(report.render().split(separator: "\n").last.map(String.init) == expected)
         #expect(report.render().contains("500"))  // CPU µs per push: 0.5 s over 1000 pushes
@@ -119,22 +130,26 @@ struct BenchmarkParsingTests {
     }
 
     private func figures(_ name: String, _ rate: Double, cpuSeconds: Double = 0.5) -> SenderFigures {
-        SenderFigures(report: SenderReport(sender: name, pushes: 1000, accepted: 1000, firstFailure: nil,
-                                           seconds: 1000 / rate, latencies: [0.01]),
-                      usage: ProcessUsage(cpuSeconds: cpuSeconds, maxRSSKiB: 20_000), processSeconds: 1,
-                      sandboxCPUSeconds: 0.9)
+        SenderFigures(
+            report: SenderReport(
+                sender: name, pushes: 1000, accepted: 1000, firstFailure: nil,
+                seconds: 1000 / rate, latencies: [0.01]),
+            usage: ProcessUsage(cpuSeconds: cpuSeconds, maxRSSKiB: 20_000), processSeconds: 1,
+            sandboxCPUSeconds: 0.9)
     }
 
     @Test func fcmResultLineHasTheAgreedShapeAndComparesWithSendEachAsync() throws {
-        let report = FCMBenchmarkReport(workload: try PushWorkload(pushes: 1000, concurrency: 100),
-                                        ringer: figures("Ringer FCMClient", 9000),
-                                        firebaseAdmin: figures("firebase-admin 7.7.0 send_each_async", 1500, cpuSeconds: 1.8),
-                                        firebaseAdminSync: figures("firebase-admin 7.7.0 send_each", 600),
-                                        h2load: figures("h2load", 12000),
-                                        ringerOneConnection: figures("Ringer FCMClient", 7000),
-                                        sandbox: ProcessUsage(cpuSeconds: 4, maxRSSKiB: 1), cores: 2, cpuModel: nil,
-                                        buildMode: "release", ringerConnections: 2)
-        let expected = "RESULT fcm messages_per_s=9000 firebase_admin_per_s=1500 h2load_per_s=12000"
+        let report = FCMBenchmarkReport(
+            workload: try PushWorkload(pushes: 1000, concurrency: 100),
+            ringer: figures("Ringer FCMClient", 9000),
+            firebaseAdmin: figures("firebase-admin 7.7.0 send_each_async", 1500, cpuSeconds: 1.8),
+            firebaseAdminSync: figures("firebase-admin 7.7.0 send_each", 600),
+            h2load: figures("h2load", 12000),
+            ringerOneConnection: figures("Ringer FCMClient", 7000),
+            sandbox: ProcessUsage(cpuSeconds: 4, maxRSSKiB: 1), cores: 2, cpuModel: nil,
+            buildMode: "release", ringerConnections: 2)
+        let expected =
+            "RESULT fcm messages_per_s=9000 firebase_admin_per_s=1500 h2load_per_s=12000"
             + " ratio_vs_firebase_admin=6.00 ratio_vs_h2load=0.75"
         #expect(report.resultLine == expected)
         let lines = report.render().split(separator: "\n").map(String.init)
@@ -142,30 +157,35 @@ struct BenchmarkParsingTests {
         #expect(lines.contains { $0.hasPrefix("Ringer FCMClient, 2 conns ") })
         #expect(lines.contains { $0.hasPrefix("Ringer FCMClient, 1 conn ") && $0.contains("7000") })
         #expect(lines.contains { $0.hasPrefix("firebase-admin 7.7.0 send_each ") && $0.contains("600") })
-        #expect(lines.contains { $0.hasPrefix("firebase-admin 7.7.0 send_each_async ") && $0.contains("1800") })  // µs/msg
+        // µs per message:
+        #expect(lines.contains { $0.hasPrefix("firebase-admin 7.7.0 send_each_async ") && $0.contains("1800") })
         #expect(lines.contains("Ringer / firebase-admin send_each (sync) = 15.00"))
         #expect(report.render().contains("all 5000 accepted"))
         #expect(report.render().contains("(goal >= 5: met)"))
         #expect(report.render().contains("(goal >= 0.6: met)"))
     }
 
-    @Test("Rounds: the median round is one that was measured (lower middle of an even count), and every round is printed")
+    @Test(
+        "Rounds: the median round is one that was measured (lower middle of an even count), and every round is printed")
     func roundsCountByTheirMedianRound() throws {
         let runs = [figures("h2load", 20000), figures("h2load", 14000), figures("h2load", 26000)]
         #expect(SenderRounds.median(of: runs).pushesPerSecond.rounded() == 20000)
         #expect(SenderRounds.median(of: Array(runs.prefix(2))).pushesPerSecond.rounded() == 14000)
         #expect(SenderRounds.median(of: [runs[2]]).pushesPerSecond.rounded() == 26000)
 
-        var report = FCMBenchmarkReport(workload: try PushWorkload(pushes: 1000, concurrency: 100),
-                                        ringer: figures("Ringer FCMClient", 9000),
-                                        firebaseAdmin: figures("firebase-admin send_each_async", 1500),
-                                        firebaseAdminSync: nil, h2load: runs[0],
-                                        sandbox: ProcessUsage(cpuSeconds: 4, maxRSSKiB: 1), cores: 2, cpuModel: nil,
-                                        buildMode: "release")
+        var report = FCMBenchmarkReport(
+            workload: try PushWorkload(pushes: 1000, concurrency: 100),
+            ringer: figures("Ringer FCMClient", 9000),
+            firebaseAdmin: figures("firebase-admin send_each_async", 1500),
+            firebaseAdminSync: nil, h2load: runs[0],
+            sandbox: ProcessUsage(cpuSeconds: 4, maxRSSKiB: 1), cores: 2, cpuModel: nil,
+            buildMode: "release")
         let single = report.render()
         #expect(!single.contains("interleaved rounds"))
-        report.rounds = [SenderRounds(label: "Ringer FCM, pool of 2", perSecond: [8000, 9000, 9500]),
-                         SenderRounds(label: "h2load FCM", perSecond: runs.map(\.pushesPerSecond))]
+        report.rounds = [
+            SenderRounds(label: "Ringer FCM, pool of 2", perSecond: [8000, 9000, 9500]),
+            SenderRounds(label: "h2load FCM", perSecond: runs.map(\.pushesPerSecond)),
+        ]
         let lines = report.render().split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("3 interleaved rounds (messages/s") })
         #expect(lines.contains("  Ringer FCM, pool of 2: 8000 9000 9500 (median 9000)"))
@@ -177,20 +197,23 @@ struct BenchmarkParsingTests {
 
     @Test func bothPartsPrintTheirOwnResultLinesAPNsUnchanged() throws {
         let workload = try PushWorkload(pushes: 1000, concurrency: 100)
-        let apns = BenchmarkReport(workload: workload, ringer: figures("Ringer APNsClient", 9000),
-                                   aioapns: figures("aioapns 4.0", 2000), h2load: figures("h2load", 12000),
-                                   sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1), cores: 2, cpuModel: nil,
-                                   buildMode: "release")
-        let fcm = FCMBenchmarkReport(workload: workload, ringer: figures("Ringer FCMClient", 5000),
-                                     firebaseAdmin: figures("firebase-admin send_each_async", 2000), firebaseAdminSync: nil,
-                                     h2load: figures("h2load", 10000), sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1),
-                                     cores: 2, cpuModel: nil, buildMode: "release")
+        let apns = BenchmarkReport(
+            workload: workload, ringer: figures("Ringer APNsClient", 9000),
+            aioapns: figures("aioapns 4.0", 2000), h2load: figures("h2load", 12000),
+            sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1), cores: 2, cpuModel: nil,
+            buildMode: "release")
+        let fcm = FCMBenchmarkReport(
+            workload: workload, ringer: figures("Ringer FCMClient", 5000),
+            firebaseAdmin: figures("firebase-admin send_each_async", 2000), firebaseAdminSync: nil,
+            h2load: figures("h2load", 10000), sandbox: ProcessUsage(cpuSeconds: 3, maxRSSKiB: 1),
+            cores: 2, cpuModel: nil, buildMode: "release")
         let results = BenchmarkResults(apns: apns, fcm: fcm).render().split(separator: "\n").map(String.init)
         let resultLines = results.filter { $0.hasPrefix("RESULT ") }
-        #expect(resultLines == [
-            "RESULT pushes_per_s=9000 aioapns_per_s=2000 h2load_per_s=12000 ratio_vs_aioapns=4.50 ratio_vs_h2load=0.75",
-            "RESULT fcm messages_per_s=5000 firebase_admin_per_s=2000 h2load_per_s=10000 ratio_vs_firebase_admin=2.50 ratio_vs_h2load=0.50",
-        ])
+        #expect(
+            resultLines == [
+                "RESULT pushes_per_s=9000 aioapns_per_s=2000 h2load_per_s=12000 ratio_vs_aioapns=4.50 ratio_vs_h2load=0.75",
+                "RESULT fcm messages_per_s=5000 firebase_admin_per_s=2000 h2load_per_s=10000 ratio_vs_firebase_admin=2.50 ratio_vs_h2load=0.50",
+            ])
         #expect(results.last == resultLines.last)
         #expect(BenchmarkResults(apns: nil, fcm: fcm).render() == fcm.render())
         #expect(BenchmarkResults(apns: apns, fcm: nil).render() == apns.render())
@@ -211,7 +234,8 @@ struct BenchmarkParsingTests {
         let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         // The ringer value is the VoIP push body as the server encodes it, for the callee.
-        let ringer = try #require(try JSONSerialization.jsonObject(with: Data(fixture.fcmRinger.utf8)) as? [String: Any])
+        let ringer = try #require(
+            try JSONSerialization.jsonObject(with: Data(fixture.fcmRinger.utf8)) as? [String: Any])
         #expect(ringer["call_id"] as? String == fixture.fcmCollapseKey)
         #expect(ringer["callee_id"] as? String == "bob" && ringer["type"] as? String == "call.incoming")
         #expect(try String(contentsOf: fixture.fcmRingerFile, encoding: .utf8) == fixture.fcmRinger)

@@ -1,19 +1,25 @@
 import Foundation
-@testable import RingerBench
 import Testing
+
+@testable import RingerBench
 
 /// The cluster part's pure pieces: the load generator's duplicate count, the push accounting, PostgreSQL's
 /// process-tree CPU from /proc stat lines, the set-ups, the flags, CPU per call, and the report's RESULT line.
 struct ClusterBenchTests {
-    static func result(ok: Int, missingPush: Int = 0, duplicatePush: Int? = 0, pushMs: [Double] = []) -> RingingStep.Result {
-        .init(windowStart: 10, windowEnd: 13, offered: ok, skipped: 0, ok: ok, firstFailure: nil, postMs: pushMs,
-              incomingMs: pushMs, pushMs: pushMs, missingIncoming: 0, missingPush: missingPush, duplicatePush: duplicatePush)
+    static func result(
+        ok: Int, missingPush: Int = 0, duplicatePush: Int? = 0, pushMs: [Double] = []
+    ) -> RingingStep.Result {
+        .init(
+            windowStart: 10, windowEnd: 13, offered: ok, skipped: 0, ok: ok, firstFailure: nil, postMs: pushMs,
+            incomingMs: pushMs, pushMs: pushMs, missingIncoming: 0, missingPush: missingPush,
+            duplicatePush: duplicatePush)
     }
 
     // MARK: the load generator's answer
 
     @Test func decodesTheDuplicatePushCountAndAnAnswerWithoutOne() throws {
-        let with = #"{"kind": "open", "rate": 100, "concurrency": null, "window_start": 1, "window_end": 4, "offered": 300, "started": 300, "skipped": 0, "ok": 300, "first_failure": null, "post_ms": [], "incoming_ms": [], "push_ms": [], "missing_incoming": 0, "missing_push": 2, "duplicate_push": 3}"#
+        let with =
+            #"{"kind": "open", "rate": 100, "concurrency": null, "window_start": 1, "window_end": 4, "offered": 300, "started": 300, "skipped": 0, "ok": 300, "first_failure": null, "post_ms": [], "incoming_ms": [], "push_ms": [], "missing_incoming": 0, "missing_push": 2, "duplicate_push": 3}"#
         let decoded = try RingingStep.Result.decode(line: with)
         #expect(decoded.missingPush == 2 && decoded.duplicatePush == 3)
         let without = with.replacingOccurrences(of: #", "duplicate_push": 3"#, with: "")
@@ -52,10 +58,13 @@ struct ClusterBenchTests {
     @Test func processTreeCPUIsTheParentItsReapedChildrenAndItsLiveChildren() throws {
         // Fields after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime …
         let postmaster = "700 (postgres) S 1 700 700 0 -1 4194560 100 0 0 0 50 25 300 100 20 0 1 0 5 0 0"
-        let backend = "701 (postgres: postgres ringer 127.0.0.1(5000) idle) S 700 700 700 0 -1 4194560 10 0 0 0 40 10 0 0 20 0 1 0 6"
+        let backend =
+            "701 (postgres: postgres ringer 127.0.0.1(5000) idle) S 700 700 700 0 -1 4194560 10 0 0 0 40 10 0 0 20 0 1 0 6"
         let other = "702 (ringer) S 1 702 702 0 -1 4194560 10 0 0 0 999 999 0 0 20 0 1 0 6"
-        let seconds = try #require(ProcessTreeCPU.seconds(parent: postmaster, pid: 700, others: [backend, other, "garbage"],
-                                                          ticksPerSecond: 100))
+        let seconds = try #require(
+            ProcessTreeCPU.seconds(
+                parent: postmaster, pid: 700, others: [backend, other, "garbage"],
+                ticksPerSecond: 100))
         #expect(abs(seconds - (50 + 25 + 300 + 100 + 40 + 10) / 100.0) < 1e-9)
         #expect(ProcessTreeCPU.stat(backend) == .init(parent: 700, ownTicks: 50, childTicks: 0))
         #expect(ProcessTreeCPU.seconds(parent: "no parenthesis", pid: 700, others: [], ticksPerSecond: 100) == nil)
@@ -84,11 +93,15 @@ struct ClusterBenchTests {
         #expect(defaults == ClusterOptions())
         #expect(defaults.pairs == 100 && defaults.stepSeconds == 3 && defaults.latencyRate == 100)
         #expect(defaults.loadScript == "Tests/Peers/bench_ringing.py")
-        let set = try ClusterOptions(flags: ["cluster-pairs": "20", "cluster-step-seconds": "1.5", "cluster-rate": "50",
-                                             "ringing-script": "/tmp/load.py"])
+        let set = try ClusterOptions(flags: [
+            "cluster-pairs": "20", "cluster-step-seconds": "1.5", "cluster-rate": "50",
+            "ringing-script": "/tmp/load.py",
+        ])
         #expect(set.pairs == 20 && set.stepSeconds == 1.5 && set.latencyRate == 50 && set.loadScript == "/tmp/load.py")
-        for (name, value) in [("cluster-pairs", "0"), ("cluster-pairs", "many"), ("cluster-rate", "0"),
-                              ("cluster-step-seconds", "0.1"), ("cluster-step-seconds", "x")] {
+        for (name, value) in [
+            ("cluster-pairs", "0"), ("cluster-pairs", "many"), ("cluster-rate", "0"),
+            ("cluster-step-seconds", "0.1"), ("cluster-step-seconds", "x"),
+        ] {
             #expect(throws: BenchmarkError.self, "--\(name) \(value)") { try ClusterOptions(flags: [name: value]) }
         }
     }
@@ -98,8 +111,9 @@ struct ClusterBenchTests {
     static func load(rate: Int, p99: Double = 12) -> ClusterReport.Load {
         var push = LatencySummary([1, 2, 3])
         push?.p99 = p99
-        return .init(rate: rate, sustained: true, callsPerSecond: Double(rate), post: LatencySummary([1, 2]), push: push,
-                     serverCores: 0.5, postgresCores: 0.25, redisCores: nil, generatorCores: 0.1)
+        return .init(
+            rate: rate, sustained: true, callsPerSecond: Double(rate), post: LatencySummary([1, 2]), push: push,
+            serverCores: 0.5, postgresCores: 0.25, redisCores: nil, generatorCores: 0.1)
     }
 
     static func report() -> ClusterReport {
@@ -107,23 +121,28 @@ struct ClusterBenchTests {
         let setups = zip(ClusterSetup.allCases, rates).map { setup, rate in
             var pushes = PushAccounting()
             pushes.add(result(ok: 1300))
-            return ClusterReport.Figures(setup: setup, probeCallsPerSecond: 900, sustainedCallsPerSecond: rate,
-                                         searchSteps: [.init(rate: 810, sustained: false, callsPerSecond: 700)],
-                                         atSustained: rate.map { load(rate: $0) },
-                                         atLatencyRate: load(rate: 100, p99: setup == .postgresRedis3 ? 41.6 : 9),
-                                         pushes: pushes)
+            return ClusterReport.Figures(
+                setup: setup, probeCallsPerSecond: 900, sustainedCallsPerSecond: rate,
+                searchSteps: [.init(rate: 810, sustained: false, callsPerSecond: 700)],
+                atSustained: rate.map { load(rate: $0) },
+                atLatencyRate: load(rate: 100, p99: setup == .postgresRedis3 ? 41.6 : 9),
+                pushes: pushes)
         }
-        return ClusterReport(setups: setups, latencyRate: 100, pairs: 100, stepSeconds: 3, cores: 2, cpuModel: nil,
-                             buildMode: "release")
+        return ClusterReport(
+            setups: setups, latencyRate: 100, pairs: 100, stepSeconds: 3, cores: 2, cpuModel: nil,
+            buildMode: "release")
     }
 
     @Test func theResultLineHasEverySetUpsRateAndThreeNodesP99() {
         let report = Self.report()
-        #expect(report.resultLine == "RESULT cluster sqlite_1_calls_per_s=800 postgres_1_calls_per_s=500 "
+        #expect(
+            report.resultLine == "RESULT cluster sqlite_1_calls_per_s=800 postgres_1_calls_per_s=500 "
                 + "postgres_redis_2_calls_per_s=300 postgres_redis_3_calls_per_s=0 p99_ms_postgres_redis_3=42")
         #expect(report.render().hasSuffix("\n" + report.resultLine))
-        let empty = ClusterReport(setups: [], latencyRate: 100, pairs: 1, stepSeconds: 1, cores: 2, cpuModel: nil, buildMode: "debug")
-        #expect(empty.resultLine == "RESULT cluster sqlite_1_calls_per_s=0 postgres_1_calls_per_s=0 "
+        let empty = ClusterReport(
+            setups: [], latencyRate: 100, pairs: 1, stepSeconds: 1, cores: 2, cpuModel: nil, buildMode: "debug")
+        #expect(
+            empty.resultLine == "RESULT cluster sqlite_1_calls_per_s=0 postgres_1_calls_per_s=0 "
                 + "postgres_redis_2_calls_per_s=0 postgres_redis_3_calls_per_s=0 p99_ms_postgres_redis_3=0")
     }
 
@@ -149,7 +168,8 @@ struct StoreCountersTests {
     }
 
     @Test func readsRedisTotalCommandsProcessedFromInfoStats() {
-        let info = "# Stats\r\ntotal_connections_received:12\r\ntotal_commands_processed:98765\r\ninstantaneous_ops_per_sec:3\r\n"
+        let info =
+            "# Stats\r\ntotal_connections_received:12\r\ntotal_commands_processed:98765\r\ninstantaneous_ops_per_sec:3\r\n"
         #expect(StoreCounters.parseRedisCommands(info: info) == 98765)
         #expect(StoreCounters.parseRedisCommands(info: "# Stats\r\ntotal_connections_received:12\r\n") == nil)
     }

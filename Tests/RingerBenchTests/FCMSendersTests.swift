@@ -2,10 +2,11 @@ import DevCertificates
 import FCM
 import Foundation
 import RingerLogging
-@testable import RingerBench
 import RingerSandbox
 import RingerTestSupport
 import Testing
+
+@testable import RingerBench
 
 /// Each FCM sender, with the harness's own service account, token and arguments, gets every ringing message
 /// accepted by an FCM sandbox (in process here, with small counts: this checks the set-up, it measures
@@ -16,9 +17,11 @@ import Testing
     /// Starts a sandbox that trusts the fixture's service account and knows its registration token, and
     /// prepares the senders' context against it (which makes one grant, for h2load).
     private func sandbox(for fixture: BenchmarkFixture) async throws -> (FCMSandbox, FCMBenchmarkSender.Context) {
-        let sandbox = FCMSandbox(configuration: .init(certificatePath: fixture.certificates.serverCertificate.path,
-                                                      privateKeyPath: fixture.certificates.serverPrivateKey.path),
-                                 logger: .silent())
+        let sandbox = FCMSandbox(
+            configuration: .init(
+                certificatePath: fixture.certificates.serverCertificate.path,
+                privateKeyPath: fixture.certificates.serverPrivateKey.path),
+            logger: .silent())
         try sandbox.addServiceAccount(json: try Data(contentsOf: fixture.fcmServiceAccountFile))
         sandbox.register(FCMSandboxDevice(token: fixture.fcmToken, projectID: BenchmarkFixture.fcmProjectID))
         let ports = try sandbox.start()
@@ -33,8 +36,10 @@ import Testing
     }
 
     /// What every sender must have sent: the ringing message as `FCMPushSender` builds it.
-    private func expectRingingMessages(_ messages: [FCMSandboxMessage], fixture: BenchmarkFixture,
-                                       sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectRingingMessages(
+        _ messages: [FCMSandboxMessage], fixture: BenchmarkFixture,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(!messages.isEmpty, sourceLocation: sourceLocation)
         for message in messages {
             #expect(message.data == ["ringer": fixture.fcmRinger], sourceLocation: sourceLocation)
@@ -51,10 +56,11 @@ import Testing
         defer { fixture.remove() }
         let (sandbox, context) = try await sandbox(for: fixture)
         defer { sandbox.shutdown() }
-        let run = FCMClientRun(url: "https://127.0.0.1:\(context.ports.http2)", caFile: fixture.certificates.caCertificate.path,
-                               serviceAccountFile: context.http2ServiceAccount.path, token: fixture.fcmToken,
-                               ringerFile: fixture.fcmRingerFile.path, collapseKey: fixture.fcmCollapseKey,
-                               workload: try Self.workload())
+        let run = FCMClientRun(
+            url: "https://127.0.0.1:\(context.ports.http2)", caFile: fixture.certificates.caCertificate.path,
+            serviceAccountFile: context.http2ServiceAccount.path, token: fixture.fcmToken,
+            ringerFile: fixture.fcmRingerFile.path, collapseKey: fixture.fcmCollapseKey,
+            workload: try Self.workload())
         let report = try await run.run()
         #expect(report.accepted == 40)
         #expect(report.firstFailure == nil)
@@ -72,12 +78,15 @@ import Testing
         defer { fixture.remove() }
         let (sandbox, context) = try await sandbox(for: fixture)
         defer { sandbox.shutdown() }
-        let client = try FCMClient(configuration: .init(
-            serviceAccounts: [try FCMServiceAccount(contentsOfFile: context.http2ServiceAccount.path)],
-            baseURL: "https://127.0.0.1:\(context.ports.http2)", caFile: fixture.certificates.caCertificate.path))
+        let client = try FCMClient(
+            configuration: .init(
+                serviceAccounts: [try FCMServiceAccount(contentsOfFile: context.http2ServiceAccount.path)],
+                baseURL: "https://127.0.0.1:\(context.ports.http2)", caFile: fixture.certificates.caCertificate.path))
         defer { client.shutdown() }
-        let report = await FCMLoadGenerator(client: client, token: "never-issued-token", ringer: fixture.fcmRinger,
-                                            collapseKey: fixture.fcmCollapseKey).run(try PushWorkload(pushes: 5, concurrency: 2))
+        let report = await FCMLoadGenerator(
+            client: client, token: "never-issued-token", ringer: fixture.fcmRinger,
+            collapseKey: fixture.fcmCollapseKey
+        ).run(try PushWorkload(pushes: 5, concurrency: 2))
         #expect(report.accepted == 0)
         #expect(report.firstFailure == "400 INVALID_ARGUMENT")
     }
@@ -88,14 +97,17 @@ import Testing
         let (sandbox, context) = try await sandbox(for: fixture)
         defer { sandbox.shutdown() }
         let script = PeerScripts.path("bench_firebase_admin.py")
-        let senders: [FCMBenchmarkSender] = [.firebaseAdmin(python: "python3", script: script, mode: .async),
-                                             .firebaseAdmin(python: "python3", script: script, mode: .sync),
-                                             .h2load(program: "h2load")]
+        let senders: [FCMBenchmarkSender] = [
+            .firebaseAdmin(python: "python3", script: script, mode: .async),
+            .firebaseAdmin(python: "python3", script: script, mode: .sync),
+            .h2load(program: "h2load"),
+        ]
         for sender in senders {
             let arguments = sender.arguments(fixture: fixture, context: context, workload: try Self.workload())
             let stem = fixture.directory.appendingPathComponent(sender.name.replacingOccurrences(of: " ", with: "-"))
-            let process = try SpawnedProcess(arguments, standardOutput: stem.appendingPathExtension("out"),
-                                             standardError: stem.appendingPathExtension("err"))
+            let process = try SpawnedProcess(
+                arguments, standardOutput: stem.appendingPathExtension("out"),
+                standardError: stem.appendingPathExtension("err"))
             let exit = await process.finish(within: .seconds(120))
             #expect(exit.status == 0, "\(sender.name): \(process.standardErrorTail())")
             let report = try sender.report(from: try String(contentsOf: process.standardOutput, encoding: .utf8))
@@ -116,12 +128,15 @@ import Testing
         let (sandbox, context) = try await sandbox(for: fixture)
         defer { sandbox.shutdown() }
         sandbox.unregister(token: fixture.fcmToken, at: Date())
-        let sender = FCMBenchmarkSender.firebaseAdmin(python: "python3", script: PeerScripts.path("bench_firebase_admin.py"),
-                                                      mode: .async)
-        let arguments = sender.arguments(fixture: fixture, context: context, workload: try PushWorkload(pushes: 3, concurrency: 3))
+        let sender = FCMBenchmarkSender.firebaseAdmin(
+            python: "python3", script: PeerScripts.path("bench_firebase_admin.py"),
+            mode: .async)
+        let arguments = sender.arguments(
+            fixture: fixture, context: context, workload: try PushWorkload(pushes: 3, concurrency: 3))
         let stem = fixture.directory.appendingPathComponent("refused")
-        let process = try SpawnedProcess(arguments, standardOutput: stem.appendingPathExtension("out"),
-                                         standardError: stem.appendingPathExtension("err"))
+        let process = try SpawnedProcess(
+            arguments, standardOutput: stem.appendingPathExtension("out"),
+            standardError: stem.appendingPathExtension("err"))
         let exit = await process.finish(within: .seconds(120))
         #expect(exit.status == 0, "\(process.standardErrorTail())")
         let report = try sender.report(from: try String(contentsOf: process.standardOutput, encoding: .utf8))

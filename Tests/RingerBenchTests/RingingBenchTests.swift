@@ -1,6 +1,7 @@
 import Foundation
-@testable import RingerBench
 import Testing
+
+@testable import RingerBench
 
 /// The ringing part's pure pieces: what it reads from /proc, the socket-holder arithmetic, the rate search,
 /// the load generator's answers, the report and its RESULT line, and the flags.
@@ -15,12 +16,16 @@ struct RingingBenchTests {
             Max locked memory         8388608              8388608              bytes
             """
         #expect(ProcFiles.openFileLimit(limits: limits) == 20000)
-        #expect(ProcFiles.openFileLimit(limits: "Max open files            unlimited            unlimited            files") == nil)
+        #expect(
+            ProcFiles.openFileLimit(limits: "Max open files            unlimited            unlimited            files")
+                == nil)
         #expect(ProcFiles.openFileLimit(limits: "") == nil)
     }
 
     @Test func readsResidentMemoryInBytes() {
-        #expect(ProcFiles.residentBytes(status: "Name:\tringer\nVmHWM:\t   50000 kB\nVmRSS:\t   39520 kB\nRssAnon:\t 1 kB\n")
+        #expect(
+            ProcFiles.residentBytes(
+                status: "Name:\tringer\nVmHWM:\t   50000 kB\nVmRSS:\t   39520 kB\nRssAnon:\t 1 kB\n")
                 == 39520 * 1024)
         #expect(ProcFiles.residentBytes(status: "Name:\tringer\n") == nil)
     }
@@ -56,14 +61,19 @@ struct RingingBenchTests {
     // MARK: socket holders
 
     @Test func largestIdleSocketsIsTheServerLimitLessItsOwnTheLoadAndAMargin() {
-        #expect(SocketHolderPlan.largestIdleSockets(serverLimit: 20000, serverDescriptors: 16, loadDescriptors: 265) == 19219)
-        #expect(SocketHolderPlan.largestIdleSockets(serverLimit: 20000, serverDescriptors: 16, loadDescriptors: 265, margin: 0)
+        #expect(
+            SocketHolderPlan.largestIdleSockets(serverLimit: 20000, serverDescriptors: 16, loadDescriptors: 265)
+                == 19219)
+        #expect(
+            SocketHolderPlan.largestIdleSockets(
+                serverLimit: 20000, serverDescriptors: 16, loadDescriptors: 265, margin: 0)
                 == 19719)
         #expect(SocketHolderPlan.largestIdleSockets(serverLimit: 600, serverDescriptors: 16, loadDescriptors: 265) == 0)
     }
 
     @Test func levelsAreAscendingUniqueAndFitTheLargest() {
-        #expect(SocketHolderPlan.levels([.count(0), .count(5000), .count(10000), .largest], largest: 19219)
+        #expect(
+            SocketHolderPlan.levels([.count(0), .count(5000), .count(10000), .largest], largest: 19219)
                 == [0, 5000, 10000, 19219])
         // A fixed level above what fits is dropped; "max" twice or equal to a count is one level.
         #expect(SocketHolderPlan.levels([.largest, .count(30000), .count(0), .largest], largest: 4000) == [0, 4000])
@@ -91,7 +101,8 @@ struct RingingBenchTests {
     }
 
     @Test func idleSocketLevelsParseCountsAndMax() throws {
-        #expect(try SocketHolderPlan.parseLevels("0,5000,10000,max") == [.count(0), .count(5000), .count(10000), .largest])
+        #expect(
+            try SocketHolderPlan.parseLevels("0,5000,10000,max") == [.count(0), .count(5000), .count(10000), .largest])
         #expect(try SocketHolderPlan.parseLevels(" 50 , max") == [.count(50), .largest])
         for bad in ["", "-1", "5k", "0,,max", "MAX"] {
             #expect(throws: BenchmarkError.self, "\(bad)") { try SocketHolderPlan.parseLevels(bad) }
@@ -106,31 +117,45 @@ struct RingingBenchTests {
         #expect(defaults.levels == [.count(0), .count(5000), .count(10000), .largest])
         #expect(defaults.pairs == 100 && defaults.latencyRate == 500 && defaults.stepSeconds == 3)
         #expect(defaults.loadScript == "Tests/Peers/bench_ringing.py")
-        let custom = try RingingOptions(flags: ["idle-sockets": "0,50", "ringing-pairs": "10", "ringing-rate": "50",
-                                                "ringing-step-seconds": "1.5", "holder-script": "/x/holder.py"])
+        let custom = try RingingOptions(flags: [
+            "idle-sockets": "0,50", "ringing-pairs": "10", "ringing-rate": "50",
+            "ringing-step-seconds": "1.5", "holder-script": "/x/holder.py",
+        ])
         #expect(custom.levels == [.count(0), .count(50)])
         #expect(custom.pairs == 10 && custom.latencyRate == 50 && custom.stepSeconds == 1.5)
         #expect(custom.holderScript == "/x/holder.py")
-        for (flag, value) in [("ringing-pairs", "0"), ("ringing-pairs", "ten"), ("ringing-rate", "0"),
-                              ("ringing-step-seconds", "0.1"), ("ringing-step-seconds", "x"), ("idle-sockets", "a")] {
+        for (flag, value) in [
+            ("ringing-pairs", "0"), ("ringing-pairs", "ten"), ("ringing-rate", "0"),
+            ("ringing-step-seconds", "0.1"), ("ringing-step-seconds", "x"), ("idle-sockets", "a"),
+        ] {
             #expect(throws: BenchmarkError.self, "\(flag)=\(value)") { try RingingOptions(flags: [flag: value]) }
         }
-        #expect(Set(RingingOptions.flagNames) == ["idle-sockets", "ringing-pairs", "ringing-step-seconds", "ringing-rate",
-                                                   "ringing-script", "holder-script"])
+        #expect(
+            Set(RingingOptions.flagNames) == [
+                "idle-sockets", "ringing-pairs", "ringing-step-seconds", "ringing-rate",
+                "ringing-script", "holder-script",
+            ])
     }
 
     // MARK: the load generator's answers and the rate search
 
-    static func step(_ command: RingingStep.Command, offered: Int, ok: Int? = nil, skipped: Int = 0, seconds: Double,
-                     missingPush: Int = 0, post: [Double] = [1, 2, 3]) -> RingingStep {
-        RingingStep(command: command, result: .init(
-            windowStart: 100, windowEnd: 100 + seconds, offered: offered, skipped: skipped, ok: ok ?? offered - skipped,
-            firstFailure: ok.map { $0 < offered - skipped ? "HTTP 500" : nil } ?? nil, postMs: post, incomingMs: post,
-            pushMs: post, missingIncoming: 0, missingPush: missingPush))
+    static func step(
+        _ command: RingingStep.Command, offered: Int, ok: Int? = nil, skipped: Int = 0, seconds: Double,
+        missingPush: Int = 0, post: [Double] = [1, 2, 3]
+    ) -> RingingStep {
+        RingingStep(
+            command: command,
+            result: .init(
+                windowStart: 100, windowEnd: 100 + seconds, offered: offered, skipped: skipped,
+                ok: ok ?? offered - skipped,
+                firstFailure: ok.map { $0 < offered - skipped ? "HTTP 500" : nil } ?? nil, postMs: post,
+                incomingMs: post,
+                pushMs: post, missingIncoming: 0, missingPush: missingPush))
     }
 
     @Test func decodesTheLoadGeneratorsAnswer() throws {
-        let line = #"{"kind": "open", "rate": 500, "concurrency": null, "window_start": 10.5, "window_end": 13.75, "offered": 1500, "started": 1500, "skipped": 0, "ok": 1499, "first_failure": "RuntimeError: POST /v1/calls answered 500", "post_ms": [1.5, 2.5], "incoming_ms": [2.0], "push_ms": [3.0, 4.0], "missing_incoming": 1, "missing_push": 0}"#
+        let line =
+            #"{"kind": "open", "rate": 500, "concurrency": null, "window_start": 10.5, "window_end": 13.75, "offered": 1500, "started": 1500, "skipped": 0, "ok": 1499, "first_failure": "RuntimeError: POST /v1/calls answered 500", "post_ms": [1.5, 2.5], "incoming_ms": [2.0], "push_ms": [3.0, 4.0], "missing_incoming": 1, "missing_push": 0}"#
         let result = try RingingStep.Result.decode(line: line)
         #expect(result.windowStart == 10.5 && result.windowEnd == 13.75)
         #expect(result.offered == 1500 && result.ok == 1499 && result.skipped == 0)
@@ -150,7 +175,8 @@ struct RingingBenchTests {
         #expect(Self.step(open, offered: 1500, seconds: 3.2).isSustained)
         #expect(Self.step(open, offered: 1500, seconds: 4.0).isSustained)
         #expect(!Self.step(open, offered: 1500, seconds: 4.1).isSustained, "a tail past the drain allowance")
-        #expect(!Self.step(open, offered: 1500, skipped: 1, seconds: 3.1).isSustained, "an arrival skipped at the bound")
+        #expect(
+            !Self.step(open, offered: 1500, skipped: 1, seconds: 3.1).isSustained, "an arrival skipped at the bound")
         #expect(!Self.step(open, offered: 1500, ok: 1499, seconds: 3.1).isSustained, "a failed call")
         #expect(!Self.step(open, offered: 1500, seconds: 3.1, missingPush: 1).isSustained, "a push that never came")
         #expect(!Self.step(.closed(concurrency: 64, seconds: 3), offered: 1500, seconds: 3).isSustained)
@@ -160,7 +186,7 @@ struct RingingBenchTests {
     @Test func theSearchProbesThenTriesFractionsHighestFirstUntilOneIsSustained() {
         var search = RateSearch(probeConcurrency: 64, stepSeconds: 3)
         #expect(search.first == .closed(concurrency: 64, seconds: 3))
-        var next = search.next(after: Self.step(search.first, offered: 3000, seconds: 3))   // 1000 calls/s
+        var next = search.next(after: Self.step(search.first, offered: 3000, seconds: 3))  // 1000 calls/s
         #expect(search.probeRate == 1000)
         #expect(next == .open(rate: 900, seconds: 3))
         next = search.next(after: Self.step(.open(rate: 900, seconds: 3), offered: 2700, skipped: 300, seconds: 3))
@@ -217,7 +243,10 @@ struct RingingBenchTests {
     // MARK: CPU over a window
 
     @Test func cpuOverAWindowInterpolatesBetweenSamples() {
-        let samples = [CPUSampler.Sample(time: 10, cpuSeconds: 1), .init(time: 11, cpuSeconds: 2), .init(time: 12, cpuSeconds: 2.5)]
+        let samples = [
+            CPUSampler.Sample(time: 10, cpuSeconds: 1), .init(time: 11, cpuSeconds: 2),
+            .init(time: 12, cpuSeconds: 2.5),
+        ]
         #expect(CPUSampler.cores(samples, from: 10, to: 12) == 0.75)
         #expect(CPUSampler.cores(samples, from: 10.5, to: 11.5) == 0.75)
         #expect(CPUSampler.cores(samples, from: 9, to: 11) == nil, "before the first sample")
@@ -231,34 +260,48 @@ struct RingingBenchTests {
         RingingReport.Level(
             idleSockets: sockets, probeCallsPerSecond: Double(rate ?? 10) * 1.1, sustainedCallsPerSecond: rate,
             searchSteps: rate.map { [.init(rate: $0, sustained: true, callsPerSecond: Double($0))] } ?? [],
-            latency: .init(rate: 500, sustained: true, skipped: 0, failed: 0, post: LatencySummary([p99 / 2, p99]),
-                           push: LatencySummary([p99 / 2, p99]), incoming: LatencySummary([p99 / 2, p99]), serverCores: 1.1),
+            latency: .init(
+                rate: 500, sustained: true, skipped: 0, failed: 0, post: LatencySummary([p99 / 2, p99]),
+                push: LatencySummary([p99 / 2, p99]), incoming: LatencySummary([p99 / 2, p99]), serverCores: 1.1),
             idleServerCores: 0.02, serverRSSBytes: 40 << 20, rssPerSocketBytes: rss, kernelBytesPerSocket: 0,
             kernelSlabBytesPerSocket: 6300)
     }
 
     static func report(_ levels: [RingingReport.Level]) -> RingingReport {
-        RingingReport(levels: levels, latencyRate: 500, pairs: 100, stepSeconds: 3, serverFileLimit: 20000,
-                      largestIdleSockets: 19219, holders: 3, closedEarly: 0, cores: 2, cpuModel: "AMD EPYC",
-                      buildMode: "release")
+        RingingReport(
+            levels: levels, latencyRate: 500, pairs: 100, stepSeconds: 3, serverFileLimit: 20000,
+            largestIdleSockets: 19219, holders: 3, closedEarly: 0, cores: 2, cpuModel: "AMD EPYC",
+            buildMode: "release")
     }
 
     @Test func theResultLineNamesTheLargestLevel() {
-        let report = Self.report([Self.level(0, rate: 1000, p99: 20, rss: nil), Self.level(5000, rate: 400, p99: 90, rss: 7400),
-                                  Self.level(19219, rate: 50, p99: 4050.4, rss: 7301.6)])
-        #expect(report.resultLine
-                == "RESULT ringing idle_sockets=19219 calls_per_s=50 ratio_vs_no_sockets=0.05 p99_ms=4050 rss_per_socket_bytes=7302")
+        let report = Self.report([
+            Self.level(0, rate: 1000, p99: 20, rss: nil), Self.level(5000, rate: 400, p99: 90, rss: 7400),
+            Self.level(19219, rate: 50, p99: 4050.4, rss: 7301.6),
+        ])
+        #expect(
+            report.resultLine
+                == "RESULT ringing idle_sockets=19219 calls_per_s=50 ratio_vs_no_sockets=0.05 p99_ms=4050 rss_per_socket_bytes=7302"
+        )
         let lines = report.render().split(separator: "\n").map(String.init)
         #expect(lines.last == report.resultLine)
         #expect(lines.contains { $0.hasPrefix("idle sockets") && $0.contains("push p50/p99 ms") })
-        #expect(lines.contains { $0.hasPrefix("19219 ") && $0.contains("45.00/90.00") == false && $0.contains("2025.20/4050.40") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("19219 ") && $0.contains("45.00/90.00") == false && $0.contains("2025.20/4050.40")
+            })
         #expect(lines.contains { $0.contains("NOT met") })
     }
 
     @Test func aLevelWithNoSustainedRateCountsAsZero() {
-        let report = Self.report([Self.level(0, rate: nil, p99: 5, rss: nil), Self.level(100, rate: nil, p99: 5, rss: nil)])
+        let report = Self.report([
+            Self.level(0, rate: nil, p99: 5, rss: nil), Self.level(100, rate: nil, p99: 5, rss: nil),
+        ])
         #expect(report.ratioVersusNoSockets == 0)
-        #expect(report.resultLine == "RESULT ringing idle_sockets=100 calls_per_s=0 ratio_vs_no_sockets=0.00 p99_ms=5 rss_per_socket_bytes=0")
+        #expect(
+            report.resultLine
+                == "RESULT ringing idle_sockets=100 calls_per_s=0 ratio_vs_no_sockets=0.00 p99_ms=5 rss_per_socket_bytes=0"
+        )
         #expect(report.render().contains("none"))
         #expect(BenchmarkResults(apns: nil, fcm: nil, ringing: report).render() == report.render())
     }
@@ -266,6 +309,7 @@ struct RingingBenchTests {
     @Test func theServerLogsItsPort() {
         let log = "2026-12-01T23:40:00.000Z info ringer.server: listening http.address=127.0.0.1:43123\n"
         #expect(RingerServeProcess.listeningPort(inLog: log) == 43123)
-        #expect(RingerServeProcess.listeningPort(inLog: "2026-12-01T23:40:00.000Z info ringer.server: starting\n") == nil)
+        #expect(
+            RingerServeProcess.listeningPort(inLog: "2026-12-01T23:40:00.000Z info ringer.server: starting\n") == nil)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RingerBench
 import RingerTestSupport
 import Testing
+
+@testable import RingerBench
 
 /// The ringing part end to end at a small size: `ringer serve`, `ringer-lab sandbox`, one socket holder with 50
 /// idle sockets and a few calls, so the processes, the Python peers and the figures fit together. It checks
@@ -13,8 +14,10 @@ struct RingingSmokeTests {
 
     @Test func fiftyIdleSocketsAndAFewCallsAreMeasuredEndToEnd() async throws {
         let ringer = try Self.ringerExecutable()
-        let options = try RingingOptions(flags: ["idle-sockets": "50", "ringing-pairs": "3", "ringing-rate": "20",
-                                                 "ringing-step-seconds": "0.5"])
+        let options = try RingingOptions(flags: [
+            "idle-sockets": "50", "ringing-pairs": "3", "ringing-rate": "20",
+            "ringing-step-seconds": "0.5",
+        ])
         var benchmark = RingingBenchmark(options: options, executable: ringer, python: "python3")
         benchmark.settle = .milliseconds(200)
         benchmark.idleWindow = .milliseconds(300)

@@ -3,10 +3,11 @@ import DevCertificates
 import Foundation
 import JWT
 import RingerLogging
-@testable import RingerBench
 import RingerSandbox
 import RingerTestSupport
 import Testing
+
+@testable import RingerBench
 
 /// Each sender, with the harness's own keys and arguments, gets every push accepted by an APNs sandbox
 /// (in process here, with small counts: this checks the set-up, it measures nothing).
@@ -15,11 +16,14 @@ import Testing
 
     /// Starts a sandbox that trusts the fixture's key and knows its device token.
     private func sandbox(for fixture: BenchmarkFixture) throws -> (APNsSandbox, Int) {
-        let sandbox = APNsSandbox(configuration: .init(certificatePath: fixture.certificates.serverCertificate.path,
-                                                       privateKeyPath: fixture.certificates.serverPrivateKey.path),
-                                  logger: .silent())
-        try sandbox.addProviderKey(keyID: BenchmarkFixture.keyID, teamID: BenchmarkFixture.teamID,
-                                   publicKeyPEM: try fixture.signingKey.publicKeyPEM())
+        let sandbox = APNsSandbox(
+            configuration: .init(
+                certificatePath: fixture.certificates.serverCertificate.path,
+                privateKeyPath: fixture.certificates.serverPrivateKey.path),
+            logger: .silent())
+        try sandbox.addProviderKey(
+            keyID: BenchmarkFixture.keyID, teamID: BenchmarkFixture.teamID,
+            publicKeyPEM: try fixture.signingKey.publicKeyPEM())
         sandbox.register(SandboxDevice(token: fixture.deviceToken, bundleID: BenchmarkFixture.bundleID))
         return (sandbox, try sandbox.start())
     }
@@ -29,10 +33,11 @@ import Testing
         defer { fixture.remove() }
         let (sandbox, port) = try sandbox(for: fixture)
         defer { sandbox.shutdown() }
-        let run = RingerClientRun(url: "https://127.0.0.1:\(port)", caFile: fixture.certificates.caCertificate.path,
-                                  keyFile: fixture.keyFile.path, keyID: BenchmarkFixture.keyID,
-                                  teamID: BenchmarkFixture.teamID, deviceToken: fixture.deviceToken,
-                                  topic: fixture.topic, payloadFile: fixture.payloadFile.path, workload: try Self.workload())
+        let run = RingerClientRun(
+            url: "https://127.0.0.1:\(port)", caFile: fixture.certificates.caCertificate.path,
+            keyFile: fixture.keyFile.path, keyID: BenchmarkFixture.keyID,
+            teamID: BenchmarkFixture.teamID, deviceToken: fixture.deviceToken,
+            topic: fixture.topic, payloadFile: fixture.payloadFile.path, workload: try Self.workload())
         let report = try await run.run()
         #expect(report.accepted == 40)
         #expect(report.firstFailure == nil)
@@ -49,13 +54,17 @@ import Testing
         defer { fixture.remove() }
         let (sandbox, port) = try sandbox(for: fixture)
         defer { sandbox.shutdown() }
-        let client = try APNsClient(configuration: .init(
-            credentials: .init(key: fixture.signingKey, keyID: BenchmarkFixture.keyID, teamID: BenchmarkFixture.teamID),
-            sandboxURL: "https://127.0.0.1:\(port)", caFile: fixture.certificates.caCertificate.path))
+        let client = try APNsClient(
+            configuration: .init(
+                credentials: .init(
+                    key: fixture.signingKey, keyID: BenchmarkFixture.keyID, teamID: BenchmarkFixture.teamID),
+                sandboxURL: "https://127.0.0.1:\(port)", caFile: fixture.certificates.caCertificate.path))
         defer { client.shutdown() }
         let unknownToken = String(repeating: "ab", count: 32)
-        let report = await APNsLoadGenerator(client: client, deviceToken: unknownToken, topic: fixture.topic,
-                                             payload: fixture.payload).run(try PushWorkload(pushes: 5, concurrency: 2))
+        let report = await APNsLoadGenerator(
+            client: client, deviceToken: unknownToken, topic: fixture.topic,
+            payload: fixture.payload
+        ).run(try PushWorkload(pushes: 5, concurrency: 2))
         #expect(report.accepted == 0)
         #expect(report.firstFailure == "400 BadDeviceToken")
     }
@@ -65,13 +74,16 @@ import Testing
         defer { fixture.remove() }
         let (sandbox, port) = try sandbox(for: fixture)
         defer { sandbox.shutdown() }
-        let senders: [BenchmarkSender] = [.aioapns(python: "python3", script: PeerScripts.path("bench_aioapns.py")),
-                                          .h2load(program: "h2load")]
+        let senders: [BenchmarkSender] = [
+            .aioapns(python: "python3", script: PeerScripts.path("bench_aioapns.py")),
+            .h2load(program: "h2load"),
+        ]
         for sender in senders {
             let arguments = try sender.arguments(fixture: fixture, port: port, workload: try Self.workload())
             let stem = fixture.directory.appendingPathComponent(sender.name)
-            let process = try SpawnedProcess(arguments, standardOutput: stem.appendingPathExtension("out"),
-                                             standardError: stem.appendingPathExtension("err"))
+            let process = try SpawnedProcess(
+                arguments, standardOutput: stem.appendingPathExtension("out"),
+                standardError: stem.appendingPathExtension("err"))
             let exit = await process.finish(within: .seconds(60))
             #expect(exit.status == 0, "\(sender.name): \(process.standardErrorTail())")
             let report = try sender.report(from: try String(contentsOf: process.standardOutput, encoding: .utf8))

@@ -1,11 +1,13 @@
 import Foundation
-@testable import RingerBench
 import Testing
+
+@testable import RingerBench
 
 /// The harness's child processes: exit status, output files, rusage, and the kill on timeout.
 struct SpawnedProcessTests {
     private func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-bench-test-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-bench-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
@@ -13,9 +15,10 @@ struct SpawnedProcessTests {
     @Test func reportsStatusOutputAndUsage() async throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = try SpawnedProcess(["sh", "-c", "echo out; echo err >&2; exit 3"],
-                                         standardOutput: directory.appendingPathComponent("out"),
-                                         standardError: directory.appendingPathComponent("err"))
+        let process = try SpawnedProcess(
+            ["sh", "-c", "echo out; echo err >&2; exit 3"],
+            standardOutput: directory.appendingPathComponent("out"),
+            standardError: directory.appendingPathComponent("err"))
         let exit = await process.finish(within: .seconds(30))
         #expect(exit.status == 3)
         #expect(!exit.timedOut)
@@ -28,8 +31,9 @@ struct SpawnedProcessTests {
     @Test func killsAChildThatRunsTooLong() async throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = try SpawnedProcess(["sleep", "30"], standardOutput: directory.appendingPathComponent("out"),
-                                         standardError: directory.appendingPathComponent("err"))
+        let process = try SpawnedProcess(
+            ["sleep", "30"], standardOutput: directory.appendingPathComponent("out"),
+            standardError: directory.appendingPathComponent("err"))
         let started = ContinuousClock.now
         let exit = await process.finish(within: .milliseconds(200))
         #expect(exit.timedOut)
@@ -41,29 +45,33 @@ struct SpawnedProcessTests {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         // The parent thread blocks SIGTERM (as a process that waits for it on a thread does) while it spawns.
-        var blocked = sigset_t(), previous = sigset_t()
+        var blocked = sigset_t()
+        var previous = sigset_t()
         sigemptyset(&blocked)
         sigaddset(&blocked, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &blocked, &previous)
         let spawned = Result {
-            try SpawnedProcess(["grep", "SigBlk", "/proc/self/status"],
-                               standardOutput: directory.appendingPathComponent("out"),
-                               standardError: directory.appendingPathComponent("err"))
+            try SpawnedProcess(
+                ["grep", "SigBlk", "/proc/self/status"],
+                standardOutput: directory.appendingPathComponent("out"),
+                standardError: directory.appendingPathComponent("err"))
         }
         pthread_sigmask(SIG_SETMASK, &previous, nil)
         let process = try spawned.get()
         #expect(await process.finish(within: .seconds(30)).status == 0)
         let line = try String(contentsOf: process.standardOutput, encoding: .utf8)
         #expect(line.hasPrefix("SigBlk:"))
-        #expect(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespacesAndNewlines).allSatisfy { $0 == "0" })
+        #expect(
+            line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespacesAndNewlines).allSatisfy { $0 == "0" })
     }
 
     @Test func aMissingProgramIsAnError() throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(throws: BenchmarkError.self) {
-            try SpawnedProcess(["ringer-no-such-program"], standardOutput: directory.appendingPathComponent("out"),
-                               standardError: directory.appendingPathComponent("err"))
+            try SpawnedProcess(
+                ["ringer-no-such-program"], standardOutput: directory.appendingPathComponent("out"),
+                standardError: directory.appendingPathComponent("err"))
         }
     }
 }

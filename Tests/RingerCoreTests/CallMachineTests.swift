@@ -10,8 +10,9 @@ private let bobPhone = CalleeDevice(id: "bob-iphone", platform: .ios, canBeWoken
 private let bobPad = CalleeDevice(id: "bob-ipad", platform: .ios, canBeWoken: true)
 
 private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallMachine, [CallEffect]) {
-    CallMachine.invite(callID: "c1", caller: alice, callee: bob, hasVideo: false, calleeDevices: devices,
-                       calleeBusy: false, now: t0, ringTimeout: 45)
+    CallMachine.invite(
+        callID: "c1", caller: alice, callee: bob, hasVideo: false, calleeDevices: devices,
+        calleeBusy: false, now: t0, ringTimeout: 45)
 }
 
 @Suite struct CallMachineInviteTests {
@@ -19,32 +20,38 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         let (machine, effects) = ringingCall()
         #expect(machine.call.state == .ringing)
         #expect(machine.call.expiresAt == t0.addingTimeInterval(45))
-        #expect(effects == [.publish(.callIncoming, to: .user("bob")),
-                            .pushIncomingCall(deviceID: "bob-iphone"), .pushIncomingCall(deviceID: "bob-ipad"),
-                            .scheduleRingTimeout(at: t0.addingTimeInterval(45))])
+        #expect(
+            effects == [
+                .publish(.callIncoming, to: .user("bob")),
+                .pushIncomingCall(deviceID: "bob-iphone"), .pushIncomingCall(deviceID: "bob-ipad"),
+                .scheduleRingTimeout(at: t0.addingTimeInterval(45)),
+            ])
     }
 
     @Test func inviteToBusyCalleeEndsBusyAtOnceWithoutPushing() {
-        let (machine, effects) = CallMachine.invite(callID: "c1", caller: alice, callee: bob, hasVideo: false,
-                                                    calleeDevices: [bobPhone], calleeBusy: true, now: t0,
-                                                    ringTimeout: 45)
+        let (machine, effects) = CallMachine.invite(
+            callID: "c1", caller: alice, callee: bob, hasVideo: false,
+            calleeDevices: [bobPhone], calleeBusy: true, now: t0,
+            ringTimeout: 45)
         #expect(machine.call.state == .busy)
         #expect(machine.call.endedAt == t0)
         #expect(!effects.contains { if case .pushIncomingCall = $0 { true } else { false } })
     }
 
     @Test func inviteToCalleeWithNoDeviceFailsWithAReason() {
-        let (machine, effects) = CallMachine.invite(callID: "c1", caller: alice, callee: bob, hasVideo: false,
-                                                    calleeDevices: [], calleeBusy: false, now: t0, ringTimeout: 45)
+        let (machine, effects) = CallMachine.invite(
+            callID: "c1", caller: alice, callee: bob, hasVideo: false,
+            calleeDevices: [], calleeBusy: false, now: t0, ringTimeout: 45)
         #expect(machine.call.state == .failed)
         #expect(machine.call.failureReason?.contains("bob") == true)
         #expect(effects == [.publish(.callEnded, to: .user("alice"))])
     }
 
     @Test func inviteToCalleeOnlineOnWebSocketRingsWithoutPush() {
-        let (machine, effects) = CallMachine.invite(callID: "c1", caller: alice, callee: bob, hasVideo: true,
-                                                    calleeDevices: [], calleeOnline: true, calleeBusy: false,
-                                                    now: t0, ringTimeout: 45)
+        let (machine, effects) = CallMachine.invite(
+            callID: "c1", caller: alice, callee: bob, hasVideo: true,
+            calleeDevices: [], calleeOnline: true, calleeBusy: false,
+            now: t0, ringTimeout: 45)
         #expect(machine.call.state == .ringing)
         #expect(effects.first == .publish(.callIncoming, to: .user("bob")))
         #expect(!effects.contains { if case .pushIncomingCall = $0 { true } else { false } })
@@ -53,8 +60,11 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
     @Test func cancelTellsEveryCalleeDeviceBySocketAndAlertOrBackgroundPushNeverVoIP() throws {
         var (machine, _) = ringingCall()
         let effects = try machine.handle(.cancel, by: .user("alice"), at: t0)
-        #expect(effects == [.cancelRingTimeout, .publish(.callCancelled, to: .user("bob")),
-                            .pushAlertOrBackground(.callCancelled, to: .user("bob"))])
+        #expect(
+            effects == [
+                .cancelRingTimeout, .publish(.callCancelled, to: .user("bob")),
+                .pushAlertOrBackground(.callCancelled, to: .user("bob")),
+            ])
     }
 
     @Test func onlyIncomingCallsAreEverPushedAsVoIP() throws {
@@ -70,8 +80,9 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
 @Suite struct CallMachineTransitionTests {
     @Test func firstRingingAckTellsTheCallerOnce() throws {
         var (machine, _) = ringingCall()
-        #expect(try machine.handle(.ringing(deviceID: "bob-iphone"), by: .user("bob"), at: t0)
-            == [.publish(.callRinging, to: .user("alice"))])
+        #expect(
+            try machine.handle(.ringing(deviceID: "bob-iphone"), by: .user("bob"), at: t0)
+                == [.publish(.callRinging, to: .user("alice"))])
         #expect(try machine.handle(.ringing(deviceID: "bob-ipad"), by: .user("bob"), at: t0).isEmpty)
         #expect(try machine.handle(.ringing(deviceID: "bob-iphone"), by: .user("bob"), at: t0).isEmpty)
         #expect(machine.ringingDeviceIds == ["bob-iphone", "bob-ipad"])
@@ -85,8 +96,12 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.acceptedAt == later)
         #expect(machine.call.acceptedDeviceId == "bob-iphone")
         let others = EventRecipient.userExceptDevice("bob", deviceID: "bob-iphone")
-        #expect(effects == [.cancelRingTimeout, .watchAcceptedCall(acceptedAt: later), .publish(.callAccepted, to: .user("alice")),
-                            .publish(.callAnsweredElsewhere, to: others), .pushAlertOrBackground(.callAnsweredElsewhere, to: others)])
+        #expect(
+            effects == [
+                .cancelRingTimeout, .watchAcceptedCall(acceptedAt: later), .publish(.callAccepted, to: .user("alice")),
+                .publish(.callAnsweredElsewhere, to: others),
+                .pushAlertOrBackground(.callAnsweredElsewhere, to: others),
+            ])
     }
 
     @Test func acceptTwiceFromTheSameDeviceIsIdempotent() throws {
@@ -139,7 +154,9 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.endedBy == "bob")
         #expect(effects.contains(.publish(.callDeclined, to: .user("alice"))))
         #expect(effects.contains(.publish(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
-        #expect(effects.contains(.pushAlertOrBackground(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
+        #expect(
+            effects.contains(
+                .pushAlertOrBackground(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
         #expect(try machine.handle(.decline(deviceID: "bob-ipad"), by: .user("bob"), at: t0).isEmpty)
     }
 
@@ -150,7 +167,10 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         let effects = try machine.handle(.end, by: .user("alice"), at: t0.addingTimeInterval(60))
         #expect(machine.call.state == .ended)
         #expect(machine.call.endedBy == "alice")
-        #expect(effects == [.stopWatchingCall, .publish(.callEnded, to: .user("alice")), .publish(.callEnded, to: .user("bob"))])
+        #expect(
+            effects == [
+                .stopWatchingCall, .publish(.callEnded, to: .user("alice")), .publish(.callEnded, to: .user("bob")),
+            ])
         #expect(try machine.handle(.end, by: .user("bob"), at: t0.addingTimeInterval(61)).isEmpty)
         #expect(machine.call.endedBy == "alice")
         #expect(machine.call.endReason == nil)
@@ -168,8 +188,11 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.state == .ringing)
         let effects = try machine.handle(.ringTimeout, by: .system, at: t0.addingTimeInterval(45))
         #expect(machine.call.state == .unanswered)
-        #expect(effects == [.publish(.callUnanswered, to: .user("alice")), .publish(.callUnanswered, to: .user("bob")),
-                            .pushAlertOrBackground(.callUnanswered, to: .user("bob"))])
+        #expect(
+            effects == [
+                .publish(.callUnanswered, to: .user("alice")), .publish(.callUnanswered, to: .user("bob")),
+                .pushAlertOrBackground(.callUnanswered, to: .user("bob")),
+            ])
         var answered = ringingCall().0
         _ = try answered.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: t0)
         #expect(try answered.handle(.ringTimeout, by: .system, at: t0.addingTimeInterval(50)).isEmpty)
@@ -200,7 +223,10 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(machine.call.endReason == .connectionLost)
         #expect(machine.call.endedBy == nil)
         #expect(machine.call.endedAt == at)
-        #expect(effects == [.stopWatchingCall, .publish(.callEnded, to: .user("alice")), .publish(.callEnded, to: .user("bob"))])
+        #expect(
+            effects == [
+                .stopWatchingCall, .publish(.callEnded, to: .user("alice")), .publish(.callEnded, to: .user("bob")),
+            ])
     }
 
     @Test func theMaximumDurationEndsAnAcceptedCallWithItsOwnReason() throws {
@@ -227,7 +253,9 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
 
     @Test func aParticipantCannotClaimTheConnectionWasLost() throws {
         var machine = try acceptedCall()
-        let error = #expect(throws: CallRuleError.self) { try machine.handle(.connectionLost, by: .user("alice"), at: t0) }
+        let error = #expect(throws: CallRuleError.self) {
+            try machine.handle(.connectionLost, by: .user("alice"), at: t0)
+        }
         #expect(error?.isWrongParty == true)
         #expect(machine.call.state == .accepted)
     }
@@ -251,8 +279,10 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
 @Suite struct AcceptedCallWatchTests {
     private let watch = AcceptedCallWatch(idleLimit: 120, maximumDuration: 14400)
 
-    private func watched(_ id: String = "c1", acceptedAt: Date = t0, lastHeard: Date = t0,
-                         online: Bool = false) -> AcceptedCallWatch.Watched {
+    private func watched(
+        _ id: String = "c1", acceptedAt: Date = t0, lastHeard: Date = t0,
+        online: Bool = false
+    ) -> AcceptedCallWatch.Watched {
         .init(callID: id, acceptedAt: acceptedAt, lastHeard: lastHeard, partyOnline: online)
     }
 
@@ -278,8 +308,9 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
     @Test func aSocketSeenAtThePreviousSweepCountsAsOpenUntilNow() {
         let now = t0.addingTimeInterval(130)
         let previous = t0.addingTimeInterval(120)
-        let view = AcceptedCallWatch.Watched(callID: "c1", acceptedAt: t0, lastHeard: previous, partyOnline: false,
-                                             wasOnline: true)
+        let view = AcceptedCallWatch.Watched(
+            callID: "c1", acceptedAt: t0, lastHeard: previous, partyOnline: false,
+            wasOnline: true)
         let sweep = watch.sweep([view], now: now)
         #expect(sweep.ends.isEmpty)
         #expect(sweep.lastHeard == ["c1": now])
@@ -298,9 +329,12 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
 
     @Test func theNextDeadlineIsTheEarliestOfEveryKeptCall() {
         let now = t0.addingTimeInterval(14350)
-        let sweep = watch.sweep([watched("old", online: true),
-                                 watched("new", acceptedAt: now, lastHeard: now.addingTimeInterval(-10)),
-                                 watched("gone", acceptedAt: now, lastHeard: now.addingTimeInterval(-130))], now: now)
+        let sweep = watch.sweep(
+            [
+                watched("old", online: true),
+                watched("new", acceptedAt: now, lastHeard: now.addingTimeInterval(-10)),
+                watched("gone", acceptedAt: now, lastHeard: now.addingTimeInterval(-130)),
+            ], now: now)
         #expect(sweep.ends == [.init(callID: "gone", input: .connectionLost)])
         #expect(Set(sweep.lastHeard.keys) == ["old", "new"])
         // "old" reaches its maximum duration (t0 + 14400) before "new" goes silent (now + 110).

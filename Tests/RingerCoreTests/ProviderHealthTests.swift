@@ -7,7 +7,8 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 /// The outage rule: a scope is degraded once three sends in a row failed (or one conclusive failure), each
 /// within the window of the last, and recovers on an answered send or a quiet window. Time is given to it.
 @Suite struct ProviderHealthTests {
-    private let unavailable = ProviderAttemptOutcome.failed(ProviderFailure(reason: "ServiceUnavailable", detail: "HTTP 503"))
+    private let unavailable = ProviderAttemptOutcome.failed(
+        ProviderFailure(reason: "ServiceUnavailable", detail: "HTTP 503"))
 
     private func failed(_ reason: String, detail: String? = nil, hint: String? = nil) -> ProviderAttemptOutcome {
         .failed(ProviderFailure(reason: reason, detail: detail, hint: hint))
@@ -19,8 +20,9 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(health.record(failed("InternalServerError", detail: "HTTP 500"), for: "apns", at: t0 + 0.4) == nil)
         #expect(health.outages(at: t0 + 0.5).isEmpty, "two failures are routine")
         let change = health.record(failed("TooManyRequests", detail: "HTTP 429"), for: "apns", at: t0 + 1.2)
-        let outage = ProviderOutage(scope: "apns", reason: "TooManyRequests", detail: "HTTP 429", hint: nil, since: t0,
-                                    lastFailure: t0 + 1.2, failures: 3)
+        let outage = ProviderOutage(
+            scope: "apns", reason: "TooManyRequests", detail: "HTTP 429", hint: nil, since: t0,
+            lastFailure: t0 + 1.2, failures: 3)
         #expect(change == .degraded(outage))
         #expect(health.outages(at: t0 + 2) == [outage])
         // Announced once: more failures only update it.
@@ -96,8 +98,10 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func aConclusiveFailureDegradesAtOnce() {
         var health = ProviderHealth<String>()
-        let grant = ProviderAttemptOutcome.failed(ProviderFailure(reason: "TokenEndpointUnreachable",
-                                                                  detail: "no access token within 5.0 s", isConclusive: true))
+        let grant = ProviderAttemptOutcome.failed(
+            ProviderFailure(
+                reason: "TokenEndpointUnreachable",
+                detail: "no access token within 5.0 s", isConclusive: true))
         guard case .degraded(let outage) = health.record(grant, for: "ringer-demo", at: t0) else {
             Issue.record("one failed grant is enough")
             return
@@ -122,8 +126,9 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func aHintOnceSeenStaysForTheRun() {
         var health = ProviderHealth<String>()
         _ = health.record(failed("Unreachable", detail: "connection refused"), for: "apns", at: t0)
-        _ = health.record(failed("Unreachable", detail: "certificate is not yet valid", hint: "check the clock"), for: "apns",
-                          at: t0 + 1)
+        _ = health.record(
+            failed("Unreachable", detail: "certificate is not yet valid", hint: "check the clock"), for: "apns",
+            at: t0 + 1)
         _ = health.record(failed("Unreachable", detail: "connection refused"), for: "apns", at: t0 + 2)
         let outage = health.outages(at: t0 + 2).first
         #expect(outage?.detail == "connection refused")

@@ -27,8 +27,10 @@ import Testing
         (.callDeclinedElsewhere, .ringing, .declinedElsewhere),
         (.callUnanswered, .unanswered, .unanswered),
     ])
-    func remoteEndingReachesCallKitWithItsReason(_ type: EventType, _ state: CallState,
-                                                 _ expected: CXCallEndedReason) async throws {
+    func remoteEndingReachesCallKitWithItsReason(
+        _ type: EventType, _ state: CallState,
+        _ expected: CXCallEndedReason
+    ) async throws {
         let harness = PhoneHarness()
         let uuid = try #require(await harness.ring())
         let sockets = harness.sockets
@@ -109,7 +111,10 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         #expect(!harness.observations.all.contains { if case .mediaCanStart = $0 { true } else { false } })
         server.releaseHeldAccepts()
-        #expect(await eventually(within: 5) { harness.observed(.mediaCanStart(callID: callID, media: server.media(callID))) })
+        #expect(
+            await eventually(within: 5) {
+                harness.observed(.mediaCanStart(callID: callID, media: server.media(callID)))
+            })
     }
 
     @Test func endActionDeclinesOnTheServerAndIsFulfilled() async throws {
@@ -119,7 +124,8 @@ import Testing
         harness.provider.mirrorPerform(end)
         #expect(await eventually(within: 5) { end.mirrorOutcome == .fulfilled })
         let server = harness.server
-        #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(uuid.uuidString.lowercased())/decline") == 1 })
+        #expect(
+            await eventually(within: 5) { server.count("POST /v1/calls/\(uuid.uuidString.lowercased())/decline") == 1 })
         #expect(harness.observed(.ended(callID: uuid.uuidString.lowercased(), reason: nil)))
     }
 
@@ -129,9 +135,10 @@ import Testing
         let second = try #require(await harness.ring())
         harness.provider.mirrorReset()
         let server = harness.server
-        #expect(await eventually(within: 5) {
-            [first, second].allSatisfy { server.count("POST /v1/calls/\($0.uuidString.lowercased())/decline") == 1 }
-        })
+        #expect(
+            await eventually(within: 5) {
+                [first, second].allSatisfy { server.count("POST /v1/calls/\($0.uuidString.lowercased())/decline") == 1 }
+            })
     }
 
     @Test func timedOutAnswerIsNeverCompletedAndTheCallIsClosed() async throws {
@@ -178,7 +185,8 @@ import Testing
         #expect(!harness.observed(.answered(callID: callID, media: server.media(callID))))
         // The held accept is answered: the call connects, with no second completion and nothing ended.
         server.releaseHeldAccepts()
-        #expect(await eventually(within: 5) { harness.observed(.answered(callID: callID, media: server.media(callID))) })
+        #expect(
+            await eventually(within: 5) { harness.observed(.answered(callID: callID, media: server.media(callID))) })
         #expect(answer.mirrorCompletionCount == 1)
         #expect(!harness.provider.mirrorReports.contains { if case .ended = $0 { true } else { false } })
     }

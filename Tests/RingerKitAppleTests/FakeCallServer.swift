@@ -52,14 +52,16 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
         waiting.forEach { $0.resume() }
     }
 
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+    func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         let path = url.path
         let answer = lock.withLock { () -> AcceptAnswer in
             log.append("\(method) \(path)")
             return acceptAnswer
         }
         let user = headers["Authorization"].map { String($0.dropFirst("Bearer ".count)) } ?? ""
-        let parts = path.split(separator: "/").map(String.init)   // ["v1", "calls", id, action]
+        let parts = path.split(separator: "/").map(String.init)  // ["v1", "calls", id, action]
         switch (method, parts.dropFirst().first) {
         case ("PUT", "devices"?):
             guard let body, let registration = try? RingerJSON.decode(DeviceRegistration.self, from: body) else {
@@ -67,10 +69,11 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
             }
             let device = url.lastPathComponent
             lock.withLock { registrations[device] = registration }
-            let stored = Device(deviceId: device, userId: user, platform: registration.platform,
-                                voipToken: registration.voipToken, apnsToken: registration.apnsToken,
-                                apnsEnvironment: registration.apnsEnvironment, bundleId: registration.bundleId,
-                                updatedAt: Date())
+            let stored = Device(
+                deviceId: device, userId: user, platform: registration.platform,
+                voipToken: registration.voipToken, apnsToken: registration.apnsToken,
+                apnsEnvironment: registration.apnsEnvironment, bundleId: registration.bundleId,
+                updatedAt: Date())
             return (200, try RingerJSON.encode(stored))
         case ("DELETE", "devices"?):
             _ = lock.withLock { registrations.removeValue(forKey: url.lastPathComponent) }
@@ -89,15 +92,17 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
             case .accept:
                 break
             }
-            let response = AcceptResponse(call: call(parts[2], .accepted, caller: "alice", callee: user), media: media(parts[2]))
+            let response = AcceptResponse(
+                call: call(parts[2], .accepted, caller: "alice", callee: user), media: media(parts[2]))
             return (200, try RingerJSON.encode(response))
         case ("POST", "calls"?) where parts.count == 4:
-            let state: CallState = switch parts[3] {
-            case "decline": .declined
-            case "cancel": .cancelled
-            case "end": .ended
-            default: .ringing
-            }
+            let state: CallState =
+                switch parts[3] {
+                case "decline": .declined
+                case "cancel": .cancelled
+                case "end": .ended
+                default: .ringing
+                }
             return (200, try RingerJSON.encode(call(parts[2], state, caller: "alice", callee: user)))
         case ("GET", "calls"?) where parts.count == 4 && parts[3] == "media":
             return (200, try RingerJSON.encode(media(parts[2])))
@@ -108,13 +113,20 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
 
     func call(_ id: String, _ state: CallState, caller: String, callee: String) -> Call {
         let now = Date()
-        return Call(callId: id, state: state, caller: Party(id: caller), callee: Party(id: callee), hasVideo: false,
-                    createdAt: now, expiresAt: now.addingTimeInterval(30))
+        return Call(
+            callId: id, state: state, caller: Party(id: caller), callee: Party(id: callee), hasVideo: false,
+            createdAt: now, expiresAt: now.addingTimeInterval(30))
     }
 
     func media(_ callID: String) -> MediaSession { MediaSession(url: "wss://media.test", token: "media-\(callID)") }
 
-    private func problem(_ status: Int, _ type: ProblemType, state: CallState? = nil) throws -> (status: Int, body: Data) {
-        (status, try RingerJSON.encode(Problem(type: type.rawValue, title: "HTTP \(status)", status: status, callState: state)))
+    private func problem(
+        _ status: Int, _ type: ProblemType, state: CallState? = nil
+    ) throws -> (status: Int, body: Data) {
+        (
+            status,
+            try RingerJSON.encode(
+                Problem(type: type.rawValue, title: "HTTP \(status)", status: status, callState: state))
+        )
     }
 }

@@ -14,8 +14,10 @@ final class FakeWebSockets: WebSocketTransport, @unchecked Sendable {
     /// The URL of each socket opened, in order.
     var urls: [URL] { lock.withLock { opened } }
 
-    func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                 onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
+    func connect(
+        url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+        onClose: @escaping @Sendable (WebSocketClose) -> Void
+    ) async throws -> any WebSocketChannel {
         lock.withLock {
             receivers.append(onText)
             opened.append(url)

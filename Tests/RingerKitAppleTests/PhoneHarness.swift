@@ -18,11 +18,12 @@ struct PhoneHarness {
     /// Creates the phone, logged in as "bob" unless `loggedIn` is false.
     init(loggedIn: Bool = true) {
         let observations = observations
-        phone = RingerPhone(server: URL(string: "http://127.0.0.1:9")!, deviceID: "bob-iphone", bundleID: "dev.ringer.demo",
-                            apnsEnvironment: .sandbox, pendingActions: InMemoryPendingActionStore(),
-                            callMemory: InMemoryCallMemoryStore(), http: server,
-                            webSockets: sockets, queue: DispatchQueue(label: "test.calls"),
-                            observer: { observations.append($0) })
+        phone = RingerPhone(
+            server: URL(string: "http://127.0.0.1:9")!, deviceID: "bob-iphone", bundleID: "dev.ringer.demo",
+            apnsEnvironment: .sandbox, pendingActions: InMemoryPendingActionStore(),
+            callMemory: InMemoryCallMemoryStore(), http: server,
+            webSockets: sockets, queue: DispatchQueue(label: "test.calls"),
+            observer: { observations.append($0) })
         if loggedIn { phone.logIn(userToken: "bob") }
     }
 
@@ -30,11 +31,15 @@ struct PhoneHarness {
     var registry: PKPushRegistry { phone.pushKit.registry }
 
     /// A Ringer VoIP push for `callID`, as PushKit hands it over (`PKPushPayload.dictionaryPayload`).
-    static func voipPush(callID: String, expiresIn seconds: TimeInterval = 30, hasVideo: Bool = false) -> [AnyHashable: Any] {
+    static func voipPush(
+        callID: String, expiresIn seconds: TimeInterval = 30, hasVideo: Bool = false
+    ) -> [AnyHashable: Any] {
         let now = Date()
-        let push = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: hasVideo,
-                                          sentAt: now.unixMilliseconds,
-                                          expiresAt: now.addingTimeInterval(seconds).unixMilliseconds))
+        let push = VoIPPush(
+            ringer: .init(
+                callId: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: hasVideo,
+                sentAt: now.unixMilliseconds,
+                expiresAt: now.addingTimeInterval(seconds).unixMilliseconds))
         let data = (try? RingerJSON.encode(push)) ?? Data()
         return ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:]
     }
@@ -45,7 +50,9 @@ struct PhoneHarness {
         let provider = provider
         let registry = registry
         return await withCheckedContinuation { continuation in
-            let delivered = registry.mirrorDeliverIncomingPush(payload) { continuation.resume(returning: provider.mirrorReports) }
+            let delivered = registry.mirrorDeliverIncomingPush(payload) {
+                continuation.resume(returning: provider.mirrorReports)
+            }
             if !delivered { continuation.resume(returning: []) }
         }
     }
@@ -61,7 +68,8 @@ struct PhoneHarness {
 
     /// An event on the phone's event stream.
     func deliverEvent(_ type: EventType, callID: String, state: CallState, seq: Int64) throws {
-        try sockets.deliver(CallEvent(seq: seq, type: type, call: server.call(callID, state, caller: "alice", callee: "bob")))
+        try sockets.deliver(
+            CallEvent(seq: seq, type: type, call: server.call(callID, state, caller: "alice", callee: "bob")))
     }
 
     /// True when the coordinator reported this observation.

@@ -89,9 +89,10 @@ import Testing
         #expect(await eventually(within: 5) { server.registration(device: "bob-iphone")?.apnsToken == "0102" })
 
         harness.registry.mirrorInvalidateToken()
-        #expect(await eventually(within: 5) {
-            server.registration(device: "bob-iphone").map { $0.voipToken == nil && $0.apnsToken == "0102" } ?? false
-        })
+        #expect(
+            await eventually(within: 5) {
+                server.registration(device: "bob-iphone").map { $0.voipToken == nil && $0.apnsToken == "0102" } ?? false
+            })
     }
 
     @Test func logoutUnregistersTheDevice() async throws {

@@ -20,11 +20,12 @@ import Testing
     /// Launches the app (a new RingerPhone, as after a kill) and logs `user` in.
     static func launch(suite: String, user: String) -> (RingerPhone, FakeWebSockets) {
         let sockets = FakeWebSockets()
-        let phone = RingerPhone(server: URL(string: "http://127.0.0.1:9")!, deviceID: "shared-iphone",
-                                bundleID: "dev.ringer.demo", apnsEnvironment: .sandbox,
-                                pendingActions: InMemoryPendingActionStore(), callMemory: InMemoryCallMemoryStore(),
-                                http: FakeCallServer(),
-                                webSockets: sockets, queue: DispatchQueue(label: "test.calls"), defaultsSuite: suite)
+        let phone = RingerPhone(
+            server: URL(string: "http://127.0.0.1:9")!, deviceID: "shared-iphone",
+            bundleID: "dev.ringer.demo", apnsEnvironment: .sandbox,
+            pendingActions: InMemoryPendingActionStore(), callMemory: InMemoryCallMemoryStore(),
+            http: FakeCallServer(),
+            webSockets: sockets, queue: DispatchQueue(label: "test.calls"), defaultsSuite: suite)
         phone.logIn(userToken: userToken(user))
         return (phone, sockets)
     }
@@ -38,12 +39,13 @@ import Testing
     @Test func theAppHearsTheStreamStatus() async throws {
         let statuses = Recorder<EventStream.Status>()
         let sockets = FakeWebSockets()
-        let phone = RingerPhone(server: URL(string: "http://127.0.0.1:9")!, deviceID: "shared-iphone",
-                                bundleID: "dev.ringer.demo", apnsEnvironment: .sandbox,
-                                pendingActions: InMemoryPendingActionStore(), callMemory: InMemoryCallMemoryStore(),
-                                http: FakeCallServer(),
-                                webSockets: sockets, queue: DispatchQueue(label: "test.calls"),
-                                streamStatus: { statuses.append($0) })
+        let phone = RingerPhone(
+            server: URL(string: "http://127.0.0.1:9")!, deviceID: "shared-iphone",
+            bundleID: "dev.ringer.demo", apnsEnvironment: .sandbox,
+            pendingActions: InMemoryPendingActionStore(), callMemory: InMemoryCallMemoryStore(),
+            http: FakeCallServer(),
+            webSockets: sockets, queue: DispatchQueue(label: "test.calls"),
+            streamStatus: { statuses.append($0) })
         phone.logIn(userToken: Self.userToken("bob"))
         #expect(await eventually(within: 5) { statuses.all == [.connected] })
         phone.logOut()
@@ -62,8 +64,9 @@ import Testing
 
         let (second, secondSockets) = Self.launch(suite: suite, user: "bob")
         #expect(await Self.since(secondSockets) == .some("7"), "the server's resume point, though no event came")
-        let call = Call(callId: UUID().uuidString.lowercased(), state: .cancelled, caller: Party(id: "alice"),
-                        callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
+        let call = Call(
+            callId: UUID().uuidString.lowercased(), state: .cancelled, caller: Party(id: "alice"),
+            callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
         try secondSockets.deliver(CallEvent(seq: 9, type: .callCancelled, call: call))
         try await Task.sleep(for: .milliseconds(50))
         second.logOut()

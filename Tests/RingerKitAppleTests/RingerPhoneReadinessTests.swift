@@ -32,9 +32,10 @@ import Testing
 
         center.mirrorAuthorizationStatus = .denied
         harness.phone.refreshReadiness()
-        #expect(await eventually(within: 5) {
-            server.registration(device: "bob-iphone")?.readiness?.problems == [.notificationsDisabled]
-        })
+        #expect(
+            await eventually(within: 5) {
+                server.registration(device: "bob-iphone")?.readiness?.problems == [.notificationsDisabled]
+            })
 
         center.mirrorAuthorizationStatus = .authorized
         harness.phone.refreshReadiness()
@@ -49,9 +50,10 @@ import Testing
         let server = harness.server
         harness.registry.mirrorUpdateCredentials(token: Data([0x0b]))
         harness.phone.logIn(userToken: "bob")
-        #expect(await eventually(within: 5) {
-            server.registration(device: "bob-iphone")?.readiness?.problems == [.notificationsDisabled]
-        })
+        #expect(
+            await eventually(within: 5) {
+                server.registration(device: "bob-iphone")?.readiness?.problems == [.notificationsDisabled]
+            })
     }
 
     @Test func registrarStillAddsTheMissingVoIPToken() async throws {
@@ -61,8 +63,11 @@ import Testing
         let harness = PhoneHarness()
         let server = harness.server
         harness.phone.setAPNsToken(Data([0x01, 0x02]))
-        #expect(await eventually(within: 5) {
-            server.registration(device: "bob-iphone")?.readiness?.problems == [.noPushToken, .notificationsDisabled]
-        })
+        #expect(
+            await eventually(within: 5) {
+                server.registration(device: "bob-iphone")?.readiness?.problems == [
+                    .noPushToken, .notificationsDisabled,
+                ]
+            })
     }
 }

@@ -60,11 +60,14 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
 
     var requests: [String] { lock.withLock { log } }
 
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+    func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         lock.withLock { log.append("\(method) \(url.path)") }
         let now = Date()
-        let call = Call(callId: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                        hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+        let call = Call(
+            callId: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
         if url.path == "/v1/calls/\(callID)/accept" {
             let response = AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m"))
             return (200, try RingerJSON.encode(response))
@@ -77,7 +80,9 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
 
 /// An HTTP transport that never answers (the API is "not reachable"); pushes must not depend on it.
 struct UnreachableTransport: HTTPTransport {
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+    func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         throw URLError(.notConnectedToInternet)
     }
 }
@@ -86,24 +91,31 @@ struct UnreachableTransport: HTTPTransport {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     func push(callID: String, expiresIn seconds: TimeInterval) -> Data {
-        let body = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: false,
-                                          sentAt: now.unixMilliseconds,
-                                          expiresAt: now.addingTimeInterval(seconds).unixMilliseconds))
+        let body = VoIPPush(
+            ringer: .init(
+                callId: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: false,
+                sentAt: now.unixMilliseconds,
+                expiresAt: now.addingTimeInterval(seconds).unixMilliseconds))
         return try! RingerJSON.encode(body)
     }
 
     /// A coordinator whose app is logged in (`true`), logged out (`false`) or still launching (`nil`), and whose
     /// clock agrees with the server's (an offset of 0 learned on an earlier launch) unless `clockOffset` says
     /// otherwise (nil: never learned).
-    func coordinator(_ ui: RecordingCallUI, loggedIn: Bool? = true, clockOffset: TimeInterval? = 0,
-                     transport: any HTTPTransport = UnreachableTransport()) -> CallCoordinator {
+    func coordinator(
+        _ ui: RecordingCallUI, loggedIn: Bool? = true, clockOffset: TimeInterval? = 0,
+        transport: any HTTPTransport = UnreachableTransport()
+    ) -> CallCoordinator {
         let fixed = now
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { fixed },
-                                          clockOffsets: InMemoryClockOffsetStore(offset: clockOffset))
+        let coordinator = CallCoordinator(
+            deviceID: "bob-iphone", ui: ui, now: { fixed },
+            clockOffsets: InMemoryClockOffsetStore(offset: clockOffset))
         switch loggedIn {
         case true?:
-            coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                     transport: transport))
+            coordinator.connect(
+                api: RingerAPIClient(
+                    baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                    transport: transport))
         case false?:
             coordinator.connect(api: nil)
         case nil:
@@ -140,7 +152,9 @@ struct UnreachableTransport: HTTPTransport {
 
     @Test func pushForLoggedOutDeviceIsReportedAndEnded() {
         let ui = RecordingCallUI()
-        #expect(coordinator(ui, loggedIn: false).handleVoIPPush(push(callID: UUID().uuidString, expiresIn: 30)) == .loggedOut)
+        #expect(
+            coordinator(ui, loggedIn: false).handleVoIPPush(push(callID: UUID().uuidString, expiresIn: 30))
+                == .loggedOut)
         #expect(ui.reports.count == 1)
         #expect(ui.ended.map(\.1) == [.failed])
     }
@@ -160,8 +174,9 @@ struct UnreachableTransport: HTTPTransport {
         let ui = RecordingCallUI()
         let coordinator = coordinator(ui)
         let callID = UUID().uuidString.lowercased()
-        let call = Call(callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                        hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+        let call = Call(
+            callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
         coordinator.handle(CallEvent(seq: 1, type: .callIncoming, call: call))
         #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .duplicate)
         #expect(Set(ui.reports.map(\.id)) == [UUID(uuidString: callID)!])
@@ -172,8 +187,9 @@ struct UnreachableTransport: HTTPTransport {
         let coordinator = coordinator(ui)
         let callID = UUID().uuidString.lowercased()
         coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30))
-        var call = Call(callId: callID, state: .cancelled, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                        hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+        var call = Call(
+            callId: callID, state: .cancelled, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
         coordinator.handle(CallEvent(seq: 2, type: .callCancelled, call: call))
         call.state = .ended
         coordinator.handle(CallEvent(seq: 3, type: .callEnded, call: call))
@@ -184,9 +200,12 @@ struct UnreachableTransport: HTTPTransport {
     }
 
     /// The server's own ends of an answered call close it natively with their documented reason.
-    @Test(arguments: [(SystemEndReason.connectionLost, CallEndReason.failed),
-                      (SystemEndReason.maximumDuration, CallEndReason.remoteEnded)])
-    func aCallTheServerEndedClosesWithItsReason(_ serverReason: SystemEndReason, _ expected: CallEndReason) async throws {
+    @Test(arguments: [
+        (SystemEndReason.connectionLost, CallEndReason.failed),
+        (SystemEndReason.maximumDuration, CallEndReason.remoteEnded),
+    ])
+    func aCallTheServerEndedClosesWithItsReason(_ serverReason: SystemEndReason, _ expected: CallEndReason) async throws
+    {
         let ui = RecordingCallUI()
         let callID = UUID().uuidString.lowercased()
         let coordinator = coordinator(ui, transport: RecordingTransport(acceptingCallID: callID))
@@ -195,9 +214,10 @@ struct UnreachableTransport: HTTPTransport {
         coordinator.answer(callID: UUID(uuidString: callID)!) { ok in confirmed.withLock { $0 = ok } }
         for _ in 0..<200 where confirmed.snapshot == nil { try await Task.sleep(for: .milliseconds(10)) }
         #expect(confirmed.snapshot == true)
-        let call = Call(callId: callID, state: .ended, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                        hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30),
-                        acceptedAt: now, acceptedDeviceId: "bob-iphone", endedAt: now, endReason: serverReason)
+        let call = Call(
+            callId: callID, state: .ended, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30),
+            acceptedAt: now, acceptedDeviceId: "bob-iphone", endedAt: now, endReason: serverReason)
         coordinator.handle(CallEvent(seq: 4, type: .callEnded, call: call))
         #expect(ui.ended.map(\.1) == [expected])
     }
@@ -215,8 +235,10 @@ struct UnreachableTransport: HTTPTransport {
         }
         try await Task.sleep(for: .milliseconds(100))
         #expect(accepted.requests.isEmpty)
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: accepted))
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: accepted))
         #expect(await answered.value == true)
         #expect(accepted.requests.contains("POST /v1/calls/\(callID)/accept"))
         #expect(ui.ended.isEmpty)
@@ -234,12 +256,16 @@ struct UnreachableTransport: HTTPTransport {
     @Test func ringingCallEndsOnItsOwnShortlyAfterTheDeadlineWhenNoEventArrives() async throws {
         let ui = RecordingCallUI()
         let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui)
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: UnreachableTransport()))
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: UnreachableTransport()))
         let callID = UUID().uuidString.lowercased()
-        let body = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
-                                          sentAt: Date().unixMilliseconds,
-                                          expiresAt: Date().addingTimeInterval(0.3).unixMilliseconds))
+        let body = VoIPPush(
+            ringer: .init(
+                callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                sentAt: Date().unixMilliseconds,
+                expiresAt: Date().addingTimeInterval(0.3).unixMilliseconds))
         #expect(coordinator.handleVoIPPush(try RingerJSON.encode(body)) == .ringing)
         #expect(ui.ended.isEmpty)
         for _ in 0..<100 where ui.ended.isEmpty { try await Task.sleep(for: .milliseconds(50)) }

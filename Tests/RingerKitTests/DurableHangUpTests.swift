@@ -7,9 +7,12 @@ import Testing
 @Suite struct DurableHangUpTests {
     func push(_ callID: String) -> Data {
         let now = Date()
-        return try! RingerJSON.encode(VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
-                                                             sentAt: now.unixMilliseconds,
-                                                             expiresAt: now.addingTimeInterval(30).unixMilliseconds)))
+        return try! RingerJSON.encode(
+            VoIPPush(
+                ringer: .init(
+                    callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                    sentAt: now.unixMilliseconds,
+                    expiresAt: now.addingTimeInterval(30).unixMilliseconds)))
     }
 
     func api(_ transport: any HTTPTransport) -> RingerAPIClient {
@@ -49,15 +52,17 @@ import Testing
         #expect(coordinator.handleVoIPPush(push(callID)) == .ringing)
         coordinator.end(callID: UUID(uuidString: callID)!) { _ in }
         #expect(await Self.eventually { store.load().isEmpty })
-        coordinator.connect(api: api(transport))   // a reconnect must not resend it
+        coordinator.connect(api: api(transport))  // a reconnect must not resend it
         try await Task.sleep(for: .milliseconds(100))
         #expect(transport.requests.filter { $0.hasSuffix("/decline") }.count == 1)
     }
 
     @Test func fileStoreKeepsActionsAcrossInstances() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-actions-\(UUID().uuidString).json")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-actions-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: url) }
-        let action = PendingCallAction(kind: .end, callId: "c1", deviceId: "d1", createdAt: Date(timeIntervalSince1970: 1))
+        let action = PendingCallAction(
+            kind: .end, callId: "c1", deviceId: "d1", createdAt: Date(timeIntervalSince1970: 1))
         FilePendingActionStore(url: url).save([action])
         #expect(FilePendingActionStore(url: url).load() == [action])
     }
@@ -68,13 +73,18 @@ import Testing
     @Test func mediaCanStartOnlyAfterTheAudioSessionIsActivated() async throws {
         let callID = UUID().uuidString.lowercased()
         let observations = LockedObservations()
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(),
-                                          observer: { observations.append($0) })
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: RecordingTransport(acceptingCallID: callID)))
+        let coordinator = CallCoordinator(
+            deviceID: "bob-iphone", ui: RecordingCallUI(),
+            observer: { observations.append($0) })
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: RecordingTransport(acceptingCallID: callID)))
         let now = Date()
-        let push = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
-                                          sentAt: now.unixMilliseconds, expiresAt: now.addingTimeInterval(30).unixMilliseconds))
+        let push = VoIPPush(
+            ringer: .init(
+                callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                sentAt: now.unixMilliseconds, expiresAt: now.addingTimeInterval(30).unixMilliseconds))
         #expect(coordinator.handleVoIPPush(try RingerJSON.encode(push)) == .ringing)
         let answered = await withCheckedContinuation { continuation in
             coordinator.answer(callID: UUID(uuidString: callID)!) { continuation.resume(returning: $0) }
@@ -93,7 +103,9 @@ final class LockedObservations: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [CallCoordinator.Observation] = []
     func append(_ observation: CallCoordinator.Observation) { lock.withLock { items.append(observation) } }
-    func contains(where predicate: (CallCoordinator.Observation) -> Bool) -> Bool { lock.withLock { items.contains(where: predicate) } }
+    func contains(where predicate: (CallCoordinator.Observation) -> Bool) -> Bool {
+        lock.withLock { items.contains(where: predicate) }
+    }
 }
 
 /// A hang-up the server answers with 5xx problems is not acknowledged: it keeps being sent, past the eight
@@ -111,7 +123,9 @@ final class LockedObservations: @unchecked Sendable {
 
         init(failures: Int) { self.failures = failures }
 
-        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        func send(
+            method: String, url: URL, headers: [String: String], body: Data?
+        ) async throws -> (status: Int, body: Data) {
             let fail = lock.withLock { () -> Bool in
                 log.append("\(method) \(url.path)")
                 guard !url.path.hasSuffix("/ringing"), refused < failures else { return false }
@@ -119,11 +133,14 @@ final class LockedObservations: @unchecked Sendable {
                 return true
             }
             if fail {
-                return (503, try RingerJSON.encode(Problem(type: "about:blank", title: "Service Unavailable", status: 503)))
+                return (
+                    503, try RingerJSON.encode(Problem(type: "about:blank", title: "Service Unavailable", status: 503))
+                )
             }
             let now = Date()
-            let call = Call(callId: url.pathComponents[3], state: .ringing, caller: Party(id: "alice"),
-                            callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+            let call = Call(
+                callId: url.pathComponents[3], state: .ringing, caller: Party(id: "alice"),
+                callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             return (200, try RingerJSON.encode(call))
         }
     }
@@ -134,10 +151,13 @@ final class LockedObservations: @unchecked Sendable {
         let callID = UUID().uuidString.lowercased()
         let transport = FailingTransport(failures: 10)
         let clock = NeverLostAnswerTests.FastClock()
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(), now: { clock.now() },
-                                          sleepUntil: { try await clock.sleep(until: $0) }, pendingActions: store)
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: transport))
+        let coordinator = CallCoordinator(
+            deviceID: "bob-iphone", ui: RecordingCallUI(), now: { clock.now() },
+            sleepUntil: { try await clock.sleep(until: $0) }, pendingActions: store)
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: transport))
         #expect(coordinator.handleVoIPPush(DurableHangUpTests().push(callID)) == .ringing)
         coordinator.end(callID: UUID(uuidString: callID)!) { _ in }
         let declines = { transport.requests.filter { $0.hasSuffix("/decline") }.count }

@@ -8,19 +8,26 @@ import Testing
 @Suite struct EndAllCallsTests {
     func push(_ callID: String) -> Data {
         let now = Date()
-        return try! RingerJSON.encode(VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
-                                                             sentAt: now.unixMilliseconds,
-                                                             expiresAt: now.addingTimeInterval(30).unixMilliseconds)))
+        return try! RingerJSON.encode(
+            VoIPPush(
+                ringer: .init(
+                    callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                    sentAt: now.unixMilliseconds,
+                    expiresAt: now.addingTimeInterval(30).unixMilliseconds)))
     }
 
     @Test func everyLiveCallIsHungUpOnceAndEndedCallsAreLeftAlone() async throws {
         let store = InMemoryPendingActionStore()
-        let (ringing, answered, over) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased(),
-                                         UUID().uuidString.lowercased())
+        let (ringing, answered, over) = (
+            UUID().uuidString.lowercased(), UUID().uuidString.lowercased(),
+            UUID().uuidString.lowercased()
+        )
         let transport = AnsweringTransport()
         let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: RecordingCallUI(), pendingActions: store)
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: transport))
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: transport))
         for callID in [ringing, answered, over] { #expect(coordinator.handleVoIPPush(push(callID)) == .ringing) }
         let accepted = LockedValue<Bool?>(nil)
         coordinator.answer(callID: UUID(uuidString: answered)!) { answered in accepted.withLock { $0 = answered } }
@@ -29,13 +36,16 @@ import Testing
         #expect(await DurableHangUpTests.eventually { transport.requests.contains("POST /v1/calls/\(over)/decline") })
 
         coordinator.endAllCalls()
-        #expect(await DurableHangUpTests.eventually {
-            transport.requests.contains("POST /v1/calls/\(ringing)/decline")
-                && transport.requests.contains("POST /v1/calls/\(answered)/end")
-        })
+        #expect(
+            await DurableHangUpTests.eventually {
+                transport.requests.contains("POST /v1/calls/\(ringing)/decline")
+                    && transport.requests.contains("POST /v1/calls/\(answered)/end")
+            })
         try await Task.sleep(for: .milliseconds(100))
-        #expect(transport.requests.filter { $0.hasPrefix("POST /v1/calls/\(over)/") && !$0.hasSuffix("/ringing") }.count == 1)
-        coordinator.endAllCalls()   // nothing is live any more
+        #expect(
+            transport.requests.filter { $0.hasPrefix("POST /v1/calls/\(over)/") && !$0.hasSuffix("/ringing") }.count
+                == 1)
+        coordinator.endAllCalls()  // nothing is live any more
         try await Task.sleep(for: .milliseconds(100))
         #expect(transport.requests.filter { $0.hasSuffix("/decline") || $0.hasSuffix("/end") }.count == 3)
     }
@@ -47,13 +57,19 @@ import Testing
         private var log: [String] = []
         var requests: [String] { lock.withLock { log } }
 
-        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        func send(
+            method: String, url: URL, headers: [String: String], body: Data?
+        ) async throws -> (status: Int, body: Data) {
             lock.withLock { log.append("\(method) \(url.path)") }
             let now = Date()
-            let call = Call(callId: url.deletingLastPathComponent().lastPathComponent, state: .ringing, caller: Party(id: "alice"),
-                            callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+            let call = Call(
+                callId: url.deletingLastPathComponent().lastPathComponent, state: .ringing, caller: Party(id: "alice"),
+                callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             guard url.lastPathComponent == "accept" else { return (200, try RingerJSON.encode(call)) }
-            return (200, try RingerJSON.encode(AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m"))))
+            return (
+                200,
+                try RingerJSON.encode(AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m")))
+            )
         }
     }
 }

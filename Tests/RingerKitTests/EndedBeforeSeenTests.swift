@@ -13,10 +13,14 @@ import Testing
         try! RingerJSON.encode(AlertOrBackgroundPush(aps: .init(), ringer: .init(type: type, callId: callID)))
     }
 
-    @Test(arguments: [(EventType.callCancelled, CallEndReason.remoteEnded), (.callAnsweredElsewhere, .answeredElsewhere),
-                      (.callDeclinedElsewhere, .declinedElsewhere), (.callUnanswered, .unanswered)])
-    func aVoIPPushAfterItsCallsEndNoticeIsReportedAndEndedAtOnceWithThatReason(_ type: EventType,
-                                                                               _ reason: CallEndReason) throws {
+    @Test(arguments: [
+        (EventType.callCancelled, CallEndReason.remoteEnded), (.callAnsweredElsewhere, .answeredElsewhere),
+        (.callDeclinedElsewhere, .declinedElsewhere), (.callUnanswered, .unanswered),
+    ])
+    func aVoIPPushAfterItsCallsEndNoticeIsReportedAndEndedAtOnceWithThatReason(
+        _ type: EventType,
+        _ reason: CallEndReason
+    ) throws {
         let ui = RecordingCallUI()
         let coordinator = pushes.coordinator(ui)
         let callID = UUID().uuidString.lowercased()
@@ -34,10 +38,13 @@ import Testing
         let coordinator = pushes.coordinator(ui)
         let callID = UUID().uuidString.lowercased()
         let now = pushes.now
-        coordinator.handle(CallEvent(seq: 2, type: .callAnsweredElsewhere,
-                                     call: Call(callId: callID, state: .accepted, caller: Party(id: "alice"),
-                                                callee: Party(id: "bob"), hasVideo: false, createdAt: now,
-                                                expiresAt: now.addingTimeInterval(30))))
+        coordinator.handle(
+            CallEvent(
+                seq: 2, type: .callAnsweredElsewhere,
+                call: Call(
+                    callId: callID, state: .accepted, caller: Party(id: "alice"),
+                    callee: Party(id: "bob"), hasVideo: false, createdAt: now,
+                    expiresAt: now.addingTimeInterval(30))))
         #expect(coordinator.handleVoIPPush(pushes.push(callID: callID, expiresIn: 30)) == .alreadyEnded)
         #expect(ui.ended.map(\.1) == [.answeredElsewhere])
         // A second copy of the push is reported and ended too, never rung.
@@ -51,7 +58,8 @@ import Testing
         let coordinator = messages.coordinator(ui)
         let callID = UUID().uuidString.lowercased()
         #expect(coordinator.handleDataMessage(messages.update(type, callID: callID)) == .update(callID: callID, type))
-        #expect(coordinator.handleDataMessage(messages.ringing(callID: callID, expiresIn: 30))
+        #expect(
+            coordinator.handleDataMessage(messages.ringing(callID: callID, expiresIn: 30))
                 == .call(callID: callID, .alreadyEnded))
         #expect(ui.reports.isEmpty && ui.ended.isEmpty)
     }
@@ -63,9 +71,11 @@ import Testing
         _ = machine.handle(.updatePush(.callCancelled, callID: callID), at: start)
         #expect(machine.endedUnseen[callID] != nil)
         let later = start.addingTimeInterval(PhoneCallMachine.endedUnseenLifetime)
-        let push = IncomingPush(uuid: UUID(uuidString: callID)!, caller: Party(id: "alice"), calleeID: "bob",
-                                hasVideo: false, sentAt: later, expiresAt: later.addingTimeInterval(30))
-        let effects = machine.handle(.incomingPush(push, account: .loggedIn(userID: "bob"), reportsEveryPush: true), at: later)
+        let push = IncomingPush(
+            uuid: UUID(uuidString: callID)!, caller: Party(id: "alice"), calleeID: "bob",
+            hasVideo: false, sentAt: later, expiresAt: later.addingTimeInterval(30))
+        let effects = machine.handle(
+            .incomingPush(push, account: .loggedIn(userID: "bob"), reportsEveryPush: true), at: later)
         #expect(effects.last == .pushHandled(callID: callID, .ringing))
     }
 

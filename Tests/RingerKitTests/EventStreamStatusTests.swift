@@ -30,11 +30,16 @@ import Testing
             }
         }
 
-        func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                     onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
+        func connect(
+            url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+            onClose: @escaping @Sendable (WebSocketClose) -> Void
+        ) async throws -> any WebSocketChannel {
             let refused = lock.withLock { () -> (Bool, Int?) in
                 attempts += 1
-                guard refusals == 0 else { refusals -= 1; return (true, refusalStatus) }
+                guard refusals == 0 else {
+                    refusals -= 1
+                    return (true, refusalStatus)
+                }
                 closers.append(onClose)
                 receivers.append(onText)
                 opened.append(url)
@@ -94,13 +99,16 @@ import Testing
         let sockets = DroppableSockets()
         let statuses = Statuses()
         let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
-        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
-                                 onStatus: { statuses.append($0) })
+        let stream = EventStream(
+            api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
+            onStatus: { statuses.append($0) })
         stream.start()
         #expect(await Self.waitUntil { statuses.kinds == ["connected"] })
-        let call = Call(callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
-                        callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
-        sockets.send(String(decoding: try RingerJSON.encode(CallEvent(seq: 5, type: .callIncoming, call: call)), as: UTF8.self))
+        let call = Call(
+            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
+        sockets.send(
+            String(decoding: try RingerJSON.encode(CallEvent(seq: 5, type: .callIncoming, call: call)), as: UTF8.self))
         #expect(await Self.waitUntil { stream.lastSeq == 5 })
 
         // The server goes away; the first attempt fails too.
@@ -126,8 +134,9 @@ import Testing
         let sockets = EventStreamStatusTests.DroppableSockets()
         let statuses = EventStreamStatusTests.Statuses()
         let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
-        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
-                                 onStatus: { statuses.append($0) })
+        let stream = EventStream(
+            api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
+            onStatus: { statuses.append($0) })
         stream.start()
         #expect(await EventStreamStatusTests.waitUntil { statuses.kinds == ["connected"] })
         // Connected is not live: the server subscribes the socket and replays before it sends `stream.ready`.
@@ -153,18 +162,23 @@ import Testing
         let statuses = EventStreamStatusTests.Statuses()
         let received = LockedSeqs()
         let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
-        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets,
-                                 onEvent: { received.append($0.seq) }, onStatus: { statuses.append($0) })
+        let stream = EventStream(
+            api: api, deviceID: "bob-iphone", transport: sockets,
+            onEvent: { received.append($0.seq) }, onStatus: { statuses.append($0) })
         defer { stream.stop() }
         stream.start()
         #expect(await EventStreamStatusTests.waitUntil { statuses.kinds == ["connected"] })
         // Without `since` the server goes live at its newest seq (12); an event stored just before (12)
         // was still on its way to the hub and follows the ready frame (docs/openapi.yaml: "process them").
         sockets.send(#"{"type":"stream.ready","seq":12}"#)
-        let call = Call(callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
-                        callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
-        sockets.send(String(decoding: try RingerJSON.encode(CallEvent(seq: 12, type: .callIncoming, call: call)), as: UTF8.self))
-        sockets.send(String(decoding: try RingerJSON.encode(CallEvent(seq: 13, type: .callCancelled, call: call)), as: UTF8.self))
+        let call = Call(
+            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
+        sockets.send(
+            String(decoding: try RingerJSON.encode(CallEvent(seq: 12, type: .callIncoming, call: call)), as: UTF8.self))
+        sockets.send(
+            String(decoding: try RingerJSON.encode(CallEvent(seq: 13, type: .callCancelled, call: call)), as: UTF8.self)
+        )
         #expect(await EventStreamStatusTests.waitUntil { received.all == [12, 13] }, "got \(received.all)")
         #expect(stream.lastSeq == 13)
     }
@@ -185,12 +199,13 @@ import Testing
         let sockets = EventStreamStatusTests.DroppableSockets()
         let times = LockedValue<[Date]>([])
         let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
-        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
-                                 onServerTime: { time in times.withLock { $0.append(time) } })
+        let stream = EventStream(
+            api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
+            onServerTime: { time in times.withLock { $0.append(time) } })
         stream.start()
         #expect(await EventStreamStatusTests.waitUntil { sockets.urls.count == 1 })
         sockets.send(#"{"type":"stream.ready","seq":3,"server_time_ms":1767225600123}"#)
-        sockets.send(#"{"type":"stream.ready","seq":4}"#)   // an older server: no time, nothing passed on
+        sockets.send(#"{"type":"stream.ready","seq":4}"#)  // an older server: no time, nothing passed on
         #expect(await EventStreamStatusTests.waitUntil { stream.lastSeq == 4 })
         #expect(times.snapshot == [Date(unixMilliseconds: 1_767_225_600_123)])
         stream.stop()
@@ -200,8 +215,9 @@ import Testing
         let sockets = EventStreamStatusTests.DroppableSockets()
         let waits = LockedValue<[TimeInterval]>([])
         let api = RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t")
-        let stream = EventStream(api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
-                                 sleep: { seconds in waits.withLock { $0.append(seconds) } }, random: { 1 })
+        let stream = EventStream(
+            api: api, deviceID: "bob-iphone", transport: sockets, onEvent: { _ in },
+            sleep: { seconds in waits.withLock { $0.append(seconds) } }, random: { 1 })
         stream.start()
         #expect(await EventStreamStatusTests.waitUntil { sockets.urls.count == 1 })
         sockets.refuseNext(2)

@@ -15,7 +15,10 @@ final class FakeDeviceServer: HTTPTransport, @unchecked Sendable {
     }
 
     /// A scripted answer for the next request.
-    enum Failure { case noAnswer, status(Int) }
+    enum Failure {
+        case noAnswer
+        case status(Int)
+    }
 
     private let lock = NSLock()
     private var log: [Request] = []
@@ -57,11 +60,14 @@ final class FakeDeviceServer: HTTPTransport, @unchecked Sendable {
         continuation?.resume()
     }
 
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+    func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         let registration = body.flatMap { try? RingerJSON.decode(DeviceRegistration.self, from: $0) }
         let authorization = headers["Authorization"]
         let (hold, failure) = lock.withLock { () -> (Bool, Failure?) in
-            log.append(Request(method: method, path: url.path, authorization: authorization, registration: registration))
+            log.append(
+                Request(method: method, path: url.path, authorization: authorization, registration: registration))
             inFlight += 1
             mostInFlight = max(mostInFlight, inFlight)
             defer { holdNext = false }
@@ -77,19 +83,21 @@ final class FakeDeviceServer: HTTPTransport, @unchecked Sendable {
         case nil: break
         }
         guard let user = authorization?.split(separator: " ").last.map(String.init), !user.isEmpty,
-              authorization?.hasPrefix("Bearer ") == true else { return try problem(401) }
+            authorization?.hasPrefix("Bearer ") == true
+        else { return try problem(401) }
         let device = url.lastPathComponent
         switch method {
         case "PUT":
             guard let registration else { return try problem(400) }
             lock.withLock { stored["\(user)|\(device)"] = registration }
-            let answer = Device(deviceId: device, userId: user, platform: registration.platform,
-                                voipToken: registration.voipToken, apnsToken: registration.apnsToken,
-                                apnsEnvironment: registration.apnsEnvironment, bundleId: registration.bundleId,
-                                fcmToken: registration.fcmToken, updatedAt: Date(timeIntervalSince1970: 0),
-                                readiness: registration.readiness.map {
-                                    DeviceReadiness(problems: $0.normalizedProblems, reportedAt: Date(timeIntervalSince1970: 0))
-                                })
+            let answer = Device(
+                deviceId: device, userId: user, platform: registration.platform,
+                voipToken: registration.voipToken, apnsToken: registration.apnsToken,
+                apnsEnvironment: registration.apnsEnvironment, bundleId: registration.bundleId,
+                fcmToken: registration.fcmToken, updatedAt: Date(timeIntervalSince1970: 0),
+                readiness: registration.readiness.map {
+                    DeviceReadiness(problems: $0.normalizedProblems, reportedAt: Date(timeIntervalSince1970: 0))
+                })
             return (200, try RingerJSON.encode(answer))
         case "DELETE":
             _ = lock.withLock { stored.removeValue(forKey: "\(user)|\(device)") }

@@ -53,7 +53,9 @@ import Testing
             lock.withLock { bodies[request] = data }
         }
 
-        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        func send(
+            method: String, url: URL, headers: [String: String], body: Data?
+        ) async throws -> (status: Int, body: Data) {
             let request = "\(method) \(url.path)"
             let scripted = lock.withLock { () -> Data? in
                 log.append(request)
@@ -62,8 +64,9 @@ import Testing
             if let problem = problems[request] { return (problem.status, try RingerJSON.encode(problem)) }
             if let scripted { return (200, scripted) }
             let now = Date()
-            let call = Call(callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                            hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+            let call = Call(
+                callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             return (200, try RingerJSON.encode(call))
         }
     }
@@ -75,31 +78,42 @@ import Testing
     let callID = UUID().uuidString.lowercased()
     var uuid: UUID { UUID(uuidString: callID)! }
 
-    func coordinator(_ ui: any CallUI, _ server: ScriptedServer, store: any PendingActionStore = InMemoryPendingActionStore())
-        -> CallCoordinator {
+    func coordinator(
+        _ ui: any CallUI, _ server: ScriptedServer, store: any PendingActionStore = InMemoryPendingActionStore()
+    )
+        -> CallCoordinator
+    {
         let coordinator = CallCoordinator(deviceID: "bob-ipad", ui: ui, pendingActions: store)
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t", transport: server))
+        coordinator.connect(
+            api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t", transport: server))
         return coordinator
     }
 
     func push(expiresIn seconds: TimeInterval = 30) -> Data {
         let now = Date()
-        return try! RingerJSON.encode(VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
-                                                             sentAt: now.unixMilliseconds,
-                                                             expiresAt: now.addingTimeInterval(seconds).unixMilliseconds)))
+        return try! RingerJSON.encode(
+            VoIPPush(
+                ringer: .init(
+                    callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                    sentAt: now.unixMilliseconds,
+                    expiresAt: now.addingTimeInterval(seconds).unixMilliseconds)))
     }
 
     func event(_ type: EventType, _ state: CallState, seq: Int64) -> CallEvent {
         let now = Date()
-        return CallEvent(seq: seq, type: type, call: Call(callId: callID, state: state, caller: Party(id: "alice"),
-                                                          callee: Party(id: "bob"), hasVideo: false, createdAt: now,
-                                                          expiresAt: now.addingTimeInterval(30)))
+        return CallEvent(
+            seq: seq, type: type,
+            call: Call(
+                callId: callID, state: state, caller: Party(id: "alice"),
+                callee: Party(id: "bob"), hasVideo: false, createdAt: now,
+                expiresAt: now.addingTimeInterval(30)))
     }
 
     @Test func anAnswerThatLostIsReportedEndedWithItsReasonBeforeTheAnswerActionFails() async {
         let ui = OrderedCallUI()
-        let server = ScriptedServer(callID: callID,
-                                    problems: ["POST /v1/calls/\(callID)/accept": Self.conflict(.answeredElsewhere, .accepted)])
+        let server = ScriptedServer(
+            callID: callID,
+            problems: ["POST /v1/calls/\(callID)/accept": Self.conflict(.answeredElsewhere, .accepted)])
         let coordinator = coordinator(ui, server)
         #expect(coordinator.handleVoIPPush(push()) == .ringing)
         let fulfilled = await withCheckedContinuation { continuation in
@@ -113,12 +127,15 @@ import Testing
         #expect(ui.log == ["report", "ended answered_elsewhere", "answer false"])
     }
 
-    @Test(arguments: [(CallState.declined, CallEndReason.declinedElsewhere), (.cancelled, .remoteEnded),
-                      (.unanswered, .unanswered)])
+    @Test(arguments: [
+        (CallState.declined, CallEndReason.declinedElsewhere), (.cancelled, .remoteEnded),
+        (.unanswered, .unanswered),
+    ])
     func anAnswerRefusedBecauseTheCallIsOverEndsAsTheCallEnded(_ state: CallState, _ reason: CallEndReason) async {
         let ui = OrderedCallUI()
-        let server = ScriptedServer(callID: callID,
-                                    problems: ["POST /v1/calls/\(callID)/accept": Self.conflict(.callStateConflict, state)])
+        let server = ScriptedServer(
+            callID: callID,
+            problems: ["POST /v1/calls/\(callID)/accept": Self.conflict(.callStateConflict, state)])
         let coordinator = coordinator(ui, server)
         #expect(coordinator.handleVoIPPush(push()) == .ringing)
         let fulfilled = await withCheckedContinuation { continuation in
@@ -128,12 +145,15 @@ import Testing
         #expect(ui.log == ["report", "ended \(reason.rawValue)"])
     }
 
-    @Test(arguments: [(CallState.ended, CallEndReason.answeredElsewhere), (.accepted, .answeredElsewhere),
-                      (.declined, .declinedElsewhere), (.cancelled, .remoteEnded), (.unanswered, .unanswered)])
+    @Test(arguments: [
+        (CallState.ended, CallEndReason.answeredElsewhere), (.accepted, .answeredElsewhere),
+        (.declined, .declinedElsewhere), (.cancelled, .remoteEnded), (.unanswered, .unanswered),
+    ])
     func aLatePushForACallThatEndedMeanwhileStopsWithHowItEnded(_ state: CallState, _ reason: CallEndReason) async {
         let ui = OrderedCallUI()
-        let server = ScriptedServer(callID: callID,
-                                    problems: ["POST /v1/calls/\(callID)/ringing": Self.conflict(.callStateConflict, state)])
+        let server = ScriptedServer(
+            callID: callID,
+            problems: ["POST /v1/calls/\(callID)/ringing": Self.conflict(.callStateConflict, state)])
         // The push was slow: another device answered and the call was hung up before it arrived.
         let coordinator = coordinator(ui, server)
         #expect(coordinator.handleVoIPPush(push()) == .ringing)
@@ -144,7 +164,7 @@ import Testing
     @Test(arguments: [("bob-iphone", CallEndReason.answeredElsewhere), ("bob-ipad", .remoteEnded)])
     func callEndedClosesACalleeDeviceByWhoAnswered(_ answeredOn: String, _ reason: CallEndReason) {
         let ui = OrderedCallUI()
-        let coordinator = coordinator(ui, ScriptedServer(callID: callID, problems: [:]))   // this is bob-ipad
+        let coordinator = coordinator(ui, ScriptedServer(callID: callID, problems: [:]))  // this is bob-ipad
         coordinator.handle(event(.callIncoming, .ringing, seq: 1))
         // call.answered_elsewhere was missed (the socket came up after it): call.ended is the first news.
         var ended = event(.callEnded, .ended, seq: 3)
@@ -169,8 +189,9 @@ import Testing
         let server = ScriptedServer(callID: callID, problems: [:])
         var call = event(.callAccepted, .accepted, seq: 2).call
         call.acceptedDeviceId = "bob-ipad"
-        try server.answer("POST /v1/calls/\(callID)/accept",
-                          with: AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m")))
+        try server.answer(
+            "POST /v1/calls/\(callID)/accept",
+            with: AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m")))
         let coordinator = coordinator(ui, server)
         #expect(coordinator.handleVoIPPush(push()) == .ringing)
         let answered = await withCheckedContinuation { continuation in
@@ -189,11 +210,15 @@ import Testing
         #expect(await DurableHangUpTests.eventually { ui.log == ["report", "ended remote_ended"] }, "\(ui.log)")
     }
 
-    @Test(arguments: [(CallState.ended, String?.some("bob-iphone"), CallEndReason?.some(.answeredElsewhere)),
-                      (.accepted, "bob-iphone", .answeredElsewhere), (.cancelled, nil, .remoteEnded),
-                      (.declined, nil, .declinedElsewhere), (.unanswered, nil, .unanswered), (.ringing, nil, nil)])
-    func refreshingARingingCallClosesItAsTheServerSays(_ state: CallState, _ answeredOn: String?,
-                                                       _ reason: CallEndReason?) async throws {
+    @Test(arguments: [
+        (CallState.ended, String?.some("bob-iphone"), CallEndReason?.some(.answeredElsewhere)),
+        (.accepted, "bob-iphone", .answeredElsewhere), (.cancelled, nil, .remoteEnded),
+        (.declined, nil, .declinedElsewhere), (.unanswered, nil, .unanswered), (.ringing, nil, nil),
+    ])
+    func refreshingARingingCallClosesItAsTheServerSays(
+        _ state: CallState, _ answeredOn: String?,
+        _ reason: CallEndReason?
+    ) async throws {
         let ui = OrderedCallUI()
         let server = ScriptedServer(callID: callID, problems: [:])
         let coordinator = coordinator(ui, server)
@@ -210,8 +235,9 @@ import Testing
 
     @Test func aDeclineThatArrivesAfterAnotherDeviceAnsweredLeavesThatCallUp() async throws {
         let store = InMemoryPendingActionStore()
-        let server = ScriptedServer(callID: callID,
-                                    problems: ["POST /v1/calls/\(callID)/decline": Self.conflict(.answeredElsewhere, .accepted)])
+        let server = ScriptedServer(
+            callID: callID,
+            problems: ["POST /v1/calls/\(callID)/decline": Self.conflict(.answeredElsewhere, .accepted)])
         let coordinator = coordinator(OrderedCallUI(), server, store: store)
         #expect(coordinator.handleVoIPPush(push()) == .ringing)
         coordinator.end(callID: uuid) { _ in }
@@ -219,13 +245,16 @@ import Testing
         try await Task.sleep(for: .milliseconds(50))
         let requests = server.requests
         #expect(requests.contains("POST /v1/calls/\(callID)/decline"))
-        #expect(!requests.contains("POST /v1/calls/\(callID)/end"), "the call answered on another device was hung up: \(requests)")
+        #expect(
+            !requests.contains("POST /v1/calls/\(callID)/end"),
+            "the call answered on another device was hung up: \(requests)")
     }
 
     @Test func aDeclineAfterThisDevicesOwnAnswerReachedTheServerEndsTheCall() async {
         let store = InMemoryPendingActionStore()
-        let server = ScriptedServer(callID: callID,
-                                    problems: ["POST /v1/calls/\(callID)/decline": Self.conflict(.callStateConflict, .accepted)])
+        let server = ScriptedServer(
+            callID: callID,
+            problems: ["POST /v1/calls/\(callID)/decline": Self.conflict(.callStateConflict, .accepted)])
         let coordinator = coordinator(OrderedCallUI(), server, store: store)
         #expect(coordinator.handleVoIPPush(push()) == .ringing)
         coordinator.end(callID: uuid) { _ in }
@@ -233,11 +262,15 @@ import Testing
         #expect(await DurableHangUpTests.eventually { store.load().isEmpty })
     }
 
-    @Test(arguments: [(EventType.callUnanswered, CallState.unanswered, CallEndReason.unanswered),
-                      (.callAnsweredElsewhere, .accepted, .answeredElsewhere),
-                      (.callDeclinedElsewhere, .declined, .declinedElsewhere)])
-    func aLatePushForAFinishedCallIsReportedAndEndedWithTheSameReason(_ type: EventType, _ state: CallState,
-                                                                      _ reason: CallEndReason) {
+    @Test(arguments: [
+        (EventType.callUnanswered, CallState.unanswered, CallEndReason.unanswered),
+        (.callAnsweredElsewhere, .accepted, .answeredElsewhere),
+        (.callDeclinedElsewhere, .declined, .declinedElsewhere),
+    ])
+    func aLatePushForAFinishedCallIsReportedAndEndedWithTheSameReason(
+        _ type: EventType, _ state: CallState,
+        _ reason: CallEndReason
+    ) {
         let ui = OrderedCallUI()
         let coordinator = coordinator(ui, ScriptedServer(callID: callID, problems: [:]))
         coordinator.handle(event(.callIncoming, .ringing, seq: 1))

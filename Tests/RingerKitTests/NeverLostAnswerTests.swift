@@ -37,15 +37,22 @@ import Testing
 
         func count(_ suffix: String) -> Int { requests.filter { $0.hasSuffix(suffix) }.count }
 
-        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        func send(
+            method: String, url: URL, headers: [String: String], body: Data?
+        ) async throws -> (status: Int, body: Data) {
             let now = clock.now()
             guard !isDown(now) else { throw URLError(.notConnectedToInternet) }
             lock.withLock { log.append("\(method) \(url.path)") }
             let callID = url.pathComponents[3]
-            let call = Call(callId: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                            hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+            let call = Call(
+                callId: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             if url.path.hasSuffix("/accept") {
-                return (200, try RingerJSON.encode(AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m"))))
+                return (
+                    200,
+                    try RingerJSON.encode(
+                        AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m")))
+                )
             }
             return (200, try RingerJSON.encode(call))
         }
@@ -57,19 +64,27 @@ import Testing
 
     func push(ringFor seconds: TimeInterval = 30) -> Data {
         let now = clock.now()
-        return try! RingerJSON.encode(VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
-                                                             sentAt: now.unixMilliseconds,
-                                                             expiresAt: now.addingTimeInterval(seconds).unixMilliseconds)))
+        return try! RingerJSON.encode(
+            VoIPPush(
+                ringer: .init(
+                    callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                    sentAt: now.unixMilliseconds,
+                    expiresAt: now.addingTimeInterval(seconds).unixMilliseconds)))
     }
 
-    func coordinator(ui: RecordingCallUI, transport: OutageTransport, memory: any CallMemoryStore = InMemoryCallMemoryStore(),
-                     actions: any PendingActionStore = InMemoryPendingActionStore()) -> CallCoordinator {
+    func coordinator(
+        ui: RecordingCallUI, transport: OutageTransport, memory: any CallMemoryStore = InMemoryCallMemoryStore(),
+        actions: any PendingActionStore = InMemoryPendingActionStore()
+    ) -> CallCoordinator {
         let clock = self.clock
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { clock.now() },
-                                          sleepUntil: { try await clock.sleep(until: $0) }, random: { 0.5 },
-                                          pendingActions: actions, callMemory: memory)
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: transport))
+        let coordinator = CallCoordinator(
+            deviceID: "bob-iphone", ui: ui, now: { clock.now() },
+            sleepUntil: { try await clock.sleep(until: $0) }, random: { 0.5 },
+            pendingActions: actions, callMemory: memory)
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: transport))
         return coordinator
     }
 
@@ -81,7 +96,9 @@ import Testing
 
     @Test func anAnswerGivenAsTheNetworkDropsForThreeSecondsConnectsWhenItReturns() async throws {
         let start = clock.now()
-        let transport = OutageTransport(clock: clock) { $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(4) }
+        let transport = OutageTransport(clock: clock) {
+            $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(4)
+        }
         let ui = RecordingCallUI()
         let coordinator = coordinator(ui: ui, transport: transport)
         #expect(coordinator.handleVoIPPush(push()) == .ringing)
@@ -99,7 +116,9 @@ import Testing
 
     @Test func anAnswerNeverDeliveredEndsAnswerNotDeliveredAtTheDeadlineAndDeclines() async throws {
         let start = clock.now()
-        let transport = OutageTransport(clock: clock) { $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(60) }
+        let transport = OutageTransport(clock: clock) {
+            $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(60)
+        }
         let ui = RecordingCallUI()
         let actions = InMemoryPendingActionStore()
         let coordinator = coordinator(ui: ui, transport: transport, actions: actions)
@@ -145,8 +164,11 @@ import Testing
         let memory = InMemoryCallMemoryStore()
         let transport = OutageTransport(clock: clock) { _ in false }
         let first = coordinator(ui: RecordingCallUI(), transport: transport, memory: memory)
-        #expect(first.handleNotificationPush(try RingerJSON.encode(
-            AlertOrBackgroundPush(aps: .init(), ringer: .init(type: .callCancelled, callId: callID)))) == .callCancelled)
+        #expect(
+            first.handleNotificationPush(
+                try RingerJSON.encode(
+                    AlertOrBackgroundPush(aps: .init(), ringer: .init(type: .callCancelled, callId: callID))))
+                == .callCancelled)
         let ui = RecordingCallUI()
         let second = coordinator(ui: ui, transport: transport, memory: memory)
         #expect(second.handleVoIPPush(push()) == .alreadyEnded)
@@ -174,7 +196,9 @@ import Testing
     /// Answers every ringing acknowledgement with `status` (a problem without a call state).
     struct RingingRefusingTransport: HTTPTransport {
         let status: Int
-        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        func send(
+            method: String, url: URL, headers: [String: String], body: Data?
+        ) async throws -> (status: Int, body: Data) {
             (status, try RingerJSON.encode(Problem(type: "about:blank", title: "HTTP \(status)", status: status)))
         }
     }
@@ -183,10 +207,13 @@ import Testing
     func aRingingAcknowledgementTheServerCouldNotAnswerLeavesTheCallRinging(_ status: Int) async throws {
         let ui = RecordingCallUI()
         let clock = self.clock
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { clock.now() },
-                                          sleepUntil: { try await clock.sleep(until: $0) }, random: { 0.5 })
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: RingingRefusingTransport(status: status)))
+        let coordinator = CallCoordinator(
+            deviceID: "bob-iphone", ui: ui, now: { clock.now() },
+            sleepUntil: { try await clock.sleep(until: $0) }, random: { 0.5 })
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: RingingRefusingTransport(status: status)))
         #expect(coordinator.handleVoIPPush(push()) == .ringing)
         // Three tries take under two seconds of the fast clock; the call must still ring after them.
         try await clock.sleep(until: clock.now().addingTimeInterval(5))
@@ -195,7 +222,9 @@ import Testing
 
     @Test func aDeclineMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() async throws {
         let start = clock.now()
-        let transport = OutageTransport(clock: clock) { $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(61) }
+        let transport = OutageTransport(clock: clock) {
+            $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(61)
+        }
         let actions = InMemoryPendingActionStore()
         let coordinator = coordinator(ui: RecordingCallUI(), transport: transport, actions: actions)
         #expect(coordinator.handleVoIPPush(push()) == .ringing)

@@ -16,7 +16,8 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("TestVectors/phone-call")
 
     static var files: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }
+            .sorted()
     }
 
     @Test func thereAreVectors() {
@@ -31,8 +32,9 @@ import Testing
         _ = try Self.string(vector["description"], "description")
         let initial = try Self.object(vector["initial"], "initial")
         try Self.only(["device_id", "clock_offset_ms"], in: initial, "initial")
-        var machine = PhoneCallMachine(deviceID: try Self.string(initial["device_id"], "initial.device_id"),
-                                       clockOffset: try Self.optionalMillis(initial["clock_offset_ms"]).map { $0 / 1000 })
+        var machine = PhoneCallMachine(
+            deviceID: try Self.string(initial["device_id"], "initial.device_id"),
+            clockOffset: try Self.optionalMillis(initial["clock_offset_ms"]).map { $0 / 1000 })
         let steps = try Self.array(vector["steps"], "steps")
         for (index, raw) in steps.enumerated() {
             let step = try Self.object(raw, "steps[\(index)]")
@@ -42,7 +44,8 @@ import Testing
             if rawInput["type"] as? String == "relaunched" {
                 // A new process: a machine built from what the old one asked to keep, then told it launched.
                 try Self.only(["type"], in: rawInput, "steps[\(index)].input")
-                machine = PhoneCallMachine(deviceID: machine.deviceID, clockOffset: machine.clockOffset, memory: machine.memory)
+                machine = PhoneCallMachine(
+                    deviceID: machine.deviceID, clockOffset: machine.clockOffset, memory: machine.memory)
             }
             let input = try Self.input(rawInput)
             let effects = machine.handle(input, at: at).map(Self.json)
@@ -53,14 +56,17 @@ import Testing
         try Self.only(["calls", "clock_offset_ms"], in: final, "final")
         for (callID, raw) in try Self.object(final["calls"], "final.calls") {
             let call = try Self.object(raw, "final.calls.\(callID)")
-            try Self.only(["phase", "end_reason"], in: call, "final.calls.\(callID)", required: ["phase", "end_reason"])
+            try Self.only(
+                ["phase", "end_reason"], in: call, "final.calls.\(callID)", required: ["phase", "end_reason"])
             let actual = machine.calls[callID]
             #expect(actual?.phase.rawValue == call["phase"] as? String, "\(file): phase of \(callID)")
             #expect(actual?.endReason?.rawValue == call["end_reason"] as? String, "\(file): end reason of \(callID)")
         }
         if final.keys.contains("clock_offset_ms") {
-            #expect(machine.clockOffset.map { ($0 * 1000).rounded() } == (try Self.optionalMillis(final["clock_offset_ms"])),
-                    "\(file): clock offset")
+            #expect(
+                machine.clockOffset.map { ($0 * 1000).rounded() }
+                    == (try Self.optionalMillis(final["clock_offset_ms"])),
+                "\(file): clock offset")
         }
     }
 
@@ -68,8 +74,10 @@ import Testing
 
     /// Refuses a key the format does not have, and a missing required one: a misspelt field would otherwise
     /// read as absent and a vector could pass without testing what it says.
-    static func only(_ keys: Set<String>, in object: [String: Any], _ what: String,
-                     required: Set<String> = []) throws {
+    static func only(
+        _ keys: Set<String>, in object: [String: Any], _ what: String,
+        required: Set<String> = []
+    ) throws {
         let unknown = Set(object.keys).subtracting(keys)
         guard unknown.isEmpty else { throw VectorError(description: "\(what) has unknown keys \(unknown.sorted())") }
         let missing = required.subtracting(object.keys)
@@ -79,30 +87,47 @@ import Testing
     /// Refuses a value outside the wire vocabulary: the wire enums are open (any string decodes), so a typo such
     /// as `call.canceled` would be an event the machine ignores, and a vector expecting nothing would pass.
     static func known(_ value: String, in names: Set<String>, _ what: String) throws -> String {
-        guard names.contains(value) else { throw VectorError(description: "\(what) \(value) is not one of \(names.sorted())") }
+        guard names.contains(value) else {
+            throw VectorError(description: "\(what) \(value) is not one of \(names.sorted())")
+        }
         return value
     }
 
-    static let eventTypes: Set<String> = Set([EventType.callIncoming, .callRinging, .callAccepted, .callDeclined, .callCancelled,
-                                              .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded,
-                                              .streamReady].map(\.rawValue))
-    static let callStates: Set<String> = Set([CallState.ringing, .accepted, .declined, .cancelled, .unanswered, .busy, .ended,
-                                              .failed].map(\.rawValue))
-    static let systemEndReasons: Set<String> = [SystemEndReason.connectionLost.rawValue, SystemEndReason.maximumDuration.rawValue]
+    static let eventTypes: Set<String> = Set(
+        [
+            EventType.callIncoming, .callRinging, .callAccepted, .callDeclined, .callCancelled,
+            .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded,
+            .streamReady,
+        ].map(\.rawValue))
+    static let callStates: Set<String> = Set(
+        [
+            CallState.ringing, .accepted, .declined, .cancelled, .unanswered, .busy, .ended,
+            .failed,
+        ].map(\.rawValue))
+    static let systemEndReasons: Set<String> = [
+        SystemEndReason.connectionLost.rawValue, SystemEndReason.maximumDuration.rawValue,
+    ]
 
     /// The fields each input type has (docs/test-vectors.md "Inputs"); all are required but `callee_id`.
     static let inputFields: [String: Set<String>] = [
-        "incoming_push": ["call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account", "reports_every_push"],
+        "incoming_push": [
+            "call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account",
+            "reports_every_push",
+        ],
         "unreadable_push": ["reports_every_push"], "event": ["event", "call"], "update_push": ["event", "call_id"],
         "report_finished": ["call_id", "accepted"], "answer": ["call_id"], "answer_confirmed": ["call_id"],
-        "answer_refused": ["call_id", "problem"], "ringing_refused": ["call_id", "problem"], "end": ["call_id"], "end_all": [],
+        "answer_refused": ["call_id", "problem"], "ringing_refused": ["call_id", "problem"], "end": ["call_id"],
+        "end_all": [],
         "outgoing_placed": ["call"], "call_read": ["call"], "keepalive_refused": ["call_id", "call"],
-        "deadline_reached": ["call_id"], "account_changed": ["account"], "server_time": ["server_time_ms"], "phone_clock_changed": [],
+        "deadline_reached": ["call_id"], "account_changed": ["account"], "server_time": ["server_time_ms"],
+        "phone_clock_changed": [],
         "relaunched": [], "hang_up_refused": ["call_id", "kind", "problem"],
     ]
 
     static func bool(_ value: Any?, _ what: String) throws -> Bool {
-        guard let bool = value as? Bool, !(value is NSNull) else { throw VectorError(description: "\(what) is not a boolean") }
+        guard let bool = value as? Bool, !(value is NSNull) else {
+            throw VectorError(description: "\(what) is not a boolean")
+        }
         return bool
     }
 
@@ -147,16 +172,24 @@ import Testing
 
     static func call(_ value: Any?) throws -> Call {
         let call = try object(value, "call")
-        try only(["call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms", "accepted_device_id", "end_reason"],
-                 in: call, "call")
-        var result = Call(callId: try string(call["call_id"], "call.call_id"),
-                          state: CallState(rawValue: try known(try string(call["state"], "call.state"), in: callStates, "call.state")),
-                          caller: Party(id: try string(call["caller"], "call.caller")),
-                          callee: Party(id: try string(call["callee"], "call.callee")), hasVideo: false,
-                          createdAt: try date(call["created_at_ms"], "call.created_at_ms"),
-                          expiresAt: try date(call["expires_at_ms"], "call.expires_at_ms"))
+        try only(
+            [
+                "call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms", "accepted_device_id",
+                "end_reason",
+            ],
+            in: call, "call")
+        var result = Call(
+            callId: try string(call["call_id"], "call.call_id"),
+            state: CallState(
+                rawValue: try known(try string(call["state"], "call.state"), in: callStates, "call.state")),
+            caller: Party(id: try string(call["caller"], "call.caller")),
+            callee: Party(id: try string(call["callee"], "call.callee")), hasVideo: false,
+            createdAt: try date(call["created_at_ms"], "call.created_at_ms"),
+            expiresAt: try date(call["expires_at_ms"], "call.expires_at_ms"))
         result.acceptedDeviceId = call["accepted_device_id"] as? String
-        result.endReason = try (call["end_reason"] as? String).map { SystemEndReason(rawValue: try known($0, in: systemEndReasons, "call.end_reason")) }
+        result.endReason = try (call["end_reason"] as? String).map {
+            SystemEndReason(rawValue: try known($0, in: systemEndReasons, "call.end_reason"))
+        }
         return result
     }
 
@@ -164,42 +197,60 @@ import Testing
         guard let value, !(value is NSNull) else { return nil }
         let problem = try object(value, "problem")
         try only(["type", "status", "call_state"], in: problem, "problem")
-        return Problem(type: try string(problem["type"], "problem.type"), title: "vector",
-                       status: Int(try millis(problem["status"], "problem.status")),
-                       callState: try (problem["call_state"] as? String).map { CallState(rawValue: try known($0, in: callStates, "problem.call_state")) })
+        return Problem(
+            type: try string(problem["type"], "problem.type"), title: "vector",
+            status: Int(try millis(problem["status"], "problem.status")),
+            callState: try (problem["call_state"] as? String).map {
+                CallState(rawValue: try known($0, in: callStates, "problem.call_state"))
+            })
     }
 
     static func input(_ input: [String: Any]) throws -> PhoneCallInput {
         let callID = { try string(input["call_id"], "input.call_id") }
-        let event = { EventType(rawValue: try known(try string(input["event"], "input.event"), in: eventTypes, "input.event")) }
+        let event = {
+            EventType(rawValue: try known(try string(input["event"], "input.event"), in: eventTypes, "input.event"))
+        }
         let type = try string(input["type"], "input.type")
         guard let fields = inputFields[type] else { throw VectorError(description: "unknown input type \(type)") }
         try only(fields.union(["type"]), in: input, "input \(type)", required: fields.subtracting(["callee_id"]))
         switch type {
         case "incoming_push":
-            guard let uuid = UUID(uuidString: try callID()) else { throw VectorError(description: "call_id is no UUID") }
-            let push = IncomingPush(uuid: uuid, caller: Party(id: try string(input["caller"], "input.caller")),
-                                    calleeID: input["callee_id"] as? String, hasVideo: try bool(input["has_video"], "input.has_video"),
-                                    sentAt: try date(input["sent_at_ms"], "input.sent_at_ms"),
-                                    expiresAt: try date(input["expires_at_ms"], "input.expires_at_ms"))
-            return .incomingPush(push, account: try account(input["account"]),
-                                 reportsEveryPush: try bool(input["reports_every_push"], "input.reports_every_push"))
-        case "unreadable_push": return .unreadablePush(reportsEveryPush: try bool(input["reports_every_push"], "input.reports_every_push"))
+            guard let uuid = UUID(uuidString: try callID()) else {
+                throw VectorError(description: "call_id is no UUID")
+            }
+            let push = IncomingPush(
+                uuid: uuid, caller: Party(id: try string(input["caller"], "input.caller")),
+                calleeID: input["callee_id"] as? String, hasVideo: try bool(input["has_video"], "input.has_video"),
+                sentAt: try date(input["sent_at_ms"], "input.sent_at_ms"),
+                expiresAt: try date(input["expires_at_ms"], "input.expires_at_ms"))
+            return .incomingPush(
+                push, account: try account(input["account"]),
+                reportsEveryPush: try bool(input["reports_every_push"], "input.reports_every_push"))
+        case "unreadable_push":
+            return .unreadablePush(reportsEveryPush: try bool(input["reports_every_push"], "input.reports_every_push"))
         case "event":
             return .event(try event(), try call(input["call"]))
         case "update_push": return .updatePush(try event(), callID: try callID())
-        case "report_finished": return .reportFinished(callID: try callID(), accepted: try bool(input["accepted"], "input.accepted"))
+        case "report_finished":
+            return .reportFinished(callID: try callID(), accepted: try bool(input["accepted"], "input.accepted"))
         case "answer": return .answer(callID: try callID())
         case "answer_confirmed": return .answerConfirmed(callID: try callID())
         case "answer_refused":
-            guard let problem = try problem(input["problem"]) else { throw VectorError(description: "answer_refused needs a problem") }
+            guard let problem = try problem(input["problem"]) else {
+                throw VectorError(description: "answer_refused needs a problem")
+            }
             return .answerRefused(callID: try callID(), problem: problem)
         case "ringing_refused":
-            guard let problem = try problem(input["problem"]) else { throw VectorError(description: "ringing_refused needs a problem") }
+            guard let problem = try problem(input["problem"]) else {
+                throw VectorError(description: "ringing_refused needs a problem")
+            }
             return .ringingRefused(callID: try callID(), problem: problem)
         case "hang_up_refused":
-            guard let problem = try problem(input["problem"]) else { throw VectorError(description: "hang_up_refused needs a problem") }
-            let kind = try known(try string(input["kind"], "input.kind"), in: ["decline", "cancel", "end"], "input.kind")
+            guard let problem = try problem(input["problem"]) else {
+                throw VectorError(description: "hang_up_refused needs a problem")
+            }
+            let kind = try known(
+                try string(input["kind"], "input.kind"), in: ["decline", "cancel", "end"], "input.kind")
             return .hangUpRefused(callID: try callID(), PendingCallAction.Kind(rawValue: kind)!, problem: problem)
         case "end": return .end(callID: try callID())
         case "end_all": return .endAll
@@ -223,29 +274,34 @@ import Testing
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     static func json(_ effect: PhoneCallEffect) -> String {
-        let object: [String: Any] = switch effect {
-        case .reportIncoming(let callID, _): ["type": "report_incoming", "call_id": callID]
-        case .reportDuplicate(let report): ["type": "report_duplicate", "call_id": id(report.id)]
-        case .reportAndEnd(let uuid, _, let reason):
-            ["type": "report_and_end", "call_id": uuid.map(id) ?? NSNull(), "reason": reason.rawValue]
-        case .reportEnded(let uuid, let reason): ["type": "report_ended", "call_id": id(uuid), "reason": reason.rawValue]
-        case .reportOutgoingConnected(let uuid): ["type": "report_outgoing_connected", "call_id": id(uuid)]
-        case .reportAnswering(let uuid): ["type": "report_answering", "call_id": id(uuid)]
-        case .reportAnswered(let uuid): ["type": "report_answered", "call_id": id(uuid)]
-        case .completeAnswer(let callID, let fulfilled): ["type": "complete_answer", "call_id": callID, "fulfilled": fulfilled]
-        case .pushHandled(let callID, let disposition):
-            ["type": "push_handled", "call_id": callID ?? NSNull(), "disposition": snakeCase(disposition.rawValue)]
-        case .ringing(let callID): ["type": "ringing", "call_id": callID]
-        case .answered(let callID): ["type": "answered", "call_id": callID]
-        case .ended(let callID, let reason): ["type": "ended", "call_id": callID, "reason": reason?.rawValue ?? NSNull()]
-        case .sendRinging(let callID): ["type": "send_ringing", "call_id": callID]
-        case .sendAccept(let callID): ["type": "send_accept", "call_id": callID]
-        case .sendHangUp(let callID, let kind): ["type": "send_hang_up", "call_id": callID, "kind": kind.rawValue]
-        case .armDeadline(let callID, let at): ["type": "arm_deadline", "call_id": callID, "at_ms": millis(at)]
-        case .startKeepalive(let callID): ["type": "start_keepalive", "call_id": callID]
-        case .fetchMedia(let callID): ["type": "fetch_media", "call_id": callID]
-        case .saveClockOffset(let offset): ["type": "save_clock_offset", "offset_ms": Int64((offset * 1000).rounded())]
-        }
+        let object: [String: Any] =
+            switch effect {
+            case .reportIncoming(let callID, _): ["type": "report_incoming", "call_id": callID]
+            case .reportDuplicate(let report): ["type": "report_duplicate", "call_id": id(report.id)]
+            case .reportAndEnd(let uuid, _, let reason):
+                ["type": "report_and_end", "call_id": uuid.map(id) ?? NSNull(), "reason": reason.rawValue]
+            case .reportEnded(let uuid, let reason):
+                ["type": "report_ended", "call_id": id(uuid), "reason": reason.rawValue]
+            case .reportOutgoingConnected(let uuid): ["type": "report_outgoing_connected", "call_id": id(uuid)]
+            case .reportAnswering(let uuid): ["type": "report_answering", "call_id": id(uuid)]
+            case .reportAnswered(let uuid): ["type": "report_answered", "call_id": id(uuid)]
+            case .completeAnswer(let callID, let fulfilled):
+                ["type": "complete_answer", "call_id": callID, "fulfilled": fulfilled]
+            case .pushHandled(let callID, let disposition):
+                ["type": "push_handled", "call_id": callID ?? NSNull(), "disposition": snakeCase(disposition.rawValue)]
+            case .ringing(let callID): ["type": "ringing", "call_id": callID]
+            case .answered(let callID): ["type": "answered", "call_id": callID]
+            case .ended(let callID, let reason):
+                ["type": "ended", "call_id": callID, "reason": reason?.rawValue ?? NSNull()]
+            case .sendRinging(let callID): ["type": "send_ringing", "call_id": callID]
+            case .sendAccept(let callID): ["type": "send_accept", "call_id": callID]
+            case .sendHangUp(let callID, let kind): ["type": "send_hang_up", "call_id": callID, "kind": kind.rawValue]
+            case .armDeadline(let callID, let at): ["type": "arm_deadline", "call_id": callID, "at_ms": millis(at)]
+            case .startKeepalive(let callID): ["type": "start_keepalive", "call_id": callID]
+            case .fetchMedia(let callID): ["type": "fetch_media", "call_id": callID]
+            case .saveClockOffset(let offset):
+                ["type": "save_clock_offset", "offset_ms": Int64((offset * 1000).rounded())]
+            }
         return canonical(object)
     }
 

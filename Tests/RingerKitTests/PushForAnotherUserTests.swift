@@ -19,14 +19,17 @@ import Testing
     }
 
     func api(for user: String) -> RingerAPIClient {
-        RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: Self.userToken(user),
-                        transport: UnreachableTransport())
+        RingerAPIClient(
+            baseURL: URL(string: "http://127.0.0.1:9")!, userToken: Self.userToken(user),
+            transport: UnreachableTransport())
     }
 
     func push(callID: String, callee: String?) -> Data {
-        let body = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), calleeId: callee, hasVideo: false,
-                                          sentAt: now.unixMilliseconds,
-                                          expiresAt: now.addingTimeInterval(30).unixMilliseconds))
+        let body = VoIPPush(
+            ringer: .init(
+                callId: callID, caller: Party(id: "alice"), calleeId: callee, hasVideo: false,
+                sentAt: now.unixMilliseconds,
+                expiresAt: now.addingTimeInterval(30).unixMilliseconds))
         return try! RingerJSON.encode(body)
     }
 
@@ -57,7 +60,8 @@ import Testing
     @Test func callRungDuringLaunchForThePreviousUserEndsWhenAnotherUserConnects() {
         let ui = RecordingCallUI()
         let coordinator = coordinator(ui)
-        let forBob = UUID().uuidString.lowercased(), forCarol = UUID().uuidString.lowercased()
+        let forBob = UUID().uuidString.lowercased()
+        let forCarol = UUID().uuidString.lowercased()
         // Still launching: whose phone it is is not known yet, so both ring.
         #expect(coordinator.handleVoIPPush(push(callID: forBob, callee: "bob")) == .ringing)
         #expect(coordinator.handleVoIPPush(push(callID: forCarol, callee: "carol")) == .ringing)

@@ -10,8 +10,9 @@ import Testing
     let base = URL(string: "http://127.0.0.1:1")!
 
     func registrar() -> PushTokenRegistrar {
-        PushTokenRegistrar(deviceID: "bob-iphone", platform: .ios, bundleID: "com.example.app", apnsEnvironment: .sandbox,
-                           random: { 0 }, sleep: { _ in })
+        PushTokenRegistrar(
+            deviceID: "bob-iphone", platform: .ios, bundleID: "com.example.app", apnsEnvironment: .sandbox,
+            random: { 0 }, sleep: { _ in })
     }
 
     func api(_ user: String) -> RingerAPIClient { RingerAPIClient(baseURL: base, userToken: user, transport: server) }
@@ -19,7 +20,8 @@ import Testing
     /// The readiness of each request sent, nil for a request without one, "DELETE" for an unregistration.
     func sentReadiness() -> [[String]?] {
         server.requests.map { request in
-            request.method == "DELETE" ? ["DELETE"] : request.registration?.readiness.map { $0.problems.map(\.rawValue) }
+            request.method == "DELETE"
+                ? ["DELETE"] : request.registration?.readiness.map { $0.problems.map(\.rawValue) }
         }
     }
 
@@ -32,10 +34,12 @@ import Testing
 
         registrar.setReadiness(DeviceReadiness(problems: [.notificationsDisabled, .callsNotPermitted]))
         await registrar.waitUntilIdle()
-        registrar.setReadiness(DeviceReadiness(problems: [.callsNotPermitted, .notificationsDisabled, .callsNotPermitted]))
+        registrar.setReadiness(
+            DeviceReadiness(problems: [.callsNotPermitted, .notificationsDisabled, .callsNotPermitted]))
         await registrar.waitUntilIdle()
         // The app's own time is not sent: the server stamps the report.
-        registrar.setReadiness(DeviceReadiness(problems: [.notificationsDisabled, .callsNotPermitted], reportedAt: Date()))
+        registrar.setReadiness(
+            DeviceReadiness(problems: [.notificationsDisabled, .callsNotPermitted], reportedAt: Date()))
         await registrar.waitUntilIdle()
         #expect(sentReadiness() == [nil, ["calls_not_permitted", "notifications_disabled"]])
         #expect(server.requests.last?.registration?.readiness?.reportedAt == nil)
@@ -81,8 +85,12 @@ import Testing
         // Sixteen well-formed names of the app's own, two the server would refuse, and no VoIP token: the
         // registrar's no_push_token would make seventeen.
         let own = (1...16).map { ReadinessProblem(rawValue: "app_problem_\($0)") }
-        registrar.setReadiness(DeviceReadiness(problems: own + [ReadinessProblem(rawValue: "Bad Name"),
-                                                                ReadinessProblem(rawValue: "")]))
+        registrar.setReadiness(
+            DeviceReadiness(
+                problems: own + [
+                    ReadinessProblem(rawValue: "Bad Name"),
+                    ReadinessProblem(rawValue: ""),
+                ]))
         registrar.logIn(api("bob"))
         await registrar.waitUntilIdle()
         let sent = server.requests.last?.registration?.readiness?.problems ?? []

@@ -1,5 +1,5 @@
-import RingerBackoff
 import Foundation
+import RingerBackoff
 import RingerKit
 import RingerWire
 import Testing
@@ -22,10 +22,12 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
 
     /// A registrar with no jitter whose backoff sleeps are recorded and skipped.
     func registrar(sleep: (@Sendable (TimeInterval) async throws -> Void)? = nil) -> PushTokenRegistrar {
-        let sleeps = sleeps, observations = observations
-        return PushTokenRegistrar(deviceID: "bob-iphone", platform: .ios, bundleID: "com.example.app",
-                                  apnsEnvironment: .sandbox, backoff: .init(initialDelay: 1, maximumDelay: 60), random: { 0 },
-                                  sleep: sleep ?? { sleeps.append($0) }, observer: { observations.append($0) })
+        let sleeps = sleeps
+        let observations = observations
+        return PushTokenRegistrar(
+            deviceID: "bob-iphone", platform: .ios, bundleID: "com.example.app",
+            apnsEnvironment: .sandbox, backoff: .init(initialDelay: 1, maximumDelay: 60), random: { 0 },
+            sleep: sleep ?? { sleeps.append($0) }, observer: { observations.append($0) })
     }
 
     func api(_ user: String) -> RingerAPIClient { RingerAPIClient(baseURL: base, userToken: user, transport: server) }
@@ -33,15 +35,17 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
     /// Every request carried a user token: nothing is ever sent on behalf of nobody.
     func expectAllAuthorized() {
         for request in server.requests {
-            #expect(request.authorization?.hasPrefix("Bearer ") == true && request.authorization != "Bearer ",
-                    "\(request.method) \(request.path) without a user token")
+            #expect(
+                request.authorization?.hasPrefix("Bearer ") == true && request.authorization != "Bearer ",
+                "\(request.method) \(request.path) without a user token")
         }
     }
 
     func summary() -> [String] {
         server.requests.map { request in
             let tokens = [request.registration?.voipToken, request.registration?.apnsToken].map { $0 ?? "-" }
-            return "\(request.method) \(request.path)" + (request.registration == nil ? "" : " \(tokens.joined(separator: ","))")
+            return "\(request.method) \(request.path)"
+                + (request.registration == nil ? "" : " \(tokens.joined(separator: ","))")
         }
     }
 
@@ -55,12 +59,13 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
 
         registrar.logIn(api("bob"))
         await registrar.waitUntilIdle()
-        registrar.setToken("ab01", for: .voip) // PushKit re-delivers the same token on every launch
+        registrar.setToken("ab01", for: .voip)  // PushKit re-delivers the same token on every launch
         await registrar.waitUntilIdle()
 
         #expect(summary() == ["PUT /v1/devices/bob-iphone ab01,cafe"])
         let stored = server.registration(user: "bob", device: "bob-iphone")
-        #expect(stored?.bundleId == "com.example.app" && stored?.apnsEnvironment == .sandbox && stored?.platform == .ios)
+        #expect(
+            stored?.bundleId == "com.example.app" && stored?.apnsEnvironment == .sandbox && stored?.platform == .ios)
         #expect(registrar.status.registeredDevice?.voipToken == "ab01")
         #expect(registrar.status.isSyncing == false)
         expectAllAuthorized()
@@ -70,7 +75,7 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
         let registrar = registrar()
         registrar.logIn(api("bob"))
         await registrar.waitUntilIdle()
-        #expect(server.requests.isEmpty) // logged in, but no token yet: nothing to register
+        #expect(server.requests.isEmpty)  // logged in, but no token yet: nothing to register
         registrar.setToken("aa", for: .voip)
         await registrar.waitUntilIdle()
         registrar.setToken("bb", for: .voip)
@@ -95,8 +100,11 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
         registrar.invalidateToken(.apns)
         await registrar.waitUntilIdle()
 
-        #expect(summary() == ["PUT /v1/devices/bob-iphone aa,cc", "PUT /v1/devices/bob-iphone -,cc",
-                              "DELETE /v1/devices/bob-iphone"])
+        #expect(
+            summary() == [
+                "PUT /v1/devices/bob-iphone aa,cc", "PUT /v1/devices/bob-iphone -,cc",
+                "DELETE /v1/devices/bob-iphone",
+            ])
         #expect(server.registration(user: "bob", device: "bob-iphone") == nil)
         #expect(registrar.status.registeredDevice == nil)
         #expect(observations.all.last == .unregistered(deviceID: "bob-iphone"))
@@ -115,14 +123,17 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
         #expect(registrar.status.isLoggedIn == false && registrar.status.registeredDevice == nil)
 
         registrar.setToken("bb", for: .voip)
-        registrar.logOut() // nobody logged in: nothing to do
+        registrar.logOut()  // nobody logged in: nothing to do
         await registrar.waitUntilIdle()
         #expect(server.requests.count == 2)
 
         registrar.logIn(api("carol"))
         await registrar.waitUntilIdle()
-        #expect(summary() == ["PUT /v1/devices/bob-iphone aa,-", "DELETE /v1/devices/bob-iphone",
-                              "PUT /v1/devices/bob-iphone bb,-"])
+        #expect(
+            summary() == [
+                "PUT /v1/devices/bob-iphone aa,-", "DELETE /v1/devices/bob-iphone",
+                "PUT /v1/devices/bob-iphone bb,-",
+            ])
         #expect(server.requests.last?.authorization == "Bearer carol")
         expectAllAuthorized()
     }
@@ -151,11 +162,13 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
         await registrar.waitUntilIdle()
 
         #expect(summary() == Array(repeating: "PUT /v1/devices/bob-iphone aa,-", count: 3))
-        #expect(sleeps.all == [0.5, 1.0]) // jitter 0: half of 1 s, then half of 2 s
+        #expect(sleeps.all == [0.5, 1.0])  // jitter 0: half of 1 s, then half of 2 s
         #expect(server.registration(user: "bob", device: "bob-iphone")?.voipToken == "aa")
         let retries = observations.all.filter { if case .retrying = $0 { true } else { false } }
         #expect(retries.count == 2)
-        if case .registered(let device)? = observations.all.last { #expect(device.userId == "bob") } else {
+        if case .registered(let device)? = observations.all.last {
+            #expect(device.userId == "bob")
+        } else {
             Issue.record("last observation \(String(describing: observations.all.last))")
         }
         expectAllAuthorized()
@@ -169,7 +182,9 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
         await registrar.waitUntilIdle()
         #expect(server.requests.count == 1 && sleeps.all.isEmpty)
         #expect(registrar.status.registeredDevice == nil)
-        #expect(observations.all.count == 1 && observations.all.first.map { if case .failed = $0 { true } else { false } } == true)
+        #expect(
+            observations.all.count == 1
+                && observations.all.first.map { if case .failed = $0 { true } else { false } } == true)
 
         registrar.setToken("bb", for: .voip)
         await registrar.waitUntilIdle()
@@ -207,7 +222,7 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
         registrar.setToken("t2", for: .voip)
         await registrar.waitUntilIdle()
 
-        #expect(Date().timeIntervalSince(started) < 5) // the 30 s backoff was cut short
+        #expect(Date().timeIntervalSince(started) < 5)  // the 30 s backoff was cut short
         #expect(summary() == ["PUT /v1/devices/bob-iphone t1,-", "PUT /v1/devices/bob-iphone t2,-"])
         #expect(server.registration(user: "bob", device: "bob-iphone")?.voipToken == "t2")
     }

@@ -14,11 +14,14 @@ import Testing
         let callID = UUID().uuidString.lowercased()
         var requests: [String] { lock.withLock { paths } }
 
-        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+        func send(
+            method: String, url: URL, headers: [String: String], body: Data?
+        ) async throws -> (status: Int, body: Data) {
             lock.withLock { paths.append("\(method) \(url.path)") }
             let now = Date()
-            var call = Call(callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                            hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+            var call = Call(
+                callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             switch (method, url.path) {
             case ("POST", "/v1/calls"):
                 return (201, try RingerJSON.encode(call))
@@ -29,7 +32,10 @@ import Testing
             case ("GET", "/v1/calls/\(callID)/media"):
                 return (200, try RingerJSON.encode(MediaSession(url: "ws://media", token: "alice-media")))
             default:
-                return (404, try RingerJSON.encode(Problem(type: ProblemType.notFound.rawValue, title: "Not found", status: 404)))
+                return (
+                    404,
+                    try RingerJSON.encode(Problem(type: ProblemType.notFound.rawValue, title: "Not found", status: 404))
+                )
             }
         }
     }
@@ -40,10 +46,13 @@ import Testing
         let server = AnsweredWhileAwayServer()
         let ui = RecordingCallUI()
         let answered = LockedValue<MediaSession?>(nil)
-        let coordinator = CallCoordinator(deviceID: "alice-iphone", ui: ui, observer: { observation in
-            if case .outgoingAnswered(_, let media) = observation { answered.withLock { $0 = media } }
-        })
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t", transport: server))
+        let coordinator = CallCoordinator(
+            deviceID: "alice-iphone", ui: ui,
+            observer: { observation in
+                if case .outgoingAnswered(_, let media) = observation { answered.withLock { $0 = media } }
+            })
+        coordinator.connect(
+            api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t", transport: server))
         _ = try await coordinator.startCall(to: "bob")
         coordinator.refreshCalls()
         for _ in 0..<200 where answered.snapshot == nil { try await Task.sleep(for: .milliseconds(10)) }
@@ -58,9 +67,10 @@ import Testing
 
     @Test func stoppingTheEventStreamTwiceReportsClosedOnce() {
         let statuses = LockedValue<[EventStream.Status]>([])
-        let stream = EventStream(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t"),
-                                 deviceID: "d", transport: EventStreamStatusTests.DroppableSockets(), onEvent: { _ in },
-                                 onStatus: { status in statuses.withLock { $0.append(status) } })
+        let stream = EventStream(
+            api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t"),
+            deviceID: "d", transport: EventStreamStatusTests.DroppableSockets(), onEvent: { _ in },
+            onStatus: { status in statuses.withLock { $0.append(status) } })
         stream.stop()
         stream.stop()
         #expect(statuses.snapshot == [.closed])

@@ -1,8 +1,9 @@
 import Foundation
-@testable import RingerKit
 import RingerSync
 import RingerWire
 import Testing
+
+@testable import RingerKit
 
 /// Defect B of issue 13: whether a push is past its ring deadline is judged on the server's timeline, through
 /// the clock offset the phone learned from the server, never on the phone's own clock alone.
@@ -13,9 +14,11 @@ import Testing
     /// A push the server sent `age` seconds ago for a call that rings 30 s.
     func push(_ callID: String, sentSecondsAgo age: TimeInterval) -> Data {
         let sent = serverNow.addingTimeInterval(-age)
-        let body = VoIPPush(ringer: .init(callId: callID, caller: Party(id: "alice"), hasVideo: false,
-                                          sentAt: sent.unixMilliseconds,
-                                          expiresAt: sent.addingTimeInterval(30).unixMilliseconds))
+        let body = VoIPPush(
+            ringer: .init(
+                callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                sentAt: sent.unixMilliseconds,
+                expiresAt: sent.addingTimeInterval(30).unixMilliseconds))
         return try! RingerJSON.encode(body)
     }
 
@@ -23,14 +26,19 @@ import Testing
     static let bootTime = Date(timeIntervalSince1970: 1_799_990_000)
 
     /// A logged-in coordinator on a phone clock `skew` seconds off the server's.
-    func coordinator(_ ui: any CallUI, skew: TimeInterval, store: any ClockOffsetStore = InMemoryClockOffsetStore(),
-                     transport: any HTTPTransport = UnreachableTransport(),
-                     bootTime: @escaping @Sendable () -> Date = { ServerClockTests.bootTime }) -> CallCoordinator {
+    func coordinator(
+        _ ui: any CallUI, skew: TimeInterval, store: any ClockOffsetStore = InMemoryClockOffsetStore(),
+        transport: any HTTPTransport = UnreachableTransport(),
+        bootTime: @escaping @Sendable () -> Date = { ServerClockTests.bootTime }
+    ) -> CallCoordinator {
         let phoneNow = serverNow.addingTimeInterval(skew)
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { phoneNow }, clockOffsets: store,
-                                          bootTime: bootTime)
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: transport))
+        let coordinator = CallCoordinator(
+            deviceID: "bob-iphone", ui: ui, now: { phoneNow }, clockOffsets: store,
+            bootTime: bootTime)
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: transport))
         return coordinator
     }
 
@@ -38,7 +46,7 @@ import Testing
     func aFreshPushRingsWhateverThePhonesClockSaysOnceTheOffsetIsLearned(_ skew: TimeInterval) {
         let ui = RecordingCallUI()
         let coordinator = coordinator(ui, skew: skew)
-        coordinator.serverTimeObserved(serverNow)   // stream.ready's server_time_ms
+        coordinator.serverTimeObserved(serverNow)  // stream.ready's server_time_ms
         #expect(coordinator.clockOffset == -skew)
         #expect(coordinator.handleVoIPPush(push(UUID().uuidString, sentSecondsAgo: 1)) == .ringing)
         #expect(ui.ended.isEmpty)
@@ -61,8 +69,9 @@ import Testing
     @Test func whileTheOffsetIsUnknownALatePushRingsAndTheServersAnswerToRingingEndsIt() async {
         let ui = RecordingCallUI()
         let callID = UUID().uuidString.lowercased()
-        let conflict = Problem(type: ProblemType.callStateConflict.rawValue, title: "Conflict", status: 409,
-                               callState: .unanswered)
+        let conflict = Problem(
+            type: ProblemType.callStateConflict.rawValue, title: "Conflict", status: 409,
+            callState: .unanswered)
         let server = RefusingTransport(problem: conflict)
         let coordinator = coordinator(ui, skew: -120, transport: server)
         #expect(coordinator.handleVoIPPush(push(callID, sentSecondsAgo: 85)) == .ringing)
@@ -102,10 +111,13 @@ import Testing
         let boot = LockedValue(Self.bootTime)
         let ui = RecordingCallUI()
         let phoneNow = LockedValue(serverNow.addingTimeInterval(-120))
-        let coordinator = CallCoordinator(deviceID: "bob-iphone", ui: ui, now: { phoneNow.snapshot }, clockOffsets: store,
-                                          bootTime: { boot.snapshot })
-        coordinator.connect(api: RingerAPIClient(baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
-                                                 transport: UnreachableTransport()))
+        let coordinator = CallCoordinator(
+            deviceID: "bob-iphone", ui: ui, now: { phoneNow.snapshot }, clockOffsets: store,
+            bootTime: { boot.snapshot })
+        coordinator.connect(
+            api: RingerAPIClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "t",
+                transport: UnreachableTransport()))
         coordinator.serverTimeObserved(serverNow)
         #expect(coordinator.clockOffset == 120)
         #expect(store.load() == StoredClockOffset(offset: 120, bootTime: Self.bootTime))
@@ -161,7 +173,9 @@ import Testing
 /// Answers every request with one problem.
 struct RefusingTransport: HTTPTransport {
     let problem: Problem
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+    func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         (problem.status, try RingerJSON.encode(problem))
     }
 }
@@ -169,11 +183,15 @@ struct RefusingTransport: HTTPTransport {
 /// Answers every request 200 with a `{}` body and a fixed `Date` header.
 struct DatingTransport: HTTPTransport {
     let date: String
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+    func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         (200, Data("{}".utf8))
     }
-    func sendReadingDate(method: String, url: URL, headers: [String: String],
-                         body: Data?) async throws -> (status: Int, body: Data, date: String?) {
+    func sendReadingDate(
+        method: String, url: URL, headers: [String: String],
+        body: Data?
+    ) async throws -> (status: Int, body: Data, date: String?) {
         (200, Data(#"{"call_id":"x"}"#.utf8), date)
     }
 }

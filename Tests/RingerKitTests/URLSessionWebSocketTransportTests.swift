@@ -13,8 +13,9 @@ import Testing
         let transport = URLSessionWebSocketTransport(openTimeout: 60)
         let started = ContinuousClock.now
         await #expect(throws: URLSessionWebSocketError.self) {
-            _ = try await transport.connect(url: URL(string: "ws://127.0.0.1:9/v1/events")!, headers: ["Authorization": "Bearer t"],
-                                            onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
+            _ = try await transport.connect(
+                url: URL(string: "ws://127.0.0.1:9/v1/events")!, headers: ["Authorization": "Bearer t"],
+                onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
         }
         #expect(ContinuousClock.now - started < .seconds(30))
         try await Task.sleep(for: .milliseconds(200))
@@ -25,8 +26,9 @@ import Testing
         let closes = LockedValue(0)
         let transport = URLSessionWebSocketTransport(openTimeout: 120)
         let attempt = Task {
-            try await transport.connect(url: URL(string: "ws://127.0.0.1:9/v1/events")!, headers: [:],
-                                        onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
+            try await transport.connect(
+                url: URL(string: "ws://127.0.0.1:9/v1/events")!, headers: [:],
+                onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
         }
         attempt.cancel()
         let started = ContinuousClock.now
@@ -42,8 +44,9 @@ import Testing
             for _ in 0..<8 {
                 group.addTask {
                     do {
-                        _ = try await transport.connect(url: URL(string: "ws://127.0.0.1:9/")!, headers: [:],
-                                                        onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
+                        _ = try await transport.connect(
+                            url: URL(string: "ws://127.0.0.1:9/")!, headers: [:],
+                            onText: { _ in }, onClose: { _ in closes.withLock { $0 += 1 } })
                         return false
                     } catch is URLSessionWebSocketError {
                         return true

@@ -1,10 +1,12 @@
+import Testing
+
+@testable import RingerRedis
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import RingerRedis
-import Testing
 
 @Suite struct BrokenPipeSignalTests {
     /// Whether SIGPIPE is at its default action (killing the process) in this test process. Other suites of the

@@ -7,8 +7,8 @@ import Testing
     @Test func setAndGetKeepEveryByteIncludingNULAndPercent() throws {
         let server = try RedisServer()
         let connection = RedisConnection(url: server.url())
-        let key = Data([0x6b, 0x00, 0x25, 0x73, 0xff])                // "k\0%s\xff"
-        let value = Data([0x00, 0x01, 0x25, 0x6e, 0x0d, 0x0a, 0x00, 0xfe, 0xff]) // NUL, "%n", CR LF, high bytes
+        let key = Data([0x6b, 0x00, 0x25, 0x73, 0xff])  // "k\0%s\xff"
+        let value = Data([0x00, 0x01, 0x25, 0x6e, 0x0d, 0x0a, 0x00, 0xfe, 0xff])  // NUL, "%n", CR LF, high bytes
         #expect(try connection.command([Data("SET".utf8), key, value]) == .status("OK"))
         #expect(try connection.command([Data("GET".utf8), key]) == .bulk(value))
         #expect(try connection.command([Data("STRLEN".utf8), key]) == .integer(Int64(value.count)))
@@ -49,7 +49,9 @@ import Testing
         let server = try RedisServer()
         let connection = RedisConnection(url: server.url())
         _ = try connection.command(["RPUSH", "list", "a", "b"])
-        #expect(try connection.command(["LRANGE", "list", "0", "-1"]) == .array([.bulk(Data("a".utf8)), .bulk(Data("b".utf8))]))
+        #expect(
+            try connection.command(["LRANGE", "list", "0", "-1"])
+                == .array([.bulk(Data("a".utf8)), .bulk(Data("b".utf8))]))
         _ = try connection.command(["MULTI"])
         _ = try connection.command(["SET", "word", "x"])
         _ = try connection.command(["INCR", "word"])
@@ -75,7 +77,8 @@ import Testing
 
     @Test func aclUserLogsInWithUserAndPassword() throws {
         let server = try RedisServer(["--user", "node", "on", ">node-secret", "~*", "&*", "+@all"])
-        let connection = RedisConnection(url: try RedisURL(parsing: "redis://node:node-secret@127.0.0.1:\(server.port)"))
+        let connection = RedisConnection(
+            url: try RedisURL(parsing: "redis://node:node-secret@127.0.0.1:\(server.port)"))
         #expect(try connection.command(["ACL", "WHOAMI"]).string == "node")
     }
 

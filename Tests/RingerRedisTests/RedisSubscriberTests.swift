@@ -14,12 +14,15 @@ import Testing
 
     private static let quickBackoff = Backoff(initialDelay: 0.05, maximumDelay: 0.2)
 
-    private static func subscriber(_ url: RedisURL, channels: [String], recorder: Recorder<Event>,
-                                   backoff: Backoff = quickBackoff, healthCheckInterval: TimeInterval = 10) throws -> RedisSubscriber {
-        try RedisSubscriber(url: url, channels: channels, connectTimeout: 2, healthCheckInterval: healthCheckInterval,
-                            backoff: backoff,
-                            onMessage: { recorder.record(.message(channel: $0, payload: $1)) },
-                            onStatus: { recorder.record(.status($0)) })
+    private static func subscriber(
+        _ url: RedisURL, channels: [String], recorder: Recorder<Event>,
+        backoff: Backoff = quickBackoff, healthCheckInterval: TimeInterval = 10
+    ) throws -> RedisSubscriber {
+        try RedisSubscriber(
+            url: url, channels: channels, connectTimeout: 2, healthCheckInterval: healthCheckInterval,
+            backoff: backoff,
+            onMessage: { recorder.record(.message(channel: $0, payload: $1)) },
+            onStatus: { recorder.record(.status($0)) })
     }
 
     private static func statuses(_ recorder: Recorder<Event>) -> [RedisSubscriber.Status] {
@@ -44,8 +47,11 @@ import Testing
         #expect(try publisher.command(["PUBLISH", "other", "not for us"]) == .integer(0))
         #expect(try publisher.command(["PUBLISH", "calls", "second"]) == .integer(1))
         #expect(await eventually { Self.messages(recorder).count == 2 })
-        #expect(Self.messages(recorder) == [.message(channel: "calls", payload: payload),
-                                            .message(channel: "calls", payload: Data("second".utf8))])
+        #expect(
+            Self.messages(recorder) == [
+                .message(channel: "calls", payload: payload),
+                .message(channel: "calls", payload: Data("second".utf8)),
+            ])
     }
 
     @Test func channelsAddedWhileRunningReceiveAndRemovedOnesStop() async throws {
@@ -61,7 +67,8 @@ import Testing
         #expect(subscriber.channels == ["a", "b"])
         #expect(try await eventually { try publisher.command(["PUBLISH", "b", "to b"]) == .integer(1) })
         subscriber.unsubscribe(["a"])
-        #expect(try await eventually { try publisher.command(["PUBSUB", "NUMSUB", "a"]).elements?.last == .integer(0) })
+        #expect(
+            try await eventually { try publisher.command(["PUBSUB", "NUMSUB", "a"]).elements?.last == .integer(0) })
         #expect(try publisher.command(["PUBLISH", "a", "to a"]) == .integer(0))
         #expect(try publisher.command(["PUBLISH", "b", "last"]) == .integer(1))
         #expect(await eventually { Self.messages(recorder).last == .message(channel: "b", payload: Data("last".utf8)) })
@@ -87,9 +94,10 @@ import Testing
         // Each change wakes the thread while the socket is readable too; none may be lost.
         for index in 0..<20 {
             subscriber.subscribe(["extra-\(index)"])
-            try #require(try await eventually(within: 2) {
-                try publisher.command(["PUBSUB", "NUMSUB", "extra-\(index)"]).elements?.last == .integer(1)
-            }, "extra-\(index)")
+            try #require(
+                try await eventually(within: 2) {
+                    try publisher.command(["PUBSUB", "NUMSUB", "extra-\(index)"]).elements?.last == .integer(1)
+                }, "extra-\(index)")
         }
     }
 
@@ -121,7 +129,10 @@ import Testing
         #expect(await eventually { Self.statuses(recorder).count == 3 })
         #expect(Self.statuses(recorder).last == .connected)
         #expect(try publisher.command(["PUBLISH", "calls", "after restart"]) == .integer(1))
-        #expect(await eventually { Self.messages(recorder) == [.message(channel: "calls", payload: Data("after restart".utf8))] })
+        #expect(
+            await eventually {
+                Self.messages(recorder) == [.message(channel: "calls", payload: Data("after restart".utf8))]
+            })
     }
 
     @Test func stopReturnsPromptlyInEveryPhase() async throws {
@@ -142,8 +153,9 @@ import Testing
         // Backing off: Redis down and the next attempt 30 s away.
         let downPort = try ClosedPort.freePort()
         let waitingRecorder = Recorder<Event>()
-        let waiting = try Self.subscriber(RedisURL(port: downPort), channels: ["calls"], recorder: waitingRecorder,
-                                          backoff: Backoff(initialDelay: 60, maximumDelay: 60))
+        let waiting = try Self.subscriber(
+            RedisURL(port: downPort), channels: ["calls"], recorder: waitingRecorder,
+            backoff: Backoff(initialDelay: 60, maximumDelay: 60))
         waiting.start()
         #expect(await eventually { Self.statuses(waitingRecorder).count == 1 })
         started = ContinuousClock.now
@@ -152,8 +164,9 @@ import Testing
 
         // Logging in: a server that takes the connection and never answers AUTH.
         let silent = try ClosedPort(listening: true)
-        let loggingIn = try Self.subscriber(RedisURL(port: silent.port, password: "pw"), channels: ["calls"],
-                                            recorder: Recorder<Event>())
+        let loggingIn = try Self.subscriber(
+            RedisURL(port: silent.port, password: "pw"), channels: ["calls"],
+            recorder: Recorder<Event>())
         loggingIn.start()
         try await Task.sleep(for: .milliseconds(200))
         started = ContinuousClock.now
@@ -165,20 +178,24 @@ import Testing
         let server = try RedisServer()
         let recorder = Recorder<Event>()
         let box = LockedValue<RedisSubscriber?>(nil)
-        let subscriber = try RedisSubscriber(url: server.url(), channels: ["calls"], backoff: Self.quickBackoff,
-                                             onMessage: { channel, payload in
-                                                 recorder.record(.message(channel: channel, payload: payload))
-                                                 box.snapshot?.stop()
-                                             },
-                                             onStatus: { recorder.record(.status($0)) })
+        let subscriber = try RedisSubscriber(
+            url: server.url(), channels: ["calls"], backoff: Self.quickBackoff,
+            onMessage: { channel, payload in
+                recorder.record(.message(channel: channel, payload: payload))
+                box.snapshot?.stop()
+            },
+            onStatus: { recorder.record(.status($0)) })
         box.withLock { $0 = subscriber }
         defer { box.withLock { $0 = nil } }
         subscriber.start()
         #expect(await eventually { Self.statuses(recorder) == [.connected] })
         let publisher = RedisConnection(url: server.url())
         // One script publishes both, so they likely arrive in one read; either way only the first is delivered.
-        _ = try publisher.command(["EVAL", "redis.call('PUBLISH', 'calls', 'one'); return redis.call('PUBLISH', 'calls', 'two')", "0"])
-        #expect(try await eventually { try publisher.command(["PUBSUB", "NUMSUB", "calls"]).elements?.last == .integer(0) })
+        _ = try publisher.command([
+            "EVAL", "redis.call('PUBLISH', 'calls', 'one'); return redis.call('PUBLISH', 'calls', 'two')", "0",
+        ])
+        #expect(
+            try await eventually { try publisher.command(["PUBSUB", "NUMSUB", "calls"]).elements?.last == .integer(0) })
         #expect(Self.messages(recorder) == [.message(channel: "calls", payload: Data("one".utf8))])
         subscriber.stop()
     }
@@ -190,28 +207,35 @@ import Testing
         defer { subscriber.stop() }
         subscriber.start()
         #expect(await eventually(within: 1) { !Self.statuses(recorder).isEmpty })
-        #expect(Self.statuses(recorder).first == .lost(.cannotConnect(endpoint: "127.0.0.1:\(port)", reason: "Connection refused")))
+        #expect(
+            Self.statuses(recorder).first
+                == .lost(.cannotConnect(endpoint: "127.0.0.1:\(port)", reason: "Connection refused")))
     }
 
     @Test func aServerThatStopsAnsweringIsLostAfterTwoHealthCheckIntervals() async throws {
         // Takes the connection, never answers SUBSCRIBE or PING.
         let silent = try ClosedPort(listening: true)
         let recorder = Recorder<Event>()
-        let subscriber = try Self.subscriber(RedisURL(port: silent.port), channels: ["calls"], recorder: recorder,
-                                             backoff: Backoff(initialDelay: 60, maximumDelay: 60), healthCheckInterval: 0.3)
+        let subscriber = try Self.subscriber(
+            RedisURL(port: silent.port), channels: ["calls"], recorder: recorder,
+            backoff: Backoff(initialDelay: 60, maximumDelay: 60), healthCheckInterval: 0.3)
         defer { subscriber.stop() }
         let started = ContinuousClock.now
         subscriber.start()
         #expect(await eventually(within: 3) { !Self.statuses(recorder).isEmpty })
         let elapsed = ContinuousClock.now - started
-        #expect(Self.statuses(recorder) == [.lost(.timeout(endpoint: "127.0.0.1:\(silent.port)", operation: "PING", seconds: 0.3))])
+        #expect(
+            Self.statuses(recorder) == [
+                .lost(.timeout(endpoint: "127.0.0.1:\(silent.port)", operation: "PING", seconds: 0.3))
+            ])
         #expect(elapsed >= .milliseconds(550), "\(elapsed)")
     }
 
     @Test func wrongPasswordIsReportedAsLostWithRedisMessage() async throws {
         let server = try RedisServer(["--requirepass", "right-one"])
         let recorder = Recorder<Event>()
-        let subscriber = try Self.subscriber(server.url(password: "wrong-guess"), channels: ["calls"], recorder: recorder)
+        let subscriber = try Self.subscriber(
+            server.url(password: "wrong-guess"), channels: ["calls"], recorder: recorder)
         defer { subscriber.stop() }
         subscriber.start()
         #expect(await eventually { !Self.statuses(recorder).isEmpty })

@@ -58,14 +58,14 @@ import Testing
 
     @Test func malformedURLsGetAReasonThatNeverQuotesThePassword() {
         let bad = [
-            "http://:hunter2@host",              // wrong scheme
-            "redis://:hunter2@",                 // no host
-            "redis://:hunter2@host:0",           // port out of range
-            "redis://:hunter2@host:70000",       // port out of range
-            "redis://:hunter2@host/x",           // database not a number
-            "redis://:hunter2@host/-1",          // negative database
-            "redis://alice@host",                // user without password
-            "redis://:hunter2@host/0?timeout=1", // query
+            "http://:hunter2@host",  // wrong scheme
+            "redis://:hunter2@",  // no host
+            "redis://:hunter2@host:0",  // port out of range
+            "redis://:hunter2@host:70000",  // port out of range
+            "redis://:hunter2@host/x",  // database not a number
+            "redis://:hunter2@host/-1",  // negative database
+            "redis://alice@host",  // user without password
+            "redis://:hunter2@host/0?timeout=1",  // query
             "not a url at all hunter2",
             "",
         ]

@@ -1,7 +1,8 @@
 import Foundation
 import JWT
-@testable import RingerSandbox
 import Testing
+
+@testable import RingerSandbox
 
 /// Apple's provider-API rules as the sandbox applies them, one rule per test.
 @Suite struct APNsRequestValidatorTests {
@@ -15,8 +16,10 @@ import Testing
         var iat: Int64
     }
 
-    func providerToken(kid: String = "KEYID12345", iss: String = "TEAMID1234", age: TimeInterval = 0,
-                       key: JWTSigningKey = APNsRequestValidatorTests.key) -> String {
+    func providerToken(
+        kid: String = "KEYID12345", iss: String = "TEAMID1234", age: TimeInterval = 0,
+        key: JWTSigningKey = APNsRequestValidatorTests.key
+    ) -> String {
         try! JWT.sign(Claims(iss: iss, iat: Int64(now.timeIntervalSince1970 - age)), keyID: kid, type: nil, with: key)
     }
 
@@ -24,11 +27,15 @@ import Testing
         ["KEYID12345": .init(keyID: "KEYID12345", teamID: "TEAMID1234", publicKey: try! Self.key.publicKey())]
     }
 
-    func request(method: String = "POST", path: String = "/3/device/" + APNsRequestValidatorTests.token,
-                 headers: [String: String] = [:], removing: [String] = [],
-                 body: [UInt8] = Array(#"{"ringer":{}}"#.utf8)) -> APNsRequestValidator.Request {
-        var all = ["authorization": "bearer " + providerToken(), "apns-topic": "com.example.app.voip",
-                   "apns-push-type": "voip", "apns-priority": "10", "apns-expiration": "0"]
+    func request(
+        method: String = "POST", path: String = "/3/device/" + APNsRequestValidatorTests.token,
+        headers: [String: String] = [:], removing: [String] = [],
+        body: [UInt8] = Array(#"{"ringer":{}}"#.utf8)
+    ) -> APNsRequestValidator.Request {
+        var all = [
+            "authorization": "bearer " + providerToken(), "apns-topic": "com.example.app.voip",
+            "apns-push-type": "voip", "apns-priority": "10", "apns-expiration": "0",
+        ]
         all.merge(headers) { $1 }
         for name in removing { all[name] = nil }
         return .init(method: method, path: path, headers: all, body: body)
@@ -59,15 +66,19 @@ import Testing
     @Test func providerTokenIsChecked() {
         #expect(outcome(request(removing: ["authorization"])) == (403, "MissingProviderToken"))
         #expect(outcome(request(headers: ["authorization": "bearer not.a.jwt"])) == (403, "InvalidProviderToken"))
-        #expect(outcome(request(headers: ["authorization": "bearer " + providerToken(kid: "UNKNOWNKEY")]))
-            == (403, "InvalidProviderToken"))
-        #expect(outcome(request(headers: ["authorization": "bearer " + providerToken(iss: "OTHERTEAM1")]))
-            == (403, "InvalidProviderToken"))
+        #expect(
+            outcome(request(headers: ["authorization": "bearer " + providerToken(kid: "UNKNOWNKEY")]))
+                == (403, "InvalidProviderToken"))
+        #expect(
+            outcome(request(headers: ["authorization": "bearer " + providerToken(iss: "OTHERTEAM1")]))
+                == (403, "InvalidProviderToken"))
         let stranger = try! JWTSigningKey.generateP256()
-        #expect(outcome(request(headers: ["authorization": "bearer " + providerToken(key: stranger)]))
-            == (403, "InvalidProviderToken"))
-        #expect(outcome(request(headers: ["authorization": "bearer " + providerToken(age: 3601)]))
-            == (403, "ExpiredProviderToken"))
+        #expect(
+            outcome(request(headers: ["authorization": "bearer " + providerToken(key: stranger)]))
+                == (403, "InvalidProviderToken"))
+        #expect(
+            outcome(request(headers: ["authorization": "bearer " + providerToken(age: 3601)]))
+                == (403, "ExpiredProviderToken"))
         #expect(outcome(request(headers: ["authorization": "bearer " + providerToken(age: 3000)])) == (200, ""))
     }
 
@@ -84,7 +95,9 @@ import Testing
         #expect(outcome(request(headers: ["apns-priority": "7"])) == (400, "BadPriority"))
         #expect(outcome(request(headers: ["apns-expiration": "soon"])) == (400, "BadExpirationDate"))
         #expect(outcome(request(headers: ["apns-id": "not-a-uuid"])) == (400, "BadMessageId"))
-        #expect(outcome(request(headers: ["apns-collapse-id": String(repeating: "c", count: 65)])) == (400, "BadCollapseId"))
+        #expect(
+            outcome(request(headers: ["apns-collapse-id": String(repeating: "c", count: 65)])) == (400, "BadCollapseId")
+        )
     }
 
     @Test func payloadSizeLimitsDependOnPushType() {
@@ -92,8 +105,9 @@ import Testing
         #expect(outcome(request(body: voipMax)) == (200, ""))
         #expect(outcome(request(body: voipMax + [1])) == (413, "PayloadTooLarge"))
         let alertTooBig = Array(repeating: UInt8(ascii: "x"), count: 4097)
-        #expect(outcome(request(headers: ["apns-topic": "com.example.app", "apns-push-type": "alert"], body: alertTooBig))
-            == (413, "PayloadTooLarge"))
+        #expect(
+            outcome(request(headers: ["apns-topic": "com.example.app", "apns-push-type": "alert"], body: alertTooBig))
+                == (413, "PayloadTooLarge"))
         #expect(outcome(request(body: [])) == (400, "PayloadEmpty"))
     }
 
@@ -107,26 +121,31 @@ import Testing
         let device = SandboxDevice(token: Self.token, bundleID: "com.example.app")
         var remembered: [String: APNsRequestValidator.VerifiedToken] = [:]
         let fresh = providerToken()
-        _ = try validator.validate(request(headers: ["authorization": "bearer " + fresh]), keys: keys, device: { _ in device },
-                                   now: now, remember: { remembered[$0] = $1 })
+        _ = try validator.validate(
+            request(headers: ["authorization": "bearer " + fresh]), keys: keys, device: { _ in device },
+            now: now, remember: { remembered[$0] = $1 })
         #expect(remembered[fresh]?.keyID == "KEYID12345")
         #expect(remembered[fresh]?.teamID == "TEAMID1234")
         // A remembered token is not verified again (this one has no valid signature at all)...
         let forged = "not.a.jwt"
-        let known = APNsRequestValidator.VerifiedToken(keyID: "KEYID12345", teamID: "TEAMID1234",
-                                                       issuedAt: Int64(now.timeIntervalSince1970))
-        _ = try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
-                                   now: now, verified: { $0 == forged ? known : nil })
+        let known = APNsRequestValidator.VerifiedToken(
+            keyID: "KEYID12345", teamID: "TEAMID1234",
+            issuedAt: Int64(now.timeIntervalSince1970))
+        _ = try validator.validate(
+            request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+            now: now, verified: { $0 == forged ? known : nil })
         // ...but its age still counts, and its key must still belong to its team.
         #expect(throws: APNsRequestValidator.Rejection(status: 403, reason: "ExpiredProviderToken")) {
-            try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
-                                   now: now.addingTimeInterval(3601), verified: { _ in known })
+            try validator.validate(
+                request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+                now: now.addingTimeInterval(3601), verified: { _ in known })
         }
         var otherTeam = known
         otherTeam.teamID = "OTHERTEAM1"
         #expect(throws: APNsRequestValidator.Rejection(status: 403, reason: "InvalidProviderToken")) {
-            try validator.validate(request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
-                                   now: now, verified: { _ in otherTeam })
+            try validator.validate(
+                request(headers: ["authorization": "bearer " + forged]), keys: keys, device: { _ in device },
+                now: now, verified: { _ in otherTeam })
         }
     }
 }

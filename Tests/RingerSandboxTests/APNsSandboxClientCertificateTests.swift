@@ -22,17 +22,21 @@ import Testing
         let deviceToken = String(repeating: "4d", count: 32)
 
         static func with(_ body: (Fixture) async throws -> Void) async throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-mtls-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ringer-mtls-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let tls = try DevCertificateAuthority.create().write(to: directory.appendingPathComponent("server"))
             let certificates = try await ProviderCertificates.make(in: directory, bundleID: bundleID)
-            let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
-                                                           privateKeyPath: tls.serverPrivateKey.path,
-                                                           clientCAPath: certificates.clientCA), logger: .silent())
+            let sandbox = APNsSandbox(
+                configuration: .init(
+                    certificatePath: tls.serverCertificate.path,
+                    privateKeyPath: tls.serverPrivateKey.path,
+                    clientCAPath: certificates.clientCA), logger: .silent())
             let port = try sandbox.start()
             defer { sandbox.shutdown() }
-            let fixture = Fixture(sandbox: sandbox, port: port, serverCA: tls.caCertificate.path, certificates: certificates)
+            let fixture = Fixture(
+                sandbox: sandbox, port: port, serverCA: tls.caCertificate.path, certificates: certificates)
             sandbox.register(SandboxDevice(token: fixture.deviceToken, bundleID: bundleID))
             try await body(fixture)
         }
@@ -40,20 +44,25 @@ import Testing
         /// Ringer's APNs client presenting `certificate` to this sandbox.
         func client(certificate: (certificate: String, key: String)) throws -> APNsClient {
             let identity = try APNsCertificate.load(file: certificate.certificate, keyFile: certificate.key)
-            return try APNsClient(configuration: .init(authentication: .certificate(identity),
-                                                       sandboxURL: "https://localhost:\(port)",
-                                                       productionURL: "https://localhost:1", caFile: serverCA,
-                                                       requestTimeout: 20, voipRequestTimeout: 20, connectionsPerHost: 1))
+            return try APNsClient(
+                configuration: .init(
+                    authentication: .certificate(identity),
+                    sandboxURL: "https://localhost:\(port)",
+                    productionURL: "https://localhost:1", caFile: serverCA,
+                    requestTimeout: 20, voipRequestTimeout: 20, connectionsPerHost: 1))
         }
 
         /// One VoIP push with `curl` (no `authorization` header); `extra` adds curl options.
         /// - Returns: curl's exit status, the HTTP status (0 when none came) and the body.
         func curl(_ extra: [String]) async throws -> (exit: Int32, status: Int, body: String) {
             let outcome = try await ChildProcess.run(
-                ["curl", "-sS", "--http2", "--cacert", serverCA, "--max-time", "20", "-X", "POST",
-                 "-H", "apns-topic: \(APNsSandboxClientCertificateTests.bundleID).voip", "-H", "apns-push-type: voip",
-                 "--data", #"{"ringer":{}}"#, "-w", "\n%{http_code}"] + extra
-                + ["https://localhost:\(port)/3/device/\(deviceToken)"])
+                [
+                    "curl", "-sS", "--http2", "--cacert", serverCA, "--max-time", "20", "-X", "POST",
+                    "-H", "apns-topic: \(APNsSandboxClientCertificateTests.bundleID).voip", "-H",
+                    "apns-push-type: voip",
+                    "--data", #"{"ringer":{}}"#, "-w", "\n%{http_code}",
+                ] + extra
+                    + ["https://localhost:\(port)/3/device/\(deviceToken)"])
             let lines = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
             return (outcome.status, Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
         }
@@ -65,14 +74,18 @@ import Testing
             let client = try fixture.client(certificate: fixture.certificates.app)
             defer { client.shutdown() }
             for index in 0..<3 {
-                let push = APNsNotification(pushType: .voip, topic: Self.bundleID + ".voip",
-                                            payload: Array(#"{"ringer":{"v":1,"n":\#(index)}}"#.utf8))
+                let push = APNsNotification(
+                    pushType: .voip, topic: Self.bundleID + ".voip",
+                    payload: Array(#"{"ringer":{"v":1,"n":\#(index)}}"#.utf8))
                 #expect(try await client.send(push, to: fixture.deviceToken, environment: .sandbox).0.status == 200)
             }
             func list(_ query: String) async throws -> (status: Int, payloads: [String]) {
                 let outcome = try await ChildProcess.run(
-                    ["curl", "-sS", "--http2", "--cacert", fixture.serverCA, "--max-time", "20", "-w", "\n%{http_code}",
-                     "https://localhost:\(fixture.port)/sandbox/pushes\(query)"])
+                    [
+                        "curl", "-sS", "--http2", "--cacert", fixture.serverCA, "--max-time", "20", "-w",
+                        "\n%{http_code}",
+                        "https://localhost:\(fixture.port)/sandbox/pushes\(query)",
+                    ])
                 let lines = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
                 let body = Data(lines.dropLast().joined(separator: "\n").utf8)
                 let pushes = (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]] ?? []
@@ -95,14 +108,16 @@ import Testing
             let client = try fixture.client(certificate: fixture.certificates.app)
             defer { client.shutdown() }
             #expect(client.providerToken == nil)
-            let push = APNsNotification(pushType: .voip, topic: Self.bundleID + ".voip",
-                                        payload: Array(#"{"ringer":{"v":1}}"#.utf8))
+            let push = APNsNotification(
+                pushType: .voip, topic: Self.bundleID + ".voip",
+                payload: Array(#"{"ringer":{"v":1}}"#.utf8))
             let (response, _) = try await client.send(push, to: fixture.deviceToken, environment: .sandbox)
             #expect(response.status == 200)
             #expect(fixture.sandbox.acceptedPushes.map(\.topic) == [Self.bundleID + ".voip"])
 
             // Another app's topic on the same connection: the certificate does not cover it.
-            let otherApp = APNsNotification(pushType: .alert, topic: "com.other.app", payload: Array(#"{"aps":{}}"#.utf8))
+            let otherApp = APNsNotification(
+                pushType: .alert, topic: "com.other.app", payload: Array(#"{"aps":{}}"#.utf8))
             let (refused, _) = try await client.send(otherApp, to: fixture.deviceToken, environment: .sandbox)
             #expect(refused.status == 400)
             #expect(refused.reason?.rawValue == "TopicDisallowed")
@@ -125,13 +140,16 @@ import Testing
     }
 
     @Test func unreadableClientCAFailsTheStart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-mtls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-mtls-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let tls = try DevCertificateAuthority.create().write(to: directory)
-        let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
-                                                       privateKeyPath: tls.serverPrivateKey.path,
-                                                       clientCAPath: directory.appendingPathComponent("absent.pem").path),
-                                  logger: .silent())
+        let sandbox = APNsSandbox(
+            configuration: .init(
+                certificatePath: tls.serverCertificate.path,
+                privateKeyPath: tls.serverPrivateKey.path,
+                clientCAPath: directory.appendingPathComponent("absent.pem").path),
+            logger: .silent())
         defer { sandbox.shutdown() }
         #expect(throws: (any Error).self) { try sandbox.start() }
     }
@@ -145,7 +163,8 @@ import Testing
 
             let client = try fixture.client(certificate: rogue)
             defer { client.shutdown() }
-            let push = APNsNotification(pushType: .voip, topic: Self.bundleID + ".voip", payload: Array(#"{"ringer":{}}"#.utf8))
+            let push = APNsNotification(
+                pushType: .voip, topic: Self.bundleID + ".voip", payload: Array(#"{"ringer":{}}"#.utf8))
             let error = await #expect(throws: APNsClientError.self) {
                 try await client.send(push, to: fixture.deviceToken, environment: .sandbox)
             }

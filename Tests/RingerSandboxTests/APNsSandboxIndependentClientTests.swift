@@ -10,7 +10,8 @@ import Testing
 /// `h2` requests) exactly as Apple would.
 @Suite(.serialized) struct APNsSandboxIndependentClientTests {
     @Test func aioapnsAndRawHTTP2RequestsGetApplesAnswers() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-sandbox-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let tls = try DevCertificateAuthority.create().write(to: directory)
@@ -18,8 +19,10 @@ import Testing
         let keyFile = directory.appendingPathComponent("AuthKey.p8")
         try Data(try key.pkcs8PEM().utf8).write(to: keyFile)
 
-        let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
-                                                       privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
+        let sandbox = APNsSandbox(
+            configuration: .init(
+                certificatePath: tls.serverCertificate.path,
+                privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
         try sandbox.addProviderKey(keyID: "KEY1234567", teamID: "TEAM123456", publicKeyPEM: try key.publicKeyPEM())
         let token = String(repeating: "1a", count: 32)
         let otherApp = String(repeating: "2b", count: 32)
@@ -34,9 +37,13 @@ import Testing
 
         let output = try await PeerScripts.run(
             "apns_client_peer.py",
-            ["--port", String(port), "--ca", tls.caCertificate.path,
-             "--key", keyFile.path, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--bundle", "com.example.app",
-             "--token", token, "--other-app-token", otherApp, "--unregistered-token", gone]).standardOutput
+            [
+                "--port", String(port), "--ca", tls.caCertificate.path,
+                "--key", keyFile.path, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--bundle",
+                "com.example.app",
+                "--token", token, "--other-app-token", otherApp, "--unregistered-token", gone,
+            ]
+        ).standardOutput
         struct Outcome: Decodable {
             var `case`: String
             var status: Int

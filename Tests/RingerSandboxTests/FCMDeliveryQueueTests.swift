@@ -1,16 +1,20 @@
 import Foundation
-@testable import RingerSandbox
 import Testing
+
+@testable import RingerSandbox
 
 /// FCM's delivery rules for online, dozing and offline phones, `ttl`, collapse keys and demotion.
 @Suite struct FCMDeliveryQueueTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
     let app = FCMDeliveryQueue.App(projectID: "ringer-dev", packageName: "dev.ringer.demo")
 
-    func message(_ name: String, priority: FCMSandboxMessage.Priority = .high, ttl: TimeInterval = 60,
-                 collapseKey: String? = nil, at offset: TimeInterval = 0, token: String = "t") -> FCMSandboxMessage {
-        FCMSandboxMessage(name: name, projectID: "ringer-dev", token: token, data: [:], requestedPriority: priority,
-                          priority: priority, ttl: ttl, collapseKey: collapseKey, acceptedAt: start.addingTimeInterval(offset))
+    func message(
+        _ name: String, priority: FCMSandboxMessage.Priority = .high, ttl: TimeInterval = 60,
+        collapseKey: String? = nil, at offset: TimeInterval = 0, token: String = "t"
+    ) -> FCMSandboxMessage {
+        FCMSandboxMessage(
+            name: name, projectID: "ringer-dev", token: token, data: [:], requestedPriority: priority,
+            priority: priority, ttl: ttl, collapseKey: collapseKey, acceptedAt: start.addingTimeInterval(offset))
     }
 
     @Test func anOnlinePhoneGetsEveryMessageAtOnce() {
@@ -35,8 +39,12 @@ import Testing
     @Test func leavingDozeDeliversWhatWaited() {
         var queue = FCMDeliveryQueue()
         _ = queue.accept(message("n1", priority: .normal), reachability: .dozing, now: start)
-        _ = queue.accept(message("n2", priority: .normal, at: 1), reachability: .dozing, now: start.addingTimeInterval(1))
-        #expect(queue.release(token: "t", reachability: .online, now: start.addingTimeInterval(2)).map(\.name) == ["n1", "n2"])
+        _ = queue.accept(
+            message("n2", priority: .normal, at: 1), reachability: .dozing, now: start.addingTimeInterval(1))
+        #expect(
+            queue.release(token: "t", reachability: .online, now: start.addingTimeInterval(2)).map(\.name) == [
+                "n1", "n2",
+            ])
     }
 
     @Test func anOfflinePhoneGetsStoredMessagesWhenBackAndHighOnesEvenIfDozing() {
@@ -52,11 +60,14 @@ import Testing
         var queue = FCMDeliveryQueue()
         _ = queue.accept(message("short", ttl: 30), reachability: .offline, now: start)
         _ = queue.accept(message("long", ttl: 300), reachability: .offline, now: start)
-        #expect(queue.release(token: "t", reachability: .online, now: start.addingTimeInterval(31)).map(\.name) == ["long"])
+        #expect(
+            queue.release(token: "t", reachability: .online, now: start.addingTimeInterval(31)).map(\.name) == ["long"])
         #expect(queue.states["short"] == .expired)
         // Exactly at its end it is still deliverable.
         _ = queue.accept(message("edge", ttl: 30, at: 100), reachability: .offline, now: start.addingTimeInterval(100))
-        #expect(queue.release(token: "t", reachability: .online, now: start.addingTimeInterval(130)).map(\.name) == ["edge"])
+        #expect(
+            queue.release(token: "t", reachability: .online, now: start.addingTimeInterval(130)).map(\.name) == ["edge"]
+        )
     }
 
     @Test func ttlZeroIsNowOrNever() {
@@ -86,7 +97,8 @@ import Testing
         _ = queue.accept(message("plain"), reachability: .offline, now: start)
         _ = queue.accept(message("second", collapseKey: "call-1"), reachability: .offline, now: start)
         #expect(queue.states["first"] == .collapsed)
-        #expect(queue.release(token: "t", reachability: .online, now: start).map(\.name) == ["other", "plain", "second"])
+        #expect(
+            queue.release(token: "t", reachability: .online, now: start).map(\.name) == ["other", "plain", "second"])
     }
 
     @Test func pastTheStoredLimitEverythingStoredIsDiscarded() {

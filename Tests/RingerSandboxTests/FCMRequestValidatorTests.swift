@@ -1,6 +1,7 @@
 import Foundation
-@testable import RingerSandbox
 import Testing
+
+@testable import RingerSandbox
 
 /// FCM HTTP v1 `messages:send` rules as the sandbox applies them, one rule per test.
 @Suite struct FCMRequestValidatorTests {
@@ -10,16 +11,21 @@ import Testing
     let validator = FCMRequestValidator()
 
     var issued: FCMAccessTokens.Issued {
-        .init(grant: .init(clientEmail: "ringer@ringer-dev.iam.gserviceaccount.com", projectIDs: ["ringer-dev"],
-                           scopes: ["https://www.googleapis.com/auth/firebase.messaging"]),
-              expiresAt: now.addingTimeInterval(600))
+        .init(
+            grant: .init(
+                clientEmail: "ringer@ringer-dev.iam.gserviceaccount.com", projectIDs: ["ringer-dev"],
+                scopes: ["https://www.googleapis.com/auth/firebase.messaging"]),
+            expiresAt: now.addingTimeInterval(600))
     }
 
-    func request(_ body: String, project: String = "ringer-dev", method: String = "POST",
-                 authorization: String? = "Bearer " + FCMRequestValidatorTests.accessToken) -> FCMRequestValidator.Request {
+    func request(
+        _ body: String, project: String = "ringer-dev", method: String = "POST",
+        authorization: String? = "Bearer " + FCMRequestValidatorTests.accessToken
+    ) -> FCMRequestValidator.Request {
         var headers = ["content-type": "application/json"]
         headers["authorization"] = authorization
-        return .init(method: method, path: "/v1/projects/\(project)/messages:send", headers: headers, body: Array(body.utf8))
+        return .init(
+            method: method, path: "/v1/projects/\(project)/messages:send", headers: headers, body: Array(body.utf8))
     }
 
     /// A send of `message` (the JSON inside `"message"`) to the test token.
@@ -27,20 +33,27 @@ import Testing
         #"{"message": {"token": "\#(token)"\#(fields.isEmpty ? "" : ", " + fields)}}"#
     }
 
-    func outcome(_ request: FCMRequestValidator.Request, issued: FCMAccessTokens.Issued? = nil,
-                 device: FCMSandboxDevice? = nil) -> Result<FCMRequestValidator.Accepted, FCMSandboxRejection> {
+    func outcome(
+        _ request: FCMRequestValidator.Request, issued: FCMAccessTokens.Issued? = nil,
+        device: FCMSandboxDevice? = nil
+    ) -> Result<FCMRequestValidator.Accepted, FCMSandboxRejection> {
         let grant = issued ?? self.issued
-        let known = device ?? FCMSandboxDevice(token: Self.token, projectID: "ringer-dev", packageName: "dev.ringer.demo")
+        let known =
+            device ?? FCMSandboxDevice(token: Self.token, projectID: "ringer-dev", packageName: "dev.ringer.demo")
         do {
-            return .success(try validator.validate(request, accessToken: { $0 == Self.accessToken ? grant : nil },
-                                                   device: { $0 == known.token ? known : nil }, now: now))
+            return .success(
+                try validator.validate(
+                    request, accessToken: { $0 == Self.accessToken ? grant : nil },
+                    device: { $0 == known.token ? known : nil }, now: now))
         } catch {
             return .failure(error)
         }
     }
 
-    func rejection(_ request: FCMRequestValidator.Request, issued: FCMAccessTokens.Issued? = nil,
-                   device: FCMSandboxDevice? = nil) -> FCMSandboxRejection? {
+    func rejection(
+        _ request: FCMRequestValidator.Request, issued: FCMAccessTokens.Issued? = nil,
+        device: FCMSandboxDevice? = nil
+    ) -> FCMSandboxRejection? {
         if case .failure(let rejection) = outcome(request, issued: issued, device: device) { return rejection }
         return nil
     }
@@ -50,7 +63,12 @@ import Testing
     }
 
     @Test func highPriorityDataMessageIsAccepted() throws {
-        let result = try #require(accepted(request(message(#""data": {"ringer": "{}"}, "android": {"priority": "HIGH", "ttl": "30s", "collapse_key": "call"}"#))))
+        let result = try #require(
+            accepted(
+                request(
+                    message(
+                        #""data": {"ringer": "{}"}, "android": {"priority": "HIGH", "ttl": "30s", "collapse_key": "call"}"#
+                    ))))
         #expect(result.target == .token(Self.token))
         #expect(result.data == ["ringer": "{}"])
         #expect(result.priority == .high)
@@ -62,8 +80,9 @@ import Testing
 
     @Test func onlyPostToMessagesSendExists() {
         #expect(rejection(request(message(), method: "GET"))?.httpStatus == 404)
-        let other = FCMRequestValidator.Request(method: "POST", path: "/v1/projects/p/messages:batch",
-                                                headers: ["authorization": "Bearer " + Self.accessToken], body: [])
+        let other = FCMRequestValidator.Request(
+            method: "POST", path: "/v1/projects/p/messages:batch",
+            headers: ["authorization": "Bearer " + Self.accessToken], body: [])
         #expect(rejection(other) == .noSuchMethod)
         #expect(FCMRequestValidator.project(inPath: "/v1/projects/a/b/messages:send") == nil)
         #expect(FCMRequestValidator.project(inPath: "/v1/projects//messages:send") == nil)
@@ -109,12 +128,18 @@ import Testing
         #expect(top.message == #"Invalid JSON payload received. Unknown name "dry_run": Cannot find field."#)
         #expect(top.errorCode == nil)
         let inner = try #require(rejection(request(message(#""android": {"prio": "HIGH"}"#))))
-        #expect(inner.message == #"Invalid JSON payload received. Unknown name "prio" at 'message.android': Cannot find field."#)
+        #expect(
+            inner.message
+                == #"Invalid JSON payload received. Unknown name "prio" at 'message.android': Cannot find field."#)
         #expect(inner.fieldViolations.first?.field == "message.android")
     }
 
     @Test func camelCaseAndSnakeCaseNamesAreBothAccepted() throws {
-        let camel = try #require(accepted(request(#"{"validateOnly": true, "message": {"token": "\#(Self.token)", "android": {"collapseKey": "k", "restrictedPackageName": "dev.ringer.demo"}}}"#)))
+        let camel = try #require(
+            accepted(
+                request(
+                    #"{"validateOnly": true, "message": {"token": "\#(Self.token)", "android": {"collapseKey": "k", "restrictedPackageName": "dev.ringer.demo"}}}"#
+                )))
         #expect(camel.validateOnly && camel.collapseKey == "k")
     }
 
@@ -124,18 +149,24 @@ import Testing
         let two = try #require(rejection(request(#"{"message": {"token": "\#(Self.token)", "topic": "news"}}"#)))
         #expect(two.httpStatus == 400 && two.message.contains("Oneof field 'target' is already set"))
         #expect(accepted(request(#"{"message": {"topic": "/topics/news"}}"#))?.target == .topic("news"))
-        #expect(accepted(request(#"{"message": {"condition": "'a' in topics"}}"#))?.target == .condition("'a' in topics"))
+        #expect(
+            accepted(request(#"{"message": {"condition": "'a' in topics"}}"#))?.target == .condition("'a' in topics"))
         #expect(accepted(request(#"{"message": {"fid": "\#(Self.token)"}}"#))?.target == .token(Self.token))
         #expect(rejection(request(#"{"message": {"fid": "nope"}}"#))?.fieldViolations.first?.field == "message.fid")
-        #expect(rejection(request(#"{"message": {"fid": "\#(Self.token)", "token": "\#(Self.token)"}}"#))?.errorCode == nil)
-        #expect(rejection(request(#"{"message": {"topic": "bad topic!"}}"#))?.fieldViolations.first?.field == "message.topic")
+        #expect(
+            rejection(request(#"{"message": {"fid": "\#(Self.token)", "token": "\#(Self.token)"}}"#))?.errorCode == nil)
+        #expect(
+            rejection(request(#"{"message": {"topic": "bad topic!"}}"#))?.fieldViolations.first?.field
+                == "message.topic")
     }
 
     @Test func dataValuesMustBeStrings() throws {
         let number = try #require(rejection(request(message(#""data": {"a": "x", "b": 5}"#))))
         #expect(number.message == "Invalid value at 'message.data[1].value' (TYPE_STRING), 5")
         #expect(number.errorCode == nil && number.fieldViolations.first?.field == "message.data[1].value")
-        #expect(rejection(request(message(#""data": {"a": true}"#)))?.fieldViolations.first?.field == "message.data[0].value")
+        #expect(
+            rejection(request(message(#""data": {"a": true}"#)))?.fieldViolations.first?.field
+                == "message.data[0].value")
         #expect(rejection(request(message(#""data": {"a": {"b": "c"}}"#))) != nil)
         #expect(rejection(request(message(#""data": "text""#)))?.status == "INVALID_ARGUMENT")
     }
@@ -150,7 +181,9 @@ import Testing
     @Test func androidDataOverridesMessageDataAndIsCheckedTheSame() throws {
         let result = try #require(accepted(request(message(#""data": {"a": "1"}, "android": {"data": {"b": "2"}}"#))))
         #expect(result.data == ["b": "2"])
-        #expect(rejection(request(message(#""android": {"data": {"from": "x"}}"#)))?.fieldViolations.first?.field == "message.android.data")
+        #expect(
+            rejection(request(message(#""android": {"data": {"from": "x"}}"#)))?.fieldViolations.first?.field
+                == "message.android.data")
     }
 
     @Test func priorityIsHighOrNormalWithGooglesDefault() throws {
@@ -173,13 +206,18 @@ import Testing
         #expect(accepted(request(message(#""android": {"ttl": "0.000000001s"}"#)))?.ttl == 0.000000001)
         #expect(accepted(request(message()))?.ttl == 2_419_200)
         for malformed in [#""30""#, #""30 s""#, #""s""#, #""1.s""#, #""1.1234567890s""#, "30", #""abc""#, #""+3s""#] {
-            let refused = try #require(rejection(request(message(#""android": {"ttl": \#(malformed)}"#))), "\(malformed)")
+            let refused = try #require(
+                rejection(request(message(#""android": {"ttl": \#(malformed)}"#))), "\(malformed)")
             #expect(refused.errorCode == nil, "\(malformed)")
-            #expect(refused.message.hasPrefix("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration)"))
+            #expect(
+                refused.message.hasPrefix(
+                    "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration)"))
         }
         for outOfRange in ["2419201s", "-1s"] {
             let refused = try #require(rejection(request(message(#""android": {"ttl": "\#(outOfRange)"}"#))))
-            #expect(refused.errorCode == "INVALID_ARGUMENT" && refused.fieldViolations.first?.field == "message.android.ttl")
+            #expect(
+                refused.errorCode == "INVALID_ARGUMENT" && refused.fieldViolations.first?.field == "message.android.ttl"
+            )
         }
     }
 
@@ -214,32 +252,44 @@ import Testing
         var gone = FCMSandboxDevice(token: Self.token, projectID: "ringer-dev")
         gone.unregisteredAt = now.addingTimeInterval(-60)
         #expect(rejection(request(message()), device: gone) == .unregistered)
-        #expect(FCMSandboxRejection.unregistered.httpStatus == 404 && FCMSandboxRejection.unregistered.status == "NOT_FOUND")
+        #expect(
+            FCMSandboxRejection.unregistered.httpStatus == 404 && FCMSandboxRejection.unregistered.status == "NOT_FOUND"
+        )
     }
 
     @Test func aRestrictedPackageNameMustMatchTheTokensApp() throws {
         #expect(accepted(request(message(#""android": {"restricted_package_name": "dev.ringer.demo"}"#))) != nil)
-        let mismatch = try #require(rejection(request(message(#""android": {"restricted_package_name": "com.other"}"#))))
+        let mismatch = try #require(
+            rejection(request(message(#""android": {"restricted_package_name": "com.other"}"#))))
         #expect(mismatch.httpStatus == 400 && mismatch.errorCode == "INVALID_ARGUMENT")
         // It must not name message.token: a sender would delete a token that still works.
         #expect(mismatch.fieldViolations.first?.field == "message.android.restricted_package_name")
     }
 
     @Test func validateOnlyIsCheckedLikeASend() throws {
-        #expect(accepted(request(#"{"validate_only": true, "message": {"token": "\#(Self.token)"}}"#))?.validateOnly == true)
-        #expect(rejection(request(#"{"validate_only": true, "message": {"token": "nope"}}"#)) == .invalidRegistrationToken)
-        #expect(rejection(request(#"{"validate_only": "yes", "message": {"token": "\#(Self.token)"}}"#))?.errorCode == nil)
+        #expect(
+            accepted(request(#"{"validate_only": true, "message": {"token": "\#(Self.token)"}}"#))?.validateOnly == true
+        )
+        #expect(
+            rejection(request(#"{"validate_only": true, "message": {"token": "nope"}}"#)) == .invalidRegistrationToken)
+        #expect(
+            rejection(request(#"{"validate_only": "yes", "message": {"token": "\#(Self.token)"}}"#))?.errorCode == nil)
     }
 
     @Test func notificationFieldsAreStrings() throws {
-        let result = try #require(accepted(request(message(#""notification": {"title": "Missed call", "body": "Alice"}"#))))
+        let result = try #require(
+            accepted(request(message(#""notification": {"title": "Missed call", "body": "Alice"}"#))))
         #expect(result.notification == .init(title: "Missed call", body: "Alice"))
-        #expect(rejection(request(message(#""notification": {"title": 3}"#)))?.fieldViolations.first?.field == "message.notification.title")
+        #expect(
+            rejection(request(message(#""notification": {"title": 3}"#)))?.fieldViolations.first?.field
+                == "message.notification.title")
         #expect(rejection(request(message(#""notification": {"subtitle": "x"}"#))) != nil)
     }
 
     @Test func errorBodiesHaveGooglesShape() throws {
-        let body = try #require(try JSONSerialization.jsonObject(with: Data(FCMSandboxRejection.invalidRegistrationToken.body)) as? [String: Any])
+        let body = try #require(
+            try JSONSerialization.jsonObject(with: Data(FCMSandboxRejection.invalidRegistrationToken.body))
+                as? [String: Any])
         let error = try #require(body["error"] as? [String: Any])
         #expect(error["code"] as? Int == 400)
         #expect(error["status"] as? String == "INVALID_ARGUMENT")
@@ -251,17 +301,24 @@ import Testing
         #expect(details[1]["@type"] as? String == "type.googleapis.com/google.rpc.BadRequest")
         let violations = try #require(details[1]["fieldViolations"] as? [[String: String]])
         #expect(violations == [["field": "message.token", "description": "Invalid registration token"]])
-        let unauthenticated = try #require(try JSONSerialization.jsonObject(with: Data(FCMSandboxRejection.unauthenticated.body)) as? [String: Any])
+        let unauthenticated = try #require(
+            try JSONSerialization.jsonObject(with: Data(FCMSandboxRejection.unauthenticated.body)) as? [String: Any])
         #expect((unauthenticated["error"] as? [String: Any])?["details"] == nil)
-        let disabled = try #require(try JSONSerialization.jsonObject(with: Data(FCMSandboxRejection.serviceDisabled(project: "p").body)) as? [String: Any])
+        let disabled = try #require(
+            try JSONSerialization.jsonObject(with: Data(FCMSandboxRejection.serviceDisabled(project: "p").body))
+                as? [String: Any])
         let info = try #require(((disabled["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first)
-        #expect(info["@type"] as? String == "type.googleapis.com/google.rpc.ErrorInfo" && info["reason"] as? String == "SERVICE_DISABLED")
+        #expect(
+            info["@type"] as? String == "type.googleapis.com/google.rpc.ErrorInfo"
+                && info["reason"] as? String == "SERVICE_DISABLED")
     }
 
-    @Test(arguments: [("INVALID_ARGUMENT", 400, "INVALID_ARGUMENT"), ("UNREGISTERED", 404, "NOT_FOUND"),
-                      ("SENDER_ID_MISMATCH", 403, "PERMISSION_DENIED"), ("QUOTA_EXCEEDED", 429, "RESOURCE_EXHAUSTED"),
-                      ("UNAVAILABLE", 503, "UNAVAILABLE"), ("INTERNAL", 500, "INTERNAL"),
-                      ("THIRD_PARTY_AUTH_ERROR", 401, "UNAUTHENTICATED")])
+    @Test(arguments: [
+        ("INVALID_ARGUMENT", 400, "INVALID_ARGUMENT"), ("UNREGISTERED", 404, "NOT_FOUND"),
+        ("SENDER_ID_MISMATCH", 403, "PERMISSION_DENIED"), ("QUOTA_EXCEEDED", 429, "RESOURCE_EXHAUSTED"),
+        ("UNAVAILABLE", 503, "UNAVAILABLE"), ("INTERNAL", 500, "INTERNAL"),
+        ("THIRD_PARTY_AUTH_ERROR", 401, "UNAUTHENTICATED"),
+    ])
     func everyFCMErrorCodeHasGooglesHTTPStatus(code: String, httpStatus: Int, status: String) throws {
         let rejection = try #require(FCMSandboxRejection(code: code))
         #expect(rejection.httpStatus == httpStatus && rejection.status == status && rejection.errorCode == code)

@@ -9,12 +9,15 @@ import Testing
 @Suite(.serialized) struct FCMSandboxDeliveryTests {
     /// Sends one message per name and returns the names FCM answered, in order.
     @discardableResult
-    private func send(_ fixture: FCMSandboxFixture, to token: String, _ names: [String], priority: String = "HIGH",
-                      ttl: String = "60s", accessToken: String) async throws -> [String] {
+    private func send(
+        _ fixture: FCMSandboxFixture, to token: String, _ names: [String], priority: String = "HIGH",
+        ttl: String = "60s", accessToken: String
+    ) async throws -> [String] {
         var answered: [String] = []
         for name in names {
-            let response = try await fixture.send(FCMSandboxFixture.message(to: token, name: name, priority: priority, ttl: ttl),
-                                                  accessToken: accessToken)
+            let response = try await fixture.send(
+                FCMSandboxFixture.message(to: token, name: name, priority: priority, ttl: ttl),
+                accessToken: accessToken)
             #expect(response.status == 200, "\(name)")
             answered.append(try #require(FCMSandboxFixture.object(response.body)["name"] as? String))
         }
@@ -24,8 +27,10 @@ import Testing
     @Test func anOnlinePhoneGetsMessagesAtOnceAndItsReceiptIsRecorded() async throws {
         try await FCMSandboxFixture.with { fixture in
             let phone = ReceivingPhone(answering: .userVisible)
-            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, deliver: phone.deliver))
-            let names = try await send(fixture, to: "p", ["a", "b"], priority: "NORMAL", accessToken: try await fixture.accessToken())
+            fixture.sandbox.register(
+                FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, deliver: phone.deliver))
+            let names = try await send(
+                fixture, to: "p", ["a", "b"], priority: "NORMAL", accessToken: try await fixture.accessToken())
             #expect(await eventually { phone.names == ["a", "b"] && fixture.sandbox.deliveriesUnderway == 0 })
             #expect(names.allSatisfy { fixture.sandbox.deliveryState(ofMessage: $0) == .delivered(.userVisible) })
             #expect(phone.messages.first?.priority == .normal)
@@ -35,8 +40,10 @@ import Testing
     @Test func aDozingPhoneGetsHighAtOnceAndNormalOnlyInAMaintenanceWindow() async throws {
         try await FCMSandboxFixture.with { fixture in
             let phone = ReceivingPhone()
-            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, reachability: .dozing,
-                                                      deliver: phone.deliver))
+            fixture.sandbox.register(
+                FCMSandboxDevice(
+                    token: "p", projectID: FCMSandboxFixture.project, reachability: .dozing,
+                    deliver: phone.deliver))
             let accessToken = try await fixture.accessToken()
             let normal = try await send(fixture, to: "p", ["normal"], priority: "NORMAL", accessToken: accessToken)
             try await send(fixture, to: "p", ["high"], accessToken: accessToken)
@@ -53,9 +60,12 @@ import Testing
     @Test func leavingDozeDeliversWhatWaited() async throws {
         try await FCMSandboxFixture.with { fixture in
             let phone = ReceivingPhone()
-            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, reachability: .dozing,
-                                                      deliver: phone.deliver))
-            try await send(fixture, to: "p", ["n1", "n2"], priority: "NORMAL", accessToken: try await fixture.accessToken())
+            fixture.sandbox.register(
+                FCMSandboxDevice(
+                    token: "p", projectID: FCMSandboxFixture.project, reachability: .dozing,
+                    deliver: phone.deliver))
+            try await send(
+                fixture, to: "p", ["n1", "n2"], priority: "NORMAL", accessToken: try await fixture.accessToken())
             try await Task.sleep(for: .milliseconds(200))
             #expect(phone.names.isEmpty)
             fixture.sandbox.setReachability(token: "p", .online)
@@ -66,8 +76,10 @@ import Testing
     @Test func anOfflinePhoneGetsWhatIsStoredWhenBackUnlessItsTTLRanOut() async throws {
         try await FCMSandboxFixture.with { fixture in
             let phone = ReceivingPhone()
-            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, reachability: .offline,
-                                                      deliver: phone.deliver))
+            fixture.sandbox.register(
+                FCMSandboxDevice(
+                    token: "p", projectID: FCMSandboxFixture.project, reachability: .offline,
+                    deliver: phone.deliver))
             let accessToken = try await fixture.accessToken()
             let short = try await send(fixture, to: "p", ["short"], ttl: "30s", accessToken: accessToken)
             try await send(fixture, to: "p", ["long1", "long2"], ttl: "300s", accessToken: accessToken)
@@ -83,8 +95,10 @@ import Testing
     @Test func ttlZeroReachesOnlyAPhoneThatTakesItAtOnce() async throws {
         try await FCMSandboxFixture.with { fixture in
             let phone = ReceivingPhone()
-            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, reachability: .offline,
-                                                      deliver: phone.deliver))
+            fixture.sandbox.register(
+                FCMSandboxDevice(
+                    token: "p", projectID: FCMSandboxFixture.project, reachability: .offline,
+                    deliver: phone.deliver))
             let accessToken = try await fixture.accessToken()
             let lost = try await send(fixture, to: "p", ["while-offline"], ttl: "0s", accessToken: accessToken)
             #expect(fixture.sandbox.deliveryState(ofMessage: lost[0]) == .expired)
@@ -95,10 +109,15 @@ import Testing
     }
 
     @Test func repeatedHighMessagesThatShowNothingDemoteTheAppUntilAWindowPasses() async throws {
-        try await FCMSandboxFixture.with(configure: { $0.demotionThreshold = 2; $0.demotionWindow = 600 }) { fixture in
+        try await FCMSandboxFixture.with(configure: {
+            $0.demotionThreshold = 2
+            $0.demotionWindow = 600
+        }) { fixture in
             let phone = ReceivingPhone(answering: .silent)
-            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, reachability: .dozing,
-                                                      deliver: phone.deliver))
+            fixture.sandbox.register(
+                FCMSandboxDevice(
+                    token: "p", projectID: FCMSandboxFixture.project, reachability: .dozing,
+                    deliver: phone.deliver))
             let accessToken = try await fixture.accessToken()
             try await send(fixture, to: "p", ["silent1", "silent2"], accessToken: accessToken)
             #expect(await eventually { phone.names.count == 2 && fixture.sandbox.deliveriesUnderway == 0 })
@@ -123,8 +142,10 @@ import Testing
     @Test func aDeletedTokensStoredMessagesAreNeverDelivered() async throws {
         try await FCMSandboxFixture.with { fixture in
             let phone = ReceivingPhone()
-            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, reachability: .offline,
-                                                      deliver: phone.deliver))
+            fixture.sandbox.register(
+                FCMSandboxDevice(
+                    token: "p", projectID: FCMSandboxFixture.project, reachability: .offline,
+                    deliver: phone.deliver))
             let stored = try await send(fixture, to: "p", ["m"], accessToken: try await fixture.accessToken())
             fixture.sandbox.unregister(token: "p", at: Date())
             fixture.sandbox.setReachability(token: "p", .online)
@@ -137,8 +158,10 @@ import Testing
     @Test func aNewerMessageWithTheSameCollapseKeyReplacesAStoredOne() async throws {
         try await FCMSandboxFixture.with { fixture in
             let phone = ReceivingPhone()
-            fixture.sandbox.register(FCMSandboxDevice(token: "p", projectID: FCMSandboxFixture.project, reachability: .offline,
-                                                      deliver: phone.deliver))
+            fixture.sandbox.register(
+                FCMSandboxDevice(
+                    token: "p", projectID: FCMSandboxFixture.project, reachability: .offline,
+                    deliver: phone.deliver))
             let accessToken = try await fixture.accessToken()
             for name in ["ring-1", "ring-2"] {
                 let body = FCMSandboxFixture.message(to: "p", name: name, collapseKey: "call-42")

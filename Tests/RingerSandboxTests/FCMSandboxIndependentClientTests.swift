@@ -22,8 +22,10 @@ import Testing
         try await FCMSandboxFixture.with { fixture in
             fixture.sandbox.register(FCMSandboxDevice(token: "phone-1", projectID: FCMSandboxFixture.project))
             let outcome = try await ChildProcess.check(
-                Self.environment(fixture) + ["python3", PeerScripts.path("fcm_google_auth_peer.py"),
-                                              "--service-account", fixture.serviceAccountFile.path],
+                Self.environment(fixture) + [
+                    "python3", PeerScripts.path("fcm_google_auth_peer.py"),
+                    "--service-account", fixture.serviceAccountFile.path,
+                ],
                 in: PeerScripts.directory)
             let result = try #require(try Self.lines(outcome.standardOutput).first)
             #expect(result["error"] == nil, "\(result)")
@@ -39,11 +41,16 @@ import Testing
     @Test func googleAuthSeesTheSandboxRefuseAGrantForAnUnknownAccount() async throws {
         try await FCMSandboxFixture.with { fixture in
             // A second throw-away account the sandbox was never told about.
-            let stranger = fixture.serviceAccountFile.deletingLastPathComponent().appendingPathComponent("stranger.json")
-            try FCMSandboxServiceAccountFile.make(projectID: "ringer-dev", clientEmail: "stranger@ringer-dev.iam.gserviceaccount.com",
-                                                  tokenURI: fixture.tokenURI).write(to: stranger)
+            let stranger = fixture.serviceAccountFile.deletingLastPathComponent().appendingPathComponent(
+                "stranger.json")
+            try FCMSandboxServiceAccountFile.make(
+                projectID: "ringer-dev", clientEmail: "stranger@ringer-dev.iam.gserviceaccount.com",
+                tokenURI: fixture.tokenURI
+            ).write(to: stranger)
             let outcome = try await ChildProcess.check(
-                Self.environment(fixture) + ["python3", PeerScripts.path("fcm_google_auth_peer.py"), "--service-account", stranger.path],
+                Self.environment(fixture) + [
+                    "python3", PeerScripts.path("fcm_google_auth_peer.py"), "--service-account", stranger.path,
+                ],
                 in: PeerScripts.directory)
             let result = try #require(try Self.lines(outcome.standardOutput).first)
             let error = try #require(result["error"] as? String)
@@ -59,17 +66,21 @@ import Testing
             fixture.sandbox.register(FCMSandboxDevice(token: "foreign", projectID: "other-project"))
             fixture.sandbox.unregister(token: "gone", at: Date())
             // firebase-admin (urllib3) retries a 429 that carries Retry-After, after that many seconds: keep it short.
-            fixture.sandbox.inject(FCMSandboxFault(.answer(.quotaExceeded, retryAfter: 1), registrationToken: "quota", count: nil))
+            fixture.sandbox.inject(
+                FCMSandboxFault(.answer(.quotaExceeded, retryAfter: 1), registrationToken: "quota", count: nil))
             let outcome = try await ChildProcess.check(
-                Self.environment(fixture) + ["python3", PeerScripts.path("fcm_firebase_admin_peer.py"),
-                                              "--service-account", fixture.serviceAccountFile.path,
-                                              "--http1-port", String(try #require(fixture.ports.http1)),
-                                              "--http2-port", String(fixture.ports.http2), "--token", "phone-1",
-                                              "--unregistered-token", "gone", "--foreign-token", "foreign",
-                                              "--quota-token", "quota"],
+                Self.environment(fixture) + [
+                    "python3", PeerScripts.path("fcm_firebase_admin_peer.py"),
+                    "--service-account", fixture.serviceAccountFile.path,
+                    "--http1-port", String(try #require(fixture.ports.http1)),
+                    "--http2-port", String(fixture.ports.http2), "--token", "phone-1",
+                    "--unregistered-token", "gone", "--foreign-token", "foreign",
+                    "--quota-token", "quota",
+                ],
                 in: PeerScripts.directory, timeout: 120)
-            let results = Dictionary(try Self.lines(outcome.standardOutput).map { ($0["case"] as? String ?? "", $0) },
-                                     uniquingKeysWith: { $1 })
+            let results = Dictionary(
+                try Self.lines(outcome.standardOutput).map { ($0["case"] as? String ?? "", $0) },
+                uniquingKeysWith: { $1 })
             #expect((results["accepted"]?["name"] as? String)?.hasPrefix("projects/ringer-dev/messages/0:") == true)
             #expect(results["dry_run"]?["name"] as? String == "projects/ringer-dev/messages/fake_message_id")
             let expected: [String: (exception: String, code: String, status: Int)] = [
@@ -103,22 +114,28 @@ import Testing
 
     @Test func aPhoneWrittenWithWebsocketsFromTheDocumentedFramesGetsMessagesAndAcknowledgesThem() async throws {
         try await FCMSandboxFixture.with { fixture in
-            fixture.sandbox.register(FCMSandboxDevice(token: "py-phone", projectID: FCMSandboxFixture.project, reachability: .offline))
+            fixture.sandbox.register(
+                FCMSandboxDevice(token: "py-phone", projectID: FCMSandboxFixture.project, reachability: .offline))
             let accessToken = try await fixture.accessToken()
             // One message waits for the phone; two more are sent once it is connected.
-            let waiting = try await fixture.send(#"{"message": {"token": "py-phone", "data": {"want": "silent"}, "android": {"priority": "HIGH"}}}"#,
-                                                 accessToken: accessToken)
+            let waiting = try await fixture.send(
+                #"{"message": {"token": "py-phone", "data": {"want": "silent"}, "android": {"priority": "HIGH"}}}"#,
+                accessToken: accessToken)
             #expect(waiting.status == 200)
             let port = try #require(fixture.ports.http1)
             let peer = Task {
-                try await ChildProcess.check(["python3", PeerScripts.path("fcm_ws_phone_peer.py"), "--port", String(port),
-                                              "--token", "py-phone", "--ca", fixture.caFile, "--messages", "3"],
-                                             in: PeerScripts.directory, timeout: 90)
+                try await ChildProcess.check(
+                    [
+                        "python3", PeerScripts.path("fcm_ws_phone_peer.py"), "--port", String(port),
+                        "--token", "py-phone", "--ca", fixture.caFile, "--messages", "3",
+                    ],
+                    in: PeerScripts.directory, timeout: 90)
             }
             #expect(await eventually(within: 30) { fixture.sandbox.reachability(token: "py-phone") == .online })
             for want in ["userVisible", "notDelivered"] {
-                let response = try await fixture.send(#"{"message": {"token": "py-phone", "data": {"want": "\#(want)"}, "android": {"priority": "HIGH"}}}"#,
-                                                      accessToken: accessToken)
+                let response = try await fixture.send(
+                    #"{"message": {"token": "py-phone", "data": {"want": "\#(want)"}, "android": {"priority": "HIGH"}}}"#,
+                    accessToken: accessToken)
                 #expect(response.status == 200)
             }
             let output = try await peer.value.standardOutput
@@ -126,12 +143,19 @@ import Testing
             #expect(result["error"] == nil, "\(result)")
             let frames = try #require(result["frames"] as? [[String: Any]])
             let messages = frames.filter { $0["type"] as? String == "message" }
-            #expect(messages.compactMap { ($0["data"] as? [String: String])?["want"] } == ["silent", "userVisible", "notDelivered"])
+            #expect(
+                messages.compactMap { ($0["data"] as? [String: String])?["want"] } == [
+                    "silent", "userVisible", "notDelivered",
+                ])
             #expect(messages.allSatisfy { $0["priority"] as? String == "HIGH" && $0["token"] as? String == "py-phone" })
             #expect(frames.last?["type"] as? String == "error")
             #expect(await eventually { fixture.sandbox.deliveriesUnderway == 0 })
             let states = fixture.sandbox.acceptedMessages.map { fixture.sandbox.deliveryState(ofMessage: $0.name) }
-            #expect(states == [.delivered(.silent), .delivered(.userVisible), .delivered(.notDelivered("the app is force-stopped"))])
+            #expect(
+                states == [
+                    .delivered(.silent), .delivered(.userVisible),
+                    .delivered(.notDelivered("the app is force-stopped")),
+                ])
             // Once it left, FCM counts the phone offline.
             #expect(await eventually { fixture.sandbox.reachability(token: "py-phone") == .offline })
         }

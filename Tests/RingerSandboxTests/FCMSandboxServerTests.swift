@@ -31,10 +31,13 @@ import Testing
     @Test func aRefusedGrantGetsGooglesInvalidGrantOnBothPorts() async throws {
         try await FCMSandboxFixture.with { fixture in
             for port in [fixture.ports.http2, try #require(fixture.ports.http1)] {
-                let (status, json) = try await fixture.postToken("grant_type=\(Self.grantType)&assertion=\(try fixture.assertion(lifetime: 7200))", port: port)
+                let (status, json) = try await fixture.postToken(
+                    "grant_type=\(Self.grantType)&assertion=\(try fixture.assertion(lifetime: 7200))", port: port)
                 #expect(status == 400)
                 #expect(json["error"] as? String == "invalid_grant")
-                #expect((json["error_description"] as? String)?.hasPrefix("Invalid JWT: Token must be a short-lived token") == true)
+                #expect(
+                    (json["error_description"] as? String)?.hasPrefix("Invalid JWT: Token must be a short-lived token")
+                        == true)
                 let (badType, typeJSON) = try await fixture.postToken("grant_type=password&assertion=x", port: port)
                 #expect(badType == 400 && typeJSON["error"] as? String == "unsupported_grant_type")
             }
@@ -46,8 +49,9 @@ import Testing
             fixture.sandbox.register(FCMSandboxDevice(token: "phone-1", projectID: FCMSandboxFixture.project))
             let accessToken = try await fixture.accessToken()
             for port in [fixture.ports.http2, try #require(fixture.ports.http1)] {
-                let response = try await fixture.send(FCMSandboxFixture.message(to: "phone-1", name: "p\(port)"),
-                                                      accessToken: accessToken, port: port)
+                let response = try await fixture.send(
+                    FCMSandboxFixture.message(to: "phone-1", name: "p\(port)"),
+                    accessToken: accessToken, port: port)
                 #expect(response.status == 200)
                 let name = try #require(FCMSandboxFixture.object(response.body)["name"] as? String)
                 #expect(name.hasPrefix("projects/ringer-dev/messages/0:"))
@@ -78,11 +82,15 @@ import Testing
             #expect(forged.status == 401 && FCMSandboxFixture.fcmErrorCode(forged.body) == nil)
             let error = try #require(FCMSandboxFixture.object(forged.body)["error"] as? [String: Any])
             #expect(error["status"] as? String == "UNAUTHENTICATED" && error["code"] as? Int == 401)
-            let otherProject = try await fixture.send(FCMSandboxFixture.message(to: "phone-1"), accessToken: accessToken,
-                                                      project: "other-project")
+            let otherProject = try await fixture.send(
+                FCMSandboxFixture.message(to: "phone-1"), accessToken: accessToken,
+                project: "other-project")
             #expect(otherProject.status == 403 && FCMSandboxFixture.fcmErrorCode(otherProject.body) == nil)
-            let dryRun = try await fixture.send(#"{"validate_only": true, "message": {"token": "phone-1"}}"#, accessToken: accessToken)
-            #expect(FCMSandboxFixture.object(dryRun.body)["name"] as? String == "projects/ringer-dev/messages/fake_message_id")
+            let dryRun = try await fixture.send(
+                #"{"validate_only": true, "message": {"token": "phone-1"}}"#, accessToken: accessToken)
+            #expect(
+                FCMSandboxFixture.object(dryRun.body)["name"] as? String
+                    == "projects/ringer-dev/messages/fake_message_id")
             #expect(fixture.sandbox.acceptedMessages.isEmpty)
             #expect(fixture.sandbox.statistics.sendRequests == 6)
         }
@@ -93,7 +101,9 @@ import Testing
             fixture.sandbox.register(FCMSandboxDevice(token: "phone-1", projectID: FCMSandboxFixture.project))
             let accessToken = try await fixture.accessToken()
             #expect(try await fixture.control("DELETE", "/sandbox/access-tokens").status == 204)
-            #expect(try await fixture.send(FCMSandboxFixture.message(to: "phone-1"), accessToken: accessToken).status == 401)
+            #expect(
+                try await fixture.send(FCMSandboxFixture.message(to: "phone-1"), accessToken: accessToken).status == 401
+            )
             let fresh = try await fixture.accessToken()
             #expect(try await fixture.send(FCMSandboxFixture.message(to: "phone-1"), accessToken: fresh).status == 200)
         }

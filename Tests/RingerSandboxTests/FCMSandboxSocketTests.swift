@@ -19,8 +19,10 @@ import Testing
 
         init(receipt: String?) { self.receipt = LockedValue(receipt) }
 
-        static func connect(_ fixture: FCMSandboxFixture, token: String, query: String = "",
-                            receipt: String? = "userVisible") async throws -> SocketPhone {
+        static func connect(
+            _ fixture: FCMSandboxFixture, token: String, query: String = "",
+            receipt: String? = "userVisible"
+        ) async throws -> SocketPhone {
             let phone = SocketPhone(receipt: receipt)
             let port = try #require(fixture.ports.http1)
             let client = try await WebSocketClient.connect(
@@ -38,7 +40,9 @@ import Testing
         private func received(_ text: String) {
             guard let frame = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return }
             frames.withLock { $0.append(frame) }
-            if frame["type"] as? String == "message", let name = frame["name"] as? String, let receipt = receipt.snapshot {
+            if frame["type"] as? String == "message", let name = frame["name"] as? String,
+                let receipt = receipt.snapshot
+            {
                 send(["type": "ack", "name": name, "receipt": receipt, "reason": "test"])
             }
         }
@@ -54,15 +58,20 @@ import Testing
 
         var messages: [[String: Any]] { frames.snapshot.filter { $0["type"] as? String == "message" } }
         var names: [String] { messages.compactMap { ($0["data"] as? [String: String])?["n"] } }
-        var errors: [String] { frames.snapshot.filter { $0["type"] as? String == "error" }.compactMap { $0["error"] as? String } }
+        var errors: [String] {
+            frames.snapshot.filter { $0["type"] as? String == "error" }.compactMap { $0["error"] as? String }
+        }
 
         func close() { link.snapshot.client?.close() }
     }
 
-    private func addDevice(_ fixture: FCMSandboxFixture, _ token: String, reachability: String = "offline") async throws {
-        let created = try await fixture.control("POST", "/sandbox/devices", json: """
-            {"token": "\(token)", "project_id": "\(FCMSandboxFixture.project)", "package_name": "dev.ringer.demo", "reachability": "\(reachability)"}
-            """)
+    private func addDevice(_ fixture: FCMSandboxFixture, _ token: String, reachability: String = "offline") async throws
+    {
+        let created = try await fixture.control(
+            "POST", "/sandbox/devices",
+            json: """
+                {"token": "\(token)", "project_id": "\(FCMSandboxFixture.project)", "package_name": "dev.ringer.demo", "reachability": "\(reachability)"}
+                """)
         #expect(created.status == 201)
     }
 
@@ -78,8 +87,12 @@ import Testing
             let phone = try await SocketPhone.connect(fixture, token: "ws-phone")
             defer { phone.close() }
             let accessToken = try await fixture.accessToken()
-            let first = try await send(fixture, #"{"message": {"token": "ws-phone", "data": {"n": "1", "ringer": "{\"v\":1}"}, "notification": {"title": "Missed call"}, "android": {"priority": "HIGH", "ttl": "45s", "collapse_key": "call-7"}}}"#, accessToken)
-            let second = try await send(fixture, FCMSandboxFixture.message(to: "ws-phone", name: "2", priority: "NORMAL"), accessToken)
+            let first = try await send(
+                fixture,
+                #"{"message": {"token": "ws-phone", "data": {"n": "1", "ringer": "{\"v\":1}"}, "notification": {"title": "Missed call"}, "android": {"priority": "HIGH", "ttl": "45s", "collapse_key": "call-7"}}}"#,
+                accessToken)
+            let second = try await send(
+                fixture, FCMSandboxFixture.message(to: "ws-phone", name: "2", priority: "NORMAL"), accessToken)
             #expect(await eventually { phone.names == ["1", "2"] && fixture.sandbox.deliveriesUnderway == 0 })
             let frame = try #require(phone.messages.first)
             #expect(frame["name"] as? String == first)
@@ -90,12 +103,14 @@ import Testing
             #expect(frame["priority"] as? String == "HIGH" && frame["requested_priority"] as? String == "HIGH")
             #expect(frame["ttl"] as? Double == 45 && frame["collapse_key"] as? String == "call-7")
             let acceptedAt = Int64(fixture.scenarioNow.timeIntervalSince1970 * 1000)
-            #expect(frame["accepted_at"] as? Int64 == acceptedAt && frame["expires_at"] as? Int64 == acceptedAt + 45_000)
+            #expect(
+                frame["accepted_at"] as? Int64 == acceptedAt && frame["expires_at"] as? Int64 == acceptedAt + 45_000)
             #expect(phone.messages.last?["notification"] == nil)
             #expect(fixture.sandbox.deliveryState(ofMessage: first) == .delivered(.userVisible))
             #expect(fixture.sandbox.deliveryState(ofMessage: second) == .delivered(.userVisible))
             let listing = try await fixture.control("GET", "/sandbox/messages")
-            let entries = try #require(try JSONSerialization.jsonObject(with: Data(listing.body.utf8)) as? [[String: Any]])
+            let entries = try #require(
+                try JSONSerialization.jsonObject(with: Data(listing.body.utf8)) as? [[String: Any]])
             #expect(entries.map { $0["receipt"] as? String } == ["userVisible", "userVisible"])
             #expect(entries.map { $0["state"] as? String } == ["delivered", "delivered"])
         }
@@ -124,7 +139,8 @@ import Testing
             phone.close()
             // Offline once the sandbox saw the close: the next message is stored, not sent into a dead socket.
             #expect(await eventually { fixture.sandbox.reachability(token: "flaky") == .offline })
-            let stored = try await send(fixture, FCMSandboxFixture.message(to: "flaky", name: "while-away"), accessToken)
+            let stored = try await send(
+                fixture, FCMSandboxFixture.message(to: "flaky", name: "while-away"), accessToken)
             #expect(fixture.sandbox.deliveryState(ofMessage: stored) == .stored)
             let back = try await SocketPhone.connect(fixture, token: "flaky")
             defer { back.close() }
@@ -138,7 +154,8 @@ import Testing
             let phone = try await SocketPhone.connect(fixture, token: "sleepy", query: "&reachability=dozing")
             defer { phone.close() }
             let accessToken = try await fixture.accessToken()
-            let normal = try await send(fixture, FCMSandboxFixture.message(to: "sleepy", name: "normal", priority: "NORMAL"), accessToken)
+            let normal = try await send(
+                fixture, FCMSandboxFixture.message(to: "sleepy", name: "normal", priority: "NORMAL"), accessToken)
             _ = try await send(fixture, FCMSandboxFixture.message(to: "sleepy", name: "high"), accessToken)
             #expect(await eventually { phone.names == ["high"] })
             #expect(fixture.sandbox.deliveryState(ofMessage: normal) == .stored)
@@ -156,7 +173,8 @@ import Testing
             #expect(await eventually { phone.names.count == 1 })
             #expect(await eventually(within: 15) { fixture.sandbox.deliveriesUnderway == 0 })
             guard case .delivered(.notDelivered(let reason))? = fixture.sandbox.deliveryState(ofMessage: name) else {
-                Issue.record("expected notDelivered, got \(String(describing: fixture.sandbox.deliveryState(ofMessage: name)))")
+                Issue.record(
+                    "expected notDelivered, got \(String(describing: fixture.sandbox.deliveryState(ofMessage: name)))")
                 return
             }
             #expect(reason.contains("no acknowledgement"))

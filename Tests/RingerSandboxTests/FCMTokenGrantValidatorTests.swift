@@ -1,7 +1,8 @@
 import Foundation
 import JWT
-@testable import RingerSandbox
 import Testing
+
+@testable import RingerSandbox
 
 /// Google's token endpoint rules for a service account's JWT grant, as the sandbox applies them.
 @Suite struct FCMTokenGrantValidatorTests {
@@ -20,27 +21,38 @@ import Testing
     }
 
     static var account: FCMSandboxServiceAccount {
-        try! FCMSandboxServiceAccount(clientEmail: email, keyID: "key-1", publicKeyPEM: try! key.publicKeyPEM(),
-                                      projectID: "ringer-dev", otherProjectIDs: ["ringer-other"])
+        try! FCMSandboxServiceAccount(
+            clientEmail: email, keyID: "key-1", publicKeyPEM: try! key.publicKeyPEM(),
+            projectID: "ringer-dev", otherProjectIDs: ["ringer-other"])
     }
 
-    func assertion(iss: String = FCMTokenGrantValidatorTests.email, aud: String = FCMTokenGrantValidatorTests.tokenURI,
-                   scope: String? = "https://www.googleapis.com/auth/firebase.messaging", issuedAgo: Int64 = 0,
-                   lifetime: Int64 = 3600, kid: String? = "key-1", key: JWTSigningKey = FCMTokenGrantValidatorTests.key) -> String {
+    func assertion(
+        iss: String = FCMTokenGrantValidatorTests.email, aud: String = FCMTokenGrantValidatorTests.tokenURI,
+        scope: String? = "https://www.googleapis.com/auth/firebase.messaging", issuedAgo: Int64 = 0,
+        lifetime: Int64 = 3600, kid: String? = "key-1", key: JWTSigningKey = FCMTokenGrantValidatorTests.key
+    ) -> String {
         let iat = Int64(now.timeIntervalSince1970) - issuedAgo
-        return try! JWT.sign(Claims(iss: iss, aud: aud, scope: scope, iat: iat, exp: iat + lifetime), keyID: kid, with: key)
+        return try! JWT.sign(
+            Claims(iss: iss, aud: aud, scope: scope, iat: iat, exp: iat + lifetime), keyID: kid, with: key)
     }
 
-    func form(_ assertion: String, grantType: String = "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer") -> [UInt8] {
+    func form(
+        _ assertion: String, grantType: String = "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer"
+    ) -> [UInt8] {
         Array("grant_type=\(grantType)&assertion=\(assertion)".utf8)
     }
 
-    func outcome(_ body: [UInt8], method: String = "POST",
-                 accounts: [FCMSandboxServiceAccount] = [FCMTokenGrantValidatorTests.account])
-        -> Result<FCMTokenGrantValidator.Grant, FCMTokenGrantValidator.Rejection> {
+    func outcome(
+        _ body: [UInt8], method: String = "POST",
+        accounts: [FCMSandboxServiceAccount] = [FCMTokenGrantValidatorTests.account]
+    )
+        -> Result<FCMTokenGrantValidator.Grant, FCMTokenGrantValidator.Rejection>
+    {
         do {
-            return .success(try validator.validate(method: method, body: body, accounts: accounts,
-                                                   audiences: [Self.tokenURI], now: now))
+            return .success(
+                try validator.validate(
+                    method: method, body: body, accounts: accounts,
+                    audiences: [Self.tokenURI], now: now))
         } catch {
             return .failure(error)
         }
@@ -81,7 +93,10 @@ import Testing
         #expect(refusal(form(assertion(key: try JWTSigningKey.generateP256()))) == .badSignature)
         // A tampered token (its payload changed after signing).
         let parts = assertion().split(separator: ".")
-        let forged = [String(parts[0]), Base64URLForTests.encode(#"{"iss":"\#(Self.email)","aud":"\#(Self.tokenURI)"}"#), String(parts[2])]
+        let forged = [
+            String(parts[0]), Base64URLForTests.encode(#"{"iss":"\#(Self.email)","aud":"\#(Self.tokenURI)"}"#),
+            String(parts[2]),
+        ]
         #expect(refusal(form(forged.joined(separator: "."))) == .badSignature)
     }
 
@@ -125,7 +140,8 @@ import Testing
         let refused = try #require(refusal(form(assertion(), grantType: "client_credentials")))
         #expect(refused.error == "unsupported_grant_type" && refused.status == 400)
         #expect(refusal(Array("assertion=\(assertion())".utf8))?.error == "unsupported_grant_type")
-        let missing = try #require(refusal(Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer".utf8)))
+        let missing = try #require(
+            refusal(Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer".utf8)))
         #expect(missing.error == "invalid_request")
         #expect(refusal(form("not-a-jwt")) == .malformed)
         #expect(refusal(form(assertion()), method: "GET")?.status == 405)
@@ -137,7 +153,9 @@ import Testing
     }
 
     @Test func refusalsHaveGooglesOAuthErrorShape() throws {
-        let body = try #require(try JSONSerialization.jsonObject(with: Data(FCMTokenGrantValidator.Rejection.badSignature.body)) as? [String: String])
+        let body = try #require(
+            try JSONSerialization.jsonObject(with: Data(FCMTokenGrantValidator.Rejection.badSignature.body))
+                as? [String: String])
         #expect(body == ["error": "invalid_grant", "error_description": "Invalid JWT Signature."])
     }
 }

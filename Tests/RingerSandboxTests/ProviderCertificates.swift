@@ -23,17 +23,25 @@ struct ProviderCertificates: Sendable {
         try Data("extendedKeyUsage=clientAuth\n".utf8).write(to: directory.appendingPathComponent("client.cnf"))
         let ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
         for (ca, name) in [("client-ca", "Sandbox Provider CA"), ("rogue-ca", "Untrusted Provider CA")] {
-            try await certificates.openssl(["req", "-x509"] + ecKey + ["-keyout", "\(ca).key", "-out", "\(ca).pem",
-                                                                       "-days", "2", "-subj", "/CN=\(name)",
-                                                                       "-addext", "basicConstraints=critical,CA:TRUE",
-                                                                       "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+            try await certificates.openssl(
+                ["req", "-x509"] + ecKey + [
+                    "-keyout", "\(ca).key", "-out", "\(ca).pem",
+                    "-days", "2", "-subj", "/CN=\(name)",
+                    "-addext", "basicConstraints=critical,CA:TRUE",
+                    "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+                ])
         }
         for (leaf, ca, serial) in [("app", "client-ca", "10"), ("rogue", "rogue-ca", "11")] {
-            try await certificates.openssl(["req", "-new"] + ecKey + ["-keyout", "\(leaf).key", "-out", "\(leaf).csr",
-                                                                      "-subj", "/UID=\(bundleID)/CN=Apple Push Services: \(bundleID)"])
-            try await certificates.openssl(["x509", "-req", "-in", "\(leaf).csr", "-CA", "\(ca).pem", "-CAkey", "\(ca).key",
-                                            "-set_serial", serial, "-days", "2", "-extfile", "client.cnf",
-                                            "-out", "\(leaf).pem"])
+            try await certificates.openssl(
+                ["req", "-new"] + ecKey + [
+                    "-keyout", "\(leaf).key", "-out", "\(leaf).csr",
+                    "-subj", "/UID=\(bundleID)/CN=Apple Push Services: \(bundleID)",
+                ])
+            try await certificates.openssl([
+                "x509", "-req", "-in", "\(leaf).csr", "-CA", "\(ca).pem", "-CAkey", "\(ca).key",
+                "-set_serial", serial, "-days", "2", "-extfile", "client.cnf",
+                "-out", "\(leaf).pem",
+            ])
         }
         return certificates
     }

@@ -12,7 +12,9 @@ import Testing
 
     func report(_ service: SimulatedConnectionService, _ id: UUID = UUID()) -> (any Error)? {
         let error = LockedValue<(any Error)?>(nil)
-        service.reportIncomingCall(IncomingCallReport(id: id, caller: Party(id: "alice", name: "Alice"), hasVideo: false)) {
+        service.reportIncomingCall(
+            IncomingCallReport(id: id, caller: Party(id: "alice", name: "Alice"), hasVideo: false)
+        ) {
             result in error.withLock { $0 = result }
         }
         return error.snapshot
@@ -26,8 +28,9 @@ import Testing
     }
 
     func ringingMessage(_ id: UUID) -> [String: String] {
-        let body = VoIPPush.Body(callId: id.uuidString.lowercased(), caller: Party(id: "alice"), hasVideo: false,
-                                 sentAt: Date().unixMilliseconds, expiresAt: Date().addingTimeInterval(60).unixMilliseconds)
+        let body = VoIPPush.Body(
+            callId: id.uuidString.lowercased(), caller: Party(id: "alice"), hasVideo: false,
+            sentAt: Date().unixMilliseconds, expiresAt: Date().addingTimeInterval(60).unixMilliseconds)
         return ["ringer": String(decoding: try! RingerJSON.encode(body), as: UTF8.self)]
     }
 
@@ -76,7 +79,10 @@ import Testing
             service.reportCallEnded(id: id, at: Date(), reason: reason)
             #expect(service.connection(id)?.state == .disconnected)
             #expect(service.connection(id)?.disconnectCause?.code == code, "\(reason)")
-            #expect(Array(service.changes.suffix(3)) == [.disconnected(id, DisconnectCause(endReason: reason)), .destroyed(id), .ringerStopped])
+            #expect(
+                Array(service.changes.suffix(3)) == [
+                    .disconnected(id, DisconnectCause(endReason: reason)), .destroyed(id), .ringerStopped,
+                ])
             // Once only: a second ending changes nothing.
             let count = service.changes.count
             service.reportCallEnded(id: id, at: Date(), reason: .failed)
@@ -109,7 +115,10 @@ import Testing
             (Environment(locked: true, appInForeground: false, highPriorityMessage: true), .fullScreen),
             // A normal-priority (or demoted) message gives a background app no right to launch its call screen.
             (Environment(locked: true, appInForeground: false, highPriorityMessage: false), .headsUp),
-            (Environment(permissions: noFullScreen, locked: true, appInForeground: false, highPriorityMessage: true), .headsUp),
+            (
+                Environment(permissions: noFullScreen, locked: true, appInForeground: false, highPriorityMessage: true),
+                .headsUp
+            ),
             (Environment(permissions: noFullScreen, locked: true, appInForeground: true), .headsUp),
             // The user is on another app: a full-screen intent shows as a heads-up notification.
             (Environment(locked: false, appInForeground: false, highPriorityMessage: true), .headsUp),
@@ -124,7 +133,9 @@ import Testing
 
     @Test func callRingsWithoutPostNotifications() {
         let permissions = Set(AndroidPermission.allCases).subtracting([.postNotifications])
-        let service = SimulatedConnectionService(environment: { Environment(permissions: permissions, appInForeground: false) })
+        let service = SimulatedConnectionService(environment: {
+            Environment(permissions: permissions, appInForeground: false)
+        })
         let id = UUID()
         #expect(report(service, id) == nil)
         #expect(service.connection(id)?.state == .ringing)
@@ -145,7 +156,10 @@ import Testing
             #expect(service.connection(order[0])?.disconnectCause == DisconnectCause(.rejected))
             service.onReject(order[1], coordinator: coordinator)
             #expect(!service.isRinging)
-            #expect(service.changes.filter { $0 == .ringerStarted || $0 == .ringerStopped } == [.ringerStarted, .ringerStopped])
+            #expect(
+                service.changes.filter { $0 == .ringerStarted || $0 == .ringerStopped } == [
+                    .ringerStarted, .ringerStopped,
+                ])
             #expect(service.changes.last == .ringerStopped)
         }
     }

@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RingerKit
 import RingerSandbox
 import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Simulated Android phones against a real Ringer server over loopback: registration, the event socket,
 /// answering through the ConnectionService, and the socket an active call keeps alive.
@@ -49,7 +50,8 @@ import Testing
 
         // The caller hangs up: `call.ended` on the socket disconnects with REMOTE; the service stops.
         _ = try await alice.end(callID: call.callId)
-        #expect(await eventually { phone.connectionService.connection(id)?.disconnectCause == DisconnectCause(.remote) })
+        #expect(
+            await eventually { phone.connectionService.connection(id)?.disconnectCause == DisconnectCause(.remote) })
         #expect(await eventually { !phone.foregroundService.isRunning })
         await stack.shutdown()
     }
@@ -67,7 +69,10 @@ import Testing
         #expect(await stack.holdsStream(phone, true))
         // The hang-up reaches the backgrounded app on the socket its call kept open.
         _ = try await alice.end(callID: call.callId)
-        #expect(await eventually { phone.connectionService.connection(uuid(call))?.disconnectCause == DisconnectCause(.remote) })
+        #expect(
+            await eventually {
+                phone.connectionService.connection(uuid(call))?.disconnectCause == DisconnectCause(.remote)
+            })
         // With no call left the service stops and the app is frozen: the socket goes.
         #expect(await stack.holdsStream(phone, false))
         #expect(!phone.foregroundService.isRunning)
@@ -103,7 +108,8 @@ import Testing
         #expect(await eventually { carol.connectionService.connection(id)?.state == .active })
         bob.hangUp(callID: call.callId)
         #expect(bob.connectionService.connection(id)?.disconnectCause == DisconnectCause(.local))
-        #expect(await eventually { carol.connectionService.connection(id)?.disconnectCause == DisconnectCause(.remote) })
+        #expect(
+            await eventually { carol.connectionService.connection(id)?.disconnectCause == DisconnectCause(.remote) })
         await stack.shutdown()
     }
 }

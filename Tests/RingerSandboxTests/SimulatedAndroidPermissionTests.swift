@@ -68,7 +68,9 @@ import Testing
     @Test func callWithoutMicrophonePermissionEndsCleanlyInsteadOfCrashing() async throws {
         let stack = try await AndroidTestStack.start()
         let refusals = LockedValue<[ForegroundServiceError]>([])
-        let phone = try await stack.phone(behaviour: .answer(after: 0.1), permissions: Self.all.subtracting([.recordAudio])) {
+        let phone = try await stack.phone(
+            behaviour: .answer(after: 0.1), permissions: Self.all.subtracting([.recordAudio])
+        ) {
             observation in
             if case .foregroundServiceRefused(_, let error) = observation { refusals.withLock { $0.append(error) } }
         }

@@ -13,9 +13,10 @@ import Testing
 
     @Test func appNeverOpenedIsInTheStoppedStateAndGetsNothing() async throws {
         let stack = try await AndroidTestStack.start()
-        let phone = SimulatedAndroidPhone(identity: .init(userID: "bob", deviceID: "bob-android"), server: stack.url,
-                                          userToken: try await stack.token("bob"), webSockets: LWSWebSocketTransport(),
-                                          behaviour: .ignore)
+        let phone = SimulatedAndroidPhone(
+            identity: .init(userID: "bob", deviceID: "bob-android"), server: stack.url,
+            userToken: try await stack.token("bob"), webSockets: LWSWebSocketTransport(),
+            behaviour: .ignore)
         let alice = try await stack.api("alice", name: "Alice")
         let call = try await alice.createCall(callee: "bob")
         #expect(phone.appState == .forceStopped)
@@ -178,7 +179,9 @@ import Testing
             let alice = try await stack.api("alice", name: "Alice")
             let carol = try await stack.api("carol", name: "Carol")
             let calls = [try await alice.createCall(callee: "bob"), try await carol.createCall(callee: "bob")]
-            for call in calls { #expect(await stack.registry.deliver(FCMTestMessage.ringing(call, to: phone)) == .userVisible) }
+            for call in calls {
+                #expect(await stack.registry.deliver(FCMTestMessage.ringing(call, to: phone)) == .userVisible)
+            }
             #expect(phone.connectionService.isRinging)
             let order = reversed ? calls.reversed() : calls
             phone.decline(callID: order[0].callId)
@@ -251,9 +254,10 @@ import Testing
     @Test func messageThatIsNotRingersIsSilent() async throws {
         let stack = try await AndroidTestStack.start()
         let phone = try await stack.phone()
-        let message = FCMSandboxMessage(name: "projects/p/messages/1", projectID: "p", token: phone.identity.fcmToken,
-                                        data: ["chat": "hello"], requestedPriority: .high, priority: .high, ttl: 60,
-                                        acceptedAt: Date())
+        let message = FCMSandboxMessage(
+            name: "projects/p/messages/1", projectID: "p", token: phone.identity.fcmToken,
+            data: ["chat": "hello"], requestedPriority: .high, priority: .high, ttl: 60,
+            acceptedAt: Date())
         #expect(await phone.receive(message) == .silent)
         #expect(phone.connectionService.connections.isEmpty)
         await stack.shutdown()

@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RingerKit
 import RingerLogging
 import RingerSandbox
 import RingerServer
 import RingerSync
 import RingerWire
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Stands in for the FCM sandbox: keeps each registered device (and its `deliver` closure) and records what
 /// the phone told it, so tests deliver messages the way the sandbox does.
@@ -55,35 +56,44 @@ final class FakeFCMRegistry: FCMSandboxRegistry {
 /// The FCM messages the Ringer server sends (docs/fcm.md), built for tests.
 enum FCMTestMessage {
     /// The ringing message: data-only, `ringer` = the VoIP push's body as a string.
-    static func ringing(_ call: Call, to phone: SimulatedAndroidPhone, requested: FCMSandboxMessage.Priority = .high,
-                        delivered: FCMSandboxMessage.Priority? = nil) -> FCMSandboxMessage {
-        let body = VoIPPush.Body(callId: call.callId, caller: call.caller, calleeId: call.callee.id, hasVideo: call.hasVideo,
-                                 sentAt: Date().unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds)
-        return message(body, to: phone, requested: requested, delivered: delivered ?? requested,
-                       ttl: max(1, call.expiresAt.timeIntervalSinceNow.rounded(.up)))
+    static func ringing(
+        _ call: Call, to phone: SimulatedAndroidPhone, requested: FCMSandboxMessage.Priority = .high,
+        delivered: FCMSandboxMessage.Priority? = nil
+    ) -> FCMSandboxMessage {
+        let body = VoIPPush.Body(
+            callId: call.callId, caller: call.caller, calleeId: call.callee.id, hasVideo: call.hasVideo,
+            sentAt: Date().unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds)
+        return message(
+            body, to: phone, requested: requested, delivered: delivered ?? requested,
+            ttl: max(1, call.expiresAt.timeIntervalSinceNow.rounded(.up)))
     }
 
     /// A data message about a call that changed (`call.cancelled`, `call.answered_elsewhere`, …): data-only, high priority.
     static func update(_ type: EventType, _ call: Call, to phone: SimulatedAndroidPhone) -> FCMSandboxMessage {
-        message(AlertOrBackgroundPush.Body(type: type, callId: call.callId), to: phone, requested: .high, delivered: .high,
-                ttl: max(1, call.expiresAt.timeIntervalSinceNow.rounded(.up)))
+        message(
+            AlertOrBackgroundPush.Body(type: type, callId: call.callId), to: phone, requested: .high, delivered: .high,
+            ttl: max(1, call.expiresAt.timeIntervalSinceNow.rounded(.up)))
     }
 
     /// The missed call: normal priority with a `notification` block the system shows by itself.
     static func missedCall(_ call: Call, to phone: SimulatedAndroidPhone) -> FCMSandboxMessage {
-        var missed = message(AlertOrBackgroundPush.Body(type: .callUnanswered, callId: call.callId), to: phone, requested: .normal,
-                             delivered: .normal, ttl: 86_400)
+        var missed = message(
+            AlertOrBackgroundPush.Body(type: .callUnanswered, callId: call.callId), to: phone, requested: .normal,
+            delivered: .normal, ttl: 86_400)
         missed.notification = .init(title: "Missed call", body: call.caller.name ?? call.caller.id)
         return missed
     }
 
-    private static func message(_ body: some Encodable, to phone: SimulatedAndroidPhone, requested: FCMSandboxMessage.Priority,
-                                delivered: FCMSandboxMessage.Priority, ttl: TimeInterval) -> FCMSandboxMessage {
+    private static func message(
+        _ body: some Encodable, to phone: SimulatedAndroidPhone, requested: FCMSandboxMessage.Priority,
+        delivered: FCMSandboxMessage.Priority, ttl: TimeInterval
+    ) -> FCMSandboxMessage {
         let ringer = String(decoding: try! RingerJSON.encode(body), as: UTF8.self)
-        return FCMSandboxMessage(name: "projects/\(phone.identity.projectID)/messages/\(UUID().uuidString)",
-                                 projectID: phone.identity.projectID, token: phone.identity.fcmToken,
-                                 data: ["ringer": ringer], requestedPriority: requested, priority: delivered, ttl: ttl,
-                                 acceptedAt: Date())
+        return FCMSandboxMessage(
+            name: "projects/\(phone.identity.projectID)/messages/\(UUID().uuidString)",
+            projectID: phone.identity.projectID, token: phone.identity.fcmToken,
+            data: ["ringer": ringer], requestedPriority: requested, priority: delivered, ttl: ttl,
+            acceptedAt: Date())
     }
 }
 
@@ -108,7 +118,8 @@ final class AndroidTestStack: Sendable {
     /// Starts the server.
     /// - Parameter ringTimeout: seconds a call rings.
     static func start(ringTimeout: TimeInterval = 30) async throws -> AndroidTestStack {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-android-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-android-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var config = ServerConfiguration()
         config.port = 0
@@ -139,13 +150,17 @@ final class AndroidTestStack: Sendable {
 
     /// An Android phone for `user`, installed, logged in and registered, app in the foreground with its socket
     /// up (the server has its stream before this returns).
-    func phone(_ user: String = "bob", deviceID: String = "bob-android", behaviour: SimulatedAndroidPhone.Behaviour = .ignore,
-               permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases),
-               observe: @escaping @Sendable (SimulatedAndroidPhone.Observation) -> Void = { _ in })
-        async throws -> SimulatedAndroidPhone {
-        let phone = SimulatedAndroidPhone(identity: .init(userID: user, deviceID: deviceID), server: url,
-                                          userToken: try await token(user, name: user.capitalized), webSockets: webSockets,
-                                          behaviour: behaviour, permissions: permissions, observe: observe)
+    func phone(
+        _ user: String = "bob", deviceID: String = "bob-android", behaviour: SimulatedAndroidPhone.Behaviour = .ignore,
+        permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases),
+        observe: @escaping @Sendable (SimulatedAndroidPhone.Observation) -> Void = { _ in }
+    )
+        async throws -> SimulatedAndroidPhone
+    {
+        let phone = SimulatedAndroidPhone(
+            identity: .init(userID: user, deviceID: deviceID), server: url,
+            userToken: try await token(user, name: user.capitalized), webSockets: webSockets,
+            behaviour: behaviour, permissions: permissions, observe: observe)
         phones.withLock { $0.append(phone) }
         try await phone.installAndLogIn(registry: registry)
         _ = await waitFor { await self.server.hasEventStream(userID: user, deviceID: deviceID) }
@@ -163,7 +178,8 @@ final class AndroidTestStack: Sendable {
     /// Whether `user`'s device holds its event stream, as the server sees it, once it settles.
     func holdsStream(_ phone: SimulatedAndroidPhone, _ expected: Bool) async -> Bool {
         await waitFor {
-            await self.server.hasEventStream(userID: phone.identity.userID, deviceID: phone.identity.deviceID) == expected
+            await self.server.hasEventStream(userID: phone.identity.userID, deviceID: phone.identity.deviceID)
+                == expected
         }
     }
 

@@ -24,7 +24,11 @@ import Testing
     @Test func reportingLaterThanTheHandlerIsTooLate() async {
         let callKit = SimulatedCallKit()
         let verdict = SimulatedPushKit.deliver(payload, callKit: callKit) { _ in
-            Task { callKit.reportIncomingCall(IncomingCallReport(id: UUID(), caller: Party(id: "a"), hasVideo: false)) { _ in } }
+            Task {
+                callKit.reportIncomingCall(IncomingCallReport(id: UUID(), caller: Party(id: "a"), hasVideo: false)) {
+                    _ in
+                }
+            }
         }
         #expect(verdict == .appKilled)
     }
@@ -56,7 +60,9 @@ import Testing
         let callKit = SimulatedCallKit()
         let coordinator = CallCoordinator(deviceID: "d", ui: callKit)
         for body in ["", "{}", "not json", #"{"ringer":{"v":1,"type":"call.cancelled","call_id":"x"}}"#] {
-            #expect(SimulatedPushKit.deliver(Data(body.utf8), callKit: callKit) { coordinator.handleVoIPPush($0) } == .reported)
+            #expect(
+                SimulatedPushKit.deliver(Data(body.utf8), callKit: callKit) { coordinator.handleVoIPPush($0) }
+                    == .reported)
         }
     }
 }

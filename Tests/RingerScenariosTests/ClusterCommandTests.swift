@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import RingerScenarios
 import RingerTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `ringer-lab scenario --nodes` and `ringer-lab explore --nodes` as a user runs them, the built `ringer` a child process:
 /// what a run stopped from outside leaves behind (nothing), and how bad cluster settings are refused. Starts
@@ -19,8 +20,9 @@ import Testing
 
     /// `ringer_run_…` databases on the suite's PostgreSQL now.
     private static func scratchDatabases(_ postgres: PostgresServer) async throws -> Set<String> {
-        let rows = try await postgres.psql("select datname from pg_database where datname like 'ringer_run_%'",
-                                           on: postgres.url(database: "postgres"))
+        let rows = try await postgres.psql(
+            "select datname from pg_database where datname like 'ringer_run_%'",
+            on: postgres.url(database: "postgres"))
         return Set(rows.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     }
 
@@ -42,7 +44,8 @@ import Testing
     /// The fields of /proc/<pid>/stat after the command name: state, ppid, …
     private static func statFields(_ pid: pid_t) -> [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         return stat[stat.index(after: close)...].split(separator: " ")
     }
 
@@ -60,13 +63,16 @@ import Testing
     /// environment, as an operator keeps a password out of `ps`; its temporary folder in a folder of this test's),
     /// waits until `ready` says so of its node processes, sends `signals` to the command alone (as `kill`, a CI job's
     /// timeout or `timeout(1)` does), `between` apart, and returns what outlived it.
-    private static func stop(_ arguments: [String], with signals: [Int32], between: Duration = .zero,
-                             when ready: @escaping ([pid_t]) -> Bool = { $0.count >= 2 }, settle: Duration = .seconds(3),
-                             beforeSignals: ([pid_t]) -> Void = { _ in }) async throws -> Leftovers {
+    private static func stop(
+        _ arguments: [String], with signals: [Int32], between: Duration = .zero,
+        when ready: @escaping ([pid_t]) -> Bool = { $0.count >= 2 }, settle: Duration = .seconds(3),
+        beforeSignals: ([pid_t]) -> Void = { _ in }
+    ) async throws -> Leftovers {
         let postgres = try await Self.postgres()
         let redis = try RedisServer()
         let before = try await scratchDatabases(postgres)
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-command-\(UUID().uuidString)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-command-\(UUID().uuidString)")
         let temporary = scratch.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -80,7 +86,8 @@ import Testing
         process.arguments = arguments + ["--nodes", "2"]
         process.environment = ProcessInfo.processInfo.environment.merging([
             "RINGER_SCENARIO_DATABASE": postgres.url(database: "postgres"), "RINGER_SCENARIO_REDIS": redis.url,
-            "TMPDIR": temporary.path]) { $1 }
+            "TMPDIR": temporary.path,
+        ]) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outputHandle
         process.standardError = outputHandle
@@ -106,42 +113,60 @@ import Testing
         nodes = Array(Set(nodes + children(of: parent)))
 
         let left = await eventually(within: 15) { nodes.allSatisfy { !isAlive($0) } } ? [] : nodes.filter(isAlive)
-        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).filter { $0.hasPrefix("ringer-") }
+        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).filter {
+            $0.hasPrefix("ringer-")
+        }
         let databases = try await scratchDatabases(postgres).subtracting(before)
         for pid in left { kill(pid, SIGKILL) }
         for name in databases {
-            _ = try? await postgres.psql("drop database if exists \(name) with (force)", on: postgres.url(database: "postgres"))
+            _ = try? await postgres.psql(
+                "drop database if exists \(name) with (force)", on: postgres.url(database: "postgres"))
         }
         withExtendedLifetime(redis) {}
-        return Leftovers(status: ended && process.terminationReason == .exit ? process.terminationStatus : nil,
-                         output: String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self),
-                         nodes: left, folders: folders, databases: databases)
+        return Leftovers(
+            status: ended && process.terminationReason == .exit ? process.terminationStatus : nil,
+            output: String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self),
+            nodes: left, folders: folders, databases: databases)
     }
 
     /// `ringer-lab scenario` mid-run: cluster file 41 is 30 scenario seconds, at scale 1 here.
-    private static let midRun = ["scenario", "--time-scale", "1", ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json")]
+    private static let midRun = [
+        "scenario", "--time-scale", "1", ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json"),
+    ]
 
     @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130)), (SIGHUP, Int32(129))])
-    func aScenarioRunEndedByASignalStopsItsNodesDropsItsDatabaseAndRemovesItsFolder(_ signal: Int32, _ status: Int32) async throws {
+    func aScenarioRunEndedByASignalStopsItsNodesDropsItsDatabaseAndRemovesItsFolder(
+        _ signal: Int32, _ status: Int32
+    ) async throws {
         let left = try await Self.stop(Self.midRun, with: [signal])
         #expect(left.status == status, "exit status 128 + \(signal): \(left.output)")
-        #expect(left.nodes.isEmpty, "ringer serve node(s) \(left.nodes) outlived ringer-lab scenario stopped by \(signal)")
-        #expect(left.databases.isEmpty, "database(s) \(left.databases.sorted()) outlived ringer-lab scenario stopped by \(signal)")
-        #expect(left.folders.isEmpty, "temporary folder(s) \(left.folders) outlived ringer-lab scenario stopped by \(signal)")
+        #expect(
+            left.nodes.isEmpty, "ringer serve node(s) \(left.nodes) outlived ringer-lab scenario stopped by \(signal)")
+        #expect(
+            left.databases.isEmpty,
+            "database(s) \(left.databases.sorted()) outlived ringer-lab scenario stopped by \(signal)")
+        #expect(
+            left.folders.isEmpty,
+            "temporary folder(s) \(left.folders) outlived ringer-lab scenario stopped by \(signal)")
         #expect(!left.output.contains("FAIL"), "a run cut short by the signal was reported: \(left.output)")
     }
 
     /// A signal that lands while a stack starts (its first node process exists, not yet healthy): nothing is reported
     /// as failed, no later scenario or seed is tried, and the status is the signal's.
-    @Test(arguments: [["scenario", ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json"),
-                       ScenarioFolder.file("10_answered_elsewhere_three_devices.json")],
-                      ["explore", "--seed", "1", "--runs", "5"]])
+    @Test(arguments: [
+        [
+            "scenario", ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json"),
+            ScenarioFolder.file("10_answered_elsewhere_three_devices.json"),
+        ],
+        ["explore", "--seed", "1", "--runs", "5"],
+    ])
     func aRunStoppedWhileItsNodesStartExitsWithTheSignalsStatusAndReportsNothing(_ arguments: [String]) async throws {
         let left = try await Self.stop(arguments, with: [SIGTERM], when: { !$0.isEmpty }, settle: .zero)
         #expect(left.status == 143, "\(left.output.prefix(600))")
         #expect(!left.output.contains("FAIL"), "\(left.output.prefix(600))")
-        #expect(left.nodes.isEmpty && left.databases.isEmpty && left.folders.isEmpty,
-                "left: nodes \(left.nodes), databases \(left.databases), folders \(left.folders)")
+        #expect(
+            left.nodes.isEmpty && left.databases.isEmpty && left.folders.isEmpty,
+            "left: nodes \(left.nodes), databases \(left.databases), folders \(left.folders)")
     }
 
     /// A second signal while the first one's shutdown waits (here on a node that cannot drain: stopped with
@@ -149,10 +174,12 @@ import Testing
     @Test func aSecondSignalStopsTheCommandAtOnce() async throws {
         var stopped: pid_t = 0
         let began = ContinuousClock.now
-        let left = try await Self.stop(Self.midRun, with: [SIGTERM, SIGINT], between: .milliseconds(500), beforeSignals: { nodes in
-            stopped = nodes[0]
-            kill(stopped, SIGSTOP)
-        })
+        let left = try await Self.stop(
+            Self.midRun, with: [SIGTERM, SIGINT], between: .milliseconds(500),
+            beforeSignals: { nodes in
+                stopped = nodes[0]
+                kill(stopped, SIGSTOP)
+            })
         #expect(left.status == 130, "\(left.output)")
         #expect(left.output.contains("SIGINT again: stopping now"), "\(left.output)")
         // The stopped node ignores everything but SIGKILL (the helper sent it); the other one drained on its own.
@@ -172,10 +199,13 @@ import Testing
     @Test func aClusterRunThatKillsANodeLeavesNoRedisKeyWithoutAnExpiry() async throws {
         let postgres = try await Self.postgres()
         let redis = try RedisServer()
-        let run = try await ChildProcess.run([try BuiltRinger.lab().path, "scenario", "--nodes", "2",
-                                              "--database", postgres.url(database: "postgres"), "--redis", redis.url,
-                                              ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json")],
-                                             timeout: 120)
+        let run = try await ChildProcess.run(
+            [
+                try BuiltRinger.lab().path, "scenario", "--nodes", "2",
+                "--database", postgres.url(database: "postgres"), "--redis", redis.url,
+                ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json"),
+            ],
+            timeout: 120)
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         let keys = try await ChildProcess.check(["redis-cli", "-p", "\(redis.port)", "--scan"]).standardOutput
             .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
@@ -194,13 +224,17 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // Alive, and not the child's parent (this test process is).
-        let outcome = try await ChildProcess.run([try BuiltRinger.lab().path, "node", "--listen", "127.0.0.1:0",
-                                                  "--database", folder.appendingPathComponent("ringer.sqlite").path,
-                                                  "--admin-key", "admin-key", "--user-token-secret", String(repeating: "s", count: 32),
-                                                  "--test-parent-pid", "\(getppid())"], timeout: 30)
+        let outcome = try await ChildProcess.run(
+            [
+                try BuiltRinger.lab().path, "node", "--listen", "127.0.0.1:0",
+                "--database", folder.appendingPathComponent("ringer.sqlite").path,
+                "--admin-key", "admin-key", "--user-token-secret", String(repeating: "s", count: 32),
+                "--test-parent-pid", "\(getppid())",
+            ], timeout: 30)
         #expect(outcome.status == 2, "exit \(outcome.status): \(outcome.standardError.suffix(400))")
-        #expect(outcome.standardError.contains("--test-parent-pid \(getppid()) is not this server's parent"),
-                "\(outcome.standardError.suffix(400))")
+        #expect(
+            outcome.standardError.contains("--test-parent-pid \(getppid()) is not this server's parent"),
+            "\(outcome.standardError.suffix(400))")
     }
 
     /// A role that may not create databases is named before any node starts (exit 2), not by every run.
@@ -210,8 +244,11 @@ import Testing
         let role = "ringer_nocreatedb_\(UInt32.random(in: 0...UInt32.max))"
         _ = try await postgres.psql("CREATE ROLE \(role) LOGIN NOCREATEDB", on: postgres.url(database: "postgres"))
         let url = postgres.url(database: "postgres").replacingOccurrences(of: "postgres@", with: "\(role)@")
-        let refused = try await ChildProcess.run([try BuiltRinger.lab().path, "explore", "--nodes", "2", "--database", url,
-                                                  "--redis", redis.url], timeout: 60)
+        let refused = try await ChildProcess.run(
+            [
+                try BuiltRinger.lab().path, "explore", "--nodes", "2", "--database", url,
+                "--redis", redis.url,
+            ], timeout: 60)
         _ = try await postgres.psql("DROP ROLE \(role)", on: postgres.url(database: "postgres"))
         #expect(refused.status == 2, "\(refused.standardOutput)\(refused.standardError)")
         #expect(refused.standardError.contains("the role needs CREATEDB"), "\(refused.standardError)")
@@ -224,27 +261,43 @@ import Testing
         let postgres = try await Self.postgres()
         let closed = try ClosedPort.freePort()
         let began = ContinuousClock.now
-        let refused = try await ChildProcess.run([try BuiltRinger.lab().path, "explore", "--nodes", "2",
-                                                  "--database", postgres.url(database: "postgres"),
-                                                  "--redis", "redis://127.0.0.1:\(closed)"], timeout: 60)
+        let refused = try await ChildProcess.run(
+            [
+                try BuiltRinger.lab().path, "explore", "--nodes", "2",
+                "--database", postgres.url(database: "postgres"),
+                "--redis", "redis://127.0.0.1:\(closed)",
+            ], timeout: 60)
         #expect(refused.status == 2, "\(refused.standardOutput)\(refused.standardError)")
-        #expect(refused.standardError.contains("cannot connect to Redis at 127.0.0.1:\(closed)"), "\(refused.standardError)")
+        #expect(
+            refused.standardError.contains("cannot connect to Redis at 127.0.0.1:\(closed)"), "\(refused.standardError)"
+        )
         #expect(ContinuousClock.now - began < .seconds(10))
     }
 
     @Test(arguments: [
         (["--nodes", "2", "--database", "postgres://127.0.0.1/postgres", "--redis", "redis://"], "no host"),
-        (["--nodes", "2", "--database", "postgres://127.0.0.1/postgres", "--redis", "rediss://example.com"], "rediss://"),
+        (
+            ["--nodes", "2", "--database", "postgres://127.0.0.1/postgres", "--redis", "rediss://example.com"],
+            "rediss://"
+        ),
         (["--nodes", "2", "--database", "postgres://127.0.0.1/postgres"], "--nodes needs --database"),
-        (["--nodes", "2", "--database", "mysql://127.0.0.1/postgres", "--redis", "redis://127.0.0.1"], "--database needs a postgres://"),
+        (
+            ["--nodes", "2", "--database", "mysql://127.0.0.1/postgres", "--redis", "redis://127.0.0.1"],
+            "--database needs a postgres://"
+        ),
         (["--database", "postgres://127.0.0.1/postgres", "--redis", "redis://127.0.0.1"], "go with --nodes"),
     ])
     func badClusterSettingsAreRefusedNamingTheSetting(_ flags: [String], _ said: String) async throws {
         for command in ["scenario", "explore"] {
-            let tail = command == "scenario" ? [ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json")] : []
+            let tail =
+                command == "scenario"
+                ? [ScenarioFolder.file("cluster/41_answered_call_outlives_the_callees_node.json")] : []
             // Without the test's own settings in the environment, which would stand in for a missing flag.
-            let refused = try await ChildProcess.run(["-u", "RINGER_SCENARIO_DATABASE", "-u", "RINGER_SCENARIO_REDIS",
-                                                      try BuiltRinger.lab().path, command] + flags + tail, timeout: 60)
+            let refused = try await ChildProcess.run(
+                [
+                    "-u", "RINGER_SCENARIO_DATABASE", "-u", "RINGER_SCENARIO_REDIS",
+                    try BuiltRinger.lab().path, command,
+                ] + flags + tail, timeout: 60)
             #expect(refused.status == 2, "\(command) \(flags): \(refused.standardOutput)\(refused.standardError)")
             #expect(refused.standardError.contains(said), "\(command) \(flags): \(refused.standardError)")
         }

@@ -15,8 +15,9 @@ import Testing
     private static func cluster(nodes: Int) async throws -> (LocalStack.Cluster, RedisServer) {
         let postgres = try await PostgresServer.shared()
         let redis = try RedisServer()
-        let cluster = LocalStack.Cluster(nodes: nodes, databaseServer: postgres.url(database: "postgres"), redis: redis.url,
-                                         executable: try BuiltRinger.lab())
+        let cluster = LocalStack.Cluster(
+            nodes: nodes, databaseServer: postgres.url(database: "postgres"), redis: redis.url,
+            executable: try BuiltRinger.lab())
         return (cluster, redis)
     }
 
@@ -26,7 +27,8 @@ import Testing
         options.cluster = cluster
         let stack = try await LocalStack.start(options)
         let phone = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .ignore, node: 0)
-        #expect(await eventually(within: 10) { phone.hasLiveEventStream }, "the phone's stream never went live on node-0")
+        #expect(
+            await eventually(within: 10) { phone.hasLiveEventStream }, "the phone's stream never went live on node-0")
 
         await stack.killNode(0)
         #expect(!stack.isNodeRunning(0) && stack.isNodeRunning(1))
@@ -67,7 +69,8 @@ import Testing
         let second = try await LocalStack.start(options)
         let heardElsewhere = LockedValue<[String]>([])
         let rung = LockedValue<Set<String>>([])
-        let elsewhere = try await second.phone(user: "bob", name: "Bob", deviceID: "bob-elsewhere", behaviour: .ignore) { seen in
+        let elsewhere = try await second.phone(user: "bob", name: "Bob", deviceID: "bob-elsewhere", behaviour: .ignore)
+        { seen in
             switch seen {
             case .event(let event): heardElsewhere.withLock { $0.append("event \(event.type) of \(event.call.callId)") }
             case .callKitReported(let callID): heardElsewhere.withLock { $0.append("CallKit call \(callID)") }
@@ -78,13 +81,19 @@ import Testing
             if case .callKitReported(let callID) = seen { _ = rung.withLock { $0.insert(callID) } }
         }
         let alice = try await first.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
-        #expect(await eventually(within: 10) { elsewhere.hasLiveEventStream && bob.hasLiveEventStream && alice.hasLiveEventStream })
+        #expect(
+            await eventually(within: 10) {
+                elsewhere.hasLiveEventStream && bob.hasLiveEventStream && alice.hasLiveEventStream
+            })
 
         let call = try await alice.call("bob")
-        #expect(await eventually(within: 10) { rung.withLock { $0.contains(call.callId) } }, "bob's phone on the caller's cluster never rang")
+        #expect(
+            await eventually(within: 10) { rung.withLock { $0.contains(call.callId) } },
+            "bob's phone on the caller's cluster never rang")
         // Time for a stray event to cross Redis, many times over.
         try await Task.sleep(for: .seconds(2))
-        #expect(heardElsewhere.withLock { $0 }.isEmpty, "the other cluster's bob heard: \(heardElsewhere.withLock { $0 })")
+        #expect(
+            heardElsewhere.withLock { $0 }.isEmpty, "the other cluster's bob heard: \(heardElsewhere.withLock { $0 })")
         await first.shutdown()
         await second.shutdown()
         withExtendedLifetime(redis) {}
@@ -102,8 +111,10 @@ import Testing
 
     /// One server's scenarios whose devices then sit on different nodes: answered elsewhere across nodes, a cancel
     /// while the callee's socket is on another node, simultaneous accepts on two nodes, a restart of every node.
-    @Test(arguments: ["10_answered_elsewhere_three_devices.json", "11_cancel_while_push_in_flight.json",
-                      "14_simultaneous_accepts.json", "12_restart_mid_ring.json", "27a_iphone_and_android_answered_on_iphone.json"])
+    @Test(arguments: [
+        "10_answered_elsewhere_three_devices.json", "11_cancel_while_push_in_flight.json",
+        "14_simultaneous_accepts.json", "12_restart_mid_ring.json", "27a_iphone_and_android_answered_on_iphone.json",
+    ])
     func oneServersScenarioAlsoMatchesOnThreeNodes(_ name: String) async throws {
         let scenario = try Scenario.load(path: ScenarioFolder.file(name))
         let (cluster, redis) = try await Self.cluster(nodes: 3)
@@ -131,7 +142,8 @@ import Testing
             guard !first.passed else { continue }
             let again = await explorer.run(seed: seed)
             if again.passed {
-                print("note: cluster seed \(seed) broke an invariant once, kept them when played again:\n\(first.report)")
+                print(
+                    "note: cluster seed \(seed) broke an invariant once, kept them when played again:\n\(first.report)")
             } else {
                 Issue.record("\(first.report)\n\nplayed again:\n\(again.report)")
             }

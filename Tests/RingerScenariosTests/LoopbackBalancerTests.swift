@@ -3,6 +3,7 @@ import RingerScenarios
 import RingerSync
 import RingerTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -104,7 +105,9 @@ import Darwin
     }
 
     /// One node, a balancer in front, and a client through it that got the node's greeting, for `body`.
-    private static func withGreetedClient(_ body: (EchoNode, LoopbackBalancer, TestClient) async throws -> Void) async throws {
+    private static func withGreetedClient(
+        _ body: (EchoNode, LoopbackBalancer, TestClient) async throws -> Void
+    ) async throws {
         let node = try EchoNode(0)
         defer { node.stop() }
         let balancer = LoopbackBalancer(backends: [node.port])
@@ -130,7 +133,8 @@ import Darwin
             client.send(request)
             client.shutdownSending()
             let answer = client.receive(EchoNode.greeting(0).count + request.count)
-            #expect(answer.count == EchoNode.greeting(0).count + request.count, "the answer after the client's FIN was cut")
+            #expect(
+                answer.count == EchoNode.greeting(0).count + request.count, "the answer after the client's FIN was cut")
             #expect(Array(answer.dropFirst(EchoNode.greeting(0).count)) == request)
             // The node closed once it read the FIN: the client sees that close.
             #expect(client.seesClose(within: 5))
@@ -353,7 +357,9 @@ private func loopback(port: Int) -> sockaddr_in {
 private func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
-        let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+        let sent = bytes.withUnsafeBytes {
+            send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+        }
         if sent < 0 {
             if errno == EINTR { continue }
             return false
@@ -366,7 +372,8 @@ private func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
 /// `close`, reachable from types that have a `close()` of their own.
 private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
 
-private typealias Accept4 = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
+private typealias Accept4 =
+    @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
 private let accept4Function = dlsym(nil, "accept4").map { unsafeBitCast($0, to: Accept4.self) }
 
 /// `accept4(…, SOCK_CLOEXEC)` (hidden from Swift's Glibc module): child processes other tests spawn meanwhile

@@ -46,7 +46,8 @@ extension ScenarioRuns {
         @Test func theCommandReplaysASeedAndRefusesBadFlags() async throws {
             let ringer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
                 .appendingPathComponent("ringer-lab").path
-            let replay = try await ChildProcess.run([ringer, "explore", "--seed", "3", "--time-scale", "0.16", "--trace"], timeout: 60)
+            let replay = try await ChildProcess.run(
+                [ringer, "explore", "--seed", "3", "--time-scale", "0.16", "--trace"], timeout: 60)
             #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
             #expect(replay.standardOutput.contains("PASS seed 3"))
             #expect(replay.standardOutput.contains("caller: calls bob"), "the script is printed")
@@ -65,12 +66,15 @@ extension ScenarioRuns {
             #expect(RaceScript.generate(seed: 42) != RaceScript.generate(seed: 43))
             // SplitMix64's published sequence for seed 0, so scripts do not change with the toolchain.
             var random = SplitMix64(seed: 0)
-            #expect([random.next(), random.next(), random.next()]
+            #expect(
+                [random.next(), random.next(), random.next()]
                     == [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
         }
 
         @Test func aClusterScriptIsTheOneServerScriptPlusNodeFailures() {
-            let scripts = (1...200).map { (RaceScript.generate(seed: UInt64($0)), RaceScript.generate(seed: UInt64($0), nodes: 3)) }
+            let scripts = (1...200).map {
+                (RaceScript.generate(seed: UInt64($0)), RaceScript.generate(seed: UInt64($0), nodes: 3))
+            }
             for (one, three) in scripts {
                 #expect(one.nodes == 1 && three.nodes == 3)
                 #expect(RaceScript.generate(seed: one.seed, nodes: 1) == one)
@@ -88,16 +92,23 @@ extension ScenarioRuns {
                 #expect(three.isGenerated)
                 if !nodeSteps.isEmpty {
                     // The same steps said to need one node are made by no seed: one server cannot kill node-1.
-                    #expect(!RaceScript(seed: three.seed, ringTimeout: three.ringTimeout, devices: three.devices,
-                                        steps: three.steps, finalHangUpAt: three.finalHangUpAt).isGenerated)
+                    #expect(
+                        !RaceScript(
+                            seed: three.seed, ringTimeout: three.ringTimeout, devices: three.devices,
+                            steps: three.steps, finalHangUpAt: three.finalHangUpAt
+                        ).isGenerated)
                 }
             }
             let kills = scripts.compactMap { $0.1.steps.first { $0.action == .killNode } }
             #expect((100...180).contains(kills.count), "about 70 % of runs kill a node: \(kills.count) of 200")
-            #expect(kills.contains { $0.node == 0 && $0.at < RaceScript.explorationRingTimeout }, "node-0 dies mid-ring")
+            #expect(
+                kills.contains { $0.node == 0 && $0.at < RaceScript.explorationRingTimeout }, "node-0 dies mid-ring")
             #expect(Set(kills.compactMap(\.node)) == [0, 1, 2])
             #expect(scripts.contains { $0.1.lines[0].contains("3 server nodes") })
-            #expect(RaceOutcome(script: scripts[0].1, violations: [], problems: [], trace: [], timeScale: 0.1, realSeconds: 1)
+            #expect(
+                RaceOutcome(
+                    script: scripts[0].1, violations: [], problems: [], trace: [], timeScale: 0.1, realSeconds: 1
+                )
                 .replayCommand.contains("--nodes 3"))
         }
 
@@ -112,19 +123,28 @@ extension ScenarioRuns {
                 let held = script.devices.indices.map { ($0 + 1) % nodes }
                 for kill in script.steps where kill.action == .killNode && kill.node != 0 {
                     calleeKills += 1
-                    if !held.contains(kill.node ?? -1) { misses.append("seed \(seed): node-\(kill.node ?? -1) killed; bob's phones on \(held)") }
+                    if !held.contains(kill.node ?? -1) {
+                        misses.append("seed \(seed): node-\(kill.node ?? -1) killed; bob's phones on \(held)")
+                    }
                 }
             }
             #expect(calleeKills > 30, "about a third of the runs kill a callee's node: \(calleeKills) of 200")
-            #expect(misses.isEmpty, "\(misses.count) kills hit a node with none of bob's phones:\n\(misses.joined(separator: "\n"))")
+            #expect(
+                misses.isEmpty,
+                "\(misses.count) kills hit a node with none of bob's phones:\n\(misses.joined(separator: "\n"))")
         }
 
         /// `--seed` near the top of UInt64 with `--runs 3` plays one seed (the next would overflow): the closing line
         /// counts the runs played, not the runs asked for.
         @Test func exploreCountsOnlyTheRunsItPlayed() async throws {
-            let outcome = try await ChildProcess.run([try BuiltRinger.lab().path, "explore", "--seed", "\(UInt64.max)",
-                                                      "--runs", "3", "--time-scale", "0.04"], timeout: 120)
-            let played = outcome.standardOutput.split(separator: "\n").filter { $0.hasPrefix("PASS seed") || $0.hasPrefix("FAIL seed") }
+            let outcome = try await ChildProcess.run(
+                [
+                    try BuiltRinger.lab().path, "explore", "--seed", "\(UInt64.max)",
+                    "--runs", "3", "--time-scale", "0.04",
+                ], timeout: 120)
+            let played = outcome.standardOutput.split(separator: "\n").filter {
+                $0.hasPrefix("PASS seed") || $0.hasPrefix("FAIL seed")
+            }
             #expect(played.count == 1, "\(outcome.standardOutput)")
             #expect(outcome.standardOutput.contains("of 1 run kept every invariant"), "\(outcome.standardOutput)")
         }
@@ -135,19 +155,28 @@ extension ScenarioRuns {
             let scripts = (1...300).map { RaceScript.generate(seed: UInt64($0)) }
             #expect(Set(scripts.map(\.devices.count)) == [1, 2, 3])
             #expect(Set(scripts.flatMap { $0.devices.map(\.start) }) == Set(RaceScript.Start.allCases))
-            #expect(Set(scripts.flatMap { $0.steps.map(\.action) })
-                    == Set(RaceStep.Action.allCases).subtracting([.killNode, .startNode]), "node steps only on a cluster")
+            #expect(
+                Set(scripts.flatMap { $0.steps.map(\.action) })
+                    == Set(RaceStep.Action.allCases).subtracting([.killNode, .startNode]),
+                "node steps only on a cluster")
             #expect(scripts.contains { $0.steps.isEmpty }, "a plain ring-out")
             let devices = scripts.flatMap(\.devices)
             #expect(Set(devices.map(\.platform)) == [.ios, .android], "iPhones and Android phones")
             #expect(devices.contains { $0.platform == .android && $0.dozing }, "a dozing Android phone")
-            #expect(Set(devices.compactMap { $0.fcmFault?.code }) == ["UNAVAILABLE", "INTERNAL", "QUOTA_EXCEEDED", "UNREGISTERED"])
-            #expect(!devices.contains { $0.platform == .android && $0.start == .killed }, "Android apps are swiped away, not killed")
+            #expect(
+                Set(devices.compactMap { $0.fcmFault?.code }) == [
+                    "UNAVAILABLE", "INTERNAL", "QUOTA_EXCEEDED", "UNREGISTERED",
+                ])
+            #expect(
+                !devices.contains { $0.platform == .android && $0.start == .killed },
+                "Android apps are swiped away, not killed")
             #expect(!devices.contains { $0.platform == .ios && ($0.start == .swipedAway || $0.start == .forceStopped) })
-            #expect(Set(scriptsSeeds1to25.flatMap { $0.devices.map(\.platform) }) == [.ios, .android],
-                    "make test's seeds exercise Android")
-            #expect(scripts.contains { script in script.devices.contains { $0.pushDelay > script.ringTimeout } },
-                    "a push slower than the ring timeout")
+            #expect(
+                Set(scriptsSeeds1to25.flatMap { $0.devices.map(\.platform) }) == [.ios, .android],
+                "make test's seeds exercise Android")
+            #expect(
+                scripts.contains { script in script.devices.contains { $0.pushDelay > script.ringTimeout } },
+                "a push slower than the ring timeout")
             let answeredTwice = scripts.contains { script in
                 zip(script.steps, script.steps.dropFirst()).contains { pair in
                     pair.0.action == .answer && pair.1.action == .answer && pair.0.device != pair.1.device

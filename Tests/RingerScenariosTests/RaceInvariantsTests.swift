@@ -17,20 +17,27 @@ import Testing
     /// Alice calls Bob, whose one iPhone rings from 0.5 s by push; nobody answers; the server ends the
     /// call `unanswered` at 8 s and both phones close it `unanswered`.
     func ringOut() -> RaceRecord {
-        var call = Call(callId: callID, state: .unanswered, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                        hasVideo: false, createdAt: origin, expiresAt: at(8))
+        var call = Call(
+            callId: callID, state: .unanswered, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false, createdAt: origin, expiresAt: at(8))
         call.endedAt = at(8)
         let bob = RaceRecord.Device(
             id: "bob-1", isCaller: false,
-            callKit: [.init(at: at(0.5), change: .reported(uuid, accepted: true)),
-                      .init(at: at(8.1), change: .ended(uuid, .unanswered))],
-            observed: [.init(at: at(0.5), .pushReceived(apnsID: "p1", disposition: .ringing)),
-                       .init(at: at(8.1), .event(event(.callUnanswered, call)))],
+            callKit: [
+                .init(at: at(0.5), change: .reported(uuid, accepted: true)),
+                .init(at: at(8.1), change: .ended(uuid, .unanswered)),
+            ],
+            observed: [
+                .init(at: at(0.5), .pushReceived(apnsID: "p1", disposition: .ringing)),
+                .init(at: at(8.1), .event(event(.callUnanswered, call))),
+            ],
             voipPushes: [.init(apnsID: "p1", sentAt: at(0.4))])
-        let alice = RaceRecord.Device(id: "alice-phone", isCaller: true,
-                                      observed: [.init(at: at(8.1), .callKitEnded(callID: callID, reason: .unanswered))])
-        return RaceRecord(callID: callID, call: call, origin: origin, deadlineGrace: 2, immediate: 0.5, prompt: 2,
-                          settledAt: at(14), devices: [alice, bob])
+        let alice = RaceRecord.Device(
+            id: "alice-phone", isCaller: true,
+            observed: [.init(at: at(8.1), .callKitEnded(callID: callID, reason: .unanswered))])
+        return RaceRecord(
+            callID: callID, call: call, origin: origin, deadlineGrace: 2, immediate: 0.5, prompt: 2,
+            settledAt: at(14), devices: [alice, bob])
     }
 
     func event(_ type: EventType, _ call: Call) -> CallEvent { CallEvent(seq: 2, type: type, call: call) }
@@ -72,8 +79,10 @@ import Testing
 
         // A push the app could not ring, reported and ended at once, is no second call.
         var flash = ringOut()
-        flash.devices[1].callKit += [.init(at: at(9), change: .reported(other, accepted: true)),
-                                     .init(at: at(9), change: .ended(other, .unanswered))]
+        flash.devices[1].callKit += [
+            .init(at: at(9), change: .reported(other, accepted: true)),
+            .init(at: at(9), change: .ended(other, .unanswered)),
+        ]
         #expect(RaceInvariants.check(flash).isEmpty)
     }
 
@@ -81,12 +90,16 @@ import Testing
         var stillRinging = ringOut()
         stillRinging.devices[1].callKit.removeLast()
         stillRinging.devices[1].observed.removeLast()
-        #expect(violations(stillRinging, .nothingRingsAfterEnd).contains { $0.contains("is still ringing when the run ended") })
+        #expect(
+            violations(stillRinging, .nothingRingsAfterEnd).contains {
+                $0.contains("is still ringing when the run ended")
+            })
 
         var late = ringOut()
         late.devices[1].callKit[1].at = at(13)
         late.devices[1].observed.removeLast()
-        #expect(violations(late, .nothingRingsAfterEnd).contains { $0.contains("rang until 13.00 s, past the deadline") })
+        #expect(
+            violations(late, .nothingRingsAfterEnd).contains { $0.contains("rang until 13.00 s, past the deadline") })
 
         var ignored = ringOut()
         ignored.devices[1].observed[1].at = at(5)
@@ -94,10 +107,15 @@ import Testing
         #expect(found.contains { $0.contains("the event call.unanswered reached the app at 5.00 s") }, "\(found)")
 
         var afterDeadline = ringOut()
-        afterDeadline.devices[1].callKit = [.init(at: at(9), change: .reported(uuid, accepted: true)),
-                                            .init(at: at(10), change: .ended(uuid, .unanswered))]
+        afterDeadline.devices[1].callKit = [
+            .init(at: at(9), change: .reported(uuid, accepted: true)),
+            .init(at: at(10), change: .ended(uuid, .unanswered)),
+        ]
         afterDeadline.devices[1].observed = [.init(at: at(9), .pushReceived(apnsID: "p1", disposition: .ringing))]
-        #expect(violations(afterDeadline, .nothingRingsAfterEnd).contains { $0.contains("started ringing after the ring deadline") })
+        #expect(
+            violations(afterDeadline, .nothingRingsAfterEnd).contains {
+                $0.contains("started ringing after the ring deadline")
+            })
 
         var live = ringOut()
         live.call?.state = .accepted
@@ -107,11 +125,16 @@ import Testing
     @Test func aWrongOrMissingEndReasonBreaksD() {
         var wrong = ringOut()
         wrong.devices[1].callKit[1].change = .ended(uuid, .remoteEnded)
-        #expect(violations(wrong, .endReasonAgrees).contains { $0.contains("ended remote_ended") && $0.contains("expected unanswered") })
+        #expect(
+            violations(wrong, .endReasonAgrees).contains {
+                $0.contains("ended remote_ended") && $0.contains("expected unanswered")
+            })
 
         var failedAnswer = ringOut()
-        failedAnswer.devices[1].callKit[1...] = [.init(at: at(5), change: .userAnswered(uuid)),
-                                                 .init(at: at(5.1), change: .answerCompleted(uuid, fulfilled: false))]
+        failedAnswer.devices[1].callKit[1...] = [
+            .init(at: at(5), change: .userAnswered(uuid)),
+            .init(at: at(5.1), change: .answerCompleted(uuid, fulfilled: false)),
+        ]
         failedAnswer.devices[1].observed.removeLast()
         #expect(violations(failedAnswer, .endReasonAgrees).contains { $0.contains("failed at 5.10 s") })
 
@@ -131,24 +154,32 @@ import Testing
         record.call?.endedBy = "bob"
         record.call?.acceptedDeviceId = "bob-1"
         let other = UUID()
-        record.devices[1].callKit = [.init(at: at(0.5), change: .reported(uuid, accepted: true)),
-                                     .init(at: at(3), change: .userAnswered(uuid)),
-                                     .init(at: at(3.1), change: .answerCompleted(uuid, fulfilled: true)),
-                                     .init(at: at(3.3), change: .ended(uuid, .remoteEnded))]
+        record.devices[1].callKit = [
+            .init(at: at(0.5), change: .reported(uuid, accepted: true)),
+            .init(at: at(3), change: .userAnswered(uuid)),
+            .init(at: at(3.1), change: .answerCompleted(uuid, fulfilled: true)),
+            .init(at: at(3.3), change: .ended(uuid, .remoteEnded)),
+        ]
         record.devices[1].observed = [.init(at: at(0.5), .pushReceived(apnsID: "p1", disposition: .ringing))]
-        record.devices.append(RaceRecord.Device(
-            id: "bob-2", isCaller: false,
-            callKit: [.init(at: at(0.5), change: .reported(other, accepted: true)),
-                      .init(at: at(3.2), change: .userEnded(other))]))
+        record.devices.append(
+            RaceRecord.Device(
+                id: "bob-2", isCaller: false,
+                callKit: [
+                    .init(at: at(0.5), change: .reported(other, accepted: true)),
+                    .init(at: at(3.2), change: .userEnded(other)),
+                ]))
         record.devices[0].observed = [.init(at: at(3.3), .callKitEnded(callID: callID, reason: .remoteEnded))]
         let found = violations(record, .endReasonAgrees)
-        #expect(found.contains { $0.contains("this device's user never hung up; users who ended it: bob-2") }, "\(found)")
+        #expect(
+            found.contains { $0.contains("this device's user never hung up; users who ended it: bob-2") }, "\(found)")
 
         // Confirmed on bob-2 too: two devices think they answered.
-        record.devices[2].callKit = [.init(at: at(0.5), change: .reported(uuid, accepted: true)),
-                                     .init(at: at(3), change: .userAnswered(uuid)),
-                                     .init(at: at(3.1), change: .answerCompleted(uuid, fulfilled: true)),
-                                     .init(at: at(3.2), change: .userEnded(uuid))]
+        record.devices[2].callKit = [
+            .init(at: at(0.5), change: .reported(uuid, accepted: true)),
+            .init(at: at(3), change: .userAnswered(uuid)),
+            .init(at: at(3.1), change: .answerCompleted(uuid, fulfilled: true)),
+            .init(at: at(3.2), change: .userEnded(uuid)),
+        ]
         #expect(violations(record, .endReasonAgrees).contains { $0.contains("its answer was confirmed at 3.10 s") })
     }
 
@@ -158,8 +189,10 @@ import Testing
         var record = ringOut()
         var bob = RaceRecord.Device(id: "bob-1", isCaller: false)
         bob.platform = .android
-        bob.connectionService = [.init(at: at(0.5), change: .ringing(uuid, .headsUp)),
-                                 .init(at: at(8.1), change: .disconnected(uuid, DisconnectCause(endReason: .unanswered)))]
+        bob.connectionService = [
+            .init(at: at(0.5), change: .ringing(uuid, .headsUp)),
+            .init(at: at(8.1), change: .disconnected(uuid, DisconnectCause(endReason: .unanswered))),
+        ]
         bob.androidObserved = [.init(at: at(8.1), .event(event(.callUnanswered, record.call!)))]
         bob.fcmMessages = [.init(name: "m1", acceptedAt: at(0.4), expiresAt: at(8), fate: .delivered(.userVisible))]
         record.devices[1] = bob
@@ -173,30 +206,39 @@ import Testing
     @Test func anFCMMessageStillHeldOrWithheldWithoutCauseBreaksA() {
         var record = androidRingOut()
         record.devices[1].fcmMessages.append(.init(name: "m2", acceptedAt: at(1), expiresAt: at(8), fate: .stored))
-        record.devices[1].fcmMessages.append(.init(name: "m3", acceptedAt: at(1), expiresAt: at(8),
-                                                   fate: .delivered(.notDelivered("the app's process ended"))))
+        record.devices[1].fcmMessages.append(
+            .init(
+                name: "m3", acceptedAt: at(1), expiresAt: at(8),
+                fate: .delivered(.notDelivered("the app's process ended"))))
         let found = violations(record, .pushReported)
         #expect(found.count == 2, "\(found)")
         #expect(found.contains { $0.contains("still stored") })
         #expect(found.contains { $0.contains("never reached the app") })
         // Force-stopped: Android rightly withheld it.
         record.devices[1].fcmMessages.removeLast(2)
-        record.devices[1].fcmMessages.append(.init(name: "m4", acceptedAt: at(1), expiresAt: at(8),
-                                                   fate: .delivered(.notDelivered("the app is force-stopped: …"))))
+        record.devices[1].fcmMessages.append(
+            .init(
+                name: "m4", acceptedAt: at(1), expiresAt: at(8),
+                fate: .delivered(.notDelivered("the app is force-stopped: …"))))
         #expect(violations(record, .pushReported).isEmpty)
     }
 
     @Test func anAndroidConnectionRingingOnAfterANoticeOrEndingWronglyBreaksCAndD() {
         var ringing = androidRingOut()
         ringing.devices[1].connectionService.removeLast()
-        ringing.devices[1].androidObserved = [.init(at: at(8.1), .messageReceived(
-            messageName: "m9", priority: .high, outcome: .update(callID: callID, .callUnanswered)))]
+        ringing.devices[1].androidObserved = [
+            .init(
+                at: at(8.1),
+                .messageReceived(
+                    messageName: "m9", priority: .high, outcome: .update(callID: callID, .callUnanswered)))
+        ]
         let stayedUp = violations(ringing, .nothingRingsAfterEnd)
         #expect(stayedUp.contains { $0.contains("FCM message call.unanswered") }, "\(stayedUp)")
         #expect(stayedUp.contains { $0.contains("still ringing") }, "\(stayedUp)")
 
         var wrong = androidRingOut()
-        wrong.devices[1].connectionService[1] = .init(at: at(8.1), change: .disconnected(uuid, DisconnectCause(.answeredElsewhere)))
+        wrong.devices[1].connectionService[1] = .init(
+            at: at(8.1), change: .disconnected(uuid, DisconnectCause(.answeredElsewhere)))
         #expect(violations(wrong, .endReasonAgrees).contains { $0.contains("ended answered_elsewhere") })
     }
 }

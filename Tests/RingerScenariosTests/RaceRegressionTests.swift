@@ -17,8 +17,9 @@ extension ScenarioRuns {
         }
 
         static func script(_ devices: [RaceScript.Device], _ steps: [RaceStep]) -> RaceScript {
-            RaceScript(seed: 0, ringTimeout: RaceScript.explorationRingTimeout, devices: devices, steps: steps,
-                       finalHangUpAt: 14)
+            RaceScript(
+                seed: 0, ringTimeout: RaceScript.explorationRingTimeout, devices: devices, steps: steps,
+                finalHangUpAt: 14)
         }
 
         static let scripts: [String: RaceScript] = [
@@ -43,9 +44,14 @@ extension ScenarioRuns {
                 [device("bob-1", .killed)],
                 [step(0.7, "bob-1", .answer), step(1.2, nil, .callerHangsUp)]),
             "a phone whose socket came up after the answer elsewhere ends answered_elsewhere on call.ended": script(
-                [device("bob-1", .background, push: 2.65), device("bob-2", .off), device("bob-3", .background, push: 3.65)],
-                [step(2.75, "bob-2", .phoneOn), step(4.7, "bob-2", .answer), step(7.85, "bob-1", .phoneOff),
-                 step(8.2, "bob-2", .hangUp)]),
+                [
+                    device("bob-1", .background, push: 2.65), device("bob-2", .off),
+                    device("bob-3", .background, push: 3.65),
+                ],
+                [
+                    step(2.75, "bob-2", .phoneOn), step(4.7, "bob-2", .answer), step(7.85, "bob-1", .phoneOff),
+                    step(8.2, "bob-2", .hangUp),
+                ]),
         ]
 
         @Test(arguments: scripts.keys.sorted())

@@ -43,7 +43,8 @@ struct ScenarioClockTests {
         let before = Date().timeIntervalSince(origin)
         let reading = second.now().timeIntervalSince(origin)
         let after = Date().timeIntervalSince(origin)
-        #expect(reading >= before / 0.1 - 0.1 && reading <= after / 0.1 + 0.1, "\(reading) for \(before)…\(after) real s")
+        #expect(
+            reading >= before / 0.1 - 0.1 && reading <= after / 0.1 + 0.1, "\(reading) for \(before)…\(after) real s")
         #expect(reading > 29)
     }
 }

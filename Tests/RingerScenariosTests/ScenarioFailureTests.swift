@@ -20,14 +20,15 @@ extension ScenarioRuns {
             let result = await ScenarioRunner(timeScale: 0.01).run(scenario)
             #expect(!result.passed)
             #expect(result.summary.hasPrefix("FAIL "))
-            #expect(result.mismatches == [
-                "call call: state is failed, expected busy",
-                "call call: failure_reason is dave cannot be reached, expected dave is away",
-                "call call, alice-iphone: media is false, expected true",
-                "alice-iphone: events were [call.ended], expected exactly [call.ringing]",
-                "alice-iphone: registered is true, expected false",
-                "apps killed by iOS for an unreported VoIP push: 0 (none), expected 1",
-            ], "\(result.summary)")
+            #expect(
+                result.mismatches == [
+                    "call call: state is failed, expected busy",
+                    "call call: failure_reason is dave cannot be reached, expected dave is away",
+                    "call call, alice-iphone: media is false, expected true",
+                    "alice-iphone: events were [call.ended], expected exactly [call.ringing]",
+                    "alice-iphone: registered is true, expected false",
+                    "apps killed by iOS for an unreported VoIP push: 0 (none), expected 1",
+                ], "\(result.summary)")
         }
 
         @Test func wrongAndroidExpectationsAreEachReported() async throws {
@@ -41,17 +42,18 @@ extension ScenarioRuns {
             scenario.expect.calls["call"]?.devices["bob-pixel"] = pixel
             scenario.expect.devices["bob-pixel"] = .init(notifications: ["Missed call"], tokenRemoved: true)
             let result = await ScenarioRunner(timeScale: 0.01).run(scenario)
-            #expect(result.mismatches == [
-                "call call, bob-pixel: rang is false, expected true",
-                "call call, bob-pixel: woken is false, expected true",
-                "call call, bob-pixel: delivered is false, expected true",
-                "call call, bob-pixel: ring_message is not_delivered, expected delivered",
-                "call call, bob-pixel: disconnect_cause is null, expected MISSED",
-                "call call, bob-pixel: push_outcome.status is 200, expected 503",
-                "call call, bob-pixel: push_outcome.reason is null, expected UNAVAILABLE",
-                "bob-pixel: notifications were [], expected exactly [\"Missed call\"]",
-                "bob-pixel: token_removed is false, expected true",
-            ], "\(result.summary)")
+            #expect(
+                result.mismatches == [
+                    "call call, bob-pixel: rang is false, expected true",
+                    "call call, bob-pixel: woken is false, expected true",
+                    "call call, bob-pixel: delivered is false, expected true",
+                    "call call, bob-pixel: ring_message is not_delivered, expected delivered",
+                    "call call, bob-pixel: disconnect_cause is null, expected MISSED",
+                    "call call, bob-pixel: push_outcome.status is 200, expected 503",
+                    "call call, bob-pixel: push_outcome.reason is null, expected UNAVAILABLE",
+                    "bob-pixel: notifications were [], expected exactly [\"Missed call\"]",
+                    "bob-pixel: token_removed is false, expected true",
+                ], "\(result.summary)")
         }
 
         @Test func aWrongCheckStepAndAWrongAlternativeFail() async throws {
@@ -64,14 +66,17 @@ extension ScenarioRuns {
             let report = result.mismatches.joined(separator: "\n")
             #expect(report.contains("at 15 s: call call was accepted, expected ringing"), "\(report)")
             #expect(report.contains("call call: none of the one_of alternatives matched"), "\(report)")
-            #expect(report.contains("alternative 1: call call, bob-ipad: media is false, expected true")
-                    || report.contains("alternative 2: call call, bob-iphone: media is false, expected true"), "\(report)")
+            #expect(
+                report.contains("alternative 1: call call, bob-ipad: media is false, expected true")
+                    || report.contains("alternative 2: call call, bob-iphone: media is false, expected true"),
+                "\(report)")
         }
 
         @Test func theCommandExitsOneOnAMismatchTwoOnABadFileAndZeroWhenAllMatch() async throws {
             let ringer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
                 .appendingPathComponent("ringer-lab").path
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-scenario-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ringer-scenario-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -82,18 +87,24 @@ extension ScenarioRuns {
 
             let text = try String(contentsOfFile: good, encoding: .utf8)
             let wrong = directory.appendingPathComponent("wrong.json")
-            try Data(text.replacingOccurrences(of: #""state": "failed""#, with: #""state": "busy""#).utf8).write(to: wrong)
-            let failing = try await ChildProcess.run([ringer, "scenario", "--time-scale", "0.01", wrong.path], timeout: 60)
+            try Data(text.replacingOccurrences(of: #""state": "failed""#, with: #""state": "busy""#).utf8).write(
+                to: wrong)
+            let failing = try await ChildProcess.run(
+                [ringer, "scenario", "--time-scale", "0.01", wrong.path], timeout: 60)
             #expect(failing.status == 1, "\(failing.standardOutput)\(failing.standardError)")
             #expect(failing.standardOutput.contains("FAIL "))
             #expect(failing.standardOutput.contains("state is failed, expected busy"))
 
             let bad = directory.appendingPathComponent("bad.json")
-            try Data(text.replacingOccurrences(of: #""callee": "dave""#, with: #""callee": "dave", "video": true"#).utf8)
-                .write(to: bad)
+            try Data(
+                text.replacingOccurrences(of: #""callee": "dave""#, with: #""callee": "dave", "video": true"#).utf8
+            )
+            .write(to: bad)
             let refused = try await ChildProcess.run([ringer, "scenario", good, bad.path], timeout: 60)
             #expect(refused.status == 2)
-            #expect(refused.standardError.contains("\(bad.path): $.timeline[0].video: unknown key"), "\(refused.standardError)")
+            #expect(
+                refused.standardError.contains("\(bad.path): $.timeline[0].video: unknown key"),
+                "\(refused.standardError)")
             #expect(!refused.standardOutput.contains("PASS"), "nothing runs when a file is bad")
 
             let usage = try await ChildProcess.run([ringer, "scenario", "--time-scale", "0", good], timeout: 60)

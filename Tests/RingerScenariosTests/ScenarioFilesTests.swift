@@ -18,14 +18,18 @@ extension ScenarioRuns {
         @Test func theSeedMatrixAndTheLifecycleEachHaveAScenario() {
             let names = ScenarioFolder.files.map { URL(fileURLWithPath: $0).lastPathComponent }
             // Seed matrix rows 1-6 (5 has two halves), then the lifecycle bullets of issue 3.
-            for prefix in ["01_", "02_", "03_", "04_", "05a_", "05b_", "06_", "10_", "11_", "12_", "13_", "14_", "15_",
-                           "17_", "18_"] {
+            for prefix in [
+                "01_", "02_", "03_", "04_", "05a_", "05b_", "06_", "10_", "11_", "12_", "13_", "14_", "15_",
+                "17_", "18_",
+            ] {
                 #expect(names.contains { $0.hasPrefix(prefix) }, "no scenario file starts with \(prefix): \(names)")
             }
             // Issue 10: the matrix for an Android callee, an iPhone with an Android phone (both orders), FCM
             // faults, Doze, force-stop, a missing full-screen intent, back online after the deadline.
-            for prefix in ["21_", "22_", "23_", "24_", "25a_", "25b_", "26_", "27a_", "27b_", "30_", "31_", "32_", "33_", "34_",
-                           "35_", "36_"] {
+            for prefix in [
+                "21_", "22_", "23_", "24_", "25a_", "25b_", "26_", "27a_", "27b_", "30_", "31_", "32_", "33_", "34_",
+                "35_", "36_",
+            ] {
                 #expect(names.contains { $0.hasPrefix(prefix) }, "no scenario file starts with \(prefix): \(names)")
             }
         }

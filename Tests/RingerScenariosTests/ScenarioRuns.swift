@@ -20,7 +20,9 @@ import Testing
     /// Runs `scenario` at each of ``scales`` (``clusterScales`` on a cluster) until one run matches.
     /// - Parameter cluster: `ringer serve` processes to run it on; nil for one in-process server.
     /// - Returns: the last result and a report of every failed attempt (empty when the first matched).
-    static func run(_ scenario: Scenario, cluster: LocalStack.Cluster? = nil) async -> (result: ScenarioResult, report: String) {
+    static func run(
+        _ scenario: Scenario, cluster: LocalStack.Cluster? = nil
+    ) async -> (result: ScenarioResult, report: String) {
         var failures: [String] = []
         let scales = cluster == nil ? scales : clusterScales
         func runner(_ scale: Double) -> ScenarioRunner {
@@ -30,14 +32,17 @@ import Testing
         }
         var result = await runner(scales[0]).run(scenario)
         for slower in scales.dropFirst() where !result.passed {
-            failures.append("at time scale \(result.timeScale):\n\(result.summary)\n\(result.trace.joined(separator: "\n"))")
+            failures.append(
+                "at time scale \(result.timeScale):\n\(result.summary)\n\(result.trace.joined(separator: "\n"))")
             result = await runner(slower).run(scenario)
         }
         if !result.passed {
-            failures.append("at time scale \(result.timeScale):\n\(result.summary)\n\(result.trace.joined(separator: "\n"))")
+            failures.append(
+                "at time scale \(result.timeScale):\n\(result.summary)\n\(result.trace.joined(separator: "\n"))")
         } else if !failures.isEmpty {
-            print("note: \(scenario.name) matched only at time scale \(result.timeScale); before:\n"
-                  + failures.joined(separator: "\n"))
+            print(
+                "note: \(scenario.name) matched only at time scale \(result.timeScale); before:\n"
+                    + failures.joined(separator: "\n"))
         }
         return (result, failures.joined(separator: "\n\n"))
     }

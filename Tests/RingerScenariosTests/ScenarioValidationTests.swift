@@ -28,9 +28,14 @@ struct ScenarioValidationTests {
         """
 
     /// Parses `valid` with `old` replaced by `new` and returns the error.
-    private func refusal(_ old: String, _ new: String, sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> ScenarioFileError {
-        #expect(Self.valid.contains(old), "the test's text to replace is not in the valid scenario", sourceLocation: sourceLocation)
+    private func refusal(
+        _ old: String, _ new: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws
+        -> ScenarioFileError
+    {
+        #expect(
+            Self.valid.contains(old), "the test's text to replace is not in the valid scenario",
+            sourceLocation: sourceLocation)
         let text = Self.valid.replacingOccurrences(of: old, with: new)
         do {
             _ = try Scenario.parse(Data(text.utf8), file: "Scenarios/bad.json")
@@ -121,10 +126,14 @@ struct ScenarioValidationTests {
 
     @Test func nodesAndNodeStepsAreCheckedAgainstTheScenariosNodeCount() throws {
         let cluster = Self.valid.replacingOccurrences(of: #""name": "valid","#, with: #""name": "valid", "nodes": 2,"#)
-            .replacingOccurrences(of: #"{"id": "alice-iphone", "user": "alice"}"#, with: #"{"id": "alice-iphone", "user": "alice", "node": 1}"#)
-            .replacingOccurrences(of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
-                                  with: #"{"at": 3, "action": "kill_node", "node": 0}, {"at": 4, "action": "start_node", "node": 0}, "#
-                                    + #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#)
+            .replacingOccurrences(
+                of: #"{"id": "alice-iphone", "user": "alice"}"#,
+                with: #"{"id": "alice-iphone", "user": "alice", "node": 1}"#
+            )
+            .replacingOccurrences(
+                of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+                with: #"{"at": 3, "action": "kill_node", "node": 0}, {"at": 4, "action": "start_node", "node": 0}, "#
+                    + #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#)
         let scenario = try Scenario.parse(Data(cluster.utf8), file: "cluster.json")
         #expect(scenario.nodes == 2)
         #expect(scenario.devices[0].node == 1 && scenario.devices[1].node == nil)
@@ -134,21 +143,28 @@ struct ScenarioValidationTests {
 
         let tooMany = try refusal(#""name": "valid","#, #""name": "valid", "nodes": 10,"#)
         #expect(tooMany.path == "$.nodes" && tooMany.message.contains("between 1 and 9"))
-        let noNode = try refusal(#"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#, #"{"at": 5, "action": "kill_node"}"#)
+        let noNode = try refusal(
+            #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#, #"{"at": 5, "action": "kill_node"}"#)
         #expect(noNode.message.contains("missing required key \"node\""))
         // One node unless the file says more: node 1 does not exist.
-        let beyond = try refusal(#"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
-                                 #"{"at": 5, "action": "start_node", "node": 1}"#)
+        let beyond = try refusal(
+            #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+            #"{"at": 5, "action": "start_node", "node": 1}"#)
         #expect(beyond.path == "$.timeline[1].node" && beyond.message.contains("raise \"nodes\""), "\(beyond)")
-        let device = try refusal(#"{"id": "alice-iphone", "user": "alice"}"#, #"{"id": "alice-iphone", "user": "alice", "node": 2}"#)
+        let device = try refusal(
+            #"{"id": "alice-iphone", "user": "alice"}"#, #"{"id": "alice-iphone", "user": "alice", "node": 2}"#)
         #expect(device.path == "$.devices[0].node")
     }
 
     @Test func aScenarioForMoreNodesThanTheRunHasFailsSayingHowToRunIt() async throws {
         let cluster = Self.valid.replacingOccurrences(of: #""name": "valid","#, with: #""name": "valid", "nodes": 3,"#)
-        let result = await ScenarioRunner(timeScale: 0.01).run(try Scenario.parse(Data(cluster.utf8), file: "cluster.json"))
+        let result = await ScenarioRunner(timeScale: 0.01).run(
+            try Scenario.parse(Data(cluster.utf8), file: "cluster.json"))
         #expect(!result.passed)
-        #expect(result.mismatches == ["the scenario needs 3 server nodes and the run has 1: run it with --nodes 3 --database … --redis …"])
+        #expect(
+            result.mismatches == [
+                "the scenario needs 3 server nodes and the run has 1: run it with --nodes 3 --database … --redis …"
+            ])
     }
 
     @Test func structuralMistakesAreRefused() throws {
@@ -165,8 +181,9 @@ struct ScenarioValidationTests {
         let both = try refusal(#"{"events": ["call.ringing"]}"#, #"{"events": [], "events_in_order": []}"#)
         #expect(both.message.contains("not both"))
 
-        let nested = try refusal(#""state": "ended","#,
-                                 #""state": "ended", "one_of": [{"state": "ended", "one_of": []}, {}],"#)
+        let nested = try refusal(
+            #""state": "ended","#,
+            #""state": "ended", "one_of": [{"state": "ended", "one_of": []}, {}],"#)
         #expect(nested.path == "$.expect.calls.call.one_of[0].one_of", "alternatives do not nest: \(nested)")
 
         let early = try refusal(#""expect": {"#, #""run_until": 2, "expect": {"#)
@@ -191,21 +208,33 @@ struct ScenarioValidationTests {
     }
 
     @Test func androidPhonesAreReadWithTheirStatesPermissionsAndFaults() throws {
-        let text = Self.valid.replacingOccurrences(of: #"{"id": "bob-iphone", "user": "bob", "app": "killed","#, with: """
-            {"id": "bob-pixel", "user": "bob", "platform": "android", "app": "swiped_away", "dozing": true, "locked": true,
-             "permissions": {"use_full_screen_intent": false}, "fcm_faults": [{"code": "UNAVAILABLE", "retry_after": 5},
-             {"code": "QUOTA_EXCEEDED", "persistent": true}],
-            """).replacingOccurrences(of: #""devices": {"bob-iphone": {"rang": true}}"#,
-                                      with: #""devices": {"bob-pixel": {"rang": true, "shown": "heads_up", "disconnect_cause": ["MISSED", null], "push_outcome": {"status": 503, "reason": "UNAVAILABLE", "attempts": 2}}}"#)
-            .replacingOccurrences(of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
-                                  with: #"{"at": 1, "device": "bob-pixel", "action": "doze"}, {"at": 2, "device": "bob-pixel", "action": "fcm_fault", "code": "INTERNAL", "count": 2}, {"at": 5, "device": "alice-iphone", "action": "hang_up"}"#)
+        let text = Self.valid.replacingOccurrences(
+            of: #"{"id": "bob-iphone", "user": "bob", "app": "killed","#,
+            with: """
+                {"id": "bob-pixel", "user": "bob", "platform": "android", "app": "swiped_away", "dozing": true, "locked": true,
+                 "permissions": {"use_full_screen_intent": false}, "fcm_faults": [{"code": "UNAVAILABLE", "retry_after": 5},
+                 {"code": "QUOTA_EXCEEDED", "persistent": true}],
+                """
+        ).replacingOccurrences(
+            of: #""devices": {"bob-iphone": {"rang": true}}"#,
+            with:
+                #""devices": {"bob-pixel": {"rang": true, "shown": "heads_up", "disconnect_cause": ["MISSED", null], "push_outcome": {"status": 503, "reason": "UNAVAILABLE", "attempts": 2}}}"#
+        )
+        .replacingOccurrences(
+            of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+            with:
+                #"{"at": 1, "device": "bob-pixel", "action": "doze"}, {"at": 2, "device": "bob-pixel", "action": "fcm_fault", "code": "INTERNAL", "count": 2}, {"at": 5, "device": "alice-iphone", "action": "hang_up"}"#
+        )
         let scenario = try Scenario.parse(Data(text.utf8), file: "android.json")
         let pixel = scenario.devices[1]
         #expect(pixel.platform == .android)
         #expect(pixel.app == .swipedAway)
         #expect(pixel.dozing && pixel.locked)
         #expect(!pixel.permissions.contains(.useFullScreenIntent) && pixel.permissions.contains(.postNotifications))
-        #expect(pixel.fcmFaults == [.init(code: "UNAVAILABLE", retryAfter: 5, count: 1), .init(code: "QUOTA_EXCEEDED", count: nil)])
+        #expect(
+            pixel.fcmFaults == [
+                .init(code: "UNAVAILABLE", retryAfter: 5, count: 1), .init(code: "QUOTA_EXCEEDED", count: nil),
+            ])
         #expect(scenario.timeline[1].kind == .doze)
         #expect(scenario.timeline[2].kind == .fcmFault(.init(code: "INTERNAL", count: 2)))
         let expected = scenario.expect.calls["call"]?.devices["bob-pixel"]

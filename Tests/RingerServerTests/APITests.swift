@@ -12,17 +12,21 @@ import Testing
     /// - Parameters:
     ///   - clock: the server's clock (a test clock makes ring deadlines controllable).
     ///   - configure: changes to the default test configuration.
-    static func withServer(clock: any ServerClock = SystemServerClock(),
-                           configure: (inout ServerConfiguration) -> Void = { _ in },
-                           _ body: (TestHTTP) async throws -> Void) async throws {
+    static func withServer(
+        clock: any ServerClock = SystemServerClock(),
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestHTTP) async throws -> Void
+    ) async throws {
         try await withServer(clock: clock, configure: configure) { http, _ in try await body(http) }
     }
 
     /// Runs `body` against a started server on a fresh database, with the server itself (for its
     /// presence queries); shuts it down afterwards.
-    static func withServer(clock: any ServerClock = SystemServerClock(),
-                           configure: (inout ServerConfiguration) -> Void = { _ in },
-                           _ body: (TestHTTP, RingerServer) async throws -> Void) async throws {
+    static func withServer(
+        clock: any ServerClock = SystemServerClock(),
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestHTTP, RingerServer) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -45,7 +49,8 @@ import Testing
 
     static func token(_ http: TestHTTP, _ user: String, name: String? = nil) async throws -> String {
         let nameJSON = name.map { ",\"name\":\"\($0)\"" } ?? ""
-        let response = try await http.send("POST", "/v1/tokens", token: adminKey, json: "{\"user_id\":\"\(user)\"\(nameJSON)}")
+        let response = try await http.send(
+            "POST", "/v1/tokens", token: adminKey, json: "{\"user_id\":\"\(user)\"\(nameJSON)}")
         #expect(response.status == 201)
         return try response.decode(TokenResponse.self).token
     }
@@ -53,14 +58,18 @@ import Testing
     static let voip = String(repeating: "ab", count: 32)
 
     static func registerPhone(_ http: TestHTTP, token: String, device: String, voip: String = voip) async throws {
-        let response = try await http.send("PUT", "/v1/devices/\(device)", token: token, json: """
-            {"platform":"ios","voip_token":"\(voip)","apns_environment":"sandbox","bundle_id":"com.example.app"}
-            """)
+        let response = try await http.send(
+            "PUT", "/v1/devices/\(device)", token: token,
+            json: """
+                {"platform":"ios","voip_token":"\(voip)","apns_environment":"sandbox","bundle_id":"com.example.app"}
+                """)
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
     }
 
-    static func expectProblem(_ response: TestHTTP.Response, status: Int, type: ProblemType,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectProblem(
+        _ response: TestHTTP.Response, status: Int, type: ProblemType,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(response.status == status, sourceLocation: sourceLocation)
         #expect(response.contentType == "application/problem+json", sourceLocation: sourceLocation)
         #expect(response.object["type"] as? String == type.rawValue, sourceLocation: sourceLocation)
@@ -82,7 +91,8 @@ import Testing
             let bob = try await Self.token(http, "bob", name: "Bob")
             try await Self.registerPhone(http, token: bob, device: "bob-iphone")
 
-            let created = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob","has_video":false}"#)
+            let created = try await http.send(
+                "POST", "/v1/calls", token: alice, json: #"{"callee":"bob","has_video":false}"#)
             #expect(created.status == 201)
             let call = try created.decode(Call.self)
             #expect(call.state == .ringing)
@@ -91,11 +101,13 @@ import Testing
             #expect(call.callId == call.callId.lowercased() && UUID(uuidString: call.callId) != nil)
             #expect(abs(call.expiresAt.timeIntervalSince(call.createdAt) - 45) < 0.01)
 
-            let ringing = try await http.send("POST", "/v1/calls/\(call.callId)/ringing", token: bob,
-                                              json: #"{"device_id":"bob-iphone"}"#)
+            let ringing = try await http.send(
+                "POST", "/v1/calls/\(call.callId)/ringing", token: bob,
+                json: #"{"device_id":"bob-iphone"}"#)
             #expect(ringing.status == 200)
-            let accepted = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob,
-                                               json: #"{"device_id":"bob-iphone"}"#)
+            let accepted = try await http.send(
+                "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                json: #"{"device_id":"bob-iphone"}"#)
             #expect(accepted.status == 200)
             let body = try accepted.decode(AcceptResponse.self)
             #expect(body.call.state == .accepted)
@@ -103,8 +115,9 @@ import Testing
             #expect(!body.media.token.isEmpty)
 
             // Accepting again from the same device is idempotent.
-            let again = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob,
-                                            json: #"{"device_id":"bob-iphone"}"#)
+            let again = try await http.send(
+                "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                json: #"{"device_id":"bob-iphone"}"#)
             #expect(again.status == 200)
 
             let media = try await http.send("GET", "/v1/calls/\(call.callId)/media", token: alice)
@@ -135,35 +148,46 @@ import Testing
     @Test func unknownCalleeSelfCallAndBadIDsAreRefused() async throws {
         try await Self.withServer { http in
             let alice = try await Self.token(http, "alice")
-            Self.expectProblem(try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"nobody"}"#),
-                               status: 404, type: .userNotFound)
-            Self.expectProblem(try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"alice"}"#),
-                               status: 422, type: .selfCall)
-            Self.expectProblem(try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"a b"}"#),
-                               status: 422, type: .invalidField)
-            Self.expectProblem(try await http.send("GET", "/v1/calls/not-a-uuid", token: alice),
-                               status: 404, type: .callNotFound)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"nobody"}"#),
+                status: 404, type: .userNotFound)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"alice"}"#),
+                status: 422, type: .selfCall)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"a b"}"#),
+                status: 422, type: .invalidField)
+            Self.expectProblem(
+                try await http.send("GET", "/v1/calls/not-a-uuid", token: alice),
+                status: 404, type: .callNotFound)
             Self.expectProblem(try await http.send("GET", "/v1/nothing", token: alice), status: 404, type: .notFound)
-            Self.expectProblem(try await http.send("DELETE", "/v1/calls", token: alice), status: 405,
-                               type: .methodNotAllowed)
+            Self.expectProblem(
+                try await http.send("DELETE", "/v1/calls", token: alice), status: 405,
+                type: .methodNotAllowed)
         }
     }
 
     @Test func authenticationIsRequiredAndChecked() async throws {
         try await Self.withServer { http in
-            Self.expectProblem(try await http.send("POST", "/v1/calls", json: #"{"callee":"bob"}"#),
-                               status: 401, type: .unauthorized)
-            Self.expectProblem(try await http.send("POST", "/v1/calls", token: "garbage", json: #"{"callee":"bob"}"#),
-                               status: 401, type: .unauthorized)
-            Self.expectProblem(try await http.send("POST", "/v1/tokens", token: "wrong", json: #"{"user_id":"x"}"#),
-                               status: 401, type: .unauthorized)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/calls", json: #"{"callee":"bob"}"#),
+                status: 401, type: .unauthorized)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/calls", token: "garbage", json: #"{"callee":"bob"}"#),
+                status: 401, type: .unauthorized)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/tokens", token: "wrong", json: #"{"user_id":"x"}"#),
+                status: 401, type: .unauthorized)
             // A user token is not an admin key.
             let alice = try await Self.token(http, "alice")
-            Self.expectProblem(try await http.send("POST", "/v1/tokens", token: alice, json: #"{"user_id":"x"}"#),
-                               status: 401, type: .unauthorized)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/tokens", token: alice, json: #"{"user_id":"x"}"#),
+                status: 401, type: .unauthorized)
             // Registering a device needs a logged-in user: a token never attaches to nobody.
-            Self.expectProblem(try await http.send("PUT", "/v1/devices/d1", json: #"{"platform":"ios","voip_token":"ab","bundle_id":"a.b"}"#),
-                               status: 401, type: .unauthorized)
+            Self.expectProblem(
+                try await http.send(
+                    "PUT", "/v1/devices/d1", json: #"{"platform":"ios","voip_token":"ab","bundle_id":"a.b"}"#),
+                status: 401, type: .unauthorized)
         }
     }
 
@@ -171,23 +195,29 @@ import Testing
         try await Self.withServer { http in
             let alice = try await Self.token(http, "alice")
             let bob = try await Self.token(http, "bob")
-            for json in [#"{"platform":"ios","voip_token":"xyz","bundle_id":"com.example.app"}"#,
-                         #"{"platform":"ios","voip_token":"abc","bundle_id":"com.example.app"}"#,
-                         #"{"platform":"ios","voip_token":"abcd"}"#,
-                         #"{"platform":"ios","bundle_id":"com.example.app"}"#,
-                         #"{"platform":"android"}"#,
-                         #"{"platform":"windows","fcm_token":"x"}"#,
-                         #"{"platform":"ios","voip_token":"abcd","bundle_id":"com.example.app","apns_environment":"staging"}"#] {
+            for json in [
+                #"{"platform":"ios","voip_token":"xyz","bundle_id":"com.example.app"}"#,
+                #"{"platform":"ios","voip_token":"abc","bundle_id":"com.example.app"}"#,
+                #"{"platform":"ios","voip_token":"abcd"}"#,
+                #"{"platform":"ios","bundle_id":"com.example.app"}"#,
+                #"{"platform":"android"}"#,
+                #"{"platform":"windows","fcm_token":"x"}"#,
+                #"{"platform":"ios","voip_token":"abcd","bundle_id":"com.example.app","apns_environment":"staging"}"#,
+            ] {
                 let response = try await http.send("PUT", "/v1/devices/d1", token: alice, json: json)
                 Self.expectProblem(response, status: 422, type: .invalidField)
             }
-            Self.expectProblem(try await http.send("PUT", "/v1/devices/bad%20id", token: alice,
-                                                   json: #"{"platform":"android","fcm_token":"x"}"#),
-                               status: 422, type: .invalidField)
+            Self.expectProblem(
+                try await http.send(
+                    "PUT", "/v1/devices/bad%20id", token: alice,
+                    json: #"{"platform":"android","fcm_token":"x"}"#),
+                status: 422, type: .invalidField)
             // Tokens longer than 64 hex characters are accepted (Apple does not fix the length).
-            try await Self.registerPhone(http, token: alice, device: "shared-phone", voip: String(repeating: "cd", count: 50))
+            try await Self.registerPhone(
+                http, token: alice, device: "shared-phone", voip: String(repeating: "cd", count: 50))
             // Bob logs in on the same phone: the token moves to him; alice's device stays, without it, and says why.
-            try await Self.registerPhone(http, token: bob, device: "shared-phone", voip: String(repeating: "cd", count: 50))
+            try await Self.registerPhone(
+                http, token: bob, device: "shared-phone", voip: String(repeating: "cd", count: 50))
             let aliceDevices = try await http.send("GET", "/v1/devices", token: alice)
             let left = try #require((aliceDevices.object["devices"] as? [[String: Any]])?.first)
             #expect(left["voip_token"] == nil)
@@ -198,7 +228,8 @@ import Testing
             #expect(try await http.send("DELETE", "/v1/devices/shared-phone", token: alice).status == 204)
             #expect((try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [Any])?.count == 1)
             #expect(try await http.send("DELETE", "/v1/devices/shared-phone", token: bob).status == 204)
-            #expect((try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [Any])?.isEmpty == true)
+            #expect(
+                (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [Any])?.isEmpty == true)
         }
     }
 
@@ -208,27 +239,38 @@ import Testing
             let bob = try await Self.token(http, "bob")
             let mallory = try await Self.token(http, "mallory")
             try await Self.registerPhone(http, token: bob, device: "bob-iphone")
-            try await Self.registerPhone(http, token: mallory, device: "mallory-phone", voip: String(repeating: "ef", count: 32))
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-            Self.expectProblem(try await http.send("GET", "/v1/calls/\(call.callId)", token: mallory),
-                               status: 404, type: .callNotFound)
-            Self.expectProblem(try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: mallory,
-                                                   json: #"{"device_id":"mallory-phone"}"#),
-                               status: 404, type: .callNotFound)
-            Self.expectProblem(try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: mallory),
-                               status: 404, type: .callNotFound)
+            try await Self.registerPhone(
+                http, token: mallory, device: "mallory-phone", voip: String(repeating: "ef", count: 32))
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
+            Self.expectProblem(
+                try await http.send("GET", "/v1/calls/\(call.callId)", token: mallory),
+                status: 404, type: .callNotFound)
+            Self.expectProblem(
+                try await http.send(
+                    "POST", "/v1/calls/\(call.callId)/accept", token: mallory,
+                    json: #"{"device_id":"mallory-phone"}"#),
+                status: 404, type: .callNotFound)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: mallory),
+                status: 404, type: .callNotFound)
             // The callee may not cancel; the caller may not accept.
-            Self.expectProblem(try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: bob),
-                               status: 403, type: .forbidden)
-            Self.expectProblem(try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob,
-                                                   json: #"{"device_id":"mallory-phone"}"#),
-                               status: 422, type: .unknownDevice)
-            let stillRinging = try (try await http.send("GET", "/v1/calls/\(call.callId)", token: alice)).decode(Call.self)
+            Self.expectProblem(
+                try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: bob),
+                status: 403, type: .forbidden)
+            Self.expectProblem(
+                try await http.send(
+                    "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                    json: #"{"device_id":"mallory-phone"}"#),
+                status: 422, type: .unknownDevice)
+            let stillRinging = try (try await http.send("GET", "/v1/calls/\(call.callId)", token: alice)).decode(
+                Call.self)
             #expect(stillRinging.state == .ringing)
             // Cancel, then a late accept is a conflict that says where the call is.
             #expect(try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice).status == 200)
-            let late = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob,
-                                           json: #"{"device_id":"bob-iphone"}"#)
+            let late = try await http.send(
+                "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                json: #"{"device_id":"bob-iphone"}"#)
             Self.expectProblem(late, status: 409, type: .callStateConflict)
             #expect(late.object["call_state"] as? String == "cancelled")
         }

@@ -1,18 +1,19 @@
 import Foundation
 import JWT
+import RingerCommandLine
 import RingerLogging
 import RingerServer
 import RingerTestSupport
 import RingerWire
 import Testing
-import RingerCommandLine
 
 /// `POST /v1/calls` must send Apple's VoIP push exactly as docs/openapi.yaml (`VoIPPush`) says, checked by an independent
 /// HTTP/2 server (hypercorn + h2) that records the request, and PyJWT for the provider token.
 @Suite(.serialized) struct APNsPushToIndependentPeerTests {
     @Test func voipPushReachesAnIndependentHTTP2ServerExactlyAsAppleSpecifies() async throws {
         try await TestPeer.with { peer, certificates in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-apns-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ringer-apns-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let key = try JWTSigningKey.generateP256()
@@ -26,7 +27,8 @@ import RingerCommandLine
             config.databasePath = directory.appendingPathComponent("ringer.sqlite").path
             config.adminKey = APITests.adminKey
             config.userTokenSecret = String(repeating: "k", count: 32)
-            var apns = ServerConfiguration.APNsSettings(keyFile: keyFile.path, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+            var apns = ServerConfiguration.APNsSettings(
+                keyFile: keyFile.path, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
             apns.sandboxURL = "https://localhost:\(peer.port)"
             apns.productionURL = apns.sandboxURL
             apns.caFile = certificates.caFile
@@ -38,10 +40,12 @@ import RingerCommandLine
 
             let alice = try await APITests.token(http, "alice", name: "Alice")
             let bob = try await APITests.token(http, "bob")
-            let voipToken = String(repeating: "5f", count: 40)   // 80 hex digits: length is not assumed
+            let voipToken = String(repeating: "5f", count: 40)  // 80 hex digits: length is not assumed
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone", voip: voipToken)
-            let call = try (try await http.send("POST", "/v1/calls", token: alice,
-                                                json: #"{"callee":"bob","has_video":true}"#)).decode(Call.self)
+            let call = try
+                (try await http.send(
+                    "POST", "/v1/calls", token: alice,
+                    json: #"{"callee":"bob","has_video":true}"#)).decode(Call.self)
 
             let path = "/3/device/" + voipToken
             try await peer.waitFor(path: path)
@@ -72,13 +76,15 @@ import RingerCommandLine
             #expect(authorization.hasPrefix("bearer "))
             let tokenFile = directory.appendingPathComponent("provider.jwt")
             try Data(authorization.dropFirst("bearer ".count).utf8).write(to: tokenFile)
-            try await PeerScripts.run("verify_provider_token.py", [tokenFile.path, publicKeyFile.path, "ABC123DEFG", "DEF123GHIJ"])
+            try await PeerScripts.run(
+                "verify_provider_token.py", [tokenFile.path, publicKeyFile.path, "ABC123DEFG", "DEF123GHIJ"])
 
             // The outcome is stored and shown to the callee, whose device it describes.
             var pushes: [[String: Any]] = []
             for _ in 0..<50 where pushes.isEmpty {
-                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
-                    as? [[String: Any]]) ?? []
+                pushes =
+                    (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
+                        as? [[String: Any]]) ?? []
                 if pushes.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
             }
             #expect(pushes.first?["status"] as? Int == 200)
@@ -92,15 +98,21 @@ import RingerCommandLine
     /// the PKCS#12 identity; and no provider token is sent.
     @Test func certificateAuthenticationPresentsTheClientCertificateAndSendsNoProviderToken() async throws {
         try await TestPeer.with(requireClientCertificate: true) { peer, certificates in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-apns-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ringer-apns-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let config = try ServerConfiguration.parse(arguments: [
-                "--listen", "127.0.0.1:0", "--database", directory.appendingPathComponent("ringer.sqlite").path,
-                "--apns-cert-file", certificates.clientP12, "--apns-host", "localhost:\(peer.port)",
-                "--apns-ca-file", certificates.caFile,
-            ], environment: ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
-                             "RINGER_APNS_CERT_PASSWORD": certificates.p12Password])
+            let config = try ServerConfiguration.parse(
+                arguments: [
+                    "--listen", "127.0.0.1:0", "--database", directory.appendingPathComponent("ringer.sqlite").path,
+                    "--apns-cert-file", certificates.clientP12, "--apns-host", "localhost:\(peer.port)",
+                    "--apns-ca-file", certificates.caFile,
+                ],
+                environment: [
+                    "RINGER_ADMIN_KEY": APITests.adminKey,
+                    "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
+                    "RINGER_APNS_CERT_PASSWORD": certificates.p12Password,
+                ])
             let server = try RingerServer(configuration: config, logger: .silent())
             let port = try await server.start()
             defer { Task { await server.shutdown() } }
@@ -121,29 +133,44 @@ import RingerCommandLine
     @Test func wrongCertificatePasswordOrBothAuthenticationsStopTheServerAtStart() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
+        let environment = [
+            "RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
+        ]
         #expect(throws: ConfigurationError.self) {
-            try ServerConfiguration.parse(arguments: ["--apns-cert-file", certificates.clientP12, "--apns-key-file", "k.p8",
-                                                      "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ"],
-                                          environment: environment)
+            try ServerConfiguration.parse(
+                arguments: [
+                    "--apns-cert-file", certificates.clientP12, "--apns-key-file", "k.p8",
+                    "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+                ],
+                environment: environment)
         }
         #expect(throws: ConfigurationError.self) {
             try ServerConfiguration.parse(arguments: ["--apns-cert-password", "x"], environment: environment)
         }
-        var config = try ServerConfiguration.parse(arguments: ["--apns-cert-file", certificates.clientP12,
-                                                               "--apns-cert-password", "wrong-password"],
-                                                   environment: environment)
+        var config = try ServerConfiguration.parse(
+            arguments: [
+                "--apns-cert-file", certificates.clientP12,
+                "--apns-cert-password", "wrong-password",
+            ],
+            environment: environment)
         config.databasePath = ":memory:"
-        let error = try #require(throws: ConfigurationError.self) { try RingerServer(configuration: config, logger: .silent()) }
+        let error = try #require(throws: ConfigurationError.self) {
+            try RingerServer(configuration: config, logger: .silent())
+        }
         #expect(error.description.contains("--apns-cert-file"))
         #expect(!error.description.contains("wrong-password"))
     }
 
     @Test func leftoverCertificatePasswordInTheEnvironmentDoesNotBlockASigningKey() throws {
-        let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
-                           "RINGER_APNS_CERT_PASSWORD": "left-over"]
-        let config = try ServerConfiguration.parse(arguments: ["--apns-key-file", "k.p8", "--apns-key-id", "ABC123DEFG",
-                                                               "--apns-team-id", "DEF123GHIJ"], environment: environment)
+        let environment = [
+            "RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
+            "RINGER_APNS_CERT_PASSWORD": "left-over",
+        ]
+        let config = try ServerConfiguration.parse(
+            arguments: [
+                "--apns-key-file", "k.p8", "--apns-key-id", "ABC123DEFG",
+                "--apns-team-id", "DEF123GHIJ",
+            ], environment: environment)
         guard case .signingKey(let file, _, _) = config.apns?.credentials else {
             Issue.record("expected token authentication, got \(String(describing: config.apns?.credentials))")
             return
@@ -155,18 +182,24 @@ import RingerCommandLine
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         func startError(_ arguments: [String]) throws -> String {
-            let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
+            let environment = [
+                "RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
+            ]
             var config = try ServerConfiguration.parse(arguments: arguments, environment: environment)
             config.databasePath = ":memory:"
-            return try #require(throws: ConfigurationError.self) { try RingerServer(configuration: config, logger: .silent()) }
-                .description
+            return try #require(throws: ConfigurationError.self) {
+                try RingerServer(configuration: config, logger: .silent())
+            }
+            .description
         }
         // An encrypted .p12 and no password: say which setting is missing, not OpenSSL's "mac verify failure".
         #expect(try startError(["--apns-cert-file", certificates.clientP12]).contains("RINGER_APNS_CERT_PASSWORD"))
         // A PEM certificate without its key: point at --apns-cert-key-file.
         #expect(try startError(["--apns-cert-file", certificates.clientCertificate]).contains("--apns-cert-key-file"))
         // The key of another certificate: the key file is the one to fix.
-        let mismatch = try startError(["--apns-cert-file", certificates.clientCertificate, "--apns-cert-key-file", certificates.serverKey])
+        let mismatch = try startError([
+            "--apns-cert-file", certificates.clientCertificate, "--apns-cert-key-file", certificates.serverKey,
+        ])
         #expect(mismatch.hasPrefix("--apns-cert-key-file \(certificates.serverKey)"))
     }
 
@@ -175,15 +208,22 @@ import RingerCommandLine
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob", name: "Bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-            let accepted = try (try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob,
-                                                    json: #"{"device_id":"bob-iphone"}"#)).decode(AcceptResponse.self)
-            try await PeerScripts.run("verify_livekit_token.py", [accepted.media.token, "devkey", "secret", "bob", call.callId])
-            let media = try (try await http.send("GET", "/v1/calls/\(call.callId)/media", token: alice)).decode(MediaSession.self)
-            try await PeerScripts.run("verify_livekit_token.py", [media.token, "devkey", "secret", "alice", call.callId])
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
+            let accepted = try
+                (try await http.send(
+                    "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                    json: #"{"device_id":"bob-iphone"}"#)).decode(AcceptResponse.self)
+            try await PeerScripts.run(
+                "verify_livekit_token.py", [accepted.media.token, "devkey", "secret", "bob", call.callId])
+            let media = try (try await http.send("GET", "/v1/calls/\(call.callId)/media", token: alice)).decode(
+                MediaSession.self)
+            try await PeerScripts.run(
+                "verify_livekit_token.py", [media.token, "devkey", "secret", "alice", call.callId])
             // A wrong secret must make LiveKit refuse it, or the check above proves nothing.
             await #expect(throws: (any Error).self) {
-                try await PeerScripts.run("verify_livekit_token.py", [media.token, "devkey", "not-the-secret", "alice", call.callId])
+                try await PeerScripts.run(
+                    "verify_livekit_token.py", [media.token, "devkey", "not-the-secret", "alice", call.callId])
             }
         }
     }

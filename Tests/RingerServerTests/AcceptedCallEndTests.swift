@@ -1,5 +1,6 @@
 import Foundation
 import LibWebSockets
+import RingerCommandLine
 import RingerKit
 import RingerLogging
 import RingerServer
@@ -7,7 +8,6 @@ import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing
-import RingerCommandLine
 
 /// A wall clock the test moves by hand whose sleepers wake once it passes their deadline, and which tells
 /// the test when a sleeper went back to sleep after a move (so the server's sweep has run).
@@ -47,7 +47,9 @@ final class CountingTransport: HTTPTransport {
     private let base = URLSessionHTTPTransport()
     let answers = LockedValue<[Int]>([])
 
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+    func send(
+        method: String, url: URL, headers: [String: String], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         let response = try await base.send(method: method, url: url, headers: headers, body: body)
         if url.path.hasSuffix("/keepalive") { answers.withLock { $0.append(response.status) } }
         return response
@@ -70,16 +72,23 @@ final class PlainCallUI: CallUI {
 /// `--call-idle-timeout`, and at `--max-call-duration`. Real server over loopback, a stepped clock.
 @Suite(.serialized) struct AcceptedCallEndTests {
     /// Alice calls bob, bob's phone answers; returns the call id and the tokens.
-    static func acceptedCall(_ http: TestHTTP, caller: String = "alice", callee: String = "bob")
-        async throws -> (callID: String, caller: String, callee: String) {
+    static func acceptedCall(
+        _ http: TestHTTP, caller: String = "alice", callee: String = "bob"
+    )
+        async throws -> (callID: String, caller: String, callee: String)
+    {
         let callerToken = try await APITests.token(http, caller)
         let calleeToken = try await APITests.token(http, callee)
-        try await APITests.registerPhone(http, token: calleeToken, device: "\(callee)-iphone",
-                                         voip: String(repeating: callee == "bob" ? "ab" : "cd", count: 32))
-        let call = try (try await http.send("POST", "/v1/calls", token: callerToken,
-                                            json: "{\"callee\":\"\(callee)\"}")).decode(Call.self)
-        let accepted = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: calleeToken,
-                                           json: "{\"device_id\":\"\(callee)-iphone\"}")
+        try await APITests.registerPhone(
+            http, token: calleeToken, device: "\(callee)-iphone",
+            voip: String(repeating: callee == "bob" ? "ab" : "cd", count: 32))
+        let call = try
+            (try await http.send(
+                "POST", "/v1/calls", token: callerToken,
+                json: "{\"callee\":\"\(callee)\"}")).decode(Call.self)
+        let accepted = try await http.send(
+            "POST", "/v1/calls/\(call.callId)/accept", token: calleeToken,
+            json: "{\"device_id\":\"\(callee)-iphone\"}")
         #expect(accepted.status == 200)
         return (call.callId, callerToken, calleeToken)
     }
@@ -93,10 +102,12 @@ final class PlainCallUI: CallUI {
         try await APITests.withServer(clock: clock, configure: { $0.callIdleTimeout = 120 }) { http, server in
             let (callID, alice, bob) = try await Self.acceptedCall(http)
             // Both apps had their sockets open during the call, then both went away.
-            let aliceSocket = try await EventStreamTests.connect(http, token: alice, query: "device_id=alice-iphone",
-                                                                 inbox: EventStreamTests.Inbox())
-            let bobSocket = try await EventStreamTests.connect(http, token: bob, query: "device_id=bob-iphone",
-                                                               inbox: EventStreamTests.Inbox())
+            let aliceSocket = try await EventStreamTests.connect(
+                http, token: alice, query: "device_id=alice-iphone",
+                inbox: EventStreamTests.Inbox())
+            let bobSocket = try await EventStreamTests.connect(
+                http, token: bob, query: "device_id=bob-iphone",
+                inbox: EventStreamTests.Inbox())
             #expect(await eventuallyAsync { await server.eventStreamCount(userID: "alice") == 1 })
             #expect(await eventuallyAsync { await server.eventStreamCount(userID: "bob") == 1 })
             await clock.step(by: 300)
@@ -139,8 +150,9 @@ final class PlainCallUI: CallUI {
             }
             #expect(try await Self.state(http, callID, token: bob).state == .accepted)
             // Only a participant keeps a call alive; a stranger learns nothing.
-            APITests.expectProblem(try await http.send("POST", "/v1/calls/\(callID)/keepalive", token: mallory),
-                                   status: 404, type: .callNotFound)
+            APITests.expectProblem(
+                try await http.send("POST", "/v1/calls/\(callID)/keepalive", token: mallory),
+                status: 404, type: .callNotFound)
             await clock.step(by: 100)
             #expect(try await Self.state(http, callID, token: bob).state == .accepted)
             await clock.step(by: 30)
@@ -157,7 +169,8 @@ final class PlainCallUI: CallUI {
         try await APITests.withServer(clock: clock, configure: { $0.callIdleTimeout = 120 }) { http, server in
             let (callID, alice, bob) = try await Self.acceptedCall(http)
             let inbox = EventStreamTests.Inbox()
-            let socket = try await EventStreamTests.connect(http, token: bob, query: "device_id=bob-iphone", inbox: inbox)
+            let socket = try await EventStreamTests.connect(
+                http, token: bob, query: "device_id=bob-iphone", inbox: inbox)
             #expect(await eventuallyAsync { await server.eventStreamCount(userID: "bob") == 1 })
             for _ in 0..<10 { await clock.step(by: 60) }
             #expect(try await Self.state(http, callID, token: alice).state == .accepted)
@@ -178,10 +191,15 @@ final class PlainCallUI: CallUI {
             let (callID, alice, bob) = try await Self.acceptedCall(http)
             let aliceInbox = EventStreamTests.Inbox()
             let bobInbox = EventStreamTests.Inbox()
-            let aliceSocket = try await EventStreamTests.connect(http, token: alice, query: "device_id=alice-iphone",
-                                                                 inbox: aliceInbox)
-            let bobSocket = try await EventStreamTests.connect(http, token: bob, query: "device_id=bob-iphone", inbox: bobInbox)
-            defer { aliceSocket.close(); bobSocket.close() }
+            let aliceSocket = try await EventStreamTests.connect(
+                http, token: alice, query: "device_id=alice-iphone",
+                inbox: aliceInbox)
+            let bobSocket = try await EventStreamTests.connect(
+                http, token: bob, query: "device_id=bob-iphone", inbox: bobInbox)
+            defer {
+                aliceSocket.close()
+                bobSocket.close()
+            }
             #expect(await eventuallyAsync { await server.eventStreamCount(userID: "alice") == 1 })
             #expect(await eventuallyAsync { await server.eventStreamCount(userID: "bob") == 1 })
             for _ in 0..<5 { await clock.step(by: 119) }
@@ -199,7 +217,8 @@ final class PlainCallUI: CallUI {
     }
 
     @Test func acceptedCallDeadlinesSurviveARestart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-restart-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-restart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var config = ServerConfiguration()
@@ -215,8 +234,9 @@ final class PlainCallUI: CallUI {
         let first = try RingerServer(configuration: config, clock: clock, logger: .silent())
         let firstHTTP = TestHTTP(base: URL(string: "http://127.0.0.1:\(try await first.start())")!)
         let long = try await Self.acceptedCall(firstHTTP)
-        let socket = try await EventStreamTests.connect(firstHTTP, token: long.caller, query: "device_id=alice-iphone",
-                                                        inbox: EventStreamTests.Inbox())
+        let socket = try await EventStreamTests.connect(
+            firstHTTP, token: long.caller, query: "device_id=alice-iphone",
+            inbox: EventStreamTests.Inbox())
         #expect(await eventuallyAsync { await first.eventStreamCount(userID: "alice") == 1 })
         for _ in 0..<4 { await clock.step(by: 100) }
         let young = try await Self.acceptedCall(firstHTTP, caller: "carol", callee: "dave")
@@ -228,8 +248,11 @@ final class PlainCallUI: CallUI {
         let second = try RingerServer(configuration: config, clock: clock, logger: .silent())
         let http = TestHTTP(base: URL(string: "http://127.0.0.1:\(try await second.start())")!)
         do {
-            #expect(await eventuallyAsync { (try? await Self.state(http, long.callID, token: long.caller))?.endReason
-                == .maximumDuration })
+            #expect(
+                await eventuallyAsync {
+                    (try? await Self.state(http, long.callID, token: long.caller))?.endReason
+                        == .maximumDuration
+                })
             // Silence counts from the restart, not from the young call's accept.
             #expect(try await Self.state(http, young.callID, token: young.caller).state == .accepted)
             await clock.step(by: 100)
@@ -254,13 +277,15 @@ final class PlainCallUI: CallUI {
             let transport = CountingTransport()
             let ui = PlainCallUI()
             let answered = LockedValue(false)
-            let coordinator = CallCoordinator(deviceID: "alice-iphone", ui: ui, now: { clock.now() },
-                                              sleepUntil: { try await clock.sleep(until: $0) }, keepaliveInterval: 40,
-                                              observer: { if case .outgoingAnswered = $0 { answered.withLock { $0 = true } } })
+            let coordinator = CallCoordinator(
+                deviceID: "alice-iphone", ui: ui, now: { clock.now() },
+                sleepUntil: { try await clock.sleep(until: $0) }, keepaliveInterval: 40,
+                observer: { if case .outgoingAnswered = $0 { answered.withLock { $0 = true } } })
             coordinator.connect(api: RingerAPIClient(baseURL: http.base, userToken: alice, transport: transport))
             let call = try await coordinator.startCall(to: "bob")
-            _ = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
-            coordinator.refreshCalls()   // learns of the answer without a socket
+            _ = try await http.send(
+                "POST", "/v1/calls/\(call.callId)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
+            coordinator.refreshCalls()  // learns of the answer without a socket
             #expect(await eventually { answered.snapshot })
             // No socket: a keepalive every 40 s holds the call for 400 s, far past the 120 s idle limit.
             for round in 1...10 {
@@ -289,12 +314,15 @@ final class PlainCallUI: CallUI {
         let defaults = try ServerConfiguration.parse(arguments: required, environment: [:])
         #expect(defaults.callIdleTimeout == 120)
         #expect(defaults.maxCallDuration == 14400)
-        let set = try ServerConfiguration.parse(arguments: required + ["--call-idle-timeout", "45"],
-                                                environment: ["RINGER_MAX_CALL_DURATION": "3600"])
+        let set = try ServerConfiguration.parse(
+            arguments: required + ["--call-idle-timeout", "45"],
+            environment: ["RINGER_MAX_CALL_DURATION": "3600"])
         #expect(set.callIdleTimeout == 45)
         #expect(set.maxCallDuration == 3600)
-        for bad in [["--call-idle-timeout", "5"], ["--call-idle-timeout", "soon"], ["--max-call-duration", "0"],
-                    ["--max-call-duration", "999999999"]] {
+        for bad in [
+            ["--call-idle-timeout", "5"], ["--call-idle-timeout", "soon"], ["--max-call-duration", "0"],
+            ["--max-call-duration", "999999999"],
+        ] {
             let error = #expect(throws: ConfigurationError.self) {
                 try ServerConfiguration.parse(arguments: required + bad, environment: [:])
             }

@@ -18,8 +18,10 @@ import Testing
         let stack = try await LocalStack.start()
         let ended = LockedValue<[CallEndReason]>([])
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
-        let phone = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .answer(after: 0.3))
-        let pad = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-ipad", behaviour: .ignore) { observation in
+        let phone = try await stack.phone(
+            user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .answer(after: 0.3))
+        let pad = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-ipad", behaviour: .ignore) {
+            observation in
             if case .callKitEnded(_, let reason) = observation { ended.withLock { $0.append(reason) } }
         }
         phone.setAppState(.killed)
@@ -48,8 +50,11 @@ import Testing
         let stack = try await LocalStack.start(options)
         let shown = LockedValue<[String]>([])
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
-        let bob = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .ignore) { observation in
-            if case .notificationShown(let title, let body) = observation { shown.withLock { $0.append("\(title): \(body)") } }
+        let bob = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .ignore) {
+            observation in
+            if case .notificationShown(let title, let body) = observation {
+                shown.withLock { $0.append("\(title): \(body)") }
+            }
         }
         bob.setAppState(.killed)
         let call = try await alice.call("bob")

@@ -14,7 +14,8 @@ import Testing
 
     /// Alice's view of the call through the API, once it is in `state` (or its last state after 10 s).
     private func call(_ id: String, reaches state: CallState, on stack: LocalStack) async throws -> Call {
-        let api = RingerAPIClient(baseURL: stack.serverURL, userToken: try await stack.userToken(for: "alice", name: "Alice"))
+        let api = RingerAPIClient(
+            baseURL: stack.serverURL, userToken: try await stack.userToken(for: "alice", name: "Alice"))
         let deadline = ContinuousClock.now + .seconds(10)
         var call = try await api.call(id: id)
         while call.state != state, ContinuousClock.now < deadline {
@@ -28,7 +29,9 @@ import Testing
         let stack = try await LocalStack.start()
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
         let media = LockedValue<[String]>([])
-        let bob = try await stack.androidPhone(user: "bob", name: "Bob", deviceID: "bob-pixel", behaviour: .answer(after: 0.3)) {
+        let bob = try await stack.androidPhone(
+            user: "bob", name: "Bob", deviceID: "bob-pixel", behaviour: .answer(after: 0.3)
+        ) {
             if case .mediaReady(let callID, _) = $0 { media.withLock { $0.append(callID) } }
         }
         bob.setAppState(.swipedAway)
@@ -52,7 +55,8 @@ import Testing
     @Test func aCalleeWithAnIPhoneAndAnAndroidPhoneAnsweredOnTheIPhoneStopsTheAndroidWithinASecond() async throws {
         let stack = try await LocalStack.start()
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
-        let iphone = try await stack.phone(user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .answer(after: 1))
+        let iphone = try await stack.phone(
+            user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .answer(after: 1))
         let pixel = try await stack.androidPhone(user: "bob", name: "Bob", deviceID: "bob-pixel", behaviour: .ignore)
         iphone.setAppState(.killed)
         pixel.setAppState(.background)
@@ -64,10 +68,14 @@ import Testing
         #expect(ContinuousClock.now - answeredAt < .seconds(1))
         #expect(pixel.connectionService.connection(uuid(call))?.disconnectCause == DisconnectCause(.answeredElsewhere))
         // The Android phone acknowledged ringing, so the stop was sent at high priority and ended a call screen.
-        let stop = try #require(stack.fcmSandbox.acceptedMessages.first { $0.data["ringer"]?.contains("call.answered_elsewhere") == true })
+        let stop = try #require(
+            stack.fcmSandbox.acceptedMessages.first { $0.data["ringer"]?.contains("call.answered_elsewhere") == true })
         #expect(stop.priority == .high)
-        #expect(await eventually { stack.fcmSandbox.deliveryState(ofMessage: stop.name) != nil
-            && stack.fcmSandbox.deliveryState(ofMessage: stop.name) != .delivering })
+        #expect(
+            await eventually {
+                stack.fcmSandbox.deliveryState(ofMessage: stop.name) != nil
+                    && stack.fcmSandbox.deliveryState(ofMessage: stop.name) != .delivering
+            })
         await stack.shutdown()
     }
 
@@ -79,15 +87,21 @@ import Testing
         bob.setDozing(true)
         let call = try await alice.call("bob")
         // Cancelled at once, whether or not the phone's `ringing` acknowledgement has arrived yet.
-        let api = RingerAPIClient(baseURL: stack.serverURL, userToken: try await stack.userToken(for: "alice", name: "Alice"))
+        let api = RingerAPIClient(
+            baseURL: stack.serverURL, userToken: try await stack.userToken(for: "alice", name: "Alice"))
         _ = try await api.cancel(callID: call.callId)
-        let stop = await eventuallyValue { stack.fcmSandbox.acceptedMessages.first { $0.data["ringer"]?.contains("call.cancelled") == true } }
+        let stop = await eventuallyValue {
+            stack.fcmSandbox.acceptedMessages.first { $0.data["ringer"]?.contains("call.cancelled") == true }
+        }
         #expect(stop?.priority == .high)
         // A normal-priority stop would wait for Doze's maintenance window while the phone rings on.
-        #expect(await eventually(within: 5) {
-            bob.connectionService.connections.allSatisfy { !$0.isRinging } && !bob.connectionService.isRinging
-        })
-        if let stop { #expect(stack.fcmSandbox.storedMessages(token: bob.identity.fcmToken).allSatisfy { $0.name != stop.name }) }
+        #expect(
+            await eventually(within: 5) {
+                bob.connectionService.connections.allSatisfy { !$0.isRinging } && !bob.connectionService.isRinging
+            })
+        if let stop {
+            #expect(stack.fcmSandbox.storedMessages(token: bob.identity.fcmToken).allSatisfy { $0.name != stop.name })
+        }
         await stack.shutdown()
     }
 
@@ -106,14 +120,18 @@ import Testing
         options.ringTimeout = 2
         let stack = try await LocalStack.start(options)
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
-        let bob = try await stack.androidPhone(user: "bob", name: "Bob", deviceID: "bob-pixel", behaviour: .answer(after: 0.1))
+        let bob = try await stack.androidPhone(
+            user: "bob", name: "Bob", deviceID: "bob-pixel", behaviour: .answer(after: 0.1))
         bob.setAppState(.forceStopped)
         let call = try await alice.call("bob")
         #expect(call.state == .ringing)
         #expect(try await self.call(call.callId, reaches: .unanswered, on: stack).state == .unanswered)
         let ringing = try #require(stack.fcmSandbox.acceptedMessages.first)
-        if case .delivered(.notDelivered) = stack.fcmSandbox.deliveryState(ofMessage: ringing.name) {} else {
-            Issue.record("expected notDelivered, got \(String(describing: stack.fcmSandbox.deliveryState(ofMessage: ringing.name)))")
+        if case .delivered(.notDelivered) = stack.fcmSandbox.deliveryState(ofMessage: ringing.name) {
+        } else {
+            Issue.record(
+                "expected notDelivered, got \(String(describing: stack.fcmSandbox.deliveryState(ofMessage: ringing.name)))"
+            )
         }
         #expect(bob.connectionService.connections.isEmpty)
         await stack.shutdown()

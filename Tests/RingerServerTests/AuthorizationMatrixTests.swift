@@ -1,8 +1,9 @@
 import Foundation
 import JWT
-@testable import RingerServer
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// Every operation against every kind of caller: no token, an expired token, the admin key where a user is
 /// needed (or a user where the admin is), another user, and the right one (issue 12, "an authorization matrix").
@@ -27,26 +28,36 @@ import Testing
             let eve = try await APITests.token(http, "eve")
             let secret = try JWTSigningKey(hmacSecret: Array(String(repeating: "s", count: 32).utf8))
             let past = Int64(Date().timeIntervalSince1970) - 7200
-            let expired = try JWT.sign(UserTokens.Claims(sub: "alice", iat: past, exp: past + 600, nbf: nil, name: nil),
-                                       keyID: nil, type: "JWT", with: secret)
-            _ = try await http.send("PUT", "/v1/devices/bob-phone", token: bob,
-                                    json: #"{"platform":"android","fcm_token":"bob-token"}"#)
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let expired = try JWT.sign(
+                UserTokens.Claims(sub: "alice", iat: past, exp: past + 600, nbf: nil, name: nil),
+                keyID: nil, type: "JWT", with: secret)
+            _ = try await http.send(
+                "PUT", "/v1/devices/bob-phone", token: bob,
+                json: #"{"platform":"android","fcm_token":"bob-token"}"#)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             let id = call.callId
             let operations: [Operation] = [
                 .init(method: "POST", path: "/v1/tokens", body: #"{"user_id":"zed"}"#, audience: .admin),
                 .init(method: "GET", path: "/v1/devices", body: nil, audience: .anyUser),
-                .init(method: "PUT", path: "/v1/devices/x-phone", body: #"{"platform":"android","fcm_token":"x-token"}"#,
-                      audience: .anyUser),
+                .init(
+                    method: "PUT", path: "/v1/devices/x-phone", body: #"{"platform":"android","fcm_token":"x-token"}"#,
+                    audience: .anyUser),
                 .init(method: "DELETE", path: "/v1/devices/x-phone", body: nil, audience: .anyUser),
                 .init(method: "GET", path: "/v1/calls", body: nil, audience: .anyUser),
                 .init(method: "POST", path: "/v1/calls", body: #"{"callee":"carol"}"#, audience: .anyUser),
                 .init(method: "GET", path: "/v1/calls/\(id)", body: nil, audience: .participants),
                 .init(method: "GET", path: "/v1/calls/\(id)/pushes", body: nil, audience: .participants),
                 .init(method: "GET", path: "/v1/calls/\(id)/media", body: nil, audience: .participants),
-                .init(method: "POST", path: "/v1/calls/\(id)/ringing", body: #"{"device_id":"bob-phone"}"#, audience: .participants),
-                .init(method: "POST", path: "/v1/calls/\(id)/accept", body: #"{"device_id":"bob-phone"}"#, audience: .participants),
-                .init(method: "POST", path: "/v1/calls/\(id)/decline", body: #"{"device_id":"bob-phone"}"#, audience: .participants),
+                .init(
+                    method: "POST", path: "/v1/calls/\(id)/ringing", body: #"{"device_id":"bob-phone"}"#,
+                    audience: .participants),
+                .init(
+                    method: "POST", path: "/v1/calls/\(id)/accept", body: #"{"device_id":"bob-phone"}"#,
+                    audience: .participants),
+                .init(
+                    method: "POST", path: "/v1/calls/\(id)/decline", body: #"{"device_id":"bob-phone"}"#,
+                    audience: .participants),
                 .init(method: "POST", path: "/v1/calls/\(id)/cancel", body: nil, audience: .participants),
                 .init(method: "POST", path: "/v1/calls/\(id)/end", body: nil, audience: .participants),
                 .init(method: "POST", path: "/v1/calls/\(id)/keepalive", body: nil, audience: .participants),
@@ -56,11 +67,15 @@ import Testing
                 let bodies: [String?] = operation.method == "GET" ? [nil] : [operation.body, "not json"]
                 // Nobody, an expired token, and the wrong kind of credential: 401, whatever the body.
                 let wrongKind = operation.audience == .admin ? alice : APITests.adminKey
-                for (who, token) in [("no token", nil), ("expired", expired), ("wrong kind", wrongKind)] as [(String, String?)] {
+                for (who, token) in [("no token", nil), ("expired", expired), ("wrong kind", wrongKind)]
+                    as [(String, String?)]
+                {
                     for body in bodies {
                         let response = try await http.send(operation.method, operation.path, token: token, json: body)
                         #expect(response.status == 401, "\(operation) as \(who): \(response.status)")
-                        #expect(response.object["type"] as? String == ProblemType.unauthorized.rawValue, "\(operation) as \(who)")
+                        #expect(
+                            response.object["type"] as? String == ProblemType.unauthorized.rawValue,
+                            "\(operation) as \(who)")
                     }
                 }
                 // Another user: the call is not theirs, so it does not exist for them, whatever the body.
@@ -76,11 +91,17 @@ import Testing
             let view = try (try await http.send("GET", "/v1/calls/\(id)", token: bob)).decode(Call.self)
             #expect(view.state == .ringing)
             // The right callers get through (a party of the call; any user on their own things; the admin).
-            #expect(try await http.send("POST", "/v1/tokens", token: APITests.adminKey, json: #"{"user_id":"zed"}"#).status == 201)
+            #expect(
+                try await http.send("POST", "/v1/tokens", token: APITests.adminKey, json: #"{"user_id":"zed"}"#).status
+                    == 201)
             #expect(try await http.send("GET", "/v1/calls/\(id)", token: alice).status == 200)
             #expect(try await http.send("GET", "/v1/calls/\(id)/pushes", token: bob).status == 200)
-            #expect(try await http.send("POST", "/v1/calls/\(id)/ringing", token: bob, json: #"{"device_id":"bob-phone"}"#).status == 200)
-            #expect(try await http.send("POST", "/v1/calls/\(id)/accept", token: bob, json: #"{"device_id":"bob-phone"}"#).status == 200)
+            #expect(
+                try await http.send("POST", "/v1/calls/\(id)/ringing", token: bob, json: #"{"device_id":"bob-phone"}"#)
+                    .status == 200)
+            #expect(
+                try await http.send("POST", "/v1/calls/\(id)/accept", token: bob, json: #"{"device_id":"bob-phone"}"#)
+                    .status == 200)
             #expect(try await http.send("POST", "/v1/calls/\(id)/keepalive", token: alice).status == 204)
             #expect(try await http.send("POST", "/v1/calls/\(id)/end", token: alice).status == 200)
         }

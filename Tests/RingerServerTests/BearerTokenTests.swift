@@ -1,8 +1,9 @@
 import Foundation
 import LibWebSockets
-@testable import RingerServer
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// One parser reads bearer credentials (`HTTPRequest.authorizationBearerToken`): API routes take the token
 /// from `Authorization` only, the event stream also from `?access_token=` when the request has no
@@ -21,12 +22,14 @@ import Testing
     @Test func theEventStreamTakesAQueryTokenOnlyFromARequestWithoutAnAuthorizationHeader() async throws {
         try await APITests.withServer { http in
             let bob = try await APITests.token(http, "bob")
-            let url = http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
+            let url =
+                http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
                 + "/v1/events?device_id=bob-phone&access_token=\(bob)"
             let socket = try await WebSocketClient.connect(url: url, headers: [:], onText: { _ in })
             socket.close()
             await #expect(throws: (any Error).self) {
-                _ = try await WebSocketClient.connect(url: url, headers: ["authorization": "Basic Ym9iOmJvYg=="], onText: { _ in })
+                _ = try await WebSocketClient.connect(
+                    url: url, headers: ["authorization": "Basic Ym9iOmJvYg=="], onText: { _ in })
             }
         }
     }

@@ -1,11 +1,12 @@
 import Foundation
 import RingerCore
-@testable import RingerServer
 import RingerStore
 import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// Call changes lock their two parties only: unrelated calls never wait, one user's events stay in
 /// order, and "busy" is settled inside the store's transaction.
@@ -28,7 +29,9 @@ import Testing
             for (index, id) in ids.enumerated() {
                 try await store.upsertUser(id: id, name: nil, at: Date())
                 let sink = RecordingSink()
-                #expect(hub.admit(id: UInt64(index + 1), userID: id, deviceID: "\(id)-phone", sink: sink, since: nil) == .admitted)
+                #expect(
+                    hub.admit(id: UInt64(index + 1), userID: id, deviceID: "\(id)-phone", sink: sink, since: nil)
+                        == .admitted)
                 await hub.goLive(id: UInt64(index + 1), userID: id)
                 sinks[id] = sink
             }
@@ -93,7 +96,10 @@ import Testing
         #expect(try await store.call(id: first.callId)?.call.state == .ringing)
         gate.open()
         _ = try? await held.value
-        #expect(await eventuallyAsync { [.cancelled, .unanswered].contains((try? await store.call(id: first.callId))?.call.state) })
+        #expect(
+            await eventuallyAsync {
+                [.cancelled, .unanswered].contains((try? await store.call(id: first.callId))?.call.state)
+            })
     }
 
     @Test func concurrentChangesToOneUserReachTheirSocketsInSeqOrder() async throws {
@@ -144,9 +150,11 @@ import Testing
         let sinks = try await fixture.users(["alice", "bob"])
         // Placed by a server that died before its ring timer fired: stored, ringing, no timer here.
         let placedAt = Date(unixMilliseconds: Date().unixMilliseconds - 10_000)
-        let orphan = CallMachine.invite(callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
-                                        hasVideo: false, calleeDevices: [], calleeOnline: true, calleeBusy: false,
-                                        now: placedAt, ringTimeout: 5).0
+        let orphan = CallMachine.invite(
+            callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false, calleeDevices: [], calleeOnline: true, calleeBusy: false,
+            now: placedAt, ringTimeout: 5
+        ).0
         _ = try await fixture.store.insertCall(orphan, events: [], idempotencyKey: nil)
         // Not yet: inside the grace the placing server's own timer is given to fire first.
         #expect(await fixture.service.sweepRingTimeouts(at: orphan.call.expiresAt.addingTimeInterval(0.5)) == 0)

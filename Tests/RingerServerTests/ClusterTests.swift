@@ -12,16 +12,24 @@ import Testing
 /// Each test starts its own cluster (about 2 s); the suite takes about 30 s on two cores (9 tests, 29 s measured on 2 December 2026).
 @Suite(.serialized) struct ClusterTests {
     /// Creates a call on a node and returns its id.
-    private func place(_ cluster: RingerCluster, from caller: ClusterPhone, to callee: String, on node: Int) async throws -> String {
-        let response = try await cluster.http(node).send("POST", "/v1/calls", token: caller.token, json: #"{"callee":"\#(callee)"}"#)
-        try #require(response.status == 201, "POST /v1/calls on node \(node): \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+    private func place(
+        _ cluster: RingerCluster, from caller: ClusterPhone, to callee: String, on node: Int
+    ) async throws -> String {
+        let response = try await cluster.http(node).send(
+            "POST", "/v1/calls", token: caller.token, json: #"{"callee":"\#(callee)"}"#)
+        try #require(
+            response.status == 201,
+            "POST /v1/calls on node \(node): \(response.status) \(String(decoding: response.body, as: UTF8.self))")
         try #require(response.object["state"] as? String == "ringing", "\(response.object)")
         return try #require(response.object["call_id"] as? String)
     }
 
-    private func act(_ cluster: RingerCluster, _ action: String, call: String, as phone: ClusterPhone, on node: Int) async throws -> Int {
+    private func act(
+        _ cluster: RingerCluster, _ action: String, call: String, as phone: ClusterPhone, on node: Int
+    ) async throws -> Int {
         let body = ["accept", "decline", "ringing"].contains(action) ? #"{"device_id":"\#(phone.device)"}"# : nil
-        return try await cluster.http(node).send("POST", "/v1/calls/\(call)/\(action)", token: phone.token, json: body).status
+        return try await cluster.http(node).send("POST", "/v1/calls/\(call)/\(action)", token: phone.token, json: body)
+            .status
     }
 
     @Test func anAnswerOnOneNodeReachesTheCallerOnAnotherAndTheCalleesOtherDeviceOnAThird() async throws {
@@ -145,9 +153,12 @@ import Testing
         let bob = try await cluster.phone("bob", device: "bob-phone", on: 1)
         // An FCM token, so calls ring Bob while his socket is away (the server sends no FCM message here: no
         // credentials; it still counts the device as one that can be woken).
-        let registration = #"{"platform":"android","fcm_token":"\#(String(repeating: "f", count: 22)):\#(String(repeating: "A", count: 140))"}"#
-        let registered = try await cluster.http(1).send("PUT", "/v1/devices/bob-phone", token: bob.token, json: registration)
-        try #require(registered.status == 200, "\(registered.status) \(String(decoding: registered.body, as: UTF8.self))")
+        let registration =
+            #"{"platform":"android","fcm_token":"\#(String(repeating: "f", count: 22)):\#(String(repeating: "A", count: 140))"}"#
+        let registered = try await cluster.http(1).send(
+            "PUT", "/v1/devices/bob-phone", token: bob.token, json: registration)
+        try #require(
+            registered.status == 200, "\(registered.status) \(String(decoding: registered.body, as: UTF8.self))")
         let first = try await place(cluster, from: alice, to: "bob", on: 0)
         #expect(await bob.waitFor("call.incoming", call: first))
         let seen = try #require(bob.seqs.last)
@@ -177,15 +188,18 @@ import Testing
 
     @Test func aVoIPPushInFlightOnANodeThatDiesIsSentOnceByAnother() async throws {
         // An APNs sandbox that never answers the first push: it is in flight on node 0 when node 0 dies.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-cluster-apns-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-cluster-apns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let tls = try DevCertificateAuthority.create().write(to: folder.appendingPathComponent("tls"))
         let key = try JWTSigningKey.generateP256()
         let keyFile = folder.appendingPathComponent("AuthKey_CLUSTER001.p8")
         try Data(try key.pkcs8PEM().utf8).write(to: keyFile)
-        let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
-                                                       privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
+        let sandbox = APNsSandbox(
+            configuration: .init(
+                certificatePath: tls.serverCertificate.path,
+                privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
         try sandbox.addProviderKey(keyID: "CLUSTER001", teamID: "CLUSTERTEA", publicKeyPEM: try key.publicKeyPEM())
         let sandboxPort = try sandbox.start()
         defer { sandbox.shutdown() }
@@ -193,14 +207,19 @@ import Testing
         sandbox.register(SandboxDevice(token: voip, bundleID: "com.example.app"))
         sandbox.inject(APNsSandboxFault(.neverAnswer, deviceToken: voip, count: 1))
 
-        let cluster = try await RingerCluster(ringTimeout: 40, arguments: [
-            "--apns-host", "localhost:\(sandboxPort)", "--apns-ca-file", tls.caCertificate.path,
-            "--apns-key-file", keyFile.path, "--apns-key-id", "CLUSTER001", "--apns-team-id", "CLUSTERTEA"])
+        let cluster = try await RingerCluster(
+            ringTimeout: 40,
+            arguments: [
+                "--apns-host", "localhost:\(sandboxPort)", "--apns-ca-file", tls.caCertificate.path,
+                "--apns-key-file", keyFile.path, "--apns-key-id", "CLUSTER001", "--apns-team-id", "CLUSTERTEA",
+            ])
         let alice = try await cluster.phone("alice", device: "alice-phone", on: 1)
         let bobToken = try await cluster.token("bob")
-        let registered = try await cluster.http(2).send("PUT", "/v1/devices/bob-iphone", token: bobToken, json: """
-            {"platform":"ios","voip_token":"\(voip)","apns_environment":"sandbox","bundle_id":"com.example.app"}
-            """)
+        let registered = try await cluster.http(2).send(
+            "PUT", "/v1/devices/bob-iphone", token: bobToken,
+            json: """
+                {"platform":"ios","voip_token":"\(voip)","apns_environment":"sandbox","bundle_id":"com.example.app"}
+                """)
         try #require(registered.status == 200)
         let call = try await place(cluster, from: alice, to: "bob", on: 0)
         // Node 0's push reached the sandbox and waits for an answer that never comes.
@@ -240,7 +259,8 @@ import Testing
         try #require(connected)
         // Give the nodes the heartbeat interval (2 s) and a reconciliation round to settle, far less than 30 s.
         try await Task.sleep(for: .seconds(5))
-        let response = try await cluster.http(0).send("POST", "/v1/calls", token: alice.token, json: #"{"callee":"bob"}"#)
+        let response = try await cluster.http(0).send(
+            "POST", "/v1/calls", token: alice.token, json: #"{"callee":"bob"}"#)
         #expect(response.status == 201)
         #expect(response.object["state"] as? String == "ringing", "\(response.object)")
         if let call = response.object["call_id"] as? String {

@@ -9,7 +9,8 @@ import Testing
     static func devices(_ stack: LocalStack, user: String) async throws -> [Device] {
         let http = TestHTTP(base: stack.serverURL)
         let token = try await stack.userToken(for: user, name: nil)
-        let data = try JSONSerialization.data(withJSONObject: (try await http.send("GET", "/v1/devices", token: token)).object["devices"] ?? [])
+        let data = try JSONSerialization.data(
+            withJSONObject: (try await http.send("GET", "/v1/devices", token: token)).object["devices"] ?? [])
         return try RingerJSON.decode([Device].self, from: data)
     }
 
@@ -46,8 +47,9 @@ import Testing
         let bobToken = try await stack.userToken(for: "bob", name: nil)
         var statuses: [Int] = []
         for _ in 0..<200 where statuses.isEmpty {
-            let pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bobToken).object["pushes"]
-                as? [[String: Any]]) ?? []
+            let pushes =
+                (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bobToken).object["pushes"]
+                    as? [[String: Any]]) ?? []
             statuses = pushes.compactMap { $0["status"] as? Int }
             if statuses.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
         }

@@ -9,13 +9,15 @@ import Testing
 @Suite(.serialized) struct DemoFlowTests {
     @Test func killedIPhoneRingsAndAnswersAndTheTimelineHasEveryStep() async throws {
         let lines = LockedValue<[String]>([])
-        let ok = await Demo.run(json: true, answerAfter: 0.3, talkFor: 0.3) { line in lines.withLock { $0.append(line) } }
+        let ok = await Demo.run(json: true, answerAfter: 0.3, talkFor: 0.3) { line in lines.withLock { $0.append(line) }
+        }
         let output = lines.withLock { $0 }
         #expect(ok, "\(output.joined(separator: "\n"))")
         var events: [String] = []
         var lastTime = -1
         for line in output {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
             let time = try #require(object["t_ms"] as? Int)
             #expect(time >= lastTime, "timeline goes forward")
             lastTime = time
@@ -50,7 +52,8 @@ import Testing
         var events: [String] = []
         var objects: [[String: Any]] = []
         for line in output {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
             objects.append(object)
             events.append(try #require(object["event"] as? String))
         }
@@ -60,8 +63,10 @@ import Testing
         #expect(sent["status"] as? Int == 200)
         #expect(sent["priority"] as? String == "high", "the ringing message is high priority")
         // Causal order (FCM's 200 may arrive before or after the app starts, so it is not ordered).
-        let chain = ["call.created", "app.started", "connection.ringing", "call.ringing", "connection.answered",
-                     "call.accepted", "call.hangup", "call.ended"]
+        let chain = [
+            "call.created", "app.started", "connection.ringing", "call.ringing", "connection.answered",
+            "call.accepted", "call.hangup", "call.ended",
+        ]
         let positions = chain.compactMap { events.firstIndex(of: $0) }
         #expect(positions.count == chain.count && positions == positions.sorted(), "out of order: \(events)")
         let ended = try #require(objects.first { $0["event"] as? String == "call.ended" })

@@ -1,6 +1,7 @@
 import Foundation
 import RingerTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,9 @@ import Glibc
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             close(descriptor)
@@ -61,7 +64,8 @@ import Glibc
     /// User plus system CPU seconds of process `pid` so far.
     private func cpuSeconds(of pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return 0 }
+            let end = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: end)...].split(separator: " ")
         // After the command name: state is field 3, utime 14 and stime 15 (proc(5)).
         let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
@@ -116,7 +120,8 @@ import Glibc
         let served = try ServedRinger(descriptorLimit: 256)
         defer { served.stop() }
         #expect(await served.waitUntilHealthy())
-        let head = "POST /v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"user"
+        let head =
+            "POST /v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"user"
         let slow = hold(300, to: served.port, sending: head)
         defer { slow.forEach { close($0) } }
         // Past the budget's one-second grace for the first of them.

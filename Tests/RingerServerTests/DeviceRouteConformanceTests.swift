@@ -1,7 +1,8 @@
 import Foundation
-@testable import RingerServer
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// The device routes answer what docs/openapi.yaml says for input its schema refuses (found by schemathesis).
 @Suite struct DeviceRouteConformanceTests {

@@ -1,32 +1,39 @@
 import Foundation
 import RingerCore
-@testable import RingerServer
 import RingerStore
 import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing
 
+@testable import RingerServer
+
 /// The event hub on its own: who an event reaches, in what order, and which sockets a user may hold.
 @Suite struct EventHubTests {
     static func call(callee: String = "bob") -> Call {
-        Call(callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"), callee: Party(id: callee),
-             hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(45))
+        Call(
+            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callee: Party(id: callee),
+            hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(45))
     }
 
     /// Stores `count` events for `user` and returns them as the store numbered them.
     static func storeEvents(_ count: Int, for user: String, in store: SQLiteStore) async throws -> [StoredEvent] {
         let call = Self.call(callee: user)
-        let machine = CallMachine.invite(callID: call.callId, caller: call.caller, callee: call.callee, hasVideo: false,
-                                         calleeDevices: [], calleeOnline: true, calleeBusy: false, now: Date(),
-                                         ringTimeout: 45).0
+        let machine = CallMachine.invite(
+            callID: call.callId, caller: call.caller, callee: call.callee, hasVideo: false,
+            calleeDevices: [], calleeOnline: true, calleeBusy: false, now: Date(),
+            ringTimeout: 45
+        ).0
         let pending = (0..<count).map { _ in PendingEvent(type: .callRinging, recipient: .user(user), call: call) }
         return try await store.insertCall(machine, events: pending, idempotencyKey: nil)
     }
 
     /// Admits a socket and waits until it is live (its `stream.ready` written).
-    static func live(_ hub: EventHub, id: UInt64, user: String, device: String?, sink: RecordingSink,
-                     since: Int64? = nil) async throws {
+    static func live(
+        _ hub: EventHub, id: UInt64, user: String, device: String?, sink: RecordingSink,
+        since: Int64? = nil
+    ) async throws {
         #expect(hub.admit(id: id, userID: user, deviceID: device, sink: sink, since: since) == .admitted)
         await hub.goLive(id: id, userID: user)
         #expect(sink.record.withLock { $0.texts.contains { $0.contains("stream.ready") } })
@@ -65,7 +72,10 @@ import Testing
         #expect(await eventually { entered.snapshot })  // blocked inside alice's send
         // Delivering to bob completes while alice's delivery is still blocked.
         let delivered = LockedValue(false)
-        Thread { hub.deliver(bobEvents); delivered.withLock { $0 = true } }.start()
+        Thread {
+            hub.deliver(bobEvents)
+            delivered.withLock { $0 = true }
+        }.start()
         #expect(await eventually { delivered.snapshot })
         #expect(bob.events.map(\.seq) == [1])
         #expect(others.map(\.sendCount) == framesBefore)
@@ -167,10 +177,13 @@ import Testing
     }
 
     @Test func socketsBeyondThePerUserCapAreRefusedButADeviceMayStillReplaceItsOwn() async throws {
-        let hub = EventHub(store: try SQLiteStore(path: ":memory:"), publications: KeyedAsyncLock(), maxSocketsPerUser: 3)
+        let hub = EventHub(
+            store: try SQLiteStore(path: ":memory:"), publications: KeyedAsyncLock(), maxSocketsPerUser: 3)
         for index in 0..<3 {
-            #expect(hub.admit(id: UInt64(index), userID: "bob", deviceID: "phone\(index)", sink: RecordingSink(),
-                              since: nil) == .admitted)
+            #expect(
+                hub.admit(
+                    id: UInt64(index), userID: "bob", deviceID: "phone\(index)", sink: RecordingSink(),
+                    since: nil) == .admitted)
         }
         #expect(hub.admit(id: 10, userID: "bob", deviceID: "phone9", sink: RecordingSink(), since: nil) == .full)
         #expect(hub.admit(id: 11, userID: "bob", deviceID: nil, sink: RecordingSink(), since: nil) == .full)

@@ -22,13 +22,16 @@ import Testing
             let bob = try await APITests.token(http, "bob")
             let alice = try await APITests.token(http, "alice")
             let inbox = EventStreamTests.Inbox()
-            let bystander = try await EventStreamTests.connect(http, token: bob, query: "device_id=bob-tablet", inbox: inbox)
+            let bystander = try await EventStreamTests.connect(
+                http, token: bob, query: "device_id=bob-tablet", inbox: inbox)
             defer { bystander.close() }
 
             let peer = Process()
             peer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            peer.arguments = ["python3", PeerScripts.path("ws_fuzz_peer.py"), String(http.base.port ?? 0),
-                              "/v1/events?access_token=\(bob)", "10"]
+            peer.arguments = [
+                "python3", PeerScripts.path("ws_fuzz_peer.py"), String(http.base.port ?? 0),
+                "/v1/events?access_token=\(bob)", "10",
+            ]
             let output = Pipe()
             peer.standardOutput = output
             try peer.run()
@@ -55,7 +58,8 @@ import Testing
             }
 
             #expect(try await http.send("GET", "/healthz").status == 200)
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
             #expect(await inbox.wait(for: .callCancelled) != nil)
             let events = inbox.events.withLock { $0 }.filter { $0.call.callId == call.callId }

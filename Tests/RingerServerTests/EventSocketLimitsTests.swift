@@ -11,10 +11,15 @@ import Testing
     /// - Parameter timeout: how long the peer waits for a close: long enough for a loaded machine when a close is
     ///   expected (the parallel `make test` once starved the peer past 1.5 s), short when none is.
     private func send(bytes: Int, to http: TestHTTP, token: String, timeout: Double) async throws -> [String: Any] {
-        let url = http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
+        let url =
+            http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
             + "/v1/events?device_id=limits&access_token=\(token)"
-        let result = try await PeerScripts.run("ws_client_peer.py", ["--url", url, "--send-bytes", String(bytes),
-                                                                     "--expect", "100", "--timeout", String(timeout)])
+        let result = try await PeerScripts.run(
+            "ws_client_peer.py",
+            [
+                "--url", url, "--send-bytes", String(bytes),
+                "--expect", "100", "--timeout", String(timeout),
+            ])
         let line = try #require(result.standardOutput.split(separator: "\n").last)
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }

@@ -27,8 +27,10 @@ import Testing
         defer { served.stop() }
         #expect(await served.waitUntilHealthy())
         let token = try await served.token(for: "alice")
-        let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_upgrade_while_stopping_peer.py"),
-                                                 String(served.port), String(served.process.processIdentifier), token])
+        let result = try await ChildProcess.run([
+            "python3", PeerScripts.path("ws_upgrade_while_stopping_peer.py"),
+            String(served.port), String(served.process.processIdentifier), token,
+        ])
         let line = try #require(result.standardOutput.split(separator: "\n").last, "\(result.standardError)")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(answer["status"] as? Int == 503)

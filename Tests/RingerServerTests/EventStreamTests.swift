@@ -1,5 +1,6 @@
 import Foundation
 import LibWebSockets
+import RingerCommandLine
 import RingerKit
 import RingerSandbox
 import RingerServer
@@ -7,7 +8,6 @@ import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing
-import RingerCommandLine
 
 /// The `/v1/events` WebSocket against a real server: live delivery, `?since=` replay after a drop,
 /// and refusals as problems.
@@ -16,7 +16,9 @@ import RingerCommandLine
     final class Inbox: Sendable {
         let events = LockedValue<[CallEvent]>([])
         func receive(_ text: String) {
-            if let event = try? RingerJSON.decode(CallEvent.self, from: Data(text.utf8)) { events.withLock { $0.append(event) } }
+            if let event = try? RingerJSON.decode(CallEvent.self, from: Data(text.utf8)) {
+                events.withLock { $0.append(event) }
+            }
         }
         func wait(for type: EventType, timeout: TimeInterval = 10) async -> CallEvent? {
             let deadline = Date().addingTimeInterval(timeout)
@@ -30,8 +32,9 @@ import RingerCommandLine
 
     static func connect(_ http: TestHTTP, token: String, query: String, inbox: Inbox) async throws -> WebSocketClient {
         let url = http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + "/v1/events?" + query
-        return try await WebSocketClient.connect(url: url, headers: ["authorization": "Bearer " + token],
-                                                 onText: { inbox.receive($0) })
+        return try await WebSocketClient.connect(
+            url: url, headers: ["authorization": "Bearer " + token],
+            onText: { inbox.receive($0) })
     }
 
     @Test func eventsArriveLiveAndMissedOnesReplayAfterReconnect() async throws {
@@ -43,7 +46,8 @@ import RingerCommandLine
             let live = Inbox()
             let socket = try await Self.connect(http, token: bob, query: "device_id=bob-iphone", inbox: live)
             try await Task.sleep(for: .milliseconds(100))
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             let incoming = try #require(await live.wait(for: .callIncoming))
             #expect(incoming.call.callId == call.callId)
             socket.close()
@@ -52,8 +56,9 @@ import RingerCommandLine
             // While bob's socket is down, alice cancels; reconnecting with ?since= replays it.
             _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
             let resumed = Inbox()
-            let again = try await Self.connect(http, token: bob, query: "device_id=bob-iphone&since=\(incoming.seq)",
-                                               inbox: resumed)
+            let again = try await Self.connect(
+                http, token: bob, query: "device_id=bob-iphone&since=\(incoming.seq)",
+                inbox: resumed)
             defer { again.close() }
             let cancelled = try #require(await resumed.wait(for: .callCancelled))
             #expect(cancelled.call.state == .cancelled)
@@ -70,13 +75,15 @@ import RingerCommandLine
             let bob = try await APITests.token(http, "bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
             // Bob already has history: a call cancelled before this socket existed.
-            let old = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let old = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             _ = try await http.send("POST", "/v1/calls/\(old.callId)/cancel", token: alice)
 
             let api = RingerAPIClient(baseURL: http.base, userToken: bob)
             let first = Inbox()
-            let stream = EventStream(api: api, deviceID: "bob-iphone", transport: LWSWebSocketTransport(),
-                                     onEvent: { event in first.events.withLock { $0.append(event) } })
+            let stream = EventStream(
+                api: api, deviceID: "bob-iphone", transport: LWSWebSocketTransport(),
+                onEvent: { event in first.events.withLock { $0.append(event) } })
             stream.start()
             #expect(await eventually { stream.lastSeq != nil })
             let resumeFrom = try #require(stream.lastSeq)
@@ -84,15 +91,18 @@ import RingerCommandLine
             stream.stop()
             #expect(first.events.withLock { $0.isEmpty }, "nothing is replayed without since")
 
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             let resumed = Inbox()
-            let again = EventStream(api: api, deviceID: "bob-iphone", transport: LWSWebSocketTransport(),
-                                    onEvent: { event in resumed.events.withLock { $0.append(event) } })
+            let again = EventStream(
+                api: api, deviceID: "bob-iphone", transport: LWSWebSocketTransport(),
+                onEvent: { event in resumed.events.withLock { $0.append(event) } })
             again.start(since: resumeFrom)
             defer { again.stop() }
             let incoming = try #require(await resumed.wait(for: .callIncoming))
             #expect(incoming.call.callId == call.callId)
-            #expect(resumed.events.withLock { $0.allSatisfy { $0.call.callId == call.callId } }, "old call not replayed")
+            #expect(
+                resumed.events.withLock { $0.allSatisfy { $0.call.callId == call.callId } }, "old call not replayed")
         }
     }
 
@@ -101,14 +111,21 @@ import RingerCommandLine
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
-            try await APITests.registerPhone(http, token: bob, device: "bob-ipad", voip: String(repeating: "cd", count: 32))
-            let phone = Inbox(), pad = Inbox()
+            try await APITests.registerPhone(
+                http, token: bob, device: "bob-ipad", voip: String(repeating: "cd", count: 32))
+            let phone = Inbox()
+            let pad = Inbox()
             let phoneSocket = try await Self.connect(http, token: bob, query: "device_id=bob-iphone", inbox: phone)
             let padSocket = try await Self.connect(http, token: bob, query: "device_id=bob-ipad", inbox: pad)
-            defer { phoneSocket.close(); padSocket.close() }
+            defer {
+                phoneSocket.close()
+                padSocket.close()
+            }
             try await Task.sleep(for: .milliseconds(100))
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
-            _ = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
+            _ = try await http.send(
+                "POST", "/v1/calls/\(call.callId)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
             #expect(await pad.wait(for: .callAnsweredElsewhere) != nil)
             try await Task.sleep(for: .milliseconds(200))
             #expect(phone.events.withLock { $0.map(\.type) } == [.callIncoming])
@@ -121,7 +138,8 @@ import RingerCommandLine
             let bob = try await APITests.token(http, "bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
             let inbox = Inbox()
-            let socket = try await Self.connect(http, token: bob, query: "device_id=bob-iphone&since=999999", inbox: inbox)
+            let socket = try await Self.connect(
+                http, token: bob, query: "device_id=bob-iphone&since=999999", inbox: inbox)
             defer { socket.close() }
             try await Task.sleep(for: .milliseconds(100))
             _ = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)
@@ -139,12 +157,16 @@ import RingerCommandLine
         var closeReason: String?
     }
 
-    static func peer(_ http: TestHTTP, path: String = "/v1/events", token: String, query: String, expect: Int,
-                     timeout: Double = 10) async throws -> PeerReport {
+    static func peer(
+        _ http: TestHTTP, path: String = "/v1/events", token: String, query: String, expect: Int,
+        timeout: Double = 10
+    ) async throws -> PeerReport {
         let url = http.base.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + path + "?" + query
-        let result = try await ChildProcess.run(["python3", PeerScripts.path("ws_client_peer.py"), "--url", url,
-                                                 "--header", "Authorization: Bearer " + token, "--expect", String(expect),
-                                                 "--timeout", String(timeout)])
+        let result = try await ChildProcess.run([
+            "python3", PeerScripts.path("ws_client_peer.py"), "--url", url,
+            "--header", "Authorization: Bearer " + token, "--expect", String(expect),
+            "--timeout", String(timeout),
+        ])
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
@@ -177,8 +199,10 @@ import RingerCommandLine
         private let inner = LWSWebSocketTransport()
         let attempts = LockedValue(0)
 
-        func connect(url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
-                     onClose: @escaping @Sendable (WebSocketClose) -> Void) async throws -> any WebSocketChannel {
+        func connect(
+            url: URL, headers: [String: String], onText: @escaping @Sendable (String) -> Void,
+            onClose: @escaping @Sendable (WebSocketClose) -> Void
+        ) async throws -> any WebSocketChannel {
             attempts.withLock { $0 += 1 }
             return try await inner.connect(url: url, headers: headers, onText: onText, onClose: onClose)
         }
@@ -191,10 +215,13 @@ import RingerCommandLine
     }
 
     /// A started stream of `deviceID` for a user token, over `transport`, reporting into `log`.
-    static func startStream(_ http: TestHTTP, token: String, deviceID: String, transport: CountingTransport,
-                            log: StatusLog, onEvent: @escaping @Sendable (CallEvent) -> Void = { _ in }) -> EventStream {
-        let stream = EventStream(api: RingerAPIClient(baseURL: http.base, userToken: token), deviceID: deviceID,
-                                 transport: transport, onEvent: onEvent, onStatus: { log.append($0) })
+    static func startStream(
+        _ http: TestHTTP, token: String, deviceID: String, transport: CountingTransport,
+        log: StatusLog, onEvent: @escaping @Sendable (CallEvent) -> Void = { _ in }
+    ) -> EventStream {
+        let stream = EventStream(
+            api: RingerAPIClient(baseURL: http.base, userToken: token), deviceID: deviceID,
+            transport: transport, onEvent: onEvent, onStatus: { log.append($0) })
         stream.start()
         return stream
     }
@@ -207,13 +234,15 @@ import RingerCommandLine
             let bob = try await APITests.token(http, "bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
             let transport = CountingTransport()
-            let firstLog = StatusLog(), secondLog = StatusLog()
+            let firstLog = StatusLog()
+            let secondLog = StatusLog()
             let secondInbox = Inbox()
             let first = Self.startStream(http, token: bob, deviceID: "bob-iphone", transport: transport, log: firstLog)
             defer { first.stop() }
             #expect(await eventually { firstLog.all.snapshot == [.connected] })
-            let second = Self.startStream(http, token: bob, deviceID: "bob-iphone", transport: transport, log: secondLog,
-                                          onEvent: { event in secondInbox.events.withLock { $0.append(event) } })
+            let second = Self.startStream(
+                http, token: bob, deviceID: "bob-iphone", transport: transport, log: secondLog,
+                onEvent: { event in secondInbox.events.withLock { $0.append(event) } })
             defer { second.stop() }
             #expect(await eventually { firstLog.all.snapshot == [.connected, .replaced] })
 
@@ -266,7 +295,10 @@ import RingerCommandLine
             let bob = try await APITests.token(http, "bob")
             let first = try await Self.connect(http, token: bob, query: "device_id=bob-phone", inbox: Inbox())
             let second = try await Self.connect(http, token: bob, query: "device_id=bob-tablet", inbox: Inbox())
-            defer { first.close(); second.close() }
+            defer {
+                first.close()
+                second.close()
+            }
             let refused = try await Self.peer(http, token: bob, query: "device_id=bob-laptop", expect: 1)
             #expect(refused.status == 429)
             #expect(refused.body?.contains("https://ringer.dev/problems/too-many-sockets") == true)
@@ -288,16 +320,21 @@ import RingerCommandLine
                 let refused = try await Self.peer(http, path: path, token: bob, query: "device_id=bob-phone", expect: 1)
                 #expect(refused.connected == false)
                 #expect(refused.status == 404, "\(path)")
-                #expect(refused.body?.contains("https://ringer.dev/problems/not-found") == true, "\(path): \(refused.body ?? "")")
+                #expect(
+                    refused.body?.contains("https://ringer.dev/problems/not-found") == true,
+                    "\(path): \(refused.body ?? "")")
             }
         }
     }
 
     @Test func theSocketCapIsAFlagAndAnEnvironmentVariable() throws {
-        let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
+        let environment = [
+            "RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
+        ]
         #expect(try ServerConfiguration.parse(arguments: [], environment: environment).maxSocketsPerUser == 10)
-        #expect(try ServerConfiguration.parse(arguments: ["--max-sockets-per-user", "3"], environment: environment)
-            .maxSocketsPerUser == 3)
+        #expect(
+            try ServerConfiguration.parse(arguments: ["--max-sockets-per-user", "3"], environment: environment)
+                .maxSocketsPerUser == 3)
         let fromEnvironment = environment.merging(["RINGER_MAX_SOCKETS_PER_USER": "25"]) { $1 }
         #expect(try ServerConfiguration.parse(arguments: [], environment: fromEnvironment).maxSocketsPerUser == 25)
         for bad in ["0", "1001", "ten"] {

@@ -1,9 +1,10 @@
 import Foundation
-@testable import RingerServer
+import RingerCommandLine
 import RingerStore
 import RingerWire
 import Testing
-import RingerCommandLine
+
+@testable import RingerServer
 
 /// The FCM flags and what an Android device may register.
 @Suite struct FCMConfigurationTests {
@@ -11,8 +12,10 @@ import RingerCommandLine
 
     @Test func theServiceAccountFlagRepeatsAndTheFirstProjectIsTheDefault() throws {
         let config = try ServerConfiguration.parse(
-            arguments: required + ["--fcm-service-account", "a.json", "--fcm-service-account=b.json",
-                                   "--fcm-host", "localhost:9443", "--fcm-ca-file", "ca.pem"],
+            arguments: required + [
+                "--fcm-service-account", "a.json", "--fcm-service-account=b.json",
+                "--fcm-host", "localhost:9443", "--fcm-ca-file", "ca.pem",
+            ],
             environment: [:])
         #expect(config.fcm?.serviceAccountFiles == ["a.json", "b.json"])
         #expect(config.fcm?.baseURL == "https://localhost:9443")
@@ -20,16 +23,19 @@ import RingerCommandLine
     }
 
     @Test func theEnvironmentVariableListsSeveralFilesSeparatedByCommasAndAFlagReplacesIt() throws {
-        let listed = try ServerConfiguration.parse(arguments: required,
-                                                   environment: ["RINGER_FCM_SERVICE_ACCOUNT": "a.json, b.json"])
+        let listed = try ServerConfiguration.parse(
+            arguments: required,
+            environment: ["RINGER_FCM_SERVICE_ACCOUNT": "a.json, b.json"])
         #expect(listed.fcm?.serviceAccountFiles == ["a.json", "b.json"])
         #expect(listed.fcm?.baseURL == "https://fcm.googleapis.com")
-        let replaced = try ServerConfiguration.parse(arguments: required + ["--fcm-service-account", "c.json"],
-                                                     environment: ["RINGER_FCM_SERVICE_ACCOUNT": "a.json,b.json"])
+        let replaced = try ServerConfiguration.parse(
+            arguments: required + ["--fcm-service-account", "c.json"],
+            environment: ["RINGER_FCM_SERVICE_ACCOUNT": "a.json,b.json"])
         #expect(replaced.fcm?.serviceAccountFiles == ["c.json"])
         // A single-valued setting from the environment keeps its commas.
-        let secret = try ServerConfiguration.parse(arguments: ["--user-token-secret", String(repeating: "s", count: 32)],
-                                                   environment: ["RINGER_ADMIN_KEY": "a,b"])
+        let secret = try ServerConfiguration.parse(
+            arguments: ["--user-token-secret", String(repeating: "s", count: 32)],
+            environment: ["RINGER_ADMIN_KEY": "a,b"])
         #expect(secret.adminKey == "a,b")
         #expect(secret.fcm == nil)
     }
@@ -58,33 +64,43 @@ import RingerCommandLine
 
     @Test func anAndroidTokenIsStoredWithItsProject() async throws {
         let token = "dGVzdC1pbnN0YW5jZQ:APA91bH-" + String(repeating: "x_Y.", count: 30)
-        let device = try await register(.init(platform: .android, fcmToken: token, fcmProjectId: "ringer-demo"),
-                                        projects: ["ringer-main", "ringer-demo"])
+        let device = try await register(
+            .init(platform: .android, fcmToken: token, fcmProjectId: "ringer-demo"),
+            projects: ["ringer-main", "ringer-demo"])
         #expect(device.fcmToken == token)
         #expect(device.fcmProjectId == "ringer-demo")
     }
 
     @Test func fcmTokensWithOddCharactersOrAbsurdLengthAreRefused() async {
-        for token in ["", "has space", "slash/inside", "quote\"", "emoji📞", "tab\tx", String(repeating: "a", count: 4097)] {
-            #expect(await refusal(.init(platform: .android, fcmToken: token))?.contains("fcm_token") == true, "\(token.prefix(20))")
+        for token in [
+            "", "has space", "slash/inside", "quote\"", "emoji📞", "tab\tx", String(repeating: "a", count: 4097),
+        ] {
+            #expect(
+                await refusal(.init(platform: .android, fcmToken: token))?.contains("fcm_token") == true,
+                "\(token.prefix(20))")
         }
     }
 
     @Test func aProjectTheServerDoesNotSendThroughIsRefusedAtRegistration() async {
-        let detail = await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "someone-else"),
-                                   projects: ["ringer-main"])
+        let detail = await refusal(
+            .init(platform: .android, fcmToken: "abc:def", fcmProjectId: "someone-else"),
+            projects: ["ringer-main"])
         #expect(detail?.contains("not one of the server's Firebase projects") == true)
         #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "bad/project")) != nil)
         // A legacy domain-scoped project the server sends through can be named, as its service account allows.
-        #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "example.com:my-proj"),
-                              projects: ["ringer-main", "example.com:my-proj"]) == nil)
+        #expect(
+            await refusal(
+                .init(platform: .android, fcmToken: "abc:def", fcmProjectId: "example.com:my-proj"),
+                projects: ["ringer-main", "example.com:my-proj"]) == nil)
         // With no FCM configured, a well-formed project id is kept for later.
         #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "later-project")) == nil)
     }
 
     @Test func anIPhoneCannotNameAFirebaseProject() async {
-        let detail = await refusal(.init(platform: .ios, voipToken: "abcd", bundleId: "com.example.app",
-                                         fcmProjectId: "ringer-main"))
+        let detail = await refusal(
+            .init(
+                platform: .ios, voipToken: "abcd", bundleId: "com.example.app",
+                fcmProjectId: "ringer-main"))
         #expect(detail?.contains("android") == true)
     }
 }

@@ -3,31 +3,37 @@ import Foundation
 import RingerLogging
 import RingerSandbox
 import RingerScenarios
-@testable import RingerServer
 import RingerTestSupport
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// Android ringing as docs/openapi.yaml and docs/fcm.md specify it, checked by an independent FCM stand-in (Tests/Peers/fcm_peer.py:
 /// hypercorn + h2, PyJWT verifying the grant) that records Ringer's `messages:send` requests and answers as
 /// each registration token's prefix asks.
 @Suite(.serialized) struct FCMPushToIndependentPeerTests {
     /// A server sending through the peer, with `configure` applied.
-    private func withServer(_ peer: FCMPeer, clock: any ServerClock = SystemServerClock(),
-                            configure: (inout ServerConfiguration) -> Void = { _ in },
-                            _ body: (TestHTTP) async throws -> Void) async throws {
-        try await APITests.withServer(clock: clock, configure: { config in
-            var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [peer.accountPath(peer.projects[0])])
-            fcm.baseURL = peer.baseURL
-            fcm.caFile = peer.caFile
-            config.fcm = fcm
-            configure(&config)
-        }, body)
+    private func withServer(
+        _ peer: FCMPeer, clock: any ServerClock = SystemServerClock(),
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestHTTP) async throws -> Void
+    ) async throws {
+        try await APITests.withServer(
+            clock: clock,
+            configure: { config in
+                var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [peer.accountPath(peer.projects[0])])
+                fcm.baseURL = peer.baseURL
+                fcm.caFile = peer.caFile
+                config.fcm = fcm
+                configure(&config)
+            }, body)
     }
 
     private func registerAndroid(_ http: TestHTTP, user: String, device: String, fcmToken: String) async throws {
-        let response = try await http.send("PUT", "/v1/devices/\(device)", token: user,
-                                           json: #"{"platform":"android","fcm_token":"\#(fcmToken)"}"#)
+        let response = try await http.send(
+            "PUT", "/v1/devices/\(device)", token: user,
+            json: #"{"platform":"android","fcm_token":"\#(fcmToken)"}"#)
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
     }
 
@@ -35,7 +41,9 @@ import Testing
     private func pushes(_ http: TestHTTP, call: String, token: String, count: Int = 1) async throws -> [[String: Any]] {
         var pushes: [[String: Any]] = []
         for _ in 0..<400 where pushes.count < count {
-            pushes = (try await http.send("GET", "/v1/calls/\(call)/pushes", token: token).object["pushes"] as? [[String: Any]]) ?? []
+            pushes =
+                (try await http.send("GET", "/v1/calls/\(call)/pushes", token: token).object["pushes"]
+                    as? [[String: Any]]) ?? []
             if pushes.count < count { try await Task.sleep(for: .milliseconds(25)) }
         }
         return pushes
@@ -57,8 +65,10 @@ import Testing
                 let bob = try await APITests.token(http, "bob")
                 let fcmToken = "ok-bob:APA91b" + String(repeating: "Xy_-", count: 30)
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: fcmToken)
-                let call = try (try await http.send("POST", "/v1/calls", token: alice,
-                                                    json: #"{"callee":"bob","has_video":true}"#)).decode(Call.self)
+                let call = try
+                    (try await http.send(
+                        "POST", "/v1/calls", token: alice,
+                        json: #"{"callee":"bob","has_video":true}"#)).decode(Call.self)
                 #expect(call.state == .ringing)
 
                 let send = try #require(try await sends(peer, count: 1).first)
@@ -87,7 +97,9 @@ import Testing
                 #expect(pushes.first?["provider"] as? String == "fcm")
                 #expect(pushes.first?["status"] as? Int == 200)
                 #expect(pushes.first?["push_type"] as? String == "high")
-                #expect((pushes.first?["message_name"] as? String)?.hasPrefix("projects/\(peer.projects[0])/messages/") == true)
+                #expect(
+                    (pushes.first?["message_name"] as? String)?.hasPrefix("projects/\(peer.projects[0])/messages/")
+                        == true)
                 #expect(pushes.first?["apns_id"] == nil)
             }
         }
@@ -99,7 +111,8 @@ import Testing
                 let alice = try await APITests.token(http, "alice")
                 let bob = try await APITests.token(http, "bob")
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "unregistered-bob")
-                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
+                    .decode(Call.self)
                 let pushes = try await pushes(http, call: call.callId, token: bob)
                 #expect(pushes.first?["status"] as? Int == 404)
                 #expect(pushes.first?["reason"] as? String == "UNREGISTERED")
@@ -110,7 +123,8 @@ import Testing
                 }
                 #expect(devices.isEmpty)
                 _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
-                let next = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                let next = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
+                    .decode(Call.self)
                 #expect(next.state == .failed)
             }
         }
@@ -123,7 +137,8 @@ import Testing
                 let alice = try await APITests.token(http, "alice")
                 let bob = try await APITests.token(http, "bob")
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "unavailable-bob")
-                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
+                    .decode(Call.self)
                 let pushes = try await pushes(http, call: call.callId, token: bob)
                 #expect(pushes.first?["status"] as? Int == 503)
                 #expect(pushes.first?["reason"] as? String == "UNAVAILABLE")
@@ -134,10 +149,14 @@ import Testing
                 let sends = try await peer.sends().filter { Self.ringerType(of: $0) == "call.incoming" }
                 #expect((4...7).contains(sends.count), "\(sends.count) sends")
                 #expect(pushes.first?["attempts"] as? Int == sends.count)
-                let ttls = sends.compactMap { (($0.json?["message"] as? [String: Any])?["android"] as? [String: Any])?["ttl"] as? String }
+                let ttls = sends.compactMap {
+                    (($0.json?["message"] as? [String: Any])?["android"] as? [String: Any])?["ttl"] as? String
+                }
                 let seconds = ttls.compactMap { Int($0.dropLast()) }
                 // Recomputed on every send (what is left of the ring), each send at least Retry-After after the last.
-                #expect(seconds.count == sends.count && zip(seconds, seconds.dropFirst()).allSatisfy { $0 - $1 >= 7 }, "\(ttls)")
+                #expect(
+                    seconds.count == sends.count && zip(seconds, seconds.dropFirst()).allSatisfy { $0 - $1 >= 7 },
+                    "\(ttls)")
                 #expect(seconds.last.map { $0 >= 1 } == true)
             }
         }
@@ -146,8 +165,9 @@ import Testing
     /// The `type` of the Ringer payload a recorded send carries (`call.incoming`, `call.unanswered`); nil when none.
     private static func ringerType(of send: FCMPeer.Record) -> String? {
         guard let data = (send.json?["message"] as? [String: Any])?["data"] as? [String: String],
-              let ringer = data["ringer"],
-              let object = try? JSONSerialization.jsonObject(with: Data(ringer.utf8)) as? [String: Any] else { return nil }
+            let ringer = data["ringer"],
+            let object = try? JSONSerialization.jsonObject(with: Data(ringer.utf8)) as? [String: Any]
+        else { return nil }
         return object["type"] as? String
     }
 
@@ -157,7 +177,8 @@ import Testing
                 let alice = try await APITests.token(http, "alice")
                 let bob = try await APITests.token(http, "bob")
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "senderid-bob")
-                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
+                    .decode(Call.self)
                 let pushes = try await pushes(http, call: call.callId, token: bob)
                 #expect(pushes.first?["reason"] as? String == "SENDER_ID_MISMATCH")
                 #expect(pushes.first?["attempts"] as? Int == 1)
@@ -167,7 +188,8 @@ import Testing
                 #expect(problem?["provider"] as? String == "fcm")
                 #expect(problem?["project"] as? String == peer.projects[0])
                 #expect(problem?["reason"] as? String == "SENDER_ID_MISMATCH")
-                let device = (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [[String: Any]])?.first
+                let device =
+                    (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [[String: Any]])?.first
                 let mark = device?["push_problem"] as? [String: Any]
                 #expect(mark?["reason"] as? String == "SENDER_ID_MISMATCH")
                 #expect(mark?["token"] as? String == "fcm_token")
@@ -184,15 +206,21 @@ import Testing
                 let carol = try await APITests.token(http, "carol")
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "ok-bob")
                 try await registerAndroid(http, user: carol, device: "carol-pixel", fcmToken: "senderid-carol")
-                let first = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                let first = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
+                    .decode(Call.self)
                 #expect(try await pushes(http, call: first.callId, token: bob).first?["status"] as? Int == 200)
-                let second = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"carol"}"#)).decode(Call.self)
-                #expect(try await pushes(http, call: second.callId, token: carol).first?["reason"] as? String == "SENDER_ID_MISMATCH")
+                let second = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"carol"}"#))
+                    .decode(Call.self)
+                #expect(
+                    try await pushes(http, call: second.callId, token: carol).first?["reason"] as? String
+                        == "SENDER_ID_MISMATCH")
                 // The project just accepted a message: its set-up works, so the mismatch is Carol's token.
                 #expect(try await http.send("GET", "/healthz").object["status"] as? String == "ok")
                 var mark: [String: Any]?
                 for _ in 0..<200 where mark == nil {
-                    let device = (try await http.send("GET", "/v1/devices", token: carol).object["devices"] as? [[String: Any]])?.first
+                    let device =
+                        (try await http.send("GET", "/v1/devices", token: carol).object["devices"] as? [[String: Any]])?
+                        .first
                     mark = device?["push_problem"] as? [String: Any]
                     if mark == nil { try await Task.sleep(for: .milliseconds(25)) }
                 }
@@ -208,11 +236,14 @@ import Testing
                 let bob = try await APITests.token(http, "bob")
                 for (token, status) in [("notjson-bob", 502), ("nocode-bob", 400)] {
                     try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: token)
-                    let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+                    let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
+                        .decode(Call.self)
                     let pushes = try await pushes(http, call: call.callId, token: bob)
                     #expect(pushes.first?["status"] as? Int == status, "\(token)")
                     _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
-                    let device = (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [[String: Any]])?.first
+                    let device =
+                        (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [[String: Any]])?
+                        .first
                     #expect(device?["fcm_token"] as? String == token, "\(token)")
                 }
                 // A 502 is retried (by status class); a 400 without a code is Ringer's own bug, sent once.
@@ -230,7 +261,9 @@ import Testing
             config.databasePath = ":memory:"
             config.adminKey = APITests.adminKey
             config.userTokenSecret = String(repeating: "s", count: 32)
-            var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [peer.accountPath(peer.projects[0] + "-wrong-key")])
+            var fcm = ServerConfiguration.FCMSettings(serviceAccountFiles: [
+                peer.accountPath(peer.projects[0] + "-wrong-key")
+            ])
             fcm.baseURL = peer.baseURL
             fcm.caFile = peer.caFile
             config.fcm = fcm
@@ -246,7 +279,8 @@ import Testing
         try await FCMPeer.with { peer in
             // The peer's account, with its token URI moved to a port nobody listens on.
             let closed = try ClosedPort()
-            let original = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: peer.accountPath(peer.projects[0]))))
+            let original = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: peer.accountPath(peer.projects[0]))))
             var account = try #require(original as? [String: Any])
             account["token_uri"] = "https://localhost:\(closed.port)/token"
             let file = peer.directory.appendingPathComponent("unreachable.json")
@@ -270,8 +304,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let cases: [(String, String)] = [
             ("not-json.json", "this is not json"),
-            ("no-key.json", #"{"type":"service_account","project_id":"ringer-demo","private_key_id":"k1","client_email":"a@b","token_uri":"https://oauth2.googleapis.com/token"}"#),
-            ("bad-key.json", #"{"type":"service_account","project_id":"ringer-demo","private_key_id":"k1","private_key":"-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n","client_email":"a@b","token_uri":"https://oauth2.googleapis.com/token"}"#),
+            (
+                "no-key.json",
+                #"{"type":"service_account","project_id":"ringer-demo","private_key_id":"k1","client_email":"a@b","token_uri":"https://oauth2.googleapis.com/token"}"#
+            ),
+            (
+                "bad-key.json",
+                #"{"type":"service_account","project_id":"ringer-demo","private_key_id":"k1","private_key":"-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n","client_email":"a@b","token_uri":"https://oauth2.googleapis.com/token"}"#
+            ),
         ]
         for (name, content) in cases {
             let file = directory.appendingPathComponent(name)
@@ -281,7 +321,9 @@ import Testing
             config.adminKey = "k"
             config.userTokenSecret = String(repeating: "s", count: 32)
             config.fcm = .init(serviceAccountFiles: [file.path])
-            let error = #expect(throws: ConfigurationError.self) { _ = try RingerServer(configuration: config, logger: .silent()) }
+            let error = #expect(throws: ConfigurationError.self) {
+                _ = try RingerServer(configuration: config, logger: .silent())
+            }
             #expect(error?.description.contains("--fcm-service-account") == true, "\(name)")
             #expect(error?.description.contains(file.path) == true, "\(name)")
             #expect(error?.description.contains("c2VjcmV0") == false, "\(name)")
@@ -298,7 +340,8 @@ import Testing
         let tls = try DevCertificateAuthority.create().write(to: directory.appendingPathComponent("tls"))
         // A port nobody listens on yet; the FCM sandbox takes it once the server is up.
         let port = try ClosedPort().port
-        let account = try FCMSandboxServiceAccountFile.make(projectID: "ringer-later", tokenURI: "https://localhost:\(port)/token")
+        let account = try FCMSandboxServiceAccountFile.make(
+            projectID: "ringer-later", tokenURI: "https://localhost:\(port)/token")
         let file = directory.appendingPathComponent("account.json")
         try account.write(to: file)
         var settings = ServerConfiguration.FCMSettings(serviceAccountFiles: [file.path])
@@ -306,10 +349,13 @@ import Testing
         settings.caFile = tls.caCertificate.path
         try await APITests.withServer(configure: { $0.fcm = settings }) { http in
             let before = try await http.send("GET", "/healthz")
-            #expect((before.object["push_problems"] as? [[String: Any]])?.first?["reason"] as? String
+            #expect(
+                (before.object["push_problems"] as? [[String: Any]])?.first?["reason"] as? String
                     == FCMCredentialWatch.unreachableReason)
-            let sandbox = FCMSandbox(configuration: .init(port: port, http1Port: nil, certificatePath: tls.serverCertificate.path,
-                                                          privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
+            let sandbox = FCMSandbox(
+                configuration: .init(
+                    port: port, http1Port: nil, certificatePath: tls.serverCertificate.path,
+                    privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
             try sandbox.addServiceAccount(json: account)
             _ = try sandbox.start()
             defer { sandbox.shutdown() }

@@ -17,8 +17,9 @@ import Testing
 
     /// curl with `arguments`, the last of which is the path.
     private func curl(_ port: Int, _ arguments: [String]) async throws -> Exchange {
-        let result = try await ChildProcess.run(["curl", "-sS", "-i", "-m", "10", "--path-as-is"] + arguments.dropLast()
-                                                + ["http://127.0.0.1:\(port)" + arguments.last!])
+        let result = try await ChildProcess.run(
+            ["curl", "-sS", "-i", "-m", "10", "--path-as-is"] + arguments.dropLast()
+                + ["http://127.0.0.1:\(port)" + arguments.last!])
         return Self.parse(result.standardOutput)
     }
 
@@ -28,17 +29,25 @@ import Testing
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
-        return Exchange(statusLine: head.first ?? "", headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+        return Exchange(
+            statusLine: head.first ?? "", headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
     /// Sends `request` as it is over one socket (Tests/Peers/http_hostile_peer.py `raw`) and reads for `seconds`.
     /// - Returns: what came back, and whether the server closed the connection.
-    private func rawExchange(_ port: Int, _ request: String, seconds: Int = 3) async throws -> (data: String, closed: Bool) {
-        let literal = "b'" + request.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "'"
-        let result = try await ChildProcess.run(["python3", PeerScripts.path("http_hostile_peer.py"), "raw",
-                                                 "\(port)", literal, "\(seconds)"], timeout: 20)
+    private func rawExchange(
+        _ port: Int, _ request: String, seconds: Int = 3
+    ) async throws -> (data: String, closed: Bool) {
+        let literal =
+            "b'" + request.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "'"
+        let result = try await ChildProcess.run(
+            [
+                "python3", PeerScripts.path("http_hostile_peer.py"), "raw",
+                "\(port)", literal, "\(seconds)",
+            ], timeout: 20)
         let output = try #require(Self.jsonObject(result.standardOutput), "\(result.standardError)")
         return (output["data"] as? String ?? "", output["closed"] as? Bool == true)
     }
@@ -53,9 +62,11 @@ import Testing
         try await APITests.withServer { http in
             let port = port(http)
             // Checked before credentials: no token needed to learn what a path takes.
-            for (method, path, allow) in [("PATCH", "/v1/calls", "GET, POST, HEAD"), ("GET", "/v1/tokens", "POST"),
-                                          ("OPTIONS", "/healthz", "GET, HEAD"), ("POST", "/v1/devices/d1", "PUT, DELETE"),
-                                          ("GET", "/v1/calls/00000000-0000-4000-8000-000000000000/accept", "POST")] {
+            for (method, path, allow) in [
+                ("PATCH", "/v1/calls", "GET, POST, HEAD"), ("GET", "/v1/tokens", "POST"),
+                ("OPTIONS", "/healthz", "GET, HEAD"), ("POST", "/v1/devices/d1", "PUT, DELETE"),
+                ("GET", "/v1/calls/00000000-0000-4000-8000-000000000000/accept", "POST"),
+            ] {
                 let exchange = try await curl(port, ["-X", method, path])
                 #expect(exchange.statusLine == "HTTP/1.1 405 Method Not Allowed", "\(method) \(path)")
                 #expect(exchange.headers["allow"] == allow, "\(method) \(path)")
@@ -90,13 +101,17 @@ import Testing
 
     @Test func aNullOptionalFieldIsRefusedAsTheSchemaSays() async throws {
         try await APITests.withServer { http in
-            let response = try await http.send("POST", "/v1/tokens", token: APITests.adminKey,
-                                               json: #"{"user_id":"bob","ttl_seconds":null}"#)
+            let response = try await http.send(
+                "POST", "/v1/tokens", token: APITests.adminKey,
+                json: #"{"user_id":"bob","ttl_seconds":null}"#)
             #expect(response.status == 400)
             #expect((response.object["detail"] as? String)?.contains("ttl_seconds is null") == true)
             // Keys the body does not define are ignored, null or not.
-            #expect(try await http.send("POST", "/v1/tokens", token: APITests.adminKey,
-                                        json: #"{"user_id":"bob","extra":null}"#).status == 201)
+            #expect(
+                try await http.send(
+                    "POST", "/v1/tokens", token: APITests.adminKey,
+                    json: #"{"user_id":"bob","extra":null}"#
+                ).status == 201)
         }
     }
 
@@ -122,23 +137,35 @@ import Testing
         try await APITests.withServer { http in
             let alice = try await APITests.token(http, "alice")
             _ = try await APITests.token(http, "bob")
-            let created = try await curl(port(http), ["-X", "POST", "-H", "Authorization: Bearer \(alice)",
-                                                      "-H", "Content-Type: application/json",
-                                                      "--data-binary", #"{"callee":"bob"}"#, "/v1/calls"])
+            let created = try await curl(
+                port(http),
+                [
+                    "-X", "POST", "-H", "Authorization: Bearer \(alice)",
+                    "-H", "Content-Type: application/json",
+                    "--data-binary", #"{"callee":"bob"}"#, "/v1/calls",
+                ])
             #expect(created.statusLine == "HTTP/1.1 201 Created")
-            let deleted = try await curl(port(http), ["-X", "DELETE", "-H", "Authorization: Bearer \(alice)", "/v1/devices/d1"])
+            let deleted = try await curl(
+                port(http), ["-X", "DELETE", "-H", "Authorization: Bearer \(alice)", "/v1/devices/d1"])
             #expect(deleted.statusLine == "HTTP/1.1 204 No Content")
-            let invalid = try await curl(port(http), ["-X", "POST", "-H", "Authorization: Bearer \(alice)",
-                                                      "-H", "Content-Type: application/json",
-                                                      "--data-binary", #"{"callee":"a b"}"#, "/v1/calls"])
+            let invalid = try await curl(
+                port(http),
+                [
+                    "-X", "POST", "-H", "Authorization: Bearer \(alice)",
+                    "-H", "Content-Type: application/json",
+                    "--data-binary", #"{"callee":"a b"}"#, "/v1/calls",
+                ])
             #expect(invalid.statusLine == "HTTP/1.1 422 Unprocessable Content")
         }
     }
 
     @Test func aTricklingBodyGets408ProblemJSON() async throws {
         try await APITests.withServer(configure: { $0.requestDeadlineSeconds = 2 }) { http in
-            let result = try await ChildProcess.run(["python3", PeerScripts.path("http_hostile_peer.py"), "trickle",
-                                                     "\(port(http))", "/v1/calls", "0.5", "15"], timeout: 30)
+            let result = try await ChildProcess.run(
+                [
+                    "python3", PeerScripts.path("http_hostile_peer.py"), "trickle",
+                    "\(port(http))", "/v1/calls", "0.5", "15",
+                ], timeout: 30)
             let output = try #require(Self.jsonObject(result.standardOutput), "\(result.standardError)")
             let exchange = Self.parse(output["data"] as? String ?? "")
             #expect(exchange.statusLine == "HTTP/1.1 408 Request Timeout")
@@ -162,9 +189,11 @@ import Testing
     @Test func pathsMatchAfterDecodingWithEmptySegmentsIgnoredAndEncodedSlashesSeparating() async throws {
         try await APITests.withServer { http in
             let port = port(http)
-            for (method, path, status, type) in [("GET", "//healthz/", "200 OK", nil),
-                                                  ("GET", "/v1%2Fcalls", "401 Unauthorized", ProblemType.unauthorized),
-                                                  ("PUT", "/v1/devices/a%2Fb", "404 Not Found", ProblemType.notFound)] {
+            for (method, path, status, type) in [
+                ("GET", "//healthz/", "200 OK", nil),
+                ("GET", "/v1%2Fcalls", "401 Unauthorized", ProblemType.unauthorized),
+                ("PUT", "/v1/devices/a%2Fb", "404 Not Found", ProblemType.notFound),
+            ] {
                 let exchange = try await curl(port, ["-X", method, path])
                 #expect(exchange.statusLine == "HTTP/1.1 \(status)", "\(method) \(path)")
                 if let type { #expect(exchange.problem["type"] as? String == type.rawValue, "\(method) \(path)") }
@@ -185,7 +214,8 @@ import Testing
                 #expect(data.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"), "?\(query): \(data)")
                 #expect(data.contains(ProblemType.unauthorized.rawValue), "?\(query)")
                 // Beside the odd items a known parameter still counts: limit=0 is refused, so it was read.
-                let ignored = try await curl(port, ["-H", "Authorization: Bearer \(alice)", "/v1/calls?\(query)&limit=1"])
+                let ignored = try await curl(
+                    port, ["-H", "Authorization: Bearer \(alice)", "/v1/calls?\(query)&limit=1"])
                 #expect(ignored.statusLine == "HTTP/1.1 200 OK", "?\(query)&limit=1")
                 let read = try await curl(port, ["-H", "Authorization: Bearer \(alice)", "/v1/calls?\(query)&limit=0"])
                 #expect(read.statusLine == "HTTP/1.1 422 Unprocessable Content", "?\(query)&limit=0")
@@ -199,9 +229,11 @@ import Testing
             }
             // The event stream reads its query before the handshake: an empty `since` is refused the same way.
             for query in ["since=", "=&since=", "since"] {
-                let (data, _) = try await rawExchange(port, "GET /v1/events?\(query)&access_token=\(alice) HTTP/1.1\r\n"
-                    + "Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                let (data, _) = try await rawExchange(
+                    port,
+                    "GET /v1/events?\(query)&access_token=\(alice) HTTP/1.1\r\n"
+                        + "Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
                 #expect(data.hasPrefix("HTTP/1.1 422 Unprocessable Content\r\n"), "?\(query): \(data)")
                 #expect(data.contains(ProblemType.invalidField.rawValue), "?\(query)")
             }
@@ -234,7 +266,8 @@ import Testing
             let alice = try await APITests.token(http, "alice")
             _ = try await APITests.token(http, "bob")
             let body = #"{"callee":"bob"}"#
-            let request = "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
+            let request =
+                "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                 + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
             let (data, closed) = try await rawExchange(port(http), request)
@@ -251,12 +284,14 @@ import Testing
     /// refused. lws 4.1.6 loops over a body that came from its buffered input (docs/architecture.md), so a request
     /// with a body that arrives behind another in one write is refused before it runs; bodiless ones are answered in
     /// order. The docs now say exactly that.
-    @Test func aBodyPipelinedBehindABodilessRequestIsRefusedBeforeItRunsAndBodilessOnesAreAnsweredInOrder() async throws {
+    @Test func aBodyPipelinedBehindABodilessRequestIsRefusedBeforeItRunsAndBodilessOnesAreAnsweredInOrder() async throws
+    {
         try await APITests.withServer { http in
             let alice = try await APITests.token(http, "alice")
             _ = try await APITests.token(http, "bob")
             let body = #"{"callee":"bob"}"#
-            let request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            let request =
+                "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
             let (data, closed) = try await rawExchange(port(http), request)
@@ -266,9 +301,11 @@ import Testing
             let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
             #expect(calls.isEmpty)
 
-            let three = try await rawExchange(port(http), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-                + "GET /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n\r\n"
-                + "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
+            let three = try await rawExchange(
+                port(http),
+                "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "GET /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n\r\n"
+                    + "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
             let statuses = three.data.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
             #expect(statuses == ["200", "200", "404"], "\(three.data)")
         }
@@ -282,28 +319,36 @@ import Testing
             let alice = try await APITests.token(http, "alice")
             _ = try await APITests.token(http, "bob")
             let body = #"{"callee":"bob"}"#
-            for (name, value) in [("Idempotency-Key", "k1\\x00a"), ("Idempotency-Key", "k1\\x01"),
-                                  ("Authorization", "Bearer \(alice)\\x00x"), ("User-Agent", "app\\x7f"),
-                                  ("Content-Type", "application/\\x00json")] {
+            for (name, value) in [
+                ("Idempotency-Key", "k1\\x00a"), ("Idempotency-Key", "k1\\x01"),
+                ("Authorization", "Bearer \(alice)\\x00x"), ("User-Agent", "app\\x7f"),
+                ("Content-Type", "application/\\x00json"),
+            ] {
                 var head = "POST /v1/calls HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                 if name != "Authorization" { head += "Authorization: Bearer \(alice)\r\n" }
-                if name == "Content-Type" { head = head.replacingOccurrences(of: "Content-Type: application/json\r\n", with: "") }
+                if name == "Content-Type" {
+                    head = head.replacingOccurrences(of: "Content-Type: application/json\r\n", with: "")
+                }
                 let request = head + "\(name): \(value)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                 let (data, closed) = try await rawExchange(port(http), request)
                 #expect(data.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(name): \(data)")
-                #expect(data.contains(ProblemType.malformedRequest.rawValue) && data.contains("control character"), "\(name)")
+                #expect(
+                    data.contains(ProblemType.malformedRequest.rawValue) && data.contains("control character"),
+                    "\(name)")
                 #expect(closed, "\(name)")
             }
             let calls = try await http.send("GET", "/v1/calls", token: alice).object["calls"] as? [Any] ?? []
             #expect(calls.isEmpty)
             // The event stream's WebSocket upgrade is refused the same way, before any socket opens.
-            let upgrade = "GET /v1/events?access_token=\(alice) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            let upgrade =
+                "GET /v1/events?access_token=\(alice) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
                 + "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                 + "User-Agent: a\\x01b\r\n\r\n"
             let (refused, _) = try await rawExchange(port(http), upgrade)
             #expect(refused.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(refused)")
             // A tab is allowed inside a value (RFC 9110 §5.5).
-            let (tabbed, _) = try await rawExchange(port(http), "GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: a\tb\r\n\r\n")
+            let (tabbed, _) = try await rawExchange(
+                port(http), "GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: a\tb\r\n\r\n")
             #expect(tabbed.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(tabbed)")
         }
     }
@@ -316,15 +361,20 @@ import Testing
             let alice = try await APITests.token(http, "alice")
             _ = try await APITests.token(http, "bob")
             let body = #"{"callee":"bob"}"#
-            let head = "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\nContent-Type: application/json\r\n"
+            let head =
+                "POST /v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\nContent-Type: application/json\r\n"
             let chunked = "\(String(body.utf8.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n"
-            let both = try await rawExchange(port(http), head + "Transfer-Encoding: chunked\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            let both = try await rawExchange(
+                port(http), head + "Transfer-Encoding: chunked\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             #expect(both.data.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && both.closed, "\(both.data)")
             #expect(both.data.contains(ProblemType.malformedRequest.rawValue))
             // Found by review: whitespace before the colon made lws take the line for an unknown header (RFC 9112 §5.1).
             for spaced in ["Transfer-Encoding : chunked", "Transfer-Encoding\t: chunked", "Content-Length : 5"] {
-                let refused = try await rawExchange(port(http), head + "\(spaced)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-                #expect(refused.data.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && refused.closed, "\(spaced): \(refused.data)")
+                let refused = try await rawExchange(
+                    port(http), head + "\(spaced)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                #expect(
+                    refused.data.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && refused.closed,
+                    "\(spaced): \(refused.data)")
             }
             let alone = try await rawExchange(port(http), head + "Transfer-Encoding: chunked\r\n\r\n\(chunked)")
             #expect(alone.data.hasPrefix("HTTP/1.1 411 Length Required\r\n") && alone.closed, "\(alone.data)")
@@ -341,10 +391,12 @@ import Testing
             let alice = try await APITests.token(http, "alice")
             _ = try await APITests.token(http, "bob")
             _ = try await APITests.token(http, "carol")
-            for body in [#"{"callee":"carol","callee":"bob"}"#, #"{"callee":"carol","\u0063allee":"bob"}"#,
-                         #"{"callees":["bob"],"callee":"carol","callees":["carol"]}"#,
-                         #"{"n":12345678901234567890123,"callee":"carol","callee":"bob"}"#,
-                         #"{"n":1e400,"callee":"carol","callee":"bob"}"#] {
+            for body in [
+                #"{"callee":"carol","callee":"bob"}"#, #"{"callee":"carol","\u0063allee":"bob"}"#,
+                #"{"callees":["bob"],"callee":"carol","callees":["carol"]}"#,
+                #"{"n":12345678901234567890123,"callee":"carol","callee":"bob"}"#,
+                #"{"n":1e400,"callee":"carol","callee":"bob"}"#,
+            ] {
                 let response = try await http.send("POST", "/v1/calls", token: alice, json: body)
                 #expect(response.status == 400, "\(body)")
                 #expect(response.object["type"] as? String == ProblemType.malformedRequest.rawValue, "\(body)")
@@ -362,11 +414,14 @@ import Testing
     @Test func aContentLengthThatIsNotANumberOfBytesGets400() async throws {
         try await APITests.withServer { http in
             for value in ["-5", "abc", "+5", "5 5", "0x10"] {
-                let request = "POST /v1/tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(APITests.adminKey)\r\n"
+                let request =
+                    "POST /v1/tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(APITests.adminKey)\r\n"
                     + "Content-Type: application/json\r\nContent-Length: \(value)\r\n\r\n{\"user_id\": \"cl\"}"
                 let (data, _) = try await rawExchange(port(http), request)
                 #expect(data.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(value): \(data)")
-                #expect(data.contains(ProblemType.malformedRequest.rawValue) && data.contains("Content-Length"), "\(value): \(data)")
+                #expect(
+                    data.contains(ProblemType.malformedRequest.rawValue) && data.contains("Content-Length"),
+                    "\(value): \(data)")
                 #expect(data.contains("connection: close"), "\(value): \(data)")
             }
         }

@@ -1,10 +1,11 @@
 import Foundation
 import RingerCore
 import RingerLogging
-@testable import RingerServer
 import RingerStore
 import RingerSync
 import RingerWire
+
+@testable import RingerServer
 
 /// An event sink that records what the hub wrote to it and how it was closed.
 final class RecordingSink: EventSink {
@@ -53,12 +54,17 @@ final class HookedStore: RingerStore {
     init() throws { base = try SQLiteStore(path: ":memory:") }
 
     func checkWritable(at now: Date) async throws { try await base.checkWritable(at: now) }
-    func upsertUser(id: String, name: String?, at now: Date) async throws { try await base.upsertUser(id: id, name: name, at: now) }
+    func upsertUser(id: String, name: String?, at now: Date) async throws {
+        try await base.upsertUser(id: id, name: name, at: now)
+    }
     func user(id: String) async throws -> Party? { try await base.user(id: id) }
     func registerDevice(_ device: Device) async throws -> Device { try await base.registerDevice(device) }
-    func deleteDevice(id: String, userID: String) async throws -> Bool { try await base.deleteDevice(id: id, userID: userID) }
+    func deleteDevice(id: String, userID: String) async throws -> Bool {
+        try await base.deleteDevice(id: id, userID: userID)
+    }
     func device(id: String, userID: String) async throws -> Device? { try await base.device(id: id, userID: userID) }
-    func flagPushToken(_ token: String, kind: PushTokenKind, problem reason: String, at date: Date) async throws -> Bool {
+    func flagPushToken(_ token: String, kind: PushTokenKind, problem reason: String, at date: Date) async throws -> Bool
+    {
         try await base.flagPushToken(token, kind: kind, problem: reason, at: date)
     }
     func removeDeadPushToken(_ token: String, kind: PushTokenKind, invalidSince: Date) async throws -> Bool {
@@ -66,18 +72,25 @@ final class HookedStore: RingerStore {
     }
     func devices(ofUser userID: String) async throws -> [Device] { try await base.devices(ofUser: userID) }
 
-    func insertCall<T: Sendable>(callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
-                                 placedBy node: String?,
-                                 _ decide: @escaping @Sendable (Bool) throws -> (CallMachine, T, [PendingEvent]))
-        async throws -> InsertedCall<T> {
+    func insertCall<T: Sendable>(
+        callerID: String, calleeID: String, idempotencyKey: String?, at now: Date,
+        placedBy node: String?,
+        _ decide: @escaping @Sendable (Bool) throws -> (CallMachine, T, [PendingEvent])
+    )
+        async throws -> InsertedCall<T>
+    {
         if let hook = beforeInsert.snapshot { await hook(calleeID) }
-        return try await base.insertCall(callerID: callerID, calleeID: calleeID, idempotencyKey: idempotencyKey, at: now,
-                                         placedBy: node, decide)
+        return try await base.insertCall(
+            callerID: callerID, calleeID: calleeID, idempotencyKey: idempotencyKey, at: now,
+            placedBy: node, decide)
     }
 
     func heartbeat(node: String, at now: Date) async throws { try await base.heartbeat(node: node, at: now) }
-    func claimOrphanedRingingCall(at now: Date, deadAfter: TimeInterval, claimedBy node: String) async throws
-        -> (CallMachine, [String])? {
+    func claimOrphanedRingingCall(
+        at now: Date, deadAfter: TimeInterval, claimedBy node: String
+    ) async throws
+        -> (CallMachine, [String])?
+    {
         try await base.claimOrphanedRingingCall(at: now, deadAfter: deadAfter, claimedBy: node)
     }
 
@@ -85,15 +98,21 @@ final class HookedStore: RingerStore {
         try await base.call(forIdempotencyKey: key, userID: userID, at: now)
     }
 
-    func updateCall<T: Sendable>(id: String, _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
-        async throws -> (T, [StoredEvent])? {
+    func updateCall<T: Sendable>(
+        id: String, _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent])
+    )
+        async throws -> (T, [StoredEvent])?
+    {
         if let hook = beforeUpdate.snapshot { await hook(id) }
         return try await base.updateCall(id: id, body)
     }
 
-    func claimDueRingingCall<T: Sendable>(at now: Date, excluding: Set<String>,
-                                          _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent]))
-        async throws -> ClaimedCall<T>? {
+    func claimDueRingingCall<T: Sendable>(
+        at now: Date, excluding: Set<String>,
+        _ body: @escaping @Sendable (inout CallMachine) throws -> (T, [PendingEvent])
+    )
+        async throws -> ClaimedCall<T>?
+    {
         try await base.claimDueRingingCall(at: now, excluding: excluding, body)
     }
 
@@ -161,14 +180,18 @@ func eventuallyAsync(within seconds: Double = 10, _ condition: @Sendable () asyn
 
 /// A `CallService` over a store, with no push providers and no rate limits (these tests place calls as fast
 /// as they can), for tests of its locking.
-func makeCallService(store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock,
-                     ringTimeout: TimeInterval = 45) throws -> CallService {
+func makeCallService(
+    store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock,
+    ringTimeout: TimeInterval = 45
+) throws -> CallService {
     let clock = SystemServerClock()
-    let delivery = PushDelivery(store: store, health: PushSetupHealth(), clock: clock, log: .silent(), observe: { _ in })
-    return CallService(store: store, hub: hub, publications: publications,
-                       pushes: PushDispatcher(apns: nil, fcm: nil, delivery: delivery, clock: clock),
-                       media: try MediaTokens(settings: .init()), ringTimeout: ringTimeout,
-                       limits: RateLimits(settings: .off, trustedProxies: [], clock: clock),
-                       watch: AcceptedCallWatch(idleLimit: 120, maximumDuration: 14400), clock: clock, log: .silent(),
-                       observe: { _ in })
+    let delivery = PushDelivery(
+        store: store, health: PushSetupHealth(), clock: clock, log: .silent(), observe: { _ in })
+    return CallService(
+        store: store, hub: hub, publications: publications,
+        pushes: PushDispatcher(apns: nil, fcm: nil, delivery: delivery, clock: clock),
+        media: try MediaTokens(settings: .init()), ringTimeout: ringTimeout,
+        limits: RateLimits(settings: .off, trustedProxies: [], clock: clock),
+        watch: AcceptedCallWatch(idleLimit: 120, maximumDuration: 14400), clock: clock, log: .silent(),
+        observe: { _ in })
 }

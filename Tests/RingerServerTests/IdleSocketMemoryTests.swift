@@ -9,9 +9,12 @@ import Testing
     private func crowd(_ served: ServedRinger, token: String, count: Int) throws -> (Process, Pipe, Int) {
         let peer = Process()
         peer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        peer.arguments = ["python3", PeerScripts.path("ws_idle_peer.py"), String(served.port),
-                          "/v1/events?access_token=\(token)", String(count)]
-        let input = Pipe(), output = Pipe()
+        peer.arguments = [
+            "python3", PeerScripts.path("ws_idle_peer.py"), String(served.port),
+            "/v1/events?access_token=\(token)", String(count),
+        ]
+        let input = Pipe()
+        let output = Pipe()
         peer.standardInput = input
         peer.standardOutput = output
         try peer.run()
@@ -25,8 +28,10 @@ import Testing
 
     @Test func mostOfTheRSSThatThreeThousandSocketsTookComesBackWhenTheyClose() async throws {
         // Three users of 1,000 sockets each: one user may hold at most --max-sockets-per-user (1,000 at most).
-        let served = try ServedRinger(environment: ["RINGER_MAX_SOCKETS_PER_USER": "1000",
-                                                   "RINGER_RATE_LIMIT_EVENT_STREAM_CONNECTS_PER_MINUTE": "0"])
+        let served = try ServedRinger(environment: [
+            "RINGER_MAX_SOCKETS_PER_USER": "1000",
+            "RINGER_RATE_LIMIT_EVENT_STREAM_CONNECTS_PER_MINUTE": "0",
+        ])
         defer { served.stop() }
         #expect(await served.waitUntilHealthy())
         let token = try await served.token(for: "crowd")
@@ -56,7 +61,8 @@ import Testing
             after = served.status("VmRSS")
         }
         #expect(grown - baseline > 3000, "3,000 sockets grew RSS by only \(grown - baseline) KiB")
-        #expect(Double(after - baseline) <= 0.6 * Double(grown - baseline),
-                "RSS \(baseline) KiB → \(grown) KiB with 3,000 sockets → \(after) KiB after they closed")
+        #expect(
+            Double(after - baseline) <= 0.6 * Double(grown - baseline),
+            "RSS \(baseline) KiB → \(grown) KiB with 3,000 sockets → \(after) KiB after they closed")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import RingerServer
 import Testing
+
+@testable import RingerServer
 
 /// Shutdown lets work in progress finish and refuses new work.
 @Suite struct InFlightWorkTests {

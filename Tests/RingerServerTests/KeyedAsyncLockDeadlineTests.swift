@@ -23,7 +23,9 @@ import Testing
         let start = ContinuousClock.now
         let ran = LockedValue(false)
         await #expect(throws: GaveUp.self) {
-            try await locks.withLocks(["alice", "bob"], waitingUntil: start + .milliseconds(200), timedOut: { GaveUp() }) {
+            try await locks.withLocks(
+                ["alice", "bob"], waitingUntil: start + .milliseconds(200), timedOut: { GaveUp() }
+            ) {
                 ran.withLock { $0 = true }
             }
         }
@@ -43,7 +45,9 @@ import Testing
             await locks.withLocks(["carol"]) { try? await Task.sleep(for: .milliseconds(50)) }
         }
         try await Task.sleep(for: .milliseconds(10))
-        let value = try await locks.withLocks(["carol"], waitingUntil: .now + .seconds(5), timedOut: { GaveUp() }) { 42 }
+        let value = try await locks.withLocks(["carol"], waitingUntil: .now + .seconds(5), timedOut: { GaveUp() }) {
+            42
+        }
         #expect(value == 42)
         await first.value
         #expect(!locks.isHeld("carol"))

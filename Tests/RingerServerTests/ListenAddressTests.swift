@@ -1,12 +1,15 @@
 import Foundation
+import RingerCommandLine
 import RingerTestSupport
 import Testing
+
 @testable import RingerServer
-import RingerCommandLine
 
 /// `--listen host:port`, IPv6 included.
 @Suite struct ListenAddressTests {
-    let environment = ["RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32)]
+    let environment = [
+        "RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
+    ]
 
     @Test func aBracketedIPv6ListenAddressIsTheAddressWithoutItsBrackets() throws {
         // RFC 3986 §3.2.2 writes an IPv6 host with a port in brackets; getaddrinfo takes it without them.
@@ -28,8 +31,10 @@ import RingerCommandLine
         try await APITests.withServer(configure: { $0.host = host }) { http in
             let port = http.base.port ?? 0
             // curl: Foundation's URL loading on Linux takes no IPv6 literal.
-            let result = try await ChildProcess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-g",
-                                                     "http://[::1]:\(port)/healthz"])
+            let result = try await ChildProcess.run([
+                "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-g",
+                "http://[::1]:\(port)/healthz",
+            ])
             #expect(result.standardOutput == "200", "\(result.standardError)")
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import RingerServer
 import Testing
+
+@testable import RingerServer
 
 /// Media tokens signed with LiveKit's published development key are not silent: `/healthz` names it until
 /// the operator sets a key pair of their own (issue 12, item 8).

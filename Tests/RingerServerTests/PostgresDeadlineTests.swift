@@ -1,6 +1,7 @@
 import Foundation
-@testable import RingerStore
 import Testing
+
+@testable import RingerStore
 
 /// The pure parts of the PostgreSQL store's time limits (issue 26, item 2): the deadline arithmetic, the wait for a
 /// pooled connection, which unanswered statements leave a change in doubt, and the session's server-side limits.
@@ -31,8 +32,9 @@ import Testing
     }
 
     @Test func theSessionGetsTheOperationLimitAsServerSideBackstops() {
-        #expect(PostgresConnection.sessionLimits(.seconds(2))
-            == "SET statement_timeout = 2000; SET idle_in_transaction_session_timeout = 2000")
+        #expect(
+            PostgresConnection.sessionLimits(.seconds(2))
+                == "SET statement_timeout = 2000; SET idle_in_transaction_session_timeout = 2000")
         #expect(PostgresConnection.sessionLimits(.milliseconds(250)).hasPrefix("SET statement_timeout = 250;"))
     }
 
@@ -42,7 +44,9 @@ import Testing
             #expect(PostgresConnection.mayHaveCommitted(sql, inTransaction: false), "\(sql)")
         }
         // Outside a transaction a write commits by itself.
-        for sql in ["INSERT INTO health_probe (id, at) VALUES (1, $1)", "\n  UPDATE devices SET x = 1", "DELETE FROM calls"] {
+        for sql in [
+            "INSERT INTO health_probe (id, at) VALUES (1, $1)", "\n  UPDATE devices SET x = 1", "DELETE FROM calls",
+        ] {
             #expect(PostgresConnection.mayHaveCommitted(sql, inTransaction: false), "\(sql)")
             // Inside one, nothing is kept before COMMIT, and a session whose client is gone rolls back.
             #expect(!PostgresConnection.mayHaveCommitted(sql, inTransaction: true), "\(sql)")
@@ -57,22 +61,31 @@ import Testing
         #expect(waited.isUnavailable)
         #expect(!waited.isBusy)
         #expect(!waited.isOutcomeUnknown)
-        #expect(waited.description == "PostgreSQL did not answer (waiting for a pooled connection): no answer within 2 s")
+        #expect(
+            waited.description == "PostgreSQL did not answer (waiting for a pooled connection): no answer within 2 s")
         let commit = StoreError.timedOut("PQsendQuery", limit: .seconds(2), outcomeUnknown: true)
         #expect(commit.isUnavailable && commit.isOutcomeUnknown)
         #expect(commit.description.hasSuffix("the change may or may not have been committed"))
-        #expect(StoreError.serverUnreachable("server closed the connection unexpectedly", outcomeUnknown: true).isOutcomeUnknown)
+        #expect(
+            StoreError.serverUnreachable("server closed the connection unexpectedly", outcomeUnknown: true)
+                .isOutcomeUnknown)
         #expect(!StoreError.serverUnreachable("connection refused").isOutcomeUnknown)
     }
 
     @Test func aFreeSlotIsLentAtOnceAndAGivenBackOneGoesToTheFirstWaiter() async throws {
         let slots = PostgresPoolSlots(count: 2)
         let later = PostgresDeadline(limit: .seconds(30))
-        let first = try await slots.borrow(until: later) { StoreError.timedOut("test", limit: .seconds(30), outcomeUnknown: false) }
-        let second = try await slots.borrow(until: later) { StoreError.timedOut("test", limit: .seconds(30), outcomeUnknown: false) }
+        let first = try await slots.borrow(until: later) {
+            StoreError.timedOut("test", limit: .seconds(30), outcomeUnknown: false)
+        }
+        let second = try await slots.borrow(until: later) {
+            StoreError.timedOut("test", limit: .seconds(30), outcomeUnknown: false)
+        }
         #expect(Set([first, second]) == [0, 1])
         let waiting = Task {
-            try await slots.borrow(until: later) { StoreError.timedOut("test", limit: .seconds(30), outcomeUnknown: false) }
+            try await slots.borrow(until: later) {
+                StoreError.timedOut("test", limit: .seconds(30), outcomeUnknown: false)
+            }
         }
         while slots.waitingCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
         slots.giveBack(second)

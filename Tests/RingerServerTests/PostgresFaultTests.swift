@@ -1,10 +1,11 @@
 import Foundation
-@testable import RingerServer
 import RingerLogging
-@testable import RingerStore
 import RingerTestSupport
 import RingerWire
 import Testing
+
+@testable import RingerServer
+@testable import RingerStore
 
 /// The server on PostgreSQL when the database is not there: it will not start on a database it cannot reach (saying
 /// which setting), answers 503 while the database is gone, says so on `/healthz`, and needs no restart once it is back.
@@ -34,7 +35,8 @@ import Testing
     @Test func aPostgresDatabaseOfANewerRingerStopsTheStart() async throws {
         let target = try await StoreKind.freshPostgres()
         _ = try PostgresStore(target: target)
-        try PostgresConnection(target).execute("UPDATE ringer_schema SET version = \(SchemaMigrations.migrations.count + 5)")
+        try PostgresConnection(target).execute(
+            "UPDATE ringer_schema SET version = \(SchemaMigrations.migrations.count + 5)")
         let error = #expect(throws: ConfigurationError.self) {
             _ = try RingerServer(configuration: configuration(database: target.url), logger: .silent())
         }
@@ -44,16 +46,19 @@ import Testing
     @Test func aPostgresLostWhileRunningAnswers503AndHealthSaysSoUntilItIsBack() async throws {
         let postgres = try await PostgresServer.start()
         defer { Task { await postgres.remove() } }
-        let server = try RingerServer(configuration: configuration(database: try await postgres.makeDatabase()), logger: .silent())
+        let server = try RingerServer(
+            configuration: configuration(database: try await postgres.makeDatabase()), logger: .silent())
         let port = try await server.start()
         let http = TestHTTP(base: URL(string: "http://127.0.0.1:\(port)")!)
         #expect(try await http.send("GET", "/healthz").status == 200)
         let alice = try await APITests.token(http, "alice")
 
         try await postgres.stop()
-        for (method, path, token, body) in [("GET", "/healthz", nil, nil),
-                                            ("POST", "/v1/tokens", APITests.adminKey, #"{"user_id":"bob"}"#),
-                                            ("POST", "/v1/calls", alice, #"{"callee":"alice2"}"#)] as [(String, String, String?, String?)] {
+        for (method, path, token, body) in [
+            ("GET", "/healthz", nil, nil),
+            ("POST", "/v1/tokens", APITests.adminKey, #"{"user_id":"bob"}"#),
+            ("POST", "/v1/calls", alice, #"{"callee":"alice2"}"#),
+        ] as [(String, String, String?, String?)] {
             let response = try await http.send(method, path, token: token, json: body)
             #expect(response.status == 503, "\(method) \(path)")
             #expect(response.contentType?.hasPrefix("application/problem+json") == true, "\(method) \(path)")
@@ -62,7 +67,9 @@ import Testing
 
         try await postgres.start()
         #expect(try await http.send("GET", "/healthz").status == 200)
-        #expect(try await http.send("POST", "/v1/tokens", token: APITests.adminKey, json: #"{"user_id":"bob"}"#).status == 201)
+        #expect(
+            try await http.send("POST", "/v1/tokens", token: APITests.adminKey, json: #"{"user_id":"bob"}"#).status
+                == 201)
         await server.shutdown()
     }
 
@@ -107,7 +114,9 @@ import Testing
         await answers.freezeStarted()
         // A bound of 5 s: the store's 2 s limit, and room for a shared, busy test machine.
         async let health = Self.timed { try await http.send("GET", "/healthz", timeout: 15) }
-        async let call = Self.timed { try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#, timeout: 15) }
+        async let call = Self.timed {
+            try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#, timeout: 15)
+        }
         for (what, answer) in [("GET /healthz", await health), ("POST /v1/calls", await call)] {
             #expect(answer.status == 503, "\(what) during the freeze: \(answer)")
             #expect(answer.problemType == ProblemType.unavailable.rawValue, "\(what) during the freeze: \(answer)")
@@ -120,8 +129,10 @@ import Testing
         #expect(duringFreeze.allSatisfy { $0.status == 503 || $0.status == 201 }, "\(duringFreeze)")
         #expect(duringFreeze.allSatisfy { $0.seconds < 5 }, "\(duringFreeze.map(\.seconds))")
         let oldest = await answers.oldestUnanswered
-        #expect(oldest.map { $0.duration(to: .now) < .seconds(5) } ?? true,
-                "a call placed \(oldest.map { $0.duration(to: .now) } ?? .zero) ago, \(oldest.map { frozenAt.duration(to: $0) } ?? .zero) after the freeze, is still unanswered")
+        #expect(
+            oldest.map { $0.duration(to: .now) < .seconds(5) } ?? true,
+            "a call placed \(oldest.map { $0.duration(to: .now) } ?? .zero) ago, \(oldest.map { frozenAt.duration(to: $0) } ?? .zero) after the freeze, is still unanswered"
+        )
         postgres.thaw()
         await answers.freezeEnded()
 
@@ -166,20 +177,24 @@ import Testing
         do {
             let response = try await request()
             let elapsed = start.duration(to: .now)
-            return Answer(status: response.status, problemType: response.object["type"] as? String,
-                          callID: response.object["call_id"] as? String,
-                          seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            return Answer(
+                status: response.status, problemType: response.object["type"] as? String,
+                callID: response.object["call_id"] as? String,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         } catch {
             let elapsed = start.duration(to: .now)
-            return Answer(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                          failure: "\(error)")
+            return Answer(
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                failure: "\(error)")
         }
     }
 
     /// Places a call from `token`'s user to bob, timed.
     static func placeCall(_ http: TestHTTP, token: String, answers: FreezeAnswers? = nil) async throws -> Answer {
         let id = await answers?.begin()
-        let answer = await timed { try await http.send("POST", "/v1/calls", token: token, json: #"{"callee":"bob"}"#, timeout: 15) }
+        let answer = await timed {
+            try await http.send("POST", "/v1/calls", token: token, json: #"{"callee":"bob"}"#, timeout: 15)
+        }
         if let id { await answers?.end(id) }
         return answer
     }

@@ -63,8 +63,10 @@ import Testing
             try await PostgresServer.start(binDirectory: nowhere)
         }
         #expect(error?.reason == .notInstalled)
-        #expect(error?.description.contains("PostgreSQL 15 is not installed: /nonexistent/postgresql/15/bin/initdb is missing")
-            == true)
+        #expect(
+            error?.description.contains(
+                "PostgreSQL 15 is not installed: /nonexistent/postgresql/15/bin/initdb is missing")
+                == true)
         #expect(error?.description.contains("make deps") == true)
         #expect(error?.description.contains("apt-get install -y postgresql-15") == true)
     }
@@ -80,13 +82,15 @@ import Testing
     }
 
     @Test func theWatcherCleansUpOnceTheWatchedProcessIsGone() async throws {
-        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-watcher-\(UUID().uuidString)")
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-watcher-\(UUID().uuidString)")
         let parent = Process()
         parent.executableURL = URL(fileURLWithPath: "/bin/sleep")
         parent.arguments = ["30"]
         try parent.run()
-        let watcher = try ExitWatcher.start(#"echo done > "$1""#, arguments: [marker.path],
-                                            watching: parent.processIdentifier)
+        let watcher = try ExitWatcher.start(
+            #"echo done > "$1""#, arguments: [marker.path],
+            watching: parent.processIdentifier)
         defer {
             watcher.cancel()
             try? FileManager.default.removeItem(at: marker)

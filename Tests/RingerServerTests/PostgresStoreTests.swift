@@ -1,9 +1,10 @@
 import Foundation
 import RingerCore
-@testable import RingerStore
 import RingerTestSupport
 import RingerWire
 import Testing
+
+@testable import RingerStore
 
 /// What only PostgreSQL has: a server that can be unreachable or go away, and many servers opening one database.
 @Suite struct PostgresStoreTests {
@@ -30,8 +31,9 @@ import Testing
         #expect(current.trimmingCharacters(in: .whitespacesAndNewlines) == scratch.name)
         // Dropped with the store's connection still open (WITH (FORCE)).
         try scratch.drop()
-        let left = try await server.psql("SELECT count(*) FROM pg_database WHERE datname = '\(scratch.name)'",
-                                         on: server.url(database: "postgres"))
+        let left = try await server.psql(
+            "SELECT count(*) FROM pg_database WHERE datname = '\(scratch.name)'",
+            on: server.url(database: "postgres"))
         #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         withExtendedLifetime(store) {}
         // Dropping it again (a shutdown after a signal's) succeeds.
@@ -53,7 +55,8 @@ import Testing
     @Test func anUnreachableServerIsUnavailableAndItsPasswordIsNeverShown() async throws {
         let closed = try ClosedPort()
         let port = closed.port
-        let target = try #require(PostgresTarget(url: "postgres://ringer:s3cret-pw@127.0.0.1:\(port)/ringer", connectTimeoutSeconds: 2))
+        let target = try #require(
+            PostgresTarget(url: "postgres://ringer:s3cret-pw@127.0.0.1:\(port)/ringer", connectTimeoutSeconds: 2))
         #expect(target.description == "postgres://ringer:***@127.0.0.1:\(port)/ringer")
         let started = Date()
         let error = #expect(throws: StoreError.self) { try PostgresStore(target: target) }
@@ -68,7 +71,8 @@ import Testing
         let server = try await PostgresServer.start()
         defer { Task { await server.remove() } }
         let database = try await server.makeDatabase()
-        let store = try PostgresStore(target: try #require(PostgresTarget(url: database, connectTimeoutSeconds: 2)), poolSize: 2)
+        let store = try PostgresStore(
+            target: try #require(PostgresTarget(url: database, connectTimeoutSeconds: 2)), poolSize: 2)
         try await store.upsertUser(id: "alice", name: "Alice", at: Date())
         try await store.checkWritable(at: Date())
 
@@ -77,7 +81,9 @@ import Testing
         try await server.stop()
         let lost = await #expect(throws: StoreError.self) { try await store.checkWritable(at: Date()) }
         #expect(lost?.isUnavailable == true)
-        let write = await #expect(throws: StoreError.self) { try await store.upsertUser(id: "bob", name: "Bob", at: Date()) }
+        let write = await #expect(throws: StoreError.self) {
+            try await store.upsertUser(id: "bob", name: "Bob", at: Date())
+        }
         #expect(write?.isUnavailable == true)
 
         try await server.start()
@@ -119,7 +125,9 @@ import Testing
     /// Found by review: the SQLite file was migrated before the target was even reached, so a mistyped URL left a
     /// file the previous Ringer refuses as newer.
     @Test func aTargetThatCannotBeReachedLeavesTheSQLiteFileAtItsOwnSchema() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-copy-old-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-copy-old-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let older = SchemaMigrations.migrations.count - 1
         do {
@@ -132,7 +140,8 @@ import Testing
             }
         }
         let closed = try ClosedPort()
-        let target = try #require(PostgresTarget(url: "postgres://ringer@127.0.0.1:\(closed.port)/ringer", connectTimeoutSeconds: 2))
+        let target = try #require(
+            PostgresTarget(url: "postgres://ringer@127.0.0.1:\(closed.port)/ringer", connectTimeoutSeconds: 2))
         #expect(throws: StoreError.self) { try DatabaseCopy.copy(sqlitePath: path, to: target) }
         var version: Int64 = 0
         try SQLiteConnection(path: path).query("PRAGMA user_version", []) { version = $0.integer(0) }
@@ -140,20 +149,27 @@ import Testing
     }
 
     @Test func everyRowOfAnSQLiteServerReachesPostgresAndAReadSeesTheSameStore() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-copy-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-copy-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let sqlite = try SQLiteStore(path: path)
         try await sqlite.upsertUser(id: "alice", name: "Alice", at: Date())
         let registered = Date(unixMilliseconds: 1_800_000_000_000)
-        _ = try await sqlite.registerDevice(Device(deviceId: "bob-pixel", userId: "bob", platform: .android,
-                                                   fcmToken: "fcm-1", fcmProjectId: "ringer-demo", updatedAt: registered,
-                                                   readiness: DeviceReadiness(problems: [.batteryOptimized], reportedAt: registered)))
+        _ = try await sqlite.registerDevice(
+            Device(
+                deviceId: "bob-pixel", userId: "bob", platform: .android,
+                fcmToken: "fcm-1", fcmProjectId: "ringer-demo", updatedAt: registered,
+                readiness: DeviceReadiness(problems: [.batteryOptimized], reportedAt: registered)))
         let machine = StoreConformanceTests.ringingCall()
-        _ = try await sqlite.insertCall(machine, events: [PendingEvent(type: .callIncoming, recipient: .user("bob"), call: machine.call)],
-                                        idempotencyKey: "key-1")
-        try await sqlite.recordPushAttempt(PushAttempt(callId: machine.call.callId, deviceId: "bob-pixel", provider: .fcm,
-                                                       pushType: .high, status: 200, reason: nil, apnsId: nil,
-                                                       latencyMs: 12, attempts: 1, sentAt: registered))
+        _ = try await sqlite.insertCall(
+            machine, events: [PendingEvent(type: .callIncoming, recipient: .user("bob"), call: machine.call)],
+            idempotencyKey: "key-1")
+        try await sqlite.recordPushAttempt(
+            PushAttempt(
+                callId: machine.call.callId, deviceId: "bob-pixel", provider: .fcm,
+                pushType: .high, status: 200, reason: nil, apnsId: nil,
+                latencyMs: 12, attempts: 1, sentAt: registered))
 
         let target = try await StoreKind.freshPostgres()
         let copied = try DatabaseCopy.copy(sqlitePath: path, to: target)
@@ -163,13 +179,19 @@ import Testing
         #expect(try await postgres.user(id: "alice") == Party(id: "alice", name: "Alice"))
         #expect(try await postgres.devices(ofUser: "bob") == (try await sqlite.devices(ofUser: "bob")))
         #expect(try await postgres.call(id: machine.call.callId) == machine)
-        #expect(try await postgres.events(forUser: "bob", after: 0, limit: 10) == (try await sqlite.events(forUser: "bob", after: 0, limit: 10)))
+        #expect(
+            try await postgres.events(forUser: "bob", after: 0, limit: 10)
+                == (try await sqlite.events(forUser: "bob", after: 0, limit: 10)))
         #expect(try await postgres.call(forIdempotencyKey: "key-1", userID: "alice", at: Date()) == machine)
-        #expect(try await postgres.pushAttempts(callID: machine.call.callId) == (try await sqlite.pushAttempts(callID: machine.call.callId)))
+        #expect(
+            try await postgres.pushAttempts(callID: machine.call.callId)
+                == (try await sqlite.pushAttempts(callID: machine.call.callId)))
         // New rows carry on after the copied ones.
-        try await postgres.recordPushAttempt(PushAttempt(callId: machine.call.callId, deviceId: "bob-pixel", provider: .fcm,
-                                                         pushType: .high, status: 200, reason: nil, apnsId: nil,
-                                                         latencyMs: 9, attempts: 1, sentAt: registered + 1))
+        try await postgres.recordPushAttempt(
+            PushAttempt(
+                callId: machine.call.callId, deviceId: "bob-pixel", provider: .fcm,
+                pushType: .high, status: 200, reason: nil, apnsId: nil,
+                latencyMs: 9, attempts: 1, sentAt: registered + 1))
         #expect(try await postgres.pushAttempts(callID: machine.call.callId).count == 2)
 
         // A second copy into the same database copies nothing and says why.

@@ -32,16 +32,21 @@ import Testing
     static var seed: String { ProcessInfo.processInfo.environment["RINGER_PROTOCOL_FUZZ_SEED"] ?? "1" }
 
     /// Runs the fuzzer against `port` of process `pid`.
-    private func fuzz(port: Int, pid: Int32, tls caFile: String? = nil, probePath: String = "/healthz") async throws -> Report {
-        var arguments = ["python3", PeerScripts.path("protocol_fuzz_peer.py"), "--port", String(port), "--pid", String(pid),
-                         "--probe-path", probePath, "--seed", Self.seed, "--rounds", String(Self.rounds)]
+    private func fuzz(
+        port: Int, pid: Int32, tls caFile: String? = nil, probePath: String = "/healthz"
+    ) async throws -> Report {
+        var arguments = [
+            "python3", PeerScripts.path("protocol_fuzz_peer.py"), "--port", String(port), "--pid", String(pid),
+            "--probe-path", probePath, "--seed", Self.seed, "--rounds", String(Self.rounds),
+        ]
         if let caFile { arguments += ["--tls", "--ca", caFile] }
         let outcome = try await ChildProcess.run(arguments, timeout: 180 + Double(Self.rounds) * 0.1)
         let line = outcome.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let report = try #require(try? decoder.decode(Report.self, from: Data(line.utf8)),
-                                  "the fuzzer printed no report (exit \(outcome.status)): \(outcome.standardError.suffix(2000))")
+        let report = try #require(
+            try? decoder.decode(Report.self, from: Data(line.utf8)),
+            "the fuzzer printed no report (exit \(outcome.status)): \(outcome.standardError.suffix(2000))")
         #expect(outcome.status == 0, "\(outcome.standardError.suffix(2000))")
         return report
     }
@@ -52,7 +57,9 @@ import Testing
         #expect(await served.waitUntilHealthy())
         let report = try await fuzz(port: served.port, pid: served.process.processIdentifier)
         #expect(report.cases >= 400 + Self.rounds)
-        #expect(report.diedAfter == nil, "ringer serve died after \(report.diedAfter ?? ""); log: \(served.logText.suffix(3000))")
+        #expect(
+            report.diedAfter == nil,
+            "ringer serve died after \(report.diedAfter ?? ""); log: \(served.logText.suffix(3000))")
         #expect(report.probeFailures.isEmpty, "\(report.probeFailures.map { "\($0.after): \($0.error)" })")
         #expect(served.process.isRunning)
     }
@@ -61,10 +68,15 @@ import Testing
         let sandbox = try SandboxProcess()
         defer { sandbox.stop() }
         let (ports, caFile) = try await sandbox.waitUntilListening()
-        for (name, port) in [("APNs (HTTP/2)", ports.apns), ("FCM (HTTP/2)", ports.fcm), ("FCM (HTTP/1.1)", ports.fcmHTTP1)] {
-            let report = try await fuzz(port: port, pid: sandbox.process.processIdentifier, tls: caFile,
-                                        probePath: "/sandbox/stats")
-            #expect(report.diedAfter == nil, "\(name): died after \(report.diedAfter ?? ""); log: \(sandbox.logText.suffix(3000))")
+        for (name, port) in [
+            ("APNs (HTTP/2)", ports.apns), ("FCM (HTTP/2)", ports.fcm), ("FCM (HTTP/1.1)", ports.fcmHTTP1),
+        ] {
+            let report = try await fuzz(
+                port: port, pid: sandbox.process.processIdentifier, tls: caFile,
+                probePath: "/sandbox/stats")
+            #expect(
+                report.diedAfter == nil,
+                "\(name): died after \(report.diedAfter ?? ""); log: \(sandbox.logText.suffix(3000))")
             #expect(report.probeFailures.isEmpty, "\(name): \(report.probeFailures.map { "\($0.after): \($0.error)" })")
         }
         #expect(sandbox.process.isRunning)
@@ -78,7 +90,8 @@ private struct SandboxProcess {
     let log: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-fuzz-sandbox-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-fuzz-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         log = directory.appendingPathComponent("sandbox.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -98,9 +111,10 @@ private struct SandboxProcess {
         for _ in 0..<200 {
             let text = logText
             if let apns = Self.number(in: text, after: "APNs sandbox listening on https://127.0.0.1:"),
-               let fcm = Self.number(in: text, after: "FCM sandbox listening on https://127.0.0.1:"),
-               let http1 = Self.number(in: text, after: "(HTTP/2) and https://127.0.0.1:"),
-               let ca = text.range(of: "ca=").map({ String(text[$0.upperBound...].prefix { !$0.isWhitespace }) }) {
+                let fcm = Self.number(in: text, after: "FCM sandbox listening on https://127.0.0.1:"),
+                let http1 = Self.number(in: text, after: "(HTTP/2) and https://127.0.0.1:"),
+                let ca = text.range(of: "ca=").map({ String(text[$0.upperBound...].prefix { !$0.isWhitespace }) })
+            {
                 return ((apns, fcm, http1), ca)
             }
             guard process.isRunning else { break }

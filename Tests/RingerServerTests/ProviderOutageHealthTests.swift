@@ -9,12 +9,16 @@ import Testing
 /// recovers on its own: the real server, the APNs and FCM sandboxes and simulated phones over loopback.
 @Suite(.serialized) struct ProviderOutageHealthTests {
     /// `/healthz`'s status (HTTP) and body, polled every 50 ms until `until` holds or `seconds` (real) pass.
-    private static func health(_ http: TestHTTP, within seconds: Double = 10,
-                               until condition: ([String: Any]) -> Bool) async throws -> (status: Int, body: [String: Any]) {
+    private static func health(
+        _ http: TestHTTP, within seconds: Double = 10,
+        until condition: ([String: Any]) -> Bool
+    ) async throws -> (status: Int, body: [String: Any]) {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while true {
             let response = try await http.send("GET", "/healthz")
-            if condition(response.object) || ContinuousClock.now >= deadline { return (response.status, response.object) }
+            if condition(response.object) || ContinuousClock.now >= deadline {
+                return (response.status, response.object)
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
@@ -63,7 +67,9 @@ import Testing
     }
 
     @Test(arguments: ["UNAVAILABLE", "INTERNAL", "QUOTA_EXCEEDED"])
-    func everyFCMSendAnsweringUnavailableInternalOrQuotaExceededMakesHealthDegradedAndItRecovers(_ code: String) async throws {
+    func everyFCMSendAnsweringUnavailableInternalOrQuotaExceededMakesHealthDegradedAndItRecovers(
+        _ code: String
+    ) async throws {
         let rejection = try #require(FCMSandboxRejection(code: code))
         let stack = try await LocalStack.start()
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)

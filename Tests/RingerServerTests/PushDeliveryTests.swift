@@ -1,11 +1,12 @@
 import Foundation
 import RingerCore
 import RingerLogging
-@testable import RingerServer
 import RingerStore
 import RingerSync
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// The one place that retries and acts on answers, driven with a scripted sender and a manual clock.
 @Suite struct PushDeliveryTests {
@@ -43,8 +44,10 @@ import Testing
         /// What every message is recorded as.
         let type: PushType
 
-        init(_ answers: [PushAnswer], failsToBuild: Bool = false,
-             scope: PushScope = PushScope(provider: .fcm, project: "demo"), type: PushType = .high) {
+        init(
+            _ answers: [PushAnswer], failsToBuild: Bool = false,
+            scope: PushScope = PushScope(provider: .fcm, project: "demo"), type: PushType = .high
+        ) {
             self.answers = LockedValue(answers)
             self.failsToBuild = failsToBuild
             fixedScope = scope
@@ -59,7 +62,9 @@ import Testing
         func pushType(for request: PushRequest) -> PushType { type }
         func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer {
             sends.withLock { $0.append((now, timeout)) }
-            return answers.withLock { $0.isEmpty ? PushAnswer(status: 200, action: .accepted, requests: 1) : $0.removeFirst() }
+            return answers.withLock {
+                $0.isEmpty ? PushAnswer(status: 200, action: .accepted, requests: 1) : $0.removeFirst()
+            }
         }
         func pushType(of message: Message) -> PushType { type }
         func token(of message: Message) -> (kind: PushTokenKind, value: String) { (.fcm, message.token) }
@@ -69,24 +74,32 @@ import Testing
 
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func fixture(scale: Double = 1, log: Logger = .silent(),
-                 observe: @escaping @Sendable (ServerObservation) -> Void = { _ in })
-        async throws -> (SQLiteStore, PushSetupHealth, ManualClock, PushDelivery, PushRequest) {
+    func fixture(
+        scale: Double = 1, log: Logger = .silent(),
+        observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }
+    )
+        async throws -> (SQLiteStore, PushSetupHealth, ManualClock, PushDelivery, PushRequest)
+    {
         let store = try SQLiteStore(path: ":memory:")
-        let device = try await store.registerDevice(Device(deviceId: "bob-pixel", userId: "bob", platform: .android,
-                                                           fcmToken: "fcm-token-1", updatedAt: start.addingTimeInterval(-60)))
+        let device = try await store.registerDevice(
+            Device(
+                deviceId: "bob-pixel", userId: "bob", platform: .android,
+                fcmToken: "fcm-token-1", updatedAt: start.addingTimeInterval(-60)))
         let health = PushSetupHealth()
         let clock = ManualClock(start, scale: scale)
         let delivery = PushDelivery(store: store, health: health, clock: clock, log: log, observe: observe)
-        let call = Call(callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
-                        callee: Party(id: "bob"), hasVideo: false, createdAt: start, expiresAt: start.addingTimeInterval(45))
+        let call = Call(
+            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callee: Party(id: "bob"), hasVideo: false, createdAt: start, expiresAt: start.addingTimeInterval(45))
         return (store, health, clock, delivery, PushRequest(.incomingCall, call: call, device: device, now: start))
     }
 
     @Test func aRetryableAnswerIsSentAgainUntilAcceptedAndRecordedOnce() async throws {
         let (store, _, clock, delivery, request) = try await fixture()
-        let sender = ScriptedSender([PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 1),
-                                     PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 2)])
+        let sender = ScriptedSender([
+            PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 1),
+            PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 2),
+        ])
         await delivery.deliver(request, via: sender)
         let attempts = try await store.pushAttempts(callID: request.call.callId)
         #expect(attempts.count == 1)
@@ -111,9 +124,11 @@ import Testing
 
     @Test func aProviderThatCannotBeReachedShowsInHealthAfterThreeSendsInARowUntilAPushIsAccepted() async throws {
         let (_, health, clock, delivery, request) = try await fixture()
-        let refused = PushAnswer(status: nil, reason: "connect failed: connection refused", action: .retry(after: nil), requests: 1)
-        let tls = PushAnswer(status: nil, reason: "TLS handshake failed: certificate is not yet valid", action: .retry(after: nil),
-                             requests: 1)
+        let refused = PushAnswer(
+            status: nil, reason: "connect failed: connection refused", action: .retry(after: nil), requests: 1)
+        let tls = PushAnswer(
+            status: nil, reason: "TLS handshake failed: certificate is not yet valid", action: .retry(after: nil),
+            requests: 1)
         await delivery.deliver(request, via: ScriptedSender([refused, tls]))
         // Two failures, then accepted: routine, never shown.
         #expect(health.current(at: clock.now()).isEmpty)
@@ -149,11 +164,14 @@ import Testing
 
     @Test func aFailedAccessTokenGrantIsAnOutageAtOnce() async throws {
         let (_, health, clock, delivery, request) = try await fixture()
-        var noToken = PushAnswer(status: nil, reason: "no FCM access token: no access token within 5.0 s", action: .retry(after: nil),
-                                 requests: 0)
+        var noToken = PushAnswer(
+            status: nil, reason: "no FCM access token: no access token within 5.0 s", action: .retry(after: nil),
+            requests: 0)
         noToken.credentialOutage = "TokenEndpointUnreachable"
         // One send without a token, then one that stops the push and says nothing about FCM.
-        let sender = ScriptedSender([noToken, PushAnswer(status: nil, reason: "bug", action: .invalidRequest, requests: 0)])
+        let sender = ScriptedSender([
+            noToken, PushAnswer(status: nil, reason: "bug", action: .invalidRequest, requests: 0),
+        ])
         await delivery.deliver(request, via: sender)
         #expect(sender.sends.withLock { $0.count } == 2)
         let problem = try #require(health.current(at: clock.now()).first)
@@ -169,12 +187,16 @@ import Testing
             PushAnswer(status: status, reason: "R", action: action, requests: requests).providerOutcome
         }
         for status in [429, 500, 502, 503, 504] {
-            #expect(outcome(status, .retry(after: nil)) == .failed(ProviderFailure(reason: "R", detail: "HTTP \(status)")))
+            #expect(
+                outcome(status, .retry(after: nil)) == .failed(ProviderFailure(reason: "R", detail: "HTTP \(status)")))
         }
-        #expect(PushAnswer(status: 503, reason: nil, action: .retry(after: nil), requests: 1).providerOutcome
-            == .failed(ProviderFailure(reason: "HTTP 503", detail: "HTTP 503")))
-        for (status, action) in [(200, PushAction.accepted), (410, .removeToken(invalidSince: nil)), (400, .flagDevice),
-                                 (403, .configurationError), (400, .invalidRequest), (400, .retry(after: nil))] {
+        #expect(
+            PushAnswer(status: 503, reason: nil, action: .retry(after: nil), requests: 1).providerOutcome
+                == .failed(ProviderFailure(reason: "HTTP 503", detail: "HTTP 503")))
+        for (status, action) in [
+            (200, PushAction.accepted), (410, .removeToken(invalidSince: nil)), (400, .flagDevice),
+            (403, .configurationError), (400, .invalidRequest), (400, .retry(after: nil)),
+        ] {
             #expect(outcome(status, action) == .answered, "\(status)")
         }
         // A refused client certificate: the provider answered, about the set-up.
@@ -196,7 +218,9 @@ import Testing
 
     @Test func retryAfterIsWaitedOnTheServersClock() async throws {
         let (_, _, clock, delivery, request) = try await fixture()
-        let sender = ScriptedSender([PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: 5), requests: 1)])
+        let sender = ScriptedSender([
+            PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: 5), requests: 1)
+        ])
         await delivery.deliver(request, via: sender)
         #expect(clock.sleeps.withLock { $0 } == [5])
         #expect(sender.sends.withLock { $0.map(\.now) } == [start, start.addingTimeInterval(5)])
@@ -204,7 +228,9 @@ import Testing
 
     @Test func aScaledClockShortensEachSendsRealTimeoutToWhatIsLeftOfTheRing() async throws {
         let (_, _, _, delivery, request) = try await fixture(scale: 0.01)
-        let sender = ScriptedSender([PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: 15), requests: 1)])
+        let sender = ScriptedSender([
+            PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: 15), requests: 1)
+        ])
         await delivery.deliver(request, via: sender)
         let timeouts = sender.sends.withLock { $0.map(\.timeout) }
         #expect(timeouts.count == 2)
@@ -214,8 +240,13 @@ import Testing
 
     @Test func aDeadTokenIsRemovedUnlessRegisteredAgainAfterThePushWasSent() async throws {
         let (store, _, _, delivery, request) = try await fixture()
-        await delivery.deliver(request, via: ScriptedSender([PushAnswer(status: 404, reason: "UNREGISTERED",
-                                                                         action: .removeToken(invalidSince: nil), requests: 1)]))
+        await delivery.deliver(
+            request,
+            via: ScriptedSender([
+                PushAnswer(
+                    status: 404, reason: "UNREGISTERED",
+                    action: .removeToken(invalidSince: nil), requests: 1)
+            ]))
         #expect(try await store.devices(ofUser: "bob").isEmpty)
 
         // Registered again after the send began: the stale answer must not wipe it.
@@ -223,14 +254,21 @@ import Testing
         var again = late.device
         again.updatedAt = start.addingTimeInterval(1)
         _ = try await fresh.registerDevice(again)
-        await freshDelivery.deliver(late, via: ScriptedSender([PushAnswer(status: 404, reason: "UNREGISTERED",
-                                                                          action: .removeToken(invalidSince: nil), requests: 1)]))
+        await freshDelivery.deliver(
+            late,
+            via: ScriptedSender([
+                PushAnswer(
+                    status: 404, reason: "UNREGISTERED",
+                    action: .removeToken(invalidSince: nil), requests: 1)
+            ]))
         #expect(try await fresh.devices(ofUser: "bob").first?.fcmToken == "fcm-token-1")
     }
 
     @Test func aConfigurationErrorIsNotRetriedAndShowsInHealthUntilAPushIsAccepted() async throws {
         let (_, health, clock, delivery, request) = try await fixture()
-        let sender = ScriptedSender([PushAnswer(status: 403, reason: "SENDER_ID_MISMATCH", action: .configurationError, requests: 1)])
+        let sender = ScriptedSender([
+            PushAnswer(status: 403, reason: "SENDER_ID_MISMATCH", action: .configurationError, requests: 1)
+        ])
         await delivery.deliver(request, via: sender)
         #expect(sender.sends.withLock { $0.count } == 1)
         #expect(clock.sleeps.withLock { $0.isEmpty })

@@ -2,8 +2,8 @@ import DevCertificates
 import Foundation
 import RingerLogging
 import RingerSandbox
-import RingerServer
 import RingerScenarios
+import RingerServer
 import RingerTestSupport
 import RingerWire
 import Testing
@@ -21,16 +21,22 @@ import Testing
         let http = TestHTTP(base: stack.serverURL)
         let bobToken = try await stack.userToken(for: "bob", name: nil)
         let stranger = String(repeating: "5a", count: 32)
-        let registered = try await http.send("PUT", "/v1/devices/bob-ipad", token: bobToken, json: """
-            {"platform":"ios","voip_token":"\(stranger)","apns_environment":"sandbox","bundle_id":"\(bob.identity.bundleID)"}
-            """)
+        let registered = try await http.send(
+            "PUT", "/v1/devices/bob-ipad", token: bobToken,
+            json: """
+                {"platform":"ios","voip_token":"\(stranger)","apns_environment":"sandbox","bundle_id":"\(bob.identity.bundleID)"}
+                """)
         #expect(registered.status == 200)
 
         let call = try await alice.call("bob")
         var pushes: [PushAttempt] = []
         for _ in 0..<200 {
-            let fetched = try RingerJSON.decode(Call.self, from: try await http.send("GET", "/v1/calls/\(call.callId)",
-                                                                                      token: bobToken).body)
+            let fetched = try RingerJSON.decode(
+                Call.self,
+                from: try await http.send(
+                    "GET", "/v1/calls/\(call.callId)",
+                    token: bobToken
+                ).body)
             pushes = fetched.pushes ?? []
             if pushes.count == 2 { break }
             try await Task.sleep(for: .milliseconds(25))
@@ -52,11 +58,15 @@ import Testing
         #expect(ipad?.pushProblem?.token == "voip_token")
 
         // The app registers again (now with the right environment): the mark is gone.
-        let fixed = try await http.send("PUT", "/v1/devices/bob-ipad", token: bobToken, json: """
-            {"platform":"ios","voip_token":"\(stranger)","apns_environment":"production","bundle_id":"\(bob.identity.bundleID)"}
-            """)
+        let fixed = try await http.send(
+            "PUT", "/v1/devices/bob-ipad", token: bobToken,
+            json: """
+                {"platform":"ios","voip_token":"\(stranger)","apns_environment":"production","bundle_id":"\(bob.identity.bundleID)"}
+                """)
         #expect(fixed.status == 200)
-        #expect(try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceId == "bob-ipad" }?.pushProblem == nil)
+        #expect(
+            try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceId == "bob-ipad" }?.pushProblem == nil
+        )
         await stack.shutdown()
     }
 
@@ -88,8 +98,14 @@ import Testing
         let call = try await alice.call("bob")
         var pushes: [PushAttempt] = []
         for _ in 0..<200 where pushes.isEmpty {
-            pushes = try RingerJSON.decode(Call.self, from: try await http.send("GET", "/v1/calls/\(call.callId)",
-                                                                                 token: bobToken).body).pushes ?? []
+            pushes =
+                try RingerJSON.decode(
+                    Call.self,
+                    from: try await http.send(
+                        "GET", "/v1/calls/\(call.callId)",
+                        token: bobToken
+                    ).body
+                ).pushes ?? []
             if pushes.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
         }
         #expect(pushes.map(\.reason) == ["TopicDisallowed"])
@@ -122,21 +138,25 @@ import Testing
     /// set-up problem like `BadCertificate`: the push fails at once with the alert, is not retried, and
     /// `/healthz` says `degraded` with reason `CertificateRefused`.
     @Test func certificateRefusedInTheHandshakeFailsFastAndShowsInHealth() async throws {
-        let certificates = try await TestCertificates.make()   // the app certificate, signed by this CA
+        let certificates = try await TestCertificates.make()  // the app certificate, signed by this CA
         defer { certificates.remove() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-refused-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-refused-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let tls = try DevCertificateAuthority.create().write(to: directory)   // the sandbox trusts only this CA
-        let sandbox = APNsSandbox(configuration: .init(certificatePath: tls.serverCertificate.path,
-                                                       privateKeyPath: tls.serverPrivateKey.path,
-                                                       clientCAPath: tls.caCertificate.path), logger: .silent())
+        let tls = try DevCertificateAuthority.create().write(to: directory)  // the sandbox trusts only this CA
+        let sandbox = APNsSandbox(
+            configuration: .init(
+                certificatePath: tls.serverCertificate.path,
+                privateKeyPath: tls.serverPrivateKey.path,
+                clientCAPath: tls.caCertificate.path), logger: .silent())
         let port = try sandbox.start()
         defer { sandbox.shutdown() }
 
         try await APITests.withServer(configure: { config in
             var apns = ServerConfiguration.APNsSettings(
-                credentials: .certificate(file: certificates.clientCertificate, keyFile: certificates.clientKey, password: nil))
+                credentials: .certificate(
+                    file: certificates.clientCertificate, keyFile: certificates.clientKey, password: nil))
             apns.sandboxURL = "https://localhost:\(port)"
             apns.productionURL = apns.sandboxURL
             apns.caFile = tls.caCertificate.path
@@ -144,12 +164,15 @@ import Testing
         }) { http in
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob")
-            try await APITests.registerPhone(http, token: bob, device: "bob-iphone", voip: String(repeating: "6b", count: 32))
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            try await APITests.registerPhone(
+                http, token: bob, device: "bob-iphone", voip: String(repeating: "6b", count: 32))
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             var pushes: [[String: Any]] = []
             for _ in 0..<200 where pushes.isEmpty {
-                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
-                    as? [[String: Any]]) ?? []
+                pushes =
+                    (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
+                        as? [[String: Any]]) ?? []
                 if pushes.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
             }
             #expect(pushes.first?["attempts"] as? Int == 1, "a refused certificate is not retried")

@@ -3,10 +3,11 @@ import FCM
 import Foundation
 import RingerCore
 import RingerLogging
-@testable import RingerServer
 import RingerSync
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// Typed providers, push types and APNs environments change no byte of what the server writes: push records
 /// (`GET /v1/calls/{id}/pushes`, the store), `/healthz` problems, observations and log lines.
@@ -14,53 +15,73 @@ import Testing
     let sentAt = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func aPushRecordEncodesItsProviderAndPushTypeAsTheSameStrings() throws {
-        let attempt = PushAttempt(callId: "c1", deviceId: "d1", provider: .apns, pushType: .voip, status: 200, reason: nil,
-                                  apnsId: "a1", latencyMs: 12.5, attempts: 1, sentAt: sentAt)
+        let attempt = PushAttempt(
+            callId: "c1", deviceId: "d1", provider: .apns, pushType: .voip, status: 200, reason: nil,
+            apnsId: "a1", latencyMs: 12.5, attempts: 1, sentAt: sentAt)
         let json = String(decoding: try RingerJSON.encode(attempt), as: UTF8.self)
-        #expect(json == #"{"apns_id":"a1","attempts":1,"call_id":"c1","device_id":"d1","latency_ms":12.5,"#
-            + #""provider":"apns","push_type":"voip","sent_at":"2027-01-15T08:00:00.000Z","status":200}"#)
+        #expect(
+            json == #"{"apns_id":"a1","attempts":1,"call_id":"c1","device_id":"d1","latency_ms":12.5,"#
+                + #""provider":"apns","push_type":"voip","sent_at":"2027-01-15T08:00:00.000Z","status":200}"#)
         // A record stored before (or by a newer server) reads back as the same values and writes the same bytes.
-        let stored = #"{"attempts":2,"call_id":"c1","device_id":"d2","latency_ms":3,"message_name":"projects/p/messages/1","#
+        let stored =
+            #"{"attempts":2,"call_id":"c1","device_id":"d2","latency_ms":3,"message_name":"projects/p/messages/1","#
             + #""provider":"fcm","push_type":"normal","sent_at":"2027-01-15T08:00:00.000Z","status":200}"#
         let decoded = try RingerJSON.decoder().decode(PushAttempt.self, from: Data(stored.utf8))
         #expect(decoded.provider == .fcm && decoded.pushType == .normal)
         #expect(String(decoding: try RingerJSON.encode(decoded), as: UTF8.self) == stored)
-        let unknown = try RingerJSON.decoder().decode(PushAttempt.self, from: Data(stored.replacingOccurrences(
-            of: #""provider":"fcm","push_type":"normal""#, with: #""provider":"webpush","push_type":"urgent""#).utf8))
+        let unknown = try RingerJSON.decoder().decode(
+            PushAttempt.self,
+            from: Data(
+                stored.replacingOccurrences(
+                    of: #""provider":"fcm","push_type":"normal""#, with: #""provider":"webpush","push_type":"urgent""#
+                ).utf8))
         #expect(unknown.provider.rawValue == "webpush" && unknown.pushType.rawValue == "urgent")
     }
 
     @Test func eachSenderRecordsThePushTypesTheAPIDocuments() {
-        #expect([PushType(APNsPushType.voip), PushType(APNsPushType.alert), PushType(APNsPushType.background)].map(\.rawValue) == ["voip", "alert", "background"])
-        #expect([PushType(FCMMessage.Priority.high), PushType(FCMMessage.Priority.normal)].map(\.rawValue) == ["high", "normal"])
+        #expect(
+            [PushType(APNsPushType.voip), PushType(APNsPushType.alert), PushType(APNsPushType.background)].map(
+                \.rawValue) == ["voip", "alert", "background"])
+        #expect(
+            [PushType(FCMMessage.Priority.high), PushType(FCMMessage.Priority.normal)].map(\.rawValue) == [
+                "high", "normal",
+            ])
         #expect(APNsPushSender.pushType(for: .incomingCall) == .voip)
     }
 
     @Test func aHealthzProblemEncodesItsProviderAndEnvironmentAsTheSameStrings() throws {
         let health = PushSetupHealth()
-        _ = health.record(PushScope(provider: .apns, environment: .sandbox, topic: "com.example.app.voip"),
-                          reason: "TopicDisallowed", at: sentAt)
-        _ = health.record(PushScope(provider: .fcm, project: "ringer-demo"), reason: "SENDER_ID_MISMATCH",
-                          at: sentAt.addingTimeInterval(1))
-        let json = String(decoding: try RingerJSON.encode(health.current(at: sentAt.addingTimeInterval(1))), as: UTF8.self)
+        _ = health.record(
+            PushScope(provider: .apns, environment: .sandbox, topic: "com.example.app.voip"),
+            reason: "TopicDisallowed", at: sentAt)
+        _ = health.record(
+            PushScope(provider: .fcm, project: "ringer-demo"), reason: "SENDER_ID_MISMATCH",
+            at: sentAt.addingTimeInterval(1))
+        let json = String(
+            decoding: try RingerJSON.encode(health.current(at: sentAt.addingTimeInterval(1))), as: UTF8.self)
         // The same bytes as before, and `kind` (added with provider outages).
-        #expect(json == #"[{"count":1,"environment":"sandbox","kind":"configuration","provider":"apns","reason":"TopicDisallowed","#
-            + #""since":"2027-01-15T08:00:00.000Z","topic":"com.example.app.voip"},"#
-            + #"{"count":1,"kind":"configuration","project":"ringer-demo","provider":"fcm","reason":"SENDER_ID_MISMATCH","#
-            + #""since":"2027-01-15T08:00:01.000Z"}]"#)
+        #expect(
+            json
+                == #"[{"count":1,"environment":"sandbox","kind":"configuration","provider":"apns","reason":"TopicDisallowed","#
+                + #""since":"2027-01-15T08:00:00.000Z","topic":"com.example.app.voip"},"#
+                + #"{"count":1,"kind":"configuration","project":"ringer-demo","provider":"fcm","reason":"SENDER_ID_MISMATCH","#
+                + #""since":"2027-01-15T08:00:01.000Z"}]"#)
     }
 
     @Test func aProviderOutageEncodesAsAProblemOfKindOutageWithItsLastFailure() throws {
         let health = PushSetupHealth()
         let scope = PushScope(provider: .apns, environment: .production, topic: "com.example.app.voip")
         for second in 0..<3 {
-            health.recordAttempt(.failed(ProviderFailure(reason: "ServiceUnavailable", detail: "HTTP 503")), scope: scope,
-                                 at: sentAt.addingTimeInterval(Double(second)))
+            health.recordAttempt(
+                .failed(ProviderFailure(reason: "ServiceUnavailable", detail: "HTTP 503")), scope: scope,
+                at: sentAt.addingTimeInterval(Double(second)))
         }
-        let json = String(decoding: try RingerJSON.encode(health.current(at: sentAt.addingTimeInterval(3))), as: UTF8.self)
-        #expect(json == #"[{"count":3,"environment":"production","kind":"outage","last_error":"HTTP 503","#
-            + #""last_failed_at":"2027-01-15T08:00:02.000Z","provider":"apns","reason":"ServiceUnavailable","#
-            + #""since":"2027-01-15T08:00:00.000Z","topic":"com.example.app.voip"}]"#)
+        let json = String(
+            decoding: try RingerJSON.encode(health.current(at: sentAt.addingTimeInterval(3))), as: UTF8.self)
+        #expect(
+            json == #"[{"count":3,"environment":"production","kind":"outage","last_error":"HTTP 503","#
+                + #""last_failed_at":"2027-01-15T08:00:02.000Z","provider":"apns","reason":"ServiceUnavailable","#
+                + #""since":"2027-01-15T08:00:00.000Z","topic":"com.example.app.voip"}]"#)
     }
 
     @Test func anOutageIsLoggedOnceWhenItStartsAndOnceWhenItEnds() {
@@ -68,8 +89,9 @@ import Testing
         let health = PushSetupHealth(log: Logger(label: "test", level: .info, handler: handler))
         let scope = PushScope(provider: .fcm, project: "ringer-demo")
         for second in 0..<6 {
-            health.recordAttempt(.failed(ProviderFailure(reason: "UNAVAILABLE", detail: "HTTP 503")), scope: scope,
-                                 at: sentAt.addingTimeInterval(Double(second)))
+            health.recordAttempt(
+                .failed(ProviderFailure(reason: "UNAVAILABLE", detail: "HTTP 503")), scope: scope,
+                at: sentAt.addingTimeInterval(Double(second)))
         }
         health.recordAttempt(.answered, scope: scope, at: sentAt.addingTimeInterval(7))
         let events = handler.events.withLock { $0 }
@@ -84,8 +106,9 @@ import Testing
         let health = PushSetupHealth()
         let scope = PushScope(provider: .fcm, project: "ringer-demo")
         #expect(health.record(scope, reason: "TokenEndpointUnreachable", kind: .outage, at: sentAt))
-        health.recordAttempt(.failed(ProviderFailure(reason: "TokenEndpointUnreachable", isConclusive: true)), scope: scope,
-                             at: sentAt.addingTimeInterval(1))
+        health.recordAttempt(
+            .failed(ProviderFailure(reason: "TokenEndpointUnreachable", isConclusive: true)), scope: scope,
+            at: sentAt.addingTimeInterval(1))
         #expect(health.current(at: sentAt.addingTimeInterval(1)).map(\.reason) == ["TokenEndpointUnreachable"])
         #expect(health.current(at: sentAt.addingTimeInterval(1)).first?.kind == .outage)
     }
@@ -108,7 +131,8 @@ import Testing
             scope: PushScope(provider: .apns, environment: .sandbox, topic: "com.example.app.voip"), type: .voip)
         await delivery.deliver(request, via: sender)
         let refusal = try #require(handler.events.withLock { $0 }.first { $0.level == .error })
-        #expect(refusal.message == "apns refuses the server's configuration; pushes to this scope fail until it is fixed")
+        #expect(
+            refusal.message == "apns refuses the server's configuration; pushes to this scope fail until it is fixed")
         #expect(refusal.metadata["push.provider"]?.description == "apns")
         #expect(refusal.metadata["push.type"]?.description == "voip")
         #expect(refusal.metadata["apns.environment"]?.description == "sandbox")

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RingerServer
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// Configuration errors are reported once per scope (APNs environment and topic, FCM project) and cleared
 /// by the next success.
@@ -33,8 +34,11 @@ import Testing
         let project = PushScope(provider: .fcm, project: "ringer-demo")
         #expect(health.record(project, reason: "SENDER_ID_MISMATCH", at: start))
         #expect(health.record(PushScope(provider: .fcm, project: "other"), reason: "SENDER_ID_MISMATCH", at: start))
-        #expect(health.current(at: start).map(\.project) == ["ringer-demo", "other"] || health.current(at: start).map(\.project) == ["other", "ringer-demo"])
-        #expect(health.current(at: start).allSatisfy { $0.environment == nil && $0.topic == nil && $0.provider == "fcm" })
+        #expect(
+            health.current(at: start).map(\.project) == ["ringer-demo", "other"]
+                || health.current(at: start).map(\.project) == ["other", "ringer-demo"])
+        #expect(
+            health.current(at: start).allSatisfy { $0.environment == nil && $0.topic == nil && $0.provider == "fcm" })
         #expect(health.recordSuccess(project, at: start + 1)?.reason == "SENDER_ID_MISMATCH")
         #expect(health.current(at: start).map(\.project) == ["other"])
     }

@@ -1,8 +1,5 @@
 import DevCertificates
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import JWT
 import RingerLogging
 import RingerSandbox
@@ -11,6 +8,10 @@ import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A wall clock the test moves by hand; sleeping never ends, so no timer fires on its own.
 final class HeldClock: ServerClock {
@@ -30,14 +31,18 @@ final class HeldClock: ServerClock {
             let bob = try await APITests.token(http, "bob")
             let carol = try await APITests.token(http, "carol")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
-            try await APITests.registerPhone(http, token: carol, device: "bob-iphone", voip: String(repeating: "ee", count: 32))
+            try await APITests.registerPhone(
+                http, token: carol, device: "bob-iphone", voip: String(repeating: "ee", count: 32))
             #expect((try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [Any])?.count == 1)
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             #expect(call.state == .ringing)
             // Carol's device of the same name is not bob's: she cannot answer his call with it.
-            APITests.expectProblem(try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: carol,
-                                                       json: #"{"device_id":"bob-iphone"}"#),
-                                   status: 404, type: .callNotFound)
+            APITests.expectProblem(
+                try await http.send(
+                    "POST", "/v1/calls/\(call.callId)/accept", token: carol,
+                    json: #"{"device_id":"bob-iphone"}"#),
+                status: 404, type: .callNotFound)
         }
     }
 
@@ -46,10 +51,12 @@ final class HeldClock: ServerClock {
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             for _ in 0..<2 {
-                let response = try await http.send("POST", "/v1/calls/\(call.callId)/decline", token: bob,
-                                                   json: #"{"device_id":"bob-iphone"}"#)
+                let response = try await http.send(
+                    "POST", "/v1/calls/\(call.callId)/decline", token: bob,
+                    json: #"{"device_id":"bob-iphone"}"#)
                 #expect(response.status == 200)
                 #expect(try response.decode(Call.self).state == .declined)
             }
@@ -64,7 +71,8 @@ final class HeldClock: ServerClock {
             for _ in 0..<10 {
                 let created = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)
                 let id = try #require(created.object["call_id"] as? String)
-                _ = try await http.send("POST", "/v1/calls/\(id)/ringing", token: bob, json: #"{"device_id":"bob-iphone"}"#)
+                _ = try await http.send(
+                    "POST", "/v1/calls/\(id)/ringing", token: bob, json: #"{"device_id":"bob-iphone"}"#)
                 let read = try await http.send("GET", "/v1/calls/\(id)", token: alice)
                 #expect(read.object["created_at"] as? String == created.object["created_at"] as? String)
                 #expect(read.object["expires_at"] as? String == created.object["expires_at"] as? String)
@@ -76,9 +84,11 @@ final class HeldClock: ServerClock {
     @Test func fullWidthDigitsAreNotAHexPushToken() async throws {
         try await APITests.withServer { http in
             let bob = try await APITests.token(http, "bob")
-            let response = try await http.send("PUT", "/v1/devices/d1", token: bob, json: """
-                {"platform":"ios","voip_token":"\(String(repeating: "０１", count: 16))","bundle_id":"com.example.app"}
-                """)
+            let response = try await http.send(
+                "PUT", "/v1/devices/d1", token: bob,
+                json: """
+                    {"platform":"ios","voip_token":"\(String(repeating: "０１", count: 16))","bundle_id":"com.example.app"}
+                    """)
             APITests.expectProblem(response, status: 422, type: .invalidField)
         }
     }
@@ -86,13 +96,17 @@ final class HeldClock: ServerClock {
     @Test func displayNamesAreBoundedSoTheyAlwaysFitAVoIPPush() async throws {
         try await APITests.withServer { http in
             let long = String(repeating: "名", count: 65)
-            let response = try await http.send("POST", "/v1/tokens", token: APITests.adminKey,
-                                               json: #"{"user_id":"alice","name":"\#(long)"}"#)
+            let response = try await http.send(
+                "POST", "/v1/tokens", token: APITests.adminKey,
+                json: #"{"user_id":"alice","name":"\#(long)"}"#)
             APITests.expectProblem(response, status: 422, type: .invalidField)
             let bob = try await APITests.token(http, "bob")
-            APITests.expectProblem(try await http.send("PUT", "/v1/devices/d1", token: bob, json: """
-                {"platform":"ios","voip_token":"abcd","bundle_id":"com.example.app.voip"}
-                """), status: 422, type: .invalidField)
+            APITests.expectProblem(
+                try await http.send(
+                    "PUT", "/v1/devices/d1", token: bob,
+                    json: """
+                        {"platform":"ios","voip_token":"abcd","bundle_id":"com.example.app.voip"}
+                        """), status: 422, type: .invalidField)
         }
     }
 
@@ -102,17 +116,20 @@ final class HeldClock: ServerClock {
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             clock.advance(by: 6)
-            let late = try await http.send("POST", "/v1/calls/\(call.callId)/accept", token: bob,
-                                           json: #"{"device_id":"bob-iphone"}"#)
+            let late = try await http.send(
+                "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                json: #"{"device_id":"bob-iphone"}"#)
             APITests.expectProblem(late, status: 409, type: .callStateConflict)
             #expect(late.object["call_state"] as? String == "unanswered")
         }
     }
 
     @Test func voipPushIsRetriedUntilAPNsAnswersWithinTheRingDeadline() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-retry-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-retry-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let tls = try DevCertificateAuthority.create().write(to: directory.appendingPathComponent("tls"))
@@ -125,7 +142,8 @@ final class HeldClock: ServerClock {
         let voip = String(repeating: "9a", count: 32)
 
         try await APITests.withServer(configure: { config in
-            var apns = ServerConfiguration.APNsSettings(keyFile: keyFile.path, keyID: "RETRYKEY01", teamID: "RETRYTEAM1")
+            var apns = ServerConfiguration.APNsSettings(
+                keyFile: keyFile.path, keyID: "RETRYKEY01", teamID: "RETRYTEAM1")
             apns.sandboxURL = "https://localhost:\(sandboxPort)"
             apns.productionURL = apns.sandboxURL
             apns.caFile = tls.caCertificate.path
@@ -134,12 +152,15 @@ final class HeldClock: ServerClock {
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob")
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone", voip: voip)
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             // Only once a push has failed does APNs come up (waiting a fixed time is a race on a busy machine).
             #expect(await eventually { dropping.acceptedCount >= 1 })
             await dropping.stop()
-            let sandbox = APNsSandbox(configuration: .init(port: sandboxPort, certificatePath: tls.serverCertificate.path,
-                                                           privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
+            let sandbox = APNsSandbox(
+                configuration: .init(
+                    port: sandboxPort, certificatePath: tls.serverCertificate.path,
+                    privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
             try sandbox.addProviderKey(keyID: "RETRYKEY01", teamID: "RETRYTEAM1", publicKeyPEM: try key.publicKeyPEM())
             sandbox.register(SandboxDevice(token: voip, bundleID: "com.example.app"))
             try sandbox.start()
@@ -147,8 +168,9 @@ final class HeldClock: ServerClock {
             var pushes: [[String: Any]] = []
             for _ in 0..<200 where pushes.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
-                pushes = (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
-                    as? [[String: Any]]) ?? []
+                pushes =
+                    (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
+                        as? [[String: Any]]) ?? []
             }
             #expect(pushes.first?["status"] as? Int == 200)
             #expect((pushes.first?["attempts"] as? Int ?? 0) > 1)

@@ -14,20 +14,24 @@ import Testing
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
         // Device id → call ids it showed as ringing.
         let rang = LockedValue<[String: [String]]>([:])
-        @Sendable func note(_ device: String, _ callID: String) { rang.withLock { $0[device, default: []].append(callID) } }
+        @Sendable func note(_ device: String, _ callID: String) {
+            rang.withLock { $0[device, default: []].append(callID) }
+        }
         var iPhones: [SimulatedIPhone] = []
         for index in 0..<7 {
             let device = "bob-iphone-\(index)"
-            iPhones.append(try await stack.phone(user: "bob", name: "Bob", deviceID: device, behaviour: .ignore) {
-                if case .callKitReported(let callID) = $0 { note(device, callID) }
-            })
+            iPhones.append(
+                try await stack.phone(user: "bob", name: "Bob", deviceID: device, behaviour: .ignore) {
+                    if case .callKitReported(let callID) = $0 { note(device, callID) }
+                })
         }
         var androids: [SimulatedAndroidPhone] = []
         for index in 0..<3 {
             let device = "bob-pixel-\(index)"
-            androids.append(try await stack.androidPhone(user: "bob", name: "Bob", deviceID: device, behaviour: .ignore) {
-                if case .ringing(let callID, _) = $0 { note(device, callID) }
-            })
+            androids.append(
+                try await stack.androidPhone(user: "bob", name: "Bob", deviceID: device, behaviour: .ignore) {
+                    if case .ringing(let callID, _) = $0 { note(device, callID) }
+                })
         }
         // Four iPhones only a VoIP push can wake; three hold their event socket; three Android apps were swiped away.
         for phone in iPhones.prefix(4) { phone.setAppState(.killed) }

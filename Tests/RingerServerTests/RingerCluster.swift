@@ -1,8 +1,9 @@
 import Foundation
 import LibWebSockets
-@testable import RingerBench
 import RingerSync
 import RingerTestSupport
+
+@testable import RingerBench
 
 /// Several real `ringer serve` processes on one fresh PostgreSQL database and one Redis, as an operator runs them
 /// (docs/operations.md), for the cluster tests. Each node is a child process on its own loopback port; ``kill(_:)``
@@ -34,7 +35,8 @@ final class RingerCluster: @unchecked Sendable {
         database = try await PostgresServer.shared().makeDatabase()
         self.ringTimeout = ringTimeout
         ports = try (0..<count).map { _ in try ClosedPort.freePort() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-cluster-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-cluster-\(UUID().uuidString)")
         self.folder = folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         logs = (0..<count).map { folder.appendingPathComponent("node-\($0).log") }
@@ -44,7 +46,9 @@ final class RingerCluster: @unchecked Sendable {
     }
 
     deinit {
-        for process in processes.snapshot.values where process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        for process in processes.snapshot.values where process.isRunning {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+        }
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -63,7 +67,8 @@ final class RingerCluster: @unchecked Sendable {
 
     /// A user token, minted on node 0.
     func token(_ user: String) async throws -> String {
-        let response = try await http(0).send("POST", "/v1/tokens", token: Self.adminKey, json: #"{"user_id":"\#(user)","name":"\#(user)"}"#)
+        let response = try await http(0).send(
+            "POST", "/v1/tokens", token: Self.adminKey, json: #"{"user_id":"\#(user)","name":"\#(user)"}"#)
         guard response.status == 201, let token = response.object["token"] as? String else {
             throw TestSupportError.setup("minting a token for \(user) answered \(response.status)")
         }
@@ -76,7 +81,8 @@ final class RingerCluster: @unchecked Sendable {
         let phone = ClusterPhone(user: user, device: device, token: token, node: node)
         var url = "ws://127.0.0.1:\(ports[node])/v1/events?device_id=\(device)&access_token=\(token)"
         if let since { url += "&since=\(since)" }
-        phone.socket = try await WebSocketClient.connect(url: url, onText: { [weak phone] text in phone?.received(text) })
+        phone.socket = try await WebSocketClient.connect(
+            url: url, onText: { [weak phone] text in phone?.received(text) })
         guard await phone.waitFor({ $0["type"] as? String == "stream.ready" }, within: 10) != nil else {
             throw TestSupportError.setup("\(user)/\(device) got no stream.ready from node \(node)")
         }
@@ -85,12 +91,18 @@ final class RingerCluster: @unchecked Sendable {
 
     private func start(_ index: Int) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ringer")
-        process.arguments = ["serve", "--listen", "127.0.0.1:\(ports[index])", "--node-id", "node-\(index)",
-                             "--ring-timeout", String(ringTimeout), "--database-pool-size", "4"]
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("ringer")
+        process.arguments =
+            [
+                "serve", "--listen", "127.0.0.1:\(ports[index])", "--node-id", "node-\(index)",
+                "--ring-timeout", String(ringTimeout), "--database-pool-size", "4",
+            ]
             + RingerServeProcess.rateLimitsOff + arguments
-        process.environment = ["RINGER_ADMIN_KEY": Self.adminKey, "RINGER_USER_TOKEN_SECRET": Self.secret,
-                               "RINGER_DATABASE": database, "RINGER_REDIS": redis.url]
+        process.environment = [
+            "RINGER_ADMIN_KEY": Self.adminKey, "RINGER_USER_TOKEN_SECRET": Self.secret,
+            "RINGER_DATABASE": database, "RINGER_REDIS": redis.url,
+        ]
         FileManager.default.createFile(atPath: logs[index].path, contents: nil)
         let handle = try FileHandle(forWritingTo: logs[index])
         process.standardOutput = handle
@@ -104,7 +116,10 @@ final class RingerCluster: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let health = try? await http(index).send("GET", "/healthz"), health.status == 200,
-               (health.object["cluster"] as? [String: Any])?["redis"] as? String == "connected" { return }
+                (health.object["cluster"] as? [String: Any])?["redis"] as? String == "connected"
+            {
+                return
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw TestSupportError.setup("node \(index) never became healthy; its log:\n\(log(index))")
@@ -134,7 +149,9 @@ final class ClusterPhone: @unchecked Sendable {
 
     /// The call events (not `stream.ready`) of one call, in arrival order, as `type` names.
     func types(ofCall callID: String) -> [String] {
-        events.filter { ($0["call"] as? [String: Any])?["call_id"] as? String == callID }.compactMap { $0["type"] as? String }
+        events.filter { ($0["call"] as? [String: Any])?["call_id"] as? String == callID }.compactMap {
+            $0["type"] as? String
+        }
     }
 
     /// The `seq`s of the call events received, in arrival order.
@@ -154,8 +171,9 @@ final class ClusterPhone: @unchecked Sendable {
 
     /// Waits for an event of this type for the call.
     func waitFor(_ type: String, call callID: String, within seconds: Double = 5) async -> Bool {
-        await waitFor({ $0["type"] as? String == type && ($0["call"] as? [String: Any])?["call_id"] as? String == callID },
-                      within: seconds) != nil
+        await waitFor(
+            { $0["type"] as? String == type && ($0["call"] as? [String: Any])?["call_id"] as? String == callID },
+            within: seconds) != nil
     }
 
     func close() { socket?.close() }

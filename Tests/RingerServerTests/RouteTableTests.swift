@@ -1,8 +1,9 @@
 import Foundation
 import RingerHTTP
-@testable import RingerServer
 import RingerTestSupport
 import Testing
+
+@testable import RingerServer
 
 /// The route table is the API: it and docs/openapi.yaml list exactly the same operations (method and path
 /// template), read from the spec by PyYAML (Tests/Peers/openapi_operations.py), and the answers that come
@@ -41,15 +42,17 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString).yaml")
         try yaml.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let (undocumented, unrouted) = Self.differences(table: Self.tableOperations,
-                                                        spec: try await Self.specOperations(file.path))
+        let (undocumented, unrouted) = Self.differences(
+            table: Self.tableOperations,
+            spec: try await Self.specOperations(file.path))
         #expect(undocumented == ["POST /v1/calls/{call_id}/keepalive"])
         #expect(unrouted == ["PATCH /v1/devices", "POST /v1/calls/{call_id}/keepalive-gone"])
     }
 
     @Test func aMisspeltMethodInTheSpecIsAnErrorNotAMissingOperation() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString).yaml")
-        try "openapi: 3.1.0\npaths:\n  /healthz:\n    gte:\n      responses: {}\n".write(to: file, atomically: true, encoding: .utf8)
+        try "openapi: 3.1.0\npaths:\n  /healthz:\n    gte:\n      responses: {}\n".write(
+            to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         await #expect(throws: (any Error).self) { _ = try await Self.specOperations(file.path) }
     }
@@ -57,7 +60,9 @@ import Testing
     @Test func eachOperationIsRoutedOnceAndNoTwoTemplatesOverlap() {
         let operations = APIRouter.routes.map { "\($0.method) \($0.path)" }
         #expect(operations.count == Set(operations).count, "an operation is listed twice")
-        let templates = APIRouter.routes.map(\.path).reduce(into: [PathTemplate]()) { if !$0.contains($1) { $0.append($1) } }
+        let templates = APIRouter.routes.map(\.path).reduce(into: [PathTemplate]()) {
+            if !$0.contains($1) { $0.append($1) }
+        }
         for (index, template) in templates.enumerated() {
             for other in templates[(index + 1)...] {
                 #expect(!template.overlaps(other), "\(template) and \(other) match the same paths")
@@ -75,8 +80,10 @@ import Testing
     }
 
     @Test func allowNamesTheTablesMethodsThenHeadWhereGetIs() throws {
-        #expect(try #require(RouteMatch.find("/v1/calls", in: APIRouter.routes)).allowedMethods == ["GET", "POST", "HEAD"])
-        #expect(try #require(RouteMatch.find("/v1/devices/p", in: APIRouter.routes)).allowedMethods == ["PUT", "DELETE"])
+        #expect(
+            try #require(RouteMatch.find("/v1/calls", in: APIRouter.routes)).allowedMethods == ["GET", "POST", "HEAD"])
+        #expect(
+            try #require(RouteMatch.find("/v1/devices/p", in: APIRouter.routes)).allowedMethods == ["PUT", "DELETE"])
         #expect(try #require(RouteMatch.find("/healthz", in: APIRouter.routes)).allowedMethods == ["GET", "HEAD"])
         let events = try #require(RouteMatch.find("/v1/events", in: APIRouter.routes))
         #expect(events.route(for: "HEAD")?.method == "GET")

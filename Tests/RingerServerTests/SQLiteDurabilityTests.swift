@@ -1,6 +1,7 @@
 import Foundation
-@testable import RingerStore
 import Testing
+
+@testable import RingerStore
 
 /// A `201` from the embedded store means the write is on disk: SQLite runs `synchronous = FULL` in WAL mode, so each
 /// COMMIT syncs the write-ahead log before it returns (https://sqlite.org/pragma.html#pragma_synchronous). Under
@@ -8,7 +9,9 @@ import Testing
 /// by `make bench` (BENCHMARKS.md, "Durability").
 @Suite struct SQLiteDurabilityTests {
     @Test func everyCommitSyncsTheWriteAheadLogBeforeItReturns() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-durability-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-durability-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try SQLiteStore(path: path)
         let (mode, synchronous) = try await store.run { db -> (String, Int64) in
@@ -28,7 +31,9 @@ import Testing
     /// Work arriving together is committed together (one sync for the batch), each piece still all or nothing: a
     /// piece that fails keeps nothing of what it wrote, and the others of its batch are kept.
     @Test func concurrentChangesAreCommittedTogetherEachAllOrNothing() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-group-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-group-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try SQLiteStore(path: path)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -36,12 +41,15 @@ import Testing
                 group.addTask {
                     do {
                         try await store.run { db in
-                            try db.query("INSERT INTO users (id, name, created_at) VALUES (?, NULL, 0)", [.text("u\(index)")])
+                            try db.query(
+                                "INSERT INTO users (id, name, created_at) VALUES (?, NULL, 0)", [.text("u\(index)")])
                             // Every third piece fails after writing, once outside a transaction and once inside one.
                             if index % 3 == 1 { throw Refused() }
                             if index % 3 == 2 {
                                 try db.transaction {
-                                    try db.query("INSERT INTO users (id, name, created_at) VALUES (?, NULL, 0)", [.text("t\(index)")])
+                                    try db.query(
+                                        "INSERT INTO users (id, name, created_at) VALUES (?, NULL, 0)",
+                                        [.text("t\(index)")])
                                     throw Refused()
                                 }
                             }
@@ -70,7 +78,9 @@ import Testing
     /// its caller was told it failed. Whatever a full disk does to a batch, a piece is on disk exactly when it was
     /// reported done. (The disk is made full with `max_page_count`.)
     @Test func aFullDiskMidBatchNeverKeepsAPieceReportedFailedNorLosesOneReportedDone() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-full-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-full-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try SQLiteStore(path: path)
         let pages = try await store.run { db -> Int64 in
@@ -86,8 +96,9 @@ import Testing
                     let id = "u\(index)"
                     do {
                         try await store.run { db in
-                            try db.query("INSERT INTO users (id, name, created_at) VALUES (?, ?, 0)",
-                                         [.text(id), .text(index % 4 == 0 ? big : "small")])
+                            try db.query(
+                                "INSERT INTO users (id, name, created_at) VALUES (?, ?, 0)",
+                                [.text(id), .text(index % 4 == 0 ? big : "small")])
                         }
                         return (id, true)
                     } catch {
@@ -106,6 +117,8 @@ import Testing
             return ids
         }
         #expect(outcomes.contains { !$0.1 }, "the disk never filled")
-        for (id, done) in outcomes { #expect(stored.contains(id) == done, "\(id) reported \(done ? "done" : "failed")") }
+        for (id, done) in outcomes {
+            #expect(stored.contains(id) == done, "\(id) reported \(done ? "done" : "failed")")
+        }
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import RingerTestSupport
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import RingerTestSupport
-import Testing
 
 /// `ringer serve` as an operator runs it: configured by flags or `RINGER_*` variables, serving until
 /// SIGTERM, then exiting 0; a bad configuration exits 2 naming the setting but never its secret.
@@ -24,26 +25,34 @@ import Testing
     }
 
     @Test func servesHealthzFromEnvironmentConfigurationAndStopsCleanlyOnSIGTERM() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-serve-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let port = try Self.freePort()
         let process = Process()
         process.executableURL = Self.ringer
         process.arguments = ["serve", "--listen", "127.0.0.1:\(port)"]
-        process.environment = ["RINGER_ADMIN_KEY": "serve-test-admin",
-                               "RINGER_USER_TOKEN_SECRET": String(repeating: "z", count: 40),
-                               "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path]
+        process.environment = [
+            "RINGER_ADMIN_KEY": "serve-test-admin",
+            "RINGER_USER_TOKEN_SECRET": String(repeating: "z", count: 40),
+            "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         let exited = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
+        process.terminationHandler = {
+            exited.continuation.yield($0.terminationStatus)
+            exited.continuation.finish()
+        }
         try process.run()
 
         var healthy = false
         for _ in 0..<100 where !healthy {
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!),
-               (response as? HTTPURLResponse)?.statusCode == 200 {
+            if let (_, response) = try? await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(port)/healthz")!),
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
                 healthy = true
             } else {
                 try await Task.sleep(for: .milliseconds(50))
@@ -51,7 +60,7 @@ import Testing
         }
         #expect(healthy)
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("db.sqlite").path))
-        process.terminate()   // SIGTERM
+        process.terminate()  // SIGTERM
         var status: Int32?
         for await code in exited.stream { status = code }
         #expect(status == 0)
@@ -62,13 +71,17 @@ import Testing
         process.executableURL = Self.ringer
         process.arguments = ["serve", "--admin-key", "super-secret-admin-key", "--user-token-secret", "short"]
         process.environment = [:]
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-serve-err-\(UUID().uuidString)")
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-serve-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errors) }
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardOutput = FileHandle.nullDevice
         let exited = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
+        process.terminationHandler = {
+            exited.continuation.yield($0.terminationStatus)
+            exited.continuation.finish()
+        }
         try process.run()
         var status: Int32?
         for await code in exited.stream { status = code }
@@ -90,7 +103,10 @@ import Testing
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         let exited = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
+        process.terminationHandler = {
+            exited.continuation.yield($0.terminationStatus)
+            exited.continuation.finish()
+        }
         try process.run()
         var status: Int32?
         for await code in exited.stream { status = code }
@@ -102,12 +118,17 @@ import Testing
     /// log, errors only, so `ringer serve` said nothing while a client was being refused.
     @Test func connectionsRefusedAtThePerAddressCapAreLogged() async throws {
         // The cap does not count loopback peers: connect from this machine's own outward address.
-        let probe = try await ChildProcess.run(["python3", "-c", """
+        let probe = try await ChildProcess.run([
+            "python3", "-c",
+            """
             import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.connect(("192.0.2.1", 9)); print(s.getsockname()[0])
-            """])
+            """,
+        ])
         let address = probe.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(!address.isEmpty && !address.hasPrefix("127."), "needs a non-loopback IPv4 address: \(probe.standardError)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-serve-cap-\(UUID().uuidString)")
+        try #require(
+            !address.isEmpty && !address.hasPrefix("127."), "needs a non-loopback IPv4 address: \(probe.standardError)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-serve-cap-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("serve.log")
@@ -117,9 +138,11 @@ import Testing
         // Port 0, read back from the log: a port picked free beforehand can be taken by another test before the
         // server binds it.
         process.arguments = ["serve", "--listen", "0.0.0.0:0", "--max-connections-per-address", "1"]
-        process.environment = ["RINGER_ADMIN_KEY": "serve-test-admin",
-                               "RINGER_USER_TOKEN_SECRET": String(repeating: "z", count: 40),
-                               "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path]
+        process.environment = [
+            "RINGER_ADMIN_KEY": "serve-test-admin",
+            "RINGER_USER_TOKEN_SECRET": String(repeating: "z", count: 40),
+            "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path,
+        ]
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
@@ -134,8 +157,13 @@ import Testing
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
-        try #require(port > 0, "ringer serve never said where it listens: \(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self))")
-        let holder = try await ChildProcess.run(["python3", "-c", """
+        try #require(
+            port > 0,
+            "ringer serve never said where it listens: \(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self))"
+        )
+        let holder = try await ChildProcess.run([
+            "python3", "-c",
+            """
             import socket, time
             # Up to 30 s for the server to listen: a loaded machine starts it slowly.
             for attempt in range(600):
@@ -146,7 +174,8 @@ import Testing
             second = socket.create_connection(("\(address)", \(port)))
             second.settimeout(2)
             print("refused" if second.recv(1) == b"" else "kept")
-            """])
+            """,
+        ])
         #expect(holder.standardOutput.contains("refused"), "\(holder.standardError)")
         var text = ""
         for _ in 0..<40 where !text.contains("per-address cap") {
@@ -171,7 +200,8 @@ import Testing
             #expect(!product.standardOutput.contains(module), "ringer links \(module)")
         }
         let lab = try await ChildProcess.run(["nm", ServeCommandTests.ringerLab.path], timeout: 120)
-        #expect(lab.standardOutput.contains("13RingerSandbox"), "the check can see a laboratory module where there is one")
+        #expect(
+            lab.standardOutput.contains("13RingerSandbox"), "the check can see a laboratory module where there is one")
     }
 
     @Test func theServerPointsLaboratoryCommandsToRingerLab() async throws {
@@ -184,11 +214,13 @@ import Testing
 
     @Test func aLabNodeRefusesBadTestFlagsByName() async throws {
         // Each with the flag the error must name.
-        for (flags, named) in [(["--test-time-scale", "0"], "--test-time-scale"), (["--test-time-scale", "2"], "--test-time-scale"),
-                               (["--test-time-origin", "1800000000000"], "--test-time-origin"),
-                               (["--test-time-scale", "0.5", "--test-time-origin", "soon"], "--test-time-origin"),
-                               (["--test-parent-pid", "1"], "--test-parent-pid"), (["--test-parent-pid", "me"], "--test-parent-pid"),
-                               (["--test-time-scale"], "--test-time-scale")] {
+        for (flags, named) in [
+            (["--test-time-scale", "0"], "--test-time-scale"), (["--test-time-scale", "2"], "--test-time-scale"),
+            (["--test-time-origin", "1800000000000"], "--test-time-origin"),
+            (["--test-time-scale", "0.5", "--test-time-origin", "soon"], "--test-time-origin"),
+            (["--test-parent-pid", "1"], "--test-parent-pid"), (["--test-parent-pid", "me"], "--test-parent-pid"),
+            (["--test-time-scale"], "--test-time-scale"),
+        ] {
             let run = try await ChildProcess.run([ServeCommandTests.ringerLab.path, "node"] + flags, timeout: 30)
             #expect(run.status == 2, "\(flags)")
             #expect(run.standardError.contains(named), "\(flags): \(run.standardError)")
@@ -200,9 +232,12 @@ import Testing
 @Suite struct SandboxCommandTests {
     @Test func badDemotionSettingsAreRefusedByName() async throws {
         let ringer = ServeCommandTests.ringerLab.path
-        for (flag, value) in [("--fcm-demotion-threshold", "0"), ("--fcm-demotion-threshold", "many"),
-                              ("--fcm-demotion-window", "-5"), ("--fcm-demotion-window", "inf")] {
-            let run = try await ChildProcess.run([ringer, "sandbox", "--listen", "127.0.0.1:0", flag, value], timeout: 60)
+        for (flag, value) in [
+            ("--fcm-demotion-threshold", "0"), ("--fcm-demotion-threshold", "many"),
+            ("--fcm-demotion-window", "-5"), ("--fcm-demotion-window", "inf"),
+        ] {
+            let run = try await ChildProcess.run(
+                [ringer, "sandbox", "--listen", "127.0.0.1:0", flag, value], timeout: 60)
             #expect(run.status == 2, "\(flag) \(value)")
             #expect(run.standardError.contains(flag), "\(flag) \(value): \(run.standardError)")
         }
@@ -211,7 +246,8 @@ import Testing
     /// `ringer-lab sandbox` without `--cert`/`--key` makes a throw-away CA in a folder of its own, which is only good while
     /// it runs: SIGTERM removes it.
     @Test func theSandboxRemovesItsThrowAwayCAWhenItStops() async throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-sandbox-test-\(UUID().uuidString)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-sandbox-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let process = Process()
@@ -223,10 +259,11 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         let folder = scratch.appendingPathComponent("ringer-sandbox-\(process.processIdentifier)")
-        #expect(await eventually(within: 20) {
-            FileManager.default.fileExists(atPath: folder.appendingPathComponent("ca.pem").path)
-                || ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).count >= 3
-        }, "the sandbox made no throw-away CA in \(folder.path)")
+        #expect(
+            await eventually(within: 20) {
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent("ca.pem").path)
+                    || ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).count >= 3
+            }, "the sandbox made no throw-away CA in \(folder.path)")
         try await Task.sleep(for: .milliseconds(300))
         process.terminate()
         #expect(await eventually(within: 10) { !process.isRunning })

@@ -1,20 +1,22 @@
 import Foundation
 import RingerCommandLine
-@testable import RingerServer
 import Testing
+
+@testable import RingerServer
 
 /// `ringer serve`'s flags are parsed by the executable into the server's typed configuration; every flag of
 /// README.md "Running the server" (the flags of ../shared/API.md) still reaches its setting, and every `host:port` is read by one parser.
 @Suite struct ServeFlagsTests {
     @Test func everyServerFlagOfTheAPIReachesItsSetting() throws {
-        let config = try ServerConfiguration.parse(arguments: [
-            "--listen", "0.0.0.0:9090", "--database", "/tmp/r.sqlite", "--admin-key", "admin",
-            "--user-token-secret", String(repeating: "u", count: 32),
-            "--apns-key-file", "AuthKey_ABC.p8", "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
-            "--apns-host", "localhost:2197", "--apns-ca-file", "ca.pem", "--ring-timeout", "30",
-            "--media-url", "wss://media.example", "--media-api-key", "key", "--media-api-secret", "media-secret",
-            "--fcm-service-account", "firebase.json", "--fcm-host", "localhost:2198", "--fcm-ca-file", "fcm-ca.pem",
-        ], environment: [:])
+        let config = try ServerConfiguration.parse(
+            arguments: [
+                "--listen", "0.0.0.0:9090", "--database", "/tmp/r.sqlite", "--admin-key", "admin",
+                "--user-token-secret", String(repeating: "u", count: 32),
+                "--apns-key-file", "AuthKey_ABC.p8", "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+                "--apns-host", "localhost:2197", "--apns-ca-file", "ca.pem", "--ring-timeout", "30",
+                "--media-url", "wss://media.example", "--media-api-key", "key", "--media-api-secret", "media-secret",
+                "--fcm-service-account", "firebase.json", "--fcm-host", "localhost:2198", "--fcm-ca-file", "fcm-ca.pem",
+            ], environment: [:])
         #expect(config.host == "0.0.0.0" && config.port == 9090)
         #expect(config.databasePath == "/tmp/r.sqlite" && config.adminKey == "admin")
         #expect(config.userTokenSecret == String(repeating: "u", count: 32))
@@ -27,21 +29,29 @@ import Testing
         #expect(apns.sandboxURL == "https://localhost:2197" && apns.productionURL == "https://localhost:2197")
         #expect(apns.caFile == "ca.pem")
         #expect(config.ringTimeout == 30)
-        #expect(config.media.url == "wss://media.example" && config.media.apiKey == "key" && config.media.apiSecret == "media-secret")
+        #expect(
+            config.media.url == "wss://media.example" && config.media.apiKey == "key"
+                && config.media.apiSecret == "media-secret")
         let fcm = try #require(config.fcm)
-        #expect(fcm.serviceAccountFiles == ["firebase.json"] && fcm.baseURL == "https://localhost:2198" && fcm.caFile == "fcm-ca.pem")
+        #expect(
+            fcm.serviceAccountFiles == ["firebase.json"] && fcm.baseURL == "https://localhost:2198"
+                && fcm.caFile == "fcm-ca.pem")
 
-        let apart = try ServerConfiguration.parse(arguments: [
-            "--apns-key-file", "k.p8", "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
-            "--apns-sandbox-host", "sandbox.example:443", "--apns-production-host", "https://production.example/",
-        ], environment: ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)])
+        let apart = try ServerConfiguration.parse(
+            arguments: [
+                "--apns-key-file", "k.p8", "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+                "--apns-sandbox-host", "sandbox.example:443", "--apns-production-host", "https://production.example/",
+            ],
+            environment: ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)])
         #expect(apart.apns?.sandboxURL == "https://sandbox.example:443")
         #expect(apart.apns?.productionURL == "https://production.example")
     }
 
     @Test func aPostgresURLFromTheEnvironmentAndAPoolSizeReachTheirSettingsAndThePasswordIsNeverShown() throws {
-        let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32),
-                           "RINGER_DATABASE": "postgres://ringer:pa55word@db.internal:5432/ringer?sslmode=require"]
+        let environment = [
+            "RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32),
+            "RINGER_DATABASE": "postgres://ringer:pa55word@db.internal:5432/ringer?sslmode=require",
+        ]
         let config = try ServerConfiguration.parse(arguments: ["--database-pool-size", "20"], environment: environment)
         #expect(config.databasePath == environment["RINGER_DATABASE"])
         #expect(config.databasePoolSize == 20)
@@ -56,7 +66,9 @@ import Testing
     @Test func theDatabaseTimeoutIsTwoSecondsByDefaultAndReadFromItsFlagOrVariable() throws {
         let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
         #expect(try ServerConfiguration.parse(arguments: [], environment: environment).databaseTimeout == 2)
-        #expect(try ServerConfiguration.parse(arguments: ["--database-timeout", "0.5"], environment: environment).databaseTimeout == 0.5)
+        #expect(
+            try ServerConfiguration.parse(arguments: ["--database-timeout", "0.5"], environment: environment)
+                .databaseTimeout == 0.5)
         var withVariable = environment
         withVariable["RINGER_DATABASE_TIMEOUT"] = "7"
         #expect(try ServerConfiguration.parse(arguments: [], environment: withVariable).databaseTimeout == 7)
@@ -70,27 +82,38 @@ import Testing
     @Test func theProductionServerHasNoTestOnlyFlags() throws {
         let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
         // A fast clock and a parent watch are the laboratory's (`ringer-lab node`): `ringer serve` refuses them.
-        for flag in [["--test-time-scale", "0.1"], ["--test-time-origin", "1800000000000"], ["--test-parent-pid", "4242"]] {
-            #expect(throws: ConfigurationError.self, "\(flag)") { try ServerConfiguration.parse(arguments: flag, environment: environment) }
+        for flag in [
+            ["--test-time-scale", "0.1"], ["--test-time-origin", "1800000000000"], ["--test-parent-pid", "4242"],
+        ] {
+            #expect(throws: ConfigurationError.self, "\(flag)") {
+                try ServerConfiguration.parse(arguments: flag, environment: environment)
+            }
         }
         var variable = environment
         variable["RINGER_TEST_TIME_SCALE"] = "0.1"
-        #expect(try ServerConfiguration.parse(arguments: [], environment: variable).redisPrefix == "ringer",
-                "an environment variable of a flag serve does not have is not read")
+        #expect(
+            try ServerConfiguration.parse(arguments: [], environment: variable).redisPrefix == "ringer",
+            "an environment variable of a flag serve does not have is not read")
     }
 
     @Test func clusterFlagsAreReadAndBadOnesRefused() throws {
         let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
-        let config = try ServerConfiguration.parse(arguments: ["--redis", "redis://127.0.0.1:6390", "--node-id", "node-2"],
-                                                   environment: environment)
+        let config = try ServerConfiguration.parse(
+            arguments: ["--redis", "redis://127.0.0.1:6390", "--node-id", "node-2"],
+            environment: environment)
         #expect(config.redisURL == "redis://127.0.0.1:6390" && config.nodeID == "node-2")
         let defaults = try ServerConfiguration.parse(arguments: [], environment: environment)
         #expect(defaults.redisPrefix == "ringer")
-        let prefixed = try ServerConfiguration.parse(arguments: ["--redis-prefix", "staging.eu-1"], environment: environment)
+        let prefixed = try ServerConfiguration.parse(
+            arguments: ["--redis-prefix", "staging.eu-1"], environment: environment)
         #expect(prefixed.redisPrefix == "staging.eu-1")
-        for bad in [["--node-id", "has space"], ["--redis-prefix", ""], ["--redis-prefix", "has space"],
-                    ["--redis-prefix", "ringer:presence"], ["--redis-prefix", String(repeating: "p", count: 65)]] {
-            #expect(throws: ConfigurationError.self, "\(bad)") { try ServerConfiguration.parse(arguments: bad, environment: environment) }
+        for bad in [
+            ["--node-id", "has space"], ["--redis-prefix", ""], ["--redis-prefix", "has space"],
+            ["--redis-prefix", "ringer:presence"], ["--redis-prefix", String(repeating: "p", count: 65)],
+        ] {
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try ServerConfiguration.parse(arguments: bad, environment: environment)
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -27,11 +28,15 @@ struct ServedRinger {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let limit = descriptorLimit.map { "ulimit -n \($0) && " } ?? ""
-        process.arguments = ["-c", "\(limit)exec \"$0\" serve --listen 127.0.0.1:\(port)", ServeCommandTests.ringer.path]
-        process.environment = ["RINGER_ADMIN_KEY": adminKey,
-                               "RINGER_USER_TOKEN_SECRET": String(repeating: "e", count: 40),
-                               "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path]
-            .merging(environment) { _, extra in extra }
+        process.arguments = [
+            "-c", "\(limit)exec \"$0\" serve --listen 127.0.0.1:\(port)", ServeCommandTests.ringer.path,
+        ]
+        process.environment = [
+            "RINGER_ADMIN_KEY": adminKey,
+            "RINGER_USER_TOKEN_SECRET": String(repeating: "e", count: 40),
+            "RINGER_DATABASE": directory.appendingPathComponent("db.sqlite").path,
+        ]
+        .merging(environment) { _, extra in extra }
         process.standardOutput = output
         process.standardError = output
         try process.run()
@@ -50,8 +55,12 @@ struct ServedRinger {
     /// Waits until /healthz answers 200 (at most about 5 s).
     func waitUntilHealthy() async -> Bool {
         for _ in 0..<100 {
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!),
-               (response as? HTTPURLResponse)?.statusCode == 200 { return true }
+            if let (_, response) = try? await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(port)/healthz")!),
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
+                return true
+            }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return false

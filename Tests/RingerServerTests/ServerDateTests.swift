@@ -11,8 +11,10 @@ import Testing
     @Test func everyAPIAnswerTellsRingerKitTheServersClock() async throws {
         let stack = try await LocalStack.start()
         let seen = LockedValue<[Date]>([])
-        let api = RingerAPIClient(baseURL: stack.serverURL, userToken: try await stack.userToken(for: "alice", name: "Alice"))
-            .observingServerTime { date in seen.withLock { $0.append(date) } }
+        let api = RingerAPIClient(
+            baseURL: stack.serverURL, userToken: try await stack.userToken(for: "alice", name: "Alice")
+        )
+        .observingServerTime { date in seen.withLock { $0.append(date) } }
         _ = try await api.registerDevice(id: "alice-pixel", .init(platform: .android, fcmToken: "fcm-token-alice"))
         await #expect(throws: RingerAPIError.self) { _ = try await api.call(id: UUID().uuidString.lowercased()) }
         await stack.shutdown()

@@ -1,8 +1,9 @@
 import Foundation
-@testable import RingerServer
 import RingerTestSupport
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// The server and docs/openapi.yaml agree exactly, checked from outside by independent peers: every documented
 /// operation is routed and every other method of a documented path gets 405 with `Allow`
@@ -21,18 +22,22 @@ import Testing
         try await APITests.withServer(configure: { $0.rateLimits = .off }) { http in
             let alice = try await APITests.token(http, "alice")
             _ = try await APITests.token(http, "bob")
-            _ = try await http.send("PUT", "/v1/devices/alice-phone", token: alice,
-                                    json: #"{"platform":"android","fcm_token":"alice-token"}"#)
-            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(Call.self)
+            _ = try await http.send(
+                "PUT", "/v1/devices/alice-phone", token: alice,
+                json: #"{"platform":"android","fcm_token":"alice-token"}"#)
+            let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
+                Call.self)
             try await body(http, alice, call.callId)
         }
     }
 
     @Test func theRouterAndTheSpecListTheSameOperations() async throws {
         try await withServer { http, alice, callID in
-            let outcome = try await ChildProcess.run(["python3", PeerScripts.path("route_parity_peer.py"), Self.spec,
-                                                      http.base.absoluteString, alice, APITests.adminKey, callID,
-                                                      "alice-phone"])
+            let outcome = try await ChildProcess.run([
+                "python3", PeerScripts.path("route_parity_peer.py"), Self.spec,
+                http.base.absoluteString, alice, APITests.adminKey, callID,
+                "alice-phone",
+            ])
             #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")
         }
     }
@@ -40,10 +45,14 @@ import Testing
     @Test func schemathesisFindsNoServerErrorAndNoConformanceFailure() async throws {
         try await withServer { http, alice, _ in
             for bearer in [alice, APITests.adminKey] {
-                let outcome = try await ChildProcess.run(["python3", PeerScripts.path("spec_conformance.py"), Self.spec,
-                                                          http.base.absoluteString, bearer, Self.examples],
-                                                         in: FileManager.default.temporaryDirectory, timeout: 1800)
-                #expect(outcome.status == 0, "\(outcome.standardOutput.suffix(6000))\(outcome.standardError.suffix(2000))")
+                let outcome = try await ChildProcess.run(
+                    [
+                        "python3", PeerScripts.path("spec_conformance.py"), Self.spec,
+                        http.base.absoluteString, bearer, Self.examples,
+                    ],
+                    in: FileManager.default.temporaryDirectory, timeout: 1800)
+                #expect(
+                    outcome.status == 0, "\(outcome.standardOutput.suffix(6000))\(outcome.standardError.suffix(2000))")
             }
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
-@testable import RingerServer
 import RingerLogging
 import RingerStore
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// A database that cannot take writes is never hidden: `/healthz` writes to prove it can, such failures answer
 /// 503 problem+json, a file deleted or replaced under the server is noticed, and the server does not start on
@@ -11,7 +12,8 @@ import Testing
 @Suite(.serialized) struct StorageHealthTests {
     /// A fresh folder, removed afterwards (immutable flags cleared first).
     private func withFolder(_ body: (URL) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-storage-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer {
             _ = Self.run("/usr/bin/chattr", ["-R", "-i", directory.path])
@@ -70,8 +72,9 @@ import Testing
             _ = try await APITests.token(http, "alice")
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
             expectUnavailable(try await http.send("GET", "/healthz"), "healthz")
-            expectUnavailable(try await http.send("POST", "/v1/tokens", token: APITests.adminKey, json: #"{"user_id":"bob"}"#),
-                              "POST /v1/tokens")
+            expectUnavailable(
+                try await http.send("POST", "/v1/tokens", token: APITests.adminKey, json: #"{"user_id":"bob"}"#),
+                "POST /v1/tokens")
             await server.shutdown()
         }
     }

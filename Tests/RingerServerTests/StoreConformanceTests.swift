@@ -1,9 +1,10 @@
 import Foundation
 import RingerCore
-@testable import RingerStore
 import RingerTestSupport
 import RingerWire
 import Testing
+
+@testable import RingerStore
 
 /// The two stores under one suite: every guarantee of ``RingerStore`` holds on SQLite and on PostgreSQL alike.
 /// PostgreSQL is a real server the tests start (``PostgresServer``), one fresh database per test; a test that
@@ -23,7 +24,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func openTwo() async throws -> (SQLStore, SQLStore) {
         switch self {
         case .sqlite:
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-conformance-\(UUID().uuidString).sqlite").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ringer-conformance-\(UUID().uuidString).sqlite"
+            ).path
             return (try SQLiteStore(path: path), try SQLiteStore(path: path))
         case .postgres:
             let target = try await Self.freshPostgres()
@@ -40,16 +43,24 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 @Suite struct StoreConformanceTests {
     /// A ringing call at a whole millisecond, the precision the store keeps.
-    static func ringingCall(caller: String = "alice", callee: String = "bob", ringTimeout: TimeInterval = 45) -> CallMachine {
-        CallMachine.invite(callID: UUID().uuidString.lowercased(), caller: Party(id: caller), callee: Party(id: callee),
-                           hasVideo: false, calleeDevices: [CalleeDevice(id: "p", platform: .ios, canBeWoken: true)],
-                           calleeBusy: false, now: Date(unixMilliseconds: Date().unixMilliseconds), ringTimeout: ringTimeout).0
+    static func ringingCall(
+        caller: String = "alice", callee: String = "bob", ringTimeout: TimeInterval = 45
+    ) -> CallMachine {
+        CallMachine.invite(
+            callID: UUID().uuidString.lowercased(), caller: Party(id: caller), callee: Party(id: callee),
+            hasVideo: false, calleeDevices: [CalleeDevice(id: "p", platform: .ios, canBeWoken: true)],
+            calleeBusy: false, now: Date(unixMilliseconds: Date().unixMilliseconds), ringTimeout: ringTimeout
+        ).0
     }
 
-    @Test(arguments: StoreKind.allCases) func replayAfterAnOutageReturnsTheNewestEventsInOrder(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func replayAfterAnOutageReturnsTheNewestEventsInOrder(
+        _ kind: StoreKind
+    ) async throws {
         let store = try await kind.open()
         let machine = Self.ringingCall()
-        let events = (0..<600).map { _ in PendingEvent(type: .callRinging, recipient: .user("alice"), call: machine.call) }
+        let events = (0..<600).map { _ in
+            PendingEvent(type: .callRinging, recipient: .user("alice"), call: machine.call)
+        }
         let stored = try await store.insertCall(machine, events: events, idempotencyKey: nil)
         #expect(stored.map(\.event.seq) == Array(1...600))
         let replay = try await store.events(forUser: "alice", after: 0, limit: 500)
@@ -58,7 +69,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try await store.latestSeq(forUser: "nobody") == 0)
     }
 
-    @Test(arguments: StoreKind.allCases) func textWithAnEmbeddedNULIsStoredWholeOrRefusedNeverCut(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func textWithAnEmbeddedNULIsStoredWholeOrRefusedNeverCut(
+        _ kind: StoreKind
+    ) async throws {
         // What was acknowledged is what is stored: a store given a C string would keep "tok" only. SQLite keeps the
         // NUL; PostgreSQL text cannot hold one, so it refuses the write and keeps what it had.
         let store = try await kind.open()
@@ -68,23 +81,31 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             try await store.upsertUser(id: "alice", name: nameWithNUL, at: Date())
             #expect(try await store.user(id: "alice")?.name == nameWithNUL)
-            let device = try await store.registerDevice(Device(deviceId: "p", userId: "alice", platform: .android,
-                                                               fcmToken: "tok\u{0}B", updatedAt: Date()))
+            let device = try await store.registerDevice(
+                Device(
+                    deviceId: "p", userId: "alice", platform: .android,
+                    fcmToken: "tok\u{0}B", updatedAt: Date()))
             #expect(device.fcmToken == "tok\u{0}B")
             #expect(try await store.device(id: "p", userID: "alice")?.fcmToken == "tok\u{0}B")
         case .postgres:
-            let refusal = await #expect(throws: StoreError.self) { try await store.upsertUser(id: "alice", name: nameWithNUL, at: Date()) }
+            let refusal = await #expect(throws: StoreError.self) {
+                try await store.upsertUser(id: "alice", name: nameWithNUL, at: Date())
+            }
             #expect(refusal?.description.contains("NUL") == true)
             #expect(try await store.user(id: "alice")?.name == "Alice")
             await #expect(throws: StoreError.self) {
-                _ = try await store.registerDevice(Device(deviceId: "p", userId: "alice", platform: .android,
-                                                          fcmToken: "tok\u{0}B", updatedAt: Date()))
+                _ = try await store.registerDevice(
+                    Device(
+                        deviceId: "p", userId: "alice", platform: .android,
+                        fcmToken: "tok\u{0}B", updatedAt: Date()))
             }
             #expect(try await store.device(id: "p", userID: "alice") == nil)
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func insertingACallReadsBusyInsideItsTransaction(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func insertingACallReadsBusyInsideItsTransaction(
+        _ kind: StoreKind
+    ) async throws {
         let store = try await kind.open()
         let first = Self.ringingCall()
         _ = try await store.insertCall(first, events: [], idempotencyKey: nil)
@@ -114,7 +135,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try await store.latestSeq(forUser: "bob") == 0)
     }
 
-    @Test(arguments: StoreKind.allCases) func schemaIsMigratedOnceAndReopensWithItsData(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func schemaIsMigratedOnceAndReopensWithItsData(_ kind: StoreKind) async throws
+    {
         let machine = Self.ringingCall()
         let (first, second) = try await kind.openTwo()
         _ = try await first.insertCall(machine, events: [], idempotencyKey: nil)
@@ -124,11 +146,15 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try await first.schemaVersion() == SchemaMigrations.migrations.count)
     }
 
-    @Test(arguments: StoreKind.allCases) func aDatabaseFromANewerRingerIsRefusedAndNotMigratedDown(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aDatabaseFromANewerRingerIsRefusedAndNotMigratedDown(
+        _ kind: StoreKind
+    ) async throws {
         let machine = Self.ringingCall()
         let newer = SchemaMigrations.migrations.count + 1
         let reopen: () async throws -> SQLStore
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-newer-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-newer-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         switch kind {
         case .sqlite:
@@ -152,39 +178,54 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try await reopen().call(id: machine.call.callId) == machine)
     }
 
-    @Test(arguments: StoreKind.allCases) func aTokenTakenByAnotherRegistrationLeavesItsDeviceMarkedNotDeleted(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aTokenTakenByAnotherRegistrationLeavesItsDeviceMarkedNotDeleted(
+        _ kind: StoreKind
+    ) async throws {
         let store = try await kind.open()
         let first = Date(unixMilliseconds: 1_800_000_000_000)
         let token = String(repeating: "cd", count: 32)
-        _ = try await store.registerDevice(Device(deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: token,
-                                                  apnsEnvironment: .production, bundleId: "com.example.app", updatedAt: first))
+        _ = try await store.registerDevice(
+            Device(
+                deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: token,
+                apnsEnvironment: .production, bundleId: "com.example.app", updatedAt: first))
         // Carol logs in on the same phone: its VoIP token is now hers.
-        let carol = try await store.registerDevice(Device(deviceId: "carol-iphone", userId: "carol", platform: .ios,
-                                                          voipToken: token, apnsEnvironment: .production,
-                                                          bundleId: "com.example.app", updatedAt: first + 60))
+        let carol = try await store.registerDevice(
+            Device(
+                deviceId: "carol-iphone", userId: "carol", platform: .ios,
+                voipToken: token, apnsEnvironment: .production,
+                bundleId: "com.example.app", updatedAt: first + 60))
         #expect(carol.voipToken == token)
         let bob = try #require(try await store.device(id: "bob-iphone", userID: "bob"))
         #expect(bob.voipToken == nil)
-        #expect(bob.pushProblem == PushProblem(reason: "TokenMovedToAnotherDevice", token: "voip_token", at: first + 60))
+        #expect(
+            bob.pushProblem == PushProblem(reason: "TokenMovedToAnotherDevice", token: "voip_token", at: first + 60))
         // Bob's app registers again with a token of its own: the mark clears.
-        let again = try await store.registerDevice(Device(deviceId: "bob-iphone", userId: "bob", platform: .ios,
-                                                          voipToken: String(repeating: "ef", count: 32),
-                                                          apnsEnvironment: .production, bundleId: "com.example.app",
-                                                          updatedAt: first + 120))
+        let again = try await store.registerDevice(
+            Device(
+                deviceId: "bob-iphone", userId: "bob", platform: .ios,
+                voipToken: String(repeating: "ef", count: 32),
+                apnsEnvironment: .production, bundleId: "com.example.app",
+                updatedAt: first + 120))
         #expect(again.pushProblem == nil)
         #expect(try await store.device(id: "bob-iphone", userID: "bob")?.pushProblem == nil)
     }
 
-    @Test(arguments: StoreKind.allCases) func aDeadFCMTokenNeverRemovesOrMarksAnEqualTokenOfAnotherKind(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aDeadFCMTokenNeverRemovesOrMarksAnEqualTokenOfAnotherKind(
+        _ kind: StoreKind
+    ) async throws {
         // Hex passes the FCM charset: another user may register Bob's VoIP token string as an FCM token.
         let store = try await kind.open()
         let registered = Date(unixMilliseconds: 1_800_000_000_000)
         let shared = String(repeating: "ab", count: 32)
-        _ = try await store.registerDevice(Device(deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: shared,
-                                                  apnsEnvironment: .production, bundleId: "com.example.app",
-                                                  updatedAt: registered))
-        _ = try await store.registerDevice(Device(deviceId: "carol-pixel", userId: "carol", platform: .android,
-                                                  fcmToken: shared, updatedAt: registered))
+        _ = try await store.registerDevice(
+            Device(
+                deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: shared,
+                apnsEnvironment: .production, bundleId: "com.example.app",
+                updatedAt: registered))
+        _ = try await store.registerDevice(
+            Device(
+                deviceId: "carol-pixel", userId: "carol", platform: .android,
+                fcmToken: shared, updatedAt: registered))
         #expect(try await store.flagPushToken(shared, kind: .fcm, problem: "SENDER_ID_MISMATCH", at: registered + 1))
         #expect(try await store.removeDeadPushToken(shared, kind: .fcm, invalidSince: registered + 2))
         let bob = try #require(try await store.device(id: "bob-iphone", userID: "bob"))
@@ -192,28 +233,40 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(bob.pushProblem == nil)
         #expect(try await store.device(id: "carol-pixel", userID: "carol") == nil)
         // And the other way round: an APNs 410 about the VoIP token leaves an equal FCM token alone.
-        _ = try await store.registerDevice(Device(deviceId: "carol-pixel", userId: "carol", platform: .android,
-                                                  fcmToken: shared, updatedAt: registered))
+        _ = try await store.registerDevice(
+            Device(
+                deviceId: "carol-pixel", userId: "carol", platform: .android,
+                fcmToken: shared, updatedAt: registered))
         #expect(try await store.removeDeadPushToken(shared, kind: .voip, invalidSince: registered + 3))
         #expect(try await store.device(id: "carol-pixel", userID: "carol")?.fcmToken == shared)
         #expect(try await store.device(id: "bob-iphone", userID: "bob") == nil)
     }
 
-    @Test(arguments: StoreKind.allCases) func badTokenMarksTheDeviceKeepsTheTokenAndTheNextRegistrationClearsTheMark(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func badTokenMarksTheDeviceKeepsTheTokenAndTheNextRegistrationClearsTheMark(
+        _ kind: StoreKind
+    ) async throws {
         let store = try await kind.open()
         let registered = Date(unixMilliseconds: 1_800_000_000_000)
         let voip = String(repeating: "ab", count: 32)
-        let device = Device(deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: voip,
-                            apnsEnvironment: .production, bundleId: "com.example.app", updatedAt: registered)
+        let device = Device(
+            deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: voip,
+            apnsEnvironment: .production, bundleId: "com.example.app", updatedAt: registered)
         _ = try await store.registerDevice(device)
 
         // A refusal about a registration older than the current one is not recorded on it.
-        #expect(try await store.flagPushToken(voip, kind: .voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(-1)) == false)
-        #expect(try await store.flagPushToken(voip, kind: .voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(5)))
+        #expect(
+            try await store.flagPushToken(
+                voip, kind: .voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(-1)) == false)
+        #expect(
+            try await store.flagPushToken(
+                voip, kind: .voip, problem: "BadDeviceToken", at: registered.addingTimeInterval(5)))
         let flagged = try #require(try await store.device(id: "bob-iphone", userID: "bob"))
         #expect(flagged.voipToken == voip)
-        #expect(flagged.pushProblem == PushProblem(reason: "BadDeviceToken", token: "voip_token",
-                                                   at: registered.addingTimeInterval(5)))
+        #expect(
+            flagged.pushProblem
+                == PushProblem(
+                    reason: "BadDeviceToken", token: "voip_token",
+                    at: registered.addingTimeInterval(5)))
 
         var again = device
         again.apnsEnvironment = .sandbox
@@ -224,15 +277,19 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     // MARK: Races two servers run into, settled by the database
 
-    @Test(arguments: StoreKind.allCases) func oneIdempotencyKeyTriedOnTwoServersAtOnceMakesOneCall(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func oneIdempotencyKeyTriedOnTwoServersAtOnceMakesOneCall(
+        _ kind: StoreKind
+    ) async throws {
         let (first, second) = try await kind.openTwo()
         let outcomes = try await withThrowingTaskGroup(of: String?.self) { group in
             for attempt in 0..<12 {
                 let store = attempt.isMultiple(of: 2) ? first : second
                 group.addTask {
                     let machine = Self.ringingCall()
-                    let inserted = try await store.insertCall(callerID: "alice", calleeID: "bob", idempotencyKey: "retry-1",
-                                                              at: machine.call.createdAt, placedBy: nil) { _ in (machine, (), []) }
+                    let inserted = try await store.insertCall(
+                        callerID: "alice", calleeID: "bob", idempotencyKey: "retry-1",
+                        at: machine.call.createdAt, placedBy: nil
+                    ) { _ in (machine, (), []) }
                     if case .created = inserted { return machine.call.callId }
                     if case .existing(let earlier) = inserted { return "existing:" + earlier.call.callId }
                     return nil
@@ -246,18 +303,23 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try await first.calls(ofUser: "alice", limit: 100, before: nil).count == 1)
     }
 
-    @Test(arguments: StoreKind.allCases) func simultaneousAcceptsOnTwoServersHaveOneWinner(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func simultaneousAcceptsOnTwoServersHaveOneWinner(
+        _ kind: StoreKind
+    ) async throws {
         let (first, second) = try await kind.openTwo()
-        let machine = CallMachine.invite(callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
-                                         hasVideo: false,
-                                         calleeDevices: (0..<8).map { CalleeDevice(id: "phone-\($0)", platform: .ios, canBeWoken: true) },
-                                         calleeBusy: false, now: Date(unixMilliseconds: Date().unixMilliseconds), ringTimeout: 45).0
+        let machine = CallMachine.invite(
+            callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false,
+            calleeDevices: (0..<8).map { CalleeDevice(id: "phone-\($0)", platform: .ios, canBeWoken: true) },
+            calleeBusy: false, now: Date(unixMilliseconds: Date().unixMilliseconds), ringTimeout: 45
+        ).0
         _ = try await first.insertCall(machine, events: [], idempotencyKey: nil)
         let winners = await withTaskGroup(of: String?.self) { group in
             for device in 0..<8 {
                 let store = device.isMultiple(of: 2) ? first : second
                 group.addTask {
-                    let answered = try? await store.updateCall(id: machine.call.callId) { call -> (String, [PendingEvent]) in
+                    let answered = try? await store.updateCall(id: machine.call.callId) {
+                        call -> (String, [PendingEvent]) in
                         _ = try call.handle(.accept(deviceID: "phone-\(device)"), by: .user("bob"), at: Date())
                         return ("phone-\(device)", [])
                     }
@@ -272,7 +334,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(stored.call.acceptedDeviceId == winners.first)
     }
 
-    @Test(arguments: StoreKind.allCases) func aTokenRegisteredOnTwoServersAtOnceEndsOnExactlyOneDevice(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aTokenRegisteredOnTwoServersAtOnceEndsOnExactlyOneDevice(
+        _ kind: StoreKind
+    ) async throws {
         let (first, second) = try await kind.openTwo()
         let token = String(repeating: "7a", count: 32)
         let registered = Date(unixMilliseconds: 1_800_000_000_000)
@@ -280,14 +344,17 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             for user in 0..<10 {
                 let store = user.isMultiple(of: 2) ? first : second
                 group.addTask {
-                    _ = try await store.registerDevice(Device(deviceId: "phone", userId: "user-\(user)", platform: .ios,
-                                                              voipToken: token, apnsEnvironment: .production,
-                                                              bundleId: "com.example.app", updatedAt: registered))
+                    _ = try await store.registerDevice(
+                        Device(
+                            deviceId: "phone", userId: "user-\(user)", platform: .ios,
+                            voipToken: token, apnsEnvironment: .production,
+                            bundleId: "com.example.app", updatedAt: registered))
                 }
             }
             try await group.waitForAll()
         }
-        var holders: [String] = [], moved = 0
+        var holders: [String] = []
+        var moved = 0
         for user in 0..<10 {
             let device = try #require(try await first.device(id: "phone", userID: "user-\(user)"))
             if device.voipToken == token { holders.append(device.userId) }
@@ -297,7 +364,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(moved == 9)
     }
 
-    @Test(arguments: StoreKind.allCases) func eachDueRingingCallIsClaimedByExactlyOneServer(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func eachDueRingingCallIsClaimedByExactlyOneServer(
+        _ kind: StoreKind
+    ) async throws {
         let (first, second) = try await kind.openTwo()
         // Ten calls between ten pairs, whose 1 s ring ended before the sweep; one more still ringing.
         var due: Set<String> = []
@@ -312,11 +381,18 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let claims = try await withThrowingTaskGroup(of: [String].self) { group in
             for store in [first, second, first, second] {
                 group.addTask {
-                    var mine: [String] = [], busy: Set<String> = []
-                    while let claimed = try await store.claimDueRingingCall(at: sweepAt, excluding: busy, { call -> (Int, [PendingEvent]) in
-                        _ = try call.handle(.ringTimeout, by: .system, at: sweepAt)
-                        return (0, [PendingEvent(type: .callEnded, recipient: .user(call.call.caller.id), call: call.call)])
-                    }) {
+                    var mine: [String] = []
+                    var busy: Set<String> = []
+                    while let claimed = try await store.claimDueRingingCall(
+                        at: sweepAt, excluding: busy,
+                        { call -> (Int, [PendingEvent]) in
+                            _ = try call.handle(.ringTimeout, by: .system, at: sweepAt)
+                            return (
+                                0,
+                                [PendingEvent(type: .callEnded, recipient: .user(call.call.caller.id), call: call.call)]
+                            )
+                        })
+                    {
                         switch claimed {
                         case .updated(let callID, _, _): mine.append(callID)
                         case .busy(let callID): busy.insert(callID)
@@ -337,20 +413,26 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try await first.latestSeq(forUser: "caller-3") == 1)
     }
 
-    @Test(arguments: StoreKind.allCases) func aRingingCallOfADeadServerHasItsUnansweredPushesClaimedOnceByOneServer(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aRingingCallOfADeadServerHasItsUnansweredPushesClaimedOnceByOneServer(
+        _ kind: StoreKind
+    ) async throws {
         let (first, second) = try await kind.openTwo()
         let now = Date()
         let devices = ["answered", "acknowledged", "silent", "not-wakeable"].map {
             CalleeDevice(id: $0, platform: .ios, canBeWoken: $0 != "not-wakeable")
         }
-        var machine = CallMachine.invite(callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
-                                         hasVideo: false, calleeDevices: devices, calleeBusy: false,
-                                         now: Date(unixMilliseconds: now.unixMilliseconds), ringTimeout: 45).0
+        var machine = CallMachine.invite(
+            callID: UUID().uuidString.lowercased(), caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false, calleeDevices: devices, calleeBusy: false,
+            now: Date(unixMilliseconds: now.unixMilliseconds), ringTimeout: 45
+        ).0
         _ = try machine.handle(.ringing(deviceID: "acknowledged"), by: .user("bob"), at: now)
         _ = try await first.insertCall(machine, events: [], idempotencyKey: nil, placedBy: "dead/1")
-        try await first.recordPushAttempt(PushAttempt(callId: machine.call.callId, deviceId: "answered", provider: .apns,
-                                                      pushType: .voip, status: 200, reason: nil, apnsId: nil,
-                                                      latencyMs: 5, attempts: 1, sentAt: now))
+        try await first.recordPushAttempt(
+            PushAttempt(
+                callId: machine.call.callId, deviceId: "answered", provider: .apns,
+                pushType: .voip, status: 200, reason: nil, apnsId: nil,
+                latencyMs: 5, attempts: 1, sentAt: now))
         // A live server's calls are left alone, however old.
         let alive = Self.ringingCall(caller: "carol", callee: "dave")
         _ = try await first.insertCall(alive, events: [], idempotencyKey: nil, placedBy: "alive/1")
@@ -364,7 +446,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let claims = try await withThrowingTaskGroup(of: [String]?.self) { group in
             for store in [first, second, first, second] {
                 group.addTask {
-                    try await store.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "alive/1").map { [$0.0.call.callId] + $0.1 }
+                    try await store.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "alive/1").map {
+                        [$0.0.call.callId] + $0.1
+                    }
                 }
             }
             return try await group.reduce(into: [[String]]()) { if let claim = $1 { $0.append(claim) } }
@@ -376,11 +460,15 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 extension RingerStore {
     /// Stores a call decided before the transaction (tests that do not exercise "busy").
-    func insertCall(_ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?,
-                    placedBy node: String? = nil) async throws -> [StoredEvent] {
-        let inserted = try await insertCall(callerID: machine.call.caller.id, calleeID: machine.call.callee.id,
-                                            idempotencyKey: idempotencyKey, at: machine.call.createdAt,
-                                            placedBy: node) { _ in (machine, (), events) }
+    func insertCall(
+        _ machine: CallMachine, events: [PendingEvent], idempotencyKey: String?,
+        placedBy node: String? = nil
+    ) async throws -> [StoredEvent] {
+        let inserted = try await insertCall(
+            callerID: machine.call.caller.id, calleeID: machine.call.callee.id,
+            idempotencyKey: idempotencyKey, at: machine.call.createdAt,
+            placedBy: node
+        ) { _ in (machine, (), events) }
         guard case .created(_, let stored) = inserted else { throw StoreTestError.notCreated }
         return stored
     }
@@ -389,8 +477,10 @@ extension RingerStore {
     /// `zed` is stored).
     func busy(calleeID: String) async throws -> Bool {
         let machine = StoreConformanceTests.ringingCall(caller: "zed", callee: calleeID)
-        let inserted = try await insertCall(callerID: "zed", calleeID: calleeID, idempotencyKey: nil, at: Date(),
-                                            placedBy: nil) { busy in
+        let inserted = try await insertCall(
+            callerID: "zed", calleeID: calleeID, idempotencyKey: nil, at: Date(),
+            placedBy: nil
+        ) { busy in
             (machine, busy, [])
         }
         guard case .created(let busy, _) = inserted else { throw StoreTestError.notCreated }

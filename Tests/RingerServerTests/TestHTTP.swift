@@ -1,8 +1,9 @@
 import Foundation
+import RingerWire
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import RingerWire
 
 /// A tiny HTTP client for tests: raw status, content type and body, so tests see exactly what the
 /// server sent (problem+json included).
@@ -25,8 +26,10 @@ struct TestHTTP: Sendable {
     /// Sends one request and waits for its answer.
     /// - Parameter timeout: seconds without an answer after which the request fails with `URLError.timedOut`
     ///   (URLSession's default, 60, when nil).
-    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil,
-              headers: [String: String] = [:], timeout: TimeInterval? = nil) async throws -> Response {
+    func send(
+        _ method: String, _ path: String, token: String? = nil, json: String? = nil,
+        headers: [String: String] = [:], timeout: TimeInterval? = nil
+    ) async throws -> Response {
         var request = URLRequest(url: URL(string: base.absoluteString + path)!)
         request.httpMethod = method
         if let timeout { request.timeoutInterval = timeout }
@@ -38,7 +41,8 @@ struct TestHTTP: Sendable {
         }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as! HTTPURLResponse
-        return Response(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: data,
-                        retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
+        return Response(
+            status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: data,
+            retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
     }
 }

@@ -1,15 +1,17 @@
 import Foundation
 import JWT
-@testable import RingerServer
 import RingerWire
 import Testing
+
+@testable import RingerServer
 
 /// User tokens signed by the app's backend with its own key (ES256 or RS256, matched by `kid`), and the time
 /// rules every token meets: `nbf`, and a lifetime of at most 30 days (issue 12).
 @Suite struct UserTokenKeysTests {
     /// A server trusting the public keys of `keys` (by kid), and a way to sign tokens.
     private func withServer(keys: [String: JWTSigningKey], _ body: (TestHTTP) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-keys-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-keys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var files: [String] = []
@@ -21,7 +23,9 @@ import Testing
         try await APITests.withServer(configure: { $0.userTokenPublicKeyFiles = files }, body)
     }
 
-    private static func claims(_ user: String, iat: Date = Date(), lifetime: Int64 = 600, nbf: Int64? = nil) -> UserTokens.Claims {
+    private static func claims(
+        _ user: String, iat: Date = Date(), lifetime: Int64 = 600, nbf: Int64? = nil
+    ) -> UserTokens.Claims {
         let issued = Int64(iat.timeIntervalSince1970)
         return UserTokens.Claims(sub: user, iat: issued, exp: issued + lifetime, nbf: nbf, name: nil)
     }
@@ -61,8 +65,9 @@ import Testing
         let key = try JWTSigningKey.generateP256()
         try await withServer(keys: ["backend": key]) { http in
             // The classic confusion: the public key's PEM used as an HMAC secret (RFC 8725 §2.1).
-            let forged = try JWT.sign(Self.claims("alice"), keyID: "backend", type: "JWT",
-                                      with: JWTSigningKey(hmacSecret: Array(try key.publicKey().publicKeyPEM().utf8)))
+            let forged = try JWT.sign(
+                Self.claims("alice"), keyID: "backend", type: "JWT",
+                with: JWTSigningKey(hmacSecret: Array(try key.publicKey().publicKeyPEM().utf8)))
             #expect(try await Self.status(http, forged) == 401)
         }
     }

@@ -13,9 +13,11 @@ public enum BuiltRinger {
 
     private static func built(_ name: String) throws -> URL {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        guard let found = [directory, directory.deletingLastPathComponent()]
-            .map({ $0.appendingPathComponent(name) })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        guard
+            let found = [directory, directory.deletingLastPathComponent()]
+                .map({ $0.appendingPathComponent(name) })
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        else {
             throw TestSupportError.setup("no \(name) binary near \(directory.path): run swift build --build-tests")
         }
         return found

@@ -24,7 +24,9 @@ public enum ChildProcess {
     ///   - timeout: Seconds before the child is sent SIGTERM (SIGKILL 5 s later) and the run fails.
     /// - Returns: Exit status and output.
     /// - Throws: ``TestSupportError`` when the child cannot start or runs past `timeout`.
-    public static func run(_ arguments: [String], in directory: URL? = nil, timeout: Double = 60) async throws -> Outcome {
+    public static func run(
+        _ arguments: [String], in directory: URL? = nil, timeout: Double = 60
+    ) async throws -> Outcome {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("ringer-child-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -73,11 +75,14 @@ public enum ChildProcess {
     /// - Throws: ``TestSupportError`` when the child cannot start, runs past `timeout` or exits non-zero;
     ///   the message quotes its stderr (and stdout).
     @discardableResult
-    public static func check(_ arguments: [String], in directory: URL? = nil, timeout: Double = 60) async throws -> Outcome {
+    public static func check(
+        _ arguments: [String], in directory: URL? = nil, timeout: Double = 60
+    ) async throws -> Outcome {
         let outcome = try await run(arguments, in: directory, timeout: timeout)
         guard outcome.status == 0 else {
-            throw TestSupportError.failed(arguments, status: outcome.status, standardError: outcome.standardError,
-                                          standardOutput: outcome.standardOutput)
+            throw TestSupportError.failed(
+                arguments, status: outcome.status, standardError: outcome.standardError,
+                standardOutput: outcome.standardOutput)
         }
         return outcome
     }

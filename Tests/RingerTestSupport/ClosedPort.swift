@@ -1,9 +1,10 @@
+import SocketSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SocketSupport
 
 /// A loopback TCP port that is bound but not listening, so connecting to it is refused at once; or, made
 /// with `listening: true`, one that listens but never accepts, so connections succeed and nothing is ever

@@ -1,5 +1,6 @@
 import Foundation
 import RingerSync
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,7 +29,12 @@ public final class DroppingListener: Sendable {
 
     /// Stops accepting and closes the listening socket, so another server can bind the port. Idempotent.
     public func stop() async {
-        guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
+        guard
+            stopped.withLock({ state in
+                defer { state = true }
+                return !state
+            })
+        else { return }
         _ = shutdown(descriptor, Int32(SHUT_RDWR))  // ends the blocked accept()
         await done.value()
         close(descriptor)

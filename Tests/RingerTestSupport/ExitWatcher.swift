@@ -22,8 +22,11 @@ public final class ExitWatcher: Sendable {
     ///   - parent: The process whose end triggers the clean-up; tests of the watcher pass a child of theirs.
     /// - Returns: The watcher; ``cancel()`` it when the clean-up is no longer needed.
     /// - Throws: ``TestSupportError`` when `/bin/sh` cannot start.
-    public static func start(_ script: String, arguments: [String], watching parent: pid_t = getpid()) throws
-        -> ExitWatcher {
+    public static func start(
+        _ script: String, arguments: [String], watching parent: pid_t = getpid()
+    ) throws
+        -> ExitWatcher
+    {
         let watch = """
             trap '' INT TERM HUP
             parent=$1; shift

@@ -53,8 +53,10 @@ public final class FCMPeer: Sendable {
     private let process: PeerProcess
     private let control: HTTP2Client
 
-    private init(port: Int, directory: URL, caFile: String, baseURL: String, projects: [String], process: PeerProcess,
-                 control: HTTP2Client) {
+    private init(
+        port: Int, directory: URL, caFile: String, baseURL: String, projects: [String], process: PeerProcess,
+        control: HTTP2Client
+    ) {
         self.port = port
         self.directory = directory
         self.caFile = caFile
@@ -65,14 +67,18 @@ public final class FCMPeer: Sendable {
     }
 
     /// Starts a peer for `projects` (TLS with a throw-away CA, or h2c with `plain`), runs `body`, then stops it.
-    public static func with<T>(projects: [String] = ["ringer-test"], plain: Bool = false,
-                        _ body: (FCMPeer) async throws -> T) async throws -> T {
+    public static func with<T>(
+        projects: [String] = ["ringer-test"], plain: Bool = false,
+        _ body: (FCMPeer) async throws -> T
+    ) async throws -> T {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let directory = certificates.directory.appendingPathComponent("accounts", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var arguments = ["python3", PeerScripts.path("fcm_peer.py"), "--dir", directory.path,
-                         "--projects", projects.joined(separator: ",")]
+        var arguments = [
+            "python3", PeerScripts.path("fcm_peer.py"), "--dir", directory.path,
+            "--projects", projects.joined(separator: ","),
+        ]
         arguments += plain ? ["--plain"] : ["--cert", certificates.serverCertificate, "--key", certificates.serverKey]
         let process = try await PeerProcess.start(arguments, timeout: 60)
         guard process.firstLine.hasPrefix("PORT "), let port = Int(process.firstLine.dropFirst(5)) else {
@@ -83,8 +89,9 @@ public final class FCMPeer: Sendable {
         let peer: FCMPeer
         do {
             let control = try HTTP2Client(configuration: .init(caFile: certificates.caFile, http2PriorKnowledge: true))
-            peer = FCMPeer(port: port, directory: directory, caFile: certificates.caFile, baseURL: base,
-                           projects: projects, process: process, control: control)
+            peer = FCMPeer(
+                port: port, directory: directory, caFile: certificates.caFile, baseURL: base,
+                projects: projects, process: process, control: control)
         } catch {
             await process.stop()
             throw error
@@ -109,10 +116,13 @@ public final class FCMPeer: Sendable {
     }
 
     /// A client for the peer: every project's honoured account unless `accounts` says otherwise.
-    public func client(accounts: [FCMServiceAccount]? = nil,
-                _ configure: (inout FCMClient.Configuration) -> Void = { _ in }) throws -> FCMClient {
-        var configuration = FCMClient.Configuration(serviceAccounts: try accounts ?? projects.map { try account($0) },
-                                                    baseURL: baseURL, caFile: caFile, requestTimeout: 20, grantTimeout: 20)
+    public func client(
+        accounts: [FCMServiceAccount]? = nil,
+        _ configure: (inout FCMClient.Configuration) -> Void = { _ in }
+    ) throws -> FCMClient {
+        var configuration = FCMClient.Configuration(
+            serviceAccounts: try accounts ?? projects.map { try account($0) },
+            baseURL: baseURL, caFile: caFile, requestTimeout: 20, grantTimeout: 20)
         configure(&configuration)
         return try FCMClient(configuration: configuration)
     }
@@ -124,7 +134,8 @@ public final class FCMPeer: Sendable {
 
     /// Everything recorded so far, in arrival order.
     public func records() async throws -> [Record] {
-        let response = try await control.send(HTTP2Request(url: baseURL + "/_peer/requests", method: "GET", timeout: 60))
+        let response = try await control.send(
+            HTTP2Request(url: baseURL + "/_peer/requests", method: "GET", timeout: 60))
         return try JSONDecoder().decode([Record].self, from: Data(response.body))
     }
 
@@ -138,8 +149,10 @@ public final class FCMPeer: Sendable {
     /// `send_delay_ms`, `revoke`).
     public func configure(_ settings: [String: any Sendable]) async throws {
         let body = try JSONSerialization.data(withJSONObject: settings)
-        let response = try await control.send(HTTP2Request(url: baseURL + "/_peer/configure", method: "POST",
-                                                           body: [UInt8](body), timeout: 60))
+        let response = try await control.send(
+            HTTP2Request(
+                url: baseURL + "/_peer/configure", method: "POST",
+                body: [UInt8](body), timeout: 60))
         guard response.status == 200 else { throw TestSupportError.setup("configure answered \(response.status)") }
     }
 

@@ -40,13 +40,18 @@ public enum GoodbyePeer {
     ///   - stop: whatever makes the server close them (its shutdown).
     /// - Returns: the report, with the number of sockets that opened.
     /// - Throws: ``TestSupportError`` when the peer does not start; decoding errors for a missing report.
-    public static func run(url: String, count: Int, timeout: Double = 20, whenOpen stop: () async throws -> Void)
-        async throws -> (opened: String, report: Report) {
+    public static func run(
+        url: String, count: Int, timeout: Double = 20, whenOpen stop: () async throws -> Void
+    )
+        async throws -> (opened: String, report: Report)
+    {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("goodbye-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        let peer = try await PeerProcess.start(["python3", PeerScripts.path("ws_goodbye_peer.py"), "--url", url,
-                                                "--count", String(count), "--report", file.path,
-                                                "--timeout", String(timeout)])
+        let peer = try await PeerProcess.start([
+            "python3", PeerScripts.path("ws_goodbye_peer.py"), "--url", url,
+            "--count", String(count), "--report", file.path,
+            "--timeout", String(timeout),
+        ])
         do {
             try await stop()
         } catch {

@@ -37,8 +37,11 @@ public final class PeerProcess: Sendable {
     ///   - timeout: Seconds to wait for the first line before the peer is killed.
     /// - Returns: The running peer; call ``stop(grace:)`` when done.
     /// - Throws: ``TestSupportError`` when it cannot start, or ends or stays silent before a full line.
-    public static func start(_ arguments: [String], in directory: URL? = nil, timeout: Double = 60) async throws
-        -> PeerProcess {
+    public static func start(
+        _ arguments: [String], in directory: URL? = nil, timeout: Double = 60
+    ) async throws
+        -> PeerProcess
+    {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("ringer-peer-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -94,8 +97,10 @@ public final class PeerProcess: Sendable {
     ///   - body: The test, given the running peer.
     /// - Returns: What `body` returns.
     /// - Throws: What ``start(_:in:timeout:)`` or `body` throws.
-    public static func with<T>(_ arguments: [String], in directory: URL? = nil, timeout: Double = 60,
-                               _ body: (PeerProcess) async throws -> T) async throws -> T {
+    public static func with<T>(
+        _ arguments: [String], in directory: URL? = nil, timeout: Double = 60,
+        _ body: (PeerProcess) async throws -> T
+    ) async throws -> T {
         let peer = try await start(arguments, in: directory, timeout: timeout)
         do {
             let result = try await body(peer)

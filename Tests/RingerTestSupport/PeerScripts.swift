@@ -21,8 +21,11 @@ public enum PeerScripts {
     /// - Returns: Its outcome (exit status 0).
     /// - Throws: ``TestSupportError`` quoting its error output when it exits non-zero or runs too long.
     @discardableResult
-    public static func run(_ script: String, _ arguments: [String], timeout: Double = 60) async throws
-        -> ChildProcess.Outcome {
+    public static func run(
+        _ script: String, _ arguments: [String], timeout: Double = 60
+    ) async throws
+        -> ChildProcess.Outcome
+    {
         try await ChildProcess.check(["python3", path(script)] + arguments, in: directory, timeout: timeout)
     }
 }

@@ -77,13 +77,16 @@ public final class PostgresServer: Sendable {
     /// - Returns: The running server.
     /// - Throws: ``PostgresServerError``: `.notInstalled`, `.cannotDropRoot`, `.folder`, `.initdbFailed`,
     ///   `.portTaken` (only for a given `port`) or `.startFailed`. Nothing is left behind.
-    public static func start(binDirectory: URL = defaultBinDirectory, port: Int? = nil,
-                             timeout: Double = 30) async throws -> PostgresServer {
+    public static func start(
+        binDirectory: URL = defaultBinDirectory, port: Int? = nil,
+        timeout: Double = 30
+    ) async throws -> PostgresServer {
         for tool in ["initdb", "pg_ctl", "postgres", "createdb", "psql"] {
             let path = binDirectory.appendingPathComponent(tool).path
             guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw PostgresServerError(.notInstalled, "PostgreSQL 15 is not installed: \(path) is missing",
-                                          fix: "run `make deps` (or `apt-get install -y postgresql-15`)")
+                throw PostgresServerError(
+                    .notInstalled, "PostgreSQL 15 is not installed: \(path) is missing",
+                    fix: "run `make deps` (or `apt-get install -y postgresql-15`)")
             }
         }
         let identity = try Identity.current()
@@ -94,36 +97,42 @@ public final class PostgresServer: Sendable {
             try identity.hand(folder)
         } catch {
             try? FileManager.default.removeItem(at: folder)
-            throw PostgresServerError(.folder, "cannot prepare \(folder.path): \(error)",
-                                      fix: "make the temporary directory (TMPDIR) writable")
+            throw PostgresServerError(
+                .folder, "cannot prepare \(folder.path): \(error)",
+                fix: "make the temporary directory (TMPDIR) writable")
         }
         let dataDirectory = folder.appendingPathComponent("data", isDirectory: true)
         let pgCtl = binDirectory.appendingPathComponent("pg_ctl").path
         // Runs after this process is gone; `$1` is the folder, the rest the stop command.
         let watcher: ExitWatcher
         do {
-            watcher = try ExitWatcher.start(#"folder=$1; shift; "$@" >/dev/null 2>&1; rm -rf "$folder""#,
-                                            arguments: [folder.path] + identity.command(
-                                                pgCtl, ["stop", "-D", dataDirectory.path, "-m", "immediate", "-w", "-t", "10"]))
+            watcher = try ExitWatcher.start(
+                #"folder=$1; shift; "$@" >/dev/null 2>&1; rm -rf "$folder""#,
+                arguments: [folder.path]
+                    + identity.command(
+                        pgCtl, ["stop", "-D", dataDirectory.path, "-m", "immediate", "-w", "-t", "10"]))
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw PostgresServerError(.folder, "cannot start the clean-up watcher: \(error)")
         }
 
         do {
-            try await initialize(binDirectory: binDirectory, dataDirectory: dataDirectory, folder: folder,
-                                 identity: identity, timeout: timeout)
+            try await initialize(
+                binDirectory: binDirectory, dataDirectory: dataDirectory, folder: folder,
+                identity: identity, timeout: timeout)
             var attempt = 0
             while true {
                 attempt += 1
                 let chosen = try port ?? ClosedPort.freePort()
-                let server = PostgresServer(port: chosen, binDirectory: binDirectory, folder: folder, identity: identity,
-                                            watcher: watcher)
+                let server = PostgresServer(
+                    port: chosen, binDirectory: binDirectory, folder: folder, identity: identity,
+                    watcher: watcher)
                 do {
                     try server.writeSettings()
                     try await server.pgCtlStart(timeout: timeout)
                     return server
-                } catch let error as PostgresServerError where error.reason == .portTaken && port == nil && attempt < 3 {
+                } catch let error as PostgresServerError where error.reason == .portTaken && port == nil && attempt < 3
+                {
                     continue
                 }
             }
@@ -144,12 +153,15 @@ public final class PostgresServer: Sendable {
         guard running.snapshot else { return }
         // A stopped postmaster would never see pg_ctl's signal.
         thaw()
-        let arguments = ["stop", "-D", dataDirectory.path, "-m", immediately ? "immediate" : "fast", "-w",
-                         "-t", String(Int(timeout.rounded(.up))), "-s"]
+        let arguments = [
+            "stop", "-D", dataDirectory.path, "-m", immediately ? "immediate" : "fast", "-w",
+            "-t", String(Int(timeout.rounded(.up))), "-s",
+        ]
         let outcome = try await runTool("pg_ctl", arguments, timeout: timeout + 10, failure: .stopFailed)
         guard outcome.status == 0 else {
-            throw PostgresServerError(.stopFailed, "pg_ctl stop exited with \(outcome.status)",
-                                      log: outcome.standardError + "\n" + logTail())
+            throw PostgresServerError(
+                .stopFailed, "pg_ctl stop exited with \(outcome.status)",
+                log: outcome.standardError + "\n" + logTail())
         }
         running.withLock { $0 = false }
     }
@@ -188,11 +200,15 @@ public final class PostgresServer: Sendable {
     ///   cannot be read, or `kill` fails (what was stopped is resumed first).
     @discardableResult
     public func freeze() throws -> [pid_t] {
-        guard running.snapshot else { throw PostgresServerError(.freezeFailed, "the server on port \(port) is not running") }
+        guard running.snapshot else {
+            throw PostgresServerError(.freezeFailed, "the server on port \(port) is not running")
+        }
         let pidFile = dataDirectory.appendingPathComponent("postmaster.pid")
         // postmaster.pid's first line is the postmaster's process id (PostgreSQL: "Database File Layout").
         guard let text = try? String(contentsOf: pidFile, encoding: .utf8),
-              let line = text.split(separator: "\n").first, let postmaster = pid_t(line.trimmingCharacters(in: .whitespaces)) else {
+            let line = text.split(separator: "\n").first,
+            let postmaster = pid_t(line.trimmingCharacters(in: .whitespaces))
+        else {
             throw PostgresServerError(.freezeFailed, "cannot read the postmaster's process id from \(pidFile.path)")
         }
         var stopped: [pid_t] = []
@@ -213,7 +229,10 @@ public final class PostgresServer: Sendable {
     /// Resumes what ``freeze()`` stopped (`SIGCONT`); nothing when it is not frozen. Never throws: a process
     /// that is gone needs no resuming.
     public func thaw() {
-        for pid in frozen.withLock({ pids in defer { pids = [] }; return pids }) { kill(pid, SIGCONT) }
+        for pid in frozen.withLock({ pids in
+            defer { pids = [] }
+            return pids
+        }) { kill(pid, SIGCONT) }
     }
 
     /// The processes whose parent is `parent`, from `/proc/<pid>/stat` (its fourth field, after the command
@@ -222,8 +241,9 @@ public final class PostgresServer: Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> pid_t? in
             guard let pid = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 1 && pid_t(fields[1]) == parent ? pid : nil
         }
@@ -244,11 +264,13 @@ public final class PostgresServer: Sendable {
     /// - Throws: ``PostgresServerError`` `.clientFailed`, with `createdb`'s output and the end of the log.
     public func makeDatabase(timeout: Double = 30) async throws -> String {
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let outcome = try await runTool("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-w", name],
-                                        asServer: false, timeout: timeout, failure: .clientFailed)
+        let outcome = try await runTool(
+            "createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-w", name],
+            asServer: false, timeout: timeout, failure: .clientFailed)
         guard outcome.status == 0 else {
-            throw PostgresServerError(.clientFailed, "createdb \(name) on 127.0.0.1:\(port) exited with \(outcome.status)",
-                                      log: outcome.standardError + "\n" + logTail())
+            throw PostgresServerError(
+                .clientFailed, "createdb \(name) on 127.0.0.1:\(port) exited with \(outcome.status)",
+                log: outcome.standardError + "\n" + logTail())
         }
         return url(database: name)
     }
@@ -264,8 +286,9 @@ public final class PostgresServer: Sendable {
         let arguments = ["-X", "-w", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", databaseURL, "-c", sql]
         let outcome = try await runTool("psql", arguments, asServer: false, timeout: timeout, failure: .clientFailed)
         guard outcome.status == 0 else {
-            throw PostgresServerError(.clientFailed, "psql on \(databaseURL) exited with \(outcome.status)",
-                                      log: outcome.standardError)
+            throw PostgresServerError(
+                .clientFailed, "psql on \(databaseURL) exited with \(outcome.status)",
+                log: outcome.standardError)
         }
         return outcome.standardOutput
     }
@@ -274,17 +297,22 @@ public final class PostgresServer: Sendable {
     /// - Parameter count: How many lines.
     /// - Returns: Up to `count` non-blank lines; empty when there is no log yet.
     public func logTail(lines count: Int = 20) -> String {
-        PostgresServerError.tail(String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self),
-                                 lines: count)
+        PostgresServerError.tail(
+            String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self),
+            lines: count)
     }
 
     // MARK: Steps
 
     /// `initdb` with trust authentication, user `postgres`, UTF-8 in the C locale, and no fsync.
-    private static func initialize(binDirectory: URL, dataDirectory: URL, folder: URL, identity: Identity,
-                                   timeout: Double) async throws {
-        let arguments = ["-D", dataDirectory.path, "--auth=trust", "--username=postgres", "--encoding=UTF8",
-                         "--locale=C", "--no-sync", "--no-instructions"]
+    private static func initialize(
+        binDirectory: URL, dataDirectory: URL, folder: URL, identity: Identity,
+        timeout: Double
+    ) async throws {
+        let arguments = [
+            "-D", dataDirectory.path, "--auth=trust", "--username=postgres", "--encoding=UTF8",
+            "--locale=C", "--no-sync", "--no-instructions",
+        ]
         let command = identity.command(binDirectory.appendingPathComponent("initdb").path, arguments)
         let outcome: ChildProcess.Outcome
         do {
@@ -293,11 +321,13 @@ public final class PostgresServer: Sendable {
             throw PostgresServerError(.initdbFailed, "initdb in \(dataDirectory.path) did not finish: \(error)")
         }
         guard outcome.status == 0 else {
-            let fix = identity.isRoot
+            let fix =
+                identity.isRoot
                 ? "initdb runs as user postgres, which must be able to enter every parent of \(folder.path) (TMPDIR)"
                 : nil
-            throw PostgresServerError(.initdbFailed, "initdb in \(dataDirectory.path) exited with \(outcome.status)",
-                                      fix: fix, log: outcome.standardError + "\n" + outcome.standardOutput)
+            throw PostgresServerError(
+                .initdbFailed, "initdb in \(dataDirectory.path) exited with \(outcome.status)",
+                fix: fix, log: outcome.standardError + "\n" + outcome.standardOutput)
         }
     }
 
@@ -318,8 +348,9 @@ public final class PostgresServer: Sendable {
             """
         let include = dataDirectory.appendingPathComponent("postgresql.conf")
         do {
-            try settings.write(to: dataDirectory.appendingPathComponent("ringer-test.conf"), atomically: false,
-                               encoding: .utf8)
+            try settings.write(
+                to: dataDirectory.appendingPathComponent("ringer-test.conf"), atomically: false,
+                encoding: .utf8)
             let conf = try String(contentsOf: include, encoding: .utf8)
             if !conf.contains("include 'ringer-test.conf'") {
                 let handle = try FileHandle(forWritingTo: include)
@@ -334,23 +365,29 @@ public final class PostgresServer: Sendable {
 
     /// `pg_ctl start -w`: returns once the server accepts connections.
     private func pgCtlStart(timeout: Double) async throws {
-        let arguments = ["start", "-D", dataDirectory.path, "-l", logFile.path, "-w",
-                         "-t", String(Int(timeout.rounded(.up))), "-s"]
-        let outcome = try await runTool("pg_ctl", arguments, closingInheritedDescriptors: true, timeout: timeout + 10,
-                                        failure: .startFailed)
+        let arguments = [
+            "start", "-D", dataDirectory.path, "-l", logFile.path, "-w",
+            "-t", String(Int(timeout.rounded(.up))), "-s",
+        ]
+        let outcome = try await runTool(
+            "pg_ctl", arguments, closingInheritedDescriptors: true, timeout: timeout + 10,
+            failure: .startFailed)
         guard outcome.status == 0 else {
             let log = logTail()
             if log.contains("Address already in use") {
-                throw PostgresServerError(.portTaken, "port \(port) on 127.0.0.1 is taken by another process",
-                                          fix: "stop that process, or let the fixture pick a free port", log: log)
+                throw PostgresServerError(
+                    .portTaken, "port \(port) on 127.0.0.1 is taken by another process",
+                    fix: "stop that process, or let the fixture pick a free port", log: log)
             }
             // A server still starting when pg_ctl gave up must not run on unseen.
-            _ = try? await runTool("pg_ctl", ["stop", "-D", dataDirectory.path, "-m", "immediate", "-w", "-t", "10"],
-                                   timeout: 20, failure: .stopFailed)
-            throw PostgresServerError(.startFailed,
-                                      "PostgreSQL did not start on 127.0.0.1:\(port) within \(timeout) s "
-                                      + "(pg_ctl exited with \(outcome.status); log \(logFile.path))",
-                                      log: outcome.standardError + "\n" + outcome.standardOutput + "\n" + log)
+            _ = try? await runTool(
+                "pg_ctl", ["stop", "-D", dataDirectory.path, "-m", "immediate", "-w", "-t", "10"],
+                timeout: 20, failure: .stopFailed)
+            throw PostgresServerError(
+                .startFailed,
+                "PostgreSQL did not start on 127.0.0.1:\(port) within \(timeout) s "
+                    + "(pg_ctl exited with \(outcome.status); log \(logFile.path))",
+                log: outcome.standardError + "\n" + outcome.standardOutput + "\n" + log)
         }
         running.withLock { $0 = true }
     }
@@ -362,19 +399,23 @@ public final class PostgresServer: Sendable {
     /// ended when a socket the child inherited is closed, and the postmaster that `pg_ctl` leaves running would
     /// inherit it too, so `pg_ctl`'s end would never be seen. bash closes every descriptor above 2 first (dash
     /// cannot name descriptors above 9).
-    private func runTool(_ tool: String, _ arguments: [String], asServer: Bool = true,
-                         closingInheritedDescriptors: Bool = false, timeout: Double,
-                         failure: PostgresServerError.Reason) async throws -> ChildProcess.Outcome {
+    private func runTool(
+        _ tool: String, _ arguments: [String], asServer: Bool = true,
+        closingInheritedDescriptors: Bool = false, timeout: Double,
+        failure: PostgresServerError.Reason
+    ) async throws -> ChildProcess.Outcome {
         let path = binDirectory.appendingPathComponent(tool).path
         var command = asServer ? identity.command(path, arguments) : [path] + arguments
         if closingInheritedDescriptors {
-            let closeAll = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@""#
+            let closeAll =
+                #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@""#
             command = ["/bin/bash", "-c", closeAll, "bash"] + command
         }
         do {
             return try await ChildProcess.run(command, in: folder, timeout: timeout)
         } catch {
-            throw PostgresServerError(failure, "\(tool) \(arguments.first ?? "") did not finish: \(error)", log: logTail())
+            throw PostgresServerError(
+                failure, "\(tool) \(arguments.first ?? "") did not finish: \(error)", log: logTail())
         }
     }
 }
@@ -391,21 +432,25 @@ extension PostgresServer {
         static func current() throws -> Identity {
             guard geteuid() == 0 else { return Identity(prefix: [], owner: nil) }
             guard let entry = getpwnam("postgres") else {
-                throw PostgresServerError(.cannotDropRoot,
-                                          "running as root, and PostgreSQL refuses root, but there is no user postgres",
-                                          fix: "run `make deps` (the postgresql-15 package creates the user)")
+                throw PostgresServerError(
+                    .cannotDropRoot,
+                    "running as root, and PostgreSQL refuses root, but there is no user postgres",
+                    fix: "run `make deps` (the postgresql-15 package creates the user)")
             }
             let owner = (uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
             let fileManager = FileManager.default
-            if let runuser = ["/usr/sbin/runuser", "/sbin/runuser"].first(where: fileManager.isExecutableFile(atPath:)) {
+            if let runuser = ["/usr/sbin/runuser", "/sbin/runuser"].first(where: fileManager.isExecutableFile(atPath:))
+            {
                 return Identity(prefix: [runuser, "-u", "postgres", "--"], owner: owner)
             }
             if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: fileManager.isExecutableFile(atPath:)) {
-                return Identity(prefix: [setpriv, "--reuid=postgres", "--regid=postgres", "--init-groups", "--"],
-                                owner: owner)
+                return Identity(
+                    prefix: [setpriv, "--reuid=postgres", "--regid=postgres", "--init-groups", "--"],
+                    owner: owner)
             }
-            throw PostgresServerError(.cannotDropRoot, "running as root, and neither runuser nor setpriv is installed",
-                                      fix: "apt-get install -y util-linux")
+            throw PostgresServerError(
+                .cannotDropRoot, "running as root, and neither runuser nor setpriv is installed",
+                fix: "apt-get install -y util-linux")
         }
 
         /// `tool arguments`, run as the server's user.

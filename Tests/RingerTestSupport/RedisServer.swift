@@ -1,4 +1,5 @@
 public import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,8 +34,9 @@ public final class RedisServer: @unchecked Sendable {
         port = try ClosedPort.freePort()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        watcher = try ExitWatcher.start(#"redis-cli -p "$1" shutdown nosave >/dev/null 2>&1; rm -rf "$2""#,
-                                        arguments: [String(port), folder.path])
+        watcher = try ExitWatcher.start(
+            #"redis-cli -p "$1" shutdown nosave >/dev/null 2>&1; rm -rf "$2""#,
+            arguments: [String(port), folder.path])
         try start()
     }
 
@@ -48,15 +50,21 @@ public final class RedisServer: @unchecked Sendable {
     /// - Throws: as ``init()``.
     public func start() throws {
         guard lock.withLock({ self.process == nil }) else { return }
-        guard let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw TestSupportError.setup("redis-server is not installed: run `make deps` (or `apt-get install -y redis-server`)")
+        guard
+            let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else {
+            throw TestSupportError.setup(
+                "redis-server is not installed: run `make deps` (or `apt-get install -y redis-server`)")
         }
         let log = folder.appendingPathComponent("redis.log")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--daemonize", "no", "--dir", folder.path, "--logfile", log.path] + arguments
+        process.arguments =
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--daemonize", "no", "--dir", folder.path, "--logfile", log.path,
+            ] + arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -69,7 +77,8 @@ public final class RedisServer: @unchecked Sendable {
         }
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         stop()
-        throw TestSupportError.setup("redis-server on 127.0.0.1:\(port) did not answer within 10 s; its log:\n\(output)")
+        throw TestSupportError.setup(
+            "redis-server on 127.0.0.1:\(port) did not answer within 10 s; its log:\n\(output)")
     }
 
     /// ``stop()`` then ``start()``: a Redis that crashed and came back on its port, empty.
@@ -81,10 +90,12 @@ public final class RedisServer: @unchecked Sendable {
 
     /// SIGKILL, as when Redis crashes: every client connection is cut at once. Idempotent.
     public func stop() {
-        guard let process = lock.withLock({ () -> Process? in
-            defer { self.process = nil }
-            return self.process
-        }) else { return }
+        guard
+            let process = lock.withLock({ () -> Process? in
+                defer { self.process = nil }
+                return self.process
+            })
+        else { return }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
@@ -99,7 +110,9 @@ public final class RedisServer: @unchecked Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return false }
         let ping = Array("PING\r\n".utf8)

@@ -53,28 +53,40 @@ public struct TestCertificates: Sendable {
 
     private func generate() async throws {
         let ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
-        try write("server.cnf", """
+        try write(
+            "server.cnf",
+            """
             subjectAltName=DNS:localhost,IP:127.0.0.1
             extendedKeyUsage=serverAuth
             subjectKeyIdentifier=hash
             authorityKeyIdentifier=keyid
             """)
-        try write("client.cnf", """
+        try write(
+            "client.cnf",
+            """
             extendedKeyUsage=clientAuth
             subjectKeyIdentifier=hash
             authorityKeyIdentifier=keyid
             """)
-        try await openssl(["req", "-x509"] + ecKey + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-                                                     "-subj", "/CN=Ringer Test CA",
-                                                     "-addext", "basicConstraints=critical,CA:TRUE",
-                                                     "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        try await openssl(
+            ["req", "-x509"] + ecKey + [
+                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                "-subj", "/CN=Ringer Test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE",
+                "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ])
         for (name, subject, serial) in [("server", "/CN=localhost", "2"), ("client", "/CN=test-client", "3")] {
-            try await openssl(["req", "-new"] + ecKey + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", subject])
-            try await openssl(["x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-                               "-set_serial", serial, "-days", "2", "-extfile", "\(name).cnf", "-out", "\(name).pem"])
+            try await openssl(
+                ["req", "-new"] + ecKey + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", subject])
+            try await openssl([
+                "x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-set_serial", serial, "-days", "2", "-extfile", "\(name).cnf", "-out", "\(name).pem",
+            ])
         }
-        try await openssl(["pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key",
-                           "-out", "client.p12", "-passout", "pass:\(p12Password)"])
+        try await openssl([
+            "pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key",
+            "-out", "client.p12", "-passout", "pass:\(p12Password)",
+        ])
     }
 
     private func openssl(_ arguments: [String]) async throws {

@@ -21,8 +21,10 @@ public final class TestPeer {
         }
 
         /// Creates a route; every field is optional (see Tests/Peers/h2_peer.py).
-        public init(status: Int? = nil, body: String? = nil, headers: [String: String]? = nil, delayMs: Int? = nil,
-                    never: Bool? = nil, barrier: Int? = nil, bodyBytes: Int? = nil) {
+        public init(
+            status: Int? = nil, body: String? = nil, headers: [String: String]? = nil, delayMs: Int? = nil,
+            never: Bool? = nil, barrier: Int? = nil, bodyBytes: Int? = nil
+        ) {
             self.status = status
             self.body = body
             self.headers = headers
@@ -95,8 +97,9 @@ public final class TestPeer {
     ) async throws -> T {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
-        let peer = try await start(certificates: certificates, routes: routes,
-                                   requireClientCertificate: requireClientCertificate, plain: plain)
+        let peer = try await start(
+            certificates: certificates, routes: routes,
+            requireClientCertificate: requireClientCertificate, plain: plain)
         do {
             let result = try await body(peer, certificates)
             await peer.stop()
@@ -119,7 +122,8 @@ public final class TestPeer {
     /// - Throws: ``TestSupportError`` when the peer answers other than 200; `HTTP2ClientError` from the control client.
     public func waitFor(path: String, count: Int = 1, disconnected: Bool = false) async throws {
         let query = "path=\(path)&count=\(count)&disconnected=\(disconnected ? 1 : 0)"
-        let response = try await control.send(HTTP2Request(url: url("/_peer/wait?\(query)"), method: "GET", timeout: 60))
+        let response = try await control.send(
+            HTTP2Request(url: url("/_peer/wait?\(query)"), method: "GET", timeout: 60))
         guard response.status == 200 else {
             throw TestSupportError.setup("peer wait answered \(response.status)")
         }
@@ -137,8 +141,10 @@ public final class TestPeer {
         certificates: TestCertificates, routes: [String: Route], requireClientCertificate: Bool, plain: Bool
     ) async throws -> TestPeer {
         let script = PeerScripts.path("h2_peer.py")
-        var arguments = ["python3", script, "--cert", certificates.serverCertificate, "--key", certificates.serverKey,
-                         "--routes", String(decoding: try JSONEncoder().encode(routes), as: UTF8.self)]
+        var arguments = [
+            "python3", script, "--cert", certificates.serverCertificate, "--key", certificates.serverKey,
+            "--routes", String(decoding: try JSONEncoder().encode(routes), as: UTF8.self),
+        ]
         if requireClientCertificate {
             arguments += ["--client-ca", certificates.caFile]
         }
@@ -153,8 +159,9 @@ public final class TestPeer {
         }
         var controlConfiguration = HTTP2Client.Configuration(caFile: certificates.caFile, http2PriorKnowledge: true)
         if requireClientCertificate {
-            controlConfiguration.clientCertificate = .init(certificateFile: certificates.clientCertificate,
-                                                           keyFile: certificates.clientKey)
+            controlConfiguration.clientCertificate = .init(
+                certificateFile: certificates.clientCertificate,
+                keyFile: certificates.clientKey)
         }
         do {
             let control = try HTTP2Client(configuration: controlConfiguration)

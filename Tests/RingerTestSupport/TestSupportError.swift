@@ -40,19 +40,24 @@ public struct TestSupportError: Error, Sendable, CustomStringConvertible {
 
     /// The child ran longer than `seconds` and was terminated.
     static func timedOut(_ arguments: [String], after seconds: Double, standardError: String) -> TestSupportError {
-        TestSupportError(.timedOut, "\(command(arguments)) ran over \(seconds) s and was terminated\(quote(standardError))")
+        TestSupportError(
+            .timedOut, "\(command(arguments)) ran over \(seconds) s and was terminated\(quote(standardError))")
     }
 
     /// The child exited with a non-zero status.
-    static func failed(_ arguments: [String], status: Int32, standardError: String,
-                       standardOutput: String) -> TestSupportError {
-        TestSupportError(.failed, "\(command(arguments)) exited with \(status)\(quote(standardError))\(quote(standardOutput))")
+    static func failed(
+        _ arguments: [String], status: Int32, standardError: String,
+        standardOutput: String
+    ) -> TestSupportError {
+        TestSupportError(
+            .failed, "\(command(arguments)) exited with \(status)\(quote(standardError))\(quote(standardOutput))")
     }
 
     /// A peer ended or went silent before printing its first line.
     static func noFirstLine(_ arguments: [String], status: Int32, standardError: String) -> TestSupportError {
-        TestSupportError(.noFirstLine,
-                         "\(command(arguments)) printed no first line (exit status \(status))\(quote(standardError))")
+        TestSupportError(
+            .noFirstLine,
+            "\(command(arguments)) printed no first line (exit status \(status))\(quote(standardError))")
     }
 
     /// The command line, with `pass:` password arguments (openssl) hidden.

@@ -1,7 +1,8 @@
 import Foundation
 import SocketSupport
-import Testing
 import TLSSocket
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,9 @@ struct TLSSocketTests {
     /// A connected pair of non-blocking stream sockets.
     private static func socketPair() throws -> (Int32, Int32) {
         var descriptors: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else { throw PosixError("socketpair") }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else {
+            throw PosixError("socketpair")
+        }
         Posix.configure(descriptors[0])
         Posix.configure(descriptors[1])
         return (descriptors[0], descriptors[1])
@@ -137,7 +140,8 @@ struct TLSSocketTests {
 
     @Test func aNameThatDoesNotResolveFailsAtOnce() {
         #expect(throws: TLSSocketError.self) {
-            _ = try TCPConnector(host: "no-such-host.invalid", port: 443, peer: "no-such-host.invalid:443", keepAlive: nil)
+            _ = try TCPConnector(
+                host: "no-such-host.invalid", port: 443, peer: "no-such-host.invalid:443", keepAlive: nil)
         }
     }
 

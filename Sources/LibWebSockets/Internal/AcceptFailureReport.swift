@@ -28,7 +28,8 @@ struct AcceptFailureReport {
         refusedSinceLine += 1
         if let lastLine, second - lastLine < interval { return nil }
         let count = refusedSinceLine
-        let line = "\(subject): \(reason); \(count) connection\(count == 1 ? "" : "s") refused"
+        let line =
+            "\(subject): \(reason); \(count) connection\(count == 1 ? "" : "s") refused"
             + (lastLine == nil ? "" : " in the last \(second - lastLine!) s")
             + "; serving the open ones, next report in \(interval) s at most"
         lastLine = second

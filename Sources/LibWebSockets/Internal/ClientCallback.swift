@@ -2,8 +2,10 @@ import CLWS
 
 /// The lws protocol callback of the shared WebSocket client context: a plain global function
 /// (no actor isolation, converts to `@convention(c)`), run on the client service thread.
-func clwsClientCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-                        _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+func clwsClientCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ length: Int
+) -> Int32 {
     guard let wsi, let context = lws_get_context(wsi), let raw = lws_context_user(context) else { return 0 }
     let engine = Unmanaged<ClientEngine>.fromOpaque(raw).takeUnretainedValue()
     // OpenSSL's error queue is per thread and every client connection's TLS runs on this one: a reason a

@@ -6,9 +6,9 @@ extension ClientEngine {
     func onWake() -> Int32 {
         for message in mailbox.drain() {
             switch message {
-            case let .connect(request):
+            case .connect(let request):
                 open(request)
-            case let .writable(id):
+            case .writable(let id):
                 guard let session = table.sessions[id], session.isEstablished, let wsi = session.wsi else { continue }
                 lws_callback_on_writable(wsi)
             }
@@ -20,8 +20,10 @@ extension ClientEngine {
     private func open(_ request: ClientConnectRequest) {
         let table = self.table
         guard let context = table.context, let vhost = vhost(forCAFile: request.caFile) else {
-            request.client.finishConnecting(.failure(LibWebSocketsError.connectFailed.with(
-                function: "lws_create_vhost", detail: "cannot load CA file for the client")))
+            request.client.finishConnecting(
+                .failure(
+                    LibWebSocketsError.connectFailed.with(
+                        function: "lws_create_vhost", detail: "cannot load CA file for the client")))
             return
         }
         let session = ClientSession(request: request)
@@ -46,8 +48,10 @@ extension ClientEngine {
         if let wsi {
             session.wsi = wsi
         } else if table.sessions.removeValue(forKey: request.client.id) != nil {
-            request.client.finishConnecting(.failure(LibWebSocketsError.connectFailed.with(
-                function: "lws_client_connect_via_info", detail: "could not start connecting")))
+            request.client.finishConnecting(
+                .failure(
+                    LibWebSocketsError.connectFailed.with(
+                        function: "lws_client_connect_via_info", detail: "could not start connecting")))
         }
     }
 
@@ -64,8 +68,9 @@ extension ClientEngine {
         var info = lws_context_creation_info()
         info.port = CONTEXT_PORT_NO_LISTEN
         info.vhost_name = table.resources.cString("client-ca-\(table.vhostsByCAFile.count)")
-        info.protocols = table.resources.protocols(name: "websocket-client", callback: clwsClientCallback,
-                                                   rxBufferSize: 16 * 1024)
+        info.protocols = table.resources.protocols(
+            name: "websocket-client", callback: clwsClientCallback,
+            rxBufferSize: 16 * 1024)
         info.options = CLWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT | CLWS_SERVER_OPTION_VALIDATE_UTF8
         info.client_ssl_ca_filepath = table.resources.cString(key)
         guard let vhost = lws_create_vhost(context, &info) else { return nil }
@@ -83,8 +88,9 @@ extension ClientEngine {
             let valueBytes = Array(value.utf8)
             let added = (name.lowercased() + ":").withCString { cName in
                 cName.withMemoryRebound(to: UInt8.self, capacity: name.utf8.count + 2) { namePointer in
-                    lws_add_http_header_by_name(wsi, namePointer, valueBytes, Int32(valueBytes.count),
-                                                cursorPointer, end)
+                    lws_add_http_header_by_name(
+                        wsi, namePointer, valueBytes, Int32(valueBytes.count),
+                        cursorPointer, end)
                 }
             }
             if added != 0 { return -1 }
@@ -112,9 +118,11 @@ extension ClientEngine {
         // The status line of a refused upgrade is still held here (lws frees the headers after this
         // callback); 0 when no response arrived (refused port, TLS, timeout).
         let status = Int(lws_http_client_http_response(wsi))
-        forget(session, wsi: wsi, error: LibWebSocketsError.connectFailed.with(
-            function: "lws_client_connect_via_info", detail: reason,
-            httpStatus: status > 0 && status != 101 ? status : nil))
+        forget(
+            session, wsi: wsi,
+            error: LibWebSocketsError.connectFailed.with(
+                function: "lws_client_connect_via_info", detail: reason,
+                httpStatus: status > 0 && status != 101 ? status : nil))
         return 0
     }
 
@@ -138,7 +146,7 @@ extension ClientEngine {
         switch session.assembler.receive(on: wsi, bytes: bytes, count: count) {
         case .incomplete, .binary:
             return 0
-        case let .text(text):
+        case .text(let text):
             session.client.deliver(text: text)
             return 0
         case .tooBig:
@@ -157,8 +165,10 @@ extension ClientEngine {
     /// `LWS_CALLBACK_CLIENT_CLOSED` / `LWS_CALLBACK_WSI_DESTROY`: the connection is gone.
     func onClosed(_ wsi: OpaquePointer) -> Int32 {
         guard let session = session(for: wsi) else { return 0 }
-        forget(session, wsi: wsi, error: LibWebSocketsError.connectFailed.with(
-            function: "lws_client_connect_via_info", detail: "closed during the handshake"))
+        forget(
+            session, wsi: wsi,
+            error: LibWebSocketsError.connectFailed.with(
+                function: "lws_client_connect_via_info", detail: "closed during the handshake"))
         return 0
     }
 
@@ -171,7 +181,8 @@ extension ClientEngine {
             // RFC 6455 §7.1.5: the code of the first close frame received; one this client sent first
             // (and the server echoed) counts as its own; none at all is 1006.
             let requested = session.client.outbox.isCloseRequested ? session.client.outbox.closeStatus : nil
-            let close = session.closeFrame
+            let close =
+                session.closeFrame
                 ?? requested.map { (code: $0.code, reason: String(decoding: $0.reason, as: UTF8.self)) }
                 ?? (code: 1006, reason: "")
             session.client.didClose(code: close.code, reason: close.reason)

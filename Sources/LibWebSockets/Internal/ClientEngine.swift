@@ -1,6 +1,6 @@
-import RingerSync
 import CLWS
 import Foundation
+import RingerSync
 
 /// Work that other threads hand to the client service thread.
 enum ClientMessage: Sendable {
@@ -75,8 +75,9 @@ final class ClientEngine: Sendable {
         thread.start()
         started.wait()
         guard outcome.withLock({ $0 }) == true else {
-            throw LibWebSocketsError.contextCreationFailed.with(function: "lws_create_context",
-                                                                detail: "client context")
+            throw LibWebSocketsError.contextCreationFailed.with(
+                function: "lws_create_context",
+                detail: "client context")
         }
     }
 
@@ -84,8 +85,9 @@ final class ClientEngine: Sendable {
     private func makeContextInfo(_ resources: ContextResources) -> lws_context_creation_info {
         var info = lws_context_creation_info()
         info.port = CONTEXT_PORT_NO_LISTEN
-        info.protocols = resources.protocols(name: "websocket-client", callback: clwsClientCallback,
-                                             rxBufferSize: 16 * 1024)
+        info.protocols = resources.protocols(
+            name: "websocket-client", callback: clwsClientCallback,
+            rxBufferSize: 16 * 1024)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.options = CLWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT | CLWS_SERVER_OPTION_VALIDATE_UTF8
         info.timeout_secs = 10
@@ -94,8 +96,11 @@ final class ClientEngine: Sendable {
     }
 
     /// Routes one lws callback of a client connection.
-    func handle(wsi: OpaquePointer, reason: lws_callback_reasons, input: UnsafeMutableRawPointer?, length: Int)
-        -> Int32 {
+    func handle(
+        wsi: OpaquePointer, reason: lws_callback_reasons, input: UnsafeMutableRawPointer?, length: Int
+    )
+        -> Int32
+    {
         switch reason {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER: return onAppendHeaders(wsi, input: input, length: length)

@@ -1,4 +1,5 @@
 import SocketSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,8 +50,10 @@ final class ConnectionAcceptor {
     ///   - maxConnectionsPerAddress: The per-address cap, or nil for none.
     ///   - capsLoopback: Whether loopback peers count towards the cap.
     ///   - maxConnections: The connection budget (``ConnectionBudget``).
-    init(listenDescriptor: Int32, reportInterval: Int, maxConnectionsPerAddress: Int? = nil, capsLoopback: Bool = false,
-         maxConnections: Int) {
+    init(
+        listenDescriptor: Int32, reportInterval: Int, maxConnectionsPerAddress: Int? = nil, capsLoopback: Bool = false,
+        maxConnections: Int
+    ) {
         self.listenDescriptor = listenDescriptor
         reserveDescriptor = Self.openReserve()
         report = AcceptFailureReport(interval: reportInterval)
@@ -66,7 +69,8 @@ final class ConnectionAcceptor {
     ///   - adopt: Takes one accepted, non-blocking, close-on-exec descriptor; returns its lws connection, or nil
     ///     when it could not be adopted (then lws has closed it).
     ///   - shed: Closes a connection the budget gave up to make room (it is already forgotten here).
-    func acceptPending(at milliseconds: Int, adopt: (Int32) -> OpaquePointer?, shed: (OpaquePointer) -> Void) -> Outcome {
+    func acceptPending(at milliseconds: Int, adopt: (Int32) -> OpaquePointer?, shed: (OpaquePointer) -> Void) -> Outcome
+    {
         let second = milliseconds / 1000
         for _ in 0..<Self.batch {
             var address = sockaddr_storage()
@@ -95,15 +99,19 @@ final class ConnectionAcceptor {
                     break
                 case .admitShedding(let victim):
                     if let wsi = OpaquePointer(bitPattern: victim) { shed(wsi) }
-                    if let line = budgetReport.refused(because: "shed the slowest or longest-idle connection to make room "
-                                                       + "(\(budget.limit) connections, the budget)", at: second) {
+                    if let line = budgetReport.refused(
+                        because: "shed the slowest or longest-idle connection to make room "
+                            + "(\(budget.limit) connections, the budget)", at: second)
+                    {
                         LibWebSocketsLog.report(.warning, line)
                     }
                 case .refuse:
                     Posix.closeDescriptor(descriptor)
                     if let counted { cap?.release(counted) }
-                    if let line = budgetReport.refused(because: "every one of the \(budget.limit) connections of the budget "
-                                                       + "is busy or long-lived; the new one was closed", at: second) {
+                    if let line = budgetReport.refused(
+                        because: "every one of the \(budget.limit) connections of the budget "
+                            + "is busy or long-lived; the new one was closed", at: second)
+                    {
                         LibWebSocketsLog.report(.warning, line)
                     }
                     continue
@@ -167,8 +175,9 @@ final class ConnectionAcceptor {
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo($0, socklen_t(MemoryLayout<sockaddr_storage>.size), &host, socklen_t(host.count), nil, 0,
-                            NI_NUMERICHOST)
+                getnameinfo(
+                    $0, socklen_t(MemoryLayout<sockaddr_storage>.size), &host, socklen_t(host.count), nil, 0,
+                    NI_NUMERICHOST)
             }
         }
         guard status == 0 else { return "?" }

@@ -1,4 +1,5 @@
 import CLWS
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,8 +7,11 @@ import Darwin
 #endif
 
 /// The C signature of an lws protocol callback.
-typealias ProtocolCallback = @convention(c) (OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?,
-                                             UnsafeMutableRawPointer?, Int) -> Int32
+typealias ProtocolCallback =
+    @convention(c) (
+        OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?,
+        UnsafeMutableRawPointer?, Int
+    ) -> Int32
 
 /// C memory that lws keeps pointing at for the whole life of a context (protocol table, names,
 /// file paths, interface, ALPN list): allocated here, freed only after `lws_context_destroy`.
@@ -40,9 +44,11 @@ final class ContextResources {
     /// (`secs_since_valid_hangup` 0): lws arms no PING or hang-up timer per connection.
     func noIdlePolicy() -> UnsafePointer<lws_retry_bo_t> {
         let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
-        policy.initialize(to: lws_retry_bo_t(retry_ms_table: nil, retry_ms_table_count: 0, conceal_count: 0,
-                                             secs_since_valid_ping: 0, secs_since_valid_hangup: 0,
-                                             jitter_percent: 0))
+        policy.initialize(
+            to: lws_retry_bo_t(
+                retry_ms_table: nil, retry_ms_table_count: 0, conceal_count: 0,
+                secs_since_valid_ping: 0, secs_since_valid_hangup: 0,
+                jitter_percent: 0))
         policies.append(policy)
         return UnsafePointer(policy)
     }

@@ -18,7 +18,8 @@ enum HTTPDate {
         var parts = tm()
         gmtime_r(&time, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let day = days[Int(parts.tm_wday) % 7], month = months[Int(parts.tm_mon) % 12]
+        let day = days[Int(parts.tm_wday) % 7]
+        let month = months[Int(parts.tm_mon) % 12]
         return "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }

@@ -15,7 +15,9 @@ enum ListenSocket {
     ///   - backlog: Length of the kernel's queue of connections not yet accepted.
     /// - Returns: The descriptor and the bound port.
     /// - Throws: A description of the failing call and its `errno` text.
-    static func open(host: String, port: Int, backlog: Int32 = 1024) throws(ListenFailure) -> (descriptor: Int32, port: Int) {
+    static func open(
+        host: String, port: Int, backlog: Int32 = 1024
+    ) throws(ListenFailure) -> (descriptor: Int32, port: Int) {
         let name: String
         switch host {
         case "", "0.0.0.0", "*": name = "0.0.0.0"
@@ -32,8 +34,10 @@ enum ListenSocket {
             throw ListenFailure(detail: "getaddrinfo \(name): \(String(cString: gai_strerror(lookup)))")
         }
         defer { freeaddrinfo(list) }
-        let descriptor = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-                                    | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            first.pointee.ai_family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw ListenFailure(call: "socket") }
         var one: Int32 = 1
         _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))

@@ -45,7 +45,9 @@ struct PerAddressCap {
 
     /// What ``admit(_:)`` decided, with the client's key where it was counted or refused.
     enum Admission: Equatable {
-        case counted(String), exempt, refused(String)
+        case counted(String)
+        case exempt
+        case refused(String)
     }
 
     /// The key a peer address is counted under: ``IPAddress/limitKey``, or the text itself if it is no address.

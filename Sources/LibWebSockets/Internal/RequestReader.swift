@@ -1,5 +1,5 @@
-import RingerHTTP
 import CLWS
+import RingerHTTP
 
 /// Reads the request head that lws parsed into the wsi's header table (`lws_hdr_*`).
 /// Service thread only, inside a callback where the header table is still attached.
@@ -50,8 +50,9 @@ enum RequestReader {
         for name in extraHeaders where headers[name] == nil {
             if let value = customHeader(wsi, name: name) { headers[name] = value }
         }
-        return HTTPRequest(method: method, path: path, query: query(of: wsi), headers: headers,
-                           httpVersion: isHTTP2 ? 2 : 1, remoteAddress: peerAddress(of: wsi))
+        return HTTPRequest(
+            method: method, path: path, query: query(of: wsi), headers: headers,
+            httpVersion: isHTTP2 ? 2 : 1, remoteAddress: peerAddress(of: wsi))
     }
 
     /// Whether `wsi` is a stream of an HTTP/2 connection, whose answer must go out as HTTP/2 frames. Told by the

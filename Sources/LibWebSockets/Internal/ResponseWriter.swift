@@ -1,5 +1,5 @@
-import RingerHTTP
 import CLWS
+import RingerHTTP
 
 /// Writes one HTTP response across as many `LWS_CALLBACK_HTTP_WRITEABLE` callbacks as it needs:
 /// the header block first, then the body in chunks that fit the HTTP/2 frame size and the
@@ -89,7 +89,9 @@ struct ResponseWriter {
         } else {
             // lws_add_http_header_by_name with a NULL name emits the value as a bare line.
             let line = Array("HTTP/1.1 \(response.status) \(Self.reasonPhrase(response.status))".utf8)
-            guard lws_add_http_header_by_name(wsi, nil, line, Int32(line.count), &cursor, end) == 0 else { return false }
+            guard lws_add_http_header_by_name(wsi, nil, line, Int32(line.count), &cursor, end) == 0 else {
+                return false
+            }
         }
         var handlerSentDate = false
         for (name, value) in response.headers {
@@ -97,7 +99,8 @@ struct ResponseWriter {
             handlerSentDate = handlerSentDate || lowered == "date"
             // content-length is ours; CR or LF would let a value inject headers (RFC 9110 §5.5).
             guard lowered != "content-length", !lowered.isEmpty,
-                  !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else { continue }
+                !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" })
+            else { continue }
             guard add(name: lowered, value: value, wsi: wsi, cursor: &cursor, end: end) else { return false }
         }
         // RFC 9110 §6.6.1; a handler's own date wins.
@@ -109,7 +112,9 @@ struct ResponseWriter {
         }
         // On a raw socket lws would count the whole write (head included) against a content length it recorded
         // and cut it short: the header goes in as text there.
-        let lengthAdded = rawSocket ? add(name: "content-length", value: String(response.body.count), wsi: wsi, cursor: &cursor, end: end)
+        let lengthAdded =
+            rawSocket
+            ? add(name: "content-length", value: String(response.body.count), wsi: wsi, cursor: &cursor, end: end)
             : lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0
         guard lengthAdded, lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return false }
         if rawSocket {
@@ -120,7 +125,8 @@ struct ResponseWriter {
             while offset < bytes.count {
                 let count = min(Self.rawPieceBytes, bytes.count - offset)
                 // LWS_WRITE_RAW is a macro for LWS_WRITE_HTTP, which the raw-socket role writes as it is.
-                guard scratch.write(wsi, bytes[offset..<(offset + count)], mode: LWS_WRITE_HTTP.rawValue) >= Int32(count)
+                guard
+                    scratch.write(wsi, bytes[offset..<(offset + count)], mode: LWS_WRITE_HTTP.rawValue) >= Int32(count)
                 else { return false }
                 offset += count
             }
@@ -184,8 +190,10 @@ struct ResponseWriter {
     }
 
     /// Appends one `name: value` header (lws wants the colon in the HTTP/1 name and drops it for HTTP/2).
-    private func add(name: String, value: String, wsi: OpaquePointer, cursor: inout UnsafeMutablePointer<UInt8>?,
-                     end: UnsafeMutablePointer<UInt8>) -> Bool {
+    private func add(
+        name: String, value: String, wsi: OpaquePointer, cursor: inout UnsafeMutablePointer<UInt8>?,
+        end: UnsafeMutablePointer<UInt8>
+    ) -> Bool {
         let valueBytes = Array(value.utf8)
         return (name + ":").withCString { cName in
             cName.withMemoryRebound(to: UInt8.self, capacity: name.utf8.count + 2) { namePointer in

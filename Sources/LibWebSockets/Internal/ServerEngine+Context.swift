@@ -11,16 +11,21 @@ extension ServerEngine {
 
     /// Fills `lws_context_creation_info` for this server on the libuv `loop`; `resources` keeps the C
     /// memory alive. lws does not listen: the wrapper accepts and hands each socket to the vhost.
-    func makeContextInfo(_ resources: ContextResources, loop: UnsafeMutablePointer<uv_loop_t>) -> lws_context_creation_info {
+    func makeContextInfo(
+        _ resources: ContextResources, loop: UnsafeMutablePointer<uv_loop_t>
+    ) -> lws_context_creation_info {
         var info = lws_context_creation_info()
         info.port = CLWS_CONTEXT_PORT_NO_LISTEN_SERVER
         info.options = CLWS_SERVER_OPTION_LIBUV
         info.foreign_loops = resources.foreignLoops(loop)
-        info.protocols = resources.protocols(name: "http-and-websocket", callback: clwsServerCallback,
-                                             rxBufferSize: min(configuration.maxWebSocketMessageBytes,
-                                                               Self.webSocketReadBufferBytes))
+        info.protocols = resources.protocols(
+            name: "http-and-websocket", callback: clwsServerCallback,
+            rxBufferSize: min(
+                configuration.maxWebSocketMessageBytes,
+                Self.webSocketReadBufferBytes))
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.options |= CLWS_SERVER_OPTION_VALIDATE_UTF8 | CLWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND
+        info.options |=
+            CLWS_SERVER_OPTION_VALIDATE_UTF8 | CLWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND
             | CLWS_SERVER_OPTION_H2_JUST_FIX_WINDOW_UPDATE_OVERFLOW
         // An unknown method makes lws hand the connection to the raw-socket role and protocols[0] (this callback)
         // instead of writing an HTML 403: ``ServerEngine/onUnknownMethod(_:)`` answers it. Plain HTTP only: on a

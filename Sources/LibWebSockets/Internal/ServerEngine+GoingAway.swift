@@ -17,8 +17,9 @@ extension ServerEngine {
         table.acceptor?.shutdown()
         // The one walk over the sessions; from here on each socket costs O(1) when asked and when closed.
         let open = table.sessions.values.compactMap { $0.webSocket == nil ? nil : $0.id }
-        table.goingAway = GoingAwayPhase(sockets: open, status: status, now: loop.tick, within: ticks,
-                                         batchSize: Self.goingAwayBatch)
+        table.goingAway = GoingAwayPhase(
+            sockets: open, status: status, now: loop.tick, within: ticks,
+            batchSize: Self.goingAwayBatch)
         loop.runEveryTurn()
         continueGoingAway()
     }

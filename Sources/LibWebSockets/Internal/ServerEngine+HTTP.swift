@@ -1,5 +1,5 @@
-import RingerHTTP
 import CLWS
+import RingerHTTP
 
 /// HTTP request handling: collect the request, run the async handler, write the response.
 extension ServerEngine {
@@ -7,7 +7,8 @@ extension ServerEngine {
     /// connection, or one HTTP/2 stream) has been parsed.
     func onRequestHead(_ wsi: OpaquePointer) -> Int32 {
         if let previous = session(for: wsi), previous.webSocket == nil,
-           previous.phase == .awaitingHandler || previous.phase == .writing {
+            previous.phase == .awaitingHandler || previous.phase == .writing
+        {
             // An HTTP/1 request pipelined behind one still being answered: lws parsed it early. It is never run (its
             // answer could not follow in order); the connection closes after the answer in progress, which says so.
             refusePipelining(previous)
@@ -102,8 +103,9 @@ extension ServerEngine {
             session.repeatedCompletions += 1
             guard session.repeatedCompletions >= Self.repeatedCompletionsBeforeRefusal else { return 0 }
             session.phase = .writing
-            var writer = ResponseWriter(response: configuration.pipelinedRequestResponse, isHTTP2: false, isHead: false,
-                                        closesConnection: true)
+            var writer = ResponseWriter(
+                response: configuration.pipelinedRequestResponse, isHTTP2: false, isHead: false,
+                closesConnection: true)
             // Written at once (lws buffers what the socket does not take); -1 then ends lws' loop and the connection.
             while writer.writeNext(on: wsi, using: table.scratch) == .more {}
             return -1
@@ -142,9 +144,10 @@ extension ServerEngine {
         armRequestDeadline(session)
         budget(session.wsi, .answering)
         session.phase = .writing
-        session.writer = ResponseWriter(response: response, isHTTP2: request?.httpVersion == 2,
-                                        isHead: request?.method == "HEAD",
-                                        closesConnection: session.closesAfterResponse)
+        session.writer = ResponseWriter(
+            response: response, isHTTP2: request?.httpVersion == 2,
+            isHead: request?.method == "HEAD",
+            closesConnection: session.closesAfterResponse)
         lws_callback_on_writable(session.wsi)
     }
 
@@ -192,7 +195,8 @@ extension ServerEngine {
             return configuration.transferEncodingResponder(true)
         }
         if request.httpVersion == 1, RequestReader.copy(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil {
-            return configuration.transferEncodingResponder(RequestReader.copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) != nil)
+            return configuration.transferEncodingResponder(
+                RequestReader.copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) != nil)
         }
         return nil
     }
@@ -209,7 +213,8 @@ extension ServerEngine {
     /// Arms `session`'s ``WebServer/Configuration/requestDeadlineSeconds`` from now: for its body to arrive, or for its
     /// answer to be taken by the client (``requestDeadlinePassed(_:)``).
     func armRequestDeadline(_ session: ServerSession) {
-        table.deadlines?.arm(session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
+        table.deadlines?.arm(
+            session.id, at: loopTick + configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond)
     }
 
     /// A request body missed ``WebServer/Configuration/requestDeadlineSeconds``: answer 408 and close. An answer
@@ -234,11 +239,13 @@ extension ServerEngine {
         guard session.writer == nil else { return 0 }
         var response = configuration.unknownMethodResponse
         if let responder = configuration.unknownMethodResponder, let bytes,
-           let (method, path) = Self.requestLine(UnsafeRawBufferPointer(start: bytes, count: count)) {
+            let (method, path) = Self.requestLine(UnsafeRawBufferPointer(start: bytes, count: count))
+        {
             response = responder(method, path)
         }
-        var writer = ResponseWriter(response: response, isHTTP2: false, isHead: false,
-                                    closesConnection: true, rawSocket: true)
+        var writer = ResponseWriter(
+            response: response, isHTTP2: false, isHead: false,
+            closesConnection: true, rawSocket: true)
         guard writer.writeNext(on: wsi, using: table.scratch) == .finished else { return -1 }
         session.writer = writer
         // Closed once lws has sent it all; a client that never reads loses the connection at the request deadline.
@@ -254,7 +261,8 @@ extension ServerEngine {
         let line = bytes.prefix(2048).prefix { $0 != 13 && $0 != 10 }
         let fields = line.split(separator: 32, omittingEmptySubsequences: false)
         guard fields.count == 3, fields.allSatisfy({ !$0.isEmpty && $0.allSatisfy { (33...126).contains($0) } }),
-              fields[2].starts(with: Array("HTTP/1.".utf8)) else { return nil }
+            fields[2].starts(with: Array("HTTP/1.".utf8))
+        else { return nil }
         let target = String(decoding: fields[1], as: UTF8.self)
         return (String(decoding: fields[0], as: UTF8.self), String(target.prefix { $0 != "?" }))
     }

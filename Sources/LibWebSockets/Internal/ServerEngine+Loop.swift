@@ -1,5 +1,6 @@
 import CLWS
 import CUV
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,8 +27,9 @@ extension ServerEngine {
         if let ping = configuration.webSocketPingSeconds {
             table.keepalive = KeepaliveWheel(pingAfter: ping * ServiceLoop.ticksPerSecond, now: loop.tick)
         }
-        table.deadlines = DeadlineWheel(horizon: configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond,
-                                        now: loop.tick)
+        table.deadlines = DeadlineWheel(
+            horizon: configuration.requestDeadlineSeconds * ServiceLoop.ticksPerSecond,
+            now: loop.tick)
         table.lastTrim = loop.second
         table.lastSecond = loop.second
         loop.start(listenDescriptor: acceptor.listenDescriptor, owner: self)
@@ -55,16 +57,19 @@ extension ServerEngine {
         let table = self.table
         guard let loop = table.loop, let acceptor = table.acceptor, let vhost = table.vhost else { return }
         var adopted = false
-        let outcome = acceptor.acceptPending(at: loop.milliseconds, adopt: { descriptor in
-            // On failure lws has closed the descriptor itself ("Either returns new wsi bound to accept_fd, or closes
-            // accept_fd and returns NULL", lws-adopt.h): closing it again could close another thread's new one.
-            guard let wsi = lws_adopt_socket_vhost(vhost, descriptor) else { return nil }
-            adopted = true
-            return wsi
-        }, shed: { wsi in
-            // Asynchronously: a synchronous close would run lws' callbacks (and this acceptor's) from inside this loop.
-            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
-        })
+        let outcome = acceptor.acceptPending(
+            at: loop.milliseconds,
+            adopt: { descriptor in
+                // On failure lws has closed the descriptor itself ("Either returns new wsi bound to accept_fd, or closes
+                // accept_fd and returns NULL", lws-adopt.h): closing it again could close another thread's new one.
+                guard let wsi = lws_adopt_socket_vhost(vhost, descriptor) else { return nil }
+                adopted = true
+                return wsi
+            },
+            shed: { wsi in
+                // Asynchronously: a synchronous close would run lws' callbacks (and this acceptor's) from inside this loop.
+                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+            })
         // The adopted sockets' handshake timeouts must be armed in lws' timer (see ServiceMailbox.wake).
         if adopted { mailbox.wake() }
         if outcome == .pause { loop.pauseAccepting(milliseconds: Self.acceptPauseMilliseconds) }
@@ -93,11 +98,11 @@ extension ServerEngine {
         }
         for decision in table.keepalive?.advance(to: loop.tick) ?? [] {
             switch decision {
-            case let .ping(id):
+            case .ping(let id):
                 guard let session = table.sessions[id] else { continue }
                 session.pingDue = true
                 lws_callback_on_writable(session.wsi)
-            case let .hangUp(id):
+            case .hangUp(let id):
                 // Nothing (data or PONG) for twice the PING interval: the peer is gone (RFC 6455 §5.5.2).
                 guard let session = table.sessions[id] else { continue }
                 lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)

@@ -1,5 +1,5 @@
-import RingerHTTP
 import CLWS
+import RingerHTTP
 
 /// WebSocket handling: the upgrade decision, messages in, queued messages out.
 extension ServerEngine {
@@ -40,13 +40,13 @@ extension ServerEngine {
         let outbox = WebSocketOutbox(wake: { mailbox.post(.writable(session: id)) })
         let connection = WebSocketConnection(id: id, outbox: outbox)
         switch upgradeHandler(request, connection) {
-        case let .accept(delegate):
+        case .accept(let delegate):
             session.webSocket = connection
             session.delegate = delegate
             // The connection keeps the request; the session needs no copy for the socket's life.
             session.request = nil
             return 0
-        case let .reject(response):
+        case .reject(let response):
             return refuseUpgrade(session, with: response)
         }
     }
@@ -74,7 +74,7 @@ extension ServerEngine {
         switch session.assembler.receive(on: wsi, bytes: bytes, count: count) {
         case .incomplete, .binary:
             return 0
-        case let .text(text):
+        case .text(let text):
             session.delegate?.webSocket(connection, didReceiveText: text)
             return 0
         case .tooBig:
@@ -109,13 +109,16 @@ extension ServerEngine {
             // A control frame may sit between the fragments of a message (RFC 6455 §5.4). The PING carries a
             // payload because the PONG echoes it (§5.5.3) and lws 4.1.6 reports no PONG whose payload is empty.
             guard table.scratch.write(wsi, Self.pingPayload, mode: LWS_WRITE_PING.rawValue) >= 0 else { return -1 }
-            if session.frameWriter.isInMessage || connection.outbox.hasQueuedMessages || connection.outbox.isCloseRequested {
+            if session.frameWriter.isInMessage || connection.outbox.hasQueuedMessages
+                || connection.outbox.isCloseRequested
+            {
                 lws_callback_on_writable(wsi)
             }
             return 0
         }
-        return session.frameWriter.serviceWritable(wsi, from: connection.outbox, using: table.scratch, writesCloseFrame: true,
-                                                   awaitsCloseReply: isGoingAway)
+        return session.frameWriter.serviceWritable(
+            wsi, from: connection.outbox, using: table.scratch, writesCloseFrame: true,
+            awaitsCloseReply: isGoingAway)
     }
 
     /// Writes a small JSON refusal on the upgrade request, outside a writable callback as lws

@@ -1,5 +1,5 @@
-import RingerHTTP
 import CLWS
+import RingerHTTP
 
 /// Work that other threads hand to a server's service thread.
 enum ServerMessage: Sendable {
@@ -41,8 +41,11 @@ final class ServerEngine: Sendable {
     var table: ServerSessionTable { bound.value }
 
     /// Routes one lws callback. Returns what the protocol callback must return.
-    func handle(wsi: OpaquePointer, reason: lws_callback_reasons, input: UnsafeMutableRawPointer?, length: Int)
-        -> Int32 {
+    func handle(
+        wsi: OpaquePointer, reason: lws_callback_reasons, input: UnsafeMutableRawPointer?, length: Int
+    )
+        -> Int32
+    {
         switch reason {
         case LWS_CALLBACK_HTTP: return onRequestHead(wsi)
         case LWS_CALLBACK_HTTP_BODY: return onRequestBody(wsi, bytes: input, count: length)
@@ -77,7 +80,8 @@ final class ServerEngine: Sendable {
     func makeSession(for wsi: OpaquePointer) -> ServerSession {
         let table = self.table
         if let old = session(for: wsi) { table.sessions[old.id] = nil }
-        let session = ServerSession(id: table.makeID(), wsi: wsi, maxMessageBytes: configuration.maxWebSocketMessageBytes)
+        let session = ServerSession(
+            id: table.makeID(), wsi: wsi, maxMessageBytes: configuration.maxWebSocketMessageBytes)
         table.sessions[session.id] = session
         lws_set_opaque_user_data(wsi, UnsafeMutableRawPointer(bitPattern: UInt(session.id)))
         return session
@@ -107,23 +111,27 @@ final class ServerEngine: Sendable {
         }
         for message in mailbox.drain() {
             switch message {
-            case let .response(id, response):
+            case .response(let id, let response):
                 // The wsi may be gone (peer closed while the handler ran): then the id finds nothing. Shutting
                 // down, responses still being computed are dropped (``WebServer/shutdown(closingWebSocketsWith:reason:within:)``).
-                guard !isGoingAway, let session = table.sessions[id], session.phase == .awaitingHandler else { continue }
+                guard !isGoingAway, let session = table.sessions[id], session.phase == .awaitingHandler else {
+                    continue
+                }
                 if response.closesConnection {
                     // `HTTPResponse.closeConnection`: lws closes the wsi on its next service turn, unanswered.
                     lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                     continue
                 }
                 startResponse(response, for: session)
-            case let .dispatch(id):
+            case .dispatch(let id):
                 guard let session = table.sessions[id], session.phase == .dispatching else { continue }
-                if dispatch(session) != 0 { lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC) }
-            case let .writable(id):
+                if dispatch(session) != 0 {
+                    lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+                }
+            case .writable(let id):
                 guard let session = table.sessions[id], session.webSocket != nil else { continue }
                 lws_callback_on_writable(session.wsi)
-            case let .goAway(status, ticks):
+            case .goAway(let status, let ticks):
                 beginGoingAway(status, withinTicks: ticks)
             }
         }

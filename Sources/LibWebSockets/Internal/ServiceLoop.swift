@@ -90,8 +90,9 @@ final class ServiceLoop {
     /// Stops accepting for `milliseconds`, then calls the owner's `resumeAccepting()`.
     func pauseAccepting(milliseconds: UInt64) {
         watchListener(false)
-        uv_timer_start(resumeTimer, { timer in ServiceLoop.owner(of: timer?.pointee.data)?.resumeAccepting() },
-                       milliseconds, 0)
+        uv_timer_start(
+            resumeTimer, { timer in ServiceLoop.owner(of: timer?.pointee.data)?.resumeAccepting() },
+            milliseconds, 0)
     }
 
     /// Stops waiting for connections for good, a pause in progress included (shutdown), and lets go of the
@@ -138,8 +139,10 @@ final class ServiceLoop {
         uv_timer_stop(tickTimer)
         uv_timer_stop(resumeTimer)
         uv_idle_stop(everyTurn)
-        var handles = [UnsafeMutableRawPointer(tickTimer), UnsafeMutableRawPointer(resumeTimer),
-                       UnsafeMutableRawPointer(everyTurn)]
+        var handles = [
+            UnsafeMutableRawPointer(tickTimer), UnsafeMutableRawPointer(resumeTimer),
+            UnsafeMutableRawPointer(everyTurn),
+        ]
         if !acceptingStopped {
             uv_poll_stop(listenWatch)
             handles.append(UnsafeMutableRawPointer(listenWatch))

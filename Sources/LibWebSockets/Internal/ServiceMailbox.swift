@@ -1,5 +1,5 @@
-import RingerSync
 import CLWS
+import RingerSync
 
 /// The cross-thread inbox of one lws context.
 ///

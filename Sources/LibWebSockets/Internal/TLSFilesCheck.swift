@@ -14,9 +14,18 @@ enum TLSFilesCheck {
         guard let context = SSL_CTX_new(TLS_server_method()) else { return "SSL_CTX_new failed" }
         defer { SSL_CTX_free(context) }
         let steps: [(String, () -> Int32)] = [
-            ("cannot load the TLS certificate chain \(certificatePath)", { SSL_CTX_use_certificate_chain_file(context, certificatePath) }),
-            ("cannot load the TLS private key \(privateKeyPath)", { SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM) }),
-            ("the TLS private key \(privateKeyPath) does not match the certificate", { SSL_CTX_check_private_key(context) }),
+            (
+                "cannot load the TLS certificate chain \(certificatePath)",
+                { SSL_CTX_use_certificate_chain_file(context, certificatePath) }
+            ),
+            (
+                "cannot load the TLS private key \(privateKeyPath)",
+                { SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM) }
+            ),
+            (
+                "the TLS private key \(privateKeyPath) does not match the certificate",
+                { SSL_CTX_check_private_key(context) }
+            ),
         ]
         for (failure, step) in steps where step() != 1 {
             return "\(failure): \(OpenSSLErrorQueue.drain() ?? "no OpenSSL reason")"

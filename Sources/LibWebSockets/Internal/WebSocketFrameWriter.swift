@@ -29,8 +29,11 @@ struct WebSocketFrameWriter {
     private(set) var hasSentClose = false
 
     /// Writes the next fragment, taking a new message from `outbox` when none is in progress.
-    mutating func writeNext(on wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer)
-        -> Outcome {
+    mutating func writeNext(
+        on wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer
+    )
+        -> Outcome
+    {
         if !inMessage {
             guard let next = outbox.dequeue() else {
                 return outbox.isCloseRequested ? .close : .idle
@@ -69,8 +72,10 @@ struct WebSocketFrameWriter {
     ///   the peer's reply (or the owner's deadline) instead of closing it at once: the server's shutdown, where
     ///   closing thousands of sockets at once would hold up the frames still to be written (each close costs lws
     ///   4.1.6 on libuv a walk of its descriptor table).
-    mutating func serviceWritable(_ wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer,
-                                  writesCloseFrame: Bool = false, awaitsCloseReply: Bool = false) -> Int32 {
+    mutating func serviceWritable(
+        _ wsi: OpaquePointer, from outbox: WebSocketOutbox, using scratch: ScratchBuffer,
+        writesCloseFrame: Bool = false, awaitsCloseReply: Bool = false
+    ) -> Int32 {
         if hasSentClose { return 0 }
         switch writeNext(on: wsi, from: outbox, using: scratch) {
         case .idle:

@@ -91,7 +91,10 @@ final class WebSocketOutbox: Sendable {
     @discardableResult
     func markClosed() -> Bool {
         state.withLock { state in
-            defer { state.closed = true; state.queue.removeAll() }
+            defer {
+                state.closed = true
+                state.queue.removeAll()
+            }
             return !state.closed
         }
     }

@@ -98,8 +98,10 @@ open class CXProvider: NSObject {
 
     /// Apple: a non-nil error means "the incoming call has been disallowed by the system and will not be
     /// displayed"; the completion runs "on delegate queue, if specified, otherwise on a private serial queue".
-    open func reportNewIncomingCall(with callUUID: UUID, update: CXCallUpdate,
-                                    completion: @escaping @Sendable ((any Error)?) -> Void) {
+    open func reportNewIncomingCall(
+        with callUUID: UUID, update: CXCallUpdate,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         let (error, queue) = lock.withLock { () -> (MirrorCallKitError?, DispatchQueue) in
             var error: MirrorCallKitError?
             if invalidated || refusing {

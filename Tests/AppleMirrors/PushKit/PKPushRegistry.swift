@@ -49,14 +49,17 @@ open class PKPushPayload: NSObject {
 /// what an unimplemented optional method amounts to: a misspelt witness is never called, and tests notice.
 public protocol PKPushRegistryDelegate: NSObjectProtocol {
     func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType)
-    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                      for type: PKPushType, completion: @escaping () -> Void)
+    func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
+        for type: PKPushType, completion: @escaping () -> Void)
     func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType)
 }
 
 extension PKPushRegistryDelegate {
-    public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                             for type: PKPushType, completion: @escaping () -> Void) {}
+    public func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
+        for type: PKPushType, completion: @escaping () -> Void
+    ) {}
     public func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType) {}
 }
 
@@ -107,11 +110,15 @@ open class PKPushRegistry: NSObject {
     ///   - completion: the completion handler handed to the delegate.
     /// - Returns: false when the type was not registered or no delegate is set (nothing is delivered).
     @discardableResult
-    public func mirrorDeliverIncomingPush(_ dictionaryPayload: [AnyHashable: Any], type: PKPushType = .voIP,
-                                          completion: @escaping @Sendable () -> Void) -> Bool {
+    public func mirrorDeliverIncomingPush(
+        _ dictionaryPayload: [AnyHashable: Any], type: PKPushType = .voIP,
+        completion: @escaping @Sendable () -> Void
+    ) -> Bool {
         guard let delegate, desiredPushTypes?.contains(type) == true else { return false }
         let payload = PKPushPayload(type: type, dictionaryPayload: dictionaryPayload)
-        queue.async { delegate.pushRegistry(self, didReceiveIncomingPushWith: payload, for: type, completion: completion) }
+        queue.async {
+            delegate.pushRegistry(self, didReceiveIncomingPushWith: payload, for: type, completion: completion)
+        }
         return true
     }
 

@@ -23,15 +23,22 @@ enum Curl {
     ///   - options: Extra curl options, e.g. `["--http2", "-X", "POST"]`.
     ///   - body: Request body sent with `--data-binary`, or nil.
     /// - Returns: The exchange; a transport failure shows as a non-zero ``Exchange/exitCode``.
-    static func send(_ path: String, to server: TestServer, options: [String] = ["--http2"], body: [UInt8]? = nil)
-        async throws -> Exchange {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("h2server-curl-\(UUID().uuidString)")
+    static func send(
+        _ path: String, to server: TestServer, options: [String] = ["--http2"], body: [UInt8]? = nil
+    )
+        async throws -> Exchange
+    {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "h2server-curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let headerFile = scratch.appendingPathComponent("headers").path
         let bodyFile = scratch.appendingPathComponent("body").path
-        var arguments = ["curl", "-sS", "--max-time", "20", "--cacert", server.certificates.caFile,
-                         "-D", headerFile, "-o", bodyFile, "-w", "%{http_code} %{http_version}"] + options
+        var arguments =
+            [
+                "curl", "-sS", "--max-time", "20", "--cacert", server.certificates.caFile,
+                "-D", headerFile, "-o", bodyFile, "-w", "%{http_code} %{http_version}",
+            ] + options
         if let body {
             let upload = scratch.appendingPathComponent("upload")
             try Data(body).write(to: upload)
@@ -44,11 +51,13 @@ enum Curl {
         let headerText = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
         for line in headerText.split(whereSeparator: \.isNewline) {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
-        return Exchange(exitCode: result.status, status: summary.first.flatMap { Int($0) } ?? 0,
-                        httpVersion: summary.count > 1 ? String(summary[1]) : "",
-                        headers: headers, bodyBytes: (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data(),
-                        errorOutput: result.standardError)
+        return Exchange(
+            exitCode: result.status, status: summary.first.flatMap { Int($0) } ?? 0,
+            httpVersion: summary.count > 1 ? String(summary[1]) : "",
+            headers: headers, bodyBytes: (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data(),
+            errorOutput: result.standardError)
     }
 }

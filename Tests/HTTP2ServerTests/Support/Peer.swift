@@ -46,9 +46,12 @@ enum Peer {
     ///   - timeout: The peer's per-wait timeout in seconds (how long it waits for something that may not come).
     /// - Returns: The decoded report.
     static func run(_ scenario: [String], against server: TestServer, timeout: Double = 20) async throws -> Report {
-        let result = try await ChildProcess.check(["python3", script, "--port", String(server.port),
-                                                   "--ca", server.certificates.caFile, "--timeout", String(timeout)]
-                                                  + scenario, timeout: 60)
+        let result = try await ChildProcess.check(
+            [
+                "python3", script, "--port", String(server.port),
+                "--ca", server.certificates.caFile, "--timeout", String(timeout),
+            ]
+                + scenario, timeout: 60)
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return try decoder.decode(Report.self, from: Data(result.standardOutput.utf8))

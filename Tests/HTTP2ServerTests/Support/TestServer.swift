@@ -17,11 +17,14 @@ final class TestServer: Sendable {
     /// - Parameters:
     ///   - configure: Adjusts the configuration (limits, timeouts) before start.
     ///   - handler: Replaces the ``TestRoutes`` handler (requests are still logged).
-    static func start(_ configure: (inout HTTP2Server.Configuration) -> Void = { _ in },
-                      handler custom: (@Sendable (HTTPRequest) async -> HTTPResponse)? = nil) async throws -> TestServer {
+    static func start(
+        _ configure: (inout HTTP2Server.Configuration) -> Void = { _ in },
+        handler custom: (@Sendable (HTTPRequest) async -> HTTPResponse)? = nil
+    ) async throws -> TestServer {
         let certificates = try await TestCertificates.make()
-        var configuration = HTTP2Server.Configuration(certificatePath: certificates.serverCertificate,
-                                                      privateKeyPath: certificates.serverKey)
+        var configuration = HTTP2Server.Configuration(
+            certificatePath: certificates.serverCertificate,
+            privateKeyPath: certificates.serverKey)
         configure(&configuration)
         let log = RequestLog()
         let slot = LockedValue<HTTP2Server?>(nil)
@@ -43,8 +46,10 @@ final class TestServer: Sendable {
         }
     }
 
-    private init(certificates: TestCertificates, server: HTTP2Server, port: Int, log: RequestLog,
-                 slot: LockedValue<HTTP2Server?>) {
+    private init(
+        certificates: TestCertificates, server: HTTP2Server, port: Int, log: RequestLog,
+        slot: LockedValue<HTTP2Server?>
+    ) {
         self.certificates = certificates
         self.server = server
         self.port = port
@@ -95,18 +100,22 @@ enum TestRoutes {
     /// - `/empty`: 200 without a body. `/echo`: 200 echoing `x-echo`, the `i` query value and the body.
     /// - `/slow`: 200 after one second. `/fast`: 200 at once. `/big`: a 1 MiB body. `/never`: waits for cancellation (an hour) and counts it.
     /// - `/limit`: calls `setMaxConcurrentStreams(1)` on the server, then 200.
-    static func handler(log: RequestLog, server: LockedValue<HTTP2Server?>) -> @Sendable (HTTPRequest) async -> HTTPResponse {
+    static func handler(
+        log: RequestLog, server: LockedValue<HTTP2Server?>
+    ) -> @Sendable (HTTPRequest) async -> HTTPResponse {
         { request in
             log.append(request)
             switch request.path {
             case let path where path.hasPrefix("/3/device/"):
-                return .json(status: 410, #"{"reason":"Unregistered","timestamp":1700000000000}"#,
-                             headers: [("apns-id", request.header("apns-id") ?? "missing")])
+                return .json(
+                    status: 410, #"{"reason":"Unregistered","timestamp":1700000000000}"#,
+                    headers: [("apns-id", request.header("apns-id") ?? "missing")])
             case "/empty":
                 return .empty(status: 200)
             case "/echo":
-                return HTTPResponse(status: 200, headers: [("x-echo", request.header("x-echo") ?? "")],
-                                    body: Array("echo:\(request.query["i"] ?? ""):\(request.bodyText)".utf8))
+                return HTTPResponse(
+                    status: 200, headers: [("x-echo", request.header("x-echo") ?? "")],
+                    body: Array("echo:\(request.query["i"] ?? ""):\(request.bodyText)".utf8))
             case "/slow":
                 try? await Task.sleep(for: .seconds(1))
                 return .text("slow")

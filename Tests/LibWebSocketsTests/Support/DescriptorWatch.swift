@@ -1,8 +1,9 @@
 import Foundation
+import RingerSync
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import RingerSync
 
 /// A thread that keeps opening pipes (several at once, so it takes the lowest free numbers, the ones a close just
 /// freed) and checks each is still open before closing it itself: code that closes a descriptor it no longer owns

@@ -5,6 +5,7 @@ import Foundation
 /// - Returns: The object, or nil when the last line is not a JSON object.
 func jsonObject(_ text: String) -> [String: Any]? {
     guard let line = text.split(separator: "\n").last,
-          let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) else { return nil }
+        let object = try? JSONSerialization.jsonObject(with: Data(line.utf8))
+    else { return nil }
     return object as? [String: Any]
 }

@@ -1,6 +1,6 @@
-import RingerSync
-import RingerHTTP
 import LibWebSockets
+import RingerHTTP
+import RingerSync
 
 /// A WebSocket delegate that records what it sees and optionally answers each message.
 final class RecordingDelegate: WebSocketDelegate {
