@@ -77,7 +77,7 @@ public final class CallCoordinator: Sendable {
 
     /// Whether requests can be made: before ``connect(api:)`` the app is still launching (requests
     /// wait), after `connect(api: nil)` nobody is logged in (pushes are refused).
-    private enum Session {
+    enum Session {
         case launching
         case loggedIn(RingerAPIClient)
         case loggedOut
@@ -91,7 +91,7 @@ public final class CallCoordinator: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var session = Session.launching
         /// The calls' phases and the decisions about them.
         var machine: PhoneCallMachine
@@ -129,19 +129,19 @@ public final class CallCoordinator: Sendable {
     /// This device's id, sent with ringing/accept/decline.
     public let deviceID: String
     private let ui: any CallUI
-    private let observer: @Sendable (Observation) -> Void
-    private let now: @Sendable () -> Date
-    private let sleepUntil: @Sendable (Date) async throws -> Void
-    private let random: @Sendable () -> Double
-    private let pendingActions: any PendingActionStore
+    let observer: @Sendable (Observation) -> Void
+    let now: @Sendable () -> Date
+    let sleepUntil: @Sendable (Date) async throws -> Void
+    let random: @Sendable () -> Double
+    let pendingActions: any PendingActionStore
     private let clockOffsets: any ClockOffsetStore
     private let callMemory: any CallMemoryStore
     private let bootTime: @Sendable () -> Date
     /// Call ids whose hang-up is being sent right now (so a reconnect does not send it twice).
-    private let sending = LockedValue<Set<String>>([])
+    let sending = LockedValue<Set<String>>([])
     /// Serialises read-modify-writes of `pendingActions` (``updatePendingActions(_:)``).
-    private let pendingActionsLock = LockedValue(())
-    private let state: LockedValue<State>
+    let pendingActionsLock = LockedValue(())
+    let state: LockedValue<State>
 
     /// Creates the coordinator. Create it at app launch, before PushKit can deliver.
     /// - Parameters:
@@ -233,7 +233,7 @@ public final class CallCoordinator: Sendable {
     }
 
     /// The API, waiting while the app is still launching, at most until `deadline`.
-    private func api(waitingUntil deadline: Date) async -> RingerAPIClient? {
+    func api(waitingUntil deadline: Date) async -> RingerAPIClient? {
         let id = UUID()
         let sleepUntil = self.sleepUntil
         let timer = Task { [weak self] in
@@ -267,7 +267,7 @@ public final class CallCoordinator: Sendable {
     ///   - before: bookkeeping done under the same lock, before the input.
     /// - Returns: the effects carried out.
     @discardableResult
-    private func apply(
+    func apply(
         _ input: PhoneCallInput, media: MediaSession? = nil,
         answer: (@Sendable (Bool) -> Void)? = nil,
         before: (inout State) -> Void = { _ in }
@@ -469,7 +469,7 @@ public final class CallCoordinator: Sendable {
     }
 
     /// A media session is known for an answered call: start at once if audio is active, else wait.
-    private func mediaReady(callID: String, media: MediaSession) {
+    func mediaReady(callID: String, media: MediaSession) {
         let startNow = state.withLock { state -> Bool in
             guard state.machine.phase(of: callID) == .active else { return false }
             if state.audioActive { return true }
@@ -539,159 +539,6 @@ public final class CallCoordinator: Sendable {
         apply(.endAll, before: { $0.audioActive = false })
     }
 
-    /// Seconds a hang-up is worth sending: past it the server has ended the call itself (ring deadline, idle
-    /// timeout), so an older one is dropped rather than sent.
-    public static let hangUpLifetime: TimeInterval = PhoneCallMachine.endedUnseenLifetime
-
-    /// Sends a stored hang-up until the server answers it (success, or a refusal that retrying cannot change),
-    /// retrying transient failures (``RingerAPIError/isRetryable``) with jittered backoff for as long as the
-    /// process runs, up to ``hangUpLifetime`` after the user acted: a short outage never loses a decline. It
-    /// leaves the store once answered or too old; a process that dies first sends it at the next
-    /// ``connect(api:)``.
-    private func send(_ action: PendingCallAction) {
-        guard sending.withLock({ $0.insert(action.callId).inserted }) else { return }
-        let (callID, observer, now, sleepUntil, random) = (action.callId, observer, now, sleepUntil, random)
-        let expiry = action.createdAt.addingTimeInterval(Self.hangUpLifetime)
-        Task { [weak self] in
-            var retry = 0
-            var refusal: Problem?
-            while now() < expiry {
-                guard let api = await self?.api(waitingUntil: expiry) else {
-                    _ = self?.sending.withLock { $0.remove(callID) }
-                    return
-                }
-                do {
-                    try await Self.hangUp(action, api: api)
-                    break
-                } catch let error as RingerAPIError where !error.isRetryable {
-                    observer(.requestFailed(callID: callID, detail: error.description))
-                    refusal = error.problem
-                    break  // answered: retrying cannot change it
-                } catch {
-                    retry += 1
-                    let delay = Self.requestBackoff.delay(beforeRetry: retry, random: random())
-                    guard (try? await sleepUntil(now().addingTimeInterval(delay))) != nil else {
-                        _ = self?.sending.withLock { $0.remove(callID) }
-                        return
-                    }
-                }
-            }
-            // This action only: a hang-up of another kind stored for the call since is still to be sent.
-            self?.updatePendingActions { $0.filter { $0 != action } }
-            _ = self?.sending.withLock { $0.remove(callID) }
-            // What the refusal means for the call is the machine's to say (a decline that lost to this device's own
-            // answer must end the call instead).
-            if let refusal { self?.apply(.hangUpRefused(callID: callID, action.kind, problem: refusal)) }
-        }
-    }
-
-    /// Read-modify-write of the stored hang-ups as one step: a decline stored while another call's acknowledgement
-    /// is being settled on another task must not be overwritten by it. Taken inside the state lock (never the other
-    /// way round).
-    private func updatePendingActions(_ change: ([PendingCallAction]) -> [PendingCallAction]) {
-        pendingActionsLock.withLock { _ in pendingActions.save(change(pendingActions.load())) }
-    }
-
-    /// One attempt at a stored hang-up.
-    /// - Throws: ``RingerAPIError``.
-    private static func hangUp(_ action: PendingCallAction, api: RingerAPIClient) async throws {
-        let callID = action.callId
-        switch action.kind {
-        case .decline: _ = try await api.decline(callID: callID, deviceID: action.deviceId)
-        case .cancel: _ = try await api.cancel(callID: callID)
-        case .end: _ = try await api.end(callID: callID)
-        }
-    }
-
-    // MARK: Answers
-
-    /// Retry waits of an answer: 0.25…0.5 s, doubling, at most 1…2 s, so an answer given during a short outage
-    /// connects within two seconds of the network's return.
-    static let answerBackoff = Backoff(initialDelay: 0.5, maximumDelay: 2)
-
-    /// Sends the accept of an answered call until the server answers it (confirmed, or refused with a problem)
-    /// or the call is no longer answering here (its deadline, an end, a logout), waiting for the API while the
-    /// app launches. Transport failures, 5xx answers and unreadable ones are retried: the server's accept is
-    /// idempotent for this device, so a repeat of an accept that landed is confirmed too.
-    private func sendAccept(_ callID: String) {
-        guard state.withLock({ $0.accepting.insert(callID).inserted }) else { return }
-        let (observer, deviceID, now, sleepUntil, random) = (
-            self.observer, self.deviceID, self.now, self.sleepUntil, self.random
-        )
-        Task { [weak self] in
-            defer { _ = self?.state.withLock { $0.accepting.remove(callID) } }
-            var retry = 0
-            while true {
-                guard let self,
-                    let deadline = self.state.withLock({ state -> Date? in
-                        guard let call = state.machine.calls[callID], call.phase == .answering else { return nil }
-                        return call.localDeadline + PhoneCallMachine.deadlineGrace
-                    })
-                else { return }
-                guard let api = await self.api(waitingUntil: deadline) else { return }
-                do {
-                    let response = try await api.accept(callID: callID, deviceID: deviceID)
-                    self.apply(.answerConfirmed(callID: callID), media: response.media)
-                    return
-                } catch let error as RingerAPIError {
-                    if let problem = error.problem, !error.isRetryable {
-                        observer(.requestFailed(callID: callID, detail: error.description))
-                        self.apply(.answerRefused(callID: callID, problem: problem))
-                        return
-                    }
-                } catch {
-                    // Not an answer the API could read: the next round tries again.
-                }
-                retry += 1
-                let delay = Self.answerBackoff.delay(beforeRetry: retry, random: random())
-                guard (try? await sleepUntil(now().addingTimeInterval(delay))) != nil else { return }
-            }
-        }
-    }
-
-    // MARK: Keepalive
-
-    /// Tells the coordinator how the event stream is doing (pass every ``EventStream/Status``): while it is
-    /// connected the server hears this app on it, otherwise answered calls send keepalives.
-    public func eventStreamStatusChanged(_ status: EventStream.Status) {
-        let connected = status == .connected || status == .restored
-        state.withLock { $0.streamConnected = connected }
-    }
-
-    /// Runs the keepalive loop of an answered call until it ends here: every ``keepaliveInterval`` seconds,
-    /// a keepalive when the event stream is not connected. A refusal (the server ended the call, e.g.
-    /// `connection_lost` while this app could not reach it) closes the native call with the server's reason.
-    private func keepAlive(callID: String) {
-        guard state.withLock({ $0.keptAlive.insert(callID).inserted }) else { return }
-        let (sleepUntil, interval) = (self.sleepUntil, keepaliveInterval)
-        // The rounds count from the answer, not from whenever the task first runs.
-        let answeredAt = now()
-        Task { [weak self] in
-            defer { _ = self?.state.withLock { $0.keptAlive.remove(callID) } }
-            var next = answeredAt
-            while true {
-                next = next.addingTimeInterval(interval)
-                guard (try? await sleepUntil(next)) != nil, let self else { return }
-                let (active, connected, session) = self.state.withLock { state in
-                    (state.machine.phase(of: callID) == .active, state.streamConnected, state.session)
-                }
-                guard active else { return }
-                guard !connected, case .loggedIn(let api) = session else { continue }
-                do {
-                    try await api.keepalive(callID: callID)
-                } catch let error as RingerAPIError where error.problem.map({ (400..<500).contains($0.status) }) == true
-                {
-                    // The call is over on the server: read why, then close it here.
-                    let call = try? await api.call(id: callID)
-                    self.apply(.keepaliveRefused(callID: callID, call: call))
-                    return
-                } catch {
-                    continue  // no answer: the next round tries again
-                }
-            }
-        }
-    }
-
     // MARK: Outgoing calls
 
     /// Retry delays of placing a call: 0.25…0.5 s, then 0.5…1 s.
@@ -721,47 +568,5 @@ public final class CallCoordinator: Sendable {
         }
         apply(.outgoingPlaced(call))
         return call
-    }
-
-    // MARK: Requests
-
-    /// Retry delays of call requests: from 0.125…0.25 s, doubling, at most 8 s.
-    static let requestBackoff = Backoff(initialDelay: 0.25, maximumDelay: 8)
-
-    /// Runs an API request with retries (exponential backoff on the injected clock) while it fails for
-    /// transient reasons. A problem answer (4xx) is final: `onFailure` gets it; giving up without an answer
-    /// gives nil.
-    private func perform(
-        callID: String, attempts: Int,
-        onSuccess: (@Sendable () -> Void)? = nil,
-        onFailure: (@Sendable (Problem?) -> Void)? = nil,
-        _ body: @escaping @Sendable (RingerAPIClient, String) async throws -> Void
-    ) {
-        let (observer, deviceID, now, sleepUntil, random) = (
-            self.observer, self.deviceID, self.now, self.sleepUntil, self.random
-        )
-        let deadline = state.withLock { $0.machine.calls[callID]?.localDeadline } ?? now().addingTimeInterval(60)
-        Task { [weak self] in
-            for attempt in 1...attempts {
-                guard let api = await self?.api(waitingUntil: deadline) else { break }
-                do {
-                    try await body(api, deviceID)
-                    onSuccess?()
-                    return
-                } catch let error as RingerAPIError where error.isRetryable && attempt < attempts {
-                    let delay = Self.requestBackoff.delay(beforeRetry: attempt, random: random())
-                    try? await sleepUntil(now().addingTimeInterval(delay))
-                } catch let error as RingerAPIError {
-                    observer(.requestFailed(callID: callID, detail: error.description))
-                    onFailure?(error.problem)
-                    return
-                } catch {
-                    observer(.requestFailed(callID: callID, detail: String(describing: error)))
-                    onFailure?(nil)
-                    return
-                }
-            }
-            onFailure?(nil)
-        }
     }
 }
