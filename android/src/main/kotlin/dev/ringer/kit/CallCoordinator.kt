@@ -66,17 +66,17 @@ import kotlin.coroutines.resume
  */
 class CallCoordinator(
     val deviceId: String,
-    private val ui: CallUi,
-    private val scope: CoroutineScope,
-    private val now: () -> Long,
-    private val sleepUntil: suspend (Long) -> Unit,
-    private val random: () -> Double,
-    private val pendingActions: PendingActionStore,
+    internal val ui: CallUi,
+    internal val scope: CoroutineScope,
+    internal val now: () -> Long,
+    internal val sleepUntil: suspend (Long) -> Unit,
+    internal val random: () -> Double,
+    internal val pendingActions: PendingActionStore,
     private val clockOffsets: ClockOffsetStore,
     private val callMemory: CallMemoryStore = InMemoryCallMemoryStore(),
     private val bootTimeMs: () -> Long,
     val keepaliveIntervalMs: Long = DEFAULT_KEEPALIVE_INTERVAL_MS,
-    private val observer: (Observation) -> Unit
+    internal val observer: (Observation) -> Unit
 ) {
     /** What the coordinator did, for the app's own UI and for tests. */
     sealed class Observation {
@@ -109,7 +109,7 @@ class CallCoordinator(
     }
 
     /** Whether requests can be made: before [connect] requests wait; after `connect(null)` pushes are refused. */
-    private sealed class Session {
+    internal sealed class Session {
         object Launching : Session()
         class LoggedIn(val api: RingerApiClient) : Session()
         object LoggedOut : Session()
@@ -123,7 +123,7 @@ class CallCoordinator(
     }
 
     /** Everything guarded by [lock]. */
-    private class State(var machine: PhoneCallMachine, var offsetBootTimeMs: Long?, var storedMemory: PhoneCallMachine.Memory) {
+    internal class State(var machine: PhoneCallMachine, var offsetBootTimeMs: Long?, var storedMemory: PhoneCallMachine.Memory) {
         var session: Session = Session.Launching
         /** Native answer actions waiting for the server, by call id. */
         val answers = HashMap<String, (Boolean) -> Unit>()
@@ -143,10 +143,10 @@ class CallCoordinator(
         val accepting = HashSet<String>()
     }
 
-    private val lock = Any()
+    internal val lock = Any()
     /** Serialises read-modify-writes of [pendingActions]; taken inside [lock] (never the other way round). */
-    private val pendingActionsLock = Any()
-    private val state: State
+    internal val pendingActionsLock = Any()
+    internal val state: State
 
     init {
         // An offset learned before the wall clock was set (or before a reboot) would misjudge pushes by the change.
@@ -192,7 +192,7 @@ class CallCoordinator(
     }
 
     /** The API, waiting while the app is still launching, at most until [deadlineMs] (phone clock). */
-    private suspend fun api(deadlineMs: Long): RingerApiClient? {
+    internal suspend fun api(deadlineMs: Long): RingerApiClient? {
         val id = Any()
         val timer = scope.launch {
             try {
@@ -234,7 +234,7 @@ class CallCoordinator(
      * @param before bookkeeping done under the same lock, before the input.
      * @return the effects carried out.
      */
-    private fun apply(input: PhoneCallInput, media: MediaSession? = null, answer: ((Boolean) -> Unit)? = null,
+    internal fun apply(input: PhoneCallInput, media: MediaSession? = null, answer: ((Boolean) -> Unit)? = null,
                       before: (State) -> Unit = {}): List<PhoneCallEffect> {
         val boot = bootTimeMs()
         // What the clock-offset store must hold afterwards, if it changes.
@@ -494,129 +494,6 @@ class CallCoordinator(
         apply(PhoneCallInput.EndAll, before = { it.audioActive = false })
     }
 
-    /**
-     * Read-modify-write of the stored hang-ups as one step: a decline stored while another call's
-     * acknowledgement is being settled on another thread must not be overwritten by it.
-     */
-    private fun updatePendingActions(change: (List<PendingCallAction>) -> List<PendingCallAction>) =
-        synchronized(pendingActionsLock) { pendingActions.save(change(pendingActions.load())) }
-
-    /**
-     * Sends a stored hang-up until the server answers it (success, or a refusal that retrying cannot change),
-     * retrying transient failures ([RingerApiException.isRetryable], or no readable answer) with jittered backoff
-     * for as long as the process runs, up to [HANG_UP_LIFETIME_MS] after the user acted: a short outage never loses
-     * a decline. It leaves the store once answered or too old; a process that dies first, or a logout, leaves it for
-     * the next [connect].
-     */
-    private fun send(action: PendingCallAction) {
-        val callId = action.callId
-        if (!synchronized(lock) { state.sending.add(callId) }) return
-        val expiry = action.createdAtMs + HANG_UP_LIFETIME_MS
-        scope.launch {
-            val settled = try {
-                sendUntilSettled(action, expiry)
-            } finally {
-                synchronized(lock) { state.sending.remove(callId) }
-            }
-            // Unsent (nobody logged in): it stays stored for the next connect.
-            if (settled == null) return@launch
-            // This action only: a hang-up of another kind stored for the call since is still to be sent.
-            updatePendingActions { stored -> stored.filter { it != action } }
-            // What a refusal means for the call is the machine's to say (a decline that lost to this device's own
-            // answer must end the call instead).
-            val problem = settled.refusal
-            if (problem != null) apply(PhoneCallInput.HangUpRefused(callId, action.kind, problem))
-        }
-    }
-
-    /**
-     * One attempt at a stored hang-up.
-     * @throws RingerApiException the server's refusal, or no answer.
-     */
-    /** How a stored hang-up was settled: answered, or refused with [refusal]; or too old to send (no refusal). */
-    private class Settled(val refusal: Problem?)
-
-    /**
-     * Sends [action] until the server answers it, retrying what retrying may change, up to [expiryMs] (phone clock).
-     * @return how it was settled; null when no user is logged in (it waits for the next [connect]).
-     */
-    private suspend fun sendUntilSettled(action: PendingCallAction, expiryMs: Long): Settled? {
-        var retry = 0
-        while (now() < expiryMs) {
-            val api = api(expiryMs) ?: return null
-            try {
-                hangUp(action, api)
-                return Settled(null)
-            } catch (e: CancellationException) {
-                throw e
-            } catch (e: RingerApiException) {
-                if (!e.isRetryable) {
-                    observer(Observation.RequestFailed(action.callId, e.detail))
-                    return Settled(e.problem)   // answered: retrying cannot change it
-                }
-            } catch (e: Exception) {
-                // Not an answer the API could read: the next round tries again.
-            }
-            retry += 1
-            sleepUntil(now() + REQUEST_BACKOFF.delayMs(retry, random()))
-        }
-        return Settled(null)
-    }
-
-    private suspend fun hangUp(action: PendingCallAction, api: RingerApiClient) {
-        val callId = action.callId
-        when (action.kind) {
-            PendingCallAction.Kind.DECLINE -> api.decline(callId, action.deviceId)
-            PendingCallAction.Kind.CANCEL -> api.cancel(callId)
-            PendingCallAction.Kind.END -> api.end(callId)
-        }
-    }
-
-    // Answers
-
-    /**
-     * Sends the accept of an answered call until the server answers it (confirmed, or refused with a problem) or
-     * the call is no longer answering here (its deadline, an end, a logout), waiting for the API while the app
-     * launches. Transport failures, 5xx, 408, 429 and unreadable answers are retried with [ANSWER_BACKOFF]: the
-     * server's accept is idempotent for this device, so a repeat of an accept that landed is confirmed too.
-     */
-    private fun sendAccept(callId: String) {
-        if (!synchronized(lock) { state.accepting.add(callId) }) return
-        scope.launch {
-            try {
-                var retry = 0
-                while (true) {
-                    val deadline = synchronized(lock) {
-                        val call = state.machine.calls[callId]
-                        if (call?.phase == PhoneCallMachine.Phase.ANSWERING) call.localDeadlineMs + PhoneCallMachine.DEADLINE_GRACE_MS
-                        else null
-                    } ?: return@launch
-                    val api = api(deadline) ?: return@launch
-                    try {
-                        val response = api.accept(callId, deviceId)
-                        apply(PhoneCallInput.AnswerConfirmed(callId), media = response.media)
-                        return@launch
-                    } catch (e: CancellationException) {
-                        throw e
-                    } catch (e: RingerApiException) {
-                        val problem = e.problem
-                        if (problem != null && !e.isRetryable) {
-                            observer(Observation.RequestFailed(callId, e.detail))
-                            apply(PhoneCallInput.AnswerRefused(callId, problem))
-                            return@launch
-                        }
-                    } catch (e: Exception) {
-                        // Not an answer the API could read: the next round tries again.
-                    }
-                    retry += 1
-                    sleepUntil(now() + ANSWER_BACKOFF.delayMs(retry, random()))
-                }
-            } finally {
-                synchronized(lock) { state.accepting.remove(callId) }
-            }
-        }
-    }
-
     // Keepalive
 
     /**
@@ -626,53 +503,6 @@ class CallCoordinator(
     fun eventStreamStatusChanged(status: EventStream.Status) {
         val connected = status == EventStream.Status.Connected || status == EventStream.Status.Restored
         synchronized(lock) { state.streamConnected = connected }
-    }
-
-    /**
-     * Runs the keepalive loop of an answered call until it ends here: every [keepaliveIntervalMs], a keepalive
-     * when the event stream is not connected. A 4xx refusal (the server ended the call, e.g. `connection_lost`)
-     * closes the native call with the server's reason.
-     */
-    private fun keepAlive(callId: String) {
-        if (!synchronized(lock) { state.keptAlive.add(callId) }) return
-        // The rounds count from the answer, not from whenever the coroutine first runs.
-        val answeredAt = now()
-        scope.launch {
-            try {
-                var next = answeredAt
-                while (true) {
-                    next += keepaliveIntervalMs
-                    sleepUntil(next)
-                    val (active, connected, session) = synchronized(lock) {
-                        Triple(state.machine.phase(callId) == PhoneCallMachine.Phase.ACTIVE, state.streamConnected,
-                               state.session)
-                    }
-                    if (!active) return@launch
-                    val loggedIn = session as? Session.LoggedIn
-                    if (connected || loggedIn == null) continue
-                    try {
-                        loggedIn.api.keepalive(callId)
-                    } catch (e: RingerApiException) {
-                        val status = e.problem?.status ?: continue
-                        if (status !in 400..499) continue
-                        // The call is over on the server: read why, then close it here.
-                        val call = try {
-                            loggedIn.api.call(callId)
-                        } catch (e: RingerApiException) {
-                            null
-                        }
-                        apply(PhoneCallInput.KeepaliveRefused(callId, call))
-                        return@launch
-                    } catch (e: CancellationException) {
-                        throw e
-                    } catch (e: Exception) {
-                        continue   // no answer: the next round tries again
-                    }
-                }
-            } finally {
-                synchronized(lock) { state.keptAlive.remove(callId) }
-            }
-        }
     }
 
     // Outgoing calls
@@ -702,41 +532,6 @@ class CallCoordinator(
                 return call
             }
             sleepUntil(now() + PLACE_CALL_BACKOFF.delayMs(attempt, random()))
-        }
-    }
-
-    // Requests
-
-    /**
-     * Runs an API request with retries (exponential backoff on the injected clock) while it fails for transient
-     * reasons. A problem answer below 500 is final: [onFailure] gets it; giving up without one gives null.
-     */
-    private fun perform(callId: String, attempts: Int, onFailure: ((Problem?) -> Unit)? = null,
-                        body: suspend (RingerApiClient, String) -> Unit): Job {
-        val deadline = synchronized(lock) { state.machine.calls[callId]?.localDeadlineMs } ?: now() + 60_000
-        return scope.launch {
-            for (attempt in 1..attempts) {
-                val api = api(deadline) ?: break
-                try {
-                    body(api, deviceId)
-                    return@launch
-                } catch (e: CancellationException) {
-                    throw e
-                } catch (e: RingerApiException) {
-                    if (e.isRetryable && attempt < attempts) {
-                        sleepUntil(now() + REQUEST_BACKOFF.delayMs(attempt, random()))
-                        continue
-                    }
-                    observer(Observation.RequestFailed(callId, e.detail))
-                    onFailure?.invoke(e.problem)
-                    return@launch
-                } catch (e: Exception) {
-                    observer(Observation.RequestFailed(callId, e.toString()))
-                    onFailure?.invoke(null)
-                    return@launch
-                }
-            }
-            onFailure?.invoke(null)
         }
     }
 

@@ -1,0 +1,51 @@
+package dev.ringer.kit
+
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.launch
+
+// The accept of an answered call (Swift: CallCoordinator+Answers.swift), sent until the server or the call's
+// deadline says no.
+
+/**
+ * Sends the accept of an answered call until the server answers it (confirmed, or refused with a problem) or
+ * the call is no longer answering here (its deadline, an end, a logout), waiting for the API while the app
+ * launches. Transport failures, 5xx, 408, 429 and unreadable answers are retried with
+ * [CallCoordinator.ANSWER_BACKOFF]: the server's accept is idempotent for this device, so a repeat of an accept
+ * that landed is confirmed too.
+ */
+internal fun CallCoordinator.sendAccept(callId: String) {
+    if (!synchronized(lock) { state.accepting.add(callId) }) return
+    scope.launch {
+        try {
+            var retry = 0
+            while (true) {
+                val deadline = synchronized(lock) {
+                    val call = state.machine.calls[callId]
+                    if (call?.phase != PhoneCallMachine.Phase.ANSWERING) null
+                    else call.localDeadlineMs + PhoneCallMachine.DEADLINE_GRACE_MS
+                } ?: return@launch
+                val api = api(deadline) ?: return@launch
+                try {
+                    val response = api.accept(callId, deviceId)
+                    apply(PhoneCallInput.AnswerConfirmed(callId), media = response.media)
+                    return@launch
+                } catch (e: CancellationException) {
+                    throw e
+                } catch (e: RingerApiException) {
+                    val problem = e.problem
+                    if (problem != null && !e.isRetryable) {
+                        observer(CallCoordinator.Observation.RequestFailed(callId, e.detail))
+                        apply(PhoneCallInput.AnswerRefused(callId, problem))
+                        return@launch
+                    }
+                } catch (e: Exception) {
+                    // Not an answer the API could read: the next round tries again.
+                }
+                retry += 1
+                sleepUntil(now() + CallCoordinator.ANSWER_BACKOFF.delayMs(retry, random()))
+            }
+        } finally {
+            synchronized(lock) { state.accepting.remove(callId) }
+        }
+    }
+}
