@@ -1,30 +1,21 @@
 // The `ringer-lab` command line: the laboratory around the server (sandboxes, simulated phones, scenarios, the race
 // explorer, the demo, the benchmark) and `node`, the server on a test clock. `ringer` is the product.
 import Foundation
-import RingerLogging
+import RingerCommandLine
 
 // A write to a closed socket or pipe must fail with EPIPE, not kill the process (or `ringer-lab demo | head`).
 signal(SIGPIPE, SIG_IGN)
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-let command = arguments.first ?? "help"
-let rest = Array(arguments.dropFirst())
-let code: Int32
-// `ringer-lab <command> --help` prints the usage too, instead of failing on an unknown flag.
-let wantsHelp = rest.contains("--help") || rest.contains("-h")
-switch wantsHelp ? "help" : command {
-case "node": code = await NodeCommand.run(rest)
-case "sandbox": code = await SandboxCommand.run(rest)
-case "demo": code = await DemoCommand.run(rest)
-case "scenario": code = await ScenarioCommand.run(rest)
-case "explore": code = await ExploreCommand.run(rest)
-case "keys": code = KeysCommand.run(rest)
-case "bench": code = await BenchCommand.run(rest)
-case "help", "--help", "-h":
-    print(LabUsage.text)
-    code = 0
-default:
-    try? FileHandle.standardError.write(contentsOf: Data("unknown command \(command)\n\n\(LabUsage.text)\n".utf8))
-    code = 2
-}
+let code = await Subcommands.run(
+    Array(CommandLine.arguments.dropFirst()), usage: LabUsage.text,
+    commands: [
+        "node": { await NodeCommand.run($0) },
+        "sandbox": { await SandboxCommand.run($0) },
+        "demo": { await DemoCommand.run($0) },
+        "scenario": { await ScenarioCommand.run($0) },
+        "explore": { await ExploreCommand.run($0) },
+        "keys": { KeysCommand.run($0) },
+        "bench": { await BenchCommand.run($0) },
+    ],
+    elsewhere: { ["serve", "copy-database"].contains($0) ? "\($0) is the server's command: run ringer \($0)" : nil })
 exit(code)

@@ -205,10 +205,18 @@ import FoundationNetworking
     }
 
     @Test func theServerPointsLaboratoryCommandsToRingerLab() async throws {
-        for command in ["sandbox", "demo", "scenario", "explore", "keys", "bench"] {
+        for command in ["sandbox", "demo", "scenario", "explore", "keys", "bench", "node"] {
             let run = try await ChildProcess.run([ServeCommandTests.ringer.path, command], timeout: 30)
             #expect(run.status == 2, "\(command)")
             #expect(run.standardError.contains("ringer-lab \(command)"), "\(command): \(run.standardError)")
+        }
+    }
+
+    @Test func theLaboratoryPointsServerCommandsToRinger() async throws {
+        for command in ["serve", "copy-database"] {
+            let run = try await ChildProcess.run([ServeCommandTests.ringerLab.path, command], timeout: 30)
+            #expect(run.status == 2, "\(command)")
+            #expect(run.standardError.contains("ringer \(command)"), "\(command): \(run.standardError)")
         }
     }
 
