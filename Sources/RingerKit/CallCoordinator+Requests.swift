@@ -11,11 +11,11 @@ extension CallCoordinator {
     static let requestBackoff = Backoff(initialDelay: 0.25, maximumDelay: 8)
 
     /// Runs an API request with retries (exponential backoff on the injected clock) while it fails for
-    /// transient reasons. A problem answer (4xx) is final: `onFailure` gets it; giving up without an answer
-    /// gives nil.
+    /// transient reasons (``RingerAPIError/isRetryable``). A problem retrying cannot change is final: `onFailure`
+    /// gets it; giving up without one (the last try failed transiently too, no API, an unreadable answer) gives
+    /// nil, since a transient failure says nothing about the request.
     func perform(
         callID: String, attempts: Int,
-        onSuccess: (@Sendable () -> Void)? = nil,
         onFailure: (@Sendable (Problem?) -> Void)? = nil,
         _ body: @escaping @Sendable (RingerAPIClient, String) async throws -> Void
     ) {
@@ -28,14 +28,13 @@ extension CallCoordinator {
                 guard let api = await self?.api(waitingUntil: deadline) else { break }
                 do {
                     try await body(api, deviceID)
-                    onSuccess?()
                     return
                 } catch let error as RingerAPIError where error.isRetryable && attempt < attempts {
                     let delay = Self.requestBackoff.delay(beforeRetry: attempt, random: random())
                     try? await sleepUntil(now().addingTimeInterval(delay))
                 } catch let error as RingerAPIError {
                     observer(.requestFailed(callID: callID, detail: error.description))
-                    onFailure?(error.problem)
+                    onFailure?(error.isRetryable ? nil : error.problem)
                     return
                 } catch {
                     observer(.requestFailed(callID: callID, detail: String(describing: error)))

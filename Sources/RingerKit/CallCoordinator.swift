@@ -373,11 +373,11 @@ public final class CallCoordinator: Sendable {
         case .sendRinging(let callID):
             // A refusal means the call ended while this device was waking (409 with the state), or is not this
             // user's call (a push for the previous user of the phone): the machine closes it. A server that could
-            // not answer the last try (5xx, 408, 429) said nothing about the call: it rings on to its deadline.
+            // not answer (no problem reaches here then) said nothing about the call: it rings on to its deadline.
             perform(
                 callID: callID, attempts: 3,
                 onFailure: { [weak self] problem in
-                    guard let problem, !RingerAPIError.problem(problem).isRetryable else { return }
+                    guard let problem else { return }
                     self?.apply(.ringingRefused(callID: callID, problem: problem))
                 }
             ) { api, device in _ = try await api.ringing(callID: callID, deviceID: device) }

@@ -335,11 +335,10 @@ class CallCoordinator(
                 val callId = effect.callId
                 // A refusal means the call ended while this device was waking (409 with the state), or is not
                 // this user's call (a message for the phone's previous user): the machine closes it. A server that
-                // could not answer the last try (5xx, 408, 429) said nothing about the call: it rings on to its deadline.
+                // could not answer (no problem reaches here then) said nothing about the call: it rings on to its
+                // deadline.
                 perform(callId, 3, onFailure = { problem ->
-                    if (problem != null && !RingerApiException.problem(problem).isRetryable) {
-                        apply(PhoneCallInput.RingingRefused(callId, problem))
-                    }
+                    if (problem != null) apply(PhoneCallInput.RingingRefused(callId, problem))
                 }) { api, device -> api.ringing(callId, device) }
             }
             is PhoneCallEffect.SendAccept -> sendAccept(effect.callId)

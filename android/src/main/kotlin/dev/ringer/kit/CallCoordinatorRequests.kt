@@ -9,7 +9,9 @@ import kotlinx.coroutines.launch
 
 /**
  * Runs an API request with retries (exponential backoff on the injected clock) while it fails for transient
- * reasons. A problem answer below 500 is final: [onFailure] gets it; giving up without one gives null.
+ * reasons ([RingerApiException.isRetryable]). A problem retrying cannot change is final: [onFailure] gets it; giving
+ * up without one (the last try failed transiently too, no API, an unreadable answer) gives null, since a transient
+ * failure says nothing about the request.
  */
 internal fun CallCoordinator.perform(callId: String, attempts: Int, onFailure: ((Problem?) -> Unit)? = null,
                     body: suspend (RingerApiClient, String) -> Unit): Job {
@@ -28,7 +30,7 @@ internal fun CallCoordinator.perform(callId: String, attempts: Int, onFailure: (
                     continue
                 }
                 observer(CallCoordinator.Observation.RequestFailed(callId, e.detail))
-                onFailure?.invoke(e.problem)
+                onFailure?.invoke(if (e.isRetryable) null else e.problem)
                 return@launch
             } catch (e: Exception) {
                 observer(CallCoordinator.Observation.RequestFailed(callId, e.toString()))
