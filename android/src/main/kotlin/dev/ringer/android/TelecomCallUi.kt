@@ -158,18 +158,16 @@ class TelecomCallUi(
      * The server confirmed this device's answer: if the call's `Connection` is still ringing (answered through the
      * coordinator directly, by the app's own screen, or restored after a relaunch) it holds the call's foreground
      * service with the microphone, as an answer through [answer] does, and goes active (`setActive()`, which starts
-     * audio), and its ringing notification, the ringtone with it, goes. Once per call: a call answered through [answer] is already active (its completion
-     * ran first), and later calls change nothing; a Telecom `onAnswer` after it is ignored.
+     * audio), and its ringing notification, the ringtone with it, goes. Once per call: a call answered through
+     * [answer] is already active (its completion ran first), and later calls change nothing; a Telecom `onAnswer`
+     * after it is ignored.
      */
     override fun reportCallAnswered(callId: String, atMs: Long) {
         val connection = synchronized(lock) { connections[callId] } ?: return
         if (!connection.incoming || connection.state != Connection.STATE_RINGING) return
         // Still ringing here when the answer was not seen at the tap (a UI that missed reportCallAnswering): the
         // call holds its foreground service as an answer through Telecom does, then goes active.
-        if (connection.beginAnswer()) {
-            notifications.cancel(callId)
-            if (!holdForeground(connection)) return
-        }
+        if (beginAnswering(connection) == false) return
         connection.setActive()
     }
 
@@ -182,9 +180,20 @@ class TelecomCallUi(
      */
     override fun reportCallAnswering(callId: String, atMs: Long) {
         val connection = synchronized(lock) { connections[callId] } ?: return
-        if (!connection.incoming || connection.state != Connection.STATE_RINGING || !connection.beginAnswer()) return
-        notifications.cancel(callId)
-        holdForeground(connection)
+        if (!connection.incoming || connection.state != Connection.STATE_RINGING) return
+        beginAnswering(connection)
+    }
+
+    /**
+     * What every way of answering does first, once per call: the ringing notification (and its ringtone) goes and
+     * the call's foreground service starts with the microphone.
+     * @return null when the call was already answering; else whether the service started (false: it was refused
+     *   and the call closed).
+     */
+    private fun beginAnswering(connection: RingerConnection): Boolean? {
+        if (!connection.beginAnswer()) return null
+        notifications.cancel(connection.callId)
+        return holdForeground(connection)
     }
 
     // Outgoing calls
@@ -287,9 +296,9 @@ class TelecomCallUi(
      */
     fun answer(callId: String): Boolean {
         val connection = synchronized(lock) { connections[callId] } ?: return false
-        if (!connection.incoming || !connection.beginAnswer()) return false
-        notifications.cancel(callId)
-        if (!holdForeground(connection)) return true
+        if (!connection.incoming) return false
+        val held = beginAnswering(connection) ?: return false
+        if (!held) return true
         val actions = actions
         if (actions == null) {
             close(callId, DisconnectCause(DisconnectCause.ERROR))
