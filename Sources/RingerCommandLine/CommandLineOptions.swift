@@ -19,8 +19,7 @@ public struct CommandLineOptions: Sendable {
     /// - Throws: ``ConfigurationError`` for an unknown flag or a flag without a value.
     public init(arguments: [String], environment: [String: String], known: Set<String>) throws {
         for name in known {
-            let variable = "RINGER_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
-            if let value = environment[variable], !value.isEmpty {
+            if let value = environment[Self.variable(of: name)], !value.isEmpty {
                 values[name] = [value]
                 fromEnvironment.insert(name)
             }
@@ -48,6 +47,12 @@ public struct CommandLineOptions: Sendable {
         // Flags replace their environment variable as a whole, however many times they are given.
         values.merge(given) { $1 }
         fromEnvironment.subtract(given.keys)
+    }
+
+    /// The environment variable of a flag: `RINGER_` and its name in capitals, dashes as underscores
+    /// (`admin-key`: `RINGER_ADMIN_KEY`).
+    public static func variable(of name: String) -> String {
+        "RINGER_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
     /// The value of a flag (its last, when given several times), or nil when neither the flag nor its

@@ -26,6 +26,14 @@ public enum ServeCommand {
             log.error("\(error)")
             return 2
         }
+        return await run(configuration: configuration, clock: clock, parentProcess: parentProcess, log: log)
+    }
+
+    /// Runs the server with a configuration read already (``run(_:clock:parentProcess:log:)`` after the flags).
+    /// - Returns: the exit status: 0 after a clean shutdown, 1 when the server could not start.
+    public static func run(
+        configuration: ServerConfiguration, clock: any ServerClock, parentProcess: Int32?, log: Logger
+    ) async -> Int32 {
         // libwebsockets' own lines and the wrapper's (the per-address cap's refusals, accept failures, each once per
         // 10 s) go to the server's log in its format; lws prints only errors to stderr otherwise. They are scrubbed
         // of credentials before they leave LibWebSockets.

@@ -11,20 +11,27 @@ extension ServerConfiguration {
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
     public static func parse(arguments: [String], environment: [String: String]) throws -> ServerConfiguration {
-        let options = try CommandLineOptions(
-            arguments: arguments, environment: environment,
-            known: Set(
-                [
-                    "listen", "database", "database-pool-size", "database-timeout", "redis", "redis-prefix", "node-id",
-                    "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
-                    "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
-                    "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
-                    "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user",
-                    "request-deadline",
-                    "max-connections-per-address", "max-connections", "retention-days", "media-url", "media-api-key",
-                    "media-api-secret", "fcm-service-account",
-                    "fcm-host", "fcm-ca-file", "trusted-proxy",
-                ] + RateLimitSettings.Limit.allCases.map(\.rawValue)))
+        try parse(options: CommandLineOptions(arguments: arguments, environment: environment, known: flagNames))
+    }
+
+    /// `ringer serve`'s flag names, without dashes.
+    public static let flagNames: Set<String> = Set(
+        [
+            "listen", "database", "database-pool-size", "database-timeout", "redis", "redis-prefix", "node-id",
+            "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
+            "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
+            "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
+            "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user",
+            "request-deadline",
+            "max-connections-per-address", "max-connections", "retention-days", "media-url", "media-api-key",
+            "media-api-secret", "fcm-service-account",
+            "fcm-host", "fcm-ca-file", "trusted-proxy",
+        ] + RateLimitSettings.Limit.allCases.map(\.rawValue))
+
+    /// Reads `ringer serve`'s flags from options parsed already (a command that adds flags of its own parses them
+    /// together, with ``flagNames`` among its known names).
+    /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
+    public static func parse(options: CommandLineOptions) throws -> ServerConfiguration {
         var config = ServerConfiguration()
         if let text = options["listen"] {
             let listen = try HostPort(text, flag: "--listen")

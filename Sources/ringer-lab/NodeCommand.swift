@@ -17,12 +17,16 @@ enum NodeCommand {
 
     static func run(_ arguments: [String]) async -> Int32 {
         let log = Logger(label: "ringer.server")
-        let (test, serve): ([String: String], [String])
+        let configuration: ServerConfiguration
         let clock: any ServerClock
         var parent: Int32?
         do {
-            (test, serve) = try split(arguments)
-            if let text = test["test-parent-pid"] {
+            // One parse of both sets of flags. The test flags are flags only: their `RINGER_*` variables are not read.
+            let testVariables = Set(testFlags.map(CommandLineOptions.variable(of:)))
+            let environment = ProcessInfo.processInfo.environment.filter { !testVariables.contains($0.key) }
+            let options = try CommandLineOptions(
+                arguments: arguments, environment: environment, known: ServerConfiguration.flagNames.union(testFlags))
+            if let text = options["test-parent-pid"] {
                 guard let pid = Int32(text), pid > 1 else {
                     throw ConfigurationError(
                         "--test-parent-pid must be the process id of this server's parent, got \(text)")
@@ -33,7 +37,8 @@ enum NodeCommand {
                 }
                 parent = pid
             }
-            clock = try testClock(test)
+            clock = try testClock(scale: options["test-time-scale"], origin: options["test-time-origin"])
+            configuration = try ServerConfiguration.parse(options: options)
         } catch {
             log.error("\(error)")
             return 2
@@ -41,56 +46,30 @@ enum NodeCommand {
         if let clock = clock as? ScenarioClock {
             log.warning("test-only time: server time runs \(1 / clock.scale) times faster than real time")
         }
-        return await ServeCommand.run(serve, clock: clock, parentProcess: parent, log: log)
-    }
-
-    /// Separates the test-only flags (`--name value` or `--name=value`) from `serve`'s.
-    /// - Throws: ``ConfigurationError`` for a test flag without a value.
-    static func split(_ arguments: [String]) throws -> (test: [String: String], serve: [String]) {
-        var test: [String: String] = [:]
-        var serve: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            let body = argument.hasPrefix("--") ? String(argument.dropFirst(2)) : ""
-            let name = body.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            guard testFlags.contains(name) else {
-                serve.append(argument)
-                index += 1
-                continue
-            }
-            if let equals = body.firstIndex(of: "=") {
-                test[name] = String(body[body.index(after: equals)...])
-            } else {
-                guard index + 1 < arguments.count else { throw ConfigurationError("--\(name) needs a value") }
-                index += 1
-                test[name] = arguments[index]
-            }
-            index += 1
-        }
-        return (test, serve)
+        return await ServeCommand.run(configuration: configuration, clock: clock, parentProcess: parent, log: log)
     }
 
     /// The node's clock: a ``ScenarioClock`` for `--test-time-scale` (and `--test-time-origin`), else the system's.
+    /// - Parameters:
+    ///   - scale: `--test-time-scale`'s value, if given.
+    ///   - origin: `--test-time-origin`'s value, if given.
     /// - Throws: ``ConfigurationError`` for a bad value, or an origin without a scale.
-    static func testClock(_ test: [String: String]) throws -> any ServerClock {
-        guard let text = test["test-time-scale"] else {
-            if test["test-time-origin"] != nil {
-                throw ConfigurationError("--test-time-origin needs --test-time-scale")
-            }
+    static func testClock(scale: String?, origin: String?) throws -> any ServerClock {
+        guard let text = scale else {
+            if origin != nil { throw ConfigurationError("--test-time-origin needs --test-time-scale") }
             return SystemServerClock()
         }
         guard let scale = Double(text), scale > 0, scale <= 1 else {
             throw ConfigurationError(
                 "--test-time-scale must be real seconds per server second, more than 0 and at most 1, got \(text)")
         }
-        var origin = Date()
-        if let text = test["test-time-origin"] {
+        var start = Date()
+        if let text = origin {
             guard let milliseconds = Int64(text), milliseconds > 0 else {
                 throw ConfigurationError("--test-time-origin must be unix milliseconds, got \(text)")
             }
-            origin = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            start = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         }
-        return ScenarioClock(scale: scale, origin: origin)
+        return ScenarioClock(scale: scale, origin: start)
     }
 }
