@@ -31,6 +31,9 @@ class AndroidCalleeMicrophoneTest {
             assertEquals(callId, app.tapNotification(callId) { (it.mirrorStyle as Notification.CallStyle).mirrorAnswerIntent })
             SimulatedAndroidPhone.poll(8_000) { if (s.phone.network.held.isNotEmpty()) true else null }
                 ?: throw AssertionError("the answer never sent its accept")
+            // Android delivers the service's start on the main thread while the tapped activity is in front; the
+            // user cannot lock the phone before that (a loaded test machine once hid the app first).
+            app.awaitTelecom()
             app.context.appVisible = false          // the user locks the phone while the accept is on its way
             s.phone.network.release()
             app.awaitState(callId, Connection.STATE_ACTIVE)
