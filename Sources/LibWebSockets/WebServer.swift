@@ -131,8 +131,10 @@ public final class WebServer: Sendable {
             // second time: by then another thread may hold that number (a socket of another server), whose
             // context then trips lws' `insert_wsi` assertion. So the loop is not turned and the half-destroyed
             // context and loop are left as they are: a small leak on a start that failed.
+            let eventPipe = EventPipeReclaim()
             let created = lws_create_context(&info)
             guard let context = created, lws_get_vhost_by_name(context, "default") != nil else {
+                eventPipe?.release()
                 acceptor.shutdown()
                 if created == nil { loop.close() }
                 return fail(
@@ -141,10 +143,11 @@ public final class WebServer: Sendable {
                         ? "cannot create the context (is libwebsockets-evlib-uv installed?)"
                         : "cannot load the TLS certificate and key (or libwebsockets-evlib-uv is missing)")
             }
+            eventPipe?.attach(to: loop.loop)
             engine.mailbox.attach(context: context)
             outcome.withLock { $0 = .success(listener.port) }
             started.signal()
-            engine.runServiceLoop(context: context, loop: loop, acceptor: acceptor)
+            engine.runServiceLoop(context: context, loop: loop, acceptor: acceptor, eventPipe: eventPipe)
             withExtendedLifetime(resources) {}
         }
         thread.name = "lws-server"

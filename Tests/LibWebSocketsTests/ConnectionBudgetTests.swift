@@ -84,8 +84,8 @@ import Testing
 
     @Test func theDefaultBudgetKeepsAReserveBelowTheFileLimit() {
         #expect(ConnectionBudget.limit(forFileLimit: 20_000) == 19_375)
-        #expect(ConnectionBudget.limit(forFileLimit: 1024) == 992)
-        #expect(ConnectionBudget.limit(forFileLimit: 64) == 32)
+        #expect(ConnectionBudget.limit(forFileLimit: 1024) == 976)
+        #expect(ConnectionBudget.limit(forFileLimit: 64) == 16)
         #expect(ConnectionBudget.limit(forFileLimit: 1 << 20) == (1 << 20) - 1024)
         #expect(ConnectionBudget.limit(forFileLimit: 10) == 1)
     }

@@ -73,10 +73,12 @@ import Testing
     }
 }
 
-/// lws 4.1.6 on a foreign loop half-destroys a context whose TLS files it cannot use; finishing that destruction
-/// closed descriptors a second time, which could be another thread's by then (seen as lws' `insert_wsi`
-/// assertion, and later as a SIGABRT, aborting parallel test runs). Such files are now refused before lws.
-@Suite(.serialized) struct FailedStartDescriptorTests {
+/// A server closes only descriptors it owns, even where lws 4.1.6 on a foreign loop closes one twice. Each test
+/// runs a ``DescriptorWatch`` (a thread checking that its own descriptors stay open), out of the parallel run.
+@Suite(.serialized) struct DescriptorOwnershipTests {
+    /// lws half-destroys a context whose TLS files it cannot use; finishing that destruction closed descriptors a
+    /// second time, which could be another thread's by then (seen as lws' `insert_wsi` assertion, and later as a
+    /// SIGABRT, aborting parallel test runs). Such files are now refused before lws.
     @Test func aStartThatFailsOnItsTLSFilesClosesNoDescriptorOfAnotherThreadAndSaysWhichFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "lws-bad-tls-\(UUID().uuidString)")
@@ -99,5 +101,21 @@ import Testing
             #expect(error?.detail.contains("cannot load the TLS certificate chain \(certificate.path)") == true)
         }
         #expect(watch.stop() == 0, "descriptors of another thread were closed under it")
+    }
+
+    /// lws' libuv plugin closes the event pipe twice while a context is destroyed: once in the first
+    /// `lws_context_destroy`, again when libuv reports the pipe's handle closed. A parallel CI run saw another
+    /// server's `lws_create_context` fail when the second close hit the folder it was reading its plugins from
+    /// (docs/decisions/0002-lws-event-pipe-double-close.md).
+    @Test func aServerThatShutsDownClosesNoDescriptorOfAnotherThread() throws {
+        var closedUnderAnotherThread = 0
+        for _ in 0..<300 {
+            let server = WebServer(configuration: .init()) { _ in .empty(status: 204) }
+            try server.start()
+            let watch = DescriptorWatch()
+            server.shutdown()
+            closedUnderAnotherThread += watch.stop()
+        }
+        #expect(closedUnderAnotherThread == 0, "descriptors of another thread were closed under it")
     }
 }

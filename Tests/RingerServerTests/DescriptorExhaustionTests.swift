@@ -114,7 +114,7 @@ import Glibc
     }
 
     /// Issue 26: with 15,800 slow-body connections held, a normal client waited up to 27 s. Under the default budget
-    /// (the open-file limit less a reserve: 224 of 256 here) the slowest connections give way, and a new client is
+    /// (the open-file limit less a reserve: 208 of 256 here) the slowest connections give way, and a new client is
     /// answered at once.
     @Test func theSlowestConnectionsGiveWayAtTheBudgetAndANewClientIsServed() async throws {
         let served = try ServedRinger(descriptorLimit: 256)

@@ -74,10 +74,10 @@ struct ConnectionBudget {
     var count: Int { entries.count }
 
     /// The budget for a process allowed `fileLimit` open descriptors: the limit less a reserve for the server's own
-    /// files, its database, Redis and push-provider connections, and the one descriptor `accept` needs to shed with:
-    /// 1/32 of the limit, at least 32 and at most 1024 (19,375 of 20,000).
+    /// files, its database, Redis and push-provider connections, the one descriptor `accept` needs to shed with, and
+    /// the placeholders ``EventPipeReclaim`` holds: 1/32 of the limit, at least 48 and at most 1024 (19,375 of 20,000).
     static func limit(forFileLimit fileLimit: Int) -> Int {
-        let reserve = min(1024, max(32, fileLimit / 32))
+        let reserve = min(1024, max(32 + EventPipeReclaim.holeCount, fileLimit / 32))
         return max(1, fileLimit - reserve)
     }
 

@@ -18,9 +18,12 @@ extension ServerEngine {
 
     /// Runs the loop on the calling (service) thread until asked to stop, then closes every connection
     /// and destroys the context on this same thread, as lws requires.
-    func runServiceLoop(context: OpaquePointer, loop: ServiceLoop, acceptor: ConnectionAcceptor) {
+    func runServiceLoop(
+        context: OpaquePointer, loop: ServiceLoop, acceptor: ConnectionAcceptor, eventPipe: EventPipeReclaim?
+    ) {
         bound.claimForCurrentThread()
         let table = self.table
+        table.eventPipeReclaim = eventPipe
         table.loop = loop
         table.acceptor = acceptor
         table.vhost = lws_get_vhost_by_name(context, "default")
@@ -41,10 +44,15 @@ extension ServerEngine {
         mailbox.close()
         // With a foreign loop lws closes its handles asynchronously: the first destroy starts closing every
         // connection (delegates hear webSocketDidClose), the loop turns finish it, the second destroy frees.
+        // Meanwhile lws closes its event pipe twice, so its number is held until then (EventPipeReclaim).
+        table.eventPipeReclaim?.destroyWillBegin()
         lws_context_destroy(context)
+        table.eventPipeReclaim?.reclaim()
         loop.settle()
         lws_context_destroy(context)
         loop.close()
+        table.eventPipeReclaim?.release()
+        table.eventPipeReclaim = nil
         table.sessions.removeAll()
         table.loop = nil
         table.acceptor = nil

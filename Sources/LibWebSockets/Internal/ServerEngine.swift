@@ -46,6 +46,7 @@ final class ServerEngine: Sendable {
     )
         -> Int32
     {
+        table.eventPipeReclaim?.reclaim()
         switch reason {
         case LWS_CALLBACK_HTTP: return onRequestHead(wsi)
         case LWS_CALLBACK_HTTP_BODY: return onRequestBody(wsi, bytes: input, count: length)

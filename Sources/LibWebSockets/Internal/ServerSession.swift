@@ -66,6 +66,8 @@ final class ServerSessionTable {
     var keepalive: KeepaliveWheel?
     /// The graceful shutdown, once it began.
     var goingAway: GoingAwayPhase?
+    /// Guards the event pipe's number while the context is destroyed (``EventPipeReclaim``).
+    var eventPipeReclaim: EventPipeReclaim?
     /// WebSockets closed since the heap was last trimmed, and when that was (loop seconds).
     var closedSinceTrim = 0
     var lastTrim = 0

@@ -8,10 +8,10 @@ import Testing
 import Glibc
 #endif
 
-/// A connection lws cannot adopt (here: reset by the client before the TLS server took it) is closed by lws
-/// itself ("Either returns new wsi bound to accept_fd, or closes accept_fd and returns NULL", lws-adopt.h): the
-/// server must not close that number again, since by then it may be another thread's new descriptor.
-@Suite(.serialized) struct AdoptionFailureTests {
+extension DescriptorOwnershipTests {
+    /// A connection lws cannot adopt (here: reset by the client before the TLS server took it) is closed by lws
+    /// itself ("Either returns new wsi bound to accept_fd, or closes accept_fd and returns NULL", lws-adopt.h): the
+    /// server must not close that number again, since by then it may be another thread's new descriptor.
     @Test func aConnectionLwsCouldNotAdoptIsClosedOnceNotAgainUnderAnotherThreadsDescriptor() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
