@@ -250,6 +250,27 @@ import Testing
         }
     }
 
+    /// The event stream is a route of the table like any other (issue 28): a plain `GET` of it is 426 naming the
+    /// upgrade, an upgrade without a user token 401, and an upgrade to a path that is no WebSocket route 404, each
+    /// problem+json.
+    @Test func theEventStreamRouteAnswersPlainGetsAndUpgradesElsewhereAsProblems() async throws {
+        try await APITests.withServer { http in
+            let plain = try await curl(port(http), ["/v1/events"])
+            #expect(plain.statusLine == "HTTP/1.1 426 Upgrade Required")
+            #expect(plain.headers["upgrade"] == "websocket")
+            #expect(plain.problem["type"] as? String == ProblemType.upgradeRequired.rawValue)
+            let handshake =
+                "Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            let anonymous = try await rawExchange(port(http), "GET /v1/events HTTP/1.1\r\n" + handshake)
+            #expect(anonymous.data.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"), "\(anonymous.data)")
+            #expect(anonymous.data.contains(ProblemType.unauthorized.rawValue))
+            let elsewhere = try await rawExchange(port(http), "GET /v1/calls HTTP/1.1\r\n" + handshake)
+            #expect(elsewhere.data.hasPrefix("HTTP/1.1 404 Not Found\r\n"), "\(elsewhere.data)")
+            #expect(elsewhere.data.contains(ProblemType.notFound.rawValue))
+        }
+    }
+
     @Test func aNulOrNewlineInThePathGets400() async throws {
         try await APITests.withServer { http in
             // (A %00 closing the path right after a slash is dropped by lws, which then serves the path without it.)

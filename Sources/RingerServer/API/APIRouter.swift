@@ -27,6 +27,8 @@ struct APIRouter: Sendable {
     var mediaUsesDevelopmentKey = false
     /// The rate limits (docs/security.md): checked here and in ``CallService/createCall``.
     let limits: RateLimits
+    /// `GET /v1/events` upgraded.
+    let events: EventStreamEndpoint
     /// Lets shutdown finish the requests in progress.
     let inFlight = InFlightWork()
 
@@ -138,10 +140,41 @@ struct APIRouter: Sendable {
         // GET is refused whoever sends it.
         Route(
             "GET", "/v1/events",
-            .open { _, _ in
-                APIProblem.response(APIProblem.upgradeRequired(), headers: [("upgrade", "websocket")])
+            .userWebSocket { router, input, user, connection in
+                try router.events.upgrade(input.request, user: user, connection: connection)
             }),
     ]
+
+    /// The paths whose upgrades libwebsockets hands to ``upgrade(_:_:)``: those of the WebSocket routes.
+    static let webSocketPaths: Set<String> = Set(
+        routes.compactMap { route in
+            guard case .userWebSocket = route.handler else { return nil }
+            return route.path.description
+        })
+
+    /// Decides a WebSocket upgrade (on the libwebsockets thread; no I/O): the path's WebSocket route, the user
+    /// token (`Authorization: Bearer`, else `?access_token=`), then the route's handler. Every refusal is
+    /// problem+json, as for any other request: 404 for a path without a WebSocket route, 401, 429, 400.
+    func upgrade(_ request: HTTPRequest, _ connection: WebSocketConnection) -> WebSocketUpgrade {
+        guard let match = RouteMatch.find(request.path, in: Self.routes),
+            let route = match.route(for: "GET"), case .userWebSocket(let decide) = route.handler
+        else {
+            return .reject(APIProblem.response(Self.noWebSocket))
+        }
+        do {
+            let user = try authenticate(request, token: request.bearerToken)
+            return try decide(self, Route.Input(request: request, parameters: match.parameters), user, connection)
+        } catch let problem as Problem {
+            return .reject(APIProblem.response(problem))
+        } catch let limited as RateLimitExceeded {
+            return .reject(limited.response)
+        } catch {
+            return .reject(APIProblem.response(APIProblem.unauthorized("the user token is not valid")))
+        }
+    }
+
+    /// The answer to an upgrade on a path without a WebSocket route.
+    static let noWebSocket = APIProblem.notFound("no WebSocket here; the event stream is GET /v1/events")
 
     /// A call action of the callee's device named in the body (`ringing`, `decline`), decided by the call machine.
     private static func deviceAction(_ action: @escaping @Sendable (_ deviceID: String) -> CallInput) -> Route.Handler {
@@ -179,6 +212,8 @@ struct APIRouter: Sendable {
             let user = try authenticate(request)
             if request.method == "GET" || request.method == "HEAD" { try limits.admitRead(user: user.id) }
             return try await handle(self, input, user)
+        case .userWebSocket:
+            return APIProblem.response(APIProblem.upgradeRequired(), headers: [("upgrade", "websocket")])
         }
     }
 

@@ -1,3 +1,4 @@
+import LibWebSockets
 import RingerHTTP
 import RingerWire
 
@@ -23,6 +24,12 @@ struct Route: Sendable {
         case admin(@Sendable (APIRouter, Input) async throws -> HTTPResponse)
         /// `Authorization: Bearer <user token>` (`userToken`); the handler gets the user it names.
         case user(@Sendable (APIRouter, Input, Party) async throws -> HTTPResponse)
+        /// A WebSocket (RFC 6455 §4.1) with a user token in `Authorization: Bearer` or, for browsers, which cannot
+        /// set headers on one, `?access_token=` (`userToken`, `userTokenQuery`). The handler decides the upgrade on
+        /// the libwebsockets thread, before the handshake, without I/O (``APIRouter/upgrade(_:_:)``); it throws a
+        /// ``Problem`` or ``RateLimitExceeded`` to refuse. The request without the upgrade headers is answered 426
+        /// with `Upgrade: websocket` (RFC 9110 §15.5.22). Only `GET` on a template without parameters.
+        case userWebSocket(@Sendable (APIRouter, Input, Party, WebSocketConnection) throws -> WebSocketUpgrade)
     }
 
     /// `GET`, `POST`, `PUT` or `DELETE` (HEAD is answered wherever GET is, RFC 9110 §9.3.2).
