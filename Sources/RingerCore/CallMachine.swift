@@ -72,6 +72,37 @@ public struct CallMachine: Codable, Hashable, Sendable {
         self.ringingDeviceIds = ringingDeviceIds
     }
 
+    /// Whether `user` is the caller or the callee. Anyone else is told the call does not exist, so a stranger
+    /// learns nothing of it (docs/security.md).
+    public func isParticipant(_ user: String) -> Bool {
+        user == call.caller.id || user == call.callee.id
+    }
+
+    /// The callee devices that may be ringing now: those that acknowledged `ringing`, and those that can be woken
+    /// (each was sent the ringing push when the call was placed). A push that stops the ringing matters most there.
+    public var devicesThatMayRing: Set<String> {
+        Set(ringingDeviceIds).union(calleeDevices.filter(\.canBeWoken).map(\.id))
+    }
+
+    /// Applies an input to a stored call as the server must: a ring deadline that has passed wins over any input,
+    /// so the call first ends `unanswered` if its deadline is due, even when no timer has fired yet (an accept at
+    /// 45.2 s does not win over the ring-out at 45 s; the timer is only how the server learns the time came), and
+    /// then `input` meets the call as it now is.
+    /// - Parameters:
+    ///   - input: what happened; `.ringTimeout` alone is the timer firing.
+    ///   - actor: who did it.
+    ///   - now: the current time.
+    /// - Returns: the effects of the ring-out, if any, then those of `input`.
+    /// - Throws: ``CallRuleError`` when `input` is not allowed (for instance an accept after the deadline); the
+    ///   machine is then unchanged, the due ring-out included.
+    public mutating func apply(_ input: CallInput, by actor: CallActor, at now: Date) throws -> [CallEffect] {
+        var next = self
+        var effects = try next.handle(.ringTimeout, by: .system, at: now)
+        if input != .ringTimeout { effects += try next.handle(input, by: actor, at: now) }
+        self = next
+        return effects
+    }
+
     /// Applies an input.
     ///
     /// Repeating an action that already took effect (accept twice from the same device, end twice)
@@ -86,7 +117,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
         let state = call.state
         let caller = call.caller.id
         let callee = call.callee.id
-        if case .user(let user) = actor, user != caller, user != callee {
+        if case .user(let user) = actor, !isParticipant(user) {
             throw CallRuleError.notParticipant(state: state)
         }
         switch input {

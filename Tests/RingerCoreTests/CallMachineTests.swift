@@ -347,3 +347,56 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(sweep.lastHeard == ["c1": later])
     }
 }
+
+/// The rules the server applies to every stored call, once, in the machine (issue 28): the passed deadline, the
+/// devices that may ring, who may see a call.
+@Suite struct CallMachineServerRuleTests {
+    @Test func aPassedRingDeadlineWinsOverAnAcceptWhoseTimerHasNotFired() throws {
+        var machine = ringingCall().0
+        let late = t0.addingTimeInterval(45.2)
+        #expect(throws: CallRuleError.self) {
+            try machine.apply(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: late)
+        }
+        // Refused as a whole: the ring-out is left for the timer (or the sweep), not stored with a failed accept.
+        #expect(machine.call.state == .ringing)
+        let effects = try machine.apply(.ringTimeout, by: .system, at: late)
+        #expect(machine.call.state == .unanswered)
+        #expect(effects.contains(.publish(.callUnanswered, to: .user("alice"))))
+    }
+
+    @Test func aPassedRingDeadlineEndsTheCallBeforeAnActionThatStillApplies() throws {
+        var machine = ringingCall().0
+        // The caller's cancel after the deadline: the call rang out first, and cancelling a call that is over
+        // is refused with its state.
+        let error = #expect(throws: CallRuleError.self) {
+            try machine.apply(.cancel, by: .user("alice"), at: t0.addingTimeInterval(46))
+        }
+        #expect(error?.state == .unanswered)
+        // Before the deadline the same input is applied as it is.
+        let effects = try machine.apply(.accept(deviceID: "bob-ipad"), by: .user("bob"), at: t0.addingTimeInterval(44))
+        #expect(machine.call.state == .accepted)
+        #expect(effects.contains(.publish(.callAccepted, to: .user("alice"))))
+    }
+
+    @Test func theRingTimeoutAloneIsAppliedOnce() throws {
+        var machine = ringingCall().0
+        let effects = try machine.apply(.ringTimeout, by: .system, at: t0.addingTimeInterval(45))
+        #expect(effects.filter { $0 == .publish(.callUnanswered, to: .user("alice")) }.count == 1)
+    }
+
+    @Test func theDevicesThatMayRingAreThoseWokenAndThoseThatSaidSo() throws {
+        let sleeping = CalleeDevice(id: "bob-old-phone", platform: .android, canBeWoken: false)
+        var machine = ringingCall(devices: [bobPhone, sleeping]).0
+        #expect(machine.devicesThatMayRing == ["bob-iphone"])
+        // A device without a push token still rings when its app is open on the socket and says so.
+        _ = try machine.apply(.ringing(deviceID: "bob-laptop"), by: .user("bob"), at: t0.addingTimeInterval(1))
+        #expect(machine.devicesThatMayRing == ["bob-iphone", "bob-laptop"])
+    }
+
+    @Test func onlyTheCallerAndTheCalleeAreParticipants() {
+        let machine = ringingCall().0
+        #expect(machine.isParticipant("alice"))
+        #expect(machine.isParticipant("bob"))
+        #expect(!machine.isParticipant("mallory"))
+    }
+}

@@ -205,6 +205,22 @@ public enum APIProblem {
             detail: "the server failed; nothing was changed")
     }
 
+    /// The problem a refusal of the call service is told to the client as.
+    static func from(_ error: CallServiceError) -> Problem {
+        switch error {
+        case .callNotFound: return callNotFound()
+        case .invalidCallee: return invalidField("callee is not a valid user id")
+        case .selfCall: return selfCall()
+        case .userNotFound(let id): return userNotFound(id)
+        case .invalidDeviceID: return invalidField("device_id is not a valid device id")
+        case .unknownDevice(let id): return unknownDevice(id)
+        case .pushOutcomesForCalleeOnly:
+            return forbidden("push outcomes are shown to the callee only: they describe the callee's devices")
+        case .notAccepted(let detail, let state): return callStateConflict(detail, state: state)
+        case .rule(let error): return from(error)
+        }
+    }
+
     /// Maps a refusal of the call state machine.
     static func from(_ error: CallRuleError) -> Problem {
         if error.isNotParticipant { return callNotFound() }

@@ -57,6 +57,8 @@ struct APIRouter: Sendable {
             return try await dispatch(request)
         } catch let problem as Problem {
             return APIProblem.response(problem)
+        } catch let refused as CallServiceError {
+            return APIProblem.response(APIProblem.from(refused))
         } catch let limited as RateLimitExceeded {
             log.debug(
                 "rate limited", ["http.path": .string(request.path), "detail": .string(limited.problem.detail ?? "")])

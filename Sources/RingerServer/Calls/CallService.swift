@@ -116,18 +116,19 @@ final class CallService: Sendable {
     /// cannot be probed quickly); a known one spends one of the caller's calls and one of the pair's. A retry
     /// with the same Idempotency-Key spends nothing.
     /// - Parameter address: the client's address key for per-address limits (nil: unknown).
-    /// - Throws: ``Problem`` for an unknown callee or a self call; ``RateLimitExceeded``; `StoreError` on
+    /// - Throws: ``CallServiceError`` for an invalid or unknown callee or a self call; ``RateLimitExceeded``;
+    ///   `StoreError` on
     ///   storage failure.
     func createCall(
         caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil,
         address: String? = nil
     ) async throws -> Call {
-        guard UserID.isValid(request.callee) else { throw APIProblem.invalidField("callee is not a valid user id") }
-        guard request.callee != caller.id else { throw APIProblem.selfCall() }
+        guard UserID.isValid(request.callee) else { throw CallServiceError.invalidCallee }
+        guard request.callee != caller.id else { throw CallServiceError.selfCall }
         try limits.admitCalleeLookup(caller: caller.id, address: address)
         guard let callee = try await store.user(id: request.callee) else {
             limits.calleeUnknown(caller: caller.id, address: address)
-            throw APIProblem.userNotFound(request.callee)
+            throw CallServiceError.userNotFound(request.callee)
         }
         // A token without a name: show the name the server knows.
         let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
@@ -202,8 +203,8 @@ final class CallService: Sendable {
     ///   - callID: the call.
     ///   - user: the acting user.
     /// - Returns: the call after the action.
-    /// - Throws: ``Problem`` (404 not a participant or unknown call, 403 wrong side, 409 too late,
-    ///   422 unknown device); `StoreError` on storage failure.
+    /// - Throws: ``CallServiceError`` (`callNotFound` for an unknown call or a stranger, `rule` for a wrong side or
+    ///   a call past the action, `invalidDeviceID`/`unknownDevice`); `StoreError` on storage failure.
     func act(_ input: CallInput, callID: String, user: String) async throws -> Call {
         switch input {
         case .ringing(let device), .accept(let device), .decline(let device):
@@ -222,7 +223,7 @@ final class CallService: Sendable {
 
     /// `GET /v1/calls/{id}/media`: a participant's media session for an accepted call (the participant is
     /// heard from).
-    /// - Throws: 404 when not a participant, 409 when the call is not accepted.
+    /// - Throws: ``CallServiceError`` `callNotFound` for a stranger, `notAccepted` when the call is not accepted.
     func mediaSession(callID: String, user: Party) async throws -> MediaSession {
         try Self.requireAccepted(
             try await call(id: callID, user: user.id), "media is only available for an accepted call")
@@ -232,27 +233,25 @@ final class CallService: Sendable {
 
     /// `POST /v1/calls/{id}/keepalive`: a participant's app is still in the accepted call, so the call does not
     /// end `connection_lost` while it has no event socket.
-    /// - Throws: 404 when not a participant or unknown call, 409 (with the call's state) when the call is not
-    ///   accepted: the app should close it.
+    /// - Throws: ``CallServiceError`` `callNotFound` for a stranger or an unknown call, `notAccepted` (with the
+    ///   call's state) when the call is not accepted: the app should close it.
     func keepalive(callID: String, user: String) async throws {
         try Self.requireAccepted(try await call(id: callID, user: user), "only an accepted call is kept alive")
         heard(callID: callID, at: clock.now())
     }
 
-    /// - Throws: 409 `call-state-conflict` with the call's state when it is not accepted.
+    /// - Throws: ``CallServiceError/notAccepted(_:state:)`` when the call is not accepted.
     private static func requireAccepted(_ call: Call, _ detail: String) throws {
         guard call.state == .accepted else {
-            throw APIProblem.callStateConflict(detail, state: call.state)
+            throw CallServiceError.notAccepted(detail, state: call.state)
         }
     }
 
     /// `GET /v1/calls/{id}`.
-    /// - Throws: 404 when the call does not exist or the user is not a participant.
+    /// - Throws: ``CallServiceError/callNotFound`` when the call does not exist or the user is not a participant.
     func call(id: String, user: String) async throws -> Call {
-        guard let machine = try await store.call(id: id),
-            machine.call.caller.id == user || machine.call.callee.id == user
-        else {
-            throw APIProblem.callNotFound()
+        guard let machine = try await store.call(id: id), machine.isParticipant(user) else {
+            throw CallServiceError.callNotFound
         }
         return machine.call
     }
@@ -260,12 +259,10 @@ final class CallService: Sendable {
     /// `GET /v1/calls/{id}` as its reader sees it: the callee also gets the push outcomes (their devices'), and
     /// either side gets `callee_readiness`, the sorted union of the readiness problems of the callee devices
     /// the call was pushed to (as each was when pushed) or rang on (as it last reported), with no device named.
-    /// - Throws: 404 when the call does not exist or the user is not a participant.
+    /// - Throws: ``CallServiceError/callNotFound`` when the call does not exist or the user is not a participant.
     func show(id: String, user: String) async throws -> Call {
-        guard let machine = try await store.call(id: id),
-            machine.call.caller.id == user || machine.call.callee.id == user
-        else {
-            throw APIProblem.callNotFound()
+        guard let machine = try await store.call(id: id), machine.isParticipant(user) else {
+            throw CallServiceError.callNotFound
         }
         var call = machine.call
         let pushes = try await store.pushAttempts(callID: id)
@@ -289,11 +286,11 @@ final class CallService: Sendable {
     /// The outcomes of the pushes sent for a call. Every push of a call goes to the callee's devices, so they
     /// are the callee's: the caller learns the call's state, not which devices the callee has or whether
     /// their push tokens still work (docs/security.md).
-    /// - Throws: 404 when not a participant; 403 for the caller.
+    /// - Throws: ``CallServiceError`` `callNotFound` for a stranger, `pushOutcomesForCalleeOnly` for the caller.
     func pushAttempts(callID: String, user: String) async throws -> [PushAttempt] {
         let call = try await call(id: callID, user: user)
         guard call.callee.id == user else {
-            throw APIProblem.forbidden("push outcomes are shown to the callee only: they describe the callee's devices")
+            throw CallServiceError.pushOutcomesForCalleeOnly
         }
         return try await store.pushAttempts(callID: callID)
     }
@@ -301,10 +298,10 @@ final class CallService: Sendable {
     // MARK: Internals
 
     private func requireDevice(_ deviceID: String, of user: String) async throws {
-        guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
+        guard UserID.isValid(deviceID) else { throw CallServiceError.invalidDeviceID }
         if try await store.device(id: deviceID, userID: user) != nil { return }
         if hub.isConnected(userID: user, deviceID: deviceID) { return }
-        throw APIProblem.unknownDevice(deviceID)
+        throw CallServiceError.unknownDevice(deviceID)
     }
 
     /// Runs `body` holding the parties' ``publications`` locks, waiting for them at most ``lockWait``.
@@ -327,7 +324,7 @@ final class CallService: Sendable {
         let now = clock.now()
         // The parties never change, so they can be read before their locks are taken.
         guard let parties = try await store.call(id: callID).map({ [$0.call.caller.id, $0.call.callee.id] }) else {
-            throw APIProblem.callNotFound()
+            throw CallServiceError.callNotFound
         }
         let outcome = try await withPartyLocks(parties) { () async throws -> (Call, [CallEffect], Set<String>)? in
             do {
@@ -341,10 +338,10 @@ final class CallService: Sendable {
                 published(result, stored)
                 return result
             } catch let error as CallRuleError {
-                throw APIProblem.from(error)
+                throw CallServiceError.rule(error)
             }
         }
-        guard let (call, effects, ringing) = outcome else { throw APIProblem.callNotFound() }
+        guard let (call, effects, ringing) = outcome else { throw CallServiceError.callNotFound }
         if !effects.isEmpty {
             log.info("call updated", ["call.id": .string(callID), "call.state": .string(call.state.rawValue)])
         }
@@ -354,19 +351,16 @@ final class CallService: Sendable {
         return call
     }
 
-    /// One change of a stored call, inside the store's transaction: a deadline that passed but whose timer has not
-    /// fired yet still counts (an accept at 45.2 s must not win over the ring-out), then `input`.
-    /// - Returns: the call, its effects and the devices that may be ringing (sent the ringing push, or acknowledged
-    ///   `ringing`), and the events to append.
+    /// One change of a stored call, inside the store's transaction (``CallMachine/apply(_:by:at:)``: a ring deadline
+    /// that passed wins over `input`).
+    /// - Returns: the call, its effects and the devices that may be ringing, and the events to append.
     private static func transition(
         _ machine: inout CallMachine, _ input: CallInput, by actor: CallActor, at now: Date
     )
         throws -> ((Call, [CallEffect], Set<String>), [PendingEvent])
     {
-        var effects = try machine.handle(.ringTimeout, by: .system, at: now)
-        effects += try machine.handle(input, by: actor, at: now)
-        let mayRing = Set(machine.ringingDeviceIds).union(machine.calleeDevices.filter(\.canBeWoken).map(\.id))
-        return ((machine.call, effects, mayRing), events(of: effects, call: machine.call))
+        let effects = try machine.apply(input, by: actor, at: now)
+        return ((machine.call, effects, machine.devicesThatMayRing), events(of: effects, call: machine.call))
     }
 
     /// A change is stored: observed, and its events handed to this server's sockets.
@@ -559,7 +553,7 @@ final class CallService: Sendable {
                     "call ended by the server",
                     ["call.id": .string(callID), "call.end_reason": .string(reason.rawValue)])
             }
-        } catch let problem as Problem where problem.status == 404 {
+        } catch CallServiceError.callNotFound {
             acceptedCalls.stopWatching(callID: callID)
         } catch {
             log.error("ending an accepted call failed", ["call.id": .string(callID), "error": .string("\(error)")])
