@@ -130,7 +130,7 @@ final class ClusterLink: Sendable {
                             return state.everSubscribed
                         case .lost(let error):
                             state.subscribed = false
-                            state.lostSince = state.lostSince ?? Date()
+                            state.lostSince = state.lostSince ?? clock.now()
                             state.lastProblem = "\(error)"
                             return false
                         }
@@ -205,10 +205,11 @@ final class ClusterLink: Sendable {
     /// The user's first socket on this server opened (`true`) or its last one closed (`false`).
     func presenceChanged(userID: String, online: Bool) {
         let incarnation = self.incarnation
+        let now = clock.now().unixMilliseconds
         queue.async { [self] in
             _ = try? perform { commands in
                 if online {
-                    _ = try commands.command(["HSET", keys.presence(userID), incarnation, "\(Date().unixMilliseconds)"])
+                    _ = try commands.command(["HSET", keys.presence(userID), incarnation, "\(now)"])
                     _ = try commands.command(["EXPIRE", keys.presence(userID), Self.presenceExpiry])
                 } else {
                     _ = try commands.command(["HDEL", keys.presence(userID), incarnation])
@@ -245,7 +246,7 @@ final class ClusterLink: Sendable {
             }
         }
         guard let entries else { return nil }
-        let now = Date()
+        let now = clock.now()
         return entries.contains { entry in
             guard let beat = entry.beat else { return false }
             return now.timeIntervalSince(entry.refreshed) < 3 * Self.presenceRefreshInterval
@@ -257,12 +258,13 @@ final class ClusterLink: Sendable {
 
     /// What `/healthz` shows: `connected`, or `lost` with since when and why.
     var health: ClusterHealth {
-        state.withLock { state in
+        let now = clock.now()
+        return state.withLock { state in
             let connected = state.subscribed && state.commandsWork
             return ClusterHealth(
                 nodeId: incarnation, redis: connected ? "connected" : "lost",
                 redisProblem: connected ? nil : (state.lastProblem ?? "not subscribed yet"),
-                nodes: state.nodes.filter { Date().timeIntervalSince($0.value) < Self.nodeDeadAfter }.count)
+                nodes: state.nodes.filter { now.timeIntervalSince($0.value) < Self.nodeDeadAfter }.count)
         }
     }
 
@@ -314,8 +316,9 @@ final class ClusterLink: Sendable {
     /// Writes this server's heartbeat and reads everyone's.
     private func beat() async {
         let incarnation = self.incarnation
+        let now = clock.now()
         let reply = await run { [keys] commands -> RedisReply in
-            _ = try commands.command(["HSET", keys.nodes, incarnation, "\(Date().unixMilliseconds)"])
+            _ = try commands.command(["HSET", keys.nodes, incarnation, "\(now.unixMilliseconds)"])
             // Kept while any server beats; gone once the last one stopped (also one killed with no goodbye).
             _ = try commands.command(["EXPIRE", keys.nodes, Self.nodesExpiry])
             return try commands.command(["HGETALL", keys.nodes])
@@ -330,7 +333,7 @@ final class ClusterLink: Sendable {
                 let beat = fields[index + 1].string.flatMap(Int64.init).map(Date.init(unixMilliseconds:))
             else { continue }
             // Forget the server (its presence hashes expire once nobody writes them).
-            if Date().timeIntervalSince(beat) > Self.nodeForgottenAfter {
+            if now.timeIntervalSince(beat) > Self.nodeForgottenAfter {
                 dead.append(node)
             } else {
                 nodes[node] = beat
@@ -345,8 +348,8 @@ final class ClusterLink: Sendable {
     private func refreshPresence() async {
         let users = handlers.localUsers()
         let incarnation = self.incarnation
+        let now = "\(clock.now().unixMilliseconds)"
         _ = await run { [keys] commands in
-            let now = "\(Date().unixMilliseconds)"
             for user in users {
                 _ = try commands.command(["HSET", keys.presence(user), incarnation, now])
                 _ = try commands.command(["EXPIRE", keys.presence(user), Self.presenceExpiry])

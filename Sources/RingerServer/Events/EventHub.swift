@@ -95,7 +95,7 @@ final class EventHub: Sendable {
     private let publications: KeyedAsyncLock
     private let stripes: [LockedValue<[String: UserStream]>]
     private let encoder = RingerJSON.encoder()
-    private let now: @Sendable () -> Date
+    private let clock: any ServerClock
     /// Told when a user's first socket here opens (`true`) and their last one closes (`false`): the cluster's
     /// presence (``ClusterLink/presenceChanged(userID:online:)``). Called outside the hub's locks.
     let presenceObserver = LockedValue<(@Sendable (String, Bool) -> Void)?>(nil)
@@ -108,12 +108,12 @@ final class EventHub: Sendable {
     ///   - publications: the per-user locks under which events are stored and published.
     ///   - maxSocketsPerUser: sockets per user, at least 1.
     ///   - stripes: independently locked parts of the user table.
-    ///   - now: the server's clock, sent in `stream.ready` (`server_time_ms`) so phones judge ring deadlines on it.
+    ///   - clock: the server's clock, sent in `stream.ready` (`server_time_ms`) so phones judge ring deadlines on it.
     init(
         store: any RingerStore, publications: KeyedAsyncLock, maxSocketsPerUser: Int = 10, stripes: Int = 64,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: any ServerClock = SystemServerClock()
     ) {
-        self.now = now
+        self.clock = clock
         self.store = store
         self.publications = publications
         self.maxSocketsPerUser = max(1, maxSocketsPerUser)
@@ -134,7 +134,7 @@ final class EventHub: Sendable {
     /// - Returns: ``Admission/full`` when the user already holds ``maxSocketsPerUser`` other sockets.
     func admit(id: UInt64, userID: String, deviceID: String?, sink: any EventSink, since: Int64?) -> Admission {
         var first = false
-        let admitted = now()
+        let admitted = clock.now()
         let replaced = stripe(of: userID).withLock { streams -> (any EventSink)?? in
             if let stream = streams[userID], stream.sockets.count >= maxSocketsPerUser,
                 deviceID.flatMap({ stream.byDevice[$0] }) == nil
@@ -201,7 +201,7 @@ final class EventHub: Sendable {
             for event in missed + held { Self.write(event, to: &subscriber) }
             // The newest stored seq, or the last event written if a newer one was held meanwhile.
             let resumeFrom = max(latest, subscriber.lastSeq, 0)
-            if let data = try? encoder.encode(StreamReady(seq: resumeFrom, serverTime: now())) {
+            if let data = try? encoder.encode(StreamReady(seq: resumeFrom, serverTime: clock.now())) {
                 subscriber.sink.send(text: String(decoding: data, as: UTF8.self))
             }
             streams[userID]?.sockets[id] = subscriber

@@ -80,6 +80,7 @@ struct APNsPushSender: PushSender {
             let (response, requests) = try await client.send(
                 message.notification, to: message.token,
                 environment: message.environment,
+                // Real time, not the server clock's: `timeout` is the network's wait, already real seconds.
                 deadline: Date().addingTimeInterval(timeout))
             let action = APNsResponseAction.forResponse(status: response.status, reason: response.reason)
             var answer = PushAnswer(

@@ -74,6 +74,7 @@ struct FCMPushSender: PushSender {
         do {
             let (response, requests) = try await client.send(
                 outgoing, to: message.token, projectID: message.projectID,
+                // Real time, not the server clock's: `timeout` is the network's wait, already real seconds.
                 deadline: Date().addingTimeInterval(timeout))
             action = FCMResponseAction.forResponse(response)
             answer.status = response.status

@@ -40,6 +40,8 @@ public final class RingerServer: Sendable {
     private let pushes: PushDispatcher
     private let web: LockedValue<WebServer?>
     private let log: Logger
+    /// The server's time; the only one it reads.
+    private let clock: any ServerClock
 
     /// Builds the server: opens (and migrates) the database, loads the APNs key and the FCM service
     /// accounts. Listens on ``start()``.
@@ -57,8 +59,9 @@ public final class RingerServer: Sendable {
     ) throws {
         self.configuration = configuration
         log = logger
+        self.clock = clock
         // New at every start, so what a killed predecessor of the same name left is never taken for this one's.
-        let incarnation = "\(configuration.nodeID)/\(Date().unixMilliseconds)"
+        let incarnation = "\(configuration.nodeID)/\(clock.now().unixMilliseconds)"
         self.incarnation = incarnation
         let store = try store ?? Self.openStore(configuration)
         self.store = store
@@ -69,7 +72,7 @@ public final class RingerServer: Sendable {
                     "apns.certificate.subject": .string(certificate.subject),
                     "apns.certificate.not_after": .string(certificate.notAfter.description),
                 ]
-                if certificate.notAfter.timeIntervalSinceNow < 30 * 24 * 3600 {
+                if certificate.notAfter.timeIntervalSince(clock.now()) < 30 * 24 * 3600 {
                     logger.warning("the APNs client certificate expires within 30 days; renew it", metadata)
                 } else {
                     logger.info("APNs certificate authentication", metadata)
@@ -86,7 +89,7 @@ public final class RingerServer: Sendable {
         let publications = KeyedAsyncLock()
         hub = EventHub(
             store: store, publications: publications, maxSocketsPerUser: configuration.maxSocketsPerUser,
-            now: { clock.now() })
+            clock: clock)
         let tokens = try UserTokens(
             secret: configuration.userTokenSecret,
             publicKeys: UserTokens.publicKeys(files: configuration.userTokenPublicKeyFiles))
@@ -143,7 +146,7 @@ public final class RingerServer: Sendable {
         }
         // A store that cannot take writes would answer reads and lose every call: refuse to start on it.
         do {
-            try await store.checkWritable(at: Date())
+            try await store.checkWritable(at: clock.now())
         } catch {
             throw ConfigurationError(
                 PostgresTarget.isPostgresURL(configuration.databasePath)
