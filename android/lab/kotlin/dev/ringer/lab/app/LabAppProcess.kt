@@ -287,6 +287,12 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
             if (!allowed()) throw java.net.ConnectException("connect failed: the app is frozen, dozing or offline")
             val channel = inner.connect(url, headers, onText, onClose)
             open.add(channel)
+            // The app may have been frozen while the socket opened: closeAll ran before it was listed, so close it here.
+            if (!allowed()) {
+                open.remove(channel)
+                channel.close()
+                throw java.net.ConnectException("connect failed: the app was frozen while connecting")
+            }
             return channel
         }
 
