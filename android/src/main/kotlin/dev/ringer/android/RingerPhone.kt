@@ -73,6 +73,12 @@ import java.util.concurrent.TimeUnit
  * @param readinessChanged the readiness problems ([dev.ringer.kit.ReadinessProblem] names) whenever they change,
  *   for the app's own "this phone may not ring" screen; on any thread.
  * @param observer told what the coordinator did, on any thread; start media on `MediaCanStart`.
+ * @param now the phone's wall clock, Unix milliseconds (`System.currentTimeMillis()`); the laboratory's phones
+ *   pass a scenario's faster clock, so their deadlines agree with a server on the same clock.
+ * @param sleepUntil suspends until [now] reads at least the given Unix milliseconds (every timer of the
+ *   coordinator); by default a `delay` on [now].
+ * @param bootTimeMs the phone's boot time on [now]'s clock, Unix ms (`now()` minus
+ *   `SystemClock.elapsedRealtime()`): when it moves the wall clock was set (see [CallCoordinator]).
  */
 class RingerPhone(
     context: Context,
@@ -88,7 +94,10 @@ class RingerPhone(
     fetchFcmToken: Boolean = true,
     private val streamStatus: (EventStream.Status) -> Unit = {},
     private val readinessChanged: (List<String>) -> Unit = {},
-    observer: (CallCoordinator.Observation) -> Unit = {}
+    observer: (CallCoordinator.Observation) -> Unit = {},
+    private val now: () -> Long = { System.currentTimeMillis() },
+    sleepUntil: suspend (Long) -> Unit = { until -> delay(until - now()) },
+    bootTimeMs: () -> Long = { now() - SystemClock.elapsedRealtime() }
 ) : PushHandler {
     private val context: Context = context.applicationContext ?: context
     private val folder = stateFolder(this.context)
@@ -118,14 +127,14 @@ class RingerPhone(
     /** The platform-neutral brain. */
     val coordinator: CallCoordinator = CallCoordinator(
         deviceId = deviceId, ui = callUi, scope = scope,
-        now = { System.currentTimeMillis() },
-        sleepUntil = { until -> delay(until - System.currentTimeMillis()) },
+        now = now,
+        sleepUntil = sleepUntil,
         random = { Math.random() },
         pendingActions = FilePendingActionStore(File(folder, "pending-call-actions.json")),
         clockOffsets = FileClockOffsetStore(File(folder, "clock-offset.json")),
         callMemory = FileCallMemoryStore(File(folder, "call-memory.json")),
         // The wall clock at boot: it moves when the user or the network sets the clock (then the offset is stale).
-        bootTimeMs = { System.currentTimeMillis() - SystemClock.elapsedRealtime() },
+        bootTimeMs = bootTimeMs,
         observer = observer
     )
 
@@ -212,7 +221,7 @@ class RingerPhone(
      */
     override fun tokenChanged(token: String) {
         if (token.length == 0) return
-        val obtainedAt = tokenAge.observe(token, System.currentTimeMillis())
+        val obtainedAt = tokenAge.observe(token, now())
         synchronized(lock) {
             fcmToken = token
             tokenObtainedAtMs = obtainedAt
@@ -232,7 +241,7 @@ class RingerPhone(
     fun refreshReadiness(): List<String> {
         val facts = systemReadiness.read()
         val (token, obtainedAt) = synchronized(lock) { Pair(fcmToken, tokenObtainedAtMs) }
-        val problems = ReadinessCheck.evaluate(facts.toReadinessFacts(token, obtainedAt), System.currentTimeMillis()) +
+        val problems = ReadinessCheck.evaluate(facts.toReadinessFacts(token, obtainedAt), now()) +
             facts.androidProblems()
         val changed = synchronized(lock) {
             val changed = readinessProblems != problems

@@ -9,6 +9,7 @@ import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
+import dev.ringer.lab.app.MirrorPhone
 
 class AndroidReadinessTest {
     private val nowMs = 1_800_000_000_000L

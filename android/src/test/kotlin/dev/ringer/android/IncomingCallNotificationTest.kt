@@ -12,6 +12,7 @@ import org.junit.Assert.assertNotSame
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
+import dev.ringer.lab.app.MirrorPhone
 
 class IncomingCallNotificationTest {
     private val alice = Party("alice", "Alice")

@@ -19,6 +19,7 @@ import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.io.File
 import java.nio.file.Files
+import dev.ringer.lab.app.MirrorPhone
 
 /** The façade as `Application.onCreate` creates it, on the mirror phone; nobody logs in, so nothing is sent. */
 class RingerPhoneTest {

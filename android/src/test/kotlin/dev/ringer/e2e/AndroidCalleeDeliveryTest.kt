@@ -13,6 +13,8 @@ import org.junit.Assert.assertTrue
 import org.junit.ClassRule
 import org.junit.Rule
 import org.junit.Test
+import dev.ringer.lab.PlayServices
+import dev.ringer.lab.Receipt
 
 /**
  * The Android callee's side of FCM delivery, end to end on real `ringer serve` and `ringer-lab sandbox` processes:
@@ -227,7 +229,7 @@ class AndroidCalleeDeliveryTest {
     fun aRotatedFcmTokenFromOnNewTokenReplacesTheRegistrationAndCallsReachIt() {
         scene(running = true).use { s ->
             val app = s.phone.running!!
-            PlayServices(cluster!!).use { rotated ->
+            PlayServices(cluster!!.fcmSandbox).use { rotated ->
                 // The same app behind the new token: it rings (a silent ack would count as FCM misuse).
                 rotated.app = { message -> if (message.ringerType == "call.incoming") Receipt.USER_VISIBLE else Receipt.SILENT }
                 rotated.register().connect()

@@ -12,6 +12,8 @@ import org.junit.Assert.assertTrue
 import org.junit.ClassRule
 import org.junit.Rule
 import org.junit.Test
+import dev.ringer.lab.PlayServices
+import dev.ringer.lab.Receipt
 
 /**
  * The ringing matrix with the Kotlin SDK as the Android callee, end to end: real `ringer serve` and
@@ -105,7 +107,7 @@ class AndroidCalleeTest {
     @Test
     fun anAnswerOnTheCalleesOtherDeviceStopsThisPhoneAsAnsweredElsewhere() {
         scene(running = true).use { s ->
-            PlayServices(cluster!!).use { tablet ->
+            PlayServices(cluster!!.fcmSandbox).use { tablet ->
                 tablet.app = { Receipt.SILENT }
                 tablet.register().connect()
                 s.bob.registerAndroidDevice("bob-tablet", tablet.fcmToken)

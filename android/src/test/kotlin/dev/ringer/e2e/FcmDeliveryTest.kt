@@ -5,6 +5,8 @@ import org.junit.Assert.assertTrue
 import org.junit.ClassRule
 import org.junit.Rule
 import org.junit.Test
+import dev.ringer.lab.PlayServices
+import dev.ringer.lab.Receipt
 
 /**
  * The harness alone, no SDK: a real `ringer serve` sends FCM data messages through a real `ringer-lab sandbox` to
@@ -19,7 +21,7 @@ class FcmDeliveryTest {
         val admin = Admin(cluster!!)
         val alice = admin.newUser("alice", "Alice")
         val bob = admin.newUser("bob", "Bob")
-        PlayServices(cluster!!).use { phone ->
+        PlayServices(cluster!!.fcmSandbox).use { phone ->
             phone.app = { message -> if (message.ringerType == "call.incoming" || message.ringerType == "call.cancelled") Receipt.USER_VISIBLE else Receipt.SILENT }
             phone.register().connect()
             bob.registerAndroidDevice("bob-pixel", phone.fcmToken)

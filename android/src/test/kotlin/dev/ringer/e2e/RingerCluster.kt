@@ -1,5 +1,6 @@
 package dev.ringer.e2e
 
+import dev.ringer.lab.FcmSandboxEndpoint
 import org.json.JSONObject
 import java.io.File
 import java.net.HttpURLConnection
@@ -130,6 +131,9 @@ class RingerCluster private constructor(
 
     /** Every process this cluster started, stopped ones too, for [logs]. */
     private val started = mutableListOf<RingerProcess>()
+
+    /** The FCM sandbox as the phones' Play services reach it. */
+    val fcmSandbox: FcmSandboxEndpoint get() = FcmSandboxEndpoint(fcmSandboxUrl, caFile, fcmProjectId)
 
     /** The sandbox's APNs port. */
     var apnsPort = 0

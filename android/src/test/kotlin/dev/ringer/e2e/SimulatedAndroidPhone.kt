@@ -6,7 +6,7 @@ import com.google.android.gms.tasks.Task
 import com.google.firebase.messaging.FirebaseMessaging
 import com.google.firebase.messaging.RemoteMessage
 import dev.ringer.android.CallNotificationConfig
-import dev.ringer.android.MirrorPhone
+import dev.ringer.lab.app.MirrorPhone
 import dev.ringer.android.RingerComponents
 import dev.ringer.android.RingerConnection
 import dev.ringer.android.RingerConnectionService
@@ -36,6 +36,9 @@ import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.function.Consumer
+import dev.ringer.lab.PlayServices
+import dev.ringer.lab.FcmMessage
+import dev.ringer.lab.Receipt
 
 /**
  * One Android phone with the app installed, for the end-to-end tests: Google Play services holding the FCM
@@ -64,7 +67,7 @@ import java.util.function.Consumer
  */
 class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @Volatile var userToken: String?) : java.io.Closeable {
     /** Google Play services on this phone. */
-    val play = PlayServices(cluster)
+    val play = PlayServices(cluster.fcmSandbox)
     /** The app's `filesDir`, which survives its process. */
     val storage: File = Files.createTempDirectory("ringer-android-$name-").toFile()
     /** Everything the coordinator observed, across processes. */

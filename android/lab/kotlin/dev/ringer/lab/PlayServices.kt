@@ -1,14 +1,17 @@
-package dev.ringer.e2e
+package dev.ringer.lab
 
+import okhttp3.MediaType
 import okhttp3.OkHttpClient
 import okhttp3.Protocol
 import okhttp3.Request
+import okhttp3.RequestBody
 import okhttp3.Response
 import okhttp3.WebSocket
 import okhttp3.WebSocketListener
 import org.json.JSONObject
 import java.io.File
 import java.security.KeyStore
+import java.security.SecureRandom
 import java.security.cert.CertificateFactory
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -76,6 +79,15 @@ class FcmMessage(val frame: JSONObject) {
 }
 
 /**
+ * Where a phone finds the FCM sandbox (`ringer-lab sandbox`, docs/fcm.md "Phones in another process").
+ * @property url the sandbox's HTTP/1.1 base URL, `https://127.0.0.1:<port>`: the control routes and the phones'
+ *   WebSocket.
+ * @property caFile the PEM CA that signed the sandbox's certificate (`ringer-lab keys`' `ca.pem`).
+ * @property projectId the Firebase project the phones' tokens belong to (the service account's).
+ */
+class FcmSandboxEndpoint(val url: String, val caFile: File, val projectId: String)
+
+/**
  * The stand-in for Google Play services on one phone: registers the phone's FCM registration token with the
  * FCM sandbox (`POST /sandbox/devices`), holds the sandbox's `wss://` socket (`GET /sandbox/connect`, trusting
  * the sandbox's CA), hands every `message` frame's data to [app] — what Android does when it starts the app's
@@ -88,7 +100,7 @@ class FcmMessage(val frame: JSONObject) {
  *
  * Thread-safety: every method may be called from any thread.
  */
-class PlayServices(private val cluster: RingerCluster, val fcmToken: String = newToken()) : java.io.Closeable {
+class PlayServices(private val sandbox: FcmSandboxEndpoint, val fcmToken: String = newToken()) : java.io.Closeable {
     /**
      * The app: gets each message's data on the delivery thread and returns what the user saw. Replace it to
      * model a new process (a killed app started afresh by the message).
@@ -108,16 +120,21 @@ class PlayServices(private val cluster: RingerCluster, val fcmToken: String = ne
     private val deliveries = Executors.newSingleThreadExecutor { Thread(it, "play-services-$fcmToken") }
 
     /** An OkHttp client for the sandbox: trusts only its CA, HTTP/1.1 (the WebSocket's port). */
-    val client: OkHttpClient = sandboxClient(cluster.caFile)
+    val client: OkHttpClient = sandboxClient(sandbox.caFile)
 
     /**
-     * Registers the token with the FCM sandbox for the cluster's project, reachable as [reachability].
-     * @throws AssertionError when the sandbox does not answer 201.
+     * Registers the token with the FCM sandbox for the endpoint's project, reachable as [reachability].
+     * @throws AssertionError when the sandbox does not answer with success (201).
+     * @throws java.io.IOException when the sandbox cannot be reached.
      */
     fun register(reachability: String = "online"): PlayServices {
-        val body = JSONObject().put("token", fcmToken).put("project_id", cluster.fcmProjectId).put("reachability", reachability)
-        val answer = PlainHttp.send(client, "POST", "${cluster.fcmSandboxUrl}/sandbox/devices", null, body)
-        if (answer.status != 201) throw AssertionError("POST /sandbox/devices answered $answer")
+        val body = JSONObject().put("token", fcmToken).put("project_id", sandbox.projectId).put("reachability", reachability)
+        val request = Request.Builder().url("${sandbox.url}/sandbox/devices")
+            .post(RequestBody.create(MediaType.parse("application/json"), body.toString())).build()
+        // isSuccessful reads the same in OkHttp 3 and 4, unlike code().
+        client.newCall(request).execute().use { response ->
+            if (!response.isSuccessful) throw AssertionError("POST /sandbox/devices was refused: $response")
+        }
         return this
     }
 
@@ -127,7 +144,7 @@ class PlayServices(private val cluster: RingerCluster, val fcmToken: String = ne
      */
     fun connect(reachability: String = "online"): PlayServices {
         val request = Request.Builder()
-            .url("${cluster.fcmSandboxUrl}/sandbox/connect?token=$fcmToken&reachability=$reachability").build()
+            .url("${sandbox.url}/sandbox/connect?token=$fcmToken&reachability=$reachability").build()
         lock.withLock {
             // Opened under the lock, so onOpen (on OkHttp's thread, which takes the lock) always finds it set: on
             // loopback the upgrade can complete before newWebSocket returns.
@@ -257,7 +274,7 @@ class PlayServices(private val cluster: RingerCluster, val fcmToken: String = ne
         }
 
         override fun onFailure(webSocket: WebSocket, t: Throwable, response: Response?) = lock.withLock {
-            errors += "socket failed: ${t.javaClass.simpleName} ${t.message} ${response?.code() ?: ""}"
+            errors += "socket failed: ${t.javaClass.simpleName} ${t.message} ${response ?: ""}"
             if (socket === webSocket) open = false
             changed.signalAll()
         }
@@ -276,7 +293,15 @@ class PlayServices(private val cluster: RingerCluster, val fcmToken: String = ne
 
     companion object {
         /** A fresh registration token shaped like FCM's (base64url around a colon). */
-        fun newToken(): String = "e2e${RingerCluster.randomHex(8)}:APA91b${RingerCluster.randomHex(40)}"
+        fun newToken(): String = "lab${randomHex(8)}:APA91b${randomHex(40)}"
+
+        private val random = SecureRandom()
+
+        private fun randomHex(bytes: Int): String {
+            val data = ByteArray(bytes)
+            random.nextBytes(data)
+            return data.joinToString("") { String.format("%02x", it.toInt() and 0xff) }
+        }
 
         /**
          * An OkHttp client trusting only the CA in [caPem] (the sandbox's throw-away CA), speaking HTTP/1.1: the

@@ -1,4 +1,4 @@
-package dev.ringer.android
+package dev.ringer.lab.app
 
 import android.Manifest
 import android.app.NotificationManager
@@ -9,14 +9,15 @@ import android.content.pm.PackageManager
 import android.os.PowerManager
 import android.telecom.ConnectionRequest
 import android.telecom.TelecomManager
-import dev.ringer.kit.IncomingCallReport
-import dev.ringer.kit.Party
+import dev.ringer.android.CallForegroundService
+import dev.ringer.android.RingerConnectionService
 import java.io.File
 import java.nio.file.Files
 
 /**
- * The adapter tests' phone: a `Context` over the mirror's system services that records service starts and
- * plays the system's refusals. Not a test class (no *Test.kt name); shared by the adapter tests.
+ * A phone as the app's code sees it: a `Context` over the mirror's system services that records service starts and
+ * plays the system's refusals. The adapter tests use it directly; the phone host's app processes
+ * ([LabAppProcess]) set its switches from the lab's platform rules.
  */
 class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null, val hasTelecom: Boolean = true) : Context() {
     val telecom = TelecomManager()
@@ -77,6 +78,7 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null, val hasTelecom: 
      * [serviceRunner] set, each start is delivered on it, as Android does on the main thread.
      */
     override fun startForegroundService(service: Intent): ComponentName? {
+        foregroundStartRule?.invoke(service)?.let { throw it }
         val refusal = refuseForegroundStart
         if (refusal != null) {
             refuseForegroundStart = null
@@ -110,6 +112,15 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null, val hasTelecom: 
 
     /** The crashes Android would have given the app (the tests expect none). */
     val crashes = java.util.concurrent.CopyOnWriteArrayList<String>()
+
+    /**
+     * Decides every start before [refuseForegroundStart] does: the refusal to throw, or null to allow it (the phone
+     * host's background-start rule); null: every start is allowed.
+     */
+    @Volatile var foregroundStartRule: ((Intent) -> RuntimeException?)? = null
+
+    /** Told after each delivered start whether the service went foreground (the phone host's events); any thread. */
+    @Volatile var foregroundServiceRan: ((Intent, CallForegroundService, Boolean) -> Unit)? = null
 
     /** Where Android delivers each start to the service when set (the end-to-end phone); null: the test does it. */
     @Volatile var serviceRunner: ((() -> Unit) -> Unit)? = null
@@ -164,76 +175,7 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null, val hasTelecom: 
             microphoneAvailable = foregroundServiceRunning && service.mirrorMicrophoneAllowed
             if (wentForeground) foregroundNotification = service.mirrorForegroundNotification
         }
+        foregroundServiceRan?.invoke(intent, service, service.mirrorForegroundTypes.isNotEmpty())
         return service
     }
-}
-
-/** The core's side of the user's actions, recorded; the test completes each answer/end when it likes. */
-class RecordingActions : CallActions {
-    val log = ArrayList<String>()
-    val answers = LinkedHashMap<String, (Boolean) -> Unit>()
-    val ends = LinkedHashMap<String, (Boolean) -> Unit>()
-
-    override fun answer(callId: String, completion: (Boolean) -> Unit) {
-        log.add("answer $callId")
-        answers[callId] = completion
-    }
-
-    override fun end(callId: String, completion: (Boolean) -> Unit) {
-        log.add("end $callId")
-        ends[callId] = completion
-    }
-
-    override fun audioSessionActivated() { log.add("audio on") }
-    override fun audioSessionDeactivated() { log.add("audio off") }
-}
-
-/** A call activity class for the notifications' intents (the app's own, in a real app). */
-class TestCallActivity
-
-
-/**
- * The adapters wired as the façade wires them, on a [MirrorPhone]: [TelecomCallUi] with the notification,
- * [RingerConnectionService], and [RecordingActions] in place of the coordinator. Sets [RingerComponents.callUi];
- * tests clear it after.
- */
-class TelecomRig(val sdkInt: Int = 35, hasTelecom: Boolean = true) {
-    val phone = MirrorPhone(sdkInt, hasTelecom = hasTelecom)
-    val actions = RecordingActions()
-    val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt)
-    val ui = TelecomCallUi(phone, if (hasTelecom) phone.telecom else null, notifications, sdkInt)
-    val service = RingerConnectionService()
-    val completions = ArrayList<Throwable?>()
-
-    init {
-        ui.attach(actions)
-        RingerComponents.callUi = ui
-        service.mirrorAttach(phone)
-    }
-
-    /** The core reports an incoming call. */
-    fun report(callId: String, caller: Party = Party("alice", "Alice"), hasVideo: Boolean = false) {
-        ui.reportIncomingCall(IncomingCallReport(callId, caller, hasVideo)) { completions.add(it) }
-    }
-
-    /** The core reports a call and Telecom creates its connection: it rings. */
-    fun ringing(callId: String, hasVideo: Boolean = false, caller: Party = Party("alice", "Alice")): android.telecom.Connection {
-        report(callId, caller, hasVideo)
-        return phone.telecomCreatesIncoming(service)
-    }
-
-    /** A ringing call answered and confirmed by the server: active. */
-    fun active(callId: String): android.telecom.Connection {
-        val connection = ringing(callId)
-        connection.onAnswer()
-        actions.answers.getValue(callId)(true)
-        return connection
-    }
-
-    /** Android creating CallForegroundService for the last start, at this rig's API level. */
-    fun runForegroundService(configure: (CallForegroundService) -> Unit = {}): CallForegroundService =
-        phone.runForegroundService(configure = { service ->
-            service.mirrorSdkInt = sdkInt
-            configure(service)
-        })
 }

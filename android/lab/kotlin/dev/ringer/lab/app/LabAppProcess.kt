@@ -1,0 +1,337 @@
+package dev.ringer.lab.app
+
+import android.app.ForegroundServiceStartNotAllowedException
+import android.content.pm.ServiceInfo
+import android.os.Bundle
+import android.telecom.Connection
+import android.telecom.ConnectionRequest
+import android.telecom.DisconnectCause
+import com.google.android.gms.tasks.Task
+import com.google.firebase.messaging.FirebaseMessaging
+import dev.ringer.android.CallNotificationConfig
+import dev.ringer.android.IncomingCallNotification
+import dev.ringer.android.RingerConnection
+import dev.ringer.android.RingerConnectionService
+import dev.ringer.android.RingerIntents
+import dev.ringer.android.RingerPhone
+import dev.ringer.kit.CallCoordinator
+import dev.ringer.kit.DataMessageOutcome
+import dev.ringer.kit.EventStream
+import dev.ringer.kit.HttpResponse
+import dev.ringer.kit.HttpTransport
+import dev.ringer.kit.WebSocketChannel
+import dev.ringer.kit.WebSocketClose
+import dev.ringer.kit.WebSocketTransport
+import dev.ringer.kit.okhttp.OkHttpTransport
+import dev.ringer.kit.okhttp.OkHttpWebSocketTransport
+import dev.ringer.lab.AndroidRules
+import dev.ringer.lab.AppProcess
+import dev.ringer.lab.AppProcessSetup
+import dev.ringer.lab.AppState
+import dev.ringer.lab.ForegroundServiceStart
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import okhttp3.OkHttpClient
+import org.json.JSONArray
+import org.json.JSONObject
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.function.Consumer
+
+/**
+ * One run of the app's process on a hosted phone, loaded by its own class loader: the real SDK — [RingerPhone]
+ * created as `Application.onCreate` creates it, the library's `RingerConnectionService` and `CallForegroundService`,
+ * OkHttp to the real server — over a [MirrorPhone] whose switches follow the host's [AndroidRules], with Telecom
+ * played around them on one "main" thread:
+ *
+ * - an accepted `addNewIncomingCall` binds the `ConnectionService` (`onCreateIncomingConnection`), then
+ *   `onShowIncomingCallUi`; the call shows as [AndroidRules.presentation] says, given whether the SDK's ringing
+ *   notification kept its full-screen intent;
+ * - the user's answer, decline and hang-up are `onAnswer`, `onReject`, `onDisconnect` on that thread;
+ * - `startForegroundService` is refused as [AndroidRules.foregroundServiceStart] says, and each start is delivered
+ *   to the service on that thread (the mirror's `Service.startForeground` checks the types);
+ * - requests fail at once while the phone is offline, and the event stream's socket is closed (and refused) while
+ *   [AndroidRules.eventStreamAllowed] says no (frozen, Doze, offline);
+ * - when the process dies, Telecom drops its connections.
+ *
+ * Emits the events of docs/android-phone-host.md ("Events") through [AppProcessSetup.emit].
+ * @param setup the phone, its storage, the server, the clock and the host's callbacks.
+ */
+class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
+    private val job = SupervisorJob()
+    private val context = MirrorPhone(sdkInt = setup.state().apiLevel, filesDir = setup.storage)
+    private val service = RingerConnectionService()
+    private val telecom: ExecutorService = Executors.newSingleThreadExecutor { Thread(it, "main-${setup.phone}").apply { isDaemon = true } }
+    private val client = OkHttpClient.Builder().connectTimeout(2, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS)
+        .pingInterval(2, TimeUnit.SECONDS).build()
+    private val sockets = GatedWebSockets(OkHttpWebSocketTransport(client)) { AndroidRules.eventStreamAllowed(setup.state()) }
+    private val connections = ConcurrentHashMap<String, Connection>()
+    private val reported = ConcurrentHashMap<String, Int>()
+    /** Changes the user saw: a call rang, a ringing call closed. */
+    private val seen = AtomicInteger(0)
+    @Volatile private var dead = false
+    @Volatile private var streamAllowed = false
+    @Volatile private var visible = false
+    @Volatile private var userToken: String? = setup.userToken
+    private val phone: RingerPhone
+
+    init {
+        context.appVisible = false
+        service.mirrorAttach(context)
+        applyPlatform()
+        // Android delivers each foreground-service start on the app's main thread.
+        context.serviceRunner = { start -> telecom.execute(start) }
+        context.foregroundStartRule = { intent -> foregroundStartRefusal(intent) }
+        context.foregroundServiceRan = { intent, started, wentForeground -> foregroundServiceRan(intent, started.mirrorForegroundType, wentForeground) }
+        context.telecom.mirrorIncomingListener = Consumer { extras -> telecom.execute { createIncoming(extras) } }
+        // Firebase hands the app its current token at start (FirebaseMessaging.getToken()).
+        FirebaseMessaging.getInstance().mirrorSetTokenTask(Task<String>().also { it.mirrorSucceed(setup.fcmToken) })
+        val clock = setup.clock
+        phone = RingerPhone(context, setup.serverUrl, CallNotificationConfig(LabCallActivity::class.java, 1),
+                            deviceId = setup.deviceId, sdkInt = setup.state().apiLevel,
+                            http = Offline(OkHttpTransport(client)) { setup.state().online }, webSockets = sockets,
+                            scope = CoroutineScope(Dispatchers.Default + job),
+                            streamStatus = { status -> setup.emit("stream_status", JSONObject().put("status", statusName(status))) },
+                            observer = { observed(it) },
+                            now = { clock.nowMs() }, sleepUntil = { until -> clock.sleepUntil(until) },
+                            // The phone booted at the clock's origin: on the scaled clock, wall time and time since
+                            // boot run alike, so the boot time stays put and the learned clock offset is kept.
+                            bootTimeMs = { clock.originMs })
+        val token = userToken
+        if (token != null) phone.logIn(token) else phone.logOut()
+        streamAllowed = AndroidRules.eventStreamAllowed(setup.state())
+        Thread({ watchConnections() }, "telecom-watch-${setup.phone}").apply { isDaemon = true }.start()
+    }
+
+    override val foregroundServiceRunning: Boolean get() = context.foregroundServiceRunning
+
+    override fun receive(name: String, data: Map<String, String>, priority: String): Boolean {
+        val before = seen.get()
+        // What RingerMessagingService.onMessageReceived does, called directly for its outcome.
+        val outcome = phone.handleDataMessage(data)
+        val fields = JSONObject().put("message", name).put("priority", priority)
+        when (outcome) {
+            is DataMessageOutcome.Call -> fields.put("outcome", "call").put("call_id", outcome.callId ?: JSONObject.NULL)
+                .put("disposition", outcome.disposition.rawValue)
+            is DataMessageOutcome.Update -> fields.put("outcome", "update").put("call_id", outcome.callId).put("type", outcome.type.rawValue)
+            else -> fields.put("outcome", "ignored")
+        }
+        setup.emit("message_received", fields)
+        awaitTelecom()
+        return seen.get() > before
+    }
+
+    override fun answer(callId: String): Boolean = onTelecom(callId) { it.onAnswer() }
+
+    override fun decline(callId: String): Boolean = onTelecom(callId) { it.onReject() }
+
+    override fun hangUp(callId: String): Boolean = onTelecom(callId) { it.onDisconnect() }
+
+    override fun logIn(userToken: String) {
+        this.userToken = userToken
+        phone.logIn(userToken)
+    }
+
+    override fun logOut() {
+        userToken = null
+        phone.logOut()
+    }
+
+    override fun platformChanged() {
+        if (dead) return
+        applyPlatform()
+        val state = setup.state()
+        val allowed = AndroidRules.eventStreamAllowed(state)
+        val wasAllowed = streamAllowed
+        streamAllowed = allowed
+        if (!allowed) sockets.closeAll()
+        // A thawed app's reconnect timer would fire late (real time, jittered backoff): it reopens at once, as an app
+        // resuming does, from its stored resume point.
+        val token = userToken
+        if (allowed && !wasAllowed && token != null) phone.logIn(token)
+        val nowVisible = state.appState == AppState.FOREGROUND
+        if (nowVisible && !visible) phone.appInForeground()
+        visible = nowVisible
+    }
+
+    override fun die() {
+        if (dead) return
+        dead = true
+        job.cancel()
+        sockets.closeAll()
+        telecom.shutdownNow()
+        client.dispatcher().executorService().shutdownNow()
+        for ((callId, connection) in connections) {
+            if (connection.state != Connection.STATE_DISCONNECTED) setup.emit("ended_by_system", JSONObject().put("call_id", callId))
+        }
+    }
+
+    /** The mirror's switches from the rules: permissions, notifications, full-screen intents, visibility. */
+    private fun applyPlatform() {
+        val state = setup.state()
+        synchronized(context.granted) {
+            context.granted.clear()
+            for (permission in state.granted) context.granted.add(permission.manifestName)
+        }
+        context.telecom.mirrorManageOwnCallsGranted = state.granted.contains(dev.ringer.lab.LabPermission.MANAGE_OWN_CALLS)
+        context.notificationManager.mirrorNotificationsEnabled = AndroidRules.notificationsEnabled(state)
+        context.notificationManager.mirrorCanUseFullScreenIntent = AndroidRules.fullScreenIntentAllowed(state)
+        context.appVisible = state.appState == AppState.FOREGROUND
+    }
+
+    private fun foregroundStartRefusal(intent: android.content.Intent): RuntimeException? {
+        if (AndroidRules.foregroundServiceStart(setup.state(), setup.userAction()) == ForegroundServiceStart.ALLOWED) return null
+        setup.emit("foreground_service_refused", JSONObject().put("call_id", intent.getStringExtra(RingerIntents.EXTRA_CALL_ID) ?: JSONObject.NULL)
+            .put("error", "start_not_allowed"))
+        return ForegroundServiceStartNotAllowedException("startForegroundService() not allowed due to mAllowStartForeground false")
+    }
+
+    private fun foregroundServiceRan(intent: android.content.Intent, type: Int, wentForeground: Boolean) {
+        val callId: Any = intent.getStringExtra(RingerIntents.EXTRA_CALL_ID) ?: JSONObject.NULL
+        if (!wentForeground) {
+            setup.emit("foreground_service_refused", JSONObject().put("call_id", callId).put("error", "security_exception"))
+            return
+        }
+        val types = JSONArray()
+        if (type != -1 && type and ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL != 0) types.put("phone_call")
+        if (type != -1 && type and ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE != 0) types.put("microphone")
+        setup.emit("foreground_service_started", JSONObject().put("call_id", callId).put("types", types)
+            .put("microphone", context.microphoneAvailable))
+        platformChanged()
+    }
+
+    private fun observed(observation: CallCoordinator.Observation) {
+        when (observation) {
+            is CallCoordinator.Observation.Answered -> setup.emit("media_ready", JSONObject().put("call_id", observation.callId))
+            is CallCoordinator.Observation.OutgoingAnswered -> setup.emit("media_ready", JSONObject().put("call_id", observation.callId))
+            is CallCoordinator.Observation.MediaCanStart -> setup.emit("audio_started", JSONObject().put("call_id", observation.callId)
+                .put("microphone", context.microphoneAvailable))
+            is CallCoordinator.Observation.Event -> {
+                val event = observation.event
+                setup.emit("event", JSONObject().put("seq", event.seq).put("type", event.type.rawValue)
+                    .put("call_id", event.call.callId).put("state", event.call.state.rawValue))
+            }
+            is CallCoordinator.Observation.RequestFailed -> setup.emit("request_failed", JSONObject().put("call_id", observation.callId)
+                .put("detail", observation.detail))
+            else -> {}
+        }
+    }
+
+    /** Telecom binds the ConnectionService for an accepted `addNewIncomingCall` and shows the call. */
+    private fun createIncoming(extras: Bundle) {
+        try {
+            val connection = service.onCreateIncomingConnection(null, ConnectionRequest(null, null, extras))
+            if (connection !is RingerConnection) return
+            context.telecom.mirrorConnections.add(connection)
+            connections[connection.callId] = connection
+            connection.onShowIncomingCallUi()
+            val notification = context.notificationManager.mirrorShowing["${connection.callId}/${IncomingCallNotification.NOTIFICATION_ID}"]
+            val presentation = AndroidRules.presentation(setup.state(), notification?.fullScreenIntent != null)
+            reported[connection.callId] = Connection.STATE_RINGING
+            seen.incrementAndGet()
+            setup.emit("ringing", JSONObject().put("call_id", connection.callId).put("presentation", presentation.wire))
+        } catch (e: Throwable) {
+            setup.log("onCreateIncomingConnection threw: $e")
+        }
+    }
+
+    /** Reports each connection's activation and end (from any thread the SDK changed it on), every 10 ms. */
+    private fun watchConnections() {
+        while (!dead) {
+            for ((callId, connection) in connections) {
+                val state = connection.state
+                val last = reported[callId]
+                if (state == last) continue
+                reported[callId] = state
+                when (state) {
+                    Connection.STATE_ACTIVE -> setup.emit("call_active", JSONObject().put("call_id", callId))
+                    Connection.STATE_DISCONNECTED -> {
+                        if (last == Connection.STATE_RINGING) seen.incrementAndGet()
+                        val cause = connection.disconnectCause
+                        setup.emit("call_ended", JSONObject().put("call_id", callId).put("cause", causeName(cause?.code ?: DisconnectCause.UNKNOWN))
+                            .put("reason", cause?.reason ?: JSONObject.NULL))
+                    }
+                }
+            }
+            Thread.sleep(10)
+        }
+    }
+
+    private fun onTelecom(callId: String, action: (Connection) -> Unit): Boolean {
+        val connection = connections[callId] ?: return false
+        if (connection.state == Connection.STATE_DISCONNECTED) return false
+        telecom.submit { action(connection) }.get(10, TimeUnit.SECONDS)
+        awaitTelecom()
+        return true
+    }
+
+    /** Waits until the main thread handled what was handed to it so far (the SDK reports on its own threads first). */
+    private fun awaitTelecom() {
+        Thread.sleep(50)
+        if (!dead) telecom.submit {}.get(5, TimeUnit.SECONDS)
+        // The watcher reports a connection closed by what was just handled within its 10 ms period.
+        Thread.sleep(20)
+    }
+
+    /** The app's WebSockets: none opens while [allowed] says no, and [closeAll] breaks the open ones. */
+    private class GatedWebSockets(private val inner: WebSocketTransport, private val allowed: () -> Boolean) : WebSocketTransport {
+        private val open = CopyOnWriteArrayList<WebSocketChannel>()
+
+        override suspend fun connect(url: String, headers: Map<String, String>, onText: (String) -> Unit,
+                                     onClose: (WebSocketClose) -> Unit): WebSocketChannel {
+            if (!allowed()) throw java.net.ConnectException("connect failed: the app is frozen, dozing or offline")
+            val channel = inner.connect(url, headers, onText, onClose)
+            open.add(channel)
+            // The app may have been frozen while the socket opened: closeAll ran before it was listed, so close it here.
+            if (!allowed()) {
+                open.remove(channel)
+                channel.close()
+                throw java.net.ConnectException("connect failed: the app was frozen while connecting")
+            }
+            return channel
+        }
+
+        fun closeAll() {
+            for (channel in open) channel.close()
+            open.clear()
+        }
+    }
+
+    /** [inner], failing every request at once while [online] says no, as OkHttp does without a route. */
+    private class Offline(private val inner: HttpTransport, private val online: () -> Boolean) : HttpTransport {
+        override suspend fun send(method: String, url: String, headers: Map<String, String>, body: ByteArray?): HttpResponse {
+            if (!online()) throw java.net.ConnectException("connect failed: ENETUNREACH (Network is unreachable)")
+            return inner.send(method, url, headers, body)
+        }
+    }
+
+    /** Names. */
+    companion object {
+        private val CAUSES = mapOf(DisconnectCause.UNKNOWN to "UNKNOWN", DisconnectCause.ERROR to "ERROR",
+            DisconnectCause.LOCAL to "LOCAL", DisconnectCause.REMOTE to "REMOTE", DisconnectCause.CANCELED to "CANCELED",
+            DisconnectCause.MISSED to "MISSED", DisconnectCause.REJECTED to "REJECTED", DisconnectCause.BUSY to "BUSY",
+            DisconnectCause.RESTRICTED to "RESTRICTED", DisconnectCause.OTHER to "OTHER",
+            DisconnectCause.ANSWERED_ELSEWHERE to "ANSWERED_ELSEWHERE", DisconnectCause.CALL_PULLED to "CALL_PULLED")
+
+        /** `DisconnectCause`'s constant name for [code] (`REMOTE`), or the number for one not known here. */
+        fun causeName(code: Int): String = CAUSES[code] ?: code.toString()
+
+        /** The stream status as the protocol names it: `connected`, `lost`, `restored`, `closed`, … */
+        fun statusName(status: EventStream.Status): String = when (status) {
+            EventStream.Status.Connected -> "connected"
+            EventStream.Status.Restored -> "restored"
+            EventStream.Status.Closed -> "closed"
+            EventStream.Status.Replaced -> "replaced"
+            EventStream.Status.Unauthorized -> "unauthorized"
+            is EventStream.Status.Lost -> "lost"
+            is EventStream.Status.MessageTooBig -> "message_too_big"
+            is EventStream.Status.Refused -> "refused"
+            else -> status.toString()
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.ringer.android
+
+import dev.ringer.kit.IncomingCallReport
+import dev.ringer.kit.Party
+import dev.ringer.lab.app.MirrorPhone
+
+/** The core's side of the user's actions, recorded; the test completes each answer/end when it likes. */
+class RecordingActions : CallActions {
+    val log = ArrayList<String>()
+    val answers = LinkedHashMap<String, (Boolean) -> Unit>()
+    val ends = LinkedHashMap<String, (Boolean) -> Unit>()
+
+    override fun answer(callId: String, completion: (Boolean) -> Unit) {
+        log.add("answer $callId")
+        answers[callId] = completion
+    }
+
+    override fun end(callId: String, completion: (Boolean) -> Unit) {
+        log.add("end $callId")
+        ends[callId] = completion
+    }
+
+    override fun audioSessionActivated() { log.add("audio on") }
+    override fun audioSessionDeactivated() { log.add("audio off") }
+}
+
+/** A call activity class for the notifications' intents (the app's own, in a real app). */
+class TestCallActivity
+
+
+/**
+ * The adapters wired as the façade wires them, on a [MirrorPhone]: [TelecomCallUi] with the notification,
+ * [RingerConnectionService], and [RecordingActions] in place of the coordinator. Sets [RingerComponents.callUi];
+ * tests clear it after.
+ */
+class TelecomRig(val sdkInt: Int = 35, hasTelecom: Boolean = true) {
+    val phone = MirrorPhone(sdkInt, hasTelecom = hasTelecom)
+    val actions = RecordingActions()
+    val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt)
+    val ui = TelecomCallUi(phone, if (hasTelecom) phone.telecom else null, notifications, sdkInt)
+    val service = RingerConnectionService()
+    val completions = ArrayList<Throwable?>()
+
+    init {
+        ui.attach(actions)
+        RingerComponents.callUi = ui
+        service.mirrorAttach(phone)
+    }
+
+    /** The core reports an incoming call. */
+    fun report(callId: String, caller: Party = Party("alice", "Alice"), hasVideo: Boolean = false) {
+        ui.reportIncomingCall(IncomingCallReport(callId, caller, hasVideo)) { completions.add(it) }
+    }
+
+    /** The core reports a call and Telecom creates its connection: it rings. */
+    fun ringing(callId: String, hasVideo: Boolean = false, caller: Party = Party("alice", "Alice")): android.telecom.Connection {
+        report(callId, caller, hasVideo)
+        return phone.telecomCreatesIncoming(service)
+    }
+
+    /** A ringing call answered and confirmed by the server: active. */
+    fun active(callId: String): android.telecom.Connection {
+        val connection = ringing(callId)
+        connection.onAnswer()
+        actions.answers.getValue(callId)(true)
+        return connection
+    }
+
+    /** Android creating CallForegroundService for the last start, at this rig's API level. */
+    fun runForegroundService(configure: (CallForegroundService) -> Unit = {}): CallForegroundService =
+        phone.runForegroundService(configure = { service ->
+            service.mirrorSdkInt = sdkInt
+            configure(service)
+        })
+}
