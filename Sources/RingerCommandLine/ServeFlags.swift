@@ -14,19 +14,8 @@ extension ServerConfiguration {
         try parse(options: CommandLineOptions(arguments: arguments, environment: environment, known: flagNames))
     }
 
-    /// `ringer serve`'s flag names, without dashes.
-    public static let flagNames: Set<String> = Set(
-        [
-            "listen", "database", "database-pool-size", "database-timeout", "redis", "redis-prefix", "node-id",
-            "admin-key", "user-token-secret", "user-token-public-key", "apns-key-file", "apns-key-id",
-            "apns-team-id", "apns-cert-file", "apns-cert-key-file", "apns-cert-password",
-            "apns-host", "apns-sandbox-host", "apns-production-host", "apns-ca-file",
-            "ring-timeout", "call-idle-timeout", "max-call-duration", "max-sockets-per-user",
-            "request-deadline",
-            "max-connections-per-address", "max-connections", "retention-days", "media-url", "media-api-key",
-            "media-api-secret", "fcm-service-account",
-            "fcm-host", "fcm-ca-file", "trusted-proxy",
-        ] + RateLimitSettings.Limit.allCases.map(\.rawValue))
+    /// `ringer serve`'s flag names, without dashes (``ServeFlag/all``).
+    public static let flagNames: Set<String> = Set(ServeFlag.all.map(\.name))
 
     /// Reads `ringer serve`'s flags from options parsed already (a command that adds flags of its own parses them
     /// together, with ``flagNames`` among its known names).
@@ -53,18 +42,8 @@ extension ServerConfiguration {
             }
             config.nodeID = name
         }
-        if let text = options["database-pool-size"] {
-            guard let count = Int(text), (1...200).contains(count) else {
-                throw ConfigurationError("--database-pool-size must be a whole number between 1 and 200, got \(text)")
-            }
-            config.databasePoolSize = count
-        }
-        if let text = options["database-timeout"] {
-            guard let seconds = TimeInterval(text), seconds >= 0.1, seconds <= 600 else {
-                throw ConfigurationError("--database-timeout must be seconds between 0.1 and 600, got \(text)")
-            }
-            config.databaseTimeout = seconds
-        }
+        if let count = try wholeNumber("database-pool-size", options) { config.databasePoolSize = count }
+        if let seconds = try seconds("database-timeout", options) { config.databaseTimeout = seconds }
         guard let admin = options["admin-key"], !admin.isEmpty else {
             throw ConfigurationError("--admin-key (or RINGER_ADMIN_KEY) is required")
         }
@@ -75,69 +54,22 @@ extension ServerConfiguration {
         }
         config.userTokenSecret = secret
         config.userTokenPublicKeyFiles = options.all("user-token-public-key")
-        if let timeout = options["ring-timeout"] {
-            guard let seconds = TimeInterval(timeout), seconds > 0, seconds <= 600 else {
-                throw ConfigurationError("--ring-timeout must be seconds between 0 and 600, got \(timeout)")
-            }
-            config.ringTimeout = seconds
-        }
-        if let text = options["call-idle-timeout"] {
-            guard let seconds = TimeInterval(text), seconds >= 10, seconds <= 3600 else {
-                throw ConfigurationError("--call-idle-timeout must be seconds between 10 and 3600, got \(text)")
-            }
-            config.callIdleTimeout = seconds
-        }
-        if let text = options["max-call-duration"] {
-            guard let seconds = TimeInterval(text), seconds >= 60, seconds <= 7 * 86400 else {
-                throw ConfigurationError(
-                    "--max-call-duration must be seconds between 60 and 604800 (7 days), got \(text)")
-            }
-            config.maxCallDuration = seconds
-        }
-        if let text = options["max-sockets-per-user"] {
-            guard let count = Int(text), (1...1000).contains(count) else {
-                throw ConfigurationError(
-                    "--max-sockets-per-user must be a whole number between 1 and 1000, got \(text)")
-            }
-            config.maxSocketsPerUser = count
-        }
+        if let seconds = try seconds("ring-timeout", options) { config.ringTimeout = seconds }
+        if let seconds = try seconds("call-idle-timeout", options) { config.callIdleTimeout = seconds }
+        if let seconds = try seconds("max-call-duration", options) { config.maxCallDuration = seconds }
+        if let count = try wholeNumber("max-sockets-per-user", options) { config.maxSocketsPerUser = count }
         for limit in RateLimitSettings.Limit.allCases {
-            let flag = limit.rawValue
-            guard let text = options[flag] else { continue }
-            guard let count = Int(text), (0...100_000).contains(count) else {
-                throw ConfigurationError("--\(flag) must be a whole number from 0 (off) to 100000, got \(text)")
+            if let count = try wholeNumber(limit.rawValue, options) {
+                config.rateLimits[keyPath: limit.setting] = count
             }
-            config.rateLimits[keyPath: limit.setting] = count
         }
         config.trustedProxies = try options.all("trusted-proxy").map(AddressRange.init)
-        if let text = options["request-deadline"] {
-            guard let seconds = Int(text), (1...3600).contains(seconds) else {
-                throw ConfigurationError("--request-deadline must be whole seconds between 1 and 3600, got \(text)")
-            }
-            config.requestDeadlineSeconds = seconds
-        }
-        if let text = options["max-connections-per-address"] {
-            guard let count = Int(text), (0...1_000_000).contains(count) else {
-                throw ConfigurationError(
-                    "--max-connections-per-address must be a whole number between 0 (no cap) and 1000000, got \(text)")
-            }
+        if let seconds = try wholeNumber("request-deadline", options) { config.requestDeadlineSeconds = seconds }
+        if let count = try wholeNumber("max-connections-per-address", options) {
             config.maxConnectionsPerAddress = count == 0 ? nil : count
         }
-        if let text = options["retention-days"] {
-            guard let days = Int(text), (0...36_500).contains(days) else {
-                throw ConfigurationError(
-                    "--retention-days must be a whole number of days from 0 (keep forever) to 36500, got \(text)")
-            }
-            config.retentionDays = days == 0 ? nil : days
-        }
-        if let text = options["max-connections"] {
-            guard let count = Int(text), (0...10_000_000).contains(count) else {
-                throw ConfigurationError(
-                    "--max-connections must be a whole number between 0 (from the open-file limit) and 10000000, got \(text)"
-                )
-            }
-            config.maxConnections = count == 0 ? nil : count
-        }
+        if let days = try wholeNumber("retention-days", options) { config.retentionDays = days == 0 ? nil : days }
+        if let count = try wholeNumber("max-connections", options) { config.maxConnections = count == 0 ? nil : count }
         let keyFields = [options["apns-key-file"], options["apns-key-id"], options["apns-team-id"]]
         let certificateFields = [
             options["apns-cert-file"], options["apns-cert-key-file"], options["apns-cert-password"],
@@ -189,6 +121,37 @@ extension ServerConfiguration {
         config.media.apiKey = options["media-api-key"] ?? config.media.apiKey
         config.media.apiSecret = options["media-api-secret"] ?? config.media.apiSecret
         return config
+    }
+
+    /// The value of a numeric flag of ``ServeFlag/all`` taking seconds, held to the table's range.
+    /// - Returns: nil when neither the flag nor its variable is set.
+    /// - Throws: ``ConfigurationError`` "--name must be seconds between A and B, got X".
+    private static func seconds(_ name: String, _ options: CommandLineOptions) throws -> TimeInterval? {
+        let flag = ServeFlag.named(name)
+        guard let text = options[name] else { return nil }
+        guard case .seconds(let range, let lowerExcluded) = flag.value, let value = TimeInterval(text),
+            range.contains(value), !(lowerExcluded && value == range.lowerBound)
+        else {
+            throw ConfigurationError("\(flag.flag) must be \(flag.takes), got \(text)")
+        }
+        return value
+    }
+
+    /// The value of a flag of ``ServeFlag/all`` taking a whole number (or whole seconds), held to the table's range.
+    /// - Returns: nil when neither the flag nor its variable is set.
+    /// - Throws: ``ConfigurationError`` "--name must be a whole number of … between A and B, got X".
+    private static func wholeNumber(_ name: String, _ options: CommandLineOptions) throws -> Int? {
+        let flag = ServeFlag.named(name)
+        guard let text = options[name] else { return nil }
+        let range: ClosedRange<Int>
+        switch flag.value {
+        case .count(let bounds, _, _), .wholeSeconds(let bounds): range = bounds
+        default: preconditionFailure("\(flag.flag) takes no whole number")
+        }
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError("\(flag.flag) must be \(flag.takes), got \(text)")
+        }
+        return value
     }
 
     /// `host[:port]` or a full URL -> `https://host[:port]`.

@@ -45,6 +45,7 @@ enum LabUsage {
                                     explore's scripts then kill nodes (SIGKILL) and start them again. The time
                                     scale defaults to 0.1 on a cluster. SIGINT/SIGTERM/SIGHUP stop the run's
                                     nodes, drop its database and exit 130/143/129; a second signal exits at once.
+          ringer-lab config-reference   Print docs/configuration.md, the reference of ringer serve's flags.
           ringer-lab keys --out DIR [--fcm-sandbox https://localhost:2199] [--fcm-project ringer-dev]
                                     Write a throw-away APNs key (.p8), a dev CA + localhost certificate, and a
                                     throw-away FCM service account whose token_uri is the FCM sandbox's.

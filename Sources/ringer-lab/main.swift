@@ -16,6 +16,11 @@ let code = await Subcommands.run(
         "explore": { await ExploreCommand.run($0) },
         "keys": { KeysCommand.run($0) },
         "bench": { await BenchCommand.run($0) },
+        // docs/configuration.md, generated from `ringer serve`'s flag table.
+        "config-reference": { _ in
+            print(ServeFlag.markdownReference, terminator: "")
+            return 0
+        },
     ],
     elsewhere: { ["serve", "copy-database"].contains($0) ? "\($0) is the server's command: run ringer \($0)" : nil })
 exit(code)

@@ -56,6 +56,22 @@ public struct RateLimitSettings: Sendable, Equatable {
         /// ``RateLimitSettings/eventStreamConnectsPerUserPerMinute``.
         case eventStreamConnects = "rate-limit-event-stream-connects-per-minute"
 
+        /// What the limit counts, for the configuration reference.
+        public var help: String {
+            switch self {
+            case .calls: "Calls one caller may place per minute."
+            case .callsToOneCallee: "Calls one caller may place to one callee per minute."
+            case .callsPerCallee: "Calls that may ring one callee per minute, from all callers together."
+            case .deviceChanges: "Device registrations and removals of one user per minute."
+            case .authFailures:
+                "Failed credentials per client address (an IPv6 /64) per minute; past it the address's requests "
+                    + "with credentials are refused unchecked."
+            case .unknownCallees: "Calls to user ids that do not exist, per caller and per client address per minute."
+            case .reads: "`GET` and `HEAD` requests of one user per minute (the event stream aside)."
+            case .eventStreamConnects: "Event-stream connections of one user per minute."
+            }
+        }
+
         /// The setting the flag sets.
         public var setting: WritableKeyPath<RateLimitSettings, Int> {
             switch self {
