@@ -33,10 +33,10 @@ public enum CallEffect: Hashable, Sendable {
     /// Wake one callee device to ring: a PushKit VoIP push on iOS, a high-priority FCM data message on
     /// Android. Only ever emitted for a new incoming call.
     case pushIncomingCall(deviceID: String)
-    /// Tell the recipients' devices by an alert or background push (FCM: a data message) that the call changed: a background
-    /// push that stops the ringing (answered or declined elsewhere, cancelled), or an alert for a
-    /// missed call. Never a VoIP push: one that starts no call gets the app killed by iOS.
-    case pushAlertOrBackground(EventType, to: EventRecipient)
+    /// An update push: tell the recipients' devices by push that the call changed, either to stop the ringing
+    /// (answered or declined elsewhere, cancelled: an APNs background push, an FCM data message) or of a missed
+    /// call (an alert, an FCM notification). Never a VoIP push: one that starts no call gets the app killed by iOS.
+    case pushUpdate(EventType, to: EventRecipient)
     /// Store the ring deadline; at that time feed ``CallInput/ringTimeout``.
     case scheduleRingTimeout(at: Date)
     /// The ring deadline no longer matters.

@@ -143,7 +143,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
                     .cancelRingTimeout, .watchAcceptedCall(acceptedAt: now),
                     .publish(.callAccepted, to: .user(caller)),
                     .publish(.callAnsweredElsewhere, to: others),
-                    .pushAlertOrBackground(.callAnsweredElsewhere, to: others),
+                    .pushUpdate(.callAnsweredElsewhere, to: others),
                 ]
             case .accepted where call.acceptedDeviceId == device:
                 return []
@@ -166,7 +166,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
                     .cancelRingTimeout,
                     .publish(.callDeclined, to: .user(caller)),
                     .publish(.callDeclinedElsewhere, to: others),
-                    .pushAlertOrBackground(.callDeclinedElsewhere, to: others),
+                    .pushUpdate(.callDeclinedElsewhere, to: others),
                 ]
             case .declined where declinedDeviceId == device:
                 return []
@@ -185,7 +185,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
                 finish(.cancelled, by: caller, at: now)
                 return [
                     .cancelRingTimeout, .publish(.callCancelled, to: .user(callee)),
-                    .pushAlertOrBackground(.callCancelled, to: .user(callee)),
+                    .pushUpdate(.callCancelled, to: .user(callee)),
                 ]
             case .cancelled:
                 return []
@@ -219,7 +219,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             finish(.unanswered, by: nil, at: now)
             return [
                 .publish(.callUnanswered, to: .user(caller)), .publish(.callUnanswered, to: .user(callee)),
-                .pushAlertOrBackground(.callUnanswered, to: .user(callee)),
+                .pushUpdate(.callUnanswered, to: .user(callee)),
             ]
 
         case .connectionLost, .maximumDurationReached:
@@ -231,7 +231,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             guard state == .accepted else { return [] }
             finish(.ended, by: nil, at: now)
             call.endReason = input == .connectionLost ? .connectionLost : .maximumDuration
-            // No alert or background push: an app still holding the call hears `call.ended` on its socket, or a 409 on its next
+            // No update push: an app still holding the call hears `call.ended` on its socket, or a 409 on its next
             // keepalive.
             return [
                 .stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee)),

@@ -56,7 +56,7 @@ public enum Demo {
             case .pushSent(let outcome) where outcome.provider == .fcm:
                 timeline.record(
                     "fcm.sent",
-                    ["priority": outcome.pushType.rawValue, "device": outcome.deviceID]
+                    ["priority": outcome.pushType.rawValue, "device": outcome.deviceId]
                         .merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
                     numbers: [
                         "status": outcome.status.map(Double.init),
@@ -66,8 +66,8 @@ public enum Demo {
                 timeline.record(
                     "apns.sent",
                     [
-                        "push_type": outcome.pushType.rawValue, "device": outcome.deviceID,
-                        "apns_id": outcome.apnsID,
+                        "push_type": outcome.pushType.rawValue, "device": outcome.deviceId,
+                        "apns_id": outcome.apnsId ?? "",
                     ].merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
                     numbers: [
                         "status": outcome.status.map(Double.init),

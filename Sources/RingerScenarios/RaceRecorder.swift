@@ -105,9 +105,9 @@ final class RaceRecorder: Sendable {
                 text = "\(type.rawValue) -> \(call.state.rawValue)"
             case .pushSent(let outcome):
                 let provider = outcome.provider == .fcm ? "FCM" : "APNs"
-                let id = outcome.provider == .fcm ? "message" : String(outcome.apnsID.prefix(8))
+                let id = outcome.provider == .fcm ? "message" : String((outcome.apnsId ?? "").prefix(8))
                 text =
-                    "\(outcome.pushType) push \(id) to \(outcome.deviceID): "
+                    "\(outcome.pushType) push \(id) to \(outcome.deviceId): "
                     + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
             case .ringTimeoutFired:
                 text = "ring timeout fired"

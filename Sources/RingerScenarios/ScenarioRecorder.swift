@@ -245,10 +245,10 @@ final class ScenarioRecorder: Sendable {
             note("server", "\(type.rawValue) \(call.callId) -> \(call.state.rawValue)")
         case .pushSent(let outcome):
             let provider = outcome.provider == .fcm ? "FCM" : "APNs"
-            let id = outcome.provider == .fcm ? "message" : outcome.apnsID
+            let id = outcome.provider == .fcm ? "message" : outcome.apnsId ?? ""
             note(
                 "server",
-                "\(outcome.pushType) push \(id) to \(outcome.deviceID) for \(outcome.callID): "
+                "\(outcome.pushType) push \(id) to \(outcome.deviceId) for \(outcome.callId): "
                     + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
             )
         default:

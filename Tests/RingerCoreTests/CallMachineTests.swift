@@ -57,13 +57,13 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(!effects.contains { if case .pushIncomingCall = $0 { true } else { false } })
     }
 
-    @Test func cancelTellsEveryCalleeDeviceBySocketAndAlertOrBackgroundPushNeverVoIP() throws {
+    @Test func cancelTellsEveryCalleeDeviceBySocketAndUpdatePushNeverVoIP() throws {
         var (machine, _) = ringingCall()
         let effects = try machine.handle(.cancel, by: .user("alice"), at: t0)
         #expect(
             effects == [
                 .cancelRingTimeout, .publish(.callCancelled, to: .user("bob")),
-                .pushAlertOrBackground(.callCancelled, to: .user("bob")),
+                .pushUpdate(.callCancelled, to: .user("bob")),
             ])
     }
 
@@ -100,7 +100,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
             effects == [
                 .cancelRingTimeout, .watchAcceptedCall(acceptedAt: later), .publish(.callAccepted, to: .user("alice")),
                 .publish(.callAnsweredElsewhere, to: others),
-                .pushAlertOrBackground(.callAnsweredElsewhere, to: others),
+                .pushUpdate(.callAnsweredElsewhere, to: others),
             ])
     }
 
@@ -156,7 +156,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(effects.contains(.publish(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
         #expect(
             effects.contains(
-                .pushAlertOrBackground(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
+                .pushUpdate(.callDeclinedElsewhere, to: .userExceptDevice("bob", deviceID: "bob-ipad"))))
         #expect(try machine.handle(.decline(deviceID: "bob-ipad"), by: .user("bob"), at: t0).isEmpty)
     }
 
@@ -191,7 +191,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         #expect(
             effects == [
                 .publish(.callUnanswered, to: .user("alice")), .publish(.callUnanswered, to: .user("bob")),
-                .pushAlertOrBackground(.callUnanswered, to: .user("bob")),
+                .pushUpdate(.callUnanswered, to: .user("bob")),
             ])
         var answered = ringingCall().0
         _ = try answered.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: t0)

@@ -74,7 +74,7 @@ import Testing
             callee: Party(id: "bob"), hasVideo: false, createdAt: Self.updated,
             expiresAt: Self.updated.addingTimeInterval(45))
         for device in devices {
-            let request = PushRequest(.incomingCall, call: call, device: device, now: Self.updated)
+            let request = PushRequest(.ring, call: call, device: device, now: Self.updated)
             let built: (kind: PushTokenKind, value: String)? =
                 if device.platform == .ios {
                     try apns.message(for: request).map { apns.token(of: $0) }

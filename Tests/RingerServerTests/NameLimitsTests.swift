@@ -150,7 +150,7 @@ import Testing
                 expiresAt: now.addingTimeInterval(45))
             let voip = try APNsPushSender.incomingCallPayload(for: call, now: now)
             #expect(voip.count <= APNsPushType.voip.maximumPayloadBytes, "\(voip.count) bytes")
-            let data = try FCMPushSender.data(for: .incomingCall, call: call, now: now)
+            let data = try FCMPushSender.data(for: .ring, call: call, now: now)
             try FCMMessage(data: data, priority: .high, collapseKey: call.callId).validate()
             let missed = try FCMPushSender.data(for: .missedCall, call: call, now: now)
             try FCMMessage(

@@ -91,7 +91,7 @@ import Testing
         let call = Call(
             callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
             callee: Party(id: "bob"), hasVideo: false, createdAt: start, expiresAt: start.addingTimeInterval(45))
-        return (store, health, clock, delivery, PushRequest(.incomingCall, call: call, device: device, now: start))
+        return (store, health, clock, delivery, PushRequest(.ring, call: call, device: device, now: start))
     }
 
     @Test func aRetryableAnswerIsSentAgainUntilAcceptedAndRecordedOnce() async throws {

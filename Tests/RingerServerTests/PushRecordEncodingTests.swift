@@ -46,7 +46,7 @@ import Testing
             [PushType(FCMMessage.Priority.high), PushType(FCMMessage.Priority.normal)].map(\.rawValue) == [
                 "high", "normal",
             ])
-        #expect(APNsPushSender.pushType(for: .incomingCall) == .voip)
+        #expect(APNsPushSender.pushType(for: .ring) == .voip)
     }
 
     @Test func aHealthzProblemEncodesItsProviderAndEnvironmentAsTheSameStrings() throws {
@@ -121,7 +121,7 @@ import Testing
 
     @Test func logLinesAndObservationsNameTheProviderPushTypeAndEnvironmentAsBefore() async throws {
         let handler = RecordingLogHandler()
-        let outcomes = LockedValue<[PushOutcome]>([])
+        let outcomes = LockedValue<[PushAttempt]>([])
         let deliveries = PushDeliveryTests()
         let (_, _, _, delivery, request) = try await deliveries.fixture(
             log: Logger(label: "test", level: .info, handler: handler),

@@ -591,12 +591,12 @@ final class CallService: Sendable {
                 // Above the request handlers' priority: in a burst of calls the wake-up push of a call already
                 // decided goes out before the next request is served (a ringing phone is what the caller waits for).
                 Task(priority: .high) { await pushes.ring(call, device: device) }
-            case .pushAlertOrBackground(let type, let recipient):
+            case .pushUpdate(let type, let recipient):
                 Task {
                     let targets =
                         (try? await store.devices(ofUser: recipient.userID))?
                         .filter { $0.deviceId != recipient.exceptDeviceID } ?? []
-                    await pushes.tell(type, call: call, devices: targets, ringing: ringing)
+                    await pushes.update(type, call: call, devices: targets, ringing: ringing)
                 }
             case .scheduleRingTimeout(let deadline):
                 scheduleTimeout(callID: call.callId, at: deadline)

@@ -5,7 +5,7 @@ import RingerWire
 /// Builds and sends APNs notifications for ``PushRequest``s, and maps every APNs answer to a
 /// ``PushAction`` (through `APNsResponseAction`, Apple's table; docs/apns.md).
 ///
-/// Only ``PushRequest/Purpose/incomingCall`` becomes a VoIP push: iOS kills an app that receives a VoIP
+/// Only ``PushRequest/Purpose/ring`` becomes a VoIP push: iOS kills an app that receives a VoIP
 /// push and does not report a new incoming call, and repeated kills stop VoIP delivery to it (Apple:
 /// PushKit, `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`). Stopping a ringing phone is a
 /// background push (content-available, priority 5) to the device's ordinary APNs token, and a missed call
@@ -32,14 +32,15 @@ struct APNsPushSender: PushSender {
         return Array(try RingerJSON.encode(push))
     }
 
-    /// The payload of a push that stops the ringing (background) or tells of a missed call (alert).
+    /// The payload of an update push: one that stops the ringing (background) or tells of a missed call (alert).
     /// - Throws: `EncodingError` (never for a well-formed call).
-    static func alertOrBackgroundPayload(for purpose: PushRequest.Purpose, call: Call) throws -> [UInt8] {
-        let body = AlertOrBackgroundPush.Body(type: purpose.eventType, callId: call.callId)
+    static func updatePayload(for request: PushRequest) throws -> [UInt8] {
+        let body = AlertOrBackgroundPush.Body(type: request.purpose.eventType, callId: request.call.callId)
+        let alert = request.missedCallAlert
         let aps: AlertOrBackgroundPush.APS =
-            purpose == .missedCall
+            request.purpose == .missedCall
             // A missed call is for the user, not the app: an ordinary alert (Apple: "Generating a remote notification").
-            ? .init(alert: .init(title: "Missed call", body: call.caller.name ?? call.caller.id), sound: "default")
+            ? .init(alert: .init(title: alert.title, body: alert.body), sound: "default")
             // For the app only, to stop its ringing: a background push.
             : .init(contentAvailable: 1)
         return Array(try RingerJSON.encode(AlertOrBackgroundPush(aps: aps, ringer: body)))
@@ -52,7 +53,7 @@ struct APNsPushSender: PushSender {
         // production's, so `/healthz` and the logs name one of the two.
         let environment: APNsEnvironment = device.apnsEnvironment == .sandbox ? .sandbox : .production
         switch request.purpose {
-        case .incomingCall:
+        case .ring:
             // `apns-expiration` is the ring deadline, so a phone switched on after the call ended is never rung.
             guard let token = device.ringingToken?.value else { return nil }
             let notification = APNsNotification(
@@ -65,12 +66,11 @@ struct APNsPushSender: PushSender {
             guard let token = device.apnsToken else { return nil }
             let type = Self.pushType(for: request.purpose)
             // A background push means nothing after the ring deadline; a missed-call alert is kept by APNs for a day.
-            let expiration = request.purpose == .missedCall ? request.deadline : request.call.expiresAt
             let notification = APNsNotification(
                 pushType: type, topic: type.topic(forBundleID: bundleID),
-                priority: type == .background ? 5 : 10, expiration: expiration,
+                priority: type == .background ? 5 : 10, expiration: request.providerExpiration,
                 collapseID: request.call.callId,
-                payload: try Self.alertOrBackgroundPayload(for: request.purpose, call: request.call))
+                payload: try Self.updatePayload(for: request))
             return Message(notification: notification, token: token, environment: environment)
         }
     }
@@ -126,7 +126,7 @@ struct APNsPushSender: PushSender {
     /// VoIP only to ring; an alert for a missed call; a background push to stop the ringing.
     static func pushType(for purpose: PushRequest.Purpose) -> APNsPushType {
         switch purpose {
-        case .incomingCall: .voip
+        case .ring: .voip
         case .missedCall: .alert
         case .stopRinging: .background
         }

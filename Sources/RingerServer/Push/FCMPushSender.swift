@@ -36,7 +36,7 @@ struct FCMPushSender: PushSender {
     static func data(for purpose: PushRequest.Purpose, call: Call, now: Date) throws -> [String: String] {
         let json: Data
         switch purpose {
-        case .incomingCall:
+        case .ring:
             json = try RingerJSON.encode(
                 VoIPPush.Body(
                     callId: call.callId, caller: call.caller, calleeId: call.callee.id,
@@ -57,7 +57,8 @@ struct FCMPushSender: PushSender {
             data: try Self.data(for: request.purpose, call: call, now: request.createdAt),
             priority: Self.priority(for: request), collapseKey: call.callId)
         if request.purpose == .missedCall {
-            message.notification = .init(title: "Missed call", body: call.caller.name ?? call.caller.id)
+            let alert = request.missedCallAlert
+            message.notification = .init(title: alert.title, body: alert.body)
         }
         try message.validate()
         return Message(message: message, token: token, projectID: device.fcmProjectId ?? client.defaultProjectID)
@@ -67,8 +68,7 @@ struct FCMPushSender: PushSender {
         var outgoing = message.message
         // What is left of the ring (a day for a missed call), in the server's seconds: the sandbox, like the
         // phone, judges it on the same clock.
-        let until = request.purpose == .missedCall ? request.deadline : request.call.expiresAt
-        outgoing.ttl = FCMMessage.ttl(forSecondsLeft: until.timeIntervalSince(now))
+        outgoing.ttl = FCMMessage.ttl(forSecondsLeft: request.providerExpiration.timeIntervalSince(now))
         let action: FCMResponseAction
         var answer = PushAnswer(status: nil, reason: nil, action: .invalidRequest, requests: 1)
         do {
@@ -119,7 +119,7 @@ struct FCMPushSender: PushSender {
     /// priority").
     static func priority(for request: PushRequest) -> FCMMessage.Priority {
         switch request.purpose {
-        case .incomingCall: .high
+        case .ring: .high
         case .stopRinging: request.deviceMayBeRinging ? .high : .normal
         case .missedCall: .normal
         }

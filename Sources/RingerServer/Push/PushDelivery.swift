@@ -101,13 +101,7 @@ final class PushDelivery: Sendable {
             messageName: answer.messageName, latencyMs: latency, attempts: requests,
             sentAt: sentAt, readiness: request.device.readinessProblems)
         await record(attempt)
-        observe(
-            .pushSent(
-                PushOutcome(
-                    callID: request.call.callId, deviceID: request.device.deviceId,
-                    provider: sender.provider, pushType: attempt.pushType, status: answer.status,
-                    reason: answer.reason, apnsID: attempt.apnsId ?? "", messageName: answer.messageName,
-                    latencyMs: latency, sentAt: sentAt)))
+        observe(.pushSent(attempt))
     }
 
     /// The `reason` that starts the record of a push Ringer could not build (nothing was sent).

@@ -7,8 +7,8 @@ import RingerWire
 /// Decides which pushes a call effect needs and hands each to ``PushDelivery`` with its provider's sender:
 /// iOS devices through APNs, Android devices through FCM (a provider without credentials sends nothing).
 ///
-/// Only ``ring(_:device:)`` wakes a device to ring (PushKit VoIP, high-priority FCM data); the pushes that
-/// stop a ringing phone or tell of a missed call (``tell(_:call:devices:)``) are never ringing pushes.
+/// Only ``ring(_:device:)`` wakes a device to ring (PushKit VoIP, high-priority FCM data); the update pushes, which
+/// stop a ringing phone or tell of a missed call (``update(_:call:devices:ringing:)``), never ring.
 final class PushDispatcher: Sendable {
     private let apns: APNsPushSender?
     private let fcm: FCMPushSender?
@@ -34,26 +34,20 @@ final class PushDispatcher: Sendable {
     func ring(_ call: Call, device: Device) async {
         guard pending.enter() else { return }
         defer { pending.leave() }
-        await send(PushRequest(.incomingCall, call: call, device: device, now: clock.now()))
+        await send(PushRequest(.ring, call: call, device: device, now: clock.now()))
     }
 
-    /// Tells devices by push that the call changed (see `CallEffect.pushAlertOrBackground(_:to:)`): a push that stops
-    /// the ringing for `call.cancelled`, `call.answered_elsewhere` and `call.declined_elsewhere`, a missed-call
-    /// notification for `call.unanswered`; other events have none.
+    /// Sends the update push of an event (``CallEffect/pushUpdate(_:to:)``, ``PushRequest/Purpose/init(updateFor:)``):
+    /// one that stops the ringing for `call.cancelled`, `call.answered_elsewhere` and `call.declined_elsewhere`, a
+    /// missed-call notification for `call.unanswered`; other events have none.
     /// - Parameters:
     ///   - type: the event.
     ///   - call: the call after it.
     ///   - devices: the devices to tell.
     ///   - ringing: ids of the devices that may be ringing for the call (sent the ringing push, or acknowledged
     ///     `ringing`).
-    func tell(_ type: EventType, call: Call, devices: [Device], ringing: Set<String>) async {
-        let purpose: PushRequest.Purpose
-        switch type {
-        case .callUnanswered: purpose = .missedCall
-        case .callAnsweredElsewhere, .callDeclinedElsewhere, .callCancelled: purpose = .stopRinging(type)
-        default: return
-        }
-        guard pending.enter() else { return }
+    func update(_ type: EventType, call: Call, devices: [Device], ringing: Set<String>) async {
+        guard let purpose = PushRequest.Purpose(updateFor: type), pending.enter() else { return }
         defer { pending.leave() }
         let now = clock.now()
         await withTaskGroup(of: Void.self) { group in

@@ -4,20 +4,31 @@ import RingerWire
 /// One push to one device about one call, before a provider is chosen: what ``PushDispatcher`` decides
 /// and a ``PushSender`` turns into an APNs notification or an FCM message.
 struct PushRequest: Sendable {
-    /// What the push is for; each provider's sender picks its message type, priority and lifetime from it.
+    /// What the push is for: the ringing push, or one of the two update pushes (``CallEffect/pushUpdate(_:to:)``).
+    /// Each provider's sender picks its message type and priority from it.
     enum Purpose: Sendable, Hashable {
-        /// Wake the device and ring: a PushKit VoIP push, a high-priority FCM data message.
-        case incomingCall
-        /// Stop a ringing device: the call was cancelled, or answered or declined on another device
-        /// (`call.cancelled`, `call.answered_elsewhere`, `call.declined_elsewhere`).
+        /// The ringing push: wake the device and ring (a PushKit VoIP push, a high-priority FCM data message).
+        case ring
+        /// An update push that stops a ringing device: the call was cancelled, or answered or declined on another
+        /// device (`call.cancelled`, `call.answered_elsewhere`, `call.declined_elsewhere`).
         case stopRinging(EventType)
-        /// Tell the user they missed the call (`call.unanswered`): something the system shows by itself.
+        /// An update push that tells the user they missed the call (`call.unanswered`): something the system
+        /// shows by itself.
         case missedCall
+
+        /// The update push an event calls for; nil for an event no push tells of.
+        init?(updateFor type: EventType) {
+            switch type {
+            case .callUnanswered: self = .missedCall
+            case .callAnsweredElsewhere, .callDeclinedElsewhere, .callCancelled: self = .stopRinging(type)
+            default: return nil
+            }
+        }
 
         /// The event the push carries in its `ringer` body.
         var eventType: EventType {
             switch self {
-            case .incomingCall: .callIncoming
+            case .ring: .callIncoming
             case .stopRinging(let type): type
             case .missedCall: .callUnanswered
             }
@@ -44,6 +55,13 @@ struct PushRequest: Sendable {
     /// learns of the call when it comes back.
     static let missedCallLifetime: TimeInterval = 24 * 3600
 
+    /// When the provider may drop the push undelivered (`apns-expiration`, FCM's `ttl`): the ring deadline, after
+    /// which ringing or stopping a ring means nothing, or a day for a missed call.
+    var providerExpiration: Date { purpose == .missedCall ? deadline : call.expiresAt }
+
+    /// The missed-call notification the system shows: "Missed call" and the caller's name (or id).
+    var missedCallAlert: (title: String, body: String) { ("Missed call", call.caller.name ?? call.caller.id) }
+
     /// Creates a request with the deadline its purpose calls for.
     /// - Parameters:
     ///   - purpose: what the push is for.
@@ -56,7 +74,7 @@ struct PushRequest: Sendable {
         self.device = device
         createdAt = now
         switch purpose {
-        case .incomingCall: deadline = call.expiresAt
+        case .ring: deadline = call.expiresAt
         case .stopRinging: deadline = max(call.expiresAt, now.addingTimeInterval(30))
         case .missedCall: deadline = now.addingTimeInterval(Self.missedCallLifetime)
         }
