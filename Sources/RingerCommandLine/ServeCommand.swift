@@ -8,7 +8,7 @@ public import RingerServer
 public enum ServeCommand {
     /// Runs the server.
     /// - Parameters:
-    ///   - arguments: the flags after `serve` (README.md "Running the server").
+    ///   - arguments: the flags after `serve` (docs/configuration.md).
     ///   - clock: the server's clock; the system's in production.
     ///   - parentProcess: a process id whose end (it is no longer this process's parent) shuts the server down as
     ///     `SIGTERM` does; nil: no such watch.

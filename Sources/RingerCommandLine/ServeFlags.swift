@@ -1,7 +1,7 @@
 import Foundation
 public import RingerServer
 
-/// `ringer serve`'s flags (README.md "Running the server"), each also the environment
+/// `ringer serve`'s flags (docs/configuration.md), each also the environment
 /// variable `RINGER_NAME` (dashes become underscores), read into the server's typed configuration.
 extension ServerConfiguration {
     /// Reads `ringer serve`'s flags, falling back to `RINGER_*` environment variables.

@@ -16,7 +16,7 @@ enum LabUsage {
               --client-ca ca.pem    also accept provider client certificates signed by this CA (UID = bundle id)
               Control routes: POST /sandbox/devices, GET /sandbox/pushes[?since=N], GET /sandbox/stats, and faults:
               POST /sandbox/faults {"kind": "answer"|"delay"|"never_answer"|"goaway"|"close"|"max_concurrent_streams", …},
-              GET or DELETE /sandbox/faults (README, "Running the server").
+              GET or DELETE /sandbox/faults (docs/sandbox.md).
               --fcm-listen 127.0.0.1:2198 (HTTP/2)   --fcm-http1-listen 127.0.0.1:2199 (HTTP/1.1, token URI, phones'
               WebSocket; both ephemeral when --listen's port is 0)   --fcm-service-account FILE (repeatable)
               --fcm-devices PROJECT:TOKEN[,PROJECT:TOKEN]   The same /sandbox/ routes on both FCM ports.

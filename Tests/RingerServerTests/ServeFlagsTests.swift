@@ -5,7 +5,7 @@ import Testing
 @testable import RingerServer
 
 /// `ringer serve`'s flags are parsed by the executable into the server's typed configuration; every flag of
-/// README.md "Running the server" (the flags of ../shared/API.md) still reaches its setting, and every `host:port` is read by one parser.
+/// docs/configuration.md still reaches its setting, and every `host:port` is read by one parser.
 @Suite struct ServeFlagsTests {
     @Test func everyServerFlagOfTheAPIReachesItsSetting() throws {
         let config = try ServerConfiguration.parse(

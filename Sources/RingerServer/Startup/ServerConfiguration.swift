@@ -2,7 +2,7 @@ public import Foundation
 import RingerStore
 
 /// Everything the server is configured with, as typed values. `ringer serve` fills it from its flags and
-/// `RINGER_*` environment variables (Sources/ringer/ServeFlags.swift; docs/openapi.yaml and README list
+/// `RINGER_*` environment variables (Sources/RingerCommandLine/ServeFlags.swift; docs/configuration.md lists
 /// the flags); tests and `ringer-lab demo` fill it directly.
 public struct ServerConfiguration: Sendable {
     /// Address to listen on for the HTTP API and WebSocket.
@@ -122,7 +122,7 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
-    /// FCM HTTP v1 settings (README.md "Running the server"): which Firebase projects, and where to connect.
+    /// FCM HTTP v1 settings (docs/configuration.md, docs/fcm.md): which Firebase projects, and where to connect.
     public struct FCMSettings: Sendable {
         /// Service-account JSON files (`--fcm-service-account`, repeatable), one per Firebase project; the
         /// first is the default for devices that name no `fcm_project_id`.
