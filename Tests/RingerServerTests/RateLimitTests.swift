@@ -1,10 +1,10 @@
 import Foundation
 import RingerCommandLine
 import RingerHTTP
+import RingerTestKit
 import RingerWire
 import Testing
 
-@testable import RingerBench
 @testable import RingerServer
 
 /// The rate limits end to end over loopback with the real server, on a clock the test moves by hand
@@ -350,7 +350,7 @@ import Testing
             "RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
         ]
         #expect(
-            try ServerConfiguration.parse(arguments: RingerServeProcess.rateLimitsOff, environment: environment)
+            try ServerConfiguration.parse(arguments: LaboratoryServeFlags.rateLimitsOff, environment: environment)
                 .rateLimits
                 == .off)
     }
