@@ -118,14 +118,20 @@ let package = Package(
                 "DevCertificates", "JWT",
                 // LoopbackBalancer's sockets, LoopbackPort for the nodes' ports.
                 "SocketSupport",
+                // A cluster run's throw-away database.
+                "RingerTestKit",
             ],
             swiftSettings: strict),
+        // The laboratory's and the tests' throw-away fixtures, one implementation each: child processes, PostgreSQL
+        // servers and scratch databases, Redis. RingerStore for the scratch database's libpq connection.
+        .target(
+            name: "RingerTestKit", dependencies: ["RingerSync", "SocketSupport", "RingerStore"], swiftSettings: strict),
         // The push benchmark (`ringer-lab bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
         .target(
             name: "RingerBench",
             dependencies: [
                 "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
-                "RingerSync", "SocketSupport",
+                "RingerSync", "SocketSupport", "RingerTestKit",
             ],
             swiftSettings: strict),
         // The command-line pieces `ringer` and `ringer-lab` share: flags, listen addresses, signals, `serve`.
@@ -144,14 +150,17 @@ let package = Package(
             dependencies: [
                 "RingerCommandLine", "RingerServer", "RingerSandbox", "RingerScenarios",
                 "RingerLogging", "DevCertificates", "JWT", "LibWebSockets",
-                // ClusterFlags' check that --redis answers before nodes start.
-                "RingerRedis", "RingerStore", "RingerBench",
+                // ClusterFlags' check that --redis answers before nodes start, and that --database may create
+                // databases.
+                "RingerRedis", "RingerStore", "RingerBench", "RingerTestKit",
             ],
             swiftSettings: strict),
 
-        // Test support shared by the test targets: child processes, throw-away certificates, Python peers.
+        // Test support shared by the test targets: throw-away certificates, Python peers, loopback helpers; it
+        // re-exports RingerTestKit (child processes, PostgreSQL, Redis).
         .target(
-            name: "RingerTestSupport", dependencies: ["HTTP2Client", "RingerSync", "FCM", "SocketSupport"],
+            name: "RingerTestSupport",
+            dependencies: ["HTTP2Client", "RingerSync", "FCM", "SocketSupport", "RingerTestKit"],
             path: "Tests/RingerTestSupport",
             swiftSettings: strict),
         .testTarget(name: "RingerBackoffTests", dependencies: ["RingerBackoff"], swiftSettings: strict),
@@ -186,11 +195,13 @@ let package = Package(
             name: "RingerServerTests",
             dependencies: [
                 "RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
-                "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerBench",
+                "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerTestKit",
                 // libpq's PQping checks PostgresServer's start and stop from a real client.
                 "CPostgres",
-                // `ringer serve`'s flags (ServeFlags.swift); both binaries, which tests start.
-                "RingerCommandLine", "ringer", "ringer-lab",
+                // `ringer serve`'s flags (ServeFlags.swift). The binaries the tests start are found beside the test
+                // bundle (BuiltRinger); `swift build --build-tests` builds them, and RingerScenariosTests, linked
+                // into the same test bundle, depends on both, so `swift test` alone builds them first too.
+                "RingerCommandLine",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -210,11 +221,12 @@ let package = Package(
         .testTarget(
             name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSync", "RingerTestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "RingerTestKitTests", dependencies: ["RingerTestKit"], swiftSettings: strict),
         .testTarget(
             name: "RingerBenchTests",
             dependencies: [
                 "RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
-                "RingerTestSupport",
+                "RingerTestSupport", "RingerTestKit",
             ],
             swiftSettings: strict),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import RingerTestKit
 
 /// Runs the push benchmark in two parts, each against `ringer-lab sandbox` as its own process:
 /// - APNs: the same workload of VoIP pushes from Ringer's `APNsClient`, from aioapns and from h2load, one
@@ -291,7 +292,7 @@ public struct Benchmark: Sendable {
         let clock = ContinuousClock()
         let sandboxBefore = sandbox.cpuSecondsSoFar()
         let start = clock.now
-        let process = try SpawnedProcess(
+        let process = try ChildProcess(
             arguments, standardOutput: stem.appendingPathExtension("out"),
             standardError: stem.appendingPathExtension("err"))
         let exit = await process.finish(within: options.senderTimeout)

@@ -3,7 +3,7 @@
 /// Messages name the step, the program and its exit status or output, never a key or a provider token.
 public struct BenchmarkError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
-        case invalidArgument, setup, spawn, sandbox, sender
+        case invalidArgument, setup, sandbox, sender
     }
 
     private let code: Code
@@ -20,11 +20,6 @@ public struct BenchmarkError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// Keys, certificates or files for the run could not be made.
     public static func setup(_ detail: String) -> BenchmarkError { BenchmarkError(.setup, detail) }
-
-    /// A program could not be started (`posix_spawnp` failed: missing tool or bad path).
-    public static func spawn(program: String, errno code: Int32) -> BenchmarkError {
-        BenchmarkError(.spawn, "cannot start \(program): posix_spawnp errno \(code)")
-    }
 
     /// The sandbox did not start, or died during the run.
     public static func sandbox(_ detail: String) -> BenchmarkError { BenchmarkError(.sandbox, detail) }

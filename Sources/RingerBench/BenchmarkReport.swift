@@ -1,4 +1,5 @@
 import Foundation
+public import RingerTestKit
 
 /// The figures of one benchmark run and their rendering: a table, the goals of issue 5 (at least 3x
 /// aioapns, at least half of h2load), and the final `RESULT …` line.

@@ -1,3 +1,4 @@
+import RingerTestKit
 import Foundation
 import RingerSync
 

@@ -1,4 +1,5 @@
 import Foundation
+import RingerTestKit
 
 /// The cluster part of `ringer-lab bench` (BENCHMARKS.md "Cluster"): the same calls as the ringing part, placed on
 /// four set-ups one after the other (1 `ringer serve` on SQLite, 1 on PostgreSQL, 2 and 3 on PostgreSQL +
@@ -8,8 +9,8 @@ import Foundation
 /// PostgreSQL's (postmaster and backends) and Redis's read from /proc. Every call's push is accounted for
 /// (``PushAccounting``). No idle sockets: that is the ringing part's question.
 ///
-/// PostgreSQL is started once (``PostgresProcess``) with a database per set-up; every child is stopped whatever
-/// happens; a child that dies fails the run.
+/// PostgreSQL is started once (``PostgresServer``, as deployed: every commit flushed) with a database per set-up;
+/// every child is stopped whatever happens; a child that dies fails the run.
 struct ClusterBenchmark: Sendable {
     let options: ClusterOptions
     let executable: String
@@ -27,40 +28,51 @@ struct ClusterBenchmark: Sendable {
     /// - Throws: ``BenchmarkError`` when PostgreSQL, Redis, a node or the load generator cannot start or dies.
     func run(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> ClusterReport {
         progress("cluster: initdb and starting PostgreSQL 15")
-        let postgres = try await PostgresProcess.start(logsIn: fixture.directory)
+        let postgres: PostgresServer
+        do {
+            postgres = try await PostgresServer.start(durability: .asDeployed)
+        } catch {
+            throw BenchmarkError.setup("\(error)")
+        }
         var results: [ClusterReport.Figures] = []
         do {
             for setup in ClusterSetup.allCases {
                 results.append(try await run(setup, postgres: postgres, fixture: fixture, progress: progress))
             }
         } catch {
-            await postgres.stop()
+            await Self.stop(postgres)
             throw error
         }
-        await postgres.stop()
+        await Self.stop(postgres)
         return ClusterReport(
             setups: results, latencyRate: options.latencyRate, pairs: options.pairs,
             stepSeconds: options.stepSeconds, cores: ProcessInfo.processInfo.activeProcessorCount,
             cpuModel: Benchmark.cpuModel(), buildMode: Benchmark.buildMode)
     }
 
+    /// Fast shutdown (ends every session, no wait for clients), then the folder is deleted.
+    private static func stop(_ postgres: PostgresServer) async {
+        try? await postgres.stop(timeout: 15)
+        await postgres.remove()
+    }
+
     /// The children of one set-up, so they can be stopped together.
     private struct Children {
         var sandbox: SandboxProcess?
-        var redis: RedisProcess?
+        var redis: RedisServer?
         var nodes: [RingerServeProcess] = []
         var samplers: [CPUSampler] = []
 
         func stop() async {
             for sampler in samplers { sampler.stop() }
             for node in nodes { _ = await node.stop() }
-            if let redis { _ = await redis.stop() }
+            redis?.stop()
             if let sandbox { _ = await sandbox.stop() }
         }
     }
 
     private func run(
-        _ setup: ClusterSetup, postgres: PostgresProcess, fixture: BenchmarkFixture,
+        _ setup: ClusterSetup, postgres: PostgresServer, fixture: BenchmarkFixture,
         progress: @Sendable (String) -> Void
     ) async throws -> ClusterReport.Figures {
         progress(
@@ -79,15 +91,20 @@ struct ClusterBenchmark: Sendable {
     }
 
     private func measure(
-        _ setup: ClusterSetup, postgres: PostgresProcess, fixture: BenchmarkFixture,
+        _ setup: ClusterSetup, postgres: PostgresServer, fixture: BenchmarkFixture,
         children: inout Children, progress: @Sendable (String) -> Void
     ) async throws -> ClusterReport.Figures {
         let sandbox = try await SandboxProcess.start(executable: executable, fixture: fixture)
         children.sandbox = sandbox
-        let redis =
-            setup.usesRedis ? try await RedisProcess.start(name: "redis-\(setup.key)", logsIn: fixture.directory) : nil
-        children.redis = redis
-        let database = setup.usesPostgres ? try await postgres.makeDatabase(setup.key, logsIn: fixture.directory) : nil
+        let redis: RedisServer?
+        let database: String?
+        do {
+            redis = setup.usesRedis ? try RedisServer() : nil
+            children.redis = redis
+            database = setup.usesPostgres ? try await postgres.makeDatabase(named: setup.key) : nil
+        } catch {
+            throw BenchmarkError.setup("\(error)")
+        }
         let secrets = RingerServeProcess.Secrets.random()
         for index in 0..<setup.nodes {
             let node = database.map {
@@ -103,7 +120,7 @@ struct ClusterBenchmark: Sendable {
         let nodes = children.nodes
         let serverSamplers = nodes.map { CPUSampler(pid: $0.process.pid) }
         let postgresSampler = setup.usesPostgres ? CPUSampler(name: "postgres") { postgres.cpuSecondsSoFar() } : nil
-        let redisSampler = redis.map { CPUSampler(pid: $0.process.pid) }
+        let redisSampler = redis?.pid.map { CPUSampler(pid: $0) }
         let sandboxSampler = CPUSampler(pid: sandbox.process.pid)
         children.samplers = serverSamplers + [postgresSampler, redisSampler, sandboxSampler].compactMap { $0 }
         // Each node's Redis subscription and heartbeat start right after it listens.
@@ -130,17 +147,16 @@ struct ClusterBenchmark: Sendable {
                 generatorCores: await generator.cpu.cores(from: start, to: end),
                 sandboxCores: await sandboxSampler.cores(from: start, to: end))
         }
-        let directory = fixture.directory
         let readsCounters = setup.usesPostgres || setup.usesRedis
         /// The store's and Redis's counters with no call in flight.
         func counters() async throws -> StoreCounters {
             guard readsCounters else { return StoreCounters() }
             try await Task.sleep(for: Self.statisticsDelay)
             var counters = StoreCounters(time: ProcFiles.monotonicSeconds())
-            if database != nil, let read = await postgres.counters(database: setup.key, logsIn: directory) {
+            if database != nil, let read = await postgres.counters(database: setup.key) {
                 (counters.writeTransactions, counters.walBytes) = read
             }
-            if let redis { counters.redisCommands = await redis.commandsProcessed(logsIn: directory) }
+            if let redis { counters.redisCommands = await redis.commandsProcessed() }
             return counters
         }
         // Counters around the sustained and the latency step, turned into per-call figures once the idle

@@ -1,3 +1,5 @@
+public import RingerTestKit
+
 /// The figures of the FCM part of a benchmark run and their rendering: a table, the goals of issue 10 (at
 /// least 5x firebase-admin's `send_each_async`, at least 0.6 of h2load), and the `RESULT fcm …` line.
 public struct FCMBenchmarkReport: Hashable, Sendable {

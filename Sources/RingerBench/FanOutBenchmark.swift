@@ -1,5 +1,6 @@
 import DevCertificates
 import Foundation
+import RingerTestKit
 
 /// The fan-out part of `ringer-lab bench` (issue 11, BENCHMARKS.md "Fan-out"): `ringer-lab sandbox` and `ringer serve`
 /// (APNs and FCM both pointed at the sandbox) as processes, and one run of the load generator, which sets up
@@ -60,7 +61,7 @@ struct FanOutBenchmark: Sendable {
         progress(
             "fanout: setting up \(options.calls) callees with 10 devices each, then \(options.calls) calls at once")
         let stem = fixture.directory.appendingPathComponent("fanout")
-        let generator = try SpawnedProcess(
+        let generator = try ChildProcess(
             [
                 python, options.script, "--url", server.url, "--admin-key-file", server.adminKeyFile.path,
                 "--sandbox-url", "https://127.0.0.1:\(sandbox.port)", "--fcm-sandbox-url",

@@ -1,5 +1,6 @@
 import DevCertificates
 import Foundation
+import RingerTestKit
 
 /// `ringer serve` as a separate process for the ringing, fan-out and cluster benchmarks: plain HTTP on an
 /// ephemeral loopback port, a fresh SQLite file in the fixture folder (or, as a node of a cluster, the shared
@@ -11,7 +12,7 @@ import Foundation
 /// The nodes of one cluster share the secrets (``Secrets``). Rate limits are switched off. Its log (one line
 /// per call) goes to `serve.log`, or `<node id>.log` for a cluster node.
 struct RingerServeProcess: Sendable {
-    let process: SpawnedProcess
+    let process: ChildProcess
     /// `http://127.0.0.1:<port>`.
     let url: String
     /// The admin key, in a file only the owner can read.
@@ -78,7 +79,7 @@ struct RingerServeProcess: Sendable {
             node?.databaseURL ?? directory.appendingPathComponent("ringer-\(UUID().uuidString.prefix(8)).sqlite").path
         let cluster =
             node.map { node in ["--node-id", node.nodeID] + (node.redisURL.map { ["--redis", $0] } ?? []) } ?? []
-        let process = try SpawnedProcess(
+        let process = try ChildProcess(
             [
                 Self.server(besideLab: executable), "serve", "--listen", "127.0.0.1:0",
                 "--database", database,
@@ -86,8 +87,7 @@ struct RingerServeProcess: Sendable {
                 "--apns-team-id", BenchmarkFixture.teamID, "--apns-host", "127.0.0.1:\(apnsPort)",
                 "--apns-ca-file", fixture.certificates.caCertificate.path, "--ring-timeout", "600",
             ]
-                // A benchmark measures the server, not its rate limits: thousands of calls from a few callers.
-                + Self.rateLimitsOff + cluster
+                + LaboratoryServeFlags.rateLimitsOff + cluster
                 + (fcm.map {
                     [
                         "--fcm-service-account", $0.serviceAccount.path, "--fcm-host", "127.0.0.1:\($0.port)",
@@ -128,15 +128,6 @@ struct RingerServeProcess: Sendable {
         process.send(SIGTERM)
         return await process.finish(within: .seconds(10)).usage
     }
-
-    /// `ringer serve` flags switching every rate limit off (0 disables one, docs/security.md).
-    static let rateLimitsOff = [
-        "rate-limit-calls-per-minute", "rate-limit-calls-to-one-callee-per-minute",
-        "rate-limit-calls-per-callee-per-minute", "rate-limit-reads-per-minute",
-        "rate-limit-event-stream-connects-per-minute",
-        "rate-limit-device-changes-per-minute", "rate-limit-auth-failures-per-minute",
-        "rate-limit-unknown-callees-per-minute",
-    ].flatMap { ["--\($0)", "0"] }
 
     fileprivate static func randomHex(_ bytes: Int) -> String {
         var random = SystemRandomNumberGenerator()

@@ -1,4 +1,5 @@
 import Foundation
+import RingerTestKit
 
 /// The ringing part of `ringer-lab bench` (issue 11, BENCHMARKS.md "Ringing"): `ringer-lab sandbox` and `ringer serve`
 /// as processes, idle authenticated WebSockets of unrelated users opened level by level (0, 5,000, 10,000 and

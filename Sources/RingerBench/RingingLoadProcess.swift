@@ -1,5 +1,6 @@
 import DevCertificates
 import Foundation
+import RingerTestKit
 import RingerSync
 
 /// The ringing load generator (Tests/Peers/bench_ringing.py) as a child process that sets up its callers and
@@ -15,7 +16,7 @@ final class RingingLoadProcess: Sendable {
     /// The same in ms: what a call without an answer counts as in the latency percentiles.
     static let requestTimeoutMilliseconds = Double(requestTimeoutSeconds * 1000)
 
-    let process: SpawnedProcess
+    let process: ChildProcess
     /// Its CPU, sampled from its start, so the first step's window is covered.
     let cpu: CPUSampler
     private let commands: FileHandle
@@ -61,9 +62,9 @@ final class RingingLoadProcess: Sendable {
         guard pipe(&ends) == 0 else { throw BenchmarkError.setup("pipe failed: errno \(errno)") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let stem = fixture.directory.appendingPathComponent("load-\(prefix)")
-        let process: SpawnedProcess
+        let process: ChildProcess
         do {
-            process = try SpawnedProcess(
+            process = try ChildProcess(
                 [python, script] + servers.flatMap { ["--url", $0.url] } + [
                     "--admin-key-file", first.adminKeyFile.path,
                     "--sandbox-url", "https://127.0.0.1:\(sandboxPort)", "--ca-file",

@@ -1,5 +1,6 @@
 import DevCertificates
 import Foundation
+import RingerTestKit
 
 /// `ringer-lab sandbox` as a separate process, so the senders' CPU time and memory are their own.
 ///
@@ -8,7 +9,7 @@ import Foundation
 /// service account and knowing its one registration token, so every well-formed push or message is
 /// accepted. Its log (one line per request) goes to a file in the fixture folder.
 struct SandboxProcess: Sendable {
-    let process: SpawnedProcess
+    let process: ChildProcess
     /// The APNs sandbox's TCP port on 127.0.0.1.
     let port: Int
     /// The FCM sandbox's ports on 127.0.0.1.
@@ -30,7 +31,7 @@ struct SandboxProcess: Sendable {
     /// - Throws: ``BenchmarkError`` when it cannot start or does not listen within 15 seconds.
     static func start(executable: String, fixture: BenchmarkFixture) async throws -> SandboxProcess {
         let output = fixture.directory.appendingPathComponent("sandbox.out")
-        let process = try SpawnedProcess(
+        let process = try ChildProcess(
             [
                 executable, "sandbox", "--listen", "127.0.0.1:0",
                 "--cert", fixture.certificates.serverCertificate.path, "--key",

@@ -1,3 +1,5 @@
+public import RingerTestKit
+
 /// One sender's measured run: its own report plus what the harness saw from outside (its process's CPU
 /// time and peak RSS, and how busy the sandbox was meanwhile).
 public struct SenderFigures: Hashable, Sendable {

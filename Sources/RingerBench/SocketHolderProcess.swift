@@ -1,9 +1,10 @@
 import Foundation
+import RingerTestKit
 
 /// One socket holder (Tests/Peers/bench_ws_holder.py) as a child process: it opens its idle, authenticated
 /// `/v1/events` sockets from one loopback source address, says so on stdout, and holds them until stopped.
 struct SocketHolderProcess: Sendable {
-    let process: SpawnedProcess
+    let process: ChildProcess
     /// Sockets it holds.
     let count: Int
 
@@ -22,7 +23,7 @@ struct SocketHolderProcess: Sendable {
         directory: URL
     ) async throws -> SocketHolderProcess {
         let stem = directory.appendingPathComponent("holder-\(index)")
-        let process = try SpawnedProcess(
+        let process = try ChildProcess(
             [
                 python, script, "--url", server.url, "--admin-key-file", server.adminKeyFile.path, "--count",
                 String(count),

@@ -5,8 +5,8 @@ public import RingerKit
 public import RingerLogging
 public import RingerSandbox
 public import RingerServer
-import RingerStore
 import RingerSync
+import RingerTestKit
 import RingerWire
 
 #if canImport(FoundationNetworking)

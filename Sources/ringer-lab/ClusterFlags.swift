@@ -3,6 +3,7 @@ import RingerRedis
 import RingerScenarios
 import RingerServer
 import RingerStore
+import RingerTestKit
 
 /// `--nodes N --database postgres://… --redis redis://…` of `ringer-lab scenario` and `ringer-lab explore`: run against N
 /// separate `ringer-lab node` processes (`ringer serve` on the run's clock) of this binary on PostgreSQL and Redis (docs/scenarios.md, "On a cluster")

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import JWT
 import RingerSync
+import RingerTestKit
 import Testing
 
 /// One ES256 provider token shared by every request, refreshed on a monotonic clock
@@ -11,13 +12,6 @@ import Testing
     struct Claims: Decodable {
         var iss: String
         var iat: Int64
-    }
-
-    final class ManualClock: Sendable {
-        private let origin = ContinuousClock.now
-        private let offset = LockedValue<Duration>(.zero)
-        func advance(_ duration: Duration) { offset.withLock { $0 += duration } }
-        var now: ContinuousClock.Instant { origin + offset.withLock { $0 } }
     }
 
     let key = try! JWTSigningKey.generateP256()

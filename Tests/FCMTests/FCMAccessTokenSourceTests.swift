@@ -1,7 +1,7 @@
 import FCM
 import Foundation
 import HTTP2Client
-import RingerSync
+import RingerTestKit
 import RingerTestSupport
 import Testing
 
@@ -10,13 +10,6 @@ import Testing
 /// callers, invalidation after a 401 that never throws away a newer token, and each way a grant fails.
 /// Token age runs on an injected monotonic clock; the grant's `iat` on the real wall clock unless a test says.
 @Suite struct FCMAccessTokenSourceTests {
-    final class ManualClock: Sendable {
-        private let origin = ContinuousClock.now
-        private let offset = LockedValue<Duration>(.zero)
-        func advance(_ duration: Duration) { offset.withLock { $0 += duration } }
-        var now: ContinuousClock.Instant { origin + offset.withLock { $0 } }
-    }
-
     /// Runs `body` with a source for the peer's account, its HTTP/2 client and a manual clock.
     static func withSource<T>(
         expiresIn: Int = 3599, account name: String? = nil, tokenDelayMs: Int = 0,

@@ -1,5 +1,6 @@
 import FCM
 import Foundation
+import RingerTestKit
 import Testing
 
 @testable import RingerBench
@@ -69,14 +70,6 @@ struct BenchmarkParsingTests {
         #expect(SenderReport.percentile(0.99, of: values) == 99)
         #expect(SenderReport.percentile(0.99, of: [7]) == 7)
         #expect(SenderReport.percentile(0.5, of: []) == 0)
-    }
-
-    @Test func readsCPUTimeFromProcStatEvenWithParenthesesInTheName() {
-        // Fields after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime …
-        let stat = "4242 (we(ird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0"
-        #expect(ProcessUsage.cpuSeconds(procStat: stat, ticksPerSecond: 100) == 3.0)
-        #expect(ProcessUsage.cpuSeconds(procStat: "garbage", ticksPerSecond: 100) == nil)
-        #expect(ProcessUsage.cpuSecondsSoFar(pid: getpid()) != nil)
     }
 
     @Test func readsTheSandboxPort() {

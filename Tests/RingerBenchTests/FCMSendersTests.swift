@@ -1,6 +1,7 @@
 import DevCertificates
 import FCM
 import Foundation
+import RingerTestKit
 import RingerLogging
 import RingerSandbox
 import RingerTestSupport
@@ -105,7 +106,7 @@ import Testing
         for sender in senders {
             let arguments = sender.arguments(fixture: fixture, context: context, workload: try Self.workload())
             let stem = fixture.directory.appendingPathComponent(sender.name.replacingOccurrences(of: " ", with: "-"))
-            let process = try SpawnedProcess(
+            let process = try ChildProcess(
                 arguments, standardOutput: stem.appendingPathExtension("out"),
                 standardError: stem.appendingPathExtension("err"))
             let exit = await process.finish(within: .seconds(120))
@@ -134,7 +135,7 @@ import Testing
         let arguments = sender.arguments(
             fixture: fixture, context: context, workload: try PushWorkload(pushes: 3, concurrency: 3))
         let stem = fixture.directory.appendingPathComponent("refused")
-        let process = try SpawnedProcess(
+        let process = try ChildProcess(
             arguments, standardOutput: stem.appendingPathExtension("out"),
             standardError: stem.appendingPathExtension("err"))
         let exit = await process.finish(within: .seconds(120))

@@ -1,6 +1,7 @@
 import APNs
 import DevCertificates
 import Foundation
+import RingerTestKit
 import JWT
 import RingerLogging
 import RingerSandbox
@@ -81,7 +82,7 @@ import Testing
         for sender in senders {
             let arguments = try sender.arguments(fixture: fixture, port: port, workload: try Self.workload())
             let stem = fixture.directory.appendingPathComponent(sender.name)
-            let process = try SpawnedProcess(
+            let process = try ChildProcess(
                 arguments, standardOutput: stem.appendingPathExtension("out"),
                 standardError: stem.appendingPathExtension("err"))
             let exit = await process.finish(within: .seconds(60))

@@ -9,39 +9,6 @@ import RingerTestSupport
 import RingerWire
 import Testing
 
-/// A wall clock the test moves by hand whose sleepers wake once it passes their deadline, and which tells
-/// the test when a sleeper went back to sleep after a move (so the server's sweep has run).
-final class SteppedClock: ServerClock {
-    private struct State {
-        var now = Date(timeIntervalSince1970: 1_900_000_000)
-        /// Sleeps begun after the latest move.
-        var sleepsSinceMove = 0
-    }
-
-    private let state = LockedValue(State())
-
-    func now() -> Date { state.withLock { $0.now } }
-
-    func sleep(until deadline: Date) async throws {
-        state.withLock { $0.sleepsSinceMove += 1 }
-        while now() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-    }
-
-    /// Moves the clock without waiting for anyone (while no server runs).
-    func advance(by seconds: TimeInterval) {
-        state.withLock { $0.now = $0.now.addingTimeInterval(seconds) }
-    }
-
-    /// Moves the clock, then waits until some sleeper slept again: the sweep due at the new time is over.
-    func step(by seconds: TimeInterval) async {
-        state.withLock { state in
-            state.now = state.now.addingTimeInterval(seconds)
-            state.sleepsSinceMove = 0
-        }
-        _ = await eventually { self.state.withLock { $0.sleepsSinceMove > 0 } }
-    }
-}
-
 /// Counts the keepalives the server answered, over the real HTTP transport.
 final class CountingTransport: HTTPTransport {
     private let base = URLSessionHTTPTransport()
@@ -98,7 +65,7 @@ final class PlainCallUI: CallUI {
     }
 
     @Test func anAcceptedCallWhoseBothAppsAreGoneEndsAfterTheIdleLimit() async throws {
-        let clock = SteppedClock()
+        let clock = ManualServerClock(start: Date(timeIntervalSince1970: 1_900_000_000), sleeps: .untilPassed)
         try await APITests.withServer(clock: clock, configure: { $0.callIdleTimeout = 120 }) { http, server in
             let (callID, alice, bob) = try await Self.acceptedCall(http)
             // Both apps had their sockets open during the call, then both went away.
@@ -138,7 +105,7 @@ final class PlainCallUI: CallUI {
     }
 
     @Test func aKeepaliveKeepsAnAcceptedCallWithoutSockets() async throws {
-        let clock = SteppedClock()
+        let clock = ManualServerClock(start: Date(timeIntervalSince1970: 1_900_000_000), sleeps: .untilPassed)
         try await APITests.withServer(clock: clock, configure: { $0.callIdleTimeout = 120 }) { http in
             let (callID, alice, bob) = try await Self.acceptedCall(http)
             let mallory = try await APITests.token(http, "mallory")
@@ -165,7 +132,7 @@ final class PlainCallUI: CallUI {
     }
 
     @Test func anOpenSocketKeepsTheCallAlive() async throws {
-        let clock = SteppedClock()
+        let clock = ManualServerClock(start: Date(timeIntervalSince1970: 1_900_000_000), sleeps: .untilPassed)
         try await APITests.withServer(clock: clock, configure: { $0.callIdleTimeout = 120 }) { http, server in
             let (callID, alice, bob) = try await Self.acceptedCall(http)
             let inbox = EventStreamTests.Inbox()
@@ -186,7 +153,7 @@ final class PlainCallUI: CallUI {
     }
 
     @Test func anAcceptedCallEndsAtTheMaximumDuration() async throws {
-        let clock = SteppedClock()
+        let clock = ManualServerClock(start: Date(timeIntervalSince1970: 1_900_000_000), sleeps: .untilPassed)
         try await APITests.withServer(clock: clock, configure: { $0.maxCallDuration = 600 }) { http, server in
             let (callID, alice, bob) = try await Self.acceptedCall(http)
             let aliceInbox = EventStreamTests.Inbox()
@@ -228,7 +195,7 @@ final class PlainCallUI: CallUI {
         config.userTokenSecret = String(repeating: "s", count: 32)
         config.callIdleTimeout = 120
         config.maxCallDuration = 600
-        let clock = SteppedClock()
+        let clock = ManualServerClock(start: Date(timeIntervalSince1970: 1_900_000_000), sleeps: .untilPassed)
 
         // First life: the long call (kept alive by alice's socket) and a young one.
         let first = try RingerServer(configuration: config, clock: clock, logger: .silent())
@@ -269,7 +236,7 @@ final class PlainCallUI: CallUI {
     /// RingerKit's side: an answered call whose app has no event socket keeps itself alive, and learns from
     /// the keepalive's refusal that the server ended it.
     @Test func anAnsweredCallWithoutASocketKeepsItselfAliveUntilTheServerEndsIt() async throws {
-        let clock = SteppedClock()
+        let clock = ManualServerClock(start: Date(timeIntervalSince1970: 1_900_000_000), sleeps: .untilPassed)
         try await APITests.withServer(clock: clock, configure: { $0.callIdleTimeout = 120 }) { http in
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob")

@@ -10,27 +10,6 @@ import Testing
 
 /// The one place that retries and acts on answers, driven with a scripted sender and a manual clock.
 @Suite struct PushDeliveryTests {
-    /// Server time that moves only when something sleeps; a server second is `scale` real seconds.
-    final class ManualClock: ServerClock {
-        let current: LockedValue<Date>
-        let sleeps = LockedValue<[TimeInterval]>([])
-        let scale: Double
-
-        init(_ start: Date, scale: Double = 1) {
-            current = LockedValue(start)
-            self.scale = scale
-        }
-
-        func now() -> Date { current.withLock { $0 } }
-        func sleep(until deadline: Date) async throws {
-            current.withLock { now in
-                sleeps.withLock { $0.append(deadline.timeIntervalSince(now)) }
-                now = max(now, deadline)
-            }
-        }
-        func realSeconds(_ seconds: TimeInterval) -> TimeInterval { seconds * scale }
-    }
-
     /// Answers from a script, one per send, and remembers each send's server time and real timeout.
     final class ScriptedSender: PushSender {
         struct Message: Sendable { var token: String }
@@ -78,7 +57,7 @@ import Testing
         scale: Double = 1, log: Logger = .silent(),
         observe: @escaping @Sendable (ServerObservation) -> Void = { _ in }
     )
-        async throws -> (SQLiteStore, PushSetupHealth, ManualClock, PushDelivery, PushRequest)
+        async throws -> (SQLiteStore, PushSetupHealth, ManualServerClock, PushDelivery, PushRequest)
     {
         let store = try SQLiteStore(path: ":memory:")
         let device = try await store.registerDevice(
@@ -86,7 +65,7 @@ import Testing
                 deviceId: "bob-pixel", userId: "bob", platform: .android,
                 fcmToken: "fcm-token-1", updatedAt: start.addingTimeInterval(-60)))
         let health = PushSetupHealth()
-        let clock = ManualClock(start, scale: scale)
+        let clock = ManualServerClock(start: start, sleeps: .jumpAhead, scale: scale)
         let delivery = PushDelivery(store: store, health: health, clock: clock, log: log, observe: observe)
         let call = Call(
             callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
@@ -106,7 +85,7 @@ import Testing
         #expect(attempts.first?.status == 200)
         #expect(attempts.first?.attempts == 4)
         #expect(attempts.first?.provider == "fcm")
-        #expect(clock.sleeps.withLock { $0.count } == 2)
+        #expect(clock.recordedSleeps.count == 2)
     }
 
     @Test func aPushRingerCannotBuildIsRecordedAsItsOwnFailureAndNothingIsSent() async throws {
@@ -222,7 +201,7 @@ import Testing
             PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: 5), requests: 1)
         ])
         await delivery.deliver(request, via: sender)
-        #expect(clock.sleeps.withLock { $0 } == [5])
+        #expect(clock.recordedSleeps == [5])
         #expect(sender.sends.withLock { $0.map(\.now) } == [start, start.addingTimeInterval(5)])
     }
 
@@ -271,7 +250,7 @@ import Testing
         ])
         await delivery.deliver(request, via: sender)
         #expect(sender.sends.withLock { $0.count } == 1)
-        #expect(clock.sleeps.withLock { $0.isEmpty })
+        #expect(clock.recordedSleeps.isEmpty)
         #expect(health.current(at: start).map(\.reason) == ["SENDER_ID_MISMATCH"])
         #expect(health.current(at: start).first?.kind == .configuration)
         await delivery.deliver(request, via: ScriptedSender([]))

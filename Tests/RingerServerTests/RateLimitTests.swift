@@ -1,10 +1,10 @@
 import Foundation
 import RingerCommandLine
 import RingerHTTP
+import RingerTestKit
 import RingerWire
 import Testing
 
-@testable import RingerBench
 @testable import RingerServer
 
 /// The rate limits end to end over loopback with the real server, on a clock the test moves by hand
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aCallerOverTheCallLimitGets429WithRetryAfterAndRingsNobody() async throws {
-        let clock = HeldClock()
+        let clock = ManualServerClock(sleeps: .never)
         try await APITests.withServer(clock: clock, configure: { $0.rateLimits.callsPerCallerPerMinute = 3 }) { http in
             let alice = try await APITests.token(http, "alice")
             var callees: [String: String] = [:]
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func oneCallerCannotRingOneCalleeDozensOfTimes() async throws {
-        let clock = HeldClock()
+        let clock = ManualServerClock(sleeps: .never)
         // The defaults: ten calls a minute from one caller to one callee.
         try await APITests.withServer(clock: clock) { http in
             let alice = try await APITests.token(http, "alice")
@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func failedAuthenticationsFromOneAddressAreSlowedDown() async throws {
-        let clock = HeldClock()
+        let clock = ManualServerClock(sleeps: .never)
         try await APITests.withServer(clock: clock, configure: { $0.rateLimits.authFailuresPerAddressPerMinute = 5 }) {
             http in
             let alice = try await APITests.token(http, "alice")
@@ -161,7 +161,7 @@ import Testing
     }
 
     @Test func askingForUnknownCalleesIsSlowedDownWithoutTellingThemApart() async throws {
-        let clock = HeldClock()
+        let clock = ManualServerClock(sleeps: .never)
         let proxy = try AddressRange("127.0.0.1")
         try await APITests.withServer(
             clock: clock,
@@ -245,7 +245,7 @@ import Testing
     /// Issue 26: each caller may ring one callee ten times a minute, but nothing capped the callers together, so
     /// many accounts could ring one phone hundreds of times a minute. The callee's own budget counts every caller.
     @Test func manyCallersTogetherCannotRingOneCalleePastItsBudget() async throws {
-        let clock = HeldClock()
+        let clock = ManualServerClock(sleeps: .never)
         try await APITests.withServer(clock: clock, configure: { $0.rateLimits.callsPerCalleePerMinute = 3 }) { http in
             let bob = try await APITests.token(http, "bob")
             _ = try await APITests.token(http, "dave")
@@ -273,7 +273,7 @@ import Testing
     /// every other caller got 429: the budget against strangers locked out the callee's contacts. A caller the
     /// callee has talked with (a call between them was answered) is not held back by it; strangers still are.
     @Test func strangersSpendingTheCalleesBudgetDoNotLockOutTheCalleesContacts() async throws {
-        let clock = HeldClock()
+        let clock = ManualServerClock(sleeps: .never)
         // Three a minute: friend's first call and two strangers' spend it.
         try await APITests.withServer(clock: clock, configure: { $0.rateLimits.callsPerCalleePerMinute = 3 }) { http in
             let bob = try await APITests.token(http, "bob")
@@ -350,7 +350,7 @@ import Testing
             "RINGER_ADMIN_KEY": APITests.adminKey, "RINGER_USER_TOKEN_SECRET": String(repeating: "k", count: 32),
         ]
         #expect(
-            try ServerConfiguration.parse(arguments: RingerServeProcess.rateLimitsOff, environment: environment)
+            try ServerConfiguration.parse(arguments: LaboratoryServeFlags.rateLimitsOff, environment: environment)
                 .rateLimits
                 == .off)
     }

@@ -133,7 +133,7 @@ import Testing
     }
 
     @Test func readsAndEventStreamConnectsHaveAPerUserBudget() async throws {
-        let clock = HeldClock()
+        let clock = ManualServerClock(sleeps: .never)
         try await APITests.withServer(
             clock: clock,
             configure: {

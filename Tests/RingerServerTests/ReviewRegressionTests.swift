@@ -13,16 +13,6 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// A wall clock the test moves by hand; sleeping never ends, so no timer fires on its own.
-final class HeldClock: ServerClock {
-    private let current = LockedValue(Date())
-    func now() -> Date { current.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    func sleep(until deadline: Date) async throws {
-        while true { try await Task.sleep(for: .seconds(3600)) }
-    }
-}
-
 /// Bugs found by trying to break the server, each kept as the behaviour it must have.
 @Suite(.serialized) struct ReviewRegressionTests {
     @Test func anotherUserRegisteringTheSameDeviceIDCannotStopThePhoneFromRinging() async throws {
@@ -111,7 +101,7 @@ final class HeldClock: ServerClock {
     }
 
     @Test func acceptAfterTheRingDeadlineLosesToTheRingOutEvenBeforeTheTimerFires() async throws {
-        let clock = HeldClock()
+        let clock = ManualServerClock(sleeps: .never)
         try await APITests.withServer(clock: clock, configure: { $0.ringTimeout = 5 }) { http in
             let alice = try await APITests.token(http, "alice")
             let bob = try await APITests.token(http, "bob")

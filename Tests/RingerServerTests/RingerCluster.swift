@@ -1,9 +1,8 @@
 import Foundation
 import LibWebSockets
 import RingerSync
+import RingerTestKit
 import RingerTestSupport
-
-@testable import RingerBench
 
 /// Several real `ringer serve` processes on one fresh PostgreSQL database and one Redis, as an operator runs them
 /// (docs/operations.md), for the cluster tests. Each node is a child process on its own loopback port; ``kill(_:)``
@@ -98,7 +97,7 @@ final class RingerCluster: @unchecked Sendable {
                 "serve", "--listen", "127.0.0.1:\(ports[index])", "--node-id", "node-\(index)",
                 "--ring-timeout", String(ringTimeout), "--database-pool-size", "4",
             ]
-            + RingerServeProcess.rateLimitsOff + arguments
+            + LaboratoryServeFlags.rateLimitsOff + arguments
         process.environment = [
             "RINGER_ADMIN_KEY": Self.adminKey, "RINGER_USER_TOKEN_SECRET": Self.secret,
             "RINGER_DATABASE": database, "RINGER_REDIS": redis.url,

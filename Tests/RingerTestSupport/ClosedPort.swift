@@ -23,15 +23,9 @@ public final class ClosedPort {
         (descriptor, port) = try Self.loopbackSocket(listening: listening)
     }
 
-    /// A port on 127.0.0.1 that was free a moment ago (for a child process to listen on).
+    /// A port on 127.0.0.1 that was free a moment ago (for a child process to listen on): ``FixturePort/free()``.
     /// - Throws: ``TestSupportError`` when no socket can be bound.
-    public static func freePort() throws -> Int {
-        do {
-            return try LoopbackPort.free()
-        } catch {
-            throw TestSupportError.setup("no free port on 127.0.0.1: \(error)")
-        }
-    }
+    public static func freePort() throws -> Int { try FixturePort.free() }
 
     /// A TCP socket bound to 127.0.0.1 on an ephemeral port, listening or not (``LoopbackPort/bound(listening:reusingAddress:)``).
     /// - Returns: the descriptor (the caller closes it) and the port.

@@ -51,7 +51,10 @@ public final class PeerProcess: Sendable {
         let output = Pipe()
         let exit = OneShot<Int32>()
         do {
-            let errors = try ChildProcess.emptyFile(errorURL)
+            guard FileManager.default.createFile(atPath: errorURL.path, contents: nil) else {
+                throw TestSupportError.setup("cannot create \(errorURL.path)")
+            }
+            let errors = try FileHandle(forWritingTo: errorURL)
             defer { try? errors.close() }  // the child keeps its own descriptor
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = arguments
@@ -63,7 +66,7 @@ public final class PeerProcess: Sendable {
             do {
                 try process.run()
             } catch {
-                throw TestSupportError.couldNotStart(arguments, error)
+                throw TestSupportError.couldNotStart(arguments, "\(error)")
             }
         } catch {
             try? FileManager.default.removeItem(at: scratch)

@@ -1,13 +1,14 @@
 public import Foundation
 import RingerSync
 
-/// A throw-away PostgreSQL 15 server for tests: a fresh cluster in a temporary folder, listening on
-/// 127.0.0.1 on a free port, with durability turned off for speed (`fsync`, `synchronous_commit`,
-/// `full_page_writes` off) and 200 connections. Clients authenticate as `postgres` with `trust`.
+/// A throw-away PostgreSQL 15 server for tests and the benchmark: a fresh cluster in a temporary folder,
+/// listening on 127.0.0.1 on a free port. Clients authenticate as `postgres` with `trust`. For tests, durability
+/// is turned off for speed (`fsync`, `synchronous_commit`, `full_page_writes` off) and it takes 200 connections;
+/// `ringer-lab bench` starts it ``Durability/asDeployed``, so commits cost what they cost in production.
 ///
 /// Tests share one server per test process, ``shared()``, and each takes its own database from
-/// ``makeDatabase()``. Tests that stop and start the server (database lost, database back) make their own
-/// with ``start(binDirectory:port:timeout:)`` and ``remove()`` it at the end.
+/// ``makeDatabase(timeout:)``. Tests that stop and start the server (database lost, database back) make their
+/// own with ``start(binDirectory:port:durability:timeout:)`` and ``remove()`` it at the end.
 ///
 /// PostgreSQL refuses to run as root, and CI runs as root: then the folder belongs to the `postgres` user and
 /// `initdb` and `pg_ctl` run through `runuser -u postgres --` (or `setpriv`). The server is stopped
@@ -35,8 +36,22 @@ public final class PostgresServer: Sendable {
     private let running: LockedValue<Bool>
     /// The processes ``freeze()`` stopped, until ``thaw()`` resumes them.
     private let frozen: LockedValue<[pid_t]>
+    private let durability: Durability
 
-    private init(port: Int, binDirectory: URL, folder: URL, identity: Identity, watcher: ExitWatcher) {
+    /// How much a commit costs.
+    public enum Durability: Sendable {
+        /// `fsync`, `synchronous_commit` and `full_page_writes` off, 32 MB of shared buffers, 200 connections:
+        /// tests, which lose nothing when the machine crashes.
+        case throwAway
+        /// PostgreSQL's defaults (every commit flushed to disk), 100 connections: as an operator runs it, for
+        /// measurements.
+        case asDeployed
+    }
+
+    private init(
+        port: Int, binDirectory: URL, folder: URL, identity: Identity, watcher: ExitWatcher, durability: Durability
+    ) {
+        self.durability = durability
         self.port = port
         self.binDirectory = binDirectory
         self.folder = folder
@@ -73,12 +88,13 @@ public final class PostgresServer: Sendable {
     ///   - binDirectory: Where `initdb`, `pg_ctl`, `postgres`, `createdb` and `psql` are.
     ///   - port: The port on 127.0.0.1, or nil for a free one (if another process takes it before
     ///     PostgreSQL binds it, a new one is picked, up to three times).
+    ///   - durability: What a commit costs: ``Durability/throwAway`` for tests.
     ///   - timeout: Seconds each step (`initdb`, `pg_ctl start`) may take.
     /// - Returns: The running server.
     /// - Throws: ``PostgresServerError``: `.notInstalled`, `.cannotDropRoot`, `.folder`, `.initdbFailed`,
     ///   `.portTaken` (only for a given `port`) or `.startFailed`. Nothing is left behind.
     public static func start(
-        binDirectory: URL = defaultBinDirectory, port: Int? = nil,
+        binDirectory: URL = defaultBinDirectory, port: Int? = nil, durability: Durability = .throwAway,
         timeout: Double = 30
     ) async throws -> PostgresServer {
         for tool in ["initdb", "pg_ctl", "postgres", "createdb", "psql"] {
@@ -123,10 +139,10 @@ public final class PostgresServer: Sendable {
             var attempt = 0
             while true {
                 attempt += 1
-                let chosen = try port ?? ClosedPort.freePort()
+                let chosen = try port ?? FixturePort.free()
                 let server = PostgresServer(
                     port: chosen, binDirectory: binDirectory, folder: folder, identity: identity,
-                    watcher: watcher)
+                    watcher: watcher, durability: durability)
                 do {
                     try server.writeSettings()
                     try await server.pgCtlStart(timeout: timeout)
@@ -203,13 +219,10 @@ public final class PostgresServer: Sendable {
         guard running.snapshot else {
             throw PostgresServerError(.freezeFailed, "the server on port \(port) is not running")
         }
-        let pidFile = dataDirectory.appendingPathComponent("postmaster.pid")
-        // postmaster.pid's first line is the postmaster's process id (PostgreSQL: "Database File Layout").
-        guard let text = try? String(contentsOf: pidFile, encoding: .utf8),
-            let line = text.split(separator: "\n").first,
-            let postmaster = pid_t(line.trimmingCharacters(in: .whitespaces))
-        else {
-            throw PostgresServerError(.freezeFailed, "cannot read the postmaster's process id from \(pidFile.path)")
+        guard let postmaster = postmasterPID else {
+            throw PostgresServerError(
+                .freezeFailed,
+                "cannot read the postmaster's process id from \(dataDirectory.path)/postmaster.pid")
         }
         var stopped: [pid_t] = []
         func stop(_ pid: pid_t) throws {
@@ -224,6 +237,23 @@ public final class PostgresServer: Sendable {
         for child in Self.children(of: postmaster) { try stop(child) }
         frozen.withLock { $0 += stopped }
         return stopped
+    }
+
+    /// The postmaster's process id (its backends are its children), from the first line of `postmaster.pid`
+    /// (PostgreSQL: "Database File Layout"); nil when the server is not running or the file cannot be read.
+    public var postmasterPID: pid_t? {
+        guard
+            let text = try? String(contentsOf: dataDirectory.appendingPathComponent("postmaster.pid"), encoding: .utf8),
+            let line = text.split(separator: "\n").first
+        else { return nil }
+        return pid_t(line.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Whether the postmaster still runs: `pg_ctl` leaves it in a session of its own, not a child of this
+    /// process, so its end is seen only by asking (`kill -0`; EPERM means it runs as `postgres`).
+    public var postmasterIsAlive: Bool {
+        guard let pid = postmasterPID else { return false }
+        return kill(pid, 0) == 0 || errno == EPERM
     }
 
     /// Resumes what ``freeze()`` stopped (`SIGCONT`); nothing when it is not frozen. Never throws: a process
@@ -263,7 +293,17 @@ public final class PostgresServer: Sendable {
     /// - Returns: Its URL, ``url(database:)`` of a name like `test_3f2a…` (37 characters).
     /// - Throws: ``PostgresServerError`` `.clientFailed`, with `createdb`'s output and the end of the log.
     public func makeDatabase(timeout: Double = 30) async throws -> String {
-        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await makeDatabase(
+            named: "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""), timeout: timeout)
+    }
+
+    /// Creates an empty database of a given name (`createdb`, a copy of `template1`).
+    /// - Parameters:
+    ///   - name: letters, digits and `_`, not yet used on this server.
+    ///   - timeout: Seconds `createdb` may take.
+    /// - Returns: Its URL, ``url(database:)``.
+    /// - Throws: ``PostgresServerError`` `.clientFailed`, with `createdb`'s output and the end of the log.
+    public func makeDatabase(named name: String, timeout: Double = 30) async throws -> String {
         let outcome = try await runTool(
             "createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-w", name],
             asServer: false, timeout: timeout, failure: .clientFailed)
@@ -334,18 +374,26 @@ public final class PostgresServer: Sendable {
     /// Writes this server's settings to `data/ringer-test.conf`, which `postgresql.conf` includes (last, so
     /// they win). Rewritten, not appended, when a start is retried on another port.
     private func writeSettings() throws {
-        let settings = """
+        var settings = """
             listen_addresses = '127.0.0.1'
             port = \(port)
             unix_socket_directories = '\(folder.path)'
-            max_connections = 200
-            shared_buffers = 32MB
-            fsync = off
-            synchronous_commit = off
-            full_page_writes = off
             logging_collector = off
 
             """
+        switch durability {
+        case .throwAway:
+            settings += """
+                max_connections = 200
+                shared_buffers = 32MB
+                fsync = off
+                synchronous_commit = off
+                full_page_writes = off
+
+                """
+        case .asDeployed:
+            settings += "max_connections = 100\n"
+        }
         let include = dataDirectory.appendingPathComponent("postgresql.conf")
         do {
             try settings.write(
@@ -369,9 +417,7 @@ public final class PostgresServer: Sendable {
             "start", "-D", dataDirectory.path, "-l", logFile.path, "-w",
             "-t", String(Int(timeout.rounded(.up))), "-s",
         ]
-        let outcome = try await runTool(
-            "pg_ctl", arguments, closingInheritedDescriptors: true, timeout: timeout + 10,
-            failure: .startFailed)
+        let outcome = try await runTool("pg_ctl", arguments, timeout: timeout + 10, failure: .startFailed)
         guard outcome.status == 0 else {
             let log = logTail()
             if log.contains("Address already in use") {
@@ -393,24 +439,14 @@ public final class PostgresServer: Sendable {
     }
 
     /// Runs a tool from the bin directory, as the server's user (`asServer`) or as this process's user
-    /// (clients, which log in over TCP).
-    ///
-    /// `closingInheritedDescriptors` is for `pg_ctl start`: Foundation's `Process` learns that a child has
-    /// ended when a socket the child inherited is closed, and the postmaster that `pg_ctl` leaves running would
-    /// inherit it too, so `pg_ctl`'s end would never be seen. bash closes every descriptor above 2 first (dash
-    /// cannot name descriptors above 9).
+    /// (clients, which log in over TCP). The postmaster that `pg_ctl start` leaves running inherits none of this
+    /// process's descriptors (``ChildProcess`` closes them), so it holds no test's socket or pipe open.
     private func runTool(
-        _ tool: String, _ arguments: [String], asServer: Bool = true,
-        closingInheritedDescriptors: Bool = false, timeout: Double,
+        _ tool: String, _ arguments: [String], asServer: Bool = true, timeout: Double,
         failure: PostgresServerError.Reason
     ) async throws -> ChildProcess.Outcome {
         let path = binDirectory.appendingPathComponent(tool).path
-        var command = asServer ? identity.command(path, arguments) : [path] + arguments
-        if closingInheritedDescriptors {
-            let closeAll =
-                #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@""#
-            command = ["/bin/bash", "-c", closeAll, "bash"] + command
-        }
+        let command = asServer ? identity.command(path, arguments) : [path] + arguments
         do {
             return try await ChildProcess.run(command, in: folder, timeout: timeout)
         } catch {

@@ -8,9 +8,9 @@ public import Foundation
 /// a Ctrl-C sent to the whole process group does not end it before the clean-up has run. Its stdin, stdout
 /// and stderr are `/dev/null`. Thread-safe: immutable after ``start(_:arguments:watching:)``.
 public final class ExitWatcher: Sendable {
-    private let process: Process
+    private let process: ChildProcess
 
-    private init(process: Process) {
+    private init(process: ChildProcess) {
         self.process = process
     }
 
@@ -33,22 +33,15 @@ public final class ExitWatcher: Sendable {
             while kill -0 "$parent" 2>/dev/null; do sleep 1; done
             \(script)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", watch, "sh", String(parent)] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw TestSupportError.couldNotStart(["/bin/sh", "-c", watch], error)
-        }
+        let nowhere = URL(fileURLWithPath: "/dev/null")
+        let process = try ChildProcess(
+            ["/bin/sh", "-c", watch, "sh", String(parent)] + arguments, standardOutput: nowhere,
+            standardError: nowhere)
         return ExitWatcher(process: process)
     }
 
     /// Ends the watcher without running its clean-up (SIGKILL: it ignores the polite signals).
     public func cancel() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
+public import RingerStore
 
 /// A throw-away database on a PostgreSQL server, for runs that must start from nothing and leave nothing
-/// behind (`ringer-lab scenario --nodes`, `ringer-lab explore --nodes`): each run creates one, points its `ringer serve`
-/// processes at ``url``, and drops it afterwards. The role in the server URL needs `CREATEDB`.
+/// behind (`ringer-lab scenario --nodes`, `ringer-lab explore --nodes`, the store tests): each run creates one,
+/// points its `ringer serve` processes at ``url``, and drops it afterwards. The role in the server URL needs
+/// `CREATEDB`. It speaks to the server through the store's own libpq connection, so its errors are the store's.
 public struct PostgresScratchDatabase: Sendable {
     /// The database's name: `ringer_run_` and 16 hex digits.
     public let name: String
@@ -27,7 +29,7 @@ public struct PostgresScratchDatabase: Sendable {
         url = serverURL + separator + "dbname=" + name
         do {
             // The name is ours (letters, digits, `_`): nothing from outside is spliced into the statement.
-            try PostgresConnection(target).execute("CREATE DATABASE \(name)")
+            try target.executeOnce("CREATE DATABASE \(name)")
         } catch let error as StoreError where error.sqlState == "42501" {
             // insufficient_privilege (PostgreSQL: "Appendix A. Error Codes"): say what the role lacks.
             throw StoreError.postgres(
@@ -45,13 +47,9 @@ public struct PostgresScratchDatabase: Sendable {
         guard let target = PostgresTarget(url: serverURL) else {
             throw StoreError.serverUnreachable("the database URL must start with postgres:// or postgresql://")
         }
-        var allowed = false
-        try PostgresConnection(target).query(
-            "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user", []
-        ) {
-            allowed = $0.text(0) == "t"
-        }
-        guard allowed else {
+        let allowed = try target.firstColumnOnce(
+            "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user")
+        guard allowed.last == "t" else {
             throw StoreError.postgres(
                 "CREATE DATABASE", sqlState: "42501",
                 message: "the role of the database URL may not create databases (\(createDatabaseHint))")
@@ -66,17 +64,14 @@ public struct PostgresScratchDatabase: Sendable {
     /// (PostgreSQL: "DROP DATABASE"). Dropping a database that is already gone succeeds.
     /// - Throws: ``StoreError`` when the server cannot be reached or refuses (then the database is left).
     public func drop() throws {
-        let connection = try PostgresConnection(server)
-        var version: Int64 = 0
-        try connection.query("SHOW server_version_num", []) { version = $0.integer(0) }
-        if version >= 130_000 {
-            try connection.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        let version = try server.firstColumnOnce("SHOW server_version_num").first.flatMap { $0.flatMap(Int.init) }
+        if (version ?? 0) >= 130_000 {
+            try server.executeOnce("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         } else {
-            try connection.query(
+            _ = try server.firstColumnOnce(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()",
-                [.text(name)]
-            ) { _ in }
-            try connection.execute("DROP DATABASE IF EXISTS \(name)")
+                [name])
+            try server.executeOnce("DROP DATABASE IF EXISTS \(name)")
         }
     }
 }

@@ -41,7 +41,7 @@ public struct PostgresServerError: Error, Sendable, CustomStringConvertible {
     ///   - log: Log or output lines to quote (only the last 20 lines are kept), or nil.
     init(_ reason: Reason, _ what: String, fix: String? = nil, log: String? = nil) {
         self.reason = reason
-        var text = "PostgreSQL test server: " + what
+        var text = "throw-away PostgreSQL server: " + what
         if let fix { text += ". Fix: " + fix }
         if let log, case let tail = Self.tail(log), !tail.isEmpty {
             text += "\n--- last lines ---\n" + tail

@@ -6,16 +6,20 @@ import Glibc
 import Darwin
 #endif
 
-/// A throw-away `redis-server` on 127.0.0.1 without persistence (`--save "" --appendonly no`), for the cluster
-/// tests: ``stop()`` and ``start()`` keep the port (Redis restarted mid-call), and an ``ExitWatcher`` kills it
-/// when the test process ends, however it ends.
+/// A throw-away `redis-server` on 127.0.0.1 without persistence (`--save "" --appendonly no`: Ringer keeps
+/// nothing in Redis worth keeping, docs/operations.md), for the cluster tests and `ringer-lab bench`:
+/// ``stop()`` and ``start()`` keep the port (Redis restarted mid-call), and an ``ExitWatcher`` kills it when
+/// the process that started it ends, however it ends. It runs as a ``ChildProcess`` in a temporary folder of
+/// its own, which holds its log (`redis.log`) until the object goes away.
 public final class RedisServer: @unchecked Sendable {
     // @unchecked: `process` is only touched under `lock`.
     /// The port it listens on.
     public let port: Int
+    /// Its log (`--logfile`), quoted when it does not start.
+    public let logFile: URL
     private let folder: URL
     private let lock = NSLock()
-    private var process: Process?
+    private var process: ChildProcess?
     private let watcher: ExitWatcher
 
     /// `redis://127.0.0.1:<port>`.
@@ -31,8 +35,9 @@ public final class RedisServer: @unchecked Sendable {
     ///   when it does not answer within 10 s.
     public init(_ arguments: [String] = []) throws {
         self.arguments = arguments
-        port = try ClosedPort.freePort()
+        port = try FixturePort.free()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-redis-\(UUID().uuidString)")
+        logFile = folder.appendingPathComponent("redis.log")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         watcher = try ExitWatcher.start(
             #"redis-cli -p "$1" shutdown nosave >/dev/null 2>&1; rm -rf "$2""#,
@@ -46,8 +51,14 @@ public final class RedisServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// The running server's process id (for CPU samples from `/proc`); nil while it is stopped.
+    public var pid: pid_t? { lock.withLock { process?.pid } }
+
+    /// Whether the server started and has neither been stopped nor died since.
+    public var isRunning: Bool { lock.withLock { process.map { $0.exitIfEnded == nil } ?? false } }
+
     /// Starts it again on the same port after ``stop()``; does nothing while it runs.
-    /// - Throws: as ``init()``.
+    /// - Throws: as ``init(_:)``.
     public func start() throws {
         guard lock.withLock({ self.process == nil }) else { return }
         guard
@@ -57,25 +68,20 @@ public final class RedisServer: @unchecked Sendable {
             throw TestSupportError.setup(
                 "redis-server is not installed: run `make deps` (or `apt-get install -y redis-server`)")
         }
-        let log = folder.appendingPathComponent("redis.log")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments =
+        let process = try ChildProcess(
             [
-                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--daemonize", "no", "--dir", folder.path, "--logfile", log.path,
-            ] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+                executable, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--daemonize", "no", "--dir", folder.path, "--logfile", logFile.path,
+            ] + arguments,
+            standardOutput: folder.appendingPathComponent("redis.out"),
+            standardError: folder.appendingPathComponent("redis.err"))
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, process.isRunning {
+        while Date() < deadline, process.exitIfEnded == nil {
             if Self.answersPing(port: port) { return }
             usleep(20_000)
         }
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let output = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         stop()
         throw TestSupportError.setup(
             "redis-server on 127.0.0.1:\(port) did not answer within 10 s; its log:\n\(output)")
@@ -91,12 +97,12 @@ public final class RedisServer: @unchecked Sendable {
     /// SIGKILL, as when Redis crashes: every client connection is cut at once. Idempotent.
     public func stop() {
         guard
-            let process = lock.withLock({ () -> Process? in
+            let process = lock.withLock({ () -> ChildProcess? in
                 defer { self.process = nil }
                 return self.process
             })
         else { return }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
         process.waitUntilExit()
     }
 

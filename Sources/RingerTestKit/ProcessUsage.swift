@@ -38,7 +38,7 @@ public struct ProcessUsage: Hashable, Sendable {
     ///   - procStat: the file's text.
     ///   - ticksPerSecond: `sysconf(_SC_CLK_TCK)`.
     /// - Returns: `(utime + stime) / ticksPerSecond`, or nil for malformed text.
-    static func cpuSeconds(procStat: String, ticksPerSecond: Double) -> Double? {
+    public static func cpuSeconds(procStat: String, ticksPerSecond: Double) -> Double? {
         guard ticksPerSecond > 0, let close = procStat.lastIndex(of: ")") else { return nil }
         // After ")": field 3 (state) is the first; utime and stime are fields 14 and 15.
         let fields = procStat[procStat.index(after: close)...].split(separator: " ")

@@ -1,21 +1,25 @@
-import Foundation
+public import Foundation
 import RingerSync
 
 /// A child process started with `posix_spawnp`, reaped with `wait4` so its own CPU time and peak RSS are
-/// known (Foundation's `Process` reaps children itself and hides their `rusage`).
+/// known (Foundation's `Process` reaps children itself and hides their `rusage`). The one way the laboratory
+/// and the tests start a program: the benchmark's servers and load generators, throw-away PostgreSQL and Redis,
+/// and the command-line tools tests run to completion (``run(_:in:timeout:)``).
 ///
-/// stdin is `/dev/null` or a pipe the caller gives; stdout and stderr go to files, so a chatty child never blocks on a full pipe.
-/// The child inherits the environment (PATH finds `python3` and `h2load`) and the process group, so an
-/// interrupted `make bench` stops it too. Thread-safe.
-final class SpawnedProcess: Sendable {
+/// stdin is `/dev/null` or a pipe the caller gives; stdout and stderr go to files, so a chatty child never blocks
+/// on a full pipe. The child inherits no other descriptor of this process (a listening socket or a peer's stdin
+/// pipe held open by a long-lived child would keep the port bound or the peer waiting for its end of input). It
+/// inherits the environment (PATH finds `python3` and `h2load`) and the process group, so an interrupted
+/// `make bench` stops it too. Thread-safe.
+public final class ChildProcess: Sendable {
     /// How a child ended.
-    struct Exit: Sendable {
+    public struct Exit: Sendable {
         /// The exit status, or 128 + the signal number when a signal ended it (as a shell reports it).
-        var status: Int32
+        public var status: Int32
         /// Its CPU time and peak memory.
-        var usage: ProcessUsage
-        /// True when ``finish(within:)`` had to kill it.
-        var timedOut: Bool
+        public var usage: ProcessUsage
+        /// True when ``finish(within:grace:)`` had to signal it.
+        public var timedOut: Bool
     }
 
     private struct State {
@@ -25,30 +29,30 @@ final class SpawnedProcess: Sendable {
     }
 
     /// The child's process id.
-    let pid: pid_t
+    public let pid: pid_t
     /// The program as given (for messages).
-    let program: String
+    public let program: String
     /// The file that receives its stdout.
-    let standardOutput: URL
+    public let standardOutput: URL
     /// The file that receives its stderr.
-    let standardError: URL
+    public let standardError: URL
     private let state = LockedValue(State())
 
     /// Starts `arguments[0]` (searched in PATH unless it contains a slash) with the rest as arguments.
     /// - Parameters:
     ///   - arguments: program and arguments.
-    ///   - standardOutput: file that receives stdout (created or truncated).
+    ///   - standardOutput: file that receives stdout (created or truncated; `/dev/null` discards it).
     ///   - standardError: file that receives stderr (created or truncated).
     ///   - standardInput: a descriptor (a pipe's read end) to become the child's stdin; nil for `/dev/null`.
     ///     The caller still owns it and closes its own copy after the start.
     ///   - environment: variables added to (or replacing in) the inherited environment, e.g. secrets that
     ///     must not show in `ps` as flags would.
-    /// - Throws: ``BenchmarkError/spawn(program:errno:)`` when the program cannot be started.
-    init(
+    /// - Throws: ``TestSupportError`` when there is no program or it cannot be started (`posix_spawnp`'s errno).
+    public init(
         _ arguments: [String], standardOutput: URL, standardError: URL, standardInput: Int32? = nil,
         environment: [String: String] = [:]
     ) throws {
-        guard let program = arguments.first else { throw BenchmarkError.invalidArgument("no program to start") }
+        guard let program = arguments.first else { throw TestSupportError.setup("no program to start") }
         self.program = program
         self.standardOutput = standardOutput
         self.standardError = standardError
@@ -62,6 +66,7 @@ final class SpawnedProcess: Sendable {
         }
         posix_spawn_file_actions_addopen(&actions, 1, standardOutput.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, standardError.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        Self.closeInheritedDescriptors(&actions)
         // An empty signal mask: posix_spawn passes on the calling thread's, and the threads Swift concurrency
         // runs on block signals, which left a child that handles SIGTERM itself (Python's asyncio) deaf to it.
         var attributes = posix_spawnattr_t()
@@ -84,36 +89,40 @@ final class SpawnedProcess: Sendable {
             defer { envp.forEach { free($0) } }
             code = posix_spawnp(&child, program, &actions, &attributes, argv, envp)
         }
-        guard code == 0 else { throw BenchmarkError.spawn(program: program, errno: code) }
+        guard code == 0 else {
+            throw TestSupportError.couldNotStart(
+                arguments, "posix_spawnp errno \(code) (\(String(cString: strerror(code))))")
+        }
         pid = child
         let watcher = Thread { [state, child] in Self.reap(child, into: state) }
-        watcher.name = "bench-wait-\(child)"
+        watcher.name = "child-wait-\(child)"
         watcher.start()
     }
 
     /// Sends `signal` unless the child has already been reaped (so a reused pid is never hit: until the
     /// reaper takes the lock, the exited child stays a zombie holding its pid).
     /// - Parameter signal: e.g. `SIGTERM`.
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         state.withLock { state in
             if state.exit == nil { kill(pid, signal) }
         }
     }
 
     /// The exit, if the child has ended.
-    var exitIfEnded: Exit? { state.withLock { $0.exit } }
+    public var exitIfEnded: Exit? { state.withLock { $0.exit } }
 
-    /// Waits for the child to end, killing it (SIGKILL) if it runs past `limit`.
-    /// - Parameter limit: longest wait.
-    /// - Returns: how it ended; `timedOut` tells whether it was killed for running too long.
-    func finish(within limit: Duration) async -> Exit {
+    /// Waits for the child to end, ending it if it runs past `limit`: SIGKILL at once, or, with a `grace`,
+    /// SIGTERM first and SIGKILL when it still runs `grace` later.
+    /// - Parameters:
+    ///   - limit: longest wait before the child is signalled.
+    ///   - grace: how long a child sent SIGTERM may take to exit before SIGKILL; nil sends SIGKILL at `limit`.
+    /// - Returns: how it ended; `timedOut` tells whether it was signalled for running too long.
+    public func finish(within limit: Duration, grace: Duration? = nil) async -> Exit {
         let killer = Task { [self] in
             try await Task.sleep(for: limit)
-            state.withLock { state in
-                guard state.exit == nil else { return }
-                state.killedForTimeout = true
-                kill(pid, SIGKILL)
-            }
+            guard signalForTimeout(grace == nil ? SIGKILL : SIGTERM), let grace else { return }
+            try await Task.sleep(for: grace)
+            _ = signalForTimeout(SIGKILL)
         }
         let exit = await withCheckedContinuation { (continuation: CheckedContinuation<Exit, Never>) in
             let done = state.withLock { state -> Exit? in
@@ -127,10 +136,50 @@ final class SpawnedProcess: Sendable {
         return exit
     }
 
+    /// Blocks the calling thread until the child has been reaped, for synchronous callers (a fixture's `deinit`
+    /// or `stop()`) that have just sent it SIGKILL; polls every millisecond.
+    /// - Returns: how it ended.
+    @discardableResult
+    public func waitUntilExit() -> Exit {
+        while true {
+            if let exit = exitIfEnded { return exit }
+            usleep(1000)
+        }
+    }
+
     /// The last `bytes` of what the child wrote to stderr, for error messages.
-    func standardErrorTail(bytes: Int = 2000) -> String {
+    /// - Parameter bytes: how much at most.
+    /// - Returns: the text, trimmed; empty when there is none.
+    public func standardErrorTail(bytes: Int = 2000) -> String {
         let data = (try? Data(contentsOf: standardError)) ?? Data()
         return String(decoding: data.suffix(bytes), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Sends `signal` for running too long, unless the child has ended.
+    /// - Returns: false when it had already ended.
+    private func signalForTimeout(_ signal: Int32) -> Bool {
+        state.withLock { state in
+            guard state.exit == nil else { return false }
+            state.killedForTimeout = true
+            kill(pid, signal)
+            return true
+        }
+    }
+
+    /// Adds a close action for every descriptor above 2: glibc's `posix_spawn_file_actions_addclosefrom_np`
+    /// when it exists (2.34 and later; Swift's Glibc module does not declare it, so it is looked up), else one
+    /// action per descriptor open now (`/proc/self/fd`; glibc ignores a close that finds one already closed).
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        // A nil handle is glibc's RTLD_DEFAULT: every library loaded.
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+            if closeFrom(&actions, 3) == 0 { return }
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
     }
 
     /// Runs on the watcher thread: blocks until the child exits, then reaps it under the lock.

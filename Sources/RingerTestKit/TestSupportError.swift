@@ -1,9 +1,10 @@
 import Foundation
 
-/// Why a test fixture (a child process, a peer, a socket, a certificate) could not do its job.
+/// Why a throw-away fixture (a child process, a Redis, a peer, a socket, a certificate) could not do its job, in
+/// the tests and in the laboratory's runs (`ringer-lab bench` starts its servers through ``ChildProcess``).
 ///
-/// Only thrown to fail a test with a useful message: ``description`` names the command and quotes
-/// the end of what it wrote to stderr and stdout (arguments of the form `pass:…` are redacted).
+/// Thrown to stop with a useful message: ``description`` names the command and quotes the end of what it
+/// wrote to stderr and stdout (arguments of the form `pass:…` are redacted).
 /// Thread-safe: an immutable value.
 public struct TestSupportError: Error, Sendable, CustomStringConvertible {
     private enum Code: Sendable {
@@ -11,6 +12,7 @@ public struct TestSupportError: Error, Sendable, CustomStringConvertible {
         case timedOut
         case failed
         case noFirstLine
+        case notReady
         case setup
     }
 
@@ -33,9 +35,23 @@ public struct TestSupportError: Error, Sendable, CustomStringConvertible {
         TestSupportError(.setup, "test setup failed: \(detail)")
     }
 
-    /// `Process.run()` failed, e.g. `/usr/bin/env` is missing or the working directory does not exist.
-    static func couldNotStart(_ arguments: [String], _ error: any Error) -> TestSupportError {
-        TestSupportError(.couldNotStart, "\(command(arguments)) could not start: \(error)")
+    /// The program could not be started, e.g. it is not in PATH.
+    /// - Parameters:
+    ///   - arguments: the command line.
+    ///   - reason: why, e.g. `posix_spawnp errno 2 (No such file or directory)`.
+    /// - Returns: The error value.
+    package static func couldNotStart(_ arguments: [String], _ reason: String) -> TestSupportError {
+        TestSupportError(.couldNotStart, "\(command(arguments)) could not start: \(reason)")
+    }
+
+    /// A child that should have announced itself (listening, ready) ended or stayed silent first.
+    /// - Parameters:
+    ///   - program: the program, as started.
+    ///   - detail: what happened, e.g. `exited with status 1 before listen`.
+    ///   - standardError: the end of its stderr, quoted.
+    /// - Returns: The error value: `<program>: <detail>: <stderr>`.
+    package static func notReady(_ program: String, _ detail: String, standardError: String) -> TestSupportError {
+        TestSupportError(.notReady, "\(program): \(detail)\(quote(standardError))")
     }
 
     /// The child ran longer than `seconds` and was terminated.
@@ -54,7 +70,7 @@ public struct TestSupportError: Error, Sendable, CustomStringConvertible {
     }
 
     /// A peer ended or went silent before printing its first line.
-    static func noFirstLine(_ arguments: [String], status: Int32, standardError: String) -> TestSupportError {
+    package static func noFirstLine(_ arguments: [String], status: Int32, standardError: String) -> TestSupportError {
         TestSupportError(
             .noFirstLine,
             "\(command(arguments)) printed no first line (exit status \(status))\(quote(standardError))")
