@@ -132,8 +132,8 @@ extension ServeFlag {
                     + "(1 to 64 letters, digits, `.`, `_` or `-`)."),
             ServeFlag(
                 "node-id", .text("NAME"), .cluster, default: "host name and process id",
-                "This server in the cluster, as `/healthz` and the logs name it (1 to 64 letters, digits, `.`, `_` or "
-                    + "`-`)."),
+                "This server in the cluster, as `/healthz` and the logs name it (an identifier: 1 to 128 letters, digits, "
+                    + "`.`, `_`, `:`, `@` or `-`)."),
             ServeFlag(
                 "apns-key-file", .text("AuthKey.p8"), .apns,
                 "APNs token authentication: the `.p8` signing key; with `--apns-key-id` and `--apns-team-id`."),

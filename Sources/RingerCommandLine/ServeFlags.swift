@@ -37,8 +37,8 @@ extension ServerConfiguration {
             config.redisPrefix = prefix
         }
         if let name = options["node-id"] {
-            guard UserID.isValid(name) else {
-                throw ConfigurationError("--node-id must be 1 to 64 letters, digits, '.', '_' or '-', got \(name)")
+            guard Identifier.isValid(name) else {
+                throw ConfigurationError("--node-id must be \(Identifier.rule), got \(name)")
             }
             config.nodeID = name
         }

@@ -68,7 +68,7 @@ struct ScenarioParser {
                 throw reader.error("id", "user \"\(id)\" is declared twice")
             }
             let name = try reader.string("name")
-            if let name, let problem = UserID.nameProblem(name) { throw reader.error("name", problem) }
+            if let name, let problem = DisplayName.problem(name) { throw reader.error("name", problem) }
             try reader.finish()
             users.append(Scenario.User(id: id, name: name))
         }
@@ -210,7 +210,7 @@ struct ScenarioParser {
     /// A required, valid user or device id.
     func identifier(_ reader: ScenarioObjectReader, _ key: String) throws -> String {
         guard let id = try reader.string(key) else { throw invalid(reader.path, "missing required key \"\(key)\"") }
-        guard UserID.isValid(id) else {
+        guard Identifier.isValid(id) else {
             throw reader.error(key, "\"\(id)\" is not a valid id (1 to 128 letters, digits and ._:@-)")
         }
         return id

@@ -82,8 +82,8 @@ import Testing
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
             #expect(call.caller.name == "Bobgnp.exe")
-            #expect(UserID.displayName(fromToken: "\u{3164}\u{200B} ") == nil)
-            #expect(UserID.displayName(fromToken: "Bob\u{E0041}") == "Bob")
+            #expect(DisplayName.fromToken("\u{3164}\u{200B} ") == nil)
+            #expect(DisplayName.fromToken("Bob\u{E0041}") == "Bob")
         }
     }
 
@@ -99,7 +99,7 @@ import Testing
             let name = try #require(call.caller.name)
             // Ten whole family emoji (250 bytes); the bell is dropped.
             #expect(name == String(Self.familyEmoji.prefix(10)))
-            #expect(name.utf8.count <= UserID.maximumNameBytes)
+            #expect(name.utf8.count <= DisplayName.maximumNameBytes)
         }
     }
 
@@ -120,17 +120,17 @@ import Testing
     }
 
     @Test func cuttingANameKeepsWholeCharactersAndDropsControls() {
-        #expect(UserID.displayName(fromToken: nil) == nil)
-        #expect(UserID.displayName(fromToken: "\u{0000}\u{001F}") == nil)
-        #expect(UserID.displayName(fromToken: "A\u{0000}l\u{007F}ice") == "Alice")
-        #expect(UserID.displayName(fromToken: String(repeating: "é", count: 100)) == String(repeating: "é", count: 64))
+        #expect(DisplayName.fromToken(nil) == nil)
+        #expect(DisplayName.fromToken("\u{0000}\u{001F}") == nil)
+        #expect(DisplayName.fromToken("A\u{0000}l\u{007F}ice") == "Alice")
+        #expect(DisplayName.fromToken(String(repeating: "é", count: 100)) == String(repeating: "é", count: 64))
         // 3-byte characters: 85 fit in 256 bytes, but only 64 characters are kept.
-        #expect(UserID.displayName(fromToken: String(repeating: "李", count: 100))?.count == 64)
-        let cut = try! #require(UserID.displayName(fromToken: Self.familyEmoji))
+        #expect(DisplayName.fromToken(String(repeating: "李", count: 100))?.count == 64)
+        let cut = try! #require(DisplayName.fromToken(Self.familyEmoji))
         #expect(cut.count == 10 && cut.utf8.count == 250)
-        #expect(UserID.nameProblem(String(repeating: "a", count: 64)) == nil)
-        #expect(UserID.nameProblem(String(repeating: "a", count: 65)) != nil)
-        #expect(UserID.nameProblem("") != nil)
+        #expect(DisplayName.problem(String(repeating: "a", count: 64)) == nil)
+        #expect(DisplayName.problem(String(repeating: "a", count: 65)) != nil)
+        #expect(DisplayName.problem("") != nil)
     }
 
     @Test func theLargestNamesAndIdsStillFitEveryRingingPush() throws {
@@ -142,7 +142,7 @@ import Testing
         ]
         let now = Date()
         for name in names {
-            #expect(UserID.nameProblem(name) == nil, "\(name.utf8.count) bytes")
+            #expect(DisplayName.problem(name) == nil, "\(name.utf8.count) bytes")
             let call = Call(
                 callId: UUID().uuidString.lowercased(), state: .ringing,
                 caller: Party(id: String(repeating: "a", count: 128), name: name),

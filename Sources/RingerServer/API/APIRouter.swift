@@ -272,8 +272,8 @@ struct APIRouter: Sendable {
     /// `POST /v1/tokens`.
     private func mintToken(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try decode(CreateTokenRequest.self, request)
-        guard UserID.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
-        if let name = body.name, let problem = UserID.nameProblem(name) { throw APIProblem.invalidField(problem) }
+        guard Identifier.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
+        if let name = body.name, let problem = DisplayName.problem(name) { throw APIProblem.invalidField(problem) }
         let ttl = body.ttlSeconds ?? 3600
         guard (60...maxUserTokenTTL).contains(ttl) else {
             throw APIProblem.invalidField("ttl_seconds must be between 60 and \(maxUserTokenTTL)")
@@ -295,7 +295,7 @@ struct APIRouter: Sendable {
     private func unregisterDevice(_ deviceID: String, user: Party) async throws -> HTTPResponse {
         try limits.admitDeviceChange(user: user.id)
         // An id no registration can have is the client's mistake, not "already gone".
-        guard UserID.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
+        guard Identifier.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
         _ = try await store.deleteDevice(id: deviceID, userID: user.id)
         return HTTPResponse(status: 204)
     }
@@ -371,7 +371,7 @@ struct APIRouter: Sendable {
         guard let token else { throw APIProblem.unauthorized("send Authorization: Bearer <user token>") }
         let claims = try checkingCredentials(of: request) { try tokens.verify(token, now: clock.now()) }
         // A name from a token minted elsewhere is made fit to travel in every ringing push.
-        return Party(id: claims.sub, name: UserID.displayName(fromToken: claims.name))
+        return Party(id: claims.sub, name: DisplayName.fromToken(claims.name))
     }
 
     private func requireAdmin(_ request: HTTPRequest) throws {

@@ -123,7 +123,7 @@ final class CallService: Sendable {
         caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil,
         address: String? = nil
     ) async throws -> Call {
-        guard UserID.isValid(request.callee) else { throw CallServiceError.invalidCallee }
+        guard Identifier.isValid(request.callee) else { throw CallServiceError.invalidCallee }
         guard request.callee != caller.id else { throw CallServiceError.selfCall }
         try limits.admitCalleeLookup(caller: caller.id, address: address)
         guard let callee = try await store.user(id: request.callee) else {
@@ -298,7 +298,7 @@ final class CallService: Sendable {
     // MARK: Internals
 
     private func requireDevice(_ deviceID: String, of user: String) async throws {
-        guard UserID.isValid(deviceID) else { throw CallServiceError.invalidDeviceID }
+        guard Identifier.isValid(deviceID) else { throw CallServiceError.invalidDeviceID }
         if try await store.device(id: deviceID, userID: user) != nil { return }
         if hub.isConnected(userID: user, deviceID: deviceID) { return }
         throw CallServiceError.unknownDevice(deviceID)

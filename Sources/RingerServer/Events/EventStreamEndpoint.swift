@@ -48,7 +48,7 @@ final class EventStreamEndpoint: Sendable {
             since = value
         }
         let deviceID = request.query["device_id"]
-        if let deviceID, !UserID.isValid(deviceID) {
+        if let deviceID, !Identifier.isValid(deviceID) {
             throw APIProblem.invalidField("device_id is not a valid device id")
         }
         let id = nextConnectionID.withLock { id -> UInt64 in
