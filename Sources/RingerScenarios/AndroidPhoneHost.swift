@@ -70,10 +70,16 @@ public final class AndroidPhoneHost: Sendable {
     /// (`.build/debug/ringer-lab` of a checkout).
     /// - Throws: ``HostError`` (`no_classpath`) naming `make -C android lab` when there is none.
     public static func classpathFile() throws -> URL {
+        let relative = "android/build/lab-classpath.txt"
         if let path = ProcessInfo.processInfo.environment["RINGER_ANDROID_LAB_CLASSPATH"], !path.isEmpty {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw HostError(
+                    code: "no_classpath",
+                    message: "RINGER_ANDROID_LAB_CLASSPATH names \(path), which does not exist: run "
+                        + "`make -C android lab` to write \(relative)")
+            }
             return URL(fileURLWithPath: path)
         }
-        let relative = "android/build/lab-classpath.txt"
         var starts = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         starts.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
         for start in starts {
