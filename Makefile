@@ -31,7 +31,9 @@ demo: deps
 # DescriptorOwnershipTests watch every descriptor of the process: alone, and one at a time, they judge only their own
 # code. (Double closes once seen in the parallel run: the server closing again a connection
 # lws had failed to adopt, and lws 4.1.6 closing its event pipe twice on shutdown; docs/decisions/0002.)
+# The Android phone host (android/build/lab-classpath.txt) is built first: HostedAndroidScenarioTests start it.
 test: deps test-deps format-check
+	$(MAKE) -C android lab
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build --parallel --num-workers 2 --skip "SpecConformanceTests|ProtocolFuzzTests|DescriptorOwnershipTests|ClusterRunTests|ClusterCommandTests"
 	$(SWIFT) test --skip-build --filter "SpecConformanceTests|ProtocolFuzzTests|ClusterRunTests|ClusterCommandTests"

@@ -133,13 +133,21 @@ public final class LocalStack: Sendable {
     private let phones = LockedValue<[SimulatedIPhone]>([])
     /// Android phones made by ``androidPhone(user:name:deviceID:behaviour:permissions:loggedIn:observe:)``.
     private let androidPhones = LockedValue<[SimulatedAndroidPhone]>([])
+    /// The Android phone host, started by the first hosted phone (a task, so phones made at once share it).
+    private let phoneHost = LockedValue<Task<AndroidPhoneHost, any Error>?>(nil)
+    /// The FCM sandbox's HTTP/1.1 base, where phones in other processes hold their socket.
+    let fcmPhoneSocketURL: URL
+    /// The throw-away CA that signed the sandboxes' certificates.
+    let caFile: URL
     /// The one shutdown, which every call of ``shutdown()`` awaits.
     private let shuttingDown = LockedValue<Task<Void, Never>?>(nil)
 
     private init(
         directory: URL, serverURL: URL, sandbox: APNsSandbox, fcmSandbox: FCMSandbox, backend: Backend,
-        adminKey: String, options: Options
+        adminKey: String, options: Options, fcmPhoneSocketURL: URL, caFile: URL
     ) {
+        self.fcmPhoneSocketURL = fcmPhoneSocketURL
+        self.caFile = caFile
         self.directory = directory
         self.serverURL = serverURL
         self.sandbox = sandbox
@@ -206,10 +214,11 @@ public final class LocalStack: Sendable {
         // tokens age on real time; message ttl on the stack's clock.
         let fcmSandbox = FCMSandbox(
             configuration: .init(
-                port: 0, http1Port: nil, certificatePath: tls.serverCertificate.path,
+                port: 0, http1Port: 0, certificatePath: tls.serverCertificate.path,
                 privateKeyPath: tls.serverPrivateKey.path),
             expiryNow: options.clock.now, logger: options.logger)
-        let fcmPort = try fcmSandbox.start().http2
+        let fcmPorts = try fcmSandbox.start()
+        let fcmPort = fcmPorts.http2
         let account = try FCMSandboxServiceAccountFile.make(
             projectID: firebaseProject,
             tokenURI: "https://localhost:\(fcmPort)/token")
@@ -298,7 +307,8 @@ public final class LocalStack: Sendable {
         }
         return LocalStack(
             directory: directory, serverURL: serverURL, sandbox: sandbox, fcmSandbox: fcmSandbox,
-            backend: backend, adminKey: adminKey, options: options)
+            backend: backend, adminKey: adminKey, options: options,
+            fcmPhoneSocketURL: URL(string: "https://127.0.0.1:\(fcmPorts.http1 ?? 0)")!, caFile: tls.caCertificate)
     }
 
     /// `--test-time-scale`/`--test-time-origin` for nodes on `clock` (none on the system clock).
@@ -509,6 +519,60 @@ public final class LocalStack: Sendable {
         return phone
     }
 
+    /// An Android phone in the stack's ``AndroidPhoneHost`` (started on first use, on the stack's clock): the real
+    /// Kotlin SDK, its app installed, opened and, with a user token, logged in and registered, then left in the
+    /// foreground.
+    /// - Parameters:
+    ///   - userID: the user the phone belongs to.
+    ///   - deviceID: the app's device id, also the phone's name in the host.
+    ///   - fields: the rest of `add_phone`'s fields (``HostedAndroidPhone/fields(userToken:permissions:behaviour:locked:dozing:)``).
+    ///   - node: on a cluster, the node its connections go to while it runs; nil for the phone's place among the
+    ///     phones made. Ignored in process.
+    ///   - observe: told of every event of the phone, on the host's reader thread.
+    ///   - onError: told of a request to the phone that the host refused.
+    /// - Returns: the phone.
+    /// - Throws: ``AndroidPhoneHost/HostError``: `no_classpath` when the host is not built (`make -C android lab`),
+    ///   `registration_failed` when the server did not list the logged-in phone, …
+    func hostedAndroidPhone(
+        user userID: String, deviceID: String, fields: [String: Any], node: Int? = nil,
+        observe: @escaping @Sendable (AndroidHostEvent) -> Void, onError: @escaping @Sendable (String) -> Void
+    ) async throws -> HostedAndroidPhone {
+        var request = fields
+        let url = try phoneURL(node: node)
+        if case .cluster = backend { request["server_url"] = url.absoluteString }
+        return try await HostedAndroidPhone.add(
+            to: try await androidPhoneHost(), deviceID: deviceID, userID: userID, fields: request, observe: observe,
+            onError: onError)
+    }
+
+    /// The stack's phone host, started at the first call with the stack's server, FCM sandbox and clock.
+    /// - Throws: ``AndroidPhoneHost/HostError`` when it cannot start.
+    private func androidPhoneHost() async throws -> AndroidPhoneHost {
+        let task = phoneHost.withLock { task in
+            if let task { return task }
+            let (scale, origin): (Double, Date) =
+                if let clock = options.clock as? ScenarioClock { (clock.scale, clock.origin) } else { (1, Date()) }
+            let started = Task { [serverURL, fcmPhoneSocketURL, caFile, directory] in
+                try await AndroidPhoneHost.launch(
+                    serverURL: serverURL, fcmSandboxURL: fcmPhoneSocketURL, caFile: caFile,
+                    projectID: Self.firebaseProject, timeScale: min(scale, 1), timeOrigin: origin,
+                    logFile: directory.appendingPathComponent("android-phone-host.log"))
+            }
+            task = started
+            return started
+        }
+        return try await task.value
+    }
+
+    /// The end of the phone host's log, for a failure report; nil when no host ran.
+    public func phoneHostLogTail(lines: Int = 40) -> String? {
+        guard phoneHost.withLock({ $0 != nil }),
+            let text = try? String(
+                contentsOf: directory.appendingPathComponent("android-phone-host.log"), encoding: .utf8)
+        else { return nil }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
     /// Switches the phones off, stops the server (a cluster's nodes with `SIGTERM`, then drops its database, telling
     /// ``Cluster/warn`` when it cannot) and the sandboxes, and removes the temporary folder. A second call, also one
     /// made at the same time (``shutdownEveryStack()`` on a signal), waits for the first.
@@ -526,6 +590,7 @@ public final class LocalStack: Sendable {
     private func stopEverything() async {
         for phone in phones.withLock({ $0 }) { phone.setAppState(.killed) }
         for phone in androidPhones.withLock({ $0 }) { phone.setAppState(.forceStopped) }
+        if let host = phoneHost.withLock({ $0 }) { await (try? host.value)?.shutdown() }
         switch backend {
         case .inProcess: await killNode(0)
         case .cluster(let nodes, let balancer, let database):

@@ -30,8 +30,8 @@ final class ScenarioRecorder: Sendable {
         var registered: Bool?
         /// Titles of the notifications the phone showed, in order.
         var notifications: [String] = []
-        /// Android: how each call id's incoming call showed.
-        var shown: [String: SimulatedConnection.Presentation] = [:]
+        /// Android: how each call id's incoming call showed (snake case: `in_app`, `full_screen`, `heads_up`).
+        var shown: [String: String] = [:]
         /// Android: the first `DisconnectCause` per call id.
         var causes: [String: DisconnectCause] = [:]
         /// Android: FCM messages `onMessageReceived` handled: name, and for a ringing message its call id and
@@ -192,7 +192,7 @@ final class ScenarioRecorder: Sendable {
                 return "notification NOT shown (no POST_NOTIFICATIONS): \(notification.title)"
             case .ringing(let callID, let presentation):
                 record.rang.append(callID)
-                record.shown[callID] = record.shown[callID] ?? presentation
+                record.shown[callID] = record.shown[callID] ?? ScenarioParser.snakeCase(presentation.rawValue)
                 return "ConnectionService rings \(callID) (\(presentation.rawValue))"
             case .incomingCallRefused(let callID, let error):
                 return "ConnectionService refused \(callID): \(error)"
@@ -229,6 +229,97 @@ final class ScenarioRecorder: Sendable {
                 return "event #\(event.seq) \(event.type.rawValue) \(event.call.callId) (\(event.call.state.rawValue))"
             case .processEnded(let state):
                 return "app process ended (\(state.rawValue))"
+            }
+        }
+        note(deviceID, text)
+    }
+
+    /// The observer to give an Android phone in the phone host: its events, read as ``androidObserver(for:)`` reads
+    /// the stand-in's observations (docs/android-phone-host.md names each event after its observation).
+    func hostObserver(for deviceID: String) -> @Sendable (AndroidHostEvent) -> Void {
+        { [weak self] event in self?.record(event, on: deviceID) }
+    }
+
+    private func record(_ event: AndroidHostEvent, on deviceID: String) {
+        let now = clock.now()
+        let callID = event.callId ?? "?"
+        let name = event.message.map { String($0.suffix(12)) } ?? "?"
+        let text: String = state.withLock { state in
+            var record = state.devices[deviceID, default: DeviceRecord()]
+            defer { state.devices[deviceID] = record }
+            switch event.event {
+            case "started_by_message":
+                record.startedBy.append(event.message ?? "")
+                return "app started by FCM message \(name)"
+            case "message_received":
+                let priority = event.priority ?? "?"
+                switch event.outcome {
+                case "call":
+                    record.messages.append((event.message ?? "", event.callId, event.disposition))
+                    return "onMessageReceived \(name) (\(priority)): call \(callID) \(event.disposition ?? "?")"
+                case "update":
+                    record.messages.append((event.message ?? "", nil, nil))
+                    return "onMessageReceived \(name) (\(priority)): \(event.type ?? "?") \(callID)"
+                default:
+                    record.messages.append((event.message ?? "", nil, nil))
+                    return "onMessageReceived \(name) (\(priority)): ignored"
+                }
+            case "message_not_delivered":
+                return "FCM message \(name) not delivered: \(event.reason ?? "?")"
+            case "notification_shown":
+                record.notifications.append(event.title ?? "")
+                return "notification shown (\(event.postedBy ?? "?")): \(event.title ?? ""): \(event.body ?? "")"
+            case "notification_blocked":
+                return "notification NOT shown: \(event.title ?? "")"
+            case "ringing":
+                record.rang.append(callID)
+                record.shown[callID] = record.shown[callID] ?? event.presentation
+                return "ConnectionService rings \(callID) (\(event.presentation ?? "?"))"
+            case "user_answered":
+                record.stoppedRinging(callID, at: now)
+                record.answered.insert(callID)
+                return "user answers \(callID)"
+            case "user_declined":
+                record.stoppedRinging(callID, at: now)
+                return "user declines \(callID)"
+            case "user_hung_up":
+                record.stoppedRinging(callID, at: now)
+                return "user hangs up \(callID)"
+            case "media_ready":
+                record.media.insert(callID)
+                return "media session for \(callID)"
+            case "call_ended":
+                record.stoppedRinging(callID, at: now)
+                let cause = DisconnectCause(
+                    DisconnectCause.Code(rawValue: event.cause ?? "") ?? .unknown, reason: event.reason)
+                if record.causes[callID] == nil { record.causes[callID] = cause }
+                if record.ended[callID] == nil, let reason = cause.remoteEndReason { record.ended[callID] = reason }
+                return "connection \(callID) disconnected: \(cause)"
+            case "ended_by_system":
+                record.stoppedRinging(callID, at: now)
+                if record.causes[callID] == nil {
+                    record.causes[callID] = DisconnectCause(.error, reason: "the app's process died")
+                }
+                return "connection \(callID) ended with the app's process"
+            case "event":
+                if let type = event.type.map(EventType.init(rawValue:)) { record.events.append((type, callID)) }
+                return "event #\(event.seq ?? 0) \(event.type ?? "?") \(callID) (\(event.state ?? "?"))"
+            case "process_ended":
+                return "app process ended (\(event.appState ?? "?"))"
+            case "stream_status":
+                return "event stream \(event.status ?? "?")"
+            case "audio_started":
+                return "audio started for \(callID) (microphone: \(event.microphone ?? false))"
+            case "foreground_service_started":
+                return "foreground service started for \(callID) (microphone: \(event.microphone ?? false))"
+            case "foreground_service_refused":
+                return "foreground service refused for \(callID): \(event.error ?? "?")"
+            case "call_active":
+                return "connection \(callID) active"
+            case "request_failed":
+                return "request for \(callID) failed: \(event.detail ?? "?")"
+            default:
+                return "\(event.event) \(callID)"
             }
         }
         note(deviceID, text)

@@ -25,6 +25,22 @@ public struct ScenarioRunner: Sendable {
     /// Separate `ringer serve` processes on PostgreSQL and Redis instead of one in-process server; nil: one
     /// server. A scenario with `"nodes": N` needs a cluster of at least N.
     public var cluster: LocalStack.Cluster?
+    /// What runs the scenario's Android phones: by default ``AndroidPhones/fromEnvironment``.
+    public var androidPhones: AndroidPhones = .fromEnvironment
+
+    /// What runs a scenario's Android phones (docs/android-phone-host.md).
+    public enum AndroidPhones: String, Sendable, CaseIterable {
+        /// The Swift stand-in, `SimulatedAndroidPhone`, in this process.
+        case simulated
+        /// The real Kotlin SDK in the ``AndroidPhoneHost`` (a JVM the stack starts; `make -C android lab` builds it).
+        case host
+
+        /// `RINGER_ANDROID_PHONES` (`simulated` or `host`), else ``simulated``.
+        public static var fromEnvironment: AndroidPhones {
+            ProcessInfo.processInfo.environment["RINGER_ANDROID_PHONES"].flatMap(AndroidPhones.init(rawValue:))
+                ?? .simulated
+        }
+    }
 
     /// Creates a runner.
     /// - Parameters:
@@ -81,11 +97,13 @@ public struct ScenarioRunner: Sendable {
         } catch {
             return ["cannot start the local stack: \(error)"]
         }
-        let session = ScenarioSession(scenario: scenario, stack: stack, clock: clock, recorder: recorder)
+        let session = ScenarioSession(
+            scenario: scenario, stack: stack, clock: clock, recorder: recorder, androidPhones: androidPhones)
         let mismatches = await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
         if !mismatches.isEmpty {
             // What the nodes logged explains what the phones saw.
             for tail in stack.nodeLogTails() { recorder.note("runner", "log of " + tail) }
+            if let tail = stack.phoneHostLogTail() { recorder.note("runner", "log of the phone host:\n" + tail) }
         }
         await stack.shutdown()
         return mismatches

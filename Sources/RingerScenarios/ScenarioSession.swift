@@ -11,13 +11,19 @@ final class ScenarioSession {
     let stack: LocalStack
     private let clock: ScenarioClock
     let recorder: ScenarioRecorder
+    /// What runs the Android phones.
+    private let androidPhones: ScenarioRunner.AndroidPhones
     /// User id → user token.
     var tokens: [String: String] = [:]
     private var phones: [String: SimulatedPhone] = [:]
     /// Label → call id and the calling user, once placed.
     var calls: [String: (id: String, caller: String, callee: String)] = [:]
 
-    init(scenario: Scenario, stack: LocalStack, clock: ScenarioClock, recorder: ScenarioRecorder) {
+    init(
+        scenario: Scenario, stack: LocalStack, clock: ScenarioClock, recorder: ScenarioRecorder,
+        androidPhones: ScenarioRunner.AndroidPhones = .simulated
+    ) {
+        self.androidPhones = androidPhones
         self.scenario = scenario
         self.stack = stack
         self.clock = clock
@@ -68,6 +74,12 @@ final class ScenarioSession {
             let name = scenario.users.first { $0.id == device.user }?.name
             do {
                 phones[device.id] = try await install(device, name: name)
+                if case .hosted = phones[device.id], !device.loggedIn {
+                    // The SDK registers nothing without a user: the server never lists the device.
+                    recorder.registered(device.id, false)
+                    recorder.note(device.id, "app installed, nobody logged in: the app does not register")
+                    continue
+                }
                 recorder.registered(device.id, true)
                 recorder.note(device.id, "app installed; \(device.user) logged in; device registered")
             } catch  where !device.loggedIn {
@@ -83,6 +95,10 @@ final class ScenarioSession {
                 android.setLocked(device.locked)
                 if device.dozing { android.setDozing(true) }
             }
+            if case .hosted(let android) = phone {
+                // Lock and Doze came with `add_phone`.
+                for fault in device.fcmFaults { inject(fault, token: android.fcmToken) }
+            }
             if device.pushDelay > 0 { phone.setPushDelay(clock.real(device.pushDelay), stack: stack) }
             if !device.phoneOn {
                 phone.setPower(on: false, stack: stack)
@@ -94,7 +110,7 @@ final class ScenarioSession {
         // so who sees which event does not depend on connection timing.
         for device in scenario.devices {
             guard let phone = phones[device.id] else { continue }
-            let open = device.phoneOn && device.app == .foreground && !device.dozing
+            let open = device.phoneOn && device.app == .foreground && !device.dozing && device.loggedIn
             let settled = await waitUntil(seconds: 10) { [stack] in await phone.hasEventStream(on: stack) == open }
             guard settled else {
                 recorder.fail("setup: \(device.id)'s event stream did not \(open ? "open" : "close") within 10 s")
@@ -108,6 +124,18 @@ final class ScenarioSession {
     /// ConnectionService, its permissions as the file grants them.
     private func install(_ device: ScenarioDevice, name: String?) async throws -> SimulatedPhone {
         let scaled = device.behaviour.mapDelay(clock.real)
+        if device.platform == .android, androidPhones == .host {
+            let token = device.loggedIn ? tokens[device.user] : nil
+            // The host reads delays in scenario seconds.
+            let fields = HostedAndroidPhone.fields(
+                userToken: token, permissions: device.permissions, behaviour: device.behaviour,
+                locked: device.locked, dozing: device.dozing)
+            return .hosted(
+                try await stack.hostedAndroidPhone(
+                    user: device.user, deviceID: device.id, fields: fields, node: device.node,
+                    observe: recorder.hostObserver(for: device.id),
+                    onError: { [recorder] problem in recorder.note("runner", problem) }))
+        }
         if device.platform == .android {
             return .android(
                 try await stack.androidPhone(
@@ -124,11 +152,15 @@ final class ScenarioSession {
 
     /// FCM answers sends to the phone's token with the fault's error.
     private func inject(_ fault: ScenarioDevice.FCMFault, for phone: SimulatedAndroidPhone) {
+        inject(fault, token: phone.identity.fcmToken)
+    }
+
+    /// FCM answers sends to `token` with the fault's error.
+    private func inject(_ fault: ScenarioDevice.FCMFault, token: String) {
         guard let rejection = FCMSandboxRejection(code: fault.code) else { return }
         stack.fcmSandbox.inject(
             FCMSandboxFault(
-                .answer(rejection, retryAfter: fault.retryAfter),
-                registrationToken: phone.identity.fcmToken, count: fault.count))
+                .answer(rejection, retryAfter: fault.retryAfter), registrationToken: token, count: fault.count))
     }
 
     private func waitUntil(seconds: TimeInterval, _ condition: () async -> Bool) async -> Bool {
@@ -198,6 +230,10 @@ final class ScenarioSession {
                 android.decline(callID: callID)
                 return
             }
+            if case .hosted = phone, phone.nativeState(callID) == .ringing {
+                _ = phone.decline(callID)
+                return
+            }
             hangUp(phone, callID, deviceID)
         case .cancel(let label), .hangUp(let label):
             guard let callID = callID(label, at: at) else { return }
@@ -218,6 +254,15 @@ final class ScenarioSession {
         case .networkDown, .networkUp: phone.setNetwork(up: action.kind == .networkUp, stack: stack)
         case .phoneOn: phone.setPower(on: true, stack: stack)
         case .doze, .wake, .lock, .unlock, .fcmFault, .revokeToken:
+            if case .hosted(let android) = phone {
+                switch action.kind {
+                case .doze, .wake: android.setDozing(action.kind == .doze)
+                case .lock, .unlock: android.setLocked(action.kind == .lock)
+                case .fcmFault(let fault): inject(fault, token: android.fcmToken)
+                default: stack.fcmSandbox.revoke(token: android.fcmToken)
+                }
+                return
+            }
             guard case .android(let android) = phone else { return }
             switch action.kind {
             case .doze, .wake: android.setDozing(action.kind == .doze)
@@ -230,7 +275,7 @@ final class ScenarioSession {
     }
 
     private func hangUp(_ phone: SimulatedPhone, _ callID: String, _ deviceID: String) {
-        if phone.coordinator == nil { recorder.note(deviceID, "the app is not running: nothing to end") }
+        if !phone.isAppRunning { recorder.note(deviceID, "the app is not running: nothing to end") }
         phone.hangUp(callID)
     }
 
@@ -246,6 +291,7 @@ final class ScenarioSession {
     var fcmTokens: [String: String] {
         phones.compactMapValues { phone in
             if case .android(let android) = phone { return android.identity.fcmToken }
+            if case .hosted(let android) = phone { return android.fcmToken }
             return nil
         }
     }

@@ -150,7 +150,7 @@ struct ScenarioVerdict {
             android
                 ? record.messages.first { $0.callID == callID && $0.disposition != nil }?.disposition
                 : record.pushes.first { voipCalls[$0.apnsID] == callID }?.disposition, expected.push)
-        compareText("shown", record.shown[callID].map { ScenarioParser.snakeCase($0.rawValue) }, expected.shown)
+        compareText("shown", record.shown[callID], expected.shown)
         compareText(
             "ring_message", FCMView.word(fcm.ringing(callID, device: id).last.flatMap { fcm.fates[$0.name] }),
             expected.ringMessage)

@@ -12,20 +12,33 @@ enum SimulatedPhone: Sendable {
     case iPhone(SimulatedIPhone)
     /// A simulated Android phone: FCM and a self-managed ConnectionService.
     case android(SimulatedAndroidPhone)
+    /// An Android phone in the ``AndroidPhoneHost``: the real Kotlin SDK, known by its events.
+    case hosted(HostedAndroidPhone)
 
     /// The logged-in user.
     var userID: String {
         switch self {
         case .iPhone(let phone): phone.identity.userID
         case .android(let phone): phone.identity.userID
+        case .hosted(let phone): phone.userID
         }
     }
 
-    /// The running app's coordinator, if its process runs.
+    /// The running app's coordinator, if its process runs in this process (never for a hosted phone).
     var coordinator: CallCoordinator? {
         switch self {
         case .iPhone(let phone): phone.coordinator
         case .android(let phone): phone.coordinator
+        case .hosted: nil
+        }
+    }
+
+    /// Whether the app's process runs.
+    var isAppRunning: Bool {
+        switch self {
+        case .iPhone(let phone): phone.coordinator != nil
+        case .android(let phone): phone.coordinator != nil
+        case .hosted(let phone): phone.isAppRunning
         }
     }
 
@@ -34,6 +47,8 @@ enum SimulatedPhone: Sendable {
         switch self {
         case .iPhone(let phone): phone.unacknowledgedHangUps
         case .android(let phone): phone.unacknowledgedHangUps
+        // The SDK keeps them in the host's process; the explorer's quiet check does without them.
+        case .hosted: []
         }
     }
 
@@ -42,6 +57,7 @@ enum SimulatedPhone: Sendable {
         switch self {
         case .iPhone(let phone): phone.identity.deviceID
         case .android(let phone): phone.identity.deviceID
+        case .hosted(let phone): phone.deviceID
         }
     }
 
@@ -53,6 +69,7 @@ enum SimulatedPhone: Sendable {
         return switch self {
         case .iPhone(let phone): phone.hasLiveEventStream
         case .android(let phone): phone.hasLiveEventStream
+        case .hosted(let phone): phone.hasLiveEventStream
         }
     }
 
@@ -61,6 +78,7 @@ enum SimulatedPhone: Sendable {
         switch self {
         case .iPhone(let phone): phone.callKit.calls.contains { $0.state != .ended }
         case .android(let phone): phone.connectionService.connections.contains { $0.state != .disconnected }
+        case .hosted(let phone): phone.hasLiveNativeCall
         }
     }
 
@@ -70,6 +88,9 @@ enum SimulatedPhone: Sendable {
         switch self {
         case .iPhone(let phone): try await phone.call(callee)
         case .android(let phone): try await phone.call(callee)
+        case .hosted:
+            throw AndroidPhoneHost.HostError(
+                code: "unknown_command", message: "the phone host does not place calls from a phone yet")
         }
     }
 
@@ -90,6 +111,8 @@ enum SimulatedPhone: Sendable {
             if connection.state == .disconnected { return .ended }
             if connection.answerRequested { return .answering }
             return connection.isRinging ? .ringing : .active
+        case .hosted(let phone):
+            return phone.nativeState(callID)
         }
     }
 
@@ -98,12 +121,16 @@ enum SimulatedPhone: Sendable {
 
     /// The user taps Answer on the native call screen; false (nothing happens) unless it rings.
     func answer(_ callID: String) -> Bool {
-        guard nativeState(callID) == .ringing, let coordinator, let uuid = UUID(uuidString: callID) else {
-            return false
+        guard nativeState(callID) == .ringing else { return false }
+        if case .hosted(let phone) = self {
+            phone.userAction("answer", callID: callID)
+            return true
         }
+        guard let coordinator, let uuid = UUID(uuidString: callID) else { return false }
         switch self {
         case .iPhone(let phone): phone.callKit.userAnswers(uuid, coordinator: coordinator)
         case .android(let phone): phone.answer(callID: callID)
+        case .hosted: break
         }
         return true
     }
@@ -111,13 +138,17 @@ enum SimulatedPhone: Sendable {
     /// The user taps Decline (iOS: End on the ringing call; Android: `onReject`); false unless it rings.
     func decline(_ callID: String) -> Bool {
         let state = nativeState(callID)
-        guard state == .ringing || state == .answering, let coordinator, let uuid = UUID(uuidString: callID) else {
-            return false
+        guard state == .ringing || state == .answering else { return false }
+        if case .hosted(let phone) = self {
+            phone.userAction(state == .ringing ? "decline" : "hang_up", callID: callID)
+            return true
         }
+        guard let coordinator, let uuid = UUID(uuidString: callID) else { return false }
         switch self {
         case .iPhone(let phone): phone.callKit.userEnds(uuid, coordinator: coordinator)
         case .android(let phone):
             if state == .ringing { phone.decline(callID: callID) } else { phone.hangUp(callID: callID) }
+        case .hosted: break
         }
         return true
     }
@@ -128,6 +159,8 @@ enum SimulatedPhone: Sendable {
         switch self {
         case .iPhone(let phone): phone.hangUp(callID: callID)
         case .android(let phone): phone.hangUp(callID: callID)
+        // The host ends what the app has for the call; with no process it refuses (`app_not_running`).
+        case .hosted(let phone): phone.userAction("hang_up", callID: callID)
         }
     }
 
@@ -141,6 +174,7 @@ enum SimulatedPhone: Sendable {
         case (.android(let phone), .background): phone.setAppState(.background)
         case (.android(let phone), .killed), (.android(let phone), .swipedAway): phone.setAppState(.swipedAway)
         case (.android(let phone), .forceStopped): phone.setAppState(.forceStopped)
+        case (.hosted(let phone), _): phone.setAppState(state)
         }
     }
 
@@ -155,6 +189,8 @@ enum SimulatedPhone: Sendable {
             }
         case .android(let phone):
             phone.setPoweredOn(on)
+        case .hosted(let phone):
+            phone.setPower(on: on)
         }
     }
 
@@ -170,6 +206,8 @@ enum SimulatedPhone: Sendable {
             }
         case .android(let phone):
             phone.network.set(up: up)
+        case .hosted(let phone):
+            phone.setNetwork(up: up)
         }
     }
 
@@ -186,6 +224,9 @@ enum SimulatedPhone: Sendable {
                 FCMSandboxFault(
                     .delay(seconds: seconds), registrationToken: phone.identity.fcmToken,
                     count: nil))
+        case .hosted(let phone):
+            stack.fcmSandbox.inject(
+                FCMSandboxFault(.delay(seconds: seconds), registrationToken: phone.fcmToken, count: nil))
         }
     }
 }

@@ -26,7 +26,7 @@ enum LabUsage {
                                     Alice calls Bob, whose iPhone app is killed, all on loopback.
                                     --android: Bob's Android app was swiped away; FCM starts it.
                                     --json: one JSON object per line; --verbose: server and sandbox logs too.
-          ringer-lab scenario [--time-scale 0.01] [--nodes N --database URL --redis URL] [--trace] [--verbose] FILE.json|FOLDER...
+          ringer-lab scenario [--time-scale 0.01] [--nodes N --database URL --redis URL] [--android-phones simulated|host] [--trace] [--verbose] FILE.json|FOLDER...
                                     Play scenario files (docs/scenarios.md) against the server, the APNs and FCM
                                     sandboxes and simulated iPhones and Android phones on loopback; prints what differed from each file's
                                     "expect". --time-scale: real seconds per scenario second (1 = real time);

@@ -3,13 +3,17 @@ import RingerCommandLine
 import RingerLogging
 import RingerScenarios
 
-/// `ringer-lab scenario [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose] FILE.json|FOLDER…`:
+/// `ringer-lab scenario [--time-scale S] [--nodes N --database URL --redis URL] [--android-phones simulated|host]
+/// [--trace] [--verbose] FILE.json|FOLDER…`:
 /// validates every file first (exit 2 on the first bad file or flag), runs them one by one (on a cluster of N
 /// `ringer serve` processes with `--nodes`), prints PASS/FAIL with each difference (and the trace of a failed run),
-/// and exits 0 only when every scenario matched, 1 otherwise.
+/// and exits 0 only when every scenario matched, 1 otherwise. `--android-phones host` runs the Android phones in the
+/// phone host, the real Kotlin SDK (`make -C android lab` first; docs/android-phone-host.md); the default is
+/// `RINGER_ANDROID_PHONES`, else the Swift stand-in.
 enum ScenarioCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         var givenScale: Double?
+        var androidPhones = ScenarioRunner.AndroidPhones.fromEnvironment
         var trace = false
         var verbose = false
         var paths: [String] = []
@@ -36,6 +40,11 @@ enum ScenarioCommand {
                     return usage("--time-scale needs real seconds per scenario second, more than 0 and at most 1")
                 }
                 givenScale = value
+            case "--android-phones":
+                index += 1
+                guard index < arguments.count, let value = ScenarioRunner.AndroidPhones(rawValue: arguments[index])
+                else { return usage("--android-phones needs simulated or host") }
+                androidPhones = value
             case "--trace": trace = true
             case "--verbose": verbose = true
             default:
@@ -70,6 +79,7 @@ enum ScenarioCommand {
         Signals.stopStacksOnTermination(command: "ringer-lab scenario")
         var runner = ScenarioRunner(timeScale: scale, logger: logger)
         runner.cluster = cluster
+        runner.androidPhones = androidPhones
         var failed = 0
         for scenario in scenarios {
             let result = await runner.run(scenario)

@@ -1,4 +1,6 @@
 import Foundation
+import RingerScenarios
+import RingerWire
 
 /// The package's `Scenarios/` folder, found from this file's path, and the scenario files in it.
 enum ScenarioFolder {
@@ -21,4 +23,12 @@ enum ScenarioFolder {
 
     /// The path of one scenario file.
     static func file(_ name: String) -> String { path + "/" + name }
+
+    /// The files of ``files`` with an Android phone among their devices (a file that does not load is left out:
+    /// ``ScenarioRuns/ScenarioFilesTests`` reports it).
+    static var androidFiles: [String] {
+        files.filter { file in
+            (try? Scenario.load(path: file))?.devices.contains { $0.platform == .android } ?? false
+        }
+    }
 }

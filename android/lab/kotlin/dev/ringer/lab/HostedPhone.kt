@@ -51,6 +51,9 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
     private val highPriorityMessages = AtomicInteger(0)
     private val userActions = AtomicInteger(0)
 
+    /** The Ringer server this phone's app talks to: its own `server_url`, else the host's. */
+    private val serverUrl: String get() = spec.serverUrl ?: world.serverUrl
+
     /** The phone's FCM registration token. Not a secret of the user's, but never logged in full either. */
     val fcmToken: String get() = play.fcmToken
 
@@ -209,7 +212,7 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
         synchronized(lock) {
             if (process != null) return
             process = world.processes.start(AppProcessSetup(
-                phone = spec.name, storage = storage, serverUrl = world.serverUrl, deviceId = spec.deviceId,
+                phone = spec.name, storage = storage, serverUrl = serverUrl, deviceId = spec.deviceId,
                 fcmToken = play.fcmToken, fcmProjectId = world.fcm.projectId, clock = world.clock, userToken = userToken,
                 state = { state() }, userAction = { userActions.get() > 0 }, emit = { name, fields -> appEvent(name, fields) },
                 log = { line -> System.err.println("[${spec.name}] $line") }))
@@ -254,7 +257,7 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
         var last = "no answer"
         while (System.currentTimeMillis() < deadline) {
             try {
-                val connection = URL("${world.serverUrl}/v1/devices").openConnection() as HttpURLConnection
+                val connection = URL("$serverUrl/v1/devices").openConnection() as HttpURLConnection
                 connection.connectTimeout = 2_000
                 connection.readTimeout = 5_000
                 connection.setRequestProperty("Authorization", "Bearer $token")

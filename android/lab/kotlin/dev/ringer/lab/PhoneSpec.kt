@@ -44,6 +44,8 @@ class Behaviour(val action: String, val afterSeconds: Double) {
  * @property dozing whether the phone starts in Doze.
  * @property online whether the phone starts with a network.
  * @property behaviour what the user does when it rings.
+ * @property serverUrl the Ringer server this phone's app uses, or null for `start`'s `server_url` (a cluster gives each
+ *   phone a balancer port that prefers its own node).
  */
 class PhoneSpec(
     val name: String,
@@ -56,7 +58,8 @@ class PhoneSpec(
     val locked: Boolean,
     val dozing: Boolean,
     val online: Boolean,
-    val behaviour: Behaviour
+    val behaviour: Behaviour,
+    val serverUrl: String? = null
 ) {
     /** Parsing. */
     companion object {
@@ -89,7 +92,8 @@ class PhoneSpec(
                 locked = RequestFields.boolean(request, "locked", false),
                 dozing = RequestFields.boolean(request, "dozing", false),
                 online = RequestFields.boolean(request, "online", true),
-                behaviour = Behaviour.parse(request.optJSONObject("behaviour"))
+                behaviour = Behaviour.parse(request.optJSONObject("behaviour")),
+                serverUrl = RequestFields.optionalString(request, "server_url")?.trimEnd('/')
             )
         }
     }

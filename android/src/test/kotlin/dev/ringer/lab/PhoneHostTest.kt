@@ -145,6 +145,19 @@ class PhoneHostTest {
     }
 
     @Test
+    fun aPhonesOwnServerUrlIsTheServerItsAppRegistersWith() {
+        // A cluster gives each phone a URL of its own: nothing listens on port 1, so the app cannot register there
+        // although the host's own server is up.
+        val admin = Admin(cluster!!)
+        val userId = "dora-${RingerCluster.randomHex(4)}"
+        val refused = host.send("add_phone", JSONObject().put("phone", "dora").put("user_id", userId)
+            .put("device_id", "dora-pixel").put("user_token", admin.mintToken(userId, "Dora"))
+            .put("server_url", "http://127.0.0.1:1"))
+        assertEquals("registration_failed", refused.getJSONObject("error").getString("code"))
+        phone("erin", JSONObject().put("server_url", cluster!!.serverUrl))
+    }
+
+    @Test
     fun theHostExitsCleanlyAfterShutdown() {
         phone("bob")
         host.ok("shutdown")

@@ -1,0 +1,179 @@
+import Foundation
+import RingerSandbox
+import RingerSync
+
+/// An Android phone in the ``AndroidPhoneHost``: the real Kotlin SDK over the Android mirror, in the host's JVM.
+/// The runner drives it with the host's requests and knows it only by its events: which calls ring, which are
+/// answered, active, over; whether its app's process and event stream run. Thread-safe.
+final class HostedAndroidPhone: Sendable {
+    /// The phone's name in the host, the scenario's device id.
+    let deviceID: String
+    /// The user the phone belongs to.
+    let userID: String
+    /// The FCM registration token Play services got for the app.
+    let fcmToken: String
+    private let host: AndroidPhoneHost
+    private let state: LockedValue<State>
+    /// Told of a request the host refused (the phone's name and the error).
+    private let onError: @Sendable (String) -> Void
+
+    private struct State {
+        var calls: [String: SimulatedPhone.NativeState] = [:]
+        var streamLive = false
+        var processRunning = false
+    }
+
+    /// Adds the phone to the host and installs its app (docs/android-phone-host.md, `add_phone`).
+    /// - Parameters:
+    ///   - host: the stack's host.
+    ///   - fields: `add_phone`'s fields but `phone` and `device_id` (the device id names both).
+    ///   - deviceID: the scenario's device id.
+    ///   - userID: the user.
+    ///   - observe: told of every event of the phone, on the host's reader thread, after the phone's own state.
+    ///   - onError: told of a refused request made without waiting (``answer(_:)``, ``setAppState(_:)``, …).
+    /// - Throws: ``AndroidPhoneHost/HostError`` when the host refuses (`registration_failed`, …).
+    static func add(
+        to host: AndroidPhoneHost, deviceID: String, userID: String, fields: [String: Any],
+        observe: @escaping @Sendable (AndroidHostEvent) -> Void, onError: @escaping @Sendable (String) -> Void
+    ) async throws -> HostedAndroidPhone {
+        // `add_phone` opens the app in the foreground before it answers.
+        let state = LockedValue(State(processRunning: true))
+        host.observe(deviceID) { event in
+            Self.apply(event, to: state)
+            observe(event)
+        }
+        var request = fields
+        request["phone"] = deviceID
+        request["device_id"] = deviceID
+        request["user_id"] = userID
+        let result = try await host.request("add_phone", request)
+        return HostedAndroidPhone(
+            host: host, deviceID: deviceID, userID: userID, fcmToken: result.fcmToken ?? "", state: state,
+            onError: onError)
+    }
+
+    private init(
+        host: AndroidPhoneHost, deviceID: String, userID: String, fcmToken: String, state: LockedValue<State>,
+        onError: @escaping @Sendable (String) -> Void
+    ) {
+        self.host = host
+        self.deviceID = deviceID
+        self.userID = userID
+        self.fcmToken = fcmToken
+        self.state = state
+        self.onError = onError
+    }
+
+    /// Follows the phone's native calls, process and event stream from its events.
+    private static func apply(_ event: AndroidHostEvent, to state: LockedValue<State>) {
+        state.withLock { state in
+            switch event.event {
+            case "ringing":
+                if let id = event.callId, state.calls[id] == nil { state.calls[id] = .ringing }
+            case "user_answered":
+                if let id = event.callId, state.calls[id] == .ringing { state.calls[id] = .answering }
+            case "media_ready", "call_active":
+                if let id = event.callId, let now = state.calls[id], now != .ended { state.calls[id] = .active }
+            case "call_ended", "ended_by_system":
+                if let id = event.callId { state.calls[id] = .ended }
+            case "stream_status":
+                state.streamLive = event.status == "connected" || event.status == "restored"
+            case "started_by_message":
+                state.processRunning = true
+            case "process_ended":
+                state.processRunning = false
+                state.streamLive = false
+            default:
+                break
+            }
+        }
+    }
+
+    /// The call's native state as the phone's events told it; nil for a call that never rang here.
+    func nativeState(_ callID: String) -> SimulatedPhone.NativeState? { state.withLock { $0.calls[callID] } }
+
+    /// True while any of its connections is not over.
+    var hasLiveNativeCall: Bool { state.withLock { $0.calls.values.contains { $0 != .ended } } }
+
+    /// True while the app's event stream is open and past `stream.ready`, as its `stream_status` events tell.
+    var hasLiveEventStream: Bool { state.withLock { $0.streamLive } }
+
+    /// True while the app has a process, as far as its events tell (`process_ended`, `started_by_message`, and the
+    /// runner's own opening of the app).
+    var isAppRunning: Bool { state.withLock { $0.processRunning } }
+
+    /// The user taps Answer, Decline or ends the call on the call screen.
+    /// - Parameters:
+    ///   - action: `answer`, `decline` or `hang_up`.
+    ///   - callID: the call.
+    func userAction(_ action: String, callID: String) {
+        send(action, ["call_id": callID])
+    }
+
+    /// Moves the app (`set_app_state`). The runner's `killed` is Android's `swiped_away`.
+    func setAppState(_ appState: ScenarioDevice.AppState) {
+        let wire: String
+        switch appState {
+        case .foreground: wire = "foreground"
+        case .background: wire = "background"
+        case .killed, .swipedAway: wire = "swiped_away"
+        case .forceStopped: wire = "force_stopped"
+        }
+        if appState == .foreground { state.withLock { $0.processRunning = true } }
+        send("set_app_state", ["state": wire])
+    }
+
+    /// The phone enters or leaves Doze.
+    func setDozing(_ dozing: Bool) { send("doze", ["dozing": dozing]) }
+
+    /// The keyguard shows or goes.
+    func setLocked(_ locked: Bool) { send("lock", ["locked": locked]) }
+
+    /// The data connection goes down or comes back: FCM holds the phone's messages meanwhile.
+    func setNetwork(up: Bool) { send("network", ["up": up]) }
+
+    /// Switches the phone off or on. The host has no power switch: off is the app's process ending as at a reboot
+    /// (swiped away: a later FCM message may start it again, unlike a force stop) with the network down, so FCM
+    /// holds its messages; on is the network back, FCM delivering what it held, no app running until a message
+    /// starts one.
+    func setPower(on: Bool) {
+        if on {
+            setNetwork(up: true)
+        } else {
+            setNetwork(up: false)
+            setAppState(.swipedAway)
+        }
+    }
+
+    private func send(_ command: String, _ fields: [String: Any]) {
+        var request = fields
+        request["phone"] = deviceID
+        let deviceID = deviceID
+        let onError = onError
+        host.send(command, request) { error in onError("\(deviceID): \(command) refused: \(error)") }
+    }
+
+    /// `add_phone`'s fields for a scenario device: its permissions, app state, lock, Doze and behaviour (delays in
+    /// scenario seconds, as the host reads them), its user's token or none.
+    static func fields(
+        userToken: String?, permissions: Set<AndroidPermission>, behaviour: CalleeBehaviour, locked: Bool,
+        dozing: Bool
+    ) -> [String: Any] {
+        var granted: [String: Any] = [:]
+        let names: [(AndroidPermission, String)] = [
+            (.postNotifications, "post_notifications"), (.useFullScreenIntent, "use_full_screen_intent"),
+            (.recordAudio, "record_audio"), (.manageOwnCalls, "manage_own_calls"),
+        ]
+        for (permission, name) in names { granted[name] = permissions.contains(permission) }
+        let behaviourField: [String: Any] =
+            switch behaviour {
+            case .answer(let after): ["answer_after": after]
+            case .decline(let after): ["decline_after": after]
+            case .ignore: ["ignore": true]
+            }
+        return [
+            "user_token": userToken.map { $0 as Any } ?? NSNull(), "permissions": granted,
+            "behaviour": behaviourField, "locked": locked, "dozing": dozing,
+        ]
+    }
+}
