@@ -132,9 +132,11 @@ import Testing
         _ = try await alice.cancel(callID: call.callId)
         // The call screen goes away: the user sees that, so FCM does not count it as misuse. (The app, started
         // by the ringing message, may have heard of the cancel on its socket first: then the stop shows nothing.)
+        // The socket's cancel may also land between this read and the message: a call still ringing here may have
+        // stopped by then (either receipt), but one already stopped never counts as visible.
         let wasRinging = phone.connectionService.connection(uuid(call))?.isRinging == true
         let receipt = await stack.registry.deliver(FCMTestMessage.update(.callCancelled, call, to: phone))
-        #expect(receipt == (wasRinging ? .userVisible : .silent), "ringing before: \(wasRinging)")
+        #expect(wasRinging || receipt == .silent, "ringing before: \(wasRinging), receipt \(receipt)")
         #expect(phone.connectionService.connection(uuid(call))?.disconnectCause == DisconnectCause(.remote))
         #expect(!phone.connectionService.isRinging)
         // A second stop for the same call changes nothing on screen.
