@@ -38,19 +38,18 @@ let package = Package(
         .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
 
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
-        .target(name: "RingerSync", swiftSettings: strict),
-        // The one retry timing (exponential backoff with jitter), for the SDK, the server and the HTTP/2 client.
-        .target(name: "RingerBackoff", swiftSettings: strict),
-        .target(name: "RingerLogging", swiftSettings: strict),
+        // The small pieces every target shares: a lock box and async locks, the one retry timing (exponential
+        // backoff with jitter, for the SDK, the server and the HTTP/2 client), and a swift-log-style logger.
+        .target(name: "RingerSupport", swiftSettings: strict),
         // The HTTP request and response values both HTTP servers (libwebsockets, nghttp2) hand to their handlers;
         // named for Ringer, not HTTPTypes, whose apple/swift-http-types API it does not share.
         .target(name: "RingerHTTP", swiftSettings: strict),
         .target(name: "RingerWire", swiftSettings: strict),
         .target(name: "RingerCore", dependencies: ["RingerWire"], swiftSettings: strict),
-        .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSync", "RingerBackoff"], swiftSettings: strict),
+        .target(name: "RingerKit", dependencies: ["RingerWire", "RingerSupport"], swiftSettings: strict),
         // RingerKit's PushKit/CallKit adapters, compiled only where iOS's VoIP pushes and CallKit exist.
         .target(
-            name: "RingerKitApple", dependencies: ["RingerKit", "RingerWire", "RingerSync"],
+            name: "RingerKitApple", dependencies: ["RingerKit", "RingerWire", "RingerSupport"],
             swiftSettings: strict + [.define("RINGER_CALLKIT", .when(platforms: callKitPlatforms))]),
 
         // Wrappers over C libraries, one job each.
@@ -62,42 +61,42 @@ let package = Package(
         // The one TCP + TLS socket layer under both HTTP/2 ends: connect with address fallback, handshake,
         // read/write pumps, TLS alerts.
         .target(
-            name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSync"],
+            name: "TLSSocket", dependencies: ["CTLS", "OpenSSLSupport", "SocketSupport", "RingerSupport"],
             swiftSettings: strict),
         .target(
             name: "HTTP2Client",
             dependencies: [
-                "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSync", "RingerBackoff",
+                "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "SocketSupport", "RingerSupport",
             ], swiftSettings: strict),
         .target(
             name: "HTTP2Server",
             dependencies: [
-                "RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSync", "SocketSupport",
+                "RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSupport", "SocketSupport",
             ], swiftSettings: strict),
         // Redis commands and pub/sub over hiredis, for the server's nodes sharing call events and presence.
         .target(
-            name: "RingerRedis", dependencies: ["CHiredis", "RingerBackoff", "RingerSync", "SocketSupport"],
+            name: "RingerRedis", dependencies: ["CHiredis", "RingerSupport", "SocketSupport"],
             swiftSettings: strict),
         .target(
             name: "LibWebSockets",
-            dependencies: ["CLWS", "CUV", "CTLS", "OpenSSLSupport", "RingerHTTP", "RingerSync", "SocketSupport"],
+            dependencies: ["CLWS", "CUV", "CTLS", "OpenSSLSupport", "RingerHTTP", "RingerSupport", "SocketSupport"],
             swiftSettings: strict),
 
         // Push providers, storage, the server.
         // RingerWire for `APNsEnvironment`, the one name of Apple's two hosts (Foundation-only).
         .target(
             name: "APNs",
-            dependencies: ["JWT", "HTTP2Client", "RingerSync", "RingerWire", "COpenSSL", "OpenSSLSupport"],
+            dependencies: ["JWT", "HTTP2Client", "RingerSupport", "RingerWire", "COpenSSL", "OpenSSLSupport"],
             swiftSettings: strict),
         // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
-        .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSync"], swiftSettings: strict),
+        .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSupport"], swiftSettings: strict),
         .target(
             name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres", "SocketSupport"],
             swiftSettings: strict),
         .target(
             name: "RingerServer",
             dependencies: [
-                "RingerWire", "RingerCore", "RingerStore", "RingerSync", "RingerBackoff", "RingerLogging", "APNs",
+                "RingerWire", "RingerCore", "RingerStore", "RingerSupport", "APNs",
                 "FCM", "JWT",
                 "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON",
             ],
@@ -107,14 +106,14 @@ let package = Package(
         .target(
             name: "RingerSandbox",
             dependencies: [
-                "RingerWire", "RingerKit", "RingerSync", "RingerLogging", "JWT",
+                "RingerWire", "RingerKit", "RingerSupport", "JWT",
                 "RingerHTTP", "HTTP2Server", "LibWebSockets",
             ],
             swiftSettings: strict),
         .target(
             name: "RingerScenarios",
             dependencies: [
-                "RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSync", "RingerLogging",
+                "RingerServer", "RingerSandbox", "RingerKit", "RingerWire", "RingerSupport",
                 "DevCertificates", "JWT",
                 // LoopbackBalancer's sockets, LoopbackPort for the nodes' ports.
                 "SocketSupport",
@@ -125,23 +124,23 @@ let package = Package(
         // The laboratory's and the tests' throw-away fixtures, one implementation each: child processes, PostgreSQL
         // servers and scratch databases, Redis. RingerStore for the scratch database's libpq connection.
         .target(
-            name: "RingerTestKit", dependencies: ["RingerSync", "SocketSupport", "RingerStore"], swiftSettings: strict),
+            name: "RingerTestKit", dependencies: ["RingerSupport", "SocketSupport", "RingerStore"], swiftSettings: strict),
         // The push benchmark (`ringer-lab bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
         .target(
             name: "RingerBench",
             dependencies: [
                 "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
-                "RingerSync", "SocketSupport", "RingerTestKit",
+                "RingerSupport", "SocketSupport", "RingerTestKit",
             ],
             swiftSettings: strict),
         // The command-line pieces `ringer` and `ringer-lab` share: flags, listen addresses, signals, `serve`.
         .target(
-            name: "RingerCommandLine", dependencies: ["RingerServer", "RingerLogging", "LibWebSockets"],
+            name: "RingerCommandLine", dependencies: ["RingerServer", "RingerSupport", "LibWebSockets"],
             swiftSettings: strict),
         // The product: `ringer serve` and the operator's commands. Links none of the laboratory.
         .executableTarget(
             name: "ringer",
-            dependencies: ["RingerCommandLine", "RingerServer", "RingerStore", "RingerLogging"],
+            dependencies: ["RingerCommandLine", "RingerServer", "RingerStore", "RingerSupport"],
             swiftSettings: strict),
         // The laboratory: sandboxes, simulated phones, scenarios, explorer, demo, benchmark, and `node` (serve on a
         // test clock).
@@ -149,7 +148,7 @@ let package = Package(
             name: "ringer-lab",
             dependencies: [
                 "RingerCommandLine", "RingerServer", "RingerSandbox", "RingerScenarios",
-                "RingerLogging", "DevCertificates", "JWT", "LibWebSockets",
+                "RingerSupport", "DevCertificates", "JWT", "LibWebSockets",
                 // ClusterFlags' check that --redis answers before nodes start, and that --database may create
                 // databases.
                 "RingerRedis", "RingerStore", "RingerBench", "RingerTestKit",
@@ -160,10 +159,10 @@ let package = Package(
         // re-exports RingerTestKit (child processes, PostgreSQL, Redis).
         .target(
             name: "RingerTestSupport",
-            dependencies: ["HTTP2Client", "RingerSync", "FCM", "SocketSupport", "RingerTestKit"],
+            dependencies: ["HTTP2Client", "RingerSupport", "FCM", "SocketSupport", "RingerTestKit"],
             path: "Tests/RingerTestSupport",
             swiftSettings: strict),
-        .testTarget(name: "RingerBackoffTests", dependencies: ["RingerBackoff"], swiftSettings: strict),
+        .testTarget(name: "RingerSupportTests", dependencies: ["RingerSupport"], swiftSettings: strict),
         .testTarget(name: "RingerCoreTests", dependencies: ["RingerCore", "RingerWire"], swiftSettings: strict),
         .testTarget(
             name: "JWTTests", dependencies: ["JWT", "StrictJSON", "DevCertificates", "RingerTestSupport"],
@@ -172,30 +171,30 @@ let package = Package(
             name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
         .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport"], swiftSettings: strict),
         .testTarget(
-            name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "RingerHTTP", "RingerSync", "RingerTestSupport"],
+            name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "RingerHTTP", "RingerSupport", "RingerTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "LibWebSocketsTests",
-            dependencies: ["LibWebSockets", "RingerHTTP", "RingerSync", "RingerTestSupport"], swiftSettings: strict),
+            dependencies: ["LibWebSockets", "RingerHTTP", "RingerSupport", "RingerTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "APNsTests",
             dependencies: [
-                "APNs", "HTTP2Client", "JWT", "RingerSync", "RingerSandbox", "DevCertificates", "RingerLogging",
+                "APNs", "HTTP2Client", "JWT", "RingerSupport", "RingerSandbox", "DevCertificates",
                 "RingerTestSupport", "RingerWire",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "FCMTests",
-            dependencies: ["FCM", "HTTP2Client", "JWT", "RingerSync", "RingerTestSupport"],
+            dependencies: ["FCM", "HTTP2Client", "JWT", "RingerSupport", "RingerTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSync", "RingerBackoff"],
+            name: "RingerKitTests", dependencies: ["RingerKit", "RingerWire", "RingerSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "RingerServerTests",
             dependencies: [
                 "RingerServer", "RingerSandbox", "RingerScenarios", "RingerKit", "RingerStore", "RingerWire",
-                "RingerLogging", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerTestKit",
+                "RingerSupport", "JWT", "DevCertificates", "LibWebSockets", "RingerTestSupport", "RingerTestKit",
                 // libpq's PQping checks PostgresServer's start and stop from a real client.
                 "CPostgres",
                 // `ringer serve`'s flags (ServeFlags.swift). The binaries the tests start are found beside the test
@@ -214,18 +213,18 @@ let package = Package(
         .testTarget(
             name: "RingerSandboxTests",
             dependencies: [
-                "RingerSandbox", "JWT", "DevCertificates", "RingerLogging", "RingerTestSupport",
-                "APNs", "RingerHTTP", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerSync", "RingerWire",
+                "RingerSandbox", "JWT", "DevCertificates", "RingerSupport", "RingerTestSupport",
+                "APNs", "RingerHTTP", "RingerServer", "HTTP2Client", "LibWebSockets", "RingerWire",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSync", "RingerTestSupport"],
+            name: "RingerRedisTests", dependencies: ["RingerRedis", "RingerSupport", "RingerTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "RingerTestKitTests", dependencies: ["RingerTestKit"], swiftSettings: strict),
         .testTarget(
             name: "RingerBenchTests",
             dependencies: [
-                "RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerLogging",
+                "RingerBench", "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerSupport",
                 "RingerTestSupport", "RingerTestKit",
             ],
             swiftSettings: strict),
@@ -250,7 +249,7 @@ package.targets += [
         name: "CallKit", dependencies: ["AVFAudio"], path: "Tests/AppleMirrors/CallKit", swiftSettings: appleMirror),
     .target(
         name: "RingerKitAppleMirrored",
-        dependencies: ["RingerKit", "RingerWire", "RingerSync", "CallKit", "PushKit", "AVFAudio", "UserNotifications"],
+        dependencies: ["RingerKit", "RingerWire", "RingerSupport", "CallKit", "PushKit", "AVFAudio", "UserNotifications"],
         path: "Tests/AppleMirrors/RingerKitAppleMirrored",
         swiftSettings: strict + [.define("RINGER_CALLKIT")]),
     .testTarget(

@@ -1,6 +1,6 @@
 public import Foundation
 public import JWT
-import RingerSync
+import RingerSupport
 
 /// The ES256 provider token (JWT) that authenticates requests to APNs, shared by every request.
 ///

@@ -1,6 +1,6 @@
 public import Foundation
 public import HTTP2Client
-import RingerSync
+import RingerSupport
 
 /// The OAuth2 access token of one service account, shared by every FCM request of that account.
 ///

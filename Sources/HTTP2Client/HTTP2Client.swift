@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 
 /// An HTTP/2 client for push providers (APNs, FCM): many concurrent requests multiplexed as streams over
 /// few long-lived connections, each request with its own deadline.

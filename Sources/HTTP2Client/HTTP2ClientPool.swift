@@ -1,4 +1,4 @@
-import RingerSync
+import RingerSupport
 
 /// A connection pool for one push provider's host (an APNs host, the FCM host): a few long-lived HTTP/2
 /// connections, each held by its own ``HTTP2Client`` (its own nghttp2 loop and thread), started on first use.

@@ -1,5 +1,5 @@
 import Dispatch
-import RingerSync
+import RingerSupport
 import SocketSupport
 
 /// Everything callers share with the loop thread: queued requests and cancellations, the shutdown flag, and

@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 
 /// One request as handed to the loop thread, plus the awaiting side: the continuation and the
 /// cancellation flag. Shared by the caller's task, its cancellation handler and the loop thread.

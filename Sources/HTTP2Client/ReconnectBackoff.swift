@@ -1,12 +1,12 @@
 import Foundation
-import RingerBackoff
+import RingerSupport
 
 /// When a new connection may be opened to a host whose connections keep failing, so a server that drops
 /// every connection gets no reconnect storm (Apple treats rapid connect and disconnect to APNs as a
 /// denial-of-service attack: "Sending notification requests to APNs").
 ///
 /// The first failure reconnects at once; each further one in a row waits before the next attempt, doubling
-/// from ``initialDelay`` up to the cap, with jitter (50-100 %, `RingerBackoff.Backoff`'s equal jitter) so many
+/// from ``initialDelay`` up to the cap, with jitter (50-100 %, `RingerSupport.Backoff`'s equal jitter) so many
 /// clients do not reconnect in step. A response from the host ends the backoff. Requests wait within their
 /// deadlines. A value type owned by the loop thread; one per origin.
 struct ReconnectBackoff {

@@ -1,4 +1,4 @@
-import RingerSync
+import RingerSupport
 import SocketSupport
 import TLSSocket
 

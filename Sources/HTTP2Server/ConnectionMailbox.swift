@@ -1,5 +1,5 @@
 import RingerHTTP
-import RingerSync
+import RingerSupport
 import SocketSupport
 
 /// What other threads hand to one connection's thread: handler results, new settings, stop requests.

@@ -1,5 +1,5 @@
 import CNGHTTP2
-import RingerSync
+import RingerSupport
 
 // nghttp2's C callbacks. Each is a plain global function (a closure could pick up actor isolation) that gets
 // its H2Session back from the session's user-data pointer, which H2Session set to itself without retaining;

@@ -1,6 +1,6 @@
 import CNGHTTP2
 import RingerHTTP
-import RingerSync
+import RingerSupport
 
 /// Request admission, dispatch to the handler, and response submission.
 extension H2Session {

@@ -1,6 +1,6 @@
 import CNGHTTP2
 import RingerHTTP
-import RingerSync
+import RingerSupport
 import SocketSupport
 
 /// One connection's nghttp2 server session: turns frames into ``StreamRecord``s, dispatches complete

@@ -1,5 +1,5 @@
 public import RingerHTTP
-import RingerSync
+import RingerSupport
 
 /// A small HTTP/2-over-TLS server for tests and sandboxes (the APNs sandbox): it hands every request, with
 /// all its header fields, to an async handler and writes back the returned response.

@@ -1,5 +1,5 @@
 import RingerHTTP
-import RingerSync
+import RingerSupport
 import SocketSupport
 
 /// State shared by the server object, the accept thread and every connection thread.

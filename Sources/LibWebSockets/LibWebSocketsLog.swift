@@ -1,5 +1,5 @@
 import CLWS
-import RingerSync
+import RingerSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import CLWS
 import Foundation
 public import RingerHTTP
-import RingerSync
+import RingerSupport
 
 /// An HTTP/1.1 server with WebSocket support, on libwebsockets, over TLS or not. It never speaks HTTP/2: an
 /// `Upgrade: h2c` is ignored and TLS offers only `http/1.1` by ALPN (docs/decisions/0001-refuse-h2c-upgrade.md);

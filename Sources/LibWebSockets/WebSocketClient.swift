@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 
 /// A WebSocket client connection (`ws://` or `wss://`) on libwebsockets' client role, for Linux
 /// where `URLSessionWebSocketTask` is unavailable.

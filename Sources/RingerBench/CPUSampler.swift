@@ -1,6 +1,6 @@
 import RingerTestKit
 import Foundation
-import RingerSync
+import RingerSupport
 
 /// Samples a running process's CPU time every ``interval`` on its own thread, so the CPU it used within any
 /// window the load generator reports (on the same CLOCK_MONOTONIC time line) can be read afterwards.

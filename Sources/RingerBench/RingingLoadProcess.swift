@@ -1,7 +1,7 @@
 import DevCertificates
 import Foundation
 import RingerTestKit
-import RingerSync
+import RingerSupport
 
 /// The ringing load generator (Tests/Peers/bench_ringing.py) as a child process that sets up its callers and
 /// callees once and then runs one step per command: the commands go to its stdin through a pipe, each answer

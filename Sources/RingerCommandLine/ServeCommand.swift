@@ -1,6 +1,6 @@
 import Foundation
 import LibWebSockets
-public import RingerLogging
+public import RingerSupport
 public import RingerServer
 
 /// `ringer serve`: parses the server's flags, runs the server until `SIGINT` or `SIGTERM`, then shuts it down

@@ -1,6 +1,5 @@
 import Foundation
-import RingerSync
-import RingerBackoff
+import RingerSupport
 import RingerWire
 
 /// The accept of an answered call, sent until the server or the call's deadline says no.

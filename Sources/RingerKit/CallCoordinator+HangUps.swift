@@ -1,6 +1,5 @@
 public import Foundation
-import RingerBackoff
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// Durable hang-ups: a decline, cancel or end is stored before it is sent, and sent until the server answers it.

@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 /// Answered calls kept alive on the server while the event stream is down.

@@ -1,6 +1,5 @@
 import Foundation
-import RingerSync
-import RingerBackoff
+import RingerSupport
 import RingerWire
 
 /// The request runner: API requests retried with backoff on the injected clock.

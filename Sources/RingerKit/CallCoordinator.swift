@@ -1,6 +1,5 @@
 public import Foundation
-import RingerBackoff
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 /// The platform-neutral brain of ringing on a device: turns VoIP pushes, server events and the user's

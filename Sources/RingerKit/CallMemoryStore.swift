@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 
 /// Where ``PhoneCallMachine/Memory`` (the calls that ended, the answers the server has not confirmed) survives
 /// the app's process, so a new process neither rings a call that is over nor forgets an answer the user gave.

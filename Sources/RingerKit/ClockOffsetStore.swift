@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 
 /// A learned server-minus-phone clock offset as it is kept across launches, with the phone's boot time (on its
 /// wall clock) when it was learned: a wall clock set since (by the user, or by the network's time) moves the

@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 /// Opens WebSockets for the event stream: ``URLSessionWebSocketTransport`` on Apple platforms;

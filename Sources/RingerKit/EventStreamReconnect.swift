@@ -1,5 +1,5 @@
 public import Foundation
-import RingerBackoff
+import RingerSupport
 
 /// What ``EventStream`` does after a connection ended or an attempt failed, decided from how it ended: input
 /// in, action out, no I/O (the stream's loop carries the action out; the backoffs' jitter is injected).

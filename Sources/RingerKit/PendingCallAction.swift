@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 
 /// A hang-up (decline, cancel or end) the user made that the server has not acknowledged yet.
 ///

@@ -1,5 +1,5 @@
 public import Foundation
-public import RingerBackoff
+public import RingerSupport
 public import RingerWire
 
 extension PushTokenRegistrar {
@@ -86,8 +86,8 @@ extension PushTokenRegistrar {
         case failed(detail: String)
     }
 
-    /// The retry policy: Ringer's one backoff (RingerBackoff's `Backoff`, exponential with equal jitter).
-    public typealias Backoff = RingerBackoff.Backoff
+    /// The retry policy: Ringer's one backoff (RingerSupport's `Backoff`, exponential with equal jitter).
+    public typealias Backoff = RingerSupport.Backoff
 
     /// The default retry policy: 0.5…1 s before the first retry, doubling, at most 60 s.
     public static let defaultBackoff = Backoff(initialDelay: 1, maximumDelay: 60)

@@ -1,6 +1,5 @@
 public import Foundation
-public import RingerBackoff
-import RingerSync
+public import RingerSupport
 public import RingerWire
 
 /// Keeps this install's device registration on the server (docs/openapi.yaml `/v1/devices`) in step with its push

@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 #if canImport(FoundationNetworking)

@@ -8,7 +8,7 @@ import AVFAudio
 @preconcurrency import CallKit
 import Foundation
 import RingerKit
-import RingerSync
+import RingerSupport
 
 /// The `CXProviderDelegate` behind ``CallKitAdapter``: forwards what the user and the system do on the
 /// native call UI to the ``CallCoordinator``, which decides everything. Internal, so apps never call

@@ -6,7 +6,7 @@ public import CallKit
 public import Dispatch
 public import Foundation
 public import RingerKit
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 /// Everything an iOS app needs to ring like a phone, wired together: CallKit (``CallKitAdapter``), the

@@ -1,6 +1,5 @@
 public import Foundation
-public import RingerBackoff
-import RingerSync
+public import RingerSupport
 import SocketSupport
 
 /// Receives Redis pub/sub messages (`SUBSCRIBE`) on its own connection and thread, staying subscribed

@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 import SocketSupport
 
 /// What a ``RedisSubscriber`` and its thread share: the channels wanted, the stop request, and the pipe

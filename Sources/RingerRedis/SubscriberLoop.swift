@@ -1,6 +1,6 @@
 import CHiredis
 import Foundation
-import RingerBackoff
+import RingerSupport
 import SocketSupport
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import Foundation
 import HTTP2Server
 import RingerHTTP
-import RingerSync
+import RingerSupport
 
 /// The connection faults in force; nil fields are off.
 struct ConnectionFaults: Sendable {

@@ -2,8 +2,7 @@ public import Foundation
 import HTTP2Server
 import JWT
 import RingerHTTP
-public import RingerLogging
-import RingerSync
+public import RingerSupport
 
 /// A local APNs: Apple's provider API over HTTP/2 + TLS (``HTTP2Server``: nghttp2 and OpenSSL), with Apple's checks and
 /// answers, handing accepted pushes to the simulated devices registered with it.

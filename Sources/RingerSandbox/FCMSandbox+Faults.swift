@@ -1,7 +1,6 @@
 import Foundation
 import RingerHTTP
-import RingerLogging
-import RingerSync
+import RingerSupport
 
 /// Fault injection: answers with FCM's error codes, delays, silence, cut connections, revoked tokens.
 extension FCMSandbox {

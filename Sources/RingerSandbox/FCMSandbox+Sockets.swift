@@ -1,8 +1,7 @@
 import Foundation
 import LibWebSockets
 import RingerHTTP
-import RingerLogging
-import RingerSync
+import RingerSupport
 
 /// Phones in other processes: the WebSocket of ``FCMSandboxSocket`` on the HTTP/1.1 port.
 extension FCMSandbox {

@@ -2,8 +2,7 @@ public import Foundation
 import HTTP2Server
 import LibWebSockets
 import RingerHTTP
-public import RingerLogging
-import RingerSync
+public import RingerSupport
 
 /// A local Firebase Cloud Messaging: Google's OAuth 2.0 token endpoint for service accounts and FCM HTTP v1
 /// `messages:send`, with Google's checks and answers, delivering accepted messages to simulated Android

@@ -1,6 +1,6 @@
 import Foundation
 import LibWebSockets
-import RingerSync
+import RingerSupport
 
 /// One phone in another process, connected to the FCM sandbox over a WebSocket on its HTTP/1.1 port: the
 /// sandbox's stand-in for the phone's connection to Google Play services (docs/fcm.md, "The FCM sandbox").

@@ -1,6 +1,6 @@
 public import Foundation
 public import RingerKit
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 /// A simulated Android phone running an app built on RingerKit, with a self-managed ConnectionService

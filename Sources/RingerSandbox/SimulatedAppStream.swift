@@ -1,6 +1,6 @@
 import Foundation
 import RingerKit
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// A simulated phone's state as its app's event stream sees it (the same on iOS and Android).

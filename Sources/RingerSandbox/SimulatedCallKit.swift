@@ -1,6 +1,6 @@
 public import Foundation
 public import RingerKit
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 /// A stand-in for CallKit's `CXProvider` that enforces its rules, for simulated iPhones.

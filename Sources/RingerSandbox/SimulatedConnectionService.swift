@@ -1,6 +1,6 @@
 public import Foundation
 public import RingerKit
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 /// RingerKit's ``CallUI`` as a self-managed `ConnectionService` (Android: "Build a calling app",

@@ -1,4 +1,4 @@
-import RingerSync
+import RingerSupport
 
 /// The calling app's foreground service, under Android 14's rules (Android: "Foreground service types",
 /// "Restrictions on starting a foreground service from the background"):

@@ -1,6 +1,6 @@
 public import Foundation
 public import RingerKit
-import RingerSync
+import RingerSupport
 public import RingerWire
 
 /// A simulated iPhone running an app built on RingerKit, obeying iOS's rules for VoIP apps:

@@ -1,6 +1,6 @@
 public import Foundation
 public import RingerKit
-import RingerSync
+import RingerSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 
 /// The laboratory's Android phone host (docs/android-phone-host.md): one JVM child process running any number of
 /// simulated Android phones, each the real Kotlin SDK over the Android mirror, driven over its standard input and

@@ -1,5 +1,5 @@
 public import Foundation
-public import RingerLogging
+public import RingerSupport
 import RingerSandbox
 import RingerServer
 import RingerWire

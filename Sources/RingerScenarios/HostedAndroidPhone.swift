@@ -1,6 +1,6 @@
 import Foundation
 import RingerSandbox
-import RingerSync
+import RingerSupport
 
 /// An Android phone in the ``AndroidPhoneHost``: the real Kotlin SDK over the Android mirror, in the host's JVM.
 /// The runner drives it with the host's requests and knows it only by its events: which calls ring, which are

@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 
 /// The ``LocalStack``s this process runs and those still starting, so a command ending on `SIGINT` or `SIGTERM`
 /// (``LocalStack/shutdownEveryStack()``) leaves no `ringer serve` node, scratch database or temporary folder behind.

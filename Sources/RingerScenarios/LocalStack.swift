@@ -2,10 +2,9 @@ import DevCertificates
 public import Foundation
 import JWT
 public import RingerKit
-public import RingerLogging
+public import RingerSupport
 public import RingerSandbox
 public import RingerServer
-import RingerSync
 import RingerTestKit
 import RingerWire
 

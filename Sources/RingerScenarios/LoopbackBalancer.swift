@@ -1,4 +1,4 @@
-import RingerSync
+import RingerSupport
 import SocketSupport
 
 #if canImport(Glibc)

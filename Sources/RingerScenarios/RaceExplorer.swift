@@ -1,5 +1,5 @@
 public import Foundation
-public import RingerLogging
+public import RingerSupport
 import RingerSandbox
 
 /// Seeded, reproducible race exploration: each seed becomes a ``RaceScript`` (callee iPhones and Android

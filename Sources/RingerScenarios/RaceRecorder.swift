@@ -2,7 +2,7 @@ import Foundation
 import RingerKit
 import RingerSandbox
 import RingerServer
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// Collects what happens during one race exploration run, stamped with the scenario clock: what each

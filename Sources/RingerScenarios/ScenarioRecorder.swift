@@ -2,7 +2,7 @@ import Foundation
 import RingerKit
 import RingerSandbox
 import RingerServer
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// Everything a scenario run observed, from the phones and the server, with scenario times for the

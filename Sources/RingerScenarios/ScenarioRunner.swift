@@ -1,5 +1,5 @@
 public import Foundation
-public import RingerLogging
+public import RingerSupport
 
 /// Runs scenario files against a whole local installation: the real server (SQLite, HTTP, WebSocket),
 /// the APNs and FCM sandboxes over HTTP/2 + TLS, and simulated iPhones and Android phones running RingerKit, all over loopback

@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 import SocketSupport
 
 #if canImport(FoundationNetworking)

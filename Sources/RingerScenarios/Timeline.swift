@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 
 /// What happened during a run, with milliseconds since the call started, for people (`text`) and
 /// machines (``json(_:)``: one object per line with `t_ms`, `event` and the entry's fields).

@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 
 /// A child process started with `posix_spawnp`, reaped with `wait4` so its own CPU time and peak RSS are
 /// known (Foundation's `Process` reaps children itself and hides their `rusage`). The one way the laboratory

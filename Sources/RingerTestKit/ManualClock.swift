@@ -1,4 +1,4 @@
-import RingerSync
+import RingerSupport
 
 /// Monotonic time that moves only when the test says (``advance(_:)``): `ContinuousClock` instants from the
 /// moment it was made, for code that takes an injected `() -> ContinuousClock.Instant` (token ages in the APNs

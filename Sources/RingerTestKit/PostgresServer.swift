@@ -1,5 +1,5 @@
 public import Foundation
-import RingerSync
+import RingerSupport
 
 /// A throw-away PostgreSQL 15 server for tests and the benchmark: a fresh cluster in a temporary folder,
 /// listening on 127.0.0.1 on a free port. Clients authenticate as `postgres` with `trust`. For tests, durability

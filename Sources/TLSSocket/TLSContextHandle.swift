@@ -1,5 +1,5 @@
 import CTLS
-import RingerSync
+import RingerSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import RingerLogging
+import RingerSupport
 import RingerScenarios
 
 /// `ringer-lab demo [--android] [--json]`: exits 0 only when the whole flow happened.

@@ -1,6 +1,6 @@
 import Foundation
 import RingerCommandLine
-import RingerLogging
+import RingerSupport
 import RingerScenarios
 
 /// `ringer-lab explore [--seed N] [--runs K] [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose]`:

@@ -1,6 +1,6 @@
 import Foundation
 import RingerCommandLine
-import RingerLogging
+import RingerSupport
 import RingerScenarios
 import RingerServer
 

@@ -1,7 +1,7 @@
 import DevCertificates
 import Foundation
 import RingerCommandLine
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerServer
 

@@ -1,6 +1,6 @@
 import Foundation
 import RingerCommandLine
-import RingerLogging
+import RingerSupport
 import RingerScenarios
 
 /// `ringer-lab scenario [--time-scale S] [--nodes N --database URL --redis URL] [--android-phones simulated|host]

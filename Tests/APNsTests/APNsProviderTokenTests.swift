@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import JWT
-import RingerSync
+import RingerSupport
 import RingerTestKit
 import Testing
 

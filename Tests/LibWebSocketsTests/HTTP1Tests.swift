@@ -1,7 +1,7 @@
 import Foundation
 import LibWebSockets
 import RingerHTTP
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import RingerHTTP
-import RingerSync
+import RingerSupport
 import Testing
 
 @testable import LibWebSockets

@@ -2,7 +2,7 @@ import DevCertificates
 import FCM
 import Foundation
 import RingerTestKit
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerTestSupport
 import Testing

@@ -3,7 +3,7 @@ import DevCertificates
 import Foundation
 import RingerTestKit
 import JWT
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerTestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import RingerKit
-import RingerSync
+import RingerSupport
 import RingerWire
 import Testing
 

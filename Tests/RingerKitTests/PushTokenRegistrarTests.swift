@@ -1,5 +1,5 @@
 import Foundation
-import RingerBackoff
+import RingerSupport
 import RingerKit
 import RingerWire
 import Testing

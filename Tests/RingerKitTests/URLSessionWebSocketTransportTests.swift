@@ -1,6 +1,6 @@
 import Foundation
 import RingerKit
-import RingerSync
+import RingerSupport
 import Testing
 
 /// What can be checked of ``URLSessionWebSocketTransport`` everywhere. On Linux no connection ever opens

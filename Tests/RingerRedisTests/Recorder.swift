@@ -1,4 +1,4 @@
-import RingerSync
+import RingerSupport
 
 /// Collects what callbacks on other threads report, in order.
 final class Recorder<Event: Sendable>: Sendable {

@@ -1,7 +1,6 @@
 import Foundation
-import RingerBackoff
+import RingerSupport
 import RingerRedis
-import RingerSync
 import RingerTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import APNs
 import DevCertificates
 import Foundation
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerTestSupport
 import RingerWire

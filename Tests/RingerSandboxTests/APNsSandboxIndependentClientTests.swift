@@ -1,7 +1,7 @@
 import DevCertificates
 import Foundation
 import JWT
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerTestSupport
 import Testing

@@ -2,9 +2,8 @@ import DevCertificates
 import Foundation
 import HTTP2Client
 import JWT
-import RingerLogging
+import RingerSupport
 import RingerSandbox
-import RingerSync
 import RingerTestSupport
 import Testing
 

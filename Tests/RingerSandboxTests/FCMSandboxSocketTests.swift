@@ -2,7 +2,7 @@ import Foundation
 import HTTP2Client
 import LibWebSockets
 import RingerSandbox
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import RingerKit
 import RingerSandbox
-import RingerSync
+import RingerSupport
 import RingerWire
 import Testing
 

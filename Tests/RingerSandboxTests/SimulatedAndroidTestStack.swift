@@ -1,9 +1,8 @@
 import Foundation
 import RingerKit
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerServer
-import RingerSync
 import RingerWire
 
 #if canImport(FoundationNetworking)

@@ -1,7 +1,7 @@
 import Foundation
 import RingerSandbox
 import RingerScenarios
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 import RingerWire
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import RingerScenarios
-import RingerSync
+import RingerSupport
 import Testing
 
 /// The demo's timeline: what `ringer-lab demo --json` prints as it happens.

@@ -1,5 +1,5 @@
 import Foundation
-import RingerLogging
+import RingerSupport
 import RingerServer
 import RingerWire
 import Testing

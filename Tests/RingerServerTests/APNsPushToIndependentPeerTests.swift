@@ -1,7 +1,7 @@
 import Foundation
 import JWT
 import RingerCommandLine
-import RingerLogging
+import RingerSupport
 import RingerServer
 import RingerTestSupport
 import RingerWire

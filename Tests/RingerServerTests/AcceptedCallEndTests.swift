@@ -2,9 +2,8 @@ import Foundation
 import LibWebSockets
 import RingerCommandLine
 import RingerKit
-import RingerLogging
+import RingerSupport
 import RingerServer
-import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import RingerKit
 import RingerSandbox
 import RingerScenarios
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 import RingerWire
 import Testing

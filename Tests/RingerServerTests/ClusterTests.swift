@@ -2,7 +2,7 @@ import DevCertificates
 import Foundation
 import JWT
 import LibWebSockets
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerTestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import RingerScenarios
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 import Testing
 

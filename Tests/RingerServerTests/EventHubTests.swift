@@ -1,7 +1,7 @@
 import Foundation
 import RingerCore
 import RingerStore
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 import RingerWire
 import Testing

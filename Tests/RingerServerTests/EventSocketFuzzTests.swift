@@ -1,6 +1,6 @@
 import Foundation
 import LibWebSockets
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 import RingerWire
 import Testing

@@ -4,7 +4,7 @@ import RingerCommandLine
 import RingerKit
 import RingerSandbox
 import RingerServer
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 import RingerWire
 import Testing

@@ -1,6 +1,6 @@
 import DevCertificates
 import Foundation
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerScenarios
 import RingerTestSupport

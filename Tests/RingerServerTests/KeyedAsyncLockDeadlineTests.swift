@@ -1,6 +1,6 @@
 import Foundation
 import RingerStore
-import RingerSync
+import RingerSupport
 import Testing
 
 /// A change queued behind a holder stuck on the database gives up at its deadline instead of waiting for every

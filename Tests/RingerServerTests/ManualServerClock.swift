@@ -1,6 +1,6 @@
 import Foundation
 import RingerServer
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 
 /// The server tests' one clock moved by hand: a wall clock that stands still until the test moves it

@@ -1,5 +1,5 @@
 import Foundation
-import RingerLogging
+import RingerSupport
 import RingerTestSupport
 import RingerWire
 import Testing

@@ -1,8 +1,7 @@
 import Foundation
 import RingerCore
-import RingerLogging
+import RingerSupport
 import RingerStore
-import RingerSync
 import RingerWire
 import Testing
 

@@ -2,8 +2,7 @@ import APNs
 import FCM
 import Foundation
 import RingerCore
-import RingerLogging
-import RingerSync
+import RingerSupport
 import RingerWire
 import Testing
 

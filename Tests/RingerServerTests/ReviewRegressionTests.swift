@@ -1,10 +1,9 @@
 import DevCertificates
 import Foundation
 import JWT
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerServer
-import RingerSync
 import RingerTestSupport
 import RingerWire
 import Testing

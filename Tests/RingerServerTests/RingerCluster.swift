@@ -1,6 +1,6 @@
 import Foundation
 import LibWebSockets
-import RingerSync
+import RingerSupport
 import RingerTestKit
 import RingerTestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import RingerKit
 import RingerScenarios
-import RingerSync
+import RingerSupport
 import RingerWire
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import RingerLogging
+import RingerSupport
 import RingerStore
 import RingerWire
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import RingerSync
+import RingerSupport
 
 /// A value that arrives once and that any number of tasks can await: a child's exit status, a peer's
 /// first line. Thread-safe: the state lives in a `LockedValue`, so threads and termination handlers

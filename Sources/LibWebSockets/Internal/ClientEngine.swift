@@ -1,6 +1,6 @@
 import CLWS
 import Foundation
-import RingerSync
+import RingerSupport
 
 /// Work that other threads hand to the client service thread.
 enum ClientMessage: Sendable {

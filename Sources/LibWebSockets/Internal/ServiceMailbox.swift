@@ -1,5 +1,5 @@
 import CLWS
-import RingerSync
+import RingerSupport
 
 /// The cross-thread inbox of one lws context.
 ///

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import RingerSync
+import RingerSupport
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

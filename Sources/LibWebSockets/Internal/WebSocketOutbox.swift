@@ -1,4 +1,4 @@
-import RingerSync
+import RingerSupport
 
 /// Messages waiting to be written on one WebSocket, shared by the service thread and senders.
 final class WebSocketOutbox: Sendable {

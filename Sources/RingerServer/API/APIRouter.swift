@@ -2,9 +2,8 @@ import Foundation
 import LibWebSockets
 import RingerCore
 import RingerHTTP
-import RingerLogging
+import RingerSupport
 import RingerStore
-import RingerSync
 import RingerWire
 import StrictJSON
 

@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 
 /// Counts work in flight (HTTP requests, pushes) so shutdown can drain it: once draining, new work is
 /// refused and ``drain(timeout:)`` waits for the running work, so a SIGTERM never cuts a call creation

@@ -1,7 +1,7 @@
 import Foundation
 import RingerCore
 import RingerHTTP
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// The server's named rate limits (docs/security.md "Rate limits"), each a number of events per minute per

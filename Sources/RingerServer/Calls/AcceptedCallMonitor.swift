@@ -1,6 +1,6 @@
 import Foundation
 import RingerCore
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// Carries out ``AcceptedCallWatch``: keeps the accepted calls and when each was last heard from in memory,

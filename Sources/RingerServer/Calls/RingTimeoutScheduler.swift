@@ -1,5 +1,5 @@
 import Foundation
-import RingerSync
+import RingerSupport
 
 /// In-memory timers over the stored ring deadlines. The deadline itself lives in the store (the call's
 /// `expires_at`), so a restart loses nothing: ``CallService/resumeRingTimeouts()`` schedules them again.

@@ -1,9 +1,8 @@
 import Dispatch
 import Foundation
-import RingerLogging
+import RingerSupport
 import RingerRedis
 import RingerStore
-import RingerSync
 import RingerWire
 
 /// One server's link to the other servers of its cluster, through Redis (`--redis`): events to the server that

@@ -1,6 +1,6 @@
 import Foundation
 import RingerStore
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// Where a subscriber's events are written: an open WebSocket, or a test double.

@@ -1,9 +1,8 @@
 import Foundation
 import LibWebSockets
 import RingerHTTP
-import RingerLogging
+import RingerSupport
 import RingerStore
-import RingerSync
 import RingerWire
 
 /// `GET /v1/events` upgraded to a WebSocket (docs/openapi.yaml `openEventStream`): the socket joins the

@@ -1,8 +1,6 @@
 import FCM
 import Foundation
-import RingerBackoff
-import RingerLogging
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// The start-up check of the FCM credentials (issue: a refused grant stops the server, an unreachable token

@@ -1,6 +1,6 @@
 import Foundation
 import RingerCore
-import RingerLogging
+import RingerSupport
 import RingerWire
 
 /// What the server does after one send, whatever the provider: each sender maps its provider's answers

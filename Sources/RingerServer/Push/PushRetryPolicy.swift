@@ -1,5 +1,5 @@
 import Foundation
-import RingerBackoff
+import RingerSupport
 
 /// When a push that may succeed later is sent again: the one retry rule for every provider.
 ///

@@ -1,7 +1,6 @@
 import Foundation
 import RingerCore
-import RingerLogging
-import RingerSync
+import RingerSupport
 import RingerWire
 
 /// What `GET /healthz` says about pushes, per scope (APNs environment and topic, FCM project), for operators:

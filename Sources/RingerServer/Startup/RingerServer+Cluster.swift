@@ -1,8 +1,7 @@
 import Foundation
-import RingerLogging
+import RingerSupport
 import RingerRedis
 import RingerStore
-import RingerSync
 
 /// Wiring this server into a cluster (`--redis`).
 extension RingerServer {

@@ -3,9 +3,8 @@ import FCM
 import Foundation
 import LibWebSockets
 import RingerCore
-public import RingerLogging
+public import RingerSupport
 public import RingerStore
-import RingerSync
 import RingerWire
 
 /// The Ringer server: HTTP API and WebSocket on libwebsockets, SQLite store, APNs VoIP pushes, FCM

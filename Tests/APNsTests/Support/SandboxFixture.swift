@@ -2,7 +2,7 @@ import APNs
 import DevCertificates
 import Foundation
 import JWT
-import RingerLogging
+import RingerSupport
 import RingerSandbox
 import RingerWire
 

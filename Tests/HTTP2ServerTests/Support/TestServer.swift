@@ -1,7 +1,7 @@
 import Foundation
 import HTTP2Server
 import RingerHTTP
-import RingerSync
+import RingerSupport
 import RingerTestSupport
 
 /// An ``HTTP2Server`` on an ephemeral loopback port with fresh certificates, the ``TestRoutes`` handler and

@@ -1,6 +1,6 @@
 import LibWebSockets
 import RingerHTTP
-import RingerSync
+import RingerSupport
 
 /// A WebSocket delegate that records what it sees and optionally answers each message.
 final class RecordingDelegate: WebSocketDelegate {
