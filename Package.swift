@@ -124,7 +124,8 @@ let package = Package(
         // The laboratory's and the tests' throw-away fixtures, one implementation each: child processes, PostgreSQL
         // servers and scratch databases, Redis. RingerStore for the scratch database's libpq connection.
         .target(
-            name: "RingerTestKit", dependencies: ["RingerSupport", "SocketSupport", "RingerStore"], swiftSettings: strict),
+            name: "RingerTestKit", dependencies: ["RingerSupport", "SocketSupport", "RingerStore"],
+            swiftSettings: strict),
         // The push benchmark (`ringer-lab bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
         .target(
             name: "RingerBench",
@@ -171,7 +172,8 @@ let package = Package(
             name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
         .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport"], swiftSettings: strict),
         .testTarget(
-            name: "HTTP2ServerTests", dependencies: ["HTTP2Server", "RingerHTTP", "RingerSupport", "RingerTestSupport"],
+            name: "HTTP2ServerTests",
+            dependencies: ["HTTP2Server", "RingerHTTP", "RingerSupport", "RingerTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "LibWebSocketsTests",
@@ -249,7 +251,9 @@ package.targets += [
         name: "CallKit", dependencies: ["AVFAudio"], path: "Tests/AppleMirrors/CallKit", swiftSettings: appleMirror),
     .target(
         name: "RingerKitAppleMirrored",
-        dependencies: ["RingerKit", "RingerWire", "RingerSupport", "CallKit", "PushKit", "AVFAudio", "UserNotifications"],
+        dependencies: [
+            "RingerKit", "RingerWire", "RingerSupport", "CallKit", "PushKit", "AVFAudio", "UserNotifications",
+        ],
         path: "Tests/AppleMirrors/RingerKitAppleMirrored",
         swiftSettings: strict + [.define("RINGER_CALLKIT")]),
     .testTarget(
