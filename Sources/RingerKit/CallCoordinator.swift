@@ -374,7 +374,7 @@ public final class CallCoordinator: Sendable {
             // user's call (a push for the previous user of the phone): the machine closes it. A server that could
             // not answer (no problem reaches here then) said nothing about the call: it rings on to its deadline.
             perform(
-                callID: callID, attempts: 3,
+                callID: callID,
                 onFailure: { [weak self] problem in
                     guard let problem else { return }
                     self?.apply(.ringingRefused(callID: callID, problem: problem))
@@ -394,7 +394,7 @@ public final class CallCoordinator: Sendable {
         case .startKeepalive(let callID):
             keepAlive(callID: callID)
         case .fetchMedia(let callID):
-            perform(callID: callID, attempts: 3) { [observer, weak self] api, _ in
+            perform(callID: callID) { [observer, weak self] api, _ in
                 let media = try await api.media(callID: callID)
                 observer(.outgoingAnswered(callID: callID, media: media))
                 self?.mediaReady(callID: callID, media: media)
@@ -507,7 +507,7 @@ public final class CallCoordinator: Sendable {
     public func refreshCalls() {
         let live = state.withLock { $0.machine.liveCallIDs }
         for callID in live {
-            perform(callID: callID, attempts: 3) { [weak self] api, _ in
+            perform(callID: callID) { [weak self] api, _ in
                 let call = try await api.call(id: callID)
                 self?.apply(.callRead(call))
             }

@@ -337,7 +337,7 @@ class CallCoordinator(
                 // this user's call (a message for the phone's previous user): the machine closes it. A server that
                 // could not answer (no problem reaches here then) said nothing about the call: it rings on to its
                 // deadline.
-                perform(callId, 3, onFailure = { problem ->
+                perform(callId, onFailure = { problem ->
                     if (problem != null) apply(PhoneCallInput.RingingRefused(callId, problem))
                 }) { api, device -> api.ringing(callId, device) }
             }
@@ -356,7 +356,7 @@ class CallCoordinator(
             is PhoneCallEffect.StartKeepalive -> keepAlive(effect.callId)
             is PhoneCallEffect.FetchMedia -> {
                 val callId = effect.callId
-                perform(callId, 3) { api, _ ->
+                perform(callId) { api, _ ->
                     val session = api.media(callId)
                     observer(Observation.OutgoingAnswered(callId, session))
                     mediaReady(callId, session)
@@ -449,7 +449,7 @@ class CallCoordinator(
     fun refreshCalls() {
         val live = synchronized(lock) { state.machine.liveCallIds }
         for (callId in live) {
-            perform(callId, 3) { api, _ ->
+            perform(callId) { api, _ ->
                 val call = api.call(callId)
                 apply(PhoneCallInput.CallRead(call))
             }
@@ -546,6 +546,13 @@ class CallCoordinator(
 
         /** Retry waits of call requests and hang-ups: from 125…250 ms, doubling, at most 4…8 s. */
         internal val REQUEST_BACKOFF = Backoff(250, 8_000)
+
+        /**
+         * Tries of a call request the machine does not keep retrying itself (`ringing`, reading the media session
+         * or a call): the one count for all of them, as in the Swift SDK (`CallCoordinator.requestAttempts`).
+         * Answers and hang-ups are retried by the machine until their deadline instead ([PhoneCallMachine]).
+         */
+        internal const val REQUEST_ATTEMPTS = 3
 
         /**
          * Retry waits of an answer: 250…500 ms, doubling, at most 1…2 s, so an answer given during a short outage

@@ -13,7 +13,8 @@ import kotlinx.coroutines.launch
  * up without one (the last try failed transiently too, no API, an unreadable answer) gives null, since a transient
  * failure says nothing about the request.
  */
-internal fun CallCoordinator.perform(callId: String, attempts: Int, onFailure: ((Problem?) -> Unit)? = null,
+internal fun CallCoordinator.perform(callId: String, attempts: Int = CallCoordinator.REQUEST_ATTEMPTS,
+                    onFailure: ((Problem?) -> Unit)? = null,
                     body: suspend (RingerApiClient, String) -> Unit): Job {
     val deadline = synchronized(lock) { state.machine.calls[callId]?.localDeadlineMs } ?: now() + 60_000
     return scope.launch {
