@@ -87,6 +87,46 @@ import Testing
         #expect(clock.recordedSleeps.count == 2)
     }
 
+    /// A clock whose every sleep wakes `late` seconds after its deadline, as a loaded machine's does.
+    final class LateWakingClock: ServerClock {
+        let current: LockedValue<Date>
+        let late: TimeInterval
+        init(start: Date, late: TimeInterval) {
+            current = LockedValue(start)
+            self.late = late
+        }
+        func now() -> Date { current.withLock { $0 } }
+        func sleep(until deadline: Date) async throws {
+            current.withLock { $0 = max($0, deadline.addingTimeInterval(late)) }
+        }
+    }
+
+    /// Seen under load in make test: a 502 retried, the retry's wait ending past the ring deadline, and the record
+    /// then said only "the push's deadline passed before it was sent", with no status, losing the provider's answer.
+    @Test func aRetryThatWakesPastTheDeadlineKeepsTheProvidersLastAnswerOnRecord() async throws {
+        let (store, _, _, _, request) = try await fixture()
+        let clock = LateWakingClock(start: start, late: 60)
+        let delivery = PushDelivery(
+            store: store, health: PushSetupHealth(), clock: clock, log: Logger(label: "test"), observe: { _ in })
+        let sender = ScriptedSender([
+            PushAnswer(status: 502, reason: "Bad Gateway", action: .retry(after: nil), requests: 1)
+        ])
+        await delivery.deliver(request, via: sender)
+        #expect(sender.sends.withLock { $0.count } == 1)
+        let attempt = try #require(try await store.pushAttempts(callID: request.call.callId).first)
+        #expect(attempt.status == 502 && attempt.reason == "Bad Gateway" && attempt.attempts == 1)
+    }
+
+    @Test func aPushWhoseDeadlinePassedBeforeItsFirstSendSaysSo() async throws {
+        let (store, _, clock, delivery, request) = try await fixture()
+        clock.advance(by: 46)
+        let sender = ScriptedSender([])
+        await delivery.deliver(request, via: sender)
+        #expect(sender.sends.withLock { $0.isEmpty })
+        let attempt = try #require(try await store.pushAttempts(callID: request.call.callId).first)
+        #expect(attempt.status == nil && attempt.reason == "the push's deadline passed before it was sent")
+    }
+
     @Test func aPushRingerCannotBuildIsRecordedAsItsOwnFailureAndNothingIsSent() async throws {
         let (store, health, _, delivery, request) = try await fixture()
         let sender = ScriptedSender([], failsToBuild: true)

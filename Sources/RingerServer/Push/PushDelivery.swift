@@ -63,26 +63,31 @@ final class PushDelivery: Sendable {
         let started = ContinuousClock.now
         var sends = 0
         var requests = 0
-        var answer: PushAnswer
+        var answer: PushAnswer?
         while true {
             let now = clock.now()
             let left = request.deadline.timeIntervalSince(now)
             if left <= 0 {
-                answer = PushAnswer(
-                    status: nil, reason: "the push's deadline passed before it was sent", action: .retry(after: nil),
-                    requests: 0)
+                // Past the deadline before this send: the provider's last answer stands (a retry that came too late
+                // says nothing new about the push); with none, the record says the push never went out.
+                if answer == nil {
+                    answer = PushAnswer(
+                        status: nil, reason: "the push's deadline passed before it was sent",
+                        action: .retry(after: nil), requests: 0)
+                }
                 break
             }
-            answer = await sender.send(message, for: request, now: now, timeout: clock.realSeconds(left))
+            let sent = await sender.send(message, for: request, now: now, timeout: clock.realSeconds(left))
+            answer = sent
             sends += 1
-            requests += answer.requests
-            if let outcome = answer.providerOutcome {
+            requests += sent.requests
+            if let outcome = sent.providerOutcome {
                 health.recordAttempt(outcome, scope: sender.scope(of: message, for: request), at: clock.now())
             }
             let after = clock.now()
             guard
                 let delay = policy.delay(
-                    afterSends: sends, action: answer.action, now: after,
+                    afterSends: sends, action: sent.action, now: after,
                     deadline: request.deadline, jitter: Double.random(in: 0...1))
             else { break }
             do {
@@ -91,6 +96,7 @@ final class PushDelivery: Sendable {
                 break
             }
         }
+        guard let answer else { return }  // never: the loop ends with an answer
         let elapsed = started.duration(to: .now)
         let latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         await settle(answer, message: message, request: request, sender: sender, sentAt: sentAt, metadata: metadata)
