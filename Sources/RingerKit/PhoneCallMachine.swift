@@ -21,7 +21,8 @@ public import RingerWire
 ///   (``PhoneCallEffect/sendAccept(callID:)``); a transport failure is no refusal. The unconfirmed answer is part
 ///   of ``memory``, so a new process sends it again (``PhoneCallInput/launched``). Only the ring deadline ends
 ///   it, as ``CallEndReason/answerNotDelivered``, and with a decline in case the accept did land (the server then
-///   ends the call instead of keeping it accepted with nobody on this end).
+///   ends the call instead of keeping it accepted with nobody on this end); an answer given after the ring
+///   deadline on the server's timeline ends `unanswered` instead, undeclined: the server refuses it.
 /// - **Ended stays ended**: a call that ended here, or whose end came first, is never forgotten as if it had
 ///   never rung, within the same bounds as ends heard first, across processes too (``memory``).
 /// - **Staleness on the server's timeline**: a push is judged past its deadline only by the server's clock,
@@ -78,6 +79,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
         public var shown = false
         /// True once the device's own deadline timer was armed for the call.
         public var deadlineArmed = false
+        /// True when the user answered after the ring deadline on the server's timeline, as far as the device knew
+        /// it then: the server refuses every answer after its deadline, so such an answer, never confirmed, ends
+        /// the call `unanswered` at the device's deadline, not `answer_not_delivered`.
+        public var answeredLate = false
     }
 
     /// A call that ended before the device saw it, or ended here in an earlier process.
@@ -268,6 +273,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
             case .ringing:
                 call.phase = .answering
                 call.answerPending = true
+                // Sent all the same: the clock offset is an estimate, and only the server knows its deadline.
+                call.answeredLate = isPast(call.expiresAt, now: now)
                 calls[callID] = call
                 // The native UI stops ringing at the tap, however the user answered; a UI still taking the report
                 // is told when it finishes.
@@ -340,6 +347,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .deadlineReached(let callID):
             switch calls[callID]?.phase {
             case .ringing?:
+                return endRemotely(callID, reason: .unanswered, now: now)
+            case .answering? where calls[callID]?.answeredLate == true:
+                // Answered after the server's deadline: the server cannot have taken it (a passed deadline wins over
+                // any input there), so the call rang out, and there is nothing to decline.
                 return endRemotely(callID, reason: .unanswered, now: now)
             case .answering?:
                 // The answer never reached the server in time. The decline ends the call on the server if the

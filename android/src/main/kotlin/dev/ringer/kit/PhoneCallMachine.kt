@@ -62,6 +62,9 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
      * @property hasVideo whether the call offers video.
      * @property endedAtMs when it ended here (or its end was heard, for one ended before seen), phone clock, Unix
      *   ms; null while it is up.
+     * @property answeredLate true when the user answered after the ring deadline on the server's timeline, as far as
+     *   the device knew it then: the server refuses every answer after its deadline, so such an answer, never
+     *   confirmed, ends the call `unanswered` at the device's deadline, not `answer_not_delivered`.
      */
     data class PhoneCall(
         val callId: String,
@@ -76,7 +79,8 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         val hasVideo: Boolean = false,
         val endedAtMs: Long? = null,
         val shown: Boolean = false,
-        val deadlineArmed: Boolean = false
+        val deadlineArmed: Boolean = false,
+        val answeredLate: Boolean = false
     )
 
     /**
@@ -208,7 +212,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
                 val reason = updateEndReason(input.type)
                 if (reason == null) emptyList() else endRemotely(input.callId, reason, true, atMs)
             }
-            is PhoneCallInput.Answer -> answer(input.callId)
+            is PhoneCallInput.Answer -> answer(input.callId, atMs)
             is PhoneCallInput.AnswerConfirmed -> answerConfirmed(input.callId)
             is PhoneCallInput.AnswerRefused -> {
                 // The answer lost to whatever ended the call first: say which, as the matching event would have. A
@@ -252,13 +256,21 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
                 val reason = (if (read != null) reasonIfOver(read) else null) ?: CallEndReason.FAILED
                 endRemotely(input.callId, reason, false, atMs)
             }
-            is PhoneCallInput.DeadlineReached -> when (callTable[input.callId]?.phase) {
-                Phase.RINGING -> endRemotely(input.callId, CallEndReason.UNANSWERED, false, atMs)
-                // The answer never reached the server in time. The decline ends the call on the server if the accept
-                // landed after all (its answer lost), instead of leaving the caller talking to nobody.
-                Phase.ANSWERING -> endRemotely(input.callId, CallEndReason.ANSWER_NOT_DELIVERED, false, atMs) +
-                    PhoneCallEffect.SendHangUp(input.callId, PendingCallAction.Kind.DECLINE)
-                else -> emptyList()
+            is PhoneCallInput.DeadlineReached -> {
+                val call = callTable[input.callId]
+                when {
+                    call?.phase == Phase.RINGING -> endRemotely(input.callId, CallEndReason.UNANSWERED, false, atMs)
+                    // Answered after the server's deadline: the server cannot have taken it (a passed deadline wins
+                    // over any input there), so the call rang out, and there is nothing to decline.
+                    call?.phase == Phase.ANSWERING && call.answeredLate ->
+                        endRemotely(input.callId, CallEndReason.UNANSWERED, false, atMs)
+                    // The answer never reached the server in time. The decline ends the call on the server if the
+                    // accept landed after all (its answer lost), instead of leaving the caller talking to nobody.
+                    call?.phase == Phase.ANSWERING ->
+                        endRemotely(input.callId, CallEndReason.ANSWER_NOT_DELIVERED, false, atMs) +
+                            PhoneCallEffect.SendHangUp(input.callId, PendingCallAction.Kind.DECLINE)
+                    else -> emptyList()
+                }
             }
             is PhoneCallInput.AccountChanged -> {
                 // An answer still unconfirmed goes too: its accept would be sent with the next user's credentials.
@@ -417,12 +429,14 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         return if (endInstead) listOf(PhoneCallEffect.SendHangUp(callId, PendingCallAction.Kind.END)) else emptyList()
     }
 
-    private fun answer(callId: String): List<PhoneCallEffect> {
+    private fun answer(callId: String, atMs: Long): List<PhoneCallEffect> {
         val call = callTable[callId]
         if (call == null || call.direction != Direction.INCOMING) return emptyList()
         return when (call.phase) {
             Phase.RINGING -> {
-                callTable[callId] = call.copy(phase = Phase.ANSWERING, answerPending = true)
+                // Sent all the same: the clock offset is an estimate, and only the server knows its deadline.
+                callTable[callId] = call.copy(phase = Phase.ANSWERING, answerPending = true,
+                    answeredLate = isPast(call.expiresAtMs, atMs))
                 // The native UI stops ringing at the tap, however the user answered; a UI still taking the report is
                 // told when it finishes.
                 if (call.shown) listOf(PhoneCallEffect.ReportAnswering(callId), PhoneCallEffect.SendAccept(callId))
