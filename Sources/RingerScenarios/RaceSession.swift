@@ -272,6 +272,25 @@ final class RaceSession {
         // A push still on its slow way to a phone (sent late on a busy machine) must land before the run is
         // judged: invariant (a) asks that it reach the app.
         guard stack.sandbox.deliveriesUnderway == 0, stack.fcmSandbox.deliveriesUnderway == 0 else { return false }
+        // A message on a phone's socket whose ack has not come back: a hosted phone's app takes tens of milliseconds
+        // (another process) to handle it, and its fate is judged only once it is known.
+        let tokens = Set(
+            allPhones.compactMap { entry -> String? in
+                switch entry.phone {
+                case .android(let android): android.identity.fcmToken
+                case .hosted(let hosted): hosted.fcmToken
+                case .iPhone: nil
+                }
+            })
+        let fcm = stack.fcmSandbox
+        if fcm.acceptedMessages.contains(where: { message in
+            guard tokens.contains(message.token), case .delivering? = fcm.deliveryState(ofMessage: message.name) else {
+                return false
+            }
+            return true
+        }) {
+            return false
+        }
         for (_, phone) in allPhones where phone.hasLiveNativeCall || !phone.unacknowledgedHangUps.isEmpty {
             return false
         }
