@@ -29,6 +29,7 @@ import dev.ringer.lab.AppProcess
 import dev.ringer.lab.AppProcessSetup
 import dev.ringer.lab.AppState
 import dev.ringer.lab.ForegroundServiceStart
+import dev.ringer.lab.PlatformState
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
@@ -69,7 +70,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
     private val telecom: ExecutorService = Executors.newSingleThreadExecutor { Thread(it, "main-${setup.phone}").apply { isDaemon = true } }
     private val client = OkHttpClient.Builder().connectTimeout(2, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS)
         .pingInterval(2, TimeUnit.SECONDS).build()
-    private val sockets = GatedWebSockets(OkHttpWebSocketTransport(client)) { AndroidRules.eventStreamAllowed(setup.state()) }
+    private val sockets = GatedWebSockets(OkHttpWebSocketTransport(client)) { !dead && AndroidRules.eventStreamAllowed(platform()) }
     private val connections = ConcurrentHashMap<String, Connection>()
     private val reported = ConcurrentHashMap<String, Int>()
     /** Changes the user saw: a call rang, a ringing call closed. */
@@ -106,7 +107,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
                             bootTimeMs = { clock.originMs })
         val token = userToken
         if (token != null) phone.logIn(token) else phone.logOut()
-        streamAllowed = AndroidRules.eventStreamAllowed(setup.state())
+        streamAllowed = AndroidRules.eventStreamAllowed(platform())
         Thread({ watchConnections() }, "telecom-watch-${setup.phone}").apply { isDaemon = true }.start()
     }
 
@@ -147,7 +148,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
     override fun platformChanged() {
         if (dead) return
         applyPlatform()
-        val state = setup.state()
+        val state = platform()
         val allowed = AndroidRules.eventStreamAllowed(state)
         val wasAllowed = streamAllowed
         streamAllowed = allowed
@@ -186,6 +187,13 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
             if (!dead) setup.emit(event, fields)
         }
     }
+
+    /**
+     * The phone's platform state as this process sees it: the process runs (the phone counts it as running only
+     * once it is constructed; seen from here as not running, the stream was first refused and then the app logged
+     * in a second time when the phone registered it, and the first stream's late socket replaced the second's).
+     */
+    private fun platform(): PlatformState = setup.state().copy(processRunning = true)
 
     /** The mirror's switches from the rules: permissions, notifications, full-screen intents, visibility. */
     private fun applyPlatform() {
