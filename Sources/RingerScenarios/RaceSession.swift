@@ -272,8 +272,9 @@ final class RaceSession {
         // A push still on its slow way to a phone (sent late on a busy machine) must land before the run is
         // judged: invariant (a) asks that it reach the app.
         guard stack.sandbox.deliveriesUnderway == 0, stack.fcmSandbox.deliveriesUnderway == 0 else { return false }
-        // A message on a phone's socket whose ack has not come back: a hosted phone's app takes tens of milliseconds
-        // (another process) to handle it, and its fate is judged only once it is known.
+        // A message FCM still holds for a phone that is now on and awake (it goes out when Play services reconnects),
+        // or one on a phone's socket whose ack has not come back: a hosted phone's app takes tens of milliseconds
+        // (another process, maybe started for it) to handle it, and its fate is judged only once it is known.
         let tokens = Set(
             allPhones.compactMap { entry -> String? in
                 switch entry.phone {
@@ -284,10 +285,11 @@ final class RaceSession {
             })
         let fcm = stack.fcmSandbox
         if fcm.acceptedMessages.contains(where: { message in
-            guard tokens.contains(message.token), case .delivering? = fcm.deliveryState(ofMessage: message.name) else {
-                return false
+            guard tokens.contains(message.token) else { return false }
+            switch fcm.deliveryState(ofMessage: message.name) {
+            case .stored?, .delivering?: return true
+            default: return false
             }
-            return true
         }) {
             return false
         }
