@@ -1,51 +1,81 @@
 import Foundation
 import RingerSandbox
-import RingerWire
 
 extension Demo {
-    /// Bob's Android phone for `ringer-lab demo --android`, its app swiped away (the process is gone; a
-    /// high-priority FCM message starts it again). Its timeline events:
+    /// Bob's Android phone for `ringer-lab demo --android`: the real Kotlin SDK in the stack's ``AndroidPhoneHost``
+    /// (docs/android-phone-host.md; `make -C android lab` builds it), its app swiped away (the process is gone; a
+    /// high-priority FCM message starts it again), answering `answerAfter` seconds after it rings. Its timeline
+    /// events, read from the host's events:
     ///
-    /// | event | when |
-    /// | --- | --- |
-    /// | `app.started` | the FCM message started the app's process (`message` names it) |
-    /// | `fcm.received` | `onMessageReceived` handled it (`priority` as FCM delivered it) |
-    /// | `connection.ringing` | the ConnectionService's connection rings (`shown`: `inApp`, `fullScreen`, `headsUp`) |
-    /// | `connection.answered` | bob tapped Answer (`Connection.onAnswer`) |
-    /// | `media.token` | the server confirmed the answer: bob's media session |
-    /// | `audio.started` | the call is active; its foreground service holds `microphone` |
-    /// | `call.ended` | the connection ended (`cause`: the `DisconnectCause`, `REMOTE` for alice's hang-up) |
-    /// | `message.not_delivered`, `service.refused` | a fault: Android withheld the message, `startForeground` threw |
+    /// | event | host event | when |
+    /// | --- | --- | --- |
+    /// | `app.started` | `started_by_message` | the FCM message started the app's process (`message` names it) |
+    /// | `fcm.received` | `message_received` | `onMessageReceived` handled it (`priority` as FCM delivered it) |
+    /// | `connection.ringing` | `ringing` | the ConnectionService's connection rings (`shown`: `inApp`, `fullScreen`, `headsUp`) |
+    /// | `connection.answered` | `user_answered` | bob tapped Answer (`Connection.onAnswer`) |
+    /// | `media.token` | `media_ready` | the server confirmed the answer: bob's media session |
+    /// | `audio.started` | `audio_started` | the call is active; its foreground service holds `microphone` |
+    /// | `call.ended` | `call_ended` | the connection ended (`cause`: the `DisconnectCause`, `REMOTE` for alice's hang-up) |
+    /// | `message.not_delivered`, `service.refused` | `message_not_delivered`, `foreground_service_refused` | a fault: Android withheld the message, `startForeground` threw |
+    ///
+    /// - Throws: ``AndroidPhoneHost/HostError`` when the host is not built (`no_classpath`) or the phone does not
+    ///   register; ``RingerAPIError`` when bob's token cannot be minted.
     static func androidCallee(on stack: LocalStack, timeline: Timeline, answerAfter: TimeInterval) async throws {
         let device = "bob-pixel"
-        let bob = try await stack.androidPhone(
-            user: "bob", name: "Bob", deviceID: device,
-            behaviour: .answer(after: answerAfter)
-        ) { observation in
-            switch observation {
-            case .startedByMessage(let name):
-                timeline.record("app.started", ["device": device, "message": name])
-            case .messageReceived(let name, let priority, _):
-                timeline.record("fcm.received", ["device": device, "message": name, "priority": priority.rawValue])
-            case .messageNotDelivered(let name, let reason):
-                timeline.record("message.not_delivered", ["device": device, "message": name, "reason": reason])
-            case .ringing(let callID, let presentation):
-                timeline.record(
-                    "connection.ringing", ["device": device, "call_id": callID, "shown": presentation.rawValue])
-            case .userAnswered(let callID):
-                timeline.record("connection.answered", ["device": device, "call_id": callID])
-            case .mediaReady(let callID, let media):
-                timeline.record("media.token", ["party": "bob", "call_id": callID, "url": media.url])
-            case .audioStarted(let callID):
-                timeline.record("audio.started", ["device": device, "call_id": callID])
-            case .foregroundServiceRefused(let callID, let error):
-                timeline.record("service.refused", ["device": device, "call_id": callID, "error": error.description])
-            case .callEnded(let callID, let cause):
-                timeline.record("call.ended", ["seen_by": "bob", "call_id": callID, "cause": cause.description])
-            default:
-                break
-            }
+        let token = try await stack.userToken(for: "bob", name: "Bob")
+        var fields = HostedAndroidPhone.fields(
+            userToken: token, permissions: Set(AndroidPermission.allCases), behaviour: .answer(after: answerAfter),
+            locked: false, dozing: false)
+        // Installed, logged in and registered in the foreground, then swiped away before `add_phone` answers.
+        fields["app_state"] = "swiped_away"
+        _ = try await stack.hostedAndroidPhone(
+            user: "bob", deviceID: device, fields: fields,
+            observe: { event in record(event, device: device, on: timeline) },
+            onError: { problem in timeline.record("demo.failed", ["reason": problem]) })
+    }
+
+    /// Puts one of the host's events on the timeline under the demo's name for it (the table above); events the
+    /// demo does not show are left out.
+    private static func record(_ event: AndroidHostEvent, device: String, on timeline: Timeline) {
+        let call = event.callId ?? ""
+        switch event.event {
+        case "started_by_message":
+            timeline.record("app.started", ["device": device, "message": event.message ?? ""])
+        case "message_received":
+            timeline.record(
+                "fcm.received",
+                ["device": device, "message": event.message ?? "", "priority": event.priority ?? ""])
+        case "message_not_delivered":
+            timeline.record(
+                "message.not_delivered",
+                ["device": device, "message": event.message ?? "", "reason": event.reason ?? ""])
+        case "ringing":
+            timeline.record(
+                "connection.ringing", ["device": device, "call_id": call, "shown": shown(event.presentation)])
+        case "user_answered":
+            timeline.record("connection.answered", ["device": device, "call_id": call])
+        case "media_ready":
+            timeline.record("media.token", ["party": "bob", "call_id": call])
+        case "audio_started":
+            timeline.record("audio.started", ["device": device, "call_id": call])
+        case "foreground_service_refused":
+            timeline.record("service.refused", ["device": device, "call_id": call, "error": event.error ?? ""])
+        case "call_ended":
+            var fields = ["seen_by": "bob", "call_id": call, "cause": event.cause ?? ""]
+            if let reason = event.reason { fields["reason"] = reason }
+            timeline.record("call.ended", fields)
+        default:
+            break
         }
-        bob.setAppState(.swipedAway)
+    }
+
+    /// The host's `ringing` presentation (`in_app`, `full_screen`, `heads_up`) in the demo's words (`inApp`, …).
+    private static func shown(_ presentation: String?) -> String {
+        switch presentation {
+        case "in_app": "inApp"
+        case "full_screen": "fullScreen"
+        case "heads_up": "headsUp"
+        default: presentation ?? "unknown"
+        }
     }
 }

@@ -10,7 +10,8 @@ import RingerWire
 /// high-priority FCM message starts it, the ConnectionService rings (`Demo+Android.swift`).
 ///
 /// Everything runs in this process over loopback sockets: the server, the APNs and FCM sandboxes
-/// (HTTP/2 + TLS) and the simulated phones running RingerKit.
+/// (HTTP/2 + TLS) and the simulated iPhones running RingerKit; with `--android`, bob's phone is the real Kotlin SDK
+/// in the Android phone host, a JVM child process (`make -C android lab` builds it).
 public enum Demo {
     /// The events a complete run must show (APNs' answer may come before or after the phone wakes).
     public static let requiredEvents = [
@@ -27,7 +28,8 @@ public enum Demo {
     /// Runs the demo and prints the timeline as it happens.
     /// - Parameters:
     ///   - json: print one JSON object per line instead of readable text.
-    ///   - android: bob's phone is an Android phone (FCM, ConnectionService) instead of an iPhone.
+    ///   - android: bob's phone is an Android phone (FCM, ConnectionService) in the Android phone host instead of an
+    ///     iPhone; without the host built (`make -C android lab`) the run fails with `demo.failed` naming that.
     ///   - answerAfter: seconds bob lets it ring before answering.
     ///   - talkFor: seconds between the answer and alice hanging up.
     ///   - logger: server and sandbox logs.

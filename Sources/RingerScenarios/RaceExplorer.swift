@@ -34,6 +34,9 @@ public struct RaceExplorer: Sendable {
     /// Separate `ringer serve` processes on PostgreSQL and Redis instead of one in-process server; scripts from
     /// ``run(seed:)`` then kill and restart nodes (``RaceScript/generate(seed:nodes:)``). Nil: one server.
     public var cluster: LocalStack.Cluster?
+    /// What runs the scripts' Android phones: the phone host (the real Kotlin SDK in a JVM the stack starts; `make -C
+    /// android lab` builds it) or the Swift stand-in; by default ``ScenarioRunner/AndroidPhones/fromEnvironment``.
+    public var androidPhones: ScenarioRunner.AndroidPhones = .fromEnvironment
 
     /// Creates an explorer.
     /// - Parameters:
@@ -89,7 +92,8 @@ public struct RaceExplorer: Sendable {
         }
         var violations: [RaceViolation] = []
         var problems: [String] = []
-        let session = RaceSession(script: script, stack: stack, clock: clock, recorder: recorder)
+        let session = RaceSession(
+            script: script, stack: stack, clock: clock, recorder: recorder, androidPhones: androidPhones)
         do {
             let settledAt = try await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
             let call = await session.serverCall()
@@ -111,6 +115,9 @@ public struct RaceExplorer: Sendable {
         if !violations.isEmpty || !problems.isEmpty {
             // What the nodes logged explains what the phones saw.
             trace += stack.nodeLogTails().flatMap { $0.split(separator: "\n").map(String.init) }
+            if let tail = stack.phoneHostLogTail() {
+                trace += ["android-phone-host.log:"] + tail.split(separator: "\n").map { "  " + $0 }
+            }
         }
         await stack.shutdown()
         return (violations, problems, trace)

@@ -20,6 +20,9 @@ extension RaceInvariants {
                 guard let ending = native.ending else { continue }
                 var allowed = calleeReasons(call, device: device.id)
                 if ending.at >= call.expiresAt.addingTimeInterval(-record.immediate) { allowed.insert(.unanswered) }
+                // An answer the server never took before the deadline ends the answered call answer_not_delivered
+                // (the user did answer: not a missed call; scenario 39, RingerKit's PhoneCallMachine).
+                if call.state == .unanswered, native.answeredAt != nil { allowed.insert(.answerNotDelivered) }
                 let expected = allowed.map(\.rawValue).sorted().joined(separator: " or ")
                 switch ending.how {
                 case .local, .system:

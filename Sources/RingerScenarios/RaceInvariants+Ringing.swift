@@ -120,6 +120,16 @@ extension RaceInvariants {
                 continue
             }
         }
+        // A hosted phone: a server event the coordinator handled, or an FCM data message it read as an update.
+        for entry in device.hostEvents where entry.event.callId == record.callID {
+            guard let type = entry.event.type.flatMap(EventType.init(rawValue:)), terminalEvents.contains(type)
+            else { continue }
+            if entry.event.event == "event" {
+                found.append((entry.at, "event \(type.rawValue)"))
+            } else if entry.event.event == "message_received", entry.event.outcome == "update" {
+                found.append((entry.at, "FCM message \(type.rawValue)"))
+            }
+        }
         return found
     }
 }

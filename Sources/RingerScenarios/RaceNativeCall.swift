@@ -129,6 +129,54 @@ struct RaceNativeCall {
         return (list.calls, list.refused)
     }
 
+    /// The native calls of an Android phone in the phone host, read from its events as a ConnectionService history
+    /// is: `ringing` is a report, `user_answered` the user's answer, `call_active` the fulfilled answer,
+    /// `user_declined`/`user_hung_up` the user's ending, a `call_ended` whose `DisconnectCause` an end reason makes a
+    /// remote ending, `ended_by_system` the system's. The SDK closes an answer the server did not confirm with a bare
+    /// `ERROR` (`TelecomCallUi.answer`), as it closes a `failed` call: after an answer that never went active such an
+    /// ending is read as the failed answer, before it as the end reason `failed`; both are violations.
+    /// - Parameter events: the phone's events, in the order the host wrote them.
+    /// - Returns: the calls in the order they rang.
+    static func calls(inHostEvents events: [RaceRecord.HostEvent]) -> [RaceNativeCall] {
+        var list = Reading()
+        for entry in events {
+            guard let callID = entry.event.callId, let id = UUID(uuidString: callID) else { continue }
+            switch entry.event.event {
+            case "ringing":
+                list.report(id, outgoing: false, at: entry.at)
+            case "user_answered":
+                list.update(id) { $0.answeredAt = $0.answeredAt ?? entry.at }
+            case "call_active":
+                list.update(id) { $0.fulfilledAt = $0.fulfilledAt ?? entry.at }
+            case "user_declined", "user_hung_up":
+                list.end(id, at: entry.at, .local)
+            case "ended_by_system":
+                list.end(id, at: entry.at, .system)
+            case "call_ended":
+                let answered = list.call(id).map { $0.answeredAt != nil && $0.fulfilledAt == nil } ?? false
+                switch (entry.event.cause, entry.event.reason) {
+                case ("LOCAL", _), ("REJECTED", nil):
+                    // The user's own ending: `user_hung_up`/`user_declined` came first and won.
+                    list.end(id, at: entry.at, .local)
+                case ("ERROR", nil) where answered:
+                    list.end(id, at: entry.at, .answerFailed)
+                case (let code?, let reason):
+                    let cause = DisconnectCause.Code(rawValue: code).map { DisconnectCause($0, reason: reason) }
+                    if let remote = cause?.remoteEndReason {
+                        list.end(id, at: entry.at, .remote(remote))
+                    } else {
+                        list.end(id, at: entry.at, .local)
+                    }
+                case (nil, _):
+                    list.end(id, at: entry.at, .local)
+                }
+            default:
+                continue
+            }
+        }
+        return list.calls
+    }
+
     /// The calls read from one history so far, by id; shared by the CallKit and ConnectionService readings.
     private struct Reading {
         var calls: [RaceNativeCall] = []
@@ -141,6 +189,9 @@ struct RaceNativeCall {
             index[id] = calls.count
             calls.append(RaceNativeCall(id: id, outgoing: outgoing, reportedAt: date))
         }
+
+        /// The call of that id read so far.
+        func call(_ id: UUID) -> RaceNativeCall? { index[id].map { calls[$0] } }
 
         mutating func update(_ id: UUID, _ change: (inout RaceNativeCall) -> Void) {
             guard let position = index[id] else { return }
@@ -155,6 +206,8 @@ struct RaceNativeCall {
 
     /// The native calls of a device of either platform.
     static func calls(of device: RaceRecord.Device) -> [RaceNativeCall] {
-        device.platform == .android ? calls(in: device.connectionService).calls : calls(in: device.callKit).calls
+        if device.hosted { return calls(inHostEvents: device.hostEvents) }
+        return device.platform == .android
+            ? calls(in: device.connectionService).calls : calls(in: device.callKit).calls
     }
 }

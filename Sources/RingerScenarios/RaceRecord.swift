@@ -42,6 +42,24 @@ public struct RaceRecord: Sendable {
         }
     }
 
+    /// An event of an Android phone in the ``AndroidPhoneHost`` (docs/android-phone-host.md, "Events"), and when it
+    /// happened on the phone.
+    public struct HostEvent: Sendable {
+        /// When the host wrote it (its `t_ms`, on the run's scenario clock, which the host shares).
+        public var at: Date
+        /// The event.
+        public var event: AndroidHostEvent
+
+        /// Creates an entry.
+        /// - Parameters:
+        ///   - at: when the host wrote it.
+        ///   - event: the event.
+        public init(at: Date, _ event: AndroidHostEvent) {
+            self.at = at
+            self.event = event
+        }
+    }
+
     /// A ringing FCM message FCM accepted for an Android phone, and its fate when the run ended.
     public struct FCMMessage: Sendable, Equatable {
         /// Its resource name.
@@ -128,6 +146,12 @@ public struct RaceRecord: Sendable {
         public var androidObserved: [AndroidObserved] = []
         /// Android: the ringing FCM messages FCM accepted for it.
         public var fcmMessages: [FCMMessage] = []
+        /// An Android phone in the phone host: its events in the order the host wrote them, from which its native
+        /// calls (``RaceNativeCall/calls(inHostEvents:)``) and what reached its app are read; ``connectionService``
+        /// and ``androidObserved`` then stay empty.
+        public var hostEvents: [HostEvent] = []
+        /// True for an Android phone in the phone host (read from ``hostEvents``).
+        public var hosted = false
 
         /// Creates a device record; the properties of the same names say what each holds.
         /// - Parameters:

@@ -19,6 +19,7 @@ final class RaceRecorder: Sendable {
         var origin: Date?
         var observed: [String: [RaceRecord.Observed]] = [:]
         var androidObserved: [String: [RaceRecord.AndroidObserved]] = [:]
+        var hostEvents: [String: [RaceRecord.HostEvent]] = [:]
         var power: [String: [RaceRecord.Power]] = [:]
         var hangUps: [String: [Date]] = [:]
         var lines: [Line] = []
@@ -64,6 +65,20 @@ final class RaceRecorder: Sendable {
         state.withLock { state in
             state.androidObserved[deviceID, default: []].append(RaceRecord.AndroidObserved(at: now, observation))
             if let text = Self.describe(observation) { state.lines.append(Line(at: now, actor: deviceID, text: text)) }
+        }
+    }
+
+    /// The observer to give an Android phone in the phone host: each event is kept at its `t_ms` (the host's
+    /// reading of the run's scenario clock, so the pipe's delay does not move it), else at its arrival.
+    func hostObserver(for deviceID: String) -> @Sendable (AndroidHostEvent) -> Void {
+        { [weak self] event in self?.record(event, on: deviceID) }
+    }
+
+    private func record(_ event: AndroidHostEvent, on deviceID: String) {
+        let at = event.tMs.map { Date(timeIntervalSince1970: $0 / 1000) } ?? clock.now()
+        state.withLock { state in
+            state.hostEvents[deviceID, default: []].append(RaceRecord.HostEvent(at: at, event))
+            if let text = Self.describe(event) { state.lines.append(Line(at: at, actor: deviceID, text: text)) }
         }
     }
 
@@ -122,8 +137,11 @@ final class RaceRecorder: Sendable {
     func device(
         _ id: String, isCaller: Bool, phone: SimulatedPhone, apns: APNsSandbox, fcm: FCMSandbox
     ) -> RaceRecord.Device {
-        let (observed, android, power, hangUps) = state.withLock {
-            ($0.observed[id] ?? [], $0.androidObserved[id] ?? [], $0.power[id] ?? [], $0.hangUps[id] ?? [])
+        let (observed, android, hostEvents, power, hangUps) = state.withLock {
+            (
+                $0.observed[id] ?? [], $0.androidObserved[id] ?? [], $0.hostEvents[id] ?? [], $0.power[id] ?? [],
+                $0.hangUps[id] ?? []
+            )
         }
         switch phone {
         case .iPhone(let iPhone):
@@ -144,11 +162,13 @@ final class RaceRecorder: Sendable {
             device.fcmMessages = Self.ringingMessages(to: androidPhone.identity.fcmToken, fcm: fcm)
             return device
         case .hosted(let hosted):
-            // The explorer does not drive hosted phones yet (docs/android-phone-host.md, "Not yet"): what FCM
-            // accepted for it is all the record holds, with no Telecom history.
+            // Its hang-ups wait in the SDK's store in the host's process: the server's final state and the
+            // user's ending in its events judge them instead.
             var device = RaceRecord.Device(
                 id: id, isCaller: isCaller, power: power, hangUps: hangUps, unacknowledgedHangUps: 0)
             device.platform = .android
+            device.hosted = true
+            device.hostEvents = hostEvents
             device.fcmMessages = Self.ringingMessages(to: hosted.fcmToken, fcm: fcm)
             return device
         }
@@ -249,6 +269,42 @@ final class RaceRecorder: Sendable {
         case .processEnded(let state): "app process ended (\(state.rawValue))"
         // The ConnectionService history already shows these.
         case .ringing, .callEnded, .endedBySystem, .audioStarted: nil
+        }
+    }
+
+    /// A hosted phone's event in the trace's words, as the stand-in's Telecom history and observations read.
+    private static func describe(_ event: AndroidHostEvent) -> String? {
+        let call = event.callId ?? "?"
+        let name = event.message.map { String($0.suffix(12)) } ?? "?"
+        switch event.event {
+        case "started_by_message": return "app started by FCM message \(name)"
+        case "message_received":
+            let what =
+                switch event.outcome {
+                case "call": "call.incoming \(call): \(event.disposition ?? "?")"
+                case "update": "\(event.type ?? "?") \(call)"
+                default: "ignored"
+                }
+            return "onMessageReceived \(name) (\(event.priority ?? "?")): \(what)"
+        case "message_not_delivered": return "FCM message \(name) not delivered: \(event.reason ?? "?")"
+        case "notification_shown": return "notification shown: \(event.title ?? "")"
+        case "notification_blocked": return "notification blocked: \(event.title ?? "")"
+        case "ringing": return "Telecom setRinging \(call) (\(event.presentation ?? "?"))"
+        case "user_answered": return "Telecom onAnswer \(call)"
+        case "user_declined": return "Telecom onReject \(call)"
+        case "user_hung_up": return "Telecom onDisconnect \(call)"
+        case "call_active": return "Telecom setActive \(call)"
+        case "call_ended":
+            return "Telecom setDisconnected \(call): \(event.cause ?? "?")\(event.reason.map { " (\($0))" } ?? "")"
+        case "ended_by_system": return "Telecom disconnected \(call) with the app's process"
+        case "media_ready": return "media session for \(call)"
+        case "foreground_service_refused": return "FOREGROUND SERVICE REFUSED for \(call): \(event.error ?? "?")"
+        case "event":
+            return "event #\(event.seq.map(String.init) ?? "?") \(event.type ?? "?") (\(event.state ?? "?"))"
+        case "stream_status": return "event stream \(event.status ?? "?")"
+        case "request_failed": return "request for \(call) failed: \(event.detail ?? "?")"
+        case "process_ended": return "app process ended (\(event.appState ?? "?"))"
+        default: return nil
         }
     }
 

@@ -15,6 +15,7 @@ final class RaceSession {
     private let stack: LocalStack
     private let clock: ScenarioClock
     private let recorder: RaceRecorder
+    private let androidPhones: ScenarioRunner.AndroidPhones
     private var caller: SimulatedIPhone?
     private var phones: [String: SimulatedPhone] = [:]
     private var off: Set<String> = []
@@ -23,7 +24,18 @@ final class RaceSession {
     /// Nodes starting again in the background; awaited before the settle.
     private var nodeStarts: [Task<Void, Never>] = []
 
-    init(script: RaceScript, stack: LocalStack, clock: ScenarioClock, recorder: RaceRecorder) {
+    /// - Parameters:
+    ///   - script: what the run does.
+    ///   - stack: the started stack.
+    ///   - clock: the stack's clock.
+    ///   - recorder: where what happens goes.
+    ///   - androidPhones: what runs the script's Android phones: the phone host (the real Kotlin SDK) or the Swift
+    ///     stand-in.
+    init(
+        script: RaceScript, stack: LocalStack, clock: ScenarioClock, recorder: RaceRecorder,
+        androidPhones: ScenarioRunner.AndroidPhones
+    ) {
+        self.androidPhones = androidPhones
         self.script = script
         self.stack = stack
         self.clock = clock
@@ -73,7 +85,11 @@ final class RaceSession {
         for device in script.devices {
             guard let phone = phones[device.id] else { continue }
             if off.contains(device.id) { switchPhone(device.id, phone, on: true) }
-            if case .android(let android) = phone { android.setDozing(false) }
+            switch phone {
+            case .android(let android): android.setDozing(false)
+            case .hosted(let hosted): hosted.setDozing(false)
+            case .iPhone: break
+            }
             phone.setApp(.foreground)
         }
         let deadline = ContinuousClock.now + .seconds(settleTimeout)
@@ -99,7 +115,17 @@ final class RaceSession {
             user: "alice", name: "Alice", deviceID: Self.callerDevice, behaviour: .ignore,
             observe: recorder.observer(for: Self.callerDevice))
         for device in script.devices {
-            if device.platform == .android {
+            if device.platform == .android, androidPhones == .host {
+                let token = try await stack.userToken(for: "bob", name: "Bob")
+                let fields = HostedAndroidPhone.fields(
+                    userToken: token, permissions: Set(AndroidPermission.allCases), behaviour: .ignore,
+                    locked: false, dozing: false)
+                phones[device.id] = .hosted(
+                    try await stack.hostedAndroidPhone(
+                        user: "bob", deviceID: device.id, fields: fields,
+                        observe: recorder.hostObserver(for: device.id),
+                        onError: { [recorder] problem in recorder.note("runner", problem) }))
+            } else if device.platform == .android {
                 phones[device.id] = .android(
                     try await stack.androidPhone(
                         user: "bob", name: "Bob", deviceID: device.id, behaviour: .ignore,
@@ -113,19 +139,30 @@ final class RaceSession {
         }
         for device in script.devices {
             guard let phone = phones[device.id] else { continue }
-            if case .android(let android) = phone {
+            let fcmToken: String? =
+                switch phone {
+                case .android(let android): android.identity.fcmToken
+                case .hosted(let hosted): hosted.fcmToken
+                case .iPhone: nil
+                }
+            if let fcmToken {
                 // Before the delay: the FCM sandbox applies the oldest matching fault.
                 if let fault = device.fcmFault {
                     if fault.code == "UNREGISTERED" {
-                        stack.fcmSandbox.revoke(token: android.identity.fcmToken)
+                        stack.fcmSandbox.revoke(token: fcmToken)
                     } else if let rejection = FCMSandboxRejection(code: fault.code) {
                         stack.fcmSandbox.inject(
                             FCMSandboxFault(
-                                .answer(rejection, retryAfter: fault.retryAfter),
-                                registrationToken: android.identity.fcmToken))
+                                .answer(rejection, retryAfter: fault.retryAfter), registrationToken: fcmToken))
                     }
                 }
-                if device.dozing { android.setDozing(true) }
+                if device.dozing {
+                    switch phone {
+                    case .android(let android): android.setDozing(true)
+                    case .hosted(let hosted): hosted.setDozing(true)
+                    case .iPhone: break
+                    }
+                }
             }
             if device.pushDelay > 0 { phone.setPushDelay(clock.real(device.pushDelay), stack: stack) }
             switch device.start {
@@ -189,12 +226,12 @@ final class RaceSession {
         case .decline:
             guard phone.decline(callID) else { return skip(deviceID, "nothing rings") }
         case .hangUp:
-            guard native == .active || native == .answering, phone.coordinator != nil else {
+            guard native == .active || native == .answering, phone.isAppRunning else {
                 return skip(deviceID, "no answered call on screen")
             }
             phone.hangUp(callID)
         case .killApp:
-            guard phone.coordinator != nil else { return skip(deviceID, "the app is not running") }
+            guard phone.isAppRunning else { return skip(deviceID, "the app is not running") }
             phone.setApp(.swipedAway)
         case .foreground, .background:
             guard !off.contains(deviceID) else { return skip(deviceID, "the phone is off") }
@@ -206,10 +243,12 @@ final class RaceSession {
             }
             switchPhone(deviceID, phone, on: on)
         case .forceStop, .doze, .wake:
-            guard case .android(let android) = phone else { return skip(deviceID, "not an Android phone") }
-            switch step.action {
-            case .forceStop: android.setAppState(.forceStopped)
-            default: android.setDozing(step.action == .doze)
+            switch (phone, step.action) {
+            case (.iPhone, _): return skip(deviceID, "not an Android phone")
+            case (.android(let android), .forceStop): android.setAppState(.forceStopped)
+            case (.android(let android), _): android.setDozing(step.action == .doze)
+            case (.hosted(let hosted), .forceStop): hosted.setAppState(.forceStopped)
+            case (.hosted(let hosted), _): hosted.setDozing(step.action == .doze)
             }
         case .callerHangsUp, .killNode, .startNode:
             break
@@ -233,6 +272,27 @@ final class RaceSession {
         // A push still on its slow way to a phone (sent late on a busy machine) must land before the run is
         // judged: invariant (a) asks that it reach the app.
         guard stack.sandbox.deliveriesUnderway == 0, stack.fcmSandbox.deliveriesUnderway == 0 else { return false }
+        // A message FCM still holds for a phone that is now on and awake (it goes out when Play services reconnects),
+        // or one on a phone's socket whose ack has not come back: a hosted phone's app takes tens of milliseconds
+        // (another process, maybe started for it) to handle it, and its fate is judged only once it is known.
+        let tokens = Set(
+            allPhones.compactMap { entry -> String? in
+                switch entry.phone {
+                case .android(let android): android.identity.fcmToken
+                case .hosted(let hosted): hosted.fcmToken
+                case .iPhone: nil
+                }
+            })
+        let fcm = stack.fcmSandbox
+        if fcm.acceptedMessages.contains(where: { message in
+            guard tokens.contains(message.token) else { return false }
+            switch fcm.deliveryState(ofMessage: message.name) {
+            case .stored?, .delivering?: return true
+            default: return false
+            }
+        }) {
+            return false
+        }
         for (_, phone) in allPhones where phone.hasLiveNativeCall || !phone.unacknowledgedHangUps.isEmpty {
             return false
         }

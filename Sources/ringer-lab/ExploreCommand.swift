@@ -3,7 +3,8 @@ import RingerCommandLine
 import RingerSupport
 import RingerScenarios
 
-/// `ringer-lab explore [--seed N] [--runs K] [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose]`:
+/// `ringer-lab explore [--seed N] [--runs K] [--time-scale S] [--android-phones host|simulated] [--nodes N --database URL
+/// --redis URL] [--trace] [--verbose]`:
 /// plays race exploration runs for seeds N … N+K-1 (docs/scenarios.md "Race exploration"; with `--nodes`, on a
 /// cluster of `ringer serve` processes whose nodes the scripts kill), prints PASS/FAIL for each and, for
 /// a failure, the violated invariants, the script, the replay command and the time line. Exits 0 when
@@ -15,6 +16,7 @@ enum ExploreCommand {
         var givenScale: Double?
         var trace = false
         var verbose = false
+        var androidPhones = ScenarioRunner.AndroidPhones.fromEnvironment
         var clusterFlags = ClusterFlags()
         var index = 0
         func value() -> String? {
@@ -46,6 +48,11 @@ enum ExploreCommand {
                     return usage("--time-scale needs real seconds per scenario second, more than 0 and at most 1")
                 }
                 givenScale = number
+            case "--android-phones":
+                guard let text = value(), let choice = ScenarioRunner.AndroidPhones(rawValue: text) else {
+                    return usage("--android-phones needs host or simulated")
+                }
+                androidPhones = choice
             case "--trace": trace = true
             case "--verbose": verbose = true
             default: return usage("unknown argument \(arguments[index])")
@@ -69,6 +76,7 @@ enum ExploreCommand {
         let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
         var explorer = RaceExplorer(timeScale: scale, logger: logger)
         explorer.cluster = cluster
+        explorer.androidPhones = androidPhones
         Signals.stopStacksOnTermination(command: "ringer-lab explore")
         var failed = 0
         var played = 0

@@ -32,12 +32,14 @@ enum LabUsage {
                                     "expect". --time-scale: real seconds per scenario second (1 = real time);
                                     --trace: print every run's time line. Exit 0 all matched, 1 a mismatch,
                                     2 a bad file or flag.
-          ringer-lab explore [--seed 1] [--runs 1] [--time-scale 0.04] [--nodes N --database URL --redis URL] [--trace] [--verbose]
+          ringer-lab explore [--seed 1] [--runs 1] [--time-scale 0.04] [--nodes N --database URL --redis URL] [--android-phones simulated|host] [--trace] [--verbose]
                                     Race exploration (docs/scenarios.md): seeds N … N+runs-1 each make a random
                                     script (callee devices, slow pushes, answers, declines, cancel, app kills,
                                     phones off/on) played on loopback; checks the ringing invariants after each.
                                     Prints a failing seed's violations, script and time line; --trace: every
                                     run's. Exit 0 all kept, 1 a violation, 2 a bad flag.
+                                    --android-phones (scenario and explore; or RINGER_ANDROID_PHONES): host runs
+                                    Android phones as the real Kotlin SDK in the phone host (make -C android lab).
                                     --nodes N (scenario and explore): N `ringer-lab node` processes of this binary on
                                     a fresh database per run on the PostgreSQL server of --database (its role
                                     needs CREATEDB; or RINGER_SCENARIO_DATABASE) and on --redis (or

@@ -241,4 +241,82 @@ import Testing
             at: at(8.1), change: .disconnected(uuid, DisconnectCause(.answeredElsewhere)))
         #expect(violations(wrong, .endReasonAgrees).contains { $0.contains("ended answered_elsewhere") })
     }
+
+    /// A phone host's event line at `seconds`, read as the host writes it (docs/android-phone-host.md, "Events").
+    func hostEvent(_ seconds: TimeInterval, _ fields: [String: Any]) throws -> RaceRecord.HostEvent {
+        var object = fields
+        object["phone"] = "bob-1"
+        object["t_ms"] = at(seconds).timeIntervalSince1970 * 1000
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let line = try JSONSerialization.data(withJSONObject: object)
+        return RaceRecord.HostEvent(at: at(seconds), try decoder.decode(AndroidHostEvent.self, from: line))
+    }
+
+    /// The Android ring-out with Bob's phone in the phone host: the real SDK's events instead of the stand-in's
+    /// Telecom history.
+    func hostedRingOut() throws -> RaceRecord {
+        var record = androidRingOut()
+        var bob = RaceRecord.Device(id: "bob-1", isCaller: false)
+        bob.platform = .android
+        bob.hosted = true
+        bob.hostEvents = [
+            try hostEvent(0.5, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]),
+            try hostEvent(
+                8.1, ["event": "event", "seq": 2, "type": "call.unanswered", "call_id": callID, "state": "unanswered"]),
+            try hostEvent(8.1, ["event": "call_ended", "call_id": callID, "cause": "MISSED", "reason": NSNull()]),
+        ]
+        bob.fcmMessages = record.devices[1].fcmMessages
+        record.devices[1] = bob
+        return record
+    }
+
+    @Test func aCleanHostedRingOutKeepsEveryInvariant() throws {
+        let record = try hostedRingOut()
+        #expect(RaceInvariants.check(record).isEmpty, "\(RaceInvariants.check(record))")
+    }
+
+    @Test func aHostedConnectionRingingOnAfterTheEndOrEndingWronglyBreaksCAndD() throws {
+        var ringing = try hostedRingOut()
+        ringing.devices[1].hostEvents.removeLast()
+        let stayedUp = violations(ringing, .nothingRingsAfterEnd)
+        #expect(stayedUp.contains { $0.contains("event call.unanswered") }, "\(stayedUp)")
+        #expect(stayedUp.contains { $0.contains("still ringing") }, "\(stayedUp)")
+
+        var wrong = try hostedRingOut()
+        wrong.devices[1].hostEvents[2] = try hostEvent(
+            8.1, ["event": "call_ended", "call_id": callID, "cause": "ANSWERED_ELSEWHERE"])
+        #expect(violations(wrong, .endReasonAgrees).contains { $0.contains("ended answered_elsewhere") })
+
+        var rangTwice = try hostedRingOut()
+        rangTwice.devices[1].hostEvents.append(
+            try hostEvent(9, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]))
+        #expect(!violations(rangTwice, .oneNativeCall).isEmpty, "\(RaceInvariants.check(rangTwice))")
+    }
+
+    @Test func aHostedAnswerClosedWithABareErrorIsAFailedAnswer() throws {
+        var record = try hostedRingOut()
+        record.devices[1].hostEvents = [
+            try hostEvent(0.5, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]),
+            try hostEvent(7.9, ["event": "user_answered", "call_id": callID]),
+            try hostEvent(8.1, ["event": "call_ended", "call_id": callID, "cause": "ERROR"]),
+        ]
+        #expect(violations(record, .endReasonAgrees).contains { $0.contains("failed at 8.10 s") })
+        // The user's own decline is no remote ending to judge.
+        record.devices[1].hostEvents[1] = try hostEvent(7.9, ["event": "user_declined", "call_id": callID])
+        record.devices[1].hostEvents[2] = try hostEvent(
+            7.9, ["event": "call_ended", "call_id": callID, "cause": "REJECTED"])
+        #expect(violations(record, .endReasonAgrees).isEmpty, "\(violations(record, .endReasonAgrees))")
+    }
+
+    @Test func anAnswerTheServerNeverTookEndsAnswerNotDeliveredOnlyWhenTheUserAnswered() throws {
+        var record = try hostedRingOut()
+        record.devices[1].hostEvents[2] = try hostEvent(
+            8.1, ["event": "call_ended", "call_id": callID, "cause": "ERROR", "reason": "answer not delivered"])
+        #expect(
+            violations(record, .endReasonAgrees).contains { $0.contains("ended answer_not_delivered") },
+            "nobody answered: the call was missed")
+        record.devices[1].hostEvents.insert(try hostEvent(7.5, ["event": "user_answered", "call_id": callID]), at: 1)
+        #expect(violations(record, .endReasonAgrees).isEmpty, "\(violations(record, .endReasonAgrees))")
+    }
 }

@@ -85,6 +85,20 @@ import Testing
         }
     }
 
+    /// Phones learn the server's timeline from every answer's `Date` as from `stream.ready`: on a test clock (a
+    /// laboratory's scaled one) it is the clock's time, not the wall clock's.
+    @Test func answersAreDatedByTheServersClock() async throws {
+        let clock = ManualServerClock(start: Date(timeIntervalSince1970: 1_900_000_000), sleeps: .untilPassed)
+        try await Self.withServer(clock: clock) { http in
+            let healthy = try await http.send("GET", "/healthz")
+            #expect(healthy.date == "Sun, 17 Mar 2030 17:46:40 GMT", "\(healthy.date ?? "no Date")")
+            clock.advance(by: 61.5)
+            let problem = try await http.send("GET", "/v1/calls/nope")
+            #expect(problem.status == 401)
+            #expect(problem.date == "Sun, 17 Mar 2030 17:47:41 GMT", "\(problem.date ?? "no Date")")
+        }
+    }
+
     @Test func fullCallLifecycleOverHTTP() async throws {
         try await Self.withServer { http in
             let alice = try await Self.token(http, "alice", name: "Alice")

@@ -5,7 +5,8 @@ import RingerTestSupport
 import Testing
 
 /// `ringer-lab demo` end to end, in process: the real server, the APNs sandbox over HTTP/2 + TLS and two
-/// simulated iPhones, all over loopback.
+/// simulated iPhones, all over loopback; `--android`'s Bob is the real Kotlin SDK in the Android phone host (needs
+/// `make -C android lab`).
 @Suite(.serialized) struct DemoFlowTests {
     @Test func killedIPhoneRingsAndAnswersAndTheTimelineHasEveryStep() async throws {
         let lines = LockedValue<[String]>([])

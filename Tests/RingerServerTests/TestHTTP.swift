@@ -16,6 +16,8 @@ struct TestHTTP: Sendable {
         var body: Data
         /// The `Retry-After` header, if any.
         var retryAfter: String?
+        /// The `Date` header, if any.
+        var date: String? = nil
 
         /// The body as a JSON object (empty when not an object).
         var object: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
@@ -43,6 +45,6 @@ struct TestHTTP: Sendable {
         let http = response as! HTTPURLResponse
         return Response(
             status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: data,
-            retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
+            retryAfter: http.value(forHTTPHeaderField: "Retry-After"), date: http.value(forHTTPHeaderField: "Date"))
     }
 }

@@ -50,6 +50,11 @@ struct APIRouter: Sendable {
     /// Answers one request: finds its route in ``routes``, checks the method (405 with `Allow`), then the
     /// credentials the route needs, then runs its handler. Every failure becomes problem+json here.
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        HTTPDateHeader.adding(to: await answer(request), now: clock.now())
+    }
+
+    /// ``handle(_:)``'s answer before its `date` header.
+    private func answer(_ request: HTTPRequest) async -> HTTPResponse {
         guard inFlight.enter() else { return APIProblem.response(APIProblem.shuttingDown()) }
         defer { inFlight.leave() }
         do {

@@ -49,6 +49,8 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
     private var userToken: String? = spec.userToken
     private var process: AppProcess? = null
     private val highPriorityMessages = AtomicInteger(0)
+    /** Why Android withheld a message, by message name, until Play services acks it (under [lock]). */
+    private val notDelivered = HashMap<String, String>()
     private val userActions = AtomicInteger(0)
 
     /** The Ringer server this phone's app talks to: its own `server_url`, else the host's. */
@@ -75,6 +77,7 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
      */
     fun install() {
         play.app = { message -> deliver(message) }
+        play.notDeliveredReason = { message -> synchronized(lock) { notDelivered.remove(message.name) } ?: "the app could not take it" }
         play.register(AndroidRules.reachability(state()))
         if (online) play.connect(AndroidRules.reachability(state()))
         setAppState(AppState.FOREGROUND)
@@ -176,6 +179,7 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
         when (fate) {
             is MessageFate.NotDelivered -> {
                 world.output.event("message_not_delivered", spec.name, JSONObject().put("message", message.name).put("reason", fate.reason))
+                synchronized(lock) { notDelivered[message.name] = fate.reason }
                 return Receipt.NOT_DELIVERED
             }
             is MessageFate.ShownBySystem -> return if (notification(message.notification!!, "system", fate.shown)) Receipt.USER_VISIBLE else Receipt.SILENT
@@ -186,7 +190,12 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
             }
             MessageFate.DeliveredToRunningApp -> {}
         }
-        val app = running() ?: return Receipt.NOT_DELIVERED
+        val app = running()
+        if (app == null) {
+            // The process the message started (or found) ended before it got the message.
+            synchronized(lock) { notDelivered[message.name] = "the app's process ended" }
+            return Receipt.NOT_DELIVERED
+        }
         val high = message.priority == "HIGH"
         if (high) highPriorityMessages.incrementAndGet()
         var visible = try {

@@ -108,6 +108,14 @@ class PlayServices(private val sandbox: FcmSandboxEndpoint, val fcmToken: String
     @Volatile
     var app: (FcmMessage) -> Receipt = { Receipt.SILENT }
 
+    /**
+     * Why the app could not take a message it answered [Receipt.NOT_DELIVERED] for, as the ack's `reason` (the FCM
+     * sandbox keeps it as the message's fate, which the race explorer reads: a force-stopped app is withheld
+     * rightly, a lost one is not). Called on the delivery thread right after [app].
+     */
+    @Volatile
+    var notDeliveredReason: (FcmMessage) -> String = { "the app could not take it" }
+
     private val lock = ReentrantLock()
     private val changed = lock.newCondition()
     private val received = mutableListOf<FcmMessage>()
@@ -237,7 +245,7 @@ class PlayServices(private val sandbox: FcmSandboxEndpoint, val fcmToken: String
             Receipt.SILENT
         }
         val ack = JSONObject().put("type", "ack").put("name", message.name).put("receipt", receipt.wire)
-        if (receipt == Receipt.NOT_DELIVERED) ack.put("reason", "the app could not take it")
+        if (receipt == Receipt.NOT_DELIVERED) ack.put("reason", notDeliveredReason(message))
         lock.withLock {
             socket?.send(ack.toString())
             delivered += message

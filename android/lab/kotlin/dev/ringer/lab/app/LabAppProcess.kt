@@ -29,6 +29,7 @@ import dev.ringer.lab.AppProcess
 import dev.ringer.lab.AppProcessSetup
 import dev.ringer.lab.AppState
 import dev.ringer.lab.ForegroundServiceStart
+import dev.ringer.lab.PlatformState
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
@@ -69,12 +70,14 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
     private val telecom: ExecutorService = Executors.newSingleThreadExecutor { Thread(it, "main-${setup.phone}").apply { isDaemon = true } }
     private val client = OkHttpClient.Builder().connectTimeout(2, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS)
         .pingInterval(2, TimeUnit.SECONDS).build()
-    private val sockets = GatedWebSockets(OkHttpWebSocketTransport(client)) { AndroidRules.eventStreamAllowed(setup.state()) }
+    private val sockets = GatedWebSockets(OkHttpWebSocketTransport(client)) { !dead && AndroidRules.eventStreamAllowed(platform()) }
     private val connections = ConcurrentHashMap<String, Connection>()
     private val reported = ConcurrentHashMap<String, Int>()
     /** Changes the user saw: a call rang, a ringing call closed. */
     private val seen = AtomicInteger(0)
     @Volatile private var dead = false
+    /** Orders [die] and [emit]: an event is written before the process's death or not at all. */
+    private val emitLock = Any()
     @Volatile private var streamAllowed = false
     @Volatile private var visible = false
     @Volatile private var userToken: String? = setup.userToken
@@ -96,7 +99,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
                             deviceId = setup.deviceId, sdkInt = setup.state().apiLevel,
                             http = Offline(OkHttpTransport(client)) { setup.state().online }, webSockets = sockets,
                             scope = CoroutineScope(Dispatchers.Default + job),
-                            streamStatus = { status -> setup.emit("stream_status", JSONObject().put("status", statusName(status))) },
+                            streamStatus = { status -> emit("stream_status", JSONObject().put("status", statusName(status))) },
                             observer = { observed(it) },
                             now = { clock.nowMs() }, sleepUntil = { until -> clock.sleepUntil(until) },
                             // The phone booted at the clock's origin: on the scaled clock, wall time and time since
@@ -104,7 +107,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
                             bootTimeMs = { clock.originMs })
         val token = userToken
         if (token != null) phone.logIn(token) else phone.logOut()
-        streamAllowed = AndroidRules.eventStreamAllowed(setup.state())
+        streamAllowed = AndroidRules.eventStreamAllowed(platform())
         Thread({ watchConnections() }, "telecom-watch-${setup.phone}").apply { isDaemon = true }.start()
     }
 
@@ -121,7 +124,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
             is DataMessageOutcome.Update -> fields.put("outcome", "update").put("call_id", outcome.callId).put("type", outcome.type.rawValue)
             else -> fields.put("outcome", "ignored")
         }
-        setup.emit("message_received", fields)
+        emit("message_received", fields)
         awaitTelecom()
         return seen.get() > before
     }
@@ -145,7 +148,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
     override fun platformChanged() {
         if (dead) return
         applyPlatform()
-        val state = setup.state()
+        val state = platform()
         val allowed = AndroidRules.eventStreamAllowed(state)
         val wasAllowed = streamAllowed
         streamAllowed = allowed
@@ -160,16 +163,37 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
     }
 
     override fun die() {
-        if (dead) return
-        dead = true
+        // Dead from here on: the process's own threads (a Telecom task half done, the SDK's coroutines, OkHttp's
+        // callbacks) run on for a moment in this JVM, but a killed Android process does nothing more, so nothing
+        // they do is reported after its connections' `ended_by_system`.
+        synchronized(emitLock) {
+            if (dead) return
+            // A connection the SDK closed within the watcher's last period closed before the death: said first.
+            reportChanges()
+            dead = true
+            for ((callId, connection) in connections) {
+                if (connection.state != Connection.STATE_DISCONNECTED) setup.emit("ended_by_system", JSONObject().put("call_id", callId))
+            }
+        }
         job.cancel()
         sockets.closeAll()
         telecom.shutdownNow()
         client.dispatcher().executorService().shutdownNow()
-        for ((callId, connection) in connections) {
-            if (connection.state != Connection.STATE_DISCONNECTED) setup.emit("ended_by_system", JSONObject().put("call_id", callId))
+    }
+
+    /** Reports an event of this process while it lives; a dead process's threads report nothing (see [die]). */
+    private fun emit(event: String, fields: JSONObject) {
+        synchronized(emitLock) {
+            if (!dead) setup.emit(event, fields)
         }
     }
+
+    /**
+     * The phone's platform state as this process sees it: the process runs (the phone counts it as running only
+     * once it is constructed; seen from here as not running, the stream was first refused and then the app logged
+     * in a second time when the phone registered it, and the first stream's late socket replaced the second's).
+     */
+    private fun platform(): PlatformState = setup.state().copy(processRunning = true)
 
     /** The mirror's switches from the rules: permissions, notifications, full-screen intents, visibility. */
     private fun applyPlatform() {
@@ -186,7 +210,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
 
     private fun foregroundStartRefusal(intent: android.content.Intent): RuntimeException? {
         if (AndroidRules.foregroundServiceStart(setup.state(), setup.userAction()) == ForegroundServiceStart.ALLOWED) return null
-        setup.emit("foreground_service_refused", JSONObject().put("call_id", intent.getStringExtra(RingerIntents.EXTRA_CALL_ID) ?: JSONObject.NULL)
+        emit("foreground_service_refused", JSONObject().put("call_id", intent.getStringExtra(RingerIntents.EXTRA_CALL_ID) ?: JSONObject.NULL)
             .put("error", "start_not_allowed"))
         return ForegroundServiceStartNotAllowedException("startForegroundService() not allowed due to mAllowStartForeground false")
     }
@@ -194,29 +218,29 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
     private fun foregroundServiceRan(intent: android.content.Intent, type: Int, wentForeground: Boolean) {
         val callId: Any = intent.getStringExtra(RingerIntents.EXTRA_CALL_ID) ?: JSONObject.NULL
         if (!wentForeground) {
-            setup.emit("foreground_service_refused", JSONObject().put("call_id", callId).put("error", "security_exception"))
+            emit("foreground_service_refused", JSONObject().put("call_id", callId).put("error", "security_exception"))
             return
         }
         val types = JSONArray()
         if (type != -1 && type and ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL != 0) types.put("phone_call")
         if (type != -1 && type and ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE != 0) types.put("microphone")
-        setup.emit("foreground_service_started", JSONObject().put("call_id", callId).put("types", types)
+        emit("foreground_service_started", JSONObject().put("call_id", callId).put("types", types)
             .put("microphone", context.microphoneAvailable))
         platformChanged()
     }
 
     private fun observed(observation: CallCoordinator.Observation) {
         when (observation) {
-            is CallCoordinator.Observation.Answered -> setup.emit("media_ready", JSONObject().put("call_id", observation.callId))
-            is CallCoordinator.Observation.OutgoingAnswered -> setup.emit("media_ready", JSONObject().put("call_id", observation.callId))
-            is CallCoordinator.Observation.MediaCanStart -> setup.emit("audio_started", JSONObject().put("call_id", observation.callId)
+            is CallCoordinator.Observation.Answered -> emit("media_ready", JSONObject().put("call_id", observation.callId))
+            is CallCoordinator.Observation.OutgoingAnswered -> emit("media_ready", JSONObject().put("call_id", observation.callId))
+            is CallCoordinator.Observation.MediaCanStart -> emit("audio_started", JSONObject().put("call_id", observation.callId)
                 .put("microphone", context.microphoneAvailable))
             is CallCoordinator.Observation.Event -> {
                 val event = observation.event
-                setup.emit("event", JSONObject().put("seq", event.seq).put("type", event.type.rawValue)
+                emit("event", JSONObject().put("seq", event.seq).put("type", event.type.rawValue)
                     .put("call_id", event.call.callId).put("state", event.call.state.rawValue))
             }
-            is CallCoordinator.Observation.RequestFailed -> setup.emit("request_failed", JSONObject().put("call_id", observation.callId)
+            is CallCoordinator.Observation.RequestFailed -> emit("request_failed", JSONObject().put("call_id", observation.callId)
                 .put("detail", observation.detail))
             else -> {}
         }
@@ -228,13 +252,15 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
             val connection = service.onCreateIncomingConnection(null, ConnectionRequest(null, null, extras))
             if (connection !is RingerConnection) return
             context.telecom.mirrorConnections.add(connection)
-            connections[connection.callId] = connection
             connection.onShowIncomingCallUi()
             val notification = context.notificationManager.mirrorShowing["${connection.callId}/${IncomingCallNotification.NOTIFICATION_ID}"]
             val presentation = AndroidRules.presentation(setup.state(), notification?.fullScreenIntent != null)
             reported[connection.callId] = Connection.STATE_RINGING
             seen.incrementAndGet()
-            setup.emit("ringing", JSONObject().put("call_id", connection.callId).put("presentation", presentation.wire))
+            emit("ringing", JSONObject().put("call_id", connection.callId).put("presentation", presentation.wire))
+            // Watched only from here: a connection the SDK closed while it was being shown (the call's end arrived
+            // meanwhile) is reported `ringing` then `call_ended`, never the other way round.
+            connections[connection.callId] = connection
         } catch (e: Throwable) {
             setup.log("onCreateIncomingConnection threw: $e")
         }
@@ -243,22 +269,33 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
     /** Reports each connection's activation and end (from any thread the SDK changed it on), every 10 ms. */
     private fun watchConnections() {
         while (!dead) {
+            reportChanges()
+            Thread.sleep(10)
+        }
+    }
+
+    /**
+     * Reports each connection's state change since the last call: `call_active`, `call_ended`. Under [emitLock], so
+     * the watcher and [die] (which reports what the watcher has not seen yet before the process's death) never
+     * report one change twice.
+     */
+    private fun reportChanges() {
+        synchronized(emitLock) {
             for ((callId, connection) in connections) {
                 val state = connection.state
                 val last = reported[callId]
                 if (state == last) continue
                 reported[callId] = state
                 when (state) {
-                    Connection.STATE_ACTIVE -> setup.emit("call_active", JSONObject().put("call_id", callId))
+                    Connection.STATE_ACTIVE -> emit("call_active", JSONObject().put("call_id", callId))
                     Connection.STATE_DISCONNECTED -> {
                         if (last == Connection.STATE_RINGING) seen.incrementAndGet()
                         val cause = connection.disconnectCause
-                        setup.emit("call_ended", JSONObject().put("call_id", callId).put("cause", causeName(cause?.code ?: DisconnectCause.UNKNOWN))
+                        emit("call_ended", JSONObject().put("call_id", callId).put("cause", causeName(cause?.code ?: DisconnectCause.UNKNOWN))
                             .put("reason", cause?.reason ?: JSONObject.NULL))
                     }
                 }
             }
-            Thread.sleep(10)
         }
     }
 

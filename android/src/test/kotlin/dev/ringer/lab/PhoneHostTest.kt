@@ -2,9 +2,12 @@ package dev.ringer.lab
 
 import dev.ringer.e2e.Admin
 import dev.ringer.e2e.HttpUser
+import dev.ringer.e2e.PlainHttp
 import dev.ringer.e2e.PrintLogsOnFailure
 import dev.ringer.e2e.RingerCluster
 import dev.ringer.e2e.SharedCluster
+import dev.ringer.e2e.SimulatedAndroidPhone
+import org.json.JSONArray
 import org.json.JSONObject
 import org.junit.After
 import org.junit.Assert.assertEquals
@@ -80,6 +83,28 @@ class PhoneHostTest {
         val names = host.eventNames("bob")
         assertFalse("it rang: $names", names.contains("ringing"))
         assertFalse("a process started: $names", names.contains("started_by_message"))
+    }
+
+    @Test
+    fun aMessageAndroidWithheldIsAckedToFcmWithWhyItWasWithheld() {
+        val admin = Admin(cluster!!)
+        val userId = "bob-${RingerCluster.randomHex(4)}"
+        val bob = HttpUser(cluster!!, userId, admin.mintToken(userId, "bob"))
+        val token = host.ok("add_phone", JSONObject().put("phone", "bob").put("user_id", userId).put("device_id", "bob-pixel")
+            .put("user_token", bob.token).put("app_state", "force_stopped")).getString("fcm_token")
+        caller().placeCall(userId)
+        val withheld = host.awaitEvent("bob", "message_not_delivered").getString("reason")
+        // The sandbox keeps the ack's reason as the message's fate: the race explorer tells a force-stopped app's
+        // rightly withheld message from a lost one by it.
+        val client = PlayServices.sandboxClient(cluster!!.caFile)
+        val receipt = SimulatedAndroidPhone.poll(8_000) {
+            val answer = PlainHttp.send(client, "GET", "${cluster!!.fcmSandboxUrl}/sandbox/messages", null, null)
+            val all = JSONArray(answer.body)
+            (0 until all.length()).map { all.getJSONObject(it) }.firstOrNull { it.optString("token") == token && it.has("receipt") }
+        } ?: throw AssertionError("no receipt for the message to $token")
+        assertEquals("notDelivered", receipt.getString("receipt"))
+        assertEquals(withheld, receipt.getString("reason"))
+        assertTrue(withheld, withheld.contains("force-stopped"))
     }
 
     @Test
