@@ -8,12 +8,12 @@ import Darwin
 /// its 2xx, 3xx and 4xx responses), in the IMF-fixdate form RFC 9110 §5.6.7 requires:
 /// `Sun, 06 Nov 1994 08:49:37 GMT`. Clients read it to learn the server's clock (RingerKit judges a ringing
 /// push's deadline on the server's timeline).
-enum HTTPDate {
+public enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// The value for `seconds` since 1970 (UTC); names are English whatever the process locale.
-    static func imfFixdate(secondsSince1970 seconds: Int) -> String {
+    public static func imfFixdate(secondsSince1970 seconds: Int) -> String {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
@@ -24,8 +24,8 @@ enum HTTPDate {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
-    /// The value for now.
-    static func now() -> String {
+    /// The value for now, on the wall clock.
+    public static func now() -> String {
         imfFixdate(secondsSince1970: Int(time(nil)))
     }
 }
