@@ -28,6 +28,11 @@ public enum APIProblem {
         Problem(type: ProblemType.invalidField.rawValue, title: "Invalid field", status: 422, detail: detail)
     }
 
+    /// 422: a `device_id` that is not an ``Identifier``.
+    static func invalidDeviceID() -> Problem {
+        invalidField("device_id is not a valid device id")
+    }
+
     /// 401: missing or bad credentials.
     public static func unauthorized(_ detail: String) -> Problem {
         Problem(type: ProblemType.unauthorized.rawValue, title: "Unauthorized", status: 401, detail: detail)
@@ -212,7 +217,7 @@ public enum APIProblem {
         case .invalidCallee: return invalidField("callee is not a valid user id")
         case .selfCall: return selfCall()
         case .userNotFound(let id): return userNotFound(id)
-        case .invalidDeviceID: return invalidField("device_id is not a valid device id")
+        case .invalidDeviceID: return invalidDeviceID()
         case .unknownDevice(let id): return unknownDevice(id)
         case .pushOutcomesForCalleeOnly:
             return forbidden("push outcomes are shown to the callee only: they describe the callee's devices")

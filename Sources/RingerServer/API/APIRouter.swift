@@ -299,7 +299,7 @@ struct APIRouter: Sendable {
     private func unregisterDevice(_ deviceID: String, user: Party) async throws -> HTTPResponse {
         try limits.admitDeviceChange(user: user.id)
         // An id no registration can have is the client's mistake, not "already gone".
-        guard Identifier.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
+        guard Identifier.isValid(deviceID) else { throw APIProblem.invalidDeviceID() }
         _ = try await store.deleteDevice(id: deviceID, userID: user.id)
         return HTTPResponse(status: 204)
     }

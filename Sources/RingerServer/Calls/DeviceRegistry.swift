@@ -16,7 +16,7 @@ struct DeviceRegistry: Sendable {
     /// - Throws: ``Problem`` 422 for a bad id, platform, token, environment, bundle id or readiness report
     ///   (``readiness(_:now:)``). Nothing is stored then: the device keeps its last registration.
     func register(deviceID: String, user: Party, body: DeviceRegistration, now: Date) async throws -> Device {
-        guard Identifier.isValid(deviceID) else { throw APIProblem.invalidField("device_id is not a valid device id") }
+        guard Identifier.isValid(deviceID) else { throw APIProblem.invalidDeviceID() }
         let readiness = try body.readiness.map { try Self.readiness($0, now: now) }
         switch body.platform {
         case .ios:

@@ -48,7 +48,7 @@ final class EventStreamEndpoint: Sendable {
         }
         let deviceID = request.query["device_id"]
         if let deviceID, !Identifier.isValid(deviceID) {
-            throw APIProblem.invalidField("device_id is not a valid device id")
+            throw APIProblem.invalidDeviceID()
         }
         let id = nextConnectionID.withLock { id -> UInt64 in
             id += 1
