@@ -63,22 +63,13 @@ final class PushDelivery: Sendable {
         let started = ContinuousClock.now
         var sends = 0
         var requests = 0
-        var answer: PushAnswer?
+        var last: PushAnswer?
         while true {
             let now = clock.now()
             let left = request.deadline.timeIntervalSince(now)
-            if left <= 0 {
-                // Past the deadline before this send: the provider's last answer stands (a retry that came too late
-                // says nothing new about the push); with none, the record says the push never went out.
-                if answer == nil {
-                    answer = PushAnswer(
-                        status: nil, reason: "the push's deadline passed before it was sent",
-                        action: .retry(after: nil), requests: 0)
-                }
-                break
-            }
+            if left <= 0 { break }
             let sent = await sender.send(message, for: request, now: now, timeout: clock.realSeconds(left))
-            answer = sent
+            last = sent
             sends += 1
             requests += sent.requests
             if let outcome = sent.providerOutcome {
@@ -96,7 +87,13 @@ final class PushDelivery: Sendable {
                 break
             }
         }
-        guard let answer else { return }  // never: the loop ends with an answer
+        // Past the deadline the provider's last answer stands (a retry that came too late says nothing new about the
+        // push); with none, the record says the push never went out.
+        let answer =
+            last
+            ?? PushAnswer(
+                status: nil, reason: "the push's deadline passed before it was sent", action: .retry(after: nil),
+                requests: 0)
         let elapsed = started.duration(to: .now)
         let latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         await settle(answer, message: message, request: request, sender: sender, sentAt: sentAt, metadata: metadata)
