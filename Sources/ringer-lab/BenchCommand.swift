@@ -82,15 +82,19 @@ enum BenchCommand {
         }
     }
 
+    /// The value of flag `name`, which `mode` (`--send`, `--send-fcm`) needs.
+    /// - Throws: ``ConfigurationError`` "`mode` needs --`name`" when it is not given.
+    private static func required(_ name: String, _ options: CommandLineOptions, by mode: String) throws -> String {
+        guard let value = options[name] else { throw ConfigurationError("\(mode) needs --\(name)") }
+        return value
+    }
+
     /// One sender: prints its figures as one JSON line.
     private static func send(
         to url: String, options: CommandLineOptions, workload: PushWorkload,
         connections: Int
     ) async throws -> Int32 {
-        func required(_ name: String) throws -> String {
-            guard let value = options[name] else { throw ConfigurationError("--send needs --\(name)") }
-            return value
-        }
+        func required(_ name: String) throws -> String { try Self.required(name, options, by: "--send") }
         let run = RingerClientRun(
             url: url, caFile: try required("ca-file"), keyFile: try required("key-file"),
             keyID: try required("key-id"), teamID: try required("team-id"),
@@ -106,10 +110,7 @@ enum BenchCommand {
         to url: String, options: CommandLineOptions, workload: PushWorkload,
         connections: Int
     ) async throws -> Int32 {
-        func required(_ name: String) throws -> String {
-            guard let value = options[name] else { throw ConfigurationError("--send-fcm needs --\(name)") }
-            return value
-        }
+        func required(_ name: String) throws -> String { try Self.required(name, options, by: "--send-fcm") }
         let run = FCMClientRun(
             url: url, caFile: try required("ca-file"), serviceAccountFile: try required("service-account"),
             token: try required("fcm-token"), ringerFile: try required("ringer-file"),
