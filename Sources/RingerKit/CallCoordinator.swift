@@ -114,10 +114,6 @@ public final class CallCoordinator: Sendable {
         var accepting: Set<String> = []
     }
 
-    /// Seconds past a call's deadline before the device ends it on its own, if the server's
-    /// `call.unanswered` has not arrived by then.
-    static let deadlineGrace: TimeInterval = PhoneCallMachine.deadlineGrace
-
     /// Seconds between keepalives of an answered call while the event stream is down: a third of the
     /// server's default `--call-idle-timeout` (120 s), so two may be lost before the server gives up.
     public static let defaultKeepaliveInterval: TimeInterval = 40
