@@ -24,7 +24,9 @@ public import RingerWire
 ///   ends the call instead of keeping it accepted with nobody on this end); an answer given after the ring
 ///   deadline on the server's timeline ends `unanswered` instead, undeclined: the server refuses it.
 /// - **Ended stays ended**: a call that ended here, or whose end came first, is never forgotten as if it had
-///   never rung, within the same bounds as ends heard first, across processes too (``memory``).
+///   never rung, within the same bounds as ends heard first, across processes too (``memory``). A call still up
+///   when the app's process dies ended with it (the system closes a dead app's native calls): the next process
+///   never rings it again, and reports a late push for it under a new id (one native call per call id).
 /// - **Staleness on the server's timeline**: a push is judged past its deadline only by the server's clock,
 ///   read through the offset learned from the server (``clockOffset``); while no offset is known the push
 ///   rings, and the server's answer to the ringing acknowledgement ends a call that is over (APNs'
@@ -85,17 +87,33 @@ public struct PhoneCallMachine: Hashable, Sendable {
         public var answeredLate = false
     }
 
-    /// A call that ended before the device saw it, or ended here in an earlier process.
+    /// A call that ended before the device saw it, or that was on this device's screen in an earlier process
+    /// (it ended there, or was still up when that process died: the system closes a dead app's native calls).
     public struct EndedUnseen: Codable, Hashable, Sendable {
         /// How it ended, as this device would show it.
         public var reason: CallEndReason
-        /// When the device learned it, phone clock.
+        /// When the device learned it, phone clock; for a call still up when its process died, its ring deadline.
         public var learnedAt: Date
+        /// True when the call was on this device's screen in an earlier process: its id was shown once already, so a
+        /// late push is reported under a new id (one native call per call id, as for a call ended in this process).
+        public var shownHere: Bool
 
         /// Creates an entry.
-        public init(reason: CallEndReason, learnedAt: Date) {
+        public init(reason: CallEndReason, learnedAt: Date, shownHere: Bool = false) {
             self.reason = reason
             self.learnedAt = learnedAt
+            self.shownHere = shownHere
+        }
+
+        private enum CodingKeys: String, CodingKey { case reason, learnedAt, shownHere }
+
+        /// Decodes an entry; one stored by a version without `shownHere` reads as an end heard first.
+        /// - Throws: `DecodingError` when `reason` or `learnedAt` is missing or malformed.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            reason = try container.decode(CallEndReason.self, forKey: .reason)
+            learnedAt = try container.decode(Date.self, forKey: .learnedAt)
+            shownHere = try container.decodeIfPresent(Bool.self, forKey: .shownHere) ?? false
         }
     }
 
@@ -189,8 +207,14 @@ public struct PhoneCallMachine: Hashable, Sendable {
     /// not taken up yet).
     public var memory: Memory {
         var ended = endedUnseen
-        for (callID, call) in calls where call.phase == .ended {
-            ended[callID] = EndedUnseen(reason: call.endReason ?? .remoteEnded, learnedAt: call.endedAt ?? .distantPast)
+        for (callID, call) in calls where call.phase != .answering {
+            // A call still up when the process dies dies with it (CallKit and Telecom close a dead app's calls), so
+            // it is kept as over, lest a late push ring it a second time.
+            ended[callID] =
+                call.phase == .ended
+                ? EndedUnseen(
+                    reason: call.endReason ?? .remoteEnded, learnedAt: call.endedAt ?? .distantPast, shownHere: true)
+                : EndedUnseen(reason: .failed, learnedAt: call.localDeadline, shownHere: true)
         }
         Self.keepNewest(in: &ended, learnedAt: \.learnedAt)
         var answers = answersToRestore
@@ -433,7 +457,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
                         : .reportDuplicate(report))
             }
         } else if let ended = endedUnseen.removeValue(forKey: callID) {
-            // Its end came first: never on screen, so it is reported under its own id and ended at once.
+            // Its end came first, or it was on screen in an earlier process: reported and ended at once, under its
+            // own id only if that id was never shown.
             calls[callID] = PhoneCall(
                 uuid: push.uuid, calleeID: push.calleeID, direction: .incoming, phase: .ended,
                 expiresAt: push.expiresAt, localDeadline: now, answerPending: false,
@@ -441,7 +466,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 endedAt: ended.learnedAt)
             disposition = .alreadyEnded
             if reportsEveryPush {
-                effects.append(.reportAndEnd(id: push.uuid, caller: push.caller, reason: ended.reason))
+                effects.append(
+                    .reportAndEnd(id: ended.shownHere ? nil : push.uuid, caller: push.caller, reason: ended.reason))
             }
         } else if isPast(push.expiresAt, now: now) {
             disposition = .expired

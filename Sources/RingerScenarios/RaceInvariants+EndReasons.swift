@@ -15,7 +15,9 @@ extension RaceInvariants {
 
         for device in callees {
             let mine = calls[device.id] ?? []
-            let userEnded = mine.contains { $0.ending?.how == .local }
+            // A flash call under a new id follows a native call this device's user or its app's death ended: the
+            // ending has no remote reason to repeat (a call up when its process died ends `failed` in the next one).
+            let endedHere = mine.contains { $0.ending?.how == .local || $0.ending?.how == .system }
             for native in mine {
                 guard let ending = native.ending else { continue }
                 var allowed = calleeReasons(call, device: device.id)
@@ -35,7 +37,7 @@ extension RaceInvariants {
                                 + "\(record.time(ending.at)) and ended the native call with no reason; "
                                 + "expected it to end \(expected) (\(describe(call)))"))
                 case .remote(let reason):
-                    if native.id != uuid && userEnded { continue }
+                    if native.id != uuid && endedHere { continue }
                     guard !allowed.contains(reason) else { continue }
                     found.append(
                         RaceViolation(

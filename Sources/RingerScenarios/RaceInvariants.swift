@@ -44,8 +44,9 @@ import RingerWire
 ///   `remote_ended`; `unanswered` → `unanswered`. `unanswered` is also right for an ending at or after
 ///   the deadline whatever the server decided (the device's own timer, or a push read after expiry:
 ///   the device could not know better). A failed answer action is never right: an answer that lost
-///   must end with the reason it lost to. A flash call made after this device's user ended the call
-///   may carry any reason (ambiguous: the user's own decline has no remote reason to repeat).
+///   must end with the reason it lost to. A flash call made after this device's user ended the call, or
+///   after its native call ended with its app's process, may carry any reason (ambiguous: the user's own
+///   decline has no remote reason to repeat; a call up when its process died ends `failed` in the next).
 /// - the server agrees with the users: a device whose answer was confirmed is the call's accepted
 ///   device; the accepted device's user tapped Answer; a `declined` call was declined by a callee
 ///   user; a call `ended` by the callee was ended by the user of the device that answered (not by

@@ -8,10 +8,10 @@ import java.io.File
  * save ([DurableFile]): a process killed mid-write leaves the previous version.
  *
  * The file holds
- * `{"ended_calls": {"<call id>": {"reason": "remote_ended", "learned_at_ms": …}},
+ * `{"ended_calls": {"<call id>": {"reason": "remote_ended", "learned_at_ms": …, "shown_here": true}},
  *   "unconfirmed_answers": {"<call id>": {"caller": {"id": …, "name": …}, "callee_id": …, "has_video": false,
  *   "expires_at_ms": …, "local_deadline_ms": …}}}` (times Unix ms; `callee_id` and the caller's `name` left out
- * when unknown). A missing, unreadable or corrupt file loads as an empty memory, and an entry this version cannot
+ * when unknown; an entry without `shown_here`, as an older version wrote, is an end heard first). A missing, unreadable or corrupt file loads as an empty memory, and an entry this version cannot
  * read is skipped: a bad file must never crash the app woken to ring. Thread-safe within one process; use one
  * instance per file.
  *
@@ -28,7 +28,8 @@ class FileCallMemoryStore(private val file: File) : CallMemoryStore {
                 val entry = calls.optJSONObject(callId) ?: continue
                 val reason = entry.opt("reason") as? String ?: continue
                 val learnedAt = entry.opt("learned_at_ms") as? Number ?: continue
-                ended[callId] = PhoneCallMachine.EndedUnseen(CallEndReason(reason), learnedAt.toLong())
+                val shownHere = entry.opt("shown_here") as? Boolean ?: false
+                ended[callId] = PhoneCallMachine.EndedUnseen(CallEndReason(reason), learnedAt.toLong(), shownHere)
             }
         }
         val answers = HashMap<String, PhoneCallMachine.UnconfirmedAnswer>()
@@ -44,7 +45,8 @@ class FileCallMemoryStore(private val file: File) : CallMemoryStore {
     override fun save(memory: PhoneCallMachine.Memory) = synchronized(lock) {
         val ended = JSONObject()
         for ((callId, entry) in memory.endedCalls) {
-            ended.put(callId, JSONObject().put("reason", entry.reason.rawValue).put("learned_at_ms", entry.learnedAtMs))
+            ended.put(callId, JSONObject().put("reason", entry.reason.rawValue).put("learned_at_ms", entry.learnedAtMs)
+                .put("shown_here", entry.shownHere))
         }
         val answers = JSONObject()
         for ((callId, answer) in memory.unconfirmedAnswers) {

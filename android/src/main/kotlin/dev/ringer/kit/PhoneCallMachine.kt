@@ -19,7 +19,9 @@ package dev.ringer.kit
  *   [CallEndReason.ANSWER_NOT_DELIVERED], with a decline in case the accept did land (the server then ends the call
  *   instead of keeping it accepted with nobody on this end).
  * - Ended stays ended: a call that ended here, or whose end came first, is never forgotten as if it had never
- *   rung, within the same bounds as ends heard first, across processes too ([memory]).
+ *   rung, within the same bounds as ends heard first, across processes too ([memory]). A call still up when the
+ *   app's process dies ended with it (the system closes a dead app's native calls): the next process never rings it
+ *   again, and reports a late push for it under a new id (one native call per call id).
  * - Staleness is judged on the server's clock only, through the offset learned from it ([clockOffsetMs]);
  *   while no offset is known a push rings.
  *
@@ -84,10 +86,15 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
     )
 
     /**
-     * A call that ended before the device saw it, or ended here in an earlier process: how it ended, and when the
-     * device learned it (phone clock, Unix ms).
+     * A call that ended before the device saw it, or that was on this device's screen in an earlier process (it ended
+     * there, or was still up when that process died: the system closes a dead app's native calls).
+     * @property reason how it ended, as this device would show it.
+     * @property learnedAtMs when the device learned it, phone clock, Unix ms; for a call still up when its process
+     *   died, its ring deadline.
+     * @property shownHere true when the call was on this device's screen in an earlier process: its id was shown once
+     *   already, so a late push is reported under a new id (one native call per call id). Swift: `shownHere`.
      */
-    data class EndedUnseen(val reason: CallEndReason, val learnedAtMs: Long)
+    data class EndedUnseen(val reason: CallEndReason, val learnedAtMs: Long, val shownHere: Boolean = false)
 
     /**
      * An answer the user gave that the server has not confirmed: enough to show the call again and send the answer
@@ -157,8 +164,15 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         get() {
             val ended = HashMap(endedUnseenTable)
             for ((callId, call) in callTable) {
-                if (call.phase != Phase.ENDED) continue
-                ended[callId] = EndedUnseen(call.endReason ?: CallEndReason.REMOTE_ENDED, call.endedAtMs ?: Long.MIN_VALUE)
+                // A call still up when the process dies dies with it (Telecom and CallKit close a dead app's calls),
+                // so it is kept as over, lest a late message ring it a second time.
+                if (call.phase == Phase.ANSWERING) continue
+                ended[callId] = if (call.phase == Phase.ENDED) {
+                    EndedUnseen(call.endReason ?: CallEndReason.REMOTE_ENDED, call.endedAtMs ?: Long.MIN_VALUE,
+                        shownHere = true)
+                } else {
+                    EndedUnseen(CallEndReason.FAILED, call.localDeadlineMs, shownHere = true)
+                }
             }
             keepNewest(ended) { it.learnedAtMs }
             val answers = HashMap(answersToRestore)
@@ -338,11 +352,14 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
                 else PhoneCallEffect.ReportDuplicate(report))
             }
         } else if (ended != null) {
-            // Its end came first: never on screen, so it is reported under its own id and ended at once.
+            // Its end came first, or it was on screen in an earlier process: reported and ended at once, under its own
+            // id only if that id was never shown.
             callTable[callId] = PhoneCall(callId, push.calleeId, Direction.INCOMING, Phase.ENDED, push.expiresAtMs, atMs,
                 false, ended.reason, push.caller, push.hasVideo, ended.learnedAtMs)
             disposition = PushDisposition.ALREADY_ENDED
-            if (reportsEveryPush) effects.add(PhoneCallEffect.ReportAndEnd(callId, push.caller, ended.reason))
+            if (reportsEveryPush) {
+                effects.add(PhoneCallEffect.ReportAndEnd(if (ended.shownHere) null else callId, push.caller, ended.reason))
+            }
         } else if (isPast(push.expiresAtMs, atMs)) {
             disposition = PushDisposition.EXPIRED
             if (reportsEveryPush) effects.add(PhoneCallEffect.ReportAndEnd(callId, push.caller, CallEndReason.UNANSWERED))

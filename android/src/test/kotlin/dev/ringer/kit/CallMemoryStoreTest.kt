@@ -13,6 +13,7 @@ class CallMemoryStoreTest {
     private val file = File(directory, "call-memory.json")
     private val callA = "4f0c2a9e-0000-4000-8000-00000000000a"
     private val callB = "4f0c2a9e-0000-4000-8000-00000000000b"
+    private val callC = "4f0c2a9e-0000-4000-8000-00000000000c"
 
     @After
     fun removeDirectory() {
@@ -20,7 +21,8 @@ class CallMemoryStoreTest {
     }
 
     private val memory = PhoneCallMachine.Memory(
-        mapOf(callA to PhoneCallMachine.EndedUnseen(CallEndReason.ANSWER_NOT_DELIVERED, 1_800_000_000_000L)),
+        mapOf(callA to PhoneCallMachine.EndedUnseen(CallEndReason.ANSWER_NOT_DELIVERED, 1_800_000_000_000L),
+              callC to PhoneCallMachine.EndedUnseen(CallEndReason.FAILED, 1_800_000_030_000L, shownHere = true)),
         mapOf(callB to PhoneCallMachine.UnconfirmedAnswer(Party("alice", "Alice"), "bob", true, 1_800_000_030_000L,
                                                           1_800_000_029_500L)))
 

@@ -65,7 +65,8 @@ class PhoneCallMachineTest {
         machine.handle(push(id(2), start), start)
         machine.handle(PhoneCallInput.Answer(id(2)), start + 500)
         machine.handle(PhoneCallInput.End(id(1)), start + 1_000)
-        assertEquals(mapOf(id(1) to PhoneCallMachine.EndedUnseen(CallEndReason.REMOTE_ENDED, start + 1_000)), machine.memory.endedCalls)
+        assertEquals(mapOf(id(1) to PhoneCallMachine.EndedUnseen(CallEndReason.REMOTE_ENDED, start + 1_000, shownHere = true)),
+                     machine.memory.endedCalls)
         assertEquals(mapOf(id(2) to PhoneCallMachine.UnconfirmedAnswer(Party("alice"), "bob", false, start + 30_000, start + 30_000)),
                      machine.memory.unconfirmedAnswers)
         machine.handle(PhoneCallInput.AnswerConfirmed(id(2)), start + 1_500)
