@@ -96,6 +96,25 @@ struct FCMDeliveryQueue: Sendable {
         return []
     }
 
+    /// A message handed to the phone whose connection ended before it acknowledged it: stored again, in the order
+    /// it was accepted, for delivery once the phone is back, unless its `ttl` ran out (then `expired`) or a newer
+    /// stored message with its `collapse_key` replaced it (then `collapsed`).
+    mutating func storeAgain(_ message: FCMSandboxMessage, now: Date) {
+        guard message.expiresAt >= now, message.ttl > 0 else {
+            states[message.name] = .expired
+            return
+        }
+        var held = stored[message.token] ?? []
+        if let key = message.collapseKey, held.contains(where: { $0.collapseKey == key }) {
+            states[message.name] = .collapsed
+            return
+        }
+        let index = held.firstIndex { $0.acceptedAt > message.acceptedAt } ?? held.endIndex
+        held.insert(message, at: index)
+        states[message.name] = .stored
+        stored[message.token] = held
+    }
+
     /// The phone's reachability changed (or a maintenance window opened, for ``maintenanceWindow(token:now:)``).
     /// - Returns: the stored messages it takes now, oldest first (they become `delivering`); expired ones
     ///   become `expired`.

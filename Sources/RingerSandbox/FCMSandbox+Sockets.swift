@@ -29,7 +29,7 @@ extension FCMSandbox {
             let previous = state.sockets.updateValue(socket, forKey: token)
             previous?.connection.close()
             state.devices[token]?.deliver = { [weak socket] message in
-                await socket?.deliver(message) ?? .notDelivered("the phone's socket is gone")
+                await socket?.deliver(message) ?? .connectionLost
             }
             state.devices[token]?.reachability = reachability
             let due = state.queue.release(token: token, reachability: reachability, now: now)

@@ -471,8 +471,18 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
     private func record(_ receipt: FCMSandboxReceipt, for message: FCMSandboxMessage, app: FCMDeliveryQueue.App) {
         let now = expiryNow()
         state.withLock { state in
-            state.queue.record(receipt, for: message, app: app, now: now)
             state.deliveriesUnderway -= 1
+            guard receipt == .connectionLost else {
+                state.queue.record(receipt, for: message, app: app, now: now)
+                return
+            }
+            // FCM keeps a message the phone never acknowledged and delivers it once the phone is back; it may be
+            // back already, on a newer socket.
+            state.queue.storeAgain(message, now: now)
+            if let device = state.devices[message.token], device.deliver != nil {
+                let due = state.queue.release(token: message.token, reachability: device.reachability, now: now)
+                hand(due, to: message.token, in: &state, now: now)
+            }
         }
     }
 

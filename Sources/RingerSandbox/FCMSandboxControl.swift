@@ -172,6 +172,7 @@ enum FCMSandboxControl {
             case .notDelivered(let reason):
                 object["receipt"] = "notDelivered"
                 object["reason"] = reason
+            case .connectionLost: object["receipt"] = "connectionLost"  // never final: the message is stored again
             }
         }
         return object

@@ -87,4 +87,8 @@ public enum FCMSandboxReceipt: Sendable, Hashable, Codable {
     case silent
     /// The phone did not hand it to the app (the app is force-stopped, say); the reason in words.
     case notDelivered(String)
+    /// The phone's connection ended before it acknowledged the message (switched off or out of coverage mid-delivery):
+    /// FCM keeps such a message and delivers it again once the phone is back, within its `ttl`. The sandbox
+    /// stores it again; it is never a message's final receipt.
+    case connectionLost
 }

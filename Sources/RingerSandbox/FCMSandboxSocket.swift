@@ -58,10 +58,10 @@ final class FCMSandboxSocket: WebSocketDelegate {
     }
 
     /// Sends one message frame and waits for the phone's acknowledgement.
-    /// - Returns: the phone's receipt; `notDelivered` when the socket is closed, closes first, or the phone
-    ///   does not answer in time.
+    /// - Returns: the phone's receipt; `connectionLost` when the socket is closed or closes first (FCM delivers the
+    ///   message again later); `notDelivered` when the phone does not answer in time.
     func deliver(_ message: FCMSandboxMessage) async -> FCMSandboxReceipt {
-        guard connection.isOpen else { return .notDelivered("the phone's socket is closed") }
+        guard connection.isOpen else { return .connectionLost }
         let name = message.name
         let receipt = await withCheckedContinuation { (continuation: CheckedContinuation<FCMSandboxReceipt, Never>) in
             let earlier = pending.withLock { pending in
@@ -83,7 +83,7 @@ final class FCMSandboxSocket: WebSocketDelegate {
             }
             if !stillPending { timer.cancel() }
             connection.send(text: Self.frame(for: message))
-            if !connection.isOpen { resolve(name, with: .notDelivered("the phone's socket closed")) }
+            if !connection.isOpen { resolve(name, with: .connectionLost) }
         }
         return receipt
     }
@@ -127,7 +127,7 @@ final class FCMSandboxSocket: WebSocketDelegate {
         }
         for entry in waiting {
             entry.timer?.cancel()
-            entry.continuation.resume(returning: .notDelivered("the phone's socket closed"))
+            entry.continuation.resume(returning: .connectionLost)
         }
         onClose(self)
     }

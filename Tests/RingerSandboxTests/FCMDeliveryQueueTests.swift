@@ -101,6 +101,31 @@ import Testing
             queue.release(token: "t", reachability: .online, now: start).map(\.name) == ["other", "plain", "second"])
     }
 
+    /// A message whose phone's connection ended before the acknowledgement waits for the phone again, in the order
+    /// the messages were accepted, unless its `ttl` ran out, it was "now or never", or a newer one replaced it.
+    @Test func aMessageStoredAgainAfterALostConnectionIsDeliveredInOrderOrNotAtAll() {
+        var queue = FCMDeliveryQueue()
+        let lost = message("lost", at: 1)
+        _ = queue.accept(lost, reachability: .online, now: start.addingTimeInterval(1))
+        _ = queue.accept(message("early"), reachability: .offline, now: start)
+        _ = queue.accept(message("late", at: 2), reachability: .offline, now: start.addingTimeInterval(2))
+        queue.storeAgain(lost, now: start.addingTimeInterval(3))
+        #expect(queue.states["lost"] == .stored)
+        #expect(queue.storedMessages(token: "t").map(\.name) == ["early", "lost", "late"])
+        #expect(
+            queue.release(token: "t", reachability: .online, now: start.addingTimeInterval(4)).map(\.name) == [
+                "early", "lost", "late",
+            ])
+
+        queue.storeAgain(message("expired", ttl: 10), now: start.addingTimeInterval(11))
+        queue.storeAgain(message("now-or-never", ttl: 0), now: start)
+        #expect(queue.states["expired"] == .expired && queue.states["now-or-never"] == .expired)
+        _ = queue.accept(message("newer", collapseKey: "call-1", at: 5), reachability: .offline, now: start)
+        queue.storeAgain(message("older", collapseKey: "call-1"), now: start.addingTimeInterval(5))
+        #expect(queue.states["older"] == .collapsed)
+        #expect(queue.storedMessages(token: "t").map(\.name) == ["newer"])
+    }
+
     @Test func pastTheStoredLimitEverythingStoredIsDiscarded() {
         var queue = FCMDeliveryQueue(rules: .init(storedMessageLimit: 3))
         for index in 0..<3 { _ = queue.accept(message("m\(index)"), reachability: .offline, now: start) }

@@ -181,6 +181,26 @@ import Testing
         }
     }
 
+    /// FCM keeps a message the phone never acknowledged because its connection ended (switched off mid-delivery)
+    /// and delivers it once the phone is back; it is not lost as undelivered.
+    @Test func aMessageWhoseSocketClosesBeforeTheAckIsDeliveredAgainAfterTheReconnect() async throws {
+        try await FCMSandboxFixture.with { fixture in
+            try await addDevice(fixture, "switched-off")
+            let phone = try await SocketPhone.connect(fixture, token: "switched-off", receipt: nil)
+            let name = try await send(
+                fixture, FCMSandboxFixture.message(to: "switched-off", name: "ring"), try await fixture.accessToken())
+            #expect(await eventually { phone.names == ["ring"] })
+            phone.close()
+            #expect(await eventually { fixture.sandbox.deliveriesUnderway == 0 })
+            #expect(fixture.sandbox.deliveryState(ofMessage: name) == .stored)
+            #expect(fixture.sandbox.storedMessages(token: "switched-off").map(\.name) == [name])
+            let back = try await SocketPhone.connect(fixture, token: "switched-off")
+            defer { back.close() }
+            #expect(await eventually { back.names == ["ring"] && fixture.sandbox.deliveriesUnderway == 0 })
+            #expect(fixture.sandbox.deliveryState(ofMessage: name) == .delivered(.userVisible))
+        }
+    }
+
     @Test func framesTheSandboxCannotUseGetAnErrorFrame() async throws {
         try await FCMSandboxFixture.with { fixture in
             try await addDevice(fixture, "chatty")
