@@ -206,6 +206,9 @@ enum SimulatedPhone: Sendable {
             }
         case .android(let phone):
             phone.network.set(up: up)
+            // FCM reaches the phone over the same data connection: it holds the phone's messages meanwhile, as the
+            // phone host's Play services do.
+            phone.setOnline(up)
         case .hosted(let phone):
             phone.setNetwork(up: up)
         }

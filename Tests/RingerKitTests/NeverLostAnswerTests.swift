@@ -43,10 +43,13 @@ import Testing
             let now = clock.now()
             guard !isDown(now) else { throw URLError(.notConnectedToInternet) }
             lock.withLock { log.append("\(method) \(url.path)") }
-            let callID = url.pathComponents[3]
+            // POST /v1/calls places a call, still ringing; every other request names one.
+            let placing = url.pathComponents.count < 4
+            let callID = placing ? UUID().uuidString.lowercased() : url.pathComponents[3]
             let call = Call(
-                callId: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
-                hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+                callId: callID, state: placing ? .ringing : .accepted, caller: Party(id: "alice"),
+                callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
+            if placing { return (201, try RingerJSON.encode(call)) }
             if url.path.hasSuffix("/accept") {
                 return (
                     200,
@@ -232,6 +235,40 @@ import Testing
         coordinator.end(callID: uuid) { _ in }
         // Eight attempts with an 8-second cap span about a minute; the decline outlives them.
         #expect(await Self.eventually { transport.count("/decline") == 1 && actions.load().isEmpty })
+        #expect(clock.now() >= start.addingTimeInterval(61))
+    }
+
+    @Test func aCancelMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() async throws {
+        let start = clock.now()
+        let transport = OutageTransport(clock: clock) {
+            $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(61)
+        }
+        let actions = InMemoryPendingActionStore()
+        let coordinator = coordinator(ui: RecordingCallUI(), transport: transport, actions: actions)
+        let call = try await coordinator.startCall(to: "bob")
+        try await clock.sleep(until: start.addingTimeInterval(1.5))
+        coordinator.end(callID: UUID(uuidString: call.callId)!) { _ in }
+        #expect(actions.load().map(\.kind) == [.cancel])
+        #expect(await Self.eventually { transport.count("/cancel") == 1 && actions.load().isEmpty })
+        #expect(clock.now() >= start.addingTimeInterval(61))
+    }
+
+    @Test func anEndMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() async throws {
+        let start = clock.now()
+        let transport = OutageTransport(clock: clock) {
+            $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(61)
+        }
+        let actions = InMemoryPendingActionStore()
+        let coordinator = coordinator(ui: RecordingCallUI(), transport: transport, actions: actions)
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        let answered = LockedValue<Bool?>(nil)
+        coordinator.answer(callID: uuid) { fulfilled in answered.withLock { $0 = fulfilled } }
+        #expect(await Self.eventually { answered.snapshot != nil })
+        #expect(answered.snapshot == true)
+        try await clock.sleep(until: start.addingTimeInterval(1.5))
+        coordinator.end(callID: uuid) { _ in }
+        #expect(actions.load().map(\.kind) == [.end])
+        #expect(await Self.eventually { transport.count("/end") == 1 && actions.load().isEmpty })
         #expect(clock.now() >= start.addingTimeInterval(61))
     }
 }

@@ -130,6 +130,37 @@ class NeverLostAnswerTest {
         assertEquals(CallState.DECLINED, phone.server.call(callId)?.state)
     }
 
+    @Test
+    fun aCancelMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() {
+        val phone = CoordinatorHarness().connect()
+        val call = runBlockingUnconfined { phone.coordinator.startCall("alice") }
+        phone.server.outage(start + 1_000, start + 61_000)
+        phone.clock.advanceTo(start + 1_500)
+        phone.coordinator.end(call.callId) { }
+        phone.clock.advanceTo(start + 60_999)
+        assertEquals(listOf(PendingCallAction.Kind.CANCEL), phone.pendingActions.load().map { it.kind })
+        phone.clock.advanceTo(start + 70_000)
+        assertEquals(1, phone.server.count("POST /v1/calls/${call.callId}/cancel"))
+        assertTrue(phone.pendingActions.load().isEmpty())
+        assertEquals(CallState.CANCELLED, phone.server.call(call.callId)?.state)
+    }
+
+    @Test
+    fun anEndMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() {
+        val phone = CoordinatorHarness().connect()
+        ringing(phone)
+        assertEquals(true, phone.answer(callId)())
+        phone.server.outage(start + 1_000, start + 61_000)
+        phone.clock.advanceTo(start + 1_500)
+        phone.coordinator.end(callId) { }
+        phone.clock.advanceTo(start + 60_999)
+        assertEquals(listOf(PendingCallAction.Kind.END), phone.pendingActions.load().map { it.kind })
+        phone.clock.advanceTo(start + 70_000)
+        assertEquals(1, phone.server.count("POST /v1/calls/$callId/end"))
+        assertTrue(phone.pendingActions.load().isEmpty())
+        assertEquals(CallState.ENDED, phone.server.call(callId)?.state)
+    }
+
     /** Two ways of answering one call (the app's screen, then Telecom's onAnswer) wait for one accept, and complete together. */
     @Test
     fun aSecondAnswerWhileTheFirstIsUnconfirmedWaitsForTheSameAccept() {
