@@ -592,6 +592,11 @@ public struct PhoneCallMachine: Hashable, Sendable {
             return []
         }
         guard call.phase != .ended else { return [] }
+        // The server's word that the call rang out, while this device's answer given in time is unconfirmed: the
+        // user did answer and the network lost it, which is no missed call. The server ended the call, so nothing
+        // is declined.
+        let reason =
+            reason == .unanswered && call.phase == .answering && !call.answeredLate ? .answerNotDelivered : reason
         let answerPending = call.answerPending
         call.phase = .ended
         call.endReason = reason

@@ -127,9 +127,11 @@ import Testing
         #expect(ui.log == ["report", "ended answered_elsewhere", "answer false"])
     }
 
+    /// An answer given in time that reached the server after its deadline (`unanswered`) was lost to the network,
+    /// not missed: it ends `answer_not_delivered`.
     @Test(arguments: [
         (CallState.declined, CallEndReason.declinedElsewhere), (.cancelled, .remoteEnded),
-        (.unanswered, .unanswered),
+        (.unanswered, .answerNotDelivered),
     ])
     func anAnswerRefusedBecauseTheCallIsOverEndsAsTheCallEnded(_ state: CallState, _ reason: CallEndReason) async {
         let ui = OrderedCallUI()

@@ -556,16 +556,23 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
      * Ends a call for a reason the local user did not cause, exactly once. The end goes to the UI before the pending
      * answer's failure: a call UI that ends a call whose answer failed would otherwise show a failure, not this reason.
      */
-    private fun endRemotely(callId: String, reason: CallEndReason, rememberIfUnknown: Boolean, atMs: Long): List<PhoneCallEffect> {
+    private fun endRemotely(callId: String, news: CallEndReason, rememberIfUnknown: Boolean, atMs: Long): List<PhoneCallEffect> {
         val call = callTable[callId]
         if (call == null) {
             if (rememberIfUnknown) {
-                endedUnseenTable[callId] = EndedUnseen(reason, atMs)
+                endedUnseenTable[callId] = EndedUnseen(news, atMs)
                 keepNewest(endedUnseenTable) { it.learnedAtMs }
             }
             return emptyList()
         }
         if (call.phase == Phase.ENDED) return emptyList()
+        // The server's word that the call rang out, while this device's answer given in time is unconfirmed: the user
+        // did answer and the network lost it, which is no missed call. The server ended the call: nothing is declined.
+        val reason = if (news == CallEndReason.UNANSWERED && call.phase == Phase.ANSWERING && !call.answeredLate) {
+            CallEndReason.ANSWER_NOT_DELIVERED
+        } else {
+            news
+        }
         callTable[callId] = call.copy(phase = Phase.ENDED, endReason = reason, answerPending = false, endedAtMs = atMs)
         val effects = ArrayList<PhoneCallEffect>()
         effects.add(PhoneCallEffect.ReportEnded(callId, reason))
