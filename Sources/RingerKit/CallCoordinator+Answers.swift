@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import RingerSupport
 import RingerWire
 
@@ -9,6 +9,15 @@ extension CallCoordinator {
     /// Retry waits of an answer: 0.25…0.5 s, doubling, at most 1…2 s, so an answer given during a short outage
     /// connects within two seconds of the network's return.
     static let answerBackoff = Backoff(initialDelay: 0.5, maximumDelay: 2)
+
+    /// Seconds one accept may take before it counts as lost and the next is sent: a request caught in a dropped
+    /// connection would otherwise wait out the transport's own timeout (URLSession: 60 s by default) while the
+    /// ring time runs out. An accept of a few hundred bytes takes well under this on any network that can carry
+    /// the call's audio.
+    public static let acceptAttemptLimit: TimeInterval = 5
+
+    /// Thrown when an accept took longer than ``acceptAttemptLimit``.
+    struct AttemptTimedOut: Error {}
 
     /// Sends the accept of an answered call until the server answers it (confirmed, or refused with a problem)
     /// or the call is no longer answering here (its deadline, an end, a logout), waiting for the API while the
@@ -31,7 +40,9 @@ extension CallCoordinator {
                 else { return }
                 guard let api = await self.api(waitingUntil: deadline) else { return }
                 do {
-                    let response = try await api.accept(callID: callID, deviceID: deviceID)
+                    let response = try await Self.within(Self.acceptAttemptLimit, now: now, sleepUntil: sleepUntil) {
+                        try await api.accept(callID: callID, deviceID: deviceID)
+                    }
                     self.apply(.answerConfirmed(callID: callID), media: response.media)
                     return
                 } catch let error as RingerAPIError {
@@ -41,12 +52,32 @@ extension CallCoordinator {
                         return
                     }
                 } catch {
-                    // Not an answer the API could read: the next round tries again.
+                    // Not an answer the API could read, or none within the attempt limit: the next round tries again.
                 }
                 retry += 1
                 let delay = Self.answerBackoff.delay(beforeRetry: retry, random: random())
                 guard (try? await sleepUntil(now().addingTimeInterval(delay))) != nil else { return }
             }
+        }
+    }
+
+    /// Runs `body`, abandoning it once `limit` seconds pass on the coordinator's clock (its task is cancelled:
+    /// URLSession cancels the request).
+    /// - Throws: ``AttemptTimedOut`` when the limit passed first; else what `body` throws.
+    static func within<T: Sendable>(
+        _ limit: TimeInterval, now: @escaping @Sendable () -> Date,
+        sleepUntil: @escaping @Sendable (Date) async throws -> Void,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await sleepUntil(now().addingTimeInterval(limit))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw AttemptTimedOut() }
+            return value
         }
     }
 }

@@ -28,11 +28,18 @@ import Testing
         private var log: [String] = []
         private let clock: FastClock
         private let isDown: @Sendable (Date) -> Bool
+        private let hangs: @Sendable (Date) -> Bool
         var requests: [String] { lock.withLock { log } }
 
-        init(clock: FastClock, isDown: @escaping @Sendable (Date) -> Bool) {
+        /// - Parameter hangs: when true for a request's time, the request is caught in a dropped connection: it gets
+        ///   no answer until cancelled, as a TCP connection whose peer vanished.
+        init(
+            clock: FastClock, hangs: @escaping @Sendable (Date) -> Bool = { _ in false },
+            isDown: @escaping @Sendable (Date) -> Bool
+        ) {
             self.clock = clock
             self.isDown = isDown
+            self.hangs = hangs
         }
 
         func count(_ suffix: String) -> Int { requests.filter { $0.hasSuffix(suffix) }.count }
@@ -42,6 +49,10 @@ import Testing
         ) async throws -> (status: Int, body: Data) {
             let now = clock.now()
             guard !isDown(now) else { throw URLError(.notConnectedToInternet) }
+            if hangs(now) {
+                lock.withLock { log.append("\(method) \(url.path) (hung)") }
+                try await Task.sleep(for: .seconds(3600))
+            }
             lock.withLock { log.append("\(method) \(url.path)") }
             // POST /v1/calls places a call, still ringing; every other request names one.
             let placing = url.pathComponents.count < 4
@@ -239,24 +250,28 @@ import Testing
     }
 
     @Test func aCancelMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() async throws {
-        let start = clock.now()
-        let transport = OutageTransport(clock: clock) {
-            $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(61)
+        // The outage starts once the call is placed, however long that took on a loaded machine.
+        let down = LockedValue<Date?>(nil)
+        let transport = OutageTransport(clock: clock) { now in
+            down.snapshot.map { now > $0 && now < $0.addingTimeInterval(60) } ?? false
         }
         let actions = InMemoryPendingActionStore()
         let coordinator = coordinator(ui: RecordingCallUI(), transport: transport, actions: actions)
         let call = try await coordinator.startCall(to: "bob")
-        try await clock.sleep(until: start.addingTimeInterval(1.5))
+        let start = clock.now()
+        down.withLock { $0 = start }
+        try await clock.sleep(until: start.addingTimeInterval(0.5))
         coordinator.end(callID: UUID(uuidString: call.callId)!) { _ in }
         #expect(actions.load().map(\.kind) == [.cancel])
         #expect(await Self.eventually { transport.count("/cancel") == 1 && actions.load().isEmpty })
-        #expect(clock.now() >= start.addingTimeInterval(61))
+        #expect(clock.now() >= start.addingTimeInterval(60))
     }
 
     @Test func anEndMadeDuringAMinuteLongOutageReachesTheServerWhenItReturns() async throws {
-        let start = clock.now()
-        let transport = OutageTransport(clock: clock) {
-            $0 > start.addingTimeInterval(1) && $0 < start.addingTimeInterval(61)
+        // The outage starts once the answer is confirmed, however long that took on a loaded machine.
+        let down = LockedValue<Date?>(nil)
+        let transport = OutageTransport(clock: clock) { now in
+            down.snapshot.map { now > $0 && now < $0.addingTimeInterval(60) } ?? false
         }
         let actions = InMemoryPendingActionStore()
         let coordinator = coordinator(ui: RecordingCallUI(), transport: transport, actions: actions)
@@ -265,10 +280,29 @@ import Testing
         coordinator.answer(callID: uuid) { fulfilled in answered.withLock { $0 = fulfilled } }
         #expect(await Self.eventually { answered.snapshot != nil })
         #expect(answered.snapshot == true)
-        try await clock.sleep(until: start.addingTimeInterval(1.5))
+        let start = clock.now()
+        down.withLock { $0 = start }
+        try await clock.sleep(until: start.addingTimeInterval(0.5))
         coordinator.end(callID: uuid) { _ in }
         #expect(actions.load().map(\.kind) == [.end])
         #expect(await Self.eventually { transport.count("/end") == 1 && actions.load().isEmpty })
-        #expect(clock.now() >= start.addingTimeInterval(61))
+        #expect(clock.now() >= start.addingTimeInterval(60))
+    }
+
+    /// An accept caught in a connection that died with the network gets no answer until the transport's own timeout
+    /// (URLSession: 60 s); it is abandoned after ``CallCoordinator/acceptAttemptLimit`` and sent again, so the call
+    /// connects once the network is back instead of ringing out.
+    @Test func anAcceptCaughtInADroppedConnectionIsSentAgainAfterTheAttemptLimit() async throws {
+        let start = clock.now()
+        let transport = OutageTransport(clock: clock, hangs: { $0 < start.addingTimeInterval(3) }) { _ in false }
+        let coordinator = coordinator(ui: RecordingCallUI(), transport: transport)
+        #expect(coordinator.handleVoIPPush(push()) == .ringing)
+        let answered = LockedValue<Bool?>(nil)
+        coordinator.answer(callID: uuid) { fulfilled in answered.withLock { $0 = fulfilled } }
+        #expect(await Self.eventually { answered.snapshot != nil })
+        #expect(answered.snapshot == true)
+        let accepts = transport.requests.filter { $0.contains("/accept") }
+        #expect(accepts.first?.hasSuffix("(hung)") == true && accepts.last?.hasSuffix("/accept") == true)
+        #expect(clock.now() < start.addingTimeInterval(CallCoordinator.acceptAttemptLimit + 4))
     }
 }

@@ -561,6 +561,14 @@ class CallCoordinator(
         internal val ANSWER_BACKOFF = Backoff(500, 2_000)
 
         /**
+         * Milliseconds one accept may take before it counts as lost and the next is sent: a request caught in a
+         * dropped connection would otherwise wait out OkHttp's read timeout (10 s by default, often raised) while the
+         * ring time runs out. An accept of a few hundred bytes takes well under this on any network that can carry
+         * the call's audio. Swift: `CallCoordinator.acceptAttemptLimit`.
+         */
+        const val ACCEPT_ATTEMPT_LIMIT_MS: Long = 5_000
+
+        /**
          * Milliseconds a hang-up is worth sending after the user acted: past it the server has ended the call itself
          * (ring deadline, idle timeout), so an older one is dropped rather than sent. The machine's memory bound.
          */

@@ -1,6 +1,7 @@
 package dev.ringer.kit
 
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.launch
 
 // The accept of an answered call (Swift: CallCoordinator+Answers.swift), sent until the server or the call's
@@ -26,7 +27,8 @@ internal fun CallCoordinator.sendAccept(callId: String) {
                 } ?: return@launch
                 val api = api(deadline) ?: return@launch
                 try {
-                    val response = api.accept(callId, deviceId)
+                    val response = within(CallCoordinator.ACCEPT_ATTEMPT_LIMIT_MS) { api.accept(callId, deviceId) }
+                        ?: throw AttemptTimedOut()
                     apply(PhoneCallInput.AnswerConfirmed(callId), media = response.media)
                     return@launch
                 } catch (e: CancellationException) {
@@ -39,7 +41,7 @@ internal fun CallCoordinator.sendAccept(callId: String) {
                         return@launch
                     }
                 } catch (e: Exception) {
-                    // Not an answer the API could read: the next round tries again.
+                    // Not an answer the API could read, or none within the attempt limit: the next round tries again.
                 }
                 retry += 1
                 sleepUntil(now() + CallCoordinator.ANSWER_BACKOFF.delayMs(retry, random()))
@@ -47,5 +49,35 @@ internal fun CallCoordinator.sendAccept(callId: String) {
         } finally {
             synchronized(lock) { state.accepting.remove(callId) }
         }
+    }
+}
+
+/** Thrown when an accept took longer than [CallCoordinator.ACCEPT_ATTEMPT_LIMIT_MS]. */
+private class AttemptTimedOut : Exception("no answer within the attempt limit")
+
+/**
+ * Runs [body] in the coordinator's scope, abandoning it once [limitMs] pass on the coordinator's clock (its coroutine
+ * is cancelled: the OkHttp transport cancels the call).
+ * @return what [body] returned; null when the limit passed first.
+ * @throws Exception what [body] threw.
+ */
+private suspend fun <T : Any> CallCoordinator.within(limitMs: Long, body: suspend () -> T): T? {
+    val outcome = CompletableDeferred<T?>()
+    val work = scope.launch {
+        try {
+            outcome.complete(body())
+        } catch (e: Throwable) {
+            outcome.completeExceptionally(e)
+        }
+    }
+    val timer = scope.launch {
+        sleepUntil(now() + limitMs)
+        outcome.complete(null)
+    }
+    try {
+        return outcome.await()
+    } finally {
+        timer.cancel()
+        work.cancel()
     }
 }

@@ -232,4 +232,25 @@ class NeverLostAnswerTest {
         phone.clock.advance(20_000)
         assertEquals(0, phone.server.count("POST /v1/calls/$callId/accept"))
     }
+
+    /**
+     * An accept caught in a connection that died with the network gets no answer until OkHttp's own timeout; it is
+     * abandoned after [CallCoordinator.ACCEPT_ATTEMPT_LIMIT_MS] and sent again, so the call connects while it still
+     * rings.
+     */
+    @Test
+    fun anAcceptCaughtInADroppedConnectionIsSentAgainAfterTheAttemptLimit() {
+        val phone = CoordinatorHarness().connect()
+        ringing(phone)
+        phone.server.hold("POST /v1/calls/$callId/accept")
+        phone.clock.advanceTo(start + 1_000)
+        val answered = phone.answer(callId)
+        phone.clock.advanceTo(start + 1_000 + CallCoordinator.ACCEPT_ATTEMPT_LIMIT_MS - 1)
+        assertNull("the first accept is still out", answered())
+        assertEquals(1, phone.server.count("POST /v1/calls/$callId/accept"))
+        phone.clock.advanceTo(start + 1_000 + CallCoordinator.ACCEPT_ATTEMPT_LIMIT_MS + 2_000)
+        assertEquals(true, answered())
+        assertEquals(2, phone.server.count("POST /v1/calls/$callId/accept"))
+        assertEquals(CallState.ACCEPTED, phone.server.call(callId)?.state)
+    }
 }
