@@ -44,14 +44,6 @@ enum ECDSASignature {
             BN_free(s)
             throw OpenSSLCall.failure("ECDSA_SIG_set0")
         }
-        let length = i2d_ECDSA_SIG(signature, nil)
-        guard length > 0 else { throw OpenSSLCall.failure("i2d_ECDSA_SIG") }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return i2d_ECDSA_SIG(signature, &cursor)
-        }
-        guard written == length else { throw OpenSSLCall.failure("i2d_ECDSA_SIG") }
-        return der
+        return try OpenSSLCall.encodingDER("i2d_ECDSA_SIG") { i2d_ECDSA_SIG(signature, $0) }
     }
 }

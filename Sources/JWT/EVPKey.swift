@@ -80,15 +80,7 @@ final class EVPKey {
 
     /// This key's public half as DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7).
     func publicKeyDER() throws(JWTError) -> [UInt8] {
-        let length = i2d_PUBKEY(pointer, nil)
-        guard length > 0 else { throw OpenSSLCall.failure("i2d_PUBKEY") }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return i2d_PUBKEY(pointer, &cursor)
-        }
-        guard written == length else { throw OpenSSLCall.failure("i2d_PUBKEY") }
-        return der
+        try OpenSSLCall.encodingDER("i2d_PUBKEY") { i2d_PUBKEY(pointer, $0) }
     }
 
     /// Reads a DER SubjectPublicKeyInfo into a public-only key.

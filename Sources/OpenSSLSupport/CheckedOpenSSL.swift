@@ -56,6 +56,27 @@ public enum CheckedOpenSSL<Failure: OpenSSLFailure> {
         }.get()
     }
 
+    /// Runs an OpenSSL `i2d_*` encoder (e.g. `i2d_PUBKEY`, `i2d_ECDSA_SIG`) twice, as its contract asks: with no
+    /// output for the length, then into a buffer of that length.
+    /// - Parameters:
+    ///   - function: the encoder's name, for the error.
+    ///   - encode: calls the encoder with the given output cursor (nil to measure), returning its result.
+    /// - Returns: the DER bytes.
+    /// - Throws: `Failure` naming `function` when it fails or writes another length than it measured.
+    public static func encodingDER(
+        _ function: String, _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
+    ) throws(Failure) -> [UInt8] {
+        let length = encode(nil)
+        guard length > 0 else { throw failure(function) }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return encode(&cursor)
+        }
+        guard written == length else { throw failure(function) }
+        return der
+    }
+
     /// Lets `write` fill a memory BIO (e.g. `PEM_write_bio_X509`) and returns what it wrote.
     /// - Throws: `Failure` naming `function` when writing fails or writes nothing.
     public static func writing(_ function: String, _ write: (OpaquePointer) -> Int32) throws(Failure) -> String {

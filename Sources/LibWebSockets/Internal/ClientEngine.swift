@@ -101,6 +101,11 @@ final class ClientEngine: Sendable {
     )
         -> Int32
     {
+        // OpenSSL's error queue is per thread and every client connection's TLS runs on this one: a reason a
+        // failing connection left (reported to it already, in `input`) must not make the next connection's
+        // handshake step in the same service turn read as failed (`SSL_get_error` consults the queue). So every
+        // callback leaves the queue empty, as each service turn begins with it empty.
+        defer { ERR_clear_error() }
         switch reason {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED: return onWake()
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER: return onAppendHeaders(wsi, input: input, length: length)

@@ -18,14 +18,27 @@ public enum APIProblem {
             headers: [("content-type", "application/problem+json")] + headers, body: body)
     }
 
+    /// The one spelling of a problem: every builder below names its ``ProblemType`` with the title and status that
+    /// type always has (RFC 9457 §3.1.3: a title does not change between occurrences of a type).
+    private static func problem(
+        _ type: ProblemType, _ title: String, _ status: Int, _ detail: String, callState: CallState? = nil
+    ) -> Problem {
+        Problem(type: type.rawValue, title: title, status: status, detail: detail, callState: callState)
+    }
+
+    /// 503 with `detail`: the four reasons the server is unavailable share the type's title and status.
+    private static func unavailable(_ detail: String) -> Problem {
+        problem(.unavailable, "Unavailable", 503, detail)
+    }
+
     /// 400: the body is not JSON of the expected shape.
     public static func malformed(_ detail: String) -> Problem {
-        Problem(type: ProblemType.malformedRequest.rawValue, title: "Malformed request", status: 400, detail: detail)
+        problem(.malformedRequest, "Malformed request", 400, detail)
     }
 
     /// 422: a field has an unacceptable value.
     public static func invalidField(_ detail: String) -> Problem {
-        Problem(type: ProblemType.invalidField.rawValue, title: "Invalid field", status: 422, detail: detail)
+        problem(.invalidField, "Invalid field", 422, detail)
     }
 
     /// 422: a `device_id` that is not an ``Identifier``.
@@ -35,73 +48,61 @@ public enum APIProblem {
 
     /// 401: missing or bad credentials.
     public static func unauthorized(_ detail: String) -> Problem {
-        Problem(type: ProblemType.unauthorized.rawValue, title: "Unauthorized", status: 401, detail: detail)
+        problem(.unauthorized, "Unauthorized", 401, detail)
     }
 
     /// 403: not allowed.
     public static func forbidden(_ detail: String) -> Problem {
-        Problem(type: ProblemType.forbidden.rawValue, title: "Forbidden", status: 403, detail: detail)
+        problem(.forbidden, "Forbidden", 403, detail)
     }
 
     /// 404: no such route.
     public static func notFound(_ detail: String) -> Problem {
-        Problem(type: ProblemType.notFound.rawValue, title: "Not found", status: 404, detail: detail)
+        problem(.notFound, "Not found", 404, detail)
     }
 
     /// 405: the route does not take this method.
     public static func methodNotAllowed(_ method: String) -> Problem {
-        Problem(
-            type: ProblemType.methodNotAllowed.rawValue, title: "Method not allowed", status: 405,
-            detail: "\(method) is not supported here")
+        problem(.methodNotAllowed, "Method not allowed", 405, "\(method) is not supported here")
     }
 
     /// 404: unknown callee.
     public static func userNotFound(_ id: String) -> Problem {
-        Problem(
-            type: ProblemType.userNotFound.rawValue, title: "User not found", status: 404,
-            detail: "no user \(id)")
+        problem(.userNotFound, "User not found", 404, "no user \(id)")
     }
 
     /// 404: no such call, or not a participant (the two are not told apart, so ids cannot be probed).
     public static func callNotFound() -> Problem {
-        Problem(
-            type: ProblemType.callNotFound.rawValue, title: "Call not found", status: 404,
-            detail: "no such call for this user")
+        problem(.callNotFound, "Call not found", 404, "no such call for this user")
     }
 
     /// 422: the device is not registered to (or connected as) the acting user.
     public static func unknownDevice(_ id: String) -> Problem {
-        Problem(
-            type: ProblemType.unknownDevice.rawValue, title: "Unknown device", status: 422,
-            detail: "device \(id) is not registered to this user")
+        problem(.unknownDevice, "Unknown device", 422, "device \(id) is not registered to this user")
     }
 
     /// 422: calling oneself.
     public static func selfCall() -> Problem {
-        Problem(
-            type: ProblemType.selfCall.rawValue, title: "Cannot call yourself", status: 422,
-            detail: "the callee is the caller")
+        problem(.selfCall, "Cannot call yourself", 422, "the callee is the caller")
     }
 
     /// 413: body too large.
     public static func payloadTooLarge(limit: Int) -> Problem {
-        Problem(
-            type: ProblemType.payloadTooLarge.rawValue, title: "Payload too large", status: 413,
-            detail: "the body exceeds \(limit) bytes")
+        problem(.payloadTooLarge, "Payload too large", 413, "the body exceeds \(limit) bytes")
     }
 
     /// 408: the body did not arrive within `seconds` of the request's head (`--request-deadline`).
     public static func requestTimeout(seconds: Int) -> Problem {
-        Problem(
-            type: ProblemType.requestTimeout.rawValue, title: "Request timeout", status: 408,
-            detail: "the request body did not arrive within \(seconds) s; nothing was done")
+        problem(
+            .requestTimeout, "Request timeout", 408,
+            "the request body did not arrive within \(seconds) s; nothing was done")
     }
 
     /// 431: the request head exceeds `limit` bytes (RFC 6585 §5).
     public static func headersTooLarge(limit: Int) -> Problem {
-        Problem(
-            type: ProblemType.headersTooLarge.rawValue, title: "Request header fields too large", status: 431,
-            detail: "the request line and headers exceed \(limit) bytes")
+        problem(
+            .headersTooLarge, "Request header fields too large", 431,
+            "the request line and headers exceed \(limit) bytes")
     }
 
     /// 400: the request target holds an encoded NUL, CR or LF (`%00`, `%0D`, `%0A`), which no route takes.
@@ -124,24 +125,23 @@ public enum APIProblem {
     public static func transferEncoding(withContentLength: Bool) -> Problem {
         withContentLength
             ? malformed("Transfer-Encoding and Content-Length together; send the body with Content-Length only")
-            : Problem(
-                type: ProblemType.lengthRequired.rawValue, title: "Length required", status: 411,
-                detail: "request bodies are read by Content-Length; Transfer-Encoding is not accepted")
+            : problem(
+                .lengthRequired, "Length required", 411,
+                "request bodies are read by Content-Length; Transfer-Encoding is not accepted")
     }
 
     /// 501: a method the server does not implement (RFC 9110 §9.1).
     public static func methodNotImplemented() -> Problem {
-        Problem(
-            type: ProblemType.methodNotImplemented.rawValue, title: "Method not implemented", status: 501,
-            detail: "the server implements GET, HEAD, POST, PUT and DELETE; see the route's Allow header")
+        problem(
+            .methodNotImplemented, "Method not implemented", 501,
+            "the server implements GET, HEAD, POST, PUT and DELETE; see the route's Allow header")
     }
 
     /// 429: the user already holds as many event sockets as the server allows (`--max-sockets-per-user`).
     public static func tooManySockets(limit: Int) -> Problem {
-        Problem(
-            type: ProblemType.tooManySockets.rawValue, title: "Too many sockets", status: 429,
-            detail:
-                "this user already holds \(limit) event sockets; close one, or reconnect with the same device_id to replace its socket"
+        problem(
+            .tooManySockets, "Too many sockets", 429,
+            "this user already holds \(limit) event sockets; close one, or reconnect with the same device_id to replace its socket"
         )
     }
 
@@ -151,9 +151,8 @@ public enum APIProblem {
     /// - Parameter outcomeUnknown: PostgreSQL stopped answering after it was asked to commit the request's
     ///   change (``StoreError/isOutcomeUnknown``): the detail says it may have been kept, never that nothing was.
     static func storeUnavailable(outcomeUnknown: Bool = false) -> Problem {
-        Problem(
-            type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-            detail: outcomeUnknown
+        unavailable(
+            outcomeUnknown
                 ? "the database stopped answering before it confirmed the change, which may or may not have been kept "
                     + "(the server log says why); retry later (a call placed again with the same Idempotency-Key is made once)"
                 : "the database cannot be reached or written (the server log says why); nothing was changed; retry later"
@@ -163,51 +162,41 @@ public enum APIProblem {
     /// 429: a rate limit refused the request; the detail names the limit and its flag (the response carries
     /// `Retry-After`, see ``RateLimitExceeded``).
     static func rateLimited(_ detail: String) -> Problem {
-        Problem(type: ProblemType.rateLimited.rawValue, title: "Too many requests", status: 429, detail: detail)
+        problem(.rateLimited, "Too many requests", 429, detail)
     }
 
     /// 426: a plain request to the WebSocket event stream (RFC 9110 §15.5.22; the response names
     /// `Upgrade: websocket`).
     static func upgradeRequired() -> Problem {
-        Problem(
-            type: ProblemType.upgradeRequired.rawValue, title: "Upgrade required", status: 426,
-            detail: "GET /v1/events is a WebSocket: send it as an upgrade (RFC 6455 §4.1)")
+        problem(
+            .upgradeRequired, "Upgrade required", 426,
+            "GET /v1/events is a WebSocket: send it as an upgrade (RFC 6455 §4.1)")
     }
 
     /// 503: the server is draining its requests before it stops.
     static func shuttingDown() -> Problem {
-        Problem(
-            type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-            detail: "the server is shutting down; retry")
+        unavailable("the server is shutting down; retry")
     }
 
     /// 503: SQLite is busy (another writer holds the lock past the busy timeout); nothing was changed.
     static func storeBusy() -> Problem {
-        Problem(
-            type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-            detail: "the database is busy; retry")
+        unavailable("the database is busy; retry")
     }
 
     /// 409: the call is not in a state that allows the action; `state` is the call's, so the client can
     /// catch up without another request.
     static func callStateConflict(_ detail: String, state: CallState?) -> Problem {
-        Problem(
-            type: ProblemType.callStateConflict.rawValue, title: "Call state conflict", status: 409,
-            detail: detail, callState: state)
+        problem(.callStateConflict, "Call state conflict", 409, detail, callState: state)
     }
 
     /// 503: the server is not ready or shutting down.
     public static func unavailable() -> Problem {
-        Problem(
-            type: ProblemType.unavailable.rawValue, title: "Unavailable", status: 503,
-            detail: "the server is not available; retry")
+        unavailable("the server is not available; retry")
     }
 
     /// 500: an unexpected failure; details go to the log, not the client.
     public static func internalError() -> Problem {
-        Problem(
-            type: ProblemType.internalError.rawValue, title: "Internal error", status: 500,
-            detail: "the server failed; nothing was changed")
+        problem(.internalError, "Internal error", 500, "the server failed; nothing was changed")
     }
 
     /// The problem a refusal of the call service is told to the client as.
@@ -231,9 +220,7 @@ public enum APIProblem {
         if error.isNotParticipant { return callNotFound() }
         if error.isWrongParty { return forbidden(error.detail) }
         if error.isAnsweredElsewhere {
-            return Problem(
-                type: ProblemType.answeredElsewhere.rawValue, title: "Answered elsewhere", status: 409,
-                detail: error.detail, callState: error.state)
+            return problem(.answeredElsewhere, "Answered elsewhere", 409, error.detail, callState: error.state)
         }
         return callStateConflict(error.detail, state: error.state)
     }

@@ -24,12 +24,7 @@ struct APNsPushSender: PushSender {
     /// The VoIP payload for a ringing call (docs/openapi.yaml `components/schemas/VoIPPush`).
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func incomingCallPayload(for call: Call, now: Date) throws -> [UInt8] {
-        let push = VoIPPush(
-            ringer: .init(
-                callId: call.callId, caller: call.caller, calleeId: call.callee.id,
-                hasVideo: call.hasVideo,
-                sentAt: now.unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds))
-        return Array(try RingerJSON.encode(push))
+        Array(try RingerJSON.encode(VoIPPush(ringer: .init(ringing: call, sentAt: now))))
     }
 
     /// The payload of an update push: one that stops the ringing (background) or tells of a missed call (alert).

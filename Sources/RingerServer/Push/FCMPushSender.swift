@@ -37,11 +37,7 @@ struct FCMPushSender: PushSender {
         let json: Data
         switch purpose {
         case .ring:
-            json = try RingerJSON.encode(
-                VoIPPush.Body(
-                    callId: call.callId, caller: call.caller, calleeId: call.callee.id,
-                    hasVideo: call.hasVideo, sentAt: now.unixMilliseconds,
-                    expiresAt: call.expiresAt.unixMilliseconds))
+            json = try RingerJSON.encode(VoIPPush.Body(ringing: call, sentAt: now))
         case .stopRinging, .missedCall:
             json = try RingerJSON.encode(AlertOrBackgroundPush.Body(type: purpose.eventType, callId: call.callId))
         }

@@ -235,15 +235,10 @@ class TelecomCallUi(
      * (the call ended meanwhile, or not from this SDK) gets a failed connection (`ERROR`).
      */
     fun createIncomingConnection(request: ConnectionRequest): Connection {
-        val callExtras = callExtras(request, TelecomManager.EXTRA_INCOMING_CALL_EXTRAS)
-        val callId = callExtras?.getString(RingerIntents.EXTRA_CALL_ID)
-            ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
-        val connection = RingerConnection(callId, incoming = true, owner = this)
-        val pending = synchronized(lock) {
-            val pending = pendingIncoming.remove(callId)
-            if (pending != null) connections[callId] = connection
-            pending
-        } ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
+        val claimed = claim(request, TelecomManager.EXTRA_INCOMING_CALL_EXTRAS, incoming = true,
+                            pending = pendingIncoming) ?: return failedConnection()
+        val connection = claimed.connection
+        val pending = claimed.pending
         configure(connection, pending.report.caller, pending.report.hasVideo)
         connection.setRinging()
         pending.completion(null)
@@ -263,16 +258,10 @@ class TelecomCallUi(
      * An unknown request gets a failed connection (`ERROR`).
      */
     fun createOutgoingConnection(request: ConnectionRequest): Connection {
-        val callExtras = callExtras(request, TelecomManager.EXTRA_OUTGOING_CALL_EXTRAS)
-        val callId = callExtras?.getString(RingerIntents.EXTRA_CALL_ID)
-            ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
-        val connection = RingerConnection(callId, incoming = false, owner = this)
-        val callee = synchronized(lock) {
-            val callee = pendingOutgoing.remove(callId)
-            if (callee != null) connections[callId] = connection
-            callee
-        } ?: return Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
-        configure(connection, callee, callExtras.getBoolean(RingerIntents.EXTRA_HAS_VIDEO))
+        val claimed = claim(request, TelecomManager.EXTRA_OUTGOING_CALL_EXTRAS, incoming = false,
+                            pending = pendingOutgoing) ?: return failedConnection()
+        val connection = claimed.connection
+        configure(connection, claimed.pending, claimed.callExtras.getBoolean(RingerIntents.EXTRA_HAS_VIDEO))
         connection.setDialing()
         holdForeground(connection)
         return connection
@@ -479,6 +468,32 @@ class TelecomCallUi(
         peer.name?.let { extras.putString(RingerIntents.EXTRA_PEER_NAME, it) }
         extras.putBoolean(RingerIntents.EXTRA_HAS_VIDEO, hasVideo)
     }
+
+    /** A connection Telecom asked for, with what was pending for its call and the request's call extras. */
+    private class Claimed<T>(val connection: RingerConnection, val pending: T, val callExtras: Bundle)
+
+    /**
+     * The connection for a call this SDK handed to Telecom: the call id from the request's extras under [key], what
+     * [pending] held for it taken out and the connection registered under one lock, so an end arriving meanwhile
+     * finds either the pending call or its connection. Null for a request without a call id or with nothing pending
+     * (the call ended meanwhile, or not from this SDK).
+     */
+    private fun <T> claim(request: ConnectionRequest, key: String, incoming: Boolean,
+                          pending: HashMap<String, T>): Claimed<T>? {
+        val callExtras = callExtras(request, key) ?: return null
+        val callId = callExtras.getString(RingerIntents.EXTRA_CALL_ID) ?: return null
+        val connection = RingerConnection(callId, incoming = incoming, owner = this)
+        val taken = synchronized(lock) {
+            val taken = pending.remove(callId)
+            if (taken != null) connections[callId] = connection
+            taken
+        } ?: return null
+        return Claimed(connection, taken, callExtras)
+    }
+
+    /** What Telecom gets for a request that matches no call: a connection that fails at once (`ERROR`). */
+    private fun failedConnection(): Connection =
+        Connection.createFailedConnection(DisconnectCause(DisconnectCause.ERROR))
 
     /** The app's extras: nested under [key] as passed to Telecom, or at the top level on devices that flatten them. */
     private fun callExtras(request: ConnectionRequest, key: String): Bundle? {

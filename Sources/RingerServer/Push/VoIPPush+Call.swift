@@ -1,0 +1,15 @@
+import Foundation
+import RingerWire
+
+extension VoIPPush.Body {
+    /// The ringing body of `call`: one body for both providers, the VoIP push's `ringer` on APNs and the JSON
+    /// string in `data.ringer` on FCM, so an iPhone and an Android phone read the same fields.
+    /// - Parameters:
+    ///   - call: the ringing call.
+    ///   - sentAt: the server's time of the push (its `sent_at`).
+    init(ringing call: Call, sentAt: Date) {
+        self.init(
+            callId: call.callId, caller: call.caller, calleeId: call.callee.id, hasVideo: call.hasVideo,
+            sentAt: sentAt.unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds)
+    }
+}
