@@ -408,17 +408,7 @@ public final class CallCoordinator: Sendable {
     /// - Returns: what became of the push.
     @discardableResult
     public func handleVoIPPush(_ payload: Data) -> PushDisposition {
-        handleIncomingPush(payload, reportsEveryPush: true)
-    }
-
-    /// The ringing-push path, shared by VoIP pushes and FCM data messages (``handleDataMessage(_:)``).
-    /// - Parameters:
-    ///   - payload: `{"ringer":{…}}` as in a VoIP push.
-    ///   - reportsEveryPush: true under PushKit's rule (every push is reported; one that cannot ring is
-    ///     reported and ended at once); false where the platform has no such rule (Android): only a push
-    ///     that rings reaches the call UI, so a stale or unusable one never flashes a call on screen.
-    /// - Returns: what became of the push.
-    func handleIncomingPush(_ payload: Data, reportsEveryPush: Bool) -> PushDisposition {
+        // PushKit's rule: every push is reported, and one that cannot ring is reported and ended at once.
         let input: PhoneCallInput
         if let push = try? RingerJSON.decode(VoIPPush.self, from: payload),
             push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callId)
@@ -429,9 +419,9 @@ public final class CallCoordinator: Sendable {
                 sentAt: Date(unixMilliseconds: body.sentAt),
                 expiresAt: Date(unixMilliseconds: body.expiresAt))
             let account = state.withLock { $0.session.account }
-            input = .incomingPush(incoming, account: account, reportsEveryPush: reportsEveryPush)
+            input = .incomingPush(incoming, account: account, reportsEveryPush: true)
         } else {
-            input = .unreadablePush(reportsEveryPush: reportsEveryPush)
+            input = .unreadablePush(reportsEveryPush: true)
         }
         for case .pushHandled(_, let disposition) in apply(input) { return disposition }
         return .unreadable

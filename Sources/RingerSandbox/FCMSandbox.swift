@@ -5,9 +5,10 @@ import RingerHTTP
 public import RingerSupport
 
 /// A local Firebase Cloud Messaging: Google's OAuth 2.0 token endpoint for service accounts and FCM HTTP v1
-/// `messages:send`, with Google's checks and answers, delivering accepted messages to simulated Android
-/// phones by FCM's rules for Doze, offline phones, `ttl`, collapse keys and high-priority demotion. It is
-/// written from Google's documentation alone, independent of Ringer's FCM client, so that it can check it.
+/// `messages:send`, with Google's checks and answers, delivering accepted messages to Android phones (the phone
+/// host's Play services over ``FCMSandboxSocket``, or an in-process ``FCMSandboxDevice``) by FCM's rules for Doze,
+/// offline phones, `ttl`, collapse keys and high-priority demotion. It is written from Google's documentation alone,
+/// independent of Ringer's FCM client, so that it can check it.
 ///
 /// It listens on two TLS ports with the same routes behind both:
 /// - HTTP/2 (``HTTP2Server``, nghttp2): for HTTP/2 clients such as Ringer's, with concurrent streams.
@@ -30,7 +31,7 @@ public import RingerSupport
 /// let ports = try sandbox.start()
 /// ```
 /// Thread-safe.
-public final class FCMSandbox: FCMSandboxRegistry, Sendable {
+public final class FCMSandbox: Sendable {
     /// Where to listen, with which certificate, and the numbers of the delivery rules.
     public struct Configuration: Sendable {
         /// Address to bind (both ports).
@@ -177,7 +178,7 @@ public final class FCMSandbox: FCMSandboxRegistry, Sendable {
     /// The bound ports while running.
     public var ports: Ports? { state.withLock { $0.ports } }
 
-    // MARK: Devices (FCMSandboxRegistry)
+    // MARK: Devices
 
     /// Adds or replaces a registration token. Messages stored for it are delivered if its reachability lets
     /// them through.

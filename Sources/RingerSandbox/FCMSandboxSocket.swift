@@ -3,7 +3,7 @@ import LibWebSockets
 import RingerSupport
 
 /// One phone in another process, connected to the FCM sandbox over a WebSocket on its HTTP/1.1 port: the
-/// sandbox's stand-in for the phone's connection to Google Play services (docs/fcm.md, "The FCM sandbox").
+/// sandbox's side of the phone's connection to Google Play services (docs/fcm.md, "The FCM sandbox").
 ///
 /// `GET /sandbox/connect?token=<registration token>[&reachability=online|dozing|offline]` (TLS, so `wss://`),
 /// for a token registered before (`POST /sandbox/devices`); otherwise the upgrade is refused with 404. While

@@ -3,7 +3,7 @@ import RingerKit
 import RingerSupport
 import RingerWire
 
-/// A simulated phone's state as its app's event stream sees it (the same on iOS and Android).
+/// A simulated iPhone's state as its app's event stream sees it.
 protocol AppStreamState {
     /// Whether the app's process runs.
     var isAppRunning: Bool { get }
@@ -13,7 +13,7 @@ protocol AppStreamState {
     var lastSeq: Int64? { get set }
 }
 
-/// What a simulated phone's app does with its event stream, the same on iOS and Android: every event is
+/// What a simulated iPhone's app does with its event stream: every event is
 /// observed and handed to the coordinator, and once the socket is up the app refreshes its calls (a call that
 /// ended before the socket came up is replayed by nothing when the app has no resume point).
 enum SimulatedAppStream {

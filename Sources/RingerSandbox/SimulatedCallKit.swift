@@ -3,7 +3,7 @@ public import RingerKit
 import RingerSupport
 public import RingerWire
 
-/// A stand-in for CallKit's `CXProvider` that enforces its rules, for simulated iPhones.
+/// A simulated CallKit `CXProvider` that enforces its rules, for simulated iPhones.
 ///
 /// - A call UUID can be reported once; a second report fails with `callUUIDAlreadyExists`
 ///   (Apple: `CXErrorCodeIncomingCallError`).

@@ -1,7 +1,7 @@
 public import Foundation
 
-/// One change a simulated native call UI applied (CallKit, a ConnectionService), and when: the entries of
-/// their histories, which tests and the race explorer read.
+/// One change the simulated CallKit applied, and when: the entries of its history, which tests and the race
+/// explorer read.
 public struct TimedChange<Change: Sendable & Hashable>: Sendable, Hashable {
     /// When it was applied, on the UI's clock.
     public var at: Date

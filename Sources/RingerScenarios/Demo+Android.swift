@@ -22,14 +22,9 @@ extension Demo {
     ///   register; ``RingerAPIError`` when bob's token cannot be minted.
     static func androidCallee(on stack: LocalStack, timeline: Timeline, answerAfter: TimeInterval) async throws {
         let device = "bob-pixel"
-        let token = try await stack.userToken(for: "bob", name: "Bob")
-        var fields = HostedAndroidPhone.fields(
-            userToken: token, permissions: Set(AndroidPermission.allCases), behaviour: .answer(after: answerAfter),
-            locked: false, dozing: false)
         // Installed, logged in and registered in the foreground, then swiped away before `add_phone` answers.
-        fields["app_state"] = "swiped_away"
-        _ = try await stack.hostedAndroidPhone(
-            user: "bob", deviceID: device, fields: fields,
+        _ = try await stack.androidPhone(
+            user: "bob", name: "Bob", deviceID: device, behaviour: .answer(after: answerAfter), appState: .swipedAway,
             observe: { event in record(event, device: device, on: timeline) },
             onError: { problem in timeline.record("demo.failed", ["reason": problem]) })
     }

@@ -1,4 +1,3 @@
-import RingerSandbox
 import RingerWire
 
 extension DisconnectCause {

@@ -2,16 +2,18 @@ import Foundation
 import RingerSandbox
 import RingerSupport
 
-/// An Android phone in the ``AndroidPhoneHost``: the real Kotlin SDK over the Android mirror, in the host's JVM.
+/// An Android phone in the ``AndroidPhoneHost``: the real Kotlin SDK over the Android mirror, in the host's JVM
+/// (docs/android-phone-host.md), made by `LocalStack.androidPhone(user:name:deviceID:…)`.
 /// The runner drives it with the host's requests and knows it only by its events: which calls ring, which are
-/// answered, active, over; whether its app's process and event stream run. Thread-safe.
-final class HostedAndroidPhone: Sendable {
+/// answered, active, over; whether its app's process and event stream run. A request is sent without waiting for
+/// its answer, in order; a refusal goes to the phone's `onError`. Thread-safe.
+public final class HostedAndroidPhone: Sendable {
     /// The phone's name in the host, the scenario's device id.
-    let deviceID: String
+    public let deviceID: String
     /// The user the phone belongs to.
-    let userID: String
+    public let userID: String
     /// The FCM registration token Play services got for the app.
-    let fcmToken: String
+    public let fcmToken: String
     private let host: AndroidPhoneHost
     private let state: LockedValue<State>
     /// Told of a request the host refused (the phone's name and the error).
@@ -93,14 +95,14 @@ final class HostedAndroidPhone: Sendable {
     func nativeState(_ callID: String) -> SimulatedPhone.NativeState? { state.withLock { $0.calls[callID] } }
 
     /// True while any of its connections is not over.
-    var hasLiveNativeCall: Bool { state.withLock { $0.calls.values.contains { $0 != .ended } } }
+    public var hasLiveNativeCall: Bool { state.withLock { $0.calls.values.contains { $0 != .ended } } }
 
     /// True while the app's event stream is open and past `stream.ready`, as its `stream_status` events tell.
-    var hasLiveEventStream: Bool { state.withLock { $0.streamLive } }
+    public var hasLiveEventStream: Bool { state.withLock { $0.streamLive } }
 
     /// True while the app has a process, as far as its events tell (`process_ended`, `started_by_message`, and the
     /// runner's own opening of the app).
-    var isAppRunning: Bool { state.withLock { $0.processRunning } }
+    public var isAppRunning: Bool { state.withLock { $0.processRunning } }
 
     /// The user taps Answer, Decline or ends the call on the call screen.
     /// - Parameters:
@@ -110,33 +112,50 @@ final class HostedAndroidPhone: Sendable {
         send(action, ["call_id": callID])
     }
 
+    /// The user taps Answer on the ringing call's screen (Telecom's `onAnswer`).
+    /// - Parameter callID: the call id, a lowercase UUID.
+    public func answer(callID: String) { userAction("answer", callID: callID) }
+
+    /// The user taps Decline on the ringing call's screen (Telecom's `onReject`).
+    /// - Parameter callID: the call id, a lowercase UUID.
+    public func decline(callID: String) { userAction("decline", callID: callID) }
+
+    /// The user ends the call on its screen (Telecom's `onDisconnect`: a hang-up, or a decline of a call being
+    /// answered).
+    /// - Parameter callID: the call id, a lowercase UUID.
+    public func hangUp(callID: String) { userAction("hang_up", callID: callID) }
+
     /// Moves the app (`set_app_state`). The runner's `killed` is Android's `swiped_away`.
-    func setAppState(_ appState: ScenarioDevice.AppState) {
-        let wire: String
-        switch appState {
-        case .foreground: wire = "foreground"
-        case .background: wire = "background"
-        case .killed, .swipedAway: wire = "swiped_away"
-        case .forceStopped: wire = "force_stopped"
-        }
+    public func setAppState(_ appState: ScenarioDevice.AppState) {
         if appState == .foreground { state.withLock { $0.processRunning = true } }
-        send("set_app_state", ["state": wire])
+        send("set_app_state", ["state": Self.wireName(appState)])
+    }
+
+    /// The protocol's name of an app state: `foreground`, `background`, `swiped_away` (also the runner's `killed`),
+    /// `force_stopped`.
+    static func wireName(_ appState: ScenarioDevice.AppState) -> String {
+        switch appState {
+        case .foreground: "foreground"
+        case .background: "background"
+        case .killed, .swipedAway: "swiped_away"
+        case .forceStopped: "force_stopped"
+        }
     }
 
     /// The phone enters or leaves Doze.
-    func setDozing(_ dozing: Bool) { send("doze", ["dozing": dozing]) }
+    public func setDozing(_ dozing: Bool) { send("doze", ["dozing": dozing]) }
 
     /// The keyguard shows or goes.
-    func setLocked(_ locked: Bool) { send("lock", ["locked": locked]) }
+    public func setLocked(_ locked: Bool) { send("lock", ["locked": locked]) }
 
     /// The data connection goes down or comes back: FCM holds the phone's messages meanwhile.
-    func setNetwork(up: Bool) { send("network", ["up": up]) }
+    public func setNetwork(up: Bool) { send("network", ["up": up]) }
 
     /// Switches the phone off or on. The host has no power switch: off is the app's process ending as at a reboot
     /// (swiped away: a later FCM message may start it again, unlike a force stop) with the network down, so FCM
     /// holds its messages; on is the network back, FCM delivering what it held, no app running until a message
     /// starts one.
-    func setPower(on: Bool) {
+    public func setPower(on: Bool) {
         if on {
             setNetwork(up: true)
         } else {

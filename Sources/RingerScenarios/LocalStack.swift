@@ -96,7 +96,7 @@ public final class LocalStack: Sendable {
     public let serverURL: URL
     /// The APNs sandbox.
     public let sandbox: APNsSandbox
-    /// The FCM sandbox (Google's token endpoint and `messages:send`), delivering to simulated Android phones.
+    /// The FCM sandbox (Google's token endpoint and `messages:send`), delivering to the Android phones' Play services.
     public let fcmSandbox: FCMSandbox
     /// The Firebase project the server sends through and the Android phones belong to.
     public static let firebaseProject = "ringer-demo"
@@ -128,11 +128,10 @@ public final class LocalStack: Sendable {
     /// Phones made so far, for the round robin over nodes.
     private let phonesMade = LockedValue(0)
     private let adminKey: String
-    /// Phones made by ``phone(user:name:deviceID:behaviour:loggedIn:observe:)``, switched off by ``shutdown()``.
+    /// Phones made by ``phone(user:name:deviceID:behaviour:loggedIn:node:observe:)``, switched off by ``shutdown()``.
     private let phones = LockedValue<[SimulatedIPhone]>([])
-    /// Android phones made by ``androidPhone(user:name:deviceID:behaviour:permissions:loggedIn:observe:)``.
-    private let androidPhones = LockedValue<[SimulatedAndroidPhone]>([])
-    /// The Android phone host, started by the first hosted phone (a task, so phones made at once share it).
+    /// The Android phone host, started by the first Android phone (a task, so phones made at once share it); its
+    /// phones close with it at ``shutdown()``.
     private let phoneHost = LockedValue<Task<AndroidPhoneHost, any Error>?>(nil)
     /// The FCM sandbox's HTTP/1.1 base, where phones in other processes hold their socket.
     let fcmPhoneSocketURL: URL
@@ -479,48 +478,46 @@ public final class LocalStack: Sendable {
         return phone
     }
 
-    /// An Android phone for `userID` in the stack's Firebase project, logged in and registered, app in the
-    /// foreground, on the stack's clock, its token registered with the FCM sandbox.
+    /// An Android phone for `userID` in the stack's ``AndroidPhoneHost`` (started at the first, on the stack's clock):
+    /// the real Kotlin SDK over the Android mirror, in the stack's Firebase project. Its app is installed and opened;
+    /// with `loggedIn` it logs in and registers (`{"platform":"android","fcm_token":…}`) and the host waits until the
+    /// server lists it; then the app is moved to `appState`.
     /// - Parameters:
-    ///   - userID: the user who logs in.
+    ///   - userID: the user the phone belongs to.
     ///   - name: the user's display name.
-    ///   - deviceID: the app's device id.
-    ///   - behaviour: what the user does when it rings.
+    ///   - deviceID: the app's device id, also the phone's name in the host.
+    ///   - behaviour: what the user does when it rings; delays in seconds of the stack's clock (scenario seconds).
     ///   - permissions: the Android permissions granted (all by default).
-    ///   - loggedIn: false to install the app with no user logged in: the server must refuse its registration.
+    ///   - loggedIn: false to install the app with nobody logged in: it registers nothing.
+    ///   - appState: where the app is left: `.killed` and `.swipedAway` both swipe it away.
+    ///   - locked: the keyguard shows.
+    ///   - dozing: the phone is in Doze.
     ///   - node: on a cluster, the node its connections go to while it runs; nil for the phone's place among the
-    ///     phones made, modulo the nodes (the first phone on node 0). Ignored in process.
-    ///   - observe: told of everything that happens on the phone.
-    /// - Returns: the registered phone.
-    /// - Throws: ``RingerAPIError`` when the user token cannot be minted or the server refuses the
-    ///   registration (then the app is force-stopped, as an app back at its login screen holds no socket).
+    ///     phones made, modulo the nodes. Ignored in process.
+    ///   - observe: told of every event of the phone (docs/android-phone-host.md, "Events"), on the host's reader
+    ///     thread.
+    ///   - onError: told of a request to the phone that the host refused (an answer with nothing ringing, …).
+    /// - Returns: the phone.
+    /// - Throws: ``RingerAPIError`` when the user token cannot be minted; ``AndroidPhoneHost/HostError``:
+    ///   `no_classpath` when the host is not built (run `make -C android lab`), `registration_failed` when the server
+    ///   did not list the logged-in phone, …
     public func androidPhone(
-        user userID: String, name: String?, deviceID: String, behaviour: SimulatedAndroidPhone.Behaviour,
+        user userID: String, name: String?, deviceID: String, behaviour: CalleeBehaviour = .ignore,
         permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases), loggedIn: Bool = true,
-        node: Int? = nil,
-        observe: @escaping @Sendable (SimulatedAndroidPhone.Observation) -> Void = { _ in }
-    )
-        async throws -> SimulatedAndroidPhone
-    {
-        let token = loggedIn ? try await userToken(for: userID, name: name) : ""
-        let phone = SimulatedAndroidPhone(
-            identity: .init(userID: userID, deviceID: deviceID, projectID: Self.firebaseProject),
-            server: try phoneURL(node: node), userToken: token, webSockets: webSockets, behaviour: behaviour,
-            permissions: permissions, now: options.clock.now,
-            sleepUntil: options.clock.sleep(until:), observe: observe)
-        androidPhones.withLock { $0.append(phone) }
-        do {
-            try await phone.installAndLogIn(registry: fcmSandbox)
-        } catch {
-            phone.setAppState(.forceStopped)
-            throw error
-        }
-        return phone
+        appState: ScenarioDevice.AppState = .foreground, locked: Bool = false, dozing: Bool = false,
+        node: Int? = nil, observe: @escaping @Sendable (AndroidHostEvent) -> Void = { _ in },
+        onError: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> HostedAndroidPhone {
+        let token = loggedIn ? try await userToken(for: userID, name: name) : nil
+        var fields = HostedAndroidPhone.fields(
+            userToken: token, permissions: permissions, behaviour: behaviour, locked: locked, dozing: dozing)
+        fields["app_state"] = HostedAndroidPhone.wireName(appState)
+        return try await androidPhone(
+            user: userID, deviceID: deviceID, fields: fields, node: node, observe: observe, onError: onError)
     }
 
-    /// An Android phone in the stack's ``AndroidPhoneHost`` (started on first use, on the stack's clock): the real
-    /// Kotlin SDK, its app installed, opened and, with a user token, logged in and registered, then left in the
-    /// foreground.
+    /// An Android phone in the stack's ``AndroidPhoneHost`` (started on first use, on the stack's clock), added with
+    /// `add_phone`'s `fields` as they are.
     /// - Parameters:
     ///   - userID: the user the phone belongs to.
     ///   - deviceID: the app's device id, also the phone's name in the host.
@@ -532,7 +529,7 @@ public final class LocalStack: Sendable {
     /// - Returns: the phone.
     /// - Throws: ``AndroidPhoneHost/HostError``: `no_classpath` when the host is not built (`make -C android lab`),
     ///   `registration_failed` when the server did not list the logged-in phone, …
-    func hostedAndroidPhone(
+    func androidPhone(
         user userID: String, deviceID: String, fields: [String: Any], node: Int? = nil,
         observe: @escaping @Sendable (AndroidHostEvent) -> Void, onError: @escaping @Sendable (String) -> Void
     ) async throws -> HostedAndroidPhone {
@@ -588,7 +585,6 @@ public final class LocalStack: Sendable {
 
     private func stopEverything() async {
         for phone in phones.withLock({ $0 }) { phone.setAppState(.killed) }
-        for phone in androidPhones.withLock({ $0 }) { phone.setAppState(.forceStopped) }
         if let host = phoneHost.withLock({ $0 }) { await (try? host.value)?.shutdown() }
         switch backend {
         case .inProcess: await killNode(0)

@@ -5,7 +5,8 @@ import RingerSandbox
 /// Seeded, reproducible race exploration: each seed becomes a ``RaceScript`` (callee iPhones and Android
 /// phones in random states, FCM errors, slow pushes, answers, declines, cancels, app kills and relaunches, phones switched off and
 /// on, at times spread around the ring deadline) played against the real server, the APNs and FCM
-/// sandboxes and simulated phones running RingerKit, all on loopback (``LocalStack``), on a scaled clock. After each
+/// sandboxes, simulated iPhones running RingerKit and Android phones running the Kotlin SDK in the phone host (a JVM
+/// the stack starts; `make -C android lab` builds it), all on loopback (``LocalStack``), on a scaled clock. After each
 /// run ``RaceInvariants`` checks what every phone and the server did.
 ///
 /// The script is exactly reproducible from its seed; the interleaving of network I/O, threads and
@@ -34,9 +35,6 @@ public struct RaceExplorer: Sendable {
     /// Separate `ringer serve` processes on PostgreSQL and Redis instead of one in-process server; scripts from
     /// ``run(seed:)`` then kill and restart nodes (``RaceScript/generate(seed:nodes:)``). Nil: one server.
     public var cluster: LocalStack.Cluster?
-    /// What runs the scripts' Android phones: the phone host (the real Kotlin SDK in a JVM the stack starts; `make -C
-    /// android lab` builds it) or the Swift stand-in; by default ``ScenarioRunner/AndroidPhones/fromEnvironment``.
-    public var androidPhones: ScenarioRunner.AndroidPhones = .fromEnvironment
 
     /// Creates an explorer.
     /// - Parameters:
@@ -92,8 +90,7 @@ public struct RaceExplorer: Sendable {
         }
         var violations: [RaceViolation] = []
         var problems: [String] = []
-        let session = RaceSession(
-            script: script, stack: stack, clock: clock, recorder: recorder, androidPhones: androidPhones)
+        let session = RaceSession(script: script, stack: stack, clock: clock, recorder: recorder)
         do {
             let settledAt = try await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
             let call = await session.serverCall()

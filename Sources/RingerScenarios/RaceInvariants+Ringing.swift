@@ -105,23 +105,8 @@ extension RaceInvariants {
                 continue
             }
         }
-        for entry in device.androidObserved {
-            switch entry.observation {
-            case .event(let event) where event.call.callId == record.callID && terminalEvents.contains(event.type):
-                found.append((entry.at, "event \(event.type.rawValue)"))
-            case .messageReceived(_, _, let outcome):
-                guard case .update(callID: let callID, let type) = outcome, callID == record.callID,
-                    terminalEvents.contains(type)
-                else {
-                    continue
-                }
-                found.append((entry.at, "FCM message \(type.rawValue)"))
-            default:
-                continue
-            }
-        }
-        // A hosted phone: a server event the coordinator handled, or an FCM data message it read as an update.
-        for entry in device.hostEvents where entry.event.callId == record.callID {
+        // An Android phone: a server event the coordinator handled, or an FCM data message it read as an update.
+        for entry in device.androidObserved where entry.event.callId == record.callID {
             guard let type = entry.event.type.flatMap(EventType.init(rawValue:)), terminalEvents.contains(type)
             else { continue }
             if entry.event.event == "event" {

@@ -17,8 +17,9 @@ import RingerWire
 /// the app was force-stopped (or the phone offline) when it came, its `ttl` ran out while the phone was off,
 /// or a newer message of the call replaced it (collapse key); after the settle step none is still held.
 ///
-/// Invariants (b) to (d) read an Android phone's ConnectionService as CallKit: `setRinging` is a report,
-/// `onAnswer` an answer, `setActive` its confirmation, `onReject`/`onDisconnect` the user's ending, a
+/// Invariants (b) to (d) read an Android phone's ConnectionService, as its events in the phone host tell it, as
+/// CallKit: `ringing` (`setRinging`) is a report, `user_answered` (`onAnswer`) an answer, `call_active`
+/// (`setActive`) its confirmation, `user_declined`/`user_hung_up` (`onReject`/`onDisconnect`) the user's ending, a
 /// `DisconnectCause` made from an end reason (`ANSWERED_ELSEWHERE`, `MISSED`, `REMOTE`, `REJECTED`
 /// "declined elsewhere") that end reason, and terminal FCM data messages count as alert or background pushes.
 ///

@@ -2,7 +2,7 @@ import Foundation
 import RingerSandbox
 import RingerWire
 
-/// One native call on one phone, rebuilt from its CallKit history, for ``RaceInvariants``.
+/// One native call on one phone, rebuilt from its CallKit history or its Android events, for ``RaceInvariants``.
 struct RaceNativeCall {
     /// How a native call ended.
     enum Ending: Equatable, CustomStringConvertible {
@@ -85,59 +85,15 @@ struct RaceNativeCall {
         return (list.calls, list.refused)
     }
 
-    /// The native calls in a ConnectionService history (an Android phone), in the order they rang, read as
-    /// CallKit's: `setRinging` is a report, `onAnswer` the user's answer, `setActive` the fulfilled answer (or a
-    /// connected outgoing call), `onReject`/`onDisconnect` the user's ending, a `DisconnectCause` made from an
-    /// end reason a remote ending, `ERROR` "the answer was not confirmed" a failed answer, and Telecom's
-    /// disconnect of a dead process the system's.
-    /// - Returns: the calls, and the times of reports Telecom refused (a known id, a `SecurityException`).
-    static func calls(
-        in history: [SimulatedConnectionService.Moment]
-    ) -> (calls: [RaceNativeCall], refused: [(Date, UUID)]) {
-        var list = Reading()
-        var dialing: Set<UUID> = []
-        for moment in history {
-            switch moment.change {
-            case .ringing(let id, _):
-                list.report(id, outgoing: false, at: moment.at)
-            case .refused(let id, _):
-                list.refused.append((moment.at, id))
-            case .dialing(let id):
-                dialing.insert(id)
-            case .active(let id) where dialing.contains(id):
-                list.report(id, outgoing: true, at: moment.at)
-            case .active(let id):
-                list.update(id) { $0.fulfilledAt = moment.at }
-            case .onAnswer(let id):
-                list.update(id) { $0.answeredAt = $0.answeredAt ?? moment.at }
-            case .onReject(let id), .onDisconnect(let id):
-                list.end(id, at: moment.at, .local)
-            case .disconnected(let id, let cause):
-                if let reason = cause.remoteEndReason {
-                    list.end(id, at: moment.at, .remote(reason))
-                } else if cause == DisconnectCause(.error, reason: "the answer was not confirmed") {
-                    list.end(id, at: moment.at, .answerFailed)
-                } else {
-                    list.end(id, at: moment.at, .local)
-                }
-            case .endedBySystem(let id):
-                list.end(id, at: moment.at, .system)
-            case .addNewIncomingCall, .destroyed, .ringerStarted, .ringerStopped:
-                break
-            }
-        }
-        return (list.calls, list.refused)
-    }
-
-    /// The native calls of an Android phone in the phone host, read from its events as a ConnectionService history
-    /// is: `ringing` is a report, `user_answered` the user's answer, `call_active` the fulfilled answer,
+    /// The native calls of an Android phone in the phone host, read from its events as a CallKit history is:
+    /// `ringing` is a report, `user_answered` the user's answer, `call_active` the fulfilled answer,
     /// `user_declined`/`user_hung_up` the user's ending, a `call_ended` whose `DisconnectCause` an end reason makes a
     /// remote ending, `ended_by_system` the system's. The SDK closes an answer the server did not confirm with a bare
     /// `ERROR` (`TelecomCallUi.answer`), as it closes a `failed` call: after an answer that never went active such an
     /// ending is read as the failed answer, before it as the end reason `failed`; both are violations.
     /// - Parameter events: the phone's events, in the order the host wrote them.
     /// - Returns: the calls in the order they rang.
-    static func calls(inHostEvents events: [RaceRecord.HostEvent]) -> [RaceNativeCall] {
+    static func calls(inAndroidEvents events: [RaceRecord.AndroidObserved]) -> [RaceNativeCall] {
         var list = Reading()
         for entry in events {
             guard let callID = entry.event.callId, let id = UUID(uuidString: callID) else { continue }
@@ -177,7 +133,7 @@ struct RaceNativeCall {
         return list.calls
     }
 
-    /// The calls read from one history so far, by id; shared by the CallKit and ConnectionService readings.
+    /// The calls read from one history so far, by id; shared by the CallKit and Android readings.
     private struct Reading {
         var calls: [RaceNativeCall] = []
         var refused: [(Date, UUID)] = []
@@ -206,8 +162,6 @@ struct RaceNativeCall {
 
     /// The native calls of a device of either platform.
     static func calls(of device: RaceRecord.Device) -> [RaceNativeCall] {
-        if device.hosted { return calls(inHostEvents: device.hostEvents) }
-        return device.platform == .android
-            ? calls(in: device.connectionService).calls : calls(in: device.callKit).calls
+        device.platform == .android ? calls(inAndroidEvents: device.androidObserved) : calls(in: device.callKit).calls
     }
 }

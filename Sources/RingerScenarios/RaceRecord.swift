@@ -3,8 +3,9 @@ public import RingerSandbox
 public import RingerWire
 
 /// What one race exploration run observed, as plain data: the server's call at the end, and for every
-/// phone its CallKit history, what the phone reported, its power switches and the VoIP pushes APNs
-/// accepted for it. ``RaceInvariants`` judges it; tests build records by hand to prove the judge fails.
+/// phone its CallKit history or Android events, what the phone reported, its power switches and the VoIP pushes
+/// APNs or the ringing messages FCM accepted for it. ``RaceInvariants`` judges it; tests build records by hand to
+/// prove the judge fails.
 ///
 /// All dates are on the run's scenario clock.
 public struct RaceRecord: Sendable {
@@ -25,26 +26,9 @@ public struct RaceRecord: Sendable {
         }
     }
 
-    /// Something an Android phone reported, and when.
+    /// Something an Android phone in the ``AndroidPhoneHost`` reported: one of its events
+    /// (docs/android-phone-host.md, "Events"), and when it happened on the phone.
     public struct AndroidObserved: Sendable {
-        /// When the phone reported it.
-        public var at: Date
-        /// What happened.
-        public var observation: SimulatedAndroidPhone.Observation
-
-        /// Creates an entry.
-        /// - Parameters:
-        ///   - at: when the phone reported it.
-        ///   - observation: what happened.
-        public init(at: Date, _ observation: SimulatedAndroidPhone.Observation) {
-            self.at = at
-            self.observation = observation
-        }
-    }
-
-    /// An event of an Android phone in the ``AndroidPhoneHost`` (docs/android-phone-host.md, "Events"), and when it
-    /// happened on the phone.
-    public struct HostEvent: Sendable {
         /// When the host wrote it (its `t_ms`, on the run's scenario clock, which the host shares).
         public var at: Date
         /// The event.
@@ -137,21 +121,14 @@ public struct RaceRecord: Sendable {
         public var hangUps: [Date]
         /// Hang-ups the app made that the server had not acknowledged when the run ended.
         public var unacknowledgedHangUps: Int
-        /// `ios` or `android`: an Android phone's native calls are in ``connectionService`` and its reports in
-        /// ``androidObserved``; ``callKit`` and ``observed`` stay empty.
+        /// `ios` or `android`: an Android phone's native calls and reports are in ``androidObserved``; ``callKit``
+        /// and ``observed`` stay empty.
         public var platform: Platform = .ios
-        /// Android: every change of its ConnectionService, in order.
-        public var connectionService: [SimulatedConnectionService.Moment] = []
-        /// Android: what the phone reported, in time order.
+        /// Android: its events in the order the host wrote them, from which its native calls and what reached its app
+        /// are read.
         public var androidObserved: [AndroidObserved] = []
         /// Android: the ringing FCM messages FCM accepted for it.
         public var fcmMessages: [FCMMessage] = []
-        /// An Android phone in the phone host: its events in the order the host wrote them, from which its native
-        /// calls (``RaceNativeCall/calls(inHostEvents:)``) and what reached its app are read; ``connectionService``
-        /// and ``androidObserved`` then stay empty.
-        public var hostEvents: [HostEvent] = []
-        /// True for an Android phone in the phone host (read from ``hostEvents``).
-        public var hosted = false
 
         /// Creates a device record; the properties of the same names say what each holds.
         /// - Parameters:

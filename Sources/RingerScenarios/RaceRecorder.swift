@@ -19,7 +19,6 @@ final class RaceRecorder: Sendable {
         var origin: Date?
         var observed: [String: [RaceRecord.Observed]] = [:]
         var androidObserved: [String: [RaceRecord.AndroidObserved]] = [:]
-        var hostEvents: [String: [RaceRecord.HostEvent]] = [:]
         var power: [String: [RaceRecord.Power]] = [:]
         var hangUps: [String: [Date]] = [:]
         var lines: [Line] = []
@@ -55,29 +54,16 @@ final class RaceRecorder: Sendable {
         }
     }
 
-    /// The observer to give an Android phone.
-    func androidObserver(for deviceID: String) -> @Sendable (SimulatedAndroidPhone.Observation) -> Void {
-        { [weak self] observation in self?.record(observation, on: deviceID) }
-    }
-
-    private func record(_ observation: SimulatedAndroidPhone.Observation, on deviceID: String) {
-        let now = clock.now()
-        state.withLock { state in
-            state.androidObserved[deviceID, default: []].append(RaceRecord.AndroidObserved(at: now, observation))
-            if let text = Self.describe(observation) { state.lines.append(Line(at: now, actor: deviceID, text: text)) }
-        }
-    }
-
     /// The observer to give an Android phone in the phone host: each event is kept at its `t_ms` (the host's
     /// reading of the run's scenario clock, so the pipe's delay does not move it), else at its arrival.
-    func hostObserver(for deviceID: String) -> @Sendable (AndroidHostEvent) -> Void {
+    func androidObserver(for deviceID: String) -> @Sendable (AndroidHostEvent) -> Void {
         { [weak self] event in self?.record(event, on: deviceID) }
     }
 
     private func record(_ event: AndroidHostEvent, on deviceID: String) {
         let at = event.tMs.map { Date(timeIntervalSince1970: $0 / 1000) } ?? clock.now()
         state.withLock { state in
-            state.hostEvents[deviceID, default: []].append(RaceRecord.HostEvent(at: at, event))
+            state.androidObserved[deviceID, default: []].append(RaceRecord.AndroidObserved(at: at, event))
             if let text = Self.describe(event) { state.lines.append(Line(at: at, actor: deviceID, text: text)) }
         }
     }
@@ -137,11 +123,8 @@ final class RaceRecorder: Sendable {
     func device(
         _ id: String, isCaller: Bool, phone: SimulatedPhone, apns: APNsSandbox, fcm: FCMSandbox
     ) -> RaceRecord.Device {
-        let (observed, android, hostEvents, power, hangUps) = state.withLock {
-            (
-                $0.observed[id] ?? [], $0.androidObserved[id] ?? [], $0.hostEvents[id] ?? [], $0.power[id] ?? [],
-                $0.hangUps[id] ?? []
-            )
+        let (observed, events, power, hangUps) = state.withLock {
+            ($0.observed[id] ?? [], $0.androidObserved[id] ?? [], $0.power[id] ?? [], $0.hangUps[id] ?? [])
         }
         switch phone {
         case .iPhone(let iPhone):
@@ -152,24 +135,14 @@ final class RaceRecorder: Sendable {
                 id: id, isCaller: isCaller, callKit: iPhone.callKit.history, observed: observed,
                 power: power, voipPushes: pushes, hangUps: hangUps,
                 unacknowledgedHangUps: iPhone.unacknowledgedHangUps.count)
-        case .android(let androidPhone):
-            var device = RaceRecord.Device(
-                id: id, isCaller: isCaller, power: power, hangUps: hangUps,
-                unacknowledgedHangUps: androidPhone.unacknowledgedHangUps.count)
-            device.platform = .android
-            device.connectionService = androidPhone.connectionService.history
-            device.androidObserved = android
-            device.fcmMessages = Self.ringingMessages(to: androidPhone.identity.fcmToken, fcm: fcm)
-            return device
-        case .hosted(let hosted):
+        case .android(let android):
             // Its hang-ups wait in the SDK's store in the host's process: the server's final state and the
             // user's ending in its events judge them instead.
             var device = RaceRecord.Device(
                 id: id, isCaller: isCaller, power: power, hangUps: hangUps, unacknowledgedHangUps: 0)
             device.platform = .android
-            device.hosted = true
-            device.hostEvents = hostEvents
-            device.fcmMessages = Self.ringingMessages(to: hosted.fcmToken, fcm: fcm)
+            device.androidObserved = events
+            device.fcmMessages = Self.ringingMessages(to: android.fcmToken, fcm: fcm)
             return device
         }
     }
@@ -195,13 +168,7 @@ final class RaceRecorder: Sendable {
                 for moment in iPhone.callKit.history {
                     lines.append(Line(at: moment.at, actor: device, text: "CallKit " + Self.describe(moment.change)))
                 }
-            case .android(let android):
-                for moment in android.connectionService.history {
-                    if let text = Self.describe(moment.change) {
-                        lines.append(Line(at: moment.at, actor: device, text: "Telecom " + text))
-                    }
-                }
-            case .hosted:
+            case .android:
                 // Its events are in the recorded lines already.
                 break
             }
@@ -235,44 +202,7 @@ final class RaceRecorder: Sendable {
         }
     }
 
-    private static func describe(_ change: SimulatedConnectionService.Change) -> String? {
-        func id(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
-        switch change {
-        case .refused(let uuid, let error): return "refused \(id(uuid)): \(error)"
-        case .ringing(let uuid, let presentation): return "setRinging \(id(uuid)) (\(presentation.rawValue))"
-        case .dialing(let uuid): return "setDialing \(id(uuid))"
-        case .onAnswer(let uuid): return "onAnswer \(id(uuid))"
-        case .onReject(let uuid): return "onReject \(id(uuid))"
-        case .onDisconnect(let uuid): return "onDisconnect \(id(uuid))"
-        case .active(let uuid): return "setActive \(id(uuid))"
-        case .disconnected(let uuid, let cause): return "setDisconnected \(id(uuid)): \(cause)"
-        case .endedBySystem(let uuid): return "disconnected \(id(uuid)) with the app's process"
-        case .addNewIncomingCall, .destroyed, .ringerStarted, .ringerStopped: return nil
-        }
-    }
-
-    private static func describe(_ observation: SimulatedAndroidPhone.Observation) -> String? {
-        switch observation {
-        case .startedByMessage(let name): "app started by FCM message \(name.suffix(12))"
-        case .messageReceived(let name, let priority, let outcome):
-            "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): \(describe(outcome))"
-        case .messageNotDelivered(let name, let reason): "FCM message \(name.suffix(12)) not delivered: \(reason)"
-        case .notificationShown(let notification): "notification shown: \(notification.title)"
-        case .notificationBlocked(let notification): "notification blocked: \(notification.title)"
-        case .incomingCallRefused(let callID, let error): "incoming call \(callID) refused: \(error)"
-        case .userAnswered(let callID): "user answers \(callID)"
-        case .userDeclined(let callID): "user declines \(callID)"
-        case .userHungUp(let callID): "user hangs up \(callID)"
-        case .mediaReady(let callID, _): "media session for \(callID)"
-        case .foregroundServiceRefused(let callID, let error): "FOREGROUND SERVICE REFUSED for \(callID): \(error)"
-        case .event(let event): "event #\(event.seq) \(event.type.rawValue) (\(event.call.state.rawValue))"
-        case .processEnded(let state): "app process ended (\(state.rawValue))"
-        // The ConnectionService history already shows these.
-        case .ringing, .callEnded, .endedBySystem, .audioStarted: nil
-        }
-    }
-
-    /// A hosted phone's event in the trace's words, as the stand-in's Telecom history and observations read.
+    /// An Android phone's event in the trace's words, its Telecom changes named as Telecom names them.
     private static func describe(_ event: AndroidHostEvent) -> String? {
         let call = event.callId ?? "?"
         let name = event.message.map { String($0.suffix(12)) } ?? "?"
@@ -305,14 +235,6 @@ final class RaceRecorder: Sendable {
         case "request_failed": return "request for \(call) failed: \(event.detail ?? "?")"
         case "process_ended": return "app process ended (\(event.appState ?? "?"))"
         default: return nil
-        }
-    }
-
-    private static func describe(_ outcome: CallCoordinator.DataMessageOutcome) -> String {
-        switch outcome {
-        case .call(let callID, let disposition): "call.incoming \(callID ?? "?"): \(disposition.rawValue)"
-        case .update(let callID, let type): "\(type.rawValue) \(callID)"
-        case .ignored: "ignored"
         }
     }
 

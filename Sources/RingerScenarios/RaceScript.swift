@@ -80,6 +80,9 @@ public struct RaceScript: Sendable, Equatable {
     public var ringTimeout: TimeInterval
     /// The callee's devices (1 to 3).
     public var devices: [Device]
+    /// True when a callee device is an Android phone: the run needs the Android phone host (``AndroidPhoneHost``,
+    /// built by `make -C android lab`).
+    public var hasAndroidPhones: Bool { devices.contains { $0.platform == .android } }
     /// The actions, in time order.
     public var steps: [RaceStep]
     /// Scenario seconds at which the caller hangs up if the server's call is still up (past the deadline

@@ -15,7 +15,6 @@ final class RaceSession {
     private let stack: LocalStack
     private let clock: ScenarioClock
     private let recorder: RaceRecorder
-    private let androidPhones: ScenarioRunner.AndroidPhones
     private var caller: SimulatedIPhone?
     private var phones: [String: SimulatedPhone] = [:]
     private var off: Set<String> = []
@@ -29,13 +28,7 @@ final class RaceSession {
     ///   - stack: the started stack.
     ///   - clock: the stack's clock.
     ///   - recorder: where what happens goes.
-    ///   - androidPhones: what runs the script's Android phones: the phone host (the real Kotlin SDK) or the Swift
-    ///     stand-in.
-    init(
-        script: RaceScript, stack: LocalStack, clock: ScenarioClock, recorder: RaceRecorder,
-        androidPhones: ScenarioRunner.AndroidPhones
-    ) {
-        self.androidPhones = androidPhones
+    init(script: RaceScript, stack: LocalStack, clock: ScenarioClock, recorder: RaceRecorder) {
         self.script = script
         self.stack = stack
         self.clock = clock
@@ -85,11 +78,7 @@ final class RaceSession {
         for device in script.devices {
             guard let phone = phones[device.id] else { continue }
             if off.contains(device.id) { switchPhone(device.id, phone, on: true) }
-            switch phone {
-            case .android(let android): android.setDozing(false)
-            case .hosted(let hosted): hosted.setDozing(false)
-            case .iPhone: break
-            }
+            if case .android(let android) = phone { android.setDozing(false) }
             phone.setApp(.foreground)
         }
         let deadline = ContinuousClock.now + .seconds(settleTimeout)
@@ -115,21 +104,12 @@ final class RaceSession {
             user: "alice", name: "Alice", deviceID: Self.callerDevice, behaviour: .ignore,
             observe: recorder.observer(for: Self.callerDevice))
         for device in script.devices {
-            if device.platform == .android, androidPhones == .host {
-                let token = try await stack.userToken(for: "bob", name: "Bob")
-                let fields = HostedAndroidPhone.fields(
-                    userToken: token, permissions: Set(AndroidPermission.allCases), behaviour: .ignore,
-                    locked: false, dozing: false)
-                phones[device.id] = .hosted(
-                    try await stack.hostedAndroidPhone(
-                        user: "bob", deviceID: device.id, fields: fields,
-                        observe: recorder.hostObserver(for: device.id),
-                        onError: { [recorder] problem in recorder.note("runner", problem) }))
-            } else if device.platform == .android {
+            if device.platform == .android {
                 phones[device.id] = .android(
                     try await stack.androidPhone(
-                        user: "bob", name: "Bob", deviceID: device.id, behaviour: .ignore,
-                        observe: recorder.androidObserver(for: device.id)))
+                        user: "bob", name: "Bob", deviceID: device.id,
+                        observe: recorder.androidObserver(for: device.id),
+                        onError: { [recorder] problem in recorder.note("runner", problem) }))
             } else {
                 phones[device.id] = .iPhone(
                     try await stack.phone(
@@ -139,13 +119,8 @@ final class RaceSession {
         }
         for device in script.devices {
             guard let phone = phones[device.id] else { continue }
-            let fcmToken: String? =
-                switch phone {
-                case .android(let android): android.identity.fcmToken
-                case .hosted(let hosted): hosted.fcmToken
-                case .iPhone: nil
-                }
-            if let fcmToken {
+            if case .android(let android) = phone {
+                let fcmToken = android.fcmToken
                 // Before the delay: the FCM sandbox applies the oldest matching fault.
                 if let fault = device.fcmFault {
                     if fault.code == "UNREGISTERED" {
@@ -156,13 +131,7 @@ final class RaceSession {
                                 .answer(rejection, retryAfter: fault.retryAfter), registrationToken: fcmToken))
                     }
                 }
-                if device.dozing {
-                    switch phone {
-                    case .android(let android): android.setDozing(true)
-                    case .hosted(let hosted): hosted.setDozing(true)
-                    case .iPhone: break
-                    }
-                }
+                if device.dozing { android.setDozing(true) }
             }
             if device.pushDelay > 0 { phone.setPushDelay(clock.real(device.pushDelay), stack: stack) }
             switch device.start {
@@ -247,8 +216,6 @@ final class RaceSession {
             case (.iPhone, _): return skip(deviceID, "not an Android phone")
             case (.android(let android), .forceStop): android.setAppState(.forceStopped)
             case (.android(let android), _): android.setDozing(step.action == .doze)
-            case (.hosted(let hosted), .forceStop): hosted.setAppState(.forceStopped)
-            case (.hosted(let hosted), _): hosted.setDozing(step.action == .doze)
             }
         case .callerHangsUp, .killNode, .startNode:
             break
@@ -273,16 +240,9 @@ final class RaceSession {
         // judged: invariant (a) asks that it reach the app.
         guard stack.sandbox.deliveriesUnderway == 0, stack.fcmSandbox.deliveriesUnderway == 0 else { return false }
         // A message FCM still holds for a phone that is now on and awake (it goes out when Play services reconnects),
-        // or one on a phone's socket whose ack has not come back: a hosted phone's app takes tens of milliseconds
+        // or one on a phone's socket whose ack has not come back: an Android phone's app takes tens of milliseconds
         // (another process, maybe started for it) to handle it, and its fate is judged only once it is known.
-        let tokens = Set(
-            allPhones.compactMap { entry -> String? in
-                switch entry.phone {
-                case .android(let android): android.identity.fcmToken
-                case .hosted(let hosted): hosted.fcmToken
-                case .iPhone: nil
-                }
-            })
+        let tokens = Set(allPhones.compactMap(\.phone.fcmToken))
         let fcm = stack.fcmSandbox
         if fcm.acceptedMessages.contains(where: { message in
             guard tokens.contains(message.token) else { return false }

@@ -1,4 +1,5 @@
 public import Foundation
+import RingerWire
 
 /// One scenario file: who exists, which phones they hold and in what state, what happens when, and
 /// what must have happened by the end. The format is documented in docs/scenarios.md; times are
@@ -99,6 +100,10 @@ public struct Scenario: Sendable {
         }
         return files
     }
+
+    /// True when a device of the scenario is an Android phone: its run needs the Android phone host
+    /// (``AndroidPhoneHost``, built by `make -C android lab`).
+    public var hasAndroidPhones: Bool { devices.contains { $0.platform == .android } }
 
     /// The labels of the calls the time line places, in order.
     public var callLabels: [String] {

@@ -155,88 +155,9 @@ final class ScenarioRecorder: Sendable {
         note(deviceID, text)
     }
 
-    /// The observer to give an Android phone.
-    func androidObserver(for deviceID: String) -> @Sendable (SimulatedAndroidPhone.Observation) -> Void {
-        { [weak self] observation in self?.record(observation, on: deviceID) }
-    }
-
-    private func record(_ observation: SimulatedAndroidPhone.Observation, on deviceID: String) {
-        let now = clock.now()
-        let text: String = state.withLock { state in
-            var record = state.devices[deviceID, default: DeviceRecord()]
-            defer { state.devices[deviceID] = record }
-            switch observation {
-            case .startedByMessage(let name):
-                record.startedBy.append(name)
-                return "app started by FCM message \(name.suffix(12))"
-            case .messageReceived(let name, let priority, let outcome):
-                switch outcome {
-                case .call(let callID, let disposition):
-                    let shown = ScenarioParser.snakeCase(disposition.rawValue)
-                    record.messages.append((name, callID, shown))
-                    return "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): call \(callID ?? "?") \(shown)"
-                case .update(let callID, let type):
-                    record.messages.append((name, nil, nil))
-                    return "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): \(type.rawValue) \(callID)"
-                case .ignored:
-                    record.messages.append((name, nil, nil))
-                    return "onMessageReceived \(name.suffix(12)) (\(priority.rawValue)): ignored"
-                }
-            case .messageNotDelivered(let name, let reason):
-                return "FCM message \(name.suffix(12)) not delivered: \(reason)"
-            case .notificationShown(let notification):
-                record.notifications.append(notification.title)
-                return
-                    "notification shown (\(notification.postedBy.rawValue)): \(notification.title): \(notification.body)"
-            case .notificationBlocked(let notification):
-                return "notification NOT shown (no POST_NOTIFICATIONS): \(notification.title)"
-            case .ringing(let callID, let presentation):
-                record.rang.append(callID)
-                record.shown[callID] = record.shown[callID] ?? ScenarioParser.snakeCase(presentation.rawValue)
-                return "ConnectionService rings \(callID) (\(presentation.rawValue))"
-            case .incomingCallRefused(let callID, let error):
-                return "ConnectionService refused \(callID): \(error)"
-            case .userAnswered(let callID):
-                record.stoppedRinging(callID, at: now)
-                record.answered.insert(callID)
-                return "user answers \(callID)"
-            case .userDeclined(let callID):
-                record.stoppedRinging(callID, at: now)
-                return "user declines \(callID)"
-            case .userHungUp(let callID):
-                record.stoppedRinging(callID, at: now)
-                return "user hangs up \(callID)"
-            case .mediaReady(let callID, _):
-                record.media.insert(callID)
-                return "media session for \(callID)"
-            case .audioStarted(let callID):
-                return "audio started for \(callID)"
-            case .foregroundServiceRefused(let callID, let error):
-                return "foreground service refused for \(callID): \(error)"
-            case .callEnded(let callID, let cause):
-                record.stoppedRinging(callID, at: now)
-                if record.causes[callID] == nil { record.causes[callID] = cause }
-                if record.ended[callID] == nil, let reason = cause.remoteEndReason { record.ended[callID] = reason }
-                return "connection \(callID) disconnected: \(cause)"
-            case .endedBySystem(let callID):
-                record.stoppedRinging(callID, at: now)
-                if record.causes[callID] == nil {
-                    record.causes[callID] = DisconnectCause(.error, reason: "the app's process died")
-                }
-                return "connection \(callID) ended with the app's process"
-            case .event(let event):
-                record.events.append((event.type, event.call.callId))
-                return "event #\(event.seq) \(event.type.rawValue) \(event.call.callId) (\(event.call.state.rawValue))"
-            case .processEnded(let state):
-                return "app process ended (\(state.rawValue))"
-            }
-        }
-        note(deviceID, text)
-    }
-
-    /// The observer to give an Android phone in the phone host: its events, read as ``androidObserver(for:)`` reads
-    /// the stand-in's observations (docs/android-phone-host.md names each event after its observation).
-    func hostObserver(for deviceID: String) -> @Sendable (AndroidHostEvent) -> Void {
+    /// The observer to give an Android phone in the phone host: its events (docs/android-phone-host.md, "Events"),
+    /// read into the same record as an iPhone's observations.
+    func androidObserver(for deviceID: String) -> @Sendable (AndroidHostEvent) -> Void {
         { [weak self] event in self?.record(event, on: deviceID) }
     }
 

@@ -2,8 +2,9 @@ public import Foundation
 public import RingerSupport
 
 /// Runs scenario files against a whole local installation: the real server (SQLite, HTTP, WebSocket),
-/// the APNs and FCM sandboxes over HTTP/2 + TLS, and simulated iPhones and Android phones running RingerKit, all over loopback
-/// (``LocalStack``). It plays the time line on a ``ScenarioClock``, then compares the outcome with
+/// the APNs and FCM sandboxes over HTTP/2 + TLS, simulated iPhones running RingerKit and Android phones running the
+/// Kotlin SDK in the phone host (``AndroidPhoneHost``, a JVM the stack starts; `make -C android lab` builds it), all
+/// over loopback (``LocalStack``). It plays the time line on a ``ScenarioClock``, then compares the outcome with
 /// the file's `expect` and the rules every scenario keeps.
 ///
 /// ```swift
@@ -25,22 +26,6 @@ public struct ScenarioRunner: Sendable {
     /// Separate `ringer serve` processes on PostgreSQL and Redis instead of one in-process server; nil: one
     /// server. A scenario with `"nodes": N` needs a cluster of at least N.
     public var cluster: LocalStack.Cluster?
-    /// What runs the scenario's Android phones: by default ``AndroidPhones/fromEnvironment``.
-    public var androidPhones: AndroidPhones = .fromEnvironment
-
-    /// What runs a scenario's Android phones (docs/android-phone-host.md).
-    public enum AndroidPhones: String, Sendable, CaseIterable {
-        /// The Swift stand-in, `SimulatedAndroidPhone`, in this process.
-        case simulated
-        /// The real Kotlin SDK in the ``AndroidPhoneHost`` (a JVM the stack starts; `make -C android lab` builds it).
-        case host
-
-        /// `RINGER_ANDROID_PHONES` (`simulated` or `host`), else ``simulated``.
-        public static var fromEnvironment: AndroidPhones {
-            ProcessInfo.processInfo.environment["RINGER_ANDROID_PHONES"].flatMap(AndroidPhones.init(rawValue:))
-                ?? .simulated
-        }
-    }
 
     /// Creates a runner.
     /// - Parameters:
@@ -97,8 +82,7 @@ public struct ScenarioRunner: Sendable {
         } catch {
             return ["cannot start the local stack: \(error)"]
         }
-        let session = ScenarioSession(
-            scenario: scenario, stack: stack, clock: clock, recorder: recorder, androidPhones: androidPhones)
+        let session = ScenarioSession(scenario: scenario, stack: stack, clock: clock, recorder: recorder)
         let mismatches = await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
         if !mismatches.isEmpty {
             // What the nodes logged explains what the phones saw.

@@ -11,19 +11,13 @@ final class ScenarioSession {
     let stack: LocalStack
     private let clock: ScenarioClock
     let recorder: ScenarioRecorder
-    /// What runs the Android phones.
-    private let androidPhones: ScenarioRunner.AndroidPhones
     /// User id → user token.
     var tokens: [String: String] = [:]
     private var phones: [String: SimulatedPhone] = [:]
     /// Label → call id and the calling user, once placed.
     var calls: [String: (id: String, caller: String, callee: String)] = [:]
 
-    init(
-        scenario: Scenario, stack: LocalStack, clock: ScenarioClock, recorder: ScenarioRecorder,
-        androidPhones: ScenarioRunner.AndroidPhones = .simulated
-    ) {
-        self.androidPhones = androidPhones
+    init(scenario: Scenario, stack: LocalStack, clock: ScenarioClock, recorder: ScenarioRecorder) {
         self.scenario = scenario
         self.stack = stack
         self.clock = clock
@@ -74,7 +68,7 @@ final class ScenarioSession {
             let name = scenario.users.first { $0.id == device.user }?.name
             do {
                 phones[device.id] = try await install(device, name: name)
-                if case .hosted = phones[device.id], !device.loggedIn {
+                if case .android = phones[device.id], !device.loggedIn {
                     // The SDK registers nothing without a user: the server never lists the device.
                     recorder.registered(device.id, false)
                     recorder.note(device.id, "app installed, nobody logged in: the app does not register")
@@ -90,13 +84,8 @@ final class ScenarioSession {
         for device in scenario.devices {
             guard let phone = phones[device.id] else { continue }
             if case .android(let android) = phone {
-                // Faults before the delay: the sandbox applies the oldest matching fault.
-                for fault in device.fcmFaults { inject(fault, for: android) }
-                android.setLocked(device.locked)
-                if device.dozing { android.setDozing(true) }
-            }
-            if case .hosted(let android) = phone {
-                // Lock and Doze came with `add_phone`.
+                // Faults before the delay: the sandbox applies the oldest matching fault. Lock and Doze came with
+                // `add_phone`.
                 for fault in device.fcmFaults { inject(fault, token: android.fcmToken) }
             }
             if device.pushDelay > 0 { phone.setPushDelay(clock.real(device.pushDelay), stack: stack) }
@@ -120,39 +109,26 @@ final class ScenarioSession {
         return true
     }
 
-    /// Installs the device's app: an iPhone with PushKit and CallKit, or an Android phone with FCM and a
-    /// ConnectionService, its permissions as the file grants them.
+    /// Installs the device's app: an iPhone with PushKit and CallKit in this process, or an Android phone in the
+    /// stack's phone host (the Kotlin SDK with FCM and a ConnectionService), its permissions as the file grants them.
     private func install(_ device: ScenarioDevice, name: String?) async throws -> SimulatedPhone {
-        let scaled = device.behaviour.mapDelay(clock.real)
-        if device.platform == .android, androidPhones == .host {
+        if device.platform == .android {
             let token = device.loggedIn ? tokens[device.user] : nil
             // The host reads delays in scenario seconds.
             let fields = HostedAndroidPhone.fields(
                 userToken: token, permissions: device.permissions, behaviour: device.behaviour,
                 locked: device.locked, dozing: device.dozing)
-            return .hosted(
-                try await stack.hostedAndroidPhone(
-                    user: device.user, deviceID: device.id, fields: fields, node: device.node,
-                    observe: recorder.hostObserver(for: device.id),
-                    onError: { [recorder] problem in recorder.note("runner", problem) }))
-        }
-        if device.platform == .android {
             return .android(
                 try await stack.androidPhone(
-                    user: device.user, name: name, deviceID: device.id, behaviour: scaled,
-                    permissions: device.permissions, loggedIn: device.loggedIn,
-                    node: device.node, observe: recorder.androidObserver(for: device.id)))
+                    user: device.user, deviceID: device.id, fields: fields, node: device.node,
+                    observe: recorder.androidObserver(for: device.id),
+                    onError: { [recorder] problem in recorder.note("runner", problem) }))
         }
         return .iPhone(
             try await stack.phone(
-                user: device.user, name: name, deviceID: device.id, behaviour: scaled,
+                user: device.user, name: name, deviceID: device.id, behaviour: device.behaviour.mapDelay(clock.real),
                 loggedIn: device.loggedIn, node: device.node,
                 observe: recorder.observer(for: device.id)))
-    }
-
-    /// FCM answers sends to the phone's token with the fault's error.
-    private func inject(_ fault: ScenarioDevice.FCMFault, for phone: SimulatedAndroidPhone) {
-        inject(fault, token: phone.identity.fcmToken)
     }
 
     /// FCM answers sends to `token` with the fault's error.
@@ -226,11 +202,7 @@ final class ScenarioSession {
             }
         case .decline(let label):
             guard let callID = callID(label, at: at) else { return }
-            if case .android(let android) = phone, phone.nativeState(callID) == .ringing {
-                android.decline(callID: callID)
-                return
-            }
-            if case .hosted = phone, phone.nativeState(callID) == .ringing {
+            if case .android = phone, phone.nativeState(callID) == .ringing {
                 _ = phone.decline(callID)
                 return
             }
@@ -254,21 +226,12 @@ final class ScenarioSession {
         case .networkDown, .networkUp: phone.setNetwork(up: action.kind == .networkUp, stack: stack)
         case .phoneOn: phone.setPower(on: true, stack: stack)
         case .doze, .wake, .lock, .unlock, .fcmFault, .revokeToken:
-            if case .hosted(let android) = phone {
-                switch action.kind {
-                case .doze, .wake: android.setDozing(action.kind == .doze)
-                case .lock, .unlock: android.setLocked(action.kind == .lock)
-                case .fcmFault(let fault): inject(fault, token: android.fcmToken)
-                default: stack.fcmSandbox.revoke(token: android.fcmToken)
-                }
-                return
-            }
             guard case .android(let android) = phone else { return }
             switch action.kind {
             case .doze, .wake: android.setDozing(action.kind == .doze)
             case .lock, .unlock: android.setLocked(action.kind == .lock)
-            case .fcmFault(let fault): inject(fault, for: android)
-            default: stack.fcmSandbox.revoke(token: android.identity.fcmToken)
+            case .fcmFault(let fault): inject(fault, token: android.fcmToken)
+            default: stack.fcmSandbox.revoke(token: android.fcmToken)
             }
         case .restartServer, .killNode, .startNode, .check: break
         }
@@ -288,11 +251,5 @@ final class ScenarioSession {
     }
 
     /// The FCM registration token of each Android phone.
-    var fcmTokens: [String: String] {
-        phones.compactMapValues { phone in
-            if case .android(let android) = phone { return android.identity.fcmToken }
-            if case .hosted(let android) = phone { return android.fcmToken }
-            return nil
-        }
-    }
+    var fcmTokens: [String: String] { phones.compactMapValues(\.fcmToken) }
 }

@@ -6,30 +6,18 @@ import RingerWire
 
 /// A simulated phone of either platform, as scenario and exploration sessions drive it: the same user
 /// actions (answer, decline, hang up on the native call UI), app states, power, and the provider tokens
-/// its pushes go to. Where the platforms differ the case says how (docs/scenarios.md, "Android phones").
+/// its pushes go to. Where the platforms differ the case says how (docs/scenarios.md, "Devices").
 enum SimulatedPhone: Sendable {
-    /// A simulated iPhone: PushKit and CallKit.
+    /// A simulated iPhone: RingerKit over the simulated PushKit and CallKit, in this process.
     case iPhone(SimulatedIPhone)
-    /// A simulated Android phone: FCM and a self-managed ConnectionService.
-    case android(SimulatedAndroidPhone)
-    /// An Android phone in the ``AndroidPhoneHost``: the real Kotlin SDK, known by its events.
-    case hosted(HostedAndroidPhone)
+    /// An Android phone in the ``AndroidPhoneHost``: the real Kotlin SDK over the Android mirror, known by its events.
+    case android(HostedAndroidPhone)
 
     /// The logged-in user.
     var userID: String {
         switch self {
         case .iPhone(let phone): phone.identity.userID
-        case .android(let phone): phone.identity.userID
-        case .hosted(let phone): phone.userID
-        }
-    }
-
-    /// The running app's coordinator, if its process runs in this process (never for a hosted phone).
-    var coordinator: CallCoordinator? {
-        switch self {
-        case .iPhone(let phone): phone.coordinator
-        case .android(let phone): phone.coordinator
-        case .hosted: nil
+        case .android(let phone): phone.userID
         }
     }
 
@@ -37,8 +25,7 @@ enum SimulatedPhone: Sendable {
     var isAppRunning: Bool {
         switch self {
         case .iPhone(let phone): phone.coordinator != nil
-        case .android(let phone): phone.coordinator != nil
-        case .hosted(let phone): phone.isAppRunning
+        case .android(let phone): phone.isAppRunning
         }
     }
 
@@ -46,9 +33,8 @@ enum SimulatedPhone: Sendable {
     var unacknowledgedHangUps: [PendingCallAction] {
         switch self {
         case .iPhone(let phone): phone.unacknowledgedHangUps
-        case .android(let phone): phone.unacknowledgedHangUps
         // The SDK keeps them in the host's process; the explorer's quiet check does without them.
-        case .hosted: []
+        case .android: []
         }
     }
 
@@ -56,8 +42,15 @@ enum SimulatedPhone: Sendable {
     var deviceID: String {
         switch self {
         case .iPhone(let phone): phone.identity.deviceID
-        case .android(let phone): phone.identity.deviceID
-        case .hosted(let phone): phone.deviceID
+        case .android(let phone): phone.deviceID
+        }
+    }
+
+    /// The FCM registration token of an Android phone; nil for an iPhone.
+    var fcmToken: String? {
+        switch self {
+        case .iPhone: nil
+        case .android(let phone): phone.fcmToken
         }
     }
 
@@ -69,7 +62,6 @@ enum SimulatedPhone: Sendable {
         return switch self {
         case .iPhone(let phone): phone.hasLiveEventStream
         case .android(let phone): phone.hasLiveEventStream
-        case .hosted(let phone): phone.hasLiveEventStream
         }
     }
 
@@ -77,18 +69,16 @@ enum SimulatedPhone: Sendable {
     var hasLiveNativeCall: Bool {
         switch self {
         case .iPhone(let phone): phone.callKit.calls.contains { $0.state != .ended }
-        case .android(let phone): phone.connectionService.connections.contains { $0.state != .disconnected }
-        case .hosted(let phone): phone.hasLiveNativeCall
+        case .android(let phone): phone.hasLiveNativeCall
         }
     }
 
     /// The app places a call.
-    /// - Throws: ``RingerAPIError``; on Android also ``ConnectionServiceError``.
+    /// - Throws: ``RingerAPIError``; on Android ``AndroidPhoneHost/HostError`` (the host does not place calls yet).
     func call(_ callee: String) async throws -> Call {
         switch self {
         case .iPhone(let phone): try await phone.call(callee)
-        case .android(let phone): try await phone.call(callee)
-        case .hosted:
+        case .android:
             throw AndroidPhoneHost.HostError(
                 code: "unknown_command", message: "the phone host does not place calls from a phone yet")
         }
@@ -96,9 +86,9 @@ enum SimulatedPhone: Sendable {
 
     /// The call's native state in neutral words.
     func nativeState(_ callID: String) -> NativeState? {
-        guard let uuid = UUID(uuidString: callID) else { return nil }
         switch self {
         case .iPhone(let phone):
+            guard let uuid = UUID(uuidString: callID) else { return nil }
             return switch phone.callKit.call(uuid)?.state {
             case .ringing: .ringing
             case .answering: .answering
@@ -107,11 +97,6 @@ enum SimulatedPhone: Sendable {
             case nil: nil
             }
         case .android(let phone):
-            guard let connection = phone.connectionService.connection(uuid) else { return nil }
-            if connection.state == .disconnected { return .ended }
-            if connection.answerRequested { return .answering }
-            return connection.isRinging ? .ringing : .active
-        case .hosted(let phone):
             return phone.nativeState(callID)
         }
     }
@@ -122,33 +107,27 @@ enum SimulatedPhone: Sendable {
     /// The user taps Answer on the native call screen; false (nothing happens) unless it rings.
     func answer(_ callID: String) -> Bool {
         guard nativeState(callID) == .ringing else { return false }
-        if case .hosted(let phone) = self {
-            phone.userAction("answer", callID: callID)
-            return true
-        }
-        guard let coordinator, let uuid = UUID(uuidString: callID) else { return false }
         switch self {
-        case .iPhone(let phone): phone.callKit.userAnswers(uuid, coordinator: coordinator)
-        case .android(let phone): phone.answer(callID: callID)
-        case .hosted: break
+        case .iPhone(let phone):
+            guard let coordinator = phone.coordinator, let uuid = UUID(uuidString: callID) else { return false }
+            phone.callKit.userAnswers(uuid, coordinator: coordinator)
+        case .android(let phone):
+            phone.userAction("answer", callID: callID)
         }
         return true
     }
 
-    /// The user taps Decline (iOS: End on the ringing call; Android: `onReject`); false unless it rings.
+    /// The user taps Decline (iOS: End on the ringing call; Android: `onReject`, or `onDisconnect` once answered);
+    /// false unless it rings or is being answered.
     func decline(_ callID: String) -> Bool {
         let state = nativeState(callID)
         guard state == .ringing || state == .answering else { return false }
-        if case .hosted(let phone) = self {
-            phone.userAction(state == .ringing ? "decline" : "hang_up", callID: callID)
-            return true
-        }
-        guard let coordinator, let uuid = UUID(uuidString: callID) else { return false }
         switch self {
-        case .iPhone(let phone): phone.callKit.userEnds(uuid, coordinator: coordinator)
+        case .iPhone(let phone):
+            guard let coordinator = phone.coordinator, let uuid = UUID(uuidString: callID) else { return false }
+            phone.callKit.userEnds(uuid, coordinator: coordinator)
         case .android(let phone):
-            if state == .ringing { phone.decline(callID: callID) } else { phone.hangUp(callID: callID) }
-        case .hosted: break
+            phone.userAction(state == .ringing ? "decline" : "hang_up", callID: callID)
         }
         return true
     }
@@ -158,9 +137,8 @@ enum SimulatedPhone: Sendable {
     func hangUp(_ callID: String) {
         switch self {
         case .iPhone(let phone): phone.hangUp(callID: callID)
-        case .android(let phone): phone.hangUp(callID: callID)
         // The host ends what the app has for the call; with no process it refuses (`app_not_running`).
-        case .hosted(let phone): phone.userAction("hang_up", callID: callID)
+        case .android(let phone): phone.userAction("hang_up", callID: callID)
         }
     }
 
@@ -170,11 +148,7 @@ enum SimulatedPhone: Sendable {
         case (.iPhone(let phone), .foreground): phone.setAppState(.foreground)
         case (.iPhone(let phone), .background): phone.setAppState(.background)
         case (.iPhone(let phone), _): phone.setAppState(.killed)
-        case (.android(let phone), .foreground): phone.setAppState(.foreground)
-        case (.android(let phone), .background): phone.setAppState(.background)
-        case (.android(let phone), .killed), (.android(let phone), .swipedAway): phone.setAppState(.swipedAway)
-        case (.android(let phone), .forceStopped): phone.setAppState(.forceStopped)
-        case (.hosted(let phone), _): phone.setAppState(state)
+        case (.android(let phone), _): phone.setAppState(state)
         }
     }
 
@@ -188,15 +162,13 @@ enum SimulatedPhone: Sendable {
                 stack.sandbox.setOnline(token: token, on)
             }
         case .android(let phone):
-            phone.setPoweredOn(on)
-        case .hosted(let phone):
             phone.setPower(on: on)
         }
     }
 
-    /// Takes the phone's data connection down or brings it back (``SimulatedNetwork``): the app's requests fail
-    /// and its socket drops while it is down, and the push service holds the phone's pushes (APNs keeps one per
-    /// topic until it expires; FCM keeps them as it does for a phone that is off).
+    /// Takes the phone's data connection down or brings it back: the app's requests fail and its socket drops while
+    /// it is down (an iPhone's through ``SimulatedNetwork``), and the push service holds the phone's pushes (APNs
+    /// keeps one per topic until it expires; FCM keeps them as it does for a phone that is off).
     func setNetwork(up: Bool, stack: LocalStack) {
         switch self {
         case .iPhone(let phone):
@@ -205,11 +177,6 @@ enum SimulatedPhone: Sendable {
                 stack.sandbox.setOnline(token: token, up)
             }
         case .android(let phone):
-            phone.network.set(up: up)
-            // FCM reaches the phone over the same data connection: it holds the phone's messages meanwhile, as the
-            // phone host's Play services do.
-            phone.setOnline(up)
-        case .hosted(let phone):
             phone.setNetwork(up: up)
         }
     }
@@ -223,11 +190,6 @@ enum SimulatedPhone: Sendable {
                 stack.sandbox.setDeliveryDelay(token: token, seconds)
             }
         case .android(let phone):
-            stack.fcmSandbox.inject(
-                FCMSandboxFault(
-                    .delay(seconds: seconds), registrationToken: phone.identity.fcmToken,
-                    count: nil))
-        case .hosted(let phone):
             stack.fcmSandbox.inject(
                 FCMSandboxFault(.delay(seconds: seconds), registrationToken: phone.fcmToken, count: nil))
         }

@@ -3,12 +3,13 @@ import RingerCommandLine
 import RingerSupport
 import RingerScenarios
 
-/// `ringer-lab explore [--seed N] [--runs K] [--time-scale S] [--android-phones host|simulated] [--nodes N --database URL
-/// --redis URL] [--trace] [--verbose]`:
+/// `ringer-lab explore [--seed N] [--runs K] [--time-scale S] [--nodes N --database URL --redis URL] [--trace]
+/// [--verbose]`:
 /// plays race exploration runs for seeds N … N+K-1 (docs/scenarios.md "Race exploration"; with `--nodes`, on a
 /// cluster of `ringer serve` processes whose nodes the scripts kill), prints PASS/FAIL for each and, for
 /// a failure, the violated invariants, the script, the replay command and the time line. Exits 0 when
-/// every run kept the invariants, 1 otherwise, 2 on a bad flag.
+/// every run kept the invariants, 1 otherwise, 2 on a bad flag, or before anything runs when a script has an Android
+/// phone and the phone host that plays it is not built (`make -C android lab`).
 enum ExploreCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         var seed: UInt64 = 1
@@ -16,7 +17,6 @@ enum ExploreCommand {
         var givenScale: Double?
         var trace = false
         var verbose = false
-        var androidPhones = ScenarioRunner.AndroidPhones.fromEnvironment
         var clusterFlags = ClusterFlags()
         var index = 0
         func value() -> String? {
@@ -48,11 +48,6 @@ enum ExploreCommand {
                     return usage("--time-scale needs real seconds per scenario second, more than 0 and at most 1")
                 }
                 givenScale = number
-            case "--android-phones":
-                guard let text = value(), let choice = ScenarioRunner.AndroidPhones(rawValue: text) else {
-                    return usage("--android-phones needs host or simulated")
-                }
-                androidPhones = choice
             case "--trace": trace = true
             case "--verbose": verbose = true
             default: return usage("unknown argument \(arguments[index])")
@@ -72,11 +67,25 @@ enum ExploreCommand {
                 return usage("\(error)", showUsage: false)
             }
         }
+        // A script's Android phones run in the phone host: say how to build it before any run fails for want of it.
+        let seeds = (0..<runs).lazy.map { seed.addingReportingOverflow(UInt64($0)) }.prefix { !$0.overflow }
+        if seeds.contains(where: {
+            RaceScript.generate(seed: $0.partialValue, nodes: cluster?.nodes ?? 1).hasAndroidPhones
+        }) {
+            do {
+                _ = try AndroidPhoneHost.classpathFile()
+            } catch let error as AndroidPhoneHost.HostError {
+                return usage(
+                    "the runs have Android phones, which run in the Android phone host, and it is not built: "
+                        + error.message, showUsage: false)
+            } catch {
+                return usage("\(error)", showUsage: false)
+            }
+        }
         let scale = givenScale ?? (cluster == nil ? 0.04 : ClusterFlags.defaultTimeScale)
         let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
         var explorer = RaceExplorer(timeScale: scale, logger: logger)
         explorer.cluster = cluster
-        explorer.androidPhones = androidPhones
         Signals.stopStacksOnTermination(command: "ringer-lab explore")
         var failed = 0
         var played = 0

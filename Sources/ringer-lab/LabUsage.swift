@@ -24,22 +24,24 @@ enum LabUsage {
                                     the seconds they are counted over, before an app's are delivered as normal
           ringer-lab demo [--android] [--json] [--verbose]
                                     Alice calls Bob, whose iPhone app is killed, all on loopback.
-                                    --android: Bob's Android app was swiped away; FCM starts it.
+                                    --android: Bob's Android app (the Kotlin SDK in the phone host) was swiped
+                                    away; FCM starts it.
                                     --json: one JSON object per line; --verbose: server and sandbox logs too.
-          ringer-lab scenario [--time-scale 0.01] [--nodes N --database URL --redis URL] [--android-phones simulated|host] [--trace] [--verbose] FILE.json|FOLDER...
+          ringer-lab scenario [--time-scale 0.01] [--nodes N --database URL --redis URL] [--trace] [--verbose] FILE.json|FOLDER...
                                     Play scenario files (docs/scenarios.md) against the server, the APNs and FCM
-                                    sandboxes and simulated iPhones and Android phones on loopback; prints what differed from each file's
-                                    "expect". --time-scale: real seconds per scenario second (1 = real time);
-                                    --trace: print every run's time line. Exit 0 all matched, 1 a mismatch,
-                                    2 a bad file or flag.
-          ringer-lab explore [--seed 1] [--runs 1] [--time-scale 0.04] [--nodes N --database URL --redis URL] [--android-phones simulated|host] [--trace] [--verbose]
+                                    sandboxes, simulated iPhones and Android phones on loopback; prints what
+                                    differed from each file's "expect". --time-scale: real seconds per scenario
+                                    second (1 = real time); --trace: print every run's time line. Exit 0 all
+                                    matched, 1 a mismatch, 2 a bad file or flag.
+          ringer-lab explore [--seed 1] [--runs 1] [--time-scale 0.04] [--nodes N --database URL --redis URL] [--trace] [--verbose]
                                     Race exploration (docs/scenarios.md): seeds N … N+runs-1 each make a random
                                     script (callee devices, slow pushes, answers, declines, cancel, app kills,
                                     phones off/on) played on loopback; checks the ringing invariants after each.
                                     Prints a failing seed's violations, script and time line; --trace: every
                                     run's. Exit 0 all kept, 1 a violation, 2 a bad flag.
-                                    --android-phones (scenario and explore; or RINGER_ANDROID_PHONES): host runs
-                                    Android phones as the real Kotlin SDK in the phone host (make -C android lab).
+                                    Android phones (scenario and explore) are the real Kotlin SDK in the Android
+                                    phone host, a JVM (docs/android-phone-host.md): build it first with
+                                    make -C android lab, or a run with an Android phone exits 2 saying so.
                                     --nodes N (scenario and explore): N `ringer-lab node` processes of this binary on
                                     a fresh database per run on the PostgreSQL server of --database (its role
                                     needs CREATEDB; or RINGER_SCENARIO_DATABASE) and on --redis (or

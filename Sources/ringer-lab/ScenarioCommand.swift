@@ -3,17 +3,16 @@ import RingerCommandLine
 import RingerSupport
 import RingerScenarios
 
-/// `ringer-lab scenario [--time-scale S] [--nodes N --database URL --redis URL] [--android-phones simulated|host]
-/// [--trace] [--verbose] FILE.json|FOLDER…`:
+/// `ringer-lab scenario [--time-scale S] [--nodes N --database URL --redis URL] [--trace] [--verbose]
+/// FILE.json|FOLDER…`:
 /// validates every file first (exit 2 on the first bad file or flag), runs them one by one (on a cluster of N
 /// `ringer serve` processes with `--nodes`), prints PASS/FAIL with each difference (and the trace of a failed run),
-/// and exits 0 only when every scenario matched, 1 otherwise. `--android-phones host` runs the Android phones in the
-/// phone host, the real Kotlin SDK (`make -C android lab` first; docs/android-phone-host.md); the default is
-/// `RINGER_ANDROID_PHONES`, else the Swift stand-in.
+/// and exits 0 only when every scenario matched, 1 otherwise. Android phones run in the phone host, the real Kotlin
+/// SDK (docs/android-phone-host.md): a file with one exits 2 before anything runs when the host is not built
+/// (`make -C android lab`).
 enum ScenarioCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         var givenScale: Double?
-        var androidPhones = ScenarioRunner.AndroidPhones.fromEnvironment
         var trace = false
         var verbose = false
         var paths: [String] = []
@@ -40,11 +39,6 @@ enum ScenarioCommand {
                     return usage("--time-scale needs real seconds per scenario second, more than 0 and at most 1")
                 }
                 givenScale = value
-            case "--android-phones":
-                index += 1
-                guard index < arguments.count, let value = ScenarioRunner.AndroidPhones(rawValue: arguments[index])
-                else { return usage("--android-phones needs simulated or host") }
-                androidPhones = value
             case "--trace": trace = true
             case "--verbose": verbose = true
             default:
@@ -67,6 +61,17 @@ enum ScenarioCommand {
         } catch {
             return usage("\(error)", showUsage: false)
         }
+        if scenarios.contains(where: \.hasAndroidPhones) {
+            do {
+                _ = try AndroidPhoneHost.classpathFile()
+            } catch let error as AndroidPhoneHost.HostError {
+                return usage(
+                    "the scenarios have Android phones, which run in the Android phone host, and it is not built: "
+                        + error.message, showUsage: false)
+            } catch {
+                return usage("\(error)", showUsage: false)
+            }
+        }
         if let cluster {
             do {
                 try ClusterFlags.checkReachable(cluster)
@@ -79,7 +84,6 @@ enum ScenarioCommand {
         Signals.stopStacksOnTermination(command: "ringer-lab scenario")
         var runner = ScenarioRunner(timeScale: scale, logger: logger)
         runner.cluster = cluster
-        runner.androidPhones = androidPhones
         var failed = 0
         for scenario in scenarios {
             let result = await runner.run(scenario)

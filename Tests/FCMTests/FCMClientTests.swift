@@ -4,8 +4,8 @@ import HTTP2Client
 import RingerTestSupport
 import Testing
 
-/// The real ``FCMClient`` (HTTP2Client on nghttp2 underneath) against the independent FCM stand-in
-/// (Tests/Peers/fcm_peer.py): PyJWT verifies every grant, the stand-in checks every `messages:send` as FCM
+/// The real ``FCMClient`` (HTTP2Client on nghttp2 underneath) against the independent FCM peer
+/// (Tests/Peers/fcm_peer.py): PyJWT verifies every grant, the peer checks every `messages:send` as FCM
 /// does and answers Google's bodies, so both the request shape and the reading of each answer are tested
 /// against code that is not Ringer's.
 @Suite struct FCMClientTests {
@@ -51,7 +51,7 @@ import Testing
             try #require(grants.count == 1)
             let grant = grants[0]
             let account = try peer.account()
-            // The stand-in verified the signature with PyJWT against the account's public key, and answered 200.
+            // The peer verified the signature with PyJWT against the account's public key, and answered 200.
             #expect(grant.status == 200)
             #expect(grant.problems.isEmpty, "\(grant.problems)")
             #expect(grant.header("content-type") == "application/x-www-form-urlencoded")
@@ -64,7 +64,7 @@ import Testing
             let iat = try #require(claims.iat)
             #expect(abs(Double(iat) - Date().timeIntervalSince1970) < 120)
             #expect(claims.exp == iat + 3600)
-            // The message carried the token the stand-in issued.
+            // The message carried the token the peer issued.
             let sends = try await peer.sends()
             #expect(sends.first?.header("authorization")?.hasPrefix("Bearer ya29.peer-") == true)
         }

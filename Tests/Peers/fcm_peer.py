@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent FCM HTTP v1 stand-in for FCMTests: Google's OAuth2 token endpoint and `messages:send`, as an
+"""Independent FCM HTTP v1 peer for FCMTests: Google's OAuth2 token endpoint and `messages:send`, as an
 ASGI app served by hypercorn (HTTP/2 over TLS with ALPN h2, or h2c prior knowledge with --plain). It shares no
 code with Ringer: service-account keys come from `cryptography`, grants are verified with PyJWT.
 

@@ -183,28 +183,42 @@ import Testing
         #expect(violations(record, .endReasonAgrees).contains { $0.contains("its answer was confirmed at 3.10 s") })
     }
 
-    /// The ring-out with Bob's phone an Android phone: its ConnectionService rings from 0.5 s by an FCM
-    /// message and ends MISSED when call.unanswered arrives.
-    func androidRingOut() -> RaceRecord {
+    /// An Android phone's event line at `seconds`, read as the phone host writes it (docs/android-phone-host.md,
+    /// "Events").
+    func androidEvent(_ seconds: TimeInterval, _ fields: [String: Any]) throws -> RaceRecord.AndroidObserved {
+        var object = fields
+        object["phone"] = "bob-1"
+        object["t_ms"] = at(seconds).timeIntervalSince1970 * 1000
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let line = try JSONSerialization.data(withJSONObject: object)
+        return RaceRecord.AndroidObserved(at: at(seconds), try decoder.decode(AndroidHostEvent.self, from: line))
+    }
+
+    /// The ring-out with Bob's phone an Android phone in the phone host: its ConnectionService rings from 0.5 s by an
+    /// FCM message and ends MISSED when call.unanswered arrives.
+    func androidRingOut() throws -> RaceRecord {
         var record = ringOut()
         var bob = RaceRecord.Device(id: "bob-1", isCaller: false)
         bob.platform = .android
-        bob.connectionService = [
-            .init(at: at(0.5), change: .ringing(uuid, .headsUp)),
-            .init(at: at(8.1), change: .disconnected(uuid, DisconnectCause(endReason: .unanswered))),
+        bob.androidObserved = [
+            try androidEvent(0.5, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]),
+            try androidEvent(
+                8.1, ["event": "event", "seq": 2, "type": "call.unanswered", "call_id": callID, "state": "unanswered"]),
+            try androidEvent(8.1, ["event": "call_ended", "call_id": callID, "cause": "MISSED", "reason": NSNull()]),
         ]
-        bob.androidObserved = [.init(at: at(8.1), .event(event(.callUnanswered, record.call!)))]
         bob.fcmMessages = [.init(name: "m1", acceptedAt: at(0.4), expiresAt: at(8), fate: .delivered(.userVisible))]
         record.devices[1] = bob
         return record
     }
 
-    @Test func aCleanAndroidRingOutKeepsEveryInvariant() {
-        #expect(RaceInvariants.check(androidRingOut()).isEmpty, "\(RaceInvariants.check(androidRingOut()))")
+    @Test func aCleanAndroidRingOutKeepsEveryInvariant() throws {
+        let record = try androidRingOut()
+        #expect(RaceInvariants.check(record).isEmpty, "\(RaceInvariants.check(record))")
     }
 
-    @Test func anFCMMessageStillHeldOrWithheldWithoutCauseBreaksA() {
-        var record = androidRingOut()
+    @Test func anFCMMessageStillHeldOrWithheldWithoutCauseBreaksA() throws {
+        var record = try androidRingOut()
         record.devices[1].fcmMessages.append(.init(name: "m2", acceptedAt: at(1), expiresAt: at(8), fate: .stored))
         record.devices[1].fcmMessages.append(
             .init(
@@ -223,100 +237,64 @@ import Testing
         #expect(violations(record, .pushReported).isEmpty)
     }
 
-    @Test func anAndroidConnectionRingingOnAfterANoticeOrEndingWronglyBreaksCAndD() {
-        var ringing = androidRingOut()
-        ringing.devices[1].connectionService.removeLast()
-        ringing.devices[1].androidObserved = [
-            .init(
-                at: at(8.1),
-                .messageReceived(
-                    messageName: "m9", priority: .high, outcome: .update(callID: callID, .callUnanswered)))
-        ]
-        let stayedUp = violations(ringing, .nothingRingsAfterEnd)
-        #expect(stayedUp.contains { $0.contains("FCM message call.unanswered") }, "\(stayedUp)")
-        #expect(stayedUp.contains { $0.contains("still ringing") }, "\(stayedUp)")
-
-        var wrong = androidRingOut()
-        wrong.devices[1].connectionService[1] = .init(
-            at: at(8.1), change: .disconnected(uuid, DisconnectCause(.answeredElsewhere)))
-        #expect(violations(wrong, .endReasonAgrees).contains { $0.contains("ended answered_elsewhere") })
-    }
-
-    /// A phone host's event line at `seconds`, read as the host writes it (docs/android-phone-host.md, "Events").
-    func hostEvent(_ seconds: TimeInterval, _ fields: [String: Any]) throws -> RaceRecord.HostEvent {
-        var object = fields
-        object["phone"] = "bob-1"
-        object["t_ms"] = at(seconds).timeIntervalSince1970 * 1000
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let line = try JSONSerialization.data(withJSONObject: object)
-        return RaceRecord.HostEvent(at: at(seconds), try decoder.decode(AndroidHostEvent.self, from: line))
-    }
-
-    /// The Android ring-out with Bob's phone in the phone host: the real SDK's events instead of the stand-in's
-    /// Telecom history.
-    func hostedRingOut() throws -> RaceRecord {
-        var record = androidRingOut()
-        var bob = RaceRecord.Device(id: "bob-1", isCaller: false)
-        bob.platform = .android
-        bob.hosted = true
-        bob.hostEvents = [
-            try hostEvent(0.5, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]),
-            try hostEvent(
-                8.1, ["event": "event", "seq": 2, "type": "call.unanswered", "call_id": callID, "state": "unanswered"]),
-            try hostEvent(8.1, ["event": "call_ended", "call_id": callID, "cause": "MISSED", "reason": NSNull()]),
-        ]
-        bob.fcmMessages = record.devices[1].fcmMessages
-        record.devices[1] = bob
-        return record
-    }
-
-    @Test func aCleanHostedRingOutKeepsEveryInvariant() throws {
-        let record = try hostedRingOut()
-        #expect(RaceInvariants.check(record).isEmpty, "\(RaceInvariants.check(record))")
-    }
-
-    @Test func aHostedConnectionRingingOnAfterTheEndOrEndingWronglyBreaksCAndD() throws {
-        var ringing = try hostedRingOut()
-        ringing.devices[1].hostEvents.removeLast()
+    @Test func anAndroidConnectionRingingOnAfterTheEndOrEndingWronglyBreaksCAndD() throws {
+        var ringing = try androidRingOut()
+        ringing.devices[1].androidObserved.removeLast()
         let stayedUp = violations(ringing, .nothingRingsAfterEnd)
         #expect(stayedUp.contains { $0.contains("event call.unanswered") }, "\(stayedUp)")
         #expect(stayedUp.contains { $0.contains("still ringing") }, "\(stayedUp)")
 
-        var wrong = try hostedRingOut()
-        wrong.devices[1].hostEvents[2] = try hostEvent(
+        // The same end told by an FCM data message the app read as an update.
+        var byMessage = try androidRingOut()
+        byMessage.devices[1].androidObserved = [
+            byMessage.devices[1].androidObserved[0],
+            try androidEvent(
+                8.1,
+                [
+                    "event": "message_received", "message": "m9", "priority": "HIGH", "outcome": "update",
+                    "type": "call.unanswered", "call_id": callID,
+                ]),
+        ]
+        let stayedUpAfterMessage = violations(byMessage, .nothingRingsAfterEnd)
+        #expect(
+            stayedUpAfterMessage.contains { $0.contains("FCM message call.unanswered") }, "\(stayedUpAfterMessage)")
+        #expect(stayedUpAfterMessage.contains { $0.contains("still ringing") }, "\(stayedUpAfterMessage)")
+
+        var wrong = try androidRingOut()
+        wrong.devices[1].androidObserved[2] = try androidEvent(
             8.1, ["event": "call_ended", "call_id": callID, "cause": "ANSWERED_ELSEWHERE"])
         #expect(violations(wrong, .endReasonAgrees).contains { $0.contains("ended answered_elsewhere") })
 
-        var rangTwice = try hostedRingOut()
-        rangTwice.devices[1].hostEvents.append(
-            try hostEvent(9, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]))
+        var rangTwice = try androidRingOut()
+        rangTwice.devices[1].androidObserved.append(
+            try androidEvent(9, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]))
         #expect(!violations(rangTwice, .oneNativeCall).isEmpty, "\(RaceInvariants.check(rangTwice))")
     }
 
-    @Test func aHostedAnswerClosedWithABareErrorIsAFailedAnswer() throws {
-        var record = try hostedRingOut()
-        record.devices[1].hostEvents = [
-            try hostEvent(0.5, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]),
-            try hostEvent(7.9, ["event": "user_answered", "call_id": callID]),
-            try hostEvent(8.1, ["event": "call_ended", "call_id": callID, "cause": "ERROR"]),
+    @Test func anAndroidAnswerClosedWithABareErrorIsAFailedAnswer() throws {
+        var record = try androidRingOut()
+        record.devices[1].androidObserved = [
+            try androidEvent(0.5, ["event": "ringing", "call_id": callID, "presentation": "heads_up"]),
+            try androidEvent(7.9, ["event": "user_answered", "call_id": callID]),
+            try androidEvent(8.1, ["event": "call_ended", "call_id": callID, "cause": "ERROR"]),
         ]
         #expect(violations(record, .endReasonAgrees).contains { $0.contains("failed at 8.10 s") })
         // The user's own decline is no remote ending to judge.
-        record.devices[1].hostEvents[1] = try hostEvent(7.9, ["event": "user_declined", "call_id": callID])
-        record.devices[1].hostEvents[2] = try hostEvent(
+        record.devices[1].androidObserved[1] = try androidEvent(7.9, ["event": "user_declined", "call_id": callID])
+        record.devices[1].androidObserved[2] = try androidEvent(
             7.9, ["event": "call_ended", "call_id": callID, "cause": "REJECTED"])
         #expect(violations(record, .endReasonAgrees).isEmpty, "\(violations(record, .endReasonAgrees))")
     }
 
     @Test func anAnswerTheServerNeverTookEndsAnswerNotDeliveredOnlyWhenTheUserAnswered() throws {
-        var record = try hostedRingOut()
-        record.devices[1].hostEvents[2] = try hostEvent(
+        var record = try androidRingOut()
+        record.devices[1].androidObserved[2] = try androidEvent(
             8.1, ["event": "call_ended", "call_id": callID, "cause": "ERROR", "reason": "answer not delivered"])
         #expect(
             violations(record, .endReasonAgrees).contains { $0.contains("ended answer_not_delivered") },
             "nobody answered: the call was missed")
-        record.devices[1].hostEvents.insert(try hostEvent(7.5, ["event": "user_answered", "call_id": callID]), at: 1)
+        record.devices[1].androidObserved.insert(
+            try androidEvent(7.5, ["event": "user_answered", "call_id": callID]), at: 1)
         #expect(violations(record, .endReasonAgrees).isEmpty, "\(violations(record, .endReasonAgrees))")
     }
 }

@@ -31,31 +31,6 @@ extension ScenarioRuns {
                 ], "\(result.summary)")
         }
 
-        @Test func wrongAndroidExpectationsAreEachReported() async throws {
-            // Nothing reaches a force-stopped app, so the outcome does not depend on timing.
-            var scenario = try Scenario.load(path: ScenarioFolder.file("34_android_force_stopped_rings_out.json"))
-            var pixel = ScenarioExpectation.CallDevice(rang: true, woken: true)
-            pixel.delivered = true
-            pixel.ringMessage = .some("delivered")
-            pixel.disconnectCause = ["MISSED"]
-            pixel.pushOutcome = .some(.init(status: .some(503), reason: .some("UNAVAILABLE")))
-            scenario.expect.calls["call"]?.devices["bob-pixel"] = pixel
-            scenario.expect.devices["bob-pixel"] = .init(notifications: ["Missed call"], tokenRemoved: true)
-            let result = await ScenarioRunner(timeScale: 0.01).run(scenario)
-            #expect(
-                result.mismatches == [
-                    "call call, bob-pixel: rang is false, expected true",
-                    "call call, bob-pixel: woken is false, expected true",
-                    "call call, bob-pixel: delivered is false, expected true",
-                    "call call, bob-pixel: ring_message is not_delivered, expected delivered",
-                    "call call, bob-pixel: disconnect_cause is null, expected MISSED",
-                    "call call, bob-pixel: push_outcome.status is 200, expected 503",
-                    "call call, bob-pixel: push_outcome.reason is null, expected UNAVAILABLE",
-                    "bob-pixel: notifications were [], expected exactly [\"Missed call\"]",
-                    "bob-pixel: token_removed is false, expected true",
-                ], "\(result.summary)")
-        }
-
         @Test func aWrongCheckStepAndAWrongAlternativeFail() async throws {
             var scenario = try Scenario.load(path: ScenarioFolder.file("14_simultaneous_accepts.json"))
             scenario.timeline.append(ScenarioAction(at: 15, device: nil, kind: .check(label: "call", state: .ringing)))
@@ -109,6 +84,28 @@ extension ScenarioRuns {
 
             let usage = try await ChildProcess.run([ringer, "scenario", "--time-scale", "0", good], timeout: 60)
             #expect(usage.status == 2)
+        }
+
+        /// Android phones run in the phone host: without it built, a run that has one stops before anything plays and
+        /// says how to build it; a run with only iPhones does not need it.
+        @Test func aRunWithAnAndroidPhoneAndNoPhoneHostBuiltSaysToBuildItAndPlaysNothing() async throws {
+            let lab = try BuiltRinger.lab().path
+            let missing = "RINGER_ANDROID_LAB_CLASSPATH=/nonexistent/lab-classpath.txt"
+            let scenario = try await ChildProcess.run(
+                [missing, lab, "scenario", ScenarioFolder.file("34_android_force_stopped_rings_out.json")], timeout: 60)
+            #expect(scenario.status == 2, "\(scenario.standardOutput)\(scenario.standardError)")
+            #expect(scenario.standardError.contains("make -C android lab"), "\(scenario.standardError)")
+            #expect(!scenario.standardOutput.contains("PASS") && !scenario.standardOutput.contains("FAIL"))
+
+            let seed = try #require((1...100).first { RaceScript.generate(seed: UInt64($0)).hasAndroidPhones })
+            let explore = try await ChildProcess.run([missing, lab, "explore", "--seed", "\(seed)"], timeout: 60)
+            #expect(explore.status == 2, "\(explore.standardOutput)\(explore.standardError)")
+            #expect(explore.standardError.contains("make -C android lab"), "\(explore.standardError)")
+            #expect(!explore.standardOutput.contains("PASS") && !explore.standardOutput.contains("FAIL"))
+
+            let iPhones = try await ChildProcess.run(
+                [missing, lab, "scenario", ScenarioFolder.file("18_unreachable.json")], timeout: 60)
+            #expect(iPhones.status == 0, "\(iPhones.standardOutput)\(iPhones.standardError)")
         }
     }
 }

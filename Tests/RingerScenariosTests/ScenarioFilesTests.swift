@@ -3,12 +3,13 @@ import RingerScenarios
 import Testing
 
 extension ScenarioRuns {
-    /// Every file in Scenarios/ runs against the real server, the APNs sandbox over HTTP/2 + TLS and
-    /// simulated iPhones over loopback, at time scale 0.01 (a 45 s ring-out takes 0.45 s; slower only if
-    /// that run did not match, see ``ScenarioRuns/scales``), and must match its expectations. A failure
-    /// prints the runner's differences and the time line of every attempt.
+    /// Every file in Scenarios/ without an Android phone runs against the real server, the APNs sandbox over
+    /// HTTP/2 + TLS and simulated iPhones over loopback, at time scale 0.01 (a 45 s ring-out takes 0.45 s; slower
+    /// only if that run did not match, see ``ScenarioRuns/scales``), and must match its expectations. A failure
+    /// prints the runner's differences and the time line of every attempt. The files with an Android phone run in
+    /// ``HostedAndroidScenarioTests``.
     @Suite struct ScenarioFilesTests {
-        @Test(arguments: ScenarioFolder.files)
+        @Test(arguments: ScenarioFolder.iPhoneFiles)
         func scenarioMatchesItsExpectations(_ file: String) async throws {
             let scenario = try Scenario.load(path: file)
             let (result, report) = await ScenarioRuns.run(scenario)

@@ -24,11 +24,14 @@ enum ScenarioFolder {
     /// The path of one scenario file.
     static func file(_ name: String) -> String { path + "/" + name }
 
-    /// The files of ``files`` with an Android phone among their devices (a file that does not load is left out:
-    /// ``ScenarioRuns/ScenarioFilesTests`` reports it).
+    /// The files of ``files`` with an Android phone among their devices, which run in the phone host (a file that
+    /// does not load is left out: ``ScenarioRuns/ScenarioFilesTests`` reports it).
     static var androidFiles: [String] {
-        files.filter { file in
-            (try? Scenario.load(path: file))?.devices.contains { $0.platform == .android } ?? false
-        }
+        files.filter { file in (try? Scenario.load(path: file))?.hasAndroidPhones ?? false }
+    }
+
+    /// The files of ``files`` without an Android phone, and those that do not load (so their suite reports them).
+    static var iPhoneFiles: [String] {
+        files.filter { file in !((try? Scenario.load(path: file))?.hasAndroidPhones ?? false) }
     }
 }

@@ -20,18 +20,15 @@ import Testing
     /// Runs `scenario` at each of ``scales`` (``clusterScales`` on a cluster) until one run matches.
     /// - Parameters:
     ///   - cluster: `ringer serve` processes to run it on; nil for one in-process server.
-    ///   - androidPhones: what runs its Android phones; nil for the runner's default.
     /// - Returns: the last result and a report of every failed attempt (empty when the first matched).
     static func run(
-        _ scenario: Scenario, cluster: LocalStack.Cluster? = nil,
-        androidPhones: ScenarioRunner.AndroidPhones? = nil
+        _ scenario: Scenario, cluster: LocalStack.Cluster? = nil
     ) async -> (result: ScenarioResult, report: String) {
         var failures: [String] = []
         let scales = cluster == nil ? scales : clusterScales
         func runner(_ scale: Double) -> ScenarioRunner {
             var runner = ScenarioRunner(timeScale: scale)
             runner.cluster = cluster
-            if let androidPhones { runner.androidPhones = androidPhones }
             return runner
         }
         var result = await runner(scales[0]).run(scenario)

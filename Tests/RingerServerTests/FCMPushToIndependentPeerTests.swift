@@ -9,7 +9,7 @@ import Testing
 
 @testable import RingerServer
 
-/// Android ringing as docs/openapi.yaml and docs/fcm.md specify it, checked by an independent FCM stand-in (Tests/Peers/fcm_peer.py:
+/// Android ringing as docs/openapi.yaml and docs/fcm.md specify it, checked by an independent FCM peer (Tests/Peers/fcm_peer.py:
 /// hypercorn + h2, PyJWT verifying the grant) that records Ringer's `messages:send` requests and answers as
 /// each registration token's prefix asks.
 @Suite(.serialized) struct FCMPushToIndependentPeerTests {

@@ -6,7 +6,8 @@ import RingerWire
 import Testing
 
 /// A provider that fails every send shows in `GET /healthz` as `degraded` (still 200) with the reason, and
-/// recovers on its own: the real server, the APNs and FCM sandboxes and simulated phones over loopback.
+/// recovers on its own: the real server, the APNs and FCM sandboxes, simulated iPhones and the FCM sandbox's
+/// in-process Android devices over loopback.
 @Suite(.serialized) struct ProviderOutageHealthTests {
     /// `/healthz`'s status (HTTP) and body, polled every 50 ms until `until` holds or `seconds` (real) pass.
     private static func health(
@@ -73,8 +74,7 @@ import Testing
         let rejection = try #require(FCMSandboxRejection(code: code))
         let stack = try await LocalStack.start()
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
-        let bob = try await stack.androidPhone(user: "bob", name: "Bob", deviceID: "bob-pixel", behaviour: .ignore)
-        bob.setAppState(.swipedAway)
+        let bobToken = try await FCMSandboxPhone.register(on: stack, user: "bob", deviceID: "bob-pixel")
         let http = TestHTTP(base: stack.serverURL)
         #expect(Self.isOK(try await http.send("GET", "/healthz").object))
 
@@ -93,7 +93,7 @@ import Testing
         stack.fcmSandbox.clearFaults()
         let recovered = try await Self.health(http, within: 15, until: Self.isOK)
         #expect(Self.isOK(recovered.body), "\(recovered.body)")
-        #expect(stack.fcmSandbox.acceptedMessages.contains { $0.token == bob.identity.fcmToken })
+        #expect(stack.fcmSandbox.acceptedMessages.contains { $0.token == bobToken })
         await stack.shutdown()
     }
 
@@ -104,8 +104,7 @@ import Testing
     @Test func anFCMTokenEndpointThatStopsAnsweringShowsInHealthAtOnce() async throws {
         let stack = try await LocalStack.start()
         let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
-        let bob = try await stack.androidPhone(user: "bob", name: "Bob", deviceID: "bob-pixel", behaviour: .ignore)
-        bob.setAppState(.swipedAway)
+        let bobToken = try await FCMSandboxPhone.register(on: stack, user: "bob", deviceID: "bob-pixel")
         let http = TestHTTP(base: stack.serverURL)
         #expect(Self.isOK(try await http.send("GET", "/healthz").object))
 
@@ -131,7 +130,7 @@ import Testing
         stack.fcmSandbox.clearFaults()
         let recovered = try await Self.health(http, within: 20, until: Self.isOK)
         #expect(Self.isOK(recovered.body), "\(recovered.body)")
-        #expect(stack.fcmSandbox.acceptedMessages.contains { $0.token == bob.identity.fcmToken })
+        #expect(stack.fcmSandbox.acceptedMessages.contains { $0.token == bobToken })
         await stack.shutdown()
     }
 

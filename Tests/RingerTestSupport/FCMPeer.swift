@@ -2,7 +2,7 @@ public import FCM
 public import Foundation
 public import HTTP2Client
 
-/// The independent FCM stand-in, Tests/Peers/fcm_peer.py (hypercorn + h2, PyJWT, cryptography), on an
+/// The independent FCM peer, Tests/Peers/fcm_peer.py (hypercorn + h2, PyJWT, cryptography), on an
 /// ephemeral loopback port: its token endpoint verifies Ringer's grants, its `messages:send` checks and
 /// records Ringer's requests and answers as the registration token's prefix asks (see the script).
 /// Use through ``with(projects:plain:_:)``, which stops the peer and deletes its files.

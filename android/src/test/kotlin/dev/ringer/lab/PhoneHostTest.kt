@@ -86,6 +86,50 @@ class PhoneHostTest {
     }
 
     @Test
+    fun aForceStoppedAppStaysStoppedWhenSwipedOrLeftAndIsDeliveredMessagesOnlyOnceOpened() {
+        val bob = phone("bob", JSONObject().put("app_state", "force_stopped"))
+        // Swiping or leaving an app that does not run changes nothing: only the user opening it ends the stopped state.
+        host.ok("set_app_state", JSONObject().put("phone", "bob").put("state", "swiped_away"))
+        host.ok("set_app_state", JSONObject().put("phone", "bob").put("state", "background"))
+        val alice = caller()
+        val first = alice.placeCall(bob.userId).getString("call_id")
+        host.awaitEvent("bob", "message_not_delivered")
+        alice.awaitCallState(first, "unanswered", timeoutMs = 10_000)
+        val names = host.eventNames("bob")
+        assertFalse("it rang: $names", names.contains("ringing"))
+        assertFalse("a process started: $names", names.contains("started_by_message"))
+        host.ok("set_app_state", JSONObject().put("phone", "bob").put("state", "foreground"))
+        val second = alice.placeCall(bob.userId).getString("call_id")
+        host.awaitEvent("bob", "ringing") { it.getString("call_id") == second }
+    }
+
+    @Test
+    fun aStopMessageThatEndsARingingCallIsAckedUserVisibleToFcm() {
+        // A frozen background app has no event socket: the FCM stop is what ends its ringing call.
+        val admin = Admin(cluster!!)
+        val userId = "bob-${RingerCluster.randomHex(4)}"
+        val bob = HttpUser(cluster!!, userId, admin.mintToken(userId, "bob"))
+        val token = host.ok("add_phone", JSONObject().put("phone", "bob").put("user_id", userId).put("device_id", "bob-pixel")
+            .put("user_token", bob.token).put("app_state", "background")).getString("fcm_token")
+        val alice = caller()
+        val callId = alice.placeCall(userId).getString("call_id")
+        host.awaitEvent("bob", "ringing") { it.getString("call_id") == callId }
+        alice.cancel(callId)
+        assertEquals("REMOTE", host.awaitEvent("bob", "call_ended") { it.getString("call_id") == callId }.getString("cause"))
+        // The call screen went away, which the user sees: FCM must not count the message toward demotion.
+        val client = PlayServices.sandboxClient(cluster!!.caFile)
+        val stop = SimulatedAndroidPhone.poll(8_000) {
+            val answer = PlainHttp.send(client, "GET", "${cluster!!.fcmSandboxUrl}/sandbox/messages", null, null)
+            val all = JSONArray(answer.body)
+            (0 until all.length()).map { all.getJSONObject(it) }.firstOrNull {
+                it.optString("token") == token && it.has("receipt") &&
+                    it.getJSONObject("data").optString("ringer").contains("call.cancelled")
+            }
+        } ?: throw AssertionError("no receipt for the stop message to $token")
+        assertEquals("userVisible", stop.getString("receipt"))
+    }
+
+    @Test
     fun aMessageAndroidWithheldIsAckedToFcmWithWhyItWasWithheld() {
         val admin = Admin(cluster!!)
         val userId = "bob-${RingerCluster.randomHex(4)}"
