@@ -56,7 +56,9 @@ let package = Package(
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "StrictJSON", dependencies: ["CJansson"], swiftSettings: strict),
         .target(name: "JWT", dependencies: ["COpenSSL", "OpenSSLSupport", "StrictJSON"], swiftSettings: strict),
-        .target(name: "DevCertificates", dependencies: ["COpenSSL", "OpenSSLSupport"], swiftSettings: strict),
+        .target(
+            name: "DevCertificates", dependencies: ["COpenSSL", "OpenSSLSupport"], path: "Laboratory/DevCertificates",
+            swiftSettings: strict),
         .target(name: "SocketSupport", swiftSettings: strict),
         // The one TCP + TLS socket layer under both HTTP/2 ends: connect with address fallback, handshake,
         // read/write pumps, TLS alerts.
@@ -72,7 +74,7 @@ let package = Package(
             name: "HTTP2Server",
             dependencies: [
                 "RingerHTTP", "CNGHTTP2", "CTLS", "TLSSocket", "OpenSSLSupport", "RingerSupport", "SocketSupport",
-            ], swiftSettings: strict),
+            ], path: "Laboratory/HTTP2Server", swiftSettings: strict),
         // Redis commands and pub/sub over hiredis, for the server's nodes sharing call events and presence.
         .target(
             name: "RingerRedis", dependencies: ["CHiredis", "RingerSupport", "SocketSupport"],
@@ -109,7 +111,7 @@ let package = Package(
                 "RingerWire", "RingerKit", "RingerSupport", "JWT",
                 "RingerHTTP", "HTTP2Server", "LibWebSockets",
             ],
-            swiftSettings: strict),
+            path: "Laboratory/RingerSandbox", swiftSettings: strict),
         .target(
             name: "RingerScenarios",
             dependencies: [
@@ -120,12 +122,12 @@ let package = Package(
                 // A cluster run's throw-away database.
                 "RingerTestKit",
             ],
-            swiftSettings: strict),
+            path: "Laboratory/RingerScenarios", swiftSettings: strict),
         // The laboratory's and the tests' throw-away fixtures, one implementation each: child processes, PostgreSQL
         // servers and scratch databases, Redis. RingerStore for the scratch database's libpq connection.
         .target(
             name: "RingerTestKit", dependencies: ["RingerSupport", "SocketSupport", "RingerStore"],
-            swiftSettings: strict),
+            path: "Laboratory/RingerTestKit", swiftSettings: strict),
         // The push benchmark (`ringer-lab bench`): drives a sandbox process with Ringer's client, aioapns and h2load.
         .target(
             name: "RingerBench",
@@ -133,7 +135,7 @@ let package = Package(
                 "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
                 "RingerSupport", "SocketSupport", "RingerTestKit",
             ],
-            swiftSettings: strict),
+            path: "Laboratory/RingerBench", swiftSettings: strict),
         // The command-line pieces `ringer` and `ringer-lab` share: flags, listen addresses, signals, `serve`.
         .target(
             name: "RingerCommandLine", dependencies: ["RingerServer", "RingerSupport", "LibWebSockets"],
@@ -154,7 +156,7 @@ let package = Package(
                 // databases.
                 "RingerRedis", "RingerStore", "RingerBench", "RingerTestKit",
             ],
-            swiftSettings: strict),
+            path: "Laboratory/ringer-lab", swiftSettings: strict),
 
         // Test support shared by the test targets: throw-away certificates, Python peers, loopback helpers; it
         // re-exports RingerTestKit (child processes, PostgreSQL, Redis).
@@ -173,7 +175,7 @@ let package = Package(
         .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport"], swiftSettings: strict),
         .testTarget(
             name: "HTTP2ServerTests",
-            dependencies: ["HTTP2Server", "RingerHTTP", "RingerSupport", "RingerTestSupport"],
+            dependencies: ["HTTP2Server", "RingerHTTP", "RingerSupport", "RingerTestSupport", "RingerWire"],
             swiftSettings: strict),
         .testTarget(
             name: "LibWebSocketsTests",

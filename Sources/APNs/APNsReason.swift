@@ -21,13 +21,13 @@ public struct APNsReason: RawRepresentable, Codable, Hashable, Sendable, CustomS
 
     // 400
     /// 400: the collapse identifier exceeds 64 bytes.
-    public static let badCollapseId = APNsReason(rawValue: "BadCollapseId")
+    public static let badCollapseID = APNsReason(rawValue: "BadCollapseId")
     /// 400: the device token is invalid, or belongs to the other environment (sandbox vs production).
     public static let badDeviceToken = APNsReason(rawValue: "BadDeviceToken")
     /// 400: the `apns-expiration` value is invalid.
     public static let badExpirationDate = APNsReason(rawValue: "BadExpirationDate")
     /// 400: the `apns-id` value is not a UUID.
-    public static let badMessageId = APNsReason(rawValue: "BadMessageId")
+    public static let badMessageID = APNsReason(rawValue: "BadMessageId")
     /// 400: the `apns-priority` value is invalid.
     public static let badPriority = APNsReason(rawValue: "BadPriority")
     /// 400: the `apns-topic` value is invalid.
@@ -94,7 +94,7 @@ public struct APNsReason: RawRepresentable, Codable, Hashable, Sendable, CustomS
     /// The HTTP status Apple documents for this reason, or nil for an unknown reason.
     public var status: Int? {
         switch self {
-        case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
+        case .badCollapseID, .badDeviceToken, .badExpirationDate, .badMessageID, .badPriority, .badTopic,
             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
             .missingTopic, .payloadEmpty, .topicDisallowed:
             400

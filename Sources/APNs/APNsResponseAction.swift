@@ -50,7 +50,7 @@ public enum APNsResponseAction: Hashable, Sendable {
         case .badTopic?, .topicDisallowed?, .missingTopic?, .badCertificate?, .badCertificateEnvironment?,
             .forbidden?, .missingProviderToken?, .unrelatedKeyIdInToken?, .badEnvironmentKeyInToken?:
             return .configurationError
-        case .badCollapseId?, .badExpirationDate?, .badMessageId?, .badPriority?, .duplicateHeaders?,
+        case .badCollapseID?, .badExpirationDate?, .badMessageID?, .badPriority?, .duplicateHeaders?,
             .invalidPushType?, .missingDeviceToken?, .payloadEmpty?, .payloadTooLarge?, .badPath?,
             .methodNotAllowed?:
             return .invalidRequest

@@ -19,9 +19,9 @@ public struct CallMachine: Codable, Hashable, Sendable {
     /// The callee devices rung when the call was placed.
     public private(set) var calleeDevices: [CalleeDevice]
     /// Callee devices that acknowledged `ringing`, in order.
-    public private(set) var ringingDeviceIds: [String]
+    public private(set) var ringingDeviceIDs: [String]
     /// The callee device that declined, when the call ended `declined`.
-    public private(set) var declinedDeviceId: String?
+    public private(set) var declinedDeviceID: String?
 
     /// Places a call: decides at once whether it rings, is busy or cannot ring at all.
     ///
@@ -42,12 +42,12 @@ public struct CallMachine: Codable, Hashable, Sendable {
         now: Date, ringTimeout: TimeInterval
     ) -> (CallMachine, [CallEffect]) {
         var call = Call(
-            callId: callID, state: .ringing, caller: caller, callee: callee, hasVideo: hasVideo,
+            callID: callID, state: .ringing, caller: caller, callee: callee, hasVideo: hasVideo,
             createdAt: now, expiresAt: now.addingTimeInterval(ringTimeout))
         if calleeBusy {
             call.state = .busy
             call.endedAt = now
-            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIds: [])
+            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
             return (machine, [.publish(.callEnded, to: .user(caller.id))])
         }
         let wakeable = calleeDevices.filter { $0.canBeWoken }
@@ -57,19 +57,19 @@ public struct CallMachine: Codable, Hashable, Sendable {
             // One sentence whatever the cause: whether the callee has no device or only devices that cannot
             // be woken is the callee's business, not the caller's (docs/security.md).
             call.failureReason = "\(callee.id) cannot be reached"
-            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIds: [])
+            let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
             return (machine, [.publish(.callEnded, to: .user(caller.id))])
         }
         var effects: [CallEffect] = [.publish(.callIncoming, to: .user(callee.id))]
         effects += wakeable.map { .pushIncomingCall(deviceID: $0.id) }
         effects.append(.scheduleRingTimeout(at: call.expiresAt))
-        return (CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIds: []), effects)
+        return (CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: []), effects)
     }
 
-    private init(call: Call, calleeDevices: [CalleeDevice], ringingDeviceIds: [String]) {
+    private init(call: Call, calleeDevices: [CalleeDevice], ringingDeviceIDs: [String]) {
         self.call = call
         self.calleeDevices = calleeDevices
-        self.ringingDeviceIds = ringingDeviceIds
+        self.ringingDeviceIDs = ringingDeviceIDs
     }
 
     /// Whether `user` is the caller or the callee. Anyone else is told the call does not exist, so a stranger
@@ -81,7 +81,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
     /// The callee devices that may be ringing now: those that acknowledged `ringing`, and those that can be woken
     /// (each was sent the ringing push when the call was placed). A push that stops the ringing matters most there.
     public var devicesThatMayRing: Set<String> {
-        Set(ringingDeviceIds).union(calleeDevices.filter(\.canBeWoken).map(\.id))
+        Set(ringingDeviceIDs).union(calleeDevices.filter(\.canBeWoken).map(\.id))
     }
 
     /// Applies an input to a stored call as the server must: a ring deadline that has passed wins over any input,
@@ -124,12 +124,12 @@ public struct CallMachine: Codable, Hashable, Sendable {
         case .ringing(let device):
             try requireCallee(actor, "only the callee's devices ring")
             guard state == .ringing else {
-                if state == .accepted, call.acceptedDeviceId == device { return [] }
+                if state == .accepted, call.acceptedDeviceID == device { return [] }
                 throw CallRuleError.stateConflict("the call is no longer ringing", state: state)
             }
-            guard !ringingDeviceIds.contains(device) else { return [] }
-            ringingDeviceIds.append(device)
-            return ringingDeviceIds.count == 1 ? [.publish(.callRinging, to: .user(caller))] : []
+            guard !ringingDeviceIDs.contains(device) else { return [] }
+            ringingDeviceIDs.append(device)
+            return ringingDeviceIDs.count == 1 ? [.publish(.callRinging, to: .user(caller))] : []
 
         case .accept(let device):
             try requireCallee(actor, "only the callee can accept")
@@ -137,7 +137,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             case .ringing:
                 call.state = .accepted
                 call.acceptedAt = now
-                call.acceptedDeviceId = device
+                call.acceptedDeviceID = device
                 let others = EventRecipient.userExceptDevice(callee, deviceID: device)
                 return [
                     .cancelRingTimeout, .watchAcceptedCall(acceptedAt: now),
@@ -145,11 +145,11 @@ public struct CallMachine: Codable, Hashable, Sendable {
                     .publish(.callAnsweredElsewhere, to: others),
                     .pushUpdate(.callAnsweredElsewhere, to: others),
                 ]
-            case .accepted where call.acceptedDeviceId == device:
+            case .accepted where call.acceptedDeviceID == device:
                 return []
             case .accepted:
                 throw CallRuleError.answeredElsewhere(state: state)
-            case .ended where call.acceptedDeviceId != device:
+            case .ended where call.acceptedDeviceID != device:
                 throw CallRuleError.answeredElsewhere(state: state)
             default:
                 throw CallRuleError.stateConflict("the call can no longer be accepted", state: state)
@@ -160,7 +160,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
             switch state {
             case .ringing:
                 finish(.declined, by: callee, at: now)
-                declinedDeviceId = device
+                declinedDeviceID = device
                 let others = EventRecipient.userExceptDevice(callee, deviceID: device)
                 return [
                     .cancelRingTimeout,
@@ -168,9 +168,9 @@ public struct CallMachine: Codable, Hashable, Sendable {
                     .publish(.callDeclinedElsewhere, to: others),
                     .pushUpdate(.callDeclinedElsewhere, to: others),
                 ]
-            case .declined where declinedDeviceId == device:
+            case .declined where declinedDeviceID == device:
                 return []
-            case .accepted where call.acceptedDeviceId != device:
+            case .accepted where call.acceptedDeviceID != device:
                 throw CallRuleError.answeredElsewhere(state: state)
             default:
                 throw CallRuleError.stateConflict("the call can no longer be declined", state: state)

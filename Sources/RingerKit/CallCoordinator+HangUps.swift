@@ -14,8 +14,8 @@ extension CallCoordinator {
     /// leaves the store once answered or too old; a process that dies first sends it at the next
     /// ``connect(api:)``.
     func send(_ action: PendingCallAction) {
-        guard sending.withLock({ $0.insert(action.callId).inserted }) else { return }
-        let (callID, observer, now, sleepUntil, random) = (action.callId, observer, now, sleepUntil, random)
+        guard sending.withLock({ $0.insert(action.callID).inserted }) else { return }
+        let (callID, observer, now, sleepUntil, random) = (action.callID, observer, now, sleepUntil, random)
         let expiry = action.createdAt.addingTimeInterval(Self.hangUpLifetime)
         Task { [weak self] in
             var retry = 0
@@ -60,9 +60,9 @@ extension CallCoordinator {
     /// One attempt at a stored hang-up.
     /// - Throws: ``RingerAPIError``.
     static func hangUp(_ action: PendingCallAction, api: RingerAPIClient) async throws {
-        let callID = action.callId
+        let callID = action.callID
         switch action.kind {
-        case .decline: _ = try await api.decline(callID: callID, deviceID: action.deviceId)
+        case .decline: _ = try await api.decline(callID: callID, deviceID: action.deviceID)
         case .cancel: _ = try await api.cancel(callID: callID)
         case .end: _ = try await api.end(callID: callID)
         }

@@ -300,8 +300,8 @@ public final class CallCoordinator: Sendable {
                 case .sendHangUp(let callID, let kind):
                     // Stored before the memory below: a process that dies in between still sends the hang-up of a
                     // call its memory already holds as over.
-                    let action = PendingCallAction(kind: kind, callId: callID, deviceId: deviceID, createdAt: now())
-                    updatePendingActions { $0.filter { $0.callId != callID } + [action] }
+                    let action = PendingCallAction(kind: kind, callID: callID, deviceID: deviceID, createdAt: now())
+                    updatePendingActions { $0.filter { $0.callID != callID } + [action] }
                     hangUps[callID] = action
                 default: break
                 }
@@ -411,11 +411,11 @@ public final class CallCoordinator: Sendable {
         // PushKit's rule: every push is reported, and one that cannot ring is reported and ended at once.
         let input: PhoneCallInput
         if let push = try? RingerJSON.decode(VoIPPush.self, from: payload),
-            push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callId)
+            push.ringer.type == .callIncoming, let uuid = UUID(uuidString: push.ringer.callID)
         {
             let body = push.ringer
             let incoming = IncomingPush(
-                uuid: uuid, caller: body.caller, calleeID: body.calleeId, hasVideo: body.hasVideo,
+                uuid: uuid, caller: body.caller, calleeID: body.calleeID, hasVideo: body.hasVideo,
                 sentAt: Date(unixMilliseconds: body.sentAt),
                 expiresAt: Date(unixMilliseconds: body.expiresAt))
             let account = state.withLock { $0.session.account }
@@ -474,7 +474,7 @@ public final class CallCoordinator: Sendable {
     @discardableResult
     public func handleNotificationPush(_ payload: Data) -> EventType? {
         guard let notice = try? RingerJSON.decode(AlertOrBackgroundPush.self, from: payload) else { return nil }
-        apply(.updatePush(notice.ringer.type, callID: notice.ringer.callId.lowercased()))
+        apply(.updatePush(notice.ringer.type, callID: notice.ringer.callID.lowercased()))
         return notice.ringer.type
     }
 

@@ -19,17 +19,17 @@ public struct PendingCallAction: Codable, Hashable, Sendable {
     /// What to tell the server.
     public var kind: Kind
     /// The call.
-    public var callId: String
+    public var callID: String
     /// The device that acted.
-    public var deviceId: String
+    public var deviceID: String
     /// When the user acted.
     public var createdAt: Date
 
     /// Creates an action.
-    public init(kind: Kind, callId: String, deviceId: String, createdAt: Date) {
+    public init(kind: Kind, callID: String, deviceID: String, createdAt: Date) {
         self.kind = kind
-        self.callId = callId
-        self.deviceId = deviceId
+        self.callID = callID
+        self.deviceID = deviceID
         self.createdAt = createdAt
     }
 }

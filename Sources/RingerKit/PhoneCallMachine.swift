@@ -347,25 +347,25 @@ public struct PhoneCallMachine: Hashable, Sendable {
         case .endAll:
             return liveCallIDs.flatMap { endLocally($0, now: now) }
         case .outgoingPlaced(let call):
-            guard call.state == .ringing, let uuid = UUID(uuidString: call.callId) else { return [] }
-            calls[call.callId] = PhoneCall(
+            guard call.state == .ringing, let uuid = UUID(uuidString: call.callID) else { return [] }
+            calls[call.callID] = PhoneCall(
                 uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt,
                 localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false)
             // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
-            if let ended = endedUnseen.removeValue(forKey: call.callId) {
-                answeredUnseen[call.callId] = nil
-                return endRemotely(call.callId, reason: ended.reason, now: now)
+            if let ended = endedUnseen.removeValue(forKey: call.callID) {
+                answeredUnseen[call.callID] = nil
+                return endRemotely(call.callID, reason: ended.reason, now: now)
             }
-            if answeredUnseen.removeValue(forKey: call.callId) != nil { return outgoingAnswered(call.callId) }
+            if answeredUnseen.removeValue(forKey: call.callID) != nil { return outgoingAnswered(call.callID) }
             return []
         case .callRead(let call):
             var effects: [PhoneCallEffect] = []
             // A caller whose app missed `call.accepted` (no resume point yet) learns of the answer here.
-            if call.state == .accepted, calls[call.callId]?.direction == .outgoing {
-                effects += outgoingAnswered(call.callId)
+            if call.state == .accepted, calls[call.callID]?.direction == .outgoing {
+                effects += outgoingAnswered(call.callID)
             }
             guard let reason = reasonIfOver(call) else { return effects }
-            return effects + endRemotely(call.callId, reason: reason, now: now)
+            return effects + endRemotely(call.callID, reason: reason, now: now)
         case .keepaliveRefused(let callID, let call):
             return endRemotely(callID, reason: call.flatMap(reasonIfOver) ?? .failed, now: now)
         case .deadlineReached(let callID):
@@ -491,7 +491,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
     }
 
     private mutating func incomingEvent(_ call: Call, now: Date) -> [PhoneCallEffect] {
-        let callID = call.callId
+        let callID = call.callID
         guard let uuid = UUID(uuidString: callID), call.state == .ringing, calls[callID] == nil else { return [] }
         if let ended = endedUnseen.removeValue(forKey: callID) {
             // Known to be over: kept as ended so the call's push, if it still comes, is reported and ended.
@@ -539,7 +539,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
     // MARK: Events
 
     private mutating func event(_ type: EventType, _ call: Call, now: Date) -> [PhoneCallEffect] {
-        let callID = call.callId
+        let callID = call.callID
         switch type {
         case .callIncoming:
             return incomingEvent(call, now: now)
@@ -688,8 +688,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
 
     /// The reason to close `call` with on this device, or nil while it is still up here (or unknown).
     public func reasonIfOver(_ call: Call) -> CallEndReason? {
-        guard let direction = calls[call.callId]?.direction else { return nil }
-        let answeredHere = call.acceptedDeviceId == deviceID
+        guard let direction = calls[call.callID]?.direction else { return nil }
+        let answeredHere = call.acceptedDeviceID == deviceID
         switch (direction, call.state) {
         case (_, .ringing), (.outgoing, .accepted): return nil
         case (.incoming, .accepted): return answeredHere ? nil : .answeredElsewhere
@@ -708,8 +708,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
     /// which learn of the answer only now (they missed `call.answered_elsewhere`). A call this device does not
     /// know counts as incoming: only its push can still come.
     private func endedReason(_ call: Call) -> CallEndReason {
-        let incoming = (calls[call.callId]?.direction ?? .incoming) == .incoming
-        guard incoming, let answered = call.acceptedDeviceId, answered != deviceID else {
+        let incoming = (calls[call.callID]?.direction ?? .incoming) == .incoming
+        guard incoming, let answered = call.acceptedDeviceID, answered != deviceID else {
             return Self.endReason(forSystemEnd: call) ?? .remoteEnded
         }
         return .answeredElsewhere

@@ -327,7 +327,7 @@ public final class PushTokenRegistrar: Sendable {
         }
         return DeviceRegistration(
             platform: platform, voipToken: tokens.voip, apnsToken: tokens.apns,
-            apnsEnvironment: apnsEnvironment, bundleId: bundleID, readiness: readiness)
+            apnsEnvironment: apnsEnvironment, bundleID: bundleID, readiness: readiness)
     }
 
     /// The report a registration carries: the app's problems, plus ``ReadinessProblem/noPushToken`` when the

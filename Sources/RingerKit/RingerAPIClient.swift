@@ -145,19 +145,19 @@ public struct RingerAPIClient: Sendable {
     /// `POST /v1/calls/{id}/ringing`.
     /// - Throws: ``RingerAPIError``.
     public func ringing(callID: String, deviceID: String) async throws -> Call {
-        try await request("POST", "/v1/calls/\(callID)/ringing", body: DeviceActionRequest(deviceId: deviceID))
+        try await request("POST", "/v1/calls/\(callID)/ringing", body: DeviceActionRequest(deviceID: deviceID))
     }
 
     /// `POST /v1/calls/{id}/accept`: returns the call and this user's media session.
     /// - Throws: ``RingerAPIError``; a 409 problem when the call was cancelled or answered elsewhere.
     public func accept(callID: String, deviceID: String) async throws -> AcceptResponse {
-        try await request("POST", "/v1/calls/\(callID)/accept", body: DeviceActionRequest(deviceId: deviceID))
+        try await request("POST", "/v1/calls/\(callID)/accept", body: DeviceActionRequest(deviceID: deviceID))
     }
 
     /// `POST /v1/calls/{id}/decline`.
     /// - Throws: ``RingerAPIError``.
     public func decline(callID: String, deviceID: String) async throws -> Call {
-        try await request("POST", "/v1/calls/\(callID)/decline", body: DeviceActionRequest(deviceId: deviceID))
+        try await request("POST", "/v1/calls/\(callID)/decline", body: DeviceActionRequest(deviceID: deviceID))
     }
 
     /// `POST /v1/calls/{id}/cancel` (caller, before an answer).

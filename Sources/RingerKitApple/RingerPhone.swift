@@ -172,7 +172,7 @@ public final class RingerPhone: Sendable {
     ///   the call, which is then hung up on the server.
     public func startCall(to callee: String, hasVideo: Bool = false) async throws -> Call {
         let call = try await coordinator.startCall(to: callee, hasVideo: hasVideo)
-        guard call.state == .ringing, let uuid = UUID(uuidString: call.callId) else { return call }
+        guard call.state == .ringing, let uuid = UUID(uuidString: call.callID) else { return call }
         do {
             try await callKit.requestStart(callID: uuid, callee: callee, hasVideo: hasVideo)
         } catch {

@@ -72,7 +72,7 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func user(id: String) async throws -> Party?
 
-    /// Stores a device registration for `device.userId`.
+    /// Stores a device registration for `device.userID`.
     ///
     /// Device ids are scoped to their user: another user registering the same id makes a device of
     /// their own and never touches this one. A push token already registered anywhere else moves to

@@ -81,10 +81,10 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             DeviceReadiness(problems: readinessProblems(text), reportedAt: Date(timeIntervalSince1970: row.real(11)))
         }
         return Device(
-            deviceId: row.text(0) ?? "", userId: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
+            deviceID: row.text(0) ?? "", userID: row.text(1) ?? "", platform: Platform(rawValue: row.text(2) ?? ""),
             voipToken: row.text(3), apnsToken: row.text(4),
-            apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleId: row.text(6),
-            fcmToken: row.text(7), fcmProjectId: row.text(9), updatedAt: Date(timeIntervalSince1970: row.real(8)),
+            apnsEnvironment: row.text(5).map(APNsEnvironment.init(rawValue:)), bundleID: row.text(6),
+            fcmToken: row.text(7), fcmProjectID: row.text(9), updatedAt: Date(timeIntervalSince1970: row.real(8)),
             pushProblem: problem, readiness: readiness)
     }
 
@@ -126,7 +126,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                         """,
                         [
                             .text(Self.tokenMovedReason), .text(column), .real(device.updatedAt.timeIntervalSince1970),
-                            .text(token), .text(device.userId), .text(device.deviceId),
+                            .text(token), .text(device.userID), .text(device.deviceID),
                         ])
                 }
                 try db.query(
@@ -141,11 +141,11 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                       push_problem_reason = NULL, push_problem_token = NULL, push_problem_at = NULL
                     """,
                     [
-                        .text(device.deviceId), .text(device.userId), .text(device.platform.rawValue),
+                        .text(device.deviceID), .text(device.userID), .text(device.platform.rawValue),
                         .optional(device.voipToken), .optional(device.apnsToken),
-                        .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleId),
+                        .optional(device.apnsEnvironment?.rawValue), .optional(device.bundleID),
                         .optional(device.fcmToken), .real(device.updatedAt.timeIntervalSince1970),
-                        .optional(device.fcmProjectId), Self.readinessText(device.readiness),
+                        .optional(device.fcmProjectID), Self.readinessText(device.readiness),
                         device.readiness?.reportedAt.map { .real($0.timeIntervalSince1970) } ?? .null,
                     ])
             }
@@ -245,7 +245,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
-                        .text(call.callId), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
+                        .text(call.callID), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
                         .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
                         .text(try Self.encodeText(machine)), .optional(node),
                     ])
@@ -257,7 +257,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                         """
                         INSERT INTO idempotency_keys (user_id, key, call_id, created_at) VALUES (?, ?, ?, ?)
                         ON CONFLICT (user_id, key) DO UPDATE SET call_id = excluded.call_id, created_at = excluded.created_at
-                        """, [.text(call.caller.id), .text(idempotencyKey), .text(call.callId), .real(created)])
+                        """, [.text(call.caller.id), .text(idempotencyKey), .text(call.callID), .real(created)])
                 }
                 return .created(result, try Self.append(events, in: db))
             }
@@ -365,7 +365,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 try db.query(
                     "UPDATE calls SET pushes_recovered_at = ? WHERE call_id = ?",
                     [.real(now.timeIntervalSince1970), .text(callID)])
-                var answered: Set<String> = Set(machine.ringingDeviceIds)
+                var answered: Set<String> = Set(machine.ringingDeviceIDs)
                 try db.query("SELECT DISTINCT device_id FROM push_attempts WHERE call_id = ?", [.text(callID)]) { row in
                     if let device = row.text(0) { answered.insert(device) }
                 }
@@ -391,7 +391,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     ) throws -> [StoredEvent] {
         try db.query(
             "UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
-            [.text(machine.call.state.rawValue), .text(try encodeText(machine)), .text(machine.call.callId)])
+            [.text(machine.call.state.rawValue), .text(try encodeText(machine)), .text(machine.call.callID)])
         return try append(events, in: db)
     }
 
@@ -583,7 +583,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 """,
                 [
                     .text(userID), .integer(seq), .text(pending.type.rawValue), .optional(except),
-                    .text(pending.call.callId), .text(try Self.encodeText(event)),
+                    .text(pending.call.callID), .text(try Self.encodeText(event)),
                     .real(Date().timeIntervalSince1970),
                 ])
             stored.append(StoredEvent(userID: userID, exceptDeviceID: except, event: event))
@@ -599,7 +599,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             try db.query(
                 "INSERT INTO push_attempts (call_id, device_id, sent_at, record) VALUES (?, ?, ?, ?)",
                 [
-                    .text(attempt.callId), .text(attempt.deviceId), .real(attempt.sentAt.timeIntervalSince1970),
+                    .text(attempt.callID), .text(attempt.deviceID), .real(attempt.sentAt.timeIntervalSince1970),
                     .text(json),
                 ])
         }

@@ -3,15 +3,15 @@ public import Foundation
 /// `POST /v1/tokens` (admin): mint a user token for the app's backend.
 public struct CreateTokenRequest: Codable, Sendable {
     /// The user id that becomes the token's `sub`.
-    public var userId: String
+    public var userID: String
     /// Optional display name, shown to callees as the caller's name.
     public var name: String?
     /// Lifetime in seconds; the server caps it (default 3600).
     public var ttlSeconds: Int?
 
     /// Creates the request body.
-    public init(userId: String, name: String? = nil, ttlSeconds: Int? = nil) {
-        self.userId = userId
+    public init(userID: String, name: String? = nil, ttlSeconds: Int? = nil) {
+        self.userID = userID
         self.name = name
         self.ttlSeconds = ttlSeconds
     }
@@ -46,13 +46,13 @@ public struct DeviceRegistration: Codable, Sendable {
     /// Which APNs host the tokens belong to; `production` when absent.
     public var apnsEnvironment: APNsEnvironment?
     /// The app's bundle id; the VoIP topic is `<bundle_id>.voip`.
-    public var bundleId: String?
+    public var bundleID: String?
     /// Firebase Cloud Messaging registration token: 1…4096 of `A–Z a–z 0–9 - _ : .` (Google documents no
     /// format; real tokens are about 160 such characters).
     public var fcmToken: String?
     /// The Firebase project the FCM token belongs to, when the server sends through several; absent means
     /// the server's first (default) project.
-    public var fcmProjectId: String?
+    public var fcmProjectID: String?
     /// What the phone found would stop it ringing (its `reported_at` is ignored: the server stamps its own).
     /// A registration is a full replace, so leaving it out clears the device's last report.
     public var readiness: DeviceReadiness?
@@ -60,21 +60,21 @@ public struct DeviceRegistration: Codable, Sendable {
     /// Creates a registration body.
     public init(
         platform: Platform, voipToken: String? = nil, apnsToken: String? = nil,
-        apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil, fcmToken: String? = nil,
-        fcmProjectId: String? = nil, readiness: DeviceReadiness? = nil
+        apnsEnvironment: APNsEnvironment? = nil, bundleID: String? = nil, fcmToken: String? = nil,
+        fcmProjectID: String? = nil, readiness: DeviceReadiness? = nil
     ) {
         self.platform = platform
         self.voipToken = voipToken
         self.apnsToken = apnsToken
         self.apnsEnvironment = apnsEnvironment
-        self.bundleId = bundleId
+        self.bundleID = bundleID
         self.fcmToken = fcmToken
-        self.fcmProjectId = fcmProjectId
+        self.fcmProjectID = fcmProjectID
         self.readiness = readiness
     }
 
     private enum CodingKeys: String, CodingKey {
-        case platform, voipToken, apnsToken, apnsEnvironment, bundleId, fcmToken, fcmProjectId, readiness
+        case platform, voipToken, apnsToken, apnsEnvironment, bundleID, fcmToken, fcmProjectID, readiness
     }
 
     /// Only `problems` is read from `readiness`: a `reported_at` an app copied from a stored device (in any
@@ -89,9 +89,9 @@ public struct DeviceRegistration: Codable, Sendable {
         voipToken = try container.decodeIfPresent(String.self, forKey: .voipToken)
         apnsToken = try container.decodeIfPresent(String.self, forKey: .apnsToken)
         apnsEnvironment = try container.decodeIfPresent(APNsEnvironment.self, forKey: .apnsEnvironment)
-        bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
+        bundleID = try container.decodeIfPresent(String.self, forKey: .bundleID)
         fcmToken = try container.decodeIfPresent(String.self, forKey: .fcmToken)
-        fcmProjectId = try container.decodeIfPresent(String.self, forKey: .fcmProjectId)
+        fcmProjectID = try container.decodeIfPresent(String.self, forKey: .fcmProjectID)
         readiness = try container.decodeIfPresent(ReadinessReport.self, forKey: .readiness)
             .map { DeviceReadiness(problems: $0.problems) }
     }
@@ -100,9 +100,9 @@ public struct DeviceRegistration: Codable, Sendable {
 /// A registered device as the API returns it.
 public struct Device: Codable, Hashable, Sendable {
     /// The app-chosen device id (stable per install).
-    public var deviceId: String
+    public var deviceID: String
     /// The user the device is registered to.
-    public var userId: String
+    public var userID: String
     /// `ios` or `android`.
     public var platform: Platform
     /// PushKit VoIP token, hex.
@@ -112,11 +112,11 @@ public struct Device: Codable, Hashable, Sendable {
     /// The APNs environment of the tokens.
     public var apnsEnvironment: APNsEnvironment?
     /// The app's bundle id.
-    public var bundleId: String?
+    public var bundleID: String?
     /// FCM registration token.
     public var fcmToken: String?
     /// The Firebase project of the FCM token; nil for the server's default project.
-    public var fcmProjectId: String?
+    public var fcmProjectID: String?
     /// When the registration last changed.
     public var updatedAt: Date
     /// Set when the push service refused a token in a way a new registration fixes (wrong environment
@@ -128,20 +128,20 @@ public struct Device: Codable, Hashable, Sendable {
 
     /// Creates a device record.
     public init(
-        deviceId: String, userId: String, platform: Platform, voipToken: String? = nil,
-        apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleId: String? = nil,
-        fcmToken: String? = nil, fcmProjectId: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil,
+        deviceID: String, userID: String, platform: Platform, voipToken: String? = nil,
+        apnsToken: String? = nil, apnsEnvironment: APNsEnvironment? = nil, bundleID: String? = nil,
+        fcmToken: String? = nil, fcmProjectID: String? = nil, updatedAt: Date, pushProblem: PushProblem? = nil,
         readiness: DeviceReadiness? = nil
     ) {
-        self.deviceId = deviceId
-        self.userId = userId
+        self.deviceID = deviceID
+        self.userID = userID
         self.platform = platform
         self.voipToken = voipToken
         self.apnsToken = apnsToken
         self.apnsEnvironment = apnsEnvironment
-        self.bundleId = bundleId
+        self.bundleID = bundleID
         self.fcmToken = fcmToken
-        self.fcmProjectId = fcmProjectId
+        self.fcmProjectID = fcmProjectID
         self.updatedAt = updatedAt
         self.pushProblem = pushProblem
         self.readiness = readiness
@@ -165,10 +165,10 @@ public struct CreateCallRequest: Codable, Sendable {
 /// Body of the per-device call actions: `ringing`, `accept`, `decline`.
 public struct DeviceActionRequest: Codable, Sendable {
     /// The acting device; it must be registered to the acting user.
-    public var deviceId: String
+    public var deviceID: String
 
     /// Creates the request body.
-    public init(deviceId: String) { self.deviceId = deviceId }
+    public init(deviceID: String) { self.deviceID = deviceID }
 }
 
 /// Where and how to join the call's media room (a LiveKit-compatible server).

@@ -59,13 +59,13 @@ public struct AlertOrBackgroundPush: Codable, Hashable, Sendable {
         /// The event: `call.answered_elsewhere`, `call.declined_elsewhere`, `call.cancelled` or `call.unanswered`.
         public var type: EventType
         /// The call id.
-        public var callId: String
+        public var callID: String
 
         /// Creates the body.
-        public init(v: Int = 1, type: EventType, callId: String) {
+        public init(v: Int = 1, type: EventType, callID: String) {
             self.v = v
             self.type = type
-            self.callId = callId
+            self.callID = callID
         }
     }
 }

@@ -16,11 +16,11 @@ public struct Party: Codable, Hashable, Sendable {
 
 /// A call as the API returns it (docs/openapi.yaml `components/schemas/Call`).
 ///
-/// The `callId` is a lowercase UUID; apps use it as the CallKit call UUID so that one server call is
+/// The `callID` is a lowercase UUID; apps use it as the CallKit call UUID so that one server call is
 /// one call on screen, however many times it arrives.
 public struct Call: Codable, Hashable, Sendable {
     /// Lowercase UUID string.
-    public var callId: String
+    public var callID: String
     /// The current state; see ``CallState``.
     public var state: CallState
     /// Who placed the call.
@@ -36,7 +36,7 @@ public struct Call: Codable, Hashable, Sendable {
     /// When a callee device answered, if one did.
     public var acceptedAt: Date?
     /// The device that answered, if one did.
-    public var acceptedDeviceId: String?
+    public var acceptedDeviceID: String?
     /// When the call reached a final state.
     public var endedAt: Date?
     /// The user whose action ended the call (nil for a timeout, a failure, or an end by the server).
@@ -58,12 +58,12 @@ public struct Call: Codable, Hashable, Sendable {
 
     /// Creates a call record.
     public init(
-        callId: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,
-        createdAt: Date, expiresAt: Date, acceptedAt: Date? = nil, acceptedDeviceId: String? = nil,
+        callID: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,
+        createdAt: Date, expiresAt: Date, acceptedAt: Date? = nil, acceptedDeviceID: String? = nil,
         endedAt: Date? = nil, endedBy: String? = nil, endReason: SystemEndReason? = nil,
         failureReason: String? = nil
     ) {
-        self.callId = callId
+        self.callID = callID
         self.state = state
         self.caller = caller
         self.callee = callee
@@ -71,7 +71,7 @@ public struct Call: Codable, Hashable, Sendable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.acceptedAt = acceptedAt
-        self.acceptedDeviceId = acceptedDeviceId
+        self.acceptedDeviceID = acceptedDeviceID
         self.endedAt = endedAt
         self.endedBy = endedBy
         self.endReason = endReason

@@ -3,9 +3,9 @@ public import Foundation
 /// The outcome of one push to one device, kept for operators and shown on the call.
 public struct PushAttempt: Codable, Hashable, Sendable {
     /// The call the push was for.
-    public var callId: String
+    public var callID: String
     /// The device pushed to.
-    public var deviceId: String
+    public var deviceID: String
     /// `apns` or `fcm`.
     public var provider: PushProvider
     /// The APNs push type (`voip`, `alert`, `background`) or the FCM message's priority (`high`, `normal`).
@@ -15,7 +15,7 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     /// The provider's reason (`BadDeviceToken`, …) or a transport error summary.
     public var reason: String?
     /// The `apns-id` of the request (APNs).
-    public var apnsId: String?
+    public var apnsID: String?
     /// The message's resource name FCM answered with, `projects/<project>/messages/<id>` (FCM).
     public var messageName: String?
     /// Time from sending to the answer, milliseconds.
@@ -31,17 +31,17 @@ public struct PushAttempt: Codable, Hashable, Sendable {
 
     /// Creates a push attempt record.
     public init(
-        callId: String, deviceId: String, provider: PushProvider, pushType: PushType, status: Int?,
-        reason: String?, apnsId: String?, messageName: String? = nil, latencyMs: Double, attempts: Int,
+        callID: String, deviceID: String, provider: PushProvider, pushType: PushType, status: Int?,
+        reason: String?, apnsID: String?, messageName: String? = nil, latencyMs: Double, attempts: Int,
         sentAt: Date, readiness: [ReadinessProblem]? = nil
     ) {
-        self.callId = callId
-        self.deviceId = deviceId
+        self.callID = callID
+        self.deviceID = deviceID
         self.provider = provider
         self.pushType = pushType
         self.status = status
         self.reason = reason
-        self.apnsId = apnsId
+        self.apnsID = apnsID
         self.messageName = messageName
         self.latencyMs = latencyMs
         self.attempts = attempts

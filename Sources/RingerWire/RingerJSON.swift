@@ -6,7 +6,7 @@ public enum RingerJSON {
     /// A new encoder with Ringer's conventions; keys are sorted so output is stable.
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.keyEncodingStrategy = keyEncodingStrategy
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
@@ -18,7 +18,7 @@ public enum RingerJSON {
     /// A new decoder with Ringer's conventions. Timestamps may omit the fraction.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = keyDecodingStrategy
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
@@ -30,6 +30,62 @@ public enum RingerJSON {
             return date
         }
         return decoder
+    }
+
+    /// Property names to snake_case keys, as `convertToSnakeCase` but with Swift's spelling of the `ID` acronym
+    /// read as a word: `callID` → `call_id`, `ringingDeviceIDs` → `ringing_device_ids` (Foundation's own strategy
+    /// would write `ringing_device_i_ds`).
+    public static let keyEncodingStrategy = JSONEncoder.KeyEncodingStrategy.custom { path in
+        WireKey(snakeCase(path.last?.stringValue ?? ""))
+    }
+
+    /// snake_case keys to property names, as `convertFromSnakeCase` but with an `id` or `ids` word spelled `ID` or
+    /// `IDs`, as Swift names them: `call_id` → `callID`, `accepted_device_id` → `acceptedDeviceID`.
+    public static let keyDecodingStrategy = JSONDecoder.KeyDecodingStrategy.custom { path in
+        WireKey(camelCase(path.last?.stringValue ?? ""))
+    }
+
+    /// `callID` → `call_id`: a word starts at an upper-case letter after a lower-case letter or digit, and at the
+    /// last capital of a run followed by a lower-case letter (`mediaURLPath` → `media_url_path`); `ID` and `IDs`
+    /// are words of their own.
+    static func snakeCase(_ name: String) -> String {
+        let characters = Array(
+            name.replacingOccurrences(of: "IDs", with: "Ids").replacingOccurrences(of: "ID", with: "Id"))
+        var out = ""
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previous = characters[index - 1]
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) {
+                    out.append("_")
+                }
+            }
+            out.append(contentsOf: character.lowercased())
+        }
+        return out
+    }
+
+    /// `accepted_device_id` → `acceptedDeviceID`; a key without `_` is left as it is.
+    static func camelCase(_ key: String) -> String {
+        guard key.contains("_") else { return key }
+        let words = key.split(separator: "_", omittingEmptySubsequences: true)
+        guard let first = words.first else { return key }
+        return words.dropFirst().reduce(String(first)) { name, word in
+            switch word {
+            case "id": name + "ID"
+            case "ids": name + "IDs"
+            default: name + word.prefix(1).uppercased() + word.dropFirst()
+            }
+        }
+    }
+
+    /// A coding key made by the strategies above.
+    private struct WireKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ stringValue: String) { self.stringValue = stringValue }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     /// Encodes a value to bytes with ``encoder()``.

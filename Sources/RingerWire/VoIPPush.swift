@@ -19,13 +19,13 @@ public struct VoIPPush: Codable, Hashable, Sendable {
         /// Always ``EventType/callIncoming`` for a VoIP push.
         public var type: EventType
         /// The call id, a lowercase UUID; also the CallKit UUID.
-        public var callId: String
+        public var callID: String
         /// Who is calling.
         public var caller: Party
         /// The user being called. A phone whose logged-in user changed since the push was sent (a token
         /// re-registered to someone else while the push was in flight) must not ring for it. Optional:
         /// absent in payloads from servers before it was added.
-        public var calleeId: String?
+        public var calleeID: String?
         /// Whether the caller asked for video.
         public var hasVideo: Bool
         /// When the server sent the push, ms since 1970.
@@ -35,14 +35,14 @@ public struct VoIPPush: Codable, Hashable, Sendable {
 
         /// Creates the body.
         public init(
-            v: Int = 1, type: EventType = .callIncoming, callId: String, caller: Party, calleeId: String? = nil,
+            v: Int = 1, type: EventType = .callIncoming, callID: String, caller: Party, calleeID: String? = nil,
             hasVideo: Bool, sentAt: Int64, expiresAt: Int64
         ) {
             self.v = v
             self.type = type
-            self.callId = callId
+            self.callID = callID
             self.caller = caller
-            self.calleeId = calleeId
+            self.calleeID = calleeID
             self.hasVideo = hasVideo
             self.sentAt = sentAt
             self.expiresAt = expiresAt

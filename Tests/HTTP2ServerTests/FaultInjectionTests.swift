@@ -25,7 +25,7 @@ struct FaultInjectionTests {
         server.server.sendGoAway(afterStreams: 3)
         let report = try await Peer.run(["goaway", "--requests", "5"], against: server)
         let goAway = try #require(report.goaway)
-        #expect(goAway.lastStreamId == 5)
+        #expect(goAway.lastStreamID == 5)
         #expect(goAway.errorCode == 0)
         let responses = try #require(report.responses)
         try #require(responses.count == 5)
@@ -49,7 +49,7 @@ struct FaultInjectionTests {
         defer { server.stop() }
         server.server.sendGoAway(afterStreams: 3)
         let report = try await Peer.run(["goaway", "--requests", "5", "--sequential"], against: server)
-        #expect(report.goaway?.lastStreamId == 5)
+        #expect(report.goaway?.lastStreamID == 5)
         #expect(report.goaway?.errorCode == 0)
         #expect(report.requestsSent == 3)
         #expect(report.responses?.map(\.status) == [200, 200, 200])

@@ -15,7 +15,7 @@ struct StreamConcurrencyTests {
         #expect(report.initial == 1000)
         #expect(responses.count == 200)
         for (index, response) in responses.enumerated() {
-            #expect(response.streamId == 1 + 2 * index)
+            #expect(response.streamID == 1 + 2 * index)
             #expect(response.status == 200)
             #expect(response.reset == nil)
             #expect(response.headers["x-echo"] == String(index))

@@ -85,7 +85,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
                 == [.publish(.callRinging, to: .user("alice"))])
         #expect(try machine.handle(.ringing(deviceID: "bob-ipad"), by: .user("bob"), at: t0).isEmpty)
         #expect(try machine.handle(.ringing(deviceID: "bob-iphone"), by: .user("bob"), at: t0).isEmpty)
-        #expect(machine.ringingDeviceIds == ["bob-iphone", "bob-ipad"])
+        #expect(machine.ringingDeviceIDs == ["bob-iphone", "bob-ipad"])
     }
 
     @Test func acceptTellsCallerAndOtherDevicesAndStopsTheTimer() throws {
@@ -94,7 +94,7 @@ private func ringingCall(devices: [CalleeDevice] = [bobPhone, bobPad]) -> (CallM
         let effects = try machine.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: later)
         #expect(machine.call.state == .accepted)
         #expect(machine.call.acceptedAt == later)
-        #expect(machine.call.acceptedDeviceId == "bob-iphone")
+        #expect(machine.call.acceptedDeviceID == "bob-iphone")
         let others = EventRecipient.userExceptDevice("bob", deviceID: "bob-iphone")
         #expect(
             effects == [

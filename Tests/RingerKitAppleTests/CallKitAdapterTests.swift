@@ -229,7 +229,7 @@ import Testing
         harness.phone.callKit.callController.mirrorProvider = harness.provider
         let call = try await harness.phone.startCall(to: "alice", hasVideo: true)
         #expect(call.state == .ringing)
-        let uuid = try #require(UUID(uuidString: call.callId))
+        let uuid = try #require(UUID(uuidString: call.callID))
         let transaction = try #require(harness.phone.callKit.callController.mirrorTransactions.first)
         let start = try #require(transaction.actions.first as? CXStartCallAction)
         #expect(start.callUUID == uuid)
@@ -241,10 +241,10 @@ import Testing
 
         let sockets = harness.sockets
         #expect(await eventually(within: 5) { sockets.connections == 1 })
-        try harness.deliverEvent(.callAccepted, callID: call.callId, state: .accepted, seq: 1)
+        try harness.deliverEvent(.callAccepted, callID: call.callID, state: .accepted, seq: 1)
         #expect(await eventually(within: 5) { provider.mirrorReports.contains(.outgoingConnected(uuid)) })
-        let media = harness.server.media(call.callId)
-        #expect(await eventually(within: 5) { harness.observed(.outgoingAnswered(callID: call.callId, media: media)) })
+        let media = harness.server.media(call.callID)
+        #expect(await eventually(within: 5) { harness.observed(.outgoingAnswered(callID: call.callID, media: media)) })
     }
 
     @Test func outgoingCallRefusedByCallKitIsCancelledOnTheServer() async throws {

@@ -70,9 +70,9 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
             let device = url.lastPathComponent
             lock.withLock { registrations[device] = registration }
             let stored = Device(
-                deviceId: device, userId: user, platform: registration.platform,
+                deviceID: device, userID: user, platform: registration.platform,
                 voipToken: registration.voipToken, apnsToken: registration.apnsToken,
-                apnsEnvironment: registration.apnsEnvironment, bundleId: registration.bundleId,
+                apnsEnvironment: registration.apnsEnvironment, bundleID: registration.bundleID,
                 updatedAt: Date())
             return (200, try RingerJSON.encode(stored))
         case ("DELETE", "devices"?):
@@ -114,7 +114,7 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
     func call(_ id: String, _ state: CallState, caller: String, callee: String) -> Call {
         let now = Date()
         return Call(
-            callId: id, state: state, caller: Party(id: caller), callee: Party(id: callee), hasVideo: false,
+            callID: id, state: state, caller: Party(id: caller), callee: Party(id: callee), hasVideo: false,
             createdAt: now, expiresAt: now.addingTimeInterval(30))
     }
 

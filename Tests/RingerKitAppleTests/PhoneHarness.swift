@@ -37,7 +37,7 @@ struct PhoneHarness {
         let now = Date()
         let push = VoIPPush(
             ringer: .init(
-                callId: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: hasVideo,
+                callID: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: hasVideo,
                 sentAt: now.unixMilliseconds,
                 expiresAt: now.addingTimeInterval(seconds).unixMilliseconds))
         let data = (try? RingerJSON.encode(push)) ?? Data()

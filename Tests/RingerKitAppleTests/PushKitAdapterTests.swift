@@ -82,7 +82,7 @@ import Testing
         #expect(await eventually(within: 5) { server.registration(device: "bob-iphone")?.voipToken == "ab01ff10" })
         let registration = try #require(server.registration(device: "bob-iphone"))
         #expect(registration.platform == .ios)
-        #expect(registration.bundleId == "dev.ringer.demo")
+        #expect(registration.bundleID == "dev.ringer.demo")
         #expect(registration.apnsEnvironment == .sandbox)
 
         harness.phone.setAPNsToken(Data([0x01, 0x02]))

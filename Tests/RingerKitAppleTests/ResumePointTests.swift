@@ -65,7 +65,7 @@ import Testing
         let (second, secondSockets) = Self.launch(suite: suite, user: "bob")
         #expect(await Self.since(secondSockets) == .some("7"), "the server's resume point, though no event came")
         let call = Call(
-            callId: UUID().uuidString.lowercased(), state: .cancelled, caller: Party(id: "alice"),
+            callID: UUID().uuidString.lowercased(), state: .cancelled, caller: Party(id: "alice"),
             callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
         try secondSockets.deliver(CallEvent(seq: 9, type: .callCancelled, call: call))
         try await Task.sleep(for: .milliseconds(50))

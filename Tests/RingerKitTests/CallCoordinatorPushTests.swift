@@ -66,7 +66,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         lock.withLock { log.append("\(method) \(url.path)") }
         let now = Date()
         let call = Call(
-            callId: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            callID: callID, state: .accepted, caller: Party(id: "alice"), callee: Party(id: "bob"),
             hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
         if url.path == "/v1/calls/\(callID)/accept" {
             let response = AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m"))
@@ -93,7 +93,7 @@ struct UnreachableTransport: HTTPTransport {
     func push(callID: String, expiresIn seconds: TimeInterval) -> Data {
         let body = VoIPPush(
             ringer: .init(
-                callId: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: false,
+                callID: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: false,
                 sentAt: now.unixMilliseconds,
                 expiresAt: now.addingTimeInterval(seconds).unixMilliseconds))
         return try! RingerJSON.encode(body)
@@ -175,7 +175,7 @@ struct UnreachableTransport: HTTPTransport {
         let coordinator = coordinator(ui)
         let callID = UUID().uuidString.lowercased()
         let call = Call(
-            callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            callID: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
             hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
         coordinator.handle(CallEvent(seq: 1, type: .callIncoming, call: call))
         #expect(coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30)) == .duplicate)
@@ -188,7 +188,7 @@ struct UnreachableTransport: HTTPTransport {
         let callID = UUID().uuidString.lowercased()
         coordinator.handleVoIPPush(push(callID: callID, expiresIn: 30))
         var call = Call(
-            callId: callID, state: .cancelled, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            callID: callID, state: .cancelled, caller: Party(id: "alice"), callee: Party(id: "bob"),
             hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
         coordinator.handle(CallEvent(seq: 2, type: .callCancelled, call: call))
         call.state = .ended
@@ -215,9 +215,9 @@ struct UnreachableTransport: HTTPTransport {
         for _ in 0..<200 where confirmed.snapshot == nil { try await Task.sleep(for: .milliseconds(10)) }
         #expect(confirmed.snapshot == true)
         let call = Call(
-            callId: callID, state: .ended, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            callID: callID, state: .ended, caller: Party(id: "alice"), callee: Party(id: "bob"),
             hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30),
-            acceptedAt: now, acceptedDeviceId: "bob-iphone", endedAt: now, endReason: serverReason)
+            acceptedAt: now, acceptedDeviceID: "bob-iphone", endedAt: now, endReason: serverReason)
         coordinator.handle(CallEvent(seq: 4, type: .callEnded, call: call))
         #expect(ui.ended.map(\.1) == [expected])
     }
@@ -263,7 +263,7 @@ struct UnreachableTransport: HTTPTransport {
         let callID = UUID().uuidString.lowercased()
         let body = VoIPPush(
             ringer: .init(
-                callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                callID: callID, caller: Party(id: "alice"), hasVideo: false,
                 sentAt: Date().unixMilliseconds,
                 expiresAt: Date().addingTimeInterval(0.3).unixMilliseconds))
         #expect(coordinator.handleVoIPPush(try RingerJSON.encode(body)) == .ringing)

@@ -10,7 +10,7 @@ import Testing
         return try! RingerJSON.encode(
             VoIPPush(
                 ringer: .init(
-                    callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                    callID: callID, caller: Party(id: "alice"), hasVideo: false,
                     sentAt: now.unixMilliseconds,
                     expiresAt: now.addingTimeInterval(30).unixMilliseconds)))
     }
@@ -33,7 +33,7 @@ import Testing
         #expect(first.handleVoIPPush(push(callID)) == .ringing)
         first.end(callID: UUID(uuidString: callID)!) { _ in }
         #expect(store.load().map(\.kind) == [.decline])
-        #expect(store.load().first?.callId == callID)
+        #expect(store.load().first?.callID == callID)
 
         // Relaunch: a new process with the same store; the decline goes out once the API is there.
         let transport = RecordingTransport(acceptingCallID: callID)
@@ -62,7 +62,7 @@ import Testing
             "ringer-actions-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: url) }
         let action = PendingCallAction(
-            kind: .end, callId: "c1", deviceId: "d1", createdAt: Date(timeIntervalSince1970: 1))
+            kind: .end, callID: "c1", deviceID: "d1", createdAt: Date(timeIntervalSince1970: 1))
         FilePendingActionStore(url: url).save([action])
         #expect(FilePendingActionStore(url: url).load() == [action])
     }
@@ -83,7 +83,7 @@ import Testing
         let now = Date()
         let push = VoIPPush(
             ringer: .init(
-                callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                callID: callID, caller: Party(id: "alice"), hasVideo: false,
                 sentAt: now.unixMilliseconds, expiresAt: now.addingTimeInterval(30).unixMilliseconds))
         #expect(coordinator.handleVoIPPush(try RingerJSON.encode(push)) == .ringing)
         let answered = await withCheckedContinuation { continuation in
@@ -139,7 +139,7 @@ final class LockedObservations: @unchecked Sendable {
             }
             let now = Date()
             let call = Call(
-                callId: url.pathComponents[3], state: .ringing, caller: Party(id: "alice"),
+                callID: url.pathComponents[3], state: .ringing, caller: Party(id: "alice"),
                 callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             return (200, try RingerJSON.encode(call))
         }

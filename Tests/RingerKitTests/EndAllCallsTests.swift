@@ -11,7 +11,7 @@ import Testing
         return try! RingerJSON.encode(
             VoIPPush(
                 ringer: .init(
-                    callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                    callID: callID, caller: Party(id: "alice"), hasVideo: false,
                     sentAt: now.unixMilliseconds,
                     expiresAt: now.addingTimeInterval(30).unixMilliseconds)))
     }
@@ -63,7 +63,7 @@ import Testing
             lock.withLock { log.append("\(method) \(url.path)") }
             let now = Date()
             let call = Call(
-                callId: url.deletingLastPathComponent().lastPathComponent, state: .ringing, caller: Party(id: "alice"),
+                callID: url.deletingLastPathComponent().lastPathComponent, state: .ringing, caller: Party(id: "alice"),
                 callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             guard url.lastPathComponent == "accept" else { return (200, try RingerJSON.encode(call)) }
             return (

@@ -10,7 +10,7 @@ import Testing
     let pushes = CallCoordinatorPushTests()
 
     func alertOrBackgroundPush(_ type: EventType, callID: String) -> Data {
-        try! RingerJSON.encode(AlertOrBackgroundPush(aps: .init(), ringer: .init(type: type, callId: callID)))
+        try! RingerJSON.encode(AlertOrBackgroundPush(aps: .init(), ringer: .init(type: type, callID: callID)))
     }
 
     @Test(arguments: [
@@ -42,7 +42,7 @@ import Testing
             CallEvent(
                 seq: 2, type: .callAnsweredElsewhere,
                 call: Call(
-                    callId: callID, state: .accepted, caller: Party(id: "alice"),
+                    callID: callID, state: .accepted, caller: Party(id: "alice"),
                     callee: Party(id: "bob"), hasVideo: false, createdAt: now,
                     expiresAt: now.addingTimeInterval(30))))
         #expect(coordinator.handleVoIPPush(pushes.push(callID: callID, expiresIn: 30)) == .alreadyEnded)

@@ -105,7 +105,7 @@ import Testing
         stream.start()
         #expect(await Self.waitUntil { statuses.kinds == ["connected"] })
         let call = Call(
-            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callID: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
             callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
         sockets.send(
             String(decoding: try RingerJSON.encode(CallEvent(seq: 5, type: .callIncoming, call: call)), as: UTF8.self))
@@ -172,7 +172,7 @@ import Testing
         // was still on its way to the hub and follows the ready frame (docs/openapi.yaml: "process them").
         sockets.send(#"{"type":"stream.ready","seq":12}"#)
         let call = Call(
-            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callID: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
             callee: Party(id: "bob"), hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(30))
         sockets.send(
             String(decoding: try RingerJSON.encode(CallEvent(seq: 12, type: .callIncoming, call: call)), as: UTF8.self))

@@ -91,9 +91,9 @@ final class FakeDeviceServer: HTTPTransport, @unchecked Sendable {
             guard let registration else { return try problem(400) }
             lock.withLock { stored["\(user)|\(device)"] = registration }
             let answer = Device(
-                deviceId: device, userId: user, platform: registration.platform,
+                deviceID: device, userID: user, platform: registration.platform,
                 voipToken: registration.voipToken, apnsToken: registration.apnsToken,
-                apnsEnvironment: registration.apnsEnvironment, bundleId: registration.bundleId,
+                apnsEnvironment: registration.apnsEnvironment, bundleID: registration.bundleID,
                 fcmToken: registration.fcmToken, updatedAt: Date(timeIntervalSince1970: 0),
                 readiness: registration.readiness.map {
                     DeviceReadiness(problems: $0.normalizedProblems, reportedAt: Date(timeIntervalSince1970: 0))

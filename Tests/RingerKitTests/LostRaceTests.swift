@@ -65,7 +65,7 @@ import Testing
             if let scripted { return (200, scripted) }
             let now = Date()
             let call = Call(
-                callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                callID: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
                 hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             return (200, try RingerJSON.encode(call))
         }
@@ -94,7 +94,7 @@ import Testing
         return try! RingerJSON.encode(
             VoIPPush(
                 ringer: .init(
-                    callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                    callID: callID, caller: Party(id: "alice"), hasVideo: false,
                     sentAt: now.unixMilliseconds,
                     expiresAt: now.addingTimeInterval(seconds).unixMilliseconds)))
     }
@@ -104,7 +104,7 @@ import Testing
         return CallEvent(
             seq: seq, type: type,
             call: Call(
-                callId: callID, state: state, caller: Party(id: "alice"),
+                callID: callID, state: state, caller: Party(id: "alice"),
                 callee: Party(id: "bob"), hasVideo: false, createdAt: now,
                 expiresAt: now.addingTimeInterval(30)))
     }
@@ -170,7 +170,7 @@ import Testing
         coordinator.handle(event(.callIncoming, .ringing, seq: 1))
         // call.answered_elsewhere was missed (the socket came up after it): call.ended is the first news.
         var ended = event(.callEnded, .ended, seq: 3)
-        ended.call.acceptedDeviceId = answeredOn
+        ended.call.acceptedDeviceID = answeredOn
         coordinator.handle(ended)
         #expect(ui.log == ["report", "ended \(reason.rawValue)"])
     }
@@ -180,7 +180,7 @@ import Testing
         let coordinator = coordinator(ui, ScriptedServer(callID: callID, problems: [:]))
         _ = try await coordinator.startCall(to: "bob")
         var ended = event(.callEnded, .ended, seq: 3)
-        ended.call.acceptedDeviceId = "bob-iphone"
+        ended.call.acceptedDeviceID = "bob-iphone"
         coordinator.handle(ended)
         let observed = await DurableHangUpTests.eventually { ui.log == ["ended remote_ended"] }
         #expect(observed, "\(ui.log)")
@@ -190,7 +190,7 @@ import Testing
         let ui = OrderedCallUI()
         let server = ScriptedServer(callID: callID, problems: [:])
         var call = event(.callAccepted, .accepted, seq: 2).call
-        call.acceptedDeviceId = "bob-ipad"
+        call.acceptedDeviceID = "bob-ipad"
         try server.answer(
             "POST /v1/calls/\(callID)/accept",
             with: AcceptResponse(call: call, media: MediaSession(url: "ws://media", token: "m")))
@@ -226,7 +226,7 @@ import Testing
         let coordinator = coordinator(ui, server)
         coordinator.handle(event(.callIncoming, .ringing, seq: 1))
         var call = event(.callIncoming, state, seq: 1).call
-        call.acceptedDeviceId = answeredOn
+        call.acceptedDeviceID = answeredOn
         try server.answer("GET /v1/calls/\(callID)", with: call)
         coordinator.refreshCalls()
         let expected = ["report"] + (reason.map { ["ended \($0.rawValue)"] } ?? [])

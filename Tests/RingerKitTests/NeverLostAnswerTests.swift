@@ -58,7 +58,7 @@ import Testing
             let placing = url.pathComponents.count < 4
             let callID = placing ? UUID().uuidString.lowercased() : url.pathComponents[3]
             let call = Call(
-                callId: callID, state: placing ? .ringing : .accepted, caller: Party(id: "alice"),
+                callID: callID, state: placing ? .ringing : .accepted, caller: Party(id: "alice"),
                 callee: Party(id: "bob"), hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             if placing { return (201, try RingerJSON.encode(call)) }
             if url.path.hasSuffix("/accept") {
@@ -81,7 +81,7 @@ import Testing
         return try! RingerJSON.encode(
             VoIPPush(
                 ringer: .init(
-                    callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                    callID: callID, caller: Party(id: "alice"), hasVideo: false,
                     sentAt: now.unixMilliseconds,
                     expiresAt: now.addingTimeInterval(seconds).unixMilliseconds)))
     }
@@ -181,7 +181,7 @@ import Testing
         #expect(
             first.handleNotificationPush(
                 try RingerJSON.encode(
-                    AlertOrBackgroundPush(aps: .init(), ringer: .init(type: .callCancelled, callId: callID))))
+                    AlertOrBackgroundPush(aps: .init(), ringer: .init(type: .callCancelled, callID: callID))))
                 == .callCancelled)
         let ui = RecordingCallUI()
         let second = coordinator(ui: ui, transport: transport, memory: memory)
@@ -261,7 +261,7 @@ import Testing
         let start = clock.now()
         down.withLock { $0 = start }
         try await clock.sleep(until: start.addingTimeInterval(0.5))
-        coordinator.end(callID: UUID(uuidString: call.callId)!) { _ in }
+        coordinator.end(callID: UUID(uuidString: call.callID)!) { _ in }
         #expect(actions.load().map(\.kind) == [.cancel])
         #expect(await Self.eventually { transport.count("/cancel") == 1 && actions.load().isEmpty })
         #expect(clock.now() >= start.addingTimeInterval(60))

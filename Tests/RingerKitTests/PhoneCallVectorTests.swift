@@ -179,14 +179,14 @@ import Testing
             ],
             in: call, "call")
         var result = Call(
-            callId: try string(call["call_id"], "call.call_id"),
+            callID: try string(call["call_id"], "call.call_id"),
             state: CallState(
                 rawValue: try known(try string(call["state"], "call.state"), in: callStates, "call.state")),
             caller: Party(id: try string(call["caller"], "call.caller")),
             callee: Party(id: try string(call["callee"], "call.callee")), hasVideo: false,
             createdAt: try date(call["created_at_ms"], "call.created_at_ms"),
             expiresAt: try date(call["expires_at_ms"], "call.expires_at_ms"))
-        result.acceptedDeviceId = call["accepted_device_id"] as? String
+        result.acceptedDeviceID = call["accepted_device_id"] as? String
         result.endReason = try (call["end_reason"] as? String).map {
             SystemEndReason(rawValue: try known($0, in: systemEndReasons, "call.end_reason"))
         }

@@ -27,7 +27,7 @@ import Testing
     func push(callID: String, callee: String?) -> Data {
         let body = VoIPPush(
             ringer: .init(
-                callId: callID, caller: Party(id: "alice"), calleeId: callee, hasVideo: false,
+                callID: callID, caller: Party(id: "alice"), calleeID: callee, hasVideo: false,
                 sentAt: now.unixMilliseconds,
                 expiresAt: now.addingTimeInterval(30).unixMilliseconds))
         return try! RingerJSON.encode(body)

@@ -65,7 +65,7 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
         #expect(summary() == ["PUT /v1/devices/bob-iphone ab01,cafe"])
         let stored = server.registration(user: "bob", device: "bob-iphone")
         #expect(
-            stored?.bundleId == "com.example.app" && stored?.apnsEnvironment == .sandbox && stored?.platform == .ios)
+            stored?.bundleID == "com.example.app" && stored?.apnsEnvironment == .sandbox && stored?.platform == .ios)
         #expect(registrar.status.registeredDevice?.voipToken == "ab01")
         #expect(registrar.status.isSyncing == false)
         expectAllAuthorized()
@@ -167,7 +167,7 @@ final class Collected<Value: Sendable>: @unchecked Sendable {
         let retries = observations.all.filter { if case .retrying = $0 { true } else { false } }
         #expect(retries.count == 2)
         if case .registered(let device)? = observations.all.last {
-            #expect(device.userId == "bob")
+            #expect(device.userID == "bob")
         } else {
             Issue.record("last observation \(String(describing: observations.all.last))")
         }

@@ -20,14 +20,14 @@ import Testing
             lock.withLock { paths.append("\(method) \(url.path)") }
             let now = Date()
             var call = Call(
-                callId: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
+                callID: callID, state: .ringing, caller: Party(id: "alice"), callee: Party(id: "bob"),
                 hasVideo: false, createdAt: now, expiresAt: now.addingTimeInterval(30))
             switch (method, url.path) {
             case ("POST", "/v1/calls"):
                 return (201, try RingerJSON.encode(call))
             case ("GET", "/v1/calls/\(callID)"):
                 call.state = .accepted
-                call.acceptedDeviceId = "bob-iphone"
+                call.acceptedDeviceID = "bob-iphone"
                 return (200, try RingerJSON.encode(call))
             case ("GET", "/v1/calls/\(callID)/media"):
                 return (200, try RingerJSON.encode(MediaSession(url: "ws://media", token: "alice-media")))

@@ -16,7 +16,7 @@ import Testing
         let sent = serverNow.addingTimeInterval(-age)
         let body = VoIPPush(
             ringer: .init(
-                callId: callID, caller: Party(id: "alice"), hasVideo: false,
+                callID: callID, caller: Party(id: "alice"), hasVideo: false,
                 sentAt: sent.unixMilliseconds,
                 expiresAt: sent.addingTimeInterval(30).unixMilliseconds))
         return try! RingerJSON.encode(body)

@@ -72,7 +72,7 @@ import Testing
         let elsewhere = try await second.phone(user: "bob", name: "Bob", deviceID: "bob-elsewhere", behaviour: .ignore)
         { seen in
             switch seen {
-            case .event(let event): heardElsewhere.withLock { $0.append("event \(event.type) of \(event.call.callId)") }
+            case .event(let event): heardElsewhere.withLock { $0.append("event \(event.type) of \(event.call.callID)") }
             case .callKitReported(let callID): heardElsewhere.withLock { $0.append("CallKit call \(callID)") }
             default: break
             }
@@ -88,7 +88,7 @@ import Testing
 
         let call = try await alice.call("bob")
         #expect(
-            await eventually(within: 10) { rung.withLock { $0.contains(call.callId) } },
+            await eventually(within: 10) { rung.withLock { $0.contains(call.callID) } },
             "bob's phone on the caller's cluster never rang")
         // Time for a stray event to cross Redis, many times over.
         try await Task.sleep(for: .seconds(2))

@@ -18,7 +18,7 @@ import Testing
     /// call `unanswered` at 8 s and both phones close it `unanswered`.
     func ringOut() -> RaceRecord {
         var call = Call(
-            callId: callID, state: .unanswered, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            callID: callID, state: .unanswered, caller: Party(id: "alice"), callee: Party(id: "bob"),
             hasVideo: false, createdAt: origin, expiresAt: at(8))
         call.endedAt = at(8)
         let bob = RaceRecord.Device(
@@ -152,7 +152,7 @@ import Testing
         var record = ringOut()
         record.call?.state = .ended
         record.call?.endedBy = "bob"
-        record.call?.acceptedDeviceId = "bob-1"
+        record.call?.acceptedDeviceID = "bob-1"
         let other = UUID()
         record.devices[1].callKit = [
             .init(at: at(0.5), change: .reported(uuid, accepted: true)),
@@ -190,7 +190,7 @@ import Testing
         object["phone"] = "bob-1"
         object["t_ms"] = at(seconds).timeIntervalSince1970 * 1000
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
         let line = try JSONSerialization.data(withJSONObject: object)
         return RaceRecord.AndroidObserved(at: at(seconds), try decoder.decode(AndroidHostEvent.self, from: line))
     }

@@ -112,34 +112,34 @@ import Testing
             #expect(call.state == .ringing)
             #expect(call.caller == Party(id: "alice", name: "Alice"))
             #expect(call.callee.id == "bob")
-            #expect(call.callId == call.callId.lowercased() && UUID(uuidString: call.callId) != nil)
+            #expect(call.callID == call.callID.lowercased() && UUID(uuidString: call.callID) != nil)
             #expect(abs(call.expiresAt.timeIntervalSince(call.createdAt) - 45) < 0.01)
 
             let ringing = try await http.send(
-                "POST", "/v1/calls/\(call.callId)/ringing", token: bob,
+                "POST", "/v1/calls/\(call.callID)/ringing", token: bob,
                 json: #"{"device_id":"bob-iphone"}"#)
             #expect(ringing.status == 200)
             let accepted = try await http.send(
-                "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                "POST", "/v1/calls/\(call.callID)/accept", token: bob,
                 json: #"{"device_id":"bob-iphone"}"#)
             #expect(accepted.status == 200)
             let body = try accepted.decode(AcceptResponse.self)
             #expect(body.call.state == .accepted)
-            #expect(body.call.acceptedDeviceId == "bob-iphone")
+            #expect(body.call.acceptedDeviceID == "bob-iphone")
             #expect(!body.media.token.isEmpty)
 
             // Accepting again from the same device is idempotent.
             let again = try await http.send(
-                "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                "POST", "/v1/calls/\(call.callID)/accept", token: bob,
                 json: #"{"device_id":"bob-iphone"}"#)
             #expect(again.status == 200)
 
-            let media = try await http.send("GET", "/v1/calls/\(call.callId)/media", token: alice)
+            let media = try await http.send("GET", "/v1/calls/\(call.callID)/media", token: alice)
             #expect(media.status == 200)
-            let ended = try await http.send("POST", "/v1/calls/\(call.callId)/end", token: alice)
+            let ended = try await http.send("POST", "/v1/calls/\(call.callID)/end", token: alice)
             #expect(try ended.decode(Call.self).state == .ended)
             let list = try await http.send("GET", "/v1/calls?limit=5", token: bob)
-            #expect(try list.decode(CallList.self).calls.map(\.callId) == [call.callId])
+            #expect(try list.decode(CallList.self).calls.map(\.callID) == [call.callID])
         }
     }
 
@@ -258,32 +258,32 @@ import Testing
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
             Self.expectProblem(
-                try await http.send("GET", "/v1/calls/\(call.callId)", token: mallory),
+                try await http.send("GET", "/v1/calls/\(call.callID)", token: mallory),
                 status: 404, type: .callNotFound)
             Self.expectProblem(
                 try await http.send(
-                    "POST", "/v1/calls/\(call.callId)/accept", token: mallory,
+                    "POST", "/v1/calls/\(call.callID)/accept", token: mallory,
                     json: #"{"device_id":"mallory-phone"}"#),
                 status: 404, type: .callNotFound)
             Self.expectProblem(
-                try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: mallory),
+                try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: mallory),
                 status: 404, type: .callNotFound)
             // The callee may not cancel; the caller may not accept.
             Self.expectProblem(
-                try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: bob),
+                try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: bob),
                 status: 403, type: .forbidden)
             Self.expectProblem(
                 try await http.send(
-                    "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                    "POST", "/v1/calls/\(call.callID)/accept", token: bob,
                     json: #"{"device_id":"mallory-phone"}"#),
                 status: 422, type: .unknownDevice)
-            let stillRinging = try (try await http.send("GET", "/v1/calls/\(call.callId)", token: alice)).decode(
+            let stillRinging = try (try await http.send("GET", "/v1/calls/\(call.callID)", token: alice)).decode(
                 Call.self)
             #expect(stillRinging.state == .ringing)
             // Cancel, then a late accept is a conflict that says where the call is.
-            #expect(try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice).status == 200)
+            #expect(try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: alice).status == 200)
             let late = try await http.send(
-                "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                "POST", "/v1/calls/\(call.callID)/accept", token: bob,
                 json: #"{"device_id":"bob-iphone"}"#)
             Self.expectProblem(late, status: 409, type: .callStateConflict)
             #expect(late.object["call_state"] as? String == "cancelled")

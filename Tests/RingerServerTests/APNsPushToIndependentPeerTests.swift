@@ -64,7 +64,7 @@ import Testing
             let payload = try RingerJSON.decode(VoIPPush.self, from: Data(request.bodyBytes))
             #expect(payload.ringer.v == 1)
             #expect(payload.ringer.type == .callIncoming)
-            #expect(payload.ringer.callId == call.callId)
+            #expect(payload.ringer.callID == call.callID)
             #expect(payload.ringer.caller == Party(id: "alice", name: "Alice"))
             #expect(payload.ringer.hasVideo == true)
             #expect(payload.ringer.expiresAt == call.expiresAt.unixMilliseconds)
@@ -83,7 +83,7 @@ import Testing
             var pushes: [[String: Any]] = []
             for _ in 0..<50 where pushes.isEmpty {
                 pushes =
-                    (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
+                    (try await http.send("GET", "/v1/calls/\(call.callID)/pushes", token: bob).object["pushes"]
                         as? [[String: Any]]) ?? []
                 if pushes.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
             }
@@ -212,18 +212,18 @@ import Testing
                 Call.self)
             let accepted = try
                 (try await http.send(
-                    "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                    "POST", "/v1/calls/\(call.callID)/accept", token: bob,
                     json: #"{"device_id":"bob-iphone"}"#)).decode(AcceptResponse.self)
             try await PeerScripts.run(
-                "verify_livekit_token.py", [accepted.media.token, "devkey", "secret", "bob", call.callId])
-            let media = try (try await http.send("GET", "/v1/calls/\(call.callId)/media", token: alice)).decode(
+                "verify_livekit_token.py", [accepted.media.token, "devkey", "secret", "bob", call.callID])
+            let media = try (try await http.send("GET", "/v1/calls/\(call.callID)/media", token: alice)).decode(
                 MediaSession.self)
             try await PeerScripts.run(
-                "verify_livekit_token.py", [media.token, "devkey", "secret", "alice", call.callId])
+                "verify_livekit_token.py", [media.token, "devkey", "secret", "alice", call.callID])
             // A wrong secret must make LiveKit refuse it, or the check above proves nothing.
             await #expect(throws: (any Error).self) {
                 try await PeerScripts.run(
-                    "verify_livekit_token.py", [media.token, "devkey", "not-the-secret", "alice", call.callId])
+                    "verify_livekit_token.py", [media.token, "devkey", "not-the-secret", "alice", call.callID])
             }
         }
     }

@@ -53,10 +53,10 @@ final class PlainCallUI: CallUI {
                 "POST", "/v1/calls", token: callerToken,
                 json: "{\"callee\":\"\(callee)\"}")).decode(Call.self)
         let accepted = try await http.send(
-            "POST", "/v1/calls/\(call.callId)/accept", token: calleeToken,
+            "POST", "/v1/calls/\(call.callID)/accept", token: calleeToken,
             json: "{\"device_id\":\"\(callee)-iphone\"}")
         #expect(accepted.status == 200)
-        return (call.callId, callerToken, calleeToken)
+        return (call.callID, callerToken, calleeToken)
     }
 
     static func state(_ http: TestHTTP, _ callID: String, token: String) async throws -> Call {
@@ -173,7 +173,7 @@ final class PlainCallUI: CallUI {
             await clock.step(by: 6)
             for inbox in [aliceInbox, bobInbox] {
                 let ended = try #require(await inbox.wait(for: .callEnded))
-                #expect(ended.call.callId == callID)
+                #expect(ended.call.callID == callID)
                 #expect(ended.call.endReason == .maximumDuration)
             }
             let call = try await Self.state(http, callID, token: alice)
@@ -250,7 +250,7 @@ final class PlainCallUI: CallUI {
             coordinator.connect(api: RingerAPIClient(baseURL: http.base, userToken: alice, transport: transport))
             let call = try await coordinator.startCall(to: "bob")
             _ = try await http.send(
-                "POST", "/v1/calls/\(call.callId)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
+                "POST", "/v1/calls/\(call.callID)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
             coordinator.refreshCalls()  // learns of the answer without a socket
             #expect(await eventually { answered.snapshot })
             // No socket: a keepalive every 40 s holds the call for 400 s, far past the 120 s idle limit.
@@ -259,7 +259,7 @@ final class PlainCallUI: CallUI {
                 #expect(await eventually { transport.answers.snapshot.count >= round }, "keepalive \(round)")
             }
             #expect(transport.answers.snapshot.allSatisfy { $0 == 204 })
-            #expect(try await Self.state(http, call.callId, token: alice).state == .accepted)
+            #expect(try await Self.state(http, call.callID, token: alice).state == .accepted)
 
             // While the stream says it is connected the app sends none (the socket is the sign of life); here
             // no real socket exists, so the server ends the call, and the next keepalive closes it natively.
@@ -267,7 +267,7 @@ final class PlainCallUI: CallUI {
             let sent = transport.answers.snapshot.count
             for _ in 0..<4 { await clock.step(by: 40) }
             #expect(transport.answers.snapshot.count == sent)
-            #expect(try await Self.state(http, call.callId, token: alice).endReason == .connectionLost)
+            #expect(try await Self.state(http, call.callID, token: alice).endReason == .connectionLost)
             coordinator.eventStreamStatusChanged(.lost(retryIn: 1))
             await clock.step(by: 40)
             #expect(await eventually { ui.ended.snapshot == [.failed] })

@@ -37,7 +37,7 @@ import Testing
         #expect(notice?.pushType == "background")
         #expect(notice?.priority == 5)
         #expect(notice.flatMap { Self.decode(AlertOrBackgroundPush.self, $0) }?.ringer.type == .callAnsweredElsewhere)
-        #expect(notice.flatMap { Self.decode(AlertOrBackgroundPush.self, $0) }?.ringer.callId == call.callId)
+        #expect(notice.flatMap { Self.decode(AlertOrBackgroundPush.self, $0) }?.ringer.callID == call.callID)
         for push in pushes where push.pushType == "voip" {
             #expect(Self.decode(VoIPPush.self, push)?.ringer.type == .callIncoming)
         }
@@ -63,7 +63,7 @@ import Testing
         let alert = stack.sandbox.acceptedPushes.first { $0.pushType == "alert" }
         #expect(alert?.deviceToken == bob.identity.apnsToken)
         #expect(alert?.topic == bob.identity.bundleID)
-        #expect(alert.flatMap { Self.decode(AlertOrBackgroundPush.self, $0) }?.ringer.callId == call.callId)
+        #expect(alert.flatMap { Self.decode(AlertOrBackgroundPush.self, $0) }?.ringer.callID == call.callID)
         #expect(stack.sandbox.acceptedPushes.filter { $0.pushType == "voip" }.count == 1)
         await stack.shutdown()
     }

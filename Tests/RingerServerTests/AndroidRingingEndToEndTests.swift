@@ -21,7 +21,7 @@ import Testing
 
         /// The first event named `name`, for `callID` when given.
         func first(_ name: String, callID: String? = nil) -> AndroidHostEvent? {
-            events.withLock { $0.first { $0.event == name && (callID == nil || $0.callId == callID) } }
+            events.withLock { $0.first { $0.event == name && (callID == nil || $0.callID == callID) } }
         }
 
         /// The names of every event so far, in order.
@@ -51,16 +51,16 @@ import Testing
         #expect(!bob.isAppRunning)
         let call = try await alice.call("bob")
         #expect(call.state == .ringing)
-        #expect(await eventually { events.first("call_active", callID: call.callId) != nil }, "\(events.names)")
+        #expect(await eventually { events.first("call_active", callID: call.callID) != nil }, "\(events.names)")
         #expect(events.first("started_by_message") != nil, "\(events.names)")
-        let accepted = try await self.call(call.callId, reaches: .accepted, on: stack)
+        let accepted = try await self.call(call.callID, reaches: .accepted, on: stack)
         #expect(accepted.state == .accepted)
-        #expect(accepted.acceptedDeviceId == "bob-pixel")
-        #expect(await eventually { events.first("media_ready", callID: call.callId) != nil }, "\(events.names)")
+        #expect(accepted.acceptedDeviceID == "bob-pixel")
+        #expect(await eventually { events.first("media_ready", callID: call.callID) != nil }, "\(events.names)")
         let message = try #require(stack.fcmSandbox.acceptedMessages.first)
         #expect(message.token == bob.fcmToken)
         #expect(message.priority == .high)
-        #expect(message.collapseKey == call.callId)
+        #expect(message.collapseKey == call.callID)
         #expect(message.ttl > 40 && message.ttl <= 45)
         #expect(
             await eventually { stack.fcmSandbox.deliveryState(ofMessage: message.name) == .delivered(.userVisible) })
@@ -77,12 +77,12 @@ import Testing
             user: "bob", name: "Bob", deviceID: "bob-pixel", appState: .background, observe: { events.record($0) })
         iphone.setAppState(.killed)
         let call = try await alice.call("bob")
-        #expect(await eventually { events.first("ringing", callID: call.callId) != nil }, "\(events.names)")
-        #expect(try await self.call(call.callId, reaches: .accepted, on: stack).state == .accepted)
+        #expect(await eventually { events.first("ringing", callID: call.callID) != nil }, "\(events.names)")
+        #expect(try await self.call(call.callID, reaches: .accepted, on: stack).state == .accepted)
         let answeredAt = ContinuousClock.now
-        #expect(await eventually(within: 5) { events.first("call_ended", callID: call.callId) != nil })
+        #expect(await eventually(within: 5) { events.first("call_ended", callID: call.callID) != nil })
         #expect(ContinuousClock.now - answeredAt < .seconds(1))
-        #expect(events.first("call_ended", callID: call.callId)?.cause == "ANSWERED_ELSEWHERE")
+        #expect(events.first("call_ended", callID: call.callID)?.cause == "ANSWERED_ELSEWHERE")
         // The Android phone acknowledged ringing, so the stop was sent at high priority and ended a call screen.
         let stop = try #require(
             stack.fcmSandbox.acceptedMessages.first { $0.data["ringer"]?.contains("call.answered_elsewhere") == true })
@@ -106,7 +106,7 @@ import Testing
         // Cancelled at once, whether or not the phone's `ringing` acknowledgement has arrived yet.
         let api = RingerAPIClient(
             baseURL: stack.serverURL, userToken: try await stack.userToken(for: "alice", name: "Alice"))
-        _ = try await api.cancel(callID: call.callId)
+        _ = try await api.cancel(callID: call.callID)
         let stop = await eventuallyValue {
             stack.fcmSandbox.acceptedMessages.first { $0.data["ringer"]?.contains("call.cancelled") == true }
         }
@@ -146,7 +146,7 @@ import Testing
             observe: { events.record($0) })
         let call = try await alice.call("bob")
         #expect(call.state == .ringing)
-        #expect(try await self.call(call.callId, reaches: .unanswered, on: stack).state == .unanswered)
+        #expect(try await self.call(call.callID, reaches: .unanswered, on: stack).state == .unanswered)
         let ringing = try #require(stack.fcmSandbox.acceptedMessages.first)
         #expect(
             await eventually {

@@ -36,7 +36,7 @@ import Testing
                 json: #"{"platform":"android","fcm_token":"bob-token"}"#)
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
-            let id = call.callId
+            let id = call.callID
             let operations: [Operation] = [
                 .init(method: "POST", path: "/v1/tokens", body: #"{"user_id":"zed"}"#, audience: .admin),
                 .init(method: "GET", path: "/v1/devices", body: nil, audience: .anyUser),

@@ -28,7 +28,7 @@ import Testing
             for action in ["accept", "ringing", "decline"] {
                 for body in bodies {
                     let response = try await http.send(
-                        "POST", "/v1/calls/\(call.callId)/\(action)", token: eve, json: body)
+                        "POST", "/v1/calls/\(call.callID)/\(action)", token: eve, json: body)
                     answers["\(action) \(body ?? "none")"] = response.status
                     #expect(
                         response.object["type"] as? String == ProblemType.callNotFound.rawValue,
@@ -36,18 +36,18 @@ import Testing
                 }
             }
             for action in ["cancel", "end"] {
-                answers[action] = try await http.send("POST", "/v1/calls/\(call.callId)/\(action)", token: eve).status
+                answers[action] = try await http.send("POST", "/v1/calls/\(call.callID)/\(action)", token: eve).status
             }
             for path in ["", "/pushes", "/media"] {
-                answers["GET\(path)"] = try await http.send("GET", "/v1/calls/\(call.callId)\(path)", token: eve).status
+                answers["GET\(path)"] = try await http.send("GET", "/v1/calls/\(call.callID)\(path)", token: eve).status
             }
             #expect(Set(answers.values) == [404], "\(answers)")
             // The call went on untouched, and still answers its parties as before.
-            let bobsView = try (try await http.send("GET", "/v1/calls/\(call.callId)", token: bob)).decode(Call.self)
+            let bobsView = try (try await http.send("GET", "/v1/calls/\(call.callID)", token: bob)).decode(Call.self)
             #expect(bobsView.state == .ringing)
             #expect(
                 try await http.send(
-                    "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                    "POST", "/v1/calls/\(call.callID)/accept", token: bob,
                     json: #"{"device_id":"no-such-device"}"#
                 ).status == 422)
         }

@@ -68,12 +68,12 @@ import Testing
         let first = try await fixture.place("alice", "bob")
         let second = try await fixture.place("carol", "dave")
         let gate = Gate()
-        fixture.store.beforeUpdate.withLock { $0 = { id in if id == first.callId { await gate.pass() } } }
-        let held = Task { try await fixture.service.act(.cancel, callID: first.callId, user: "alice") }
+        fixture.store.beforeUpdate.withLock { $0 = { id in if id == first.callID { await gate.pass() } } }
+        let held = Task { try await fixture.service.act(.cancel, callID: first.callID, user: "alice") }
         #expect(await eventually { gate.arrived == 1 })
         let done = LockedValue<Call?>(nil)
         Task {
-            let call = try? await fixture.service.act(.cancel, callID: second.callId, user: "carol")
+            let call = try? await fixture.service.act(.cancel, callID: second.callID, user: "carol")
             done.withLock { $0 = call }
         }
         #expect(await eventually { done.snapshot?.state == .cancelled })
@@ -87,18 +87,18 @@ import Testing
         let first = try await fixture.place("alice", "bob")
         let second = try await fixture.place("carol", "dave")
         let gate = Gate()
-        fixture.store.beforeUpdate.withLock { $0 = { id in if id == first.callId { await gate.pass() } } }
-        let held = Task { try await fixture.service.act(.cancel, callID: first.callId, user: "alice") }
+        fixture.store.beforeUpdate.withLock { $0 = { id in if id == first.callID { await gate.pass() } } }
+        let held = Task { try await fixture.service.act(.cancel, callID: first.callID, user: "alice") }
         #expect(await eventually { gate.arrived >= 1 })
         // Carol's call rings out on time although Alice and Bob's change is still held.
         let store = fixture.store
-        #expect(await eventuallyAsync { (try? await store.call(id: second.callId))?.call.state == .unanswered })
-        #expect(try await store.call(id: first.callId)?.call.state == .ringing)
+        #expect(await eventuallyAsync { (try? await store.call(id: second.callID))?.call.state == .unanswered })
+        #expect(try await store.call(id: first.callID)?.call.state == .ringing)
         gate.open()
         _ = try? await held.value
         #expect(
             await eventuallyAsync {
-                [.cancelled, .unanswered].contains((try? await store.call(id: first.callId))?.call.state)
+                [.cancelled, .unanswered].contains((try? await store.call(id: first.callID))?.call.state)
             })
     }
 
@@ -111,7 +111,7 @@ import Testing
             for caller in callers {
                 group.addTask {
                     let call = try await fixture.place(caller, "bob")
-                    _ = try await fixture.service.act(.cancel, callID: call.callId, user: caller)
+                    _ = try await fixture.service.act(.cancel, callID: call.callID, user: caller)
                 }
             }
             try await group.waitForAll()
@@ -131,17 +131,17 @@ import Testing
         fixture.store.beforeInsert.withLock {
             $0 = { [store = fixture.store] callee in
                 guard callee == "bob" else { return }
-                _ = try? await store.base.updateCall(id: first.callId) { machine -> (Int, [PendingEvent]) in
+                _ = try? await store.base.updateCall(id: first.callID) { machine -> (Int, [PendingEvent]) in
                     _ = try machine.handle(.accept(deviceID: "bob-phone"), by: .user("bob"), at: Date())
                     return (0, [])
                 }
             }
         }
         let second = try await fixture.place("carol", "bob")
-        #expect(try await fixture.store.call(id: first.callId)?.call.state == .accepted)
+        #expect(try await fixture.store.call(id: first.callID)?.call.state == .accepted)
         #expect(second.state == .busy)
         let bob = try #require(sinks["bob"])
-        #expect(!bob.events.contains { $0.call.callId == second.callId })
+        #expect(!bob.events.contains { $0.call.callID == second.callID })
         #expect(try #require(sinks["carol"]).events.map(\.type) == [.callEnded])
     }
 
@@ -160,9 +160,9 @@ import Testing
         #expect(await fixture.service.sweepRingTimeouts(at: orphan.call.expiresAt.addingTimeInterval(0.5)) == 0)
         #expect(await fixture.service.sweepRingTimeouts(at: Date()) == 1)
         #expect(await fixture.service.sweepRingTimeouts(at: Date()) == 0)
-        #expect(try await fixture.store.call(id: orphan.call.callId)?.call.state == .unanswered)
+        #expect(try await fixture.store.call(id: orphan.call.callID)?.call.state == .unanswered)
         for user in ["alice", "bob"] {
-            let events = try #require(sinks[user]).events.filter { $0.call.callId == orphan.call.callId }
+            let events = try #require(sinks[user]).events.filter { $0.call.callID == orphan.call.callID }
             #expect(events.map(\.type) == [.callUnanswered], "\(user)")
         }
     }

@@ -48,7 +48,7 @@ import Testing
         var statuses: [Int] = []
         for _ in 0..<200 where statuses.isEmpty {
             let pushes =
-                (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bobToken).object["pushes"]
+                (try await http.send("GET", "/v1/calls/\(call.callID)/pushes", token: bobToken).object["pushes"]
                     as? [[String: Any]]) ?? []
             statuses = pushes.compactMap { $0["status"] as? Int }
             if statuses.isEmpty { try await Task.sleep(for: .milliseconds(25)) }

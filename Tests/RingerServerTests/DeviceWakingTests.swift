@@ -18,12 +18,12 @@ import Testing
         voip: String? = Self.voip, apns: String? = Self.apnsToken, bundle: String? = "com.example.app"
     ) -> Device {
         Device(
-            deviceId: "iphone", userId: "bob", platform: .ios, voipToken: voip, apnsToken: apns,
-            apnsEnvironment: .sandbox, bundleId: bundle, updatedAt: updated)
+            deviceID: "iphone", userID: "bob", platform: .ios, voipToken: voip, apnsToken: apns,
+            apnsEnvironment: .sandbox, bundleID: bundle, updatedAt: updated)
     }
 
     static func pixel(fcm: String? = "fcm-token-1") -> Device {
-        Device(deviceId: "pixel", userId: "bob", platform: .android, fcmToken: fcm, updatedAt: updated)
+        Device(deviceID: "pixel", userID: "bob", platform: .android, fcmToken: fcm, updatedAt: updated)
     }
 
     @Test func anIPhoneRingsThroughItsVoIPTokenOnlyWithItsBundleID() {
@@ -43,8 +43,8 @@ import Testing
 
     @Test func aDeviceOfAnotherPlatformNeverCountsAsWakeableWhateverTokensItHolds() {
         let web = Device(
-            deviceId: "web", userId: "bob", platform: "web", voipToken: Self.voip, apnsToken: Self.apnsToken,
-            bundleId: "com.example.app", fcmToken: "fcm-token-1", updatedAt: Self.updated)
+            deviceID: "web", userID: "bob", platform: "web", voipToken: Self.voip, apnsToken: Self.apnsToken,
+            bundleID: "com.example.app", fcmToken: "fcm-token-1", updatedAt: Self.updated)
         #expect(!web.canBeWoken)
         // Tokens of the other platform do not count either.
         var androidWithVoIP = Self.iPhone()
@@ -70,7 +70,7 @@ import Testing
             Self.iPhone(), Self.iPhone(voip: nil), Self.iPhone(bundle: nil), Self.pixel(), Self.pixel(fcm: nil),
         ]
         let call = Call(
-            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callID: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
             callee: Party(id: "bob"), hasVideo: false, createdAt: Self.updated,
             expiresAt: Self.updated.addingTimeInterval(45))
         for device in devices {

@@ -12,7 +12,7 @@ import Testing
 @Suite struct EventHubTests {
     static func call(callee: String = "bob") -> Call {
         Call(
-            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callID: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
             callee: Party(id: callee),
             hasVideo: false, createdAt: Date(), expiresAt: Date().addingTimeInterval(45))
     }
@@ -21,7 +21,7 @@ import Testing
     static func storeEvents(_ count: Int, for user: String, in store: SQLiteStore) async throws -> [StoredEvent] {
         let call = Self.call(callee: user)
         let machine = CallMachine.invite(
-            callID: call.callId, caller: call.caller, callee: call.callee, hasVideo: false,
+            callID: call.callID, caller: call.caller, callee: call.callee, hasVideo: false,
             calleeDevices: [], calleeOnline: true, calleeBusy: false, now: Date(),
             ringTimeout: 45
         ).0

@@ -38,7 +38,7 @@ import Testing
             let data = try output.fileHandleForReading.readToEnd() ?? Data()
             peer.waitUntilExit()
             let decoder = JSONDecoder()
-            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
             let outcomes = try decoder.decode([String: Outcome].self, from: data)
             #expect(outcomes.count == 11 && outcomes.values.allSatisfy(\.upgraded), "\(outcomes)")
             // Protocol errors get 1002, text that is not UTF-8 1007, a message over 4 KiB 1009 (RFC 6455 §7.4.1);
@@ -60,9 +60,9 @@ import Testing
             #expect(try await http.send("GET", "/healthz").status == 200)
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
-            _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+            _ = try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: alice)
             #expect(await inbox.wait(for: .callCancelled) != nil)
-            let events = inbox.events.withLock { $0 }.filter { $0.call.callId == call.callId }
+            let events = inbox.events.withLock { $0 }.filter { $0.call.callID == call.callID }
             #expect(events.map(\.type) == [.callIncoming, .callCancelled], "\(events.map(\.type))")
             #expect(zip(events, events.dropFirst()).allSatisfy { $0.seq < $1.seq })
         }

@@ -49,12 +49,12 @@ import Testing
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
             let incoming = try #require(await live.wait(for: .callIncoming))
-            #expect(incoming.call.callId == call.callId)
+            #expect(incoming.call.callID == call.callID)
             socket.close()
             try await Task.sleep(for: .milliseconds(100))
 
             // While bob's socket is down, alice cancels; reconnecting with ?since= replays it.
-            _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+            _ = try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: alice)
             let resumed = Inbox()
             let again = try await Self.connect(
                 http, token: bob, query: "device_id=bob-iphone&since=\(incoming.seq)",
@@ -77,7 +77,7 @@ import Testing
             // Bob already has history: a call cancelled before this socket existed.
             let old = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
-            _ = try await http.send("POST", "/v1/calls/\(old.callId)/cancel", token: alice)
+            _ = try await http.send("POST", "/v1/calls/\(old.callID)/cancel", token: alice)
 
             let api = RingerAPIClient(baseURL: http.base, userToken: bob)
             let first = Inbox()
@@ -100,9 +100,9 @@ import Testing
             again.start(since: resumeFrom)
             defer { again.stop() }
             let incoming = try #require(await resumed.wait(for: .callIncoming))
-            #expect(incoming.call.callId == call.callId)
+            #expect(incoming.call.callID == call.callID)
             #expect(
-                resumed.events.withLock { $0.allSatisfy { $0.call.callId == call.callId } }, "old call not replayed")
+                resumed.events.withLock { $0.allSatisfy { $0.call.callID == call.callID } }, "old call not replayed")
         }
     }
 
@@ -125,7 +125,7 @@ import Testing
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
             _ = try await http.send(
-                "POST", "/v1/calls/\(call.callId)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
+                "POST", "/v1/calls/\(call.callID)/accept", token: bob, json: #"{"device_id":"bob-iphone"}"#)
             #expect(await pad.wait(for: .callAnsweredElsewhere) != nil)
             try await Task.sleep(for: .milliseconds(200))
             #expect(phone.events.withLock { $0.map(\.type) } == [.callIncoming])
@@ -168,7 +168,7 @@ import Testing
             "--timeout", String(timeout),
         ])
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
         do {
             return try decoder.decode(PeerReport.self, from: Data(result.standardOutput.utf8))
         } catch {

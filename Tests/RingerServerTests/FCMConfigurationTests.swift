@@ -65,10 +65,10 @@ import Testing
     @Test func anAndroidTokenIsStoredWithItsProject() async throws {
         let token = "dGVzdC1pbnN0YW5jZQ:APA91bH-" + String(repeating: "x_Y.", count: 30)
         let device = try await register(
-            .init(platform: .android, fcmToken: token, fcmProjectId: "ringer-demo"),
+            .init(platform: .android, fcmToken: token, fcmProjectID: "ringer-demo"),
             projects: ["ringer-main", "ringer-demo"])
         #expect(device.fcmToken == token)
-        #expect(device.fcmProjectId == "ringer-demo")
+        #expect(device.fcmProjectID == "ringer-demo")
     }
 
     @Test func fcmTokensWithOddCharactersOrAbsurdLengthAreRefused() async {
@@ -83,24 +83,24 @@ import Testing
 
     @Test func aProjectTheServerDoesNotSendThroughIsRefusedAtRegistration() async {
         let detail = await refusal(
-            .init(platform: .android, fcmToken: "abc:def", fcmProjectId: "someone-else"),
+            .init(platform: .android, fcmToken: "abc:def", fcmProjectID: "someone-else"),
             projects: ["ringer-main"])
         #expect(detail?.contains("not one of the server's Firebase projects") == true)
-        #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "bad/project")) != nil)
+        #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectID: "bad/project")) != nil)
         // A legacy domain-scoped project the server sends through can be named, as its service account allows.
         #expect(
             await refusal(
-                .init(platform: .android, fcmToken: "abc:def", fcmProjectId: "example.com:my-proj"),
+                .init(platform: .android, fcmToken: "abc:def", fcmProjectID: "example.com:my-proj"),
                 projects: ["ringer-main", "example.com:my-proj"]) == nil)
         // With no FCM configured, a well-formed project id is kept for later.
-        #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectId: "later-project")) == nil)
+        #expect(await refusal(.init(platform: .android, fcmToken: "abc:def", fcmProjectID: "later-project")) == nil)
     }
 
     @Test func anIPhoneCannotNameAFirebaseProject() async {
         let detail = await refusal(
             .init(
-                platform: .ios, voipToken: "abcd", bundleId: "com.example.app",
-                fcmProjectId: "ringer-main"))
+                platform: .ios, voipToken: "abcd", bundleID: "com.example.app",
+                fcmProjectID: "ringer-main"))
         #expect(detail?.contains("android") == true)
     }
 }

@@ -80,7 +80,7 @@ import Testing
                 #expect(message["notification"] == nil)
                 let android = try #require(message["android"] as? [String: Any])
                 #expect(android["priority"] as? String == "HIGH")
-                #expect(android["collapse_key"] as? String == call.callId)
+                #expect(android["collapse_key"] as? String == call.callID)
                 // Whole seconds left to ring, rounded up: 45 s when sent at once.
                 let ttl = try #require(android["ttl"] as? String)
                 #expect(ttl.hasSuffix("s") && (40...45).contains(Int(ttl.dropLast()) ?? -1), "\(ttl)")
@@ -88,12 +88,12 @@ import Testing
                 #expect(data.keys.sorted() == ["ringer"])
                 let ringer = try RingerJSON.decode(VoIPPush.Body.self, from: Data(try #require(data["ringer"]).utf8))
                 #expect(ringer.type == .callIncoming)
-                #expect(ringer.callId == call.callId)
+                #expect(ringer.callID == call.callID)
                 #expect(ringer.caller == Party(id: "alice", name: "Alice"))
                 #expect(ringer.hasVideo)
                 #expect(ringer.expiresAt == call.expiresAt.unixMilliseconds)
 
-                let pushes = try await pushes(http, call: call.callId, token: bob)
+                let pushes = try await pushes(http, call: call.callID, token: bob)
                 #expect(pushes.first?["provider"] as? String == "fcm")
                 #expect(pushes.first?["status"] as? Int == 200)
                 #expect(pushes.first?["push_type"] as? String == "high")
@@ -113,7 +113,7 @@ import Testing
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "unregistered-bob")
                 let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
-                let pushes = try await pushes(http, call: call.callId, token: bob)
+                let pushes = try await pushes(http, call: call.callID, token: bob)
                 #expect(pushes.first?["status"] as? Int == 404)
                 #expect(pushes.first?["reason"] as? String == "UNREGISTERED")
                 var devices: [Any] = [1]
@@ -122,7 +122,7 @@ import Testing
                     if !devices.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
                 }
                 #expect(devices.isEmpty)
-                _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+                _ = try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: alice)
                 let next = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
                 #expect(next.state == .failed)
@@ -139,7 +139,7 @@ import Testing
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "unavailable-bob")
                 let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
-                let pushes = try await pushes(http, call: call.callId, token: bob)
+                let pushes = try await pushes(http, call: call.callID, token: bob)
                 #expect(pushes.first?["status"] as? Int == 503)
                 #expect(pushes.first?["reason"] as? String == "UNAVAILABLE")
                 // Every 7 s (plus each round trip, which a 20x clock stretches) until the next send would leave no
@@ -179,7 +179,7 @@ import Testing
                 try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: "senderid-bob")
                 let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
-                let pushes = try await pushes(http, call: call.callId, token: bob)
+                let pushes = try await pushes(http, call: call.callID, token: bob)
                 #expect(pushes.first?["reason"] as? String == "SENDER_ID_MISMATCH")
                 #expect(pushes.first?["attempts"] as? Int == 1)
                 let health = try await http.send("GET", "/healthz")
@@ -208,11 +208,11 @@ import Testing
                 try await registerAndroid(http, user: carol, device: "carol-pixel", fcmToken: "senderid-carol")
                 let first = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
-                #expect(try await pushes(http, call: first.callId, token: bob).first?["status"] as? Int == 200)
+                #expect(try await pushes(http, call: first.callID, token: bob).first?["status"] as? Int == 200)
                 let second = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"carol"}"#))
                     .decode(Call.self)
                 #expect(
-                    try await pushes(http, call: second.callId, token: carol).first?["reason"] as? String
+                    try await pushes(http, call: second.callID, token: carol).first?["reason"] as? String
                         == "SENDER_ID_MISMATCH")
                 // The project just accepted a message: its set-up works, so the mismatch is Carol's token.
                 #expect(try await http.send("GET", "/healthz").object["status"] as? String == "ok")
@@ -238,9 +238,9 @@ import Testing
                     try await registerAndroid(http, user: bob, device: "bob-pixel", fcmToken: token)
                     let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
                         .decode(Call.self)
-                    let pushes = try await pushes(http, call: call.callId, token: bob)
+                    let pushes = try await pushes(http, call: call.callID, token: bob)
                     #expect(pushes.first?["status"] as? Int == status, "\(token)")
-                    _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+                    _ = try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: alice)
                     let device =
                         (try await http.send("GET", "/v1/devices", token: bob).object["devices"] as? [[String: Any]])?
                         .first

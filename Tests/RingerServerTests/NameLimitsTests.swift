@@ -144,18 +144,18 @@ import Testing
         for name in names {
             #expect(DisplayName.problem(name) == nil, "\(name.utf8.count) bytes")
             let call = Call(
-                callId: UUID().uuidString.lowercased(), state: .ringing,
+                callID: UUID().uuidString.lowercased(), state: .ringing,
                 caller: Party(id: String(repeating: "a", count: 128), name: name),
                 callee: Party(id: String(repeating: "b", count: 128)), hasVideo: true, createdAt: now,
                 expiresAt: now.addingTimeInterval(45))
             let voip = try APNsPushSender.incomingCallPayload(for: call, now: now)
             #expect(voip.count <= APNsPushType.voip.maximumPayloadBytes, "\(voip.count) bytes")
             let data = try FCMPushSender.data(for: .ring, call: call, now: now)
-            try FCMMessage(data: data, priority: .high, collapseKey: call.callId).validate()
+            try FCMMessage(data: data, priority: .high, collapseKey: call.callID).validate()
             let missed = try FCMPushSender.data(for: .missedCall, call: call, now: now)
             try FCMMessage(
                 data: missed, notification: .init(title: "Missed call", body: name), priority: .normal,
-                collapseKey: call.callId
+                collapseKey: call.callID
             ).validate()
         }
     }

@@ -158,8 +158,8 @@ import Testing
         let registered = Date(unixMilliseconds: 1_800_000_000_000)
         _ = try await sqlite.registerDevice(
             Device(
-                deviceId: "bob-pixel", userId: "bob", platform: .android,
-                fcmToken: "fcm-1", fcmProjectId: "ringer-demo", updatedAt: registered,
+                deviceID: "bob-pixel", userID: "bob", platform: .android,
+                fcmToken: "fcm-1", fcmProjectID: "ringer-demo", updatedAt: registered,
                 readiness: DeviceReadiness(problems: [.batteryOptimized], reportedAt: registered)))
         let machine = StoreConformanceTests.ringingCall()
         _ = try await sqlite.insertCall(
@@ -167,8 +167,8 @@ import Testing
             idempotencyKey: "key-1")
         try await sqlite.recordPushAttempt(
             PushAttempt(
-                callId: machine.call.callId, deviceId: "bob-pixel", provider: .fcm,
-                pushType: .high, status: 200, reason: nil, apnsId: nil,
+                callID: machine.call.callID, deviceID: "bob-pixel", provider: .fcm,
+                pushType: .high, status: 200, reason: nil, apnsID: nil,
                 latencyMs: 12, attempts: 1, sentAt: registered))
 
         let target = try await StoreKind.freshPostgres()
@@ -178,25 +178,25 @@ import Testing
         let postgres = try PostgresStore(target: target)
         #expect(try await postgres.user(id: "alice") == Party(id: "alice", name: "Alice"))
         #expect(try await postgres.devices(ofUser: "bob") == (try await sqlite.devices(ofUser: "bob")))
-        #expect(try await postgres.call(id: machine.call.callId) == machine)
+        #expect(try await postgres.call(id: machine.call.callID) == machine)
         #expect(
             try await postgres.events(forUser: "bob", after: 0, limit: 10)
                 == (try await sqlite.events(forUser: "bob", after: 0, limit: 10)))
         #expect(try await postgres.call(forIdempotencyKey: "key-1", userID: "alice", at: Date()) == machine)
         #expect(
-            try await postgres.pushAttempts(callID: machine.call.callId)
-                == (try await sqlite.pushAttempts(callID: machine.call.callId)))
+            try await postgres.pushAttempts(callID: machine.call.callID)
+                == (try await sqlite.pushAttempts(callID: machine.call.callID)))
         // New rows carry on after the copied ones.
         try await postgres.recordPushAttempt(
             PushAttempt(
-                callId: machine.call.callId, deviceId: "bob-pixel", provider: .fcm,
-                pushType: .high, status: 200, reason: nil, apnsId: nil,
+                callID: machine.call.callID, deviceID: "bob-pixel", provider: .fcm,
+                pushType: .high, status: 200, reason: nil, apnsID: nil,
                 latencyMs: 9, attempts: 1, sentAt: registered + 1))
-        #expect(try await postgres.pushAttempts(callID: machine.call.callId).count == 2)
+        #expect(try await postgres.pushAttempts(callID: machine.call.callID).count == 2)
 
         // A second copy into the same database copies nothing and says why.
         let again = #expect(throws: StoreError.self) { try DatabaseCopy.copy(sqlitePath: path, to: target) }
         #expect(again?.description.contains("already holds") == true)
-        #expect(try await postgres.pushAttempts(callID: machine.call.callId).count == 2)
+        #expect(try await postgres.pushAttempts(callID: machine.call.callID).count == 2)
     }
 }

@@ -61,13 +61,13 @@ import Testing
         let store = try SQLiteStore(path: ":memory:")
         let device = try await store.registerDevice(
             Device(
-                deviceId: "bob-pixel", userId: "bob", platform: .android,
+                deviceID: "bob-pixel", userID: "bob", platform: .android,
                 fcmToken: "fcm-token-1", updatedAt: start.addingTimeInterval(-60)))
         let health = PushSetupHealth()
         let clock = ManualServerClock(start: start, sleeps: .jumpAhead, scale: scale)
         let delivery = PushDelivery(store: store, health: health, clock: clock, log: log, observe: observe)
         let call = Call(
-            callId: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
+            callID: UUID().uuidString.lowercased(), state: .ringing, caller: Party(id: "alice"),
             callee: Party(id: "bob"), hasVideo: false, createdAt: start, expiresAt: start.addingTimeInterval(45))
         return (store, health, clock, delivery, PushRequest(.ring, call: call, device: device, now: start))
     }
@@ -79,7 +79,7 @@ import Testing
             PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 2),
         ])
         await delivery.deliver(request, via: sender)
-        let attempts = try await store.pushAttempts(callID: request.call.callId)
+        let attempts = try await store.pushAttempts(callID: request.call.callID)
         #expect(attempts.count == 1)
         #expect(attempts.first?.status == 200)
         #expect(attempts.first?.attempts == 4)
@@ -113,7 +113,7 @@ import Testing
         ])
         await delivery.deliver(request, via: sender)
         #expect(sender.sends.withLock { $0.count } == 1)
-        let attempt = try #require(try await store.pushAttempts(callID: request.call.callId).first)
+        let attempt = try #require(try await store.pushAttempts(callID: request.call.callID).first)
         #expect(attempt.status == 502 && attempt.reason == "Bad Gateway" && attempt.attempts == 1)
     }
 
@@ -123,7 +123,7 @@ import Testing
         let sender = ScriptedSender([])
         await delivery.deliver(request, via: sender)
         #expect(sender.sends.withLock { $0.isEmpty })
-        let attempt = try #require(try await store.pushAttempts(callID: request.call.callId).first)
+        let attempt = try #require(try await store.pushAttempts(callID: request.call.callID).first)
         #expect(attempt.status == nil && attempt.reason == "the push's deadline passed before it was sent")
     }
 
@@ -132,7 +132,7 @@ import Testing
         let sender = ScriptedSender([], failsToBuild: true)
         await delivery.deliver(request, via: sender)
         #expect(sender.sends.withLock { $0.isEmpty })
-        let attempt = try #require(try await store.pushAttempts(callID: request.call.callId).first)
+        let attempt = try #require(try await store.pushAttempts(callID: request.call.callID).first)
         #expect(attempt.status == nil && attempt.attempts == 0 && attempt.pushType == "high")
         #expect(attempt.reason == "RingerCouldNotBuildPush: data over 4096 bytes")
         // Ringer's failure is not the provider's: health and the device are untouched.
@@ -170,7 +170,7 @@ import Testing
         let unavailable = PushAnswer(status: 503, reason: "UNAVAILABLE", action: .retry(after: nil), requests: 1)
         let down = ScriptedSender(Array(repeating: unavailable, count: 30))
         await delivery.deliver(request, via: down)
-        #expect(try await store.pushAttempts(callID: request.call.callId).first?.status == 503)
+        #expect(try await store.pushAttempts(callID: request.call.callID).first?.status == 503)
         let lastFailure = clock.now()
         let problem = try #require(health.current(at: lastFailure).first)
         #expect(problem.reason == "UNAVAILABLE" && problem.lastError == "HTTP 503" && problem.kind == .outage)
@@ -303,6 +303,6 @@ import Testing
         let sender = ScriptedSender([])
         await delivery.deliver(ios, via: sender)
         #expect(sender.sends.withLock { $0.isEmpty })
-        #expect(try await store.pushAttempts(callID: request.call.callId).isEmpty)
+        #expect(try await store.pushAttempts(callID: request.call.callID).isEmpty)
     }
 }

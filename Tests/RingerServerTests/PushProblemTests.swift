@@ -34,14 +34,14 @@ import Testing
             let fetched = try RingerJSON.decode(
                 Call.self,
                 from: try await http.send(
-                    "GET", "/v1/calls/\(call.callId)",
+                    "GET", "/v1/calls/\(call.callID)",
                     token: bobToken
                 ).body)
             pushes = fetched.pushes ?? []
             if pushes.count == 2 { break }
             try await Task.sleep(for: .milliseconds(25))
         }
-        let byDevice = Dictionary(uniqueKeysWithValues: pushes.map { ($0.deviceId, $0) })
+        let byDevice = Dictionary(uniqueKeysWithValues: pushes.map { ($0.deviceID, $0) })
         #expect(byDevice["bob-iphone"]?.status == 200)
         #expect(byDevice["bob-ipad"]?.status == 400)
         #expect(byDevice["bob-ipad"]?.reason == "BadDeviceToken")
@@ -49,7 +49,7 @@ import Testing
 
         var ipad: Device?
         for _ in 0..<200 {
-            ipad = try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceId == "bob-ipad" }
+            ipad = try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceID == "bob-ipad" }
             if ipad?.pushProblem != nil { break }
             try await Task.sleep(for: .milliseconds(25))
         }
@@ -65,7 +65,7 @@ import Testing
                 """)
         #expect(fixed.status == 200)
         #expect(
-            try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceId == "bob-ipad" }?.pushProblem == nil
+            try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceID == "bob-ipad" }?.pushProblem == nil
         )
         await stack.shutdown()
     }
@@ -77,7 +77,7 @@ import Testing
         let call = try await alice.call("bob")
         let http = TestHTTP(base: stack.serverURL)
         let mallory = try await stack.userToken(for: "mallory", name: nil)
-        let response = try await http.send("GET", "/v1/calls/\(call.callId)", token: mallory)
+        let response = try await http.send("GET", "/v1/calls/\(call.callID)", token: mallory)
         #expect(response.status == 404 || response.status == 403)
         #expect(String(decoding: response.body, as: UTF8.self).contains("apns_id") == false)
         await stack.shutdown()
@@ -102,7 +102,7 @@ import Testing
                 try RingerJSON.decode(
                     Call.self,
                     from: try await http.send(
-                        "GET", "/v1/calls/\(call.callId)",
+                        "GET", "/v1/calls/\(call.callID)",
                         token: bobToken
                     ).body
                 ).pushes ?? []
@@ -123,7 +123,7 @@ import Testing
 
         // The operator fixes it; the next push succeeds and the problem clears.
         stack.sandbox.clearFaults()
-        _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: aliceToken)
+        _ = try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: aliceToken)
         _ = try await alice.call("bob")
         var healthy = false
         for _ in 0..<200 where !healthy {
@@ -171,7 +171,7 @@ import Testing
             var pushes: [[String: Any]] = []
             for _ in 0..<200 where pushes.isEmpty {
                 pushes =
-                    (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
+                    (try await http.send("GET", "/v1/calls/\(call.callID)/pushes", token: bob).object["pushes"]
                         as? [[String: Any]]) ?? []
                 if pushes.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
             }

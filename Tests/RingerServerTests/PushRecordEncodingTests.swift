@@ -15,8 +15,8 @@ import Testing
 
     @Test func aPushRecordEncodesItsProviderAndPushTypeAsTheSameStrings() throws {
         let attempt = PushAttempt(
-            callId: "c1", deviceId: "d1", provider: .apns, pushType: .voip, status: 200, reason: nil,
-            apnsId: "a1", latencyMs: 12.5, attempts: 1, sentAt: sentAt)
+            callID: "c1", deviceID: "d1", provider: .apns, pushType: .voip, status: 200, reason: nil,
+            apnsID: "a1", latencyMs: 12.5, attempts: 1, sentAt: sentAt)
         let json = String(decoding: try RingerJSON.encode(attempt), as: UTF8.self)
         #expect(
             json == #"{"apns_id":"a1","attempts":1,"call_id":"c1","device_id":"d1","latency_ms":12.5,"#

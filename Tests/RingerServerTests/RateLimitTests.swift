@@ -80,7 +80,7 @@ import Testing
                 let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
                 #expect(call.state == .ringing)
-                #expect(try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice).status == 200)
+                #expect(try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: alice).status == 200)
             }
             let refused = try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)
             Self.expectRateLimited(refused, retryAfter: 6, naming: "rate-limit-calls-to-one-callee-per-minute")
@@ -255,7 +255,7 @@ import Testing
             for caller in callers.prefix(3) {
                 let call = try (try await http.send("POST", "/v1/calls", token: caller, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
-                #expect(try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: caller).status == 200)
+                #expect(try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: caller).status == 200)
             }
             let refused = try await http.send("POST", "/v1/calls", token: callers[3], json: #"{"callee":"bob"}"#)
             Self.expectRateLimited(refused, retryAfter: 20, naming: "rate-limit-calls-per-callee-per-minute")
@@ -284,16 +284,16 @@ import Testing
                 .decode(Call.self)
             #expect(
                 try await http.send(
-                    "POST", "/v1/calls/\(first.callId)/accept", token: bob,
+                    "POST", "/v1/calls/\(first.callID)/accept", token: bob,
                     json: #"{"device_id":"bob-iphone"}"#
                 ).status == 200)
-            #expect(try await http.send("POST", "/v1/calls/\(first.callId)/end", token: bob).status == 200)
+            #expect(try await http.send("POST", "/v1/calls/\(first.callID)/end", token: bob).status == 200)
             // Strangers spend the rest of bob's budget, and the next stranger is refused.
             for name in ["s1", "s2"] {
                 let stranger = try await APITests.token(http, name)
                 let call = try (try await http.send("POST", "/v1/calls", token: stranger, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
-                _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: stranger)
+                _ = try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: stranger)
             }
             let third = try await APITests.token(http, "s3")
             Self.expectRateLimited(
@@ -440,13 +440,13 @@ import Testing
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
             APITests.expectProblem(
-                try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: alice),
+                try await http.send("GET", "/v1/calls/\(call.callID)/pushes", token: alice),
                 status: 403, type: .forbidden)
-            let asCaller = try await http.send("GET", "/v1/calls/\(call.callId)", token: alice)
+            let asCaller = try await http.send("GET", "/v1/calls/\(call.callID)", token: alice)
             #expect(asCaller.status == 200)
             #expect(asCaller.object["pushes"] == nil)
-            #expect(try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).status == 200)
-            #expect(try await http.send("GET", "/v1/calls/\(call.callId)", token: bob).object["pushes"] is [Any])
+            #expect(try await http.send("GET", "/v1/calls/\(call.callID)/pushes", token: bob).status == 200)
+            #expect(try await http.send("GET", "/v1/calls/\(call.callID)", token: bob).object["pushes"] is [Any])
         }
     }
 }

@@ -82,12 +82,12 @@ import Testing
             let (caller, callee) = index.isMultiple(of: 3) ? ("alice", "bob") : ("carol", "alice")
             let machine = try Self.call(caller, callee, at: at, .cancelled)
             _ = try await store.insertCall(machine, events: [], idempotencyKey: nil)
-            made.append(machine.call.callId)
+            made.append(machine.call.callID)
         }
         var seen: [String] = []
         var before: String?
         repeat {
-            let page = try await store.calls(ofUser: "alice", limit: 3, before: before).map(\.callId)
+            let page = try await store.calls(ofUser: "alice", limit: 3, before: before).map(\.callID)
             seen += page
             before = page.count == 3 ? page.last : nil
         } while before != nil
@@ -106,19 +106,19 @@ import Testing
             for _ in 0..<5 {
                 let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#))
                     .decode(Call.self)
-                _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
-                placed.append(call.callId)
+                _ = try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: alice)
+                placed.append(call.callID)
             }
             let first = try (try await http.send("GET", "/v1/calls?limit=2", token: alice)).decode(CallList.self)
-            #expect(first.calls.map(\.callId) == Array(placed.reversed().prefix(2)))
+            #expect(first.calls.map(\.callID) == Array(placed.reversed().prefix(2)))
             let cursor = try #require(first.nextBefore)
             let second = try (try await http.send("GET", "/v1/calls?limit=2&before=\(cursor)", token: alice)).decode(
                 CallList.self)
-            #expect(second.calls.map(\.callId) == Array(placed.reversed()[2..<4]))
+            #expect(second.calls.map(\.callID) == Array(placed.reversed()[2..<4]))
             let last = try
                 (try await http.send("GET", "/v1/calls?limit=2&before=\(second.nextBefore ?? "")", token: alice))
                 .decode(CallList.self)
-            #expect(last.calls.map(\.callId) == [placed[0]] && last.nextBefore == nil)
+            #expect(last.calls.map(\.callID) == [placed[0]] && last.nextBefore == nil)
             // carol sees none of these calls: their ids are refused as cursors like ids that are no call at all (404,
             // as GET /v1/calls/{id} answers), and text that is no call id is an invalid field.
             let carol = try await APITests.token(http, "carol")
@@ -186,7 +186,7 @@ import Testing
                 PendingEvent(type: .callRinging, recipient: .user("alice"), call: machine.call)
             }
             _ = try await store.insertCall(machine, events: events, idempotencyKey: nil)
-            ids[name] = machine.call.callId
+            ids[name] = machine.call.callID
         }
         // Events carry the wall-clock time they were appended: those of the old calls are made old too.
         let oldIDs = ["old-ended", "old-ringing", "old-accepted"].compactMap { ids[$0] }
@@ -226,10 +226,10 @@ import Testing
             try await APITests.registerPhone(http, token: bob, device: "bob-iphone")
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
-            _ = try await http.send("POST", "/v1/calls/\(call.callId)/cancel", token: alice)
+            _ = try await http.send("POST", "/v1/calls/\(call.callID)/cancel", token: alice)
             let pruned = await server.service.pruneIfDue(at: Date().addingTimeInterval(400 * 86_400))
             #expect(pruned.calls == (days == 0 ? 0 : 1))
-            #expect((try await http.send("GET", "/v1/calls/\(call.callId)", token: alice).status == 200) == (days == 0))
+            #expect((try await http.send("GET", "/v1/calls/\(call.callID)", token: alice).status == 200) == (days == 0))
         }
     }
 }

@@ -15,7 +15,7 @@ import Testing
 
     static func pixel(readiness: DeviceReadiness?, at date: Date = reported) -> Device {
         Device(
-            deviceId: "bob-pixel", userId: "bob", platform: .android, fcmToken: "fcm-token-1", updatedAt: date,
+            deviceID: "bob-pixel", userID: "bob", platform: .android, fcmToken: "fcm-token-1", updatedAt: date,
             readiness: readiness)
     }
 
@@ -64,7 +64,7 @@ import Testing
             let old = try #require(try await store.device(id: "bob-pixel", userID: "bob"))
             #expect(old.readiness == nil)
             #expect(
-                old.fcmToken == "fcm-token-1" && old.fcmProjectId == "ringer-demo" && old.updatedAt == Self.reported)
+                old.fcmToken == "fcm-token-1" && old.fcmProjectID == "ringer-demo" && old.updatedAt == Self.reported)
             var again = old
             again.readiness = report
             again.updatedAt = Self.reported + 60
@@ -231,7 +231,7 @@ import Testing
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
             func shown(to token: String) async throws -> (call: Call, text: String) {
-                let response = try await http.send("GET", "/v1/calls/\(call.callId)", token: token)
+                let response = try await http.send("GET", "/v1/calls/\(call.callID)", token: token)
                 #expect(response.status == 200)
                 return (try response.decode(Call.self), String(decoding: response.body, as: UTF8.self))
             }
@@ -242,7 +242,7 @@ import Testing
             for device in ["bob-iphone", "bob-ipad"] {
                 #expect(
                     try await http.send(
-                        "POST", "/v1/calls/\(call.callId)/ringing", token: bob,
+                        "POST", "/v1/calls/\(call.callID)/ringing", token: bob,
                         json: #"{"device_id":"\#(device)"}"#
                     ).status == 200)
             }
@@ -304,8 +304,8 @@ import Testing
         let call = try await alice.call("bob")
         var ring: PushAttempt?
         for _ in 0..<200 {
-            ring = try await Self.pushes(http, call: call.callId, token: bobToken)
-                .first { $0.deviceId == "bob-iphone" && $0.pushType == .voip }
+            ring = try await Self.pushes(http, call: call.callID, token: bobToken)
+                .first { $0.deviceID == "bob-iphone" && $0.pushType == .voip }
             if ring != nil { break }
             try await Task.sleep(for: .milliseconds(25))
         }
@@ -317,15 +317,15 @@ import Testing
         registrar.setReadiness(DeviceReadiness(problems: []))
         await registrar.waitUntilIdle()
         #expect(
-            try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceId == "bob-iphone" }?
+            try await DeadTokenTests.devices(stack, user: "bob").first { $0.deviceID == "bob-iphone" }?
                 .readiness?.problems == [])
-        let later = try await Self.pushes(http, call: call.callId, token: bobToken)
-            .first { $0.deviceId == "bob-iphone" && $0.pushType == .voip }
+        let later = try await Self.pushes(http, call: call.callID, token: bobToken)
+            .first { $0.deviceID == "bob-iphone" && $0.pushType == .voip }
         #expect(later?.readiness == [.notificationsDisabled])
         #expect(later?.sentAt == sent.sentAt)
 
         // Alice learns why bob's phone may not ring, not which phones bob has.
-        let response = try await http.send("GET", "/v1/calls/\(call.callId)", token: aliceToken)
+        let response = try await http.send("GET", "/v1/calls/\(call.callID)", token: aliceToken)
         let seen = try response.decode(Call.self)
         #expect(seen.calleeReadiness == [.notificationsDisabled])
         #expect(seen.pushes == nil)

@@ -29,7 +29,7 @@ import FoundationNetworking
             // Carol's device of the same name is not bob's: she cannot answer his call with it.
             APITests.expectProblem(
                 try await http.send(
-                    "POST", "/v1/calls/\(call.callId)/accept", token: carol,
+                    "POST", "/v1/calls/\(call.callID)/accept", token: carol,
                     json: #"{"device_id":"bob-iphone"}"#),
                 status: 404, type: .callNotFound)
         }
@@ -44,7 +44,7 @@ import FoundationNetworking
                 Call.self)
             for _ in 0..<2 {
                 let response = try await http.send(
-                    "POST", "/v1/calls/\(call.callId)/decline", token: bob,
+                    "POST", "/v1/calls/\(call.callID)/decline", token: bob,
                     json: #"{"device_id":"bob-iphone"}"#)
                 #expect(response.status == 200)
                 #expect(try response.decode(Call.self).state == .declined)
@@ -109,7 +109,7 @@ import FoundationNetworking
                 Call.self)
             clock.advance(by: 6)
             let late = try await http.send(
-                "POST", "/v1/calls/\(call.callId)/accept", token: bob,
+                "POST", "/v1/calls/\(call.callID)/accept", token: bob,
                 json: #"{"device_id":"bob-iphone"}"#)
             APITests.expectProblem(late, status: 409, type: .callStateConflict)
             #expect(late.object["call_state"] as? String == "unanswered")
@@ -158,7 +158,7 @@ import FoundationNetworking
             for _ in 0..<200 where pushes.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
                 pushes =
-                    (try await http.send("GET", "/v1/calls/\(call.callId)/pushes", token: bob).object["pushes"]
+                    (try await http.send("GET", "/v1/calls/\(call.callID)/pushes", token: bob).object["pushes"]
                         as? [[String: Any]]) ?? []
             }
             #expect(pushes.first?["status"] as? Int == 200)
@@ -183,13 +183,13 @@ import FoundationNetworking
             request.httpBody = Data(#"{"callee":"bob"}"#.utf8)
             let first = try RingerJSON.decode(Call.self, from: try await URLSession.shared.data(for: request).0)
             let second = try RingerJSON.decode(Call.self, from: try await URLSession.shared.data(for: request).0)
-            #expect(first.callId == second.callId)
+            #expect(first.callID == second.callID)
             let list = try (try await http.send("GET", "/v1/calls", token: alice)).decode(CallList.self)
             #expect(list.calls.count == 1)
             // Another key is another call (bob is not busy: the first one only rings).
             request.setValue("retry-456", forHTTPHeaderField: "Idempotency-Key")
             let third = try RingerJSON.decode(Call.self, from: try await URLSession.shared.data(for: request).0)
-            #expect(third.callId != first.callId)
+            #expect(third.callID != first.callID)
         }
     }
 }

@@ -43,7 +43,7 @@ import Testing
         let devices = Set(iPhones.map(\.identity.deviceID) + androids.keys)
         #expect(await eventually(within: 15) { Set(rang.withLock { $0 }.keys) == devices })
         // Each device rang once, for this call.
-        #expect(rang.withLock { $0 }.values.allSatisfy { $0 == [call.callId] })
+        #expect(rang.withLock { $0 }.values.allSatisfy { $0 == [call.callID] })
         let voip = stack.sandbox.acceptedPushes.filter { $0.pushType == "voip" }.map(\.deviceToken)
         for phone in iPhones.prefix(4) { #expect(voip.contains(phone.identity.voipToken)) }
         let fcm = stack.fcmSandbox.acceptedMessages.map(\.token)

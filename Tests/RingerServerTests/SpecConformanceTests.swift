@@ -27,7 +27,7 @@ import Testing
                 json: #"{"platform":"android","fcm_token":"alice-token"}"#)
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
-            try await body(http, alice, call.callId)
+            try await body(http, alice, call.callID)
         }
     }
 

@@ -83,7 +83,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             #expect(try await store.user(id: "alice")?.name == nameWithNUL)
             let device = try await store.registerDevice(
                 Device(
-                    deviceId: "p", userId: "alice", platform: .android,
+                    deviceID: "p", userID: "alice", platform: .android,
                     fcmToken: "tok\u{0}B", updatedAt: Date()))
             #expect(device.fcmToken == "tok\u{0}B")
             #expect(try await store.device(id: "p", userID: "alice")?.fcmToken == "tok\u{0}B")
@@ -96,7 +96,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             await #expect(throws: StoreError.self) {
                 _ = try await store.registerDevice(
                     Device(
-                        deviceId: "p", userId: "alice", platform: .android,
+                        deviceID: "p", userID: "alice", platform: .android,
                         fcmToken: "tok\u{0}B", updatedAt: Date()))
             }
             #expect(try await store.device(id: "p", userID: "alice") == nil)
@@ -110,7 +110,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let first = Self.ringingCall()
         _ = try await store.insertCall(first, events: [], idempotencyKey: nil)
         #expect(try await store.busy(calleeID: "bob") == false)
-        _ = try await store.updateCall(id: first.call.callId) { machine -> (Int, [PendingEvent]) in
+        _ = try await store.updateCall(id: first.call.callID) { machine -> (Int, [PendingEvent]) in
             _ = try machine.handle(.accept(deviceID: "p"), by: .user("bob"), at: Date())
             return (0, [])
         }
@@ -126,12 +126,12 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let machine = Self.ringingCall()
         _ = try await store.insertCall(machine, events: [], idempotencyKey: nil)
         await #expect(throws: Refused.self) {
-            _ = try await store.updateCall(id: machine.call.callId) { machine -> (Int, [PendingEvent]) in
+            _ = try await store.updateCall(id: machine.call.callID) { machine -> (Int, [PendingEvent]) in
                 _ = try machine.handle(.cancel, by: .user("alice"), at: Date())
                 throw Refused()
             }
         }
-        #expect(try await store.call(id: machine.call.callId) == machine)
+        #expect(try await store.call(id: machine.call.callID) == machine)
         #expect(try await store.latestSeq(forUser: "bob") == 0)
     }
 
@@ -141,8 +141,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let (first, second) = try await kind.openTwo()
         _ = try await first.insertCall(machine, events: [], idempotencyKey: nil)
         // The second store opened the same database after the first migrated it: it found nothing to do.
-        #expect(try await second.call(id: machine.call.callId) == machine)
-        #expect(try await second.ringingCalls().map(\.callID) == [machine.call.callId])
+        #expect(try await second.call(id: machine.call.callID) == machine)
+        #expect(try await second.ringingCalls().map(\.callID) == [machine.call.callID])
         #expect(try await first.schemaVersion() == SchemaMigrations.migrations.count)
     }
 
@@ -175,7 +175,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             reopen = { try PostgresStore(target: target) }
         }
         // Refused without touching anything: back at its own version, every row is still there.
-        #expect(try await reopen().call(id: machine.call.callId) == machine)
+        #expect(try await reopen().call(id: machine.call.callID) == machine)
     }
 
     @Test(arguments: StoreKind.allCases) func aTokenTakenByAnotherRegistrationLeavesItsDeviceMarkedNotDeleted(
@@ -186,14 +186,14 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let token = String(repeating: "cd", count: 32)
         _ = try await store.registerDevice(
             Device(
-                deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: token,
-                apnsEnvironment: .production, bundleId: "com.example.app", updatedAt: first))
+                deviceID: "bob-iphone", userID: "bob", platform: .ios, voipToken: token,
+                apnsEnvironment: .production, bundleID: "com.example.app", updatedAt: first))
         // Carol logs in on the same phone: its VoIP token is now hers.
         let carol = try await store.registerDevice(
             Device(
-                deviceId: "carol-iphone", userId: "carol", platform: .ios,
+                deviceID: "carol-iphone", userID: "carol", platform: .ios,
                 voipToken: token, apnsEnvironment: .production,
-                bundleId: "com.example.app", updatedAt: first + 60))
+                bundleID: "com.example.app", updatedAt: first + 60))
         #expect(carol.voipToken == token)
         let bob = try #require(try await store.device(id: "bob-iphone", userID: "bob"))
         #expect(bob.voipToken == nil)
@@ -202,9 +202,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         // Bob's app registers again with a token of its own: the mark clears.
         let again = try await store.registerDevice(
             Device(
-                deviceId: "bob-iphone", userId: "bob", platform: .ios,
+                deviceID: "bob-iphone", userID: "bob", platform: .ios,
                 voipToken: String(repeating: "ef", count: 32),
-                apnsEnvironment: .production, bundleId: "com.example.app",
+                apnsEnvironment: .production, bundleID: "com.example.app",
                 updatedAt: first + 120))
         #expect(again.pushProblem == nil)
         #expect(try await store.device(id: "bob-iphone", userID: "bob")?.pushProblem == nil)
@@ -219,12 +219,12 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let shared = String(repeating: "ab", count: 32)
         _ = try await store.registerDevice(
             Device(
-                deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: shared,
-                apnsEnvironment: .production, bundleId: "com.example.app",
+                deviceID: "bob-iphone", userID: "bob", platform: .ios, voipToken: shared,
+                apnsEnvironment: .production, bundleID: "com.example.app",
                 updatedAt: registered))
         _ = try await store.registerDevice(
             Device(
-                deviceId: "carol-pixel", userId: "carol", platform: .android,
+                deviceID: "carol-pixel", userID: "carol", platform: .android,
                 fcmToken: shared, updatedAt: registered))
         #expect(try await store.flagPushToken(shared, kind: .fcm, problem: "SENDER_ID_MISMATCH", at: registered + 1))
         #expect(try await store.removeDeadPushToken(shared, kind: .fcm, invalidSince: registered + 2))
@@ -235,7 +235,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         // And the other way round: an APNs 410 about the VoIP token leaves an equal FCM token alone.
         _ = try await store.registerDevice(
             Device(
-                deviceId: "carol-pixel", userId: "carol", platform: .android,
+                deviceID: "carol-pixel", userID: "carol", platform: .android,
                 fcmToken: shared, updatedAt: registered))
         #expect(try await store.removeDeadPushToken(shared, kind: .voip, invalidSince: registered + 3))
         #expect(try await store.device(id: "carol-pixel", userID: "carol")?.fcmToken == shared)
@@ -249,8 +249,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let registered = Date(unixMilliseconds: 1_800_000_000_000)
         let voip = String(repeating: "ab", count: 32)
         let device = Device(
-            deviceId: "bob-iphone", userId: "bob", platform: .ios, voipToken: voip,
-            apnsEnvironment: .production, bundleId: "com.example.app", updatedAt: registered)
+            deviceID: "bob-iphone", userID: "bob", platform: .ios, voipToken: voip,
+            apnsEnvironment: .production, bundleID: "com.example.app", updatedAt: registered)
         _ = try await store.registerDevice(device)
 
         // A refusal about a registration older than the current one is not recorded on it.
@@ -290,8 +290,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
                         callerID: "alice", calleeID: "bob", idempotencyKey: "retry-1",
                         at: machine.call.createdAt, placedBy: nil
                     ) { _ in (machine, (), []) }
-                    if case .created = inserted { return machine.call.callId }
-                    if case .existing(let earlier) = inserted { return "existing:" + earlier.call.callId }
+                    if case .created = inserted { return machine.call.callID }
+                    if case .existing(let earlier) = inserted { return "existing:" + earlier.call.callID }
                     return nil
                 }
             }
@@ -318,7 +318,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             for device in 0..<8 {
                 let store = device.isMultiple(of: 2) ? first : second
                 group.addTask {
-                    let answered = try? await store.updateCall(id: machine.call.callId) {
+                    let answered = try? await store.updateCall(id: machine.call.callID) {
                         call -> (String, [PendingEvent]) in
                         _ = try call.handle(.accept(deviceID: "phone-\(device)"), by: .user("bob"), at: Date())
                         return ("phone-\(device)", [])
@@ -329,9 +329,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return await group.reduce(into: [String]()) { if let winner = $1 { $0.append(winner) } }
         }
         #expect(winners.count == 1)
-        let stored = try #require(try await second.call(id: machine.call.callId))
+        let stored = try #require(try await second.call(id: machine.call.callID))
         #expect(stored.call.state == .accepted)
-        #expect(stored.call.acceptedDeviceId == winners.first)
+        #expect(stored.call.acceptedDeviceID == winners.first)
     }
 
     @Test(arguments: StoreKind.allCases) func aTokenRegisteredOnTwoServersAtOnceEndsOnExactlyOneDevice(
@@ -346,9 +346,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 group.addTask {
                     _ = try await store.registerDevice(
                         Device(
-                            deviceId: "phone", userId: "user-\(user)", platform: .ios,
+                            deviceID: "phone", userID: "user-\(user)", platform: .ios,
                             voipToken: token, apnsEnvironment: .production,
-                            bundleId: "com.example.app", updatedAt: registered))
+                            bundleID: "com.example.app", updatedAt: registered))
                 }
             }
             try await group.waitForAll()
@@ -357,7 +357,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         var moved = 0
         for user in 0..<10 {
             let device = try #require(try await first.device(id: "phone", userID: "user-\(user)"))
-            if device.voipToken == token { holders.append(device.userId) }
+            if device.voipToken == token { holders.append(device.userID) }
             if device.pushProblem?.reason == SQLStore.tokenMovedReason { moved += 1 }
         }
         #expect(holders.count == 1)
@@ -373,7 +373,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         for pair in 0..<10 {
             let machine = Self.ringingCall(caller: "caller-\(pair)", callee: "callee-\(pair)", ringTimeout: 1)
             _ = try await first.insertCall(machine, events: [], idempotencyKey: nil)
-            due.insert(machine.call.callId)
+            due.insert(machine.call.callID)
         }
         let later = Self.ringingCall(caller: "caller-x", callee: "callee-x", ringTimeout: 600)
         _ = try await first.insertCall(later, events: [], idempotencyKey: nil)
@@ -408,7 +408,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         for callID in due {
             #expect(try await second.call(id: callID)?.call.state == .unanswered)
         }
-        #expect(try await second.call(id: later.call.callId)?.call.state == .ringing)
+        #expect(try await second.call(id: later.call.callID)?.call.state == .ringing)
         // Every ended call told its caller once.
         #expect(try await first.latestSeq(forUser: "caller-3") == 1)
     }
@@ -430,8 +430,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         _ = try await first.insertCall(machine, events: [], idempotencyKey: nil, placedBy: "dead/1")
         try await first.recordPushAttempt(
             PushAttempt(
-                callId: machine.call.callId, deviceId: "answered", provider: .apns,
-                pushType: .voip, status: 200, reason: nil, apnsId: nil,
+                callID: machine.call.callID, deviceID: "answered", provider: .apns,
+                pushType: .voip, status: 200, reason: nil, apnsID: nil,
                 latencyMs: 5, attempts: 1, sentAt: now))
         // A live server's calls are left alone, however old.
         let alive = Self.ringingCall(caller: "carol", callee: "dave")
@@ -447,13 +447,13 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             for store in [first, second, first, second] {
                 group.addTask {
                     try await store.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "alive/1").map {
-                        [$0.0.call.callId] + $0.1
+                        [$0.0.call.callID] + $0.1
                     }
                 }
             }
             return try await group.reduce(into: [[String]]()) { if let claim = $1 { $0.append(claim) } }
         }
-        #expect(claims == [[machine.call.callId, "silent"]])
+        #expect(claims == [[machine.call.callID, "silent"]])
         #expect(try await second.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "alive/1") == nil)
     }
 }

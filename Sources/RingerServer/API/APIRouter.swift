@@ -129,7 +129,7 @@ struct APIRouter: Sendable {
             "POST", "/v1/calls/{call_id}/accept",
             .user { router, input, user in
                 let id = try await router.visibleCall(input, user: user)
-                let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
+                let device = try router.decode(DeviceActionRequest.self, input.request).deviceID
                 return try json(await router.service.accept(callID: id, user: user, deviceID: device))
             }),
         Route("POST", "/v1/calls/{call_id}/decline", deviceAction { .decline(deviceID: $0) }),
@@ -186,7 +186,7 @@ struct APIRouter: Sendable {
     private static func deviceAction(_ action: @escaping @Sendable (_ deviceID: String) -> CallInput) -> Route.Handler {
         .user { router, input, user in
             let id = try await router.visibleCall(input, user: user)
-            let device = try router.decode(DeviceActionRequest.self, input.request).deviceId
+            let device = try router.decode(DeviceActionRequest.self, input.request).deviceID
             return try json(await router.service.act(action(device), callID: id, user: user.id))
         }
     }
@@ -276,15 +276,15 @@ struct APIRouter: Sendable {
     /// `POST /v1/tokens`.
     private func mintToken(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try decode(CreateTokenRequest.self, request)
-        guard Identifier.isValid(body.userId) else { throw APIProblem.invalidField("user_id is not a valid user id") }
+        guard Identifier.isValid(body.userID) else { throw APIProblem.invalidField("user_id is not a valid user id") }
         if let name = body.name, let problem = DisplayName.problem(name) { throw APIProblem.invalidField(problem) }
         let ttl = body.ttlSeconds ?? 3600
         guard (60...maxUserTokenTTL).contains(ttl) else {
             throw APIProblem.invalidField("ttl_seconds must be between 60 and \(maxUserTokenTTL)")
         }
         let now = clock.now()
-        try await store.upsertUser(id: body.userId, name: body.name, at: now)
-        return try Self.json(tokens.mint(userID: body.userId, name: body.name, ttl: ttl, now: now), status: 201)
+        try await store.upsertUser(id: body.userID, name: body.name, at: now)
+        return try Self.json(tokens.mint(userID: body.userID, name: body.name, ttl: ttl, now: now), status: 201)
     }
 
     /// `PUT /v1/devices/{device_id}`.
@@ -322,7 +322,7 @@ struct APIRouter: Sendable {
         // An empty page after an id that is no call of the user's: 404, as `GET /v1/calls/{id}` answers it, the same
         // for a stranger's call and for none, so ids cannot be probed.
         if let before, calls.isEmpty { _ = try await service.call(id: before, user: user.id) }
-        return try Self.json(CallList(calls: calls, nextBefore: calls.count == limit ? calls.last?.callId : nil))
+        return try Self.json(CallList(calls: calls, nextBefore: calls.count == limit ? calls.last?.callID : nil))
     }
 
     private static let badCursor = APIProblem.invalidField(

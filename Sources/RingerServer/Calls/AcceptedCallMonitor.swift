@@ -48,7 +48,7 @@ final class AcceptedCallMonitor: Sendable {
         let entry = Entry(
             callerID: call.caller.id, calleeID: call.callee.id, acceptedAt: call.acceptedAt ?? lastHeard,
             lastHeard: lastHeard)
-        calls.withLock { calls in if calls[call.callId] == nil { calls[call.callId] = entry } }
+        calls.withLock { calls in if calls[call.callID] == nil { calls[call.callID] = entry } }
     }
 
     /// The call is over: forget it.

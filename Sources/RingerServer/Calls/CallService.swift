@@ -159,7 +159,7 @@ final class CallService: Sendable {
             // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
             let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
             let calleeDevices = devices.map {
-                CalleeDevice(id: $0.deviceId, platform: $0.platform, canBeWoken: $0.canBeWoken)
+                CalleeDevice(id: $0.deviceID, platform: $0.platform, canBeWoken: $0.canBeWoken)
             }
             let callID = UUID().uuidString.lowercased()
             let hasVideo = request.hasVideo ?? false
@@ -185,7 +185,7 @@ final class CallService: Sendable {
             cluster.snapshot?.publish(stored)
             return (placed.0, devices, placed.1)
         }
-        var metadata: Logger.Metadata = ["call.id": .string(call.callId), "call.state": .string(call.state.rawValue)]
+        var metadata: Logger.Metadata = ["call.id": .string(call.callID), "call.state": .string(call.state.rawValue)]
         if call.state == .failed {
             // Why it could not ring is for the operator; the caller is told only that the callee cannot be reached.
             metadata["callee.devices"] = .string("\(devices.count)")
@@ -217,7 +217,7 @@ final class CallService: Sendable {
     /// `accept`, plus the answering user's media session.
     func accept(callID: String, user: Party, deviceID: String) async throws -> AcceptResponse {
         let call = try await act(.accept(deviceID: deviceID), callID: callID, user: user.id)
-        return AcceptResponse(call: call, media: try media.session(for: user, callID: call.callId, now: clock.now()))
+        return AcceptResponse(call: call, media: try media.session(for: user, callID: call.callID, now: clock.now()))
     }
 
     /// `GET /v1/calls/{id}/media`: a participant's media session for an accepted call (the participant is
@@ -267,9 +267,9 @@ final class CallService: Sendable {
         let pushes = try await store.pushAttempts(callID: id)
         if call.callee.id == user { call.pushes = pushes }
         var problems = Set(pushes.flatMap { $0.readiness ?? [] })
-        if !machine.ringingDeviceIds.isEmpty {
-            let rang = Set(machine.ringingDeviceIds)
-            for device in try await store.devices(ofUser: call.callee.id) where rang.contains(device.deviceId) {
+        if !machine.ringingDeviceIDs.isEmpty {
+            let rang = Set(machine.ringingDeviceIDs)
+            for device in try await store.devices(ofUser: call.callee.id) where rang.contains(device.deviceID) {
                 problems.formUnion(device.readinessProblems ?? [])
             }
         }
@@ -386,7 +386,7 @@ final class CallService: Sendable {
             if call.state == .accepted {
                 acceptedCalls.watch(call, lastHeard: now)
             } else if call.state != .ringing {
-                acceptedCalls.stopWatching(callID: call.callId)
+                acceptedCalls.stopWatching(callID: call.callID)
             }
         }
     }
@@ -486,12 +486,12 @@ final class CallService: Sendable {
                 guard !deviceIDs.isEmpty else { continue }
                 let wanted = Set(deviceIDs)
                 let devices = try await store.devices(ofUser: machine.call.callee.id).filter {
-                    wanted.contains($0.deviceId)
+                    wanted.contains($0.deviceID)
                 }
                 log.info(
                     "sending the ringing pushes of a call whose server died",
                     [
-                        "call.id": .string(machine.call.callId), "push.devices": .string("\(devices.count)"),
+                        "call.id": .string(machine.call.callID), "push.devices": .string("\(devices.count)"),
                     ])
                 let call = machine.call
                 for device in devices {
@@ -586,7 +586,7 @@ final class CallService: Sendable {
             case .publish:
                 continue
             case .pushIncomingCall(let deviceID):
-                guard let device = devices?.first(where: { $0.deviceId == deviceID }) else { continue }
+                guard let device = devices?.first(where: { $0.deviceID == deviceID }) else { continue }
                 // Above the request handlers' priority: in a burst of calls the wake-up push of a call already
                 // decided goes out before the next request is served (a ringing phone is what the caller waits for).
                 Task(priority: .high) { await pushes.ring(call, device: device) }
@@ -594,17 +594,17 @@ final class CallService: Sendable {
                 Task {
                     let targets =
                         (try? await store.devices(ofUser: recipient.userID))?
-                        .filter { $0.deviceId != recipient.exceptDeviceID } ?? []
+                        .filter { $0.deviceID != recipient.exceptDeviceID } ?? []
                     await pushes.update(type, call: call, devices: targets, ringing: ringing)
                 }
             case .scheduleRingTimeout(let deadline):
-                scheduleTimeout(callID: call.callId, at: deadline)
+                scheduleTimeout(callID: call.callID, at: deadline)
             case .cancelRingTimeout:
-                timers.cancel(callID: call.callId)
+                timers.cancel(callID: call.callID)
             case .watchAcceptedCall(let acceptedAt):
                 acceptedCalls.watch(call, lastHeard: acceptedAt)
             case .stopWatchingCall:
-                acceptedCalls.stopWatching(callID: call.callId)
+                acceptedCalls.stopWatching(callID: call.callID)
             }
         }
     }

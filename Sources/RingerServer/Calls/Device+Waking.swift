@@ -13,7 +13,7 @@ extension Device {
     /// - Returns: nil for a device that rings only while its app holds the event socket.
     var ringingToken: (kind: PushTokenKind, value: String)? {
         switch platform {
-        case .ios: bundleId != nil ? voipToken.map { (.voip, $0) } : nil
+        case .ios: bundleID != nil ? voipToken.map { (.voip, $0) } : nil
         case .android: fcmToken.map { (.fcm, $0) }
         default: nil
         }

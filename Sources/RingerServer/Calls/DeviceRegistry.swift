@@ -28,7 +28,7 @@ struct DeviceRegistry: Sendable {
                     throw APIProblem.invalidField("\(name) must be an even number of hex digits (at most 1024)")
                 }
             }
-            guard let bundle = body.bundleId, Self.isBundleID(bundle) else {
+            guard let bundle = body.bundleID, Self.isBundleID(bundle) else {
                 throw APIProblem.invalidField("an ios device needs bundle_id, e.g. com.example.app")
             }
             guard !bundle.hasSuffix(".voip") else {
@@ -37,7 +37,7 @@ struct DeviceRegistry: Sendable {
             if let environment = body.apnsEnvironment, environment != .sandbox, environment != .production {
                 throw APIProblem.invalidField("apns_environment must be sandbox or production")
             }
-            guard body.fcmToken == nil, body.fcmProjectId == nil else {
+            guard body.fcmToken == nil, body.fcmProjectID == nil else {
                 throw APIProblem.invalidField("fcm_token and fcm_project_id are for android devices")
             }
         case .android:
@@ -45,7 +45,7 @@ struct DeviceRegistry: Sendable {
             guard FCMClient.isPlausibleRegistrationToken(token) else {
                 throw APIProblem.invalidField("fcm_token must be 1 to 4096 of the characters A-Z a-z 0-9 - _ : .")
             }
-            if let project = body.fcmProjectId {
+            if let project = body.fcmProjectID {
                 guard FCMServiceAccount.isUsableProjectID(project) else {
                     throw APIProblem.invalidField(
                         "fcm_project_id must be a Firebase project id: at most 128 letters, digits, '-', '.', ':' or '_'"
@@ -64,11 +64,11 @@ struct DeviceRegistry: Sendable {
         }
         try await store.upsertUser(id: user.id, name: user.name, at: now)
         let device = Device(
-            deviceId: deviceID, userId: user.id, platform: body.platform,
+            deviceID: deviceID, userID: user.id, platform: body.platform,
             voipToken: body.voipToken?.lowercased(), apnsToken: body.apnsToken?.lowercased(),
             apnsEnvironment: body.platform == .ios ? (body.apnsEnvironment ?? .production) : nil,
-            bundleId: body.bundleId, fcmToken: body.fcmToken,
-            fcmProjectId: body.platform == .android ? body.fcmProjectId : nil, updatedAt: now,
+            bundleID: body.bundleID, fcmToken: body.fcmToken,
+            fcmProjectID: body.platform == .android ? body.fcmProjectID : nil, updatedAt: now,
             readiness: readiness)
         return try await store.registerDevice(device)
     }

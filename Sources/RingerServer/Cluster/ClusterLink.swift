@@ -116,7 +116,7 @@ final class ClusterLink: Sendable {
                     else { return }
                     if let callID = message.heard { handlers.heard(callID) }
                     if let socket = message.connected {
-                        handlers.connected(socket.userId, socket.deviceId, Date(unixMilliseconds: socket.connectedAt))
+                        handlers.connected(socket.userID, socket.deviceID, Date(unixMilliseconds: socket.connectedAt))
                     }
                     let events = message.storedEvents
                     if !events.isEmpty { handlers.events(events) }
@@ -197,7 +197,7 @@ final class ClusterLink: Sendable {
             ClusterMessage(
                 node: incarnation,
                 connected: .init(
-                    userId: userID, deviceId: deviceID,
+                    userID: userID, deviceID: deviceID,
                     connectedAt: date.unixMilliseconds)))
     }
 
@@ -261,7 +261,7 @@ final class ClusterLink: Sendable {
         return state.withLock { state in
             let connected = state.subscribed && state.commandsWork
             return ClusterHealth(
-                nodeId: incarnation, redis: connected ? "connected" : "lost",
+                nodeID: incarnation, redis: connected ? "connected" : "lost",
                 redisProblem: connected ? nil : (state.lastProblem ?? "not subscribed yet"),
                 nodes: state.nodes.filter { now.timeIntervalSince($0.value) < Self.nodeDeadAfter }.count)
         }
@@ -380,7 +380,7 @@ final class ClusterLink: Sendable {
 /// The cluster part of `/healthz` (when `--redis` is set).
 struct ClusterHealth: Codable, Sendable {
     /// This server's incarnation, `<node-id>/<start unix ms>`.
-    var nodeId: String
+    var nodeID: String
     /// `connected`, or `lost` (events reach other servers' sockets only through the store until it is back).
     var redis: String
     /// Why it is lost, when it is.

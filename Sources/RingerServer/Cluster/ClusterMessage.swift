@@ -13,15 +13,15 @@ import RingerWire
 struct ClusterMessage: Codable, Sendable {
     /// One stored event for one user.
     struct Event: Codable, Sendable {
-        var userId: String
+        var userID: String
         var exceptDevice: String?
         var event: CallEvent
     }
 
     /// A device's socket opened on the sending server.
     struct DeviceSocket: Codable, Sendable {
-        var userId: String
-        var deviceId: String
+        var userID: String
+        var deviceID: String
         /// Unix milliseconds of the sending server's clock.
         var connectedAt: Int64
     }
@@ -34,7 +34,7 @@ struct ClusterMessage: Codable, Sendable {
 
     init(node: String, events: [StoredEvent]) {
         self.node = node
-        self.events = events.map { Event(userId: $0.userID, exceptDevice: $0.exceptDeviceID, event: $0.event) }
+        self.events = events.map { Event(userID: $0.userID, exceptDevice: $0.exceptDeviceID, event: $0.event) }
     }
 
     init(node: String, heard callID: String) {
@@ -49,6 +49,6 @@ struct ClusterMessage: Codable, Sendable {
 
     /// The events as the hub takes them.
     var storedEvents: [StoredEvent] {
-        (events ?? []).map { StoredEvent(userID: $0.userId, exceptDeviceID: $0.exceptDevice, event: $0.event) }
+        (events ?? []).map { StoredEvent(userID: $0.userID, exceptDeviceID: $0.exceptDevice, event: $0.event) }
     }
 }

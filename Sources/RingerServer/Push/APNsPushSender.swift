@@ -30,7 +30,7 @@ struct APNsPushSender: PushSender {
     /// The payload of an update push: one that stops the ringing (background) or tells of a missed call (alert).
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func updatePayload(for request: PushRequest) throws -> [UInt8] {
-        let body = AlertOrBackgroundPush.Body(type: request.purpose.eventType, callId: request.call.callId)
+        let body = AlertOrBackgroundPush.Body(type: request.purpose.eventType, callID: request.call.callID)
         let alert = request.missedCallAlert
         let aps: AlertOrBackgroundPush.APS =
             request.purpose == .missedCall
@@ -43,7 +43,7 @@ struct APNsPushSender: PushSender {
 
     func message(for request: PushRequest) throws -> Message? {
         let device = request.device
-        guard device.platform == .ios, let bundleID = device.bundleId else { return nil }
+        guard device.platform == .ios, let bundleID = device.bundleID else { return nil }
         // Apple's two hosts: a device registered without an environment (or with one Ringer does not know) is
         // production's, so `/healthz` and the logs name one of the two.
         let environment: APNsEnvironment = device.apnsEnvironment == .sandbox ? .sandbox : .production
@@ -64,7 +64,7 @@ struct APNsPushSender: PushSender {
             let notification = APNsNotification(
                 pushType: type, topic: type.topic(forBundleID: bundleID),
                 priority: type == .background ? 5 : 10, expiration: request.providerExpiration,
-                collapseID: request.call.callId,
+                collapseID: request.call.callID,
                 payload: try Self.updatePayload(for: request))
             return Message(notification: notification, token: token, environment: environment)
         }

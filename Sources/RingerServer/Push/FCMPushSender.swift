@@ -39,7 +39,7 @@ struct FCMPushSender: PushSender {
         case .ring:
             json = try RingerJSON.encode(VoIPPush.Body(ringing: call, sentAt: now))
         case .stopRinging, .missedCall:
-            json = try RingerJSON.encode(AlertOrBackgroundPush.Body(type: purpose.eventType, callId: call.callId))
+            json = try RingerJSON.encode(AlertOrBackgroundPush.Body(type: purpose.eventType, callID: call.callID))
         }
         return ["ringer": String(decoding: json, as: UTF8.self)]
     }
@@ -51,13 +51,13 @@ struct FCMPushSender: PushSender {
         let call = request.call
         var message = FCMMessage(
             data: try Self.data(for: request.purpose, call: call, now: request.createdAt),
-            priority: Self.priority(for: request), collapseKey: call.callId)
+            priority: Self.priority(for: request), collapseKey: call.callID)
         if request.purpose == .missedCall {
             let alert = request.missedCallAlert
             message.notification = .init(title: alert.title, body: alert.body)
         }
         try message.validate()
-        return Message(message: message, token: token, projectID: device.fcmProjectId ?? client.defaultProjectID)
+        return Message(message: message, token: token, projectID: device.fcmProjectID ?? client.defaultProjectID)
     }
 
     func send(_ message: Message, for request: PushRequest, now: Date, timeout: TimeInterval) async -> PushAnswer {

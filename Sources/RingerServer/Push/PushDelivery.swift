@@ -41,7 +41,7 @@ final class PushDelivery: Sendable {
     /// room for another try; then acts on the last answer and records it.
     func deliver<Sender: PushSender>(_ request: PushRequest, via sender: Sender) async {
         let metadata: Logger.Metadata = [
-            "call.id": .string(request.call.callId), "device.id": .string(request.device.deviceId),
+            "call.id": .string(request.call.callID), "device.id": .string(request.device.deviceID),
             "push.provider": .string(sender.provider.rawValue),
         ]
         let message: Sender.Message
@@ -53,9 +53,9 @@ final class PushDelivery: Sendable {
             log.error("cannot build the push", metadata.merging(["error": .string("\(error)")]) { $1 })
             await record(
                 PushAttempt(
-                    callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
+                    callID: request.call.callID, deviceID: request.device.deviceID, provider: sender.provider,
                     pushType: sender.pushType(for: request), status: nil,
-                    reason: "\(Self.unbuiltReason): \(error)", apnsId: nil, latencyMs: 0, attempts: 0,
+                    reason: "\(Self.unbuiltReason): \(error)", apnsID: nil, latencyMs: 0, attempts: 0,
                     sentAt: clock.now(), readiness: request.device.readinessProblems))
             return
         }
@@ -98,9 +98,9 @@ final class PushDelivery: Sendable {
         let latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         await settle(answer, message: message, request: request, sender: sender, sentAt: sentAt, metadata: metadata)
         let attempt = PushAttempt(
-            callId: request.call.callId, deviceId: request.device.deviceId, provider: sender.provider,
+            callID: request.call.callID, deviceID: request.device.deviceID, provider: sender.provider,
             pushType: sender.pushType(of: message), status: answer.status, reason: answer.reason,
-            apnsId: sender.apnsID(of: message),
+            apnsID: sender.apnsID(of: message),
             messageName: answer.messageName, latencyMs: latency, attempts: requests,
             sentAt: sentAt, readiness: request.device.readinessProblems)
         await record(attempt)
@@ -114,7 +114,7 @@ final class PushDelivery: Sendable {
         do {
             try await store.recordPushAttempt(attempt)
         } catch {
-            log.error("cannot record push outcome", ["call.id": .string(attempt.callId), "error": .string("\(error)")])
+            log.error("cannot record push outcome", ["call.id": .string(attempt.callID), "error": .string("\(error)")])
         }
     }
 
@@ -185,7 +185,7 @@ final class PushDelivery: Sendable {
     ) async {
         log.warning(
             "a device token was refused; kept, and the device is marked until the app registers again",
-            ["device.id": .string(request.device.deviceId), "push.reason": .string(reason)]
+            ["device.id": .string(request.device.deviceID), "push.reason": .string(reason)]
                 .merging(scope.logMetadata) { $1 })
         do {
             _ = try await store.flagPushToken(token.value, kind: token.kind, problem: reason, at: date)
@@ -193,7 +193,7 @@ final class PushDelivery: Sendable {
             log.error(
                 "cannot mark a device's push problem",
                 [
-                    "device.id": .string(request.device.deviceId),
+                    "device.id": .string(request.device.deviceID),
                     "error": .string("\(error)"),
                 ])
         }
@@ -211,12 +211,12 @@ final class PushDelivery: Sendable {
             log.info(
                 removed
                     ? "removed a push token the provider reported gone" : "kept a push token registered again since",
-                ["device.id": .string(request.device.deviceId), "push.reason": .string(reason ?? "")])
+                ["device.id": .string(request.device.deviceID), "push.reason": .string(reason ?? "")])
         } catch {
             log.error(
                 "cannot remove a dead push token",
                 [
-                    "device.id": .string(request.device.deviceId),
+                    "device.id": .string(request.device.deviceID),
                     "error": .string("\(error)"),
                 ])
         }

@@ -53,7 +53,7 @@ final class PushDispatcher: Sendable {
         await withTaskGroup(of: Void.self) { group in
             for device in devices {
                 var request = PushRequest(purpose, call: call, device: device, now: now)
-                request.deviceMayBeRinging = ringing.contains(device.deviceId)
+                request.deviceMayBeRinging = ringing.contains(device.deviceID)
                 group.addTask { await self.send(request) }
             }
         }

@@ -9,7 +9,7 @@ extension VoIPPush.Body {
     ///   - sentAt: the server's time of the push (its `sent_at`).
     init(ringing call: Call, sentAt: Date) {
         self.init(
-            callId: call.callId, caller: call.caller, calleeId: call.callee.id, hasVideo: call.hasVideo,
+            callID: call.callID, caller: call.caller, calleeID: call.callee.id, hasVideo: call.hasVideo,
             sentAt: sentAt.unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds)
     }
 }

@@ -1,3 +1,4 @@
+import RingerWire
 import Foundation
 import RingerTestSupport
 
@@ -5,7 +6,7 @@ import RingerTestSupport
 enum Peer {
     /// One response as the peer saw it.
     struct Response: Decodable {
-        let streamId: Int
+        let streamID: Int
         let status: Int?
         let headers: [String: String]
         let body: String
@@ -15,7 +16,7 @@ enum Peer {
 
     /// A GOAWAY frame the peer received.
     struct GoAway: Decodable {
-        let lastStreamId: Int
+        let lastStreamID: Int
         let errorCode: Int
     }
 
@@ -53,7 +54,7 @@ enum Peer {
             ]
                 + scenario, timeout: 60)
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
         return try decoder.decode(Report.self, from: Data(result.standardOutput.utf8))
     }
 }

@@ -52,13 +52,13 @@ public enum Demo {
                 timeline.record(
                     "call.created",
                     [
-                        "call_id": call.callId, "caller": call.caller.id,
+                        "call_id": call.callID, "caller": call.caller.id,
                         "callee": call.callee.id, "state": call.state.rawValue,
                     ])
             case .pushSent(let outcome) where outcome.provider == .fcm:
                 timeline.record(
                     "fcm.sent",
-                    ["priority": outcome.pushType.rawValue, "device": outcome.deviceId]
+                    ["priority": outcome.pushType.rawValue, "device": outcome.deviceID]
                         .merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
                     numbers: [
                         "status": outcome.status.map(Double.init),
@@ -68,8 +68,8 @@ public enum Demo {
                 timeline.record(
                     "apns.sent",
                     [
-                        "push_type": outcome.pushType.rawValue, "device": outcome.deviceId,
-                        "apns_id": outcome.apnsId ?? "",
+                        "push_type": outcome.pushType.rawValue, "device": outcome.deviceID,
+                        "apns_id": outcome.apnsID ?? "",
                     ].merging(outcome.reason.map { ["reason": $0] } ?? [:]) { $1 },
                     numbers: [
                         "status": outcome.status.map(Double.init),
@@ -105,13 +105,13 @@ public enum Demo {
             ) { observation in
                 switch observation {
                 case .event(let event) where event.type == .callRinging:
-                    timeline.record("call.ringing", ["seen_by": "alice", "call_id": event.call.callId])
+                    timeline.record("call.ringing", ["seen_by": "alice", "call_id": event.call.callID])
                 case .event(let event) where event.type == .callAccepted:
                     timeline.record(
                         "call.accepted",
                         [
-                            "seen_by": "alice", "call_id": event.call.callId,
-                            "device": event.call.acceptedDeviceId ?? "",
+                            "seen_by": "alice", "call_id": event.call.callID,
+                            "device": event.call.acceptedDeviceID ?? "",
                         ])
                 case .mediaReady(let callID, let media):
                     timeline.record("media.token", ["party": "alice", "call_id": callID, "url": media.url])
@@ -135,8 +135,8 @@ public enum Demo {
                 return false
             }
             try await Task.sleep(for: .seconds(talkFor))
-            timeline.record("call.hangup", ["by": "alice", "call_id": call.callId])
-            alice.hangUp(callID: call.callId)
+            timeline.record("call.hangup", ["by": "alice", "call_id": call.callID])
+            alice.hangUp(callID: call.callID)
             guard await timeline.wait(for: "call.ended", timeout: 10) else {
                 timeline.record("demo.failed", ["reason": "bob's phone never ended the call"])
                 return false

@@ -97,7 +97,7 @@ extension RaceInvariants {
         var found: [(Date, String)] = []
         for entry in device.observed {
             switch entry.observation {
-            case .event(let event) where event.call.callId == record.callID && terminalEvents.contains(event.type):
+            case .event(let event) where event.call.callID == record.callID && terminalEvents.contains(event.type):
                 found.append((entry.at, "event \(event.type.rawValue)"))
             case .alertOrBackgroundPushReceived(let type, _) where terminalEvents.contains(type):
                 found.append((entry.at, "alert or background push \(type.rawValue)"))
@@ -106,7 +106,7 @@ extension RaceInvariants {
             }
         }
         // An Android phone: a server event the coordinator handled, or an FCM data message it read as an update.
-        for entry in device.androidObserved where entry.event.callId == record.callID {
+        for entry in device.androidObserved where entry.event.callID == record.callID {
             guard let type = entry.event.type.flatMap(EventType.init(rawValue:)), terminalEvents.contains(type)
             else { continue }
             if entry.event.event == "event" {

@@ -32,7 +32,7 @@ extension Demo {
     /// Puts one of the host's events on the timeline under the demo's name for it (the table above); events the
     /// demo does not show are left out.
     private static func record(_ event: AndroidHostEvent, device: String, on timeline: Timeline) {
-        let call = event.callId ?? ""
+        let call = event.callID ?? ""
         switch event.event {
         case "started_by_message":
             timeline.record("app.started", ["device": device, "message": event.message ?? ""])

@@ -56,17 +56,17 @@ final class RaceSession {
         recorder.start(at: origin)
         recorder.note("runner", "alice calls bob")
         let call = try await caller.call("bob")
-        callID = call.callId
+        callID = call.callID
         recorder.note("runner", "placed <call>: \(call.state.rawValue)")
         for step in script.steps {
             try? await clock.sleep(until: origin.addingTimeInterval(step.at))
-            await perform(step, callID: call.callId)
+            await perform(step, callID: call.callID)
         }
         try? await clock.sleep(until: origin.addingTimeInterval(script.finalHangUpAt))
         // Only a call still up on the server needs the caller's hang-up; otherwise the caller's app must
         // learn the end on its own (a hang-up would hide that it never did).
         if await serverCall().map({ $0.state.isLive }) ?? true {
-            await perform(RaceStep(at: script.finalHangUpAt, device: nil, action: .callerHangsUp), callID: call.callId)
+            await perform(RaceStep(at: script.finalHangUpAt, device: nil, action: .callerHangsUp), callID: call.callID)
         } else {
             recorder.note("runner", "the call is over: the caller does not hang up")
         }
@@ -82,7 +82,7 @@ final class RaceSession {
             phone.setApp(.foreground)
         }
         let deadline = ContinuousClock.now + .seconds(settleTimeout)
-        while ContinuousClock.now < deadline, await !isQuiet(callID: call.callId) {
+        while ContinuousClock.now < deadline, await !isQuiet(callID: call.callID) {
             try? await Task.sleep(for: .milliseconds(20))
         }
         try? await Task.sleep(for: .seconds(holdTime))

@@ -106,9 +106,9 @@ final class RaceRecorder: Sendable {
                 text = "\(type.rawValue) -> \(call.state.rawValue)"
             case .pushSent(let outcome):
                 let provider = outcome.provider == .fcm ? "FCM" : "APNs"
-                let id = outcome.provider == .fcm ? "message" : String((outcome.apnsId ?? "").prefix(8))
+                let id = outcome.provider == .fcm ? "message" : String((outcome.apnsID ?? "").prefix(8))
                 text =
-                    "\(outcome.pushType) push \(id) to \(outcome.deviceId): "
+                    "\(outcome.pushType) push \(id) to \(outcome.deviceID): "
                     + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
             case .ringTimeoutFired:
                 text = "ring timeout fired"
@@ -204,7 +204,7 @@ final class RaceRecorder: Sendable {
 
     /// An Android phone's event in the trace's words, its Telecom changes named as Telecom names them.
     private static func describe(_ event: AndroidHostEvent) -> String? {
-        let call = event.callId ?? "?"
+        let call = event.callID ?? "?"
         let name = event.message.map { String($0.suffix(12)) } ?? "?"
         switch event.event {
         case "started_by_message": return "app started by FCM message \(name)"

@@ -71,13 +71,13 @@ public final class HostedAndroidPhone: Sendable {
         state.withLock { state in
             switch event.event {
             case "ringing":
-                if let id = event.callId, state.calls[id] == nil { state.calls[id] = .ringing }
+                if let id = event.callID, state.calls[id] == nil { state.calls[id] = .ringing }
             case "user_answered":
-                if let id = event.callId, state.calls[id] == .ringing { state.calls[id] = .answering }
+                if let id = event.callID, state.calls[id] == .ringing { state.calls[id] = .answering }
             case "media_ready", "call_active":
-                if let id = event.callId, let now = state.calls[id], now != .ended { state.calls[id] = .active }
+                if let id = event.callID, let now = state.calls[id], now != .ended { state.calls[id] = .active }
             case "call_ended", "ended_by_system":
-                if let id = event.callId { state.calls[id] = .ended }
+                if let id = event.callID { state.calls[id] = .ended }
             case "stream_status":
                 state.streamLive = event.status == "connected" || event.status == "restored"
             case "started_by_message":

@@ -1,3 +1,4 @@
+import RingerWire
 import Foundation
 
 /// What one sender measured, printed as one JSON line by `ringer-lab bench --send` and by the aioapns peer
@@ -52,14 +53,14 @@ public struct SenderReport: Codable, Hashable, Sendable {
     public static func decode(fromOutput output: String) throws -> SenderReport {
         let line = output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
         return try decoder.decode(SenderReport.self, from: Data(line.utf8))
     }
 
     /// The report as one JSON line (snake_case keys, as the Python peer writes them).
     public func jsonLine() -> String {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.keyEncodingStrategy = RingerJSON.keyEncodingStrategy
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }

@@ -1,3 +1,4 @@
+import RingerWire
 import Foundation
 import RingerHTTP
 
@@ -47,7 +48,7 @@ enum SandboxFaultControl {
 
     private static func inject(_ body: Data, into sandbox: APNsSandbox) -> HTTPResponse {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
         guard let connection = try? decoder.decode(ConnectionBody.self, from: body) else {
             return SandboxControl.json(400, ["error": "expected a JSON object with \"kind\""])
         }

@@ -100,10 +100,10 @@ struct ScenarioVerdict {
                 "\(name): end_reason is \(Self.show(call.endReason?.rawValue)), expected \(Self.show(reason?.rawValue))"
             )
         }
-        if let devices = expected.acceptedDevice, !devices.contains(call.acceptedDeviceId) {
+        if let devices = expected.acceptedDevice, !devices.contains(call.acceptedDeviceID) {
             let wanted = devices.map(Self.show)
             found.append(
-                "\(name): accepted_device is \(Self.show(call.acceptedDeviceId)), expected "
+                "\(name): accepted_device is \(Self.show(call.acceptedDeviceID)), expected "
                     + (wanted.count == 1 ? wanted[0] : "one of \(wanted.joined(separator: ", "))"))
         }
         for id in expected.devices.keys.sorted() {
@@ -117,7 +117,7 @@ struct ScenarioVerdict {
         label: String
     ) -> [String] {
         let record = devices[id] ?? ScenarioRecorder.DeviceRecord()
-        let callID = call.callId
+        let callID = call.callID
         var found: [String] = []
         func compare(_ key: String, _ seen: Bool, _ wanted: Bool?) {
             if let wanted, seen != wanted {
@@ -197,7 +197,7 @@ struct ScenarioVerdict {
         label: String
     ) -> [String] {
         let name = "call \(label), \(id): push_outcome"
-        let push = pushes.filter { $0.deviceId == id }.min { $0.sentAt < $1.sentAt }
+        let push = pushes.filter { $0.deviceID == id }.min { $0.sentAt < $1.sentAt }
         guard let wanted else { return push == nil ? [] : ["\(name) is \(Self.describe(push!)), expected none (null)"] }
         guard let push else { return ["\(name): no push was recorded for the device"] }
         var found: [String] = []
@@ -252,7 +252,7 @@ struct ScenarioVerdict {
                 "apps killed by iOS for an unreported VoIP push: \(kills) (\(who.isEmpty ? "none" : who)), "
                     + "expected \(scenario.expect.appsKilled)")
         }
-        let deadlines = Dictionary(calls.values.map { ($0.callId, $0) }, uniquingKeysWith: { first, _ in first })
+        let deadlines = Dictionary(calls.values.map { ($0.callID, $0) }, uniquingKeysWith: { first, _ in first })
         for push in pushes where push.pushType == "voip" {
             guard let body = try? RingerJSON.decode(VoIPPush.self, from: push.payload).ringer,
                 body.type == .callIncoming
@@ -260,7 +260,7 @@ struct ScenarioVerdict {
                 found.append("VoIP push \(push.apnsID) is not a call.incoming push: only call.incoming may wake an app")
                 continue
             }
-            guard let call = deadlines[body.callId] else { continue }
+            guard let call = deadlines[body.callID] else { continue }
             let deadline = Int64(call.expiresAt.timeIntervalSince1970.rounded(.down))
             if push.expiration != deadline {
                 found.append(
@@ -301,7 +301,7 @@ struct ScenarioVerdict {
         var calls: [String: String] = [:]
         for push in pushes where push.pushType == "voip" {
             if let body = try? RingerJSON.decode(VoIPPush.self, from: push.payload).ringer {
-                calls[push.apnsID] = body.callId
+                calls[push.apnsID] = body.callID
             }
         }
         return calls

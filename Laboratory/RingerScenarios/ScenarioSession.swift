@@ -194,9 +194,9 @@ final class ScenarioSession {
         case .call(let callee, let label):
             do {
                 let call = try await phone.call(callee)
-                calls[label] = (call.callId, phone.userID, call.callee.id)
-                recorder.label(call.callId, as: label)
-                recorder.note(deviceID, "placed \(call.callId): \(call.state.rawValue)")
+                calls[label] = (call.callID, phone.userID, call.callee.id)
+                recorder.label(call.callID, as: label)
+                recorder.note(deviceID, "placed \(call.callID): \(call.state.rawValue)")
             } catch {
                 recorder.fail("\(at): \(deviceID) could not call \(callee): \(error)")
             }

@@ -47,7 +47,7 @@ extension RaceInvariants {
                                 + "expected \(expected)"))
                 }
             }
-            if let answer = mine.first(where: { $0.fulfilledAt != nil }), call.acceptedDeviceId != device.id {
+            if let answer = mine.first(where: { $0.fulfilledAt != nil }), call.acceptedDeviceID != device.id {
                 found.append(
                     RaceViolation(
                         .endReasonAgrees, device: device.id,
@@ -69,7 +69,7 @@ extension RaceInvariants {
     /// The reasons the server's final state gives a callee device's native call.
     static func calleeReasons(_ call: Call, device: String) -> Set<CallEndReason> {
         switch call.state {
-        case .accepted, .ended: device == call.acceptedDeviceId ? [.remoteEnded] : [.answeredElsewhere]
+        case .accepted, .ended: device == call.acceptedDeviceID ? [.remoteEnded] : [.answeredElsewhere]
         case .declined: [.declinedElsewhere]
         case .cancelled: [.remoteEnded]
         case .unanswered: [.unanswered]
@@ -87,7 +87,7 @@ extension RaceInvariants {
             found.append(RaceViolation(.endReasonAgrees, device: device, detail))
         }
         let endedByUser = calls.filter { $0.value.contains { $0.ending?.how == .local } }.keys.sorted()
-        if let accepted = call.acceptedDeviceId {
+        if let accepted = call.acceptedDeviceID {
             if let answered = calls[accepted] {
                 if !answered.contains(where: { $0.answeredAt != nil }) {
                     fail(accepted, "\(describe(call)), but its user never tapped Answer")
@@ -101,7 +101,7 @@ extension RaceInvariants {
         case .declined where endedByUser.isEmpty:
             fail(nil, "\(describe(call)), but no callee user declined")
         case .ended where call.endedBy == call.callee.id:
-            if let accepted = call.acceptedDeviceId, !endedByUser.contains(accepted) {
+            if let accepted = call.acceptedDeviceID, !endedByUser.contains(accepted) {
                 fail(
                     accepted,
                     "\(describe(call)), but this device's user never hung up; users who ended it: "
@@ -167,7 +167,7 @@ extension RaceInvariants {
     static func describe(_ call: Call) -> String {
         var text = "the server's call is \(call.state.rawValue)"
         if let user = call.endedBy { text += " by \(user)" }
-        if let device = call.acceptedDeviceId { text += " (accepted on \(device))" }
+        if let device = call.acceptedDeviceID { text += " (accepted on \(device))" }
         return text
     }
 }

@@ -10,7 +10,7 @@ public struct AndroidHostEvent: Decodable, Sendable {
     /// Scenario time when it was written, Unix milliseconds.
     public var tMs: Double?
     /// The call id, for call events.
-    public var callId: String?
+    public var callID: String?
     /// `ringing`: `in_app`, `full_screen` or `heads_up`.
     public var presentation: String?
     /// `call_ended`: the `DisconnectCause` constant's name.

@@ -96,7 +96,7 @@ struct RaceNativeCall {
     static func calls(inAndroidEvents events: [RaceRecord.AndroidObserved]) -> [RaceNativeCall] {
         var list = Reading()
         for entry in events {
-            guard let callID = entry.event.callId, let id = UUID(uuidString: callID) else { continue }
+            guard let callID = entry.event.callID, let id = UUID(uuidString: callID) else { continue }
             switch entry.event.event {
             case "ringing":
                 list.report(id, outgoing: false, at: entry.at)

@@ -58,7 +58,7 @@ extension ScenarioSession {
             (response as? HTTPURLResponse)?.statusCode == 200,
             let list = try? RingerJSON.decode(DeviceList.self, from: data)
         else { return nil }
-        guard let registered = list.devices.first(where: { $0.deviceId == device.id }) else { return false }
+        guard let registered = list.devices.first(where: { $0.deviceID == device.id }) else { return false }
         return (device.platform == .android ? registered.fcmToken : registered.voipToken) != nil
     }
 

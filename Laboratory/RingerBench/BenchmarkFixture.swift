@@ -140,7 +140,7 @@ struct BenchmarkFixture: Sendable {
         let now = Date()
         return try RingerJSON.encode(
             VoIPPush.Body(
-                callId: callID, caller: Party(id: "alice", name: "Alice"), calleeId: "bob",
+                callID: callID, caller: Party(id: "alice", name: "Alice"), calleeID: "bob",
                 hasVideo: false, sentAt: now.unixMilliseconds,
                 expiresAt: now.addingTimeInterval(45).unixMilliseconds))
     }
@@ -149,7 +149,7 @@ struct BenchmarkFixture: Sendable {
     private static func ringingPayload() throws -> Data {
         let now = Date()
         let body = VoIPPush.Body(
-            callId: UUID().uuidString.lowercased(), caller: Party(id: "alice", name: "Alice"),
+            callID: UUID().uuidString.lowercased(), caller: Party(id: "alice", name: "Alice"),
             hasVideo: false, sentAt: now.unixMilliseconds,
             expiresAt: now.addingTimeInterval(45).unixMilliseconds)
         return try RingerJSON.encode(VoIPPush(ringer: body))

@@ -140,8 +140,8 @@ final class ScenarioRecorder: Sendable {
                 record.media.insert(callID)
                 return "media session for \(callID)"
             case .event(let event):
-                record.events.append((event.type, event.call.callId))
-                return "event #\(event.seq) \(event.type.rawValue) \(event.call.callId) (\(event.call.state.rawValue))"
+                record.events.append((event.type, event.call.callID))
+                return "event #\(event.seq) \(event.type.rawValue) \(event.call.callID) (\(event.call.state.rawValue))"
             case .killedBySystem(let reason):
                 record.kills += 1
                 return "APP KILLED by iOS: \(reason)"
@@ -163,7 +163,7 @@ final class ScenarioRecorder: Sendable {
 
     private func record(_ event: AndroidHostEvent, on deviceID: String) {
         let now = clock.now()
-        let callID = event.callId ?? "?"
+        let callID = event.callID ?? "?"
         let name = event.message.map { String($0.suffix(12)) } ?? "?"
         let text: String = state.withLock { state in
             var record = state.devices[deviceID, default: DeviceRecord()]
@@ -176,7 +176,7 @@ final class ScenarioRecorder: Sendable {
                 let priority = event.priority ?? "?"
                 switch event.outcome {
                 case "call":
-                    record.messages.append((event.message ?? "", event.callId, event.disposition))
+                    record.messages.append((event.message ?? "", event.callID, event.disposition))
                     return "onMessageReceived \(name) (\(priority)): call \(callID) \(event.disposition ?? "?")"
                 case "update":
                     record.messages.append((event.message ?? "", nil, nil))
@@ -252,15 +252,15 @@ final class ScenarioRecorder: Sendable {
         case .callCreated(let call):
             note(
                 "server",
-                "call \(call.callId) created: \(call.state.rawValue)\(call.failureReason.map { " (\($0))" } ?? "")")
+                "call \(call.callID) created: \(call.state.rawValue)\(call.failureReason.map { " (\($0))" } ?? "")")
         case .callEvent(let type, let call):
-            note("server", "\(type.rawValue) \(call.callId) -> \(call.state.rawValue)")
+            note("server", "\(type.rawValue) \(call.callID) -> \(call.state.rawValue)")
         case .pushSent(let outcome):
             let provider = outcome.provider == .fcm ? "FCM" : "APNs"
-            let id = outcome.provider == .fcm ? "message" : outcome.apnsId ?? ""
+            let id = outcome.provider == .fcm ? "message" : outcome.apnsID ?? ""
             note(
                 "server",
-                "\(outcome.pushType) push \(id) to \(outcome.deviceId) for \(outcome.callId): "
+                "\(outcome.pushType) push \(id) to \(outcome.deviceID) for \(outcome.callID): "
                     + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
             )
         default:

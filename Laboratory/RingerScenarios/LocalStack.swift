@@ -435,7 +435,7 @@ public final class LocalStack: Sendable {
         request.setValue("Bearer " + adminKey, forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         // A day of server time: scenarios run the clock up to a thousand times faster than real time.
-        request.httpBody = try RingerJSON.encode(CreateTokenRequest(userId: userID, name: name, ttlSeconds: 86_400))
+        request.httpBody = try RingerJSON.encode(CreateTokenRequest(userID: userID, name: name, ttlSeconds: 86_400))
         let (data, response) = try await URLSession.shared.data(for: request)
         guard (response as? HTTPURLResponse)?.statusCode == 201 else {
             throw RingerAPIError.unexpectedResponse("POST /v1/tokens: \(String(decoding: data, as: UTF8.self))")

@@ -192,7 +192,7 @@ public final class SimulatedIPhone: Sendable {
             id: identity.deviceID,
             DeviceRegistration(
                 platform: .ios, voipToken: identity.voipToken, apnsToken: identity.apnsToken, apnsEnvironment: .sandbox,
-                bundleId: identity.bundleID))
+                bundleID: identity.bundleID))
         setAppState(.foreground)
     }
 

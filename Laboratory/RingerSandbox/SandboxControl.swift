@@ -1,3 +1,4 @@
+import RingerWire
 import Foundation
 import RingerHTTP
 
@@ -5,18 +6,18 @@ import RingerHTTP
 enum SandboxControl {
     private struct DeviceBody: Decodable {
         var token: String
-        var bundleId: String
+        var bundleID: String
     }
 
     private struct KeyBody: Decodable {
-        var keyId: String
-        var teamId: String
+        var keyID: String
+        var teamID: String
         var publicKeyPem: String
     }
 
     static func handle(_ request: HTTPRequest, sandbox: APNsSandbox) -> HTTPResponse {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
         let parts = request.path.split(separator: "/").map(String.init)
         switch (request.method, parts.count > 1 ? parts[1] : "") {
         case ("POST", "devices"):
@@ -25,7 +26,7 @@ enum SandboxControl {
             else {
                 return json(400, ["error": "expected {\"token\": hex, \"bundle_id\": string}"])
             }
-            sandbox.register(SandboxDevice(token: body.token, bundleID: body.bundleId))
+            sandbox.register(SandboxDevice(token: body.token, bundleID: body.bundleID))
             return json(201, ["token": body.token.lowercased()])
         case ("DELETE", "devices") where parts.count == 3:
             sandbox.unregister(token: parts[2], at: Date())
@@ -33,15 +34,15 @@ enum SandboxControl {
         case ("POST", "keys"):
             guard let body = try? decoder.decode(KeyBody.self, from: Data(request.body)),
                 (try? sandbox.addProviderKey(
-                    keyID: body.keyId, teamID: body.teamId,
+                    keyID: body.keyID, teamID: body.teamID,
                     publicKeyPEM: body.publicKeyPem)) != nil
             else {
                 return json(400, ["error": "expected {\"key_id\", \"team_id\", \"public_key_pem\"}"])
             }
-            return json(201, ["key_id": body.keyId])
+            return json(201, ["key_id": body.keyID])
         case ("GET", "pushes"):
             let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.keyEncodingStrategy = RingerJSON.keyEncodingStrategy
             encoder.dateEncodingStrategy = .millisecondsSince1970
             let pushes: [SandboxPush]
             switch readPosition(request, counting: "pushes") {
@@ -57,7 +58,7 @@ enum SandboxControl {
             return SandboxFaultControl.handle(request, sandbox: sandbox)
         case ("GET", "stats"):
             let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.keyEncodingStrategy = RingerJSON.keyEncodingStrategy
             encoder.outputFormatting = .sortedKeys
             let data = (try? encoder.encode(sandbox.statistics)) ?? Data("{}".utf8)
             return HTTPResponse(status: 200, headers: [("content-type", "application/json")], body: Array(data))
