@@ -32,6 +32,13 @@ public struct PendingCallAction: Codable, Hashable, Sendable {
         self.deviceID = deviceID
         self.createdAt = createdAt
     }
+
+    /// The stored file's keys, kept as the SDK first wrote them so a store survives an update of the app.
+    private enum CodingKeys: String, CodingKey {
+        case kind, createdAt
+        case callID = "callId"
+        case deviceID = "deviceId"
+    }
 }
 
 /// Where unacknowledged hang-ups survive suspension and relaunch. Implementations must be thread-safe.

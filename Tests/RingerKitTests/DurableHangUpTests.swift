@@ -66,6 +66,19 @@ import Testing
         FilePendingActionStore(url: url).save([action])
         #expect(FilePendingActionStore(url: url).load() == [action])
     }
+
+    /// A store written by an earlier version of the SDK (keys `callId`, `deviceId`) is read after the app's update.
+    @Test func aStoreWrittenBeforeTheIDRenameIsStillRead() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-actions-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(#"[{"kind":"decline","callId":"c1","deviceId":"d1","createdAt":1}]"#.utf8).write(to: url)
+        #expect(
+            FilePendingActionStore(url: url).load() == [
+                PendingCallAction(
+                    kind: .decline, callID: "c1", deviceID: "d1", createdAt: Date(timeIntervalSinceReferenceDate: 1))
+            ])
+    }
 }
 
 /// Media starts only once the call is answered and the system activated the audio session.
