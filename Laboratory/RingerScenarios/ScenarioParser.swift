@@ -229,12 +229,8 @@ struct ScenarioParser {
         return id
     }
 
-    /// `alreadyEnded` → `already_ended`: the file's spelling of RingerKit's camel-case names.
-    static func snakeCase(_ name: String) -> String {
-        name.reduce(into: "") { result, character in
-            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
-        }
-    }
+    /// `alreadyEnded` → `already_ended`: the file's spelling of RingerKit's camel-case names, as on the wire.
+    static func snakeCase(_ name: String) -> String { RingerJSON.snakeCase(name) }
 
     /// A reference to a declared device.
     func declaredDevice(_ value: ScenarioJSON, path: String, devices: [ScenarioDevice]) throws -> String {

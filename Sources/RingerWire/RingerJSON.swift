@@ -48,7 +48,9 @@ public enum RingerJSON {
     /// `callID` → `call_id`: a word starts at an upper-case letter after a lower-case letter or digit, and at the
     /// last capital of a run followed by a lower-case letter (`mediaURLPath` → `media_url_path`); `ID` and `IDs`
     /// are words of their own.
-    static func snakeCase(_ name: String) -> String {
+    /// - Parameter name: a Swift property name.
+    /// - Returns: its key on the wire.
+    public static func snakeCase(_ name: String) -> String {
         let characters = Array(
             name.replacingOccurrences(of: "IDs", with: "Ids").replacingOccurrences(of: "ID", with: "Id"))
         var out = ""

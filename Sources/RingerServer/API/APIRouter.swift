@@ -444,7 +444,7 @@ struct APIRouter: Sendable {
         // alone takes `null` for an absent optional, accepting what the schema refuses. Unknown keys are ignored.
         // A body without the bytes `null` has none, so only such a body is parsed a second time.
         guard request.body.firstRange(of: Array("null".utf8)) != nil else { return value }
-        let fields = Set(Mirror(reflecting: value).children.compactMap { $0.label.map(Self.snakeCase) })
+        let fields = Set(Mirror(reflecting: value).children.compactMap { $0.label.map(RingerJSON.snakeCase) })
         if let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
             let field = object.first(where: { fields.contains($0.key) && $0.value is NSNull })?.key
         {
@@ -456,7 +456,7 @@ struct APIRouter: Sendable {
     /// A short, safe description of a decoding error: the field path and what was wrong.
     static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? Self.snakeCase($0.stringValue) }
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? RingerJSON.snakeCase($0.stringValue) }
             return keys.isEmpty ? "the body" : keys.joined(separator: ".")
         }
         switch error {
@@ -464,16 +464,11 @@ struct APIRouter: Sendable {
         case .valueNotFound(_, let context): return "\(path(context)) must not be null"
         case .keyNotFound(let key, let context):
             let parent = path(context)
-            return "\(Self.snakeCase(key.stringValue)) is required" + (parent == "the body" ? "" : " in \(parent)")
+            return "\(RingerJSON.snakeCase(key.stringValue)) is required"
+                + (parent == "the body" ? "" : " in \(parent)")
         case .dataCorrupted(let context):
             return context.codingPath.isEmpty ? "the body is not valid JSON" : "\(path(context)) is not valid"
         @unknown default: return "the body could not be read"
-        }
-    }
-
-    private static func snakeCase(_ key: String) -> String {
-        key.reduce(into: "") { result, character in
-            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
         }
     }
 
