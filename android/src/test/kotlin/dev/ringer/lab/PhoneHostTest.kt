@@ -126,7 +126,12 @@ class PhoneHostTest {
                     it.getJSONObject("data").optString("ringer").contains("call.cancelled")
             }
         } ?: throw AssertionError("no receipt for the stop message to $token")
-        assertEquals("userVisible", stop.getString("receipt"))
+        // The phone's ringing acknowledgement races the cancel: when it reaches the server after the cancel, its
+        // refusal (`request_failed`) ends the call first, and the stop then finds nothing ringing: silent, rightly.
+        val ringingRefused = host.events("bob").any {
+            it.getString("event") == "request_failed" && it.optString("call_id") == callId
+        }
+        assertEquals(if (ringingRefused) "silent" else "userVisible", stop.getString("receipt"))
     }
 
     @Test
