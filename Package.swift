@@ -134,6 +134,8 @@ let package = Package(
             dependencies: [
                 "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
                 "RingerSupport", "SocketSupport", "RingerTestKit",
+                // The server's connection budget, which the idle sockets must stay under.
+                "LibWebSockets",
             ],
             path: "Laboratory/RingerBench", swiftSettings: strict),
         // The command-line pieces `ringer` and `ringer-lab` share: flags, listen addresses, signals, `serve`.

@@ -1,4 +1,5 @@
 import Foundation
+import LibWebSockets
 
 /// The arithmetic of the ringing benchmark's idle sockets: the largest number the server's open-file limit
 /// allows, the levels measured, and the holder processes (one loopback source address each) that open them.
@@ -21,7 +22,9 @@ enum SocketHolderPlan {
     /// Descriptors a holder keeps for itself (Python, its HTTP pool) and ports left to other connections.
     static let holderMargin = 500
 
-    /// The largest number of idle sockets the server can hold beside the load generator's.
+    /// The largest number of idle sockets the server can hold beside the load generator's: under its open-file limit,
+    /// and under the connection budget it derives from that limit (`WebServer.connectionBudget(forFileLimit:)`), past
+    /// which it would close the load generator's own sockets to make room.
     /// - Parameters:
     ///   - serverLimit: the server's soft open-file limit.
     ///   - serverDescriptors: descriptors the server has open with no client connected.
@@ -33,7 +36,9 @@ enum SocketHolderPlan {
         serverLimit: Int, serverDescriptors: Int, loadDescriptors: Int,
         margin: Int = serverMargin
     ) -> Int {
-        max(0, serverLimit - serverDescriptors - loadDescriptors - margin)
+        let byFiles = serverLimit - serverDescriptors - loadDescriptors - margin
+        let byBudget = WebServer.connectionBudget(forFileLimit: serverLimit) - loadDescriptors - margin / 5
+        return max(0, min(byFiles, byBudget))
     }
 
     /// The levels to measure, ascending, each at most `largest`, without repeats (a fixed level above the

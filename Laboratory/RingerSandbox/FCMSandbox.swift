@@ -478,9 +478,12 @@ public final class FCMSandbox: Sendable {
                 return
             }
             // FCM keeps a message the phone never acknowledged and delivers it once the phone is back; it may be
-            // back already, on a newer socket.
+            // back already, on a newer socket. Only an open socket is handed it: the closed one answers at once, and
+            // until its close is seen, handing it again would spin.
             state.queue.storeAgain(message, now: now)
-            if let device = state.devices[message.token], device.deliver != nil {
+            if state.sockets[message.token]?.connection.isOpen == true, let device = state.devices[message.token],
+                device.deliver != nil
+            {
                 let due = state.queue.release(token: message.token, reachability: device.reachability, now: now)
                 hand(due, to: message.token, in: &state, now: now)
             }

@@ -7,12 +7,27 @@ enum SandboxControl {
     private struct DeviceBody: Decodable {
         var token: String
         var bundleID: String
+
+        /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+        /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+        private enum CodingKeys: String, CodingKey {
+            case token
+            case bundleID = "bundleId"
+        }
     }
 
     private struct KeyBody: Decodable {
         var keyID: String
         var teamID: String
         var publicKeyPem: String
+
+        /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+        /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+        private enum CodingKeys: String, CodingKey {
+            case publicKeyPem
+            case keyID = "keyId"
+            case teamID = "teamId"
+        }
     }
 
     static func handle(_ request: HTTPRequest, sandbox: APNsSandbox) -> HTTPResponse {

@@ -47,4 +47,12 @@ public struct AndroidHostEvent: Decodable, Sendable {
     public var error: String?
     /// `request_failed`: what failed (never a token).
     public var detail: String?
+
+    /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+    /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+    private enum CodingKeys: String, CodingKey {
+        case event, phone, tMs, presentation, cause, reason, message, priority, outcome, disposition, type, seq, state,
+            status, appState, title, body, postedBy, microphone, error, detail
+        case callID = "callId"
+    }
 }

@@ -209,6 +209,15 @@ public final class WebServer: Sendable {
     private static let openFilesResource = RLIMIT_NOFILE
     #endif
 
+    /// The connections a server holds at most when `--max-connections` is 0 and its process may open `fileLimit`
+    /// descriptors: the limit less a reserve of 1/32 of it, at least 48 and at most 1024 (19,375 of 20,000). Past it,
+    /// the connection slowest to send its request or read its answer is closed to make room.
+    /// - Parameter fileLimit: the soft open-file limit (`RLIMIT_NOFILE`).
+    /// - Returns: at least 1.
+    public static func connectionBudget(forFileLimit fileLimit: Int) -> Int {
+        ConnectionBudget.limit(forFileLimit: fileLimit)
+    }
+
     /// The connection budget when none is configured: ``ConnectionBudget/limit(forFileLimit:)`` of the process's soft
     /// open-file limit (`RLIMIT_NOFILE`), read when the server starts; an unlimited or unreadable one counts as
     /// 1,048,576, Linux's default hard ceiling (`fs.nr_open`).

@@ -250,4 +250,12 @@ public struct CallMachine: Codable, Hashable, Sendable {
         call.endedAt = now
         call.endedBy = user
     }
+
+    /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+    /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+    private enum CodingKeys: String, CodingKey {
+        case call, calleeDevices
+        case ringingDeviceIDs = "ringingDeviceIds"
+        case declinedDeviceID = "declinedDeviceId"
+    }
 }

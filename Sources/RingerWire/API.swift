@@ -15,6 +15,13 @@ public struct CreateTokenRequest: Codable, Sendable {
         self.name = name
         self.ttlSeconds = ttlSeconds
     }
+
+    /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+    /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+    private enum CodingKeys: String, CodingKey {
+        case name, ttlSeconds
+        case userID = "userId"
+    }
 }
 
 /// The answer to `POST /v1/tokens`.
@@ -74,7 +81,9 @@ public struct DeviceRegistration: Codable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case platform, voipToken, apnsToken, apnsEnvironment, bundleID, fcmToken, fcmProjectID, readiness
+        case platform, voipToken, apnsToken, apnsEnvironment, fcmToken, readiness
+        case bundleID = "bundleId"
+        case fcmProjectID = "fcmProjectId"
     }
 
     /// Only `problems` is read from `readiness`: a `reported_at` an app copied from a stored device (in any
@@ -146,6 +155,16 @@ public struct Device: Codable, Hashable, Sendable {
         self.pushProblem = pushProblem
         self.readiness = readiness
     }
+
+    /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+    /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+    private enum CodingKeys: String, CodingKey {
+        case platform, voipToken, apnsToken, apnsEnvironment, fcmToken, updatedAt, pushProblem, readiness
+        case deviceID = "deviceId"
+        case userID = "userId"
+        case bundleID = "bundleId"
+        case fcmProjectID = "fcmProjectId"
+    }
 }
 
 /// `POST /v1/calls`: call another user.
@@ -169,6 +188,12 @@ public struct DeviceActionRequest: Codable, Sendable {
 
     /// Creates the request body.
     public init(deviceID: String) { self.deviceID = deviceID }
+
+    /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+    /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+    private enum CodingKeys: String, CodingKey {
+        case deviceID = "deviceId"
+    }
 }
 
 /// Where and how to join the call's media room (a LiveKit-compatible server).

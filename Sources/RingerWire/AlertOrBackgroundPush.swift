@@ -67,5 +67,12 @@ public struct AlertOrBackgroundPush: Codable, Hashable, Sendable {
             self.type = type
             self.callID = callID
         }
+
+        /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+        /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+        private enum CodingKeys: String, CodingKey {
+            case v, type
+            case callID = "callId"
+        }
     }
 }

@@ -77,4 +77,13 @@ public struct Call: Codable, Hashable, Sendable {
         self.endReason = endReason
         self.failureReason = failureReason
     }
+
+    /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+    /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+    private enum CodingKeys: String, CodingKey {
+        case state, caller, callee, hasVideo, createdAt, expiresAt, acceptedAt, endedAt, endedBy, endReason,
+            failureReason, pushes, calleeReadiness
+        case callID = "callId"
+        case acceptedDeviceID = "acceptedDeviceId"
+    }
 }

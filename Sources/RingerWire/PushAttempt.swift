@@ -48,4 +48,13 @@ public struct PushAttempt: Codable, Hashable, Sendable {
         self.sentAt = sentAt
         self.readiness = readiness
     }
+
+    /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+    /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+    private enum CodingKeys: String, CodingKey {
+        case provider, pushType, status, reason, messageName, latencyMs, attempts, sentAt, readiness
+        case callID = "callId"
+        case deviceID = "deviceId"
+        case apnsID = "apnsId"
+    }
 }

@@ -47,5 +47,13 @@ public struct VoIPPush: Codable, Hashable, Sendable {
             self.sentAt = sentAt
             self.expiresAt = expiresAt
         }
+
+        /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+        /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+        private enum CodingKeys: String, CodingKey {
+            case v, type, caller, hasVideo, sentAt, expiresAt
+            case callID = "callId"
+            case calleeID = "calleeId"
+        }
     }
 }

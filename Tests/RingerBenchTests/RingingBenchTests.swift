@@ -60,14 +60,19 @@ struct RingingBenchTests {
 
     // MARK: socket holders
 
+    /// The idle sockets stay under the server's connection budget (19,375 of 20,000 descriptors): at 19,219 the server
+    /// shed the load generator's own sockets, and the ringing part stopped while setting up its callers.
     @Test func largestIdleSocketsIsTheServerLimitLessItsOwnTheLoadAndAMargin() {
         #expect(
             SocketHolderPlan.largestIdleSockets(serverLimit: 20000, serverDescriptors: 16, loadDescriptors: 265)
-                == 19219)
+                == 19375 - 265 - 100)
         #expect(
             SocketHolderPlan.largestIdleSockets(
                 serverLimit: 20000, serverDescriptors: 16, loadDescriptors: 265, margin: 0)
-                == 19719)
+                == 19375 - 265)
+        #expect(
+            SocketHolderPlan.largestIdleSockets(serverLimit: 20000, serverDescriptors: 900, loadDescriptors: 265)
+                == 20000 - 900 - 265 - 500)
         #expect(SocketHolderPlan.largestIdleSockets(serverLimit: 600, serverDescriptors: 16, loadDescriptors: 265) == 0)
     }
 

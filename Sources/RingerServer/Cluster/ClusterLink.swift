@@ -387,4 +387,11 @@ struct ClusterHealth: Codable, Sendable {
     var redisProblem: String?
     /// Servers with a fresh heartbeat, this one included.
     var nodes: Int
+
+    /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+    /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+    private enum CodingKeys: String, CodingKey {
+        case redis, redisProblem, nodes
+        case nodeID = "nodeId"
+    }
 }

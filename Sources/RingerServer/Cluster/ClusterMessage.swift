@@ -16,6 +16,13 @@ struct ClusterMessage: Codable, Sendable {
         var userID: String
         var exceptDevice: String?
         var event: CallEvent
+
+        /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+        /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+        private enum CodingKeys: String, CodingKey {
+            case exceptDevice, event
+            case userID = "userId"
+        }
     }
 
     /// A device's socket opened on the sending server.
@@ -24,6 +31,14 @@ struct ClusterMessage: Codable, Sendable {
         var deviceID: String
         /// Unix milliseconds of the sending server's clock.
         var connectedAt: Int64
+
+        /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
+        /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
+        private enum CodingKeys: String, CodingKey {
+            case connectedAt
+            case userID = "userId"
+            case deviceID = "deviceId"
+        }
     }
 
     /// The sending server's incarnation (``ClusterLink/incarnation``); a server ignores its own messages.

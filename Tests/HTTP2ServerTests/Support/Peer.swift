@@ -12,12 +12,22 @@ enum Peer {
         let body: String
         let reset: Int?
         let elapsed: Double?
+
+        private enum CodingKeys: String, CodingKey {
+            case status, headers, body, reset, elapsed
+            case streamID = "streamId"
+        }
     }
 
     /// A GOAWAY frame the peer received.
     struct GoAway: Decodable {
         let lastStreamID: Int
         let errorCode: Int
+
+        private enum CodingKeys: String, CodingKey {
+            case errorCode
+            case lastStreamID = "lastStreamId"
+        }
     }
 
     /// The peer's JSON report; which keys are present depends on the scenario.
