@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport"], swiftSettings: strict),
         .testTarget(
             name: "HTTP2ServerTests",
-            dependencies: ["HTTP2Server", "RingerHTTP", "RingerSupport", "RingerTestSupport", "RingerWire"],
+            dependencies: ["HTTP2Server", "RingerHTTP", "RingerSupport", "RingerTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "LibWebSocketsTests",

@@ -1,4 +1,3 @@
-import RingerWire
 import Foundation
 
 /// What the fan-out load generator (Tests/Peers/bench_fanout.py) measured, decoded from its one JSON line.
@@ -47,7 +46,7 @@ struct FanOutRun: Hashable, Sendable, Decodable {
     /// - Throws: ``BenchmarkError/sender(_:_:)`` for a line that is not its answer.
     static func decode(line: String) throws -> FanOutRun {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
             return try decoder.decode(FanOutRun.self, from: Data(line.utf8))
         } catch {

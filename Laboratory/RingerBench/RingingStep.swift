@@ -1,4 +1,3 @@
-import RingerWire
 import Foundation
 
 /// One step of the ringing load generator (Tests/Peers/bench_ringing.py): what it was told, and what it
@@ -59,7 +58,7 @@ struct RingingStep: Hashable, Sendable {
         /// - Throws: ``BenchmarkError/sender(_:_:)`` for a line that is not an answer (e.g. `{"error": …}`).
         static func decode(line: String) throws -> Result {
             let decoder = JSONDecoder()
-            decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
             do {
                 return try decoder.decode(Result.self, from: Data(line.utf8))
             } catch {

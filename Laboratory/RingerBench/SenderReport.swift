@@ -1,4 +1,3 @@
-import RingerWire
 import Foundation
 
 /// What one sender measured, printed as one JSON line by `ringer-lab bench --send` and by the aioapns peer
@@ -53,14 +52,14 @@ public struct SenderReport: Codable, Hashable, Sendable {
     public static func decode(fromOutput output: String) throws -> SenderReport {
         let line = output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         return try decoder.decode(SenderReport.self, from: Data(line.utf8))
     }
 
     /// The report as one JSON line (snake_case keys, as the Python peer writes them).
     public func jsonLine() -> String {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = RingerJSON.keyEncodingStrategy
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }

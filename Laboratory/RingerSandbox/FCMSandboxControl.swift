@@ -1,4 +1,3 @@
-import RingerWire
 import Foundation
 import RingerHTTP
 
@@ -61,7 +60,7 @@ enum FCMSandboxControl {
             return json(200, listed)
         case ("GET", "stats"):
             let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = RingerJSON.keyEncodingStrategy
+            encoder.keyEncodingStrategy = .convertToSnakeCase
             encoder.outputFormatting = .sortedKeys
             let data = (try? encoder.encode(sandbox.statistics)) ?? Data("{}".utf8)
             return HTTPResponse(status: 200, headers: [("content-type", "application/json")], body: Array(data))

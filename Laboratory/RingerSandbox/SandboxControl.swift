@@ -1,4 +1,3 @@
-import RingerWire
 import Foundation
 import RingerHTTP
 
@@ -32,7 +31,7 @@ enum SandboxControl {
 
     static func handle(_ request: HTTPRequest, sandbox: APNsSandbox) -> HTTPResponse {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         let parts = request.path.split(separator: "/").map(String.init)
         switch (request.method, parts.count > 1 ? parts[1] : "") {
         case ("POST", "devices"):
@@ -57,7 +56,7 @@ enum SandboxControl {
             return json(201, ["key_id": body.keyID])
         case ("GET", "pushes"):
             let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = RingerJSON.keyEncodingStrategy
+            encoder.keyEncodingStrategy = .convertToSnakeCase
             encoder.dateEncodingStrategy = .millisecondsSince1970
             let pushes: [SandboxPush]
             switch readPosition(request, counting: "pushes") {
@@ -73,7 +72,7 @@ enum SandboxControl {
             return SandboxFaultControl.handle(request, sandbox: sandbox)
         case ("GET", "stats"):
             let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = RingerJSON.keyEncodingStrategy
+            encoder.keyEncodingStrategy = .convertToSnakeCase
             encoder.outputFormatting = .sortedKeys
             let data = (try? encoder.encode(sandbox.statistics)) ?? Data("{}".utf8)
             return HTTPResponse(status: 200, headers: [("content-type", "application/json")], body: Array(data))

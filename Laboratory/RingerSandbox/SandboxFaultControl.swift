@@ -1,4 +1,3 @@
-import RingerWire
 import Foundation
 import RingerHTTP
 
@@ -48,7 +47,7 @@ enum SandboxFaultControl {
 
     private static func inject(_ body: Data, into sandbox: APNsSandbox) -> HTTPResponse {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         guard let connection = try? decoder.decode(ConnectionBody.self, from: body) else {
             return SandboxControl.json(400, ["error": "expected a JSON object with \"kind\""])
         }

@@ -1,5 +1,4 @@
 public import Foundation
-import RingerWire
 import RingerSupport
 
 /// The laboratory's Android phone host (docs/android-phone-host.md): one JVM child process running any number of
@@ -165,7 +164,7 @@ public final class AndroidPhoneHost: Sendable {
     private static func read(_ output: FileHandle, state: LockedValue<State>) {
         var buffer = Data()
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         while true {
             let chunk = output.availableData
             if chunk.isEmpty { break }

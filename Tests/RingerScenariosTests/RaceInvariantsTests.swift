@@ -190,7 +190,7 @@ import Testing
         object["phone"] = "bob-1"
         object["t_ms"] = at(seconds).timeIntervalSince1970 * 1000
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         let line = try JSONSerialization.data(withJSONObject: object)
         return RaceRecord.AndroidObserved(at: at(seconds), try decoder.decode(AndroidHostEvent.self, from: line))
     }

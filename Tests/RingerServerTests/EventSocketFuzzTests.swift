@@ -38,7 +38,7 @@ import Testing
             let data = try output.fileHandleForReading.readToEnd() ?? Data()
             peer.waitUntilExit()
             let decoder = JSONDecoder()
-            decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
             let outcomes = try decoder.decode([String: Outcome].self, from: data)
             #expect(outcomes.count == 11 && outcomes.values.allSatisfy(\.upgraded), "\(outcomes)")
             // Protocol errors get 1002, text that is not UTF-8 1007, a message over 4 KiB 1009 (RFC 6455 §7.4.1);

@@ -168,7 +168,7 @@ import Testing
             "--timeout", String(timeout),
         ])
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
             return try decoder.decode(PeerReport.self, from: Data(result.standardOutput.utf8))
         } catch {

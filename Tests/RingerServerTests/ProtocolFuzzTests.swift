@@ -1,4 +1,3 @@
-import RingerWire
 import Foundation
 import RingerTestSupport
 import Testing
@@ -44,7 +43,7 @@ import Testing
         let outcome = try await ChildProcess.run(arguments, timeout: 180 + Double(Self.rounds) * 0.1)
         let line = outcome.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         let report = try #require(
             try? decoder.decode(Report.self, from: Data(line.utf8)),
             "the fuzzer printed no report (exit \(outcome.status)): \(outcome.standardError.suffix(2000))")

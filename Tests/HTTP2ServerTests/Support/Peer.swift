@@ -1,4 +1,3 @@
-import RingerWire
 import Foundation
 import RingerTestSupport
 
@@ -64,7 +63,7 @@ enum Peer {
             ]
                 + scenario, timeout: 60)
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = RingerJSON.keyDecodingStrategy
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         return try decoder.decode(Report.self, from: Data(result.standardOutput.utf8))
     }
 }
