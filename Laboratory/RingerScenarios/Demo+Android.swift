@@ -29,36 +29,39 @@ extension Demo {
             onError: { problem in timeline.record("demo.failed", ["reason": problem]) })
     }
 
-    /// Puts one of the host's events on the timeline under the demo's name for it (the table above); events the
-    /// demo does not show are left out.
+    /// Puts one of the host's events on the timeline under the demo's name for it (the table above), at the time the
+    /// phone wrote it: its line reaches the demo after the server's reaction to it (the phone's connection rings, then
+    /// it tells the server, whose `call.ringing` the demo may hear first). Events the demo does not show are left out.
     private static func record(_ event: AndroidHostEvent, device: String, on timeline: Timeline) {
         let call = event.callID ?? ""
+        // The host's clock is the wall clock here: the demo runs unscaled.
+        let at = event.tMs.map { Date(timeIntervalSince1970: $0 / 1000) }
         switch event.event {
         case "started_by_message":
-            timeline.record("app.started", ["device": device, "message": event.message ?? ""])
+            timeline.record("app.started", ["device": device, "message": event.message ?? ""], at: at)
         case "message_received":
             timeline.record(
                 "fcm.received",
-                ["device": device, "message": event.message ?? "", "priority": event.priority ?? ""])
+                ["device": device, "message": event.message ?? "", "priority": event.priority ?? ""], at: at)
         case "message_not_delivered":
             timeline.record(
                 "message.not_delivered",
-                ["device": device, "message": event.message ?? "", "reason": event.reason ?? ""])
+                ["device": device, "message": event.message ?? "", "reason": event.reason ?? ""], at: at)
         case "ringing":
             timeline.record(
-                "connection.ringing", ["device": device, "call_id": call, "shown": shown(event.presentation)])
+                "connection.ringing", ["device": device, "call_id": call, "shown": shown(event.presentation)], at: at)
         case "user_answered":
-            timeline.record("connection.answered", ["device": device, "call_id": call])
+            timeline.record("connection.answered", ["device": device, "call_id": call], at: at)
         case "media_ready":
-            timeline.record("media.token", ["party": "bob", "call_id": call])
+            timeline.record("media.token", ["party": "bob", "call_id": call], at: at)
         case "audio_started":
-            timeline.record("audio.started", ["device": device, "call_id": call])
+            timeline.record("audio.started", ["device": device, "call_id": call], at: at)
         case "foreground_service_refused":
-            timeline.record("service.refused", ["device": device, "call_id": call, "error": event.error ?? ""])
+            timeline.record("service.refused", ["device": device, "call_id": call, "error": event.error ?? ""], at: at)
         case "call_ended":
             var fields = ["seen_by": "bob", "call_id": call, "cause": event.cause ?? ""]
             if let reason = event.reason { fields["reason"] = reason }
-            timeline.record("call.ended", fields)
+            timeline.record("call.ended", fields, at: at)
         default:
             break
         }

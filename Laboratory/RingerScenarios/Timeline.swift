@@ -4,6 +4,10 @@ import RingerSupport
 /// What happened during a run, with milliseconds since the call started, for people (`text`) and
 /// machines (``json(_:)``: one object per line with `t_ms`, `event` and the entry's fields).
 ///
+/// An event seen elsewhere (a hosted phone's line, which reaches the driver after the server's reaction to it) is
+/// recorded at its own time (`at:`): it is printed when it arrives, so the printed order can differ from its time's,
+/// while ``entries`` and each entry's `t_ms` keep the order in which things happened.
+///
 /// Thread-safe; ``wait(for:timeout:)`` lets a script block until an event shows up.
 public final class Timeline: Sendable {
     /// One recorded event.
@@ -44,6 +48,8 @@ public final class Timeline: Sendable {
 
     private struct State {
         var origin = ContinuousClock.now
+        /// The wall clock at ``start()``, for events stamped with their own time.
+        var originDate = Date()
         var entries: [Entry] = []
         var waiters: [(id: UUID, name: String, continuation: CheckedContinuation<Bool, Never>)] = []
         /// Waits whose timer fired before they started waiting.
@@ -60,25 +66,41 @@ public final class Timeline: Sendable {
     public init(onRecord: @escaping @Sendable (Entry) -> Void = { _ in }) { self.onRecord = onRecord }
 
     /// Sets time zero to now.
-    public func start() { state.withLock { $0.origin = .now } }
+    public func start() {
+        state.withLock { state in
+            state.origin = .now
+            state.originDate = Date()
+        }
+    }
 
     /// Records an event.
     /// - Parameters:
     ///   - event: dotted name, e.g. `apns.sent`.
     ///   - text: text fields.
     ///   - numbers: number fields (JSON numbers); nil values are written as `none`.
-    public func record(_ event: String, _ text: [String: String] = [:], numbers: [String: Double?] = [:]) {
+    ///   - time: when it happened elsewhere, on the wall clock; nil for now.
+    public func record(
+        _ event: String, _ text: [String: String] = [:], numbers: [String: Double?] = [:], at time: Date? = nil
+    ) {
         var fields = text.mapValues(Value.text)
         for (key, number) in numbers { fields[key] = number.map(Value.number) ?? .text("none") }
         // Stamping and live printing happen as one step, so entries recorded on two threads at once are printed
         // in the order of their times (a reader, `ringer-lab demo --json` included, sees time go forward).
         let ready = emission.withLock { _ -> [CheckedContinuation<Bool, Never>] in
             let (entry, ready) = state.withLock { state -> (Entry, [CheckedContinuation<Bool, Never>]) in
-                let elapsed = state.origin.duration(to: .now)
-                let ms =
-                    Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+                let ms: Int
+                if let time {
+                    ms = max(0, Int((time.timeIntervalSince(state.originDate) * 1000).rounded()))
+                } else {
+                    let elapsed = state.origin.duration(to: .now)
+                    ms =
+                        Int(elapsed.components.seconds * 1000)
+                        + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+                }
                 let entry = Entry(tMs: ms, event: event, fields: fields)
-                state.entries.append(entry)
+                // Kept in time order: after the last entry not later than this one.
+                let index = state.entries.lastIndex { $0.tMs <= ms }.map { $0 + 1 } ?? 0
+                state.entries.insert(entry, at: index)
                 let ready = state.waiters.filter { $0.name == event }.map(\.continuation)
                 state.waiters.removeAll { $0.name == event }
                 return (entry, ready)
@@ -89,7 +111,7 @@ public final class Timeline: Sendable {
         for continuation in ready { continuation.resume(returning: true) }
     }
 
-    /// Everything recorded so far.
+    /// Everything recorded so far, in the order of the entries' times.
     public var entries: [Entry] { state.withLock { $0.entries } }
 
     /// True when `event` was recorded.

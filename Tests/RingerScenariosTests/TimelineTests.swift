@@ -25,4 +25,17 @@ import Testing
         #expect(times == times.sorted(), "printed out of time order")
         #expect(timeline.entries.map(\.tMs) == times)
     }
+
+    @Test func anEventStampedWithItsOwnEarlierTimeIsOrderedByThatTime() {
+        let timeline = Timeline()
+        timeline.start()
+        let started = Date()
+        Thread.sleep(forTimeInterval: 0.05)
+        // The server's reaction is heard first; the phone's line saying what it did 40 ms earlier arrives after it.
+        timeline.record("call.ringing")
+        timeline.record("connection.ringing", at: started.addingTimeInterval(0.005))
+        #expect(timeline.entries.map(\.event) == ["connection.ringing", "call.ringing"])
+        let times = timeline.entries.map(\.tMs)
+        #expect(times[0] < times[1] && times[0] <= 10, "\(times)")
+    }
 }

@@ -50,14 +50,19 @@ import Testing
         }
         let output = lines.withLock { $0 }
         #expect(ok, "\(output.joined(separator: "\n"))")
-        var events: [String] = []
         var objects: [[String: Any]] = []
         for line in output {
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
             objects.append(object)
-            events.append(try #require(object["event"] as? String))
         }
+        // The phone's lines are stamped with the phone's own time and may be printed after later server events
+        // (Timeline): the order of what happened is the order of `t_ms` (a stable sort keeps equal times as printed).
+        objects = objects.enumerated().sorted { a, b in
+            let (ta, tb) = (a.element["t_ms"] as? Int ?? 0, b.element["t_ms"] as? Int ?? 0)
+            return ta != tb ? ta < tb : a.offset < b.offset
+        }.map(\.element)
+        let events = try objects.map { try #require($0["event"] as? String) }
         for event in Demo.requiredAndroidEvents { #expect(events.contains(event), "missing \(event) in \(events)") }
         #expect(!events.contains("apns.sent"), "no iPhone in this run: \(events)")
         let sent = try #require(objects.first { $0["event"] as? String == "fcm.sent" })
