@@ -1,0 +1,97 @@
+// The Expo config plugin of @ringer/react-native (app.plugin.js requires this file's build). The `withX`
+// wrappers below only hand each native file to a pure function of ios.ts, android.ts and gradle.ts, which
+// the tests run directly; @expo/config-plugins is the app's own (every Expo app has it).
+//
+// What it does not do, on purpose:
+// - edit AppDelegate: the native half starts from RingerAppDelegateSubscriber, listed in
+//   expo-module.config.json, so Swift and Objective-C AppDelegates alike are left alone;
+// - add Android components or permissions: the library's AndroidManifest.xml declares them and Android's
+//   manifest merger adds them;
+// - copy google-services.json: Expo copies `android.googleServicesFile` itself.
+
+import {
+  WarningAggregator,
+  createRunOncePlugin,
+  withAndroidManifest,
+  withAppBuildGradle,
+  withEntitlementsPlist,
+  withInfoPlist,
+  withProjectBuildGradle,
+} from '@expo/config-plugins';
+import type { ConfigPlugin, GradleProjectFile, Mod } from '@expo/config-plugins';
+import type { ExpoConfig } from '@expo/config-types';
+import { applyAndroidManifest } from './android';
+import { addGoogleServicesClasspath, applyGoogleServicesPlugin } from './gradle';
+import type { GradleEdit } from './gradle';
+import { applyEntitlements, applyInfoPlist } from './ios';
+import { resolveOptions } from './options';
+import type { ResolvedOptions, RingerPluginOptions } from './options';
+
+export type { ApnsEnvironment, RingerPluginOptions } from './options';
+
+/** The name the plugin is recorded under in `_internal.pluginHistory`, so it runs once per prebuild. */
+export const PLUGIN_NAME = '@ringer/react-native';
+
+/** Registers a mod that replaces one native file's contents with `transform` of them. */
+function withTransform<T>(withMod: ConfigPlugin<Mod<T>>, config: ExpoConfig, transform: (results: T) => T): ExpoConfig {
+  return withMod(config, (mod) => {
+    mod.modResults = transform(mod.modResults);
+    return mod;
+  });
+}
+
+const withRingerIos: ConfigPlugin<ResolvedOptions> = (config, options) => {
+  const withPlist = withTransform(withInfoPlist, config, (plist) => applyInfoPlist(plist, options));
+  return withTransform(withEntitlementsPlist, withPlist, (entitlements) => applyEntitlements(entitlements, options));
+};
+
+/** Applies one Gradle edit to a Groovy file; a Kotlin DSL file or a file with no place for it gets a warning. */
+function editGradle(file: GradleProjectFile, edit: (contents: string) => GradleEdit): GradleProjectFile {
+  if (file.language !== 'groovy') {
+    WarningAggregator.addWarningAndroid(
+      'android.googleServicesFile',
+      `@ringer/react-native cannot add the Google services plugin to ${file.path} (not Groovy); add it by hand.`,
+    );
+    return file;
+  }
+  const result = edit(file.contents);
+  if (result.status === 'unsupported') {
+    WarningAggregator.addWarningAndroid('android.googleServicesFile', `@ringer/react-native: ${result.reason}.`);
+  }
+  return { ...file, contents: result.contents };
+}
+
+const withRingerFirebase: ConfigPlugin = (config) => {
+  if (config.android?.googleServicesFile === undefined) {
+    WarningAggregator.addWarningAndroid(
+      'android.googleServicesFile',
+      '@ringer/react-native receives calls through Firebase Cloud Messaging: set android.googleServicesFile to ' +
+        "your app's google-services.json, or calls will not ring on Android.",
+    );
+    return config;
+  }
+  const withClasspath = withTransform(withProjectBuildGradle, config, (file) =>
+    editGradle(file, addGoogleServicesClasspath),
+  );
+  return withTransform(withAppBuildGradle, withClasspath, (file) => editGradle(file, applyGoogleServicesPlugin));
+};
+
+const withRingerAndroid: ConfigPlugin<ResolvedOptions> = (config, options) => {
+  const withManifest = withTransform(withAndroidManifest, config, (manifest) => applyAndroidManifest(manifest, options));
+  return withRingerFirebase(withManifest);
+};
+
+const withRinger: ConfigPlugin<RingerPluginOptions> = (config, props) => {
+  const options = resolveOptions(props);
+  return withRingerAndroid(withRingerIos(config, options), options);
+};
+
+/**
+ * The config plugin: `"plugins": [["@ringer/react-native", { "server": "https://…" }]]`. Options:
+ * `server` (required), `apnsEnvironment` (`"sandbox"` | `"production"`, default production), `callActivity`,
+ * `notificationIcon` (see `RingerPluginOptions`). Runs once however often it is listed.
+ * @throws Error at prebuild for missing or invalid options.
+ */
+const plugin: ConfigPlugin<RingerPluginOptions> = createRunOncePlugin(withRinger, PLUGIN_NAME);
+
+export default plugin;

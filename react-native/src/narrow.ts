@@ -1,0 +1,276 @@
+// Run-time narrowing of what the native half sends: the codegen spec carries events and results as untyped
+// objects (`UnsafeObject`), so every one is checked here, field by field, and rebuilt as the public type
+// (src/types.ts) before the app sees it. Nothing native can put a wrong shape in front of the app.
+
+import { RingerError } from './errors';
+import type {
+  Call,
+  CallDirection,
+  CallState,
+  ConnectionStatus,
+  HistoryEntry,
+  LoginResult,
+  NativePlatform,
+  NativeState,
+  Party,
+  PlacedCall,
+  RingerEvent,
+  RingerEventType,
+} from './types';
+import { isCallId } from './validate';
+
+/** A field did not match; `path` names it, e.g. `event.caller.name`. */
+class Mismatch {
+  constructor(readonly path: string) {}
+}
+
+type Fields = { readonly [key: string]: unknown };
+
+/** Reads the fields of one object, naming each by its path when it does not match. */
+class Reader {
+  private constructor(
+    private readonly fields: Fields,
+    private readonly path: string,
+  ) {}
+
+  static of(value: unknown, path: string): Reader {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new Mismatch(path);
+    }
+    return new Reader(value as Fields, path);
+  }
+
+  private raw(key: string): unknown {
+    return Object.prototype.hasOwnProperty.call(this.fields, key) ? this.fields[key] : undefined;
+  }
+
+  private fail(key: string): never {
+    throw new Mismatch(`${this.path}.${key}`);
+  }
+
+  string(key: string): string {
+    const value = this.raw(key);
+    return typeof value === 'string' ? value : this.fail(key);
+  }
+
+  /** A string or `null`; the key must be present (the native halves send `null`, never leave it out). */
+  stringOrNull(key: string): string | null {
+    const value = this.raw(key);
+    return value === null || typeof value === 'string' ? value : this.fail(key);
+  }
+
+  boolean(key: string): boolean {
+    const value = this.raw(key);
+    return typeof value === 'boolean' ? value : this.fail(key);
+  }
+
+  number(key: string): number {
+    const value = this.raw(key);
+    return typeof value === 'number' && Number.isFinite(value) ? value : this.fail(key);
+  }
+
+  oneOf<T extends string>(key: string, allowed: readonly T[]): T {
+    const value = this.raw(key);
+    return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : this.fail(key);
+  }
+
+  /** A server call id, lowercased. */
+  callId(key: string): string {
+    const value = this.raw(key);
+    return isCallId(value) ? value.toLowerCase() : this.fail(key);
+  }
+
+  strings(key: string): string[] {
+    const value = this.raw(key);
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+      return this.fail(key);
+    }
+    return [...(value as string[])];
+  }
+
+  object(key: string): Reader {
+    return Reader.of(this.raw(key), `${this.path}.${key}`);
+  }
+
+  list<T>(key: string, read: (reader: Reader) => T): T[] {
+    const value = this.raw(key);
+    if (!Array.isArray(value)) {
+      return this.fail(key);
+    }
+    return value.map((item, index) => read(Reader.of(item, `${this.path}.${key}[${index}]`)));
+  }
+
+  party(key: string): Party {
+    const party = this.object(key);
+    return { id: party.string('id'), name: party.stringOrNull('name') };
+  }
+}
+
+const DIRECTIONS: readonly CallDirection[] = ['incoming', 'outgoing'];
+const CALL_STATES: readonly CallState[] = ['ringing', 'answering', 'active'];
+const PLATFORMS: readonly NativePlatform[] = ['ios', 'android'];
+const CONNECTION_STATUSES: readonly ConnectionStatus[] = [
+  'connected',
+  'lost',
+  'restored',
+  'closed',
+  'replaced',
+  'unauthorized',
+];
+
+/** How each event type is read; the keys are exactly the known `RingerEventType`s. */
+const EVENT_READERS: { readonly [T in RingerEventType]: (event: Reader) => RingerEvent } = {
+  incoming: (e) => ({
+    type: 'incoming',
+    callId: e.callId('callId'),
+    caller: e.party('caller'),
+    hasVideo: e.boolean('hasVideo'),
+  }),
+  outgoing: (e) => ({
+    type: 'outgoing',
+    callId: e.callId('callId'),
+    callee: e.party('callee'),
+    hasVideo: e.boolean('hasVideo'),
+  }),
+  ringing: (e) => ({ type: 'ringing', callId: e.callId('callId') }),
+  accepted: (e) => {
+    const media = e.object('media');
+    return {
+      type: 'accepted',
+      callId: e.callId('callId'),
+      direction: e.oneOf('direction', DIRECTIONS),
+      media: { url: media.string('url'), token: media.string('token') },
+    };
+  },
+  ended: (e) => ({
+    type: 'ended',
+    callId: e.callId('callId'),
+    reason: e.string('reason'),
+    serverReason: e.stringOrNull('serverReason'),
+  }),
+  readinessChanged: (e) => ({ type: 'readinessChanged', problems: e.strings('problems') }),
+  connectionChanged: (e) => ({ type: 'connectionChanged', status: e.oneOf('status', CONNECTION_STATUSES) }),
+  requestFailed: (e) => ({ type: 'requestFailed', callId: e.callId('callId'), detail: e.string('detail') }),
+  eventsDropped: (e) => ({ type: 'eventsDropped', count: e.number('count') }),
+};
+
+/** What `narrowEvent` made of one native payload. */
+export type NarrowedEvent =
+  | { readonly kind: 'event'; readonly event: RingerEvent }
+  | { readonly kind: 'unknown'; readonly type: string }
+  | { readonly kind: 'malformed'; readonly path: string };
+
+/**
+ * Checks one native event payload. A payload whose `type` this version does not know is `unknown`; one whose
+ * fields do not match its type is `malformed` (naming the first field that did not). Never throws.
+ */
+export function narrowEvent(payload: unknown): NarrowedEvent {
+  try {
+    const event = Reader.of(payload, 'event');
+    const type = event.string('type');
+    if (!Object.prototype.hasOwnProperty.call(EVENT_READERS, type)) {
+      return { kind: 'unknown', type };
+    }
+    return { kind: 'event', event: EVENT_READERS[type as RingerEventType](event) };
+  } catch (error) {
+    if (error instanceof Mismatch) {
+      return { kind: 'malformed', path: error.path };
+    }
+    throw error;
+  }
+}
+
+/** Reads a native method's answer with `read`, or rejects with `native` naming the field that did not match. */
+function narrowResult<T>(value: unknown, what: string, read: (reader: Reader) => T): T {
+  try {
+    return read(Reader.of(value, what));
+  } catch (error) {
+    if (error instanceof Mismatch) {
+      throw new RingerError('native', `The native module answered an unexpected ${error.path}.`);
+    }
+    throw error;
+  }
+}
+
+/** The fields every call shape shares: `Call`, `PlacedCall` and `HistoryEntry`. */
+function readCallFields(call: Reader): Pick<Call, 'callId' | 'direction' | 'peer' | 'hasVideo'> {
+  return {
+    callId: call.callId('callId'),
+    direction: call.oneOf('direction', DIRECTIONS),
+    peer: call.party('peer'),
+    hasVideo: call.boolean('hasVideo'),
+  };
+}
+
+function readCall(call: Reader): Call {
+  return { ...readCallFields(call), state: call.oneOf('state', CALL_STATES) };
+}
+
+function readHistoryEntry(entry: Reader): HistoryEntry {
+  return {
+    ...readCallFields(entry),
+    startedAt: entry.number('startedAt'),
+    answered: entry.boolean('answered'),
+    endedAt: entry.number('endedAt'),
+    reason: entry.string('reason'),
+    serverReason: entry.stringOrNull('serverReason'),
+  };
+}
+
+/**
+ * The lists native methods answer (calls, history, events) arrive as arrays; they are wrapped in a field so
+ * that one reader names the failing element (`calls[2].state`).
+ */
+function narrowList<T>(value: unknown, what: string, read: (reader: Reader) => T): T[] {
+  return narrowResult({ [what]: value }, 'answer', (answer) => answer.list(what, read));
+}
+
+/** `configure`'s answer. @throws RingerError `native` when it does not match `NativeState`. */
+export function narrowNativeState(value: unknown): NativeState {
+  return narrowResult(value, 'state', (state) => ({
+    server: state.stringOrNull('server'),
+    deviceId: state.string('deviceId'),
+    platform: state.oneOf('platform', PLATFORMS),
+    userId: state.stringOrNull('userId'),
+    calls: state.list('calls', readCall),
+    readiness: state.strings('readiness'),
+  }));
+}
+
+/** `login`'s answer. @throws RingerError `native` when it does not match. */
+export function narrowLoginResult(value: unknown): LoginResult {
+  return narrowResult(value, 'login', (login) => ({ userId: login.string('userId') }));
+}
+
+/** `startCall`'s answer. @throws RingerError `native` when it does not match `PlacedCall`. */
+export function narrowPlacedCall(value: unknown): PlacedCall {
+  return narrowResult(value, 'call', (call) => ({ ...readCallFields(call), state: call.string('state') }));
+}
+
+/** `getCalls`' answer. @throws RingerError `native` when an element does not match `Call`. */
+export function narrowCalls(value: unknown): Call[] {
+  return narrowList(value, 'calls', readCall);
+}
+
+/** `getCallHistory`'s answer. @throws RingerError `native` when an element does not match `HistoryEntry`. */
+export function narrowHistory(value: unknown): HistoryEntry[] {
+  return narrowList(value, 'history', readHistoryEntry);
+}
+
+/** `getReadiness`' answer. @throws RingerError `native` when it is not a list of strings. */
+export function narrowProblems(value: unknown): string[] {
+  return narrowResult({ problems: value }, 'answer', (answer) => answer.strings('problems'));
+}
+
+/** `openReadinessSettings`' answer. @throws RingerError `native` when it is not a boolean. */
+export function narrowOpened(value: unknown): boolean {
+  return narrowResult({ opened: value }, 'answer', (answer) => answer.boolean('opened'));
+}
+
+/** `getInitialEvents`' answer as a list; each element is then narrowed like a live event. */
+export function narrowEventList(value: unknown): unknown[] {
+  if (!Array.isArray(value)) {
+    throw new RingerError('native', 'The native module answered an unexpected answer.events.');
+  }
+  return [...(value as unknown[])];
+}

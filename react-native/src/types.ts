@@ -1,0 +1,238 @@
+// The public types of @ringer/react-native: what the native half tells JavaScript (events), what its methods
+// answer (calls, history, state) and what the app passes in. Every shape here is checked at run time by
+// src/narrow.ts before the app sees it; the codegen spec (src/NativeRinger.ts) carries them as plain objects.
+
+/**
+ * A call as the server names it: the server's call id, a lowercase UUID string such as
+ * `"6f1d1c3e-3c55-4b1f-9d0a-1f6a3b1f7a01"`. JavaScript never sees CallKit's or Telecom's own ids.
+ */
+export type CallId = string;
+
+/** Which side placed the call: `"incoming"` rang on this phone, `"outgoing"` was placed by it. */
+export type CallDirection = 'incoming' | 'outgoing';
+
+/** The other party of a call: the server's user id and, when the server knows one, a display name. */
+export interface Party {
+  readonly id: string;
+  /** `null` when the server has no display name for this user. */
+  readonly name: string | null;
+}
+
+/**
+ * Where and how to join the call's media once it can start (the SDK's `mediaCanStart`): the media server's
+ * URL and the access token for this call. The token is a secret for this call only; do not log it.
+ */
+export interface MediaGrant {
+  readonly url: string;
+  readonly token: string;
+}
+
+/**
+ * The event stream's state, as the SDK reports it: `"connected"` first connection, `"lost"` dropped (the SDK
+ * reconnects), `"restored"` back after a loss, `"closed"` closed on purpose (logout), `"replaced"` another
+ * connection of the same device took over, `"unauthorized"` the server refused the token (log in again).
+ */
+export type ConnectionStatus = 'connected' | 'lost' | 'restored' | 'closed' | 'replaced' | 'unauthorized';
+
+/** A call rings on this phone. The system call UI (CallKit or Telecom) already shows it when this arrives. */
+export interface IncomingEvent {
+  readonly type: 'incoming';
+  readonly callId: CallId;
+  readonly caller: Party;
+  readonly hasVideo: boolean;
+}
+
+/** `startCall` placed a call that is ringing the callee's devices (the server answered `ringing`). */
+export interface OutgoingEvent {
+  readonly type: 'outgoing';
+  readonly callId: CallId;
+  readonly callee: Party;
+  readonly hasVideo: boolean;
+}
+
+/** The callee's phone rings: the first `call.ringing` the server sent for an outgoing call. */
+export interface RingingEvent {
+  readonly type: 'ringing';
+  readonly callId: CallId;
+}
+
+/**
+ * Start the media now: the call was answered (here, elsewhere through the system UI, or by the callee of an
+ * outgoing call) and the SDK's `mediaCanStart` fired, which on iOS waits for CallKit's audio session.
+ */
+export interface AcceptedEvent {
+  readonly type: 'accepted';
+  readonly callId: CallId;
+  readonly direction: CallDirection;
+  readonly media: MediaGrant;
+}
+
+/**
+ * The call is over on this phone. Sent only for calls JavaScript heard of (an `incoming` or `outgoing` came
+ * first, now or in the replay).
+ */
+export interface EndedEvent {
+  readonly type: 'ended';
+  readonly callId: CallId;
+  /** The SDK's end reason raw value (e.g. `"remote_ended"`), or `"local"` when this user ended the call. */
+  readonly reason: string;
+  /** The server's `end_reason`, else the final state it last reported (e.g. `"cancelled"`); `null` if none. */
+  readonly serverReason: string | null;
+}
+
+/** The readiness pre-flight's problems changed; the same names `getReadiness()` answers. */
+export interface ReadinessChangedEvent {
+  readonly type: 'readinessChanged';
+  readonly problems: readonly string[];
+}
+
+/** The event stream's state changed. */
+export interface ConnectionChangedEvent {
+  readonly type: 'connectionChanged';
+  readonly status: ConnectionStatus;
+}
+
+/**
+ * A request to the server failed for good after the SDK's retries (for example a decline the server never
+ * took). `detail` says what failed; it never holds a token.
+ */
+export interface RequestFailedEvent {
+  readonly type: 'requestFailed';
+  readonly callId: CallId;
+  readonly detail: string;
+}
+
+/**
+ * Only ever the first event of a replay: the native buffer overflowed while JavaScript was away and this
+ * many of the oldest events were dropped. Read `getCalls()` for the current state.
+ */
+export interface EventsDroppedEvent {
+  readonly type: 'eventsDropped';
+  readonly count: number;
+}
+
+/**
+ * Everything the native half tells JavaScript, discriminated by `type`. Switch on `event.type`; an event of a
+ * type this version does not know never reaches the app (it is counted in `getDiagnostics()`).
+ */
+export type RingerEvent =
+  | IncomingEvent
+  | OutgoingEvent
+  | RingingEvent
+  | AcceptedEvent
+  | EndedEvent
+  | ReadinessChangedEvent
+  | ConnectionChangedEvent
+  | RequestFailedEvent
+  | EventsDroppedEvent;
+
+/** The `type` of a `RingerEvent`: `"incoming"`, `"accepted"`, ... */
+export type RingerEventType = RingerEvent['type'];
+
+/** The event of one type, e.g. `RingerEventOf<'accepted'>` is `AcceptedEvent`. */
+export type RingerEventOf<T extends RingerEventType> = Extract<RingerEvent, { type: T }>;
+
+/** A listener of every event. It is called synchronously, in order; it should not throw. */
+export type RingerListener = (event: RingerEvent) => void;
+
+/** What `addListener` returns: `remove()` stops that one listener (calling it twice is harmless). */
+export interface Subscription {
+  remove(): void;
+}
+
+/**
+ * Where a call this phone has is now, from the SDK's call machine: `"ringing"` (either direction),
+ * `"answering"` (answered here, the server has not confirmed yet), `"active"` (connected).
+ */
+export type CallState = 'ringing' | 'answering' | 'active';
+
+/** A call up on this phone now (not ended), as `getCalls()` answers. */
+export interface Call {
+  readonly callId: CallId;
+  readonly direction: CallDirection;
+  readonly peer: Party;
+  readonly hasVideo: boolean;
+  readonly state: CallState;
+}
+
+/**
+ * What `startCall` answers: the call as the server created it. `state` is the server's call state:
+ * `"ringing"` when the callee's devices ring; `"busy"` or `"failed"` (or another final state) when nothing
+ * rings, in which case no `outgoing` event follows.
+ */
+export interface PlacedCall {
+  readonly callId: CallId;
+  readonly direction: CallDirection;
+  readonly peer: Party;
+  readonly hasVideo: boolean;
+  readonly state: string;
+}
+
+/**
+ * One call that rang on or was placed from this phone, written natively when it ended; kept across launches
+ * (at most 100, newest first).
+ */
+export interface HistoryEntry {
+  readonly callId: CallId;
+  readonly direction: CallDirection;
+  readonly peer: Party;
+  readonly hasVideo: boolean;
+  /** When it started ringing, Unix time in milliseconds, by the phone's clock. */
+  readonly startedAt: number;
+  /** Whether anyone answered it (here or, for an outgoing call, the callee). */
+  readonly answered: boolean;
+  /** When it ended, Unix time in milliseconds, by the phone's clock. */
+  readonly endedAt: number;
+  /** As `EndedEvent.reason`. */
+  readonly reason: string;
+  /** As `EndedEvent.serverReason`. */
+  readonly serverReason: string | null;
+}
+
+/** The platform the native half runs on. */
+export type NativePlatform = 'ios' | 'android';
+
+/** What `configure` answers: the native half's state at that moment. */
+export interface NativeState {
+  /** The server URL in use, or `null` when none is known yet. */
+  readonly server: string | null;
+  /** This installation's device id, as registered with the server. */
+  readonly deviceId: string;
+  readonly platform: NativePlatform;
+  /** The logged-in user (natively kept across launches), or `null`. */
+  readonly userId: string | null;
+  /** The calls up now, as `getCalls()`. */
+  readonly calls: readonly Call[];
+  /** The readiness problems now, as `getReadiness()`. */
+  readonly readiness: readonly string[];
+}
+
+/** What `login` answers: the user the token names. */
+export interface LoginResult {
+  readonly userId: string;
+}
+
+/**
+ * The options of `configure`. `server` is the Ringer server's base URL (`https://…`; `http://` for a
+ * development server). When given it is stored natively and used from the next cold start on, before any
+ * JavaScript runs; when omitted or `null` the native default (Info.plist `RingerServerURL`, Android meta-data
+ * `dev.ringer.server`, or a URL stored earlier) is used.
+ */
+export interface ConfigureOptions {
+  readonly server?: string | null;
+}
+
+/** The options of `startCall`. `video` (default `false`) asks the callee's phone to ring as a video call. */
+export interface StartCallOptions {
+  readonly video?: boolean;
+}
+
+/**
+ * Counts of what the JavaScript layer dropped instead of passing to the app: events of a type it does not
+ * know, and events whose fields did not match their type. Both stay 0 while the native and JavaScript halves
+ * come from the same package version.
+ */
+export interface Diagnostics {
+  readonly unknownEvents: number;
+  readonly malformedEvents: number;
+}

@@ -1,0 +1,368 @@
+// The Expo config plugin on real-shaped native files: an Info.plist and entitlements as @expo/plist parses
+// them, an AndroidManifest as xml2js parses it (attributes under `$`, every child kind an array), and the
+// Gradle files of an Expo SDK 53 prebuild. For each: what it adds, that it keeps what the app had, and that
+// running it twice is running it once. Then the thin `withX` wrappers, through a fake @expo/config-plugins.
+
+import './fakes/resolve';
+import * as assert from 'node:assert/strict';
+import Module = require('node:module');
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import type { AndroidConfig, InfoPlist, JSONObject } from '@expo/config-plugins';
+import * as fakeExpo from './fakes/expoConfigPlugins';
+import plugin from '../plugin/src/index';
+import { applyAndroidManifest } from '../plugin/src/android';
+import { addGoogleServicesClasspath, applyGoogleServicesPlugin } from '../plugin/src/gradle';
+import { applyEntitlements, applyInfoPlist } from '../plugin/src/ios';
+import { resolveOptions } from '../plugin/src/options';
+import type { ResolvedOptions } from '../plugin/src/options';
+
+const OPTIONS: ResolvedOptions = resolveOptions({ server: 'https://ringer.example.com' });
+const SANDBOX: ResolvedOptions = resolveOptions({
+  server: 'https://ringer.example.com',
+  apnsEnvironment: 'sandbox',
+  callActivity: '.CallActivity',
+  notificationIcon: 'ic_stat_call',
+});
+
+function infoPlist(): InfoPlist {
+  return {
+    CFBundleDevelopmentRegion: '$(DEVELOPMENT_LANGUAGE)',
+    CFBundleDisplayName: 'Ringer Demo',
+    CFBundleExecutable: '$(EXECUTABLE_NAME)',
+    CFBundleIdentifier: '$(PRODUCT_BUNDLE_IDENTIFIER)',
+    CFBundleURLTypes: [{ CFBundleURLSchemes: ['ringerdemo', 'com.example.ringerdemo'] }],
+    LSRequiresIPhoneOS: true,
+    NSMicrophoneUsageDescription: 'Calls need the microphone.',
+    UIBackgroundModes: ['fetch', 'audio', 'remote-notification'],
+    UILaunchStoryboardName: 'SplashScreen',
+    UIRequiredDeviceCapabilities: ['arm64'],
+  };
+}
+
+function entitlements(): JSONObject {
+  return {
+    'com.apple.developer.associated-domains': ['applinks:example.com'],
+    'aps-environment': 'development',
+  };
+}
+
+type Manifest = AndroidConfig.Manifest.AndroidManifest;
+
+function manifest(): Manifest {
+  return {
+    manifest: {
+      $: { 'xmlns:android': 'http://schemas.android.com/apk/res/android' },
+      'uses-permission': [
+        { $: { 'android:name': 'android.permission.INTERNET' } },
+        { $: { 'android:name': 'android.permission.VIBRATE' } },
+      ],
+      queries: [{ intent: [{ action: [{ $: { 'android:name': 'android.intent.action.VIEW' } }] }] }],
+      application: [
+        {
+          $: {
+            'android:name': '.MainApplication',
+            'android:label': '@string/app_name',
+            'android:icon': '@mipmap/ic_launcher',
+            'android:allowBackup': 'true',
+          },
+          'meta-data': [
+            { $: { 'android:name': 'expo.modules.updates.ENABLED', 'android:value': 'false' } },
+            { $: { 'android:name': 'dev.ringer.server', 'android:value': 'https://old.example.com' } },
+          ],
+          activity: [
+            {
+              $: { 'android:name': '.MainActivity', 'android:launchMode': 'singleTask', 'android:exported': 'true' },
+              'intent-filter': [
+                {
+                  action: [{ $: { 'android:name': 'android.intent.action.MAIN' } }],
+                  category: [{ $: { 'android:name': 'android.intent.category.LAUNCHER' } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+const PROJECT_BUILD_GRADLE = `// Top-level build file where you can add configuration options common to all sub-projects/modules.
+
+buildscript {
+    repositories {
+        google()
+        mavenCentral()
+    }
+    dependencies {
+        classpath('com.android.tools.build:gradle')
+        classpath('com.facebook.react:react-native-gradle-plugin')
+        classpath('org.jetbrains.kotlin:kotlin-gradle-plugin')
+    }
+}
+
+allprojects {
+    repositories {
+        google()
+        mavenCentral()
+        maven { url 'https://www.jitpack.io' }
+    }
+}
+
+apply plugin: "expo-root-project"
+apply plugin: "com.facebook.react.rootproject"
+`;
+
+const APP_BUILD_GRADLE = `apply plugin: "com.android.application"
+apply plugin: "org.jetbrains.kotlin.android"
+apply plugin: "com.facebook.react"
+
+android {
+    namespace 'com.example.ringerdemo'
+    defaultConfig {
+        applicationId 'com.example.ringerdemo'
+        versionCode 1
+        versionName "1.0.0"
+    }
+}
+
+dependencies {
+    implementation("com.facebook.react:react-android")
+}
+`;
+
+function metaData(result: Manifest): { readonly [name: string]: { readonly [key: string]: string | undefined } } {
+  const items = result.manifest.application?.[0]?.['meta-data'] ?? [];
+  return Object.fromEntries(items.map((item) => [item.$['android:name'], item.$]));
+}
+
+describe('options', () => {
+  test('server is required and must be an http(s) URL; apnsEnvironment defaults to production', () => {
+    assert.throws(() => resolveOptions(undefined), { message: /server/ });
+    assert.throws(() => resolveOptions({}), { message: /server/ });
+    assert.throws(() => resolveOptions({ server: 'ringer.example.com' }), { message: /server/ });
+    assert.throws(() => resolveOptions({ server: 'https://a.example', apnsEnvironment: 'development' }), {
+      message: /apnsEnvironment/,
+    });
+    assert.throws(() => resolveOptions({ server: 'https://a.example', callActivity: 'Call Activity' }), {
+      message: /callActivity/,
+    });
+    assert.throws(() => resolveOptions({ server: 'https://a.example', notificationIcon: 'icons/call.png' }), {
+      message: /notificationIcon/,
+    });
+    assert.deepEqual(OPTIONS, {
+      server: 'https://ringer.example.com',
+      apnsEnvironment: 'production',
+      callActivity: null,
+      notificationIcon: null,
+    });
+    assert.equal(SANDBOX.notificationIcon, '@drawable/ic_stat_call');
+    assert.equal(resolveOptions({ server: 'http://10.0.2.2:8080', notificationIcon: '@mipmap/ic_call' }).notificationIcon, '@mipmap/ic_call');
+    assert.equal(resolveOptions({ server: 'https://a.example', callActivity: 'com.example.Call' }).callActivity, 'com.example.Call');
+  });
+});
+
+describe('Info.plist', () => {
+  test('adds voip, remote-notification and audio to the modes the app had, without duplicates, and the Ringer keys', () => {
+    const result = applyInfoPlist(infoPlist(), OPTIONS);
+    assert.deepEqual(result.UIBackgroundModes, ['fetch', 'audio', 'remote-notification', 'voip']);
+    assert.equal(result['RingerServerURL'], 'https://ringer.example.com');
+    assert.equal(result['RingerAPNsEnvironment'], 'production');
+    assert.deepEqual({ ...result, UIBackgroundModes: undefined, RingerServerURL: undefined, RingerAPNsEnvironment: undefined }, {
+      ...infoPlist(),
+      UIBackgroundModes: undefined,
+      RingerServerURL: undefined,
+      RingerAPNsEnvironment: undefined,
+    });
+  });
+
+  test('starts the background modes when there were none; twice is once; the input is untouched', () => {
+    const bare: InfoPlist = { CFBundleIdentifier: 'com.example' };
+    const once = applyInfoPlist(bare, SANDBOX);
+    assert.deepEqual(once.UIBackgroundModes, ['voip', 'remote-notification', 'audio']);
+    assert.equal(once['RingerAPNsEnvironment'], 'sandbox');
+    assert.deepEqual(applyInfoPlist(once, SANDBOX), once);
+    assert.deepEqual(bare, { CFBundleIdentifier: 'com.example' });
+  });
+});
+
+describe('entitlements', () => {
+  test('aps-environment follows apnsEnvironment and every other entitlement is kept; twice is once', () => {
+    const production = applyEntitlements(entitlements(), OPTIONS);
+    assert.deepEqual(production, { ...entitlements(), 'aps-environment': 'production' });
+    const sandbox = applyEntitlements({}, SANDBOX);
+    assert.deepEqual(sandbox, { 'aps-environment': 'development' });
+    assert.deepEqual(applyEntitlements(production, OPTIONS), production);
+  });
+});
+
+describe('AndroidManifest', () => {
+  test('writes the server meta-data into the application, replacing an old value and keeping the rest', () => {
+    const input = manifest();
+    const result = applyAndroidManifest(input, OPTIONS);
+    assert.deepEqual(metaData(result), {
+      'expo.modules.updates.ENABLED': { 'android:name': 'expo.modules.updates.ENABLED', 'android:value': 'false' },
+      'dev.ringer.server': { 'android:name': 'dev.ringer.server', 'android:value': 'https://ringer.example.com' },
+    });
+    const expected = manifest();
+    const application = expected.manifest.application?.[0];
+    assert.ok(application !== undefined);
+    application['meta-data'] = result.manifest.application?.[0]?.['meta-data'] ?? [];
+    assert.deepEqual(result, expected);
+    assert.deepEqual(input, manifest());
+  });
+
+  test('adds the call activity and the notification icon (a resource) when given; twice is once', () => {
+    const once = applyAndroidManifest(manifest(), SANDBOX);
+    const items = metaData(once);
+    assert.deepEqual(items['dev.ringer.call_activity'], {
+      'android:name': 'dev.ringer.call_activity',
+      'android:value': '.CallActivity',
+    });
+    assert.deepEqual(items['dev.ringer.notification_icon'], {
+      'android:name': 'dev.ringer.notification_icon',
+      'android:resource': '@drawable/ic_stat_call',
+    });
+    assert.deepEqual(applyAndroidManifest(once, SANDBOX), once);
+    assert.equal(once.manifest.$['xmlns:tools'], undefined);
+  });
+
+  test('an option not given leaves an item the app had alone', () => {
+    const withOwn = applyAndroidManifest(manifest(), SANDBOX);
+    const result = applyAndroidManifest(withOwn, OPTIONS);
+    assert.equal(metaData(result)['dev.ringer.call_activity']?.['android:value'], '.CallActivity');
+  });
+
+  test('picks the .MainApplication element, and refuses a manifest without any application', () => {
+    const two = manifest();
+    two.manifest.application = [{ $: { 'android:name': '.Other' } }, ...(two.manifest.application ?? [])];
+    const result = applyAndroidManifest(two, OPTIONS);
+    assert.equal(result.manifest.application?.[0]?.['meta-data'], undefined);
+    const main = result.manifest.application?.[1]?.['meta-data'] ?? [];
+    assert.ok(main.some((item) => item.$['android:value'] === 'https://ringer.example.com'));
+    assert.throws(() => applyAndroidManifest({ manifest: { $: { 'xmlns:android': 'x' } } }, OPTIONS), {
+      message: /application/,
+    });
+  });
+});
+
+describe('Gradle', () => {
+  test('adds the google-services classpath to the buildscript dependencies, once', () => {
+    const once = addGoogleServicesClasspath(PROJECT_BUILD_GRADLE);
+    assert.equal(once.status, 'added');
+    assert.ok(
+      once.contents.includes(
+        "    dependencies {\n        classpath('com.google.gms:google-services:4.4.1')\n        classpath('com.android.tools.build:gradle')",
+      ),
+    );
+    assert.equal(once.contents.replace("\n        classpath('com.google.gms:google-services:4.4.1')", ''), PROJECT_BUILD_GRADLE);
+    const twice = addGoogleServicesClasspath(once.contents);
+    assert.deepEqual(twice, { status: 'present', contents: once.contents });
+  });
+
+  test('leaves a classpath the project already names, at any version', () => {
+    const own = PROJECT_BUILD_GRADLE.replace(
+      "classpath('org.jetbrains.kotlin:kotlin-gradle-plugin')",
+      "classpath('org.jetbrains.kotlin:kotlin-gradle-plugin')\n        classpath 'com.google.gms:google-services:4.3.15'",
+    );
+    assert.deepEqual(addGoogleServicesClasspath(own), { status: 'present', contents: own });
+  });
+
+  test('says so when there is no buildscript dependencies block', () => {
+    const result = addGoogleServicesClasspath('plugins {\n    id("com.android.application") version "8.8.0" apply false\n}\n');
+    assert.equal(result.status, 'unsupported');
+  });
+
+  test('applies the google-services plugin at the end of the app build.gradle, once', () => {
+    const once = applyGoogleServicesPlugin(APP_BUILD_GRADLE);
+    assert.deepEqual(once, {
+      status: 'added',
+      contents: `${APP_BUILD_GRADLE}apply plugin: 'com.google.gms.google-services'\n`,
+    });
+    assert.deepEqual(applyGoogleServicesPlugin(once.contents), { status: 'present', contents: once.contents });
+  });
+
+  test('recognises the plugin applied by Expo, or in a plugins block', () => {
+    const byExpo = `${APP_BUILD_GRADLE}\napply plugin: 'com.google.gms.google-services'`;
+    assert.equal(applyGoogleServicesPlugin(byExpo).status, 'present');
+    const byId = `plugins {\n    id 'com.android.application'\n    id "com.google.gms.google-services"\n}\n`;
+    assert.equal(applyGoogleServicesPlugin(byId).status, 'present');
+    const byKotlinId = `plugins {\n    id("com.google.gms.google-services")\n}\n`;
+    assert.equal(applyGoogleServicesPlugin(byKotlinId).status, 'present');
+  });
+});
+
+describe('the plugin through @expo/config-plugins', () => {
+  const files = (): { [mod: string]: unknown } => ({
+    infoPlist: infoPlist(),
+    entitlements: entitlements(),
+    manifest: manifest(),
+    projectBuildGradle: { path: 'android/build.gradle', language: 'groovy', contents: PROJECT_BUILD_GRADLE },
+    appBuildGradle: { path: 'android/app/build.gradle', language: 'groovy', contents: APP_BUILD_GRADLE },
+  });
+
+  test('registers one mod per native file and wires Firebase when android.googleServicesFile is set', async () => {
+    fakeExpo.reset();
+    const config = plugin(
+      { name: 'demo', slug: 'demo', android: { googleServicesFile: './google-services.json' } },
+      { server: 'https://ringer.example.com', apnsEnvironment: 'sandbox' },
+    );
+    assert.deepEqual(
+      fakeExpo.registered.map((entry) => entry.mod),
+      ['infoPlist', 'entitlements', 'manifest', 'projectBuildGradle', 'appBuildGradle'],
+    );
+    const out = await fakeExpo.runMods(config, files());
+    assert.deepEqual((out['infoPlist'] as InfoPlist).UIBackgroundModes, ['fetch', 'audio', 'remote-notification', 'voip']);
+    assert.equal((out['entitlements'] as JSONObject)['aps-environment'], 'development');
+    assert.equal(metaData(out['manifest'] as Manifest)['dev.ringer.server']?.['android:value'], 'https://ringer.example.com');
+    assert.ok((out['projectBuildGradle'] as { contents: string }).contents.includes('com.google.gms:google-services:4.4.1'));
+    assert.ok((out['appBuildGradle'] as { contents: string }).contents.endsWith("apply plugin: 'com.google.gms.google-services'\n"));
+    assert.deepEqual(fakeExpo.warnings, []);
+
+    const again = await fakeExpo.runMods(config, out);
+    assert.deepEqual(again, out);
+  });
+
+  test('without android.googleServicesFile it warns and leaves the Gradle files alone', () => {
+    fakeExpo.reset();
+    plugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com' });
+    assert.deepEqual(
+      fakeExpo.registered.map((entry) => entry.mod),
+      ['infoPlist', 'entitlements', 'manifest'],
+    );
+    assert.equal(fakeExpo.warnings.length, 1);
+    assert.ok(fakeExpo.warnings[0]?.includes('android.googleServicesFile'));
+  });
+
+  test('a Kotlin DSL build file is left alone with a warning', async () => {
+    fakeExpo.reset();
+    const config = plugin(
+      { name: 'demo', slug: 'demo', android: { googleServicesFile: './google-services.json' } },
+      { server: 'https://ringer.example.com' },
+    );
+    const kts = { path: 'android/app/build.gradle.kts', language: 'kt', contents: 'plugins {}\n' };
+    const out = await fakeExpo.runMods(config, { ...files(), appBuildGradle: kts });
+    assert.deepEqual(out['appBuildGradle'], kts);
+    assert.equal(fakeExpo.warnings.length, 1);
+  });
+
+  test('app.plugin.js, where Expo looks, is the compiled plugin', () => {
+    fakeExpo.reset();
+    const load = Module.createRequire(join(__dirname, 'plugin.test.js'));
+    const appPlugin = load('../../app.plugin.js') as typeof plugin;
+    appPlugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com' });
+    assert.deepEqual(
+      fakeExpo.registered.map((entry) => entry.mod),
+      ['infoPlist', 'entitlements', 'manifest'],
+    );
+  });
+
+  test('runs once however often it is listed, and stops prebuild on bad options', () => {
+    fakeExpo.reset();
+    const once = plugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com' });
+    const count = fakeExpo.registered.length;
+    plugin(once, { server: 'https://ringer.example.com' });
+    assert.equal(fakeExpo.registered.length, count);
+    assert.throws(() => plugin({ name: 'demo', slug: 'demo' }, { server: '' }), { message: /server/ });
+  });
+});
