@@ -15,6 +15,11 @@ public abstract class Context {
     public abstract String getPackageName();
     public abstract Context getApplicationContext();
     public abstract File getFilesDir();
+    /**
+     * API 21: files the system never backs up (abstract in Android). Mirror body: a folder inside getFilesDir(), so a
+     * test's one storage folder holds everything (Android's is a sibling of filesDir).
+     */
+    public File getNoBackupFilesDir() { return new File(getFilesDir(), "no_backup"); }
     /** Returns PackageManager.PERMISSION_GRANTED or PERMISSION_DENIED. */
     public abstract int checkSelfPermission(String permission);
     /** API 26. Throws IllegalStateException (API 31: ForegroundServiceStartNotAllowedException) when not allowed. */

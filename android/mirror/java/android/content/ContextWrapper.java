@@ -22,6 +22,7 @@ public class ContextWrapper extends Context {
     @Override public String getPackageName() { return mBase.getPackageName(); }
     @Override public Context getApplicationContext() { return mBase.getApplicationContext(); }
     @Override public File getFilesDir() { return mBase.getFilesDir(); }
+    @Override public File getNoBackupFilesDir() { return mBase.getNoBackupFilesDir(); }
     @Override public int checkSelfPermission(String permission) { return mBase.checkSelfPermission(permission); }
     @Override public ComponentName startForegroundService(Intent service) { return mBase.startForegroundService(service); }
     @Override public boolean stopService(Intent service) { return mBase.stopService(service); }

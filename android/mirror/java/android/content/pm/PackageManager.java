@@ -3,6 +3,8 @@
 // against android.jar. Bodies are minimal test doubles; members named mirror... are not Android API.
 package android.content.pm;
 
+import android.content.Intent;
+
 /** Mirror of {@code android.content.pm.PackageManager}: the permission results and the system features. */
 public abstract class PackageManager {
     public static final int PERMISSION_GRANTED = 0;
@@ -12,8 +14,33 @@ public abstract class PackageManager {
     /** API 33: the device supports Telecom's APIs (some tablets, Chromebooks and watches do not). */
     public static final String FEATURE_TELECOM = "android.software.telecom";
 
+    /** getApplicationInfo's flag that fills in {@link ApplicationInfo#metaData}. */
+    public static final int GET_META_DATA = 0x00000080;
+
+    /** Mirror only: what getApplicationInfo gives for this app (its manifest's meta-data, its icon). */
+    public ApplicationInfo mirrorApplicationInfo = new ApplicationInfo();
+    /** Mirror only: what getLaunchIntentForPackage gives for this app; null: no launcher activity. */
+    public Intent mirrorLaunchIntent;
+
     /** Mirror only (the real one is the system's). */
     public PackageManager() {}
 
     public abstract boolean hasSystemFeature(String featureName);
+
+    /** Abstract in Android. Mirror body: this app's {@link #mirrorApplicationInfo}, any other package unknown. */
+    public ApplicationInfo getApplicationInfo(String packageName, int flags) throws NameNotFoundException {
+        if (mirrorApplicationInfo.packageName != null && !mirrorApplicationInfo.packageName.equals(packageName)) {
+            throw new NameNotFoundException(packageName);
+        }
+        return mirrorApplicationInfo;
+    }
+
+    /** Abstract in Android: the package's main launcher activity, or null. Mirror body: {@link #mirrorLaunchIntent}. */
+    public Intent getLaunchIntentForPackage(String packageName) { return mirrorLaunchIntent; }
+
+    /** Mirror of {@code PackageManager.NameNotFoundException} (an {@code AndroidException} in Android). */
+    public static class NameNotFoundException extends Exception {
+        public NameNotFoundException() {}
+        public NameNotFoundException(String name) { super(name); }
+    }
 }

@@ -191,6 +191,16 @@ class CallCoordinator(
         apply(PhoneCallInput.ServerTime(serverTimeMs))
     }
 
+    /**
+     * The calls not ended on this device (ringing, answering or active), the one whose ring deadline comes first
+     * first (then by call id): a snapshot taken under the lock, for an app's own screen and the React Native package's
+     * `getCalls` (Swift: `currentCalls()`, in the same order).
+     */
+    fun currentCalls(): List<PhoneCallMachine.PhoneCall> = synchronized(lock) {
+        state.machine.calls.values.filter { it.phase != PhoneCallMachine.Phase.ENDED }
+            .sortedWith(compareBy<PhoneCallMachine.PhoneCall> { it.localDeadlineMs }.thenBy { it.callId })
+    }
+
     /** The API, waiting while the app is still launching, at most until [deadlineMs] (phone clock). */
     internal suspend fun api(deadlineMs: Long): RingerApiClient? {
         val id = Any()

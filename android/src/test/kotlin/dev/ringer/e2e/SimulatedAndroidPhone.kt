@@ -64,8 +64,12 @@ import dev.ringer.lab.Receipt
  *
  * @param userToken what the app's own login stored: each new process logs in with it at launch; null for a
  *   user who is not logged in, and each new process then calls logOut, as RingerPhone asks of a launch.
+ * @param startApp the app's start-up in each new process, given what the process offers ([AppStart]): by default
+ *   the SDK guide's `Application.onCreate` ([AppStart.startRingerPhone]); the React Native package's tests start
+ *   its host instead, which logs in by itself.
  */
-class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @Volatile var userToken: String?) : java.io.Closeable {
+class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @Volatile var userToken: String?,
+                            private val startApp: (AppStart) -> RingerPhone = { it.startRingerPhone() }) : java.io.Closeable {
     /** Google Play services on this phone. */
     val play = PlayServices(cluster.fcmSandbox)
     /** The app's `filesDir`, which survives its process. */
@@ -226,13 +230,8 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
             context.telecom.mirrorIncomingListener = Consumer { extras -> telecom.execute { createIncoming(extras) } }
             // Firebase hands the app its current token at start (FirebaseMessaging.getToken()).
             FirebaseMessaging.getInstance().mirrorSetTokenTask(Task<String>().also { it.mirrorSucceed(play.fcmToken) })
-            phone = RingerPhone(context, cluster.serverUrl, CallNotificationConfig(TestCallActivity::class.java, 1),
-                                http = network.wrap(NoNetwork.unless({ hasNetwork }, OkHttpTransport(client))), webSockets = sockets,
-                                scope = CoroutineScope(Dispatchers.Default + job),
-                                streamStatus = { statuses.add(it) }, observer = { observations.add(it) })
-            // As RingerPhone asks: log in with the stored token at launch, or log out when nobody is logged in.
-            val token = userToken
-            if (token != null) phone.logIn(token) else phone.logOut()
+            phone = startApp(AppStart(context, network.wrap(NoNetwork.unless({ hasNetwork }, OkHttpTransport(client))), sockets,
+                                      CoroutineScope(Dispatchers.Default + job)))
         }
 
         /** The connection Telecom created for [callId]; waits for it. */
@@ -311,6 +310,29 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
                 RingerComponents.callUi = null
                 RingerComponents.pushHandler = null
             }
+        }
+    }
+
+    /**
+     * What a new app process offers the app's start-up: its context, its network (the phone's [network], failing while
+     * it is down), its sockets and its lifetime (cancelled when the process dies). [streamStatus] and [observer] record
+     * into [statuses] and [observations]: pass them to the phone.
+     */
+    inner class AppStart(val context: MirrorPhone, val http: HttpTransport, val webSockets: WebSocketTransport, val scope: CoroutineScope) {
+        /** The server the cluster runs. */
+        val serverUrl: String get() = cluster.serverUrl
+        val streamStatus: (EventStream.Status) -> Unit = { statuses.add(it) }
+        val observer: (CallCoordinator.Observation) -> Unit = { observations.add(it) }
+
+        /** The SDK guide's `Application.onCreate`: the phone, then login with the stored token, or logout. */
+        fun startRingerPhone(): RingerPhone {
+            val phone = RingerPhone(context, serverUrl, CallNotificationConfig(TestCallActivity::class.java, 1),
+                                    http = http, webSockets = webSockets, scope = scope,
+                                    streamStatus = streamStatus, observer = observer)
+            // As RingerPhone asks: log in with the stored token at launch, or log out when nobody is logged in.
+            val token = userToken
+            if (token != null) phone.logIn(token) else phone.logOut()
+            return phone
         }
     }
 

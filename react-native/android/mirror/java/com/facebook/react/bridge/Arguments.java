@@ -1,0 +1,18 @@
+// COMPILE-ONLY mirror of React Native's Android API, NOT React Native: the real package, type and member names and
+// parameter types of packages/react-native/ReactAndroid/src/main/java/com/facebook/react/bridge/Arguments.java
+// at tag v0.79.0 (read with git show; the signatures used here are the same at v0.82.0), so that
+// react-native/android compiles and is tested on a machine without React Native. Only what dev.ringer.reactnative
+// uses is declared; bodies are test doubles; members named mirror... are not React Native API.
+// React Native's createMap/createArray return WritableNativeMap/WritableNativeArray (JNI); this mirror returns JavaOnlyMap/JavaOnlyArray, as React Native's own JVM tests stub them.
+package com.facebook.react.bridge;
+
+/** Mirror of {@code Arguments}: the factories of maps and arrays for JavaScript. */
+public class Arguments {
+    public static WritableArray createArray() {
+        return new JavaOnlyArray();
+    }
+
+    public static WritableMap createMap() {
+        return new JavaOnlyMap();
+    }
+}

@@ -1,0 +1,11 @@
+// COMPILE-ONLY mirror of React Native's Android API, NOT React Native: the real package, type and member names and
+// parameter types of packages/react-native/ReactAndroid/src/main/java/com/facebook/react/bridge/Callback.kt
+// at tag v0.79.0 (read with git show; the signatures used here are the same at v0.82.0), so that
+// react-native/android compiles and is tested on a machine without React Native. Only what dev.ringer.reactnative
+// uses is declared; bodies are test doubles; members named mirror... are not React Native API.
+package com.facebook.react.bridge;
+
+/** Mirror of {@code Callback}: a JavaScript function native code may call once. */
+public interface Callback {
+    void invoke(Object... args);
+}

@@ -1,0 +1,15 @@
+// COMPILE-ONLY mirror of React Native's Android API, NOT React Native: the real package, type and member names and
+// parameter types of packages/react-native/ReactAndroid/src/main/java/com/facebook/react/bridge/ReactMethod.kt
+// at tag v0.79.0 (read with git show; the signatures used here are the same at v0.82.0), so that
+// react-native/android compiles and is tested on a machine without React Native. Only what dev.ringer.reactnative
+// uses is declared; bodies are test doubles; members named mirror... are not React Native API.
+package com.facebook.react.bridge;
+
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+
+/** Mirror of {@code ReactMethod}: marks a method JavaScript may call. */
+@Retention(RetentionPolicy.RUNTIME)
+public @interface ReactMethod {
+    boolean isBlockingSynchronousMethod() default false;
+}

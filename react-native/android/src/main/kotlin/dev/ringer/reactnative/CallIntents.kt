@@ -1,0 +1,31 @@
+package dev.ringer.reactnative
+
+import android.app.Activity
+import android.app.Application
+import android.os.Bundle
+
+/**
+ * Hands the call notifications' intents to the SDK without the app's code: the notifications open the call activity
+ * (the app's launch activity unless meta-data says otherwise) with `RingerIntents.ACTION_ANSWER` or
+ * `ACTION_SHOW_INCOMING_CALL`, and what the SDK's guide asks of the call activity's `onCreate`
+ * (`RingerPhone.handleCallIntent`) and of every activity's `onResume` (`appInForeground`, `refreshReadiness`) is done
+ * here, from the application's activity lifecycle callbacks, so an answer tapped on the lock screen of a killed app
+ * is sent before any JavaScript runs. An intent a running activity receives later (`onNewIntent`) reaches
+ * [RingerModule] through React Native's ActivityEventListener instead. Callbacks come on the main thread.
+ */
+internal class CallIntents(private val host: RingerReactHost) : Application.ActivityLifecycleCallbacks {
+    override fun onActivityCreated(activity: Activity, savedInstanceState: Bundle?) {
+        // A restored activity (savedInstanceState) was created by its first intent already: not answered twice.
+        if (savedInstanceState == null) host.handleCallIntent(activity.intent)
+    }
+
+    override fun onActivityResumed(activity: Activity) {
+        host.appInForeground()
+    }
+
+    override fun onActivityStarted(activity: Activity) {}
+    override fun onActivityPaused(activity: Activity) {}
+    override fun onActivityStopped(activity: Activity) {}
+    override fun onActivitySaveInstanceState(activity: Activity, outState: Bundle) {}
+    override fun onActivityDestroyed(activity: Activity) {}
+}

@@ -1,0 +1,47 @@
+package dev.ringer.reactnative
+
+import dev.ringer.android.CallUiException
+import dev.ringer.android.RingerPhone
+import dev.ringer.kit.CallState
+import dev.ringer.kit.RingerApiException
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.launch
+import org.json.JSONObject
+
+/** Placing a call for JavaScript's `startCall`, and what its failures mean there. */
+internal object OutgoingCalls {
+    /**
+     * Places the call on [scope]: [placed] learns a call that rings (its id and callee) before [done] gets the Call
+     * (`{callId, direction, peer, hasVideo, state}`; the state may be `busy` or `failed`) or the refusal.
+     */
+    fun place(scope: CoroutineScope, phone: RingerPhone, callee: String, video: Boolean,
+              placed: (String, CallInfo) -> Unit, done: (JSONObject?, BridgeError?) -> Unit) {
+        scope.launch {
+            val answer = try {
+                val call = phone.startCall(callee, video)
+                val info = CallInfo(CallInfo.OUTGOING, CallInfo.Peer(call.callee.id, call.callee.name), call.hasVideo)
+                if (call.state == CallState.RINGING) placed(call.callId, info)
+                SdkObservations.callJson(call.callId, info, call.state.rawValue)
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Exception) {
+                done(null, refusal(e))
+                return@launch
+            }
+            done(answer, null)
+        }
+    }
+
+    /** The error JavaScript gets for what placing a call threw. */
+    fun refusal(error: Exception): BridgeError {
+        if (error is CallUiException) return BridgeError(BridgeError.CALL_UI_REFUSED, error.message ?: error.code)
+        if (error !is RingerApiException) return BridgeError(BridgeError.NATIVE, error.toString())
+        val problem = error.problem
+        return when {
+            problem != null -> BridgeError(BridgeError.SERVER_REFUSED, error.detail, problem.type, problem.status)
+            error.code == RingerApiException.Code.TRANSPORT -> BridgeError(BridgeError.NETWORK, error.detail)
+            else -> BridgeError(BridgeError.NATIVE, error.detail)
+        }
+    }
+}

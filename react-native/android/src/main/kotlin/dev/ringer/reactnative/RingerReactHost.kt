@@ -1,0 +1,325 @@
+package dev.ringer.reactnative
+
+import android.app.Application
+import android.content.Context
+import android.content.Intent
+import dev.ringer.android.CallNotificationConfig
+import dev.ringer.android.RingerPhone
+import dev.ringer.kit.CallCoordinator
+import dev.ringer.kit.EventStream
+import dev.ringer.kit.PhoneCallMachine
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import org.json.JSONArray
+import org.json.JSONObject
+import java.io.File
+
+/**
+ * The native half of `@ringer/react-native`, one per process, alive before JavaScript and without it: it owns the
+ * SDK's [RingerPhone] (push registration, Telecom, answers, durable hang-ups), logs the stored user in at launch,
+ * turns what the SDK observes into JavaScript's events ([EventTranslator]), keeps them until JavaScript asks
+ * ([EventRelay]) and writes the call history. [RingerInitProvider] creates it before `Application.onCreate`, so an FCM
+ * message that starts a killed app finds the phone ringing-ready and the user logged in; [RingerModule] is the thin
+ * JavaScript face of it.
+ *
+ * State lives in `noBackupFilesDir/ringer/` (private, out of backups): the login ([SessionStore]), the server
+ * JavaScript chose, the call history. The server is the one JavaScript chose last, else the manifest's
+ * `dev.ringer.server` ([ManifestSettings]); with neither, there is no phone until `configure` names one.
+ *
+ * Thread-safe. Events are translated and handed on under one lock, in the order the SDK observed them.
+ *
+ * @param context any context of the app (its application context is kept; when that is the [Application], its
+ *   activities' call intents are handled here: [CallIntents]).
+ * @param makePhone builds the phone from what the host decides ([PhoneSetup]); tests give their own transports.
+ * @param scope where placing a call runs.
+ * @param now the phone's clock, Unix ms (the call history's times).
+ * @param relayCapacity events kept while JavaScript is not attached.
+ */
+class RingerReactHost(
+    context: Context,
+    private val makePhone: (PhoneSetup) -> RingerPhone = { setup -> defaultPhone(setup) },
+    private val scope: CoroutineScope = CoroutineScope(SupervisorJob() + Dispatchers.Default),
+    now: () -> Long = { System.currentTimeMillis() },
+    relayCapacity: Int = EventRelay.DEFAULT_CAPACITY
+) {
+    /**
+     * What the host's phone is made of: the app's context, the server, the notifications from the manifest, and the
+     * callbacks that feed the host's events (pass each on to the phone).
+     */
+    class PhoneSetup(
+        val context: Context,
+        val server: String,
+        val notifications: CallNotificationConfig,
+        val streamStatus: (EventStream.Status) -> Unit,
+        val readinessChanged: (List<String>) -> Unit,
+        val observer: (CallCoordinator.Observation) -> Unit
+    )
+
+    private val context: Context = context.applicationContext ?: context
+    private val folder = File(this.context.noBackupFilesDir, "ringer")
+    private val sessions = SessionStore(folder)
+    private val manifest = ManifestSettings.read(this.context)
+    /** Guards the translator, the relay, the sink, the history and [outgoing]: one event at a time, in order. */
+    private val lock = Any()
+    /** Serialises what changes the phone or the login (configure, login, logout). */
+    private val phoneLock = Any()
+    private val translator = EventTranslator()
+    private val relay = EventRelay(relayCapacity)
+    private val history = CallHistory(File(folder, "call-history.json"), now)
+    /** Outgoing calls' callee and video, as startCall returned them (the machine keeps only the id). */
+    private val outgoing = HashMap<String, CallInfo>()
+    private var sink: ((JSONObject) -> Unit)? = null
+    @Volatile private var startFailure: String? = null
+
+    /** The SDK's phone; null while no server is known, or when it could not be created (see [configure]). */
+    @Volatile var phone: RingerPhone? = null
+        private set
+
+    init {
+        (this.context as? Application)?.registerActivityLifecycleCallbacks(CallIntents(this))
+        val server = sessions.loadServer() ?: manifest.server
+        if (server != null) synchronized(phoneLock) { startPhone(server) }
+    }
+
+    // JavaScript's methods (RingerModule checked the arguments); each throws BridgeError when it refuses.
+
+    /**
+     * `configure({server})`: keeps [server] for the next launches (null forgets a stored one: the manifest's is used),
+     * creates the phone when there was none, or replaces one on another server (its login goes with it: a token
+     * belongs to its server).
+     * @return NativeState: `{server, deviceId, platform, userId, calls, readiness}`.
+     * @throws BridgeError `not_configured` when no server is known or the phone cannot be created; `call_in_progress`
+     *   when the server changes during a call.
+     */
+    fun configure(server: String?): JSONObject {
+        val phone = synchronized(phoneLock) {
+            sessions.saveServer(server)
+            val target = server ?: manifest.server ?: throw notConfigured()
+            val current = phone
+            when {
+                current == null -> startPhone(target)
+                current.server == target -> current
+                else -> {
+                    if (current.coordinator.currentCalls().isNotEmpty()) {
+                        throw BridgeError(BridgeError.CALL_IN_PROGRESS, "hang up before changing the server")
+                    }
+                    current.logOut()
+                    sessions.clear()
+                    startPhone(target)
+                }
+            } ?: throw notConfigured()
+        }
+        return JSONObject().put("server", phone.server).put("deviceId", phone.deviceId).put("platform", "android")
+            .put("userId", sessions.load()?.userId ?: JSONObject.NULL).put("calls", calls())
+            .put("readiness", JSONArray(phone.refreshReadiness()))
+    }
+
+    /**
+     * `login(userToken)`: keeps the token and logs the phone in (registration, event stream). The same user again
+     * replaces the token.
+     * @return `{userId}`.
+     * @throws BridgeError `invalid_argument` for a token without a readable subject; `other_user_logged_in`.
+     */
+    fun login(token: String): JSONObject = synchronized(phoneLock) {
+        val phone = requirePhone()
+        val userId = Tokens.subject(token) ?: throw BridgeError(BridgeError.INVALID_ARGUMENT, "the token has no readable subject (sub)")
+        val stored = sessions.load()
+        if (stored != null && stored.userId != userId) {
+            throw BridgeError(BridgeError.OTHER_USER_LOGGED_IN, "${stored.userId} is logged in: log out first")
+        }
+        if (!sessions.save(SessionStore.Session(token, userId))) throw BridgeError(BridgeError.NATIVE, "the login could not be stored")
+        phone.logIn(token)
+        JSONObject().put("userId", userId)
+    }
+
+    /**
+     * `logout()`: forgets the token, unregisters this phone (ringing messages then show nothing).
+     * @throws BridgeError `call_in_progress` while a call is ringing or up.
+     */
+    fun logout() = synchronized(phoneLock) {
+        val phone = requirePhone()
+        if (phone.coordinator.currentCalls().isNotEmpty()) throw BridgeError(BridgeError.CALL_IN_PROGRESS, "hang up first")
+        sessions.clear()
+        phone.logOut()
+    }
+
+    /**
+     * `startCall(callee, video)`: places the call; an answer comes to [done] on another thread: the Call (its state
+     * may be `busy` or `failed`: then nothing rings), or the refusal (`server_refused`, `network`, `call_ui_refused`).
+     * A ringing call is told as `outgoing` before [done].
+     * @throws BridgeError `not_logged_in` at once.
+     */
+    fun startCall(callee: String, video: Boolean, done: (JSONObject?, BridgeError?) -> Unit) {
+        val phone = requirePhone()
+        if (sessions.load() == null) throw BridgeError(BridgeError.NOT_LOGGED_IN, "log in first")
+        OutgoingCalls.place(scope, phone, callee, video, placed = { callId, info ->
+            synchronized(lock) { outgoing[callId] = info }
+            observe(Observed.CallStarted(callId))
+        }, done = done)
+    }
+
+    /**
+     * `answer(callId)`: as Telecom's own answer (the call's foreground service, then the accept); the `accepted`
+     * event follows when media can start.
+     * @throws BridgeError `unknown_call`; `wrong_state` when the call is not an incoming one still to be answered.
+     */
+    fun answer(callId: String) {
+        val phone = requirePhone()
+        val call = knownCall(phone, callId)
+        if (call.direction != PhoneCallMachine.Direction.INCOMING || call.phase == PhoneCallMachine.Phase.ACTIVE) {
+            throw wrongState(call, "answered")
+        }
+        // A call the UI is still taking (no Connection yet) is answered through the coordinator, which shows it then.
+        if (!phone.callUi.answer(callId)) phone.coordinator.answer(callId) {}
+    }
+
+    /**
+     * `decline(callId)`: an incoming call that still rings, as Telecom's reject (kept until the server hears it).
+     * @throws BridgeError `unknown_call`; `wrong_state`.
+     */
+    fun decline(callId: String) {
+        val phone = requirePhone()
+        val call = knownCall(phone, callId)
+        if (call.direction != PhoneCallMachine.Direction.INCOMING || call.phase != PhoneCallMachine.Phase.RINGING) {
+            throw wrongState(call, "declined")
+        }
+        phone.callUi.decline(callId) { closed -> if (!closed) phone.coordinator.end(callId) {} }
+    }
+
+    /**
+     * `hangUp(callId)`: any call this phone has; the SDK's machine decides (decline, cancel or end).
+     * @throws BridgeError `unknown_call`.
+     */
+    fun hangUp(callId: String) {
+        val phone = requirePhone()
+        knownCall(phone, callId)
+        phone.callUi.hangUp(callId) { closed -> if (!closed) phone.coordinator.end(callId) {} }
+    }
+
+    /** `getCalls()`: the calls up on this phone now, as JavaScript's Calls. */
+    fun calls(): JSONArray {
+        val phone = phone ?: return JSONArray()
+        val calls = phone.coordinator.currentCalls()
+        val infos = synchronized(lock) { calls.map { SdkObservations.info(it, outgoing) } }
+        val array = JSONArray()
+        for ((call, info) in calls.zip(infos)) {
+            if (info != null) array.put(SdkObservations.callJson(call.callId, info, call.phase.rawValue))
+        }
+        return array
+    }
+
+    /** `getReadiness()`: the pre-flight, read again. */
+    fun readiness(): JSONArray = JSONArray(requirePhone().refreshReadiness())
+
+    /** `openReadinessSettings(problem)`: the system page that fixes [problem]; false when there is none. */
+    fun openReadinessSettings(problem: String): Boolean =
+        problem == dev.ringer.kit.ReadinessProblem.FULL_SCREEN_INTENT_DENIED && requirePhone().openFullScreenIntentSettings()
+
+    /** `getCallHistory(limit)`: the newest [limit] calls, newest first. */
+    fun history(limit: Int): JSONArray = synchronized(lock) { JSONArray(history.newest(limit)) }
+
+    /**
+     * `getInitialEvents()`: what happened before this JavaScript instance attached, once; from now on events go to
+     * [sink] (RingerModule's emitOnEvent). A new instance replaces the one attached before it.
+     */
+    fun attach(sink: (JSONObject) -> Unit): JSONArray = synchronized(lock) {
+        if (this.sink !== sink) relay.detach()
+        val replay = relay.attach()
+        this.sink = sink
+        JSONArray(replay)
+    }
+
+    /** The JavaScript instance of [sink] went away (its module was invalidated): events are kept again. */
+    fun detach(sink: (JSONObject) -> Unit) = synchronized(lock) {
+        if (this.sink === sink) {
+            this.sink = null
+            relay.detach()
+        }
+    }
+
+    // The platform
+
+    /** An activity's intent: a call notification's answer answers, its content intent shows (RingerPhone). */
+    fun handleCallIntent(intent: Intent?): String? = phone?.handleCallIntent(intent)
+
+    /** An activity of the app is in front: the microphone a background answer lacked, and the readiness again. */
+    fun appInForeground() {
+        val phone = phone ?: return
+        phone.appInForeground()
+        phone.refreshReadiness()
+    }
+
+    // Events
+
+    private fun observe(observed: Observed) = synchronized(lock) {
+        val calls = phone?.coordinator?.currentCalls().orEmpty()
+            .mapNotNull { call -> SdkObservations.info(call, outgoing)?.let { call.callId to it } }.toMap()
+        if (observed is Observed.Ended) outgoing.remove(observed.callId)
+        for (event in translator.translate(observed, calls)) {
+            history.record(event)
+            val now = relay.offer(event) ?: continue
+            try {
+                sink?.invoke(now)
+            } catch (e: RuntimeException) {
+                // The React instance went away while this event was on its way: it is not kept (nobody would read it).
+            }
+        }
+    }
+
+    // The phone
+
+    /** Creates the phone on [server] and logs the stored user in (or out); null when it cannot be created. */
+    private fun startPhone(server: String): RingerPhone? {
+        val activity = manifest.callActivity
+        if (activity == null) {
+            startFailure = "no call activity: the app has no launch activity and no meta-data ${ManifestSettings.CALL_ACTIVITY}"
+            return null
+        }
+        val setup = PhoneSetup(context, server, CallNotificationConfig(activity, manifest.notificationIcon),
+            streamStatus = { status -> observe(Observed.StreamStatus(SdkObservations.status(status))) },
+            readinessChanged = { problems -> observe(Observed.Readiness(problems)) },
+            observer = { observation -> observe(SdkObservations.observed(observation)) })
+        val created = try {
+            makePhone(setup)
+        } catch (e: Exception) {
+            startFailure = "the phone could not start: $e"
+            return null
+        } catch (e: LinkageError) {
+            startFailure = "the phone could not start (a library is missing): $e"
+            return null
+        }
+        phone = created
+        startFailure = null
+        val session = sessions.load()
+        if (session != null) created.logIn(session.token) else created.logOut()
+        return created
+    }
+
+    private fun requirePhone(): RingerPhone = phone ?: throw notConfigured()
+
+    private fun notConfigured() = BridgeError(BridgeError.NOT_CONFIGURED,
+        startFailure ?: "no Ringer server: set meta-data ${ManifestSettings.SERVER} or call configure({server})")
+
+    private fun knownCall(phone: RingerPhone, callId: String): PhoneCallMachine.PhoneCall =
+        phone.coordinator.currentCalls().firstOrNull { it.callId == callId }
+            ?: throw BridgeError(BridgeError.UNKNOWN_CALL, "no call $callId on this phone")
+
+    private fun wrongState(call: PhoneCallMachine.PhoneCall, what: String) = BridgeError(BridgeError.WRONG_STATE,
+        "the ${call.direction.rawValue} call ${call.callId} is ${call.phase.rawValue}: it cannot be $what")
+
+    /** The process's host. */
+    companion object {
+        /** The host of this process; null until [start]. Tests set it back to null to play a new process. */
+        @Volatile @JvmStatic var current: RingerReactHost? = null
+
+        /** The process's host, created with [create] if there is none yet (RingerInitProvider, else the module). */
+        @JvmStatic fun start(context: Context, create: (Context) -> RingerReactHost = { RingerReactHost(it) }): RingerReactHost =
+            synchronized(this) { current ?: create(context).also { current = it } }
+
+        /** The app's phone: OkHttp, Firebase's token, the SDK's own scope. */
+        @JvmStatic fun defaultPhone(setup: PhoneSetup): RingerPhone =
+            RingerPhone(setup.context, setup.server, setup.notifications, streamStatus = setup.streamStatus,
+                        readinessChanged = setup.readinessChanged, observer = setup.observer)
+    }
+}

@@ -1,0 +1,56 @@
+package dev.ringer.reactnative
+
+import dev.ringer.kit.CallCoordinator
+import dev.ringer.kit.EventStream
+import dev.ringer.kit.PhoneCallMachine
+import org.json.JSONObject
+
+/** The Kotlin SDK's values in the terms [EventTranslator] and JavaScript use. */
+internal object SdkObservations {
+    /** A coordinator observation as the translator takes it. */
+    fun observed(observation: CallCoordinator.Observation): Observed = when (observation) {
+        is CallCoordinator.Observation.PushReported -> Observed.PushReported(observation.callId, observation.disposition.rawValue)
+        is CallCoordinator.Observation.Ringing -> Observed.Ringing(observation.callId)
+        is CallCoordinator.Observation.Answered ->
+            Observed.Answered(observation.callId, Observed.Media(observation.media.url, observation.media.token))
+        is CallCoordinator.Observation.OutgoingAnswered ->
+            Observed.OutgoingAnswered(observation.callId, Observed.Media(observation.media.url, observation.media.token))
+        is CallCoordinator.Observation.MediaCanStart ->
+            Observed.MediaCanStart(observation.callId, Observed.Media(observation.media.url, observation.media.token))
+        is CallCoordinator.Observation.Ended -> Observed.Ended(observation.callId, observation.reason?.rawValue)
+        is CallCoordinator.Observation.Event -> {
+            val call = observation.event.call
+            Observed.ServerEvent(observation.event.type.rawValue, call.callId, call.state.rawValue, call.endReason?.rawValue)
+        }
+        is CallCoordinator.Observation.RequestFailed -> Observed.RequestFailed(observation.callId, observation.detail)
+    }
+
+    /**
+     * The event stream's status as `connectionChanged` names it: a refused upgrade is `closed` (it stopped), an
+     * over-long message `lost` (it reconnects).
+     */
+    fun status(status: EventStream.Status): String = when (status) {
+        is EventStream.Status.Connected -> "connected"
+        is EventStream.Status.Lost, is EventStream.Status.MessageTooBig -> "lost"
+        is EventStream.Status.Restored -> "restored"
+        is EventStream.Status.Closed, is EventStream.Status.Refused -> "closed"
+        is EventStream.Status.Replaced -> "replaced"
+        is EventStream.Status.Unauthorized -> "unauthorized"
+    }
+
+    /**
+     * A call of the coordinator as the events describe it: an incoming call's caller is the machine's; an outgoing
+     * call's callee is what startCall returned ([outgoing]), so one placed a moment ago, before startCall returned,
+     * has none yet (null).
+     */
+    fun info(call: PhoneCallMachine.PhoneCall, outgoing: Map<String, CallInfo>): CallInfo? =
+        if (call.direction == PhoneCallMachine.Direction.OUTGOING) outgoing[call.callId] else {
+            val caller = call.caller
+            if (caller == null) null else CallInfo(CallInfo.INCOMING, CallInfo.Peer(caller.id, caller.name), call.hasVideo)
+        }
+
+    /** JavaScript's Call: `{callId, direction, peer: {id, name}, hasVideo, state}`. */
+    fun callJson(callId: String, info: CallInfo, state: String): JSONObject = JSONObject()
+        .put("callId", callId).put("direction", info.direction).put("peer", info.peer.toJson())
+        .put("hasVideo", info.hasVideo).put("state", state)
+}

@@ -1,0 +1,54 @@
+package dev.ringer.reactnative
+
+import android.app.Application
+import android.app.Notification
+import android.app.PendingIntent
+import dev.ringer.android.IncomingCallNotification
+import dev.ringer.android.RingerPhone
+import dev.ringer.e2e.SimulatedAndroidPhone
+
+/**
+ * A React Native app with `@ringer/react-native` on a [SimulatedAndroidPhone]: each process starts as the library's
+ * manifest starts it, the host first ([RingerReactHost], as RingerInitProvider creates it, here with the process's
+ * network and lifetime), and no JavaScript until the test makes one ([javaScript]). Pass [start] as the phone's
+ * `startApp`.
+ */
+class ReactNativeApp {
+    /** The live process's Application, over the phone's context. */
+    @Volatile var application: Application? = null
+        private set
+
+    /** A new process: the merged manifest's meta-data names the cluster's server; the host is created first. */
+    fun start(start: SimulatedAndroidPhone.AppStart): RingerPhone {
+        val application = ReactNativeRig.application(start.context, start.serverUrl)
+        this.application = application
+        RingerReactHost.current = null
+        val host = RingerReactHost.start(application) { context ->
+            RingerReactHost(context, makePhone = { setup ->
+                RingerPhone(setup.context, setup.server, setup.notifications, http = start.http, webSockets = start.webSockets,
+                            scope = start.scope,
+                            streamStatus = { status -> start.streamStatus(status); setup.streamStatus(status) },
+                            readinessChanged = setup.readinessChanged,
+                            observer = { observation -> start.observer(observation); setup.observer(observation) })
+            }, scope = start.scope)
+        }
+        return host.phone ?: throw AssertionError("the host started no phone")
+    }
+
+    /** JavaScript starts in the live process (React Native creates the module when JavaScript looks it up). */
+    fun javaScript(): JavaScript = JavaScript(application ?: throw AssertionError("no app process"))
+
+    /**
+     * The user taps [pick]'s action of the ringing call's notification: Android starts the activity its intent names
+     * (the app's launch activity), in front, and the application's activity callbacks see it.
+     */
+    fun tap(process: SimulatedAndroidPhone.AppProcess, callId: String, pick: (Notification) -> PendingIntent?) {
+        val notification = process.context.notificationManager.mirrorShowing["$callId/${IncomingCallNotification.NOTIFICATION_ID}"]
+            ?: throw AssertionError("no ringing notification for $callId")
+        val intent = pick(notification)?.mirrorIntent ?: throw AssertionError("the notification has no such action")
+        if (intent.component?.className != MainActivity::class.java.name) throw AssertionError("it opens ${intent.component}")
+        process.context.appVisible = true
+        val activity = MainActivity().also { it.mirrorAttach(process.context) }
+        (application ?: throw AssertionError("no app process")).mirrorStartActivity(activity, intent)
+    }
+}

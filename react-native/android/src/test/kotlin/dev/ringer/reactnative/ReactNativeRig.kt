@@ -1,0 +1,141 @@
+package dev.ringer.reactnative
+
+import android.app.Activity
+import android.app.Application
+import android.content.ComponentName
+import android.content.Intent
+import android.os.Bundle
+import com.facebook.react.bridge.Callback
+import com.facebook.react.bridge.CxxCallbackImpl
+import com.facebook.react.bridge.JavaOnlyMap
+import com.facebook.react.bridge.ReactApplicationContext
+import com.facebook.react.bridge.ReadableMap
+import com.google.firebase.messaging.RemoteMessage
+import dev.ringer.android.RingerComponents
+import dev.ringer.android.RingerConnectionService
+import dev.ringer.android.RingerMessagingService
+import dev.ringer.android.RingerPhone
+import dev.ringer.kit.FakeHttpTransport
+import dev.ringer.kit.FakeWebSocketTransport
+import dev.ringer.lab.app.MirrorPhone
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import java.io.IOException
+import java.util.Base64
+import java.util.concurrent.CopyOnWriteArrayList
+
+/** The app's launch activity (a ReactActivity in a real app): the call notifications open it. */
+class MainActivity : Activity()
+
+/**
+ * One JavaScript instance as React Native makes it: its `Ringer` module ([RingerModule]), looked up once (so its
+ * emitter callback is set, as the JSI runtime sets it), with every `onEvent` it emits recorded in [emitted].
+ * @param lookedUp false for a module JavaScript has not looked up yet: its emitter callback is still null.
+ */
+class JavaScript(application: Application, lookedUp: Boolean = true) {
+    /** The React instance's context over the app. */
+    val context: ReactApplicationContext = object : ReactApplicationContext(application) {
+        override fun hasActiveReactInstance(): Boolean = true
+    }
+    val module = RingerModule(context)
+    /** Every event emitted to JavaScript, in order, as plain maps. */
+    val emitted = CopyOnWriteArrayList<Map<String, Any?>>()
+
+    init {
+        if (lookedUp) lookUp()
+    }
+
+    /** What JavaScript's first use of the module does: the JSI runtime hands it its event emitter. */
+    fun lookUp() {
+        module.mirrorSetEventEmitterCallback(CxxCallbackImpl.mirrorRecording(Callback { args ->
+            if (args[0] == "onEvent") emitted.add((args[1] as ReadableMap).toHashMap())
+        }))
+    }
+
+    /** Calls a method as JavaScript does and waits for its promise. */
+    fun call(method: (RingerModule, FakePromise) -> Unit): FakePromise {
+        val promise = FakePromise()
+        method(module, promise)
+        promise.await()
+        return promise
+    }
+
+    /** `configure({server})`; null server: the native default. */
+    fun configure(server: String? = null): FakePromise = call { module, promise ->
+        val options = JavaOnlyMap()
+        if (server == null) options.putNull("server") else options.putString("server", server)
+        module.configure(options, promise)
+    }
+
+    /** The events of [callId] among [events], as plain maps. */
+    companion object {
+        fun of(callId: String, events: Any?): List<Map<*, *>> =
+            (events as List<*>).map { it as Map<*, *> }.filter { it["callId"] == callId }
+    }
+}
+
+/** Building blocks of the package's tests on the mirror phone. */
+object ReactNativeRig {
+    /**
+     * The app as its merged manifest describes it on [phone]: the launch activity [MainActivity], and the server as
+     * meta-data `dev.ringer.server` (none when null).
+     * @return the Application over the phone, which the library's provider gets as its context.
+     */
+    fun application(phone: MirrorPhone, server: String?): Application {
+        val packages = phone.packageManager
+        packages.mirrorApplicationInfo.packageName = phone.packageName
+        packages.mirrorApplicationInfo.icon = 7
+        packages.mirrorApplicationInfo.metaData = Bundle().also { meta -> if (server != null) meta.putString(ManifestSettings.SERVER, server) }
+        packages.mirrorLaunchIntent = Intent().setComponent(ComponentName(phone.packageName, MainActivity::class.java.name))
+        return Application().also { it.mirrorAttach(phone) }
+    }
+
+    /**
+     * The process's host, as the library's provider creates it, with a phone that has no network: every API request
+     * fails at once and the event stream's socket never opens ([sockets] records its attempts); its coroutines run in
+     * [job], which the test cancels. A new process: the host of an earlier test is forgotten.
+     */
+    fun offlineHost(application: Application, job: Job, sockets: FakeWebSocketTransport = FakeWebSocketTransport()): RingerReactHost {
+        val offline = FakeHttpTransport { throw IOException("no network in this test") }
+        val scope = CoroutineScope(Dispatchers.Default + job)
+        endProcess(null)
+        return RingerReactHost.start(application) { context ->
+            RingerReactHost(context, makePhone = { setup ->
+                RingerPhone(setup.context, setup.server, setup.notifications, http = offline, webSockets = sockets, scope = scope,
+                            fetchFcmToken = false, streamStatus = setup.streamStatus, readinessChanged = setup.readinessChanged,
+                            observer = setup.observer)
+            }, scope = scope)
+        }
+    }
+
+    /** A user token for [userId]: a compact JWT whose signature only the server checks. */
+    fun token(userId: String): String {
+        val encoder = Base64.getUrlEncoder().withoutPadding()
+        fun part(json: String) = encoder.encodeToString(json.toByteArray())
+        return part("{\"alg\":\"HS256\",\"typ\":\"JWT\"}") + "." + part("{\"sub\":\"$userId\"}") + ".c2lnbmF0dXJl"
+    }
+
+    /**
+     * A ringing FCM data message for [callId] from Alice reaches the app (RingerMessagingService), and Telecom
+     * creates its Connection, so the SDK observes it ringing.
+     */
+    fun ring(phone: MirrorPhone, callId: String) {
+        val now = System.currentTimeMillis()
+        val data = mapOf("ringer" to "{\"v\":1,\"type\":\"call.incoming\",\"call_id\":\"$callId\"," +
+            "\"caller\":{\"id\":\"alice\",\"name\":\"Alice\"},\"has_video\":false,\"sent_at\":$now,\"expires_at\":${now + 30_000}}")
+        RingerMessagingService().onMessageReceived(RemoteMessage.Builder("sender@fcm.googleapis.com").setData(data).build())
+        val service = RingerConnectionService()
+        service.mirrorAttach(phone)
+        phone.telecomCreatesIncoming(service)
+    }
+
+    /** Forgets the process's host and the SDK's components, as a process death does. */
+    fun endProcess(phone: RingerPhone?) {
+        RingerReactHost.current = null
+        if (phone == null || RingerComponents.callUi === phone.callUi) {
+            RingerComponents.callUi = null
+            RingerComponents.pushHandler = null
+        }
+    }
+}
