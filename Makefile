@@ -49,7 +49,7 @@ test: deps test-deps format-check
 
 # The Swift sources' shape is swift-format's (in the toolchain), configured in .swift-format: `make format` rewrites
 # them, `make format-check` (part of make test) fails on any file it would change.
-SWIFT_FORMAT_PATHS := Sources Laboratory Tests Package.swift
+SWIFT_FORMAT_PATHS := Sources Laboratory Tests react-native/ios Package.swift
 format:
 	$(SWIFT) format -i -r --configuration .swift-format $(SWIFT_FORMAT_PATHS)
 format-check:

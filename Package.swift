@@ -268,4 +268,38 @@ package.targets += [
         ],
         swiftSettings: strict),
 ]
+
+// The iOS half of @ringer/react-native (react-native/ios), type-checked and tested the same way: its Swift files are
+// compiled again through the symlink Tests/AppleMirrors/RingerReactNativeMirrored -> react-native/ios, against
+// RingerKitAppleMirrored (the shipped files say `import RingerKitApple`: `-module-alias` maps that name to the
+// mirrored module) and a test-only mirror of the UIKit declarations they use; its Expo pod (react-native/ios/Expo,
+// `import RingerReactNative`) likewise, against a mirror of ExpoModulesCore. The Objective-C++ glue and the podspecs
+// in those folders are not compiled here. Nothing in a product depends on these targets.
+package.targets += [
+    .target(name: "UIKit", path: "Tests/AppleMirrors/UIKit", swiftSettings: appleMirror),
+    .target(
+        name: "ExpoModulesCore", dependencies: ["UIKit"], path: "Tests/AppleMirrors/ExpoModulesCore",
+        swiftSettings: appleMirror),
+    .target(
+        name: "RingerReactNativeMirrored",
+        dependencies: [
+            "RingerKitAppleMirrored", "RingerKit", "RingerWire", "UIKit", "UserNotifications",
+        ],
+        path: "Tests/AppleMirrors/RingerReactNativeMirrored",
+        exclude: ["RingerModule.h", "RingerModule.mm", "Expo"],
+        swiftSettings: strict + [.unsafeFlags(["-module-alias", "RingerKitApple=RingerKitAppleMirrored"])]),
+    .target(
+        name: "RingerReactNativeExpoMirrored",
+        dependencies: ["RingerReactNativeMirrored", "ExpoModulesCore", "UIKit"],
+        path: "Tests/AppleMirrors/RingerReactNativeExpoMirrored",
+        exclude: ["RingerReactNativeExpo.podspec"],
+        swiftSettings: strict + [.unsafeFlags(["-module-alias", "RingerReactNative=RingerReactNativeMirrored"])]),
+    .testTarget(
+        name: "RingerReactNativeTests",
+        dependencies: [
+            "RingerReactNativeMirrored", "RingerReactNativeExpoMirrored", "RingerKitAppleMirrored", "CallKit",
+            "PushKit", "UIKit", "ExpoModulesCore", "RingerKit", "RingerWire", "RingerTestSupport",
+        ],
+        swiftSettings: strict),
+]
 #endif

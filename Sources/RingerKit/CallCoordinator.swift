@@ -200,6 +200,15 @@ public final class CallCoordinator: Sendable {
     /// The server's clock minus the phone's, seconds, as learned so far; nil while unknown.
     public var clockOffset: TimeInterval? { state.withLock { $0.machine.clockOffset } }
 
+    /// The calls up on this device now (ringing, answering or active; not ended), as one snapshot taken under the
+    /// coordinator's lock, oldest ring deadline first. Each call's id is its `uuid`, lowercased.
+    /// - Returns: the calls; empty when none is up.
+    public func currentCalls() -> [PhoneCallMachine.PhoneCall] {
+        state.withLock { state in
+            state.machine.calls.values.filter { $0.phase != .ended }
+        }.sorted { ($0.localDeadline, $0.uuid.uuidString) < ($1.localDeadline, $1.uuid.uuidString) }
+    }
+
     /// Makes the logged-in user's API available (after login, or at launch with a stored token), and
     /// releases requests that waited for it (an answer given on the lock screen during launch).
     /// Pass nil when nobody is logged in: VoIP pushes are then reported and ended at once, and calls

@@ -129,17 +129,44 @@ public final class CallKitAdapter: CallUI, Sendable {
     public func requestStart(callID: UUID, callee: String, hasVideo: Bool) async throws {
         let action = CXStartCallAction(call: callID, handle: CXHandle(type: .generic, value: callee))
         action.isVideo = hasVideo
-        let transaction = CXTransaction(action: action)
         delegate.expectStart(of: callID)
         do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                callController.request(transaction) { error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-                }
-            }
+            try await request(action)
         } catch {
             delegate.forgetStart(of: callID)
             throw error
+        }
+    }
+
+    // MARK: The app's own call screen
+
+    /// Answers a ringing call from the app's own screen as CallKit's UI would: requests a `CXAnswerCallAction`
+    /// (Apple: `CXCallController.request(_:completion:)`), which CallKit performs on the delegate, where the
+    /// coordinator answers and holds the action until the server confirms. CallKit stops ringing at once.
+    /// - Parameter callID: the server's call id (the CallKit UUID).
+    /// - Throws: the system's error when it refused the transaction (e.g. no such call on CallKit).
+    public func requestAnswer(callID: UUID) async throws {
+        try await request(CXAnswerCallAction(call: callID))
+    }
+
+    /// Declines, cancels or ends a call from the app's own screen as CallKit's UI would: requests a
+    /// `CXEndCallAction`, which CallKit performs on the delegate, where the coordinator hangs up (durably) what
+    /// the call's phase calls for.
+    /// - Parameter callID: the server's call id (the CallKit UUID).
+    /// - Throws: the system's error when it refused the transaction (e.g. no such call on CallKit).
+    public func requestEnd(callID: UUID) async throws {
+        try await request(CXEndCallAction(call: callID))
+    }
+
+    /// Requests a one-action transaction and waits for the system's verdict (Apple:
+    /// `CXCallController.request(_:completion:)`; a nil error means CallKit hands the action to the provider's
+    /// delegate).
+    private func request(_ action: CXCallAction) async throws {
+        let transaction = CXTransaction(action: action)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            callController.request(transaction) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
         }
     }
 }

@@ -258,6 +258,41 @@ import Testing
         #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(callID)/cancel") == 1 })
     }
 
+    /// A phone whose own call-controller transactions reach its provider, with a call ringing.
+    func ringingWithCallController() async throws -> (PhoneHarness, CXCallController, UUID) {
+        let harness = PhoneHarness()
+        harness.phone.callKit.callController.mirrorProvider = harness.provider
+        return (harness, harness.phone.callKit.callController, try #require(await harness.ring()))
+    }
+
+    @Test func anAnswerRequestedThroughTheCallControllerIsCallKitsOwnAnswer() async throws {
+        let (harness, controller, uuid) = try await ringingWithCallController()
+        try await harness.phone.callKit.requestAnswer(callID: uuid)
+        let requested = try #require(controller.mirrorTransactions.first?.actions.first as? CXAnswerCallAction)
+        #expect(requested.callUUID == uuid)
+        #expect(await eventually(within: 5) { requested.mirrorOutcome == .fulfilled })
+        let callID = uuid.uuidString.lowercased()
+        #expect(harness.server.count("POST /v1/calls/\(callID)/accept") == 1)
+        #expect(harness.observed(.answered(callID: callID, media: harness.server.media(callID))))
+        // The coordinator's own report of the answer finds CallKit's action and asks for nothing more.
+        #expect(controller.mirrorTransactions.count == 1)
+    }
+
+    @Test func anEndRequestedThroughTheCallControllerDeclinesAndAnUnknownCallIsRefused() async throws {
+        let (harness, controller, uuid) = try await ringingWithCallController()
+        try await harness.phone.callKit.requestEnd(callID: uuid)
+        #expect(controller.mirrorTransactions.first?.actions.first is CXEndCallAction)
+        let server = harness.server
+        #expect(
+            await eventually(within: 5) { server.count("POST /v1/calls/\(uuid.uuidString.lowercased())/decline") == 1 })
+        await #expect(throws: MirrorCallKitError(code: "unknownCallUUID")) {
+            try await harness.phone.callKit.requestEnd(callID: uuid)
+        }
+        await #expect(throws: MirrorCallKitError(code: "unknownCallUUID")) {
+            try await harness.phone.callKit.requestAnswer(callID: UUID())
+        }
+    }
+
     @Test func startActionWithoutAServerCallFails() async throws {
         let harness = PhoneHarness()
         let start = CXStartCallAction(call: UUID(), handle: CXHandle(type: .generic, value: "alice"))

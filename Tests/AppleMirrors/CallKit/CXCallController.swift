@@ -33,6 +33,19 @@ open class CXCallController: NSObject {
             queue.async { completion(error) }
             return
         }
+        // Apple, `CXErrorCodeRequestTransactionError.unknownCallUUID`: an action on a call the system does not have
+        // (never reported, or ended) is refused; only a start action brings a new call.
+        let active = provider.mirrorActiveCalls
+        let unknown = transaction.actions.contains { action in
+            guard let action = action as? CXCallAction, !(action is CXStartCallAction) else { return false }
+            return !active.contains(action.callUUID)
+        }
+        guard !unknown else {
+            queue.async { completion(MirrorCallKitError(code: "unknownCallUUID")) }
+            return
+        }
+        // A start the system accepted is a call it knows from then on, before the provider performs the action.
+        for case let start as CXStartCallAction in transaction.actions { provider.mirrorBeginCall(start.callUUID) }
         queue.async { completion(nil) }
         transaction.actions.forEach(provider.mirrorPerform)
     }

@@ -176,6 +176,11 @@ open class CXProvider: NSObject {
         }
     }
 
+    /// The system accepted a transaction starting a call: it knows the call from now on.
+    func mirrorBeginCall(_ callUUID: UUID) {
+        lock.withLock { _ = active.insert(callUUID) }
+    }
+
     /// The system gave up waiting for `action`.
     public func mirrorTimeOut(_ action: CXAction) {
         action.mirrorMarkTimedOut()

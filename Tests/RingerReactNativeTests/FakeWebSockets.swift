@@ -1,0 +1,1 @@
+../RingerKitAppleTests/FakeWebSockets.swift

@@ -1,0 +1,173 @@
+@preconcurrency import CallKit
+import Foundation
+import RingerKit
+import RingerKitAppleMirrored
+@testable import RingerReactNativeMirrored
+import RingerTestSupport
+import RingerWire
+import Testing
+
+/// What survives a launch, and what happens before JavaScript: the stored session logs in natively, a call answered
+/// on the lock screen before JavaScript attached is replayed to it once, the history outlives the process.
+@Suite struct HostLaunchTests {
+    @Test func theSessionIsKeptUntilLogoutAndLogsInAtTheNextLaunch() async throws {
+        let harness = HostHarness()
+        harness.host.start()
+        let token = HostHarness.token(for: "bob")
+        _ = try await harness.host.login(userToken: token)
+        let file = harness.folder.appendingPathComponent("session.json")
+        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: String]
+        #expect(stored == ["userToken": token, "userId": "bob"])
+
+        let nextLaunch = HostHarness(folder: harness.folder)
+        nextLaunch.host.start()
+        #expect(try nextLaunch.phone().registrar.status.isLoggedIn)
+        #expect(try await nextLaunch.host.configure(server: nil).userID == "bob")
+        try await nextLaunch.host.logout()
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+
+        let afterLogout = HostHarness(folder: harness.folder)
+        afterLogout.host.start()
+        #expect(try !afterLogout.phone().registrar.status.isLoggedIn)
+    }
+
+    /// The cold start the package exists for: a VoIP push launches the app, the user answers on CallKit before
+    /// JavaScript runs; JavaScript's first `getInitialEvents()` hears the incoming call and its answer, once.
+    @Test func aCallAnsweredBeforeJavaScriptAttachedIsReplayedOnce() async throws {
+        let launch = HostHarness()
+        launch.host.start()
+        _ = try await launch.host.login(userToken: HostHarness.token(for: "bob"))
+
+        // The next launch, woken by the push: the stored session logs in, nobody has attached.
+        let harness = HostHarness(folder: launch.folder)
+        harness.host.start()
+        let callID = try await harness.ring()
+        let uuid = try #require(UUID(uuidString: callID))
+        let provider = try harness.phone().callKit.provider
+        let answer = CXAnswerCallAction(call: uuid)
+        provider.mirrorPerform(answer)
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .fulfilled })
+        provider.mirrorActivateAudioSession()
+        let host = harness.host
+        #expect(await eventually(within: 5) { (try? host.calls().first?.state) == "active" })
+        try await Task.sleep(for: .milliseconds(100))
+
+        let media = harness.server.media(callID)
+        let replay = harness.attach().replay
+        #expect(
+            HostHarness.callEvents(replay) == [
+                .incoming(callID: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: false),
+                .accepted(callID: callID, direction: .incoming, media: media),
+            ])
+        #expect(harness.attach().replay.isEmpty)
+        #expect(harness.emitted.all.isEmpty)
+
+        // Live from now on; the caller hangs up.
+        let sockets = harness.sockets
+        #expect(await eventually(within: 5) { sockets.connections == 1 })
+        // The stream keeps bob's resume point in `UserDefaults.standard` across test runs and drops events at or
+        // below it: a sequence number from the clock is always newer.
+        let seq = Int64(Date().timeIntervalSince1970 * 1000)
+        let call = harness.server.call(callID, .ended, caller: "alice", callee: "bob")
+        try harness.sockets.deliver(CallEvent(seq: seq, type: .callEnded, call: call))
+        let emitted = harness.emitted
+        let ended = BridgeEvent.ended(callID: callID, reason: "remote_ended", serverReason: "ended")
+        #expect(await eventually(within: 5) { HostHarness.callEvents(emitted.all) == [ended] })
+        let entry = try #require(try host.callHistory(limit: 10).first)
+        #expect(entry.callID == callID)
+        #expect(entry.answered)
+        #expect(entry.reason == "remote_ended")
+        #expect(entry.serverReason == "ended")
+        #expect(entry.peer == Party(id: "alice", name: "Alice"))
+    }
+
+    @Test func theHistoryOutlivesTheProcess() async throws {
+        let harness = HostHarness()
+        harness.host.start()
+        _ = try await harness.host.login(userToken: HostHarness.token(for: "bob"))
+        let first = try await harness.ring()
+        try await harness.host.decline(callID: first)
+        let second = try await harness.ring()
+        try await harness.host.hangUp(callID: second)
+        let host = harness.host
+        #expect(await eventually(within: 5) { (try? host.callHistory(limit: 10).count) == 2 })
+
+        let nextLaunch = HostHarness(folder: harness.folder)
+        let entries = try nextLaunch.host.callHistory(limit: 100)
+        #expect(entries.map(\.callID) == [second, first])
+        #expect(entries.allSatisfy { $0.reason == "local" && !$0.answered && $0.direction == "incoming" })
+        #expect(try nextLaunch.host.callHistory(limit: 1).map(\.callID) == [second])
+        #expect(try nextLaunch.host.callHistory(limit: 0).isEmpty)
+    }
+
+    @Test func theHistoryKeepsTheNewestHundred() {
+        var history = CallHistory()
+        let party = Party(id: "alice")
+        for index in 0..<150 {
+            let callID = "call-\(index)"
+            _ = history.record(.incoming(callID: callID, caller: party, hasVideo: false), at: Date())
+            if index.isMultiple(of: 2) {
+                _ = history.record(
+                    .accepted(callID: callID, direction: .incoming, media: MediaSession(url: "wss://m", token: "t")),
+                    at: Date())
+            }
+            let changed = history.record(.ended(callID: callID, reason: "local", serverReason: nil), at: Date())
+            #expect(changed)
+        }
+        #expect(history.entries.count == CallHistory.limit)
+        #expect(history.entries.first?.callID == "call-149")
+        #expect(history.entries.last?.callID == "call-50")
+        #expect(history.entries.first?.answered == false)
+        #expect(history.entries[1].answered)
+        let unknown = history.record(.ended(callID: "never-rang", reason: "local", serverReason: nil), at: Date())
+        #expect(!unknown)
+    }
+
+    @Test func errorsAndValuesReachJavaScriptAsReactNativeTakesThem() async throws {
+        let settled = Recorder<String>()
+        func promise() -> RingerPromise {
+            RingerPromise(
+                resolve: { value in
+                    let json =
+                        (try? JSONSerialization.data(
+                            withJSONObject: value ?? NSNull(), options: [.sortedKeys, .fragmentsAllowed]))
+                    settled.append("resolve " + String(decoding: json ?? Data(), as: UTF8.self))
+                },
+                reject: { code, _, error in
+                    let info = error.userInfo
+                    settled.append(
+                        "reject \(code) \(info["problemType"] as? String ?? "-") \(info["status"] as? Int ?? 0)")
+                })
+        }
+        let problem = Problem(type: "https://ringer.dev/problems/busy", title: "Busy", status: 409)
+        promise().settle { throw RingerAPIError.problem(problem) }
+        promise().settle { throw RingerAPIError.transport("offline") }
+        promise().settle { throw RingerBridgeError.callInProgress }
+        promise().settle { throw CancellationError() }
+        promise().settle { LoginResult(userID: "bob") }
+        promise().settle {}
+        #expect(await eventually(within: 5) { settled.all.count == 6 })
+        #expect(
+            Set(settled.all) == [
+                "reject server_refused https://ringer.dev/problems/busy 409", "reject network - 0",
+                "reject call_in_progress - 0", "reject native - 0", #"resolve {"userId":"bob"}"#, "resolve null",
+            ])
+
+        let state = NativeState(server: nil, deviceID: "d", userID: nil, calls: [], readiness: [])
+        let object = try #require(BridgeJSON.foundationObject(state) as? [String: Any])
+        #expect(object["server"] is NSNull)
+        #expect(object["userId"] is NSNull)
+        #expect(object["platform"] as? String == "ios")
+    }
+
+    /// Expo's `ExpoAppDelegate` calls the subscriber through `UIApplicationDelegate`: each method must be the
+    /// protocol's witness (a misspelt one would leave the mirror's do-nothing default to be called).
+    @MainActor @Test func theExpoSubscriberStartsTheHostAtLaunch() {
+        let launch = ExpoLaunch.run()
+        #expect(launch.finishedLaunching)
+        #expect(launch.registeredForRemoteNotifications)
+        #expect(launch.fetchResult == "noData")
+        // The process's host is started: its methods no longer say start() is missing.
+        #expect(RingerReactNative.shared.withState { $0.started })
+    }
+}

@@ -1,0 +1,210 @@
+@preconcurrency import CallKit
+import Foundation
+@preconcurrency import PushKit
+import RingerKit
+import RingerKitAppleMirrored
+@testable import RingerReactNativeMirrored
+import RingerTestSupport
+import RingerWire
+import Testing
+
+/// The module's methods on a host as an app runs it: typed errors for bad input and wrong moments, never a crash,
+/// and calls answered and ended through CallKit.
+@Suite struct HostMethodTests {
+    let callID = UUID().uuidString.lowercased()
+
+    @Test func beforeStartEveryMethodButTheReplayAndTheHistoryRejectsNotConfigured() async throws {
+        let harness = HostHarness()
+        let host = harness.host
+        let token = HostHarness.token(for: "bob")
+        #expect(
+            await HostHarness.code { _ = try await host.configure(server: "http://127.0.0.1:9") } == "not_configured")
+        #expect(await HostHarness.code { _ = try await host.login(userToken: token) } == "not_configured")
+        #expect(await HostHarness.code { try await host.logout() } == "not_configured")
+        #expect(
+            await HostHarness.code { _ = try await host.startCall(callee: "alice", video: false) } == "not_configured")
+        #expect(await HostHarness.code { try await host.answer(callID: callID) } == "not_configured")
+        #expect(await HostHarness.code { try await host.decline(callID: callID) } == "not_configured")
+        #expect(await HostHarness.code { try await host.hangUp(callID: callID) } == "not_configured")
+        #expect(await HostHarness.code { _ = try host.calls() } == "not_configured")
+        #expect(await HostHarness.code { _ = try await host.readiness() } == "not_configured")
+        #expect(harness.attach().replay.isEmpty)
+        #expect(try host.callHistory(limit: 10).isEmpty)
+        #expect(harness.createdPhones.isEmpty)
+    }
+
+    @Test func withoutAServerConfigureRejectsUntilItIsGivenOneAndKeepsIt() async throws {
+        let harness = HostHarness(infoServer: nil)
+        let host = harness.host
+        host.start()
+        #expect(harness.createdPhones.isEmpty)
+        #expect(
+            await HostHarness.code { _ = try await host.login(userToken: HostHarness.token(for: "bob")) }
+                == "not_configured")
+        #expect(await HostHarness.code { _ = try await host.configure(server: nil) } == "not_configured")
+        for bad in ["ftp://127.0.0.1", "not a url", "http://", ""] {
+            #expect(
+                await HostHarness.code { _ = try await host.configure(server: bad) } == "invalid_argument", "\(bad)")
+        }
+        let state = try await host.configure(server: "http://127.0.0.1:9")
+        #expect(state.server == "http://127.0.0.1:9")
+        #expect(state.deviceID == "bob-iphone")
+        #expect(state.platform == "ios")
+        #expect(state.userID == nil)
+        #expect(state.calls.isEmpty)
+        #expect(harness.createdPhones.count == 1)
+        // Asked again, with another server: stored for the next launch; this process keeps its one phone.
+        let again = try await host.configure(server: "https://ringer.example.com")
+        #expect(again.server == "http://127.0.0.1:9")
+        #expect(harness.createdPhones.count == 1)
+
+        let nextLaunch = HostHarness(folder: harness.folder, infoServer: nil)
+        nextLaunch.host.start()
+        #expect(try nextLaunch.phone().server.absoluteString == "https://ringer.example.com")
+    }
+
+    @Test func aCallIDThatIsNotAUUIDIsAnInvalidArgumentAndAnUnknownOneAnUnknownCall() async throws {
+        let harness = HostHarness()
+        let host = harness.host
+        host.start()
+        for bad in [
+            "", "not-a-uuid", "6f1d1c3e-3c55-4b1f-9d0a", "'; DROP TABLE calls; --",
+            String(repeating: "x", count: 10_000),
+        ] {
+            #expect(await HostHarness.code { try await host.answer(callID: bad) } == "invalid_argument")
+            #expect(await HostHarness.code { try await host.decline(callID: bad) } == "invalid_argument")
+            #expect(await HostHarness.code { try await host.hangUp(callID: bad) } == "invalid_argument")
+        }
+        #expect(await HostHarness.code { try await host.answer(callID: callID) } == "unknown_call")
+        #expect(await HostHarness.code { try await host.decline(callID: callID.uppercased()) } == "unknown_call")
+        #expect(await HostHarness.code { try await host.hangUp(callID: callID) } == "unknown_call")
+        for bad in [-1, 1.5, .infinity, .nan] {
+            #expect(await HostHarness.code { _ = try host.callHistory(limit: bad) } == "invalid_argument", "\(bad)")
+        }
+        #expect(
+            await HostHarness.code { _ = try await host.startCall(callee: "  ", video: false) } == "invalid_argument")
+    }
+
+    @Test func loginKeepsOneUserAtATime() async throws {
+        let harness = HostHarness()
+        let host = harness.host
+        host.start()
+        #expect(
+            await HostHarness.code { _ = try await host.startCall(callee: "alice", video: false) } == "not_logged_in")
+        #expect(await HostHarness.code { _ = try await host.login(userToken: "not-a-jwt") } == "invalid_argument")
+        #expect(await HostHarness.code { _ = try await host.login(userToken: "") } == "invalid_argument")
+        #expect(try await host.login(userToken: HostHarness.token(for: "bob")).userID == "bob")
+        // The same user again refreshes the token.
+        #expect(try await host.login(userToken: HostHarness.token(for: "bob", serial: 1)).userID == "bob")
+        #expect(
+            await HostHarness.code { _ = try await host.login(userToken: HostHarness.token(for: "alice")) }
+                == "other_user_logged_in")
+        #expect(try harness.phone().registrar.status.isLoggedIn)
+        try await host.logout()
+        #expect(try await host.login(userToken: HostHarness.token(for: "alice")).userID == "alice")
+    }
+
+    @Test func logoutDuringACallIsRefusedUntilItIsHungUp() async throws {
+        let harness = HostHarness()
+        let host = harness.host
+        host.start()
+        _ = try await host.login(userToken: HostHarness.token(for: "bob"))
+        let callID = try await harness.ring()
+        #expect(try host.calls().map(\.callID) == [callID])
+        #expect(await HostHarness.code { try await host.logout() } == "call_in_progress")
+        #expect(try harness.phone().registrar.status.isLoggedIn)
+
+        try await host.hangUp(callID: callID.uppercased())
+        let server = harness.server
+        #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(callID)/decline") == 1 })
+        #expect(try host.calls().isEmpty)
+        try await host.logout()
+        #expect(try !harness.phone().registrar.status.isLoggedIn)
+        #expect(await HostHarness.code { try await host.hangUp(callID: callID) } == "unknown_call")
+    }
+
+    @Test func answerGoesThroughCallKitAndDeclineOnlyRefusesARingingCall() async throws {
+        let harness = HostHarness()
+        let host = harness.host
+        host.start()
+        _ = try await host.login(userToken: HostHarness.token(for: "bob"))
+        let controller = try harness.phone().callKit.callController
+        let callID = try await harness.ring()
+
+        try await host.answer(callID: callID)
+        let answer = try #require(controller.mirrorTransactions.last?.actions.first as? CXAnswerCallAction)
+        #expect(answer.callUUID == UUID(uuidString: callID))
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .fulfilled })
+        #expect(harness.server.count("POST /v1/calls/\(callID)/accept") == 1)
+        try await host.answer(callID: callID)  // answered already: nothing more
+        #expect(controller.mirrorTransactions.count == 1)
+        #expect(try host.calls().first?.state == "active")
+        #expect(await HostHarness.code { try await host.decline(callID: callID) } == "wrong_state")
+
+        let other = try await harness.ring()
+        try await host.decline(callID: other)
+        #expect(controller.mirrorTransactions.last?.actions.first is CXEndCallAction)
+        let server = harness.server
+        #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(other)/decline") == 1 })
+    }
+
+    @Test func startCallTellsJavaScriptAndMapsCallKitsRefusal() async throws {
+        let harness = HostHarness()
+        let host = harness.host
+        host.start()
+        _ = harness.attach()
+        _ = try await host.login(userToken: HostHarness.token(for: "bob"))
+        let call = try await host.startCall(callee: "alice", video: false)
+        #expect(call.state == "ringing")
+        #expect(call.direction == "outgoing")
+        #expect(call.peer.id == "alice")
+        let emitted = harness.emitted
+        let outgoing = BridgeEvent.outgoing(callID: call.callID, callee: Party(id: "alice"), hasVideo: false)
+        #expect(await eventually(within: 5) { HostHarness.callEvents(emitted.all) == [outgoing] })
+        #expect(try host.calls() == [call])
+        #expect(await HostHarness.code { _ = try await host.answer(callID: call.callID) } == "wrong_state")
+        #expect(await HostHarness.code { try await host.decline(callID: call.callID) } == "wrong_state")
+        try await host.hangUp(callID: call.callID)
+        let server = harness.server
+        #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(call.callID)/cancel") == 1 })
+        #expect(
+            await eventually(within: 5) {
+                HostHarness.callEvents(emitted.all).last
+                    == .ended(callID: call.callID, reason: "local", serverReason: nil)
+            })
+
+        try harness.phone().callKit.callController.mirrorRefuseTransactions(
+            with: MirrorCallKitError(code: "maximumCallGroupsReached"))
+        #expect(
+            await HostHarness.code { _ = try await host.startCall(callee: "alice", video: true) } == "call_ui_refused")
+    }
+
+    @Test func readinessNamesTheMissingVoIPTokenUntilPushKitGivesOne() async throws {
+        let harness = HostHarness(problems: [.notificationsDisabled])
+        let host = harness.host
+        host.start()
+        _ = harness.attach()
+        #expect(try await host.readiness() == ["notifications_disabled", "no_push_token"])
+        try harness.phone().pushKit.registry.mirrorUpdateCredentials(token: Data([0xab]))
+        let registrar = try harness.phone().registrar
+        #expect(await eventually(within: 5) { registrar.status.tokens.voip == "ab" })
+        #expect(try await host.readiness() == ["notifications_disabled"])
+        #expect(harness.emitted.all.contains(.readinessChanged(problems: ["notifications_disabled"])))
+        #expect(try await host.openReadinessSettings(problem: "notifications_disabled"))
+        #expect(!(try await host.openReadinessSettings(problem: "battery_optimized")))
+    }
+
+    @Test func anInvalidatedModuleOnlyDetachesItsOwnAttachment() async throws {
+        let harness = HostHarness()
+        let host = harness.host
+        let old = harness.attach().attachment
+        let current = harness.attach().attachment
+        host.detach(attachment: old)
+        host.observe(.streamStatus(.connected))
+        #expect(harness.emitted.all == [.connectionChanged(status: "connected")])
+        host.detach(attachment: current)
+        host.observe(.streamStatus(.restored))
+        #expect(harness.emitted.all.count == 1)
+        #expect(harness.attach().replay == [.connectionChanged(status: "restored")])
+    }
+}

@@ -1,0 +1,40 @@
+# The iOS native half of @ringer/react-native: the Swift host in ios/ (RingerReactNative, the event translator and
+# relay) and the minimal Objective-C++ TurboModule glue (ios/RingerModule.mm), over
+# RingerKitApple, which comes from this repository as a Swift package through React Native's `spm_dependency`
+# (declared in react-native/scripts/react_native_pods.rb, kept by scripts/cocoapods/spm.rb). New architecture only.
+require "json"
+
+package = JSON.parse(File.read(File.join(__dir__, "package.json")))
+
+# The Swift package: this repository, as package.json's `repository` names it; RINGER_SPM_URL points a build at a
+# fork or a mirror.
+repository = package["repository"]
+repository = repository["url"] if repository.is_a?(Hash)
+ringer_repository = ENV["RINGER_SPM_URL"] || repository.to_s.sub(/\Agit\+/, "")
+raise "@ringer/react-native: package.json names no repository (or set RINGER_SPM_URL)" if ringer_repository.empty?
+
+Pod::Spec.new do |s|
+  s.name          = "RingerReactNative"
+  s.version       = package["version"]
+  s.summary       = package["description"] || "Ringer for React Native"
+  s.homepage      = package["homepage"] || ringer_repository
+  s.license       = package["license"] || "MIT"
+  s.authors       = package["author"] || "Ringer"
+  # RingerKitApple's floor (Package.swift: iOS 16).
+  s.platforms     = { :ios => "16.0" }
+  s.source        = { :git => ringer_repository, :tag => "v#{s.version}" }
+  # Not ios/Expo: the Expo AppDelegate subscriber is its own pod (ios/Expo/RingerReactNativeExpo.podspec).
+  s.source_files  = "ios/*.{h,m,mm,swift}"
+  s.swift_version = "6.0"
+  # The Objective-C++ glue imports the Swift host through RingerReactNative-Swift.h.
+  s.pod_target_xcconfig = { "DEFINES_MODULE" => "YES" }
+
+  # React Native's TurboModule dependencies (React-Core, ReactCommon, the codegen output of RingerSpec, …).
+  install_modules_dependencies(s)
+
+  spm_dependency(s,
+    url: ringer_repository,
+    requirement: { kind: "upToNextMajorVersion", minimumVersion: s.version.to_s },
+    products: ["RingerKitApple", "RingerKit", "RingerWire"]
+  )
+end

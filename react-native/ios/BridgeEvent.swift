@@ -1,0 +1,171 @@
+import Foundation
+public import RingerKit
+public import RingerWire
+
+/// One event for JavaScript, the payload of the codegen event emitter `onEvent` (rn-contract "Events"): an object
+/// with a `type` and camelCase keys, `null` where a value is absent, never a missing key. Call ids are the server's
+/// lowercase UUIDs. The same names and shapes as the Kotlin half (`dev.ringer.reactnative`), pinned by
+/// TestVectors/react-native/events.json and relay.json.
+public enum BridgeEvent: Sendable, Hashable {
+    /// A call rings on this phone.
+    case incoming(callID: String, caller: Party, hasVideo: Bool)
+    /// `startCall` placed a ringing call.
+    case outgoing(callID: String, callee: Party, hasVideo: Bool)
+    /// The callee's phone rings (the first server `call.ringing` of an outgoing call).
+    case ringing(callID: String)
+    /// Start media now (the SDK's `mediaCanStart`).
+    case accepted(callID: String, direction: PhoneCallMachine.Direction, media: MediaSession)
+    /// The call is over here. `reason`: the SDK's `CallEndReason` raw value, or `local` when this user ended it;
+    /// `serverReason`: the server's `end_reason`, else the final state it last reported, nil when it said neither.
+    case ended(callID: String, reason: String, serverReason: String?)
+    /// The readiness pre-flight's problem names.
+    case readinessChanged(problems: [String])
+    /// The event stream's state: connected, lost, restored, closed, replaced or unauthorized.
+    case connectionChanged(status: String)
+    /// An API request failed for good; `detail` never holds a token.
+    case requestFailed(callID: String, detail: String)
+    /// Only first in a replay: how many events the full buffer dropped.
+    case eventsDropped(count: Int)
+
+    /// The `type` JavaScript narrows the union on.
+    public var type: String {
+        switch self {
+        case .incoming: "incoming"
+        case .outgoing: "outgoing"
+        case .ringing: "ringing"
+        case .accepted: "accepted"
+        case .ended: "ended"
+        case .readinessChanged: "readinessChanged"
+        case .connectionChanged: "connectionChanged"
+        case .requestFailed: "requestFailed"
+        case .eventsDropped: "eventsDropped"
+        }
+    }
+
+    /// The event as React Native's bridge takes it (`NSDictionary` for `emitOnEvent:`).
+    public var foundationObject: [String: Any] { (BridgeJSON.foundationObject(self) as? [String: Any]) ?? [:] }
+}
+
+extension BridgeEvent: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case type, callId, caller, callee, hasVideo, direction, media, reason, serverReason, problems, status, detail,
+            count
+    }
+
+    /// Decodes an event as JavaScript would read it (the test vectors' shapes).
+    /// - Throws: `DecodingError` for an unknown `type` or a missing key.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try container.decode(String.self, forKey: .type)
+        func callID() throws -> String { try container.decode(String.self, forKey: .callId) }
+        switch type {
+        case "incoming":
+            self = .incoming(
+                callID: try callID(), caller: try container.decode(BridgeParty.self, forKey: .caller).party,
+                hasVideo: try container.decode(Bool.self, forKey: .hasVideo))
+        case "outgoing":
+            self = .outgoing(
+                callID: try callID(), callee: try container.decode(BridgeParty.self, forKey: .callee).party,
+                hasVideo: try container.decode(Bool.self, forKey: .hasVideo))
+        case "ringing":
+            self = .ringing(callID: try callID())
+        case "accepted":
+            let direction = try container.decode(String.self, forKey: .direction)
+            guard let parsed = PhoneCallMachine.Direction(rawValue: direction) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .direction, in: container, debugDescription: "not a direction")
+            }
+            self = .accepted(
+                callID: try callID(), direction: parsed, media: try container.decode(MediaSession.self, forKey: .media))
+        case "ended":
+            self = .ended(
+                callID: try callID(), reason: try container.decode(String.self, forKey: .reason),
+                serverReason: try container.decodeIfPresent(String.self, forKey: .serverReason))
+        case "readinessChanged":
+            self = .readinessChanged(problems: try container.decode([String].self, forKey: .problems))
+        case "connectionChanged":
+            self = .connectionChanged(status: try container.decode(String.self, forKey: .status))
+        case "requestFailed":
+            self = .requestFailed(callID: try callID(), detail: try container.decode(String.self, forKey: .detail))
+        case "eventsDropped":
+            self = .eventsDropped(count: try container.decode(Int.self, forKey: .count))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown type")
+        }
+    }
+
+    /// Encodes the event with every key of its shape, `null` included.
+    /// - Throws: `EncodingError` only if the encoder refuses a value.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .incoming(let callID, let caller, let hasVideo):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(BridgeParty(caller), forKey: .caller)
+            try container.encode(hasVideo, forKey: .hasVideo)
+        case .outgoing(let callID, let callee, let hasVideo):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(BridgeParty(callee), forKey: .callee)
+            try container.encode(hasVideo, forKey: .hasVideo)
+        case .ringing(let callID):
+            try container.encode(callID, forKey: .callId)
+        case .accepted(let callID, let direction, let media):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(direction.rawValue, forKey: .direction)
+            try container.encode(media, forKey: .media)
+        case .ended(let callID, let reason, let serverReason):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(serverReason, forKey: .serverReason)
+        case .readinessChanged(let problems):
+            try container.encode(problems, forKey: .problems)
+        case .connectionChanged(let status):
+            try container.encode(status, forKey: .status)
+        case .requestFailed(let callID, let detail):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(detail, forKey: .detail)
+        case .eventsDropped(let count):
+            try container.encode(count, forKey: .count)
+        }
+    }
+}
+
+/// A user as JavaScript sees one, `{id, name}` with `name` null rather than missing (RingerWire's `Party` leaves
+/// a nil name out).
+struct BridgeParty: Codable, Hashable, Sendable {
+    let party: Party
+
+    init(_ party: Party) { self.party = party }
+
+    private enum CodingKeys: String, CodingKey { case id, name }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        party = Party(
+            id: try container.decode(String.self, forKey: .id),
+            name: try container.decodeIfPresent(String.self, forKey: .name))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(party.id, forKey: .id)
+        try container.encode(party.name, forKey: .name)
+    }
+}
+
+/// Values on their way to React Native: encoded with their own (camelCase) keys, then read back as the Foundation
+/// objects (`NSDictionary`, `NSArray`, `NSNumber`, `NSString`, `NSNull`) the bridge converts to JavaScript.
+enum BridgeJSON {
+    /// The Foundation form of a value; `NSNull` for a value that does not encode.
+    /// - Parameter value: the value.
+    /// - Returns: a dictionary, an array or a scalar.
+    static func foundationObject(_ value: some Encodable) -> Any {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value),
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        else { return NSNull() }
+        return object
+    }
+}

@@ -1,0 +1,87 @@
+public import RingerWire
+
+/// A call as JavaScript sees it (rn-contract `Call`): `state` is `ringing`, `answering` or `active` for a call up on
+/// this phone (the coordinator's phase); for the answer of `startCall` it is the server's state, which may be
+/// `busy` or `failed` (then nothing rings).
+public struct BridgeCall: Encodable, Sendable, Hashable {
+    /// The server's call id.
+    public var callID: String
+    /// `incoming` or `outgoing`.
+    public var direction: String
+    /// The other party.
+    public var peer: Party
+    /// Whether the call offers video.
+    public var hasVideo: Bool
+    /// See the type's description.
+    public var state: String
+
+    /// Encodes every key, the peer's `name` as null when absent.
+    /// - Throws: `EncodingError` only if the encoder refuses a value.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CallKeys.self)
+        try container.encodeCall(callID, direction, peer, hasVideo)
+        try container.encode(state, forKey: .state)
+    }
+}
+
+/// The keys of the call objects JavaScript sees (``BridgeCall``, ``HistoryEntry``).
+enum CallKeys: String, CodingKey {
+    case callId, direction, peer, hasVideo, state, startedAt, answered, endedAt, reason, serverReason
+}
+
+extension KeyedEncodingContainer where Key == CallKeys {
+    /// The keys every call object starts with: `callId`, `direction`, `peer` (`name` null when absent), `hasVideo`.
+    /// - Throws: `EncodingError` only if the encoder refuses a value.
+    mutating func encodeCall(_ callID: String, _ direction: String, _ peer: Party, _ hasVideo: Bool) throws {
+        try encode(callID, forKey: .callId)
+        try encode(direction, forKey: .direction)
+        try encode(BridgeParty(peer), forKey: .peer)
+        try encode(hasVideo, forKey: .hasVideo)
+    }
+}
+
+/// What `configure` resolves with (rn-contract `NativeState`).
+public struct NativeState: Encodable, Sendable, Hashable {
+    /// The server this process uses.
+    public var server: String?
+    /// This install's device id.
+    public var deviceID: String
+    /// Always `ios` here.
+    public var platform = "ios"
+    /// The logged-in user, if any.
+    public var userID: String?
+    /// The calls up on this phone.
+    public var calls: [BridgeCall]
+    /// The readiness pre-flight's problems.
+    public var readiness: [String]
+
+    private enum CodingKeys: String, CodingKey {
+        case server
+        case deviceID = "deviceId"
+        case platform
+        case userID = "userId"
+        case calls, readiness
+    }
+
+    /// Encodes every key, `server` and `userId` as null when absent.
+    /// - Throws: `EncodingError` only if the encoder refuses a value.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(server, forKey: .server)
+        try container.encode(deviceID, forKey: .deviceID)
+        try container.encode(platform, forKey: .platform)
+        try container.encode(userID, forKey: .userID)
+        try container.encode(calls, forKey: .calls)
+        try container.encode(readiness, forKey: .readiness)
+    }
+}
+
+/// What `login` resolves with.
+public struct LoginResult: Encodable, Sendable, Hashable {
+    /// The token's subject.
+    public var userID: String
+
+    private enum CodingKeys: String, CodingKey {
+        case userID = "userId"
+    }
+}

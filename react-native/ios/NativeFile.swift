@@ -1,0 +1,73 @@
+import Foundation
+
+/// One JSON file of the native half, in `Application Support/Ringer/` (beside RingerKitApple's own files). Written
+/// atomically with the data protection `completeUntilFirstUserAuthentication`, so a VoIP push on a locked phone after
+/// its first unlock can read it, and excluded from backups, so a reinstall or a restored phone starts without it
+/// (Apple, "Encrypting your app's files"; `URLResourceValues.isExcludedFromBackup`). Both are Apple-only; elsewhere
+/// (the Linux type-check) the file is plain. Thread-safe as far as the file system is: each read or write is one
+/// call; callers serialise writes to the same file.
+struct NativeFile: Sendable {
+    /// Where the file lives.
+    let url: URL
+
+    /// The file `name` in `folder`.
+    init(_ name: String, in folder: URL) {
+        url = folder.appendingPathComponent(name)
+    }
+
+    /// `Application Support/Ringer`, nil when the system has no Application Support folder.
+    static var defaultFolder: URL? {
+        FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?
+            .appendingPathComponent("Ringer", isDirectory: true)
+    }
+
+    /// The file's value; nil when it is missing or unreadable.
+    func load<Value: Decodable>(_ type: Value.Type) -> Value? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return try? JSONDecoder().decode(Value.self, from: data)
+    }
+
+    /// Replaces the file's value, creating its folder when needed.
+    /// - Throws: the file system's error.
+    func save(_ value: some Encodable) throws {
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let data = try JSONEncoder().encode(value)
+        #if canImport(Darwin)
+        try data.write(to: url, options: [.atomic, .completeFileProtectionUntilFirstUserAuthentication])
+        // An atomic write puts a new file in place: the exclusion is set on each one.
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        var excluded = url
+        try excluded.setResourceValues(values)
+        #else
+        try data.write(to: url, options: [.atomic])
+        #endif
+    }
+
+    /// Deletes the file; a missing file is no error.
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// The logged-in user's session as `login` keeps it (`session.json`), so a cold start logs in natively and
+/// answers go out before JavaScript runs. The token is never logged.
+struct StoredSession: Codable, Sendable, Equatable {
+    /// The user token the app's backend minted.
+    var userToken: String
+    /// Its subject.
+    var userID: String
+
+    private enum CodingKeys: String, CodingKey {
+        case userToken
+        case userID = "userId"
+    }
+}
+
+/// The server `configure({server})` chose (`server.json`), used from the next cold start on instead of the
+/// Info.plist's `RingerServerURL`.
+struct StoredServer: Codable, Sendable, Equatable {
+    /// The server's base URL.
+    var server: String
+}

@@ -1,0 +1,222 @@
+import Foundation
+import RingerKit
+import RingerKitApple
+import RingerWire
+
+/// The module's methods (rn-contract "Methods"), each the native side of one JavaScript call. They throw
+/// ``RingerBridgeError``s only; arguments are checked here as well as in JavaScript, so no argument can crash
+/// native code. Until ``start()`` ran, every method but `getInitialEvents` and `getCallHistory` rejects
+/// `not_configured`.
+extension RingerReactNative {
+    /// `configure({server})`: stores `server` (used from the next cold start on, and now when no phone exists yet),
+    /// creates the phone if there is none, and says how things stand.
+    /// - Parameter server: the server's base URL, or nil to keep the stored or Info.plist one.
+    /// - Returns: the state; `server` is the one this process uses.
+    /// - Throws: `invalid_argument` for a URL that is not http(s); `not_configured` before ``start()`` or when no
+    ///   server is known at all; `native` when the choice could not be stored.
+    public func configure(server: String?) async throws -> NativeState {
+        guard withState({ $0.started }) else { throw Self.notStarted }
+        var chosen: URL?
+        if let server {
+            guard let url = Self.serverURL(server) else {
+                throw RingerBridgeError.invalidArgument("server must be an http(s) URL with a host: \(server)")
+            }
+            do {
+                try store(server: StoredServer(server: url.absoluteString))
+            } catch {
+                throw RingerBridgeError.native("the server could not be stored: \(error)")
+            }
+            chosen = url
+        }
+        let phone: RingerPhone
+        if let existing = withState({ $0.phone }) {
+            phone = existing
+        } else if let server = chosen ?? knownServer() {
+            phone = install(server: server)
+        } else {
+            throw Self.noServer
+        }
+        let readiness = await refreshReadiness()
+        return NativeState(
+            server: phone.server.absoluteString, deviceID: phone.coordinator.deviceID,
+            userID: withState { $0.session?.userID }, calls: bridgeCalls(), readiness: readiness)
+    }
+
+    /// `login(userToken)`: keeps the session natively (``StoredSession``) and logs the phone in. The same user again
+    /// replaces the token.
+    /// - Parameter userToken: the user token the app's backend minted.
+    /// - Returns: the token's subject.
+    /// - Throws: `invalid_argument` for a token without a readable subject; `other_user_logged_in` while another
+    ///   user is; `not_configured`; `native` when the session could not be stored (nothing changes then).
+    public func login(userToken: String) async throws -> LoginResult {
+        let phone = try requirePhone()
+        guard let userID = RingerAPIClient(baseURL: phone.server, userToken: userToken).userID, !userID.isEmpty else {
+            throw RingerBridgeError.invalidArgument("the user token has no readable subject (a JWT with `sub`)")
+        }
+        let session = StoredSession(userToken: userToken, userID: userID)
+        let previous = try withState { state -> StoredSession? in
+            if let current = state.session, current.userID != userID { throw RingerBridgeError.otherUserLoggedIn }
+            defer { state.session = session }
+            return state.session
+        }
+        do {
+            try store(session: session)
+        } catch {
+            withState { $0.session = previous }
+            throw RingerBridgeError.native("the session could not be stored: \(error)")
+        }
+        phone.logIn(userToken: userToken)
+        return LoginResult(userID: userID)
+    }
+
+    /// `logout()`: logs the phone out (the device is unregistered with the user's own credentials) and deletes the
+    /// stored session. Logged out already: nothing changes.
+    /// - Throws: `call_in_progress` while a call is ringing or up; `not_configured`.
+    public func logout() async throws {
+        let phone = try requirePhone()
+        guard phone.coordinator.currentCalls().isEmpty else { throw RingerBridgeError.callInProgress }
+        phone.logOut()
+        withState { $0.session = nil }
+        try? store(session: nil)
+    }
+
+    /// `startCall(callee, video)`: the server creates the call and rings the callee; CallKit shows it.
+    /// - Returns: the server's call; when its state is not `ringing` (busy, failed) nothing rings.
+    /// - Throws: `invalid_argument` for an empty callee; `not_logged_in`; `server_refused` or `network` when the
+    ///   server refused or did not answer; `call_ui_refused` when CallKit refused the call (it is cancelled on the
+    ///   server).
+    public func startCall(callee: String, video: Bool) async throws -> BridgeCall {
+        let callee = callee.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !callee.isEmpty else { throw RingerBridgeError.invalidArgument("the callee is empty") }
+        let phone = try requirePhone()
+        guard withState({ $0.session != nil }) else { throw RingerBridgeError.notLoggedIn }
+        let call: Call
+        do {
+            call = try await phone.startCall(to: callee, hasVideo: video)
+        } catch let error as RingerAPIError {
+            throw RingerBridgeError(error)
+        } catch is CancellationError {
+            throw RingerBridgeError.native("cancelled")
+        } catch {
+            throw RingerBridgeError.callUIRefused("CallKit refused the call: \(error)")
+        }
+        if call.state == .ringing {
+            let summary = CallSummary(direction: .outgoing, peer: call.callee, hasVideo: call.hasVideo)
+            withState { $0.outgoing[call.callID] = summary }
+            observe(.callStarted(callID: call.callID))
+        }
+        return BridgeCall(
+            callID: call.callID, direction: "outgoing", peer: call.callee, hasVideo: call.hasVideo,
+            state: call.state.rawValue)
+    }
+
+    /// `answer(callId)`: answers a ringing incoming call through CallKit, as its own UI would
+    /// (`CXAnswerCallAction`); the answer is sent until the server confirms. A call answered already resolves.
+    /// - Throws: `invalid_argument`, `unknown_call`, `wrong_state` for an outgoing call, `call_ui_refused`.
+    public func answer(callID: String) async throws {
+        let (phone, call) = try liveCall(callID)
+        guard call.direction == .incoming else {
+            throw RingerBridgeError.wrongState("an outgoing call is answered by its callee")
+        }
+        guard call.phase == .ringing else { return }
+        try await throughCallKit { try await phone.callKit.requestAnswer(callID: call.uuid) }
+    }
+
+    /// `decline(callId)`: declines an incoming call that still rings, through CallKit (`CXEndCallAction`).
+    /// - Throws: `invalid_argument`, `unknown_call`, `wrong_state` for an answered or outgoing call, `call_ui_refused`.
+    public func decline(callID: String) async throws {
+        let (phone, call) = try liveCall(callID)
+        guard call.direction == .incoming, call.phase == .ringing else {
+            throw RingerBridgeError.wrongState("only an incoming call that still rings can be declined: hang up")
+        }
+        try await throughCallKit { try await phone.callKit.requestEnd(callID: call.uuid) }
+    }
+
+    /// `hangUp(callId)`: ends any call this phone has through CallKit (`CXEndCallAction`); the coordinator cancels,
+    /// declines or ends it as its phase calls for, durably.
+    /// - Throws: `invalid_argument`, `unknown_call`, `call_ui_refused`.
+    public func hangUp(callID: String) async throws {
+        let (phone, call) = try liveCall(callID)
+        try await throughCallKit { try await phone.callKit.requestEnd(callID: call.uuid) }
+    }
+
+    /// `getCalls()`: the calls up on this phone now, oldest first.
+    /// - Throws: `not_configured`.
+    public func calls() throws -> [BridgeCall] {
+        _ = try requirePhone()
+        return bridgeCalls()
+    }
+
+    /// `getReadiness()`: reads the pre-flight again.
+    /// - Returns: its problems.
+    /// - Throws: `not_configured`.
+    public func readiness() async throws -> [String] {
+        _ = try requirePhone()
+        return await refreshReadiness()
+    }
+
+    /// `openReadinessSettings(problem)`: opens the system page that fixes `problem`. On iOS only
+    /// `notifications_disabled` has one (the app's page in Settings).
+    /// - Returns: true when a page was opened.
+    public func openReadinessSettings(problem: String) async throws -> Bool {
+        guard problem == ReadinessProblem.notificationsDisabled.rawValue else { return false }
+        return await environment.openAppSettings()
+    }
+
+    /// `getCallHistory(limit)`: the newest calls that rang or were placed here, newest first, across launches.
+    /// - Parameter limit: how many at most; a whole number, at least 0 (more than ``CallHistory/limit`` are never
+    ///   kept).
+    /// - Throws: `invalid_argument` for a limit that is not a whole number ≥ 0.
+    public func callHistory(limit: Double) throws -> [HistoryEntry] {
+        guard limit.isFinite, limit >= 0, limit.rounded() == limit else {
+            throw RingerBridgeError.invalidArgument("limit must be a whole number, at least 0")
+        }
+        return Array(historyEntries.prefix(Int(min(limit, Double(CallHistory.limit)))))
+    }
+
+    // MARK: Helpers
+
+    static let notStarted = RingerBridgeError.notConfigured(
+        "RingerReactNative.start() has not run: call it first in application(_:didFinishLaunchingWithOptions:), or "
+            + "add the @ringer/react-native Expo plugin")
+    static let noServer = RingerBridgeError.notConfigured(
+        "no server: set RingerServerURL in Info.plist or call configure({server})")
+
+    /// The phone, or `not_configured`.
+    func requirePhone() throws -> RingerPhone {
+        let (started, phone) = withState { ($0.started, $0.phone) }
+        guard started else { throw Self.notStarted }
+        guard let phone else { throw Self.noServer }
+        return phone
+    }
+
+    /// The call `callID` names, if it is up on this phone.
+    /// - Throws: `invalid_argument` for an id that is not a UUID, `not_configured`, `unknown_call`.
+    private func liveCall(_ callID: String) throws -> (RingerPhone, PhoneCallMachine.PhoneCall) {
+        guard let uuid = UUID(uuidString: callID) else {
+            throw RingerBridgeError.invalidArgument("not a call id (a UUID): \(callID)")
+        }
+        let phone = try requirePhone()
+        guard let call = phone.coordinator.currentCalls().first(where: { $0.uuid == uuid }) else {
+            throw RingerBridgeError.unknownCall(callID)
+        }
+        return (phone, call)
+    }
+
+    /// A CallKit transaction; the system's refusal becomes `call_ui_refused`.
+    private func throughCallKit(_ request: () async throws -> Void) async throws {
+        do {
+            try await request()
+        } catch {
+            throw RingerBridgeError.callUIRefused("CallKit refused the request: \(error)")
+        }
+    }
+
+    private func bridgeCalls() -> [BridgeCall] {
+        currentCalls().map { call in
+            BridgeCall(
+                callID: call.callID, direction: call.summary.direction.rawValue, peer: call.summary.peer,
+                hasVideo: call.summary.hasVideo, state: call.phase.rawValue)
+        }
+    }
+}

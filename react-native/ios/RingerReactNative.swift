@@ -1,0 +1,273 @@
+public import Foundation
+import RingerKit
+import RingerKitApple
+import RingerWire
+
+/// The iOS native half of `@ringer/react-native`, one per process: it owns the app's `RingerPhone` (CallKit, the
+/// PushKit VoIP registry, the coordinator) from launch, before JavaScript, logs the stored user in natively, and
+/// tells JavaScript what happened (``BridgeEvent``s through ``EventRelay``, replayed once to each JavaScript
+/// instance). The TurboModule (`RingerModule.mm`) only forwards JavaScript's calls here; every decision is made in
+/// this type, its translator and the SDK.
+///
+/// Start it first thing at launch, so a VoIP push that launched the app is reported before
+/// `didFinishLaunching` returns (Apple, `PKPushRegistry`: create the registry at every launch). Expo apps get
+/// that from `RingerAppDelegateSubscriber` (the Expo pod, ios/Expo); a bare app's Swift `AppDelegate` adds:
+/// ```swift
+/// import RingerReactNative
+///
+/// // application(_:didFinishLaunchingWithOptions:), before React Native starts:
+/// RingerReactNative.start()
+/// application.registerForRemoteNotifications()
+///
+/// // application(_:didRegisterForRemoteNotificationsWithDeviceToken:):
+/// RingerReactNative.shared.setAPNsToken(deviceToken)
+///
+/// // application(_:didReceiveRemoteNotification:fetchCompletionHandler:):
+/// completionHandler(RingerReactNative.shared.handleNotification(userInfo) ? .newData : .noData)
+/// ```
+/// The server is `configure({server})`'s stored choice, else the Info.plist's `RingerServerURL`;
+/// `RingerAPNsEnvironment` is `sandbox` for development-signed builds, `production` (the default) otherwise.
+///
+/// Thread-safe. Events reach JavaScript in the order they happened: translation, history and emission run under
+/// one lock (the emitter only queues a call into JavaScript).
+public final class RingerReactNative: @unchecked Sendable {
+    // @unchecked: `state` is guarded by `stateLock`, `events` by `eventLock` (taken first when both are needed);
+    // `installLock` serialises the phone's creation.
+
+    /// The process's host, created on first use; ``start()`` brings it up.
+    public static let shared = RingerReactNative(environment: .production)
+
+    struct State {
+        var started = false
+        var phone: RingerPhone?
+        var session: StoredSession?
+        /// Calls `startCall` placed, as JavaScript knows them, until they end.
+        var outgoing: [String: CallSummary] = [:]
+        /// The readiness problems last told to JavaScript.
+        var readiness: [String]?
+        /// An APNs token that arrived before the phone existed.
+        var apnsToken: Data?
+        var activeObserver: (any NSObjectProtocol)?
+    }
+
+    struct Events {
+        var translator = EventTranslator()
+        var relay: EventRelay
+        var history: CallHistory
+        /// Emits to the attached JavaScript instance.
+        var emitter: (@Sendable (BridgeEvent) -> Void)?
+        /// Bumped by every attach, so only the newest instance's invalidation detaches.
+        var attachment = 0
+    }
+
+    let environment: Environment
+    private let stateLock = NSLock()
+    private var state = State()
+    private let eventLock = NSLock()
+    private var events: Events
+    private let installLock = NSLock()
+    private let sessionFile: NativeFile?
+    private let serverFile: NativeFile?
+    private let historyFile: NativeFile?
+
+    /// Creates a host that has not started; the app uses ``shared``.
+    /// - Parameters:
+    ///   - environment: the app and system it works with.
+    ///   - relayCapacity: how many events wait for JavaScript.
+    init(environment: Environment, relayCapacity: Int = EventRelay.defaultCapacity) {
+        self.environment = environment
+        sessionFile = environment.folder.map { NativeFile("session.json", in: $0) }
+        serverFile = environment.folder.map { NativeFile("server.json", in: $0) }
+        historyFile = environment.folder.map { NativeFile("call-history.json", in: $0) }
+        events = Events(
+            relay: EventRelay(capacity: relayCapacity),
+            history: CallHistory(entries: historyFile?.load([HistoryEntry].self) ?? []))
+    }
+
+    func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        try stateLock.withLock { try body(&state) }
+    }
+
+    // MARK: Launch
+
+    /// Brings up ``shared``: see ``start()``.
+    public static func start() { shared.start() }
+
+    /// Creates the phone when a server is known (stored by `configure`, else the Info.plist's `RingerServerURL`), logs
+    /// the stored user in (or out, so pushes for nobody end at once), and reads the readiness pre-flight. Call it on
+    /// every launch, in `application(_:didFinishLaunchingWithOptions:)`; later calls do nothing. Until it ran, the
+    /// module's methods reject `not_configured`.
+    public func start() {
+        let first = withState { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        let session = sessionFile?.load(StoredSession.self)
+        let observer = NotificationCenter.default.addObserver(
+            forName: Notification.Name("UIApplicationDidBecomeActiveNotification"), object: nil, queue: nil
+        ) { [weak self] _ in
+            // The user may have changed the notification setting in Settings, outside the app.
+            Task { [weak self] in _ = await self?.refreshReadiness() }
+        }
+        withState { state in
+            state.session = session
+            state.activeObserver = observer
+        }
+        if let server = knownServer() { _ = install(server: server) }
+        Task { [weak self] in _ = await self?.refreshReadiness() }
+    }
+
+    /// The APNs device token (`application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`), for missed-call
+    /// alerts and "answered elsewhere" background pushes; kept until the phone exists.
+    /// - Parameter token: the token bytes.
+    public func setAPNsToken(_ token: Data) {
+        let phone = withState { state -> RingerPhone? in
+            if state.phone == nil { state.apnsToken = token }
+            return state.phone
+        }
+        phone?.setAPNsToken(token)
+    }
+
+    /// An ordinary remote notification (`application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`): a
+    /// Ringer background push closes a call answered or declined elsewhere, or cancelled.
+    /// - Parameter userInfo: the notification's payload.
+    /// - Returns: true when it was a Ringer push.
+    @discardableResult
+    public func handleNotification(_ userInfo: [AnyHashable: Any]) -> Bool {
+        withState { $0.phone }?.handleNotification(userInfo) ?? false
+    }
+
+    /// The server to use: `configure`'s stored choice, else the Info.plist's; nil when neither is an http(s) URL.
+    func knownServer() -> URL? {
+        serverFile?.load(StoredServer.self).flatMap { Self.serverURL($0.server) }
+            ?? environment.info("RingerServerURL").flatMap(Self.serverURL)
+    }
+
+    /// `text` as a server base URL: http or https, with a host.
+    static func serverURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host?.isEmpty == false
+        else { return nil }
+        return url
+    }
+
+    /// The phone, created on first call with `server` and logged in with the stored session (or out). Later calls
+    /// return the existing phone, whatever `server` says: the process keeps one CallKit provider and one PushKit
+    /// registry, so another server takes effect at the next launch.
+    func install(server: URL) -> RingerPhone {
+        installLock.withLock {
+            if let phone = withState({ $0.phone }) { return phone }
+            let apns: APNsEnvironment = environment.info("RingerAPNsEnvironment") == "sandbox" ? .sandbox : .production
+            let phone = environment.makePhone(
+                PhoneSetup(
+                    server: server, apnsEnvironment: apns,
+                    observer: { [weak self] in self?.observe(.observation($0)) },
+                    streamStatus: { [weak self] in self?.observe(.streamStatus($0)) }))
+            let (session, token) = withState { state -> (StoredSession?, Data?) in
+                state.phone = phone
+                defer { state.apnsToken = nil }
+                return (state.session, state.apnsToken)
+            }
+            if let session { phone.logIn(userToken: session.userToken) } else { phone.logOut() }
+            if let token { phone.setAPNsToken(token) }
+            return phone
+        }
+    }
+
+    /// Keeps `configure`'s server for the next launches.
+    /// - Throws: the file system's error.
+    func store(server: StoredServer) throws {
+        try serverFile?.save(server)
+    }
+
+    /// Keeps the logged-in user's session for the next launches, or deletes it (nil).
+    /// - Throws: the file system's error.
+    func store(session: StoredSession?) throws {
+        guard let session else {
+            sessionFile?.remove()
+            return
+        }
+        try sessionFile?.save(session)
+    }
+
+    // MARK: Events
+
+    /// Translates what happened and sends the events on: into the history, then to JavaScript (or the relay's
+    /// buffer).
+    func observe(_ input: EventTranslator.Input) {
+        eventLock.withLock {
+            let made = events.translator.translate(input, calls: callSummaries())
+            for event in made {
+                if events.history.record(event, at: environment.now()) {
+                    try? historyFile?.save(events.history.entries)
+                }
+                for emitted in events.relay.send(event) { events.emitter?(emitted) }
+            }
+        }
+        if case .observation(.ended(let callID, _)) = input { withState { $0.outgoing[callID] = nil } }
+    }
+
+    /// A JavaScript instance asked for what happened before it (`getInitialEvents()`); from now on its emitter gets
+    /// each event as it happens.
+    /// - Parameter emitter: sends one event to that instance.
+    /// - Returns: the attachment (pass it to ``detach(attachment:)``) and the events to replay.
+    func attach(emitter: @escaping @Sendable (BridgeEvent) -> Void) -> (attachment: Int, replay: [BridgeEvent]) {
+        eventLock.withLock {
+            events.attachment += 1
+            events.emitter = emitter
+            return (events.attachment, events.relay.attach())
+        }
+    }
+
+    /// The module of `attachment` was invalidated: events wait for the next instance. A stale attachment (an
+    /// instance replaced meanwhile) changes nothing.
+    func detach(attachment: Int) {
+        eventLock.withLock {
+            guard attachment == events.attachment else { return }
+            events.emitter = nil
+            events.relay.detach()
+        }
+    }
+
+    /// The call history, newest first.
+    var historyEntries: [HistoryEntry] { eventLock.withLock { events.history.entries } }
+
+    /// The calls up on this phone with what JavaScript is told about them, oldest first.
+    func currentCalls() -> [(callID: String, summary: CallSummary, phase: PhoneCallMachine.Phase)] {
+        let (phone, outgoing) = withState { ($0.phone, $0.outgoing) }
+        guard let phone else { return [] }
+        return phone.coordinator.currentCalls().map { call in
+            let callID = call.uuid.uuidString.lowercased()
+            let summary =
+                call.direction == .incoming
+                ? CallSummary(direction: .incoming, peer: call.caller ?? Party(id: ""), hasVideo: call.hasVideo)
+                : outgoing[callID]
+                    ?? CallSummary(direction: .outgoing, peer: Party(id: call.calleeID ?? ""), hasVideo: call.hasVideo)
+            return (callID, summary, call.phase)
+        }
+    }
+
+    private func callSummaries() -> [String: CallSummary] {
+        Dictionary(currentCalls().map { ($0.callID, $0.summary) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    // MARK: Readiness
+
+    /// Reads the pre-flight again: the notification settings' problems, plus `no_push_token` while PushKit has
+    /// given no VoIP token (as the registrar reports it to the server), and reports it to the server. A change is
+    /// sent to JavaScript as `readinessChanged`.
+    /// - Returns: the problems.
+    func refreshReadiness() async -> [String] {
+        let phone = withState { $0.phone }
+        phone?.refreshReadiness()
+        var problems = await environment.notificationProblems().map(\.rawValue)
+        if phone?.registrar.status.tokens.voip == nil { problems.append(ReadinessProblem.noPushToken.rawValue) }
+        let changed = withState { state -> Bool in
+            defer { state.readiness = problems }
+            return state.readiness != problems
+        }
+        if changed { observe(.readiness(problems)) }
+        return problems
+    }
+}
