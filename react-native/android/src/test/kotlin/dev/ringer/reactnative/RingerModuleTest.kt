@@ -1,6 +1,8 @@
 package dev.ringer.reactnative
 
+import android.content.Intent
 import com.facebook.react.bridge.JavaOnlyMap
+import dev.ringer.android.RingerIntents
 import dev.ringer.kit.FakeWebSocketTransport
 import dev.ringer.lab.app.MirrorPhone
 import kotlinx.coroutines.SupervisorJob
@@ -123,22 +125,41 @@ class RingerModuleTest {
 
     @Test
     fun logoutDuringACallIsRefusedAndOnlyARingingCallCanBeDeclined() {
-        val js = configured()
-        js.call { m, p -> m.login(ReactNativeRig.token("bob"), p) }.value()
-        val callId = UUID.randomUUID().toString()
-        ReactNativeRig.ring(phone, callId)
+        val (js, callId) = ringingForBob()
         assertEquals(BridgeError.CALL_IN_PROGRESS, js.call { m, p -> m.logout(p) }.code())
         val calls = js.call { m, p -> m.getCalls(p) }.value() as List<*>
         assertEquals(listOf(mapOf("callId" to callId, "direction" to "incoming", "peer" to mapOf("id" to "alice", "name" to "Alice"),
                                   "hasVideo" to false, "state" to "ringing")), calls)
 
         assertEquals("answered by the server's id in any case", null, js.call { m, p -> m.answer(callId.toUpperCase(), p) }.value())
-        assertEquals("answering", ((js.call { m, p -> m.getCalls(p) }.value() as List<*>)[0] as Map<*, *>)["state"])
+        assertEquals("answering", firstCallState(js))
         assertEquals(BridgeError.WRONG_STATE, js.call { m, p -> m.decline(callId, p) }.code())
         assertEquals(null, js.call { m, p -> m.hangUp(callId, p) }.value())
         assertEquals(listOf<Any>(), js.call { m, p -> m.getCalls(p) }.value())
         assertEquals(null, js.call { m, p -> m.logout(p) }.value())
     }
+
+    /** A running singleTask activity gets the answer intent in onNewIntent: React Native hands it to the module. */
+    @Test
+    fun anAnswerIntentForTheRunningActivityAnswersThroughTheModule() {
+        val (js, callId) = ringingForBob()
+        js.context.mirrorNewIntent(Intent("com.example.OTHER"))
+        assertEquals("ringing", firstCallState(js))
+        js.context.mirrorNewIntent(Intent(RingerIntents.ACTION_ANSWER).putExtra(RingerIntents.EXTRA_CALL_ID, callId))
+        assertEquals("answering", firstCallState(js))
+    }
+
+    /** JavaScript configured, Bob logged in, and a call from Alice ringing. @return JavaScript and the call id. */
+    private fun ringingForBob(): Pair<JavaScript, String> {
+        val js = configured()
+        js.call { m, p -> m.login(ReactNativeRig.token("bob"), p) }.value()
+        val callId = UUID.randomUUID().toString()
+        ReactNativeRig.ring(phone, callId)
+        return Pair(js, callId)
+    }
+
+    private fun firstCallState(js: JavaScript): Any? =
+        ((js.call { m, p -> m.getCalls(p) }.value() as List<*>)[0] as Map<*, *>)["state"]
 
     @Test
     fun startCallNeedsALoginAndACalleeAndSaysWhenTheNetworkIsDown() {
