@@ -85,30 +85,21 @@ class RingerReactHost(
     // JavaScript's methods (RingerModule checked the arguments); each throws BridgeError when it refuses.
 
     /**
-     * `configure({server})`: keeps [server] for the next launches (null forgets a stored one: the manifest's is used),
-     * creates the phone when there was none, or replaces one on another server (its login goes with it: a token
-     * belongs to its server).
-     * @return NativeState: `{server, deviceId, platform, userId, calls, readiness}`.
-     * @throws BridgeError `not_configured` when no server is known or the phone cannot be created; `call_in_progress`
-     *   when the server changes during a call.
+     * `configure({server})`: keeps [server] (when not null) for the next launches, and creates the phone when there
+     * was none (on [server], else the stored one, else the manifest's). A phone already running keeps its server
+     * until the next launch, as on iOS.
+     * @return NativeState: `{server, deviceId, platform, userId, calls, readiness}`; `server` is the one in use.
+     * @throws BridgeError `not_configured` when no server is known or the phone cannot be created; `native` when the
+     *   server could not be stored.
      */
     fun configure(server: String?): JSONObject {
         val phone = synchronized(phoneLock) {
-            sessions.saveServer(server)
-            val target = server ?: manifest.server ?: throw notConfigured()
-            val current = phone
-            when {
-                current == null -> startPhone(target)
-                current.server == target -> current
-                else -> {
-                    if (current.coordinator.currentCalls().isNotEmpty()) {
-                        throw BridgeError(BridgeError.CALL_IN_PROGRESS, "hang up before changing the server")
-                    }
-                    current.logOut()
-                    sessions.clear()
-                    startPhone(target)
-                }
-            } ?: throw notConfigured()
+            // A server given here is kept for the next launch; the phone of this process stays on the server it
+            // started with (its login, event stream and calls belong to that server), as on iOS, whose CallKit
+            // provider and PushKit registry are made once per process.
+            if (server != null && !sessions.saveServer(server)) throw BridgeError(BridgeError.NATIVE, "the server could not be stored")
+            phone ?: startPhone(server ?: sessions.loadServer() ?: manifest.server ?: throw notConfigured())
+                ?: throw notConfigured()
         }
         return JSONObject().put("server", phone.server).put("deviceId", phone.deviceId).put("platform", "android")
             .put("userId", sessions.load()?.userId ?: JSONObject.NULL).put("calls", calls())

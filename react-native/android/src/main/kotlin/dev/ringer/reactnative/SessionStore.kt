@@ -46,13 +46,8 @@ class SessionStore(folder: File) {
         (serverFile.read()?.opt("server") as? String)?.takeIf { it.isNotEmpty() }
     }
 
-    /** Keeps the server JavaScript chose, or forgets it when [server] is null (back to the manifest's). */
-    fun saveServer(server: String?): Boolean = synchronized(lock) {
-        if (server == null) {
-            serverFile.delete()
-            true
-        } else {
-            serverFile.write(JSONObject().put("server", server))
-        }
+    /** Keeps the server JavaScript chose, for the next launches. */
+    fun saveServer(server: String): Boolean = synchronized(lock) {
+        serverFile.write(JSONObject().put("server", server))
     }
 }

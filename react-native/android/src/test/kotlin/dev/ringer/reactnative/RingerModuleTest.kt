@@ -81,6 +81,16 @@ class RingerModuleTest {
     }
 
     @Test
+    fun anotherServerGivenToARunningPhoneIsUsedFromTheNextLaunch() {
+        val js = configured()
+        val state = js.configure("https://staging.example.com").value() as Map<*, *>
+        assertEquals("the phone of this process stays on its server", SERVER, state["server"])
+        assertEquals("https://staging.example.com", sessions().loadServer())
+        assertEquals("configure without a server keeps the stored one", SERVER, (js.configure().value() as Map<*, *>)["server"])
+        assertEquals("https://staging.example.com", sessions().loadServer())
+    }
+
+    @Test
     fun configureResolvesWithTheNativeStateOnTheManifestsServer() {
         val state = javaScript().configure().value() as Map<*, *>
         assertEquals(SERVER, state["server"])

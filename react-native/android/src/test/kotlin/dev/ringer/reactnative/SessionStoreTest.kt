@@ -50,12 +50,12 @@ class SessionStoreTest {
     }
 
     @Test
-    fun theChosenServerIsKeptAndNullGoesBackToTheManifests() {
+    fun theChosenServerIsKeptForTheNextLaunch() {
         val store = SessionStore(folder)
         assertNull(store.loadServer())
         store.saveServer("https://ringer.example.com")
         assertEquals("https://ringer.example.com", SessionStore(folder).loadServer())
-        store.saveServer(null)
-        assertNull(SessionStore(folder).loadServer())
+        store.saveServer("https://staging.example.com")
+        assertEquals("https://staging.example.com", SessionStore(folder).loadServer())
     }
 }
