@@ -1,7 +1,8 @@
 # Ringer: two entry points for a fresh machine (see README.md).
 #   make demo   installs what it needs, builds, and runs the end-to-end demo.
-#   make test   installs what it needs (including the Python test peers and Debian's Kotlin) and runs every test,
-#               the Android SDK's last (android/Makefile).
+#   make test   installs what it needs (including the Python test peers, Debian's Kotlin and TypeScript) and runs every
+#               test: the React Native package's JavaScript side (react-native/Makefile, seconds), the Swift packages', then
+#               the Android SDK's and the React Native package's Android half (android/Makefile).
 # Optional, not part of set-up:
 #   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, ringing, fan-out, then cluster
 #               (1-3 servers on SQLite, PostgreSQL, PostgreSQL + Redis; BENCHMARKS.md);
@@ -39,6 +40,7 @@ demo: deps
 # (Android phones on a cluster) already runs alone.
 HOST_SUITES := HostedAndroidScenarioTests|RaceExplorationTests|AndroidRingingEndToEndTests|DemoFlowTests
 test: deps test-deps format-check
+	$(MAKE) -C react-native test
 	$(MAKE) -C android lab
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build --parallel --num-workers 2 --skip "SpecConformanceTests|ProtocolFuzzTests|DescriptorOwnershipTests|ClusterRunTests|ClusterCommandTests|$(HOST_SUITES)"
