@@ -10,25 +10,49 @@
 //   await Ringer.configure({ server: 'https://ringer.example.com' });
 //   await Ringer.login(userToken);
 
+import { AppRegistry } from 'react-native';
 import { createRinger } from './client';
 import type { RingerClient } from './client';
+import { registerCallAnsweredTask } from './headless';
 import NativeRinger from './NativeRinger';
+import type { CallAnsweredTask } from './types';
+
+/** The Ringer API, and Android's Headless JS task after an answer. */
+export interface RingerApi extends RingerClient {
+  /**
+   * Android: registers `task` as the Headless JS task `RingerCallAnswered` (`CALL_ANSWERED_TASK`), which the
+   * native half starts after a call was answered while no JavaScript instance was attached (a killed app
+   * answered on the lock screen, say), never on the ringing path and never before the answer is through. Call it
+   * in the app's index.js, beside `AppRegistry.registerComponent`, and also turn it on natively: the Expo
+   * plugin's `headlessTaskAfterAnswer: true`, or in a bare app's AndroidManifest.xml
+   * `<meta-data android:name="dev.ringer.headless_task_after_answer" android:value="true"/>` (native code cannot
+   * see what JavaScript registered).
+   *
+   * The task gets `{callId, direction}` only. The media grant is not passed (its token is a secret, and an
+   * Android Intent is no place for one): the `accepted` event carrying it is in the replay, so a task that
+   * needs it calls `await Ringer.configure()` and then `Ringer.getInitialEvents()` or adds a listener. React
+   * Native ends the task when its promise resolves, else after 30 seconds (a rejection is only reported). iOS
+   * never starts it: an app a VoIP push launches runs its JavaScript anyway.
+   * @throws RingerError `invalid_argument` when `task` is not a function.
+   */
+  registerCallAnsweredTask(task: CallAnsweredTask): void;
+}
 
 /**
  * The Ringer API over the `Ringer` TurboModule (new architecture only). Its methods are plain functions, so
  * `const { answer } = Ringer` works.
  */
-export const Ringer: RingerClient = createRinger(() => NativeRinger);
-
-/**
- * The Headless JS task name the Android half starts after a call was answered while no JavaScript ran, only
- * when the app registered a task under it: `AppRegistry.registerHeadlessTask(CALL_ANSWERED_TASK, () => task)`.
- * Nothing on the ringing path waits for it; iOS has no such task.
- */
-export const CALL_ANSWERED_TASK = 'RingerCallAnswered';
+export const Ringer: RingerApi = {
+  ...createRinger(() => NativeRinger),
+  registerCallAnsweredTask(task: CallAnsweredTask): void {
+    // AppRegistry's method reads `this`: call it on AppRegistry, never detached.
+    registerCallAnsweredTask((taskKey, taskProvider) => AppRegistry.registerHeadlessTask(taskKey, taskProvider), task);
+  },
+};
 
 export default Ringer;
 
+export { CALL_ANSWERED_TASK } from './headless';
 export type { RingerClient } from './client';
 export type { ListenerErrorHandler } from './events';
 export { RingerError } from './errors';
@@ -37,6 +61,8 @@ export { isCallId } from './validate';
 export type {
   AcceptedEvent,
   Call,
+  CallAnsweredTask,
+  CallAnsweredTaskData,
   CallDirection,
   CallId,
   CallState,

@@ -5,6 +5,7 @@
 import { RingerError } from './errors';
 import type {
   Call,
+  CallAnsweredTaskData,
   CallDirection,
   CallState,
   ConnectionStatus,
@@ -273,4 +274,12 @@ export function narrowEventList(value: unknown): unknown[] {
     throw new RingerError('native', 'The native module answered an unexpected answer.events.');
   }
   return [...(value as unknown[])];
+}
+
+/** The Headless JS task's data. @throws RingerError `native` when it does not match `CallAnsweredTaskData`. */
+export function narrowCallAnsweredTaskData(value: unknown): CallAnsweredTaskData {
+  return narrowResult(value, 'taskData', (data) => ({
+    callId: data.callId('callId'),
+    direction: data.oneOf('direction', DIRECTIONS),
+  }));
 }

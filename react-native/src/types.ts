@@ -236,3 +236,17 @@ export interface Diagnostics {
   readonly unknownEvents: number;
   readonly malformedEvents: number;
 }
+
+/**
+ * What the Android Headless JS task after an answer receives (`Ringer.registerCallAnsweredTask`): the call that
+ * was answered while no JavaScript was attached, and which side placed it. The media grant is not here (its
+ * token is a secret that does not travel in an Android Intent): the `accepted` event that carries it comes in
+ * the replay once the task's JavaScript calls `configure`.
+ */
+export interface CallAnsweredTaskData {
+  readonly callId: CallId;
+  readonly direction: CallDirection;
+}
+
+/** The app's Headless JS task after an answer; React Native ends it when the promise resolves, else after 30 s. */
+export type CallAnsweredTask = (data: CallAnsweredTaskData) => Promise<void>;

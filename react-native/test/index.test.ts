@@ -5,9 +5,9 @@ import './fakes/resolve';
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ALICE_CALL, settle } from './fakes/fakeNative';
-import { native, requested } from './fakes/reactNative';
+import { headlessTasks, native, requested } from './fakes/reactNative';
 import DefaultRinger, { CALL_ANSWERED_TASK, Ringer, RingerError, isCallId } from '../src/index';
-import type { RingerEvent } from '../src/index';
+import type { CallAnsweredTaskData, RingerEvent } from '../src/index';
 
 test('the entry point asks React Native for the TurboModule named Ringer', () => {
   assert.deepEqual(requested, ['Ringer']);
@@ -27,4 +27,23 @@ test('Ringer runs over the registered module: configure, replay, a method, an er
   await assert.rejects(Ringer.answer('nope'), RingerError);
   subscription.remove();
   assert.equal(native.liveSubscriptions, 0);
+});
+
+test('registerCallAnsweredTask registers the task RingerCallAnswered, which gets {callId, direction}', async () => {
+  const seen: CallAnsweredTaskData[] = [];
+  Ringer.registerCallAnsweredTask(async (data) => {
+    seen.push(data);
+  });
+  const provider = headlessTasks.get(CALL_ANSWERED_TASK);
+  assert.ok(provider !== undefined);
+  await provider()({ callId: ALICE_CALL.toUpperCase(), direction: 'incoming' });
+  assert.deepEqual(seen, [{ callId: ALICE_CALL, direction: 'incoming' }]);
+
+  await assert.rejects(provider()({ callId: 'nope', direction: 'incoming' }), { code: 'native' });
+  await assert.rejects(provider()({ callId: ALICE_CALL, direction: 'sideways' }), { code: 'native' });
+  await assert.rejects(provider()(undefined), { code: 'native' });
+  assert.equal(seen.length, 1);
+
+  const { registerCallAnsweredTask } = Ringer;
+  assert.throws(() => registerCallAnsweredTask(null as unknown as () => Promise<void>), { code: 'invalid_argument' });
 });

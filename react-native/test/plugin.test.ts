@@ -150,11 +150,15 @@ describe('options', () => {
     assert.throws(() => resolveOptions({ server: 'https://a.example', notificationIcon: 'icons/call.png' }), {
       message: /notificationIcon/,
     });
+    assert.throws(() => resolveOptions({ server: 'https://a.example', headlessTaskAfterAnswer: 'yes' }), {
+      message: /headlessTaskAfterAnswer/,
+    });
     assert.deepEqual(OPTIONS, {
       server: 'https://ringer.example.com',
       apnsEnvironment: 'production',
       callActivity: null,
       notificationIcon: null,
+      headlessTaskAfterAnswer: null,
     });
     assert.equal(SANDBOX.notificationIcon, '@drawable/ic_stat_call');
     assert.equal(resolveOptions({ server: 'http://10.0.2.2:8080', notificationIcon: '@mipmap/ic_call' }).notificationIcon, '@mipmap/ic_call');
@@ -225,6 +229,20 @@ describe('AndroidManifest', () => {
     });
     assert.deepEqual(applyAndroidManifest(once, SANDBOX), once);
     assert.equal(once.manifest.$['xmlns:tools'], undefined);
+  });
+
+  test('headlessTaskAfterAnswer writes the meta-data the native half reads, "true" or "false"; twice is once', () => {
+    const on = resolveOptions({ server: 'https://ringer.example.com', headlessTaskAfterAnswer: true });
+    const once = applyAndroidManifest(manifest(), on);
+    assert.deepEqual(metaData(once)['dev.ringer.headless_task_after_answer'], {
+      'android:name': 'dev.ringer.headless_task_after_answer',
+      'android:value': 'true',
+    });
+    assert.deepEqual(applyAndroidManifest(once, on), once);
+    assert.equal(metaData(applyAndroidManifest(once, OPTIONS))['dev.ringer.headless_task_after_answer']?.['android:value'], 'true');
+    const off = resolveOptions({ server: 'https://ringer.example.com', headlessTaskAfterAnswer: false });
+    assert.equal(metaData(applyAndroidManifest(once, off))['dev.ringer.headless_task_after_answer']?.['android:value'], 'false');
+    assert.equal(metaData(applyAndroidManifest(manifest(), OPTIONS))['dev.ringer.headless_task_after_answer'], undefined);
   });
 
   test('an option not given leaves an item the app had alone', () => {

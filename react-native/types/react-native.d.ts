@@ -57,4 +57,15 @@ declare module 'react-native' {
   export namespace TurboModuleRegistry {
     function getEnforcing<T extends TurboModule>(name: string): T;
   }
+
+  /**
+   * Mirrors `registerHeadlessTask` of `export namespace AppRegistry` in
+   * packages/react-native/Libraries/ReactNative/AppRegistry.d.ts (tag v0.79.0, read with git show; exported from
+   * the package's root through types/index.d.ts `export * from '../Libraries/ReactNative/AppRegistry'`), with its
+   * `type Task = (taskData: any) => Promise<void>` and `type TaskProvider = () => Task`. Android's
+   * HeadlessJsTaskService runs the task registered under `taskKey` with the data native code gave it.
+   */
+  export namespace AppRegistry {
+    function registerHeadlessTask(taskKey: string, taskProvider: () => (taskData: any) => Promise<void>): void;
+  }
 }

@@ -20,6 +20,12 @@ export const CALL_ACTIVITY_META_DATA = 'dev.ringer.call_activity';
 export const NOTIFICATION_ICON_META_DATA = 'dev.ringer.notification_icon';
 
 /**
+ * Meta-data turning on the Headless JS task after an answer (`"true"`), which the native half cannot learn from
+ * JavaScript's registration.
+ */
+export const HEADLESS_TASK_META_DATA = 'dev.ringer.headless_task_after_answer';
+
+/**
  * The application element: the one whose `android:name` ends in `.MainApplication` (as
  * `AndroidConfig.Manifest.getMainApplication` picks it), else the first.
  * @throws Error when the manifest has no application element.
@@ -53,9 +59,10 @@ function setMetaData(application: ManifestApplication, name: string, kind: 'valu
 }
 
 /**
- * Writes `dev.ringer.server` (and `dev.ringer.call_activity`, `dev.ringer.notification_icon` when those
- * options are given) into the application element, keeping everything else the manifest had. An option not
- * given leaves an existing item of that name alone. Returns a new object; the input is not changed.
+ * Writes `dev.ringer.server` (and `dev.ringer.call_activity`, `dev.ringer.notification_icon`,
+ * `dev.ringer.headless_task_after_answer` when those options are given) into the application element, keeping
+ * everything else the manifest had. An option not given leaves an existing item of that name alone. Returns a
+ * new object; the input is not changed.
  */
 export function applyAndroidManifest(manifest: AndroidManifest, options: ResolvedOptions): AndroidManifest {
   const copy = JSON.parse(JSON.stringify(manifest)) as AndroidManifest;
@@ -66,6 +73,9 @@ export function applyAndroidManifest(manifest: AndroidManifest, options: Resolve
   }
   if (options.notificationIcon !== null) {
     setMetaData(application, NOTIFICATION_ICON_META_DATA, 'resource', options.notificationIcon);
+  }
+  if (options.headlessTaskAfterAnswer !== null) {
+    setMetaData(application, HEADLESS_TASK_META_DATA, 'value', String(options.headlessTaskAfterAnswer));
   }
   return copy;
 }

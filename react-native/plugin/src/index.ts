@@ -89,7 +89,7 @@ const withRinger: ConfigPlugin<RingerPluginOptions> = (config, props) => {
 /**
  * The config plugin: `"plugins": [["@ringer/react-native", { "server": "https://…" }]]`. Options:
  * `server` (required), `apnsEnvironment` (`"sandbox"` | `"production"`, default production), `callActivity`,
- * `notificationIcon` (see `RingerPluginOptions`). Runs once however often it is listed.
+ * `notificationIcon`, `headlessTaskAfterAnswer` (see `RingerPluginOptions`). Runs once however often it is listed.
  * @throws Error at prebuild for missing or invalid options.
  */
 const plugin: ConfigPlugin<RingerPluginOptions> = createRunOncePlugin(withRinger, PLUGIN_NAME);

@@ -26,6 +26,12 @@ export interface RingerPluginOptions {
    * `@drawable/ic_stat_call`); the app icon when not given.
    */
   readonly notificationIcon?: string;
+  /**
+   * Android: `true` when the app registered a Headless JS task with `Ringer.registerCallAnsweredTask` and wants
+   * it started after a call is answered while no JavaScript runs (meta-data
+   * `dev.ringer.headless_task_after_answer`). Not given: an existing meta-data item is left alone.
+   */
+  readonly headlessTaskAfterAnswer?: boolean;
 }
 
 /** The options after checking, with defaults filled in. */
@@ -35,6 +41,8 @@ export interface ResolvedOptions {
   readonly callActivity: string | null;
   /** As a resource reference, e.g. `@drawable/ic_stat_call`. */
   readonly notificationIcon: string | null;
+  /** `null` when not given. */
+  readonly headlessTaskAfterAnswer: boolean | null;
 }
 
 const SERVER_URL = /^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/i;
@@ -78,10 +86,15 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   if (icon !== null && iconMatch === null) {
     return fail('notificationIcon must be a drawable resource name such as "ic_stat_call".');
   }
+  const headlessTask = options['headlessTaskAfterAnswer'] ?? null;
+  if (headlessTask !== null && typeof headlessTask !== 'boolean') {
+    return fail('headlessTaskAfterAnswer must be true or false.');
+  }
   return {
     server,
     apnsEnvironment: environment,
     callActivity,
     notificationIcon: iconMatch === null ? null : `@${iconMatch[1] ?? 'drawable'}/${iconMatch[2] ?? ''}`,
+    headlessTaskAfterAnswer: headlessTask,
   };
 }

@@ -11,6 +11,7 @@ import android.os.IBinder;
 public abstract class Service extends ContextWrapper {
     public static final int START_STICKY = 1;
     public static final int START_NOT_STICKY = 2;
+    public static final int START_REDELIVER_INTENT = 3;
     public static final int STOP_FOREGROUND_REMOVE = 1;
 
     /** Mirror only: thrown by the next startForeground (what the system refuses with), then cleared. */

@@ -24,6 +24,12 @@ public abstract class Context {
     public abstract int checkSelfPermission(String permission);
     /** API 26. Throws IllegalStateException (API 31: ForegroundServiceStartNotAllowedException) when not allowed. */
     public abstract ComponentName startForegroundService(Intent service);
+    /**
+     * Starts a (background) service. Throws IllegalStateException when the app may not start one: from API 26, an
+     * app in the background (no visible activity, no foreground service; developer.android.com, "Background
+     * Execution Limits").
+     */
+    public abstract ComponentName startService(Intent service);
     public abstract boolean stopService(Intent service);
     /** Throws ActivityNotFoundException (a RuntimeException) when nothing handles the intent. */
     public abstract void startActivity(Intent intent);

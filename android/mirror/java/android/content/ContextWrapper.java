@@ -25,6 +25,7 @@ public class ContextWrapper extends Context {
     @Override public File getNoBackupFilesDir() { return mBase.getNoBackupFilesDir(); }
     @Override public int checkSelfPermission(String permission) { return mBase.checkSelfPermission(permission); }
     @Override public ComponentName startForegroundService(Intent service) { return mBase.startForegroundService(service); }
+    @Override public ComponentName startService(Intent service) { return mBase.startService(service); }
     @Override public boolean stopService(Intent service) { return mBase.stopService(service); }
     @Override public void startActivity(Intent intent) { mBase.startActivity(intent); }
     @Override public android.content.pm.PackageManager getPackageManager() { return mBase.getPackageManager(); }

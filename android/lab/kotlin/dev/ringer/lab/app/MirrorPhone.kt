@@ -92,6 +92,23 @@ class MirrorPhone(val sdkInt: Int = 35, filesDir: File? = null, val hasTelecom: 
         return service.component
     }
 
+    /** Background services started ([startService]), in order. */
+    val servicesStarted = java.util.concurrent.CopyOnWriteArrayList<Intent>()
+
+    /**
+     * Records a background service's start, or refuses it as Android 8+ does an app in the background: with no
+     * visible activity and no foreground service of its own the start throws `IllegalStateException`
+     * (developer.android.com, "Background Execution Limits"; the minutes of grace after leaving the foreground and
+     * the temporary allowlists are not played: this phone is stricter).
+     */
+    override fun startService(service: Intent): ComponentName? {
+        if (sdkInt >= 26 && !appVisible && !foregroundServiceRunning) {
+            throw IllegalStateException("Not allowed to start service $service: app is in background")
+        }
+        servicesStarted.add(service)
+        return service.component
+    }
+
     /**
      * Stops the service. Stopping it while a start has not reached `startForeground` yet is the crash Android 8+
      * gives ("did not then call Service.startForeground()"): recorded in [crashes].

@@ -19,7 +19,8 @@ import java.io.File
  * The native half of `@ringer/react-native`, one per process, alive before JavaScript and without it: it owns the
  * SDK's [RingerPhone] (push registration, Telecom, answers, durable hang-ups), logs the stored user in at launch,
  * turns what the SDK observes into JavaScript's events ([EventTranslator]), keeps them until JavaScript asks
- * ([EventRelay]) and writes the call history. [RingerInitProvider] creates it before `Application.onCreate`, so an FCM
+ * ([EventRelay]), writes the call history, and starts the app's Headless JS task after an answer no JavaScript took
+ * when the app opted in ([CallAnsweredTask]). [RingerInitProvider] creates it before `Application.onCreate`, so an FCM
  * message that starts a killed app finds the phone ringing-ready and the user logged in; [RingerModule] is the thin
  * JavaScript face of it.
  *
@@ -67,6 +68,8 @@ class RingerReactHost(
     private val translator = EventTranslator()
     private val relay = EventRelay(relayCapacity)
     private val history = CallHistory(File(folder, "call-history.json"), now)
+    /** The Headless JS task after an answer no JavaScript took (opt-in: the manifest's meta-data). */
+    private val answeredTask = CallAnsweredTask(this.context, manifest.headlessTaskAfterAnswer)
     /** Outgoing calls' callee and video, as startCall returned them (the machine keeps only the id). */
     private val outgoing = HashMap<String, CallInfo>()
     private var sink: ((JSONObject) -> Unit)? = null
@@ -249,6 +252,7 @@ class RingerReactHost(
         if (observed is Observed.Ended) outgoing.remove(observed.callId)
         for (event in translator.translate(observed, calls)) {
             history.record(event)
+            answeredTask.offered(event, attached = relay.isAttached)
             val now = relay.offer(event) ?: continue
             try {
                 sink?.invoke(now)

@@ -12,8 +12,9 @@ import dev.ringer.e2e.SimulatedAndroidPhone
  * manifest starts it, the host first ([RingerReactHost], as RingerInitProvider creates it, here with the process's
  * network and lifetime), and no JavaScript until the test makes one ([javaScript]). Pass [start] as the phone's
  * `startApp`.
+ * @param headlessTaskAfterAnswer whether the app's manifest opts in to the Headless JS task after an answer.
  */
-class ReactNativeApp {
+class ReactNativeApp(private val headlessTaskAfterAnswer: Boolean = false) {
     /** The live process's Application, over the phone's context. */
     @Volatile var application: Application? = null
         private set
@@ -21,6 +22,9 @@ class ReactNativeApp {
     /** A new process: the merged manifest's meta-data names the cluster's server; the host is created first. */
     fun start(start: SimulatedAndroidPhone.AppStart): RingerPhone {
         val application = ReactNativeRig.application(start.context, start.serverUrl)
+        if (headlessTaskAfterAnswer) {
+            start.context.packageManager.mirrorApplicationInfo.metaData.putBoolean(ManifestSettings.HEADLESS_TASK_AFTER_ANSWER, true)
+        }
         this.application = application
         RingerReactHost.current = null
         val host = RingerReactHost.start(application) { context ->

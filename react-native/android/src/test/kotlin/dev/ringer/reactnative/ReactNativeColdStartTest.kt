@@ -21,8 +21,8 @@ import org.junit.Test
  * The React Native package end to end, as its issue asks: real `ringer serve` and the FCM sandbox, the SDK's classes
  * in the simulated app process, the package's host started as the library's provider starts it, and JavaScript
  * played by calling the `Ringer` module as React Native does. A killed app is woken by FCM, the call is answered
- * from the notification before any JavaScript exists, the server hears the answer, and JavaScript, once it starts,
- * is told what it missed, once.
+ * from the notification before any JavaScript exists, the server hears the answer, the app's Headless JS task is
+ * started after it (the app opted in), and JavaScript, once it starts, is told what it missed, once.
  */
 class ReactNativeColdStartTest {
     @get:Rule val printLogs = PrintLogsOnFailure { cluster }
@@ -40,7 +40,7 @@ class ReactNativeColdStartTest {
         val alice = admin.newUser("alice", "Alice")
         val bobId = "bob-${RingerCluster.randomHex(4)}"
         val bob = HttpUser(cluster, bobId, admin.mintToken(bobId, "Bob"))
-        val app = ReactNativeApp()
+        val app = ReactNativeApp(headlessTaskAfterAnswer = true)
         SimulatedAndroidPhone(cluster, bobId, userToken = null, startApp = { app.start(it) }).use { phone ->
             // The first launch: JavaScript configures and logs in; the native half keeps the token.
             phone.launch()
@@ -62,6 +62,13 @@ class ReactNativeColdStartTest {
             assertEquals(process.phone.deviceId, accepted.getString("accepted_device_id"))
             process.awaitState(callId, Connection.STATE_ACTIVE)
             phone.awaitObservation("media start") { it is Observation.MediaCanStart && it.callId == callId }
+
+            // The answer was taken by no JavaScript: the app's Headless JS task starts, with the call id and direction.
+            val task = SimulatedAndroidPhone.poll(8_000) { process.context.servicesStarted.firstOrNull() }
+                ?: throw AssertionError("the Headless JS task was not started")
+            assertEquals(RingerHeadlessTaskService::class.java.name, task.component?.className)
+            assertEquals(callId, task.getStringExtra(RingerHeadlessTaskService.EXTRA_CALL_ID))
+            assertEquals("incoming", task.getStringExtra(RingerHeadlessTaskService.EXTRA_DIRECTION))
 
             // JavaScript starts: it configures, then asks what it missed, once.
             val js = app.javaScript()
@@ -92,6 +99,7 @@ class ReactNativeColdStartTest {
             val entry = history.first() as Map<*, *>
             assertEquals(listOf(callId, true, "local"), listOf(entry["callId"], entry["answered"], entry["reason"]))
             assertTrue(phone.crashes.toString(), phone.crashes.isEmpty())
+            assertEquals("one task, for the one answer no JavaScript took", 1, process.context.servicesStarted.size)
         }
     }
 

@@ -94,14 +94,17 @@ object ReactNativeRig {
     /**
      * The process's host, as the library's provider creates it, with a phone that has no network: every API request
      * fails at once and the event stream's socket never opens ([sockets] records its attempts); its coroutines run in
-     * [job], which the test cancels. A new process: the host of an earlier test is forgotten.
+     * [job], which the test cancels. A new process: the host of an earlier test is forgotten. [setUp] sees what the
+     * host made the phone of (its observer is how the SDK's observations reach the host).
      */
-    fun offlineHost(application: Application, job: Job, sockets: FakeWebSocketTransport = FakeWebSocketTransport()): RingerReactHost {
+    fun offlineHost(application: Application, job: Job, sockets: FakeWebSocketTransport = FakeWebSocketTransport(),
+                    setUp: (RingerReactHost.PhoneSetup) -> Unit = {}): RingerReactHost {
         val offline = FakeHttpTransport { throw IOException("no network in this test") }
         val scope = CoroutineScope(Dispatchers.Default + job)
         endProcess(null)
         return RingerReactHost.start(application) { context ->
             RingerReactHost(context, makePhone = { setup ->
+                setUp(setup)
                 RingerPhone(setup.context, setup.server, setup.notifications, http = offline, webSockets = sockets, scope = scope,
                             fetchFcmToken = false, streamStatus = setup.streamStatus, readinessChanged = setup.readinessChanged,
                             observer = setup.observer)
