@@ -11,6 +11,7 @@ import type {
   ConnectionStatus,
   HistoryEntry,
   LoginResult,
+  MediaGrant,
   NativePlatform,
   NativeState,
   Party,
@@ -105,6 +106,16 @@ class Reader {
     const party = this.object(key);
     return { id: party.string('id'), name: party.stringOrNull('name') };
   }
+
+  media(key: string): MediaGrant {
+    const media = this.object(key);
+    return { url: media.string('url'), token: media.string('token') };
+  }
+
+  /** A media grant or `null`; the key must be present. */
+  mediaOrNull(key: string): MediaGrant | null {
+    return this.raw(key) === null ? null : this.media(key);
+  }
 }
 
 const DIRECTIONS: readonly CallDirection[] = ['incoming', 'outgoing'];
@@ -134,15 +145,12 @@ const EVENT_READERS: { readonly [T in RingerEventType]: (event: Reader) => Ringe
     hasVideo: e.boolean('hasVideo'),
   }),
   ringing: (e) => ({ type: 'ringing', callId: e.callId('callId') }),
-  accepted: (e) => {
-    const media = e.object('media');
-    return {
-      type: 'accepted',
-      callId: e.callId('callId'),
-      direction: e.oneOf('direction', DIRECTIONS),
-      media: { url: media.string('url'), token: media.string('token') },
-    };
-  },
+  accepted: (e) => ({
+    type: 'accepted',
+    callId: e.callId('callId'),
+    direction: e.oneOf('direction', DIRECTIONS),
+    media: e.media('media'),
+  }),
   ended: (e) => ({
     type: 'ended',
     callId: e.callId('callId'),
@@ -204,7 +212,7 @@ function readCallFields(call: Reader): Pick<Call, 'callId' | 'direction' | 'peer
 }
 
 function readCall(call: Reader): Call {
-  return { ...readCallFields(call), state: call.oneOf('state', CALL_STATES) };
+  return { ...readCallFields(call), state: call.oneOf('state', CALL_STATES), media: call.mediaOrNull('media') };
 }
 
 function readHistoryEntry(entry: Reader): HistoryEntry {

@@ -153,6 +153,12 @@ export interface Call {
   readonly peer: Party;
   readonly hasVideo: boolean;
   readonly state: CallState;
+  /**
+   * The media of the call's `accepted` event once there was one, else `null`: a JavaScript instance that
+   * starts during a call (a reload, `expo-updates`' `reloadAsync`) rejoins the media from here, since the
+   * `accepted` event went to the instance before it.
+   */
+  readonly media: MediaGrant | null;
 }
 
 /**

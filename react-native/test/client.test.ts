@@ -264,11 +264,24 @@ describe('error mapping', () => {
   test('a result of the wrong shape rejects native naming the field', async () => {
     const { native, ringer } = await configured();
     native.answers['getCalls'] = [
-      { callId: ALICE_CALL, direction: 'incoming', peer: { id: 'a', name: null }, hasVideo: false, state: 'ringing' },
-      { callId: ALICE_CALL, direction: 'incoming', peer: { id: 'a', name: null }, hasVideo: false, state: 'gone' },
+      { callId: ALICE_CALL, direction: 'incoming', peer: { id: 'a', name: null }, hasVideo: false, state: 'ringing', media: null },
+      { callId: ALICE_CALL, direction: 'incoming', peer: { id: 'a', name: null }, hasVideo: false, state: 'gone', media: null },
     ];
     const error = await rejectsWith(ringer.getCalls(), 'native');
     assert.ok(error.message.includes('calls[1].state'), error.message);
+  });
+
+  test('a call answered before this JavaScript instance started carries its media, so the app can rejoin', async () => {
+    const { native, ringer } = await configured();
+    const media = { url: 'wss://media.example.com', token: 'm-1' };
+    const active = { callId: ALICE_CALL.toUpperCase(), direction: 'incoming', peer: { id: 'alice', name: 'Alice' }, hasVideo: false, state: 'active', media };
+    native.answers['getCalls'] = [active];
+    assert.deepEqual(await ringer.getCalls(), [{ ...active, callId: ALICE_CALL }]);
+    native.answers['getCalls'] = [{ ...active, media: { url: 'wss://media.example.com' } }];
+    const error = await rejectsWith(ringer.getCalls(), 'native');
+    assert.ok(error.message.includes('calls[0].media.token'), error.message);
+    native.answers['getCalls'] = [{ ...active, media: undefined }];
+    assert.ok((await rejectsWith(ringer.getCalls(), 'native')).message.includes('calls[0].media'));
   });
 
   test('results are narrowed and call ids lowercased', async () => {
