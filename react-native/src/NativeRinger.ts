@@ -45,7 +45,7 @@ export interface Spec extends TurboModule {
   /** Ends any call this phone has (cancel, decline or end, as the SDK's call machine decides). */
   hangUp(callId: string): Promise<void>;
 
-  /** The calls up on this phone now: `[{callId, direction, peer, hasVideo, state}]`. */
+  /** The calls up on this phone now: `[{callId, direction, peer, hasVideo, state, media}]` (`media` null until accepted). */
   getCalls(): Promise<UnsafeObject[]>;
 
   /** Refreshes the readiness pre-flight and answers its problem names. */
