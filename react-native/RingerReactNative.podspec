@@ -6,12 +6,17 @@ require "json"
 
 package = JSON.parse(File.read(File.join(__dir__, "package.json")))
 
-# The Swift package: this repository, as package.json's `repository` names it; RINGER_SPM_URL points a build at a
-# fork or a mirror.
+# The Swift package: this repository, as package.json's `repository` names it (a string or `{"url": …}`, a leading
+# `git+` dropped); the environment variable RINGER_SPM_URL, when set and not empty, wins and points a build at a fork
+# or a mirror. With neither, `pod install` stops here and says how to give one.
 repository = package["repository"]
 repository = repository["url"] if repository.is_a?(Hash)
-ringer_repository = ENV["RINGER_SPM_URL"] || repository.to_s.sub(/\Agit\+/, "")
-raise "@ringer/react-native: package.json names no repository (or set RINGER_SPM_URL)" if ringer_repository.empty?
+ringer_repository = ENV["RINGER_SPM_URL"].to_s
+ringer_repository = repository.to_s.sub(/\Agit\+/, "") if ringer_repository.empty?
+if ringer_repository.empty?
+  raise "@ringer/react-native: no URL for the RingerKitApple Swift package: set the environment variable " \
+        "RINGER_SPM_URL, or name the Ringer repository in @ringer/react-native's package.json \"repository\""
+end
 
 Pod::Spec.new do |s|
   s.name          = "RingerReactNative"

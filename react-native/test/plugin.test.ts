@@ -8,11 +8,12 @@ import * as assert from 'node:assert/strict';
 import Module = require('node:module');
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { AndroidConfig, InfoPlist, JSONObject } from '@expo/config-plugins';
+import type { AndroidConfig, InfoPlist, JSONObject, XcodeProject } from '@expo/config-plugins';
 import * as fakeExpo from './fakes/expoConfigPlugins';
 import plugin from '../plugin/src/index';
 import { applyAndroidManifest } from '../plugin/src/android';
 import { addGoogleServicesClasspath, applyGoogleServicesPlugin } from '../plugin/src/gradle';
+import { applyPodfileProperties, raiseAppDeploymentTarget } from '../plugin/src/deploymentTarget';
 import { applyEntitlements, applyInfoPlist } from '../plugin/src/ios';
 import { resolveOptions } from '../plugin/src/options';
 import type { ResolvedOptions } from '../plugin/src/options';
@@ -45,6 +46,83 @@ function entitlements(): JSONObject {
     'com.apple.developer.associated-domains': ['applinks:example.com'],
     'aps-environment': 'development',
   };
+}
+
+/** ios/Podfile.properties.json of an Expo SDK 53 prebuild. */
+function podfileProperties(): Record<string, string> {
+  return { 'expo.jsEngine': 'hermes', 'EX_DEV_CLIENT_NETWORK_INSPECTOR': 'true', newArchEnabled: 'true' };
+}
+
+/**
+ * The objects of an Expo SDK 53 app's project.pbxproj as the `xcode` package parses them (ids to objects,
+ * `<id>_comment` to comments, quoted strings kept quoted), with a widget extension beside the app: each target and
+ * the project have a Debug and a Release configuration.
+ */
+function xcodeProject(): XcodeProject {
+  const configuration = (name: string, target: string) => ({
+    isa: 'XCBuildConfiguration',
+    buildSettings: { IPHONEOS_DEPLOYMENT_TARGET: target, PRODUCT_NAME: '"$(TARGET_NAME)"', SWIFT_VERSION: '5.0' },
+    name,
+  });
+  const list = (debug: string, release: string) => ({
+    isa: 'XCConfigurationList',
+    buildConfigurations: [
+      { value: debug, comment: 'Debug' },
+      { value: release, comment: 'Release' },
+    ],
+    defaultConfigurationName: 'Release',
+  });
+  return {
+    hash: {
+      project: {
+        objects: {
+          PBXNativeTarget: {
+            '13B07F861A680F5B00A75B9A': {
+              isa: 'PBXNativeTarget',
+              buildConfigurationList: '13B07F931A680F5B00A75B9A',
+              name: 'ringerdemo',
+              productType: '"com.apple.product-type.application"',
+            },
+            '13B07F861A680F5B00A75B9A_comment': 'ringerdemo',
+            '2D1A1A1A2B2B2B2B3C3C3C3C': {
+              isa: 'PBXNativeTarget',
+              buildConfigurationList: '2D1A1A1A2B2B2B2B3C3C3C40',
+              name: 'widget',
+              productType: '"com.apple.product-type.app-extension"',
+            },
+            '2D1A1A1A2B2B2B2B3C3C3C3C_comment': 'widget',
+          },
+          XCConfigurationList: {
+            '13B07F931A680F5B00A75B9A': list('13B07F941A680F5B00A75B9A', '13B07F951A680F5B00A75B9A'),
+            '13B07F931A680F5B00A75B9A_comment': 'Build configuration list for PBXNativeTarget "ringerdemo"',
+            '2D1A1A1A2B2B2B2B3C3C3C40': list('2D1A1A1A2B2B2B2B3C3C3C41', '2D1A1A1A2B2B2B2B3C3C3C42'),
+            '83CBB9FA1A601CBA00E9B192': list('83CBBA201A601CBA00E9B192', '83CBBA211A601CBA00E9B192'),
+          },
+          XCBuildConfiguration: {
+            '13B07F941A680F5B00A75B9A': configuration('Debug', '15.1'),
+            '13B07F941A680F5B00A75B9A_comment': 'Debug',
+            '13B07F951A680F5B00A75B9A': configuration('Release', '15.1'),
+            '2D1A1A1A2B2B2B2B3C3C3C41': configuration('Debug', '15.1'),
+            '2D1A1A1A2B2B2B2B3C3C3C42': configuration('Release', '15.1'),
+            '83CBBA201A601CBA00E9B192': configuration('Debug', '15.1'),
+            '83CBBA211A601CBA00E9B192': configuration('Release', '15.1'),
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The IPHONEOS_DEPLOYMENT_TARGET of each build configuration, by id. */
+function deploymentTargets(project: XcodeProject): { [id: string]: unknown } {
+  const configurations = project.hash.project.objects['XCBuildConfiguration'] ?? {};
+  const targets: { [id: string]: unknown } = {};
+  for (const [id, value] of Object.entries(configurations)) {
+    if (typeof value === 'object' && value !== null) {
+      targets[id] = (value as { buildSettings: { IPHONEOS_DEPLOYMENT_TARGET: unknown } }).buildSettings.IPHONEOS_DEPLOYMENT_TARGET;
+    }
+  }
+  return targets;
 }
 
 type Manifest = AndroidConfig.Manifest.AndroidManifest;
@@ -200,6 +278,50 @@ describe('entitlements', () => {
   });
 });
 
+describe('iOS deployment target', () => {
+  test('Podfile.properties.json gets ios.deploymentTarget 16.0, keeping the other properties; twice is once', () => {
+    const input = podfileProperties();
+    const once = applyPodfileProperties(input);
+    assert.deepEqual(once, { ...podfileProperties(), 'ios.deploymentTarget': '16.0' });
+    assert.deepEqual(applyPodfileProperties(once), once);
+    assert.deepEqual(input, podfileProperties());
+    const lower = applyPodfileProperties({ ...input, 'ios.deploymentTarget': '15.1' });
+    assert.equal(lower['ios.deploymentTarget'], '16.0');
+    assert.equal(applyPodfileProperties({ 'ios.deploymentTarget': 'latest' })['ios.deploymentTarget'], '16.0');
+  });
+
+  test('a higher deployment target stays as it is', () => {
+    for (const higher of ['16.0', '16', '16.0.1', '16.4', '17.0', '18']) {
+      assert.deepEqual(applyPodfileProperties({ 'ios.deploymentTarget': higher }), { 'ios.deploymentTarget': higher });
+    }
+  });
+
+  test('the app target\'s configurations go to 16.0; extensions, the project and higher ones stay', () => {
+    const project = xcodeProject();
+    const apps = ['13B07F941A680F5B00A75B9A', '13B07F951A680F5B00A75B9A'];
+    assert.equal(raiseAppDeploymentTarget(project), project);
+    const after = deploymentTargets(project);
+    for (const [id, target] of Object.entries(deploymentTargets(xcodeProject()))) {
+      assert.equal(after[id], apps.includes(id) ? '16.0' : target, id);
+    }
+    const again = xcodeProject();
+    raiseAppDeploymentTarget(again);
+    raiseAppDeploymentTarget(again);
+    assert.deepEqual(again, project);
+
+    const higher = xcodeProject();
+    const release = higher.hash.project.objects['XCBuildConfiguration']?.['13B07F951A680F5B00A75B9A'] as {
+      buildSettings: { [key: string]: unknown };
+    };
+    release.buildSettings['IPHONEOS_DEPLOYMENT_TARGET'] = 17.2;
+    raiseAppDeploymentTarget(higher);
+    assert.deepEqual(
+      [deploymentTargets(higher)['13B07F941A680F5B00A75B9A'], deploymentTargets(higher)['13B07F951A680F5B00A75B9A']],
+      ['16.0', 17.2],
+    );
+  });
+});
+
 describe('AndroidManifest', () => {
   test('writes the server meta-data into the application, replacing an old value and keeping the rest', () => {
     const input = manifest();
@@ -314,6 +436,8 @@ describe('the plugin through @expo/config-plugins', () => {
   const files = (): { [mod: string]: unknown } => ({
     infoPlist: infoPlist(),
     entitlements: entitlements(),
+    podfileProperties: podfileProperties(),
+    xcodeproj: xcodeProject(),
     manifest: manifest(),
     projectBuildGradle: { path: 'android/build.gradle', language: 'groovy', contents: PROJECT_BUILD_GRADLE },
     appBuildGradle: { path: 'android/app/build.gradle', language: 'groovy', contents: APP_BUILD_GRADLE },
@@ -327,11 +451,13 @@ describe('the plugin through @expo/config-plugins', () => {
     );
     assert.deepEqual(
       fakeExpo.registered.map((entry) => entry.mod),
-      ['infoPlist', 'entitlements', 'manifest', 'projectBuildGradle', 'appBuildGradle'],
+      ['infoPlist', 'entitlements', 'podfileProperties', 'xcodeproj', 'manifest', 'projectBuildGradle', 'appBuildGradle'],
     );
     const out = await fakeExpo.runMods(config, files());
     assert.deepEqual((out['infoPlist'] as InfoPlist).UIBackgroundModes, ['fetch', 'audio', 'remote-notification', 'voip']);
     assert.equal((out['entitlements'] as JSONObject)['aps-environment'], 'development');
+    assert.equal((out['podfileProperties'] as Record<string, string>)['ios.deploymentTarget'], '16.0');
+    assert.equal(deploymentTargets(out['xcodeproj'] as XcodeProject)['13B07F941A680F5B00A75B9A'], '16.0');
     assert.equal(metaData(out['manifest'] as Manifest)['dev.ringer.server']?.['android:value'], 'https://ringer.example.com');
     assert.ok((out['projectBuildGradle'] as { contents: string }).contents.includes('com.google.gms:google-services:4.4.1'));
     assert.ok((out['appBuildGradle'] as { contents: string }).contents.endsWith("apply plugin: 'com.google.gms.google-services'\n"));
@@ -346,7 +472,7 @@ describe('the plugin through @expo/config-plugins', () => {
     plugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com' });
     assert.deepEqual(
       fakeExpo.registered.map((entry) => entry.mod),
-      ['infoPlist', 'entitlements', 'manifest'],
+      ['infoPlist', 'entitlements', 'podfileProperties', 'xcodeproj', 'manifest'],
     );
     assert.equal(fakeExpo.warnings.length, 1);
     assert.ok(fakeExpo.warnings[0]?.includes('android.googleServicesFile'));
@@ -371,7 +497,7 @@ describe('the plugin through @expo/config-plugins', () => {
     appPlugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com' });
     assert.deepEqual(
       fakeExpo.registered.map((entry) => entry.mod),
-      ['infoPlist', 'entitlements', 'manifest'],
+      ['infoPlist', 'entitlements', 'podfileProperties', 'xcodeproj', 'manifest'],
     );
   });
 

@@ -81,6 +81,24 @@ declare module '@expo/config-plugins' {
     contents: string;
   }
 
+  /**
+   * The part of the `xcode` package's project (apache/cordova-node-xcode lib/pbxProject.js: every section is
+   * `this.hash.project.objects[isa]`, mapping object ids to objects and `<id>_comment` to their comments) that the
+   * plugin reads; @expo/config-plugins re-exports the package's `XcodeProject` type, the `xcodeproj` mod's result.
+   */
+  export interface XcodeProject {
+    hash: { project: { objects: { [isa: string]: { [id: string]: unknown } | undefined } } };
+  }
+
+  /**
+   * Mirrors `withPodfileProperties: ConfigPlugin<Mod<Record<string, string>>>` (the `podfileProperties` mod:
+   * ios/Podfile.properties.json) in packages/@expo/config-plugins/src/plugins/ios-plugins.ts (expo/expo@9269607).
+   */
+  export const withPodfileProperties: ConfigPlugin<Mod<Record<string, string>>>;
+
+  /** Mirrors `withXcodeProject: ConfigPlugin<Mod<XcodeProject>>` (the `xcodeproj` mod) in ios-plugins.ts (expo/expo@9269607). */
+  export const withXcodeProject: ConfigPlugin<Mod<XcodeProject>>;
+
   /** Mirrors `withInfoPlist` in packages/@expo/config-plugins/src/plugins/ios-plugins.ts (expo/expo@0ea1df6). */
   export const withInfoPlist: ConfigPlugin<Mod<InfoPlist>>;
 

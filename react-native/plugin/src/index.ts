@@ -2,6 +2,9 @@
 // wrappers below only hand each native file to a pure function of ios.ts, android.ts and gradle.ts, which
 // the tests run directly; @expo/config-plugins is the app's own (every Expo app has it).
 //
+// It also raises the iOS deployment target to 16.0 (RingerKitApple's floor; Expo SDK 53 starts at 15.1), the way
+// expo-build-properties sets one: deploymentTarget.ts.
+//
 // What it does not do, on purpose:
 // - edit AppDelegate: the native half starts from RingerAppDelegateSubscriber, listed in
 //   expo-module.config.json, so Swift and Objective-C AppDelegates alike are left alone;
@@ -16,11 +19,14 @@ import {
   withAppBuildGradle,
   withEntitlementsPlist,
   withInfoPlist,
+  withPodfileProperties,
   withProjectBuildGradle,
+  withXcodeProject,
 } from '@expo/config-plugins';
 import type { ConfigPlugin, GradleProjectFile, Mod } from '@expo/config-plugins';
 import type { ExpoConfig } from '@expo/config-types';
 import { applyAndroidManifest } from './android';
+import { applyPodfileProperties, raiseAppDeploymentTarget } from './deploymentTarget';
 import { addGoogleServicesClasspath, applyGoogleServicesPlugin } from './gradle';
 import type { GradleEdit } from './gradle';
 import { applyEntitlements, applyInfoPlist } from './ios';
@@ -42,7 +48,12 @@ function withTransform<T>(withMod: ConfigPlugin<Mod<T>>, config: ExpoConfig, tra
 
 const withRingerIos: ConfigPlugin<ResolvedOptions> = (config, options) => {
   const withPlist = withTransform(withInfoPlist, config, (plist) => applyInfoPlist(plist, options));
-  return withTransform(withEntitlementsPlist, withPlist, (entitlements) => applyEntitlements(entitlements, options));
+  const withEntitlements = withTransform(withEntitlementsPlist, withPlist, (entitlements) =>
+    applyEntitlements(entitlements, options),
+  );
+  // iOS 16 at least, for the pods (Podfile.properties.json) and for the app target that imports them.
+  const withPods = withTransform(withPodfileProperties, withEntitlements, applyPodfileProperties);
+  return withTransform(withXcodeProject, withPods, raiseAppDeploymentTarget);
 };
 
 /** Applies one Gradle edit to a Groovy file; a Kotlin DSL file or a file with no place for it gets a warning. */

@@ -23,6 +23,8 @@ function withMod(mod: string): (config: Config, action: Action) => Config {
 
 export const withInfoPlist = withMod('infoPlist');
 export const withEntitlementsPlist = withMod('entitlements');
+export const withPodfileProperties = withMod('podfileProperties');
+export const withXcodeProject = withMod('xcodeproj');
 export const withAndroidManifest = withMod('manifest');
 export const withProjectBuildGradle = withMod('projectBuildGradle');
 export const withAppBuildGradle = withMod('appBuildGradle');
