@@ -47,14 +47,17 @@ class HeadlessTaskTest {
         return ReactNativeRig.offlineHost(application, job) { setup -> observer = setup.observer }
     }
 
-    /** A call from Alice rings ([ReactNativeRig.ring]), then the SDK says its media can start. @return the call id. */
-    private fun ringThenMediaCanStart(): String {
-        val callId = UUID.randomUUID().toString()
-        ReactNativeRig.ring(phone, callId)
+    /** A call from Alice rings ([ReactNativeRig.ring]). @return its id. */
+    private fun ring(): String = UUID.randomUUID().toString().also { ReactNativeRig.ring(phone, it) }
+
+    /** The SDK says the media of [callId] can start (the server confirmed the answer, audio is up). */
+    private fun mediaCanStart(callId: String) {
         val observe = observer ?: throw AssertionError("the host made no phone")
         observe(CallCoordinator.Observation.MediaCanStart(callId, MediaSession("wss://media.example.com", TOKEN)))
-        return callId
     }
+
+    /** A call rings, then its media can start. @return the call id. */
+    private fun ringThenMediaCanStart(): String = ring().also { mediaCanStart(it) }
 
     private fun accepted(callId: String) =
         JSONObject().put("type", "accepted").put("callId", callId).put("direction", "incoming")
@@ -96,8 +99,7 @@ class HeadlessTaskTest {
     @Test
     fun ringingAndEndingNeverStartTheTask() {
         val host = host(optedIn = true)
-        val callId = UUID.randomUUID().toString()
-        ReactNativeRig.ring(phone, callId)
+        val callId = ring()
         host.hangUp(callId)
         val replay = host.attach {}
         val types = (0 until replay.length()).map { replay.getJSONObject(it) }
@@ -110,13 +112,11 @@ class HeadlessTaskTest {
     @Test
     fun theCallsForegroundServiceLetsTheTaskStartFromTheBackgroundAndARefusalIsOnlyLogged() {
         val host = host(optedIn = true)
-        val callId = UUID.randomUUID().toString()
-        ReactNativeRig.ring(phone, callId)
+        val callId = ring()
         host.answer(callId)
         phone.runForegroundService()
         phone.appVisible = false
-        val observe = observer!!
-        observe(CallCoordinator.Observation.MediaCanStart(callId, MediaSession("wss://media.example.com", TOKEN)))
+        mediaCanStart(callId)
         assertEquals(callId, phone.servicesStarted.single().getStringExtra(RingerHeadlessTaskService.EXTRA_CALL_ID))
 
         // No foreground service and nothing visible: Android refuses; the host logs it and goes on.
