@@ -30,6 +30,10 @@ Pod::Spec.new do |s|
   s.source        = { :git => ringer_repository, :tag => "v#{s.version}" }
   # Not ios/Expo: the Expo AppDelegate subscriber is its own pod (ios/Expo/RingerReactNativeExpo.podspec).
   s.source_files  = "ios/*.{h,m,mm,swift}"
+  # RingerModule.h imports the codegen's Objective-C++ header: kept out of the module's umbrella header, which the
+  # Swift half (and a client importing it, the Expo pod) reads as Objective-C (create-react-native-library does the
+  # same). The Swift half's public API names no RingerKit type (its files import the package `internal`).
+  s.private_header_files = "ios/*.h"
   s.swift_version = "6.0"
   # The Objective-C++ glue imports the Swift host through RingerReactNative-Swift.h.
   s.pod_target_xcconfig = { "DEFINES_MODULE" => "YES" }

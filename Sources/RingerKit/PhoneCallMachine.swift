@@ -56,7 +56,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
     public struct PhoneCall: Hashable, Sendable {
         /// The native call UI's id (the call id).
         public var uuid: UUID
-        /// The user an incoming call is for, when the push or event said.
+        /// The user an incoming call is for, when the push or event said; the callee of an outgoing call.
         public var calleeID: String?
         /// Who placed it.
         public var direction: Direction
@@ -348,9 +348,11 @@ public struct PhoneCallMachine: Hashable, Sendable {
             return liveCallIDs.flatMap { endLocally($0, now: now) }
         case .outgoingPlaced(let call):
             guard call.state == .ringing, let uuid = UUID(uuidString: call.callID) else { return [] }
+            // The callee and video are kept so that the app can name the call before placing it returned.
             calls[call.callID] = PhoneCall(
-                uuid: uuid, direction: .outgoing, phase: .ringing, expiresAt: call.expiresAt,
-                localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false)
+                uuid: uuid, calleeID: call.callee.id, direction: .outgoing, phase: .ringing,
+                expiresAt: call.expiresAt, localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false,
+                hasVideo: call.hasVideo)
             // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
             if let ended = endedUnseen.removeValue(forKey: call.callID) {
                 answeredUnseen[call.callID] = nil

@@ -319,5 +319,9 @@ public struct RingerAPIError: Error, Sendable, CustomStringConvertible {
         return code == .transport || status >= 500 || status == 408 || status == 429
     }
 
+    /// True when the server gave no answer (``transport(_:)``); false when it refused (``problem``) or answered
+    /// with something that could not be read (``unexpectedResponse(_:)``), which retrying will not change.
+    public var isTransport: Bool { code == .transport }
+
     public var description: String { detail }
 }

@@ -24,6 +24,7 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
     private var acceptAnswer = AcceptAnswer.accept
     private var held: [CheckedContinuation<Void, Never>] = []
     private var created: [String] = []
+    private var unreadableCreates = false
 
     /// Every request so far, as "METHOD /path".
     var requests: [String] { lock.withLock { log } }
@@ -36,6 +37,9 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
 
     /// Call ids created by `POST /v1/calls`.
     var createdCallIDs: [String] { lock.withLock { created } }
+
+    /// Makes `POST /v1/calls` answer 201 with a body that is no call from now on (a proxy or server gone wrong).
+    func answerCreatesUnreadably() { lock.withLock { unreadableCreates = true } }
 
     /// Sets how accepts are answered from now on.
     func answerAccepts(_ answer: AcceptAnswer) { lock.withLock { acceptAnswer = answer } }
@@ -79,6 +83,7 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
             _ = lock.withLock { registrations.removeValue(forKey: url.lastPathComponent) }
             return (204, Data())
         case ("POST", "calls"?) where parts.count == 2:
+            if lock.withLock({ unreadableCreates }) { return (201, Data("<html>Created</html>".utf8)) }
             let request = try body.map { try RingerJSON.decode(CreateCallRequest.self, from: $0) }
             let id = UUID().uuidString.lowercased()
             lock.withLock { created.append(id) }

@@ -57,6 +57,14 @@ struct HostHarness {
                 now: { Date() }))
     }
 
+    /// A host as most tests begin: launched (``RingerReactNative/start()``) with bob logged in.
+    static func loggedIn() async throws -> HostHarness {
+        let harness = HostHarness()
+        harness.host.start()
+        _ = try await harness.host.login(userToken: token(for: "bob"))
+        return harness
+    }
+
     /// Every phone the host created (one at most, however often it is asked).
     var createdPhones: [RingerPhone] { phones.all }
 
@@ -67,6 +75,20 @@ struct HostHarness {
     func attach() -> (attachment: Int, replay: [BridgeEvent]) {
         let emitted = emitted
         return host.attach { emitted.append($0) }
+    }
+
+    /// The stored session (`session.json`) as JSON; nil when there is none.
+    func storedSession() -> [String: String]? {
+        let file = folder.appendingPathComponent("session.json")
+        return (try? Data(contentsOf: file)).flatMap {
+            try? JSONSerialization.jsonObject(with: $0) as? [String: String]
+        }
+    }
+
+    /// Writes `session.json` as an earlier launch (or an earlier version of the package) left it.
+    func storeSession(_ session: [String: String]) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try JSONSerialization.data(withJSONObject: session).write(to: folder.appendingPathComponent("session.json"))
     }
 
     /// A user token whose subject is `user` (a compact JWT; the signature is not checked on the phone).

@@ -16,8 +16,7 @@ import Testing
         let token = HostHarness.token(for: "bob")
         _ = try await harness.host.login(userToken: token)
         let file = harness.folder.appendingPathComponent("session.json")
-        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: String]
-        #expect(stored == ["userToken": token, "userId": "bob"])
+        #expect(harness.storedSession() == ["userToken": token, "userId": "bob", "server": "http://127.0.0.1:9"])
 
         let nextLaunch = HostHarness(folder: harness.folder)
         nextLaunch.host.start()
@@ -34,9 +33,7 @@ import Testing
     /// The cold start the package exists for: a VoIP push launches the app, the user answers on CallKit before
     /// JavaScript runs; JavaScript's first `getInitialEvents()` hears the incoming call and its answer, once.
     @Test func aCallAnsweredBeforeJavaScriptAttachedIsReplayedOnce() async throws {
-        let launch = HostHarness()
-        launch.host.start()
-        _ = try await launch.host.login(userToken: HostHarness.token(for: "bob"))
+        let launch = try await HostHarness.loggedIn()
 
         // The next launch, woken by the push: the stored session logs in, nobody has attached.
         let harness = HostHarness(folder: launch.folder)
@@ -82,9 +79,7 @@ import Testing
     }
 
     @Test func theHistoryOutlivesTheProcess() async throws {
-        let harness = HostHarness()
-        harness.host.start()
-        _ = try await harness.host.login(userToken: HostHarness.token(for: "bob"))
+        let harness = try await HostHarness.loggedIn()
         let first = try await harness.ring()
         try await harness.host.decline(callID: first)
         let second = try await harness.ring()

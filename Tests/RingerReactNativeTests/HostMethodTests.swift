@@ -13,12 +13,11 @@ import Testing
 @Suite struct HostMethodTests {
     let callID = UUID().uuidString.lowercased()
 
-    @Test func beforeStartEveryMethodButTheReplayAndTheHistoryRejectsNotConfigured() async throws {
+    /// `configure` is left out: it starts the host itself (HostServerTests).
+    @Test func beforeStartEveryMethodButConfigureTheReplayAndTheHistoryRejectsNotConfigured() async throws {
         let harness = HostHarness()
         let host = harness.host
         let token = HostHarness.token(for: "bob")
-        #expect(
-            await HostHarness.code { _ = try await host.configure(server: "http://127.0.0.1:9") } == "not_configured")
         #expect(await HostHarness.code { _ = try await host.login(userToken: token) } == "not_configured")
         #expect(await HostHarness.code { try await host.logout() } == "not_configured")
         #expect(
@@ -105,10 +104,8 @@ import Testing
     }
 
     @Test func logoutDuringACallIsRefusedUntilItIsHungUp() async throws {
-        let harness = HostHarness()
+        let harness = try await HostHarness.loggedIn()
         let host = harness.host
-        host.start()
-        _ = try await host.login(userToken: HostHarness.token(for: "bob"))
         let callID = try await harness.ring()
         #expect(try host.calls().map(\.callID) == [callID])
         #expect(await HostHarness.code { try await host.logout() } == "call_in_progress")
@@ -124,10 +121,8 @@ import Testing
     }
 
     @Test func answerGoesThroughCallKitAndDeclineOnlyRefusesARingingCall() async throws {
-        let harness = HostHarness()
+        let harness = try await HostHarness.loggedIn()
         let host = harness.host
-        host.start()
-        _ = try await host.login(userToken: HostHarness.token(for: "bob"))
         let controller = try harness.phone().callKit.callController
         let callID = try await harness.ring()
 
@@ -149,11 +144,9 @@ import Testing
     }
 
     @Test func startCallTellsJavaScriptAndMapsCallKitsRefusal() async throws {
-        let harness = HostHarness()
+        let harness = try await HostHarness.loggedIn()
         let host = harness.host
-        host.start()
         _ = harness.attach()
-        _ = try await host.login(userToken: HostHarness.token(for: "bob"))
         let call = try await host.startCall(callee: "alice", video: false)
         #expect(call.state == "ringing")
         #expect(call.direction == "outgoing")
@@ -206,5 +199,90 @@ import Testing
         host.observe(.streamStatus(.restored))
         #expect(harness.emitted.all.count == 1)
         #expect(harness.attach().replay == [.connectionChanged(status: "restored")])
+    }
+
+    /// A JavaScript instance that attaches during a call (a reload, expo-updates' `reloadAsync`) finds the media of
+    /// the call's `accepted` in `getCalls` and `configure`, so it can join the call again; the media goes with the
+    /// call.
+    @Test func getCallsCarriesTheMediaOfAnAcceptedCallUntilItEnds() async throws {
+        let harness = try await HostHarness.loggedIn()
+        let host = harness.host
+        let callID = try await harness.ring()
+        let ringing = try #require(BridgeJSON.foundationObject(try host.calls()) as? [[String: Any]])
+        #expect(ringing.first?["media"] is NSNull)
+
+        try await host.answer(callID: callID)
+        #expect(await eventually(within: 5) { (try? host.calls().first?.state) == "active" })
+        try harness.phone().callKit.provider.mirrorActivateAudioSession()
+        let media = harness.server.media(callID)
+        #expect(await eventually(within: 5) { (try? host.calls().first?.media) == media })
+        #expect(try await host.configure(server: nil).calls.first?.media == media)
+        let active = try #require(BridgeJSON.foundationObject(try host.calls()) as? [[String: Any]])
+        #expect(active.first?["media"] as? [String: String] == ["url": media.url, "token": media.token])
+
+        try await host.hangUp(callID: callID)
+        #expect(await eventually(within: 5) { host.withState { $0.media.isEmpty } })
+        #expect(try host.calls().isEmpty)
+    }
+
+    /// The app's screen may ask again while the server has not confirmed the answer: nothing more is sent.
+    @Test func answeringACallThatIsBeingAnsweredResolvesWithNothingMoreToDo() async throws {
+        let harness = try await HostHarness.loggedIn()
+        let host = harness.host
+        let controller = try harness.phone().callKit.callController
+        let server = harness.server
+        server.answerAccepts(.hold)
+        let callID = try await harness.ring()
+
+        try await host.answer(callID: callID)
+        #expect(await eventually(within: 5) { server.heldAccepts == 1 })
+        #expect(try host.calls().first?.state == "answering")
+        try await host.answer(callID: callID)
+        #expect(controller.mirrorTransactions.count == 1)
+        #expect(await HostHarness.code { try await host.decline(callID: callID) } == "wrong_state")
+        server.releaseHeldAccepts()
+        #expect(await eventually(within: 5) { (try? host.calls().first?.state) == "active" })
+        #expect(server.count("POST /v1/calls/\(callID)/accept") == 1)
+    }
+
+    /// A 2xx whose body is no call (a proxy's page) is not a network failure: retrying will not help.
+    @Test func startCallRejectsNativeWhenTheServersAnswerCannotBeRead() async throws {
+        let harness = try await HostHarness.loggedIn()
+        let host = harness.host
+        harness.server.answerCreatesUnreadably()
+        #expect(await HostHarness.code { _ = try await host.startCall(callee: "alice", video: false) } == "native")
+        #expect(harness.server.count("POST /v1/calls") == 1)
+        #expect(try host.calls().isEmpty)
+    }
+
+    /// The callee declines at once, while CallKit is still taking the call: until `startCall` returns, the call is
+    /// named by the callee's id alone; JavaScript hears of it and of its end, and once `startCall` returned the host
+    /// keeps nothing of it.
+    @Test func anOutgoingCallThatEndsBeforeStartCallReturnsLeavesNothingBehind() async throws {
+        let harness = try await HostHarness.loggedIn()
+        let host = harness.host
+        _ = harness.attach()
+        let sockets = harness.sockets
+        #expect(await eventually(within: 5) { sockets.connections == 1 })
+        let controller = try harness.phone().callKit.callController
+        controller.mirrorHoldCompletions()
+        let placing = Task { try await host.startCall(callee: "alice", video: false) }
+        #expect(await eventually(within: 5) { controller.mirrorTransactions.count == 1 })
+        let callID = try #require(harness.server.createdCallIDs.first)
+        #expect(try host.calls().map(\.peer) == [Party(id: "alice", name: nil)])
+
+        // The stream keeps bob's resume point across test runs: a sequence number from the clock is always newer.
+        let seq = Int64(Date().timeIntervalSince1970 * 1000)
+        let declined = harness.server.call(callID, .declined, caller: "bob", callee: "alice")
+        try sockets.deliver(CallEvent(seq: seq, type: .callDeclined, call: declined))
+        #expect(await eventually(within: 5) { (try? host.calls().isEmpty) == true })
+        controller.mirrorReleaseCompletions()
+        #expect(try await placing.value.callID == callID)
+        #expect(host.withState { $0.outgoing.isEmpty && $0.media.isEmpty })
+        #expect(
+            HostHarness.callEvents(harness.emitted.all) == [
+                .outgoing(callID: callID, callee: Party(id: "alice", name: nil), hasVideo: false),
+                .ended(callID: callID, reason: "remote_ended", serverReason: "declined"),
+            ])
     }
 }

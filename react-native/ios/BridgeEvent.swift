@@ -1,12 +1,12 @@
 import Foundation
-public import RingerKit
-public import RingerWire
+internal import RingerKit
+internal import RingerWire
 
 /// One event for JavaScript, the payload of the codegen event emitter `onEvent` (rn-contract "Events"): an object
 /// with a `type` and camelCase keys, `null` where a value is absent, never a missing key. Call ids are the server's
 /// lowercase UUIDs. The same names and shapes as the Kotlin half (`dev.ringer.reactnative`), pinned by
 /// TestVectors/react-native/events.json and relay.json.
-public enum BridgeEvent: Sendable, Hashable {
+enum BridgeEvent: Sendable, Hashable {
     /// A call rings on this phone.
     case incoming(callID: String, caller: Party, hasVideo: Bool)
     /// `startCall` placed a ringing call.
@@ -28,7 +28,7 @@ public enum BridgeEvent: Sendable, Hashable {
     case eventsDropped(count: Int)
 
     /// The `type` JavaScript narrows the union on.
-    public var type: String {
+    var type: String {
         switch self {
         case .incoming: "incoming"
         case .outgoing: "outgoing"
@@ -43,7 +43,7 @@ public enum BridgeEvent: Sendable, Hashable {
     }
 
     /// The event as React Native's bridge takes it (`NSDictionary` for `emitOnEvent:`).
-    public var foundationObject: [String: Any] { (BridgeJSON.foundationObject(self) as? [String: Any]) ?? [:] }
+    var foundationObject: [String: Any] { (BridgeJSON.foundationObject(self) as? [String: Any]) ?? [:] }
 }
 
 extension BridgeEvent: Codable {
@@ -54,7 +54,7 @@ extension BridgeEvent: Codable {
 
     /// Decodes an event as JavaScript would read it (the test vectors' shapes).
     /// - Throws: `DecodingError` for an unknown `type` or a missing key.
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let type = try container.decode(String.self, forKey: .type)
         func callID() throws -> String { try container.decode(String.self, forKey: .callId) }
@@ -96,7 +96,7 @@ extension BridgeEvent: Codable {
 
     /// Encodes the event with every key of its shape, `null` included.
     /// - Throws: `EncodingError` only if the encoder refuses a value.
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(type, forKey: .type)
         switch self {

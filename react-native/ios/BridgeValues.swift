@@ -1,32 +1,37 @@
-public import RingerWire
+internal import RingerWire
 
 /// A call as JavaScript sees it (rn-contract `Call`): `state` is `ringing`, `answering` or `active` for a call up on
 /// this phone (the coordinator's phase); for the answer of `startCall` it is the server's state, which may be
-/// `busy` or `failed` (then nothing rings).
-public struct BridgeCall: Encodable, Sendable, Hashable {
+/// `busy` or `failed` (then nothing rings). Keys: callId, direction, peer {id, name}, hasVideo, state, media.
+struct BridgeCall: Encodable, Sendable, Hashable {
     /// The server's call id.
-    public var callID: String
+    var callID: String
     /// `incoming` or `outgoing`.
-    public var direction: String
+    var direction: String
     /// The other party.
-    public var peer: Party
+    var peer: Party
     /// Whether the call offers video.
-    public var hasVideo: Bool
+    var hasVideo: Bool
     /// See the type's description.
-    public var state: String
+    var state: String
+    /// The media of the call's `accepted` event (`{url, token}`), so a JavaScript instance that attaches during the
+    /// call (a reload, expo-updates' `reloadAsync`) can join it again; nil before media could start, and in the
+    /// answer of `startCall`.
+    var media: MediaSession? = nil
 
-    /// Encodes every key, the peer's `name` as null when absent.
+    /// Encodes every key, the peer's `name` and `media` as null when absent.
     /// - Throws: `EncodingError` only if the encoder refuses a value.
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CallKeys.self)
         try container.encodeCall(callID, direction, peer, hasVideo)
         try container.encode(state, forKey: .state)
+        try container.encode(media, forKey: .media)
     }
 }
 
 /// The keys of the call objects JavaScript sees (``BridgeCall``, ``HistoryEntry``).
 enum CallKeys: String, CodingKey {
-    case callId, direction, peer, hasVideo, state, startedAt, answered, endedAt, reason, serverReason
+    case callId, direction, peer, hasVideo, state, media, startedAt, answered, endedAt, reason, serverReason
 }
 
 extension KeyedEncodingContainer where Key == CallKeys {
@@ -41,19 +46,19 @@ extension KeyedEncodingContainer where Key == CallKeys {
 }
 
 /// What `configure` resolves with (rn-contract `NativeState`).
-public struct NativeState: Encodable, Sendable, Hashable {
+struct NativeState: Encodable, Sendable, Hashable {
     /// The server this process uses.
-    public var server: String?
+    var server: String?
     /// This install's device id.
-    public var deviceID: String
+    var deviceID: String
     /// Always `ios` here.
-    public var platform = "ios"
+    var platform = "ios"
     /// The logged-in user, if any.
-    public var userID: String?
+    var userID: String?
     /// The calls up on this phone.
-    public var calls: [BridgeCall]
+    var calls: [BridgeCall]
     /// The readiness pre-flight's problems.
-    public var readiness: [String]
+    var readiness: [String]
 
     private enum CodingKeys: String, CodingKey {
         case server
@@ -65,7 +70,7 @@ public struct NativeState: Encodable, Sendable, Hashable {
 
     /// Encodes every key, `server` and `userId` as null when absent.
     /// - Throws: `EncodingError` only if the encoder refuses a value.
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(server, forKey: .server)
         try container.encode(deviceID, forKey: .deviceID)
@@ -77,9 +82,9 @@ public struct NativeState: Encodable, Sendable, Hashable {
 }
 
 /// What `login` resolves with.
-public struct LoginResult: Encodable, Sendable, Hashable {
+struct LoginResult: Encodable, Sendable, Hashable {
     /// The token's subject.
-    public var userID: String
+    var userID: String
 
     private enum CodingKeys: String, CodingKey {
         case userID = "userId"

@@ -1,30 +1,30 @@
-public import Foundation
-public import RingerWire
+import Foundation
+internal import RingerWire
 
 /// One call that rang or was placed on this phone, as `getCallHistory` returns it (rn-contract `HistoryEntry`),
 /// written when the call ends.
-public struct HistoryEntry: Codable, Sendable, Hashable {
+struct HistoryEntry: Codable, Sendable, Hashable {
     /// The server's call id.
-    public var callID: String
+    var callID: String
     /// `incoming` or `outgoing`.
-    public var direction: String
+    var direction: String
     /// The other party.
-    public var peer: Party
+    var peer: Party
     /// Whether the call offered video.
-    public var hasVideo: Bool
+    var hasVideo: Bool
     /// When it rang here or was placed, Unix milliseconds on the phone's clock.
-    public var startedAt: Int64
+    var startedAt: Int64
     /// Whether media started (``BridgeEvent/accepted(callID:direction:media:)``).
-    public var answered: Bool
+    var answered: Bool
     /// When it ended here, Unix milliseconds on the phone's clock.
-    public var endedAt: Int64
+    var endedAt: Int64
     /// As in ``BridgeEvent/ended(callID:reason:serverReason:)``.
-    public var reason: String
+    var reason: String
     /// As in ``BridgeEvent/ended(callID:reason:serverReason:)``.
-    public var serverReason: String?
+    var serverReason: String?
 
     /// Creates an entry.
-    public init(
+    init(
         callID: String, direction: String, peer: Party, hasVideo: Bool, startedAt: Int64, answered: Bool,
         endedAt: Int64, reason: String, serverReason: String?
     ) {
@@ -41,7 +41,7 @@ public struct HistoryEntry: Codable, Sendable, Hashable {
 
     /// Decodes an entry (the history file, or JavaScript's shape).
     /// - Throws: `DecodingError` when a key is missing or malformed.
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CallKeys.self)
         self.init(
             callID: try container.decode(String.self, forKey: .callId),
@@ -57,7 +57,7 @@ public struct HistoryEntry: Codable, Sendable, Hashable {
 
     /// Encodes every key, `serverReason` and the peer's `name` as null when absent.
     /// - Throws: `EncodingError` only if the encoder refuses a value.
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CallKeys.self)
         try container.encodeCall(callID, direction, peer, hasVideo)
         try container.encode(startedAt, forKey: .startedAt)
@@ -72,17 +72,17 @@ public struct HistoryEntry: Codable, Sendable, Hashable {
 /// and says what they said): a call opens at `incoming` or `outgoing`, is marked answered at `accepted`, and
 /// becomes an entry at `ended`. Newest first, at most ``limit``. A pure value; its owner keeps ``entries`` in a
 /// file. A call still up when the process dies leaves no entry.
-public struct CallHistory: Sendable {
+struct CallHistory: Sendable {
     /// How many entries are kept.
-    public static let limit = 100
+    static let limit = 100
 
     /// The finished calls, newest first.
-    public private(set) var entries: [HistoryEntry]
+    private(set) var entries: [HistoryEntry]
     /// Calls that rang or were placed and have not ended, by call id.
     private var open: [String: HistoryEntry] = [:]
 
     /// Creates a history holding `entries` (as stored), newest first.
-    public init(entries: [HistoryEntry] = []) {
+    init(entries: [HistoryEntry] = []) {
         self.entries = Array(entries.prefix(Self.limit))
     }
 
@@ -91,7 +91,7 @@ public struct CallHistory: Sendable {
     ///   - event: an event JavaScript is sent.
     ///   - date: now, on the phone's clock.
     /// - Returns: true when ``entries`` changed (a call ended), so they should be stored.
-    public mutating func record(_ event: BridgeEvent, at date: Date) -> Bool {
+    mutating func record(_ event: BridgeEvent, at date: Date) -> Bool {
         let now = date.unixMilliseconds
         switch event {
         case .incoming(let callID, let peer, let hasVideo), .outgoing(let callID, let peer, let hasVideo):

@@ -7,27 +7,27 @@
 ///   ``BridgeEvent/eventsDropped(count:)``.
 /// - ``detach()`` is the module being invalidated (a JavaScript reload, or the React host destroyed while the
 ///   process lives on): what happens next waits for the next instance's first ``attach()``.
-public struct EventRelay: Sendable {
+struct EventRelay: Sendable {
     /// The buffer's size in production: a cold start's call and a reconnecting stream fit many times over.
-    public static let defaultCapacity = 200
+    static let defaultCapacity = 200
 
     /// How many events the buffer keeps.
-    public let capacity: Int
+    let capacity: Int
     /// True between an ``attach()`` and the next ``detach()``.
-    public private(set) var isAttached = false
+    private(set) var isAttached = false
     private var buffer: [BridgeEvent] = []
     private var dropped = 0
 
     /// Creates an empty, detached relay.
     /// - Parameter capacity: how many events to keep while detached; at least 1.
-    public init(capacity: Int = EventRelay.defaultCapacity) {
+    init(capacity: Int = EventRelay.defaultCapacity) {
         self.capacity = max(1, capacity)
     }
 
     /// An event for JavaScript.
     /// - Parameter event: the event.
     /// - Returns: what to emit now: the event when attached, nothing when it was kept.
-    public mutating func send(_ event: BridgeEvent) -> [BridgeEvent] {
+    mutating func send(_ event: BridgeEvent) -> [BridgeEvent] {
         guard !isAttached else { return [event] }
         buffer.append(event)
         if buffer.count > capacity {
@@ -40,7 +40,7 @@ public struct EventRelay: Sendable {
     /// A JavaScript instance asked for what happened before it (`getInitialEvents()`).
     /// - Returns: the kept events, oldest first, after an ``BridgeEvent/eventsDropped(count:)`` if any were
     ///   dropped; nothing when this instance already attached.
-    public mutating func attach() -> [BridgeEvent] {
+    mutating func attach() -> [BridgeEvent] {
         guard !isAttached else { return [] }
         isAttached = true
         defer {
@@ -51,7 +51,7 @@ public struct EventRelay: Sendable {
     }
 
     /// The JavaScript instance went away: events are kept again until the next ``attach()``.
-    public mutating func detach() {
+    mutating func detach() {
         isAttached = false
     }
 }

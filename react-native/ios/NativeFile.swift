@@ -58,10 +58,14 @@ struct StoredSession: Codable, Sendable, Equatable {
     var userToken: String
     /// Its subject.
     var userID: String
+    /// The base URL of the server the phone used when the user logged in, which the token belongs to; nil in files
+    /// written before sessions named it.
+    var server: String?
 
     private enum CodingKeys: String, CodingKey {
         case userToken
         case userID = "userId"
+        case server
     }
 }
 

@@ -1,12 +1,12 @@
-public import Foundation
-import RingerKit
-import RingerWire
+import Foundation
+internal import RingerKit
+internal import RingerWire
 
 /// Why a method JavaScript called was refused: its ``code`` is what the Objective-C++ glue passes to React Native's
 /// `reject(code, message, error)`, and the JavaScript layer turns into a `RingerError` (rn-contract "Errors"; the
 /// same codes as the Kotlin half). For `server_refused`, ``problemType`` and ``status`` travel in the `NSError`'s
 /// `userInfo` (``nsError``). Messages never hold a token.
-public struct RingerBridgeError: Error, Sendable, Hashable, CustomStringConvertible {
+struct RingerBridgeError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: String, Sendable {
         case notConfigured = "not_configured"
         case invalidArgument = "invalid_argument"
@@ -23,11 +23,11 @@ public struct RingerBridgeError: Error, Sendable, Hashable, CustomStringConverti
 
     private let kind: Code
     /// Words for the developer.
-    public let message: String
+    let message: String
     /// For `server_refused`: the problem+json `type` the server answered with.
-    public let problemType: String?
+    let problemType: String?
     /// For `server_refused`: the HTTP status.
-    public let status: Int?
+    let status: Int?
 
     private init(_ kind: Code, _ message: String, problemType: String? = nil, status: Int? = nil) {
         self.kind = kind
@@ -37,41 +37,44 @@ public struct RingerBridgeError: Error, Sendable, Hashable, CustomStringConverti
     }
 
     /// The code JavaScript sees, e.g. `not_configured`.
-    public var code: String { kind.rawValue }
+    var code: String { kind.rawValue }
 
-    public var description: String { "\(code): \(message)" }
+    var description: String { "\(code): \(message)" }
 
     /// No server is known, or `RingerReactNative.start()` never ran.
-    public static func notConfigured(_ message: String) -> Self { Self(.notConfigured, message) }
+    static func notConfigured(_ message: String) -> Self { Self(.notConfigured, message) }
     /// An argument native code cannot use (a call id that is not a UUID, a URL that is not http(s), …).
-    public static func invalidArgument(_ message: String) -> Self { Self(.invalidArgument, message) }
+    static func invalidArgument(_ message: String) -> Self { Self(.invalidArgument, message) }
     /// No call with this id is up on this phone.
-    public static func unknownCall(_ callID: String) -> Self { Self(.unknownCall, "no call \(callID) on this phone") }
+    static func unknownCall(_ callID: String) -> Self { Self(.unknownCall, "no call \(callID) on this phone") }
     /// The call is not in a phase the method applies to.
-    public static func wrongState(_ message: String) -> Self { Self(.wrongState, message) }
+    static func wrongState(_ message: String) -> Self { Self(.wrongState, message) }
     /// Nobody is logged in.
-    public static let notLoggedIn = Self(.notLoggedIn, "log in first")
+    static let notLoggedIn = Self(.notLoggedIn, "log in first")
     /// Another user is logged in on this phone.
-    public static let otherUserLoggedIn = Self(.otherUserLoggedIn, "another user is logged in: log out first")
+    static let otherUserLoggedIn = Self(.otherUserLoggedIn, "another user is logged in: log out first")
     /// A call is ringing or up.
-    public static let callInProgress = Self(.callInProgress, "a call is ringing or up: hang up first")
+    static let callInProgress = Self(.callInProgress, "a call is ringing or up: hang up first")
     /// The system's call UI (CallKit) refused the request.
-    public static func callUIRefused(_ message: String) -> Self { Self(.callUIRefused, message) }
+    static func callUIRefused(_ message: String) -> Self { Self(.callUIRefused, message) }
     /// Anything else that went wrong natively.
-    public static func native(_ message: String) -> Self { Self(.native, message) }
+    static func native(_ message: String) -> Self { Self(.native, message) }
 
     /// The error JavaScript should see for any error a method met: itself, the server's refusal
-    /// (`server_refused` with its problem type and status), no answer (`network`), or `native`.
+    /// (`server_refused` with its problem type and status), no answer (`network`), or `native` (an answer that
+    /// could not be read among them: the server did answer, and retrying will not make it readable).
     /// - Parameter error: what was thrown.
-    public init(_ error: any Error) {
+    init(_ error: any Error) {
         switch error {
         case let error as RingerBridgeError:
             self = error
         case let error as RingerAPIError:
             if let problem = error.problem {
                 self.init(.serverRefused, error.description, problemType: problem.type, status: problem.status)
-            } else {
+            } else if error.isTransport {
                 self.init(.network, error.description)
+            } else {
+                self.init(.native, "the server's answer could not be read: \(error.description)")
             }
         default:
             self.init(.native, String(describing: error))
@@ -79,7 +82,7 @@ public struct RingerBridgeError: Error, Sendable, Hashable, CustomStringConverti
     }
 
     /// The `NSError` React Native's `reject` takes; its `userInfo` carries `problemType` and `status` when known.
-    public var nsError: NSError {
+    var nsError: NSError {
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
         if let problemType { userInfo["problemType"] = problemType }
         if let status { userInfo["status"] = status }

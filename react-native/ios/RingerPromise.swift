@@ -1,9 +1,9 @@
-public import Foundation
+import Foundation
 
 /// A JavaScript promise as React Native hands one to a module method (`RCTPromiseResolveBlock`,
 /// `RCTPromiseRejectBlock`), settled exactly once from a task: with a method's value in the Foundation form the
 /// bridge converts to JavaScript, or with a ``RingerBridgeError``'s code, message and `NSError`.
-public struct RingerPromise: @unchecked Sendable {
+struct RingerPromise: @unchecked Sendable {
     // @unchecked: React Native's promise blocks may be called from any thread; each is called once, by `settle`.
     private let resolve: (Any?) -> Void
     private let reject: (String, String, NSError) -> Void
@@ -12,7 +12,7 @@ public struct RingerPromise: @unchecked Sendable {
     /// - Parameters:
     ///   - resolve: `RCTPromiseResolveBlock`.
     ///   - reject: `RCTPromiseRejectBlock` (code, message, error).
-    public init(resolve: @escaping (Any?) -> Void, reject: @escaping (String, String, NSError) -> Void) {
+    init(resolve: @escaping (Any?) -> Void, reject: @escaping (String, String, NSError) -> Void) {
         self.resolve = resolve
         self.reject = reject
     }
@@ -20,13 +20,13 @@ public struct RingerPromise: @unchecked Sendable {
     /// Runs `body` and resolves with its value, encoded with its own keys (``BridgeJSON``), or rejects with the
     /// error it threw as ``RingerBridgeError/init(_:)`` classifies it. Returns at once.
     /// - Parameter body: the method's work.
-    public func settle<Value: Encodable & Sendable>(_ body: @escaping @Sendable () async throws -> Value) {
+    func settle<Value: Encodable & Sendable>(_ body: @escaping @Sendable () async throws -> Value) {
         run { BridgeJSON.foundationObject(try await body()) }
     }
 
     /// Runs `body` and resolves with nothing (JavaScript's `undefined`), or rejects as above. Returns at once.
     /// - Parameter body: the method's work.
-    public func settle(_ body: @escaping @Sendable () async throws -> Void) {
+    func settle(_ body: @escaping @Sendable () async throws -> Void) {
         run {
             try await body()
             return nil

@@ -1,9 +1,9 @@
 import Foundation
-import RingerKit
-import RingerKitApple
-import RingerWire
-import UIKit
-import UserNotifications
+internal import RingerKit
+internal import RingerKitApple
+internal import RingerWire
+internal import UIKit
+internal import UserNotifications
 
 extension RingerReactNative {
     /// What the host takes from the app and the system. ``production`` is the app's; tests give their own (a

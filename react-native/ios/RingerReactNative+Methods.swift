@@ -1,33 +1,39 @@
 import Foundation
-import RingerKit
-import RingerKitApple
-import RingerWire
+internal import RingerKit
+internal import RingerKitApple
+internal import RingerWire
 
 /// The module's methods (rn-contract "Methods"), each the native side of one JavaScript call. They throw
 /// ``RingerBridgeError``s only; arguments are checked here as well as in JavaScript, so no argument can crash
-/// native code. Until ``start()`` ran, every method but `getInitialEvents` and `getCallHistory` rejects
-/// `not_configured`.
+/// native code. Until ``start()`` ran, every method but `configure` (which starts the host), `getInitialEvents`
+/// and `getCallHistory` rejects `not_configured`.
 extension RingerReactNative {
-    /// `configure({server})`: stores `server` (used from the next cold start on, and now when no phone exists yet),
-    /// creates the phone if there is none, and says how things stand.
+    /// `configure({server})`: starts the host if the app has not yet (Expo's template starts React Native before
+    /// the AppDelegate subscribers' `didFinishLaunching`), keeps `server` for the next cold starts (and uses it now
+    /// when no phone exists yet), creates the phone if there is none, and says how things stand. A `server` equal to
+    /// the app's default (Info.plist `RingerServerURL`) removes the stored choice instead, so an app that passes its
+    /// default at every launch never pins it, and a new app version's default takes effect. A phone already running
+    /// keeps its server until the next launch; a stored session made on another server is deleted when the phone is
+    /// created (see ``install(server:)``).
     /// - Parameter server: the server's base URL, or nil to keep the stored or Info.plist one.
-    /// - Returns: the state; `server` is the one this process uses.
-    /// - Throws: `invalid_argument` for a URL that is not http(s); `not_configured` before ``start()`` or when no
-    ///   server is known at all; `native` when the choice could not be stored.
-    public func configure(server: String?) async throws -> NativeState {
-        guard withState({ $0.started }) else { throw Self.notStarted }
+    /// - Returns: the state; `server` is the one this process uses, `userID` nil when nobody is logged in on it.
+    /// - Throws: `invalid_argument` for a URL that is not http(s); `not_configured` when no server is known at all;
+    ///   `native` when the choice could not be stored.
+    func configure(server: String?) async throws -> NativeState {
         var chosen: URL?
         if let server {
             guard let url = Self.serverURL(server) else {
                 throw RingerBridgeError.invalidArgument("server must be an http(s) URL with a host: \(server)")
             }
+            let isDefault = defaultServer.map { Self.sameServer(url, $0) } ?? false
             do {
-                try store(server: StoredServer(server: url.absoluteString))
+                try store(server: isDefault ? nil : StoredServer(server: url.absoluteString))
             } catch {
                 throw RingerBridgeError.native("the server could not be stored: \(error)")
             }
             chosen = url
         }
+        start()
         let phone: RingerPhone
         if let existing = withState({ $0.phone }) {
             phone = existing
@@ -48,12 +54,12 @@ extension RingerReactNative {
     /// - Returns: the token's subject.
     /// - Throws: `invalid_argument` for a token without a readable subject; `other_user_logged_in` while another
     ///   user is; `not_configured`; `native` when the session could not be stored (nothing changes then).
-    public func login(userToken: String) async throws -> LoginResult {
+    func login(userToken: String) async throws -> LoginResult {
         let phone = try requirePhone()
         guard let userID = RingerAPIClient(baseURL: phone.server, userToken: userToken).userID, !userID.isEmpty else {
             throw RingerBridgeError.invalidArgument("the user token has no readable subject (a JWT with `sub`)")
         }
-        let session = StoredSession(userToken: userToken, userID: userID)
+        let session = StoredSession(userToken: userToken, userID: userID, server: phone.server.absoluteString)
         let previous = try withState { state -> StoredSession? in
             if let current = state.session, current.userID != userID { throw RingerBridgeError.otherUserLoggedIn }
             defer { state.session = session }
@@ -72,7 +78,7 @@ extension RingerReactNative {
     /// `logout()`: logs the phone out (the device is unregistered with the user's own credentials) and deletes the
     /// stored session. Logged out already: nothing changes.
     /// - Throws: `call_in_progress` while a call is ringing or up; `not_configured`.
-    public func logout() async throws {
+    func logout() async throws {
         let phone = try requirePhone()
         guard phone.coordinator.currentCalls().isEmpty else { throw RingerBridgeError.callInProgress }
         phone.logOut()
@@ -83,9 +89,9 @@ extension RingerReactNative {
     /// `startCall(callee, video)`: the server creates the call and rings the callee; CallKit shows it.
     /// - Returns: the server's call; when its state is not `ringing` (busy, failed) nothing rings.
     /// - Throws: `invalid_argument` for an empty callee; `not_logged_in`; `server_refused` or `network` when the
-    ///   server refused or did not answer; `call_ui_refused` when CallKit refused the call (it is cancelled on the
-    ///   server).
-    public func startCall(callee: String, video: Bool) async throws -> BridgeCall {
+    ///   server refused or did not answer, `native` when its answer could not be read; `call_ui_refused` when
+    ///   CallKit refused the call (it is cancelled on the server).
+    func startCall(callee: String, video: Bool) async throws -> BridgeCall {
         let callee = callee.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !callee.isEmpty else { throw RingerBridgeError.invalidArgument("the callee is empty") }
         let phone = try requirePhone()
@@ -103,6 +109,11 @@ extension RingerReactNative {
         if call.state == .ringing {
             let summary = CallSummary(direction: .outgoing, peer: call.callee, hasVideo: call.hasVideo)
             withState { $0.outgoing[call.callID] = summary }
+            // The call may have ended while CallKit took it (the callee declined at once): its end, observed before
+            // this entry existed, had nothing to remove. An end observed from now on removes the entry itself.
+            if !phone.coordinator.currentCalls().contains(where: { $0.uuid == UUID(uuidString: call.callID) }) {
+                withState { $0.outgoing[call.callID] = nil }
+            }
             observe(.callStarted(callID: call.callID))
         }
         return BridgeCall(
@@ -111,9 +122,10 @@ extension RingerReactNative {
     }
 
     /// `answer(callId)`: answers a ringing incoming call through CallKit, as its own UI would
-    /// (`CXAnswerCallAction`); the answer is sent until the server confirms. A call answered already resolves.
+    /// (`CXAnswerCallAction`); the answer is sent until the server confirms. A call being answered or answered
+    /// already resolves: there is nothing to do.
     /// - Throws: `invalid_argument`, `unknown_call`, `wrong_state` for an outgoing call, `call_ui_refused`.
-    public func answer(callID: String) async throws {
+    func answer(callID: String) async throws {
         let (phone, call) = try liveCall(callID)
         guard call.direction == .incoming else {
             throw RingerBridgeError.wrongState("an outgoing call is answered by its callee")
@@ -124,7 +136,7 @@ extension RingerReactNative {
 
     /// `decline(callId)`: declines an incoming call that still rings, through CallKit (`CXEndCallAction`).
     /// - Throws: `invalid_argument`, `unknown_call`, `wrong_state` for an answered or outgoing call, `call_ui_refused`.
-    public func decline(callID: String) async throws {
+    func decline(callID: String) async throws {
         let (phone, call) = try liveCall(callID)
         guard call.direction == .incoming, call.phase == .ringing else {
             throw RingerBridgeError.wrongState("only an incoming call that still rings can be declined: hang up")
@@ -135,14 +147,15 @@ extension RingerReactNative {
     /// `hangUp(callId)`: ends any call this phone has through CallKit (`CXEndCallAction`); the coordinator cancels,
     /// declines or ends it as its phase calls for, durably.
     /// - Throws: `invalid_argument`, `unknown_call`, `call_ui_refused`.
-    public func hangUp(callID: String) async throws {
+    func hangUp(callID: String) async throws {
         let (phone, call) = try liveCall(callID)
         try await throughCallKit { try await phone.callKit.requestEnd(callID: call.uuid) }
     }
 
-    /// `getCalls()`: the calls up on this phone now, oldest first.
+    /// `getCalls()`: the calls up on this phone now, oldest first, each with the media of its `accepted` event once
+    /// JavaScript was sent one (so an instance attached during the call can join it again).
     /// - Throws: `not_configured`.
-    public func calls() throws -> [BridgeCall] {
+    func calls() throws -> [BridgeCall] {
         _ = try requirePhone()
         return bridgeCalls()
     }
@@ -150,7 +163,7 @@ extension RingerReactNative {
     /// `getReadiness()`: reads the pre-flight again.
     /// - Returns: its problems.
     /// - Throws: `not_configured`.
-    public func readiness() async throws -> [String] {
+    func readiness() async throws -> [String] {
         _ = try requirePhone()
         return await refreshReadiness()
     }
@@ -158,7 +171,7 @@ extension RingerReactNative {
     /// `openReadinessSettings(problem)`: opens the system page that fixes `problem`. On iOS only
     /// `notifications_disabled` has one (the app's page in Settings).
     /// - Returns: true when a page was opened.
-    public func openReadinessSettings(problem: String) async throws -> Bool {
+    func openReadinessSettings(problem: String) async throws -> Bool {
         guard problem == ReadinessProblem.notificationsDisabled.rawValue else { return false }
         return await environment.openAppSettings()
     }
@@ -167,7 +180,7 @@ extension RingerReactNative {
     /// - Parameter limit: how many at most; a whole number, at least 0 (more than ``CallHistory/limit`` are never
     ///   kept).
     /// - Throws: `invalid_argument` for a limit that is not a whole number ≥ 0.
-    public func callHistory(limit: Double) throws -> [HistoryEntry] {
+    func callHistory(limit: Double) throws -> [HistoryEntry] {
         guard limit.isFinite, limit >= 0, limit.rounded() == limit else {
             throw RingerBridgeError.invalidArgument("limit must be a whole number, at least 0")
         }
@@ -177,8 +190,8 @@ extension RingerReactNative {
     // MARK: Helpers
 
     static let notStarted = RingerBridgeError.notConfigured(
-        "RingerReactNative.start() has not run: call it first in application(_:didFinishLaunchingWithOptions:), or "
-            + "add the @ringer/react-native Expo plugin")
+        "RingerReactNative.start() has not run: call it first in application(_:didFinishLaunchingWithOptions:), "
+            + "add the @ringer/react-native Expo plugin, or call configure() first")
     static let noServer = RingerBridgeError.notConfigured(
         "no server: set RingerServerURL in Info.plist or call configure({server})")
 
@@ -216,7 +229,7 @@ extension RingerReactNative {
         currentCalls().map { call in
             BridgeCall(
                 callID: call.callID, direction: call.summary.direction.rawValue, peer: call.summary.peer,
-                hasVideo: call.summary.hasVideo, state: call.phase.rawValue)
+                hasVideo: call.summary.hasVideo, state: call.phase.rawValue, media: call.media)
         }
     }
 }

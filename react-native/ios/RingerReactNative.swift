@@ -1,7 +1,7 @@
 public import Foundation
-import RingerKit
-import RingerKitApple
-import RingerWire
+internal import RingerKit
+internal import RingerKitApple
+internal import RingerWire
 
 /// The iOS native half of `@ringer/react-native`, one per process: it owns the app's `RingerPhone` (CallKit, the
 /// PushKit VoIP registry, the coordinator) from launch, before JavaScript, logs the stored user in natively, and
@@ -30,9 +30,15 @@ import RingerWire
 ///
 /// Thread-safe. Events reach JavaScript in the order they happened: translation, history and emission run under
 /// one lock (the emitter only queues a call into JavaScript).
+///
+/// - Note: The public API is what an `AppDelegate` calls (``start()``, ``shared``, ``setAPNsToken(_:)``,
+///   ``handleNotification(_:)``) and ``RingerModuleBridge``: it names no RingerKit, RingerKitApple or RingerWire
+///   type, and every file imports those `internal`, so a client (the Expo pod) cannot name them. It must still find
+///   their modules: a module built without library evolution, as CocoaPods builds this one, makes its clients load
+///   even its internal imports (SE-0409), hence the Expo podspec's search path.
 public final class RingerReactNative: @unchecked Sendable {
     // @unchecked: `state` is guarded by `stateLock`, `events` by `eventLock` (taken first when both are needed);
-    // `installLock` serialises the phone's creation.
+    // `startLock` serialises ``start()``, `installLock` the phone's creation (taken in that order).
 
     /// The process's host, created on first use; ``start()`` brings it up.
     public static let shared = RingerReactNative(environment: .production)
@@ -43,6 +49,8 @@ public final class RingerReactNative: @unchecked Sendable {
         var session: StoredSession?
         /// Calls `startCall` placed, as JavaScript knows them, until they end.
         var outgoing: [String: CallSummary] = [:]
+        /// The media of each call whose `accepted` JavaScript was sent, until the call ends.
+        var media: [String: MediaSession] = [:]
         /// The readiness problems last told to JavaScript.
         var readiness: [String]?
         /// An APNs token that arrived before the phone existed.
@@ -65,6 +73,7 @@ public final class RingerReactNative: @unchecked Sendable {
     private var state = State()
     private let eventLock = NSLock()
     private var events: Events
+    private let startLock = NSLock()
     private let installLock = NSLock()
     private let sessionFile: NativeFile?
     private let serverFile: NativeFile?
@@ -95,26 +104,26 @@ public final class RingerReactNative: @unchecked Sendable {
 
     /// Creates the phone when a server is known (stored by `configure`, else the Info.plist's `RingerServerURL`), logs
     /// the stored user in (or out, so pushes for nobody end at once), and reads the readiness pre-flight. Call it on
-    /// every launch, in `application(_:didFinishLaunchingWithOptions:)`; later calls do nothing. Until it ran, the
-    /// module's methods reject `not_configured`.
+    /// every launch, in `application(_:didFinishLaunchingWithOptions:)`; later calls do nothing, and a call made
+    /// while another runs returns when that one is done (`configure` starts the host too, and Expo's template may
+    /// run it before the AppDelegate subscribers). Until it ran, the module's methods reject `not_configured`.
     public func start() {
-        let first = withState { state -> Bool in
-            defer { state.started = true }
-            return !state.started
+        startLock.withLock {
+            guard !withState({ $0.started }) else { return }
+            let session = sessionFile?.load(StoredSession.self)
+            let observer = NotificationCenter.default.addObserver(
+                forName: Notification.Name("UIApplicationDidBecomeActiveNotification"), object: nil, queue: nil
+            ) { [weak self] _ in
+                // The user may have changed the notification setting in Settings, outside the app.
+                Task { [weak self] in _ = await self?.refreshReadiness() }
+            }
+            withState { state in
+                state.session = session
+                state.activeObserver = observer
+            }
+            if let server = knownServer() { _ = install(server: server) }
+            withState { $0.started = true }
         }
-        guard first else { return }
-        let session = sessionFile?.load(StoredSession.self)
-        let observer = NotificationCenter.default.addObserver(
-            forName: Notification.Name("UIApplicationDidBecomeActiveNotification"), object: nil, queue: nil
-        ) { [weak self] _ in
-            // The user may have changed the notification setting in Settings, outside the app.
-            Task { [weak self] in _ = await self?.refreshReadiness() }
-        }
-        withState { state in
-            state.session = session
-            state.activeObserver = observer
-        }
-        if let server = knownServer() { _ = install(server: server) }
         Task { [weak self] in _ = await self?.refreshReadiness() }
     }
 
@@ -144,6 +153,9 @@ public final class RingerReactNative: @unchecked Sendable {
             ?? environment.info("RingerServerURL").flatMap(Self.serverURL)
     }
 
+    /// The app's own server: the Info.plist's `RingerServerURL`, nil when it is not an http(s) URL.
+    var defaultServer: URL? { environment.info("RingerServerURL").flatMap(Self.serverURL) }
+
     /// `text` as a server base URL: http or https, with a host.
     static func serverURL(_ text: String) -> URL? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -152,22 +164,37 @@ public final class RingerReactNative: @unchecked Sendable {
         return url
     }
 
+    /// Whether two server URLs name the same server: scheme and host in any case, the scheme's default port spelt
+    /// or not, a trailing slash or not.
+    static func sameServer(_ one: URL, _ other: URL) -> Bool {
+        func key(_ url: URL) -> String {
+            let scheme = url.scheme?.lowercased() ?? ""
+            let defaultPort = scheme == "https" ? 443 : 80
+            let port = url.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
+            var path = url.path
+            while path.hasSuffix("/") { path.removeLast() }
+            return "\(scheme)://\(url.host?.lowercased() ?? "")\(port)\(path)"
+        }
+        return key(one) == key(other)
+    }
+
     /// The phone, created on first call with `server` and logged in with the stored session (or out). Later calls
     /// return the existing phone, whatever `server` says: the process keeps one CallKit provider and one PushKit
     /// registry, so another server takes effect at the next launch.
     func install(server: URL) -> RingerPhone {
         installLock.withLock {
             if let phone = withState({ $0.phone }) { return phone }
+            let session = session(madeOn: server)
             let apns: APNsEnvironment = environment.info("RingerAPNsEnvironment") == "sandbox" ? .sandbox : .production
             let phone = environment.makePhone(
                 PhoneSetup(
                     server: server, apnsEnvironment: apns,
                     observer: { [weak self] in self?.observe(.observation($0)) },
                     streamStatus: { [weak self] in self?.observe(.streamStatus($0)) }))
-            let (session, token) = withState { state -> (StoredSession?, Data?) in
+            let token = withState { state -> Data? in
                 state.phone = phone
                 defer { state.apnsToken = nil }
-                return (state.session, state.apnsToken)
+                return state.apnsToken
             }
             if let session { phone.logIn(userToken: session.userToken) } else { phone.logOut() }
             if let token { phone.setAPNsToken(token) }
@@ -175,9 +202,33 @@ public final class RingerReactNative: @unchecked Sendable {
         }
     }
 
-    /// Keeps `configure`'s server for the next launches.
+    /// The stored session if it was made on `server`. A token belongs to the server that accepted it: a session
+    /// made on another server is deleted, and the phone starts logged out. A session file from before sessions
+    /// named their server counts as made on `server`, and is written again naming it.
+    private func session(madeOn server: URL) -> StoredSession? {
+        guard var session = withState({ $0.session }) else { return nil }
+        if let made = session.server {
+            guard let url = URL(string: made), Self.sameServer(url, server) else {
+                withState { $0.session = nil }
+                try? store(session: nil)
+                return nil
+            }
+        } else {
+            session.server = server.absoluteString
+            let upgraded = session
+            withState { $0.session = upgraded }
+            try? store(session: upgraded)
+        }
+        return session
+    }
+
+    /// Keeps `configure`'s server for the next launches, or removes it (nil) so the Info.plist's is used.
     /// - Throws: the file system's error.
-    func store(server: StoredServer) throws {
+    func store(server: StoredServer?) throws {
+        guard let server else {
+            serverFile?.remove()
+            return
+        }
         try serverFile?.save(server)
     }
 
@@ -199,13 +250,19 @@ public final class RingerReactNative: @unchecked Sendable {
         eventLock.withLock {
             let made = events.translator.translate(input, calls: callSummaries())
             for event in made {
+                if case .accepted(let callID, _, let media) = event { withState { $0.media[callID] = media } }
                 if events.history.record(event, at: environment.now()) {
                     try? historyFile?.save(events.history.entries)
                 }
                 for emitted in events.relay.send(event) { events.emitter?(emitted) }
             }
         }
-        if case .observation(.ended(let callID, _)) = input { withState { $0.outgoing[callID] = nil } }
+        if case .observation(.ended(let callID, _)) = input {
+            withState { state in
+                state.outgoing[callID] = nil
+                state.media[callID] = nil
+            }
+        }
     }
 
     /// A JavaScript instance asked for what happened before it (`getInitialEvents()`); from now on its emitter gets
@@ -233,9 +290,19 @@ public final class RingerReactNative: @unchecked Sendable {
     /// The call history, newest first.
     var historyEntries: [HistoryEntry] { eventLock.withLock { events.history.entries } }
 
-    /// The calls up on this phone with what JavaScript is told about them, oldest first.
-    func currentCalls() -> [(callID: String, summary: CallSummary, phase: PhoneCallMachine.Phase)] {
-        let (phone, outgoing) = withState { ($0.phone, $0.outgoing) }
+    /// One call up on this phone, with what JavaScript is told about it.
+    struct CurrentCall {
+        var callID: String
+        var summary: CallSummary
+        var phase: PhoneCallMachine.Phase
+        /// The media of its `accepted` event; nil before media could start.
+        var media: MediaSession?
+    }
+
+    /// The calls up on this phone, oldest first. An outgoing call `startCall` has not returned yet is named by the
+    /// callee's id alone (`name` null).
+    func currentCalls() -> [CurrentCall] {
+        let (phone, outgoing, media) = withState { ($0.phone, $0.outgoing, $0.media) }
         guard let phone else { return [] }
         return phone.coordinator.currentCalls().map { call in
             let callID = call.uuid.uuidString.lowercased()
@@ -244,7 +311,7 @@ public final class RingerReactNative: @unchecked Sendable {
                 ? CallSummary(direction: .incoming, peer: call.caller ?? Party(id: ""), hasVideo: call.hasVideo)
                 : outgoing[callID]
                     ?? CallSummary(direction: .outgoing, peer: Party(id: call.calleeID ?? ""), hasVideo: call.hasVideo)
-            return (callID, summary, call.phase)
+            return CurrentCall(callID: callID, summary: summary, phase: call.phase, media: media[callID])
         }
     }
 

@@ -11,6 +11,8 @@ open class CXCallController: NSObject {
     private weak var provider: CXProvider?
     private var refusal: (any Error)?
     private var transactions: [CXTransaction] = []
+    /// The completions ``mirrorHoldCompletions()`` holds; nil when they are called at once.
+    private var heldCompletions: [() -> Void]?
 
     /// Apple: "Initialize call controller with a private, serial queue."
     public override convenience init() { self.init(queue: DispatchQueue(label: "mirror.CXCallController")) }
@@ -29,8 +31,7 @@ open class CXCallController: NSObject {
             return (self.provider, self.refusal)
         }
         guard refusal == nil, let provider else {
-            let error = refusal ?? MirrorCallKitError(code: "unknownCallProvider")
-            queue.async { completion(error) }
+            complete(completion, with: refusal ?? MirrorCallKitError(code: "unknownCallProvider"))
             return
         }
         // Apple, `CXErrorCodeRequestTransactionError.unknownCallUUID`: an action on a call the system does not have
@@ -41,13 +42,22 @@ open class CXCallController: NSObject {
             return !active.contains(action.callUUID)
         }
         guard !unknown else {
-            queue.async { completion(MirrorCallKitError(code: "unknownCallUUID")) }
+            complete(completion, with: MirrorCallKitError(code: "unknownCallUUID"))
             return
         }
         // A start the system accepted is a call it knows from then on, before the provider performs the action.
         for case let start as CXStartCallAction in transaction.actions { provider.mirrorBeginCall(start.callUUID) }
-        queue.async { completion(nil) }
+        complete(completion, with: nil)
         transaction.actions.forEach(provider.mirrorPerform)
+    }
+
+    private func complete(_ completion: @escaping @Sendable ((any Error)?) -> Void, with error: (any Error)?) {
+        let call = { [queue] in queue.async { completion(error) } }
+        let held = lock.withLock { () -> Bool in
+            heldCompletions?.append(call)
+            return heldCompletions != nil
+        }
+        if !held { call() }
     }
 
     // MARK: Mirror-only (not Apple API)
@@ -63,4 +73,18 @@ open class CXCallController: NSObject {
 
     /// Every transaction requested so far.
     public var mirrorTransactions: [CXTransaction] { lock.withLock { transactions } }
+
+    /// Holds the completion of every transaction from now on until ``mirrorReleaseCompletions()``: the app waits
+    /// for the system's verdict meanwhile, while the provider performs the actions as usual (what a busy system
+    /// looks like to the app).
+    public func mirrorHoldCompletions() { lock.withLock { heldCompletions = heldCompletions ?? [] } }
+
+    /// Calls the held completions, in order, and stops holding.
+    public func mirrorReleaseCompletions() {
+        let held = lock.withLock { () -> [() -> Void] in
+            defer { heldCompletions = nil }
+            return heldCompletions ?? []
+        }
+        held.forEach { $0() }
+    }
 }
