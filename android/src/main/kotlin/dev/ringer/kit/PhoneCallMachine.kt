@@ -56,6 +56,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
 
     /**
      * One call the device knows.
+     * @property calleeId the user an incoming call is for (when its push said), or the callee of an outgoing call.
      * @property expiresAtMs the ring deadline, server clock, Unix ms.
      * @property localDeadlineMs the ring deadline on the phone's clock, as well as the device can tell it.
      * @property answerPending true while a native answer action waits for the server.
@@ -538,8 +539,9 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
     private fun outgoingPlaced(call: Call, atMs: Long): List<PhoneCallEffect> {
         val callId = call.callId
         if (call.state != CallState.RINGING || !CallIds.isUuid(callId)) return emptyList()
-        callTable[callId] = PhoneCall(callId, null, Direction.OUTGOING, Phase.RINGING, call.expiresAtMs,
-            call.expiresAtMs - (clockOffsetMs ?: 0L), false)
+        // The callee and video are kept so that the app can name the call before placing it returned.
+        callTable[callId] = PhoneCall(callId, call.callee.id, Direction.OUTGOING, Phase.RINGING, call.expiresAtMs,
+            call.expiresAtMs - (clockOffsetMs ?: 0L), false, hasVideo = call.hasVideo)
         // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
         val ended = endedUnseenTable.remove(callId)
         if (ended != null) {

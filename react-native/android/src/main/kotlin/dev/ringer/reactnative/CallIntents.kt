@@ -11,7 +11,9 @@ import android.os.Bundle
  * (`RingerPhone.handleCallIntent`) and of every activity's `onResume` (`appInForeground`, `refreshReadiness`) is done
  * here, from the application's activity lifecycle callbacks, so an answer tapped on the lock screen of a killed app
  * is sent before any JavaScript runs. An intent a running activity receives later (`onNewIntent`) reaches
- * [RingerModule] through React Native's ActivityEventListener instead. Callbacks come on the main thread.
+ * [RingerModule] through React Native's ActivityEventListener instead. Callbacks come on the main thread: they read
+ * every activity's intent, so nothing in one may throw ([RingerReactHost.handleCallIntent] catches what crafted
+ * extras throw), and the readiness check of a resume runs on the host's scope.
  */
 internal class CallIntents(private val host: RingerReactHost) : Application.ActivityLifecycleCallbacks {
     override fun onActivityCreated(activity: Activity, savedInstanceState: Bundle?) {

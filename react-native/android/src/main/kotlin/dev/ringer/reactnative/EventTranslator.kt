@@ -8,11 +8,16 @@ import org.json.JSONObject
  * pins them (Swift: `EventTranslator` in react-native/ios; the same rules):
  *
  * - `incoming` when an incoming call rings, `outgoing` when the app placed a ringing call, with the other party and
- *   video from the coordinator's calls at that moment; from then on JavaScript has heard of the call.
+ *   video from the coordinator's calls; from then on JavaScript has heard of the call, and a second announcement of
+ *   it (startCall returning after the callee's phone rang) adds nothing.
  * - `ringing` for the first server `call.ringing` of an outgoing call; `accepted` when media can start.
- * - `ended` only for calls JavaScript has heard of (a late push for a call already over is handled natively and
- *   never told), with the SDK's reason (`local` when this user ended it) and the server's last word on the call:
- *   its `end_reason`, else the final state it last reported, else null.
+ * - `ended` with the SDK's reason (`local` when this user ended it) and the server's last word on the call: its
+ *   `end_reason`, else the final state it last reported, else null.
+ * - An `accepted`, `ringing` or `ended` of a call JavaScript has not heard of (an answer restored after a relaunch
+ *   never rings again; the callee's phone can ring before startCall returns) comes after the call's `incoming` or
+ *   `outgoing`, from what the translator saw of the call among the coordinator's calls (the newest
+ *   [REMEMBERED_CALLS]); of a call it never saw (a late push for a call already over, handled natively) nothing is
+ *   told.
  * - `connectionChanged`, `readinessChanged` and `requestFailed` as they come.
  *
  * Events are JSON objects with camelCase keys, `null` where a value is unknown, never a missing key. Pure: no I/O,
@@ -23,10 +28,10 @@ class EventTranslator {
     private val heard = HashMap<String, String>()
     /** Outgoing calls whose `ringing` was sent. */
     private val ringingSent = HashSet<String>()
-    /** The server's word on each call: its end reason and final state, as last reported; the oldest go past the bound. */
-    private val serverWords = object : LinkedHashMap<String, ServerWord>() {
-        override fun removeEldestEntry(eldest: MutableMap.MutableEntry<String, ServerWord>?): Boolean = size > REMEMBERED_CALLS
-    }
+    /** Every call seen among the coordinator's calls until it ends, the most recently seen last. */
+    private val seen = bounded<CallInfo>()
+    /** The server's word on each call: its end reason and final state, as last reported. */
+    private val serverWords = bounded<ServerWord>()
 
     /** What a server's events said of one call. */
     private data class ServerWord(val endReason: String?, val finalState: String?)
@@ -36,55 +41,74 @@ class EventTranslator {
      * @param calls the calls the coordinator holds now, by call id (those not ended).
      * @return the events to send, in order; often none.
      */
-    fun translate(observed: Observed, calls: Map<String, CallInfo>): List<JSONObject> = when (observed) {
-        is Observed.Ringing -> announce(observed.callId, calls, CallInfo.INCOMING)
-        is Observed.CallStarted -> announce(observed.callId, calls, CallInfo.OUTGOING)
-        is Observed.ServerEvent -> serverEvent(observed, calls)
-        is Observed.MediaCanStart -> {
-            val direction = calls[observed.callId]?.direction ?: heard[observed.callId]
-            if (direction == null) emptyList() else {
-                heard[observed.callId] = direction
-                listOf(event("accepted", observed.callId).put("direction", direction)
-                    .put("media", JSONObject().put("url", observed.media.url).put("token", observed.media.token)))
-            }
+    fun translate(observed: Observed, calls: Map<String, CallInfo>): List<JSONObject> {
+        for ((callId, call) in calls) {
+            seen.remove(callId)
+            seen[callId] = call
         }
-        is Observed.Ended -> ended(observed)
-        is Observed.RequestFailed ->
-            listOf(event("requestFailed", observed.callId).put("detail", observed.detail))
-        is Observed.StreamStatus -> listOf(JSONObject().put("type", "connectionChanged").put("status", observed.status))
-        is Observed.Readiness -> listOf(JSONObject().put("type", "readinessChanged").put("problems", JSONArray(observed.problems)))
-        // Told by other events: the push by `incoming` once it rings, an answer by `accepted` once media can start.
-        is Observed.PushReported, is Observed.Answered, is Observed.OutgoingAnswered -> emptyList()
+        return when (observed) {
+            is Observed.Ringing -> announce(observed.callId, CallInfo.INCOMING)
+            is Observed.CallStarted -> announce(observed.callId, CallInfo.OUTGOING)
+            is Observed.ServerEvent -> serverEvent(observed)
+            is Observed.MediaCanStart -> {
+                val told = introduce(observed.callId) ?: emptyList()
+                val direction = heard[observed.callId]
+                if (direction == null) told else told + event("accepted", observed.callId).put("direction", direction)
+                    .put("media", JSONObject().put("url", observed.media.url).put("token", observed.media.token))
+            }
+            is Observed.Ended -> ended(observed)
+            is Observed.RequestFailed ->
+                listOf(event("requestFailed", observed.callId).put("detail", observed.detail))
+            is Observed.StreamStatus -> listOf(JSONObject().put("type", "connectionChanged").put("status", observed.status))
+            is Observed.Readiness ->
+                listOf(JSONObject().put("type", "readinessChanged").put("problems", JSONArray(observed.problems)))
+            // Told by other events: the push by `incoming` once it rings, an answer by `accepted` once media can start.
+            is Observed.PushReported, is Observed.Answered, is Observed.OutgoingAnswered -> emptyList()
+        }
     }
 
-    /** `incoming` or `outgoing` for a call of that [direction] the coordinator holds; JavaScript has heard of it then. */
-    private fun announce(callId: String, calls: Map<String, CallInfo>, direction: String): List<JSONObject> {
-        val call = calls[callId]
-        if (call == null || call.direction != direction) return emptyList()
-        heard[callId] = direction
-        val party = if (direction == CallInfo.INCOMING) "caller" else "callee"
-        return listOf(event(direction, callId).put(party, call.peer.toJson()).put("hasVideo", call.hasVideo))
+    /** `incoming` or `outgoing` for a call of that [direction] that JavaScript has not heard of yet. */
+    private fun announce(callId: String, direction: String): List<JSONObject> =
+        if (seen[callId]?.direction != direction) emptyList() else introduce(callId) ?: emptyList()
+
+    /**
+     * The announcement JavaScript needs before any other event of [callId]: none when it heard of the call already,
+     * the call's `incoming` or `outgoing` when the translator saw it (JavaScript has heard of it then).
+     * @return null when the translator never saw the call: nothing may be told of it.
+     */
+    private fun introduce(callId: String): List<JSONObject>? {
+        if (heard.containsKey(callId)) return emptyList()
+        val call = seen[callId] ?: return null
+        heard[callId] = call.direction
+        val party = if (call.direction == CallInfo.INCOMING) "caller" else "callee"
+        return listOf(event(call.direction, callId).put(party, call.peer.toJson()).put("hasVideo", call.hasVideo))
     }
 
-    private fun serverEvent(observed: Observed.ServerEvent, calls: Map<String, CallInfo>): List<JSONObject> {
+    private fun serverEvent(observed: Observed.ServerEvent): List<JSONObject> {
         val callId = observed.callId
         val finalState = if (observed.state in LIVE_STATES) null else observed.state
         if (observed.endReason != null || finalState != null) {
-            val earlier = serverWords[callId]
+            val earlier = serverWords.remove(callId)
             serverWords[callId] = ServerWord(observed.endReason ?: earlier?.endReason, finalState ?: earlier?.finalState)
         }
-        val outgoing = calls[callId]?.direction == CallInfo.OUTGOING
-        if (observed.type != CALL_RINGING || !outgoing || !ringingSent.add(callId)) return emptyList()
-        return listOf(event("ringing", callId))
+        val outgoing = (heard[callId] ?: seen[callId]?.direction) == CallInfo.OUTGOING
+        if (observed.type != CALL_RINGING || !outgoing || callId in ringingSent) return emptyList()
+        val told = introduce(callId) ?: return emptyList()
+        ringingSent.add(callId)
+        return told + event("ringing", callId)
     }
 
+    /** The call is over: `ended` (after its announcement when JavaScript has not heard of it), and it is forgotten. */
     private fun ended(observed: Observed.Ended): List<JSONObject> {
         val callId = observed.callId
+        val told = introduce(callId)
         val word = serverWords.remove(callId)
         ringingSent.remove(callId)
-        if (heard.remove(callId) == null) return emptyList()
-        return listOf(event("ended", callId).put("reason", observed.reason ?: LOCAL)
-            .put("serverReason", word?.endReason ?: word?.finalState ?: JSONObject.NULL))
+        heard.remove(callId)
+        seen.remove(callId)
+        if (told == null) return emptyList()
+        return told + event("ended", callId).put("reason", observed.reason ?: LOCAL)
+            .put("serverReason", word?.endReason ?: word?.finalState ?: JSONObject.NULL)
     }
 
     private fun event(type: String, callId: String): JSONObject = JSONObject().put("type", type).put("callId", callId)
@@ -97,7 +121,12 @@ class EventTranslator {
         const val CALL_RINGING = "call.ringing"
         /** The server's call states that are not final (docs/call-lifecycle.md). */
         private val LIVE_STATES = setOf("ringing", "accepted")
-        /** Calls whose server word is kept at most: far more than ever ring at once. */
-        private const val REMEMBERED_CALLS = 64
+        /** Calls remembered at most (seen, or with a server word): far more than ever ring at once. */
+        const val REMEMBERED_CALLS = 64
+
+        /** A map by call id that drops its oldest entry beyond [REMEMBERED_CALLS]. */
+        private fun <V> bounded(): LinkedHashMap<String, V> = object : LinkedHashMap<String, V>() {
+            override fun removeEldestEntry(eldest: MutableMap.MutableEntry<String, V>?): Boolean = size > REMEMBERED_CALLS
+        }
     }
 }

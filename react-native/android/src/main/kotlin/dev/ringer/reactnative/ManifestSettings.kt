@@ -10,15 +10,17 @@ import java.net.URISyntaxException
  * writes): the Ringer server, the call activity the notifications open, their small icon, and whether JavaScript
  * wants a Headless JS task after an answer.
  * @property server `dev.ringer.server`, an http(s) URL; null when missing or not one.
- * @property callActivity `dev.ringer.call_activity` (a class name; a leading "." is relative to the package), else
- *   the app's launch activity (`PackageManager.getLaunchIntentForPackage`); null when neither names a class.
+ * @property callActivity the class `dev.ringer.call_activity` names, else the app's launch activity
+ *   (`PackageManager.getLaunchIntentForPackage`); null only when neither is a class of the app: then there is no phone.
+ * @property callActivityProblem why [callActivity] is not the one the meta-data named (a name that is no class of the
+ *   app), or why there is none; null when all is well. Logged by the host and part of `configure`'s `not_configured`.
  * @property notificationIcon `dev.ringer.notification_icon` (a drawable resource), else the app's icon; 0 when none.
  * @property headlessTaskAfterAnswer `dev.ringer.headless_task_after_answer` (`android:value="true"`): the app registered
  *   the Headless JS task `RingerCallAnswered` and wants it started after an answer ([CallAnsweredTask]); false when
  *   missing.
  */
 class ManifestSettings(val server: String?, val callActivity: Class<*>?, val notificationIcon: Int,
-                       val headlessTaskAfterAnswer: Boolean = false) {
+                       val headlessTaskAfterAnswer: Boolean = false, val callActivityProblem: String? = null) {
     /** Reading. */
     companion object {
         const val SERVER = "dev.ringer.server"
@@ -36,11 +38,11 @@ class ManifestSettings(val server: String?, val callActivity: Class<*>?, val not
             }
             val meta = info?.metaData
             val server = meta?.getString(SERVER)?.takeIf { isServerUrl(it) }
-            val activityName = meta?.getString(CALL_ACTIVITY)?.let { if (it.startsWith(".")) context.packageName + it else it }
-                ?: packages.getLaunchIntentForPackage(context.packageName)?.component?.className
+            val launch = packages.getLaunchIntentForPackage(context.packageName)?.component?.className
+            val (activity, problem) = callActivity(meta?.getString(CALL_ACTIVITY), context.packageName, launch)
             val icon = meta?.getInt(NOTIFICATION_ICON, 0)?.takeIf { it != 0 } ?: info?.icon ?: 0
             val headlessTask = meta?.getBoolean(HEADLESS_TASK_AFTER_ANSWER, false) ?: false
-            return ManifestSettings(server, activityName?.let { load(it) }, icon, headlessTask)
+            return ManifestSettings(server, activity, icon, headlessTask, problem)
         }
 
         /** True for an absolute http or https URL with a host: what `configure` and the meta-data accept. */
@@ -49,6 +51,47 @@ class ManifestSettings(val server: String?, val callActivity: Class<*>?, val not
             (uri.scheme == "https" || uri.scheme == "http") && !uri.host.isNullOrEmpty()
         } catch (e: URISyntaxException) {
             false
+        }
+
+        /**
+         * The call activity: the class [named] (the meta-data), else the [launch] activity, so that a phone exists
+         * whenever the app has a launch activity.
+         *
+         * A relative name (".CallActivity", or no dot at all) is expanded as Android expands it, with the namespace
+         * (the R class's package), which differs from [packageName], the application id, when the build adds an
+         * `applicationIdSuffix`; the namespace is not readable at run time, so the name is tried after the
+         * application id, then after the launch activity's package (most apps keep it in the namespace).
+         * @return the class (null when none loads) and the problem to report (null when the named class loaded).
+         */
+        private fun callActivity(named: String?, packageName: String, launch: String?): Pair<Class<*>?, String?> {
+            val launchClass = launch?.let { load(it) }
+            if (named.isNullOrBlank()) {
+                val problem = when {
+                    launchClass != null -> null
+                    launch != null -> "no call activity: the launch activity $launch cannot be loaded and no meta-data $CALL_ACTIVITY"
+                    else -> "no call activity: the app has no launch activity and no meta-data $CALL_ACTIVITY"
+                }
+                return Pair(launchClass, problem)
+            }
+            val relative = when {
+                named.startsWith(".") -> named
+                '.' !in named -> ".$named"
+                else -> null
+            }
+            val candidates = if (relative == null) listOf(named) else
+                listOfNotNull(packageName + relative, launch?.substringBeforeLast('.', "")?.takeIf { it.isNotEmpty() }?.plus(relative))
+                    .distinct()
+            for (candidate in candidates) {
+                val loaded = load(candidate)
+                if (loaded != null) return Pair(loaded, null)
+            }
+            val instead = when {
+                launchClass != null -> "the launch activity $launch opens calls instead"
+                launch != null -> "the launch activity $launch cannot be loaded either: no phone"
+                else -> "the app has no launch activity: no phone"
+            }
+            return Pair(launchClass, "meta-data $CALL_ACTIVITY \"$named\" is no class of this app " +
+                "(tried ${candidates.joinToString()}): $instead")
         }
 
         private fun load(className: String): Class<*>? = try {

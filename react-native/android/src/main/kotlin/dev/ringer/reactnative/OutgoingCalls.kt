@@ -33,7 +33,11 @@ internal object OutgoingCalls {
         }
     }
 
-    /** The error JavaScript gets for what placing a call threw. */
+    /**
+     * The error JavaScript gets for what placing a call threw: `call_ui_refused` (Telecom), `server_refused` with the
+     * problem's type and status, `network` when no answer arrived, and `native` for anything else, a 2xx answer the
+     * SDK cannot read among them (the server answered: the network is not what failed).
+     */
     fun refusal(error: Exception): BridgeError {
         if (error is CallUiException) return BridgeError(BridgeError.CALL_UI_REFUSED, error.message ?: error.code)
         if (error !is RingerApiException) return BridgeError(BridgeError.NATIVE, error.toString())
@@ -41,7 +45,7 @@ internal object OutgoingCalls {
         return when {
             problem != null -> BridgeError(BridgeError.SERVER_REFUSED, error.detail, problem.type, problem.status)
             error.code == RingerApiException.Code.TRANSPORT -> BridgeError(BridgeError.NETWORK, error.detail)
-            else -> BridgeError(BridgeError.NATIVE, error.detail)
+            else -> BridgeError(BridgeError.NATIVE, error.detail)   // UNEXPECTED_RESPONSE: a 2xx it cannot read
         }
     }
 }

@@ -35,7 +35,7 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
             try {
                 host.handleCallIntent(intent)
             } catch (e: Exception) {
-                // Not a call this phone has: nothing to show.
+                // The host could not be created (configure reports why); an unreadable intent the host catches itself.
             }
         }
     }

@@ -3,6 +3,7 @@ package dev.ringer.reactnative
 import android.app.Application
 import android.content.Context
 import android.content.Intent
+import android.util.Log
 import dev.ringer.android.CallNotificationConfig
 import dev.ringer.android.RingerPhone
 import dev.ringer.kit.CallCoordinator
@@ -11,6 +12,7 @@ import dev.ringer.kit.PhoneCallMachine
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.launch
 import org.json.JSONArray
 import org.json.JSONObject
 import java.io.File
@@ -26,14 +28,15 @@ import java.io.File
  *
  * State lives in `noBackupFilesDir/ringer/` (private, out of backups): the login ([SessionStore]), the server
  * JavaScript chose, the call history. The server is the one JavaScript chose last, else the manifest's
- * `dev.ringer.server` ([ManifestSettings]); with neither, there is no phone until `configure` names one.
+ * `dev.ringer.server` ([ManifestSettings]); with neither, there is no phone until `configure` names one. A login
+ * belongs to the server it was made on: a phone started on another server starts logged out.
  *
  * Thread-safe. Events are translated and handed on under one lock, in the order the SDK observed them.
  *
  * @param context any context of the app (its application context is kept; when that is the [Application], its
  *   activities' call intents are handled here: [CallIntents]).
  * @param makePhone builds the phone from what the host decides ([PhoneSetup]); tests give their own transports.
- * @param scope where placing a call runs.
+ * @param scope where placing a call and the readiness check of an app coming to the front run.
  * @param now the phone's clock, Unix ms (the call history's times).
  * @param relayCapacity events kept while JavaScript is not attached.
  */
@@ -61,7 +64,9 @@ class RingerReactHost(
     private val folder = File(this.context.noBackupFilesDir, "ringer")
     private val sessions = SessionStore(folder)
     private val manifest = ManifestSettings.read(this.context)
-    /** Guards the translator, the relay, the sink, the history and [outgoing]: one event at a time, in order. */
+    /**
+     * Guards the translator, the relay, the sink, the history, [outgoing] and [media]: one event at a time, in order.
+     */
     private val lock = Any()
     /** Serialises what changes the phone or the login (configure, login, logout). */
     private val phoneLock = Any()
@@ -70,8 +75,13 @@ class RingerReactHost(
     private val history = CallHistory(File(folder, "call-history.json"), now)
     /** The Headless JS task after an answer no JavaScript took (opt-in: the manifest's meta-data). */
     private val answeredTask = CallAnsweredTask(this.context, manifest.headlessTaskAfterAnswer)
-    /** Outgoing calls' callee and video, as startCall returned them (the machine keeps only the id). */
+    /** Outgoing calls' callee (with its name) and video, as startCall returned them, until the call ends. */
     private val outgoing = HashMap<String, CallInfo>()
+    /**
+     * The media (`{url, token}`) of each call's `accepted` event, until the call ends: getCalls hands it to a
+     * JavaScript instance that attaches during the call (a reload), since the event went to the one before.
+     */
+    private val media = HashMap<String, JSONObject>()
     private var sink: ((JSONObject) -> Unit)? = null
     @Volatile private var startFailure: String? = null
 
@@ -80,6 +90,7 @@ class RingerReactHost(
         private set
 
     init {
+        manifest.callActivityProblem?.let { Log.w(CallAnsweredTask.TAG, it) }
         (this.context as? Application)?.registerActivityLifecycleCallbacks(CallIntents(this))
         val server = sessions.loadServer() ?: manifest.server
         if (server != null) synchronized(phoneLock) { startPhone(server) }
@@ -88,20 +99,27 @@ class RingerReactHost(
     // JavaScript's methods (RingerModule checked the arguments); each throws BridgeError when it refuses.
 
     /**
-     * `configure({server})`: keeps [server] (when not null) for the next launches, and creates the phone when there
-     * was none (on [server], else the stored one, else the manifest's). A phone already running keeps its server
-     * until the next launch, as on iOS.
-     * @return NativeState: `{server, deviceId, platform, userId, calls, readiness}`; `server` is the one in use.
-     * @throws BridgeError `not_configured` when no server is known or the phone cannot be created; `native` when the
-     *   server could not be stored.
+     * `configure({server})`: keeps [server] for the next launches, or, when it is the manifest's `dev.ringer.server`,
+     * forgets any server kept before (so an app that passes its default at every launch never pins it, and a new app
+     * version's default takes effect); null changes nothing. Creates the phone when there was none (on [server], else
+     * the stored one, else the manifest's). A phone already running keeps its server until the next launch, as on iOS.
+     * @return NativeState: `{server, deviceId, platform, userId, calls, readiness}`; `server` is the one in use,
+     *   `userId` null when nobody is logged in there.
+     * @throws BridgeError `not_configured` when no server is known or the phone cannot be created (the message says
+     *   why); `native` when the server could not be stored.
      */
     fun configure(server: String?): JSONObject {
         val phone = synchronized(phoneLock) {
             // A server given here is kept for the next launch; the phone of this process stays on the server it
             // started with (its login, event stream and calls belong to that server), as on iOS, whose CallKit
             // provider and PushKit registry are made once per process.
-            if (server != null && !sessions.saveServer(server)) throw BridgeError(BridgeError.NATIVE, "the server could not be stored")
-            phone ?: startPhone(server ?: sessions.loadServer() ?: manifest.server ?: throw notConfigured())
+            val default = manifest.server
+            if (server != null && default != null && sameServer(server, default)) {
+                sessions.clearServer()
+            } else if (server != null && !sessions.saveServer(server)) {
+                throw BridgeError(BridgeError.NATIVE, "the server could not be stored")
+            }
+            phone ?: startPhone(server ?: sessions.loadServer() ?: default ?: throw notConfigured())
                 ?: throw notConfigured()
         }
         return JSONObject().put("server", phone.server).put("deviceId", phone.deviceId).put("platform", "android")
@@ -122,7 +140,9 @@ class RingerReactHost(
         if (stored != null && stored.userId != userId) {
             throw BridgeError(BridgeError.OTHER_USER_LOGGED_IN, "${stored.userId} is logged in: log out first")
         }
-        if (!sessions.save(SessionStore.Session(token, userId))) throw BridgeError(BridgeError.NATIVE, "the login could not be stored")
+        if (!sessions.save(SessionStore.Session(token, userId, phone.server))) {
+            throw BridgeError(BridgeError.NATIVE, "the login could not be stored")
+        }
         phone.logIn(token)
         JSONObject().put("userId", userId)
     }
@@ -141,29 +161,32 @@ class RingerReactHost(
     /**
      * `startCall(callee, video)`: places the call; an answer comes to [done] on another thread: the Call (its state
      * may be `busy` or `failed`: then nothing rings), or the refusal (`server_refused`, `network`, `call_ui_refused`).
-     * A ringing call is told as `outgoing` before [done].
+     * A ringing call is told as `outgoing` before [done] (unless the callee's phone rang first and told it).
      * @throws BridgeError `not_logged_in` at once.
      */
     fun startCall(callee: String, video: Boolean, done: (JSONObject?, BridgeError?) -> Unit) {
         val phone = requirePhone()
         if (sessions.load() == null) throw BridgeError(BridgeError.NOT_LOGGED_IN, "log in first")
         OutgoingCalls.place(scope, phone, callee, video, placed = { callId, info ->
-            synchronized(lock) { outgoing[callId] = info }
-            observe(Observed.CallStarted(callId))
+            // A call that ended before startCall returned is not kept: its Ended was observed already (the machine
+            // ends a call before the observation is sent), so nothing would remove it.
+            val up = synchronized(lock) {
+                phone.coordinator.currentCalls().any { it.callId == callId }.also { up -> if (up) outgoing[callId] = info }
+            }
+            if (up) observe(Observed.CallStarted(callId))
         }, done = done)
     }
 
     /**
      * `answer(callId)`: as Telecom's own answer (the call's foreground service, then the accept); the `accepted`
-     * event follows when media can start.
-     * @throws BridgeError `unknown_call`; `wrong_state` when the call is not an incoming one still to be answered.
+     * event follows when media can start. An incoming call already answering or active: nothing to do.
+     * @throws BridgeError `unknown_call`; `wrong_state` for an outgoing call (its callee answers it).
      */
     fun answer(callId: String) {
         val phone = requirePhone()
         val call = knownCall(phone, callId)
-        if (call.direction != PhoneCallMachine.Direction.INCOMING || call.phase == PhoneCallMachine.Phase.ACTIVE) {
-            throw wrongState(call, "answered")
-        }
+        if (call.direction != PhoneCallMachine.Direction.INCOMING) throw wrongState(call, "answered here")
+        if (call.phase != PhoneCallMachine.Phase.RINGING) return
         // A call the UI is still taking (no Connection yet) is answered through the coordinator, which shows it then.
         if (!phone.callUi.answer(callId)) phone.coordinator.answer(callId) {}
     }
@@ -191,14 +214,16 @@ class RingerReactHost(
         phone.callUi.hangUp(callId) { closed -> if (!closed) phone.coordinator.end(callId) {} }
     }
 
-    /** `getCalls()`: the calls up on this phone now, as JavaScript's Calls. */
+    /** `getCalls()`: the calls up on this phone now, as JavaScript's Calls (`media` null until `accepted`). */
     fun calls(): JSONArray {
         val phone = phone ?: return JSONArray()
         val calls = phone.coordinator.currentCalls()
-        val infos = synchronized(lock) { calls.map { SdkObservations.info(it, outgoing) } }
         val array = JSONArray()
-        for ((call, info) in calls.zip(infos)) {
-            if (info != null) array.put(SdkObservations.callJson(call.callId, info, call.phase.rawValue))
+        synchronized(lock) {
+            for (call in calls) {
+                val info = SdkObservations.info(call, outgoing) ?: continue
+                array.put(SdkObservations.callJson(call.callId, info, call.phase.rawValue, media[call.callId]))
+            }
         }
         return array
     }
@@ -234,14 +259,28 @@ class RingerReactHost(
 
     // The platform
 
-    /** An activity's intent: a call notification's answer answers, its content intent shows (RingerPhone). */
-    fun handleCallIntent(intent: Intent?): String? = phone?.handleCallIntent(intent)
+    /**
+     * An activity's intent: a call notification's answer answers, its content intent shows (RingerPhone).
+     * @return the call id it was for; null for any other intent, and for one whose extras cannot be read (any app may
+     *   start an exported activity with crafted extras, which throw `BadParcelableException` when read on API < 33):
+     *   that is logged, never thrown into the activity's start.
+     */
+    fun handleCallIntent(intent: Intent?): String? = try {
+        phone?.handleCallIntent(intent)
+    } catch (e: RuntimeException) {
+        Log.w(CallAnsweredTask.TAG, "an activity's intent could not be read as a call's: $e")
+        null
+    }
 
-    /** An activity of the app is in front: the microphone a background answer lacked, and the readiness again. */
+    /**
+     * An activity of the app is in front (main thread): the microphone a background answer lacked, at once; the
+     * readiness again on [scope], as it reads system services and may write the registration (never on the main
+     * thread, at every resume).
+     */
     fun appInForeground() {
         val phone = phone ?: return
         phone.appInForeground()
-        phone.refreshReadiness()
+        scope.launch { phone.refreshReadiness() }
     }
 
     // Events
@@ -249,8 +288,12 @@ class RingerReactHost(
     private fun observe(observed: Observed) = synchronized(lock) {
         val calls = phone?.coordinator?.currentCalls().orEmpty()
             .mapNotNull { call -> SdkObservations.info(call, outgoing)?.let { call.callId to it } }.toMap()
-        if (observed is Observed.Ended) outgoing.remove(observed.callId)
+        if (observed is Observed.Ended) {
+            outgoing.remove(observed.callId)
+            media.remove(observed.callId)
+        }
         for (event in translator.translate(observed, calls)) {
+            if (event.getString("type") == "accepted") media[event.getString("callId")] = event.getJSONObject("media")
             history.record(event)
             answeredTask.offered(event, attached = relay.isAttached)
             val now = relay.offer(event) ?: continue
@@ -264,11 +307,15 @@ class RingerReactHost(
 
     // The phone
 
-    /** Creates the phone on [server] and logs the stored user in (or out); null when it cannot be created. */
+    /**
+     * Creates the phone on [server] and logs the stored user in, or out when nobody is, or when the stored login was
+     * made on another server (it is deleted: a token belongs to its server; a login stored before the server was
+     * recorded counts as made on this one and is recorded so). Null when the phone cannot be created ([startFailure]).
+     */
     private fun startPhone(server: String): RingerPhone? {
         val activity = manifest.callActivity
         if (activity == null) {
-            startFailure = "no call activity: the app has no launch activity and no meta-data ${ManifestSettings.CALL_ACTIVITY}"
+            startFailure = manifest.callActivityProblem ?: "no call activity"
             return null
         }
         val setup = PhoneSetup(context, server, CallNotificationConfig(activity, manifest.notificationIcon),
@@ -286,10 +333,19 @@ class RingerReactHost(
         }
         phone = created
         startFailure = null
-        val session = sessions.load()
+        val stored = sessions.load()
+        val session = when {
+            stored == null -> null
+            stored.server == null -> stored.copy(server = server).also { sessions.save(it) }
+            sameServer(stored.server, server) -> stored
+            else -> null.also { sessions.clear() }
+        }
         if (session != null) created.logIn(session.token) else created.logOut()
         return created
     }
+
+    /** Two spellings of one server: the SDK drops a trailing "/" from the base URL. */
+    private fun sameServer(a: String, b: String): Boolean = a.trimEnd('/') == b.trimEnd('/')
 
     private fun requirePhone(): RingerPhone = phone ?: throw notConfigured()
 

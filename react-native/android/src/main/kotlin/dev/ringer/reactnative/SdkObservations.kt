@@ -40,17 +40,27 @@ internal object SdkObservations {
 
     /**
      * A call of the coordinator as the events describe it: an incoming call's caller is the machine's; an outgoing
-     * call's callee is what startCall returned ([outgoing]), so one placed a moment ago, before startCall returned,
-     * has none yet (null).
+     * call's callee is what startCall returned ([outgoing]), else (placed a moment ago, startCall has not returned)
+     * the machine's callee id with no name. Null for a call the machine knows no party of.
      */
-    fun info(call: PhoneCallMachine.PhoneCall, outgoing: Map<String, CallInfo>): CallInfo? =
-        if (call.direction == PhoneCallMachine.Direction.OUTGOING) outgoing[call.callId] else {
-            val caller = call.caller
-            if (caller == null) null else CallInfo(CallInfo.INCOMING, CallInfo.Peer(caller.id, caller.name), call.hasVideo)
+    fun info(call: PhoneCallMachine.PhoneCall, outgoing: Map<String, CallInfo>): CallInfo? {
+        if (call.direction == PhoneCallMachine.Direction.OUTGOING) {
+            return outgoing[call.callId]
+                ?: call.calleeId?.let { CallInfo(CallInfo.OUTGOING, CallInfo.Peer(it, null), call.hasVideo) }
         }
+        val caller = call.caller ?: return null
+        return CallInfo(CallInfo.INCOMING, CallInfo.Peer(caller.id, caller.name), call.hasVideo)
+    }
 
-    /** JavaScript's Call: `{callId, direction, peer: {id, name}, hasVideo, state}`. */
+    /** startCall's Call: `{callId, direction, peer: {id, name}, hasVideo, state}`. */
     fun callJson(callId: String, info: CallInfo, state: String): JSONObject = JSONObject()
         .put("callId", callId).put("direction", info.direction).put("peer", info.peer.toJson())
         .put("hasVideo", info.hasVideo).put("state", state)
+
+    /**
+     * getCalls' and NativeState's Call: [callJson] and `media`, the `{url, token}` of the call's `accepted` event, null
+     * before it.
+     */
+    fun callJson(callId: String, info: CallInfo, state: String, media: JSONObject?): JSONObject =
+        callJson(callId, info, state).put("media", media ?: JSONObject.NULL)
 }

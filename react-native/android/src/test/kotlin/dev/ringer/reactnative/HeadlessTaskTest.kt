@@ -5,8 +5,6 @@ import android.content.Intent
 import android.util.Log
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.MediaSession
-import dev.ringer.lab.app.MirrorPhone
-import kotlinx.coroutines.SupervisorJob
 import org.json.JSONObject
 import org.junit.After
 import org.junit.Assert.assertEquals
@@ -15,7 +13,6 @@ import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.io.File
-import java.nio.file.Files
 import java.util.UUID
 
 /**
@@ -25,19 +22,14 @@ import java.util.UUID
  * task gets the call id and direction, never the media token; a start Android refuses is logged and the call goes on.
  */
 class HeadlessTaskTest {
-    private val job = SupervisorJob()
-    private val files: File = Files.createTempDirectory("ringer-rn-headless").toFile()
-    private val phone = MirrorPhone(filesDir = files)
+    private val process = MirrorProcess("ringer-rn-headless")
+    private val job = process.job
+    private val phone = process.phone
     @Volatile private var observer: ((CallCoordinator.Observation) -> Unit)? = null
     private var application = ReactNativeRig.application(phone, SERVER)
 
     @After
-    fun tearDown() {
-        job.cancel()
-        ReactNativeRig.endProcess(null)
-        files.deleteRecursively()
-        Log.mirrorLines.clear()
-    }
+    fun tearDown() = process.end()
 
     /** The host of an app with (or without) the opt-in; Bob logged in natively, no JavaScript yet. */
     private fun host(optedIn: Boolean): RingerReactHost {

@@ -5,6 +5,7 @@ import android.app.Application
 import android.content.ComponentName
 import android.content.Intent
 import android.os.Bundle
+import android.util.Log
 import com.facebook.react.bridge.Callback
 import com.facebook.react.bridge.CxxCallbackImpl
 import com.facebook.react.bridge.JavaOnlyMap
@@ -17,11 +18,16 @@ import dev.ringer.android.RingerMessagingService
 import dev.ringer.android.RingerPhone
 import dev.ringer.kit.FakeHttpTransport
 import dev.ringer.kit.FakeWebSocketTransport
+import dev.ringer.kit.RingerJson
 import dev.ringer.lab.app.MirrorPhone
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.SupervisorJob
+import org.json.JSONObject
+import java.io.File
 import java.io.IOException
+import java.nio.file.Files
 import java.util.Base64
 import java.util.concurrent.CopyOnWriteArrayList
 
@@ -75,6 +81,25 @@ class JavaScript(application: Application, lookedUp: Boolean = true) {
     }
 }
 
+/**
+ * One test's simulated app process on the mirror phone: its coroutines ([job]) and the [phone] over a temporary
+ * folder; [end] it after the test.
+ * @param name the temporary folder's prefix.
+ */
+class MirrorProcess(name: String) {
+    val job = SupervisorJob()
+    private val files: File = Files.createTempDirectory(name).toFile()
+    val phone = MirrorPhone(filesDir = files)
+
+    /** Ends the process: its coroutines, the host and the SDK's components, its files, the log lines. */
+    fun end() {
+        job.cancel()
+        ReactNativeRig.endProcess(null)
+        files.deleteRecursively()
+        Log.mirrorLines.clear()
+    }
+}
+
 /** Building blocks of the package's tests on the mirror phone. */
 object ReactNativeRig {
     /**
@@ -93,23 +118,39 @@ object ReactNativeRig {
 
     /**
      * The process's host, as the library's provider creates it, with a phone that has no network: every API request
-     * fails at once and the event stream's socket never opens ([sockets] records its attempts); its coroutines run in
-     * [job], which the test cancels. A new process: the host of an earlier test is forgotten. [setUp] sees what the
-     * host made the phone of (its observer is how the SDK's observations reach the host).
+     * fails at once, unless [http] answers it, and the event stream's socket never opens ([sockets] records its
+     * attempts); its coroutines run in [job], which the test cancels, the host's own on [hostScope] when given. A new
+     * process: the host of an earlier test is forgotten. [setUp] sees what the host made the phone of (its observer is
+     * how the SDK's observations reach the host).
      */
     fun offlineHost(application: Application, job: Job, sockets: FakeWebSocketTransport = FakeWebSocketTransport(),
+                    http: FakeHttpTransport = FakeHttpTransport { throw IOException("no network in this test") },
+                    hostScope: CoroutineScope? = null,
                     setUp: (RingerReactHost.PhoneSetup) -> Unit = {}): RingerReactHost {
-        val offline = FakeHttpTransport { throw IOException("no network in this test") }
         val scope = CoroutineScope(Dispatchers.Default + job)
         endProcess(null)
         return RingerReactHost.start(application) { context ->
             RingerReactHost(context, makePhone = { setup ->
                 setUp(setup)
-                RingerPhone(setup.context, setup.server, setup.notifications, http = offline, webSockets = sockets, scope = scope,
+                RingerPhone(setup.context, setup.server, setup.notifications, http = http, webSockets = sockets, scope = scope,
                             fetchFcmToken = false, streamStatus = setup.streamStatus, readinessChanged = setup.readinessChanged,
                             observer = setup.observer)
-            }, scope = scope)
+            }, scope = hostScope ?: scope)
         }
+    }
+
+    /**
+     * A server that answers `POST /v1/calls` with a ringing call [callId] from Bob to [callee] (named [calleeName]),
+     * ringing for a minute, and nothing else (every other request fails as offline).
+     */
+    fun callPlacingServer(callId: String, callee: String, calleeName: String): FakeHttpTransport = FakeHttpTransport { request ->
+        if (request.method != "POST" || !request.url.endsWith("/v1/calls")) throw IOException("no network in this test")
+        val now = System.currentTimeMillis()
+        val call = JSONObject().put("call_id", callId).put("state", "ringing")
+            .put("caller", JSONObject().put("id", "bob").put("name", "Bob"))
+            .put("callee", JSONObject().put("id", callee).put("name", calleeName)).put("has_video", true)
+            .put("created_at", RingerJson.formatTimestamp(now)).put("expires_at", RingerJson.formatTimestamp(now + 60_000))
+        FakeHttpTransport.json(201, call.toString())
     }
 
     /** A user token for [userId]: a compact JWT whose signature only the server checks. */

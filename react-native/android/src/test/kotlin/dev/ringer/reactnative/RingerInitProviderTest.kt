@@ -1,9 +1,8 @@
 package dev.ringer.reactnative
 
+import android.util.Log
 import dev.ringer.android.RingerComponents
 import dev.ringer.kit.FakeWebSocketTransport
-import dev.ringer.lab.app.MirrorPhone
-import kotlinx.coroutines.SupervisorJob
 import org.junit.After
 import org.junit.Before
 import org.junit.Assert.assertEquals
@@ -13,13 +12,12 @@ import org.junit.Assert.assertSame
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.io.File
-import java.nio.file.Files
 
 /** The process's start: the library's provider creates the host and its phone before any JavaScript. */
 class RingerInitProviderTest {
-    private val job = SupervisorJob()
-    private val files: File = Files.createTempDirectory("ringer-rn-provider").toFile()
-    private val phone = MirrorPhone(filesDir = files)
+    private val process = MirrorProcess("ringer-rn-provider")
+    private val job = process.job
+    private val phone = process.phone
 
     @Before
     fun setUp() {
@@ -27,11 +25,7 @@ class RingerInitProviderTest {
     }
 
     @After
-    fun tearDown() {
-        job.cancel()
-        ReactNativeRig.endProcess(null)
-        files.deleteRecursively()
-    }
+    fun tearDown() = process.end()
 
     @Test
     fun theProviderCreatesTheHostWithItsPhoneAsTheProcessStarts() {
@@ -76,8 +70,47 @@ class RingerInitProviderTest {
         meta.putInt(ManifestSettings.NOTIFICATION_ICON, 42)
         assertSame(JavaScript::class.java, ManifestSettings.read(application).callActivity)
         assertEquals(42, ManifestSettings.read(application).notificationIcon)
-        meta.putString(ManifestSettings.CALL_ACTIVITY, ".NoSuchActivity")
-        assertNull(ManifestSettings.read(application).callActivity)
+        assertNull(ManifestSettings.read(application).callActivityProblem)
         assertNotNull(ManifestSettings.read(application).server)
+    }
+
+    /**
+     * Android expands ".CallActivity" with the namespace, not the application id: with an `applicationIdSuffix` they
+     * differ (here the app is com.example.calls, its classes in dev.ringer.reactnative, as its launch activity is).
+     */
+    @Test
+    fun aRelativeCallActivityIsFoundInTheLaunchActivitysPackageWhenTheApplicationIdDiffers() {
+        val application = ReactNativeRig.application(phone, "http://127.0.0.1:9")
+        phone.packageManager.mirrorApplicationInfo.metaData.putString(ManifestSettings.CALL_ACTIVITY, ".JavaScript")
+        val settings = ManifestSettings.read(application)
+        assertSame(JavaScript::class.java, settings.callActivity)
+        assertNull(settings.callActivityProblem)
+    }
+
+    @Test
+    fun aCallActivityThatCannotBeLoadedFallsBackToTheLaunchActivityAndIsLogged() {
+        val application = ReactNativeRig.application(phone, "http://127.0.0.1:9")
+        phone.packageManager.mirrorApplicationInfo.metaData.putString(ManifestSettings.CALL_ACTIVITY, ".NoSuchActivity")
+        val settings = ManifestSettings.read(application)
+        assertSame("a phone whenever there is a launch activity", MainActivity::class.java, settings.callActivity)
+        val problem = settings.callActivityProblem ?: throw AssertionError("the problem is not kept")
+        assertTrue(problem, problem.contains("com.example.calls.NoSuchActivity") && problem.contains(MainActivity::class.java.name))
+
+        assertTrue(RingerInitProvider().mirrorAttachInfo(application))
+        assertNotNull("the phone rings through the launch activity", RingerReactHost.current!!.phone)
+        assertTrue(Log.mirrorLines.toString(), Log.mirrorLines.any { it.contains(problem) })
+    }
+
+    @Test
+    fun withoutAnyLoadableCallActivityConfigureSaysWhyThereIsNoPhone() {
+        val application = ReactNativeRig.application(phone, "http://127.0.0.1:9")
+        phone.packageManager.mirrorLaunchIntent = null
+        phone.packageManager.mirrorApplicationInfo.metaData.putString(ManifestSettings.CALL_ACTIVITY, "com.example.Gone")
+        assertTrue(RingerInitProvider().mirrorAttachInfo(application))
+        assertNull(RingerReactHost.current!!.phone)
+        val refusal = JavaScript(application).configure().await() as FakePromise.Outcome.Rejected
+        assertEquals(BridgeError.NOT_CONFIGURED, refusal.code)
+        val message = refusal.message ?: ""
+        assertTrue(message, message.contains("com.example.Gone") && message.contains("no launch activity"))
     }
 }

@@ -3,17 +3,18 @@ package dev.ringer.reactnative
 import android.content.Intent
 import com.facebook.react.bridge.JavaOnlyMap
 import dev.ringer.android.RingerIntents
+import dev.ringer.kit.FakeHttpTransport
 import dev.ringer.kit.FakeWebSocketTransport
-import dev.ringer.lab.app.MirrorPhone
-import kotlinx.coroutines.SupervisorJob
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
 import org.junit.Assert.assertNotNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.io.File
+import java.io.IOException
 import java.lang.reflect.InvocationTargetException
-import java.nio.file.Files
 import java.util.UUID
 
 /**
@@ -21,22 +22,19 @@ import java.util.UUID
  * every refusal is a typed code, nothing throws out of a method, and events wait for JavaScript.
  */
 class RingerModuleTest {
-    private val job = SupervisorJob()
-    private val files: File = Files.createTempDirectory("ringer-rn-module").toFile()
-    private val phone = MirrorPhone(filesDir = files)
+    private val process = MirrorProcess("ringer-rn-module")
+    private val job = process.job
+    private val phone = process.phone
     private val sockets = FakeWebSocketTransport()
 
     @After
-    fun tearDown() {
-        job.cancel()
-        ReactNativeRig.endProcess(null)
-        files.deleteRecursively()
-    }
+    fun tearDown() = process.end()
 
-    /** JavaScript on an app whose manifest names [server] (none when null). */
-    private fun javaScript(server: String? = SERVER, lookedUp: Boolean = true): JavaScript {
+    /** JavaScript on an app whose manifest names [server] (none when null), its phone's requests answered by [http]. */
+    private fun javaScript(server: String? = SERVER, lookedUp: Boolean = true,
+                           http: FakeHttpTransport = FakeHttpTransport { throw IOException("no network in this test") }): JavaScript {
         val application = ReactNativeRig.application(phone, server)
-        ReactNativeRig.offlineHost(application, job, sockets)
+        ReactNativeRig.offlineHost(application, job, sockets, http)
         return JavaScript(application, lookedUp)
     }
 
@@ -91,6 +89,48 @@ class RingerModuleTest {
     }
 
     @Test
+    fun configureWithTheManifestsServerForgetsTheStoredOneInsteadOfPinningIt() {
+        sessions().saveServer("https://staging.example.com")
+        val js = javaScript()
+        assertEquals("the stored server wins at launch", "https://staging.example.com", (js.configure().value() as Map<*, *>)["server"])
+        val state = js.configure("$SERVER/").value() as Map<*, *>
+        assertEquals("the running phone keeps its server", "https://staging.example.com", state["server"])
+        assertNull("the default is not stored: the next launch uses the manifest's", sessions().loadServer())
+        js.configure("https://staging.example.com").value()
+        assertEquals("another server is stored", "https://staging.example.com", sessions().loadServer())
+    }
+
+    @Test
+    fun aLoginMadeOnAnotherServerIsDeletedAtLaunchAndThePhoneStartsLoggedOut() {
+        sessions().save(SessionStore.Session(ReactNativeRig.token("bob"), "bob", "https://old.example.com"))
+        val state = javaScript().configure().value() as Map<*, *>
+        assertEquals(null, state["userId"])
+        assertNull(sessions().load())
+        assertFalse(RingerReactHost.current!!.phone!!.registrar.status.isLoggedIn)
+    }
+
+    @Test
+    fun aLoginStoredWithoutItsServerCountsAsMadeOnTheServerInUseAtLaunch() {
+        sessions().save(SessionStore.Session(ReactNativeRig.token("bob"), "bob"))
+        val state = javaScript().configure().value() as Map<*, *>
+        assertEquals("bob", state["userId"])
+        assertEquals("recorded now", SERVER, sessions().load()?.server)
+        assertTrue(RingerReactHost.current!!.phone!!.registrar.status.isLoggedIn)
+    }
+
+    @Test
+    fun aPhoneConfigureCreatesOnAnotherServerStartsLoggedOut() {
+        sessions().save(SessionStore.Session(ReactNativeRig.token("bob"), "bob", "https://old.example.com"))
+        val js = javaScript(server = null)
+        assertNull("no server at launch: no phone, the login kept", RingerReactHost.current!!.phone)
+        assertEquals("bob", sessions().load()?.userId)
+        val state = js.configure("https://new.example.com").value() as Map<*, *>
+        assertEquals("https://new.example.com", state["server"])
+        assertEquals(null, state["userId"])
+        assertNull(sessions().load())
+    }
+
+    @Test
     fun configureResolvesWithTheNativeStateOnTheManifestsServer() {
         val state = javaScript().configure().value() as Map<*, *>
         assertEquals(SERVER, state["server"])
@@ -113,6 +153,7 @@ class RingerModuleTest {
                      js.call { m, p -> m.login(ReactNativeRig.token("bob"), p) }.value())
         assertEquals(BridgeError.OTHER_USER_LOGGED_IN, js.call { m, p -> m.login(ReactNativeRig.token("carol"), p) }.code())
         assertEquals("bob", sessions().load()?.userId)
+        assertEquals("a login records the server it was made on", SERVER, sessions().load()?.server)
         assertTrue(RingerReactHost.current!!.phone!!.registrar.status.isLoggedIn)
 
         assertEquals(null, js.call { m, p -> m.logout(p) }.value())
@@ -139,7 +180,7 @@ class RingerModuleTest {
         assertEquals(BridgeError.CALL_IN_PROGRESS, js.call { m, p -> m.logout(p) }.code())
         val calls = js.call { m, p -> m.getCalls(p) }.value() as List<*>
         assertEquals(listOf(mapOf("callId" to callId, "direction" to "incoming", "peer" to mapOf("id" to "alice", "name" to "Alice"),
-                                  "hasVideo" to false, "state" to "ringing")), calls)
+                                  "hasVideo" to false, "state" to "ringing", "media" to null)), calls)
 
         assertEquals("answered by the server's id in any case", null, js.call { m, p -> m.answer(callId.toUpperCase(), p) }.value())
         assertEquals("answering", firstCallState(js))
@@ -147,6 +188,106 @@ class RingerModuleTest {
         assertEquals(null, js.call { m, p -> m.hangUp(callId, p) }.value())
         assertEquals(listOf<Any>(), js.call { m, p -> m.getCalls(p) }.value())
         assertEquals(null, js.call { m, p -> m.logout(p) }.value())
+    }
+
+    @Test
+    fun answerOfACallAlreadyAnsweringResolvesWithNothingToDo() {
+        val (js, callId) = ringingForBob()
+        assertEquals(null, js.call { m, p -> m.answer(callId, p) }.value())
+        assertEquals(null, js.call { m, p -> m.answer(callId, p) }.value())
+        assertEquals("answering", firstCallState(js))
+    }
+
+    @Test
+    fun answerAndDeclineOfAnOutgoingCallAreWrongState() {
+        val callId = UUID.randomUUID().toString()
+        val js = loggedIn(ReactNativeRig.callPlacingServer(callId, "carol", "Carol"))
+        assertEquals("ringing", (js.call { m, p -> m.startCall("carol", true, p) }.value() as Map<*, *>)["state"])
+        assertEquals(BridgeError.WRONG_STATE, js.call { m, p -> m.answer(callId, p) }.code())
+        assertEquals(BridgeError.WRONG_STATE, js.call { m, p -> m.decline(callId, p) }.code())
+        assertEquals(null, js.call { m, p -> m.hangUp(callId, p) }.value())
+    }
+
+    @Test
+    fun startCallRejectsNativeWhenTheServersAnswerCannotBeRead() {
+        val unreadable = FakeHttpTransport { request ->
+            if (request.url.endsWith("/v1/calls")) FakeHttpTransport.json(201, "{\"call_id\":42}") else throw IOException("offline")
+        }
+        val js = loggedIn(unreadable)
+        val refusal = js.call { m, p -> m.startCall("carol", false, p) }.await() as FakePromise.Outcome.Rejected
+        assertEquals(refusal.toString(), BridgeError.NATIVE, refusal.code)
+    }
+
+    @Test
+    fun anOutgoingCallStartCallHasNotReturnedIsListedWithTheCalleeIdAndNoName() {
+        val (js, callId) = placedWhileTelecomWaits { js, callId ->
+            assertEquals(listOf(mapOf("callId" to callId, "direction" to "outgoing", "peer" to mapOf("id" to "carol", "name" to null),
+                                      "hasVideo" to true, "state" to "ringing", "media" to null)),
+                         js.call { m, p -> m.getCalls(p) }.value())
+        }
+        assertEquals("startCall's answer names the callee", mapOf("id" to "carol", "name" to "Carol"),
+                     ((js.call { m, p -> m.getCalls(p) }.value() as List<*>).single() as Map<*, *>)["peer"])
+        assertEquals(1, outgoingKept(1))
+        js.call { m, p -> m.hangUp(callId, p) }.value()
+        assertEquals("forgotten when the call ends", 0, outgoingKept(0))
+    }
+
+    @Test
+    fun anOutgoingCallThatEndedBeforeStartCallReturnedIsNotKept() {
+        val (js, _) = placedWhileTelecomWaits { _, callId -> RingerReactHost.current!!.phone!!.coordinator.end(callId) {} }
+        assertEquals(listOf<Any>(), js.call { m, p -> m.getCalls(p) }.value())
+        assertEquals("startCall settled after its placed call was looked at", 0, outgoingKept(0))
+    }
+
+    /**
+     * Bob calls Carol (video), and Telecom's placeCall waits while [meanwhile] runs: the coordinator holds the call,
+     * startCall has not returned.
+     * @return JavaScript and the call id, once startCall resolved with the ringing call.
+     */
+    private fun placedWhileTelecomWaits(meanwhile: (JavaScript, String) -> Unit): Pair<JavaScript, String> {
+        val callId = UUID.randomUUID().toString()
+        val js = loggedIn(ReactNativeRig.callPlacingServer(callId, "carol", "Carol"))
+        val placing = FakePromise()
+        synchronized(phone.telecom) {
+            js.module.startCall("carol", true, placing)
+            awaitCall(callId)
+            meanwhile(js, callId)
+        }
+        assertEquals("ringing", (placing.value() as Map<*, *>)["state"])
+        return Pair(js, callId)
+    }
+
+    /** JavaScript configured and Bob logged in, the phone's requests answered by [http]. */
+    private fun loggedIn(http: FakeHttpTransport): JavaScript {
+        val js = javaScript(http = http)
+        js.configure().value()
+        js.call { m, p -> m.login(ReactNativeRig.token("bob"), p) }.value()
+        return js
+    }
+
+    /** Waits until the coordinator holds [callId]. */
+    private fun awaitCall(callId: String) {
+        val deadline = System.currentTimeMillis() + 5_000
+        val coordinator = RingerReactHost.current!!.phone!!.coordinator
+        while (coordinator.currentCalls().none { it.callId == callId }) {
+            if (System.currentTimeMillis() > deadline) throw AssertionError("the coordinator never held $callId")
+            Thread.sleep(10)
+        }
+    }
+
+    /**
+     * How many outgoing calls the host keeps the callee of, once that settles within 5 s at [expected] (its private
+     * map, read by reflection: nothing else shows an entry that is never removed).
+     */
+    private fun outgoingKept(expected: Int): Int {
+        val field = RingerReactHost::class.java.getDeclaredField("outgoing")
+        field.isAccessible = true
+        val deadline = System.currentTimeMillis() + 5_000
+        while (true) {
+            val size = (field.get(RingerReactHost.current!!) as Map<*, *>).size
+            if (size == expected || System.currentTimeMillis() > deadline) return size
+            Thread.sleep(10)
+        }
     }
 
     /** A running singleTask activity gets the answer intent in onNewIntent: React Native hands it to the module. */

@@ -50,6 +50,14 @@ class SessionStoreTest {
     }
 
     @Test
+    fun aSessionKeepsTheServerItWasMadeOnAndAnOlderFileReadsWithoutOne() {
+        SessionStore(folder).save(SessionStore.Session("token-1", "bob", "https://ringer.example.com"))
+        assertEquals("https://ringer.example.com", SessionStore(folder).load()?.server)
+        File(folder, "session.json").writeText("{\"token\":\"token-1\",\"user_id\":\"bob\"}")
+        assertEquals(SessionStore.Session("token-1", "bob", null), SessionStore(folder).load())
+    }
+
+    @Test
     fun theChosenServerIsKeptForTheNextLaunch() {
         val store = SessionStore(folder)
         assertNull(store.loadServer())
@@ -57,5 +65,7 @@ class SessionStoreTest {
         assertEquals("https://ringer.example.com", SessionStore(folder).loadServer())
         store.saveServer("https://staging.example.com")
         assertEquals("https://staging.example.com", SessionStore(folder).loadServer())
+        store.clearServer()
+        assertNull(SessionStore(folder).loadServer())
     }
 }
