@@ -5,20 +5,23 @@
 
 import './fakes/resolve';
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import Module = require('node:module');
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { AndroidConfig, InfoPlist, JSONObject, XcodeProject } from '@expo/config-plugins';
 import * as fakeExpo from './fakes/expoConfigPlugins';
 import plugin from '../plugin/src/index';
-import { applyAndroidManifest } from '../plugin/src/android';
+import { applyAndroidManifest, qualifiedClassName } from '../plugin/src/android';
 import { addGoogleServicesClasspath, applyGoogleServicesPlugin } from '../plugin/src/gradle';
 import { applyPodfileProperties, raiseAppDeploymentTarget } from '../plugin/src/deploymentTarget';
 import { applyEntitlements, applyInfoPlist } from '../plugin/src/ios';
-import { resolveOptions } from '../plugin/src/options';
+import { DEFAULT_MICROPHONE_PERMISSION, resolveOptions } from '../plugin/src/options';
 import type { ResolvedOptions } from '../plugin/src/options';
 
 const OPTIONS: ResolvedOptions = resolveOptions({ server: 'https://ringer.example.com' });
+/** The app's `android.package`, which Expo also makes its Gradle namespace and application id. */
+const PACKAGE = 'com.example.ringerdemo';
 const SANDBOX: ResolvedOptions = resolveOptions({
   server: 'https://ringer.example.com',
   apnsEnvironment: 'sandbox',
@@ -209,9 +212,13 @@ dependencies {
 }
 `;
 
+/** The named meta-data items of the first application, by name (items xml2js left without attributes are skipped). */
 function metaData(result: Manifest): { readonly [name: string]: { readonly [key: string]: string | undefined } } {
-  const items = result.manifest.application?.[0]?.['meta-data'] ?? [];
-  return Object.fromEntries(items.map((item) => [item.$['android:name'], item.$]));
+  const items: unknown[] = result.manifest.application?.[0]?.['meta-data'] ?? [];
+  const named = items
+    .map((item) => (item as { $?: { [key: string]: string | undefined } } | null)?.$)
+    .filter((attributes): attributes is { [key: string]: string | undefined } => typeof attributes?.['android:name'] === 'string');
+  return Object.fromEntries(named.map((attributes) => [attributes['android:name'], attributes]));
 }
 
 describe('options', () => {
@@ -234,6 +241,7 @@ describe('options', () => {
     assert.deepEqual(OPTIONS, {
       server: 'https://ringer.example.com',
       apnsEnvironment: 'production',
+      microphonePermission: 'Allow $(PRODUCT_NAME) to use the microphone for calls.',
       callActivity: null,
       notificationIcon: null,
       headlessTaskAfterAnswer: null,
@@ -241,6 +249,20 @@ describe('options', () => {
     assert.equal(SANDBOX.notificationIcon, '@drawable/ic_stat_call');
     assert.equal(resolveOptions({ server: 'http://10.0.2.2:8080', notificationIcon: '@mipmap/ic_call' }).notificationIcon, '@mipmap/ic_call');
     assert.equal(resolveOptions({ server: 'https://a.example', callActivity: 'com.example.Call' }).callActivity, 'com.example.Call');
+    assert.equal(resolveOptions({ server: 'https://a.example', callActivity: '.ui.CallActivity' }).callActivity, '.ui.CallActivity');
+  });
+
+  test('microphonePermission defaults to a sentence naming the app, takes a text or false, and refuses the rest', () => {
+    assert.equal(OPTIONS.microphonePermission, DEFAULT_MICROPHONE_PERMISSION);
+    assert.ok(DEFAULT_MICROPHONE_PERMISSION.includes('$(PRODUCT_NAME)'));
+    const own = 'Ringer Demo uses the microphone during calls.';
+    assert.equal(resolveOptions({ server: 'https://a.example', microphonePermission: own }).microphonePermission, own);
+    assert.equal(resolveOptions({ server: 'https://a.example', microphonePermission: false }).microphonePermission, null);
+    for (const bad of [true, '', '   ', 42]) {
+      assert.throws(() => resolveOptions({ server: 'https://a.example', microphonePermission: bad }), {
+        message: /microphonePermission/,
+      });
+    }
   });
 });
 
@@ -266,15 +288,43 @@ describe('Info.plist', () => {
     assert.deepEqual(applyInfoPlist(once, SANDBOX), once);
     assert.deepEqual(bare, { CFBundleIdentifier: 'com.example' });
   });
+
+  test('sets the default microphone text when the app has none', () => {
+    const result = applyInfoPlist({ CFBundleIdentifier: 'com.example' }, OPTIONS);
+    assert.equal(result['NSMicrophoneUsageDescription'], 'Allow $(PRODUCT_NAME) to use the microphone for calls.');
+    const blank = applyInfoPlist({ NSMicrophoneUsageDescription: ' ' }, OPTIONS);
+    assert.equal(blank['NSMicrophoneUsageDescription'], DEFAULT_MICROPHONE_PERMISSION);
+  });
+
+  test('never replaces the microphone text the app or another plugin wrote, whatever microphonePermission says', () => {
+    const own = resolveOptions({ server: 'https://ringer.example.com', microphonePermission: 'Ringer needs it.' });
+    for (const options of [OPTIONS, own]) {
+      assert.equal(applyInfoPlist(infoPlist(), options)['NSMicrophoneUsageDescription'], 'Calls need the microphone.');
+    }
+    assert.equal(applyInfoPlist({}, own)['NSMicrophoneUsageDescription'], 'Ringer needs it.');
+  });
+
+  test('microphonePermission false writes no microphone text and keeps the app\'s', () => {
+    const off = resolveOptions({ server: 'https://ringer.example.com', microphonePermission: false });
+    assert.equal('NSMicrophoneUsageDescription' in applyInfoPlist({ CFBundleIdentifier: 'com.example' }, off), false);
+    assert.equal(applyInfoPlist(infoPlist(), off)['NSMicrophoneUsageDescription'], 'Calls need the microphone.');
+  });
 });
 
 describe('entitlements', () => {
   test('aps-environment follows apnsEnvironment and every other entitlement is kept; twice is once', () => {
-    const production = applyEntitlements(entitlements(), OPTIONS);
+    const production = applyEntitlements(entitlements(), OPTIONS).entitlements;
     assert.deepEqual(production, { ...entitlements(), 'aps-environment': 'production' });
-    const sandbox = applyEntitlements({}, SANDBOX);
+    const sandbox = applyEntitlements({}, SANDBOX).entitlements;
     assert.deepEqual(sandbox, { 'aps-environment': 'development' });
-    assert.deepEqual(applyEntitlements(production, OPTIONS), production);
+    assert.deepEqual(applyEntitlements(production, OPTIONS).entitlements, production);
+  });
+
+  test('says which other aps-environment it replaced, and nothing when there was none or it agreed', () => {
+    assert.equal(applyEntitlements(entitlements(), OPTIONS).replaced, 'development');
+    assert.equal(applyEntitlements({ 'aps-environment': 'production' }, SANDBOX).replaced, 'production');
+    assert.equal(applyEntitlements(entitlements(), SANDBOX).replaced, null);
+    assert.equal(applyEntitlements({}, OPTIONS).replaced, null);
   });
 });
 
@@ -325,7 +375,7 @@ describe('iOS deployment target', () => {
 describe('AndroidManifest', () => {
   test('writes the server meta-data into the application, replacing an old value and keeping the rest', () => {
     const input = manifest();
-    const result = applyAndroidManifest(input, OPTIONS);
+    const result = applyAndroidManifest(input, OPTIONS, PACKAGE);
     assert.deepEqual(metaData(result), {
       'expo.modules.updates.ENABLED': { 'android:name': 'expo.modules.updates.ENABLED', 'android:value': 'false' },
       'dev.ringer.server': { 'android:name': 'dev.ringer.server', 'android:value': 'https://ringer.example.com' },
@@ -339,48 +389,103 @@ describe('AndroidManifest', () => {
   });
 
   test('adds the call activity and the notification icon (a resource) when given; twice is once', () => {
-    const once = applyAndroidManifest(manifest(), SANDBOX);
+    const once = applyAndroidManifest(manifest(), SANDBOX, PACKAGE);
     const items = metaData(once);
     assert.deepEqual(items['dev.ringer.call_activity'], {
       'android:name': 'dev.ringer.call_activity',
-      'android:value': '.CallActivity',
+      'android:value': 'com.example.ringerdemo.CallActivity',
     });
     assert.deepEqual(items['dev.ringer.notification_icon'], {
       'android:name': 'dev.ringer.notification_icon',
       'android:resource': '@drawable/ic_stat_call',
     });
-    assert.deepEqual(applyAndroidManifest(once, SANDBOX), once);
+    assert.deepEqual(applyAndroidManifest(once, SANDBOX, PACKAGE), once);
     assert.equal(once.manifest.$['xmlns:tools'], undefined);
   });
 
   test('headlessTaskAfterAnswer writes the meta-data the native half reads, "true" or "false"; twice is once', () => {
     const on = resolveOptions({ server: 'https://ringer.example.com', headlessTaskAfterAnswer: true });
-    const once = applyAndroidManifest(manifest(), on);
+    const once = applyAndroidManifest(manifest(), on, PACKAGE);
     assert.deepEqual(metaData(once)['dev.ringer.headless_task_after_answer'], {
       'android:name': 'dev.ringer.headless_task_after_answer',
       'android:value': 'true',
     });
-    assert.deepEqual(applyAndroidManifest(once, on), once);
-    assert.equal(metaData(applyAndroidManifest(once, OPTIONS))['dev.ringer.headless_task_after_answer']?.['android:value'], 'true');
+    assert.deepEqual(applyAndroidManifest(once, on, PACKAGE), once);
     const off = resolveOptions({ server: 'https://ringer.example.com', headlessTaskAfterAnswer: false });
-    assert.equal(metaData(applyAndroidManifest(once, off))['dev.ringer.headless_task_after_answer']?.['android:value'], 'false');
-    assert.equal(metaData(applyAndroidManifest(manifest(), OPTIONS))['dev.ringer.headless_task_after_answer'], undefined);
+    assert.equal(metaData(applyAndroidManifest(once, off, PACKAGE))['dev.ringer.headless_task_after_answer']?.['android:value'], 'false');
+    assert.equal(metaData(applyAndroidManifest(manifest(), OPTIONS, PACKAGE))['dev.ringer.headless_task_after_answer'], undefined);
   });
 
-  test('an option not given leaves an item the app had alone', () => {
-    const withOwn = applyAndroidManifest(manifest(), SANDBOX);
-    const result = applyAndroidManifest(withOwn, OPTIONS);
-    assert.equal(metaData(result)['dev.ringer.call_activity']?.['android:value'], '.CallActivity');
+  test('a relative callActivity is expanded with android.package; a fully qualified one stays as given', () => {
+    const named = (callActivity: string) =>
+      metaData(applyAndroidManifest(manifest(), resolveOptions({ server: 'https://a.example', callActivity }), PACKAGE))[
+        'dev.ringer.call_activity'
+      ]?.['android:value'];
+    assert.equal(named('.CallActivity'), 'com.example.ringerdemo.CallActivity');
+    assert.equal(named('.ui.CallActivity'), 'com.example.ringerdemo.ui.CallActivity');
+    assert.equal(named('CallActivity'), 'com.example.ringerdemo.CallActivity');
+    assert.equal(named('com.other.calls.CallActivity'), 'com.other.calls.CallActivity');
+    assert.equal(qualifiedClassName('com.other.CallActivity', undefined), 'com.other.CallActivity');
+  });
+
+  test('a relative callActivity without android.package stops prebuild with a message naming both', () => {
+    for (const androidPackage of [undefined, '']) {
+      assert.throws(() => applyAndroidManifest(manifest(), SANDBOX, androidPackage), {
+        message: /callActivity "\.CallActivity" is relative to the app's package, but android\.package is not set/,
+      });
+    }
+  });
+
+  test('meta-data the plugin owns goes when its option is no longer given; the app\'s own meta-data stays', () => {
+    const all = resolveOptions({
+      server: 'https://ringer.example.com',
+      callActivity: '.CallActivity',
+      notificationIcon: 'ic_stat_call',
+      headlessTaskAfterAnswer: true,
+    });
+    const before = applyAndroidManifest(manifest(), all, PACKAGE);
+    const application = before.manifest.application?.[0];
+    assert.ok(application !== undefined);
+    application['meta-data'] = [
+      ...(application['meta-data'] ?? []),
+      { $: { 'android:name': 'dev.ringer.app_note', 'android:value': 'kept' } },
+    ];
+    const after = applyAndroidManifest(before, OPTIONS, PACKAGE);
+    assert.deepEqual(Object.keys(metaData(after)), ['expo.modules.updates.ENABLED', 'dev.ringer.server', 'dev.ringer.app_note']);
+    assert.deepEqual(applyAndroidManifest(after, OPTIONS, PACKAGE), after);
+  });
+
+  test('an application without android:name, without attributes or empty gets the meta-data, with no TypeError', () => {
+    const shapes: unknown[] = [
+      { $: { 'android:label': '@string/app_name' } },
+      { activity: [{ $: { 'android:name': '.MainActivity' } }] },
+      '',
+      '\n    ',
+      { $: {}, 'meta-data': ['', { $: { 'android:value': 'nameless' } }] },
+    ];
+    for (const application of shapes) {
+      const input = { manifest: { $: { 'xmlns:android': 'x' }, application: [application] } } as unknown as Manifest;
+      const result = applyAndroidManifest(input, SANDBOX, PACKAGE);
+      const items = metaData(result);
+      assert.equal(items['dev.ringer.server']?.['android:value'], 'https://ringer.example.com', JSON.stringify(application));
+      assert.equal(items['dev.ringer.call_activity']?.['android:value'], 'com.example.ringerdemo.CallActivity');
+      assert.deepEqual(applyAndroidManifest(result, SANDBOX, PACKAGE), result);
+    }
+    const nameless = { $: { 'android:label': 'Other' } } as unknown as AndroidConfig.Manifest.ManifestApplication;
+    const two = manifest();
+    two.manifest.application = [nameless, ...(two.manifest.application ?? [])];
+    const result = applyAndroidManifest(two, OPTIONS, PACKAGE);
+    assert.equal(result.manifest.application?.[0]?.['meta-data'], undefined);
   });
 
   test('picks the .MainApplication element, and refuses a manifest without any application', () => {
     const two = manifest();
     two.manifest.application = [{ $: { 'android:name': '.Other' } }, ...(two.manifest.application ?? [])];
-    const result = applyAndroidManifest(two, OPTIONS);
+    const result = applyAndroidManifest(two, OPTIONS, PACKAGE);
     assert.equal(result.manifest.application?.[0]?.['meta-data'], undefined);
     const main = result.manifest.application?.[1]?.['meta-data'] ?? [];
     assert.ok(main.some((item) => item.$['android:value'] === 'https://ringer.example.com'));
-    assert.throws(() => applyAndroidManifest({ manifest: { $: { 'xmlns:android': 'x' } } }, OPTIONS), {
+    assert.throws(() => applyAndroidManifest({ manifest: { $: { 'xmlns:android': 'x' } } }, OPTIONS, PACKAGE), {
       message: /application/,
     });
   });
@@ -446,8 +551,8 @@ describe('the plugin through @expo/config-plugins', () => {
   test('registers one mod per native file and wires Firebase when android.googleServicesFile is set', async () => {
     fakeExpo.reset();
     const config = plugin(
-      { name: 'demo', slug: 'demo', android: { googleServicesFile: './google-services.json' } },
-      { server: 'https://ringer.example.com', apnsEnvironment: 'sandbox' },
+      { name: 'demo', slug: 'demo', android: { package: PACKAGE, googleServicesFile: './google-services.json' } },
+      { server: 'https://ringer.example.com', apnsEnvironment: 'sandbox', callActivity: '.CallActivity' },
     );
     assert.deepEqual(
       fakeExpo.registered.map((entry) => entry.mod),
@@ -459,6 +564,10 @@ describe('the plugin through @expo/config-plugins', () => {
     assert.equal((out['podfileProperties'] as Record<string, string>)['ios.deploymentTarget'], '16.0');
     assert.equal(deploymentTargets(out['xcodeproj'] as XcodeProject)['13B07F941A680F5B00A75B9A'], '16.0');
     assert.equal(metaData(out['manifest'] as Manifest)['dev.ringer.server']?.['android:value'], 'https://ringer.example.com');
+    assert.equal(
+      metaData(out['manifest'] as Manifest)['dev.ringer.call_activity']?.['android:value'],
+      'com.example.ringerdemo.CallActivity',
+    );
     assert.ok((out['projectBuildGradle'] as { contents: string }).contents.includes('com.google.gms:google-services:4.4.1'));
     assert.ok((out['appBuildGradle'] as { contents: string }).contents.endsWith("apply plugin: 'com.google.gms.google-services'\n"));
     assert.deepEqual(fakeExpo.warnings, []);
@@ -482,12 +591,32 @@ describe('the plugin through @expo/config-plugins', () => {
     fakeExpo.reset();
     const config = plugin(
       { name: 'demo', slug: 'demo', android: { googleServicesFile: './google-services.json' } },
-      { server: 'https://ringer.example.com' },
+      { server: 'https://ringer.example.com', apnsEnvironment: 'sandbox' },
     );
     const kts = { path: 'android/app/build.gradle.kts', language: 'kt', contents: 'plugins {}\n' };
     const out = await fakeExpo.runMods(config, { ...files(), appBuildGradle: kts });
     assert.deepEqual(out['appBuildGradle'], kts);
     assert.equal(fakeExpo.warnings.length, 1);
+  });
+
+  test('warns when it replaces another aps-environment, naming both values and that apnsEnvironment wins', async () => {
+    fakeExpo.reset();
+    const config = plugin({ name: 'demo', slug: 'demo', android: { package: PACKAGE } }, { server: 'https://ringer.example.com' });
+    const out = await fakeExpo.runMods(config, files());
+    assert.equal((out['entitlements'] as JSONObject)['aps-environment'], 'production');
+    const ios = fakeExpo.warnings.filter((warning) => warning.startsWith('ios '));
+    assert.equal(ios.length, 1);
+    const warning = ios[0] ?? '';
+    assert.ok(warning.startsWith('ios aps-environment: '), warning);
+    assert.ok(warning.includes('"development"') && warning.includes('"production"'), warning);
+    assert.ok(warning.includes('apnsEnvironment "production" wins'), warning);
+    assert.ok(warning.includes('RingerAPNsEnvironment'), warning);
+  });
+
+  test('a relative callActivity with no android.package fails the manifest mod with a clear message', async () => {
+    fakeExpo.reset();
+    const config = plugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com', callActivity: '.CallActivity' });
+    await assert.rejects(fakeExpo.runMods(config, files()), { message: /android\.package is not set/ });
   });
 
   test('app.plugin.js, where Expo looks, is the compiled plugin', () => {
@@ -510,3 +639,67 @@ describe('the plugin through @expo/config-plugins', () => {
     assert.throws(() => plugin({ name: 'demo', slug: 'demo' }, { server: '' }), { message: /server/ });
   });
 });
+
+describe('installing from git', () => {
+  const PACKAGE_DIR = join(__dirname, '..', '..');
+  const packageJson = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as {
+    scripts: { [name: string]: string | undefined };
+    devDependencies?: { [name: string]: string | undefined };
+  };
+
+  test('prepare and build compile with tsc alone (no make, no apt-get), the same projects as the Makefile', () => {
+    const makefile = readFileSync(join(PACKAGE_DIR, 'Makefile'), 'utf8');
+    const projects = makefile
+      .split('\n')
+      .map((line) => /^\t\$\(TSC\) -p (\S+)$/.exec(line)?.[1])
+      .filter((project): project is string => project !== undefined);
+    assert.deepEqual(projects, ['tsconfig.json', 'plugin/tsconfig.json']);
+    const expected = projects.map((project) => `tsc -p ${project}`).join(' && ');
+    assert.equal(packageJson.scripts['prepare'], expected);
+    assert.equal(packageJson.scripts['build'], expected);
+  });
+
+  test('the typescript devDependency admits 4.8, which the sources stay within, and current 5.x', () => {
+    const range = packageJson.devDependencies?.['typescript'] ?? '';
+    assert.equal(satisfies('4.8.4', range), true, range);
+    assert.equal(satisfies('5.9.3', range), true, range);
+    assert.equal(satisfies('4.7.4', range), false, range);
+  });
+});
+
+/**
+ * Whether `version` is in `range`, for ranges of comparators joined by spaces (`>=4.8 <6`), as npm's semver reads
+ * them: every comparator must hold, and a missing minor or patch counts as 0.
+ */
+function satisfies(version: string, range: string): boolean {
+  const parts = (text: string) => text.split('.').map(Number);
+  const compare = (a: number[], b: number[]) => {
+    for (let index = 0; index < 3; index += 1) {
+      const difference = (a[index] ?? 0) - (b[index] ?? 0);
+      if (difference !== 0) {
+        return difference;
+      }
+    }
+    return 0;
+  };
+  const comparators = range.trim().split(/\s+/);
+  return comparators.every((comparator) => {
+    const match = /^(>=|<=|>|<|=)?(\d+(?:\.\d+){0,2})$/.exec(comparator);
+    if (match === null) {
+      return false;
+    }
+    const order = compare(parts(version), parts(match[2] ?? ''));
+    switch (match[1]) {
+      case '>=':
+        return order >= 0;
+      case '<=':
+        return order <= 0;
+      case '>':
+        return order > 0;
+      case '<':
+        return order < 0;
+      default:
+        return order === 0;
+    }
+  });
+}

@@ -9,8 +9,10 @@ declare module '@expo/config-types' {
   /**
    * The subset of `interface ExpoConfig` in packages/@expo/config-types/src/ExpoConfig.ts
    * (expo/expo@0417b0a) the plugin reads: `name`, `slug`, `ios.infoPlist`, `ios.entitlements`,
-   * `android.googleServicesFile` (the app's google-services.json, copied by Expo's own prebuild) and
-   * `_internal.pluginHistory` (written by createRunOncePlugin).
+   * `android.package` (the application id and Gradle namespace, AndroidConfig.Package in
+   * packages/@expo/config-plugins/src/android/Package.ts, expo/expo@05a852a), `android.googleServicesFile` (the
+   * app's google-services.json, copied by Expo's own prebuild) and `_internal.pluginHistory` (written by
+   * createRunOncePlugin).
    */
   export interface ExpoConfig {
     name: string;
@@ -21,6 +23,7 @@ declare module '@expo/config-types' {
       [key: string]: unknown;
     };
     android?: {
+      package?: string;
       googleServicesFile?: string;
       [key: string]: unknown;
     };
@@ -133,7 +136,9 @@ declare module '@expo/config-plugins' {
   /**
    * Types of packages/@expo/config-plugins/src/android/Manifest.ts (expo/expo@1859076), exported as
    * `AndroidConfig.Manifest` from src/index.ts: the xml2js object shape of AndroidManifest.xml, where every
-   * element's attributes sit under `$` and every child element kind is an array.
+   * element's attributes sit under `$` and every child element kind is an array. As Expo declares them, not as
+   * xml2js guarantees them: its default parser (src/utils/XML.ts, expo/expo@0321fd5) leaves `$` out of an element
+   * without attributes and makes an empty element a string, so the plugin reads these through checks.
    */
   export namespace AndroidConfig {
     namespace Manifest {

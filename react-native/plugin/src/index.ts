@@ -23,13 +23,13 @@ import {
   withProjectBuildGradle,
   withXcodeProject,
 } from '@expo/config-plugins';
-import type { ConfigPlugin, GradleProjectFile, Mod } from '@expo/config-plugins';
+import type { ConfigPlugin, ExportedConfigWithProps, GradleProjectFile, JSONObject, Mod } from '@expo/config-plugins';
 import type { ExpoConfig } from '@expo/config-types';
 import { applyAndroidManifest } from './android';
 import { applyPodfileProperties, raiseAppDeploymentTarget } from './deploymentTarget';
 import { addGoogleServicesClasspath, applyGoogleServicesPlugin } from './gradle';
 import type { GradleEdit } from './gradle';
-import { applyEntitlements, applyInfoPlist } from './ios';
+import { APNS_ENVIRONMENT_KEY, APS_ENVIRONMENT_KEY, applyEntitlements, applyInfoPlist } from './ios';
 import { resolveOptions } from './options';
 import type { ResolvedOptions, RingerPluginOptions } from './options';
 
@@ -38,18 +38,49 @@ export type { ApnsEnvironment, RingerPluginOptions } from './options';
 /** The name the plugin is recorded under in `_internal.pluginHistory`, so it runs once per prebuild. */
 export const PLUGIN_NAME = '@ringer/react-native';
 
-/** Registers a mod that replaces one native file's contents with `transform` of them. */
-function withTransform<T>(withMod: ConfigPlugin<Mod<T>>, config: ExpoConfig, transform: (results: T) => T): ExpoConfig {
+/**
+ * Registers a mod that replaces one native file's contents with `transform` of them; `transform` also gets the
+ * config as the mod sees it, with `android.package` as prebuild settles it (the package it was given, else
+ * app.json's) after the app's plugins ran and before the mods run
+ * (packages/@expo/prebuild-config/src/getPrebuildConfig.ts).
+ */
+function withTransform<T>(
+  withMod: ConfigPlugin<Mod<T>>,
+  config: ExpoConfig,
+  transform: (results: T, config: ExportedConfigWithProps<T>) => T,
+): ExpoConfig {
   return withMod(config, (mod) => {
-    mod.modResults = transform(mod.modResults);
+    mod.modResults = transform(mod.modResults, mod);
     return mod;
   });
+}
+
+/**
+ * Writes `aps-environment` as apnsEnvironment says, and warns when that replaces another value: the option wins,
+ * since Info.plist `RingerAPNsEnvironment` follows it, but a value the app or expo-notifications wrote may have
+ * been meant. It sees what the app's `ios.entitlements` and the mods that ran before it wrote: Expo runs the mod
+ * registered last first (packages/@expo/config-plugins/src/plugins/withMod.ts calls the mod it wraps after its own
+ * action), so those of plugins listed after this one, and of Expo's own plugins, which prebuild adds after the app's.
+ */
+function editEntitlements(entitlements: JSONObject, options: ResolvedOptions): JSONObject {
+  const edit = applyEntitlements(entitlements, options);
+  if (edit.replaced !== null) {
+    const written = edit.entitlements[APS_ENVIRONMENT_KEY];
+    WarningAggregator.addWarningIOS(
+      APS_ENVIRONMENT_KEY,
+      `@ringer/react-native replaced aps-environment "${edit.replaced}" (from ios.entitlements or another ` +
+        `plugin, such as expo-notifications' mode) with "${String(written)}": its apnsEnvironment ` +
+        `"${options.apnsEnvironment}" wins, because Info.plist ${APNS_ENVIRONMENT_KEY} must name the same APNs ` +
+        `host. If "${edit.replaced}" was meant, set apnsEnvironment to match it.`,
+    );
+  }
+  return edit.entitlements;
 }
 
 const withRingerIos: ConfigPlugin<ResolvedOptions> = (config, options) => {
   const withPlist = withTransform(withInfoPlist, config, (plist) => applyInfoPlist(plist, options));
   const withEntitlements = withTransform(withEntitlementsPlist, withPlist, (entitlements) =>
-    applyEntitlements(entitlements, options),
+    editEntitlements(entitlements, options),
   );
   // iOS 16 at least, for the pods (Podfile.properties.json) and for the app target that imports them.
   const withPods = withTransform(withPodfileProperties, withEntitlements, applyPodfileProperties);
@@ -88,7 +119,9 @@ const withRingerFirebase: ConfigPlugin = (config) => {
 };
 
 const withRingerAndroid: ConfigPlugin<ResolvedOptions> = (config, options) => {
-  const withManifest = withTransform(withAndroidManifest, config, (manifest) => applyAndroidManifest(manifest, options));
+  const withManifest = withTransform(withAndroidManifest, config, (manifest, mod) =>
+    applyAndroidManifest(manifest, options, mod.android?.package),
+  );
   return withRingerFirebase(withManifest);
 };
 
@@ -99,9 +132,10 @@ const withRinger: ConfigPlugin<RingerPluginOptions> = (config, props) => {
 
 /**
  * The config plugin: `"plugins": [["@ringer/react-native", { "server": "https://…" }]]`. Options:
- * `server` (required), `apnsEnvironment` (`"sandbox"` | `"production"`, default production), `callActivity`,
- * `notificationIcon`, `headlessTaskAfterAnswer` (see `RingerPluginOptions`). Runs once however often it is listed.
- * @throws Error at prebuild for missing or invalid options.
+ * `server` (required), `apnsEnvironment` (`"sandbox"` | `"production"`, default production),
+ * `microphonePermission` (a sentence, or `false`), `callActivity`, `notificationIcon`, `headlessTaskAfterAnswer`
+ * (see `RingerPluginOptions`). Runs once however often it is listed.
+ * @throws Error at prebuild for missing or invalid options, or a relative `callActivity` without `android.package`.
  */
 const plugin: ConfigPlugin<RingerPluginOptions> = createRunOncePlugin(withRinger, PLUGIN_NAME);
 

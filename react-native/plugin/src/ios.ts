@@ -18,9 +18,25 @@ export const APNS_ENVIRONMENT_KEY = 'RingerAPNsEnvironment';
  */
 export const BACKGROUND_MODES: readonly string[] = ['voip', 'remote-notification', 'audio'];
 
+/** Info.plist key of the text the microphone prompt shows; iOS ends an app that records without it. */
+export const MICROPHONE_USAGE_KEY = 'NSMicrophoneUsageDescription';
+
+/**
+ * The microphone text to write: none when the Info.plist already has one (Expo's Info.plist provider merges the
+ * app's `ios.infoPlist` into it before any plugin's mod runs, packages/@expo/config-plugins/src/plugins/
+ * withIosBaseMods.ts, and expo-av, expo-audio and expo-camera write theirs the same way), or when the option is
+ * `false`. Expo's `IOSConfig.Permissions.applyPermissions` lets a plugin's option replace the app's text and its
+ * `false` delete the key; here the app's text always stays, and `false` only means "write nothing".
+ */
+function microphoneText(plist: InfoPlist, options: ResolvedOptions): string | null {
+  const current = plist[MICROPHONE_USAGE_KEY];
+  return typeof current === 'string' && current.trim() !== '' ? null : options.microphonePermission;
+}
+
 /**
  * Adds `voip`, `remote-notification` and `audio` to `UIBackgroundModes` (keeping the modes the app had, in
- * order, without duplicates) and sets `RingerServerURL` and `RingerAPNsEnvironment`. Returns a new object.
+ * order, without duplicates), sets `RingerServerURL` and `RingerAPNsEnvironment`, and sets
+ * `NSMicrophoneUsageDescription` when the app has no text of its own. Returns a new object.
  */
 export function applyInfoPlist(plist: InfoPlist, options: ResolvedOptions): InfoPlist {
   const existing = Array.isArray(plist.UIBackgroundModes)
@@ -32,11 +48,13 @@ export function applyInfoPlist(plist: InfoPlist, options: ResolvedOptions): Info
       modes.push(mode);
     }
   }
+  const microphone = microphoneText(plist, options);
   return {
     ...plist,
     UIBackgroundModes: modes,
     [SERVER_URL_KEY]: options.server,
     [APNS_ENVIRONMENT_KEY]: options.apnsEnvironment,
+    ...(microphone === null ? {} : { [MICROPHONE_USAGE_KEY]: microphone }),
   };
 }
 
@@ -45,10 +63,30 @@ export function apsEnvironment(options: ResolvedOptions): 'development' | 'produ
   return options.apnsEnvironment === 'sandbox' ? 'development' : 'production';
 }
 
+/** The entitlement key of the APNs environment. */
+export const APS_ENVIRONMENT_KEY = 'aps-environment';
+
+/** What {@link applyEntitlements} did. */
+export interface EntitlementsEdit {
+  readonly entitlements: JSONObject;
+  /**
+   * The `aps-environment` the entitlements held when it differed from the one written, as text; null when there
+   * was none or it agreed. Another value comes from the app's `ios.entitlements` or from another plugin, such as
+   * expo-notifications, whose `mode` option (default `development`) sets the same entitlement.
+   */
+  readonly replaced: string | null;
+}
+
 /**
  * Sets the `aps-environment` entitlement (push notifications, which PushKit needs) to match
- * `RingerAPNsEnvironment`, keeping every other entitlement. Returns a new object.
+ * `RingerAPNsEnvironment`, keeping every other entitlement, and says which other value it replaced: the option
+ * wins, since the Info.plist key the native half reads must name the same APNs host as the entitlement the
+ * tokens come from. Returns a new object.
  */
-export function applyEntitlements(entitlements: JSONObject, options: ResolvedOptions): JSONObject {
-  return { ...entitlements, 'aps-environment': apsEnvironment(options) };
+export function applyEntitlements(entitlements: JSONObject, options: ResolvedOptions): EntitlementsEdit {
+  const written = apsEnvironment(options);
+  const current = entitlements[APS_ENVIRONMENT_KEY];
+  const differs = current !== undefined && current !== written;
+  const replaced = !differs ? null : typeof current === 'string' ? current : JSON.stringify(current);
+  return { entitlements: { ...entitlements, [APS_ENVIRONMENT_KEY]: written }, replaced };
 }

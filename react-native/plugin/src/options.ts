@@ -16,9 +16,16 @@ export interface RingerPluginOptions {
    */
   readonly apnsEnvironment?: ApnsEnvironment;
   /**
+   * iOS: the text iOS shows when the app first asks for the microphone (Info.plist `NSMicrophoneUsageDescription`,
+   * without which iOS ends an app that starts recording). Written only when the Info.plist has no text of its own:
+   * one from the app's `ios.infoPlist` or from another plugin (expo-av, expo-audio, expo-camera) stays. Default
+   * {@link DEFAULT_MICROPHONE_PERMISSION}; `false` writes nothing and leaves the key to the app.
+   */
+  readonly microphonePermission?: string | false;
+  /**
    * Android: the activity the call screen and a notification tap open, instead of the app's launch activity:
    * a class name, fully qualified (`com.example.CallActivity`) or relative to the app's package
-   * (`.CallActivity`).
+   * (`.CallActivity`), which prebuild expands with `android.package`.
    */
   readonly callActivity?: string;
   /**
@@ -29,7 +36,7 @@ export interface RingerPluginOptions {
   /**
    * Android: `true` when the app registered a Headless JS task with `Ringer.registerCallAnsweredTask` and wants
    * it started after a call is answered while no JavaScript runs (meta-data
-   * `dev.ringer.headless_task_after_answer`). Not given: an existing meta-data item is left alone.
+   * `dev.ringer.headless_task_after_answer`). Not given: no meta-data item, so no task.
    */
   readonly headlessTaskAfterAnswer?: boolean;
 }
@@ -38,6 +45,9 @@ export interface RingerPluginOptions {
 export interface ResolvedOptions {
   readonly server: string;
   readonly apnsEnvironment: ApnsEnvironment;
+  /** The microphone text to write when the app has none; `null` for `false` (write nothing). */
+  readonly microphonePermission: string | null;
+  /** As given: relative names are expanded with `android.package` at prebuild (android.ts). */
   readonly callActivity: string | null;
   /** As a resource reference, e.g. `@drawable/ic_stat_call`. */
   readonly notificationIcon: string | null;
@@ -45,8 +55,16 @@ export interface ResolvedOptions {
   readonly headlessTaskAfterAnswer: boolean | null;
 }
 
+/**
+ * The microphone text when the app gives none, in the words of Expo's own plugins (expo-av, expo-audio and
+ * expo-camera say "Allow $(PRODUCT_NAME) to access your microphone"); Xcode replaces `$(PRODUCT_NAME)` with the
+ * app's name when it builds the Info.plist.
+ */
+export const DEFAULT_MICROPHONE_PERMISSION = 'Allow $(PRODUCT_NAME) to use the microphone for calls.';
+
 const SERVER_URL = /^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/i;
-const CLASS_NAME = /^(?:\.|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\.)?[A-Za-z_]\w*$/;
+/** A Java class name, fully qualified or relative (`.CallActivity`, `.ui.CallActivity`, `CallActivity`). */
+const CLASS_NAME = /^\.?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
 const RESOURCE = /^(?:@(drawable|mipmap)\/)?([a-z][a-z0-9_]*)$/;
 
 function fail(message: string): never {
@@ -58,6 +76,19 @@ function optionalString(value: unknown, name: string): string | null {
     return null;
   }
   return typeof value === 'string' ? value : fail(`${name} must be a string.`);
+}
+
+/** `microphonePermission`: the default when not given, null for `false`, else a text that is not blank. */
+function microphoneText(value: unknown): string | null {
+  if (value === false) {
+    return null;
+  }
+  if (value === undefined || value === null) {
+    return DEFAULT_MICROPHONE_PERMISSION;
+  }
+  return typeof value === 'string' && value.trim() !== ''
+    ? value
+    : fail('microphonePermission must be the sentence the microphone prompt shows, or false.');
 }
 
 /**
@@ -93,6 +124,7 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   return {
     server,
     apnsEnvironment: environment,
+    microphonePermission: microphoneText(options['microphonePermission']),
     callActivity,
     notificationIcon: iconMatch === null ? null : `@${iconMatch[1] ?? 'drawable'}/${iconMatch[2] ?? ''}`,
     headlessTaskAfterAnswer: headlessTask,
