@@ -63,7 +63,10 @@ import java.util.concurrent.TimeUnit
  * @param http how API requests are sent; by default OkHttp.
  * @param webSockets how the event stream connects; by default OkHttp, pinging every 25 s so a dead network
  *   is noticed (docs/api: the server pings every 30 s).
- * @param scope where timers, retries and requests run; by default a process-wide scope on `Dispatchers.Default`.
+ * @param scope where timers, retries and requests run; by default a process-wide scope on `Dispatchers.Default`, with no
+ *   `CoroutineExceptionHandler`: every SDK coroutine handles its own failures, so one that escapes is an SDK bug and
+ *   crashes as any uncaught exception does. An app that would rather report such a bug than crash adds its own
+ *   handler to the scope it passes.
  * @param accountLabel the name of the app's phone account in the system's call settings; by default the package name.
  * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`), a parameter for tests.
  * @param fetchFcmToken whether to ask Firebase for the current token now (`FirebaseMessaging.getToken()`):

@@ -55,27 +55,47 @@ internal fun CallCoordinator.sendAccept(callId: String) {
 /** Thrown when an accept took longer than [CallCoordinator.ACCEPT_ATTEMPT_LIMIT_MS]. */
 private class AttemptTimedOut : Exception("no answer within the attempt limit")
 
+/** How one attempt of [within] ended: the only thing that passes from the attempt to whoever waits for it. */
+private sealed class AttemptOutcome<out T> {
+    class Returned<T>(val value: T) : AttemptOutcome<T>()
+    class Threw(val error: Throwable) : AttemptOutcome<Nothing>()
+    object TimedOut : AttemptOutcome<Nothing>()
+}
+
 /**
  * Runs [body] in the coordinator's scope, abandoning it once [limitMs] pass on the coordinator's clock (its coroutine
  * is cancelled: the OkHttp transport cancels the call).
+ *
+ * What [body] threw reaches the waiter as a value, never as an exception, so a failure that comes after the waiter was
+ * cancelled (the scope stopped while a transport that ignores cancellation was still sending) goes nowhere. As an
+ * exception it would reach the thread's uncaught-exception handler under kotlinx-coroutines 1.0, which kills an Android
+ * app: there a cancelled `Deferred.await` stays registered, and a cancelled continuation resumed with an exception
+ * reports it as uncaught (`JobSupport.awaitSuspend`, `AbstractContinuation.resumeImpl`; changed in 1.1, kotlinx.coroutines
+ * issue #893).
  * @return what [body] returned; null when the limit passed first.
- * @throws Exception what [body] threw.
+ * @throws Throwable what [body] threw.
  */
 private suspend fun <T : Any> CallCoordinator.within(limitMs: Long, body: suspend () -> T): T? {
-    val outcome = CompletableDeferred<T?>()
+    val outcome = CompletableDeferred<AttemptOutcome<T>>()
     val work = scope.launch {
-        try {
-            outcome.complete(body())
+        val ended = try {
+            AttemptOutcome.Returned(body())
         } catch (e: Throwable) {
-            outcome.completeExceptionally(e)
+            AttemptOutcome.Threw(e)
         }
+        outcome.complete(ended)
     }
     val timer = scope.launch {
         sleepUntil(now() + limitMs)
-        outcome.complete(null)
+        outcome.complete(AttemptOutcome.TimedOut)
     }
     try {
-        return outcome.await()
+        val ended = outcome.await()
+        return when (ended) {
+            is AttemptOutcome.Returned -> ended.value
+            is AttemptOutcome.Threw -> throw ended.error
+            is AttemptOutcome.TimedOut -> null
+        }
     } finally {
         timer.cancel()
         work.cancel()

@@ -10,7 +10,6 @@ import okhttp3.Request
 import okhttp3.Response
 import java.io.IOException
 import kotlin.coroutines.resume
-import kotlin.coroutines.resumeWithException
 
 /**
  * [HttpTransport] over OkHttp 3, 4 or 5 (`Call.enqueue`, so no thread blocks while waiting; the calls whose
@@ -37,31 +36,37 @@ class OkHttpTransport(private val client: OkHttpClient) : HttpTransport {
         val requestBody = body ?: if (method in METHODS_WITH_BODY) ByteArray(0) else null
         builder.method(method, requestBody?.let { OkHttpCalls.requestBody(it) })
         val call = client.newCall(builder.build())
-        return suspendCancellableCoroutine { continuation ->
+        // A failure comes back as a value and is thrown here. A cancelled request fails too ("Canceled", "Socket
+        // closed"), after or while it is cancelled: nobody waits for that failure, and kotlinx-coroutines 1.0 hands an
+        // exception that resumes a cancelled continuation to the thread's uncaught-exception handler, which on Android
+        // kills the process; a value resuming it is dropped.
+        val exchange = suspendCancellableCoroutine<Exchange> { continuation ->
             continuation.invokeOnCancellation { call.cancel() }
             call.enqueue(object : Callback {
                 override fun onFailure(call: Call, e: IOException) {
-                    fail(e)
+                    continuation.resume(Exchange.Failed(e))
                 }
 
                 override fun onResponse(call: Call, response: Response) {
-                    val answer = try {
-                        response.use { read(it) }
+                    val exchange = try {
+                        Exchange.Answered(response.use { read(it) })
                     } catch (e: IOException) {
-                        fail(e)
-                        return
+                        Exchange.Failed(e)
                     }
-                    continuation.resume(answer)
-                }
-
-                // A cancelled request fails too ("Canceled", "Socket closed"), after the cancellation: nobody
-                // waits for that failure, and kotlinx-coroutines 1.0 would hand it to the thread's uncaught-exception
-                // handler, which on Android kills the process.
-                private fun fail(e: IOException) {
-                    if (!continuation.isCancelled) continuation.resumeWithException(e)
+                    continuation.resume(exchange)
                 }
             })
         }
+        return when (exchange) {
+            is Exchange.Answered -> exchange.response
+            is Exchange.Failed -> throw exchange.error
+        }
+    }
+
+    /** How a request ended, as OkHttp's callback tells it. */
+    private sealed class Exchange {
+        class Answered(val response: HttpResponse) : Exchange()
+        class Failed(val error: IOException) : Exchange()
     }
 
     private fun read(response: Response): HttpResponse {

@@ -15,7 +15,6 @@ import okhttp3.WebSocket
 import okhttp3.WebSocketListener
 import java.io.IOException
 import kotlin.coroutines.resume
-import kotlin.coroutines.resumeWithException
 
 /**
  * [WebSocketTransport] over OkHttp's (3, 4 or 5) `OkHttpClient.newWebSocket`: the event stream's transport on Android.
@@ -43,9 +42,12 @@ class OkHttpWebSocketTransport(private val client: OkHttpClient,
         for ((name, value) in headers) builder.header(name, value)
         val request = builder.build()
         val connection = Connection(onText, onClose)
-        try {
+        // The open's failure comes back as a value and is thrown here: it may arrive as the open is cancelled (the
+        // timeout), and kotlinx-coroutines 1.0 hands an exception that resumes a cancelled continuation to the thread's
+        // uncaught-exception handler, which on Android kills the process; a value resuming it is dropped.
+        val failure = try {
             withTimeout(openTimeoutMs) {
-                suspendCancellableCoroutine<Unit> { continuation ->
+                suspendCancellableCoroutine<IOException?> { continuation ->
                     connection.opening(continuation)
                     continuation.invokeOnCancellation { connection.cancel() }
                     connection.start(client.newWebSocket(request, connection))
@@ -54,6 +56,7 @@ class OkHttpWebSocketTransport(private val client: OkHttpClient,
         } catch (timeout: TimeoutCancellationException) {
             throw IOException("no WebSocket upgrade within $openTimeoutMs ms")
         }
+        if (failure != null) throw failure
         return connection
     }
 
@@ -64,12 +67,13 @@ class OkHttpWebSocketTransport(private val client: OkHttpClient,
     private class Connection(private val onText: (String) -> Unit,
                              private val onClose: (WebSocketClose) -> Unit) : WebSocketListener(), WebSocketChannel {
         private val lock = Any()
-        private var continuation: CancellableContinuation<Unit>? = null
+        /** The open waiting for its outcome: null when it opened, else why it did not. */
+        private var continuation: CancellableContinuation<IOException?>? = null
         private var socket: WebSocket? = null
         private var open = false
         private var closed = false
 
-        fun opening(continuation: CancellableContinuation<Unit>) = synchronized(lock) {
+        fun opening(continuation: CancellableContinuation<IOException?>) = synchronized(lock) {
             this.continuation = continuation
         }
 
@@ -109,7 +113,7 @@ class OkHttpWebSocketTransport(private val client: OkHttpClient,
                 open = true
                 waiting
             }
-            if (waiting == null) webSocket.cancel() else waiting.resume(Unit)
+            if (waiting == null) webSocket.cancel() else waiting.resume(null)
         }
 
         override fun onMessage(webSocket: WebSocket, text: String) {
@@ -144,7 +148,7 @@ class OkHttpWebSocketTransport(private val client: OkHttpClient,
                 Pair(waiting, open)
             }
             if (pending != null) {
-                pending.resumeWithException(error ?: IOException("WebSocket closed before it opened: $close"))
+                pending.resume(error ?: IOException("WebSocket closed before it opened: $close"))
             } else if (report) {
                 onClose(close)
             }
