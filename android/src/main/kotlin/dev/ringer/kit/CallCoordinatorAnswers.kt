@@ -2,6 +2,7 @@ package dev.ringer.kit
 
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 
 // The accept of an answered call (Swift: CallCoordinator+Answers.swift), sent until the server or the call's
@@ -32,7 +33,10 @@ internal fun CallCoordinator.sendAccept(callId: String) {
                     apply(PhoneCallInput.AnswerConfirmed(callId), media = response.media)
                     return@launch
                 } catch (e: CancellationException) {
-                    throw e
+                    // This loop's own cancellation (the scope stopped) ends it. One the transport threw of its own
+                    // accord (a `withTimeout` inside an app's transport) is a failed attempt: the answer is sent again,
+                    // as Swift's loop does.
+                    if (!isActive) throw e
                 } catch (e: RingerApiException) {
                     val problem = e.problem
                     if (problem != null && !e.isRetryable) {

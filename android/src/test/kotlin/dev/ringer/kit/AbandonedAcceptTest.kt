@@ -1,5 +1,6 @@
 package dev.ringer.kit
 
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Job
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
@@ -56,6 +57,28 @@ class AbandonedAcceptTest {
         assertEquals("uncaught: $uncaught", emptyList<Throwable>(), uncaught)
         assertEquals(listOf(callId), phone.ui.answered)
         assertEquals("the abandoned attempt never reached the server", 1, phone.server.count("POST /v1/calls/$callId/accept"))
+    }
+
+    @Test
+    fun anAcceptWhoseTransportThrowsACancellationOfItsOwnIsSentAgain() {
+        val phone = CoordinatorHarness()
+        var thrown = 0
+        // An app's transport with a `withTimeout` inside throws TimeoutCancellationException, a CancellationException,
+        // while the accept's own coroutine is still active.
+        val transport = object : HttpTransport {
+            override suspend fun send(method: String, url: String, headers: Map<String, String>, body: ByteArray?): HttpResponse {
+                if (url.endsWith("/accept") && thrown++ == 0) throw CancellationException("timed out inside the transport")
+                return phone.server.send(method, url, headers, body)
+            }
+        }
+        phone.coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), transport))
+        ringing(phone)
+        phone.clock.advanceTo(start + 1_000)
+        val answered = phone.answer(callId)
+        phone.clock.advanceTo(start + 1_000 + 2_000)
+        assertEquals("answered after the second attempt", true, answered())
+        assertEquals(2, thrown)
+        assertEquals(listOf(callId), phone.ui.answered)
     }
 
     private fun ringing(phone: CoordinatorHarness) {
