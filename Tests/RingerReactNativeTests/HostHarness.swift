@@ -24,15 +24,18 @@ struct HostHarness {
     ///     app's next launch).
     ///   - infoServer: the Info.plist's `RingerServerURL`.
     ///   - problems: what the notification settings cost.
+    ///   - readFile: reads the host's files (``LockedFiles/read(_:)`` for a launch before the first unlock).
     init(
         folder: URL = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-rn-\(UUID().uuidString)"),
-        infoServer: String? = "http://127.0.0.1:9", problems: [ReadinessProblem] = []
+        infoServer: String? = "http://127.0.0.1:9", problems: [ReadinessProblem] = [],
+        readFile: @escaping @Sendable (URL) throws -> Data = { try Data(contentsOf: $0) }
     ) {
         self.folder = folder
         let (server, sockets, phones) = (server, sockets, phones)
         host = RingerReactNative(
             environment: RingerReactNative.Environment(
                 folder: folder,
+                readFile: readFile,
                 info: { key in
                     switch key {
                     case "RingerServerURL": infoServer

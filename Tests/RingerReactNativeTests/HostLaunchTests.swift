@@ -30,6 +30,66 @@ import Testing
         #expect(try !afterLogout.phone().registrar.status.isLoggedIn)
     }
 
+    /// A VoIP push launches the app after a restart, before the first unlock: `session.json` is there but cannot be
+    /// read. The phone starts logged out and keeps the file; a notification while still locked changes nothing; the
+    /// unlock logs bob in, once (a later notification does not read the file again).
+    @Test func aSessionUnreadableBeforeTheFirstUnlockLogsInWhenProtectedDataBecomesAvailable() async throws {
+        let launch = try await HostHarness.loggedIn()
+        let stored = try #require(launch.storedSession())
+        let files = LockedFiles()
+        let harness = HostHarness(folder: launch.folder, readFile: files.read)
+        harness.host.start()
+        let registrar = try harness.phone().registrar
+        #expect(!registrar.status.isLoggedIn)
+        #expect(harness.storedSession() == stored)
+        #expect(harness.host.withState { $0.session } == nil)
+
+        LockedFiles.postProtectedDataDidBecomeAvailable()
+        #expect(!registrar.status.isLoggedIn)
+
+        files.unlock()
+        LockedFiles.postProtectedDataDidBecomeAvailable()
+        #expect(registrar.status.isLoggedIn)
+        #expect(try await harness.host.configure(server: nil).userID == "bob")
+        #expect(harness.storedSession() == stored)
+        #expect(harness.createdPhones.count == 1)
+
+        let reads = files.readCount("session.json")
+        LockedFiles.postProtectedDataDidBecomeAvailable()
+        #expect(files.readCount("session.json") == reads)
+    }
+
+    /// No `session.json` at all is a logged-out phone, not a locked one: nothing waits for the unlock.
+    @Test func aMissingSessionIsNotReadAgainWhenProtectedDataBecomesAvailable() throws {
+        let files = LockedFiles()
+        let harness = HostHarness(readFile: files.read)
+        harness.host.start()
+        #expect(try !harness.phone().registrar.status.isLoggedIn)
+        #expect(files.readCount("session.json") == 1)
+        #expect(!harness.host.withState { $0.sessionLocked })
+
+        files.unlock()
+        LockedFiles.postProtectedDataDidBecomeAvailable()
+        #expect(files.readCount("session.json") == 1)
+        #expect(try !harness.phone().registrar.status.isLoggedIn)
+    }
+
+    /// JavaScript logged in before the unlock (its own storage readable): the unlock leaves that login alone.
+    @Test func aLoginBeforeTheUnlockWinsOverTheLockedSession() async throws {
+        let launch = try await HostHarness.loggedIn()
+        let files = LockedFiles()
+        let harness = HostHarness(folder: launch.folder, readFile: files.read)
+        harness.host.start()
+        let fresh = HostHarness.token(for: "bob", serial: 1)
+        _ = try await harness.host.login(userToken: fresh)
+
+        files.unlock()
+        LockedFiles.postProtectedDataDidBecomeAvailable()
+        #expect(harness.host.withState { $0.session?.userToken } == fresh)
+        #expect(harness.storedSession()?["userToken"] == fresh)
+        #expect(try harness.phone().registrar.status.isLoggedIn)
+    }
+
     /// The cold start the package exists for: a VoIP push launches the app, the user answers on CallKit before
     /// JavaScript runs; JavaScript's first `getInitialEvents()` hears the incoming call and its answer, once.
     @Test func aCallAnsweredBeforeJavaScriptAttachedIsReplayedOnce() async throws {

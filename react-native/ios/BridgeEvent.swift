@@ -2,9 +2,9 @@ import Foundation
 internal import RingerKit
 internal import RingerWire
 
-/// One event for JavaScript, the payload of the codegen event emitter `onEvent` (rn-contract "Events"): an object
-/// with a `type` and camelCase keys, `null` where a value is absent, never a missing key. Call ids are the server's
-/// lowercase UUIDs. The same names and shapes as the Kotlin half (`dev.ringer.reactnative`), pinned by
+/// One event for JavaScript, the payload of the codegen event emitter `onEvent` (docs/react-native.md, "Events"): an
+/// object with a `type` and camelCase keys, `null` where a value is absent, never a missing key. Call ids are the
+/// server's lowercase UUIDs. The same names and shapes as the Kotlin half (`dev.ringer.reactnative`), pinned by
 /// TestVectors/react-native/events.json and relay.json.
 enum BridgeEvent: Sendable, Hashable {
     /// A call rings on this phone.

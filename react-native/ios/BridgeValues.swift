@@ -1,8 +1,9 @@
 internal import RingerWire
 
-/// A call as JavaScript sees it (rn-contract `Call`): `state` is `ringing`, `answering` or `active` for a call up on
-/// this phone (the coordinator's phase); for the answer of `startCall` it is the server's state, which may be
-/// `busy` or `failed` (then nothing rings). Keys: callId, direction, peer {id, name}, hasVideo, state, media.
+/// A call as JavaScript sees it (docs/react-native.md, "Methods"; `Call` and `PlacedCall` in
+/// react-native/src/types.ts): `state` is `ringing`, `answering` or `active` for a call up on this phone (the
+/// coordinator's phase); for the answer of `startCall` it is the server's state, which may be `busy` or `failed`
+/// (then nothing rings). Keys: callId, direction, peer {id, name}, hasVideo, state, media.
 struct BridgeCall: Encodable, Sendable, Hashable {
     /// The server's call id.
     var callID: String
@@ -45,7 +46,7 @@ extension KeyedEncodingContainer where Key == CallKeys {
     }
 }
 
-/// What `configure` resolves with (rn-contract `NativeState`).
+/// What `configure` resolves with (docs/react-native.md, "Methods"; `NativeState` in react-native/src/types.ts).
 struct NativeState: Encodable, Sendable, Hashable {
     /// The server this process uses.
     var server: String?

@@ -1,8 +1,8 @@
 import Foundation
 internal import RingerWire
 
-/// One call that rang or was placed on this phone, as `getCallHistory` returns it (rn-contract `HistoryEntry`),
-/// written when the call ends.
+/// One call that rang or was placed on this phone, as `getCallHistory` returns it (docs/react-native.md, "Methods";
+/// `HistoryEntry` in react-native/src/types.ts), written when the call ends.
 struct HistoryEntry: Codable, Sendable, Hashable {
     /// The server's call id.
     var callID: String

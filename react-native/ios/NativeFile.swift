@@ -7,12 +7,39 @@ import Foundation
 /// (the Linux type-check) the file is plain. Thread-safe as far as the file system is: each read or write is one
 /// call; callers serialise writes to the same file.
 struct NativeFile: Sendable {
+    /// What ``read(_:)`` found.
+    enum Reading<Value> {
+        /// The file's value.
+        case value(Value)
+        /// No file, or one that is not a `Value`'s JSON: reading it again would find the same.
+        case none
+        /// The file is there but could not be read now. Before the first unlock after a restart, iOS keeps a
+        /// `completeUntilFirstUserAuthentication` file's contents locked (`protectedDataDidBecomeAvailableNotification`
+        /// says when they are not): reading it again then may succeed.
+        case unreadable
+
+        /// The value; nil for ``none`` and ``unreadable``.
+        var value: Value? {
+            if case .value(let value) = self { value } else { nil }
+        }
+    }
+
     /// Where the file lives.
     let url: URL
+    /// Reads the file's bytes (`Data(contentsOf:)`, or a test's).
+    private let readData: @Sendable (URL) throws -> Data
 
     /// The file `name` in `folder`.
-    init(_ name: String, in folder: URL) {
+    /// - Parameters:
+    ///   - name: the file's name.
+    ///   - folder: its folder.
+    ///   - readData: reads a file's bytes; tests pass one that fails as a locked phone's file system does.
+    init(
+        _ name: String, in folder: URL,
+        readData: @escaping @Sendable (URL) throws -> Data = { try Data(contentsOf: $0) }
+    ) {
         url = folder.appendingPathComponent(name)
+        self.readData = readData
     }
 
     /// `Application Support/Ringer`, nil when the system has no Application Support folder.
@@ -21,10 +48,28 @@ struct NativeFile: Sendable {
             .appendingPathComponent("Ringer", isDirectory: true)
     }
 
-    /// The file's value; nil when it is missing or unreadable.
+    /// The file's value; nil when it is missing, unreadable or not a `Value`.
     func load<Value: Decodable>(_ type: Value.Type) -> Value? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
-        return try? JSONDecoder().decode(Value.self, from: data)
+        read(type).value
+    }
+
+    /// The file's value, telling a missing file apart from one that is there but cannot be read now.
+    func read<Value: Decodable>(_ type: Value.Type) -> Reading<Value> {
+        let data: Data
+        do {
+            data = try readData(url)
+        } catch {
+            return Self.isNoSuchFile(error) || !FileManager.default.fileExists(atPath: url.path) ? .none : .unreadable
+        }
+        return (try? JSONDecoder().decode(Value.self, from: data)).map { .value($0) } ?? .none
+    }
+
+    /// Whether `error` says the file does not exist (Foundation's codes, or the POSIX one beneath them).
+    private static func isNoSuchFile(_ error: any Error) -> Bool {
+        if let error = error as? CocoaError, [.fileReadNoSuchFile, .fileNoSuchFile].contains(error.code) {
+            return true
+        }
+        return (error as? POSIXError)?.code == .ENOENT
     }
 
     /// Replaces the file's value, creating its folder when needed.

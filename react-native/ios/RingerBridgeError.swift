@@ -3,9 +3,10 @@ internal import RingerKit
 internal import RingerWire
 
 /// Why a method JavaScript called was refused: its ``code`` is what the Objective-C++ glue passes to React Native's
-/// `reject(code, message, error)`, and the JavaScript layer turns into a `RingerError` (rn-contract "Errors"; the
-/// same codes as the Kotlin half). For `server_refused`, ``problemType`` and ``status`` travel in the `NSError`'s
-/// `userInfo` (``nsError``). Messages never hold a token.
+/// `reject(code, message, error)`, and the JavaScript layer turns into a `RingerError` (docs/react-native.md,
+/// "Methods", each method's codes; react-native/src/errors.ts; the same codes as the Kotlin half). For
+/// `server_refused`, ``problemType`` and ``status`` travel in the `NSError`'s `userInfo` (``nsError``). Messages never
+/// hold a token.
 struct RingerBridgeError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: String, Sendable {
         case notConfigured = "not_configured"

@@ -11,6 +11,8 @@ extension RingerReactNative {
     struct Environment: Sendable {
         /// Where the native half keeps its files (`Application Support/Ringer`); nil keeps nothing on disk.
         var folder: URL?
+        /// Reads one of those files' bytes. Tests fail it as iOS does for a protected file before the first unlock.
+        var readFile: @Sendable (URL) throws -> Data = { try Data(contentsOf: $0) }
         /// A string value of the app's Info.plist (`RingerServerURL`, `RingerAPNsEnvironment`).
         var info: @Sendable (String) -> String?
         /// Creates the process's one `RingerPhone`.

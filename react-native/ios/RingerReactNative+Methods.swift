@@ -3,7 +3,7 @@ internal import RingerKit
 internal import RingerKitApple
 internal import RingerWire
 
-/// The module's methods (rn-contract "Methods"), each the native side of one JavaScript call. They throw
+/// The module's methods (docs/react-native.md, "Methods"), each the native side of one JavaScript call. They throw
 /// ``RingerBridgeError``s only; arguments are checked here as well as in JavaScript, so no argument can crash
 /// native code. Until ``start()`` ran, every method but `configure` (which starts the host), `getInitialEvents`
 /// and `getCallHistory` rejects `not_configured`.

@@ -56,6 +56,11 @@ public final class RingerReactNative: @unchecked Sendable {
         /// An APNs token that arrived before the phone existed.
         var apnsToken: Data?
         var activeObserver: (any NSObjectProtocol)?
+        /// `session.json` was there but could not be read at launch (a launch before the first unlock): it is read
+        /// again once protected data becomes available.
+        var sessionLocked = false
+        /// The observer of `protectedDataDidBecomeAvailable` while `sessionLocked`.
+        var unlockObserver: (any NSObjectProtocol)?
     }
 
     struct Events {
@@ -85,9 +90,10 @@ public final class RingerReactNative: @unchecked Sendable {
     ///   - relayCapacity: how many events wait for JavaScript.
     init(environment: Environment, relayCapacity: Int = EventRelay.defaultCapacity) {
         self.environment = environment
-        sessionFile = environment.folder.map { NativeFile("session.json", in: $0) }
-        serverFile = environment.folder.map { NativeFile("server.json", in: $0) }
-        historyFile = environment.folder.map { NativeFile("call-history.json", in: $0) }
+        let read = environment.readFile
+        sessionFile = environment.folder.map { NativeFile("session.json", in: $0, readData: read) }
+        serverFile = environment.folder.map { NativeFile("server.json", in: $0, readData: read) }
+        historyFile = environment.folder.map { NativeFile("call-history.json", in: $0, readData: read) }
         events = Events(
             relay: EventRelay(capacity: relayCapacity),
             history: CallHistory(entries: historyFile?.load([HistoryEntry].self) ?? []))
@@ -107,10 +113,15 @@ public final class RingerReactNative: @unchecked Sendable {
     /// every launch, in `application(_:didFinishLaunchingWithOptions:)`; later calls do nothing, and a call made
     /// while another runs returns when that one is done (`configure` starts the host too, and Expo's template may
     /// run it before the AppDelegate subscribers). Until it ran, the module's methods reject `not_configured`.
+    ///
+    /// A VoIP push may launch the app after a restart, before the first unlock, when `session.json` (protected
+    /// until then) cannot be read: the phone starts logged out, and the session is read again and logged in once
+    /// protected data becomes available (``readLockedSession()``).
     public func start() {
-        startLock.withLock {
-            guard !withState({ $0.started }) else { return }
-            let session = sessionFile?.load(StoredSession.self)
+        let locked = startLock.withLock { () -> Bool in
+            guard !withState({ $0.started }) else { return false }
+            let reading = sessionFile?.read(StoredSession.self) ?? .none
+            let locked = if case .unreadable = reading { true } else { false }
             let observer = NotificationCenter.default.addObserver(
                 forName: Notification.Name("UIApplicationDidBecomeActiveNotification"), object: nil, queue: nil
             ) { [weak self] _ in
@@ -118,13 +129,76 @@ public final class RingerReactNative: @unchecked Sendable {
                 Task { [weak self] in _ = await self?.refreshReadiness() }
             }
             withState { state in
-                state.session = session
+                state.session = reading.value
                 state.activeObserver = observer
+                state.sessionLocked = locked
             }
+            if locked { observeUnlock() }
             if let server = knownServer() { _ = install(server: server) }
             withState { $0.started = true }
+            return locked
         }
+        // The phone may have been unlocked between the failed read and the observer's registration.
+        if locked { readLockedSession() }
         Task { [weak self] in _ = await self?.refreshReadiness() }
+    }
+
+    /// Apple: `UIApplication.protectedDataDidBecomeAvailableNotification`, "posts when the protected files become
+    /// available for your code to access" (named by its string, as UIKit is not imported here).
+    static let protectedDataDidBecomeAvailable = Notification.Name("UIApplicationProtectedDataDidBecomeAvailable")
+
+    /// Reads `session.json` again at the next `protectedDataDidBecomeAvailable`.
+    private func observeUnlock() {
+        let observer = NotificationCenter.default.addObserver(
+            forName: Self.protectedDataDidBecomeAvailable, object: nil, queue: nil
+        ) { [weak self] _ in self?.readLockedSession() }
+        let kept = withState { state -> Bool in
+            guard state.sessionLocked else { return false }
+            state.unlockObserver = observer
+            return true
+        }
+        if !kept { NotificationCenter.default.removeObserver(observer) }
+    }
+
+    /// `session.json` could not be read at launch: reads it now, and once it can be read (or is gone), logs its
+    /// user in, once. A login or logout from JavaScript meanwhile wins: a session set since is kept, a deleted file
+    /// logs nobody in. With no phone yet, the session waits for ``install(server:)``. A session made on another
+    /// server than the phone's is kept, not deleted: `server.json` had the same protection, so the phone may be on
+    /// the Info.plist's server rather than `configure`'s; the next launch sorts it out.
+    func readLockedSession() {
+        guard withState({ $0.sessionLocked }), let sessionFile else { return }
+        let reading = sessionFile.read(StoredSession.self)
+        if case .unreadable = reading { return }
+        // Only the first reader past this point goes on (a notification may race the read after start()).
+        let (wasLocked, observer) = withState { state in
+            defer {
+                state.sessionLocked = false
+                state.unlockObserver = nil
+            }
+            return (state.sessionLocked, state.unlockObserver)
+        }
+        if let observer { NotificationCenter.default.removeObserver(observer) }
+        guard wasLocked, var session = reading.value else { return }
+        installLock.withLock {
+            guard let phone = withState({ $0.phone }) else {
+                withState { state in if state.session == nil { state.session = session } }
+                return
+            }
+            let unnamed = session.server == nil
+            if let made = session.server {
+                guard let url = URL(string: made), Self.sameServer(url, phone.server) else { return }
+            } else {
+                session.server = phone.server.absoluteString
+            }
+            let adopted = withState { state -> Bool in
+                guard state.session == nil else { return false }
+                state.session = session
+                return true
+            }
+            guard adopted else { return }
+            if unnamed { try? store(session: session) }
+            phone.logIn(userToken: session.userToken)
+        }
     }
 
     /// The APNs device token (`application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`), for missed-call
