@@ -19,7 +19,9 @@ export type RegisterHeadlessTask = (taskKey: string, taskProvider: () => (taskDa
 
 /**
  * Registers `task` as the Headless JS task `RingerCallAnswered`. The data Android hands it is checked first;
- * data that is not `{callId, direction}` rejects the task's promise with a `RingerError` `native`.
+ * data that is not `{callId, direction}` rejects the task's promise with a `RingerError` `native`. React Native
+ * 0.79's AppRegistry.startHeadlessTask finishes the task when that promise resolves; a rejection is reported and
+ * the task kept until its 30 s timeout (RingerHeadlessTaskService.TIMEOUT_MS).
  * @throws RingerError `invalid_argument` when `task` is not a function.
  */
 export function registerCallAnsweredTask(register: RegisterHeadlessTask, task: CallAnsweredTask): void {

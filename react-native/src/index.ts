@@ -30,9 +30,15 @@ export interface RingerApi extends RingerClient {
    *
    * The task gets `{callId, direction}` only. The media grant is not passed (its token is a secret, and an
    * Android Intent is no place for one): the `accepted` event carrying it is in the replay, so a task that
-   * needs it calls `await Ringer.configure()` and then `Ringer.getInitialEvents()` or adds a listener. React
-   * Native ends the task when its promise resolves, else after 30 seconds (a rejection is only reported). iOS
-   * never starts it: an app a VoIP push launches runs its JavaScript anyway.
+   * needs it calls `await Ringer.configure()` and then `Ringer.getInitialEvents()` or adds a listener.
+   *
+   * How the task ends is React Native's (Libraries/ReactNative/AppRegistry.js `startHeadlessTask`, v0.79.0): a
+   * promise that resolves finishes the task at once (`notifyTaskFinished`); one that rejects is reported with
+   * `console.error` and the task is kept until its 30-second timeout, since native code is told it finished only on
+   * success (a rejection with React Native's `HeadlessJsTaskError` asks for a retry instead, which this task's
+   * configuration, without a retry policy, refuses, and that finishes it). So let the promise resolve once the
+   * work is done, and catch what may fail. iOS never starts it: an app a VoIP push launches runs its JavaScript
+   * anyway.
    * @throws RingerError `invalid_argument` when `task` is not a function.
    */
   registerCallAnsweredTask(task: CallAnsweredTask): void;

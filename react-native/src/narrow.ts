@@ -1,6 +1,17 @@
 // Run-time narrowing of what the native half sends: the codegen spec carries events and results as untyped
 // objects (`UnsafeObject`), so every one is checked here, field by field, and rebuilt as the public type
 // (src/types.ts) before the app sees it. Nothing native can put a wrong shape in front of the app.
+//
+// Forward compatibility: the JavaScript bundle can be newer than the native build it runs on (an over-the-air
+// update, a development client built before the package was updated). A key this version added after the first
+// native halves shipped, which an older native build therefore never sends, is read as `null` when it is missing,
+// through `Reader.addedLater`; a key that is there with a value of the wrong type still fails, as does a missing
+// key of the original shapes. The keys added later, all read that way:
+// - `Call.media` (`getCalls()`, and `configure`'s `calls`): the media grant of an answered call, so a JavaScript
+//   instance started during the call rejoins its media. An older native build sends no `media`: read as `null`,
+//   "no grant yet", which is what such a build could tell.
+// A key added in a later version joins this list and is read with `addedLater`, so an older native build keeps
+// working with the newer bundle.
 
 import { RingerError } from './errors';
 import type {
@@ -116,6 +127,14 @@ class Reader {
   mediaOrNull(key: string): MediaGrant | null {
     return this.raw(key) === null ? null : this.media(key);
   }
+
+  /**
+   * A key this version added later (see the list at the top of this file): `null` when the object does not have it
+   * (a native build older than the key), else `read(key)`, which fails on a value of the wrong type as for any key.
+   */
+  addedLater<T>(key: string, read: (key: string) => T | null): T | null {
+    return Object.prototype.hasOwnProperty.call(this.fields, key) ? read(key) : null;
+  }
 }
 
 const DIRECTIONS: readonly CallDirection[] = ['incoming', 'outgoing'];
@@ -212,7 +231,12 @@ function readCallFields(call: Reader): Pick<Call, 'callId' | 'direction' | 'peer
 }
 
 function readCall(call: Reader): Call {
-  return { ...readCallFields(call), state: call.oneOf('state', CALL_STATES), media: call.mediaOrNull('media') };
+  return {
+    ...readCallFields(call),
+    state: call.oneOf('state', CALL_STATES),
+    // Added later: an older native build sends no `media` (the list at the top of this file).
+    media: call.addedLater('media', (key) => call.mediaOrNull(key)),
+  };
 }
 
 function readHistoryEntry(entry: Reader): HistoryEntry {

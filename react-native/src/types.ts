@@ -156,7 +156,8 @@ export interface Call {
   /**
    * The media of the call's `accepted` event once there was one, else `null`: a JavaScript instance that
    * starts during a call (a reload, `expo-updates`' `reloadAsync`) rejoins the media from here, since the
-   * `accepted` event went to the instance before it.
+   * `accepted` event went to the instance before it. Also `null` from a native build older than this field (a
+   * newer JavaScript bundle over an older app binary: src/narrow.ts, "keys added later").
    */
   readonly media: MediaGrant | null;
 }
@@ -254,5 +255,9 @@ export interface CallAnsweredTaskData {
   readonly direction: CallDirection;
 }
 
-/** The app's Headless JS task after an answer; React Native ends it when the promise resolves, else after 30 s. */
+/**
+ * The app's Headless JS task after an answer. A promise that resolves finishes the task at once; one that rejects
+ * is reported (`console.error`) and the task is kept until its 30 s timeout (React Native 0.79's
+ * AppRegistry.startHeadlessTask tells native code the task finished only on success).
+ */
 export type CallAnsweredTask = (data: CallAnsweredTaskData) => Promise<void>;

@@ -8,7 +8,7 @@ import type { RingerClient } from '../src/client';
 import { RingerError } from '../src/errors';
 import { HOLD_CAPACITY } from '../src/events';
 import type { RingerEvent } from '../src/types';
-import { ALICE_CALL, FakeNative, nativeRejection, settle } from './fakes/fakeNative';
+import { ALICE_CALL, FakeNative, STATE, nativeRejection, settle } from './fakes/fakeNative';
 
 const INCOMING = {
   type: 'incoming',
@@ -282,6 +282,29 @@ describe('error mapping', () => {
     assert.ok(error.message.includes('calls[0].media.token'), error.message);
     native.answers['getCalls'] = [{ ...active, media: undefined }];
     assert.ok((await rejectsWith(ringer.getCalls(), 'native')).message.includes('calls[0].media'));
+  });
+
+  test('a key added later (a Call\'s media) that an older native build leaves out reads as null; a wrong one still fails', async () => {
+    // A JavaScript bundle newer than the native build (an over-the-air update, a stale development client): the
+    // native half predates `media` and sends calls without the key (src/narrow.ts, "keys added later").
+    const { native, ringer } = await configured();
+    const older = { callId: ALICE_CALL.toUpperCase(), direction: 'incoming', peer: { id: 'alice', name: 'Alice' }, hasVideo: false, state: 'active' };
+    native.answers['getCalls'] = [older];
+    assert.deepEqual(await ringer.getCalls(), [{ ...older, callId: ALICE_CALL, media: null }]);
+    native.answers['configure'] = { ...STATE, calls: [older] };
+    assert.deepEqual((await ringer.configure()).calls, [{ ...older, callId: ALICE_CALL, media: null }]);
+
+    // A key that is there is checked as always: a media of the wrong type is the native half's mistake.
+    for (const media of ['wss://media.example.com', 42, [], { url: 'wss://media.example.com', token: 7 }]) {
+      native.answers['getCalls'] = [{ ...older, media }];
+      const error = await rejectsWith(ringer.getCalls(), 'native');
+      assert.ok(error.message.includes('calls[0].media'), error.message);
+    }
+    // Only the keys added later are forgiven: a key of the first shape missing still fails.
+    const stateless: { [key: string]: unknown } = { ...older };
+    delete stateless['state'];
+    native.answers['getCalls'] = [stateless];
+    assert.ok((await rejectsWith(ringer.getCalls(), 'native')).message.includes('calls[0].state'));
   });
 
   test('results are narrowed and call ids lowercased', async () => {

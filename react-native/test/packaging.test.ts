@@ -238,3 +238,26 @@ describe('prepack: scripts/android-sdk.js', () => {
     rmSync(target, { recursive: true, force: true });
   });
 });
+
+describe('codegenConfig', () => {
+  const pkg = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as {
+    codegenConfig?: { name?: string; type?: string; ios?: { modulesProvider?: { [module: string]: string } } };
+  };
+
+  test('iOS codegen registers the class RingerModule as the provider of the module Ringer', () => {
+    // React Native 0.79's generate-artifacts-executor.js (generateRCTModuleProviders) writes each
+    // `codegenConfig.ios.modulesProvider` entry into RCTModuleProviders.mm, which the app's
+    // RCTAppDependencyProvider hands to the TurboModule manager (`getModuleProvider:`); 0.78 had no such key.
+    assert.equal(pkg.codegenConfig?.name, 'RingerSpec');
+    assert.equal(pkg.codegenConfig?.type, 'modules');
+    assert.deepEqual(pkg.codegenConfig?.ios?.modulesProvider, { Ringer: 'RingerModule' });
+    // The key is the name JavaScript asks for, the value an Objective-C class that is a TurboModule.
+    const spec = readFileSync(join(PACKAGE, 'src', 'NativeRinger.ts'), 'utf8');
+    assert.ok(spec.includes("TurboModuleRegistry.getEnforcing<Spec>('Ringer')"));
+    const header = readFileSync(join(PACKAGE, 'ios', 'RingerModule.h'), 'utf8');
+    assert.ok(/@interface RingerModule : NativeRingerSpecBase <NativeRingerSpec\b/.test(header));
+    const objc = readFileSync(join(PACKAGE, 'ios', 'RingerModule.mm'), 'utf8');
+    assert.ok(/RCT_EXPORT_MODULE\(Ringer\)/.test(objc));
+    assert.ok(/- \(std::shared_ptr<facebook::react::TurboModule>\)getTurboModule:/.test(objc));
+  });
+});

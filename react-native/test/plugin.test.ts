@@ -15,6 +15,7 @@ import plugin from '../plugin/src/index';
 import { applyAndroidManifest, qualifiedClassName } from '../plugin/src/android';
 import { addGoogleServicesClasspath, applyGoogleServicesPlugin } from '../plugin/src/gradle';
 import { applyPodfileProperties, raiseAppDeploymentTarget } from '../plugin/src/deploymentTarget';
+import { ANDROID_MIN_SDK, applyMinSdk } from '../plugin/src/minSdk';
 import { applyEntitlements, applyInfoPlist } from '../plugin/src/ios';
 import { DEFAULT_MICROPHONE_PERMISSION, resolveOptions } from '../plugin/src/options';
 import type { ResolvedOptions } from '../plugin/src/options';
@@ -211,6 +212,42 @@ dependencies {
     implementation("com.facebook.react:react-android")
 }
 `;
+
+type PropertiesItem = AndroidConfig.Properties.PropertiesItem;
+
+/**
+ * android/gradle.properties of an Expo SDK 53 prebuild as @expo/config-plugins' parsePropertiesFile hands it to the
+ * `gradleProperties` mod (packages/@expo/config-plugins/src/android/Properties.ts): one item a line, a comment
+ * without its `#`, `key=value` split at the first `=`. No `android.minSdkVersion`: the template leaves it to React
+ * Native's version catalog (24).
+ */
+function gradleProperties(): PropertiesItem[] {
+  return [
+    { type: 'comment', value: 'Project-wide Gradle settings.' },
+    { type: 'empty' },
+    { type: 'comment', value: 'Specifies the JVM arguments used for the daemon process.' },
+    { type: 'property', key: 'org.gradle.jvmargs', value: '-Xmx2048m -XX:MaxMetaspaceSize=512m' },
+    { type: 'empty' },
+    { type: 'property', key: 'org.gradle.parallel', value: 'true' },
+    { type: 'property', key: 'android.useAndroidX', value: 'true' },
+    { type: 'property', key: 'android.enablePngCrunchInReleaseBuilds', value: 'true' },
+    { type: 'property', key: 'reactNativeArchitectures', value: 'armeabi-v7a,arm64-v8a,x86,x86_64' },
+    { type: 'property', key: 'newArchEnabled', value: 'true' },
+    { type: 'property', key: 'hermesEnabled', value: 'true' },
+    { type: 'property', key: 'expo.gif.enabled', value: 'true' },
+    { type: 'property', key: 'expo.webp.enabled', value: 'true' },
+    { type: 'property', key: 'expo.webp.animated', value: 'false' },
+    { type: 'property', key: 'EX_DEV_CLIENT_NETWORK_INSPECTOR', value: 'true' },
+    { type: 'property', key: 'expo.useLegacyPackaging', value: 'false' },
+  ];
+}
+
+/** The value Gradle reads for `key`: the last item of that key, compared trimmed as java.util.Properties does. */
+function gradleProperty(items: readonly PropertiesItem[], key: string): string | undefined {
+  const found = items.filter((item) => item.type === 'property' && item.key.trim() === key);
+  const last = found[found.length - 1];
+  return last?.type === 'property' ? last.value.trim() : undefined;
+}
 
 /** The named meta-data items of the first application, by name (items xml2js left without attributes are skipped). */
 function metaData(result: Manifest): { readonly [name: string]: { readonly [key: string]: string | undefined } } {
@@ -491,6 +528,66 @@ describe('AndroidManifest', () => {
   });
 });
 
+describe('Android minSdk', () => {
+  test('the floor is the Android half\'s own minSdk (react-native/android/build.gradle)', () => {
+    const gradle = readFileSync(join(__dirname, '..', '..', 'android', 'build.gradle'), 'utf8');
+    const floor = /\bringerMinSdk\s*=\s*(\d+)/.exec(gradle) ?? /\bminSdk(?:Version)?\s+(\d+)/.exec(gradle);
+    assert.equal(Number(floor?.[1]), ANDROID_MIN_SDK);
+  });
+
+  test('raises android.minSdkVersion in gradle.properties to 26, keeping every other line; twice is once', () => {
+    const input = gradleProperties();
+    const edit = applyMinSdk(input);
+    assert.equal(gradleProperty(edit.properties, 'android.minSdkVersion'), '26');
+    assert.deepEqual(edit.properties.slice(0, -1), gradleProperties());
+    assert.deepEqual(edit.properties[edit.properties.length - 1], { type: 'property', key: 'android.minSdkVersion', value: '26' });
+    assert.equal(edit.raised, null);
+    assert.deepEqual(input, gradleProperties());
+
+    const again = applyMinSdk(edit.properties);
+    assert.deepEqual(again.properties, edit.properties);
+    assert.equal(again.raised, null);
+  });
+
+  test('raises a lower value in place, as written by expo-build-properties, and says which', () => {
+    const input: PropertiesItem[] = [...gradleProperties(), { type: 'property', key: 'android.minSdkVersion', value: '24' }];
+    const edit = applyMinSdk(input);
+    assert.equal(edit.properties.length, input.length);
+    assert.equal(gradleProperty(edit.properties, 'android.minSdkVersion'), '26');
+    assert.equal(edit.raised, '24');
+    assert.deepEqual(applyMinSdk(edit.properties).properties, edit.properties);
+  });
+
+  test('never lowers a higher minSdk, with or without spaces around the =', () => {
+    for (const item of [
+      { type: 'property', key: 'android.minSdkVersion', value: '26' },
+      { type: 'property', key: 'android.minSdkVersion', value: '28' },
+      { type: 'property', key: 'android.minSdkVersion ', value: ' 31' },
+    ] as const) {
+      const input: PropertiesItem[] = [...gradleProperties(), item];
+      const edit = applyMinSdk(input);
+      assert.deepEqual(edit.properties, input);
+      assert.equal(edit.raised, null);
+    }
+  });
+
+  test('reads the value Gradle reads: the last of a key given twice; a value that is no number is replaced', () => {
+    const twice: PropertiesItem[] = [
+      { type: 'property', key: 'android.minSdkVersion', value: '30' },
+      ...gradleProperties(),
+      { type: 'property', key: 'android.minSdkVersion', value: '23' },
+    ];
+    const edit = applyMinSdk(twice);
+    assert.equal(gradleProperty(edit.properties, 'android.minSdkVersion'), '26');
+    assert.deepEqual(edit.properties[0], twice[0]);
+    assert.equal(edit.raised, '23');
+
+    const garbled = applyMinSdk([{ type: 'property', key: 'android.minSdkVersion', value: 'latest' }]);
+    assert.deepEqual(garbled.properties, [{ type: 'property', key: 'android.minSdkVersion', value: '26' }]);
+    assert.equal(garbled.raised, 'latest');
+  });
+});
+
 describe('Gradle', () => {
   test('adds the google-services classpath to the buildscript dependencies, once', () => {
     const once = addGoogleServicesClasspath(PROJECT_BUILD_GRADLE);
@@ -544,6 +641,7 @@ describe('the plugin through @expo/config-plugins', () => {
     podfileProperties: podfileProperties(),
     xcodeproj: xcodeProject(),
     manifest: manifest(),
+    gradleProperties: gradleProperties(),
     projectBuildGradle: { path: 'android/build.gradle', language: 'groovy', contents: PROJECT_BUILD_GRADLE },
     appBuildGradle: { path: 'android/app/build.gradle', language: 'groovy', contents: APP_BUILD_GRADLE },
   });
@@ -556,7 +654,16 @@ describe('the plugin through @expo/config-plugins', () => {
     );
     assert.deepEqual(
       fakeExpo.registered.map((entry) => entry.mod),
-      ['infoPlist', 'entitlements', 'podfileProperties', 'xcodeproj', 'manifest', 'projectBuildGradle', 'appBuildGradle'],
+      [
+        'infoPlist',
+        'entitlements',
+        'podfileProperties',
+        'xcodeproj',
+        'manifest',
+        'gradleProperties',
+        'projectBuildGradle',
+        'appBuildGradle',
+      ],
     );
     const out = await fakeExpo.runMods(config, files());
     assert.deepEqual((out['infoPlist'] as InfoPlist).UIBackgroundModes, ['fetch', 'audio', 'remote-notification', 'voip']);
@@ -568,6 +675,7 @@ describe('the plugin through @expo/config-plugins', () => {
       metaData(out['manifest'] as Manifest)['dev.ringer.call_activity']?.['android:value'],
       'com.example.ringerdemo.CallActivity',
     );
+    assert.equal(gradleProperty(out['gradleProperties'] as PropertiesItem[], 'android.minSdkVersion'), '26');
     assert.ok((out['projectBuildGradle'] as { contents: string }).contents.includes('com.google.gms:google-services:4.4.1'));
     assert.ok((out['appBuildGradle'] as { contents: string }).contents.endsWith("apply plugin: 'com.google.gms.google-services'\n"));
     assert.deepEqual(fakeExpo.warnings, []);
@@ -581,7 +689,7 @@ describe('the plugin through @expo/config-plugins', () => {
     plugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com' });
     assert.deepEqual(
       fakeExpo.registered.map((entry) => entry.mod),
-      ['infoPlist', 'entitlements', 'podfileProperties', 'xcodeproj', 'manifest'],
+      ['infoPlist', 'entitlements', 'podfileProperties', 'xcodeproj', 'manifest', 'gradleProperties'],
     );
     assert.equal(fakeExpo.warnings.length, 1);
     assert.ok(fakeExpo.warnings[0]?.includes('android.googleServicesFile'));
@@ -613,6 +721,23 @@ describe('the plugin through @expo/config-plugins', () => {
     assert.ok(warning.includes('RingerAPNsEnvironment'), warning);
   });
 
+  test('warns when it raises a minSdk the app set lower, naming the value; 26 or more is left without a word', async () => {
+    fakeExpo.reset();
+    const config = plugin({ name: 'demo', slug: 'demo', android: { package: PACKAGE } }, { server: 'https://ringer.example.com' });
+    const lower: PropertiesItem[] = [...gradleProperties(), { type: 'property', key: 'android.minSdkVersion', value: '24' }];
+    const out = await fakeExpo.runMods(config, { ...files(), gradleProperties: lower });
+    assert.equal(gradleProperty(out['gradleProperties'] as PropertiesItem[], 'android.minSdkVersion'), '26');
+    const minSdk = fakeExpo.warnings.filter((warning) => warning.startsWith('android android.minSdkVersion: '));
+    assert.equal(minSdk.length, 1);
+    assert.ok(minSdk[0]?.includes('from "24" to 26'), minSdk[0]);
+
+    fakeExpo.warnings.length = 0;
+    const higher: PropertiesItem[] = [...gradleProperties(), { type: 'property', key: 'android.minSdkVersion', value: '28' }];
+    const kept = await fakeExpo.runMods(config, { ...files(), gradleProperties: higher });
+    assert.deepEqual(kept['gradleProperties'], higher);
+    assert.deepEqual(fakeExpo.warnings.filter((warning) => warning.includes('minSdkVersion')), []);
+  });
+
   test('a relative callActivity with no android.package fails the manifest mod with a clear message', async () => {
     fakeExpo.reset();
     const config = plugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com', callActivity: '.CallActivity' });
@@ -626,7 +751,7 @@ describe('the plugin through @expo/config-plugins', () => {
     appPlugin({ name: 'demo', slug: 'demo' }, { server: 'https://ringer.example.com' });
     assert.deepEqual(
       fakeExpo.registered.map((entry) => entry.mod),
-      ['infoPlist', 'entitlements', 'podfileProperties', 'xcodeproj', 'manifest'],
+      ['infoPlist', 'entitlements', 'podfileProperties', 'xcodeproj', 'manifest', 'gradleProperties'],
     );
   });
 

@@ -118,6 +118,13 @@ declare module '@expo/config-plugins' {
   export const withAppBuildGradle: ConfigPlugin<Mod<GradleProjectFile>>;
 
   /**
+   * Mirrors `withGradleProperties: ConfigPlugin<Mod<Properties.PropertiesItem[]>>` (the `gradleProperties` mod:
+   * android/gradle.properties) in packages/@expo/config-plugins/src/plugins/android-plugins.ts (expo/expo@9269607),
+   * the mod expo-build-properties writes `android.minSdkVersion` through.
+   */
+  export const withGradleProperties: ConfigPlugin<Mod<AndroidConfig.Properties.PropertiesItem[]>>;
+
+  /**
    * Mirrors `createRunOncePlugin<T>(plugin, name, version?)` in
    * packages/@expo/config-plugins/src/plugins/withRunOnce.ts (expo/expo@1c51497): records `name` in
    * `_internal.pluginHistory` and skips the plugin when it is already there.
@@ -141,6 +148,19 @@ declare module '@expo/config-plugins' {
    * without attributes and makes an empty element a string, so the plugin reads these through checks.
    */
   export namespace AndroidConfig {
+    /**
+     * Types of packages/@expo/config-plugins/src/android/Properties.ts (expo/expo@6587c49), exported as
+     * `AndroidConfig.Properties` from src/android/index.ts (expo/expo@19805c5): gradle.properties as
+     * `parsePropertiesFile` reads it, one item a line (a `#` comment without its `#` and leading spaces, an empty
+     * line, or `key=value` split at the first `=` with the spaces around it kept).
+     */
+    namespace Properties {
+      type PropertiesItem =
+        | { type: 'comment'; value: string }
+        | { type: 'empty' }
+        | { type: 'property'; key: string; value: string };
+    }
+
     namespace Manifest {
       /** Mirrors `type ManifestMetaData` (`<meta-data android:name android:value|android:resource>`). */
       interface ManifestMetaData {

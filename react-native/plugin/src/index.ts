@@ -2,8 +2,9 @@
 // wrappers below only hand each native file to a pure function of ios.ts, android.ts and gradle.ts, which
 // the tests run directly; @expo/config-plugins is the app's own (every Expo app has it).
 //
-// It also raises the iOS deployment target to 16.0 (RingerKitApple's floor; Expo SDK 53 starts at 15.1), the way
-// expo-build-properties sets one: deploymentTarget.ts.
+// It also raises the iOS deployment target to 16.0 (RingerKitApple's floor; Expo SDK 53 starts at 15.1) and the
+// Android minSdk to 26 (the Android half's; React Native 0.79 and Expo SDK 53/54 start at 24), the way
+// expo-build-properties sets them: deploymentTarget.ts, minSdk.ts.
 //
 // What it does not do, on purpose:
 // - edit AppDelegate: the native half starts from RingerAppDelegateSubscriber, listed in
@@ -18,17 +19,26 @@ import {
   withAndroidManifest,
   withAppBuildGradle,
   withEntitlementsPlist,
+  withGradleProperties,
   withInfoPlist,
   withPodfileProperties,
   withProjectBuildGradle,
   withXcodeProject,
 } from '@expo/config-plugins';
-import type { ConfigPlugin, ExportedConfigWithProps, GradleProjectFile, JSONObject, Mod } from '@expo/config-plugins';
+import type {
+  AndroidConfig,
+  ConfigPlugin,
+  ExportedConfigWithProps,
+  GradleProjectFile,
+  JSONObject,
+  Mod,
+} from '@expo/config-plugins';
 import type { ExpoConfig } from '@expo/config-types';
 import { applyAndroidManifest } from './android';
 import { applyPodfileProperties, raiseAppDeploymentTarget } from './deploymentTarget';
 import { addGoogleServicesClasspath, applyGoogleServicesPlugin } from './gradle';
 import type { GradleEdit } from './gradle';
+import { MIN_SDK_PROPERTY, applyMinSdk } from './minSdk';
 import { APNS_ENVIRONMENT_KEY, APS_ENVIRONMENT_KEY, applyEntitlements, applyInfoPlist } from './ios';
 import { resolveOptions } from './options';
 import type { ResolvedOptions, RingerPluginOptions } from './options';
@@ -118,11 +128,34 @@ const withRingerFirebase: ConfigPlugin = (config) => {
   return withTransform(withAppBuildGradle, withClasspath, (file) => editGradle(file, applyGoogleServicesPlugin));
 };
 
+/**
+ * Raises `android.minSdkVersion` in gradle.properties to 26, and warns when that replaces a lower value the app
+ * set (expo-build-properties' `android.minSdkVersion`, say). It sees what the mods that ran before it wrote: those
+ * of plugins listed after this one (withMod.ts runs the mod registered last first), so an expo-build-properties
+ * listed before `@ringer/react-native` has the last word and must not ask for less than 26.
+ */
+function editGradleProperties(
+  properties: AndroidConfig.Properties.PropertiesItem[],
+): AndroidConfig.Properties.PropertiesItem[] {
+  const edit = applyMinSdk(properties);
+  if (edit.raised !== null) {
+    WarningAggregator.addWarningAndroid(
+      MIN_SDK_PROPERTY,
+      `@ringer/react-native raised ${MIN_SDK_PROPERTY} from "${edit.raised}" to 26: its Android half needs API 26, ` +
+        'and a lower minSdk fails the manifest merge. Set expo-build-properties\' android.minSdkVersion to 26 or ' +
+        'more to silence this.',
+    );
+  }
+  return edit.properties;
+}
+
 const withRingerAndroid: ConfigPlugin<ResolvedOptions> = (config, options) => {
   const withManifest = withTransform(withAndroidManifest, config, (manifest, mod) =>
     applyAndroidManifest(manifest, options, mod.android?.package),
   );
-  return withRingerFirebase(withManifest);
+  // minSdk 26 at least, the Android half's (android/gradle.properties, read by Expo's build.gradle).
+  const withMinSdk = withTransform(withGradleProperties, withManifest, editGradleProperties);
+  return withRingerFirebase(withMinSdk);
 };
 
 const withRinger: ConfigPlugin<RingerPluginOptions> = (config, props) => {

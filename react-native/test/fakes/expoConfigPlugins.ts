@@ -28,6 +28,7 @@ export const withXcodeProject = withMod('xcodeproj');
 export const withAndroidManifest = withMod('manifest');
 export const withProjectBuildGradle = withMod('projectBuildGradle');
 export const withAppBuildGradle = withMod('appBuildGradle');
+export const withGradleProperties = withMod('gradleProperties');
 
 export const WarningAggregator = {
   addWarningAndroid(property: string, text: string): void {
