@@ -13,4 +13,14 @@ public final class Settings {
      */
     public static final String ACTION_MANAGE_APP_USE_FULL_SCREEN_INTENT =
         "android.settings.MANAGE_APP_USE_FULL_SCREEN_INTENT";
+
+    /** API 26: the notification settings of one app, named by {@link #EXTRA_APP_PACKAGE}. */
+    public static final String ACTION_APP_NOTIFICATION_SETTINGS = "android.settings.APP_NOTIFICATION_SETTINGS";
+
+    /** API 26: the package whose notification settings {@link #ACTION_APP_NOTIFICATION_SETTINGS} shows. */
+    public static final String EXTRA_APP_PACKAGE = "android.provider.extra.APP_PACKAGE";
+
+    /** API 23: the list of apps and whether each is exempt from battery optimisation; no input. */
+    public static final String ACTION_IGNORE_BATTERY_OPTIMIZATION_SETTINGS =
+        "android.settings.IGNORE_BATTERY_OPTIMIZATION_SETTINGS";
 }

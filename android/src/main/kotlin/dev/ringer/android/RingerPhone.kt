@@ -267,17 +267,38 @@ class RingerPhone(
      */
     fun openFullScreenIntentSettings(): Boolean {
         if (sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE) return false
-        val intent = Intent(Settings.ACTION_MANAGE_APP_USE_FULL_SCREEN_INTENT)
-            .setData(Uri.fromParts("package", context.packageName, null))
-            // Started from the application's context, outside any activity's task.
-            .addFlags(Intent.FLAG_ACTIVITY_NEW_TASK)
-        return try {
-            context.startActivity(intent)
-            true
-        } catch (missing: RuntimeException) {
-            // ActivityNotFoundException: an OEM settings app without the page.
-            false
-        }
+        return startSettings(Intent(Settings.ACTION_MANAGE_APP_USE_FULL_SCREEN_INTENT)
+            .setData(Uri.fromParts("package", context.packageName, null)))
+    }
+
+    /** Starts a settings page from the application's context; false when the device has none for [intent]. */
+    private fun startSettings(intent: Intent): Boolean = try {
+        // Started from the application's context, outside any activity's task.
+        context.startActivity(intent.addFlags(Intent.FLAG_ACTIVITY_NEW_TASK))
+        true
+    } catch (missing: RuntimeException) {
+        // ActivityNotFoundException: an OEM settings app without the page (some throw SecurityException instead).
+        false
+    }
+
+    /**
+     * Opens the system page that fixes a readiness [problem], as [refreshReadiness] names it:
+     * - [dev.ringer.kit.ReadinessProblem.NOTIFICATIONS_DISABLED]: the app's notification settings
+     *   (`Settings.ACTION_APP_NOTIFICATION_SETTINGS` with `Settings.EXTRA_APP_PACKAGE`, API 26);
+     * - [dev.ringer.kit.ReadinessProblem.BATTERY_OPTIMIZED]: the list of apps and their battery optimisation
+     *   (`Settings.ACTION_IGNORE_BATTERY_OPTIMIZATION_SETTINGS`), where the user picks this app. Not
+     *   `ACTION_REQUEST_IGNORE_BATTERY_OPTIMIZATIONS`, which needs a permission Google Play allows only to a few kinds
+     *   of app (developer.android.com, "Optimize for Doze and App Standby");
+     * - [dev.ringer.kit.ReadinessProblem.FULL_SCREEN_INTENT_DENIED]: [openFullScreenIntentSettings].
+     * @return true when a page was opened; false for any other problem, and when the device has no such page.
+     */
+    fun openSettings(problem: String): Boolean = when (problem) {
+        dev.ringer.kit.ReadinessProblem.NOTIFICATIONS_DISABLED -> startSettings(
+            Intent(Settings.ACTION_APP_NOTIFICATION_SETTINGS).putExtra(Settings.EXTRA_APP_PACKAGE, context.packageName))
+        dev.ringer.kit.ReadinessProblem.BATTERY_OPTIMIZED ->
+            startSettings(Intent(Settings.ACTION_IGNORE_BATTERY_OPTIMIZATION_SETTINGS))
+        dev.ringer.kit.ReadinessProblem.FULL_SCREEN_INTENT_DENIED -> openFullScreenIntentSettings()
+        else -> false
     }
 
     /**

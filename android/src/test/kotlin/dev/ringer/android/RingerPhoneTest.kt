@@ -1,6 +1,7 @@
 package dev.ringer.android
 
 import android.Manifest
+import android.content.ActivityNotFoundException
 import android.content.Intent
 import android.telecom.Connection
 import com.google.android.gms.tasks.Task
@@ -82,6 +83,32 @@ class RingerPhoneTest {
         // A settings app without the page: nothing opens, and the app is told so.
         phone.refuseActivity = IllegalStateException("ActivityNotFoundException")
         assertFalse(ringer.openFullScreenIntentSettings())
+    }
+
+    /** Each readiness problem the user can fix opens its page; the others, and a device without the page, open none. */
+    @Test
+    fun openSettingsOpensTheNotificationAndBatteryPagesAndNothingForOtherProblems() {
+        val phone = MirrorPhone(sdkInt = 34, filesDir = files)
+        val ringer = create(phone)
+        assertTrue(ringer.openSettings(ReadinessProblem.NOTIFICATIONS_DISABLED))
+        val notifications = phone.activities.last()
+        assertEquals("android.settings.APP_NOTIFICATION_SETTINGS", notifications.action)
+        assertEquals("com.example.calls", notifications.getStringExtra("android.provider.extra.APP_PACKAGE"))
+        assertTrue(ringer.openSettings(ReadinessProblem.BATTERY_OPTIMIZED))
+        assertEquals("the list, not the REQUEST_ form Play restricts",
+                     "android.settings.IGNORE_BATTERY_OPTIMIZATION_SETTINGS", phone.activities.last().action)
+        assertTrue(ringer.openSettings(ReadinessProblem.FULL_SCREEN_INTENT_DENIED))
+        assertEquals("android.settings.MANAGE_APP_USE_FULL_SCREEN_INTENT", phone.activities.last().action)
+        assertTrue("started outside an activity", phone.activities.all { it.flags and Intent.FLAG_ACTIVITY_NEW_TASK != 0 })
+        for (other in listOf(ReadinessProblem.NO_PUSH_TOKEN, ReadinessProblem.CALLS_NOT_PERMITTED, "no_such_problem")) {
+            assertFalse(other, ringer.openSettings(other))
+        }
+        assertEquals(3, phone.activities.size)
+        phone.refuseActivity = ActivityNotFoundException("no battery page")
+        assertFalse(ringer.openSettings(ReadinessProblem.BATTERY_OPTIMIZED))
+        phone.refuseActivity = ActivityNotFoundException("no notification page")
+        assertFalse(ringer.openSettings(ReadinessProblem.NOTIFICATIONS_DISABLED))
+        assertEquals(3, phone.activities.size)
     }
 
     @Test

@@ -1,8 +1,8 @@
 // COMPILE-ONLY stand-in for a GENERATED file: what react-native-codegen's Java generator
 // (packages/react-native-codegen/src/generators/modules/GenerateModuleJavaSpec.js, the same template from tag v0.76.0
-// to v0.86.0) emits for the spec react-native/src/NativeRinger.ts as /tmp/rn-contract.md ("Methods", "Events")
-// defines it, with codegenConfig {name: "RingerSpec", android.javaPackageName: "dev.ringer.reactnative"}. In a real
-// build codegen writes it to android/build/generated/source/codegen/java/dev/ringer/reactnative/ and this file is not
+// to v0.86.0) emits for the spec react-native/src/NativeRinger.ts as docs/react-native.md ("Methods", "Events"; the
+// events' shapes also in TestVectors/react-native) defines it, with codegenConfig {name: "RingerSpec",
+// android.javaPackageName: "dev.ringer.reactnative"}. In a real build codegen writes it to android/build/generated/source/codegen/java/dev/ringer/reactnative/ and this file is not
 // used. What the generator does, and this file copies:
 // - the class is the spec file's name plus "Spec", abstract, extends ReactContextBaseJavaModule, implements TurboModule;
 //   NAME is the name given to TurboModuleRegistry.getEnforcing ("Ringer"), getName() returns it;

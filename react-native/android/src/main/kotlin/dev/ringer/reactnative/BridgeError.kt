@@ -3,8 +3,8 @@ package dev.ringer.reactnative
 /**
  * Why a method of the `Ringer` module refused, as JavaScript receives it: the promise rejects with [code] and
  * [message]; a `server_refused` carries the problem's [problemType] (the problem+json `type` URI) and HTTP [status] in
- * its userInfo. The JS layer turns it into a `RingerError`. The codes are the contract's (/tmp/rn-contract.md,
- * "Errors"); the iOS half rejects with the same.
+ * its userInfo. The JS layer turns it into a `RingerError`. The codes are docs/react-native.md's ("Methods": the
+ * "rejects with" column); the iOS half rejects with the same.
  */
 class BridgeError(val code: String, message: String, val problemType: String? = null, val status: Int? = null) :
     Exception(message) {

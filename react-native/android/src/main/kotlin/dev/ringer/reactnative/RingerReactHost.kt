@@ -231,9 +231,12 @@ class RingerReactHost(
     /** `getReadiness()`: the pre-flight, read again. */
     fun readiness(): JSONArray = JSONArray(requirePhone().refreshReadiness())
 
-    /** `openReadinessSettings(problem)`: the system page that fixes [problem]; false when there is none. */
-    fun openReadinessSettings(problem: String): Boolean =
-        problem == dev.ringer.kit.ReadinessProblem.FULL_SCREEN_INTENT_DENIED && requirePhone().openFullScreenIntentSettings()
+    /**
+     * `openReadinessSettings(problem)`: the system page that fixes [problem] (`notifications_disabled`,
+     * `battery_optimized`, `full_screen_intent_denied`: [RingerPhone.openSettings]); false for any other problem and
+     * when the device has no such page.
+     */
+    fun openReadinessSettings(problem: String): Boolean = requirePhone().openSettings(problem)
 
     /** `getCallHistory(limit)`: the newest [limit] calls, newest first. */
     fun history(limit: Int): JSONArray = synchronized(lock) { JSONArray(history.newest(limit)) }
@@ -344,8 +347,8 @@ class RingerReactHost(
         return created
     }
 
-    /** Two spellings of one server: the SDK drops a trailing "/" from the base URL. */
-    private fun sameServer(a: String, b: String): Boolean = a.trimEnd('/') == b.trimEnd('/')
+    /** Two spellings of one server, by the iOS half's rule ([ServerUrl.same]). */
+    private fun sameServer(a: String, b: String): Boolean = ServerUrl.same(a, b)
 
     private fun requirePhone(): RingerPhone = phone ?: throw notConfigured()
 

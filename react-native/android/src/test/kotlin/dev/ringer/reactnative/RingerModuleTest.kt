@@ -1,5 +1,6 @@
 package dev.ringer.reactnative
 
+import android.content.ActivityNotFoundException
 import android.content.Intent
 import com.facebook.react.bridge.JavaOnlyMap
 import dev.ringer.android.RingerIntents
@@ -107,6 +108,16 @@ class RingerModuleTest {
         assertEquals(null, state["userId"])
         assertNull(sessions().load())
         assertFalse(RingerReactHost.current!!.phone!!.registrar.status.isLoggedIn)
+    }
+
+    /** The iOS half's rule: scheme and host in any case, a default port and a trailing slash name the same server. */
+    @Test
+    fun aLoginMadeOnAnotherSpellingOfTheSameServerIsKeptAtLaunch() {
+        sessions().save(SessionStore.Session(ReactNativeRig.token("bob"), "bob", "HTTP://127.0.0.1:9/"))
+        val state = javaScript().configure().value() as Map<*, *>
+        assertEquals("bob", state["userId"])
+        assertEquals("bob", sessions().load()?.userId)
+        assertTrue(RingerReactHost.current!!.phone!!.registrar.status.isLoggedIn)
     }
 
     @Test
@@ -331,12 +342,25 @@ class RingerModuleTest {
         }
         assertEquals(listOf<Any>(), js.call { m, p -> m.getCallHistory(0.0, p) }.value())
         assertEquals(listOf<Any>(), js.call { m, p -> m.getCallHistory(1e9, p) }.value())
-        assertEquals(false, js.call { m, p -> m.openReadinessSettings("battery_optimized", p) }.value())
         assertEquals(false, js.call { m, p -> m.openReadinessSettings("no_such_problem", p) }.value())
+        assertEquals(false, js.call { m, p -> m.openReadinessSettings("no_push_token", p) }.value())
         assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.openReadinessSettings(null, p) }.code())
         assertEquals("Android 15 has the full-screen intent page", true,
                      js.call { m, p -> m.openReadinessSettings("full_screen_intent_denied", p) }.value())
         assertEquals("android.settings.MANAGE_APP_USE_FULL_SCREEN_INTENT", phone.activities.single().action)
+    }
+
+    @Test
+    fun openReadinessSettingsOpensTheNotificationAndBatteryPagesAndSaysFalseWhenTheDeviceHasNone() {
+        val js = configured()
+        assertEquals(true, js.call { m, p -> m.openReadinessSettings("notifications_disabled", p) }.value())
+        assertEquals("android.settings.APP_NOTIFICATION_SETTINGS", phone.activities.last().action)
+        assertEquals(phone.packageName, phone.activities.last().getStringExtra("android.provider.extra.APP_PACKAGE"))
+        assertEquals(true, js.call { m, p -> m.openReadinessSettings("battery_optimized", p) }.value())
+        assertEquals("android.settings.IGNORE_BATTERY_OPTIMIZATION_SETTINGS", phone.activities.last().action)
+        phone.refuseActivity = ActivityNotFoundException("no such page")
+        assertEquals(false, js.call { m, p -> m.openReadinessSettings("battery_optimized", p) }.value())
+        assertEquals(2, phone.activities.size)
     }
 
     /** Codegen's emitOnEvent has no null check: the module must not emit before JavaScript looked it up. */
