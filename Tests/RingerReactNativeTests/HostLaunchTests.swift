@@ -155,6 +155,70 @@ import Testing
         #expect(try nextLaunch.host.callHistory(limit: 0).isEmpty)
     }
 
+    /// A VoIP push launches the app after a restart, before the first unlock: `call-history.json` is there but cannot
+    /// be read. The calls of that launch are not saved over it; at the unlock they go before the kept ones, a call id
+    /// both hold once (as recorded since launch), and the whole is saved.
+    @Test func aHistoryUnreadableBeforeTheFirstUnlockIsMergedAtTheUnlockNotOverwritten() async throws {
+        let launch = try await HostHarness.loggedIn()
+        let first = try await launch.ring()
+        try await launch.host.decline(callID: first)
+        let second = try await launch.ring()
+        try await launch.host.decline(callID: second)
+        let host = launch.host
+        #expect(await eventually(within: 5) { (try? host.callHistory(limit: 10).count) == 2 })
+        let file = launch.folder.appendingPathComponent("call-history.json")
+        let kept = try Data(contentsOf: file)
+        let keptSecond = try #require(try host.callHistory(limit: 1).first)
+
+        let files = LockedFiles(only: ["call-history.json"])
+        let harness = HostHarness(folder: launch.folder, readFile: files.read)
+        harness.host.start()
+        #expect(try harness.host.callHistory(limit: 100).isEmpty)
+        let third = try await harness.ring()
+        try await harness.host.decline(callID: third)
+        _ = try await harness.ring(callID: second)
+        try await harness.host.decline(callID: second)
+        let locked = harness.host
+        #expect(await eventually(within: 5) { (try? locked.callHistory(limit: 10).map(\.callID)) == [second, third] })
+        #expect(try Data(contentsOf: file) == kept)
+
+        LockedFiles.postProtectedDataDidBecomeAvailable()
+        #expect(try Data(contentsOf: file) == kept)
+
+        files.unlock()
+        LockedFiles.postProtectedDataDidBecomeAvailable()
+        let merged = try harness.host.callHistory(limit: 100)
+        #expect(merged.map(\.callID) == [second, third, first])
+        #expect(try #require(merged.first).startedAt >= keptSecond.endedAt)
+        let nextLaunch = HostHarness(folder: launch.folder)
+        #expect(try nextLaunch.host.callHistory(limit: 100) == merged)
+
+        let reads = files.readCount("call-history.json")
+        LockedFiles.postProtectedDataDidBecomeAvailable()
+        #expect(files.readCount("call-history.json") == reads)
+    }
+
+    @Test func theHistoryMergedAtTheUnlockKeepsTheNewestHundredOnce() {
+        func entry(_ callID: String) -> HistoryEntry {
+            HistoryEntry(
+                callID: callID, direction: "incoming", peer: Party(id: "alice"), hasVideo: false, startedAt: 0,
+                answered: false, endedAt: 0, reason: "local", serverReason: nil)
+        }
+        var history = CallHistory()
+        for index in 0..<3 {
+            _ = history.record(
+                .incoming(callID: "new-\(index)", caller: Party(id: "alice"), hasVideo: false), at: Date())
+            _ = history.record(.ended(callID: "new-\(index)", reason: "remote_ended", serverReason: nil), at: Date())
+        }
+        let stored = [entry("old-0"), entry("new-1")] + (1..<99).map { entry("old-\($0)") }
+        history.merge(stored: stored)
+        #expect(history.entries.count == CallHistory.limit)
+        #expect(history.entries.prefix(4).map(\.callID) == ["new-2", "new-1", "new-0", "old-0"])
+        #expect(history.entries[1].reason == "remote_ended")
+        #expect(history.entries.last?.callID == "old-96")
+        #expect(Set(history.entries.map(\.callID)).count == CallHistory.limit)
+    }
+
     @Test func theHistoryKeepsTheNewestHundred() {
         var history = CallHistory()
         let party = Party(id: "alice")

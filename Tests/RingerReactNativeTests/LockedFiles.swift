@@ -8,6 +8,14 @@ final class LockedFiles: @unchecked Sendable {
     private let lock = NSLock()
     private var locked = true
     private var reads: [String] = []
+    /// The names of the files that are locked; nil for all.
+    private let names: Set<String>?
+
+    /// A file system locked until ``unlock()``.
+    /// - Parameter names: the only files locked until then (the others written with less protection); nil for all.
+    init(only names: Set<String>? = nil) {
+        self.names = names
+    }
 
     /// Apple's error for a protected file read while protected data is unavailable (`NSFileReadNoPermissionError`).
     static let noPermission = CocoaError(.fileReadNoPermission)
@@ -16,7 +24,7 @@ final class LockedFiles: @unchecked Sendable {
     @Sendable func read(_ url: URL) throws -> Data {
         let locked = lock.withLock {
             reads.append(url.lastPathComponent)
-            return self.locked
+            return self.locked && names?.contains(url.lastPathComponent) != false
         }
         if locked && FileManager.default.fileExists(atPath: url.path) { throw Self.noPermission }
         return try Data(contentsOf: url)

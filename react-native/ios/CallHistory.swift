@@ -86,6 +86,15 @@ struct CallHistory: Sendable {
         self.entries = Array(entries.prefix(Self.limit))
     }
 
+    /// Adds the entries read from the history file after a launch that could not read it (before the first unlock):
+    /// the entries recorded since launch stay first, the stored ones follow, newest first, at most ``limit``; a call
+    /// id both hold is kept once, as recorded since launch.
+    /// - Parameter stored: the file's entries, newest first.
+    mutating func merge(stored: [HistoryEntry]) {
+        var seen = Set<String>()
+        entries = Array((entries + stored).filter { seen.insert($0.callID).inserted }.prefix(Self.limit))
+    }
+
     /// Takes one event into account.
     /// - Parameters:
     ///   - event: an event JavaScript is sent.

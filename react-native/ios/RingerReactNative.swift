@@ -59,7 +59,7 @@ public final class RingerReactNative: @unchecked Sendable {
         /// `session.json` was there but could not be read at launch (a launch before the first unlock): it is read
         /// again once protected data becomes available.
         var sessionLocked = false
-        /// The observer of `protectedDataDidBecomeAvailable` while `sessionLocked`.
+        /// The observer of `protectedDataDidBecomeAvailable` while `sessionLocked` or `Events.historyLocked`.
         var unlockObserver: (any NSObjectProtocol)?
     }
 
@@ -67,6 +67,9 @@ public final class RingerReactNative: @unchecked Sendable {
         var translator = EventTranslator()
         var relay: EventRelay
         var history: CallHistory
+        /// `call-history.json` was there but could not be read at launch (a launch before the first unlock): nothing is
+        /// saved over it until it was read and merged (``readLockedHistory()``), so the calls it keeps are not lost.
+        var historyLocked = false
         /// Emits to the attached JavaScript instance.
         var emitter: (@Sendable (BridgeEvent) -> Void)?
         /// Bumped by every attach, so only the newest instance's invalidation detaches.
@@ -94,9 +97,11 @@ public final class RingerReactNative: @unchecked Sendable {
         sessionFile = environment.folder.map { NativeFile("session.json", in: $0, readData: read) }
         serverFile = environment.folder.map { NativeFile("server.json", in: $0, readData: read) }
         historyFile = environment.folder.map { NativeFile("call-history.json", in: $0, readData: read) }
+        let history = historyFile?.read([HistoryEntry].self) ?? .none
+        let historyLocked = if case .unreadable = history { true } else { false }
         events = Events(
-            relay: EventRelay(capacity: relayCapacity),
-            history: CallHistory(entries: historyFile?.load([HistoryEntry].self) ?? []))
+            relay: EventRelay(capacity: relayCapacity), history: CallHistory(entries: history.value ?? []),
+            historyLocked: historyLocked)
     }
 
     func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
@@ -116,9 +121,11 @@ public final class RingerReactNative: @unchecked Sendable {
     ///
     /// A VoIP push may launch the app after a restart, before the first unlock, when `session.json` (protected
     /// until then) cannot be read: the phone starts logged out, and the session is read again and logged in once
-    /// protected data becomes available (``readLockedSession()``).
+    /// protected data becomes available (``readLockedSession()``). `call-history.json` has the same protection: the
+    /// history then starts empty, is not saved over the file, and is merged with it at the unlock
+    /// (``readLockedHistory()``).
     public func start() {
-        let locked = startLock.withLock { () -> Bool in
+        let waits = startLock.withLock { () -> Bool in
             guard !withState({ $0.started }) else { return false }
             let reading = sessionFile?.read(StoredSession.self) ?? .none
             let locked = if case .unreadable = reading { true } else { false }
@@ -133,13 +140,14 @@ public final class RingerReactNative: @unchecked Sendable {
                 state.activeObserver = observer
                 state.sessionLocked = locked
             }
-            if locked { observeUnlock() }
+            let waits = locked || eventLock.withLock { events.historyLocked }
+            if waits { observeUnlock() }
             if let server = knownServer() { _ = install(server: server) }
             withState { $0.started = true }
-            return locked
+            return waits
         }
-        // The phone may have been unlocked between the failed read and the observer's registration.
-        if locked { readLockedSession() }
+        // The phone may have been unlocked between the failed reads and the observer's registration.
+        if waits { readLockedFiles() }
         Task { [weak self] in _ = await self?.refreshReadiness() }
     }
 
@@ -147,17 +155,52 @@ public final class RingerReactNative: @unchecked Sendable {
     /// available for your code to access" (named by its string, as UIKit is not imported here).
     static let protectedDataDidBecomeAvailable = Notification.Name("UIApplicationProtectedDataDidBecomeAvailable")
 
-    /// Reads `session.json` again at the next `protectedDataDidBecomeAvailable`.
+    /// Reads the files locked at launch again at each `protectedDataDidBecomeAvailable`, until all were read.
     private func observeUnlock() {
         let observer = NotificationCenter.default.addObserver(
             forName: Self.protectedDataDidBecomeAvailable, object: nil, queue: nil
-        ) { [weak self] _ in self?.readLockedSession() }
-        let kept = withState { state -> Bool in
-            guard state.sessionLocked else { return false }
-            state.unlockObserver = observer
-            return true
+        ) { [weak self] _ in self?.readLockedFiles() }
+        let kept = eventLock.withLock {
+            let historyLocked = events.historyLocked
+            return withState { state -> Bool in
+                guard state.sessionLocked || historyLocked else { return false }
+                state.unlockObserver = observer
+                return true
+            }
         }
         if !kept { NotificationCenter.default.removeObserver(observer) }
+    }
+
+    /// Reads the files that could not be read at launch (``readLockedSession()``, ``readLockedHistory()``), and stops
+    /// observing the unlock once none waits for it.
+    func readLockedFiles() {
+        readLockedSession()
+        readLockedHistory()
+        let observer = eventLock.withLock {
+            let historyLocked = events.historyLocked
+            return withState { state -> (any NSObjectProtocol)? in
+                guard !state.sessionLocked, !historyLocked else { return nil }
+                defer { state.unlockObserver = nil }
+                return state.unlockObserver
+            }
+        }
+        if let observer { NotificationCenter.default.removeObserver(observer) }
+    }
+
+    /// `call-history.json` could not be read at launch: reads it now, and once it can be read (or is gone), puts the
+    /// calls recorded meanwhile before its entries (``CallHistory/merge(stored:)``) and saves the whole. Until then
+    /// ``historyEntries`` holds only the calls of this launch.
+    func readLockedHistory() {
+        guard let historyFile else { return }
+        eventLock.withLock {
+            guard events.historyLocked else { return }
+            let reading = historyFile.read([HistoryEntry].self)
+            if case .unreadable = reading { return }
+            let recorded = !events.history.entries.isEmpty
+            events.history.merge(stored: reading.value ?? [])
+            events.historyLocked = false
+            if recorded { try? historyFile.save(events.history.entries) }
+        }
     }
 
     /// `session.json` could not be read at launch: reads it now, and once it can be read (or is gone), logs its
@@ -170,14 +213,10 @@ public final class RingerReactNative: @unchecked Sendable {
         let reading = sessionFile.read(StoredSession.self)
         if case .unreadable = reading { return }
         // Only the first reader past this point goes on (a notification may race the read after start()).
-        let (wasLocked, observer) = withState { state in
-            defer {
-                state.sessionLocked = false
-                state.unlockObserver = nil
-            }
-            return (state.sessionLocked, state.unlockObserver)
+        let wasLocked = withState { state in
+            defer { state.sessionLocked = false }
+            return state.sessionLocked
         }
-        if let observer { NotificationCenter.default.removeObserver(observer) }
         guard wasLocked, var session = reading.value else { return }
         installLock.withLock {
             guard let phone = withState({ $0.phone }) else {
@@ -325,7 +364,7 @@ public final class RingerReactNative: @unchecked Sendable {
             let made = events.translator.translate(input, calls: callSummaries())
             for event in made {
                 if case .accepted(let callID, _, let media) = event { withState { $0.media[callID] = media } }
-                if events.history.record(event, at: environment.now()) {
+                if events.history.record(event, at: environment.now()), !events.historyLocked {
                     try? historyFile?.save(events.history.entries)
                 }
                 for emitted in events.relay.send(event) { events.emitter?(emitted) }
@@ -361,7 +400,7 @@ public final class RingerReactNative: @unchecked Sendable {
         }
     }
 
-    /// The call history, newest first.
+    /// The call history, newest first; before a locked history file was read, the calls of this launch alone.
     var historyEntries: [HistoryEntry] { eventLock.withLock { events.history.entries } }
 
     /// One call up on this phone, with what JavaScript is told about it.
