@@ -6,20 +6,6 @@ public import Foundation
 public import RingerKit
 
 extension RingerPhone {
-    /// The `UserDefaults` key of ``installationID(defaults:)``.
-    static let installationIDKey = "dev.ringer.installation-id"
-
-    /// A stable id for this app install: a random lowercase UUID made on first use and kept in
-    /// `UserDefaults`, so it is new after a reinstall (a reinstalled app has new push tokens too).
-    /// - Parameter defaults: where the id is kept.
-    /// - Returns: the id.
-    public static func installationID(defaults: UserDefaults = .standard) -> String {
-        if let id = defaults.string(forKey: installationIDKey), !id.isEmpty { return id }
-        let id = UUID().uuidString.lowercased()
-        defaults.set(id, forKey: installationIDKey)
-        return id
-    }
-
     /// The `UserDefaults` key of a user's event-stream resume point: per user, so a user switch on
     /// the phone never resumes another user's stream (docs/openapi.yaml, `since`).
     static func resumePointKey(userID: String) -> String { "dev.ringer.events.since." + userID }
@@ -48,7 +34,7 @@ extension RingerPhone {
     }
 
     /// `Application Support/Ringer/<name>`, creating the folder; nil when it cannot be created.
-    private static func supportFile(_ name: String) -> URL? {
+    static func supportFile(_ name: String) -> URL? {
         let files = FileManager.default
         guard let support = files.urls(for: .applicationSupportDirectory, in: .userDomainMask).first else { return nil }
         let folder = support.appendingPathComponent("Ringer", isDirectory: true)
