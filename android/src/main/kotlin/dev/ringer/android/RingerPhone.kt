@@ -43,7 +43,8 @@ import java.util.concurrent.TimeUnit
  * the self-managed `ConnectionService` ([TelecomCallUi]), the incoming-call notification, the
  * [CallCoordinator] that makes every decision, the [PushTokenRegistrar], the server's event stream, and the
  * readiness pre-flight. Its state files live in `filesDir/ringer/`, so a decline or an answer given just before
- * the process died still reaches the server, and a call that ended never rings again.
+ * the process died still reaches the server, and a call that ended never rings again; the installation id lives
+ * apart, out of backups ([installationId]).
  *
  * Create it once, in `Application.onCreate`: Android runs that before any service, so an FCM message that
  * starts a killed app finds the coordinator ready ([RingerComponents]). Then say who is logged in:
@@ -369,11 +370,18 @@ class RingerPhone(
         }
 
         /**
-         * A stable id for this app install ([InstallationId]), kept in `filesDir/ringer/installation-id`: new
-         * after a reinstall or "clear data", like the FCM token.
+         * A stable id for this app install ([InstallationId]), kept in `noBackupFilesDir/ringer/installation-id`:
+         * new after a reinstall or "clear data", like the FCM token, and never restored onto another phone. Android's
+         * Auto Backup copies `filesDir` to a new phone (developer.android.com, "Back up user data with Auto Backup",
+         * which names `getNoBackupFilesDir()` for ids like this one); a restored id would make both phones one device
+         * to the server, the new one's registration replacing the old one's. An id an earlier version kept in
+         * `filesDir/ringer/` is moved here (the same id), its old file deleted once the new one is written.
          */
-        @JvmStatic fun installationId(context: Context): String =
-            InstallationId.load(File(stateFolder(context.applicationContext ?: context), "installation-id"))
+        @JvmStatic fun installationId(context: Context): String {
+            val app = context.applicationContext ?: context
+            return InstallationId.load(File(File(app.noBackupFilesDir, "ringer"), "installation-id"),
+                                       formerFile = File(stateFolder(app), "installation-id"))
+        }
 
         private fun stateFolder(context: Context): File = File(context.filesDir, "ringer")
     }

@@ -51,6 +51,35 @@ class RingerPhoneTest {
         assertEquals("the device id survives a process restart", ringer.deviceId, create(MirrorPhone(filesDir = files)).deviceId)
     }
 
+    /**
+     * Auto Backup restores `filesDir` onto a new phone, never `noBackupFilesDir`: the id kept there makes a restored
+     * phone a new device, and the id an earlier version kept in `filesDir/ringer/` moves, the same id, so this phone's
+     * registration stays its own.
+     */
+    @Test
+    fun theInstallationIdIsKeptOutOfBackupsAndAnIdAtTheOldPathMovesThereUnchanged() {
+        val phone = MirrorPhone(filesDir = files)
+        val old = File(phone.filesDir, "ringer/installation-id")
+        old.parentFile.mkdirs()
+        old.writeText("9f0c2a9e-0000-4000-8000-0000000000aa")
+        val ringer = create(phone)
+        assertEquals("the same device to the server", "9f0c2a9e-0000-4000-8000-0000000000aa", ringer.deviceId)
+        val kept = File(phone.noBackupFilesDir, "ringer/installation-id")
+        assertEquals(ringer.deviceId, kept.readText())
+        assertFalse("nothing left for a backup to carry", old.exists())
+        assertEquals(ringer.deviceId, RingerPhone.installationId(phone))
+
+        val restored = MirrorPhone(filesDir = Files.createTempDirectory("ringer-restored").toFile())
+        try {
+            // What Auto Backup carries: filesDir, not noBackupFilesDir.
+            files.copyRecursively(restored.filesDir, overwrite = true)
+            restored.noBackupFilesDir.deleteRecursively()
+            assertTrue(RingerPhone.installationId(restored) != ringer.deviceId)
+        } finally {
+            restored.filesDir.deleteRecursively()
+        }
+    }
+
     /** Issue 27: a tablet, Chromebook or watch without Telecom must not crash at launch, and says why calls differ. */
     @Test
     fun aDeviceWithoutTelecomStartsRingsAsANotificationAndSaysSoInItsReadiness() {

@@ -54,6 +54,34 @@ class DeviceStateFilesTest {
     }
 
     @Test
+    fun anInstallationIdAtItsFormerPathMovesWithItsValueAndTheOldFileGoesOnlyOnceTheNewOneIsWritten() {
+        val former = File(directory, "files/ringer/installation-id")
+        val kept = "9F0C2A9E-0000-4000-8000-000000000001"
+        former.parentFile.mkdirs()
+        former.writeText(kept)
+        // The new place cannot be written (its folder is a file): the id stays where it is, and is still the id.
+        val blocked = File(directory, "blocked")
+        blocked.writeText("")
+        assertEquals(kept.toLowerCase(), InstallationId.load(File(blocked, "ringer/installation-id"), formerFile = former))
+        assertTrue("not deleted before the new file exists", former.isFile)
+
+        val file = File(directory, "no_backup/ringer/installation-id")
+        assertEquals("the same id, moved", kept.toLowerCase(), InstallationId.load(file, formerFile = former))
+        assertEquals(kept.toLowerCase(), file.readText())
+        assertFalse("the backed-up copy is gone", former.exists())
+        assertEquals(kept.toLowerCase(), InstallationId.load(file, formerFile = former))
+    }
+
+    @Test
+    fun anIdAtTheNewPathWinsOverOneLeftAtTheFormerPath() {
+        val file = File(directory, "no_backup/installation-id")
+        val id = InstallationId.load(file)
+        val former = File(directory, "installation-id")
+        former.writeText("9f0c2a9e-0000-4000-8000-000000000002")
+        assertEquals(id, InstallationId.load(file, formerFile = former))
+    }
+
+    @Test
     fun aGarbledInstallationIdFileIsReplacedByAFreshId() {
         val file = File(directory, "installation-id")
         file.writeText("not-a-uuid")
