@@ -41,12 +41,26 @@ public class Application extends ContextWrapper {
 
     /**
      * Mirror only: Android creating [activity] for [intent] and bringing it to the front (Activity.onCreate, onStart,
-     * onResume each tell the callbacks, in that order).
+     * onResume each tell the callbacks, in that order; the subclass's onCreate runs after its super.onCreate told
+     * them). An activity that finished in onCreate is destroyed instead of started.
      */
     public void mirrorStartActivity(Activity activity, android.content.Intent intent) {
         activity.setIntent(intent);
         for (ActivityLifecycleCallbacks callback : snapshot()) callback.onActivityCreated(activity, null);
+        activity.mirrorCreate(null);
+        if (activity.isFinishing()) {
+            for (ActivityLifecycleCallbacks callback : snapshot()) callback.onActivityDestroyed(activity);
+            return;
+        }
         for (ActivityLifecycleCallbacks callback : snapshot()) callback.onActivityStarted(activity);
+        for (ActivityLifecycleCallbacks callback : snapshot()) callback.onActivityResumed(activity);
+    }
+
+    /**
+     * Mirror only: a running activity brought to the front with a new intent (Android calls onNewIntent, which the
+     * caller plays, then onResume, which tells the callbacks); its getIntent stays the first.
+     */
+    public void mirrorResumeActivity(Activity activity) {
         for (ActivityLifecycleCallbacks callback : snapshot()) callback.onActivityResumed(activity);
     }
 

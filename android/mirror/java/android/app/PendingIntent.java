@@ -32,18 +32,29 @@ public final class PendingIntent {
     /** Mirror only: "activity", "broadcast" or "service". */
     public final String mirrorKind;
     public final int mirrorRequestCode;
-    /** Mirror only: the intent the system holds for this token (its extras change with FLAG_UPDATE_CURRENT). */
+    /**
+     * Mirror only: the intent the system holds for this token (its extras change with FLAG_UPDATE_CURRENT); for
+     * {@link #getActivities}, the last one (the activity in front, which also gives the token its identity).
+     */
     public final Intent mirrorIntent;
+    /** Mirror only: every intent the token starts, bottom first ({@link #getActivities}); else just {@link #mirrorIntent}. */
+    public final Intent[] mirrorIntents;
     public final int mirrorFlags;
 
-    private PendingIntent(String kind, int requestCode, Intent intent, int flags) {
+    private PendingIntent(String kind, int requestCode, Intent[] intents, int flags) {
         mirrorKind = kind;
         mirrorRequestCode = requestCode;
-        mirrorIntent = intent;
+        mirrorIntents = intents;
+        mirrorIntent = intents[intents.length - 1];
         mirrorFlags = flags;
     }
 
-    private static synchronized PendingIntent obtain(Context context, String kind, int requestCode, Intent intent, int flags) {
+    private static PendingIntent obtain(Context context, String kind, int requestCode, Intent intent, int flags) {
+        return obtain(context, kind, requestCode, new Intent[] { intent }, flags);
+    }
+
+    private static synchronized PendingIntent obtain(Context context, String kind, int requestCode, Intent[] intents, int flags) {
+        Intent intent = intents[intents.length - 1];
         if (((flags & FLAG_IMMUTABLE) == 0) == ((flags & FLAG_MUTABLE) == 0)) {
             // Android 12 (targetSdk 31+) throws for neither; both is contradictory.
             throw new IllegalArgumentException("Targeting S+ requires exactly one of FLAG_IMMUTABLE or FLAG_MUTABLE");
@@ -65,17 +76,30 @@ public final class PendingIntent {
             existing = null;
         }
         if (existing != null) {
-            if ((flags & FLAG_UPDATE_CURRENT) != 0) existing.mirrorIntent.replaceExtras(intent);
+            if ((flags & FLAG_UPDATE_CURRENT) != 0) {
+                for (int i = 0; i < existing.mirrorIntents.length && i < intents.length; i++) {
+                    existing.mirrorIntents[i].replaceExtras(intents[i]);
+                }
+            }
             return existing;
         }
         if ((flags & FLAG_NO_CREATE) != 0) return null;
-        PendingIntent created = new PendingIntent(kind, requestCode, intent, flags);
+        PendingIntent created = new PendingIntent(kind, requestCode, intents, flags);
         tokens.add(created);
         return created;
     }
 
     public static PendingIntent getActivity(Context context, int requestCode, Intent intent, int flags) {
         return obtain(context, "activity", requestCode, intent, flags);
+    }
+
+    /**
+     * Starts [intents] as one back stack, the last in front (the first needs FLAG_ACTIVITY_NEW_TASK outside an
+     * activity); an activity token as {@link #getActivity}'s.
+     */
+    public static PendingIntent getActivities(Context context, int requestCode, Intent[] intents, int flags) {
+        if (intents == null || intents.length == 0) throw new IllegalArgumentException("no intents");
+        return obtain(context, "activity", requestCode, intents, flags);
     }
 
     public static PendingIntent getBroadcast(Context context, int requestCode, Intent intent, int flags) {

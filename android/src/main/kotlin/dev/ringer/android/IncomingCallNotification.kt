@@ -26,10 +26,12 @@ import dev.ringer.kit.Party
  * the request would make the system refuse a CallStyle notification that is not a foreground service's
  * (`IllegalArgumentException`, "CallStyle notifications must either be for a foreground Service or use a
  * fullScreenIntent"), which crashed the app on Android 14; a refusal all the same (some OEM builds) posts the
- * notification without CallStyle. Each action's `PendingIntent` goes straight to its target, answer to the app's call
- * activity (`getActivity`), decline to [RingerActionReceiver] (`getBroadcast`), never through a trampoline
- * (Android 12: no activity starts from a receiver or service a notification started); `FLAG_IMMUTABLE`
- * everywhere (required from API 31). Each intent carries its call as its data (`ringer-call:<id>`), so two calls'
+ * notification without CallStyle. Each action's `PendingIntent` goes straight to its target, never through a
+ * trampoline (Android 12: no activity starts from a receiver or service a notification started): answer starts two
+ * activities at once (`getActivities`), the app's call activity showing the call and, in front of it,
+ * [RingerAnswerActivity], which answers natively and finishes (so an app's running `singleTask` activity, whose
+ * `onNewIntent` may not reach the SDK, cannot lose the answer); decline goes to [RingerActionReceiver]
+ * (`getBroadcast`); `FLAG_IMMUTABLE` everywhere (required from API 31). Each intent carries its call as its data (`ringer-call:<id>`), so two calls'
  * intents are distinct `PendingIntent`s by Android's identity (`Intent.filterEquals`, which ignores extras)
  * even when their request codes collide.
  *
@@ -74,7 +76,7 @@ class IncomingCallNotification(
     fun build(report: IncomingCallReport, callStyle: Boolean = sdkInt >= Build.VERSION_CODES.S, silent: Boolean = false): Notification {
         val name = displayName(report.caller)
         val show = activityIntent(RingerIntents.ACTION_SHOW_INCOMING_CALL, report.callId, REQUEST_SHOW)
-        val answer = activityIntent(RingerIntents.ACTION_ANSWER, report.callId, REQUEST_ANSWER)
+        val answer = answerIntent(report.callId)
         val decline = receiverIntent(RingerIntents.ACTION_DECLINE, report.callId, REQUEST_DECLINE)
         val builder = Notification.Builder(context, INCOMING_CHANNEL_ID)
             .setSmallIcon(config.smallIcon)
@@ -154,13 +156,27 @@ class IncomingCallNotification(
     private fun action(label: String, intent: PendingIntent): Notification.Action =
         Notification.Action.Builder(Icon.createWithResource(context, config.actionIcon), label, intent).build()
 
-    private fun activityIntent(action: String, callId: String, kind: Int): PendingIntent {
-        val intent = Intent(context, config.callActivity)
+    private fun activityIntent(action: String, callId: String, kind: Int): PendingIntent =
+        PendingIntent.getActivity(context, requestCode(callId, kind), callActivityIntent(action, callId), FLAGS)
+
+    private fun callActivityIntent(action: String, callId: String): Intent =
+        Intent(context, config.callActivity)
             .setAction(action)
             .setData(callUri(callId))
             .putExtra(RingerIntents.EXTRA_CALL_ID, callId)
             .addFlags(Intent.FLAG_ACTIVITY_NEW_TASK)
-        return PendingIntent.getActivity(context, requestCode(callId, kind), intent, FLAGS)
+
+    /**
+     * The answer action: the call activity (as the content intent opens it) with [RingerAnswerActivity] in front, in
+     * one start; the front one gives the token its identity and is what Android checks over the lock screen.
+     */
+    private fun answerIntent(callId: String): PendingIntent {
+        val answer = Intent(context, RingerAnswerActivity::class.java)
+            .setAction(RingerIntents.ACTION_ANSWER)
+            .setData(callUri(callId))
+            .putExtra(RingerIntents.EXTRA_CALL_ID, callId)
+        val show = callActivityIntent(RingerIntents.ACTION_SHOW_INCOMING_CALL, callId)
+        return PendingIntent.getActivities(context, requestCode(callId, REQUEST_ANSWER), arrayOf(show, answer), FLAGS)
     }
 
     private fun receiverIntent(action: String, callId: String, kind: Int): PendingIntent {

@@ -7,8 +7,8 @@ import android.content.Intent
 /**
  * Receives the notifications' decline and hang-up actions (their `PendingIntent.getBroadcast` targets) and
  * calls the core directly. It never starts an activity: Android 12 forbids starting one from a receiver or
- * service a notification started (the "notification trampoline" rule), so the answer action goes straight to
- * the app's call activity instead. The broadcast is kept alive (`goAsync`) until the core has the decline.
+ * service a notification started (the "notification trampoline" rule), so the answer action starts activities
+ * instead ([RingerAnswerActivity] in front of the app's call activity). The broadcast is kept alive (`goAsync`) until the core has the decline.
  */
 class RingerActionReceiver : BroadcastReceiver() {
     /** Handles [RingerIntents.ACTION_DECLINE] and [RingerIntents.ACTION_HANG_UP] for [RingerIntents.EXTRA_CALL_ID]. */

@@ -6,9 +6,16 @@ package dev.ringer.android
  * never clash with the app's.
  */
 object RingerIntents {
-    /** Sent to the app's call activity by the notification's answer action: answer the call in [EXTRA_CALL_ID]. */
+    /**
+     * Answer the call in [EXTRA_CALL_ID]: the notification's answer action sends it to [RingerAnswerActivity];
+     * [RingerPhone.handleCallIntent] still answers it (a notification an earlier SDK version posted sent it to the
+     * app's call activity).
+     */
     const val ACTION_ANSWER = "dev.ringer.android.action.ANSWER"
-    /** Sent to the app's call activity as the full-screen and content intent: show the ringing call. */
+    /**
+     * Sent to the app's call activity as the full-screen and content intent, and beneath [RingerAnswerActivity] by the
+     * answer action: show the ringing or answered call.
+     */
     const val ACTION_SHOW_INCOMING_CALL = "dev.ringer.android.action.SHOW_INCOMING_CALL"
     /** Broadcast to [RingerActionReceiver] by the notification's decline action. */
     const val ACTION_DECLINE = "dev.ringer.android.action.DECLINE"

@@ -304,9 +304,11 @@ class RingerPhone(
 
     /**
      * The app's call activity's intents (from the notification's content, full-screen and answer actions):
-     * [RingerIntents.ACTION_ANSWER] answers the call, [RingerIntents.ACTION_SHOW_INCOMING_CALL] also counts as
-     * [appInForeground] (the ongoing call's notification, tapped to turn a refused microphone on, sends it); both
-     * give the call id to show. Call it from `onCreate` and `onNewIntent`.
+     * [RingerIntents.ACTION_SHOW_INCOMING_CALL] also counts as [appInForeground] (the ongoing call's notification,
+     * tapped to turn a refused microphone on, sends it) and gives the call id to show. The answer action's answer is
+     * taken by [RingerAnswerActivity] before this activity sees its intent, which is then the show intent, so an
+     * `onNewIntent` the app misses loses no answer; [RingerIntents.ACTION_ANSWER] here (a notification an earlier
+     * SDK version posted) answers too. Call it from `onCreate` and `onNewIntent`.
      * @return the call id, or null when the intent is not Ringer's or its call is over (an old intent after process
      *   death, or a relaunch from Recents): then show no call screen.
      */

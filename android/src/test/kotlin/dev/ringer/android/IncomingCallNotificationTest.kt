@@ -3,6 +3,7 @@ package dev.ringer.android
 import android.app.Notification
 import android.app.NotificationManager
 import android.app.PendingIntent
+import android.content.Intent
 import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
 import org.junit.After
@@ -58,14 +59,20 @@ class IncomingCallNotificationTest {
         assertEquals("a caller without a name shows the id", "bob", p.show("c2", Party("bob", null)).mirrorTitle.toString())
     }
 
-    @Test fun answerGoesStraightToTheCallActivityAndDeclineIsABroadcastToTheReceiverAtEveryLevel() {
+    @Test fun answerOpensTheCallActivityWithTheSdksAnswerActivityInFrontAndDeclineIsABroadcastAtEveryLevel() {
         for (sdk in 26..35) {
             val n = Phone(sdk).show("c1")
             val (answer, decline) = answerAndDecline(n)
-            assertTrue("$sdk: answer is getActivity (no trampoline)", answer.isActivity)
-            assertEquals("$sdk", TestCallActivity::class.java.name, answer.mirrorIntent.component.className)
-            assertEquals("$sdk", RingerIntents.ACTION_ANSWER, answer.mirrorIntent.action)
-            assertEquals("$sdk", "c1", answer.mirrorIntent.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+            assertTrue("$sdk: answer starts activities (no trampoline)", answer.isActivity)
+            assertEquals("$sdk: the call activity and the answer in front", 2, answer.mirrorIntents.size)
+            val (show, front) = Pair(answer.mirrorIntents[0], answer.mirrorIntents[1])
+            assertEquals("$sdk", TestCallActivity::class.java.name, show.component.className)
+            assertEquals("$sdk", RingerIntents.ACTION_SHOW_INCOMING_CALL, show.action)
+            assertEquals("$sdk", "c1", show.getStringExtra(RingerIntents.EXTRA_CALL_ID))
+            assertTrue("$sdk: the first of the stack starts a task", show.flags and Intent.FLAG_ACTIVITY_NEW_TASK != 0)
+            assertEquals("$sdk", RingerAnswerActivity::class.java.name, front.component.className)
+            assertEquals("$sdk", RingerIntents.ACTION_ANSWER, front.action)
+            assertEquals("$sdk", "c1", front.getStringExtra(RingerIntents.EXTRA_CALL_ID))
             assertTrue("$sdk: decline is getBroadcast", decline.isBroadcast)
             assertEquals("$sdk", RingerActionReceiver::class.java.name, decline.mirrorIntent.component.className)
             assertEquals("$sdk", RingerIntents.ACTION_DECLINE, decline.mirrorIntent.action)

@@ -254,16 +254,27 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
 
         /**
          * The user taps [pick]'s `PendingIntent` of the call's notification (the ringing one while it shows, else the
-         * ongoing call's): an activity intent opens the app's call activity, in front, which hands it to
+         * ongoing call's): its activities open in front, the last first: the SDK's RingerAnswerActivity (the answer
+         * action's) answers and finishes, and the app's call activity beneath hands its intent to
          * `RingerPhone.handleCallIntent` as the guide's activity does. @return what handleCallIntent returned.
          */
         fun tapNotification(callId: String, pick: (android.app.Notification) -> android.app.PendingIntent?): String? {
             val ringing = context.notificationManager.mirrorShowing["$callId/${dev.ringer.android.IncomingCallNotification.NOTIFICATION_ID}"]
             val notification = ringing ?: context.foregroundNotification ?: throw AssertionError("no notification for $callId")
-            val intent = pick(notification)?.mirrorIntent ?: throw AssertionError("the notification has no such action")
+            val intents = pick(notification)?.mirrorIntents ?: throw AssertionError("the notification has no such action")
             return telecom.submit<String?> {
                 context.appVisible = true
-                phone.handleCallIntent(intent)
+                var shown: String? = null
+                for (intent in intents.reversed()) {
+                    if (intent.component?.className != dev.ringer.android.RingerAnswerActivity::class.java.name) {
+                        shown = phone.handleCallIntent(intent)
+                        break
+                    }
+                    val answering = dev.ringer.android.RingerAnswerActivity().also { it.setIntent(intent) }
+                    answering.mirrorCreate(null)
+                    if (!answering.isFinishing) break
+                }
+                shown
             }.get()
         }
 

@@ -1,8 +1,5 @@
 package dev.ringer.reactnative
 
-import android.app.Activity
-import android.content.Intent
-import com.facebook.react.bridge.ActivityEventListener
 import com.facebook.react.bridge.Arguments
 import com.facebook.react.bridge.Promise
 import com.facebook.react.bridge.ReactApplicationContext
@@ -18,7 +15,9 @@ import org.json.JSONObject
  * `getInitialEvents` before this JavaScript instance's `configure`, …). Events reach JavaScript through codegen's
  * `emitOnEvent` only after JavaScript called `getInitialEvents` (the host's relay is attached then), so never before
  * JavaScript looked the module up and its emitter callback exists. [invalidate] detaches the relay: events are kept
- * for the next JavaScript instance.
+ * for the next JavaScript instance. It takes no activity intents: the notification's answer is taken natively
+ * (`RingerAnswerActivity`, in front of the app's activity), because a running activity's `onNewIntent` reaches a
+ * module only while a JavaScript instance exists, and a reload has none ([CallIntents]).
  *
  * React Native creates one per JavaScript instance and calls its methods on its native-modules thread.
  */
@@ -27,22 +26,6 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
     private val host: RingerReactHost by hostLazy
     @Volatile private var configured = false
     private val sink: (JSONObject) -> Unit = { event -> emitOnEvent(ReactJson.map(event)) }
-    /** A call notification's intent for an activity already running (singleTask): React Native hands it here. */
-    private val newIntents = object : ActivityEventListener {
-        override fun onActivityResult(activity: Activity, requestCode: Int, resultCode: Int, data: Intent?) {}
-
-        override fun onNewIntent(intent: Intent) {
-            try {
-                host.handleCallIntent(intent)
-            } catch (e: Exception) {
-                // The host could not be created (configure reports why); an unreadable intent the host catches itself.
-            }
-        }
-    }
-
-    init {
-        reactContext.addActivityEventListener(newIntents)
-    }
 
     override fun configure(options: ReadableMap?, promise: Promise) = reply(promise, beforeConfigure = true) {
         if (options == null) throw invalid("options must be an object")
@@ -91,7 +74,6 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
     }
 
     override fun invalidate() {
-        reactApplicationContext.removeActivityEventListener(newIntents)
         if (hostLazy.isInitialized()) host.detach(sink)
         super.invalidate()
     }

@@ -43,16 +43,15 @@ class ReactNativeApp(private val headlessTaskAfterAnswer: Boolean = false) {
     fun javaScript(): JavaScript = JavaScript(application ?: throw AssertionError("no app process"))
 
     /**
-     * The user taps [pick]'s action of the ringing call's notification: Android starts the activity its intent names
-     * (the app's launch activity), in front, and the application's activity callbacks see it.
+     * The user taps [pick]'s action of the ringing call's notification: Android starts the activities its intents
+     * name, in front (the answer's RingerAnswerActivity, then the app's launch activity beneath it), and the
+     * application's activity callbacks see them ([ReactNativeRig.tap]).
      */
     fun tap(process: SimulatedAndroidPhone.AppProcess, callId: String, pick: (Notification) -> PendingIntent?) {
         val notification = process.context.notificationManager.mirrorShowing["$callId/${IncomingCallNotification.NOTIFICATION_ID}"]
             ?: throw AssertionError("no ringing notification for $callId")
-        val intent = pick(notification)?.mirrorIntent ?: throw AssertionError("the notification has no such action")
-        if (intent.component?.className != MainActivity::class.java.name) throw AssertionError("it opens ${intent.component}")
+        val pending = pick(notification) ?: throw AssertionError("the notification has no such action")
         process.context.appVisible = true
-        val activity = MainActivity().also { it.mirrorAttach(process.context) }
-        (application ?: throw AssertionError("no app process")).mirrorStartActivity(activity, intent)
+        ReactNativeRig.tap(application ?: throw AssertionError("no app process"), process.context, pending)
     }
 }

@@ -2,7 +2,9 @@ package dev.ringer.reactnative
 
 import android.app.Activity
 import android.app.Application
+import android.app.PendingIntent
 import android.content.ComponentName
+import android.content.Context
 import android.content.Intent
 import android.os.Bundle
 import android.util.Log
@@ -12,6 +14,7 @@ import com.facebook.react.bridge.JavaOnlyMap
 import com.facebook.react.bridge.ReactApplicationContext
 import com.facebook.react.bridge.ReadableMap
 import com.google.firebase.messaging.RemoteMessage
+import dev.ringer.android.RingerAnswerActivity
 import dev.ringer.android.RingerComponents
 import dev.ringer.android.RingerConnectionService
 import dev.ringer.android.RingerMessagingService
@@ -172,6 +175,32 @@ object ReactNativeRig {
         val service = RingerConnectionService()
         service.mirrorAttach(phone)
         phone.telecomCreatesIncoming(service)
+    }
+
+    /**
+     * The user taps [pending] (a notification's action): Android creates the front activity of its intents, and when
+     * that one finishes in onCreate (RingerAnswerActivity) the one beneath comes to the front: created for its
+     * intent, or, when it is [running] (a singleTask activity), handed it in onNewIntent, which [newIntent] plays
+     * (ReactActivity gives it to the JavaScript instance there is, if any), then resumed.
+     */
+    fun tap(application: Application, context: Context, pending: PendingIntent, running: Activity? = null,
+            newIntent: (Intent) -> Unit = {}) {
+        for (intent in pending.mirrorIntents.reversed()) {
+            val name = intent.component?.className
+            if (running != null && name == running.javaClass.name) {
+                newIntent(intent)
+                application.mirrorResumeActivity(running)
+                return
+            }
+            val activity: Activity = when (name) {
+                RingerAnswerActivity::class.java.name -> RingerAnswerActivity()
+                MainActivity::class.java.name -> MainActivity()
+                else -> throw AssertionError("it opens $name")
+            }
+            activity.mirrorAttach(context)
+            application.mirrorStartActivity(activity, intent)
+            if (!activity.isFinishing) return
+        }
     }
 
     /** Forgets the process's host and the SDK's components, as a process death does. */

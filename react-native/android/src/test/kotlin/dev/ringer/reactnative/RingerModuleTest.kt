@@ -1,8 +1,10 @@
 package dev.ringer.reactnative
 
 import android.content.ActivityNotFoundException
+import android.app.Notification
 import android.content.Intent
 import com.facebook.react.bridge.JavaOnlyMap
+import dev.ringer.android.IncomingCallNotification
 import dev.ringer.android.RingerIntents
 import dev.ringer.kit.FakeHttpTransport
 import dev.ringer.kit.FakeWebSocketTransport
@@ -301,14 +303,31 @@ class RingerModuleTest {
         }
     }
 
-    /** A running singleTask activity gets the answer intent in onNewIntent: React Native hands it to the module. */
+    /**
+     * The app's singleTask activity is running and JavaScript reloads: ReactActivity hands a new intent only to the
+     * JavaScript instance there is, and there is none, so nothing may depend on onNewIntent: the notification's
+     * answer is taken natively, in front of the activity, and the JavaScript that comes next sees the call answering.
+     */
     @Test
-    fun anAnswerIntentForTheRunningActivityAnswersThroughTheModule() {
+    fun anAnswerTappedWhileJavaScriptReloadsIsTakenNativelyAndTheCallStopsRinging() {
         val (js, callId) = ringingForBob()
-        js.context.mirrorNewIntent(Intent("com.example.OTHER"))
-        assertEquals("ringing", firstCallState(js))
-        js.context.mirrorNewIntent(Intent(RingerIntents.ACTION_ANSWER).putExtra(RingerIntents.EXTRA_CALL_ID, callId))
-        assertEquals("answering", firstCallState(js))
+        val application = js.context.applicationContext as android.app.Application
+        val running = MainActivity().also { it.mirrorAttach(phone) }
+        application.mirrorStartActivity(running, phone.packageManager.mirrorLaunchIntent ?: throw AssertionError("no launch intent"))
+        phone.telecom.mirrorConnections.last().onShowIncomingCallUi()
+        val notification = phone.notificationManager.mirrorShowing["$callId/${IncomingCallNotification.NOTIFICATION_ID}"]
+            ?: throw AssertionError("no ringing notification")
+        js.module.invalidate()
+        val delivered = ArrayList<Intent>()
+        ReactNativeRig.tap(application, phone, (notification.mirrorStyle as Notification.CallStyle).mirrorAnswerIntent,
+                           running = running) { intent -> delivered.add(intent); js.context.mirrorNewIntent(intent) }
+        assertEquals("the running activity was only asked to show the call",
+                     listOf(RingerIntents.ACTION_SHOW_INCOMING_CALL), delivered.map { it.action })
+        val next = JavaScript(application)
+        next.configure().value()
+        assertEquals("answering", firstCallState(next))
+        assertFalse("the ringing notification is gone",
+                    phone.notificationManager.mirrorShowing.containsKey("$callId/${IncomingCallNotification.NOTIFICATION_ID}"))
     }
 
     /** JavaScript configured, Bob logged in, and a call from Alice ringing. @return JavaScript and the call id. */
