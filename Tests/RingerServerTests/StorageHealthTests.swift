@@ -114,6 +114,35 @@ import Testing
         }
     }
 
+    @Test func aDatabaseAnotherProcessHoldsLockedIsNamedWhenTheServerRefusesToStart() async throws {
+        try await withFolder { folder in
+            let database = folder.appendingPathComponent("ringer.sqlite")
+            // Another process (a backup tool, a second server on the same file) created the file and holds its
+            // write lock for longer than SQLite's busy timeout (5 s), so the server cannot even set the file up:
+            // SQLite's own message, "database is locked", names no file, and the server's must.
+            let locker = Process()
+            locker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            locker.arguments = [
+                "-c",
+                "import sqlite3, sys, time\n"
+                    + "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                    + "c.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\ntime.sleep(30)",
+                database.path,
+            ]
+            let output = Pipe()
+            locker.standardOutput = output
+            try locker.run()
+            defer { locker.terminate() }
+            _ = output.fileHandleForReading.availableData  // "locked"
+            let error = await #expect(throws: (any Error).self) {
+                let server = try server(database: database)
+                _ = try await server.start()
+                await server.shutdown()
+            }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("ringer.sqlite"), "\(error.map { "\($0)" } ?? "")")
+        }
+    }
+
     @Test func storageFailuresThatNeedAnOperatorAreTold() {
         // Primary codes and extended ones (the low byte is the primary): SQLite, "Result and Error Codes".
         for code: Int32 in [8, 1032, 10, 778, 13, 14] {

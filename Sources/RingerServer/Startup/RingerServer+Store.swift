@@ -4,13 +4,15 @@ import RingerStore
 /// Opening the database `--database` names.
 extension RingerServer {
     /// The store `--database` names: a `postgres://` URL opens a ``PostgresStore``, anything else an SQLite file.
-    /// - Throws: ``ConfigurationError`` naming `--database` when PostgreSQL cannot be reached or refuses the login,
-    ///   or when either database was written by a newer Ringer; `StoreError` for an SQLite file that cannot open.
+    /// - Throws: ``ConfigurationError`` naming `--database` and the file or server when the database cannot be
+    ///   opened: PostgreSQL cannot be reached or refuses the login, an SQLite file cannot be opened, migrated or
+    ///   written (read-only, locked by another process, on a full disk), or either was written by a newer Ringer.
     static func openStore(_ configuration: ServerConfiguration) throws -> any RingerStore {
         guard let target = PostgresTarget(url: configuration.databasePath) else {
             do {
                 return try SQLiteStore(path: configuration.databasePath)
-            } catch let error as StoreError where error.isNewerSchema {
+            } catch let error as StoreError {
+                // SQLite's own message names no file ("database is locked"): the operator needs to know which.
                 throw ConfigurationError("--database (RINGER_DATABASE) \(configuration.databasePath): \(error)")
             }
         }
