@@ -208,6 +208,8 @@ let package = Package(
                 // into the same test bundle, depends on both, so `swift test` alone builds them first too.
                 "RingerCommandLine",
             ],
+            // OneToOneCompatibilityTests reads its fixtures from the source tree.
+            exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "RingerScenariosTests",
