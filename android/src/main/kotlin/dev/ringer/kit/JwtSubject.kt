@@ -7,7 +7,7 @@ import org.json.JSONObject
  * Reads the `sub` claim (RFC 7519 §4.1.2) of a compact JWT without verifying it. Decodes base64url (RFC 4648
  * §5) by hand because `java.util.Base64` needs Android API 26.
  */
-internal object JwtSubject {
+object JwtSubject {
     /** The `sub` of a three-part compact JWT, or null when it is not one or has no string `sub`. */
     fun of(token: String): String? {
         val parts = token.split('.')
@@ -21,7 +21,7 @@ internal object JwtSubject {
     }
 
     /** Bytes of base64url text with or without `=` padding; null for any other character or a bad length. */
-    fun decodeBase64Url(text: String): ByteArray? {
+    internal fun decodeBase64Url(text: String): ByteArray? {
         val trimmed = text.trimEnd('=')
         if (trimmed.length % 4 == 1) return null
         val out = java.io.ByteArrayOutputStream(trimmed.length * 3 / 4)

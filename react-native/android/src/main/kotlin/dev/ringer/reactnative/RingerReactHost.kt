@@ -8,6 +8,7 @@ import dev.ringer.android.CallNotificationConfig
 import dev.ringer.android.RingerPhone
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.EventStream
+import dev.ringer.kit.JwtSubject
 import dev.ringer.kit.PhoneCallMachine
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -135,7 +136,7 @@ class RingerReactHost(
      */
     fun login(token: String): JSONObject = synchronized(phoneLock) {
         val phone = requirePhone()
-        val userId = Tokens.subject(token) ?: throw BridgeError(BridgeError.INVALID_ARGUMENT, "the token has no readable subject (sub)")
+        val userId = JwtSubject.of(token) ?: throw BridgeError(BridgeError.INVALID_ARGUMENT, "the token has no readable subject (sub)")
         val stored = sessions.load()
         if (stored != null && stored.userId != userId) {
             throw BridgeError(BridgeError.OTHER_USER_LOGGED_IN, "${stored.userId} is logged in: log out first")
