@@ -253,14 +253,25 @@ public struct Problem: Codable, Hashable, Sendable, Error {
     public var detail: String?
     /// The call's current state, for conflicts such as "accept after cancel".
     public var callState: CallState?
+    /// The user ids the problem is about, for a group call's callee list (`duplicate-callee`, `user-not-found`,
+    /// `callee-already-rung`).
+    public var callees: [String]?
+    /// The acting callee's leg state, on conflicts a callee of a group call meets (a keepalive or a media request
+    /// after leaving): the call may go on without them.
+    public var legState: LegState?
 
     /// Creates a problem.
-    public init(type: String, title: String, status: Int, detail: String? = nil, callState: CallState? = nil) {
+    public init(
+        type: String, title: String, status: Int, detail: String? = nil, callState: CallState? = nil,
+        callees: [String]? = nil, legState: LegState? = nil
+    ) {
         self.type = type
         self.title = title
         self.status = status
         self.detail = detail
         self.callState = callState
+        self.callees = callees
+        self.legState = legState
     }
 }
 

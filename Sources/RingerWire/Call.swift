@@ -55,13 +55,24 @@ public struct Call: Codable, Hashable, Sendable {
     /// side, and only when not empty; it names no device, so the caller learns why "bob's phone may not
     /// ring" without learning which devices bob has.
     public var calleeReadiness: [ReadinessProblem]?
+    /// A group call's legs, one per callee in the order rung (decision 0007); nil for a 1:1 call, whose JSON has
+    /// no `legs` key. A callee reads ``state`` and the times above as its own leg's; the caller reads the call's.
+    public var legs: [CallLeg]?
+    /// What an answer does in a group call; nil for a 1:1 call.
+    public var answerPolicy: AnswerPolicy?
+
+    /// Whether this is a group call (placed with `callees`, or rung more): it has legs.
+    public var isGroup: Bool { legs != nil }
+
+    /// The leg of `user`, if the call is a group call and `user` is one of its callees.
+    public func leg(of user: String) -> CallLeg? { legs?.first { $0.user.id == user } }
 
     /// Creates a call record.
     public init(
         callID: String, state: CallState, caller: Party, callee: Party, hasVideo: Bool,
         createdAt: Date, expiresAt: Date, acceptedAt: Date? = nil, acceptedDeviceID: String? = nil,
         endedAt: Date? = nil, endedBy: String? = nil, endReason: SystemEndReason? = nil,
-        failureReason: String? = nil
+        failureReason: String? = nil, legs: [CallLeg]? = nil, answerPolicy: AnswerPolicy? = nil
     ) {
         self.callID = callID
         self.state = state
@@ -76,13 +87,15 @@ public struct Call: Codable, Hashable, Sendable {
         self.endedBy = endedBy
         self.endReason = endReason
         self.failureReason = failureReason
+        self.legs = legs
+        self.answerPolicy = answerPolicy
     }
 
     /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
     /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
     private enum CodingKeys: String, CodingKey {
         case state, caller, callee, hasVideo, createdAt, expiresAt, acceptedAt, endedAt, endedBy, endReason,
-            failureReason, pushes, calleeReadiness
+            failureReason, pushes, calleeReadiness, legs, answerPolicy
         case callID = "callId"
         case acceptedDeviceID = "acceptedDeviceId"
     }

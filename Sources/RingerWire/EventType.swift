@@ -26,6 +26,11 @@ public struct EventType: OpenStringEnum {
     /// An accepted call was hung up or ended by the server (``Call/endReason``; sent to both parties), or a new call ended at once as busy or
     /// failed (sent to the caller).
     public static let callEnded: EventType = "call.ended"
+    /// A group call changed in a way no other type names for this recipient: a leg rang, was answered, declined,
+    /// rang out or left while the call goes on, or more callees were rung (decision 0007 §4). Carries the whole call
+    /// with its `legs`; never sent for a 1:1 call and never pushed. Apps update the participants and keep the call's
+    /// phase.
+    public static let callUpdated: EventType = "call.updated"
     /// Not a call event: the stream is live; carries the seq to resume from (``StreamReady``).
     public static let streamReady: EventType = "stream.ready"
 }

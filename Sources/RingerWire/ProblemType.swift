@@ -31,6 +31,13 @@ public struct ProblemType: OpenStringEnum {
     public static let callStateConflict = ProblemType(slug: "call-state-conflict")
     /// 409: another device of this user answered first.
     public static let answeredElsewhere = ProblemType(slug: "answered-elsewhere")
+    /// 422: a group call's `callees` names a user twice; `callees` lists them.
+    public static let duplicateCallee = ProblemType(slug: "duplicate-callee")
+    /// 422: a group call would have more callees than the server's `--max-callees-per-call`.
+    public static let tooManyCallees = ProblemType(slug: "too-many-callees")
+    /// 409: a ring-more names a callee whose leg of this call already ended: their phone remembers the call as
+    /// over and would not ring it again; `callees` lists them. Place a new call instead.
+    public static let calleeAlreadyRung = ProblemType(slug: "callee-already-rung")
     /// 413: the request body is too large.
     public static let payloadTooLarge = ProblemType(slug: "payload-too-large")
     /// 408: the request body did not arrive within the server's request deadline.

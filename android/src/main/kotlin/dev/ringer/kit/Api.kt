@@ -1,5 +1,6 @@
 package dev.ringer.kit
 
+import org.json.JSONArray
 import org.json.JSONObject
 
 /**
@@ -39,13 +40,18 @@ data class AcceptResponse(val call: Call, val media: MediaSession) {
  * @property type stable URI (`https://ringer.dev/problems/<slug>`); compare through [problemType].
  * @property status the HTTP status code.
  * @property callState the call's state now, for conflicts such as "accept after cancel".
+ * @property callees the user ids a group call's problem is about (`duplicate-callee`, `user-not-found`,
+ *   `callee-already-rung`).
+ * @property legState the acting callee's leg state, on a group call's conflicts (the call may go on without them).
  */
 data class Problem(
     val type: String,
     val title: String,
     val status: Int,
     val detail: String? = null,
-    val callState: CallState? = null
+    val callState: CallState? = null,
+    val callees: List<String>? = null,
+    val legState: LegState? = null
 ) {
     /** [type] as the open [ProblemType] value, to compare with its constants. */
     val problemType: ProblemType get() = ProblemType(type)
@@ -53,6 +59,7 @@ data class Problem(
     /** The problem in its JSON shape. */
     fun toJson(): JSONObject = JSONObject().put("type", type).put("title", title).put("status", status)
         .putIfSet("detail", detail).putIfSet("call_state", callState?.rawValue)
+        .putIfSet("callees", callees?.let { JSONArray(it) }).putIfSet("leg_state", legState?.rawValue)
 
     /** Reading. */
     companion object {
@@ -64,7 +71,9 @@ data class Problem(
                 title = json.reqString("title", what),
                 status = json.reqInt("status", what),
                 detail = json.stringOrNull("detail", what),
-                callState = json.stringOrNull("call_state", what)?.let { CallState(it) })
+                callState = json.stringOrNull("call_state", what)?.let { CallState(it) },
+                callees = json.stringListOrNull("callees", what),
+                legState = json.stringOrNull("leg_state", what)?.let { LegState(it) })
         }
     }
 }

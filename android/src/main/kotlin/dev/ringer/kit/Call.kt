@@ -32,6 +32,9 @@ data class Party(val id: String, val name: String? = null) {
  * @property pushes every push's outcome, only in `GET /v1/calls/{id}` read by the callee.
  * @property calleeReadiness only in `GET /v1/calls/{id}`, either side: what would stop the callee's phones
  *   ringing ([ReadinessProblem] names, sorted, no device named); null when nothing was reported.
+ * @property legs a group call's legs, one per callee in the order rung; null for a 1:1 call. A callee reads
+ *   [state] and the times above as its own leg's; the caller reads the call's (decision 0007 §1).
+ * @property answerPolicy what an answer does in a group call; null for a 1:1 call.
  */
 data class Call(
     val callId: String,
@@ -48,8 +51,16 @@ data class Call(
     val endReason: SystemEndReason? = null,
     val failureReason: String? = null,
     val pushes: List<PushAttempt>? = null,
-    val calleeReadiness: List<String>? = null
+    val calleeReadiness: List<String>? = null,
+    val legs: List<CallLeg>? = null,
+    val answerPolicy: AnswerPolicy? = null
 ) {
+    /** Whether this is a group call: it has legs. */
+    val isGroup: Boolean get() = legs != null
+
+    /** The leg of [user], when this is a group call and [user] one of its callees. */
+    fun legOf(user: String): CallLeg? = legs?.firstOrNull { it.user.id == user }
+
     /** The call in the server's JSON shape (snake_case keys, RFC 3339 times, nulls left out). */
     fun toJson(): JSONObject {
         val json = JSONObject()
@@ -69,6 +80,8 @@ data class Call(
             json.put("pushes", array)
         }
         if (calleeReadiness != null) json.put("callee_readiness", JSONArray(calleeReadiness))
+        if (legs != null) json.put("legs", CallLeg.listToJson(legs))
+        json.putIfSet("answer_policy", answerPolicy?.rawValue)
         return json
     }
 
@@ -103,7 +116,9 @@ data class Call(
                 endReason = json.stringOrNull("end_reason", what)?.let { SystemEndReason(it) },
                 failureReason = json.stringOrNull("failure_reason", what),
                 pushes = pushes,
-                calleeReadiness = json.stringListOrNull("callee_readiness", what))
+                calleeReadiness = json.stringListOrNull("callee_readiness", what),
+                legs = json.arrayOrNull("legs", what)?.let { CallLeg.listFromJson(it, "Call.legs") },
+                answerPolicy = json.stringOrNull("answer_policy", what)?.let { AnswerPolicy(it) })
         }
     }
 }

@@ -30,11 +30,17 @@ data class EventType(val rawValue: String) {
         @JvmField val CALL_UNANSWERED = EventType("call.unanswered")
         /** An accepted call was hung up or ended by the server, or a new call ended at once (busy, failed). */
         @JvmField val CALL_ENDED = EventType("call.ended")
+        /**
+         * A group call changed in a way no other type names for this recipient (a leg rang, answered, declined, rang
+         * out or left, or more callees were rung); carries the whole call with its legs. Never for a 1:1 call, never
+         * pushed: update the participants and keep the call's phase.
+         */
+        @JvmField val CALL_UPDATED = EventType("call.updated")
         /** Not a call event: the stream is live ([StreamReady]). */
         @JvmField val STREAM_READY = EventType("stream.ready")
 
         /** Every type this SDK knows, for strict readers such as the test-vector runner. */
         @JvmField val KNOWN: Set<EventType> = setOf(CALL_INCOMING, CALL_RINGING, CALL_ACCEPTED, CALL_DECLINED, CALL_CANCELLED,
-            CALL_ANSWERED_ELSEWHERE, CALL_DECLINED_ELSEWHERE, CALL_UNANSWERED, CALL_ENDED, STREAM_READY)
+            CALL_ANSWERED_ELSEWHERE, CALL_DECLINED_ELSEWHERE, CALL_UNANSWERED, CALL_ENDED, CALL_UPDATED, STREAM_READY)
     }
 }

@@ -37,6 +37,12 @@ data class ProblemType(val rawValue: String) {
         @JvmField val CALL_STATE_CONFLICT = slug("call-state-conflict")
         /** 409: another device of this user answered first. */
         @JvmField val ANSWERED_ELSEWHERE = slug("answered-elsewhere")
+        /** 422: a group call's `callees` names a user twice; the problem's `callees` lists them. */
+        @JvmField val DUPLICATE_CALLEE = slug("duplicate-callee")
+        /** 422: a group call would have more callees than the server's `--max-callees-per-call`. */
+        @JvmField val TOO_MANY_CALLEES = slug("too-many-callees")
+        /** 409: a ring-more names a callee whose leg already ended (their phone would not ring the call again). */
+        @JvmField val CALLEE_ALREADY_RUNG = slug("callee-already-rung")
         /** 413: the request body is too large. */
         @JvmField val PAYLOAD_TOO_LARGE = slug("payload-too-large")
         /** 408: the request body did not arrive within the server's request deadline. */

@@ -1,5 +1,6 @@
 package dev.ringer.kit
 
+import org.json.JSONArray
 import org.json.JSONObject
 
 /**
@@ -10,7 +11,9 @@ import org.json.JSONObject
  * @property type always [EventType.CALL_INCOMING] for a ringing push.
  * @property calleeId the user being called; a phone now logged in as someone else must not ring. Absent from
  *   servers before it was added.
- * @property expiresAtMs the ring deadline: a push read after it is stale and must not ring.
+ * @property expiresAtMs the ring deadline (in a group call, the recipient's leg's): a push read after it is stale and
+ *   must not ring.
+ * @property group present for a group call only: the count rung and some of the others, to show "Alice and 2 others".
  */
 data class RingerPushBody(
     val callId: String,
@@ -20,12 +23,13 @@ data class RingerPushBody(
     val sentAtMs: Long,
     val expiresAtMs: Long,
     val v: Int = 1,
-    val type: EventType = EventType.CALL_INCOMING
+    val type: EventType = EventType.CALL_INCOMING,
+    val group: PushGroup? = null
 ) {
     /** The body in its wire shape (`sent_at`/`expires_at` as ms numbers). */
     fun toJson(): JSONObject = JSONObject().put("v", v).put("type", type.rawValue).put("call_id", callId)
         .put("caller", caller.toJson()).putIfSet("callee_id", calleeId).put("has_video", hasVideo)
-        .put("sent_at", sentAtMs).put("expires_at", expiresAtMs)
+        .put("sent_at", sentAtMs).put("expires_at", expiresAtMs).putIfSet("group", group?.toJson())
 
     /** Reading. */
     companion object {
@@ -43,7 +47,8 @@ data class RingerPushBody(
                 sentAtMs = json.reqLong("sent_at", what),
                 expiresAtMs = json.reqLong("expires_at", what),
                 v = json.reqInt("v", what),
-                type = EventType(json.reqString("type", what)))
+                type = EventType(json.reqString("type", what)),
+                group = json.objectOrNull("group", what)?.let { PushGroup.fromJson(it) })
         }
 
         /**
@@ -52,5 +57,36 @@ data class RingerPushBody(
          */
         @JvmStatic fun fromPushPayload(json: JSONObject): RingerPushBody =
             fromJson(json.reqObject("ringer", "push"))
+    }
+}
+
+/**
+ * The `group` of a group call's ringing push (decision 0007 §6): `{"count":3,"others":[{"id":"carol"}]}`.
+ * @property count the callees rung, the recipient included, so "Alice and `count - 1` others" is exact even when
+ *   [others] was cut short to fit the payload.
+ * @property others other callees in the order rung, as many as fit the server's 3,072-byte budget, at most 8.
+ */
+data class PushGroup(val count: Int, val others: List<Party>) {
+    /** The group in its wire shape. */
+    fun toJson(): JSONObject {
+        val array = JSONArray()
+        for (party in others) array.put(party.toJson())
+        return JSONObject().put("count", count).put("others", array)
+    }
+
+    /** Reading. */
+    companion object {
+        /** @throws RingerWireException when `count` is missing or an entry of `others` is not a party. */
+        @JvmStatic fun fromJson(json: JSONObject): PushGroup {
+            val what = "PushGroup"
+            val others = json.arrayOrNull("others", what)?.let { array ->
+                (0 until array.length()).map { index ->
+                    val item = array.opt(index) as? JSONObject
+                        ?: throw RingerWireException("PushGroup.others[$index] is not an object")
+                    Party.fromJson(item)
+                }
+            } ?: emptyList()
+            return PushGroup(json.reqInt("count", what), others)
+        }
     }
 }

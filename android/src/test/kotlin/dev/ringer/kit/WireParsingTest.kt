@@ -105,4 +105,55 @@ class WireParsingTest {
     @Test fun mediaSessionNeverShowsItsToken() {
         assertFalse(MediaSession("wss://m", "secret-token").toString().contains("secret-token"))
     }
+
+    @Test fun aGroupCallReadsItsLegsAndA1to1CallHasNone() {
+        val oneToOne = Call.fromJson(JSONObject(callText))
+        assertNull(oneToOne.legs)
+        assertFalse(oneToOne.isGroup)
+        assertFalse(oneToOne.toJson().has("legs") || oneToOne.toJson().has("answer_policy"))
+        val group = Call.fromJson(JSONObject(callText).put("answer_policy", "first_answer").put("legs", org.json.JSONArray(
+            """[{"user":{"id":"bob","name":"Bob"},"state":"accepted","rung_at":"2026-11-30T12:00:00.123Z",
+            "expires_at":"2026-11-30T12:00:45.123Z","accepted_at":"2026-11-30T12:00:03Z","accepted_device_id":"bob-1"},
+            {"user":{"id":"carol"},"state":"on_hold","rung_at":"2026-11-30T12:00:00.123Z",
+            "expires_at":"2026-11-30T12:00:45.123Z","ended_by":"bob","future":1}]""")))
+        assertTrue(group.isGroup)
+        assertEquals(AnswerPolicy.FIRST_ANSWER, group.answerPolicy)
+        assertEquals(LegState.ACCEPTED, group.legOf("bob")?.state)
+        assertEquals("bob-1", group.legOf("bob")?.acceptedDeviceId)
+        assertEquals("on_hold", group.legOf("carol")?.state?.rawValue)
+        assertFalse(group.legOf("carol")!!.state.isLive)
+        assertNull(group.legOf("alice"))
+        assertEquals(group, Call.fromJson(group.toJson()))
+        refuses("a leg that is not an object") {
+            Call.fromJson(JSONObject(callText).put("legs", org.json.JSONArray("[1]")))
+        }
+        refuses("a leg without a user") {
+            Call.fromJson(JSONObject(callText).put("legs", org.json.JSONArray("""[{"state":"ringing"}]""")))
+        }
+    }
+
+    @Test fun aGroupPushNamesOthersAndA1to1PushHasNoGroup() {
+        val text = """{"v":1,"type":"call.incoming","call_id":"c","caller":{"id":"alice"},"callee_id":"bob",
+            "has_video":false,"sent_at":1,"expires_at":2}"""
+        val single = RingerPushBody.fromJson(JSONObject(text))
+        assertNull(single.group)
+        assertFalse(single.toJson().has("group"))
+        val group = RingerPushBody.fromJson(JSONObject(text).put("group",
+            JSONObject("""{"count":3,"others":[{"id":"carol","name":"Carol"},{"id":"dave"}]}""")))
+        assertEquals(PushGroup(3, listOf(Party("carol", "Carol"), Party("dave"))), group.group)
+        assertEquals(group, RingerPushBody.fromJson(group.toJson()))
+        refuses("a group without a count") {
+            RingerPushBody.fromJson(JSONObject(text).put("group", JSONObject("""{"others":[]}""")))
+        }
+    }
+
+    @Test fun aProblemNamesCalleesAndLegState() {
+        val problem = Problem.fromJson(JSONObject("""{"type":"https://ringer.dev/problems/duplicate-callee",
+            "title":"Duplicate callee","status":422,"callees":["bob"],"leg_state":"left"}"""))
+        assertEquals(ProblemType.DUPLICATE_CALLEE, problem.problemType)
+        assertEquals(listOf("bob"), problem.callees)
+        assertEquals(LegState.LEFT, problem.legState)
+        assertEquals(problem, Problem.fromJson(problem.toJson()))
+        assertTrue(EventType.KNOWN.contains(EventType.CALL_UPDATED))
+    }
 }
