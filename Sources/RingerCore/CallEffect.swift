@@ -47,6 +47,14 @@ public enum CallEffect: Hashable, Sendable {
     case watchAcceptedCall(acceptedAt: Date)
     /// The accepted call is over: stop watching it.
     case stopWatchingCall
+    /// Wake one device of a group call's callee to ring (``pushIncomingCall(deviceID:)`` for a leg: device ids are
+    /// per user). The push is built from that callee's view of the call (``CallMachine/view(for:)``).
+    case pushLegIncoming(userID: String, deviceID: String)
+    /// A callee of a group call joined at this time: watch their leg, and feed ``CallInput/legConnectionLost(userID:)``
+    /// when their app is not heard from for the idle limit.
+    case watchLeg(userID: String, acceptedAt: Date)
+    /// The callee's leg is over: stop watching it.
+    case stopWatchingLeg(userID: String)
 }
 
 /// A device of the callee known when the call was placed.

@@ -1,3 +1,6 @@
+public import Foundation
+public import RingerWire
+
 /// Something that happens to a call after it was created; fed to ``CallMachine/handle(_:by:at:)``.
 public enum CallInput: Hashable, Sendable {
     /// A callee device shows the call (API: `POST /v1/calls/{id}/ringing`).
@@ -18,6 +21,50 @@ public enum CallInput: Hashable, Sendable {
     /// The accepted call reached the maximum duration (decided by ``AcceptedCallWatch``); ends it with
     /// ``SystemEndReason/maximumDuration``.
     case maximumDurationReached
+    /// The caller or a callee in the call rings more people (API: `POST /v1/calls/{id}/ring`); turns a 1:1 call
+    /// into a group call (decision 0007 §7).
+    case ringMore(RingMore)
+    /// One callee's app in a group call was not heard from for the idle limit (decided by ``AcceptedCallWatch``
+    /// per leg): their leg becomes `left`, and the call ends if it was the last one in it.
+    case legConnectionLost(userID: String)
+}
+
+/// What ``CallInput/ringMore(_:)`` carries: who to ring and the server's limits at that moment.
+public struct RingMore: Hashable, Sendable {
+    /// The people to ring, in order; the server has checked each is a known user other than the caller and
+    /// read their devices, sockets and whether they are busy under the call's lock.
+    public var invitees: [Invitee]
+    /// Seconds each new leg rings before it ends `unanswered` (`--ring-timeout`).
+    public var ringTimeout: TimeInterval
+    /// The most legs the call may have, those it has included (`--max-callees-per-call`).
+    public var maximumLegs: Int
+
+    /// Creates the input's payload.
+    public init(invitees: [Invitee], ringTimeout: TimeInterval, maximumLegs: Int) {
+        self.invitees = invitees
+        self.ringTimeout = ringTimeout
+        self.maximumLegs = maximumLegs
+    }
+}
+
+/// A person a group call rings, as the server found them when placing the call or ringing more.
+public struct Invitee: Hashable, Sendable {
+    /// The user, with the display name the server knows.
+    public var party: Party
+    /// Their registered devices.
+    public var devices: [CalleeDevice]
+    /// True when they hold at least one open event socket (on any server).
+    public var online: Bool
+    /// True when they are already in an accepted call.
+    public var busy: Bool
+
+    /// Creates an invitee.
+    public init(party: Party, devices: [CalleeDevice], online: Bool = false, busy: Bool = false) {
+        self.party = party
+        self.devices = devices
+        self.online = online
+        self.busy = busy
+    }
 }
 
 /// Who acted. Ring timeouts and the ends of silent or overlong calls are acted by the system; everything

@@ -14,14 +14,17 @@ public import RingerWire
 /// let more = try machine.handle(.accept(deviceID: "bob-iphone"), by: .user("bob"), at: later)
 /// ```
 public struct CallMachine: Codable, Hashable, Sendable {
-    /// The call as the API shows it.
-    public private(set) var call: Call
-    /// The callee devices rung when the call was placed.
-    public private(set) var calleeDevices: [CalleeDevice]
-    /// Callee devices that acknowledged `ringing`, in order.
-    public private(set) var ringingDeviceIDs: [String]
-    /// The callee device that declined, when the call ended `declined`.
-    public private(set) var declinedDeviceID: String?
+    /// The call as the API shows it; for a group call, as its caller reads it (``view(for:)`` gives each callee's).
+    public internal(set) var call: Call
+    /// The callee devices rung when the call was placed (a 1:1 call; a group call keeps them per leg).
+    public internal(set) var calleeDevices: [CalleeDevice]
+    /// Callee devices that acknowledged `ringing`, in order (a 1:1 call).
+    public internal(set) var ringingDeviceIDs: [String]
+    /// The callee device that declined, when the call ended `declined` (a 1:1 call).
+    public internal(set) var declinedDeviceID: String?
+    /// A group call's server-side leg records, in the order of ``Call/legs``; nil for a 1:1 call, whose stored JSON
+    /// then has no `legs` key (decision 0007 §2).
+    public internal(set) var legs: [LegRecord]?
 
     /// Places a call: decides at once whether it rings, is busy or cannot ring at all.
     ///
@@ -66,16 +69,18 @@ public struct CallMachine: Codable, Hashable, Sendable {
         return (CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: []), effects)
     }
 
-    private init(call: Call, calleeDevices: [CalleeDevice], ringingDeviceIDs: [String]) {
+    init(call: Call, calleeDevices: [CalleeDevice], ringingDeviceIDs: [String], legs: [LegRecord]? = nil) {
         self.call = call
         self.calleeDevices = calleeDevices
         self.ringingDeviceIDs = ringingDeviceIDs
+        self.legs = legs
     }
 
-    /// Whether `user` is the caller or the callee. Anyone else is told the call does not exist, so a stranger
-    /// learns nothing of it (docs/security.md).
+    /// Whether `user` is the caller or a callee (of a group call: has a leg, in any state). Anyone else is told the
+    /// call does not exist, so a stranger learns nothing of it (docs/security.md).
     public func isParticipant(_ user: String) -> Bool {
-        user == call.caller.id || user == call.callee.id
+        guard let legs = call.legs else { return user == call.caller.id || user == call.callee.id }
+        return user == call.caller.id || legs.contains { $0.user.id == user }
     }
 
     /// The callee devices that may be ringing now: those that acknowledged `ringing`, and those that can be woken
@@ -114,6 +119,20 @@ public struct CallMachine: Codable, Hashable, Sendable {
     /// - Returns: the effects to carry out, possibly none.
     /// - Throws: ``CallRuleError`` when the input is not allowed; the machine is then unchanged.
     public mutating func handle(_ input: CallInput, by actor: CallActor, at now: Date) throws -> [CallEffect] {
+        if call.legs != nil { return try handleGroup(input, by: actor, at: now) }
+        if case .ringMore(let more) = input {
+            var group = self
+            group.becomeGroup()
+            var effects = try group.handleGroup(.ringMore(more), by: actor, at: now)
+            // A ring-more that rang nobody leaves a 1:1 call as it was.
+            guard !effects.isEmpty else { return [] }
+            self = group
+            // The callee already in an accepted call is now watched as a leg, like every callee who joins.
+            if let acceptedAt = call.acceptedAt, call.state == .accepted {
+                effects.insert(.watchLeg(userID: call.callee.id, acceptedAt: acceptedAt), at: 0)
+            }
+            return effects
+        }
         let state = call.state
         let caller = call.caller.id
         let callee = call.callee.id
@@ -236,6 +255,16 @@ public struct CallMachine: Codable, Hashable, Sendable {
             return [
                 .stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee)),
             ]
+
+        case .legConnectionLost:
+            guard actor == .system else {
+                throw CallRuleError.wrongParty("only the server ends a leg it lost", state: state)
+            }
+            // A 1:1 call's silence is judged for the whole call (``CallInput/connectionLost``).
+            return []
+
+        case .ringMore:
+            return []  // Handled above, before the 1:1 rules.
         }
     }
 
@@ -254,7 +283,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
     /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
     /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
     private enum CodingKeys: String, CodingKey {
-        case call, calleeDevices
+        case call, calleeDevices, legs
         case ringingDeviceIDs = "ringingDeviceIds"
         case declinedDeviceID = "declinedDeviceId"
     }

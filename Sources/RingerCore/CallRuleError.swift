@@ -7,6 +7,8 @@ public struct CallRuleError: Error, Hashable, Sendable, CustomStringConvertible 
         case wrongParty
         case stateConflict
         case answeredElsewhere
+        case calleeAlreadyRung
+        case tooManyCallees
     }
 
     private let code: Code
@@ -14,11 +16,25 @@ public struct CallRuleError: Error, Hashable, Sendable, CustomStringConvertible 
     public let state: CallState
     /// What was refused and why, for the problem's `detail`.
     public let detail: String
+    /// In a group call, the acting callee's leg state when the input was refused (``state`` is then the call as
+    /// that callee reads it); nil for a 1:1 call and for the caller.
+    public let legState: LegState?
+    /// The callees the refusal is about (``calleeAlreadyRung(_:state:)``); empty otherwise.
+    public let callees: [String]
 
-    private init(_ code: Code, state: CallState, detail: String) {
+    private init(
+        _ code: Code, state: CallState, detail: String, legState: LegState? = nil, callees: [String] = []
+    ) {
         self.code = code
         self.state = state
         self.detail = detail
+        self.legState = legState
+        self.callees = callees
+    }
+
+    /// The same refusal as a callee of a group call meets it: `state` is their view, `legState` their leg's.
+    func reading(as state: CallState, legState: LegState) -> CallRuleError {
+        CallRuleError(code, state: state, detail: detail, legState: legState, callees: callees)
     }
 
     /// The acting user is neither the caller nor the callee.
@@ -41,6 +57,23 @@ public struct CallRuleError: Error, Hashable, Sendable, CustomStringConvertible 
         CallRuleError(.answeredElsewhere, state: state, detail: "the call was answered on another device")
     }
 
+    /// A ring-more named callees whose legs of this call already ended: their phones remember the call as over
+    /// (and CallKit takes a call UUID once), so ringing them again would not ring (decision 0007 §7).
+    public static func calleeAlreadyRung(_ callees: [String], state: CallState) -> CallRuleError {
+        CallRuleError(
+            .calleeAlreadyRung, state: state,
+            detail:
+                "already rung in this call and no longer in it: \(callees.joined(separator: ", ")); place a new call",
+            callees: callees)
+    }
+
+    /// A ring-more would give the call more legs than the server allows (`--max-callees-per-call`).
+    public static func tooManyCallees(limit: Int, state: CallState) -> CallRuleError {
+        CallRuleError(
+            .tooManyCallees, state: state,
+            detail: "a call rings at most \(limit) callees (--max-callees-per-call)")
+    }
+
     /// True for ``notParticipant(state:)``.
     public var isNotParticipant: Bool { code == .notParticipant }
     /// True for ``wrongParty(_:state:)``.
@@ -49,6 +82,10 @@ public struct CallRuleError: Error, Hashable, Sendable, CustomStringConvertible 
     public var isStateConflict: Bool { code == .stateConflict }
     /// True for ``answeredElsewhere(state:)``.
     public var isAnsweredElsewhere: Bool { code == .answeredElsewhere }
+    /// True for ``calleeAlreadyRung(_:state:)``.
+    public var isCalleeAlreadyRung: Bool { code == .calleeAlreadyRung }
+    /// True for ``tooManyCallees(limit:state:)``.
+    public var isTooManyCallees: Bool { code == .tooManyCallees }
 
     public var description: String { "\(detail) (call is \(state))" }
 }

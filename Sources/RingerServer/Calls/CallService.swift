@@ -605,6 +605,9 @@ final class CallService: Sendable {
                 acceptedCalls.watch(call, lastHeard: acceptedAt)
             case .stopWatchingCall:
                 acceptedCalls.stopWatching(callID: call.callID)
+            case .pushLegIncoming, .watchLeg, .stopWatchingLeg:
+                // Only group calls have legs, and the API does not place them yet (decision 0007, step 5).
+                continue
             }
         }
     }
