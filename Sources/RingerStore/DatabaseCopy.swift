@@ -7,7 +7,9 @@ public import Foundation
 /// PostgreSQL URL. docs/operations.md, "Moving from SQLite to PostgreSQL".
 public enum DatabaseCopy {
     /// The tables copied, parents first; `health_probe` is not (each server writes its own probe).
-    static let tables = ["users", "devices", "calls", "event_sequences", "events", "push_attempts", "idempotency_keys"]
+    static let tables = [
+        "users", "devices", "calls", "call_legs", "event_sequences", "events", "push_attempts", "idempotency_keys",
+    ]
 
     /// Copies the rows.
     /// - Parameters:

@@ -149,12 +149,42 @@ public protocol RingerStore: Sendable {
     )
         async throws -> InsertedCall<T>
 
+    /// ``insertCall(callerID:calleeID:idempotencyKey:at:placedBy:_:)`` for a group call (decision 0007 §5): every
+    /// party is locked, `decide` learns which callees are in an accepted call, and the call's legs are written to
+    /// `call_legs` with it.
+    /// - Parameters:
+    ///   - calleeIDs: the callees, distinct, none of them the caller.
+    ///   - decide: given the busy callees, the new call (``CallMachine/inviteGroup(callID:caller:invitees:policy:hasVideo:now:ringTimeout:)``),
+    ///     a result and the first events; runs inside the transaction, as `insertCall`'s.
+    /// - Returns: the earlier call made with the key, or `decide`'s result with the appended events.
+    /// - Throws: ``StoreError`` or what `decide` throws.
+    func insertGroupCall<T: Sendable>(
+        callerID: String, calleeIDs: [String], idempotencyKey: String?, at now: Date, placedBy node: String?,
+        _ decide: @escaping @Sendable (_ busy: Set<String>) throws -> (CallMachine, T, [PendingEvent])
+    )
+        async throws -> InsertedCall<T>
+
+    /// Rings more people into a call (``CallInput/ringMore(_:)``), as ``updateCall(id:_:)`` does, also locking the
+    /// new callees so whether each is busy is read in the same transaction that adds their legs.
+    /// - Parameters:
+    ///   - callID: the call.
+    ///   - calleeIDs: the people to ring.
+    ///   - node: the server ringing them, which sends their pushes (`call_legs.rung_by`).
+    ///   - body: given the busy callees, changes the call; as `updateCall`'s.
+    /// - Returns: nil when there is no such call; otherwise `body`'s result and the appended events.
+    /// - Throws: ``StoreError`` or what `body` throws.
+    func ringMore<T: Sendable>(
+        callID: String, calleeIDs: [String], rungBy node: String?,
+        _ body: @escaping @Sendable (inout CallMachine, _ busy: Set<String>) throws -> (T, [PendingEvent])
+    )
+        async throws -> (T, [StoredEvent])?
+
     /// The call a user created with this `Idempotency-Key` in the 24 hours before `now`, if any.
     /// - Throws: ``StoreError``.
     func call(forIdempotencyKey key: String, userID: String, at now: Date) async throws -> CallMachine?
 
     /// Loads a call, lets `body` change it, then saves it and appends the events `body` returns,
-    /// all in one transaction, holding the locks of both parties (as ``insertCall(callerID:calleeID:idempotencyKey:at:_:)``).
+    /// all in one transaction, holding the locks of every party (a group call's: the caller and each callee) (as ``insertCall(callerID:calleeID:idempotencyKey:at:_:)``).
     /// If `body` throws, nothing is saved and the error is rethrown; `body` may run again if the database makes the
     /// transaction retry, so it must have no other effect.
     /// - Returns: nil when there is no such call; otherwise `body`'s result and the appended events.
@@ -185,7 +215,8 @@ public protocol RingerStore: Sendable {
     func call(id: String) async throws -> CallMachine?
 
     /// The user's calls as caller or callee, newest first, a page at a time: each read costs what it returns, not
-    /// the user's whole history (both sides are read in index order, caller's and callee's, and merged).
+    /// the user's whole history (each side is read in index order, caller's, callee's and group legs', and merged).
+    /// A callee of a group call reads it as their leg (``CallMachine/view(for:)``).
     /// - Parameters:
     ///   - limit: at most this many (1…100).
     ///   - before: the id of the last call of the previous page, to continue after it; nil for the newest.
@@ -205,7 +236,8 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func prune(before cutoff: Date, batch: Int) async throws -> (calls: Int, events: Int)
 
-    /// Ids and ring deadlines of every call still `ringing`, for rescheduling timeouts after a restart.
+    /// Ids and ring deadlines of every call still `ringing` (a group call's: its earliest ringing leg's, and of one
+    /// that is up, too, while a leg rung into it rings), for rescheduling timeouts after a restart.
     /// - Throws: ``StoreError``.
     func ringingCalls() async throws -> [(callID: String, expiresAt: Date)]
 

@@ -227,17 +227,41 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     )
         async throws -> InsertedCall<T>
     {
+        try await insert(
+            callerID: callerID, calleeIDs: [calleeID], idempotencyKey: idempotencyKey, at: now, placedBy: node
+        ) { busy in try decide(busy.contains(calleeID)) }
+    }
+
+    public func insertGroupCall<T: Sendable>(
+        callerID: String, calleeIDs: [String], idempotencyKey: String?, at now: Date, placedBy node: String?,
+        _ decide: @escaping @Sendable (_ busy: Set<String>) throws -> (CallMachine, T, [PendingEvent])
+    )
+        async throws -> InsertedCall<T>
+    {
+        try await insert(
+            callerID: callerID, calleeIDs: calleeIDs, idempotencyKey: idempotencyKey, at: now, placedBy: node, decide)
+    }
+
+    /// Both kinds of new call: `decide` learns which callees are busy, read under every party's lock.
+    private func insert<T: Sendable>(
+        callerID: String, calleeIDs: [String], idempotencyKey: String?, at now: Date, placedBy node: String?,
+        _ decide: @escaping @Sendable (_ busy: Set<String>) throws -> (CallMachine, T, [PendingEvent])
+    )
+        async throws -> InsertedCall<T>
+    {
         try await run { db in
             try db.transaction { () throws -> InsertedCall<T> in
-                // Both parties: an accept of either (which locks them too) cannot slip between the busy check and
+                // Every party: an accept of any (which locks them too) cannot slip between the busy check and
                 // the insert, and a retry with the caller's key waits for the first try to commit, on any server.
-                try db.lock(Self.lockKeys(of: [callerID, calleeID]))
+                try db.lock(Self.lockKeys(of: [callerID] + calleeIDs))
                 if let idempotencyKey,
                     let earlier = try Self.call(forIdempotencyKey: idempotencyKey, userID: callerID, at: now, in: db)
                 {
                     return .existing(earlier)
                 }
-                let (machine, result, events) = try decide(try Self.isInAcceptedCall(userID: calleeID, in: db))
+                var busy: Set<String> = []
+                for callee in calleeIDs where try Self.isInAcceptedCall(userID: callee, in: db) { busy.insert(callee) }
+                let (machine, result, events) = try decide(busy)
                 let call = machine.call
                 try db.query(
                     """
@@ -245,10 +269,12 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
-                        .text(call.callID), .text(call.caller.id), .text(call.callee.id), .text(call.state.rawValue),
-                        .real(call.createdAt.timeIntervalSince1970), .real(call.expiresAt.timeIntervalSince1970),
-                        .text(try Self.encodeText(machine)), .optional(node),
+                        .text(call.callID), .text(call.caller.id), .text(call.isGroup ? "" : call.callee.id),
+                        .text(call.state.rawValue), .real(call.createdAt.timeIntervalSince1970),
+                        .real(call.expiresAt.timeIntervalSince1970), .text(try Self.encodeText(machine)),
+                        .optional(node),
                     ])
+                try Self.writeLegs(of: machine, before: nil, rungBy: node, in: db)
                 if let idempotencyKey {
                     let created = call.createdAt.timeIntervalSince1970
                     try db.query(
@@ -297,8 +323,30 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 guard let parties = try Self.parties(ofCall: id, in: db) else { return nil }
                 try db.lock(Self.lockKeys(of: parties))
                 guard var machine = try Self.loadCall(id: id, in: db) else { return nil }
+                let before = machine
                 let (result, events) = try body(&machine)
-                return (result, try Self.save(machine, events: events, in: db))
+                return (result, try Self.save(machine, before: before, events: events, in: db))
+            }
+        }
+    }
+
+    public func ringMore<T: Sendable>(
+        callID: String, calleeIDs: [String], rungBy node: String?,
+        _ body: @escaping @Sendable (inout CallMachine, _ busy: Set<String>) throws -> (T, [PendingEvent])
+    )
+        async throws -> (T, [StoredEvent])?
+    {
+        try await run { db in
+            try db.transaction { () throws -> (T, [StoredEvent])? in
+                guard let parties = try Self.parties(ofCall: callID, in: db) else { return nil }
+                // The new callees too: their busy check and their new legs are one step.
+                try db.lock(Self.lockKeys(of: parties + calleeIDs))
+                guard var machine = try Self.loadCall(id: callID, in: db) else { return nil }
+                let before = machine
+                var busy: Set<String> = []
+                for callee in calleeIDs where try Self.isInAcceptedCall(userID: callee, in: db) { busy.insert(callee) }
+                let (result, events) = try body(&machine, busy)
+                return (result, try Self.save(machine, before: before, events: events, rungBy: node, in: db))
             }
         }
     }
@@ -311,22 +359,35 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     {
         try await run { db in
             try db.transaction { () throws -> ClaimedCall<T>? in
-                var due: [(callID: String, parties: [String])] = []
-                // Oldest deadline first; a row another server has claimed is skipped, not waited for.
+                var due: [(callID: String, expiresAt: Double)] = []
+                let bounds: [SQLValue] = [.real(now.timeIntervalSince1970), .integer(Int64(excluding.count + 1))]
+                // Oldest deadline first; a row another server has claimed is skipped, not waited for. A 1:1 call's
+                // deadline is its row's; a group call's are its ringing legs' (each leg rings out on its own).
                 try db.query(
                     """
-                    SELECT call_id, caller_id, callee_id FROM calls WHERE state = 'ringing' AND expires_at <= ?
+                    SELECT call_id, expires_at FROM calls WHERE state = 'ringing' AND callee_id <> '' AND expires_at <= ?
                     ORDER BY expires_at LIMIT ?\(db.dialect.claimRows)
-                    """, [.real(now.timeIntervalSince1970), .integer(Int64(excluding.count + 1))]
-                ) { row in
-                    due.append((row.text(0) ?? "", [row.text(1) ?? "", row.text(2) ?? ""]))
-                }
-                guard let claimed = due.first(where: { !excluding.contains($0.callID) }) else { return nil }
+                    """, bounds
+                ) { row in due.append((row.text(0) ?? "", row.real(1))) }
+                // No DISTINCT: PostgreSQL refuses it beside FOR UPDATE; a call with two due legs is listed twice.
+                try db.query(
+                    """
+                    SELECT call_id, expires_at FROM call_legs WHERE state = 'ringing' AND expires_at <= ?
+                    ORDER BY expires_at LIMIT ?\(db.dialect.claimRows)
+                    """, bounds
+                ) { row in due.append((row.text(0) ?? "", row.real(1))) }
+                guard
+                    let claimed = due.sorted(by: { $0.expiresAt < $1.expiresAt })
+                        .first(where: { !excluding.contains($0.callID) }),
+                    let parties = try Self.parties(ofCall: claimed.callID, in: db)
+                else { return nil }
                 // Never wait for the parties here: a change of theirs holding them may be waiting for this row.
-                guard try db.tryLock(Self.lockKeys(of: claimed.parties)) else { return .busy(callID: claimed.callID) }
+                guard try db.tryLock(Self.lockKeys(of: parties)) else { return .busy(callID: claimed.callID) }
                 guard var machine = try Self.loadCall(id: claimed.callID, in: db) else { return nil }
+                let before = machine
                 let (result, events) = try body(&machine)
-                return .updated(callID: claimed.callID, result, try Self.save(machine, events: events, in: db))
+                return .updated(
+                    callID: claimed.callID, result, try Self.save(machine, before: before, events: events, in: db))
             }
         }
     }
@@ -353,7 +414,8 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 var callID: String?
                 try db.query(
                     """
-                    SELECT call_id FROM calls WHERE state = 'ringing' AND expires_at > ? AND pushes_recovered_at IS NULL
+                    SELECT call_id FROM calls WHERE state = 'ringing' AND callee_id <> '' AND expires_at > ?
+                      AND pushes_recovered_at IS NULL
                       AND placed_by IS NOT NULL AND placed_by <> ?
                       AND NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = calls.placed_by AND heartbeat_at > ?)
                     ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
@@ -377,22 +439,87 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     /// The advisory-lock names of users (``SQLConnection/lock(_:)`` sorts them).
     private static func lockKeys(of users: [String]) -> [String] { users.map { "user:\($0)" } }
 
+    /// The users of a call: the caller and the callee, or for a group call the caller and every callee with a leg.
+    ///
+    /// Read before their locks are taken. A 1:1 call's parties never change; a group call gains legs only by a
+    /// ring-more, which holds the caller's lock (every change of the call does) and its new callees', so a change
+    /// that read the parties before it committed still waits for it, and then may end a new leg's ringing but
+    /// never accept it: only the callee's own change accepts, and it reads the leg, and locks its user, after.
     private static func parties(ofCall id: String, in db: any SQLConnection) throws -> [String]? {
         var parties: [String]?
         try db.query("SELECT caller_id, callee_id FROM calls WHERE call_id = ?", [.text(id)]) { row in
             parties = [row.text(0) ?? "", row.text(1) ?? ""]
         }
-        return parties
+        guard var found = parties, found[1].isEmpty else { return parties }
+        found.removeLast()
+        try db.query("SELECT user_id FROM call_legs WHERE call_id = ?", [.text(id)]) { row in
+            if let user = row.text(0) { found.append(user) }
+        }
+        return found
     }
 
-    /// Writes a changed call and appends its events; inside the caller's transaction.
+    /// Writes a changed call and appends its events; inside the caller's transaction. A group call (or a 1:1 call a
+    /// ring-more just made one) also writes its legs.
     private static func save(
-        _ machine: CallMachine, events: [PendingEvent], in db: any SQLConnection
+        _ machine: CallMachine, before: CallMachine, events: [PendingEvent], rungBy node: String? = nil,
+        in db: any SQLConnection
     ) throws -> [StoredEvent] {
-        try db.query(
-            "UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
-            [.text(machine.call.state.rawValue), .text(try encodeText(machine)), .text(machine.call.callID)])
+        let call = machine.call
+        if call.isGroup {
+            try db.query(
+                "UPDATE calls SET state = ?, machine = ?, expires_at = ?, callee_id = '' WHERE call_id = ?",
+                [
+                    .text(call.state.rawValue), .text(try encodeText(machine)),
+                    .real(call.expiresAt.timeIntervalSince1970), .text(call.callID),
+                ])
+            try writeLegs(of: machine, before: before, rungBy: node, in: db)
+        } else {
+            try db.query(
+                "UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
+                [.text(call.state.rawValue), .text(try encodeText(machine)), .text(call.callID)])
+        }
         return try append(events, in: db)
+    }
+
+    /// Mirrors a group call's legs into `call_legs`: new legs inserted, changed ones updated only from the state
+    /// read at the start of the transaction (a leg changed by anyone else makes the whole change fail rather than
+    /// overwrite it), and the `call_legs_one_winner` index refuses a second winner of a `first_answer` race
+    /// whatever the code above it does.
+    /// - Throws: ``StoreError`` when a leg is not where it was read, or the database refuses the write.
+    private static func writeLegs(
+        of machine: CallMachine, before: CallMachine?, rungBy node: String?, in db: any SQLConnection
+    ) throws {
+        guard let legs = machine.call.legs, let records = machine.legs else { return }
+        var earlier: [String: CallLeg] = [:]
+        for leg in before?.call.legs ?? [] { earlier[leg.user.id] = leg }
+        let callID = SQLValue.text(machine.call.callID)
+        for (leg, record) in zip(legs, records) {
+            let accepted = leg.acceptedAt.map { SQLValue.real($0.timeIntervalSince1970) } ?? .null
+            let fields: [SQLValue] = [.text(leg.state.rawValue), .real(leg.expiresAt.timeIntervalSince1970), accepted]
+            guard let old = earlier[leg.user.id] else {
+                try db.query(
+                    """
+                    INSERT INTO call_legs (state, expires_at, accepted_at, call_id, user_id, exclusive, created_at, rung_by)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    fields + [
+                        callID, .text(leg.user.id), .integer(record.exclusive ? 1 : 0),
+                        .real(machine.call.createdAt.timeIntervalSince1970), .optional(node),
+                    ])
+                continue
+            }
+            guard old.state != leg.state || old.expiresAt != leg.expiresAt || old.acceptedAt != leg.acceptedAt else {
+                continue
+            }
+            try db.query(
+                "UPDATE call_legs SET state = ?, expires_at = ?, accepted_at = ? WHERE call_id = ? AND user_id = ? AND state = ?",
+                fields + [callID, .text(leg.user.id), .text(old.state.rawValue)])
+            guard db.changes == 1 else {
+                throw StoreError.database(
+                    "UPDATE call_legs", code: 0,
+                    message: "a leg of the call changed under its parties' locks; nothing was written")
+            }
+        }
     }
 
     public func call(id: String) async throws -> CallMachine? {
@@ -407,8 +534,10 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             if let before {
                 var found: (Double, Int64)?
                 try db.query(
-                    "SELECT created_at, \(order) FROM calls WHERE call_id = ? AND (caller_id = ? OR callee_id = ?)",
-                    [.text(before), .text(userID), .text(userID)]
+                    """
+                    SELECT created_at, \(order) FROM calls WHERE call_id = ? AND (caller_id = ? OR callee_id = ?
+                      OR EXISTS (SELECT 1 FROM call_legs WHERE call_legs.call_id = calls.call_id AND user_id = ?))
+                    """, [.text(before), .text(userID), .text(userID), .text(userID)]
                 ) { found = ($0.real(0), $0.integer(1)) }
                 guard let found else { return [] }
                 start = found
@@ -416,15 +545,16 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             let limit = Int64(max(1, min(limit, 100)))
             let bounds: [SQLValue] = [.text(userID), .real(start.createdAt), .integer(start.order), .integer(limit)]
             var texts: [String] = []
-            try db.query(Self.callsPage(db.dialect), bounds + bounds + [.integer(limit)]) { row in
+            try db.query(Self.callsPage(db.dialect), bounds + bounds + bounds + [.integer(limit)]) { row in
                 if let text = row.text(0) { texts.append(text) }
             }
-            return try texts.map { try Self.decodeText(CallMachine.self, $0).call }
+            // A callee of a group call reads it as their leg, as everywhere else.
+            return try texts.map { try Self.decodeText(CallMachine.self, $0).view(for: userID) }
         }
     }
 
     /// The statement of one page of a user's calls: bindings (user, created_at, insertion order, limit) for the
-    /// caller's side, the same for the callee's, then the page's limit.
+    /// caller's side, the same for the callee's and for the legs' (group calls), then the page's limit.
     ///
     /// `caller_id = ? OR callee_id = ?` has no index that serves the order: it sorted all of a user's calls for every
     /// page (7.6 ms for limit=1 at 12,000 calls, issue 26). Each side is read in the order of its own index (caller or
@@ -439,8 +569,15 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             ORDER BY created_at DESC, \(order) DESC LIMIT ?) AS \(alias)
             """
         }
+        // A group call's callees are its legs (its `callee_id` is ''), read by `call_legs_by_user` in the calls' order.
+        let legs = """
+            SELECT * FROM (SELECT c.machine, c.created_at, c.\(order) AS o FROM call_legs l
+            JOIN calls c ON c.call_id = l.call_id
+            WHERE l.user_id = ? AND (l.created_at, c.\(order)) < (?, ?)
+            ORDER BY l.created_at DESC, c.\(order) DESC LIMIT ?) AS as_leg
+            """
         return
-            "\(side("caller_id", "as_caller")) UNION ALL \(side("callee_id", "as_callee")) ORDER BY created_at DESC, o DESC LIMIT ?"
+            "\(side("caller_id", "as_caller")) UNION ALL \(side("callee_id", "as_callee")) UNION ALL \(legs) ORDER BY created_at DESC, o DESC LIMIT ?"
     }
 
     public func haveTalked(_ a: String, _ b: String) async throws -> Bool {
@@ -452,6 +589,14 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                     """
                     SELECT 1 FROM calls WHERE caller_id = ? AND callee_id = ? AND state IN ('accepted', 'ended') LIMIT 1
                     """, [.text(caller), .text(callee)]
+                ) { _ in found = true }
+                guard !found else { break }
+                // A group call: the callee's leg was answered, whatever became of it since.
+                try db.query(
+                    """
+                    SELECT 1 FROM call_legs l JOIN calls c ON c.call_id = l.call_id
+                    WHERE l.user_id = ? AND c.caller_id = ? AND l.accepted_at IS NOT NULL LIMIT 1
+                    """, [.text(callee), .text(caller)]
                 ) { _ in found = true }
             }
             return found
@@ -473,6 +618,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 if !ids.isEmpty {
                     let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
                     try db.query("DELETE FROM push_attempts WHERE call_id IN (\(list))", ids)
+                    try db.query("DELETE FROM call_legs WHERE call_id IN (\(list))", ids)
                     try db.query("DELETE FROM calls WHERE call_id IN (\(list))", ids)
                 }
                 let calls = ids.count
@@ -486,7 +632,8 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         }
     }
 
-    /// True when the user takes part in a call in state `accepted`; inside the caller's transaction.
+    /// True when the user takes part in a call in state `accepted`: its caller, its 1:1 callee, or a callee of a group
+    /// call whose leg is accepted (one who left is free again); inside the caller's transaction.
     private static func isInAcceptedCall(userID: String, in db: any SQLConnection) throws -> Bool {
         var found = false
         try db.query(
@@ -494,14 +641,24 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             SELECT 1 FROM calls WHERE state = 'accepted' AND (caller_id = ? OR callee_id = ?) LIMIT 1
             """, [.text(userID), .text(userID)]
         ) { _ in found = true }
+        if found { return true }
+        try db.query(
+            "SELECT 1 FROM call_legs WHERE user_id = ? AND state = 'accepted' LIMIT 1", [.text(userID)]
+        ) { _ in found = true }
         return found
     }
 
     public func ringingCalls() async throws -> [(callID: String, expiresAt: Date)] {
         try await run { db in
             var found: [(callID: String, expiresAt: Date)] = []
-            try db.query("SELECT call_id, expires_at FROM calls WHERE state = 'ringing' ORDER BY expires_at", []) {
-                row in
+            // A group call's timer is its earliest ringing leg's deadline (the machine reschedules the next).
+            try db.query(
+                """
+                SELECT call_id, expires_at FROM calls WHERE state = 'ringing' AND callee_id <> ''
+                UNION ALL SELECT call_id, MIN(expires_at) FROM call_legs WHERE state = 'ringing' GROUP BY call_id
+                ORDER BY expires_at
+                """, []
+            ) { row in
                 found.append((row.text(0) ?? "", Date(timeIntervalSince1970: row.real(1))))
             }
             return found

@@ -225,6 +225,52 @@ enum SchemaMigrations {
                 CREATE INDEX calls_by_time ON calls (created_at);
                 CREATE INDEX events_by_time ON events (created_at);
                 """),
+        // Group calls (decision 0007 §5): a row per callee's leg beside the call's JSON, which stays the truth, as
+        // `calls.state` mirrors it. A group call's `calls.callee_id` is '' (no user id is empty). The partial unique
+        // index is the database's own guard of `first_answer`: at most one leg of a call's race is ever accepted.
+        // `created_at` is the call's, so a callee's calls are read in the calls' order. `ringer_nodes.group_calls`
+        // says a server knows legs: while one that does not is alive, group calls are refused.
+        Migration(
+            sqlite: """
+                CREATE TABLE call_legs (
+                  call_id TEXT NOT NULL,
+                  user_id TEXT NOT NULL,
+                  state TEXT NOT NULL,
+                  exclusive INTEGER NOT NULL,
+                  created_at REAL NOT NULL,
+                  expires_at REAL NOT NULL,
+                  accepted_at REAL,
+                  rung_by TEXT,
+                  pushes_recovered_at REAL,
+                  PRIMARY KEY (call_id, user_id)
+                );
+                CREATE UNIQUE INDEX call_legs_one_winner ON call_legs (call_id)
+                  WHERE exclusive = 1 AND accepted_at IS NOT NULL;
+                CREATE INDEX call_legs_by_user ON call_legs (user_id, created_at);
+                CREATE INDEX call_legs_by_user_state ON call_legs (user_id, state);
+                CREATE INDEX call_legs_by_state ON call_legs (state, expires_at);
+                ALTER TABLE ringer_nodes ADD COLUMN group_calls INTEGER;
+                """,
+            postgres: """
+                CREATE TABLE call_legs (
+                  call_id TEXT NOT NULL,
+                  user_id TEXT NOT NULL,
+                  state TEXT NOT NULL,
+                  exclusive INTEGER NOT NULL,
+                  created_at DOUBLE PRECISION NOT NULL,
+                  expires_at DOUBLE PRECISION NOT NULL,
+                  accepted_at DOUBLE PRECISION,
+                  rung_by TEXT,
+                  pushes_recovered_at DOUBLE PRECISION,
+                  PRIMARY KEY (call_id, user_id)
+                );
+                CREATE UNIQUE INDEX call_legs_one_winner ON call_legs (call_id)
+                  WHERE exclusive = 1 AND accepted_at IS NOT NULL;
+                CREATE INDEX call_legs_by_user ON call_legs (user_id, created_at);
+                CREATE INDEX call_legs_by_user_state ON call_legs (user_id, state);
+                CREATE INDEX call_legs_by_state ON call_legs (state, expires_at);
+                ALTER TABLE ringer_nodes ADD COLUMN group_calls INTEGER;
+                """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

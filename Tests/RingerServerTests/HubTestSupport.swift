@@ -84,6 +84,27 @@ final class HookedStore: RingerStore {
             placedBy: node, decide)
     }
 
+    func insertGroupCall<T: Sendable>(
+        callerID: String, calleeIDs: [String], idempotencyKey: String?, at now: Date, placedBy node: String?,
+        _ decide: @escaping @Sendable (Set<String>) throws -> (CallMachine, T, [PendingEvent])
+    )
+        async throws -> InsertedCall<T>
+    {
+        if let hook = beforeInsert.snapshot { await hook(calleeIDs.first ?? "") }
+        return try await base.insertGroupCall(
+            callerID: callerID, calleeIDs: calleeIDs, idempotencyKey: idempotencyKey, at: now, placedBy: node, decide)
+    }
+
+    func ringMore<T: Sendable>(
+        callID: String, calleeIDs: [String], rungBy node: String?,
+        _ body: @escaping @Sendable (inout CallMachine, Set<String>) throws -> (T, [PendingEvent])
+    )
+        async throws -> (T, [StoredEvent])?
+    {
+        if let hook = beforeUpdate.snapshot { await hook(callID) }
+        return try await base.ringMore(callID: callID, calleeIDs: calleeIDs, rungBy: node, body)
+    }
+
     func heartbeat(node: String, at now: Date) async throws { try await base.heartbeat(node: node, at: now) }
     func claimOrphanedRingingCall(
         at now: Date, deadAfter: TimeInterval, claimedBy node: String

@@ -171,14 +171,20 @@ import Testing
                 pushType: .high, status: 200, reason: nil, apnsID: nil,
                 latencyMs: 12, attempts: 1, sentAt: registered))
 
+        let (group, _) = try await GroupStoreTests.placeGroup(sqlite, caller: "erin", callees: ["bob", "carol"])
+
         let target = try await StoreKind.freshPostgres()
         let copied = try DatabaseCopy.copy(sqlitePath: path, to: target)
         #expect(copied.first { $0.table == "users" }?.rows == 1)
+        #expect(copied.first { $0.table == "call_legs" }?.rows == 2)
         #expect(copied.first { $0.table == "events" }?.rows == 1)
         let postgres = try PostgresStore(target: target)
         #expect(try await postgres.user(id: "alice") == Party(id: "alice", name: "Alice"))
         #expect(try await postgres.devices(ofUser: "bob") == (try await sqlite.devices(ofUser: "bob")))
         #expect(try await postgres.call(id: machine.call.callID) == machine)
+        #expect(try await postgres.call(id: group.call.callID) == group)
+        #expect(
+            try await GroupStoreTests.legRows(postgres, group.call.callID) == ["bob": "ringing", "carol": "ringing"])
         #expect(
             try await postgres.events(forUser: "bob", after: 0, limit: 10)
                 == (try await sqlite.events(forUser: "bob", after: 0, limit: 10)))
