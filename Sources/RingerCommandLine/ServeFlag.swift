@@ -173,6 +173,13 @@ extension ServeFlag {
                 "ring-timeout", .seconds(0...600, lowerExcluded: true), .calls,
                 default: ServeFlag.number(defaults.ringTimeout), "How long a call rings before it ends `unanswered`."),
             ServeFlag(
+                "max-callees-per-call", .count(1...100, unit: "callees"), .calls,
+                default: "\(defaults.maxCalleesPerCall)",
+                "The most people one call rings, those rung into it later included; a longer list is refused with 422 "
+                    + "`too-many-callees`. Each callee counts as a call against `--rate-limit-calls-per-minute`: a "
+                    + "value above that limit is refused, and the default follows a lower one (docs/call-lifecycle.md)."
+            ),
+            ServeFlag(
                 "call-idle-timeout", .seconds(10...3600), .calls, default: ServeFlag.number(defaults.callIdleTimeout),
                 "An accepted call whose parties' apps have no event socket open and sent no keepalive or action for "
                     + "this long ends `connection_lost` (docs/call-lifecycle.md)."),

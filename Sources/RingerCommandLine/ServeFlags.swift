@@ -63,6 +63,19 @@ extension ServerConfiguration {
                 config.rateLimits[keyPath: limit.setting] = count
             }
         }
+        // Each callee rung spends one of the caller's calls: a group larger than the minute's budget never rings.
+        // Asked for, that is refused; left at its default, the limit follows a lower calls-per-minute.
+        let callsPerMinute = config.rateLimits.callsPerCallerPerMinute
+        if let count = try wholeNumber("max-callees-per-call", options) {
+            if callsPerMinute > 0, count > callsPerMinute {
+                throw ConfigurationError(
+                    "--max-callees-per-call (\(count)) is above --rate-limit-calls-per-minute (\(callsPerMinute)), "
+                        + "so a call that large could never ring; lower one or raise the other")
+            }
+            config.maxCalleesPerCall = count
+        } else if callsPerMinute > 0 {
+            config.maxCalleesPerCall = min(config.maxCalleesPerCall, callsPerMinute)
+        }
         config.trustedProxies = try options.all("trusted-proxy").map(AddressRange.init)
         if let seconds = try wholeNumber("request-deadline", options) { config.requestDeadlineSeconds = seconds }
         if let count = try wholeNumber("max-connections-per-address", options) {

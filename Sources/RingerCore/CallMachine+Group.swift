@@ -114,6 +114,12 @@ extension CallMachine {
         return view
     }
 
+    /// Every user of the call: the caller, then the callee or each callee with a leg in the order rung. Whoever
+    /// changes the call holds all their locks (a group call's accept makes its caller busy too).
+    public var parties: [String] {
+        [call.caller.id] + (call.legs?.map(\.user.id) ?? [call.callee.id])
+    }
+
     /// The devices of `user` that may be ringing for the call now: those that acknowledged `ringing`, and those that
     /// can be woken (each was sent the ringing push). A push that stops the ringing matters most there.
     /// - Parameter user: a callee; the caller's and a stranger's set is empty.

@@ -59,18 +59,23 @@ public struct RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// Whether `key` has a unit, without spending it (the owner spends later with ``record(_:now:)``, e.g.
     /// only when an attempt turned out to fail).
     /// - Returns: the decision ``acquire(_:now:)`` would make.
-    public func check(_ key: Key, now: Date) -> RateLimitDecision {
+    /// - Parameter cost: units to have at once (a group call rings `cost` callees), at least 1; more than
+    ///   ``limit`` is never allowed.
+    public func check(_ key: Key, now: Date, cost: Int = 1) -> RateLimitDecision {
         let time = now.timeIntervalSinceReferenceDate
-        guard let full = fullAt[key] else { return .allowed }
-        // Spending one more would push the bucket's refill past one window from now.
-        let wait = max(full, time) + interval - window - time
-        guard wait > 0 else { return .allowed }
+        let cost = max(1, cost)
+        guard cost <= limit else { return .limited(retryAfter: Int(window.rounded(.up))) }
+        let full = fullAt[key] ?? time
+        // Spending `cost` more would push the bucket's refill past one window from now.
+        let wait = max(full, time) + interval * Double(cost) - window - time
+        // A tolerance for the rounding of `interval * cost`: a full bucket always has `limit` units.
+        guard wait > 1e-9 else { return .allowed }
         return .limited(retryAfter: max(1, Int(wait.rounded(.up))))
     }
 
-    /// Spends one unit of `key` whether or not it had one (a failure that already happened counts).
-    public mutating func record(_ key: Key, now: Date) {
-        spend(key, now: now)
+    /// Spends `cost` units of `key` whether or not it had them (a failure that already happened counts).
+    public mutating func record(_ key: Key, now: Date, cost: Int = 1) {
+        spend(key, now: now, cost: max(1, cost))
     }
 
     /// Drops every key whose bucket is full again at `now`: they hold no information.
@@ -79,10 +84,10 @@ public struct RateLimiter<Key: Hashable & Sendable>: Sendable {
         fullAt = fullAt.filter { $0.value > time }
     }
 
-    private mutating func spend(_ key: Key, now: Date) {
+    private mutating func spend(_ key: Key, now: Date, cost: Int = 1) {
         let time = now.timeIntervalSinceReferenceDate
         if fullAt[key] == nil && fullAt.count >= maxKeys { makeRoom(now: now) }
-        fullAt[key] = max(fullAt[key] ?? time, time) + interval
+        fullAt[key] = max(fullAt[key] ?? time, time) + interval * Double(cost)
     }
 
     /// Frees at least half of ``maxKeys``: idle keys first, then the keys nearest to idle (they lose least by

@@ -263,6 +263,11 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func heartbeat(node: String, at now: Date) async throws
 
+    /// Whether a server heard from in the last `within` seconds has not said it knows group calls (its heartbeat
+    /// leaves `ringer_nodes.group_calls` unset: a server of the previous release, during a rolling upgrade).
+    /// - Throws: ``StoreError``.
+    func anyLiveNodeWithoutGroupCalls(at now: Date, within: TimeInterval) async throws -> Bool
+
     /// Claims, once ever, a call still ringing whose placing server's heartbeat is older than `deadAfter` seconds
     /// (it died, maybe with pushes in flight), skipping rows another server claimed (`SKIP LOCKED`). The claiming
     /// server's own calls are never claimed: it is alive, however late its heartbeat (a stalled process).

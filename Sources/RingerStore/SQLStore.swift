@@ -396,11 +396,22 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         try await run { db in
             try db.query(
                 """
-                INSERT INTO ringer_nodes (node, heartbeat_at) VALUES (?, ?)
-                ON CONFLICT (node) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                INSERT INTO ringer_nodes (node, heartbeat_at, group_calls) VALUES (?, ?, 1)
+                ON CONFLICT (node) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, group_calls = 1
                 """, [.text(node), .real(now.timeIntervalSince1970)])
             // Servers silent for a day are forgotten.
             try db.query("DELETE FROM ringer_nodes WHERE heartbeat_at < ?", [.real(now.timeIntervalSince1970 - 86_400)])
+        }
+    }
+
+    public func anyLiveNodeWithoutGroupCalls(at now: Date, within: TimeInterval) async throws -> Bool {
+        try await run { db in
+            var found = false
+            try db.query(
+                "SELECT 1 FROM ringer_nodes WHERE heartbeat_at > ? AND group_calls IS NULL LIMIT 1",
+                [.real(now.timeIntervalSince1970 - within)]
+            ) { _ in found = true }
+            return found
         }
     }
 

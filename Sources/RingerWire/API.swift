@@ -167,18 +167,39 @@ public struct Device: Codable, Hashable, Sendable {
     }
 }
 
-/// `POST /v1/calls`: call another user.
+/// `POST /v1/calls`: call another user (`callee`), or ring several people in one call (`callees`, decision 0007).
+/// Exactly one of the two is given.
 public struct CreateCallRequest: Codable, Sendable {
-    /// The callee's user id.
-    public var callee: String
+    /// The callee's user id: a 1:1 call.
+    public var callee: String?
+    /// The callees' user ids, in the order rung: a group call (even of one), each callee with a leg of their own.
+    public var callees: [String]?
+    /// What an answer does in a group call; `first_answer` when absent. Only with `callees`.
+    public var answerPolicy: AnswerPolicy?
     /// Whether to ask for video; false when absent.
     public var hasVideo: Bool?
 
-    /// Creates the request body.
+    /// Creates the body of a 1:1 call.
     public init(callee: String, hasVideo: Bool? = nil) {
         self.callee = callee
         self.hasVideo = hasVideo
     }
+
+    /// Creates the body of a group call.
+    public init(callees: [String], answerPolicy: AnswerPolicy? = nil, hasVideo: Bool? = nil) {
+        self.callees = callees
+        self.answerPolicy = answerPolicy
+        self.hasVideo = hasVideo
+    }
+}
+
+/// `POST /v1/calls/{call_id}/ring`: ring more people into a call that is ringing or up.
+public struct RingRequest: Codable, Sendable {
+    /// The user ids to ring, in order; one already ringing or in the call is left alone.
+    public var callees: [String]
+
+    /// Creates the request body.
+    public init(callees: [String]) { self.callees = callees }
 }
 
 /// Body of the per-device call actions: `ringing`, `accept`, `decline`.

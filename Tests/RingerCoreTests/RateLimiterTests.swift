@@ -88,4 +88,20 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(limiter.keyCount <= 4)
         #expect(limiter.acquire("deep", now: t0) != .allowed)
     }
+
+    /// A group call spends one unit per callee rung, all at once or none (decision 0007 §7).
+    @Test func aCostSpendsThatManyUnitsAtOnceOrNone() {
+        var limiter = RateLimiter<String>(limit: 10, window: 60)
+        #expect(limiter.check("alice", now: t0, cost: 10) == .allowed)
+        #expect(limiter.check("alice", now: t0, cost: 11) == .limited(retryAfter: 60))
+        limiter.record("alice", now: t0, cost: 8)
+        // Two are left: three are refused, and the refusal spends nothing.
+        #expect(limiter.check("alice", now: t0, cost: 3) == .limited(retryAfter: 6))
+        #expect(limiter.check("alice", now: t0, cost: 2) == .allowed)
+        limiter.record("alice", now: t0, cost: 2)
+        #expect(limiter.acquire("alice", now: t0) == .limited(retryAfter: 6))
+        // Three units come back in 18 s.
+        #expect(limiter.check("alice", now: t0 + 18, cost: 3) == .allowed)
+        #expect(limiter.check("alice", now: t0 + 18, cost: 4) != .allowed)
+    }
 }

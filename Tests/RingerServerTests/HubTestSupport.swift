@@ -106,6 +106,9 @@ final class HookedStore: RingerStore {
     }
 
     func heartbeat(node: String, at now: Date) async throws { try await base.heartbeat(node: node, at: now) }
+    func anyLiveNodeWithoutGroupCalls(at now: Date, within: TimeInterval) async throws -> Bool {
+        try await base.anyLiveNodeWithoutGroupCalls(at: now, within: within)
+    }
     func claimOrphanedRingingCall(
         at now: Date, deadAfter: TimeInterval, claimedBy node: String
     ) async throws

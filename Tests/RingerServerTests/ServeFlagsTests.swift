@@ -131,4 +131,33 @@ import Testing
             #expect(error.description.hasPrefix("--fcm-http1-listen must be host:port"))
         }
     }
+
+    /// `--max-callees-per-call` (decision 0007 §7): 1–100, 16 by default; each callee spends one of the caller's calls,
+    /// so a maximum above `--rate-limit-calls-per-minute` is refused (such a call could never ring), and the default
+    /// follows a lower limit instead of refusing a configuration that worked before group calls.
+    @Test func theLimitOnCalleesIsHeldToItsRangeAndToTheCallsPerMinute() throws {
+        let environment = ["RINGER_ADMIN_KEY": "admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "u", count: 32)]
+        #expect(try ServerConfiguration.parse(arguments: [], environment: environment).maxCalleesPerCall == 16)
+        let set = try ServerConfiguration.parse(
+            arguments: [], environment: environment.merging(["RINGER_MAX_CALLEES_PER_CALL": "8"]) { $1 })
+        #expect(set.maxCalleesPerCall == 8)
+        for bad in ["0", "101", "ten"] {
+            #expect(throws: ConfigurationError.self) {
+                try ServerConfiguration.parse(arguments: ["--max-callees-per-call", bad], environment: environment)
+            }
+        }
+        let refused = #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.parse(
+                arguments: ["--max-callees-per-call", "20", "--rate-limit-calls-per-minute", "10"],
+                environment: environment)
+        }
+        #expect(refused?.description.contains("--rate-limit-calls-per-minute (10)") == true)
+        let followed = try ServerConfiguration.parse(
+            arguments: ["--rate-limit-calls-per-minute", "5"], environment: environment)
+        #expect(followed.maxCalleesPerCall == 5)
+        let off = try ServerConfiguration.parse(
+            arguments: ["--rate-limit-calls-per-minute", "0", "--max-callees-per-call", "100"], environment: environment
+        )
+        #expect(off.maxCalleesPerCall == 100)
+    }
 }

@@ -210,18 +210,58 @@ public enum APIProblem {
         case .unknownDevice(let id): return unknownDevice(id)
         case .pushOutcomesForCalleeOnly:
             return forbidden("push outcomes are shown to the callee only: they describe the callee's devices")
-        case .notAccepted(let detail, let state): return callStateConflict(detail, state: state)
+        case .notAccepted(let detail, let state, let legState):
+            var problem = callStateConflict(detail, state: state)
+            problem.legState = legState
+            return problem
         case .rule(let error): return from(error)
+        case .missingCallee: return malformed("the body needs callee (a 1:1 call) or callees (a group call)")
+        case .invalidRequest(let detail): return invalidField(detail)
+        case .duplicateCallees(let ids):
+            var problem = problem(
+                .duplicateCallee, "Duplicate callee", 422,
+                "callees names \(ids.joined(separator: ", ")) more than once; name each person once")
+            problem.callees = ids
+            return problem
+        case .tooManyCallees(let limit): return tooManyCallees(limit: limit)
+        case .usersNotFound(let ids):
+            var problem = problem(
+                .userNotFound, "User not found", 404,
+                "no user \(ids.joined(separator: ", ")); nobody was rung")
+            problem.callees = ids
+            return problem
+        case .groupCallsUnavailable:
+            return unavailable(
+                "a server of this cluster does not know group calls yet (a rolling upgrade); retry when every server "
+                    + "runs this version")
         }
     }
 
-    /// Maps a refusal of the call state machine.
+    /// 422: more callees than the server rings in one call (`--max-callees-per-call`).
+    static func tooManyCallees(limit: Int) -> Problem {
+        problem(
+            .tooManyCallees, "Too many callees", 422,
+            "a call rings at most \(limit) callees (--max-callees-per-call)")
+    }
+
+    /// Maps a refusal of the call state machine; a callee of a group call also learns their leg's state.
     static func from(_ error: CallRuleError) -> Problem {
         if error.isNotParticipant { return callNotFound() }
-        if error.isWrongParty { return forbidden(error.detail) }
-        if error.isAnsweredElsewhere {
-            return problem(.answeredElsewhere, "Answered elsewhere", 409, error.detail, callState: error.state)
+        var problem: Problem
+        if error.isWrongParty {
+            problem = forbidden(error.detail)
+        } else if error.isAnsweredElsewhere {
+            problem = Self.problem(.answeredElsewhere, "Answered elsewhere", 409, error.detail, callState: error.state)
+        } else if error.isCalleeAlreadyRung {
+            problem = Self.problem(
+                .calleeAlreadyRung, "Callee already rung", 409, error.detail, callState: error.state)
+            problem.callees = error.callees
+        } else if error.isTooManyCallees {
+            problem = Self.problem(.tooManyCallees, "Too many callees", 422, error.detail)
+        } else {
+            problem = callStateConflict(error.detail, state: error.state)
         }
-        return callStateConflict(error.detail, state: error.state)
+        problem.legState = error.legState
+        return problem
     }
 }

@@ -136,6 +136,16 @@ struct APIRouter: Sendable {
         Route("POST", "/v1/calls/{call_id}/cancel", partyAction(.cancel)),
         Route("POST", "/v1/calls/{call_id}/end", partyAction(.end)),
         Route(
+            "POST", "/v1/calls/{call_id}/ring",
+            .user { router, input, user in
+                let id = try await router.visibleCall(input, user: user)
+                let body = try router.decode(RingRequest.self, input.request)
+                return try json(
+                    await router.service.ringMore(
+                        callID: id, user: user, callees: body.callees,
+                        address: router.limits.addressKey(of: input.request)))
+            }),
+        Route(
             "POST", "/v1/calls/{call_id}/keepalive",
             .user { router, input, user in
                 let id = try await router.visibleCall(input, user: user)

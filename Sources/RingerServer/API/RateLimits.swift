@@ -255,6 +255,58 @@ final class RateLimits: Sendable {
             "too many calls to \(callee) from all callers (more than \(settings.callsPerCalleePerMinute) a minute)")
     }
 
+    /// The callees among `callees` whose own budget (`--rate-limit-calls-per-callee-per-minute`) is spent now,
+    /// without spending anything: only for those does it matter whether they know the caller.
+    func calleesOverBudget(_ callees: [String]) -> [String] {
+        let now = clock.now()
+        return state.withLock { state in
+            guard let limiter = state.callsPerCallee else { return [] }
+            return callees.filter { limiter.check($0, now: now) != .allowed }
+        }
+    }
+
+    /// A group call's spending (decision 0007 §7): `callees.count` of the caller's calls, one of each pair's and one
+    /// of each callee's (but those in `exempt`, who talked with the caller before), all or none, so a group cannot
+    /// ring past any per-callee limit nor a caller ring more people a minute than one by one.
+    /// - Throws: ``RateLimitExceeded`` naming the first limit that refused.
+    func admitCalls(caller: String, callees: [String], exempt: Set<String> = []) throws {
+        let now = clock.now()
+        let pairs = callees.map { Pair(caller: caller, callee: $0) }
+        let refusal = state.withLock { state -> (RateLimitDecision, RateLimitSettings.Limit, String)? in
+            let perCaller = state.calls?.check(caller, now: now, cost: callees.count) ?? .allowed
+            for pair in pairs {
+                let decision = state.callsToOneCallee?.check(pair, now: now) ?? .allowed
+                if decision != .allowed { return (decision, .callsToOneCallee, pair.callee) }
+            }
+            if perCaller != .allowed { return (perCaller, .calls, "") }
+            for callee in callees where !exempt.contains(callee) {
+                let decision = state.callsPerCallee?.check(callee, now: now) ?? .allowed
+                if decision != .allowed { return (decision, .callsPerCallee, callee) }
+            }
+            state.calls?.record(caller, now: now, cost: callees.count)
+            for pair in pairs { state.callsToOneCallee?.record(pair, now: now) }
+            for callee in callees { state.callsPerCallee?.record(callee, now: now) }
+            return nil
+        }
+        guard let (decision, limit, callee) = refusal else { return }
+        switch limit {
+        case .callsToOneCallee:
+            try refuse(
+                decision, limit,
+                "too many calls from this caller to \(callee) (more than \(settings.callsToOneCalleePerMinute) a minute)"
+            )
+        case .calls:
+            try refuse(
+                decision, limit,
+                "too many callees rung by this caller: each callee of a group call counts as a call "
+                    + "(more than \(settings.callsPerCallerPerMinute) a minute)")
+        default:
+            try refuse(
+                decision, limit,
+                "too many calls to \(callee) from all callers (more than \(settings.callsPerCalleePerMinute) a minute)")
+        }
+    }
+
     // MARK: Devices
 
     /// Spends one device change (`PUT` or `DELETE /v1/devices/{id}`) of `user`.

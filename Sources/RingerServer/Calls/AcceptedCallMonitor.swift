@@ -9,16 +9,25 @@ import RingerWire
 ///
 /// Nothing of it needs storing: the calls come from the store at start (``watch(_:lastHeard:)`` with the
 /// restart as their last-heard time) and their maximum duration counts from the stored `accepted_at`.
-/// Thread-safe.
+///
+/// A group call is watched twice over (decision 0007 §5): as a call, heard from whenever any of its parties is
+/// (ended `connection_lost` when none is, `max_duration` as a 1:1 call), and per callee in it, a *leg* heard from
+/// only when that callee is: a silent leg is fed ``CallInput/legConnectionLost(userID:)``, so a callee whose phone
+/// died leaves the call instead of keeping their user busy. Thread-safe.
 final class AcceptedCallMonitor: Sendable {
     private struct Entry: Sendable {
-        let callerID: String
-        let calleeID: String
+        /// The users whose sockets and actions keep the entry alive: a call's parties, or a leg's callee.
+        var parties: [String]
         let acceptedAt: Date
         var lastHeard: Date
         /// Whether a party held an event socket at the previous sweep.
         var wasOnline = false
+        /// Set for a leg's entry: its call and callee.
+        var leg: (callID: String, userID: String)?
     }
+
+    /// The key of a leg's entry beside its call's (a call id is a UUID and a user id has no space).
+    private static func legKey(_ callID: String, _ userID: String) -> String { callID + " " + userID }
 
     private let watch: AcceptedCallWatch
     private let clock: any ServerClock
@@ -44,22 +53,58 @@ final class AcceptedCallMonitor: Sendable {
     /// - Parameters:
     ///   - call: an accepted call (a call without `acceptedAt` counts from `lastHeard`).
     ///   - lastHeard: when a party was last heard from: the accept, or the restart.
+    ///   A group call's accepted legs are watched too (``watchLeg(callID:userID:acceptedAt:lastHeard:)``).
     func watch(_ call: Call, lastHeard: Date) {
-        let entry = Entry(
-            callerID: call.caller.id, calleeID: call.callee.id, acceptedAt: call.acceptedAt ?? lastHeard,
-            lastHeard: lastHeard)
+        let joined = call.legs?.filter { $0.state == .accepted } ?? []
+        let parties = [call.caller.id] + (call.legs == nil ? [call.callee.id] : joined.map(\.user.id))
+        let entry = Entry(parties: parties, acceptedAt: call.acceptedAt ?? lastHeard, lastHeard: lastHeard)
         calls.withLock { calls in if calls[call.callID] == nil { calls[call.callID] = entry } }
+        for leg in joined {
+            watchLeg(
+                callID: call.callID, userID: leg.user.id, acceptedAt: leg.acceptedAt ?? lastHeard, lastHeard: lastHeard)
+        }
     }
 
-    /// The call is over: forget it.
+    /// Starts watching a callee in a group call (again, after a restart); a leg already watched keeps its entry.
+    /// - Parameters:
+    ///   - acceptedAt: when the callee joined.
+    ///   - lastHeard: when the callee was last heard from: the accept, or the restart.
+    func watchLeg(callID: String, userID: String, acceptedAt: Date, lastHeard: Date) {
+        let entry = Entry(
+            parties: [userID], acceptedAt: acceptedAt, lastHeard: lastHeard, leg: (callID, userID))
+        calls.withLock { calls in
+            let key = Self.legKey(callID, userID)
+            if calls[key] == nil { calls[key] = entry }
+            // The call is kept alive by its callees in it as much as by its caller.
+            if let parties = calls[callID]?.parties, !parties.contains(userID) { calls[callID]?.parties.append(userID) }
+        }
+    }
+
+    /// The callee left the group call: forget their leg (the call's watch stays).
+    func stopWatchingLeg(callID: String, userID: String) {
+        calls.withLock { calls in
+            calls[Self.legKey(callID, userID)] = nil
+            calls[callID]?.parties.removeAll { $0 == userID }
+        }
+    }
+
+    /// The call is over: forget it, and its legs.
     func stopWatching(callID: String) {
-        calls.withLock { _ = $0.removeValue(forKey: callID) }
+        calls.withLock { calls in
+            calls[callID] = nil
+            calls = calls.filter { $0.value.leg?.callID != callID }
+        }
     }
 
     /// A party of the call was heard from (a keepalive or a call action); no effect on a call not watched.
-    func heard(callID: String, at now: Date) {
+    /// - Parameter user: who, when known: their leg of a group call is heard from too.
+    func heard(callID: String, user: String? = nil, at now: Date) {
         calls.withLock { calls in
-            if let last = calls[callID]?.lastHeard, last < now { calls[callID]?.lastHeard = now }
+            var keys = [callID]
+            if let user { keys.append(Self.legKey(callID, user)) }
+            for key in keys {
+                if let last = calls[key]?.lastHeard, last < now { calls[key]?.lastHeard = now }
+            }
         }
     }
 
@@ -97,7 +142,8 @@ final class AcceptedCallMonitor: Sendable {
         let snapshot = calls.withLock { $0 }
         var views: [AcceptedCallWatch.Watched] = []
         for (id, entry) in snapshot {
-            let online = await isOnline(entry.callerID) ? true : await isOnline(entry.calleeID)
+            var online = false
+            for party in entry.parties where !online { online = await isOnline(party) }
             views.append(
                 AcceptedCallWatch.Watched(
                     callID: id, acceptedAt: entry.acceptedAt, lastHeard: entry.lastHeard,
@@ -114,7 +160,14 @@ final class AcceptedCallMonitor: Sendable {
                 ending.input != .connectionLost || calls[ending.callID]?.lastHeard == snapshot[ending.callID]?.lastHeard
             }
         }
-        for ending in due { await end(ending.callID, ending.input) }
+        for ending in due {
+            guard let leg = snapshot[ending.callID]?.leg else {
+                await end(ending.callID, ending.input)
+                continue
+            }
+            // A leg's longest time is its call's, which the call's own entry ends.
+            if ending.input == .connectionLost { await end(leg.callID, .legConnectionLost(userID: leg.userID)) }
+        }
         let regular = now.addingTimeInterval(sweepInterval)
         return min(regular, verdict.nextDeadline ?? regular)
     }

@@ -18,6 +18,8 @@ final class CallService: Sendable {
     private let pushes: PushDispatcher
     private let media: MediaTokens
     private let ringTimeout: TimeInterval
+    /// The most callees one call rings, those rung more included (`--max-callees-per-call`).
+    private let maxCalleesPerCall: Int
     private let limits: RateLimits
     private let clock: any ServerClock
     private let log: Logger
@@ -53,12 +55,15 @@ final class CallService: Sendable {
     ///     heartbeat.
     ///   - lockWait: how long a change waits for its parties' locks at most before it fails with
     ///     `StoreError.timedOut` (503); nil waits as long as it takes.
+    ///   - maxCalleesPerCall: the most callees one call rings (`--max-callees-per-call`).
     init(
         store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
         ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
         node: String = "ringer/\(Date().unixMilliseconds)", lockWait: Duration? = nil, retention: TimeInterval? = nil,
+        maxCalleesPerCall: Int = ServerConfiguration.defaultMaxCalleesPerCall,
         observe: @escaping @Sendable (ServerObservation) -> Void
     ) {
+        self.maxCalleesPerCall = maxCalleesPerCall
         self.node = node
         self.retention = retention
         self.lockWait = lockWait
@@ -108,7 +113,7 @@ final class CallService: Sendable {
 
     // MARK: Calls
 
-    /// `POST /v1/calls`.
+    /// `POST /v1/calls`: a 1:1 call (`callee`) or a group call (`callees`, ``createGroupCall(caller:callees:policy:hasVideo:idempotencyKey:address:)``).
     ///
     /// The rate limits come before anything is stored or rung: an unknown callee counts against the caller's
     /// and the address's unknown-callee limit (past which every attempt is refused, so whether a user exists
@@ -116,23 +121,38 @@ final class CallService: Sendable {
     /// with the same Idempotency-Key spends nothing.
     /// - Parameter address: the client's address key for per-address limits (nil: unknown).
     /// - Throws: ``CallServiceError`` for an invalid or unknown callee or a self call; ``RateLimitExceeded``;
-    ///   `StoreError` on
-    ///   storage failure.
+    ///   `StoreError` on storage failure.
     func createCall(
         caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil,
         address: String? = nil
     ) async throws -> Call {
-        guard Identifier.isValid(request.callee) else { throw CallServiceError.invalidCallee }
-        guard request.callee != caller.id else { throw CallServiceError.selfCall }
+        if let callees = request.callees {
+            guard request.callee == nil else {
+                throw CallServiceError.invalidRequest("give callee or callees, not both")
+            }
+            let policy = request.answerPolicy ?? .firstAnswer
+            guard AnswerPolicy.known.contains(policy) else {
+                throw CallServiceError.invalidRequest("answer_policy must be first_answer or all_may_join")
+            }
+            return try await createGroupCall(
+                caller: caller, callees: callees, policy: policy, hasVideo: request.hasVideo ?? false,
+                idempotencyKey: idempotencyKey, address: address)
+        }
+        guard let calleeID = request.callee else { throw CallServiceError.missingCallee }
+        guard request.answerPolicy == nil else {
+            throw CallServiceError.invalidRequest("answer_policy is for a group call: give callees")
+        }
+        guard Identifier.isValid(calleeID) else { throw CallServiceError.invalidCallee }
+        guard calleeID != caller.id else { throw CallServiceError.selfCall }
         try limits.admitCalleeLookup(caller: caller.id, address: address)
-        guard let callee = try await store.user(id: request.callee) else {
+        guard let callee = try await store.user(id: calleeID) else {
             limits.calleeUnknown(caller: caller.id, address: address)
-            throw CallServiceError.userNotFound(request.callee)
+            throw CallServiceError.userNotFound(calleeID)
         }
         // A token without a name: show the name the server knows.
-        let caller = caller.name != nil ? caller : Party(id: caller.id, name: try await store.user(id: caller.id)?.name)
-        let (call, devices, effects) = try await withPartyLocks([caller.id, callee.id]) {
-            () async throws -> (Call, [Device], [CallEffect]) in
+        let caller = try await named(caller)
+        let placed = try await withPartyLocks([caller.id, callee.id]) {
+            () async throws -> (CallMachine, [Device], [CallEffect]) in
             // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice. Read here first
             // so a retry spends no rate limit; the store reads it again inside its transaction, which settles two
             // tries arriving at two servers at once.
@@ -140,7 +160,7 @@ final class CallService: Sendable {
                 let earlier = try await store.call(
                     forIdempotencyKey: idempotencyKey, userID: caller.id, at: clock.now())
             {
-                return (earlier.call, [], [])
+                return (earlier, [], [])
             }
             do {
                 try limits.admitCall(caller: caller.id, callee: callee.id)
@@ -150,12 +170,7 @@ final class CallService: Sendable {
                 try limits.admitCall(caller: caller.id, callee: callee.id, exemptFromCalleeBudget: true)
             }
             let devices = try await store.devices(ofUser: callee.id)
-            var calleeOnline = hub.isOnline(userID: callee.id)
-            // Redis unable to say (nil): rung as if online, since another server's socket gets the call from the store.
-            if !calleeOnline, let cluster = cluster.snapshot {
-                calleeOnline = await cluster.isOnlineElsewhere(callee.id) ?? true
-            }
-            let online = calleeOnline
+            let online = await isOnline(callee.id)
             // Whole milliseconds, the precision of every timestamp the API and the VoIP push carry.
             let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
             let calleeDevices = devices.map {
@@ -172,19 +187,19 @@ final class CallService: Sendable {
                 let (machine, effects) = CallMachine.invite(
                     callID: callID, caller: caller, callee: callee, hasVideo: hasVideo, calleeDevices: calleeDevices,
                     calleeOnline: online, calleeBusy: busy, now: now, ringTimeout: ringTimeout)
-                return (machine, (machine.call, effects), Self.events(of: effects, call: machine.call))
+                return (machine, (machine, effects), Self.events(of: effects, machine: machine))
             }
-            let placed: (Call, [CallEffect])
-            let stored: [StoredEvent]
             switch inserted {
-            case .existing(let earlier): return (earlier.call, [], [])
-            case .created(let result, let events): (placed, stored) = (result, events)
+            case .existing(let earlier): return (earlier, [], [])
+            case .created(let result, let stored):
+                observe(.callCreated(result.0.call))
+                hub.deliver(stored)
+                cluster.snapshot?.publish(stored)
+                return (result.0, devices, result.1)
             }
-            observe(.callCreated(placed.0))
-            hub.deliver(stored)
-            cluster.snapshot?.publish(stored)
-            return (placed.0, devices, placed.1)
         }
+        let (machine, devices, effects) = placed
+        let call = machine.call
         var metadata: Logger.Metadata = ["call.id": .string(call.callID), "call.state": .string(call.state.rawValue)]
         if call.state == .failed {
             // Why it could not ring is for the operator; the caller is told only that the callee cannot be reached.
@@ -192,8 +207,213 @@ final class CallService: Sendable {
             metadata["callee.wakeable_devices"] = .string("\(devices.filter(\.canBeWoken).count)")
         }
         log.info("call created", metadata)
-        carryOut(effects, call: call, devices: devices, ringing: [])
+        carryOut(effects, machine: machine, devices: [callee.id: devices])
         return call
+    }
+
+    /// `POST /v1/calls` with `callees`: one call, a leg per callee (decision 0007).
+    ///
+    /// Each bad input is answered before anything is stored or rung, in this order: an empty list or an entry that is
+    /// no user id (`invalid-field`), the caller in the list (`self-call`), a repeat (`duplicate-callee`), more than
+    /// `--max-callees-per-call` (`too-many-callees`), unknown users (`user-not-found` naming every one: the whole
+    /// call is refused, so nobody rings half-way; each spends one unknown-callee unit). Then each callee rung spends
+    /// one of the caller's calls, one of the pair's and one of the callee's, all or none.
+    /// - Throws: ``CallServiceError``; ``RateLimitExceeded``; `StoreError` on storage failure.
+    func createGroupCall(
+        caller: Party, callees ids: [String], policy: AnswerPolicy, hasVideo: Bool, idempotencyKey: String?,
+        address: String?
+    ) async throws -> Call {
+        try checkCallees(ids, actor: caller.id)
+        try limits.admitCalleeLookup(caller: caller.id, address: address)
+        let callees = try await knownUsers(ids, caller: caller.id, address: address)
+        try await requireGroupCallsEverywhere()
+        let caller = try await named(caller)
+        let placed = try await withPartyLocks([caller.id] + ids) {
+            () async throws -> (CallMachine, [String: [Device]], [CallEffect]) in
+            if let idempotencyKey,
+                let earlier = try await store.call(
+                    forIdempotencyKey: idempotencyKey, userID: caller.id, at: clock.now())
+            {
+                return (earlier, [:], [])
+            }
+            try await admitGroup(caller: caller.id, callees: ids)
+            let (devices, invitees) = try await invitees(callees)
+            let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
+            let callID = UUID().uuidString.lowercased()
+            let ringTimeout = self.ringTimeout
+            let inserted = try await store.insertGroupCall(
+                callerID: caller.id, calleeIDs: ids, idempotencyKey: idempotencyKey, at: now, placedBy: node
+            ) { busy in
+                let rung = invitees.map { invitee in
+                    var invitee = invitee
+                    invitee.busy = busy.contains(invitee.party.id)
+                    return invitee
+                }
+                let (machine, effects) = CallMachine.inviteGroup(
+                    callID: callID, caller: caller, invitees: rung, policy: policy, hasVideo: hasVideo, now: now,
+                    ringTimeout: ringTimeout)
+                return (machine, (machine, effects), Self.events(of: effects, machine: machine))
+            }
+            switch inserted {
+            case .existing(let earlier): return (earlier, [:], [])
+            case .created(let result, let stored):
+                observe(.callCreated(result.0.call))
+                hub.deliver(stored)
+                cluster.snapshot?.publish(stored)
+                return (result.0, devices, result.1)
+            }
+        }
+        let (machine, devices, effects) = placed
+        log.info(
+            "group call created",
+            [
+                "call.id": .string(machine.call.callID), "call.state": .string(machine.call.state.rawValue),
+                "call.callees": .string("\(ids.count)"),
+            ])
+        carryOut(effects, machine: machine, devices: devices)
+        return machine.call
+    }
+
+    /// `POST /v1/calls/{id}/ring`: rings more people into a call that is ringing or up (decision 0007 §7), for its
+    /// caller or a callee in it. Someone already ringing or in the call is left alone, so a retry rings nobody twice.
+    /// - Returns: the call as the ringing user reads it.
+    /// - Throws: ``CallServiceError`` (`callNotFound` for a stranger; the list's problems as for a new group call;
+    ///   `rule` for a call that is over, a callee not in it, a callee whose leg ended, the limit on legs);
+    ///   ``RateLimitExceeded``; `StoreError`.
+    /// - Parameter address: the client's address key for per-address limits (nil: unknown).
+    func ringMore(callID: String, user: Party, callees ids: [String], address: String? = nil) async throws -> Call {
+        guard let current = try await store.call(id: callID), current.isParticipant(user.id) else {
+            throw CallServiceError.callNotFound
+        }
+        try checkCallees(ids, actor: user.id)
+        try limits.admitCalleeLookup(caller: user.id, address: address)
+        let callees = try await knownUsers(ids, caller: user.id, address: address)
+        try await requireGroupCallsEverywhere()
+        let maximumLegs = maxCalleesPerCall
+        let ringTimeout = self.ringTimeout
+        let outcome = try await withPartyLocks(current.parties + ids) {
+            () async throws -> (CallMachine, [String: [Device]], [CallEffect])? in
+            guard let machine = try await store.call(id: callID) else { return nil }
+            // The machine is given everyone named (it leaves those ringing or in the call alone and refuses those
+            // whose leg ended); only the others are looked up and spend rate limits.
+            let fresh = ids.filter { !machine.parties.contains($0) }
+            let (devices, found) = try await invitees(callees.filter { fresh.contains($0.id) })
+            let invitees = callees.map { callee in
+                found.first { $0.party.id == callee.id } ?? Invitee(party: callee, devices: [])
+            }
+            let now = clock.now()
+            let more = RingMore(invitees: invitees, ringTimeout: ringTimeout, maximumLegs: maximumLegs)
+            do {
+                // The rules first, on a copy, so a refused request spends no rate limit.
+                var trial = machine
+                _ = try trial.apply(.ringMore(more), by: .user(user.id), at: now)
+                if !fresh.isEmpty { try await admitGroup(caller: user.id, callees: fresh) }
+                guard
+                    let (result, stored) = try await store.ringMore(
+                        callID: callID, calleeIDs: fresh, rungBy: node,
+                        {
+                            machine, busy in
+                            var rung = more
+                            for index in rung.invitees.indices {
+                                rung.invitees[index].busy = busy.contains(rung.invitees[index].party.id)
+                            }
+                            return try Self.transition(&machine, .ringMore(rung), by: .user(user.id), at: now)
+                        })
+                else { return nil }
+                published(result, stored)
+                return (result.0, devices, result.1)
+            } catch let error as CallRuleError {
+                throw CallServiceError.rule(error)
+            }
+        }
+        guard let (machine, devices, effects) = outcome else { throw CallServiceError.callNotFound }
+        if !effects.isEmpty {
+            log.info(
+                "callees rung into a call", ["call.id": .string(callID), "call.callees": .string("\(ids.count)")])
+        }
+        carryOut(effects, machine: machine, devices: devices)
+        return machine.view(for: user.id)
+    }
+
+    /// The caller with the name the server knows, when their token carries none.
+    private func named(_ party: Party) async throws -> Party {
+        party.name != nil ? party : Party(id: party.id, name: try await store.user(id: party.id)?.name)
+    }
+
+    /// Whether `user` holds an event socket here or, in a cluster, elsewhere. Redis unable to say: rung as if
+    /// online, since another server's socket gets the call from the store.
+    private func isOnline(_ user: String) async -> Bool {
+        if hub.isOnline(userID: user) { return true }
+        guard let cluster = cluster.snapshot else { return false }
+        return await cluster.isOnlineElsewhere(user) ?? true
+    }
+
+    /// A callee list's own problems, before any is looked up (decision 0007 §7's order). A ring-more's list is held to
+    /// the limit alone here; with the legs the call has, by ``CallMachine`` under the call's locks.
+    /// - Parameter actor: the user ringing them (the caller of a new call).
+    private func checkCallees(_ ids: [String], actor: String) throws {
+        guard !ids.isEmpty else { throw CallServiceError.invalidRequest("callees must name at least one user") }
+        if let bad = ids.first(where: { !Identifier.isValid($0) }) {
+            throw CallServiceError.invalidRequest(
+                "callees holds \"\(bad.prefix(64))\", which is not a user id (\(Identifier.rule))")
+        }
+        guard !ids.contains(actor) else { throw CallServiceError.selfCall }
+        var seen: Set<String> = []
+        let repeated = ids.filter { !seen.insert($0).inserted }
+        guard repeated.isEmpty else { throw CallServiceError.duplicateCallees(Array(Set(repeated)).sorted()) }
+        guard ids.count <= maxCalleesPerCall else {
+            throw CallServiceError.tooManyCallees(limit: maxCalleesPerCall)
+        }
+    }
+
+    /// The users `ids` name, in order, or a refusal naming every unknown one (each spending an unknown-callee unit).
+    private func knownUsers(_ ids: [String], caller: String, address: String?) async throws -> [Party] {
+        var known: [Party] = []
+        var unknown: [String] = []
+        for id in ids {
+            if let user = try await store.user(id: id) { known.append(user) } else { unknown.append(id) }
+        }
+        guard unknown.isEmpty else {
+            for _ in unknown { limits.calleeUnknown(caller: caller, address: address) }
+            throw CallServiceError.usersNotFound(unknown)
+        }
+        return known
+    }
+
+    /// Spends a group's rate limits: the callee budget of those who talked with the caller before does not hold.
+    private func admitGroup(caller: String, callees: [String]) async throws {
+        var exempt: Set<String> = []
+        for callee in limits.calleesOverBudget(callees) where try await store.haveTalked(caller, callee) {
+            exempt.insert(callee)
+        }
+        try limits.admitCalls(caller: caller, callees: callees, exempt: exempt)
+    }
+
+    /// The callees' devices and what the machine needs of each (busy is read later, in the store's transaction).
+    private func invitees(_ callees: [Party]) async throws -> ([String: [Device]], [Invitee]) {
+        var devices: [String: [Device]] = [:]
+        var invitees: [Invitee] = []
+        for callee in callees {
+            let theirs = try await store.devices(ofUser: callee.id)
+            devices[callee.id] = theirs
+            invitees.append(
+                Invitee(
+                    party: callee,
+                    devices: theirs.map {
+                        CalleeDevice(id: $0.deviceID, platform: $0.platform, canBeWoken: $0.canBeWoken)
+                    },
+                    online: await isOnline(callee.id)))
+        }
+        return (devices, invitees)
+    }
+
+    /// Group calls need every live server to know legs: an older server would read one as a 1:1 call with its first
+    /// callee (decision 0007 §5, rolling upgrades).
+    /// - Throws: ``CallServiceError/groupCallsUnavailable`` while a server that does not is alive.
+    private func requireGroupCallsEverywhere() async throws {
+        guard try await !store.anyLiveNodeWithoutGroupCalls(at: clock.now(), within: Self.nodeDeadAfter) else {
+            throw CallServiceError.groupCallsUnavailable
+        }
     }
 
     /// The per-call actions: ringing, accept, decline, cancel, end.
@@ -224,9 +444,9 @@ final class CallService: Sendable {
     /// heard from).
     /// - Throws: ``CallServiceError`` `callNotFound` for a stranger, `notAccepted` when the call is not accepted.
     func mediaSession(callID: String, user: Party) async throws -> MediaSession {
-        try Self.requireAccepted(
-            try await call(id: callID, user: user.id), "media is only available for an accepted call")
-        heard(callID: callID, at: clock.now())
+        try Self.requireInCall(
+            try await machine(id: callID, user: user.id), user: user.id, "media is only available for an accepted call")
+        heard(callID: callID, user: user.id, at: clock.now())
         return try media.session(for: user, callID: callID, now: clock.now())
     }
 
@@ -235,41 +455,67 @@ final class CallService: Sendable {
     /// - Throws: ``CallServiceError`` `callNotFound` for a stranger or an unknown call, `notAccepted` (with the
     ///   call's state) when the call is not accepted: the app should close it.
     func keepalive(callID: String, user: String) async throws {
-        try Self.requireAccepted(try await call(id: callID, user: user), "only an accepted call is kept alive")
-        heard(callID: callID, at: clock.now())
+        try Self.requireInCall(
+            try await machine(id: callID, user: user), user: user, "only an accepted call is kept alive")
+        heard(callID: callID, user: user, at: clock.now())
     }
 
-    /// - Throws: ``CallServiceError/notAccepted(_:state:)`` when the call is not accepted.
-    private static func requireAccepted(_ call: Call, _ detail: String) throws {
-        guard call.state == .accepted else {
-            throw CallServiceError.notAccepted(detail, state: call.state)
+    /// Requires `user` to be in the accepted call: a 1:1 call's party, a group call's caller, or a callee whose leg
+    /// is accepted (one who left, declined or lost the race is not, while the call may go on without them).
+    /// - Throws: ``CallServiceError/notAccepted(_:state:legState:)`` with the call as `user` reads it.
+    private static func requireInCall(_ machine: CallMachine, user: String, _ detail: String) throws {
+        let call = machine.view(for: user)
+        if user != call.caller.id, let leg = machine.call.leg(of: user) {
+            guard leg.state == .accepted else {
+                throw CallServiceError.notAccepted(detail, state: call.state, legState: leg.state)
+            }
+        } else if call.state != .accepted {
+            throw CallServiceError.notAccepted(detail, state: call.state, legState: nil)
         }
     }
 
-    /// `GET /v1/calls/{id}`.
+    /// `GET /v1/calls/{id}`: the call as `user` reads it (a callee of a group call: as their leg).
     /// - Throws: ``CallServiceError/callNotFound`` when the call does not exist or the user is not a participant.
     func call(id: String, user: String) async throws -> Call {
+        try await machine(id: id, user: user).view(for: user)
+    }
+
+    /// The stored call, for one of its participants.
+    /// - Throws: ``CallServiceError/callNotFound`` when the call does not exist or the user is not a participant.
+    private func machine(id: String, user: String) async throws -> CallMachine {
         guard let machine = try await store.call(id: id), machine.isParticipant(user) else {
             throw CallServiceError.callNotFound
         }
-        return machine.call
+        return machine
     }
 
     /// `GET /v1/calls/{id}` as its reader sees it: the callee also gets the push outcomes (their devices'), and
     /// either side gets `callee_readiness`, the sorted union of the readiness problems of the callee devices
     /// the call was pushed to (as each was when pushed) or rang on (as it last reported), with no device named.
     /// - Throws: ``CallServiceError/callNotFound`` when the call does not exist or the user is not a participant.
+    ///
+    /// In a group call a callee's "devices" are their own leg's, and the caller's readiness is every leg's.
     func show(id: String, user: String) async throws -> Call {
-        guard let machine = try await store.call(id: id), machine.isParticipant(user) else {
-            throw CallServiceError.callNotFound
+        let machine = try await machine(id: id, user: user)
+        var call = machine.view(for: user)
+        // Each callee whose phones count here, with the devices the call could ring and those that rang.
+        var sides: [(callee: String, devices: Set<String>, rang: [String])] = []
+        if let legs = machine.legs {
+            for leg in legs where user == call.caller.id || leg.userID == user {
+                sides.append((leg.userID, Set(leg.calleeDevices.map(\.id)), leg.ringingDeviceIDs))
+            }
+        } else {
+            sides.append((call.callee.id, Set(machine.calleeDevices.map(\.id)), machine.ringingDeviceIDs))
         }
-        var call = machine.call
-        let pushes = try await store.pushAttempts(callID: id)
+        let everyPush = try await store.pushAttempts(callID: id)
+        let pushes =
+            machine.legs == nil
+            ? everyPush : everyPush.filter { push in sides.contains { $0.devices.contains(push.deviceID) } }
         if call.callee.id == user { call.pushes = pushes }
         var problems = Set(pushes.flatMap { $0.readiness ?? [] })
-        if !machine.ringingDeviceIDs.isEmpty {
-            let rang = Set(machine.ringingDeviceIDs)
-            for device in try await store.devices(ofUser: call.callee.id) where rang.contains(device.deviceID) {
+        for side in sides where !side.rang.isEmpty {
+            let rang = Set(side.rang)
+            for device in try await store.devices(ofUser: side.callee) where rang.contains(device.deviceID) {
                 problems.formUnion(device.readinessProblems ?? [])
             }
         }
@@ -287,11 +533,11 @@ final class CallService: Sendable {
     /// their push tokens still work (docs/security.md).
     /// - Throws: ``CallServiceError`` `callNotFound` for a stranger, `pushOutcomesForCalleeOnly` for the caller.
     func pushAttempts(callID: String, user: String) async throws -> [PushAttempt] {
-        let call = try await call(id: callID, user: user)
-        guard call.callee.id == user else {
+        let call = try await show(id: callID, user: user)
+        guard call.callee.id == user, call.caller.id != user else {
             throw CallServiceError.pushOutcomesForCalleeOnly
         }
-        return try await store.pushAttempts(callID: callID)
+        return call.pushes ?? []
     }
 
     // MARK: Internals
@@ -321,11 +567,12 @@ final class CallService: Sendable {
 
     private func apply(_ input: CallInput, callID: String, actor: CallActor) async throws -> Call {
         let now = clock.now()
-        // The parties never change, so they can be read before their locks are taken.
-        guard let parties = try await store.call(id: callID).map({ [$0.call.caller.id, $0.call.callee.id] }) else {
+        // A 1:1 call's parties never change, a group call's only grow by a ring-more, which holds the caller's lock
+        // (SQLStore's `parties(ofCall:)` says why that is enough); so they can be read before the locks are taken.
+        guard let parties = try await store.call(id: callID)?.parties else {
             throw CallServiceError.callNotFound
         }
-        let outcome = try await withPartyLocks(parties) { () async throws -> (Call, [CallEffect], Set<String>)? in
+        let outcome = try await withPartyLocks(parties) { () async throws -> (CallMachine, [CallEffect])? in
             do {
                 guard
                     let (result, stored) = try await store.updateCall(
@@ -340,14 +587,15 @@ final class CallService: Sendable {
                 throw CallServiceError.rule(error)
             }
         }
-        guard let (call, effects, ringing) = outcome else { throw CallServiceError.callNotFound }
+        guard let (machine, effects) = outcome else { throw CallServiceError.callNotFound }
         if !effects.isEmpty {
-            log.info("call updated", ["call.id": .string(callID), "call.state": .string(call.state.rawValue)])
+            log.info("call updated", ["call.id": .string(callID), "call.state": .string(machine.call.state.rawValue)])
         }
-        carryOut(effects, call: call, devices: nil, ringing: ringing)
+        carryOut(effects, machine: machine, devices: nil)
+        guard case .user(let user) = actor else { return machine.call }
         // Any action of a participant on a call still accepted is a sign of life of its app.
-        if actor != .system, call.state == .accepted { heard(callID: callID, at: now) }
-        return call
+        if machine.call.state == .accepted { heard(callID: callID, user: user, at: now) }
+        return machine.view(for: user)
     }
 
     /// One change of a stored call, inside the store's transaction (``CallMachine/apply(_:by:at:)``: a ring deadline
@@ -356,23 +604,26 @@ final class CallService: Sendable {
     private static func transition(
         _ machine: inout CallMachine, _ input: CallInput, by actor: CallActor, at now: Date
     )
-        throws -> ((Call, [CallEffect], Set<String>), [PendingEvent])
+        throws -> ((CallMachine, [CallEffect]), [PendingEvent])
     {
         let effects = try machine.apply(input, by: actor, at: now)
-        return ((machine.call, effects, machine.devicesThatMayRing), events(of: effects, call: machine.call))
+        return ((machine, effects), events(of: effects, machine: machine))
     }
 
     /// A change is stored: observed, and its events handed to this server's sockets.
-    private func published(_ result: (Call, [CallEffect], Set<String>), _ stored: [StoredEvent]) {
-        for case .publish(let type, _) in result.1 { observe(.callEvent(type, result.0)) }
+    private func published(_ result: (CallMachine, [CallEffect]), _ stored: [StoredEvent]) {
+        for case .publish(let type, let recipient) in result.1 {
+            observe(.callEvent(type, result.0.view(for: recipient.userID)))
+        }
         hub.deliver(stored)
         cluster.snapshot?.publish(stored)
     }
 
     /// A party of an accepted call was heard from here: this server's watch, and every other server's.
-    private func heard(callID: String, at now: Date) {
-        acceptedCalls.heard(callID: callID, at: now)
-        cluster.snapshot?.heard(callID: callID)
+    /// - Parameter user: who; their leg of a group call is heard from too.
+    private func heard(callID: String, user: String, at now: Date) {
+        acceptedCalls.heard(callID: callID, user: user, at: now)
+        cluster.snapshot?.heard(callID: callID, user: user)
     }
 
     /// Events another server of the cluster stored: to the sockets here, and into this server's watch over
@@ -383,6 +634,19 @@ final class CallService: Sendable {
         let now = clock.now()
         for event in events {
             let call = event.event.call
+            // A callee of a group call reads the call as their leg: only the caller's copy says where the call is.
+            if let legs = call.legs {
+                guard event.userID == call.caller.id else { continue }
+                if call.state == .accepted {
+                    acceptedCalls.watch(call, lastHeard: now)
+                    for leg in legs where leg.state != .accepted {
+                        acceptedCalls.stopWatchingLeg(callID: call.callID, userID: leg.user.id)
+                    }
+                } else if call.state != .ringing {
+                    acceptedCalls.stopWatching(callID: call.callID)
+                }
+                continue
+            }
             if call.state == .accepted {
                 acceptedCalls.watch(call, lastHeard: now)
             } else if call.state != .ringing {
@@ -531,8 +795,8 @@ final class CallService: Sendable {
                     published(result, stored)
                     log.info(
                         "call ended by the ring sweep",
-                        ["call.id": .string(callID), "call.state": .string(result.0.state.rawValue)])
-                    carryOut(result.1, call: result.0, devices: nil, ringing: result.2)
+                        ["call.id": .string(callID), "call.state": .string(result.0.call.state.rawValue)])
+                    carryOut(result.1, machine: result.0, devices: nil)
                 }
             } catch {
                 log.error("ring sweep failed", ["error": .string("\(error)")])
@@ -576,26 +840,33 @@ final class CallService: Sendable {
     /// Executes the effects that are not publications (those were delivered under the locks).
     /// - Parameters:
     ///   - effects: the machine's effects.
-    ///   - call: the call after them.
-    ///   - devices: the callee's devices when the call was placed (for the ringing pushes).
-    ///   - ringing: the devices that may be ringing (sent the ringing push, or acknowledged `ringing`): a push
-    ///     that stops the ringing matters most there.
-    private func carryOut(_ effects: [CallEffect], call: Call, devices: [Device]?, ringing: Set<String>) {
+    ///   - machine: the call after them; each push is built from its recipient's view (``CallMachine/view(for:)``),
+    ///     and a push that stops the ringing goes first to the devices that may be ringing
+    ///     (``CallMachine/devicesThatMayRing(of:)``), where it matters most.
+    ///   - devices: the callees' devices when the call was placed or rung more, by user (for the ringing pushes).
+    private func carryOut(_ effects: [CallEffect], machine: CallMachine, devices: [String: [Device]]?) {
+        let call = machine.call
         for effect in effects {
             switch effect {
             case .publish:
                 continue
             case .pushIncomingCall(let deviceID):
-                guard let device = devices?.first(where: { $0.deviceID == deviceID }) else { continue }
+                guard let device = devices?[call.callee.id]?.first(where: { $0.deviceID == deviceID }) else { continue }
                 // Above the request handlers' priority: in a burst of calls the wake-up push of a call already
                 // decided goes out before the next request is served (a ringing phone is what the caller waits for).
                 Task(priority: .high) { await pushes.ring(call, device: device) }
+            case .pushLegIncoming(let userID, let deviceID):
+                guard let device = devices?[userID]?.first(where: { $0.deviceID == deviceID }) else { continue }
+                let view = machine.view(for: userID)
+                Task(priority: .high) { await pushes.ring(view, device: device) }
             case .pushUpdate(let type, let recipient):
+                let view = machine.view(for: recipient.userID)
+                let ringing = machine.devicesThatMayRing(of: recipient.userID)
                 Task {
                     let targets =
                         (try? await store.devices(ofUser: recipient.userID))?
                         .filter { $0.deviceID != recipient.exceptDeviceID } ?? []
-                    await pushes.update(type, call: call, devices: targets, ringing: ringing)
+                    await pushes.update(type, call: view, devices: targets, ringing: ringing)
                 }
             case .scheduleRingTimeout(let deadline):
                 scheduleTimeout(callID: call.callID, at: deadline)
@@ -605,17 +876,20 @@ final class CallService: Sendable {
                 acceptedCalls.watch(call, lastHeard: acceptedAt)
             case .stopWatchingCall:
                 acceptedCalls.stopWatching(callID: call.callID)
-            case .pushLegIncoming, .watchLeg, .stopWatchingLeg:
-                // Only group calls have legs, and the API does not place them yet (decision 0007, step 5).
-                continue
+            case .watchLeg(let userID, let acceptedAt):
+                acceptedCalls.watchLeg(
+                    callID: call.callID, userID: userID, acceptedAt: acceptedAt, lastHeard: acceptedAt)
+            case .stopWatchingLeg(let userID):
+                acceptedCalls.stopWatchingLeg(callID: call.callID, userID: userID)
             }
         }
     }
 
-    private static func events(of effects: [CallEffect], call: Call) -> [PendingEvent] {
+    /// The events of `effects`, each with the call as its recipient reads it.
+    private static func events(of effects: [CallEffect], machine: CallMachine) -> [PendingEvent] {
         effects.compactMap { effect in
             guard case .publish(let type, let recipient) = effect else { return nil }
-            return PendingEvent(type: type, recipient: recipient, call: call)
+            return PendingEvent(type: type, recipient: recipient, call: machine.view(for: recipient.userID))
         }
     }
 }

@@ -9,6 +9,19 @@ enum CallServiceError: Error, Sendable {
     case callNotFound
     /// `callee` is not a valid user id.
     case invalidCallee
+    /// Neither `callee` nor `callees` was given.
+    case missingCallee
+    /// A field of the request is not acceptable (both `callee` and `callees`, an empty list, an entry that is no
+    /// user id, an unknown `answer_policy`): a sentence for the client.
+    case invalidRequest(String)
+    /// A group call's list names these users twice.
+    case duplicateCallees([String])
+    /// A group call's list is longer than `--max-callees-per-call`.
+    case tooManyCallees(limit: Int)
+    /// No user has these ids (a group call's list; nobody was rung).
+    case usersNotFound([String])
+    /// A live server of the cluster does not know group calls yet (a rolling upgrade).
+    case groupCallsUnavailable
     /// The caller named themselves as the callee.
     case selfCall
     /// No user has this id.
@@ -19,8 +32,9 @@ enum CallServiceError: Error, Sendable {
     case unknownDevice(String)
     /// The caller asked for the push outcomes, which describe the callee's devices.
     case pushOutcomesForCalleeOnly
-    /// The call is not accepted (media, keepalive): a sentence for the client, and the call's state.
-    case notAccepted(String, state: CallState)
+    /// The call is not accepted, or the acting callee of a group call is not in it (media, keepalive): a sentence
+    /// for the client, the call's state as they read it, and their leg's.
+    case notAccepted(String, state: CallState, legState: LegState?)
     /// The call machine refused the input.
     case rule(CallRuleError)
 }

@@ -67,8 +67,8 @@ final class ClusterLink: Sendable {
     struct Handlers: Sendable {
         /// Events another server stored.
         var events: @Sendable ([StoredEvent]) -> Void
-        /// A party of this accepted call was heard from on another server.
-        var heard: @Sendable (String) -> Void
+        /// A party of this accepted call was heard from on another server: the call id, and who when known.
+        var heard: @Sendable (String, String?) -> Void
         /// A device opened a socket on another server (user, device, when).
         var connected: @Sendable (String, String, Date) -> Void
         /// The subscription came back after being down: what the sockets here missed must be re-read.
@@ -114,7 +114,7 @@ final class ClusterLink: Sendable {
                     guard let message = try? RingerJSON.decoder().decode(ClusterMessage.self, from: payload),
                         message.node != incarnation
                     else { return }
-                    if let callID = message.heard { handlers.heard(callID) }
+                    if let callID = message.heard { handlers.heard(callID, message.heardBy) }
                     if let socket = message.connected {
                         handlers.connected(socket.userID, socket.deviceID, Date(unixMilliseconds: socket.connectedAt))
                     }
@@ -177,8 +177,8 @@ final class ClusterLink: Sendable {
     }
 
     /// Tells the others a party of an accepted call was heard from here.
-    func heard(callID: String) {
-        send(ClusterMessage(node: incarnation, heard: callID))
+    func heard(callID: String, user: String) {
+        send(ClusterMessage(node: incarnation, heard: callID, by: user))
     }
 
     /// Writes this server's heartbeat and every presence entry again now: a Redis that restarted without

@@ -4,7 +4,8 @@ import RingerWire
 
 /// What one server of a cluster tells the others on Redis' `<prefix>:events` channel (``ClusterKeys``), as JSON:
 /// `{"node":"…","events":[{"user_id":"bob","except_device":null,"event":{"seq":7,"type":"call.accepted","call":{…}}}]}`
-/// or `{"node":"…","heard":"<call id>"}` (a party of an accepted call was heard from on that server), or
+/// or `{"node":"…","heard":"<call id>","heard_by":"<user id>"}` (a party of an accepted call was heard from on that
+/// server; `heard_by` is absent from servers before group calls), or
 /// `{"node":"…","connected":{"user_id":"bob","device_id":"bob-iphone","connected_at":<unix ms>}}` (that device's
 /// older socket on another server is closed, as a newer one on the same server would close it).
 ///
@@ -45,6 +46,8 @@ struct ClusterMessage: Codable, Sendable {
     var node: String
     var events: [Event]?
     var heard: String?
+    /// Who was heard from, so their leg of a group call is too.
+    var heardBy: String?
     var connected: DeviceSocket?
 
     init(node: String, events: [StoredEvent]) {
@@ -52,9 +55,10 @@ struct ClusterMessage: Codable, Sendable {
         self.events = events.map { Event(userID: $0.userID, exceptDevice: $0.exceptDeviceID, event: $0.event) }
     }
 
-    init(node: String, heard callID: String) {
+    init(node: String, heard callID: String, by user: String?) {
         self.node = node
         self.heard = callID
+        self.heardBy = user
     }
 
     init(node: String, connected: DeviceSocket) {

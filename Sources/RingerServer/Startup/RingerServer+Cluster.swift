@@ -26,7 +26,9 @@ extension RingerServer {
         }
         let handlers = ClusterLink.Handlers(
             events: { [weak service] events in service?.learn(fromCluster: events) },
-            heard: { [weak service] callID in service?.acceptedCalls.heard(callID: callID, at: clock.now()) },
+            heard: { [weak service] callID, user in
+                service?.acceptedCalls.heard(callID: callID, user: user, at: clock.now())
+            },
             connected: { [weak hub] user, device, date in
                 hub?.replaceDevice(userID: user, deviceID: device, connectedAt: date)
             },

@@ -58,6 +58,11 @@ public struct ServerConfiguration: Sendable {
     public var fcm: FCMSettings?
     /// Seconds a call rings before it ends `unanswered`.
     public var ringTimeout: TimeInterval = 45
+    /// The most callees one call rings, those rung into it later included (`--max-callees-per-call`, 1–100): each
+    /// leg rings all its callee's devices and each change tells every party, so a call's cost grows with its square.
+    public var maxCalleesPerCall: Int = Self.defaultMaxCalleesPerCall
+    /// 16: a family, a team or a desk, with room.
+    public static let defaultMaxCalleesPerCall = 16
     /// Seconds an accepted call may go without a sign of either party's app (an open event socket, a
     /// keepalive, a call action) before the server ends it `connection_lost` (`--call-idle-timeout`).
     public var callIdleTimeout: TimeInterval = 120
