@@ -280,6 +280,17 @@ public protocol RingerStore: Sendable {
     ) async throws
         -> (CallMachine, [String])?
 
+    /// ``claimOrphanedRingingCall(at:deadAfter:claimedBy:)`` for a group call's legs: claims, once ever, a leg still
+    /// ringing whose ringing server (the one that placed the call, or rang the callee more: `call_legs.rung_by`) has
+    /// a heartbeat older than `deadAfter` seconds, skipping legs another server claimed and this server's own.
+    /// - Returns: the call, the leg's callee, and the callee's devices to push again (those the leg could wake that
+    ///   neither got a recorded push outcome nor acknowledged `ringing`); nil when no such leg is left.
+    /// - Throws: ``StoreError``.
+    func claimOrphanedRingingLeg(
+        at now: Date, deadAfter: TimeInterval, claimedBy node: String
+    ) async throws
+        -> (CallMachine, userID: String, deviceIDs: [String])?
+
     /// Every user whose stream grew at or after `date` (the wall clock of the server that appended), with their
     /// newest `seq`: what a server of a cluster compares with what it delivered, to fill what Redis lost.
     /// - Throws: ``StoreError``.

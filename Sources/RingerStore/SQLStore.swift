@@ -447,6 +447,40 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         }
     }
 
+    public func claimOrphanedRingingLeg(
+        at now: Date, deadAfter: TimeInterval, claimedBy node: String
+    ) async throws
+        -> (CallMachine, userID: String, deviceIDs: [String])?
+    {
+        try await run { db in
+            try db.transaction { () throws -> (CallMachine, userID: String, deviceIDs: [String])? in
+                var claimed: (callID: String, userID: String)?
+                try db.query(
+                    """
+                    SELECT call_id, user_id FROM call_legs WHERE state = 'ringing' AND expires_at > ?
+                      AND pushes_recovered_at IS NULL AND rung_by IS NOT NULL AND rung_by <> ?
+                      AND NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = call_legs.rung_by AND heartbeat_at > ?)
+                    ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
+                    """, [.real(now.timeIntervalSince1970), .text(node), .real(now.timeIntervalSince1970 - deadAfter)]
+                ) { row in claimed = (row.text(0) ?? "", row.text(1) ?? "") }
+                guard let claimed, let machine = try Self.loadCall(id: claimed.callID, in: db),
+                    let leg = machine.legs?.first(where: { $0.userID == claimed.userID })
+                else { return nil }
+                try db.query(
+                    "UPDATE call_legs SET pushes_recovered_at = ? WHERE call_id = ? AND user_id = ?",
+                    [.real(now.timeIntervalSince1970), .text(claimed.callID), .text(claimed.userID)])
+                var answered = Set(leg.ringingDeviceIDs)
+                try db.query("SELECT DISTINCT device_id FROM push_attempts WHERE call_id = ?", [.text(claimed.callID)])
+                {
+                    row in
+                    if let device = row.text(0) { answered.insert(device) }
+                }
+                let devices = leg.calleeDevices.filter { $0.canBeWoken && !answered.contains($0.id) }.map(\.id)
+                return (machine, claimed.userID, devices)
+            }
+        }
+    }
+
     /// The advisory-lock names of users (``SQLConnection/lock(_:)`` sorts them).
     private static func lockKeys(of users: [String]) -> [String] { users.map { "user:\($0)" } }
 

@@ -114,6 +114,60 @@ import Testing
         #expect(alice.types(ofCall: call).filter { $0 == "call.unanswered" }.count == 1)
     }
 
+    /// Places a group call on a node and returns its id.
+    private func placeGroup(
+        _ cluster: RingerCluster, from caller: ClusterPhone, to callees: [String], on node: Int
+    ) async throws -> String {
+        let list = callees.map { "\"\($0)\"" }.joined(separator: ",")
+        let response = try await cluster.http(node).send(
+            "POST", "/v1/calls", token: caller.token, json: "{\"callees\":[\(list)]}")
+        try #require(response.status == 201, "\(response.status) \(String(decoding: response.body, as: UTF8.self))")
+        return try #require(response.object["call_id"] as? String)
+    }
+
+    /// Two callees of one `first_answer` group call accept at once on two nodes: one wins, the other is told it was
+    /// answered elsewhere, and the caller hears of one answer (decision 0007 §5).
+    @Test func twoCalleesOfAGroupAcceptingOnTwoNodesHaveOneWinner() async throws {
+        let cluster = try await RingerCluster()
+        let alice = try await cluster.phone("alice", device: "alice-phone", on: 0)
+        let bob = try await cluster.phone("bob", device: "bob-phone", on: 1)
+        let carol = try await cluster.phone("carol", device: "carol-phone", on: 2)
+        let call = try await placeGroup(cluster, from: alice, to: ["bob", "carol"], on: 0)
+        #expect(await bob.waitFor("call.incoming", call: call))
+        #expect(await carol.waitFor("call.incoming", call: call))
+        async let first = act(cluster, "accept", call: call, as: bob, on: 1)
+        async let second = act(cluster, "accept", call: call, as: carol, on: 2)
+        let (bobStatus, carolStatus) = try await (first, second)
+        #expect([bobStatus, carolStatus].sorted() == [200, 409])
+        let loser = bobStatus == 200 ? carol : bob
+        #expect(await loser.waitFor("call.answered_elsewhere", call: call))
+        #expect(await alice.waitFor("call.accepted", call: call))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(alice.types(ofCall: call).filter { $0 == "call.accepted" }.count == 1)
+    }
+
+    /// The node that placed a group call dies mid-ring: another node's sweep rings out each leg within 2 s of its
+    /// deadline, once.
+    @Test func killingTheNodeThatPlacedAGroupCallEndsEachLegOnTimeAndOnce() async throws {
+        let cluster = try await RingerCluster(ringTimeout: 3)
+        let alice = try await cluster.phone("alice", device: "alice-phone", on: 1)
+        let bob = try await cluster.phone("bob", device: "bob-phone", on: 2)
+        let carol = try await cluster.phone("carol", device: "carol-phone", on: 1)
+        let call = try await placeGroup(cluster, from: alice, to: ["bob", "carol"], on: 0)
+        let placed = Date()
+        #expect(await bob.waitFor("call.incoming", call: call))
+        #expect(await carol.waitFor("call.incoming", call: call))
+        cluster.kill(0)
+        #expect(await bob.waitFor("call.unanswered", call: call, within: 3 + 4))
+        #expect(await carol.waitFor("call.unanswered", call: call, within: 2))
+        let ended = Date().timeIntervalSince(placed)
+        #expect(ended < 3 + 3, "ended \(ended) s after it was placed")
+        #expect(await alice.waitFor("call.unanswered", call: call, within: 2))
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(bob.types(ofCall: call) == ["call.incoming", "call.unanswered"])
+        #expect(alice.types(ofCall: call).filter { $0 == "call.unanswered" }.count == 1)
+    }
+
     @Test func eventsStoredWhileRedisIsDownReachTheOtherNodeAndLaterOnesCrossAgainOnceItIsBack() async throws {
         let cluster = try await RingerCluster()
         let alice = try await cluster.phone("alice", device: "alice-phone", on: 0)

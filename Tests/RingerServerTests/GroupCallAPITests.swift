@@ -8,6 +8,8 @@ import RingerTestSupport
 import RingerWire
 import Testing
 
+@testable import RingerStore
+
 /// Group calls through the API (decision 0007 §5–§7): each bad callee list is refused with its problem before anything
 /// is stored or rung; ring-more is for the parties of a live call; each callee rung spends the caller's rate limits; and,
 /// against the APNs and FCM sandboxes and simulated iPhones running today's RingerKit, each callee's phone rings with
@@ -233,5 +235,39 @@ import Testing
         let seen = try await api.call(id: call.callID)
         #expect(seen.state == .accepted && seen.legs?.map(\.state) == [.accepted, .cancelled, .cancelled])
         await stack.shutdown()
+    }
+
+    /// A rolling upgrade: while a server that does not know group calls is alive (its heartbeat leaves `group_calls`
+    /// unset), group calls and ring-mores are refused 503, and 1:1 calls go on (decision 0007 §5).
+    @Test func groupCallsWaitForEveryLiveServerToKnowThem() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-fence-\(UUID().uuidString).sqlite"
+        ).path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        try await API.withServer(configure: { $0.databasePath = path }) { http in
+            let tokens = try await Self.users(http, ["alice", "bob", "carol"])
+            let alice = try #require(tokens["alice"])
+            let single = try await Self.create(http, alice, #"{"callee":"bob"}"#).decode(Call.self)
+            let older = try SQLiteStore(path: path)
+            try await older.run { db in
+                try db.query(
+                    "INSERT INTO ringer_nodes (node, heartbeat_at) VALUES ('previous-release', ?)",
+                    [.real(Date().timeIntervalSince1970)])
+            }
+            API.expectProblem(
+                try await Self.create(http, alice, #"{"callees":["bob","carol"]}"#), status: 503, type: .unavailable)
+            API.expectProblem(
+                try await http.send(
+                    "POST", "/v1/calls/\(single.callID)/ring", token: alice, json: #"{"callees":["carol"]}"#),
+                status: 503, type: .unavailable)
+            #expect(try await Self.create(http, alice, #"{"callee":"carol"}"#).status == 201)
+            // The old server stops: ten seconds later its heartbeat is stale and group calls ring.
+            try await older.run { db in
+                try db.query(
+                    "UPDATE ringer_nodes SET heartbeat_at = ? WHERE node = 'previous-release'",
+                    [.real(Date().timeIntervalSince1970 - 11)])
+            }
+            #expect(try await Self.create(http, try #require(tokens["bob"]), #"{"callees":["carol"]}"#).status == 201)
+        }
     }
 }

@@ -254,6 +254,50 @@ import Testing
         #expect(try await store.calls(ofUser: "bob", limit: 5, before: nil).isEmpty)
     }
 
+    /// A dead server's group call: each ringing leg is claimed once, by one live server, with the devices of its callee
+    /// that neither had a push outcome nor said they ring; a leg rung more by a live server is left to it.
+    @Test(arguments: StoreKind.allCases) func theRingingLegsOfADeadServerAreEachClaimedOnceByOneServer(
+        _ kind: StoreKind
+    ) async throws {
+        let (first, second) = try await kind.openTwo()
+        let now = Date(unixMilliseconds: Date().unixMilliseconds)
+        let (placed, _) = try await Self.placeGroup(first, callees: ["bob", "carol", "dave"], at: now)
+        let id = placed.call.callID
+        // Bob's phone said it rings; carol's push had an outcome; dave's never did. Erin was rung more by a live node.
+        try await Self.act(first, id, .ringing(deviceID: "bob-phone"), by: "bob", at: now)
+        try await first.recordPushAttempt(
+            PushAttempt(
+                callID: id, deviceID: "carol-phone", provider: .apns, pushType: .voip, status: 200, reason: nil,
+                apnsID: nil, latencyMs: 5, attempts: 1, sentAt: now))
+        _ = try await first.ringMore(callID: id, calleeIDs: ["erin"], rungBy: "alive/1") {
+            call, _ -> (Int, [PendingEvent]) in
+            _ = try call.apply(
+                .ringMore(RingMore(invitees: [Self.invitee("erin")], ringTimeout: 45, maximumLegs: 16)),
+                by: .user("alice"), at: now)
+            return (0, [])
+        }
+        try await first.heartbeat(node: "node-a", at: now.addingTimeInterval(-30))
+        try await second.heartbeat(node: "alive/1", at: now)
+        let nothing = try await first.claimOrphanedRingingLeg(at: now, deadAfter: 60, claimedBy: "alive/1")
+        #expect(nothing == nil)
+        let claims = try await withThrowingTaskGroup(of: [String].self) { group in
+            for store in [first, second, first, second] {
+                group.addTask {
+                    var mine: [String] = []
+                    while let claim = try await store.claimOrphanedRingingLeg(
+                        at: now, deadAfter: 10, claimedBy: "alive/1")
+                    {
+                        #expect(claim.0.call.callID == id)
+                        mine.append(([claim.userID] + claim.deviceIDs).joined(separator: ":"))
+                    }
+                    return mine
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0 += $1 }
+        }
+        #expect(claims.sorted() == ["bob", "carol", "dave:dave-phone"])
+    }
+
     /// A database the previous release left (schema 9) takes migration 10 and keeps its calls as they were: the
     /// stored JSON, the lists and the busy check read the same.
     @Test func aVersion9DatabaseMigratesWithItsCallsUnchanged() async throws {

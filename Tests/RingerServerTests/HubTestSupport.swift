@@ -117,6 +117,14 @@ final class HookedStore: RingerStore {
         try await base.claimOrphanedRingingCall(at: now, deadAfter: deadAfter, claimedBy: node)
     }
 
+    func claimOrphanedRingingLeg(
+        at now: Date, deadAfter: TimeInterval, claimedBy node: String
+    ) async throws
+        -> (CallMachine, userID: String, deviceIDs: [String])?
+    {
+        try await base.claimOrphanedRingingLeg(at: now, deadAfter: deadAfter, claimedBy: node)
+    }
+
     func call(forIdempotencyKey key: String, userID: String, at now: Date) async throws -> CallMachine? {
         try await base.call(forIdempotencyKey: key, userID: userID, at: now)
     }

@@ -741,32 +741,37 @@ final class CallService: Sendable {
     @discardableResult
     func recoverOrphanedPushes(at now: Date) async -> Int {
         var resent = 0
-        while true {
-            do {
-                guard
-                    let (machine, deviceIDs) = try await store.claimOrphanedRingingCall(
-                        at: now, deadAfter: Self.nodeDeadAfter, claimedBy: node)
-                else { return resent }
-                guard !deviceIDs.isEmpty else { continue }
-                let wanted = Set(deviceIDs)
-                let devices = try await store.devices(ofUser: machine.call.callee.id).filter {
-                    wanted.contains($0.deviceID)
-                }
-                log.info(
-                    "sending the ringing pushes of a call whose server died",
-                    [
-                        "call.id": .string(machine.call.callID), "push.devices": .string("\(devices.count)"),
-                    ])
-                let call = machine.call
-                for device in devices {
-                    resent += 1
-                    Task(priority: .high) { await pushes.ring(call, device: device) }
-                }
-            } catch {
-                log.error("push recovery failed", ["error": .string("\(error)")])
-                return resent
+        do {
+            while let (machine, deviceIDs) = try await store.claimOrphanedRingingCall(
+                at: now, deadAfter: Self.nodeDeadAfter, claimedBy: node)
+            {
+                resent += try await resend(machine.call, to: machine.call.callee.id, deviceIDs)
             }
+            // A group call's legs, each rung by the server that placed the call or rang its callee more.
+            while let (machine, userID, deviceIDs) = try await store.claimOrphanedRingingLeg(
+                at: now, deadAfter: Self.nodeDeadAfter, claimedBy: node)
+            {
+                resent += try await resend(machine.view(for: userID), to: userID, deviceIDs)
+            }
+        } catch {
+            log.error("push recovery failed", ["error": .string("\(error)")])
         }
+        return resent
+    }
+
+    /// Sends the ringing push of `call`, as `user` reads it, again to those of their devices named.
+    /// - Returns: how many pushes were sent.
+    private func resend(_ call: Call, to user: String, _ deviceIDs: [String]) async throws -> Int {
+        guard !deviceIDs.isEmpty else { return 0 }
+        let wanted = Set(deviceIDs)
+        let devices = try await store.devices(ofUser: user).filter { wanted.contains($0.deviceID) }
+        log.info(
+            "sending the ringing pushes of a call whose server died",
+            ["call.id": .string(call.callID), "push.devices": .string("\(devices.count)")])
+        for device in devices {
+            Task(priority: .high) { await pushes.ring(call, device: device) }
+        }
+        return devices.count
     }
 
     /// Ends, one transaction each, the ringing calls whose deadline passed ``ringSweepGrace`` before `now`.
