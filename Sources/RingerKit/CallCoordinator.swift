@@ -53,6 +53,9 @@ public final class CallCoordinator: Sendable {
         case event(CallEvent)
         /// An API request failed and will not be retried.
         case requestFailed(callID: String, detail: String)
+        /// A group call's legs changed: who was rung and where each is (an event, `call.updated` included, or a
+        /// refresh told it). Show it as the call's participants; it never changes the call's phase.
+        case participantsChanged(callID: String, legs: [CallLeg])
     }
 
     /// What became of a VoIP push. Every case was reported to the call UI first.
@@ -406,6 +409,8 @@ public final class CallCoordinator: Sendable {
             }
         case .saveClockOffset:
             break  // stored by apply(_:), with the boot time read under the same lock
+        case .participantsChanged(let callID, let legs):
+            observer(.participantsChanged(callID: callID, legs: legs))
         }
     }
 
@@ -426,7 +431,7 @@ public final class CallCoordinator: Sendable {
             let incoming = IncomingPush(
                 uuid: uuid, caller: body.caller, calleeID: body.calleeID, hasVideo: body.hasVideo,
                 sentAt: Date(unixMilliseconds: body.sentAt),
-                expiresAt: Date(unixMilliseconds: body.expiresAt))
+                expiresAt: Date(unixMilliseconds: body.expiresAt), group: body.group)
             let account = state.withLock { $0.session.account }
             input = .incomingPush(incoming, account: account, reportsEveryPush: true)
         } else {
@@ -543,17 +548,62 @@ public final class CallCoordinator: Sendable {
     /// - Throws: ``RingerAPIError``; `RingerAPIError.transport` when no user is logged in; `CancellationError`
     ///   when the task is cancelled during a retry wait.
     public func startCall(to callee: String, hasVideo: Bool = false) async throws -> Call {
+        try await place { api, key in try await api.createCall(callee: callee, hasVideo: hasVideo, idempotencyKey: key)
+        }
+    }
+
+    /// Rings several people in one call (`POST /v1/calls` with `callees`; docs/call-lifecycle.md "Group calls"):
+    /// each callee's phones ring with their own leg, and ``Observation/participantsChanged(callID:legs:)`` tells
+    /// where each is. Placed as ``startCall(to:hasVideo:)`` places a call: retried with one `Idempotency-Key`.
+    /// - Parameters:
+    ///   - callees: user ids, distinct, not this user, at most the server's `--max-callees-per-call` (16 by default).
+    ///   - answerPolicy: `.firstAnswer` (the first to answer gets the call, the others stop ringing) or `.allMayJoin`.
+    ///   - hasVideo: whether to ask for video.
+    /// - Returns: the call with its `legs`, in state `ringing`, `busy` or `failed`.
+    /// - Throws: ``RingerAPIError``: a 422 `duplicate-callee` or `too-many-callees`, a 404 `user-not-found` naming the
+    ///   unknown `callees` (nobody rang), a 429 when the callees would spend more of this user's calls a minute than
+    ///   are left.
+    public func startGroupCall(
+        to callees: [String], answerPolicy: AnswerPolicy = .firstAnswer, hasVideo: Bool = false
+    ) async throws -> Call {
+        try await place { api, key in
+            try await api.createCall(
+                callees: callees, answerPolicy: answerPolicy, hasVideo: hasVideo, idempotencyKey: key)
+        }
+    }
+
+    /// Rings more people into a call this user placed, or is in (`POST /v1/calls/{id}/ring`). Someone ringing or in
+    /// the call already is left alone, so a retry rings nobody twice.
+    /// - Returns: the call with its legs.
+    /// - Throws: ``RingerAPIError``: 409 `callee-already-rung` for someone whose leg of this call ended (place a new
+    ///   call), 409 `call-state-conflict` once the call is over, 403 for a callee not in the call.
+    public func ringMore(callID: String, callees: [String]) async throws -> Call {
         guard case .loggedIn(let api) = state.withLock({ $0.session }) else {
             throw RingerAPIError.transport("not logged in")
         }
-        // Retried with one Idempotency-Key: a lost answer never makes the callee's phone ring twice.
+        let call = try await api.ring(callID: callID, callees: callees)
+        apply(.callRead(call))
+        return call
+    }
+
+    /// A group call's legs as this device last heard them; nil for a 1:1 call or a call it does not know.
+    public func participants(callID: String) -> [CallLeg]? {
+        state.withLock { $0.machine.calls[callID.lowercased()]?.legs }
+    }
+
+    /// Creates a call with `create`, retried with one Idempotency-Key (a lost answer never makes a callee's phone
+    /// ring twice), and records it as this device's outgoing call.
+    private func place(_ create: (RingerAPIClient, String) async throws -> Call) async throws -> Call {
+        guard case .loggedIn(let api) = state.withLock({ $0.session }) else {
+            throw RingerAPIError.transport("not logged in")
+        }
         let key = UUID().uuidString.lowercased()
         var attempt = 0
         let call: Call
         while true {
             attempt += 1
             do {
-                call = try await api.createCall(callee: callee, hasVideo: hasVideo, idempotencyKey: key)
+                call = try await create(api, key)
                 break
             } catch let error as RingerAPIError where error.isRetryable && attempt < 3 {
                 let delay = Self.placeCallBackoff.delay(beforeRetry: attempt, random: random())

@@ -9,12 +9,39 @@ public struct IncomingCallReport: Hashable, Sendable {
     public var caller: Party
     /// Whether the call offers video.
     public var hasVideo: Bool
+    /// For a group call: how many were rung (this user included) and some of the others, so the call UI names
+    /// the caller and the count ("Alice and 2 others"); nil for a 1:1 call.
+    public var group: VoIPPush.Group?
+
+    /// The name the call UI shows for the caller: their display name (else their id), and for a group call the
+    /// count of the others rung with this user, through `groupName` (``defaultGroupName(caller:others:)`` unless the
+    /// app localizes it). The handle stays the caller's id, so the system's Recents calls the caller back.
+    /// - Parameter groupName: the caller's name and the number of other callees (at least 0) to the shown name.
+    public func callerDisplayName(groupName: (String, Int) -> String = Self.defaultGroupName) -> String {
+        let name = caller.name ?? caller.id
+        guard let group else { return name }
+        return groupName(name, max(0, group.count - 1))
+    }
+
+    /// "Alice and 2 others", "Alice and 1 other", "Alice" (no other callee): English, as the system's own call
+    /// screens say it. Apps that localize pass their own to ``callerDisplayName(groupName:)``.
+    /// - Parameters:
+    ///   - caller: the caller's shown name.
+    ///   - others: the other callees rung with this user.
+    public static func defaultGroupName(caller: String, others: Int) -> String {
+        switch others {
+        case ...0: caller
+        case 1: "\(caller) and 1 other"
+        default: "\(caller) and \(others) others"
+        }
+    }
 
     /// Creates a report.
-    public init(id: UUID, caller: Party, hasVideo: Bool) {
+    public init(id: UUID, caller: Party, hasVideo: Bool, group: VoIPPush.Group? = nil) {
         self.id = id
         self.caller = caller
         self.hasVideo = hasVideo
+        self.group = group
     }
 }
 

@@ -57,4 +57,7 @@ public enum PhoneCallEffect: Hashable, Sendable {
     case fetchMedia(callID: String)
     /// Persist the learned server-minus-phone clock offset, seconds (``ClockOffsetStore``).
     case saveClockOffset(TimeInterval)
+    /// Observation: a group call's legs changed as this device heard them (an event, `call.updated` included, or a
+    /// read): who was rung and where each is. Never changes the call's phase.
+    case participantsChanged(callID: String, legs: [CallLeg])
 }

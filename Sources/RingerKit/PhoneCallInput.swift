@@ -28,6 +28,8 @@ public struct IncomingPush: Hashable, Sendable {
     public var sentAt: Date
     /// The ring deadline, on the server's clock.
     public var expiresAt: Date
+    /// For a group call, the push's `group`: the count rung and some of the others.
+    public var group: VoIPPush.Group?
 
     /// Creates a push.
     /// - Parameters:
@@ -37,7 +39,11 @@ public struct IncomingPush: Hashable, Sendable {
     ///   - hasVideo: whether the caller asked for video.
     ///   - sentAt: when the server sent it (server clock).
     ///   - expiresAt: the ring deadline (server clock).
-    public init(uuid: UUID, caller: Party, calleeID: String?, hasVideo: Bool, sentAt: Date, expiresAt: Date) {
+    ///   - group: a group call's `group`; nil for a 1:1 call.
+    public init(
+        uuid: UUID, caller: Party, calleeID: String?, hasVideo: Bool, sentAt: Date, expiresAt: Date,
+        group: VoIPPush.Group? = nil
+    ) {
         self.callID = uuid.uuidString.lowercased()
         self.uuid = uuid
         self.caller = caller
@@ -45,6 +51,7 @@ public struct IncomingPush: Hashable, Sendable {
         self.hasVideo = hasVideo
         self.sentAt = sentAt
         self.expiresAt = expiresAt
+        self.group = group
     }
 }
 

@@ -85,6 +85,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
         /// it then: the server refuses every answer after its deadline, so such an answer, never confirmed, ends
         /// the call `unanswered` at the device's deadline, not `answer_not_delivered`.
         public var answeredLate = false
+        /// For a group call: the count rung and some of the others, as the call UI shows it.
+        public var group: VoIPPush.Group? = nil
+        /// For a group call: its legs as last heard (an event or a read); nil until then, and for a 1:1 call.
+        public var legs: [CallLeg]? = nil
     }
 
     /// A call that ended before the device saw it, or that was on this device's screen in an earlier process
@@ -130,14 +134,20 @@ public struct PhoneCallMachine: Hashable, Sendable {
         public var expiresAt: Date
         /// The ring deadline on the phone's clock.
         public var localDeadline: Date
+        /// For a group call, what the call UI showed of the group; absent from entries stored before group calls.
+        public var group: VoIPPush.Group?
 
         /// Creates an entry.
-        public init(caller: Party, calleeID: String?, hasVideo: Bool, expiresAt: Date, localDeadline: Date) {
+        public init(
+            caller: Party, calleeID: String?, hasVideo: Bool, expiresAt: Date, localDeadline: Date,
+            group: VoIPPush.Group? = nil
+        ) {
             self.caller = caller
             self.calleeID = calleeID
             self.hasVideo = hasVideo
             self.expiresAt = expiresAt
             self.localDeadline = localDeadline
+            self.group = group
         }
     }
 
@@ -222,7 +232,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
             answers[callID] = UnconfirmedAnswer(
                 caller: call.caller ?? Party(id: "unknown"), calleeID: call.calleeID,
                 hasVideo: call.hasVideo, expiresAt: call.expiresAt,
-                localDeadline: call.localDeadline)
+                localDeadline: call.localDeadline, group: call.group)
         }
         return Memory(endedCalls: ended, unconfirmedAnswers: answers)
     }
@@ -287,7 +297,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 return []
             }
         case .event(let type, let call):
-            return event(type, call, now: now)
+            return participants(of: call) + event(type, call, now: now)
         case .updatePush(let type, let callID):
             guard let reason = Self.updateEndReason(type) else { return [] }
             return endRemotely(callID, reason: reason, rememberIfUnknown: true, now: now)
@@ -353,15 +363,16 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 uuid: uuid, calleeID: call.callee.id, direction: .outgoing, phase: .ringing,
                 expiresAt: call.expiresAt, localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false,
                 hasVideo: call.hasVideo)
+            let placed = participants(of: call)
             // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
             if let ended = endedUnseen.removeValue(forKey: call.callID) {
                 answeredUnseen[call.callID] = nil
-                return endRemotely(call.callID, reason: ended.reason, now: now)
+                return placed + endRemotely(call.callID, reason: ended.reason, now: now)
             }
-            if answeredUnseen.removeValue(forKey: call.callID) != nil { return outgoingAnswered(call.callID) }
-            return []
+            if answeredUnseen.removeValue(forKey: call.callID) != nil { return placed + outgoingAnswered(call.callID) }
+            return placed
         case .callRead(let call):
-            var effects: [PhoneCallEffect] = []
+            var effects = participants(of: call)
             // A caller whose app missed `call.accepted` (no resume point yet) learns of the answer here.
             if call.state == .accepted, calls[call.callID]?.direction == .outgoing {
                 effects += outgoingAnswered(call.callID)
@@ -420,7 +431,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
             var call = PhoneCall(
                 uuid: uuid, calleeID: answer.calleeID, direction: .incoming, phase: .answering,
                 expiresAt: answer.expiresAt, localDeadline: answer.localDeadline, answerPending: false,
-                caller: answer.caller, hasVideo: answer.hasVideo, deadlineArmed: true)
+                caller: answer.caller, hasVideo: answer.hasVideo, deadlineArmed: true, group: answer.group)
             let deadline = answer.localDeadline + Self.deadlineGrace
             guard now < deadline else {
                 call.phase = .ended
@@ -430,7 +441,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 return [.ended(callID: callID, reason: .answerNotDelivered), .sendHangUp(callID: callID, .decline)]
             }
             calls[callID] = call
-            let report = IncomingCallReport(id: uuid, caller: answer.caller, hasVideo: answer.hasVideo)
+            let report = IncomingCallReport(
+                id: uuid, caller: answer.caller, hasVideo: answer.hasVideo, group: answer.group)
             return [
                 .reportIncoming(callID: callID, report), .armDeadline(callID: callID, at: deadline),
                 .sendAccept(callID: callID),
@@ -445,7 +457,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
         now: Date
     ) -> [PhoneCallEffect] {
         let callID = push.callID
-        let report = IncomingCallReport(id: push.uuid, caller: push.caller, hasVideo: push.hasVideo)
+        let report = IncomingCallReport(id: push.uuid, caller: push.caller, hasVideo: push.hasVideo, group: push.group)
         let disposition: CallCoordinator.PushDisposition
         var effects: [PhoneCallEffect] = []
         if let known = calls[callID] {
@@ -485,7 +497,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 expiresAt: push.expiresAt,
                 localDeadline: localDeadline(
                     push.expiresAt, window: push.expiresAt.timeIntervalSince(push.sentAt), now: now),
-                answerPending: false, caller: push.caller, hasVideo: push.hasVideo)
+                answerPending: false, caller: push.caller, hasVideo: push.hasVideo, group: push.group)
             disposition = .ringing
             effects.append(.reportIncoming(callID: callID, report))
         }
@@ -505,15 +517,34 @@ public struct PhoneCallMachine: Hashable, Sendable {
             return []
         }
         guard !isPast(call.expiresAt, now: now) else { return [] }
+        let group = Self.group(of: call)
         calls[callID] = PhoneCall(
             uuid: uuid, calleeID: call.callee.id, direction: .incoming, phase: .ringing,
             expiresAt: call.expiresAt,
             localDeadline: localDeadline(
                 call.expiresAt, window: call.expiresAt.timeIntervalSince(call.createdAt), now: now),
-            answerPending: false, caller: call.caller, hasVideo: call.hasVideo)
-        return [
-            .reportIncoming(callID: callID, IncomingCallReport(id: uuid, caller: call.caller, hasVideo: call.hasVideo))
-        ]
+            answerPending: false, caller: call.caller, hasVideo: call.hasVideo, group: group, legs: call.legs)
+        let report = IncomingCallReport(id: uuid, caller: call.caller, hasVideo: call.hasVideo, group: group)
+        return [.reportIncoming(callID: callID, report)]
+    }
+
+    /// The group a call event shows, as its push would name it: every leg counted, the others (not the callee
+    /// reading it) named in the order rung, at most ``VoIPPush/Body/maximumNamedOthers``; nil for a 1:1 call.
+    static func group(of call: Call) -> VoIPPush.Group? {
+        guard let legs = call.legs else { return nil }
+        let others = legs.map(\.user).filter { $0.id != call.callee.id }
+        return VoIPPush.Group(count: legs.count, others: Array(others.prefix(VoIPPush.Body.maximumNamedOthers)))
+    }
+
+    /// A group call's legs as an event or read tells them: noted, and observed when they changed, for a call this
+    /// device knows and has not ended; never a change of phase.
+    private mutating func participants(of call: Call) -> [PhoneCallEffect] {
+        guard let legs = call.legs, var known = calls[call.callID], known.phase != .ended, known.legs != legs else {
+            return []
+        }
+        known.legs = legs
+        calls[call.callID] = known
+        return [.participantsChanged(callID: call.callID, legs: legs)]
     }
 
     /// True when `deadline` (server clock) has passed on the server's timeline as far as the device knows it;

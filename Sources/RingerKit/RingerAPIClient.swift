@@ -142,6 +142,28 @@ public struct RingerAPIClient: Sendable {
             headers: ["Idempotency-Key": idempotencyKey])
     }
 
+    /// `POST /v1/calls` with `callees`: a group call, a leg per callee (docs/call-lifecycle.md "Group calls").
+    /// - Parameters:
+    ///   - callees: user ids, distinct, not this user.
+    ///   - answerPolicy: what an answer does; the server's default (`first_answer`) when nil.
+    ///   - idempotencyKey: the same key for every retry of one call.
+    /// - Throws: ``RingerAPIError`` (422 `duplicate-callee`, `too-many-callees`; 404 `user-not-found` with `callees`).
+    public func createCall(
+        callees: [String], answerPolicy: AnswerPolicy? = nil, hasVideo: Bool = false,
+        idempotencyKey: String = UUID().uuidString.lowercased()
+    ) async throws -> Call {
+        try await request(
+            "POST", "/v1/calls",
+            body: CreateCallRequest(callees: callees, answerPolicy: answerPolicy, hasVideo: hasVideo),
+            headers: ["Idempotency-Key": idempotencyKey])
+    }
+
+    /// `POST /v1/calls/{id}/ring`: rings more people into a live call.
+    /// - Throws: ``RingerAPIError`` (409 `callee-already-rung`, `call-state-conflict`; 403; 422 as for a group call).
+    public func ring(callID: String, callees: [String]) async throws -> Call {
+        try await request("POST", "/v1/calls/\(callID)/ring", body: RingRequest(callees: callees))
+    }
+
     /// `POST /v1/calls/{id}/ringing`.
     /// - Throws: ``RingerAPIError``.
     public func ringing(callID: String, deviceID: String) async throws -> Call {

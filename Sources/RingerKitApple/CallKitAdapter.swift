@@ -28,6 +28,9 @@ public final class CallKitAdapter: CallUI, Sendable {
     public let callController: CXCallController
     private let delegate = CallKitProviderDelegate()
     private let queue: DispatchQueue?
+    /// How a group call's caller is named on the call screen (`localizedCallerName`): the caller's name and how
+    /// many others were rung with this user.
+    private let groupCallerName: @Sendable (String, Int) -> String
 
     /// A configuration for Ringer calls: user-id handles (`.generic`), one call at a time, video
     /// allowed, calls listed in Recents. Set `ringtoneSound` or `iconTemplateImageData` on it as needed.
@@ -48,10 +51,15 @@ public final class CallKitAdapter: CallUI, Sendable {
     ///   - configuration: the call UI's configuration.
     ///   - queue: the queue for delegate callbacks and report completions; nil is the main queue
     ///     (Apple: `CXProvider.setDelegate(_:queue:)`).
+    ///   - groupCallerName: a group call's shown name from the caller's name and the number of others rung
+    ///     ("Alice and 2 others" by default, ``IncomingCallReport/defaultGroupName(caller:others:)``); give your own
+    ///     to localize it.
     public init(
         configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
-        queue: DispatchQueue? = nil
+        queue: DispatchQueue? = nil,
+        groupCallerName: @escaping @Sendable (String, Int) -> String = IncomingCallReport.defaultGroupName
     ) {
+        self.groupCallerName = groupCallerName
         provider = CXProvider(configuration: configuration)
         callController = queue.map { CXCallController(queue: $0) } ?? CXCallController()
         self.queue = queue
@@ -69,12 +77,13 @@ public final class CallKitAdapter: CallUI, Sendable {
     // MARK: CallUI
 
     /// Apple: `CXProvider.reportNewIncomingCall(with:update:completion:)`. The handle is the caller's
-    /// user id; holding, grouping and DTMF are off (Ringer calls are one-to-one and have none).
+    /// user id (Recents calls the caller back), the name theirs or, for a group call, "Alice and 2 others"
+    /// (`groupCallerName`); holding, grouping and DTMF are off.
     public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
     {
         let update = CXCallUpdate()
         update.remoteHandle = CXHandle(type: .generic, value: report.caller.id)
-        update.localizedCallerName = report.caller.name ?? report.caller.id
+        update.localizedCallerName = report.callerDisplayName(groupName: groupCallerName)
         update.hasVideo = report.hasVideo
         update.supportsHolding = false
         update.supportsGrouping = false

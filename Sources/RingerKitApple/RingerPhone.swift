@@ -65,6 +65,8 @@ public final class RingerPhone: Sendable {
     ///     fresh token; after `.replaced` another connection with this device id took over, and
     ///     ``logIn(userToken:)`` takes the socket back.
     ///   - observer: told what the coordinator did, on any thread; start media on `.mediaCanStart`.
+    ///   - groupCallerName: how a group call's caller is named on the call screen, from the caller's name and the
+    ///     number of others rung ("Alice and 2 others" by default); give your own to localize it.
     public init(
         server: URL, deviceID: String = RingerPhone.installationID(),
         bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,
@@ -76,14 +78,15 @@ public final class RingerPhone: Sendable {
         queue: DispatchQueue = DispatchQueue(label: "dev.ringer.calls"),
         defaultsSuite: String? = nil,
         streamStatus: @escaping @Sendable (EventStream.Status) -> Void = { _ in },
-        observer: @escaping @Sendable (CallCoordinator.Observation) -> Void = { _ in }
+        observer: @escaping @Sendable (CallCoordinator.Observation) -> Void = { _ in },
+        groupCallerName: @escaping @Sendable (String, Int) -> String = IncomingCallReport.defaultGroupName
     ) {
         self.server = server
         self.http = http
         self.webSockets = webSockets
         self.defaultsSuite = defaultsSuite
         self.streamStatus = streamStatus
-        callKit = CallKitAdapter(configuration: configuration, queue: queue)
+        callKit = CallKitAdapter(configuration: configuration, queue: queue, groupCallerName: groupCallerName)
         // The server-minus-phone clock offset survives relaunches, so a push that launches the app is judged on
         // the server's timeline.
         let clockOffsets = UserDefaultsClockOffsetStore(defaults: Self.defaults(defaultsSuite))

@@ -32,14 +32,14 @@ struct PhoneHarness {
 
     /// A Ringer VoIP push for `callID`, as PushKit hands it over (`PKPushPayload.dictionaryPayload`).
     static func voipPush(
-        callID: String, expiresIn seconds: TimeInterval = 30, hasVideo: Bool = false
+        callID: String, expiresIn seconds: TimeInterval = 30, hasVideo: Bool = false, group: VoIPPush.Group? = nil
     ) -> [AnyHashable: Any] {
         let now = Date()
         let push = VoIPPush(
             ringer: .init(
                 callID: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: hasVideo,
                 sentAt: now.unixMilliseconds,
-                expiresAt: now.addingTimeInterval(seconds).unixMilliseconds))
+                expiresAt: now.addingTimeInterval(seconds).unixMilliseconds, group: group))
         let data = (try? RingerJSON.encode(push)) ?? Data()
         return ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:]
     }

@@ -34,6 +34,21 @@ import Testing
         #expect(harness.observed(.ringing(callID: callID)))
     }
 
+    /// A group call's push shows the caller and the count on CallKit's screen; the handle stays the caller's id, so
+    /// Recents calls the caller back (decision 0007 §6).
+    @Test func aGroupCallsPushShowsTheCallerAndTheOthersCount() async throws {
+        let harness = PhoneHarness()
+        let callID = UUID().uuidString.lowercased()
+        let uuid = try #require(UUID(uuidString: callID))
+        let group = VoIPPush.Group(count: 3, others: [Party(id: "carol"), Party(id: "dave")])
+        _ = await harness.deliverVoIPPush(PhoneHarness.voipPush(callID: callID, group: group))
+        let update = try #require(harness.provider.mirrorUpdate(for: uuid))
+        #expect(update.localizedCallerName == "Alice and 2 others")
+        #expect(update.remoteHandle?.value == "alice")
+        #expect(IncomingCallReport.defaultGroupName(caller: "Alice", others: 1) == "Alice and 1 other")
+        #expect(IncomingCallReport.defaultGroupName(caller: "Alice", others: 0) == "Alice")
+    }
+
     @Test func unreadablePushIsReportedAndEndedBeforeTheCompletion() async throws {
         let harness = PhoneHarness()
         let reported = await harness.deliverVoIPPush(["aps": ["content-available": 1], "ringer": ["v": 1]])

@@ -96,7 +96,7 @@ import Testing
     static let eventTypes: Set<String> = Set(
         [
             EventType.callIncoming, .callRinging, .callAccepted, .callDeclined, .callCancelled,
-            .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded,
+            .callAnsweredElsewhere, .callDeclinedElsewhere, .callUnanswered, .callEnded, .callUpdated,
             .streamReady,
         ].map(\.rawValue))
     static let callStates: Set<String> = Set(
@@ -104,15 +104,17 @@ import Testing
             CallState.ringing, .accepted, .declined, .cancelled, .unanswered, .busy, .ended,
             .failed,
         ].map(\.rawValue))
+    static let legStates: Set<String> = Set(
+        [LegState.ringing, .accepted, .declined, .busy, .failed, .unanswered, .cancelled, .left].map(\.rawValue))
     static let systemEndReasons: Set<String> = [
         SystemEndReason.connectionLost.rawValue, SystemEndReason.maximumDuration.rawValue,
     ]
 
-    /// The fields each input type has (docs/test-vectors.md "Inputs"); all are required but `callee_id`.
+    /// The fields each input type has (docs/test-vectors.md "Inputs"); all are required but `callee_id` and `group`.
     static let inputFields: [String: Set<String>] = [
         "incoming_push": [
             "call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account",
-            "reports_every_push",
+            "reports_every_push", "group",
         ],
         "unreadable_push": ["reports_every_push"], "event": ["event", "call"], "update_push": ["event", "call_id"],
         "report_finished": ["call_id", "accepted"], "answer": ["call_id"], "answer_confirmed": ["call_id"],
@@ -170,14 +172,49 @@ import Testing
         }
     }
 
+    /// A group's `{count, others: [ids]}` (a push's `group`, or a report's).
+    static func group(_ value: Any?) throws -> VoIPPush.Group? {
+        guard let value, !(value is NSNull) else { return nil }
+        let group = try object(value, "group")
+        try only(["count", "others"], in: group, "group")
+        return VoIPPush.Group(
+            count: Int(try millis(group["count"], "group.count")),
+            others: try array(group["others"], "group.others").map { Party(id: try string($0, "group.others[]")) })
+    }
+
+    static func groupJSON(_ group: VoIPPush.Group) -> [String: Any] {
+        ["count": group.count, "others": group.others.map(\.id)]
+    }
+
+    /// A call's `legs`: `[{user, state, accepted_device_id?}]`, each leg's times the call's own.
+    static func legs(_ value: Any?, createdAt: Date, expiresAt: Date) throws -> [CallLeg]? {
+        guard let value, !(value is NSNull) else { return nil }
+        return try array(value, "call.legs").map { item in
+            let leg = try object(item, "call.legs[]")
+            try only(["user", "state", "accepted_device_id"], in: leg, "call.legs[]", required: ["user", "state"])
+            return CallLeg(
+                user: Party(id: try string(leg["user"], "leg.user")),
+                state: LegState(rawValue: try known(try string(leg["state"], "leg.state"), in: legStates, "leg.state")),
+                rungAt: createdAt, expiresAt: expiresAt, acceptedDeviceID: leg["accepted_device_id"] as? String)
+        }
+    }
+
+    static func legsJSON(_ legs: [CallLeg]) -> [[String: Any]] {
+        legs.map { leg in
+            var object: [String: Any] = ["user": leg.user.id, "state": leg.state.rawValue]
+            if let device = leg.acceptedDeviceID { object["accepted_device_id"] = device }
+            return object
+        }
+    }
+
     static func call(_ value: Any?) throws -> Call {
         let call = try object(value, "call")
         try only(
             [
                 "call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms", "accepted_device_id",
-                "end_reason",
+                "end_reason", "legs",
             ],
-            in: call, "call")
+            in: call, "call", required: ["call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms"])
         var result = Call(
             callID: try string(call["call_id"], "call.call_id"),
             state: CallState(
@@ -190,6 +227,8 @@ import Testing
         result.endReason = try (call["end_reason"] as? String).map {
             SystemEndReason(rawValue: try known($0, in: systemEndReasons, "call.end_reason"))
         }
+        result.legs = try legs(call["legs"], createdAt: result.createdAt, expiresAt: result.expiresAt)
+        if result.legs != nil { result.answerPolicy = .firstAnswer }
         return result
     }
 
@@ -212,7 +251,8 @@ import Testing
         }
         let type = try string(input["type"], "input.type")
         guard let fields = inputFields[type] else { throw VectorError(description: "unknown input type \(type)") }
-        try only(fields.union(["type"]), in: input, "input \(type)", required: fields.subtracting(["callee_id"]))
+        try only(
+            fields.union(["type"]), in: input, "input \(type)", required: fields.subtracting(["callee_id", "group"]))
         switch type {
         case "incoming_push":
             guard let uuid = UUID(uuidString: try callID()) else {
@@ -222,7 +262,7 @@ import Testing
                 uuid: uuid, caller: Party(id: try string(input["caller"], "input.caller")),
                 calleeID: input["callee_id"] as? String, hasVideo: try bool(input["has_video"], "input.has_video"),
                 sentAt: try date(input["sent_at_ms"], "input.sent_at_ms"),
-                expiresAt: try date(input["expires_at_ms"], "input.expires_at_ms"))
+                expiresAt: try date(input["expires_at_ms"], "input.expires_at_ms"), group: try group(input["group"]))
             return .incomingPush(
                 push, account: try account(input["account"]),
                 reportsEveryPush: try bool(input["reports_every_push"], "input.reports_every_push"))
@@ -276,7 +316,9 @@ import Testing
     static func json(_ effect: PhoneCallEffect) -> String {
         let object: [String: Any] =
             switch effect {
-            case .reportIncoming(let callID, _): ["type": "report_incoming", "call_id": callID]
+            case .reportIncoming(let callID, let report):
+                report.group.map { ["type": "report_incoming", "call_id": callID, "group": groupJSON($0)] }
+                    ?? ["type": "report_incoming", "call_id": callID]
             case .reportDuplicate(let report): ["type": "report_duplicate", "call_id": id(report.id)]
             case .reportAndEnd(let uuid, _, let reason):
                 ["type": "report_and_end", "call_id": uuid.map(id) ?? NSNull(), "reason": reason.rawValue]
@@ -301,6 +343,8 @@ import Testing
             case .fetchMedia(let callID): ["type": "fetch_media", "call_id": callID]
             case .saveClockOffset(let offset):
                 ["type": "save_clock_offset", "offset_ms": Int64((offset * 1000).rounded())]
+            case .participantsChanged(let callID, let legs):
+                ["type": "participants_changed", "call_id": callID, "legs": legsJSON(legs)]
             }
         return canonical(object)
     }

@@ -140,8 +140,14 @@ struct VectorInput: Decodable, Sendable {
     let input: EventTranslator.Input
 
     private enum CodingKeys: String, CodingKey {
-        case type, disposition, media, reason, event, detail, status, problems
+        case type, disposition, media, reason, event, detail, status, problems, legs
         case callID = "call_id"
+    }
+
+    /// A leg as the vectors write it: `{"user":{"id":…,"name":…},"state":…}`.
+    private struct VectorLeg: Decodable {
+        let user: BridgeParty
+        let state: String
     }
 
     private struct ServerEvent: Decodable {
@@ -187,6 +193,15 @@ struct VectorInput: Decodable, Sendable {
                 callee: Party(id: "callee"), hasVideo: false, createdAt: now, expiresAt: now,
                 endReason: event.call.endReason.map(SystemEndReason.init(rawValue:)))
             input = .observation(.event(CallEvent(seq: 1, type: EventType(rawValue: event.type), call: call)))
+        case "participants_changed":
+            let legs = try container.decode([VectorLeg].self, forKey: .legs)
+            let now = Date()
+            input = .observation(
+                .participantsChanged(
+                    callID: try callID(),
+                    legs: legs.map {
+                        CallLeg(user: $0.user.party, state: LegState(rawValue: $0.state), rungAt: now, expiresAt: now)
+                    }))
         case "request_failed":
             input = .observation(
                 .requestFailed(callID: try callID(), detail: try container.decode(String.self, forKey: .detail)))

@@ -26,6 +26,8 @@ enum BridgeEvent: Sendable, Hashable {
     case requestFailed(callID: String, detail: String)
     /// Only first in a replay: how many events the full buffer dropped.
     case eventsDropped(count: Int)
+    /// A group call's people and where each is (the SDK's `participantsChanged`), in the order rung.
+    case participants(callID: String, participants: [BridgeParticipant])
 
     /// The `type` JavaScript narrows the union on.
     var type: String {
@@ -39,6 +41,7 @@ enum BridgeEvent: Sendable, Hashable {
         case .connectionChanged: "connectionChanged"
         case .requestFailed: "requestFailed"
         case .eventsDropped: "eventsDropped"
+        case .participants: "participants"
         }
     }
 
@@ -49,7 +52,7 @@ enum BridgeEvent: Sendable, Hashable {
 extension BridgeEvent: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, callId, caller, callee, hasVideo, direction, media, reason, serverReason, problems, status, detail,
-            count
+            count, participants
     }
 
     /// Decodes an event as JavaScript would read it (the test vectors' shapes).
@@ -89,6 +92,10 @@ extension BridgeEvent: Codable {
             self = .requestFailed(callID: try callID(), detail: try container.decode(String.self, forKey: .detail))
         case "eventsDropped":
             self = .eventsDropped(count: try container.decode(Int.self, forKey: .count))
+        case "participants":
+            self = .participants(
+                callID: try callID(),
+                participants: try container.decode([BridgeParticipant].self, forKey: .participants))
         default:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown type")
         }
@@ -127,7 +134,22 @@ extension BridgeEvent: Codable {
             try container.encode(detail, forKey: .detail)
         case .eventsDropped(let count):
             try container.encode(count, forKey: .count)
+        case .participants(let callID, let participants):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(participants, forKey: .participants)
         }
+    }
+}
+
+/// One person of a group call as JavaScript sees them: `{user: {id, name}, state}`, `state` a leg state of the server's
+/// (`ringing`, `accepted`, `declined`, `busy`, `failed`, `unanswered`, `cancelled`, `left`, or a newer one).
+struct BridgeParticipant: Codable, Hashable, Sendable {
+    let user: BridgeParty
+    let state: String
+
+    init(_ leg: CallLeg) {
+        user = BridgeParty(leg.user)
+        state = leg.state.rawValue
     }
 }
 

@@ -114,6 +114,9 @@ struct EventTranslator: Sendable {
             return told + [ended]
         case .requestFailed(let callID, let detail):
             return [.requestFailed(callID: callID, detail: detail)]
+        case .participantsChanged(let callID, let legs):
+            guard let told = introduce(callID) else { return [] }
+            return told + [.participants(callID: callID, participants: legs.map(BridgeParticipant.init))]
         case .pushReported, .answered, .outgoingAnswered:
             return []
         }

@@ -180,6 +180,11 @@ const EVENT_READERS: { readonly [T in RingerEventType]: (event: Reader) => Ringe
   connectionChanged: (e) => ({ type: 'connectionChanged', status: e.oneOf('status', CONNECTION_STATUSES) }),
   requestFailed: (e) => ({ type: 'requestFailed', callId: e.callId('callId'), detail: e.string('detail') }),
   eventsDropped: (e) => ({ type: 'eventsDropped', count: e.number('count') }),
+  participants: (e) => ({
+    type: 'participants',
+    callId: e.callId('callId'),
+    participants: e.list('participants', (p) => ({ user: p.party('user'), state: p.string('state') })),
+  }),
 };
 
 /** What `narrowEvent` made of one native payload. */

@@ -112,6 +112,39 @@ export interface EventsDroppedEvent {
 }
 
 /**
+ * Where one person of a group call is, as the server says it: `"ringing"`, `"accepted"` (in the call), `"declined"`,
+ * `"busy"`, `"failed"` (could not be reached), `"unanswered"`, `"cancelled"` (stopped ringing: the caller cancelled,
+ * the call ended, or another callee answered first), `"left"`; a newer server may send a state this version does
+ * not name, which is passed on as it is.
+ */
+export type ParticipantState =
+  | 'ringing'
+  | 'accepted'
+  | 'declined'
+  | 'busy'
+  | 'failed'
+  | 'unanswered'
+  | 'cancelled'
+  | 'left'
+  | (string & { readonly __participantState?: never });
+
+/** One person rung in a group call (a leg of the call, docs/call-lifecycle.md "Group calls"). */
+export interface Participant {
+  readonly user: Party;
+  readonly state: ParticipantState;
+}
+
+/**
+ * A group call's people changed: everyone rung, in the order rung, and where each is. Comes after the call's
+ * `incoming` or `outgoing`, and never changes the call's own state on this phone.
+ */
+export interface ParticipantsEvent {
+  readonly type: 'participants';
+  readonly callId: CallId;
+  readonly participants: readonly Participant[];
+}
+
+/**
  * Everything the native half tells JavaScript, discriminated by `type`. Switch on `event.type`; an event of a
  * type this version does not know never reaches the app (it is counted in `getDiagnostics()`).
  */
@@ -124,7 +157,8 @@ export type RingerEvent =
   | ReadinessChangedEvent
   | ConnectionChangedEvent
   | RequestFailedEvent
-  | EventsDroppedEvent;
+  | EventsDroppedEvent
+  | ParticipantsEvent;
 
 /** The `type` of a `RingerEvent`: `"incoming"`, `"accepted"`, ... */
 export type RingerEventType = RingerEvent['type'];

@@ -84,6 +84,7 @@ describe('TestVectors/react-native', () => {
       'eventsDropped',
       'incoming',
       'outgoing',
+      'participants',
       'readinessChanged',
       'requestFailed',
       'ringing',

@@ -21,6 +21,7 @@ import dev.ringer.kit.FileClockOffsetStore
 import dev.ringer.kit.FilePendingActionStore
 import dev.ringer.kit.FileResumePoints
 import dev.ringer.kit.HttpTransport
+import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.InstallationId
 import dev.ringer.kit.Party
 import dev.ringer.kit.PushTokenAge
@@ -83,6 +84,8 @@ import java.util.concurrent.TimeUnit
  *   coordinator); by default a `delay` on [now].
  * @param bootTimeMs the phone's boot time on [now]'s clock, Unix ms (`now()` minus
  *   `SystemClock.elapsedRealtime()`): when it moves the wall clock was set (see [CallCoordinator]).
+ * @param groupCallerName how a group call's caller is named on the call screen and the ringing notification: the
+ *   caller's name and how many others were rung, "Alice and 2 others" by default; give your own to localize it.
  */
 class RingerPhone(
     context: Context,
@@ -101,7 +104,8 @@ class RingerPhone(
     observer: (CallCoordinator.Observation) -> Unit = {},
     private val now: () -> Long = { System.currentTimeMillis() },
     sleepUntil: suspend (Long) -> Unit = { until -> delay(until - now()) },
-    bootTimeMs: () -> Long = { now() - SystemClock.elapsedRealtime() }
+    bootTimeMs: () -> Long = { now() - SystemClock.elapsedRealtime() },
+    groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) }
 ) : PushHandler {
     private val context: Context = context.applicationContext ?: context
     private val folder = stateFolder(this.context)
@@ -124,7 +128,7 @@ class RingerPhone(
     val callUi: TelecomCallUi = TelecomCallUi(
         this.context,
         if (AndroidReadiness.telecomSupported(this.context, sdkInt)) this.context.getSystemService(Context.TELECOM_SERVICE) as? TelecomManager else null,
-        IncomingCallNotification(this.context, notificationManager, notifications, sdkInt), sdkInt
+        IncomingCallNotification(this.context, notificationManager, notifications, sdkInt), sdkInt, groupCallerName
     ).also { it.registerPhoneAccount(accountLabel) }
     private val systemReadiness = AndroidReadiness(this.context, notificationManager, power, sdkInt, callUi.telecomAvailable)
 

@@ -39,12 +39,16 @@ import dev.ringer.kit.Party
  * @param notifications the ringing call's notification and the ongoing call's, which its foreground service
  *   must show (an app with its own call screen still needs the ongoing one).
  * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`), a parameter so each level can be tested.
+ * @param groupCallerName how a group call's caller is named (`setCallerDisplayName` and the ringing notification):
+ *   the caller's name and how many others were rung with this user, "Alice and 2 others" by default
+ *   ([IncomingCallReport.defaultGroupName]); give your own to localize it. The address stays the caller's id.
  */
 class TelecomCallUi(
     private val context: Context,
     private val telecom: TelecomManager?,
     val notifications: IncomingCallNotification,
-    val sdkInt: Int = Build.VERSION.SDK_INT
+    val sdkInt: Int = Build.VERSION.SDK_INT,
+    private val groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) }
 ) : CallUi {
     /** The phone account this app's calls are placed on (its `ConnectionService` and the id "ringer"). */
     val phoneAccountHandle = PhoneAccountHandle(ComponentName(context, RingerConnectionService::class.java), ACCOUNT_ID)
@@ -107,6 +111,14 @@ class TelecomCallUi(
      * this phone only (the core does not decline it, so the user's other devices keep ringing).
      */
     override fun reportIncomingCall(report: IncomingCallReport, completion: (Throwable?) -> Unit) {
+        // A group call shows its caller with the count of the others (the ringing notification and Telecom's name);
+        // the caller's id stays the call's address, so the call log calls the caller back.
+        val shown = if (report.group == null) report
+            else report.copy(caller = Party(report.caller.id, report.callerDisplayName(groupCallerName)))
+        showIncoming(shown, completion)
+    }
+
+    private fun showIncoming(report: IncomingCallReport, completion: (Throwable?) -> Unit) {
         val refused = synchronized(lock) {
             if (connections.containsKey(report.callId) || pendingIncoming.containsKey(report.callId)) {
                 true

@@ -106,6 +106,12 @@ class CallCoordinator(
 
         /** An API request failed and will not be retried now. `detail` never holds a token. */
         data class RequestFailed(val callId: String, val detail: String) : Observation()
+
+        /**
+         * A group call's legs changed: who was rung and where each is (an event, `call.updated` included, or a
+         * refresh). Show them as the call's participants; never a change of the call's phase.
+         */
+        data class ParticipantsChanged(val callId: String, val legs: List<CallLeg>) : Observation()
     }
 
     /** Whether requests can be made: before [connect] requests wait; after `connect(null)` pushes are refused. */
@@ -374,6 +380,7 @@ class CallCoordinator(
             }
             // Stored by apply, with the boot time read under the same lock.
             is PhoneCallEffect.SaveClockOffset -> {}
+            is PhoneCallEffect.ParticipantsChanged -> observer(Observation.ParticipantsChanged(effect.callId, effect.legs))
         }
     }
 
@@ -523,7 +530,48 @@ class CallCoordinator(
      * @throws RingerApiException the server's refusal, or a transport error (also when nobody is logged in).
      * @throws CancellationException when the coroutine is cancelled during a retry wait.
      */
-    suspend fun startCall(callee: String, hasVideo: Boolean = false): Call {
+    suspend fun startCall(callee: String, hasVideo: Boolean = false): Call =
+        place { api, key -> api.createCall(callee, hasVideo, key) }
+
+    /**
+     * Rings several people in one call (`POST /v1/calls` with `callees`; docs/call-lifecycle.md "Group calls"): each
+     * callee's phones ring with their own leg, and [Observation.ParticipantsChanged] tells where each is. Placed as
+     * [startCall] places a call: retried with one `Idempotency-Key`.
+     * @param callees user ids, distinct, not this user, at most the server's `--max-callees-per-call` (16 by default).
+     * @param answerPolicy [AnswerPolicy.FIRST_ANSWER] (the first to answer gets the call) or [AnswerPolicy.ALL_MAY_JOIN].
+     * @return the call with its legs (its state may already be `busy` or `failed`).
+     * @throws RingerApiException 422 `duplicate-callee` or `too-many-callees`, 404 `user-not-found` naming the unknown
+     *   callees (nobody rang), 429, or a transport error (also when nobody is logged in).
+     * @throws CancellationException when the coroutine is cancelled during a retry wait.
+     */
+    suspend fun startGroupCall(
+        callees: List<String>,
+        answerPolicy: AnswerPolicy = AnswerPolicy.FIRST_ANSWER,
+        hasVideo: Boolean = false
+    ): Call = place { api, key -> api.createGroupCall(callees, answerPolicy, hasVideo, key) }
+
+    /**
+     * Rings more people into a call this user placed or is in (`POST /v1/calls/{id}/ring`); someone ringing or in the
+     * call already is left alone, so a retry rings nobody twice.
+     * @return the call with its legs.
+     * @throws RingerApiException 409 `callee-already-rung` (their leg of this call ended: place a new call), 409
+     *   `call-state-conflict` once the call is over, 403 for a callee not in the call.
+     */
+    suspend fun ringMore(callId: String, callees: List<String>): Call {
+        val session = synchronized(lock) { state.session } as? Session.LoggedIn
+            ?: throw RingerApiException.transport("not logged in")
+        val call = session.api.ring(callId, callees)
+        apply(PhoneCallInput.CallRead(call))
+        return call
+    }
+
+    /** A group call's legs as this device last heard them; null for a 1:1 call or a call it does not know. */
+    fun participants(callId: String): List<CallLeg>? = synchronized(lock) {
+        state.machine.calls[CallIds.asciiLowercase(callId)]?.legs
+    }
+
+    /** Creates a call with [create], retried with one Idempotency-Key, and records it as this device's outgoing call. */
+    private suspend fun place(create: suspend (RingerApiClient, String) -> Call): Call {
         val session = synchronized(lock) { state.session } as? Session.LoggedIn
             ?: throw RingerApiException.transport("not logged in")
         val key = UUID.randomUUID().toString()
@@ -531,7 +579,7 @@ class CallCoordinator(
         while (true) {
             attempt += 1
             val call = try {
-                session.api.createCall(callee, hasVideo, key)
+                create(session.api, key)
             } catch (e: RingerApiException) {
                 if (!e.isRetryable || attempt >= 3) throw e
                 null

@@ -7,8 +7,35 @@ package dev.ringer.kit
  *   `Connection` on Android), so one server call is one call on screen however many times it arrives.
  * @property caller who is calling, shown as the handle (user id) and display name.
  * @property hasVideo whether the call offers video.
+ * @property group for a group call: the count rung (this user included) and some of the others; null for 1:1.
  */
-data class IncomingCallReport(val callId: String, val caller: Party, val hasVideo: Boolean)
+data class IncomingCallReport(
+    val callId: String,
+    val caller: Party,
+    val hasVideo: Boolean,
+    val group: PushGroup? = null
+) {
+    /**
+     * The name the call UI shows: the caller's display name (else id), and for a group call the count of the others
+     * rung with this user through [groupName] ([defaultGroupName] unless the app localizes it). The handle stays the
+     * caller's, so the call log calls the caller back.
+     */
+    fun callerDisplayName(groupName: (String, Int) -> String = ::defaultGroupName): String {
+        val name = caller.name ?: caller.id
+        val group = group ?: return name
+        return groupName(name, Math.max(0, group.count - 1))
+    }
+
+    /** Naming. */
+    companion object {
+        /** "Alice and 2 others", "Alice and 1 other", "Alice" (no other callee); Swift: the same rule. */
+        @JvmStatic fun defaultGroupName(caller: String, others: Int): String = when {
+            others <= 0 -> caller
+            others == 1 -> "$caller and 1 other"
+            else -> "$caller and $others others"
+        }
+    }
+}
 
 /**
  * The platform's native call UI as the core needs it: a self-managed `ConnectionService` on Android

@@ -55,7 +55,8 @@ class FileCallMemoryStore(private val file: File) : CallMemoryStore {
                 .putIfSet("callee_id", answer.calleeId)
                 .put("has_video", answer.hasVideo)
                 .put("expires_at_ms", answer.expiresAtMs)
-                .put("local_deadline_ms", answer.localDeadlineMs))
+                .put("local_deadline_ms", answer.localDeadlineMs)
+                .putIfSet("group", answer.group?.toJson()))
         }
         DurableFile.write(file, JSONObject().put("ended_calls", ended).put("unconfirmed_answers", answers).toString())
         Unit
@@ -72,6 +73,12 @@ class FileCallMemoryStore(private val file: File) : CallMemoryStore {
         val hasVideo = json.opt("has_video") as? Boolean ?: return null
         val expiresAt = json.opt("expires_at_ms") as? Number ?: return null
         val deadline = json.opt("local_deadline_ms") as? Number ?: return null
-        return PhoneCallMachine.UnconfirmedAnswer(caller, calleeId, hasVideo, expiresAt.toLong(), deadline.toLong())
+        // Absent from answers stored before group calls; unreadable, it is dropped rather than the answer.
+        val group = try {
+            json.optJSONObject("group")?.let { PushGroup.fromJson(it) }
+        } catch (e: RingerWireException) {
+            null
+        }
+        return PhoneCallMachine.UnconfirmedAnswer(caller, calleeId, hasVideo, expiresAt.toLong(), deadline.toLong(), group)
     }
 }

@@ -80,4 +80,10 @@ sealed class PhoneCallEffect {
 
     /** Persist the learned server-minus-phone clock offset, milliseconds. */
     data class SaveClockOffset(val offsetMs: Long) : PhoneCallEffect()
+
+    /**
+     * Observation: a group call's legs changed as this device heard them (an event, `call.updated` included, or a
+     * read): who was rung and where each is. Never changes the call's phase.
+     */
+    data class ParticipantsChanged(val callId: String, val legs: List<CallLeg>) : PhoneCallEffect()
 }

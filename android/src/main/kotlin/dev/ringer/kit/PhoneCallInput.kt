@@ -52,7 +52,8 @@ data class IncomingPush(
     val calleeId: String?,
     val hasVideo: Boolean,
     val sentAtMs: Long,
-    val expiresAtMs: Long
+    val expiresAtMs: Long,
+    val group: PushGroup? = null
 ) {
     init {
         require(CallIds.isUuid(callId) && CallIds.asciiLowercase(callId) == callId) { "call id is not a lowercase UUID" }
@@ -67,7 +68,7 @@ data class IncomingPush(
         @JvmStatic fun fromBody(body: RingerPushBody): IncomingPush {
             if (body.type != EventType.CALL_INCOMING) throw RingerWireException("RingerPushBody.type is ${body.type.rawValue}")
             val callId = CallIds.normalize(body.callId) ?: throw RingerWireException("RingerPushBody.call_id is not a UUID")
-            return IncomingPush(callId, body.caller, body.calleeId, body.hasVideo, body.sentAtMs, body.expiresAtMs)
+            return IncomingPush(callId, body.caller, body.calleeId, body.hasVideo, body.sentAtMs, body.expiresAtMs, body.group)
         }
     }
 }

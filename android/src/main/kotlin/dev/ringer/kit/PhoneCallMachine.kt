@@ -83,7 +83,9 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         val endedAtMs: Long? = null,
         val shown: Boolean = false,
         val deadlineArmed: Boolean = false,
-        val answeredLate: Boolean = false
+        val answeredLate: Boolean = false,
+        val group: PushGroup? = null,
+        val legs: List<CallLeg>? = null
     )
 
     /**
@@ -110,7 +112,8 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         val calleeId: String?,
         val hasVideo: Boolean,
         val expiresAtMs: Long,
-        val localDeadlineMs: Long
+        val localDeadlineMs: Long,
+        val group: PushGroup? = null
     )
 
     /**
@@ -180,7 +183,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             for ((callId, call) in callTable) {
                 if (call.phase != Phase.ANSWERING) continue
                 answers[callId] = UnconfirmedAnswer(call.caller ?: Party("unknown"), call.calleeId, call.hasVideo,
-                    call.expiresAtMs, call.localDeadlineMs)
+                    call.expiresAtMs, call.localDeadlineMs, call.group)
             }
             return Memory(ended, answers)
         }
@@ -222,7 +225,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             }
             is PhoneCallInput.IncomingEvent -> incomingEvent(input.call, atMs)
             is PhoneCallInput.ReportFinished -> reportFinished(input.callId, input.accepted, atMs)
-            is PhoneCallInput.Event -> event(input.type, input.call, atMs)
+            is PhoneCallInput.Event -> participants(input.call) + event(input.type, input.call, atMs)
             is PhoneCallInput.UpdatePush -> {
                 val reason = updateEndReason(input.type)
                 if (reason == null) emptyList() else endRemotely(input.callId, reason, true, atMs)
@@ -257,7 +260,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             is PhoneCallInput.OutgoingPlaced -> outgoingPlaced(input.call, atMs)
             is PhoneCallInput.CallRead -> {
                 val call = input.call
-                val effects = ArrayList<PhoneCallEffect>()
+                val effects = ArrayList<PhoneCallEffect>(participants(call))
                 // A caller whose app missed `call.accepted` (no resume point yet) learns of the answer here.
                 if (call.state == CallState.ACCEPTED && callTable[call.callId]?.direction == Direction.OUTGOING) {
                     effects.addAll(outgoingAnswered(call.callId))
@@ -321,7 +324,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             val answer = restored.getValue(callId)
             if (callTable.containsKey(callId) || !CallIds.isUuid(callId)) return@flatMap emptyList<PhoneCallEffect>()
             val call = PhoneCall(callId, answer.calleeId, Direction.INCOMING, Phase.ANSWERING, answer.expiresAtMs,
-                answer.localDeadlineMs, false, null, answer.caller, answer.hasVideo, deadlineArmed = true)
+                answer.localDeadlineMs, false, null, answer.caller, answer.hasVideo, deadlineArmed = true, group = answer.group)
             val deadline = answer.localDeadlineMs + DEADLINE_GRACE_MS
             if (atMs >= deadline) {
                 callTable[callId] = call.copy(phase = Phase.ENDED, endReason = CallEndReason.ANSWER_NOT_DELIVERED, endedAtMs = atMs)
@@ -329,7 +332,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
                     PhoneCallEffect.SendHangUp(callId, PendingCallAction.Kind.DECLINE))
             }
             callTable[callId] = call
-            listOf(PhoneCallEffect.ReportIncoming(callId, IncomingCallReport(callId, answer.caller, answer.hasVideo)),
+            listOf(PhoneCallEffect.ReportIncoming(callId, IncomingCallReport(callId, answer.caller, answer.hasVideo, answer.group)),
                 PhoneCallEffect.ArmDeadline(callId, deadline), PhoneCallEffect.SendAccept(callId))
         }
     }
@@ -338,7 +341,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
 
     private fun incomingPush(push: IncomingPush, account: PhoneAccount, reportsEveryPush: Boolean, atMs: Long): List<PhoneCallEffect> {
         val callId = push.callId
-        val report = IncomingCallReport(callId, push.caller, push.hasVideo)
+        val report = IncomingCallReport(callId, push.caller, push.hasVideo, push.group)
         val disposition: PushDisposition
         val effects = ArrayList<PhoneCallEffect>()
         val known = callTable[callId]
@@ -369,7 +372,8 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             if (reportsEveryPush) effects.add(PhoneCallEffect.ReportAndEnd(callId, push.caller, CallEndReason.FAILED))
         } else {
             callTable[callId] = PhoneCall(callId, push.calleeId, Direction.INCOMING, Phase.RINGING, push.expiresAtMs,
-                localDeadline(push.expiresAtMs, push.expiresAtMs - push.sentAtMs, atMs), false, null, push.caller, push.hasVideo)
+                localDeadline(push.expiresAtMs, push.expiresAtMs - push.sentAtMs, atMs), false, null, push.caller, push.hasVideo,
+                group = push.group)
             disposition = PushDisposition.RINGING
             effects.add(PhoneCallEffect.ReportIncoming(callId, report))
         }
@@ -388,9 +392,23 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             return emptyList()
         }
         if (isPast(call.expiresAtMs, atMs)) return emptyList()
+        val group = groupOf(call)
         callTable[callId] = PhoneCall(callId, call.callee.id, Direction.INCOMING, Phase.RINGING, call.expiresAtMs,
-            localDeadline(call.expiresAtMs, call.expiresAtMs - call.createdAtMs, atMs), false, null, call.caller, call.hasVideo)
-        return listOf(PhoneCallEffect.ReportIncoming(callId, IncomingCallReport(callId, call.caller, call.hasVideo)))
+            localDeadline(call.expiresAtMs, call.expiresAtMs - call.createdAtMs, atMs), false, null, call.caller, call.hasVideo,
+            group = group, legs = call.legs)
+        return listOf(PhoneCallEffect.ReportIncoming(callId, IncomingCallReport(callId, call.caller, call.hasVideo, group)))
+    }
+
+    /**
+     * A group call's legs as an event or read tells them: noted, and observed when they changed, for a call this device
+     * knows and has not ended; never a change of phase.
+     */
+    private fun participants(call: Call): List<PhoneCallEffect> {
+        val legs = call.legs ?: return emptyList()
+        val known = callTable[call.callId] ?: return emptyList()
+        if (known.phase == Phase.ENDED || known.legs == legs) return emptyList()
+        callTable[call.callId] = known.copy(legs = legs)
+        return listOf(PhoneCallEffect.ParticipantsChanged(call.callId, legs))
     }
 
     private fun reportFinished(callId: String, accepted: Boolean, atMs: Long): List<PhoneCallEffect> {
@@ -542,14 +560,15 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         // The callee and video are kept so that the app can name the call before placing it returned.
         callTable[callId] = PhoneCall(callId, call.callee.id, Direction.OUTGOING, Phase.RINGING, call.expiresAtMs,
             call.expiresAtMs - (clockOffsetMs ?: 0L), false, hasVideo = call.hasVideo)
+        val placed = participants(call)
         // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
         val ended = endedUnseenTable.remove(callId)
         if (ended != null) {
             answeredUnseenTable.remove(callId)
-            return endRemotely(callId, ended.reason, false, atMs)
+            return placed + endRemotely(callId, ended.reason, false, atMs)
         }
-        if (answeredUnseenTable.remove(callId) != null) return outgoingAnswered(callId)
-        return emptyList()
+        if (answeredUnseenTable.remove(callId) != null) return placed + outgoingAnswered(callId)
+        return placed
     }
 
     // Endings
@@ -676,6 +695,19 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
 
     /** Constants and the reason tables shared with the CallCoordinator (docs/test-vectors.md "The numbers the vectors rely on"). */
     companion object {
+        /**
+         * The group a call event shows, as its push would name it: every leg counted, the others (not the callee
+         * reading it) named in the order rung, at most [MAXIMUM_NAMED_OTHERS]; null for a 1:1 call.
+         */
+        @JvmStatic fun groupOf(call: Call): PushGroup? {
+            val legs = call.legs ?: return null
+            val others = legs.map { it.user }.filter { it.id != call.callee.id }
+            return PushGroup(legs.size, others.take(MAXIMUM_NAMED_OTHERS))
+        }
+
+        /** The most other callees a push names (the server's rule; Swift: `VoIPPush.Body.maximumNamedOthers`). */
+        const val MAXIMUM_NAMED_OTHERS = 8
+
         /** Ms past a call's deadline before the device ends it on its own, if the server's `call.unanswered` has not come. */
         const val DEADLINE_GRACE_MS: Long = 2000L
         /** How many ended-before-seen calls (and answered-before-seen outgoing calls) are remembered; the oldest go first. */

@@ -1,5 +1,6 @@
 package dev.ringer.kit
 
+import org.json.JSONArray
 import org.json.JSONException
 import org.json.JSONObject
 import java.io.IOException
@@ -64,6 +65,28 @@ class RingerApiClient private constructor(
             Call.fromJson(it)
         }
     }
+
+    /**
+     * `POST /v1/calls` with `callees`: a group call, a leg per callee (docs/call-lifecycle.md "Group calls").
+     * @throws RingerApiException 422 `duplicate-callee`, `too-many-callees`; 404 `user-not-found` with `callees`.
+     */
+    suspend fun createGroupCall(callees: List<String>, answerPolicy: AnswerPolicy? = null, hasVideo: Boolean = false,
+                                idempotencyKey: String = UUID.randomUUID().toString()): Call {
+        val body = JSONObject().put("callees", JSONArray(callees)).put("has_video", hasVideo)
+            .putIfSet("answer_policy", answerPolicy?.rawValue)
+        return request("POST", "/v1/calls", body, "Call", mapOf("Idempotency-Key" to idempotencyKey)) {
+            Call.fromJson(it)
+        }
+    }
+
+    /**
+     * `POST /v1/calls/{id}/ring`: rings more people into a live call.
+     * @throws RingerApiException 409 `callee-already-rung` or `call-state-conflict`; 403; 422 as for a group call.
+     */
+    suspend fun ring(callId: String, callees: List<String>): Call =
+        request("POST", "/v1/calls/${segment(callId)}/ring", JSONObject().put("callees", JSONArray(callees)), "Call") {
+            Call.fromJson(it)
+        }
 
     /**
      * `POST /v1/calls/{id}/ringing`: this device shows the call.

@@ -12,8 +12,10 @@ import dev.ringer.kit.FakeRingerServer
 import dev.ringer.kit.ImmediateDispatcher
 import dev.ringer.kit.InMemoryClockOffsetStore
 import dev.ringer.kit.InMemoryPendingActionStore
+import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.ManualClock
 import dev.ringer.kit.Party
+import dev.ringer.kit.PushGroup
 import dev.ringer.kit.RingerApiClient
 import dev.ringer.kit.RingerPushBody
 import dev.ringer.kit.StoredClockOffset
@@ -47,6 +49,17 @@ class TelecomCallUiTest {
         assertEquals("sip:alice", connection.address.toString())
         assertEquals("Alice", connection.callerDisplayName)
         assertEquals(VideoProfile.STATE_BIDIRECTIONAL, connection.videoState)
+    }
+
+    /** A group call names the caller and the count of the others; the address stays the caller's (decision 0007 §6). */
+    @Test fun aGroupCallShowsTheCallerAndTheOthersCountAtTheCallersAddress() {
+        val rig = TelecomRig()
+        rig.report("g1", caller, group = PushGroup(3, listOf(Party("carol"), Party("dave"))))
+        val connection = rig.phone.telecomCreatesIncoming(rig.service)
+        assertEquals("Alice and 2 others", connection.callerDisplayName)
+        assertEquals("sip:alice", connection.address.toString())
+        assertEquals("Bob and 1 other", IncomingCallReport("g2", Party("bob", "Bob"), false, PushGroup(2, emptyList())).callerDisplayName())
+        assertEquals("bob", IncomingCallReport("g3", Party("bob"), false, PushGroup(1, emptyList())).callerDisplayName())
     }
 
     @Test fun secondReportForTheSameCallIdIsRefusedWhilePendingAndWhileRinging() {

@@ -2,6 +2,7 @@ package dev.ringer.android
 
 import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
+import dev.ringer.kit.PushGroup
 import dev.ringer.lab.app.MirrorPhone
 
 /** The core's side of the user's actions, recorded; the test completes each answer/end when it likes. */
@@ -48,8 +49,8 @@ class TelecomRig(val sdkInt: Int = 35, hasTelecom: Boolean = true) {
     }
 
     /** The core reports an incoming call. */
-    fun report(callId: String, caller: Party = Party("alice", "Alice"), hasVideo: Boolean = false) {
-        ui.reportIncomingCall(IncomingCallReport(callId, caller, hasVideo)) { completions.add(it) }
+    fun report(callId: String, caller: Party = Party("alice", "Alice"), hasVideo: Boolean = false, group: PushGroup? = null) {
+        ui.reportIncomingCall(IncomingCallReport(callId, caller, hasVideo, group)) { completions.add(it) }
     }
 
     /** The core reports a call and Telecom creates its connection: it rings. */

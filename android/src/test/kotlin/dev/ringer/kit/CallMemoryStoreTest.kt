@@ -34,6 +34,11 @@ class CallMemoryStoreTest {
             PhoneCallMachine.UnconfirmedAnswer(Party("alice"), null, false, 1L, 2L)))
         FileCallMemoryStore(file).save(anonymous)
         assertEquals("no callee and no caller name are kept as such", anonymous, FileCallMemoryStore(file).load())
+        // A group call's answer keeps what the call screen showed of the group, so a relaunch shows it again.
+        val group = PhoneCallMachine.Memory(unconfirmedAnswers = mapOf(callB to
+            PhoneCallMachine.UnconfirmedAnswer(Party("alice"), "bob", false, 1L, 2L, PushGroup(3, listOf(Party("carol", "Carol"))))))
+        FileCallMemoryStore(file).save(group)
+        assertEquals(group, FileCallMemoryStore(file).load())
         assertTrue("no temporary file is left behind", directory.list()!!.toList() == listOf("call-memory.json"))
     }
 

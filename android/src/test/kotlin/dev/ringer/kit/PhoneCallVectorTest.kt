@@ -281,10 +281,11 @@ class PhoneCallVectorTest {
         private val eventTypes = EventType.KNOWN.map { it.rawValue }.toSet()
         private val callStates = CallState.KNOWN.map { it.rawValue }.toSet()
         private val systemEndReasons = SystemEndReason.KNOWN.map { it.rawValue }.toSet()
+        private val legStates = LegState.KNOWN.map { it.rawValue }.toSet()
 
-        /** The fields of each input type (docs/test-vectors.md "Inputs"); all are required but `callee_id`. */
+        /** The fields of each input type (docs/test-vectors.md "Inputs"); all are required but `callee_id` and `group`. */
         private val inputFields: Map<String, Set<String>> = mapOf(
-            "incoming_push" to setOf("call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account", "reports_every_push"),
+            "incoming_push" to setOf("call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account", "reports_every_push", "group"),
             "unreadable_push" to setOf("reports_every_push"), "event" to setOf("event", "call"), "update_push" to setOf("event", "call_id"),
             "report_finished" to setOf("call_id", "accepted"), "answer" to setOf("call_id"), "answer_confirmed" to setOf("call_id"),
             "answer_refused" to setOf("call_id", "problem"), "ringing_refused" to setOf("call_id", "problem"), "end" to setOf("call_id"),
@@ -348,8 +349,19 @@ class PhoneCallVectorTest {
 
         private fun call(value: Any?): Call {
             val call = obj(value, "call")
-            only(call, "call", setOf("call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms", "accepted_device_id", "end_reason"),
-                setOf("call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms"))
+            only(call, "call", setOf("call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms", "accepted_device_id",
+                "end_reason", "legs"), setOf("call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms"))
+            val createdAt = millis(call, "created_at_ms", "call")
+            val expiresAt = millis(call, "expires_at_ms", "call")
+            val legs = if (!call.has("legs") || call.isNull("legs")) null else {
+                val array = array(call.opt("legs"), "call.legs")
+                (0 until array.length()).map { index ->
+                    val leg = obj(array.opt(index), "call.legs[$index]")
+                    only(leg, "call.legs[$index]", setOf("user", "state", "accepted_device_id"), setOf("user", "state"))
+                    CallLeg(Party(string(leg, "user", "leg.user")), LegState(known(string(leg, "state", "leg.state"), legStates, "leg.state")),
+                        createdAt, expiresAt, acceptedDeviceId = optionalString(leg, "accepted_device_id", "leg"))
+                }
+            }
             return Call(
                 callId = string(call, "call_id", "call.call_id"),
                 state = CallState(known(string(call, "state", "call.state"), callStates, "call.state")),
@@ -359,7 +371,31 @@ class PhoneCallVectorTest {
                 createdAtMs = millis(call, "created_at_ms", "call"),
                 expiresAtMs = millis(call, "expires_at_ms", "call"),
                 acceptedDeviceId = optionalString(call, "accepted_device_id", "call"),
-                endReason = optionalString(call, "end_reason", "call")?.let { SystemEndReason(known(it, systemEndReasons, "call.end_reason")) })
+                endReason = optionalString(call, "end_reason", "call")?.let { SystemEndReason(known(it, systemEndReasons, "call.end_reason")) },
+                legs = legs, answerPolicy = if (legs != null) AnswerPolicy.FIRST_ANSWER else null)
+        }
+
+        /** A group's `{count, others: [ids]}`, as a push carries it and a report shows it. */
+        private fun group(value: Any?): PushGroup? {
+            if (value == null || value == JSONObject.NULL) return null
+            val group = obj(value, "group")
+            only(group, "group", setOf("count", "others"), setOf("count", "others"))
+            val others = array(group.opt("others"), "group.others")
+            return PushGroup(millis(group, "count", "group").toInt(),
+                (0 until others.length()).map { Party(others.opt(it) as? String ?: throw VectorError("group.others[$it] is not a string")) })
+        }
+
+        private fun groupJson(group: PushGroup): JSONObject =
+            JSONObject().put("count", group.count).put("others", JSONArray(group.others.map { it.id }))
+
+        private fun legsJson(legs: List<CallLeg>): JSONArray {
+            val array = JSONArray()
+            for (leg in legs) {
+                val json = JSONObject().put("user", leg.user.id).put("state", leg.state.rawValue)
+                if (leg.acceptedDeviceId != null) json.put("accepted_device_id", leg.acceptedDeviceId)
+                array.put(json)
+            }
+            return array
         }
 
         private fun problem(value: Any?): Problem? {
@@ -376,14 +412,15 @@ class PhoneCallVectorTest {
         private fun input(input: JSONObject): PhoneCallInput {
             val type = string(input, "type", "input.type")
             val fields = inputFields[type] ?: throw VectorError("unknown input type $type")
-            only(input, "input $type", fields + "type", fields - "callee_id")
+            only(input, "input $type", fields + "type", fields - "callee_id" - "group")
             val callId = { string(input, "call_id", "input.call_id") }
             val event = { EventType(known(string(input, "event", "input.event"), eventTypes, "input.event")) }
             return when (type) {
                 "incoming_push" -> {
                     val id = CallIds.normalize(callId()) ?: throw VectorError("call_id is no UUID")
                     val push = IncomingPush(id, Party(string(input, "caller", "input.caller")), optionalString(input, "callee_id", "input"),
-                        bool(input, "has_video", "input.has_video"), millis(input, "sent_at_ms", "input"), millis(input, "expires_at_ms", "input"))
+                        bool(input, "has_video", "input.has_video"), millis(input, "sent_at_ms", "input"), millis(input, "expires_at_ms", "input"),
+                        group(input.opt("group")))
                     PhoneCallInput.IncomingPush(push, account(input.opt("account")), bool(input, "reports_every_push", "input.reports_every_push"))
                 }
                 "unreadable_push" -> PhoneCallInput.UnreadablePush(bool(input, "reports_every_push", "input.reports_every_push"))
@@ -427,7 +464,11 @@ class PhoneCallVectorTest {
         }
 
         private fun json(effect: PhoneCallEffect): JSONObject = when (effect) {
-            is PhoneCallEffect.ReportIncoming -> effect("report_incoming", "call_id" to effect.callId)
+            is PhoneCallEffect.ReportIncoming -> {
+                val group = effect.report.group
+                if (group == null) effect("report_incoming", "call_id" to effect.callId)
+                else effect("report_incoming", "call_id" to effect.callId, "group" to groupJson(group))
+            }
             is PhoneCallEffect.ReportDuplicate -> effect("report_duplicate", "call_id" to effect.report.callId)
             is PhoneCallEffect.ReportAndEnd -> effect("report_and_end", "call_id" to effect.callId, "reason" to effect.reason.rawValue)
             is PhoneCallEffect.ReportEnded -> effect("report_ended", "call_id" to effect.callId, "reason" to effect.reason.rawValue)
@@ -446,6 +487,7 @@ class PhoneCallVectorTest {
             is PhoneCallEffect.StartKeepalive -> effect("start_keepalive", "call_id" to effect.callId)
             is PhoneCallEffect.FetchMedia -> effect("fetch_media", "call_id" to effect.callId)
             is PhoneCallEffect.SaveClockOffset -> effect("save_clock_offset", "offset_ms" to effect.offsetMs)
+            is PhoneCallEffect.ParticipantsChanged -> effect("participants_changed", "call_id" to effect.callId, "legs" to legsJson(effect.legs))
         }
 
         private fun sameEffects(actual: List<JSONObject>, expected: List<JSONObject>): Boolean =
@@ -458,13 +500,18 @@ class PhoneCallVectorTest {
             return keys.all { key ->
                 val a = actual.get(key)
                 val e = expected.get(key)
-                when {
-                    e == JSONObject.NULL || a == JSONObject.NULL -> actual.isNull(key) && expected.isNull(key)
-                    e is Number && a is Number -> (e is Int || e is Long) && e.toLong() == a.toLong()
-                    e is String || e is Boolean -> e == a
-                    else -> false
-                }
+                sameValue(a, e)
             }
+        }
+
+        /** One value: objects and arrays member by member, strings and booleans with ==, numbers as Long, NULL alike. */
+        private fun sameValue(a: Any?, e: Any?): Boolean = when {
+            e == JSONObject.NULL || a == JSONObject.NULL -> e == JSONObject.NULL && a == JSONObject.NULL
+            e is Number && a is Number -> (e is Int || e is Long) && e.toLong() == a.toLong()
+            e is String || e is Boolean -> e == a
+            e is JSONObject && a is JSONObject -> sameObject(a, e)
+            e is JSONArray && a is JSONArray -> e.length() == a.length() && (0 until e.length()).all { sameValue(a.opt(it), e.opt(it)) }
+            else -> false
         }
     }
 }

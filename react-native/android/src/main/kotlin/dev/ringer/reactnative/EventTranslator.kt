@@ -62,6 +62,12 @@ class EventTranslator {
             is Observed.StreamStatus -> listOf(JSONObject().put("type", "connectionChanged").put("status", observed.status))
             is Observed.Readiness ->
                 listOf(JSONObject().put("type", "readinessChanged").put("problems", JSONArray(observed.problems)))
+            is Observed.ParticipantsChanged -> {
+                val told = introduce(observed.callId) ?: return emptyList()
+                val participants = JSONArray()
+                for (leg in observed.legs) participants.put(JSONObject().put("user", leg.user.toJson()).put("state", leg.state))
+                told + event("participants", observed.callId).put("participants", participants)
+            }
             // Told by other events: the push by `incoming` once it rings, an answer by `accepted` once media can start.
             is Observed.PushReported, is Observed.Answered, is Observed.OutgoingAnswered -> emptyList()
         }

@@ -42,6 +42,15 @@ sealed class Observed {
     /** The app placed a call that rings (`call_started`: startCall resolved with a ringing call). */
     data class CallStarted(val callId: String) : Observed()
 
+    /**
+     * A group call's legs changed (`participants_changed`): each person rung, in order, and their leg's state (a raw
+     * value of the server's).
+     */
+    data class ParticipantsChanged(val callId: String, val legs: List<Participant>) : Observed()
+
+    /** One person of a group call: who and where their leg is. */
+    data class Participant(val user: CallInfo.Peer, val state: String)
+
     /** A media session: where to connect and the credential (never logged). */
     data class Media(val url: String, val token: String) {
         override fun toString(): String = "Media(url=$url, token=<redacted>)"

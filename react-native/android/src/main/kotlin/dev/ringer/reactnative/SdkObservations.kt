@@ -23,6 +23,8 @@ internal object SdkObservations {
             Observed.ServerEvent(observation.event.type.rawValue, call.callId, call.state.rawValue, call.endReason?.rawValue)
         }
         is CallCoordinator.Observation.RequestFailed -> Observed.RequestFailed(observation.callId, observation.detail)
+        is CallCoordinator.Observation.ParticipantsChanged -> Observed.ParticipantsChanged(observation.callId,
+            observation.legs.map { Observed.Participant(CallInfo.Peer(it.user.id, it.user.name), it.state.rawValue) })
     }
 
     /**

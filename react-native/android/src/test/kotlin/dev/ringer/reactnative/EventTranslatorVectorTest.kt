@@ -36,7 +36,7 @@ class EventTranslatorVectorTest {
         val types = ReactNativeVectors.cases(ReactNativeVectors.file("events.json"), setOf("steps"))
             .flatMap { objects(it.getJSONArray("steps")) }.map { it.getJSONObject("observation").getString("type") }.toSet()
         assertEquals(setOf("ringing", "answered", "outgoing_answered", "media_can_start", "ended", "event", "push_reported",
-                           "request_failed", "stream_status", "readiness", "call_started"), types)
+                           "request_failed", "stream_status", "readiness", "call_started", "participants_changed"), types)
     }
 
     private fun observed(json: JSONObject): Observed {
@@ -57,6 +57,17 @@ class EventTranslatorVectorTest {
             "ended" -> { keys("call_id", "reason"); Observed.Ended(callId(), json.opt("reason") as? String) }
             "push_reported" -> { keys("call_id", "disposition"); Observed.PushReported(json.opt("call_id") as? String, json.getString("disposition")) }
             "request_failed" -> { keys("call_id", "detail"); Observed.RequestFailed(callId(), json.getString("detail")) }
+            "participants_changed" -> {
+                keys("call_id", "legs")
+                val legs = json.getJSONArray("legs")
+                Observed.ParticipantsChanged(callId(), (0 until legs.length()).map { index ->
+                    val leg = legs.getJSONObject(index)
+                    only(leg, "legs[$index]", setOf("user", "state"))
+                    val user = leg.getJSONObject("user")
+                    only(user, "legs[$index].user", setOf("id", "name"))
+                    Observed.Participant(CallInfo.Peer(user.getString("id"), user.opt("name") as? String), leg.getString("state"))
+                })
+            }
             "stream_status" -> { keys("status"); Observed.StreamStatus(json.getString("status")) }
             "readiness" -> {
                 keys("problems")
