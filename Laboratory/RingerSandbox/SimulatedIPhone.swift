@@ -252,6 +252,19 @@ public final class SimulatedIPhone: Sendable {
         return call
     }
 
+    /// The user rings several people at once from the app (RingerKit's `startGroupCall`).
+    /// - Parameters:
+    ///   - callees: the user ids to ring.
+    ///   - policy: what an answer does.
+    /// - Returns: the call with its legs.
+    /// - Throws: `RingerAPIError` when the app is not running or the server refuses.
+    public func callGroup(_ callees: [String], policy: AnswerPolicy = .firstAnswer) async throws -> Call {
+        guard let coordinator else { throw RingerAPIError.transport("the app is not running") }
+        let call = try await coordinator.startGroupCall(to: callees, answerPolicy: policy)
+        coordinator.audioSessionActivated()
+        return call
+    }
+
     /// The user hangs up (or declines, or cancels) the call on the native UI.
     public func hangUp(callID: String) {
         guard let uuid = UUID(uuidString: callID), let coordinator else { return }

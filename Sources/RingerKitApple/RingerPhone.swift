@@ -184,5 +184,24 @@ public final class RingerPhone: Sendable {
         }
         return call
     }
+
+    /// Rings several people in one call (``CallCoordinator/startGroupCall(to:answerPolicy:hasVideo:)``) and, when it
+    /// rings, shows it as an outgoing CallKit call whose handle is the first callee (the call is one call on screen).
+    /// - Returns: the call with its legs; when its state is not `ringing` (busy, failed) nothing rings.
+    /// - Throws: `RingerAPIError` (the server refused or did not answer); CallKit's error when it refused the call,
+    ///   which is then cancelled on the server.
+    public func startGroupCall(
+        to callees: [String], answerPolicy: AnswerPolicy = .firstAnswer, hasVideo: Bool = false
+    ) async throws -> Call {
+        let call = try await coordinator.startGroupCall(to: callees, answerPolicy: answerPolicy, hasVideo: hasVideo)
+        guard call.state == .ringing, let uuid = UUID(uuidString: call.callID) else { return call }
+        do {
+            try await callKit.requestStart(callID: uuid, callee: call.callee.id, hasVideo: hasVideo)
+        } catch {
+            coordinator.end(callID: uuid) { _ in }
+            throw error
+        }
+        return call
+    }
 }
 #endif

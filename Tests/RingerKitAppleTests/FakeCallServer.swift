@@ -24,6 +24,8 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
     private var acceptAnswer = AcceptAnswer.accept
     private var held: [CheckedContinuation<Void, Never>] = []
     private var created: [String] = []
+    /// Group calls made here: their legs, by call id (a ring-more adds to them).
+    private var groups: [String: [CallLeg]] = [:]
     private var unreadableCreates = false
 
     /// Every request so far, as "METHOD /path".
@@ -87,7 +89,30 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
             let request = try body.map { try RingerJSON.decode(CreateCallRequest.self, from: $0) }
             let id = UUID().uuidString.lowercased()
             lock.withLock { created.append(id) }
-            return (201, try RingerJSON.encode(call(id, .ringing, caller: user, callee: request?.callee ?? "")))
+            var made = call(id, .ringing, caller: user, callee: request?.callee ?? request?.callees?.first ?? "")
+            if let callees = request?.callees {
+                let legs = callees.map {
+                    CallLeg(user: Party(id: $0), state: .ringing, rungAt: made.createdAt, expiresAt: made.expiresAt)
+                }
+                lock.withLock { groups[id] = legs }
+                made.legs = legs
+                made.answerPolicy = request?.answerPolicy ?? .firstAnswer
+            }
+            return (201, try RingerJSON.encode(made))
+        case ("POST", "calls"?) where parts.count == 4 && parts[3] == "ring":
+            let request = try body.map { try RingerJSON.decode(RingRequest.self, from: $0) }
+            var rung = call(parts[2], .ringing, caller: user, callee: "")
+            let legs = lock.withLock { () -> [CallLeg] in
+                let added = (request?.callees ?? []).map {
+                    CallLeg(user: Party(id: $0), state: .ringing, rungAt: rung.createdAt, expiresAt: rung.expiresAt)
+                }
+                groups[parts[2], default: []] += added
+                return groups[parts[2]] ?? []
+            }
+            rung.callee = legs.first?.user ?? Party(id: "")
+            rung.legs = legs
+            rung.answerPolicy = .firstAnswer
+            return (200, try RingerJSON.encode(rung))
         case ("POST", "calls"?) where parts.count == 4 && parts[3] == "accept":
             switch answer {
             case .answeredElsewhere:

@@ -172,6 +172,39 @@ import Testing
             await HostHarness.code { _ = try await host.startCall(callee: "alice", video: true) } == "call_ui_refused")
     }
 
+    /// Group calls from JavaScript: the list is checked natively too, the answer carries the participants, `getCalls`
+    /// keeps them, and a ring-more answers them grown (decision 0007 §8).
+    @Test func startGroupCallAnswersTheParticipantsAndRingMoreAddsToThem() async throws {
+        let harness = try await HostHarness.loggedIn()
+        let host = harness.host
+        _ = harness.attach()
+        #expect(
+            await HostHarness.code {
+                _ = try await host.startGroupCall(callees: [], video: false, answerPolicy: "first_answer")
+            } == "invalid_argument")
+        #expect(
+            await HostHarness.code {
+                _ = try await host.startGroupCall(callees: ["bob"], video: false, answerPolicy: "ring_in_turn")
+            } == "invalid_argument")
+        let call = try await host.startGroupCall(callees: ["bob", "carol"], video: false, answerPolicy: "all_may_join")
+        #expect(call.state == "ringing" && call.peer.id == "bob")
+        #expect(call.participants?.map(\.user.party.id) == ["bob", "carol"])
+        #expect(call.participants?.map(\.state) == ["ringing", "ringing"])
+        #expect(try host.calls().first?.participants == call.participants)
+        let participants = try await host.ringMore(callID: call.callID.uppercased(), callees: ["dave"])
+        #expect(participants.map(\.user.party.id) == ["bob", "carol", "dave"])
+        #expect(
+            await HostHarness.code { _ = try await host.ringMore(callID: call.callID, callees: [""]) }
+                == "invalid_argument")
+        #expect(
+            await HostHarness.code {
+                _ = try await host.ringMore(callID: "6f1d1c3e-3c55-4b1f-9d0a-000000000000", callees: ["dave"])
+            } == "unknown_call")
+        // A 1:1 call has no participants.
+        let single = try await host.startCall(callee: "alice", video: false)
+        #expect(single.participants == nil)
+    }
+
     @Test func readinessNamesTheMissingVoIPTokenUntilPushKitGivesOne() async throws {
         let harness = HostHarness(problems: [.notificationsDisabled])
         let host = harness.host

@@ -270,4 +270,30 @@ import Testing
             #expect(try await Self.create(http, try #require(tokens["bob"]), #"{"callees":["carol"]}"#).status == 201)
         }
     }
+
+    /// RingerKit end to end: a caller's app places a group call with `startGroupCall`, the first callee's answer
+    /// connects it, and the caller's coordinator knows every leg as it changed (decision 0007 §8).
+    @Test func aCallersAppPlacesAGroupCallAndSeesEachLeg() async throws {
+        let stack = try await LocalStack.start()
+        let alice = try await stack.phone(user: "alice", name: "Alice", deviceID: "alice-iphone", behaviour: .ignore)
+        let bob = try await stack.phone(
+            user: "bob", name: "Bob", deviceID: "bob-iphone", behaviour: .answer(after: 0.3))
+        let carol = try await stack.phone(user: "carol", name: "Carol", deviceID: "carol-iphone", behaviour: .ignore)
+        _ = (bob, carol)
+        let call = try await alice.callGroup(["bob", "carol"])
+        #expect(call.legs?.map(\.user.id) == ["bob", "carol"] && call.state == .ringing)
+        let coordinator = try #require(alice.coordinator)
+        #expect(
+            await eventually(within: 10) {
+                coordinator.participants(callID: call.callID)?.map(\.state) == [.accepted, .cancelled]
+            })
+        #expect(coordinator.currentCalls().first { $0.uuid.uuidString.lowercased() == call.callID }?.phase == .active)
+        // Ringing one more into the call that is up: the new leg rings and the caller sees it.
+        let dave = try await stack.phone(user: "dave", name: "Dave", deviceID: "dave-iphone", behaviour: .ignore)
+        _ = dave
+        let more = try await coordinator.ringMore(callID: call.callID, callees: ["dave"])
+        #expect(more.legs?.last?.user.id == "dave" && more.legs?.last?.state == .ringing)
+        #expect(coordinator.participants(callID: call.callID)?.count == 3)
+        await stack.shutdown()
+    }
 }

@@ -19,20 +19,24 @@ struct BridgeCall: Encodable, Sendable, Hashable {
     /// call (a reload, expo-updates' `reloadAsync`) can join it again; nil before media could start, and in the
     /// answer of `startCall`.
     var media: MediaSession? = nil
+    /// A group call's legs as people and states, in the order rung; nil for a 1:1 call.
+    var participants: [BridgeParticipant]? = nil
 
-    /// Encodes every key, the peer's `name` and `media` as null when absent.
+    /// Encodes every key, the peer's `name`, `media` and `participants` as null when absent.
     /// - Throws: `EncodingError` only if the encoder refuses a value.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CallKeys.self)
         try container.encodeCall(callID, direction, peer, hasVideo)
         try container.encode(state, forKey: .state)
         try container.encode(media, forKey: .media)
+        try container.encode(participants, forKey: .participants)
     }
 }
 
 /// The keys of the call objects JavaScript sees (``BridgeCall``, ``HistoryEntry``).
 enum CallKeys: String, CodingKey {
-    case callId, direction, peer, hasVideo, state, media, startedAt, answered, endedAt, reason, serverReason
+    case callId, direction, peer, hasVideo, state, media, startedAt, answered, endedAt, reason, serverReason,
+        participants
 }
 
 extension KeyedEncodingContainer where Key == CallKeys {

@@ -72,6 +72,23 @@ RCT_EXPORT_MODULE(Ringer)
   [RingerModuleBridge startCall:callee video:video resolve:resolve reject:reject];
 }
 
+- (void)startGroupCall:(NSArray *)callees
+                 video:(BOOL)video
+          answerPolicy:(NSString *)answerPolicy
+               resolve:(RCTPromiseResolveBlock)resolve
+                reject:(RCTPromiseRejectBlock)reject
+{
+  [RingerModuleBridge startGroupCall:callees video:video answerPolicy:answerPolicy resolve:resolve reject:reject];
+}
+
+- (void)ringMore:(NSString *)callId
+         callees:(NSArray *)callees
+         resolve:(RCTPromiseResolveBlock)resolve
+          reject:(RCTPromiseRejectBlock)reject
+{
+  [RingerModuleBridge ringMore:callId callees:callees resolve:resolve reject:reject];
+}
+
 - (void)answer:(NSString *)callId resolve:(RCTPromiseResolveBlock)resolve reject:(RCTPromiseRejectBlock)reject
 {
   [RingerModuleBridge answer:callId resolve:resolve reject:reject];

@@ -61,6 +61,21 @@ public final class RingerModuleBridge: NSObject {
         promise(resolve, reject).settle { try await host.startCall(callee: callee, video: video) }
     }
 
+    @objc public static func startGroupCall(
+        _ callees: [String], video: Bool, answerPolicy: String, resolve: @escaping Resolve,
+        reject: @escaping Reject
+    ) {
+        promise(resolve, reject).settle {
+            try await host.startGroupCall(callees: callees, video: video, answerPolicy: answerPolicy)
+        }
+    }
+
+    @objc public static func ringMore(
+        _ callID: String, callees: [String], resolve: @escaping Resolve, reject: @escaping Reject
+    ) {
+        promise(resolve, reject).settle { try await host.ringMore(callID: callID, callees: callees) }
+    }
+
     @objc public static func answer(_ callID: String, resolve: @escaping Resolve, reject: @escaping Reject) {
         promise(resolve, reject).settle { try await host.answer(callID: callID) }
     }

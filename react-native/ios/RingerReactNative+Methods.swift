@@ -94,11 +94,52 @@ extension RingerReactNative {
     func startCall(callee: String, video: Bool) async throws -> BridgeCall {
         let callee = callee.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !callee.isEmpty else { throw RingerBridgeError.invalidArgument("the callee is empty") }
+        return try await place { phone in try await phone.startCall(to: callee, hasVideo: video) }
+    }
+
+    /// `startGroupCall(callees, video, answerPolicy)`: the server rings every callee in one call; CallKit shows one
+    /// outgoing call, its handle the first callee.
+    /// - Returns: the server's call with its `participants`; when its state is not `ringing` nothing rings.
+    /// - Throws: `invalid_argument` for an empty list or id, or an unknown policy; the rest as ``startCall(callee:video:)``.
+    func startGroupCall(callees: [String], video: Bool, answerPolicy: String) async throws -> BridgeCall {
+        let callees = callees.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard !callees.isEmpty, !callees.contains(where: \.isEmpty) else {
+            throw RingerBridgeError.invalidArgument("callees must name at least one user, none empty")
+        }
+        let policy = AnswerPolicy(rawValue: answerPolicy)
+        guard AnswerPolicy.known.contains(policy) else {
+            throw RingerBridgeError.invalidArgument("answerPolicy must be first_answer or all_may_join")
+        }
+        return try await place { phone in
+            try await phone.startGroupCall(to: callees, answerPolicy: policy, hasVideo: video)
+        }
+    }
+
+    /// `ringMore(callId, callees)`: rings more people into a call this phone has.
+    /// - Returns: the call's participants after it.
+    /// - Throws: `invalid_argument`, `unknown_call`; `server_refused` (`callee-already-rung`, `call-state-conflict`…),
+    ///   `network`.
+    func ringMore(callID: String, callees: [String]) async throws -> [BridgeParticipant] {
+        let (phone, _) = try liveCall(callID)
+        guard !callees.isEmpty, !callees.contains(where: { $0.isEmpty }) else {
+            throw RingerBridgeError.invalidArgument("callees must name at least one user, none empty")
+        }
+        do {
+            let call = try await phone.coordinator.ringMore(callID: callID.lowercased(), callees: callees)
+            return (call.legs ?? []).map(BridgeParticipant.init)
+        } catch let error as RingerAPIError {
+            throw RingerBridgeError(error)
+        }
+    }
+
+    /// Places a call with `start` and keeps what JavaScript needs to name it; the common part of `startCall` and
+    /// `startGroupCall`.
+    private func place(_ start: (RingerPhone) async throws -> Call) async throws -> BridgeCall {
         let phone = try requirePhone()
         guard withState({ $0.session != nil }) else { throw RingerBridgeError.notLoggedIn }
         let call: Call
         do {
-            call = try await phone.startCall(to: callee, hasVideo: video)
+            call = try await start(phone)
         } catch let error as RingerAPIError {
             throw RingerBridgeError(error)
         } catch is CancellationError {
@@ -118,7 +159,7 @@ extension RingerReactNative {
         }
         return BridgeCall(
             callID: call.callID, direction: "outgoing", peer: call.callee, hasVideo: call.hasVideo,
-            state: call.state.rawValue)
+            state: call.state.rawValue, participants: call.legs.map { $0.map(BridgeParticipant.init) })
     }
 
     /// `answer(callId)`: answers a ringing incoming call through CallKit, as its own UI would
@@ -229,7 +270,8 @@ extension RingerReactNative {
         currentCalls().map { call in
             BridgeCall(
                 callID: call.callID, direction: call.summary.direction.rawValue, peer: call.summary.peer,
-                hasVideo: call.summary.hasVideo, state: call.phase.rawValue, media: call.media)
+                hasVideo: call.summary.hasVideo, state: call.phase.rawValue, media: call.media,
+                participants: call.legs.map { $0.map(BridgeParticipant.init) })
         }
     }
 }

@@ -410,6 +410,8 @@ public final class RingerReactNative: @unchecked Sendable {
         var phase: PhoneCallMachine.Phase
         /// The media of its `accepted` event; nil before media could start.
         var media: MediaSession?
+        /// A group call's legs as this phone last heard them; nil for a 1:1 call.
+        var legs: [CallLeg]?
     }
 
     /// The calls up on this phone, oldest first. An outgoing call `startCall` has not returned yet is named by the
@@ -424,7 +426,8 @@ public final class RingerReactNative: @unchecked Sendable {
                 ? CallSummary(direction: .incoming, peer: call.caller ?? Party(id: ""), hasVideo: call.hasVideo)
                 : outgoing[callID]
                     ?? CallSummary(direction: .outgoing, peer: Party(id: call.calleeID ?? ""), hasVideo: call.hasVideo)
-            return CurrentCall(callID: callID, summary: summary, phase: call.phase, media: media[callID])
+            return CurrentCall(
+                callID: callID, summary: summary, phase: call.phase, media: media[callID], legs: call.legs)
         }
     }
 

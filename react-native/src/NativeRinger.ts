@@ -36,6 +36,15 @@ export interface Spec extends TurboModule {
   /** Places a call to the user `callee`; answers the server's call `{callId, direction, peer, hasVideo, state}`. */
   startCall(callee: string, video: boolean): Promise<UnsafeObject>;
 
+  /**
+   * Rings the users `callees` in one call (`answerPolicy`: `first_answer` or `all_may_join`); answers the server's
+   * call `{callId, direction, peer, hasVideo, state, participants}`.
+   */
+  startGroupCall(callees: string[], video: boolean, answerPolicy: string): Promise<UnsafeObject>;
+
+  /** Rings more users into a call; answers its participants `[{user, state}]`. */
+  ringMore(callId: string, callees: string[]): Promise<UnsafeObject[]>;
+
   /** Answers through CallKit / Telecom, as the system UI would. */
   answer(callId: string): Promise<void>;
 

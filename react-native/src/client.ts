@@ -13,22 +13,26 @@ import {
   narrowLoginResult,
   narrowNativeState,
   narrowOpened,
+  narrowParticipants,
   narrowPlacedCall,
   narrowProblems,
 } from './narrow';
 import type {
+  AnswerPolicy,
   Call,
   ConfigureOptions,
   Diagnostics,
   HistoryEntry,
   LoginResult,
   NativeState,
+  Participant,
   PlacedCall,
   RingerEvent,
   RingerEventOf,
   RingerEventType,
   RingerListener,
   StartCallOptions,
+  StartGroupCallOptions,
   Subscription,
 } from './types';
 import {
@@ -50,6 +54,7 @@ const EVENT_TYPES: readonly RingerEventType[] = [
   'connectionChanged',
   'requestFailed',
   'eventsDropped',
+  'participants',
 ];
 
 /**
@@ -93,6 +98,24 @@ export interface RingerClient {
    * @throws RingerError `invalid_argument`, `not_logged_in`, `server_refused`, `network`, `call_ui_refused`.
    */
   startCall(callee: string, options?: StartCallOptions): Promise<PlacedCall>;
+
+  /**
+   * Rings several users in one call (docs/react-native.md, "Group calls"); resolves with the server's call, its
+   * `peer` the first callee and `participants` everyone rung. When its `state` is `"ringing"` an `outgoing` event
+   * follows, then a `participants` event at each change.
+   * @throws RingerError `invalid_argument` (an empty list, a repeated or empty id, an unknown `answerPolicy`),
+   *   `not_logged_in`, `server_refused` (`problemType` `duplicate-callee`, `too-many-callees`, `user-not-found`),
+   *   `network`, `call_ui_refused`.
+   */
+  startGroupCall(callees: readonly string[], options?: StartGroupCallOptions): Promise<PlacedCall>;
+
+  /**
+   * Rings more users into a call this phone placed or is in (ringing or up); resolves with the call's participants.
+   * Someone ringing or in the call already is left alone.
+   * @throws RingerError `invalid_argument`, `unknown_call`, `server_refused` (`callee-already-rung`: that user's
+   *   part of this call ended, place a new call; `call-state-conflict` once the call is over), `network`.
+   */
+  ringMore(callId: string, callees: readonly string[]): Promise<Participant[]>;
 
   /**
    * Answers a ringing incoming call through CallKit / Telecom, as the system UI would; `accepted` follows
@@ -258,6 +281,22 @@ export function createRinger(native: () => Spec): RingerClient {
       return narrowPlacedCall(await callNative(() => module.startCall(user, video)));
     },
 
+    async startGroupCall(callees: readonly string[], options?: StartGroupCallOptions): Promise<PlacedCall> {
+      const users = calleesArgument(callees);
+      const given = optionsArgument(options, 'options');
+      const video = booleanOption(given['video'], 'video', false);
+      const policy = answerPolicyOption(given['answerPolicy']);
+      const module = await requireConfigured();
+      return narrowPlacedCall(await callNative(() => module.startGroupCall(users, video, policy)));
+    },
+
+    async ringMore(callId: string, callees: readonly string[]): Promise<Participant[]> {
+      const id = callIdArgument(callId);
+      const users = calleesArgument(callees);
+      const module = await requireConfigured();
+      return narrowParticipants(await callNative(() => module.ringMore(id, users)));
+    },
+
     async answer(callId: string): Promise<void> {
       const id = callIdArgument(callId);
       const module = await requireConfigured();
@@ -308,4 +347,33 @@ export function createRinger(native: () => Spec): RingerClient {
       return hub.diagnostics();
     },
   };
+}
+
+/**
+ * A group call's callee list: a non-empty array of distinct, non-empty user ids (the server says more, such as its
+ * limit on callees).
+ * @throws RingerError `invalid_argument`.
+ */
+function calleesArgument(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw invalidArgument('callees must be a non-empty array of user ids.');
+  }
+  const users = value.map((user, index) => nonEmptyStringArgument(user, `callees[${index}]`));
+  if (new Set(users).size !== users.length) {
+    throw invalidArgument('callees must name each user once.');
+  }
+  return users;
+}
+
+const ANSWER_POLICIES: readonly AnswerPolicy[] = ['first_answer', 'all_may_join'];
+
+/** `answerPolicy`: `"first_answer"` when left out. @throws RingerError `invalid_argument` for another value. */
+function answerPolicyOption(value: unknown): AnswerPolicy {
+  if (value === undefined) {
+    return 'first_answer';
+  }
+  if (typeof value !== 'string' || !(ANSWER_POLICIES as readonly string[]).includes(value)) {
+    throw invalidArgument('answerPolicy must be "first_answer" or "all_may_join".');
+  }
+  return value as AnswerPolicy;
 }

@@ -67,6 +67,7 @@ export { isCallId } from './validate';
 export type {
   AcceptedEvent,
   Call,
+  AnswerPolicy,
   CallAnsweredTask,
   CallAnsweredTaskData,
   CallDirection,
@@ -98,5 +99,6 @@ export type {
   RingerListener,
   RingingEvent,
   StartCallOptions,
+  StartGroupCallOptions,
   Subscription,
 } from './types';

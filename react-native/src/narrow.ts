@@ -10,6 +10,8 @@
 // - `Call.media` (`getCalls()`, and `configure`'s `calls`): the media grant of an answered call, so a JavaScript
 //   instance started during the call rejoins its media. An older native build sends no `media`: read as `null`,
 //   "no grant yet", which is what such a build could tell.
+// - `Call.participants` and `PlacedCall.participants` (group calls): everyone rung and their states; an older native
+//   build knows no group calls, so `null`, "a 1:1 call", is right.
 // A key added in a later version joins this list and is read with `addedLater`, so an older native build keeps
 // working with the newer bundle.
 
@@ -25,6 +27,7 @@ import type {
   MediaGrant,
   NativePlatform,
   NativeState,
+  Participant,
   Party,
   PlacedCall,
   RingerEvent,
@@ -123,6 +126,11 @@ class Reader {
     return { url: media.string('url'), token: media.string('token') };
   }
 
+  /** Whether the key holds `null` (present and null). */
+  isNull(key: string): boolean {
+    return Object.prototype.hasOwnProperty.call(this.fields, key) && this.fields[key] === null;
+  }
+
   /** A media grant or `null`; the key must be present. */
   mediaOrNull(key: string): MediaGrant | null {
     return this.raw(key) === null ? null : this.media(key);
@@ -183,7 +191,7 @@ const EVENT_READERS: { readonly [T in RingerEventType]: (event: Reader) => Ringe
   participants: (e) => ({
     type: 'participants',
     callId: e.callId('callId'),
-    participants: e.list('participants', (p) => ({ user: p.party('user'), state: p.string('state') })),
+    participants: e.list('participants', readParticipant),
   }),
 };
 
@@ -241,7 +249,18 @@ function readCall(call: Reader): Call {
     state: call.oneOf('state', CALL_STATES),
     // Added later: an older native build sends no `media` (the list at the top of this file).
     media: call.addedLater('media', (key) => call.mediaOrNull(key)),
+    // Added later (group calls): absent from older native builds, null for a 1:1 call.
+    participants: call.addedLater('participants', (key) => readParticipantsOrNull(call, key)),
   };
+}
+
+function readParticipant(participant: Reader): Participant {
+  return { user: participant.party('user'), state: participant.string('state') };
+}
+
+/** A list of participants or `null`; the key must be present. */
+function readParticipantsOrNull(reader: Reader, key: string): Participant[] | null {
+  return reader.isNull(key) ? null : reader.list(key, readParticipant);
 }
 
 function readHistoryEntry(entry: Reader): HistoryEntry {
@@ -282,7 +301,16 @@ export function narrowLoginResult(value: unknown): LoginResult {
 
 /** `startCall`'s answer. @throws RingerError `native` when it does not match `PlacedCall`. */
 export function narrowPlacedCall(value: unknown): PlacedCall {
-  return narrowResult(value, 'call', (call) => ({ ...readCallFields(call), state: call.string('state') }));
+  return narrowResult(value, 'call', (call) => ({
+    ...readCallFields(call),
+    state: call.string('state'),
+    participants: call.addedLater('participants', (key) => readParticipantsOrNull(call, key)),
+  }));
+}
+
+/** `ringMore`'s answer: the call's participants. @throws RingerError `native` when it does not match. */
+export function narrowParticipants(value: unknown): Participant[] {
+  return narrowList(value, 'participants', readParticipant);
 }
 
 /** `getCalls`' answer. @throws RingerError `native` when an element does not match `Call`. */

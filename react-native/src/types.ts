@@ -194,6 +194,11 @@ export interface Call {
    * newer JavaScript bundle over an older app binary: src/narrow.ts, "keys added later").
    */
   readonly media: MediaGrant | null;
+  /**
+   * A group call's people and where each is, as this phone last heard (the `participants` events say each change);
+   * `null` for a 1:1 call, and from a native build older than group calls.
+   */
+  readonly participants: readonly Participant[] | null;
 }
 
 /**
@@ -204,9 +209,25 @@ export interface Call {
 export interface PlacedCall {
   readonly callId: CallId;
   readonly direction: CallDirection;
+  /** The callee; for a group call, the first one. */
   readonly peer: Party;
   readonly hasVideo: boolean;
   readonly state: string;
+  /** `startGroupCall`'s answer: everyone rung, in order, and their states; `null` for a 1:1 call. */
+  readonly participants: readonly Participant[] | null;
+}
+
+/**
+ * What an answer does in a group call: `"first_answer"` (the default: the first callee to answer gets the call and
+ * the others stop ringing at once) or `"all_may_join"` (each callee may join until their own ring time ends).
+ */
+export type AnswerPolicy = 'first_answer' | 'all_may_join';
+
+/** `startGroupCall`'s options. */
+export interface StartGroupCallOptions {
+  readonly video?: boolean;
+  /** `"first_answer"` when left out. */
+  readonly answerPolicy?: AnswerPolicy;
 }
 
 /**

@@ -180,6 +180,43 @@ describe('argument checks', () => {
     ]);
   });
 
+  test('a group call names distinct callees and a known answer policy before anything is sent', async () => {
+    const { native, ringer } = await configured();
+    await rejectsWith(ringer.startGroupCall([]), 'invalid_argument');
+    await rejectsWith(ringer.startGroupCall('bob' as unknown as string[]), 'invalid_argument');
+    await rejectsWith(ringer.startGroupCall(['bob', '']), 'invalid_argument');
+    await rejectsWith(ringer.startGroupCall(['bob', 'bob']), 'invalid_argument');
+    await rejectsWith(
+      ringer.startGroupCall(['bob'], { answerPolicy: 'ring_in_turn' as unknown as 'first_answer' }),
+      'invalid_argument',
+    );
+    assert.deepEqual(native.callsOf('startGroupCall'), []);
+    const placed = await ringer.startGroupCall(['bob', 'carol']);
+    assert.deepEqual(placed.participants, [
+      { user: { id: 'bob', name: 'Bob' }, state: 'ringing' },
+      { user: { id: 'carol', name: null }, state: 'busy' },
+    ]);
+    await ringer.startGroupCall(['bob'], { video: true, answerPolicy: 'all_may_join' });
+    assert.deepEqual(native.callsOf('startGroupCall'), [
+      [['bob', 'carol'], false, 'first_answer'],
+      [['bob'], true, 'all_may_join'],
+    ]);
+    // A 1:1 call's answer, and an older native build's, have no participants.
+    assert.equal((await ringer.startCall('bob')).participants, null);
+  });
+
+  test('ring more takes a call id and callees, and answers the participants', async () => {
+    const { native, ringer } = await configured();
+    await rejectsWith(ringer.ringMore('not-a-call', ['dave']), 'invalid_argument');
+    await rejectsWith(ringer.ringMore(ALICE_CALL, []), 'invalid_argument');
+    const participants = await ringer.ringMore(ALICE_CALL.toUpperCase(), ['dave']);
+    assert.deepEqual(native.callsOf('ringMore'), [[ALICE_CALL, ['dave']]]);
+    assert.equal(participants.length, 2);
+    assert.equal(participants[1]?.state, 'ringing');
+    native.answers['ringMore'] = [{ user: { id: 'dave' }, state: 'ringing' }];
+    await rejectsWith(ringer.ringMore(ALICE_CALL, ['dave']), 'native');
+  });
+
   test('the history limit is a whole number from 1 to 100, 100 by default', async () => {
     const { native, ringer } = await configured();
     await rejectsWith(ringer.getCallHistory(0), 'invalid_argument');
@@ -276,7 +313,10 @@ describe('error mapping', () => {
     const media = { url: 'wss://media.example.com', token: 'm-1' };
     const active = { callId: ALICE_CALL.toUpperCase(), direction: 'incoming', peer: { id: 'alice', name: 'Alice' }, hasVideo: false, state: 'active', media };
     native.answers['getCalls'] = [active];
-    assert.deepEqual(await ringer.getCalls(), [{ ...active, callId: ALICE_CALL }]);
+    assert.deepEqual(await ringer.getCalls(), [{ ...active, callId: ALICE_CALL, participants: null }]);
+    const participants = [{ user: { id: 'bob', name: null }, state: 'accepted' }];
+    native.answers['getCalls'] = [{ ...active, participants }];
+    assert.deepEqual(await ringer.getCalls(), [{ ...active, callId: ALICE_CALL, participants }]);
     native.answers['getCalls'] = [{ ...active, media: { url: 'wss://media.example.com' } }];
     const error = await rejectsWith(ringer.getCalls(), 'native');
     assert.ok(error.message.includes('calls[0].media.token'), error.message);
@@ -290,9 +330,13 @@ describe('error mapping', () => {
     const { native, ringer } = await configured();
     const older = { callId: ALICE_CALL.toUpperCase(), direction: 'incoming', peer: { id: 'alice', name: 'Alice' }, hasVideo: false, state: 'active' };
     native.answers['getCalls'] = [older];
-    assert.deepEqual(await ringer.getCalls(), [{ ...older, callId: ALICE_CALL, media: null }]);
+    assert.deepEqual(await ringer.getCalls(), [{ ...older, callId: ALICE_CALL, media: null, participants: null }]);
     native.answers['configure'] = { ...STATE, calls: [older] };
-    assert.deepEqual((await ringer.configure()).calls, [{ ...older, callId: ALICE_CALL, media: null }]);
+    assert.deepEqual((await ringer.configure()).calls, [
+      { ...older, callId: ALICE_CALL, media: null, participants: null },
+    ]);
+    native.answers['getCalls'] = [{ ...older, participants: 'bob' }];
+    assert.ok((await rejectsWith(ringer.getCalls(), 'native')).message.includes('calls[0].participants'));
 
     // A key that is there is checked as always: a media of the wrong type is the native half's mistake.
     for (const media of ['wss://media.example.com', 42, [], { url: 'wss://media.example.com', token: 7 }]) {

@@ -35,6 +35,18 @@ export class FakeNative implements Spec {
     login: { userId: 'alice' },
     logout: undefined,
     startCall: { callId: ALICE_CALL, direction: 'outgoing', peer: { id: 'bob', name: 'Bob' }, hasVideo: false, state: 'ringing' },
+    startGroupCall: {
+      callId: ALICE_CALL,
+      direction: 'outgoing',
+      peer: { id: 'bob', name: 'Bob' },
+      hasVideo: false,
+      state: 'ringing',
+      participants: [
+        { user: { id: 'bob', name: 'Bob' }, state: 'ringing' },
+        { user: { id: 'carol', name: null }, state: 'busy' },
+      ],
+    },
+    ringMore: [{ user: { id: 'bob', name: 'Bob' }, state: 'accepted' }, { user: { id: 'dave', name: null }, state: 'ringing' }],
     answer: undefined,
     decline: undefined,
     hangUp: undefined,
@@ -93,6 +105,12 @@ export class FakeNative implements Spec {
   }
   startCall(callee: string, video: boolean): Promise<object> {
     return this.respond('startCall', [callee, video]);
+  }
+  startGroupCall(callees: string[], video: boolean, answerPolicy: string): Promise<object> {
+    return this.respond('startGroupCall', [callees, video, answerPolicy]);
+  }
+  ringMore(callId: string, callees: string[]): Promise<object[]> {
+    return this.respond('ringMore', [callId, callees]);
   }
   answer(callId: string): Promise<void> {
     return this.respond('answer', [callId]);

@@ -10,6 +10,7 @@ import android.os.SystemClock
 import android.provider.Settings
 import android.telecom.TelecomManager
 import com.google.firebase.messaging.FirebaseMessaging
+import dev.ringer.kit.AnswerPolicy
 import dev.ringer.kit.Call
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.CallState
@@ -353,6 +354,26 @@ class RingerPhone(
         if (call.state != CallState.RINGING) return call
         try {
             callUi.placeOutgoingCall(call.callId, Party(callee, call.callee.name), hasVideo)
+        } catch (e: CallUiException) {
+            coordinator.end(call.callId) {}
+            throw e
+        }
+        return call
+    }
+
+    /**
+     * Rings several people in one call ([CallCoordinator.startGroupCall]) and, when it rings, places it on Telecom as
+     * one outgoing call whose address is the first callee.
+     * @return the call with its legs; when its state is not `ringing` (busy, failed) nothing rings.
+     * @throws RingerApiException the server refused or did not answer; [CallUiException] when Telecom refused the call,
+     *   which is then cancelled on the server.
+     */
+    suspend fun startGroupCall(callees: List<String>, answerPolicy: AnswerPolicy = AnswerPolicy.FIRST_ANSWER,
+                               hasVideo: Boolean = false): Call {
+        val call = coordinator.startGroupCall(callees, answerPolicy, hasVideo)
+        if (call.state != CallState.RINGING) return call
+        try {
+            callUi.placeOutgoingCall(call.callId, call.callee, hasVideo)
         } catch (e: CallUiException) {
             coordinator.end(call.callId) {}
             throw e

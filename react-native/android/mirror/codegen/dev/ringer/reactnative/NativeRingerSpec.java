@@ -11,7 +11,8 @@
 //   looks the module up, so emitting earlier throws NullPointerException (RingerModule emits only after JavaScript
 //   called getInitialEvents, through EventRelay); an object payload is a ReadableMap;
 // - each method returning a Promise becomes `public abstract void <name>(<params>, Promise promise)` annotated
-//   @ReactMethod and @DoNotStrip: string -> String, boolean -> boolean, number -> double, object -> ReadableMap;
+//   @ReactMethod and @DoNotStrip: string -> String, boolean -> boolean, number -> double, object -> ReadableMap,
+//   an array (string[]) -> ReadableArray;
 // - before v0.84.0 the generator refuses an event emitter whose payload is a union type (v0.84.0 maps a union of
 //   objects to ReadableMap), so for 0.79 the spec declares the event payload as one object type.
 package dev.ringer.reactnative;
@@ -21,6 +22,7 @@ import com.facebook.react.bridge.Promise;
 import com.facebook.react.bridge.ReactApplicationContext;
 import com.facebook.react.bridge.ReactContextBaseJavaModule;
 import com.facebook.react.bridge.ReactMethod;
+import com.facebook.react.bridge.ReadableArray;
 import com.facebook.react.bridge.ReadableMap;
 import com.facebook.react.turbomodule.core.interfaces.TurboModule;
 import javax.annotation.Nonnull;
@@ -60,6 +62,14 @@ public abstract class NativeRingerSpec extends ReactContextBaseJavaModule implem
   @ReactMethod
   @DoNotStrip
   public abstract void startCall(String callee, boolean video, Promise promise);
+
+  @ReactMethod
+  @DoNotStrip
+  public abstract void startGroupCall(ReadableArray callees, boolean video, String answerPolicy, Promise promise);
+
+  @ReactMethod
+  @DoNotStrip
+  public abstract void ringMore(String callId, ReadableArray callees, Promise promise);
 
   @ReactMethod
   @DoNotStrip

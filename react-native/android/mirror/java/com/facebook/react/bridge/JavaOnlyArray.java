@@ -15,6 +15,13 @@ public class JavaOnlyArray implements ReadableArray, WritableArray {
 
     public JavaOnlyArray() {}
 
+    /** An array of the given values (React Native's {@code JavaOnlyArray.of}). */
+    public static JavaOnlyArray of(Object... values) {
+        JavaOnlyArray array = new JavaOnlyArray();
+        for (Object value : values) array.mBackingList.add(value);
+        return array;
+    }
+
     @Override public int size() { return mBackingList.size(); }
     @Override public ReadableType getType(int index) { return typeOf(mBackingList.get(index)); }
     @Override public boolean isNull(int index) { return mBackingList.get(index) == null; }

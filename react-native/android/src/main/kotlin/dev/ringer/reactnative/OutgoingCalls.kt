@@ -1,7 +1,7 @@
 package dev.ringer.reactnative
 
 import dev.ringer.android.CallUiException
-import dev.ringer.android.RingerPhone
+import dev.ringer.kit.Call
 import dev.ringer.kit.CallState
 import dev.ringer.kit.RingerApiException
 import kotlinx.coroutines.CancellationException
@@ -9,20 +9,21 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.launch
 import org.json.JSONObject
 
-/** Placing a call for JavaScript's `startCall`, and what its failures mean there. */
+/** Placing a call for JavaScript's `startCall` and `startGroupCall`, and what its failures mean there. */
 internal object OutgoingCalls {
     /**
-     * Places the call on [scope]: [placed] learns a call that rings (its id and callee) before [done] gets the Call
-     * (`{callId, direction, peer, hasVideo, state}`; the state may be `busy` or `failed`) or the refusal.
+     * Places the call [start] makes on [scope]: [placed] learns a call that rings (its id and callee, the first of a
+     * group) before [done] gets the Call (`{callId, direction, peer, hasVideo, state, participants}`; the state may be
+     * `busy` or `failed`) or the refusal.
      */
-    fun place(scope: CoroutineScope, phone: RingerPhone, callee: String, video: Boolean,
+    fun place(scope: CoroutineScope, start: suspend () -> Call,
               placed: (String, CallInfo) -> Unit, done: (JSONObject?, BridgeError?) -> Unit) {
         scope.launch {
             val answer = try {
-                val call = phone.startCall(callee, video)
+                val call = start()
                 val info = CallInfo(CallInfo.OUTGOING, CallInfo.Peer(call.callee.id, call.callee.name), call.hasVideo)
                 if (call.state == CallState.RINGING) placed(call.callId, info)
-                SdkObservations.callJson(call.callId, info, call.state.rawValue)
+                SdkObservations.callJson(call.callId, info, call.state.rawValue, call.legs)
             } catch (e: CancellationException) {
                 throw e
             } catch (e: Exception) {

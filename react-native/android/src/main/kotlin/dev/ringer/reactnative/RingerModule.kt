@@ -3,8 +3,10 @@ package dev.ringer.reactnative
 import com.facebook.react.bridge.Arguments
 import com.facebook.react.bridge.Promise
 import com.facebook.react.bridge.ReactApplicationContext
+import com.facebook.react.bridge.ReadableArray
 import com.facebook.react.bridge.ReadableMap
 import com.facebook.react.bridge.ReadableType
+import dev.ringer.kit.AnswerPolicy
 import dev.ringer.kit.CallIds
 import org.json.JSONObject
 
@@ -51,6 +53,24 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
     override fun startCall(callee: String?, video: Boolean, promise: Promise) = reply(promise, settles = false) {
         host.startCall(text(callee, "callee"), video) { call, error ->
             if (error != null) reject(promise, error) else promise.resolve(ReactJson.value(call))
+        }
+    }
+
+    override fun startGroupCall(callees: ReadableArray?, video: Boolean, answerPolicy: String?, promise: Promise) =
+        reply(promise, settles = false) {
+            val policy = when (answerPolicy) {
+                AnswerPolicy.FIRST_ANSWER.rawValue -> AnswerPolicy.FIRST_ANSWER
+                AnswerPolicy.ALL_MAY_JOIN.rawValue -> AnswerPolicy.ALL_MAY_JOIN
+                else -> throw invalid("answerPolicy must be first_answer or all_may_join")
+            }
+            host.startGroupCall(users(callees), video, policy) { call, error ->
+                if (error != null) reject(promise, error) else promise.resolve(ReactJson.value(call))
+            }
+        }
+
+    override fun ringMore(callId: String?, callees: ReadableArray?, promise: Promise) = reply(promise, settles = false) {
+        host.ringMore(id(callId), users(callees)) { participants, error ->
+            if (error != null) reject(promise, error) else promise.resolve(ReactJson.value(participants))
         }
     }
 
@@ -112,6 +132,15 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
     /** A non-empty string argument. */
     private fun text(value: String?, name: String): String =
         if (value == null || value.isBlank()) throw invalid("$name must be a non-empty string") else value
+
+    /** A callee list: one or more non-empty user ids. */
+    private fun users(callees: ReadableArray?): List<String> {
+        if (callees == null || callees.size() == 0) throw invalid("callees must name at least one user")
+        return (0 until callees.size()).map { index ->
+            if (callees.getType(index) != ReadableType.String) throw invalid("callees[$index] must be a string")
+            text(callees.getString(index), "callees[$index]")
+        }
+    }
 
     /** A call id: the server's UUID, lowercased as the SDK keys calls. */
     private fun id(callId: String?): String =

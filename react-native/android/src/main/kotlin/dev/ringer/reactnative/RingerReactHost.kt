@@ -6,10 +6,13 @@ import android.content.Intent
 import android.util.Log
 import dev.ringer.android.CallNotificationConfig
 import dev.ringer.android.RingerPhone
+import dev.ringer.kit.AnswerPolicy
+import dev.ringer.kit.Call
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.EventStream
 import dev.ringer.kit.JwtSubject
 import dev.ringer.kit.PhoneCallMachine
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
@@ -165,10 +168,42 @@ class RingerReactHost(
      * A ringing call is told as `outgoing` before [done] (unless the callee's phone rang first and told it).
      * @throws BridgeError `not_logged_in` at once.
      */
-    fun startCall(callee: String, video: Boolean, done: (JSONObject?, BridgeError?) -> Unit) {
+    fun startCall(callee: String, video: Boolean, done: (JSONObject?, BridgeError?) -> Unit) =
+        place({ phone -> phone.startCall(callee, video) }, done)
+
+    /**
+     * `startGroupCall(callees, video, answerPolicy)`: the server rings every callee in one call, placed on Telecom as
+     * one outgoing call whose address is the first callee; [done] gets the Call with its `participants`.
+     * @throws BridgeError `not_configured`, `not_logged_in` (before anything is sent).
+     */
+    fun startGroupCall(callees: List<String>, video: Boolean, answerPolicy: AnswerPolicy,
+                       done: (JSONObject?, BridgeError?) -> Unit) =
+        place({ phone -> phone.startGroupCall(callees, answerPolicy, video) }, done)
+
+    /**
+     * `ringMore(callId, callees)`: rings more people into a call this phone has; [done] gets its participants.
+     * @throws BridgeError `unknown_call` (before anything is sent).
+     */
+    fun ringMore(callId: String, callees: List<String>, done: (JSONArray?, BridgeError?) -> Unit) {
+        val phone = requirePhone()
+        knownCall(phone, callId)
+        scope.launch {
+            val participants = try {
+                SdkObservations.participantsJson(phone.coordinator.ringMore(callId, callees).legs ?: emptyList())
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Exception) {
+                done(null, OutgoingCalls.refusal(e))
+                return@launch
+            }
+            done(participants, null)
+        }
+    }
+
+    private fun place(start: suspend (RingerPhone) -> Call, done: (JSONObject?, BridgeError?) -> Unit) {
         val phone = requirePhone()
         if (sessions.load() == null) throw BridgeError(BridgeError.NOT_LOGGED_IN, "log in first")
-        OutgoingCalls.place(scope, phone, callee, video, placed = { callId, info ->
+        OutgoingCalls.place(scope, { start(phone) }, placed = { callId, info ->
             // A call that ended before startCall returned is not kept: its Ended was observed already (the machine
             // ends a call before the observation is sent), so nothing would remove it.
             val up = synchronized(lock) {
@@ -223,7 +258,7 @@ class RingerReactHost(
         synchronized(lock) {
             for (call in calls) {
                 val info = SdkObservations.info(call, outgoing) ?: continue
-                array.put(SdkObservations.callJson(call.callId, info, call.phase.rawValue, media[call.callId]))
+                array.put(SdkObservations.callJson(call.callId, info, call.phase.rawValue, call.legs, media[call.callId]))
             }
         }
         return array

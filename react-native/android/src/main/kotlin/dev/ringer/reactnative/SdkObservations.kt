@@ -1,8 +1,10 @@
 package dev.ringer.reactnative
 
 import dev.ringer.kit.CallCoordinator
+import dev.ringer.kit.CallLeg
 import dev.ringer.kit.EventStream
 import dev.ringer.kit.PhoneCallMachine
+import org.json.JSONArray
 import org.json.JSONObject
 
 /** The Kotlin SDK's values in the terms [EventTranslator] and JavaScript use. */
@@ -54,15 +56,28 @@ internal object SdkObservations {
         return CallInfo(CallInfo.INCOMING, CallInfo.Peer(caller.id, caller.name), call.hasVideo)
     }
 
-    /** startCall's Call: `{callId, direction, peer: {id, name}, hasVideo, state}`. */
-    fun callJson(callId: String, info: CallInfo, state: String): JSONObject = JSONObject()
+    /**
+     * startCall's and startGroupCall's Call: `{callId, direction, peer: {id, name}, hasVideo, state, participants}`,
+     * `participants` a group call's legs ([participantsJson]) or null.
+     */
+    fun callJson(callId: String, info: CallInfo, state: String, legs: List<CallLeg>?): JSONObject = JSONObject()
         .put("callId", callId).put("direction", info.direction).put("peer", info.peer.toJson())
         .put("hasVideo", info.hasVideo).put("state", state)
+        .put("participants", legs?.let { participantsJson(it) } ?: JSONObject.NULL)
 
     /**
      * getCalls' and NativeState's Call: [callJson] and `media`, the `{url, token}` of the call's `accepted` event, null
      * before it.
      */
-    fun callJson(callId: String, info: CallInfo, state: String, media: JSONObject?): JSONObject =
-        callJson(callId, info, state).put("media", media ?: JSONObject.NULL)
+    fun callJson(callId: String, info: CallInfo, state: String, legs: List<CallLeg>?, media: JSONObject?): JSONObject =
+        callJson(callId, info, state, legs).put("media", media ?: JSONObject.NULL)
+
+    /** A group call's legs as JavaScript's participants: `[{user: {id, name}, state}]`, in the order rung. */
+    fun participantsJson(legs: List<CallLeg>): JSONArray {
+        val array = JSONArray()
+        for (leg in legs) {
+            array.put(JSONObject().put("user", CallInfo.Peer(leg.user.id, leg.user.name).toJson()).put("state", leg.state.rawValue))
+        }
+        return array
+    }
 }

@@ -27,6 +27,7 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
+import org.json.JSONArray
 import org.json.JSONObject
 import java.io.File
 import java.io.IOException
@@ -154,6 +155,35 @@ object ReactNativeRig {
             .put("callee", JSONObject().put("id", callee).put("name", calleeName)).put("has_video", true)
             .put("created_at", RingerJson.formatTimestamp(now)).put("expires_at", RingerJson.formatTimestamp(now + 60_000))
         FakeHttpTransport.json(201, call.toString())
+    }
+
+    /**
+     * A server that places one group call [callId] to [callees] (the first named [calleeName]) and, asked to ring more
+     * into it, answers the legs with the new callees added; nothing else.
+     */
+    fun groupCallServer(callId: String, callees: List<String>): FakeHttpTransport {
+        val rung = ArrayList(callees)
+        return FakeHttpTransport { request ->
+            if (request.method != "POST") throw IOException("no network in this test")
+            if (request.url.endsWith("/ring")) {
+                val more = JSONObject(String(request.body ?: ByteArray(0))).getJSONArray("callees")
+                synchronized(rung) { for (i in 0 until more.length()) rung.add(more.getString(i)) }
+            } else if (!request.url.endsWith("/v1/calls")) {
+                throw IOException("no network in this test")
+            }
+            val now = System.currentTimeMillis()
+            val legs = JSONArray()
+            for (user in synchronized(rung) { ArrayList(rung) }) {
+                legs.put(JSONObject().put("user", JSONObject().put("id", user)).put("state", "ringing")
+                    .put("rung_at", RingerJson.formatTimestamp(now)).put("expires_at", RingerJson.formatTimestamp(now + 60_000)))
+            }
+            val call = JSONObject().put("call_id", callId).put("state", "ringing")
+                .put("caller", JSONObject().put("id", "bob").put("name", "Bob"))
+                .put("callee", JSONObject().put("id", callees.first())).put("has_video", false)
+                .put("created_at", RingerJson.formatTimestamp(now)).put("expires_at", RingerJson.formatTimestamp(now + 60_000))
+                .put("legs", legs).put("answer_policy", "first_answer")
+            FakeHttpTransport.json(if (request.url.endsWith("/ring")) 200 else 201, call.toString())
+        }
     }
 
     /** A user token for [userId]: a compact JWT whose signature only the server checks. */

@@ -3,6 +3,7 @@ package dev.ringer.reactnative
 import android.content.ActivityNotFoundException
 import android.app.Notification
 import android.content.Intent
+import com.facebook.react.bridge.JavaOnlyArray
 import com.facebook.react.bridge.JavaOnlyMap
 import dev.ringer.android.IncomingCallNotification
 import dev.ringer.android.RingerIntents
@@ -51,6 +52,8 @@ class RingerModuleTest {
             "login" to { m, p -> m.login(ReactNativeRig.token("bob"), p) },
             "logout" to { m, p -> m.logout(p) },
             "startCall" to { m, p -> m.startCall("alice", false, p) },
+            "startGroupCall" to { m, p -> m.startGroupCall(JavaOnlyArray.of("alice"), false, "first_answer", p) },
+            "ringMore" to { m, p -> m.ringMore(callId, JavaOnlyArray.of("alice"), p) },
             "answer" to { m, p -> m.answer(callId, p) },
             "decline" to { m, p -> m.decline(callId, p) },
             "hangUp" to { m, p -> m.hangUp(callId, p) },
@@ -193,7 +196,7 @@ class RingerModuleTest {
         assertEquals(BridgeError.CALL_IN_PROGRESS, js.call { m, p -> m.logout(p) }.code())
         val calls = js.call { m, p -> m.getCalls(p) }.value() as List<*>
         assertEquals(listOf(mapOf("callId" to callId, "direction" to "incoming", "peer" to mapOf("id" to "alice", "name" to "Alice"),
-                                  "hasVideo" to false, "state" to "ringing", "media" to null)), calls)
+                                  "hasVideo" to false, "state" to "ringing", "media" to null, "participants" to null)), calls)
 
         assertEquals("answered by the server's id in any case", null, js.call { m, p -> m.answer(callId.toUpperCase(), p) }.value())
         assertEquals("answering", firstCallState(js))
@@ -221,6 +224,24 @@ class RingerModuleTest {
         assertEquals(null, js.call { m, p -> m.hangUp(callId, p) }.value())
     }
 
+    /** Group calls from JavaScript: checked natively, answered with the participants, grown by a ring-more. */
+    @Test
+    fun startGroupCallAnswersTheParticipantsAndRingMoreAddsToThem() {
+        val callId = UUID.randomUUID().toString()
+        val js = loggedIn(ReactNativeRig.groupCallServer(callId, listOf("carol", "dave")))
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of(), false, "first_answer", p) }.code())
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol"), false, "ring_in_turn", p) }.code())
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol", " "), false, "first_answer", p) }.code())
+        val placed = js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol", "dave"), false, "first_answer", p) }.value() as Map<*, *>
+        assertEquals("ringing", placed["state"])
+        assertEquals(listOf("carol", "dave"), (placed["participants"] as List<*>).map { ((it as Map<*, *>)["user"] as Map<*, *>)["id"] })
+        val listed = (js.call { m, p -> m.getCalls(p) }.value() as List<*>).single() as Map<*, *>
+        assertEquals(placed["participants"], listed["participants"])
+        val grown = js.call { m, p -> m.ringMore(callId, JavaOnlyArray.of("erin"), p) }.value() as List<*>
+        assertEquals(listOf("carol", "dave", "erin"), grown.map { ((it as Map<*, *>)["user"] as Map<*, *>)["id"] })
+        assertEquals(BridgeError.UNKNOWN_CALL, js.call { m, p -> m.ringMore(UUID.randomUUID().toString(), JavaOnlyArray.of("erin"), p) }.code())
+    }
+
     @Test
     fun startCallRejectsNativeWhenTheServersAnswerCannotBeRead() {
         val unreadable = FakeHttpTransport { request ->
@@ -235,7 +256,7 @@ class RingerModuleTest {
     fun anOutgoingCallStartCallHasNotReturnedIsListedWithTheCalleeIdAndNoName() {
         val (js, callId) = placedWhileTelecomWaits { js, callId ->
             assertEquals(listOf(mapOf("callId" to callId, "direction" to "outgoing", "peer" to mapOf("id" to "carol", "name" to null),
-                                      "hasVideo" to true, "state" to "ringing", "media" to null)),
+                                      "hasVideo" to true, "state" to "ringing", "media" to null, "participants" to null)),
                          js.call { m, p -> m.getCalls(p) }.value())
         }
         assertEquals("startCall's answer names the callee", mapOf("id" to "carol", "name" to "Carol"),
