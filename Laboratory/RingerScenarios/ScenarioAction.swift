@@ -8,6 +8,10 @@ public struct ScenarioAction: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// The device's app calls `callee`; later steps and expectations name the call `label`.
         case call(callee: String, label: String)
+        /// The device's app rings `callees` in one call with `policy` (RingerKit's `startGroupCall`); named `label`.
+        case groupCall(callees: [String], policy: AnswerPolicy, label: String)
+        /// The device's user rings `callees` into the call `label` (`POST /v1/calls/{id}/ring`).
+        case ringMore(callees: [String], label: String)
         /// The caller ends the call before an answer (CallKit's end action on an outgoing call).
         case cancel(label: String)
         /// The user ends the call on the native UI (declines, cancels or hangs up, as the call stands).
@@ -78,7 +82,7 @@ public struct ScenarioAction: Sendable, Equatable {
     public var callLabel: String? {
         switch kind {
         case .call(_, let label), .cancel(let label), .hangUp(let label), .answer(let label), .decline(let label),
-            .check(let label, _):
+            .check(let label, _), .groupCall(_, _, let label), .ringMore(_, let label):
             label
         default:
             nil
@@ -90,6 +94,9 @@ public struct ScenarioAction: Sendable, Equatable {
         let actor = device.map { "\($0): " } ?? ""
         switch kind {
         case .call(let callee, let label): return actor + "call \(callee) (\(label))"
+        case .groupCall(let callees, let policy, let label):
+            return actor + "call \(callees.joined(separator: ", ")) \(policy.rawValue) (\(label))"
+        case .ringMore(let callees, let label): return actor + "ring \(callees.joined(separator: ", ")) into \(label)"
         case .cancel(let label): return actor + "cancel \(label)"
         case .hangUp(let label): return actor + "hang up \(label)"
         case .answer(let label): return actor + "answer \(label)"

@@ -18,6 +18,8 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var acceptedDevice: [String?]?
         /// What each named device did with the call.
         public var devices: [String: CallDevice] = [:]
+        /// A group call's legs: each named callee's leg state, as the caller reads the call (`legs` in the file).
+        public var legs: [String: LegState]?
         /// Alternatives when a race decides the outcome: at least one must match, besides the fields above.
         public var oneOf: [Call] = []
 

@@ -108,8 +108,10 @@ public struct Scenario: Sendable {
     /// The labels of the calls the time line places, in order.
     public var callLabels: [String] {
         timeline.compactMap { action in
-            if case .call(_, let label) = action.kind { return label }
-            return nil
+            switch action.kind {
+            case .call(_, let label), .groupCall(_, _, let label): return label
+            default: return nil
+            }
         }
     }
 }

@@ -78,6 +78,19 @@ extension ScenarioParser {
                 call.devices[id] = try callDeviceExpectation(device, scenario.devices.first { $0.id == id }!)
             }
         }
+        if let legs = try reader.object("legs") {
+            var expected: [String: LegState] = [:]
+            let states = [LegState.ringing, .accepted, .declined, .busy, .failed, .unanswered, .cancelled, .left]
+            for (user, _) in legs.entries() {
+                guard scenario.users.contains(where: { $0.id == user }) else {
+                    throw legs.error(user, "no user \"\(user)\" is declared in \"users\"")
+                }
+                guard let state = try legs.choice(user, states.map(\.rawValue)) else { continue }
+                expected[user] = LegState(rawValue: state)
+            }
+            try legs.finish()
+            call.legs = expected
+        }
         if allowAlternatives, let items = try reader.array("one_of") {
             guard items.count >= 2 else { throw reader.error("one_of", "list at least two alternatives") }
             call.oneOf = try items.map { value, path in

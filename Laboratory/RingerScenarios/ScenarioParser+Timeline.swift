@@ -5,7 +5,7 @@ import RingerWire
 /// calls placed by an earlier step.
 extension ScenarioParser {
     private static let deviceActions = [
-        "call", "cancel", "hang_up", "answer", "decline", "background", "foreground",
+        "call", "ring_more", "cancel", "hang_up", "answer", "decline", "background", "foreground",
         "kill_app", "phone_off", "phone_on", "network_down", "network_up", "force_stop", "doze", "wake", "lock",
         "unlock",
         "fcm_fault", "revoke_token",
@@ -61,14 +61,31 @@ extension ScenarioParser {
             guard let caller = device, caller.loggedIn else {
                 throw reader.error("device", "the app of a device that is not logged in cannot place calls")
             }
-            let callee = try declaredUser(reader, "callee", users: users, required: true)!
-            guard callee != caller.user else { throw reader.error("callee", "\(callee) cannot call themselves") }
             let label = try reader.string("call") ?? "call"
             guard !calls.contains(label) else {
                 throw reader.error("call", "a call named \"\(label)\" was already placed; name this one differently")
             }
-            calls.append(label)
-            kind = .call(callee: callee, label: label)
+            if reader.has("callees") {
+                // A group call (decision 0007): the iPhone app places it through RingerKit's startGroupCall.
+                guard caller.platform == .ios else {
+                    throw reader.error("callees", "group calls are placed from an iPhone in scenarios")
+                }
+                if reader.has("callee") { throw reader.error("callee", "give callee or callees, not both") }
+                let callees = try declaredUsers(reader, "callees", users: users)
+                guard !callees.contains(caller.user) else {
+                    throw reader.error("callees", "\(caller.user) cannot call themselves")
+                }
+                let policy = try reader.choice("answer_policy", AnswerPolicy.known.map(\.rawValue)) ?? "first_answer"
+                calls.append(label)
+                kind = .groupCall(callees: callees, policy: AnswerPolicy(rawValue: policy), label: label)
+            } else {
+                let callee = try declaredUser(reader, "callee", users: users, required: true)!
+                guard callee != caller.user else { throw reader.error("callee", "\(callee) cannot call themselves") }
+                calls.append(label)
+                kind = .call(callee: callee, label: label)
+            }
+        case "ring_more":
+            kind = .ringMore(callees: try declaredUsers(reader, "callees", users: users), label: try placedCall(reader, calls))
         case "cancel": kind = .cancel(label: try placedCall(reader, calls))
         case "hang_up": kind = .hangUp(label: try placedCall(reader, calls))
         case "answer": kind = .answer(label: try placedCall(reader, calls))
@@ -99,6 +116,22 @@ extension ScenarioParser {
             kind = .check(label: label, state: CallState(rawValue: state))
         }
         return ScenarioAction(at: at, device: device?.id, kind: kind)
+    }
+
+    /// A non-empty list of distinct declared users (`callees`).
+    private func declaredUsers(_ reader: ScenarioObjectReader, _ key: String, users: [Scenario.User]) throws -> [String] {
+        guard let items = try reader.array(key), !items.isEmpty else {
+            throw reader.error(key, "expected a non-empty list of declared users")
+        }
+        var ids: [String] = []
+        for (value, path) in items {
+            guard case .string(let id) = value, users.contains(where: { $0.id == id }) else {
+                throw invalid(path, "\(value.shown) is not a user declared in \"users\"")
+            }
+            guard !ids.contains(id) else { throw invalid(path, "\(id) is named twice") }
+            ids.append(id)
+        }
+        return ids
     }
 
     /// The `call` key of a step acting on a call: the label of a call an earlier step placed

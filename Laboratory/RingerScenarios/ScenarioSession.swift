@@ -200,6 +200,26 @@ final class ScenarioSession {
             } catch {
                 recorder.fail("\(at): \(deviceID) could not call \(callee): \(error)")
             }
+        case .groupCall(let callees, let policy, let label):
+            guard case .iPhone(let iPhone) = phone else { return }
+            do {
+                let call = try await iPhone.callGroup(callees, policy: policy)
+                // Read back by the caller: a callee reads a group call as their own leg.
+                calls[label] = (call.callID, phone.userID, "")
+                recorder.label(call.callID, as: label)
+                recorder.note(deviceID, "placed \(call.callID) to \(callees.joined(separator: ", ")): \(call.state.rawValue)")
+            } catch {
+                recorder.fail("\(at): \(deviceID) could not call \(callees.joined(separator: ", ")): \(error)")
+            }
+        case .ringMore(let callees, let label):
+            guard let callID = callID(label, at: at), let token = tokens[phone.userID] else { return }
+            do {
+                let call = try await RingerAPIClient(baseURL: stack.serverURL, userToken: token)
+                    .ring(callID: callID, callees: callees)
+                recorder.note(deviceID, "rang \(callees.joined(separator: ", ")) into \(label): \(call.legs?.count ?? 0) legs")
+            } catch {
+                recorder.fail("\(at): \(deviceID) could not ring \(callees.joined(separator: ", ")) into \(label): \(error)")
+            }
         case .decline(let label):
             guard let callID = callID(label, at: at) else { return }
             if case .android = phone, phone.nativeState(callID) == .ringing {

@@ -109,6 +109,12 @@ struct ScenarioVerdict {
         for id in expected.devices.keys.sorted() {
             found += check(expected.devices[id]!, device: id, call: call, label: label)
         }
+        for (user, state) in (expected.legs ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let leg = call.leg(of: user)
+            if leg?.state != state {
+                found.append("\(name): \(user)'s leg is \(leg?.state.rawValue ?? "missing"), expected \(state.rawValue)")
+            }
+        }
         return found
     }
 
@@ -261,7 +267,9 @@ struct ScenarioVerdict {
                 continue
             }
             guard let call = deadlines[body.callID] else { continue }
-            let deadline = Int64(call.expiresAt.timeIntervalSince1970.rounded(.down))
+            // A group call's push carries its recipient's own leg deadline (the caller's `expires_at` is the latest).
+            let expires = body.calleeID.flatMap { call.leg(of: $0)?.expiresAt } ?? call.expiresAt
+            let deadline = Int64(expires.timeIntervalSince1970.rounded(.down))
             if push.expiration != deadline {
                 found.append(
                     "VoIP push \(push.apnsID) has apns-expiration \(push.expiration), expected the ring deadline \(deadline)"

@@ -102,6 +102,33 @@ struct ScenarioValidationTests {
         #expect(off.message.contains("off runs no app"))
     }
 
+    /// Group calls (issue 30): `callees` instead of `callee`, an answer policy, `ring_more`, and `legs` expectations.
+    @Test func groupCallStepsAndLegsAreReadAndTheirMistakesRefused() throws {
+        let group = Self.valid.replacingOccurrences(
+            of: #""action": "call", "callee": "bob"}"#,
+            with: #""action": "call", "callees": ["bob"], "answer_policy": "all_may_join"}"#
+        ).replacingOccurrences(
+            of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+            with: #"{"at": 3, "device": "alice-iphone", "action": "ring_more", "callees": ["bob"]}, {"at": 5, "device": "alice-iphone", "action": "hang_up"}"#
+        ).replacingOccurrences(of: #""state": "ended", "devices""#, with: #""state": "ended", "legs": {"bob": "left"}, "devices""#)
+        let scenario = try Scenario.parse(Data(group.utf8), file: "group.json")
+        #expect(scenario.timeline[0].kind == .groupCall(callees: ["bob"], policy: .allMayJoin, label: "call"))
+        #expect(scenario.timeline[1].kind == .ringMore(callees: ["bob"], label: "call"))
+        #expect(scenario.expect.calls["call"]?.legs == ["bob": .left])
+        #expect(scenario.callLabels == ["call"])
+
+        let both = try refusal(#""callee": "bob"}"#, #""callee": "bob", "callees": ["bob"]}"#)
+        #expect(both.path == "$.timeline[0].callee")
+        let stranger = try refusal(#""callee": "bob"}"#, #""callees": ["carol"]}"#)
+        #expect(stranger.path == "$.timeline[0].callees[0]" && stranger.message.contains("carol"))
+        let twice = try refusal(#""callee": "bob"}"#, #""callees": ["bob", "bob"]}"#)
+        #expect(twice.message.contains("twice"))
+        let policy = try refusal(#""callee": "bob"}"#, #""callees": ["bob"], "answer_policy": "ring_in_turn"}"#)
+        #expect(policy.path == "$.timeline[0].answer_policy")
+        let leg = try refusal(#""state": "ended", "devices""#, #""state": "ended", "legs": {"bob": "gone"}, "devices""#)
+        #expect(leg.path == "$.expect.calls.call.legs.bob")
+    }
+
     @Test func referencesMustNameDeclaredThings() throws {
         let callee = try refusal(#""callee": "bob""#, #""callee": "carol""#)
         #expect(callee.path == "$.timeline[0].callee")
