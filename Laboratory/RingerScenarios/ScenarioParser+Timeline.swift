@@ -85,7 +85,8 @@ extension ScenarioParser {
                 kind = .call(callee: callee, label: label)
             }
         case "ring_more":
-            kind = .ringMore(callees: try declaredUsers(reader, "callees", users: users), label: try placedCall(reader, calls))
+            kind = .ringMore(
+                callees: try declaredUsers(reader, "callees", users: users), label: try placedCall(reader, calls))
         case "cancel": kind = .cancel(label: try placedCall(reader, calls))
         case "hang_up": kind = .hangUp(label: try placedCall(reader, calls))
         case "answer": kind = .answer(label: try placedCall(reader, calls))
@@ -119,7 +120,8 @@ extension ScenarioParser {
     }
 
     /// A non-empty list of distinct declared users (`callees`).
-    private func declaredUsers(_ reader: ScenarioObjectReader, _ key: String, users: [Scenario.User]) throws -> [String] {
+    private func declaredUsers(_ reader: ScenarioObjectReader, _ key: String, users: [Scenario.User]) throws -> [String]
+    {
         guard let items = try reader.array(key), !items.isEmpty else {
             throw reader.error(key, "expected a non-empty list of declared users")
         }

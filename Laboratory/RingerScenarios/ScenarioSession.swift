@@ -207,7 +207,8 @@ final class ScenarioSession {
                 // Read back by the caller: a callee reads a group call as their own leg.
                 calls[label] = (call.callID, phone.userID, "")
                 recorder.label(call.callID, as: label)
-                recorder.note(deviceID, "placed \(call.callID) to \(callees.joined(separator: ", ")): \(call.state.rawValue)")
+                recorder.note(
+                    deviceID, "placed \(call.callID) to \(callees.joined(separator: ", ")): \(call.state.rawValue)")
             } catch {
                 recorder.fail("\(at): \(deviceID) could not call \(callees.joined(separator: ", ")): \(error)")
             }
@@ -216,9 +217,11 @@ final class ScenarioSession {
             do {
                 let call = try await RingerAPIClient(baseURL: stack.serverURL, userToken: token)
                     .ring(callID: callID, callees: callees)
-                recorder.note(deviceID, "rang \(callees.joined(separator: ", ")) into \(label): \(call.legs?.count ?? 0) legs")
+                recorder.note(
+                    deviceID, "rang \(callees.joined(separator: ", ")) into \(label): \(call.legs?.count ?? 0) legs")
             } catch {
-                recorder.fail("\(at): \(deviceID) could not ring \(callees.joined(separator: ", ")) into \(label): \(error)")
+                recorder.fail(
+                    "\(at): \(deviceID) could not ring \(callees.joined(separator: ", ")) into \(label): \(error)")
             }
         case .decline(let label):
             guard let callID = callID(label, at: at) else { return }

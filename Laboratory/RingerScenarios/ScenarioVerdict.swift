@@ -112,7 +112,8 @@ struct ScenarioVerdict {
         for (user, state) in (expected.legs ?? [:]).sorted(by: { $0.key < $1.key }) {
             let leg = call.leg(of: user)
             if leg?.state != state {
-                found.append("\(name): \(user)'s leg is \(leg?.state.rawValue ?? "missing"), expected \(state.rawValue)")
+                found.append(
+                    "\(name): \(user)'s leg is \(leg?.state.rawValue ?? "missing"), expected \(state.rawValue)")
             }
         }
         return found

@@ -109,8 +109,10 @@ struct ScenarioValidationTests {
             with: #""action": "call", "callees": ["bob"], "answer_policy": "all_may_join"}"#
         ).replacingOccurrences(
             of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
-            with: #"{"at": 3, "device": "alice-iphone", "action": "ring_more", "callees": ["bob"]}, {"at": 5, "device": "alice-iphone", "action": "hang_up"}"#
-        ).replacingOccurrences(of: #""state": "ended", "devices""#, with: #""state": "ended", "legs": {"bob": "left"}, "devices""#)
+            with:
+                #"{"at": 3, "device": "alice-iphone", "action": "ring_more", "callees": ["bob"]}, {"at": 5, "device": "alice-iphone", "action": "hang_up"}"#
+        ).replacingOccurrences(
+            of: #""state": "ended", "devices""#, with: #""state": "ended", "legs": {"bob": "left"}, "devices""#)
         let scenario = try Scenario.parse(Data(group.utf8), file: "group.json")
         #expect(scenario.timeline[0].kind == .groupCall(callees: ["bob"], policy: .allMayJoin, label: "call"))
         #expect(scenario.timeline[1].kind == .ringMore(callees: ["bob"], label: "call"))
