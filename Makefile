@@ -64,7 +64,8 @@ bench: deps test-deps
 	$(SWIFT) build -c release --product ringer-lab
 	.build/release/ringer-lab bench --aioapns-script Tests/Peers/bench_aioapns.py \
 	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py --ringing-script Tests/Peers/bench_ringing.py \
-	  --holder-script Tests/Peers/bench_ws_holder.py --fanout-script Tests/Peers/bench_fanout.py $(BENCH_FLAGS)
+	  --holder-script Tests/Peers/bench_ws_holder.py --fanout-script Tests/Peers/bench_fanout.py \
+	  --group-script Tests/Peers/bench_group.py $(BENCH_FLAGS)
 
 # Not part of make test: schemathesis with 500 generated requests per operation (make test runs 15), and the
 # protocol fuzzer's 5000 generated cases a port after its fixed ones (make test runs the fixed ones).

@@ -20,12 +20,14 @@ public struct Benchmark: Sendable {
         public var workload: PushWorkload
         /// Counts for every FCM sender.
         public var fcmWorkload: PushWorkload
-        /// The parts to run, in the order APNs, FCM, ringing, fan-out, cluster.
+        /// The parts to run, in the order APNs, FCM, ringing, fan-out, group, cluster.
         public var parts: Set<BenchmarkPart>
         /// What the ringing part runs.
         public var ringing: RingingOptions
         /// What the fan-out part runs.
         public var fanout: FanOutOptions
+        /// What the group part runs.
+        public var group: GroupOptions
         /// What the cluster part runs.
         public var cluster: ClusterOptions
         /// The `ringer` binary (for `ringer-lab sandbox` and `ringer-lab bench --send`).
@@ -60,6 +62,7 @@ public struct Benchmark: Sendable {
         ///   - rounds: interleaved rounds of Ringer and h2load; default 3 (below 1 counts as 1).
         ///   - ringing: the ringing part's levels, rates and scripts; default its flags' defaults.
         ///   - fanout: the fan-out part's calls and script; default its flags' defaults.
+        ///   - group: the group part's calls, callees and script; default its flags' defaults.
         ///   - cluster: the cluster part's pairs, steps and rate; default its flags' defaults.
         public init(
             workload: PushWorkload, fcmWorkload: PushWorkload? = nil,
@@ -68,7 +71,8 @@ public struct Benchmark: Sendable {
             aioapnsScript: String = "Tests/Peers/bench_aioapns.py",
             firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
             senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3,
-            ringing: RingingOptions? = nil, fanout: FanOutOptions? = nil, cluster: ClusterOptions? = nil
+            ringing: RingingOptions? = nil, fanout: FanOutOptions? = nil, group: GroupOptions? = nil,
+            cluster: ClusterOptions? = nil
         ) {
             self.workload = workload
             self.fcmWorkload = fcmWorkload ?? workload
@@ -83,6 +87,7 @@ public struct Benchmark: Sendable {
             self.rounds = max(rounds, 1)
             self.ringing = ringing ?? RingingOptions()
             self.fanout = fanout ?? FanOutOptions()
+            self.group = group ?? GroupOptions()
             self.cluster = cluster ?? ClusterOptions()
         }
     }
@@ -109,6 +114,7 @@ public struct Benchmark: Sendable {
             (.ringing, "ringing load generator", options.ringing.loadScript),
             (.ringing, "socket holder", options.ringing.holderScript),
             (.fanout, "fan-out load generator", options.fanout.script),
+            (.group, "group load generator", options.group.script),
             (.cluster, "ringing load generator", options.cluster.loadScript),
         ]
         for (part, library, script) in scripts where options.parts.contains(part) {
@@ -136,6 +142,11 @@ public struct Benchmark: Sendable {
             ? try await FanOutBenchmark(options: options.fanout, executable: options.executable, python: options.python)
                 .run(fixture: fixture, progress: progress)
             : nil
+        let group =
+            options.parts.contains(.group)
+            ? try await GroupBenchmark(options: options.group, executable: options.executable, python: options.python)
+                .run(fixture: fixture, progress: progress)
+            : nil
         let cluster =
             options.parts.contains(.cluster)
             ? try await ClusterBenchmark(
@@ -143,7 +154,8 @@ public struct Benchmark: Sendable {
             )
             .run(fixture: fixture, progress: progress)
             : nil
-        return BenchmarkResults(apns: apns, fcm: fcm, ringing: ringing, fanout: fanout, cluster: cluster)
+        return BenchmarkResults(
+            apns: apns, fcm: fcm, ringing: ringing, fanout: fanout, group: group, cluster: cluster)
     }
 
     /// The APNs part, one sandbox process for every sender: rounds of Ringer over its pool (the figure of the

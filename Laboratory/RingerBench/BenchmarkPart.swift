@@ -1,4 +1,4 @@
-/// Which part of the benchmark to run (`ringer-lab bench --only apns|fcm|ringing|fanout|cluster`); each has its own sandbox
+/// Which part of the benchmark to run (`ringer-lab bench --only apns|fcm|ringing|fanout|group|cluster`); each has its own sandbox
 /// process and `RESULT` line.
 public enum BenchmarkPart: String, Sendable, Hashable, CaseIterable {
     /// VoIP pushes to the APNs sandbox: Ringer's `APNsClient`, aioapns, h2load.
@@ -11,6 +11,9 @@ public enum BenchmarkPart: String, Sendable, Hashable, CaseIterable {
     /// One burst of calls, each to a user with ten devices (VoIP push, FCM, socket; issue 11): every device
     /// reached once, and how long each push waited from the server's decision to the provider's receipt.
     case fanout
+    /// One burst of group calls, each ringing several callees with three devices each, then one answer per call
+    /// (issue 30): every device reached once, none rung after its leg ended, and each push's wait.
+    case group
     /// Calls on 1 node on SQLite, 1 on PostgreSQL, 2 and 3 on PostgreSQL + Redis (issue 15): calls/s, POST -> push
     /// p50/p99, CPU summed over the nodes and PostgreSQL's, and every call's push accounted for.
     case cluster

@@ -1,4 +1,4 @@
-/// What one `ringer-lab bench` run measured: any of the APNs, FCM, ringing, fan-out and cluster parts.
+/// What one `ringer-lab bench` run measured: any of the APNs, FCM, ringing, fan-out, group and cluster parts.
 public struct BenchmarkResults: Hashable, Sendable {
     /// The APNs figures, when that part ran.
     public var apns: BenchmarkReport?
@@ -8,6 +8,8 @@ public struct BenchmarkResults: Hashable, Sendable {
     public var ringing: RingingReport?
     /// The fan-out figures, when that part ran.
     public var fanout: FanOutReport?
+    /// The group-call figures, when that part ran.
+    public var group: GroupReport?
     /// The cluster figures, when that part ran.
     public var cluster: ClusterReport?
 
@@ -17,24 +19,28 @@ public struct BenchmarkResults: Hashable, Sendable {
     ///   - fcm: the FCM part's report, or nil.
     ///   - ringing: the ringing part's report, or nil.
     ///   - fanout: the fan-out part's report, or nil.
+    ///   - group: the group part's report, or nil.
     ///   - cluster: the cluster part's report, or nil.
     public init(
         apns: BenchmarkReport?, fcm: FCMBenchmarkReport?, ringing: RingingReport? = nil, fanout: FanOutReport? = nil,
-        cluster: ClusterReport? = nil
+        group: GroupReport? = nil, cluster: ClusterReport? = nil
     ) {
         self.apns = apns
         self.fcm = fcm
         self.ringing = ringing
         self.fanout = fanout
+        self.group = group
         self.cluster = cluster
     }
 
-    /// Each part's report, APNs first, then FCM, ringing, fan-out and cluster, a blank line between them; each ends
-    /// with its `RESULT` line, so the APNs line is `RESULT pushes_per_s=…`, the FCM one `RESULT fcm messages_per_s=…`,
-    /// the ringing one `RESULT ringing idle_sockets=…`, the fan-out one `RESULT fanout calls=…` and the cluster one
+    /// Each part's report, APNs first, then FCM, ringing, fan-out, group and cluster, a blank line between them; each
+    /// ends with its `RESULT` line, so the APNs line is `RESULT pushes_per_s=…`, the FCM one
+    /// `RESULT fcm messages_per_s=…`, the ringing one `RESULT ringing idle_sockets=…`, the fan-out one
+    /// `RESULT fanout calls=…`, the group one `RESULT group calls=…` and the cluster one
     /// `RESULT cluster sqlite_1_calls_per_s=…`.
     public func render() -> String {
-        [apns?.render(), fcm?.render(), ringing?.render(), fanout?.render(), cluster?.render()].compactMap { $0 }
+        [apns?.render(), fcm?.render(), ringing?.render(), fanout?.render(), group?.render(), cluster?.render()]
+            .compactMap { $0 }
             .joined(separator: "\n\n")
     }
 }

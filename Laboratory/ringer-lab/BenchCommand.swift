@@ -6,9 +6,9 @@ import RingerServer
 /// `ringer-lab bench`: VoIP pushes per second from Ringer's APNs client, aioapns and h2load to a separate
 /// `ringer-lab sandbox` process, then FCM ringing messages per second from Ringer's FCM client, firebase-admin and
 /// h2load to another, then calls placed on `ringer serve` with idle WebSockets open (the ringing part), then a
-/// burst of calls to users with ten devices each (the fan-out part), then calls on 1 to 3 nodes on SQLite,
-/// PostgreSQL and PostgreSQL + Redis (the cluster part); each part ends with its `RESULT …` line
-/// (`--only apns|fcm|ringing|fanout|cluster` runs one).
+/// burst of calls to users with ten devices each (the fan-out part), then a burst of group calls answered once each
+/// (the group part), then calls on 1 to 3 nodes on SQLite, PostgreSQL and PostgreSQL + Redis (the cluster part); each
+/// part ends with its `RESULT …` line (`--only apns|fcm|ringing|fanout|group|cluster` runs one).
 /// `ringer-lab bench --send URL …` and `ringer-lab bench --send-fcm URL …` are one sender on its own (the harness runs
 /// it as a child process so its CPU time and memory are its own).
 enum BenchCommand {
@@ -22,7 +22,7 @@ enum BenchCommand {
                         "key-id", "team-id", "device", "topic", "payload-file", "connections", "fcm-messages", "only",
                         "firebase-admin-script", "send-fcm", "service-account", "fcm-token", "ringer-file",
                         "collapse-key", "rounds",
-                    ] + RingingOptions.flagNames + FanOutOptions.flagNames
+                    ] + RingingOptions.flagNames + FanOutOptions.flagNames + GroupOptions.flagNames
                         + ClusterOptions.flagNames))
             let connections = try number(options, "connections", default: 2)
             guard (1...16).contains(connections) else { throw ConfigurationError("--connections must be 1...16") }
@@ -45,7 +45,7 @@ enum BenchCommand {
             case nil: parts = Set(BenchmarkPart.allCases)
             case let name?:
                 guard let part = BenchmarkPart(rawValue: name) else {
-                    throw ConfigurationError("--only must be apns, fcm, ringing, fanout or cluster")
+                    throw ConfigurationError("--only must be apns, fcm, ringing, fanout, group or cluster")
                 }
                 parts = [part]
             }
@@ -64,6 +64,11 @@ enum BenchCommand {
                     fanout: try FanOutOptions(
                         flags: Dictionary(
                             uniqueKeysWithValues: FanOutOptions.flagNames.compactMap { name in
+                                options[name].map { (name, $0) }
+                            })),
+                    group: try GroupOptions(
+                        flags: Dictionary(
+                            uniqueKeysWithValues: GroupOptions.flagNames.compactMap { name in
                                 options[name].map { (name, $0) }
                             })),
                     cluster: try ClusterOptions(

@@ -54,12 +54,13 @@ enum LabUsage {
                                     Write a throw-away APNs key (.p8), a dev CA + localhost certificate, and a
                                     throw-away FCM service account whose token_uri is the FCM sandbox's.
           ringer-lab bench [--pushes 20000] [--fcm-messages N] [--concurrency 200] [--connections 2]
-                       [--only apns|fcm|ringing|fanout|cluster] [--rounds 3] [--python python3] [--aioapns-script Tests/Peers/bench_aioapns.py]
+                       [--only apns|fcm|ringing|fanout|group|cluster] [--rounds 3] [--python python3] [--aioapns-script Tests/Peers/bench_aioapns.py]
                        [--firebase-admin-script Tests/Peers/bench_firebase_admin.py] [--h2load h2load]
                        [--idle-sockets 0,5000,10000,max] [--ringing-rate 500] [--ringing-pairs 100]
                        [--ringing-step-seconds 3] [--ringing-script Tests/Peers/bench_ringing.py]
                        [--holder-script Tests/Peers/bench_ws_holder.py] [--fanout-calls 1000]
-                       [--fanout-script Tests/Peers/bench_fanout.py] [--cluster-pairs 100] [--cluster-rate 100]
+                       [--fanout-script Tests/Peers/bench_fanout.py] [--group-calls 200] [--group-callees 8]
+                       [--group-script Tests/Peers/bench_group.py] [--cluster-pairs 100] [--cluster-rate 100]
                        [--cluster-step-seconds 3]
                                     VoIP pushes per second to a `ringer-lab sandbox` process from Ringer's APNs client
                                     (--connections: its pool size), aioapns and h2load (one HTTP/2 connection each),
@@ -74,6 +75,9 @@ enum LabUsage {
                                     Then the fan-out part: --fanout-calls calls at once, each to a user with 10
                                     devices (4 VoIP push, 3 FCM, 3 sockets): devices lost, duplicates, and how
                                     long each push waited from the server's decision to the sandbox's receipt.
+                                    Then the group part: --group-calls group calls at once, each to
+                                    --group-callees users with 3 devices (VoIP push, FCM, socket), one answer each:
+                                    devices lost, duplicates, rings after a leg ended, each push's wait.
                                     Then the cluster part: the ringing part's calls (--cluster-pairs) on 1 node on
                                     SQLite, 1 on PostgreSQL, 2 and 3 on PostgreSQL + Redis (its own PostgreSQL 15 and
                                     redis-server): sustainable calls/s, POST -> push p50/p99 and CPU per call at
