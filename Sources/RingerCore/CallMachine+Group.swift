@@ -83,8 +83,8 @@ extension CallMachine {
     ///
     /// A callee of a group call reads their own leg: ``Call/callee`` is them, and `state`, `expires_at`,
     /// `accepted_at`, `accepted_device_id`, `ended_at`, `ended_by` and `failure_reason` are their leg's (`left` reads
-    /// `ended`; a leg stopped by another callee's answer reads `accepted` with no `accepted_device_id`, as a 1:1
-    /// callee's other devices read an answer), so every rule a phone has for a 1:1 call holds for them unchanged. The
+    /// `ended`; a leg stopped by another callee's answer reads the call's own state, `accepted` then `ended`, with no
+    /// `accepted_device_id`, as a 1:1 callee's other devices read an answer), so every rule a phone has for a 1:1 call holds for them unchanged. The
     /// caller, anyone else, and everyone in a 1:1 call read ``call`` as it is. Both carry ``Call/legs``.
     /// - Parameter user: the reader's user id.
     public func view(for user: String) -> Call {
@@ -98,16 +98,25 @@ extension CallMachine {
         view.endedBy = leg.endedBy
         view.endReason = nil
         view.failureReason = leg.failureReason
+        // Another callee's phone is theirs to know: the caller sees the device that answered, as in a 1:1 call.
+        view.legs = call.legs?.map { other in
+            var other = other
+            if other.user.id != user { other.acceptedDeviceID = nil }
+            return other
+        }
         switch leg.state {
         case .left:
             view.state = .ended
             // The server's reason belongs to a leg that ended with the call, not to one that hung up earlier.
             if leg.endedBy == nil, call.state == .ended, call.endedAt == leg.endedAt { view.endReason = call.endReason }
         case .cancelled where isAnsweredByAnotherCallee(leg):
-            view.state = .accepted
+            // Followed to its end as a 1:1 callee's other devices follow an answered call: read `accepted` forever, a
+            // call long over would look live to this callee's lists and to a phone that syncs on launch.
+            view.state = call.state
             view.acceptedAt = call.acceptedAt
-            view.endedAt = nil
-            view.endedBy = nil
+            view.endedAt = call.endedAt
+            view.endedBy = call.endedBy
+            view.endReason = call.endReason
         default:
             view.state = CallState(rawValue: leg.state.rawValue)
         }
@@ -155,7 +164,8 @@ extension CallMachine {
             guard !records[index].ringingDeviceIDs.contains(device) else { return [] }
             records[index].ringingDeviceIDs.append(device)
             guard leg.ringingAt == nil else { return [] }
-            let firstOfCall = !groupLegs.contains { $0.ringingAt != nil }
+            // `call.ringing` means what it means in a 1:1 call, the call's first ring, so never once it is accepted.
+            let firstOfCall = call.state == .ringing && !groupLegs.contains { $0.ringingAt != nil }
             groupLegs[index].ringingAt = now
             return [.publish(firstOfCall ? .callRinging : .callUpdated, to: .user(caller))]
 
@@ -475,12 +485,18 @@ extension CallMachine {
         return .callUnanswered
     }
 
-    /// Turns a live 1:1 call into a `first_answer` group call of one leg, before a ring-more.
-    mutating func becomeGroup() {
+    /// Turns a live 1:1 call into a `first_answer` group call of one leg, before a ring-more at `now`.
+    ///
+    /// A callee whose phone already acknowledged ringing gets `ringing_at` = `now` (the answer's time if it was
+    /// answered): a 1:1 call keeps which devices rang, not when, and a leg without it would make the next
+    /// acknowledgement the call's "first" ring (a second `call.ringing` to the caller, found by review).
+    mutating func becomeGroup(at now: Date) {
         let ringing = call.state == .ringing
         let leg = CallLeg(
             user: call.callee, state: ringing ? .ringing : .accepted, rungAt: call.createdAt,
-            expiresAt: call.expiresAt, acceptedAt: call.acceptedAt, acceptedDeviceID: call.acceptedDeviceID)
+            expiresAt: call.expiresAt, ringingAt: ringingDeviceIDs.isEmpty ? nil : call.acceptedAt ?? now,
+            acceptedAt: call.acceptedAt,
+            acceptedDeviceID: call.acceptedDeviceID)
         legs = [
             LegRecord(
                 userID: call.callee.id, calleeDevices: calleeDevices, ringingDeviceIDs: ringingDeviceIDs,

@@ -122,7 +122,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
         if call.legs != nil { return try handleGroup(input, by: actor, at: now) }
         if case .ringMore(let more) = input {
             var group = self
-            group.becomeGroup()
+            group.becomeGroup(at: now)
             var effects = try group.handleGroup(.ringMore(more), by: actor, at: now)
             // A ring-more that rang nobody leaves a 1:1 call as it was.
             guard !effects.isEmpty else { return [] }

@@ -6,6 +6,9 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     public var callID: String
     /// The device pushed to.
     public var deviceID: String
+    /// Group calls: whose device it is (device ids are unique per user only, so two callees may both have a `phone`);
+    /// nil, and absent on the wire, for a 1:1 call's pushes.
+    public var userID: String?
     /// `apns` or `fcm`.
     public var provider: PushProvider
     /// The APNs push type (`voip`, `alert`, `background`) or the FCM message's priority (`high`, `normal`).
@@ -29,14 +32,15 @@ public struct PushAttempt: Codable, Hashable, Sendable {
     /// call"); nil when it reported none.
     public var readiness: [ReadinessProblem]?
 
-    /// Creates a push attempt record.
+    /// Creates a push attempt record; the properties of the same names say what each holds.
     public init(
         callID: String, deviceID: String, provider: PushProvider, pushType: PushType, status: Int?,
         reason: String?, apnsID: String?, messageName: String? = nil, latencyMs: Double, attempts: Int,
-        sentAt: Date, readiness: [ReadinessProblem]? = nil
+        sentAt: Date, readiness: [ReadinessProblem]? = nil, userID: String? = nil
     ) {
         self.callID = callID
         self.deviceID = deviceID
+        self.userID = userID
         self.provider = provider
         self.pushType = pushType
         self.status = status
@@ -55,6 +59,7 @@ public struct PushAttempt: Codable, Hashable, Sendable {
         case provider, pushType, status, reason, messageName, latencyMs, attempts, sentAt, readiness
         case callID = "callId"
         case deviceID = "deviceId"
+        case userID = "userId"
         case apnsID = "apnsId"
     }
 }

@@ -403,6 +403,32 @@ private func pushes(_ effects: [CallEffect], to user: String) -> [EventType] {
         #expect(machine.call.state == .accepted && machine.legState("carol") == .accepted)
     }
 
+    /// Found by review: the converted leg lost that bob's phone had rung, so carol's ring was the call's "first".
+    @Test func aRinging1to1CallRungMoreTellsTheCallerItRangOnlyOnce() throws {
+        var (machine, _) = CallMachine.invite(
+            callID: "c", caller: alice, callee: Party(id: "bob", name: "Bob"), hasVideo: false,
+            calleeDevices: [CalleeDevice(id: "bob-0", platform: .ios, canBeWoken: true)], calleeBusy: false, now: t0,
+            ringTimeout: 45)
+        #expect(
+            events(try machine.handle(.ringing(deviceID: "bob-0"), by: .user("bob"), at: at(1)), to: "alice") == [
+                .callRinging
+            ])
+        let more = RingMore(invitees: [invitee("carol")], ringTimeout: 45, maximumLegs: 16)
+        _ = try machine.handle(.ringMore(more), by: .user("alice"), at: at(5))
+        #expect(machine.call.leg(of: "bob")?.ringingAt == at(5))
+        let carolRings = try machine.handle(.ringing(deviceID: "carol-0"), by: .user("carol"), at: at(6))
+        #expect(events(carolRings, to: "alice") == [.callUpdated])
+    }
+
+    /// Found by review: under all_may_join a late ring told the caller `call.ringing` about an accepted call.
+    @Test func aRingAfterTheCallWasAcceptedIsAnUpdateNotTheCallsRinging() throws {
+        var (machine, _) = group(policy: .allMayJoin)
+        _ = try machine.handle(.accept(deviceID: "bob-0"), by: .user("bob"), at: at(2))
+        let daveRings = try machine.handle(.ringing(deviceID: "dave-0"), by: .user("dave"), at: at(3))
+        #expect(events(daveRings, to: "alice") == [.callUpdated])
+        #expect(machine.call.leg(of: "dave")?.ringingAt == at(3))
+    }
+
     @Test func aRingMoreThatRingsNobodyLeavesA1to1CallAsItWas() throws {
         var (machine, _) = CallMachine.invite(
             callID: "c", caller: alice, callee: Party(id: "bob"), hasVideo: false, calleeDevices: [],
@@ -427,10 +453,29 @@ private func pushes(_ effects: [CallEffect], to user: String) -> [EventType] {
         #expect(carol.state == .accepted && carol.acceptedDeviceID == nil && carol.acceptedAt == at(3))
         #expect(carol.endedAt == nil && carol.endedBy == nil && carol.callee.id == "carol")
         let dave = machine.view(for: "dave")
-        #expect(dave.state == .declined && dave.endedBy == "dave" && dave.legs == machine.call.legs)
+        #expect(
+            dave.state == .declined && dave.endedBy == "dave"
+                && dave.legs?.map(\.state) == machine.call.legs?.map(\.state))
+        // Found by review: only the caller learns which of bob's phones answered; the other callees read the leg
+        // without it, and bob reads his own.
+        #expect(dave.leg(of: "bob")?.acceptedDeviceID == nil && dave.leg(of: "bob")?.acceptedAt == at(3))
+        #expect(bob.leg(of: "bob")?.acceptedDeviceID == "bob-0")
+        #expect(machine.view(for: "alice").leg(of: "bob")?.acceptedDeviceID == "bob-0")
         _ = try machine.handle(.end, by: .user("bob"), at: at(9))
         #expect(machine.view(for: "bob").state == .ended && machine.call.state == .ended)
         #expect(machine.view(for: "mallory") == machine.call)
+    }
+
+    /// Found by the group race explorer: the loser of a first_answer race read `accepted` after the call had ended, so
+    /// the call looked live to her forever.
+    @Test func aCalleeWhoLostTheRaceReadsTheCallEndedOnceItEnds() throws {
+        var (machine, _) = group()
+        _ = try machine.handle(.accept(deviceID: "bob-0"), by: .user("bob"), at: at(3))
+        _ = try machine.handle(.end, by: .user("alice"), at: at(9))
+        let carol = machine.view(for: "carol")
+        #expect(carol.state == .ended && carol.endedAt == at(9) && carol.endedBy == "alice")
+        #expect(carol.acceptedAt == at(3) && carol.acceptedDeviceID == nil && carol.callee.id == "carol")
+        #expect(machine.call.legs?.first { $0.user.id == "carol" }?.state == .cancelled)
     }
 
     @Test func aCalleesRefusalCarriesTheirViewAndLegState() throws {

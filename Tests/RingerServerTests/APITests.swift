@@ -24,6 +24,7 @@ import Testing
     /// presence queries); shuts it down afterwards.
     static func withServer(
         clock: any ServerClock = SystemServerClock(),
+        logger: Logger = .silent(),
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestHTTP, RingerServer) async throws -> Void
     ) async throws {
@@ -36,7 +37,7 @@ import Testing
         config.adminKey = adminKey
         config.userTokenSecret = String(repeating: "s", count: 32)
         configure(&config)
-        let server = try RingerServer(configuration: config, clock: clock, logger: .silent())
+        let server = try RingerServer(configuration: config, clock: clock, logger: logger)
         let port = try await server.start()
         do {
             try await body(TestHTTP(base: URL(string: "http://127.0.0.1:\(port)")!), server)

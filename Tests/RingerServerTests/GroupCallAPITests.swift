@@ -186,6 +186,80 @@ import Testing
         }
     }
 
+    /// Found by review: a refusal naming the one unknown id of a list told the others exist for one unit, so a list of
+    /// known ids and a decoy confirmed ids 15 times faster than 1:1 calls; now every id of a refused list spends one.
+    @Test func aRefusedListSpendsAnUnknownCalleeUnitForEveryIdItNames() async throws {
+        try await API.withServer(configure: { $0.rateLimits.unknownCalleesPerMinute = 8 }) { http in
+            let tokens = try await Self.users(http, ["alice", "bob", "carol", "dave", "erin", "frank"])
+            let alice = try #require(tokens["alice"])
+            let probe = #"{"callees":["bob","carol","dave","erin","frank","decoy"]}"#
+            API.expectProblem(try await Self.create(http, alice, probe), status: 404, type: .userNotFound)
+            API.expectProblem(try await Self.create(http, alice, probe), status: 404, type: .userNotFound)
+            API.expectProblem(try await Self.create(http, alice, probe), status: 429, type: .rateLimited)
+        }
+    }
+
+    /// Found by review: when both callees of an `all_may_join` call went silent, "call ended by the server" was logged
+    /// once per silent leg, the later ones by legs of a call already over.
+    @Test func aGroupCallWhoseCalleesAllWentSilentIsLoggedAsEndedOnce() async throws {
+        let clock = ManualServerClock(start: Date(timeIntervalSince1970: 1_900_000_000), sleeps: .untilPassed)
+        let handler = PushRecordEncodingTests.RecordingLogHandler()
+        try await API.withServer(
+            clock: clock, logger: Logger(label: "test", level: .info, handler: handler),
+            configure: { $0.callIdleTimeout = 120 }
+        ) { http, _ in
+            let tokens = try await Self.users(http, ["alice", "bob", "carol"])
+            let call = try await Self.create(
+                http, try #require(tokens["alice"]), #"{"callees":["bob","carol"],"answer_policy":"all_may_join"}"#
+            ).decode(Call.self)
+            for user in ["bob", "carol"] {
+                let accept = try await http.send(
+                    "POST", "/v1/calls/\(call.callID)/accept", token: tokens[user],
+                    json: #"{"device_id":"\#(user)-phone"}"#)
+                #expect(accept.status == 200)
+            }
+            for _ in 0..<6 { await clock.step(by: 100) }
+            let over = try await http.send("GET", "/v1/calls/\(call.callID)", token: tokens["alice"]).decode(Call.self)
+            #expect(over.state == .ended && over.endReason == .connectionLost)
+            // The watchers of both legs have had their turn.
+            try await Task.sleep(for: .milliseconds(200))
+            let ended = handler.events.withLock { $0 }.filter { $0.message == "call ended by the server" }
+            #expect(ended.count == 1, "\(ended.map(\.metadata))")
+        }
+    }
+
+    /// Found by review: pushes were matched to a callee by device id alone, and device ids are unique per user only, so
+    /// carol read bob's push outcomes (and his phone's readiness) when both named their phone `phone`.
+    @Test func aCalleeReadsOnlyTheirOwnPushesWhenAnotherNamesTheirPhoneAlike() async throws {
+        let stack = try await LocalStack.start()
+        for user in ["bob", "carol"] {
+            let phone = try await stack.phone(
+                user: user, name: user.capitalized, deviceID: "phone", behaviour: .ignore)
+            phone.setAppState(.killed)
+        }
+        let http = TestHTTP(base: stack.serverURL)
+        let token = try await stack.userToken(for: "alice", name: "Alice")
+        let call = try await Self.create(http, token, #"{"callees":["bob","carol"]}"#).decode(Call.self)
+        for user in ["bob", "carol"] {
+            let userToken = try await stack.userToken(for: user, name: nil)
+            var pushes: [[String: Any]] = []
+            for _ in 0..<200 where pushes.isEmpty {
+                pushes =
+                    (try await http.send("GET", "/v1/calls/\(call.callID)/pushes", token: userToken).object["pushes"]
+                        as? [[String: Any]]) ?? []
+                if pushes.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            // Let the other callee's push land too: it must still not show.
+            try await Task.sleep(for: .milliseconds(200))
+            pushes =
+                (try await http.send("GET", "/v1/calls/\(call.callID)/pushes", token: userToken).object["pushes"]
+                    as? [[String: Any]]) ?? []
+            #expect(pushes.count == 1, "\(user): \(pushes)")
+            #expect(pushes.allSatisfy { $0["user_id"] as? String == user && $0["device_id"] as? String == "phone" })
+        }
+        await stack.shutdown()
+    }
+
     @Test func eachCalleesPhoneRingsWithItsOwnViewAndTheFirstAnswerStopsTheOthers() async throws {
         let stack = try await LocalStack.start()
         let observed = LockedValue<[String: [SimulatedIPhone.Observation]]>([:])

@@ -35,6 +35,11 @@ import Testing
                     of: #""provider":"fcm","push_type":"normal""#, with: #""provider":"webpush","push_type":"urgent""#
                 ).utf8))
         #expect(unknown.provider.rawValue == "webpush" && unknown.pushType.rawValue == "urgent")
+        // A group call's push names whose phone it went to; a 1:1 call's (above) has no such key.
+        var group = attempt
+        group.userID = "carol"
+        #expect(String(decoding: try RingerJSON.encode(group), as: UTF8.self).contains(#""user_id":"carol""#))
+        #expect(try RingerJSON.decoder().decode(PushAttempt.self, from: RingerJSON.encode(group)) == group)
     }
 
     @Test func eachSenderRecordsThePushTypesTheAPIDocuments() {

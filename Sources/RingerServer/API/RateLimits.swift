@@ -213,11 +213,13 @@ final class RateLimits: Sendable {
     }
 
     /// Counts a call to a user id that does not exist against the caller and the address.
-    func calleeUnknown(caller: String, address: String?) {
+    /// - Parameter cost: units spent: 1 for a 1:1 call; for a refused group list, every id in it (the refusal names the
+    ///   unknown ones, so it tells the others exist).
+    func calleeUnknown(caller: String, address: String?, cost: Int = 1) {
         let now = clock.now()
         state.withLock { state in
-            state.unknownCallees?.record("user:" + caller, now: now)
-            if let address { state.unknownCallees?.record("address:" + address, now: now) }
+            state.unknownCallees?.record("user:" + caller, now: now, cost: cost)
+            if let address { state.unknownCallees?.record("address:" + address, now: now, cost: cost) }
         }
     }
 

@@ -56,7 +56,8 @@ final class PushDelivery: Sendable {
                     callID: request.call.callID, deviceID: request.device.deviceID, provider: sender.provider,
                     pushType: sender.pushType(for: request), status: nil,
                     reason: "\(Self.unbuiltReason): \(error)", apnsID: nil, latencyMs: 0, attempts: 0,
-                    sentAt: clock.now(), readiness: request.device.readinessProblems))
+                    sentAt: clock.now(), readiness: request.device.readinessProblems,
+                    userID: request.call.isGroup ? request.device.userID : nil))
             return
         }
         let sentAt = clock.now()
@@ -102,7 +103,8 @@ final class PushDelivery: Sendable {
             pushType: sender.pushType(of: message), status: answer.status, reason: answer.reason,
             apnsID: sender.apnsID(of: message),
             messageName: answer.messageName, latencyMs: latency, attempts: requests,
-            sentAt: sentAt, readiness: request.device.readinessProblems)
+            sentAt: sentAt, readiness: request.device.readinessProblems,
+            userID: request.call.isGroup ? request.device.userID : nil)
         await record(attempt)
         observe(.pushSent(attempt))
     }

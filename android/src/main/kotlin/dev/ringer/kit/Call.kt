@@ -131,6 +131,7 @@ data class Call(
  * @property sentAtMs when the push was sent, Unix ms.
  * @property readiness the device's [ReadinessProblem] names when the push was sent (its last readiness report
  *   then), so an accepted push still says why the phone may not have rung; null when it had reported none.
+ * @property userId group calls: whose device it is (device ids are unique per user only); null for a 1:1 call.
  */
 data class PushAttempt(
     val callId: String,
@@ -144,12 +145,13 @@ data class PushAttempt(
     val latencyMs: Double,
     val attempts: Int,
     val sentAtMs: Long,
-    val readiness: List<String>? = null
+    val readiness: List<String>? = null,
+    val userId: String? = null
 ) {
-    /** The record in the server's JSON shape; `readiness` left out when null. */
+    /** The record in the server's JSON shape; `readiness` and `user_id` left out when null. */
     fun toJson(): JSONObject = JSONObject()
-        .put("call_id", callId).put("device_id", deviceId).put("provider", provider.rawValue)
-        .put("push_type", pushType.rawValue).putIfSet("status", status).putIfSet("reason", reason)
+        .put("call_id", callId).put("device_id", deviceId).putIfSet("user_id", userId)
+        .put("provider", provider.rawValue).put("push_type", pushType.rawValue).putIfSet("status", status).putIfSet("reason", reason)
         .putIfSet("apns_id", apnsId).putIfSet("message_name", messageName).put("latency_ms", latencyMs)
         .put("attempts", attempts).put("sent_at", RingerJson.formatTimestamp(sentAtMs))
         .putIfSet("readiness", readiness?.let { problems ->
@@ -180,7 +182,8 @@ data class PushAttempt(
                 latencyMs = json.reqDouble("latency_ms", what),
                 attempts = json.reqInt("attempts", what),
                 sentAtMs = json.reqTimestamp("sent_at", what),
-                readiness = readiness)
+                readiness = readiness,
+                userId = json.stringOrNull("user_id", what))
         }
     }
 }

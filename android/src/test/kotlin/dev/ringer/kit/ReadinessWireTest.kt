@@ -76,6 +76,16 @@ class ReadinessWireTest {
     }
 
     @Test
+    fun aGroupCallsPushAttemptNamesWhosePhoneItWasAndA1to1OneDoesNot() {
+        val group = PushAttempt.fromJson(JSONObject(attempt(null)).put("user_id", "carol"))
+        assertEquals("carol", group.userId)
+        assertEquals(group, PushAttempt.fromJson(group.toJson()))
+        val single = PushAttempt.fromJson(JSONObject(attempt(null)))
+        assertNull(single.userId)
+        assertFalse(single.toJson().has("user_id"))
+    }
+
+    @Test
     fun aPushAttemptReadinessOfTheWrongShapeIsAWireError() {
         for (readiness in listOf("\"battery_optimized\"", "{\"problems\":[]}", "[7]", "[null]")) {
             expectWireError(readiness) { PushAttempt.fromJson(JSONObject(attempt(readiness))) }
