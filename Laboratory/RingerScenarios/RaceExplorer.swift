@@ -35,6 +35,8 @@ public struct RaceExplorer: Sendable {
     /// Separate `ringer serve` processes on PostgreSQL and Redis instead of one in-process server; scripts from
     /// ``run(seed:)`` then kill and restart nodes (``RaceScript/generate(seed:nodes:)``). Nil: one server.
     public var cluster: LocalStack.Cluster?
+    /// ``run(seed:)`` plays group calls (``RaceScript/generateGroup(seed:nodes:)``) instead of 1:1 calls to bob.
+    public var group = false
 
     /// Creates an explorer.
     /// - Parameters:
@@ -46,11 +48,13 @@ public struct RaceExplorer: Sendable {
     }
 
     /// Plays the script of `seed` and checks the invariants.
-    /// - Parameter seed: any value; ``RaceScript/generate(seed:nodes:)`` turns it into the script for the
-    ///   cluster's node count (1 without a cluster).
+    /// - Parameter seed: any value; ``RaceScript/generate(seed:nodes:)`` (``RaceScript/generateGroup(seed:nodes:)``
+    ///   when ``group``) turns it into the script for the cluster's node count (1 without a cluster).
     /// - Returns: the outcome.
     public func run(seed: UInt64) async -> RaceOutcome {
-        await run(RaceScript.generate(seed: seed, nodes: cluster?.nodes ?? 1))
+        let nodes = cluster?.nodes ?? 1
+        return await run(
+            group ? RaceScript.generateGroup(seed: seed, nodes: nodes) : RaceScript.generate(seed: seed, nodes: nodes))
     }
 
     /// Plays `script` and checks the invariants.
@@ -94,16 +98,19 @@ public struct RaceExplorer: Sendable {
         do {
             let settledAt = try await session.run(settleTimeout: settleTimeout, holdTime: holdTime)
             let call = await session.serverCall()
-            let devices = session.allPhones.map {
-                recorder.device(
-                    $0.id, isCaller: $0.id == RaceSession.callerDevice,
-                    phone: $0.phone, apns: stack.sandbox, fcm: stack.fcmSandbox)
+            let devices = session.allPhones.map { phone in
+                var device = recorder.device(
+                    phone.id, isCaller: phone.id == RaceSession.callerDevice,
+                    phone: phone.phone, apns: stack.sandbox, fcm: stack.fcmSandbox)
+                device.user = device.isCaller ? nil : session.user(of: phone.id)
+                return device
             }
-            let record = RaceRecord(
+            var record = RaceRecord(
                 callID: session.callID ?? "", call: call, origin: recorder.origin ?? settledAt,
                 deadlineGrace: RaceScript.deviceGrace,
                 immediate: max(0.25, immediateTolerance / clock.scale),
                 prompt: max(1, promptTolerance / clock.scale), settledAt: settledAt, devices: devices)
+            record.views = await session.calleeViews()
             violations = RaceInvariants.check(record)
         } catch {
             problems.append("the run could not be played: \(error)")

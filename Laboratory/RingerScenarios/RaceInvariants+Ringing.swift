@@ -23,9 +23,17 @@ extension RaceInvariants {
                     .nothingRingsAfterEnd, device: nil,
                     "the server's call is still \(call.state.rawValue) when the run ended"))
         }
-        let deadline = call.expiresAt
-        let lastRing = deadline.addingTimeInterval(record.deadlineGrace + record.prompt)
+        for (user, view) in record.views.sorted(by: { $0.key < $1.key }) where view.state.isLive && record.isGroup {
+            found.append(
+                RaceViolation(
+                    .nothingRingsAfterEnd, device: nil,
+                    "\(user)'s leg is still \(view.state.rawValue) when the run ended"))
+        }
         for device in record.devices {
+            // A callee's phone answers to their leg: its deadline (a callee rung in later has a later one) and end.
+            let view = record.view(of: device) ?? call
+            let deadline = view.expiresAt
+            let lastRing = deadline.addingTimeInterval(record.deadlineGrace + record.prompt)
             let calls = RaceNativeCall.calls(of: device)
             for native in calls {
                 let name = "native call reported at \(record.time(native.reportedAt))"
@@ -55,13 +63,14 @@ extension RaceInvariants {
                             "\(name) rang until \(record.time(ringEnd)), past the deadline "
                                 + "(\(record.time(deadline))) + \(record.deadlineGrace) s grace"))
                 }
-                if let endedAt = call.endedAt, native.reportedAt > endedAt.addingTimeInterval(record.immediate),
+                if let endedAt = view.endedAt, native.reportedAt > endedAt.addingTimeInterval(record.immediate),
                     let ringEnd = native.ringEnd, ringEnd > native.reportedAt.addingTimeInterval(record.prompt)
                 {
+                    let what = record.isGroup && !device.isCaller ? "\(view.callee.id)'s leg" : "the server's call"
                     found.append(
                         RaceViolation(
                             .nothingRingsAfterEnd, device: device.id,
-                            "\(name), after the server's call ended \(call.state.rawValue) at "
+                            "\(name), after \(what) ended \(view.state.rawValue) at "
                                 + "\(record.time(endedAt)), rang until \(record.time(ringEnd))"))
                 }
             }

@@ -4,8 +4,10 @@ import RingerWire
 
 /// The invariants every race exploration run must keep, checked on its ``RaceRecord``. Pure.
 ///
-/// Each record holds one call, from the caller's phone to 1–3 callee phones, so every native call a
-/// callee phone shows belongs to it. "Up" means ringing, answering or active; a *flash* call is one
+/// Each record holds one call, from the caller's phone to 1–3 of bob's phones, or in a group call to 1–2 phones of each
+/// of 2–4 callees, so every native call a callee phone shows belongs to it. A group callee's phones are judged by the
+/// call as that callee reads it (``RaceRecord/view(of:)``: their leg's deadline, end and accepted device), so every
+/// rule below reads "the server's call" as that reading. "Up" means ringing, answering or active; a *flash* call is one
 /// reported and ended within ``RaceRecord/immediate`` without an answer (a push the app could not ring,
 /// reported only because Apple requires it); it never rings for the user.
 ///
@@ -57,12 +59,17 @@ import RingerWire
 ///   call, else with `remote_ended` (declined, ended by the callee) or `unanswered`; a caller that hung
 ///   up before the server's final event reached it (within ``RaceRecord/prompt``) may have ended it
 ///   locally instead. Its connected native call ends by its user or with `remote_ended`.
+///
+/// **(e) a group call's legs agree** (``legsAgree(_:)``): every leg and every callee's reading is final when the run
+/// ends, at most one leg was accepted under `first_answer`, the call's accepted device is an accepted leg's, and each
+/// callee reads the call as their own leg.
 public enum RaceInvariants {
-    /// Every violation in `record`, grouped by invariant (a to d).
+    /// Every violation in `record`, grouped by invariant (a to e).
     /// - Parameter record: what a run observed.
     /// - Returns: the violations; empty when the run kept every invariant.
     public static func check(_ record: RaceRecord) -> [RaceViolation] {
         pushesReported(record) + oneNativeCall(record) + nothingRingsAfterEnd(record) + endReasonsAgree(record)
+            + legsAgree(record)
     }
 
     // MARK: (a)
@@ -120,7 +127,8 @@ public enum RaceInvariants {
     private static func heldUntilExpired(
         _ push: RaceRecord.Push, on device: RaceRecord.Device, _ record: RaceRecord
     ) -> Bool {
-        guard let deadline = record.call?.expiresAt else { return true }
+        // The push expires at its recipient's deadline: a callee rung into a group call later has a later one.
+        guard let deadline = record.view(of: device)?.expiresAt else { return true }
         let expiration = deadline.timeIntervalSince1970.rounded(.down)
         let from = push.sentAt.addingTimeInterval(-record.prompt)
         var offSince: Date? = (device.power.last { $0.at <= from }?.on ?? true) ? nil : from

@@ -41,7 +41,8 @@ public struct RaceOutcome: Sendable {
     /// The command that plays this seed again and prints its time line.
     public var replayCommand: String {
         let cluster = script.nodes > 1 ? " --nodes \(script.nodes) --database <postgres://…> --redis <redis://…>" : ""
-        return "ringer-lab explore --seed \(script.seed)\(cluster) --time-scale \(timeScale) --trace"
+        let group = script.group == nil ? "" : " --group"
+        return "ringer-lab explore --seed \(script.seed)\(group)\(cluster) --time-scale \(timeScale) --trace"
     }
 
     /// One line: `PASS seed 7 (2 devices, 3 steps) in 0.62 s`.

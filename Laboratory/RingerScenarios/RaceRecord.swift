@@ -129,6 +129,8 @@ public struct RaceRecord: Sendable {
         public var androidObserved: [AndroidObserved] = []
         /// Android: the ringing FCM messages FCM accepted for it.
         public var fcmMessages: [FCMMessage] = []
+        /// A callee phone's user, whose reading of the call (``RaceRecord/views``) judges it; nil: the call's callee.
+        public var user: String?
 
         /// Creates a device record; the properties of the same names say what each holds.
         /// - Parameters:
@@ -173,6 +175,9 @@ public struct RaceRecord: Sendable {
     public var settledAt: Date
     /// Every phone: the caller's and the callee's.
     public var devices: [Device]
+    /// The call at the end as each callee read it (`GET /v1/calls/{id}` with their token), by user: in a group call
+    /// their own leg (decision 0007 §1), in a 1:1 call the call itself. A callee missing here is judged by ``call``.
+    public var views: [String: Call] = [:]
 
     /// Creates a record; the properties of the same names say what each holds.
     /// - Parameters:
@@ -196,6 +201,21 @@ public struct RaceRecord: Sendable {
         self.prompt = prompt
         self.settledAt = settledAt
         self.devices = devices
+    }
+
+    /// True for a group call (one with legs).
+    public var isGroup: Bool { call?.legs != nil }
+
+    /// The call as `device`'s user reads it: the caller reads ``call``, a callee their entry in ``views``, else
+    /// ``call``; nil when the call could not be read.
+    public func view(of device: Device) -> Call? {
+        guard !device.isCaller, let user = device.user ?? call?.callee.id else { return call }
+        return views[user] ?? call
+    }
+
+    /// The phones of `user` (a callee).
+    func devices(of user: String) -> [Device] {
+        devices.filter { !$0.isCaller && ($0.user ?? call?.callee.id) == user }
     }
 
     /// Seconds from the call's placement to `date`, for messages: `3.25 s`.

@@ -36,10 +36,12 @@ public struct RaceScript: Sendable, Equatable {
         }
     }
 
-    /// One of the callee's phones.
+    /// One of a callee's phones.
     public struct Device: Sendable, Equatable {
-        /// The device id (`bob-1` …).
+        /// The device id (`bob-1`, `carol-2` …).
         public var id: String
+        /// Whose phone it is: `bob` in a 1:1 run; in a group run (``group``) one of the callees.
+        public var user: String
         /// How it is when the call is placed.
         public var start: Start
         /// Scenario seconds APNs takes to hand any push (VoIP, alert or background) to this phone; on Android, FCM takes
@@ -61,11 +63,13 @@ public struct RaceScript: Sendable, Equatable {
         ///   - platform: iPhone (default) or Android phone.
         ///   - dozing: Android: in Doze at the start.
         ///   - fcmFault: Android: FCM's error for its first message.
+        ///   - user: whose phone it is (`bob` unless a group run says otherwise).
         public init(
             id: String, start: Start, pushDelay: TimeInterval, platform: Platform = .ios, dozing: Bool = false,
-            fcmFault: FCMFault? = nil
+            fcmFault: FCMFault? = nil, user: String = "bob"
         ) {
             self.id = id
+            self.user = user
             self.start = start
             self.pushDelay = pushDelay
             self.platform = platform
@@ -74,12 +78,32 @@ public struct RaceScript: Sendable, Equatable {
         }
     }
 
+    /// A group call: who is rung when the call is placed, and who wins (decision 0007).
+    public struct Group: Sendable, Equatable {
+        /// The callees rung when the call is placed, in order (the caller's `callees`).
+        public var callees: [String]
+        /// `first_answer` (one callee wins, the other legs stop) or `all_may_join` (everyone may join).
+        public var policy: AnswerPolicy
+
+        /// Creates a group.
+        /// - Parameters:
+        ///   - callees: the callees rung at once.
+        ///   - policy: the answer policy.
+        public init(callees: [String], policy: AnswerPolicy) {
+            self.callees = callees
+            self.policy = policy
+        }
+    }
+
     /// The seed the script came from.
     public var seed: UInt64
     /// Scenario seconds the call rings before the server ends it `unanswered`.
     public var ringTimeout: TimeInterval
-    /// The callee's devices (1 to 3).
+    /// The callees' devices: 1 to 3 of bob's in a 1:1 run, 1 or 2 per callee in a group run.
     public var devices: [Device]
+    /// Nil for a 1:1 call to bob; else the group call the caller places (``generateGroup(seed:nodes:)``), more
+    /// callees joining by ``RaceStep/Action/ringMore`` steps.
+    public var group: Group?
     /// True when a callee device is an Android phone: the run needs the Android phone host (``AndroidPhoneHost``,
     /// built by `make -C android lab`).
     public var hasAndroidPhones: Bool { devices.contains { $0.platform == .android } }
@@ -99,9 +123,10 @@ public struct RaceScript: Sendable, Equatable {
     ///   - steps: the actions, in time order.
     ///   - finalHangUpAt: when the caller hangs up if the call is still up.
     ///   - nodes: server nodes the run needs (1: one server).
+    ///   - group: the group call to place; nil (default) for a 1:1 call to bob.
     public init(
         seed: UInt64, ringTimeout: TimeInterval, devices: [Device], steps: [RaceStep],
-        finalHangUpAt: TimeInterval, nodes: Int = 1
+        finalHangUpAt: TimeInterval, nodes: Int = 1, group: Group? = nil
     ) {
         self.seed = seed
         self.ringTimeout = ringTimeout
@@ -109,22 +134,34 @@ public struct RaceScript: Sendable, Equatable {
         self.steps = steps
         self.finalHangUpAt = finalHangUpAt
         self.nodes = nodes
+        self.group = group
     }
 
-    /// The node of each of bob's phones, index = device: the stack places phones on the nodes in turn as they are
-    /// made (``LocalStack``), the caller's first on node-0, so bob's phone `i` is on node `(i + 1) % nodes`.
+    /// Every callee of the run, in the order rung: bob alone in a 1:1 run.
+    public var callees: [String] {
+        guard let group else { return ["bob"] }
+        return group.callees + steps.compactMap { $0.action == .ringMore ? $0.callee : nil }
+    }
+
+    /// The node of each callee phone, index = device: the stack places phones on the nodes in turn as they are
+    /// made (``LocalStack``), the caller's first on node-0, so the phone at index `i` is on node `(i + 1) % nodes`.
     public var calleeNodes: [Int] { devices.indices.map { ($0 + 1) % max(1, nodes) } }
 
-    /// True when ``generate(seed:nodes:)`` makes this script from its seed and node count, so `ringer-lab explore --seed`
-    /// (with `--nodes`) replays it; false for a hand-made one.
-    public var isGenerated: Bool { self == Self.generate(seed: seed, nodes: nodes) }
+    /// True when ``generate(seed:nodes:)`` (or, for a group run, ``generateGroup(seed:nodes:)``) makes this script from
+    /// its seed and node count, so `ringer-lab explore --seed` (with `--group`, `--nodes`) replays it; false for a
+    /// hand-made one.
+    public var isGenerated: Bool {
+        self == (group == nil ? Self.generate(seed: seed, nodes: nodes) : Self.generateGroup(seed: seed, nodes: nodes))
+    }
 
     /// The script in words, one line each: the devices, then the steps.
     public var lines: [String] {
         var lines = [
             "seed \(seed): ring timeout \(Self.seconds(ringTimeout)), \(devices.count) callee device(s)"
+                + (group.map { ", a group call (\($0.policy.rawValue)) to \(callees.joined(separator: ", "))" } ?? "")
                 + (nodes > 1
-                    ? ", \(nodes) server nodes (phones on them in turn: the caller's on node-0, bob-1 on node-1…)" : "")
+                    ? ", \(nodes) server nodes (phones on them in turn: the caller's on node-0, "
+                        + "\(devices.first?.id ?? "bob-1") on node-1…)" : "")
         ]
         for device in devices {
             var line =
@@ -137,7 +174,9 @@ public struct RaceScript: Sendable, Equatable {
             }
             lines.append(line)
         }
-        lines.append(String(format: "%7.2f s", 0.0) + "  caller: calls bob")
+        let placed =
+            group.map { "calls \($0.callees.joined(separator: ", ")) (\($0.policy.rawValue))" } ?? "calls bob"
+        lines.append(String(format: "%7.2f s", 0.0) + "  caller: \(placed)")
         lines += steps.map(\.summary)
         lines.append(RaceStep(at: finalHangUpAt, device: nil, action: .callerHangsUp).summary + " (if the call is up)")
         return lines

@@ -19,6 +19,8 @@ final class RaceSession {
     private var phones: [String: SimulatedPhone] = [:]
     private var off: Set<String> = []
     private var callerToken: String?
+    /// Each callee's user token, to read the call as they do.
+    private var calleeTokens: [String: String] = [:]
     private(set) var callID: String?
     /// Nodes starting again in the background; awaited before the settle.
     private var nodeStarts: [Task<Void, Never>] = []
@@ -54,8 +56,15 @@ final class RaceSession {
         guard let caller else { throw RingerAPIError.transport("no caller phone") }
         let origin = clock.now()
         recorder.start(at: origin)
-        recorder.note("runner", "alice calls bob")
-        let call = try await caller.call("bob")
+        let call: Call
+        if let group = script.group {
+            recorder.note(
+                "runner", "alice calls \(group.callees.joined(separator: ", ")) (\(group.policy.rawValue))")
+            call = try await caller.callGroup(group.callees, policy: group.policy)
+        } else {
+            recorder.note("runner", "alice calls bob")
+            call = try await caller.call("bob")
+        }
         callID = call.callID
         recorder.note("runner", "placed <call>: \(call.state.rawValue)")
         for step in script.steps {
@@ -96,6 +105,22 @@ final class RaceSession {
         return try? await RingerAPIClient(baseURL: stack.serverURL, userToken: token).call(id: callID)
     }
 
+    /// The server's call now as each callee reads it (a group call's callee reads their own leg), by user; a callee
+    /// whose read fails is left out.
+    func calleeViews() async -> [String: Call] {
+        guard let callID else { return [:] }
+        var views: [String: Call] = [:]
+        for (user, token) in calleeTokens {
+            views[user] = try? await RingerAPIClient(baseURL: stack.serverURL, userToken: token).call(id: callID)
+        }
+        return views
+    }
+
+    /// Whose phone `deviceID` is: the caller's, or a callee's.
+    func user(of deviceID: String) -> String {
+        deviceID == Self.callerDevice ? "alice" : script.devices.first { $0.id == deviceID }?.user ?? "bob"
+    }
+
     // MARK: Setup
 
     private func setUp() async throws {
@@ -103,17 +128,21 @@ final class RaceSession {
         caller = try await stack.phone(
             user: "alice", name: "Alice", deviceID: Self.callerDevice, behaviour: .ignore,
             observe: recorder.observer(for: Self.callerDevice))
+        for user in script.callees {
+            calleeTokens[user] = try await stack.userToken(for: user, name: user.capitalized)
+        }
         for device in script.devices {
+            let name = device.user.capitalized
             if device.platform == .android {
                 phones[device.id] = .android(
                     try await stack.androidPhone(
-                        user: "bob", name: "Bob", deviceID: device.id,
+                        user: device.user, name: name, deviceID: device.id,
                         observe: recorder.androidObserver(for: device.id),
                         onError: { [recorder] problem in recorder.note("runner", problem) }))
             } else {
                 phones[device.id] = .iPhone(
                     try await stack.phone(
-                        user: "bob", name: "Bob", deviceID: device.id,
+                        user: device.user, name: name, deviceID: device.id,
                         behaviour: .ignore, observe: recorder.observer(for: device.id)))
             }
         }
@@ -181,6 +210,17 @@ final class RaceSession {
             }
             return
         }
+        if step.action == .ringMore, let callee = step.callee, let token = callerToken {
+            do {
+                let call = try await RingerAPIClient(baseURL: stack.serverURL, userToken: token)
+                    .ring(callID: callID, callees: [callee])
+                recorder.note("runner", "rang \(callee) in: \(call.leg(of: callee)?.state.rawValue ?? "no leg")")
+            } catch {
+                // A call already over refuses it (409): nothing rings, as the user would see.
+                recorder.note("runner", "ring more \(callee): \(error)")
+            }
+            return
+        }
         guard let deviceID = step.device, let phone = phones[deviceID] else {
             if step.action == .callerHangsUp, let caller {
                 recorder.hungUp(Self.callerDevice)
@@ -217,7 +257,7 @@ final class RaceSession {
             case (.android(let android), .forceStop): android.setAppState(.forceStopped)
             case (.android(let android), _): android.setDozing(step.action == .doze)
             }
-        case .callerHangsUp, .killNode, .startNode:
+        case .callerHangsUp, .killNode, .startNode, .ringMore:
             break
         }
     }

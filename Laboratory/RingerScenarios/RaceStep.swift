@@ -35,6 +35,8 @@ public struct RaceStep: Sendable, Equatable {
         case killNode = "kill_node"
         /// A killed node starts again on its port and database.
         case startNode = "start_node"
+        /// Group runs: the caller rings ``RaceStep/callee`` into the live call (`POST /v1/calls/{id}/ring`).
+        case ringMore = "ring_more"
     }
 
     /// Scenario seconds after the call was placed.
@@ -45,6 +47,8 @@ public struct RaceStep: Sendable, Equatable {
     public var action: Action
     /// The node of ``Action/killNode`` and ``Action/startNode`` (0 is the caller's, which places the call).
     public var node: Int?
+    /// The user ``Action/ringMore`` rings into the call.
+    public var callee: String?
 
     /// Creates a step.
     /// - Parameters:
@@ -52,17 +56,21 @@ public struct RaceStep: Sendable, Equatable {
     ///   - device: the callee device; nil when the caller acts.
     ///   - action: what happens.
     ///   - node: the node, for the node actions.
-    public init(at: TimeInterval, device: String?, action: Action, node: Int? = nil) {
+    ///   - callee: the user rung, for ``Action/ringMore``.
+    public init(at: TimeInterval, device: String?, action: Action, node: Int? = nil, callee: String? = nil) {
         self.at = at
         self.device = device
         self.action = action
         self.node = node
+        self.callee = callee
     }
 
-    /// The step in words, with its time: `  3.25 s  bob-2: answer`, `  2.10 s  node-0: kill node`.
+    /// The step in words, with its time: `  3.25 s  bob-2: answer`, `  2.10 s  node-0: kill node`,
+    /// `  1.50 s  caller: ring more erin`.
     public var summary: String {
         let time = String(format: "%7.2f s", at)
         let actor = device ?? node.map { "node-\($0)" } ?? "caller"
-        return "\(time)  \(actor): \(action.rawValue.replacingOccurrences(of: "_", with: " "))"
+        let what = action.rawValue.replacingOccurrences(of: "_", with: " ") + (callee.map { " \($0)" } ?? "")
+        return "\(time)  \(actor): \(what)"
     }
 }

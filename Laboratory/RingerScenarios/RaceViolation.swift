@@ -10,6 +10,8 @@ public struct RaceViolation: Sendable, Equatable, CustomStringConvertible {
         case nothingRingsAfterEnd = "c"
         /// (d) Exactly one end reason per native call, agreeing with the server.
         case endReasonAgrees = "d"
+        /// (e) A group call's legs agree: every leg ends, one winner under `first_answer`.
+        case legsAgree = "e"
 
         /// The invariant in words.
         public var title: String {
@@ -18,6 +20,7 @@ public struct RaceViolation: Sendable, Equatable, CustomStringConvertible {
             case .oneNativeCall: "at most one native call per call id on each device"
             case .nothingRingsAfterEnd: "nothing rings after the call is over"
             case .endReasonAgrees: "one end reason per native call, agreeing with the server"
+            case .legsAgree: "a group call's legs all end, with one winner under first_answer"
             }
         }
     }

@@ -3,10 +3,10 @@ import RingerCommandLine
 import RingerSupport
 import RingerScenarios
 
-/// `ringer-lab explore [--seed N] [--runs K] [--time-scale S] [--nodes N --database URL --redis URL] [--trace]
+/// `ringer-lab explore [--seed N] [--runs K] [--group] [--time-scale S] [--nodes N --database URL --redis URL] [--trace]
 /// [--verbose]`:
-/// plays race exploration runs for seeds N … N+K-1 (docs/scenarios.md "Race exploration"; with `--nodes`, on a
-/// cluster of `ringer serve` processes whose nodes the scripts kill), prints PASS/FAIL for each and, for
+/// plays race exploration runs for seeds N … N+K-1 (docs/scenarios.md "Race exploration"; with `--group`, group calls
+/// to 2–4 callees; with `--nodes`, on a cluster of `ringer serve` processes whose nodes the scripts kill), prints PASS/FAIL for each and, for
 /// a failure, the violated invariants, the script, the replay command and the time line. Exits 0 when
 /// every run kept the invariants, 1 otherwise, 2 on a bad flag, or before anything runs when a script has an Android
 /// phone and the phone host that plays it is not built (`make -C android lab`).
@@ -17,6 +17,7 @@ enum ExploreCommand {
         var givenScale: Double?
         var trace = false
         var verbose = false
+        var group = false
         var clusterFlags = ClusterFlags()
         var index = 0
         func value() -> String? {
@@ -50,6 +51,7 @@ enum ExploreCommand {
                 givenScale = number
             case "--trace": trace = true
             case "--verbose": verbose = true
+            case "--group": group = true
             default: return usage("unknown argument \(arguments[index])")
             }
             index += 1
@@ -70,7 +72,12 @@ enum ExploreCommand {
         // A script's Android phones run in the phone host: say how to build it before any run fails for want of it.
         let seeds = (0..<runs).lazy.map { seed.addingReportingOverflow(UInt64($0)) }.prefix { !$0.overflow }
         if seeds.contains(where: {
-            RaceScript.generate(seed: $0.partialValue, nodes: cluster?.nodes ?? 1).hasAndroidPhones
+            let nodes = cluster?.nodes ?? 1
+            let seed = $0.partialValue
+            return
+                (group
+                ? RaceScript.generateGroup(seed: seed, nodes: nodes) : RaceScript.generate(seed: seed, nodes: nodes))
+                .hasAndroidPhones
         }) {
             do {
                 _ = try AndroidPhoneHost.classpathFile()
@@ -86,6 +93,7 @@ enum ExploreCommand {
         let logger = verbose ? Logger(label: "ringer.explore", level: .info) : Logger.silent()
         var explorer = RaceExplorer(timeScale: scale, logger: logger)
         explorer.cluster = cluster
+        explorer.group = group
         Signals.stopStacksOnTermination(command: "ringer-lab explore")
         var failed = 0
         var played = 0
@@ -108,7 +116,9 @@ enum ExploreCommand {
                 write(outcome.report)
             }
         }
-        let on = explorer.cluster.map { ", \($0.nodes) server node(s) on PostgreSQL and Redis" } ?? ""
+        let on =
+            (group ? ", group calls" : "")
+            + (explorer.cluster.map { ", \($0.nodes) server node(s) on PostgreSQL and Redis" } ?? "")
         let noun = played == 1 ? "run" : "runs"
         write("\(played - failed) of \(played) \(noun) kept every invariant (time scale \(scale)\(on)).")
         return failed == 0 ? 0 : 1

@@ -33,10 +33,12 @@ enum LabUsage {
                                     differed from each file's "expect". --time-scale: real seconds per scenario
                                     second (1 = real time); --trace: print every run's time line. Exit 0 all
                                     matched, 1 a mismatch, 2 a bad file or flag.
-          ringer-lab explore [--seed 1] [--runs 1] [--time-scale 0.04] [--nodes N --database URL --redis URL] [--trace] [--verbose]
+          ringer-lab explore [--seed 1] [--runs 1] [--group] [--time-scale 0.04] [--nodes N --database URL --redis URL] [--trace] [--verbose]
                                     Race exploration (docs/scenarios.md): seeds N … N+runs-1 each make a random
                                     script (callee devices, slow pushes, answers, declines, cancel, app kills,
                                     phones off/on) played on loopback; checks the ringing invariants after each.
+                                    --group: group calls to 2-4 callees (either answer policy, some rung in
+                                    later) instead of 1:1 calls to bob.
                                     Prints a failing seed's violations, script and time line; --trace: every
                                     run's. Exit 0 all kept, 1 a violation, 2 a bad flag.
                                     Android phones (scenario and explore) are the real Kotlin SDK in the Android

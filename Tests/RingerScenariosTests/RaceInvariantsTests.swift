@@ -298,3 +298,125 @@ import Testing
         #expect(violations(record, .endReasonAgrees).isEmpty, "\(violations(record, .endReasonAgrees))")
     }
 }
+
+/// The group call checks: each callee's phones are judged by that callee's leg, and the legs themselves (e).
+@Suite struct GroupRaceInvariantsTests {
+    let base = RaceInvariantsTests()
+    var uuid: UUID { base.uuid }
+    func at(_ seconds: TimeInterval) -> Date { base.at(seconds) }
+
+    /// Alice rings bob and carol (first_answer); both iPhones ring from 0.5 s; bob answers at 2 s, carol's phone ends
+    /// `answered_elsewhere`; Alice hangs up at 5 s and bob's phone ends `remote_ended`.
+    func answeredByBob() -> RaceRecord {
+        var call = Call(
+            callID: base.callID, state: .ended, caller: Party(id: "alice"), callee: Party(id: "bob"),
+            hasVideo: false, createdAt: at(0), expiresAt: at(8))
+        call.acceptedAt = at(2)
+        call.acceptedDeviceID = "bob-1"
+        call.endedAt = at(5)
+        call.endedBy = "alice"
+        call.answerPolicy = .firstAnswer
+        call.legs = [
+            CallLeg(
+                user: Party(id: "bob"), state: .left, rungAt: at(0), expiresAt: at(8), acceptedAt: at(2),
+                acceptedDeviceID: "bob-1", endedAt: at(5), endedBy: "alice"),
+            CallLeg(
+                user: Party(id: "carol"), state: .cancelled, rungAt: at(0), expiresAt: at(8), endedAt: at(2),
+                endedBy: "bob"),
+        ]
+        var carolView = call
+        carolView.callee = Party(id: "carol")
+        carolView.acceptedDeviceID = nil
+        func phone(_ id: String, _ user: String, _ history: [SimulatedCallKit.Moment]) -> RaceRecord.Device {
+            var device = RaceRecord.Device(
+                id: id, isCaller: false, callKit: history,
+                observed: [.init(at: at(0.5), .pushReceived(apnsID: "p-\(id)", disposition: .ringing))],
+                voipPushes: [.init(apnsID: "p-\(id)", sentAt: at(0.4))])
+            device.user = user
+            return device
+        }
+        let bob = phone(
+            "bob-1", "bob",
+            [
+                .init(at: at(0.5), change: .reported(uuid, accepted: true)),
+                .init(at: at(2), change: .userAnswered(uuid)),
+                .init(at: at(2.1), change: .answerCompleted(uuid, fulfilled: true)),
+                .init(at: at(5.1), change: .ended(uuid, .remoteEnded)),
+            ])
+        let carol = phone(
+            "carol-1", "carol",
+            [
+                .init(at: at(0.5), change: .reported(uuid, accepted: true)),
+                .init(at: at(2.1), change: .ended(uuid, .answeredElsewhere)),
+            ])
+        let alice = RaceRecord.Device(id: "alice-phone", isCaller: true, hangUps: [at(5)])
+        var record = RaceRecord(
+            callID: base.callID, call: call, origin: at(0), deadlineGrace: 2, immediate: 0.5, prompt: 2,
+            settledAt: at(14), devices: [alice, bob, carol])
+        record.views = ["bob": call, "carol": carolView]
+        return record
+    }
+
+    func violations(_ record: RaceRecord, _ invariant: RaceViolation.Invariant) -> [String] {
+        base.violations(record, invariant)
+    }
+
+    @Test func aCleanFirstAnswerGroupCallKeepsEveryInvariant() {
+        #expect(RaceInvariants.check(answeredByBob()).isEmpty, "\(RaceInvariants.check(answeredByBob()))")
+    }
+
+    @Test func twoAcceptedLegsUnderFirstAnswerOrALegLeftRingingBreakE() {
+        var twice = answeredByBob()
+        twice.call?.legs?[1].acceptedAt = at(2.05)
+        twice.call?.legs?[1].acceptedDeviceID = "carol-1"
+        #expect(
+            violations(twice, .legsAgree).contains {
+                $0.contains("2 legs were accepted: bob on bob-1, carol on carol-1")
+            })
+        // The same under all_may_join is what the policy asks for.
+        twice.call?.answerPolicy = .allMayJoin
+        #expect(violations(twice, .legsAgree).isEmpty)
+
+        var ringing = answeredByBob()
+        ringing.call?.legs?[1].state = .ringing
+        #expect(violations(ringing, .legsAgree).contains { $0.contains("carol's leg is still ringing") })
+
+        var stranger = answeredByBob()
+        stranger.call?.acceptedDeviceID = "carol-1"
+        #expect(violations(stranger, .legsAgree).contains { $0.contains("no leg was accepted on") })
+    }
+
+    @Test func aCalleesPhoneIsJudgedByTheirOwnLeg() {
+        // Carol's phone ends as if she had answered: her leg says someone else did.
+        var wrong = answeredByBob()
+        wrong.devices[2].callKit[1].change = .ended(uuid, .remoteEnded)
+        #expect(
+            violations(wrong, .endReasonAgrees).contains {
+                $0.contains("carol's leg reads ended") && $0.contains("expected answered_elsewhere")
+            })
+
+        // A loser of the race that still reads its call as live.
+        var live = answeredByBob()
+        live.views["carol"]?.state = .accepted
+        #expect(violations(live, .nothingRingsAfterEnd).contains { $0.contains("carol's leg is still accepted") })
+
+        // A callee rung in later rings past her own leg's end (the call's deadline is later than hers).
+        var late = answeredByBob()
+        late.views["carol"]?.endedAt = at(2)
+        late.devices[2].callKit = [
+            .init(at: at(3), change: .reported(uuid, accepted: true)),
+            .init(at: at(7), change: .ended(uuid, .answeredElsewhere)),
+        ]
+        #expect(
+            violations(late, .nothingRingsAfterEnd).contains {
+                $0.contains("after carol's leg ended ended at 2.00 s, rang until 7.00 s")
+            })
+    }
+
+    @Test func aLegEndedByAUserWhoDidNothingBreaksD() {
+        // Carol's leg reads declined, but none of her phones declined.
+        var record = answeredByBob()
+        record.views["carol"]?.state = .declined
+        #expect(violations(record, .endReasonAgrees).contains { $0.contains("no phone of carol's declined") })
+    }
+}
