@@ -138,15 +138,7 @@ import Testing
         for seed in seeds {
             // Played once more before it counts, as RaceExplorationTests does: a stall of the loaded machine seldom
             // strikes the same check twice, a race the code loses shows again.
-            let first = await explorer.run(seed: seed)
-            guard !first.passed else { continue }
-            let again = await explorer.run(seed: seed)
-            if again.passed {
-                print(
-                    "note: cluster seed \(seed) broke an invariant once, kept them when played again:\n\(first.report)")
-            } else {
-                Issue.record("\(first.report)\n\nplayed again:\n\(again.report)")
-            }
+            await ScenarioRuns.RaceExplorationTests.play(seed, on: explorer, kind: "cluster")
         }
         withExtendedLifetime(redis) {}
     }
@@ -162,17 +154,8 @@ import Testing
         var explorer = RaceExplorer(timeScale: ClusterRunTests.explorationScale)
         explorer.cluster = cluster
         explorer.group = true
-        for script in scripts {
-            let first = await explorer.run(script)
-            guard !first.passed else { continue }
-            let again = await explorer.run(script)
-            if again.passed {
-                print(
-                    "note: cluster group seed \(script.seed) broke an invariant once, kept them when played again:\n"
-                        + first.report)
-            } else {
-                Issue.record("\(first.report)\n\nplayed again:\n\(again.report)")
-            }
+        for seed in ClusterRunTests.groupSeeds {
+            await ScenarioRuns.RaceExplorationTests.play(seed, on: explorer, kind: "cluster group")
         }
         withExtendedLifetime(redis) {}
     }

@@ -24,20 +24,29 @@ extension ScenarioRuns {
     /// instead would hide races that need the fast interleaving.)
     @Suite struct RaceExplorationTests {
         /// The seeds to run, from the environment or 1…25.
-        static var seeds: [UInt64] {
+        static var seeds: [UInt64] { seeds(one: "RINGER_RACE_SEED", count: "RINGER_RACE_SEEDS", default: 25) }
+
+        /// Seed `$one` alone, else seeds 1…`$count`, else 1…`default`.
+        static func seeds(one: String, count: String, default first: Int) -> [UInt64] {
             let environment = ProcessInfo.processInfo.environment
-            if let one = environment["RINGER_RACE_SEED"].flatMap(UInt64.init) { return [one] }
-            let count = environment["RINGER_RACE_SEEDS"].flatMap(Int.init).map { max(1, $0) } ?? 25
+            if let one = environment[one].flatMap(UInt64.init) { return [one] }
+            let count = environment[count].flatMap(Int.init).map { max(1, $0) } ?? first
             return (1...count).map(UInt64.init)
         }
 
         @Test(arguments: seeds)
         func seededRunKeepsTheRingingInvariants(_ seed: UInt64) async {
-            let first = await RaceExplorer().run(seed: seed)
+            await Self.play(seed, on: RaceExplorer(), kind: "race")
+        }
+
+        /// Plays `seed`, and once more if it failed: a second failure is an issue, a pass a printed note.
+        static func play(_ seed: UInt64, on explorer: RaceExplorer, kind: String) async {
+            let first = await explorer.run(seed: seed)
             guard !first.passed else { return }
-            let again = await RaceExplorer().run(seed: seed)
+            let again = await explorer.run(seed: seed)
             if again.passed {
-                print("note: race seed \(seed) broke an invariant once, kept them when played again:\n\(first.report)")
+                print(
+                    "note: \(kind) seed \(seed) broke an invariant once, kept them when played again:\n\(first.report)")
             } else {
                 Issue.record("\(first.report)\n\nplayed again:\n\(again.report)")
             }
@@ -45,10 +54,7 @@ extension ScenarioRuns {
 
         /// The group seeds to run, from the environment or 1…10.
         static var groupSeeds: [UInt64] {
-            let environment = ProcessInfo.processInfo.environment
-            if let one = environment["RINGER_RACE_GROUP_SEED"].flatMap(UInt64.init) { return [one] }
-            let count = environment["RINGER_RACE_GROUP_SEEDS"].flatMap(Int.init).map { max(1, $0) } ?? 10
-            return (1...count).map(UInt64.init)
+            seeds(one: "RINGER_RACE_GROUP_SEED", count: "RINGER_RACE_GROUP_SEEDS", default: 10)
         }
 
         /// Group calls (``RaceScript/generateGroup(seed:nodes:)``): 2–4 callees with 1–2 phones each, either answer
@@ -57,16 +63,7 @@ extension ScenarioRuns {
         func seededGroupRunKeepsTheRingingInvariants(_ seed: UInt64) async {
             var explorer = RaceExplorer()
             explorer.group = true
-            let first = await explorer.run(seed: seed)
-            guard !first.passed else { return }
-            let again = await explorer.run(seed: seed)
-            if again.passed {
-                print(
-                    "note: group race seed \(seed) broke an invariant once, kept them when played again:\n\(first.report)"
-                )
-            } else {
-                Issue.record("\(first.report)\n\nplayed again:\n\(again.report)")
-            }
+            await Self.play(seed, on: explorer, kind: "group race")
         }
 
         @Test func aGroupSeedMakesItsOwnScriptOfSeveralCallees() {

@@ -189,14 +189,7 @@ final class CallService: Sendable {
                     calleeOnline: online, calleeBusy: busy, now: now, ringTimeout: ringTimeout)
                 return (machine, (machine, effects), Self.events(of: effects, machine: machine))
             }
-            switch inserted {
-            case .existing(let earlier): return (earlier, [], [])
-            case .created(let result, let stored):
-                observe(.callCreated(result.0.call))
-                hub.deliver(stored)
-                cluster.snapshot?.publish(stored)
-                return (result.0, devices, result.1)
-            }
+            return announce(inserted, devices: devices, none: [])
         }
         let (machine, devices, effects) = placed
         let call = machine.call
@@ -254,14 +247,7 @@ final class CallService: Sendable {
                     ringTimeout: ringTimeout)
                 return (machine, (machine, effects), Self.events(of: effects, machine: machine))
             }
-            switch inserted {
-            case .existing(let earlier): return (earlier, [:], [])
-            case .created(let result, let stored):
-                observe(.callCreated(result.0.call))
-                hub.deliver(stored)
-                cluster.snapshot?.publish(stored)
-                return (result.0, devices, result.1)
-            }
+            return announce(inserted, devices: devices, none: [:])
         }
         let (machine, devices, effects) = placed
         log.info(
@@ -363,6 +349,21 @@ final class CallService: Sendable {
         guard repeated.isEmpty else { throw CallServiceError.duplicateCallees(Array(Set(repeated)).sorted()) }
         guard ids.count <= maxCalleesPerCall else {
             throw CallServiceError.tooManyCallees(limit: maxCalleesPerCall)
+        }
+    }
+
+    /// A call just stored: observed, its events delivered here and published to the cluster; its machine, `devices`
+    /// and effects to carry out. A retry's earlier call (same Idempotency-Key) comes back with `none` and no effects.
+    private func announce<Devices>(
+        _ inserted: InsertedCall<(CallMachine, [CallEffect])>, devices: Devices, none: Devices
+    ) -> (CallMachine, Devices, [CallEffect]) {
+        switch inserted {
+        case .existing(let earlier): return (earlier, none, [])
+        case .created(let result, let stored):
+            observe(.callCreated(result.0.call))
+            hub.deliver(stored)
+            cluster.snapshot?.publish(stored)
+            return (result.0, devices, result.1)
         }
     }
 
