@@ -104,13 +104,17 @@ struct HostHarness {
 
     /// Delivers a VoIP push for a new call through PushKit and waits until it rings (the server heard `ringing`).
     /// - Returns: the call id.
-    func ring(callID: String = UUID().uuidString.lowercased()) async throws -> String {
+    /// - Parameters:
+    ///   - callID: the call's id.
+    ///   - group: a group call's `group`, nil for a 1:1 call.
+    func ring(callID: String = UUID().uuidString.lowercased(), group: VoIPPush.Group? = nil) async throws -> String {
         let registry = try phone().pushKit.registry
         let now = Date()
-        let push = VoIPPush(
+        var push = VoIPPush(
             ringer: .init(
                 callID: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: false,
                 sentAt: now.unixMilliseconds, expiresAt: now.addingTimeInterval(30).unixMilliseconds))
+        push.ringer.group = group
         let payload = try JSONSerialization.jsonObject(with: RingerJSON.encode(push)) as? [String: Any] ?? [:]
         #expect(registry.mirrorDeliverIncomingPush(payload) {})
         let server = server

@@ -90,6 +90,26 @@ import Testing
         #expect(try harness.phone().registrar.status.isLoggedIn)
     }
 
+    /// A group call's push rings with its `group`, and JavaScript's `incoming` carries it (count, some others by name).
+    @Test func anIncomingGroupCallTellsJavaScriptThePushsGroup() async throws {
+        let launch = try await HostHarness.loggedIn()
+        let harness = HostHarness(folder: launch.folder)
+        harness.host.start()
+        let group = VoIPPush.Group(count: 3, others: [Party(id: "carol", name: "Carol"), Party(id: "dave")])
+        let callID = try await harness.ring(group: group)
+        let events = HostHarness.callEvents(harness.attach().replay)
+        #expect(
+            events == [
+                .incoming(
+                    callID: callID, caller: Party(id: "alice", name: "Alice"), hasVideo: false,
+                    group: BridgeGroup(group))
+            ])
+        // As the bridge hands it to JavaScript: a name the push left out is null, not missing.
+        let others = (events.first?.foundationObject["group"] as? [String: Any])?["others"] as? [[String: Any]]
+        #expect(others?.map { $0["id"] as? String } == ["carol", "dave"])
+        #expect(others?.last?["name"] is NSNull)
+    }
+
     /// The cold start the package exists for: a VoIP push launches the app, the user answers on CallKit before
     /// JavaScript runs; JavaScript's first `getInitialEvents()` hears the incoming call and its answer, once.
     @Test func aCallAnsweredBeforeJavaScriptAttachedIsReplayedOnce() async throws {

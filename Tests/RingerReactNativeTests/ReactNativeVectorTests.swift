@@ -28,7 +28,7 @@ import Testing
         var translator = EventTranslator()
         for (index, step) in vector.steps.enumerated() {
             let calls = step.calls.mapValues { call in
-                CallSummary(direction: call.direction, peer: call.peer, hasVideo: call.hasVideo)
+                CallSummary(direction: call.direction, peer: call.peer, hasVideo: call.hasVideo, group: call.group)
             }
             #expect(translator.translate(step.observation.input, calls: calls) == step.events, "step \(index)")
         }
@@ -120,9 +120,11 @@ struct VectorCall: Decodable, Sendable {
     let direction: PhoneCallMachine.Direction
     let peer: Party
     let hasVideo: Bool
+    /// An incoming group call's `group` from its push.
+    let group: VoIPPush.Group?
 
     private enum CodingKeys: String, CodingKey {
-        case direction, peer
+        case direction, peer, group
         case hasVideo = "has_video"
     }
 
@@ -132,6 +134,7 @@ struct VectorCall: Decodable, Sendable {
             PhoneCallMachine.Direction(rawValue: try container.decode(String.self, forKey: .direction)))
         peer = try container.decode(Party.self, forKey: .peer)
         hasVideo = try container.decode(Bool.self, forKey: .hasVideo)
+        group = try container.decodeIfPresent(VoIPPush.Group.self, forKey: .group)
     }
 }
 

@@ -7,8 +7,8 @@ internal import RingerWire
 /// server's lowercase UUIDs. The same names and shapes as the Kotlin half (`dev.ringer.reactnative`), pinned by
 /// TestVectors/react-native/events.json and relay.json.
 enum BridgeEvent: Sendable, Hashable {
-    /// A call rings on this phone.
-    case incoming(callID: String, caller: Party, hasVideo: Bool)
+    /// A call rings on this phone; `group` for a group call: how many were rung and some of the others (the push's).
+    case incoming(callID: String, caller: Party, hasVideo: Bool, group: BridgeGroup? = nil)
     /// `startCall` placed a ringing call.
     case outgoing(callID: String, callee: Party, hasVideo: Bool)
     /// The callee's phone rings (the first server `call.ringing` of an outgoing call).
@@ -52,7 +52,7 @@ enum BridgeEvent: Sendable, Hashable {
 extension BridgeEvent: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, callId, caller, callee, hasVideo, direction, media, reason, serverReason, problems, status, detail,
-            count, participants
+            count, participants, group
     }
 
     /// Decodes an event as JavaScript would read it (the test vectors' shapes).
@@ -65,7 +65,8 @@ extension BridgeEvent: Codable {
         case "incoming":
             self = .incoming(
                 callID: try callID(), caller: try container.decode(BridgeParty.self, forKey: .caller).party,
-                hasVideo: try container.decode(Bool.self, forKey: .hasVideo))
+                hasVideo: try container.decode(Bool.self, forKey: .hasVideo),
+                group: try container.decode(BridgeGroup?.self, forKey: .group))
         case "outgoing":
             self = .outgoing(
                 callID: try callID(), callee: try container.decode(BridgeParty.self, forKey: .callee).party,
@@ -107,10 +108,11 @@ extension BridgeEvent: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(type, forKey: .type)
         switch self {
-        case .incoming(let callID, let caller, let hasVideo):
+        case .incoming(let callID, let caller, let hasVideo, let group):
             try container.encode(callID, forKey: .callId)
             try container.encode(BridgeParty(caller), forKey: .caller)
             try container.encode(hasVideo, forKey: .hasVideo)
+            try container.encode(group, forKey: .group)
         case .outgoing(let callID, let callee, let hasVideo):
             try container.encode(callID, forKey: .callId)
             try container.encode(BridgeParty(callee), forKey: .callee)
@@ -150,6 +152,18 @@ struct BridgeParticipant: Codable, Hashable, Sendable {
     init(_ leg: CallLeg) {
         user = BridgeParty(leg.user)
         state = leg.state.rawValue
+    }
+}
+
+/// A group call as its ringing push told this phone: `{count, others}`, `count` every callee rung (this user
+/// included), `others` some of them by name, at most 8 (RingerWire's `VoIPPush.Group`).
+struct BridgeGroup: Codable, Hashable, Sendable {
+    let count: Int
+    let others: [BridgeParty]
+
+    init(_ group: VoIPPush.Group) {
+        count = group.count
+        others = group.others.map(BridgeParty.init)
     }
 }
 

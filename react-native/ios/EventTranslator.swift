@@ -9,6 +9,8 @@ struct CallSummary: Sendable, Hashable {
     var peer: Party
     /// Whether the call offers video.
     var hasVideo: Bool
+    /// An incoming group call's `group` from its push: the count rung and some of the others; nil otherwise.
+    var group: VoIPPush.Group? = nil
 }
 
 /// Turns what the SDK observed into the events JavaScript receives (``BridgeEvent``), pinned by
@@ -136,7 +138,11 @@ struct EventTranslator: Sendable {
         guard let call = seen[callID] else { return nil }
         heard[callID] = call.direction
         switch call.direction {
-        case .incoming: return [.incoming(callID: callID, caller: call.peer, hasVideo: call.hasVideo)]
+        case .incoming:
+            return [
+                .incoming(
+                    callID: callID, caller: call.peer, hasVideo: call.hasVideo, group: call.group.map(BridgeGroup.init))
+            ]
         case .outgoing: return [.outgoing(callID: callID, callee: call.peer, hasVideo: call.hasVideo)]
         }
     }

@@ -423,7 +423,9 @@ public final class RingerReactNative: @unchecked Sendable {
             let callID = call.uuid.uuidString.lowercased()
             let summary =
                 call.direction == .incoming
-                ? CallSummary(direction: .incoming, peer: call.caller ?? Party(id: ""), hasVideo: call.hasVideo)
+                ? CallSummary(
+                    direction: .incoming, peer: call.caller ?? Party(id: ""), hasVideo: call.hasVideo, group: call.group
+                )
                 : outgoing[callID]
                     ?? CallSummary(direction: .outgoing, peer: Party(id: call.calleeID ?? ""), hasVideo: call.hasVideo)
             return CurrentCall(

@@ -81,6 +81,7 @@ export type {
   EventsDroppedEvent,
   HistoryEntry,
   IncomingEvent,
+  IncomingGroup,
   LoginResult,
   MediaGrant,
   NativePlatform,

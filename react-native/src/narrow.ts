@@ -12,6 +12,7 @@
 //   "no grant yet", which is what such a build could tell.
 // - `Call.participants` and `PlacedCall.participants` (group calls): everyone rung and their states; an older native
 //   build knows no group calls, so `null`, "a 1:1 call", is right.
+// - `IncomingEvent.group` (group calls): the push's count and some of the others; `null` from an older build too.
 // A key added in a later version joins this list and is read with `addedLater`, so an older native build keeps
 // working with the newer bundle.
 
@@ -23,6 +24,7 @@ import type {
   CallState,
   ConnectionStatus,
   HistoryEntry,
+  IncomingGroup,
   LoginResult,
   MediaGrant,
   NativePlatform,
@@ -117,8 +119,7 @@ class Reader {
   }
 
   party(key: string): Party {
-    const party = this.object(key);
-    return { id: party.string('id'), name: party.stringOrNull('name') };
+    return readParty(this.object(key));
   }
 
   media(key: string): MediaGrant {
@@ -164,6 +165,7 @@ const EVENT_READERS: { readonly [T in RingerEventType]: (event: Reader) => Ringe
     callId: e.callId('callId'),
     caller: e.party('caller'),
     hasVideo: e.boolean('hasVideo'),
+    group: e.addedLater('group', (key) => readGroupOrNull(e, key)),
   }),
   outgoing: (e) => ({
     type: 'outgoing',
@@ -256,6 +258,19 @@ function readCall(call: Reader): Call {
 
 function readParticipant(participant: Reader): Participant {
   return { user: participant.party('user'), state: participant.string('state') };
+}
+
+/** An incoming group call's `{count, others}` or `null`; the key must be present. */
+function readGroupOrNull(reader: Reader, key: string): IncomingGroup | null {
+  if (reader.isNull(key)) {
+    return null;
+  }
+  const group = reader.object(key);
+  return { count: group.number('count'), others: group.list('others', readParty) };
+}
+
+function readParty(party: Reader): Party {
+  return { id: party.string('id'), name: party.stringOrNull('name') };
 }
 
 /** A list of participants or `null`; the key must be present. */

@@ -34,12 +34,23 @@ export interface MediaGrant {
  */
 export type ConnectionStatus = 'connected' | 'lost' | 'restored' | 'closed' | 'replaced' | 'unauthorized';
 
+/**
+ * An incoming group call as its ringing push described it: `count` everyone rung (this user included) and `others`
+ * some of the others by name (at most 8), to show "Alice and 2 others" before the legs are known.
+ */
+export interface IncomingGroup {
+  readonly count: number;
+  readonly others: readonly Party[];
+}
+
 /** A call rings on this phone. The system call UI (CallKit or Telecom) already shows it when this arrives. */
 export interface IncomingEvent {
   readonly type: 'incoming';
   readonly callId: CallId;
   readonly caller: Party;
   readonly hasVideo: boolean;
+  /** A group call's count and some of the others (`participants` events follow with everyone); `null` for 1:1. */
+  readonly group: IncomingGroup | null;
 }
 
 /** `startCall` placed a call that is ringing the callee's devices (the server answered `ringing`). */

@@ -15,6 +15,7 @@ const INCOMING = {
   callId: ALICE_CALL,
   caller: { id: 'alice', name: 'Alice' },
   hasVideo: false,
+  group: null,
 } as const;
 const ACCEPTED = {
   type: 'accepted',
@@ -397,6 +398,18 @@ describe('replay', () => {
     assert.deepEqual(first, [INCOMING]);
     assert.deepEqual(second, [INCOMING]);
     assert.deepEqual(late, []);
+  });
+
+  test('an incoming group call carries the push\'s group; an older native build\'s incoming reads group null', async () => {
+    const { native, ringer } = setUp();
+    const group = { count: 3, others: [{ id: 'bob', name: 'Bob' }, { id: 'dave', name: null }] };
+    const { group: _omitted, ...older } = INCOMING;
+    native.answers['getInitialEvents'] = [{ ...INCOMING, group }, older, { ...INCOMING, group: { count: 3 } }];
+    const seen = recorder(ringer);
+    await ringer.configure();
+    await settle();
+    // The malformed group (no `others`) never reaches the app.
+    assert.deepEqual(seen, [{ ...INCOMING, group }, INCOMING]);
   });
 
   test('live events before the first listener are held and follow the replay', async () => {

@@ -86,8 +86,11 @@ class EventTranslator {
         if (heard.containsKey(callId)) return emptyList()
         val call = seen[callId] ?: return null
         heard[callId] = call.direction
-        val party = if (call.direction == CallInfo.INCOMING) "caller" else "callee"
-        return listOf(event(call.direction, callId).put(party, call.peer.toJson()).put("hasVideo", call.hasVideo))
+        if (call.direction != CallInfo.INCOMING) {
+            return listOf(event(call.direction, callId).put("callee", call.peer.toJson()).put("hasVideo", call.hasVideo))
+        }
+        return listOf(event(call.direction, callId).put("caller", call.peer.toJson()).put("hasVideo", call.hasVideo)
+            .put("group", call.groupJson()))
     }
 
     private fun serverEvent(observed: Observed.ServerEvent): List<JSONObject> {

@@ -53,7 +53,7 @@ internal object SdkObservations {
                 ?: call.calleeId?.let { CallInfo(CallInfo.OUTGOING, CallInfo.Peer(it, null), call.hasVideo) }
         }
         val caller = call.caller ?: return null
-        return CallInfo(CallInfo.INCOMING, CallInfo.Peer(caller.id, caller.name), call.hasVideo)
+        return CallInfo(CallInfo.INCOMING, CallInfo.Peer(caller.id, caller.name), call.hasVideo, call.group)
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.ringer.reactnative
 
+import dev.ringer.kit.PushGroup
 import dev.ringer.reactnative.ReactNativeVectors.canonical
 import dev.ringer.reactnative.ReactNativeVectors.objects
 import dev.ringer.reactnative.ReactNativeVectors.only
@@ -89,9 +90,10 @@ class EventTranslatorVectorTest {
 
     private fun calls(json: JSONObject): Map<String, CallInfo> = json.keys().asSequence().associateWith { callId ->
         val call = json.getJSONObject(callId)
-        only(call, "calls.$callId", setOf("direction", "peer", "has_video"))
+        only(call, "calls.$callId", setOf("direction", "peer", "has_video", "group"), setOf("direction", "peer", "has_video"))
         val peer = call.getJSONObject("peer")
         only(peer, "calls.$callId.peer", setOf("id", "name"))
-        CallInfo(call.getString("direction"), CallInfo.Peer(peer.getString("id"), peer.opt("name") as? String), call.getBoolean("has_video"))
+        CallInfo(call.getString("direction"), CallInfo.Peer(peer.getString("id"), peer.opt("name") as? String), call.getBoolean("has_video"),
+            call.optJSONObject("group")?.let { PushGroup.fromJson(it) })
     }
 }

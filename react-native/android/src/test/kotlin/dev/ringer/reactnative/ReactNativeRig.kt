@@ -197,10 +197,11 @@ object ReactNativeRig {
      * A ringing FCM data message for [callId] from Alice reaches the app (RingerMessagingService), and Telecom
      * creates its Connection, so the SDK observes it ringing.
      */
-    fun ring(phone: MirrorPhone, callId: String) {
+    fun ring(phone: MirrorPhone, callId: String, group: String? = null) {
         val now = System.currentTimeMillis()
         val data = mapOf("ringer" to "{\"v\":1,\"type\":\"call.incoming\",\"call_id\":\"$callId\"," +
-            "\"caller\":{\"id\":\"alice\",\"name\":\"Alice\"},\"has_video\":false,\"sent_at\":$now,\"expires_at\":${now + 30_000}}")
+            "\"caller\":{\"id\":\"alice\",\"name\":\"Alice\"},\"has_video\":false,\"sent_at\":$now,\"expires_at\":${now + 30_000}" +
+            (group?.let { ",\"group\":$it" } ?: "") + "}")
         RingerMessagingService().onMessageReceived(RemoteMessage.Builder("sender@fcm.googleapis.com").setData(data).build())
         val service = RingerConnectionService()
         service.mirrorAttach(phone)

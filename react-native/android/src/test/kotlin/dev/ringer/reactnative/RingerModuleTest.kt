@@ -422,7 +422,7 @@ class RingerModuleTest {
         js.lookUp()
         val initial = js.call { m, p -> m.getInitialEvents(p) }.value()
         assertEquals(listOf(mapOf("type" to "incoming", "callId" to callId, "caller" to mapOf("id" to "alice", "name" to "Alice"),
-                                  "hasVideo" to false)), JavaScript.of(callId, initial))
+                                  "hasVideo" to false, "group" to null)), JavaScript.of(callId, initial))
         assertEquals("emitted only once attached", listOf<Any>(), js.emitted)
         js.call { m, p -> m.decline(callId, p) }.value()
         assertEquals(listOf(mapOf("type" to "ended", "callId" to callId, "reason" to "local", "serverReason" to null)),
@@ -430,6 +430,18 @@ class RingerModuleTest {
         val history = js.call { m, p -> m.getCallHistory(10.0, p) }.value() as List<*>
         val entry = history.single() as Map<*, *>
         assertEquals(listOf(callId, "incoming", false, "local"), listOf(entry["callId"], entry["direction"], entry["answered"], entry["reason"]))
+    }
+
+    @Test
+    fun anIncomingGroupCallTellsJavaScriptThePushsGroup() {
+        val js = configured()
+        js.call { m, p -> m.login(ReactNativeRig.token("bob"), p) }.value()
+        js.call { m, p -> m.getInitialEvents(p) }.value()
+        val callId = UUID.randomUUID().toString()
+        ReactNativeRig.ring(phone, callId, group = "{\"count\":3,\"others\":[{\"id\":\"carol\",\"name\":\"Carol\"},{\"id\":\"dave\"}]}")
+        val group = mapOf("count" to 3, "others" to listOf(mapOf("id" to "carol", "name" to "Carol"), mapOf("id" to "dave", "name" to null)))
+        assertEquals(listOf(mapOf("type" to "incoming", "callId" to callId, "caller" to mapOf("id" to "alice", "name" to "Alice"),
+                                  "hasVideo" to false, "group" to group)), JavaScript.of(callId, js.emitted))
     }
 
     @Test
