@@ -31,32 +31,22 @@ Usage: bench_fanout.py --url http://127.0.0.1:PORT --admin-key-file FILE --sandb
 """
 import argparse
 import asyncio
-import base64
 import collections
-import concurrent.futures
 import json
-import multiprocessing
 import secrets
 import ssl
-import string
 import sys
 import time
-from datetime import datetime
 
 import aiohttp
 import httpx
 from websockets.asyncio.client import connect
 
+from burst import Deliveries, add_burst_arguments, burst, fcm_token, poll_until
+
 IPHONES, ANDROIDS, SCREENS = 4, 3, 3
 SETUP_TIMEOUT = 120.0   # seconds one set-up request may take
 SETUP_PARALLEL = 64     # callees set up at once
-
-
-def fcm_token():
-    """A registration token shaped like FCM's: `<instance id>:APA91b<base64url>`."""
-    alphabet = string.ascii_letters + string.digits + "-_"
-    return "".join(secrets.choice(alphabet) for _ in range(22)) + ":APA91b" + \
-        "".join(secrets.choice(alphabet) for _ in range(134))
 
 
 async def run(args):
@@ -131,52 +121,24 @@ async def run(args):
 
     # The burst: the calls split over --placers processes (each its own event loop and connection pool), all
     # starting at one instant, so this process's own work (sockets, sandbox polls) does not pace the POSTs.
-    slices = [pairs[index::args.placers] for index in range(args.placers)]
-    start_at = time.time() + 2.0
-    loop = asyncio.get_running_loop()
-    with concurrent.futures.ProcessPoolExecutor(max_workers=args.placers,
-                                                mp_context=multiprocessing.get_context("spawn")) as pool:
-        # Each worker starts (imports, a session) before the shared start instant.
-        answers = await asyncio.gather(*(loop.run_in_executor(pool, place_slice, args.url, part, start_at,
-                                                              args.connections, args.settle) for part in slices))
-    post_ms, failure = [], None
-    window_start = min(answer["window_start"] for answer in answers)
-    window_end = max(answer["window_end"] for answer in answers)
-    burst_wall = min(answer["burst_wall"] for answer in answers)
-    for answer in answers:
-        post_ms += answer["post_ms"]
-        failure = failure or answer["first_failure"]
-        for call_id, callee, created_at, began_at in answer["calls"]:
-            callee_of_call[call_id] = callee
-            created[call_id] = created_at
-            began[call_id] = began_at
+    placed = await burst(args, pairs, "callee")
+    post_ms, failure = placed["post_ms"], placed["first_failure"]
+    window_start, window_end, burst_wall = placed["window_start"], placed["window_end"], placed["burst_wall"]
+    for call_id, _, callee, created_at, began_at in placed["calls"]:
+        callee_of_call[call_id] = callee
+        created[call_id] = created_at
+        began[call_id] = began_at
 
-    apns_read = fcm_read = 0
+    deliveries = Deliveries(apns, fcm, args)
 
     async def poll():
-        nonlocal apns_read, fcm_read
-        pushes = (await apns.get(f"{args.sandbox_url}/sandbox/pushes", params={"since": apns_read})).json()
-        apns_read += len(pushes)
-        for push in pushes:
-            ringer = json.loads(base64.b64decode(push["payload"])).get("ringer", {})
-            device = owner.get(push["device_token"])
+        for ringer, token, kind, when in await deliveries.new():
+            device = owner.get(token)
             if device and ringer.get("type") == "call.incoming":
-                reach(ringer["call_id"], device, "apns", push["received_at"] / 1000)
-        messages = (await fcm.get(f"{args.fcm_sandbox_url}/sandbox/messages", params={"since": fcm_read})).json()
-        fcm_read += len(messages)
-        for message in messages:
-            ringer = json.loads(message.get("data", {}).get("ringer", "{}"))
-            device = owner.get(message["token"])
-            if device and ringer.get("type") == "call.incoming":
-                reach(ringer["call_id"], device, "fcm", message["accepted_at"] / 1000)
+                reach(ringer["call_id"], device, kind, when)
 
     expected = len(callee_of_call) * (IPHONES + ANDROIDS + SCREENS)
-    settle = time.monotonic() + args.settle
-    while True:
-        await poll()
-        if len({(ring[0], ring[2]) for ring in rings}) >= expected or time.monotonic() > settle:
-            break
-        await asyncio.sleep(0.25)
+    await poll_until(poll, lambda: len({(ring[0], ring[2]) for ring in rings}) >= expected, args.settle)
 
     reached = collections.Counter()   # (call id, device id) -> times reached
     at = {}             # (call id, device id) -> first wall-clock second it was reached
@@ -216,62 +178,9 @@ async def run(args):
     await session.close()
 
 
-def place_slice(url, pairs, start_at, connections, timeout):
-    """A placer process: POSTs one call per (caller token, callee) pair, all at once from `start_at` (wall-clock
-    seconds), and returns what each answer said."""
-    return asyncio.run(place_all(url, pairs, start_at, connections, timeout))
-
-
-async def place_all(url, pairs, start_at, connections, timeout):
-    answer = {"post_ms": [], "first_failure": None, "calls": []}
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections),
-                                     timeout=aiohttp.ClientTimeout(total=timeout)) as session:
-        async def place(caller_token, callee):
-            began_at, start = time.time(), time.monotonic()
-            try:
-                async with session.post(f"{url}/v1/calls", json={"callee": callee},
-                                        headers={"authorization": f"Bearer {caller_token}"}) as response:
-                    body = await response.read()
-                    if response.status != 201:
-                        raise RuntimeError(f"POST /v1/calls answered {response.status}: {body[:200]!r}")
-                    call = json.loads(body)
-                    if call.get("state") != "ringing":
-                        raise RuntimeError(f"the call is {call.get('state')}, not ringing")
-            except Exception as error:
-                answer["first_failure"] = answer["first_failure"] or f"{type(error).__name__}: {error}"[:300]
-                return
-            answer["post_ms"].append((time.monotonic() - start) * 1000)
-            answer["calls"].append((call["call_id"], callee, parse_time(call["created_at"]), began_at))
-
-        await asyncio.sleep(max(0.0, start_at - time.time()))
-        answer["burst_wall"], answer["window_start"] = time.time(), time.monotonic()
-        await asyncio.gather(*(place(token, callee) for token, callee in pairs))
-        answer["window_end"] = time.monotonic()
-    return answer
-
-
-def parse_time(text):
-    """`created_at` as the API writes it (RFC 3339, or ms since 1970), in seconds since 1970."""
-    if isinstance(text, (int, float)):
-        return text / 1000
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--url", required=True)
-    parser.add_argument("--admin-key-file", required=True)
-    parser.add_argument("--sandbox-url", required=True)
-    parser.add_argument("--fcm-sandbox-url", required=True)
-    parser.add_argument("--ca-file", required=True)
-    parser.add_argument("--bundle-id", required=True)
-    parser.add_argument("--fcm-project", required=True)
-    parser.add_argument("--calls", type=int, default=1000)
-    parser.add_argument("--connections", type=int, default=64, help="HTTP connections per process")
-    parser.add_argument("--placers", type=int, default=4, help="processes that place the burst's calls")
-    parser.add_argument("--settle", type=float, default=30.0,
-                        help="seconds to wait for every device to ring, and for one POST")
-    parser.add_argument("--prefix", default="fan-")
+    add_burst_arguments(parser, calls=1000, prefix="fan-")
     asyncio.run(run(parser.parse_args()))
 
 

@@ -31,38 +31,23 @@ Usage: bench_group.py --url http://127.0.0.1:PORT --admin-key-file FILE --sandbo
 """
 import argparse
 import asyncio
-import base64
 import collections
-import concurrent.futures
 import json
-import multiprocessing
 import secrets
 import ssl
-import string
 import sys
 import time
-from datetime import datetime
 
 import aiohttp
 import httpx
 from websockets.asyncio.client import connect
 
+from burst import Deliveries, add_burst_arguments, burst, fcm_token, parse_time, poll_until
+
 DEVICES = 3              # an iPhone (VoIP push), an Android phone (FCM), an app on screen (socket)
 SETUP_TIMEOUT = 120.0    # seconds one set-up request may take
 SETUP_PARALLEL = 64      # callees set up at once
 STOPS = {"call.answered_elsewhere", "call.cancelled"}
-
-
-def fcm_token():
-    """A registration token shaped like FCM's: `<instance id>:APA91b<base64url>`."""
-    alphabet = string.ascii_letters + string.digits + "-_"
-    return "".join(secrets.choice(alphabet) for _ in range(22)) + ":APA91b" + \
-        "".join(secrets.choice(alphabet) for _ in range(134))
-
-
-def parse_time(text):
-    """A time as the API writes it (RFC 3339), in seconds since 1970."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 async def run(args):
@@ -135,59 +120,28 @@ async def run(args):
     callers = [await user_token(f"{args.prefix}caller-{index}") for index in range(args.calls)]
     print(f"set up {args.calls * args.callees} callees with {DEVICES} devices each", file=sys.stderr)
 
-    slices = [list(zip(callers, groups))[index::args.placers] for index in range(args.placers)]
-    start_at = time.time() + 2.0
-    loop = asyncio.get_running_loop()
-    with concurrent.futures.ProcessPoolExecutor(max_workers=args.placers,
-                                                mp_context=multiprocessing.get_context("spawn")) as pool:
-        answers = await asyncio.gather(*(loop.run_in_executor(pool, place_slice, args.url, part, start_at,
-                                                              args.connections, args.settle) for part in slices))
-    post_ms, failure, callees_of, created, caller_of = [], None, {}, {}, {}
-    window_start = min(answer["window_start"] for answer in answers)
-    window_end = max(answer["window_end"] for answer in answers)
-    burst_wall = min(answer["burst_wall"] for answer in answers)
-    for answer in answers:
-        post_ms += answer["post_ms"]
-        failure = failure or answer["first_failure"]
-        for call_id, caller_token, callees, created_at in answer["calls"]:
-            callees_of[call_id] = callees
-            created[call_id] = created_at
-            caller_of[call_id] = caller_token
+    placed = await burst(args, list(zip(callers, groups)), "callees")
+    post_ms, failure, callees_of, created, caller_of = placed["post_ms"], placed["first_failure"], {}, {}, {}
+    window_start, window_end, burst_wall = placed["window_start"], placed["window_end"], placed["burst_wall"]
+    for call_id, caller_token, callees, created_at, _ in placed["calls"]:
+        callees_of[call_id] = callees
+        created[call_id] = created_at
+        caller_of[call_id] = caller_token
 
-    apns_read = fcm_read = 0
+    deliveries = Deliveries(apns, fcm, args)
 
     async def poll():
-        nonlocal apns_read, fcm_read
-        pushes = (await apns.get(f"{args.sandbox_url}/sandbox/pushes", params={"since": apns_read})).json()
-        apns_read += len(pushes)
-        for push in pushes:
-            ringer = json.loads(base64.b64decode(push["payload"])).get("ringer", {})
-            device = owner.get(push["device_token"])
+        for ringer, token, kind, when in await deliveries.new():
+            device = owner.get(token)
             if not device:
                 continue
             if ringer.get("type") == "call.incoming":
-                rings.append((ringer["call_id"], device[0], device[1], "apns", push["received_at"] / 1000))
-            elif ringer.get("type") in STOPS:
-                stops.append((ringer["call_id"], device[0], device[1]))
-        messages = (await fcm.get(f"{args.fcm_sandbox_url}/sandbox/messages", params={"since": fcm_read})).json()
-        fcm_read += len(messages)
-        for message in messages:
-            ringer = json.loads(message.get("data", {}).get("ringer", "{}"))
-            device = owner.get(message["token"])
-            if not device:
-                continue
-            if ringer.get("type") == "call.incoming":
-                rings.append((ringer["call_id"], device[0], device[1], "fcm", message["accepted_at"] / 1000))
+                rings.append((ringer["call_id"], device[0], device[1], kind, when))
             elif ringer.get("type") in STOPS:
                 stops.append((ringer["call_id"], device[0], device[1]))
 
     expected = len(callees_of) * args.callees * DEVICES
-    settle = time.monotonic() + args.settle
-    while True:
-        await poll()
-        if len({(ring[0], ring[2]) for ring in rings}) >= expected or time.monotonic() > settle:
-            break
-        await asyncio.sleep(0.25)
+    await poll_until(poll, lambda: len({(ring[0], ring[2]) for ring in rings}) >= expected, args.settle)
 
     # One answer per call, all at once: the first callee from its socket device.
     answered = 0
@@ -263,56 +217,11 @@ async def run(args):
     await session.close()
 
 
-def place_slice(url, pairs, start_at, connections, timeout):
-    """A placer process: POSTs one group call per (caller token, callees) pair, all at once from `start_at`."""
-    return asyncio.run(place_all(url, pairs, start_at, connections, timeout))
-
-
-async def place_all(url, pairs, start_at, connections, timeout):
-    answer = {"post_ms": [], "first_failure": None, "calls": []}
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections),
-                                     timeout=aiohttp.ClientTimeout(total=timeout)) as session:
-        async def place(caller_token, callees):
-            start = time.monotonic()
-            try:
-                async with session.post(f"{url}/v1/calls", json={"callees": callees},
-                                        headers={"authorization": f"Bearer {caller_token}"}) as response:
-                    body = await response.read()
-                    if response.status != 201:
-                        raise RuntimeError(f"POST /v1/calls answered {response.status}: {body[:200]!r}")
-                    call = json.loads(body)
-                    if call.get("state") != "ringing":
-                        raise RuntimeError(f"the call is {call.get('state')}, not ringing")
-            except Exception as error:
-                answer["first_failure"] = answer["first_failure"] or f"{type(error).__name__}: {error}"[:300]
-                return
-            answer["post_ms"].append((time.monotonic() - start) * 1000)
-            answer["calls"].append((call["call_id"], caller_token, callees, parse_time(call["created_at"])))
-
-        await asyncio.sleep(max(0.0, start_at - time.time()))
-        answer["burst_wall"], answer["window_start"] = time.time(), time.monotonic()
-        await asyncio.gather(*(place(token, callees) for token, callees in pairs))
-        answer["window_end"] = time.monotonic()
-    return answer
-
-
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--url", required=True)
-    parser.add_argument("--admin-key-file", required=True)
-    parser.add_argument("--sandbox-url", required=True)
-    parser.add_argument("--fcm-sandbox-url", required=True)
-    parser.add_argument("--ca-file", required=True)
-    parser.add_argument("--bundle-id", required=True)
-    parser.add_argument("--fcm-project", required=True)
-    parser.add_argument("--calls", type=int, default=200)
+    add_burst_arguments(parser, calls=200, prefix="grp-")
     parser.add_argument("--callees", type=int, default=8)
-    parser.add_argument("--connections", type=int, default=64, help="HTTP connections per process")
-    parser.add_argument("--placers", type=int, default=4, help="processes that place the burst's calls")
-    parser.add_argument("--settle", type=float, default=30.0,
-                        help="seconds to wait for every device to ring, and for one POST")
     parser.add_argument("--watch", type=float, default=5.0, help="seconds to watch after the answers")
-    parser.add_argument("--prefix", default="grp-")
     asyncio.run(run(parser.parse_args()))
 
 
