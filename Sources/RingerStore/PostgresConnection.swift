@@ -61,7 +61,9 @@ final class PostgresConnection: SQLConnection {
     deinit { PQfinish(handle) }
 
     /// True while the connection is up (as libpq last saw it) and has not given up on an answer.
-    var isOpen: Bool { !isAbandoned && PQstatus(handle) == CONNECTION_OK }
+    var isOpen: Bool { !isAbandoned && !endedByServer && PQstatus(handle) == CONNECTION_OK }
+    /// True once the server said, while the connection was idle, that it ended the session.
+    private var endedByServer = false
 
     /// Starts one operation of the pool: its waits end by `deadline`; a broken connection is reconnected; and a
     /// new session is given the server-side limits (``sessionLimits(_:)``).
@@ -108,15 +110,39 @@ final class PostgresConnection: SQLConnection {
     /// later than the deadline.
     /// - Throws: ``StoreError/serverUnreachable(_:outcomeUnknown:)``, ``StoreError/timedOut(_:limit:outcomeUnknown:)``.
     func reconnectIfNeeded() throws {
+        readWhatTheServerSaidWhileIdle()
         guard !isOpen else { return }
         guard PQresetStart(handle) == 1 else {
             throw StoreError.serverUnreachable(target.redacted(Self.message(of: handle)))
         }
         try Self.finishConnecting(handle, target: target, deadline: deadline, step: PQresetPoll)
         isAbandoned = false
+        endedByServer = false
         inTransaction = false
         // A new session: the server-side limits are set again.
         sessionLimit = nil
+    }
+
+    /// An idle connection learns that the server ended its session (a restart or a failover sends `FATAL:
+    /// terminating connection due to administrator command`, then closes) only when it next reads; libpq still says
+    /// `CONNECTION_OK` until then, and takes an error that comes while idle as a notice. So what waits on an idle
+    /// connection is read, to the end of the stream if it came, before the connection is trusted: the first operation
+    /// after the server is back reconnects instead of failing on that old news (found when a pooled connection left
+    /// idle through a restart failed `PostgresStoreTests.aServerLostWhileRunning…` under load). A bounded number of
+    /// reads: a server that keeps talking to an idle connection is not waited out here.
+    private func readWhatTheServerSaidWhileIdle() {
+        guard !isAbandoned, !endedByServer, !inTransaction, PQstatus(handle) == CONNECTION_OK else { return }
+        var waiting = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        // Bytes TLS already decrypted never wake poll (CPostgres_tlsBytesPending).
+        for _ in 0..<8 {
+            guard CPostgres_tlsBytesPending(handle) > 0 || poll(&waiting, 1, 0) > 0 else { return }
+            // The end of the stream: libpq marks the connection bad, and the next use reconnects.
+            guard PQconsumeInput(handle) == 1 else { return }
+            while PQisBusy(handle) == 0, let result = PQgetResult(handle) {
+                if PQresultStatus(result) == PGRES_FATAL_ERROR { endedByServer = true }
+                PQclear(result)
+            }
+        }
     }
 
     func execute(_ sql: String) throws {

@@ -94,6 +94,24 @@ import Testing
         #expect(try await store.user(id: "bob")?.name == "Bob")
     }
 
+    /// Found when a pooled connection left idle through a restart failed the test above under load: libpq says
+    /// `CONNECTION_OK` until it reads the server's `FATAL: terminating connection`, so the next operation failed on
+    /// it instead of reconnecting.
+    @Test func aConnectionLeftIdleThroughARestartReconnectsOnItsNextUse() async throws {
+        let server = try await PostgresServer.start()
+        defer { Task { await server.remove() } }
+        let database = try await server.makeDatabase()
+        let target = try #require(PostgresTarget(url: database, connectTimeoutSeconds: 2))
+        let connection = try PostgresConnection(target)
+        try connection.execute("SELECT 1")
+        try await server.stop()
+        try await server.start()
+        try connection.execute("SELECT 1")
+        var rows = 0
+        try connection.query("SELECT 2", []) { _ in rows += 1 }
+        #expect(rows == 1)
+    }
+
     /// libpq reads a password from the URI's query (`?password=`): it is as secret as one before the `@`.
     @Test func aPasswordGivenAsAURLParameterIsHiddenInTheDescription() throws {
         let target = try #require(PostgresTarget(url: "postgres://ringer@db:5432/ringer?password=QuerySecret42"))
