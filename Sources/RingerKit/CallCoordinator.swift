@@ -586,6 +586,19 @@ public final class CallCoordinator: Sendable {
         return call
     }
 
+    /// The logged-in user's call history from the server, newest first, a page at a time (``RingerAPIClient/recentCalls(limit:before:)``):
+    /// the list an app's recent and missed calls screen shows, across devices and reinstalls.
+    /// - Parameters:
+    ///   - limit: calls per page, 1 to 100; nil for the server's default.
+    ///   - before: the previous page's ``CallList/nextBefore``; nil for the newest page.
+    /// - Throws: ``RingerAPIError``; a transport error when nobody is logged in.
+    public func recentCalls(limit: Int? = nil, before: String? = nil) async throws -> CallList {
+        guard case .loggedIn(let api) = state.withLock({ $0.session }) else {
+            throw RingerAPIError.transport("not logged in")
+        }
+        return try await api.recentCalls(limit: limit, before: before)
+    }
+
     /// A group call's legs as this device last heard them; nil for a 1:1 call or a call it does not know.
     public func participants(callID: String) -> [CallLeg]? {
         state.withLock { $0.machine.calls[callID.lowercased()]?.legs }

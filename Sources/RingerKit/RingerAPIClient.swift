@@ -208,6 +208,21 @@ public struct RingerAPIClient: Sendable {
         try await request("GET", "/v1/calls/\(id)", body: Empty?.none)
     }
 
+    /// `GET /v1/calls?limit=&before=`: this user's calls, as caller or callee, newest first, a page at a time: the
+    /// server's call history (recent and missed calls), each as this user reads it (a group callee's own leg). Pass
+    /// a page's ``CallList/nextBefore`` as `before` for the next, older page; it is nil on the last page.
+    /// - Parameters:
+    ///   - limit: calls per page, 1 to 100; nil for the server's default.
+    ///   - before: the id of the previous page's last call; nil for the newest page.
+    /// - Throws: ``RingerAPIError``: `invalid-field` for a limit out of range or a `before` that is no call id,
+    ///   `call-not-found` for a `before` that names no call of this user's (decision 0008 §4).
+    public func recentCalls(limit: Int? = nil, before: String? = nil) async throws -> CallList {
+        var query: [URLQueryItem] = []
+        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        if let before { query.append(URLQueryItem(name: "before", value: before)) }
+        return try await request("GET", "/v1/calls", body: Empty?.none, query: query)
+    }
+
     /// `GET /v1/calls/{id}/media`: this user's media session for an accepted call (the caller's side).
     /// - Throws: ``RingerAPIError``.
     public func media(callID: String) async throws -> MediaSession {
@@ -259,9 +274,9 @@ public struct RingerAPIClient: Sendable {
 
     private func request<Body: Encodable, Response: Decodable>(
         _ method: String, _ path: String, body: Body?,
-        headers: [String: String] = [:]
+        headers: [String: String] = [:], query: [URLQueryItem] = []
     ) async throws -> Response {
-        let data = try await send(method, path, body: body, headers: headers)
+        let data = try await send(method, path, body: body, headers: headers, query: query)
         do {
             return try RingerJSON.decode(Response.self, from: data)
         } catch {
@@ -271,9 +286,13 @@ public struct RingerAPIClient: Sendable {
 
     private func send<Body: Encodable>(
         _ method: String, _ path: String, body: Body?,
-        headers extra: [String: String] = [:]
+        headers extra: [String: String] = [:], query: [URLQueryItem] = []
     ) async throws -> Data {
-        let url = baseURL.appendingPathComponent(String(path.dropFirst()))
+        var url = baseURL.appendingPathComponent(String(path.dropFirst()))
+        if !query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.queryItems = query
+            url = components.url ?? url
+        }
         var headers = authorizationHeaders.merging(extra) { $1 }
         var data: Data?
         if let body {

@@ -124,6 +124,28 @@ data class Call(
 }
 
 /**
+ * A page of the user's calls (`GET /v1/calls`), newest first.
+ * @property nextBefore when the page is full, the id of its last call: pass it as `before` for the next, older
+ *   page; null on the last page.
+ */
+data class CallList(val calls: List<Call>, val nextBefore: String?) {
+    /** Reading. */
+    companion object {
+        /** @throws RingerWireException when `calls` is missing or holds something that is not a call. */
+        @JvmStatic fun fromJson(json: JSONObject): CallList {
+            val what = "CallList"
+            val array = json.arrayOrNull("calls", what) ?: throw RingerWireException("$what.calls is missing")
+            val calls = (0 until array.length()).map { index ->
+                val item = array.opt(index) as? JSONObject
+                    ?: throw RingerWireException("$what.calls[$index] is not an object")
+                Call.fromJson(item)
+            }
+            return CallList(calls, json.stringOrNull("next_before", what))
+        }
+    }
+}
+
+/**
  * The outcome of one push to one device, shown on the call for the callee and operators.
  * @property status the provider's HTTP status; null when no answer came.
  * @property latencyMs time from sending to the answer, milliseconds (fractional).

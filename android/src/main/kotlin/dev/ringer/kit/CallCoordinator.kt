@@ -565,6 +565,19 @@ class CallCoordinator(
         return call
     }
 
+    /**
+     * The logged-in user's call history from the server, newest first, a page at a time
+     * ([RingerApiClient.recentCalls]): the list an app's recent and missed calls screen shows.
+     * @param limit calls per page, 1 to 100; null for the server's default.
+     * @param before the previous page's [CallList.nextBefore]; null for the newest page.
+     * @throws RingerApiException; a transport failure when nobody is logged in.
+     */
+    suspend fun recentCalls(limit: Int? = null, before: String? = null): CallList {
+        val session = synchronized(lock) { state.session } as? Session.LoggedIn
+            ?: throw RingerApiException.transport("not logged in")
+        return session.api.recentCalls(limit, before)
+    }
+
     /** A group call's legs as this device last heard them; null for a 1:1 call or a call it does not know. */
     fun participants(callId: String): List<CallLeg>? = synchronized(lock) {
         state.machine.calls[CallIds.asciiLowercase(callId)]?.legs

@@ -141,6 +141,21 @@ class RingerApiClient private constructor(
     suspend fun call(id: String): Call = request("GET", "/v1/calls/${segment(id)}", null, "Call") { Call.fromJson(it) }
 
     /**
+     * `GET /v1/calls?limit=&before=`: this user's calls, as caller or callee, newest first, a page at a time: the
+     * server's call history (recent and missed calls), each as this user reads it. Pass a page's
+     * [CallList.nextBefore] as [before] for the next, older page; it is null on the last page (decision 0008 §4).
+     * @param limit calls per page, 1 to 100; null for the server's default.
+     * @param before the id of the previous page's last call; null for the newest page.
+     * @throws RingerApiException `invalid-field` for a limit out of range or a [before] that is no call id,
+     *   `call-not-found` for a [before] that names no call of this user's.
+     */
+    suspend fun recentCalls(limit: Int? = null, before: String? = null): CallList {
+        val query = listOfNotNull(limit?.let { "limit=$it" }, before?.let { "before=${segment(it)}" })
+        val path = "/v1/calls" + if (query.isEmpty()) "" else query.joinToString("&", prefix = "?")
+        return request("GET", path, null, "CallList") { CallList.fromJson(it) }
+    }
+
+    /**
      * `GET /v1/calls/{id}/media`: this user's media session for an accepted call (the caller's side).
      * @throws RingerApiException
      */

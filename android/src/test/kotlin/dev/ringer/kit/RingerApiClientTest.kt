@@ -91,6 +91,25 @@ class RingerApiClientTest {
     }
 
     @Test
+    fun recentCallsReadsAPageAndPassesLimitAndBeforeAsQueryParameters() = runBlocking {
+        transport.answer = {
+            FakeHttpTransport.json(200, "{\"calls\":[${Samples.call()}],\"next_before\":\"c1\"}")
+        }
+        val page = api.recentCalls(limit = 1)
+        assertEquals("GET http://127.0.0.1:8080/v1/calls?limit=1", transport.next().toString())
+        assertEquals(listOf("c1"), page.calls.map { it.callId })
+        assertEquals("c1", page.nextBefore)
+        transport.answer = { FakeHttpTransport.json(200, "{\"calls\":[]}") }
+        val last = api.recentCalls(limit = 20, before = "c1")
+        assertEquals("GET http://127.0.0.1:8080/v1/calls?limit=20&before=c1", transport.next().toString())
+        assertEquals(CallList(emptyList(), null), last)
+        api.recentCalls()
+        assertEquals("GET http://127.0.0.1:8080/v1/calls", transport.next().toString())
+        transport.answer = { FakeHttpTransport.json(200, "{\"calls\":[7]}") }
+        assertEquals(RingerApiException.Code.UNEXPECTED_RESPONSE, failure { api.recentCalls() }.code)
+    }
+
+    @Test
     fun createCallSendsTheCalleeVideoFlagAndIdempotencyKey() = runBlocking {
         api.createCall("alice", hasVideo = true, idempotencyKey = "key-1")
         val request = transport.next()
