@@ -112,6 +112,12 @@ public struct BenchmarkReport: Hashable, Sendable {
             + "\(summary.p99IsLowerBound ? ">=" : "")\(fixed(summary.p99))"
     }
 
+    /// A table row of latencies in milliseconds: `name`, the count, p50, p99 and the maximum; `0` and dashes for none.
+    static func latencyRow(_ name: String, _ values: [Double]) -> [String] {
+        guard let summary = LatencySummary(values) else { return [name, "0", "-", "-", "-"] }
+        return [name, String(summary.count), fixed(summary.p50), fixed(summary.p99), fixed(values.max() ?? 0)]
+    }
+
     /// CPU in cores as a whole percentage of one core (`62%`); `-` when not measured.
     static func percentOfCores(_ cores: Double?) -> String {
         cores.map { "\(whole($0 * 100))%" } ?? "-"

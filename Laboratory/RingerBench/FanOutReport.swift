@@ -62,12 +62,12 @@ public struct FanOutReport: Hashable, Sendable {
         lines.append("")
         let rows = [
             ["", "count", "p50 ms", "p99 ms", "max ms"],
-            Self.row("POST -> 201", run.postMs),
-            Self.row("decided -> push received", run.pushQueueMs),
-            Self.row("  VoIP push (APNs)", run.apnsQueueMs),
-            Self.row("  data message (FCM)", run.fcmQueueMs),
-            Self.row("POST -> push received", run.pushMs),
-            Self.row("decided -> call.incoming", run.socketMs),
+            BenchmarkReport.latencyRow("POST -> 201", run.postMs),
+            BenchmarkReport.latencyRow("decided -> push received", run.pushQueueMs),
+            BenchmarkReport.latencyRow("  VoIP push (APNs)", run.apnsQueueMs),
+            BenchmarkReport.latencyRow("  data message (FCM)", run.fcmQueueMs),
+            BenchmarkReport.latencyRow("POST -> push received", run.pushMs),
+            BenchmarkReport.latencyRow("decided -> call.incoming", run.socketMs),
         ]
         lines += BenchmarkReport.table(rows)
         lines.append("")
@@ -76,8 +76,8 @@ public struct FanOutReport: Hashable, Sendable {
             "burst: \(run.ok) of \(run.calls) calls ringing in \(BenchmarkReport.fixed(seconds)) s "
                 + "(\(BenchmarkReport.whole(Double(run.ok) / seconds)) calls/s, \(BenchmarkReport.whole(Double(run.apnsPushes + run.fcmMessages) / seconds)) pushes/s)"
                 + "; last device rang \(run.lastRingMs.map { BenchmarkReport.whole($0) } ?? "-") ms after the first POST"
-                + "; CPU: server \(Self.percent(serverCores)), sandbox \(Self.percent(sandboxCores)), "
-                + "load generator's main process \(Self.percent(generatorCores))"
+                + "; CPU: server \(BenchmarkReport.percentOfCores(serverCores)), sandbox \(BenchmarkReport.percentOfCores(sandboxCores)), "
+                + "load generator's main process \(BenchmarkReport.percentOfCores(generatorCores))"
                 + (run.firstFailure.map { "; first failure: \($0)" } ?? ""))
         lines.append(
             "reached \(run.reached) of \(run.expected) devices (\(run.apnsPushes) VoIP pushes, \(run.fcmMessages) FCM "
@@ -88,17 +88,5 @@ public struct FanOutReport: Hashable, Sendable {
                 + (meetsGoal ? "met" : "NOT met"))
         lines.append(resultLine)
         return lines.joined(separator: "\n")
-    }
-
-    private static func row(_ name: String, _ values: [Double]) -> [String] {
-        guard let summary = LatencySummary(values) else { return [name, "0", "-", "-", "-"] }
-        return [
-            name, String(summary.count), BenchmarkReport.fixed(summary.p50), BenchmarkReport.fixed(summary.p99),
-            BenchmarkReport.fixed(values.max() ?? 0),
-        ]
-    }
-
-    private static func percent(_ cores: Double?) -> String {
-        cores.map { "\(BenchmarkReport.whole($0 * 100))%" } ?? "-"
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the fan-out load generator (Tests/Peers/bench_fanout.py) measured, decoded from its one JSON line.
-struct FanOutRun: Hashable, Sendable, Decodable {
+struct FanOutRun: BurstRun, Hashable {
     /// Calls placed.
     var calls: Int
     /// Devices of each callee: VoIP-push iPhones, FCM Android phones and apps holding their socket.
@@ -42,18 +42,6 @@ struct FanOutRun: Hashable, Sendable, Decodable {
     var fcmMessages: Int
     var socketEvents: Int
 
-    /// Decodes the load generator's line.
-    /// - Throws: ``BenchmarkError/sender(_:_:)`` for a line that is not its answer.
-    static func decode(line: String) throws -> FanOutRun {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        do {
-            return try decoder.decode(FanOutRun.self, from: Data(line.utf8))
-        } catch {
-            throw BenchmarkError.sender("fan-out load generator", "unexpected answer \(line.prefix(300)): \(error)")
-        }
-    }
-
-    /// Seconds from the first POST to the last answer.
-    var windowSeconds: Double { max(windowEnd - windowStart, 1e-9) }
+    /// The generator's name in errors.
+    static let generatorName = "fan-out load generator"
 }

@@ -54,11 +54,11 @@ public struct GroupReport: Hashable, Sendable {
         lines.append("")
         let rows = [
             ["", "count", "p50 ms", "p99 ms", "max ms"],
-            Self.row("POST -> 201", run.postMs),
-            Self.row("decided -> push received", run.pushQueueMs),
-            Self.row("  VoIP push (APNs)", run.apnsQueueMs),
-            Self.row("  data message (FCM)", run.fcmQueueMs),
-            Self.row("decided -> call.incoming", run.socketMs),
+            BenchmarkReport.latencyRow("POST -> 201", run.postMs),
+            BenchmarkReport.latencyRow("decided -> push received", run.pushQueueMs),
+            BenchmarkReport.latencyRow("  VoIP push (APNs)", run.apnsQueueMs),
+            BenchmarkReport.latencyRow("  data message (FCM)", run.fcmQueueMs),
+            BenchmarkReport.latencyRow("decided -> call.incoming", run.socketMs),
         ]
         lines += BenchmarkReport.table(rows)
         lines.append("")
@@ -67,7 +67,7 @@ public struct GroupReport: Hashable, Sendable {
             "burst: \(run.ok) of \(run.calls) calls ringing in \(BenchmarkReport.fixed(seconds)) s "
                 + "(\(BenchmarkReport.whole(Double(run.ok * run.calleesPerCall) / seconds)) callees rung/s)"
                 + "; last device rang \(run.lastRingMs.map { BenchmarkReport.whole($0) } ?? "-") ms after the first POST"
-                + "; CPU: server \(Self.percent(serverCores)), sandbox \(Self.percent(sandboxCores))"
+                + "; CPU: server \(BenchmarkReport.percentOfCores(serverCores)), sandbox \(BenchmarkReport.percentOfCores(sandboxCores))"
                 + (run.firstFailure.map { "; first failure: \($0)" } ?? ""))
         lines.append(
             "reached \(run.reached) of \(run.expected) devices (\(run.apnsPushes) VoIP pushes, \(run.fcmMessages) FCM "
@@ -81,17 +81,5 @@ public struct GroupReport: Hashable, Sendable {
                 + "\(BenchmarkReport.whole(Self.pushQueueGoalMilliseconds)) ms): " + (meetsGoal ? "met" : "NOT met"))
         lines.append(resultLine)
         return lines.joined(separator: "\n")
-    }
-
-    private static func row(_ name: String, _ values: [Double]) -> [String] {
-        guard let summary = LatencySummary(values) else { return [name, "0", "-", "-", "-"] }
-        return [
-            name, String(summary.count), BenchmarkReport.fixed(summary.p50), BenchmarkReport.fixed(summary.p99),
-            BenchmarkReport.fixed(values.max() ?? 0),
-        ]
-    }
-
-    private static func percent(_ cores: Double?) -> String {
-        cores.map { "\(BenchmarkReport.whole($0 * 100))%" } ?? "-"
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the group load generator (Tests/Peers/bench_group.py) measured, decoded from its one JSON line.
-struct GroupRun: Hashable, Sendable, Decodable {
+struct GroupRun: BurstRun, Hashable {
     /// Group calls placed.
     var calls: Int
     /// Callees of each call.
@@ -47,18 +47,6 @@ struct GroupRun: Hashable, Sendable, Decodable {
     var fcmMessages: Int
     var socketEvents: Int
 
-    /// Decodes the load generator's line.
-    /// - Throws: ``BenchmarkError/sender(_:_:)`` for a line that is not its answer.
-    static func decode(line: String) throws -> GroupRun {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        do {
-            return try decoder.decode(GroupRun.self, from: Data(line.utf8))
-        } catch {
-            throw BenchmarkError.sender("group load generator", "unexpected answer \(line.prefix(300)): \(error)")
-        }
-    }
-
-    /// Seconds from the first POST to the last answer.
-    var windowSeconds: Double { max(windowEnd - windowStart, 1e-9) }
+    /// The generator's name in errors.
+    static let generatorName = "group load generator"
 }

@@ -101,13 +101,14 @@ extension RaceScript {
                 devices.append(drawDevice(id: "\(user)-\(index)", user: user, ring: ring, &random))
             }
         }
-        let late = ringMoreAt.map { _ in users[users.count - 1] }
+        // When each callee is rung: at once, or the last one by the ring-more.
+        var rungFrom = Dictionary(uniqueKeysWithValues: users.map { ($0, TimeInterval(0)) })
         var steps: [RaceStep] = []
+        let late = ringMoreAt.map { _ in users[users.count - 1] }
         if let ringMoreAt, let late {
+            rungFrom[late] = ringMoreAt
             steps.append(RaceStep(at: ringMoreAt, device: nil, action: .ringMore, callee: late))
         }
-        var rungFrom = Dictionary(uniqueKeysWithValues: users.map { ($0, TimeInterval(0)) })
-        if let late, let ringMoreAt { rungFrom[late] = ringMoreAt }
         for user in users {
             steps += switchOns(devices.filter { $0.user == user }, from: rungFrom[user] ?? 0, ring: ring, &random)
         }
@@ -168,7 +169,8 @@ extension RaceScript {
 
     /// One drawn action on a random phone (or `actor`), at `from` + 0.2 s to the deadline + 3 s, and what may follow
     /// it: a hang-up after an answer (40 %), and with `secondChance` another phone's answer or decline within 0.4 s.
-    /// `rungFrom`: when a user rung in later is rung (group runs; others from 0).
+    /// `rungFrom`: when each callee of a group run is rung; empty in a 1:1 run, whose second phone is drawn as it
+    /// always was (so 1:1 seeds keep their scripts).
     private static func drawAction(
         _ devices: [Device], actor: Device? = nil, from: TimeInterval = 0, rungFrom: [String: TimeInterval] = [:],
         secondChance: Double, ring: TimeInterval, _ random: inout SplitMix64

@@ -70,6 +70,8 @@ final class PostgresConnection: SQLConnection {
     /// - Throws: ``StoreError``, as a statement does.
     func begin(_ deadline: PostgresDeadline) throws {
         self.deadline = deadline
+        // The connection sat idle in the pool since its last operation: what the server said meanwhile counts.
+        readWhatTheServerSaidWhileIdle()
         try reconnectIfNeeded()
         if sessionLimit != deadline.limit {
             try execute(Self.sessionLimits(deadline.limit))
@@ -110,7 +112,6 @@ final class PostgresConnection: SQLConnection {
     /// later than the deadline.
     /// - Throws: ``StoreError/serverUnreachable(_:outcomeUnknown:)``, ``StoreError/timedOut(_:limit:outcomeUnknown:)``.
     func reconnectIfNeeded() throws {
-        readWhatTheServerSaidWhileIdle()
         guard !isOpen else { return }
         guard PQresetStart(handle) == 1 else {
             throw StoreError.serverUnreachable(target.redacted(Self.message(of: handle)))
@@ -123,6 +124,9 @@ final class PostgresConnection: SQLConnection {
         sessionLimit = nil
     }
 
+    /// Run by ``begin(_:)``, once per operation: the statements of an operation follow each other, only the pool's
+    /// idle time between operations lets news wait unread.
+    ///
     /// An idle connection learns that the server ended its session (a restart or a failover sends `FATAL:
     /// terminating connection due to administrator command`, then closes) only when it next reads; libpq still says
     /// `CONNECTION_OK` until then, and takes an error that comes while idle as a notice. So what waits on an idle

@@ -106,6 +106,8 @@ import Testing
         try connection.execute("SELECT 1")
         try await server.stop()
         try await server.start()
+        // As the pool hands it out for its next operation.
+        try connection.begin(PostgresDeadline(limit: .seconds(5)))
         try connection.execute("SELECT 1")
         var rows = 0
         try connection.query("SELECT 2", []) { _ in rows += 1 }

@@ -57,7 +57,7 @@ final class PushDelivery: Sendable {
                     pushType: sender.pushType(for: request), status: nil,
                     reason: "\(Self.unbuiltReason): \(error)", apnsID: nil, latencyMs: 0, attempts: 0,
                     sentAt: clock.now(), readiness: request.device.readinessProblems,
-                    userID: request.call.isGroup ? request.device.userID : nil))
+                    userID: request.recordedUserID))
             return
         }
         let sentAt = clock.now()
@@ -104,7 +104,7 @@ final class PushDelivery: Sendable {
             apnsID: sender.apnsID(of: message),
             messageName: answer.messageName, latencyMs: latency, attempts: requests,
             sentAt: sentAt, readiness: request.device.readinessProblems,
-            userID: request.call.isGroup ? request.device.userID : nil)
+            userID: request.recordedUserID)
         await record(attempt)
         observe(.pushSent(attempt))
     }

@@ -51,6 +51,10 @@ struct PushRequest: Sendable {
     /// (at least 30 s ahead, so a late stop still gets a few tries), a day for a missed call.
     var deadline: Date
 
+    /// The user a recorded outcome names (``PushAttempt/userID``): the device's owner in a group call, where two
+    /// callees may name their phones alike; nil for a 1:1 call, whose records stay as they always were.
+    var recordedUserID: String? { call.isGroup ? device.userID : nil }
+
     /// How long a missed-call alert stays worth delivering, seconds: a phone that was off all day still
     /// learns of the call when it comes back.
     static let missedCallLifetime: TimeInterval = 24 * 3600
