@@ -27,6 +27,10 @@ public final class SimulatedCallKit: CallUI, Sendable {
         public var endReason: CallEndReason?
         /// True once the system activated the audio session for it.
         public var audioActive: Bool
+        /// True while the call is on hold (a `CXSetHeldCallAction` the app fulfilled).
+        public var held = false
+        /// True while the call is muted (a `CXSetMutedCallAction` the app fulfilled).
+        public var muted = false
     }
 
     /// The states of a native call.
@@ -70,6 +74,10 @@ public final class SimulatedCallKit: CallUI, Sendable {
         case userEnded(UUID)
         /// The app's process ended while the call was up: the system ended the call.
         case endedBySystem(UUID)
+        /// A `CXSetHeldCallAction` (the user's, or one the app requested) was fulfilled: the call is held or resumed.
+        case held(UUID, Bool)
+        /// A `CXSetMutedCallAction` was fulfilled: the call is muted or unmuted.
+        case muted(UUID, Bool)
     }
 
     /// One change and when CallKit applied it, on the clock given to ``init(now:onChange:)``.
@@ -239,6 +247,57 @@ public final class SimulatedCallKit: CallUI, Sendable {
         guard live else { return }
         onChange(.userEnded(id))
         coordinator.end(callID: id) { _ in }
+    }
+
+    /// The app asked to hold or resume a call, as `CallKitAdapter` does: a requested `CXSetHeldCallAction`, performed
+    /// on the attached coordinator.
+    public func requestHeld(id: UUID, held: Bool) {
+        guard let coordinator = attached.withLock({ $0.coordinator }) else { return }
+        setHeld(id, held: held, coordinator: coordinator)
+    }
+
+    /// The app asked to mute or unmute a call: a requested `CXSetMutedCallAction`, performed on the attached
+    /// coordinator.
+    public func requestMuted(id: UUID, muted: Bool) {
+        guard let coordinator = attached.withLock({ $0.coordinator }) else { return }
+        setMuted(id, muted: muted, coordinator: coordinator)
+    }
+
+    /// The user taps Hold (or resumes) on the call screen: CallKit performs `CXSetHeldCallAction` on the app's
+    /// delegate. Only a connected call can be held; CallKit keeps the state only if the app fulfils the action.
+    public func userHolds(_ id: UUID, held: Bool, coordinator: CallCoordinator) {
+        setHeld(id, held: held, coordinator: coordinator)
+    }
+
+    /// The user taps Mute on the call screen: CallKit performs `CXSetMutedCallAction` on the app's delegate.
+    public func userMutes(_ id: UUID, muted: Bool, coordinator: CallCoordinator) {
+        setMuted(id, muted: muted, coordinator: coordinator)
+    }
+
+    private func setHeld(_ id: UUID, held: Bool, coordinator: CallCoordinator) {
+        guard store.withLock({ $0.calls[id]?.state == .active }) else { return }
+        guard coordinator.hold(callID: id, held: held) else { return }
+        let changed = store.withLock { store -> Bool in
+            guard var call = store.calls[id], call.state == .active, call.held != held else { return false }
+            call.held = held
+            store.calls[id] = call
+            store.append(.held(id, held), at: now())
+            return true
+        }
+        if changed { onChange(.held(id, held)) }
+    }
+
+    private func setMuted(_ id: UUID, muted: Bool, coordinator: CallCoordinator) {
+        guard store.withLock({ ($0.calls[id]?.state ?? .ended) != .ended }) else { return }
+        guard coordinator.mute(callID: id, muted: muted) else { return }
+        let changed = store.withLock { store -> Bool in
+            guard var call = store.calls[id], call.state != .ended, call.muted != muted else { return false }
+            call.muted = muted
+            store.calls[id] = call
+            store.append(.muted(id, muted), at: now())
+            return true
+        }
+        if changed { onChange(.muted(id, muted)) }
     }
 
     /// The app's process ended (the user swiped it away, iOS killed it, the phone was switched off):

@@ -80,6 +80,7 @@ struct RaceNativeCall {
             case .ended(let id, let reason): list.end(id, at: moment.at, .remote(reason))
             case .userEnded(let id): list.end(id, at: moment.at, .local)
             case .endedBySystem(let id): list.end(id, at: moment.at, .system)
+            case .held, .muted: break  // neither rings nor ends a call
             }
         }
         return (list.calls, list.refused)

@@ -199,6 +199,8 @@ final class RaceRecorder: Sendable {
             return "answer \(id(uuid)) " + (fulfilled ? "fulfilled" : "FAILED: call ended")
         case .userEnded(let uuid): return "user ends \(id(uuid))"
         case .endedBySystem(let uuid): return "ended \(id(uuid)) with the app's process"
+        case .held(let uuid, let held): return "\(held ? "held" : "resumed") \(id(uuid))"
+        case .muted(let uuid, let muted): return "\(muted ? "muted" : "unmuted") \(id(uuid))"
         }
     }
 

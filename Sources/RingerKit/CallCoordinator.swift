@@ -56,6 +56,13 @@ public final class CallCoordinator: Sendable {
         /// A group call's legs changed: who was rung and where each is (an event, `call.updated` included, or a
         /// refresh told it). Show it as the call's participants; it never changes the call's phase.
         case participantsChanged(callID: String, legs: [CallLeg])
+        /// The call was held (pause its media: the other party's audio and the microphone) or resumed. It stays
+        /// answered, kept alive, and ends as any call; ending another call never resumes it (the user or the app
+        /// does, ``CallCoordinator/setHeld(callID:held:)``).
+        case heldChanged(callID: String, held: Bool)
+        /// The call's microphone was muted or unmuted, from the native UI or at the app's request: stop or resume
+        /// sending audio.
+        case mutedChanged(callID: String, muted: Bool)
     }
 
     /// What became of a VoIP push. Every case was reported to the call UI first.
@@ -411,6 +418,16 @@ public final class CallCoordinator: Sendable {
             break  // stored by apply(_:), with the boot time read under the same lock
         case .participantsChanged(let callID, let legs):
             observer(.participantsChanged(callID: callID, legs: legs))
+        case .requestHeld(let callID, let held):
+            guard let id = UUID(uuidString: callID) else { return }
+            ui.requestHeld(id: id, held: held)
+        case .requestMuted(let callID, let muted):
+            guard let id = UUID(uuidString: callID) else { return }
+            ui.requestMuted(id: id, muted: muted)
+        case .heldChanged(let callID, let held):
+            observer(.heldChanged(callID: callID, held: held))
+        case .mutedChanged(let callID, let muted):
+            observer(.mutedChanged(callID: callID, muted: muted))
         }
     }
 
@@ -536,6 +553,60 @@ public final class CallCoordinator: Sendable {
     /// `CXProviderDelegate.providerDidReset(_:)`: a reset ends all calls).
     public func endAllCalls() {
         apply(.endAll, before: { $0.audioActive = false })
+    }
+
+    /// The native UI held or resumed a call (CallKit performed a `CXSetHeldCallAction`: its own button, "Hold &
+    /// Accept" of another call; Telecom's `Connection.onHold()`/`onUnhold()`). Resuming holds this device's other
+    /// active calls (through ``CallUI/requestHeld(id:held:)``), so one call has the audio.
+    /// - Returns: true when the call is now in that state (fulfil the action); false when it cannot be (a call not
+    ///   answered, or over: fail the action).
+    @discardableResult
+    public func hold(callID uuid: UUID, held: Bool) -> Bool {
+        let callID = uuid.uuidString.lowercased()
+        apply(.setHeld(callID: callID, held: held, by: .system))
+        return state.withLock { $0.machine.isHeld(callID, held) }
+    }
+
+    /// The native UI muted or unmuted a call (CallKit performed a `CXSetMutedCallAction`; Telecom's
+    /// `onMuteStateChanged`).
+    /// - Returns: true when the call is now so (fulfil the action); false for a call over or unknown (fail it).
+    @discardableResult
+    public func mute(callID uuid: UUID, muted: Bool) -> Bool {
+        let callID = uuid.uuidString.lowercased()
+        apply(.setMuted(callID: callID, muted: muted, by: .system))
+        return state.withLock { $0.machine.isMuted(callID, muted) }
+    }
+
+    // MARK: The app's call controls
+
+    /// Holds or resumes an answered call from the app, through the native UI (a `CXSetHeldCallAction` transaction, a
+    /// Telecom hold), so the system's screen and the app stay in step; ``Observation/heldChanged(callID:held:)``
+    /// follows once the system did it. Resuming holds every other active call first.
+    /// - Parameters:
+    ///   - callID: the call id (any case).
+    ///   - held: true to hold, false to resume.
+    /// - Returns: false when the call is not answered here (ringing, over, unknown): nothing was asked.
+    @discardableResult
+    public func setHeld(callID: String, held: Bool) -> Bool {
+        let callID = callID.lowercased()
+        guard state.withLock({ $0.machine.phase(of: callID) == .active }) else { return false }
+        apply(.setHeld(callID: callID, held: held, by: .app))
+        return true
+    }
+
+    /// Mutes or unmutes a call's microphone from the app, through the native UI (a `CXSetMutedCallAction`
+    /// transaction, Telecom's mute), so its mute button shows it; ``Observation/mutedChanged(callID:muted:)``
+    /// follows once the system did it.
+    /// - Parameters:
+    ///   - callID: the call id (any case).
+    ///   - muted: true to mute.
+    /// - Returns: false when the call is over or unknown: nothing was asked.
+    @discardableResult
+    public func setMuted(callID: String, muted: Bool) -> Bool {
+        let callID = callID.lowercased()
+        guard state.withLock({ ($0.machine.phase(of: callID) ?? .ended) != .ended }) else { return false }
+        apply(.setMuted(callID: callID, muted: muted, by: .app))
+        return true
     }
 
     // MARK: Outgoing calls

@@ -77,4 +77,16 @@ public protocol CallUI: AnyObject, Sendable {
     /// Apple: request a `CXAnswerCallAction` unless one was performed; Android: `Connection.setActive()` and the
     /// ringing notification goes.
     func reportCallAnswered(id: UUID, at date: Date)
+
+    /// Hold (`true`) or resume an answered call, as the coordinator decided (the app asked, or another call takes the
+    /// audio). Apple: request a `CXSetHeldCallAction`; CallKit performs it on the delegate, which tells the
+    /// coordinator (``CallCoordinator/hold(callID:held:)``). Android: `Connection.setOnHold()`/`setActive()`, then
+    /// the same call, as Telecom does not call its own `onHold` for a change the app made. A request the system
+    /// refuses changes nothing: the coordinator's state follows only what the system did.
+    func requestHeld(id: UUID, held: Bool)
+
+    /// Mute or unmute a call at the app's request. Apple: request a `CXSetMutedCallAction`, performed on the
+    /// delegate, which tells the coordinator (``CallCoordinator/mute(callID:muted:)``); Android: Telecom's mute, then
+    /// the same call.
+    func requestMuted(id: UUID, muted: Bool)
 }

@@ -60,4 +60,17 @@ public enum PhoneCallEffect: Hashable, Sendable {
     /// Observation: a group call's legs changed as this device heard them (an event, `call.updated` included, or a
     /// read): who was rung and where each is. Never changes the call's phase.
     case participantsChanged(callID: String, legs: [CallLeg])
+    /// Ask the native call UI to hold (`true`) or resume a call (Apple: a `CXSetHeldCallAction` transaction;
+    /// Telecom: `Connection.setOnHold()`/`setActive()`; Core-Telecom: `setInactive()`/`setActive()`). What the system
+    /// did comes back as ``PhoneCallInput/setHeld(callID:held:by:)`` from ``ControlSource/system``.
+    case requestHeld(callID: String, held: Bool)
+    /// Ask the native call UI to mute or unmute a call (Apple: a `CXSetMutedCallAction` transaction; Telecom:
+    /// `requestMuteState`/`setMuted`); what the system did comes back as ``PhoneCallInput/setMuted(callID:muted:by:)``
+    /// from ``ControlSource/system``.
+    case requestMuted(callID: String, muted: Bool)
+    /// Observation: the call was held (pause its media: the other party's audio and this microphone) or resumed
+    /// (resume it). Still active either way: it is kept alive and ends as any answered call.
+    case heldChanged(callID: String, held: Bool)
+    /// Observation: the call's microphone was muted or unmuted (stop or resume sending audio).
+    case mutedChanged(callID: String, muted: Bool)
 }

@@ -55,6 +55,17 @@ public struct IncomingPush: Hashable, Sendable {
     }
 }
 
+/// Who changed an active call's hold or mute: the phone's native call UI, or the app asking for it.
+public enum ControlSource: String, Hashable, Sendable {
+    /// The system did it and the call is now so: CallKit performed a `CXSetHeldCallAction` or `CXSetMutedCallAction`
+    /// (its own buttons, "Hold & Accept" of another call, a headset), Telecom called `Connection.onHold()`/`onUnhold()`
+    /// or `onMuteStateChanged`, Core-Telecom `onSetInactive`/`onSetActive`.
+    case system
+    /// The app asked (``CallCoordinator/setHeld(callID:held:)``): the machine asks the native call UI, whose answer
+    /// comes back as a ``system`` change, so the system's screen and the app never disagree.
+    case app
+}
+
 /// Something that happened to a device's calls; fed to ``PhoneCallMachine/handle(_:at:)`` with the phone's
 /// clock reading. Call ids are lowercase.
 public enum PhoneCallInput: Hashable, Sendable {
@@ -108,6 +119,12 @@ public enum PhoneCallInput: Hashable, Sendable {
     /// (``PhoneCallMachine/memory``): answers the server never confirmed are sent again (before their deadline)
     /// or ended as not delivered (after it). Fed once, right after the machine is created.
     case launched
+    /// Hold or resume an answered call. From the ``ControlSource/system`` it is the call's new state; from the
+    /// ``ControlSource/app`` a request the machine passes to the call UI. Only an active call is held.
+    case setHeld(callID: String, held: Bool, by: ControlSource)
+    /// Mute or unmute the microphone of a call not over. From the ``ControlSource/system`` it is the call's new
+    /// state; from the ``ControlSource/app`` a request the machine passes to the call UI.
+    case setMuted(callID: String, muted: Bool, by: ControlSource)
     /// The phone's wall clock was set since the offset was learned (by the user, or by the network's time):
     /// the offset no longer holds and is forgotten, so pushes ring until a new sample arrives.
     case phoneClockChanged

@@ -31,6 +31,11 @@ public import RingerWire
 ///   read through the offset learned from the server (``clockOffset``); while no offset is known the push
 ///   rings, and the server's answer to the ringing acknowledgement ends a call that is over (APNs'
 ///   `apns-expiration` and FCM's `ttl` drop truly late pushes upstream).
+/// - **A call among other calls**: an active call may be held and resumed, and any call not over muted, by the
+///   system or at the app's request, which goes through the system (docs/decisions/0008). One call has the audio:
+///   resuming a call, answering one or placing one holds every other active call first. Ending a call resumes
+///   nothing (Apple leaves a held call held when the other ends, so nobody is overheard). A held call is still
+///   active: it is kept alive and ends as any answered call.
 public struct PhoneCallMachine: Hashable, Sendable {
     /// Who placed the call.
     public enum Direction: String, Hashable, Sendable {
@@ -89,6 +94,10 @@ public struct PhoneCallMachine: Hashable, Sendable {
         public var group: VoIPPush.Group? = nil
         /// For a group call: its legs as last heard (an event or a read); nil until then, and for a 1:1 call.
         public var legs: [CallLeg]? = nil
+        /// True while the system holds the active call (its media paused); only an active call is held.
+        public var held = false
+        /// True while the call's microphone is muted, as the system last said.
+        public var muted = false
     }
 
     /// A call that ended before the device saw it, or that was on this device's screen in an earlier process
@@ -311,8 +320,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 call.answeredLate = isPast(call.expiresAt, now: now)
                 calls[callID] = call
                 // The native UI stops ringing at the tap, however the user answered; a UI still taking the report
-                // is told when it finishes.
-                return (call.shown ? [.reportAnswering(id: call.uuid)] : []) + [.sendAccept(callID: callID)]
+                // is told when it finishes. The call being answered takes the audio from any other.
+                return holdOthers(than: callID) + (call.shown ? [.reportAnswering(id: call.uuid)] : [])
+                    + [.sendAccept(callID: callID)]
             case .answering:
                 // A second way of answering (the native UI after the app's own screen, or a restored answer): the
                 // accept is already on its way; this native action waits for it too.
@@ -363,7 +373,8 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 uuid: uuid, calleeID: call.callee.id, direction: .outgoing, phase: .ringing,
                 expiresAt: call.expiresAt, localDeadline: call.expiresAt - (clockOffset ?? 0), answerPending: false,
                 hasVideo: call.hasVideo)
-            let placed = participants(of: call)
+            // The call being placed takes the audio from any other.
+            let placed = holdOthers(than: call.callID) + participants(of: call)
             // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
             if let ended = endedUnseen.removeValue(forKey: call.callID) {
                 answeredUnseen[call.callID] = nil
@@ -415,6 +426,63 @@ public struct PhoneCallMachine: Hashable, Sendable {
             return []
         case .launched:
             return restoreAnswers(now: now)
+        case .setHeld(let callID, let held, let source):
+            return setHeld(callID, held, by: source)
+        case .setMuted(let callID, let muted, let source):
+            return setMuted(callID, muted, by: source)
+        }
+    }
+
+    // MARK: Hold and mute
+
+    /// True when the call is in the state a ``PhoneCallInput/setHeld(callID:held:by:)`` from the system asked for:
+    /// the native UI fulfils its action then (CallKit's `CXSetHeldCallAction`), and fails it otherwise (a call not
+    /// active cannot be held, an unknown one neither).
+    public func isHeld(_ callID: String, _ held: Bool) -> Bool {
+        guard let call = calls[callID], call.phase == .active else { return false }
+        return call.held == held
+    }
+
+    /// True when the call is not over and in the mute state asked for (``isHeld(_:_:)``'s counterpart for
+    /// `CXSetMutedCallAction`).
+    public func isMuted(_ callID: String, _ muted: Bool) -> Bool {
+        guard let call = calls[callID], call.phase != .ended else { return false }
+        return call.muted == muted
+    }
+
+    /// Only an active call is held, and one that is already so changes nothing. Resuming holds the others first, so
+    /// two calls are never heard at once.
+    private mutating func setHeld(_ callID: String, _ held: Bool, by source: ControlSource) -> [PhoneCallEffect] {
+        guard let call = calls[callID], call.phase == .active, call.held != held else { return [] }
+        let others = held ? [] : holdOthers(than: callID)
+        switch source {
+        case .app:
+            return others + [.requestHeld(callID: callID, held: held)]
+        case .system:
+            calls[callID]?.held = held
+            return others + [.heldChanged(callID: callID, held: held)]
+        }
+    }
+
+    /// A call on screen may be muted before it is answered (CallKit shows the button while an outgoing call dials), so
+    /// any call not over takes it.
+    private mutating func setMuted(_ callID: String, _ muted: Bool, by source: ControlSource) -> [PhoneCallEffect] {
+        guard let call = calls[callID], call.phase != .ended, call.muted != muted else { return [] }
+        switch source {
+        case .app:
+            return [.requestMuted(callID: callID, muted: muted)]
+        case .system:
+            calls[callID]?.muted = muted
+            return [.mutedChanged(callID: callID, muted: muted)]
+        }
+    }
+
+    /// Requests to hold every active call other than `callID` not held yet, by call id: the call about to have the
+    /// audio takes it from them. The system's answers come back as inputs, so a hold the system made itself first
+    /// ("Hold & Accept") leaves nothing to request.
+    private func holdOthers(than callID: String) -> [PhoneCallEffect] {
+        calls.filter { $0.key != callID && $0.value.phase == .active && !$0.value.held }.keys.sorted().map {
+            .requestHeld(callID: $0, held: true)
         }
     }
 

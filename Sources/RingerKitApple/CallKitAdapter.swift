@@ -119,6 +119,20 @@ public final class CallKitAdapter: CallUI, Sendable {
         requestAnswerUnlessPerformed(id)
     }
 
+    /// Holds or resumes a call as the coordinator decided (the app asked, or another call takes the audio): requests
+    /// a `CXSetHeldCallAction` (Apple: `CXCallController.request(_:completion:)`), which CallKit performs on the
+    /// delegate, where the coordinator takes it. A refused request (the call is gone, holding is off) changes
+    /// nothing: the coordinator follows what CallKit did.
+    public func requestHeld(id: UUID, held: Bool) {
+        callController.request(CXTransaction(action: CXSetHeldCallAction(call: id, onHold: held))) { _ in }
+    }
+
+    /// Mutes or unmutes a call at the app's request: requests a `CXSetMutedCallAction`, performed on the delegate,
+    /// so CallKit's mute button and the app agree.
+    public func requestMuted(id: UUID, muted: Bool) {
+        callController.request(CXTransaction(action: CXSetMutedCallAction(call: id, muted: muted))) { _ in }
+    }
+
     private func requestAnswerUnlessPerformed(_ id: UUID) {
         guard !delegate.hasAnswerAction(for: id) else { return }
         callController.request(CXTransaction(action: CXAnswerCallAction(call: id))) { _ in }

@@ -107,6 +107,21 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
         coordinator.end(callID: action.callUUID) { _ in action.fulfill() }
     }
 
+    /// The user or the system held or resumed a call (CallKit's Hold button, "Hold & Accept" of another call, a
+    /// swap), or the app did through ``CallKitAdapter/requestHeld(id:held:)``. Fulfilled when the coordinator took
+    /// it, failed for a call that cannot be held (not answered, over): Apple, `CXSetHeldCallAction`, "the delegate
+    /// calls fulfill()" once the call is held.
+    func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction) {
+        guard let coordinator else { return action.fail() }
+        if coordinator.hold(callID: action.callUUID, held: action.isOnHold) { action.fulfill() } else { action.fail() }
+    }
+
+    /// The user or the app muted or unmuted a call (`CXSetMutedCallAction`): fulfilled unless the call is over.
+    func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction) {
+        guard let coordinator else { return action.fail() }
+        if coordinator.mute(callID: action.callUUID, muted: action.isMuted) { action.fulfill() } else { action.fail() }
+    }
+
     /// An outgoing call starts. Only calls the server created (``CallKitAdapter/requestStart(callID:callee:hasVideo:)``)
     /// can start: a start action for any other UUID has no server call behind it and fails.
     func provider(_ provider: CXProvider, perform action: CXStartCallAction) {

@@ -293,6 +293,51 @@ import Testing
         }
     }
 
+    /// A phone with a call answered on CallKit and confirmed, whose own call-controller requests reach its provider.
+    func answeredWithCallController() async throws -> (PhoneHarness, CXCallController, UUID) {
+        let (harness, controller, uuid) = try await ringingWithCallController()
+        let answer = CXAnswerCallAction(call: uuid)
+        harness.provider.mirrorPerform(answer)
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .fulfilled })
+        return (harness, controller, uuid)
+    }
+
+    @Test func aHoldFromCallKitIsFulfilledForAnAnsweredCallAndTheAppIsTold() async throws {
+        let (harness, _, uuid) = try await answeredWithCallController()
+        let callID = uuid.uuidString.lowercased()
+        let hold = CXSetHeldCallAction(call: uuid, onHold: true)
+        harness.provider.mirrorPerform(hold)
+        #expect(await eventually(within: 5) { hold.mirrorOutcome == .fulfilled })
+        #expect(harness.observed(.heldChanged(callID: callID, held: true)))
+        let mute = CXSetMutedCallAction(call: uuid, muted: true)
+        harness.provider.mirrorPerform(mute)
+        #expect(await eventually(within: 5) { mute.mirrorOutcome == .fulfilled })
+        #expect(harness.observed(.mutedChanged(callID: callID, muted: true)))
+    }
+
+    @Test func aHoldFromCallKitFailsForARingingCall() async throws {
+        let (harness, _, uuid) = try await ringingWithCallController()
+        let hold = CXSetHeldCallAction(call: uuid, onHold: true)
+        harness.provider.mirrorPerform(hold)
+        #expect(await eventually(within: 5) { hold.mirrorOutcome == .failed })
+        #expect(!harness.observed(.heldChanged(callID: uuid.uuidString.lowercased(), held: true)))
+    }
+
+    @Test func theAppsHoldAndMuteAreCallKitTransactions() async throws {
+        let (harness, controller, uuid) = try await answeredWithCallController()
+        let callID = uuid.uuidString.lowercased()
+        let before = controller.mirrorTransactions.count
+        #expect(harness.phone.coordinator.setHeld(callID: callID, held: true))
+        #expect(harness.phone.coordinator.setMuted(callID: callID, muted: true))
+        let actions = controller.mirrorTransactions.dropFirst(before).flatMap(\.actions)
+        let hold = try #require(actions.first as? CXSetHeldCallAction)
+        let mute = try #require(actions.last as? CXSetMutedCallAction)
+        #expect(hold.callUUID == uuid && hold.isOnHold && mute.callUUID == uuid && mute.isMuted)
+        #expect(await eventually(within: 5) { hold.mirrorOutcome == .fulfilled && mute.mirrorOutcome == .fulfilled })
+        #expect(harness.observed(.heldChanged(callID: callID, held: true)))
+        #expect(harness.observed(.mutedChanged(callID: callID, muted: true)))
+    }
+
     @Test func startActionWithoutAServerCallFails() async throws {
         let harness = PhoneHarness()
         let start = CXStartCallAction(call: UUID(), handle: CXHandle(type: .generic, value: "alice"))

@@ -15,6 +15,10 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
     private var _connected: [UUID] = []
     private var _answered: [UUID] = []
     private var _answering: [UUID] = []
+    private var _requests: [String] = []
+    /// Hold and mute requests (``CallUI/requestHeld(id:held:)``, ``CallUI/requestMuted(id:muted:)``), in order, as
+    /// "hold <uuid>", "resume <uuid>", "mute <uuid>", "unmute <uuid>" with lowercase ids.
+    var controlRequests: [String] { lock.withLock { _requests } }
     /// Calls reported answering (``CallUI/reportCallAnswering(id:at:)``), in order.
     var answering: [UUID] { lock.withLock { _answering } }
 
@@ -46,6 +50,14 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
 
     func reportCallAnswering(id: UUID, at date: Date) {
         lock.withLock { _answering.append(id) }
+    }
+
+    func requestHeld(id: UUID, held: Bool) {
+        lock.withLock { _requests.append("\(held ? "hold" : "resume") \(id.uuidString.lowercased())") }
+    }
+
+    func requestMuted(id: UUID, muted: Bool) {
+        lock.withLock { _requests.append("\(muted ? "mute" : "unmute") \(id.uuidString.lowercased())") }
     }
 }
 

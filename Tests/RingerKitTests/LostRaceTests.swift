@@ -29,6 +29,8 @@ import Testing
         func reportOutgoingCallConnected(id: UUID, at date: Date) {}
         func reportCallAnswered(id: UUID, at date: Date) {}
         func reportCallAnswering(id: UUID, at date: Date) {}
+        func requestHeld(id: UUID, held: Bool) {}
+        func requestMuted(id: UUID, muted: Bool) {}
     }
 
     /// Answers every request 200 with the call ringing, except the ones given a problem or a body.

@@ -57,10 +57,17 @@ import Testing
         for (callID, raw) in try Self.object(final["calls"], "final.calls") {
             let call = try Self.object(raw, "final.calls.\(callID)")
             try Self.only(
-                ["phase", "end_reason"], in: call, "final.calls.\(callID)", required: ["phase", "end_reason"])
+                ["phase", "end_reason", "held", "muted"], in: call, "final.calls.\(callID)",
+                required: ["phase", "end_reason"])
             let actual = machine.calls[callID]
             #expect(actual?.phase.rawValue == call["phase"] as? String, "\(file): phase of \(callID)")
             #expect(actual?.endReason?.rawValue == call["end_reason"] as? String, "\(file): end reason of \(callID)")
+            if call.keys.contains("held") {
+                #expect(actual?.held == (try Self.bool(call["held"], "final.held")), "\(file): held of \(callID)")
+            }
+            if call.keys.contains("muted") {
+                #expect(actual?.muted == (try Self.bool(call["muted"], "final.muted")), "\(file): muted of \(callID)")
+            }
         }
         if final.keys.contains("clock_offset_ms") {
             #expect(
@@ -124,6 +131,7 @@ import Testing
         "deadline_reached": ["call_id"], "account_changed": ["account"], "server_time": ["server_time_ms"],
         "phone_clock_changed": [],
         "relaunched": [], "hang_up_refused": ["call_id", "kind", "problem"],
+        "set_held": ["call_id", "held", "by"], "set_muted": ["call_id", "muted", "by"],
     ]
 
     static func bool(_ value: Any?, _ what: String) throws -> Bool {
@@ -249,6 +257,9 @@ import Testing
         let event = {
             EventType(rawValue: try known(try string(input["event"], "input.event"), in: eventTypes, "input.event"))
         }
+        let source = {
+            ControlSource(rawValue: try known(try string(input["by"], "input.by"), in: ["system", "app"], "input.by"))!
+        }
         let type = try string(input["type"], "input.type")
         guard let fields = inputFields[type] else { throw VectorError(description: "unknown input type \(type)") }
         try only(
@@ -304,6 +315,10 @@ import Testing
         case "server_time": return .serverTime(try date(input["server_time_ms"], "input.server_time_ms"))
         case "phone_clock_changed": return .phoneClockChanged
         case "relaunched": return .launched
+        case "set_held":
+            return .setHeld(callID: try callID(), held: try bool(input["held"], "input.held"), by: try source())
+        case "set_muted":
+            return .setMuted(callID: try callID(), muted: try bool(input["muted"], "input.muted"), by: try source())
         case let other: throw VectorError(description: "unknown input type \(other)")
         }
     }
@@ -343,6 +358,10 @@ import Testing
             case .fetchMedia(let callID): ["type": "fetch_media", "call_id": callID]
             case .saveClockOffset(let offset):
                 ["type": "save_clock_offset", "offset_ms": Int64((offset * 1000).rounded())]
+            case .requestHeld(let callID, let held): ["type": "request_held", "call_id": callID, "held": held]
+            case .requestMuted(let callID, let muted): ["type": "request_muted", "call_id": callID, "muted": muted]
+            case .heldChanged(let callID, let held): ["type": "held_changed", "call_id": callID, "held": held]
+            case .mutedChanged(let callID, let muted): ["type": "muted_changed", "call_id": callID, "muted": muted]
             case .participantsChanged(let callID, let legs):
                 ["type": "participants_changed", "call_id": callID, "legs": legsJSON(legs)]
             }

@@ -32,6 +32,8 @@ final class PlainCallUI: CallUI {
     func reportOutgoingCallConnected(id: UUID, at date: Date) {}
     func reportCallAnswered(id: UUID, at date: Date) {}
     func reportCallAnswering(id: UUID, at date: Date) {}
+    func requestHeld(id: UUID, held: Bool) {}
+    func requestMuted(id: UUID, muted: Bool) {}
 }
 
 /// Accepted calls the server ends itself (issue 12, item 4): when neither party's app was heard from for

@@ -49,3 +49,27 @@ open class CXStartCallAction: CXCallAction {
     /// Reports success with the time the invitation was sent.
     open func fulfill(withDateStarted dateStarted: Date) { fulfill() }
 }
+
+/// Mirror of `CXSetHeldCallAction` (`CXSetHeldCallAction.h`).
+open class CXSetHeldCallAction: CXCallAction {
+    /// Whether the call is to be held (`true`) or resumed.
+    open var isOnHold: Bool
+
+    /// Apple: `init(call callUUID: UUID, onHold: Bool)`.
+    public init(call callUUID: UUID, onHold: Bool) {
+        isOnHold = onHold
+        super.init(call: callUUID)
+    }
+}
+
+/// Mirror of `CXSetMutedCallAction` (`CXSetMutedCallAction.h`).
+open class CXSetMutedCallAction: CXCallAction {
+    /// Whether the call is to be muted.
+    open var isMuted: Bool
+
+    /// Apple: `init(call callUUID: UUID, muted: Bool)`.
+    public init(call callUUID: UUID, muted: Bool) {
+        isMuted = muted
+        super.init(call: callUUID)
+    }
+}

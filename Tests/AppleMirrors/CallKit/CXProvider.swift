@@ -33,6 +33,8 @@ public protocol CXProviderDelegate: NSObjectProtocol {
     func provider(_ provider: CXProvider, perform action: CXStartCallAction)
     func provider(_ provider: CXProvider, perform action: CXAnswerCallAction)
     func provider(_ provider: CXProvider, perform action: CXEndCallAction)
+    func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction)
+    func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction)
     func provider(_ provider: CXProvider, timedOutPerforming action: CXAction)
     func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession)
     func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession)
@@ -44,6 +46,8 @@ extension CXProviderDelegate {
     public func provider(_ provider: CXProvider, perform action: CXStartCallAction) {}
     public func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) {}
     public func provider(_ provider: CXProvider, perform action: CXEndCallAction) {}
+    public func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction) {}
+    public func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction) {}
     public func provider(_ provider: CXProvider, timedOutPerforming action: CXAction) {}
     public func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession) {}
     public func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession) {}
@@ -171,6 +175,8 @@ open class CXProvider: NSObject {
             case let start as CXStartCallAction:
                 provider.lock.withLock { _ = provider.active.insert(start.callUUID) }
                 delegate.provider(provider, perform: start)
+            case let hold as CXSetHeldCallAction: delegate.provider(provider, perform: hold)
+            case let mute as CXSetMutedCallAction: delegate.provider(provider, perform: mute)
             default: break
             }
         }

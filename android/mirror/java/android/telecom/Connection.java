@@ -23,9 +23,14 @@ public abstract class Connection {
     public static final int STATE_PULLING_CALL = 7;
     /** API 26. */
     public static final int PROPERTY_SELF_MANAGED = 1 << 7;
+    /** The call can be put on hold (API 21). */
+    public static final int CAPABILITY_HOLD = 0x00000001;
+    /** The call supports holding at all, shown even while it cannot be held now (API 21). */
+    public static final int CAPABILITY_SUPPORT_HOLD = 0x00000002;
 
     private int mState = STATE_NEW;
     private int mConnectionProperties;
+    private int mConnectionCapabilities;
     private Uri mAddress;
     private int mAddressPresentation;
     private String mCallerDisplayName;
@@ -48,6 +53,8 @@ public abstract class Connection {
     public final int getState() { return mState; }
     public final int getConnectionProperties() { return mConnectionProperties; }
     public final void setConnectionProperties(int connectionProperties) { mConnectionProperties = connectionProperties; }
+    public final int getConnectionCapabilities() { return mConnectionCapabilities; }
+    public final void setConnectionCapabilities(int connectionCapabilities) { mConnectionCapabilities = connectionCapabilities; }
     public final Uri getAddress() { return mAddress; }
     public final int getAddressPresentation() { return mAddressPresentation; }
     public final void setAddress(Uri address, int presentation) { mAddress = address; mAddressPresentation = presentation; }
@@ -66,6 +73,7 @@ public abstract class Connection {
     public final void setRinging() { setState(STATE_RINGING); }
     public final void setDialing() { setState(STATE_DIALING); }
     public final void setActive() { setState(STATE_ACTIVE); }
+    public final void setOnHold() { setState(STATE_HOLDING); }
     public final void setDisconnected(DisconnectCause disconnectCause) {
         mDisconnectCause = disconnectCause;
         setState(STATE_DISCONNECTED);
@@ -85,6 +93,10 @@ public abstract class Connection {
     public void onReject() {}
     public void onDisconnect() {}
     public void onAbort() {}
+    /** Telecom asks to hold the call (the user answered another call, or pressed hold on a car or watch). */
+    public void onHold() {}
+    /** Telecom asks to resume the held call. */
+    public void onUnhold() {}
     /** API 26: self-managed calls show their own incoming-call UI when Telecom says so. */
     public void onShowIncomingCallUi() {}
     /** API 29: Telecom asks to silence the ringer (volume-down while ringing, or TelecomManager.silenceRinger()). */

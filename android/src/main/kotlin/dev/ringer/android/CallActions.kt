@@ -1,5 +1,7 @@
 package dev.ringer.android
 
+import dev.ringer.kit.CallCoordinator
+
 /**
  * What the adapters tell the core when the user or the system acts on a call: the user-action half of
  * `CallCoordinator` (docs/android-integration.md, "The user's actions"). [RingerPhone] passes the
@@ -23,4 +25,30 @@ interface CallActions {
 
     /** The call's audio stopped (its active `Connection` was disconnected). */
     fun audioSessionDeactivated()
+
+    /**
+     * The call was held or resumed (Telecom's `onHold`/`onUnhold`, or the call UI carrying out the core's request).
+     * @return true when the core took it (the `Connection` goes on hold or active then); false for a call that is not
+     *   answered, or over.
+     */
+    fun hold(callId: String, held: Boolean): Boolean
+
+    /**
+     * The call was muted or unmuted (the app's request: a self-managed call's microphone is the app's own).
+     * @return true when the core took it; false for a call over.
+     */
+    fun mute(callId: String, muted: Boolean): Boolean
+}
+
+/**
+ * The coordinator as the adapters' [CallActions]: what [RingerPhone] attaches to its call UI, and what a test wiring a
+ * [CallCoordinator] to a [TelecomCallUi] attaches.
+ */
+class CoordinatorActions(private val coordinator: CallCoordinator) : CallActions {
+    override fun answer(callId: String, completion: (Boolean) -> Unit) = coordinator.answer(callId, completion)
+    override fun end(callId: String, completion: (Boolean) -> Unit) = coordinator.end(callId, completion)
+    override fun audioSessionActivated() = coordinator.audioSessionActivated()
+    override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
+    override fun hold(callId: String, held: Boolean): Boolean = coordinator.hold(callId, held)
+    override fun mute(callId: String, muted: Boolean): Boolean = coordinator.mute(callId, muted)
 }

@@ -11,6 +11,12 @@ import android.telecom.Connection
  * @property incoming true for a call reported by `reportIncomingCall`, false for one this phone dialled.
  */
 class RingerConnection(val callId: String, val incoming: Boolean, private val owner: TelecomCallUi) : Connection() {
+    init {
+        // "Apps are responsible for setting CAPABILITY_SUPPORT_HOLD and CAPABILITY_HOLD" (source.android.com,
+        // third-party call apps): without them Telecom disconnects this call when the user answers a SIM call.
+        connectionCapabilities = CAPABILITY_HOLD or CAPABILITY_SUPPORT_HOLD
+    }
+
     @Volatile private var answering = false
     @Volatile private var wasActive = false
 
@@ -41,6 +47,12 @@ class RingerConnection(val callId: String, val incoming: Boolean, private val ow
 
     /** Telecom aborted a call it could not complete. */
     override fun onAbort() { owner.hangUp(callId) {} }
+
+    /** Telecom holds the call: the user answered another (a SIM call), or pressed hold on a car or a watch. */
+    override fun onHold() { owner.hold(callId, true) }
+
+    /** Telecom resumes the held call. */
+    override fun onUnhold() { owner.hold(callId, false) }
 
     /** Android: a self-managed app shows its own incoming-call UI when Telecom says so (API 26). */
     override fun onShowIncomingCallUi() { owner.showIncomingCallUi(callId) }

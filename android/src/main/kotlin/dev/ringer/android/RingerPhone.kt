@@ -381,14 +381,6 @@ class RingerPhone(
         return call
     }
 
-    /** The coordinator's user-action half, as the adapters call it. */
-    private class CoordinatorActions(private val coordinator: CallCoordinator) : CallActions {
-        override fun answer(callId: String, completion: (Boolean) -> Unit) = coordinator.answer(callId, completion)
-        override fun end(callId: String, completion: (Boolean) -> Unit) = coordinator.end(callId, completion)
-        override fun audioSessionActivated() = coordinator.audioSessionActivated()
-        override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
-    }
-
     /** Defaults. */
     companion object {
         /** One OkHttp client for the API and the event stream, as OkHttp advises (pooled connections). */

@@ -160,6 +160,30 @@ class TelecomCallUi(
         close(callId, RingerDisconnectCause.forReason(reason))
     }
 
+    /** The coordinator's hold or resume (the app asked, or another call takes the audio): as Telecom's own, [hold]. */
+    override fun requestHeld(callId: String, held: Boolean) { hold(callId, held) }
+
+    /**
+     * The app mutes or unmutes: a self-managed call's microphone is the app's own (Telecom sets no mute for it), so the
+     * core is told at once and the app's media follows its `MutedChanged`.
+     */
+    override fun requestMuted(callId: String, muted: Boolean) { actions?.mute(callId, muted) }
+
+    /**
+     * Holds or resumes a call (Telecom's `onHold`/`onUnhold`, or the core's request): the core decides first, so its
+     * other calls are held before this one resumes, then the `Connection` goes `setOnHold()` or `setActive()`. Telecom
+     * awaits no reply to `onHold` and calls no `onHold` for a change the app made, so both ways end here.
+     * @return false when no answered call has this id, or the core refused (the call is not answered there).
+     */
+    fun hold(callId: String, held: Boolean): Boolean {
+        val connection = synchronized(lock) { connections[callId] } ?: return false
+        val state = connection.state
+        if (state != Connection.STATE_ACTIVE && state != Connection.STATE_HOLDING) return false
+        if (actions?.hold(callId, held) != true) return false
+        if (held) connection.setOnHold() else connection.setActive()
+        return true
+    }
+
     /** `setActive()` on the outgoing call's `Connection` (the callee answered). */
     override fun reportOutgoingCallConnected(callId: String, atMs: Long) {
         val connection = synchronized(lock) { connections[callId] } ?: return

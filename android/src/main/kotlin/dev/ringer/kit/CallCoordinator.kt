@@ -112,6 +112,16 @@ class CallCoordinator(
          * refresh). Show them as the call's participants; never a change of the call's phase.
          */
         data class ParticipantsChanged(val callId: String, val legs: List<CallLeg>) : Observation()
+
+        /**
+         * The call was held (pause its media: the other party's audio and the microphone) or resumed. It stays
+         * answered, kept alive, and ends as any call; ending another call never resumes it (the user or the app does,
+         * [setHeld]).
+         */
+        data class HeldChanged(val callId: String, val held: Boolean) : Observation()
+
+        /** The call's microphone was muted or unmuted, by the system or at the app's request: stop or resume sending audio. */
+        data class MutedChanged(val callId: String, val muted: Boolean) : Observation()
     }
 
     /** Whether requests can be made: before [connect] requests wait; after `connect(null)` pushes are refused. */
@@ -381,6 +391,10 @@ class CallCoordinator(
             // Stored by apply, with the boot time read under the same lock.
             is PhoneCallEffect.SaveClockOffset -> {}
             is PhoneCallEffect.ParticipantsChanged -> observer(Observation.ParticipantsChanged(effect.callId, effect.legs))
+            is PhoneCallEffect.RequestHeld -> ui.requestHeld(effect.callId, effect.held)
+            is PhoneCallEffect.RequestMuted -> ui.requestMuted(effect.callId, effect.muted)
+            is PhoneCallEffect.HeldChanged -> observer(Observation.HeldChanged(effect.callId, effect.held))
+            is PhoneCallEffect.MutedChanged -> observer(Observation.MutedChanged(effect.callId, effect.muted))
         }
     }
 
@@ -508,6 +522,60 @@ class CallCoordinator(
      */
     fun endAllCalls() {
         apply(PhoneCallInput.EndAll, before = { it.audioActive = false })
+    }
+
+    /**
+     * The system held or resumed a call (Telecom's `Connection.onHold()`/`onUnhold()`, Core-Telecom's
+     * `onSetInactive`/`onSetActive`, or the call UI's own change after [CallUi.requestHeld]). Resuming asks to hold this
+     * device's other active calls ([CallUi.requestHeld]), so one call has the audio.
+     * @param callId the call id, any case.
+     * @return true when the call is now in that state (show it so); false when it cannot be (not answered, or over).
+     */
+    fun hold(callId: String, held: Boolean): Boolean {
+        val id = CallIds.normalize(callId) ?: return false
+        apply(PhoneCallInput.SetHeld(id, held, ControlSource.SYSTEM))
+        return synchronized(lock) { state.machine.isHeld(id, held) }
+    }
+
+    /**
+     * The system muted or unmuted a call (Telecom's `onMuteStateChanged`/`onCallAudioStateChanged`, or the call UI's
+     * own change after [CallUi.requestMuted]).
+     * @return true when the call is now so; false for a call over or unknown.
+     */
+    fun mute(callId: String, muted: Boolean): Boolean {
+        val id = CallIds.normalize(callId) ?: return false
+        apply(PhoneCallInput.SetMuted(id, muted, ControlSource.SYSTEM))
+        return synchronized(lock) { state.machine.isMuted(id, muted) }
+    }
+
+    // The app's call controls
+
+    /**
+     * Holds or resumes an answered call from the app, through the native call UI (Telecom: `setOnHold()`/`setActive()`
+     * on its `Connection`), so the system and the app stay in step; [Observation.HeldChanged] follows once the system
+     * did it. Resuming holds every other active call first.
+     * @param callId the call id, any case.
+     * @return false when the call is not answered here (ringing, over, unknown): nothing was asked.
+     */
+    fun setHeld(callId: String, held: Boolean): Boolean {
+        val id = CallIds.normalize(callId) ?: return false
+        if (synchronized(lock) { state.machine.phase(id) } != PhoneCallMachine.Phase.ACTIVE) return false
+        apply(PhoneCallInput.SetHeld(id, held, ControlSource.APP))
+        return true
+    }
+
+    /**
+     * Mutes or unmutes a call's microphone from the app, through the native call UI; [Observation.MutedChanged]
+     * follows once it took it.
+     * @param callId the call id, any case.
+     * @return false when the call is over or unknown: nothing was asked.
+     */
+    fun setMuted(callId: String, muted: Boolean): Boolean {
+        val id = CallIds.normalize(callId) ?: return false
+        val phase = synchronized(lock) { state.machine.phase(id) }
+        if (phase == null || phase == PhoneCallMachine.Phase.ENDED) return false
+        apply(PhoneCallInput.SetMuted(id, muted, ControlSource.APP))
+        return true
     }
 
     // Keepalive

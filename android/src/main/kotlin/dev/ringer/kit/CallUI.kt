@@ -93,4 +93,19 @@ interface CallUi {
      * @param atMs when the server confirmed, Unix milliseconds.
      */
     fun reportCallAnswered(callId: String, atMs: Long)
+
+    /**
+     * Hold (true) or resume an answered call, as the coordinator decided (the app asked, or another call takes the
+     * audio). Android: `Connection.setOnHold()`/`setActive()`, then [CallCoordinator.hold] with what was done, as
+     * Telecom does not call `onHold` for a change the app made; Apple: a `CXSetHeldCallAction` request, performed on
+     * the delegate. A change the system refuses changes nothing: the coordinator follows only what the system did.
+     */
+    fun requestHeld(callId: String, held: Boolean)
+
+    /**
+     * Mute or unmute a call at the app's request. Android: a self-managed call's microphone is the app's own (Telecom
+     * has no mute for it to set), so the UI tells [CallCoordinator.mute] at once and the app's media mutes on
+     * [CallCoordinator.Observation.MutedChanged]; Apple: a `CXSetMutedCallAction` request.
+     */
+    fun requestMuted(callId: String, muted: Boolean)
 }

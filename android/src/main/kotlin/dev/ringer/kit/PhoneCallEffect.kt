@@ -86,4 +86,26 @@ sealed class PhoneCallEffect {
      * read): who was rung and where each is. Never changes the call's phase.
      */
     data class ParticipantsChanged(val callId: String, val legs: List<CallLeg>) : PhoneCallEffect()
+
+    /**
+     * Ask the native call UI to hold (true) or resume a call (Telecom: `Connection.setOnHold()`/`setActive()`;
+     * Core-Telecom: `setInactive()`/`setActive()`; CallKit: a `CXSetHeldCallAction`). What the system did comes back as
+     * [PhoneCallInput.SetHeld] from [ControlSource.SYSTEM].
+     */
+    data class RequestHeld(val callId: String, val held: Boolean) : PhoneCallEffect()
+
+    /**
+     * Ask the native call UI to mute or unmute a call; what the system did comes back as [PhoneCallInput.SetMuted]
+     * from [ControlSource.SYSTEM].
+     */
+    data class RequestMuted(val callId: String, val muted: Boolean) : PhoneCallEffect()
+
+    /**
+     * Observation: the call was held (pause its media: the other party's audio and this microphone) or resumed. Still
+     * active either way: it is kept alive and ends as any answered call.
+     */
+    data class HeldChanged(val callId: String, val held: Boolean) : PhoneCallEffect()
+
+    /** Observation: the call's microphone was muted or unmuted (stop or resume sending audio). */
+    data class MutedChanged(val callId: String, val muted: Boolean) : PhoneCallEffect()
 }

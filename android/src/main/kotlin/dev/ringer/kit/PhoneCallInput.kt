@@ -74,6 +74,23 @@ data class IncomingPush(
 }
 
 /**
+ * Who changed a call's hold or mute. Swift: `ControlSource`.
+ * @property rawValue the vectors' spelling (`system`, `app`).
+ */
+enum class ControlSource(val rawValue: String) {
+    /**
+     * The system did it and the call is now so: Telecom called `Connection.onHold()`/`onUnhold()` or reported the mute
+     * state, Core-Telecom `onSetInactive`/`onSetActive`, CallKit performed `CXSetHeldCallAction`/`CXSetMutedCallAction`.
+     */
+    SYSTEM("system"),
+    /**
+     * The app asked (`CallCoordinator.setHeld`/`setMuted`): the machine asks the native call UI, whose answer comes
+     * back as a [SYSTEM] change, so the system's screen and the app never disagree.
+     */
+    APP("app")
+}
+
+/**
  * Something that happened to a device's calls; fed to [PhoneCallMachine.handle] with the phone's clock
  * reading. Call ids are lowercase. Swift: `PhoneCallInput`.
  */
@@ -175,4 +192,16 @@ sealed class PhoneCallInput {
         /** `Launched`. */
         override fun toString(): String = "Launched"
     }
+
+    /**
+     * Hold or resume an answered call. From [ControlSource.SYSTEM] it is the call's new state; from [ControlSource.APP]
+     * a request the machine passes to the call UI. Only an active call is held. Swift: `setHeld(callID:held:by:)`.
+     */
+    data class SetHeld(val callId: String, val held: Boolean, val by: ControlSource) : PhoneCallInput()
+
+    /**
+     * Mute or unmute the microphone of a call not over, from the system (its new state) or the app (a request passed
+     * to the call UI). Swift: `setMuted(callID:muted:by:)`.
+     */
+    data class SetMuted(val callId: String, val muted: Boolean, val by: ControlSource) : PhoneCallInput()
 }

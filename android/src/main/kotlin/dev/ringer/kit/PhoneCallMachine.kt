@@ -24,6 +24,11 @@ package dev.ringer.kit
  *   again, and reports a late push for it under a new id (one native call per call id).
  * - Staleness is judged on the server's clock only, through the offset learned from it ([clockOffsetMs]);
  *   while no offset is known a push rings.
+ * - A call among other calls: an active call may be held and resumed, and any call not over muted, by the system or
+ *   at the app's request, which goes through the system (docs/decisions/0008). One call has the audio: resuming a
+ *   call, answering one or placing one holds every other active call first. Ending a call resumes nothing (Apple
+ *   leaves a held call held when the other ends, so nobody is overheard). A held call is still active: it is kept
+ *   alive and ends as any answered call.
  *
  * Not thread-safe: the owner serialises calls (one lock or one coroutine). [copy] gives an independent machine,
  * as the Swift value type would.
@@ -68,6 +73,8 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
      * @property answeredLate true when the user answered after the ring deadline on the server's timeline, as far as
      *   the device knew it then: the server refuses every answer after its deadline, so such an answer, never
      *   confirmed, ends the call `unanswered` at the device's deadline, not `answer_not_delivered`.
+     * @property held true while the system holds the active call (its media paused); only an active call is held.
+     * @property muted true while the call's microphone is muted, as the system last said.
      */
     data class PhoneCall(
         val callId: String,
@@ -85,7 +92,9 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         val deadlineArmed: Boolean = false,
         val answeredLate: Boolean = false,
         val group: PushGroup? = null,
-        val legs: List<CallLeg>? = null
+        val legs: List<CallLeg>? = null,
+        val held: Boolean = false,
+        val muted: Boolean = false
     )
 
     /**
@@ -309,8 +318,69 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
                 emptyList()
             }
             is PhoneCallInput.Launched -> restoreAnswers(atMs)
+            is PhoneCallInput.SetHeld -> setHeld(input.callId, input.held, input.by)
+            is PhoneCallInput.SetMuted -> setMuted(input.callId, input.muted, input.by)
         }
     }
+
+    // Hold and mute
+
+    /**
+     * True when the call is in the state a [PhoneCallInput.SetHeld] from the system asked for: the native UI completes
+     * its change then, and refuses it otherwise (a call not active cannot be held, an unknown one neither).
+     */
+    fun isHeld(callId: String, held: Boolean): Boolean {
+        val call = callTable[callId] ?: return false
+        return call.phase == Phase.ACTIVE && call.held == held
+    }
+
+    /** True when the call is not over and in the mute state asked for ([isHeld]'s counterpart). */
+    fun isMuted(callId: String, muted: Boolean): Boolean {
+        val call = callTable[callId] ?: return false
+        return call.phase != Phase.ENDED && call.muted == muted
+    }
+
+    /**
+     * Only an active call is held, and one that is already so changes nothing. Resuming holds the others first, so two
+     * calls are never heard at once.
+     */
+    private fun setHeld(callId: String, held: Boolean, by: ControlSource): List<PhoneCallEffect> {
+        val call = callTable[callId] ?: return emptyList()
+        if (call.phase != Phase.ACTIVE || call.held == held) return emptyList()
+        val others = if (held) emptyList() else holdOthers(callId)
+        return when (by) {
+            ControlSource.APP -> others + PhoneCallEffect.RequestHeld(callId, held)
+            ControlSource.SYSTEM -> {
+                callTable[callId] = call.copy(held = held)
+                others + PhoneCallEffect.HeldChanged(callId, held)
+            }
+        }
+    }
+
+    /**
+     * A call on screen may be muted before it is answered (the system's UI offers it while an outgoing call dials), so
+     * any call not over takes it.
+     */
+    private fun setMuted(callId: String, muted: Boolean, by: ControlSource): List<PhoneCallEffect> {
+        val call = callTable[callId] ?: return emptyList()
+        if (call.phase == Phase.ENDED || call.muted == muted) return emptyList()
+        return when (by) {
+            ControlSource.APP -> listOf(PhoneCallEffect.RequestMuted(callId, muted))
+            ControlSource.SYSTEM -> {
+                callTable[callId] = call.copy(muted = muted)
+                listOf(PhoneCallEffect.MutedChanged(callId, muted))
+            }
+        }
+    }
+
+    /**
+     * Requests to hold every active call other than [callId] not held yet, by call id: the call about to have the
+     * audio takes it from them. The system's answers come back as inputs, so a hold the system made itself first
+     * leaves nothing to request.
+     */
+    private fun holdOthers(callId: String): List<PhoneCallEffect> =
+        callTable.filter { it.key != callId && it.value.phase == Phase.ACTIVE && !it.value.held }.keys.sorted()
+            .map { PhoneCallEffect.RequestHeld(it, true) }
 
     /**
      * Takes up the answers the previous process kept: before its deadline an answer's call is shown again and its
@@ -474,9 +544,10 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
                 callTable[callId] = call.copy(phase = Phase.ANSWERING, answerPending = true,
                     answeredLate = isPast(call.expiresAtMs, atMs))
                 // The native UI stops ringing at the tap, however the user answered; a UI still taking the report is
-                // told when it finishes.
-                if (call.shown) listOf(PhoneCallEffect.ReportAnswering(callId), PhoneCallEffect.SendAccept(callId))
-                else listOf(PhoneCallEffect.SendAccept(callId))
+                // told when it finishes. The call being answered takes the audio from any other.
+                holdOthers(callId) +
+                    if (call.shown) listOf(PhoneCallEffect.ReportAnswering(callId), PhoneCallEffect.SendAccept(callId))
+                    else listOf(PhoneCallEffect.SendAccept(callId))
             }
             Phase.ANSWERING -> {
                 // A second way of answering (Telecom's onAnswer after the app's own screen, or a restored answer):
@@ -560,7 +631,8 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         // The callee and video are kept so that the app can name the call before placing it returned.
         callTable[callId] = PhoneCall(callId, call.callee.id, Direction.OUTGOING, Phase.RINGING, call.expiresAtMs,
             call.expiresAtMs - (clockOffsetMs ?: 0L), false, hasVideo = call.hasVideo)
-        val placed = participants(call)
+        // The call being placed takes the audio from any other.
+        val placed = holdOthers(callId) + participants(call)
         // The socket can outrun the POST's answer (a retried POST, a slow network): what it already said holds.
         val ended = endedUnseenTable.remove(callId)
         if (ended != null) {

@@ -48,6 +48,8 @@ class AnswerBeforeTheCallUiTest {
         override fun reportOutgoingCallConnected(callId: String, atMs: Long) {}
         override fun reportCallAnswered(callId: String, atMs: Long) { synchronized(this) { answered.add(callId) } }
         override fun reportCallAnswering(callId: String, atMs: Long) {}
+        override fun requestHeld(callId: String, held: Boolean) {}
+        override fun requestMuted(callId: String, muted: Boolean) {}
     }
 
     private fun coordinator(ui: CallUi, clock: ManualClock, memory: InMemoryCallMemoryStore = InMemoryCallMemoryStore()) =
@@ -87,12 +89,7 @@ class AnswerBeforeTheCallUiTest {
         assertEquals("the accept loop stopped", accepts, server.count("POST /v1/calls/$callId/accept"))
     }
 
-    private fun attach(rig: TelecomRig, coordinator: CallCoordinator) = rig.ui.attach(object : CallActions {
-        override fun answer(callId: String, completion: (Boolean) -> Unit) = coordinator.answer(callId, completion)
-        override fun end(callId: String, completion: (Boolean) -> Unit) = coordinator.end(callId, completion)
-        override fun audioSessionActivated() = coordinator.audioSessionActivated()
-        override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
-    })
+    private fun attach(rig: TelecomRig, coordinator: CallCoordinator) = rig.ui.attach(CoordinatorActions(coordinator))
 
     /** A coordinator on [rig]'s Telecom, logged in to [server], with a new call's ringing message handled. */
     private fun ringingOnTelecom(rig: TelecomRig, clock: ManualClock, server: FakeRingerServer): Pair<CallCoordinator, String> {

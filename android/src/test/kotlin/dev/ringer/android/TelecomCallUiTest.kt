@@ -160,12 +160,7 @@ class TelecomCallUiTest {
             { clock.sleepUntil(it) }, { 0.5 }, InMemoryPendingActionStore(),
             InMemoryClockOffsetStore(StoredClockOffset(0, CoordinatorHarness.BOOT_MS)),
             bootTimeMs = { CoordinatorHarness.BOOT_MS }, observer = { })
-        rig.ui.attach(object : CallActions {
-            override fun answer(callId: String, completion: (Boolean) -> Unit) = coordinator.answer(callId, completion)
-            override fun end(callId: String, completion: (Boolean) -> Unit) = coordinator.end(callId, completion)
-            override fun audioSessionActivated() = coordinator.audioSessionActivated()
-            override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
-        })
+        rig.ui.attach(CoordinatorActions(coordinator))
         coordinator.connect(RingerApiClient("http://ringer.test", FakeRingerServer.userToken("bob"), server))
         val callId = CoordinatorHarness.newCallId()
         server.ring(callId)
@@ -198,6 +193,34 @@ class TelecomCallUiTest {
         rig.ui.reportCallAnswered("unknown", 1000L)
         assertEquals(listOf(Connection.STATE_RINGING, Connection.STATE_ACTIVE), connection.mirrorStates)
         assertEquals(listOf("answer c1", "audio on"), rig.actions.log)
+    }
+
+    /**
+     * Telecom holds an answered call (the user answered a SIM call) and resumes it: the core decides, and the
+     * `Connection` goes on hold and active again, as "Apps are responsible for setting CAPABILITY_SUPPORT_HOLD and
+     * CAPABILITY_HOLD" asks, so Telecom holds it instead of disconnecting it.
+     */
+    @Test fun telecomHoldsAndResumesAnAnsweredCallThroughTheCore() {
+        val rig = TelecomRig()
+        val connection = rig.ringing("c1")
+        assertEquals(Connection.CAPABILITY_HOLD or Connection.CAPABILITY_SUPPORT_HOLD,
+            connection.connectionCapabilities and (Connection.CAPABILITY_HOLD or Connection.CAPABILITY_SUPPORT_HOLD))
+        connection.onHold()
+        assertEquals("a ringing call is not held", Connection.STATE_RINGING, connection.state)
+        connection.onAnswer()
+        rig.actions.answers.getValue("c1")(true)
+        rig.actions.holdable.add("c1")
+        connection.onHold()
+        assertEquals(Connection.STATE_HOLDING, connection.state)
+        connection.onUnhold()
+        assertEquals(Connection.STATE_ACTIVE, connection.state)
+        assertEquals(listOf("answer c1", "audio on", "hold c1", "resume c1"), rig.actions.log)
+        // The core's own request (the app held it, or another call took the audio) goes the same way.
+        rig.ui.requestHeld("c1", true)
+        assertEquals(Connection.STATE_HOLDING, connection.state)
+        rig.actions.holdable.remove("c1")
+        rig.ui.requestHeld("c1", false)
+        assertEquals("the core refused: the connection stays as it was", Connection.STATE_HOLDING, connection.state)
     }
 
     @Test fun refusedAnswerClosesTheCallWithError() {

@@ -23,6 +23,19 @@ class RecordingActions : CallActions {
 
     override fun audioSessionActivated() { log.add("audio on") }
     override fun audioSessionDeactivated() { log.add("audio off") }
+
+    /** Calls the core takes a hold or resume for; others are refused, as for a call not answered. */
+    val holdable = HashSet<String>()
+
+    override fun hold(callId: String, held: Boolean): Boolean {
+        log.add("${if (held) "hold" else "resume"} $callId")
+        return callId in holdable
+    }
+
+    override fun mute(callId: String, muted: Boolean): Boolean {
+        log.add("${if (muted) "mute" else "unmute"} $callId")
+        return true
+    }
 }
 
 /** A call activity class for the notifications' intents (the app's own, in a real app). */

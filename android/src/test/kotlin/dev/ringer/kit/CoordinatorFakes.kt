@@ -69,6 +69,10 @@ class FakeCallUi : CallUi {
     private val answeredList = ArrayList<String>()
     private val answeringList = ArrayList<String>()
     private val known = HashSet<String>()
+    private val requestList = ArrayList<String>()
+
+    /** Hold and mute requests, in order: "hold <id>", "resume <id>", "mute <id>", "unmute <id>". */
+    val controlRequests: List<String> get() = synchronized(lock) { requestList.toList() }
 
     val reports: List<IncomingCallReport> get() = synchronized(lock) { reportList.toList() }
     val ended: List<Pair<String, CallEndReason>> get() = synchronized(lock) { endedList.toList() }
@@ -104,6 +108,14 @@ class FakeCallUi : CallUi {
 
     override fun reportCallAnswering(callId: String, atMs: Long) {
         synchronized(lock) { answeringList.add(callId) }
+    }
+
+    override fun requestHeld(callId: String, held: Boolean) {
+        synchronized(lock) { requestList.add("${if (held) "hold" else "resume"} $callId") }
+    }
+
+    override fun requestMuted(callId: String, muted: Boolean) {
+        synchronized(lock) { requestList.add("${if (muted) "mute" else "unmute"} $callId") }
     }
 }
 

@@ -260,13 +260,19 @@ class PhoneCallVectorTest {
             for (callId in calls.keys().asSequence().toList().sorted()) {
                 val what = "final.calls.$callId"
                 val call = obj(calls.opt(callId), what)
-                only(call, what, setOf("phase", "end_reason"), setOf("phase", "end_reason"))
+                only(call, what, setOf("phase", "end_reason", "held", "muted"), setOf("phase", "end_reason"))
                 val phase = known(string(call, "phase", "$what.phase"), PhoneCallMachine.Phase.values().map { it.rawValue }.toSet(), "$what.phase")
                 val endReason = optionalString(call, "end_reason", what)?.let { known(it, CallEndReason.KNOWN.map { r -> r.rawValue }.toSet(), "$what.end_reason") }
                 val actual = machine.calls[callId]
                 if (actual?.phase?.rawValue != phase) failures.add("$file final: phase of $callId is ${actual?.phase?.rawValue}, expected $phase")
                 if (actual?.endReason?.rawValue != endReason) {
                     failures.add("$file final: end reason of $callId is ${actual?.endReason?.rawValue}, expected $endReason")
+                }
+                if (call.has("held") && actual?.held != bool(call, "held", "$what.held")) {
+                    failures.add("$file final: held of $callId is ${actual?.held}")
+                }
+                if (call.has("muted") && actual?.muted != bool(call, "muted", "$what.muted")) {
+                    failures.add("$file final: muted of $callId is ${actual?.muted}")
                 }
             }
             if (final.has("clock_offset_ms")) {
@@ -292,7 +298,8 @@ class PhoneCallVectorTest {
             "end_all" to emptySet(), "outgoing_placed" to setOf("call"), "call_read" to setOf("call"),
             "keepalive_refused" to setOf("call_id", "call"), "deadline_reached" to setOf("call_id"), "account_changed" to setOf("account"),
             "server_time" to setOf("server_time_ms"), "phone_clock_changed" to emptySet(), "relaunched" to emptySet(),
-            "hang_up_refused" to setOf("call_id", "kind", "problem"))
+            "hang_up_refused" to setOf("call_id", "kind", "problem"),
+            "set_held" to setOf("call_id", "held", "by"), "set_muted" to setOf("call_id", "muted", "by"))
 
         /** Refuses a key the format does not have and a missing required one. */
         private fun only(json: JSONObject, what: String, keys: Set<String>, required: Set<String>) {
@@ -415,6 +422,10 @@ class PhoneCallVectorTest {
             only(input, "input $type", fields + "type", fields - "callee_id" - "group")
             val callId = { string(input, "call_id", "input.call_id") }
             val event = { EventType(known(string(input, "event", "input.event"), eventTypes, "input.event")) }
+            val source = {
+                val by = known(string(input, "by", "input.by"), ControlSource.values().map { it.rawValue }.toSet(), "input.by")
+                ControlSource.values().first { it.rawValue == by }
+            }
             return when (type) {
                 "incoming_push" -> {
                     val id = CallIds.normalize(callId()) ?: throw VectorError("call_id is no UUID")
@@ -451,6 +462,8 @@ class PhoneCallVectorTest {
                 "server_time" -> PhoneCallInput.ServerTime(millis(input, "server_time_ms", "input"))
                 "phone_clock_changed" -> PhoneCallInput.PhoneClockChanged
                 "relaunched" -> PhoneCallInput.Launched
+                "set_held" -> PhoneCallInput.SetHeld(callId(), bool(input, "held", "input.held"), source())
+                "set_muted" -> PhoneCallInput.SetMuted(callId(), bool(input, "muted", "input.muted"), source())
                 else -> throw VectorError("unknown input type $type")
             }
         }
@@ -488,6 +501,10 @@ class PhoneCallVectorTest {
             is PhoneCallEffect.FetchMedia -> effect("fetch_media", "call_id" to effect.callId)
             is PhoneCallEffect.SaveClockOffset -> effect("save_clock_offset", "offset_ms" to effect.offsetMs)
             is PhoneCallEffect.ParticipantsChanged -> effect("participants_changed", "call_id" to effect.callId, "legs" to legsJson(effect.legs))
+            is PhoneCallEffect.RequestHeld -> effect("request_held", "call_id" to effect.callId, "held" to effect.held)
+            is PhoneCallEffect.RequestMuted -> effect("request_muted", "call_id" to effect.callId, "muted" to effect.muted)
+            is PhoneCallEffect.HeldChanged -> effect("held_changed", "call_id" to effect.callId, "held" to effect.held)
+            is PhoneCallEffect.MutedChanged -> effect("muted_changed", "call_id" to effect.callId, "muted" to effect.muted)
         }
 
         private fun sameEffects(actual: List<JSONObject>, expected: List<JSONObject>): Boolean =

@@ -48,6 +48,12 @@ sealed class Observed {
      */
     data class ParticipantsChanged(val callId: String, val legs: List<Participant>) : Observed()
 
+    /** The call was held or resumed (`held_changed`). */
+    data class HeldChanged(val callId: String, val held: Boolean) : Observed()
+
+    /** The call was muted or unmuted (`muted_changed`). */
+    data class MutedChanged(val callId: String, val muted: Boolean) : Observed()
+
     /** One person of a group call: who and where their leg is. */
     data class Participant(val user: CallInfo.Peer, val state: String)
 

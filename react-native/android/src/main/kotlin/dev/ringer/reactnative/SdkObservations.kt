@@ -27,6 +27,8 @@ internal object SdkObservations {
         is CallCoordinator.Observation.RequestFailed -> Observed.RequestFailed(observation.callId, observation.detail)
         is CallCoordinator.Observation.ParticipantsChanged -> Observed.ParticipantsChanged(observation.callId,
             observation.legs.map { Observed.Participant(CallInfo.Peer(it.user.id, it.user.name), it.state.rawValue) })
+        is CallCoordinator.Observation.HeldChanged -> Observed.HeldChanged(observation.callId, observation.held)
+        is CallCoordinator.Observation.MutedChanged -> Observed.MutedChanged(observation.callId, observation.muted)
     }
 
     /**
