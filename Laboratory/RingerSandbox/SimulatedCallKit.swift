@@ -11,6 +11,12 @@ public import RingerWire
 ///   (Apple: `provider(_:didActivate:)`); ``startAudio(callID:)`` before that is refused.
 /// - A failed answer action ends the call; the calls of an app whose process ends (swiped away,
 ///   killed by iOS, phone switched off) end with it (``appTerminated()``).
+/// - A cellular call can arrive during the app's calls (``cellularCallArrives(answer:coordinator:)``): "Hold &
+///   Accept" is offered only when the app's calls support holding (Ringer's adapter reports `supportsHolding` and two
+///   call groups; ``supportsHolding`` false models an app that does not, which gets "End & Accept" only), holds the
+///   connected calls through `CXSetHeldCallAction` and takes the audio session from the app. When the cellular call
+///   ends, a held call stays held: the system never resumes it (Apple, forum thread 749202: "to avoid any situation
+///   when the user could be overheard"); the user or the app does, and CallKit then activates the audio session again.
 ///
 /// Every change is kept in ``history`` with the time it happened, in the order CallKit applied them.
 /// Thread-safe.
@@ -78,6 +84,32 @@ public final class SimulatedCallKit: CallUI, Sendable {
         case held(UUID, Bool)
         /// A `CXSetMutedCallAction` was fulfilled: the call is muted or unmuted.
         case muted(UUID, Bool)
+        /// A cellular call arrived.
+        case cellularArrived
+        /// The user answered the cellular call that way (`decline`: it never connected).
+        case cellularAnswered(CellularAnswer)
+        /// The cellular call was put on hold: the user resumed one of the app's calls over it.
+        case cellularHeld
+        /// The cellular call ended.
+        case cellularEnded
+    }
+
+    /// What the user picks on a cellular call's incoming screen while one of the app's calls is connected.
+    public enum CellularAnswer: String, Sendable, Hashable, CaseIterable {
+        /// "Hold & Accept": the app's connected calls are held (`CXSetHeldCallAction`), the cellular call connects.
+        case holdAndAccept = "hold_and_accept"
+        /// "End & Accept": the app's connected calls end (`CXEndCallAction`), the cellular call connects.
+        case endAndAccept = "end_and_accept"
+        /// "Decline": the cellular call goes; nothing changes for the app's calls.
+        case decline
+    }
+
+    /// The cellular call, as far as the app's calls feel it.
+    public enum CellularState: String, Sendable, Equatable {
+        /// Connected: it has the audio.
+        case active
+        /// Held under one of the app's calls, which the user resumed.
+        case held
     }
 
     /// One change and when CallKit applied it, on the clock given to ``init(now:onChange:)``.
@@ -85,6 +117,7 @@ public final class SimulatedCallKit: CallUI, Sendable {
 
     private struct Store {
         var calls: [UUID: NativeCall] = [:]
+        var cellular: CellularState?
         var reportCount = 0
         var history: [Moment] = []
 
@@ -98,18 +131,27 @@ public final class SimulatedCallKit: CallUI, Sendable {
     private struct WeakCoordinator { weak var coordinator: CallCoordinator? }
     private let now: @Sendable () -> Date
     private let onChange: @Sendable (Change) -> Void
+    /// Whether the app's calls support holding (CallKitAdapter's calls do: `supportsHolding`, two call groups).
+    public let supportsHolding: Bool
 
     /// Creates the provider.
     /// - Parameters:
+    ///   - supportsHolding: whether the app reports its calls as holdable; false models an app that does not, whose
+    ///     calls a cellular call can only end ("End & Accept").
     ///   - now: the clock that stamps ``history`` (a scenario's clock on simulated phones).
     ///   - onChange: told of every report and ending, on the reporting thread.
     public init(
+        supportsHolding: Bool = true,
         now: @escaping @Sendable () -> Date = { Date() },
         onChange: @escaping @Sendable (Change) -> Void = { _ in }
     ) {
+        self.supportsHolding = supportsHolding
         self.now = now
         self.onChange = onChange
     }
+
+    /// The cellular call, if one is connected or held.
+    public var cellular: CellularState? { store.withLock { $0.cellular } }
 
     /// Connects the running app's coordinator, as `CallKitAdapter.attach(_:)` does: actions the app requests
     /// through `CXCallController` are performed on it.
@@ -274,17 +316,91 @@ public final class SimulatedCallKit: CallUI, Sendable {
         setMuted(id, muted: muted, coordinator: coordinator)
     }
 
-    private func setHeld(_ id: UUID, held: Bool, coordinator: CallCoordinator) {
-        guard store.withLock({ $0.calls[id]?.state == .active }) else { return }
-        guard coordinator.hold(callID: id, held: held) else { return }
-        let changed = store.withLock { store -> Bool in
-            guard var call = store.calls[id], call.state == .active, call.held != held else { return false }
+    /// A `CXSetHeldCallAction` performed on the app. A resume over a connected cellular call holds that call (a swap);
+    /// the app's audio session follows: deactivated when none of its calls is heard any more, activated on a resume.
+    /// - Returns: whether the app fulfilled the action.
+    @discardableResult
+    private func setHeld(_ id: UUID, held: Bool, coordinator: CallCoordinator) -> Bool {
+        guard store.withLock({ $0.calls[id]?.state == .active }) else { return false }
+        guard coordinator.hold(callID: id, held: held) else { return false }
+        let (changed, swapped, silent) = store.withLock { store -> (Bool, Bool, Bool) in
+            guard var call = store.calls[id], call.state == .active, call.held != held else {
+                return (false, false, false)
+            }
             call.held = held
+            call.audioActive = !held
             store.calls[id] = call
             store.append(.held(id, held), at: now())
+            var swapped = false
+            if !held, store.cellular == .active {
+                store.cellular = .held
+                store.append(.cellularHeld, at: now())
+                swapped = true
+            }
+            let silent = !store.calls.values.contains { $0.state == .active && !$0.held }
+            return (true, swapped, silent)
+        }
+        guard changed else { return true }
+        onChange(.held(id, held))
+        if swapped { onChange(.cellularHeld) }
+        if !held {
+            coordinator.audioSessionActivated()
+        } else if silent {
+            coordinator.audioSessionDeactivated()
+        }
+        return true
+    }
+
+    /// A cellular call arrives while the app may have calls up, and the user answers it at once with `answer`.
+    /// "Hold & Accept" holds every connected call of the app (one `CXSetHeldCallAction` each; CallKit ends a call whose
+    /// hold the app fails, as the user asked for the line) and deactivates the app's audio session; without
+    /// ``supportsHolding`` the screen offers "End & Accept" only, which is what the user gets. "Decline" changes nothing.
+    /// - Parameters:
+    ///   - answer: the user's choice.
+    ///   - coordinator: the app's coordinator, which performs the actions.
+    /// - Returns: how the cellular call was answered (`endAndAccept` for a `holdAndAccept` the app's calls cannot take).
+    @discardableResult
+    public func cellularCallArrives(answer: CellularAnswer, coordinator: CallCoordinator) -> CellularAnswer {
+        let connected = store.withLock { store -> [UUID] in
+            store.append(.cellularArrived, at: now())
+            return store.calls.values.filter { $0.state == .active && !$0.held }.map(\.id).sorted {
+                $0.uuidString < $1.uuidString
+            }
+        }
+        onChange(.cellularArrived)
+        let taken: CellularAnswer = answer == .holdAndAccept && !supportsHolding ? .endAndAccept : answer
+        switch taken {
+        case .decline:
+            store.withLock { $0.append(.cellularAnswered(.decline), at: now()) }
+            onChange(.cellularAnswered(.decline))
+            return taken
+        case .holdAndAccept:
+            for id in connected where !setHeld(id, held: true, coordinator: coordinator) {
+                userEnds(id, coordinator: coordinator)
+            }
+        case .endAndAccept:
+            for id in connected { userEnds(id, coordinator: coordinator) }
+        }
+        store.withLock { store in
+            store.cellular = .active
+            for id in store.calls.keys { store.calls[id]?.audioActive = false }
+            store.append(.cellularAnswered(taken), at: now())
+        }
+        onChange(.cellularAnswered(taken))
+        coordinator.audioSessionDeactivated()
+        return taken
+    }
+
+    /// The cellular call ends (the other party hung up, or the user did). The app's held calls stay held: the system
+    /// does not resume them.
+    public func cellularCallEnds() {
+        let ended = store.withLock { store -> Bool in
+            guard store.cellular != nil else { return false }
+            store.cellular = nil
+            store.append(.cellularEnded, at: now())
             return true
         }
-        if changed { onChange(.held(id, held)) }
+        if ended { onChange(.cellularEnded) }
     }
 
     private func setMuted(_ id: UUID, muted: Bool, coordinator: CallCoordinator) {

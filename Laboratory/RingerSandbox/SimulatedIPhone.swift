@@ -58,6 +58,10 @@ public final class SimulatedIPhone: Sendable {
         /// The app tried to start media before the system activated the audio session (a bug: on iOS
         /// the call would have no sound).
         case audioRefused(callID: String)
+        /// The app heard its call held (its media paused) or resumed.
+        case held(callID: String, held: Bool)
+        /// A cellular call arrived and the user answered it so (``SimulatedCallKit/CellularAnswer``), or it ended (nil).
+        case cellular(SimulatedCallKit.CellularAnswer?)
     }
 
     /// Who the phone belongs to and its tokens.
@@ -265,6 +269,28 @@ public final class SimulatedIPhone: Sendable {
         return call
     }
 
+    /// A cellular call arrives and the user answers it at once with `answer` (``SimulatedCallKit`` holds or ends the
+    /// app's connected calls as the choice says). With no app running the cellular call meets no Ringer call.
+    /// - Returns: how it was answered (`endAndAccept` when the app's calls cannot be held).
+    @discardableResult
+    public func cellularCallArrives(answer: SimulatedCallKit.CellularAnswer) -> SimulatedCallKit.CellularAnswer {
+        let taken = coordinator.map { callKit.cellularCallArrives(answer: answer, coordinator: $0) } ?? answer
+        observe(.cellular(taken))
+        return taken
+    }
+
+    /// The cellular call ends; the app's held calls stay held.
+    public func cellularCallEnds() {
+        callKit.cellularCallEnds()
+        observe(.cellular(nil))
+    }
+
+    /// The user taps Hold (`held` true) or resumes the call on CallKit's screen.
+    public func userHolds(callID: String, held: Bool) {
+        guard let uuid = UUID(uuidString: callID), let coordinator else { return }
+        callKit.userHolds(uuid, held: held, coordinator: coordinator)
+    }
+
     /// The user hangs up (or declines, or cancels) the call on the native UI.
     public func hangUp(callID: String) {
         guard let uuid = UUID(uuidString: callID), let coordinator else { return }
@@ -382,6 +408,8 @@ public final class SimulatedIPhone: Sendable {
             }
         case .ended(let callID, let reason?):
             observe(.callKitEnded(callID: callID, reason: reason))
+        case .heldChanged(let callID, let held):
+            observe(.held(callID: callID, held: held))
         default:
             break
         }

@@ -201,6 +201,10 @@ final class RaceRecorder: Sendable {
         case .endedBySystem(let uuid): return "ended \(id(uuid)) with the app's process"
         case .held(let uuid, let held): return "\(held ? "held" : "resumed") \(id(uuid))"
         case .muted(let uuid, let muted): return "\(muted ? "muted" : "unmuted") \(id(uuid))"
+        case .cellularArrived: return "a cellular call arrives"
+        case .cellularAnswered(let answer): return "the user answers the cellular call: \(answer.rawValue)"
+        case .cellularHeld: return "the cellular call is held"
+        case .cellularEnded: return "the cellular call ends"
         }
     }
 
@@ -254,7 +258,7 @@ final class RaceRecorder: Sendable {
         case .notificationShown(let title, _): "alert shown: \(title)"
         case .audioRefused(let callID): "AUDIO REFUSED for \(callID)"
         // The CallKit history already shows these.
-        case .callKitReported, .userAnswered, .audioStarted: nil
+        case .callKitReported, .userAnswered, .audioStarted, .held, .cellular: nil
         }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import RingerSandbox
 public import RingerWire
 
 /// One step of a scenario's time line: at a scenario time, a device's user (or the operator) does
@@ -58,6 +59,13 @@ public struct ScenarioAction: Sendable, Equatable {
         case startNode(Int)
         /// The call's server state must be `state` at this moment (checked through the API).
         case check(label: String, state: CallState)
+        /// iPhone: a cellular call arrives and the user answers it at once so (docs/scenarios.md "A call among other
+        /// calls"): "Hold & Accept" holds the app's connected calls, "End & Accept" ends them.
+        case cellularCall(answer: SimulatedCallKit.CellularAnswer)
+        /// iPhone: the cellular call ends; the app's held calls stay held.
+        case cellularCallEnds
+        /// iPhone: the user taps Hold (`held` true) or resumes the call on CallKit's screen.
+        case hold(label: String, held: Bool)
     }
 
     /// Scenario seconds after the start.
@@ -82,7 +90,7 @@ public struct ScenarioAction: Sendable, Equatable {
     public var callLabel: String? {
         switch kind {
         case .call(_, let label), .cancel(let label), .hangUp(let label), .answer(let label), .decline(let label),
-            .check(let label, _), .groupCall(_, _, let label), .ringMore(_, let label):
+            .check(let label, _), .groupCall(_, _, let label), .ringMore(_, let label), .hold(let label, _):
             label
         default:
             nil
@@ -122,6 +130,9 @@ public struct ScenarioAction: Sendable, Equatable {
         case .killNode(let node): return "kill node-\(node)"
         case .startNode(let node): return "start node-\(node)"
         case .check(let label, let state): return "check \(label) is \(state)"
+        case .cellularCall(let answer): return actor + "cellular call, answered \(answer.rawValue)"
+        case .cellularCallEnds: return actor + "cellular call ends"
+        case .hold(let label, let held): return actor + (held ? "hold \(label)" : "resume \(label)")
         }
     }
 }

@@ -68,6 +68,10 @@ public struct ScenarioExpectation: Sendable, Equatable {
         /// Scenario seconds: the native call stopped ringing at most this long after the server's call was
         /// answered or ended (another device's answer must stop this one at once).
         public var stoppedWithin: TimeInterval?
+        /// The app heard the call held at some time (`was_held`): a cellular call's "Hold & Accept", the user's Hold.
+        public var wasHeld: Bool?
+        /// The call was held when the scenario ended, as the app last heard it (`held`).
+        public var held: Bool?
 
         /// Creates an expectation; nil checks nothing.
         public init(

@@ -154,6 +154,8 @@ extension ScenarioParser {
         device.woken = try reader.bool("woken")
         device.answered = try reader.bool("answered")
         device.media = try reader.bool("media")
+        device.wasHeld = try reader.bool("was_held")
+        device.held = try reader.bool("held")
         let dispositions: [CallCoordinator.PushDisposition] = [
             .ringing, .duplicate, .unreadable, .expired, .alreadyEnded,
             .loggedOut,

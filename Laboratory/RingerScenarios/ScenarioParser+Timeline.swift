@@ -1,4 +1,5 @@
 import Foundation
+import RingerSandbox
 import RingerWire
 
 /// The `timeline` half of the parser: steps in time order, each naming declared devices, users and
@@ -8,10 +9,12 @@ extension ScenarioParser {
         "call", "ring_more", "cancel", "hang_up", "answer", "decline", "background", "foreground",
         "kill_app", "phone_off", "phone_on", "network_down", "network_up", "force_stop", "doze", "wake", "lock",
         "unlock",
-        "fcm_fault", "revoke_token",
+        "fcm_fault", "revoke_token", "cellular_call", "cellular_call_ends", "hold", "resume",
     ]
     /// Actions only an Android phone can take.
     private static let androidActions = ["force_stop", "doze", "wake", "lock", "unlock", "fcm_fault", "revoke_token"]
+    /// Actions only an iPhone can take so far: the Android phone host models a SIM call in issue 31's next step.
+    private static let iPhoneActions = ["cellular_call", "cellular_call_ends", "hold", "resume"]
     private static let otherActions = ["restart_server", "kill_node", "start_node", "check"]
 
     func timeline(
@@ -53,6 +56,9 @@ extension ScenarioParser {
             device = devices.first { $0.id == id }
             if Self.androidActions.contains(name), device?.platform != .android {
                 throw reader.error("device", "\"\(name)\" is an Android action; \(id) is an iPhone")
+            }
+            if Self.iPhoneActions.contains(name), device?.platform == .android {
+                throw reader.error("device", "\"\(name)\" is an iPhone action so far; \(id) is an Android phone")
             }
         }
         let kind: ScenarioAction.Kind
@@ -105,6 +111,17 @@ extension ScenarioParser {
         case "unlock": kind = .unlock
         case "fcm_fault": kind = .fcmFault(try fcmFault(reader))
         case "revoke_token": kind = .revokeToken
+        case "cellular_call":
+            guard
+                let answer = try reader.choice(
+                    "answer", SimulatedCallKit.CellularAnswer.allCases.map(\.rawValue))
+            else {
+                throw invalid(
+                    reader.path, "missing required key \"answer\" (hold_and_accept, end_and_accept or decline)")
+            }
+            kind = .cellularCall(answer: SimulatedCallKit.CellularAnswer(rawValue: answer)!)
+        case "cellular_call_ends": kind = .cellularCallEnds
+        case "hold", "resume": kind = .hold(label: try placedCall(reader, calls), held: name == "hold")
         case "restart_server":
             kind = .restartServer(downFor: try reader.seconds("down_for", in: 0...Self.maximumTime) ?? 1)
         case "kill_node": kind = .killNode(try node(reader, nodes: nodes, required: true)!)

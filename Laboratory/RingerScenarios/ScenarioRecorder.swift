@@ -20,6 +20,10 @@ final class ScenarioRecorder: Sendable {
         var answered: Set<String> = []
         /// Call ids the app got a media session for.
         var media: Set<String> = []
+        /// Call ids the app heard held at some time.
+        var wasHeld: Set<String> = []
+        /// Whether each call id was held as the app last heard it.
+        var held: [String: Bool] = [:]
         /// `apns-id`s of VoIP pushes that launched the killed app.
         var wokenBy: [String] = []
         /// `apns-id` and outcome (snake case) of each VoIP push PushKit handed to the app.
@@ -148,6 +152,14 @@ final class ScenarioRecorder: Sendable {
             case .notificationShown(let title, let body):
                 record.notifications.append(title)
                 return "notification shown: \(title): \(body)"
+            case .held(let callID, let held):
+                if held { record.wasHeld.insert(callID) }
+                record.held[callID] = held
+                return "app hears \(callID) \(held ? "held" : "resumed")"
+            case .cellular(let answer?):
+                return "a cellular call arrives: the user answers \(answer.rawValue)"
+            case .cellular(nil):
+                return "the cellular call ends"
             default:
                 return "\(observation)"
             }

@@ -256,6 +256,15 @@ final class ScenarioSession {
             case .fcmFault(let fault): inject(fault, token: android.fcmToken)
             default: stack.fcmSandbox.revoke(token: android.fcmToken)
             }
+        case .cellularCall, .cellularCallEnds, .hold:
+            guard case .iPhone(let iPhone) = phone else { return }
+            switch action.kind {
+            case .cellularCall(let answer): iPhone.cellularCallArrives(answer: answer)
+            case .hold(let label, let held):
+                guard let callID = callID(label, at: at) else { return }
+                iPhone.userHolds(callID: callID, held: held)
+            default: iPhone.cellularCallEnds()
+            }
         case .restartServer, .killNode, .startNode, .check: break
         }
     }

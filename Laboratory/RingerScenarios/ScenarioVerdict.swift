@@ -142,6 +142,8 @@ struct ScenarioVerdict {
                 : record.wokenBy.contains { voipCalls[$0] == callID }, expected.woken)
         compare("answered", record.answered.contains(callID), expected.answered)
         compare("media", record.media.contains(callID), expected.media)
+        compare("was_held", record.wasHeld.contains(callID), expected.wasHeld)
+        compare("held", record.held[callID] ?? false, expected.held)
         compare(
             "delivered",
             android

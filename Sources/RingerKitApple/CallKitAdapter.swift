@@ -32,13 +32,15 @@ public final class CallKitAdapter: CallUI, Sendable {
     /// many others were rung with this user.
     private let groupCallerName: @Sendable (String, Int) -> String
 
-    /// A configuration for Ringer calls: user-id handles (`.generic`), one call at a time, video
-    /// allowed, calls listed in Recents. Set `ringtoneSound` or `iconTemplateImageData` on it as needed.
+    /// A configuration for Ringer calls: user-id handles (`.generic`), two call groups of one call each (so a second
+    /// call, cellular or VoIP, offers "Hold & Accept" and the user can swap; Apple documents no other rule for when
+    /// it is offered, so every flag it depends on is set here), video allowed, calls listed in Recents. Set
+    /// `ringtoneSound` or `iconTemplateImageData` on it as needed.
     /// - Returns: a new configuration (Apple: `CXProviderConfiguration.init()`, iOS 14+).
     public static func defaultConfiguration() -> CXProviderConfiguration {
         let configuration = CXProviderConfiguration()
         configuration.supportedHandleTypes = [.generic]
-        configuration.maximumCallGroups = 1
+        configuration.maximumCallGroups = 2
         configuration.maximumCallsPerCallGroup = 1
         configuration.supportsVideo = true
         configuration.includesCallsInRecents = true
@@ -78,14 +80,14 @@ public final class CallKitAdapter: CallUI, Sendable {
 
     /// Apple: `CXProvider.reportNewIncomingCall(with:update:completion:)`. The handle is the caller's
     /// user id (Recents calls the caller back), the name theirs or, for a group call, "Alice and 2 others"
-    /// (`groupCallerName`); holding, grouping and DTMF are off.
+    /// (`groupCallerName`); holding on (the coordinator takes `CXSetHeldCallAction`), grouping and DTMF off.
     public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
     {
         let update = CXCallUpdate()
         update.remoteHandle = CXHandle(type: .generic, value: report.caller.id)
         update.localizedCallerName = report.callerDisplayName(groupName: groupCallerName)
         update.hasVideo = report.hasVideo
-        update.supportsHolding = false
+        update.supportsHolding = true
         update.supportsGrouping = false
         update.supportsUngrouping = false
         update.supportsDTMF = false

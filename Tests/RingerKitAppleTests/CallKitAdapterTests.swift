@@ -41,6 +41,13 @@ import Testing
         #expect(provider.mirrorReports.filter { if case .ended = $0 { true } else { false } }.count == 1)
     }
 
+    /// Two call groups of one call each: a second call offers "Hold & Accept" and a swap (decision 0008).
+    @Test func theDefaultConfigurationHasTwoCallGroupsOfOneCall() {
+        let configuration = CallKitAdapter.defaultConfiguration()
+        #expect(configuration.maximumCallGroups == 2)
+        #expect(configuration.maximumCallsPerCallGroup == 1)
+    }
+
     @Test func backgroundPushClosesTheCall() async throws {
         let harness = PhoneHarness()
         let uuid = try #require(await harness.ring())

@@ -131,6 +131,38 @@ struct ScenarioValidationTests {
         #expect(leg.path == "$.expect.calls.call.legs.bob")
     }
 
+    @Test func cellularCallAndHoldStepsAreReadAndTheirMistakesRefused() throws {
+        let steps = Self.valid.replacingOccurrences(
+            of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+            with: #"{"at": 2, "device": "bob-iphone", "action": "cellular_call", "answer": "hold_and_accept"}, "#
+                + #"{"at": 3, "device": "bob-iphone", "action": "cellular_call_ends"}, "#
+                + #"{"at": 4, "device": "bob-iphone", "action": "resume"}, "#
+                + #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#
+        ).replacingOccurrences(of: #"{"rang": true}"#, with: #"{"rang": true, "was_held": true, "held": false}"#)
+        let scenario = try Scenario.parse(Data(steps.utf8), file: "hold.json")
+        #expect(scenario.timeline[1].kind == .cellularCall(answer: .holdAndAccept))
+        #expect(scenario.timeline[2].kind == .cellularCallEnds)
+        #expect(scenario.timeline[3].kind == .hold(label: "call", held: false))
+        #expect(scenario.expect.calls["call"]?.devices["bob-iphone"]?.wasHeld == true)
+        #expect(scenario.expect.calls["call"]?.devices["bob-iphone"]?.held == false)
+
+        let unanswered = try refusal(#""action": "hang_up"}"#, #""action": "cellular_call"}"#)
+        #expect(unanswered.message.contains("hold_and_accept"), "\(unanswered)")
+        let choice = try refusal(#""action": "hang_up"}"#, #""action": "cellular_call", "answer": "swap"}"#)
+        #expect(choice.path == "$.timeline[1].answer")
+        let onAndroid = Self.valid.replacingOccurrences(
+            of: #""app": "killed", "behaviour""#, with: #""platform": "android", "app": "swiped_away", "behaviour""#
+        ).replacingOccurrences(
+            of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+            with: #"{"at": 5, "device": "bob-iphone", "action": "hold"}"#)
+        #expect {
+            try Scenario.parse(Data(onAndroid.utf8), file: "hold.json")
+        } throws: { error in
+            let error = error as? ScenarioFileError
+            return error?.path == "$.timeline[1].device" && error?.message.contains("iPhone action") == true
+        }
+    }
+
     @Test func referencesMustNameDeclaredThings() throws {
         let callee = try refusal(#""callee": "bob""#, #""callee": "carol""#)
         #expect(callee.path == "$.timeline[0].callee")
