@@ -589,7 +589,7 @@ public final class CallCoordinator: Sendable {
     @discardableResult
     public func setHeld(callID: String, held: Bool) -> Bool {
         let callID = callID.lowercased()
-        guard state.withLock({ $0.machine.phase(of: callID) == .active }) else { return false }
+        guard state.withLock({ $0.machine.mayHold(callID) }) else { return false }
         apply(.setHeld(callID: callID, held: held, by: .app))
         return true
     }
@@ -604,7 +604,7 @@ public final class CallCoordinator: Sendable {
     @discardableResult
     public func setMuted(callID: String, muted: Bool) -> Bool {
         let callID = callID.lowercased()
-        guard state.withLock({ ($0.machine.phase(of: callID) ?? .ended) != .ended }) else { return false }
+        guard state.withLock({ $0.machine.mayMute(callID) }) else { return false }
         apply(.setMuted(callID: callID, muted: muted, by: .app))
         return true
     }

@@ -435,25 +435,25 @@ public struct PhoneCallMachine: Hashable, Sendable {
 
     // MARK: Hold and mute
 
+    /// True when the call may be held or resumed: only an active call (not ringing, not answering, not over) is.
+    public func mayHold(_ callID: String) -> Bool { calls[callID]?.phase == .active }
+
+    /// True when the call may be muted or unmuted: any call not over (an outgoing call may be muted while it dials).
+    public func mayMute(_ callID: String) -> Bool { (calls[callID]?.phase ?? .ended) != .ended }
+
     /// True when the call is in the state a ``PhoneCallInput/setHeld(callID:held:by:)`` from the system asked for:
     /// the native UI fulfils its action then (CallKit's `CXSetHeldCallAction`), and fails it otherwise (a call not
     /// active cannot be held, an unknown one neither).
-    public func isHeld(_ callID: String, _ held: Bool) -> Bool {
-        guard let call = calls[callID], call.phase == .active else { return false }
-        return call.held == held
-    }
+    public func isHeld(_ callID: String, _ held: Bool) -> Bool { mayHold(callID) && calls[callID]?.held == held }
 
     /// True when the call is not over and in the mute state asked for (``isHeld(_:_:)``'s counterpart for
     /// `CXSetMutedCallAction`).
-    public func isMuted(_ callID: String, _ muted: Bool) -> Bool {
-        guard let call = calls[callID], call.phase != .ended else { return false }
-        return call.muted == muted
-    }
+    public func isMuted(_ callID: String, _ muted: Bool) -> Bool { mayMute(callID) && calls[callID]?.muted == muted }
 
-    /// Only an active call is held, and one that is already so changes nothing. Resuming holds the others first, so
-    /// two calls are never heard at once.
+    /// Only a call ``mayHold(_:)`` is held, and one that is already so changes nothing. Resuming holds the others
+    /// first, so two calls are never heard at once.
     private mutating func setHeld(_ callID: String, _ held: Bool, by source: ControlSource) -> [PhoneCallEffect] {
-        guard let call = calls[callID], call.phase == .active, call.held != held else { return [] }
+        guard mayHold(callID), calls[callID]?.held != held else { return [] }
         let others = held ? [] : holdOthers(than: callID)
         switch source {
         case .app:
@@ -465,9 +465,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
     }
 
     /// A call on screen may be muted before it is answered (CallKit shows the button while an outgoing call dials), so
-    /// any call not over takes it.
+    /// any call ``mayMute(_:)`` takes it.
     private mutating func setMuted(_ callID: String, _ muted: Bool, by source: ControlSource) -> [PhoneCallEffect] {
-        guard let call = calls[callID], call.phase != .ended, call.muted != muted else { return [] }
+        guard mayMute(callID), calls[callID]?.muted != muted else { return [] }
         switch source {
         case .app:
             return [.requestMuted(callID: callID, muted: muted)]

@@ -559,7 +559,7 @@ class CallCoordinator(
      */
     fun setHeld(callId: String, held: Boolean): Boolean {
         val id = CallIds.normalize(callId) ?: return false
-        if (synchronized(lock) { state.machine.phase(id) } != PhoneCallMachine.Phase.ACTIVE) return false
+        if (!synchronized(lock) { state.machine.mayHold(id) }) return false
         apply(PhoneCallInput.SetHeld(id, held, ControlSource.APP))
         return true
     }
@@ -572,8 +572,7 @@ class CallCoordinator(
      */
     fun setMuted(callId: String, muted: Boolean): Boolean {
         val id = CallIds.normalize(callId) ?: return false
-        val phase = synchronized(lock) { state.machine.phase(id) }
-        if (phase == null || phase == PhoneCallMachine.Phase.ENDED) return false
+        if (!synchronized(lock) { state.machine.mayMute(id) }) return false
         apply(PhoneCallInput.SetMuted(id, muted, ControlSource.APP))
         return true
     }

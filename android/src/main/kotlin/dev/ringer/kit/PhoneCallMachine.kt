@@ -325,28 +325,28 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
 
     // Hold and mute
 
+    /** True when the call may be held or resumed: only an active call (not ringing, not answering, not over) is. */
+    fun mayHold(callId: String): Boolean = callTable[callId]?.phase == Phase.ACTIVE
+
+    /** True when the call may be muted or unmuted: any call not over (an outgoing call may be muted while it dials). */
+    fun mayMute(callId: String): Boolean = (callTable[callId]?.phase ?: Phase.ENDED) != Phase.ENDED
+
     /**
      * True when the call is in the state a [PhoneCallInput.SetHeld] from the system asked for: the native UI completes
      * its change then, and refuses it otherwise (a call not active cannot be held, an unknown one neither).
      */
-    fun isHeld(callId: String, held: Boolean): Boolean {
-        val call = callTable[callId] ?: return false
-        return call.phase == Phase.ACTIVE && call.held == held
-    }
+    fun isHeld(callId: String, held: Boolean): Boolean = mayHold(callId) && callTable[callId]?.held == held
 
     /** True when the call is not over and in the mute state asked for ([isHeld]'s counterpart). */
-    fun isMuted(callId: String, muted: Boolean): Boolean {
-        val call = callTable[callId] ?: return false
-        return call.phase != Phase.ENDED && call.muted == muted
-    }
+    fun isMuted(callId: String, muted: Boolean): Boolean = mayMute(callId) && callTable[callId]?.muted == muted
 
     /**
-     * Only an active call is held, and one that is already so changes nothing. Resuming holds the others first, so two
-     * calls are never heard at once.
+     * Only a call that [mayHold] is held, and one that is already so changes nothing. Resuming holds the others first,
+     * so two calls are never heard at once.
      */
     private fun setHeld(callId: String, held: Boolean, by: ControlSource): List<PhoneCallEffect> {
-        val call = callTable[callId] ?: return emptyList()
-        if (call.phase != Phase.ACTIVE || call.held == held) return emptyList()
+        val call = callTable[callId]
+        if (call == null || !mayHold(callId) || call.held == held) return emptyList()
         val others = if (held) emptyList() else holdOthers(callId)
         return when (by) {
             ControlSource.APP -> others + PhoneCallEffect.RequestHeld(callId, held)
@@ -359,11 +359,11 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
 
     /**
      * A call on screen may be muted before it is answered (the system's UI offers it while an outgoing call dials), so
-     * any call not over takes it.
+     * any call that [mayMute] takes it.
      */
     private fun setMuted(callId: String, muted: Boolean, by: ControlSource): List<PhoneCallEffect> {
-        val call = callTable[callId] ?: return emptyList()
-        if (call.phase == Phase.ENDED || call.muted == muted) return emptyList()
+        val call = callTable[callId]
+        if (call == null || !mayMute(callId) || call.muted == muted) return emptyList()
         return when (by) {
             ControlSource.APP -> listOf(PhoneCallEffect.RequestMuted(callId, muted))
             ControlSource.SYSTEM -> {
