@@ -52,8 +52,9 @@ public struct BenchmarkReport: Hashable, Sendable {
             "VoIP pushes to the APNs sandbox: \(workload.pushes) per sender, \(workload.concurrency) in flight, "
                 + "over TLS on loopback; Ringer: \(pool), aioapns and h2load: one connection each")
         lines.append(
-            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
-                + "(a separate `ringer-lab sandbox` process); \(buildMode) build")
+            Self.machineLine(
+                cores: cores, cpuModel: cpuModel, buildMode: buildMode,
+                sharedBy: "the sender and the sandbox (a separate `ringer-lab sandbox` process)"))
         let senders = [ringer, aioapns, h2load] + (ringerOneConnection.map { [$0] } ?? [])
         // The two Ringer runs print the same sender name; the row says which connections each used.
         var labels = senders.map(\.report.sender)
@@ -110,6 +111,16 @@ public struct BenchmarkReport: Hashable, Sendable {
         guard let summary else { return "-" }
         return "\(summary.p50IsLowerBound ? ">=" : "")\(fixed(summary.p50))/"
             + "\(summary.p99IsLowerBound ? ">=" : "")\(fixed(summary.p99))"
+    }
+
+    /// A report's `machine:` line: the cores and CPU model, what shares them, and how the code was built.
+    /// - Parameters:
+    ///   - cores: the machine's cores.
+    ///   - cpuModel: from /proc/cpuinfo, if known.
+    ///   - buildMode: `release` or `debug`.
+    ///   - sharedBy: what runs on those cores ("the sender and the sandbox").
+    static func machineLine(cores: Int, cpuModel: String?, buildMode: String, sharedBy: String) -> String {
+        "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by \(sharedBy); \(buildMode) build"
     }
 
     /// A table row of latencies in milliseconds: `name`, the count, p50, p99 and the maximum; `0` and dashes for none.

@@ -101,9 +101,10 @@ public struct ClusterReport: Hashable, Sendable {
                 + "i+1 mod N, so with N > 1 every call crosses nodes) on 1 to 3 `ringer serve` nodes sharing one store, "
                 + "every node pushing to one APNs sandbox")
         lines.append(
-            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by every node, PostgreSQL, Redis, "
-                + "the sandbox and the load generator; \(buildMode) build; PostgreSQL with fsync and synchronous_commit on"
-        )
+            BenchmarkReport.machineLine(
+                cores: cores, cpuModel: cpuModel, buildMode: buildMode,
+                sharedBy: "every node, PostgreSQL, Redis, the sandbox and the load generator")
+                + "; PostgreSQL with fsync and synchronous_commit on")
         lines.append(
             "calls/s: highest open-loop rate sustained (\(BenchmarkReport.fixed(stepSeconds)) s steps at 0.9, 0.75, … "
                 + "of a closed-loop probe); latency over every call placed (>= : a lower bound, calls without a push)")

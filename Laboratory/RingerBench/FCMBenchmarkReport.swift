@@ -87,8 +87,9 @@ public struct FCMBenchmarkReport: Hashable, Sendable {
                 + "over TLS on loopback; Ringer: \(pool); firebase-admin send_each_async: HTTP/2 (httpx), "
                 + "send_each: HTTP/1.1 (requests, lists of \(workload.concurrency)); h2load: one connection")
         lines.append(
-            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the sender and the sandbox "
-                + "(a separate `ringer-lab sandbox` process); \(buildMode) build")
+            BenchmarkReport.machineLine(
+                cores: cores, cpuModel: cpuModel, buildMode: buildMode,
+                sharedBy: "the sender and the sandbox (a separate `ringer-lab sandbox` process)"))
         var senders = [ringer, firebaseAdmin]
         if let firebaseAdminSync { senders.append(firebaseAdminSync) }
         senders.append(h2load)

@@ -18,7 +18,7 @@ struct FanOutBenchmark: Sendable {
     /// - Throws: ``BenchmarkError`` when a child fails or the load generator's answer cannot be read.
     func run(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> FanOutReport {
         let load = SandboxedLoad(
-            name: "fanout", generatorName: "fan-out load generator", executable: executable, python: python)
+            name: "fanout", generatorName: FanOutRun.generatorName, executable: executable, python: python)
         return try await load.run(fixture: fixture, progress: progress) { stack in
             progress(
                 "fanout: setting up \(options.calls) callees with 10 devices each, then \(options.calls) calls at once")

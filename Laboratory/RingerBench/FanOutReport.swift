@@ -31,7 +31,7 @@ public struct FanOutReport: Hashable, Sendable {
     /// Devices that never rang.
     public var lost: Int { run.lost }
     /// Extra rings of one device for one call, plus rings for another user's call.
-    public var misdelivered: Int { run.duplicates + run.strays }
+    public var misdelivered: Int { run.misdelivered }
     /// The slowest push, decision -> provider receipt, ms; nil when none arrived.
     public var pushQueueMax: Double? { run.pushQueueMs.max() }
 
@@ -44,7 +44,7 @@ public struct FanOutReport: Hashable, Sendable {
     /// The `RESULT fanout …` line.
     public var resultLine: String {
         "RESULT fanout calls=\(run.calls) devices_per_call=\(run.devicesPerCall) reached=\(run.reached) lost=\(run.lost)"
-            + " duplicates=\(run.duplicates + run.strays)"
+            + " duplicates=\(misdelivered)"
             + " push_queue_p99_ms=\(BenchmarkReport.whole(LatencySummary(run.pushQueueMs)?.p99 ?? 0))"
             + " push_queue_max_ms=\(BenchmarkReport.whole(pushQueueMax ?? 0))"
     }
@@ -57,8 +57,9 @@ public struct FanOutReport: Hashable, Sendable {
                 + "(4 iPhones reached by VoIP push, 3 Android phones by FCM, 3 apps holding /v1/events), on one "
                 + "`ringer serve` (SQLite, plain HTTP on loopback) sending to one `ringer-lab sandbox`")
         lines.append(
-            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the server, the sandbox and "
-                + "the load generator; \(buildMode) build")
+            BenchmarkReport.machineLine(
+                cores: cores, cpuModel: cpuModel, buildMode: buildMode,
+                sharedBy: "the server, the sandbox and the load generator"))
         lines.append("")
         let rows = [
             ["", "count", "p50 ms", "p99 ms", "max ms"],
@@ -79,10 +80,7 @@ public struct FanOutReport: Hashable, Sendable {
                 + "; CPU: server \(BenchmarkReport.percentOfCores(serverCores)), sandbox \(BenchmarkReport.percentOfCores(sandboxCores)), "
                 + "load generator's main process \(BenchmarkReport.percentOfCores(generatorCores))"
                 + (run.firstFailure.map { "; first failure: \($0)" } ?? ""))
-        lines.append(
-            "reached \(run.reached) of \(run.expected) devices (\(run.apnsPushes) VoIP pushes, \(run.fcmMessages) FCM "
-                + "messages, \(run.socketEvents) socket events); lost \(run.lost), duplicates \(run.duplicates), "
-                + "strays \(run.strays)")
+        lines.append(run.deliveryLine)
         lines.append(
             "issue 11's goal (every device once, no push queued > \(BenchmarkReport.whole(Self.pushQueueGoalMilliseconds)) ms): "
                 + (meetsGoal ? "met" : "NOT met"))

@@ -18,7 +18,7 @@ struct GroupBenchmark: Sendable {
     /// - Throws: ``BenchmarkError`` when a child fails or the load generator's answer cannot be read.
     func run(fixture: BenchmarkFixture, progress: @Sendable (String) -> Void) async throws -> GroupReport {
         let load = SandboxedLoad(
-            name: "group", generatorName: "group load generator", executable: executable, python: python)
+            name: "group", generatorName: GroupRun.generatorName, executable: executable, python: python)
         return try await load.run(fixture: fixture, progress: progress) { stack in
             progress(
                 "group: setting up \(options.calls * options.callees) callees with 3 devices each, then "

@@ -29,14 +29,14 @@ public struct GroupReport: Hashable, Sendable {
     /// True when every device rang once, none after its leg ended, every answer was taken, and no push waited past
     /// the goal.
     public var meetsGoal: Bool {
-        run.lost == 0 && run.duplicates + run.strays == 0 && run.rungAfterEnd == 0 && run.ok == run.calls
+        run.lost == 0 && run.misdelivered == 0 && run.rungAfterEnd == 0 && run.ok == run.calls
             && run.answered == run.calls && (pushQueueMax ?? .infinity) <= Self.pushQueueGoalMilliseconds
     }
 
     /// The `RESULT group …` line.
     public var resultLine: String {
         "RESULT group calls=\(run.calls) callees_per_call=\(run.calleesPerCall) reached=\(run.reached)"
-            + " lost=\(run.lost) duplicates=\(run.duplicates + run.strays) rung_after_end=\(run.rungAfterEnd)"
+            + " lost=\(run.lost) duplicates=\(run.misdelivered) rung_after_end=\(run.rungAfterEnd)"
             + " push_queue_p99_ms=\(BenchmarkReport.whole(LatencySummary(run.pushQueueMs)?.p99 ?? 0))"
     }
 
@@ -49,8 +49,9 @@ public struct GroupReport: Hashable, Sendable {
                 + "holding /v1/events), first_answer; then one answer per call. One `ringer serve` (SQLite, plain "
                 + "HTTP on loopback) sending to one `ringer-lab sandbox`")
         lines.append(
-            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the server, the sandbox and "
-                + "the load generator; \(buildMode) build")
+            BenchmarkReport.machineLine(
+                cores: cores, cpuModel: cpuModel, buildMode: buildMode,
+                sharedBy: "the server, the sandbox and the load generator"))
         lines.append("")
         let rows = [
             ["", "count", "p50 ms", "p99 ms", "max ms"],
@@ -69,10 +70,7 @@ public struct GroupReport: Hashable, Sendable {
                 + "; last device rang \(run.lastRingMs.map { BenchmarkReport.whole($0) } ?? "-") ms after the first POST"
                 + "; CPU: server \(BenchmarkReport.percentOfCores(serverCores)), sandbox \(BenchmarkReport.percentOfCores(sandboxCores))"
                 + (run.firstFailure.map { "; first failure: \($0)" } ?? ""))
-        lines.append(
-            "reached \(run.reached) of \(run.expected) devices (\(run.apnsPushes) VoIP pushes, \(run.fcmMessages) FCM "
-                + "messages, \(run.socketEvents) socket events); lost \(run.lost), duplicates \(run.duplicates), "
-                + "strays \(run.strays)")
+        lines.append(run.deliveryLine)
         lines.append(
             "answers: \(run.answered) of \(run.calls); devices of the legs they ended told to stop: \(run.stopped) of "
                 + "\(run.stopExpected); rings after a leg ended: \(run.rungAfterEnd)")

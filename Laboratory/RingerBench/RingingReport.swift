@@ -118,8 +118,9 @@ public struct RingingReport: Hashable, Sendable {
                 + "callees with an iPhone whose VoIP token the APNs sandbox knows) while idle sockets of other users "
                 + "are open on one `ringer serve` (SQLite, plain HTTP on loopback)")
         lines.append(
-            "machine: \(cores) cores\(cpuModel.map { " (\($0))" } ?? ""), shared by the server, the sandbox, "
-                + "the load generator and \(holders) socket holder(s); \(buildMode) build")
+            BenchmarkReport.machineLine(
+                cores: cores, cpuModel: cpuModel, buildMode: buildMode,
+                sharedBy: "the server, the sandbox, the load generator and \(holders) socket holder(s)"))
         lines.append(
             "server open-file limit \(serverFileLimit): at most \(largestIdleSockets) idle sockets; "
                 + "sockets closed by the server while held: \(closedEarly)")

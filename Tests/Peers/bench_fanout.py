@@ -33,30 +33,17 @@ import argparse
 import asyncio
 import collections
 import json
-import secrets
-import ssl
 import sys
 import time
 
-import aiohttp
-import httpx
-from websockets.asyncio.client import connect
-
-from burst import Deliveries, add_burst_arguments, burst, fcm_token, poll_until
+from burst import Deliveries, Setup, add_burst_arguments, burst, poll_until
 
 IPHONES, ANDROIDS, SCREENS = 4, 3, 3
-SETUP_TIMEOUT = 120.0   # seconds one set-up request may take
 SETUP_PARALLEL = 64     # callees set up at once
 
 
 async def run(args):
-    admin_key = open(args.admin_key_file).read().strip()
-    ws_base = args.url.replace("http://", "ws://", 1)
-    connector = aiohttp.TCPConnector(limit=args.connections)
-    session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=SETUP_TIMEOUT))
-    tls = ssl.create_default_context(cafile=args.ca_file)
-    apns = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
-    fcm = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
+    setup = Setup(args)
     owner = {}          # push token -> (callee, device id)
     rings = []          # (call id, callee, device id, kind, wall-clock second), as they arrive
     callee_of_call = {}  # call id -> callee
@@ -65,19 +52,6 @@ async def run(args):
 
     def reach(call_id, device, kind, when):
         rings.append((call_id, device[0], device[1], kind, when))
-
-    async def user_token(user):
-        async with session.post(f"{args.url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
-                                headers={"authorization": f"Bearer {admin_key}"}) as response:
-            if response.status != 201:
-                raise SystemExit(f"POST /v1/tokens answered {response.status}")
-            return (await response.json())["token"]
-
-    async def put_device(bearer, device_id, body):
-        async with session.put(f"{args.url}/v1/devices/{device_id}", json=body,
-                               headers={"authorization": f"Bearer {bearer}"}) as response:
-            if response.status != 200:
-                raise SystemExit(f"PUT /v1/devices answered {response.status}: {await response.text()}")
 
     async def listen(socket, device):
         async for message in socket:
@@ -88,32 +62,22 @@ async def run(args):
     async def set_up(index, gate):
         async with gate:
             callee = f"{args.prefix}callee-{index}"
-            bearer = await user_token(callee)
+            bearer = await setup.user_token(callee)
             for k in range(IPHONES):
-                device_id, token = f"{callee}-iphone-{k}", secrets.token_hex(32)
-                registered = await apns.post(f"{args.sandbox_url}/sandbox/devices",
-                                             json={"token": token, "bundle_id": args.bundle_id})
-                if registered.status_code != 201:
-                    raise SystemExit(f"APNs POST /sandbox/devices answered {registered.status_code}")
-                await put_device(bearer, device_id, {"platform": "ios", "voip_token": token,
-                                                     "apns_environment": "sandbox", "bundle_id": args.bundle_id})
+                device_id, token = f"{callee}-iphone-{k}", await setup.apns_device()
+                await setup.put_device(bearer, device_id, {"platform": "ios", "voip_token": token,
+                                                           "apns_environment": "sandbox", "bundle_id": args.bundle_id})
                 owner[token] = (callee, device_id)
             for k in range(ANDROIDS):
-                device_id, token = f"{callee}-pixel-{k}", fcm_token()
-                registered = await fcm.post(f"{args.fcm_sandbox_url}/sandbox/devices",
-                                            json={"token": token, "project_id": args.fcm_project})
-                if registered.status_code != 201:
-                    raise SystemExit(f"FCM POST /sandbox/devices answered {registered.status_code}")
-                await put_device(bearer, device_id, {"platform": "android", "fcm_token": token})
+                device_id, token = f"{callee}-pixel-{k}", await setup.fcm_device()
+                await setup.put_device(bearer, device_id, {"platform": "android", "fcm_token": token})
                 owner[token] = (callee, device_id)
             for k in range(SCREENS):
                 device_id = f"{callee}-tab-{k}"
-                socket = await connect(f"{ws_base}/v1/events?device_id={device_id}",
-                                       additional_headers={"authorization": f"Bearer {bearer}"},
-                                       ping_interval=None, open_timeout=SETUP_TIMEOUT)
+                socket = await setup.events(bearer, device_id)
                 asyncio.ensure_future(listen(socket, (callee, device_id)))
             caller = f"{args.prefix}caller-{index}"
-            return await user_token(caller), callee
+            return await setup.user_token(caller), callee
 
     gate = asyncio.Semaphore(SETUP_PARALLEL)
     pairs = await asyncio.gather(*(set_up(index, gate) for index in range(args.calls)))
@@ -129,7 +93,7 @@ async def run(args):
         created[call_id] = created_at
         began[call_id] = began_at
 
-    deliveries = Deliveries(apns, fcm, args)
+    deliveries = Deliveries(setup.apns, setup.fcm, args)
 
     async def poll():
         for ringer, token, kind, when in await deliveries.new():
@@ -173,9 +137,7 @@ async def run(args):
         "duplicates": sum(count - 1 for count in reached.values()), "strays": strays,
         "apns_pushes": kinds["apns"], "fcm_messages": kinds["fcm"], "socket_events": kinds["socket"]}))
     sys.stdout.flush()
-    await apns.aclose()
-    await fcm.aclose()
-    await session.close()
+    await setup.close()
 
 
 def main():

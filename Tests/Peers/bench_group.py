@@ -33,50 +33,27 @@ import argparse
 import asyncio
 import collections
 import json
-import secrets
-import ssl
 import sys
 import time
 
-import aiohttp
-import httpx
-from websockets.asyncio.client import connect
-
-from burst import Deliveries, add_burst_arguments, burst, fcm_token, parse_time, poll_until
+from burst import Deliveries, Setup, add_burst_arguments, burst, parse_time, poll_until
 
 DEVICES = 3              # an iPhone (VoIP push), an Android phone (FCM), an app on screen (socket)
-SETUP_TIMEOUT = 120.0    # seconds one set-up request may take
 SETUP_PARALLEL = 64      # callees set up at once
 STOPS = {"call.answered_elsewhere", "call.cancelled"}
 
 
 async def run(args):
-    admin_key = open(args.admin_key_file).read().strip()
-    ws_base = args.url.replace("http://", "ws://", 1)
-    connector = aiohttp.TCPConnector(limit=args.connections)
-    session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=SETUP_TIMEOUT))
-    tls = ssl.create_default_context(cafile=args.ca_file)
-    apns = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
-    fcm = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
+    setup = Setup(args)
+    session = setup.session
     owner = {}           # push token -> (callee, device id)
     rings = []           # (call id, callee, device id, kind, wall-clock second): ringing deliveries, as they arrive
     stops = []           # (call id, callee, device id): deliveries telling a device to stop
     tokens = {}          # user -> token
 
     async def user_token(user):
-        async with session.post(f"{args.url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
-                                headers={"authorization": f"Bearer {admin_key}"}) as response:
-            if response.status != 201:
-                raise SystemExit(f"POST /v1/tokens answered {response.status}")
-            token = (await response.json())["token"]
-            tokens[user] = token
-            return token
-
-    async def put_device(bearer, device_id, body):
-        async with session.put(f"{args.url}/v1/devices/{device_id}", json=body,
-                               headers={"authorization": f"Bearer {bearer}"}) as response:
-            if response.status != 200:
-                raise SystemExit(f"PUT /v1/devices answered {response.status}: {await response.text()}")
+        tokens[user] = await setup.user_token(user)
+        return tokens[user]
 
     async def listen(socket, device):
         async for message in socket:
@@ -92,26 +69,16 @@ async def run(args):
             bearer = await user_token(callee)
             # The iPhone has both tokens, as RingerKit registers them: the VoIP token rings it, the ordinary one
             # carries the background push that stops it when its leg ends.
-            voip, alerts = secrets.token_hex(32), secrets.token_hex(32)
+            voip, alerts = await setup.apns_device(), await setup.apns_device()
             for token in (voip, alerts):
-                registered = await apns.post(f"{args.sandbox_url}/sandbox/devices",
-                                             json={"token": token, "bundle_id": args.bundle_id})
-                if registered.status_code != 201:
-                    raise SystemExit(f"APNs POST /sandbox/devices answered {registered.status_code}")
                 owner[token] = (callee, f"{callee}-iphone")
-            await put_device(bearer, f"{callee}-iphone", {"platform": "ios", "voip_token": voip, "apns_token": alerts,
-                                                          "apns_environment": "sandbox",
-                                                          "bundle_id": args.bundle_id})
-            token = fcm_token()
-            registered = await fcm.post(f"{args.fcm_sandbox_url}/sandbox/devices",
-                                        json={"token": token, "project_id": args.fcm_project})
-            if registered.status_code != 201:
-                raise SystemExit(f"FCM POST /sandbox/devices answered {registered.status_code}")
-            await put_device(bearer, f"{callee}-pixel", {"platform": "android", "fcm_token": token})
+            await setup.put_device(bearer, f"{callee}-iphone", {"platform": "ios", "voip_token": voip,
+                                                                "apns_token": alerts, "apns_environment": "sandbox",
+                                                                "bundle_id": args.bundle_id})
+            token = await setup.fcm_device()
+            await setup.put_device(bearer, f"{callee}-pixel", {"platform": "android", "fcm_token": token})
             owner[token] = (callee, f"{callee}-pixel")
-            socket = await connect(f"{ws_base}/v1/events?device_id={callee}-tab",
-                                   additional_headers={"authorization": f"Bearer {bearer}"},
-                                   ping_interval=None, open_timeout=SETUP_TIMEOUT)
+            socket = await setup.events(bearer, f"{callee}-tab")
             asyncio.ensure_future(listen(socket, (callee, f"{callee}-tab")))
 
     gate = asyncio.Semaphore(SETUP_PARALLEL)
@@ -128,7 +95,7 @@ async def run(args):
         created[call_id] = created_at
         caller_of[call_id] = caller_token
 
-    deliveries = Deliveries(apns, fcm, args)
+    deliveries = Deliveries(setup.apns, setup.fcm, args)
 
     async def poll():
         for ringer, token, kind, when in await deliveries.new():
@@ -212,9 +179,7 @@ async def run(args):
         "stop_expected": len(stop_expected), "stopped": stopped, "rung_after_end": rung_after_end,
         "apns_pushes": kinds["apns"], "fcm_messages": kinds["fcm"], "socket_events": kinds["socket"]}))
     sys.stdout.flush()
-    await apns.aclose()
-    await fcm.aclose()
-    await session.close()
+    await setup.close()
 
 
 def main():

@@ -1,17 +1,81 @@
-"""What the burst load generators (bench_fanout.py, bench_group.py) share: FCM-shaped tokens, the API's times, and
-the burst itself, N calls POSTed at one instant from several processes so the generator's own work (sockets, sandbox
-polls) does not pace them."""
+"""What the burst load generators (bench_fanout.py, bench_group.py) share: their clients of the server and the
+sandboxes for setting users and devices up, FCM-shaped tokens, the API's times, and the burst itself, N calls POSTed at
+one instant from several processes so the generator's own work (sockets, sandbox polls) does not pace them."""
 import asyncio
 import base64
 import concurrent.futures
 import json
 import multiprocessing
 import secrets
+import ssl
 import string
 import time
 from datetime import datetime
 
 import aiohttp
+import httpx
+from websockets.asyncio.client import connect
+
+SETUP_TIMEOUT = 120.0   # seconds one set-up request may take
+
+
+class Setup:
+    """The generator's clients: the server's API (`session`, with the admin key for user tokens) and the APNs and FCM
+    sandboxes (`apns`, `fcm`, httpx over HTTP/2 with the sandboxes' CA). A set-up request that fails ends the run."""
+
+    def __init__(self, args):
+        self.args = args
+        self.admin_key = open(args.admin_key_file).read().strip()
+        self.ws_base = args.url.replace("http://", "ws://", 1)
+        self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=args.connections),
+                                             timeout=aiohttp.ClientTimeout(total=SETUP_TIMEOUT))
+        tls = ssl.create_default_context(cafile=args.ca_file)
+        self.apns = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
+        self.fcm = httpx.AsyncClient(http2=True, verify=tls, timeout=60)
+
+    async def user_token(self, user):
+        """A day-long token for `user`, minted with the admin key."""
+        async with self.session.post(f"{self.args.url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
+                                     headers={"authorization": f"Bearer {self.admin_key}"}) as response:
+            if response.status != 201:
+                raise SystemExit(f"POST /v1/tokens answered {response.status}")
+            return (await response.json())["token"]
+
+    async def put_device(self, bearer, device_id, body):
+        """Registers a device of the token's user (`PUT /v1/devices/{id}`)."""
+        async with self.session.put(f"{self.args.url}/v1/devices/{device_id}", json=body,
+                                    headers={"authorization": f"Bearer {bearer}"}) as response:
+            if response.status != 200:
+                raise SystemExit(f"PUT /v1/devices answered {response.status}: {await response.text()}")
+
+    async def apns_device(self):
+        """A new APNs device token the APNs sandbox knows, for the bench's bundle id."""
+        token = secrets.token_hex(32)
+        registered = await self.apns.post(f"{self.args.sandbox_url}/sandbox/devices",
+                                          json={"token": token, "bundle_id": self.args.bundle_id})
+        if registered.status_code != 201:
+            raise SystemExit(f"APNs POST /sandbox/devices answered {registered.status_code}")
+        return token
+
+    async def fcm_device(self):
+        """A new FCM registration token the FCM sandbox knows, for the bench's project."""
+        token = fcm_token()
+        registered = await self.fcm.post(f"{self.args.fcm_sandbox_url}/sandbox/devices",
+                                         json={"token": token, "project_id": self.args.fcm_project})
+        if registered.status_code != 201:
+            raise SystemExit(f"FCM POST /sandbox/devices answered {registered.status_code}")
+        return token
+
+    async def events(self, bearer, device_id):
+        """The device's event socket (`/v1/events`), open."""
+        return await connect(f"{self.ws_base}/v1/events?device_id={device_id}",
+                             additional_headers={"authorization": f"Bearer {bearer}"},
+                             ping_interval=None, open_timeout=SETUP_TIMEOUT)
+
+    async def close(self):
+        await self.apns.aclose()
+        await self.fcm.aclose()
+        await self.session.close()
 
 
 def fcm_token():
