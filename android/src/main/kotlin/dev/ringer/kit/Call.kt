@@ -94,13 +94,7 @@ data class Call(
          */
         @JvmStatic fun fromJson(json: JSONObject): Call {
             val what = "Call"
-            val pushes = json.arrayOrNull("pushes", what)?.let { array ->
-                (0 until array.length()).map { index ->
-                    val item = array.opt(index) as? JSONObject
-                        ?: throw RingerWireException("Call.pushes[$index] is not an object")
-                    PushAttempt.fromJson(item)
-                }
-            }
+            val pushes = json.arrayOrNull("pushes", what)?.objects("Call.pushes") { PushAttempt.fromJson(it) }
             return Call(
                 callId = json.reqString("call_id", what),
                 state = CallState(json.reqString("state", what)),
@@ -135,11 +129,7 @@ data class CallList(val calls: List<Call>, val nextBefore: String?) {
         @JvmStatic fun fromJson(json: JSONObject): CallList {
             val what = "CallList"
             val array = json.arrayOrNull("calls", what) ?: throw RingerWireException("$what.calls is missing")
-            val calls = (0 until array.length()).map { index ->
-                val item = array.opt(index) as? JSONObject
-                    ?: throw RingerWireException("$what.calls[$index] is not an object")
-                Call.fromJson(item)
-            }
+            val calls = array.objects("$what.calls") { Call.fromJson(it) }
             return CallList(calls, json.stringOrNull("next_before", what))
         }
     }

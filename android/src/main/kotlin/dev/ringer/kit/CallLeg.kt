@@ -113,11 +113,7 @@ data class CallLeg(
         }
 
         /** Reads a JSON array of legs. @throws RingerWireException when an item is not a well-formed leg. */
-        @JvmStatic fun listFromJson(array: JSONArray, what: String): List<CallLeg> =
-            (0 until array.length()).map { index ->
-                val item = array.opt(index) as? JSONObject ?: throw RingerWireException("$what[$index] is not an object")
-                fromJson(item)
-            }
+        @JvmStatic fun listFromJson(array: JSONArray, what: String): List<CallLeg> = array.objects(what) { fromJson(it) }
 
         /** Writes legs as a JSON array. */
         @JvmStatic fun listToJson(legs: List<CallLeg>): JSONArray {

@@ -168,6 +168,12 @@ internal fun JSONObject.arrayOrNull(key: String, what: String): JSONArray? {
     return value as? JSONArray ?: throw RingerWireException("$what.$key is not an array")
 }
 
+/** The objects of an array, each read by [read]; an item that is not an object throws [RingerWireException] naming `$what[index]`. */
+internal fun <T> JSONArray.objects(what: String, read: (JSONObject) -> T): List<T> =
+    (0 until length()).map { index ->
+        read(opt(index) as? JSONObject ?: throw RingerWireException("$what[$index] is not an object"))
+    }
+
 /** An array of strings (e.g. readiness problem names), null when absent; a non-string item throws [RingerWireException]. */
 internal fun JSONObject.stringListOrNull(key: String, what: String): List<String>? =
     arrayOrNull(key, what)?.let { array ->

@@ -79,13 +79,7 @@ data class PushGroup(val count: Int, val others: List<Party>) {
         /** @throws RingerWireException when `count` is missing or an entry of `others` is not a party. */
         @JvmStatic fun fromJson(json: JSONObject): PushGroup {
             val what = "PushGroup"
-            val others = json.arrayOrNull("others", what)?.let { array ->
-                (0 until array.length()).map { index ->
-                    val item = array.opt(index) as? JSONObject
-                        ?: throw RingerWireException("PushGroup.others[$index] is not an object")
-                    Party.fromJson(item)
-                }
-            } ?: emptyList()
+            val others = json.arrayOrNull("others", what)?.objects("PushGroup.others") { Party.fromJson(it) } ?: emptyList()
             return PushGroup(json.reqInt("count", what), others)
         }
     }
