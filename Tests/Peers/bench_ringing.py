@@ -42,6 +42,8 @@ import aiohttp
 import httpx
 from websockets.asyncio.client import connect
 
+from burst import post_ringing_call
+
 SETUP_TIMEOUT = 120.0    # seconds a set-up request may take: a server with thousands of idle sockets is slow
 SETTLE_TIMEOUT = 5.0     # seconds to wait, after a step, for the last events and pushes
 
@@ -125,14 +127,7 @@ async def run(args):
         calls.attempts += 1
         began, clock = time.time(), time.monotonic()
         try:
-            async with session.post(f"{url}/v1/calls", json={"callee": callee, "has_video": False},
-                                    headers={"authorization": f"Bearer {caller_token}"}) as response:
-                body = await response.read()
-                if response.status != 201:
-                    raise RuntimeError(f"POST /v1/calls answered {response.status}: {body[:200]!r}")
-                call = json.loads(body)
-                if call.get("state") != "ringing":
-                    raise RuntimeError(f"the call is {call.get('state')}, not ringing")
+            call = await post_ringing_call(session, url, caller_token, {"callee": callee, "has_video": False})
         except Exception as error:
             if calls.first_failure is None:
                 calls.first_failure = f"{type(error).__name__}: {error}"[:300]

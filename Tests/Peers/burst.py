@@ -78,6 +78,20 @@ class Setup:
         await self.session.close()
 
 
+async def post_ringing_call(session, url, caller_token, body):
+    """`POST /v1/calls` with `body` as the caller; the call, which must be ringing (RuntimeError otherwise, naming
+    the status and body, or the state)."""
+    async with session.post(f"{url}/v1/calls", json=body,
+                            headers={"authorization": f"Bearer {caller_token}"}) as response:
+        answer = await response.read()
+        if response.status != 201:
+            raise RuntimeError(f"POST /v1/calls answered {response.status}: {answer[:200]!r}")
+        call = json.loads(answer)
+        if call.get("state") != "ringing":
+            raise RuntimeError(f"the call is {call.get('state')}, not ringing")
+        return call
+
+
 def fcm_token():
     """A registration token shaped like FCM's: `<instance id>:APA91b<base64url>`."""
     alphabet = string.ascii_letters + string.digits + "-_"
@@ -141,14 +155,7 @@ async def place_all(url, pairs, field, start_at, connections, timeout):
         async def place(caller_token, target):
             began_at, start = time.time(), time.monotonic()
             try:
-                async with session.post(f"{url}/v1/calls", json={field: target},
-                                        headers={"authorization": f"Bearer {caller_token}"}) as response:
-                    body = await response.read()
-                    if response.status != 201:
-                        raise RuntimeError(f"POST /v1/calls answered {response.status}: {body[:200]!r}")
-                    call = json.loads(body)
-                    if call.get("state") != "ringing":
-                        raise RuntimeError(f"the call is {call.get('state')}, not ringing")
+                call = await post_ringing_call(session, url, caller_token, {field: target})
             except Exception as error:
                 answer["first_failure"] = answer["first_failure"] or f"{type(error).__name__}: {error}"[:300]
                 return
