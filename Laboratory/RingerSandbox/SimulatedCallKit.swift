@@ -84,6 +84,8 @@ public final class SimulatedCallKit: CallUI, Sendable {
         case held(UUID, Bool)
         /// A `CXSetMutedCallAction` was fulfilled: the call is muted or unmuted.
         case muted(UUID, Bool)
+        /// A `CXPlayDTMFCallAction` was fulfilled: the app's media plays these keypad tones.
+        case dtmf(UUID, String)
         /// A cellular call arrived.
         case cellularArrived
         /// The user answered the cellular call that way (`decline`: it never connected).
@@ -157,6 +159,34 @@ public final class SimulatedCallKit: CallUI, Sendable {
     /// through `CXCallController` are performed on it.
     public func attach(_ coordinator: CallCoordinator) {
         attached.withLock { $0.coordinator = coordinator }
+        let route = audioRoute.snapshot
+        coordinator.audioOutputsChanged(current: route.current, outputs: route.outputs)
+    }
+
+    /// The simulated iPhone's audio outputs, as `AVAudioSession` would list them: its receiver and speaker, the
+    /// audio on the receiver until something moves it.
+    private let audioRoute = LockedValue<(current: String, outputs: [AudioOutput])>(
+        (
+            "earpiece",
+            [
+                AudioOutput(id: "earpiece", route: .earpiece, name: "iPhone"),
+                AudioOutput(id: "speaker", route: .speaker, name: "Speaker"),
+            ]
+        ))
+
+    /// The output the audio goes to now (an ``AudioOutput/id``).
+    public var currentAudioOutput: String { audioRoute.snapshot.current }
+
+    /// The app chose an output, as `CallKitAdapter` does through `AVAudioSession`: the simulated system moves the
+    /// audio there when it lists the output, and tells the attached coordinator as a route change.
+    public func applyAudioOutput(_ output: AudioOutput) {
+        let moved = audioRoute.withLock { route -> (String, [AudioOutput])? in
+            guard route.outputs.contains(where: { $0.id == output.id }), route.current != output.id else { return nil }
+            route.current = output.id
+            return (route.current, route.outputs)
+        }
+        guard let (current, outputs) = moved, let coordinator = attached.withLock({ $0.coordinator }) else { return }
+        coordinator.audioOutputsChanged(current: current, outputs: outputs)
     }
 
     /// Number of `reportNewIncomingCall` calls so far, accepted or not (PushKit's rule counts these).
@@ -305,6 +335,25 @@ public final class SimulatedCallKit: CallUI, Sendable {
         setMuted(id, muted: muted, coordinator: coordinator)
     }
 
+    /// The app asked to play keypad tones: a requested `CXPlayDTMFCallAction`, performed on the attached coordinator.
+    public func requestDTMF(id: UUID, digits: String) {
+        guard let coordinator = attached.withLock({ $0.coordinator }) else { return }
+        playDTMF(id, digits: digits, coordinator: coordinator)
+    }
+
+    /// The user taps keys on the call screen's keypad: CallKit performs one `CXPlayDTMFCallAction` per key, the next
+    /// only once the app fulfilled the last (Apple, `CXPlayDTMFCallAction`), so a failed key stops the rest.
+    /// - Returns: how many keys the app took.
+    @discardableResult
+    public func userPressesKeys(_ id: UUID, digits: String, coordinator: CallCoordinator) -> Int {
+        var taken = 0
+        for digit in digits {
+            guard playDTMF(id, digits: String(digit), coordinator: coordinator) else { break }
+            taken += 1
+        }
+        return taken
+    }
+
     /// The user taps Hold (or resumes) on the call screen: CallKit performs `CXSetHeldCallAction` on the app's
     /// delegate. Only a connected call can be held; CallKit keeps the state only if the app fulfils the action.
     public func userHolds(_ id: UUID, held: Bool, coordinator: CallCoordinator) {
@@ -401,6 +450,16 @@ public final class SimulatedCallKit: CallUI, Sendable {
             return true
         }
         if ended { onChange(.cellularEnded) }
+    }
+
+    /// A `CXPlayDTMFCallAction` performed on the app; only a connected call has a keypad.
+    @discardableResult
+    private func playDTMF(_ id: UUID, digits: String, coordinator: CallCoordinator) -> Bool {
+        guard store.withLock({ $0.calls[id]?.state == .active }) else { return false }
+        guard coordinator.dtmf(callID: id, digits: digits) else { return false }
+        store.withLock { $0.append(.dtmf(id, digits), at: now()) }
+        onChange(.dtmf(id, digits))
+        return true
     }
 
     private func setMuted(_ id: UUID, muted: Bool, coordinator: CallCoordinator) {

@@ -60,6 +60,10 @@ public final class SimulatedIPhone: Sendable {
         case audioRefused(callID: String)
         /// The app heard its call held (its media paused) or resumed.
         case held(callID: String, held: Bool)
+        /// The app heard its call muted or unmuted (its microphone stopped or resumed).
+        case muted(callID: String, muted: Bool)
+        /// The app's media was told to play these keypad tones on the call.
+        case tones(callID: String, digits: String)
         /// A cellular call arrived and the user answered it so (``SimulatedCallKit/CellularAnswer``), or it ended (nil).
         case cellular(SimulatedCallKit.CellularAnswer?)
     }
@@ -291,6 +295,18 @@ public final class SimulatedIPhone: Sendable {
         callKit.userHolds(uuid, held: held, coordinator: coordinator)
     }
 
+    /// The user taps Mute (`muted` true) or unmutes the call on CallKit's screen.
+    public func userMutes(callID: String, muted: Bool) {
+        guard let uuid = UUID(uuidString: callID), let coordinator else { return }
+        callKit.userMutes(uuid, muted: muted, coordinator: coordinator)
+    }
+
+    /// The user taps keys on CallKit's in-call keypad, one action per key.
+    public func userPressesKeys(callID: String, digits: String) {
+        guard let uuid = UUID(uuidString: callID), let coordinator else { return }
+        callKit.userPressesKeys(uuid, digits: digits, coordinator: coordinator)
+    }
+
     /// The user hangs up (or declines, or cancels) the call on the native UI.
     public func hangUp(callID: String) {
         guard let uuid = UUID(uuidString: callID), let coordinator else { return }
@@ -410,6 +426,10 @@ public final class SimulatedIPhone: Sendable {
             observe(.callKitEnded(callID: callID, reason: reason))
         case .heldChanged(let callID, let held):
             observe(.held(callID: callID, held: held))
+        case .mutedChanged(let callID, let muted):
+            observe(.muted(callID: callID, muted: muted))
+        case .dtmf(let callID, let digits):
+            observe(.tones(callID: callID, digits: digits))
         default:
             break
         }

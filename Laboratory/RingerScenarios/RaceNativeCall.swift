@@ -80,7 +80,7 @@ struct RaceNativeCall {
             case .ended(let id, let reason): list.end(id, at: moment.at, .remote(reason))
             case .userEnded(let id): list.end(id, at: moment.at, .local)
             case .endedBySystem(let id): list.end(id, at: moment.at, .system)
-            case .held, .muted, .cellularArrived, .cellularAnswered, .cellularHeld, .cellularEnded:
+            case .held, .muted, .dtmf, .cellularArrived, .cellularAnswered, .cellularHeld, .cellularEnded:
                 break  // none rings or ends one of the app's calls
             }
         }

@@ -201,6 +201,7 @@ final class RaceRecorder: Sendable {
         case .endedBySystem(let uuid): return "ended \(id(uuid)) with the app's process"
         case .held(let uuid, let held): return "\(held ? "held" : "resumed") \(id(uuid))"
         case .muted(let uuid, let muted): return "\(muted ? "muted" : "unmuted") \(id(uuid))"
+        case .dtmf(let uuid, let digits): return "keypad \(digits) on \(id(uuid))"
         case .cellularArrived: return "a cellular call arrives"
         case .cellularAnswered(let answer): return "the user answers the cellular call: \(answer.rawValue)"
         case .cellularHeld: return "the cellular call is held"
@@ -258,7 +259,7 @@ final class RaceRecorder: Sendable {
         case .notificationShown(let title, _): "alert shown: \(title)"
         case .audioRefused(let callID): "AUDIO REFUSED for \(callID)"
         // The CallKit history already shows these.
-        case .callKitReported, .userAnswered, .audioStarted, .held, .cellular: nil
+        case .callKitReported, .userAnswered, .audioStarted, .held, .muted, .tones, .cellular: nil
         }
     }
 }

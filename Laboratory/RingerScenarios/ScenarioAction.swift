@@ -66,6 +66,10 @@ public struct ScenarioAction: Sendable, Equatable {
         case cellularCallEnds
         /// iPhone: the user taps Hold (`held` true) or resumes the call on CallKit's screen.
         case hold(label: String, held: Bool)
+        /// iPhone: the user taps Mute (`muted` true) or unmutes the call on CallKit's screen.
+        case mute(label: String, muted: Bool)
+        /// iPhone: the user taps these keys on CallKit's in-call keypad.
+        case keypad(label: String, digits: String)
     }
 
     /// Scenario seconds after the start.
@@ -90,7 +94,8 @@ public struct ScenarioAction: Sendable, Equatable {
     public var callLabel: String? {
         switch kind {
         case .call(_, let label), .cancel(let label), .hangUp(let label), .answer(let label), .decline(let label),
-            .check(let label, _), .groupCall(_, _, let label), .ringMore(_, let label), .hold(let label, _):
+            .check(let label, _), .groupCall(_, _, let label), .ringMore(_, let label), .hold(let label, _),
+            .mute(let label, _), .keypad(let label, _):
             label
         default:
             nil
@@ -133,6 +138,8 @@ public struct ScenarioAction: Sendable, Equatable {
         case .cellularCall(let answer): return actor + "cellular call, answered \(answer.rawValue)"
         case .cellularCallEnds: return actor + "cellular call ends"
         case .hold(let label, let held): return actor + (held ? "hold \(label)" : "resume \(label)")
+        case .mute(let label, let muted): return actor + (muted ? "mute \(label)" : "unmute \(label)")
+        case .keypad(let label, let digits): return actor + "keypad \(digits) on \(label)"
         }
     }
 }

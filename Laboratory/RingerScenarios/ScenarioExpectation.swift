@@ -72,6 +72,10 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var wasHeld: Bool?
         /// The call was held when the scenario ended, as the app last heard it (`held`).
         public var held: Bool?
+        /// The call was muted when the scenario ended, as the app last heard it (`muted`).
+        public var muted: Bool?
+        /// The keypad tones the app's media was told to play on the call, in order (`tones`).
+        public var tones: String?
 
         /// Creates an expectation; nil checks nothing.
         public init(

@@ -156,6 +156,8 @@ extension ScenarioParser {
         device.media = try reader.bool("media")
         device.wasHeld = try reader.bool("was_held")
         device.held = try reader.bool("held")
+        device.muted = try reader.bool("muted")
+        device.tones = try reader.string("tones")
         let dispositions: [CallCoordinator.PushDisposition] = [
             .ringing, .duplicate, .unreadable, .expired, .alreadyEnded,
             .loggedOut,

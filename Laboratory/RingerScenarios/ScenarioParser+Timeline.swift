@@ -1,20 +1,22 @@
 import Foundation
+import RingerKit
 import RingerSandbox
 import RingerWire
 
 /// The `timeline` half of the parser: steps in time order, each naming declared devices, users and
 /// calls placed by an earlier step.
 extension ScenarioParser {
-    private static let deviceActions = [
-        "call", "ring_more", "cancel", "hang_up", "answer", "decline", "background", "foreground",
-        "kill_app", "phone_off", "phone_on", "network_down", "network_up", "force_stop", "doze", "wake", "lock",
-        "unlock",
-        "fcm_fault", "revoke_token", "cellular_call", "cellular_call_ends", "hold", "resume",
-    ]
     /// Actions only an Android phone can take.
     private static let androidActions = ["force_stop", "doze", "wake", "lock", "unlock", "fcm_fault", "revoke_token"]
     /// Actions only an iPhone can take so far: the Android phone host models a SIM call in issue 31's next step.
-    private static let iPhoneActions = ["cellular_call", "cellular_call_ends", "hold", "resume"]
+    private static let iPhoneActions = [
+        "cellular_call", "cellular_call_ends", "hold", "resume", "mute", "unmute", "keypad",
+    ]
+    private static let deviceActions =
+        [
+            "call", "ring_more", "cancel", "hang_up", "answer", "decline", "background", "foreground",
+            "kill_app", "phone_off", "phone_on", "network_down", "network_up",
+        ] + androidActions + iPhoneActions
     private static let otherActions = ["restart_server", "kill_node", "start_node", "check"]
 
     func timeline(
@@ -122,6 +124,15 @@ extension ScenarioParser {
             kind = .cellularCall(answer: SimulatedCallKit.CellularAnswer(rawValue: answer)!)
         case "cellular_call_ends": kind = .cellularCallEnds
         case "hold", "resume": kind = .hold(label: try placedCall(reader, calls), held: name == "hold")
+        case "mute", "unmute": kind = .mute(label: try placedCall(reader, calls), muted: name == "mute")
+        case "keypad":
+            let label = try placedCall(reader, calls)
+            guard let digits = try reader.string("digits"),
+                digits.count <= 64, !digits.isEmpty, digits.allSatisfy(PhoneCallMachine.dtmfDigits.contains)
+            else {
+                throw reader.error("digits", "expected 1 to 64 keypad keys (0-9, *, #, A-D)")
+            }
+            kind = .keypad(label: label, digits: digits)
         case "restart_server":
             kind = .restartServer(downFor: try reader.seconds("down_for", in: 0...Self.maximumTime) ?? 1)
         case "kill_node": kind = .killNode(try node(reader, nodes: nodes, required: true)!)

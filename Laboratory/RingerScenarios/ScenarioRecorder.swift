@@ -24,6 +24,10 @@ final class ScenarioRecorder: Sendable {
         var wasHeld: Set<String> = []
         /// Whether each call id was held as the app last heard it.
         var held: [String: Bool] = [:]
+        /// Whether each call id was muted as the app last heard it.
+        var muted: [String: Bool] = [:]
+        /// The keypad tones the app's media was told to play, per call id, in order.
+        var tones: [String: String] = [:]
         /// `apns-id`s of VoIP pushes that launched the killed app.
         var wokenBy: [String] = []
         /// `apns-id` and outcome (snake case) of each VoIP push PushKit handed to the app.
@@ -156,6 +160,12 @@ final class ScenarioRecorder: Sendable {
                 if held { record.wasHeld.insert(callID) }
                 record.held[callID] = held
                 return "app hears \(callID) \(held ? "held" : "resumed")"
+            case .muted(let callID, let muted):
+                record.muted[callID] = muted
+                return "app hears \(callID) \(muted ? "muted" : "unmuted")"
+            case .tones(let callID, let digits):
+                record.tones[callID, default: ""] += digits
+                return "app plays tones \(digits) on \(callID)"
             case .cellular(let answer?):
                 return "a cellular call arrives: the user answers \(answer.rawValue)"
             case .cellular(nil):

@@ -256,13 +256,19 @@ final class ScenarioSession {
             case .fcmFault(let fault): inject(fault, token: android.fcmToken)
             default: stack.fcmSandbox.revoke(token: android.fcmToken)
             }
-        case .cellularCall, .cellularCallEnds, .hold:
+        case .cellularCall, .cellularCallEnds, .hold, .mute, .keypad:
             guard case .iPhone(let iPhone) = phone else { return }
             switch action.kind {
             case .cellularCall(let answer): iPhone.cellularCallArrives(answer: answer)
             case .hold(let label, let held):
                 guard let callID = callID(label, at: at) else { return }
                 iPhone.userHolds(callID: callID, held: held)
+            case .mute(let label, let muted):
+                guard let callID = callID(label, at: at) else { return }
+                iPhone.userMutes(callID: callID, muted: muted)
+            case .keypad(let label, let digits):
+                guard let callID = callID(label, at: at) else { return }
+                iPhone.userPressesKeys(callID: callID, digits: digits)
             default: iPhone.cellularCallEnds()
             }
         case .restartServer, .killNode, .startNode, .check: break

@@ -144,6 +144,10 @@ struct ScenarioVerdict {
         compare("media", record.media.contains(callID), expected.media)
         compare("was_held", record.wasHeld.contains(callID), expected.wasHeld)
         compare("held", record.held[callID] ?? false, expected.held)
+        compare("muted", record.muted[callID] ?? false, expected.muted)
+        if let wanted = expected.tones, record.tones[callID] != wanted {
+            found.append("call \(label), \(id): tones are \(Self.show(record.tones[callID])), expected \(wanted)")
+        }
         compare(
             "delivered",
             android

@@ -63,6 +63,13 @@ public final class CallCoordinator: Sendable {
         /// The call's microphone was muted or unmuted, from the native UI or at the app's request: stop or resume
         /// sending audio.
         case mutedChanged(callID: String, muted: Bool)
+        /// The user pressed these keypad keys on the native call UI, or the app asked for them
+        /// (``CallCoordinator/playDTMF(callID:digits:)``): send them in the call's media (RFC 4733 telephone events,
+        /// or in-band tones, as the media stack does). Only the call that has the audio gets them.
+        case dtmf(callID: String, digits: String)
+        /// Where the calls' audio goes, or the outputs to choose from, changed (the system's picker, a headset, the
+        /// app's ``CallCoordinator/selectAudioOutput(id:)`` once the system did it): show it on an audio-route button.
+        case audioRouteChanged(AudioRoutes)
     }
 
     /// What became of a VoIP push. Every case was reported to the call UI first.
@@ -110,6 +117,8 @@ public final class CallCoordinator: Sendable {
         var waiters: [UUID: CheckedContinuation<RingerAPIClient?, Never>] = [:]
         /// True between the call UI's audio activation and deactivation.
         var audioActive = false
+        /// Where the calls' audio goes, and the app's choice (docs/decisions/0008 §2).
+        var audio = AudioRouteMachine()
         /// Answered calls whose media waits for the audio session.
         var mediaWaitingForAudio: [String: MediaSession] = [:]
         /// Whether the event stream is connected: the server then hears this app without keepalives.
@@ -133,7 +142,7 @@ public final class CallCoordinator: Sendable {
 
     /// This device's id, sent with ringing/accept/decline.
     public let deviceID: String
-    private let ui: any CallUI
+    let ui: any CallUI
     let observer: @Sendable (Observation) -> Void
     let now: @Sendable () -> Date
     let sleepUntil: @Sendable (Date) async throws -> Void
@@ -428,6 +437,11 @@ public final class CallCoordinator: Sendable {
             observer(.heldChanged(callID: callID, held: held))
         case .mutedChanged(let callID, let muted):
             observer(.mutedChanged(callID: callID, muted: muted))
+        case .requestDTMF(let callID, let digits):
+            guard let id = UUID(uuidString: callID) else { return }
+            ui.requestDTMF(id: id, digits: digits)
+        case .dtmf(let callID, let digits):
+            observer(.dtmf(callID: callID, digits: digits))
         }
     }
 
@@ -471,17 +485,23 @@ public final class CallCoordinator: Sendable {
     /// answered calls may start now. Starting audio earlier breaks it on iOS (Apple: "Making and
     /// receiving VoIP calls": configure the session, start audio only once it is activated).
     public func audioSessionActivated() {
-        let ready = state.withLock { state -> [(String, MediaSession)] in
+        let (ready, routeEffects) = state.withLock { state -> ([(String, MediaSession)], [AudioRouteEffect]) in
             state.audioActive = true
             defer { state.mediaWaitingForAudio.removeAll() }
-            return Array(state.mediaWaitingForAudio)
+            let video = state.machine.calls.values.contains { $0.phase == .active && !$0.held && $0.hasVideo }
+            return (Array(state.mediaWaitingForAudio), state.audio.handle(.audioActivated(video: video)))
         }
         for (callID, media) in ready { observer(.mediaCanStart(callID: callID, media: media)) }
+        carryOut(routeEffects)
     }
 
     /// The call UI deactivated the audio session (`provider(_:didDeactivate:)`).
     public func audioSessionDeactivated() {
-        state.withLock { $0.audioActive = false }
+        state.withLock { state in
+            state.audioActive = false
+            let callsLeft = state.machine.calls.values.contains { $0.phase != .ended }
+            _ = state.audio.handle(.audioDeactivated(callsLeft: callsLeft))
+        }
     }
 
     /// A media session is known for an answered call: start at once if audio is active, else wait.
@@ -552,7 +572,12 @@ public final class CallCoordinator: Sendable {
     /// audio session inactive. For a reset of the native call UI, which drops every call (Apple:
     /// `CXProviderDelegate.providerDidReset(_:)`: a reset ends all calls).
     public func endAllCalls() {
-        apply(.endAll, before: { $0.audioActive = false })
+        apply(
+            .endAll,
+            before: {
+                $0.audioActive = false
+                _ = $0.audio.handle(.audioDeactivated(callsLeft: false))
+            })
     }
 
     /// The native UI held or resumed a call (CallKit performed a `CXSetHeldCallAction`: its own button, "Hold &
@@ -575,6 +600,21 @@ public final class CallCoordinator: Sendable {
         let callID = uuid.uuidString.lowercased()
         apply(.setMuted(callID: callID, muted: muted, by: .system))
         return state.withLock { $0.machine.isMuted(callID, muted) }
+    }
+
+    /// The user pressed keys on the native keypad (CallKit performed a `CXPlayDTMFCallAction`; Telecom's
+    /// `onPlayDtmfTone`), or the call UI took the app's request: ``Observation/dtmf(callID:digits:)`` follows.
+    /// - Parameters:
+    ///   - uuid: the call's native id.
+    ///   - digits: the keys, each one of ``PhoneCallMachine/dtmfDigits``.
+    /// - Returns: true when the call has the audio and the digits are valid (fulfil the action); false otherwise
+    ///   (fail it: a held, ringing or ended call plays no tones).
+    @discardableResult
+    public func dtmf(callID uuid: UUID, digits: String) -> Bool {
+        let callID = uuid.uuidString.lowercased()
+        guard state.withLock({ $0.machine.mayPlayDTMF(callID, digits) }) else { return false }
+        apply(.playDTMF(callID: callID, digits: digits, by: .system))
+        return true
     }
 
     // MARK: The app's call controls
@@ -606,6 +646,22 @@ public final class CallCoordinator: Sendable {
         let callID = callID.lowercased()
         guard state.withLock({ $0.machine.mayMute(callID) }) else { return false }
         apply(.setMuted(callID: callID, muted: muted, by: .app))
+        return true
+    }
+
+    /// Plays keypad tones on a call from the app's own keypad, through the native UI (a `CXPlayDTMFCallAction`
+    /// transaction), so the system knows of them as of its own keypad's; ``Observation/dtmf(callID:digits:)`` follows
+    /// once the system did it, and the app's media sends them then.
+    /// - Parameters:
+    ///   - callID: the call id (any case).
+    ///   - digits: the keys, each one of ``PhoneCallMachine/dtmfDigits`` (`0`–`9`, `*`, `#`, `A`–`D`), 1 to 64.
+    /// - Returns: false when the call does not have the audio (not answered, held, over, unknown) or a digit is not a
+    ///   keypad key: nothing was asked.
+    @discardableResult
+    public func playDTMF(callID: String, digits: String) -> Bool {
+        let callID = callID.lowercased()
+        guard state.withLock({ $0.machine.mayPlayDTMF(callID, digits) }) else { return false }
+        apply(.playDTMF(callID: callID, digits: digits, by: .app))
         return true
     }
 

@@ -89,4 +89,16 @@ public protocol CallUI: AnyObject, Sendable {
     /// delegate, which tells the coordinator (``CallCoordinator/mute(callID:muted:)``); Android: Telecom's mute, then
     /// the same call.
     func requestMuted(id: UUID, muted: Bool)
+
+    /// Play keypad tones at the app's request. Apple: request a `CXPlayDTMFCallAction` (type single tone), performed
+    /// on the delegate, which tells the coordinator (``CallCoordinator/dtmf(callID:digits:)``); Android: the
+    /// same call at once (a self-managed call's tones are the app's media).
+    func requestDTMF(id: UUID, digits: String)
+
+    /// Send the calls' audio to this output, as the coordinator decided (the app chose it, or a video call starts on
+    /// the speaker). Apple: `AVAudioSession.overrideOutputAudioPort(.speaker)`, or `.none` and `setPreferredInput` of
+    /// the device's input port; Android: `Connection.requestCallEndpointChange` (API 34), `setAudioRoute` below. The
+    /// system's new route comes back through ``CallCoordinator/audioOutputsChanged(current:outputs:)``; a request the
+    /// system refuses changes nothing.
+    func applyAudioOutput(_ output: AudioOutput)
 }

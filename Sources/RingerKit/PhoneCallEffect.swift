@@ -68,6 +68,13 @@ public enum PhoneCallEffect: Hashable, Sendable {
     /// `requestMuteState`/`setMuted`); what the system did comes back as ``PhoneCallInput/setMuted(callID:muted:by:)``
     /// from ``ControlSource/system``.
     case requestMuted(callID: String, muted: Bool)
+    /// Ask the native call UI to play keypad tones on a call (Apple: a `CXPlayDTMFCallAction` transaction, so the
+    /// system's keypad and the app agree; Telecom: taken at once, a self-managed call's tones being the app's media);
+    /// what the system did comes back as ``PhoneCallInput/playDTMF(callID:digits:by:)`` from ``ControlSource/system``.
+    case requestDTMF(callID: String, digits: String)
+    /// Observation: play these keypad tones on the call (send them in its media, RFC 4733 telephone events or
+    /// in-band tones, as the media stack does).
+    case dtmf(callID: String, digits: String)
     /// Observation: the call was held (pause its media: the other party's audio and this microphone) or resumed
     /// (resume it). Still active either way: it is kept alive and ends as any answered call.
     case heldChanged(callID: String, held: Bool)

@@ -55,7 +55,8 @@ public struct IncomingPush: Hashable, Sendable {
     }
 }
 
-/// Who changed an active call's hold or mute: the phone's native call UI, or the app asking for it.
+/// Who changed an active call's hold or mute, or played its keypad tones: the phone's native call UI, or the app
+/// asking for it.
 public enum ControlSource: String, Hashable, Sendable {
     /// The system did it and the call is now so: CallKit performed a `CXSetHeldCallAction` or `CXSetMutedCallAction`
     /// (its own buttons, "Hold & Accept" of another call, a headset), Telecom called `Connection.onHold()`/`onUnhold()`
@@ -125,6 +126,11 @@ public enum PhoneCallInput: Hashable, Sendable {
     /// Mute or unmute the microphone of a call not over. From the ``ControlSource/system`` it is the call's new
     /// state; from the ``ControlSource/app`` a request the machine passes to the call UI.
     case setMuted(callID: String, muted: Bool, by: ControlSource)
+    /// Play keypad tones (`digits`, each one of ``PhoneCallMachine/dtmfDigits``) on the call that has the audio. From
+    /// the ``ControlSource/system`` the user pressed them on the native keypad (CallKit's `CXPlayDTMFCallAction`,
+    /// Telecom's `onPlayDtmfTone`) and the app's media sends them; from the ``ControlSource/app`` a request the machine
+    /// passes to the call UI. Refused (no effect) for a call not active, held, or with digits outside the set.
+    case playDTMF(callID: String, digits: String, by: ControlSource)
     /// The phone's wall clock was set since the offset was learned (by the user, or by the network's time):
     /// the offset no longer holds and is forgotten, so pushes ring until a new sample arrives.
     case phoneClockChanged

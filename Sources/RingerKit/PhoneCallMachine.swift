@@ -32,7 +32,8 @@ public import RingerWire
 ///   rings, and the server's answer to the ringing acknowledgement ends a call that is over (APNs'
 ///   `apns-expiration` and FCM's `ttl` drop truly late pushes upstream).
 /// - **A call among other calls**: an active call may be held and resumed, and any call not over muted, by the
-///   system or at the app's request, which goes through the system (docs/decisions/0008). One call has the audio:
+///   system or at the app's request, which goes through the system (docs/decisions/0008); keypad tones (DTMF) are
+///   played only on the call that has the audio, the same two ways. One call has the audio:
 ///   resuming a call, answering one or placing one holds every other active call first. Ending a call resumes
 ///   nothing (Apple leaves a held call held when the other ends, so nobody is overheard). A held call is still
 ///   active: it is kept alive and ends as any answered call.
@@ -430,6 +431,11 @@ public struct PhoneCallMachine: Hashable, Sendable {
             return setHeld(callID, held, by: source)
         case .setMuted(let callID, let muted, let source):
             return setMuted(callID, muted, by: source)
+        case .playDTMF(let callID, let digits, let source):
+            guard mayPlayDTMF(callID, digits) else { return [] }
+            return [
+                source == .app ? .requestDTMF(callID: callID, digits: digits) : .dtmf(callID: callID, digits: digits)
+            ]
         }
     }
 
@@ -440,6 +446,17 @@ public struct PhoneCallMachine: Hashable, Sendable {
 
     /// True when the call may be muted or unmuted: any call not over (an outgoing call may be muted while it dials).
     public func mayMute(_ callID: String) -> Bool { (calls[callID]?.phase ?? .ended) != .ended }
+
+    /// The tones a call may play (RFC 4733 §3.2's events 0–15: the twelve keys of a phone's keypad and the four
+    /// column keys `A`–`D`), which CallKit's `CXPlayDTMFCallAction` and Telecom's `onPlayDtmfTone` both carry.
+    public static let dtmfDigits = Set("0123456789*#ABCD")
+
+    /// True when `digits` (at least one of ``dtmfDigits``, at most 64) may be played on the call now: only the call
+    /// that has the audio, active and not held, sends tones the other party can hear.
+    public func mayPlayDTMF(_ callID: String, _ digits: String) -> Bool {
+        mayHold(callID) && calls[callID]?.held == false && !digits.isEmpty && digits.count <= 64
+            && digits.allSatisfy(Self.dtmfDigits.contains)
+    }
 
     /// True when the call is in the state a ``PhoneCallInput/setHeld(callID:held:by:)`` from the system asked for:
     /// the native UI fulfils its action then (CallKit's `CXSetHeldCallAction`), and fails it otherwise (a call not

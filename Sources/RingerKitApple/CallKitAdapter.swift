@@ -4,6 +4,7 @@
 #if RINGER_CALLKIT && canImport(CallKit) && canImport(PushKit) && canImport(AVFAudio)
 // CallKit's classes are not Sendable-annotated; Apple's samples share one CXProvider and call it from
 // any queue, as this adapter does.
+@preconcurrency public import AVFAudio
 @preconcurrency public import CallKit
 public import Dispatch
 public import Foundation
@@ -27,6 +28,7 @@ public final class CallKitAdapter: CallUI, Sendable {
     /// The controller that requests `CXStartCallAction`s for outgoing calls.
     public let callController: CXCallController
     private let delegate = CallKitProviderDelegate()
+    private let routes: AudioSessionRoutes
     private let queue: DispatchQueue?
     /// How a group call's caller is named on the call screen (`localizedCallerName`): the caller's name and how
     /// many others were rung with this user.
@@ -56,12 +58,19 @@ public final class CallKitAdapter: CallUI, Sendable {
     ///   - groupCallerName: a group call's shown name from the caller's name and the number of others rung
     ///     ("Alice and 2 others" by default, ``IncomingCallReport/defaultGroupName(caller:others:)``); give your own
     ///     to localize it.
+    ///   - audioSession: the session whose route the coordinator reports and sets (docs/ios-integration.md, "Audio
+    ///     route").
+    ///   - hasEarpiece: false on a device without a receiver (an iPad: `UIDevice.current.userInterfaceIdiom` is not
+    ///     `.phone`), so the earpiece is not offered.
     public init(
         configuration: CXProviderConfiguration = CallKitAdapter.defaultConfiguration(),
         queue: DispatchQueue? = nil,
-        groupCallerName: @escaping @Sendable (String, Int) -> String = IncomingCallReport.defaultGroupName
+        groupCallerName: @escaping @Sendable (String, Int) -> String = IncomingCallReport.defaultGroupName,
+        audioSession: AVAudioSession = .sharedInstance(),
+        hasEarpiece: Bool = true
     ) {
         self.groupCallerName = groupCallerName
+        routes = AudioSessionRoutes(session: audioSession, hasEarpiece: hasEarpiece)
         provider = CXProvider(configuration: configuration)
         callController = queue.map { CXCallController(queue: $0) } ?? CXCallController()
         self.queue = queue
@@ -74,13 +83,15 @@ public final class CallKitAdapter: CallUI, Sendable {
     public func attach(_ coordinator: CallCoordinator) {
         delegate.attach(coordinator)
         provider.setDelegate(delegate, queue: queue)
+        routes.start(reportingTo: coordinator)
     }
 
     // MARK: CallUI
 
     /// Apple: `CXProvider.reportNewIncomingCall(with:update:completion:)`. The handle is the caller's
     /// user id (Recents calls the caller back), the name theirs or, for a group call, "Alice and 2 others"
-    /// (`groupCallerName`); holding on (the coordinator takes `CXSetHeldCallAction`), grouping and DTMF off.
+    /// (`groupCallerName`); holding and DTMF on (the coordinator takes `CXSetHeldCallAction` and
+    /// `CXPlayDTMFCallAction`), grouping off (a Ringer call is one room, not a conference CallKit merges).
     public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
     {
         let update = CXCallUpdate()
@@ -90,7 +101,7 @@ public final class CallKitAdapter: CallUI, Sendable {
         update.supportsHolding = true
         update.supportsGrouping = false
         update.supportsUngrouping = false
-        update.supportsDTMF = false
+        update.supportsDTMF = true
         provider.reportNewIncomingCall(with: report.id, update: update, completion: completion)
     }
 
@@ -133,6 +144,19 @@ public final class CallKitAdapter: CallUI, Sendable {
     /// so CallKit's mute button and the app agree.
     public func requestMuted(id: UUID, muted: Bool) {
         callController.request(CXTransaction(action: CXSetMutedCallAction(call: id, muted: muted))) { _ in }
+    }
+
+    /// Sends the calls' audio to an output, as the coordinator decided: the speaker by `overrideOutputAudioPort`, any
+    /// other by preferring its input port (``AudioSessionRoutes``).
+    public func applyAudioOutput(_ output: AudioOutput) {
+        routes.apply(output)
+    }
+
+    /// Plays keypad tones at the app's request: requests a `CXPlayDTMFCallAction` of type single tone, performed on
+    /// the delegate, where the coordinator tells the app's media to send them.
+    public func requestDTMF(id: UUID, digits: String) {
+        let action = CXPlayDTMFCallAction(call: id, digits: digits, type: .singleTone)
+        callController.request(CXTransaction(action: action)) { _ in }
     }
 
     private func requestAnswerUnlessPerformed(_ id: UUID) {

@@ -122,6 +122,15 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
         if coordinator.mute(callID: action.callUUID, muted: action.isMuted) { action.fulfill() } else { action.fail() }
     }
 
+    /// The user pressed keys on CallKit's keypad, or the app asked through ``CallKitAdapter/requestDTMF(id:digits:)``
+    /// (`CXPlayDTMFCallAction`). Each keypad press is its own action (Apple: CallKit performs the next only after this
+    /// one is fulfilled); digits after a pause of a dialing string (`softPause`, `hardPause`) are played the same way.
+    /// Tones for a call without the audio, or outside the keypad's sixteen keys, fail.
+    func provider(_ provider: CXProvider, perform action: CXPlayDTMFCallAction) {
+        guard let coordinator else { return action.fail() }
+        if coordinator.dtmf(callID: action.callUUID, digits: action.digits) { action.fulfill() } else { action.fail() }
+    }
+
     /// An outgoing call starts. Only calls the server created (``CallKitAdapter/requestStart(callID:callee:hasVideo:)``)
     /// can start: a start action for any other UUID has no server call behind it and fails.
     func provider(_ provider: CXProvider, perform action: CXStartCallAction) {

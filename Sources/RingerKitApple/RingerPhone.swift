@@ -2,6 +2,7 @@
 // these frameworks but neither VoIP pushes nor AVAudioSession), and on Linux in the test-only target that
 // builds these files against mirrors of the frameworks (Tests/AppleMirrors), so CI type-checks every line.
 #if RINGER_CALLKIT && canImport(CallKit) && canImport(PushKit) && canImport(AVFAudio)
+public import AVFAudio
 public import CallKit
 public import Dispatch
 public import Foundation
@@ -67,6 +68,9 @@ public final class RingerPhone: Sendable {
     ///   - observer: told what the coordinator did, on any thread; start media on `.mediaCanStart`.
     ///   - groupCallerName: how a group call's caller is named on the call screen, from the caller's name and the
     ///     number of others rung ("Alice and 2 others" by default); give your own to localize it.
+    ///   - audioSession: the session whose route the coordinator reports (`.audioRouteChanged`) and sets
+    ///     (`coordinator.selectAudioOutput(id:)`).
+    ///   - hasEarpiece: false on a device without a receiver (an iPad), so the earpiece is not offered.
     public init(
         server: URL, deviceID: String = RingerPhone.installationID(),
         bundleID: String? = Bundle.main.bundleIdentifier, apnsEnvironment: APNsEnvironment,
@@ -79,14 +83,18 @@ public final class RingerPhone: Sendable {
         defaultsSuite: String? = nil,
         streamStatus: @escaping @Sendable (EventStream.Status) -> Void = { _ in },
         observer: @escaping @Sendable (CallCoordinator.Observation) -> Void = { _ in },
-        groupCallerName: @escaping @Sendable (String, Int) -> String = IncomingCallReport.defaultGroupName
+        groupCallerName: @escaping @Sendable (String, Int) -> String = IncomingCallReport.defaultGroupName,
+        audioSession: AVAudioSession = .sharedInstance(),
+        hasEarpiece: Bool = true
     ) {
         self.server = server
         self.http = http
         self.webSockets = webSockets
         self.defaultsSuite = defaultsSuite
         self.streamStatus = streamStatus
-        callKit = CallKitAdapter(configuration: configuration, queue: queue, groupCallerName: groupCallerName)
+        callKit = CallKitAdapter(
+            configuration: configuration, queue: queue, groupCallerName: groupCallerName, audioSession: audioSession,
+            hasEarpiece: hasEarpiece)
         // The server-minus-phone clock offset survives relaunches, so a push that launches the app is judged on
         // the server's timeline.
         let clockOffsets = UserDefaultsClockOffsetStore(defaults: Self.defaults(defaultsSuite))

@@ -345,6 +345,33 @@ import Testing
         #expect(harness.observed(.mutedChanged(callID: callID, muted: true)))
     }
 
+    @Test func keypadTonesFromCallKitAndFromTheAppAreCXPlayDTMFCallActions() async throws {
+        let (harness, controller, uuid) = try await answeredWithCallController()
+        let callID = uuid.uuidString.lowercased()
+        let key = CXPlayDTMFCallAction(call: uuid, digits: "7", type: .singleTone)
+        harness.provider.mirrorPerform(key)
+        #expect(await eventually(within: 5) { key.mirrorOutcome == .fulfilled })
+        #expect(harness.observed(.dtmf(callID: callID, digits: "7")))
+        let before = controller.mirrorTransactions.count
+        #expect(harness.phone.coordinator.playDTMF(callID: callID, digits: "0#"))
+        let actions = controller.mirrorTransactions.dropFirst(before).flatMap(\.actions)
+        let requested = try #require(actions.first as? CXPlayDTMFCallAction)
+        #expect(requested.callUUID == uuid && requested.digits == "0#" && requested.type == .singleTone)
+        #expect(await eventually(within: 5) { requested.mirrorOutcome == .fulfilled })
+        #expect(harness.observed(.dtmf(callID: callID, digits: "0#")))
+        let notAKey = CXPlayDTMFCallAction(call: uuid, digits: "x", type: .singleTone)
+        harness.provider.mirrorPerform(notAKey)
+        #expect(await eventually(within: 5) { notAKey.mirrorOutcome == .failed })
+    }
+
+    @Test func keypadTonesFailForARingingCall() async throws {
+        let (harness, _, uuid) = try await ringingWithCallController()
+        let key = CXPlayDTMFCallAction(call: uuid, digits: "7", type: .singleTone)
+        harness.provider.mirrorPerform(key)
+        #expect(await eventually(within: 5) { key.mirrorOutcome == .failed })
+        #expect(!harness.observed(.dtmf(callID: uuid.uuidString.lowercased(), digits: "7")))
+    }
+
     @Test func startActionWithoutAServerCallFails() async throws {
         let harness = PhoneHarness()
         let start = CXStartCallAction(call: UUID(), handle: CXHandle(type: .generic, value: "alice"))

@@ -13,6 +13,8 @@ struct PhoneHarness {
     let server = FakeCallServer()
     let sockets = FakeWebSockets()
     let observations = Recorder<CallCoordinator.Observation>()
+    /// The phone's own audio session, whose route the test moves (`mirrorConnect`, `mirrorDisconnect`).
+    let audioSession = AVAudioSession.mirrorMake()
     let phone: RingerPhone
 
     /// Creates the phone, logged in as "bob" unless `loggedIn` is false.
@@ -23,7 +25,7 @@ struct PhoneHarness {
             apnsEnvironment: .sandbox, pendingActions: InMemoryPendingActionStore(),
             callMemory: InMemoryCallMemoryStore(), http: server,
             webSockets: sockets, queue: DispatchQueue(label: "test.calls"),
-            observer: { observations.append($0) })
+            observer: { observations.append($0) }, audioSession: audioSession)
         if loggedIn { phone.logIn(userToken: "bob") }
     }
 

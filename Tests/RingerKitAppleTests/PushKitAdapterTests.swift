@@ -28,7 +28,7 @@ import Testing
         #expect(update.remoteHandle?.value == "alice")
         #expect(update.localizedCallerName == "Alice")
         #expect(update.hasVideo)
-        #expect(update.supportsHolding && !update.supportsGrouping && !update.supportsDTMF)
+        #expect(update.supportsHolding && !update.supportsGrouping && update.supportsDTMF)
         let server = harness.server
         #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(callID)/ringing") == 1 })
         #expect(harness.observed(.ringing(callID: callID)))

@@ -59,6 +59,14 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
     func requestMuted(id: UUID, muted: Bool) {
         lock.withLock { _requests.append("\(muted ? "mute" : "unmute") \(id.uuidString.lowercased())") }
     }
+
+    func requestDTMF(id: UUID, digits: String) {
+        lock.withLock { _requests.append("dtmf \(digits) \(id.uuidString.lowercased())") }
+    }
+
+    func applyAudioOutput(_ output: AudioOutput) {
+        lock.withLock { _requests.append("route \(output.id)") }
+    }
 }
 
 /// An HTTP transport that answers accept/ringing for one call id and 404s everything else.

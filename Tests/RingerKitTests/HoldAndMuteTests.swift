@@ -19,6 +19,8 @@ import Testing
                     seen.withLock { $0.append("\(held ? "held" : "resumed") \(callID)") }
                 case .mutedChanged(let callID, let muted):
                     seen.withLock { $0.append("\(muted ? "muted" : "unmuted") \(callID)") }
+                case .dtmf(let callID, let digits):
+                    seen.withLock { $0.append("tones \(digits) \(callID)") }
                 default: break
                 }
             })
@@ -93,5 +95,23 @@ import Testing
         coordinator.end(callID: ids[0]) { _ in }
         #expect(!coordinator.setMuted(callID: callID, muted: true))
         #expect(!coordinator.mute(callID: ids[0], muted: true))
+    }
+
+    @Test func keypadTonesPlayOnlyOnTheCallWithTheAudio() async throws {
+        let (coordinator, ui, ids, seen) = try await answered(1)
+        let callID = ids[0].uuidString.lowercased()
+        #expect(coordinator.dtmf(callID: ids[0], digits: "5"))
+        // The app's own keypad goes through the call UI; the media hears of it once the system performed it.
+        #expect(coordinator.playDTMF(callID: callID.uppercased(), digits: "12#"))
+        #expect(ui.controlRequests == ["dtmf 12# \(callID)"])
+        #expect(coordinator.dtmf(callID: ids[0], digits: "12#"))
+        #expect(!coordinator.playDTMF(callID: callID, digits: "1,2"), "a pause is not a keypad key")
+        #expect(!coordinator.dtmf(callID: ids[0], digits: "a"), "lowercase is not RFC 4733's spelling")
+        #expect(coordinator.hold(callID: ids[0], held: true))
+        #expect(!coordinator.dtmf(callID: ids[0], digits: "5"), "a held call plays no tones")
+        #expect(!coordinator.playDTMF(callID: callID, digits: "5"))
+        #expect(!coordinator.playDTMF(callID: UUID().uuidString, digits: "5"))
+        #expect(seen.snapshot == ["tones 5 \(callID)", "tones 12# \(callID)", "held \(callID)"])
+        #expect(ui.controlRequests == ["dtmf 12# \(callID)"])
     }
 }

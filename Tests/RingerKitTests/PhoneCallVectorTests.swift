@@ -132,6 +132,7 @@ import Testing
         "phone_clock_changed": [],
         "relaunched": [], "hang_up_refused": ["call_id", "kind", "problem"],
         "set_held": ["call_id", "held", "by"], "set_muted": ["call_id", "muted", "by"],
+        "play_dtmf": ["call_id", "digits", "by"],
     ]
 
     static func bool(_ value: Any?, _ what: String) throws -> Bool {
@@ -319,6 +320,9 @@ import Testing
             return .setHeld(callID: try callID(), held: try bool(input["held"], "input.held"), by: try source())
         case "set_muted":
             return .setMuted(callID: try callID(), muted: try bool(input["muted"], "input.muted"), by: try source())
+        case "play_dtmf":
+            return .playDTMF(
+                callID: try callID(), digits: try string(input["digits"], "input.digits"), by: try source())
         case let other: throw VectorError(description: "unknown input type \(other)")
         }
     }
@@ -362,6 +366,8 @@ import Testing
             case .requestMuted(let callID, let muted): ["type": "request_muted", "call_id": callID, "muted": muted]
             case .heldChanged(let callID, let held): ["type": "held_changed", "call_id": callID, "held": held]
             case .mutedChanged(let callID, let muted): ["type": "muted_changed", "call_id": callID, "muted": muted]
+            case .requestDTMF(let callID, let digits): ["type": "request_dtmf", "call_id": callID, "digits": digits]
+            case .dtmf(let callID, let digits): ["type": "dtmf", "call_id": callID, "digits": digits]
             case .participantsChanged(let callID, let legs):
                 ["type": "participants_changed", "call_id": callID, "legs": legsJSON(legs)]
             }

@@ -163,6 +163,27 @@ struct ScenarioValidationTests {
         }
     }
 
+    @Test func muteAndKeypadStepsAreReadAndTheirMistakesRefused() throws {
+        let steps = Self.valid.replacingOccurrences(
+            of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+            with: #"{"at": 2, "device": "bob-iphone", "action": "mute"}, "#
+                + #"{"at": 3, "device": "bob-iphone", "action": "keypad", "digits": "12*#AD"}, "#
+                + #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#
+        ).replacingOccurrences(of: #"{"rang": true}"#, with: #"{"rang": true, "muted": true, "tones": "12*#AD"}"#)
+        let scenario = try Scenario.parse(Data(steps.utf8), file: "mute.json")
+        #expect(scenario.timeline[1].kind == .mute(label: "call", muted: true))
+        #expect(scenario.timeline[2].kind == .keypad(label: "call", digits: "12*#AD"))
+        #expect(scenario.expect.calls["call"]?.devices["bob-iphone"]?.muted == true)
+        #expect(scenario.expect.calls["call"]?.devices["bob-iphone"]?.tones == "12*#AD")
+
+        for digits in [#""digits": "1,2""#, #""digits": "a""#, #""digits": """#, #""digits": 5"#] {
+            let refused = try refusal(#""action": "hang_up"}"#, #""action": "keypad", "# + digits + "}")
+            #expect(refused.path == "$.timeline[1].digits", "\(digits): \(refused)")
+        }
+        let missing = try refusal(#""action": "hang_up"}"#, #""action": "keypad"}"#)
+        #expect(missing.message.contains("keypad keys"), "\(missing)")
+    }
+
     @Test func referencesMustNameDeclaredThings() throws {
         let callee = try refusal(#""callee": "bob""#, #""callee": "carol""#)
         #expect(callee.path == "$.timeline[0].callee")

@@ -121,9 +121,10 @@ struct EventTranslator: Sendable {
             return told + [.participants(callID: callID, participants: legs.map(BridgeParticipant.init))]
         case .pushReported, .answered, .outgoingAnswered:
             return []
-        case .heldChanged, .mutedChanged:
-            // Not JavaScript's yet: the package's `held` and `muted` events come with its hold and mute methods
-            // (docs/decisions/0008 §6); until then an app holds and mutes only through the native call UI.
+        case .heldChanged, .mutedChanged, .dtmf, .audioRouteChanged:
+            // Not JavaScript's yet: the package's `held`, `muted`, `dtmf` and `audioRouteChanged` events come with
+            // its methods
+            // (docs/decisions/0008 §6); until then only the native call UI holds, mutes and plays tones.
             return []
         }
     }

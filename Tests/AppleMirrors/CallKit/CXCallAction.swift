@@ -73,3 +73,28 @@ open class CXSetMutedCallAction: CXCallAction {
         super.init(call: callUUID)
     }
 }
+
+/// Mirror of `CXPlayDTMFCallAction` (`CXPlayDTMFCallAction.h`).
+open class CXPlayDTMFCallAction: CXCallAction {
+    /// Apple: `CXPlayDTMFCallActionType` (`NS_ENUM(NSInteger)`, values 1, 2, 3).
+    public enum ActionType: Int, Sendable {
+        /// The user tapped a key of the in-call keypad.
+        case singleTone = 1
+        /// Digits after a soft pause (`,`) of a dialing string.
+        case softPause = 2
+        /// Digits after a hard pause (`;`) of a dialing string, which waits for the user.
+        case hardPause = 3
+    }
+
+    /// The digits to play.
+    open var digits: String
+    /// How to play them.
+    open var type: ActionType
+
+    /// Apple: `init(call callUUID: UUID, digits: String, type: CXPlayDTMFCallAction.ActionType)`.
+    public init(call callUUID: UUID, digits: String, type: ActionType) {
+        self.digits = digits
+        self.type = type
+        super.init(call: callUUID)
+    }
+}

@@ -35,6 +35,7 @@ public protocol CXProviderDelegate: NSObjectProtocol {
     func provider(_ provider: CXProvider, perform action: CXEndCallAction)
     func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction)
     func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction)
+    func provider(_ provider: CXProvider, perform action: CXPlayDTMFCallAction)
     func provider(_ provider: CXProvider, timedOutPerforming action: CXAction)
     func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession)
     func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession)
@@ -48,6 +49,7 @@ extension CXProviderDelegate {
     public func provider(_ provider: CXProvider, perform action: CXEndCallAction) {}
     public func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction) {}
     public func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction) {}
+    public func provider(_ provider: CXProvider, perform action: CXPlayDTMFCallAction) {}
     public func provider(_ provider: CXProvider, timedOutPerforming action: CXAction) {}
     public func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession) {}
     public func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession) {}
@@ -177,6 +179,7 @@ open class CXProvider: NSObject {
                 delegate.provider(provider, perform: start)
             case let hold as CXSetHeldCallAction: delegate.provider(provider, perform: hold)
             case let mute as CXSetMutedCallAction: delegate.provider(provider, perform: mute)
+            case let dtmf as CXPlayDTMFCallAction: delegate.provider(provider, perform: dtmf)
             default: break
             }
         }

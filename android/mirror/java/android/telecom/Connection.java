@@ -4,8 +4,10 @@
 package android.telecom;
 
 import android.net.Uri;
+import android.os.OutcomeReceiver;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 /**
  * Mirror of {@code android.telecom.Connection}: setters record; {@code setState}'s effect on
@@ -41,6 +43,10 @@ public abstract class Connection {
     /** Mirror only: whether destroy() was called, and every state set, in order. */
     public boolean mirrorDestroyed;
     public final List<Integer> mirrorStates = new ArrayList<Integer>();
+    /** Endpoints asked for with {@link #requestCallEndpointChange}, in order. */
+    public final List<CallEndpoint> mirrorEndpointRequests = new ArrayList<CallEndpoint>();
+    /** Routes asked for with {@link #setAudioRoute}, in order. */
+    public final List<Integer> mirrorAudioRoutes = new ArrayList<Integer>();
 
     public Connection() {}
 
@@ -101,4 +107,23 @@ public abstract class Connection {
     public void onShowIncomingCallUi() {}
     /** API 29: Telecom asks to silence the ringer (volume-down while ringing, or TelecomManager.silenceRinger()). */
     public void onSilence() {}
+    /** Deprecated in API 34 for the endpoint callbacks, which Telecom calls too from then on. */
+    @Deprecated public void onCallAudioStateChanged(CallAudioState state) {}
+    /** API 34. */
+    public void onCallEndpointChanged(CallEndpoint callEndpoint) {}
+    /** API 34. */
+    public void onAvailableCallEndpointsChanged(List<CallEndpoint> availableEndpoints) {}
+    /** API 34. */
+    public void onMuteStateChanged(boolean isMuted) {}
+    /** Deprecated in API 34 for {@link #requestCallEndpointChange}. Mirror body: recorded. */
+    @Deprecated public final void setAudioRoute(int route) { mirrorAudioRoutes.add(route); }
+    /** API 34. Mirror body: recorded; Telecom's answer is the test's to give. */
+    public final void requestCallEndpointChange(CallEndpoint endpoint, Executor executor,
+            OutcomeReceiver<Void, CallEndpointException> callback) {
+        mirrorEndpointRequests.add(endpoint);
+    }
+    /** API 23: a DTMF tone is to be played (a key pressed on an in-call surface). */
+    public void onPlayDtmfTone(char c) {}
+    /** Android: stop the tone {@link #onPlayDtmfTone} started. */
+    public void onStopDtmfTone() {}
 }

@@ -1,5 +1,6 @@
 package dev.ringer.android
 
+import dev.ringer.kit.AudioOutput
 import dev.ringer.kit.CallCoordinator
 
 /**
@@ -38,6 +39,18 @@ interface CallActions {
      * @return true when the core took it; false for a call over.
      */
     fun mute(callId: String, muted: Boolean): Boolean
+
+    /**
+     * Keypad tones were played on the call (`onPlayDtmfTone` from a system surface, or the app's request: a
+     * self-managed call's tones are the app's media).
+     * @return true when the core took them; false for a call without the audio or a key not on the keypad.
+     */
+    fun dtmf(callId: String, digits: String): Boolean
+
+    /**
+     * Telecom reported the phone's audio route: [current] is the id of one of [outputs], or null.
+     */
+    fun audioRouteChanged(current: String?, outputs: List<AudioOutput>)
 }
 
 /**
@@ -51,4 +64,7 @@ class CoordinatorActions(private val coordinator: CallCoordinator) : CallActions
     override fun audioSessionDeactivated() = coordinator.audioSessionDeactivated()
     override fun hold(callId: String, held: Boolean): Boolean = coordinator.hold(callId, held)
     override fun mute(callId: String, muted: Boolean): Boolean = coordinator.mute(callId, muted)
+    override fun dtmf(callId: String, digits: String): Boolean = coordinator.dtmf(callId, digits)
+    override fun audioRouteChanged(current: String?, outputs: List<AudioOutput>) =
+        coordinator.audioOutputsChanged(current, outputs)
 }

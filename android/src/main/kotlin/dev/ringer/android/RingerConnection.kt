@@ -1,5 +1,7 @@
 package dev.ringer.android
 
+import android.telecom.CallAudioState
+import android.telecom.CallEndpoint
 import android.telecom.Connection
 
 /**
@@ -53,6 +55,31 @@ class RingerConnection(val callId: String, val incoming: Boolean, private val ow
 
     /** Telecom resumes the held call. */
     override fun onUnhold() { owner.hold(callId, false) }
+
+    /**
+     * A key pressed on a system call surface (a car, a watch, a Bluetooth keypad): Telecom passes one tone per key and
+     * the core passes it to the app's media, which sends it; how long it sounds is the media's (RFC 4733 events carry
+     * their own duration), so [onStopDtmfTone] changes nothing.
+     */
+    override fun onPlayDtmfTone(c: Char) { owner.dtmf(callId, c.toString()) }
+
+    /** A self-managed call's tone is the app's media, which ends it itself. */
+    override fun onStopDtmfTone() {}
+
+    /** API 34: the call's audio moved (the user picked a device on a system surface, a headset came or went). */
+    override fun onCallEndpointChanged(callEndpoint: CallEndpoint) { owner.callEndpointChanged(callEndpoint) }
+
+    /** API 34: the devices the call's audio can go to changed. */
+    override fun onAvailableCallEndpointsChanged(availableEndpoints: List<CallEndpoint>) {
+        owner.availableCallEndpointsChanged(availableEndpoints)
+    }
+
+    /** API 34: Telecom's mute changed (a headset's mute button); the app's media follows the core's `MutedChanged`. */
+    override fun onMuteStateChanged(isMuted: Boolean) { owner.muteStateChanged(callId, isMuted) }
+
+    /** Below API 34: the route and the routes supported (from 34 the endpoint callbacks say it). */
+    @Suppress("OverridingDeprecatedMember", "DEPRECATION")
+    override fun onCallAudioStateChanged(state: CallAudioState) { owner.callAudioStateChanged(callId, state) }
 
     /** Android: a self-managed app shows its own incoming-call UI when Telecom says so (API 26). */
     override fun onShowIncomingCallUi() { owner.showIncomingCallUi(callId) }

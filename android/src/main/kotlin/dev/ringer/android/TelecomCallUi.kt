@@ -5,6 +5,8 @@ import android.content.Context
 import android.net.Uri
 import android.os.Build
 import android.os.Bundle
+import android.telecom.CallAudioState
+import android.telecom.CallEndpoint
 import android.telecom.Connection
 import android.telecom.ConnectionRequest
 import android.telecom.DisconnectCause
@@ -12,6 +14,7 @@ import android.telecom.PhoneAccount
 import android.telecom.PhoneAccountHandle
 import android.telecom.TelecomManager
 import android.telecom.VideoProfile
+import dev.ringer.kit.AudioOutput
 import dev.ringer.kit.CallEndReason
 import dev.ringer.kit.CallUi
 import dev.ringer.kit.IncomingCallReport
@@ -73,6 +76,10 @@ class TelecomCallUi(
     private val shownIncoming = HashSet<String>()
     /** Android refused the foreground service's microphone type at its last start (the app was in the background). */
     private var microphoneMissing = false
+    /** The phone's audio route as Telecom last reported it. */
+    private val routes = TelecomAudioRoutes(sdkInt)
+    /** Telecom's mute as it last reported it; null before it said. */
+    private var telecomMuted: Boolean? = null
 
     /** Whether calls go through Telecom; false on a device without it, where calls ring as notifications only. */
     val telecomAvailable: Boolean get() = telecom != null
@@ -168,6 +175,70 @@ class TelecomCallUi(
      * core is told at once and the app's media follows its `MutedChanged`.
      */
     override fun requestMuted(callId: String, muted: Boolean) { actions?.mute(callId, muted) }
+
+    /**
+     * The app plays keypad tones: a self-managed call's tones are the app's media, so the core is told at once, as for
+     * a key Telecom passed ([dtmf]), and the app's media sends them on its `Dtmf`.
+     */
+    override fun requestDtmf(callId: String, digits: String) { actions?.dtmf(callId, digits) }
+
+    /**
+     * Sends the calls' audio to [output] as the core decided, through the connection that has the audio (an active one,
+     * else any): `requestCallEndpointChange` on API 34+, `setAudioRoute` below ([TelecomAudioRoutes]).
+     */
+    override fun applyAudioOutput(output: AudioOutput) {
+        synchronized(lock) {
+            val connection = connections.values.firstOrNull { it.state == Connection.STATE_ACTIVE }
+                ?: connections.values.firstOrNull() ?: return
+            routes.apply(output, connection)
+        }
+    }
+
+    /** API 34: Telecom moved the audio (`Connection.onCallEndpointChanged`); the core hears the new route. */
+    internal fun callEndpointChanged(endpoint: CallEndpoint) {
+        report(synchronized(lock) { routes.endpointChanged(endpoint) })
+    }
+
+    /** API 34: the devices Telecom can route to changed (`onAvailableCallEndpointsChanged`). */
+    internal fun availableCallEndpointsChanged(endpoints: List<CallEndpoint>) {
+        report(synchronized(lock) { routes.availableEndpointsChanged(endpoints) })
+    }
+
+    /** Below API 34: the route and the routes supported (`onCallAudioStateChanged`), with Telecom's mute. */
+    internal fun callAudioStateChanged(callId: String, state: CallAudioState) {
+        report(synchronized(lock) { routes.audioStateChanged(state) } ?: return)
+        muteStateChanged(callId, state.isMuted)
+    }
+
+    /**
+     * Telecom reported its mute (a headset's or a car's mute button): only a change of it reaches the core, as the
+     * system's. Telecom knows nothing of the app's own mute (a self-managed call's microphone is the app's), so its
+     * unmuted state, said again at every route change, must not undo the app's.
+     */
+    internal fun muteStateChanged(callId: String, muted: Boolean) {
+        val changed = synchronized(lock) {
+            connections[callId] ?: return
+            val before = telecomMuted
+            telecomMuted = muted
+            before != muted && (before != null || muted)
+        }
+        if (changed) actions?.mute(callId, muted)
+    }
+
+    private fun report(reading: TelecomAudioRoutes.Reading?) {
+        reading ?: return
+        actions?.audioRouteChanged(reading.current, reading.outputs)
+    }
+
+    /**
+     * A key pressed on a system call surface (`Connection.onPlayDtmfTone`), for a call Telecom has active.
+     * @return false when no such call is active here, or the core refused the key (held, not a keypad key).
+     */
+    fun dtmf(callId: String, digits: String): Boolean {
+        val connection = synchronized(lock) { connections[callId] } ?: return false
+        if (connection.state != Connection.STATE_ACTIVE) return false
+        return actions?.dtmf(callId, digits) == true
+    }
 
     /**
      * Holds or resumes a call (Telecom's `onHold`/`onUnhold`, or the core's request): the core decides first, so its

@@ -122,6 +122,19 @@ class CallCoordinator(
 
         /** The call's microphone was muted or unmuted, by the system or at the app's request: stop or resume sending audio. */
         data class MutedChanged(val callId: String, val muted: Boolean) : Observation()
+
+        /**
+         * The user pressed these keypad keys on a system call surface (a car, a watch, through Telecom's
+         * `onPlayDtmfTone`), or the app asked for them ([playDtmf]): send them in the call's media (RFC 4733 telephone
+         * events, or in-band tones). Only the call that has the audio gets them.
+         */
+        data class Dtmf(val callId: String, val digits: String) : Observation()
+
+        /**
+         * Where the calls' audio goes, or the outputs to choose from, changed (a headset, a car, the app's
+         * [selectAudioOutput] once Telecom did it): show it on an audio-route button.
+         */
+        data class AudioRouteChanged(val routes: AudioRoutes) : Observation()
     }
 
     /** Whether requests can be made: before [connect] requests wait; after `connect(null)` pushes are refused. */
@@ -147,6 +160,8 @@ class CallCoordinator(
         val waiters = HashMap<Any, CancellableContinuation<RingerApiClient?>>()
         /** True between the call UI's audio activation and deactivation. */
         var audioActive = false
+        /** Where the calls' audio goes, and the app's choice (docs/decisions/0008 §2). */
+        val audio = AudioRouteMachine()
         /** Answered calls whose media waits for the audio session. */
         val mediaWaitingForAudio = LinkedHashMap<String, MediaSession>()
         /** Whether the event stream is connected: the server then hears this app without keepalives. */
@@ -395,6 +410,8 @@ class CallCoordinator(
             is PhoneCallEffect.RequestMuted -> ui.requestMuted(effect.callId, effect.muted)
             is PhoneCallEffect.HeldChanged -> observer(Observation.HeldChanged(effect.callId, effect.held))
             is PhoneCallEffect.MutedChanged -> observer(Observation.MutedChanged(effect.callId, effect.muted))
+            is PhoneCallEffect.RequestDtmf -> ui.requestDtmf(effect.callId, effect.digits)
+            is PhoneCallEffect.Dtmf -> observer(Observation.Dtmf(effect.callId, effect.digits))
         }
     }
 
@@ -436,18 +453,63 @@ class CallCoordinator(
      * Apple: `provider(_:didActivate:)`): media of answered calls may start now.
      */
     fun audioSessionActivated() {
+        var routeEffects: List<AudioRouteEffect> = emptyList()
         val ready = synchronized(lock) {
             state.audioActive = true
             val waiting = state.mediaWaitingForAudio.toList()
             state.mediaWaitingForAudio.clear()
+            val video = state.machine.calls.values.any { it.phase == PhoneCallMachine.Phase.ACTIVE && !it.held && it.hasVideo }
+            routeEffects = state.audio.handle(AudioRouteInput.AudioActivated(video))
             waiting
         }
         for ((callId, media) in ready) observer(Observation.MediaCanStart(callId, media))
+        carryOut(routeEffects)
     }
 
     /** The call UI deactivated audio (audio focus lost, `provider(_:didDeactivate:)`). */
     fun audioSessionDeactivated() {
-        synchronized(lock) { state.audioActive = false }
+        synchronized(lock) {
+            state.audioActive = false
+            val callsLeft = state.machine.calls.values.any { it.phase != PhoneCallMachine.Phase.ENDED }
+            state.audio.handle(AudioRouteInput.AudioDeactivated(callsLeft))
+        }
+    }
+
+    /** Where the calls' audio goes now and the outputs the system lists, as it last said. */
+    val audioRoutes: AudioRoutes get() = synchronized(lock) { state.audio.routes }
+
+    /**
+     * The system's audio route changed or was first read (the call UI calls this: `onCallEndpointChanged` and
+     * `onAvailableCallEndpointsChanged` on API 34+, `onCallAudioStateChanged` below). [Observation.AudioRouteChanged]
+     * follows when anything the app sees changed.
+     * @param current the id of the output in use, one of [outputs]' ids; null when the system names none.
+     */
+    fun audioOutputsChanged(current: String?, outputs: List<AudioOutput>) {
+        carryOut(synchronized(lock) { state.audio.handle(AudioRouteInput.OutputsChanged(current, outputs)) })
+    }
+
+    /**
+     * Sends the calls' audio to an output the system lists (the app's audio-route button), through Telecom: applied at
+     * once while a call's audio runs, else when it starts, and again when a held call resumes, until the last call
+     * ends. [Observation.AudioRouteChanged] follows once Telecom moved it.
+     * @param id an [AudioOutput.id] of [audioRoutes].
+     * @return false when the system lists no such output: nothing was asked.
+     */
+    fun selectAudioOutput(id: String): Boolean {
+        val (taken, effects) = synchronized(lock) {
+            state.audio.maySelect(id) to state.audio.handle(AudioRouteInput.Select(id))
+        }
+        carryOut(effects)
+        return taken
+    }
+
+    private fun carryOut(effects: List<AudioRouteEffect>) {
+        for (effect in effects) {
+            when (effect) {
+                is AudioRouteEffect.Apply -> ui.applyAudioOutput(effect.output)
+                is AudioRouteEffect.RouteChanged -> observer(Observation.AudioRouteChanged(effect.routes))
+            }
+        }
     }
 
     /** A media session is known for an answered call: start at once if audio is active, else wait. */
@@ -521,7 +583,10 @@ class CallCoordinator(
      * call UI, which drops every call (Apple: `providerDidReset(_:)`; Android: the `ConnectionService` unbound).
      */
     fun endAllCalls() {
-        apply(PhoneCallInput.EndAll, before = { it.audioActive = false })
+        apply(PhoneCallInput.EndAll, before = {
+            it.audioActive = false
+            it.audio.handle(AudioRouteInput.AudioDeactivated(callsLeft = false))
+        })
     }
 
     /**
@@ -546,6 +611,20 @@ class CallCoordinator(
         val id = CallIds.normalize(callId) ?: return false
         apply(PhoneCallInput.SetMuted(id, muted, ControlSource.SYSTEM))
         return synchronized(lock) { state.machine.isMuted(id, muted) }
+    }
+
+    /**
+     * The system played keypad tones on a call (Telecom's `onPlayDtmfTone`, or the call UI's own after
+     * [CallUi.requestDtmf]): [Observation.Dtmf] follows.
+     * @param digits the keys, each one of [PhoneCallMachine.DTMF_DIGITS].
+     * @return true when the call has the audio and the digits are keypad keys; false otherwise (a held, ringing or
+     *   ended call plays no tones).
+     */
+    fun dtmf(callId: String, digits: String): Boolean {
+        val id = CallIds.normalize(callId) ?: return false
+        if (!synchronized(lock) { state.machine.mayPlayDtmf(id, digits) }) return false
+        apply(PhoneCallInput.PlayDtmf(id, digits, ControlSource.SYSTEM))
+        return true
     }
 
     // The app's call controls
@@ -574,6 +653,21 @@ class CallCoordinator(
         val id = CallIds.normalize(callId) ?: return false
         if (!synchronized(lock) { state.machine.mayMute(id) }) return false
         apply(PhoneCallInput.SetMuted(id, muted, ControlSource.APP))
+        return true
+    }
+
+    /**
+     * Plays keypad tones on a call from the app's own keypad, through the native call UI; [Observation.Dtmf] follows
+     * once it took them, and the app's media sends them then.
+     * @param callId the call id, any case.
+     * @param digits the keys, each one of [PhoneCallMachine.DTMF_DIGITS] (`0`–`9`, `*`, `#`, `A`–`D`), 1 to 64.
+     * @return false when the call does not have the audio (not answered, held, over, unknown) or a digit is not a
+     *   keypad key: nothing was asked.
+     */
+    fun playDtmf(callId: String, digits: String): Boolean {
+        val id = CallIds.normalize(callId) ?: return false
+        if (!synchronized(lock) { state.machine.mayPlayDtmf(id, digits) }) return false
+        apply(PhoneCallInput.PlayDtmf(id, digits, ControlSource.APP))
         return true
     }
 

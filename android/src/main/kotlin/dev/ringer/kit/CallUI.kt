@@ -108,4 +108,19 @@ interface CallUi {
      * [CallCoordinator.Observation.MutedChanged]; Apple: a `CXSetMutedCallAction` request.
      */
     fun requestMuted(callId: String, muted: Boolean)
+
+    /**
+     * Play keypad tones at the app's request. Android: a self-managed call's tones are the app's media, so the UI tells
+     * [CallCoordinator.dtmf] at once and the app's media plays them on
+     * [CallCoordinator.Observation.Dtmf]; Apple: a `CXPlayDTMFCallAction` request.
+     */
+    fun requestDtmf(callId: String, digits: String)
+
+    /**
+     * Send the calls' audio to this output, as the coordinator decided (the app chose it, or a video call starts on the
+     * speaker). Android: `Connection.requestCallEndpointChange` (API 34), `setAudioRoute` below; Apple:
+     * `overrideOutputAudioPort`/`setPreferredInput`. The system's new route comes back through
+     * [CallCoordinator.audioOutputsChanged]; a request the system refuses changes nothing.
+     */
+    fun applyAudioOutput(output: AudioOutput)
 }

@@ -101,6 +101,19 @@ sealed class PhoneCallEffect {
     data class RequestMuted(val callId: String, val muted: Boolean) : PhoneCallEffect()
 
     /**
+     * Ask the native call UI to play keypad tones on a call (Telecom: taken at once, a self-managed call's tones being
+     * the app's media; CallKit: a `CXPlayDTMFCallAction`); what the system did comes back as [PhoneCallInput.PlayDtmf]
+     * from [ControlSource.SYSTEM].
+     */
+    data class RequestDtmf(val callId: String, val digits: String) : PhoneCallEffect()
+
+    /**
+     * Observation: play these keypad tones on the call (send them in its media, RFC 4733 telephone events or in-band
+     * tones, as the media stack does).
+     */
+    data class Dtmf(val callId: String, val digits: String) : PhoneCallEffect()
+
+    /**
      * Observation: the call was held (pause its media: the other party's audio and this microphone) or resumed. Still
      * active either way: it is kept alive and ends as any answered call.
      */

@@ -74,7 +74,7 @@ data class IncomingPush(
 }
 
 /**
- * Who changed a call's hold or mute. Swift: `ControlSource`.
+ * Who changed a call's hold or mute, or played its keypad tones. Swift: `ControlSource`.
  * @property rawValue the vectors' spelling (`system`, `app`).
  */
 enum class ControlSource(val rawValue: String) {
@@ -204,4 +204,12 @@ sealed class PhoneCallInput {
      * to the call UI). Swift: `setMuted(callID:muted:by:)`.
      */
     data class SetMuted(val callId: String, val muted: Boolean, val by: ControlSource) : PhoneCallInput()
+
+    /**
+     * Play keypad tones ([digits], each one of [PhoneCallMachine.DTMF_DIGITS]) on the call that has the audio. From the
+     * system the user pressed them (Telecom's `onPlayDtmfTone`, CallKit's `CXPlayDTMFCallAction`) and the app's media
+     * sends them; from the app a request passed to the call UI. Refused (no effect) for a call not active, held, or
+     * with digits outside the set. Swift: `playDTMF(callID:digits:by:)`.
+     */
+    data class PlayDtmf(val callId: String, val digits: String, val by: ControlSource) : PhoneCallInput()
 }

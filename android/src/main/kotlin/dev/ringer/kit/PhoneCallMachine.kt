@@ -25,7 +25,8 @@ package dev.ringer.kit
  * - Staleness is judged on the server's clock only, through the offset learned from it ([clockOffsetMs]);
  *   while no offset is known a push rings.
  * - A call among other calls: an active call may be held and resumed, and any call not over muted, by the system or
- *   at the app's request, which goes through the system (docs/decisions/0008). One call has the audio: resuming a
+ *   at the app's request, which goes through the system (docs/decisions/0008); keypad tones (DTMF) are played only on
+ *   the call that has the audio, the same two ways. One call has the audio: resuming a
  *   call, answering one or placing one holds every other active call first. Ending a call resumes nothing (Apple
  *   leaves a held call held when the other ends, so nobody is overheard). A held call is still active: it is kept
  *   alive and ends as any answered call.
@@ -320,6 +321,11 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
             is PhoneCallInput.Launched -> restoreAnswers(atMs)
             is PhoneCallInput.SetHeld -> setHeld(input.callId, input.held, input.by)
             is PhoneCallInput.SetMuted -> setMuted(input.callId, input.muted, input.by)
+            is PhoneCallInput.PlayDtmf -> when {
+                !mayPlayDtmf(input.callId, input.digits) -> emptyList()
+                input.by == ControlSource.APP -> listOf(PhoneCallEffect.RequestDtmf(input.callId, input.digits))
+                else -> listOf(PhoneCallEffect.Dtmf(input.callId, input.digits))
+            }
         }
     }
 
@@ -330,6 +336,13 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
 
     /** True when the call may be muted or unmuted: any call not over (an outgoing call may be muted while it dials). */
     fun mayMute(callId: String): Boolean = (callTable[callId]?.phase ?: Phase.ENDED) != Phase.ENDED
+
+    /**
+     * True when [digits] (one to 64 of [DTMF_DIGITS]) may be played on the call now: only the call that has the audio,
+     * active and not held, sends tones the other party can hear. Swift: `mayPlayDTMF(_:_:)`.
+     */
+    fun mayPlayDtmf(callId: String, digits: String): Boolean =
+        mayHold(callId) && callTable[callId]?.held == false && digits.length in 1..64 && digits.all { it in DTMF_DIGITS }
 
     /**
      * True when the call is in the state a [PhoneCallInput.SetHeld] from the system asked for: the native UI completes
@@ -767,6 +780,13 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
 
     /** Constants and the reason tables shared with the CallCoordinator (docs/test-vectors.md "The numbers the vectors rely on"). */
     companion object {
+        /**
+         * The tones a call may play: RFC 4733 §3.2's events 0–15, the twelve keys of a phone's keypad and the four
+         * column keys `A`–`D`, which Telecom's `onPlayDtmfTone` and CallKit's `CXPlayDTMFCallAction` both carry.
+         * Swift: `PhoneCallMachine.dtmfDigits`.
+         */
+        const val DTMF_DIGITS = "0123456789*#ABCD"
+
         /**
          * The group a call event shows, as its push would name it: every leg counted, the others (not the callee
          * reading it) named in the order rung, at most [MAXIMUM_NAMED_OTHERS]; null for a 1:1 call.

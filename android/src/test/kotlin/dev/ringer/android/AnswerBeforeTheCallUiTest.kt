@@ -1,6 +1,7 @@
 package dev.ringer.android
 
 import android.telecom.Connection
+import dev.ringer.kit.AudioOutput
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.CallEndReason
 import dev.ringer.kit.CallState
@@ -50,6 +51,8 @@ class AnswerBeforeTheCallUiTest {
         override fun reportCallAnswering(callId: String, atMs: Long) {}
         override fun requestHeld(callId: String, held: Boolean) {}
         override fun requestMuted(callId: String, muted: Boolean) {}
+        override fun requestDtmf(callId: String, digits: String) {}
+        override fun applyAudioOutput(output: AudioOutput) {}
     }
 
     private fun coordinator(ui: CallUi, clock: ManualClock, memory: InMemoryCallMemoryStore = InMemoryCallMemoryStore()) =

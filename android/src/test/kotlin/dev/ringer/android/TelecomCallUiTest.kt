@@ -1,10 +1,15 @@
 package dev.ringer.android
 
 import android.Manifest
+import android.os.ParcelUuid
+import android.telecom.CallAudioState
+import android.telecom.CallEndpoint
 import android.telecom.Connection
 import android.telecom.DisconnectCause
 import android.telecom.TelecomManager
 import android.telecom.VideoProfile
+import dev.ringer.kit.AudioOutput
+import dev.ringer.kit.AudioRoute
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.CallEndReason
 import dev.ringer.kit.CoordinatorHarness
@@ -221,6 +226,58 @@ class TelecomCallUiTest {
         rig.actions.holdable.remove("c1")
         rig.ui.requestHeld("c1", false)
         assertEquals("the core refused: the connection stays as it was", Connection.STATE_HOLDING, connection.state)
+    }
+
+    @Test fun telecomKeypadTonesReachTheCoreOnlyForAnActiveCall() {
+        val rig = TelecomRig()
+        val connection = rig.ringing("c1")
+        rig.actions.holdable.add("c1")
+        connection.onPlayDtmfTone('1')
+        connection.onAnswer()
+        rig.actions.answers.getValue("c1")(true)
+        connection.onPlayDtmfTone('7')
+        connection.onStopDtmfTone()
+        rig.ui.requestDtmf("c1", "0#")
+        connection.onHold()
+        connection.onPlayDtmfTone('9')
+        assertEquals(listOf("answer c1", "audio on", "dtmf 7 c1", "dtmf 0# c1", "hold c1"), rig.actions.log)
+        assertFalse("a held connection passes no key", rig.ui.dtmf("c1", "9"))
+        assertFalse(rig.ui.dtmf("c2", "9"))
+    }
+
+    @Test fun callEndpointsAreTheRouteFromApi34AndTheCoresChoiceIsAnEndpointRequest() {
+        val rig = TelecomRig(sdkInt = 34)
+        val connection = rig.ringing("c1")
+        val earpiece = CallEndpoint("Phone", CallEndpoint.TYPE_EARPIECE, ParcelUuid.fromString("00000000-0000-0000-0000-000000000001"))
+        val speaker = CallEndpoint("Speaker", CallEndpoint.TYPE_SPEAKER, ParcelUuid.fromString("00000000-0000-0000-0000-000000000002"))
+        val buds = CallEndpoint("Pixel Buds", CallEndpoint.TYPE_BLUETOOTH, ParcelUuid.fromString("00000000-0000-0000-0000-0000000000b1"))
+        connection.onAvailableCallEndpointsChanged(listOf(earpiece, speaker, buds))
+        connection.onCallEndpointChanged(buds)
+        @Suppress("DEPRECATION") connection.onCallAudioStateChanged(CallAudioState(false, CallAudioState.ROUTE_EARPIECE, 1))
+        val budsId = "00000000-0000-0000-0000-0000000000b1"
+        assertEquals(listOf("null of earpiece,speaker,$budsId", "$budsId of earpiece,speaker,$budsId"), rig.actions.routes)
+        rig.ui.applyAudioOutput(AudioOutput("speaker", AudioRoute.SPEAKER, "Speaker"))
+        rig.ui.applyAudioOutput(AudioOutput("gone", AudioRoute.WIRED, "Headset"))
+        assertEquals("only an endpoint Telecom lists is asked for", listOf(speaker), connection.mirrorEndpointRequests)
+        connection.onMuteStateChanged(true)
+        assertEquals(listOf("mute c1"), rig.actions.log)
+    }
+
+    @Test fun theAudioStateIsTheRouteBelowApi34AndTheCoresChoiceSetsTheRoute() {
+        val rig = TelecomRig(sdkInt = 33)
+        val connection = rig.ringing("c1")
+        val mask = CallAudioState.ROUTE_EARPIECE or CallAudioState.ROUTE_SPEAKER or CallAudioState.ROUTE_BLUETOOTH
+        @Suppress("DEPRECATION") connection.onCallAudioStateChanged(CallAudioState(false, CallAudioState.ROUTE_EARPIECE, mask))
+        connection.onCallEndpointChanged(CallEndpoint("Speaker", CallEndpoint.TYPE_SPEAKER, ParcelUuid.fromString("00000000-0000-0000-0000-000000000002")))
+        assertEquals(listOf("earpiece of earpiece,speaker,bluetooth"), rig.actions.routes)
+        rig.ui.applyAudioOutput(AudioOutput("bluetooth", AudioRoute.BLUETOOTH, "Bluetooth"))
+        rig.ui.applyAudioOutput(AudioOutput("streaming", AudioRoute.OTHER, "Streaming"))
+        assertEquals(listOf(CallAudioState.ROUTE_BLUETOOTH, CallAudioState.ROUTE_STREAMING), connection.mirrorAudioRoutes)
+        @Suppress("DEPRECATION") connection.onCallAudioStateChanged(CallAudioState(false, CallAudioState.ROUTE_BLUETOOTH, mask))
+        @Suppress("DEPRECATION") connection.onCallAudioStateChanged(CallAudioState(true, CallAudioState.ROUTE_BLUETOOTH, mask))
+        @Suppress("DEPRECATION") connection.onCallAudioStateChanged(CallAudioState(true, CallAudioState.ROUTE_SPEAKER, mask))
+        assertEquals("only a change of Telecom's own mute counts, not its unmuted state at each route change",
+            listOf("mute c1"), rig.actions.log)
     }
 
     @Test fun refusedAnswerClosesTheCallWithError() {

@@ -1,5 +1,6 @@
 package dev.ringer.android
 
+import dev.ringer.kit.AudioOutput
 import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
 import dev.ringer.kit.PushGroup
@@ -35,6 +36,18 @@ class RecordingActions : CallActions {
     override fun mute(callId: String, muted: Boolean): Boolean {
         log.add("${if (muted) "mute" else "unmute"} $callId")
         return true
+    }
+
+    override fun dtmf(callId: String, digits: String): Boolean {
+        log.add("dtmf $digits $callId")
+        return callId in holdable
+    }
+
+    /** The routes Telecom reported, in order: the current output's id and every output's id. */
+    val routes = ArrayList<String>()
+
+    override fun audioRouteChanged(current: String?, outputs: List<AudioOutput>) {
+        routes.add("$current of ${outputs.joinToString(",") { it.id }}")
     }
 }
 

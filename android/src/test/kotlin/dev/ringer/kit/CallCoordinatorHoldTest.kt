@@ -27,6 +27,7 @@ class CallCoordinatorHoldTest {
         when (it) {
             is CallCoordinator.Observation.HeldChanged -> "${if (it.held) "held" else "resumed"} ${it.callId}"
             is CallCoordinator.Observation.MutedChanged -> "${if (it.muted) "muted" else "unmuted"} ${it.callId}"
+            is CallCoordinator.Observation.Dtmf -> "tones ${it.digits} ${it.callId}"
             else -> null
         }
     }
@@ -85,5 +86,23 @@ class CallCoordinatorHoldTest {
         phone.coordinator.end(callId) {}
         assertFalse(phone.coordinator.setMuted(callId, true))
         assertFalse(phone.coordinator.mute(callId, true))
+    }
+
+    @Test
+    fun keypadTonesPlayOnlyOnTheCallWithTheAudio() {
+        val (phone, ids) = answered(1)
+        val callId = ids[0]
+        assertTrue("a key from a system surface", phone.coordinator.dtmf(callId, "5"))
+        assertTrue("the app's keypad goes through the call UI", phone.coordinator.playDtmf(callId.toUpperCase(), "12#"))
+        assertEquals(listOf("dtmf 12# $callId"), phone.ui.controlRequests)
+        assertTrue(phone.coordinator.dtmf(callId, "12#"))
+        assertFalse("not a keypad key", phone.coordinator.playDtmf(callId, "1,2"))
+        assertFalse("lowercase is not RFC 4733's spelling", phone.coordinator.dtmf(callId, "a"))
+        assertTrue(phone.coordinator.hold(callId, true))
+        assertFalse("a held call plays no tones", phone.coordinator.dtmf(callId, "5"))
+        assertFalse(phone.coordinator.playDtmf(callId, "5"))
+        assertFalse(phone.coordinator.playDtmf(CoordinatorHarness.newCallId(), "5"))
+        assertEquals(listOf("tones 5 $callId", "tones 12# $callId", "held $callId"), seen(phone))
+        assertEquals(listOf("dtmf 12# $callId"), phone.ui.controlRequests)
     }
 }

@@ -117,6 +117,14 @@ class FakeCallUi : CallUi {
     override fun requestMuted(callId: String, muted: Boolean) {
         synchronized(lock) { requestList.add("${if (muted) "mute" else "unmute"} $callId") }
     }
+
+    override fun requestDtmf(callId: String, digits: String) {
+        synchronized(lock) { requestList.add("dtmf $digits $callId") }
+    }
+
+    override fun applyAudioOutput(output: AudioOutput) {
+        synchronized(lock) { requestList.add("route ${output.id}") }
+    }
 }
 
 /**

@@ -299,7 +299,8 @@ class PhoneCallVectorTest {
             "keepalive_refused" to setOf("call_id", "call"), "deadline_reached" to setOf("call_id"), "account_changed" to setOf("account"),
             "server_time" to setOf("server_time_ms"), "phone_clock_changed" to emptySet(), "relaunched" to emptySet(),
             "hang_up_refused" to setOf("call_id", "kind", "problem"),
-            "set_held" to setOf("call_id", "held", "by"), "set_muted" to setOf("call_id", "muted", "by"))
+            "set_held" to setOf("call_id", "held", "by"), "set_muted" to setOf("call_id", "muted", "by"),
+            "play_dtmf" to setOf("call_id", "digits", "by"))
 
         /** Refuses a key the format does not have and a missing required one. */
         private fun only(json: JSONObject, what: String, keys: Set<String>, required: Set<String>) {
@@ -464,6 +465,7 @@ class PhoneCallVectorTest {
                 "relaunched" -> PhoneCallInput.Launched
                 "set_held" -> PhoneCallInput.SetHeld(callId(), bool(input, "held", "input.held"), source())
                 "set_muted" -> PhoneCallInput.SetMuted(callId(), bool(input, "muted", "input.muted"), source())
+                "play_dtmf" -> PhoneCallInput.PlayDtmf(callId(), string(input, "digits", "input.digits"), source())
                 else -> throw VectorError("unknown input type $type")
             }
         }
@@ -505,6 +507,8 @@ class PhoneCallVectorTest {
             is PhoneCallEffect.RequestMuted -> effect("request_muted", "call_id" to effect.callId, "muted" to effect.muted)
             is PhoneCallEffect.HeldChanged -> effect("held_changed", "call_id" to effect.callId, "held" to effect.held)
             is PhoneCallEffect.MutedChanged -> effect("muted_changed", "call_id" to effect.callId, "muted" to effect.muted)
+            is PhoneCallEffect.RequestDtmf -> effect("request_dtmf", "call_id" to effect.callId, "digits" to effect.digits)
+            is PhoneCallEffect.Dtmf -> effect("dtmf", "call_id" to effect.callId, "digits" to effect.digits)
         }
 
         private fun sameEffects(actual: List<JSONObject>, expected: List<JSONObject>): Boolean =

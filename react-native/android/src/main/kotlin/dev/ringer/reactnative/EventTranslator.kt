@@ -70,9 +70,9 @@ class EventTranslator {
             }
             // Told by other events: the push by `incoming` once it rings, an answer by `accepted` once media can start.
             is Observed.PushReported, is Observed.Answered, is Observed.OutgoingAnswered -> emptyList()
-            // Not JavaScript's yet: the package's `held` and `muted` events come with its hold and mute methods
-            // (docs/decisions/0008 §6); until then an app holds and mutes only through the native call UI.
-            is Observed.HeldChanged, is Observed.MutedChanged -> emptyList()
+            // Not JavaScript's yet: the package's `held`, `muted`, `dtmf` and `audioRouteChanged` events come with its methods
+            // (docs/decisions/0008 §6); until then only the native call UI holds, mutes and plays tones.
+            is Observed.HeldChanged, is Observed.MutedChanged, is Observed.Dtmf, is Observed.AudioRouteChanged -> emptyList()
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.ringer.reactnative
 
+import dev.ringer.kit.AudioRoutes
+
 /**
  * What the native half observed, as [EventTranslator] takes it: the SDK's `CallCoordinator.Observation`s, the event
  * stream's status, the readiness pre-flight and a placed call, named as in TestVectors/react-native/events.json
@@ -53,6 +55,12 @@ sealed class Observed {
 
     /** The call was muted or unmuted (`muted_changed`). */
     data class MutedChanged(val callId: String, val muted: Boolean) : Observed()
+
+    /** Keypad tones to play on the call (`dtmf`). */
+    data class Dtmf(val callId: String, val digits: String) : Observed()
+
+    /** The audio route or the outputs to choose from changed (`audio_route_changed`). */
+    data class AudioRouteChanged(val routes: AudioRoutes) : Observed()
 
     /** One person of a group call: who and where their leg is. */
     data class Participant(val user: CallInfo.Peer, val state: String)

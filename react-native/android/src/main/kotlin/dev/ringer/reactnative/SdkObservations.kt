@@ -29,6 +29,8 @@ internal object SdkObservations {
             observation.legs.map { Observed.Participant(CallInfo.Peer(it.user.id, it.user.name), it.state.rawValue) })
         is CallCoordinator.Observation.HeldChanged -> Observed.HeldChanged(observation.callId, observation.held)
         is CallCoordinator.Observation.MutedChanged -> Observed.MutedChanged(observation.callId, observation.muted)
+        is CallCoordinator.Observation.Dtmf -> Observed.Dtmf(observation.callId, observation.digits)
+        is CallCoordinator.Observation.AudioRouteChanged -> Observed.AudioRouteChanged(observation.routes)
     }
 
     /**
