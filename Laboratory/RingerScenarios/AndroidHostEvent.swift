@@ -47,12 +47,16 @@ public struct AndroidHostEvent: Decodable, Sendable {
     public var error: String?
     /// `request_failed`: what failed (never a token).
     public var detail: String?
+    /// `call_held`: whether the call is now held (true) or resumed.
+    public var held: Bool?
+    /// `sim_call_answered`: how the user answered the SIM call (`hold_and_accept`, `end_and_accept`, `decline`).
+    public var answer: String?
 
     /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
     /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
     private enum CodingKeys: String, CodingKey {
         case event, phone, tMs, presentation, cause, reason, message, priority, outcome, disposition, type, seq, state,
-            status, appState, title, body, postedBy, microphone, error, detail
+            status, appState, title, body, postedBy, microphone, error, detail, held, answer
         case callID = "callId"
     }
 }

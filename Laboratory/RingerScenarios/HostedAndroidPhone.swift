@@ -1,5 +1,5 @@
 import Foundation
-import RingerSandbox
+public import RingerSandbox
 import RingerSupport
 
 /// An Android phone in the ``AndroidPhoneHost``: the real Kotlin SDK over the Android mirror, in the host's JVM
@@ -124,6 +124,19 @@ public final class HostedAndroidPhone: Sendable {
     /// answered).
     /// - Parameter callID: the call id, a lowercase UUID.
     public func hangUp(callID: String) { userAction("hang_up", callID: callID) }
+
+    /// A SIM call arrives and the user answers it at once so (`sim_call`): "Hold & Accept" makes Telecom hold the app's
+    /// active calls and take its `ConnectionService`'s focus (released within 5 s, or its calls are disconnected),
+    /// "End & Accept" disconnects them, "Decline" leaves them be.
+    public func simCallArrives(answer: SimulatedCallKit.CellularAnswer) {
+        send("sim_call", ["answer": answer.rawValue])
+    }
+
+    /// The SIM call ends (`sim_call_ends`); Telecom resumes no call of another `ConnectionService`.
+    public func simCallEnds() { send("sim_call_ends", [:]) }
+
+    /// The user holds or resumes the call with the app's own button (`hold`, `resume`): the SDK's `setHeld`.
+    public func setHeld(callID: String, held: Bool) { send(held ? "hold" : "resume", ["call_id": callID]) }
 
     /// Moves the app (`set_app_state`). The runner's `killed` is Android's `swiped_away`.
     public func setAppState(_ appState: ScenarioDevice.AppState) {

@@ -231,6 +231,21 @@ final class ScenarioRecorder: Sendable {
             case "media_ready":
                 record.media.insert(callID)
                 return "media session for \(callID)"
+            case "call_held":
+                let held = event.held ?? false
+                if held { record.wasHeld.insert(callID) }
+                record.held[callID] = held
+                return "app hears \(callID) \(held ? "held" : "resumed")"
+            case "sim_call_answered":
+                return "a SIM call arrives: the user answers \(event.answer ?? "?")"
+            case "sim_call_ended":
+                return "the SIM call ends"
+            case "focus_lost":
+                return "Telecom takes the ConnectionService's focus"
+            case "focus_released":
+                return "the ConnectionService released its focus"
+            case "focus_timeout":
+                return "FOCUS NOT RELEASED within 5 s: Telecom disconnects the app's calls"
             case "call_ended":
                 record.stoppedRinging(callID, at: now)
                 let cause = DisconnectCause(

@@ -257,7 +257,18 @@ final class ScenarioSession {
             default: stack.fcmSandbox.revoke(token: android.fcmToken)
             }
         case .cellularCall, .cellularCallEnds, .hold, .mute, .keypad:
-            guard case .iPhone(let iPhone) = phone else { return }
+            guard case .iPhone(let iPhone) = phone else {
+                guard case .android(let android) = phone else { return }
+                switch action.kind {
+                case .cellularCall(let answer): android.simCallArrives(answer: answer)
+                case .cellularCallEnds: android.simCallEnds()
+                case .hold(let label, let held):
+                    guard let callID = callID(label, at: at) else { return }
+                    android.setHeld(callID: callID, held: held)
+                default: break
+                }
+                return
+            }
             switch action.kind {
             case .cellularCall(let answer): iPhone.cellularCallArrives(answer: answer)
             case .hold(let label, let held):

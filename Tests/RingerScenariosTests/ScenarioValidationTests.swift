@@ -154,13 +154,21 @@ struct ScenarioValidationTests {
             of: #""app": "killed", "behaviour""#, with: #""platform": "android", "app": "swiped_away", "behaviour""#
         ).replacingOccurrences(
             of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
-            with: #"{"at": 5, "device": "bob-iphone", "action": "hold"}"#)
+            with: #"{"at": 5, "device": "bob-iphone", "action": "mute"}"#)
         #expect {
             try Scenario.parse(Data(onAndroid.utf8), file: "hold.json")
         } throws: { error in
             let error = error as? ScenarioFileError
             return error?.path == "$.timeline[1].device" && error?.message.contains("iPhone action") == true
         }
+        // A SIM call and the app's own hold button are Android's too.
+        let simCall = onAndroid.replacingOccurrences(
+            of: #"{"at": 5, "device": "bob-iphone", "action": "mute"}"#,
+            with: #"{"at": 5, "device": "bob-iphone", "action": "cellular_call", "answer": "hold_and_accept"}, "#
+                + #"{"at": 6, "device": "bob-iphone", "action": "resume"}"#)
+        let android = try Scenario.parse(Data(simCall.utf8), file: "sim.json")
+        #expect(android.timeline[1].kind == .cellularCall(answer: .holdAndAccept))
+        #expect(android.timeline[2].kind == .hold(label: "call", held: false))
     }
 
     @Test func muteAndKeypadStepsAreReadAndTheirMistakesRefused() throws {

@@ -27,4 +27,12 @@ public abstract class ConnectionService extends Service {
     }
 
     public void onCreateOutgoingConnectionFailed(PhoneAccountHandle connectionManagerPhoneAccount, ConnectionRequest request) {}
+    /** API 28: Telecom gives the call focus to another ConnectionService's call. */
+    public void onConnectionServiceFocusLost() {}
+    /** API 28: Telecom gives this service the call focus. */
+    public void onConnectionServiceFocusGained() {}
+    /** API 28. Mirror body: counted in {@link #mirrorFocusReleases}. */
+    public final void connectionServiceFocusReleased() { mirrorFocusReleases++; }
+    /** How many times the service released its focus. */
+    public volatile int mirrorFocusReleases;
 }

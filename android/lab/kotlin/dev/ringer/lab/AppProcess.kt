@@ -35,6 +35,22 @@ interface AppProcess {
     /** The user hangs up [callId] (`Connection.onDisconnect`). @return false when no such connection exists. */
     fun hangUp(callId: String): Boolean
 
+    /**
+     * A SIM call arrives and the user answers it at once so ([answer]: `hold_and_accept`, `end_and_accept`, `decline`),
+     * with Telecom's rules for the app's self-managed calls: held (or disconnected when they cannot hold) and the
+     * `ConnectionService`'s focus taken, to be released within 5 s; disconnected for "End & Accept".
+     */
+    fun simCall(answer: String)
+
+    /** The SIM call ends; Telecom resumes no call of another `ConnectionService`. */
+    fun simCallEnds()
+
+    /**
+     * The user holds or resumes [callId] with the app's own button (`CallCoordinator.setHeld`).
+     * @return false when the SDK has no answered call with that id.
+     */
+    fun setHeld(callId: String, held: Boolean): Boolean
+
     /** The app's own login: `RingerPhone.logIn` with [userToken] (never logged). */
     fun logIn(userToken: String)
 

@@ -173,6 +173,32 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
         platformChanged()
     }
 
+    /**
+     * A SIM call arrives and the user answers it at once so: `hold_and_accept`, `end_and_accept` or `decline`.
+     * @throws HostError `bad_request` for another answer, `app_not_running` without a process (Telecom has no call of
+     *   the app's then, and a SIM call changes nothing of it).
+     */
+    fun simCall(answer: String) {
+        if (answer !in SIM_CALL_ANSWERS) throw HostError("bad_request", "unknown answer `$answer`")
+        val app = running() ?: throw HostError("app_not_running", "the app of ${spec.name} is not running")
+        app.simCall(answer)
+        platformChanged()
+    }
+
+    /** The SIM call ends. */
+    fun simCallEnds() {
+        running()?.simCallEnds() ?: world.output.event("sim_call_ended", spec.name, JSONObject())
+    }
+
+    /**
+     * The user holds or resumes [callId] with the app's own button.
+     * @throws HostError `app_not_running` without a process, `no_such_call` when the SDK has no answered call with it.
+     */
+    fun setHeld(callId: String, held: Boolean) {
+        val app = running() ?: throw HostError("app_not_running", "the app of ${spec.name} is not running")
+        if (!app.setHeld(callId, held)) throw HostError("no_such_call", "${spec.name} has no answered call $callId")
+    }
+
     /** FCM hands Play services a message: Android's rules decide whether and how the app sees it. */
     private fun deliver(message: FcmMessage): Receipt {
         val fate = AndroidRules.messageFate(state(), message.notification != null)
@@ -294,5 +320,10 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
         endProcess(AppState.FORCE_STOPPED)
         play.close()
         storage.deleteRecursively()
+    }
+
+    private companion object {
+        /** How the user may answer a SIM call during the app's call (the platform's "Hold & Accept" choice). */
+        val SIM_CALL_ANSWERS = setOf("hold_and_accept", "end_and_accept", "decline")
     }
 }

@@ -81,6 +81,12 @@ class PhoneHost(private val output: HostOutput, private val processes: AppProces
             phone(request).userAction(command, RequestFields.string(request, "call_id"))
             JSONObject()
         }
+        "sim_call" -> { phone(request).simCall(RequestFields.string(request, "answer")); JSONObject() }
+        "sim_call_ends" -> { phone(request).simCallEnds(); JSONObject() }
+        "hold", "resume" -> {
+            phone(request).setHeld(RequestFields.string(request, "call_id"), command == "hold")
+            JSONObject()
+        }
         "shutdown" -> {
             close()
             finished = true

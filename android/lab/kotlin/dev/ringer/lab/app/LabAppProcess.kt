@@ -131,6 +131,55 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
 
     override fun answer(callId: String): Boolean = onTelecom(callId) { it.onAnswer() }
 
+    override fun simCall(answer: String) {
+        emit("sim_call_answered", JSONObject().put("answer", answer))
+        if (answer == "decline") return
+        val releasesBefore = service.mirrorFocusReleases
+        telecom.submit {
+            for (connection in connections.values) {
+                val state = connection.state
+                if (state != Connection.STATE_ACTIVE && state != Connection.STATE_HOLDING) continue
+                // AOSP CallsManager: "Hold & Accept" holds the other app's active call, or disconnects it when it
+                // cannot be held; "End & Accept" disconnects it.
+                val canHold = connection.connectionCapabilities and Connection.CAPABILITY_HOLD != 0
+                if (answer == "end_and_accept" || !canHold) connection.onDisconnect()
+                else if (state == Connection.STATE_ACTIVE) connection.onHold()
+            }
+            if (answer == "hold_and_accept") {
+                // AOSP ConnectionServiceFocusManager: the SIM call's service asks for the call focus; this app's
+                // service must release it within RELEASE_FOCUS_TIMEOUT_MS (5 s) or its calls are disconnected.
+                emit("focus_lost", JSONObject())
+                service.onConnectionServiceFocusLost()
+            }
+        }.get(10, TimeUnit.SECONDS)
+        awaitTelecom()
+        if (answer != "hold_and_accept") return
+        if (service.mirrorFocusReleases > releasesBefore) {
+            emit("focus_released", JSONObject())
+            return
+        }
+        Thread({
+            Thread.sleep(setup.clock.realMs(FOCUS_RELEASE_TIMEOUT_MS))
+            if (dead || service.mirrorFocusReleases > releasesBefore) return@Thread
+            telecom.execute {
+                emit("focus_timeout", JSONObject())
+                for (connection in connections.values) {
+                    if (connection.state != Connection.STATE_DISCONNECTED) connection.onDisconnect()
+                }
+            }
+        }, "focus-deadline-${setup.phone}").apply { isDaemon = true }.start()
+    }
+
+    override fun simCallEnds() {
+        emit("sim_call_ended", JSONObject())
+    }
+
+    override fun setHeld(callId: String, held: Boolean): Boolean {
+        val taken = phone.coordinator.setHeld(callId, held)
+        awaitTelecom()
+        return taken
+    }
+
     override fun decline(callId: String): Boolean = onTelecom(callId) { it.onReject() }
 
     override fun hangUp(callId: String): Boolean = onTelecom(callId) { it.onDisconnect() }
@@ -242,6 +291,8 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
             }
             is CallCoordinator.Observation.RequestFailed -> emit("request_failed", JSONObject().put("call_id", observation.callId)
                 .put("detail", observation.detail))
+            is CallCoordinator.Observation.HeldChanged -> emit("call_held", JSONObject().put("call_id", observation.callId)
+                .put("held", observation.held))
             else -> {}
         }
     }
@@ -349,6 +400,9 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
 
     /** Names. */
     companion object {
+        /** AOSP `ConnectionServiceFocusManager.RELEASE_FOCUS_TIMEOUT_MS`: how long Telecom waits for a focus release. */
+        const val FOCUS_RELEASE_TIMEOUT_MS = 5000L
+
         private val CAUSES = mapOf(DisconnectCause.UNKNOWN to "UNKNOWN", DisconnectCause.ERROR to "ERROR",
             DisconnectCause.LOCAL to "LOCAL", DisconnectCause.REMOTE to "REMOTE", DisconnectCause.CANCELED to "CANCELED",
             DisconnectCause.MISSED to "MISSED", DisconnectCause.REJECTED to "REJECTED", DisconnectCause.BUSY to "BUSY",

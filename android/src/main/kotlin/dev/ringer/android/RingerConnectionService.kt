@@ -32,4 +32,16 @@ class RingerConnectionService : ConnectionService() {
     override fun onCreateOutgoingConnectionFailed(connectionManagerPhoneAccount: PhoneAccountHandle?, request: ConnectionRequest) {
         RingerComponents.callUi?.outgoingConnectionFailed(request)
     }
+
+    /**
+     * API 28: Telecom gives the call focus to another app's call (the user answered a SIM call with "Hold & Accept").
+     * It has held this service's active calls already (each declares `CAPABILITY_HOLD`) and waits at most 5 s (AOSP's
+     * `ConnectionServiceFocusManager.RELEASE_FOCUS_TIMEOUT_MS`) for `connectionServiceFocusReleased()` before it
+     * disconnects them all. A call still active is held through the core, so the app pauses its media, and the focus
+     * is released at once.
+     */
+    override fun onConnectionServiceFocusLost() {
+        RingerComponents.callUi?.holdActiveCalls()
+        connectionServiceFocusReleased()
+    }
 }

@@ -167,6 +167,15 @@ class TelecomCallUi(
         close(callId, RingerDisconnectCause.forReason(reason))
     }
 
+    /**
+     * Holds every active call through the core ([hold]): the service lost Telecom's call focus to another app's call,
+     * whose audio takes over.
+     */
+    fun holdActiveCalls() {
+        val active = synchronized(lock) { connections.filterValues { it.state == Connection.STATE_ACTIVE }.keys.toList() }
+        for (callId in active) hold(callId, true)
+    }
+
     /** The coordinator's hold or resume (the app asked, or another call takes the audio): as Telecom's own, [hold]. */
     override fun requestHeld(callId: String, held: Boolean) { hold(callId, held) }
 

@@ -228,6 +228,24 @@ class TelecomCallUiTest {
         assertEquals("the core refused: the connection stays as it was", Connection.STATE_HOLDING, connection.state)
     }
 
+    @Test fun aLostConnectionServiceFocusHoldsTheActiveCallAndIsReleasedAtOnce() {
+        val rig = TelecomRig()
+        val connection = rig.ringing("c1")
+        connection.onAnswer()
+        rig.actions.answers.getValue("c1")(true)
+        rig.actions.holdable.add("c1")
+        // A SIM call answered with Hold & Accept: Telecom's focus manager waits 5 s for the release, then
+        // disconnects every call of the service; the SDK holds what is still active and releases at once.
+        rig.service.onConnectionServiceFocusLost()
+        assertEquals(1, rig.service.mirrorFocusReleases)
+        assertEquals(Connection.STATE_HOLDING, connection.state)
+        assertEquals(listOf("answer c1", "audio on", "hold c1"), rig.actions.log)
+        // Telecom held it first (the usual order): nothing more to hold, the focus is released all the same.
+        rig.service.onConnectionServiceFocusLost()
+        assertEquals(2, rig.service.mirrorFocusReleases)
+        assertEquals(listOf("answer c1", "audio on", "hold c1"), rig.actions.log)
+    }
+
     @Test fun telecomKeypadTonesReachTheCoreOnlyForAnActiveCall() {
         val rig = TelecomRig()
         val connection = rig.ringing("c1")
