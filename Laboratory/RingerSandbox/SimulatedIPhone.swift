@@ -252,9 +252,9 @@ public final class SimulatedIPhone: Sendable {
 
     /// Places a call from this phone's app.
     /// - Throws: ``RingerAPIError``.
-    public func call(_ callee: String) async throws -> Call {
+    public func call(_ callee: String, callWaiting: Bool? = nil) async throws -> Call {
         guard let coordinator else { throw RingerAPIError.transport("the app is not running") }
-        let call = try await coordinator.startCall(to: callee)
+        let call = try await coordinator.startCall(to: callee, callWaiting: callWaiting)
         // CallKit activates the audio session once the start-call action is fulfilled.
         coordinator.audioSessionActivated()
         return call

@@ -8,7 +8,7 @@ public struct ScenarioAction: Sendable, Equatable {
     /// What happens.
     public enum Kind: Sendable, Equatable {
         /// The device's app calls `callee`; later steps and expectations name the call `label`.
-        case call(callee: String, label: String)
+        case call(callee: String, label: String, callWaiting: Bool? = nil)
         /// The device's app rings `callees` in one call with `policy` (RingerKit's `startGroupCall`); named `label`.
         case groupCall(callees: [String], policy: AnswerPolicy, label: String)
         /// The device's user rings `callees` into the call `label` (`POST /v1/calls/{id}/ring`).
@@ -93,7 +93,7 @@ public struct ScenarioAction: Sendable, Equatable {
     /// The call the step acts on or checks, if any.
     public var callLabel: String? {
         switch kind {
-        case .call(_, let label), .cancel(let label), .hangUp(let label), .answer(let label), .decline(let label),
+        case .call(_, let label, _), .cancel(let label), .hangUp(let label), .answer(let label), .decline(let label),
             .check(let label, _), .groupCall(_, _, let label), .ringMore(_, let label), .hold(let label, _),
             .mute(let label, _), .keypad(let label, _):
             label
@@ -106,7 +106,9 @@ public struct ScenarioAction: Sendable, Equatable {
     public var summary: String {
         let actor = device.map { "\($0): " } ?? ""
         switch kind {
-        case .call(let callee, let label): return actor + "call \(callee) (\(label))"
+        case .call(let callee, let label, let callWaiting):
+            let waiting = callWaiting.map { $0 ? ", call waiting" : ", no call waiting" } ?? ""
+            return actor + "call \(callee) (\(label)\(waiting))"
         case .groupCall(let callees, let policy, let label):
             return actor + "call \(callees.joined(separator: ", ")) \(policy.rawValue) (\(label))"
         case .ringMore(let callees, let label): return actor + "ring \(callees.joined(separator: ", ")) into \(label)"

@@ -16,6 +16,8 @@ public struct ScenarioExpectation: Sendable, Equatable {
         public var endReason: SystemEndReason??
         /// The device that answered must be one of these; nil inside means no device answered.
         public var acceptedDevice: [String?]?
+        /// Whether the call rang its callee as a waiting call (`waiting`: the server's `waiting`, false when absent).
+        public var waiting: Bool?
         /// What each named device did with the call.
         public var devices: [String: CallDevice] = [:]
         /// A group call's legs: each named callee's leg state, as the caller reads the call (`legs` in the file).

@@ -71,6 +71,7 @@ extension ScenarioParser {
                 call.acceptedDevice = [try declaredDevice(value, path: path, devices: scenario.devices)]
             }
         }
+        call.waiting = try reader.bool("waiting")
         if let devices = try reader.object("devices") {
             for (id, value) in devices.entries() {
                 _ = try declaredDevice(.string(id), path: devices.path(id), devices: scenario.devices)

@@ -91,7 +91,7 @@ extension ScenarioParser {
                 let callee = try declaredUser(reader, "callee", users: users, required: true)!
                 guard callee != caller.user else { throw reader.error("callee", "\(callee) cannot call themselves") }
                 calls.append(label)
-                kind = .call(callee: callee, label: label)
+                kind = .call(callee: callee, label: label, callWaiting: try reader.bool("call_waiting"))
             }
         case "ring_more":
             kind = .ringMore(

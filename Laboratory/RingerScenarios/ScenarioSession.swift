@@ -191,9 +191,9 @@ final class ScenarioSession {
             return
         }
         switch action.kind {
-        case .call(let callee, let label):
+        case .call(let callee, let label, let callWaiting):
             do {
-                let call = try await phone.call(callee)
+                let call = try await phone.call(callee, callWaiting: callWaiting)
                 calls[label] = (call.callID, phone.userID, call.callee.id)
                 recorder.label(call.callID, as: label)
                 recorder.note(deviceID, "placed \(call.callID): \(call.state.rawValue)")

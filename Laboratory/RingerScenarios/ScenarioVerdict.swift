@@ -106,6 +106,9 @@ struct ScenarioVerdict {
                 "\(name): accepted_device is \(Self.show(call.acceptedDeviceID)), expected "
                     + (wanted.count == 1 ? wanted[0] : "one of \(wanted.joined(separator: ", "))"))
         }
+        if let waiting = expected.waiting, (call.waiting ?? false) != waiting {
+            found.append("\(name): waiting is \(call.waiting ?? false), expected \(waiting)")
+        }
         for id in expected.devices.keys.sorted() {
             found += check(expected.devices[id]!, device: id, call: call, label: label)
         }

@@ -75,9 +75,9 @@ enum SimulatedPhone: Sendable {
 
     /// The app places a call.
     /// - Throws: ``RingerAPIError``; on Android ``AndroidPhoneHost/HostError`` (the host does not place calls yet).
-    func call(_ callee: String) async throws -> Call {
+    func call(_ callee: String, callWaiting: Bool? = nil) async throws -> Call {
         switch self {
-        case .iPhone(let phone): try await phone.call(callee)
+        case .iPhone(let phone): try await phone.call(callee, callWaiting: callWaiting)
         case .android:
             throw AndroidPhoneHost.HostError(
                 code: "unknown_command", message: "the phone host does not place calls from a phone yet")

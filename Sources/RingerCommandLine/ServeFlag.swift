@@ -180,6 +180,11 @@ extension ServeFlag {
                     + "value above that limit is refused, and the default follows a lower one (docs/call-lifecycle.md)."
             ),
             ServeFlag(
+                "call-waiting", .text("off|on"), .calls, default: defaults.callWaiting ? "on" : "off",
+                "`on`: a callee already in an answered call is rung anyway, the call marked `waiting` (their phone "
+                    + "offers Hold & Accept); `off`: the call is `busy` for them. A call's `call_waiting` overrides it "
+                    + "(docs/call-lifecycle.md)."),
+            ServeFlag(
                 "call-idle-timeout", .seconds(10...3600), .calls, default: ServeFlag.number(defaults.callIdleTimeout),
                 "An accepted call whose parties' apps have no event socket open and sent no keepalive or action for "
                     + "this long ends `connection_lost` (docs/call-lifecycle.md)."),

@@ -76,6 +76,12 @@ extension ServerConfiguration {
         } else if callsPerMinute > 0 {
             config.maxCalleesPerCall = min(config.maxCalleesPerCall, callsPerMinute)
         }
+        switch options["call-waiting"] {
+        case nil: break
+        case "on": config.callWaiting = true
+        case "off": config.callWaiting = false
+        case let other?: throw ConfigurationError("--call-waiting must be on or off, not \"\(other)\"")
+        }
         config.trustedProxies = try options.all("trusted-proxy").map(AddressRange.init)
         if let seconds = try wholeNumber("request-deadline", options) { config.requestDeadlineSeconds = seconds }
         if let count = try wholeNumber("max-connections-per-address", options) {

@@ -44,19 +44,22 @@ extension CallMachine {
     ///     call's ``Call/callee``.
     ///   - policy: what an answer does (``AnswerPolicy``; an unknown value is taken as `first_answer`).
     ///   - hasVideo: whether the caller asked for video.
+    ///   - callWaiting: true to ring a callee already in an answered call anyway, their leg marked waiting; false to
+    ///     record a `busy` leg for them. Kept for the people rung into the call later.
     ///   - now: the current time.
     ///   - ringTimeout: seconds each leg rings before it ends `unanswered`.
     /// - Returns: the machine and the effects to carry out: per ringing callee `call.incoming` and a
     ///   ``CallEffect/pushLegIncoming(userID:deviceID:)`` per device that can be woken, then the ring timer.
     public static func inviteGroup(
-        callID: String, caller: Party, invitees: [Invitee], policy: AnswerPolicy, hasVideo: Bool, now: Date,
-        ringTimeout: TimeInterval
+        callID: String, caller: Party, invitees: [Invitee], policy: AnswerPolicy, hasVideo: Bool,
+        callWaiting: Bool = false, now: Date, ringTimeout: TimeInterval
     ) -> (CallMachine, [CallEffect]) {
         let call = Call(
             callID: callID, state: .ringing, caller: caller, callee: invitees.first?.party ?? Party(id: ""),
             hasVideo: hasVideo, createdAt: now, expiresAt: now.addingTimeInterval(ringTimeout), legs: [],
             answerPolicy: policy)
         var machine = CallMachine(call: call, calleeDevices: [], ringingDeviceIDs: [], legs: [])
+        machine.callWaiting = callWaiting ? true : nil
         var effects: [CallEffect] = []
         var seen: Set<String> = [caller.id]
         // The server refuses repeats and the caller; a machine given them anyway rings each person once.
@@ -98,6 +101,7 @@ extension CallMachine {
         view.endedBy = leg.endedBy
         view.endReason = nil
         view.failureReason = leg.failureReason
+        view.waiting = leg.waiting
         // Another callee's phone is theirs to know: the caller sees the device that answered, as in a 1:1 call.
         view.legs = call.legs?.map { other in
             var other = other
@@ -443,8 +447,9 @@ extension CallMachine {
         return effects + updates(exceptLegs: Set(before..<groupLegs.count))
     }
 
-    /// Adds a leg for `invitee`: `busy` when in an accepted call, `failed` when nothing of theirs can ring, else
-    /// `ringing` with its own deadline, `call.incoming` and a ringing push per device that can be woken.
+    /// Adds a leg for `invitee`: `busy` when in an accepted call (unless the call rings them waiting), `failed` when
+    /// nothing of theirs can ring, else `ringing` with its own deadline, `call.incoming` and a ringing push per device
+    /// that can be woken; a leg rung while its callee is in another answered call is marked waiting.
     private mutating func addLeg(
         _ invitee: Invitee, now: Date, ringTimeout: TimeInterval, exclusive: Bool
     ) -> [CallEffect] {
@@ -453,7 +458,7 @@ extension CallMachine {
             user: invitee.party, state: .ringing, rungAt: now, expiresAt: now.addingTimeInterval(ringTimeout))
         let wakeable = invitee.devices.filter(\.canBeWoken)
         var effects: [CallEffect] = []
-        if invitee.busy {
+        if invitee.busy && callWaiting != true {
             leg.state = .busy
             leg.endedAt = now
         } else if wakeable.isEmpty && !invitee.online {
@@ -461,6 +466,7 @@ extension CallMachine {
             leg.endedAt = now
             leg.failureReason = "\(id) cannot be reached"
         } else {
+            if invitee.busy { leg.waiting = true }
             effects.append(.publish(.callIncoming, to: .user(id)))
             effects += wakeable.map { .pushLegIncoming(userID: id, deviceID: $0.id) }
         }
@@ -492,11 +498,14 @@ extension CallMachine {
     /// acknowledgement the call's "first" ring (a second `call.ringing` to the caller, found by review).
     mutating func becomeGroup(at now: Date) {
         let ringing = call.state == .ringing
-        let leg = CallLeg(
+        var leg = CallLeg(
             user: call.callee, state: ringing ? .ringing : .accepted, rungAt: call.createdAt,
             expiresAt: call.expiresAt, ringingAt: ringingDeviceIDs.isEmpty ? nil : call.acceptedAt ?? now,
             acceptedAt: call.acceptedAt,
             acceptedDeviceID: call.acceptedDeviceID)
+        // The first callee's waiting call stays one; the call itself no longer says it (each callee reads their leg).
+        leg.waiting = call.waiting
+        call.waiting = nil
         legs = [
             LegRecord(
                 userID: call.callee.id, calleeDevices: calleeDevices, ringingDeviceIDs: ringingDeviceIDs,

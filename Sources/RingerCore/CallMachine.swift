@@ -25,6 +25,10 @@ public struct CallMachine: Codable, Hashable, Sendable {
     /// A group call's server-side leg records, in the order of ``Call/legs``; nil for a 1:1 call, whose stored JSON
     /// then has no `legs` key (decision 0007 §2).
     public internal(set) var legs: [LegRecord]?
+    /// True when the call rings callees already in an answered call as a waiting call rather than `busy` (the request's
+    /// `call_waiting`, else the server's `--call-waiting`), kept for the people rung into it later; nil (stored JSON
+    /// without the key) is false.
+    public internal(set) var callWaiting: Bool?
 
     /// Places a call: decides at once whether it rings, is busy or cannot ring at all.
     ///
@@ -36,18 +40,21 @@ public struct CallMachine: Codable, Hashable, Sendable {
     ///   - calleeDevices: the callee's registered devices.
     ///   - calleeOnline: true when the callee holds at least one open WebSocket.
     ///   - calleeBusy: true when the callee is already in an accepted call.
+    ///   - callWaiting: true to ring a busy callee anyway, the call marked ``Call/waiting`` (their phone shows a
+    ///     second call); false to end the call `busy` at once.
     ///   - now: the current time.
     ///   - ringTimeout: seconds the call may ring before it ends `unanswered`.
     /// - Returns: the machine and the effects to carry out.
     public static func invite(
         callID: String, caller: Party, callee: Party, hasVideo: Bool,
-        calleeDevices: [CalleeDevice], calleeOnline: Bool = false, calleeBusy: Bool,
+        calleeDevices: [CalleeDevice], calleeOnline: Bool = false, calleeBusy: Bool, callWaiting: Bool = false,
         now: Date, ringTimeout: TimeInterval
     ) -> (CallMachine, [CallEffect]) {
         var call = Call(
             callID: callID, state: .ringing, caller: caller, callee: callee, hasVideo: hasVideo,
             createdAt: now, expiresAt: now.addingTimeInterval(ringTimeout))
-        if calleeBusy {
+        if calleeBusy && callWaiting { call.waiting = true }
+        if calleeBusy && !callWaiting {
             call.state = .busy
             call.endedAt = now
             let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
@@ -66,7 +73,9 @@ public struct CallMachine: Codable, Hashable, Sendable {
         var effects: [CallEffect] = [.publish(.callIncoming, to: .user(callee.id))]
         effects += wakeable.map { .pushIncomingCall(deviceID: $0.id) }
         effects.append(.scheduleRingTimeout(at: call.expiresAt))
-        return (CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: []), effects)
+        var machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
+        machine.callWaiting = callWaiting ? true : nil
+        return (machine, effects)
     }
 
     init(call: Call, calleeDevices: [CalleeDevice], ringingDeviceIDs: [String], legs: [LegRecord]? = nil) {
@@ -283,7 +292,7 @@ public struct CallMachine: Codable, Hashable, Sendable {
     /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
     /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
     private enum CodingKeys: String, CodingKey {
-        case call, calleeDevices, legs
+        case call, calleeDevices, legs, callWaiting
         case ringingDeviceIDs = "ringingDeviceIds"
         case declinedDeviceID = "declinedDeviceId"
     }

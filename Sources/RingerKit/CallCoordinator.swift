@@ -671,31 +671,41 @@ public final class CallCoordinator: Sendable {
     static let placeCallBackoff = Backoff(initialDelay: 0.5, maximumDelay: 2)
 
     /// Places a call; the callee's answer arrives as ``Observation/outgoingAnswered(callID:media:)``.
+    /// - Parameters:
+    ///   - callee: the user to call.
+    ///   - hasVideo: whether to ask for video.
+    ///   - callWaiting: true to ring a callee who is in another call as a waiting call, false to get `busy`; nil
+    ///     leaves it to the server's `--call-waiting` (docs/call-lifecycle.md "Call waiting").
     /// - Returns: the call (its state may already be `busy` or `failed`).
     /// - Throws: ``RingerAPIError``; `RingerAPIError.transport` when no user is logged in; `CancellationError`
     ///   when the task is cancelled during a retry wait.
-    public func startCall(to callee: String, hasVideo: Bool = false) async throws -> Call {
-        try await place { api, key in try await api.createCall(callee: callee, hasVideo: hasVideo, idempotencyKey: key)
+    public func startCall(to callee: String, hasVideo: Bool = false, callWaiting: Bool? = nil) async throws -> Call {
+        try await place { api, key in
+            try await api.createCall(callee: callee, hasVideo: hasVideo, callWaiting: callWaiting, idempotencyKey: key)
         }
     }
 
     /// Rings several people in one call (`POST /v1/calls` with `callees`; docs/call-lifecycle.md "Group calls"):
     /// each callee's phones ring with their own leg, and ``Observation/participantsChanged(callID:legs:)`` tells
-    /// where each is. Placed as ``startCall(to:hasVideo:)`` places a call: retried with one `Idempotency-Key`.
+    /// where each is. Placed as ``startCall(to:hasVideo:callWaiting:)`` places a call: retried with one
+    /// `Idempotency-Key`.
     /// - Parameters:
     ///   - callees: user ids, distinct, not this user, at most the server's `--max-callees-per-call` (16 by default).
     ///   - answerPolicy: `.firstAnswer` (the first to answer gets the call, the others stop ringing) or `.allMayJoin`.
     ///   - hasVideo: whether to ask for video.
+    ///   - callWaiting: as for ``startCall(to:hasVideo:callWaiting:)``, for every callee.
     /// - Returns: the call with its `legs`, in state `ringing`, `busy` or `failed`.
     /// - Throws: ``RingerAPIError``: a 422 `duplicate-callee` or `too-many-callees`, a 404 `user-not-found` naming the
     ///   unknown `callees` (nobody rang), a 429 when the callees would spend more of this user's calls a minute than
     ///   are left.
     public func startGroupCall(
-        to callees: [String], answerPolicy: AnswerPolicy = .firstAnswer, hasVideo: Bool = false
+        to callees: [String], answerPolicy: AnswerPolicy = .firstAnswer, hasVideo: Bool = false,
+        callWaiting: Bool? = nil
     ) async throws -> Call {
         try await place { api, key in
             try await api.createCall(
-                callees: callees, answerPolicy: answerPolicy, hasVideo: hasVideo, idempotencyKey: key)
+                callees: callees, answerPolicy: answerPolicy, hasVideo: hasVideo, callWaiting: callWaiting,
+                idempotencyKey: key)
         }
     }
 

@@ -130,15 +130,17 @@ public struct RingerAPIClient: Sendable {
     /// - Parameters:
     ///   - callee: the user to call.
     ///   - hasVideo: whether to offer video.
+    ///   - callWaiting: whether a callee already in a call is rung as a waiting call (true) or the call is `busy`
+    ///     (false); the server's `--call-waiting` when nil.
     ///   - idempotencyKey: sent as `Idempotency-Key`; retrying with the same key returns the same
     ///     call instead of ringing the callee again (kept by the server for 24 hours).
     /// - Throws: ``RingerAPIError``.
     public func createCall(
-        callee: String, hasVideo: Bool = false,
+        callee: String, hasVideo: Bool = false, callWaiting: Bool? = nil,
         idempotencyKey: String = UUID().uuidString.lowercased()
     ) async throws -> Call {
         try await request(
-            "POST", "/v1/calls", body: CreateCallRequest(callee: callee, hasVideo: hasVideo),
+            "POST", "/v1/calls", body: CreateCallRequest(callee: callee, hasVideo: hasVideo, callWaiting: callWaiting),
             headers: ["Idempotency-Key": idempotencyKey])
     }
 
@@ -146,15 +148,17 @@ public struct RingerAPIClient: Sendable {
     /// - Parameters:
     ///   - callees: user ids, distinct, not this user.
     ///   - answerPolicy: what an answer does; the server's default (`first_answer`) when nil.
+    ///   - callWaiting: whether callees already in a call are rung as waiting calls; the server's when nil.
     ///   - idempotencyKey: the same key for every retry of one call.
     /// - Throws: ``RingerAPIError`` (422 `duplicate-callee`, `too-many-callees`; 404 `user-not-found` with `callees`).
     public func createCall(
-        callees: [String], answerPolicy: AnswerPolicy? = nil, hasVideo: Bool = false,
+        callees: [String], answerPolicy: AnswerPolicy? = nil, hasVideo: Bool = false, callWaiting: Bool? = nil,
         idempotencyKey: String = UUID().uuidString.lowercased()
     ) async throws -> Call {
         try await request(
             "POST", "/v1/calls",
-            body: CreateCallRequest(callees: callees, answerPolicy: answerPolicy, hasVideo: hasVideo),
+            body: CreateCallRequest(
+                callees: callees, answerPolicy: answerPolicy, hasVideo: hasVideo, callWaiting: callWaiting),
             headers: ["Idempotency-Key": idempotencyKey])
     }
 

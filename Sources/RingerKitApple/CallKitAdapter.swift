@@ -166,7 +166,7 @@ public final class CallKitAdapter: CallUI, Sendable {
 
     // MARK: Outgoing calls
 
-    /// Shows a call the server created (``CallCoordinator/startCall(to:hasVideo:)``) as an outgoing
+    /// Shows a call the server created (``CallCoordinator/startCall(to:hasVideo:callWaiting:)``) as an outgoing
     /// CallKit call: requests a `CXStartCallAction` whose UUID is the call id; the delegate fulfils it.
     /// Apple: `CXCallController.request(_:completion:)`.
     /// - Parameters:

@@ -178,11 +178,13 @@ public final class RingerPhone: Sendable {
     /// - Parameters:
     ///   - callee: the user id to call.
     ///   - hasVideo: whether to offer video.
+    ///   - callWaiting: true to ring a callee who is in another call as a waiting call, false to get `busy`; nil: the
+    ///     server's `--call-waiting`.
     /// - Returns: the call; when its state is not `ringing` (busy, failed), nothing is shown.
     /// - Throws: ``RingerAPIError`` when the server refused; the system's error when CallKit refused
     ///   the call, which is then hung up on the server.
-    public func startCall(to callee: String, hasVideo: Bool = false) async throws -> Call {
-        let call = try await coordinator.startCall(to: callee, hasVideo: hasVideo)
+    public func startCall(to callee: String, hasVideo: Bool = false, callWaiting: Bool? = nil) async throws -> Call {
+        let call = try await coordinator.startCall(to: callee, hasVideo: hasVideo, callWaiting: callWaiting)
         guard call.state == .ringing, let uuid = UUID(uuidString: call.callID) else { return call }
         do {
             try await callKit.requestStart(callID: uuid, callee: callee, hasVideo: hasVideo)
@@ -193,15 +195,17 @@ public final class RingerPhone: Sendable {
         return call
     }
 
-    /// Rings several people in one call (``CallCoordinator/startGroupCall(to:answerPolicy:hasVideo:)``) and, when it
+    /// Rings several people in one call (``CallCoordinator/startGroupCall(to:answerPolicy:hasVideo:callWaiting:)``) and, when it
     /// rings, shows it as an outgoing CallKit call whose handle is the first callee (the call is one call on screen).
     /// - Returns: the call with its legs; when its state is not `ringing` (busy, failed) nothing rings.
     /// - Throws: `RingerAPIError` (the server refused or did not answer); CallKit's error when it refused the call,
     ///   which is then cancelled on the server.
     public func startGroupCall(
-        to callees: [String], answerPolicy: AnswerPolicy = .firstAnswer, hasVideo: Bool = false
+        to callees: [String], answerPolicy: AnswerPolicy = .firstAnswer, hasVideo: Bool = false,
+        callWaiting: Bool? = nil
     ) async throws -> Call {
-        let call = try await coordinator.startGroupCall(to: callees, answerPolicy: answerPolicy, hasVideo: hasVideo)
+        let call = try await coordinator.startGroupCall(
+            to: callees, answerPolicy: answerPolicy, hasVideo: hasVideo, callWaiting: callWaiting)
         guard call.state == .ringing, let uuid = UUID(uuidString: call.callID) else { return call }
         do {
             try await callKit.requestStart(callID: uuid, callee: call.callee.id, hasVideo: hasVideo)

@@ -178,18 +178,25 @@ public struct CreateCallRequest: Codable, Sendable {
     public var answerPolicy: AnswerPolicy?
     /// Whether to ask for video; false when absent.
     public var hasVideo: Bool?
+    /// Whether a callee already in an answered call is rung anyway, as a waiting call (true), or the call is `busy`
+    /// for them (false); the server's `--call-waiting` when absent (docs/decisions/0008 §3).
+    public var callWaiting: Bool?
 
     /// Creates the body of a 1:1 call.
-    public init(callee: String, hasVideo: Bool? = nil) {
+    public init(callee: String, hasVideo: Bool? = nil, callWaiting: Bool? = nil) {
         self.callee = callee
         self.hasVideo = hasVideo
+        self.callWaiting = callWaiting
     }
 
     /// Creates the body of a group call.
-    public init(callees: [String], answerPolicy: AnswerPolicy? = nil, hasVideo: Bool? = nil) {
+    public init(
+        callees: [String], answerPolicy: AnswerPolicy? = nil, hasVideo: Bool? = nil, callWaiting: Bool? = nil
+    ) {
         self.callees = callees
         self.answerPolicy = answerPolicy
         self.hasVideo = hasVideo
+        self.callWaiting = callWaiting
     }
 }
 

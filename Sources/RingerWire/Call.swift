@@ -60,6 +60,10 @@ public struct Call: Codable, Hashable, Sendable {
     public var legs: [CallLeg]?
     /// What an answer does in a group call; nil for a 1:1 call.
     public var answerPolicy: AnswerPolicy?
+    /// True when the callee was already in an answered call when this one rang them, and was rung anyway (call
+    /// waiting: `--call-waiting on`, or the request's `call_waiting`): their phone shows it as a second call. A group
+    /// call's callee reads their own leg's. Absent otherwise (docs/decisions/0008 §3).
+    public var waiting: Bool?
 
     /// Whether this is a group call (placed with `callees`, or rung more): it has legs.
     public var isGroup: Bool { legs != nil }
@@ -95,7 +99,7 @@ public struct Call: Codable, Hashable, Sendable {
     /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
     private enum CodingKeys: String, CodingKey {
         case state, caller, callee, hasVideo, createdAt, expiresAt, acceptedAt, endedAt, endedBy, endReason,
-            failureReason, pushes, calleeReadiness, legs, answerPolicy
+            failureReason, pushes, calleeReadiness, legs, answerPolicy, waiting
         case callID = "callId"
         case acceptedDeviceID = "acceptedDeviceId"
     }

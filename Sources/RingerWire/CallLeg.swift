@@ -25,6 +25,9 @@ public struct CallLeg: Codable, Hashable, Sendable {
     public var endedBy: String?
     /// On a `failed` leg, in words an app can show ("carol cannot be reached"), the cause left in the server's log.
     public var failureReason: String?
+    /// True when this callee was in another answered call when the leg rang, and was rung anyway (call waiting);
+    /// absent otherwise.
+    public var waiting: Bool?
 
     /// Creates a leg.
     public init(
@@ -47,7 +50,7 @@ public struct CallLeg: Codable, Hashable, Sendable {
     /// The keys as the wire spells them: Foundation's snake_case conversion reads `accepted_device_id` as
     /// `acceptedDeviceId`, never `acceptedDeviceID`.
     private enum CodingKeys: String, CodingKey {
-        case user, state, rungAt, expiresAt, ringingAt, acceptedAt, endedAt, endedBy, failureReason
+        case user, state, rungAt, expiresAt, ringingAt, acceptedAt, endedAt, endedBy, failureReason, waiting
         case acceptedDeviceID = "acceptedDeviceId"
     }
 }

@@ -36,11 +36,14 @@ public struct VoIPPush: Codable, Hashable, Sendable {
         /// Present for a group call only: how many were rung and some of the others, so the phone can show "Alice
         /// and 2 others" (decision 0007 §6). Absent from 1:1 pushes, whose bytes are unchanged.
         public var group: Group?
+        /// True when the recipient is in another answered call: this one rings as a waiting call (decision 0008 §3).
+        /// Absent otherwise, so other pushes' bytes are unchanged.
+        public var waiting: Bool?
 
         /// Creates the body.
         public init(
             v: Int = 1, type: EventType = .callIncoming, callID: String, caller: Party, calleeID: String? = nil,
-            hasVideo: Bool, sentAt: Int64, expiresAt: Int64, group: Group? = nil
+            hasVideo: Bool, sentAt: Int64, expiresAt: Int64, group: Group? = nil, waiting: Bool? = nil
         ) {
             self.v = v
             self.type = type
@@ -51,12 +54,13 @@ public struct VoIPPush: Codable, Hashable, Sendable {
             self.sentAt = sentAt
             self.expiresAt = expiresAt
             self.group = group
+            self.waiting = waiting
         }
 
         /// The keys as the wire has always spelled them: Foundation's snake_case conversion turns `callId` into
         /// `call_id` and back, but reads `call_id` as `callId`, never `callID`.
         private enum CodingKeys: String, CodingKey {
-            case v, type, caller, hasVideo, sentAt, expiresAt, group
+            case v, type, caller, hasVideo, sentAt, expiresAt, group, waiting
             case callID = "callId"
             case calleeID = "calleeId"
         }

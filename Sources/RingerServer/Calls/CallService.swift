@@ -20,6 +20,8 @@ final class CallService: Sendable {
     private let ringTimeout: TimeInterval
     /// The most callees one call rings, those rung more included (`--max-callees-per-call`).
     private let maxCalleesPerCall: Int
+    /// Whether a busy callee is rung as a waiting call when the request does not say (`--call-waiting`).
+    private let callWaiting: Bool
     private let limits: RateLimits
     private let clock: any ServerClock
     private let log: Logger
@@ -56,14 +58,16 @@ final class CallService: Sendable {
     ///   - lockWait: how long a change waits for its parties' locks at most before it fails with
     ///     `StoreError.timedOut` (503); nil waits as long as it takes.
     ///   - maxCalleesPerCall: the most callees one call rings (`--max-callees-per-call`).
+    ///   - callWaiting: whether a busy callee is rung as a waiting call unless the request says (`--call-waiting`).
     init(
         store: any RingerStore, hub: EventHub, publications: KeyedAsyncLock, pushes: PushDispatcher, media: MediaTokens,
         ringTimeout: TimeInterval, limits: RateLimits, watch: AcceptedCallWatch, clock: any ServerClock, log: Logger,
         node: String = "ringer/\(Date().unixMilliseconds)", lockWait: Duration? = nil, retention: TimeInterval? = nil,
-        maxCalleesPerCall: Int = ServerConfiguration.defaultMaxCalleesPerCall,
+        maxCalleesPerCall: Int = ServerConfiguration.defaultMaxCalleesPerCall, callWaiting: Bool = false,
         observe: @escaping @Sendable (ServerObservation) -> Void
     ) {
         self.maxCalleesPerCall = maxCalleesPerCall
+        self.callWaiting = callWaiting
         self.node = node
         self.retention = retention
         self.lockWait = lockWait
@@ -113,7 +117,7 @@ final class CallService: Sendable {
 
     // MARK: Calls
 
-    /// `POST /v1/calls`: a 1:1 call (`callee`) or a group call (`callees`, ``createGroupCall(caller:callees:policy:hasVideo:idempotencyKey:address:)``).
+    /// `POST /v1/calls`: a 1:1 call (`callee`) or a group call (`callees`, ``createGroupCall(caller:callees:policy:hasVideo:callWaiting:idempotencyKey:address:)``).
     ///
     /// The rate limits come before anything is stored or rung: an unknown callee counts against the caller's
     /// and the address's unknown-callee limit (past which every attempt is refused, so whether a user exists
@@ -136,7 +140,7 @@ final class CallService: Sendable {
             }
             return try await createGroupCall(
                 caller: caller, callees: callees, policy: policy, hasVideo: request.hasVideo ?? false,
-                idempotencyKey: idempotencyKey, address: address)
+                callWaiting: request.callWaiting ?? callWaiting, idempotencyKey: idempotencyKey, address: address)
         }
         guard let calleeID = request.callee else { throw CallServiceError.missingCallee }
         guard request.answerPolicy == nil else {
@@ -178,6 +182,7 @@ final class CallService: Sendable {
             }
             let callID = UUID().uuidString.lowercased()
             let hasVideo = request.hasVideo ?? false
+            let callWaiting = request.callWaiting ?? self.callWaiting
             let ringTimeout = self.ringTimeout
             let inserted = try await store.insertCall(
                 callerID: caller.id, calleeID: callee.id, idempotencyKey: idempotencyKey,
@@ -186,7 +191,8 @@ final class CallService: Sendable {
                 // Busy is read in the same transaction that stores the call.
                 let (machine, effects) = CallMachine.invite(
                     callID: callID, caller: caller, callee: callee, hasVideo: hasVideo, calleeDevices: calleeDevices,
-                    calleeOnline: online, calleeBusy: busy, now: now, ringTimeout: ringTimeout)
+                    calleeOnline: online, calleeBusy: busy, callWaiting: callWaiting, now: now,
+                    ringTimeout: ringTimeout)
                 return (machine, (machine, effects), Self.events(of: effects, machine: machine))
             }
             return announce(inserted, devices: devices, none: [])
@@ -213,8 +219,8 @@ final class CallService: Sendable {
     /// one of the caller's calls, one of the pair's and one of the callee's, all or none.
     /// - Throws: ``CallServiceError``; ``RateLimitExceeded``; `StoreError` on storage failure.
     func createGroupCall(
-        caller: Party, callees ids: [String], policy: AnswerPolicy, hasVideo: Bool, idempotencyKey: String?,
-        address: String?
+        caller: Party, callees ids: [String], policy: AnswerPolicy, hasVideo: Bool, callWaiting: Bool,
+        idempotencyKey: String?, address: String?
     ) async throws -> Call {
         try checkCallees(ids, actor: caller.id)
         try limits.admitCalleeLookup(caller: caller.id, address: address)
@@ -243,8 +249,8 @@ final class CallService: Sendable {
                     return invitee
                 }
                 let (machine, effects) = CallMachine.inviteGroup(
-                    callID: callID, caller: caller, invitees: rung, policy: policy, hasVideo: hasVideo, now: now,
-                    ringTimeout: ringTimeout)
+                    callID: callID, caller: caller, invitees: rung, policy: policy, hasVideo: hasVideo,
+                    callWaiting: callWaiting, now: now, ringTimeout: ringTimeout)
                 return (machine, (machine, effects), Self.events(of: effects, machine: machine))
             }
             return announce(inserted, devices: devices, none: [:])

@@ -14,7 +14,8 @@ extension VoIPPush.Body {
     init(ringing call: Call, sentAt: Date) {
         self.init(
             callID: call.callID, caller: call.caller, calleeID: call.callee.id, hasVideo: call.hasVideo,
-            sentAt: sentAt.unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds)
+            sentAt: sentAt.unixMilliseconds, expiresAt: call.expiresAt.unixMilliseconds,
+            waiting: call.waiting == true ? true : nil)
         if let legs = call.legs {
             setGroup(count: legs.count, others: legs.map(\.user).filter { $0.id != call.callee.id })
         }

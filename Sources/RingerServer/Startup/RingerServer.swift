@@ -110,7 +110,8 @@ public final class RingerServer: Sendable {
             clock: clock, log: logger, node: incarnation,
             lockWait: (store as? PostgresStore)?.operationTimeout,
             retention: configuration.retentionDays.flatMap { $0 > 0 ? TimeInterval($0) * 86_400 : nil },
-            maxCalleesPerCall: configuration.maxCalleesPerCall, observe: observe)
+            maxCalleesPerCall: configuration.maxCalleesPerCall, callWaiting: configuration.callWaiting,
+            observe: observe)
         let cluster = try Self.clusterLink(
             configuration, incarnation: incarnation, store: store, hub: hub, service: service,
             clock: clock, log: logger)

@@ -63,6 +63,10 @@ public struct ServerConfiguration: Sendable {
     public var maxCalleesPerCall: Int = Self.defaultMaxCalleesPerCall
     /// 16: a family, a team or a desk, with room.
     public static let defaultMaxCalleesPerCall = 16
+    /// Whether a callee already in an answered call is rung anyway, as a waiting call, rather than the call ending
+    /// `busy` for them (`--call-waiting`; a call's `call_waiting` overrides it). Off by default: apps expect `busy`
+    /// until their UI handles two calls (docs/decisions/0008 §3).
+    public var callWaiting = false
     /// Seconds an accepted call may go without a sign of either party's app (an open event socket, a
     /// keepalive, a call action) before the server ends it `connection_lost` (`--call-idle-timeout`).
     public var callIdleTimeout: TimeInterval = 120

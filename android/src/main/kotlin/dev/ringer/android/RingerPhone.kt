@@ -345,12 +345,14 @@ class RingerPhone(
     /**
      * Calls a user: the server creates the call and rings the callee's devices, then Telecom shows it as an
      * outgoing self-managed call. The answer arrives as `OutgoingAnswered`, media as `MediaCanStart`.
+     * @param callWaiting true to ring a callee who is in another call as a waiting call, false to get `busy`; null: the
+     *   server's `--call-waiting`.
      * @return the call; when its state is not `ringing` (busy, failed), nothing is shown.
      * @throws dev.ringer.kit.RingerApiException when the server refused.
      * @throws CallUiException when Telecom refused (`MANAGE_OWN_CALLS` missing); the call is then ended on the server.
      */
-    suspend fun startCall(callee: String, hasVideo: Boolean = false): Call {
-        val call = coordinator.startCall(callee, hasVideo)
+    suspend fun startCall(callee: String, hasVideo: Boolean = false, callWaiting: Boolean? = null): Call {
+        val call = coordinator.startCall(callee, hasVideo, callWaiting)
         if (call.state != CallState.RINGING) return call
         try {
             callUi.placeOutgoingCall(call.callId, Party(callee, call.callee.name), hasVideo)
@@ -369,8 +371,8 @@ class RingerPhone(
      *   which is then cancelled on the server.
      */
     suspend fun startGroupCall(callees: List<String>, answerPolicy: AnswerPolicy = AnswerPolicy.FIRST_ANSWER,
-                               hasVideo: Boolean = false): Call {
-        val call = coordinator.startGroupCall(callees, answerPolicy, hasVideo)
+                               hasVideo: Boolean = false, callWaiting: Boolean? = null): Call {
+        val call = coordinator.startGroupCall(callees, answerPolicy, hasVideo, callWaiting)
         if (call.state != CallState.RINGING) return call
         try {
             callUi.placeOutgoingCall(call.callId, call.callee, hasVideo)

@@ -35,6 +35,8 @@ data class Party(val id: String, val name: String? = null) {
  * @property legs a group call's legs, one per callee in the order rung; null for a 1:1 call. A callee reads
  *   [state] and the times above as its own leg's; the caller reads the call's (decision 0007 §1).
  * @property answerPolicy what an answer does in a group call; null for a 1:1 call.
+ * @property waiting true when the callee was already in an answered call when this one rang them (call waiting): their
+ *   phone shows it as a second call; a group call's callee reads their leg's. Null otherwise (decision 0008 §3).
  */
 data class Call(
     val callId: String,
@@ -53,7 +55,8 @@ data class Call(
     val pushes: List<PushAttempt>? = null,
     val calleeReadiness: List<String>? = null,
     val legs: List<CallLeg>? = null,
-    val answerPolicy: AnswerPolicy? = null
+    val answerPolicy: AnswerPolicy? = null,
+    val waiting: Boolean? = null
 ) {
     /** Whether this is a group call: it has legs. */
     val isGroup: Boolean get() = legs != null
@@ -82,6 +85,7 @@ data class Call(
         if (calleeReadiness != null) json.put("callee_readiness", JSONArray(calleeReadiness))
         if (legs != null) json.put("legs", CallLeg.listToJson(legs))
         json.putIfSet("answer_policy", answerPolicy?.rawValue)
+        json.putIfSet("waiting", waiting)
         return json
     }
 
@@ -112,7 +116,8 @@ data class Call(
                 pushes = pushes,
                 calleeReadiness = json.stringListOrNull("callee_readiness", what),
                 legs = json.arrayOrNull("legs", what)?.let { CallLeg.listFromJson(it, "Call.legs") },
-                answerPolicy = json.stringOrNull("answer_policy", what)?.let { AnswerPolicy(it) })
+                answerPolicy = json.stringOrNull("answer_policy", what)?.let { AnswerPolicy(it) },
+                waiting = json.boolOrNull("waiting", what))
         }
     }
 }

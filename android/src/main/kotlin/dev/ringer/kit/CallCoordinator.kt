@@ -687,12 +687,14 @@ class CallCoordinator(
     /**
      * Places a call; the callee's answer arrives as [Observation.OutgoingAnswered]. Retried with one
      * `Idempotency-Key`, so a lost answer never makes the callee's phone ring twice.
+     * @param callWaiting true to ring a callee who is in another call as a waiting call, false to get `busy`; null
+     *   leaves it to the server's `--call-waiting` (docs/call-lifecycle.md "Call waiting").
      * @return the call (its state may already be `busy` or `failed`).
      * @throws RingerApiException the server's refusal, or a transport error (also when nobody is logged in).
      * @throws CancellationException when the coroutine is cancelled during a retry wait.
      */
-    suspend fun startCall(callee: String, hasVideo: Boolean = false): Call =
-        place { api, key -> api.createCall(callee, hasVideo, key) }
+    suspend fun startCall(callee: String, hasVideo: Boolean = false, callWaiting: Boolean? = null): Call =
+        place { api, key -> api.createCall(callee, hasVideo, key, callWaiting) }
 
     /**
      * Rings several people in one call (`POST /v1/calls` with `callees`; docs/call-lifecycle.md "Group calls"): each
@@ -700,6 +702,7 @@ class CallCoordinator(
      * [startCall] places a call: retried with one `Idempotency-Key`.
      * @param callees user ids, distinct, not this user, at most the server's `--max-callees-per-call` (16 by default).
      * @param answerPolicy [AnswerPolicy.FIRST_ANSWER] (the first to answer gets the call) or [AnswerPolicy.ALL_MAY_JOIN].
+     * @param callWaiting as for [startCall], for every callee.
      * @return the call with its legs (its state may already be `busy` or `failed`).
      * @throws RingerApiException 422 `duplicate-callee` or `too-many-callees`, 404 `user-not-found` naming the unknown
      *   callees (nobody rang), 429, or a transport error (also when nobody is logged in).
@@ -708,8 +711,9 @@ class CallCoordinator(
     suspend fun startGroupCall(
         callees: List<String>,
         answerPolicy: AnswerPolicy = AnswerPolicy.FIRST_ANSWER,
-        hasVideo: Boolean = false
-    ): Call = place { api, key -> api.createGroupCall(callees, answerPolicy, hasVideo, key) }
+        hasVideo: Boolean = false,
+        callWaiting: Boolean? = null
+    ): Call = place { api, key -> api.createGroupCall(callees, answerPolicy, hasVideo, key, callWaiting) }
 
     /**
      * Rings more people into a call this user placed or is in (`POST /v1/calls/{id}/ring`); someone ringing or in the

@@ -65,6 +65,7 @@ data class AnswerPolicy(val rawValue: String) {
  * @property endedBy who ended the leg: the callee, the caller, or under `first_answer` the callee who answered
  *   first; null for a timeout or an end by the server.
  * @property failureReason on a `failed` leg, words an app can show.
+ * @property waiting true when the callee was in another answered call when the leg rang (call waiting); else null.
  */
 data class CallLeg(
     val user: Party,
@@ -76,7 +77,8 @@ data class CallLeg(
     val acceptedDeviceId: String? = null,
     val endedAtMs: Long? = null,
     val endedBy: String? = null,
-    val failureReason: String? = null
+    val failureReason: String? = null,
+    val waiting: Boolean? = null
 ) {
     /** The leg in the server's JSON shape (nulls left out). */
     fun toJson(): JSONObject = JSONObject()
@@ -89,6 +91,7 @@ data class CallLeg(
         .putIfSet("ended_at", endedAtMs?.let { RingerJson.formatTimestamp(it) })
         .putIfSet("ended_by", endedBy)
         .putIfSet("failure_reason", failureReason)
+        .putIfSet("waiting", waiting)
 
     /** Reading. */
     companion object {
@@ -109,7 +112,8 @@ data class CallLeg(
                 acceptedDeviceId = json.stringOrNull("accepted_device_id", what),
                 endedAtMs = json.timestampOrNull("ended_at", what),
                 endedBy = json.stringOrNull("ended_by", what),
-                failureReason = json.stringOrNull("failure_reason", what))
+                failureReason = json.stringOrNull("failure_reason", what),
+                waiting = json.boolOrNull("waiting", what))
         }
 
         /** Reads a JSON array of legs. @throws RingerWireException when an item is not a well-formed leg. */

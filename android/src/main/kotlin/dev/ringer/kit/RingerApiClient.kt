@@ -56,11 +56,13 @@ class RingerApiClient private constructor(
      * @param hasVideo whether to offer video.
      * @param idempotencyKey sent as `Idempotency-Key`: retrying with the same key returns the same call instead
      *   of ringing the callee again (the server keeps keys for 24 hours).
+     * @param callWaiting whether a callee already in a call is rung as a waiting call (true) or the call is `busy`
+     *   (false); the server's `--call-waiting` when null.
      * @throws RingerApiException
      */
     suspend fun createCall(callee: String, hasVideo: Boolean = false,
-                           idempotencyKey: String = UUID.randomUUID().toString()): Call {
-        val body = JSONObject().put("callee", callee).put("has_video", hasVideo)
+                           idempotencyKey: String = UUID.randomUUID().toString(), callWaiting: Boolean? = null): Call {
+        val body = JSONObject().put("callee", callee).put("has_video", hasVideo).putIfSet("call_waiting", callWaiting)
         return request("POST", "/v1/calls", body, "Call", mapOf("Idempotency-Key" to idempotencyKey)) {
             Call.fromJson(it)
         }
@@ -71,9 +73,9 @@ class RingerApiClient private constructor(
      * @throws RingerApiException 422 `duplicate-callee`, `too-many-callees`; 404 `user-not-found` with `callees`.
      */
     suspend fun createGroupCall(callees: List<String>, answerPolicy: AnswerPolicy? = null, hasVideo: Boolean = false,
-                                idempotencyKey: String = UUID.randomUUID().toString()): Call {
+                                idempotencyKey: String = UUID.randomUUID().toString(), callWaiting: Boolean? = null): Call {
         val body = JSONObject().put("callees", JSONArray(callees)).put("has_video", hasVideo)
-            .putIfSet("answer_policy", answerPolicy?.rawValue)
+            .putIfSet("answer_policy", answerPolicy?.rawValue).putIfSet("call_waiting", callWaiting)
         return request("POST", "/v1/calls", body, "Call", mapOf("Idempotency-Key" to idempotencyKey)) {
             Call.fromJson(it)
         }

@@ -155,6 +155,11 @@ internal fun JSONObject.reqBool(key: String, what: String): Boolean {
     return value as? Boolean ?: throw RingerWireException("$what.$key is not a boolean")
 }
 
+internal fun JSONObject.boolOrNull(key: String, what: String): Boolean? {
+    val value = present(key) ?: return null
+    return value as? Boolean ?: throw RingerWireException("$what.$key is not a boolean")
+}
+
 internal fun JSONObject.reqObject(key: String, what: String): JSONObject =
     objectOrNull(key, what) ?: throw RingerWireException("$what.$key is missing")
 

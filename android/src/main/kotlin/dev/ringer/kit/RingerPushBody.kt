@@ -14,6 +14,7 @@ import org.json.JSONObject
  * @property expiresAtMs the ring deadline (in a group call, the recipient's leg's): a push read after it is stale and
  *   must not ring.
  * @property group present for a group call only: the count rung and some of the others, to show "Alice and 2 others".
+ * @property waiting true when the recipient is in another answered call and this one rings as a waiting call; else null.
  */
 data class RingerPushBody(
     val callId: String,
@@ -24,12 +25,14 @@ data class RingerPushBody(
     val expiresAtMs: Long,
     val v: Int = 1,
     val type: EventType = EventType.CALL_INCOMING,
-    val group: PushGroup? = null
+    val group: PushGroup? = null,
+    val waiting: Boolean? = null
 ) {
     /** The body in its wire shape (`sent_at`/`expires_at` as ms numbers). */
     fun toJson(): JSONObject = JSONObject().put("v", v).put("type", type.rawValue).put("call_id", callId)
         .put("caller", caller.toJson()).putIfSet("callee_id", calleeId).put("has_video", hasVideo)
         .put("sent_at", sentAtMs).put("expires_at", expiresAtMs).putIfSet("group", group?.toJson())
+        .putIfSet("waiting", waiting)
 
     /** Reading. */
     companion object {
@@ -48,7 +51,8 @@ data class RingerPushBody(
                 expiresAtMs = json.reqLong("expires_at", what),
                 v = json.reqInt("v", what),
                 type = EventType(json.reqString("type", what)),
-                group = json.objectOrNull("group", what)?.let { PushGroup.fromJson(it) })
+                group = json.objectOrNull("group", what)?.let { PushGroup.fromJson(it) },
+                waiting = json.boolOrNull("waiting", what))
         }
 
         /**

@@ -118,9 +118,26 @@ class RingerApiClientTest {
         val body = JSONObject(request.text)
         assertEquals("alice", body.getString("callee"))
         assertTrue(body.getBoolean("has_video"))
+        assertFalse("the server's --call-waiting decides", body.has("call_waiting"))
         api.createCall("alice")
         val generated = transport.next().headers["Idempotency-Key"]!!
         assertTrue(generated, Regex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").matches(generated))
+        api.createCall("alice", callWaiting = true)
+        assertTrue(JSONObject(transport.next().text).getBoolean("call_waiting"))
+        api.createGroupCall(listOf("alice", "bob"), callWaiting = false)
+        assertFalse(JSONObject(transport.next().text).getBoolean("call_waiting"))
+    }
+
+    @Test
+    fun aWaitingCallAndItsPushSayWaiting() {
+        val call = Call.fromJson(JSONObject(Samples.call()).put("waiting", true))
+        assertEquals(true, call.waiting)
+        assertEquals(true, Call.fromJson(call.toJson()).waiting)
+        assertEquals(null, Call.fromJson(JSONObject(Samples.call())).waiting)
+        val push = RingerPushBody.fromJson(RingerPushBody(call.callId, call.caller, "bob", false, 1, 2, waiting = true).toJson())
+        assertEquals(true, push.waiting)
+        assertEquals(RingerWireException::class.java,
+            runCatching { Call.fromJson(JSONObject(Samples.call()).put("waiting", "yes")) }.exceptionOrNull()?.javaClass)
     }
 
     @Test
