@@ -140,7 +140,7 @@ let package = Package(
             path: "Laboratory/RingerBench", swiftSettings: strict),
         // The command-line pieces `ringer` and `ringer-lab` share: flags, listen addresses, signals, `serve`.
         .target(
-            name: "RingerCommandLine", dependencies: ["RingerServer", "RingerSupport", "LibWebSockets"],
+            name: "RingerCommandLine", dependencies: ["RingerServer", "RingerWire", "RingerSupport", "LibWebSockets"],
             swiftSettings: strict),
         // The product: `ringer serve` and the operator's commands. Links none of the laboratory.
         .executableTarget(
@@ -243,7 +243,7 @@ let package = Package(
 // Where CallKit and PushKit do not exist (Linux CI), RingerKitApple's own source files are compiled again,
 // through the symlink Tests/AppleMirrors/RingerKitAppleMirrored -> Sources/RingerKitApple, against test-only
 // mirrors of the Apple declarations they use, and driven by RingerKitAppleTests. The mirrors are modules
-// named CallKit, PushKit, AVFAudio and UserNotifications, so they exist only in this manifest branch, never
+// named CallKit, PushKit, AVFAudio, UserNotifications and Intents, so they exist only in this manifest branch, never
 // next to the real frameworks, and no product exports them. (SwiftPM puts every module in one search path, so
 // any target could `canImport` them: RingerKitApple's files also require RINGER_CALLKIT, which only
 // iOS-family platforms and the mirrored target define.) Swift 5 mode: Apple's Objective-C frameworks are
@@ -253,19 +253,21 @@ package.targets += [
     .target(name: "AVFAudio", path: "Tests/AppleMirrors/AVFAudio", swiftSettings: appleMirror),
     .target(name: "PushKit", path: "Tests/AppleMirrors/PushKit", swiftSettings: appleMirror),
     .target(name: "UserNotifications", path: "Tests/AppleMirrors/UserNotifications", swiftSettings: appleMirror),
+    .target(name: "Intents", path: "Tests/AppleMirrors/Intents", swiftSettings: appleMirror),
     .target(
         name: "CallKit", dependencies: ["AVFAudio"], path: "Tests/AppleMirrors/CallKit", swiftSettings: appleMirror),
     .target(
         name: "RingerKitAppleMirrored",
         dependencies: [
             "RingerKit", "RingerWire", "RingerSupport", "CallKit", "PushKit", "AVFAudio", "UserNotifications",
+            "Intents",
         ],
         path: "Tests/AppleMirrors/RingerKitAppleMirrored",
         swiftSettings: strict + [.define("RINGER_CALLKIT")]),
     .testTarget(
         name: "RingerKitAppleTests",
         dependencies: [
-            "RingerKitAppleMirrored", "CallKit", "PushKit", "AVFAudio", "UserNotifications", "RingerKit",
+            "RingerKitAppleMirrored", "CallKit", "PushKit", "AVFAudio", "UserNotifications", "Intents", "RingerKit",
             "RingerWire", "RingerTestSupport",
         ],
         swiftSettings: strict),

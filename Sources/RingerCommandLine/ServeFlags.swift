@@ -1,5 +1,6 @@
 import Foundation
 public import RingerServer
+import RingerWire
 
 /// `ringer serve`'s flags (docs/configuration.md), each also the environment
 /// variable `RINGER_NAME` (dashes become underscores), read into the server's typed configuration.

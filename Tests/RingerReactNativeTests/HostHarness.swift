@@ -132,12 +132,12 @@ struct HostHarness {
         }
     }
 
-    /// The events of calls (not the stream's or the pre-flight's). Failed requests are left out too: the fake server
+    /// The events of calls (not the stream's, the pre-flight's or the audio route's). Failed requests are left out too: the fake server
     /// has no `GET /v1/calls/{id}`, which the coordinator sends whenever the stream connects.
     static func callEvents(_ events: [BridgeEvent]) -> [BridgeEvent] {
         events.filter {
             switch $0 {
-            case .connectionChanged, .readinessChanged, .requestFailed: false
+            case .connectionChanged, .readinessChanged, .requestFailed, .audioRouteChanged: false
             default: true
             }
         }

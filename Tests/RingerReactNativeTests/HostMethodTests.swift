@@ -27,6 +27,11 @@ import Testing
         #expect(await HostHarness.code { try await host.hangUp(callID: callID) } == "not_configured")
         #expect(await HostHarness.code { _ = try host.calls() } == "not_configured")
         #expect(await HostHarness.code { _ = try await host.readiness() } == "not_configured")
+        #expect(await HostHarness.code { _ = try host.setHeld(callID: callID, held: true) } == "not_configured")
+        #expect(await HostHarness.code { _ = try host.setMuted(callID: callID, muted: true) } == "not_configured")
+        #expect(await HostHarness.code { _ = try host.playDTMF(callID: callID, digits: "1") } == "not_configured")
+        #expect(await HostHarness.code { _ = try host.audioRoutes() } == "not_configured")
+        #expect(await HostHarness.code { _ = try host.setAudioRoute(outputID: "speaker") } == "not_configured")
         #expect(harness.attach().replay.isEmpty)
         #expect(try host.callHistory(limit: 10).isEmpty)
         #expect(harness.createdPhones.isEmpty)
@@ -141,6 +146,35 @@ import Testing
         #expect(controller.mirrorTransactions.last?.actions.first is CXEndCallAction)
         let server = harness.server
         #expect(await eventually(within: 5) { server.count("POST /v1/calls/\(other)/decline") == 1 })
+    }
+
+    @Test func holdMuteAndKeypadGoThroughCallKitAndTheAudioRouteIsReadAndChosen() async throws {
+        let harness = try await HostHarness.loggedIn()
+        let host = harness.host
+        let controller = try harness.phone().callKit.callController
+        let callID = try await harness.ring()
+        #expect(try !host.setHeld(callID: callID, held: true), "a ringing call is not held")
+        #expect(try !host.playDTMF(callID: callID, digits: "1"), "a ringing call plays no tones")
+        #expect(await HostHarness.code { _ = try host.playDTMF(callID: callID, digits: "1,2") } == "invalid_argument")
+        #expect(await HostHarness.code { _ = try host.setMuted(callID: "nope", muted: true) } == "invalid_argument")
+        #expect(
+            await HostHarness.code { _ = try host.setMuted(callID: UUID().uuidString, muted: true) } == "unknown_call")
+        try await host.answer(callID: callID)
+        let answer = try #require(controller.mirrorTransactions.last?.actions.first as? CXAnswerCallAction)
+        #expect(await eventually(within: 5) { answer.mirrorOutcome == .fulfilled })
+        #expect(try host.setHeld(callID: callID.uppercased(), held: true))
+        #expect(try host.setMuted(callID: callID, muted: true))
+        let actions = controller.mirrorTransactions.flatMap(\.actions)
+        #expect(actions.contains { ($0 as? CXSetHeldCallAction)?.isOnHold == true })
+        #expect(actions.contains { ($0 as? CXSetMutedCallAction)?.isMuted == true })
+        let coordinator = try harness.phone().coordinator
+        #expect(await eventually(within: 5) { coordinator.currentCalls().first?.held == true })
+        #expect(try !host.playDTMF(callID: callID, digits: "5"), "a held call plays no tones")
+
+        let routes = try host.audioRoutes()
+        #expect(routes.outputs.map(\.id).contains("speaker"))
+        #expect(try host.setAudioRoute(outputID: "speaker"))
+        #expect(try !host.setAudioRoute(outputID: "a-headset-that-is-not-there"))
     }
 
     @Test func startCallTellsJavaScriptAndMapsCallKitsRefusal() async throws {

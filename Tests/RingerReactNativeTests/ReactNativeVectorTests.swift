@@ -143,8 +143,16 @@ struct VectorInput: Decodable, Sendable {
     let input: EventTranslator.Input
 
     private enum CodingKeys: String, CodingKey {
-        case type, disposition, media, reason, event, detail, status, problems, legs
+        case type, disposition, media, reason, event, detail, status, problems, legs, held, muted, digits, current,
+            outputs
         case callID = "call_id"
+    }
+
+    /// An audio output as the vectors write it: `{"id":…,"route":…,"name":…}`.
+    private struct VectorOutput: Decodable {
+        let id: String
+        let route: String
+        let name: String
     }
 
     /// A leg as the vectors write it: `{"user":{"id":…,"name":…},"state":…}`.
@@ -205,6 +213,22 @@ struct VectorInput: Decodable, Sendable {
                     legs: legs.map {
                         CallLeg(user: $0.user.party, state: LegState(rawValue: $0.state), rungAt: now, expiresAt: now)
                     }))
+        case "held_changed":
+            input = .observation(
+                .heldChanged(callID: try callID(), held: try container.decode(Bool.self, forKey: .held)))
+        case "muted_changed":
+            input = .observation(
+                .mutedChanged(callID: try callID(), muted: try container.decode(Bool.self, forKey: .muted)))
+        case "dtmf":
+            input = .observation(
+                .dtmf(callID: try callID(), digits: try container.decode(String.self, forKey: .digits)))
+        case "audio_route_changed":
+            let outputs = try container.decode([VectorOutput].self, forKey: .outputs).map {
+                AudioOutput(id: $0.id, route: try known(AudioRoute(rawValue: $0.route)), name: $0.name)
+            }
+            let current = try container.decode(String?.self, forKey: .current)
+            input = .observation(
+                .audioRouteChanged(AudioRoutes(current: outputs.first { $0.id == current }, outputs: outputs)))
         case "request_failed":
             input = .observation(
                 .requestFailed(callID: try callID(), detail: try container.decode(String.self, forKey: .detail)))

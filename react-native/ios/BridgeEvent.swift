@@ -28,6 +28,14 @@ enum BridgeEvent: Sendable, Hashable {
     case eventsDropped(count: Int)
     /// A group call's people and where each is (the SDK's `participantsChanged`), in the order rung.
     case participants(callID: String, participants: [BridgeParticipant])
+    /// The call was held (pause its media) or resumed (the SDK's `heldChanged`).
+    case held(callID: String, held: Bool)
+    /// The call's microphone was muted or unmuted (the SDK's `mutedChanged`).
+    case muted(callID: String, muted: Bool)
+    /// Keypad tones to send in the call's media (the SDK's `dtmf`).
+    case dtmf(callID: String, digits: String)
+    /// Where the calls' audio goes and where it could (the SDK's `audioRouteChanged`); not about one call.
+    case audioRouteChanged(current: BridgeAudioOutput?, outputs: [BridgeAudioOutput])
 
     /// The `type` JavaScript narrows the union on.
     var type: String {
@@ -42,6 +50,10 @@ enum BridgeEvent: Sendable, Hashable {
         case .requestFailed: "requestFailed"
         case .eventsDropped: "eventsDropped"
         case .participants: "participants"
+        case .held: "held"
+        case .muted: "muted"
+        case .dtmf: "dtmf"
+        case .audioRouteChanged: "audioRouteChanged"
         }
     }
 
@@ -52,7 +64,7 @@ enum BridgeEvent: Sendable, Hashable {
 extension BridgeEvent: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, callId, caller, callee, hasVideo, direction, media, reason, serverReason, problems, status, detail,
-            count, participants, group
+            count, participants, group, held, muted, digits, current, outputs
     }
 
     /// Decodes an event as JavaScript would read it (the test vectors' shapes).
@@ -97,6 +109,16 @@ extension BridgeEvent: Codable {
             self = .participants(
                 callID: try callID(),
                 participants: try container.decode([BridgeParticipant].self, forKey: .participants))
+        case "held":
+            self = .held(callID: try callID(), held: try container.decode(Bool.self, forKey: .held))
+        case "muted":
+            self = .muted(callID: try callID(), muted: try container.decode(Bool.self, forKey: .muted))
+        case "dtmf":
+            self = .dtmf(callID: try callID(), digits: try container.decode(String.self, forKey: .digits))
+        case "audioRouteChanged":
+            self = .audioRouteChanged(
+                current: try container.decode(BridgeAudioOutput?.self, forKey: .current),
+                outputs: try container.decode([BridgeAudioOutput].self, forKey: .outputs))
         default:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown type")
         }
@@ -139,6 +161,49 @@ extension BridgeEvent: Codable {
         case .participants(let callID, let participants):
             try container.encode(callID, forKey: .callId)
             try container.encode(participants, forKey: .participants)
+        case .held(let callID, let held):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(held, forKey: .held)
+        case .muted(let callID, let muted):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(muted, forKey: .muted)
+        case .dtmf(let callID, let digits):
+            try container.encode(callID, forKey: .callId)
+            try container.encode(digits, forKey: .digits)
+        case .audioRouteChanged(let current, let outputs):
+            try container.encode(current, forKey: .current)
+            try container.encode(outputs, forKey: .outputs)
+        }
+    }
+}
+
+/// One place the calls' audio can go, as JavaScript sees it: `{id, route, name}`, `route` one of `earpiece`, `speaker`,
+/// `wired`, `bluetooth`, `car`, `other` (RingerKit's `AudioOutput`).
+struct BridgeAudioOutput: Codable, Hashable, Sendable {
+    let id: String
+    let route: String
+    let name: String
+
+    init(_ output: AudioOutput) {
+        id = output.id
+        route = output.route.rawValue
+        name = output.name
+    }
+
+    /// The audio route state as `getAudioRoutes()` answers it: `{current, outputs}`.
+    struct Routes: Codable, Hashable, Sendable {
+        let current: BridgeAudioOutput?
+        let outputs: [BridgeAudioOutput]
+
+        init(_ routes: AudioRoutes) {
+            current = routes.current.map(BridgeAudioOutput.init)
+            outputs = routes.outputs.map(BridgeAudioOutput.init)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(current, forKey: .current)
+            try container.encode(outputs, forKey: .outputs)
         }
     }
 }

@@ -5,6 +5,8 @@
 ///
 /// - The buffer keeps the newest ``capacity`` events and counts the ones it dropped; a replay then starts with
 ///   ``BridgeEvent/eventsDropped(count:)``.
+/// - An ``BridgeEvent/audioRouteChanged(current:outputs:)`` is a state, not a story: a newer one takes the place of
+///   the one kept, so a replay holds only where the audio goes now (the route is read once at every launch).
 /// - ``detach()`` is the module being invalidated (a JavaScript reload, or the React host destroyed while the
 ///   process lives on): what happens next waits for the next instance's first ``attach()``.
 struct EventRelay: Sendable {
@@ -29,6 +31,7 @@ struct EventRelay: Sendable {
     /// - Returns: what to emit now: the event when attached, nothing when it was kept.
     mutating func send(_ event: BridgeEvent) -> [BridgeEvent] {
         guard !isAttached else { return [event] }
+        if case .audioRouteChanged = event { buffer.removeAll { $0.type == event.type } }
         buffer.append(event)
         if buffer.count > capacity {
             buffer.removeFirst(buffer.count - capacity)

@@ -121,11 +121,21 @@ struct EventTranslator: Sendable {
             return told + [.participants(callID: callID, participants: legs.map(BridgeParticipant.init))]
         case .pushReported, .answered, .outgoingAnswered:
             return []
-        case .heldChanged, .mutedChanged, .dtmf, .audioRouteChanged:
-            // Not JavaScript's yet: the package's `held`, `muted`, `dtmf` and `audioRouteChanged` events come with
-            // its methods
-            // (docs/decisions/0008 §6); until then only the native call UI holds, mutes and plays tones.
-            return []
+        case .heldChanged(let callID, let held):
+            guard let told = introduce(callID) else { return [] }
+            return told + [.held(callID: callID, held: held)]
+        case .mutedChanged(let callID, let muted):
+            guard let told = introduce(callID) else { return [] }
+            return told + [.muted(callID: callID, muted: muted)]
+        case .dtmf(let callID, let digits):
+            guard let told = introduce(callID) else { return [] }
+            return told + [.dtmf(callID: callID, digits: digits)]
+        case .audioRouteChanged(let routes):
+            return [
+                .audioRouteChanged(
+                    current: routes.current.map(BridgeAudioOutput.init),
+                    outputs: routes.outputs.map(BridgeAudioOutput.init))
+            ]
         }
     }
 

@@ -104,6 +104,34 @@ RCT_EXPORT_MODULE(Ringer)
   [RingerModuleBridge hangUp:callId resolve:resolve reject:reject];
 }
 
+- (void)setHeld:(NSString *)callId held:(BOOL)held resolve:(RCTPromiseResolveBlock)resolve reject:(RCTPromiseRejectBlock)reject
+{
+  [RingerModuleBridge setHeld:callId held:held resolve:resolve reject:reject];
+}
+
+- (void)setMuted:(NSString *)callId muted:(BOOL)muted resolve:(RCTPromiseResolveBlock)resolve reject:(RCTPromiseRejectBlock)reject
+{
+  [RingerModuleBridge setMuted:callId muted:muted resolve:resolve reject:reject];
+}
+
+- (void)playDtmf:(NSString *)callId
+          digits:(NSString *)digits
+         resolve:(RCTPromiseResolveBlock)resolve
+          reject:(RCTPromiseRejectBlock)reject
+{
+  [RingerModuleBridge playDtmf:callId digits:digits resolve:resolve reject:reject];
+}
+
+- (void)getAudioRoutes:(RCTPromiseResolveBlock)resolve reject:(RCTPromiseRejectBlock)reject
+{
+  [RingerModuleBridge audioRoutesWithResolve:resolve reject:reject];
+}
+
+- (void)setAudioRoute:(NSString *)outputId resolve:(RCTPromiseResolveBlock)resolve reject:(RCTPromiseRejectBlock)reject
+{
+  [RingerModuleBridge setAudioRoute:outputId resolve:resolve reject:reject];
+}
+
 - (void)getCalls:(RCTPromiseResolveBlock)resolve reject:(RCTPromiseRejectBlock)reject
 {
   [RingerModuleBridge callsWithResolve:resolve reject:reject];

@@ -88,6 +88,32 @@ public final class RingerModuleBridge: NSObject {
         promise(resolve, reject).settle { try await host.hangUp(callID: callID) }
     }
 
+    @objc public static func setHeld(
+        _ callID: String, held: Bool, resolve: @escaping Resolve, reject: @escaping Reject
+    ) {
+        promise(resolve, reject).settle { try host.setHeld(callID: callID, held: held) }
+    }
+
+    @objc public static func setMuted(
+        _ callID: String, muted: Bool, resolve: @escaping Resolve, reject: @escaping Reject
+    ) {
+        promise(resolve, reject).settle { try host.setMuted(callID: callID, muted: muted) }
+    }
+
+    @objc public static func playDtmf(
+        _ callID: String, digits: String, resolve: @escaping Resolve, reject: @escaping Reject
+    ) {
+        promise(resolve, reject).settle { try host.playDTMF(callID: callID, digits: digits) }
+    }
+
+    @objc public static func audioRoutes(resolve: @escaping Resolve, reject: @escaping Reject) {
+        promise(resolve, reject).settle { try host.audioRoutes() }
+    }
+
+    @objc public static func setAudioRoute(_ outputID: String, resolve: @escaping Resolve, reject: @escaping Reject) {
+        promise(resolve, reject).settle { try host.setAudioRoute(outputID: outputID) }
+    }
+
     @objc public static func calls(resolve: @escaping Resolve, reject: @escaping Reject) {
         promise(resolve, reject).settle { try host.calls() }
     }

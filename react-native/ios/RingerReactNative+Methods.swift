@@ -193,6 +193,52 @@ extension RingerReactNative {
         try await throughCallKit { try await phone.callKit.requestEnd(callID: call.uuid) }
     }
 
+    /// `setHeld(callId, held)`: holds or resumes an answered call through CallKit (`CXSetHeldCallAction`), so its
+    /// screen agrees; the `held` event follows once CallKit did it. Resuming holds this phone's other calls first.
+    /// - Returns: false when the call cannot take it (not answered yet): nothing was asked.
+    /// - Throws: `invalid_argument`, `not_configured`, `unknown_call`.
+    func setHeld(callID: String, held: Bool) throws -> Bool {
+        let (phone, call) = try liveCall(callID)
+        return phone.coordinator.setHeld(callID: call.uuid.uuidString, held: held)
+    }
+
+    /// `setMuted(callId, muted)`: mutes or unmutes a call's microphone through CallKit (`CXSetMutedCallAction`); the
+    /// `muted` event follows once CallKit did it.
+    /// - Returns: false when the call cannot take it: nothing was asked.
+    /// - Throws: `invalid_argument`, `not_configured`, `unknown_call`.
+    func setMuted(callID: String, muted: Bool) throws -> Bool {
+        let (phone, call) = try liveCall(callID)
+        return phone.coordinator.setMuted(callID: call.uuid.uuidString, muted: muted)
+    }
+
+    /// `playDtmf(callId, digits)`: plays keypad tones through CallKit (`CXPlayDTMFCallAction`); the `dtmf` event
+    /// follows, and the app's media sends them then.
+    /// - Returns: false when the call does not have the audio (not answered, held).
+    /// - Throws: `invalid_argument` for digits that are not 1 to 64 keypad keys (`0`–`9`, `*`, `#`, `A`–`D`),
+    ///   `not_configured`, `unknown_call`.
+    func playDTMF(callID: String, digits: String) throws -> Bool {
+        guard (1...64).contains(digits.count), digits.allSatisfy(PhoneCallMachine.dtmfDigits.contains) else {
+            throw RingerBridgeError.invalidArgument("digits must be 1 to 64 of 0-9, *, #, A-D")
+        }
+        let (phone, call) = try liveCall(callID)
+        return phone.coordinator.playDTMF(callID: call.uuid.uuidString, digits: digits)
+    }
+
+    /// `getAudioRoutes()`: where the calls' audio goes now and where it could, as `AVAudioSession` last said.
+    /// - Throws: `not_configured`.
+    func audioRoutes() throws -> BridgeAudioOutput.Routes {
+        BridgeAudioOutput.Routes(try requirePhone().coordinator.audioRoutes)
+    }
+
+    /// `setAudioRoute(outputId)`: sends the calls' audio to an output `getAudioRoutes()` listed (the speaker by
+    /// override, a headset by preferring its input); the `audioRouteChanged` event follows once iOS moved it. Chosen
+    /// before a call's audio starts, it is applied when it does.
+    /// - Returns: false when iOS lists no such output.
+    /// - Throws: `not_configured`.
+    func setAudioRoute(outputID: String) throws -> Bool {
+        try requirePhone().coordinator.selectAudioOutput(id: outputID)
+    }
+
     /// `getCalls()`: the calls up on this phone now, oldest first, each with the media of its `accepted` event once
     /// JavaScript was sent one (so an instance attached during the call can join it again).
     /// - Throws: `not_configured`.

@@ -63,6 +63,21 @@ export interface Spec extends TurboModule {
   /** Opens the system settings page that fixes `problem`; `false` when there is none. */
   openReadinessSettings(problem: string): Promise<boolean>;
 
+  /** Holds or resumes an answered call through the system call UI; `false` when the call cannot take it. */
+  setHeld(callId: string, held: boolean): Promise<boolean>;
+
+  /** Mutes or unmutes a call through the system call UI; `false` when the call is over. */
+  setMuted(callId: string, muted: boolean): Promise<boolean>;
+
+  /** Plays keypad tones on the call that has the audio; `false` when this call does not (held, not answered). */
+  playDtmf(callId: string, digits: string): Promise<boolean>;
+
+  /** Where the calls' audio goes and could go: `{current, outputs}`, each output `{id, route, name}`. */
+  getAudioRoutes(): Promise<UnsafeObject>;
+
+  /** Sends the calls' audio to the output with this id; `false` when the system lists none. */
+  setAudioRoute(outputId: string): Promise<boolean>;
+
   /** At most `limit` history entries, newest first. */
   getCallHistory(limit: number): Promise<UnsafeObject[]>;
 

@@ -7,6 +7,8 @@ import { EventHub } from './events';
 import type { ListenerErrorHandler } from './events';
 import type { Spec } from './NativeRinger';
 import {
+  narrowAudioRoutes,
+  narrowBoolean,
   narrowCalls,
   narrowEventList,
   narrowHistory,
@@ -19,6 +21,7 @@ import {
 } from './narrow';
 import type {
   AnswerPolicy,
+  AudioRoutes,
   Call,
   ConfigureOptions,
   Diagnostics,
@@ -36,8 +39,10 @@ import type {
   Subscription,
 } from './types';
 import {
+  booleanArgument,
   booleanOption,
   callIdArgument,
+  dtmfArgument,
   historyLimitArgument,
   nonEmptyStringArgument,
   optionsArgument,
@@ -152,6 +157,42 @@ export interface RingerClient {
    * @throws RingerError `invalid_argument` (empty).
    */
   openReadinessSettings(problem: string): Promise<boolean>;
+
+  /**
+   * Holds (`true`) or resumes an answered call through CallKit / Telecom, so the system's screen agrees; `held`
+   * follows once the system did it. Resuming holds this phone's other calls first (one call has the audio).
+   * @returns `false` when the call cannot take it (not answered yet): nothing was asked.
+   * @throws RingerError `invalid_argument`, `unknown_call`.
+   */
+  setHeld(callId: string, held: boolean): Promise<boolean>;
+
+  /**
+   * Mutes or unmutes a call's microphone through CallKit's Mute (on Android at once: a self-managed call's microphone
+   * is the app's); `muted` follows.
+   * @returns `false` when the call is over.
+   * @throws RingerError `invalid_argument`, `unknown_call`.
+   */
+  setMuted(callId: string, muted: boolean): Promise<boolean>;
+
+  /**
+   * Plays keypad tones from the app's own keypad, through CallKit's `CXPlayDTMFCallAction` on iOS; `dtmf` follows,
+   * and the app's media sends them then.
+   * @returns `false` when the call does not have the audio (not answered, held).
+   * @throws RingerError `invalid_argument` (not 1 to 64 of `0`-`9`, `*`, `#`, `A`-`D`), `unknown_call`.
+   */
+  playDtmf(callId: string, digits: string): Promise<boolean>;
+
+  /** Where the calls' audio goes now and the outputs the system lists (`audioRouteChanged` tells each change). */
+  getAudioRoutes(): Promise<AudioRoutes>;
+
+  /**
+   * Sends the calls' audio to an output `getAudioRoutes` listed (its `id`), through the system, so its own picker
+   * agrees; `audioRouteChanged` follows once the system moved it. Chosen before a call's audio starts, it is applied
+   * when it does, and again after a hold, until the last call ends.
+   * @returns `false` when the system lists no such output.
+   * @throws RingerError `invalid_argument` (empty id).
+   */
+  setAudioRoute(outputId: string): Promise<boolean>;
 
   /**
    * The call history kept natively across launches, newest first: at most `limit` entries (1 to 100,
@@ -329,6 +370,38 @@ export function createRinger(native: () => Spec): RingerClient {
       const name = nonEmptyStringArgument(problem, 'problem');
       const module = await requireConfigured();
       return narrowOpened(await callNative(() => module.openReadinessSettings(name)));
+    },
+
+    async setHeld(callId: string, held: boolean): Promise<boolean> {
+      const id = callIdArgument(callId);
+      const value = booleanArgument(held, 'held');
+      const module = await requireConfigured();
+      return narrowBoolean(await callNative(() => module.setHeld(id, value)), 'taken');
+    },
+
+    async setMuted(callId: string, muted: boolean): Promise<boolean> {
+      const id = callIdArgument(callId);
+      const value = booleanArgument(muted, 'muted');
+      const module = await requireConfigured();
+      return narrowBoolean(await callNative(() => module.setMuted(id, value)), 'taken');
+    },
+
+    async playDtmf(callId: string, digits: string): Promise<boolean> {
+      const id = callIdArgument(callId);
+      const keys = dtmfArgument(digits);
+      const module = await requireConfigured();
+      return narrowBoolean(await callNative(() => module.playDtmf(id, keys)), 'taken');
+    },
+
+    async getAudioRoutes(): Promise<AudioRoutes> {
+      const module = await requireConfigured();
+      return narrowAudioRoutes(await callNative(() => module.getAudioRoutes()));
+    },
+
+    async setAudioRoute(outputId: string): Promise<boolean> {
+      const id = nonEmptyStringArgument(outputId, 'outputId');
+      const module = await requireConfigured();
+      return narrowBoolean(await callNative(() => module.setAudioRoute(id)), 'taken');
     },
 
     async getCallHistory(limit?: number): Promise<HistoryEntry[]> {

@@ -18,6 +18,8 @@
 
 import { RingerError } from './errors';
 import type {
+  AudioOutput,
+  AudioRoutes,
   Call,
   CallAnsweredTaskData,
   CallDirection,
@@ -195,7 +197,37 @@ const EVENT_READERS: { readonly [T in RingerEventType]: (event: Reader) => Ringe
     callId: e.callId('callId'),
     participants: e.list('participants', readParticipant),
   }),
+  held: (e) => ({ type: 'held', callId: e.callId('callId'), held: e.boolean('held') }),
+  muted: (e) => ({ type: 'muted', callId: e.callId('callId'), muted: e.boolean('muted') }),
+  dtmf: (e) => ({ type: 'dtmf', callId: e.callId('callId'), digits: e.string('digits') }),
+  audioRouteChanged: (e) => ({ type: 'audioRouteChanged', ...readAudioRoutes(e) }),
 };
+
+/** An audio output: `{id, route, name}`. */
+function readAudioOutput(output: Reader): AudioOutput {
+  return { id: output.string('id'), route: output.string('route'), name: output.string('name') };
+}
+
+/** `{current, outputs}`, `current` an output or `null`. */
+function readAudioRoutes(routes: Reader): AudioRoutes {
+  return {
+    current: routes.isNull('current') ? null : readAudioOutput(routes.object('current')),
+    outputs: routes.list('outputs', readAudioOutput),
+  };
+}
+
+/** `getAudioRoutes`' answer. @throws RingerError `native` when it does not match `AudioRoutes`. */
+export function narrowAudioRoutes(value: unknown): AudioRoutes {
+  return narrowResult(value, 'routes', readAudioRoutes);
+}
+
+/** A boolean a method answers. @throws RingerError `native` when it is not one. */
+export function narrowBoolean(value: unknown, what: string): boolean {
+  return narrowResult({ [what]: value }, 'answer', (answer) => answer.boolean(what));
+}
+
+/** Every event type this version knows, in the order of the union (what the vectors must each exercise). */
+export const EVENT_TYPES: readonly RingerEventType[] = Object.keys(EVENT_READERS) as RingerEventType[];
 
 /** What `narrowEvent` made of one native payload. */
 export type NarrowedEvent =

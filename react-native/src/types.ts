@@ -156,6 +156,70 @@ export interface ParticipantsEvent {
 }
 
 /**
+ * A call was held (`held: true`: pause its media, both the other party's audio and the microphone) or resumed
+ * (`false`), by the system (CallKit's Hold, "Hold & Accept" of another call, a SIM call on Android) or at the app's
+ * `setHeld`. A held call stays answered; ending another call never resumes it.
+ */
+export interface HeldEvent {
+  readonly type: 'held';
+  readonly callId: CallId;
+  readonly held: boolean;
+}
+
+/** The call's microphone was muted or unmuted, from the system's Mute button or the app's `setMuted`. */
+export interface MutedEvent {
+  readonly type: 'muted';
+  readonly callId: CallId;
+  readonly muted: boolean;
+}
+
+/**
+ * Send these keypad tones in the call's media (RFC 4733 telephone events, or in-band): the user pressed them on the
+ * system's keypad, or the app asked with `playDtmf`. Only the call that has the audio gets them.
+ */
+export interface DtmfEvent {
+  readonly type: 'dtmf';
+  readonly callId: CallId;
+  /** One or more of `0`-`9`, `*`, `#`, `A`-`D`. */
+  readonly digits: string;
+}
+
+/**
+ * What kind of device an audio output is: `"earpiece"`, `"speaker"`, `"wired"` (a headset on a wire or USB),
+ * `"bluetooth"`, `"car"` (CarPlay), `"other"` (AirPlay, HDMI, Android's streaming); a newer native build may name
+ * one this version does not, which is passed on as it is.
+ */
+export type AudioRouteKind =
+  | 'earpiece'
+  | 'speaker'
+  | 'wired'
+  | 'bluetooth'
+  | 'car'
+  | 'other'
+  | (string & { readonly __audioRouteKind?: never });
+
+/** One place the calls' audio can go: `id` to pass to `setAudioRoute`, its kind and the system's name for it. */
+export interface AudioOutput {
+  readonly id: string;
+  readonly route: AudioRouteKind;
+  readonly name: string;
+}
+
+/** Where the calls' audio goes now (`current`, `null` when the system names none) and where it could. */
+export interface AudioRoutes {
+  readonly current: AudioOutput | null;
+  readonly outputs: readonly AudioOutput[];
+}
+
+/**
+ * The audio route or the outputs to choose from changed (a headset plugged in, the system's picker, the app's
+ * `setAudioRoute` once the system moved the audio). About the phone, not one call.
+ */
+export interface AudioRouteChangedEvent extends AudioRoutes {
+  readonly type: 'audioRouteChanged';
+}
+
+/**
  * Everything the native half tells JavaScript, discriminated by `type`. Switch on `event.type`; an event of a
  * type this version does not know never reaches the app (it is counted in `getDiagnostics()`).
  */
@@ -169,7 +233,11 @@ export type RingerEvent =
   | ConnectionChangedEvent
   | RequestFailedEvent
   | EventsDroppedEvent
-  | ParticipantsEvent;
+  | ParticipantsEvent
+  | HeldEvent
+  | MutedEvent
+  | DtmfEvent
+  | AudioRouteChangedEvent;
 
 /** The `type` of a `RingerEvent`: `"incoming"`, `"accepted"`, ... */
 export type RingerEventType = RingerEvent['type'];

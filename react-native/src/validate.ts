@@ -64,6 +64,31 @@ export function historyLimitArgument(value: unknown): number {
 }
 
 /**
+ * A required boolean argument, returned unchanged.
+ * @throws RingerError `invalid_argument` naming `name` when it is not a boolean.
+ */
+export function booleanArgument(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') {
+    throw invalidArgument(`${name} must be a boolean.`);
+  }
+  return value;
+}
+
+/** The keypad keys a call may play (RFC 4733's sixteen), 1 to 64 of them. */
+const DTMF = /^[0-9*#A-D]{1,64}$/;
+
+/**
+ * Keypad tones for `playDtmf`: 1 to 64 of `0`-`9`, `*`, `#`, `A`-`D` (uppercase, as the native halves take them).
+ * @throws RingerError `invalid_argument` for anything else.
+ */
+export function dtmfArgument(value: unknown): string {
+  if (typeof value !== 'string' || !DTMF.test(value)) {
+    throw invalidArgument('digits must be 1 to 64 of 0-9, *, #, A-D.');
+  }
+  return value;
+}
+
+/**
  * An optional boolean option, `fallback` when not given.
  * @throws RingerError `invalid_argument` when given and not a boolean.
  */

@@ -68,6 +68,8 @@ describe('before configure', () => {
     await rejectsWith(ringer.getReadiness(), 'not_configured');
     await rejectsWith(ringer.openReadinessSettings('battery_optimized'), 'not_configured');
     await rejectsWith(ringer.getCallHistory(), 'not_configured');
+    await rejectsWith(ringer.setHeld(ALICE_CALL, true), 'not_configured');
+    await rejectsWith(ringer.getAudioRoutes(), 'not_configured');
     assert.deepEqual(native.calls, []);
     assert.equal(native.subscribeCount, 0);
   });
@@ -226,6 +228,40 @@ describe('argument checks', () => {
     await ringer.getCallHistory();
     await ringer.getCallHistory(10);
     assert.deepEqual(native.callsOf('getCallHistory'), [[100], [10]]);
+  });
+
+  test('hold, mute and keypad tones take a call id and are checked before they reach the native half', async () => {
+    const { native, ringer } = await configured();
+    await rejectsWith(ringer.setHeld('not-a-call', true), 'invalid_argument');
+    await rejectsWith(ringer.setHeld(ALICE_CALL, 'yes' as unknown as boolean), 'invalid_argument');
+    await rejectsWith(ringer.setMuted(ALICE_CALL, 1 as unknown as boolean), 'invalid_argument');
+    for (const digits of ['', '12a', '1,2', '1'.repeat(65), 5 as unknown as string]) {
+      await rejectsWith(ringer.playDtmf(ALICE_CALL, digits), 'invalid_argument');
+    }
+    assert.equal(await ringer.setHeld(ALICE_CALL.toUpperCase(), true), true);
+    assert.equal(await ringer.setMuted(ALICE_CALL, false), true);
+    native.answers['playDtmf'] = false;
+    assert.equal(await ringer.playDtmf(ALICE_CALL, '0*#ABCD9'), false, 'the call does not have the audio');
+    assert.deepEqual(native.callsOf('setHeld'), [[ALICE_CALL, true]]);
+    assert.deepEqual(native.callsOf('setMuted'), [[ALICE_CALL, false]]);
+    assert.deepEqual(native.callsOf('playDtmf'), [[ALICE_CALL, '0*#ABCD9']]);
+    native.answers['setHeld'] = 'yes';
+    await rejectsWith(ringer.setHeld(ALICE_CALL, true), 'native');
+  });
+
+  test('the audio routes are read and chosen by output id', async () => {
+    const { native, ringer } = await configured();
+    const speaker = { id: 'speaker', route: 'speaker', name: 'Speaker' };
+    native.answers['getAudioRoutes'] = { current: speaker, outputs: [{ id: 'earpiece', route: 'earpiece', name: 'iPhone' }, speaker] };
+    const routes = await ringer.getAudioRoutes();
+    assert.deepEqual(routes.current, speaker);
+    assert.equal(routes.outputs.length, 2);
+    native.answers['getAudioRoutes'] = { current: null, outputs: [{ id: 'speaker', route: 'speaker' }] };
+    await rejectsWith(ringer.getAudioRoutes(), 'native');
+    await rejectsWith(ringer.setAudioRoute(''), 'invalid_argument');
+    native.answers['setAudioRoute'] = false;
+    assert.equal(await ringer.setAudioRoute('a4:c1:38:00:11:22-tsco'), false, 'the system lists no such output');
+    assert.deepEqual(native.callsOf('setAudioRoute'), [['a4:c1:38:00:11:22-tsco']]);
   });
 
   test('the readiness problem must be non-empty', async () => {
@@ -471,7 +507,7 @@ describe('replay', () => {
 
   test('replayed events of an unknown type are dropped and counted', async () => {
     const { native, ringer } = setUp();
-    native.answers['getInitialEvents'] = [{ type: 'muted', callId: ALICE_CALL }, INCOMING, { type: 'incoming' }];
+    native.answers['getInitialEvents'] = [{ type: 'transferred', callId: ALICE_CALL }, INCOMING, { type: 'incoming' }];
     const seen = recorder(ringer);
     await ringer.configure();
     await settle();

@@ -54,6 +54,11 @@ export class FakeNative implements Spec {
     getReadiness: [],
     openReadinessSettings: true,
     getCallHistory: [],
+    setHeld: true,
+    setMuted: true,
+    playDtmf: true,
+    getAudioRoutes: { current: null, outputs: [] },
+    setAudioRoute: true,
   };
   private handlers = new Set<(payload: object) => void>();
   /** How many times `onEvent` subscribed. */
@@ -130,6 +135,26 @@ export class FakeNative implements Spec {
   openReadinessSettings(problem: string): Promise<boolean> {
     return this.respond('openReadinessSettings', [problem]);
   }
+  setHeld(callId: string, held: boolean): Promise<boolean> {
+    return this.respond('setHeld', [callId, held]);
+  }
+
+  setMuted(callId: string, muted: boolean): Promise<boolean> {
+    return this.respond('setMuted', [callId, muted]);
+  }
+
+  playDtmf(callId: string, digits: string): Promise<boolean> {
+    return this.respond('playDtmf', [callId, digits]);
+  }
+
+  getAudioRoutes(): Promise<object> {
+    return this.respond('getAudioRoutes', []);
+  }
+
+  setAudioRoute(outputId: string): Promise<boolean> {
+    return this.respond('setAudioRoute', [outputId]);
+  }
+
   getCallHistory(limit: number): Promise<object[]> {
     return this.respond('getCallHistory', [limit]);
   }

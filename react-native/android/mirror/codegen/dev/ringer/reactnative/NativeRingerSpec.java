@@ -98,4 +98,24 @@ public abstract class NativeRingerSpec extends ReactContextBaseJavaModule implem
   @ReactMethod
   @DoNotStrip
   public abstract void getCallHistory(double limit, Promise promise);
+
+  @ReactMethod
+  @DoNotStrip
+  public abstract void setHeld(String callId, boolean held, Promise promise);
+
+  @ReactMethod
+  @DoNotStrip
+  public abstract void setMuted(String callId, boolean muted, Promise promise);
+
+  @ReactMethod
+  @DoNotStrip
+  public abstract void playDtmf(String callId, String digits, Promise promise);
+
+  @ReactMethod
+  @DoNotStrip
+  public abstract void getAudioRoutes(Promise promise);
+
+  @ReactMethod
+  @DoNotStrip
+  public abstract void setAudioRoute(String outputId, Promise promise);
 }

@@ -7,8 +7,9 @@ import java.util.ArrayDeque
  * Holds the events JavaScript cannot take yet, as TestVectors/react-native/relay.json pins it (Swift: `EventRelay` in
  * react-native/ios; the same rules). While no JavaScript instance is attached it keeps the newest [capacity] events,
  * counting those it drops; the first [attach] of each instance hands them over once, after an `eventsDropped` event
- * when it dropped any; while attached every event goes out at once. [detach] is the module being invalidated (a
- * JavaScript reload, the React host destroyed while the process lives on).
+ * when it dropped any; while attached every event goes out at once. An `audioRouteChanged` is a state, not a story: a
+ * newer one takes the place of the one kept. [detach] is the module being invalidated (a JavaScript reload, the React
+ * host destroyed while the process lives on).
  *
  * It is also why the module never emits before JavaScript looked it up: codegen's `emitOnEvent` calls the emitter
  * callback without a null check, and only a JavaScript call (getInitialEvents) attaches. Pure: no I/O. Not
@@ -33,6 +34,8 @@ class EventRelay(val capacity: Int = DEFAULT_CAPACITY) {
      */
     fun offer(event: JSONObject): JSONObject? {
         if (isAttached) return event
+        // The audio route is a state, not a story: the newest takes the kept one's place (relay.json).
+        if (event.optString("type") == AUDIO_ROUTE_CHANGED) kept.removeAll { it.optString("type") == AUDIO_ROUTE_CHANGED }
         if (kept.size == capacity) {
             kept.removeFirst()
             dropped += 1
@@ -66,5 +69,7 @@ class EventRelay(val capacity: Int = DEFAULT_CAPACITY) {
     companion object {
         /** Events kept while JavaScript is not attached: a ringing call and its end make a handful. */
         const val DEFAULT_CAPACITY = 200
+
+        private const val AUDIO_ROUTE_CHANGED = "audioRouteChanged"
     }
 }

@@ -70,9 +70,20 @@ class EventTranslator {
             }
             // Told by other events: the push by `incoming` once it rings, an answer by `accepted` once media can start.
             is Observed.PushReported, is Observed.Answered, is Observed.OutgoingAnswered -> emptyList()
-            // Not JavaScript's yet: the package's `held`, `muted`, `dtmf` and `audioRouteChanged` events come with its methods
-            // (docs/decisions/0008 §6); until then only the native call UI holds, mutes and plays tones.
-            is Observed.HeldChanged, is Observed.MutedChanged, is Observed.Dtmf, is Observed.AudioRouteChanged -> emptyList()
+            is Observed.HeldChanged -> {
+                val told = introduce(observed.callId) ?: return emptyList()
+                told + event("held", observed.callId).put("held", observed.held)
+            }
+            is Observed.MutedChanged -> {
+                val told = introduce(observed.callId) ?: return emptyList()
+                told + event("muted", observed.callId).put("muted", observed.muted)
+            }
+            is Observed.Dtmf -> {
+                val told = introduce(observed.callId) ?: return emptyList()
+                told + event("dtmf", observed.callId).put("digits", observed.digits)
+            }
+            is Observed.AudioRouteChanged ->
+                listOf(SdkObservations.routesJson(observed.routes).put("type", "audioRouteChanged"))
         }
     }
 

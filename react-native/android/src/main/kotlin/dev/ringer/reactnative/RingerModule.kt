@@ -88,6 +88,20 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
         host.openReadinessSettings(text(problem, "problem"))
     }
 
+    override fun setHeld(callId: String?, held: Boolean, promise: Promise) = reply(promise) { host.setHeld(id(callId), held) }
+
+    override fun setMuted(callId: String?, muted: Boolean, promise: Promise) = reply(promise) { host.setMuted(id(callId), muted) }
+
+    override fun playDtmf(callId: String?, digits: String?, promise: Promise) = reply(promise) {
+        host.playDtmf(id(callId), text(digits, "digits"))
+    }
+
+    override fun getAudioRoutes(promise: Promise) = reply(promise) { host.audioRoutes() }
+
+    override fun setAudioRoute(outputId: String?, promise: Promise) = reply(promise) {
+        host.setAudioRoute(text(outputId, "outputId"))
+    }
+
     override fun getCallHistory(limit: Double, promise: Promise) = reply(promise) {
         if (limit.isNaN() || limit < 0 || limit != Math.floor(limit)) throw invalid("limit must be a whole number, 0 or more")
         host.history(Math.min(limit, CallHistory.DEFAULT_CAPACITY.toDouble()).toInt())

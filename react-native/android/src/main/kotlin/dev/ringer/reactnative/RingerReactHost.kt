@@ -250,6 +250,53 @@ class RingerReactHost(
         phone.callUi.hangUp(callId) { closed -> if (!closed) phone.coordinator.end(callId) {} }
     }
 
+    /**
+     * `setHeld(callId, held)`: holds or resumes an answered call through its Telecom connection; the `held` event
+     * follows. Resuming holds this phone's other calls first.
+     * @return false when the call cannot take it (not answered yet).
+     * @throws BridgeError `unknown_call`.
+     */
+    fun setHeld(callId: String, held: Boolean): Boolean {
+        val phone = requirePhone()
+        knownCall(phone, callId)
+        return phone.coordinator.setHeld(callId, held)
+    }
+
+    /**
+     * `setMuted(callId, muted)`: a self-managed call's microphone is the app's, so the `muted` event follows at once.
+     * @return false when the call is over.
+     * @throws BridgeError `unknown_call`.
+     */
+    fun setMuted(callId: String, muted: Boolean): Boolean {
+        val phone = requirePhone()
+        knownCall(phone, callId)
+        return phone.coordinator.setMuted(callId, muted)
+    }
+
+    /**
+     * `playDtmf(callId, digits)`: the `dtmf` event follows at once, and the app's media sends the tones.
+     * @return false when the call does not have the audio (not answered, held).
+     * @throws BridgeError `invalid_argument` for digits that are not 1 to 64 keypad keys; `unknown_call`.
+     */
+    fun playDtmf(callId: String, digits: String): Boolean {
+        if (digits.length !in 1..64 || !digits.all { it in PhoneCallMachine.DTMF_DIGITS }) {
+            throw BridgeError(BridgeError.INVALID_ARGUMENT, "digits must be 1 to 64 of 0-9, *, #, A-D")
+        }
+        val phone = requirePhone()
+        knownCall(phone, callId)
+        return phone.coordinator.playDtmf(callId, digits)
+    }
+
+    /** `getAudioRoutes()`: where the calls' audio goes and could go, as Telecom last said (`{current, outputs}`). */
+    fun audioRoutes(): JSONObject = SdkObservations.routesJson(requirePhone().coordinator.audioRoutes)
+
+    /**
+     * `setAudioRoute(outputId)`: through Telecom's endpoint change (API 34) or audio route; `audioRouteChanged`
+     * follows once Telecom moved the audio, and a choice made before the call's audio starts is applied then.
+     * @return false when Telecom lists no such output.
+     */
+    fun setAudioRoute(outputId: String): Boolean = requirePhone().coordinator.selectAudioOutput(outputId)
+
     /** `getCalls()`: the calls up on this phone now, as JavaScript's Calls (`media` null until `accepted`). */
     fun calls(): JSONArray {
         val phone = phone ?: return JSONArray()

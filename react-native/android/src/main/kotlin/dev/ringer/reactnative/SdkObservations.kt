@@ -1,5 +1,7 @@
 package dev.ringer.reactnative
 
+import dev.ringer.kit.AudioOutput
+import dev.ringer.kit.AudioRoutes
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.CallLeg
 import dev.ringer.kit.EventStream
@@ -64,6 +66,15 @@ internal object SdkObservations {
      * startCall's and startGroupCall's Call: `{callId, direction, peer: {id, name}, hasVideo, state, participants}`,
      * `participants` a group call's legs ([participantsJson]) or null.
      */
+    /** An audio output as JavaScript sees it: `{id, route, name}`. */
+    fun outputJson(output: AudioOutput): JSONObject =
+        JSONObject().put("id", output.id).put("route", output.route.rawValue).put("name", output.name)
+
+    /** The audio routes as `getAudioRoutes()` answers them and `audioRouteChanged` carries them: `{current, outputs}`. */
+    fun routesJson(routes: AudioRoutes): JSONObject = JSONObject()
+        .put("current", routes.current?.let(::outputJson) ?: JSONObject.NULL)
+        .put("outputs", JSONArray().also { array -> routes.outputs.forEach { array.put(outputJson(it)) } })
+
     fun callJson(callId: String, info: CallInfo, state: String, legs: List<CallLeg>?): JSONObject = JSONObject()
         .put("callId", callId).put("direction", info.direction).put("peer", info.peer.toJson())
         .put("hasVideo", info.hasVideo).put("state", state)

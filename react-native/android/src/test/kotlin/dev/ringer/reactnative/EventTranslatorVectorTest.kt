@@ -1,5 +1,8 @@
 package dev.ringer.reactnative
 
+import dev.ringer.kit.AudioOutput
+import dev.ringer.kit.AudioRoute
+import dev.ringer.kit.AudioRoutes
 import dev.ringer.kit.PushGroup
 import dev.ringer.reactnative.ReactNativeVectors.canonical
 import dev.ringer.reactnative.ReactNativeVectors.objects
@@ -37,7 +40,8 @@ class EventTranslatorVectorTest {
         val types = ReactNativeVectors.cases(ReactNativeVectors.file("events.json"), setOf("steps"))
             .flatMap { objects(it.getJSONArray("steps")) }.map { it.getJSONObject("observation").getString("type") }.toSet()
         assertEquals(setOf("ringing", "answered", "outgoing_answered", "media_can_start", "ended", "event", "push_reported",
-                           "request_failed", "stream_status", "readiness", "call_started", "participants_changed"), types)
+                           "request_failed", "stream_status", "readiness", "call_started", "participants_changed",
+                           "held_changed", "muted_changed", "dtmf", "audio_route_changed"), types)
     }
 
     private fun observed(json: JSONObject): Observed {
@@ -68,6 +72,21 @@ class EventTranslatorVectorTest {
                     only(user, "legs[$index].user", setOf("id", "name"))
                     Observed.Participant(CallInfo.Peer(user.getString("id"), user.opt("name") as? String), leg.getString("state"))
                 })
+            }
+            "held_changed" -> { keys("call_id", "held"); Observed.HeldChanged(callId(), json.getBoolean("held")) }
+            "muted_changed" -> { keys("call_id", "muted"); Observed.MutedChanged(callId(), json.getBoolean("muted")) }
+            "dtmf" -> { keys("call_id", "digits"); Observed.Dtmf(callId(), json.getString("digits")) }
+            "audio_route_changed" -> {
+                keys("current", "outputs")
+                val outputs = json.getJSONArray("outputs")
+                val list = (0 until outputs.length()).map { index ->
+                    val output = outputs.getJSONObject(index)
+                    only(output, "outputs[$index]", setOf("id", "route", "name"))
+                    AudioOutput(output.getString("id"), AudioRoute.of(output.getString("route"))
+                        ?: throw AssertionError("unknown route ${output.getString("route")}"), output.getString("name"))
+                }
+                val current = json.opt("current") as? String
+                Observed.AudioRouteChanged(AudioRoutes(list.firstOrNull { it.id == current }, list))
             }
             "stream_status" -> { keys("status"); Observed.StreamStatus(json.getString("status")) }
             "readiness" -> {

@@ -60,7 +60,12 @@ class RingerModuleTest {
             "getCalls" to { m, p -> m.getCalls(p) },
             "getReadiness" to { m, p -> m.getReadiness(p) },
             "openReadinessSettings" to { m, p -> m.openReadinessSettings("battery_optimized", p) },
-            "getCallHistory" to { m, p -> m.getCallHistory(10.0, p) })
+            "getCallHistory" to { m, p -> m.getCallHistory(10.0, p) },
+            "setHeld" to { m, p -> m.setHeld(callId, true, p) },
+            "setMuted" to { m, p -> m.setMuted(callId, true, p) },
+            "playDtmf" to { m, p -> m.playDtmf(callId, "1", p) },
+            "getAudioRoutes" to { m, p -> m.getAudioRoutes(p) },
+            "setAudioRoute" to { m, p -> m.setAudioRoute("speaker", p) })
         for ((name, method) in calls) assertEquals(name, BridgeError.NOT_CONFIGURED, js.call(method).code())
         val initial = js.call { m, p -> m.getInitialEvents(p) }.value() as List<*>
         assertEquals("the pre-flight at launch", listOf("readinessChanged"), initial.map { (it as Map<*, *>)["type"] })
@@ -204,6 +209,23 @@ class RingerModuleTest {
         assertEquals(null, js.call { m, p -> m.hangUp(callId, p) }.value())
         assertEquals(listOf<Any>(), js.call { m, p -> m.getCalls(p) }.value())
         assertEquals(null, js.call { m, p -> m.logout(p) }.value())
+    }
+
+    @Test
+    fun holdMuteAndKeypadAreCheckedAndARingingCallIsNeitherHeldNorPlaysTones() {
+        val (js, callId) = ringingForBob()
+        assertEquals(false, js.call { m, p -> m.setHeld(callId, true, p) }.value())
+        assertEquals(false, js.call { m, p -> m.playDtmf(callId, "1", p) }.value())
+        assertEquals(true, js.call { m, p -> m.setMuted(callId.toUpperCase(), true, p) }.value())
+        for (bad in listOf(null, "", "12a", "1,2", "1".repeat(65))) {
+            assertEquals("$bad", BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.playDtmf(callId, bad, p) }.code())
+        }
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.setHeld("not-a-call", true, p) }.code())
+        assertEquals(BridgeError.UNKNOWN_CALL, js.call { m, p -> m.setMuted(UUID.randomUUID().toString(), true, p) }.code())
+        // No call's audio runs: Telecom has said no route yet, and an output it does not list is not chosen.
+        assertEquals(mapOf("current" to null, "outputs" to listOf<Any>()), js.call { m, p -> m.getAudioRoutes(p) }.value())
+        assertEquals(false, js.call { m, p -> m.setAudioRoute("speaker", p) }.value())
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.setAudioRoute("", p) }.code())
     }
 
     @Test
