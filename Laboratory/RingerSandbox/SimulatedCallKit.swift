@@ -179,7 +179,9 @@ public final class SimulatedCallKit: CallUI, Sendable {
 
     /// The app chose an output, as `CallKitAdapter` does through `AVAudioSession`: the simulated system moves the
     /// audio there when it lists the output, and tells the attached coordinator as a route change.
-    public func applyAudioOutput(_ output: AudioOutput) {
+    public func applyAudioOutput(_ output: AudioOutput?) {
+        // Nil: the calls are over; the simulated iPhone's audio goes back to the receiver, as iOS's would.
+        let output = output ?? AudioOutput(id: "earpiece", route: .earpiece, name: "iPhone")
         let moved = audioRoute.withLock { route -> (String, [AudioOutput])? in
             guard route.outputs.contains(where: { $0.id == output.id }), route.current != output.id else { return nil }
             route.current = output.id

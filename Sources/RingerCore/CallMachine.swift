@@ -53,7 +53,6 @@ public struct CallMachine: Codable, Hashable, Sendable {
         var call = Call(
             callID: callID, state: .ringing, caller: caller, callee: callee, hasVideo: hasVideo,
             createdAt: now, expiresAt: now.addingTimeInterval(ringTimeout))
-        if calleeBusy && callWaiting { call.waiting = true }
         if calleeBusy && !callWaiting {
             call.state = .busy
             call.endedAt = now
@@ -70,6 +69,8 @@ public struct CallMachine: Codable, Hashable, Sendable {
             let machine = CallMachine(call: call, calleeDevices: calleeDevices, ringingDeviceIDs: [])
             return (machine, [.publish(.callEnded, to: .user(caller.id))])
         }
+        // It rings: a busy callee is rung as a waiting call.
+        if calleeBusy { call.waiting = true }
         var effects: [CallEffect] = [.publish(.callIncoming, to: .user(callee.id))]
         effects += wakeable.map { .pushIncomingCall(deviceID: $0.id) }
         effects.append(.scheduleRingTimeout(at: call.expiresAt))

@@ -71,6 +71,10 @@ public enum AudioRouteEffect: Hashable, Sendable {
     /// `setPreferredInput` of the device's port; Android: `requestCallEndpointChange`, `setAudioRoute` below API 34).
     /// The system's answer comes back as ``AudioRouteInput/outputsChanged(current:outputs:)``.
     case apply(AudioOutput)
+    /// The calls are over and something was asked of the system during them: give the route back to it (iOS: no
+    /// override and no preferred input, which `AVAudioSession` keeps until told otherwise; Android: nothing, Telecom's
+    /// routing ends with the call).
+    case release
     /// Observation: the route or the outputs to choose from changed.
     case routeChanged(AudioRoutes)
 }
@@ -81,15 +85,16 @@ public enum AudioRouteEffect: Hashable, Sendable {
 ///
 /// Rules:
 /// - **The system says where the audio is**: the app hears every change of the current output or of the outputs
-///   available, once, and only from the system.
-/// - **The app's choice goes through the system**: choosing an output the system does not list is refused; one chosen
-///   while no call's audio runs is applied when it starts (CallKit resets an output override when it activates the
-///   audio session, and Telecom has no call to route before).
-/// - **A choice lasts the call**: it is applied again when a held call's audio comes back (iOS deactivates the session
-///   while held), and forgotten when the last call ends, so the next call starts on the system's default.
-/// - **A device connected during the call takes the audio**: when the system moves the audio to an output it did not
-///   list before (a headset plugged in, a Bluetooth device connected), the app's earlier choice is dropped, as the
-///   user's act is the later one; when the chosen device goes away, so does the choice.
+///   available (their ids, kinds or names), once, and only from the system.
+/// - **The app's choice goes through the system**: choosing an output the system does not list is refused and changes
+///   nothing; one chosen while no call's audio runs is asked for when it starts. While the system has not yet moved
+///   the audio where asked, other readings change no choice.
+/// - **A choice lasts the call**: it is asked for again whenever the calls' audio starts (CallKit resets an output
+///   override when it activates the audio session, after a hold too), and forgotten when the last call ends, when the
+///   route is also given back to the system if anything was asked of it.
+/// - **The user's later act wins**: when, with the audio running and the choice in effect, the system moves the audio
+///   elsewhere (its own picker, CarPlay, a headset connected), the choice is dropped; so is it when a device the system
+///   did not list before takes the audio, or when the chosen device goes away.
 /// - **A video call starts on the speaker**: when a video call's audio starts on the earpiece and the app chose
 ///   nothing, the speaker is asked for (a phone held at arm's length; FaceTime's behaviour).
 public struct AudioRouteMachine: Hashable, Sendable {
@@ -99,6 +104,10 @@ public struct AudioRouteMachine: Hashable, Sendable {
     public private(set) var chosen: String?
     /// True while the calls' audio runs.
     public private(set) var audioActive = false
+    /// The output last asked of the system, until the system reports the audio there (or the audio stops).
+    private var pending: String?
+    /// True once something was asked of the system during the calls now up: the route is given back after them.
+    private var applied = false
 
     /// A machine that knows no route yet.
     public init() {}
@@ -114,18 +123,23 @@ public struct AudioRouteMachine: Hashable, Sendable {
         case .select(let outputID):
             guard maySelect(outputID) else { return [] }
             chosen = outputID
-            return audioActive ? applyChoice() : []
+            guard audioActive, outputID != routes.current?.id, outputID != pending else { return [] }
+            return ask(outputID)
         case .audioActivated(let video):
             audioActive = true
-            if chosen != nil { return applyChoice() }
+            if let chosen { return ask(chosen) }
             guard video, routes.current?.route == .earpiece,
                 let speaker = routes.outputs.first(where: { $0.route == .speaker })
             else { return [] }
-            return [.apply(speaker)]
+            return ask(speaker.id)
         case .audioDeactivated(let callsLeft):
             audioActive = false
-            if !callsLeft { chosen = nil }
-            return []
+            pending = nil
+            guard !callsLeft else { return [] }
+            chosen = nil
+            guard applied else { return [] }
+            applied = false
+            return [.release]
         }
     }
 
@@ -133,18 +147,27 @@ public struct AudioRouteMachine: Hashable, Sendable {
         let before = routes
         let current = currentID.flatMap { id in outputs.first { $0.id == id } }
         routes = AudioRoutes(current: current, outputs: outputs)
-        if let current, current.id != chosen, !before.outputs.contains(where: { $0.id == current.id }),
-            !before.outputs.isEmpty
-        {
+        let newDeviceTookTheAudio =
+            current.map { current in !before.outputs.isEmpty && !before.outputs.contains { $0.id == current.id } }
+            ?? false
+        if let asked = pending {
+            if current?.id == asked { pending = nil }
+        } else if audioActive, let chosen, let current, current.id != chosen {
+            self.chosen = nil
+        }
+        if newDeviceTookTheAudio, current?.id != chosen {
             chosen = nil
+            pending = nil
         }
         if let chosen, !maySelect(chosen) { self.chosen = nil }
         return routes == before ? [] : [.routeChanged(routes)]
     }
 
-    private func applyChoice() -> [AudioRouteEffect] {
-        guard let chosen, chosen != routes.current?.id, let output = routes.outputs.first(where: { $0.id == chosen })
-        else { return [] }
+    /// Asks the system for a listed output.
+    private mutating func ask(_ outputID: String) -> [AudioRouteEffect] {
+        guard let output = routes.outputs.first(where: { $0.id == outputID }) else { return [] }
+        pending = outputID
+        applied = true
         return [.apply(output)]
     }
 }

@@ -36,6 +36,7 @@ extension CallCoordinator {
         for effect in effects {
             switch effect {
             case .apply(let output): ui.applyAudioOutput(output)
+            case .release: ui.applyAudioOutput(nil)
             case .routeChanged(let routes): observer(.audioRouteChanged(routes))
             }
         }

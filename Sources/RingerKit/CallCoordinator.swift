@@ -300,6 +300,7 @@ public final class CallCoordinator: Sendable {
         // state keeps, rather than as an effect of its own.
         var storedOffset: StoredClockOffset?? = .none
         var hangUps: [String: PendingCallAction] = [:]
+        var routeEffects: [AudioRouteEffect] = []
         let (effects, answers, refused) = state.withLock {
             state -> ([PhoneCallEffect], [String: @Sendable (Bool) -> Void], (@Sendable (Bool) -> Void)?) in
             before(&state)
@@ -316,7 +317,13 @@ public final class CallCoordinator: Sendable {
                 state.offsetBootTime = nil
                 storedOffset = .some(nil)
             }
+            let wasUp = state.machine.calls.values.contains { $0.phase != .ended }
             let effects = state.machine.handle(input, at: now())
+            // The last call ended: the audio route's choice is over with it, whenever the call UI says the audio
+            // stopped (Telecom's connection may close before the machine hears the hang-up).
+            if wasUp, !state.machine.calls.values.contains(where: { $0.phase != .ended }) {
+                routeEffects = state.audio.handle(.audioDeactivated(callsLeft: false))
+            }
             var answers: [String: @Sendable (Bool) -> Void] = [:]
             for effect in effects {
                 switch effect {
@@ -354,6 +361,7 @@ public final class CallCoordinator: Sendable {
         if case .some(let stored) = storedOffset { clockOffsets.save(stored) }
         refused?(false)
         for effect in effects { carryOut(effect, answers: answers, hangUps: hangUps, media: media) }
+        carryOut(routeEffects)
         return effects
     }
 
@@ -488,7 +496,8 @@ public final class CallCoordinator: Sendable {
         let (ready, routeEffects) = state.withLock { state -> ([(String, MediaSession)], [AudioRouteEffect]) in
             state.audioActive = true
             defer { state.mediaWaitingForAudio.removeAll() }
-            let video = state.machine.calls.values.contains { $0.phase == .active && !$0.held && $0.hasVideo }
+            // Any call not over: CallKit activates the session as soon as an outgoing call's start is fulfilled.
+            let video = state.machine.calls.values.contains { $0.phase != .ended && !$0.held && $0.hasVideo }
             return (Array(state.mediaWaitingForAudio), state.audio.handle(.audioActivated(video: video)))
         }
         for (callID, media) in ready { observer(.mediaCanStart(callID: callID, media: media)) }
@@ -572,12 +581,8 @@ public final class CallCoordinator: Sendable {
     /// audio session inactive. For a reset of the native call UI, which drops every call (Apple:
     /// `CXProviderDelegate.providerDidReset(_:)`: a reset ends all calls).
     public func endAllCalls() {
-        apply(
-            .endAll,
-            before: {
-                $0.audioActive = false
-                _ = $0.audio.handle(.audioDeactivated(callsLeft: false))
-            })
+        // The route's choice ends with the last call (``apply(_:media:answer:before:)``).
+        apply(.endAll, before: { $0.audioActive = false })
     }
 
     /// The native UI held or resumed a call (CallKit performed a `CXSetHeldCallAction`: its own button, "Hold &

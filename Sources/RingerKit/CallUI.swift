@@ -99,6 +99,7 @@ public protocol CallUI: AnyObject, Sendable {
     /// the speaker). Apple: `AVAudioSession.overrideOutputAudioPort(.speaker)`, or `.none` and `setPreferredInput` of
     /// the device's input port; Android: `Connection.requestCallEndpointChange` (API 34), `setAudioRoute` below. The
     /// system's new route comes back through ``CallCoordinator/audioOutputsChanged(current:outputs:)``; a request the
-    /// system refuses changes nothing.
-    func applyAudioOutput(_ output: AudioOutput)
+    /// system refuses changes nothing. Nil: the calls are over, give the route back to the system (Apple: no override,
+    /// no preferred input, which the session keeps otherwise; Android: nothing, Telecom's routing ends with the call).
+    func applyAudioOutput(_ output: AudioOutput?)
 }

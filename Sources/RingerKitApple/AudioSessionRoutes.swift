@@ -73,6 +73,14 @@ final class AudioSessionRoutes: @unchecked Sendable {
         }
     }
 
+    /// Gives the route back to iOS once the calls are over: no override and no preferred input, which `AVAudioSession`
+    /// keeps until told otherwise (Apple, `setPreferredInput(_:)`: nil clears the preference), so the next call starts
+    /// where iOS puts it (on AirPods connected meanwhile, say).
+    func release() {
+        try? session.overrideOutputAudioPort(.none)
+        try? session.setPreferredInput(nil)
+    }
+
     /// The outputs the app may choose and the one in use, from a route: the receiver (when the device has one) and
     /// the speaker always, then every input port but the built-in microphone as the device it belongs to, then the
     /// output in use if none of those is it (an output-only device). An output port is matched to a listed device by

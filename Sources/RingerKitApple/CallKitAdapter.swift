@@ -94,15 +94,22 @@ public final class CallKitAdapter: CallUI, Sendable {
     /// `CXPlayDTMFCallAction`), grouping off (a Ringer call is one room, not a conference CallKit merges).
     public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
     {
-        let update = CXCallUpdate()
+        let update = Self.callControls(CXCallUpdate())
         update.remoteHandle = CXHandle(type: .generic, value: report.caller.id)
         update.localizedCallerName = report.callerDisplayName(groupName: groupCallerName)
         update.hasVideo = report.hasVideo
+        provider.reportNewIncomingCall(with: report.id, update: update, completion: completion)
+    }
+
+    /// What every Ringer call offers on CallKit's screen, incoming or outgoing: holding and the keypad, no grouping.
+    /// - Parameter update: the update to set them on.
+    /// - Returns: the same update.
+    static func callControls(_ update: CXCallUpdate) -> CXCallUpdate {
         update.supportsHolding = true
         update.supportsGrouping = false
         update.supportsUngrouping = false
         update.supportsDTMF = true
-        provider.reportNewIncomingCall(with: report.id, update: update, completion: completion)
+        return update
     }
 
     /// Apple: `CXProvider.reportCall(with:endedAt:reason:)`, with the reason mapped by
@@ -147,9 +154,9 @@ public final class CallKitAdapter: CallUI, Sendable {
     }
 
     /// Sends the calls' audio to an output, as the coordinator decided: the speaker by `overrideOutputAudioPort`, any
-    /// other by preferring its input port (``AudioSessionRoutes``).
-    public func applyAudioOutput(_ output: AudioOutput) {
-        routes.apply(output)
+    /// other by preferring its input port (``AudioSessionRoutes``); nil gives the route back to iOS after the calls.
+    public func applyAudioOutput(_ output: AudioOutput?) {
+        if let output { routes.apply(output) } else { routes.release() }
     }
 
     /// Plays keypad tones at the app's request: requests a `CXPlayDTMFCallAction` of type single tone, performed on

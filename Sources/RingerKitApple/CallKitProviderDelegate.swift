@@ -140,6 +140,8 @@ final class CallKitProviderDelegate: NSObject, CXProviderDelegate, Sendable {
         // The server rings the callee already, which is what CallKit calls a started call (Apple,
         // `reportOutgoingCall(with:startedConnectingAt:)`).
         provider.reportOutgoingCall(with: action.callUUID, startedConnectingAt: nil)
+        // A started call gets CallKit's defaults; an outgoing Ringer call offers what an incoming one does.
+        provider.reportCall(with: action.callUUID, updated: CallKitAdapter.callControls(CXCallUpdate()))
     }
 
     /// The system gave up on an action. For an answer (the server did not confirm in time) the call is

@@ -17,8 +17,10 @@ extension RingerPhone {
     /// - Returns: the person and whether a video call was asked for; nil for any other activity, an intent without a
     ///   contact, or a handle that is no Ringer user id (a phone number of another app's call).
     public static func callBackRequest(from userActivity: NSUserActivity) -> CallBackRequest? {
+        // Ringer reports `.generic` handles, which come back typed `.unknown`; a phone number or an email address is
+        // another app's call (or a Siri request naming a contact), not a Ringer user to ring.
         guard let intent = userActivity.interaction?.intent as? INStartCallIntent,
-            let handle = intent.contacts?.first?.personHandle?.value
+            let person = intent.contacts?.first?.personHandle, person.type == .unknown, let handle = person.value
         else { return nil }
         return CallBackRequest(handle: handle, hasVideo: intent.callCapability == .videoCall)
     }

@@ -35,6 +35,10 @@ private func invitee(_ id: String, busy: Bool = false) -> Invitee {
             callWaiting: false, now: t0, ringTimeout: 45)
         #expect(busy.call.state == .busy && busy.call.waiting == nil)
         #expect(effects == [.publish(.callEnded, to: .user("alice"))])
+        let (unreachable, _) = CallMachine.invite(
+            callID: "c3", caller: alice, callee: bob, hasVideo: false, calleeDevices: [], calleeBusy: true,
+            callWaiting: true, now: t0, ringTimeout: 45)
+        #expect(unreachable.call.state == .failed && unreachable.call.waiting == nil, "waiting means rung anyway")
         let (free, _) = CallMachine.invite(
             callID: "c2", caller: alice, callee: bob, hasVideo: false, calleeDevices: [bobPhone], calleeBusy: false,
             callWaiting: true, now: t0, ringTimeout: 45)

@@ -245,6 +245,9 @@ import Testing
         #expect(await eventually(within: 5) { start.mirrorOutcome == .fulfilled })
         let provider = harness.provider
         #expect(await eventually(within: 5) { provider.mirrorReports.contains(.outgoingStartedConnecting(uuid)) })
+        // An outgoing call offers CallKit's Hold and keypad as an incoming one does.
+        let update = try #require(provider.mirrorUpdate(for: uuid))
+        #expect(update.supportsHolding && update.supportsDTMF && !update.supportsGrouping)
 
         let sockets = harness.sockets
         #expect(await eventually(within: 5) { sockets.connections == 1 })

@@ -73,6 +73,7 @@ import Testing
     static func json(_ effect: AudioRouteEffect) -> String {
         switch effect {
         case .apply(let output): V.canonical(["type": "apply", "output_id": output.id])
+        case .release: V.canonical(["type": "release"])
         case .routeChanged(let routes):
             V.canonical([
                 "type": "route_changed", "current": (routes.current?.id).map { $0 as Any } ?? NSNull(),

@@ -64,8 +64,8 @@ final class RecordingCallUI: CallUI, @unchecked Sendable {
         lock.withLock { _requests.append("dtmf \(digits) \(id.uuidString.lowercased())") }
     }
 
-    func applyAudioOutput(_ output: AudioOutput) {
-        lock.withLock { _requests.append("route \(output.id)") }
+    func applyAudioOutput(_ output: AudioOutput?) {
+        lock.withLock { _requests.append("route \(output?.id ?? "released")") }
     }
 }
 

@@ -114,4 +114,26 @@ import Testing
         #expect(seen.snapshot == ["tones 5 \(callID)", "tones 12# \(callID)", "held \(callID)"])
         #expect(ui.controlRequests == ["dtmf 12# \(callID)"])
     }
+
+    @Test func theAudioRoutesChoiceEndsWithTheLastCallWhateverTheOrderOfTheUIsNews() async throws {
+        let (coordinator, ui, ids, _) = try await answered(1)
+        let outputs = [
+            AudioOutput(id: "earpiece", route: .earpiece, name: "Phone"),
+            AudioOutput(id: "speaker", route: .speaker, name: "Speaker"),
+        ]
+        coordinator.audioOutputsChanged(current: "earpiece", outputs: outputs)
+        coordinator.audioSessionActivated()
+        #expect(coordinator.selectAudioOutput(id: "speaker"))
+        #expect(!coordinator.selectAudioOutput(id: "a-headset"))
+        coordinator.audioOutputsChanged(current: "speaker", outputs: outputs)
+        // Telecom closes the connection (the audio stops) before the core hears the hang-up.
+        coordinator.audioSessionDeactivated()
+        #expect(ui.controlRequests == ["route speaker"])
+        coordinator.end(callID: ids[0]) { _ in }
+        #expect(ui.controlRequests == ["route speaker", "route released"], "the route is given back to the system")
+        coordinator.audioOutputsChanged(current: "earpiece", outputs: outputs)
+        coordinator.audioSessionActivated()
+        #expect(
+            ui.controlRequests == ["route speaker", "route released"], "the next call starts where the system puts it")
+    }
 }

@@ -32,7 +32,7 @@ import Testing
         func requestHeld(id: UUID, held: Bool) {}
         func requestMuted(id: UUID, muted: Bool) {}
         func requestDTMF(id: UUID, digits: String) {}
-        func applyAudioOutput(_ output: AudioOutput) {}
+        func applyAudioOutput(_ output: AudioOutput?) {}
     }
 
     /// Answers every request 200 with the call ringing, except the ones given a problem or a body.

@@ -35,7 +35,7 @@ final class PlainCallUI: CallUI {
     func requestHeld(id: UUID, held: Bool) {}
     func requestMuted(id: UUID, muted: Bool) {}
     func requestDTMF(id: UUID, digits: String) {}
-    func applyAudioOutput(_ output: AudioOutput) {}
+    func applyAudioOutput(_ output: AudioOutput?) {}
 }
 
 /// Accepted calls the server ends itself (issue 12, item 4): when neither party's app was heard from for

@@ -124,6 +124,11 @@ open class CXProvider: NSObject {
         queue.async { completion(error) }
     }
 
+    /// Apple: `reportCall(with:updated:)`: new details of a call the system knows; the mirror keeps the latest update.
+    open func reportCall(with callUUID: UUID, updated update: CXCallUpdate) {
+        lock.withLock { updates[callUUID] = update }
+    }
+
     /// Apple: "A nil value for dateEnded results in the ended date being set to now."
     open func reportCall(with callUUID: UUID, endedAt dateEnded: Date?, reason endedReason: CXCallEndedReason) {
         lock.withLock {

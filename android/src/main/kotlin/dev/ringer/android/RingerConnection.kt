@@ -20,10 +20,6 @@ class RingerConnection(val callId: String, val incoming: Boolean, private val ow
     }
 
     @Volatile private var answering = false
-    @Volatile private var wasActive = false
-
-    /** Whether the connection has ever been `STATE_ACTIVE` (so its audio session was activated). */
-    val hasBeenActive: Boolean get() = wasActive
 
     /** Whether the user answered it (the answer may still wait for the server). */
     val isAnswered: Boolean get() = answering
@@ -90,11 +86,9 @@ class RingerConnection(val callId: String, val incoming: Boolean, private val ow
      */
     override fun onSilence() { owner.silenceRinger(callId) }
 
-    /** `STATE_ACTIVE` (answer confirmed, or outgoing call connected) is when the call's audio may start. */
-    override fun onStateChanged(state: Int) {
-        if (state == STATE_ACTIVE && !wasActive) {
-            wasActive = true
-            owner.connectionActivated(callId)
-        }
-    }
+    /**
+     * Every state change (also those [TelecomCallUi] made): the calls' audio runs while a connection is `STATE_ACTIVE`
+     * (answer confirmed, outgoing call connected, resumed), so the owner tells the core when it starts and stops.
+     */
+    override fun onStateChanged(state: Int) { owner.connectionStateChanged() }
 }

@@ -78,8 +78,10 @@ class TelecomCallUi(
     private var microphoneMissing = false
     /** The phone's audio route as Telecom last reported it. */
     private val routes = TelecomAudioRoutes(sdkInt)
-    /** Telecom's mute as it last reported it; null before it said. */
+    /** Telecom's mute as it last reported it; null before it said, and again after the last call. */
     private var telecomMuted: Boolean? = null
+    /** Whether the core was last told the calls' audio runs ([audioFollows]). */
+    private var audioOn = false
 
     /** Whether calls go through Telecom; false on a device without it, where calls ring as notifications only. */
     val telecomAvailable: Boolean get() = telecom != null
@@ -195,7 +197,9 @@ class TelecomCallUi(
      * Sends the calls' audio to [output] as the core decided, through the connection that has the audio (an active one,
      * else any): `requestCallEndpointChange` on API 34+, `setAudioRoute` below ([TelecomAudioRoutes]).
      */
-    override fun applyAudioOutput(output: AudioOutput) {
+    override fun applyAudioOutput(output: AudioOutput?) {
+        // Nothing to give back: Telecom's routing ends with the call.
+        output ?: return
         synchronized(lock) {
             val connection = connections.values.firstOrNull { it.state == Connection.STATE_ACTIVE }
                 ?: connections.values.firstOrNull() ?: return
@@ -490,9 +494,22 @@ class TelecomCallUi(
         notifications.show(report, silent = true)
     }
 
-    internal fun connectionActivated(callId: String) {
-        synchronized(lock) { connections[callId] } ?: return
-        actions?.audioSessionActivated()
+    /**
+     * A connection's state changed (`Connection.onStateChanged`, also for the changes this UI made): the calls' audio
+     * runs while any connection is `STATE_ACTIVE`, so the core hears it start (media may start, the audio route's
+     * choice is asked for again after a hold) and stop (every call held or closed).
+     */
+    internal fun connectionStateChanged() { audioFollows() }
+
+    /** Tells the core when the calls' audio started or stopped: while any connection is active, it runs. */
+    private fun audioFollows() {
+        val change = synchronized(lock) {
+            val on = connections.values.any { it.state == Connection.STATE_ACTIVE }
+            if (on == audioOn) return
+            audioOn = on
+            on
+        }
+        if (change) actions?.audioSessionActivated() else actions?.audioSessionDeactivated()
     }
 
     private fun endByUser(callId: String, cause: DisconnectCause, completion: (Boolean) -> Unit) {
@@ -524,12 +541,14 @@ class TelecomCallUi(
             stopService = wasHolder && foregroundHolders.isEmpty() && foregroundStartsPending == 0
             // The service's notification (and its hang-up action) must name a call that is still there.
             if (wasShown) shownNext = foregroundHolders.lastOrNull()?.let { connections[it] }
+            // Telecom's mute ends with its last call: the next call's first report is no change.
+            if (connections.isEmpty()) telecomMuted = null
             connection
         } ?: return false
         connection.setDisconnected(cause)
         connection.destroy()
         notifications.cancel(callId)
-        if (connection.hasBeenActive) actions?.audioSessionDeactivated()
+        audioFollows()
         if (stopService) {
             synchronized(lock) { microphoneMissing = false }
             CallForegroundService.stop(context)

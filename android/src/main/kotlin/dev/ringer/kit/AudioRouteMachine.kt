@@ -69,6 +69,12 @@ sealed class AudioRouteEffect {
      */
     data class Apply(val output: AudioOutput) : AudioRouteEffect()
 
+    /**
+     * The calls are over and something was asked of the system during them: give the route back to it (Android:
+     * nothing, Telecom's routing ends with the call; iOS: no override, no preferred input).
+     */
+    object Release : AudioRouteEffect()
+
     /** Observation: the route or the outputs to choose from changed. */
     data class RouteChanged(val routes: AudioRoutes) : AudioRouteEffect()
 }
@@ -80,13 +86,15 @@ sealed class AudioRouteEffect {
  *
  * Rules:
  * - The system says where the audio is: the app hears every change of the current output or of the outputs
- *   available, once, and only from the system.
- * - The app's choice goes through the system: choosing an output the system does not list is refused; one chosen while
- *   no call's audio runs is applied when it starts.
- * - A choice lasts the call: it is applied again when a held call's audio comes back, and forgotten when the last call
- *   ends, so the next call starts on the system's default.
- * - A device connected during the call takes the audio: when the system moves the audio to an output it did not list
- *   before, the app's earlier choice is dropped; when the chosen device goes away, so does the choice.
+ *   available (their ids, kinds or names), once, and only from the system.
+ * - The app's choice goes through the system: choosing an output the system does not list is refused and changes
+ *   nothing; one chosen while no call's audio runs is asked for when it starts. While the system has not yet moved the
+ *   audio where asked, other readings change no choice.
+ * - A choice lasts the call: it is asked for again whenever the calls' audio starts (after a hold too), and forgotten
+ *   when the last call ends, when the route is also given back to the system if anything was asked of it.
+ * - The user's later act wins: when, with the audio running and the choice in effect, the system moves the audio
+ *   elsewhere, the choice is dropped; so is it when a device the system did not list before takes the audio, or when
+ *   the chosen device goes away.
  * - A video call starts on the speaker: when a video call's audio starts on the earpiece and the app chose nothing,
  *   the speaker is asked for.
  */
@@ -103,30 +111,49 @@ class AudioRouteMachine {
     var audioActive = false
         private set
 
+    /** The output last asked of the system, until the system reports the audio there (or the audio stops). */
+    private var pending: String? = null
+
+    /** True once something was asked of the system during the calls now up: the route is given back after them. */
+    private var applied = false
+
     /** True when the system lists an output with this id (the app's choice is taken then). */
     fun maySelect(outputId: String): Boolean = routes.outputs.any { it.id == outputId }
 
     /** Applies one input and returns the effects to carry out, in order. */
     fun handle(input: AudioRouteInput): List<AudioRouteEffect> = when (input) {
         is AudioRouteInput.OutputsChanged -> outputsChanged(input.current, input.outputs)
-        is AudioRouteInput.Select -> if (!maySelect(input.outputId)) emptyList() else {
-            chosen = input.outputId
-            if (audioActive) applyChoice() else emptyList()
+        is AudioRouteInput.Select -> when {
+            !maySelect(input.outputId) -> emptyList()
+            else -> {
+                chosen = input.outputId
+                if (audioActive && input.outputId != routes.current?.id && input.outputId != pending) ask(input.outputId)
+                else emptyList()
+            }
         }
         is AudioRouteInput.AudioActivated -> {
             audioActive = true
+            val choice = chosen
             val speaker = routes.outputs.firstOrNull { it.route == AudioRoute.SPEAKER }
             when {
-                chosen != null -> applyChoice()
-                input.video && routes.current?.route == AudioRoute.EARPIECE && speaker != null ->
-                    listOf(AudioRouteEffect.Apply(speaker))
+                choice != null -> ask(choice)
+                input.video && routes.current?.route == AudioRoute.EARPIECE && speaker != null -> ask(speaker.id)
                 else -> emptyList()
             }
         }
         is AudioRouteInput.AudioDeactivated -> {
             audioActive = false
-            if (!input.callsLeft) chosen = null
-            emptyList()
+            pending = null
+            when {
+                input.callsLeft -> emptyList()
+                else -> {
+                    chosen = null
+                    if (applied) {
+                        applied = false
+                        listOf(AudioRouteEffect.Release)
+                    } else emptyList()
+                }
+            }
         }
     }
 
@@ -134,18 +161,27 @@ class AudioRouteMachine {
         val before = routes
         val current = currentId?.let { id -> outputs.firstOrNull { it.id == id } }
         routes = AudioRoutes(current, outputs)
-        if (current != null && current.id != chosen && before.outputs.isNotEmpty() &&
-            before.outputs.none { it.id == current.id }) {
+        val newDeviceTookTheAudio = current != null && before.outputs.isNotEmpty() &&
+            before.outputs.none { it.id == current.id }
+        val asked = pending
+        if (asked != null) {
+            if (current?.id == asked) pending = null
+        } else if (audioActive && chosen != null && current != null && current.id != chosen) {
             chosen = null
+        }
+        if (newDeviceTookTheAudio && current?.id != chosen) {
+            chosen = null
+            pending = null
         }
         chosen?.let { if (!maySelect(it)) chosen = null }
         return if (routes == before) emptyList() else listOf(AudioRouteEffect.RouteChanged(routes))
     }
 
-    private fun applyChoice(): List<AudioRouteEffect> {
-        val id = chosen ?: return emptyList()
-        if (id == routes.current?.id) return emptyList()
-        val output = routes.outputs.firstOrNull { it.id == id } ?: return emptyList()
+    /** Asks the system for a listed output. */
+    private fun ask(outputId: String): List<AudioRouteEffect> {
+        val output = routes.outputs.firstOrNull { it.id == outputId } ?: return emptyList()
+        pending = outputId
+        applied = true
         return listOf(AudioRouteEffect.Apply(output))
     }
 }

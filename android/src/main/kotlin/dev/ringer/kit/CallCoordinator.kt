@@ -284,6 +284,7 @@ class CallCoordinator(
         val answers = HashMap<String, (Boolean) -> Unit>()
         val hangUps = HashMap<String, PendingCallAction>()
         var refused: ((Boolean) -> Unit)? = null
+        var routeEffects: List<AudioRouteEffect> = emptyList()
         val effects = synchronized(lock) {
             before(state)
             // A second way of answering (the app's screen, then Telecom's onAnswer) joins the one kept: both
@@ -302,7 +303,13 @@ class CallCoordinator(
                 storeOffset = true
                 storedOffset = null
             }
+            val wasUp = state.machine.calls.values.any { it.phase != PhoneCallMachine.Phase.ENDED }
             val effects = state.machine.handle(input, now())
+            // The last call ended: the audio route's choice is over with it, whenever the call UI says the audio
+            // stopped (Telecom's connection closes before the machine hears the hang-up).
+            if (wasUp && state.machine.calls.values.none { it.phase != PhoneCallMachine.Phase.ENDED }) {
+                routeEffects = state.audio.handle(AudioRouteInput.AudioDeactivated(callsLeft = false))
+            }
             for (effect in effects) {
                 when (effect) {
                     is PhoneCallEffect.CompleteAnswer ->
@@ -340,6 +347,7 @@ class CallCoordinator(
         if (storeOffset) clockOffsets.save(storedOffset)
         refused?.invoke(false)
         for (effect in effects) carryOut(effect, answers, hangUps, media)
+        carryOut(routeEffects)
         return effects
     }
 
@@ -458,7 +466,7 @@ class CallCoordinator(
             state.audioActive = true
             val waiting = state.mediaWaitingForAudio.toList()
             state.mediaWaitingForAudio.clear()
-            val video = state.machine.calls.values.any { it.phase == PhoneCallMachine.Phase.ACTIVE && !it.held && it.hasVideo }
+            val video = state.machine.calls.values.any { it.phase != PhoneCallMachine.Phase.ENDED && !it.held && it.hasVideo }
             routeEffects = state.audio.handle(AudioRouteInput.AudioActivated(video))
             waiting
         }
@@ -507,6 +515,7 @@ class CallCoordinator(
         for (effect in effects) {
             when (effect) {
                 is AudioRouteEffect.Apply -> ui.applyAudioOutput(effect.output)
+                is AudioRouteEffect.Release -> ui.applyAudioOutput(null)
                 is AudioRouteEffect.RouteChanged -> observer(Observation.AudioRouteChanged(effect.routes))
             }
         }
@@ -583,10 +592,8 @@ class CallCoordinator(
      * call UI, which drops every call (Apple: `providerDidReset(_:)`; Android: the `ConnectionService` unbound).
      */
     fun endAllCalls() {
-        apply(PhoneCallInput.EndAll, before = {
-            it.audioActive = false
-            it.audio.handle(AudioRouteInput.AudioDeactivated(callsLeft = false))
-        })
+        // The route's choice ends with the last call ([apply]).
+        apply(PhoneCallInput.EndAll, before = { it.audioActive = false })
     }
 
     /**

@@ -120,7 +120,9 @@ interface CallUi {
      * Send the calls' audio to this output, as the coordinator decided (the app chose it, or a video call starts on the
      * speaker). Android: `Connection.requestCallEndpointChange` (API 34), `setAudioRoute` below; Apple:
      * `overrideOutputAudioPort`/`setPreferredInput`. The system's new route comes back through
-     * [CallCoordinator.audioOutputsChanged]; a request the system refuses changes nothing.
+     * [CallCoordinator.audioOutputsChanged]; a request the system refuses changes nothing. Null: the calls are over,
+     * give the route back to the system (Android: nothing, Telecom's routing ends with the call; Apple: no override, no
+     * preferred input).
      */
-    fun applyAudioOutput(output: AudioOutput)
+    fun applyAudioOutput(output: AudioOutput?)
 }

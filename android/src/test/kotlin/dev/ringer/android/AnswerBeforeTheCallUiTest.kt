@@ -52,7 +52,7 @@ class AnswerBeforeTheCallUiTest {
         override fun requestHeld(callId: String, held: Boolean) {}
         override fun requestMuted(callId: String, muted: Boolean) {}
         override fun requestDtmf(callId: String, digits: String) {}
-        override fun applyAudioOutput(output: AudioOutput) {}
+        override fun applyAudioOutput(output: AudioOutput?) {}
     }
 
     private fun coordinator(ui: CallUi, clock: ManualClock, memory: InMemoryCallMemoryStore = InMemoryCallMemoryStore()) =

@@ -219,7 +219,8 @@ class TelecomCallUiTest {
         assertEquals(Connection.STATE_HOLDING, connection.state)
         connection.onUnhold()
         assertEquals(Connection.STATE_ACTIVE, connection.state)
-        assertEquals(listOf("answer c1", "audio on", "hold c1", "resume c1"), rig.actions.log)
+        assertEquals("the audio stops while held and runs again on resume",
+            listOf("answer c1", "audio on", "hold c1", "audio off", "resume c1", "audio on"), rig.actions.log)
         // The core's own request (the app held it, or another call took the audio) goes the same way.
         rig.ui.requestHeld("c1", true)
         assertEquals(Connection.STATE_HOLDING, connection.state)
@@ -239,11 +240,29 @@ class TelecomCallUiTest {
         rig.service.onConnectionServiceFocusLost()
         assertEquals(1, rig.service.mirrorFocusReleases)
         assertEquals(Connection.STATE_HOLDING, connection.state)
-        assertEquals(listOf("answer c1", "audio on", "hold c1"), rig.actions.log)
+        assertEquals(listOf("answer c1", "audio on", "hold c1", "audio off"), rig.actions.log)
         // Telecom held it first (the usual order): nothing more to hold, the focus is released all the same.
         rig.service.onConnectionServiceFocusLost()
         assertEquals(2, rig.service.mirrorFocusReleases)
-        assertEquals(listOf("answer c1", "audio on", "hold c1"), rig.actions.log)
+        assertEquals(listOf("answer c1", "audio on", "hold c1", "audio off"), rig.actions.log)
+    }
+
+    @Test fun theCallsAudioRunsWhileAnyConnectionIsActive() {
+        val rig = TelecomRig()
+        val first = rig.ringing("c1")
+        first.onAnswer()
+        rig.actions.answers.getValue("c1")(true)
+        rig.actions.holdable.addAll(listOf("c1", "c2"))
+        val second = rig.ringing("c2")
+        first.onHold()
+        second.onAnswer()
+        rig.actions.answers.getValue("c2")(true)
+        // The held call ends while the other talks: the audio still runs (a route chosen now is asked of Telecom).
+        first.onDisconnect()
+        rig.actions.ends.getValue("c1")(true)
+        second.onDisconnect()
+        assertEquals(listOf("answer c1", "audio on", "hold c1", "audio off", "answer c2", "audio on", "end c1", "audio off",
+                            "end c2"), rig.actions.log)
     }
 
     @Test fun telecomKeypadTonesReachTheCoreOnlyForAnActiveCall() {
@@ -258,7 +277,7 @@ class TelecomCallUiTest {
         rig.ui.requestDtmf("c1", "0#")
         connection.onHold()
         connection.onPlayDtmfTone('9')
-        assertEquals(listOf("answer c1", "audio on", "dtmf 7 c1", "dtmf 0# c1", "hold c1"), rig.actions.log)
+        assertEquals(listOf("answer c1", "audio on", "dtmf 7 c1", "dtmf 0# c1", "hold c1", "audio off"), rig.actions.log)
         assertFalse("a held connection passes no key", rig.ui.dtmf("c1", "9"))
         assertFalse(rig.ui.dtmf("c2", "9"))
     }

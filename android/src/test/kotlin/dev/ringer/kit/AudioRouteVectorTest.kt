@@ -72,6 +72,7 @@ class AudioRouteVectorTest {
 
     private fun json(effect: AudioRouteEffect): String = when (effect) {
         is AudioRouteEffect.Apply -> canonical(JSONObject().put("type", "apply").put("output_id", effect.output.id))
+        is AudioRouteEffect.Release -> canonical(JSONObject().put("type", "release"))
         is AudioRouteEffect.RouteChanged -> canonical(JSONObject().put("type", "route_changed")
             .put("current", effect.routes.current?.id ?: JSONObject.NULL)
             .put("outputs", JSONArray(effect.routes.outputs.map { it.id })))

@@ -105,4 +105,26 @@ class CallCoordinatorHoldTest {
         assertEquals(listOf("tones 5 $callId", "tones 12# $callId", "held $callId"), seen(phone))
         assertEquals(listOf("dtmf 12# $callId"), phone.ui.controlRequests)
     }
+
+    @Test
+    fun theAudioRoutesChoiceEndsWithTheLastCallWhateverTheOrderOfTheUisNews() {
+        val (phone, ids) = answered(1)
+        val outputs = listOf(AudioOutput("earpiece", AudioRoute.EARPIECE, "Phone"), AudioOutput("speaker", AudioRoute.SPEAKER, "Speaker"))
+        phone.coordinator.audioOutputsChanged("earpiece", outputs)
+        phone.coordinator.audioSessionActivated()
+        assertEquals("the harness's call has video: it starts on the speaker", listOf("route speaker"), phone.ui.controlRequests)
+        assertTrue("already asked: not asked twice", phone.coordinator.selectAudioOutput("speaker"))
+        assertFalse(phone.coordinator.selectAudioOutput("a-headset"))
+        phone.coordinator.audioOutputsChanged("speaker", outputs)
+        // Telecom closes the connection (the audio stops) before the core hears the hang-up.
+        phone.coordinator.audioSessionDeactivated()
+        assertEquals(listOf("route speaker"), phone.ui.controlRequests)
+        phone.coordinator.end(ids[0]) {}
+        assertEquals(listOf("route speaker", "route released"), phone.ui.controlRequests)
+        phone.coordinator.audioOutputsChanged("earpiece", outputs)
+        phone.coordinator.audioSessionActivated()
+        assertEquals("the next call starts where the system puts it", listOf("route speaker", "route released"),
+            phone.ui.controlRequests)
+    }
 }
+

@@ -122,8 +122,8 @@ class FakeCallUi : CallUi {
         synchronized(lock) { requestList.add("dtmf $digits $callId") }
     }
 
-    override fun applyAudioOutput(output: AudioOutput) {
-        synchronized(lock) { requestList.add("route ${output.id}") }
+    override fun applyAudioOutput(output: AudioOutput?) {
+        synchronized(lock) { requestList.add("route ${output?.id ?: "released"}") }
     }
 }
 
