@@ -470,7 +470,7 @@ public final class CallCoordinator: Sendable {
             let incoming = IncomingPush(
                 uuid: uuid, caller: body.caller, calleeID: body.calleeID, hasVideo: body.hasVideo,
                 sentAt: Date(unixMilliseconds: body.sentAt),
-                expiresAt: Date(unixMilliseconds: body.expiresAt), group: body.group)
+                expiresAt: Date(unixMilliseconds: body.expiresAt), group: body.group, waiting: body.waiting == true)
             let account = state.withLock { $0.session.account }
             input = .incomingPush(incoming, account: account, reportsEveryPush: true)
         } else {

@@ -30,6 +30,8 @@ public struct IncomingPush: Hashable, Sendable {
     public var expiresAt: Date
     /// For a group call, the push's `group`: the count rung and some of the others.
     public var group: VoIPPush.Group?
+    /// True when the push says the call rings as a waiting call (this user is in another call).
+    public var waiting: Bool
 
     /// Creates a push.
     /// - Parameters:
@@ -40,9 +42,10 @@ public struct IncomingPush: Hashable, Sendable {
     ///   - sentAt: when the server sent it (server clock).
     ///   - expiresAt: the ring deadline (server clock).
     ///   - group: a group call's `group`; nil for a 1:1 call.
+    ///   - waiting: the push's `waiting` (a call waiting; false when absent).
     public init(
         uuid: UUID, caller: Party, calleeID: String?, hasVideo: Bool, sentAt: Date, expiresAt: Date,
-        group: VoIPPush.Group? = nil
+        group: VoIPPush.Group? = nil, waiting: Bool = false
     ) {
         self.callID = uuid.uuidString.lowercased()
         self.uuid = uuid
@@ -52,6 +55,7 @@ public struct IncomingPush: Hashable, Sendable {
         self.sentAt = sentAt
         self.expiresAt = expiresAt
         self.group = group
+        self.waiting = waiting
     }
 }
 

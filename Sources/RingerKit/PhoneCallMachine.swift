@@ -95,6 +95,9 @@ public struct PhoneCallMachine: Hashable, Sendable {
         public var group: VoIPPush.Group? = nil
         /// For a group call: its legs as last heard (an event or a read); nil until then, and for a 1:1 call.
         public var legs: [CallLeg]? = nil
+        /// True when the call rang while this user was in another call (the server's `waiting`, from the push or the
+        /// event): the app may show it as a second call. Not kept across processes.
+        public var waiting = false
         /// True while the system holds the active call (its media paused); only an active call is held.
         public var held = false
         /// True while the call's microphone is muted, as the system last said.
@@ -583,6 +586,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
                 localDeadline: localDeadline(
                     push.expiresAt, window: push.expiresAt.timeIntervalSince(push.sentAt), now: now),
                 answerPending: false, caller: push.caller, hasVideo: push.hasVideo, group: push.group)
+            calls[callID]?.waiting = push.waiting
             disposition = .ringing
             effects.append(.reportIncoming(callID: callID, report))
         }
@@ -609,6 +613,7 @@ public struct PhoneCallMachine: Hashable, Sendable {
             localDeadline: localDeadline(
                 call.expiresAt, window: call.expiresAt.timeIntervalSince(call.createdAt), now: now),
             answerPending: false, caller: call.caller, hasVideo: call.hasVideo, group: group, legs: call.legs)
+        calls[callID]?.waiting = call.waiting == true
         let report = IncomingCallReport(id: uuid, caller: call.caller, hasVideo: call.hasVideo, group: group)
         return [.reportIncoming(callID: callID, report)]
     }

@@ -57,13 +57,18 @@ import Testing
         for (callID, raw) in try Self.object(final["calls"], "final.calls") {
             let call = try Self.object(raw, "final.calls.\(callID)")
             try Self.only(
-                ["phase", "end_reason", "held", "muted"], in: call, "final.calls.\(callID)",
+                ["phase", "end_reason", "held", "muted", "waiting"], in: call, "final.calls.\(callID)",
                 required: ["phase", "end_reason"])
             let actual = machine.calls[callID]
             #expect(actual?.phase.rawValue == call["phase"] as? String, "\(file): phase of \(callID)")
             #expect(actual?.endReason?.rawValue == call["end_reason"] as? String, "\(file): end reason of \(callID)")
             if call.keys.contains("held") {
                 #expect(actual?.held == (try Self.bool(call["held"], "final.held")), "\(file): held of \(callID)")
+            }
+            if call.keys.contains("waiting") {
+                #expect(
+                    actual?.waiting == (try Self.bool(call["waiting"], "final.waiting")),
+                    "\(file): waiting of \(callID)")
             }
             if call.keys.contains("muted") {
                 #expect(actual?.muted == (try Self.bool(call["muted"], "final.muted")), "\(file): muted of \(callID)")
@@ -121,7 +126,7 @@ import Testing
     static let inputFields: [String: Set<String>] = [
         "incoming_push": [
             "call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account",
-            "reports_every_push", "group",
+            "reports_every_push", "group", "waiting",
         ],
         "unreadable_push": ["reports_every_push"], "event": ["event", "call"], "update_push": ["event", "call_id"],
         "report_finished": ["call_id", "accepted"], "answer": ["call_id"], "answer_confirmed": ["call_id"],
@@ -221,7 +226,7 @@ import Testing
         try only(
             [
                 "call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms", "accepted_device_id",
-                "end_reason", "legs",
+                "end_reason", "legs", "waiting",
             ],
             in: call, "call", required: ["call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms"])
         var result = Call(
@@ -238,6 +243,7 @@ import Testing
         }
         result.legs = try legs(call["legs"], createdAt: result.createdAt, expiresAt: result.expiresAt)
         if result.legs != nil { result.answerPolicy = .firstAnswer }
+        if call.keys.contains("waiting") { result.waiting = try bool(call["waiting"], "call.waiting") }
         return result
     }
 
@@ -264,7 +270,8 @@ import Testing
         let type = try string(input["type"], "input.type")
         guard let fields = inputFields[type] else { throw VectorError(description: "unknown input type \(type)") }
         try only(
-            fields.union(["type"]), in: input, "input \(type)", required: fields.subtracting(["callee_id", "group"]))
+            fields.union(["type"]), in: input, "input \(type)",
+            required: fields.subtracting(["callee_id", "group", "waiting"]))
         switch type {
         case "incoming_push":
             guard let uuid = UUID(uuidString: try callID()) else {
@@ -274,7 +281,8 @@ import Testing
                 uuid: uuid, caller: Party(id: try string(input["caller"], "input.caller")),
                 calleeID: input["callee_id"] as? String, hasVideo: try bool(input["has_video"], "input.has_video"),
                 sentAt: try date(input["sent_at_ms"], "input.sent_at_ms"),
-                expiresAt: try date(input["expires_at_ms"], "input.expires_at_ms"), group: try group(input["group"]))
+                expiresAt: try date(input["expires_at_ms"], "input.expires_at_ms"), group: try group(input["group"]),
+                waiting: try input["waiting"].map { try bool($0, "input.waiting") } ?? false)
             return .incomingPush(
                 push, account: try account(input["account"]),
                 reportsEveryPush: try bool(input["reports_every_push"], "input.reports_every_push"))

@@ -28,7 +28,9 @@ import Testing
         var translator = EventTranslator()
         for (index, step) in vector.steps.enumerated() {
             let calls = step.calls.mapValues { call in
-                CallSummary(direction: call.direction, peer: call.peer, hasVideo: call.hasVideo, group: call.group)
+                CallSummary(
+                    direction: call.direction, peer: call.peer, hasVideo: call.hasVideo, group: call.group,
+                    waiting: call.waiting)
             }
             #expect(translator.translate(step.observation.input, calls: calls) == step.events, "step \(index)")
         }
@@ -122,9 +124,11 @@ struct VectorCall: Decodable, Sendable {
     let hasVideo: Bool
     /// An incoming group call's `group` from its push.
     let group: VoIPPush.Group?
+    /// A call that rang while this user was in another.
+    let waiting: Bool
 
     private enum CodingKeys: String, CodingKey {
-        case direction, peer, group
+        case direction, peer, group, waiting
         case hasVideo = "has_video"
     }
 
@@ -135,6 +139,7 @@ struct VectorCall: Decodable, Sendable {
         peer = try container.decode(Party.self, forKey: .peer)
         hasVideo = try container.decode(Bool.self, forKey: .hasVideo)
         group = try container.decodeIfPresent(VoIPPush.Group.self, forKey: .group)
+        waiting = try container.decodeIfPresent(Bool.self, forKey: .waiting) ?? false
     }
 }
 

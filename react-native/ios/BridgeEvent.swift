@@ -7,8 +7,9 @@ internal import RingerWire
 /// server's lowercase UUIDs. The same names and shapes as the Kotlin half (`dev.ringer.reactnative`), pinned by
 /// TestVectors/react-native/events.json and relay.json.
 enum BridgeEvent: Sendable, Hashable {
-    /// A call rings on this phone; `group` for a group call: how many were rung and some of the others (the push's).
-    case incoming(callID: String, caller: Party, hasVideo: Bool, group: BridgeGroup? = nil)
+    /// A call rings on this phone; `group` for a group call: how many were rung and some of the others (the push's);
+    /// `waiting` when it rang while this user was in another call.
+    case incoming(callID: String, caller: Party, hasVideo: Bool, group: BridgeGroup? = nil, waiting: Bool = false)
     /// `startCall` placed a ringing call.
     case outgoing(callID: String, callee: Party, hasVideo: Bool)
     /// The callee's phone rings (the first server `call.ringing` of an outgoing call).
@@ -64,7 +65,7 @@ enum BridgeEvent: Sendable, Hashable {
 extension BridgeEvent: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, callId, caller, callee, hasVideo, direction, media, reason, serverReason, problems, status, detail,
-            count, participants, group, held, muted, digits, current, outputs
+            count, participants, group, held, muted, digits, current, outputs, waiting
     }
 
     /// Decodes an event as JavaScript would read it (the test vectors' shapes).
@@ -78,7 +79,8 @@ extension BridgeEvent: Codable {
             self = .incoming(
                 callID: try callID(), caller: try container.decode(BridgeParty.self, forKey: .caller).party,
                 hasVideo: try container.decode(Bool.self, forKey: .hasVideo),
-                group: try container.decode(BridgeGroup?.self, forKey: .group))
+                group: try container.decode(BridgeGroup?.self, forKey: .group),
+                waiting: try container.decode(Bool.self, forKey: .waiting))
         case "outgoing":
             self = .outgoing(
                 callID: try callID(), callee: try container.decode(BridgeParty.self, forKey: .callee).party,
@@ -130,11 +132,12 @@ extension BridgeEvent: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(type, forKey: .type)
         switch self {
-        case .incoming(let callID, let caller, let hasVideo, let group):
+        case .incoming(let callID, let caller, let hasVideo, let group, let waiting):
             try container.encode(callID, forKey: .callId)
             try container.encode(BridgeParty(caller), forKey: .caller)
             try container.encode(hasVideo, forKey: .hasVideo)
             try container.encode(group, forKey: .group)
+            try container.encode(waiting, forKey: .waiting)
         case .outgoing(let callID, let callee, let hasVideo):
             try container.encode(callID, forKey: .callId)
             try container.encode(BridgeParty(callee), forKey: .callee)

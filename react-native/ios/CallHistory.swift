@@ -103,7 +103,7 @@ struct CallHistory: Sendable {
     mutating func record(_ event: BridgeEvent, at date: Date) -> Bool {
         let now = date.unixMilliseconds
         switch event {
-        case .incoming(let callID, let peer, let hasVideo, _), .outgoing(let callID, let peer, let hasVideo):
+        case .incoming(let callID, let peer, let hasVideo, _, _), .outgoing(let callID, let peer, let hasVideo):
             let direction = if case .incoming = event { "incoming" } else { "outgoing" }
             open[callID] = HistoryEntry(
                 callID: callID, direction: direction, peer: peer, hasVideo: hasVideo, startedAt: now, answered: false,

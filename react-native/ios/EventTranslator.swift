@@ -11,6 +11,8 @@ struct CallSummary: Sendable, Hashable {
     var hasVideo: Bool
     /// An incoming group call's `group` from its push: the count rung and some of the others; nil otherwise.
     var group: VoIPPush.Group? = nil
+    /// An incoming call that rang while this user was in another call (the server's `waiting`).
+    var waiting = false
 }
 
 /// Turns what the SDK observed into the events JavaScript receives (``BridgeEvent``), pinned by
@@ -156,7 +158,8 @@ struct EventTranslator: Sendable {
         case .incoming:
             return [
                 .incoming(
-                    callID: callID, caller: call.peer, hasVideo: call.hasVideo, group: call.group.map(BridgeGroup.init))
+                    callID: callID, caller: call.peer, hasVideo: call.hasVideo, group: call.group.map(BridgeGroup.init),
+                    waiting: call.waiting)
             ]
         case .outgoing: return [.outgoing(callID: callID, callee: call.peer, hasVideo: call.hasVideo)]
         }

@@ -424,8 +424,9 @@ public final class RingerReactNative: @unchecked Sendable {
             let summary =
                 call.direction == .incoming
                 ? CallSummary(
-                    direction: .incoming, peer: call.caller ?? Party(id: ""), hasVideo: call.hasVideo, group: call.group
-                )
+                    direction: .incoming, peer: call.caller ?? Party(id: ""), hasVideo: call.hasVideo,
+                    group: call.group,
+                    waiting: call.waiting)
                 : outgoing[callID]
                     ?? CallSummary(direction: .outgoing, peer: Party(id: call.calleeID ?? ""), hasVideo: call.hasVideo)
             return CurrentCall(

@@ -13,6 +13,7 @@
 // - `Call.participants` and `PlacedCall.participants` (group calls): everyone rung and their states; an older native
 //   build knows no group calls, so `null`, "a 1:1 call", is right.
 // - `IncomingEvent.group` (group calls): the push's count and some of the others; `null` from an older build too.
+// - `IncomingEvent.waiting` (call waiting): whether the call rang during another; `false` from an older build.
 // A key added in a later version joins this list and is read with `addedLater`, so an older native build keeps
 // working with the newer bundle.
 
@@ -168,6 +169,7 @@ const EVENT_READERS: { readonly [T in RingerEventType]: (event: Reader) => Ringe
     caller: e.party('caller'),
     hasVideo: e.boolean('hasVideo'),
     group: e.addedLater('group', (key) => readGroupOrNull(e, key)),
+    waiting: e.addedLater('waiting', (key) => e.boolean(key)) ?? false,
   }),
   outgoing: (e) => ({
     type: 'outgoing',

@@ -51,6 +51,12 @@ export interface IncomingEvent {
   readonly hasVideo: boolean;
   /** A group call's count and some of the others (`participants` events follow with everyone); `null` for 1:1. */
   readonly group: IncomingGroup | null;
+  /**
+   * `true` when the call rang while this user was in another call (call waiting, the server's `--call-waiting` or the
+   * caller's `callWaiting`): show it as a second call; answering it holds the first. `false` from a native build older
+   * than call waiting.
+   */
+  readonly waiting: boolean;
 }
 
 /** `startCall` placed a call that is ringing the callee's devices (the server answered `ringing`). */

@@ -16,6 +16,7 @@ const INCOMING = {
   caller: { id: 'alice', name: 'Alice' },
   hasVideo: false,
   group: null,
+  waiting: false,
 } as const;
 const ACCEPTED = {
   type: 'accepted',
@@ -446,6 +447,17 @@ describe('replay', () => {
     await settle();
     // The malformed group (no `others`) never reaches the app.
     assert.deepEqual(seen, [{ ...INCOMING, group }, INCOMING]);
+  });
+
+  test('a waiting call says so; an older native build\'s incoming reads waiting false; a wrong one still fails', async () => {
+    const { native, ringer } = setUp();
+    const { waiting: _omitted, ...older } = INCOMING;
+    native.answers['getInitialEvents'] = [{ ...INCOMING, waiting: true }, older, { ...INCOMING, waiting: 'yes' }];
+    const seen = recorder(ringer);
+    await ringer.configure();
+    await settle();
+    assert.deepEqual(seen, [{ ...INCOMING, waiting: true }, INCOMING]);
+    assert.equal(ringer.getDiagnostics().malformedEvents, 1);
   });
 
   test('live events before the first listener are held and follow the replay', async () => {

@@ -44,6 +44,7 @@ enum class PushDisposition(val rawValue: String) {
  * ([RingerPushBody]). Times are Unix ms on the server's clock.
  * @property callId the call id, a lowercase UUID (use [CallIds.normalize] or [fromBody]).
  * @property calleeId the user the call is for, when the push says.
+ * @property waiting the push's `waiting`: the call rings while this user is in another call.
  * @throws IllegalArgumentException from the constructor when [callId] is not a lowercase UUID.
  */
 data class IncomingPush(
@@ -53,7 +54,8 @@ data class IncomingPush(
     val hasVideo: Boolean,
     val sentAtMs: Long,
     val expiresAtMs: Long,
-    val group: PushGroup? = null
+    val group: PushGroup? = null,
+    val waiting: Boolean = false
 ) {
     init {
         require(CallIds.isUuid(callId) && CallIds.asciiLowercase(callId) == callId) { "call id is not a lowercase UUID" }
@@ -68,7 +70,8 @@ data class IncomingPush(
         @JvmStatic fun fromBody(body: RingerPushBody): IncomingPush {
             if (body.type != EventType.CALL_INCOMING) throw RingerWireException("RingerPushBody.type is ${body.type.rawValue}")
             val callId = CallIds.normalize(body.callId) ?: throw RingerWireException("RingerPushBody.call_id is not a UUID")
-            return IncomingPush(callId, body.caller, body.calleeId, body.hasVideo, body.sentAtMs, body.expiresAtMs, body.group)
+            return IncomingPush(callId, body.caller, body.calleeId, body.hasVideo, body.sentAtMs, body.expiresAtMs, body.group,
+                body.waiting == true)
         }
     }
 }

@@ -95,7 +95,8 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         val group: PushGroup? = null,
         val legs: List<CallLeg>? = null,
         val held: Boolean = false,
-        val muted: Boolean = false
+        val muted: Boolean = false,
+        val waiting: Boolean = false
     )
 
     /**
@@ -456,7 +457,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         } else {
             callTable[callId] = PhoneCall(callId, push.calleeId, Direction.INCOMING, Phase.RINGING, push.expiresAtMs,
                 localDeadline(push.expiresAtMs, push.expiresAtMs - push.sentAtMs, atMs), false, null, push.caller, push.hasVideo,
-                group = push.group)
+                group = push.group, waiting = push.waiting)
             disposition = PushDisposition.RINGING
             effects.add(PhoneCallEffect.ReportIncoming(callId, report))
         }
@@ -478,7 +479,7 @@ class PhoneCallMachine(val deviceId: String, clockOffsetMs: Long? = null, memory
         val group = groupOf(call)
         callTable[callId] = PhoneCall(callId, call.callee.id, Direction.INCOMING, Phase.RINGING, call.expiresAtMs,
             localDeadline(call.expiresAtMs, call.expiresAtMs - call.createdAtMs, atMs), false, null, call.caller, call.hasVideo,
-            group = group, legs = call.legs)
+            group = group, legs = call.legs, waiting = call.waiting == true)
         return listOf(PhoneCallEffect.ReportIncoming(callId, IncomingCallReport(callId, call.caller, call.hasVideo, group)))
     }
 

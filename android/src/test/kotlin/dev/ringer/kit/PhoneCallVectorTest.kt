@@ -260,7 +260,7 @@ class PhoneCallVectorTest {
             for (callId in calls.keys().asSequence().toList().sorted()) {
                 val what = "final.calls.$callId"
                 val call = obj(calls.opt(callId), what)
-                only(call, what, setOf("phase", "end_reason", "held", "muted"), setOf("phase", "end_reason"))
+                only(call, what, setOf("phase", "end_reason", "held", "muted", "waiting"), setOf("phase", "end_reason"))
                 val phase = known(string(call, "phase", "$what.phase"), PhoneCallMachine.Phase.values().map { it.rawValue }.toSet(), "$what.phase")
                 val endReason = optionalString(call, "end_reason", what)?.let { known(it, CallEndReason.KNOWN.map { r -> r.rawValue }.toSet(), "$what.end_reason") }
                 val actual = machine.calls[callId]
@@ -270,6 +270,9 @@ class PhoneCallVectorTest {
                 }
                 if (call.has("held") && actual?.held != bool(call, "held", "$what.held")) {
                     failures.add("$file final: held of $callId is ${actual?.held}")
+                }
+                if (call.has("waiting") && actual?.waiting != bool(call, "waiting", "$what.waiting")) {
+                    failures.add("$file final: waiting of $callId is ${actual?.waiting}")
                 }
                 if (call.has("muted") && actual?.muted != bool(call, "muted", "$what.muted")) {
                     failures.add("$file final: muted of $callId is ${actual?.muted}")
@@ -291,7 +294,7 @@ class PhoneCallVectorTest {
 
         /** The fields of each input type (docs/test-vectors.md "Inputs"); all are required but `callee_id` and `group`. */
         private val inputFields: Map<String, Set<String>> = mapOf(
-            "incoming_push" to setOf("call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account", "reports_every_push", "group"),
+            "incoming_push" to setOf("call_id", "caller", "callee_id", "has_video", "sent_at_ms", "expires_at_ms", "account", "reports_every_push", "group", "waiting"),
             "unreadable_push" to setOf("reports_every_push"), "event" to setOf("event", "call"), "update_push" to setOf("event", "call_id"),
             "report_finished" to setOf("call_id", "accepted"), "answer" to setOf("call_id"), "answer_confirmed" to setOf("call_id"),
             "answer_refused" to setOf("call_id", "problem"), "ringing_refused" to setOf("call_id", "problem"), "end" to setOf("call_id"),
@@ -358,7 +361,7 @@ class PhoneCallVectorTest {
         private fun call(value: Any?): Call {
             val call = obj(value, "call")
             only(call, "call", setOf("call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms", "accepted_device_id",
-                "end_reason", "legs"), setOf("call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms"))
+                "end_reason", "legs", "waiting"), setOf("call_id", "state", "caller", "callee", "created_at_ms", "expires_at_ms"))
             val createdAt = millis(call, "created_at_ms", "call")
             val expiresAt = millis(call, "expires_at_ms", "call")
             val legs = if (!call.has("legs") || call.isNull("legs")) null else {
@@ -380,7 +383,8 @@ class PhoneCallVectorTest {
                 expiresAtMs = millis(call, "expires_at_ms", "call"),
                 acceptedDeviceId = optionalString(call, "accepted_device_id", "call"),
                 endReason = optionalString(call, "end_reason", "call")?.let { SystemEndReason(known(it, systemEndReasons, "call.end_reason")) },
-                legs = legs, answerPolicy = if (legs != null) AnswerPolicy.FIRST_ANSWER else null)
+                legs = legs, answerPolicy = if (legs != null) AnswerPolicy.FIRST_ANSWER else null,
+                waiting = if (call.has("waiting")) bool(call, "waiting", "call.waiting") else null)
         }
 
         /** A group's `{count, others: [ids]}`, as a push carries it and a report shows it. */
@@ -420,7 +424,7 @@ class PhoneCallVectorTest {
         private fun input(input: JSONObject): PhoneCallInput {
             val type = string(input, "type", "input.type")
             val fields = inputFields[type] ?: throw VectorError("unknown input type $type")
-            only(input, "input $type", fields + "type", fields - "callee_id" - "group")
+            only(input, "input $type", fields + "type", fields - "callee_id" - "group" - "waiting")
             val callId = { string(input, "call_id", "input.call_id") }
             val event = { EventType(known(string(input, "event", "input.event"), eventTypes, "input.event")) }
             val source = {
@@ -432,7 +436,7 @@ class PhoneCallVectorTest {
                     val id = CallIds.normalize(callId()) ?: throw VectorError("call_id is no UUID")
                     val push = IncomingPush(id, Party(string(input, "caller", "input.caller")), optionalString(input, "callee_id", "input"),
                         bool(input, "has_video", "input.has_video"), millis(input, "sent_at_ms", "input"), millis(input, "expires_at_ms", "input"),
-                        group(input.opt("group")))
+                        group(input.opt("group")), input.has("waiting") && bool(input, "waiting", "input.waiting"))
                     PhoneCallInput.IncomingPush(push, account(input.opt("account")), bool(input, "reports_every_push", "input.reports_every_push"))
                 }
                 "unreadable_push" -> PhoneCallInput.UnreadablePush(bool(input, "reports_every_push", "input.reports_every_push"))

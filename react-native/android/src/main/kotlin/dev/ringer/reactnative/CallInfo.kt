@@ -10,8 +10,15 @@ import org.json.JSONObject
  * @property peer the other party: the caller of an incoming call, the callee of an outgoing one.
  * @property hasVideo whether the call offers video.
  * @property group an incoming group call's `group` from its push (the count rung, some of the others); else null.
+ * @property waiting an incoming call that rang while this user was in another call (the server's `waiting`).
  */
-data class CallInfo(val direction: String, val peer: Peer, val hasVideo: Boolean, val group: PushGroup? = null) {
+data class CallInfo(
+    val direction: String,
+    val peer: Peer,
+    val hasVideo: Boolean,
+    val group: PushGroup? = null,
+    val waiting: Boolean = false
+) {
     /** `incoming`'s `group`: `{count, others: [{id, name}]}` with names null rather than missing, or JSON null. */
     fun groupJson(): Any {
         val group = group ?: return JSONObject.NULL

@@ -104,7 +104,7 @@ class EventTranslator {
             return listOf(event(call.direction, callId).put("callee", call.peer.toJson()).put("hasVideo", call.hasVideo))
         }
         return listOf(event(call.direction, callId).put("caller", call.peer.toJson()).put("hasVideo", call.hasVideo)
-            .put("group", call.groupJson()))
+            .put("group", call.groupJson()).put("waiting", call.waiting))
     }
 
     private fun serverEvent(observed: Observed.ServerEvent): List<JSONObject> {

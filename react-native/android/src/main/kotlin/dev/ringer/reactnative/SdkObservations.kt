@@ -59,7 +59,7 @@ internal object SdkObservations {
                 ?: call.calleeId?.let { CallInfo(CallInfo.OUTGOING, CallInfo.Peer(it, null), call.hasVideo) }
         }
         val caller = call.caller ?: return null
-        return CallInfo(CallInfo.INCOMING, CallInfo.Peer(caller.id, caller.name), call.hasVideo, call.group)
+        return CallInfo(CallInfo.INCOMING, CallInfo.Peer(caller.id, caller.name), call.hasVideo, call.group, call.waiting)
     }
 
     /**

@@ -109,10 +109,10 @@ class EventTranslatorVectorTest {
 
     private fun calls(json: JSONObject): Map<String, CallInfo> = json.keys().asSequence().associateWith { callId ->
         val call = json.getJSONObject(callId)
-        only(call, "calls.$callId", setOf("direction", "peer", "has_video", "group"), setOf("direction", "peer", "has_video"))
+        only(call, "calls.$callId", setOf("direction", "peer", "has_video", "group", "waiting"), setOf("direction", "peer", "has_video"))
         val peer = call.getJSONObject("peer")
         only(peer, "calls.$callId.peer", setOf("id", "name"))
         CallInfo(call.getString("direction"), CallInfo.Peer(peer.getString("id"), peer.opt("name") as? String), call.getBoolean("has_video"),
-            call.optJSONObject("group")?.let { PushGroup.fromJson(it) })
+            call.optJSONObject("group")?.let { PushGroup.fromJson(it) }, call.optBoolean("waiting", false))
     }
 }

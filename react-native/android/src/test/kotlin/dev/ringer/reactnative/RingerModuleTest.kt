@@ -444,7 +444,7 @@ class RingerModuleTest {
         js.lookUp()
         val initial = js.call { m, p -> m.getInitialEvents(p) }.value()
         assertEquals(listOf(mapOf("type" to "incoming", "callId" to callId, "caller" to mapOf("id" to "alice", "name" to "Alice"),
-                                  "hasVideo" to false, "group" to null)), JavaScript.of(callId, initial))
+                                  "hasVideo" to false, "group" to null, "waiting" to false)), JavaScript.of(callId, initial))
         assertEquals("emitted only once attached", listOf<Any>(), js.emitted)
         js.call { m, p -> m.decline(callId, p) }.value()
         assertEquals(listOf(mapOf("type" to "ended", "callId" to callId, "reason" to "local", "serverReason" to null)),
@@ -463,7 +463,7 @@ class RingerModuleTest {
         ReactNativeRig.ring(phone, callId, group = "{\"count\":3,\"others\":[{\"id\":\"carol\",\"name\":\"Carol\"},{\"id\":\"dave\"}]}")
         val group = mapOf("count" to 3, "others" to listOf(mapOf("id" to "carol", "name" to "Carol"), mapOf("id" to "dave", "name" to null)))
         assertEquals(listOf(mapOf("type" to "incoming", "callId" to callId, "caller" to mapOf("id" to "alice", "name" to "Alice"),
-                                  "hasVideo" to false, "group" to group)), JavaScript.of(callId, js.emitted))
+                                  "hasVideo" to false, "group" to group, "waiting" to false)), JavaScript.of(callId, js.emitted))
     }
 
     @Test
