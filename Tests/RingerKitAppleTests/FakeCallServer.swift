@@ -136,6 +136,12 @@ final class FakeCallServer: HTTPTransport, @unchecked Sendable {
             return (200, try RingerJSON.encode(call(parts[2], state, caller: "alice", callee: user)))
         case ("GET", "calls"?) where parts.count == 4 && parts[3] == "media":
             return (200, try RingerJSON.encode(media(parts[2])))
+        case ("GET", "calls"?) where parts.count == 2:
+            // The history: one missed call from alice, a waiting one; the page says where the next starts.
+            var missed = call("6f1d1c3e-3c55-4b1f-9d0a-1f6a3b1f7a01", .unanswered, caller: "alice", callee: user)
+            missed.endedAt = missed.expiresAt
+            missed.waiting = true
+            return (200, try RingerJSON.encode(CallList(calls: [missed], nextBefore: missed.callID)))
         default:
             return try problem(404, .notFound)
         }

@@ -177,6 +177,25 @@ import Testing
         #expect(try !host.setAudioRoute(outputID: "a-headset-that-is-not-there"))
     }
 
+    @Test func theServersHistoryIsReadAPageAtATimeAndCallWaitingIsChecked() async throws {
+        let harness = try await HostHarness.loggedIn()
+        let host = harness.host
+        let page = try await host.recentCalls(limit: 20, before: nil)
+        let object = BridgeJSON.foundationObject(page) as? [String: Any]
+        let calls = try #require(object?["calls"] as? [[String: Any]])
+        #expect(calls.first?["state"] as? String == "unanswered")
+        #expect(calls.first?["waiting"] as? Bool == true)
+        #expect(calls.first?["acceptedAt"] is NSNull, "every key present, null where absent")
+        #expect(calls.first?["createdAt"] is NSNumber)
+        #expect(object?["nextBefore"] as? String == "6f1d1c3e-3c55-4b1f-9d0a-1f6a3b1f7a01")
+        #expect(
+            await HostHarness.code { _ = try await host.recentCalls(limit: 101, before: nil) } == "invalid_argument")
+        #expect(await HostHarness.code { _ = try await host.recentCalls(limit: 0, before: "x") } == "invalid_argument")
+        #expect(
+            await HostHarness.code { _ = try await host.startCall(callee: "alice", video: false, callWaiting: "maybe") }
+                == "invalid_argument")
+    }
+
     @Test func startCallTellsJavaScriptAndMapsCallKitsRefusal() async throws {
         let harness = try await HostHarness.loggedIn()
         let host = harness.host

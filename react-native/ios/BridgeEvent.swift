@@ -180,6 +180,52 @@ extension BridgeEvent: Codable {
     }
 }
 
+/// A page of the server's call history as `getRecentCalls()` answers it: `{calls, nextBefore}`.
+struct BridgeRecentCalls: Encodable, Sendable {
+    let calls: [Call]
+    let nextBefore: String?
+
+    init(_ list: CallList) {
+        calls = list.calls.map { Call(call: $0) }
+        nextBefore = list.nextBefore
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(calls, forKey: .calls)
+        try container.encode(nextBefore, forKey: .nextBefore)
+    }
+
+    private enum CodingKeys: String, CodingKey { case calls, nextBefore }
+
+    /// One call: `{callId, state, caller, callee, hasVideo, createdAt, acceptedAt, endedAt, endedBy, endReason, waiting,
+    /// participants}`, times in Unix milliseconds, every key present (`null` where absent).
+    struct Call: Encodable, Sendable {
+        let call: RingerWire.Call
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(call.callID, forKey: .callId)
+            try container.encode(call.state.rawValue, forKey: .state)
+            try container.encode(BridgeParty(call.caller), forKey: .caller)
+            try container.encode(BridgeParty(call.callee), forKey: .callee)
+            try container.encode(call.hasVideo, forKey: .hasVideo)
+            try container.encode(call.createdAt.unixMilliseconds, forKey: .createdAt)
+            try container.encode(call.acceptedAt?.unixMilliseconds, forKey: .acceptedAt)
+            try container.encode(call.endedAt?.unixMilliseconds, forKey: .endedAt)
+            try container.encode(call.endedBy, forKey: .endedBy)
+            try container.encode(call.endReason?.rawValue, forKey: .endReason)
+            try container.encode(call.waiting == true, forKey: .waiting)
+            try container.encode(call.legs?.map(BridgeParticipant.init), forKey: .participants)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case callId, state, caller, callee, hasVideo, createdAt, acceptedAt, endedAt, endedBy, endReason, waiting,
+                participants
+        }
+    }
+}
+
 /// One place the calls' audio can go, as JavaScript sees it: `{id, route, name}`, `route` one of `earpiece`, `speaker`,
 /// `wired`, `bluetooth`, `car`, `other` (RingerKit's `AudioOutput`).
 struct BridgeAudioOutput: Codable, Hashable, Sendable {

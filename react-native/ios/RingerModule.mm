@@ -66,19 +66,34 @@ RCT_EXPORT_MODULE(Ringer)
 
 - (void)startCall:(NSString *)callee
             video:(BOOL)video
+      callWaiting:(NSString *)callWaiting
           resolve:(RCTPromiseResolveBlock)resolve
            reject:(RCTPromiseRejectBlock)reject
 {
-  [RingerModuleBridge startCall:callee video:video resolve:resolve reject:reject];
+  [RingerModuleBridge startCall:callee video:video callWaiting:callWaiting resolve:resolve reject:reject];
 }
 
 - (void)startGroupCall:(NSArray *)callees
                  video:(BOOL)video
           answerPolicy:(NSString *)answerPolicy
+           callWaiting:(NSString *)callWaiting
                resolve:(RCTPromiseResolveBlock)resolve
                 reject:(RCTPromiseRejectBlock)reject
 {
-  [RingerModuleBridge startGroupCall:callees video:video answerPolicy:answerPolicy resolve:resolve reject:reject];
+  [RingerModuleBridge startGroupCall:callees
+                               video:video
+                        answerPolicy:answerPolicy
+                         callWaiting:callWaiting
+                             resolve:resolve
+                              reject:reject];
+}
+
+- (void)getRecentCalls:(double)limit
+                before:(NSString *_Nullable)before
+               resolve:(RCTPromiseResolveBlock)resolve
+                reject:(RCTPromiseRejectBlock)reject
+{
+  [RingerModuleBridge recentCalls:limit before:before resolve:resolve reject:reject];
 }
 
 - (void)ringMore:(NSString *)callId

@@ -56,18 +56,27 @@ public final class RingerModuleBridge: NSObject {
     }
 
     @objc public static func startCall(
-        _ callee: String, video: Bool, resolve: @escaping Resolve, reject: @escaping Reject
+        _ callee: String, video: Bool, callWaiting: String, resolve: @escaping Resolve, reject: @escaping Reject
     ) {
-        promise(resolve, reject).settle { try await host.startCall(callee: callee, video: video) }
+        promise(resolve, reject).settle {
+            try await host.startCall(callee: callee, video: video, callWaiting: callWaiting)
+        }
     }
 
     @objc public static func startGroupCall(
-        _ callees: [String], video: Bool, answerPolicy: String, resolve: @escaping Resolve,
+        _ callees: [String], video: Bool, answerPolicy: String, callWaiting: String, resolve: @escaping Resolve,
         reject: @escaping Reject
     ) {
         promise(resolve, reject).settle {
-            try await host.startGroupCall(callees: callees, video: video, answerPolicy: answerPolicy)
+            try await host.startGroupCall(
+                callees: callees, video: video, answerPolicy: answerPolicy, callWaiting: callWaiting)
         }
+    }
+
+    @objc public static func recentCalls(
+        _ limit: Double, before: String?, resolve: @escaping Resolve, reject: @escaping Reject
+    ) {
+        promise(resolve, reject).settle { try await host.recentCalls(limit: limit, before: before) }
     }
 
     @objc public static func ringMore(

@@ -86,22 +86,38 @@ extension RingerReactNative {
         try? store(session: nil)
     }
 
-    /// `startCall(callee, video)`: the server creates the call and rings the callee; CallKit shows it.
+    /// `startCall(callee, video, callWaiting)`: the server creates the call and rings the callee; CallKit shows it.
+    /// - Parameter callWaiting: `on`, `off`, or empty for the server's `--call-waiting`.
     /// - Returns: the server's call; when its state is not `ringing` (busy, failed) nothing rings.
-    /// - Throws: `invalid_argument` for an empty callee; `not_logged_in`; `server_refused` or `network` when the
-    ///   server refused or did not answer, `native` when its answer could not be read; `call_ui_refused` when
-    ///   CallKit refused the call (it is cancelled on the server).
-    func startCall(callee: String, video: Bool) async throws -> BridgeCall {
+    /// - Throws: `invalid_argument` for an empty callee or another `callWaiting`; `not_logged_in`; `server_refused` or
+    ///   `network` when the server refused or did not answer, `native` when its answer could not be read;
+    ///   `call_ui_refused` when CallKit refused the call (it is cancelled on the server).
+    func startCall(callee: String, video: Bool, callWaiting: String = "") async throws -> BridgeCall {
         let callee = callee.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !callee.isEmpty else { throw RingerBridgeError.invalidArgument("the callee is empty") }
-        return try await place { phone in try await phone.startCall(to: callee, hasVideo: video) }
+        let waiting = try Self.callWaiting(callWaiting)
+        return try await place { phone in try await phone.startCall(to: callee, hasVideo: video, callWaiting: waiting) }
+    }
+
+    /// The bridge's spelling of a call's `call_waiting`: `on`, `off`, or empty for the server's setting.
+    /// - Throws: `invalid_argument` for anything else.
+    static func callWaiting(_ value: String) throws -> Bool? {
+        switch value {
+        case "": return nil
+        case "on": return true
+        case "off": return false
+        default: throw RingerBridgeError.invalidArgument("callWaiting must be on, off or empty")
+        }
     }
 
     /// `startGroupCall(callees, video, answerPolicy)`: the server rings every callee in one call; CallKit shows one
     /// outgoing call, its handle the first callee.
     /// - Returns: the server's call with its `participants`; when its state is not `ringing` nothing rings.
-    /// - Throws: `invalid_argument` for an empty list or id, or an unknown policy; the rest as ``startCall(callee:video:)``.
-    func startGroupCall(callees: [String], video: Bool, answerPolicy: String) async throws -> BridgeCall {
+    /// - Throws: `invalid_argument` for an empty list or id, an unknown policy or `callWaiting`; the rest as
+    ///   ``startCall(callee:video:callWaiting:)``.
+    func startGroupCall(
+        callees: [String], video: Bool, answerPolicy: String, callWaiting: String = ""
+    ) async throws -> BridgeCall {
         let callees = callees.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         guard !callees.isEmpty, !callees.contains(where: \.isEmpty) else {
             throw RingerBridgeError.invalidArgument("callees must name at least one user, none empty")
@@ -110,8 +126,9 @@ extension RingerReactNative {
         guard AnswerPolicy.known.contains(policy) else {
             throw RingerBridgeError.invalidArgument("answerPolicy must be first_answer or all_may_join")
         }
+        let waiting = try Self.callWaiting(callWaiting)
         return try await place { phone in
-            try await phone.startGroupCall(to: callees, answerPolicy: policy, hasVideo: video)
+            try await phone.startGroupCall(to: callees, answerPolicy: policy, hasVideo: video, callWaiting: waiting)
         }
     }
 
@@ -191,6 +208,29 @@ extension RingerReactNative {
     func hangUp(callID: String) async throws {
         let (phone, call) = try liveCall(callID)
         try await throughCallKit { try await phone.callKit.requestEnd(callID: call.uuid) }
+    }
+
+    /// `getRecentCalls(limit, before)`: a page of the user's call history as the server keeps it (`GET /v1/calls`).
+    /// - Parameters:
+    ///   - limit: 1 to 100, or 0 for the server's default.
+    ///   - before: a page's `nextBefore`, nil for the newest.
+    /// - Throws: `invalid_argument`, `not_configured`, `not_logged_in`, `server_refused`, `network`.
+    func recentCalls(limit: Double, before: String?) async throws -> BridgeRecentCalls {
+        guard limit.isFinite, limit.rounded() == limit, (0...100).contains(limit) else {
+            throw RingerBridgeError.invalidArgument("limit must be a whole number from 1 to 100, or 0")
+        }
+        if let before, UUID(uuidString: before) == nil {
+            throw RingerBridgeError.invalidArgument("before must be a call id (a UUID)")
+        }
+        let phone = try requirePhone()
+        guard withState({ $0.session != nil }) else { throw RingerBridgeError.notLoggedIn }
+        do {
+            let page = try await phone.coordinator.recentCalls(
+                limit: limit == 0 ? nil : Int(limit), before: before?.lowercased())
+            return BridgeRecentCalls(page)
+        } catch let error as RingerAPIError {
+            throw RingerBridgeError(error)
+        }
     }
 
     /// `setHeld(callId, held)`: holds or resumes an answered call through CallKit (`CXSetHeldCallAction`), so its

@@ -33,14 +33,17 @@ export interface Spec extends TurboModule {
   /** Logs out and deletes the stored token; rejects `call_in_progress` while any call rings or is up. */
   logout(): Promise<void>;
 
-  /** Places a call to the user `callee`; answers the server's call `{callId, direction, peer, hasVideo, state}`. */
-  startCall(callee: string, video: boolean): Promise<UnsafeObject>;
+  /**
+   * Places a call to the user `callee`; answers the server's call `{callId, direction, peer, hasVideo, state}`.
+   * `callWaiting`: `"on"`, `"off"`, or `""` for the server's setting.
+   */
+  startCall(callee: string, video: boolean, callWaiting: string): Promise<UnsafeObject>;
 
   /**
    * Rings the users `callees` in one call (`answerPolicy`: `first_answer` or `all_may_join`); answers the server's
    * call `{callId, direction, peer, hasVideo, state, participants}`.
    */
-  startGroupCall(callees: string[], video: boolean, answerPolicy: string): Promise<UnsafeObject>;
+  startGroupCall(callees: string[], video: boolean, answerPolicy: string, callWaiting: string): Promise<UnsafeObject>;
 
   /** Rings more users into a call; answers its participants `[{user, state}]`. */
   ringMore(callId: string, callees: string[]): Promise<UnsafeObject[]>;
@@ -77,6 +80,12 @@ export interface Spec extends TurboModule {
 
   /** Sends the calls' audio to the output with this id; `false` when the system lists none. */
   setAudioRoute(outputId: string): Promise<boolean>;
+
+  /**
+   * A page of the server's call history (`GET /v1/calls`): `{calls, nextBefore}`; `limit` 0 for the server's default,
+   * `before` a page's `nextBefore` or null for the newest.
+   */
+  getRecentCalls(limit: number, before: string | null): Promise<UnsafeObject>;
 
   /** At most `limit` history entries, newest first. */
   getCallHistory(limit: number): Promise<UnsafeObject[]>;

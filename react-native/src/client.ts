@@ -18,6 +18,7 @@ import {
   narrowParticipants,
   narrowPlacedCall,
   narrowProblems,
+  narrowRecentCalls,
 } from './narrow';
 import type {
   AnswerPolicy,
@@ -30,6 +31,8 @@ import type {
   NativeState,
   Participant,
   PlacedCall,
+  RecentCallsOptions,
+  RecentCallsPage,
   RingerEvent,
   RingerEventOf,
   RingerEventType,
@@ -195,6 +198,14 @@ export interface RingerClient {
   setAudioRoute(outputId: string): Promise<boolean>;
 
   /**
+   * A page of this user's call history as the server keeps it (`GET /v1/calls`, any device, missed calls included),
+   * newest first; pass a page's `nextBefore` as `before` for the next.
+   * @throws RingerError `invalid_argument` (limit not 1 to 100, before not a call id), `not_logged_in`,
+   *   `server_refused`, `network`.
+   */
+  getRecentCalls(options?: RecentCallsOptions): Promise<RecentCallsPage>;
+
+  /**
    * The call history kept natively across launches, newest first: at most `limit` entries (1 to 100,
    * default 100).
    * @throws RingerError `invalid_argument` (limit out of range).
@@ -317,9 +328,11 @@ export function createRinger(native: () => Spec): RingerClient {
 
     async startCall(callee: string, options?: StartCallOptions): Promise<PlacedCall> {
       const user = nonEmptyStringArgument(callee, 'callee');
-      const video = booleanOption(optionsArgument(options, 'options')['video'], 'video', false);
+      const given = optionsArgument(options, 'options');
+      const video = booleanOption(given['video'], 'video', false);
+      const waiting = callWaitingOption(given['callWaiting']);
       const module = await requireConfigured();
-      return narrowPlacedCall(await callNative(() => module.startCall(user, video)));
+      return narrowPlacedCall(await callNative(() => module.startCall(user, video, waiting)));
     },
 
     async startGroupCall(callees: readonly string[], options?: StartGroupCallOptions): Promise<PlacedCall> {
@@ -327,8 +340,9 @@ export function createRinger(native: () => Spec): RingerClient {
       const given = optionsArgument(options, 'options');
       const video = booleanOption(given['video'], 'video', false);
       const policy = answerPolicyOption(given['answerPolicy']);
+      const waiting = callWaitingOption(given['callWaiting']);
       const module = await requireConfigured();
-      return narrowPlacedCall(await callNative(() => module.startGroupCall(users, video, policy)));
+      return narrowPlacedCall(await callNative(() => module.startGroupCall(users, video, policy, waiting)));
     },
 
     async ringMore(callId: string, callees: readonly string[]): Promise<Participant[]> {
@@ -370,6 +384,12 @@ export function createRinger(native: () => Spec): RingerClient {
       const name = nonEmptyStringArgument(problem, 'problem');
       const module = await requireConfigured();
       return narrowOpened(await callNative(() => module.openReadinessSettings(name)));
+    },
+
+    async getRecentCalls(options?: RecentCallsOptions): Promise<RecentCallsPage> {
+      const { limit, before } = recentCallsOptions(options);
+      const module = await requireConfigured();
+      return narrowRecentCalls(await callNative(() => module.getRecentCalls(limit, before)));
     },
 
     async setHeld(callId: string, held: boolean): Promise<boolean> {
@@ -436,6 +456,32 @@ function calleesArgument(value: unknown): string[] {
     throw invalidArgument('callees must name each user once.');
   }
   return users;
+}
+
+/**
+ * `callWaiting` as the native halves take it: `"on"`, `"off"`, or `""` (left out: the server decides).
+ * @throws RingerError `invalid_argument` when given and not a boolean.
+ */
+function callWaitingOption(value: unknown): string {
+  if (value === undefined) {
+    return '';
+  }
+  return booleanOption(value, 'callWaiting', false) ? 'on' : 'off';
+}
+
+/**
+ * `getRecentCalls`' options as the native halves take them: `limit` 0 for the server's default, `before` null.
+ * @throws RingerError `invalid_argument` for a limit that is not a whole number from 1 to 100, or a `before` that is no
+ *   call id.
+ */
+function recentCallsOptions(options: unknown): { limit: number; before: string | null } {
+  const given = optionsArgument(options, 'options');
+  const limit = given['limit'];
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100)) {
+    throw invalidArgument('limit must be a whole number from 1 to 100.');
+  }
+  const before = given['before'] === undefined ? null : callIdArgument(given['before']);
+  return { limit: (limit as number | undefined) ?? 0, before };
 }
 
 const ANSWER_POLICIES: readonly AnswerPolicy[] = ['first_answer', 'all_may_join'];

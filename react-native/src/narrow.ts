@@ -35,6 +35,8 @@ import type {
   Participant,
   Party,
   PlacedCall,
+  RecentCall,
+  RecentCallsPage,
   RingerEvent,
   RingerEventType,
 } from './types';
@@ -216,6 +218,32 @@ function readAudioRoutes(routes: Reader): AudioRoutes {
     current: routes.isNull('current') ? null : readAudioOutput(routes.object('current')),
     outputs: routes.list('outputs', readAudioOutput),
   };
+}
+
+/** One call of the server's history, as the native halves hand it over. */
+function readRecentCall(call: Reader): RecentCall {
+  return {
+    callId: call.callId('callId'),
+    state: call.string('state'),
+    caller: call.party('caller'),
+    callee: call.party('callee'),
+    hasVideo: call.boolean('hasVideo'),
+    createdAt: call.number('createdAt'),
+    acceptedAt: call.isNull('acceptedAt') ? null : call.number('acceptedAt'),
+    endedAt: call.isNull('endedAt') ? null : call.number('endedAt'),
+    endedBy: call.stringOrNull('endedBy'),
+    endReason: call.stringOrNull('endReason'),
+    waiting: call.boolean('waiting'),
+    participants: readParticipantsOrNull(call, 'participants'),
+  };
+}
+
+/** `getRecentCalls`' answer. @throws RingerError `native` when it does not match `RecentCallsPage`. */
+export function narrowRecentCalls(value: unknown): RecentCallsPage {
+  return narrowResult(value, 'page', (page) => ({
+    calls: page.list('calls', readRecentCall),
+    nextBefore: page.isNull('nextBefore') ? null : page.callId('nextBefore'),
+  }));
 }
 
 /** `getAudioRoutes`' answer. @throws RingerError `native` when it does not match `AudioRoutes`. */

@@ -308,9 +308,10 @@ export interface PlacedCall {
  */
 export type AnswerPolicy = 'first_answer' | 'all_may_join';
 
-/** `startGroupCall`'s options. */
+/** `startGroupCall`'s options; `callWaiting` as `startCall`'s, for every callee. */
 export interface StartGroupCallOptions {
   readonly video?: boolean;
+  readonly callWaiting?: boolean;
   /** `"first_answer"` when left out. */
   readonly answerPolicy?: AnswerPolicy;
 }
@@ -334,6 +335,43 @@ export interface HistoryEntry {
   readonly reason: string;
   /** As `EndedEvent.serverReason`. */
   readonly serverReason: string | null;
+}
+
+/**
+ * One call of this user's history as the server keeps it (`GET /v1/calls`): as caller or callee, on any device, missed
+ * ones included. Times are Unix milliseconds on the server's clock.
+ */
+export interface RecentCall {
+  readonly callId: CallId;
+  /** The server's call state: `"ringing"`, `"accepted"`, `"ended"`, `"declined"`, `"cancelled"`, `"unanswered"` (missed), `"busy"`, `"failed"`. */
+  readonly state: string;
+  readonly caller: Party;
+  /** For a group call, the callee this user is, or (for its caller) the first rung. */
+  readonly callee: Party;
+  readonly hasVideo: boolean;
+  readonly createdAt: number;
+  readonly acceptedAt: number | null;
+  readonly endedAt: number | null;
+  /** Who ended it, `null` for a timeout, a failure or an end by the server. */
+  readonly endedBy: string | null;
+  /** Why the server ended an accepted call itself (`"connection_lost"`, `"max_duration"`), else `null`. */
+  readonly endReason: string | null;
+  /** Whether it rang its callee during another call. */
+  readonly waiting: boolean;
+  /** A group call's people and their states; `null` for a 1:1 call. */
+  readonly participants: readonly Participant[] | null;
+}
+
+/** A page of `getRecentCalls`: newest first; `nextBefore` is the `before` of the next page, `null` on the last. */
+export interface RecentCallsPage {
+  readonly calls: readonly RecentCall[];
+  readonly nextBefore: CallId | null;
+}
+
+/** `getRecentCalls`' options: `limit` 1 to 100 (the server's default, 50, when left out), `before` a page's `nextBefore`. */
+export interface RecentCallsOptions {
+  readonly limit?: number;
+  readonly before?: CallId;
 }
 
 /** The platform the native half runs on. */
@@ -369,9 +407,14 @@ export interface ConfigureOptions {
   readonly server?: string | null;
 }
 
-/** The options of `startCall`. `video` (default `false`) asks the callee's phone to ring as a video call. */
+/**
+ * The options of `startCall`. `video` (default `false`) asks the callee's phone to ring as a video call.
+ * `callWaiting`: `true` rings a callee who is already in a call as a waiting call, `false` makes the call `busy` for
+ * them; left out, the server's `--call-waiting` decides (off by default).
+ */
 export interface StartCallOptions {
   readonly video?: boolean;
+  readonly callWaiting?: boolean;
 }
 
 /**

@@ -175,12 +175,17 @@ describe('argument checks', () => {
     await rejectsWith(ringer.startCall(''), 'invalid_argument');
     await rejectsWith(ringer.startCall(' '), 'invalid_argument');
     await rejectsWith(ringer.startCall('bob', { video: 'yes' as unknown as boolean }), 'invalid_argument');
+    await rejectsWith(ringer.startCall('bob', { callWaiting: 1 as unknown as boolean }), 'invalid_argument');
     assert.deepEqual(native.callsOf('startCall'), []);
     await ringer.startCall('bob');
     await ringer.startCall('bob', { video: true });
+    await ringer.startCall('bob', { callWaiting: true });
+    await ringer.startCall('bob', { callWaiting: false });
     assert.deepEqual(native.callsOf('startCall'), [
-      ['bob', false],
-      ['bob', true],
+      ['bob', false, ''],
+      ['bob', true, ''],
+      ['bob', false, 'on'],
+      ['bob', false, 'off'],
     ]);
   });
 
@@ -200,10 +205,10 @@ describe('argument checks', () => {
       { user: { id: 'bob', name: 'Bob' }, state: 'ringing' },
       { user: { id: 'carol', name: null }, state: 'busy' },
     ]);
-    await ringer.startGroupCall(['bob'], { video: true, answerPolicy: 'all_may_join' });
+    await ringer.startGroupCall(['bob'], { video: true, answerPolicy: 'all_may_join', callWaiting: true });
     assert.deepEqual(native.callsOf('startGroupCall'), [
-      [['bob', 'carol'], false, 'first_answer'],
-      [['bob'], true, 'all_may_join'],
+      [['bob', 'carol'], false, 'first_answer', ''],
+      [['bob'], true, 'all_may_join', 'on'],
     ]);
     // A 1:1 call's answer, and an older native build's, have no participants.
     assert.equal((await ringer.startCall('bob')).participants, null);
@@ -263,6 +268,24 @@ describe('argument checks', () => {
     native.answers['setAudioRoute'] = false;
     assert.equal(await ringer.setAudioRoute('a4:c1:38:00:11:22-tsco'), false, 'the system lists no such output');
     assert.deepEqual(native.callsOf('setAudioRoute'), [['a4:c1:38:00:11:22-tsco']]);
+  });
+
+  test('the server\'s call history is read a page at a time', async () => {
+    const { native, ringer } = await configured();
+    const missed = {
+      callId: ALICE_CALL, state: 'unanswered', caller: { id: 'alice', name: 'Alice' }, callee: { id: 'bob', name: null },
+      hasVideo: false, createdAt: 1_800_000_000_000, acceptedAt: null, endedAt: 1_800_000_045_000, endedBy: null,
+      endReason: null, waiting: false, participants: null,
+    };
+    native.answers['getRecentCalls'] = { calls: [missed], nextBefore: ALICE_CALL };
+    assert.deepEqual(await ringer.getRecentCalls(), { calls: [missed], nextBefore: ALICE_CALL });
+    await ringer.getRecentCalls({ limit: 20, before: ALICE_CALL.toUpperCase() });
+    assert.deepEqual(native.callsOf('getRecentCalls'), [[0, null], [20, ALICE_CALL]]);
+    for (const bad of [{ limit: 0 }, { limit: 101 }, { limit: 2.5 }, { before: 'not-a-call' }]) {
+      await rejectsWith(ringer.getRecentCalls(bad), 'invalid_argument');
+    }
+    native.answers['getRecentCalls'] = { calls: [{ ...missed, createdAt: 'yesterday' }], nextBefore: null };
+    await rejectsWith(ringer.getRecentCalls(), 'native');
   });
 
   test('the readiness problem must be non-empty', async () => {

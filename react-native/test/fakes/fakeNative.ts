@@ -59,6 +59,7 @@ export class FakeNative implements Spec {
     playDtmf: true,
     getAudioRoutes: { current: null, outputs: [] },
     setAudioRoute: true,
+    getRecentCalls: { calls: [], nextBefore: null },
   };
   private handlers = new Set<(payload: object) => void>();
   /** How many times `onEvent` subscribed. */
@@ -108,11 +109,15 @@ export class FakeNative implements Spec {
   logout(): Promise<void> {
     return this.respond('logout', []);
   }
-  startCall(callee: string, video: boolean): Promise<object> {
-    return this.respond('startCall', [callee, video]);
+  startCall(callee: string, video: boolean, callWaiting: string): Promise<object> {
+    return this.respond('startCall', [callee, video, callWaiting]);
   }
-  startGroupCall(callees: string[], video: boolean, answerPolicy: string): Promise<object> {
-    return this.respond('startGroupCall', [callees, video, answerPolicy]);
+  startGroupCall(callees: string[], video: boolean, answerPolicy: string, callWaiting: string): Promise<object> {
+    return this.respond('startGroupCall', [callees, video, answerPolicy, callWaiting]);
+  }
+
+  getRecentCalls(limit: number, before: string | null): Promise<object> {
+    return this.respond('getRecentCalls', [limit, before]);
   }
   ringMore(callId: string, callees: string[]): Promise<object[]> {
     return this.respond('ringMore', [callId, callees]);

@@ -18,6 +18,7 @@
 package dev.ringer.reactnative;
 
 import com.facebook.proguard.annotations.DoNotStrip;
+import javax.annotation.Nullable;
 import com.facebook.react.bridge.Promise;
 import com.facebook.react.bridge.ReactApplicationContext;
 import com.facebook.react.bridge.ReactContextBaseJavaModule;
@@ -61,11 +62,12 @@ public abstract class NativeRingerSpec extends ReactContextBaseJavaModule implem
 
   @ReactMethod
   @DoNotStrip
-  public abstract void startCall(String callee, boolean video, Promise promise);
+  public abstract void startCall(String callee, boolean video, String callWaiting, Promise promise);
 
   @ReactMethod
   @DoNotStrip
-  public abstract void startGroupCall(ReadableArray callees, boolean video, String answerPolicy, Promise promise);
+  public abstract void startGroupCall(ReadableArray callees, boolean video, String answerPolicy, String callWaiting,
+      Promise promise);
 
   @ReactMethod
   @DoNotStrip
@@ -102,6 +104,10 @@ public abstract class NativeRingerSpec extends ReactContextBaseJavaModule implem
   @ReactMethod
   @DoNotStrip
   public abstract void setHeld(String callId, boolean held, Promise promise);
+
+  @ReactMethod
+  @DoNotStrip
+  public abstract void getRecentCalls(double limit, @Nullable String before, Promise promise);
 
   @ReactMethod
   @DoNotStrip

@@ -50,20 +50,21 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
 
     override fun logout(promise: Promise) = reply(promise) { host.logout() }
 
-    override fun startCall(callee: String?, video: Boolean, promise: Promise) = reply(promise, settles = false) {
-        host.startCall(text(callee, "callee"), video) { call, error ->
+    override fun startCall(callee: String?, video: Boolean, callWaiting: String?, promise: Promise) = reply(promise, settles = false) {
+        host.startCall(text(callee, "callee"), video, callWaiting(callWaiting)) { call, error ->
             if (error != null) reject(promise, error) else promise.resolve(ReactJson.value(call))
         }
     }
 
-    override fun startGroupCall(callees: ReadableArray?, video: Boolean, answerPolicy: String?, promise: Promise) =
+    override fun startGroupCall(callees: ReadableArray?, video: Boolean, answerPolicy: String?, callWaiting: String?,
+                                promise: Promise) =
         reply(promise, settles = false) {
             val policy = when (answerPolicy) {
                 AnswerPolicy.FIRST_ANSWER.rawValue -> AnswerPolicy.FIRST_ANSWER
                 AnswerPolicy.ALL_MAY_JOIN.rawValue -> AnswerPolicy.ALL_MAY_JOIN
                 else -> throw invalid("answerPolicy must be first_answer or all_may_join")
             }
-            host.startGroupCall(users(callees), video, policy) { call, error ->
+            host.startGroupCall(users(callees), video, policy, callWaiting(callWaiting)) { call, error ->
                 if (error != null) reject(promise, error) else promise.resolve(ReactJson.value(call))
             }
         }
@@ -86,6 +87,15 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
 
     override fun openReadinessSettings(problem: String?, promise: Promise) = reply(promise) {
         host.openReadinessSettings(text(problem, "problem"))
+    }
+
+    override fun getRecentCalls(limit: Double, before: String?, promise: Promise) = reply(promise, settles = false) {
+        if (limit.isNaN() || limit < 0 || limit > 100 || limit != Math.floor(limit)) {
+            throw invalid("limit must be a whole number from 1 to 100, or 0")
+        }
+        host.recentCalls(limit.toInt(), before?.let { id(it) }) { page, error ->
+            if (error != null) reject(promise, error) else promise.resolve(ReactJson.value(page))
+        }
     }
 
     override fun setHeld(callId: String?, held: Boolean, promise: Promise) = reply(promise) { host.setHeld(id(callId), held) }
@@ -157,6 +167,14 @@ class RingerModule(reactContext: ReactApplicationContext) : NativeRingerSpec(rea
     }
 
     /** A call id: the server's UUID, lowercased as the SDK keys calls. */
+    /** `callWaiting` as JavaScript sends it: `on`, `off`, or empty for the server's setting. */
+    private fun callWaiting(value: String?): Boolean? = when (value ?: "") {
+        "" -> null
+        "on" -> true
+        "off" -> false
+        else -> throw invalid("callWaiting must be on, off or empty")
+    }
+
     private fun id(callId: String?): String =
         callId?.let { CallIds.normalize(it) } ?: throw invalid("callId must be the server's call id (a UUID)")
 }

@@ -168,17 +168,39 @@ class RingerReactHost(
      * A ringing call is told as `outgoing` before [done] (unless the callee's phone rang first and told it).
      * @throws BridgeError `not_logged_in` at once.
      */
-    fun startCall(callee: String, video: Boolean, done: (JSONObject?, BridgeError?) -> Unit) =
-        place({ phone -> phone.startCall(callee, video) }, done)
+    fun startCall(callee: String, video: Boolean, callWaiting: Boolean?, done: (JSONObject?, BridgeError?) -> Unit) =
+        place({ phone -> phone.startCall(callee, video, callWaiting) }, done)
 
     /**
      * `startGroupCall(callees, video, answerPolicy)`: the server rings every callee in one call, placed on Telecom as
      * one outgoing call whose address is the first callee; [done] gets the Call with its `participants`.
      * @throws BridgeError `not_configured`, `not_logged_in` (before anything is sent).
      */
-    fun startGroupCall(callees: List<String>, video: Boolean, answerPolicy: AnswerPolicy,
+    fun startGroupCall(callees: List<String>, video: Boolean, answerPolicy: AnswerPolicy, callWaiting: Boolean?,
                        done: (JSONObject?, BridgeError?) -> Unit) =
-        place({ phone -> phone.startGroupCall(callees, answerPolicy, video) }, done)
+        place({ phone -> phone.startGroupCall(callees, answerPolicy, video, callWaiting) }, done)
+
+    /**
+     * `getRecentCalls(limit, before)`: a page of the user's call history as the server keeps it (`GET /v1/calls`);
+     * [done] gets `{calls, nextBefore}` on another thread, or the refusal (`server_refused`, `network`).
+     * @param limit 1 to 100, or 0 for the server's default.
+     * @throws BridgeError `not_logged_in` at once.
+     */
+    fun recentCalls(limit: Int, before: String?, done: (JSONObject?, BridgeError?) -> Unit) {
+        val phone = requirePhone()
+        if (sessions.load() == null) throw BridgeError(BridgeError.NOT_LOGGED_IN, "log in first")
+        scope.launch {
+            val page = try {
+                SdkObservations.recentCallsJson(phone.coordinator.recentCalls(if (limit == 0) null else limit, before))
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Exception) {
+                done(null, OutgoingCalls.refusal(e))
+                return@launch
+            }
+            done(page, null)
+        }
+    }
 
     /**
      * `ringMore(callId, callees)`: rings more people into a call this phone has; [done] gets its participants.

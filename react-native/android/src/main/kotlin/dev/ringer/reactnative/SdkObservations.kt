@@ -3,6 +3,7 @@ package dev.ringer.reactnative
 import dev.ringer.kit.AudioOutput
 import dev.ringer.kit.AudioRoutes
 import dev.ringer.kit.CallCoordinator
+import dev.ringer.kit.CallList
 import dev.ringer.kit.CallLeg
 import dev.ringer.kit.EventStream
 import dev.ringer.kit.PhoneCallMachine
@@ -66,6 +67,26 @@ internal object SdkObservations {
      * startCall's and startGroupCall's Call: `{callId, direction, peer: {id, name}, hasVideo, state, participants}`,
      * `participants` a group call's legs ([participantsJson]) or null.
      */
+    /**
+     * A page of the server's history as `getRecentCalls()` answers it: `{calls, nextBefore}`, each call
+     * `{callId, state, caller, callee, hasVideo, createdAt, acceptedAt, endedAt, endedBy, endReason, waiting,
+     * participants}` with times in Unix ms and every key present (`null` where absent).
+     */
+    fun recentCallsJson(list: CallList): JSONObject {
+        val calls = JSONArray()
+        for (call in list.calls) {
+            calls.put(JSONObject().put("callId", call.callId).put("state", call.state.rawValue)
+                .put("caller", CallInfo.Peer(call.caller.id, call.caller.name).toJson())
+                .put("callee", CallInfo.Peer(call.callee.id, call.callee.name).toJson())
+                .put("hasVideo", call.hasVideo).put("createdAt", call.createdAtMs)
+                .put("acceptedAt", call.acceptedAtMs ?: JSONObject.NULL).put("endedAt", call.endedAtMs ?: JSONObject.NULL)
+                .put("endedBy", call.endedBy ?: JSONObject.NULL).put("endReason", call.endReason?.rawValue ?: JSONObject.NULL)
+                .put("waiting", call.waiting == true)
+                .put("participants", call.legs?.let { participantsJson(it) } ?: JSONObject.NULL))
+        }
+        return JSONObject().put("calls", calls).put("nextBefore", list.nextBefore ?: JSONObject.NULL)
+    }
+
     /** An audio output as JavaScript sees it: `{id, route, name}`. */
     fun outputJson(output: AudioOutput): JSONObject =
         JSONObject().put("id", output.id).put("route", output.route.rawValue).put("name", output.name)

@@ -51,8 +51,8 @@ class RingerModuleTest {
         val calls: List<Pair<String, (RingerModule, FakePromise) -> Unit>> = listOf(
             "login" to { m, p -> m.login(ReactNativeRig.token("bob"), p) },
             "logout" to { m, p -> m.logout(p) },
-            "startCall" to { m, p -> m.startCall("alice", false, p) },
-            "startGroupCall" to { m, p -> m.startGroupCall(JavaOnlyArray.of("alice"), false, "first_answer", p) },
+            "startCall" to { m, p -> m.startCall("alice", false, "", p) },
+            "startGroupCall" to { m, p -> m.startGroupCall(JavaOnlyArray.of("alice"), false, "first_answer", "", p) },
             "ringMore" to { m, p -> m.ringMore(callId, JavaOnlyArray.of("alice"), p) },
             "answer" to { m, p -> m.answer(callId, p) },
             "decline" to { m, p -> m.decline(callId, p) },
@@ -61,6 +61,7 @@ class RingerModuleTest {
             "getReadiness" to { m, p -> m.getReadiness(p) },
             "openReadinessSettings" to { m, p -> m.openReadinessSettings("battery_optimized", p) },
             "getCallHistory" to { m, p -> m.getCallHistory(10.0, p) },
+            "getRecentCalls" to { m, p -> m.getRecentCalls(0.0, null, p) },
             "setHeld" to { m, p -> m.setHeld(callId, true, p) },
             "setMuted" to { m, p -> m.setMuted(callId, true, p) },
             "playDtmf" to { m, p -> m.playDtmf(callId, "1", p) },
@@ -240,7 +241,7 @@ class RingerModuleTest {
     fun answerAndDeclineOfAnOutgoingCallAreWrongState() {
         val callId = UUID.randomUUID().toString()
         val js = loggedIn(ReactNativeRig.callPlacingServer(callId, "carol", "Carol"))
-        assertEquals("ringing", (js.call { m, p -> m.startCall("carol", true, p) }.value() as Map<*, *>)["state"])
+        assertEquals("ringing", (js.call { m, p -> m.startCall("carol", true, "", p) }.value() as Map<*, *>)["state"])
         assertEquals(BridgeError.WRONG_STATE, js.call { m, p -> m.answer(callId, p) }.code())
         assertEquals(BridgeError.WRONG_STATE, js.call { m, p -> m.decline(callId, p) }.code())
         assertEquals(null, js.call { m, p -> m.hangUp(callId, p) }.value())
@@ -251,10 +252,10 @@ class RingerModuleTest {
     fun startGroupCallAnswersTheParticipantsAndRingMoreAddsToThem() {
         val callId = UUID.randomUUID().toString()
         val js = loggedIn(ReactNativeRig.groupCallServer(callId, listOf("carol", "dave")))
-        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of(), false, "first_answer", p) }.code())
-        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol"), false, "ring_in_turn", p) }.code())
-        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol", " "), false, "first_answer", p) }.code())
-        val placed = js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol", "dave"), false, "first_answer", p) }.value() as Map<*, *>
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of(), false, "first_answer", "", p) }.code())
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol"), false, "ring_in_turn", "", p) }.code())
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol", " "), false, "first_answer", "", p) }.code())
+        val placed = js.call { m, p -> m.startGroupCall(JavaOnlyArray.of("carol", "dave"), false, "first_answer", "", p) }.value() as Map<*, *>
         assertEquals("ringing", placed["state"])
         assertEquals(listOf("carol", "dave"), (placed["participants"] as List<*>).map { ((it as Map<*, *>)["user"] as Map<*, *>)["id"] })
         val listed = (js.call { m, p -> m.getCalls(p) }.value() as List<*>).single() as Map<*, *>
@@ -270,7 +271,7 @@ class RingerModuleTest {
             if (request.url.endsWith("/v1/calls")) FakeHttpTransport.json(201, "{\"call_id\":42}") else throw IOException("offline")
         }
         val js = loggedIn(unreadable)
-        val refusal = js.call { m, p -> m.startCall("carol", false, p) }.await() as FakePromise.Outcome.Rejected
+        val refusal = js.call { m, p -> m.startCall("carol", false, "", p) }.await() as FakePromise.Outcome.Rejected
         assertEquals(refusal.toString(), BridgeError.NATIVE, refusal.code)
     }
 
@@ -305,7 +306,7 @@ class RingerModuleTest {
         val js = loggedIn(ReactNativeRig.callPlacingServer(callId, "carol", "Carol"))
         val placing = FakePromise()
         synchronized(phone.telecom) {
-            js.module.startCall("carol", true, placing)
+            js.module.startCall("carol", true, "", placing)
             awaitCall(callId)
             meanwhile(js, callId)
         }
@@ -388,12 +389,16 @@ class RingerModuleTest {
     @Test
     fun startCallNeedsALoginAndACalleeAndSaysWhenTheNetworkIsDown() {
         val js = configured()
-        assertEquals(BridgeError.NOT_LOGGED_IN, js.call { m, p -> m.startCall("alice", false, p) }.code())
+        assertEquals(BridgeError.NOT_LOGGED_IN, js.call { m, p -> m.startCall("alice", false, "", p) }.code())
+        assertEquals(BridgeError.NOT_LOGGED_IN, js.call { m, p -> m.getRecentCalls(0.0, null, p) }.code())
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startCall("alice", false, "maybe", p) }.code())
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.getRecentCalls(101.0, null, p) }.code())
+        assertEquals(BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.getRecentCalls(10.0, "not-a-call", p) }.code())
         js.call { m, p -> m.login(ReactNativeRig.token("bob"), p) }.value()
         for (bad in listOf(null, "", "  ")) {
-            assertEquals("$bad", BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startCall(bad, true, p) }.code())
+            assertEquals("$bad", BridgeError.INVALID_ARGUMENT, js.call { m, p -> m.startCall(bad, true, "", p) }.code())
         }
-        assertEquals(BridgeError.NETWORK, js.call { m, p -> m.startCall("alice", false, p) }.code())
+        assertEquals(BridgeError.NETWORK, js.call { m, p -> m.startCall("alice", false, "", p) }.code())
     }
 
     @Test
