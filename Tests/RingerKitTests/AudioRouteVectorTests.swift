@@ -9,10 +9,7 @@ import Testing
 
     static let folder = V.folder.deletingLastPathComponent().appendingPathComponent("audio-route")
 
-    static var files: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }
-            .sorted()
-    }
+    static var files: [String] { V.jsonFiles(in: folder) }
 
     @Test func thereAreVectors() {
         #expect(Self.files.count >= 6, "\(Self.folder.path)")
@@ -20,8 +17,7 @@ import Testing
 
     @Test(arguments: files)
     func vectorHolds(_ file: String) throws {
-        let data = try Data(contentsOf: Self.folder.appendingPathComponent(file))
-        let vector = try V.object(try JSONSerialization.jsonObject(with: data), "the file")
+        let vector = try V.vector(file, in: Self.folder)
         try V.only(
             ["description", "steps", "final"], in: vector, "the file", required: ["description", "steps", "final"])
         var machine = AudioRouteMachine()

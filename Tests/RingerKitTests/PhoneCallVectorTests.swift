@@ -15,9 +15,19 @@ import Testing
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("TestVectors/phone-call")
 
-    static var files: [String] {
+    static var files: [String] { jsonFiles(in: folder) }
+
+    /// The `*.json` file names of a vector folder, sorted (none when the folder is missing: `thereAreVectors` fails).
+    static func jsonFiles(in folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }
             .sorted()
+    }
+
+    /// A vector file read as a JSON object.
+    /// - Throws: `VectorError` when it is not one; the file system's error when it cannot be read.
+    static func vector(_ file: String, in folder: URL) throws -> [String: Any] {
+        let data = try Data(contentsOf: folder.appendingPathComponent(file))
+        return try object(try JSONSerialization.jsonObject(with: data), "the file")
     }
 
     @Test func thereAreVectors() {
@@ -26,8 +36,7 @@ import Testing
 
     @Test(arguments: files)
     func vectorHolds(_ file: String) throws {
-        let data = try Data(contentsOf: Self.folder.appendingPathComponent(file))
-        let vector = try Self.object(try JSONSerialization.jsonObject(with: data), "the file")
+        let vector = try Self.vector(file, in: Self.folder)
         try Self.only(["description", "initial", "steps", "final"], in: vector, "the file")
         _ = try Self.string(vector["description"], "description")
         let initial = try Self.object(vector["initial"], "initial")
