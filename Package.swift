@@ -280,14 +280,14 @@ package.targets += [
 // `import RingerReactNative`) likewise, against a mirror of ExpoModulesCore. The Objective-C++ glue and the podspecs
 // in those folders are not compiled here. Nothing in a product depends on these targets.
 package.targets += [
-    .target(name: "UIKit", path: "Tests/AppleMirrors/UIKit", swiftSettings: appleMirror),
+    .target(name: "UIKit", dependencies: ["Intents"], path: "Tests/AppleMirrors/UIKit", swiftSettings: appleMirror),
     .target(
         name: "ExpoModulesCore", dependencies: ["UIKit"], path: "Tests/AppleMirrors/ExpoModulesCore",
         swiftSettings: appleMirror),
     .target(
         name: "RingerReactNativeMirrored",
         dependencies: [
-            "RingerKitAppleMirrored", "RingerKit", "RingerWire", "UIKit", "UserNotifications",
+            "RingerKitAppleMirrored", "RingerKit", "RingerWire", "UIKit", "UserNotifications", "Intents",
         ],
         path: "Tests/AppleMirrors/RingerReactNativeMirrored",
         exclude: ["RingerModule.h", "RingerModule.mm", "Expo"],

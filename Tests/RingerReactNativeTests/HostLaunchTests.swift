@@ -1,5 +1,6 @@
 @preconcurrency import CallKit
 import Foundation
+@preconcurrency import Intents
 import RingerKit
 import RingerKitAppleMirrored
 @testable import RingerReactNativeMirrored
@@ -299,6 +300,32 @@ import Testing
         #expect(object["platform"] as? String == "ios")
     }
 
+    /// A tap on a Ringer call in Recents that launched the app reaches JavaScript's first `getInitialEvents()`; one while
+    /// JavaScript is attached is emitted at once; another app's call or another activity is left to the app. Nothing of
+    /// it enters the call history (no call happened), and the app need not be logged in: JavaScript decides.
+    @Test func aTapInRecentsReachesJavaScriptAsCallBackRequested() async throws {
+        let harness = HostHarness()
+        harness.host.start()
+        #expect(harness.host.handle(userActivity: recentsTap("alice")))
+        #expect(!harness.host.handle(userActivity: NSUserActivity(activityType: "NSUserActivityTypeBrowsingWeb")))
+        #expect(!harness.host.handle(userActivity: recentsTap("15550100", type: .phoneNumber)))
+        let replay = harness.attach().replay.filter { $0.type == "callBackRequested" }
+        #expect(replay == [.callBackRequested(userID: "alice", hasVideo: false)])
+
+        #expect(harness.host.handle(userActivity: recentsTap("carol", .videoCall)))
+        let emitted = harness.emitted
+        #expect(
+            await eventually(within: 5) {
+                emitted.all.filter { $0.type == "callBackRequested" } == [
+                    .callBackRequested(userID: "carol", hasVideo: true)
+                ]
+            })
+        #expect(try harness.host.callHistory(limit: 10).isEmpty)
+        let object = BridgeEvent.callBackRequested(userID: "carol", hasVideo: true).foundationObject
+        #expect(object["userId"] as? String == "carol")
+        #expect(object["hasVideo"] as? Bool == true)
+    }
+
     /// Expo's `ExpoAppDelegate` calls the subscriber through `UIApplicationDelegate`: each method must be the
     /// protocol's witness (a misspelt one would leave the mirror's do-nothing default to be called).
     @MainActor @Test func theExpoSubscriberStartsTheHostAtLaunch() {
@@ -306,6 +333,8 @@ import Testing
         #expect(launch.finishedLaunching)
         #expect(launch.registeredForRemoteNotifications)
         #expect(launch.fetchResult == "noData")
+        #expect(launch.continuedCallBack, "a tap in Recents is the subscriber's")
+        #expect(!launch.continuedOtherActivity, "a universal link is left to the app's own handlers")
         // The process's host is started: its methods no longer say start() is missing.
         #expect(RingerReactNative.shared.withState { $0.started })
     }

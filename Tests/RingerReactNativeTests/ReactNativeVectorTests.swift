@@ -151,6 +151,8 @@ struct VectorInput: Decodable, Sendable {
         case type, disposition, media, reason, event, detail, status, problems, legs, held, muted, digits, current,
             outputs
         case callID = "call_id"
+        case userID = "user_id"
+        case hasVideo = "has_video"
     }
 
     /// An audio output as the vectors write it: `{"id":…,"route":…,"name":…}`.
@@ -244,6 +246,11 @@ struct VectorInput: Decodable, Sendable {
             input = .readiness(try container.decode([String].self, forKey: .problems))
         case "call_started":
             input = .callStarted(callID: try callID())
+        case "call_back_requested":
+            let handle = try container.decode(String.self, forKey: .userID)
+            input = .callBackRequested(
+                try known(CallBackRequest(handle: handle, hasVideo: try container.decode(Bool.self, forKey: .hasVideo)))
+            )
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: other)
         }

@@ -37,6 +37,9 @@ enum BridgeEvent: Sendable, Hashable {
     case dtmf(callID: String, digits: String)
     /// Where the calls' audio goes and where it could (the SDK's `audioRouteChanged`); not about one call.
     case audioRouteChanged(current: BridgeAudioOutput?, outputs: [BridgeAudioOutput])
+    /// The user tapped one of the app's calls in the phone's call history and asks to call `userID` back (RingerKit's
+    /// `CallBackRequest`); the app decides whether to call. Not about a call of the coordinator's.
+    case callBackRequested(userID: String, hasVideo: Bool)
 
     /// The `type` JavaScript narrows the union on.
     var type: String {
@@ -55,6 +58,7 @@ enum BridgeEvent: Sendable, Hashable {
         case .muted: "muted"
         case .dtmf: "dtmf"
         case .audioRouteChanged: "audioRouteChanged"
+        case .callBackRequested: "callBackRequested"
         }
     }
 
@@ -65,7 +69,7 @@ enum BridgeEvent: Sendable, Hashable {
 extension BridgeEvent: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, callId, caller, callee, hasVideo, direction, media, reason, serverReason, problems, status, detail,
-            count, participants, group, held, muted, digits, current, outputs, waiting
+            count, participants, group, held, muted, digits, current, outputs, waiting, userId
     }
 
     /// Decodes an event as JavaScript would read it (the test vectors' shapes).
@@ -121,6 +125,10 @@ extension BridgeEvent: Codable {
             self = .audioRouteChanged(
                 current: try container.decode(BridgeAudioOutput?.self, forKey: .current),
                 outputs: try container.decode([BridgeAudioOutput].self, forKey: .outputs))
+        case "callBackRequested":
+            self = .callBackRequested(
+                userID: try container.decode(String.self, forKey: .userId),
+                hasVideo: try container.decode(Bool.self, forKey: .hasVideo))
         default:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown type")
         }
@@ -176,6 +184,9 @@ extension BridgeEvent: Codable {
         case .audioRouteChanged(let current, let outputs):
             try container.encode(current, forKey: .current)
             try container.encode(outputs, forKey: .outputs)
+        case .callBackRequested(let userID, let hasVideo):
+            try container.encode(userID, forKey: .userId)
+            try container.encode(hasVideo, forKey: .hasVideo)
         }
     }
 }

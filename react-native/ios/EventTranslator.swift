@@ -32,8 +32,8 @@ struct CallSummary: Sendable, Hashable {
 /// - `accepted` at `mediaCanStart`, with the call's direction; the answers before it say nothing.
 /// - `ended` with the SDK's reason or `local`, and the server's word on the call: the `end_reason` it reported, else
 ///   the final state it last reported, else null.
-/// - The stream's state, the readiness problems and failed requests pass through; a push's disposition and the
-///   answers before media say nothing.
+/// - The stream's state, the readiness problems, failed requests and call back requests pass through; a push's
+///   disposition and the answers before media say nothing.
 struct EventTranslator: Sendable {
     /// One thing that happened.
     enum Input: Sendable, Equatable {
@@ -45,6 +45,8 @@ struct EventTranslator: Sendable {
         case readiness([String])
         /// `startCall` resolved with a ringing call.
         case callStarted(callID: String)
+        /// The user tapped one of the app's calls in the phone's Recents (``RingerReactNative/handle(userActivity:)``).
+        case callBackRequested(CallBackRequest)
     }
 
     /// The server's word on one call: the `end_reason` and the final state it last reported.
@@ -86,6 +88,8 @@ struct EventTranslator: Sendable {
             return [.readinessChanged(problems: problems)]
         case .callStarted(let callID):
             return announce(callID, as: .outgoing)
+        case .callBackRequested(let request):
+            return [.callBackRequested(userID: request.userID, hasVideo: request.hasVideo)]
         }
     }
 

@@ -24,6 +24,9 @@ internal import RingerWire
 ///
 /// // application(_:didReceiveRemoteNotification:fetchCompletionHandler:):
 /// completionHandler(RingerReactNative.shared.handleNotification(userInfo) ? .newData : .noData)
+///
+/// // application(_:continue:restorationHandler:), a tap on a call in the phone's Recents:
+/// return RingerReactNative.shared.handle(userActivity: userActivity)
 /// ```
 /// The server is `configure({server})`'s stored choice, else the Info.plist's `RingerServerURL`;
 /// `RingerAPNsEnvironment` is `sandbox` for development-signed builds, `production` (the default) otherwise.

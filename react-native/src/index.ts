@@ -71,6 +71,7 @@ export type {
   AudioRouteKind,
   AudioRoutes,
   Call,
+  CallBackRequestedEvent,
   AnswerPolicy,
   CallAnsweredTask,
   CallAnsweredTaskData,

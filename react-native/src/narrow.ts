@@ -205,6 +205,7 @@ const EVENT_READERS: { readonly [T in RingerEventType]: (event: Reader) => Ringe
   muted: (e) => ({ type: 'muted', callId: e.callId('callId'), muted: e.boolean('muted') }),
   dtmf: (e) => ({ type: 'dtmf', callId: e.callId('callId'), digits: e.string('digits') }),
   audioRouteChanged: (e) => ({ type: 'audioRouteChanged', ...readAudioRoutes(e) }),
+  callBackRequested: (e) => ({ type: 'callBackRequested', userId: e.string('userId'), hasVideo: e.boolean('hasVideo') }),
 };
 
 /** An audio output: `{id, route, name}`. */

@@ -226,6 +226,20 @@ export interface AudioRouteChangedEvent extends AudioRoutes {
 }
 
 /**
+ * The user tapped one of the app's calls in the phone's own call history (iOS Recents) and asks to call `userId`
+ * back. Nothing is dialled: the app decides (`startCall(userId, { video: hasVideo })`, or a screen of its own first),
+ * as a tap in a list is not consent to ring someone at once. A tap that launched the app arrives in the first replay.
+ * About no call of this phone; iOS only for now (Android's Telecom call back comes with Core-Telecom).
+ */
+export interface CallBackRequestedEvent {
+  readonly type: 'callBackRequested';
+  /** The other party of the call in the history: whom to call. */
+  readonly userId: string;
+  /** True when the user asked for a video call back. */
+  readonly hasVideo: boolean;
+}
+
+/**
  * Everything the native half tells JavaScript, discriminated by `type`. Switch on `event.type`; an event of a
  * type this version does not know never reaches the app (it is counted in `getDiagnostics()`).
  */
@@ -243,7 +257,8 @@ export type RingerEvent =
   | HeldEvent
   | MutedEvent
   | DtmfEvent
-  | AudioRouteChangedEvent;
+  | AudioRouteChangedEvent
+  | CallBackRequestedEvent;
 
 /** The `type` of a `RingerEvent`: `"incoming"`, `"accepted"`, ... */
 export type RingerEventType = RingerEvent['type'];

@@ -605,7 +605,7 @@ describe('listeners', () => {
     const { native, ringer } = await configured();
     const seen = recorder(ringer);
     await settle();
-    native.emit({ type: 'callBackRequested', callId: ALICE_CALL });
+    native.emit({ type: 'transferRequested', callId: ALICE_CALL });
     native.emit({ type: 'ringing', callId: 'not-a-uuid' });
     native.emit({ type: 'connectionChanged', status: 'sleeping' });
     native.emit({ callId: ALICE_CALL });

@@ -309,9 +309,11 @@ describe('Info.plist', () => {
     assert.deepEqual(result.UIBackgroundModes, ['fetch', 'audio', 'remote-notification', 'voip']);
     assert.equal(result['RingerServerURL'], 'https://ringer.example.com');
     assert.equal(result['RingerAPNsEnvironment'], 'production');
-    assert.deepEqual({ ...result, UIBackgroundModes: undefined, RingerServerURL: undefined, RingerAPNsEnvironment: undefined }, {
+    assert.deepEqual(result['NSUserActivityTypes'], ['INStartCallIntent']);
+    assert.deepEqual({ ...result, UIBackgroundModes: undefined, NSUserActivityTypes: undefined, RingerServerURL: undefined, RingerAPNsEnvironment: undefined }, {
       ...infoPlist(),
       UIBackgroundModes: undefined,
+      NSUserActivityTypes: undefined,
       RingerServerURL: undefined,
       RingerAPNsEnvironment: undefined,
     });
@@ -321,9 +323,15 @@ describe('Info.plist', () => {
     const bare: InfoPlist = { CFBundleIdentifier: 'com.example' };
     const once = applyInfoPlist(bare, SANDBOX);
     assert.deepEqual(once.UIBackgroundModes, ['voip', 'remote-notification', 'audio']);
+    assert.deepEqual(once['NSUserActivityTypes'], ['INStartCallIntent']);
     assert.equal(once['RingerAPNsEnvironment'], 'sandbox');
     assert.deepEqual(applyInfoPlist(once, SANDBOX), once);
     assert.deepEqual(bare, { CFBundleIdentifier: 'com.example' });
+  });
+
+  test('keeps the user activity types the app had and adds INStartCallIntent once', () => {
+    const result = applyInfoPlist({ NSUserActivityTypes: ['com.example.open-chat', 'INStartCallIntent', 7] }, OPTIONS);
+    assert.deepEqual(result['NSUserActivityTypes'], ['com.example.open-chat', 'INStartCallIntent']);
   });
 
   test('sets the default microphone text when the app has none', () => {

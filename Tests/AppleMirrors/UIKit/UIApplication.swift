@@ -1,15 +1,23 @@
 // A test-only mirror of the UIKit declarations @ringer/react-native's iOS half uses (react-native/ios), so they
 // type-check and run on Linux. Names, labels, optionality and main-actor isolation follow Apple's SDK
-// (`UIApplication.h`, `UIResponder.h`; developer.apple.com/documentation/uikit): `UIResponder` and
+// (`UIApplication.h`, `UIResponder.h`, `UIUserActivity.h`; developer.apple.com/documentation/uikit): `UIResponder` and
 // `UIApplicationDelegate` are `@MainActor` there. Compiled in Swift 5 mode, as Apple's Objective-C frameworks are
 // imported as pre-concurrency modules. Members named `mirror…` are not Apple API: they record what the app did.
 
 import Foundation
+import Intents
 
-/// Mirror of `UIResponder`.
+/// Mirror of `UIUserActivityRestoring` (`UIUserActivity.h`): what an app's continuation hands back to restore state.
 @MainActor
-open class UIResponder: NSObject {
+public protocol UIUserActivityRestoring: NSObjectProtocol {
+    func restoreUserActivityState(_ userActivity: NSUserActivity)
+}
+
+/// Mirror of `UIResponder`, which adopts `UIUserActivityRestoring` in the SDK.
+@MainActor
+open class UIResponder: NSObject, UIUserActivityRestoring {
     public override init() { super.init() }
+    open func restoreUserActivityState(_ userActivity: NSUserActivity) {}
 }
 
 /// Mirror of `UIBackgroundFetchResult` (`NS_ENUM(NSUInteger)`, values as in `UIApplication.h`).
@@ -78,6 +86,10 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
     func application(
         _ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
         fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void)
+    func application(
+        _ application: UIApplication, continue userActivity: NSUserActivity,
+        restorationHandler: @escaping ([any UIUserActivityRestoring]?) -> Void
+    ) -> Bool
 }
 
 extension UIApplicationDelegate {
@@ -92,4 +104,8 @@ extension UIApplicationDelegate {
         _ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
         fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     ) {}
+    public func application(
+        _ application: UIApplication, continue userActivity: NSUserActivity,
+        restorationHandler: @escaping ([any UIUserActivityRestoring]?) -> Void
+    ) -> Bool { false }
 }

@@ -3,12 +3,15 @@
 // never links ExpoModulesCore, and calls RingerReactNative from its own AppDelegate instead.
 public import ExpoModulesCore
 public import Foundation
+// NSUserActivity: Foundation's on iOS, the Intents mirror's on Linux (see RingerReactNative+CallBack.swift).
+public import Intents
 import RingerReactNative
 public import UIKit
 
 /// Starts the native half at launch in an Expo app, with no AppDelegate text to edit (Expo SDK 53+ `ExpoAppDelegate`
 /// forwards `UIApplicationDelegate` calls to every subscriber): ``RingerReactNative/start()`` in
-/// `didFinishLaunching`, so PushKit is registered before it returns, then the APNs token and remote notifications.
+/// `didFinishLaunching`, so PushKit is registered before it returns, then the APNs token, remote notifications and a
+/// tap on a call in the phone's Recents (`ExpoAppDelegate` returns true for a user activity when any subscriber does).
 /// Expo creates it with `init()`, as `BaseExpoAppDelegateSubscriber` requires.
 public final class RingerAppDelegateSubscriber: ExpoAppDelegateSubscriber {
     /// Starts ``RingerReactNative/shared`` and asks for the APNs token.
@@ -34,5 +37,14 @@ public final class RingerAppDelegateSubscriber: ExpoAppDelegateSubscriber {
         fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     ) {
         completionHandler(RingerReactNative.shared.handleNotification(userInfo) ? .newData : .noData)
+    }
+
+    /// Lets the phone read a user activity: a tap on one of the app's calls in Recents becomes `callBackRequested`.
+    /// Returns false for any other activity (a universal link, Handoff), which the app's own handlers take.
+    public func application(
+        _ application: UIApplication, continue userActivity: NSUserActivity,
+        restorationHandler: @escaping ([any UIUserActivityRestoring]?) -> Void
+    ) -> Bool {
+        RingerReactNative.shared.handle(userActivity: userActivity)
     }
 }

@@ -18,6 +18,12 @@ export const APNS_ENVIRONMENT_KEY = 'RingerAPNsEnvironment';
  */
 export const BACKGROUND_MODES: readonly string[] = ['voip', 'remote-notification', 'audio'];
 
+/**
+ * User activity types the app takes, as docs/ios-integration.md lists them: `INStartCallIntent` (iOS 13+) is what a
+ * tap on one of the app's calls in the phone's Recents list continues with.
+ */
+export const USER_ACTIVITY_TYPES: readonly string[] = ['INStartCallIntent'];
+
 /** Info.plist key of the text the microphone prompt shows; iOS ends an app that records without it. */
 export const MICROPHONE_USAGE_KEY = 'NSMicrophoneUsageDescription';
 
@@ -33,25 +39,30 @@ function microphoneText(plist: InfoPlist, options: ResolvedOptions): string | nu
   return typeof current === 'string' && current.trim() !== '' ? null : options.microphonePermission;
 }
 
+/** The strings of a list key, those the plist had first, then `added` that were not there, without duplicates. */
+function mergedList(current: unknown, added: readonly string[]): string[] {
+  const list = Array.isArray(current) ? current.filter((item): item is string => typeof item === 'string') : [];
+  for (const item of added) {
+    if (!list.includes(item)) {
+      list.push(item);
+    }
+  }
+  return list;
+}
+
 /**
- * Adds `voip`, `remote-notification` and `audio` to `UIBackgroundModes` (keeping the modes the app had, in
- * order, without duplicates), sets `RingerServerURL` and `RingerAPNsEnvironment`, and sets
+ * Adds `voip`, `remote-notification` and `audio` to `UIBackgroundModes` and `INStartCallIntent` to
+ * `NSUserActivityTypes` (a tap on a Ringer call in the phone's Recents reaches the app: `callBackRequested`), keeping
+ * what the app had, in order, without duplicates; sets `RingerServerURL` and `RingerAPNsEnvironment`, and
  * `NSMicrophoneUsageDescription` when the app has no text of its own. Returns a new object.
  */
 export function applyInfoPlist(plist: InfoPlist, options: ResolvedOptions): InfoPlist {
-  const existing = Array.isArray(plist.UIBackgroundModes)
-    ? plist.UIBackgroundModes.filter((mode): mode is string => typeof mode === 'string')
-    : [];
-  const modes = [...existing];
-  for (const mode of BACKGROUND_MODES) {
-    if (!modes.includes(mode)) {
-      modes.push(mode);
-    }
-  }
+  const modes = mergedList(plist.UIBackgroundModes, BACKGROUND_MODES);
   const microphone = microphoneText(plist, options);
   return {
     ...plist,
     UIBackgroundModes: modes,
+    NSUserActivityTypes: mergedList(plist['NSUserActivityTypes'], USER_ACTIVITY_TYPES),
     [SERVER_URL_KEY]: options.server,
     [APNS_ENVIRONMENT_KEY]: options.apnsEnvironment,
     ...(microphone === null ? {} : { [MICROPHONE_USAGE_KEY]: microphone }),

@@ -18,7 +18,7 @@ import org.json.JSONObject
  *   `outgoing`, from what the translator saw of the call among the coordinator's calls (the newest
  *   [REMEMBERED_CALLS]); of a call it never saw (a late push for a call already over, handled natively) nothing is
  *   told.
- * - `connectionChanged`, `readinessChanged` and `requestFailed` as they come.
+ * - `connectionChanged`, `readinessChanged`, `requestFailed` and `callBackRequested` as they come.
  *
  * Events are JSON objects with camelCase keys, `null` where a value is unknown, never a missing key. Pure: no I/O,
  * no clock. Not thread-safe: the owner serialises calls (RingerReactHost does, under its lock).
@@ -84,6 +84,8 @@ class EventTranslator {
             }
             is Observed.AudioRouteChanged ->
                 listOf(SdkObservations.routesJson(observed.routes).put("type", "audioRouteChanged"))
+            is Observed.CallBackRequested -> listOf(JSONObject().put("type", "callBackRequested")
+                .put("userId", observed.userId).put("hasVideo", observed.hasVideo))
         }
     }
 

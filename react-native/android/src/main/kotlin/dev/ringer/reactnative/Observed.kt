@@ -62,6 +62,13 @@ sealed class Observed {
     /** The audio route or the outputs to choose from changed (`audio_route_changed`). */
     data class AudioRouteChanged(val routes: AudioRoutes) : Observed()
 
+    /**
+     * The user tapped one of the app's calls in the phone's call history and asks to call [userId] back
+     * (`call_back_requested`), with video when [hasVideo]. Made by the iOS half today (a tap in Recents); on Android
+     * it waits for Telecom's call back action (docs/decisions/0008, step 6).
+     */
+    data class CallBackRequested(val userId: String, val hasVideo: Boolean) : Observed()
+
     /** One person of a group call: who and where their leg is. */
     data class Participant(val user: CallInfo.Peer, val state: String)
 

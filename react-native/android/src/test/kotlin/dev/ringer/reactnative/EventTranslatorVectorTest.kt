@@ -41,7 +41,7 @@ class EventTranslatorVectorTest {
             .flatMap { objects(it.getJSONArray("steps")) }.map { it.getJSONObject("observation").getString("type") }.toSet()
         assertEquals(setOf("ringing", "answered", "outgoing_answered", "media_can_start", "ended", "event", "push_reported",
                            "request_failed", "stream_status", "readiness", "call_started", "participants_changed",
-                           "held_changed", "muted_changed", "dtmf", "audio_route_changed"), types)
+                           "held_changed", "muted_changed", "dtmf", "audio_route_changed", "call_back_requested"), types)
     }
 
     private fun observed(json: JSONObject): Observed {
@@ -87,6 +87,10 @@ class EventTranslatorVectorTest {
                 }
                 val current = json.opt("current") as? String
                 Observed.AudioRouteChanged(AudioRoutes(list.firstOrNull { it.id == current }, list))
+            }
+            "call_back_requested" -> {
+                keys("user_id", "has_video")
+                Observed.CallBackRequested(json.getString("user_id"), json.getBoolean("has_video"))
             }
             "stream_status" -> { keys("status"); Observed.StreamStatus(json.getString("status")) }
             "readiness" -> {
