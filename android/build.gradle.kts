@@ -57,6 +57,8 @@ dependencies {
         }
     }
     implementation("com.google.firebase:firebase-messaging:24.1.0")
+    // CallUiKind.CORE_TELECOM's call UI (CoreTelecomCallUi); the ConnectionService one needs nothing more.
+    implementation("androidx.core:core-telecom:1.0.0")
     testImplementation("junit:junit:4.13.2")
     // android.jar's org.json throws in local unit tests; the reference implementation stands in.
     testImplementation("org.json:json:20240303")

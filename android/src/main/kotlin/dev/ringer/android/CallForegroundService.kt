@@ -26,20 +26,21 @@ import dev.ringer.kit.Party
  * Core-Telecom uses). So the type is asked for at answer or dial, when the user is usually in the app (the
  * notification's answer action opens the app's call activity; a locked phone shows it full screen), not later when
  * the server confirms; a refusal keeps the call on `phoneCall` alone, shows "microphone off" in the call's
- * notification, and [TelecomCallUi.appInForeground] asks again once the user opens the app.
+ * notification, and [AndroidCallUi.appInForeground] asks again once the user opens the app.
  *
  * A start the system refuses, in [start] (`startForegroundService`: `IllegalStateException`, API 31
  * `ForegroundServiceStartNotAllowedException`) or in [onStartCommand] (`startForeground`: `SecurityException`,
  * `ForegroundServiceStartNotAllowedException`), ends the call with `DisconnectCause.ERROR` through
- * [TelecomCallUi.foregroundRefused]; the app stays alive. [TelecomCallUi] starts and stops it, and never stops it
+ * [AndroidCallUi.foregroundRefused]; the app stays alive. The call UI starts and stops it through [CallForeground], and never stops it
  * before a start reached `startForeground`.
  */
 class CallForegroundService : Service() {
     /** Goes foreground for the call in the intent, with the types its state allows. */
     override fun onStartCommand(intent: Intent?, flags: Int, startId: Int): Int {
         val callUi = RingerComponents.callUi
+        val foreground = callUi?.foreground
         val callId = intent?.getStringExtra(RingerIntents.EXTRA_CALL_ID)
-        if (callUi == null || callId == null) {
+        if (callUi == null || foreground == null || callId == null) {
             // Only a start this library did not make (RingerPhone is created in Application.onCreate, before
             // any service): there is no notification to go foreground with.
             stopSelf()
@@ -53,14 +54,14 @@ class CallForegroundService : Service() {
         val phoneCallOnly = ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL
         val wentForeground = when (goForeground(callUi, notifications.buildOngoing(callId, peer), types)) {
             Start.STARTED -> {
-                if (types != phoneCallOnly) callUi.microphoneGranted()
+                if (types != phoneCallOnly) foreground.microphoneGranted()
                 true
             }
             // Android 14 refuses a microphone type with SecurityException (the app was in the background): the
             // call goes on without the microphone rather than ending, and its notification says how to turn it on.
             Start.TYPE_REFUSED -> types != phoneCallOnly &&
                 goForeground(callUi, notifications.buildOngoing(callId, peer, microphoneOff = true), phoneCallOnly) == Start.STARTED &&
-                callUi.microphoneRefused()
+                foreground.microphoneRefused()
             Start.REFUSED -> false
         }
         if (!wentForeground) {
@@ -68,7 +69,7 @@ class CallForegroundService : Service() {
             return START_NOT_STICKY
         }
         // The calls may have ended while this start was on its way: stopped only now, after startForeground.
-        if (!callUi.foregroundStartDelivered()) {
+        if (!foreground.startDelivered()) {
             stopForeground(STOP_FOREGROUND_REMOVE)
             stopSelf()
         }
@@ -88,7 +89,7 @@ class CallForegroundService : Service() {
      * `startForeground` with [types] (typed from API 29). `ForegroundServiceStartNotAllowedException` is caught as
      * its superclass `IllegalStateException`, so the handler also loads on API 26-30, where the class does not exist.
      */
-    private fun goForeground(callUi: TelecomCallUi, notification: android.app.Notification, types: Int): Start = try {
+    private fun goForeground(callUi: AndroidCallUi, notification: android.app.Notification, types: Int): Start = try {
         if (callUi.sdkInt >= Build.VERSION_CODES.Q) {
             startForeground(NOTIFICATION_ID, notification, types)
         } else {
@@ -104,8 +105,8 @@ class CallForegroundService : Service() {
     /** Not bound: the service only holds the process in the foreground. */
     override fun onBind(intent: Intent?): IBinder? = null
 
-    private fun refused(callUi: TelecomCallUi, callId: String) {
-        callUi.foregroundStartDelivered()
+    private fun refused(callUi: AndroidCallUi, callId: String) {
+        callUi.foreground.startDelivered()
         stopSelf()
         callUi.foregroundRefused(callId)
     }

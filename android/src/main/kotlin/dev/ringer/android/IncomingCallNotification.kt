@@ -63,7 +63,22 @@ class IncomingCallNotification(
         }
     }
 
-    /** Removes the call's ringing notification, if posted. */
+    /**
+     * Posts the answered or dialled call's ongoing notification in place of its ringing one (the same tag and id), for a
+     * call UI whose calls hold no foreground service: Core-Telecom gives a call "foreground execution priority" while
+     * the app posts a `CallStyle` notification for it within 5 s of `addCall` (`CallsManager.addCall`'s KDoc). A
+     * `CallStyle` notification that is not a foreground service's needs a full-screen intent (else
+     * `IllegalArgumentException`), so it has the call activity's; a refusal all the same posts the plain form.
+     */
+    fun showOngoing(callId: String, peer: Party) {
+        try {
+            manager.notify(callId, NOTIFICATION_ID, buildOngoing(callId, peer, fullScreen = true))
+        } catch (e: IllegalArgumentException) {
+            manager.notify(callId, NOTIFICATION_ID, buildOngoing(callId, peer, callStyle = false))
+        }
+    }
+
+    /** Removes the call's ringing (or [showOngoing]) notification, if posted. */
     fun cancel(callId: String) {
         manager.cancel(callId, NOTIFICATION_ID)
     }
@@ -106,8 +121,16 @@ class IncomingCallNotification(
      * the app's call activity, which is also how the user turns a refused microphone on.
      * @param microphoneOff Android refused the microphone (the app was in the background): the text says so
      *   ([CallNotificationConfig.microphoneOffText]).
+     * @param callStyle whether to use `Notification.CallStyle` (API 31+); false gives a plain hang-up action.
+     * @param fullScreen whether the content intent is also the full-screen intent ([showOngoing]).
      */
-    fun buildOngoing(callId: String, peer: Party, microphoneOff: Boolean = false): Notification {
+    fun buildOngoing(
+        callId: String,
+        peer: Party,
+        microphoneOff: Boolean = false,
+        callStyle: Boolean = sdkInt >= Build.VERSION_CODES.S,
+        fullScreen: Boolean = false
+    ): Notification {
         createChannels()
         val show = activityIntent(RingerIntents.ACTION_SHOW_INCOMING_CALL, callId, REQUEST_SHOW)
         val hangUp = receiverIntent(RingerIntents.ACTION_HANG_UP, callId, REQUEST_HANG_UP)
@@ -118,7 +141,8 @@ class IncomingCallNotification(
             .setCategory(Notification.CATEGORY_CALL)
             .setOngoing(true)
             .setContentIntent(show)
-        if (sdkInt >= Build.VERSION_CODES.S) {
+        if (fullScreen) builder.setFullScreenIntent(show, true)
+        if (callStyle) {
             builder.setStyle(Notification.CallStyle.forOngoingCall(person(peer), hangUp))
         } else {
             builder.addAction(action(config.hangUpLabel, hangUp))

@@ -7,8 +7,11 @@ package dev.ringer.android
  * components, so a message that starts the process finds them set. Tests set them directly.
  */
 object RingerComponents {
-    /** The call UI that owns every `Connection`; null until [RingerPhone] is created. */
-    @Volatile var callUi: TelecomCallUi? = null
+    /** The process's call UI; null until [RingerPhone] is created. */
+    @Volatile var callUi: AndroidCallUi? = null
+
+    /** The call UI that owns every `Connection`, when the app uses the `ConnectionService` one. */
+    val telecomCallUi: TelecomCallUi? get() = callUi as? TelecomCallUi
 
     /** Where FCM's data messages and token changes go; null until [RingerPhone] is created. */
     @Volatile var pushHandler: PushHandler? = null

@@ -9,6 +9,7 @@ import android.os.PowerManager
 import android.os.SystemClock
 import android.provider.Settings
 import android.telecom.TelecomManager
+import androidx.core.telecom.CallsManager
 import com.google.firebase.messaging.FirebaseMessaging
 import dev.ringer.kit.AnswerPolicy
 import dev.ringer.kit.Call
@@ -87,6 +88,8 @@ import java.util.concurrent.TimeUnit
  *   `SystemClock.elapsedRealtime()`): when it moves the wall clock was set (see [CallCoordinator]).
  * @param groupCallerName how a group call's caller is named on the call screen and the ringing notification: the
  *   caller's name and how many others were rung, "Alice and 2 others" by default; give your own to localize it.
+ * @param callUiKind which Android call UI shows the calls ([CallUiKind]); the self-managed `ConnectionService` by
+ *   default. A device without Telecom always gets that one, which rings through its notification alone there.
  */
 class RingerPhone(
     context: Context,
@@ -106,7 +109,8 @@ class RingerPhone(
     private val now: () -> Long = { System.currentTimeMillis() },
     sleepUntil: suspend (Long) -> Unit = { until -> delay(until - now()) },
     bootTimeMs: () -> Long = { now() - SystemClock.elapsedRealtime() },
-    groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) }
+    groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) },
+    callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE
 ) : PushHandler {
     private val context: Context = context.applicationContext ?: context
     private val folder = stateFolder(this.context)
@@ -121,16 +125,25 @@ class RingerPhone(
     private var readinessProblems: List<String>? = null
 
     /**
-     * The self-managed `ConnectionService` side: one `Connection` per server call id. On a device without Telecom
-     * it works without (calls ring as notifications only), where a `TelecomManager` may be missing or unusable.
-     * Its phone account is registered before the coordinator exists, whose creation may report a call again (an
-     * answer restored from [FileCallMemoryStore]).
+     * The call UI: the self-managed `ConnectionService` ([TelecomCallUi], one `Connection` per server call id) or
+     * Core-Telecom ([CoreTelecomCallUi], one `addCall` session per call), as [callUiKind] says. On a device without
+     * Telecom the first works without (calls ring as notifications only), where a `TelecomManager` may be missing or
+     * unusable. It is registered with Telecom before the coordinator exists, whose creation may report a call again
+     * (an answer restored from [FileCallMemoryStore]).
      */
-    val callUi: TelecomCallUi = TelecomCallUi(
-        this.context,
-        if (AndroidReadiness.telecomSupported(this.context, sdkInt)) this.context.getSystemService(Context.TELECOM_SERVICE) as? TelecomManager else null,
-        IncomingCallNotification(this.context, notificationManager, notifications, sdkInt), sdkInt, groupCallerName
-    ).also { it.registerPhoneAccount(accountLabel) }
+    val callUi: AndroidCallUi = run {
+        val incoming = IncomingCallNotification(this.context, notificationManager, notifications, sdkInt)
+        val telecom = if (AndroidReadiness.telecomSupported(this.context, sdkInt)) {
+            this.context.getSystemService(Context.TELECOM_SERVICE) as? TelecomManager
+        } else {
+            null
+        }
+        if (callUiKind == CallUiKind.CORE_TELECOM && telecom != null) {
+            CoreTelecomCallUi(this.context, CallsManager(this.context), incoming, scope, sdkInt, groupCallerName)
+        } else {
+            TelecomCallUi(this.context, telecom, incoming, sdkInt, groupCallerName)
+        }
+    }.also { it.registerWithTelecom(accountLabel) }
     private val systemReadiness = AndroidReadiness(this.context, notificationManager, power, sdkInt, callUi.telecomAvailable)
 
     /** The platform-neutral brain. */
@@ -406,4 +419,24 @@ class RingerPhone(
 
         private fun stateFolder(context: Context): File = File(context.filesDir, "ringer")
     }
+}
+
+/**
+ * The Android call UIs [RingerPhone] can show calls with (docs/android-integration.md, "Two call UIs"). Both ring,
+ * answer, hold and route audio the same way for the user and the core.
+ */
+enum class CallUiKind {
+    /**
+     * A self-managed `ConnectionService` ([TelecomCallUi]): the platform API every Android version since 8 has, with
+     * the notification-only fallback for devices without Telecom. The default: it is what the laboratory's simulated
+     * phone runs through every scenario.
+     */
+    CONNECTION_SERVICE,
+
+    /**
+     * Jetpack Core-Telecom ([CoreTelecomCallUi], `androidx.core:core-telecom`): on Android 14+ the platform's
+     * transactional calls, whose foreground priority gives a call answered from a watch or a car in the background its
+     * microphone, and the system's call log (`ACTION_CALL_BACK`, Android 16).
+     */
+    CORE_TELECOM
 }

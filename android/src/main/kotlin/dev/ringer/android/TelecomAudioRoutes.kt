@@ -80,19 +80,27 @@ internal class TelecomAudioRoutes(private val sdkInt: Int) {
             CallAudioState.ROUTE_BLUETOOTH to AudioOutput("bluetooth", AudioRoute.BLUETOOTH, "Bluetooth"),
             CallAudioState.ROUTE_STREAMING to AudioOutput("streaming", AudioRoute.OTHER, "Streaming"))
 
-        /**
-         * An endpoint as an output: the earpiece and the speaker by the ids both platforms give them (`earpiece`,
-         * `speaker`), anything else by Telecom's identifier, with Telecom's name.
-         */
+        /** A call endpoint as an output ([endpointOutput]), with Telecom's name. */
         @JvmStatic fun outputOf(endpoint: CallEndpoint): AudioOutput {
-            val name = endpoint.endpointName.toString()
-            return when (endpoint.endpointType) {
-                CallEndpoint.TYPE_EARPIECE -> AudioOutput("earpiece", AudioRoute.EARPIECE, name)
-                CallEndpoint.TYPE_SPEAKER -> AudioOutput("speaker", AudioRoute.SPEAKER, name)
-                CallEndpoint.TYPE_WIRED_HEADSET -> AudioOutput(endpoint.identifier.toString(), AudioRoute.WIRED, name)
-                CallEndpoint.TYPE_BLUETOOTH -> AudioOutput(endpoint.identifier.toString(), AudioRoute.BLUETOOTH, name)
-                else -> AudioOutput(endpoint.identifier.toString(), AudioRoute.OTHER, name)
+            val route = when (endpoint.endpointType) {
+                CallEndpoint.TYPE_EARPIECE -> AudioRoute.EARPIECE
+                CallEndpoint.TYPE_SPEAKER -> AudioRoute.SPEAKER
+                CallEndpoint.TYPE_WIRED_HEADSET -> AudioRoute.WIRED
+                CallEndpoint.TYPE_BLUETOOTH -> AudioRoute.BLUETOOTH
+                else -> AudioRoute.OTHER
             }
+            return endpointOutput(route, endpoint.identifier.toString(), endpoint.endpointName.toString())
+        }
+
+        /**
+         * An endpoint of [route] as an output, Telecom's or Core-Telecom's: the earpiece and the speaker by the ids both
+         * platforms give them (`earpiece`, `speaker`), so an app can ask for them by name; anything else by the
+         * endpoint's [identifier] (two headsets are two outputs).
+         */
+        @JvmStatic fun endpointOutput(route: AudioRoute, identifier: String, name: String): AudioOutput = when (route) {
+            AudioRoute.EARPIECE -> AudioOutput("earpiece", route, name)
+            AudioRoute.SPEAKER -> AudioOutput("speaker", route, name)
+            else -> AudioOutput(identifier, route, name)
         }
 
         private val DIRECT = Executor { it.run() }

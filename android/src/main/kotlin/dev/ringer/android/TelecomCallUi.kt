@@ -16,7 +16,6 @@ import android.telecom.TelecomManager
 import android.telecom.VideoProfile
 import dev.ringer.kit.AudioOutput
 import dev.ringer.kit.CallEndReason
-import dev.ringer.kit.CallUi
 import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
 
@@ -49,10 +48,10 @@ import dev.ringer.kit.Party
 class TelecomCallUi(
     private val context: Context,
     private val telecom: TelecomManager?,
-    val notifications: IncomingCallNotification,
-    val sdkInt: Int = Build.VERSION.SDK_INT,
+    override val notifications: IncomingCallNotification,
+    override val sdkInt: Int = Build.VERSION.SDK_INT,
     private val groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) }
-) : CallUi {
+) : AndroidCallUi {
     /** The phone account this app's calls are placed on (its `ConnectionService` and the id "ringer"). */
     val phoneAccountHandle = PhoneAccountHandle(ComponentName(context, RingerConnectionService::class.java), ACCOUNT_ID)
 
@@ -66,16 +65,12 @@ class TelecomCallUi(
     private val pendingOutgoing = HashMap<String, Party>()
     private val peers = HashMap<String, Party>()
     private val reports = HashMap<String, IncomingCallReport>()
-    /** `startForegroundService` calls whose `onStartCommand` has not reached `startForeground` yet. */
-    private var foregroundStartsPending = 0
-    /** Answered or dialled calls, which hold the foreground service; the last one is the one its notification shows. */
-    private val foregroundHolders = LinkedHashSet<String>()
+    /** Answered or dialled calls hold the foreground service. */
+    override val foreground = CallForeground(context, sdkInt) { callId -> foregroundRefused(callId) }
     /** Incoming calls whose ringer the user silenced (`onSilence`). */
     private val silenced = HashSet<String>()
     /** Incoming calls whose ringing notification was posted. */
     private val shownIncoming = HashSet<String>()
-    /** Android refused the foreground service's microphone type at its last start (the app was in the background). */
-    private var microphoneMissing = false
     /** The phone's audio route as Telecom last reported it. */
     private val routes = TelecomAudioRoutes(sdkInt)
     /** Telecom's mute as it last reported it; null before it said, and again after the last call. */
@@ -83,13 +78,11 @@ class TelecomCallUi(
     /** Whether the core was last told the calls' audio runs ([audioFollows]). */
     private var audioOn = false
 
-    /** Whether calls go through Telecom; false on a device without it, where calls ring as notifications only. */
-    val telecomAvailable: Boolean get() = telecom != null
+    override val telecomAvailable: Boolean get() = telecom != null
 
     private class PendingIncoming(val report: IncomingCallReport, val completion: (Throwable?) -> Unit)
 
-    /** Connects the coordinator's user actions (the coordinator is created with this call UI, then attached). */
-    fun attach(actions: CallActions) { this.actions = actions }
+    override fun attach(actions: CallActions) { this.actions = actions }
 
     /**
      * Registers the self-managed phone account with Telecom (Android: `TelecomManager.registerPhoneAccount`);
@@ -97,7 +90,7 @@ class TelecomCallUi(
      * their video state. Does nothing on a device without Telecom.
      * @param label the account's name in the system's settings (the app's name).
      */
-    fun registerPhoneAccount(label: CharSequence) {
+    override fun registerWithTelecom(label: CharSequence) {
         val telecom = telecom ?: return
         val account = PhoneAccount.builder(phoneAccountHandle, label)
             .setCapabilities(
@@ -325,7 +318,7 @@ class TelecomCallUi(
      * @throws CallUiException [CallUiException.CODE_NOT_PERMITTED] when `MANAGE_OWN_CALLS` is missing; the
      *   caller should then end the server call.
      */
-    fun placeOutgoingCall(callId: String, callee: Party, hasVideo: Boolean) {
+    override fun placeOutgoingCall(callId: String, callee: Party, hasVideo: Boolean) {
         synchronized(lock) { pendingOutgoing[callId] = callee }
         val callExtras = Bundle()
         putPeer(callExtras, callId, callee, hasVideo)
@@ -403,7 +396,7 @@ class TelecomCallUi(
      * goes active only when the server confirmed; otherwise it closes with `ERROR`. A second answer is ignored.
      * @return false when no ringing call has this id.
      */
-    fun answer(callId: String): Boolean {
+    override fun answer(callId: String): Boolean {
         val connection = synchronized(lock) { connections[callId] } ?: return false
         if (!connection.incoming) return false
         val held = beginAnswering(connection) ?: return false
@@ -424,12 +417,12 @@ class TelecomCallUi(
      * [RingerActionReceiver]): closed at once as `REJECTED`, then the coordinator's `end` (kept durably until the
      * server hears it). @param completion the coordinator's result (false also when no call has this id).
      */
-    fun decline(callId: String, completion: (Boolean) -> Unit) {
+    override fun decline(callId: String, completion: (Boolean) -> Unit) {
         endByUser(callId, DisconnectCause(DisconnectCause.REJECTED), completion)
     }
 
     /** Hangs up or cancels a call (Telecom's `onDisconnect`, the ongoing call's hang-up action): `LOCAL`, then `end`. */
-    fun hangUp(callId: String, completion: (Boolean) -> Unit) {
+    override fun hangUp(callId: String, completion: (Boolean) -> Unit) {
         endByUser(callId, DisconnectCause(DisconnectCause.LOCAL), completion)
     }
 
@@ -438,12 +431,12 @@ class TelecomCallUi(
      * the call closes with `ERROR` and the coordinator ends it, so the server and the other party are told; the
      * app keeps running.
      */
-    fun foregroundRefused(callId: String) {
+    override fun foregroundRefused(callId: String) {
         endByUser(callId, DisconnectCause(DisconnectCause.ERROR)) {}
     }
 
     /** The caller as reported, for the notification and the foreground service; null when the call is unknown. */
-    fun peer(callId: String): Party? = synchronized(lock) { peers[callId] }
+    override fun peer(callId: String): Party? = synchronized(lock) { peers[callId] }
 
     /**
      * The app is visible now (its call activity got a Ringer intent, or the app's `onResume`): a foreground
@@ -451,25 +444,7 @@ class TelecomCallUi(
      * gets it. On Android 11-13, which withholds the microphone without saying so, it asks again whenever a call
      * holds the service.
      */
-    fun appInForeground() {
-        val shown = synchronized(lock) {
-            val silentlyWithheld = sdkInt >= Build.VERSION_CODES.R && sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE
-            if (!microphoneMissing && !silentlyWithheld) return
-            foregroundHolders.lastOrNull()?.let { connections[it] }
-        } ?: return
-        holdForeground(shown)
-    }
-
-    /** Whether Android refused the microphone to the calls' foreground service at its last start. */
-    val isMicrophoneMissing: Boolean get() = synchronized(lock) { microphoneMissing }
-
-    /** @return true, so the service's start reads as the success it still is. */
-    internal fun microphoneRefused(): Boolean = synchronized(lock) {
-        microphoneMissing = true
-        true
-    }
-
-    internal fun microphoneGranted() = synchronized(lock) { microphoneMissing = false }
+    override fun appInForeground() { foreground.appInForeground() }
 
     internal fun showIncomingCallUi(callId: String) {
         val (report, silent) = synchronized(lock) {
@@ -522,25 +497,16 @@ class TelecomCallUi(
     }
 
     /**
-     * Closes the call's `Connection` (disconnected, destroyed), its notification, and the foreground service after
-     * the last answered or dialled call; with such calls left, the service's notification moves to one of them. A service whose start has not reached `startForeground` yet is not stopped here: Android 8+
-     * crashes an app that stops it then ("Context.startForegroundService() did not then call
-     * Service.startForeground()"); it stops itself when the start arrives ([foregroundStartDelivered]).
+     * Closes the call's `Connection` (disconnected, destroyed), its notification, and its hold on the foreground
+     * service ([CallForeground.release]).
      */
     private fun close(callId: String, cause: DisconnectCause): Boolean {
-        var stopService = false
-        var shownNext: RingerConnection? = null
         val connection = synchronized(lock) {
             val connection = connections.remove(callId) ?: return@synchronized null
             peers.remove(callId)
             reports.remove(callId)
             silenced.remove(callId)
             shownIncoming.remove(callId)
-            val wasShown = foregroundHolders.lastOrNull() == callId
-            val wasHolder = foregroundHolders.remove(callId)
-            stopService = wasHolder && foregroundHolders.isEmpty() && foregroundStartsPending == 0
-            // The service's notification (and its hang-up action) must name a call that is still there.
-            if (wasShown) shownNext = foregroundHolders.lastOrNull()?.let { connections[it] }
             // Telecom's mute ends with its last call: the next call's first report is no change.
             if (connections.isEmpty()) telecomMuted = null
             connection
@@ -549,11 +515,7 @@ class TelecomCallUi(
         connection.destroy()
         notifications.cancel(callId)
         audioFollows()
-        if (stopService) {
-            synchronized(lock) { microphoneMissing = false }
-            CallForegroundService.stop(context)
-        }
-        shownNext?.let { holdForeground(it) }
+        foreground.release(callId)
         return true
     }
 
@@ -562,27 +524,8 @@ class TelecomCallUi(
      * dialled); false when it was refused and the call closed.
      */
     private fun holdForeground(connection: RingerConnection): Boolean {
-        val peer = synchronized(lock) {
-            val peer = peers[connection.callId] ?: return false
-            foregroundStartsPending += 1
-            // Last in the set: the service's notification shows this call.
-            foregroundHolders.remove(connection.callId)
-            foregroundHolders.add(connection.callId)
-            peer
-        }
-        if (CallForegroundService.start(context, connection.callId, peer, microphoneWanted = true)) return true
-        synchronized(lock) { foregroundStartsPending -= 1 }
-        foregroundRefused(connection.callId)
-        return false
-    }
-
-    /**
-     * [CallForegroundService] reached `startForeground` for one start (or was refused there).
-     * @return whether a call still needs the service; false: it stops itself now (the calls ended meanwhile).
-     */
-    internal fun foregroundStartDelivered(): Boolean = synchronized(lock) {
-        if (foregroundStartsPending > 0) foregroundStartsPending -= 1
-        foregroundHolders.isNotEmpty()
+        val peer = synchronized(lock) { peers[connection.callId] } ?: return false
+        return foreground.hold(connection.callId, peer)
     }
 
     private fun configure(connection: RingerConnection, peer: Party, hasVideo: Boolean) {

@@ -52,7 +52,7 @@ class RingerCallPlatformRulesTest {
 
     @Test fun aDeviceWithoutTelecomRingsTheCallAsANotificationWhoseActionsWork() {
         val rig = TelecomRig(34, hasTelecom = false)
-        rig.ui.registerPhoneAccount("Calls")
+        rig.ui.registerWithTelecom("Calls")
         rig.report("c1", Party("alice", "Alice"))
         assertEquals("rings at once: no Telecom to wait for", listOf<Throwable?>(null), rig.completions)
         val shown = rig.phone.notificationManager.mirrorShowing.getValue(key)

@@ -36,10 +36,25 @@ class RingerPhoneTest {
     }
 
     private fun create(phone: MirrorPhone, readiness: MutableList<List<String>> = ArrayList(),
-                       fetchFcmToken: Boolean = false): RingerPhone =
+                       fetchFcmToken: Boolean = false, callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE): RingerPhone =
         RingerPhone(phone, "http://127.0.0.1:9", CallNotificationConfig(TestCallActivity::class.java, 7),
                     scope = CoroutineScope(Dispatchers.Default + job), sdkInt = phone.sdkInt,
-                    fetchFcmToken = fetchFcmToken, readinessChanged = { readiness.add(it) })
+                    fetchFcmToken = fetchFcmToken, readinessChanged = { readiness.add(it) }, callUiKind = callUiKind)
+
+    /** Core-Telecom registers the app itself; a device without Telecom gets the call UI that works without it. */
+    @Test
+    fun coreTelecomIsUsedWhereTelecomIsAndTheConnectionServiceOneWhereItIsNot() {
+        val phone = MirrorPhone(filesDir = files)
+        val ringer = create(phone, callUiKind = CallUiKind.CORE_TELECOM)
+        assertTrue(ringer.callUi is CoreTelecomCallUi)
+        assertSame(ringer.callUi, RingerComponents.callUi)
+        assertNull("no ConnectionService call UI for Telecom's binding", RingerComponents.telecomCallUi)
+        assertTrue("Core-Telecom registers its own phone account", phone.telecom.mirrorRegistered.isEmpty())
+
+        val noTelecom = create(MirrorPhone(filesDir = files, hasTelecom = false), callUiKind = CallUiKind.CORE_TELECOM)
+        assertTrue(noTelecom.callUi is TelecomCallUi)
+        assertFalse(noTelecom.callUi.telecomAvailable)
+    }
 
     @Test
     fun creatingItRegistersTheSelfManagedAccountAndMakesItReachableFromAndroidsComponents() {

@@ -385,7 +385,7 @@ class TelecomCallUiTest {
 
     @Test fun phoneAccountIsSelfManagedOnTheConnectionService() {
         val rig = TelecomRig()
-        rig.ui.registerPhoneAccount("Calls")
+        rig.ui.registerWithTelecom("Calls")
         val account = rig.phone.telecom.mirrorRegistered.single()
         assertTrue(account.hasCapabilities(android.telecom.PhoneAccount.CAPABILITY_SELF_MANAGED))
         assertEquals(RingerConnectionService::class.java.name, account.accountHandle.componentName.className)

@@ -12,7 +12,11 @@ class RecordingActions : CallActions {
     val answers = LinkedHashMap<String, (Boolean) -> Unit>()
     val ends = LinkedHashMap<String, (Boolean) -> Unit>()
 
+    /** Makes [answer] throw, as a callback that fails (Core-Telecom then tears the call down). */
+    var failAnswer = false
+
     override fun answer(callId: String, completion: (Boolean) -> Unit) {
+        if (failAnswer) throw IllegalStateException("the answer failed")
         log.add("answer $callId")
         answers[callId] = completion
     }

@@ -1,0 +1,103 @@
+package dev.ringer.android
+
+import android.content.Context
+import android.os.Build
+import dev.ringer.kit.Party
+
+/**
+ * The calls' hold on [CallForegroundService], shared by the call UIs that need it ([TelecomCallUi] always,
+ * [CoreTelecomCallUi] below API 34): which answered or dialled calls hold the service (the last one is the call its
+ * notification shows), the starts on their way, and whether Android refused the microphone type at the last start.
+ *
+ * Android 8+ ends an app that stops the service between `startForegroundService` and `startForeground`
+ * ("Context.startForegroundService() did not then call Service.startForeground()"), so a release while a start is on
+ * its way leaves the stop to that start ([startDelivered]).
+ *
+ * Thread-safe.
+ * @param context the application context.
+ * @param sdkInt the device's API level.
+ * @param refused told of a call whose start Android refused (`startForegroundService` or `startForeground` threw):
+ *   the call UI ends it.
+ */
+class CallForeground(private val context: Context, private val sdkInt: Int, private val refused: (String) -> Unit) {
+    private val lock = Any()
+    /** `startForegroundService` calls whose `onStartCommand` has not reached `startForeground` yet. */
+    private var startsPending = 0
+    /** Calls holding the service, with whom each is with; the last one is the one its notification shows. */
+    private val holders = LinkedHashMap<String, Party>()
+    /** Android refused the microphone type at the service's last start (the app was in the background). */
+    private var microphoneMissing = false
+
+    /**
+     * Starts (or updates) the service for [callId], asking for the microphone (every holder was answered or dialled);
+     * the call becomes the one its notification shows.
+     * @return false when Android refused: [refused] was told, and the call no longer holds the service.
+     */
+    fun hold(callId: String, peer: Party): Boolean {
+        synchronized(lock) {
+            startsPending += 1
+            holders.remove(callId)
+            holders[callId] = peer
+        }
+        if (CallForegroundService.start(context, callId, peer, microphoneWanted = true)) return true
+        synchronized(lock) { startsPending -= 1 }
+        refused(callId)
+        return false
+    }
+
+    /**
+     * [callId] no longer holds the service (it ended): after the last holder the service stops, unless a start is on
+     * its way; with holders left and [callId] the one shown, the service's notification (and its hang-up action) moves
+     * to the newest remaining one.
+     */
+    fun release(callId: String) {
+        val stop: Boolean
+        val next = synchronized(lock) {
+            val wasShown = holders.keys.lastOrNull() == callId
+            if (holders.remove(callId) == null) return
+            stop = holders.isEmpty() && startsPending == 0
+            if (stop) microphoneMissing = false
+            if (wasShown) holders.entries.lastOrNull()?.toPair() else null
+        }
+        if (stop) CallForegroundService.stop(context)
+        next?.let { (nextId, peer) -> hold(nextId, peer) }
+    }
+
+    /** Whether [callId] holds the service. */
+    fun isHeldBy(callId: String): Boolean = synchronized(lock) { holders.containsKey(callId) }
+
+    /**
+     * The app is visible now: a service started now may use the microphone, so the shown call starts it again when
+     * Android refused the microphone in the background; on Android 11-13, which withholds the microphone without
+     * saying so, whenever a call holds the service.
+     */
+    fun appInForeground() {
+        val shown = synchronized(lock) {
+            val silentlyWithheld = sdkInt >= Build.VERSION_CODES.R && sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE
+            if (!microphoneMissing && !silentlyWithheld) return
+            holders.entries.lastOrNull()?.toPair()
+        } ?: return
+        hold(shown.first, shown.second)
+    }
+
+    /** Whether Android refused the microphone to the service at its last start. */
+    val isMicrophoneMissing: Boolean get() = synchronized(lock) { microphoneMissing }
+
+    /** The service went foreground without the microphone. @return true, so the start reads as the success it is. */
+    fun microphoneRefused(): Boolean = synchronized(lock) {
+        microphoneMissing = true
+        true
+    }
+
+    /** The service went foreground with the microphone. */
+    fun microphoneGranted() = synchronized(lock) { microphoneMissing = false }
+
+    /**
+     * The service reached `startForeground` for one start (or was refused there).
+     * @return whether a call still holds the service; false: it stops itself now (the calls ended meanwhile).
+     */
+    fun startDelivered(): Boolean = synchronized(lock) {
+        if (startsPending > 0) startsPending -= 1
+        holders.isNotEmpty()
+    }
+}
