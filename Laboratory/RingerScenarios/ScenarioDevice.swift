@@ -64,6 +64,8 @@ public struct ScenarioDevice: Sendable, Equatable {
     public var permissions: Set<AndroidPermission> = Set(AndroidPermission.allCases)
     /// Android: errors FCM answers for this phone's token from the start, in order.
     public var fcmFaults: [FCMFault] = []
+    /// Android: the call UI the app shows calls with.
+    public var callUI: AndroidCallUI = .connectionService
     /// On a cluster, the node the phone's connections go to while it runs (`"node"`); nil for the round robin
     /// over the devices in file order (the first on node 0).
     public var node: Int?
@@ -81,5 +83,15 @@ public struct ScenarioDevice: Sendable, Equatable {
         self.behaviour = behaviour
         self.loggedIn = loggedIn
         self.pushDelay = pushDelay
+    }
+}
+
+extension ScenarioDevice {
+    /// The Android SDK's call UIs (`CallUiKind`, docs/android-integration.md "Two call UIs"), as `call_ui` names them.
+    public enum AndroidCallUI: String, CaseIterable, Sendable {
+        /// The self-managed `ConnectionService` (the SDK's default).
+        case connectionService = "connection_service"
+        /// Jetpack Core-Telecom.
+        case coreTelecom = "core_telecom"
     }
 }

@@ -138,16 +138,19 @@ struct ScenarioParser {
     }
 
     /// Device keys only an Android phone has.
-    static let androidKeys = ["dozing", "locked", "permissions", "fcm_faults"]
+    static let androidKeys = ["dozing", "locked", "permissions", "fcm_faults", "call_ui"]
 
     /// The permissions object's keys: each Android permission's name in snake case.
     static let permissionKeys: [(key: String, permission: AndroidPermission)] = AndroidPermission.allCases.map {
         ($0.name.lowercased(), $0)
     }
 
-    /// `dozing`, `locked`, `permissions` (`{"use_full_screen_intent": false, …}`) and `fcm_faults`.
+    /// `dozing`, `locked`, `permissions` (`{"use_full_screen_intent": false, …}`), `fcm_faults` and `call_ui`.
     private func androidSettings(_ reader: ScenarioObjectReader, into device: inout ScenarioDevice) throws {
         device.dozing = try reader.bool("dozing") ?? false
+        if let callUI = try reader.choice("call_ui", ScenarioDevice.AndroidCallUI.allCases.map(\.rawValue)) {
+            device.callUI = ScenarioDevice.AndroidCallUI(rawValue: callUI)!
+        }
         device.locked = try reader.bool("locked") ?? false
         if let permissions = try reader.object("permissions") {
             for (key, permission) in Self.permissionKeys {

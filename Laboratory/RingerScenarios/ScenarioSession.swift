@@ -115,9 +115,10 @@ final class ScenarioSession {
         if device.platform == .android {
             let token = device.loggedIn ? tokens[device.user] : nil
             // The host reads delays in scenario seconds.
-            let fields = HostedAndroidPhone.fields(
+            var fields = HostedAndroidPhone.fields(
                 userToken: token, permissions: device.permissions, behaviour: device.behaviour,
                 locked: device.locked, dozing: device.dozing)
+            fields["call_ui"] = device.callUI.rawValue
             return .android(
                 try await stack.androidPhone(
                     user: device.user, deviceID: device.id, fields: fields, node: device.node,

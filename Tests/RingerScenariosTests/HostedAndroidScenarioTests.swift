@@ -1,5 +1,6 @@
 import Foundation
 import RingerScenarios
+import RingerWire
 import Testing
 
 extension ScenarioRuns {
@@ -12,6 +13,18 @@ extension ScenarioRuns {
         @Test(arguments: ScenarioFolder.androidFiles)
         func androidScenarioMatchesItsExpectationsOnThePhoneHost(_ file: String) async throws {
             let scenario = try Scenario.load(path: file)
+            let (result, report) = await ScenarioRuns.run(scenario)
+            #expect(result.passed, "\(report)")
+        }
+
+        /// The same files with every Android phone's app on Core-Telecom (`call_ui: core_telecom`), so both Android
+        /// call UIs pass the same scenarios (issue 31 §5); the files whose phones all name `core_telecom` ran above.
+        @Test(arguments: ScenarioFolder.connectionServiceAndroidFiles)
+        func androidScenarioMatchesItsExpectationsWithCoreTelecom(_ file: String) async throws {
+            var scenario = try Scenario.load(path: file)
+            for index in scenario.devices.indices where scenario.devices[index].platform == .android {
+                scenario.devices[index].callUI = .coreTelecom
+            }
             let (result, report) = await ScenarioRuns.run(scenario)
             #expect(result.passed, "\(report)")
         }

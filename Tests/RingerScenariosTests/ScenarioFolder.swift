@@ -30,6 +30,14 @@ enum ScenarioFolder {
         files.filter { file in (try? Scenario.load(path: file))?.hasAndroidPhones ?? false }
     }
 
+    /// The files of ``androidFiles`` with an Android phone on the SDK's default call UI (the `ConnectionService`).
+    static var connectionServiceAndroidFiles: [String] {
+        androidFiles.filter { file in
+            (try? Scenario.load(path: file))?.devices.contains { $0.platform == .android && $0.callUI == .connectionService }
+                ?? false
+        }
+    }
+
     /// The files of ``files`` without an Android phone, and those that do not load (so their suite reports them).
     static var iPhoneFiles: [String] {
         files.filter { file in !((try? Scenario.load(path: file))?.hasAndroidPhones ?? false) }

@@ -302,6 +302,7 @@ struct ScenarioValidationTests {
             of: #"{"id": "bob-iphone", "user": "bob", "app": "killed","#,
             with: """
                 {"id": "bob-pixel", "user": "bob", "platform": "android", "app": "swiped_away", "dozing": true, "locked": true,
+                 "call_ui": "core_telecom",
                  "permissions": {"use_full_screen_intent": false}, "fcm_faults": [{"code": "UNAVAILABLE", "retry_after": 5},
                  {"code": "QUOTA_EXCEEDED", "persistent": true}],
                 """
@@ -320,6 +321,8 @@ struct ScenarioValidationTests {
         #expect(pixel.platform == .android)
         #expect(pixel.app == .swipedAway)
         #expect(pixel.dozing && pixel.locked)
+        #expect(pixel.callUI == .coreTelecom)
+        #expect(scenario.devices[0].callUI == .connectionService, "the SDK's default")
         #expect(!pixel.permissions.contains(.useFullScreenIntent) && pixel.permissions.contains(.postNotifications))
         #expect(
             pixel.fcmFaults == [
@@ -352,6 +355,13 @@ struct ScenarioValidationTests {
         let code = try refusal(#""app": "killed""#, #""platform": "android", "fcm_faults": [{"code": "NOT_A_CODE"}]"#)
         #expect(code.path == "$.devices[1].fcm_faults[0].code")
         #expect(code.message.contains("UNAVAILABLE"))
+
+        let callUI = try refusal(#""app": "killed""#, #""app": "killed", "call_ui": "core_telecom""#)
+        #expect(callUI.path == "$.devices[1].call_ui")
+        #expect(callUI.message.contains("only an Android phone"))
+        let unknownUI = try refusal(#""app": "killed""#, #""platform": "android", "call_ui": "callkit""#)
+        #expect(unknownUI.path == "$.devices[1].call_ui")
+        #expect(unknownUI.message.contains("core_telecom"))
 
         let permission = try refusal(#""app": "killed""#, #""platform": "android", "permissions": {"camera": false}"#)
         #expect(permission.path == "$.devices[1].permissions.camera")

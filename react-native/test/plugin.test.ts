@@ -275,6 +275,9 @@ describe('options', () => {
     assert.throws(() => resolveOptions({ server: 'https://a.example', headlessTaskAfterAnswer: 'yes' }), {
       message: /headlessTaskAfterAnswer/,
     });
+    assert.throws(() => resolveOptions({ server: 'https://a.example', callUi: 'telecom' }), {
+      message: /callUi must be "connection_service" or "core_telecom"/,
+    });
     assert.deepEqual(OPTIONS, {
       server: 'https://ringer.example.com',
       apnsEnvironment: 'production',
@@ -282,6 +285,7 @@ describe('options', () => {
       callActivity: null,
       notificationIcon: null,
       headlessTaskAfterAnswer: null,
+      callUi: null,
     });
     assert.equal(SANDBOX.notificationIcon, '@drawable/ic_stat_call');
     assert.equal(resolveOptions({ server: 'http://10.0.2.2:8080', notificationIcon: '@mipmap/ic_call' }).notificationIcon, '@mipmap/ic_call');
@@ -461,6 +465,14 @@ describe('AndroidManifest', () => {
     assert.equal(metaData(applyAndroidManifest(manifest(), OPTIONS, PACKAGE))['dev.ringer.headless_task_after_answer'], undefined);
   });
 
+  test('callUi writes the meta-data that chooses the native call UI; not given, none (the SDK\'s default)', () => {
+    const core = resolveOptions({ server: 'https://ringer.example.com', callUi: 'core_telecom' });
+    const once = applyAndroidManifest(manifest(), core, PACKAGE);
+    assert.deepEqual(metaData(once)['dev.ringer.call_ui'], { 'android:name': 'dev.ringer.call_ui', 'android:value': 'core_telecom' });
+    assert.deepEqual(applyAndroidManifest(once, core, PACKAGE), once);
+    assert.equal(metaData(applyAndroidManifest(once, OPTIONS, PACKAGE))['dev.ringer.call_ui'], undefined);
+  });
+
   test('a relative callActivity is expanded with android.package; a fully qualified one stays as given', () => {
     const named = (callActivity: string) =>
       metaData(applyAndroidManifest(manifest(), resolveOptions({ server: 'https://a.example', callActivity }), PACKAGE))[
@@ -487,6 +499,7 @@ describe('AndroidManifest', () => {
       callActivity: '.CallActivity',
       notificationIcon: 'ic_stat_call',
       headlessTaskAfterAnswer: true,
+      callUi: 'core_telecom',
     });
     const before = applyAndroidManifest(manifest(), all, PACKAGE);
     const application = before.manifest.application?.[0];

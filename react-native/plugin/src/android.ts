@@ -32,6 +32,9 @@ export const NOTIFICATION_ICON_META_DATA = 'dev.ringer.notification_icon';
  */
 export const HEADLESS_TASK_META_DATA = 'dev.ringer.headless_task_after_answer';
 
+/** Meta-data choosing the Android call UI (`connection_service` or `core_telecom`). */
+export const CALL_UI_META_DATA = 'dev.ringer.call_ui';
+
 /** The element as an object, or null for what xml2js made a string (an element with nothing in it). */
 function asElement(node: unknown): Element | null {
   return typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Element) : null;
@@ -119,7 +122,7 @@ export function qualifiedClassName(name: string, androidPackage: string | undefi
 /**
  * Writes the meta-data the plugin owns into the application element, so that it says what the options say now:
  * `dev.ringer.server` always; `dev.ringer.call_activity` (fully qualified with `androidPackage`),
- * `dev.ringer.notification_icon` and `dev.ringer.headless_task_after_answer` when their options are given, and
+ * `dev.ringer.notification_icon`, `dev.ringer.headless_task_after_answer` and `dev.ringer.call_ui` when their options are given, and
  * removed when they are not (an earlier prebuild with other options wrote them). Every other item and attribute
  * the manifest had stays. Returns a new object; the input is not changed.
  * @throws Error when the manifest has no application element, or a relative `callActivity` has no package.
@@ -135,6 +138,7 @@ export function applyAndroidManifest(
     [CALL_ACTIVITY_META_DATA, 'value', callActivity],
     [NOTIFICATION_ICON_META_DATA, 'resource', options.notificationIcon],
     [HEADLESS_TASK_META_DATA, 'value', headlessTask],
+    [CALL_UI_META_DATA, 'value', options.callUi],
   ];
   const copy = JSON.parse(JSON.stringify(manifest)) as AndroidManifest;
   const application = mainApplication(copy);

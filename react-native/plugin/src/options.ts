@@ -5,6 +5,9 @@
 /** Which APNs environment the app's push tokens belong to: `sandbox` for development builds. */
 export type ApnsEnvironment = 'sandbox' | 'production';
 
+/** Android's call UIs (docs/android-integration.md, "Two call UIs"). */
+export type AndroidCallUi = 'connection_service' | 'core_telecom';
+
 /** The plugin's options as the app writes them. */
 export interface RingerPluginOptions {
   /** The Ringer server's base URL, `https://…` (`http://` for a development server). Required. */
@@ -39,6 +42,12 @@ export interface RingerPluginOptions {
    * `dev.ringer.headless_task_after_answer`). Not given: no meta-data item, so no task.
    */
   readonly headlessTaskAfterAnswer?: boolean;
+  /**
+   * Android: the call UI calls show through, `connection_service` (the SDK's self-managed ConnectionService, its
+   * default) or `core_telecom` (Jetpack Core-Telecom; the app's Gradle build adds `androidx.core:core-telecom`)
+   * (meta-data `dev.ringer.call_ui`). Not given: no meta-data item, so the SDK's default.
+   */
+  readonly callUi?: AndroidCallUi;
 }
 
 /** The options after checking, with defaults filled in. */
@@ -53,6 +62,8 @@ export interface ResolvedOptions {
   readonly notificationIcon: string | null;
   /** `null` when not given. */
   readonly headlessTaskAfterAnswer: boolean | null;
+  /** `null` when not given. */
+  readonly callUi: AndroidCallUi | null;
 }
 
 /**
@@ -121,6 +132,10 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   if (headlessTask !== null && typeof headlessTask !== 'boolean') {
     return fail('headlessTaskAfterAnswer must be true or false.');
   }
+  const callUi = options['callUi'] ?? null;
+  if (callUi !== null && callUi !== 'connection_service' && callUi !== 'core_telecom') {
+    return fail('callUi must be "connection_service" or "core_telecom".');
+  }
   return {
     server,
     apnsEnvironment: environment,
@@ -128,5 +143,6 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
     callActivity,
     notificationIcon: iconMatch === null ? null : `@${iconMatch[1] ?? 'drawable'}/${iconMatch[2] ?? ''}`,
     headlessTaskAfterAnswer: headlessTask,
+    callUi,
   };
 }

@@ -89,6 +89,7 @@ interface AppProcess {
  * @property userAction whether the user is acting now (answering, declining): foreground-service starts are exempt.
  * @property emit sends an event (its name and fields, without `phone`); any thread.
  * @property log writes a line to the host's log (standard error); any thread.
+ * @property callUi the call UI the app creates `RingerPhone` with (`PhoneSpec.callUi`).
  */
 class AppProcessSetup(
     val phone: String,
@@ -102,7 +103,8 @@ class AppProcessSetup(
     val state: () -> PlatformState,
     val userAction: () -> Boolean,
     val emit: (String, JSONObject) -> Unit,
-    val log: (String) -> Unit
+    val log: (String) -> Unit,
+    val callUi: String = PhoneSpec.CALL_UI_CONNECTION_SERVICE
 )
 
 /**

@@ -250,7 +250,7 @@ class HostedPhone(val spec: PhoneSpec, private val world: HostWorld) : java.io.C
                 phone = spec.name, storage = storage, serverUrl = serverUrl, deviceId = spec.deviceId,
                 fcmToken = play.fcmToken, fcmProjectId = world.fcm.projectId, clock = world.clock, userToken = userToken,
                 state = { state() }, userAction = { userActions.get() > 0 }, emit = { name, fields -> appEvent(name, fields) },
-                log = { line -> System.err.println("[${spec.name}] $line") }))
+                log = { line -> System.err.println("[${spec.name}] $line") }, callUi = spec.callUi))
         }
     }
 

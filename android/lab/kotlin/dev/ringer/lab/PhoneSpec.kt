@@ -46,6 +46,7 @@ class Behaviour(val action: String, val afterSeconds: Double) {
  * @property behaviour what the user does when it rings.
  * @property serverUrl the Ringer server this phone's app uses, or null for `start`'s `server_url` (a cluster gives each
  *   phone a balancer port that prefers its own node).
+ * @property callUi the app's call UI: [CALL_UI_CONNECTION_SERVICE] (the SDK's default) or [CALL_UI_CORE_TELECOM].
  */
 class PhoneSpec(
     val name: String,
@@ -59,10 +60,16 @@ class PhoneSpec(
     val dozing: Boolean,
     val online: Boolean,
     val behaviour: Behaviour,
-    val serverUrl: String? = null
+    val serverUrl: String? = null,
+    val callUi: String = CALL_UI_CONNECTION_SERVICE
 ) {
     /** Parsing. */
     companion object {
+        /** `call_ui`: the self-managed `ConnectionService` (`CallUiKind.CONNECTION_SERVICE`). */
+        const val CALL_UI_CONNECTION_SERVICE = "connection_service"
+        /** `call_ui`: Jetpack Core-Telecom (`CallUiKind.CORE_TELECOM`). */
+        const val CALL_UI_CORE_TELECOM = "core_telecom"
+
         /** Reads an `add_phone` request. @throws HostError `bad_request` naming the first bad field. */
         fun parse(request: JSONObject): PhoneSpec {
             val apiLevel = RequestFields.number(request, "api_level", 35.0)
@@ -81,6 +88,10 @@ class PhoneSpec(
             }
             val stateName = RequestFields.optionalString(request, "app_state") ?: AppState.FOREGROUND.wire
             val appState = AppState.of(stateName) ?: throw HostError("bad_request", "unknown app_state `$stateName`")
+            val callUi = RequestFields.optionalString(request, "call_ui") ?: CALL_UI_CONNECTION_SERVICE
+            if (callUi != CALL_UI_CONNECTION_SERVICE && callUi != CALL_UI_CORE_TELECOM) {
+                throw HostError("bad_request", "`call_ui` must be $CALL_UI_CONNECTION_SERVICE or $CALL_UI_CORE_TELECOM")
+            }
             return PhoneSpec(
                 name = RequestFields.string(request, "phone"),
                 userId = RequestFields.string(request, "user_id"),
@@ -93,7 +104,8 @@ class PhoneSpec(
                 dozing = RequestFields.boolean(request, "dozing", false),
                 online = RequestFields.boolean(request, "online", true),
                 behaviour = Behaviour.parse(request.optJSONObject("behaviour")),
-                serverUrl = RequestFields.optionalString(request, "server_url")?.trimEnd('/')
+                serverUrl = RequestFields.optionalString(request, "server_url")?.trimEnd('/'),
+                callUi = callUi
             )
         }
     }

@@ -67,8 +67,15 @@ class CallsManager(@Suppress("UNUSED_PARAMETER") context: Context) {
         }
     }
 
+    init {
+        mirrorCreated?.invoke(this)
+    }
+
     /** Constants, values as in api/current.txt. */
     companion object {
+        /** Told of each `CallsManager` created (the laboratory's phone plays Telecom around the app's). */
+        @Volatile @JvmStatic var mirrorCreated: ((CallsManager) -> Unit)? = null
+
         const val CAPABILITY_BASELINE = 1
         const val CAPABILITY_SUPPORTS_VIDEO_CALLING = 1 shl 1
         const val CAPABILITY_SUPPORTS_CALL_STREAMING = 1 shl 2

@@ -6,11 +6,16 @@ import android.os.Bundle
 import android.telecom.Connection
 import android.telecom.ConnectionRequest
 import android.telecom.DisconnectCause
+import androidx.core.telecom.CallsManager
+import androidx.core.telecom.MirrorCall
 import com.google.android.gms.tasks.Task
 import com.google.firebase.messaging.FirebaseMessaging
 import dev.ringer.android.CallNotificationConfig
+import dev.ringer.android.CallUiKind
+import dev.ringer.android.CoreTelecomCallUi
 import dev.ringer.android.IncomingCallNotification
 import dev.ringer.android.RingerConnection
+import dev.ringer.android.RingerComponents
 import dev.ringer.android.RingerConnectionService
 import dev.ringer.android.RingerIntents
 import dev.ringer.android.RingerPhone
@@ -29,10 +34,12 @@ import dev.ringer.lab.AppProcess
 import dev.ringer.lab.AppProcessSetup
 import dev.ringer.lab.AppState
 import dev.ringer.lab.ForegroundServiceStart
+import dev.ringer.lab.PhoneSpec
 import dev.ringer.lab.PlatformState
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.runBlocking
 import okhttp3.OkHttpClient
 import org.json.JSONArray
 import org.json.JSONObject
@@ -60,6 +67,13 @@ import java.util.function.Consumer
  *   [AndroidRules.eventStreamAllowed] says no (frozen, Doze, offline);
  * - when the process dies, Telecom drops its connections.
  *
+ * With `call_ui` `core_telecom` the app shows calls through Core-Telecom (`CallUiKind.CORE_TELECOM`), and Telecom is
+ * the Core-Telecom mirror's: a call added and its ringing notification posted rings; the user answers, declines and
+ * hangs up on the call's notification (what `RingerAnswerActivity` and `RingerActionReceiver` call); a SIM call
+ * answered calls `onSetInactive` ("Hold & Accept") or `onDisconnect` ("End & Accept", or a call that cannot be held),
+ * with no call focus to release (a transactional call has none); on API 34+ a call with its `CallStyle` notification
+ * gives the app foreground priority, microphone included, as a foreground service would (`CallsManager.addCall`).
+ *
  * Emits the events of docs/android-phone-host.md ("Events") through [AppProcessSetup.emit].
  * @param setup the phone, its storage, the server, the clock and the host's callbacks.
  */
@@ -73,6 +87,13 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
     private val sockets = GatedWebSockets(OkHttpWebSocketTransport(client)) { !dead && AndroidRules.eventStreamAllowed(platform()) }
     private val connections = ConcurrentHashMap<String, Connection>()
     private val reported = ConcurrentHashMap<String, Int>()
+    /** Whether the app shows calls through Core-Telecom. */
+    private val coreTelecom = setup.callUi == PhoneSpec.CALL_UI_CORE_TELECOM
+    /** The app's `CallsManager`, once created. */
+    @Volatile private var callsManager: CallsManager? = null
+    /** Core-Telecom's calls that rang, by call id, and the state each was last reported in. */
+    private val coreCalls = ConcurrentHashMap<String, MirrorCall>()
+    private val coreReported = ConcurrentHashMap<String, String>()
     /** Changes the user saw: a call rang, a ringing call closed. */
     private val seen = AtomicInteger(0)
     @Volatile private var dead = false
@@ -92,6 +113,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
         context.foregroundStartRule = { intent -> foregroundStartRefusal(intent) }
         context.foregroundServiceRan = { intent, started, wentForeground -> foregroundServiceRan(intent, started.mirrorForegroundType, wentForeground) }
         context.telecom.mirrorIncomingListener = Consumer { extras -> telecom.execute { createIncoming(extras) } }
+        if (coreTelecom) CallsManager.mirrorCreated = { manager -> coreTelecomCreated(manager) }
         // Firebase hands the app its current token at start (FirebaseMessaging.getToken()).
         FirebaseMessaging.getInstance().mirrorSetTokenTask(Task<String>().also { it.mirrorSucceed(setup.fcmToken) })
         val clock = setup.clock
@@ -104,14 +126,31 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
                             now = { clock.nowMs() }, sleepUntil = { until -> clock.sleepUntil(until) },
                             // The phone booted at the clock's origin: on the scaled clock, wall time and time since
                             // boot run alike, so the boot time stays put and the learned clock offset is kept.
-                            bootTimeMs = { clock.originMs })
+                            bootTimeMs = { clock.originMs },
+                            callUiKind = if (coreTelecom) CallUiKind.CORE_TELECOM else CallUiKind.CONNECTION_SERVICE)
         val token = userToken
         if (token != null) phone.logIn(token) else phone.logOut()
         streamAllowed = AndroidRules.eventStreamAllowed(platform())
         Thread({ watchConnections() }, "telecom-watch-${setup.phone}").apply { isDaemon = true }.start()
     }
 
-    override val foregroundServiceRunning: Boolean get() = context.foregroundServiceRunning
+    override val foregroundServiceRunning: Boolean get() = context.foregroundServiceRunning || coreTelecomPriority()
+
+    /**
+     * Core-Telecom's foreground execution priority on API 34+: "as long as you have an ongoing call and are posting a
+     * CallStyle notification" for it (`CallsManager.addCall`); the app is then "treated as a foreground service",
+     * with the microphone (Telecom's foreground-service delegation).
+     */
+    private fun coreTelecomPriority(): Boolean {
+        if (!coreTelecom || context.sdkInt < CoreTelecomCallUi.TRANSACTIONAL_API) return false
+        val showing = context.notificationManager.mirrorShowing
+        return coreCalls.any { (callId, call) ->
+            call.mirrorState != "disconnected" && showing.containsKey("$callId/${IncomingCallNotification.NOTIFICATION_ID}")
+        }
+    }
+
+    /** Whether a call's audio has the microphone: the foreground service's type, or Core-Telecom's priority. */
+    private fun microphone(): Boolean = context.microphoneAvailable || coreTelecomPriority()
 
     override fun receive(name: String, data: Map<String, String>, priority: String): Boolean {
         val before = seen.get()
@@ -129,11 +168,16 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
         return seen.get() > before
     }
 
-    override fun answer(callId: String): Boolean = onTelecom(callId) { it.onAnswer() }
+    override fun answer(callId: String): Boolean =
+        if (coreTelecom) onCoreTelecom(callId) { ui -> ui.answer(callId) } else onTelecom(callId) { it.onAnswer() }
 
     override fun simCall(answer: String) {
         emit("sim_call_answered", JSONObject().put("answer", answer))
         if (answer == "decline") return
+        if (coreTelecom) {
+            simCallOverCoreTelecom(answer)
+            return
+        }
         val releasesBefore = service.mirrorFocusReleases
         telecom.submit {
             for (connection in connections.values) {
@@ -180,9 +224,11 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
         return taken
     }
 
-    override fun decline(callId: String): Boolean = onTelecom(callId) { it.onReject() }
+    override fun decline(callId: String): Boolean =
+        if (coreTelecom) onCoreTelecom(callId) { ui -> ui.decline(callId) {} } else onTelecom(callId) { it.onReject() }
 
-    override fun hangUp(callId: String): Boolean = onTelecom(callId) { it.onDisconnect() }
+    override fun hangUp(callId: String): Boolean =
+        if (coreTelecom) onCoreTelecom(callId) { ui -> ui.hangUp(callId) {} } else onTelecom(callId) { it.onDisconnect() }
 
     override fun logIn(userToken: String) {
         this.userToken = userToken
@@ -223,6 +269,9 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
             for ((callId, connection) in connections) {
                 if (connection.state != Connection.STATE_DISCONNECTED) setup.emit("ended_by_system", JSONObject().put("call_id", callId))
             }
+            for ((callId, call) in coreCalls) {
+                if (call.mirrorState != "disconnected") setup.emit("ended_by_system", JSONObject().put("call_id", callId))
+            }
         }
         job.cancel()
         sockets.closeAll()
@@ -252,6 +301,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
             for (permission in state.granted) context.granted.add(permission.manifestName)
         }
         context.telecom.mirrorManageOwnCallsGranted = state.granted.contains(dev.ringer.lab.LabPermission.MANAGE_OWN_CALLS)
+        callsManager?.mirrorManageOwnCallsGranted = context.telecom.mirrorManageOwnCallsGranted
         context.notificationManager.mirrorNotificationsEnabled = AndroidRules.notificationsEnabled(state)
         context.notificationManager.mirrorCanUseFullScreenIntent = AndroidRules.fullScreenIntentAllowed(state)
         context.appVisible = state.appState == AppState.FOREGROUND
@@ -283,7 +333,7 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
             is CallCoordinator.Observation.Answered -> emit("media_ready", JSONObject().put("call_id", observation.callId))
             is CallCoordinator.Observation.OutgoingAnswered -> emit("media_ready", JSONObject().put("call_id", observation.callId))
             is CallCoordinator.Observation.MediaCanStart -> emit("audio_started", JSONObject().put("call_id", observation.callId)
-                .put("microphone", context.microphoneAvailable))
+                .put("microphone", microphone()))
             is CallCoordinator.Observation.Event -> {
                 val event = observation.event
                 emit("event", JSONObject().put("seq", event.seq).put("type", event.type.rawValue)
@@ -317,6 +367,63 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
         }
     }
 
+    /** The app created its `CallsManager`: Telecom follows its calls. */
+    private fun coreTelecomCreated(manager: CallsManager) {
+        callsManager = manager
+        manager.mirrorManageOwnCallsGranted = context.telecom.mirrorManageOwnCallsGranted
+        manager.mirrorAdded = { call -> telecom.execute { coreTelecomAdded(call) } }
+        val platformCalls = context.notificationManager.mirrorInSelfManagedCall
+        context.notificationManager.mirrorInSelfManagedCall = java.util.function.BooleanSupplier {
+            platformCalls.asBoolean || manager.mirrorCalls.any { it.mirrorState != "disconnected" }
+        }
+    }
+
+    /**
+     * Core-Telecom added a call: an incoming one rings once its notification is posted (Core-Telecom shows no incoming
+     * UI for a VoIP app), as [AndroidRules.presentation] says given its full-screen intent.
+     */
+    private fun coreTelecomAdded(call: MirrorCall) {
+        if (call.attributes.direction != androidx.core.telecom.CallAttributesCompat.DIRECTION_INCOMING) return
+        val callId = (RingerComponents.callUi as? CoreTelecomCallUi)?.callId(call.getCallId()) ?: return
+        if (call.mirrorState == "disconnected") return
+        val notification = context.notificationManager.mirrorShowing["$callId/${IncomingCallNotification.NOTIFICATION_ID}"]
+        val presentation = AndroidRules.presentation(setup.state(), notification?.fullScreenIntent != null)
+        coreReported[callId] = call.mirrorState
+        seen.incrementAndGet()
+        emit("ringing", JSONObject().put("call_id", callId).put("presentation", presentation.wire))
+        coreCalls[callId] = call
+    }
+
+    /**
+     * A SIM call answered over Core-Telecom's calls: Telecom sets an active call inactive ("Hold & Accept"; "If a SIM
+     * call arrives and the user answers it, Telecom will invoke onSetInactive", `CallsManager.addCall`), or disconnects
+     * it ("End & Accept", or a call added without `SUPPORTS_SET_INACTIVE`).
+     */
+    private fun simCallOverCoreTelecom(answer: String) {
+        telecom.submit {
+            for (call in coreCalls.values) {
+                val state = call.mirrorState
+                if (state != "active" && state != "inactive") continue
+                val canHold = call.attributes.callCapabilities and androidx.core.telecom.CallAttributesCompat.SUPPORTS_SET_INACTIVE != 0
+                runBlocking {
+                    if (answer == "end_and_accept" || !canHold) call.mirrorDisconnect(DisconnectCause(DisconnectCause.LOCAL))
+                    else if (state == "active") call.mirrorSetInactive()
+                }
+            }
+        }.get(10, TimeUnit.SECONDS)
+        awaitTelecom()
+    }
+
+    /** The user acts on a Core-Telecom call's notification, on the main thread, as the library's components do. */
+    private fun onCoreTelecom(callId: String, action: (CoreTelecomCallUi) -> Unit): Boolean {
+        val call = coreCalls[callId] ?: return false
+        if (call.mirrorState == "disconnected") return false
+        val ui = RingerComponents.callUi as? CoreTelecomCallUi ?: return false
+        telecom.submit { action(ui) }.get(10, TimeUnit.SECONDS)
+        awaitTelecom()
+        return true
+    }
+
     /** Reports each connection's activation and end (from any thread the SDK changed it on), every 10 ms. */
     private fun watchConnections() {
         while (!dead) {
@@ -341,13 +448,29 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
                     Connection.STATE_ACTIVE -> emit("call_active", JSONObject().put("call_id", callId))
                     Connection.STATE_DISCONNECTED -> {
                         if (last == Connection.STATE_RINGING) seen.incrementAndGet()
-                        val cause = connection.disconnectCause
-                        emit("call_ended", JSONObject().put("call_id", callId).put("cause", causeName(cause?.code ?: DisconnectCause.UNKNOWN))
-                            .put("reason", cause?.reason ?: JSONObject.NULL))
+                        ended(callId, connection.disconnectCause)
+                    }
+                }
+            }
+            for ((callId, call) in coreCalls) {
+                val state = call.mirrorState
+                val last = coreReported[callId]
+                if (state == last) continue
+                coreReported[callId] = state
+                when (state) {
+                    "active" -> emit("call_active", JSONObject().put("call_id", callId))
+                    "disconnected" -> {
+                        if (last == "ringing") seen.incrementAndGet()
+                        ended(callId, call.mirrorDisconnectCause)
                     }
                 }
             }
         }
+    }
+
+    private fun ended(callId: String, cause: DisconnectCause?) {
+        emit("call_ended", JSONObject().put("call_id", callId).put("cause", causeName(cause?.code ?: DisconnectCause.UNKNOWN))
+            .put("reason", cause?.reason ?: JSONObject.NULL))
     }
 
     private fun onTelecom(callId: String, action: (Connection) -> Unit): Boolean {

@@ -3,6 +3,7 @@ package dev.ringer.android
 import android.content.Context
 import android.net.Uri
 import android.os.Build
+import android.os.ParcelUuid
 import android.telecom.DisconnectCause
 import android.telecom.PhoneAccount
 import androidx.core.telecom.CallAttributesCompat
@@ -99,7 +100,7 @@ class CoreTelecomCallUi(
         var state: String? = null
         /** The user answered here (the ringing notification went, the call holds its media). */
         var answering = false
-        /** Telecom answered it (`onAnswer` from a watch or a car): no `answer` request is needed. */
+        /** Telecom answered it (`onAnswer` from a watch or a car), or was asked to: no `answer` request is needed. */
         var answeredByTelecom = false
         /** The call was closed here, perhaps before Core-Telecom added it: its session only waits to end. */
         var closed: DisconnectCause? = null
@@ -298,6 +299,15 @@ class CoreTelecomCallUi(
         endByUser(callId, DisconnectCause(DisconnectCause.ERROR)) {}
     }
 
+    /**
+     * The server call id of the call Core-Telecom knows as [telecomCallId] (`CallControlScope.getCallId()`, which on
+     * API 34+ is the platform call's id that Telecom's call log and `ACTION_CALL_BACK`'s `EXTRA_UUID` name), while the
+     * call is here; null otherwise.
+     */
+    fun callId(telecomCallId: ParcelUuid): String? = synchronized(lock) {
+        calls.values.firstOrNull { it.control?.getCallId() == telecomCallId }?.callId
+    }
+
     override fun peer(callId: String): Party? = synchronized(lock) { calls[callId]?.takeIf { it.closed == null }?.peer }
 
     override fun appInForeground() { foreground.appInForeground() }
@@ -415,9 +425,16 @@ class CoreTelecomCallUi(
         return holdMedia(call)
     }
 
-    /** The server confirmed the answer: Telecom answers the call unless it did already. */
+    /**
+     * The server confirmed the answer: Telecom answers the call unless it did or was asked to already (the answer's
+     * completion and the core's [reportCallAnswered] both say so, in either order).
+     */
     private fun activate(call: Call) {
-        val control = synchronized(lock) { call.control?.takeIf { !call.answeredByTelecom && call.closed == null } } ?: return
+        val control = synchronized(lock) {
+            val control = call.control?.takeIf { !call.answeredByTelecom && call.closed == null } ?: return
+            call.answeredByTelecom = true
+            control
+        }
         request {
             if (control.answer(call.callType) is CallControlResult.Success) {
                 setState(call, ACTIVE)

@@ -130,6 +130,17 @@ class CoreTelecomCallUiTest {
         assertEquals(listOf("answer c1", "audio on"), rig.actions.log)
     }
 
+    /** The answer's completion and the core's report of the confirmed answer both arrive, in either order. */
+    @Test fun theConfirmedAnswerIsAskedOfTelecomOnceWhicheverWordComesFirst() {
+        val rig = Rig()
+        val call = rig.report("c1")!!
+        rig.ui.answer("c1")
+        rig.ui.reportCallAnswered("c1", 0)
+        rig.actions.answers.getValue("c1")(true)
+        assertEquals(listOf("answer 1"), call.mirrorRequests)
+        assertEquals("active", call.mirrorState)
+    }
+
     @Test fun belowApi34AnAnsweredCallHoldsTheForegroundServiceAsTheConnectionServiceOneDoes() {
         val rig = Rig(sdkInt = 33)
         rig.active("c1")

@@ -213,9 +213,13 @@ class PhoneHostTest {
         val badState = host.send("add_phone", JSONObject().put("phone", "p").put("user_id", "u").put("device_id", "d")
             .put("app_state", "sleeping"))
         assertEquals("bad_request", badState.getJSONObject("error").getString("code"))
+        val badCallUi = host.send("add_phone", JSONObject().put("phone", "p").put("user_id", "u").put("device_id", "d")
+            .put("call_ui", "callkit"))
+        assertEquals("bad_request", badCallUi.getJSONObject("error").getString("code"))
+        assertTrue(badCallUi.getJSONObject("error").getString("message").contains("core_telecom"))
         val again = host.send("start", JSONObject())
         assertEquals("already_started", again.getJSONObject("error").getString("code"))
-        assertEquals(again.getLong("id") - 1, badState.getLong("id"))
+        assertEquals(again.getLong("id") - 1, badCallUi.getLong("id"))
     }
 
     @Test

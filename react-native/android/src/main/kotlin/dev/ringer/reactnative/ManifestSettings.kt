@@ -2,6 +2,7 @@ package dev.ringer.reactnative
 
 import android.content.Context
 import android.content.pm.PackageManager
+import dev.ringer.android.CallUiKind
 import java.net.URI
 import java.net.URISyntaxException
 
@@ -18,15 +19,19 @@ import java.net.URISyntaxException
  * @property headlessTaskAfterAnswer `dev.ringer.headless_task_after_answer` (`android:value="true"`): the app registered
  *   the Headless JS task `RingerCallAnswered` and wants it started after an answer ([CallAnsweredTask]); false when
  *   missing.
+ * @property callUiKind `dev.ringer.call_ui`: `core_telecom` is [CallUiKind.CORE_TELECOM]; missing, `connection_service`
+ *   or anything else is the SDK's default, [CallUiKind.CONNECTION_SERVICE].
  */
 class ManifestSettings(val server: String?, val callActivity: Class<*>?, val notificationIcon: Int,
-                       val headlessTaskAfterAnswer: Boolean = false, val callActivityProblem: String? = null) {
+                       val headlessTaskAfterAnswer: Boolean = false, val callActivityProblem: String? = null,
+                       val callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE) {
     /** Reading. */
     companion object {
         const val SERVER = "dev.ringer.server"
         const val CALL_ACTIVITY = "dev.ringer.call_activity"
         const val NOTIFICATION_ICON = "dev.ringer.notification_icon"
         const val HEADLESS_TASK_AFTER_ANSWER = "dev.ringer.headless_task_after_answer"
+        const val CALL_UI = "dev.ringer.call_ui"
 
         /** Reads the app's manifest; never throws (what cannot be read is missing). */
         @JvmStatic fun read(context: Context): ManifestSettings {
@@ -42,7 +47,8 @@ class ManifestSettings(val server: String?, val callActivity: Class<*>?, val not
             val (activity, problem) = callActivity(meta?.getString(CALL_ACTIVITY), context.packageName, launch)
             val icon = meta?.getInt(NOTIFICATION_ICON, 0)?.takeIf { it != 0 } ?: info?.icon ?: 0
             val headlessTask = meta?.getBoolean(HEADLESS_TASK_AFTER_ANSWER, false) ?: false
-            return ManifestSettings(server, activity, icon, headlessTask, problem)
+            val callUi = if (meta?.getString(CALL_UI) == "core_telecom") CallUiKind.CORE_TELECOM else CallUiKind.CONNECTION_SERVICE
+            return ManifestSettings(server, activity, icon, headlessTask, problem, callUi)
         }
 
         /** True for an absolute http or https URL with a host: what `configure` and the meta-data accept. */

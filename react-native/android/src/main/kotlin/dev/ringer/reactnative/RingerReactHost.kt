@@ -5,6 +5,7 @@ import android.content.Context
 import android.content.Intent
 import android.util.Log
 import dev.ringer.android.CallNotificationConfig
+import dev.ringer.android.CallUiKind
 import dev.ringer.android.RingerPhone
 import dev.ringer.kit.AnswerPolicy
 import dev.ringer.kit.Call
@@ -52,8 +53,8 @@ class RingerReactHost(
     relayCapacity: Int = EventRelay.DEFAULT_CAPACITY
 ) {
     /**
-     * What the host's phone is made of: the app's context, the server, the notifications from the manifest, and the
-     * callbacks that feed the host's events (pass each on to the phone).
+     * What the host's phone is made of: the app's context, the server, the notifications and the call UI from the
+     * manifest, and the callbacks that feed the host's events (pass each on to the phone).
      */
     class PhoneSetup(
         val context: Context,
@@ -61,7 +62,8 @@ class RingerReactHost(
         val notifications: CallNotificationConfig,
         val streamStatus: (EventStream.Status) -> Unit,
         val readinessChanged: (List<String>) -> Unit,
-        val observer: (CallCoordinator.Observation) -> Unit
+        val observer: (CallCoordinator.Observation) -> Unit,
+        val callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE
     )
 
     private val context: Context = context.applicationContext ?: context
@@ -429,7 +431,8 @@ class RingerReactHost(
         val setup = PhoneSetup(context, server, CallNotificationConfig(activity, manifest.notificationIcon),
             streamStatus = { status -> observe(Observed.StreamStatus(SdkObservations.status(status))) },
             readinessChanged = { problems -> observe(Observed.Readiness(problems)) },
-            observer = { observation -> observe(SdkObservations.observed(observation)) })
+            observer = { observation -> observe(SdkObservations.observed(observation)) },
+            callUiKind = manifest.callUiKind)
         val created = try {
             makePhone(setup)
         } catch (e: Exception) {
@@ -479,6 +482,6 @@ class RingerReactHost(
         /** The app's phone: OkHttp, Firebase's token, the SDK's own scope. */
         @JvmStatic fun defaultPhone(setup: PhoneSetup): RingerPhone =
             RingerPhone(setup.context, setup.server, setup.notifications, streamStatus = setup.streamStatus,
-                        readinessChanged = setup.readinessChanged, observer = setup.observer)
+                        readinessChanged = setup.readinessChanged, observer = setup.observer, callUiKind = setup.callUiKind)
     }
 }
