@@ -33,7 +33,9 @@ enum ScenarioFolder {
     /// The files of ``androidFiles`` with an Android phone on the SDK's default call UI (the `ConnectionService`).
     static var connectionServiceAndroidFiles: [String] {
         androidFiles.filter { file in
-            (try? Scenario.load(path: file))?.devices.contains { $0.platform == .android && $0.callUI == .connectionService }
+            (try? Scenario.load(path: file))?.devices.contains {
+                $0.platform == .android && $0.callUI == .connectionService
+            }
                 ?? false
         }
     }

@@ -226,10 +226,11 @@ export interface AudioRouteChangedEvent extends AudioRoutes {
 }
 
 /**
- * The user tapped one of the app's calls in the phone's own call history (iOS Recents) and asks to call `userId`
- * back. Nothing is dialled: the app decides (`startCall(userId, { video: hasVideo })`, or a screen of its own first),
- * as a tap in a list is not consent to ring someone at once. A tap that launched the app arrives in the first replay.
- * About no call of this phone; iOS only for now (Android's Telecom call back comes with Core-Telecom).
+ * The user tapped one of the app's calls in the phone's own call history (iOS Recents; Android 16's call log, for
+ * calls shown through Core-Telecom: the plugin's `callUi: "core_telecom"`) and asks to call `userId` back. Nothing is
+ * dialled: the app decides (`startCall(userId, { video: hasVideo })`, or a screen of its own first), as a tap in a
+ * list is not consent to ring someone at once. A tap that launched the app arrives in the first replay. About no
+ * call of this phone.
  */
 export interface CallBackRequestedEvent {
   readonly type: 'callBackRequested';

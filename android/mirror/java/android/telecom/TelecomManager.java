@@ -15,6 +15,10 @@ public class TelecomManager {
     public static final String EXTRA_PHONE_ACCOUNT_HANDLE = "android.telecom.extra.PHONE_ACCOUNT_HANDLE";
     public static final String EXTRA_START_CALL_WITH_VIDEO_STATE = "android.telecom.extra.START_CALL_WITH_VIDEO_STATE";
     public static final int PRESENTATION_ALLOWED = 1;
+    /** API 36: the system dialer's call back of a call in its log (an activity action). */
+    public static final String ACTION_CALL_BACK = "android.telecom.action.CALL_BACK";
+    /** API 36: with ACTION_CALL_BACK, the call's id as CallControl#getCallId() gave it (a String). */
+    public static final String EXTRA_UUID = "android.telecom.extra.UUID";
 
     /** Mirror only: what the app asked for, and whether MANAGE_OWN_CALLS is granted. */
     public final List<PhoneAccount> mirrorRegistered = new ArrayList<PhoneAccount>();

@@ -14,6 +14,7 @@ import androidx.core.telecom.CallException
 import androidx.core.telecom.CallsManager
 import dev.ringer.kit.AudioOutput
 import dev.ringer.kit.AudioRoute
+import dev.ringer.kit.CallBackLog
 import dev.ringer.kit.CallEndReason
 import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
@@ -48,6 +49,8 @@ import kotlinx.coroutines.launch
  * @param scope where the `addCall` sessions and the requests run.
  * @param sdkInt the device's API level (`Build.VERSION.SDK_INT`), a parameter so each level can be tested.
  * @param groupCallerName how a group call's caller is named, as for [TelecomCallUi].
+ * @param callBackLog where each call's Telecom id and other party are kept, so a tap on it in the system's call log
+ *   can be called back ([RingerPhone.callBackRequest]); null keeps nothing.
  */
 class CoreTelecomCallUi(
     context: Context,
@@ -55,7 +58,8 @@ class CoreTelecomCallUi(
     override val notifications: IncomingCallNotification,
     private val scope: CoroutineScope,
     override val sdkInt: Int = Build.VERSION.SDK_INT,
-    private val groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) }
+    private val groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) },
+    private val callBackLog: CallBackLog? = null
 ) : AndroidCallUi {
     /** Where the user's actions go; set once by [attach] before any call can be reported. */
     @Volatile var actions: CallActions? = null
@@ -209,6 +213,8 @@ class CoreTelecomCallUi(
             call.state = if (call.incoming) RINGING else DIALING
             call.closed
         }
+        // The system logs every call Core-Telecom added (Android 16): a tap on it there names this id.
+        callBackLog?.remember(control.getCallId().toString(), call.report?.caller?.id ?: call.peer.id, call.hasVideo)
         if (closed != null) {
             // Ended while Core-Telecom was adding it.
             request { control.disconnect(closed) }

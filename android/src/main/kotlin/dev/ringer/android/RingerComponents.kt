@@ -13,6 +13,9 @@ object RingerComponents {
     /** The call UI that owns every `Connection`, when the app uses the `ConnectionService` one. */
     val telecomCallUi: TelecomCallUi? get() = callUi as? TelecomCallUi
 
+    /** Where [RingerCallBackActivity]'s intents go ([RingerPhone]'s); null until [RingerPhone] is created. */
+    @Volatile var callBacks: ((android.content.Intent?) -> Unit)? = null
+
     /** Where FCM's data messages and token changes go; null until [RingerPhone] is created. */
     @Volatile var pushHandler: PushHandler? = null
 }

@@ -1,6 +1,7 @@
 package dev.ringer.android
 
 import android.app.NotificationManager
+import android.content.ActivityNotFoundException
 import android.content.Context
 import android.content.Intent
 import android.net.Uri
@@ -13,6 +14,8 @@ import androidx.core.telecom.CallsManager
 import com.google.firebase.messaging.FirebaseMessaging
 import dev.ringer.kit.AnswerPolicy
 import dev.ringer.kit.Call
+import dev.ringer.kit.CallBackLog
+import dev.ringer.kit.CallBackRequest
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.CallState
 import dev.ringer.kit.DataMessageOutcome
@@ -90,6 +93,9 @@ import java.util.concurrent.TimeUnit
  *   caller's name and how many others were rung, "Alice and 2 others" by default; give your own to localize it.
  * @param callUiKind which Android call UI shows the calls ([CallUiKind]); the self-managed `ConnectionService` by
  *   default. A device without Telecom always gets that one, which rings through its notification alone there.
+ * @param callBackRequested told, on the main thread, when the user tapped one of the app's calls in the system
+ *   dialer's call log (Android 16, Core-Telecom's calls; [callBackRequest]): the app's launch activity opens, and the
+ *   app decides whether to call.
  */
 class RingerPhone(
     context: Context,
@@ -110,7 +116,8 @@ class RingerPhone(
     sleepUntil: suspend (Long) -> Unit = { until -> delay(until - now()) },
     bootTimeMs: () -> Long = { now() - SystemClock.elapsedRealtime() },
     groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) },
-    callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE
+    callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE,
+    private val callBackRequested: (CallBackRequest) -> Unit = {}
 ) : PushHandler {
     private val context: Context = context.applicationContext ?: context
     private val folder = stateFolder(this.context)
@@ -123,6 +130,9 @@ class RingerPhone(
     private var fcmToken: String? = null
     private var tokenObtainedAtMs: Long? = null
     private var readinessProblems: List<String>? = null
+
+    /** Who each Core-Telecom call was with, by Telecom's id of it, for [callBackRequest]. */
+    private val callBackLog = CallBackLog(File(folder, "call-back-log.json"))
 
     /**
      * The call UI: the self-managed `ConnectionService` ([TelecomCallUi], one `Connection` per server call id) or
@@ -139,7 +149,7 @@ class RingerPhone(
             null
         }
         if (callUiKind == CallUiKind.CORE_TELECOM && telecom != null) {
-            CoreTelecomCallUi(this.context, CallsManager(this.context), incoming, scope, sdkInt, groupCallerName)
+            CoreTelecomCallUi(this.context, CallsManager(this.context), incoming, scope, sdkInt, groupCallerName, callBackLog)
         } else {
             TelecomCallUi(this.context, telecom, incoming, sdkInt, groupCallerName)
         }
@@ -167,6 +177,7 @@ class RingerPhone(
         callUi.attach(CoordinatorActions(coordinator))
         RingerComponents.callUi = callUi
         RingerComponents.pushHandler = this
+        RingerComponents.callBacks = { intent -> callBack(intent) }
         refreshReadiness()
         if (fetchFcmToken) FirebaseMessaging.getInstance().token.addOnSuccessListener { token -> tokenChanged(token) }
     }
@@ -341,6 +352,39 @@ class RingerPhone(
                 callId
             }
             else -> null
+        }
+    }
+
+    /**
+     * Who to call back when the user tapped one of the app's calls in the system dialer's call log: Android 16 logs
+     * every call added through Core-Telecom ([CallUiKind.CORE_TELECOM]) once an activity of the app declares an intent
+     * filter for `TelecomManager.ACTION_CALL_BACK` (`android.telecom.action.CALL_BACK`), and sends it that intent with
+     * the call's Telecom id (`EXTRA_UUID`) on a tap. Call it from that activity's `onCreate` and `onNewIntent`, then
+     * decide whether to call ([startCall]): a tap in a list is not consent to ring someone at once
+     * (docs/android-integration.md, "Calling back from the call log").
+     * @return the other party and whether it was a video call; null for any other intent, or a call this phone does not
+     *   remember (one of the newest 500 it added through Core-Telecom; the `ConnectionService` UI's calls are not
+     *   logged by the system).
+     */
+    fun callBackRequest(intent: Intent?): CallBackRequest? {
+        if (intent?.action != TelecomManager.ACTION_CALL_BACK) return null
+        val telecomCallId = intent.getStringExtra(TelecomManager.EXTRA_UUID) ?: return null
+        return callBackLog.find(telecomCallId)
+    }
+
+    /**
+     * [RingerCallBackActivity]'s intent: a call this phone remembers is told to [callBackRequested] and the app's launch
+     * activity opens (a new task, or the app's task brought to the front), over the finishing activity; any other
+     * intent does nothing.
+     */
+    private fun callBack(intent: Intent?) {
+        val request = callBackRequest(intent) ?: return
+        callBackRequested(request)
+        val launch = context.packageManager.getLaunchIntentForPackage(context.packageName) ?: return
+        try {
+            context.startActivity(launch.addFlags(Intent.FLAG_ACTIVITY_NEW_TASK))
+        } catch (e: ActivityNotFoundException) {
+            // No launcher activity to open: the app heard of the request all the same.
         }
     }
 

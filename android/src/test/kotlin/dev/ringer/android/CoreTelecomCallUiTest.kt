@@ -9,6 +9,8 @@ import androidx.core.telecom.CallsManager
 import androidx.core.telecom.MirrorCall
 import dev.ringer.kit.AudioOutput
 import dev.ringer.kit.AudioRoute
+import dev.ringer.kit.CallBackLog
+import dev.ringer.kit.CallBackRequest
 import dev.ringer.kit.CallEndReason
 import dev.ringer.kit.ImmediateDispatcher
 import dev.ringer.kit.IncomingCallReport
@@ -25,6 +27,7 @@ import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
+import java.io.File
 import java.util.UUID
 import java.util.function.BooleanSupplier
 
@@ -45,7 +48,8 @@ class CoreTelecomCallUiTest {
         val actions = RecordingActions()
         val scope = CoroutineScope(ImmediateDispatcher + SupervisorJob())
         val notifications = IncomingCallNotification(phone, phone.notificationManager, CallNotificationConfig(TestCallActivity::class.java, 7), sdkInt)
-        val ui = CoreTelecomCallUi(phone, calls, notifications, scope, sdkInt)
+        val log = CallBackLog(File(phone.filesDir, "call-back-log.json"))
+        val ui = CoreTelecomCallUi(phone, calls, notifications, scope, sdkInt, callBackLog = log)
         val completions = ArrayList<Throwable?>()
 
         init {
@@ -271,6 +275,17 @@ class CoreTelecomCallUiTest {
         rig.ui.reportOutgoingCallConnected("c1", 0)
         assertEquals(listOf("setActive"), call.mirrorRequests)
         assertEquals(listOf("audio on"), rig.actions.log)
+    }
+
+    /** Android 16 logs every call Core-Telecom added; a tap on one there names Telecom's id of it. */
+    @Test fun everyAddedCallIsRememberedByTelecomsIdForTheCallLogsCallBack() {
+        val rig = Rig()
+        val incoming = rig.report("c1", hasVideo = true, group = PushGroup(3, listOf(Party("carol"))))!!
+        rig.ui.placeOutgoingCall("c2", Party("bob", "Bob"), hasVideo = false)
+        val outgoing = rig.calls.mirrorCalls.last()
+        assertEquals("the caller's id, not the group's name", CallBackRequest("alice", true), rig.log.find(incoming.getCallId().toString()))
+        assertEquals(CallBackRequest("bob", false), rig.log.find(outgoing.getCallId().toString()))
+        assertEquals("c1", rig.ui.callId(incoming.getCallId()))
     }
 
     @Test fun anOutgoingCallCoreTelecomRefusesEndsTheServerCall() {

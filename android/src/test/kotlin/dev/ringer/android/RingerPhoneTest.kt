@@ -4,9 +4,12 @@ import android.Manifest
 import android.content.ActivityNotFoundException
 import android.content.Intent
 import android.telecom.Connection
+import android.telecom.TelecomManager
 import com.google.android.gms.tasks.Task
 import com.google.firebase.messaging.FirebaseMessaging
 import com.google.firebase.messaging.RemoteMessage
+import dev.ringer.kit.CallBackLog
+import dev.ringer.kit.CallBackRequest
 import dev.ringer.kit.ReadinessProblem
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -32,14 +35,48 @@ class RingerPhoneTest {
         job.cancel()
         RingerComponents.callUi = null
         RingerComponents.pushHandler = null
+        RingerComponents.callBacks = null
         files.deleteRecursively()
     }
 
     private fun create(phone: MirrorPhone, readiness: MutableList<List<String>> = ArrayList(),
-                       fetchFcmToken: Boolean = false, callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE): RingerPhone =
+                       fetchFcmToken: Boolean = false, callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE,
+                       callBacks: MutableList<CallBackRequest> = ArrayList()): RingerPhone =
         RingerPhone(phone, "http://127.0.0.1:9", CallNotificationConfig(TestCallActivity::class.java, 7),
                     scope = CoroutineScope(Dispatchers.Default + job), sdkInt = phone.sdkInt,
-                    fetchFcmToken = fetchFcmToken, readinessChanged = { readiness.add(it) }, callUiKind = callUiKind)
+                    fetchFcmToken = fetchFcmToken, readinessChanged = { readiness.add(it) }, callUiKind = callUiKind,
+                    callBackRequested = { callBacks.add(it) })
+
+    /**
+     * Android 16's call back from the system call log reaches the SDK's own activity: a call this phone remembers is
+     * told to the app and the app's launch activity opens; any other intent, or a call not remembered, does nothing,
+     * and the activity always finishes unseen.
+     */
+    @Test
+    fun aCallBackFromTheCallLogTellsTheAppWhoAndOpensIt() {
+        val phone = MirrorPhone(filesDir = files)
+        val launch = Intent().setComponent(android.content.ComponentName(phone.packageName, "com.example.calls.MainActivity"))
+        phone.packageManager.mirrorLaunchIntent = launch
+        CallBackLog(File(phone.filesDir, "ringer/call-back-log.json")).remember("5f2a", "alice", hasVideo = true)
+        val told = ArrayList<CallBackRequest>()
+        val ringer = create(phone, callUiKind = CallUiKind.CORE_TELECOM, callBacks = told)
+        fun tap(intent: Intent): RingerCallBackActivity =
+            RingerCallBackActivity().also { it.setIntent(intent); it.mirrorCreate(null) }
+
+        val callBack = Intent(TelecomManager.ACTION_CALL_BACK).putExtra(TelecomManager.EXTRA_UUID, "5f2a")
+        assertEquals(CallBackRequest("alice", true), ringer.callBackRequest(callBack))
+        assertTrue(tap(callBack).isFinishing)
+        assertEquals(listOf(CallBackRequest("alice", true)), told)
+        assertSame(launch, phone.activities.single())
+        assertTrue(launch.flags and Intent.FLAG_ACTIVITY_NEW_TASK != 0)
+
+        assertTrue(tap(Intent(TelecomManager.ACTION_CALL_BACK).putExtra(TelecomManager.EXTRA_UUID, "0000")).isFinishing)
+        assertTrue(tap(Intent(TelecomManager.ACTION_CALL_BACK)).isFinishing)
+        assertTrue(tap(Intent("com.example.OTHER").putExtra(TelecomManager.EXTRA_UUID, "5f2a")).isFinishing)
+        assertNull(ringer.callBackRequest(null))
+        assertEquals("nothing else was told or opened", 1, told.size)
+        assertEquals(1, phone.activities.size)
+    }
 
     /** Core-Telecom registers the app itself; a device without Telecom gets the call UI that works without it. */
     @Test

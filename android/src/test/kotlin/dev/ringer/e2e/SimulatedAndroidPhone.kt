@@ -320,6 +320,7 @@ class SimulatedAndroidPhone(private val cluster: RingerCluster, name: String, @V
             if (RingerComponents.callUi === phone.callUi) {
                 RingerComponents.callUi = null
                 RingerComponents.pushHandler = null
+                RingerComponents.callBacks = null
             }
         }
     }

@@ -64,8 +64,8 @@ sealed class Observed {
 
     /**
      * The user tapped one of the app's calls in the phone's call history and asks to call [userId] back
-     * (`call_back_requested`), with video when [hasVideo]. Made by the iOS half today (a tap in Recents); on Android
-     * it waits for Telecom's call back action (docs/decisions/0008, step 6).
+     * (`call_back_requested`), with video when [hasVideo]: on Android the system dialer's call log (Android 16,
+     * Core-Telecom's calls, `RingerPhone`'s `callBackRequested`), on iOS Recents.
      */
     data class CallBackRequested(val userId: String, val hasVideo: Boolean) : Observed()
 

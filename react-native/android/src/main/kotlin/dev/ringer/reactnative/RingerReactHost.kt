@@ -9,6 +9,7 @@ import dev.ringer.android.CallUiKind
 import dev.ringer.android.RingerPhone
 import dev.ringer.kit.AnswerPolicy
 import dev.ringer.kit.Call
+import dev.ringer.kit.CallBackRequest
 import dev.ringer.kit.CallCoordinator
 import dev.ringer.kit.EventStream
 import dev.ringer.kit.JwtSubject
@@ -63,7 +64,8 @@ class RingerReactHost(
         val streamStatus: (EventStream.Status) -> Unit,
         val readinessChanged: (List<String>) -> Unit,
         val observer: (CallCoordinator.Observation) -> Unit,
-        val callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE
+        val callUiKind: CallUiKind = CallUiKind.CONNECTION_SERVICE,
+        val callBackRequested: (CallBackRequest) -> Unit = {}
     )
 
     private val context: Context = context.applicationContext ?: context
@@ -432,7 +434,8 @@ class RingerReactHost(
             streamStatus = { status -> observe(Observed.StreamStatus(SdkObservations.status(status))) },
             readinessChanged = { problems -> observe(Observed.Readiness(problems)) },
             observer = { observation -> observe(SdkObservations.observed(observation)) },
-            callUiKind = manifest.callUiKind)
+            callUiKind = manifest.callUiKind,
+            callBackRequested = { request -> observe(Observed.CallBackRequested(request.userId, request.hasVideo)) })
         val created = try {
             makePhone(setup)
         } catch (e: Exception) {
@@ -482,6 +485,7 @@ class RingerReactHost(
         /** The app's phone: OkHttp, Firebase's token, the SDK's own scope. */
         @JvmStatic fun defaultPhone(setup: PhoneSetup): RingerPhone =
             RingerPhone(setup.context, setup.server, setup.notifications, streamStatus = setup.streamStatus,
-                        readinessChanged = setup.readinessChanged, observer = setup.observer, callUiKind = setup.callUiKind)
+                        readinessChanged = setup.readinessChanged, observer = setup.observer, callUiKind = setup.callUiKind,
+                        callBackRequested = setup.callBackRequested)
     }
 }

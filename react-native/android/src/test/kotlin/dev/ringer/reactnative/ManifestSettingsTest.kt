@@ -1,8 +1,10 @@
 package dev.ringer.reactnative
 
 import dev.ringer.android.CallUiKind
+import dev.ringer.kit.CallBackRequest
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.io.File
 
@@ -34,5 +36,15 @@ class ManifestSettingsTest {
         var made: CallUiKind? = null
         ReactNativeRig.offlineHost(application, process.job) { setup -> made = setup.callUiKind }
         assertEquals(CallUiKind.CORE_TELECOM, made)
+    }
+
+    /** A call back from the system call log (the SDK's `callBackRequested`) reaches JavaScript, kept until it attaches. */
+    @Test
+    fun aCallBackFromTheCallLogIsACallBackRequestedEvent() {
+        var setup: RingerReactHost.PhoneSetup? = null
+        val host = ReactNativeRig.offlineHost(application, process.job) { setup = it }
+        setup!!.callBackRequested(CallBackRequest("carol", true))
+        val replay = host.attach {}.toString()
+        assertTrue(replay, replay.contains("\"type\":\"callBackRequested\"") && replay.contains("\"userId\":\"carol\""))
     }
 }

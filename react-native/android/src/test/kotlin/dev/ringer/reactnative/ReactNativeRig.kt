@@ -240,6 +240,7 @@ object ReactNativeRig {
         if (phone == null || RingerComponents.callUi === phone.callUi) {
             RingerComponents.callUi = null
             RingerComponents.pushHandler = null
+            RingerComponents.callBacks = null
         }
     }
 }
