@@ -44,8 +44,8 @@ export interface RingerPluginOptions {
   readonly headlessTaskAfterAnswer?: boolean;
   /**
    * Android: the call UI calls show through, `connection_service` (the SDK's self-managed ConnectionService, its
-   * default) or `core_telecom` (Jetpack Core-Telecom; the app's Gradle build adds `androidx.core:core-telecom`)
-   * (meta-data `dev.ringer.call_ui`). Not given: no meta-data item, so the SDK's default.
+   * default) or `core_telecom` (Jetpack Core-Telecom, which the package's Android module depends on) (meta-data
+   * `dev.ringer.call_ui`). Not given: no meta-data item, so the SDK's default.
    */
   readonly callUi?: AndroidCallUi;
 }

@@ -14,6 +14,12 @@ public abstract class PackageManager {
     /** API 33: the device supports Telecom's APIs (some tablets, Chromebooks and watches do not). */
     public static final String FEATURE_TELECOM = "android.software.telecom";
 
+    /** setComponentEnabledSetting's states and flag (values as in the SDK). */
+    public static final int COMPONENT_ENABLED_STATE_DEFAULT = 0;
+    public static final int COMPONENT_ENABLED_STATE_ENABLED = 1;
+    public static final int COMPONENT_ENABLED_STATE_DISABLED = 2;
+    public static final int DONT_KILL_APP = 0x00000001;
+
     /** getApplicationInfo's flag that fills in {@link ApplicationInfo#metaData}. */
     public static final int GET_META_DATA = 0x00000080;
 
@@ -33,6 +39,14 @@ public abstract class PackageManager {
             throw new NameNotFoundException(packageName);
         }
         return mirrorApplicationInfo;
+    }
+
+    /** Mirror only: each component's enabled state as the app last set it, by class name. */
+    public final java.util.Map<String, Integer> mirrorComponentStates = new java.util.concurrent.ConcurrentHashMap<String, Integer>();
+
+    /** Abstract in Android: sets a component of the app enabled, disabled or back to its manifest's state. */
+    public void setComponentEnabledSetting(android.content.ComponentName componentName, int newState, int flags) {
+        mirrorComponentStates.put(componentName.getClassName(), newState);
     }
 
     /** Abstract in Android: the package's main launcher activity, or null. Mirror body: {@link #mirrorLaunchIntent}. */

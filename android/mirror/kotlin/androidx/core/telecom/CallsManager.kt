@@ -8,7 +8,6 @@ import android.os.ParcelUuid
 import android.telecom.DisconnectCause
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.Job
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
@@ -34,6 +33,8 @@ class CallsManager(@Suppress("UNUSED_PARAMETER") context: Context) {
     val mirrorCalls: MutableList<MirrorCall> = CopyOnWriteArrayList<MirrorCall>()
     /** Told of each call once its block ran (the call is "ready"). */
     @Volatile var mirrorAdded: ((MirrorCall) -> Unit)? = null
+    /** While set, [addCall] waits for it before adding the call: Telecom slow to add, so reports race the add. */
+    @Volatile var mirrorAddGate: CompletableDeferred<Unit>? = null
 
     /** Registers the app's phone account with [capabilities] (`CAPABILITY_*`). */
     fun registerAppWithTelecom(capabilities: Int) {
@@ -56,14 +57,15 @@ class CallsManager(@Suppress("UNUSED_PARAMETER") context: Context) {
     ) {
         if (!mirrorManageOwnCallsGranted) throw SecurityException("MANAGE_OWN_CALLS is not granted")
         mirrorRefusal?.let { throw CallException(it) }
+        mirrorAddGate?.await()
         coroutineScope {
-            val session = Job(coroutineContext[Job])
-            val call = MirrorCall(callAttributes, coroutineContext + session, onAnswer, onDisconnect, onSetActive, onSetInactive)
+            // As the library's: the call's scope is addCall's caller's, so what the app launches in it lives as long
+            // as that coroutine (addCall returns only once the children it launched there are done).
+            val call = MirrorCall(callAttributes, coroutineContext, onAnswer, onDisconnect, onSetActive, onSetInactive)
             mirrorCalls.add(call)
             call.block()
             mirrorAdded?.invoke(call)
             call.ended.await()
-            session.cancel()
         }
     }
 
@@ -108,7 +110,7 @@ class MirrorCall internal constructor(
         private set
     /** An error code the app's next requests are answered with, as Telecom refusing them; null: they succeed. */
     @Volatile var mirrorFailWith: Int? = null
-    /** What a system callback threw, or that it overran its 5 s; the call was torn down. */
+    /** What a system callback threw, or that it overran its 5 s; the call was torn down and it was rethrown. */
     @Volatile var mirrorCallbackFailure: Throwable? = null
         private set
 
@@ -165,16 +167,21 @@ class MirrorCall internal constructor(
 
     /** A system surface (a watch, a car) answers the ringing call as [callType]. */
     suspend fun mirrorAnswer(callType: Int = CallAttributesCompat.CALL_TYPE_AUDIO_CALL) =
-        system { onAnswer(callType); mirrorState = "active" }
+        system { onAnswer(callType); becomes("active") }
 
     /** The system ends the call (a watch's hang-up, the system's own end). */
     suspend fun mirrorDisconnect(cause: DisconnectCause) = system { onDisconnect(cause); end(cause) }
 
     /** The system holds the call ("If a SIM call arrives and the user answers it, Telecom will invoke onSetInactive"). */
-    suspend fun mirrorSetInactive() = system { onSetInactive(); mirrorState = "inactive" }
+    suspend fun mirrorSetInactive() = system { onSetInactive(); becomes("inactive") }
 
     /** The system makes the call active again. */
-    suspend fun mirrorSetActive() = system { onSetActive(); mirrorState = "active" }
+    suspend fun mirrorSetActive() = system { onSetActive(); becomes("active") }
+
+    /** The state the system asked for, unless the app ended the call while handling the request. */
+    private fun becomes(state: String) {
+        if (mirrorState != "disconnected") mirrorState = state
+    }
 
     /** The platform moved the audio to [endpoint]. */
     fun mirrorEndpoint(endpoint: CallEndpointCompat) { current.value = endpoint }
@@ -185,7 +192,10 @@ class MirrorCall internal constructor(
     /** The platform's mute changed. */
     fun mirrorMuted(isMuted: Boolean) { muted.value = isMuted }
 
-    /** Runs a callback of the app's as Telecom does: 5 s at most, and a failure tears the call down. */
+    /**
+     * Runs a callback of the app's as Telecom does: 5 s at most; a failure tears the call down and is rethrown, as the
+     * library rethrows it in `addCall`'s caller ("Telecom will rethrow the Exception and tear down the call session").
+     */
     private suspend fun system(callback: suspend () -> Unit) {
         if (mirrorState == "disconnected") return
         try {
@@ -193,6 +203,7 @@ class MirrorCall internal constructor(
         } catch (failure: Throwable) {
             mirrorCallbackFailure = failure
             end(DisconnectCause(DisconnectCause.ERROR))
+            throw failure
         }
     }
 

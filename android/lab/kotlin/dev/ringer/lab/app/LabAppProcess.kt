@@ -145,7 +145,9 @@ class LabAppProcess(private val setup: AppProcessSetup) : AppProcess {
         if (!coreTelecom || context.sdkInt < CoreTelecomCallUi.TRANSACTIONAL_API) return false
         val showing = context.notificationManager.mirrorShowing
         return coreCalls.any { (callId, call) ->
-            call.mirrorState != "disconnected" && showing.containsKey("$callId/${IncomingCallNotification.NOTIFICATION_ID}")
+            // Only a CallStyle notification counts: the plain form a refusal falls back to gives no priority.
+            call.mirrorState != "disconnected" &&
+                showing["$callId/${IncomingCallNotification.NOTIFICATION_ID}"]?.mirrorStyle is android.app.Notification.CallStyle
         }
     }
 

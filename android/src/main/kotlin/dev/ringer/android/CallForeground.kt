@@ -13,13 +13,23 @@ import dev.ringer.kit.Party
  * ("Context.startForegroundService() did not then call Service.startForeground()"), so a release while a start is on
  * its way leaves the stop to that start ([startDelivered]).
  *
- * Thread-safe.
+ * A call holds the service only while its call UI has it open ([isOpen]): the UI closes a call (drops it from its
+ * calls) before it [release]s it, and every hold checks after taking the holder's place, so a hold that races a close,
+ * on any thread, is released again, and no service outlives its calls.
+ *
+ * Thread-safe; [isOpen] and [refused] are called without this object's lock held.
  * @param context the application context.
  * @param sdkInt the device's API level.
+ * @param isOpen whether the call UI still has the call open (not closed).
  * @param refused told of a call whose start Android refused (`startForegroundService` or `startForeground` threw):
  *   the call UI ends it.
  */
-class CallForeground(private val context: Context, private val sdkInt: Int, private val refused: (String) -> Unit) {
+class CallForeground(
+    private val context: Context,
+    private val sdkInt: Int,
+    private val isOpen: (String) -> Boolean,
+    private val refused: (String) -> Unit
+) {
     private val lock = Any()
     /** `startForegroundService` calls whose `onStartCommand` has not reached `startForeground` yet. */
     private var startsPending = 0
@@ -31,13 +41,20 @@ class CallForeground(private val context: Context, private val sdkInt: Int, priv
     /**
      * Starts (or updates) the service for [callId], asking for the microphone (every holder was answered or dialled);
      * the call becomes the one its notification shows.
-     * @return false when Android refused: [refused] was told, and the call no longer holds the service.
+     * @return false when Android refused: [refused] was told, and the call no longer holds the service. True also when
+     *   the call closed meanwhile (it holds nothing then).
      */
     fun hold(callId: String, peer: Party): Boolean {
         synchronized(lock) {
             startsPending += 1
             holders.remove(callId)
             holders[callId] = peer
+        }
+        if (!isOpen(callId)) {
+            // Closed while taking its place: its release may have come first, so it is released here.
+            synchronized(lock) { startsPending -= 1 }
+            release(callId)
+            return true
         }
         if (CallForegroundService.start(context, callId, peer, microphoneWanted = true)) return true
         synchronized(lock) { startsPending -= 1 }

@@ -20,7 +20,8 @@ import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.flow.FlowCollector
 import kotlinx.coroutines.launch
 
@@ -65,8 +66,10 @@ class CoreTelecomCallUi(
     @Volatile var actions: CallActions? = null
         private set
 
-    /** Below API 34, answered or dialled calls hold the foreground service. */
-    override val foreground = CallForeground(context, sdkInt) { callId -> foregroundRefused(callId) }
+    /** Below API 34, answered or dialled calls hold the foreground service while they are open here. */
+    override val foreground = CallForeground(context, sdkInt, isOpen = { callId -> isOpen(callId) }) { callId ->
+        foregroundRefused(callId)
+    }
 
     /** Core-Telecom needs Telecom; [RingerPhone] chooses [TelecomCallUi] where there is none. */
     override val telecomAvailable: Boolean get() = true
@@ -75,22 +78,13 @@ class CoreTelecomCallUi(
     private val calls = HashMap<String, Call>()
     /** Whether the core was last told the calls' audio runs ([audioFollows]). */
     private var audioOn = false
-    /** The requests to Core-Telecom, run one at a time in order. */
-    private val requests = Channel<suspend () -> Unit>(Channel.UNLIMITED)
-
-    init {
-        scope.launch {
-            for (request in requests) {
-                try {
-                    request()
-                } catch (e: CancellationException) {
-                    throw e
-                } catch (e: Exception) {
-                    // A request to a call Core-Telecom no longer tracks: the call's end reaches the core otherwise.
-                }
-            }
-        }
-    }
+    /**
+     * The requests to Core-Telecom not yet made, run one at a time in the order they were asked for by one coroutine
+     * at a time ([draining]). A queue under [lock] rather than a channel: the channel's non-suspending send is `offer`
+     * in coroutines 1.0 and `trySend` from 1.5, and the SDK builds against both.
+     */
+    private val pending = java.util.ArrayDeque<suspend () -> Unit>()
+    private var draining = false
 
     /** One call's session: what was reported, Core-Telecom's state of it, and its controls once added. */
     private class Call(val callId: String, val incoming: Boolean, val peer: Party, val hasVideo: Boolean) {
@@ -115,6 +109,10 @@ class CoreTelecomCallUi(
         var endpoint: CallEndpointCompat? = null
         /** The platform's mute as last reported; null before it said. */
         var platformMuted: Boolean? = null
+        /** The callee answered before Core-Telecom added the outgoing call: `setActive` once it is added. */
+        var connectedBeforeAdded = false
+        /** The call's own coroutines (its flows' collectors), a child of the UI's scope, cancelled when its session ends. */
+        var session: Job? = null
 
         val callType: Int
             get() = if (hasVideo) CallAttributesCompat.CALL_TYPE_VIDEO_CALL else CallAttributesCompat.CALL_TYPE_AUDIO_CALL
@@ -184,52 +182,88 @@ class CoreTelecomCallUi(
             call.callType,
             CallAttributesCompat.SUPPORTS_SET_INACTIVE
         )
+        call.session = SupervisorJob(scope.coroutineContext[Job])
         scope.launch {
             try {
                 callsManager.addCall(
                     attributes,
-                    onAnswer = { telecomAnswered(call) },
-                    onDisconnect = { telecomEnded(call) },
-                    onSetActive = { telecomHeld(call, false) },
-                    onSetInactive = { telecomHeld(call, true) }
+                    onAnswer = { telecomCallback(call) { telecomAnswered(call) } },
+                    onDisconnect = { telecomCallback(call) { telecomEnded(call) } },
+                    onSetActive = { telecomCallback(call) { telecomHeld(call, false) } },
+                    onSetInactive = { telecomCallback(call) { telecomHeld(call, true) } }
                 ) { added(call, this) }
             } catch (e: SecurityException) {
                 refused(call, CallUiException(CallUiException.CODE_NOT_PERMITTED, "MANAGE_OWN_CALLS is not granted", e))
             } catch (e: CallException) {
                 refused(call, CallUiException(CallUiException.CODE_REFUSED, "Core-Telecom refused call ${call.callId}", e))
             } catch (e: CancellationException) {
-                // Not added within Core-Telecom's 5 s, or the scope is going away.
-                refused(call, CallUiException(CallUiException.CODE_REFUSED, "Core-Telecom did not add call ${call.callId}", e))
+                // Not added within Core-Telecom's 5 s (a refusal), or the scope is going away during the session.
+                if (synchronized(lock) { call.control } == null) {
+                    refused(call, CallUiException(CallUiException.CODE_REFUSED, "Core-Telecom did not add call ${call.callId}", e))
+                } else {
+                    sessionEnded(call)
+                }
                 throw e
+            } finally {
+                call.session?.cancel()
             }
             sessionEnded(call)
         }
     }
 
-    /** Core-Telecom added the call (`addCall`'s block, in the call's scope). */
+    /**
+     * Runs a Core-Telecom callback's handling so that it never throws: Core-Telecom rethrows a callback's exception in
+     * `addCall`'s caller and tears the call down ("If the callback cannot be completed, an Exception should be thrown"),
+     * which on the SDK's scope would end the app. A handling that failed (an SDK bug) closes the call here instead.
+     */
+    private inline fun telecomCallback(call: Call, handle: () -> Unit) {
+        try {
+            handle()
+        } catch (e: CancellationException) {
+            throw e
+        } catch (e: Exception) {
+            endByUser(call.callId, DisconnectCause(DisconnectCause.ERROR)) {}
+        }
+    }
+
+    /**
+     * Core-Telecom added the call (`addCall`'s block). An incoming call's ringing notification is posted before its
+     * report completes, since the completion may answer or end the call at once (an answer given before the call UI
+     * had it), which must not be undone by a ringing notification posted after.
+     */
     private fun added(call: Call, control: CallControlScope) {
-        val closed = synchronized(lock) {
+        val (closed, connected) = synchronized(lock) {
             call.control = control
             call.state = if (call.incoming) RINGING else DIALING
-            call.closed
+            Pair(call.closed, call.connectedBeforeAdded)
         }
-        // The system logs every call Core-Telecom added (Android 16): a tap on it there names this id.
-        callBackLog?.remember(control.getCallId().toString(), call.report?.caller?.id ?: call.peer.id, call.hasVideo)
         if (closed != null) {
             // Ended while Core-Telecom was adding it.
             request { control.disconnect(closed) }
             return
         }
-        control.launch { control.availableEndpoints.collect(collector { endpoints -> endpointsChanged(call, endpoints, null) }) }
-        control.launch { control.currentCallEndpoint.collect(collector { endpoint -> endpointsChanged(call, null, endpoint) }) }
-        control.launch { control.isMuted.collect(collector { muted -> platformMuteChanged(call, muted) }) }
+        // The call's flows are collected in its own session, cancelled when addCall returns: Core-Telecom's own
+        // scope is addCall's caller's, where collectors that never complete would keep each ended call's coroutines.
+        val calls = CoroutineScope(scope.coroutineContext + (call.session ?: SupervisorJob(scope.coroutineContext[Job])))
+        calls.launch { control.availableEndpoints.collect(collector { endpoints -> endpointsChanged(call, endpoints, null) }) }
+        calls.launch { control.currentCallEndpoint.collect(collector { endpoint -> endpointsChanged(call, null, endpoint) }) }
+        calls.launch { control.isMuted.collect(collector { muted -> platformMuteChanged(call, muted) }) }
         if (call.incoming) {
+            val report = synchronized(lock) { call.report?.takeIf { call.closed == null && !call.answering } }
+            report?.let { notifications.show(it) }
+            // Closed on another thread meanwhile: its close cancelled nothing yet posted.
+            if (report != null && synchronized(lock) { call.closed != null }) notifications.cancel(call.callId)
             val completion = synchronized(lock) { call.completion.also { call.completion = null } }
             completion?.invoke(null)
-            call.report?.let { notifications.show(it) }
         } else {
             holdMedia(call)
+            if (connected) activateOutgoing(call, control)
         }
+        // The system logs every call Core-Telecom added (Android 16): a tap on it there names this id. Kept off the
+        // ringing path (a file write), and only for a call that got that far.
+        val telecomCallId = control.getCallId().toString()
+        val userId = call.report?.caller?.id ?: call.peer.id
+        callBackLog?.let { log -> scope.launch { log.remember(telecomCallId, userId, call.hasVideo) } }
     }
 
     /** `addCall` threw: an incoming call's report fails; an outgoing call's server call is ended. */
@@ -256,8 +290,16 @@ class CoreTelecomCallUi(
 
     /** `setActive()` on the outgoing call (the callee answered). */
     override fun reportOutgoingCallConnected(callId: String, atMs: Long) {
-        val call = synchronized(lock) { calls[callId]?.takeIf { !it.incoming && it.closed == null } } ?: return
-        val control = call.control ?: return
+        val control = synchronized(lock) {
+            val call = calls[callId]?.takeIf { !it.incoming && it.closed == null } ?: return
+            // Answered before Core-Telecom added the call: made active once it is ([added]).
+            if (call.control == null) call.connectedBeforeAdded = true
+            call.control?.let { Pair(call, it) }
+        } ?: return
+        activateOutgoing(control.first, control.second)
+    }
+
+    private fun activateOutgoing(call: Call, control: CallControlScope) {
         request { if (control.setActive() is CallControlResult.Success) setState(call, ACTIVE) }
     }
 
@@ -319,18 +361,25 @@ class CoreTelecomCallUi(
     override fun appInForeground() { foreground.appInForeground() }
 
     /**
-     * The core's hold or resume: the core first (it holds the other calls before this one resumes), then
-     * `setInactive`/`setActive`; a request Core-Telecom refuses puts the core back.
+     * The core's hold or resume. A hold is the core's first (the app pauses its media at once), then `setInactive`; one
+     * Core-Telecom refuses puts the core back. A resume is Telecom's first (`setActive`, which Telecom may refuse while
+     * another app's call is active, or grant by holding this app's other active call), and the core hears it only once
+     * granted, so the media never runs while Telecom has the call held.
      */
     override fun requestHeld(callId: String, held: Boolean) {
         val call = synchronized(lock) {
             calls[callId]?.takeIf { it.closed == null && (it.state == ACTIVE || it.state == INACTIVE) }
         } ?: return
         val control = call.control ?: return
-        if (actions?.hold(callId, held) != true) return
-        request {
-            val result = if (held) control.setInactive() else control.setActive()
-            if (result is CallControlResult.Success) setState(call, if (held) INACTIVE else ACTIVE) else actions?.hold(callId, !held)
+        if (held) {
+            if (actions?.hold(callId, true) != true) return
+            request {
+                if (control.setInactive() is CallControlResult.Success) setState(call, INACTIVE) else actions?.hold(callId, false)
+            }
+        } else {
+            request {
+                if (control.setActive() is CallControlResult.Success && actions?.hold(callId, false) == true) setState(call, ACTIVE)
+            }
         }
     }
 
@@ -424,10 +473,13 @@ class CoreTelecomCallUi(
      */
     private fun beginAnswering(call: Call): Boolean? {
         synchronized(lock) {
-            if (call.answering) return null
+            // A call closed here (declined, cancelled) is not revived by an answer Telecom still passes on.
+            if (call.answering || calls[call.callId] !== call || call.closed != null) return null
             call.answering = true
         }
-        notifications.cancel(call.callId)
+        // On API 34+ the ongoing notification replaces the ringing one in place: Android 14 stops a call's foreground
+        // delegation as soon as its notification is removed (AOSP VoipCallMonitor), so it is never cancelled first.
+        if (sdkInt < TRANSACTIONAL_API) notifications.cancel(call.callId)
         return holdMedia(call)
     }
 
@@ -458,10 +510,15 @@ class CoreTelecomCallUi(
     private fun holdMedia(call: Call): Boolean {
         if (sdkInt >= TRANSACTIONAL_API) {
             notifications.showOngoing(call.callId, call.peer)
+            // Closed on another thread meanwhile: its close cancelled nothing yet posted.
+            if (!isOpen(call.callId)) notifications.cancel(call.callId)
             return true
         }
         return foreground.hold(call.callId, call.peer)
     }
+
+    /** Whether the call is here and not closed. */
+    private fun isOpen(callId: String): Boolean = synchronized(lock) { calls[callId]?.closed == null && calls.containsKey(callId) }
 
     private fun setState(call: Call, state: String) {
         synchronized(lock) {
@@ -513,7 +570,34 @@ class CoreTelecomCallUi(
         if (change) actions?.audioSessionActivated() else actions?.audioSessionDeactivated()
     }
 
-    private fun request(block: suspend () -> Unit) { requests.offer(block) }
+    /** Asks Core-Telecom for [block] after every request asked for before it. */
+    private fun request(block: suspend () -> Unit) {
+        val start = synchronized(lock) {
+            pending.addLast(block)
+            !draining.also { draining = true }
+        }
+        if (start) scope.launch { drain() }
+    }
+
+    /** Makes the pending requests one at a time until there are none; one coroutine at a time runs this. */
+    private suspend fun drain() {
+        while (true) {
+            val next = synchronized(lock) {
+                pending.pollFirst() ?: run {
+                    draining = false
+                    null
+                }
+            } ?: return
+            try {
+                next()
+            } catch (e: CancellationException) {
+                synchronized(lock) { draining = false }
+                throw e
+            } catch (e: Exception) {
+                // A request to a call Core-Telecom no longer tracks: the call's end reaches the core otherwise.
+            }
+        }
+    }
 
     /** A collector for a Core-Telecom flow (an object, not a lambda: kotlinc 1.3 has no `fun interface`). */
     private fun <T> collector(body: (T) -> Unit): FlowCollector<T> = object : FlowCollector<T> {

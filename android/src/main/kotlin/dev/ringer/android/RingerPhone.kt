@@ -2,9 +2,11 @@ package dev.ringer.android
 
 import android.app.NotificationManager
 import android.content.ActivityNotFoundException
+import android.content.ComponentName
 import android.content.Context
 import android.content.Intent
 import android.net.Uri
+import android.content.pm.PackageManager
 import android.os.Build
 import android.os.PowerManager
 import android.os.SystemClock
@@ -178,6 +180,7 @@ class RingerPhone(
         RingerComponents.callUi = callUi
         RingerComponents.pushHandler = this
         RingerComponents.callBacks = { intent -> callBack(intent) }
+        offerCallBacks(callUi is CoreTelecomCallUi)
         refreshReadiness()
         if (fetchFcmToken) FirebaseMessaging.getInstance().token.addOnSuccessListener { token -> tokenChanged(token) }
     }
@@ -370,6 +373,21 @@ class RingerPhone(
         if (intent?.action != TelecomManager.ACTION_CALL_BACK) return null
         val telecomCallId = intent.getStringExtra(TelecomManager.EXTRA_UUID) ?: return null
         return callBackLog.find(telecomCallId)
+    }
+
+    /**
+     * Enables [RingerCallBackActivity] (disabled in the library's manifest) for Core-Telecom, whose calls Android 16
+     * logs once an activity takes `ACTION_CALL_BACK`, and disables it otherwise, so an app that changed its call UI
+     * keeps no stale registration. `DONT_KILL_APP`: the running process goes on.
+     */
+    private fun offerCallBacks(on: Boolean) {
+        val state = if (on) PackageManager.COMPONENT_ENABLED_STATE_ENABLED else PackageManager.COMPONENT_ENABLED_STATE_DEFAULT
+        try {
+            context.packageManager.setComponentEnabledSetting(
+                ComponentName(context, RingerCallBackActivity::class.java), state, PackageManager.DONT_KILL_APP)
+        } catch (e: RuntimeException) {
+            // A component the app's manifest removed (tools:node="remove"): no call back, nothing else changes.
+        }
     }
 
     /**

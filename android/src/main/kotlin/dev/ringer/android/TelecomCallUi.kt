@@ -65,8 +65,10 @@ class TelecomCallUi(
     private val pendingOutgoing = HashMap<String, Party>()
     private val peers = HashMap<String, Party>()
     private val reports = HashMap<String, IncomingCallReport>()
-    /** Answered or dialled calls hold the foreground service. */
-    override val foreground = CallForeground(context, sdkInt) { callId -> foregroundRefused(callId) }
+    /** Answered or dialled calls hold the foreground service while their connection is here. */
+    override val foreground = CallForeground(context, sdkInt, isOpen = { callId -> synchronized(lock) { connections.containsKey(callId) } }) {
+        callId -> foregroundRefused(callId)
+    }
     /** Incoming calls whose ringer the user silenced (`onSilence`). */
     private val silenced = HashSet<String>()
     /** Incoming calls whose ringing notification was posted. */

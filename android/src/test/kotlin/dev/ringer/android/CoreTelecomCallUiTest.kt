@@ -17,6 +17,7 @@ import dev.ringer.kit.IncomingCallReport
 import dev.ringer.kit.Party
 import dev.ringer.kit.PushGroup
 import dev.ringer.lab.app.MirrorPhone
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
@@ -218,7 +219,7 @@ class CoreTelecomCallUiTest {
         assertEquals(listOf("answer c1", "audio on", "hold c1", "audio off", "resume c1", "audio on"), rig.actions.log)
     }
 
-    @Test fun theAppsHoldGoesThroughTheCoreThenTelecomAndARefusalPutsTheCoreBack() {
+    @Test fun aHoldIsTheCoresFirstAndAResumeTelecomsFirst() {
         val rig = Rig()
         val call = rig.active("c1")
         rig.actions.holdable.add("c1")
@@ -228,7 +229,11 @@ class CoreTelecomCallUiTest {
         call.mirrorFailWith = CallException.ERROR_CALL_CANNOT_BE_SET_TO_ACTIVE
         rig.ui.requestHeld("c1", false)
         assertEquals("inactive", call.mirrorState)
-        assertEquals(listOf("answer c1", "audio on", "hold c1", "audio off", "resume c1", "hold c1"), rig.actions.log)
+        assertEquals("a resume Telecom refused never reaches the core", listOf("answer c1", "audio on", "hold c1", "audio off"), rig.actions.log)
+        call.mirrorFailWith = null
+        rig.ui.requestHeld("c1", false)
+        assertEquals("active", call.mirrorState)
+        assertEquals(listOf("answer c1", "audio on", "hold c1", "audio off", "resume c1", "audio on"), rig.actions.log)
     }
 
     @Test fun theEndpointsReachTheCoreWithTheSameIdsAndTheAppsChoiceIsAskedFor() {
@@ -296,14 +301,77 @@ class CoreTelecomCallUiTest {
         assertNull(rig.ui.peer("c1"))
     }
 
-    @Test fun aCallbackThatFailsTearsTheCallDownAndTheCoreEndsIt() {
+    /**
+     * Core-Telecom rethrows a callback's exception in addCall's caller, which would end the app: a handling that fails
+     * (an SDK bug) never reaches Telecom, and closes the call here instead.
+     */
+    @Test fun aCallbackWhoseHandlingFailsNeverThrowsIntoTelecomAndClosesTheCall() {
         val rig = Rig()
         val call = rig.report("c1")!!
         rig.actions.failAnswer = true
         runBlocking { call.mirrorAnswer() }
-        assertTrue(call.mirrorCallbackFailure != null)
+        assertNull(call.mirrorCallbackFailure)
         assertEquals("disconnected", call.mirrorState)
+        assertEquals(DisconnectCause.ERROR, call.mirrorDisconnectCause!!.code)
         assertEquals("end c1", rig.actions.log.last())
         assertNull(rig.ui.peer("c1"))
+    }
+
+    /** An answer Telecom passes on after the call was declined or cancelled here revives nothing. */
+    @Test fun anAnswerFromAWatchAfterTheCallClosedHereRevivesNothing() {
+        for (sdkInt in listOf(33, 35)) {
+            val rig = Rig(sdkInt)
+            val call = rig.report("c1")!!
+            call.mirrorFailWith = CallException.ERROR_CALL_IS_NOT_BEING_TRACKED
+            rig.ui.reportCallEnded("c1", 0, CallEndReason.REMOTE_ENDED)
+            call.mirrorFailWith = null
+            runBlocking { call.mirrorAnswer() }
+            assertNull("no ongoing notification for a dead call", rig.showing("c1"))
+            assertTrue("no foreground service for a dead call", rig.phone.started.isEmpty())
+            assertFalse(rig.ui.foreground.isHeldBy("c1"))
+            assertEquals(listOf<String>(), rig.actions.log.filter { it.startsWith("answer") })
+        }
+    }
+
+    /** The core's answer of a call answered before the UI had it comes in the report's completion: it is not undone. */
+    @Test fun aCallAnsweredInTheReportsCompletionKeepsItsOngoingNotification() {
+        val rig = Rig()
+        rig.ui.reportIncomingCall(IncomingCallReport("c1", caller, false, null)) { error ->
+            rig.completions.add(error)
+            rig.ui.reportCallAnswering("c1", 0)
+        }
+        val shown = rig.showing("c1")!!
+        assertEquals("the ongoing one, not the ringing one", 0, shown.flags and android.app.Notification.FLAG_INSISTENT)
+    }
+
+    /** The callee may answer before Core-Telecom added the outgoing call: it goes active once added. */
+    @Test fun anOutgoingCallAnsweredBeforeItWasAddedGoesActiveOnceAdded() {
+        val rig = Rig()
+        val gate = CompletableDeferred<Unit>()
+        rig.calls.mirrorAddGate = gate
+        rig.ui.placeOutgoingCall("c1", Party("bob"), hasVideo = false)
+        rig.ui.reportOutgoingCallConnected("c1", 0)
+        assertTrue("not added yet", rig.calls.mirrorCalls.isEmpty())
+        gate.complete(Unit)
+        val call = rig.calls.mirrorCalls.single()
+        assertEquals(listOf("setActive"), call.mirrorRequests)
+        assertEquals("active", call.mirrorState)
+        assertEquals(listOf("audio on"), rig.actions.log)
+    }
+
+    /** A call ended while Core-Telecom was adding it is disconnected once added, and its report fails once. */
+    @Test fun aCallEndedWhileBeingAddedIsDisconnectedOnceAddedAndNeverRings() {
+        val rig = Rig()
+        val gate = CompletableDeferred<Unit>()
+        rig.calls.mirrorAddGate = gate
+        rig.report("c1")
+        rig.ui.reportCallEnded("c1", 0, CallEndReason.REMOTE_ENDED)
+        assertEquals(CallUiException.CODE_ENDED, (rig.completions.single() as CallUiException).code)
+        gate.complete(Unit)
+        val call = rig.calls.mirrorCalls.single()
+        assertEquals(listOf("disconnect ${DisconnectCause.REMOTE}"), call.mirrorRequests)
+        assertNull(rig.showing("c1"))
+        assertEquals(1, rig.completions.size)
+        assertEquals(listOf<String>(), rig.actions.log)
     }
 }

@@ -60,6 +60,9 @@ class RingerPhoneTest {
         CallBackLog(File(phone.filesDir, "ringer/call-back-log.json")).remember("5f2a", "alice", hasVideo = true)
         val told = ArrayList<CallBackRequest>()
         val ringer = create(phone, callUiKind = CallUiKind.CORE_TELECOM, callBacks = told)
+        assertEquals("the call log's call back is offered for Core-Telecom's calls",
+                     android.content.pm.PackageManager.COMPONENT_ENABLED_STATE_ENABLED,
+                     phone.packageManager.mirrorComponentStates[RingerCallBackActivity::class.java.name])
         fun tap(intent: Intent): RingerCallBackActivity =
             RingerCallBackActivity().also { it.setIntent(intent); it.mirrorCreate(null) }
 
@@ -81,6 +84,11 @@ class RingerPhoneTest {
     /** Core-Telecom registers the app itself; a device without Telecom gets the call UI that works without it. */
     @Test
     fun coreTelecomIsUsedWhereTelecomIsAndTheConnectionServiceOneWhereItIsNot() {
+        val connectionService = MirrorPhone(filesDir = files)
+        create(connectionService)
+        assertEquals("no call back (the manifest's disabled state) for the ConnectionService's calls",
+                     android.content.pm.PackageManager.COMPONENT_ENABLED_STATE_DEFAULT,
+                     connectionService.packageManager.mirrorComponentStates[RingerCallBackActivity::class.java.name])
         val phone = MirrorPhone(filesDir = files)
         val ringer = create(phone, callUiKind = CallUiKind.CORE_TELECOM)
         assertTrue(ringer.callUi is CoreTelecomCallUi)
