@@ -31,8 +31,8 @@ import dev.ringer.kit.Party
  * A start the system refuses, in [start] (`startForegroundService`: `IllegalStateException`, API 31
  * `ForegroundServiceStartNotAllowedException`) or in [onStartCommand] (`startForeground`: `SecurityException`,
  * `ForegroundServiceStartNotAllowedException`), ends the call with `DisconnectCause.ERROR` through
- * [AndroidCallUi.foregroundRefused]; the app stays alive. The call UI starts and stops it through [CallForeground], and never stops it
- * before a start reached `startForeground`.
+ * [AndroidCallUi.foregroundRefused]; the app stays alive. The call UI starts and stops it through [CallForeground],
+ * which never stops it before a start reached `startForeground`.
  */
 class CallForegroundService : Service() {
     /** Goes foreground for the call in the intent, with the types its state allows. */

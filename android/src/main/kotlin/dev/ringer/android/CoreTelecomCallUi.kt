@@ -61,11 +61,7 @@ class CoreTelecomCallUi(
     override val sdkInt: Int = Build.VERSION.SDK_INT,
     private val groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) },
     private val callBackLog: CallBackLog? = null
-) : AndroidCallUi {
-    /** Where the user's actions go; set once by [attach] before any call can be reported. */
-    @Volatile var actions: CallActions? = null
-        private set
-
+) : AndroidCallUi() {
     /** Below API 34, answered or dialled calls hold the foreground service while they are open here. */
     override val foreground = CallForeground(context, sdkInt, isOpen = { callId -> isOpen(callId) }) { callId ->
         foregroundRefused(callId)
@@ -117,8 +113,6 @@ class CoreTelecomCallUi(
         val callType: Int
             get() = if (hasVideo) CallAttributesCompat.CALL_TYPE_VIDEO_CALL else CallAttributesCompat.CALL_TYPE_AUDIO_CALL
     }
-
-    override fun attach(actions: CallActions) { this.actions = actions }
 
     /**
      * `CallsManager.registerAppWithTelecom` with video calling declared, so video calls keep their video state;
@@ -335,18 +329,6 @@ class CoreTelecomCallUi(
         return true
     }
 
-    override fun decline(callId: String, completion: (Boolean) -> Unit) {
-        endByUser(callId, DisconnectCause(DisconnectCause.REJECTED), completion)
-    }
-
-    override fun hangUp(callId: String, completion: (Boolean) -> Unit) {
-        endByUser(callId, DisconnectCause(DisconnectCause.LOCAL), completion)
-    }
-
-    override fun foregroundRefused(callId: String) {
-        endByUser(callId, DisconnectCause(DisconnectCause.ERROR)) {}
-    }
-
     /**
      * The server call id of the call Core-Telecom knows as [telecomCallId] (`CallControlScope.getCallId()`, which on
      * API 34+ is the platform call's id that Telecom's call log and `ACTION_CALL_BACK`'s `EXTRA_UUID` name), while the
@@ -357,8 +339,6 @@ class CoreTelecomCallUi(
     }
 
     override fun peer(callId: String): Party? = synchronized(lock) { calls[callId]?.takeIf { it.closed == null }?.peer }
-
-    override fun appInForeground() { foreground.appInForeground() }
 
     /**
      * The core's hold or resume. A hold is the core's first (the app pauses its media at once), then `setInactive`; one
@@ -528,22 +508,16 @@ class CoreTelecomCallUi(
         audioFollows()
     }
 
-    private fun endByUser(callId: String, cause: DisconnectCause, completion: (Boolean) -> Unit) {
-        if (!close(callId, cause)) {
-            completion(false)
-            return
-        }
-        val actions = actions
-        if (actions == null) completion(false) else actions.end(callId, completion)
-    }
-
     /**
      * Closes the call here: its notification, its hold on the foreground service, and Telecom's call (`disconnect`,
      * unless Telecom ended it, or later, once Core-Telecom added it). A report still waiting gets
      * [CallUiException.CODE_ENDED].
      * @return false when no open call has this id.
      */
-    private fun close(callId: String, cause: DisconnectCause, request: Boolean = true): Boolean {
+    override fun close(callId: String, cause: DisconnectCause): Boolean = close(callId, cause, request = true)
+
+    /** [close], asking Telecom to disconnect only when [request] (not for a session Telecom already ended). */
+    private fun close(callId: String, cause: DisconnectCause, request: Boolean): Boolean {
         val call = synchronized(lock) {
             val call = calls.remove(callId) ?: return false
             call.closed = cause

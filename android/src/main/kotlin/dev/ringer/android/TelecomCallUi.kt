@@ -51,13 +51,9 @@ class TelecomCallUi(
     override val notifications: IncomingCallNotification,
     override val sdkInt: Int = Build.VERSION.SDK_INT,
     private val groupCallerName: (String, Int) -> String = { caller, others -> IncomingCallReport.defaultGroupName(caller, others) }
-) : AndroidCallUi {
+) : AndroidCallUi() {
     /** The phone account this app's calls are placed on (its `ConnectionService` and the id "ringer"). */
     val phoneAccountHandle = PhoneAccountHandle(ComponentName(context, RingerConnectionService::class.java), ACCOUNT_ID)
-
-    /** Where the user's actions go; set once by [attach] before any call can be reported. */
-    @Volatile var actions: CallActions? = null
-        private set
 
     private val lock = Any()
     private val connections = HashMap<String, RingerConnection>()
@@ -83,8 +79,6 @@ class TelecomCallUi(
     override val telecomAvailable: Boolean get() = telecom != null
 
     private class PendingIncoming(val report: IncomingCallReport, val completion: (Throwable?) -> Unit)
-
-    override fun attach(actions: CallActions) { this.actions = actions }
 
     /**
      * Registers the self-managed phone account with Telecom (Android: `TelecomManager.registerPhoneAccount`);
@@ -414,39 +408,8 @@ class TelecomCallUi(
         return true
     }
 
-    /**
-     * Declines a ringing call (Telecom's `onReject`, or the notification's decline action through
-     * [RingerActionReceiver]): closed at once as `REJECTED`, then the coordinator's `end` (kept durably until the
-     * server hears it). @param completion the coordinator's result (false also when no call has this id).
-     */
-    override fun decline(callId: String, completion: (Boolean) -> Unit) {
-        endByUser(callId, DisconnectCause(DisconnectCause.REJECTED), completion)
-    }
-
-    /** Hangs up or cancels a call (Telecom's `onDisconnect`, the ongoing call's hang-up action): `LOCAL`, then `end`. */
-    override fun hangUp(callId: String, completion: (Boolean) -> Unit) {
-        endByUser(callId, DisconnectCause(DisconnectCause.LOCAL), completion)
-    }
-
-    /**
-     * The call's foreground service could not start (`SecurityException`, `ForegroundServiceStartNotAllowedException`):
-     * the call closes with `ERROR` and the coordinator ends it, so the server and the other party are told; the
-     * app keeps running.
-     */
-    override fun foregroundRefused(callId: String) {
-        endByUser(callId, DisconnectCause(DisconnectCause.ERROR)) {}
-    }
-
     /** The caller as reported, for the notification and the foreground service; null when the call is unknown. */
     override fun peer(callId: String): Party? = synchronized(lock) { peers[callId] }
-
-    /**
-     * The app is visible now (its call activity got a Ringer intent, or the app's `onResume`): a foreground
-     * service started now may use the microphone, so a call whose microphone Android refused in the background
-     * gets it. On Android 11-13, which withholds the microphone without saying so, it asks again whenever a call
-     * holds the service.
-     */
-    override fun appInForeground() { foreground.appInForeground() }
 
     internal fun showIncomingCallUi(callId: String) {
         val (report, silent) = synchronized(lock) {
@@ -489,20 +452,11 @@ class TelecomCallUi(
         if (change) actions?.audioSessionActivated() else actions?.audioSessionDeactivated()
     }
 
-    private fun endByUser(callId: String, cause: DisconnectCause, completion: (Boolean) -> Unit) {
-        if (!close(callId, cause)) {
-            completion(false)
-            return
-        }
-        val actions = actions
-        if (actions == null) completion(false) else actions.end(callId, completion)
-    }
-
     /**
      * Closes the call's `Connection` (disconnected, destroyed), its notification, and its hold on the foreground
      * service ([CallForeground.release]).
      */
-    private fun close(callId: String, cause: DisconnectCause): Boolean {
+    override fun close(callId: String, cause: DisconnectCause): Boolean {
         val connection = synchronized(lock) {
             val connection = connections.remove(callId) ?: return@synchronized null
             peers.remove(callId)
