@@ -29,6 +29,8 @@ public abstract class Service extends ContextWrapper {
      * foreground service may.
      */
     public boolean mirrorMicrophoneAllowed;
+    /** Mirror only: the same for the camera (type CAMERA, CAMERA granted, visible from API 30). */
+    public boolean mirrorCameraAllowed;
     /** Mirror only: the device's API level the system rules below apply for (Build.VERSION.SDK_INT by default). */
     public int mirrorSdkInt = android.os.Build.VERSION.SDK_INT;
 
@@ -54,6 +56,25 @@ public abstract class Service extends ContextWrapper {
      * such a start is accepted but the service gets no microphone access.
      */
     public final void startForeground(int id, Notification notification, int foregroundServiceType) {
+        int declared;
+        try {
+            declared = getPackageManager().getServiceInfo(new android.content.ComponentName(this, getClass()), 0).foregroundServiceType;
+        } catch (android.content.pm.PackageManager.NameNotFoundException e) {
+            declared = 0;
+        }
+        if ((foregroundServiceType & ~declared) != 0) {
+            // Android 10+: "foregroundServiceType must be a subset of foregroundServiceType attribute in service element
+            // of manifest file".
+            throw new IllegalArgumentException("foregroundServiceType 0x" + Integer.toHexString(foregroundServiceType)
+                + " is not a subset of foregroundServiceType attribute 0x" + Integer.toHexString(declared) + " in service element of manifest file");
+        }
+        boolean camera = (foregroundServiceType & android.content.pm.ServiceInfo.FOREGROUND_SERVICE_TYPE_CAMERA) != 0;
+        boolean cameraGranted = checkSelfPermission(android.Manifest.permission.CAMERA)
+            == android.content.pm.PackageManager.PERMISSION_GRANTED;
+        if (mirrorSdkInt >= 34 && camera && (!cameraGranted || !mirrorAppVisible())) {
+            // Android 14: the camera is a while-in-use permission, as the microphone below.
+            throw new SecurityException("Starting FGS with type camera: CAMERA is not granted or the app is in the background");
+        }
         boolean microphone = (foregroundServiceType & android.content.pm.ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE) != 0;
         boolean recordAudio = checkSelfPermission(android.Manifest.permission.RECORD_AUDIO)
             == android.content.pm.PackageManager.PERMISSION_GRANTED;
@@ -73,6 +94,7 @@ public abstract class Service extends ContextWrapper {
         }
         record(id, notification, foregroundServiceType);
         mirrorMicrophoneAllowed = recordAudio && (mirrorSdkInt < 30 || (microphone && mirrorAppVisible()));
+        mirrorCameraAllowed = cameraGranted && camera && (mirrorSdkInt < 30 || mirrorAppVisible());
     }
 
     private void record(int id, Notification notification, int type) {

@@ -41,6 +41,21 @@ public abstract class PackageManager {
         return mirrorApplicationInfo;
     }
 
+    /**
+     * Mirror only: each service's manifest android:foregroundServiceType, by class name, where the app's manifest says
+     * other than the SDK's library manifest (CallForegroundService: phoneCall|microphone).
+     */
+    public final java.util.Map<String, Integer> mirrorServiceTypes = new java.util.concurrent.ConcurrentHashMap<String, Integer>();
+
+    /** Abstract in Android: a service of the app as its merged manifest declares it. Mirror body: its types. */
+    public ServiceInfo getServiceInfo(android.content.ComponentName component, int flags) throws NameNotFoundException {
+        ServiceInfo info = new ServiceInfo();
+        Integer declared = mirrorServiceTypes.get(component.getClassName());
+        info.foregroundServiceType = declared != null ? declared
+            : ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL | ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE;
+        return info;
+    }
+
     /** Mirror only: each component's enabled state as the app last set it, by class name. */
     public final java.util.Map<String, Integer> mirrorComponentStates = new java.util.concurrent.ConcurrentHashMap<String, Integer>();
 

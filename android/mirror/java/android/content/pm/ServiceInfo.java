@@ -5,6 +5,9 @@ package android.content.pm;
 
 /** Mirror of {@code android.content.pm.ServiceInfo}: the foreground service types (API 29; required from API 34). */
 public class ServiceInfo {
+    /** API 29: the types the service's manifest entry declares (android:foregroundServiceType). */
+    public int foregroundServiceType;
+
     public static final int FOREGROUND_SERVICE_TYPE_PHONE_CALL = 4;
     public static final int FOREGROUND_SERVICE_TYPE_CAMERA = 64;
     public static final int FOREGROUND_SERVICE_TYPE_MICROPHONE = 128;

@@ -33,22 +33,25 @@ class CallForeground(
     private val lock = Any()
     /** `startForegroundService` calls whose `onStartCommand` has not reached `startForeground` yet. */
     private var startsPending = 0
-    /** Calls holding the service, with whom each is with; the last one is the one its notification shows. */
-    private val holders = LinkedHashMap<String, Party>()
+    /** Calls holding the service, with whom each is with and whether with video; the last is the one it shows. */
+    private val holders = LinkedHashMap<String, Holder>()
+
+    private class Holder(val peer: Party, val hasVideo: Boolean)
     /** Android refused the microphone type at the service's last start (the app was in the background). */
     private var microphoneMissing = false
 
     /**
-     * Starts (or updates) the service for [callId], asking for the microphone (every holder was answered or dialled);
-     * the call becomes the one its notification shows.
+     * Starts (or updates) the service for [callId], asking for the microphone (every holder was answered or dialled)
+     * and, for a video call ([hasVideo]) of an app that opted in, the camera; the call becomes the one its
+     * notification shows.
      * @return false when Android refused: [refused] was told, and the call no longer holds the service. True also when
      *   the call closed meanwhile (it holds nothing then).
      */
-    fun hold(callId: String, peer: Party): Boolean {
+    fun hold(callId: String, peer: Party, hasVideo: Boolean = false): Boolean {
         synchronized(lock) {
             startsPending += 1
             holders.remove(callId)
-            holders[callId] = peer
+            holders[callId] = Holder(peer, hasVideo)
         }
         if (!isOpen(callId)) {
             // Closed while taking its place: its release may have come first, so it is released here.
@@ -56,7 +59,7 @@ class CallForeground(
             release(callId)
             return true
         }
-        if (CallForegroundService.start(context, callId, peer, microphoneWanted = true)) return true
+        if (CallForegroundService.start(context, callId, peer, microphoneWanted = true, hasVideo = hasVideo)) return true
         synchronized(lock) { startsPending -= 1 }
         refused(callId)
         return false
@@ -77,7 +80,7 @@ class CallForeground(
             if (wasShown) holders.entries.lastOrNull()?.toPair() else null
         }
         if (stop) CallForegroundService.stop(context)
-        next?.let { (nextId, peer) -> hold(nextId, peer) }
+        next?.let { (nextId, holder) -> hold(nextId, holder.peer, holder.hasVideo) }
     }
 
     /** Whether [callId] holds the service. */
@@ -94,7 +97,7 @@ class CallForeground(
             if (!microphoneMissing && !silentlyWithheld) return
             holders.entries.lastOrNull()?.toPair()
         } ?: return
-        hold(shown.first, shown.second)
+        hold(shown.first, shown.second.peer, shown.second.hasVideo)
     }
 
     /** Whether Android refused the microphone to the service at its last start. */

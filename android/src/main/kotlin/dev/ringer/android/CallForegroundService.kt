@@ -2,6 +2,7 @@ package dev.ringer.android
 
 import android.Manifest
 import android.app.Service
+import android.content.ComponentName
 import android.content.Context
 import android.content.Intent
 import android.content.pm.PackageManager
@@ -28,6 +29,12 @@ import dev.ringer.kit.Party
  * the server confirms; a refusal keeps the call on `phoneCall` alone, shows "microphone off" in the call's
  * notification, and [AndroidCallUi.appInForeground] asks again once the user opens the app.
  *
+ * A video call adds `FOREGROUND_SERVICE_TYPE_CAMERA` when the app opted in: its manifest declares the service with
+ * `camera` among its types (and `FOREGROUND_SERVICE_CAMERA`), which the library's manifest does not, as Google Play
+ * asks an app that declares the camera type to justify it, and the user granted `CAMERA`. Android 14 requires the
+ * type for a camera used in the background and refuses it as it refuses the microphone's (while-in-use); a refusal
+ * tries again without the camera, then without the microphone, so the call itself never ends for it.
+ *
  * A start the system refuses, in [start] (`startForegroundService`: `IllegalStateException`, API 31
  * `ForegroundServiceStartNotAllowedException`) or in [onStartCommand] (`startForeground`: `SecurityException`,
  * `ForegroundServiceStartNotAllowedException`), ends the call with `DisconnectCause.ERROR` through
@@ -50,19 +57,25 @@ class CallForegroundService : Service() {
         val peer = Party(intent.getStringExtra(RingerIntents.EXTRA_PEER_ID) ?: callId, intent.getStringExtra(RingerIntents.EXTRA_PEER_NAME))
         val microphoneWanted = intent.getBooleanExtra(RingerIntents.EXTRA_MICROPHONE, false)
         val recordAudio = checkSelfPermission(Manifest.permission.RECORD_AUDIO) == PackageManager.PERMISSION_GRANTED
-        val types = foregroundServiceTypes(microphoneWanted, recordAudio)
-        val phoneCallOnly = ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL
-        val wentForeground = when (goForeground(callUi, notifications.buildOngoing(callId, peer), types)) {
-            Start.STARTED -> {
-                if (types != phoneCallOnly) foreground.microphoneGranted()
-                true
+        val cameraWanted = intent.getBooleanExtra(RingerIntents.EXTRA_HAS_VIDEO, false) && cameraDeclared(callUi.sdkInt) &&
+            checkSelfPermission(Manifest.permission.CAMERA) == PackageManager.PERMISSION_GRANTED
+        val types = foregroundServiceTypes(microphoneWanted, recordAudio, cameraWanted)
+        val microphone = ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE
+        // Android 14 refuses a while-in-use type with SecurityException (the app was in the background): the call goes
+        // on without the camera, then without the microphone, rather than ending, and its notification says how to
+        // turn the microphone on.
+        val attempts = listOf(types, types and ServiceInfo.FOREGROUND_SERVICE_TYPE_CAMERA.inv(), ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL)
+            .distinct()
+        var wentForeground = false
+        for (attempt in attempts) {
+            val microphoneOff = types and microphone != 0 && attempt and microphone == 0
+            val start = goForeground(callUi, notifications.buildOngoing(callId, peer, microphoneOff = microphoneOff), attempt)
+            if (start == Start.TYPE_REFUSED) continue
+            if (start == Start.STARTED) {
+                wentForeground = true
+                if (attempt and microphone != 0) foreground.microphoneGranted() else if (microphoneOff) foreground.microphoneRefused()
             }
-            // Android 14 refuses a microphone type with SecurityException (the app was in the background): the
-            // call goes on without the microphone rather than ending, and its notification says how to turn it on.
-            Start.TYPE_REFUSED -> types != phoneCallOnly &&
-                goForeground(callUi, notifications.buildOngoing(callId, peer, microphoneOff = true), phoneCallOnly) == Start.STARTED &&
-                foreground.microphoneRefused()
-            Start.REFUSED -> false
+            break
         }
         if (!wentForeground) {
             refused(callUi, callId)
@@ -102,6 +115,20 @@ class CallForegroundService : Service() {
         Start.REFUSED
     }
 
+    /**
+     * Whether the app's manifest declares this service with the `camera` type (its opt-in: the library's manifest
+     * declares `phoneCall|microphone`). Types exist from API 29; the camera's restrictions from 30.
+     */
+    private fun cameraDeclared(sdkInt: Int): Boolean {
+        if (sdkInt < Build.VERSION_CODES.R) return false
+        return try {
+            val declared = packageManager.getServiceInfo(ComponentName(this, CallForegroundService::class.java), 0).foregroundServiceType
+            declared and ServiceInfo.FOREGROUND_SERVICE_TYPE_CAMERA != 0
+        } catch (e: PackageManager.NameNotFoundException) {
+            false
+        }
+    }
+
     /** Not bound: the service only holds the process in the foreground. */
     override fun onBind(intent: Intent?): IBinder? = null
 
@@ -119,24 +146,28 @@ class CallForegroundService : Service() {
         /**
          * The `foregroundServiceType` for a call: `PHONE_CALL`, with `MICROPHONE` only when the call was answered
          * or dialled ([microphoneWanted]) and `RECORD_AUDIO` is granted (both types declared in the manifest, as
-         * Android 14 requires; Android 14 refuses a microphone type without the permission).
+         * Android 14 requires; Android 14 refuses a microphone type without the permission), and `CAMERA` for a video
+         * call of an app that opted in with `CAMERA` granted ([cameraWanted]).
          */
-        fun foregroundServiceTypes(microphoneWanted: Boolean, recordAudioGranted: Boolean): Int {
+        fun foregroundServiceTypes(microphoneWanted: Boolean, recordAudioGranted: Boolean, cameraWanted: Boolean = false): Int {
             val microphone = if (microphoneWanted && recordAudioGranted) ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE else 0
-            return ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL or microphone
+            val camera = if (cameraWanted) ServiceInfo.FOREGROUND_SERVICE_TYPE_CAMERA else 0
+            return ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL or microphone or camera
         }
 
         /**
          * Starts the service for [callId], or updates its types and notification.
          * @param microphoneWanted whether to ask for the microphone type (the call was answered or dialled).
+         * @param hasVideo whether the call is a video call (the camera type, for an app that opted in).
          * @return false when the system refused (`SecurityException`, `IllegalStateException` incl.
          *   `ForegroundServiceStartNotAllowedException`); the caller ends the call.
          */
-        fun start(context: Context, callId: String, peer: Party, microphoneWanted: Boolean): Boolean {
+        fun start(context: Context, callId: String, peer: Party, microphoneWanted: Boolean, hasVideo: Boolean = false): Boolean {
             val intent = Intent(context, CallForegroundService::class.java)
                 .putExtra(RingerIntents.EXTRA_CALL_ID, callId)
                 .putExtra(RingerIntents.EXTRA_PEER_ID, peer.id)
                 .putExtra(RingerIntents.EXTRA_MICROPHONE, microphoneWanted)
+                .putExtra(RingerIntents.EXTRA_HAS_VIDEO, hasVideo)
             peer.name?.let { intent.putExtra(RingerIntents.EXTRA_PEER_NAME, it) }
             return try {
                 context.startForegroundService(intent)

@@ -494,7 +494,7 @@ class CoreTelecomCallUi(
             if (!isOpen(call.callId)) notifications.cancel(call.callId)
             return true
         }
-        return foreground.hold(call.callId, call.peer)
+        return foreground.hold(call.callId, call.peer, call.hasVideo)
     }
 
     /** Whether the call is here and not closed. */

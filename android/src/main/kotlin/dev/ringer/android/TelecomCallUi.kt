@@ -481,7 +481,7 @@ class TelecomCallUi(
      */
     private fun holdForeground(connection: RingerConnection): Boolean {
         val peer = synchronized(lock) { peers[connection.callId] } ?: return false
-        return foreground.hold(connection.callId, peer)
+        return foreground.hold(connection.callId, peer, hasVideo = connection.videoState != VideoProfile.STATE_AUDIO_ONLY)
     }
 
     private fun configure(connection: RingerConnection, peer: Party, hasVideo: Boolean) {

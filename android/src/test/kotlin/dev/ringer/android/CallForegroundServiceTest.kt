@@ -28,6 +28,63 @@ class CallForegroundServiceTest {
         assertEquals(phoneCall or microphone, CallForegroundService.foregroundServiceTypes(microphoneWanted = true, recordAudioGranted = true))
     }
 
+    private val camera = ServiceInfo.FOREGROUND_SERVICE_TYPE_CAMERA
+
+    /** The app's opt-in: its manifest declares the service with the camera type, and the user granted CAMERA. */
+    private fun optIntoCamera(rig: TelecomRig, granted: Boolean = true) {
+        rig.phone.packageManager.mirrorServiceTypes[CallForegroundService::class.java.name] = phoneCall or microphone or camera
+        if (granted) rig.phone.granted.add(Manifest.permission.CAMERA)
+    }
+
+    @Test fun aVideoCallOfAnAppThatOptedInHoldsTheCameraTypeFromTheAnswerOn() {
+        for (sdk in listOf(30, 34, 35)) {
+            val rig = TelecomRig(sdk)
+            optIntoCamera(rig)
+            rig.ringing("v1", hasVideo = true).onAnswer()
+            val service = rig.runForegroundService()
+            assertEquals("$sdk", listOf(phoneCall or microphone or camera), service.mirrorForegroundTypes)
+            assertTrue("$sdk: the visible app may use the camera", service.mirrorCameraAllowed)
+        }
+    }
+
+    @Test fun withoutTheOptInOrCameraPermissionOrForAVoiceCallNoCameraTypeIsAskedFor() {
+        val undeclared = TelecomRig(35)
+        undeclared.phone.granted.add(Manifest.permission.CAMERA)
+        undeclared.ringing("v1", hasVideo = true).onAnswer()
+        assertEquals("the library's manifest declares no camera type", listOf(phoneCall or microphone),
+                     undeclared.runForegroundService().mirrorForegroundTypes)
+
+        val denied = TelecomRig(35)
+        optIntoCamera(denied, granted = false)
+        denied.ringing("v1", hasVideo = true).onAnswer()
+        assertEquals(listOf(phoneCall or microphone), denied.runForegroundService().mirrorForegroundTypes)
+
+        val voice = TelecomRig(35)
+        optIntoCamera(voice)
+        voice.ringing("a1", hasVideo = false).onAnswer()
+        assertEquals(listOf(phoneCall or microphone), voice.runForegroundService().mirrorForegroundTypes)
+
+        val old = TelecomRig(29)
+        optIntoCamera(old)
+        old.ringing("v1", hasVideo = true).onAnswer()
+        assertEquals("before API 30 the camera has no while-in-use type to ask for", listOf(phoneCall or microphone),
+                     old.runForegroundService().mirrorForegroundTypes)
+    }
+
+    /** Android 14 refuses the while-in-use types in the background: the call goes on without them, never ends for it. */
+    @Test fun aCameraRefusedInTheBackgroundFallsBackWithoutEndingTheCall() {
+        val rig = TelecomRig(34)
+        optIntoCamera(rig)
+        val connection = rig.ringing("v1", hasVideo = true)
+        connection.onAnswer()
+        rig.phone.appVisible = false
+        val service = rig.runForegroundService()
+        assertEquals("the start that went through: neither camera nor microphone", listOf(phoneCall), service.mirrorForegroundTypes)
+        assertFalse(service.mirrorStoppedSelf)
+        assertTrue(rig.ui.isMicrophoneMissing)
+        assertFalse(connection.state == Connection.STATE_DISCONNECTED)
+    }
+
     @Test fun answeredCallHoldsAPhoneCallAndMicrophoneServiceFromTheAnswerOn() {
         for (sdk in listOf(29, 30, 34, 35)) {
             val rig = TelecomRig(sdk)
