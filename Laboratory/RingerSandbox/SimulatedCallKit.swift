@@ -119,6 +119,8 @@ public final class SimulatedCallKit: CallUI, Sendable {
 
     private struct Store {
         var calls: [UUID: NativeCall] = [:]
+        /// The phone's Recents, newest last: the handle each call was reported with and whether it had video.
+        var recents: [(handle: String, hasVideo: Bool)] = []
         var cellular: CellularState?
         var reportCount = 0
         var history: [Moment] = []
@@ -203,6 +205,14 @@ public final class SimulatedCallKit: CallUI, Sendable {
     /// The native call with this UUID.
     public func call(_ id: UUID) -> NativeCall? { store.withLock { $0.calls[id] } }
 
+    /// The user taps the newest call in the phone's Recents: what iOS hands the app (an `INStartCallIntent` naming the
+    /// handle, read by RingerKitApple's `RingerPhone.callBackRequest(from:)`), as the platform-neutral request.
+    /// - Returns: nil when Recents lists no call whose handle is a Ringer user id.
+    public func userTapsNewestRecent() -> CallBackRequest? {
+        let newest = store.withLock { $0.recents.last }
+        return newest.flatMap { CallBackRequest(handle: $0.handle, hasVideo: $0.hasVideo) }
+    }
+
     /// All native calls.
     public var calls: [NativeCall] { store.withLock { Array($0.calls.values) } }
 
@@ -214,6 +224,9 @@ public final class SimulatedCallKit: CallUI, Sendable {
             if isNew {
                 store.calls[report.id] = NativeCall(
                     id: report.id, caller: report.caller, state: .ringing, audioActive: false)
+                // iOS lists every reported call in Recents, by the handle the app reported: the caller's user id
+                // (RingerKitApple's CallKitAdapter reports `.generic` handles).
+                store.recents.append((report.caller.id, report.hasVideo))
             }
             store.append(.reported(report.id, accepted: isNew), at: now())
             return isNew

@@ -273,6 +273,18 @@ public final class SimulatedIPhone: Sendable {
         return call
     }
 
+    /// The user taps the newest Ringer call in the phone's Recents, and this app calls that person back at once (an app
+    /// may first ask; this one does not), as a video call when that call was one.
+    /// - Returns: the placed call, or nil when Recents lists no Ringer call.
+    /// - Throws: ``RingerAPIError`` when the app is not running or the server refuses.
+    public func userCallsBack() async throws -> Call? {
+        guard let request = callKit.userTapsNewestRecent() else { return nil }
+        guard let coordinator else { throw RingerAPIError.transport("the app is not running") }
+        let call = try await coordinator.startCall(to: request.userID, hasVideo: request.hasVideo)
+        coordinator.audioSessionActivated()
+        return call
+    }
+
     /// A cellular call arrives and the user answers it at once with `answer` (``SimulatedCallKit`` holds or ends the
     /// app's connected calls as the choice says). With no app running the cellular call meets no Ringer call.
     /// - Returns: how it was answered (`endAndAccept` when the app's calls cannot be held).

@@ -70,6 +70,9 @@ public struct ScenarioAction: Sendable, Equatable {
         case mute(label: String, muted: Bool)
         /// iPhone: the user taps these keys on CallKit's in-call keypad.
         case keypad(label: String, digits: String)
+        /// iPhone: the user taps the newest Ringer call in the phone's Recents; the app calls that person back, the
+        /// call named `label`.
+        case callBack(label: String)
     }
 
     /// Scenario seconds after the start.
@@ -142,6 +145,7 @@ public struct ScenarioAction: Sendable, Equatable {
         case .hold(let label, let held): return actor + (held ? "hold \(label)" : "resume \(label)")
         case .mute(let label, let muted): return actor + (muted ? "mute \(label)" : "unmute \(label)")
         case .keypad(let label, let digits): return actor + "keypad \(digits) on \(label)"
+        case .callBack(let label): return actor + "call back from Recents (\(label))"
         }
     }
 }

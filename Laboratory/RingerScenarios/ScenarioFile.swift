@@ -109,7 +109,7 @@ public struct Scenario: Sendable {
     public var callLabels: [String] {
         timeline.compactMap { action in
             switch action.kind {
-            case .call(_, let label, _), .groupCall(_, _, let label): return label
+            case .call(_, let label, _), .groupCall(_, _, let label), .callBack(let label): return label
             default: return nil
             }
         }

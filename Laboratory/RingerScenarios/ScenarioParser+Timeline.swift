@@ -10,7 +10,7 @@ extension ScenarioParser {
     private static let androidActions = ["force_stop", "doze", "wake", "lock", "unlock", "fcm_fault", "revoke_token"]
     /// Actions only an iPhone can take: CallKit's call screen has Mute and a keypad; a self-managed Android call has
     /// no system call screen (the app's own mutes it and plays its tones).
-    private static let iPhoneActions = ["mute", "unmute", "keypad"]
+    private static let iPhoneActions = ["mute", "unmute", "keypad", "call_back"]
     /// A call among other calls, on either phone: a cellular (SIM) call, the user's hold and resume.
     private static let callControlActions = ["cellular_call", "cellular_call_ends", "hold", "resume"]
     private static let deviceActions =
@@ -93,6 +93,16 @@ extension ScenarioParser {
                 calls.append(label)
                 kind = .call(callee: callee, label: label, callWaiting: try reader.bool("call_waiting"))
             }
+        case "call_back":
+            guard let caller = device, caller.loggedIn else {
+                throw reader.error("device", "the app of a device that is not logged in cannot place calls")
+            }
+            let label = try reader.string("call") ?? "call_back"
+            guard !calls.contains(label) else {
+                throw reader.error("call", "a call named \"\(label)\" was already placed; name this one differently")
+            }
+            calls.append(label)
+            kind = .callBack(label: label)
         case "ring_more":
             kind = .ringMore(
                 callees: try declaredUsers(reader, "callees", users: users), label: try placedCall(reader, calls))

@@ -201,6 +201,20 @@ final class ScenarioSession {
             } catch {
                 recorder.fail("\(at): \(deviceID) could not call \(callee): \(error)")
             }
+        case .callBack(let label):
+            guard case .iPhone(let iPhone) = phone else { return }
+            do {
+                guard let call = try await iPhone.userCallsBack() else {
+                    recorder.note(deviceID, "Recents has no Ringer call to call back")
+                    return
+                }
+                calls[label] = (call.callID, phone.userID, call.callee.id)
+                recorder.label(call.callID, as: label)
+                recorder.note(
+                    deviceID, "called \(call.callee.id) back from Recents: \(call.callID) \(call.state.rawValue)")
+            } catch {
+                recorder.fail("\(at): \(deviceID) could not call back from Recents: \(error)")
+            }
         case .groupCall(let callees, let policy, let label):
             guard case .iPhone(let iPhone) = phone else { return }
             do {

@@ -192,6 +192,24 @@ struct ScenarioValidationTests {
         #expect(missing.message.contains("keypad keys"), "\(missing)")
     }
 
+    @Test func aCallBackFromRecentsIsReadAsANewCallAndRefusedWhereItDoesNotBelong() throws {
+        let step = Self.valid.replacingOccurrences(
+            of: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}"#,
+            with: #"{"at": 5, "device": "alice-iphone", "action": "hang_up"}, "#
+                + #"{"at": 8, "device": "bob-iphone", "action": "call_back", "call": "back"}"#)
+        let scenario = try Scenario.parse(Data(step.utf8), file: "back.json")
+        #expect(scenario.timeline.last?.kind == .callBack(label: "back"))
+        let taken = try refusal(#""action": "hang_up"}"#, #""action": "call_back", "call": "call"}"#)
+        #expect(taken.path == "$.timeline[1].call")
+        let onAndroid = step.replacingOccurrences(
+            of: #""app": "killed", "behaviour""#, with: #""platform": "android", "app": "swiped_away", "behaviour""#)
+        #expect {
+            try Scenario.parse(Data(onAndroid.utf8), file: "back.json")
+        } throws: { error in
+            (error as? ScenarioFileError)?.message.contains("iPhone action") == true
+        }
+    }
+
     @Test func referencesMustNameDeclaredThings() throws {
         let callee = try refusal(#""callee": "bob""#, #""callee": "carol""#)
         #expect(callee.path == "$.timeline[0].callee")
