@@ -224,9 +224,9 @@ public final class SimulatedCallKit: CallUI, Sendable {
             if isNew {
                 store.calls[report.id] = NativeCall(
                     id: report.id, caller: report.caller, state: .ringing, audioActive: false)
-                // iOS lists every reported call in Recents, by the handle the app reported: the caller's user id
-                // (RingerKitApple's CallKitAdapter reports `.generic` handles).
-                store.recents.append((report.caller.id, report.hasVideo))
+                // iOS lists every reported call in Recents, by the handle the app reported (RingerKitApple's
+                // CallKitAdapter reports `report.handle`, `.generic`).
+                store.recents.append((report.handle, report.hasVideo))
             }
             store.append(.reported(report.id, accepted: isNew), at: now())
             return isNew

@@ -13,6 +13,11 @@ public struct IncomingCallReport: Hashable, Sendable {
     /// the caller and the count ("Alice and 2 others"); nil for a 1:1 call.
     public var group: VoIPPush.Group?
 
+    /// The handle the native call UI is given for the call (CallKit's `CXHandle`, type `.generic`): the caller's user
+    /// id, which the phone's Recents lists and hands back on a tap, so a call back (``CallBackRequest``) knows whom to
+    /// call. The laboratory's simulated CallKit reads the same.
+    public var handle: String { caller.id }
+
     /// The name the call UI shows for the caller: their display name (else their id), and for a group call the
     /// count of the others rung with this user, through `groupName` (``defaultGroupName(caller:others:)`` unless the
     /// app localizes it). The handle stays the caller's id, so the system's Recents calls the caller back.

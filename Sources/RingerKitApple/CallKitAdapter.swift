@@ -95,7 +95,7 @@ public final class CallKitAdapter: CallUI, Sendable {
     public func reportIncomingCall(_ report: IncomingCallReport, completion: @escaping @Sendable ((any Error)?) -> Void)
     {
         let update = Self.callControls(CXCallUpdate())
-        update.remoteHandle = CXHandle(type: .generic, value: report.caller.id)
+        update.remoteHandle = CXHandle(type: .generic, value: report.handle)
         update.localizedCallerName = report.callerDisplayName(groupName: groupCallerName)
         update.hasVideo = report.hasVideo
         provider.reportNewIncomingCall(with: report.id, update: update, completion: completion)

@@ -10,6 +10,7 @@ public final class Manifest {
         public static final String MANAGE_OWN_CALLS = "android.permission.MANAGE_OWN_CALLS";
         public static final String RECORD_AUDIO = "android.permission.RECORD_AUDIO";
         public static final String CAMERA = "android.permission.CAMERA";
+        public static final String FOREGROUND_SERVICE_CAMERA = "android.permission.FOREGROUND_SERVICE_CAMERA";
         public static final String POST_NOTIFICATIONS = "android.permission.POST_NOTIFICATIONS";
         public static final String USE_FULL_SCREEN_INTENT = "android.permission.USE_FULL_SCREEN_INTENT";
     }

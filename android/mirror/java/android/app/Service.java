@@ -71,9 +71,13 @@ public abstract class Service extends ContextWrapper {
         boolean camera = (foregroundServiceType & android.content.pm.ServiceInfo.FOREGROUND_SERVICE_TYPE_CAMERA) != 0;
         boolean cameraGranted = checkSelfPermission(android.Manifest.permission.CAMERA)
             == android.content.pm.PackageManager.PERMISSION_GRANTED;
-        if (mirrorSdkInt >= 34 && camera && (!cameraGranted || !mirrorAppVisible())) {
-            // Android 14: the camera is a while-in-use permission, as the microphone below.
-            throw new SecurityException("Starting FGS with type camera: CAMERA is not granted or the app is in the background");
+        if (mirrorSdkInt >= 34 && camera && (!cameraGranted || !mirrorAppVisible()
+                || checkSelfPermission(android.Manifest.permission.FOREGROUND_SERVICE_CAMERA)
+                    != android.content.pm.PackageManager.PERMISSION_GRANTED)) {
+            // Android 14: the camera type needs FOREGROUND_SERVICE_CAMERA and CAMERA, and CAMERA is a while-in-use
+            // permission, as the microphone below.
+            throw new SecurityException("Starting FGS with type camera requires permissions: FOREGROUND_SERVICE_CAMERA and "
+                + "CAMERA, while the app is visible");
         }
         boolean microphone = (foregroundServiceType & android.content.pm.ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE) != 0;
         boolean recordAudio = checkSelfPermission(android.Manifest.permission.RECORD_AUDIO)
@@ -112,6 +116,7 @@ public abstract class Service extends ContextWrapper {
         mirrorForegroundNotification = null;
         mirrorForegroundType = -1;
         mirrorMicrophoneAllowed = false;
+        mirrorCameraAllowed = false;
     }
 
     public final void stopSelf() { mirrorStoppedSelf = true; }

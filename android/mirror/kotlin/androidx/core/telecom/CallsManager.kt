@@ -59,8 +59,9 @@ class CallsManager(@Suppress("UNUSED_PARAMETER") context: Context) {
         mirrorRefusal?.let { throw CallException(it) }
         mirrorAddGate?.await()
         coroutineScope {
-            // As the library's: the call's scope is addCall's caller's, so what the app launches in it lives as long
-            // as that coroutine (addCall returns only once the children it launched there are done).
+            // The call's scope is addCall's caller's, as the library's: what the app launches in it is that
+            // coroutine's child. (Here addCall also waits for those children before it returns; the SDK launches
+            // nothing there.)
             val call = MirrorCall(callAttributes, coroutineContext, onAnswer, onDisconnect, onSetActive, onSetInactive)
             mirrorCalls.add(call)
             call.block()

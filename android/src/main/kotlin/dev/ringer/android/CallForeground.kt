@@ -42,16 +42,18 @@ class CallForeground(
 
     /**
      * Starts (or updates) the service for [callId], asking for the microphone (every holder was answered or dialled)
-     * and, for a video call ([hasVideo]) of an app that opted in, the camera; the call becomes the one its
+     * and, while any holder is a video call ([hasVideo]) of an app that opted in, the camera (one service for every
+     * call: a voice call answered beside a video call must not take the camera from it); the call becomes the one its
      * notification shows.
      * @return false when Android refused: [refused] was told, and the call no longer holds the service. True also when
      *   the call closed meanwhile (it holds nothing then).
      */
     fun hold(callId: String, peer: Party, hasVideo: Boolean = false): Boolean {
-        synchronized(lock) {
+        val video = synchronized(lock) {
             startsPending += 1
             holders.remove(callId)
             holders[callId] = Holder(peer, hasVideo)
+            holders.values.any { it.hasVideo }
         }
         if (!isOpen(callId)) {
             // Closed while taking its place: its release may have come first, so it is released here.
@@ -59,7 +61,7 @@ class CallForeground(
             release(callId)
             return true
         }
-        if (CallForegroundService.start(context, callId, peer, microphoneWanted = true, hasVideo = hasVideo)) return true
+        if (CallForegroundService.start(context, callId, peer, microphoneWanted = true, hasVideo = video)) return true
         synchronized(lock) { startsPending -= 1 }
         refused(callId)
         return false

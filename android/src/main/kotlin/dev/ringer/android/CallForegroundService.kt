@@ -31,9 +31,10 @@ import dev.ringer.kit.Party
  *
  * A video call adds `FOREGROUND_SERVICE_TYPE_CAMERA` when the app opted in: its manifest declares the service with
  * `camera` among its types (and `FOREGROUND_SERVICE_CAMERA`), which the library's manifest does not, as Google Play
- * asks an app that declares the camera type to justify it, and the user granted `CAMERA`. Android 14 requires the
- * type for a camera used in the background and refuses it as it refuses the microphone's (while-in-use); a refusal
- * tries again without the camera, then without the microphone, so the call itself never ends for it.
+ * asks an app that declares the camera type to justify it, and the user granted `CAMERA` (and, on Android 14, the
+ * app declares `FOREGROUND_SERVICE_CAMERA`). Android 11+ requires the type for a camera used in the background, and
+ * Android 14 refuses it as it refuses the microphone's (while-in-use); a refusal tries again without the camera, then
+ * without the microphone, so the call itself never ends for it.
  *
  * A start the system refuses, in [start] (`startForegroundService`: `IllegalStateException`, API 31
  * `ForegroundServiceStartNotAllowedException`) or in [onStartCommand] (`startForeground`: `SecurityException`,
@@ -57,9 +58,16 @@ class CallForegroundService : Service() {
         val peer = Party(intent.getStringExtra(RingerIntents.EXTRA_PEER_ID) ?: callId, intent.getStringExtra(RingerIntents.EXTRA_PEER_NAME))
         val microphoneWanted = intent.getBooleanExtra(RingerIntents.EXTRA_MICROPHONE, false)
         val recordAudio = checkSelfPermission(Manifest.permission.RECORD_AUDIO) == PackageManager.PERMISSION_GRANTED
-        val cameraWanted = intent.getBooleanExtra(RingerIntents.EXTRA_HAS_VIDEO, false) && cameraDeclared(callUi.sdkInt) &&
-            checkSelfPermission(Manifest.permission.CAMERA) == PackageManager.PERMISSION_GRANTED
-        val types = foregroundServiceTypes(microphoneWanted, recordAudio, cameraWanted)
+        val declared = declaredTypes(callUi.sdkInt)
+        val cameraWanted = intent.getBooleanExtra(RingerIntents.EXTRA_HAS_VIDEO, false) && callUi.sdkInt >= Build.VERSION_CODES.R &&
+            declared and ServiceInfo.FOREGROUND_SERVICE_TYPE_CAMERA != 0 &&
+            checkSelfPermission(Manifest.permission.CAMERA) == PackageManager.PERMISSION_GRANTED &&
+            (callUi.sdkInt < Build.VERSION_CODES.UPSIDE_DOWN_CAKE ||
+                checkSelfPermission(Manifest.permission.FOREGROUND_SERVICE_CAMERA) == PackageManager.PERMISSION_GRANTED)
+        // Never a type the merged manifest lacks (Android answers that with IllegalArgumentException): an app that
+        // replaced the service's types keeps phoneCall, which the SDK needs, and only what it declared besides.
+        val types = foregroundServiceTypes(microphoneWanted, recordAudio, cameraWanted) and
+            (declared or ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL)
         val microphone = ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE
         // Android 14 refuses a while-in-use type with SecurityException (the app was in the background): the call goes
         // on without the camera, then without the microphone, rather than ending, and its notification says how to
@@ -111,21 +119,24 @@ class CallForegroundService : Service() {
         Start.STARTED
     } catch (e: SecurityException) {
         Start.TYPE_REFUSED
+    } catch (e: IllegalArgumentException) {
+        // A type the manifest does not declare (the SDK masks with it; a manifest read wrong): fewer types may pass.
+        Start.TYPE_REFUSED
     } catch (e: IllegalStateException) {
         Start.REFUSED
     }
 
     /**
-     * Whether the app's manifest declares this service with the `camera` type (its opt-in: the library's manifest
-     * declares `phoneCall|microphone`). Types exist from API 29; the camera's restrictions from 30.
+     * The types the app's merged manifest declares for this service (the library's: `phoneCall|microphone`; an app
+     * that opted into the camera adds `camera`). Types exist from API 29; before, or when unreadable, the library's.
      */
-    private fun cameraDeclared(sdkInt: Int): Boolean {
-        if (sdkInt < Build.VERSION_CODES.R) return false
+    private fun declaredTypes(sdkInt: Int): Int {
+        val library = ServiceInfo.FOREGROUND_SERVICE_TYPE_PHONE_CALL or ServiceInfo.FOREGROUND_SERVICE_TYPE_MICROPHONE
+        if (sdkInt < Build.VERSION_CODES.Q) return library
         return try {
-            val declared = packageManager.getServiceInfo(ComponentName(this, CallForegroundService::class.java), 0).foregroundServiceType
-            declared and ServiceInfo.FOREGROUND_SERVICE_TYPE_CAMERA != 0
+            packageManager.getServiceInfo(ComponentName(this, CallForegroundService::class.java), 0).foregroundServiceType
         } catch (e: PackageManager.NameNotFoundException) {
-            false
+            library
         }
     }
 

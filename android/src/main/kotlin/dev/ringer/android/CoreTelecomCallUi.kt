@@ -24,14 +24,16 @@ import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.flow.FlowCollector
 import kotlinx.coroutines.launch
+import kotlin.coroutines.coroutineContext
 
 /**
  * Jetpack Core-Telecom (`androidx.core:core-telecom` 1.0, `CallsManager.addCall`) as the core's call UI, beside the
  * self-managed `ConnectionService` one ([TelecomCallUi]); docs/android-integration.md, "Two call UIs", says when to
  * choose which. On API 34+ Core-Telecom adds calls through the platform's transactional API (`TelecomManager.addCall`),
- * which gives a call "foreground execution priority", microphone included, while the app posts a `CallStyle`
- * notification for it within 5 s (`addCall`'s KDoc): such a call needs no foreground service, so an answer from a
- * watch or a car while the app is in the background has the microphone. Below 34 the library runs a
+ * which gives a call "foreground execution priority" while the app posts a `CallStyle` notification for it within 5 s
+ * (`addCall`'s KDoc): such a call needs no foreground service, and an answer from a watch or a car while the app is in
+ * the background keeps the process and, where Telecom delegates it (AOSP `VoipCallMonitor`; not Android 14's first
+ * release), the microphone. Below 34 the library runs a
  * `ConnectionService` of its own, and answered or dialled calls hold [CallForegroundService] as with [TelecomCallUi].
  *
  * It only translates, as [TelecomCallUi] does: one `addCall` session per server call id, Core-Telecom's callbacks
@@ -231,6 +233,11 @@ class CoreTelecomCallUi(
             call.state = if (call.incoming) RINGING else DIALING
             Pair(call.closed, call.connectedBeforeAdded)
         }
+        // The system logs every call Core-Telecom added (Android 16), ended ones too (a missed call): a tap on it there
+        // names this id. Kept off the ringing path (a file write).
+        val telecomCallId = control.getCallId().toString()
+        val userId = call.report?.caller?.id ?: call.peer.id
+        callBackLog?.let { log -> scope.launch { log.remember(telecomCallId, userId, call.hasVideo) } }
         if (closed != null) {
             // Ended while Core-Telecom was adding it.
             request { control.disconnect(closed) }
@@ -245,19 +252,20 @@ class CoreTelecomCallUi(
         if (call.incoming) {
             val report = synchronized(lock) { call.report?.takeIf { call.closed == null && !call.answering } }
             report?.let { notifications.show(it) }
-            // Closed on another thread meanwhile: its close cancelled nothing yet posted.
-            if (report != null && synchronized(lock) { call.closed != null }) notifications.cancel(call.callId)
+            // Closed or answered on another thread meanwhile (a watch's answer): what they posted or cancelled came
+            // before this ringing notification, which must not stay.
+            val (closedNow, answeringNow) = synchronized(lock) { Pair(call.closed != null, call.answering) }
+            if (report != null && closedNow) {
+                notifications.cancel(call.callId)
+            } else if (report != null && answeringNow) {
+                if (sdkInt >= TRANSACTIONAL_API) notifications.showOngoing(call.callId, call.peer) else notifications.cancel(call.callId)
+            }
             val completion = synchronized(lock) { call.completion.also { call.completion = null } }
             completion?.invoke(null)
         } else {
             holdMedia(call)
             if (connected) activateOutgoing(call, control)
         }
-        // The system logs every call Core-Telecom added (Android 16): a tap on it there names this id. Kept off the
-        // ringing path (a file write), and only for a call that got that far.
-        val telecomCallId = control.getCallId().toString()
-        val userId = call.report?.caller?.id ?: call.peer.id
-        callBackLog?.let { log -> scope.launch { log.remember(telecomCallId, userId, call.hasVideo) } }
     }
 
     /** `addCall` threw: an incoming call's report fails; an outgoing call's server call is ended. */
@@ -319,7 +327,8 @@ class CoreTelecomCallUi(
     override fun answer(callId: String): Boolean {
         val call = ringingIncoming(callId) ?: return false
         val held = beginAnswering(call) ?: return false
-        if (!held) return true
+        // Refused (the call closed), or closed on another thread meanwhile: nothing to answer.
+        if (!held || !isOpen(callId)) return true
         val actions = actions
         if (actions == null) {
             close(callId, DisconnectCause(DisconnectCause.ERROR))
@@ -518,17 +527,18 @@ class CoreTelecomCallUi(
 
     /** [close], asking Telecom to disconnect only when [request] (not for a session Telecom already ended). */
     private fun close(callId: String, cause: DisconnectCause, request: Boolean): Boolean {
-        val call = synchronized(lock) {
+        // The controls are read with the close, under one lock: an add finishing meanwhile ([added]) then either sees
+        // the call closed and disconnects it, or left its controls here for this close to disconnect, never both.
+        val (call, control) = synchronized(lock) {
             val call = calls.remove(callId) ?: return false
             call.closed = cause
-            call
+            Pair(call, call.control?.takeIf { !call.endedByTelecom })
         }
         val completion = synchronized(lock) { call.completion.also { call.completion = null } }
         completion?.invoke(CallUiException(CallUiException.CODE_ENDED, "call $callId ended before it rang"))
         notifications.cancel(callId)
         foreground.release(callId)
         audioFollows()
-        val control = synchronized(lock) { call.control?.takeIf { !call.endedByTelecom } }
         if (request && control != null) request { control.disconnect(cause) }
         return true
     }
@@ -546,6 +556,8 @@ class CoreTelecomCallUi(
 
     /** Asks Core-Telecom for [block] after every request asked for before it. */
     private fun request(block: suspend () -> Unit) {
+        // A scope cancelled (the phone is going away) runs nothing more: a drainer launched now would never start.
+        if (scope.coroutineContext[Job]?.isActive == false) return
         val start = synchronized(lock) {
             pending.addLast(block)
             !draining.also { draining = true }
@@ -553,23 +565,32 @@ class CoreTelecomCallUi(
         if (start) scope.launch { drain() }
     }
 
-    /** Makes the pending requests one at a time until there are none; one coroutine at a time runs this. */
+    /**
+     * Makes the pending requests one at a time until there are none; one coroutine at a time runs this. A request that
+     * fails is dropped (the call's end reaches the core otherwise), one cancelled from within Core-Telecom too; only
+     * this coroutine's own cancellation, or an `Error`, ends it early, and then the next [request] starts another.
+     */
     private suspend fun drain() {
-        while (true) {
-            val next = synchronized(lock) {
-                pending.pollFirst() ?: run {
-                    draining = false
-                    null
+        var emptied = false
+        try {
+            while (true) {
+                val next = synchronized(lock) {
+                    pending.pollFirst() ?: run {
+                        draining = false
+                        emptied = true
+                        null
+                    }
+                } ?: return
+                try {
+                    next()
+                } catch (e: CancellationException) {
+                    if (coroutineContext[Job]?.isActive == false) throw e
+                } catch (e: Exception) {
+                    // A request to a call Core-Telecom no longer tracks.
                 }
-            } ?: return
-            try {
-                next()
-            } catch (e: CancellationException) {
-                synchronized(lock) { draining = false }
-                throw e
-            } catch (e: Exception) {
-                // A request to a call Core-Telecom no longer tracks: the call's end reaches the core otherwise.
             }
+        } finally {
+            if (!emptied) synchronized(lock) { draining = false }
         }
     }
 

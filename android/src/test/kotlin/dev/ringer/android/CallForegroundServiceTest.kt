@@ -33,6 +33,7 @@ class CallForegroundServiceTest {
     /** The app's opt-in: its manifest declares the service with the camera type, and the user granted CAMERA. */
     private fun optIntoCamera(rig: TelecomRig, granted: Boolean = true) {
         rig.phone.packageManager.mirrorServiceTypes[CallForegroundService::class.java.name] = phoneCall or microphone or camera
+        rig.phone.granted.add(Manifest.permission.FOREGROUND_SERVICE_CAMERA)
         if (granted) rig.phone.granted.add(Manifest.permission.CAMERA)
     }
 
@@ -69,6 +70,31 @@ class CallForegroundServiceTest {
         old.ringing("v1", hasVideo = true).onAnswer()
         assertEquals("before API 30 the camera has no while-in-use type to ask for", listOf(phoneCall or microphone),
                      old.runForegroundService().mirrorForegroundTypes)
+    }
+
+    /** An app that replaced the service's types without the microphone never gets a start Android refuses outright. */
+    @Test fun anAppWhoseManifestDropsTheMicrophoneTypeStillHoldsItsCalls() {
+        val rig = TelecomRig(35)
+        rig.phone.packageManager.mirrorServiceTypes[CallForegroundService::class.java.name] = phoneCall or camera
+        rig.phone.granted.addAll(listOf(Manifest.permission.CAMERA, Manifest.permission.FOREGROUND_SERVICE_CAMERA))
+        val connection = rig.ringing("v1", hasVideo = true)
+        connection.onAnswer()
+        val service = rig.runForegroundService()
+        assertEquals(listOf(phoneCall or camera), service.mirrorForegroundTypes)
+        assertTrue(rig.phone.crashes.isEmpty())
+    }
+
+    /** One service for every call: a voice call answered beside a video call does not take the camera from it. */
+    @Test fun aVoiceCallBesideAVideoCallKeepsTheCameraType() {
+        val rig = TelecomRig(35)
+        optIntoCamera(rig)
+        val video = rig.ringing("v2", hasVideo = true)
+        video.onAnswer()
+        rig.runForegroundService()
+        val voice = rig.ringing("a1", hasVideo = false)
+        voice.onAnswer()
+        val service = rig.runForegroundService()
+        assertEquals(listOf(phoneCall or microphone or camera), service.mirrorForegroundTypes)
     }
 
     /** Android 14 refuses the while-in-use types in the background: the call goes on without them, never ends for it. */
