@@ -67,13 +67,7 @@ extension ScenarioParser {
         let kind: ScenarioAction.Kind
         switch name {
         case "call":
-            guard let caller = device, caller.loggedIn else {
-                throw reader.error("device", "the app of a device that is not logged in cannot place calls")
-            }
-            let label = try reader.string("call") ?? "call"
-            guard !calls.contains(label) else {
-                throw reader.error("call", "a call named \"\(label)\" was already placed; name this one differently")
-            }
+            let (caller, label) = try newCall(reader, device: device, calls: calls, default: "call")
             if reader.has("callees") {
                 // A group call (decision 0007): the iPhone app places it through RingerKit's startGroupCall.
                 guard caller.platform == .ios else {
@@ -94,13 +88,7 @@ extension ScenarioParser {
                 kind = .call(callee: callee, label: label, callWaiting: try reader.bool("call_waiting"))
             }
         case "call_back":
-            guard let caller = device, caller.loggedIn else {
-                throw reader.error("device", "the app of a device that is not logged in cannot place calls")
-            }
-            let label = try reader.string("call") ?? "call_back"
-            guard !calls.contains(label) else {
-                throw reader.error("call", "a call named \"\(label)\" was already placed; name this one differently")
-            }
+            let label = try newCall(reader, device: device, calls: calls, default: "call_back").label
             calls.append(label)
             kind = .callBack(label: label)
         case "ring_more":
@@ -156,6 +144,22 @@ extension ScenarioParser {
             kind = .check(label: label, state: CallState(rawValue: state))
         }
         return ScenarioAction(at: at, device: device?.id, kind: kind)
+    }
+
+    /// A step that places a call: its device, whose app must be logged in, and the new call's name (`call`, else
+    /// `fallback`), which no earlier step used.
+    /// - Throws: when the device's app is logged out or the name is taken.
+    private func newCall(
+        _ reader: ScenarioObjectReader, device: ScenarioDevice?, calls: [String], default fallback: String
+    ) throws -> (caller: ScenarioDevice, label: String) {
+        guard let caller = device, caller.loggedIn else {
+            throw reader.error("device", "the app of a device that is not logged in cannot place calls")
+        }
+        let label = try reader.string("call") ?? fallback
+        guard !calls.contains(label) else {
+            throw reader.error("call", "a call named \"\(label)\" was already placed; name this one differently")
+        }
+        return (caller, label)
     }
 
     /// A non-empty list of distinct declared users (`callees`).
