@@ -14,7 +14,9 @@ final class RingerCluster: @unchecked Sendable {
 
     let redis: RedisServer
     let database: String
-    let ports: [Int]
+    /// Each node's loopback port; a port another process took between its choice and the node's bind is replaced at
+    /// the start ([init]), never after.
+    private(set) var ports: [Int]
     let ringTimeout: Int
     private let processes: LockedValue<[Int: Process]>
     private let arguments: [String]
@@ -41,7 +43,21 @@ final class RingerCluster: @unchecked Sendable {
         logs = (0..<count).map { folder.appendingPathComponent("node-\($0).log") }
         processes = LockedValue([:])
         for index in 0..<count { try start(index) }
-        for index in 0..<count { try await waitUntilHealthy(index) }
+        for index in 0..<count {
+            // A free port is only free when chosen: another test's server may bind it before this node does (the
+            // node then exits with "Address already in use"). Such a node starts again on another port.
+            var attempts = 0
+            while true {
+                do {
+                    try await waitUntilHealthy(index)
+                    break
+                } catch  where attempts < 3 && log(index).contains("Address already in use") {
+                    attempts += 1
+                    ports[index] = try ClosedPort.freePort()
+                    try start(index)
+                }
+            }
+        }
     }
 
     deinit {
@@ -114,6 +130,8 @@ final class RingerCluster: @unchecked Sendable {
     private func waitUntilHealthy(_ index: Int) async throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
+            // A node that exited (it could not listen) never becomes healthy: said at once, with its log.
+            if let process = processes.withLock({ $0[index] }), !process.isRunning { break }
             if let health = try? await http(index).send("GET", "/healthz"), health.status == 200,
                 (health.object["cluster"] as? [String: Any])?["redis"] as? String == "connected"
             {
