@@ -12,8 +12,8 @@
 #               sandbox port (RINGER_PROTOCOL_FUZZ_SEED picks another seed).
 
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config curl openssl nghttp2-client \
-  libpq-dev postgresql-15 redis-server libhiredis-dev libjansson-dev binutils
-PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests aiohttp httpx schemathesis pyyaml
+  libpq-dev postgresql-15 redis-server libhiredis-dev libjansson-dev binutils libcurl4-openssl-dev
+PIP_PACKAGES := hypercorn h2 websockets pyjwt cryptography aioapns livekit-api firebase-admin google-auth requests aiohttp httpx schemathesis pyyaml standardwebhooks prometheus-client
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -85,7 +85,7 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 
 test-deps:
-	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api, firebase_admin, google.auth, requests, aiohttp, httpx, schemathesis, yaml" 2>/dev/null \
+	@python3 -c "import hypercorn, h2, websockets, jwt, cryptography, aioapns, livekit.api, firebase_admin, google.auth, requests, aiohttp, httpx, schemathesis, yaml, standardwebhooks, prometheus_client" 2>/dev/null \
 	  || python3 -m pip install --quiet $(PIP_PACKAGES)
 
 clean:

@@ -99,7 +99,7 @@ let package = Package(
             name: "RingerServer",
             dependencies: [
                 "RingerWire", "RingerCore", "RingerStore", "RingerSupport", "APNs",
-                "FCM", "JWT",
+                "FCM", "JWT", "OpenSSLSupport",
                 "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON",
             ],
             swiftSettings: strict),

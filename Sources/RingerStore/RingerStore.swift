@@ -296,6 +296,29 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func recentSequences(since date: Date) async throws -> [(userID: String, seq: Int64)]
 
+    // MARK: API keys
+
+    /// Stores a new API key.
+    /// - Throws: ``StoreError`` (a key id already used: a constraint failure; ids are random, so never in practice).
+    func insertAPIKey(_ key: StoredAPIKey) async throws
+
+    /// Every API key, oldest first.
+    /// - Throws: ``StoreError``.
+    func apiKeys() async throws -> [StoredAPIKey]
+
+    /// The API key with this id, or nil (never created, or revoked).
+    /// - Throws: ``StoreError``.
+    func apiKey(id: String) async throws -> StoredAPIKey?
+
+    /// Revokes an API key: its row is deleted, so the next request with it is refused on every server.
+    /// - Returns: false when there was no such key.
+    /// - Throws: ``StoreError``.
+    func deleteAPIKey(id: String) async throws -> Bool
+
+    /// Records that a request used the key at `date` (a revoked key is not brought back).
+    /// - Throws: ``StoreError``.
+    func touchAPIKey(id: String, at date: Date) async throws
+
     /// Records the outcome of a push.
     /// - Throws: ``StoreError``.
     func recordPushAttempt(_ attempt: PushAttempt) async throws
@@ -303,4 +326,18 @@ public protocol RingerStore: Sendable {
     /// The push outcomes of a call, oldest first.
     /// - Throws: ``StoreError``.
     func pushAttempts(callID: String) async throws -> [PushAttempt]
+}
+
+/// An API key as the store keeps it: its record and the SHA-256 of the whole key, never the key.
+public struct StoredAPIKey: Hashable, Sendable {
+    /// The record the API lists.
+    public var info: APIKeyInfo
+    /// SHA-256 of the key's UTF-8 bytes, 64 lowercase hexadecimal digits.
+    public var keyHash: String
+
+    /// Creates the record.
+    public init(info: APIKeyInfo, keyHash: String) {
+        self.info = info
+        self.keyHash = keyHash
+    }
 }

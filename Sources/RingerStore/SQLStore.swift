@@ -793,6 +793,68 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         return stored
     }
 
+    // MARK: API keys
+
+    public func insertAPIKey(_ key: StoredAPIKey) async throws {
+        let scopes = try Self.encodeText(key.info.scopes)
+        try await run { db in
+            try db.query(
+                "INSERT INTO api_keys (key_id, name, scopes, key_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .text(key.info.keyID), .text(key.info.name), .text(scopes), .text(key.keyHash),
+                    .real(key.info.createdAt.timeIntervalSince1970),
+                ])
+        }
+    }
+
+    /// The columns an API key is read from, in ``apiKey(_:)``'s order.
+    private static let apiKeyColumns = "key_id, name, scopes, key_hash, created_at, last_used_at"
+
+    private static func apiKey(_ row: any SQLRow) throws -> StoredAPIKey {
+        // NULL until first used (`real` reads NULL as 0).
+        let lastUsed = row.text(5).map { _ in Date(timeIntervalSince1970: row.real(5)) }
+        return StoredAPIKey(
+            info: APIKeyInfo(
+                keyID: row.text(0) ?? "", name: row.text(1) ?? "",
+                scopes: try decodeText([APIKeyScope].self, row.text(2) ?? "[]"),
+                createdAt: Date(timeIntervalSince1970: row.real(4)), lastUsedAt: lastUsed),
+            keyHash: row.text(3) ?? "")
+    }
+
+    public func apiKeys() async throws -> [StoredAPIKey] {
+        try await run { db in
+            var keys: [StoredAPIKey] = []
+            try db.query(
+                "SELECT \(Self.apiKeyColumns) FROM api_keys ORDER BY created_at, \(db.dialect.insertionOrder)", []
+            ) { row in keys.append(try Self.apiKey(row)) }
+            return keys
+        }
+    }
+
+    public func apiKey(id: String) async throws -> StoredAPIKey? {
+        try await run { db in
+            var key: StoredAPIKey?
+            try db.query("SELECT \(Self.apiKeyColumns) FROM api_keys WHERE key_id = ?", [.text(id)]) { row in
+                key = try Self.apiKey(row)
+            }
+            return key
+        }
+    }
+
+    public func deleteAPIKey(id: String) async throws -> Bool {
+        try await run { db in
+            try db.query("DELETE FROM api_keys WHERE key_id = ?", [.text(id)])
+            return db.changes > 0
+        }
+    }
+
+    public func touchAPIKey(id: String, at date: Date) async throws {
+        try await run { db in
+            try db.query(
+                "UPDATE api_keys SET last_used_at = ? WHERE key_id = ?", [.real(date.timeIntervalSince1970), .text(id)])
+        }
+    }
+
     // MARK: Push outcomes
 
     public func recordPushAttempt(_ attempt: PushAttempt) async throws {

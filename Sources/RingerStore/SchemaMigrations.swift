@@ -271,6 +271,30 @@ enum SchemaMigrations {
                 CREATE INDEX call_legs_by_state ON call_legs (state, expires_at);
                 ALTER TABLE ringer_nodes ADD COLUMN group_calls INTEGER;
                 """),
+        // API keys for the app's backend (decision 0009 §1): the SHA-256 of each key, never the key; `scopes` a JSON
+        // array of names.
+        Migration(
+            sqlite: """
+                CREATE TABLE api_keys (
+                  key_id TEXT PRIMARY KEY,
+                  name TEXT NOT NULL,
+                  scopes TEXT NOT NULL,
+                  key_hash TEXT NOT NULL,
+                  created_at REAL NOT NULL,
+                  last_used_at REAL
+                );
+                """,
+            postgres: """
+                CREATE TABLE api_keys (
+                  key_id TEXT PRIMARY KEY,
+                  name TEXT NOT NULL,
+                  scopes TEXT NOT NULL,
+                  key_hash TEXT NOT NULL,
+                  created_at DOUBLE PRECISION NOT NULL,
+                  last_used_at DOUBLE PRECISION,
+                  position BIGSERIAL NOT NULL
+                );
+                """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

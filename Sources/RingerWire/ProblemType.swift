@@ -15,6 +15,10 @@ public struct ProblemType: OpenStringEnum {
     public static let unauthorized = ProblemType(slug: "unauthorized")
     /// 403: authenticated, but not allowed to do this (the wrong side of the call: a callee cancelling).
     public static let forbidden = ProblemType(slug: "forbidden")
+    /// 403: an API key without the scope the route needs (RFC 6750 §3.1 `insufficient_scope`; decision 0009 §1).
+    public static let insufficientScope = ProblemType(slug: "insufficient-scope")
+    /// 404: no API key with this id (never made, or revoked).
+    public static let apiKeyNotFound = ProblemType(slug: "api-key-not-found")
     /// 404: no such route.
     public static let notFound = ProblemType(slug: "not-found")
     /// 404: the callee user is unknown.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the server routes exactly the operations docs/openapi.yaml lists, by asking it: for every path of
 the spec and each of GET, PUT, POST, DELETE and PATCH, one request (path parameters filled with ids that exist,
-the admin key for admin operations, a user token otherwise, `{}` as the body of PUT and POST).
+the admin key for admin and API key operations, a user token otherwise, `{}` as the body of PUT and POST).
 
 - A documented operation must reach its handler: any answer but 405 `method-not-allowed` and 404 `not-found`
   (the router's "no such route"; 404 `call-not-found` and the like are the handler's own).
@@ -47,8 +47,10 @@ def problem_type(body):
 mismatches, checked = [], 0
 for template, item in spec["paths"].items():
     documented = {method.upper() for method in item if method.upper() in METHODS}
-    path = template.replace("{call_id}", call_id).replace("{device_id}", device_id)
-    admin = any("adminKey" in requirement for operation in item.values() if isinstance(operation, dict)
+    path = template.replace("{call_id}", call_id).replace("{device_id}", device_id).replace("{key_id}", "a" * 12)
+    # The admin key holds every API key scope too.
+    admin = any("adminKey" in requirement or "apiKey" in requirement
+                for operation in item.values() if isinstance(operation, dict)
                 for requirement in operation.get("security", []) or [])
     for method in METHODS:
         checked += 1

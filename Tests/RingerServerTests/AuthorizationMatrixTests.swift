@@ -39,6 +39,11 @@ import Testing
             let id = call.callID
             let operations: [Operation] = [
                 .init(method: "POST", path: "/v1/tokens", body: #"{"user_id":"zed"}"#, audience: .admin),
+                .init(method: "GET", path: "/v1/api-keys", body: nil, audience: .admin),
+                .init(
+                    method: "POST", path: "/v1/api-keys", body: #"{"name":"x","scopes":["calls:read"]}"#,
+                    audience: .admin),
+                .init(method: "DELETE", path: "/v1/api-keys/aaaaaaaaaaaa", body: nil, audience: .admin),
                 .init(method: "GET", path: "/v1/devices", body: nil, audience: .anyUser),
                 .init(
                     method: "PUT", path: "/v1/devices/x-phone", body: #"{"platform":"android","fcm_token":"x-token"}"#,

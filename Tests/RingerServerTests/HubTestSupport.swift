@@ -106,6 +106,11 @@ final class HookedStore: RingerStore {
     }
 
     func heartbeat(node: String, at now: Date) async throws { try await base.heartbeat(node: node, at: now) }
+    func insertAPIKey(_ key: StoredAPIKey) async throws { try await base.insertAPIKey(key) }
+    func apiKeys() async throws -> [StoredAPIKey] { try await base.apiKeys() }
+    func apiKey(id: String) async throws -> StoredAPIKey? { try await base.apiKey(id: id) }
+    func deleteAPIKey(id: String) async throws -> Bool { try await base.deleteAPIKey(id: id) }
+    func touchAPIKey(id: String, at date: Date) async throws { try await base.touchAPIKey(id: id, at: date) }
     func anyLiveNodeWithoutGroupCalls(at now: Date, within: TimeInterval) async throws -> Bool {
         try await base.anyLiveNodeWithoutGroupCalls(at: now, within: within)
     }

@@ -18,6 +18,8 @@ struct TestHTTP: Sendable {
         var retryAfter: String?
         /// The `Date` header, if any.
         var date: String? = nil
+        /// The `WWW-Authenticate` header, if any.
+        var wwwAuthenticate: String? = nil
 
         /// The body as a JSON object (empty when not an object).
         var object: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
@@ -45,6 +47,7 @@ struct TestHTTP: Sendable {
         let http = response as! HTTPURLResponse
         return Response(
             status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), body: data,
-            retryAfter: http.value(forHTTPHeaderField: "Retry-After"), date: http.value(forHTTPHeaderField: "Date"))
+            retryAfter: http.value(forHTTPHeaderField: "Retry-After"), date: http.value(forHTTPHeaderField: "Date"),
+            wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate"))
     }
 }

@@ -56,6 +56,16 @@ public enum APIProblem {
         problem(.forbidden, "Forbidden", 403, detail)
     }
 
+    /// 403: an API key lacking `scope` (sent by ``InsufficientScope`` with its challenge header).
+    static func insufficientScope(_ scope: APIKeyScope) -> Problem {
+        problem(.insufficientScope, "Insufficient scope", 403, "this API key lacks the scope \(scope.rawValue)")
+    }
+
+    /// 404: no API key with this id.
+    static func apiKeyNotFound(_ id: String) -> Problem {
+        problem(.apiKeyNotFound, "API key not found", 404, "no API key \(id.prefix(64))")
+    }
+
     /// 404: no such route.
     public static func notFound(_ detail: String) -> Problem {
         problem(.notFound, "Not found", 404, detail)

@@ -28,6 +28,10 @@ struct APIRouter: Sendable {
     let limits: RateLimits
     /// `GET /v1/events` upgraded.
     let events: EventStreamEndpoint
+    /// The app's backend's keys (decision 0009 §1).
+    var apiKeys: APIKeys { APIKeys(store: store, clock: clock, log: log, touched: apiKeyUses) }
+    /// When this server last wrote each API key's `last_used_at` (``APIKeys/used(_:)``).
+    let apiKeyUses = LockedValue<[String: Date]>([:])
     /// Lets shutdown finish the requests in progress.
     let inFlight = InFlightWork()
 
@@ -63,6 +67,8 @@ struct APIRouter: Sendable {
             return APIProblem.response(problem)
         } catch let refused as CallServiceError {
             return APIProblem.response(APIProblem.from(refused))
+        } catch let refused as InsufficientScope {
+            return refused.response
         } catch let limited as RateLimitExceeded {
             log.debug(
                 "rate limited", ["http.path": .string(request.path), "detail": .string(limited.problem.detail ?? "")])
@@ -86,7 +92,14 @@ struct APIRouter: Sendable {
     /// routes are listed together, in the order `Allow` names their methods.
     static let routes: [Route] = [
         Route("GET", "/healthz", .open { router, _ in try await router.health() }),
-        Route("POST", "/v1/tokens", .admin { router, input in try await router.mintToken(input.request) }),
+        Route(
+            "POST", "/v1/tokens",
+            .backend(.tokensWrite) { router, input, _ in try await router.mintToken(input.request) }),
+        Route("GET", "/v1/api-keys", .admin { router, _ in try await router.listAPIKeys() }),
+        Route("POST", "/v1/api-keys", .admin { router, input in try await router.createAPIKey(input.request) }),
+        Route(
+            "DELETE", "/v1/api-keys/{key_id}",
+            .admin { router, input in try await router.deleteAPIKey(input[parameter: "key_id"]) }),
         Route(
             "GET", "/v1/devices",
             .user { router, _, user in
@@ -224,6 +237,9 @@ struct APIRouter: Sendable {
         case .admin(let handle):
             try requireAdmin(request)
             return try await handle(self, input)
+        case .backend(let scope, let handle):
+            let credential = try await authenticateBackend(request, scope: scope)
+            return try await handle(self, input, credential)
         case .user(let handle):
             let user = try authenticate(request)
             if request.method == "GET" || request.method == "HEAD" { try limits.admitRead(user: user.id) }
@@ -295,6 +311,46 @@ struct APIRouter: Sendable {
         let now = clock.now()
         try await store.upsertUser(id: body.userID, name: body.name, at: now)
         return try Self.json(tokens.mint(userID: body.userID, name: body.name, ttl: ttl, now: now), status: 201)
+    }
+
+    /// `GET /v1/api-keys`: every key, oldest first, without secrets.
+    private func listAPIKeys() async throws -> HTTPResponse {
+        try Self.json(APIKeyList(apiKeys: try await store.apiKeys().map(\.info)))
+    }
+
+    /// `POST /v1/api-keys`: a new key, shown this once. The scopes are stored in ``APIKeyScope/known``'s order.
+    private func createAPIKey(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try decode(CreateAPIKeyRequest.self, request)
+        if let problem = DisplayName.problem(body.name) { throw APIProblem.invalidField(problem) }
+        guard !body.scopes.isEmpty else { throw APIProblem.invalidField("scopes must name at least one scope") }
+        if let unknown = body.scopes.first(where: { !APIKeyScope.known.contains($0) }) {
+            throw APIProblem.invalidField(
+                "scopes holds \"\(unknown.rawValue.prefix(64))\", which is not one of "
+                    + APIKeyScope.known.map(\.rawValue).joined(separator: ", "))
+        }
+        guard Set(body.scopes).count == body.scopes.count else {
+            throw APIProblem.invalidField("scopes names a scope twice")
+        }
+        guard try await store.apiKeys().count < APIKeys.maximumKeys else {
+            throw APIProblem.invalidField("there are \(APIKeys.maximumKeys) API keys already: revoke some first")
+        }
+        let scopes = APIKeyScope.known.filter(body.scopes.contains)
+        let (key, stored) = APIKeys.generate(name: body.name, scopes: scopes, now: clock.now())
+        try await store.insertAPIKey(stored)
+        log.info(
+            "API key created",
+            [
+                "api_key.id": .string(stored.info.keyID),
+                "api_key.scopes": .string(scopes.map(\.rawValue).joined(separator: " ")),
+            ])
+        return try Self.json(CreatedAPIKey(key: key, info: stored.info), status: 201)
+    }
+
+    /// `DELETE /v1/api-keys/{key_id}`: revoked on every server from the next request; 404 when there is no such key.
+    private func deleteAPIKey(_ id: String) async throws -> HTTPResponse {
+        guard APIKeys.isKeyID(id), try await store.deleteAPIKey(id: id) else { throw APIProblem.apiKeyNotFound(id) }
+        log.info("API key revoked", ["api_key.id": .string(id)])
+        return HTTPResponse(status: 204)
     }
 
     /// `PUT /v1/devices/{device_id}`.
@@ -386,6 +442,28 @@ struct APIRouter: Sendable {
         let claims = try checkingCredentials(of: request) { try tokens.verify(token, now: clock.now()) }
         // A name from a token minted elsewhere is made fit to travel in every ringing push.
         return Party(id: claims.sub, name: DisplayName.fromToken(claims.name))
+    }
+
+    /// The credential of a backend route: the admin key, or an API key holding `scope`. Like a bad token, a bad key
+    /// counts against its address's failed-authentication limit; a good key without the scope does not.
+    /// - Throws: 401 ``Problem``; ``InsufficientScope``; ``RateLimitExceeded``; ``StoreError``.
+    private func authenticateBackend(_ request: HTTPRequest, scope: APIKeyScope) async throws -> BackendCredential {
+        guard let bearer = request.authorizationBearerToken else {
+            throw APIProblem.unauthorized("send Authorization: Bearer <API key>")
+        }
+        let address = limits.addressKey(of: request)
+        try limits.admitCredentials(from: address)
+        if Self.constantTimeEquals(bearer, adminKey) { return .adminKey }
+        let key: StoredAPIKey
+        do {
+            key = try await apiKeys.verify(bearer)
+        } catch let problem as Problem {
+            limits.credentialsFailed(from: address)
+            throw problem
+        }
+        apiKeys.used(key.info.keyID)
+        guard key.info.scopes.contains(scope) else { throw InsufficientScope(scope: scope) }
+        return .apiKey(id: key.info.keyID, name: key.info.name)
     }
 
     private func requireAdmin(_ request: HTTPRequest) throws {

@@ -22,6 +22,9 @@ struct Route: Sendable {
         case open(@Sendable (APIRouter, Input) async throws -> HTTPResponse)
         /// `Authorization: Bearer <admin key>` (`adminKey`).
         case admin(@Sendable (APIRouter, Input) async throws -> HTTPResponse)
+        /// `Authorization: Bearer <API key>` holding the scope (`apiKey`), or the admin key, which holds every scope
+        /// (decision 0009 §1); the handler gets which of the two it was.
+        case backend(APIKeyScope, @Sendable (APIRouter, Input, BackendCredential) async throws -> HTTPResponse)
         /// `Authorization: Bearer <user token>` (`userToken`); the handler gets the user it names.
         case user(@Sendable (APIRouter, Input, Party) async throws -> HTTPResponse)
         /// A WebSocket (RFC 6455 §4.1) with a user token in `Authorization: Bearer` or, for browsers, which cannot
