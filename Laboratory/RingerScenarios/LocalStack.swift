@@ -6,7 +6,7 @@ public import RingerSupport
 public import RingerSandbox
 public import RingerServer
 import RingerTestKit
-import RingerWire
+public import RingerWire
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -441,6 +441,21 @@ public final class LocalStack: Sendable {
             throw RingerAPIError.unexpectedResponse("POST /v1/tokens: \(String(decoding: data, as: UTF8.self))")
         }
         return try RingerJSON.decode(TokenResponse.self, from: data).token
+    }
+
+    /// An API key of the app's backend with `scopes` (decision 0009 §1), made with the stack's admin key.
+    /// - Throws: ``RingerAPIError`` when the server refuses to make it.
+    public func apiKey(name: String = "backend", scopes: [APIKeyScope]) async throws -> String {
+        var request = URLRequest(url: serverURL.appendingPathComponent("v1/api-keys"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer " + adminKey, forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try RingerJSON.encode(CreateAPIKeyRequest(name: name, scopes: scopes))
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 201 else {
+            throw RingerAPIError.unexpectedResponse("POST /v1/api-keys: \(String(decoding: data, as: UTF8.self))")
+        }
+        return try RingerJSON.decode(CreatedAPIKey.self, from: data).key
     }
 
     /// A phone for `userID`, logged in and registered, app in the foreground, on the stack's clock.

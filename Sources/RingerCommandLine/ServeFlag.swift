@@ -100,7 +100,8 @@ extension ServeFlag {
                 "The address the HTTP API and the event-stream WebSocket listen on."),
             ServeFlag(
                 "admin-key", .secret("KEY"), .server, required: true,
-                "The operator's key: makes and revokes API keys (`/v1/api-keys`), and holds every API key scope (`POST /v1/tokens`, docs/backend.md)."),
+                "The operator's key: makes and revokes API keys (`/v1/api-keys`), and holds every API key scope (`POST /v1/tokens`, docs/backend.md)."
+            ),
             ServeFlag(
                 "user-token-secret", .secret("SECRET"), .server, required: true,
                 "The HS256 secret of the user tokens the server mints (at least 32 bytes)."),

@@ -74,4 +74,7 @@ public enum CallActor: Hashable, Sendable {
     case user(String)
     /// The server itself (ring timeout, connection lost, maximum duration).
     case system
+    /// The app's backend, through an API key (decision 0009 §2): it may cancel a ringing call, as its caller
+    /// would, and end a call in any state; no user is named as having ended it.
+    case backend
 }

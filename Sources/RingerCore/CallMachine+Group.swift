@@ -127,6 +127,15 @@ extension CallMachine {
         return view
     }
 
+    /// Whether `user` missed the call: rung as a callee, they never answered, because it rang out, its caller or the
+    /// app's backend gave up, or they were busy (a "missed call" in the phone's own history). A callee whose leg
+    /// stopped because another callee answered reads the answered call instead, so did not miss it; a decline was
+    /// their choice; a call that could ring none of their phones (`failed`) never reached them.
+    public func isMissed(by user: String) -> Bool {
+        guard user != call.caller.id, isParticipant(user) else { return false }
+        return [CallState.unanswered, .cancelled, .busy].contains(view(for: user).state)
+    }
+
     /// Every user of the call: the caller, then the callee or each callee with a leg in the order rung. Whoever
     /// changes the call holds all their locks (a group call's accept makes its caller busy too).
     public var parties: [String] {
@@ -208,24 +217,26 @@ extension CallMachine {
             }
 
         case .cancel:
-            guard actor == .user(caller) else {
+            guard actor == .user(caller) || actor == .backend else {
                 let error = CallRuleError.wrongParty("only the caller can cancel; a callee declines", state: call.state)
                 throw legIndex(of: actor).map { refusal(error, leg: $0) } ?? error
             }
             switch call.state {
             case .ringing:
-                finishCall(.cancelled, by: caller, at: now)
-                var effects: [CallEffect] = [.cancelRingTimeout]
-                for index in groupLegs.indices where groupLegs[index].state == .ringing {
-                    effects += stopRinging(index, by: caller, at: now)
-                }
-                return effects
+                return cancelGroup(by: actor, at: now)
             case .cancelled:
                 return []
             case .accepted:
                 throw CallRuleError.stateConflict("the call was answered: end it instead", state: call.state)
             default:
                 throw CallRuleError.stateConflict("the call is already over", state: call.state)
+            }
+
+        case .end where actor == .backend:
+            switch call.state {
+            case .ringing: return cancelGroup(by: actor, at: now)
+            case .accepted: return endCall(by: nil, reason: .endedByBackend, at: now)
+            default: return []  // Over already: a backend's retried end changes nothing.
             }
 
         case .end:
@@ -391,6 +402,20 @@ extension CallMachine {
         }
         if rang { effects.append(.cancelRingTimeout) }
         effects.append(.publish(.callEnded, to: .user(call.caller.id)))
+        return effects
+    }
+
+    /// A ringing group call's end before any answer, by its caller or the app's backend: every ringing leg stops. The
+    /// backend's cancel names nobody as `ended_by`, and the caller hears it too (their app did not do it).
+    private mutating func cancelGroup(by actor: CallActor, at now: Date) -> [CallEffect] {
+        let caller = call.caller.id
+        let user = actor == .backend ? nil : caller
+        finishCall(.cancelled, by: user, at: now)
+        var effects: [CallEffect] = [.cancelRingTimeout]
+        for index in groupLegs.indices where groupLegs[index].state == .ringing {
+            effects += stopRinging(index, by: user, at: now)
+        }
+        if actor == .backend { effects.append(.publish(.callCancelled, to: .user(caller))) }
         return effects
     }
 

@@ -206,22 +206,35 @@ public struct CallMachine: Codable, Hashable, Sendable {
             }
 
         case .cancel:
-            guard actor == .user(caller) else {
+            guard actor == .user(caller) || actor == .backend else {
                 throw CallRuleError.wrongParty("only the caller can cancel; the callee declines", state: state)
             }
             switch state {
             case .ringing:
-                finish(.cancelled, by: caller, at: now)
-                return [
-                    .cancelRingTimeout, .publish(.callCancelled, to: .user(callee)),
-                    .pushUpdate(.callCancelled, to: .user(callee)),
-                ]
+                return cancel(by: actor, at: now)
             case .cancelled:
                 return []
             case .accepted:
                 throw CallRuleError.stateConflict("the call was answered: end it instead", state: state)
             default:
                 throw CallRuleError.stateConflict("the call is already over", state: state)
+            }
+
+        case .end where actor == .backend:
+            switch state {
+            case .ringing:
+                return cancel(by: actor, at: now)
+            case .accepted:
+                finish(.ended, by: nil, at: now)
+                call.endReason = .endedByBackend
+                // As for the server's own ends, no update push: the apps in the call hear `call.ended` on their
+                // sockets, or a 409 on their next keepalive.
+                return [
+                    .stopWatchingCall, .publish(.callEnded, to: .user(caller)), .publish(.callEnded, to: .user(callee)),
+                ]
+            default:
+                // Over already, whoever ended it: a backend retrying its end is answered as if it had ended it now.
+                return []
             }
 
         case .end:
@@ -276,6 +289,18 @@ public struct CallMachine: Codable, Hashable, Sendable {
         case .ringMore:
             return []  // Handled above, before the 1:1 rules.
         }
+    }
+
+    /// A ringing call's end before any answer, by its caller or the app's backend: the callee's devices stop
+    /// ringing. The backend's cancel names nobody as `ended_by`, and the caller hears it too (their app did not do it).
+    private mutating func cancel(by actor: CallActor, at now: Date) -> [CallEffect] {
+        let (caller, callee) = (call.caller.id, call.callee.id)
+        let byBackend = actor == .backend
+        finish(.cancelled, by: byBackend ? nil : caller, at: now)
+        return [
+            .cancelRingTimeout, .publish(.callCancelled, to: .user(callee)),
+            .pushUpdate(.callCancelled, to: .user(callee)),
+        ] + (byBackend ? [.publish(.callCancelled, to: .user(caller))] : [])
     }
 
     private func requireCallee(_ actor: CallActor, _ detail: String) throws {

@@ -224,6 +224,17 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func calls(ofUser userID: String, limit: Int, before: String?) async throws -> [Call]
 
+    /// A page of every call, or of the calls a user takes part in, newest first (insertion order among calls of one
+    /// millisecond), as stored: the app's backend's history (`GET /v1/server/calls`), filtered by its caller.
+    /// - Parameters:
+    ///   - userID: only calls this user placed or was rung in (as caller, 1:1 callee or group leg); nil for all.
+    ///   - before: the id of the last call of the previous page, to continue after it; nil to start at the newest.
+    ///   - until: only calls created before it (exclusive); nil for no bound. Ignored when `before` is given.
+    ///   - limit: at most this many (1…500).
+    /// - Returns: the page; nil when `before` names no stored call.
+    /// - Throws: ``StoreError``.
+    func callHistory(ofUser userID: String?, before: String?, until: Date?, limit: Int) async throws -> [CallMachine]?
+
     /// Whether a call between `a` and `b`, either way round, was answered (it is `accepted` or `ended`) within the
     /// retention: they know each other, so a budget against strangers need not hold them back.
     /// - Throws: ``StoreError``.

@@ -625,6 +625,45 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             "\(side("caller_id", "as_caller")) UNION ALL \(side("callee_id", "as_callee")) UNION ALL \(legs) ORDER BY created_at DESC, o DESC LIMIT ?"
     }
 
+    public func callHistory(
+        ofUser userID: String?, before: String?, until: Date?, limit: Int
+    ) async throws -> [CallMachine]? {
+        try await run { db in
+            let order = db.dialect.insertionOrder
+            // `(created_at, order) < (until, minimum)` is `created_at < until`.
+            var start: (createdAt: Double, order: Int64) =
+                until.map { ($0.timeIntervalSince1970, .min) } ?? (.greatestFiniteMagnitude, .max)
+            if let before {
+                var found: (Double, Int64)?
+                try db.query("SELECT created_at, \(order) FROM calls WHERE call_id = ?", [.text(before)]) {
+                    found = ($0.real(0), $0.integer(1))
+                }
+                guard let found else { return nil }
+                start = found
+            }
+            let limit = Int64(max(1, min(limit, 500)))
+            var texts: [String] = []
+            if let userID {
+                let bounds: [SQLValue] = [
+                    .text(userID), .real(start.createdAt), .integer(start.order), .integer(limit),
+                ]
+                try db.query(Self.callsPage(db.dialect), bounds + bounds + bounds + [.integer(limit)]) { row in
+                    if let text = row.text(0) { texts.append(text) }
+                }
+            } else {
+                try db.query(
+                    """
+                    SELECT machine FROM calls WHERE (created_at, \(order)) < (?, ?)
+                    ORDER BY created_at DESC, \(order) DESC LIMIT ?
+                    """, [.real(start.createdAt), .integer(start.order), .integer(limit)]
+                ) { row in
+                    if let text = row.text(0) { texts.append(text) }
+                }
+            }
+            return try texts.map { try Self.decodeText(CallMachine.self, $0) }
+        }
+    }
+
     public func haveTalked(_ a: String, _ b: String) async throws -> Bool {
         try await run { db in
             var found = false

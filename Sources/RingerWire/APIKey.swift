@@ -104,3 +104,60 @@ public struct APIKeyList: Codable, Sendable {
     /// Creates the answer.
     public init(apiKeys: [APIKeyInfo]) { self.apiKeys = apiKeys }
 }
+
+/// `POST /v1/server/calls` (an API key with `calls:write`): the app's backend places a call on behalf of a user, with
+/// everything a user's own `POST /v1/calls` takes (``CreateCallRequest``) and who the caller is.
+public struct ServerCallRequest: Codable, Sendable {
+    /// The user the call is from; created if the server has not seen them (a dashboard's user may have no app).
+    public var callerID: String
+    /// The caller's display name, shown on the callees' phones; the stored one when absent.
+    public var callerName: String?
+    /// The callee's user id: a 1:1 call.
+    public var callee: String?
+    /// The callees' user ids: a group call.
+    public var callees: [String]?
+    /// What an answer does in a group call.
+    public var answerPolicy: AnswerPolicy?
+    /// Whether to ask for video.
+    public var hasVideo: Bool?
+    /// Whether a busy callee is rung as a waiting call.
+    public var callWaiting: Bool?
+
+    /// Creates the body of a 1:1 call.
+    public init(callerID: String, callerName: String? = nil, callee: String, hasVideo: Bool? = nil) {
+        self.callerID = callerID
+        self.callerName = callerName
+        self.callee = callee
+        self.hasVideo = hasVideo
+    }
+
+    /// The user's own request this one stands for.
+    public var callRequest: CreateCallRequest {
+        var request = CreateCallRequest(callee: callee ?? "", hasVideo: hasVideo, callWaiting: callWaiting)
+        request.callee = callee
+        request.callees = callees
+        request.answerPolicy = answerPolicy
+        return request
+    }
+
+    /// The keys as the wire spells them (`caller_id`, not `caller_i_d`).
+    private enum CodingKeys: String, CodingKey {
+        case callerName, callee, callees, answerPolicy, hasVideo, callWaiting
+        case callerID = "callerId"
+    }
+}
+
+/// The answer to `GET /v1/server/calls`: a page of calls, newest first.
+public struct ServerCallList: Codable, Sendable {
+    /// The calls of the page that match the query; a page may hold fewer than `limit` (even none) while
+    /// ``nextCursor`` says more calls remain to be looked through.
+    public var calls: [Call]
+    /// Where the next page starts: pass it as `cursor`. Absent when no call is left.
+    public var nextCursor: String?
+
+    /// Creates the answer.
+    public init(calls: [Call], nextCursor: String? = nil) {
+        self.calls = calls
+        self.nextCursor = nextCursor
+    }
+}

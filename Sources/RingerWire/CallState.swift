@@ -24,6 +24,11 @@ public struct CallState: OpenStringEnum {
     /// The call could not ring at all (for example the callee has no reachable device).
     public static let failed: CallState = "failed"
 
+    /// Every state this version knows, in the order of the call's life.
+    public static let known: [CallState] = [
+        .ringing, .accepted, .declined, .cancelled, .unanswered, .busy, .ended, .failed,
+    ]
+
     /// True for `ringing` and `accepted`; false for every final state, including unknown ones.
     public var isLive: Bool { self == .ringing || self == .accepted }
 }

@@ -14,4 +14,7 @@ public struct SystemEndReason: OpenStringEnum {
     public static let connectionLost: SystemEndReason = "connection_lost"
     /// The call lasted the maximum duration (`--max-call-duration`, 4 h by default) since it was accepted.
     public static let maximumDuration: SystemEndReason = "max_duration"
+    /// The app's backend ended the call through the server call API (`POST /v1/server/calls/{call_id}/end`,
+    /// docs/backend.md): a conversation the app's own rules stopped (a consultation's time, a moderator).
+    public static let endedByBackend: SystemEndReason = "ended_by_backend"
 }

@@ -129,6 +129,7 @@ import Testing
         [LegState.ringing, .accepted, .declined, .busy, .failed, .unanswered, .cancelled, .left].map(\.rawValue))
     static let systemEndReasons: Set<String> = [
         SystemEndReason.connectionLost.rawValue, SystemEndReason.maximumDuration.rawValue,
+        SystemEndReason.endedByBackend.rawValue,
     ]
 
     /// The fields each input type has (docs/test-vectors.md "Inputs"); all are required but `callee_id` and `group`.

@@ -44,6 +44,14 @@ import Testing
                     method: "POST", path: "/v1/api-keys", body: #"{"name":"x","scopes":["calls:read"]}"#,
                     audience: .admin),
                 .init(method: "DELETE", path: "/v1/api-keys/aaaaaaaaaaaa", body: nil, audience: .admin),
+                // The app's backend's routes: an API key or the admin key, never a user token.
+                .init(method: "GET", path: "/v1/server/calls", body: nil, audience: .admin),
+                .init(
+                    method: "POST", path: "/v1/server/calls", body: #"{"caller_id":"alice","callee":"bob"}"#,
+                    audience: .admin),
+                .init(method: "GET", path: "/v1/server/calls/\(id)", body: nil, audience: .admin),
+                .init(method: "POST", path: "/v1/server/calls/\(id)/cancel", body: nil, audience: .admin),
+                .init(method: "POST", path: "/v1/server/calls/\(id)/end", body: nil, audience: .admin),
                 .init(method: "GET", path: "/v1/devices", body: nil, audience: .anyUser),
                 .init(
                     method: "PUT", path: "/v1/devices/x-phone", body: #"{"platform":"android","fcm_token":"x-token"}"#,

@@ -106,6 +106,11 @@ final class HookedStore: RingerStore {
     }
 
     func heartbeat(node: String, at now: Date) async throws { try await base.heartbeat(node: node, at: now) }
+    func callHistory(
+        ofUser userID: String?, before: String?, until: Date?, limit: Int
+    ) async throws -> [CallMachine]? {
+        try await base.callHistory(ofUser: userID, before: before, until: until, limit: limit)
+    }
     func insertAPIKey(_ key: StoredAPIKey) async throws { try await base.insertAPIKey(key) }
     func apiKeys() async throws -> [StoredAPIKey] { try await base.apiKeys() }
     func apiKey(id: String) async throws -> StoredAPIKey? { try await base.apiKey(id: id) }

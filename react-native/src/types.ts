@@ -370,7 +370,7 @@ export interface RecentCall {
   readonly endedAt: number | null;
   /** Who ended it, `null` for a timeout, a failure or an end by the server. */
   readonly endedBy: string | null;
-  /** Why the server ended an accepted call itself (`"connection_lost"`, `"max_duration"`), else `null`. */
+  /** Why the server ended an accepted call itself (`"connection_lost"`, `"max_duration"`, `"ended_by_backend"`), else `null`. */
   readonly endReason: string | null;
   /** Whether it rang its callee during another call. */
   readonly waiting: boolean;

@@ -12,6 +12,14 @@ enum BackendCredential: Sendable, Equatable {
     case adminKey
     /// An API key, by id and name (for logs; never the key).
     case apiKey(id: String, name: String)
+
+    /// Who acted, for the log line of a change a backend made.
+    var metadata: Logger.Metadata {
+        switch self {
+        case .adminKey: ["credential": .string("admin-key")]
+        case .apiKey(let id, _): ["credential": .string("api-key"), "api_key.id": .string(id)]
+        }
+    }
 }
 
 /// API keys for the app's backend (decision 0009 §1): made, checked and remembered as used.

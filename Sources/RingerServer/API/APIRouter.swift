@@ -165,6 +165,24 @@ struct APIRouter: Sendable {
                 try await router.service.keepalive(callID: id, user: user.id)
                 return HTTPResponse(status: 204)
             }),
+        // The app's backend (decision 0009 §2): any call, with an API key.
+        Route(
+            "GET", "/v1/server/calls",
+            .backend(.callsRead) { router, input, _ in
+                try json(await router.service.history(try router.historyQuery(input.request)))
+            }),
+        Route(
+            "POST", "/v1/server/calls",
+            .backend(.callsWrite) { router, input, credential in
+                try await router.createServerCall(input.request, credential: credential)
+            }),
+        Route(
+            "GET", "/v1/server/calls/{call_id}",
+            .backend(.callsRead) { router, input, _ in
+                try json(await router.service.fullCall(id: try router.callID(input[parameter: "call_id"])))
+            }),
+        Route("POST", "/v1/server/calls/{call_id}/cancel", backendAction(.cancel)),
+        Route("POST", "/v1/server/calls/{call_id}/end", backendAction(.end)),
         // A WebSocket upgrade never reaches the router: RingerServer checks its token and accepts it. A plain
         // GET is refused whoever sends it.
         Route(
@@ -219,6 +237,19 @@ struct APIRouter: Sendable {
         .user { router, input, user in
             let id = try await router.visibleCall(input, user: user)
             return try json(await router.service.act(action, callID: id, user: user.id))
+        }
+    }
+
+    /// A call action of the app's backend (`cancel`, `end`), decided by the call machine; logged with the key.
+    private static func backendAction(_ action: CallInput) -> Route.Handler {
+        .backend(.callsWrite) { router, input, credential in
+            let id = try router.callID(input[parameter: "call_id"])
+            let call = try await router.service.actAsBackend(action, callID: id)
+            router.log.info(
+                "call \(action == .cancel ? "cancelled" : "ended") by the app's backend",
+                ["call.id": .string(id), "call.state": .string(call.state.rawValue)].merging(
+                    credential.metadata, uniquingKeysWith: { $1 }))
+            return try json(call)
         }
     }
 
@@ -408,6 +439,85 @@ struct APIRouter: Sendable {
                 address: limits.addressKey(of: request)), status: 201)
     }
 
+    /// `POST /v1/server/calls`: a call placed by the app's backend for `caller_id`, with the user's own rules and
+    /// per-user limits (not the per-address ones: every call of a backend comes from its address).
+    private func createServerCall(_ request: HTTPRequest, credential: BackendCredential) async throws -> HTTPResponse {
+        let body = try decode(ServerCallRequest.self, request)
+        guard Identifier.isValid(body.callerID) else {
+            throw APIProblem.invalidField("caller_id is not a valid user id (\(Identifier.rule))")
+        }
+        if let name = body.callerName, let problem = DisplayName.problem(name) {
+            throw APIProblem.invalidField("caller_name: \(problem)")
+        }
+        let key = request.headers["idempotency-key"]
+        if let key, !(1...255).contains(key.utf8.count) {
+            throw APIProblem.invalidField("Idempotency-Key must be 1 to 255 characters")
+        }
+        try await store.upsertUser(id: body.callerID, name: body.callerName, at: clock.now())
+        let call = try await service.createCall(
+            caller: Party(id: body.callerID, name: body.callerName), request: body.callRequest, idempotencyKey: key,
+            address: nil)
+        log.info(
+            "call placed by the app's backend",
+            ["call.id": .string(call.callID)].merging(credential.metadata, uniquingKeysWith: { $1 }))
+        return try Self.json(call, status: 201)
+    }
+
+    /// The query of `GET /v1/server/calls`, checked: each bad value is 422 `invalid-field` naming it.
+    private func historyQuery(_ request: HTTPRequest) throws -> CallHistoryQuery {
+        var query = CallHistoryQuery()
+        if let user = request.query["user_id"] {
+            guard Identifier.isValid(user) else { throw APIProblem.invalidField("user_id is not a valid user id") }
+            query.userID = user
+        }
+        if let text = request.query["state"] {
+            let states = text.split(separator: ",", omittingEmptySubsequences: false).map {
+                CallState(rawValue: String($0))
+            }
+            guard !states.isEmpty, states.allSatisfy(CallState.known.contains) else {
+                throw APIProblem.invalidField(
+                    "state must be one or more of \(CallState.known.map(\.rawValue).joined(separator: ", ")), comma-separated"
+                )
+            }
+            query.states = Set(states)
+        }
+        if let text = request.query["missed"] {
+            guard text == "true" || text == "false" else {
+                throw APIProblem.invalidField("missed must be true or false")
+            }
+            query.missed = text == "true"
+            guard !query.missed || query.userID != nil else {
+                throw APIProblem.invalidField("missed=true needs user_id: a call is missed by one of its callees")
+            }
+        }
+        query.since = try request.query["since"].map { try Self.timestamp($0, "since") }
+        query.until = try request.query["until"].map { try Self.timestamp($0, "until") }
+        if let text = request.query["limit"] {
+            guard let limit = Int(text), (1...100).contains(limit) else {
+                throw APIProblem.invalidField("limit must be a number from 1 to 100")
+            }
+            query.limit = limit
+        }
+        if let text = request.query["cursor"] {
+            guard let id = try? callID(text) else {
+                throw APIProblem.invalidField("cursor must be the next_cursor of the previous page")
+            }
+            query.cursor = id
+        }
+        return query
+    }
+
+    /// An RFC 3339 timestamp of a query (`2026-12-07T12:00:00Z`, fractional seconds allowed).
+    /// - Throws: 422 ``Problem`` naming `name`.
+    private static func timestamp(_ text: String, _ name: String) throws -> Date {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        throw APIProblem.invalidField("\(name) must be an RFC 3339 time, e.g. 2026-12-07T12:00:00Z")
+    }
+
     /// `GET /v1/calls/{call_id}`.
     private func showCall(_ text: String, user: Party) async throws -> HTTPResponse {
         // The push outcomes describe the callee's devices: only the callee sees them.
@@ -500,7 +610,7 @@ struct APIRouter: Sendable {
         return difference == 0
     }
 
-    private func callID(_ text: String) throws -> String {
+    func callID(_ text: String) throws -> String {
         guard let uuid = UUID(uuidString: text), uuid.uuidString.lowercased() == text.lowercased() else {
             throw APIProblem.callNotFound()
         }

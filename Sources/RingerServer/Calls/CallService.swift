@@ -557,6 +557,62 @@ final class CallService: Sendable {
         return call.pushes ?? []
     }
 
+    // MARK: The app's backend (decision 0009 §2)
+
+    /// `POST /v1/server/calls/{id}/cancel` (`.cancel`) and `/end` (`.end`): the app's backend acting on any call
+    /// (``CallActor/backend``'s rules in ``CallMachine``).
+    /// - Returns: the whole call after the action.
+    /// - Throws: ``CallServiceError`` `callNotFound`, or `rule` for a cancel of a call that is answered or over;
+    ///   `StoreError`.
+    func actAsBackend(_ input: CallInput, callID: String) async throws -> Call {
+        try await apply(input, callID: callID, actor: .backend)
+    }
+
+    /// `GET /v1/server/calls/{id}`: the whole call, every leg and every push outcome.
+    /// - Throws: ``CallServiceError/callNotFound``; `StoreError`.
+    func fullCall(id: String) async throws -> Call {
+        guard let machine = try await store.call(id: id) else { throw CallServiceError.callNotFound }
+        var call = machine.call
+        call.pushes = try await store.pushAttempts(callID: id)
+        return call
+    }
+
+    /// How many stored calls one `GET /v1/server/calls` looks through at most: a filter that matches rarely answers a
+    /// short page with a cursor, rather than reading the whole history in one request.
+    static let historyScanLimit = 1000
+
+    /// `GET /v1/server/calls`: a page of history, newest first. The calls are read in pages from the store and
+    /// filtered as the user reads each one (``CallMachine/view(for:)``, ``CallMachine/isMissed(by:)``), looking
+    /// through at most ``historyScanLimit`` calls.
+    /// - Returns: the matching calls (at most `query.limit`) and where the next page starts, when any call is left.
+    /// - Throws: ``CallServiceError/invalidRequest(_:)`` for a cursor that names no stored call; `StoreError`.
+    func history(_ query: CallHistoryQuery) async throws -> ServerCallList {
+        var found: [Call] = []
+        var cursor = query.cursor
+        var scanned = 0
+        let batch = 100
+        while scanned < Self.historyScanLimit {
+            guard
+                let machines = try await store.callHistory(
+                    ofUser: query.userID, before: cursor, until: query.until, limit: batch)
+            else { throw CallServiceError.invalidRequest("cursor names no call: pass next_cursor as it was given") }
+            for machine in machines {
+                scanned += 1
+                cursor = machine.call.callID
+                if let since = query.since, machine.call.createdAt < since {
+                    return ServerCallList(calls: found)
+                }
+                let call = query.userID.map(machine.view(for:)) ?? machine.call
+                guard query.states?.contains(call.state) ?? true else { continue }
+                if query.missed, let user = query.userID, !machine.isMissed(by: user) { continue }
+                found.append(call)
+                if found.count == query.limit { return ServerCallList(calls: found, nextCursor: cursor) }
+            }
+            if machines.count < batch { return ServerCallList(calls: found) }
+        }
+        return ServerCallList(calls: found, nextCursor: cursor)
+    }
+
     // MARK: Internals
 
     private func requireDevice(_ deviceID: String, of user: String) async throws {

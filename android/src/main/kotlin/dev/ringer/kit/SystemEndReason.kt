@@ -15,8 +15,10 @@ data class SystemEndReason(val rawValue: String) {
         @JvmField val CONNECTION_LOST = SystemEndReason("connection_lost")
         /** The call lasted the maximum duration (`--max-call-duration`, 4 h by default). */
         @JvmField val MAXIMUM_DURATION = SystemEndReason("max_duration")
+        /** The app's backend ended the call (`POST /v1/server/calls/{call_id}/end`, docs/backend.md). */
+        @JvmField val ENDED_BY_BACKEND = SystemEndReason("ended_by_backend")
 
         /** Every reason this SDK knows. */
-        @JvmField val KNOWN: Set<SystemEndReason> = setOf(CONNECTION_LOST, MAXIMUM_DURATION)
+        @JvmField val KNOWN: Set<SystemEndReason> = setOf(CONNECTION_LOST, MAXIMUM_DURATION, ENDED_BY_BACKEND)
     }
 }
