@@ -1,4 +1,4 @@
-// The parts of OpenSSL 3.0 libcrypto that Ringer's JWT and DevCertificates targets call, plus typed
+// The parts of OpenSSL 3.0 libcrypto that Ringer's JWT, DevCertificates and OpenSSLSupport (SecretBox) targets call, plus typed
 // shims for the function-like macros Swift cannot import.
 #ifndef COPENSSL_SHIM_H
 #define COPENSSL_SHIM_H
@@ -14,6 +14,7 @@
 #include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
+#include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 

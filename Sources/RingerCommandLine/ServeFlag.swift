@@ -30,6 +30,7 @@ public struct ServeFlag: Sendable {
         case connections = "Connections and requests"
         case rateLimits = "Rate limits"
         case media = "Media"
+        case backend = "The app's backend"
     }
 
     /// The name without dashes, e.g. `ring-timeout`.
@@ -236,6 +237,19 @@ extension ServeFlag {
             ServeFlag(
                 "media-api-secret", .secret("SECRET"), .media, default: defaults.media.apiSecret,
                 "The media server's API secret."),
+            ServeFlag(
+                "secrets-key", .secret("BASE64"), .backend, repeatable: true,
+                "32 bytes in base64 (`openssl rand -base64 32`) that seal the secrets the database keeps: webhook "
+                    + "signing secrets (docs/backend.md). The first seals, every one opens: repeat it to rotate. "
+                    + "Without one, webhook endpoints cannot be made."),
+            ServeFlag(
+                "webhook-allow-http", .text("off|on"), .backend, default: defaults.webhookAllowHTTP ? "on" : "off",
+                "`on`: a webhook endpoint may be a plain `http://` URL; `off`: `https://` only."),
+            ServeFlag(
+                "webhook-allow-private-addresses", .text("off|on"), .backend,
+                default: defaults.webhookAllowPrivateAddresses ? "on" : "off",
+                "`on`: webhooks may be delivered to private, loopback and link-local addresses (receivers inside the "
+                    + "operator's network); `off`: an endpoint naming one, or whose name resolves to one, is refused."),
         ]
         return flags
     }()

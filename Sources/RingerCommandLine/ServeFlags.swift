@@ -18,6 +18,17 @@ extension ServerConfiguration {
     /// `ringer serve`'s flag names, without dashes (``ServeFlag/all``).
     public static let flagNames: Set<String> = Set(ServeFlag.all.map(\.name))
 
+    /// An `on`/`off` flag's value, nil when not given.
+    /// - Throws: ``ConfigurationError`` for any other value.
+    static func onOff(_ name: String, _ options: CommandLineOptions) throws -> Bool? {
+        switch options[name] {
+        case nil: return nil
+        case "on": return true
+        case "off": return false
+        case let other?: throw ConfigurationError("--\(name) must be on or off, not \"\(other)\"")
+        }
+    }
+
     /// Reads `ringer serve`'s flags from options parsed already (a command that adds flags of its own parses them
     /// together, with ``flagNames`` among its known names).
     /// - Throws: ``ConfigurationError`` naming the bad or missing setting (never echoing secret values).
@@ -83,6 +94,16 @@ extension ServerConfiguration {
         case "off": config.callWaiting = false
         case let other?: throw ConfigurationError("--call-waiting must be on or off, not \"\(other)\"")
         }
+        config.secretsKeys = try options.all("secrets-key").map { text in
+            guard let key = Data(base64Encoded: text), key.count == 32 else {
+                throw ConfigurationError(
+                    "--secrets-key (or RINGER_SECRETS_KEY) must be 32 bytes in base64 (openssl rand -base64 32)")
+            }
+            return Array(key)
+        }
+        config.webhookAllowHTTP = try onOff("webhook-allow-http", options) ?? config.webhookAllowHTTP
+        config.webhookAllowPrivateAddresses =
+            try onOff("webhook-allow-private-addresses", options) ?? config.webhookAllowPrivateAddresses
         config.trustedProxies = try options.all("trusted-proxy").map(AddressRange.init)
         if let seconds = try wholeNumber("request-deadline", options) { config.requestDeadlineSeconds = seconds }
         if let count = try wholeNumber("max-connections-per-address", options) {

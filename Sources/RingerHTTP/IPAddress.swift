@@ -61,3 +61,23 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             })
     }
 }
+
+extension IPAddress {
+    /// The ranges no public service lives in (IANA special-purpose registries, RFC 6890): what a server making
+    /// requests to addresses its clients name must not reach unless its operator allows it (SSRF). Each is a prefix
+    /// and its length in bits of the 16-byte form (IPv4 ranges under `::ffff:0:0/96`).
+    private static let nonPublic: [(IPAddress, Int)] = [
+        ("0.0.0.0", 8), ("10.0.0.0", 8), ("100.64.0.0", 10), ("127.0.0.0", 8), ("169.254.0.0", 16),
+        ("172.16.0.0", 12), ("192.0.0.0", 24), ("192.0.2.0", 24), ("192.168.0.0", 16), ("198.18.0.0", 15),
+        ("198.51.100.0", 24), ("203.0.113.0", 24), ("224.0.0.0", 4), ("240.0.0.0", 4),
+        ("::", 128), ("::1", 128), ("64:ff9b::", 96), ("64:ff9b:1::", 48), ("100::", 64), ("2001::", 23),
+        ("2001:db8::", 32), ("fc00::", 7), ("fe80::", 10), ("ff00::", 8),
+    ].map { text, bits in (IPAddress(text)!, text.contains(":") ? bits : bits + 96) }
+
+    /// Whether the address is in no private, loopback, link-local, shared (CGNAT), documentation, multicast or other
+    /// special-purpose range (RFC 6890 and its IPv4 and IPv6 registries): one a public service may have. An
+    /// IPv4-mapped form counts as its IPv4 address; NAT64 prefixes, which could carry any IPv4 address, never count.
+    public var isPublic: Bool {
+        !Self.nonPublic.contains { prefix, bits in masked(bits) == prefix }
+    }
+}

@@ -330,6 +330,46 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func touchAPIKey(id: String, at date: Date) async throws
 
+    // MARK: Webhooks
+
+    /// Stores a new webhook endpoint. From the commit on, every event of a type it takes is written to the outbox with
+    /// a delivery to it, in the transaction of the change that made the event.
+    /// - Throws: ``StoreError``.
+    func insertWebhookEndpoint(_ endpoint: StoredWebhookEndpoint) async throws
+
+    /// Every webhook endpoint, oldest first.
+    /// - Throws: ``StoreError``.
+    func webhookEndpoints() async throws -> [StoredWebhookEndpoint]
+
+    /// The webhook endpoint with this id, or nil.
+    /// - Throws: ``StoreError``.
+    func webhookEndpoint(id: String) async throws -> StoredWebhookEndpoint?
+
+    /// Replaces a webhook endpoint's fields (all but its id) with `endpoint`'s.
+    /// - Returns: false when there is no such endpoint.
+    /// - Throws: ``StoreError``.
+    func replaceWebhookEndpoint(_ endpoint: StoredWebhookEndpoint) async throws -> Bool
+
+    /// Deletes a webhook endpoint and its deliveries (its events go with the retention sweep).
+    /// - Returns: false when there was no such endpoint.
+    /// - Throws: ``StoreError``.
+    func deleteWebhookEndpoint(id: String) async throws -> Bool
+
+    /// An endpoint's deliveries, newest first, a page at a time.
+    /// - Parameters:
+    ///   - state: only deliveries in this state; nil for all.
+    ///   - before: only deliveries with a smaller id (the previous page's last); nil for the newest.
+    ///   - limit: at most this many (1…100).
+    /// - Throws: ``StoreError``.
+    func webhookDeliveries(
+        endpointID: String, state: WebhookDeliveryState?, before: Int64?, limit: Int
+    ) async throws -> [WebhookDelivery]
+
+    /// Queues a delivery again: `pending`, due at `now`, a fresh series of attempts.
+    /// - Returns: the delivery; nil when the endpoint has no such delivery.
+    /// - Throws: ``StoreError``.
+    func redeliverWebhook(deliveryID: Int64, endpointID: String, at now: Date) async throws -> WebhookDelivery?
+
     /// Records the outcome of a push.
     /// - Throws: ``StoreError``.
     func recordPushAttempt(_ attempt: PushAttempt) async throws

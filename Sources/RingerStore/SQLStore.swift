@@ -178,10 +178,20 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         let column = kind.rawValue
         return try await run { db in
             try db.transaction {
+                // Who held it, for the backend's `device.push_token_removed` (the token itself is never told).
+                var holders: [(userID: String, deviceID: String)] = []
+                try db.query(
+                    "SELECT user_id, device_id FROM devices WHERE \(column) = ? AND updated_at <= ?",
+                    [.text(token), .real(invalidSince.timeIntervalSince1970)]
+                ) { row in holders.append((row.text(0) ?? "", row.text(1) ?? "")) }
                 try db.query(
                     "UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
                     [.text(token), .real(invalidSince.timeIntervalSince1970)])
                 let removed = db.changes > 0
+                for holder in holders {
+                    try Self.recordDeviceEvent(
+                        WebhookData(userID: holder.userID, deviceID: holder.deviceID, tokenKind: column), in: db)
+                }
                 try db.query(
                     "DELETE FROM devices WHERE voip_token IS NULL AND apns_token IS NULL AND fcm_token IS NULL")
                 return removed
@@ -275,6 +285,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                         .optional(node),
                     ])
                 try Self.writeLegs(of: machine, before: nil, rungBy: node, in: db)
+                try Self.recordWebhookEvents(from: nil, to: machine, in: db)
                 if let idempotencyKey {
                     let created = call.createdAt.timeIntervalSince1970
                     try db.query(
@@ -523,6 +534,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 "UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
                 [.text(call.state.rawValue), .text(try encodeText(machine)), .text(call.callID)])
         }
+        try recordWebhookEvents(from: before, to: machine, in: db)
         return try append(events, in: db)
     }
 
@@ -920,11 +932,11 @@ public class SQLStore: RingerStore, @unchecked Sendable {
 
     // MARK: JSON columns
 
-    private static func encodeText<T: Encodable>(_ value: T) throws -> String {
+    static func encodeText<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try RingerJSON.encoder().encode(value), as: UTF8.self)
     }
 
-    private static func decodeText<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+    static func decodeText<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         do {
             return try RingerJSON.decoder().decode(type, from: Data(text.utf8))
         } catch {

@@ -295,6 +295,96 @@ enum SchemaMigrations {
                   position BIGSERIAL NOT NULL
                 );
                 """),
+        // Webhooks (decision 0009 §3): endpoints with their sealed secrets (`event_types` space-separated, '' for
+        // every type); the outbox of events, written in the transaction of the change that made them; a delivery per
+        // event and subscribed endpoint, claimed by one server at a time (`claimed_by`, `claimed_until`); and each
+        // call's count of events, so a receiver can order them.
+        Migration(
+            sqlite: """
+                CREATE TABLE webhook_endpoints (
+                  endpoint_id TEXT PRIMARY KEY,
+                  url TEXT NOT NULL,
+                  event_types TEXT NOT NULL,
+                  description TEXT,
+                  enabled INTEGER NOT NULL,
+                  disabled_reason TEXT,
+                  secret TEXT NOT NULL,
+                  previous_secret TEXT,
+                  previous_secret_expires_at REAL,
+                  created_at REAL NOT NULL,
+                  updated_at REAL NOT NULL
+                );
+                CREATE TABLE webhook_events (
+                  event_id TEXT PRIMARY KEY,
+                  type TEXT NOT NULL,
+                  call_id TEXT,
+                  payload TEXT NOT NULL,
+                  created_at REAL NOT NULL
+                );
+                CREATE INDEX webhook_events_by_time ON webhook_events (created_at);
+                CREATE TABLE webhook_deliveries (
+                  delivery_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  event_id TEXT NOT NULL,
+                  endpoint_id TEXT NOT NULL,
+                  state TEXT NOT NULL,
+                  attempts INTEGER NOT NULL,
+                  next_attempt_at REAL NOT NULL,
+                  claimed_by TEXT,
+                  claimed_until REAL,
+                  last_attempt_at REAL,
+                  last_status INTEGER,
+                  last_error TEXT,
+                  delivered_at REAL,
+                  created_at REAL NOT NULL
+                );
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+                CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, delivery_id);
+                CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id);
+                ALTER TABLE calls ADD COLUMN webhook_seq INTEGER NOT NULL DEFAULT 0;
+                """,
+            postgres: """
+                CREATE TABLE webhook_endpoints (
+                  endpoint_id TEXT PRIMARY KEY,
+                  url TEXT NOT NULL,
+                  event_types TEXT NOT NULL,
+                  description TEXT,
+                  enabled INTEGER NOT NULL,
+                  disabled_reason TEXT,
+                  secret TEXT NOT NULL,
+                  previous_secret TEXT,
+                  previous_secret_expires_at DOUBLE PRECISION,
+                  created_at DOUBLE PRECISION NOT NULL,
+                  updated_at DOUBLE PRECISION NOT NULL,
+                  position BIGSERIAL NOT NULL
+                );
+                CREATE TABLE webhook_events (
+                  event_id TEXT PRIMARY KEY,
+                  type TEXT NOT NULL,
+                  call_id TEXT,
+                  payload TEXT NOT NULL,
+                  created_at DOUBLE PRECISION NOT NULL
+                );
+                CREATE INDEX webhook_events_by_time ON webhook_events (created_at);
+                CREATE TABLE webhook_deliveries (
+                  delivery_id BIGSERIAL PRIMARY KEY,
+                  event_id TEXT NOT NULL,
+                  endpoint_id TEXT NOT NULL,
+                  state TEXT NOT NULL,
+                  attempts INTEGER NOT NULL,
+                  next_attempt_at DOUBLE PRECISION NOT NULL,
+                  claimed_by TEXT,
+                  claimed_until DOUBLE PRECISION,
+                  last_attempt_at DOUBLE PRECISION,
+                  last_status INTEGER,
+                  last_error TEXT,
+                  delivered_at DOUBLE PRECISION,
+                  created_at DOUBLE PRECISION NOT NULL
+                );
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+                CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, delivery_id);
+                CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id);
+                ALTER TABLE calls ADD COLUMN webhook_seq BIGINT NOT NULL DEFAULT 0;
+                """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

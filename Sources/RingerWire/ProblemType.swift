@@ -19,6 +19,12 @@ public struct ProblemType: OpenStringEnum {
     public static let insufficientScope = ProblemType(slug: "insufficient-scope")
     /// 404: no API key with this id (never made, or revoked).
     public static let apiKeyNotFound = ProblemType(slug: "api-key-not-found")
+    /// 404: no webhook endpoint with this id.
+    public static let webhookEndpointNotFound = ProblemType(slug: "webhook-endpoint-not-found")
+    /// 404: the endpoint has no delivery with this id.
+    public static let webhookDeliveryNotFound = ProblemType(slug: "webhook-delivery-not-found")
+    /// 409: the server keeps no secret without `--secrets-key`: webhook endpoints cannot be made or rotated.
+    public static let secretsKeyRequired = ProblemType(slug: "secrets-key-required")
     /// 404: no such route.
     public static let notFound = ProblemType(slug: "not-found")
     /// 404: the callee user is unknown.

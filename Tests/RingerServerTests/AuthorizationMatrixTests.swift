@@ -37,6 +37,7 @@ import Testing
             let call = try (try await http.send("POST", "/v1/calls", token: alice, json: #"{"callee":"bob"}"#)).decode(
                 Call.self)
             let id = call.callID
+            let hook = String(repeating: "a", count: 24)
             let operations: [Operation] = [
                 .init(method: "POST", path: "/v1/tokens", body: #"{"user_id":"zed"}"#, audience: .admin),
                 .init(method: "GET", path: "/v1/api-keys", body: nil, audience: .admin),
@@ -52,6 +53,18 @@ import Testing
                 .init(method: "GET", path: "/v1/server/calls/\(id)", body: nil, audience: .admin),
                 .init(method: "POST", path: "/v1/server/calls/\(id)/cancel", body: nil, audience: .admin),
                 .init(method: "POST", path: "/v1/server/calls/\(id)/end", body: nil, audience: .admin),
+                .init(method: "GET", path: "/v1/webhooks", body: nil, audience: .admin),
+                .init(
+                    method: "POST", path: "/v1/webhooks", body: #"{"url":"https://example.com/x"}"#, audience: .admin),
+                .init(method: "GET", path: "/v1/webhooks/ep_\(hook)", body: nil, audience: .admin),
+                .init(
+                    method: "PUT", path: "/v1/webhooks/ep_\(hook)", body: #"{"url":"https://example.com/x"}"#,
+                    audience: .admin),
+                .init(method: "DELETE", path: "/v1/webhooks/ep_\(hook)", body: nil, audience: .admin),
+                .init(method: "POST", path: "/v1/webhooks/ep_\(hook)/rotate-secret", body: nil, audience: .admin),
+                .init(method: "GET", path: "/v1/webhooks/ep_\(hook)/deliveries", body: nil, audience: .admin),
+                .init(
+                    method: "POST", path: "/v1/webhooks/ep_\(hook)/deliveries/1/redeliver", body: nil, audience: .admin),
                 .init(method: "GET", path: "/v1/devices", body: nil, audience: .anyUser),
                 .init(
                     method: "PUT", path: "/v1/devices/x-phone", body: #"{"platform":"android","fcm_token":"x-token"}"#,

@@ -111,6 +111,23 @@ final class HookedStore: RingerStore {
     ) async throws -> [CallMachine]? {
         try await base.callHistory(ofUser: userID, before: before, until: until, limit: limit)
     }
+    func insertWebhookEndpoint(_ endpoint: StoredWebhookEndpoint) async throws {
+        try await base.insertWebhookEndpoint(endpoint)
+    }
+    func webhookEndpoints() async throws -> [StoredWebhookEndpoint] { try await base.webhookEndpoints() }
+    func webhookEndpoint(id: String) async throws -> StoredWebhookEndpoint? { try await base.webhookEndpoint(id: id) }
+    func replaceWebhookEndpoint(_ endpoint: StoredWebhookEndpoint) async throws -> Bool {
+        try await base.replaceWebhookEndpoint(endpoint)
+    }
+    func deleteWebhookEndpoint(id: String) async throws -> Bool { try await base.deleteWebhookEndpoint(id: id) }
+    func webhookDeliveries(
+        endpointID: String, state: WebhookDeliveryState?, before: Int64?, limit: Int
+    ) async throws -> [WebhookDelivery] {
+        try await base.webhookDeliveries(endpointID: endpointID, state: state, before: before, limit: limit)
+    }
+    func redeliverWebhook(deliveryID: Int64, endpointID: String, at now: Date) async throws -> WebhookDelivery? {
+        try await base.redeliverWebhook(deliveryID: deliveryID, endpointID: endpointID, at: now)
+    }
     func insertAPIKey(_ key: StoredAPIKey) async throws { try await base.insertAPIKey(key) }
     func apiKeys() async throws -> [StoredAPIKey] { try await base.apiKeys() }
     func apiKey(id: String) async throws -> StoredAPIKey? { try await base.apiKey(id: id) }

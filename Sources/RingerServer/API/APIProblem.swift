@@ -66,6 +66,26 @@ public enum APIProblem {
         problem(.apiKeyNotFound, "API key not found", 404, "no API key \(id.prefix(64))")
     }
 
+    /// 404: no webhook endpoint with this id.
+    static func webhookEndpointNotFound(_ id: String) -> Problem {
+        problem(.webhookEndpointNotFound, "Webhook endpoint not found", 404, "no webhook endpoint \(id.prefix(64))")
+    }
+
+    /// 404: the endpoint has no such delivery.
+    static func webhookDeliveryNotFound(_ id: String) -> Problem {
+        problem(
+            .webhookDeliveryNotFound, "Webhook delivery not found", 404, "the endpoint has no delivery \(id.prefix(64))"
+        )
+    }
+
+    /// 409: no `--secrets-key`, so no secret can be kept.
+    static func secretsKeyRequired() -> Problem {
+        problem(
+            .secretsKeyRequired, "Secrets key required", 409,
+            "the server keeps webhook secrets sealed: start it with --secrets-key (RINGER_SECRETS_KEY), 32 bytes in base64"
+        )
+    }
+
     /// 404: no such route.
     public static func notFound(_ detail: String) -> Problem {
         problem(.notFound, "Not found", 404, detail)

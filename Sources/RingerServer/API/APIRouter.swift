@@ -28,6 +28,8 @@ struct APIRouter: Sendable {
     let limits: RateLimits
     /// `GET /v1/events` upgraded.
     let events: EventStreamEndpoint
+    /// The app's backend's webhook endpoints (decision 0009 §3).
+    let webhooks: WebhookEndpoints
     /// The app's backend's keys (decision 0009 §1).
     var apiKeys: APIKeys { APIKeys(store: store, clock: clock, log: log, touched: apiKeyUses) }
     /// When this server last wrote each API key's `last_used_at` (``APIKeys/used(_:)``).
@@ -183,6 +185,73 @@ struct APIRouter: Sendable {
             }),
         Route("POST", "/v1/server/calls/{call_id}/cancel", backendAction(.cancel)),
         Route("POST", "/v1/server/calls/{call_id}/end", backendAction(.end)),
+        // Webhooks (decision 0009 §3).
+        Route(
+            "GET", "/v1/webhooks",
+            .backend(.webhooksWrite) { router, _, _ in
+                try json(WebhookEndpointList(endpoints: try await router.store.webhookEndpoints().map(\.info)))
+            }),
+        Route(
+            "POST", "/v1/webhooks",
+            .backend(.webhooksWrite) { router, input, _ in
+                try json(
+                    await router.webhooks.create(try router.decode(WebhookEndpointRequest.self, input.request)),
+                    status: 201)
+            }),
+        Route(
+            "GET", "/v1/webhooks/{endpoint_id}",
+            .backend(.webhooksWrite) { router, input, _ in
+                try json(await router.webhooks.stored(input[parameter: "endpoint_id"]).info)
+            }),
+        Route(
+            "PUT", "/v1/webhooks/{endpoint_id}",
+            .backend(.webhooksWrite) { router, input, _ in
+                let id = input[parameter: "endpoint_id"]
+                _ = try await router.webhooks.stored(id)
+                let body = try router.decode(WebhookEndpointRequest.self, input.request)
+                return try json(await router.webhooks.replace(id, with: body))
+            }),
+        Route(
+            "DELETE", "/v1/webhooks/{endpoint_id}",
+            .backend(.webhooksWrite) { router, input, _ in
+                let id = input[parameter: "endpoint_id"]
+                guard WebhookEndpoints.isEndpointID(id), try await router.store.deleteWebhookEndpoint(id: id) else {
+                    throw APIProblem.webhookEndpointNotFound(id)
+                }
+                router.log.info("webhook endpoint removed", ["webhook.endpoint": .string(id)])
+                return HTTPResponse(status: 204)
+            }),
+        Route(
+            "POST", "/v1/webhooks/{endpoint_id}/rotate-secret",
+            .backend(.webhooksWrite) { router, input, _ in
+                let id = input[parameter: "endpoint_id"]
+                _ = try await router.webhooks.stored(id)
+                // The body is optional: none keeps the default lifetime of the old secret.
+                let body =
+                    input.request.body.isEmpty
+                    ? RotateWebhookSecretRequest() : try router.decode(RotateWebhookSecretRequest.self, input.request)
+                return try json(await router.webhooks.rotate(id, body))
+            }),
+        Route(
+            "GET", "/v1/webhooks/{endpoint_id}/deliveries",
+            .backend(.webhooksWrite) { router, input, _ in
+                try await router.listDeliveries(input[parameter: "endpoint_id"], input.request)
+            }),
+        Route(
+            "POST", "/v1/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver",
+            .backend(.webhooksWrite) { router, input, _ in
+                let id = input[parameter: "endpoint_id"]
+                _ = try await router.webhooks.stored(id)
+                let delivery = input[parameter: "delivery_id"]
+                guard let number = Int64(delivery), number > 0,
+                    let queued = try await router.store.redeliverWebhook(
+                        deliveryID: number, endpointID: id, at: router.clock.now())
+                else { throw APIProblem.webhookDeliveryNotFound(delivery) }
+                router.log.info(
+                    "webhook delivery queued again",
+                    ["webhook.endpoint": .string(id), "webhook.delivery": .string(delivery)])
+                return try json(queued)
+            }),
         // A WebSocket upgrade never reaches the router: RingerServer checks its token and accepts it. A plain
         // GET is refused whoever sends it.
         Route(
@@ -516,6 +585,34 @@ struct APIRouter: Sendable {
         formatter.formatOptions = [.withInternetDateTime]
         if let date = formatter.date(from: text) { return date }
         throw APIProblem.invalidField("\(name) must be an RFC 3339 time, e.g. 2026-12-07T12:00:00Z")
+    }
+
+    /// `GET /v1/webhooks/{endpoint_id}/deliveries?state=&limit=&cursor=`: newest first.
+    private func listDeliveries(_ id: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        _ = try await webhooks.stored(id)
+        var state: WebhookDeliveryState?
+        if let text = request.query["state"] {
+            guard WebhookDeliveryState.known.contains(WebhookDeliveryState(rawValue: text)) else {
+                throw APIProblem.invalidField("state must be pending, delivered or failed")
+            }
+            state = WebhookDeliveryState(rawValue: text)
+        }
+        let limit =
+            try request.query["limit"].map { text -> Int in
+                guard let value = Int(text), (1...100).contains(value) else {
+                    throw APIProblem.invalidField("limit must be a number from 1 to 100")
+                }
+                return value
+            } ?? 20
+        let before = try request.query["cursor"].map { text -> Int64 in
+            guard let value = Int64(text), value > 0 else {
+                throw APIProblem.invalidField("cursor must be the next_cursor of the previous page")
+            }
+            return value
+        }
+        let page = try await store.webhookDeliveries(endpointID: id, state: state, before: before, limit: limit)
+        let next = page.count == limit ? page.last.map { String($0.deliveryID) } : nil
+        return try Self.json(WebhookDeliveryList(deliveries: page, nextCursor: next))
     }
 
     /// `GET /v1/calls/{call_id}`.

@@ -2,6 +2,7 @@ import APNs
 import FCM
 import Foundation
 import LibWebSockets
+import OpenSSLSupport
 import RingerCore
 public import RingerSupport
 public import RingerStore
@@ -127,7 +128,12 @@ public final class RingerServer: Sendable {
             adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
             clock: clock, log: logger, pushHealth: pushHealth,
             mediaUsesDevelopmentKey: configuration.media.usesDevelopmentKey, limits: limits,
-            events: EventStreamEndpoint(hub: hub, store: store, limits: limits, clock: clock, log: logger))
+            events: EventStreamEndpoint(hub: hub, store: store, limits: limits, clock: clock, log: logger),
+            webhooks: WebhookEndpoints(
+                store: store, clock: clock, log: logger,
+                secrets: configuration.secretsKeys.isEmpty ? nil : try SecretBox(keys: configuration.secretsKeys),
+                allowHTTP: configuration.webhookAllowHTTP,
+                allowPrivateAddresses: configuration.webhookAllowPrivateAddresses))
         web = LockedValue(nil)
     }
 

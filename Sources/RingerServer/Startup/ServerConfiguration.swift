@@ -67,6 +67,17 @@ public struct ServerConfiguration: Sendable {
     /// `busy` for them (`--call-waiting`; a call's `call_waiting` overrides it). Off by default: apps expect `busy`
     /// until their UI handles two calls (docs/decisions/0008 §3).
     public var callWaiting = false
+    /// The keys that seal the secrets the database keeps, webhook signing secrets and push providers' private keys
+    /// (`--secrets-key`, repeatable, 32 bytes each): the first seals, every one opens what it sealed, so a key is
+    /// rotated by putting the new one first and keeping the old one until everything was sealed again. Empty: no
+    /// secret can be kept, so webhook endpoints cannot be made (decision 0009 §3).
+    public var secretsKeys: [[UInt8]] = []
+    /// Whether a webhook endpoint may be a plain `http://` URL (`--webhook-allow-http`); off: `https://` only.
+    public var webhookAllowHTTP = false
+    /// Whether webhook deliveries may go to private, loopback, link-local or other non-public addresses
+    /// (`--webhook-allow-private-addresses`); off, an endpoint naming one is refused, and so is every connection to
+    /// one its name resolves to.
+    public var webhookAllowPrivateAddresses = false
     /// Seconds an accepted call may go without a sign of either party's app (an open event socket, a
     /// keepalive, a call action) before the server ends it `connection_lost` (`--call-idle-timeout`).
     public var callIdleTimeout: TimeInterval = 120
