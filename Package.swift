@@ -36,6 +36,8 @@ let package = Package(
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // Jansson, only for what JSONDecoder cannot tell: a name repeated in one object (StrictJSON).
         .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
+        // libcurl, for the server's outgoing HTTP/1.1 and HTTP/2 requests (webhook deliveries).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         // The small pieces every target shares: a lock box and async locks, the one retry timing (exponential
@@ -55,6 +57,8 @@ let package = Package(
         // Wrappers over C libraries, one job each.
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "StrictJSON", dependencies: ["CJansson"], swiftSettings: strict),
+        // Outgoing HTTP requests on libcurl's multi interface, on one thread of its own (webhook deliveries).
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "RingerHTTP", "RingerSupport"], swiftSettings: strict),
         .target(name: "JWT", dependencies: ["COpenSSL", "OpenSSLSupport", "StrictJSON"], swiftSettings: strict),
         .target(
             name: "DevCertificates", dependencies: ["COpenSSL", "OpenSSLSupport"], path: "Laboratory/DevCertificates",
@@ -88,7 +92,9 @@ let package = Package(
         // RingerWire for `APNsEnvironment`, the one name of Apple's two hosts (Foundation-only).
         .target(
             name: "APNs",
-            dependencies: ["JWT", "HTTP2Client", "RingerSupport", "RingerWire", "COpenSSL", "OpenSSLSupport"],
+            dependencies: [
+                "JWT", "HTTP2Client", "RingerSupport", "RingerWire", "COpenSSL", "OpenSSLSupport", "RingerHTTP",
+            ],
             swiftSettings: strict),
         // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
         .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSupport"], swiftSettings: strict),
@@ -99,7 +105,7 @@ let package = Package(
             name: "RingerServer",
             dependencies: [
                 "RingerWire", "RingerCore", "RingerStore", "RingerSupport", "APNs",
-                "FCM", "JWT", "OpenSSLSupport",
+                "FCM", "JWT", "OpenSSLSupport", "CurlHTTP",
                 "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON",
             ],
             swiftSettings: strict),

@@ -1,4 +1,5 @@
 public import Foundation
+import RingerHTTP
 
 /// What FCM answered to one `messages:send` (Google: "REST Resource: projects.messages"; error bodies per
 /// "FCM HTTP v1 API: error handling").

@@ -9,12 +9,8 @@ enum HMACSHA256 {
     /// The 32-byte tag of `message` under `key`.
     static func authenticate(_ message: [UInt8], key: [UInt8]) throws(JWTError) -> [UInt8] {
         guard key.count < Int32.max else { throw JWTError.invalidKey("HMAC secret too large") }
-        var tag = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &tag, &length) != nil,
-            length == tagLength
-        else { throw OpenSSLCall.failure("HMAC") }
-        return Array(tag.prefix(tagLength))
+        guard let tag = SHA256Digest.hmac(message, key: key) else { throw OpenSSLCall.failure("HMAC") }
+        return tag
     }
 
     /// Whether `tag` is the tag of `message` under `key`, compared in constant time (`CRYPTO_memcmp`).

@@ -17,6 +17,17 @@ public enum SHA256Digest {
         return Array(digest.prefix(length))
     }
 
+    /// The 32-byte HMAC-SHA-256 tag (RFC 2104, RFC 4231) of `message` under `key`; nil when OpenSSL fails (no memory,
+    /// or a key of 2 GiB or more). HS256 (`JWT`) and Standard Webhooks signatures.
+    public static func hmac(_ message: [UInt8], key: [UInt8]) -> [UInt8]? {
+        guard key.count < Int32.max else { return nil }
+        var tag = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var size: UInt32 = 0
+        guard HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &tag, &size) != nil, size == length
+        else { return nil }
+        return Array(tag.prefix(length))
+    }
+
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
     public static func hex(_ bytes: [UInt8]) -> String {
         hash(bytes).map { byte in

@@ -250,6 +250,10 @@ extension ServeFlag {
                 default: defaults.webhookAllowPrivateAddresses ? "on" : "off",
                 "`on`: webhooks may be delivered to private, loopback and link-local addresses (receivers inside the "
                     + "operator's network); `off`: an endpoint naming one, or whose name resolves to one, is refused."),
+            ServeFlag(
+                "webhook-timeout", .seconds(1...60), .backend, default: ServeFlag.number(defaults.webhookTimeout),
+                "How long one webhook delivery may take, connection included; past it the attempt failed and is "
+                    + "retried."),
         ]
         return flags
     }()

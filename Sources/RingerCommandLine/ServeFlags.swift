@@ -104,6 +104,7 @@ extension ServerConfiguration {
         config.webhookAllowHTTP = try onOff("webhook-allow-http", options) ?? config.webhookAllowHTTP
         config.webhookAllowPrivateAddresses =
             try onOff("webhook-allow-private-addresses", options) ?? config.webhookAllowPrivateAddresses
+        if let seconds = try seconds("webhook-timeout", options) { config.webhookTimeout = seconds }
         config.trustedProxies = try options.all("trusted-proxy").map(AddressRange.init)
         if let seconds = try wholeNumber("request-deadline", options) { config.requestDeadlineSeconds = seconds }
         if let count = try wholeNumber("max-connections-per-address", options) {

@@ -241,7 +241,8 @@ public protocol RingerStore: Sendable {
     func haveTalked(_ a: String, _ b: String) async throws -> Bool
 
     /// Deletes what is older than the retention: ended calls placed before `cutoff` with their push outcomes,
-    /// and events appended before it; a call still ringing or accepted is never deleted. At most `batch` calls and
+    /// events appended before it, and webhook deliveries made before it that are over (with the webhook events no
+    /// delivery waits for); a call still ringing or accepted is never deleted. At most `batch` calls and
     /// `batch` events at a time, so one sweep never holds the database for long.
     /// - Returns: how many calls and events were deleted.
     /// - Throws: ``StoreError``.
@@ -369,6 +370,31 @@ public protocol RingerStore: Sendable {
     /// - Returns: the delivery; nil when the endpoint has no such delivery.
     /// - Throws: ``StoreError``.
     func redeliverWebhook(deliveryID: Int64, endpointID: String, at now: Date) async throws -> WebhookDelivery?
+
+    /// Claims due webhook deliveries for one attempt each by `node` (decision 0009 §3): `pending`, due by `now`, and
+    /// held by no live server (never claimed, a lapsed lease, or a claimer whose heartbeat is older than
+    /// `nodeDeadAfter`). Rows another server is claiming are skipped (PostgreSQL `SKIP LOCKED`), so each attempt is
+    /// made by one server; an endpoint's deliveries are claimed only while it has fewer than `perEndpoint` in flight
+    /// (`inFlight` counts this server's), and only enabled endpoints' are answered.
+    /// - Parameters:
+    ///   - lease: seconds the claim holds: longer than an attempt may take.
+    ///   - limit: most deliveries claimed.
+    /// - Throws: ``StoreError``.
+    func claimWebhookDeliveries(
+        at now: Date, by node: String, lease: TimeInterval, limit: Int, perEndpoint: Int, inFlight: [String: Int],
+        nodeDeadAfter: TimeInterval
+    ) async throws -> [ClaimedWebhookDelivery]
+
+    /// Stores how an attempt ended, if `node` still holds the delivery's claim (a claim lost to another server leaves
+    /// the row to that server); `endpointGone` also disables the endpoint and fails its pending deliveries.
+    /// - Throws: ``StoreError``.
+    func finishWebhookDelivery(
+        _ deliveryID: Int64, by node: String, at now: Date, outcome: WebhookAttemptOutcome)
+        async throws
+
+    /// When the oldest event still waiting for a delivery was stored; nil when none waits (metrics).
+    /// - Throws: ``StoreError``.
+    func oldestPendingWebhookEvent() async throws -> Date?
 
     /// Records the outcome of a push.
     /// - Throws: ``StoreError``.

@@ -24,21 +24,24 @@ extension SQLStore {
     // MARK: Endpoints
 
     /// The columns an endpoint is read from, in ``endpoint(_:)``'s order.
-    private static let endpointColumns = """
+    static let endpointColumns = """
         endpoint_id, url, event_types, description, enabled, disabled_reason, secret, previous_secret,
         previous_secret_expires_at, created_at, updated_at
         """
 
-    private static func endpoint(_ row: any SQLRow) -> StoredWebhookEndpoint {
-        let types = (row.text(2) ?? "").split(separator: " ").map { WebhookEventType(rawValue: String($0)) }
+    /// An endpoint from ``endpointColumns``, read from column `first` on.
+    static func endpoint(_ row: any SQLRow, from first: Int32 = 0) -> StoredWebhookEndpoint {
+        let types = (row.text(first + 2) ?? "").split(separator: " ").map { WebhookEventType(rawValue: String($0)) }
         return StoredWebhookEndpoint(
             info: WebhookEndpoint(
-                endpointID: row.text(0) ?? "", url: row.text(1) ?? "", eventTypes: types, description: row.text(3),
-                enabled: row.integer(4) != 0, disabledReason: row.text(5),
-                previousSecretExpiresAt: row.text(8).map { _ in Date(timeIntervalSince1970: row.real(8)) },
-                createdAt: Date(timeIntervalSince1970: row.real(9)),
-                updatedAt: Date(timeIntervalSince1970: row.real(10))),
-            sealedSecret: row.text(6) ?? "", sealedPreviousSecret: row.text(7))
+                endpointID: row.text(first) ?? "", url: row.text(first + 1) ?? "", eventTypes: types,
+                description: row.text(first + 3), enabled: row.integer(first + 4) != 0,
+                disabledReason: row.text(first + 5),
+                previousSecretExpiresAt: row.text(first + 8).map { _ in Date(timeIntervalSince1970: row.real(first + 8))
+                },
+                createdAt: Date(timeIntervalSince1970: row.real(first + 9)),
+                updatedAt: Date(timeIntervalSince1970: row.real(first + 10))),
+            sealedSecret: row.text(first + 6) ?? "", sealedPreviousSecret: row.text(first + 7))
     }
 
     /// The bindings of an endpoint's columns but its id, in ``endpointColumns``' order after the id.
@@ -233,6 +236,153 @@ extension SQLStore {
                 INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at, created_at)
                 VALUES (?, ?, 'pending', 0, ?, ?)
                 """, [.text(id), .text(endpoint), time, time])
+        }
+    }
+}
+
+/// A delivery a server claimed for one attempt, with what the attempt needs.
+public struct ClaimedWebhookDelivery: Sendable, Hashable {
+    /// The delivery.
+    public var deliveryID: Int64
+    /// The event's id (`webhook-id`).
+    public var eventID: String
+    /// The event's body, as stored.
+    public var payload: String
+    /// The endpoint, with its sealed secrets.
+    public var endpoint: StoredWebhookEndpoint
+    /// Attempts made before this one.
+    public var attempts: Int
+}
+
+/// How one attempt ended, as the server stores it.
+public enum WebhookAttemptOutcome: Sendable, Hashable {
+    /// The endpoint answered 2xx.
+    case delivered(status: Int)
+    /// It failed; try again at `retryAt`, or never (nil: the delivery is `failed`).
+    case failed(status: Int?, error: String, retryAt: Date?)
+    /// It answered `410 Gone`: the endpoint is disabled and its pending deliveries fail.
+    case endpointGone
+}
+
+extension SQLStore {
+    public func claimWebhookDeliveries(
+        at now: Date, by node: String, lease: TimeInterval, limit: Int, perEndpoint: Int, inFlight: [String: Int],
+        nodeDeadAfter: TimeInterval
+    ) async throws -> [ClaimedWebhookDelivery] {
+        guard limit > 0 else { return [] }
+        return try await run { db in
+            try db.transaction {
+                let time = now.timeIntervalSince1970
+                // Due, and not held: never claimed, or its claim ran out, or its claimer stopped beating (it died
+                // mid-attempt: the attempt is made again, and the receiver de-duplicates by webhook-id).
+                var rows: [(id: Int64, endpoint: String)] = []
+                try db.query(
+                    """
+                    SELECT delivery_id, endpoint_id FROM webhook_deliveries
+                    WHERE state = 'pending' AND next_attempt_at <= ?
+                      AND (claimed_until IS NULL OR claimed_until < ?
+                        OR NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = claimed_by AND heartbeat_at > ?))
+                    ORDER BY next_attempt_at LIMIT ?\(db.dialect.claimRows)
+                    """, [.real(time), .real(time), .real(time - nodeDeadAfter), .integer(Int64(limit * 4))]
+                ) { row in rows.append((row.integer(0), row.text(1) ?? "")) }
+                // At most `perEndpoint` at once per endpoint: a slow one holds its own slots only.
+                var taken = inFlight
+                var chosen: [Int64] = []
+                for row in rows where chosen.count < limit && taken[row.endpoint, default: 0] < perEndpoint {
+                    taken[row.endpoint, default: 0] += 1
+                    chosen.append(row.id)
+                }
+                var claimed: [ClaimedWebhookDelivery] = []
+                for id in chosen {
+                    try db.query(
+                        "UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE delivery_id = ?",
+                        [.text(node), .real(time + lease), .integer(id)])
+                    try db.query(
+                        """
+                        SELECT d.delivery_id, d.event_id, e.payload, d.attempts, \(Self.prefixedEndpointColumns)
+                        FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id
+                        JOIN webhook_endpoints p ON p.endpoint_id = d.endpoint_id
+                        WHERE d.delivery_id = ? AND p.enabled = 1
+                        """, [.integer(id)]
+                    ) { row in
+                        claimed.append(
+                            ClaimedWebhookDelivery(
+                                deliveryID: row.integer(0), eventID: row.text(1) ?? "", payload: row.text(2) ?? "",
+                                endpoint: Self.endpoint(row, from: 4), attempts: Int(row.integer(3))))
+                    }
+                }
+                return claimed
+            }
+        }
+    }
+
+    /// ``endpointColumns`` read through the alias `p`.
+    private static let prefixedEndpointColumns = endpointColumns.split(separator: ",")
+        .map { "p." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+
+    public func finishWebhookDelivery(
+        _ deliveryID: Int64, by node: String, at now: Date, outcome: WebhookAttemptOutcome
+    ) async throws {
+        try await run { db in
+            try db.transaction {
+                let time = SQLValue.real(now.timeIntervalSince1970)
+                let mine: [SQLValue] = [.integer(deliveryID), .text(node)]
+                switch outcome {
+                case .delivered(let status):
+                    try db.query(
+                        """
+                        UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, last_attempt_at = ?,
+                          last_status = ?, last_error = NULL, delivered_at = ?, claimed_by = NULL, claimed_until = NULL
+                        WHERE delivery_id = ? AND claimed_by = ?
+                        """, [time, .integer(Int64(status)), time] + mine)
+                case .failed(let status, let error, let retryAt):
+                    try db.query(
+                        """
+                        UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_attempt_at = ?,
+                          last_status = ?, last_error = ?, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL
+                        WHERE delivery_id = ? AND claimed_by = ?
+                        """,
+                        [
+                            .text(retryAt == nil ? "failed" : "pending"), time,
+                            status.map { .integer(Int64($0)) } ?? .null, .text(String(error.prefix(500))),
+                            .real((retryAt ?? now).timeIntervalSince1970),
+                        ] + mine)
+                case .endpointGone:
+                    var endpoint: String?
+                    try db.query(
+                        "SELECT endpoint_id FROM webhook_deliveries WHERE delivery_id = ? AND claimed_by = ?", mine
+                    ) { endpoint = $0.text(0) }
+                    guard let endpoint else { return }
+                    try db.query(
+                        """
+                        UPDATE webhook_deliveries SET state = 'failed', attempts = attempts + 1, last_attempt_at = ?,
+                          last_status = 410, last_error = 'the endpoint answered 410 Gone', claimed_by = NULL,
+                          claimed_until = NULL
+                        WHERE delivery_id = ?
+                        """, [time, .integer(deliveryID)])
+                    try db.query(
+                        """
+                        UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', updated_at = ?
+                        WHERE endpoint_id = ?
+                        """, [time, .text(endpoint)])
+                    try db.query(
+                        """
+                        UPDATE webhook_deliveries SET state = 'failed', last_error = 'the endpoint was disabled: it answered 410 Gone',
+                          claimed_by = NULL, claimed_until = NULL
+                        WHERE endpoint_id = ? AND state = 'pending'
+                        """, [.text(endpoint)])
+                }
+            }
+        }
+    }
+
+    public func oldestPendingWebhookEvent() async throws -> Date? {
+        try await run { db in
+            var oldest: Date?
+            try db.query("SELECT MIN(created_at) FROM webhook_deliveries WHERE state = 'pending'", []) { row in
+                oldest = row.text(0).map { _ in Date(timeIntervalSince1970: row.real(0)) }
+            }
+            return oldest
         }
     }
 }

@@ -723,7 +723,21 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                     DELETE FROM events WHERE (user_id, seq) IN
                     (SELECT user_id, seq FROM events WHERE created_at < ? LIMIT ?)
                     """, [time, size])
-                return (calls, db.changes)
+                let events = db.changes
+                // Webhook deliveries that are over, and the events none waits for any more; a pending one is kept
+                // however old, as a ringing call is.
+                try db.query(
+                    """
+                    DELETE FROM webhook_deliveries WHERE delivery_id IN
+                    (SELECT delivery_id FROM webhook_deliveries WHERE state <> 'pending' AND created_at < ? LIMIT ?)
+                    """, [time, size])
+                try db.query(
+                    """
+                    DELETE FROM webhook_events WHERE event_id IN
+                    (SELECT event_id FROM webhook_events e WHERE created_at < ?
+                      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.event_id) LIMIT ?)
+                    """, [time, size])
+                return (calls, events)
             }
         }
     }

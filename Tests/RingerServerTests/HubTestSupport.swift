@@ -128,6 +128,22 @@ final class HookedStore: RingerStore {
     func redeliverWebhook(deliveryID: Int64, endpointID: String, at now: Date) async throws -> WebhookDelivery? {
         try await base.redeliverWebhook(deliveryID: deliveryID, endpointID: endpointID, at: now)
     }
+    func claimWebhookDeliveries(
+        at now: Date, by node: String, lease: TimeInterval, limit: Int, perEndpoint: Int, inFlight: [String: Int],
+        nodeDeadAfter: TimeInterval
+    ) async throws -> [ClaimedWebhookDelivery] {
+        try await base.claimWebhookDeliveries(
+            at: now, by: node, lease: lease, limit: limit, perEndpoint: perEndpoint, inFlight: inFlight,
+            nodeDeadAfter: nodeDeadAfter)
+    }
+    func finishWebhookDelivery(
+        _ deliveryID: Int64, by node: String, at now: Date, outcome: WebhookAttemptOutcome
+    )
+        async throws
+    {
+        try await base.finishWebhookDelivery(deliveryID, by: node, at: now, outcome: outcome)
+    }
+    func oldestPendingWebhookEvent() async throws -> Date? { try await base.oldestPendingWebhookEvent() }
     func insertAPIKey(_ key: StoredAPIKey) async throws { try await base.insertAPIKey(key) }
     func apiKeys() async throws -> [StoredAPIKey] { try await base.apiKeys() }
     func apiKey(id: String) async throws -> StoredAPIKey? { try await base.apiKey(id: id) }

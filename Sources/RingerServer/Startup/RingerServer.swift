@@ -1,4 +1,5 @@
 import APNs
+import CurlHTTP
 import FCM
 import Foundation
 import LibWebSockets
@@ -38,6 +39,8 @@ public final class RingerServer: Sendable {
     /// places, in its heartbeat, and shown in `/healthz` with `--redis`.
     public let incarnation: String
     private let pushes: PushDispatcher
+    /// Delivers the webhook outbox.
+    private let webhookDispatcher: WebhookDispatcher
     private let web: LockedValue<WebServer?>
     private let log: Logger
     /// The server's time; the only one it reads.
@@ -122,6 +125,11 @@ public final class RingerServer: Sendable {
             hub.presenceObserver.withLock { $0 = { cluster.presenceChanged(userID: $0, online: $1) } }
             hub.deviceObserver.withLock { $0 = { cluster.deviceConnected(userID: $0, deviceID: $1, at: $2) } }
         }
+        let secrets = configuration.secretsKeys.isEmpty ? nil : try SecretBox(keys: configuration.secretsKeys)
+        webhookDispatcher = WebhookDispatcher(
+            store: store, client: CurlClient(), secrets: secrets, clock: clock, log: logger, node: incarnation,
+            timeout: configuration.webhookTimeout, allowPrivateAddresses: configuration.webhookAllowPrivateAddresses,
+            observe: observe)
         router = APIRouter(
             service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
             store: store, tokens: tokens,
@@ -131,7 +139,7 @@ public final class RingerServer: Sendable {
             events: EventStreamEndpoint(hub: hub, store: store, limits: limits, clock: clock, log: logger),
             webhooks: WebhookEndpoints(
                 store: store, clock: clock, log: logger,
-                secrets: configuration.secretsKeys.isEmpty ? nil : try SecretBox(keys: configuration.secretsKeys),
+                secrets: secrets,
                 allowHTTP: configuration.webhookAllowHTTP,
                 allowPrivateAddresses: configuration.webhookAllowPrivateAddresses))
         web = LockedValue(nil)
@@ -173,6 +181,8 @@ public final class RingerServer: Sendable {
         try await service.resumeAcceptedCalls()
         // The backstop for ring deadlines no timer of this server owns (another server died mid-ring).
         try await service.startRingSweep()
+        // After the first heartbeat: a claim of this server's must never look like a dead server's.
+        webhookDispatcher.start()
         cluster?.start()
         let port = try server.start()
         web.withLock { $0 = server }
@@ -191,6 +201,7 @@ public final class RingerServer: Sendable {
             log.warning("shutting down with requests still running", ["http.requests": .string("\(unfinished)")])
         }
         service.shutdown()
+        webhookDispatcher.shutdown()
         let unsent = await pushes.pending.drain(timeout: 5)
         if unsent > 0 {
             log.warning("shutting down with pushes still unanswered", ["push.pending": .string("\(unsent)")])

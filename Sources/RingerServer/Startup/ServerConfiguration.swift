@@ -78,6 +78,9 @@ public struct ServerConfiguration: Sendable {
     /// (`--webhook-allow-private-addresses`); off, an endpoint naming one is refused, and so is every connection to
     /// one its name resolves to.
     public var webhookAllowPrivateAddresses = false
+    /// Seconds one webhook delivery attempt may take, connection included (`--webhook-timeout`, 1–60; Standard
+    /// Webhooks suggests 15 to 30): past it the attempt failed and is retried.
+    public var webhookTimeout: TimeInterval = 15
     /// Seconds an accepted call may go without a sign of either party's app (an open event socket, a
     /// keepalive, a call action) before the server ends it `connection_lost` (`--call-idle-timeout`).
     public var callIdleTimeout: TimeInterval = 120

@@ -1,4 +1,5 @@
 public import Foundation
+public import RingerStore
 public import RingerWire
 
 /// Something the server did, for timelines, tests and operators' metrics. Never carries a token.
@@ -12,4 +13,6 @@ public enum ServerObservation: Sendable {
     case pushSent(PushAttempt)
     /// A ring timeout was scheduled or fired.
     case ringTimeoutFired(callID: String)
+    /// A webhook delivery was attempted: how it ended, and how long the attempt took (seconds).
+    case webhookAttempt(WebhookAttemptOutcome, seconds: TimeInterval)
 }
