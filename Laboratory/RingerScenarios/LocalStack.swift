@@ -443,6 +443,18 @@ public final class LocalStack: Sendable {
         return try RingerJSON.decode(TokenResponse.self, from: data).token
     }
 
+    /// `GET /metrics` as the operator's scraper reads it (with the stack's admin key).
+    /// - Throws: ``RingerAPIError`` when the server does not answer 200.
+    public func metrics() async throws -> String {
+        var request = URLRequest(url: serverURL.appendingPathComponent("metrics"))
+        request.setValue("Bearer " + adminKey, forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw RingerAPIError.unexpectedResponse("GET /metrics: \(String(decoding: data, as: UTF8.self))")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// An API key of the app's backend with `scopes` (decision 0009 §1), made with the stack's admin key.
     /// - Throws: ``RingerAPIError`` when the server refuses to make it.
     public func apiKey(name: String = "backend", scopes: [APIKeyScope]) async throws -> String {

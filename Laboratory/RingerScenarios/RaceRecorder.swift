@@ -112,8 +112,8 @@ final class RaceRecorder: Sendable {
                     + "\(provider) \(outcome.status.map(String.init) ?? "no answer")\(outcome.reason.map { " \($0)" } ?? "")"
             case .ringTimeoutFired:
                 text = "ring timeout fired"
-            case .webhookAttempt:
-                // The backend's deliveries are not part of a ringing race.
+            case .webhookAttempt, .callStored, .deadTokenRemoved:
+                // Told otherwise (call events, push outcomes) or not part of a ringing race.
                 return
             }
             state.lines.append(Line(at: now, actor: "server", text: text))

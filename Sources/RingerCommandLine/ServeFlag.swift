@@ -104,6 +104,10 @@ extension ServeFlag {
                 "The operator's key: makes and revokes API keys (`/v1/api-keys`), and holds every API key scope (`POST /v1/tokens`, docs/backend.md)."
             ),
             ServeFlag(
+                "metrics-token", .secret("TOKEN"), .server,
+                "A bearer token (at least 16 characters) for `GET /metrics` alone, for the Prometheus scraper; the "
+                    + "admin key is taken too (docs/operations.md)."),
+            ServeFlag(
                 "user-token-secret", .secret("SECRET"), .server, required: true,
                 "The HS256 secret of the user tokens the server mints (at least 32 bytes)."),
             ServeFlag(

@@ -105,6 +105,12 @@ extension ServerConfiguration {
         config.webhookAllowPrivateAddresses =
             try onOff("webhook-allow-private-addresses", options) ?? config.webhookAllowPrivateAddresses
         if let seconds = try seconds("webhook-timeout", options) { config.webhookTimeout = seconds }
+        if let token = options["metrics-token"] {
+            guard token.utf8.count >= 16 else {
+                throw ConfigurationError("--metrics-token (or RINGER_METRICS_TOKEN) must be at least 16 characters")
+            }
+            config.metricsToken = token
+        }
         config.trustedProxies = try options.all("trusted-proxy").map(AddressRange.init)
         if let seconds = try wholeNumber("request-deadline", options) { config.requestDeadlineSeconds = seconds }
         if let count = try wholeNumber("max-connections-per-address", options) {

@@ -396,6 +396,10 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func oldestPendingWebhookEvent() async throws -> Date?
 
+    /// Tells `observer` how long each operation took from then on, in seconds, waits for a connection included
+    /// (metrics). One observer at a time; a store that does not time its operations ignores it.
+    func observeOperations(_ observer: @escaping @Sendable (TimeInterval) -> Void)
+
     /// Records the outcome of a push.
     /// - Throws: ``StoreError``.
     func recordPushAttempt(_ attempt: PushAttempt) async throws
@@ -417,4 +421,9 @@ public struct StoredAPIKey: Hashable, Sendable {
         self.info = info
         self.keyHash = keyHash
     }
+}
+
+extension RingerStore {
+    /// A store that does not time its operations ignores the observer.
+    public func observeOperations(_ observer: @escaping @Sendable (TimeInterval) -> Void) {}
 }

@@ -1,6 +1,7 @@
 public import Foundation
 public import RingerCore
 public import RingerWire
+import Synchronization
 
 /// Lends a connection to one operation at a time: ``SQLiteStore``'s one connection behind a lock, or a
 /// connection from ``PostgresStore``'s pool.
@@ -20,9 +21,15 @@ protocol SQLConnectionSource: Sendable {
 public class SQLStore: RingerStore, @unchecked Sendable {
     // @unchecked: immutable after init; the connection source lends each connection to one operation at a time.
     private let source: any SQLConnectionSource
+    /// Told how long each operation took (``observeOperations(_:)``).
+    private let operationObserver = Mutex<(@Sendable (TimeInterval) -> Void)?>(nil)
 
     init(source: any SQLConnectionSource) {
         self.source = source
+    }
+
+    public func observeOperations(_ observer: @escaping @Sendable (TimeInterval) -> Void) {
+        operationObserver.withLock { $0 = observer }
     }
 
     /// The schema version the database is at (tests, diagnostics).
@@ -32,7 +39,14 @@ public class SQLStore: RingerStore, @unchecked Sendable {
 
     /// Runs `body` on a connection (see ``SQLConnectionSource``).
     func run<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await source.withConnection(body)
+        let started = ContinuousClock.now
+        defer {
+            if let observer = operationObserver.withLock({ $0 }) {
+                let elapsed = ContinuousClock.now - started
+                observer(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            }
+        }
+        return try await source.withConnection(body)
     }
 
     public func checkWritable(at now: Date) async throws {

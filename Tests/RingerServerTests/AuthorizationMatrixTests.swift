@@ -41,6 +41,7 @@ import Testing
             let operations: [Operation] = [
                 .init(method: "POST", path: "/v1/tokens", body: #"{"user_id":"zed"}"#, audience: .admin),
                 .init(method: "GET", path: "/v1/api-keys", body: nil, audience: .admin),
+                .init(method: "GET", path: "/metrics", body: nil, audience: .admin),
                 .init(
                     method: "POST", path: "/v1/api-keys", body: #"{"name":"x","scopes":["calls:read"]}"#,
                     audience: .admin),

@@ -30,6 +30,12 @@ struct APIRouter: Sendable {
     let events: EventStreamEndpoint
     /// The app's backend's webhook endpoints (decision 0009 §3).
     let webhooks: WebhookEndpoints
+    /// What `GET /metrics` serves.
+    let metrics: ServerMetrics
+    /// `--metrics-token`.
+    let metricsToken: String?
+    /// The open event sockets here, for `GET /metrics`.
+    let openSockets: @Sendable () -> Int
     /// The app's backend's keys (decision 0009 §1).
     var apiKeys: APIKeys { APIKeys(store: store, clock: clock, log: log, touched: apiKeyUses) }
     /// When this server last wrote each API key's `last_used_at` (``APIKeys/used(_:)``).
@@ -72,6 +78,7 @@ struct APIRouter: Sendable {
         } catch let refused as InsufficientScope {
             return refused.response
         } catch let limited as RateLimitExceeded {
+            metrics.refused(by: limited.limit)
             log.debug(
                 "rate limited", ["http.path": .string(request.path), "detail": .string(limited.problem.detail ?? "")])
             return limited.response
@@ -94,6 +101,17 @@ struct APIRouter: Sendable {
     /// routes are listed together, in the order `Allow` names their methods.
     static let routes: [Route] = [
         Route("GET", "/healthz", .open { router, _ in try await router.health() }),
+        Route(
+            "GET", "/metrics",
+            .metrics { router, _ in
+                let now = router.clock.now()
+                // The outbox's age is the cluster's; a database that does not answer leaves it out of this scrape.
+                let oldest = try? await router.store.oldestPendingWebhookEvent()
+                let text = router.metrics.render(sockets: router.openSockets(), oldestPendingWebhook: oldest, now: now)
+                return HTTPResponse(
+                    status: 200, headers: [("content-type", "text/plain; version=0.0.4; charset=utf-8")],
+                    body: Array(text.utf8))
+            }),
         Route(
             "POST", "/v1/tokens",
             .backend(.tokensWrite) { router, input, _ in try await router.mintToken(input.request) }),
@@ -283,6 +301,7 @@ struct APIRouter: Sendable {
         } catch let problem as Problem {
             return .reject(APIProblem.response(problem))
         } catch let limited as RateLimitExceeded {
+            metrics.refused(by: limited.limit)
             return .reject(limited.response)
         } catch {
             return .reject(APIProblem.response(APIProblem.unauthorized("the user token is not valid")))
@@ -336,6 +355,9 @@ struct APIRouter: Sendable {
             return try await handle(self, input)
         case .admin(let handle):
             try requireAdmin(request)
+            return try await handle(self, input)
+        case .metrics(let handle):
+            try requireMetricsCredential(request)
             return try await handle(self, input)
         case .backend(let scope, let handle):
             let credential = try await authenticateBackend(request, scope: scope)
@@ -671,6 +693,19 @@ struct APIRouter: Sendable {
         apiKeys.used(key.info.keyID)
         guard key.info.scopes.contains(scope) else { throw InsufficientScope(scope: scope) }
         return .apiKey(id: key.info.keyID, name: key.info.name)
+    }
+
+    /// The metrics token or the admin key.
+    private func requireMetricsCredential(_ request: HTTPRequest) throws {
+        guard let key = request.authorizationBearerToken else {
+            throw APIProblem.unauthorized("send Authorization: Bearer <metrics token>")
+        }
+        try checkingCredentials(of: request) {
+            let token = metricsToken.map { Self.constantTimeEquals(key, $0) } ?? false
+            guard token || Self.constantTimeEquals(key, adminKey) else {
+                throw APIProblem.unauthorized("the metrics token is not valid")
+            }
+        }
     }
 
     private func requireAdmin(_ request: HTTPRequest) throws {

@@ -22,6 +22,8 @@ struct Route: Sendable {
         case open(@Sendable (APIRouter, Input) async throws -> HTTPResponse)
         /// `Authorization: Bearer <admin key>` (`adminKey`).
         case admin(@Sendable (APIRouter, Input) async throws -> HTTPResponse)
+        /// `Authorization: Bearer <metrics token>` (`--metrics-token`) or the admin key (`metricsToken`).
+        case metrics(@Sendable (APIRouter, Input) async throws -> HTTPResponse)
         /// `Authorization: Bearer <API key>` holding the scope (`apiKey`), or the admin key, which holds every scope
         /// (decision 0009 §1); the handler gets which of the two it was.
         case backend(APIKeyScope, @Sendable (APIRouter, Input, BackendCredential) async throws -> HTTPResponse)

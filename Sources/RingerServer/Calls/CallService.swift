@@ -367,6 +367,7 @@ final class CallService: Sendable {
         case .existing(let earlier): return (earlier, none, [])
         case .created(let result, let stored):
             observe(.callCreated(result.0.call))
+            observe(.callStored(result.0.call, effects: result.1, created: true))
             hub.deliver(stored)
             cluster.snapshot?.publish(stored)
             return (result.0, devices, result.1)
@@ -693,6 +694,7 @@ final class CallService: Sendable {
 
     /// A change is stored: observed, and its events handed to this server's sockets.
     private func published(_ result: (CallMachine, [CallEffect]), _ stored: [StoredEvent]) {
+        observe(.callStored(result.0.call, effects: result.1, created: false))
         for case .publish(let type, let recipient) in result.1 {
             observe(.callEvent(type, result.0.view(for: recipient.userID)))
         }

@@ -291,6 +291,11 @@ final class EventHub: Sendable {
         for gap in gaps { Task { await fillGap(of: gap.userID, epoch: gap.epoch, after: gap.after) } }
     }
 
+    /// How many sockets every user holds together (metrics).
+    func totalSockets() -> Int {
+        stripes.reduce(0) { total, stripe in total + stripe.withLock { $0.values.reduce(0) { $0 + $1.sockets.count } } }
+    }
+
     /// How many sockets the user holds (tests, diagnostics).
     func socketCount(userID: String) -> Int {
         stripe(of: userID).withLock { $0[userID]?.sockets.count ?? 0 }

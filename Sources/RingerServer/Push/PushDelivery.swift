@@ -210,6 +210,7 @@ final class PushDelivery: Sendable {
     ) async {
         do {
             let removed = try await store.removeDeadPushToken(token.value, kind: token.kind, invalidSince: invalidSince)
+            if removed { observe(.deadTokenRemoved(token.kind == .fcm ? .fcm : .apns)) }
             log.info(
                 removed
                     ? "removed a push token the provider reported gone" : "kept a push token registered again since",

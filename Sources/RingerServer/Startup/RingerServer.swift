@@ -63,11 +63,18 @@ public final class RingerServer: Sendable {
         self.configuration = configuration
         log = logger
         self.clock = clock
+        // Every observation counts in `GET /metrics` before it reaches the caller's observer.
+        let metrics = ServerMetrics()
+        let observe: @Sendable (ServerObservation) -> Void = { observation in
+            metrics.record(observation)
+            observe(observation)
+        }
         // New at every start, so what a killed predecessor of the same name left is never taken for this one's.
         let incarnation = "\(configuration.nodeID)/\(clock.now().unixMilliseconds)"
         self.incarnation = incarnation
         let store = try store ?? Self.openStore(configuration)
         self.store = store
+        store.observeOperations { metrics.storeOperation(seconds: $0) }
         apns = try configuration.apns.map { settings in
             let authentication = try Self.authentication(settings.credentials)
             if case .certificate(let certificate) = authentication {
@@ -141,7 +148,9 @@ public final class RingerServer: Sendable {
                 store: store, clock: clock, log: logger,
                 secrets: secrets,
                 allowHTTP: configuration.webhookAllowHTTP,
-                allowPrivateAddresses: configuration.webhookAllowPrivateAddresses))
+                allowPrivateAddresses: configuration.webhookAllowPrivateAddresses),
+            metrics: metrics, metricsToken: configuration.metricsToken,
+            openSockets: { [hub] in hub.totalSockets() })
         web = LockedValue(nil)
     }
 

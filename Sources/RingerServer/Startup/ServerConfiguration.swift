@@ -81,6 +81,9 @@ public struct ServerConfiguration: Sendable {
     /// Seconds one webhook delivery attempt may take, connection included (`--webhook-timeout`, 1–60; Standard
     /// Webhooks suggests 15 to 30): past it the attempt failed and is retried.
     public var webhookTimeout: TimeInterval = 15
+    /// The bearer token of `GET /metrics` (`--metrics-token`), for a scraper that should hold no other credential;
+    /// the admin key is taken too. nil: the admin key only.
+    public var metricsToken: String?
     /// Seconds an accepted call may go without a sign of either party's app (an open event socket, a
     /// keepalive, a call action) before the server ends it `connection_lost` (`--call-idle-timeout`).
     public var callIdleTimeout: TimeInterval = 120

@@ -1,4 +1,5 @@
 public import Foundation
+public import RingerCore
 public import RingerStore
 public import RingerWire
 
@@ -8,6 +9,11 @@ public enum ServerObservation: Sendable {
     case callCreated(Call)
     /// A call changed state or an event was published for it.
     case callEvent(EventType, Call)
+    /// This server stored a call's change (`created`: the call itself) with the effects the call machine decided
+    /// (metrics read its first ringing, its answer and its outcome from them).
+    case callStored(Call, effects: [CallEffect], created: Bool)
+    /// A push token the provider reported dead was removed.
+    case deadTokenRemoved(PushProvider)
     /// A push provider answered a push (or no answer came: `status` nil): the record the store keeps and
     /// `GET /v1/calls/{id}` shows.
     case pushSent(PushAttempt)
