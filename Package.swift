@@ -97,7 +97,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
-        .target(name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSupport"], swiftSettings: strict),
+        .target(
+            name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSupport", "RingerHTTP"], swiftSettings: strict),
         .target(
             name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres", "SocketSupport"],
             swiftSettings: strict),

@@ -242,6 +242,8 @@ public final class APNsSandbox: Sendable {
                 headers: [
                     ("apns-id", apnsID),
                     ("content-type", "application/json"),
+                    // As APNs, an origin server with a clock (RFC 9110 §6.6.1): `ringer doctor` reads it.
+                    ("date", HTTPDate.now()),
                 ],
                 body: Array(data))
         } catch {

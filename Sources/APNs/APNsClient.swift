@@ -1,6 +1,7 @@
 public import Foundation
 public import HTTP2Client
 import JWT
+import RingerHTTP
 public import RingerWire
 
 /// Sends notifications to Apple's provider API over HTTP/2 (Apple: "Sending notification requests to APNs").
@@ -200,7 +201,8 @@ public final class APNsClient: Sendable {
                 throw APNsClientError.transport(error.description)
             }
             attempts += raw.attempts
-            let response = APNsResponse(status: raw.status, apnsID: raw.header("apns-id"), body: raw.body)
+            var response = APNsResponse(status: raw.status, apnsID: raw.header("apns-id"), body: raw.body)
+            response.serverDate = raw.header("date").flatMap(HTTPDate.parse)
             if !refreshedToken, response.status == 403,
                 response.reason == .expiredProviderToken || response.reason == .invalidProviderToken,
                 let token, providerToken?.invalidate(token) == true

@@ -12,6 +12,9 @@ public struct APNsResponse: Hashable, Sendable {
     public var unregisteredAt: Date?
 
     /// Creates a response.
+    /// APNs' clock, from the answer's `Date` header when it sent one (`ringer doctor` measures the server's clock by it).
+    public var serverDate: Date?
+
     public init(status: Int, apnsID: String? = nil, reason: APNsReason? = nil, unregisteredAt: Date? = nil) {
         self.status = status
         self.apnsID = apnsID

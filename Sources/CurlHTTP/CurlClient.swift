@@ -38,12 +38,15 @@ public struct OutgoingResponse: Sendable, Hashable {
     public var retryAfter: String?
     /// Why no answer came (libcurl's words, or the address rule's), or nil.
     public var error: String?
+    /// True when the client's shutdown ended the request, not the network or the receiver.
+    public var cancelled = false
 
     /// Creates a response.
-    public init(status: Int?, retryAfter: String? = nil, error: String? = nil) {
+    public init(status: Int?, retryAfter: String? = nil, error: String? = nil, cancelled: Bool = false) {
         self.status = status
         self.retryAfter = retryAfter
         self.error = error
+        self.cancelled = cancelled
     }
 }
 
@@ -88,16 +91,19 @@ public final class CurlClient: Sendable {
     public func send(_ request: OutgoingRequest) async -> OutgoingResponse {
         await withCheckedContinuation { continuation in
             let transfer = Transfer(request: request, continuation: continuation)
+            // Woken under the lock: ``shutdown()`` frees the multi handle only after it set `stopping` under the same
+            // lock and the thread ended.
             let accepted = inbox.withLock { box -> Bool in
                 guard !box.stopping else { return false }
                 box.pending.append(transfer)
+                curl_multi_wakeup(multi)
                 return true
             }
             guard accepted else {
-                continuation.resume(returning: OutgoingResponse(status: nil, error: "the client is shut down"))
+                continuation.resume(
+                    returning: OutgoingResponse(status: nil, error: "the client is shut down", cancelled: true))
                 return
             }
-            curl_multi_wakeup(multi)
         }
     }
 
@@ -105,10 +111,10 @@ public final class CurlClient: Sendable {
     public func shutdown() {
         let first = inbox.withLock { box -> Bool in
             defer { box.stopping = true }
+            if !box.stopping { curl_multi_wakeup(multi) }
             return !box.stopping
         }
         guard first else { return }
-        curl_multi_wakeup(multi)
         stopped.wait()
         curl_multi_cleanup(multi)
     }
@@ -126,13 +132,12 @@ public final class CurlClient: Sendable {
                 return (box.pending, box.stopping)
             }
             if stopping {
-                for transfer in pending {
-                    transfer.finish(OutgoingResponse(status: nil, error: "the client shut down"))
-                }
+                let shutDown = OutgoingResponse(status: nil, error: "the client shut down", cancelled: true)
+                for transfer in pending { transfer.finish(shutDown) }
                 for (easy, transfer) in active {
                     curl_multi_remove_handle(multi, easy)
                     transfer.cleanUp(easy)
-                    transfer.finish(OutgoingResponse(status: nil, error: "the client shut down"))
+                    transfer.finish(shutDown)
                 }
                 stopped.signal()
                 return
@@ -142,8 +147,12 @@ public final class CurlClient: Sendable {
                     transfer.finish(OutgoingResponse(status: nil, error: "libcurl could not make a handle"))
                     continue
                 }
+                guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+                    transfer.cleanUp(easy)
+                    transfer.finish(OutgoingResponse(status: nil, error: "libcurl could not start the transfer"))
+                    continue
+                }
                 active[easy] = transfer
-                curl_multi_add_handle(multi, easy)
             }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
@@ -220,9 +229,9 @@ private final class Transfer: @unchecked Sendable {
 
     /// The response of a finished transfer.
     func response(_ easy: UnsafeMutableRawPointer, _ code: CURLcode) -> OutgoingResponse {
-        if let refusal { return OutgoingResponse(status: nil, error: refusal) }
         guard code == CURLE_OK else {
-            return OutgoingResponse(status: nil, error: String(cString: curl_easy_strerror(code)))
+            // A refused address explains the failure only when no other address of the name answered.
+            return OutgoingResponse(status: nil, error: refusal ?? String(cString: curl_easy_strerror(code)))
         }
         var status = 0
         _ = ringer_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
@@ -272,22 +281,19 @@ private func openSocket(
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
     let family = address.pointee.family
     if !transfer.request.allowPrivateAddresses {
-        let text = withUnsafePointer(to: &address.pointee.addr) { pointer -> String? in
-            var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            switch family {
-            case AF_INET:
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
-                    var raw = inet.pointee.sin_addr
-                    return inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)).map { String(cString: $0) }
-                }
-            case AF_INET6:
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet in
-                    var raw = inet.pointee.sin6_addr
-                    return inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count)).map { String(cString: $0) }
-                }
-            default:
-                return nil
-            }
+        // libcurl's `addr` is declared a `struct sockaddr` but holds the whole address (`addrlen` bytes): read it
+        // through a raw pointer, bounded by that length.
+        let offset = MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr) ?? 0
+        let raw = UnsafeRawPointer(address) + offset
+        let length = Int(address.pointee.addrlen)
+        var text: String?
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        if family == AF_INET, length >= MemoryLayout<sockaddr_in>.size {
+            var raw4 = raw.loadUnaligned(as: sockaddr_in.self).sin_addr
+            text = inet_ntop(AF_INET, &raw4, &buffer, socklen_t(buffer.count)).map { String(cString: $0) }
+        } else if family == AF_INET6, length >= MemoryLayout<sockaddr_in6>.size {
+            var raw6 = raw.loadUnaligned(as: sockaddr_in6.self).sin6_addr
+            text = inet_ntop(AF_INET6, &raw6, &buffer, socklen_t(buffer.count)).map { String(cString: $0) }
         }
         guard let text, let ip = IPAddress(text), ip.isPublic else {
             transfer.refusal = "refused to connect to \(text ?? "an address of another family"): not a public address"

@@ -1,4 +1,5 @@
 import COpenSSL
+public import Foundation
 
 /// Reading attributes of X.509 names, for the targets that inspect certificates (`APNs` for the app's
 /// certificate, `HTTP2Server` for the sandbox's client certificates).
@@ -20,5 +21,25 @@ public enum X509Names {
         // OPENSSL_free is a macro over CRYPTO_free, which wants the caller's file and line.
         defer { CRYPTO_free(utf8, #fileID, #line) }
         return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
+    }
+}
+
+/// When the certificates of a PEM file expire (CA bundles, TLS certificates), for `ringer doctor`.
+public enum X509Expiry {
+    /// The `notAfter` of each certificate in a PEM file, in file order; empty when it holds none or cannot be read.
+    public static func notAfter(ofPEMFile path: String) -> [Date] {
+        guard let file = fopen(path, "r") else { return [] }
+        defer { fclose(file) }
+        var dates: [Date] = []
+        while let certificate = PEM_read_X509(file, nil, nil, nil) {
+            defer { X509_free(certificate) }
+            var parts = tm()
+            if let time = X509_get0_notAfter(certificate), ASN1_TIME_to_tm(time, &parts) == 1 {
+                dates.append(Date(timeIntervalSince1970: TimeInterval(timegm(&parts))))
+            }
+        }
+        // The loop ends on the end of the file, which OpenSSL queues as an error: not one.
+        ERR_clear_error()
+        return dates
     }
 }

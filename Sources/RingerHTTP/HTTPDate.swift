@@ -1,3 +1,5 @@
+public import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,5 +29,28 @@ public enum HTTPDate {
     /// The value for now, on the wall clock.
     public static func now() -> String {
         imfFixdate(secondsSince1970: Int(time(nil)))
+    }
+
+    /// The date an HTTP-date names: IMF-fixdate, or the obsolete RFC 850 and asctime forms RFC 9110 §5.6.7 asks
+    /// recipients to accept (`Retry-After`, a provider's `Date`); nil for anything else.
+    public static func parse(_ text: String) -> Date? {
+        for format in formats {
+            if let date = formatter(format).date(from: text.trimmingCharacters(in: .whitespaces)) { return date }
+        }
+        return nil
+    }
+
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",  // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT
+        "EEE MMM d HH:mm:ss yyyy",  // asctime:     Sun Nov  6 08:49:37 1994
+    ]
+
+    private static func formatter(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = format
+        return formatter
     }
 }

@@ -14,23 +14,6 @@ public enum RetryAfter {
             // Absurd values (beyond a day) are clamped rather than overflowing; no retry waits that long anyway.
             return text.utf8.count > 9 ? 86_400 : min(TimeInterval(text) ?? 86_400, 86_400)
         }
-        for format in formats {
-            if let date = formatter(format).date(from: text) { return max(0, date.timeIntervalSince(now)) }
-        }
-        return nil
-    }
-
-    private static let formats = [
-        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",  // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT
-        "EEE MMM d HH:mm:ss yyyy",  // asctime:     Sun Nov  6 08:49:37 1994
-    ]
-
-    private static func formatter(_ format: String) -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = format
-        return formatter
+        return HTTPDate.parse(text).map { max(0, $0.timeIntervalSince(now)) }
     }
 }

@@ -346,10 +346,22 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func webhookEndpoint(id: String) async throws -> StoredWebhookEndpoint?
 
-    /// Replaces a webhook endpoint's fields (all but its id) with `endpoint`'s.
-    /// - Returns: false when there is no such endpoint.
+    /// Changes a webhook endpoint's URL, types, description and whether it is enabled, leaving its secrets alone (and,
+    /// while it stays disabled, why). Enabling clears why the server disabled it; disabling fails its pending
+    /// deliveries, in the same transaction.
+    /// - Returns: the endpoint after the change; nil when there is no such endpoint.
     /// - Throws: ``StoreError``.
-    func replaceWebhookEndpoint(_ endpoint: StoredWebhookEndpoint) async throws -> Bool
+    func updateWebhookEndpoint(
+        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool, at now: Date
+    ) async throws -> StoredWebhookEndpoint?
+
+    /// Puts a new sealed secret in place; the one it replaces keeps signing until `keepPreviousUntil` (nil: retired at
+    /// once). One statement, so concurrent rotations and changes lose nothing.
+    /// - Returns: the endpoint after the change; nil when there is no such endpoint.
+    /// - Throws: ``StoreError``.
+    func rotateWebhookSecret(
+        id: String, sealedSecret: String, keepPreviousUntil: Date?, at now: Date
+    ) async throws -> StoredWebhookEndpoint?
 
     /// Deletes a webhook endpoint and its deliveries (its events go with the retention sweep).
     /// - Returns: false when there was no such endpoint.
@@ -385,14 +397,16 @@ public protocol RingerStore: Sendable {
         nodeDeadAfter: TimeInterval
     ) async throws -> [ClaimedWebhookDelivery]
 
-    /// Stores how an attempt ended, if `node` still holds the delivery's claim (a claim lost to another server leaves
-    /// the row to that server); `endpointGone` also disables the endpoint and fails its pending deliveries.
+    /// Stores how an attempt ended, if `node` still holds that very claim (``ClaimedWebhookDelivery/claim``: a claim
+    /// that lapsed and was taken again, by another server or this one, leaves the row to its new holder);
+    /// `endpointGone` also disables the endpoint and fails its pending deliveries.
     /// - Throws: ``StoreError``.
     func finishWebhookDelivery(
-        _ deliveryID: Int64, by node: String, at now: Date, outcome: WebhookAttemptOutcome)
-        async throws
+        _ claimed: ClaimedWebhookDelivery, by node: String, at now: Date, outcome: WebhookAttemptOutcome
+    ) async throws
 
-    /// When the oldest event still waiting for a delivery was stored; nil when none waits (metrics).
+    /// When the oldest event still waiting for a delivery to an enabled endpoint was stored; nil when none waits
+    /// (metrics).
     /// - Throws: ``StoreError``.
     func oldestPendingWebhookEvent() async throws -> Date?
 

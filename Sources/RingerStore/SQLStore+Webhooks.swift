@@ -85,16 +85,73 @@ extension SQLStore {
         }
     }
 
-    public func replaceWebhookEndpoint(_ endpoint: StoredWebhookEndpoint) async throws -> Bool {
+    public func updateWebhookEndpoint(
+        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool, at now: Date
+    ) async throws -> StoredWebhookEndpoint? {
         try await run { db in
-            try db.query(
-                """
-                UPDATE webhook_endpoints SET url = ?, event_types = ?, description = ?, enabled = ?, disabled_reason = ?,
-                  secret = ?, previous_secret = ?, previous_secret_expires_at = ?, created_at = ?, updated_at = ?
-                WHERE endpoint_id = ?
-                """, Self.endpointValues(endpoint) + [.text(endpoint.info.endpointID)])
-            return db.changes > 0
+            try db.transaction {
+                let time = SQLValue.real(now.timeIntervalSince1970)
+                // Only the fields a change names: a secret rotated, or the endpoint disabled by a 410, meanwhile stays.
+                // Enabling clears why it was disabled; disabling fails what waits for it, which nothing would send.
+                try db.query(
+                    """
+                    UPDATE webhook_endpoints SET url = ?, event_types = ?, description = ?, enabled = ?,
+                      disabled_reason = CASE WHEN ? = 1 THEN NULL ELSE disabled_reason END, updated_at = ?
+                    WHERE endpoint_id = ?
+                    """,
+                    [
+                        .text(url), .text(eventTypes.map(\.rawValue).joined(separator: " ")), .optional(description),
+                        .integer(enabled ? 1 : 0), .integer(enabled ? 1 : 0), time, .text(id),
+                    ])
+                guard db.changes > 0 else { return nil }
+                if !enabled { try Self.failPending(endpoint: id, because: "the endpoint was disabled", in: db) }
+                var found: StoredWebhookEndpoint?
+                try db.query("SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE endpoint_id = ?", [.text(id)])
+                {
+                    found = Self.endpoint($0)
+                }
+                return found
+            }
         }
+    }
+
+    public func rotateWebhookSecret(
+        id: String, sealedSecret: String, keepPreviousUntil: Date?, at now: Date
+    ) async throws -> StoredWebhookEndpoint? {
+        try await run { db in
+            try db.transaction {
+                // The secret that signed until now becomes the previous one in the same statement, so two rotations at
+                // once never lose the secret the other answered.
+                try db.query(
+                    """
+                    UPDATE webhook_endpoints SET previous_secret = CASE WHEN ? = 1 THEN secret ELSE NULL END,
+                      previous_secret_expires_at = ?, secret = ?, updated_at = ?
+                    WHERE endpoint_id = ?
+                    """,
+                    [
+                        .integer(keepPreviousUntil == nil ? 0 : 1),
+                        keepPreviousUntil.map { .real($0.timeIntervalSince1970) } ?? .null, .text(sealedSecret),
+                        .real(now.timeIntervalSince1970), .text(id),
+                    ])
+                guard db.changes > 0 else { return nil }
+                var found: StoredWebhookEndpoint?
+                try db.query("SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE endpoint_id = ?", [.text(id)])
+                {
+                    found = Self.endpoint($0)
+                }
+                return found
+            }
+        }
+    }
+
+    /// Fails an endpoint's pending deliveries, which nothing will send while it is disabled; inside the caller's
+    /// transaction. Redelivering one after the endpoint is enabled again sends it.
+    private static func failPending(endpoint: String, because reason: String, in db: any SQLConnection) throws {
+        try db.query(
+            """
+            UPDATE webhook_deliveries SET state = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
+            WHERE endpoint_id = ? AND state = 'pending'
+            """, [.text(reason), .text(endpoint)])
     }
 
     public func deleteWebhookEndpoint(id: String) async throws -> Bool {
@@ -252,6 +309,8 @@ public struct ClaimedWebhookDelivery: Sendable, Hashable {
     public var endpoint: StoredWebhookEndpoint
     /// Attempts made before this one.
     public var attempts: Int
+    /// The claim's token (its lease's end, as stored): ``RingerStore/finishWebhookDelivery(_:by:at:outcome:)`` names it.
+    public var claim: Double
 }
 
 /// How one attempt ended, as the server stores it.
@@ -262,6 +321,9 @@ public enum WebhookAttemptOutcome: Sendable, Hashable {
     case failed(status: Int?, error: String, retryAt: Date?)
     /// It answered `410 Gone`: the endpoint is disabled and its pending deliveries fail.
     case endpointGone
+    /// Nothing was sent (this server cannot sign it: its secret does not open here); not counted as an attempt, due
+    /// again at `retryAt`.
+    case postponed(error: String, retryAt: Date)
 }
 
 extension SQLStore {
@@ -276,14 +338,23 @@ extension SQLStore {
                 // Due, and not held: never claimed, or its claim ran out, or its claimer stopped beating (it died
                 // mid-attempt: the attempt is made again, and the receiver de-duplicates by webhook-id).
                 var rows: [(id: Int64, endpoint: String)] = []
+                // Endpoints with all their slots in flight here are passed over in the query itself, so their backlog
+                // never fills the window and hides another endpoint's deliveries; only enabled endpoints' are taken.
+                let full = inFlight.filter { $0.value >= perEndpoint }.map(\.key)
+                let skip =
+                    full.isEmpty ? "" : " AND d.endpoint_id NOT IN (\(full.map { _ in "?" }.joined(separator: ", ")))"
                 try db.query(
                     """
-                    SELECT delivery_id, endpoint_id FROM webhook_deliveries
-                    WHERE state = 'pending' AND next_attempt_at <= ?
-                      AND (claimed_until IS NULL OR claimed_until < ?
-                        OR NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = claimed_by AND heartbeat_at > ?))
-                    ORDER BY next_attempt_at LIMIT ?\(db.dialect.claimRows)
-                    """, [.real(time), .real(time), .real(time - nodeDeadAfter), .integer(Int64(limit * 4))]
+                    SELECT d.delivery_id, d.endpoint_id FROM webhook_deliveries d
+                    WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+                      AND (d.claimed_until IS NULL OR d.claimed_until < ?
+                        OR (d.claimed_by <> ?
+                          AND NOT EXISTS (SELECT 1 FROM ringer_nodes n WHERE n.node = d.claimed_by AND n.heartbeat_at > ?)))
+                      AND EXISTS (SELECT 1 FROM webhook_endpoints p WHERE p.endpoint_id = d.endpoint_id AND p.enabled = 1)\(skip)
+                    ORDER BY d.next_attempt_at LIMIT ?\(db.dialect.claimRows)
+                    """,
+                    [.real(time), .real(time), .text(node), .real(time - nodeDeadAfter)] + full.map { .text($0) }
+                        + [.integer(Int64(limit * 4))]
                 ) { row in rows.append((row.integer(0), row.text(1) ?? "")) }
                 // At most `perEndpoint` at once per endpoint: a slow one holds its own slots only.
                 var taken = inFlight
@@ -293,10 +364,13 @@ extension SQLStore {
                     chosen.append(row.id)
                 }
                 var claimed: [ClaimedWebhookDelivery] = []
+                // The lease's end is the claim's token: a finish must name it, so an attempt whose claim lapsed and was
+                // taken again (by another server, or this one) stores nothing.
+                let until = time + lease
                 for id in chosen {
                     try db.query(
                         "UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ? WHERE delivery_id = ?",
-                        [.text(node), .real(time + lease), .integer(id)])
+                        [.text(node), .real(until), .integer(id)])
                     try db.query(
                         """
                         SELECT d.delivery_id, d.event_id, e.payload, d.attempts, \(Self.prefixedEndpointColumns)
@@ -308,7 +382,7 @@ extension SQLStore {
                         claimed.append(
                             ClaimedWebhookDelivery(
                                 deliveryID: row.integer(0), eventID: row.text(1) ?? "", payload: row.text(2) ?? "",
-                                endpoint: Self.endpoint(row, from: 4), attempts: Int(row.integer(3))))
+                                endpoint: Self.endpoint(row, from: 4), attempts: Int(row.integer(3)), claim: until))
                     }
                 }
                 return claimed
@@ -321,56 +395,62 @@ extension SQLStore {
         .map { "p." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
 
     public func finishWebhookDelivery(
-        _ deliveryID: Int64, by node: String, at now: Date, outcome: WebhookAttemptOutcome
-    ) async throws {
+        _ claimed: ClaimedWebhookDelivery, by node: String, at now: Date, outcome: WebhookAttemptOutcome
+    )
+        async throws
+    {
+        let deliveryID = claimed.deliveryID
         try await run { db in
             try db.transaction {
                 let time = SQLValue.real(now.timeIntervalSince1970)
-                let mine: [SQLValue] = [.integer(deliveryID), .text(node)]
+                let mine: [SQLValue] = [.integer(deliveryID), .text(node), .real(claimed.claim)]
                 switch outcome {
                 case .delivered(let status):
                     try db.query(
                         """
                         UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, last_attempt_at = ?,
                           last_status = ?, last_error = NULL, delivered_at = ?, claimed_by = NULL, claimed_until = NULL
-                        WHERE delivery_id = ? AND claimed_by = ?
+                        WHERE delivery_id = ? AND claimed_by = ? AND claimed_until = ?
                         """, [time, .integer(Int64(status)), time] + mine)
                 case .failed(let status, let error, let retryAt):
                     try db.query(
                         """
                         UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_attempt_at = ?,
                           last_status = ?, last_error = ?, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL
-                        WHERE delivery_id = ? AND claimed_by = ?
+                        WHERE delivery_id = ? AND claimed_by = ? AND claimed_until = ?
                         """,
                         [
                             .text(retryAt == nil ? "failed" : "pending"), time,
                             status.map { .integer(Int64($0)) } ?? .null, .text(String(error.prefix(500))),
                             .real((retryAt ?? now).timeIntervalSince1970),
                         ] + mine)
-                case .endpointGone:
-                    var endpoint: String?
+                case .postponed(let error, let retryAt):
+                    // Not an attempt: nothing was sent (this server cannot sign). Another server, or this one once
+                    // fixed, sends it.
                     try db.query(
-                        "SELECT endpoint_id FROM webhook_deliveries WHERE delivery_id = ? AND claimed_by = ?", mine
-                    ) { endpoint = $0.text(0) }
-                    guard let endpoint else { return }
+                        """
+                        UPDATE webhook_deliveries SET last_error = ?, next_attempt_at = ?, claimed_by = NULL,
+                          claimed_until = NULL
+                        WHERE delivery_id = ? AND claimed_by = ? AND claimed_until = ?
+                        """, [.text(String(error.prefix(500))), .real(retryAt.timeIntervalSince1970)] + mine)
+                case .endpointGone:
                     try db.query(
                         """
                         UPDATE webhook_deliveries SET state = 'failed', attempts = attempts + 1, last_attempt_at = ?,
                           last_status = 410, last_error = 'the endpoint answered 410 Gone', claimed_by = NULL,
                           claimed_until = NULL
-                        WHERE delivery_id = ?
-                        """, [time, .integer(deliveryID)])
+                        WHERE delivery_id = ? AND claimed_by = ? AND claimed_until = ?
+                        """, [time] + mine)
+                    guard db.changes > 0 else { return }
+                    let endpoint = SQLValue.text(claimed.endpoint.info.endpointID)
                     try db.query(
                         """
                         UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', updated_at = ?
                         WHERE endpoint_id = ?
-                        """, [time, .text(endpoint)])
-                    try db.query(
-                        """
-                        UPDATE webhook_deliveries SET state = 'failed', last_error = 'the endpoint was disabled: it answered 410 Gone',
-                          claimed_by = NULL, claimed_until = NULL
-                        WHERE endpoint_id = ? AND state = 'pending'
-                        """, [.text(endpoint)])
+                        """, [time, endpoint])
+                    try Self.failPending(
+                        endpoint: claimed.endpoint.info.endpointID,
+                        because: "the endpoint was disabled: it answered 410 Gone", in: db)
                 }
             }
         }
@@ -379,7 +459,13 @@ extension SQLStore {
     public func oldestPendingWebhookEvent() async throws -> Date? {
         try await run { db in
             var oldest: Date?
-            try db.query("SELECT MIN(created_at) FROM webhook_deliveries WHERE state = 'pending'", []) { row in
+            // Only what a server will send: a disabled endpoint's deliveries are failed, not waiting.
+            try db.query(
+                """
+                SELECT MIN(d.created_at) FROM webhook_deliveries d JOIN webhook_endpoints p ON p.endpoint_id = d.endpoint_id
+                WHERE d.state = 'pending' AND p.enabled = 1
+                """, []
+            ) { row in
                 oldest = row.text(0).map { _ in Date(timeIntervalSince1970: row.real(0)) }
             }
             return oldest

@@ -192,16 +192,14 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         let column = kind.rawValue
         return try await run { db in
             try db.transaction {
-                // Who held it, for the backend's `device.push_token_removed` (the token itself is never told).
+                // Who held it, from the statement that removed it, for the backend's `device.push_token_removed` (the
+                // token itself is never told).
                 var holders: [(userID: String, deviceID: String)] = []
                 try db.query(
-                    "SELECT user_id, device_id FROM devices WHERE \(column) = ? AND updated_at <= ?",
+                    "UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ? RETURNING user_id, device_id",
                     [.text(token), .real(invalidSince.timeIntervalSince1970)]
                 ) { row in holders.append((row.text(0) ?? "", row.text(1) ?? "")) }
-                try db.query(
-                    "UPDATE devices SET \(column) = NULL WHERE \(column) = ? AND updated_at <= ?",
-                    [.text(token), .real(invalidSince.timeIntervalSince1970)])
-                let removed = db.changes > 0
+                let removed = !holders.isEmpty
                 for holder in holders {
                     try Self.recordDeviceEvent(
                         WebhookData(userID: holder.userID, deviceID: holder.deviceID, tokenKind: column), in: db)

@@ -11,6 +11,9 @@ enum Usage {
         \(ServeFlag.usage)
           Every flag is also an environment variable: --admin-key is RINGER_ADMIN_KEY; a repeatable one's variable
           takes several values separated by commas. What each does: docs/configuration.md.
+          ringer doctor [serve's flags]
+                                    Check, as a checklist, what the server needs: the database and Redis, APNs and FCM
+                                    credentials, certificates' expiry, webhook secrets, the clock; exit 1 if any fails.
           ringer copy-database --from ringer.sqlite [--to postgres://user@host:5432/ringer]
                                     Copy every row of a stopped server's SQLite file into an empty PostgreSQL
                                     database (or RINGER_DATABASE), all or nothing (docs/operations.md).

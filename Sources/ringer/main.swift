@@ -11,6 +11,7 @@ let code = await Subcommands.run(
     Array(CommandLine.arguments.dropFirst()), usage: Usage.text,
     commands: [
         "serve": { await ServeCommand.run($0) },
+        "doctor": { await DoctorCommand.run($0, environment: ProcessInfo.processInfo.environment) },
         "copy-database": { CopyDatabaseCommand.run($0, environment: ProcessInfo.processInfo.environment) },
     ],
     elsewhere: { laboratory.contains($0) ? "\($0) is a laboratory command: run ringer-lab \($0)" : nil })

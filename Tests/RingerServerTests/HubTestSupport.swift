@@ -116,8 +116,17 @@ final class HookedStore: RingerStore {
     }
     func webhookEndpoints() async throws -> [StoredWebhookEndpoint] { try await base.webhookEndpoints() }
     func webhookEndpoint(id: String) async throws -> StoredWebhookEndpoint? { try await base.webhookEndpoint(id: id) }
-    func replaceWebhookEndpoint(_ endpoint: StoredWebhookEndpoint) async throws -> Bool {
-        try await base.replaceWebhookEndpoint(endpoint)
+    func updateWebhookEndpoint(
+        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool, at now: Date
+    ) async throws -> StoredWebhookEndpoint? {
+        try await base.updateWebhookEndpoint(
+            id: id, url: url, eventTypes: eventTypes, description: description, enabled: enabled, at: now)
+    }
+    func rotateWebhookSecret(
+        id: String, sealedSecret: String, keepPreviousUntil: Date?, at now: Date
+    ) async throws -> StoredWebhookEndpoint? {
+        try await base.rotateWebhookSecret(
+            id: id, sealedSecret: sealedSecret, keepPreviousUntil: keepPreviousUntil, at: now)
     }
     func deleteWebhookEndpoint(id: String) async throws -> Bool { try await base.deleteWebhookEndpoint(id: id) }
     func webhookDeliveries(
@@ -137,11 +146,9 @@ final class HookedStore: RingerStore {
             nodeDeadAfter: nodeDeadAfter)
     }
     func finishWebhookDelivery(
-        _ deliveryID: Int64, by node: String, at now: Date, outcome: WebhookAttemptOutcome
-    )
-        async throws
-    {
-        try await base.finishWebhookDelivery(deliveryID, by: node, at: now, outcome: outcome)
+        _ claimed: ClaimedWebhookDelivery, by node: String, at now: Date, outcome: WebhookAttemptOutcome
+    ) async throws {
+        try await base.finishWebhookDelivery(claimed, by: node, at: now, outcome: outcome)
     }
     func oldestPendingWebhookEvent() async throws -> Date? { try await base.oldestPendingWebhookEvent() }
     func insertAPIKey(_ key: StoredAPIKey) async throws { try await base.insertAPIKey(key) }

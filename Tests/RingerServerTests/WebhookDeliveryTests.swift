@@ -298,10 +298,10 @@ import Testing
         let taken = try #require(try await Self.claim(second, "b", at: later).first)
         #expect(taken.deliveryID == claimed.deliveryID && taken.eventID == claimed.eventID)
         // "a" comes back and reports: its claim is gone, so nothing changes.
-        try await first.finishWebhookDelivery(claimed.deliveryID, by: "a", at: later, outcome: .delivered(status: 200))
+        try await first.finishWebhookDelivery(claimed, by: "a", at: later, outcome: .delivered(status: 200))
         #expect(
             try await first.webhookDeliveries(endpointID: endpoint, state: .delivered, before: nil, limit: 10).isEmpty)
-        try await second.finishWebhookDelivery(taken.deliveryID, by: "b", at: later, outcome: .delivered(status: 204))
+        try await second.finishWebhookDelivery(taken, by: "b", at: later, outcome: .delivered(status: 204))
         let delivered = try await first.webhookDeliveries(
             endpointID: endpoint, state: .delivered, before: nil, limit: 10)
         #expect(delivered.map(\.lastStatus) == [204])
@@ -311,7 +311,7 @@ import Testing
         let (store, _, endpoint) = try await Self.queued(kind)
         let claimed = try #require(try await Self.claim(store, "a").first)
         try await store.finishWebhookDelivery(
-            claimed.deliveryID, by: "a", at: Date(), outcome: .failed(status: 500, error: "HTTP 500", retryAt: nil))
+            claimed, by: "a", at: Date(), outcome: .failed(status: 500, error: "HTTP 500", retryAt: nil))
         #expect(try await Self.claim(store, "a").isEmpty)
         let failed = try await store.webhookDeliveries(endpointID: endpoint, state: .failed, before: nil, limit: 10)
         #expect(failed.map(\.attempts) == [1] && failed.first?.lastError == "HTTP 500")
@@ -328,10 +328,89 @@ import Testing
             StoreConformanceTests.ringingCall(caller: "carol"), events: [], idempotencyKey: nil)
         let claimed = try await Self.claim(store, "a")
         #expect(claimed.count == 2)
-        try await store.finishWebhookDelivery(claimed[0].deliveryID, by: "a", at: Date(), outcome: .endpointGone)
+        try await store.finishWebhookDelivery(claimed[0], by: "a", at: Date(), outcome: .endpointGone)
         #expect(try await store.webhookEndpoint(id: endpoint)?.info.disabledReason == "gone")
         let failed = try await store.webhookDeliveries(endpointID: endpoint, state: .failed, before: nil, limit: 10)
         #expect(failed.count == 2)
+    }
+}
+
+/// What the review of step 4 found (decision 0009, "Progress"), each a rule of the outbox's claims.
+@Suite struct WebhookClaimReviewTests {
+    /// A second endpoint beside ``WebhookClaimTests/queued(_:)``'s, with the same call's event queued for it too.
+    static func twoEndpoints(_ kind: StoreKind) async throws -> (SQLStore, busy: String, other: String) {
+        let (store, _, busy) = try await WebhookClaimTests.queued(kind)
+        let now = Date()
+        let other = StoredWebhookEndpoint(
+            info: WebhookEndpoint(
+                endpointID: WebhookEndpoints.newID(), url: "http://127.0.0.1:9/other", eventTypes: [], description: nil,
+                enabled: true, createdAt: now, updatedAt: now),
+            sealedSecret: "sealed")
+        try await store.insertWebhookEndpoint(other)
+        _ = try await store.insertCall(
+            StoreConformanceTests.ringingCall(caller: "carol"), events: [], idempotencyKey: nil)
+        return (store, busy, other.info.endpointID)
+    }
+
+    @Test(arguments: StoreKind.allCases) func anEndpointWithEveryFreeSlotTakenHidesNoOtherEndpoint(
+        _ kind: StoreKind
+    ) async throws {
+        let (store, busy, other) = try await Self.twoEndpoints(kind)
+        // `busy` has all its slots in flight here: only the other endpoint's deliveries are claimed, however many of
+        // `busy`'s are due.
+        let claimed = try await store.claimWebhookDeliveries(
+            at: Date(), by: "a", lease: 60, limit: 1, perEndpoint: 4, inFlight: [busy: 4], nodeDeadAfter: 10)
+        #expect(claimed.map(\.endpoint.info.endpointID) == [other])
+    }
+
+    @Test(arguments: StoreKind.allCases) func aDisabledEndpointsDeliveriesFailAndAreNeverClaimed(
+        _ kind: StoreKind
+    ) async throws {
+        let (store, busy, other) = try await Self.twoEndpoints(kind)
+        let endpoint = try #require(try await store.webhookEndpoint(id: busy))
+        _ = try await store.updateWebhookEndpoint(
+            id: busy, url: endpoint.info.url, eventTypes: [], description: nil, enabled: false, at: Date())
+        let failed = try await store.webhookDeliveries(endpointID: busy, state: .failed, before: nil, limit: 10)
+        #expect(failed.count == 2 && failed.allSatisfy { $0.lastError == "the endpoint was disabled" })
+        #expect(try await WebhookClaimTests.claim(store, "a").allSatisfy { $0.endpoint.info.endpointID == other })
+        // Its secret is untouched by the change.
+        #expect(try await store.webhookEndpoint(id: busy)?.sealedSecret == endpoint.sealedSecret)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aClaimThatLapsedAndWasTakenAgainByTheSameServerIsFenced(
+        _ kind: StoreKind
+    ) async throws {
+        let (store, _, endpoint) = try await WebhookClaimTests.queued(kind)
+        let first = try #require(try await WebhookClaimTests.claim(store, "a").first)
+        // The lease (60 s) runs out; the same server claims the delivery again.
+        let later = Date().addingTimeInterval(61)
+        let second = try #require(try await WebhookClaimTests.claim(store, "a", at: later).first)
+        #expect(second.deliveryID == first.deliveryID && second.claim != first.claim)
+        try await store.finishWebhookDelivery(first, by: "a", at: later, outcome: .delivered(status: 200))
+        #expect(
+            try await store.webhookDeliveries(endpointID: endpoint, state: .delivered, before: nil, limit: 10).isEmpty)
+        try await store.finishWebhookDelivery(second, by: "a", at: later, outcome: .delivered(status: 200))
+        let delivered = try await store.webhookDeliveries(
+            endpointID: endpoint, state: .delivered, before: nil, limit: 10)
+        #expect(delivered.map(\.attempts) == [1])
+    }
+
+    @Test(arguments: StoreKind.allCases) func aServersOwnClaimIsNeverTakenForADeadOnes(_ kind: StoreKind) async throws {
+        let (store, _, _) = try await WebhookClaimTests.queued(kind)
+        _ = try #require(try await WebhookClaimTests.claim(store, "a").first)
+        // "a"'s heartbeat is 11 s old (a long sweep), its lease still runs: it does not claim its own attempt again.
+        #expect(try await WebhookClaimTests.claim(store, "a", at: Date().addingTimeInterval(11)).isEmpty)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aPostponedDeliveryCountsNoAttempt(_ kind: StoreKind) async throws {
+        let (store, _, endpoint) = try await WebhookClaimTests.queued(kind)
+        let claimed = try #require(try await WebhookClaimTests.claim(store, "a").first)
+        try await store.finishWebhookDelivery(
+            claimed, by: "a", at: Date(), outcome: .postponed(error: "no key", retryAt: Date().addingTimeInterval(-1)))
+        let again = try #require(try await WebhookClaimTests.claim(store, "b").first)
+        #expect(again.attempts == 0)
+        let pending = try await store.webhookDeliveries(endpointID: endpoint, state: .pending, before: nil, limit: 10)
+        #expect(pending.first?.lastError == "no key")
     }
 }
 

@@ -78,6 +78,13 @@ public enum APIProblem {
         )
     }
 
+    /// 409: a redelivery to a disabled endpoint.
+    static func webhookEndpointDisabled(_ id: String) -> Problem {
+        problem(
+            .webhookEndpointDisabled, "Webhook endpoint disabled", 409,
+            "webhook endpoint \(id.prefix(64)) is disabled: PUT it with enabled true first")
+    }
+
     /// 409: no `--secrets-key`, so no secret can be kept.
     static func secretsKeyRequired() -> Problem {
         problem(

@@ -106,7 +106,8 @@ struct APIRouter: Sendable {
             .metrics { router, _ in
                 let now = router.clock.now()
                 // The outbox's age is the cluster's; a database that does not answer leaves it out of this scrape.
-                let oldest = try? await router.store.oldestPendingWebhookEvent()
+                let oldest: Date??
+                do { oldest = .some(try await router.store.oldestPendingWebhookEvent()) } catch { oldest = .none }
                 let text = router.metrics.render(sockets: router.openSockets(), oldestPendingWebhook: oldest, now: now)
                 return HTTPResponse(
                     status: 200, headers: [("content-type", "text/plain; version=0.0.4; charset=utf-8")],
@@ -259,7 +260,10 @@ struct APIRouter: Sendable {
             "POST", "/v1/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver",
             .backend(.webhooksWrite) { router, input, _ in
                 let id = input[parameter: "endpoint_id"]
-                _ = try await router.webhooks.stored(id)
+                // A disabled endpoint is sent nothing: enable it first.
+                guard try await router.webhooks.stored(id).info.enabled else {
+                    throw APIProblem.webhookEndpointDisabled(id)
+                }
                 let delivery = input[parameter: "delivery_id"]
                 guard let number = Int64(delivery), number > 0,
                     let queued = try await router.store.redeliverWebhook(
@@ -544,10 +548,12 @@ struct APIRouter: Sendable {
         if let key, !(1...255).contains(key.utf8.count) {
             throw APIProblem.invalidField("Idempotency-Key must be 1 to 255 characters")
         }
-        try await store.upsertUser(id: body.callerID, name: body.callerName, at: clock.now())
+        // The backend's keys are its own: the same text from the caller's app names another call.
         let call = try await service.createCall(
-            caller: Party(id: body.callerID, name: body.callerName), request: body.callRequest, idempotencyKey: key,
-            address: nil)
+            caller: Party(id: body.callerID, name: body.callerName), request: body.callRequest,
+            idempotencyKey: key.map { "server:" + $0 }, address: nil)
+        // Recorded once the call was taken, so a refused request leaves no user behind; callable from now on.
+        try await store.upsertUser(id: body.callerID, name: body.callerName, at: clock.now())
         log.info(
             "call placed by the app's backend",
             ["call.id": .string(call.callID)].merging(credential.metadata, uniquingKeysWith: { $1 }))

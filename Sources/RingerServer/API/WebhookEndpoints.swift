@@ -152,18 +152,16 @@ struct WebhookEndpoints: Sendable {
     }
 
     /// `PUT /v1/webhooks/{endpoint_id}`: the endpoint's URL, types, description and whether it is enabled, as the
-    /// request says (a field left out takes its default); enabling clears why the server disabled it.
+    /// request says (a field left out takes its default); enabling clears why the server disabled it, disabling fails
+    /// its pending deliveries. Its secrets are left alone.
     func replace(_ id: String, with request: WebhookEndpointRequest) async throws -> WebhookEndpoint {
-        var endpoint = try await stored(id)
+        _ = try await stored(id)
         let (types, description) = try checked(request)
-        endpoint.info.url = request.url
-        endpoint.info.eventTypes = types
-        endpoint.info.description = description
-        let enabled = request.enabled ?? true
-        if enabled || endpoint.info.enabled { endpoint.info.disabledReason = nil }
-        endpoint.info.enabled = enabled
-        endpoint.info.updatedAt = clock.now()
-        guard try await store.replaceWebhookEndpoint(endpoint) else { throw APIProblem.webhookEndpointNotFound(id) }
+        guard
+            let endpoint = try await store.updateWebhookEndpoint(
+                id: id, url: request.url, eventTypes: types, description: description,
+                enabled: request.enabled ?? true, at: clock.now())
+        else { throw APIProblem.webhookEndpointNotFound(id) }
         log.info("webhook endpoint changed", ["webhook.endpoint": .string(id)])
         return endpoint.info
     }
@@ -177,14 +175,14 @@ struct WebhookEndpoints: Sendable {
                 "previous_secret_expires_in_seconds must be from 0 to \(Self.maximumPreviousSecretLifetime)")
         }
         let box = try box()
-        var endpoint = try await stored(id)
+        _ = try await stored(id)
         let now = clock.now()
         let secret = Self.newSecret()
-        endpoint.sealedPreviousSecret = lifetime > 0 ? endpoint.sealedSecret : nil
-        endpoint.info.previousSecretExpiresAt = lifetime > 0 ? now.addingTimeInterval(TimeInterval(lifetime)) : nil
-        endpoint.sealedSecret = try box.seal(secret.bytes, context: Self.sealingContext(id))
-        endpoint.info.updatedAt = now
-        guard try await store.replaceWebhookEndpoint(endpoint) else { throw APIProblem.webhookEndpointNotFound(id) }
+        guard
+            let endpoint = try await store.rotateWebhookSecret(
+                id: id, sealedSecret: try box.seal(secret.bytes, context: Self.sealingContext(id)),
+                keepPreviousUntil: lifetime > 0 ? now.addingTimeInterval(TimeInterval(lifetime)) : nil, at: now)
+        else { throw APIProblem.webhookEndpointNotFound(id) }
         log.info("webhook secret rotated", ["webhook.endpoint": .string(id)])
         return WebhookEndpointWithSecret(endpoint: endpoint.info, secret: secret.text)
     }

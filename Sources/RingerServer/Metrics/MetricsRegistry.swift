@@ -58,6 +58,11 @@ final class MetricsRegistry: Sendable {
         state.withLock { $0.values[family.name, default: [:]][labels] = value }
     }
 
+    /// Removes a gauge series: it is left out until set again.
+    func remove(_ family: Family, _ labels: [String] = []) {
+        state.withLock { _ = $0.values[family.name, default: [:]].removeValue(forKey: labels) }
+    }
+
     /// Records one observation in a histogram series.
     func observe(_ family: Family, _ labels: [String] = [], _ value: Double) {
         state.withLock { state in
@@ -81,8 +86,8 @@ final class MetricsRegistry: Sendable {
             switch family.kind {
             case .counter, .gauge:
                 let series = snapshot.values[family.name] ?? [:]
-                // A family without labels always has its one series, 0 until it moves.
-                let rows = family.labels.isEmpty && series.isEmpty ? [[]: 0] : series
+                // A counter without labels always has its one series, 0 until it moves; a gauge only once set.
+                let rows = family.kind == .counter && family.labels.isEmpty && series.isEmpty ? [[]: 0] : series
                 for (labels, value) in rows.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
                     text += "\(family.name)\(Self.labelText(family.labels, labels)) \(Self.number(value))\n"
                 }

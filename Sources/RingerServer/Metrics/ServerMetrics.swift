@@ -33,7 +33,8 @@ final class ServerMetrics: Sendable {
     static let webhookAttempts = Family.counter(
         "ringer_webhook_attempts_total",
         "Webhook delivery attempts by result: delivered, retrying (failed, tried again later), failed (the last "
-            + "attempt failed), gone (the endpoint answered 410 and was disabled).", labels: ["result"])
+            + "attempt failed), gone (the endpoint answered 410 and was disabled), postponed (this server cannot open "
+            + "the endpoint's secret: nothing sent).", labels: ["result"])
     static let webhookSeconds = Family.histogram(
         "ringer_webhook_attempt_seconds", "How long a webhook delivery attempt took.",
         buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60])
@@ -71,6 +72,7 @@ final class ServerMetrics: Sendable {
                 case .delivered: "delivered"
                 case .failed(_, _, let retryAt): retryAt == nil ? "failed" : "retrying"
                 case .endpointGone: "gone"
+                case .postponed: "postponed"
                 }
             registry.add(Self.webhookAttempts, [result])
             registry.observe(Self.webhookSeconds, [], seconds)
@@ -110,9 +112,15 @@ final class ServerMetrics: Sendable {
     }
 
     /// The exposition, with the gauges read now.
-    func render(sockets: Int, oldestPendingWebhook: Date?, now: Date) -> String {
+    /// - Parameter oldestPendingWebhook: the oldest waiting event's time, `.some(nil)` when none waits, nil when the
+    ///   database did not say: the sample is then left out rather than shown as 0, which would hide the outage.
+    func render(sockets: Int, oldestPendingWebhook: Date??, now: Date) -> String {
         registry.set(Self.sockets, [], Double(sockets))
-        registry.set(Self.webhookOldest, [], oldestPendingWebhook.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+        if let oldest = oldestPendingWebhook {
+            registry.set(Self.webhookOldest, [], oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+        } else {
+            registry.remove(Self.webhookOldest, [])
+        }
         return registry.render()
     }
 

@@ -107,6 +107,9 @@ final class WebhookDispatcher: Sendable {
         return claimed.count
     }
 
+    /// How long a delivery this server cannot sign waits before it is offered again (to any server), seconds.
+    static let postponement: TimeInterval = 60
+
     /// Signs and sends one delivery, then stores how it ended.
     private func attempt(_ delivery: ClaimedWebhookDelivery) async {
         let endpoint = delivery.endpoint.info
@@ -114,19 +117,26 @@ final class WebhookDispatcher: Sendable {
             "webhook.endpoint": .string(endpoint.endpointID), "webhook.delivery": .string("\(delivery.deliveryID)"),
         ]
         let started = clock.now()
-        let response: OutgoingResponse
+        let headers: [(String, String)]
         do {
-            let headers = try signedHeaders(delivery, at: started)
-            response = await client.send(
-                OutgoingRequest(
-                    url: endpoint.url, headers: headers, body: Array(delivery.payload.utf8), timeout: timeout,
-                    allowPrivateAddresses: allowPrivateAddresses))
+            headers = try signedHeaders(delivery, at: started)
         } catch {
-            // The endpoint's secret does not open: the operator changed the secrets keys. Retried as a failure, so a
-            // restart with the right key delivers it.
-            log.error("a webhook secret cannot be opened", metadata.merging(["error": .string("\(error)")]) { $1 })
-            response = OutgoingResponse(status: nil, error: "the endpoint's secret cannot be opened: \(error)")
+            // This server cannot open the endpoint's secret (no --secrets-key, or not the one it was sealed with): it
+            // sends nothing and counts no attempt; the delivery is offered again later, to a server that can.
+            log.error("a webhook secret cannot be opened here", metadata.merging(["error": .string("\(error)")]) { $1 })
+            await finish(
+                delivery,
+                .postponed(
+                    error: "this server cannot open the endpoint's secret: \(error)",
+                    retryAt: started.addingTimeInterval(Self.postponement)), seconds: 0, metadata)
+            return
         }
+        let response = await client.send(
+            OutgoingRequest(
+                url: endpoint.url, headers: headers, body: Array(delivery.payload.utf8), timeout: timeout,
+                allowPrivateAddresses: allowPrivateAddresses))
+        // Cut short by this server's shutdown: nothing is stored, the claim lapses, and the attempt is made again.
+        guard !response.cancelled else { return }
         let now = clock.now()
         let attempts = delivery.attempts + 1
         let decision = rule.decide(
@@ -147,9 +157,17 @@ final class WebhookDispatcher: Sendable {
                 "webhook delivery failed for good", metadata.merging(["error": .string(Self.describe(response))]) { $1 }
             )
         }
-        observe(.webhookAttempt(outcome, seconds: now.timeIntervalSince(started)))
+        await finish(delivery, outcome, seconds: now.timeIntervalSince(started), metadata)
+    }
+
+    /// Stores an attempt's outcome (if this server still holds the claim) and counts it.
+    private func finish(
+        _ delivery: ClaimedWebhookDelivery, _ outcome: WebhookAttemptOutcome, seconds: TimeInterval,
+        _ metadata: Logger.Metadata
+    ) async {
+        observe(.webhookAttempt(outcome, seconds: seconds))
         do {
-            try await store.finishWebhookDelivery(delivery.deliveryID, by: node, at: now, outcome: outcome)
+            try await store.finishWebhookDelivery(delivery, by: node, at: clock.now(), outcome: outcome)
         } catch {
             log.error("storing a webhook attempt failed", metadata.merging(["error": .string("\(error)")]) { $1 })
         }
@@ -164,10 +182,13 @@ final class WebhookDispatcher: Sendable {
         let timestamp = String(Int64(now.timeIntervalSince1970))
         let context = WebhookEndpoints.sealingContext(delivery.endpoint.info.endpointID)
         var keys = [try secrets.open(delivery.endpoint.sealedSecret, context: context)]
+        // A rotated-out secret sealed under a secrets key since dropped cannot sign any more: the current one still
+        // does, and a receiver verifies with either.
         if let previous = delivery.endpoint.sealedPreviousSecret,
-            let expires = delivery.endpoint.info.previousSecretExpiresAt, expires > now
+            let expires = delivery.endpoint.info.previousSecretExpiresAt, expires > now,
+            let key = try? secrets.open(previous, context: context)
         {
-            keys.append(try secrets.open(previous, context: context))
+            keys.append(key)
         }
         let signed = Array("\(delivery.eventID).\(timestamp).".utf8) + Array(delivery.payload.utf8)
         let signatures = keys.compactMap { key in

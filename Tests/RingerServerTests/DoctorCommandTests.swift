@@ -1,0 +1,129 @@
+import APNs
+import DevCertificates
+import Foundation
+import JWT
+import RingerCommandLine
+import RingerSandbox
+import RingerSupport
+import Testing
+
+@testable import RingerServer
+
+/// `ringer doctor` (decision 0009 §5) against the APNs and FCM sandboxes, which speak the providers' protocols and
+/// refuse what they refuse: credentials that work are `ok`, a key APNs does not know fails with what to fix.
+@Suite(.serialized) struct DoctorCommandTests {
+    /// The sandboxes, a signing key APNs knows and a service account Google (the FCM sandbox) grants.
+    struct Providers {
+        let directory: URL
+        let apns: APNsSandbox
+        let fcm: FCMSandbox
+        let keyFile: URL
+        let accountFile: URL
+        let caFile: String
+        let apnsPort: Int
+        let fcmPort: Int
+
+        static func start() async throws -> Providers {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ringer-doctor-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let tls = try DevCertificateAuthority.create().write(to: directory.appendingPathComponent("tls"))
+            let key = try JWTSigningKey.generateP256()
+            let keyFile = directory.appendingPathComponent("AuthKey.p8")
+            try Data(try key.pkcs8PEM().utf8).write(to: keyFile)
+            let apns = APNsSandbox(
+                configuration: .init(
+                    certificatePath: tls.serverCertificate.path, privateKeyPath: tls.serverPrivateKey.path),
+                logger: .silent())
+            try apns.addProviderKey(keyID: "DOCTORKEY1", teamID: "DOCTORTEAM", publicKeyPEM: try key.publicKeyPEM())
+            let apnsPort = try apns.start()
+            let fcm = FCMSandbox(
+                configuration: .init(
+                    port: 0, http1Port: 0, certificatePath: tls.serverCertificate.path,
+                    privateKeyPath: tls.serverPrivateKey.path), logger: .silent())
+            let fcmPort = try fcm.start().http2
+            let account = try FCMSandboxServiceAccountFile.make(
+                projectID: "doctor-project", tokenURI: "https://localhost:\(fcmPort)/token")
+            let accountFile = directory.appendingPathComponent("firebase.json")
+            try account.write(to: accountFile)
+            try fcm.addServiceAccount(json: account)
+            return Providers(
+                directory: directory, apns: apns, fcm: fcm, keyFile: keyFile, accountFile: accountFile,
+                caFile: tls.caCertificate.path, apnsPort: apnsPort, fcmPort: fcmPort)
+        }
+
+        func stop() {
+            apns.shutdown()
+            fcm.shutdown()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        /// `ringer serve`'s flags for them.
+        func arguments(keyID: String = "DOCTORKEY1") -> [String] {
+            [
+                "--database", directory.appendingPathComponent("ringer.sqlite").path,
+                "--apns-key-file", keyFile.path, "--apns-key-id", keyID, "--apns-team-id", "DOCTORTEAM",
+                "--apns-host", "localhost:\(apnsPort)", "--apns-ca-file", caFile,
+                "--fcm-service-account", accountFile.path, "--fcm-host", "localhost:\(fcmPort)", "--fcm-ca-file",
+                caFile,
+            ]
+        }
+    }
+
+    static let environment = [
+        "RINGER_ADMIN_KEY": "doctor-admin", "RINGER_USER_TOKEN_SECRET": String(repeating: "d", count: 40),
+    ]
+
+    /// The lines the command printed, and its exit status.
+    static func doctor(_ arguments: [String]) async -> (status: Int32, lines: [String]) {
+        let lines = LockedValue<[String]>([])
+        let status = await DoctorCommand.run(arguments, environment: environment) { line in
+            lines.withLock { $0.append(line) }
+        }
+        return (status, lines.snapshot)
+    }
+
+    @Test func workingCredentialsAreATicklistOfOk() async throws {
+        let providers = try await Providers.start()
+        defer { providers.stop() }
+        let (status, lines) = await Self.doctor(providers.arguments())
+        let text = lines.joined(separator: "\n")
+        #expect(status == 0, "\(text)")
+        for subject in ["database", "apns sandbox", "apns production", "fcm doctor-project", "clock"] {
+            #expect(lines.contains { $0.hasPrefix("ok    \(subject):") }, "\(subject) in\n\(text)")
+        }
+        // The laboratory's CA lives 30 days: within the month that warns, with its expiry.
+        #expect(lines.contains { $0.hasPrefix("warn  --apns-ca-file:") && $0.contains("expire does in") }, "\(text)")
+        // The media key is LiveKit's development pair by default: a warning with its fix, not a failure.
+        #expect(lines.contains { $0.hasPrefix("warn  media:") })
+        #expect(lines.contains { $0.contains("fix: set --media-api-key") })
+    }
+
+    @Test func aKeyAPNsDoesNotKnowFailsWithWhatToFix() async throws {
+        let providers = try await Providers.start()
+        defer { providers.stop() }
+        let (status, lines) = await Self.doctor(providers.arguments(keyID: "UNKNOWNKEY"))
+        let text = lines.joined(separator: "\n")
+        #expect(status == 1, "\(text)")
+        #expect(
+            lines.contains { $0.hasPrefix("FAIL  apns sandbox:") && $0.contains("InvalidProviderToken") }, "\(text)")
+        #expect(lines.contains { $0.contains("fix: check --apns-key-id and --apns-team-id") }, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("ok    fcm doctor-project:") }, "\(text)")
+    }
+
+    @Test func flagsThatDoNotParseAreExitTwo() async throws {
+        let (status, lines) = await Self.doctor(["--ring-timeout", "never"])
+        #expect(status == 2 && lines.first?.hasPrefix("FAIL  configuration:") == true)
+    }
+
+    @Test func eachAPNsAnswerMeansWhatAppleSays() {
+        let accepted = ServerCheckup.apnsItem("apns", APNsResponse(status: 400, reason: .badDeviceToken))
+        #expect(accepted.status == .ok)
+        let expired = ServerCheckup.apnsItem("apns", APNsResponse(status: 403, reason: .expiredProviderToken))
+        #expect(expired.status == .failed && expired.fix?.contains("NTP") == true)
+        let certificate = ServerCheckup.apnsItem("apns", APNsResponse(status: 403, reason: .badCertificateEnvironment))
+        #expect(certificate.status == .failed)
+        let other = ServerCheckup.apnsItem("apns", APNsResponse(status: 500, reason: .internalServerError))
+        #expect(other.status == .warning)
+    }
+}
