@@ -27,12 +27,15 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     ///   refuses the login, ``StoreError/timedOut(_:limit:outcomeUnknown:)`` when it does not answer the
     ///   connect in time; ``StoreError/newerSchema(found:known:)`` for a database a newer Ringer wrote;
     ///   ``StoreError`` otherwise.
-    public init(target: PostgresTarget, poolSize: Int = 8, operationTimeout: Duration = defaultOperationTimeout) throws
-    {
+    ///   - migrating: false to apply no migration (`ringer doctor`; ``SQLStore/schemaStatus()`` tells what is pending).
+    public init(
+        target: PostgresTarget, poolSize: Int = 8, operationTimeout: Duration = defaultOperationTimeout,
+        migrating: Bool = true
+    ) throws {
         self.target = target
         self.operationTimeout = max(operationTimeout, .milliseconds(1))
         let first = try PostgresConnection(target)
-        try SchemaMigrations.migrate(first)
+        if migrating { try SchemaMigrations.migrate(first) }
         super.init(
             source: PostgresPool(target: target, first: first, size: poolSize, operationTimeout: self.operationTimeout))
     }

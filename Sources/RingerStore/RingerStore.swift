@@ -346,13 +346,13 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func webhookEndpoint(id: String) async throws -> StoredWebhookEndpoint?
 
-    /// Changes a webhook endpoint's URL, types, description and whether it is enabled, leaving its secrets alone (and,
-    /// while it stays disabled, why). Enabling clears why the server disabled it; disabling fails its pending
-    /// deliveries, in the same transaction.
+    /// Changes a webhook endpoint's URL, types, description and, when `enabled` is given, whether it is enabled; its
+    /// secrets are left alone, and so is `enabled` when nil (a 410 that disabled it meanwhile stands). Enabling clears
+    /// why the server disabled it; disabling fails its pending deliveries, in the same transaction.
     /// - Returns: the endpoint after the change; nil when there is no such endpoint.
     /// - Throws: ``StoreError``.
     func updateWebhookEndpoint(
-        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool, at now: Date
+        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool?, at now: Date
     ) async throws -> StoredWebhookEndpoint?
 
     /// Puts a new sealed secret in place; the one it replaces keeps signing until `keepPreviousUntil` (nil: retired at

@@ -86,7 +86,7 @@ extension SQLStore {
     }
 
     public func updateWebhookEndpoint(
-        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool, at now: Date
+        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool?, at now: Date
     ) async throws -> StoredWebhookEndpoint? {
         try await run { db in
             try db.transaction {
@@ -95,16 +95,17 @@ extension SQLStore {
                 // Enabling clears why it was disabled; disabling fails what waits for it, which nothing would send.
                 try db.query(
                     """
-                    UPDATE webhook_endpoints SET url = ?, event_types = ?, description = ?, enabled = ?,
+                    UPDATE webhook_endpoints SET url = ?, event_types = ?, description = ?, enabled = COALESCE(?, enabled),
                       disabled_reason = CASE WHEN ? = 1 THEN NULL ELSE disabled_reason END, updated_at = ?
                     WHERE endpoint_id = ?
                     """,
                     [
                         .text(url), .text(eventTypes.map(\.rawValue).joined(separator: " ")), .optional(description),
-                        .integer(enabled ? 1 : 0), .integer(enabled ? 1 : 0), time, .text(id),
+                        enabled.map { .integer($0 ? 1 : 0) } ?? .null, .integer(enabled == true ? 1 : 0), time,
+                        .text(id),
                     ])
                 guard db.changes > 0 else { return nil }
-                if !enabled { try Self.failPending(endpoint: id, because: "the endpoint was disabled", in: db) }
+                if enabled == false { try Self.failPending(endpoint: id, because: "the endpoint was disabled", in: db) }
                 var found: StoredWebhookEndpoint?
                 try db.query("SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE endpoint_id = ?", [.text(id)])
                 {

@@ -37,6 +37,13 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         try await run { db in try SchemaMigrations.version(db) }
     }
 
+    /// The schema version the database is at, and the newest this version of Ringer knows (`ringer doctor`: fewer
+    /// is migrations the next start applies, more is a database a newer Ringer wrote).
+    /// - Throws: ``StoreError``.
+    public func schemaStatus() async throws -> (version: Int, known: Int) {
+        (try await schemaVersion(), SchemaMigrations.migrations.count)
+    }
+
     /// Runs `body` on a connection (see ``SQLConnectionSource``).
     func run<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         let started = ContinuousClock.now

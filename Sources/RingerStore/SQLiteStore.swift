@@ -11,7 +11,14 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
     /// - Throws: ``StoreError`` when the file cannot be opened or migrated; ``StoreError/newerSchema(found:known:)``
     ///   for a file a newer Ringer wrote.
     public init(path: String) throws {
-        super.init(source: try SQLiteConnectionSource(path: path))
+        super.init(source: try SQLiteConnectionSource(path: path, migrating: true))
+    }
+
+    /// Opens the database as it is, applying no migration (`ringer doctor`: a newer binary must not migrate the
+    /// database of servers still running an older one; ``SQLStore/schemaStatus()`` tells what is pending).
+    /// - Throws: ``StoreError`` when the file cannot be opened.
+    public init(unmigratedPath path: String) throws {
+        super.init(source: try SQLiteConnectionSource(path: path, migrating: false))
     }
 }
 
@@ -45,9 +52,9 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
         let commit: ((any Error)?) -> Void
     }
 
-    init(path: String) throws {
+    init(path: String, migrating: Bool) throws {
         connection = try SQLiteConnection(path: path)
-        try SchemaMigrations.migrate(connection)
+        if migrating { try SchemaMigrations.migrate(connection) }
         file = Self.identity(of: path).map { (path, $0.device, $0.inode) }
     }
 

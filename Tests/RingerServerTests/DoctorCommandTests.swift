@@ -8,6 +8,7 @@ import RingerSupport
 import Testing
 
 @testable import RingerServer
+@testable import RingerStore
 
 /// `ringer doctor` (decision 0009 §5) against the APNs and FCM sandboxes, which speak the providers' protocols and
 /// refuse what they refuse: credentials that work are `ok`, a key APNs does not know fails with what to fix.
@@ -47,6 +48,8 @@ import Testing
             let accountFile = directory.appendingPathComponent("firebase.json")
             try account.write(to: accountFile)
             try fcm.addServiceAccount(json: account)
+            // The database a server made before (the doctor migrates none).
+            _ = try SQLiteStore(path: directory.appendingPathComponent("ringer.sqlite").path)
             return Providers(
                 directory: directory, apns: apns, fcm: fcm, keyFile: keyFile, accountFile: accountFile,
                 caFile: tls.caCertificate.path, apnsPort: apnsPort, fcmPort: fcmPort)
@@ -93,7 +96,7 @@ import Testing
             #expect(lines.contains { $0.hasPrefix("ok    \(subject):") }, "\(subject) in\n\(text)")
         }
         // The laboratory's CA lives 30 days: within the month that warns, with its expiry.
-        #expect(lines.contains { $0.hasPrefix("warn  --apns-ca-file:") && $0.contains("expire does in") }, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("warn  --apns-ca-file:") && $0.contains("expires in") }, "\(text)")
         // The media key is LiveKit's development pair by default: a warning with its fix, not a failure.
         #expect(lines.contains { $0.hasPrefix("warn  media:") })
         #expect(lines.contains { $0.contains("fix: set --media-api-key") })
@@ -109,6 +112,30 @@ import Testing
             lines.contains { $0.hasPrefix("FAIL  apns sandbox:") && $0.contains("InvalidProviderToken") }, "\(text)")
         #expect(lines.contains { $0.contains("fix: check --apns-key-id and --apns-team-id") }, "\(text)")
         #expect(lines.contains { $0.hasPrefix("ok    fcm doctor-project:") }, "\(text)")
+    }
+
+    @Test func aDatabaseNotThereYetOrNotMigratedIsAWarningAndIsNotTouched() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-doctor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("ringer.sqlite").path
+        let (_, missing) = await Self.doctor(["--database", path])
+        #expect(missing.contains { $0.hasPrefix("warn  database:") && $0.contains("does not exist yet") })
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // A database of an older schema (version 9) is reported, and left at it.
+        do {
+            let db = try SQLiteConnection(path: path)
+            for (index, migration) in SchemaMigrations.migrations.prefix(9).enumerated() {
+                try db.transaction {
+                    try db.execute(migration.sqlite)
+                    try db.execute("PRAGMA user_version = \(index + 1)")
+                }
+            }
+        }
+        let (_, older) = await Self.doctor(["--database", path])
+        #expect(older.contains { $0.hasPrefix("warn  database:") && $0.contains("schema 9 of") }, "\(older)")
+        #expect(try await SQLiteStore(unmigratedPath: path).schemaStatus().version == 9)
     }
 
     @Test func flagsThatDoNotParseAreExitTwo() async throws {

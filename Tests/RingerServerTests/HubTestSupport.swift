@@ -117,7 +117,7 @@ final class HookedStore: RingerStore {
     func webhookEndpoints() async throws -> [StoredWebhookEndpoint] { try await base.webhookEndpoints() }
     func webhookEndpoint(id: String) async throws -> StoredWebhookEndpoint? { try await base.webhookEndpoint(id: id) }
     func updateWebhookEndpoint(
-        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool, at now: Date
+        id: String, url: String, eventTypes: [WebhookEventType], description: String?, enabled: Bool?, at now: Date
     ) async throws -> StoredWebhookEndpoint? {
         try await base.updateWebhookEndpoint(
             id: id, url: url, eventTypes: eventTypes, description: description, enabled: enabled, at: now)

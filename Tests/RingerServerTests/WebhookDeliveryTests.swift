@@ -377,6 +377,22 @@ import Testing
         #expect(try await store.webhookEndpoint(id: busy)?.sealedSecret == endpoint.sealedSecret)
     }
 
+    @Test(arguments: StoreKind.allCases) func aChangeThatSaysNothingOfEnabledLeavesAGoneEndpointDisabled(
+        _ kind: StoreKind
+    ) async throws {
+        let (store, _, endpoint) = try await WebhookClaimTests.queued(kind)
+        let claimed = try #require(try await WebhookClaimTests.claim(store, "a").first)
+        try await store.finishWebhookDelivery(claimed, by: "a", at: Date(), outcome: .endpointGone)
+        // A backend's PUT that raced the 410 and left `enabled` out.
+        let changed = try await store.updateWebhookEndpoint(
+            id: endpoint, url: "http://127.0.0.1:9/moved", eventTypes: [], description: nil, enabled: nil, at: Date())
+        #expect(changed?.info.enabled == false && changed?.info.disabledReason == "gone")
+        #expect(changed?.info.url == "http://127.0.0.1:9/moved")
+        let enabled = try await store.updateWebhookEndpoint(
+            id: endpoint, url: "http://127.0.0.1:9/moved", eventTypes: [], description: nil, enabled: true, at: Date())
+        #expect(enabled?.info.enabled == true && enabled?.info.disabledReason == nil)
+    }
+
     @Test(arguments: StoreKind.allCases) func aClaimThatLapsedAndWasTakenAgainByTheSameServerIsFenced(
         _ kind: StoreKind
     ) async throws {

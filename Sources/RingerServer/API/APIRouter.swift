@@ -499,13 +499,7 @@ struct APIRouter: Sendable {
     /// `GET /v1/calls?limit=&before=`: a page of the user's calls, newest first (keyset pagination: `before` is the
     /// last call of the previous page, whose id the previous answer gave as `next_before`).
     private func listCalls(_ request: HTTPRequest, user: Party) async throws -> HTTPResponse {
-        let limit =
-            try request.query["limit"].map { text -> Int in
-                guard let value = Int(text), (1...100).contains(value) else {
-                    throw APIProblem.invalidField("limit must be a number from 1 to 100")
-                }
-                return value
-            } ?? 20
+        let limit = try Self.pageLimit(request)
         let before = try request.query["before"].map { text -> String in
             guard let id = try? callID(text) else { throw Self.badCursor }
             return id
@@ -515,6 +509,16 @@ struct APIRouter: Sendable {
         // for a stranger's call and for none, so ids cannot be probed.
         if let before, calls.isEmpty { _ = try await service.call(id: before, user: user.id) }
         return try Self.json(CallList(calls: calls, nextBefore: calls.count == limit ? calls.last?.callID : nil))
+    }
+
+    /// A list's `?limit=`: 1 to 100, 20 when left out (docs/openapi.yaml `components/parameters/Limit`).
+    /// - Throws: 422 ``Problem`` for any other value.
+    private static func pageLimit(_ request: HTTPRequest) throws -> Int {
+        guard let text = request.query["limit"] else { return 20 }
+        guard let value = Int(text), (1...100).contains(value) else {
+            throw APIProblem.invalidField("limit must be a number from 1 to 100")
+        }
+        return value
     }
 
     private static let badCursor = APIProblem.invalidField(
@@ -589,12 +593,7 @@ struct APIRouter: Sendable {
         }
         query.since = try request.query["since"].map { try Self.timestamp($0, "since") }
         query.until = try request.query["until"].map { try Self.timestamp($0, "until") }
-        if let text = request.query["limit"] {
-            guard let limit = Int(text), (1...100).contains(limit) else {
-                throw APIProblem.invalidField("limit must be a number from 1 to 100")
-            }
-            query.limit = limit
-        }
+        query.limit = try Self.pageLimit(request)
         if let text = request.query["cursor"] {
             guard let id = try? callID(text) else {
                 throw APIProblem.invalidField("cursor must be the next_cursor of the previous page")
@@ -625,13 +624,7 @@ struct APIRouter: Sendable {
             }
             state = WebhookDeliveryState(rawValue: text)
         }
-        let limit =
-            try request.query["limit"].map { text -> Int in
-                guard let value = Int(text), (1...100).contains(value) else {
-                    throw APIProblem.invalidField("limit must be a number from 1 to 100")
-                }
-                return value
-            } ?? 20
+        let limit = try Self.pageLimit(request)
         let before = try request.query["cursor"].map { text -> Int64 in
             guard let value = Int64(text), value > 0 else {
                 throw APIProblem.invalidField("cursor must be the next_cursor of the previous page")

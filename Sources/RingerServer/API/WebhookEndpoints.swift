@@ -151,16 +151,17 @@ struct WebhookEndpoints: Sendable {
         return endpoint
     }
 
-    /// `PUT /v1/webhooks/{endpoint_id}`: the endpoint's URL, types, description and whether it is enabled, as the
-    /// request says (a field left out takes its default); enabling clears why the server disabled it, disabling fails
-    /// its pending deliveries. Its secrets are left alone.
+    /// `PUT /v1/webhooks/{endpoint_id}`: the endpoint's URL, types and description as the request says (left out:
+    /// every type, no description), and whether it is enabled when the request says (left out: as it is, so a 410
+    /// that disabled it meanwhile stands); enabling clears why the server disabled it, disabling fails its pending
+    /// deliveries. Its secrets are left alone.
     func replace(_ id: String, with request: WebhookEndpointRequest) async throws -> WebhookEndpoint {
         _ = try await stored(id)
         let (types, description) = try checked(request)
         guard
             let endpoint = try await store.updateWebhookEndpoint(
-                id: id, url: request.url, eventTypes: types, description: description,
-                enabled: request.enabled ?? true, at: clock.now())
+                id: id, url: request.url, eventTypes: types, description: description, enabled: request.enabled,
+                at: clock.now())
         else { throw APIProblem.webhookEndpointNotFound(id) }
         log.info("webhook endpoint changed", ["webhook.endpoint": .string(id)])
         return endpoint.info

@@ -190,8 +190,9 @@ public final class RingerServer: Sendable {
         try await service.resumeAcceptedCalls()
         // The backstop for ring deadlines no timer of this server owns (another server died mid-ring).
         try await service.startRingSweep()
-        // After the first heartbeat: a claim of this server's must never look like a dead server's.
-        webhookDispatcher.start()
+        // After the first heartbeat: a claim of this server's must never look like a dead server's. A server that keeps
+        // no secrets key cannot sign, so it leaves every delivery to the servers that can.
+        if !configuration.secretsKeys.isEmpty { webhookDispatcher.start() }
         cluster?.start()
         let port = try server.start()
         web.withLock { $0 = server }

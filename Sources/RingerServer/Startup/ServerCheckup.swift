@@ -67,25 +67,54 @@ public struct ServerCheckup: Sendable {
     // MARK: The checks
 
     private func database(_ items: inout [Item], now: Date) async -> (any RingerStore)? {
-        let started = Date()
-        do {
-            let store = try RingerServer.openStore(configuration)
-            try await store.checkWritable(at: now)
-            let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
+        let sqlite = !PostgresTarget.isPostgresURL(configuration.databasePath)
+        // A file that is not there yet is a first start's: made by `ringer serve`, not by a check.
+        if sqlite, configuration.databasePath != ":memory:",
+            !FileManager.default.fileExists(atPath: configuration.databasePath)
+        {
             items.append(
                 Item(
-                    status: .ok, subject: "database",
-                    detail:
-                        "\(configuration.databaseDescription) takes writes (opened and migrated in \(milliseconds) ms)")
-            )
+                    status: .warning, subject: "database",
+                    detail: "\(configuration.databasePath) does not exist yet: ringer serve creates it",
+                    fix: "check the path if the server has run before"))
+            return nil
+        }
+        let started = Date()
+        do {
+            // As it is: a newer binary must not migrate the database of servers still running an older one.
+            let store = try RingerServer.openStore(configuration, migrating: false)
+            try await store.checkWritable(at: now)
+            let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
+            var item = Item(
+                status: .ok, subject: "database",
+                detail: "\(configuration.databaseDescription) takes writes (\(milliseconds) ms)")
+            if let schema = try await (store as? SQLStore)?.schemaStatus() {
+                if schema.version < schema.known {
+                    item.status = .warning
+                    item.detail += "; schema \(schema.version) of \(schema.known)"
+                    item.fix =
+                        "the next ringer serve of this version applies \(schema.known - schema.version) migrations"
+                    // Not migrated: the checks that read the newer tables would fail for that alone.
+                    items.append(item)
+                    return nil
+                } else if schema.version > schema.known {
+                    item.status = .failed
+                    item.detail +=
+                        "; schema \(schema.version) was written by a newer Ringer (this one knows \(schema.known))"
+                    item.fix = "run this check with the newer ringer binary"
+                    items.append(item)
+                    return nil
+                }
+            }
+            items.append(item)
             return store
         } catch {
             items.append(
                 Item(
                     status: .failed, subject: "database", detail: "\(error)",
-                    fix: PostgresTarget.isPostgresURL(configuration.databasePath)
-                        ? "check the URL, the password, that the server is a primary and that the user may write"
-                        : "check the file's path and permissions and the disk's free space"))
+                    fix: sqlite
+                        ? "check the file's path and permissions and the disk's free space"
+                        : "check the URL, the password, that the server is a primary and that the user may write"))
             return nil
         }
     }
@@ -155,29 +184,51 @@ public struct ServerCheckup: Sendable {
         defer { client.shutdown() }
         let topic = "dev.ringer.doctor"
         let payload = Array(#"{"aps":{"content-available":1}}"#.utf8)
+        var results: [(APNsEnvironment, Item)] = []
         for environment in [APNsEnvironment.sandbox, .production] {
             let subject = "apns \(environment.rawValue)"
             let notification = APNsNotification(
                 pushType: .background, topic: topic, priority: 5, expiration: nil, payload: payload)
-            let started = Date()
-            do {
-                let (response, _) = try await client.send(
+            let send = {
+                try await client.send(
                     notification, to: String(repeating: "0", count: 64), environment: environment,
                     deadline: Date().addingTimeInterval(10))
+            }
+            do {
+                var (response, _) = try await send()
+                // Timed again on the open connection: the first answer's wait includes the TCP, TLS and HTTP/2
+                // handshakes, which would make the clock look behind.
+                let started = Date()
+                if let again = try? await send() { response = again.response }
                 if let date = response.serverDate {
                     let ours = started.addingTimeInterval(Date().timeIntervalSince(started) / 2)
-                    // An HTTP date has whole seconds: half a second either way is its own rounding.
+                    // An HTTP date has whole seconds: the true time is half a second past it on average.
                     clocks.append(("APNs", ours.timeIntervalSince(date) - 0.5))
                 }
-                items.append(Self.apnsItem(subject, response))
+                results.append((environment, Self.apnsItem(subject, response)))
             } catch {
-                items.append(
-                    Item(
-                        status: .failed, subject: subject, detail: "no answer: \(error)",
-                        fix:
-                            "check that the server reaches the APNs host on port 443 (--apns-host, a proxy, a firewall)"
+                results.append(
+                    (
+                        environment,
+                        Item(
+                            status: .failed, subject: subject, detail: "no answer: \(error)",
+                            fix:
+                                "check that the server reaches the APNs host on port 443 (--apns-host, a proxy, a firewall)"
+                        )
                     ))
             }
+        }
+        // Credentials for one environment only (a production certificate, say) serve the devices registered there:
+        // the other's refusal is a warning while one is accepted.
+        let anyAccepted = results.contains { $0.1.status == .ok }
+        for (environment, var item) in results {
+            if anyAccepted, item.status == .failed {
+                item.status = .warning
+                item.fix =
+                    (item.fix.map { $0 + "; " } ?? "")
+                    + "only devices registered with apns_environment \(environment == .sandbox ? "production" : "sandbox") ring"
+            }
+            items.append(item)
         }
     }
 
@@ -237,25 +288,26 @@ public struct ServerCheckup: Sendable {
         }
     }
 
-    /// The certificate files the server trusts or presents: expired, or within 30 days of it.
+    /// The certificate files the server trusts: expired, or within 30 days of it. A bundle of several is judged by
+    /// the certificate that lasts longest (one root of a system bundle expiring breaks nothing that another signs).
     private func certificates(_ items: inout [Item], now: Date) {
         let files = [("--apns-ca-file", configuration.apns?.caFile), ("--fcm-ca-file", configuration.fcm?.caFile)]
         for case (let flag, let path?) in files {
             let dates = X509Expiry.notAfter(ofPEMFile: path)
-            guard let soonest = dates.min() else {
+            guard let latest = dates.max() else {
                 items.append(
                     Item(
                         status: .failed, subject: flag, detail: "\(path) holds no certificate that can be read",
                         fix: "give a PEM file of CA certificates"))
                 continue
             }
-            let days = Int(soonest.timeIntervalSince(now) / 86_400)
+            let days = Int((latest.timeIntervalSince(now) / 86_400).rounded(.down))
+            let which = dates.count == 1 ? "its certificate" : "the last of its \(dates.count) certificates"
             items.append(
                 Item(
-                    status: days < 0 ? .failed : days < 30 ? .warning : .ok, subject: flag,
-                    detail: days < 0
-                        ? "\(path): a certificate expired \(-days) days ago"
-                        : "\(path): the first certificate to expire does in \(days) days",
+                    status: latest <= now ? .failed : days < 30 ? .warning : .ok, subject: flag,
+                    detail: latest <= now
+                        ? "\(path): \(which) expired \(-days) days ago" : "\(path): \(which) expires in \(days) days",
                     fix: days < 30 ? "replace the expiring certificate" : nil))
         }
     }
@@ -271,22 +323,36 @@ public struct ServerCheckup: Sendable {
                     fix: "start with the --secrets-key their secrets were sealed with"))
             return
         }
-        let sealed = endpoints.flatMap { endpoint in
-            [endpoint.sealedSecret] + (endpoint.sealedPreviousSecret.map { [$0] } ?? []).map { $0 }
+        var current = 0
+        var previous = 0
+        for endpoint in endpoints {
+            let context = WebhookEndpoints.sealingContext(endpoint.info.endpointID)
+            if (try? box.open(endpoint.sealedSecret, context: context)) == nil { current += 1 }
+            // A rotated-out secret signs only until it expires, and is skipped when it does not open.
+            if let sealed = endpoint.sealedPreviousSecret, let expires = endpoint.info.previousSecretExpiresAt,
+                expires > Date(), (try? box.open(sealed, context: context)) == nil
+            {
+                previous += 1
+            }
         }
-        let contexts = endpoints.flatMap { endpoint in
-            Array(
-                repeating: WebhookEndpoints.sealingContext(endpoint.info.endpointID),
-                count: endpoint.sealedPreviousSecret == nil ? 1 : 2)
-        }
-        let failures = zip(sealed, contexts).filter { (try? box.open($0, context: $1)) == nil }.count
-        items.append(
-            failures == 0
-                ? Item(status: .ok, subject: "secrets key", detail: "every webhook secret opens")
-                : Item(
-                    status: .failed, subject: "secrets key", detail: "\(failures) webhook secrets do not open",
+        if current > 0 {
+            items.append(
+                Item(
+                    status: .failed, subject: "secrets key",
+                    detail: "\(current) webhook secrets do not open: their deliveries wait for a server that can sign",
                     fix: "add the --secrets-key they were sealed with (after the current one), or rotate those secrets")
-        )
+            )
+        } else if previous > 0 {
+            items.append(
+                Item(
+                    status: .warning, subject: "secrets key",
+                    detail: "\(previous) rotated-out webhook secrets do not open: only the new ones sign",
+                    fix:
+                        "receivers still verifying with the old secret fail until they switch; keep the old key to avoid it"
+                ))
+        } else {
+            items.append(Item(status: .ok, subject: "secrets key", detail: "every webhook secret opens"))
+        }
     }
 
     private func outbox(_ items: inout [Item], store: (any RingerStore)?, now: Date) async {

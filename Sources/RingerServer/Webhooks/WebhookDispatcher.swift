@@ -27,6 +27,8 @@ final class WebhookDispatcher: Sendable {
     private let observe: @Sendable (ServerObservation) -> Void
     /// Attempts in flight here, by endpoint.
     private let inFlight = LockedValue<[String: Int]>([:])
+    /// Endpoints whose secret this server cannot open, until when it leaves their deliveries to the other servers.
+    private let unsignable = LockedValue<[String: Date]>([:])
     private let loop = LockedValue<Task<Void, Never>?>(nil)
 
     /// Attempts in flight on this server at most.
@@ -84,11 +86,19 @@ final class WebhookDispatcher: Sendable {
         let counts = inFlight.snapshot
         let room = Self.maximumInFlight - counts.values.reduce(0, +)
         guard room > 0 else { return 0 }
+        // An endpoint this server cannot sign for is claimed as if full: another server takes its deliveries.
+        let now = clock.now()
+        var passed = counts
+        let waiting: [String: Date] = unsignable.withLock { state in
+            state = state.filter { $0.value > now }
+            return state
+        }
+        for endpoint in waiting.keys { passed[endpoint] = Self.perEndpoint }
         let claimed: [ClaimedWebhookDelivery]
         do {
             claimed = try await store.claimWebhookDeliveries(
-                at: clock.now(), by: node, lease: timeout * 2 + 30, limit: room, perEndpoint: Self.perEndpoint,
-                inFlight: counts, nodeDeadAfter: CallService.nodeDeadAfter)
+                at: now, by: node, lease: timeout * 2 + 30, limit: room, perEndpoint: Self.perEndpoint,
+                inFlight: passed, nodeDeadAfter: CallService.nodeDeadAfter)
         } catch {
             log.error("webhook claim failed", ["error": .string("\(error)")])
             return 0
@@ -124,6 +134,7 @@ final class WebhookDispatcher: Sendable {
             // This server cannot open the endpoint's secret (no --secrets-key, or not the one it was sealed with): it
             // sends nothing and counts no attempt; the delivery is offered again later, to a server that can.
             log.error("a webhook secret cannot be opened here", metadata.merging(["error": .string("\(error)")]) { $1 })
+            leaveToOthers(endpoint.endpointID, until: started.addingTimeInterval(Self.postponement))
             await finish(
                 delivery,
                 .postponed(
@@ -158,6 +169,11 @@ final class WebhookDispatcher: Sendable {
             )
         }
         await finish(delivery, outcome, seconds: now.timeIntervalSince(started), metadata)
+    }
+
+    /// Leaves an endpoint's deliveries to the other servers for a while.
+    private func leaveToOthers(_ endpoint: String, until: Date) {
+        unsignable.withLock { $0[endpoint] = until }
     }
 
     /// Stores an attempt's outcome (if this server still holds the claim) and counts it.
