@@ -244,8 +244,8 @@ extension ServeFlag {
             ServeFlag(
                 "secrets-key", .secret("BASE64"), .backend, repeatable: true,
                 "32 bytes in base64 (`openssl rand -base64 32`) that seal the secrets the database keeps: webhook "
-                    + "signing secrets (docs/backend.md). The first seals, every one opens: repeat it to rotate. "
-                    + "Without one, webhook endpoints cannot be made."),
+                    + "signing secrets and push providers' keys (docs/backend.md, docs/operations.md). The first seals, "
+                    + "every one opens: repeat it to rotate. Without one, neither can be added."),
             ServeFlag(
                 "webhook-allow-http", .text("off|on"), .backend, default: defaults.webhookAllowHTTP ? "on" : "off",
                 "`on`: a webhook endpoint may be a plain `http://` URL; `off`: `https://` only."),

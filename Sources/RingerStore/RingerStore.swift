@@ -410,6 +410,30 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func oldestPendingWebhookEvent() async throws -> Date?
 
+    // MARK: Push providers
+
+    /// Stores a push provider added through the API.
+    /// - Throws: ``StoreError`` (a name already used: a constraint failure).
+    func insertPushProvider(_ provider: StoredPushProvider) async throws
+
+    /// Every push provider added through the API, oldest first.
+    /// - Throws: ``StoreError``.
+    func pushProviders() async throws -> [StoredPushProvider]
+
+    /// Replaces a provider's record and credential (its id stays).
+    /// - Returns: false when there is no such provider.
+    /// - Throws: ``StoreError``.
+    func replacePushProvider(_ provider: StoredPushProvider) async throws -> Bool
+
+    /// Removes (retires) a provider: its devices go back to the default credentials.
+    /// - Returns: false when there was no such provider.
+    /// - Throws: ``StoreError``.
+    func deletePushProvider(id: String) async throws -> Bool
+
+    /// A text that changes whenever a provider is added, replaced or removed: what each server polls to reload them.
+    /// - Throws: ``StoreError``.
+    func pushProvidersVersion() async throws -> String
+
     /// Tells `observer` how long each operation took from then on, in seconds, waits for a connection included
     /// (metrics). One observer at a time; a store that does not time its operations ignores it.
     func observeOperations(_ observer: @escaping @Sendable (TimeInterval) -> Void)

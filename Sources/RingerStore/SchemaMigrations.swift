@@ -385,6 +385,30 @@ enum SchemaMigrations {
                 CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id);
                 ALTER TABLE calls ADD COLUMN webhook_seq BIGINT NOT NULL DEFAULT 0;
                 """),
+        // Push providers added through the API (decision 0009 §4): what the API shows as JSON, and the credential
+        // (a `.p8` key or a service account) sealed by the server; every server reloads them when `updated_at` moves.
+        Migration(
+            sqlite: """
+                CREATE TABLE push_providers (
+                  provider_id TEXT PRIMARY KEY,
+                  name TEXT NOT NULL UNIQUE,
+                  info TEXT NOT NULL,
+                  credential TEXT NOT NULL,
+                  created_at REAL NOT NULL,
+                  updated_at REAL NOT NULL
+                );
+                """,
+            postgres: """
+                CREATE TABLE push_providers (
+                  provider_id TEXT PRIMARY KEY,
+                  name TEXT NOT NULL UNIQUE,
+                  info TEXT NOT NULL,
+                  credential TEXT NOT NULL,
+                  created_at DOUBLE PRECISION NOT NULL,
+                  updated_at DOUBLE PRECISION NOT NULL,
+                  position BIGSERIAL NOT NULL
+                );
+                """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

@@ -23,6 +23,8 @@ public struct ProblemType: OpenStringEnum {
     public static let webhookEndpointNotFound = ProblemType(slug: "webhook-endpoint-not-found")
     /// 404: the endpoint has no delivery with this id.
     public static let webhookDeliveryNotFound = ProblemType(slug: "webhook-delivery-not-found")
+    /// 404: no push provider with this id.
+    public static let pushProviderNotFound = ProblemType(slug: "push-provider-not-found")
     /// 409: the endpoint is disabled: enable it before redelivering to it.
     public static let webhookEndpointDisabled = ProblemType(slug: "webhook-endpoint-disabled")
     /// 409: the server keeps no secret without `--secrets-key`: webhook endpoints cannot be made or rotated.

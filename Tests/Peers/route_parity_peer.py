@@ -47,7 +47,7 @@ def problem_type(body):
 mismatches, checked = [], 0
 for template, item in spec["paths"].items():
     documented = {method.upper() for method in item if method.upper() in METHODS}
-    path = template.replace("{call_id}", call_id).replace("{device_id}", device_id).replace("{key_id}", "a" * 12).replace("{endpoint_id}", "ep_" + "a" * 24).replace("{delivery_id}", "1")
+    path = template.replace("{call_id}", call_id).replace("{device_id}", device_id).replace("{key_id}", "a" * 12).replace("{endpoint_id}", "ep_" + "a" * 24).replace("{delivery_id}", "1").replace("{provider_id}", "pp_" + "a" * 24)
     # The admin key holds every API key scope too.
     admin = any("adminKey" in requirement or "apiKey" in requirement or "metricsToken" in requirement
                 for operation in item.values() if isinstance(operation, dict)

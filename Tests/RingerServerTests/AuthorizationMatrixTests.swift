@@ -42,6 +42,14 @@ import Testing
                 .init(method: "POST", path: "/v1/tokens", body: #"{"user_id":"zed"}"#, audience: .admin),
                 .init(method: "GET", path: "/v1/api-keys", body: nil, audience: .admin),
                 .init(method: "GET", path: "/metrics", body: nil, audience: .admin),
+                .init(method: "GET", path: "/v1/push-providers", body: nil, audience: .admin),
+                .init(
+                    method: "POST", path: "/v1/push-providers", body: #"{"name":"x","kind":"fcm"}"#, audience: .admin),
+                .init(method: "GET", path: "/v1/push-providers/pp_\(hook)", body: nil, audience: .admin),
+                .init(
+                    method: "PUT", path: "/v1/push-providers/pp_\(hook)", body: #"{"name":"x","kind":"fcm"}"#,
+                    audience: .admin),
+                .init(method: "DELETE", path: "/v1/push-providers/pp_\(hook)", body: nil, audience: .admin),
                 .init(
                     method: "POST", path: "/v1/api-keys", body: #"{"name":"x","scopes":["calls:read"]}"#,
                     audience: .admin),

@@ -47,7 +47,7 @@ import Testing
     }
 
     private func register(_ body: DeviceRegistration, projects: [String] = []) async throws -> Device {
-        let registry = DeviceRegistry(store: try SQLiteStore(path: ":memory:"), fcmProjects: projects)
+        let registry = DeviceRegistry(store: try SQLiteStore(path: ":memory:"), fcmProjects: { projects })
         return try await registry.register(deviceID: "bob-pixel", user: Party(id: "bob"), body: body, now: Date())
     }
 

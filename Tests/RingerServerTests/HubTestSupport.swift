@@ -151,6 +151,13 @@ final class HookedStore: RingerStore {
         try await base.finishWebhookDelivery(claimed, by: node, at: now, outcome: outcome)
     }
     func oldestPendingWebhookEvent() async throws -> Date? { try await base.oldestPendingWebhookEvent() }
+    func insertPushProvider(_ provider: StoredPushProvider) async throws { try await base.insertPushProvider(provider) }
+    func pushProviders() async throws -> [StoredPushProvider] { try await base.pushProviders() }
+    func replacePushProvider(_ provider: StoredPushProvider) async throws -> Bool {
+        try await base.replacePushProvider(provider)
+    }
+    func deletePushProvider(id: String) async throws -> Bool { try await base.deletePushProvider(id: id) }
+    func pushProvidersVersion() async throws -> String { try await base.pushProvidersVersion() }
     func insertAPIKey(_ key: StoredAPIKey) async throws { try await base.insertAPIKey(key) }
     func apiKeys() async throws -> [StoredAPIKey] { try await base.apiKeys() }
     func apiKey(id: String) async throws -> StoredAPIKey? { try await base.apiKey(id: id) }
@@ -270,7 +277,10 @@ func makeCallService(
         store: store, health: PushSetupHealth(), clock: clock, log: .silent(), observe: { _ in })
     return CallService(
         store: store, hub: hub, publications: publications,
-        pushes: PushDispatcher(apns: nil, fcm: nil, delivery: delivery, clock: clock),
+        pushes: PushDispatcher(
+            providers: PushProviderRegistry(
+                store: store, secrets: nil, hosts: .init(), defaultAPNs: nil, defaultFCM: nil, log: .silent()),
+            delivery: delivery, clock: clock),
         media: try MediaTokens(settings: .init()), ringTimeout: ringTimeout,
         limits: RateLimits(settings: .off, trustedProxies: [], clock: clock),
         watch: AcceptedCallWatch(idleLimit: 120, maximumDuration: 14400), clock: clock, log: .silent(),

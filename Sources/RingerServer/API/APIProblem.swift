@@ -78,6 +78,11 @@ public enum APIProblem {
         )
     }
 
+    /// 404: no push provider with this id.
+    static func pushProviderNotFound(_ id: String) -> Problem {
+        problem(.pushProviderNotFound, "Push provider not found", 404, "no push provider \(id.prefix(64))")
+    }
+
     /// 409: a redelivery to a disabled endpoint.
     static func webhookEndpointDisabled(_ id: String) -> Problem {
         problem(
@@ -89,7 +94,7 @@ public enum APIProblem {
     static func secretsKeyRequired() -> Problem {
         problem(
             .secretsKeyRequired, "Secrets key required", 409,
-            "the server keeps webhook secrets sealed: start it with --secrets-key (RINGER_SECRETS_KEY), 32 bytes in base64"
+            "the server keeps secrets sealed: start it with --secrets-key (RINGER_SECRETS_KEY), 32 bytes in base64"
         )
     }
 

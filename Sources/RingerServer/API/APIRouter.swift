@@ -30,6 +30,8 @@ struct APIRouter: Sendable {
     let events: EventStreamEndpoint
     /// The app's backend's webhook endpoints (decision 0009 §3).
     let webhooks: WebhookEndpoints
+    /// The operator's push providers (decision 0009 §4).
+    let pushProviders: PushProviderAdmin
     /// What `GET /metrics` serves.
     let metrics: ServerMetrics
     /// `--metrics-token`.
@@ -204,6 +206,43 @@ struct APIRouter: Sendable {
             }),
         Route("POST", "/v1/server/calls/{call_id}/cancel", backendAction(.cancel)),
         Route("POST", "/v1/server/calls/{call_id}/end", backendAction(.end)),
+        // Push providers per app (decision 0009 §4): the operator's, with the admin key.
+        Route(
+            "GET", "/v1/push-providers",
+            .admin { router, _ in
+                try json(PushProviderList(providers: try await router.store.pushProviders().map(\.info)))
+            }),
+        Route(
+            "POST", "/v1/push-providers",
+            .admin { router, input in
+                try json(
+                    await router.pushProviders.create(try router.decode(PushProviderRequest.self, input.request)),
+                    status: 201)
+            }),
+        Route(
+            "GET", "/v1/push-providers/{provider_id}",
+            .admin { router, input in
+                try json(await router.pushProviders.stored(input[parameter: "provider_id"]).info)
+            }),
+        Route(
+            "PUT", "/v1/push-providers/{provider_id}",
+            .admin { router, input in
+                let id = input[parameter: "provider_id"]
+                _ = try await router.pushProviders.stored(id)
+                let body = try router.decode(PushProviderRequest.self, input.request)
+                return try json(await router.pushProviders.replace(id, with: body))
+            }),
+        Route(
+            "DELETE", "/v1/push-providers/{provider_id}",
+            .admin { router, input in
+                let id = input[parameter: "provider_id"]
+                guard PushProviderAdmin.isProviderID(id), try await router.store.deletePushProvider(id: id) else {
+                    throw APIProblem.pushProviderNotFound(id)
+                }
+                router.log.info("push provider removed", ["push.provider_id": .string(id)])
+                await router.pushProviders.changed()
+                return HTTPResponse(status: 204)
+            }),
         // Webhooks (decision 0009 §3).
         Route(
             "GET", "/v1/webhooks",

@@ -7,9 +7,10 @@ import RingerWire
 /// Validates and stores device registrations (docs/openapi.yaml `/v1/devices`): register after login, unregister on logout.
 struct DeviceRegistry: Sendable {
     let store: any RingerStore
-    /// The Firebase projects the server sends through (`--fcm-service-account`), the default first; empty
-    /// when FCM is not configured, and then any well-formed `fcm_project_id` is stored for later.
-    var fcmProjects: [String] = []
+    /// The Firebase projects the server sends through (`--fcm-service-account`, the default first, then the push
+    /// providers'), asked at each registration; empty when FCM is not configured, and then any well-formed
+    /// `fcm_project_id` is stored for later.
+    var fcmProjects: @Sendable () -> [String] = { [] }
 
     /// `PUT /v1/devices/{device_id}` for the authenticated user.
     /// - Returns: the stored device.
@@ -51,7 +52,8 @@ struct DeviceRegistry: Sendable {
                         "fcm_project_id must be a Firebase project id: at most 128 letters, digits, '-', '.', ':' or '_'"
                     )
                 }
-                guard fcmProjects.isEmpty || fcmProjects.contains(project) else {
+                let known = fcmProjects()
+                guard known.isEmpty || known.contains(project) else {
                     throw APIProblem.invalidField(
                         "fcm_project_id \(project) is not one of the server's Firebase projects")
                 }

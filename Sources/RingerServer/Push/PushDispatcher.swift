@@ -10,8 +10,8 @@ import RingerWire
 /// Only ``ring(_:device:)`` wakes a device to ring (PushKit VoIP, high-priority FCM data); the update pushes, which
 /// stop a ringing phone or tell of a missed call (``update(_:call:devices:ringing:)``), never ring.
 final class PushDispatcher: Sendable {
-    private let apns: APNsPushSender?
-    private let fcm: FCMPushSender?
+    /// Which credentials push to which app.
+    let providers: PushProviderRegistry
     private let delivery: PushDelivery
     private let clock: any ServerClock
     /// Pushes being sent; shutdown lets them finish.
@@ -19,13 +19,12 @@ final class PushDispatcher: Sendable {
 
     /// Creates the dispatcher.
     /// - Parameters:
-    ///   - apns: the APNs client; nil when the server has no APNs credentials (iOS devices get no push).
-    ///   - fcm: the FCM client; nil when the server has no service account (Android devices get no push).
+    ///   - providers: the senders by app: the push providers', and the flags' as the default (a device with neither
+    ///     gets no push).
     ///   - delivery: sends, retries and settles every push.
     ///   - clock: the server's clock, for each push's `createdAt`.
-    init(apns: APNsClient?, fcm: FCMClient?, delivery: PushDelivery, clock: any ServerClock) {
-        self.apns = apns.map { APNsPushSender(client: $0) }
-        self.fcm = fcm.map { FCMPushSender(client: $0) }
+    init(providers: PushProviderRegistry, delivery: PushDelivery, clock: any ServerClock) {
+        self.providers = providers
         self.delivery = delivery
         self.clock = clock
     }
@@ -63,9 +62,9 @@ final class PushDispatcher: Sendable {
     private func send(_ request: PushRequest) async {
         switch request.device.platform {
         case .ios:
-            if let apns { await delivery.deliver(request, via: apns) }
+            if let apns = providers.apns(for: request.device) { await delivery.deliver(request, via: apns) }
         case .android:
-            if let fcm { await delivery.deliver(request, via: fcm) }
+            if let fcm = providers.fcm(for: request.device) { await delivery.deliver(request, via: fcm) }
         default:
             return
         }

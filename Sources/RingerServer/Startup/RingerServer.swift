@@ -41,6 +41,8 @@ public final class RingerServer: Sendable {
     private let pushes: PushDispatcher
     /// Delivers the webhook outbox.
     private let webhookDispatcher: WebhookDispatcher
+    /// Which push credentials serve which app.
+    private let providers: PushProviderRegistry
     private let web: LockedValue<WebServer?>
     private let log: Logger
     /// The server's time; the only one it reads.
@@ -109,7 +111,20 @@ public final class RingerServer: Sendable {
             trustedProxies: configuration.trustedProxies, clock: clock)
         fcmWatch = fcm.map { FCMCredentialWatch(client: $0, health: pushHealth, clock: clock, log: logger) }
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
-        let pushes = PushDispatcher(apns: apns, fcm: fcm, delivery: delivery, clock: clock)
+        let secrets = configuration.secretsKeys.isEmpty ? nil : try SecretBox(keys: configuration.secretsKeys)
+        // The push providers added through the API reach APNs and FCM where the flags say (Apple's and Google's).
+        var hosts = PushProviderRegistry.Hosts()
+        if let settings = configuration.apns {
+            (hosts.apnsSandboxURL, hosts.apnsProductionURL) = (settings.sandboxURL, settings.productionURL)
+            hosts.apnsCAFile = settings.caFile
+        }
+        if let settings = configuration.fcm {
+            (hosts.fcmBaseURL, hosts.fcmCAFile) = (settings.baseURL, settings.caFile)
+        }
+        let providers = PushProviderRegistry(
+            store: store, secrets: secrets, hosts: hosts, defaultAPNs: apns, defaultFCM: fcm, log: logger)
+        self.providers = providers
+        let pushes = PushDispatcher(providers: providers, delivery: delivery, clock: clock)
         self.pushes = pushes
         service = CallService(
             store: store, hub: hub, publications: publications, pushes: pushes,
@@ -132,13 +147,13 @@ public final class RingerServer: Sendable {
             hub.presenceObserver.withLock { $0 = { cluster.presenceChanged(userID: $0, online: $1) } }
             hub.deviceObserver.withLock { $0 = { cluster.deviceConnected(userID: $0, deviceID: $1, at: $2) } }
         }
-        let secrets = configuration.secretsKeys.isEmpty ? nil : try SecretBox(keys: configuration.secretsKeys)
         webhookDispatcher = WebhookDispatcher(
             store: store, client: CurlClient(), secrets: secrets, clock: clock, log: logger, node: incarnation,
             timeout: configuration.webhookTimeout, allowPrivateAddresses: configuration.webhookAllowPrivateAddresses,
             observe: observe)
         router = APIRouter(
-            service: service, devices: DeviceRegistry(store: store, fcmProjects: fcm?.projectIDs ?? []),
+            service: service,
+            devices: DeviceRegistry(store: store, fcmProjects: { [providers] in providers.fcmProjects }),
             store: store, tokens: tokens,
             adminKey: configuration.adminKey, maxUserTokenTTL: configuration.maxUserTokenTTL,
             clock: clock, log: logger, pushHealth: pushHealth,
@@ -149,6 +164,9 @@ public final class RingerServer: Sendable {
                 secrets: secrets,
                 allowHTTP: configuration.webhookAllowHTTP,
                 allowPrivateAddresses: configuration.webhookAllowPrivateAddresses),
+            pushProviders: PushProviderAdmin(
+                store: store, clock: clock, log: logger, secrets: secrets, flagProjects: fcm?.projectIDs ?? [],
+                changed: { [providers] in await providers.reload() }),
             metrics: metrics, metricsToken: configuration.metricsToken,
             openSockets: { [hub] in hub.totalSockets() })
         web = LockedValue(nil)
@@ -179,6 +197,8 @@ public final class RingerServer: Sendable {
                         + "check the file's permissions, the disk's free space and the path")
         }
         try await fcmWatch?.checkAtStart()
+        // The push providers added through the API, before the first push.
+        await providers.start()
         let router = self.router
         let server = WebServer(
             configuration: Self.webConfiguration(configuration),
@@ -212,6 +232,7 @@ public final class RingerServer: Sendable {
         }
         service.shutdown()
         webhookDispatcher.shutdown()
+        providers.shutdown()
         let unsent = await pushes.pending.drain(timeout: 5)
         if unsent > 0 {
             log.warning("shutting down with pushes still unanswered", ["push.pending": .string("\(unsent)")])

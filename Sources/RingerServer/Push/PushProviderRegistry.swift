@@ -1,0 +1,193 @@
+import APNs
+import FCM
+import Foundation
+import JWT
+import OpenSSLSupport
+import RingerStore
+import RingerSupport
+import RingerWire
+
+/// Which credentials push to which app (decision 0009 §4): those added through the API (`/v1/push-providers`), each
+/// for its bundle ids or its Firebase project, and the flags' as the default for everything else. Every server
+/// reloads the API's providers within ``pollInterval`` of a change, with no restart: a provider whose credential
+/// changed gets a new client, and the old one is kept ``retirementGrace`` more, so a push already on it finishes.
+final class PushProviderRegistry: Sendable {
+    /// The senders of the providers added through the API.
+    private struct Table: Sendable {
+        var version = ""
+        var apnsByBundle: [String: APNsPushSender] = [:]
+        var fcmByProject: [String: FCMPushSender] = [:]
+        /// Each provider's client, by id, with the `updatedAt` it was made for.
+        var clients: [String: (updatedAt: Date, client: ProviderClient)] = [:]
+    }
+
+    /// A provider's client.
+    enum ProviderClient: Sendable {
+        case apns(APNsClient)
+        case fcm(FCMClient)
+
+        func shutdown() {
+            switch self {
+            case .apns(let client): client.shutdown()
+            case .fcm(let client): client.shutdown()
+            }
+        }
+    }
+
+    /// Where APNs and FCM are, for every provider's client: the flags' hosts and CA, Apple's and Google's by default.
+    struct Hosts: Sendable {
+        var apnsSandboxURL = "https://api.sandbox.push.apple.com"
+        var apnsProductionURL = "https://api.push.apple.com"
+        var apnsCAFile: String?
+        var fcmBaseURL = FCM.defaultBaseURL
+        var fcmCAFile: String?
+    }
+
+    /// Seconds between checks for a change of the providers.
+    static let pollInterval: TimeInterval = 1
+    /// Seconds a replaced or removed provider's client is kept for the pushes already on it.
+    static let retirementGrace: TimeInterval = 60
+
+    private let store: any RingerStore
+    private let secrets: SecretBox?
+    private let hosts: Hosts
+    private let defaultAPNs: APNsPushSender?
+    private let defaultFCM: FCMPushSender?
+    private let log: Logger
+    private let table = LockedValue(Table())
+    private let loop = LockedValue<Task<Void, Never>?>(nil)
+
+    init(
+        store: any RingerStore, secrets: SecretBox?, hosts: Hosts, defaultAPNs: APNsClient?, defaultFCM: FCMClient?,
+        log: Logger
+    ) {
+        self.store = store
+        self.secrets = secrets
+        self.hosts = hosts
+        self.defaultAPNs = defaultAPNs.map { APNsPushSender(client: $0) }
+        self.defaultFCM = defaultFCM.map { FCMPushSender(client: $0) }
+        self.log = log
+    }
+
+    /// The sender for an iPhone: its bundle id's provider, else the default.
+    func apns(for device: Device) -> APNsPushSender? {
+        guard let bundle = device.bundleID, let sender = table.withLock({ $0.apnsByBundle[bundle] }) else {
+            return defaultAPNs
+        }
+        return sender
+    }
+
+    /// The sender for an Android phone: its Firebase project's provider, else the default (which knows the flags'
+    /// projects).
+    func fcm(for device: Device) -> FCMPushSender? {
+        guard let project = device.fcmProjectID, let sender = table.withLock({ $0.fcmByProject[project] }) else {
+            return defaultFCM
+        }
+        return sender
+    }
+
+    /// The Firebase projects the server sends through: the flags', then the providers'.
+    var fcmProjects: [String] {
+        (defaultFCM?.client.projectIDs ?? []) + table.withLock { Array($0.fcmByProject.keys).sorted() }
+    }
+
+    /// Loads the providers, then checks for changes every ``pollInterval`` until ``shutdown()``.
+    func start() async {
+        await reload()
+        loop.withLock { loop in
+            guard loop == nil else { return }
+            loop = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(Self.pollInterval))
+                    await self?.reload()
+                }
+            }
+        }
+    }
+
+    /// Stops checking and shuts every provider's client down.
+    func shutdown() {
+        loop.withLock { $0?.cancel() }
+        let clients = table.withLock { table in
+            defer { table = Table() }
+            return table.clients.values.map(\.client)
+        }
+        for client in clients { client.shutdown() }
+    }
+
+    /// Rebuilds the table when the store's providers changed: clients are made for new or replaced providers only.
+    func reload() async {
+        let version: String
+        let providers: [StoredPushProvider]
+        do {
+            version = try await store.pushProvidersVersion()
+            guard version != table.withLock({ $0.version }) else { return }
+            providers = try await store.pushProviders()
+        } catch {
+            log.error("cannot read the push providers", ["error": .string("\(error)")])
+            return
+        }
+        var next = Table(version: version)
+        var kept = table.withLock { $0.clients }
+        for provider in providers {
+            let id = provider.info.providerID
+            let client: ProviderClient
+            if let existing = kept[id], existing.updatedAt == provider.info.updatedAt {
+                client = existing.client
+                kept[id] = nil
+            } else {
+                do {
+                    client = try makeClient(provider)
+                } catch {
+                    log.error(
+                        "a push provider cannot be used",
+                        ["push.provider": .string(provider.info.name), "error": .string("\(error)")])
+                    continue
+                }
+            }
+            next.clients[id] = (provider.info.updatedAt, client)
+            switch client {
+            case .apns(let apns):
+                let sender = APNsPushSender(client: apns)
+                for bundle in provider.info.bundleIDs ?? [] { next.apnsByBundle[bundle] = sender }
+            case .fcm(let fcm):
+                if let project = provider.info.projectID { next.fcmByProject[project] = FCMPushSender(client: fcm) }
+            }
+        }
+        table.withLock { $0 = next }
+        // Replaced or removed: kept a while for the pushes already on them.
+        let retired = kept.values.map(\.client)
+        if !retired.isEmpty {
+            Task {
+                try? await Task.sleep(for: .seconds(Self.retirementGrace))
+                for client in retired { client.shutdown() }
+            }
+        }
+        log.info("push providers loaded", ["push.providers": .string("\(next.clients.count)")])
+    }
+
+    /// A client for a stored provider, its credential opened.
+    /// - Throws: when the credential does not open or does not parse (it did when stored).
+    private func makeClient(_ provider: StoredPushProvider) throws -> ProviderClient {
+        guard let secrets else { throw SecretBox.Failure.unknownKey("none (no --secrets-key)") }
+        let credential = try secrets.open(
+            provider.sealedCredential, context: PushProviderAdmin.sealingContext(provider.info.providerID))
+        switch provider.info.kind {
+        case .fcm:
+            let account = try FCMServiceAccount(json: Data(credential), source: "push provider \(provider.info.name)")
+            return .fcm(
+                try FCMClient(
+                    configuration: .init(serviceAccounts: [account], baseURL: hosts.fcmBaseURL, caFile: hosts.fcmCAFile)
+                ))
+        default:
+            let key = try JWTSigningKey(pem: String(decoding: credential, as: UTF8.self))
+            return .apns(
+                try APNsClient(
+                    configuration: .init(
+                        credentials: .init(
+                            key: key, keyID: provider.info.keyID ?? "", teamID: provider.info.teamID ?? ""),
+                        sandboxURL: hosts.apnsSandboxURL, productionURL: hosts.apnsProductionURL,
+                        caFile: hosts.apnsCAFile)))
+        }
+    }
+}
