@@ -412,17 +412,18 @@ public protocol RingerStore: Sendable {
 
     // MARK: Push providers
 
-    /// Stores a push provider added through the API.
-    /// - Throws: ``StoreError`` (a name already used: a constraint failure).
+    /// Stores a push provider added through the API, unless another serves one of its bundle ids or its project, or
+    /// has its name (checked in the same transaction, under a lock every change of the providers takes).
+    /// - Throws: ``PushProviderConflict``; ``StoreError``.
     func insertPushProvider(_ provider: StoredPushProvider) async throws
 
     /// Every push provider added through the API, oldest first.
     /// - Throws: ``StoreError``.
     func pushProviders() async throws -> [StoredPushProvider]
 
-    /// Replaces a provider's record and credential (its id stays).
+    /// Replaces a provider's record and credential (its id stays), with ``insertPushProvider(_:)``'s check.
     /// - Returns: false when there is no such provider.
-    /// - Throws: ``StoreError``.
+    /// - Throws: ``PushProviderConflict``; ``StoreError``.
     func replacePushProvider(_ provider: StoredPushProvider) async throws -> Bool
 
     /// Removes (retires) a provider: its devices go back to the default credentials.
@@ -430,7 +431,7 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func deletePushProvider(id: String) async throws -> Bool
 
-    /// A text that changes whenever a provider is added, replaced or removed: what each server polls to reload them.
+    /// The providers' revision, moved in the transaction of every change: what each server polls to reload them.
     /// - Throws: ``StoreError``.
     func pushProvidersVersion() async throws -> String
 

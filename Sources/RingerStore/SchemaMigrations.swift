@@ -409,6 +409,13 @@ enum SchemaMigrations {
                   position BIGSERIAL NOT NULL
                 );
                 """),
+        // The push providers' revision: moved in the transaction of every change, so a server polling it never misses
+        // one (a time can repeat or go back between servers; a count cannot).
+        Migration(
+            """
+            CREATE TABLE push_provider_revision (id INTEGER PRIMARY KEY CHECK (id = 1), revision BIGINT NOT NULL);
+            INSERT INTO push_provider_revision (id, revision) VALUES (1, 0);
+            """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

@@ -212,3 +212,55 @@ import Testing
         #expect(try await !store.deletePushProvider(id: provider.info.providerID))
     }
 }
+
+/// What the third review found (decision 0009, "Progress"): the conflict checks hold across servers.
+@Suite struct PushProviderConflictTests {
+    static func apns(_ id: Character, name: String, bundle: String) -> StoredPushProvider {
+        let at = Date()
+        return StoredPushProvider(
+            info: PushProviderInfo(
+                providerID: "pp_" + String(repeating: id, count: 24), name: name, kind: .apns, teamID: "TEAMRINGER",
+                keyID: "KEY0000001", bundleIDs: [bundle], createdAt: at, updatedAt: at),
+            sealedCredential: "sealed-\(id)")
+    }
+
+    @Test(arguments: StoreKind.allCases) func twoServersGivingOneBundleIDToTwoProvidersAtOnceStoreOne(
+        _ kind: StoreKind
+    ) async throws {
+        let (first, second) = try await kind.openTwo()
+        async let a = Result(catching: {
+            try await first.insertPushProvider(Self.apns("a", name: "one", bundle: "com.example.app"))
+        })
+        async let b = Result(catching: {
+            try await second.insertPushProvider(Self.apns("b", name: "two", bundle: "com.example.app"))
+        })
+        let outcomes = await [a, b]
+        #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1)
+        #expect(
+            outcomes.contains {
+                if case .failure(let error) = $0 { return error is PushProviderConflict }; return false
+            })
+        #expect(try await first.pushProviders().count == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases) func everyChangeMovesTheRevisionWhateverTheClocksSay(
+        _ kind: StoreKind
+    ) async throws {
+        let store = try await kind.open()
+        var provider = Self.apns("a", name: "one", bundle: "com.example.app")
+        try await store.insertPushProvider(provider)
+        let before = try await store.pushProvidersVersion()
+        // A replacement stamped earlier than the original (a server whose clock is behind) still moves it.
+        provider.info.updatedAt = provider.info.updatedAt.addingTimeInterval(-60)
+        provider.sealedCredential = "sealed-again"
+        #expect(try await store.replacePushProvider(provider))
+        #expect(try await store.pushProvidersVersion() != before)
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of an async throwing body.
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}

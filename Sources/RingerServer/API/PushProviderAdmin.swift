@@ -54,10 +54,14 @@ struct PushProviderAdmin: Sendable {
         let now = clock.now()
         var random = SystemRandomNumberGenerator()
         let id = "pp_" + String(decoding: (0..<24).map { _ in Self.idAlphabet[Int(random.next() % 32)] }, as: UTF8.self)
-        let (info, credential) = try checked(request, id: id, createdAt: now, now: now, others: existing)
-        try await store.insertPushProvider(
-            StoredPushProvider(
-                info: info, sealedCredential: try secrets.seal(credential, context: Self.sealingContext(id))))
+        let (info, credential) = try checked(request, id: id, createdAt: now, now: now)
+        do {
+            try await store.insertPushProvider(
+                StoredPushProvider(
+                    info: info, sealedCredential: try secrets.seal(credential, context: Self.sealingContext(id))))
+        } catch let conflict as PushProviderConflict {
+            throw APIProblem.invalidField(conflict.description)
+        }
         log.info("push provider added", ["push.provider": .string(info.name), "push.provider_id": .string(id)])
         await changed()
         return info
@@ -67,22 +71,25 @@ struct PushProviderAdmin: Sendable {
     func replace(_ id: String, with request: PushProviderRequest) async throws -> PushProviderInfo {
         let current = try await stored(id)
         guard let secrets else { throw APIProblem.secretsKeyRequired() }
-        let others = try await store.pushProviders().filter { $0.info.providerID != id }
-        let (info, credential) = try checked(
-            request, id: id, createdAt: current.info.createdAt, now: clock.now(), others: others)
-        guard
-            try await store.replacePushProvider(
+        let (info, credential) = try checked(request, id: id, createdAt: current.info.createdAt, now: clock.now())
+        let replaced: Bool
+        do {
+            replaced = try await store.replacePushProvider(
                 StoredPushProvider(
                     info: info, sealedCredential: try secrets.seal(credential, context: Self.sealingContext(id))))
-        else { throw APIProblem.pushProviderNotFound(id) }
+        } catch let conflict as PushProviderConflict {
+            throw APIProblem.invalidField(conflict.description)
+        }
+        guard replaced else { throw APIProblem.pushProviderNotFound(id) }
         log.info("push provider replaced", ["push.provider": .string(info.name), "push.provider_id": .string(id)])
         await changed()
         return info
     }
 
-    /// The request's record and credential, checked whole: each problem is 422 `invalid-field` naming the field.
+    /// The request's record and credential, checked whole: each problem is 422 `invalid-field` naming the field (a
+    /// name, bundle id or project another provider has is refused by the store, in the change's transaction).
     private func checked(
-        _ request: PushProviderRequest, id: String, createdAt: Date, now: Date, others: [StoredPushProvider]
+        _ request: PushProviderRequest, id: String, createdAt: Date, now: Date
     ) throws -> (PushProviderInfo, [UInt8]) {
         let name = request.name
         guard (1...64).contains(name.utf8.count),
@@ -91,9 +98,6 @@ struct PushProviderAdmin: Sendable {
                     || byte == 95 || byte == 45
             })
         else { throw APIProblem.invalidField("name must be 1 to 64 letters, digits, '.', '_' or '-'") }
-        guard !others.contains(where: { $0.info.name == name }) else {
-            throw APIProblem.invalidField("name \(name) is another push provider's")
-        }
         switch request.kind {
         case .apns:
             guard request.serviceAccount == nil else {
@@ -114,12 +118,8 @@ struct PushProviderAdmin: Sendable {
             else {
                 throw APIProblem.invalidField("bundle_ids must name the apps' bundle ids, e.g. com.example.app")
             }
+            // Whether another provider serves one of them is checked in the store's transaction (PushProviderConflict).
             guard Set(bundles).count == bundles.count else { throw APIProblem.invalidField("bundle_ids repeats one") }
-            if let taken = bundles.first(where: { bundle in
-                others.contains { $0.info.bundleIDs?.contains(bundle) == true }
-            }) {
-                throw APIProblem.invalidField("bundle id \(taken) is another push provider's")
-            }
             let info = PushProviderInfo(
                 providerID: id, name: name, kind: .apns, teamID: team, keyID: keyID, bundleIDs: bundles,
                 createdAt: createdAt, updatedAt: now)
@@ -138,9 +138,10 @@ struct PushProviderAdmin: Sendable {
                 throw APIProblem.invalidField("service_account does not parse: \(error.detail)")
             }
             let project = account.projectID
-            guard !flagProjects.contains(project),
-                !others.contains(where: { $0.info.projectID == project })
-            else { throw APIProblem.invalidField("Firebase project \(project) has its credentials already") }
+            guard !flagProjects.contains(project) else {
+                throw APIProblem.invalidField(
+                    "Firebase project \(project) has its credentials already (--fcm-service-account)")
+            }
             let info = PushProviderInfo(
                 providerID: id, name: name, kind: .fcm, projectID: project, clientEmail: account.clientEmail,
                 createdAt: createdAt, updatedAt: now)

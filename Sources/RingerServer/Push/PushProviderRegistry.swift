@@ -17,8 +17,9 @@ final class PushProviderRegistry: Sendable {
         var version = ""
         var apnsByBundle: [String: APNsPushSender] = [:]
         var fcmByProject: [String: FCMPushSender] = [:]
-        /// Each provider's client, by id, with the `updatedAt` it was made for.
-        var clients: [String: (updatedAt: Date, client: ProviderClient)] = [:]
+        /// Each provider's client, by id, with the sealed credential it was made from (sealed anew, with a fresh nonce,
+        /// at every change: a different text is a different credential, whatever the clocks say).
+        var clients: [String: (credential: String, client: ProviderClient)] = [:]
     }
 
     /// A provider's client.
@@ -45,8 +46,12 @@ final class PushProviderRegistry: Sendable {
 
     /// Seconds between checks for a change of the providers.
     static let pollInterval: TimeInterval = 1
-    /// Seconds a replaced or removed provider's client is kept for the pushes already on it.
-    static let retirementGrace: TimeInterval = 60
+    /// Seconds a replaced or removed provider's client is kept for the pushes already on it: a ringing push's retries
+    /// are over within its ring; a missed-call alert that waits out a provider's long `Retry-After` on the old client
+    /// past this fails, and tells so in its push record.
+    static let retirementGrace: TimeInterval = 600
+    /// Seconds between two logs of the same failure to read or use the providers.
+    static let failureLogInterval: TimeInterval = 60
 
     private let store: any RingerStore
     private let secrets: SecretBox?
@@ -56,6 +61,13 @@ final class PushProviderRegistry: Sendable {
     private let log: Logger
     private let table = LockedValue(Table())
     private let loop = LockedValue<Task<Void, Never>?>(nil)
+    /// One reload at a time: two would each build clients for the same change, and the slower could put back the table
+    /// the faster replaced.
+    private let reloading = KeyedAsyncLock()
+    /// When each failure was last logged, by what failed.
+    private let failureLogged = LockedValue<[String: Date]>([:])
+    /// Set by ``shutdown()``: a reload finishing after it shuts its clients down instead of installing them.
+    private let stopped = LockedValue(false)
 
     init(
         store: any RingerStore, secrets: SecretBox?, hosts: Hosts, defaultAPNs: APNsClient?, defaultFCM: FCMClient?,
@@ -105,8 +117,9 @@ final class PushProviderRegistry: Sendable {
         }
     }
 
-    /// Stops checking and shuts every provider's client down.
+    /// Stops checking and shuts every provider's client down (after the server's pushes in flight were waited for).
     func shutdown() {
+        stopped.withLock { $0 = true }
         loop.withLock { $0?.cancel() }
         let clients = table.withLock { table in
             defer { table = Table() }
@@ -115,8 +128,25 @@ final class PushProviderRegistry: Sendable {
         for client in clients { client.shutdown() }
     }
 
-    /// Rebuilds the table when the store's providers changed: clients are made for new or replaced providers only.
+    /// Logs a failure, at most once per ``failureLogInterval`` for the same `key`.
+    private func logFailure(_ key: String, _ message: String, _ metadata: Logger.Metadata) {
+        let now = Date()
+        let due = failureLogged.withLock { logged -> Bool in
+            if let last = logged[key], now.timeIntervalSince(last) < Self.failureLogInterval { return false }
+            logged[key] = now
+            return true
+        }
+        if due { log.error("\(message)", metadata) }
+    }
+
+    /// Rebuilds the table when the store's providers changed (their revision moved): clients are made for new or
+    /// replaced providers only. One at a time. A provider whose client cannot be made (its credential does not open
+    /// here: no or another `--secrets-key`) is left out, and the revision is not recorded, so the next poll tries again.
     func reload() async {
+        await reloading.withLocks(["reload"]) { await self.reloadNow() }
+    }
+
+    private func reloadNow() async {
         let version: String
         let providers: [StoredPushProvider]
         do {
@@ -124,28 +154,30 @@ final class PushProviderRegistry: Sendable {
             guard version != table.withLock({ $0.version }) else { return }
             providers = try await store.pushProviders()
         } catch {
-            log.error("cannot read the push providers", ["error": .string("\(error)")])
+            logFailure("read", "cannot read the push providers", ["error": .string("\(error)")])
             return
         }
         var next = Table(version: version)
         var kept = table.withLock { $0.clients }
+        var complete = true
         for provider in providers {
             let id = provider.info.providerID
             let client: ProviderClient
-            if let existing = kept[id], existing.updatedAt == provider.info.updatedAt {
+            if let existing = kept[id], existing.credential == provider.sealedCredential {
                 client = existing.client
                 kept[id] = nil
             } else {
                 do {
                     client = try makeClient(provider)
                 } catch {
-                    log.error(
-                        "a push provider cannot be used",
+                    complete = false
+                    logFailure(
+                        id, "a push provider cannot be used here: its devices get the default credentials meanwhile",
                         ["push.provider": .string(provider.info.name), "error": .string("\(error)")])
                     continue
                 }
             }
-            next.clients[id] = (provider.info.updatedAt, client)
+            next.clients[id] = (provider.sealedCredential, client)
             switch client {
             case .apns(let apns):
                 let sender = APNsPushSender(client: apns)
@@ -153,6 +185,14 @@ final class PushProviderRegistry: Sendable {
             case .fcm(let fcm):
                 if let project = provider.info.projectID { next.fcmByProject[project] = FCMPushSender(client: fcm) }
             }
+        }
+        // Not recorded while a provider is missing, so the next poll builds it.
+        if !complete { next.version = "" }
+        guard !stopped.snapshot else {
+            for (id, entry) in next.clients where kept[id] == nil && table.withLock({ $0.clients[id] == nil }) {
+                entry.client.shutdown()
+            }
+            return
         }
         table.withLock { $0 = next }
         // Replaced or removed: kept a while for the pushes already on them.
