@@ -2,9 +2,11 @@ import APNs
 import DevCertificates
 import Foundation
 import JWT
+import OpenSSLSupport
 import RingerCommandLine
 import RingerSandbox
 import RingerSupport
+import RingerWire
 import Testing
 
 @testable import RingerServer
@@ -102,6 +104,33 @@ import Testing
         #expect(lines.contains { $0.contains("fix: set --media-api-key") })
     }
 
+    @Test func aPushProviderAddedThroughTheAPIIsCheckedAsTheFlagsAre() async throws {
+        let providers = try await Providers.start()
+        defer { providers.stop() }
+        // An app's key APNs knows, stored as `POST /v1/push-providers` stores it.
+        let key = try JWTSigningKey.generateP256()
+        try providers.apns.addProviderKey(
+            keyID: "CLINICKEY1", teamID: "CLINICTEAM", publicKeyPEM: try key.publicKeyPEM())
+        let store = try SQLiteStore(path: providers.directory.appendingPathComponent("ringer.sqlite").path)
+        let id = "pp_" + String(repeating: "c", count: 24)
+        let box = try SecretBox(keys: [WebhookEndpointTests.secretsKey])
+        try await store.insertPushProvider(
+            StoredPushProvider(
+                info: PushProviderInfo(
+                    providerID: id, name: "clinic", kind: .apns, teamID: "CLINICTEAM", keyID: "CLINICKEY1",
+                    bundleIDs: ["com.example.clinic"], createdAt: Date(), updatedAt: Date()),
+                sealedCredential: try box.seal(
+                    Array(try key.pkcs8PEM().utf8), context: PushProviderAdmin.sealingContext(id))))
+        let secretsKey = ["--secrets-key", Data(WebhookEndpointTests.secretsKey).base64EncodedString()]
+        let (status, lines) = await Self.doctor(providers.arguments() + secretsKey)
+        let text = lines.joined(separator: "\n")
+        #expect(status == 0, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("ok    provider clinic apns sandbox:") }, "\(text)")
+        // Without the key that sealed it, it cannot be used: a failure with what to do.
+        let (without, refused) = await Self.doctor(providers.arguments())
+        #expect(without == 1 && refused.contains { $0.hasPrefix("FAIL  provider clinic:") }, "\(refused)")
+    }
+
     @Test func aKeyAPNsDoesNotKnowFailsWithWhatToFix() async throws {
         let providers = try await Providers.start()
         defer { providers.stop() }
@@ -110,7 +139,7 @@ import Testing
         #expect(status == 1, "\(text)")
         #expect(
             lines.contains { $0.hasPrefix("FAIL  apns sandbox:") && $0.contains("InvalidProviderToken") }, "\(text)")
-        #expect(lines.contains { $0.contains("fix: check --apns-key-id and --apns-team-id") }, "\(text)")
+        #expect(lines.contains { $0.contains("fix: check the key id and team id (--apns-key-id") }, "\(text)")
         #expect(lines.contains { $0.hasPrefix("ok    fcm doctor-project:") }, "\(text)")
     }
 

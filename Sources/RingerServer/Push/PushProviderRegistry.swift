@@ -42,6 +42,18 @@ final class PushProviderRegistry: Sendable {
         var apnsCAFile: String?
         var fcmBaseURL = FCM.defaultBaseURL
         var fcmCAFile: String?
+
+        /// Apple's and Google's.
+        init() {}
+
+        /// The flags' hosts and CA files, where given.
+        init(configuration: ServerConfiguration) {
+            if let settings = configuration.apns {
+                (apnsSandboxURL, apnsProductionURL) = (settings.sandboxURL, settings.productionURL)
+                apnsCAFile = settings.caFile
+            }
+            if let settings = configuration.fcm { (fcmBaseURL, fcmCAFile) = (settings.baseURL, settings.caFile) }
+        }
     }
 
     /// Seconds between checks for a change of the providers.
@@ -168,7 +180,7 @@ final class PushProviderRegistry: Sendable {
                 kept[id] = nil
             } else {
                 do {
-                    client = try makeClient(provider)
+                    client = try Self.makeClient(provider, secrets: secrets, hosts: hosts)
                 } catch {
                     complete = false
                     logFailure(
@@ -206,9 +218,9 @@ final class PushProviderRegistry: Sendable {
         log.info("push providers loaded", ["push.providers": .string("\(next.clients.count)")])
     }
 
-    /// A client for a stored provider, its credential opened.
+    /// A client for a stored provider, its credential opened (the registry's, and `ringer doctor`'s).
     /// - Throws: when the credential does not open or does not parse (it did when stored).
-    private func makeClient(_ provider: StoredPushProvider) throws -> ProviderClient {
+    static func makeClient(_ provider: StoredPushProvider, secrets: SecretBox?, hosts: Hosts) throws -> ProviderClient {
         guard let secrets else { throw SecretBox.Failure.unknownKey("none (no --secrets-key)") }
         let credential = try secrets.open(
             provider.sealedCredential, context: PushProviderAdmin.sealingContext(provider.info.providerID))

@@ -113,16 +113,9 @@ public final class RingerServer: Sendable {
         let delivery = PushDelivery(store: store, health: pushHealth, clock: clock, log: logger, observe: observe)
         let secrets = configuration.secretsKeys.isEmpty ? nil : try SecretBox(keys: configuration.secretsKeys)
         // The push providers added through the API reach APNs and FCM where the flags say (Apple's and Google's).
-        var hosts = PushProviderRegistry.Hosts()
-        if let settings = configuration.apns {
-            (hosts.apnsSandboxURL, hosts.apnsProductionURL) = (settings.sandboxURL, settings.productionURL)
-            hosts.apnsCAFile = settings.caFile
-        }
-        if let settings = configuration.fcm {
-            (hosts.fcmBaseURL, hosts.fcmCAFile) = (settings.baseURL, settings.caFile)
-        }
         let providers = PushProviderRegistry(
-            store: store, secrets: secrets, hosts: hosts, defaultAPNs: apns, defaultFCM: fcm, log: logger)
+            store: store, secrets: secrets, hosts: .init(configuration: configuration), defaultAPNs: apns,
+            defaultFCM: fcm, log: logger)
         self.providers = providers
         let pushes = PushDispatcher(providers: providers, delivery: delivery, clock: clock)
         self.pushes = pushes

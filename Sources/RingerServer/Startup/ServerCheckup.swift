@@ -50,6 +50,7 @@ public struct ServerCheckup: Sendable {
         redis(&items, clocks: &clocks)
         await apns(&items, store: store, clocks: &clocks, now: now)
         await fcm(&items)
+        await providers(&items, store: store, clocks: &clocks)
         certificates(&items, now: now)
         await secrets(&items, store: store)
         await outbox(&items, store: store, now: now)
@@ -182,11 +183,19 @@ public struct ServerCheckup: Sendable {
             return
         }
         defer { client.shutdown() }
+        await probe(client, label: "apns", into: &items, clocks: &clocks)
+    }
+
+    /// Sends each environment one notification for a token no phone has, and judges the answers.
+    private func probe(
+        _ client: APNsClient, label: String, into items: inout [Item],
+        clocks: inout [(source: String, offset: TimeInterval)]
+    ) async {
         let topic = "dev.ringer.doctor"
         let payload = Array(#"{"aps":{"content-available":1}}"#.utf8)
         var results: [(APNsEnvironment, Item)] = []
         for environment in [APNsEnvironment.sandbox, .production] {
-            let subject = "apns \(environment.rawValue)"
+            let subject = "\(label) \(environment.rawValue)"
             let notification = APNsNotification(
                 pushType: .background, topic: topic, priority: 5, expiration: nil, payload: payload)
             let send = {
@@ -245,7 +254,8 @@ public struct ServerCheckup: Sendable {
         case .invalidProviderToken?, .missingProviderToken?:
             return Item(
                 status: .failed, subject: subject, detail: "APNs refused the provider token (\(reason))",
-                fix: "check --apns-key-id and --apns-team-id against the key in the Apple developer account")
+                fix: "check the key id and team id (--apns-key-id and --apns-team-id, or the push provider's) "
+                    + "against the key in the Apple developer account")
         case .badCertificate?, .badCertificateEnvironment?, .missingTopic?:
             return Item(
                 status: .failed, subject: subject, detail: "APNs refused the certificate (\(reason))",
@@ -269,22 +279,54 @@ public struct ServerCheckup: Sendable {
         do {
             let client = try RingerServer.fcmClient(settings)
             defer { client.shutdown() }
-            for check in await client.verifyCredentials() {
-                items.append(
-                    Item(
-                        status: check.isGranted ? .ok : .failed, subject: "fcm \(check.projectID)",
-                        detail: check.isGranted ? "grant accepted (\(check.clientEmail))" : check.description,
-                        fix: check.isGranted
-                            ? nil
-                            : check.isRetryable
-                                ? "check that the server reaches Google's token endpoint (oauth2.googleapis.com:443)"
-                                : "make a new key for the service account in the Firebase console, or check the clock"))
-            }
+            await probe(client, into: &items)
         } catch {
             items.append(
                 Item(
                     status: .failed, subject: "fcm", detail: "\(error)",
                     fix: "fix --fcm-service-account (the JSON file from the Firebase console)"))
+        }
+    }
+
+    /// Asks Google for each service account's grant.
+    private func probe(_ client: FCMClient, into items: inout [Item]) async {
+        for check in await client.verifyCredentials() {
+            items.append(
+                Item(
+                    status: check.isGranted ? .ok : .failed, subject: "fcm \(check.projectID)",
+                    detail: check.isGranted ? "grant accepted (\(check.clientEmail))" : check.description,
+                    fix: check.isGranted
+                        ? nil
+                        : check.isRetryable
+                            ? "check that the server reaches Google's token endpoint (oauth2.googleapis.com:443)"
+                            : "make a new key for the service account in the Firebase console, or check the clock"))
+        }
+    }
+
+    /// Each push provider added through the API (decision 0009 §4), checked as the flags' credentials are.
+    private func providers(
+        _ items: inout [Item], store: (any RingerStore)?, clocks: inout [(source: String, offset: TimeInterval)]
+    ) async {
+        guard let store, let providers = try? await store.pushProviders(), !providers.isEmpty else { return }
+        let secrets = configuration.secretsKeys.isEmpty ? nil : try? SecretBox(keys: configuration.secretsKeys)
+        let hosts = PushProviderRegistry.Hosts(configuration: configuration)
+        for provider in providers {
+            let label = "provider \(provider.info.name)"
+            do {
+                switch try PushProviderRegistry.makeClient(provider, secrets: secrets, hosts: hosts) {
+                case .apns(let client):
+                    defer { client.shutdown() }
+                    await probe(client, label: "\(label) apns", into: &items, clocks: &clocks)
+                case .fcm(let client):
+                    defer { client.shutdown() }
+                    await probe(client, into: &items)
+                }
+            } catch {
+                items.append(
+                    Item(
+                        status: .failed, subject: label, detail: "cannot be used here: \(error)",
+                        fix: "start with the --secrets-key its credentials were sealed with, or replace them (PUT)"))
+            }
         }
     }
 
