@@ -27,6 +27,31 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
+    /// Parses a host the way a resolver would read it as a number, the older IPv4 forms included (`127.1`,
+    /// `0x7f000001`, `2130706433`, `017700000001`: `inet_aton`'s, which `getaddrinfo` with `AI_NUMERICHOST` takes), so
+    /// a URL cannot hide an address from a check in a form a connection would still use.
+    /// - Returns: nil for a name that is not a number (a DNS name).
+    public init?(numericHost host: String) {
+        let plain = host.hasSuffix(".") ? String(host.dropLast()) : host
+        if let address = IPAddress(plain) {
+            self = address
+            return
+        }
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(plain, nil, &hints, &result) == 0, let first = result else { return nil }
+        defer { freeaddrinfo(result) }
+        var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard
+            getnameinfo(
+                first.pointee.ai_addr, first.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0,
+                NI_NUMERICHOST) == 0
+        else { return nil }
+        guard let address = IPAddress(String(cString: buffer)) else { return nil }
+        self = address
+    }
+
     /// True for an IPv4 address (IPv4-mapped).
     public var isIPv4: Bool { bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff }
 

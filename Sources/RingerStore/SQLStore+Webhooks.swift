@@ -231,13 +231,16 @@ extension SQLStore {
 
     // MARK: The outbox, inside the change's transaction
 
-    /// The enabled endpoints and the types each takes (nil: every type); read inside the change's transaction, so an
-    /// endpoint gets every event committed after its own creation.
-    private static func subscribers(in db: any SQLConnection) throws -> [(id: String, types: Set<String>?)] {
-        var found: [(id: String, types: Set<String>?)] = []
-        try db.query("SELECT endpoint_id, event_types FROM webhook_endpoints WHERE enabled = 1", []) { row in
+    /// Every endpoint, the types each takes (nil: every type) and whether it is enabled; read inside the change's
+    /// transaction, so an endpoint gets every event committed after its own creation. A disabled endpoint's deliveries
+    /// are written `failed`, so what it missed while disabled can be redelivered once it is enabled again.
+    private static func subscribers(
+        in db: any SQLConnection
+    ) throws -> [(id: String, types: Set<String>?, enabled: Bool)] {
+        var found: [(id: String, types: Set<String>?, enabled: Bool)] = []
+        try db.query("SELECT endpoint_id, event_types, enabled FROM webhook_endpoints", []) { row in
             let types = (row.text(1) ?? "").split(separator: " ").map(String.init)
-            found.append((row.text(0) ?? "", types.isEmpty ? nil : Set(types)))
+            found.append((row.text(0) ?? "", types.isEmpty ? nil : Set(types), row.integer(2) != 0))
         }
         return found
     }
@@ -251,7 +254,9 @@ extension SQLStore {
         guard !subscribers.isEmpty else { return }
         let call = after.call
         for event in events {
-            let targets = subscribers.filter { $0.types?.contains(event.type.rawValue) ?? true }.map(\.id)
+            let targets = subscribers.filter { $0.types?.contains(event.type.rawValue) ?? true }.map {
+                ($0.id, $0.enabled)
+            }
             guard !targets.isEmpty else { continue }
             var seq: Int64 = 0
             try db.query(
@@ -271,14 +276,16 @@ extension SQLStore {
     /// Writes a device's event to the outbox with a delivery per subscribed endpoint.
     static func recordDeviceEvent(_ data: WebhookData, in db: any SQLConnection) throws {
         let type = WebhookEventType.devicePushTokenRemoved
-        let targets = try subscribers(in: db).filter { $0.types?.contains(type.rawValue) ?? true }.map(\.id)
+        let targets = try subscribers(in: db).filter { $0.types?.contains(type.rawValue) ?? true }.map {
+            ($0.id, $0.enabled)
+        }
         guard !targets.isEmpty else { return }
         try outbox(type, data, callID: nil, to: targets, in: db)
     }
 
     /// One event and its deliveries, due at once.
     private static func outbox(
-        _ type: WebhookEventType, _ data: WebhookData, callID: String?, to endpoints: [String],
+        _ type: WebhookEventType, _ data: WebhookData, callID: String?, to endpoints: [(id: String, enabled: Bool)],
         in db: any SQLConnection
     ) throws {
         let now = Date()
@@ -291,9 +298,13 @@ extension SQLStore {
         for endpoint in endpoints {
             try db.query(
                 """
-                INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at, created_at)
-                VALUES (?, ?, 'pending', 0, ?, ?)
-                """, [.text(id), .text(endpoint), time, time])
+                INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at, last_error, created_at)
+                VALUES (?, ?, ?, 0, ?, ?, ?)
+                """,
+                [
+                    .text(id), .text(endpoint.id), .text(endpoint.enabled ? "pending" : "failed"), time,
+                    endpoint.enabled ? .null : .text("the endpoint was disabled"), time,
+                ])
         }
     }
 }

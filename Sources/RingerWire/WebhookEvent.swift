@@ -108,15 +108,16 @@ public struct WebhookData: Codable, Hashable, Sendable {
 }
 
 /// `POST /v1/webhooks` and `PUT /v1/webhooks/{endpoint_id}` (an API key with `webhooks:write`): where to send events.
+/// A PUT changes the fields it gives and leaves the others as they are.
 public struct WebhookEndpointRequest: Codable, Sendable {
-    /// Where deliveries are POSTed: `https://…` (`http://` only with `--webhook-allow-http on`).
-    public var url: String
-    /// The types to send; absent or empty for every type, those added later included.
+    /// Where deliveries are POSTed: `https://…` (`http://` only with `--webhook-allow-http on`). Required to make one.
+    public var url: String?
+    /// The types to send; empty (or left out when making one) for every type, those added later included.
     public var eventTypes: [WebhookEventType]?
     /// What the endpoint is for, shown in lists (at most 256 characters).
     public var description: String?
-    /// False to stop sending without losing the endpoint; true by default. Enabling a disabled endpoint clears its
-    /// `disabled_reason`.
+    /// False to stop sending without losing the endpoint; true when making one. Enabling a disabled endpoint clears
+    /// its `disabled_reason`.
     public var enabled: Bool?
 
     /// Creates the request.

@@ -111,12 +111,28 @@ import Testing
             APITests.expectProblem(
                 try await http.send("POST", "/v1/tokens", token: alice, json: #"{"user_id":"zed"}"#),
                 status: 401, type: .unauthorized)
+            // An API key on the operator's routes is 403, and no failed authentication: a backend calling one by
+            // mistake must not lock its address out (found by a newcomer's trial).
             for (method, path) in [("GET", "/v1/api-keys"), ("POST", "/v1/api-keys"), ("DELETE", "/v1/api-keys/\(id)")]
             {
                 APITests.expectProblem(
                     try await http.send(method, path, token: key, json: method == "POST" ? "{}" : nil),
-                    status: 401, type: .unauthorized)
+                    status: 403, type: .forbidden)
             }
+        }
+    }
+
+    @Test func anAPIKeyOnTheOperatorsRoutesNeverLocksTheAddressOut() async throws {
+        try await APITests.withServer(configure: {
+            $0.rateLimits = .off
+            $0.rateLimits.authFailuresPerAddressPerMinute = 3
+        }) { http in
+            let (key, _) = try await Self.makeKey(http, scopes: ["calls:read"])
+            for _ in 0..<5 {
+                APITests.expectProblem(
+                    try await http.send("GET", "/v1/api-keys", token: key), status: 403, type: .forbidden)
+            }
+            #expect(try await http.send("GET", "/v1/api-keys", token: APITests.adminKey).status == 200)
         }
     }
 

@@ -153,7 +153,7 @@ import Testing
             // An API key is not the operator's.
             let key = try await APIKeyTests.makeKey(http, scopes: ["calls:write", "webhooks:write"]).key
             APITests.expectProblem(
-                try await http.send("GET", "/v1/push-providers", token: key), status: 401, type: .unauthorized)
+                try await http.send("GET", "/v1/push-providers", token: key), status: 403, type: .forbidden)
         }
     }
 

@@ -218,7 +218,9 @@ import Testing
             let failed = try
                 (try await http.send(
                     "GET", "/v1/webhooks/\(id)/deliveries?state=failed", token: key)).decode(WebhookDeliveryList.self)
-            #expect(failed.deliveries.map(\.lastStatus) == [410])
+            // The 410 itself, and the next call's event, kept as failed for the disabled endpoint (for redelivery).
+            #expect(failed.deliveries.map(\.lastStatus) == [nil, 410])
+            #expect(failed.deliveries.first?.lastError == "the endpoint was disabled")
         }
         await receiver.peer.stop()
     }

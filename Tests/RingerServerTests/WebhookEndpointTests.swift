@@ -200,18 +200,30 @@ import Testing
         }
     }
 
-    @Test func aDisabledEndpointGetsNothingQueued() async throws {
+    @Test func aDisabledEndpointIsSentNothingButKeepsWhatItMissedForRedelivery() async throws {
         try await APITests.withServer(configure: Self.configure) { http in
             let key = try await Self.webhooksKey(http)
-            let id = try await Self.endpoint(http, key: key).endpoint.endpointID
-            _ = try await http.send(
-                "PUT", "/v1/webhooks/\(id)", token: key, json: #"{"url":"http://127.0.0.1:9/hook","enabled":false}"#)
+            let id = try await Self.endpoint(http, key: key, types: ["call.created", "call.ended"]).endpoint.endpointID
+            // Disabled with a change that names nothing else: the types stay.
+            let disabled = try
+                (try await http.send("PUT", "/v1/webhooks/\(id)", token: key, json: #"{"enabled":false}"#))
+                .decode(WebhookEndpoint.self)
+            #expect(!disabled.enabled && disabled.eventTypes == [.callCreated, .callEnded])
             _ = try await ServerCallAPITests.bob(http)
             _ = try await http.send(
                 "POST", "/v1/server/calls", token: key, json: #"{"caller_id":"alice","callee":"bob"}"#)
             let list = try (try await http.send("GET", "/v1/webhooks/\(id)/deliveries", token: key)).decode(
                 WebhookDeliveryList.self)
-            #expect(list.deliveries.isEmpty)
+            #expect(list.deliveries.map(\.state) == [.failed])
+            #expect(list.deliveries.first?.lastError == "the endpoint was disabled")
+            // Enabled again with only `enabled`: what it missed is redelivered on request.
+            let enabled = try (try await http.send("PUT", "/v1/webhooks/\(id)", token: key, json: #"{"enabled":true}"#))
+                .decode(WebhookEndpoint.self)
+            #expect(enabled.enabled && enabled.eventTypes == [.callCreated, .callEnded])
+            let missed = try #require(list.deliveries.first)
+            let again = try await http.send(
+                "POST", "/v1/webhooks/\(id)/deliveries/\(missed.deliveryID)/redeliver", token: key)
+            #expect(try again.decode(WebhookDelivery.self).state == .pending)
         }
     }
 }
@@ -263,6 +275,10 @@ import Testing
         #expect(problem("https://127.0.0.1:8443/x", false, false) != nil)
         #expect(problem("https://127.0.0.1:8443/x", false, true) == nil)
         #expect(problem("https://api.localhost/x", false, false) != nil)
+        // Every numeric form a connection would read as a private address (found by a newcomer's trial).
+        for host in ["0x7f000001", "2130706433", "127.1", "017700000001", "192.168.1.1.", "[::ffff:10.0.0.1]"] {
+            #expect(problem("https://\(host)/hook", false, false) != nil, "\(host)")
+        }
         #expect(problem("https://example.com/x#frag", true, true) != nil)
         #expect(problem("https://" + String(repeating: "a", count: 2100) + ".com", true, true) != nil)
     }

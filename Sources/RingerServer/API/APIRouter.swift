@@ -738,6 +738,7 @@ struct APIRouter: Sendable {
         guard let key = request.authorizationBearerToken else {
             throw APIProblem.unauthorized("send Authorization: Bearer <metrics token>")
         }
+        try refuseAPIKey(key, "the metrics token or the admin key")
         try checkingCredentials(of: request) {
             let token = metricsToken.map { Self.constantTimeEquals(key, $0) } ?? false
             guard token || Self.constantTimeEquals(key, adminKey) else {
@@ -750,11 +751,20 @@ struct APIRouter: Sendable {
         guard let key = request.authorizationBearerToken else {
             throw APIProblem.unauthorized("send Authorization: Bearer <admin key>")
         }
+        try refuseAPIKey(key, "the admin key")
         try checkingCredentials(of: request) {
             guard Self.constantTimeEquals(key, adminKey) else {
                 throw APIProblem.unauthorized("the admin key is not valid")
             }
         }
+    }
+
+    /// Refuses an API key on a route of the operator's: 403, and not a failed authentication (a backend calling an admin
+    /// route by mistake must not lock its address out of every route, the admin key's included).
+    /// - Throws: 403 ``Problem`` when `bearer` is shaped like an API key.
+    private func refuseAPIKey(_ bearer: String, _ needed: String) throws {
+        guard APIKeys.keyID(of: bearer) != nil else { return }
+        throw APIProblem.forbidden("an API key cannot use this route: it takes \(needed)")
     }
 
     /// Runs a credential check for `request` under the failed-authentication limit of its client address.

@@ -58,7 +58,7 @@ struct ClientAddressResolver: Sendable {
     ///   - forwardedFor: the request's `X-Forwarded-For` (repeated headers joined with commas).
     /// - Returns: the address; nil when even the peer is unknown.
     func client(peer: String?, forwardedFor: String?) -> IPAddress? {
-        guard let peer = peer.flatMap(IPAddress.init) else { return nil }
+        guard let peer = peer.flatMap({ IPAddress($0) }) else { return nil }
         guard isTrusted(peer), let forwardedFor else { return peer }
         var nearest = peer
         for entry in forwardedFor.split(separator: ",").reversed() {

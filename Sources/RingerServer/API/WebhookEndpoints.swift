@@ -78,9 +78,10 @@ struct WebhookEndpoints: Sendable {
         if !allowPrivateAddresses {
             let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
             let lowered = bare.lowercased()
-            if lowered == "localhost" || lowered.hasSuffix(".localhost")
-                || IPAddress(bare).map({ !$0.isPublic }) == true
-            {
+            let local =
+                lowered == "localhost" || lowered == "localhost." || lowered.hasSuffix(".localhost")
+                || lowered.hasSuffix(".localhost.")
+            if local || IPAddress(numericHost: bare).map({ !$0.isPublic }) == true {
                 return
                     "url names a private or loopback address (allowed only with --webhook-allow-private-addresses on)"
             }
@@ -88,12 +89,14 @@ struct WebhookEndpoints: Sendable {
         return nil
     }
 
-    /// The request's fields, checked: every problem is 422 `invalid-field` naming the field.
-    private func checked(_ request: WebhookEndpointRequest) throws -> (types: [WebhookEventType], description: String?)
-    {
-        if let problem = Self.urlProblem(
-            request.url, allowHTTP: allowHTTP, allowPrivateAddresses: allowPrivateAddresses)
-        {
+    /// The request's fields, checked: every problem is 422 `invalid-field` naming the field; a missing `url` is 400.
+    private func checked(
+        _ request: WebhookEndpointRequest
+    ) throws -> (
+        url: String, types: [WebhookEventType], description: String?
+    ) {
+        guard let url = request.url else { throw APIProblem.malformed("url is required") }
+        if let problem = Self.urlProblem(url, allowHTTP: allowHTTP, allowPrivateAddresses: allowPrivateAddresses) {
             throw APIProblem.invalidField(problem)
         }
         let types = request.eventTypes ?? []
@@ -111,7 +114,7 @@ struct WebhookEndpoints: Sendable {
                     "description must be 1 to \(Self.maximumDescription) characters without control characters")
             }
         }
-        return (WebhookEventType.known.filter(types.contains), request.description)
+        return (url, WebhookEventType.known.filter(types.contains), request.description)
     }
 
     /// The box that seals secrets.
@@ -123,7 +126,7 @@ struct WebhookEndpoints: Sendable {
 
     /// `POST /v1/webhooks`: a new endpoint and its secret, shown this once.
     func create(_ request: WebhookEndpointRequest) async throws -> WebhookEndpointWithSecret {
-        let (types, description) = try checked(request)
+        let (url, types, description) = try checked(request)
         let box = try box()
         guard try await store.webhookEndpoints().count < Self.maximumEndpoints else {
             throw APIProblem.invalidField(
@@ -134,7 +137,7 @@ struct WebhookEndpoints: Sendable {
         let secret = Self.newSecret()
         let endpoint = StoredWebhookEndpoint(
             info: WebhookEndpoint(
-                endpointID: id, url: request.url, eventTypes: types, description: description,
+                endpointID: id, url: url, eventTypes: types, description: description,
                 enabled: request.enabled ?? true, createdAt: now, updatedAt: now),
             sealedSecret: try box.seal(secret.bytes, context: Self.sealingContext(id)))
         try await store.insertWebhookEndpoint(endpoint)
@@ -151,16 +154,19 @@ struct WebhookEndpoints: Sendable {
         return endpoint
     }
 
-    /// `PUT /v1/webhooks/{endpoint_id}`: the endpoint's URL, types and description as the request says (left out:
-    /// every type, no description), and whether it is enabled when the request says (left out: as it is, so a 410
-    /// that disabled it meanwhile stands); enabling clears why the server disabled it, disabling fails its pending
-    /// deliveries. Its secrets are left alone.
+    /// `PUT /v1/webhooks/{endpoint_id}`: changes the fields the request gives and leaves the others as they are
+    /// (`enabled` too, so a 410 that disabled it meanwhile stands unless the request enables it); enabling clears why
+    /// the server disabled it, disabling fails its pending deliveries. Its secrets are left alone.
     func replace(_ id: String, with request: WebhookEndpointRequest) async throws -> WebhookEndpoint {
-        _ = try await stored(id)
-        let (types, description) = try checked(request)
+        let current = try await stored(id).info
+        var merged = request
+        merged.url = request.url ?? current.url
+        merged.eventTypes = request.eventTypes ?? current.eventTypes
+        merged.description = request.description ?? current.description
+        let (url, types, description) = try checked(merged)
         guard
             let endpoint = try await store.updateWebhookEndpoint(
-                id: id, url: request.url, eventTypes: types, description: description, enabled: request.enabled,
+                id: id, url: url, eventTypes: types, description: description, enabled: request.enabled,
                 at: clock.now())
         else { throw APIProblem.webhookEndpointNotFound(id) }
         log.info("webhook endpoint changed", ["webhook.endpoint": .string(id)])

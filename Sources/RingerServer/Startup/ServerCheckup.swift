@@ -381,7 +381,8 @@ public struct ServerCheckup: Sendable {
             items.append(
                 Item(
                     status: .failed, subject: "secrets key",
-                    detail: "\(current) webhook secrets do not open: their deliveries wait for a server that can sign",
+                    detail:
+                        "webhook secrets that do not open: \(current); their deliveries wait for a server that can sign",
                     fix: "add the --secrets-key they were sealed with (after the current one), or rotate those secrets")
             )
         } else if previous > 0 {
