@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value bound to a placeholder (`?` in the store's SQL; PostgreSQL's `$1 …` are made from them).
 enum SQLValue: Sendable {
     case text(String)
@@ -19,6 +21,12 @@ protocol SQLRow {
     func real(_ index: Int32) -> Double
     /// Column `index` as the value it holds, of its own type (PostgreSQL rows are read as text).
     func value(_ index: Int32) -> SQLValue
+}
+
+extension SQLRow {
+    /// Column `index`, seconds since 1970 as the store writes times, or nil when NULL (``real(_:)`` reads NULL as 0;
+    /// PostgreSQL rows are read as text, so NULL is told by ``text(_:)``).
+    func date(_ index: Int32) -> Date? { text(index).map { _ in Date(timeIntervalSince1970: real(index)) } }
 }
 
 /// One database connection as ``SQLStore`` uses it. **Not thread-safe**: each is used by one operation at a time

@@ -37,8 +37,7 @@ extension SQLStore {
                 endpointID: row.text(first) ?? "", url: row.text(first + 1) ?? "", eventTypes: types,
                 description: row.text(first + 3), enabled: row.integer(first + 4) != 0,
                 disabledReason: row.text(first + 5),
-                previousSecretExpiresAt: row.text(first + 8).map { _ in Date(timeIntervalSince1970: row.real(first + 8))
-                },
+                previousSecretExpiresAt: row.date(first + 8),
                 createdAt: Date(timeIntervalSince1970: row.real(first + 9)),
                 updatedAt: Date(timeIntervalSince1970: row.real(first + 10))),
             sealedSecret: row.text(first + 6) ?? "", sealedPreviousSecret: row.text(first + 7))
@@ -76,13 +75,16 @@ extension SQLStore {
     }
 
     public func webhookEndpoint(id: String) async throws -> StoredWebhookEndpoint? {
-        try await run { db in
-            var found: StoredWebhookEndpoint?
-            try db.query("SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE endpoint_id = ?", [.text(id)]) {
-                found = Self.endpoint($0)
-            }
-            return found
+        try await run { db in try Self.endpoint(id: id, in: db) }
+    }
+
+    /// The endpoint with this id, read on `db` (inside a change's transaction, as it is after the change).
+    private static func endpoint(id: String, in db: any SQLConnection) throws -> StoredWebhookEndpoint? {
+        var found: StoredWebhookEndpoint?
+        try db.query("SELECT \(endpointColumns) FROM webhook_endpoints WHERE endpoint_id = ?", [.text(id)]) {
+            found = endpoint($0)
         }
+        return found
     }
 
     public func updateWebhookEndpoint(
@@ -106,12 +108,7 @@ extension SQLStore {
                     ])
                 guard db.changes > 0 else { return nil }
                 if enabled == false { try Self.failPending(endpoint: id, because: "the endpoint was disabled", in: db) }
-                var found: StoredWebhookEndpoint?
-                try db.query("SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE endpoint_id = ?", [.text(id)])
-                {
-                    found = Self.endpoint($0)
-                }
-                return found
+                return try Self.endpoint(id: id, in: db)
             }
         }
     }
@@ -135,12 +132,7 @@ extension SQLStore {
                         .real(now.timeIntervalSince1970), .text(id),
                     ])
                 guard db.changes > 0 else { return nil }
-                var found: StoredWebhookEndpoint?
-                try db.query("SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE endpoint_id = ?", [.text(id)])
-                {
-                    found = Self.endpoint($0)
-                }
-                return found
+                return try Self.endpoint(id: id, in: db)
             }
         }
     }
@@ -175,13 +167,12 @@ extension SQLStore {
 
     private static func delivery(_ row: any SQLRow) -> WebhookDelivery {
         let state = WebhookDeliveryState(rawValue: row.text(4) ?? "")
-        func date(_ index: Int32) -> Date? { row.text(index).map { _ in Date(timeIntervalSince1970: row.real(index)) } }
         return WebhookDelivery(
             deliveryID: row.integer(0), eventID: row.text(1) ?? "",
             eventType: WebhookEventType(rawValue: row.text(2) ?? ""),
             callID: row.text(3), state: state, attempts: Int(row.integer(5)),
-            nextAttemptAt: state == .pending ? date(6) : nil, lastAttemptAt: date(7),
-            lastStatus: row.text(8).map { _ in Int(row.integer(8)) }, lastError: row.text(9), deliveredAt: date(10),
+            nextAttemptAt: state == .pending ? row.date(6) : nil, lastAttemptAt: row.date(7),
+            lastStatus: row.text(8).map { _ in Int(row.integer(8)) }, lastError: row.text(9), deliveredAt: row.date(10),
             createdAt: Date(timeIntervalSince1970: row.real(11)))
     }
 
@@ -478,7 +469,7 @@ extension SQLStore {
                 WHERE d.state = 'pending' AND p.enabled = 1
                 """, []
             ) { row in
-                oldest = row.text(0).map { _ in Date(timeIntervalSince1970: row.real(0)) }
+                oldest = row.date(0)
             }
             return oldest
         }

@@ -895,8 +895,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     private static let apiKeyColumns = "key_id, name, scopes, key_hash, created_at, last_used_at"
 
     private static func apiKey(_ row: any SQLRow) throws -> StoredAPIKey {
-        // NULL until first used (`real` reads NULL as 0).
-        let lastUsed = row.text(5).map { _ in Date(timeIntervalSince1970: row.real(5)) }
+        let lastUsed = row.date(5)  // NULL until first used
         return StoredAPIKey(
             info: APIKeyInfo(
                 keyID: row.text(0) ?? "", name: row.text(1) ?? "",

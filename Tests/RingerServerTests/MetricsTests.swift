@@ -35,8 +35,13 @@ import Testing
         let response = try await http.send("GET", "/metrics", token: token)
         #expect(response.status == 200)
         #expect(response.contentType == "text/plain; version=0.0.4; charset=utf-8")
+        return try await parse(String(decoding: response.body, as: UTF8.self))
+    }
+
+    /// Exposition text as prometheus_client's parser reads it (Tests/Peers/parse_metrics.py).
+    static func parse(_ text: String) async throws -> [String: Family] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
-        try response.body.write(to: file)
+        try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let outcome = try await PeerScripts.run("parse_metrics.py", [file.path])
         return try JSONDecoder().decode([String: Family].self, from: Data(outcome.standardOutput.utf8))
@@ -147,11 +152,7 @@ import Testing
         #expect(text.contains(#"test_total{reason="quote \" backslash \\ newline \n end"} 2"#))
         #expect(text.contains(#"# HELP test_total a \\ help\nline"#))
         // prometheus_client reads the value back as it was.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
-        try Data(text.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let outcome = try await PeerScripts.run("parse_metrics.py", [file.path])
-        let families = try JSONDecoder().decode([String: Family].self, from: Data(outcome.standardOutput.utf8))
+        let families = try await Self.parse(text)
         #expect(families["test"]?.samples.first?.labels["reason"] == "quote \" backslash \\ newline \n end")
     }
 
@@ -162,14 +163,9 @@ import Testing
         bob.setAppState(.killed)
         stack.sandbox.unregister(token: bob.identity.voipToken, at: Date())
         _ = try await alice.call("bob")
-        let http = TestHTTP(base: stack.serverURL)
         var families: [String: Family] = [:]
         for _ in 0..<200 {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
-            try Data(try await stack.metrics().utf8).write(to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let outcome = try await PeerScripts.run("parse_metrics.py", [file.path])
-            families = try JSONDecoder().decode([String: Family].self, from: Data(outcome.standardOutput.utf8))
+            families = try await Self.parse(try await stack.metrics())
             if Self.value(
                 families, "ringer_dead_tokens_removed", "ringer_dead_tokens_removed_total", ["provider": "apns"])
                 == 1
@@ -178,7 +174,6 @@ import Testing
             }
             try await Task.sleep(for: .milliseconds(25))
         }
-        _ = http
         #expect(
             Self.value(
                 families, "ringer_pushes", "ringer_pushes_total",

@@ -144,15 +144,7 @@ import Testing
             let everything = try await Self.endpoint(http, key: key).endpoint.endpointID
             let ends = try await Self.endpoint(http, key: key, types: ["call.ended"]).endpoint.endpointID
             let bob = try await ServerCallAPITests.bob(http)
-            let call = try
-                (try await http.send(
-                    "POST", "/v1/server/calls", token: key, json: #"{"caller_id":"alice","callee":"bob"}"#)).decode(
-                    Call.self)
-            for action in ["ringing", "accept"] {
-                _ = try await http.send(
-                    "POST", "/v1/calls/\(call.callID)/\(action)", token: bob, json: #"{"device_id":"bob-iphone"}"#)
-            }
-            _ = try await http.send("POST", "/v1/calls/\(call.callID)/end", token: bob)
+            let callID = try await WebhookDeliveryTests.answeredCall(http, key: key, bob: bob)
             func deliveries(_ endpoint: String) async throws -> [WebhookDelivery] {
                 try (try await http.send("GET", "/v1/webhooks/\(endpoint)/deliveries", token: key)).decode(
                     WebhookDeliveryList.self
@@ -161,7 +153,7 @@ import Testing
             let all = try await deliveries(everything)
             #expect(all.map(\.eventType).reversed() == [.callCreated, .callRinging, .callAccepted, .callEnded])
             // Each names the call (port 9 refuses them: each waits for its retry meanwhile).
-            #expect(all.allSatisfy { $0.callID == call.callID })
+            #expect(all.allSatisfy { $0.callID == callID })
             let ended = try await deliveries(ends)
             #expect(ended.map(\.eventType) == [.callEnded])
             // One event, one id, whichever endpoint it goes to.

@@ -39,7 +39,6 @@ struct APIKeys: Sendable {
     static let prefix = "rk_"
     /// Characters of a key id: lowercase base32 (RFC 4648 §6's alphabet, lowercased), 60 random bits.
     static let idLength = 12
-    private static let idAlphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
     /// Random bytes behind a key's secret.
     static let secretBytes = 32
     /// Characters of a key: the prefix, the id, `_`, the secret in unpadded base64url.
@@ -63,9 +62,8 @@ struct APIKeys: Sendable {
     ///   - scopes: what it may do (checked by the caller).
     ///   - now: its creation time.
     static func generate(name: String, scopes: [APIKeyScope], now: Date) -> (key: String, stored: StoredAPIKey) {
-        var random = SystemRandomNumberGenerator()
-        let id = String(decoding: (0..<idLength).map { _ in idAlphabet[Int(random.next() % 32)] }, as: UTF8.self)
-        let secret = (0..<secretBytes).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let id = RandomIdentifier.make(length: idLength)
+        let secret = RandomIdentifier.bytes(secretBytes)
         // Unpadded base64url (RFC 4648 §5) from Foundation's base64.
         let encoded = Data(secret).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
@@ -78,12 +76,12 @@ struct APIKeys: Sendable {
     static func keyID(of key: String) -> String? {
         let bytes = Array(key.utf8)
         guard bytes.count == keyLength, key.hasPrefix(prefix) else { return nil }
-        let id = bytes[prefix.utf8.count..<(prefix.utf8.count + idLength)]
+        let id = String(decoding: bytes[prefix.utf8.count..<(prefix.utf8.count + idLength)], as: UTF8.self)
         let secret = bytes[(prefix.utf8.count + idLength + 1)...]
-        guard bytes[prefix.utf8.count + idLength] == UInt8(ascii: "_"), id.allSatisfy(idAlphabet.contains),
+        guard bytes[prefix.utf8.count + idLength] == UInt8(ascii: "_"), isKeyID(id),
             secret.allSatisfy(isBase64URLDigit)
         else { return nil }
-        return String(decoding: id, as: UTF8.self)
+        return id
     }
 
     private static func isBase64URLDigit(_ byte: UInt8) -> Bool {
@@ -93,7 +91,7 @@ struct APIKeys: Sendable {
     }
 
     /// Whether `id` could be a key id (for `DELETE /v1/api-keys/{key_id}`).
-    static func isKeyID(_ id: String) -> Bool { id.utf8.count == idLength && id.utf8.allSatisfy(idAlphabet.contains) }
+    static func isKeyID(_ id: String) -> Bool { RandomIdentifier.matches(id, length: idLength) }
 
     /// The stored key that `key` is.
     /// - Throws: 401 ``Problem`` for a key that is not well formed, unknown, revoked or whose secret does not match

@@ -24,12 +24,8 @@ struct PushProviderAdmin: Sendable {
     /// The most providers a server keeps.
     static let maximumProviders = 100
 
-    private static let idAlphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
-
-    /// Whether `id` could be a provider id.
-    static func isProviderID(_ id: String) -> Bool {
-        id.hasPrefix("pp_") && id.utf8.count == 27 && id.utf8.dropFirst(3).allSatisfy(idAlphabet.contains)
-    }
+    /// Whether `id` could be a provider id: `pp_` and 24 characters of lowercase base32.
+    static func isProviderID(_ id: String) -> Bool { RandomIdentifier.matches(id, prefix: "pp_", length: 24) }
 
     /// What a sealed credential is bound to: one copied to another provider's row does not open.
     static func sealingContext(_ providerID: String) -> String { "push-provider:\(providerID)" }
@@ -52,8 +48,7 @@ struct PushProviderAdmin: Sendable {
                 "there are \(Self.maximumProviders) push providers already: remove some first")
         }
         let now = clock.now()
-        var random = SystemRandomNumberGenerator()
-        let id = "pp_" + String(decoding: (0..<24).map { _ in Self.idAlphabet[Int(random.next() % 32)] }, as: UTF8.self)
+        let id = RandomIdentifier.make(prefix: "pp_", length: 24)
         let (info, credential) = try checked(request, id: id, createdAt: now, now: now)
         do {
             try await store.insertPushProvider(

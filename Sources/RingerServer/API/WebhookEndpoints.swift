@@ -30,23 +30,15 @@ struct WebhookEndpoints: Sendable {
     /// Random bytes in a secret (Standard Webhooks: 24 to 64).
     static let secretBytes = 32
 
-    private static let idAlphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
-
     /// A new endpoint id: `ep_` and 24 characters of lowercase base32 (120 random bits).
-    static func newID() -> String {
-        var random = SystemRandomNumberGenerator()
-        return "ep_" + String(decoding: (0..<24).map { _ in idAlphabet[Int(random.next() % 32)] }, as: UTF8.self)
-    }
+    static func newID() -> String { RandomIdentifier.make(prefix: "ep_", length: 24) }
 
     /// Whether `id` could be an endpoint id.
-    static func isEndpointID(_ id: String) -> Bool {
-        id.hasPrefix("ep_") && id.utf8.count == 27 && id.utf8.dropFirst(3).allSatisfy(idAlphabet.contains)
-    }
+    static func isEndpointID(_ id: String) -> Bool { RandomIdentifier.matches(id, prefix: "ep_", length: 24) }
 
     /// A new signing secret: its bytes and its `whsec_` text (Standard Webhooks: `whsec_` + base64 of the key).
     static func newSecret() -> (bytes: [UInt8], text: String) {
-        var random = SystemRandomNumberGenerator()
-        let bytes = (0..<secretBytes).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let bytes = RandomIdentifier.bytes(secretBytes)
         return (bytes, secretText(bytes))
     }
 
