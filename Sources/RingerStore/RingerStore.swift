@@ -436,7 +436,8 @@ public protocol RingerStore: Sendable {
     func pushProvidersVersion() async throws -> String
 
     /// Tells `observer` how long each operation took from then on, in seconds, waits for a connection included
-    /// (metrics). One observer at a time; a store that does not time its operations ignores it.
+    /// (metrics). Call it once, before the store's first operation (it is read without a lock); a store that does not
+    /// time its operations ignores it.
     func observeOperations(_ observer: @escaping @Sendable (TimeInterval) -> Void)
 
     /// Records the outcome of a push.

@@ -1,7 +1,6 @@
 public import Foundation
 public import RingerCore
 public import RingerWire
-import Synchronization
 
 /// Lends a connection to one operation at a time: ``SQLiteStore``'s one connection behind a lock, or a
 /// connection from ``PostgresStore``'s pool.
@@ -21,15 +20,18 @@ protocol SQLConnectionSource: Sendable {
 public class SQLStore: RingerStore, @unchecked Sendable {
     // @unchecked: immutable after init; the connection source lends each connection to one operation at a time.
     private let source: any SQLConnectionSource
-    /// Told how long each operation took (``observeOperations(_:)``).
-    private let operationObserver = Mutex<(@Sendable (TimeInterval) -> Void)?>(nil)
+    /// Told how long each operation took (``observeOperations(_:)``). Set once, before the store is shared, and read
+    /// without a lock: a lock taken at every operation to read it made the heap churn enough that freed memory no
+    /// longer went back to the system after a wave of closed sockets (IdleSocketMemoryTests, found when the metrics
+    /// landed).
+    nonisolated(unsafe) private var operationObserver: (@Sendable (TimeInterval) -> Void)?
 
     init(source: any SQLConnectionSource) {
         self.source = source
     }
 
     public func observeOperations(_ observer: @escaping @Sendable (TimeInterval) -> Void) {
-        operationObserver.withLock { $0 = observer }
+        operationObserver = observer
     }
 
     /// The schema version the database is at (tests, diagnostics).
@@ -48,7 +50,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         let started = ContinuousClock.now
         defer {
-            if let observer = operationObserver.withLock({ $0 }) {
+            if let observer = operationObserver {
                 let elapsed = ContinuousClock.now - started
                 observer(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
             }

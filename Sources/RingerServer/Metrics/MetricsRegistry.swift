@@ -33,6 +33,13 @@ final class MetricsRegistry: Sendable {
         var counts: [UInt64]
         var sum: Double = 0
         var count: UInt64 = 0
+
+        /// One observation, in its bucket (nil: above every bound, counted in `+Inf` alone).
+        mutating func record(_ value: Double, bucket: Int?) {
+            if let bucket { counts[bucket] += 1 }
+            sum += value
+            count += 1
+        }
     }
 
     private struct State: Sendable {
@@ -65,14 +72,14 @@ final class MetricsRegistry: Sendable {
 
     /// Records one observation in a histogram series.
     func observe(_ family: Family, _ labels: [String] = [], _ value: Double) {
+        let bucket = family.buckets.firstIndex(where: { value <= $0 })
         state.withLock { state in
-            var histogram =
-                state.histograms[family.name]?[labels]
-                ?? Histogram(counts: Array(repeating: 0, count: family.buckets.count))
-            if let index = family.buckets.firstIndex(where: { value <= $0 }) { histogram.counts[index] += 1 }
-            histogram.sum += value
-            histogram.count += 1
-            state.histograms[family.name, default: [:]][labels] = histogram
+            // Changed where it is stored: a copy taken out and put back would copy its counts array at every
+            // observation (one a store operation), a heap allocation on the hottest path, whose churn kept glibc from
+            // giving freed memory back (IdleSocketMemoryTests).
+            state.histograms[family.name, default: [:]][
+                labels, default: Histogram(counts: Array(repeating: 0, count: family.buckets.count))
+            ].record(value, bucket: bucket)
         }
     }
 
