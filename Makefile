@@ -5,7 +5,7 @@
 #               the Android SDK's and the React Native package's Android half (android/Makefile).
 # Optional, not part of set-up:
 #   make bench  installs what it needs, builds release, and runs the benchmark, APNs, FCM, ringing, fan-out, then cluster
-#               (1-3 servers on SQLite, PostgreSQL, PostgreSQL + Redis; BENCHMARKS.md);
+#               (1-3 servers on SQLite, PostgreSQL, PostgreSQL + Redis), then calls (CPU per call beside a peer; BENCHMARKS.md);
 #               BENCH_FLAGS="--pushes 50000 --concurrency 500" changes the counts.
 #   make fuzz   schemathesis against the live server with 500 generated requests per operation, and the protocol
 #               fuzzer (Tests/Peers/protocol_fuzz_peer.py) with 5000 generated cases against ringer serve and every
@@ -65,7 +65,8 @@ bench: deps test-deps
 	.build/release/ringer-lab bench --aioapns-script Tests/Peers/bench_aioapns.py \
 	  --firebase-admin-script Tests/Peers/bench_firebase_admin.py --ringing-script Tests/Peers/bench_ringing.py \
 	  --holder-script Tests/Peers/bench_ws_holder.py --fanout-script Tests/Peers/bench_fanout.py \
-	  --group-script Tests/Peers/bench_group.py $(BENCH_FLAGS)
+	  --group-script Tests/Peers/bench_group.py --calls-setup-script Tests/Peers/bench_calls_setup.py \
+	  --calls-gateway-script Tests/Peers/bench_gateway.py $(BENCH_FLAGS)
 
 # Not part of make test: schemathesis with 500 generated requests per operation (make test runs 15), and the
 # protocol fuzzer's 5000 generated cases a port after its fixed ones (make test runs the fixed ones).

@@ -141,6 +141,8 @@ let package = Package(
             dependencies: [
                 "APNs", "FCM", "JWT", "DevCertificates", "RingerSandbox", "RingerWire",
                 "RingerSupport", "SocketSupport", "RingerTestKit",
+                // The calls part's load generator (libcurl's multi interface).
+                "CurlHTTP",
                 // The server's connection budget, which the idle sockets must stay under.
                 "LibWebSockets",
             ],

@@ -20,7 +20,7 @@ public struct Benchmark: Sendable {
         public var workload: PushWorkload
         /// Counts for every FCM sender.
         public var fcmWorkload: PushWorkload
-        /// The parts to run, in the order APNs, FCM, ringing, fan-out, group, cluster.
+        /// The parts to run, in the order APNs, FCM, ringing, fan-out, group, cluster, calls.
         public var parts: Set<BenchmarkPart>
         /// What the ringing part runs.
         public var ringing: RingingOptions
@@ -30,6 +30,8 @@ public struct Benchmark: Sendable {
         public var group: GroupOptions
         /// What the cluster part runs.
         public var cluster: ClusterOptions
+        /// What the calls part runs.
+        public var calls: CallsOptions
         /// The `ringer` binary (for `ringer-lab sandbox` and `ringer-lab bench --send`).
         public var executable: String
         /// The Python interpreter that has aioapns and firebase-admin.
@@ -64,6 +66,7 @@ public struct Benchmark: Sendable {
         ///   - fanout: the fan-out part's calls and script; default its flags' defaults.
         ///   - group: the group part's calls, callees and script; default its flags' defaults.
         ///   - cluster: the cluster part's pairs, steps and rate; default its flags' defaults.
+        ///   - calls: the calls part's pairs, steps and scripts; default its flags' defaults.
         public init(
             workload: PushWorkload, fcmWorkload: PushWorkload? = nil,
             parts: Set<BenchmarkPart> = Set(BenchmarkPart.allCases),
@@ -72,7 +75,7 @@ public struct Benchmark: Sendable {
             firebaseAdminScript: String = "Tests/Peers/bench_firebase_admin.py", h2load: String = "h2load",
             senderTimeout: Duration = .seconds(600), ringerConnections: Int = 2, rounds: Int = 3,
             ringing: RingingOptions? = nil, fanout: FanOutOptions? = nil, group: GroupOptions? = nil,
-            cluster: ClusterOptions? = nil
+            cluster: ClusterOptions? = nil, calls: CallsOptions? = nil
         ) {
             self.workload = workload
             self.fcmWorkload = fcmWorkload ?? workload
@@ -89,6 +92,7 @@ public struct Benchmark: Sendable {
             self.fanout = fanout ?? FanOutOptions()
             self.group = group ?? GroupOptions()
             self.cluster = cluster ?? ClusterOptions()
+            self.calls = calls ?? CallsOptions()
         }
     }
 
@@ -116,6 +120,8 @@ public struct Benchmark: Sendable {
             (.fanout, "fan-out load generator", options.fanout.script),
             (.group, "group load generator", options.group.script),
             (.cluster, "ringing load generator", options.cluster.loadScript),
+            (.calls, "calls set-up", options.calls.setupScript),
+            (.calls, "peer gateway", options.calls.gatewayScript),
         ]
         for (part, library, script) in scripts where options.parts.contains(part) {
             guard FileManager.default.isReadableFile(atPath: script) else {
@@ -154,8 +160,13 @@ public struct Benchmark: Sendable {
             )
             .run(fixture: fixture, progress: progress)
             : nil
+        let calls =
+            options.parts.contains(.calls)
+            ? try await CallsBenchmark(options: options.calls, executable: options.executable, python: options.python)
+                .run(fixture: fixture, progress: progress)
+            : nil
         return BenchmarkResults(
-            apns: apns, fcm: fcm, ringing: ringing, fanout: fanout, group: group, cluster: cluster)
+            apns: apns, fcm: fcm, ringing: ringing, fanout: fanout, group: group, cluster: cluster, calls: calls)
     }
 
     /// The APNs part, one sandbox process for every sender: rounds of Ringer over its pool (the figure of the

@@ -1,4 +1,4 @@
-/// Which part of the benchmark to run (`ringer-lab bench --only apns|fcm|ringing|fanout|group|cluster`); each has its own sandbox
+/// Which part of the benchmark to run (`ringer-lab bench --only apns|fcm|ringing|fanout|group|cluster|calls`); each has its own sandbox
 /// process and `RESULT` line.
 public enum BenchmarkPart: String, Sendable, Hashable, CaseIterable {
     /// VoIP pushes to the APNs sandbox: Ringer's `APNsClient`, aioapns, h2load.
@@ -17,4 +17,7 @@ public enum BenchmarkPart: String, Sendable, Hashable, CaseIterable {
     /// Calls on 1 node on SQLite, 1 on PostgreSQL, 2 and 3 on PostgreSQL + Redis (issue 15): calls/s, POST -> push
     /// p50/p99, CPU summed over the nodes and PostgreSQL's, and every call's push accounted for.
     case cluster
+    /// What one call costs (issue 33): server CPU per call at 200 and 500 calls/s and closed-loop calls/s on SQLite,
+    /// beside a minimal Python push gateway driven by the same load generator.
+    case calls
 }

@@ -7,8 +7,9 @@ import RingerServer
 /// `ringer-lab sandbox` process, then FCM ringing messages per second from Ringer's FCM client, firebase-admin and
 /// h2load to another, then calls placed on `ringer serve` with idle WebSockets open (the ringing part), then a
 /// burst of calls to users with ten devices each (the fan-out part), then a burst of group calls answered once each
-/// (the group part), then calls on 1 to 3 nodes on SQLite, PostgreSQL and PostgreSQL + Redis (the cluster part); each
-/// part ends with its `RESULT …` line (`--only apns|fcm|ringing|fanout|group|cluster` runs one).
+/// (the group part), then calls on 1 to 3 nodes on SQLite, PostgreSQL and PostgreSQL + Redis (the cluster part), then
+/// what one call costs the server beside a minimal Python gateway (the calls part); each part ends with its `RESULT …`
+/// line (`--only apns|fcm|ringing|fanout|group|cluster|calls` runs one).
 /// `ringer-lab bench --send URL …` and `ringer-lab bench --send-fcm URL …` are one sender on its own (the harness runs
 /// it as a child process so its CPU time and memory are its own).
 enum BenchCommand {
@@ -23,7 +24,7 @@ enum BenchCommand {
                         "firebase-admin-script", "send-fcm", "service-account", "fcm-token", "ringer-file",
                         "collapse-key", "rounds",
                     ] + RingingOptions.flagNames + FanOutOptions.flagNames + GroupOptions.flagNames
-                        + ClusterOptions.flagNames))
+                        + ClusterOptions.flagNames + CallsOptions.flagNames))
             let connections = try number(options, "connections", default: 2)
             guard (1...16).contains(connections) else { throw ConfigurationError("--connections must be 1...16") }
             let rounds = try number(options, "rounds", default: 3)
@@ -45,7 +46,7 @@ enum BenchCommand {
             case nil: parts = Set(BenchmarkPart.allCases)
             case let name?:
                 guard let part = BenchmarkPart(rawValue: name) else {
-                    throw ConfigurationError("--only must be apns, fcm, ringing, fanout, group or cluster")
+                    throw ConfigurationError("--only must be apns, fcm, ringing, fanout, group, cluster or calls")
                 }
                 parts = [part]
             }
@@ -74,6 +75,11 @@ enum BenchCommand {
                     cluster: try ClusterOptions(
                         flags: Dictionary(
                             uniqueKeysWithValues: ClusterOptions.flagNames.compactMap { name in
+                                options[name].map { (name, $0) }
+                            })),
+                    calls: try CallsOptions(
+                        flags: Dictionary(
+                            uniqueKeysWithValues: CallsOptions.flagNames.compactMap { name in
                                 options[name].map { (name, $0) }
                             }))))
             let report = try await benchmark.run { line in

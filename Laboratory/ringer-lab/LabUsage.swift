@@ -56,14 +56,16 @@ enum LabUsage {
                                     Write a throw-away APNs key (.p8), a dev CA + localhost certificate, and a
                                     throw-away FCM service account whose token_uri is the FCM sandbox's.
           ringer-lab bench [--pushes 20000] [--fcm-messages N] [--concurrency 200] [--connections 2]
-                       [--only apns|fcm|ringing|fanout|group|cluster] [--rounds 3] [--python python3] [--aioapns-script Tests/Peers/bench_aioapns.py]
+                       [--only apns|fcm|ringing|fanout|group|cluster|calls] [--rounds 3] [--python python3] [--aioapns-script Tests/Peers/bench_aioapns.py]
                        [--firebase-admin-script Tests/Peers/bench_firebase_admin.py] [--h2load h2load]
                        [--idle-sockets 0,5000,10000,max] [--ringing-rate 500] [--ringing-pairs 100]
                        [--ringing-step-seconds 3] [--ringing-script Tests/Peers/bench_ringing.py]
                        [--holder-script Tests/Peers/bench_ws_holder.py] [--fanout-calls 1000]
                        [--fanout-script Tests/Peers/bench_fanout.py] [--group-calls 200] [--group-callees 8]
                        [--group-script Tests/Peers/bench_group.py] [--cluster-pairs 100] [--cluster-rate 100]
-                       [--cluster-step-seconds 3]
+                       [--cluster-step-seconds 3] [--calls-pairs 100] [--calls-step-seconds 5]
+                       [--calls-concurrency 64] [--calls-setup-script Tests/Peers/bench_calls_setup.py]
+                       [--calls-gateway-script Tests/Peers/bench_gateway.py]
                                     VoIP pushes per second to a `ringer-lab sandbox` process from Ringer's APNs client
                                     (--connections: its pool size), aioapns and h2load (one HTTP/2 connection each),
                                     then FCM ringing messages per second (--fcm-messages, default --pushes) to another
@@ -84,6 +86,10 @@ enum LabUsage {
                                     SQLite, 1 on PostgreSQL, 2 and 3 on PostgreSQL + Redis (its own PostgreSQL 15 and
                                     redis-server): sustainable calls/s, POST -> push p50/p99 and CPU per call at
                                     --cluster-rate calls/s, every call's VoIP push counted (missing, duplicate).
+                                    Then the calls part: server CPU per call at 200 and 500 calls/s and closed-loop
+                                    calls/s (--calls-concurrency in flight) of `ringer serve` and of a minimal
+                                    Python push gateway (aiohttp + aioapns + sqlite3), from one libcurl load
+                                    generator, every call's VoIP push counted.
                                     Each part ends with a RESULT line. Loads every core for a few seconds per
                                     sender, and for a few minutes in the ringing part.
               ringer-lab bench --send URL --ca-file ca.pem --key-file AuthKey.p8 --key-id ID --team-id TEAM
