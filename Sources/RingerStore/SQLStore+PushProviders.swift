@@ -118,7 +118,7 @@ extension SQLStore {
     }
 
     public func pushProvidersVersion() async throws -> String {
-        try await run { db in
+        try await read { db in
             var version = ""
             try db.query("SELECT revision FROM push_provider_revision WHERE id = 1", []) { row in
                 version = String(row.integer(0))

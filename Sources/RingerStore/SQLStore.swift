@@ -8,6 +8,20 @@ protocol SQLConnectionSource: Sendable {
     /// Runs `body` with a connection it has to itself until it returns.
     /// - Throws: ``StoreError`` when no usable connection can be had; what `body` throws.
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
+
+    /// Runs `body`, which only reads a few rows by key, with a connection it has to itself until it returns. It may
+    /// run on the caller's thread: ``SQLiteStore`` reads on a second connection, without waiting for the writes'
+    /// thread (WAL lets a reader see every commit before its read began, and never blocks the writer).
+    /// - Throws: ``StoreError`` when no usable connection can be had; what `body` throws.
+    func withReadConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
+}
+
+extension SQLConnectionSource {
+    /// Reads like everything else: a connection from the pool (``PostgresStore``).
+    func withReadConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
+    {
+        try await withConnection(body)
+    }
 }
 
 /// The store's rules in SQL, the same on SQLite and PostgreSQL: ``SQLiteStore`` and ``PostgresStore`` are this
@@ -49,13 +63,22 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     /// Runs `body` on a connection (see ``SQLConnectionSource``).
     func run<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         let started = ContinuousClock.now
-        defer {
-            if let observer = operationObserver {
-                let elapsed = ContinuousClock.now - started
-                observer(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
-            }
-        }
+        defer { observe(since: started) }
         return try await source.withConnection(body)
+    }
+
+    /// Runs `body`, a read of a few rows by key, on a reading connection (``SQLConnectionSource/withReadConnection(_:)``).
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        let started = ContinuousClock.now
+        defer { observe(since: started) }
+        return try await source.withReadConnection(body)
+    }
+
+    private func observe(since started: ContinuousClock.Instant) {
+        if let observer = operationObserver {
+            let elapsed = ContinuousClock.now - started
+            observer(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        }
     }
 
     public func checkWritable(at now: Date) async throws {
@@ -80,7 +103,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func user(id: String) async throws -> Party? {
-        try await run { db in
+        try await read { db in
             var party: Party?
             try db.query("SELECT id, name FROM users WHERE id = ?", [.text(id)]) { row in
                 party = Party(id: row.text(0) ?? id, name: row.text(1))
@@ -228,7 +251,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func device(id: String, userID: String) async throws -> Device? {
-        try await run { db in
+        try await read { db in
             var found: Device?
             try db.query(
                 "SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? AND device_id = ?",
@@ -239,7 +262,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func devices(ofUser userID: String) async throws -> [Device] {
-        try await run { db in
+        try await read { db in
             var found: [Device] = []
             try db.query(
                 "SELECT \(Self.deviceReadColumns) FROM devices WHERE user_id = ? ORDER BY \(db.dialect.insertionOrder)",
@@ -326,7 +349,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     static let idempotencyWindow: TimeInterval = 24 * 3600
 
     public func call(forIdempotencyKey key: String, userID: String, at now: Date) async throws -> CallMachine? {
-        try await run { db in try Self.call(forIdempotencyKey: key, userID: userID, at: now, in: db) }
+        try await read { db in try Self.call(forIdempotencyKey: key, userID: userID, at: now, in: db) }
     }
 
     private static func call(
@@ -601,7 +624,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func call(id: String) async throws -> CallMachine? {
-        try await run { db in try Self.loadCall(id: id, in: db) }
+        try await read { db in try Self.loadCall(id: id, in: db) }
     }
 
     public func calls(ofUser userID: String, limit: Int, before: String?) async throws -> [Call] {
@@ -698,7 +721,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func haveTalked(_ a: String, _ b: String) async throws -> Bool {
-        try await run { db in
+        try await read { db in
             var found = false
             // Each side by its own index (calls_by_caller, calls_by_callee and PostgreSQL's *_order ones).
             for (caller, callee) in [(a, b), (b, a)] where !found {
@@ -831,7 +854,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func latestSeq(forUser userID: String) async throws -> Int64 {
-        try await run { db in
+        try await read { db in
             var seq: Int64 = 0
             try db.query("SELECT seq FROM event_sequences WHERE user_id = ?", [.text(userID)]) { seq = $0.integer(0) }
             return seq
@@ -917,7 +940,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func apiKey(id: String) async throws -> StoredAPIKey? {
-        try await run { db in
+        try await read { db in
             var key: StoredAPIKey?
             try db.query("SELECT \(Self.apiKeyColumns) FROM api_keys WHERE key_id = ?", [.text(id)]) { row in
                 key = try Self.apiKey(row)
@@ -955,7 +978,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func pushAttempts(callID: String) async throws -> [PushAttempt] {
-        try await run { db in
+        try await read { db in
             var texts: [String] = []
             try db.query("SELECT record FROM push_attempts WHERE call_id = ? ORDER BY id", [.text(callID)]) { row in
                 if let text = row.text(0) { texts.append(text) }

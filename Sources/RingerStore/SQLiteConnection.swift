@@ -8,13 +8,23 @@ import Foundation
 final class SQLiteConnection: SQLConnection {
     let dialect = SQLDialect.sqlite
     private let handle: OpaquePointer
+    /// Prepared statements by their SQL, kept for the connection's life: preparing one costs more than running most
+    /// of the store's (a call's nine statements were prepared and finalised on every call, issue 33). A statement in
+    /// use is taken out, so a query nested in another's row callback prepares its own.
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Statements kept at most: the store's SQL is a fixed set, but a few statements are built with as many
+    /// placeholders as a list has entries.
+    static let statementCacheLimit = 256
 
     /// Opens (creating if needed) the database file and sets WAL mode, a busy timeout and foreign keys.
-    /// - Parameter path: a file path, or `:memory:`.
+    /// - Parameters:
+    ///   - path: a file path, or `:memory:`.
     /// - Throws: ``StoreError`` when the file cannot be opened.
-    init(path: String) throws {
+    ///   - reader: a second connection that only reads (``SQLiteConnectionSource``'s reads): `PRAGMA query_only`.
+    init(path: String, reader: Bool = false) throws {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (reader ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -28,14 +38,21 @@ final class SQLiteConnection: SQLConnection {
         // 115 answered in the last 170 ms). The cost is one fsync per transaction (BENCHMARKS.md, "Durability").
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA foreign_keys = ON")
+        if reader { try execute("PRAGMA query_only = ON") }
         sqlite3_busy_timeout(db, 5_000)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
 
     /// Runs SQL that returns no rows (may hold several statements).
     /// - Throws: ``StoreError`` on failure.
     func execute(_ sql: String) throws {
+        // One statement (a transaction's BEGIN, COMMIT, SAVEPOINT…, run for every call) is prepared once; a script of
+        // several (the migrations) goes to sqlite3_exec.
+        guard sql.contains(";") else { return try query(sql, []) }
         try check(sqlite3_exec(handle, sql, nil, nil, nil), "sqlite3_exec")
     }
 
@@ -46,9 +63,22 @@ final class SQLiteConnection: SQLConnection {
     ///   - row: called once per result row.
     /// - Throws: ``StoreError`` on failure, or what `row` throws.
     func query(_ sql: String, _ bindings: [SQLValue], row: (any SQLRow) throws -> Void) throws {
-        var statement: OpaquePointer?
-        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), "sqlite3_prepare_v2")
-        defer { sqlite3_finalize(statement) }
+        var prepared = statements.removeValue(forKey: sql)
+        if prepared == nil {
+            try check(sqlite3_prepare_v2(handle, sql, -1, &prepared, nil), "sqlite3_prepare_v2")
+        }
+        // SQL with no statement in it (only blanks or a comment) prepares to nothing: nothing to run.
+        guard let statement = prepared else { return }
+        defer {
+            // Reset at once: a statement left stepping keeps its read transaction, and its bindings their copies.
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+            if statements[sql] == nil, statements.count < Self.statementCacheLimit {
+                statements[sql] = statement
+            } else {
+                sqlite3_finalize(statement)
+            }
+        }
         for (index, value) in bindings.enumerated() {
             try check(Self.bind(value, to: statement, at: Int32(index + 1)), "sqlite3_bind")
         }

@@ -127,21 +127,119 @@ public protocol LogHandler: Sendable {
 }
 
 /// Writes one line per event (`<time> <level> <label>: <message> key=value …`) to a file handle.
+///
+/// Lines are gathered and written together: at most ``flushDelay`` after the first line of a batch, at once when the
+/// batch reaches ``flushBytes`` or a line is a warning or worse, and when the process exits normally (`exit`, or the
+/// end of `main`). A busy server wrote two lines a call, each its own `write(2)`, and formatted each time with a new
+/// ISO 8601 formatter (issue 33). A crash may lose the last ``flushDelay`` of info lines, never a warning or error.
 public struct StreamLogHandler: LogHandler {
-    private let handle: FileHandle
+    private let output: BufferedOutput
 
-    /// Writes to standard error.
-    public static let standardError = StreamLogHandler(handle: .standardError)
+    /// The longest an info line waits before it is written, seconds.
+    public static let flushDelay = 0.05
+    /// Bytes gathered at most before they are written.
+    public static let flushBytes = 32 * 1024
 
-    /// Writes to `handle`.
-    public init(handle: FileHandle) { self.handle = handle }
+    /// Writes to standard error; flushed when the process exits.
+    public static let standardError: StreamLogHandler = {
+        let handler = StreamLogHandler(handle: .standardError)
+        atexit { StreamLogHandler.standardError.flush() }
+        return handler
+    }()
+
+    /// Writes to `handle`, which must stay open while the handler is used.
+    public init(handle: FileHandle) { output = BufferedOutput(descriptor: handle.fileDescriptor) }
 
     public func write(_ event: LogEvent) {
-        let fields = event.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(event.date)
-        let line =
-            "\(time) \(event.level.rawValue) \(event.label): \(event.message)\(fields.isEmpty ? "" : " " + fields)\n"
-        try? handle.write(contentsOf: Data(line.utf8))
+        var line = Self.timestamp(event.date)
+        line += " \(event.level.rawValue) \(event.label): \(event.message)"
+        for (key, value) in event.metadata.sorted(by: { $0.key < $1.key }) {
+            line += " \(key)=\(value)"
+        }
+        line += "\n"
+        output.append(line, now: event.level >= .warning)
+    }
+
+    /// Writes every line gathered so far.
+    public func flush() { output.flush() }
+
+    /// `2026-12-07T17:05:03.123Z`: RFC 3339 in UTC with milliseconds, what `Date.ISO8601FormatStyle` with fractional
+    /// seconds prints, from the C library's calendar arithmetic instead of a formatter per line.
+    static func timestamp(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
+        var remainder = Int(milliseconds - Int64(seconds) * 1000)
+        if remainder < 0 {
+            remainder += 1000
+            seconds -= 1
+        }
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func digits(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2)
+            + "T" + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "."
+            + digits(Int32(remainder), 3) + "Z"
+    }
+}
+
+/// Bytes gathered for one descriptor and written in batches (``StreamLogHandler``).
+private final class BufferedOutput: @unchecked Sendable {
+    // @unchecked: `pending` and `flushQueued` only under `lock`; writes happen under it too, so lines keep their order.
+    private let descriptor: Int32
+    private let lock = NSLock()
+    private var pending: [UInt8] = []
+    private var flushQueued = false
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Adds `line`; writes everything gathered at once when `now` or when the batch is full, otherwise makes sure a
+    /// flush comes within ``StreamLogHandler/flushDelay``.
+    func append(_ line: String, now: Bool) {
+        let queueFlush = lock.withLock { () -> Bool in
+            pending.append(contentsOf: line.utf8)
+            if now || pending.count >= StreamLogHandler.flushBytes {
+                writePending()
+                return false
+            }
+            guard !flushQueued else { return false }
+            flushQueued = true
+            return true
+        }
+        if queueFlush {
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + StreamLogHandler.flushDelay) {
+                self.flush()
+            }
+        }
+    }
+
+    func flush() {
+        lock.withLock {
+            flushQueued = false
+            writePending()
+        }
+    }
+
+    /// Under `lock`. A failed write (a closed descriptor, a full disk) drops the batch: logging must never stop the
+    /// server.
+    private func writePending() {
+        guard !pending.isEmpty else { return }
+        pending.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+        }
+        pending.removeAll(keepingCapacity: pending.count <= 2 * StreamLogHandler.flushBytes)
     }
 }
 

@@ -570,10 +570,10 @@ struct APIRouter: Sendable {
         if let key, !(1...255).contains(key.utf8.count) {
             throw APIProblem.invalidField("Idempotency-Key must be 1 to 255 characters")
         }
-        try await store.upsertUser(id: user.id, name: user.name, at: clock.now())
+        let caller = try await service.recordUser(user)
         return try Self.json(
             await service.createCall(
-                caller: user, request: body, idempotencyKey: key,
+                caller: caller, request: body, idempotencyKey: key,
                 address: limits.addressKey(of: request)), status: 201)
     }
 
@@ -596,7 +596,7 @@ struct APIRouter: Sendable {
             caller: Party(id: body.callerID, name: body.callerName), request: body.callRequest,
             idempotencyKey: key.map { "server:" + $0 }, address: nil)
         // Recorded once the call was taken, so a refused request leaves no user behind; callable from now on.
-        try await store.upsertUser(id: body.callerID, name: body.callerName, at: clock.now())
+        _ = try await service.recordUser(Party(id: body.callerID, name: body.callerName))
         log.info(
             "call placed by the app's backend",
             ["call.id": .string(call.callID)].merging(credential.metadata, uniquingKeysWith: { $1 }))

@@ -332,6 +332,18 @@ final class CallService: Sendable {
         party.name != nil ? party : Party(id: party.id, name: try await store.user(id: party.id)?.name)
     }
 
+    /// Records `party` as a user others can call, with the name their token carries (a token without one keeps the
+    /// stored name), and returns them with the name the server knows. Writes only for a new user or a new name: one
+    /// read on every call instead of a write transaction (issue 33).
+    /// - Throws: `StoreError`.
+    func recordUser(_ party: Party) async throws -> Party {
+        let stored = try await store.user(id: party.id)
+        if stored == nil || (party.name != nil && party.name != stored?.name) {
+            try await store.upsertUser(id: party.id, name: party.name, at: clock.now())
+        }
+        return Party(id: party.id, name: party.name ?? stored?.name)
+    }
+
     /// Whether `user` holds an event socket here or, in a cluster, elsewhere. Redis unable to say: rung as if
     /// online, since another server's socket gets the call from the store.
     private func isOnline(_ user: String) async -> Bool {
