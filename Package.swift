@@ -42,7 +42,7 @@ let package = Package(
         // Foundation-only layers: shared wire types, the call state machine, the client SDK.
         // The small pieces every target shares: a lock box and async locks, the one retry timing (exponential
         // backoff with jitter, for the SDK, the server and the HTTP/2 client), and a swift-log-style logger.
-        .target(name: "RingerSupport", swiftSettings: strict),
+        .target(name: "RingerSupport", dependencies: ["RingerWire"], swiftSettings: strict),
         // The HTTP request and response values both HTTP servers (libwebsockets, nghttp2) hand to their handlers;
         // named for Ringer, not HTTPTypes, whose apple/swift-http-types API it does not share.
         .target(name: "RingerHTTP", swiftSettings: strict),

@@ -1,4 +1,5 @@
 public import Foundation
+import RingerWire
 
 /// A structured logger in the manner of swift-log: a value with a label, a level and metadata,
 /// writing through a ``LogHandler``. Libraries take a `Logger`; only executables choose the handler.
@@ -131,7 +132,7 @@ public protocol LogHandler: Sendable {
 /// Lines are gathered and written together: at most ``flushDelay`` after the first line of a batch, at once when the
 /// batch reaches ``flushBytes`` or a line is a warning or worse, and when the process exits normally (`exit`, or the
 /// end of `main`). A busy server wrote two lines a call, each its own `write(2)`, and formatted each time with a new
-/// ISO 8601 formatter (issue 33). A crash may lose the last ``flushDelay`` of info lines, never a warning or error.
+/// ISO 8601 formatter (issue 33). The time is the API's (``RingerJSON/formatTimestamp(_:)``). A crash may lose the last ``flushDelay`` of info lines, never a warning or error.
 public struct StreamLogHandler: LogHandler {
     private let output: BufferedOutput
 
@@ -151,7 +152,7 @@ public struct StreamLogHandler: LogHandler {
     public init(handle: FileHandle) { output = BufferedOutput(descriptor: handle.fileDescriptor) }
 
     public func write(_ event: LogEvent) {
-        var line = Self.timestamp(event.date)
+        var line = RingerJSON.formatTimestamp(event.date)
         line += " \(event.level.rawValue) \(event.label): \(event.message)"
         for (key, value) in event.metadata.sorted(by: { $0.key < $1.key }) {
             line += " \(key)=\(value)"
@@ -162,27 +163,6 @@ public struct StreamLogHandler: LogHandler {
 
     /// Writes every line gathered so far.
     public func flush() { output.flush() }
-
-    /// `2026-12-07T17:05:03.123Z`: RFC 3339 in UTC with milliseconds, what `Date.ISO8601FormatStyle` with fractional
-    /// seconds prints, from the C library's calendar arithmetic instead of a formatter per line.
-    static func timestamp(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
-        var remainder = Int(milliseconds - Int64(seconds) * 1000)
-        if remainder < 0 {
-            remainder += 1000
-            seconds -= 1
-        }
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
-        }
-        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2)
-            + "T" + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "."
-            + digits(Int32(remainder), 3) + "Z"
-    }
 }
 
 /// Bytes gathered for one descriptor and written in batches (``StreamLogHandler``).

@@ -75,7 +75,9 @@ public enum RingerJSON {
     /// Formats a date as `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC, rounded to the nearest millisecond.
     ///
     /// The milliseconds are computed as an integer, not left to floating point, so a timestamp read
-    /// back and written again is the same text (a stored call keeps its `created_at` exactly).
+    /// back and written again is the same text (a stored call keeps its `created_at` exactly). The calendar fields
+    /// come from the C library's `gmtime_r`: a new `ISO8601FormatStyle` for each timestamp cost more than the rest of
+    /// a call's encoding (issue 33).
     public static func formatTimestamp(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
@@ -83,9 +85,31 @@ public enum RingerJSON {
             seconds.remainder < 0
             ? (seconds.quotient - 1, seconds.remainder + 1000)
             : (seconds.quotient, seconds.remainder)
-        let text = Date.ISO8601FormatStyle().format(Date(timeIntervalSince1970: TimeInterval(whole)))
-        let padded = String(fraction + 1000).dropFirst()
-        return text.dropLast() + "." + padded + "Z"
+        var time = time_t(whole)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        var text = ""
+        text.reserveCapacity(24)
+        func append(_ value: Int, width: Int) {
+            let digits = String(value)
+            if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
+            text += digits
+        }
+        append(Int(parts.tm_year) + 1900, width: 4)
+        text += "-"
+        append(Int(parts.tm_mon) + 1, width: 2)
+        text += "-"
+        append(Int(parts.tm_mday), width: 2)
+        text += "T"
+        append(Int(parts.tm_hour), width: 2)
+        text += ":"
+        append(Int(parts.tm_min), width: 2)
+        text += ":"
+        append(Int(parts.tm_sec), width: 2)
+        text += "."
+        append(Int(fraction), width: 3)
+        text += "Z"
+        return text
     }
 
     /// Parses an ISO 8601 UTC timestamp with or without fractional seconds.

@@ -3,16 +3,8 @@ import Testing
 
 @testable import RingerSupport
 
-/// The log's lines: the time as the ISO 8601 formatter printed it, gathered and written in order, a warning at once.
+/// The log's lines: gathered and written in order, a warning at once, a full batch without waiting.
 struct StreamLogHandlerTests {
-    @Test func theTimestampIsWhatTheISO8601FormatterPrints() {
-        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        for seconds in [0, 1, 59.999, 951_782_400.5, 1_796_000_000.042, 1_796_659_503.999_9, 4_102_444_799.25] {
-            let date = Date(timeIntervalSince1970: seconds)
-            #expect(StreamLogHandler.timestamp(date) == style.format(date), "\(seconds)")
-        }
-    }
-
     /// The read end of a pipe the handler writes to, read without blocking.
     private static func read(_ pipe: Pipe) -> String {
         let descriptor = pipe.fileHandleForReading.fileDescriptor
