@@ -1,6 +1,7 @@
 public import Foundation
 import JWT
 public import RingerWire
+import RingerSupport
 
 /// Mints and checks user tokens (docs/openapi.yaml `components/securitySchemes`): JWTs with `sub`, `iat`, `exp`, optional `nbf`
 /// and `name`. Ringer mints HS256 with the shared secret; the app's backend may mint HS256 with the same
@@ -35,6 +36,29 @@ public struct UserTokens: Sendable {
     private let publicKeys: [String: JWTVerificationKey]
     /// Allowed clock difference with the token's issuer, seconds.
     public let leeway: TimeInterval = 60
+    /// Tokens whose algorithm, key and signature passed, with their claims: an app sends its token with every
+    /// request, and decoding the claims with `JSONDecoder` cost more than the HMAC (issue 33). Keyed by the whole
+    /// token, so only the very bytes that were checked are taken from it; the times are checked again every time.
+    private let verified = VerifiedTokens()
+
+    /// The verified tokens kept at most; past that the cache starts again empty (a server with more active users
+    /// than this decodes some tokens twice, nothing worse).
+    static let verifiedTokensKept = 4096
+
+    private final class VerifiedTokens: Sendable {
+        private let claims = LockedValue<[String: Claims]>([:])
+
+        func lookUp(_ token: String) -> Claims? { claims.withLock { $0[token] } }
+
+        func keep(_ token: String, _ value: Claims) {
+            claims.withLock { kept in
+                if kept.count >= UserTokens.verifiedTokensKept { kept.removeAll(keepingCapacity: true) }
+                kept[token] = value
+            }
+        }
+
+        func forget(_ token: String) { _ = claims.withLock { $0.removeValue(forKey: token) } }
+    }
 
     /// Creates the token authority that knows only the shared secret.
     /// - Parameter secret: the shared HS256 secret (at least 32 bytes).
@@ -97,6 +121,15 @@ public struct UserTokens: Sendable {
     /// - Returns: the claims.
     /// - Throws: ``Problem`` 401 (`unauthorized`) for any invalid, expired, not-yet-valid or too long-lived token.
     public func verify(_ token: String, now: Date) throws -> Claims {
+        if let claims = verified.lookUp(token) {
+            do {
+                try checkTimes(claims, now: now)
+            } catch {
+                verified.forget(token)
+                throw error
+            }
+            return claims
+        }
         let claims: Claims
         let algorithms: Set<JWTAlgorithm> = publicKeys.isEmpty ? [.hs256] : [.hs256, .es256, .rs256]
         do {
@@ -116,6 +149,20 @@ public struct UserTokens: Sendable {
         } catch {
             throw APIProblem.unauthorized("the user token is not valid")
         }
+        try checkTimes(claims, now: now)
+        guard claims.exp >= claims.iat else { throw APIProblem.unauthorized("the user token's exp is before its iat") }
+        let (lifetime, overflow) = claims.exp.subtractingReportingOverflow(claims.iat)
+        guard !overflow, lifetime <= Int64(Self.maximumLifetime) else {
+            throw APIProblem.unauthorized("the user token lives longer than \(Self.maximumLifetime) s (exp - iat)")
+        }
+        guard Identifier.isValid(claims.sub) else { throw APIProblem.unauthorized("the user token has no valid sub") }
+        verified.keep(token, claims)
+        return claims
+    }
+
+    /// `exp`, `nbf` and `iat` against `now`, with ``leeway``.
+    /// - Throws: ``Problem`` 401 (`unauthorized`) for an expired or not yet valid token.
+    private func checkTimes(_ claims: Claims, now: Date) throws {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let validator = JWTClaimsValidator(leeway: Int64(leeway), requiresExpiration: true, requiresIssuedAt: true)
         do {
@@ -125,12 +172,5 @@ public struct UserTokens: Sendable {
         } catch {
             throw APIProblem.unauthorized("the user token is not valid yet")
         }
-        guard claims.exp >= claims.iat else { throw APIProblem.unauthorized("the user token's exp is before its iat") }
-        let (lifetime, overflow) = claims.exp.subtractingReportingOverflow(claims.iat)
-        guard !overflow, lifetime <= Int64(Self.maximumLifetime) else {
-            throw APIProblem.unauthorized("the user token lives longer than \(Self.maximumLifetime) s (exp - iat)")
-        }
-        guard Identifier.isValid(claims.sub) else { throw APIProblem.unauthorized("the user token has no valid sub") }
-        return claims
     }
 }
