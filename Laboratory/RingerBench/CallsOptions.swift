@@ -33,22 +33,9 @@ public struct CallsOptions: Hashable, Sendable {
     /// - Throws: ``BenchmarkError/invalidArgument(_:)`` naming the bad flag.
     public init(flags: [String: String]) throws {
         self.init()
-        func whole(_ name: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {
-            guard let text = flags[name] else { return value }
-            guard let number = Int(text), range.contains(number) else {
-                throw BenchmarkError.invalidArgument(
-                    "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
-            }
-            return number
-        }
-        pairs = try whole("calls-pairs", pairs, 1...2000)
-        concurrency = try whole("calls-concurrency", concurrency, 1...512)
-        if let text = flags["calls-step-seconds"] {
-            guard let seconds = Double(text), seconds >= 0.5, seconds <= 600 else {
-                throw BenchmarkError.invalidArgument("--calls-step-seconds must be seconds in 0.5...600")
-            }
-            stepSeconds = seconds
-        }
+        pairs = try BenchmarkFlags.whole(flags, "calls-pairs", pairs, 1...2000)
+        concurrency = try BenchmarkFlags.whole(flags, "calls-concurrency", concurrency, 1...512)
+        stepSeconds = try BenchmarkFlags.stepSeconds(flags, "calls-step-seconds", stepSeconds)
         setupScript = flags["calls-setup-script"] ?? setupScript
         gatewayScript = flags["calls-gateway-script"] ?? gatewayScript
     }

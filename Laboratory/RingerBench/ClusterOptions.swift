@@ -27,22 +27,9 @@ public struct ClusterOptions: Hashable, Sendable {
     /// - Throws: ``BenchmarkError/invalidArgument(_:)`` naming the bad flag.
     public init(flags: [String: String]) throws {
         self.init()
-        func whole(_ name: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {
-            guard let text = flags[name] else { return value }
-            guard let number = Int(text), range.contains(number) else {
-                throw BenchmarkError.invalidArgument(
-                    "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
-            }
-            return number
-        }
-        pairs = try whole("cluster-pairs", pairs, 1...2000)
-        latencyRate = try whole("cluster-rate", latencyRate, 1...100_000)
-        if let text = flags["cluster-step-seconds"] {
-            guard let seconds = Double(text), seconds >= 0.5, seconds <= 600 else {
-                throw BenchmarkError.invalidArgument("--cluster-step-seconds must be seconds in 0.5...600")
-            }
-            stepSeconds = seconds
-        }
+        pairs = try BenchmarkFlags.whole(flags, "cluster-pairs", pairs, 1...2000)
+        latencyRate = try BenchmarkFlags.whole(flags, "cluster-rate", latencyRate, 1...100_000)
+        stepSeconds = try BenchmarkFlags.stepSeconds(flags, "cluster-step-seconds", stepSeconds)
         loadScript = flags["ringing-script"] ?? loadScript
     }
 }

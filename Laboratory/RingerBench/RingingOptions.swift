@@ -36,22 +36,9 @@ public struct RingingOptions: Hashable, Sendable {
     public init(flags: [String: String]) throws {
         self.init()
         if let text = flags["idle-sockets"] { levels = try SocketHolderPlan.parseLevels(text) }
-        func whole(_ name: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {
-            guard let text = flags[name] else { return value }
-            guard let number = Int(text), range.contains(number) else {
-                throw BenchmarkError.invalidArgument(
-                    "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
-            }
-            return number
-        }
-        pairs = try whole("ringing-pairs", pairs, 1...2000)
-        latencyRate = try whole("ringing-rate", latencyRate, 1...100_000)
-        if let text = flags["ringing-step-seconds"] {
-            guard let seconds = Double(text), seconds >= 0.5, seconds <= 600 else {
-                throw BenchmarkError.invalidArgument("--ringing-step-seconds must be seconds in 0.5...600")
-            }
-            stepSeconds = seconds
-        }
+        pairs = try BenchmarkFlags.whole(flags, "ringing-pairs", pairs, 1...2000)
+        latencyRate = try BenchmarkFlags.whole(flags, "ringing-rate", latencyRate, 1...100_000)
+        stepSeconds = try BenchmarkFlags.stepSeconds(flags, "ringing-step-seconds", stepSeconds)
         loadScript = flags["ringing-script"] ?? loadScript
         holderScript = flags["holder-script"] ?? holderScript
     }

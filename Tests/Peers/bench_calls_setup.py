@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The set-up of `ringer-lab bench --only calls`, the same for Ringer and for its peer (bench_gateway.py), all through
-the public API: PAIRS callers and PAIRS callees get user tokens (`POST /v1/tokens` with the admin key), and each callee
-one iPhone: a random VoIP token registered with the APNs sandbox (`POST /sandbox/devices`, over HTTP/2 with httpx) and
-with the server (`PUT /v1/devices/{id}`). No socket is opened: a call's cost is measured without listeners.
+the public API with burst.Setup (the burst load generators' clients): PAIRS callers and PAIRS callees get user tokens
+(`POST /v1/tokens` with the admin key), and each callee one iPhone: a random VoIP token registered with the APNs
+sandbox (`POST /sandbox/devices`) and with the server (`PUT /v1/devices/{id}`). No socket is opened: a call's cost
+is measured without listeners.
 
 Writes one JSON object to --out: {"pairs": [{"token": <caller's user token>, "callee": <callee's user id>}, …]}.
 With --stats it sets nothing up and prints the APNs sandbox's `GET /sandbox/stats` (its `accepted_pushes` is how the
@@ -15,11 +16,11 @@ Usage: bench_calls_setup.py --url http://127.0.0.1:PORT --admin-key-file FILE --
 import argparse
 import asyncio
 import json
-import secrets
 import ssl
 
-import aiohttp
 import httpx
+
+from burst import Setup
 
 
 async def stats(args):
@@ -31,39 +32,21 @@ async def stats(args):
 
 
 async def run(args):
-    admin_key = open(args.admin_key_file).read().strip()
-    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=32),
-                                    timeout=aiohttp.ClientTimeout(total=60))
-    sandbox = httpx.AsyncClient(http2=True, verify=ssl.create_default_context(cafile=args.ca_file), timeout=60)
-
-    async def user_token(user):
-        async with session.post(f"{args.url}/v1/tokens", json={"user_id": user, "ttl_seconds": 86400},
-                                headers={"authorization": f"Bearer {admin_key}"}) as response:
-            if response.status != 201:
-                raise SystemExit(f"POST /v1/tokens answered {response.status}: {await response.text()}")
-            return (await response.json())["token"]
+    args.connections = 32
+    setup = Setup(args)
 
     async def set_up(index):
         caller, callee = f"{args.prefix}caller-{index}", f"{args.prefix}callee-{index}"
-        caller_token, callee_token = await user_token(caller), await user_token(callee)
-        voip_token = secrets.token_hex(32)
-        registered = await sandbox.post(f"{args.sandbox_url}/sandbox/devices",
-                                        json={"token": voip_token, "bundle_id": args.bundle_id})
-        if registered.status_code != 201:
-            raise SystemExit(f"POST /sandbox/devices answered {registered.status_code}")
-        device = {"platform": "ios", "voip_token": voip_token, "apns_environment": "sandbox",
+        caller_token, callee_token = await setup.user_token(caller), await setup.user_token(callee)
+        device = {"platform": "ios", "voip_token": await setup.apns_device(), "apns_environment": "sandbox",
                   "bundle_id": args.bundle_id}
-        async with session.put(f"{args.url}/v1/devices/{callee}-phone", json=device,
-                               headers={"authorization": f"Bearer {callee_token}"}) as response:
-            if response.status != 200:
-                raise SystemExit(f"PUT /v1/devices answered {response.status}: {await response.text()}")
+        await setup.put_device(callee_token, f"{callee}-phone", device)
         return {"token": caller_token, "callee": callee}
 
     try:
         pairs = await asyncio.gather(*(set_up(index) for index in range(args.pairs)))
     finally:
-        await session.close()
-        await sandbox.aclose()
+        await setup.close()
     with open(args.out, "w") as file:
         json.dump({"pairs": pairs}, file)
 
