@@ -444,6 +444,11 @@ public protocol RingerStore: Sendable {
     /// - Throws: ``StoreError``.
     func recordPushAttempt(_ attempt: PushAttempt) async throws
 
+    /// Records the outcome of a push without waiting for it: `committed` is called once it is stored (with nil) or
+    /// could not be (with the error), on a thread of the store's. The push's task need not wait to be resumed: a
+    /// call's push outcome was one more crossing between threads per push (issue 33).
+    func recordPushAttempt(_ attempt: PushAttempt, committed: @escaping @Sendable ((any Error)?) -> Void)
+
     /// The push outcomes of a call, oldest first.
     /// - Throws: ``StoreError``.
     func pushAttempts(callID: String) async throws -> [PushAttempt]
@@ -466,4 +471,16 @@ public struct StoredAPIKey: Hashable, Sendable {
 extension RingerStore {
     /// A store that does not time its operations ignores the observer.
     public func observeOperations(_ observer: @escaping @Sendable (TimeInterval) -> Void) {}
+
+    /// A store without a queue of its own records in a task of its own.
+    public func recordPushAttempt(_ attempt: PushAttempt, committed: @escaping @Sendable ((any Error)?) -> Void) {
+        Task {
+            do {
+                try await recordPushAttempt(attempt)
+                committed(nil)
+            } catch {
+                committed(error)
+            }
+        }
+    }
 }

@@ -14,6 +14,12 @@ protocol SQLConnectionSource: Sendable {
     /// thread (WAL lets a reader see every commit before its read began, and never blocks the writer).
     /// - Throws: ``StoreError`` when no usable connection can be had; what `body` throws.
     func withReadConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
+
+    /// Runs `body` like ``withConnection(_:)``, without the caller waiting: `committed` is told how it ended (nil
+    /// once committed), on whichever thread ends it.
+    func submit(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> Void,
+        committed: @escaping @Sendable ((any Error)?) -> Void)
 }
 
 extension SQLConnectionSource {
@@ -21,6 +27,22 @@ extension SQLConnectionSource {
     func withReadConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
     {
         try await withConnection(body)
+    }
+
+    /// Runs `body` like ``withConnection(_:)`` without waiting for it: `committed` hears how it ended (nil once
+    /// committed). In a task of its own (``PostgresStore``).
+    func submit(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> Void,
+        committed: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        Task {
+            do {
+                try await withConnection(body)
+                committed(nil)
+            } catch {
+                committed(error)
+            }
+        }
     }
 }
 
@@ -966,8 +988,29 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     // MARK: Push outcomes
 
     public func recordPushAttempt(_ attempt: PushAttempt) async throws {
-        let json = try Self.encodeText(attempt)
-        try await run { db in
+        let insert = try Self.insertPushAttempt(attempt)
+        try await run { db in try insert(db) }
+    }
+
+    public func recordPushAttempt(_ attempt: PushAttempt, committed: @escaping @Sendable ((any Error)?) -> Void) {
+        let insert: @Sendable (any SQLConnection) throws -> Void
+        do {
+            insert = try Self.insertPushAttempt(attempt)
+        } catch {
+            return committed(error)
+        }
+        let started = ContinuousClock.now
+        source.submit(insert) { [self] error in
+            observe(since: started)
+            committed(error)
+        }
+    }
+
+    /// The insert of a push's outcome, its record encoded.
+    private static func insertPushAttempt(_ attempt: PushAttempt) throws -> @Sendable (any SQLConnection) throws -> Void
+    {
+        let json = try encodeText(attempt)
+        return { db in
             try db.query(
                 "INSERT INTO push_attempts (call_id, device_id, sent_at, record) VALUES (?, ?, ?, ?)",
                 [

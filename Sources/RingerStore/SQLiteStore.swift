@@ -83,6 +83,34 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
         return try reader.read(body)
     }
 
+    /// Runs `body` on the store's thread inside the next batch; `committed` is told, on that thread, once the batch
+    /// is committed (nil) or failed. Nobody waits to be resumed.
+    func submit(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> Void,
+        committed: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        // Only the store's thread touches it: set by `run`, read by `commit` after.
+        nonisolated(unsafe) var failure: (any Error)?
+        enqueue(
+            Job(
+                run: { connection in
+                    do { try body(connection) } catch { failure = error }
+                    return failure
+                },
+                commit: { batchFailure in committed(failure ?? batchFailure) }))
+    }
+
+    /// Adds `job` to the next batch, starting the store's thread on it when it is idle.
+    private func enqueue(_ job: Job) {
+        let start = lock.withLock { () -> Bool in
+            pending.append(job)
+            guard !draining else { return false }
+            draining = true
+            return true
+        }
+        if start { queue.async { self.drain() } }
+    }
+
     /// Runs `body` on the store's thread inside the next batch and returns once that batch is committed (or failed).
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
@@ -105,13 +133,7 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
                                         "group commit", code: 0,
                                         message: "not run")))
                 })
-            let start = lock.withLock { () -> Bool in
-                pending.append(job)
-                guard !draining else { return false }
-                draining = true
-                return true
-            }
-            if start { queue.async { self.drain() } }
+            enqueue(job)
         }
     }
 

@@ -51,13 +51,13 @@ final class PushDelivery: Sendable {
         } catch {
             // Ringer's own failure, not the provider's: recorded like a push, so the call shows why it did not ring.
             log.error("cannot build the push", metadata.merging(["error": .string("\(error)")]) { $1 })
-            await record(
+            record(
                 PushAttempt(
                     callID: request.call.callID, deviceID: request.device.deviceID, provider: sender.provider,
                     pushType: sender.pushType(for: request), status: nil,
                     reason: "\(Self.unbuiltReason): \(error)", apnsID: nil, latencyMs: 0, attempts: 0,
                     sentAt: clock.now(), readiness: request.device.readinessProblems,
-                    userID: request.recordedUserID))
+                    userID: request.recordedUserID), observed: false)
             return
         }
         let sentAt = clock.now()
@@ -105,19 +105,36 @@ final class PushDelivery: Sendable {
             messageName: answer.messageName, latencyMs: latency, attempts: requests,
             sentAt: sentAt, readiness: request.device.readinessProblems,
             userID: request.recordedUserID)
-        await record(attempt)
-        observe(.pushSent(attempt))
+        record(attempt, observed: true)
     }
 
     /// The `reason` that starts the record of a push Ringer could not build (nothing was sent).
     static let unbuiltReason = "RingerCouldNotBuildPush"
 
-    private func record(_ attempt: PushAttempt) async {
-        do {
-            try await store.recordPushAttempt(attempt)
-        } catch {
-            log.error("cannot record push outcome", ["call.id": .string(attempt.callID), "error": .string("\(error)")])
+    /// Records whose commit has not been heard yet; shutdown waits for them (``drainRecords(timeout:)``).
+    private let recording = InFlightWork()
+
+    /// Hands the outcome to the store without waiting for it, and, once it is stored (or failed), tells the
+    /// observers of a sent push when `observed`: the push's task ends at once instead of waiting to be resumed after
+    /// the store's commit, one crossing between threads less per push (issue 33).
+    private func record(_ attempt: PushAttempt, observed: Bool) {
+        // Past the drain's start a record is still written, only not waited for.
+        let tracked = recording.enter()
+        store.recordPushAttempt(attempt) { [log, observe, recording] error in
+            if let error {
+                log.error(
+                    "cannot record push outcome", ["call.id": .string(attempt.callID), "error": .string("\(error)")])
+            }
+            if observed { observe(.pushSent(attempt)) }
+            if tracked { recording.leave() }
         }
+    }
+
+    /// Waits until the outcomes handed to the store are stored, at most `timeout` seconds (shutdown, after the
+    /// pushes' own drain).
+    /// - Returns: how many were still unstored when it gave up.
+    func drainRecords(timeout: TimeInterval) async -> Int {
+        await recording.drain(timeout: timeout)
     }
 
     /// Carries out the final answer's action.

@@ -29,6 +29,12 @@ final class PushDispatcher: Sendable {
         self.clock = clock
     }
 
+    /// Waits until every push outcome handed to the store is stored, at most `timeout` seconds.
+    /// - Returns: how many were still unstored when it gave up.
+    func drainRecords(timeout: TimeInterval) async -> Int {
+        await delivery.drainRecords(timeout: timeout)
+    }
+
     /// Wakes one device for a ringing call.
     func ring(_ call: Call, device: Device) async {
         guard pending.enter() else { return }

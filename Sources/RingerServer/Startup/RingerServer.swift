@@ -230,6 +230,12 @@ public final class RingerServer: Sendable {
         if unsent > 0 {
             log.warning("shutting down with pushes still unanswered", ["push.pending": .string("\(unsent)")])
         }
+        // Their outcomes were handed to the store without waiting: each is on disk before the server goes.
+        let unrecorded = await pushes.drainRecords(timeout: 2)
+        if unrecorded > 0 {
+            log.warning(
+                "shutting down with push outcomes not yet stored", ["push.unrecorded": .string("\(unrecorded)")])
+        }
         // The web server owns the goodbye of the sockets (their close frame, then their close); the hub hears
         // each socket close from its delegate.
         let server = web.withLock { server in

@@ -1,0 +1,55 @@
+import Foundation
+import RingerCore
+import RingerStore
+import RingerWire
+import Testing
+
+@testable import RingerServer
+
+/// A push's outcome handed to the store without waiting (issue 33): stored and then heard of, on both databases; a
+/// store that cannot write says so to the one who handed it over.
+struct PushOutcomeRecordTests {
+    static func attempt(_ callID: String, device: String = "phone") -> PushAttempt {
+        PushAttempt(
+            callID: callID, deviceID: device, provider: .apns, pushType: .voip, status: 200, reason: nil, apnsID: nil,
+            latencyMs: 5, attempts: 1, sentAt: Date(unixMilliseconds: Date().unixMilliseconds))
+    }
+
+    /// Hands `attempt` over and waits until the store says how it ended.
+    static func record(_ attempt: PushAttempt, in store: any RingerStore) async -> (any Error)? {
+        await withCheckedContinuation { continuation in
+            store.recordPushAttempt(attempt) { error in continuation.resume(returning: error) }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func anOutcomeHandedOverIsStoredWhenTheStoreSaysSo(
+        _ kind: StoreKind
+    ) async throws {
+        let store = try await kind.open()
+        let machine = StoreConformanceTests.ringingCall()
+        _ = try await store.insertCall(machine, events: [], idempotencyKey: nil)
+        let callID = machine.call.callID
+        let error = await Self.record(Self.attempt(callID), in: store)
+        #expect(error == nil)
+        #expect(try await store.pushAttempts(callID: callID).map(\.deviceID) == ["phone"])
+        // Many at once, each stored once.
+        let errors = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<50 {
+                group.addTask { await Self.record(Self.attempt(callID, device: "d\(index)"), in: store) == nil }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 0 : 1 }
+        }
+        #expect(errors == 0)
+        #expect(try await store.pushAttempts(callID: callID).count == 51)
+    }
+
+    @Test func aStoreWhoseFileWasDeletedTellsTheOneWhoHandedTheOutcomeOver() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ringer-push-record-\(UUID().uuidString).sqlite"
+        ).path
+        let store = try SQLiteStore(path: path)
+        try FileManager.default.removeItem(atPath: path)
+        let error = await Self.record(Self.attempt("gone"), in: store)
+        #expect(error != nil)
+    }
+}
