@@ -58,12 +58,13 @@ struct ResponseWriter {
         if !isHTTP2 { closesConnection = true }
     }
 
-    /// Writes the next piece: the header block, or one body chunk.
+    /// Writes the next piece: the header block (on HTTP/1 with the whole body behind it, when it fits), or one body
+    /// chunk.
     mutating func writeNext(on wsi: OpaquePointer, using scratch: ScratchBuffer) -> Outcome {
         if !headersSent {
-            guard writeHeaders(on: wsi, using: scratch) else { return .failed }
+            guard let bodyIncluded = writeHeaders(on: wsi, using: scratch) else { return .failed }
             headersSent = true
-            return omitsBody ? .finished : .more
+            return omitsBody || bodyIncluded ? .finished : .more
         }
         var count = min(Self.chunkSize, response.body.count - offset)
         let allowance = lws_get_peer_write_allowance(wsi)
@@ -78,19 +79,23 @@ struct ResponseWriter {
         return isLast ? .finished : .more
     }
 
-    /// Builds and writes status, the caller's headers and `content-length` in one header block.
-    private func writeHeaders(on wsi: OpaquePointer, using scratch: ScratchBuffer) -> Bool {
+    /// Builds and writes status, the caller's headers and `content-length` in one header block. On HTTP/1 a body that
+    /// fits behind the block goes in the same write: one `send` and no second writable callback per answer (issue
+    /// 33). lws writes an HTTP/1 header block as raw bytes and counts no body bytes there (`rops_write_role_protocol_h1`
+    /// in lws 4.1), so nothing of its own is skipped; HTTP/2 frames the two apart.
+    /// - Returns: whether the body went with it; nil when writing failed.
+    private func writeHeaders(on wsi: OpaquePointer, using scratch: ScratchBuffer) -> Bool? {
         let start = scratch.payload
         var cursor: UnsafeMutablePointer<UInt8>? = start
         let end = scratch.end
-        guard (100...999).contains(response.status) else { return false }
+        guard (100...999).contains(response.status) else { return nil }
         if isHTTP2 {
-            guard lws_add_http_header_status(wsi, UInt32(response.status), &cursor, end) == 0 else { return false }
+            guard lws_add_http_header_status(wsi, UInt32(response.status), &cursor, end) == 0 else { return nil }
         } else {
             // lws_add_http_header_by_name with a NULL name emits the value as a bare line.
             let line = Array("HTTP/1.1 \(response.status) \(Self.reasonPhrase(response.status))".utf8)
             guard lws_add_http_header_by_name(wsi, nil, line, Int32(line.count), &cursor, end) == 0 else {
-                return false
+                return nil
             }
         }
         var handlerSentDate = false
@@ -101,14 +106,14 @@ struct ResponseWriter {
             guard lowered != "content-length", !lowered.isEmpty,
                 !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" })
             else { continue }
-            guard add(name: lowered, value: value, wsi: wsi, cursor: &cursor, end: end) else { return false }
+            guard add(name: lowered, value: value, wsi: wsi, cursor: &cursor, end: end) else { return nil }
         }
         // RFC 9110 §6.6.1; a handler's own date wins.
         if !handlerSentDate, !add(name: "date", value: HTTPDate.now(), wsi: wsi, cursor: &cursor, end: end) {
-            return false
+            return nil
         }
         if closesConnection, !add(name: "connection", value: "close", wsi: wsi, cursor: &cursor, end: end) {
-            return false
+            return nil
         }
         // On a raw socket lws would count the whole write (head included) against a content length it recorded
         // and cut it short: the header goes in as text there.
@@ -116,7 +121,7 @@ struct ResponseWriter {
             rawSocket
             ? add(name: "content-length", value: String(response.body.count), wsi: wsi, cursor: &cursor, end: end)
             : lws_add_http_header_content_length(wsi, lws_filepos_t(response.body.count), &cursor, end) == 0
-        guard lengthAdded, lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return false }
+        guard lengthAdded, lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return nil }
         if rawSocket {
             // lws sends at most the protocol's buffer size (plus LWS_PRE) per write and the raw role drops what it
             // kept back when the connection closes, so the answer goes out in pieces that each fit.
@@ -127,16 +132,26 @@ struct ResponseWriter {
                 // LWS_WRITE_RAW is a macro for LWS_WRITE_HTTP, which the raw-socket role writes as it is.
                 guard
                     scratch.write(wsi, bytes[offset..<(offset + count)], mode: LWS_WRITE_HTTP.rawValue) >= Int32(count)
-                else { return false }
+                else { return nil }
                 offset += count
             }
-            return true
+            // Said as not included, as before this write carried bodies too: the caller then ends the connection at
+            // once and lws flushes what it holds before closing.
+            return false
         }
         var mode = LWS_WRITE_HTTP_HEADERS.rawValue
         // HTTP/2: with no DATA to follow, END_STREAM rides on the HEADERS frame (RFC 9113 §8.1).
         if omitsBody && isHTTP2 { mode |= LWS_WRITE_H2_STREAM_END.rawValue }
-        let length = cursor - start
-        return lws_write(wsi, start, length, lws_write_protocol(rawValue: mode)) >= Int32(length)
+        var length = cursor - start
+        let bodyIncluded = !isHTTP2 && !omitsBody && response.body.count <= end - cursor
+        if bodyIncluded {
+            response.body.withUnsafeBufferPointer { body in
+                if let address = body.baseAddress { cursor.update(from: address, count: body.count) }
+            }
+            length += response.body.count
+        }
+        guard lws_write(wsi, start, length, lws_write_protocol(rawValue: mode)) >= Int32(length) else { return nil }
+        return bodyIncluded
     }
 
     /// The reason phrase of `status` (RFC 9110 §15, RFC 6585); clients must not rely on it, but an empty one
