@@ -85,6 +85,15 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// Names the index a query must read (SQLite's `INDEXED BY`, after the table's name): without statistics SQLite's
+    /// planner does not see that a partial index holds a few rows of many. PostgreSQL chooses from its statistics.
+    func indexedBy(_ index: String) -> String {
+        switch self {
+        case .sqlite: " INDEXED BY \(index)"
+        case .postgres: ""
+        }
+    }
+
     /// Appended to a `SELECT` that claims rows for this transaction: other nodes skip what one has claimed
     /// (PostgreSQL `FOR UPDATE SKIP LOCKED`). SQLite's write lock already excludes everyone else.
     var claimRows: String {

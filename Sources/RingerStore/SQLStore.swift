@@ -500,16 +500,20 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         try await run { db in
             try db.transaction { () throws -> (CallMachine, [String])? in
                 var callID: String?
-                try db.query(
-                    """
-                    SELECT call_id FROM calls WHERE state = 'ringing' AND callee_id <> '' AND expires_at > ?
-                      AND pushes_recovered_at IS NULL
-                      AND placed_by IS NOT NULL AND placed_by <> ?
-                      AND NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = calls.placed_by AND heartbeat_at > ?)
-                    ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
-                    """, [.real(now.timeIntervalSince1970), .text(node), .real(now.timeIntervalSince1970 - deadAfter)]
-                ) {
-                    callID = $0.text(0)
+                for placer in try Self.deadRingers(
+                    table: "calls", column: "placed_by", index: "calls_ringing_by_node", except: node,
+                    aliveSince: now.addingTimeInterval(-deadAfter),
+                    in: db)
+                {
+                    try db.query(
+                        """
+                        SELECT call_id FROM calls\(db.dialect.indexedBy("calls_ringing_by_node"))
+                        WHERE placed_by = ? AND state = 'ringing' AND pushes_recovered_at IS NULL
+                          AND callee_id <> '' AND expires_at > ?
+                        ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
+                        """, [.text(placer), .real(now.timeIntervalSince1970)]
+                    ) { callID = $0.text(0) }
+                    if callID != nil { break }
                 }
                 guard let callID, let machine = try Self.loadCall(id: callID, in: db) else { return nil }
                 try db.query(
@@ -532,14 +536,21 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         try await run { db in
             try db.transaction { () throws -> (CallMachine, userID: String, deviceIDs: [String])? in
                 var claimed: (callID: String, userID: String)?
-                try db.query(
-                    """
-                    SELECT call_id, user_id FROM call_legs WHERE state = 'ringing' AND expires_at > ?
-                      AND pushes_recovered_at IS NULL AND rung_by IS NOT NULL AND rung_by <> ?
-                      AND NOT EXISTS (SELECT 1 FROM ringer_nodes WHERE node = call_legs.rung_by AND heartbeat_at > ?)
-                    ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
-                    """, [.real(now.timeIntervalSince1970), .text(node), .real(now.timeIntervalSince1970 - deadAfter)]
-                ) { row in claimed = (row.text(0) ?? "", row.text(1) ?? "") }
+                for ringer in try Self.deadRingers(
+                    table: "call_legs", column: "rung_by", index: "call_legs_ringing_by_node", except: node,
+                    aliveSince: now.addingTimeInterval(-deadAfter),
+                    in: db)
+                {
+                    try db.query(
+                        """
+                        SELECT call_id, user_id FROM call_legs\(db.dialect.indexedBy("call_legs_ringing_by_node"))
+                        WHERE rung_by = ? AND state = 'ringing'
+                          AND pushes_recovered_at IS NULL AND expires_at > ?
+                        ORDER BY created_at LIMIT 1\(db.dialect.claimRows)
+                        """, [.text(ringer), .real(now.timeIntervalSince1970)]
+                    ) { row in claimed = (row.text(0) ?? "", row.text(1) ?? "") }
+                    if claimed != nil { break }
+                }
                 guard let claimed, let machine = try Self.loadCall(id: claimed.callID, in: db),
                     let leg = machine.legs?.first(where: { $0.userID == claimed.userID })
                 else { return nil }
@@ -555,6 +566,40 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 let devices = leg.calleeDevices.filter { $0.canBeWoken && !answered.contains($0.id) }.map(\.id)
                 return (machine, claimed.userID, devices)
             }
+        }
+    }
+
+    /// The servers, other than `node`, that ring calls (or legs) whose pushes nobody recovered, and whose heartbeat is
+    /// not newer than `aliveSince` (or that have none): read from the partial index of such rows by server
+    /// (`calls_ringing_by_node`, `call_legs_ringing_by_node`), one seek per distinct server, so the push recovery costs
+    /// a few index seeks a second however many calls ring (it read every ringing call; issue 33).
+    /// - Parameters:
+    ///   - table: `calls` or `call_legs`.
+    ///   - column: the server column, `placed_by` or `rung_by`.
+    ///   - index: the table's partial index of such rows.
+    private static func deadRingers(
+        table: String, column: String, index: String, except node: String, aliveSince: Date, in db: any SQLConnection
+    ) throws -> [String] {
+        var dead: [String] = []
+        var after = ""
+        while true {
+            var next: String?
+            try db.query(
+                """
+                SELECT \(column) FROM \(table)\(db.dialect.indexedBy(index))
+                WHERE state = 'ringing' AND pushes_recovered_at IS NULL AND \(column) > ?
+                ORDER BY \(column) LIMIT 1
+                """, [.text(after)]
+            ) { next = $0.text(0) }
+            guard let server = next else { return dead }
+            after = server
+            guard server != node else { continue }
+            var alive = false
+            try db.query(
+                "SELECT 1 FROM ringer_nodes WHERE node = ? AND heartbeat_at > ?",
+                [.text(server), .real(aliveSince.timeIntervalSince1970)]
+            ) { _ in alive = true }
+            if !alive { dead.append(server) }
         }
     }
 

@@ -416,6 +416,16 @@ enum SchemaMigrations {
             CREATE TABLE push_provider_revision (id INTEGER PRIMARY KEY CHECK (id = 1), revision BIGINT NOT NULL);
             INSERT INTO push_provider_revision (id, revision) VALUES (1, 0);
             """),
+        // The ringing calls and legs whose pushes no server has recovered, by the server that rings them: the push
+        // recovery of every server, every second, finds the few servers with such calls in the index instead of
+        // reading every ringing call (at 500 calls/s and 45 s of ringing, 22,500 rows a second; issue 33).
+        Migration(
+            """
+            CREATE INDEX calls_ringing_by_node ON calls (placed_by, created_at)
+              WHERE state = 'ringing' AND pushes_recovered_at IS NULL;
+            CREATE INDEX call_legs_ringing_by_node ON call_legs (rung_by, created_at)
+              WHERE state = 'ringing' AND pushes_recovered_at IS NULL;
+            """),
     ]
 
     /// Applies every migration newer than the database's version, each in its own transaction.

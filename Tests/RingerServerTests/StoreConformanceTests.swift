@@ -456,6 +456,35 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(claims == [[machine.call.callID, "silent"]])
         #expect(try await second.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "alive/1") == nil)
     }
+
+    /// The recovery reads the servers with unrecovered ringing calls from an index (issue 33); a server with no
+    /// heartbeat at all counts as dead, as before, and among many live servers' calls a dead one's is still found.
+    @Test(arguments: StoreKind.allCases) func aCallOfAServerWithoutAHeartbeatAmongManyLiveOnesIsClaimed(
+        _ kind: StoreKind
+    ) async throws {
+        let store = try await kind.open()
+        let now = Date()
+        try await store.heartbeat(node: "alive/1", at: now)
+        try await store.heartbeat(node: "alive/2", at: now)
+        for index in 0..<40 {
+            let machine = Self.ringingCall(caller: "caller-\(index)", callee: "callee-\(index)")
+            _ = try await store.insertCall(
+                machine, events: [], idempotencyKey: nil, placedBy: index.isMultiple(of: 2) ? "alive/1" : "alive/2")
+        }
+        #expect(try await store.claimOrphanedRingingCall(at: now, deadAfter: 10, claimedBy: "alive/1") == nil)
+        let orphan = Self.ringingCall(caller: "carol", callee: "dave")
+        _ = try await store.insertCall(orphan, events: [], idempotencyKey: nil, placedBy: "never-beat/1")
+        let late = Self.ringingCall(caller: "erin", callee: "frank")
+        _ = try await store.insertCall(late, events: [], idempotencyKey: nil, placedBy: "zz-never-beat/2")
+        var claimed: [String] = []
+        while let (machine, devices) = try await store.claimOrphanedRingingCall(
+            at: now, deadAfter: 10, claimedBy: "alive/1")
+        {
+            claimed.append(machine.call.callID)
+            #expect(devices == ["p"])
+        }
+        #expect(Set(claimed) == [orphan.call.callID, late.call.callID] && claimed.count == 2)
+    }
 }
 
 extension RingerStore {
