@@ -220,8 +220,13 @@ final class EventHub: Sendable {
     /// - Parameter events: events as the store returned them (any order).
     func deliver(_ events: [StoredEvent]) {
         var byUser: [String: [Outgoing]] = [:]
+        var listening: [String: Bool] = [:]
         for event in events {
-            guard let encoded = outgoing(event) else { continue }
+            // Nothing is encoded for a user with no stream here (most of a server's events, issue 33): a stream
+            // that opens after this look reads the event from the store, where it was committed before delivery.
+            let here = listening[event.userID] ?? stripe(of: event.userID).withLock { $0[event.userID] != nil }
+            listening[event.userID] = here
+            guard here, let encoded = outgoing(event) else { continue }
             byUser[event.userID, default: []].append(encoded)
         }
         for (userID, encoded) in byUser { release(encoded, of: userID) }
