@@ -691,7 +691,13 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func call(id: String) async throws -> CallMachine? {
-        try await read { db in try Self.loadCall(id: id, in: db) }
+        // Decoded after the read: a read holds the reading connection (and a thread of Swift's pool) only for SQLite.
+        let text = try await read { db in
+            var text: String?
+            try db.query("SELECT machine FROM calls WHERE call_id = ?", [.text(id)]) { text = $0.text(0) }
+            return text
+        }
+        return try text.map { try Self.decodeText(CallMachine.self, $0) }
     }
 
     public func calls(ofUser userID: String, limit: Int, before: String?) async throws -> [Call] {
@@ -1066,13 +1072,14 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     public func pushAttempts(callID: String) async throws -> [PushAttempt] {
-        try await read { db in
+        let texts = try await read { db in
             var texts: [String] = []
             try db.query("SELECT record FROM push_attempts WHERE call_id = ? ORDER BY id", [.text(callID)]) { row in
                 if let text = row.text(0) { texts.append(text) }
             }
-            return try texts.map { try Self.decodeText(PushAttempt.self, $0) }
+            return texts
         }
+        return try texts.map { try Self.decodeText(PushAttempt.self, $0) }
     }
 
     // MARK: JSON columns

@@ -13,9 +13,12 @@ final class SQLiteConnection: SQLConnection {
     /// use is taken out, so a query nested in another's row callback prepares its own.
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Statements kept at most: the store's SQL is a fixed set, but a few statements are built with as many
-    /// placeholders as a list has entries.
+    /// Statements kept at most: the store's SQL is a fixed set.
     static let statementCacheLimit = 256
+    /// Placeholders a kept statement has at most: a few statements are built with as many placeholders as a list has
+    /// entries (the retention sweep's `IN` lists, up to 500), one text per length, which would fill the cache with
+    /// statements seldom run again.
+    static let cachedBindingsLimit = 32
 
     /// Opens (creating if needed) the database file and sets WAL mode, a busy timeout and foreign keys.
     /// - Parameters:
@@ -73,7 +76,9 @@ final class SQLiteConnection: SQLConnection {
             // Reset at once: a statement left stepping keeps its read transaction, and its bindings their copies.
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
-            if statements[sql] == nil, statements.count < Self.statementCacheLimit {
+            if bindings.count <= Self.cachedBindingsLimit, statements[sql] == nil,
+                statements.count < Self.statementCacheLimit
+            {
                 statements[sql] = statement
             } else {
                 sqlite3_finalize(statement)

@@ -33,7 +33,7 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
 /// of them: one sync for the batch, none on the pool. A failed COMMIT fails the whole batch, and nothing of it is
 /// kept. Every batch first checks that the file is still the one opened.
 final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
-    // @unchecked: `connection` is only touched on `queue`; `pending` only under `lock`.
+    // @unchecked: `connection` is only touched on `queue`; `pending`, `draining` and `fileLost` only under `lock`.
     private let connection: SQLiteConnection
     /// The connection reads of a few rows run on, on the caller's thread; nil for `:memory:` (a second connection
     /// would open another, empty database).
@@ -42,6 +42,9 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Job] = []
     private var draining = false
+    /// Set, under `lock`, once a batch found the file deleted or replaced (``checkFile()``, before every batch: at
+    /// least once a second in a running server, whose heartbeat is a write); reads fail with it from then on.
+    private var fileLost: StoreError?
     /// The database file's path and identity (device, inode) when opened; nil for `:memory:`.
     private let file: (path: String, device: UInt64, inode: UInt64)?
 
@@ -80,6 +83,8 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     func withReadConnection<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
     {
         guard let reader else { return try await withConnection(body) }
+        // A file the writes found deleted or replaced is not read either: the reader would go on reading the old inode.
+        if let lost = lock.withLock({ fileLost }) { throw lost }
         return try reader.read(body)
     }
 
@@ -162,6 +167,13 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     private func commit(_ batch: [Job]) -> (any Error)? {
         do {
             try checkFile()
+        } catch let error as StoreError {
+            lock.withLock { fileLost = error }
+            return error
+        } catch {
+            return error
+        }
+        do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
             return error

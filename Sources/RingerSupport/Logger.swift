@@ -148,8 +148,13 @@ public struct StreamLogHandler: LogHandler {
         return handler
     }()
 
-    /// Writes to `handle`, which must stay open while the handler is used.
-    public init(handle: FileHandle) { output = BufferedOutput(descriptor: handle.fileDescriptor) }
+    /// Writes to `handle`, kept open as long as the handler or a flush it queued lives.
+    public init(handle: FileHandle) { self.init(handle: handle, flushDelay: Self.flushDelay) }
+
+    /// Writes to `handle`, an info line waiting at most `flushDelay` seconds (tests).
+    init(handle: FileHandle, flushDelay: Double) {
+        output = BufferedOutput(handle: handle, flushDelay: flushDelay)
+    }
 
     public func write(_ event: LogEvent) {
         var line = RingerJSON.formatTimestamp(event.date)
@@ -168,12 +173,20 @@ public struct StreamLogHandler: LogHandler {
 /// Bytes gathered for one descriptor and written in batches (``StreamLogHandler``).
 private final class BufferedOutput: @unchecked Sendable {
     // @unchecked: `pending` and `flushQueued` only under `lock`; writes happen under it too, so lines keep their order.
-    private let descriptor: Int32
+    /// Held, not only its descriptor: a handle freed (and its descriptor closed and reused) before a queued flush ran
+    /// would have that flush write into whatever file took the number.
+    private let handle: FileHandle
+    private let flushDelay: Double
     private let lock = NSLock()
     private var pending: [UInt8] = []
     private var flushQueued = false
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    init(handle: FileHandle, flushDelay: Double) {
+        self.handle = handle
+        self.flushDelay = flushDelay
+    }
+
+    deinit { writePending() }
 
     /// Adds `line`; writes everything gathered at once when `now` or when the batch is full, otherwise makes sure a
     /// flush comes within ``StreamLogHandler/flushDelay``.
@@ -189,7 +202,7 @@ private final class BufferedOutput: @unchecked Sendable {
             return true
         }
         if queueFlush {
-            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + StreamLogHandler.flushDelay) {
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + flushDelay) {
                 self.flush()
             }
         }
@@ -209,7 +222,7 @@ private final class BufferedOutput: @unchecked Sendable {
         pending.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Foundation.write(handle.fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written > 0 {
                     offset += written
                 } else if written < 0 && errno == EINTR {

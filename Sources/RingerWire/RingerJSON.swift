@@ -85,9 +85,14 @@ public enum RingerJSON {
             seconds.remainder < 0
             ? (seconds.quotient - 1, seconds.remainder + 1000)
             : (seconds.quotient, seconds.remainder)
-        var time = time_t(whole)
         var parts = tm()
-        gmtime_r(&time, &parts)
+        // A `time_t` of 32 bits (watchOS on arm64_32) ends in 2038, and years outside 1-9999 are not four digits: the
+        // formatter writes those.
+        guard var time = time_t(exactly: whole), gmtime_r(&time, &parts) != nil, (-1899...8099).contains(parts.tm_year)
+        else {
+            let text = Date.ISO8601FormatStyle().format(Date(timeIntervalSince1970: TimeInterval(whole)))
+            return text.dropLast() + "." + String(fraction + 1000).dropFirst() + "Z"
+        }
         var text = ""
         text.reserveCapacity(24)
         func append(_ value: Int, width: Int) {

@@ -30,12 +30,15 @@ final class ContextResources {
 
     /// A one-protocol table (plus the zeroed terminator lws expects) using `callback`.
     /// Index 0 is also where lws binds HTTP and WebSocket clients that name no subprotocol.
-    func protocols(name: String, callback: ProtocolCallback, rxBufferSize: Int) -> UnsafePointer<lws_protocols> {
+    func protocols(
+        name: String, callback: ProtocolCallback, rxBufferSize: Int, txPacketSize: Int = 0
+    ) -> UnsafePointer<lws_protocols> {
         let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
         table.initialize(repeating: lws_protocols(), count: 2)
         table[0].name = cString(name)
         table[0].callback = callback
         table[0].rx_buffer_size = rxBufferSize
+        table[0].tx_packet_size = txPacketSize
         protocolTables.append(table)
         return UnsafePointer(table)
     }

@@ -5,8 +5,8 @@ import RingerHTTP
 /// the header block first, then the body in chunks that fit the HTTP/2 frame size and the
 /// peer's flow-control window. Service thread only.
 struct ResponseWriter {
-    /// Largest piece of a raw-socket answer per `lws_write`: the protocol's receive buffer
-    /// (``ServerEngine/webSocketReadBufferBytes``), which lws takes as its send limit too.
+    /// Largest piece of a raw-socket answer per `lws_write`: under lws' send limit (``ServerEngine/sendLimitBytes``),
+    /// so no piece is held back for later, which the raw role drops when the connection closes.
     static let rawPieceBytes = 256
     /// Largest body chunk per callback: the default HTTP/2 SETTINGS_MAX_FRAME_SIZE (RFC 9113 §6.5.2).
     static let chunkSize = 16 * 1024

@@ -9,6 +9,13 @@ extension ServerEngine {
     /// hold any control frame whole (payload ≤ 125 bytes, RFC 6455 §5.5); longer messages come in pieces.
     static let webSocketReadBufferBytes = 256
 
+    /// Bytes lws sends per `send` at most (`tx_packet_size`). Left at 0, lws 4.1 limits each send to the receive
+    /// buffer above plus `LWS_PRE` and 4 (`lws_issue_raw`, "limit sending"), so a 1 KB answer or event frame went out
+    /// in four sends, each after its own trip through the event loop for POLLOUT (found in issue 33's review). One
+    /// ``ResponseWriter`` chunk, plus lws' headroom for a WebSocket frame header: every answer and event Ringer writes
+    /// goes in one send when the socket takes it. No buffer of this size is allocated; it is only a limit.
+    static let sendLimitBytes = ResponseWriter.chunkSize + 64
+
     /// Fills `lws_context_creation_info` for this server on the libuv `loop`; `resources` keeps the C
     /// memory alive. lws does not listen: the wrapper accepts and hands each socket to the vhost.
     func makeContextInfo(
@@ -22,7 +29,8 @@ extension ServerEngine {
             name: "http-and-websocket", callback: clwsServerCallback,
             rxBufferSize: min(
                 configuration.maxWebSocketMessageBytes,
-                Self.webSocketReadBufferBytes))
+                Self.webSocketReadBufferBytes),
+            txPacketSize: Self.sendLimitBytes)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.options |=
             CLWS_SERVER_OPTION_VALIDATE_UTF8 | CLWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND

@@ -222,8 +222,10 @@ final class EventHub: Sendable {
         var byUser: [String: [Outgoing]] = [:]
         var listening: [String: Bool] = [:]
         for event in events {
-            // Nothing is encoded for a user with no stream here (most of a server's events, issue 33): a stream
-            // that opens after this look reads the event from the store, where it was committed before delivery.
+            // Nothing is encoded for a user with no stream here (most of a server's events, issue 33). A stream
+            // admitted after this look has its baseline read after the event was committed, so the event is at or
+            // below it: replayed from the store when the socket asked `since`, and covered by the `seq` of its
+            // `stream.ready` when it did not, as for any event stored before a socket opened.
             let here = listening[event.userID] ?? stripe(of: event.userID).withLock { $0[event.userID] != nil }
             listening[event.userID] = here
             guard here, let encoded = outgoing(event) else { continue }
