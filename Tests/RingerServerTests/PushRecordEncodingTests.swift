@@ -4,6 +4,7 @@ import Foundation
 import RingerCore
 import RingerSupport
 import RingerWire
+import RingerTestSupport
 import Testing
 
 @testable import RingerServer
@@ -141,6 +142,8 @@ import Testing
         #expect(refusal.metadata["push.type"]?.description == "voip")
         #expect(refusal.metadata["apns.environment"]?.description == "sandbox")
         #expect(refusal.metadata["apns.topic"]?.description == "com.example.app.voip")
+        // Observed once the store has the outcome, which `deliver` hands over without waiting (issue 33).
+        #expect(await eventually { !outcomes.withLock { $0 }.isEmpty })
         let outcome = try #require(outcomes.withLock { $0 }.first)
         #expect(outcome.provider.rawValue == "apns" && outcome.pushType.rawValue == "voip")
     }
