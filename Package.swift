@@ -108,6 +108,8 @@ let package = Package(
                 "RingerWire", "RingerCore", "RingerStore", "RingerSupport", "APNs",
                 "FCM", "JWT", "OpenSSLSupport", "CurlHTTP",
                 "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON",
+                // The ringing push's body, written without a general encoder (issue 33).
+                "CJansson",
             ],
             swiftSettings: strict),
 

@@ -24,7 +24,8 @@ struct APNsPushSender: PushSender {
     /// The VoIP payload for a ringing call (docs/openapi.yaml `components/schemas/VoIPPush`).
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func incomingCallPayload(for call: Call, now: Date) throws -> [UInt8] {
-        Array(try RingerJSON.encode(VoIPPush(ringer: .init(ringing: call, sentAt: now))))
+        let body = VoIPPush.Body(ringing: call, sentAt: now)
+        return try RingingBodyJSON.voipPush(body) ?? Array(RingerJSON.encode(VoIPPush(ringer: body)))
     }
 
     /// The payload of an update push: one that stops the ringing (background) or tells of a missed call (alert).

@@ -34,12 +34,14 @@ struct FCMPushSender: PushSender {
     /// otherwise (`AlertOrBackgroundPush`'s `ringer`).
     /// - Throws: `EncodingError` (never for a well-formed call).
     static func data(for purpose: PushRequest.Purpose, call: Call, now: Date) throws -> [String: String] {
-        let json: Data
+        let json: [UInt8]
         switch purpose {
         case .ring:
-            json = try RingerJSON.encode(VoIPPush.Body(ringing: call, sentAt: now))
+            let body = VoIPPush.Body(ringing: call, sentAt: now)
+            json = try RingingBodyJSON.body(body) ?? Array(RingerJSON.encode(body))
         case .stopRinging, .missedCall:
-            json = try RingerJSON.encode(AlertOrBackgroundPush.Body(type: purpose.eventType, callID: call.callID))
+            json = Array(
+                try RingerJSON.encode(AlertOrBackgroundPush.Body(type: purpose.eventType, callID: call.callID)))
         }
         return ["ringer": String(decoding: json, as: UTF8.self)]
     }
