@@ -35,6 +35,10 @@ final class SQLiteConnection: SQLConnection {
             throw StoreError.database("sqlite3_open_v2", code: rc, message: message)
         }
         handle = db
+        // First, before any statement: another connection closing (the last one of a WAL database checkpoints and
+        // removes the log under an exclusive lock) made an opening one's first PRAGMA fail at once with "database is
+        // locked" (StoreConformanceTests, a loaded run once the store had a reading connection too).
+        sqlite3_busy_timeout(db, 5_000)
         try execute("PRAGMA journal_mode = WAL")
         // FULL: every COMMIT syncs the write-ahead log before it returns, so a call answered `201` is on disk. NORMAL
         // syncs the log only at checkpoints, and a file-system failure lost calls already acknowledged (issue 26; 7 of
@@ -42,7 +46,6 @@ final class SQLiteConnection: SQLConnection {
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA foreign_keys = ON")
         if reader { try execute("PRAGMA query_only = ON") }
-        sqlite3_busy_timeout(db, 5_000)
     }
 
     deinit {
