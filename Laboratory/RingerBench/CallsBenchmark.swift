@@ -33,30 +33,17 @@ struct CallsBenchmark: Sendable {
             progress("calls: starting ringer serve")
             let server = try await RingerServeProcess.start(
                 executable: executable, fixture: fixture, apnsPort: sandbox.port)
-            var ours: CallsReport.Target
-            do {
-                ours = try await measure(
-                    name: "ringer serve", url: server.url, pid: server.process.pid, adminKeyFile: server.adminKeyFile,
-                    sandbox: sandbox, fixture: fixture, checkRunning: server.checkRunning, progress: progress)
-            } catch {
-                _ = await server.stop()
-                throw error
-            }
-            ours.maxRSSKiB = await server.stop().maxRSSKiB
+            let ours = try await measure(
+                name: "ringer serve", url: server.url, process: server.process, adminKeyFile: server.adminKeyFile,
+                sandbox: sandbox, fixture: fixture, checkRunning: server.checkRunning, stop: server.stop,
+                progress: progress)
             progress("calls: starting the peer gateway")
             let gateway = try await GatewayProcess.start(
                 python: python, script: options.gatewayScript, sandboxPort: sandbox.port, fixture: fixture)
-            var theirs: CallsReport.Target
-            do {
-                theirs = try await measure(
-                    name: "peer gateway", url: gateway.url, pid: gateway.process.pid,
-                    adminKeyFile: gateway.adminKeyFile, sandbox: sandbox, fixture: fixture,
-                    checkRunning: gateway.checkRunning, progress: progress)
-            } catch {
-                _ = await gateway.stop()
-                throw error
-            }
-            theirs.maxRSSKiB = await gateway.stop().maxRSSKiB
+            let theirs = try await measure(
+                name: "peer gateway", url: gateway.url, process: gateway.process, adminKeyFile: gateway.adminKeyFile,
+                sandbox: sandbox, fixture: fixture, checkRunning: gateway.checkRunning, stop: gateway.stop,
+                progress: progress)
             outcome = .success(
                 CallsReport(
                     ringer: ours, peer: theirs, rates: options.rates, concurrency: options.concurrency,
@@ -70,8 +57,28 @@ struct CallsBenchmark: Sendable {
         return try outcome.get()
     }
 
-    /// Sets one server up, runs the steps against it, and checks every call reached the sandbox once.
+    /// Sets one server up, runs the steps against it, checks every call reached the sandbox once, and stops the server
+    /// whatever happens (its peak RSS goes in the figures).
     private func measure(
+        name: String, url: String, process: ChildProcess, adminKeyFile: URL, sandbox: SandboxProcess,
+        fixture: BenchmarkFixture, checkRunning: () throws -> Void, stop: () async -> ProcessUsage,
+        progress: @Sendable (String) -> Void
+    ) async throws -> CallsReport.Target {
+        var target: CallsReport.Target
+        do {
+            target = try await steps(
+                name: name, url: url, pid: process.pid, adminKeyFile: adminKeyFile, sandbox: sandbox, fixture: fixture,
+                checkRunning: checkRunning, progress: progress)
+        } catch {
+            _ = await stop()
+            throw error
+        }
+        target.maxRSSKiB = await stop().maxRSSKiB
+        return target
+    }
+
+    /// The set-up, the steps and the push count of ``measure(name:url:process:adminKeyFile:sandbox:fixture:checkRunning:stop:progress:)``.
+    private func steps(
         name: String, url: String, pid: pid_t, adminKeyFile: URL, sandbox: SandboxProcess,
         fixture: BenchmarkFixture, checkRunning: () throws -> Void, progress: @Sendable (String) -> Void
     ) async throws -> CallsReport.Target {

@@ -471,16 +471,4 @@ public struct StoredAPIKey: Hashable, Sendable {
 extension RingerStore {
     /// A store that does not time its operations ignores the observer.
     public func observeOperations(_ observer: @escaping @Sendable (TimeInterval) -> Void) {}
-
-    /// A store without a queue of its own records in a task of its own.
-    public func recordPushAttempt(_ attempt: PushAttempt, committed: @escaping @Sendable ((any Error)?) -> Void) {
-        Task {
-            do {
-                try await recordPushAttempt(attempt)
-                committed(nil)
-            } catch {
-                committed(error)
-            }
-        }
-    }
 }

@@ -371,13 +371,25 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     static let idempotencyWindow: TimeInterval = 24 * 3600
 
     public func call(forIdempotencyKey key: String, userID: String, at now: Date) async throws -> CallMachine? {
-        try await read { db in try Self.call(forIdempotencyKey: key, userID: userID, at: now, in: db) }
+        let text = try await read { db in
+            try Self.callID(forIdempotencyKey: key, userID: userID, at: now, in: db).flatMap {
+                try Self.machineText(id: $0, in: db)
+            }
+        }
+        return try text.map { try Self.decodeText(CallMachine.self, $0) }
     }
 
     private static func call(
         forIdempotencyKey key: String, userID: String, at now: Date,
         in db: any SQLConnection
     ) throws -> CallMachine? {
+        try callID(forIdempotencyKey: key, userID: userID, at: now, in: db).flatMap { try loadCall(id: $0, in: db) }
+    }
+
+    /// The call a key made within ``idempotencyWindow``, if any.
+    private static func callID(
+        forIdempotencyKey key: String, userID: String, at now: Date, in db: any SQLConnection
+    ) throws -> String? {
         var callID: String?
         try db.query(
             "SELECT call_id FROM idempotency_keys WHERE user_id = ? AND key = ? AND created_at >= ?",
@@ -385,7 +397,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         ) {
             callID = $0.text(0)
         }
-        return try callID.flatMap { try loadCall(id: $0, in: db) }
+        return callID
     }
 
     public func updateCall<T: Sendable>(
@@ -692,11 +704,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
 
     public func call(id: String) async throws -> CallMachine? {
         // Decoded after the read: a read holds the reading connection (and a thread of Swift's pool) only for SQLite.
-        let text = try await read { db in
-            var text: String?
-            try db.query("SELECT machine FROM calls WHERE call_id = ?", [.text(id)]) { text = $0.text(0) }
-            return text
-        }
+        let text = try await read { db in try Self.machineText(id: id, in: db) }
         return try text.map { try Self.decodeText(CallMachine.self, $0) }
     }
 
@@ -903,9 +911,14 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     private static func loadCall(id: String, in db: any SQLConnection) throws -> CallMachine? {
+        try machineText(id: id, in: db).map { try Self.decodeText(CallMachine.self, $0) }
+    }
+
+    /// The call's stored machine, as JSON text.
+    private static func machineText(id: String, in db: any SQLConnection) throws -> String? {
         var text: String?
         try db.query("SELECT machine FROM calls WHERE call_id = ?", [.text(id)]) { text = $0.text(0) }
-        return try text.map { try Self.decodeText(CallMachine.self, $0) }
+        return text
     }
 
     // MARK: Events

@@ -132,7 +132,8 @@ public protocol LogHandler: Sendable {
 /// Lines are gathered and written together: at most ``flushDelay`` after the first line of a batch, at once when the
 /// batch reaches ``flushBytes`` or a line is a warning or worse, and when the process exits normally (`exit`, or the
 /// end of `main`). A busy server wrote two lines a call, each its own `write(2)`, and formatted each time with a new
-/// ISO 8601 formatter (issue 33). The time is the API's (``RingerJSON/formatTimestamp(_:)``). A crash may lose the last ``flushDelay`` of info lines, never a warning or error.
+/// ISO 8601 formatter (issue 33). The time is the API's (``RingerJSON/formatTimestamp(_:)``). A crash may lose the last
+/// ``flushDelay`` of info lines, never a warning or error.
 public struct StreamLogHandler: LogHandler {
     private let output: BufferedOutput
 

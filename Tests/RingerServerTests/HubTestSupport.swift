@@ -223,6 +223,9 @@ final class HookedStore: RingerStore {
         try await base.recentSequences(since: date)
     }
     func recordPushAttempt(_ attempt: PushAttempt) async throws { try await base.recordPushAttempt(attempt) }
+    func recordPushAttempt(_ attempt: PushAttempt, committed: @escaping @Sendable ((any Error)?) -> Void) {
+        base.recordPushAttempt(attempt, committed: committed)
+    }
     func pushAttempts(callID: String) async throws -> [PushAttempt] { try await base.pushAttempts(callID: callID) }
 }
 

@@ -10,9 +10,11 @@ import RingerWire
 enum RingingBodyJSON {
     /// `{"ringer":{…}}`, the VoIP push's payload; nil when Jansson could not build it (out of memory).
     static func voipPush(_ body: VoIPPush.Body) -> [UInt8]? {
-        guard let ringer = object(body), let root = json_object() else { return nil }
+        guard let ringer = object(body) else { return nil }
+        let root = json_object()
         defer { json_decref(root) }
-        guard json_object_set_new(root, "ringer", ringer) == 0 else { return nil }
+        // Jansson takes `ringer` whether it succeeds or not (and refuses a nil root).
+        guard json_object_set_new(root, "ringer", ringer) == 0, let root else { return nil }
         return dump(root)
     }
 
@@ -25,47 +27,42 @@ enum RingingBodyJSON {
 
     /// The body's object, owned by the caller; nil (nothing leaked) when a piece could not be made.
     private static func object(_ body: VoIPPush.Body) -> UnsafeMutablePointer<json_t>? {
-        guard let object = json_object() else { return nil }
-        var members: [(String, UnsafeMutablePointer<json_t>?)] = [
-            ("v", json_integer(json_int_t(body.v))), ("type", string(body.type.rawValue)),
-            ("call_id", string(body.callID)), ("caller", party(body.caller)),
-            ("has_video", body.hasVideo ? json_true() : json_false()),
-            ("sent_at", json_integer(json_int_t(body.sentAt))),
-            ("expires_at", json_integer(json_int_t(body.expiresAt))),
-        ]
-        if let callee = body.calleeID { members.append(("callee_id", string(callee))) }
-        if let waiting = body.waiting { members.append(("waiting", waiting ? json_true() : json_false())) }
+        var complete = true
+        // Jansson takes `value` whether it succeeds or not, and refuses a nil value or a nil object: a piece that
+        // could not be made fails the whole body, and nothing leaks.
+        func set(_ object: UnsafeMutablePointer<json_t>?, _ name: String, _ value: UnsafeMutablePointer<json_t>?) {
+            if json_object_set_new(object, name, value) != 0 { complete = false }
+        }
+        func party(_ party: Party) -> UnsafeMutablePointer<json_t>? {
+            let object = json_object()
+            set(object, "id", string(party.id))
+            if let name = party.name { set(object, "name", string(name)) }
+            return object
+        }
+        let object = json_object()
+        set(object, "v", json_integer(json_int_t(body.v)))
+        set(object, "type", string(body.type.rawValue))
+        set(object, "call_id", string(body.callID))
+        set(object, "caller", party(body.caller))
+        set(object, "has_video", body.hasVideo ? json_true() : json_false())
+        set(object, "sent_at", json_integer(json_int_t(body.sentAt)))
+        set(object, "expires_at", json_integer(json_int_t(body.expiresAt)))
+        if let callee = body.calleeID { set(object, "callee_id", string(callee)) }
+        if let waiting = body.waiting { set(object, "waiting", waiting ? json_true() : json_false()) }
         if let group = body.group {
+            let summary = json_object()
             let others = json_array()
             for other in group.others {
-                // A piece that could not be made fails the whole body below (json_array_append_new frees it).
-                if json_array_append_new(others, party(other)) != 0 { members.append(("", nil)) }
+                if json_array_append_new(others, party(other)) != 0 { complete = false }
             }
-            let summary = json_object()
-            if let summary {
-                json_object_set_new(summary, "count", json_integer(json_int_t(group.count)))
-                json_object_set_new(summary, "others", others)
-            } else if let others {
-                json_decref(others)
-            }
-            members.append(("group", summary))
+            set(summary, "count", json_integer(json_int_t(group.count)))
+            set(summary, "others", others)
+            set(object, "group", summary)
         }
-        var complete = true
-        for (name, value) in members {
-            // json_object_set_new takes the value even when it fails, and a nil value is refused.
-            if value == nil || json_object_set_new(object, name, value) != 0 { complete = false }
-        }
-        guard complete else {
+        guard complete, let object else {
             json_decref(object)
             return nil
         }
-        return object
-    }
-
-    private static func party(_ party: Party) -> UnsafeMutablePointer<json_t>? {
-        guard let object = json_object() else { return nil }
-        json_object_set_new(object, "id", string(party.id))
-        if let name = party.name { json_object_set_new(object, "name", string(name)) }
         return object
     }
 
