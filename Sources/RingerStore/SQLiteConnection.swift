@@ -45,6 +45,10 @@ final class SQLiteConnection: SQLConnection {
         // 115 answered in the last 170 ms). The cost is one fsync per transaction (BENCHMARKS.md, "Durability").
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA foreign_keys = ON")
+        // The group commit runs each job in a savepoint, whose statement journal (the pages as they were before the
+        // job) spilled to a temporary file past 64 KiB: a new call writes more, and every call then opened, wrote
+        // and deleted a file (about 10 writes a call, issue 33). In memory it is a few pages a job, freed at COMMIT.
+        try execute("PRAGMA temp_store = MEMORY")
         if reader { try execute("PRAGMA query_only = ON") }
     }
 

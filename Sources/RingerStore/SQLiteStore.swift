@@ -32,8 +32,14 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
 /// nothing: a failing one is rolled back to its savepoint alone) and commits once, and only then answers every one
 /// of them: one sync for the batch, none on the pool. A failed COMMIT fails the whole batch, and nothing of it is
 /// kept. Every batch first checks that the file is still the one opened.
+///
+/// Work nobody waits for (``submit(_:committed:)``: a push's outcome) does not start a batch of its own: it joins
+/// the next batch that somebody waits for, or is committed ``deferredWindow`` after it came if none comes. At 500
+/// calls/s every call's push outcome had cost a commit of its own, one more `fdatasync` and its pages written again
+/// (issue 33).
 final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
-    // @unchecked: `connection` is only touched on `queue`; `pending`, `draining` and `fileLost` only under `lock`.
+    // @unchecked: `connection` is only touched on `queue`; `pending`, `pendingUrgent`, `draining`, `deferredArmed`
+    // and `fileLost` only under `lock`.
     private let connection: SQLiteConnection
     /// The connection reads of a few rows run on, on the caller's thread; nil for `:memory:` (a second connection
     /// would open another, empty database).
@@ -41,7 +47,12 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     private let queue = DispatchQueue(label: "ringer-sqlite")
     private let lock = NSLock()
     private var pending: [Job] = []
+    /// Whether `pending` holds work somebody waits for: only then does a batch start at once.
+    private var pendingUrgent = false
+    /// Whether the store's thread runs batches or is about to.
     private var draining = false
+    /// Whether the commit of waiting deferred work is scheduled (``deferredWindow``).
+    private var deferredArmed = false
     /// Set, under `lock`, once a batch found the file deleted or replaced (``checkFile()``, before every batch: at
     /// least once a second in a running server, whose heartbeat is a write); reads fail with it from then on.
     private var fileLost: StoreError?
@@ -51,11 +62,18 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
     /// Most pieces of work in one commit, so that a long queue still gets its answers in steps.
     static let maximumBatch = 64
 
+    /// The longest deferred work waits for a batch to join before it is committed alone: short beside the
+    /// observers of a push's outcome (metrics, a call's push outcomes read back), long beside the gap between calls
+    /// under load.
+    static let deferredWindow: DispatchTimeInterval = .milliseconds(20)
+
     /// One piece of work: runs on the connection, answers once the batch is committed.
     private struct Job {
         /// Runs the work; returns its error, if any (then the batch undoes it).
         let run: (SQLiteConnection) -> (any Error)?
         let commit: ((any Error)?) -> Void
+        /// Nobody waits for it: it joins the next batch (``deferredWindow``).
+        var deferred = false
     }
 
     init(path: String, migrating: Bool) throws {
@@ -88,8 +106,9 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
         return try reader.read(body)
     }
 
-    /// Runs `body` on the store's thread inside the next batch; `committed` is told, on that thread, once the batch
-    /// is committed (nil) or failed. Nobody waits to be resumed.
+    /// Runs `body` on the store's thread inside the next batch somebody waits for, or alone after at most
+    /// ``deferredWindow``; `committed` is told, on that thread, once the batch is committed (nil) or failed. Nobody
+    /// waits to be resumed.
     func submit(
         _ body: @escaping @Sendable (any SQLConnection) throws -> Void,
         committed: @escaping @Sendable ((any Error)?) -> Void
@@ -102,18 +121,43 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
                     do { try body(connection) } catch { failure = error }
                     return failure
                 },
-                commit: { batchFailure in committed(failure ?? batchFailure) }))
+                commit: { batchFailure in committed(failure ?? batchFailure) }, deferred: true))
     }
 
-    /// Adds `job` to the next batch, starting the store's thread on it when it is idle.
+    /// Adds `job` to the next batch, starting the store's thread on it when it is idle and somebody waits for the
+    /// work, else making sure the deferred work is committed within ``deferredWindow``.
     private func enqueue(_ job: Job) {
-        let start = lock.withLock { () -> Bool in
+        enum Start { case none, drain, arm }
+        let start = lock.withLock { () -> Start in
             pending.append(job)
-            guard !draining else { return false }
-            draining = true
-            return true
+            if !job.deferred { pendingUrgent = true }
+            guard !draining else { return .none }
+            if pendingUrgent {
+                draining = true
+                return .drain
+            }
+            guard !deferredArmed else { return .none }
+            deferredArmed = true
+            return .arm
         }
-        if start { queue.async { self.drain() } }
+        switch start {
+        case .none: break
+        case .drain: queue.async { self.drain(flushing: false) }
+        case .arm: armDeferred()
+        }
+    }
+
+    /// Schedules the commit of the deferred work waiting, ``deferredWindow`` from now.
+    private func armDeferred() {
+        queue.asyncAfter(deadline: .now() + Self.deferredWindow) {
+            let start = self.lock.withLock { () -> Bool in
+                self.deferredArmed = false
+                guard !self.draining, !self.pending.isEmpty else { return false }
+                self.draining = true
+                return true
+            }
+            if start { self.drain(flushing: true) }
+        }
     }
 
     /// Runs `body` on the store's thread inside the next batch and returns once that batch is committed (or failed).
@@ -142,20 +186,28 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
         }
     }
 
-    /// Runs batches until nothing waits. On `queue`.
-    private func drain() {
+    /// Runs batches until nothing waits, or only deferred work does (`flushing`: that too). On `queue`.
+    private func drain(flushing: Bool) {
         while true {
-            let batch = lock.withLock { () -> [Job] in
+            let (batch, arm) = lock.withLock { () -> ([Job], Bool) in
+                guard !pending.isEmpty, pendingUrgent || flushing else {
+                    draining = false
+                    let arm = !pending.isEmpty && !deferredArmed
+                    if arm { deferredArmed = true }
+                    return ([], arm)
+                }
                 var taken: [Job] = []
                 if pending.count <= Self.maximumBatch {
                     swap(&taken, &pending)
+                    pendingUrgent = false
                 } else {
                     taken = Array(pending.prefix(Self.maximumBatch))
                     pending.removeFirst(Self.maximumBatch)
+                    pendingUrgent = pending.contains { !$0.deferred }
                 }
-                if taken.isEmpty { draining = false }
-                return taken
+                return (taken, false)
             }
+            if arm { armDeferred() }
             guard !batch.isEmpty else { return }
             let failure = commit(batch)
             for job in batch { job.commit(failure) }

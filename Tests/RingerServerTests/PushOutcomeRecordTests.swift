@@ -1,6 +1,7 @@
 import Foundation
 import RingerCore
 import RingerStore
+import RingerSupport
 import RingerWire
 import Testing
 
@@ -41,6 +42,35 @@ struct PushOutcomeRecordTests {
         }
         #expect(errors == 0)
         #expect(try await store.pushAttempts(callID: callID).count == 51)
+    }
+
+    @Test func anOutcomeWaitsForTheNextCommitSomebodyWaitsForAndIsStoredWithIt() async throws {
+        let store = try await StoreKind.sqlite.open()
+        let machine = StoreConformanceTests.ringingCall()
+        _ = try await store.insertCall(machine, events: [], idempotencyKey: nil)
+        let callID = machine.call.callID
+        let heard = LockedValue(false)
+        store.recordPushAttempt(Self.attempt(callID)) { _ in heard.withLock { $0 = true } }
+        // Well inside the window (20 ms): nobody has committed it yet, whatever the machine's speed.
+        try await Task.sleep(for: .milliseconds(2))
+        #expect(!heard.withLock { $0 })
+        // A write somebody waits for takes it along: it is stored, and heard of, by the time that write returns.
+        let other = StoreConformanceTests.ringingCall(caller: "carol", callee: "dave")
+        _ = try await store.insertCall(other, events: [], idempotencyKey: nil)
+        #expect(heard.withLock { $0 })
+        #expect(try await store.pushAttempts(callID: callID).count == 1)
+    }
+
+    @Test func anOutcomeNoOtherWriteTakesAlongIsStoredWithinTheWindow() async throws {
+        let store = try await StoreKind.sqlite.open()
+        let machine = StoreConformanceTests.ringingCall()
+        _ = try await store.insertCall(machine, events: [], idempotencyKey: nil)
+        let started = ContinuousClock.now
+        let error = await Self.record(Self.attempt(machine.call.callID), in: store)
+        #expect(error == nil)
+        // Not before its window: it waited for company.
+        #expect(ContinuousClock.now - started >= .milliseconds(20))
+        #expect(try await store.pushAttempts(callID: machine.call.callID).count == 1)
     }
 
     @Test func aStoreWhoseFileWasDeletedTellsTheOneWhoHandedTheOutcomeOver() async throws {
