@@ -4,13 +4,18 @@ import CLWS
 extension ClientEngine {
     /// Drains the mailbox after `lws_cancel_service` (lws calls this once per vhost; later calls find it empty).
     func onWake() -> Int32 {
-        for message in mailbox.drain() {
-            switch message {
-            case .connect(let request):
-                open(request)
-            case .writable(let id):
-                guard let session = table.sessions[id], session.isEstablished, let wsi = session.wsi else { continue }
-                lws_callback_on_writable(wsi)
+        // Until none is left: the mailbox wakes nobody for a post while its messages are being taken.
+        while case let messages = mailbox.drain(), !messages.isEmpty {
+            for message in messages {
+                switch message {
+                case .connect(let request):
+                    open(request)
+                case .writable(let id):
+                    guard let session = table.sessions[id], session.isEstablished, let wsi = session.wsi else {
+                        continue
+                    }
+                    lws_callback_on_writable(wsi)
+                }
             }
         }
         return 0

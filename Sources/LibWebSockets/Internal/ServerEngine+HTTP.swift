@@ -129,9 +129,14 @@ extension ServerEngine {
         let id = session.id
         let handler = self.handler
         let mailbox = self.mailbox
-        Task {
+        let operation: @Sendable () async -> Void = { [request] in
             let response = await handler(request)
             mailbox.post(.response(session: id, response))
+        }
+        if configuration.handlesRequestsOnServiceThread {
+            Task(executorPreference: executor, operation: operation)
+        } else {
+            Task(operation: operation)
         }
         return 0
     }

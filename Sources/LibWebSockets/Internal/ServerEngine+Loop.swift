@@ -41,7 +41,8 @@ extension ServerEngine {
         table.goingAway = nil
         loop.closeHandles()
         acceptor.shutdown()
-        mailbox.close()
+        // A task's job left in the mailbox still has to run, or its task would never finish.
+        for case .run(let job) in mailbox.close() { ServiceExecutor.runElsewhere(job) }
         // With a foreign loop lws closes its handles asynchronously: the first destroy starts closing every
         // connection (delegates hear webSocketDidClose), the loop turns finish it, the second destroy frees.
         // Meanwhile lws closes its event pipe twice, so its number is held until then (EventPipeReclaim).

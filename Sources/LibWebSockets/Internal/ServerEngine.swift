@@ -12,6 +12,8 @@ enum ServerMessage: Sendable {
     case writable(session: UInt64)
     /// Shut down gracefully: every open WebSocket gets `status`, the loop stops once all closed or after `ticks`.
     case goAway(WebSocketOutbox.CloseStatus, ticks: Int)
+    /// A job of a task that prefers the service thread (``ServiceExecutor``).
+    case run(UnownedJob)
 }
 
 /// The service-thread side of one ``WebServer``: owns the sessions and answers lws callbacks.
@@ -26,6 +28,8 @@ final class ServerEngine: Sendable {
     let handler: Handler
     let upgradeHandler: UpgradeHandler?
     let mailbox = ServiceMailbox<ServerMessage>()
+    /// Runs handlers' tasks on the service thread (``WebServer/Configuration/handlesRequestsOnServiceThread``).
+    let executor: ServiceExecutor
     let bound = ServiceThreadBound(ServerSessionTable())
     /// Lower-cased extra header names, computed once.
     let extraHeaderNames: [String]
@@ -35,6 +39,7 @@ final class ServerEngine: Sendable {
         self.handler = handler
         self.upgradeHandler = upgradeHandler
         extraHeaderNames = configuration.extraRequestHeaders.map { $0.lowercased() }
+        executor = ServiceExecutor(mailbox: mailbox)
     }
 
     /// The session tables; service thread only.
@@ -110,7 +115,26 @@ final class ServerEngine: Sendable {
             table.loop?.stop()
             return 0
         }
-        for message in mailbox.drain() {
+        // Until nothing is left: what the messages handled post (a job's next job, a handler's answer) is handled
+        // in this same turn, without another wake-up. A bounded number of rounds, so that sockets get served too.
+        var rounds = 0
+        while true {
+            let messages = mailbox.drain()
+            if messages.isEmpty { return 0 }
+            rounds += 1
+            if rounds > Self.wakeRounds {
+                mailbox.requeueAndWake(messages)
+                return 0
+            }
+            handle(messages)
+        }
+    }
+
+    /// Rounds of messages one wake-up handles before the loop serves its sockets again.
+    static let wakeRounds = 8
+
+    private func handle(_ messages: [ServerMessage]) {
+        for message in messages {
             switch message {
             case .response(let id, let response):
                 // The wsi may be gone (peer closed while the handler ran): then the id finds nothing. Shutting
@@ -134,8 +158,9 @@ final class ServerEngine: Sendable {
                 lws_callback_on_writable(session.wsi)
             case .goAway(let status, let ticks):
                 beginGoingAway(status, withinTicks: ticks)
+            case .run(let job):
+                job.runSynchronously(on: executor.asUnownedTaskExecutor())
             }
         }
-        return 0
     }
 }

@@ -13,6 +13,9 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
         var messages: [Message] = []
         var stopRequested = false
         var closed = false
+        /// The service thread was woken for the messages queued and has not taken them yet, or takes messages
+        /// until none is left (``drain()``): a post then needs no wake-up of its own.
+        var awake = false
     }
 
     private let state = LockedValue(State())
@@ -29,7 +32,10 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
         state.withLock { state in
             guard !state.closed, let context = state.context else { return false }
             state.messages.append(message)
-            lws_cancel_service(context)
+            if !state.awake {
+                state.awake = true
+                lws_cancel_service(context)
+            }
             return true
         }
     }
@@ -44,11 +50,27 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
         }
     }
 
-    /// Takes every queued message, oldest first. Service thread only.
+    /// Takes every queued message, oldest first. Service thread only, which calls it again until it returns none
+    /// (or ``requeueAndWake(_:)``): until then, later posts wake nobody, as they will be taken anyway.
     func drain() -> [Message] {
         state.withLock { state in
-            defer { state.messages.removeAll() }
+            guard !state.messages.isEmpty else {
+                state.awake = false
+                return []
+            }
+            state.awake = true
+            defer { state.messages.removeAll(keepingCapacity: true) }
             return state.messages
+        }
+    }
+
+    /// Puts `messages`, taken by ``drain()`` and not handled, back in front and wakes the service thread for them:
+    /// its turn ends so that the sockets are served, and the next turn goes on.
+    func requeueAndWake(_ messages: [Message]) {
+        state.withLock { state in
+            state.messages.insert(contentsOf: messages, at: 0)
+            state.awake = true
+            if let context = state.context { lws_cancel_service(context) }
         }
     }
 
@@ -70,11 +92,14 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
     }
 
     /// Forgets the context before it is destroyed; later posts are dropped.
-    func close() {
+    /// - Returns: the messages still queued, which nobody will handle here.
+    @discardableResult
+    func close() -> [Message] {
         state.withLock { state in
             state.closed = true
             state.context = nil
-            state.messages.removeAll()
+            defer { state.messages.removeAll() }
+            return state.messages
         }
     }
 }

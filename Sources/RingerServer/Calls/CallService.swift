@@ -864,7 +864,7 @@ final class CallService: Sendable {
             "sending the ringing pushes of a call whose server died",
             ["call.id": .string(call.callID), "push.devices": .string("\(devices.count)")])
         for device in devices {
-            Task(priority: .high) { await pushes.ring(call, device: device) }
+            Self.startPush { [pushes] in await pushes.ring(call, device: device) }
         }
         return devices.count
     }
@@ -934,6 +934,14 @@ final class CallService: Sendable {
         }
     }
 
+    /// Starts a ringing push in a task of its own, above the request handlers' priority, preferring the executor of
+    /// the task that decided it (SE-0417), if any: the web server's service thread for a call placed over the API, so
+    /// that no other thread is woken to send it (issue 33).
+    private static func startPush(_ send: @escaping @Sendable () async -> Void) {
+        let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor?.asTaskExecutor() }
+        Task(executorPreference: preferred, priority: .high, operation: send)
+    }
+
     private func scheduleTimeout(callID: String, at deadline: Date) {
         timers.schedule(callID: callID, at: deadline) { [weak self] in await self?.ringTimeoutFired(callID: callID) }
     }
@@ -955,11 +963,11 @@ final class CallService: Sendable {
                 guard let device = devices?[call.callee.id]?.first(where: { $0.deviceID == deviceID }) else { continue }
                 // Above the request handlers' priority: in a burst of calls the wake-up push of a call already
                 // decided goes out before the next request is served (a ringing phone is what the caller waits for).
-                Task(priority: .high) { await pushes.ring(call, device: device) }
+                Self.startPush { [pushes] in await pushes.ring(call, device: device) }
             case .pushLegIncoming(let userID, let deviceID):
                 guard let device = devices?[userID]?.first(where: { $0.deviceID == deviceID }) else { continue }
                 let view = machine.view(for: userID)
-                Task(priority: .high) { await pushes.ring(view, device: device) }
+                Self.startPush { [pushes] in await pushes.ring(view, device: device) }
             case .pushUpdate(let type, let recipient):
                 let view = machine.view(for: recipient.userID)
                 let ringing = machine.devicesThatMayRing(of: recipient.userID)

@@ -15,6 +15,9 @@ extension RingerServer {
             webSocketPaths: APIRouter.webSocketPaths,
             maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
         web.webSocketPingSeconds = 20
+        // The API's handlers never block: they wait for the store, the push clients and the cluster in suspensions,
+        // and compute little between them (issue 33).
+        web.handlesRequestsOnServiceThread = true
         web.payloadTooLargeResponse = APIProblem.response(
             APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
         // Refused upgrades answer problem+json like every other refusal (clients read `type`, not the text).
