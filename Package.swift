@@ -98,7 +98,8 @@ let package = Package(
             swiftSettings: strict),
         // Firebase Cloud Messaging HTTP v1: service-account grants, access tokens, messages, error codes.
         .target(
-            name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSupport", "RingerHTTP"], swiftSettings: strict),
+            name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSupport", "RingerHTTP", "StrictJSON"],
+            swiftSettings: strict),
         .target(
             name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres", "SocketSupport"],
             swiftSettings: strict),
@@ -108,8 +109,6 @@ let package = Package(
                 "RingerWire", "RingerCore", "RingerStore", "RingerSupport", "APNs",
                 "FCM", "JWT", "OpenSSLSupport", "CurlHTTP",
                 "RingerHTTP", "LibWebSockets", "RingerRedis", "StrictJSON",
-                // The ringing push's body, written without a general encoder (issue 33).
-                "CJansson",
             ],
             swiftSettings: strict),
 

@@ -1,4 +1,5 @@
 public import Foundation
+import StrictJSON
 
 /// One FCM HTTP v1 message to one registration token: the `message` of `POST
 /// /v1/projects/{project}/messages:send` (Google: "REST Resource: projects.messages", `AndroidConfig`).
@@ -125,64 +126,34 @@ public struct FCMMessage: Sendable, Hashable {
 
     /// The `messages:send` body: `{"message":{"token":…,"data":{…},"notification":{…},"android":{"priority":…,
     /// "ttl":…,"collapse_key":…,"restricted_package_name":…}},"validate_only":…}`, keys sorted, absent
-    /// fields left out.
+    /// fields left out. Written with Jansson (``StrictJSON/JSONWriter``), not `JSONEncoder`: the body is built for
+    /// every send (its `ttl` changes), every call's ringing message among them (issue 33).
     /// - Parameters:
     ///   - token: the registration token (the only target; never a topic or condition).
     ///   - validateOnly: ask FCM to check the message without delivering it.
     /// - Returns: the JSON bytes.
-    /// - Throws: what ``validate()`` throws.
+    /// - Throws: what ``validate()`` throws; ``FCMClientError/transport(_:)`` when the body cannot be written (out of
+    ///   memory).
     public func requestBody(token: String, validateOnly: Bool = false) throws(FCMClientError) -> [UInt8] {
         try validate()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding strings and optionals into keyed containers cannot fail.
-        return (try? encoder.encode(Body(message: self, token: token, validateOnly: validateOnly))).map { [UInt8]($0) }
-            ?? []
-    }
-
-    /// The wire shape, with Google's field names, written by one `encode(to:)` into nested containers: the
-    /// body is built for every send (its `ttl` changes), and one Encodable per JSON object cost JSONEncoder
-    /// about half as much again (`ringer-lab bench`, BENCHMARKS.md).
-    private struct Body: Encodable {
-        var message: FCMMessage
-        var token: String
-        var validateOnly: Bool
-
-        enum RootKey: String, CodingKey {
-            case message
-            case validateOnly = "validate_only"
+        var fields: [(String, JSONWriter)] = [("token", .string(token))]
+        if !data.isEmpty { fields.append(("data", .object(data.map { ($0.key, .string($0.value)) }))) }
+        if let notification {
+            var shown: [(String, JSONWriter)] = []
+            if let title = notification.title { shown.append(("title", .string(title))) }
+            if let body = notification.body { shown.append(("body", .string(body))) }
+            fields.append(("notification", .object(shown)))
         }
-
-        enum MessageKey: String, CodingKey {
-            case token, data, notification, android
+        var android: [(String, JSONWriter)] = [("priority", .string(priority.rawValue))]
+        if let ttl { android.append(("ttl", .string(Self.durationString(ttl)))) }
+        if let collapseKey { android.append(("collapse_key", .string(collapseKey))) }
+        if let restrictedPackageName { android.append(("restricted_package_name", .string(restrictedPackageName))) }
+        fields.append(("android", .object(android)))
+        var root: [(String, JSONWriter)] = [("message", .object(fields))]
+        if validateOnly { root.append(("validate_only", .bool(true))) }
+        guard let bytes = JSONWriter.object(root).bytes() else {
+            throw .transport("the message body could not be written (out of memory)")
         }
-
-        enum NotificationKey: String, CodingKey {
-            case title, body
-        }
-
-        enum AndroidKey: String, CodingKey {
-            case priority, ttl
-            case collapseKey = "collapse_key"
-            case restrictedPackageName = "restricted_package_name"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var root = encoder.container(keyedBy: RootKey.self)
-            if validateOnly { try root.encode(true, forKey: .validateOnly) }
-            var fields = root.nestedContainer(keyedBy: MessageKey.self, forKey: .message)
-            try fields.encode(token, forKey: .token)
-            if !message.data.isEmpty { try fields.encode(message.data, forKey: .data) }
-            if let notification = message.notification {
-                var shown = fields.nestedContainer(keyedBy: NotificationKey.self, forKey: .notification)
-                try shown.encodeIfPresent(notification.title, forKey: .title)
-                try shown.encodeIfPresent(notification.body, forKey: .body)
-            }
-            var android = fields.nestedContainer(keyedBy: AndroidKey.self, forKey: .android)
-            try android.encode(message.priority.rawValue, forKey: .priority)
-            try android.encodeIfPresent(message.ttl.map(FCMMessage.durationString), forKey: .ttl)
-            try android.encodeIfPresent(message.collapseKey, forKey: .collapseKey)
-            try android.encodeIfPresent(message.restrictedPackageName, forKey: .restrictedPackageName)
-        }
+        return bytes
     }
 }

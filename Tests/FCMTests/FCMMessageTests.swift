@@ -26,6 +26,21 @@ import Testing
             ])
     }
 
+    @Test func theBodyIsCompactSortedAndEscapesWhatJSONMustWithoutEscapingSlashes() throws {
+        let message = FCMMessage(
+            data: ["z": "a \"quote\", a \\ backslash, a / slash\nand a tab\t, é and 📞", "a": "first"],
+            notification: .init(title: "Missed call", body: nil), priority: .normal, ttl: .milliseconds(1500))
+        let text = String(decoding: try message.requestBody(token: "t", validateOnly: true), as: UTF8.self)
+        #expect(
+            text
+                == #"{"message":{"android":{"priority":"NORMAL","ttl":"1.5s"},"data":{"a":"first","#
+                + #""z":"a \"quote\", a \\ backslash, a / slash\nand a tab\t, é and 📞"},"#
+                + #""notification":{"title":"Missed call"},"token":"t"},"validate_only":true}"#)
+        // Whatever a value holds, a reader gets it back as it was.
+        let inner = try #require(try Self.decoded(Array(text.utf8))["message"] as? [String: Any])
+        #expect((inner["data"] as? [String: String])?["z"] == message.data["z"])
+    }
+
     @Test func missedCallCarriesANotificationAtNormalPriority() throws {
         let message = FCMMessage(
             data: ["ringer": "{}"], notification: .init(title: "Missed call", body: "Alice"),

@@ -42,3 +42,23 @@ import Testing
         }
     }
 }
+
+/// JSONWriter (issue 33): compact text, members sorted by name at every depth, arrays in order, a name given twice
+/// written once with its last value, and integers at the edges of 64 bits.
+@Suite struct JSONWriterTests {
+    @Test func membersAreSortedAtEveryDepthAndANameGivenTwiceKeepsItsLastValue() throws {
+        let value = JSONWriter.object([
+            (
+                "b",
+                .array([
+                    .integer(Int64.min), .integer(Int64.max), .bool(false),
+                    .object([("y", .bool(true)), ("x", .string(""))]),
+                ])
+            ),
+            ("a", .string("first")), ("a", .string("second")),
+        ])
+        let text = String(decoding: try #require(value.bytes()), as: UTF8.self)
+        #expect(text == #"{"a":"second","b":[-9223372036854775808,9223372036854775807,false,{"x":"","y":true}]}"#)
+        #expect(StrictJSON.refusal(of: Array(text.utf8)) == nil)
+    }
+}
