@@ -1063,8 +1063,14 @@ public class SQLStore: RingerStore, @unchecked Sendable {
         } catch {
             return committed(error)
         }
-        let started = ContinuousClock.now
-        source.submit(insert) { [self] error in
+        // Timed from when the insert runs, not from when it was handed over: on SQLite it waits for a batch to join
+        // (``SQLiteConnectionSource/deferredWindow``), which is no slowness of the store's. The insert and the
+        // commit's callback run one after the other, on the store's thread (or in one task on PostgreSQL).
+        nonisolated(unsafe) var started = ContinuousClock.now
+        source.submit({ db in
+            started = ContinuousClock.now
+            try insert(db)
+        }) { [self] error in
             observe(since: started)
             committed(error)
         }

@@ -34,7 +34,8 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
 /// kept. Every batch first checks that the file is still the one opened.
 ///
 /// Work nobody waits for (``submit(_:committed:)``: a push's outcome) does not start a batch of its own: it joins
-/// the next batch that somebody waits for, or is committed ``deferredWindow`` after it came if none comes. At 500
+/// the next batch that somebody waits for, or is committed about ``deferredWindow`` after it came if none comes (after
+/// the batch running when it came, if any, and the window from then). At 500
 /// calls/s every call's push outcome had cost a commit of its own, one more `fdatasync` and its pages written again
 /// (issue 33).
 final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
@@ -106,8 +107,8 @@ final class SQLiteConnectionSource: SQLConnectionSource, @unchecked Sendable {
         return try reader.read(body)
     }
 
-    /// Runs `body` on the store's thread inside the next batch somebody waits for, or alone after at most
-    /// ``deferredWindow``; `committed` is told, on that thread, once the batch is committed (nil) or failed. Nobody
+    /// Runs `body` on the store's thread inside the next batch somebody waits for, or alone about ``deferredWindow``
+    /// later; `committed` is told, on that thread, once the batch is committed (nil) or failed. Nobody
     /// waits to be resumed.
     func submit(
         _ body: @escaping @Sendable (any SQLConnection) throws -> Void,

@@ -11,9 +11,13 @@ final class ServiceExecutor: TaskExecutor {
         self.mailbox = mailbox
     }
 
+    /// Queues `job` for the service thread: a job of a task at `.high` priority or above (a ringing push) ahead of
+    /// the others, so that in a burst of requests the push of a call already decided goes out before the next
+    /// request is handled.
     func enqueue(_ job: consuming ExecutorJob) {
+        let first = job.priority.rawValue >= TaskPriority.high.rawValue
         let job = UnownedJob(job)
-        if !mailbox.post(.run(job)) { Self.runElsewhere(job) }
+        if !mailbox.post(.run(job), first: first) { Self.runElsewhere(job) }
     }
 
     /// Hands `job` to Swift's global executor (the service loop has stopped).

@@ -3,14 +3,16 @@ import RingerSupport
 
 /// The cross-thread inbox of one lws context.
 ///
-/// Other threads `post` work; each post wakes the service thread through `lws_cancel_service`
-/// (documented as safe from any thread), whose `LWS_CALLBACK_EVENT_WAIT_CANCELLED` handler then
-/// `drain`s the queue. The context pointer lives under the same lock so that no wake-up can
-/// reach a context that the service thread has started to destroy.
+/// Other threads `post` work; the first post after the service thread took everything wakes it through
+/// `lws_cancel_service` (documented as safe from any thread), whose `LWS_CALLBACK_EVENT_WAIT_CANCELLED` handler then
+/// `drain`s the queue until it is empty: posts in between need no wake-up of their own. The context pointer lives
+/// under the same lock so that no wake-up can reach a context that the service thread has started to destroy.
 final class ServiceMailbox<Message: Sendable>: Sendable {
     private struct State {
         var context: OpaquePointer?
         var messages: [Message] = []
+        /// How many of `messages`, at the front, were posted `first`.
+        var firstCount = 0
         var stopRequested = false
         var closed = false
         /// The service thread was woken for the messages queued and has not taken them yet, or takes messages
@@ -26,12 +28,21 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
     }
 
     /// Queues `message` and wakes the service thread.
+    /// - Parameters:
+    ///   - message: the message.
+    ///   - first: ahead of the messages posted without it (still behind earlier ones posted with it): a job of a
+    ///     high-priority task, such as a ringing push, before the next request's.
     /// - Returns: `false` when the context is gone (or not yet attached) and the message was dropped.
     @discardableResult
-    func post(_ message: Message) -> Bool {
+    func post(_ message: Message, first: Bool = false) -> Bool {
         state.withLock { state in
             guard !state.closed, let context = state.context else { return false }
-            state.messages.append(message)
+            if first {
+                state.messages.insert(message, at: state.firstCount)
+                state.firstCount += 1
+            } else {
+                state.messages.append(message)
+            }
             if !state.awake {
                 state.awake = true
                 lws_cancel_service(context)
@@ -59,8 +70,10 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
                 return []
             }
             state.awake = true
-            defer { state.messages.removeAll(keepingCapacity: true) }
-            return state.messages
+            let taken = state.messages
+            state.messages = []
+            state.firstCount = 0
+            return taken
         }
     }
 
@@ -69,6 +82,7 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
     func requeueAndWake(_ messages: [Message]) {
         state.withLock { state in
             state.messages.insert(contentsOf: messages, at: 0)
+            state.firstCount = 0
             state.awake = true
             if let context = state.context { lws_cancel_service(context) }
         }
@@ -98,8 +112,10 @@ final class ServiceMailbox<Message: Sendable>: Sendable {
         state.withLock { state in
             state.closed = true
             state.context = nil
-            defer { state.messages.removeAll() }
-            return state.messages
+            let left = state.messages
+            state.messages = []
+            state.firstCount = 0
+            return left
         }
     }
 }

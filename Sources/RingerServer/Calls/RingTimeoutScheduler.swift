@@ -112,7 +112,8 @@ final class RingTimeoutScheduler: Sendable {
         replaced?.cancel()
     }
 
-    /// Cancels the call's timer, if any. The sleeping task is left alone: woken early, it finds nothing due.
+    /// Cancels the call's timer, if any. The sleeping task is left alone: when it wakes at the cancelled deadline, it
+    /// finds nothing due and sleeps until the next.
     func cancel(callID: String) {
         _ = state.withLock { $0.remove(callID: callID) }
     }

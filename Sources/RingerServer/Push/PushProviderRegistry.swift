@@ -155,7 +155,11 @@ final class PushProviderRegistry: Sendable {
     /// replaced providers only. One at a time. A provider whose client cannot be made (its credential does not open
     /// here: no or another `--secrets-key`) is left out, and the revision is not recorded, so the next poll tries again.
     func reload() async {
-        await reloading.withLocks(["reload"]) { await self.reloadNow() }
+        // Off the web server's service thread, where an API request's handler runs (issue 33): a reload reads key
+        // files, starts clients' threads and waits for replaced ones to end, which would stall every connection.
+        await withTaskExecutorPreference(globalConcurrentExecutor) {
+            await reloading.withLocks(["reload"]) { await self.reloadNow() }
+        }
     }
 
     private func reloadNow() async {
