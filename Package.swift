@@ -101,7 +101,8 @@ let package = Package(
             name: "FCM", dependencies: ["JWT", "HTTP2Client", "RingerSupport", "RingerHTTP", "StrictJSON"],
             swiftSettings: strict),
         .target(
-            name: "RingerStore", dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres", "SocketSupport"],
+            name: "RingerStore",
+            dependencies: ["RingerWire", "RingerCore", "CSQLite", "CPostgres", "SocketSupport", "StrictJSON"],
             swiftSettings: strict),
         .target(
             name: "RingerServer",

@@ -1079,7 +1079,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     /// The insert of a push's outcome, its record encoded.
     private static func insertPushAttempt(_ attempt: PushAttempt) throws -> @Sendable (any SQLConnection) throws -> Void
     {
-        let json = try encodeText(attempt)
+        let json = try attempt.recordText ?? encodeText(attempt)
         return { db in
             try db.query(
                 "INSERT INTO push_attempts (call_id, device_id, sent_at, record) VALUES (?, ?, ?, ?)",

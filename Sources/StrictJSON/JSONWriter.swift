@@ -11,10 +11,13 @@ import Glibc
 /// The text matches what `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` writes for the same members:
 /// no whitespace, members sorted by name (byte order, which is the encoder's for ASCII names), `/` not escaped, UTF-8
 /// as it is. Control characters below U+0020 other than `\b \f \n \r \t` are written `\u001F` where the encoder
-/// writes `\u001f`, which every reader reads alike (RFC 8259 §7).
+/// writes `\u001f`, and a `double` with 17 significant digits where the encoder writes the shortest text that reads
+/// back as the same number (`12.345000000000001` for `12.345`): every reader reads both alike (RFC 8259 §6, §7).
 public indirect enum JSONWriter: Sendable, Equatable {
     case string(String)
     case integer(Int64)
+    /// A finite number; NaN or an infinity makes ``bytes()`` nil, as JSON has no text for them.
+    case double(Double)
     case bool(Bool)
     /// Members in any order (they are written sorted); a name given twice keeps the last value.
     case object([(String, JSONWriter)])
@@ -24,6 +27,7 @@ public indirect enum JSONWriter: Sendable, Equatable {
         switch (lhs, rhs) {
         case (.string(let a), .string(let b)): return a == b
         case (.integer(let a), .integer(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
         case (.bool(let a), .bool(let b)): return a == b
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)):
@@ -56,6 +60,8 @@ public indirect enum JSONWriter: Sendable, Equatable {
             }
         case .integer(let number):
             return json_integer(json_int_t(number))
+        case .double(let number):
+            return number.isFinite ? json_real(number) : nil
         case .bool(let flag):
             return flag ? json_true() : json_false()
         case .object(let members):

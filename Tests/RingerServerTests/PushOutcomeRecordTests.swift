@@ -1,6 +1,6 @@
 import Foundation
 import RingerCore
-import RingerStore
+@testable import RingerStore
 import RingerSupport
 import RingerWire
 import Testing
@@ -81,5 +81,39 @@ struct PushOutcomeRecordTests {
         try FileManager.default.removeItem(atPath: path)
         let error = await Self.record(Self.attempt("gone"), in: store)
         #expect(error != nil)
+    }
+}
+
+/// The push outcome's stored record written with Jansson (issue 33): RingerJSON's decoder reads it back as the same
+/// attempt, and it has the encoder's members, whatever fields are set.
+struct PushAttemptRecordTests {
+    static let attempts: [PushAttempt] = [
+        PushAttempt(
+            callID: "c1", deviceID: "phone", provider: .apns, pushType: .voip, status: 200, reason: nil,
+            apnsID: "A-1", latencyMs: 12.345, attempts: 1, sentAt: Date(unixMilliseconds: 1_765_000_000_123)),
+        PushAttempt(
+            callID: "c2", deviceID: "pixel \"7\" / \\ é", provider: .fcm, pushType: .high, status: nil,
+            reason: "transport: connection reset\nby peer", apnsID: nil, messageName: "projects/p/messages/1",
+            latencyMs: 0.1 + 0.2, attempts: 0, sentAt: Date(unixMilliseconds: 0),
+            readiness: [.notificationsDisabled, .fullScreenIntentDenied], userID: "bob"),
+        PushAttempt(
+            callID: "c3", deviceID: "d", provider: .apns, pushType: .alert, status: 410, reason: "Unregistered",
+            apnsID: nil, latencyMs: 1e-7, attempts: Int(Int32.max), sentAt: Date(unixMilliseconds: 253_402_300_799_999),
+            readiness: []),
+    ]
+
+    @Test(arguments: attempts) func theRecordReadsBackAsTheAttemptWithTheEncodersMembers(_ attempt: PushAttempt) throws
+    {
+        let text = try #require(attempt.recordText)
+        #expect(try RingerJSON.decoder().decode(PushAttempt.self, from: Data(text.utf8)) == attempt)
+        let ours = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let theirs = try #require(
+            try JSONSerialization.jsonObject(with: RingerJSON.encoder().encode(attempt)) as? [String: Any])
+        #expect(Set(ours.keys) == Set(theirs.keys))
+        // The number of milliseconds may be written with more digits (JSONWriter): the decoder above read it back as
+        // the same Double; every other member is the encoder's.
+        for (key, value) in theirs where key != "latency_ms" {
+            #expect((ours[key] as? NSObject) == (value as? NSObject), "\(key)")
+        }
     }
 }
