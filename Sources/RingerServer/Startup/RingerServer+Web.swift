@@ -15,8 +15,10 @@ extension RingerServer {
             webSocketPaths: APIRouter.webSocketPaths,
             maxWebSocketMessageBytes: Self.maxEventSocketMessageBytes)
         web.webSocketPingSeconds = 20
-        // The API's handlers never block: they wait for the store, the push clients and the cluster in suspensions,
-        // and compute little between them (issue 33).
+        // The API's handlers wait for the store's writes, the push clients and the cluster in suspensions, and do
+        // little between them: a point read on SQLite's reading connection (microseconds, never blocked by the
+        // writer in WAL mode), a token check, a call's rules. What could hold the thread longer, a push-provider
+        // reload, runs on the global executor (issue 33).
         web.handlesRequestsOnServiceThread = true
         web.payloadTooLargeResponse = APIProblem.response(
             APIProblem.payloadTooLarge(limit: APIRouter.maxBodyBytes))
