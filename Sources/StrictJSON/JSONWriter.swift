@@ -13,7 +13,7 @@ import Glibc
 /// as it is. Control characters below U+0020 other than `\b \f \n \r \t` are written `\u001F` where the encoder
 /// writes `\u001f`, and a `double` with 17 significant digits where the encoder writes the shortest text that reads
 /// back as the same number (`12.345000000000001` for `12.345`): every reader reads both alike (RFC 8259 §6, §7).
-public indirect enum JSONWriter: Sendable, Equatable {
+public indirect enum JSONWriter: Sendable {
     case string(String)
     case integer(Int64)
     /// A finite number; NaN or an infinity makes ``bytes()`` nil, as JSON has no text for them.
@@ -22,19 +22,6 @@ public indirect enum JSONWriter: Sendable, Equatable {
     /// Members in any order (they are written sorted); a name given twice keeps the last value.
     case object([(String, JSONWriter)])
     case array([JSONWriter])
-
-    public static func == (lhs: JSONWriter, rhs: JSONWriter) -> Bool {
-        switch (lhs, rhs) {
-        case (.string(let a), .string(let b)): return a == b
-        case (.integer(let a), .integer(let b)): return a == b
-        case (.double(let a), .double(let b)): return a == b
-        case (.bool(let a), .bool(let b)): return a == b
-        case (.array(let a), .array(let b)): return a == b
-        case (.object(let a), .object(let b)):
-            return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        default: return false
-        }
-    }
 
     /// The value's compact text, members sorted.
     /// - Returns: UTF-8 bytes; nil when Jansson could not allocate the value or its text.

@@ -43,21 +43,20 @@ final class RingTimeoutScheduler: Sendable {
         }
 
         /// Removes the call's timer, if any.
-        mutating func remove(callID: String) -> Bool {
-            guard let index = position.removeValue(forKey: callID) else { return false }
+        mutating func remove(callID: String) {
+            guard let index = position.removeValue(forKey: callID) else { return }
             let last = heap.removeLast()
-            guard index < heap.count else { return true }
+            guard index < heap.count else { return }
             heap[index] = last
             position[last.callID] = index
             siftDown(index)
             siftUp(index)
-            return true
         }
 
         /// Removes and returns the earliest timer.
         mutating func popFirst() -> Entry {
             let first = heap[0]
-            _ = remove(callID: first.callID)
+            remove(callID: first.callID)
             return first
         }
 
@@ -99,7 +98,7 @@ final class RingTimeoutScheduler: Sendable {
     /// call.
     func schedule(callID: String, at deadline: Date, fire: @escaping @Sendable () async -> Void) {
         let replaced = state.withLock { state -> Task<Void, Never>? in
-            _ = state.remove(callID: callID)
+            state.remove(callID: callID)
             state.next += 1
             state.insert(Entry(callID: callID, deadline: deadline, number: state.next, fire: fire))
             if let sleeper = state.sleeper, sleeper.until <= deadline { return nil }
@@ -115,7 +114,7 @@ final class RingTimeoutScheduler: Sendable {
     /// Cancels the call's timer, if any. The sleeping task is left alone: when it wakes at the cancelled deadline, it
     /// finds nothing due and sleeps until the next.
     func cancel(callID: String) {
-        _ = state.withLock { $0.remove(callID: callID) }
+        state.withLock { $0.remove(callID: callID) }
     }
 
     /// Cancels every timer.
