@@ -181,16 +181,16 @@ public final class APNsClient: Sendable {
         while true {
             let timeout = min(ceiling, deadline?.timeIntervalSinceNow ?? ceiling)
             guard timeout > 0 else { throw APNsClientError.deadlinePassed }
-            let token: String?
+            let credential: (token: String, authorization: String)?
             do {
-                token = try providerToken?.current()
+                credential = try providerToken?.currentWithAuthorization()
             } catch {
                 throw APNsClientError.signing(String(describing: error))
             }
-            var headers = notification.headers.map { HTTP2Request.Header($0.name, $0.value) }
-            if let token { headers.append(HTTP2Request.Header("authorization", "bearer " + token)) }
+            let token = credential?.token
             let request = HTTP2Request(
-                url: base + "/3/device/" + deviceToken, method: "POST", headers: headers,
+                url: base + "/3/device/" + deviceToken, method: "POST",
+                headers: notification.requestHeaders(authorization: credential?.authorization),
                 body: notification.payload, timeout: timeout, connectionRetries: 1)
             let raw: HTTP2Response
             do {
@@ -238,10 +238,12 @@ public final class APNsClient: Sendable {
     /// True for a device token as APNs issues them: an even number (2…1024) of ASCII hex digits.
     /// Apple does not promise a length, so none is assumed beyond a sanity bound.
     public static func isHexToken(_ token: String) -> Bool {
-        (2...1024).contains(token.utf8.count) && token.utf8.count % 2 == 0
-            && token.utf8.allSatisfy { byte in
-                (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
-            }
+        func isHex(_ byte: UInt8) -> Bool {
+            (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+        }
+        // A native string's bytes are scanned as a buffer: this runs for every push.
+        return (2...1024).contains(token.utf8.count) && token.utf8.count % 2 == 0
+            && (token.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isHex) } ?? token.utf8.allSatisfy(isHex))
     }
 }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import HTTP2Client
 
 #if canImport(Glibc)
 import Glibc
@@ -83,15 +84,45 @@ public struct APNsNotification: Sendable {
 
     /// The request headers, lowercase names, without `authorization`.
     public var headers: [(name: String, value: String)] {
-        var headers: [(name: String, value: String)] = [
-            ("apns-push-type", pushType.rawValue),
-            ("apns-topic", topic),
-            ("apns-priority", String(priority)),
-            ("apns-expiration", String(Int64(expiration?.timeIntervalSince1970.rounded(.down) ?? 0))),
-            ("apns-id", apnsID.uuidString.lowercased()),
-            ("content-type", "application/json"),
+        requestHeaders(authorization: nil).map { ($0.name, $0.value) }
+    }
+
+    /// The request's header fields as the HTTP/2 client takes them, built once per push: `authorization`
+    /// (`bearer <provider token>`) last when given.
+    func requestHeaders(authorization: String?) -> [HTTP2Request.Header] {
+        var headers = [
+            HTTP2Request.Header("apns-push-type", pushType.rawValue),
+            HTTP2Request.Header("apns-topic", topic),
+            HTTP2Request.Header("apns-priority", String(priority)),
+            HTTP2Request.Header(
+                "apns-expiration", String(Int64(expiration?.timeIntervalSince1970.rounded(.down) ?? 0))),
+            HTTP2Request.Header("apns-id", Self.lowercaseText(of: apnsID)),
+            HTTP2Request.Header("content-type", "application/json"),
         ]
-        if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        headers.reserveCapacity(8)
+        if let collapseID { headers.append(HTTP2Request.Header("apns-collapse-id", collapseID)) }
+        if let authorization { headers.append(HTTP2Request.Header("authorization", authorization)) }
         return headers
+    }
+
+    /// `id` in the 8-4-4-4-12 form of RFC 9562 §4, lowercase hex as APNs echoes it back. Foundation's
+    /// `uuidString` formats through `snprintf` and is uppercase, and this runs for every push.
+    static func lowercaseText(of id: UUID) -> String {
+        withUnsafeBytes(of: id.uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { text in
+                let digits: StaticString = "0123456789abcdef"
+                var count = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[count] = UInt8(ascii: "-")
+                        count += 1
+                    }
+                    text[count] = digits.utf8Start[Int(byte >> 4)]
+                    text[count + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    count += 2
+                }
+                return count
+            }
+        }
     }
 }

@@ -35,6 +35,8 @@ public final class APNsProviderToken: Sendable {
 
     private struct Cached {
         var token: String
+        /// `bearer <token>`, made once per token rather than once per push.
+        var authorization: String
         var mintedAt: ContinuousClock.Instant
     }
 
@@ -81,14 +83,22 @@ public final class APNsProviderToken: Sendable {
     /// - Returns: the compact JWT, for `authorization: bearer <token>`.
     /// - Throws: `JWTError` if signing fails.
     public func current() throws -> String {
+        try currentWithAuthorization().token
+    }
+
+    /// The current token (as ``current()``) and its `authorization` header value, `bearer <token>`, made once per
+    /// token so that a push does not build it again.
+    /// - Throws: `JWTError` if signing fails.
+    public func currentWithAuthorization() throws -> (token: String, authorization: String) {
         try state.withLock { state in
             let now = clock()
             if let existing = state.cached, existing.mintedAt.duration(to: now) < refreshInterval {
-                return existing.token
+                return (existing.token, existing.authorization)
             }
             let token = try mint()
-            state.cached = Cached(token: token, mintedAt: now)
-            return token
+            let cached = Cached(token: token, authorization: "bearer " + token, mintedAt: now)
+            state.cached = cached
+            return (cached.token, cached.authorization)
         }
     }
 

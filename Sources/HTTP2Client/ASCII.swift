@@ -30,4 +30,13 @@ enum ASCII {
     static func equals(_ text: String, lowercased other: StaticString) -> Bool {
         text.utf8.count == other.utf8CodeUnitCount && hasPrefix(text, lowercasedPrefix: other)
     }
+
+    /// True when some UTF-8 byte of `text` satisfies `predicate`. A native string's bytes are scanned in place, as a
+    /// buffer: iterating `String.UTF8View` costs several times as much, and this runs over every request's URL and
+    /// header fields.
+    @inline(__always)
+    static func contains(_ text: String, where predicate: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) }
+            ?? text.utf8.contains(where: predicate)
+    }
 }

@@ -63,7 +63,7 @@ public final class HTTP2Client: Sendable {
         let pending = PendingResponse(request: request, target: target)
         let mailbox = self.mailbox
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 pending.install(continuation)
                 if !mailbox.submit(pending) {
                     pending.resolve(.failure(HTTP2ClientError.shutDown))

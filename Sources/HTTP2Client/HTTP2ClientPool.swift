@@ -70,7 +70,8 @@ public final class HTTP2ClientPool: Sendable {
                     throw error
                 }
             }
-            let chosen = Self.connection(inFlight: pool.inFlight, capacity: pool.clients.map(\.streamCapacity))
+            let clients = pool.clients
+            let chosen = Self.connection(inFlight: pool.inFlight) { clients[$0].streamCapacity }
             pool.inFlight[chosen] += 1
             return (chosen, pool.clients[chosen])
         }
@@ -83,7 +84,13 @@ public final class HTTP2ClientPool: Sendable {
     ///   - capacity: each connection's ``HTTP2Client/streamCapacity``, same count.
     /// - Returns: an index into `inFlight`.
     static func connection(inFlight: [Int], capacity: [Int]) -> Int {
-        if let free = inFlight.indices.first(where: { inFlight[$0] < capacity[$0] }) { return free }
+        connection(inFlight: inFlight) { capacity[$0] }
+    }
+
+    /// As ``connection(inFlight:capacity:)``, with each connection's capacity read only when needed: usually the
+    /// first connection's alone, with no array made for every request.
+    static func connection(inFlight: [Int], capacity: (Int) -> Int) -> Int {
+        if let free = inFlight.indices.first(where: { inFlight[$0] < capacity($0) }) { return free }
         var best = 0
         for index in inFlight.indices where inFlight[index] < inFlight[best] {
             best = index

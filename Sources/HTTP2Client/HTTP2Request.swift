@@ -75,7 +75,7 @@ public struct HTTP2Request: Sendable {
         else {
             throw .invalidRequest("URL must start with https:// or http://")
         }
-        guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+        guard !ASCII.contains(url, where: { $0 <= 0x20 || $0 == 0x7F }) else {
             throw .invalidRequest("URL contains a space or control character")
         }
         guard Self.isToken(method) else {
@@ -106,28 +106,25 @@ public struct HTTP2Request: Sendable {
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "content-length",
     ]
 
-    /// True when `text` contains CR, LF or NUL. Scans the contiguous UTF-8 of a native string directly: it runs
-    /// over every header value of every request (a provider token is about 200 bytes).
+    /// True when `text` contains CR, LF or NUL. It runs over every header value of every request (a provider
+    /// token is about 200 bytes).
     private static func hasLineBreakOrNUL(_ text: String) -> Bool {
-        func scan(_ bytes: some Sequence<UInt8>) -> Bool {
-            bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
-        }
-        return text.utf8.withContiguousStorageIfAvailable { scan($0) } ?? scan(text.utf8)
+        ASCII.contains(text) { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
     /// RFC 9110 §5.6.2 token: one or more tchar.
     private static func isToken(_ text: String) -> Bool {
         !text.isEmpty
-            && text.utf8.allSatisfy { byte in
+            && !ASCII.contains(text) { byte in
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                     UInt8(ascii: "0")...UInt8(ascii: "9"),
                     UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
                     UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
                     UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-                    return true
-                default:
                     return false
+                default:
+                    return true
                 }
             }
     }

@@ -1,45 +1,62 @@
 import CNGHTTP2
 
 /// Builds a request's HTTP/2 header list for `nghttp2_submit_request`, which copies it: the pseudo-headers
-/// (RFC 9113 §8.3.1), `user-agent`, `content-length` for a body, then the caller's fields with their names
-/// lowercased (RFC 9113 §8.2.1).
+/// (RFC 9113 §8.3.1), the caller's fields with their names lowercased (RFC 9113 §8.2.1), then `user-agent` unless
+/// the caller set one, and `content-length` for a body or a POST or PUT.
 enum HeaderBlock {
     /// Calls `body` with the `nghttp2_nv` list, valid only during the call.
     static func withFields<Result>(
         request: HTTP2Request, target: RequestTarget, userAgent: String,
         _ body: (UnsafeBufferPointer<nghttp2_nv>) -> Result
     ) -> Result {
-        var bytes: [UInt8] = []
-        var spans: [(name: Range<Int>, value: Range<Int>)] = []
-        bytes.reserveCapacity(256 + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-        func add(_ name: some Sequence<UInt8>, _ value: some Sequence<UInt8>) {
-            let nameStart = bytes.count
-            bytes.append(contentsOf: name)
-            let valueStart = bytes.count
-            bytes.append(contentsOf: value)
-            spans.append((nameStart..<valueStart, valueStart..<bytes.count))
-        }
-        add(":method".utf8, request.method.utf8)
-        add(":scheme".utf8, target.scheme.utf8)
-        add(":authority".utf8, target.authority.utf8)
-        add(":path".utf8, target.path.utf8)
-        var hasUserAgent = false
-        for header in request.headers {
-            if ASCII.equals(header.name, lowercased: "user-agent") { hasUserAgent = true }
-            add(header.name.utf8.lazy.map(ASCII.lowercased), header.value.utf8)
-        }
-        if !hasUserAgent { add("user-agent".utf8, userAgent.utf8) }
-        if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" {
-            add("content-length".utf8, String(request.body.count).utf8)
-        }
-        return bytes.withUnsafeMutableBufferPointer { storage in
-            let base = storage.baseAddress!
-            let fields = spans.map { span in
-                nghttp2_nv(
-                    name: base + span.name.lowerBound, value: base + span.value.lowerBound,
-                    namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        let hasUserAgent = request.headers.contains { ASCII.equals($0.name, lowercased: "user-agent") }
+        let contentLength =
+            !request.body.isEmpty || request.method == "POST" || request.method == "PUT"
+            ? String(request.body.count) : nil
+        // Names and values are copied into one scratch buffer (on the stack when small), since this runs for
+        // every request on the loop thread: the names of the pseudo-headers and of the two added fields take
+        // 53 bytes.
+        var byteCount = 53 + request.method.utf8.count + target.scheme.utf8.count + target.authority.utf8.count
+        byteCount += target.path.utf8.count + userAgent.utf8.count + (contentLength?.utf8.count ?? 0)
+        for header in request.headers { byteCount += header.name.utf8.count + header.value.utf8.count }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { bytes in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: 6 + request.headers.count) { fields in
+                var used = 0
+                var count = 0
+                func copy(_ text: String) -> Range<Int> {
+                    let start = used
+                    used = UnsafeMutableBufferPointer(rebasing: bytes[start...]).initialize(from: text.utf8).1 + start
+                    return start..<used
+                }
+                func copy(_ text: StaticString) -> Range<Int> {
+                    let start = used
+                    let source = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+                    used = UnsafeMutableBufferPointer(rebasing: bytes[start...]).initialize(from: source).1 + start
+                    return start..<used
+                }
+                func add(_ name: Range<Int>, _ value: Range<Int>) {
+                    let base = bytes.baseAddress!
+                    fields.initializeElement(
+                        at: count,
+                        to: nghttp2_nv(
+                            name: base + name.lowerBound, value: base + value.lowerBound,
+                            namelen: name.count, valuelen: value.count,
+                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                    count += 1
+                }
+                add(copy(":method"), copy(request.method))
+                add(copy(":scheme"), copy(target.scheme))
+                add(copy(":authority"), copy(target.authority))
+                add(copy(":path"), copy(target.path))
+                for header in request.headers {
+                    let name = copy(header.name)
+                    for index in name { bytes[index] = ASCII.lowercased(bytes[index]) }
+                    add(name, copy(header.value))
+                }
+                if !hasUserAgent { add(copy("user-agent"), copy(userAgent)) }
+                if let contentLength { add(copy("content-length"), copy(contentLength)) }
+                return body(UnsafeBufferPointer(rebasing: fields[..<count]))
             }
-            return fields.withUnsafeBufferPointer(body)
         }
     }
 }

@@ -15,8 +15,9 @@ struct RequestTarget: Sendable, Hashable {
     /// True for `https` (TLS with ALPN h2), false for `http` (h2c with prior knowledge).
     var isSecure: Bool { scheme == "https" }
 
-    /// The connection key: `scheme://host:port`.
-    var origin: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    /// The connection key: `scheme://host:port`. Stored, not computed: the loop keys its queues and connections
+    /// by it for every request.
+    let origin: String
 
     /// True when ``host`` is an IPv4 or IPv6 literal (no SNI, and the certificate is matched by IP).
     var hostIsAddress: Bool {
@@ -70,6 +71,7 @@ struct RequestTarget: Sendable, Hashable {
             }
             port = value
         }
+        origin = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         let pathEnd = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
         let pathBytes = bytes[authorityEnd..<pathEnd]
         if pathBytes.isEmpty {

@@ -44,6 +44,18 @@ import Testing
         #expect(try source.current() != first)
     }
 
+    @Test func authorizationValueFollowsTheCurrentToken() throws {
+        let clock = ManualClock()
+        let source = makeToken(clock: clock)
+        let first = try source.currentWithAuthorization()
+        #expect(first.authorization == "bearer " + first.token)
+        #expect(try source.current() == first.token)
+        clock.advance(.seconds(55 * 60))
+        let second = try source.currentWithAuthorization()
+        #expect(second.token != first.token)
+        #expect(second.authorization == "bearer " + second.token)
+    }
+
     @Test func wallClockJumpsDoNotCauseRefreshes() throws {
         let clock = ManualClock()
         let seconds = LockedValue<TimeInterval>(1_800_000_000)

@@ -46,6 +46,21 @@ import Testing
         }
     }
 
+    @Test func callersUserAgentReplacesTheDefaultAndNamesAreLowercased() async throws {
+        try await TestPeer.with { peer, certificates in
+            let client = try Self.client(certificates)
+            defer { client.shutdown() }
+            let response = try await client.send(
+                HTTP2Request(
+                    url: peer.url("/ua"), method: "GET",
+                    headers: [.init("User-Agent", "App/2 (Custom)"), .init("X-ALL-CAPS-Z", "Z")], timeout: 60))
+            let record = try JSONDecoder().decode(TestPeer.Record.self, from: Data(response.body))
+            #expect(record.values(of: "user-agent") == ["App/2 (Custom)"])
+            #expect(record.values(of: "x-all-caps-z") == ["Z"])
+            #expect(record.values(of: "content-length").isEmpty)
+        }
+    }
+
     @Test(arguments: [("GET", [UInt8]()), ("PUT", Array("put body".utf8)), ("DELETE", [UInt8]())])
     func otherMethodsArrive(method: String, body: [UInt8]) async throws {
         try await TestPeer.with { peer, certificates in
