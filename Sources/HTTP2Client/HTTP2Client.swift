@@ -1,5 +1,6 @@
 import Foundation
 import RingerSupport
+import Synchronization
 
 /// An HTTP/2 client for push providers (APNs, FCM): many concurrent requests multiplexed as streams over
 /// few long-lived connections, each request with its own deadline.
@@ -15,6 +16,8 @@ import RingerSupport
 public final class HTTP2Client: Sendable {
     private let mailbox: LoopMailbox
     private let counters = LockedValue(Statistics())
+    /// The target of the last request whose URL was split in full: the next one to the same origin reuses it.
+    private let lastTarget = Mutex<RequestTarget?>(nil)
     private let configuration: Configuration
 
     /// Creates a client and starts its loop thread. Connections open lazily, on the first request.
@@ -54,7 +57,9 @@ public final class HTTP2Client: Sendable {
     ///   ``HTTP2ClientError/shutDown`` after or during ``shutdown()``; `CancellationError` on cancellation.
     public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
         try request.validate()
-        let target = try RequestTarget(url: request.url)
+        let known = lastTarget.withLock { $0 }
+        let (target, reused) = try RequestTarget.parse(url: request.url, reusing: known)
+        if !reused { lastTarget.withLock { $0 = target } }
         guard target.isSecure || configuration.http2PriorKnowledge else {
             throw HTTP2ClientError.invalidRequest(
                 "http:// URLs need http2PriorKnowledge (h2c); this client speaks HTTP/2 only")

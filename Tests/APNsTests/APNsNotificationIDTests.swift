@@ -1,4 +1,5 @@
 @testable import APNs
+import HTTP2Client
 import Foundation
 import Testing
 

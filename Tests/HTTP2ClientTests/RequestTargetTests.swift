@@ -27,6 +27,20 @@ import Testing
     }
 
     @Test(arguments: [
+        "https://Api.Push.Apple.com/3/device/CD", "https://Api.Push.Apple.com/3/device/CD?y=2#f",
+        "https://Api.Push.Apple.com:443/3/device/CD", "https://api.push.apple.com/3/device/CD",
+        "https://Api.Push.Apple.com.evil/3/device/CD", "https://Api.Push.Apple.com", "https://Api.Push.Apple.com?q=1",
+        "http://Api.Push.Apple.com/3/device/CD",
+    ])
+    func aURLSplitReusingAnEarlierTargetIsTheSameAsASplitInFull(url: String) throws {
+        let known = try RequestTarget(url: "https://Api.Push.Apple.com/3/device/AB")
+        let (target, reused) = try RequestTarget.parse(url: url, reusing: known)
+        #expect(target == (try RequestTarget(url: url)))
+        // Only a URL with the very same scheme and authority, then a path, takes the shortcut.
+        #expect(reused == url.hasPrefix("https://Api.Push.Apple.com/"))
+    }
+
+    @Test(arguments: [
         "ftp://h/x", "https://", "https://:443/", "https://h:0/", "https://h:99999/", "https://h:8a/",
         "https://user@h/", "https://[::1/", "no-scheme/path",
     ])
