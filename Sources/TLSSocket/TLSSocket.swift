@@ -53,6 +53,13 @@ public final class TLSSocket {
             close()
             throw TLSSocketError(function: "SSL_set_fd", code: 0, message: "cannot attach the socket")
         }
+        if let ssl {
+            // Without read-ahead OpenSSL reads each record's 5-byte header and then its body: two system calls per
+            // record. With it, one read takes whatever has arrived, up to the buffer, and later records are
+            // decrypted from memory.
+            SSL_set_read_ahead(ssl, 1)
+            SSL_set_default_read_buffer_len(ssl, readBufferBytes)
+        }
     }
 
     deinit {
@@ -145,24 +152,32 @@ public final class TLSSocket {
         case closed(TLSSocketError)
     }
 
-    /// Reads (and decrypts) everything available, handing each chunk to `consume` as it comes.
+    /// Reads (and decrypts) what is available, handing each chunk to `consume` as it comes.
+    ///
+    /// It stops at the first read that the kernel or OpenSSL could not fill with nothing left buffered, without
+    /// asking again only to hear `EAGAIN` (one system call fewer per wake-up): for a loop that waits with `poll`,
+    /// which reports a socket that still has bytes as readable at once. It is not for edge-triggered waits.
     /// - Parameter consume: takes the chunk (valid only during the call); returns false to stop reading.
     public func readAvailable(_ consume: (UnsafeBufferPointer<UInt8>) -> Bool) -> ReadEnd {
         loop.check("TLSSocket")
         while true {
             let count: Int
+            let more: Bool
             switch readSome() {
-            case .bytes(let read): count = read
+            case .bytes(let read, let mayHaveMore): (count, more) = (read, mayHaveMore)
             case .wouldBlock: return .drained
             case .closed(let error): return .closed(error)
             }
             let accepted = readBuffer.withUnsafeBufferPointer { consume(UnsafeBufferPointer(rebasing: $0[..<count])) }
             if !accepted { return .rejected }
+            if !more { return .drained }
         }
     }
 
     private enum ReadResult {
-        case bytes(Int)
+        /// `mayHaveMore` (reads only): the read filled the buffer, or OpenSSL holds bytes it has read but not yet
+        /// returned.
+        case bytes(Int, mayHaveMore: Bool)
         case wouldBlock
         case closed(TLSSocketError)
     }
@@ -174,7 +189,7 @@ public final class TLSSocket {
             let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
                 readWantsWrite = false
-                return .bytes(Int(count))
+                return .bytes(Int(count), mayHaveMore: Int(count) == readBuffer.count || SSL_has_pending(ssl) != 0)
             }
             let reason = SSL_get_error(ssl, count)
             switch reason {
@@ -198,7 +213,7 @@ public final class TLSSocket {
             }
         }
         let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        if count > 0 { return .bytes(count) }
+        if count > 0 { return .bytes(count, mayHaveMore: count == readBuffer.count) }
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return .wouldBlock }
         let code = count == 0 ? 0 : errno
         return .closed(
@@ -252,7 +267,7 @@ public final class TLSSocket {
             }
             if written > 0 {
                 outboundOffset += Int(written)
-                return .bytes(Int(written))
+                return .bytes(Int(written), mayHaveMore: false)
             }
             let reason = SSL_get_error(ssl, written)
             switch reason {
@@ -275,7 +290,7 @@ public final class TLSSocket {
         }
         if written > 0 {
             outboundOffset += written
-            return .bytes(written)
+            return .bytes(written, mayHaveMore: false)
         }
         if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
             writeWantsWrite = true

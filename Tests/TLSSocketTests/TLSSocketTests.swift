@@ -10,10 +10,12 @@ import Glibc
 /// The socket layer's plaintext pumps over a socket pair, the connector's outcomes, and the loop-thread check.
 /// (TLS over it is exercised end to end by the HTTP/2 client and server tests.)
 struct TLSSocketTests {
-    /// A connected pair of non-blocking stream sockets.
+    /// A connected pair of non-blocking stream sockets, closed on exec: the exit test below spawns a process, which
+    /// would otherwise hold a pair's end open and keep its peer from seeing it closed.
     private static func socketPair() throws -> (Int32, Int32) {
         var descriptors: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else {
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0
+        else {
             throw PosixError("socketpair")
         }
         Posix.configure(descriptors[0])
@@ -50,6 +52,51 @@ struct TLSSocketTests {
             return
         }
         #expect(String(decoding: received, as: UTF8.self) == "hello world")
+    }
+
+    @Test func aShortReadEndsThePumpAndWhatArrivesLaterWaitsForTheNextWakeUp() throws {
+        let (left, right) = try Self.socketPair()
+        let writer = try TLSSocket(descriptor: left, ssl: nil, peer: "left")
+        let reader = try TLSSocket(descriptor: right, ssl: nil, peer: "right", readBufferBytes: 4096)
+        func write(_ bytes: [UInt8]) {
+            var pending = true
+            _ = writer.flush { buffer in
+                if pending { buffer.append(contentsOf: bytes) }
+                pending = false
+                return true
+            }
+        }
+        // More than the buffer: full reads go on until the short one that ends the pump.
+        write([UInt8](repeating: 7, count: 10_000))
+        var chunks: [Int] = []
+        let whole = reader.readAvailable { bytes in
+            chunks.append(bytes.count)
+            return true
+        }
+        guard case .drained = whole else {
+            Issue.record("expected the reader to drain")
+            return
+        }
+        #expect(chunks == [4096, 4096, 1808])
+        // Bytes that arrive after the short read are not asked for in the same pump (no read only to hear EAGAIN);
+        // `poll` reports them.
+        write(Array("first".utf8))
+        var received: [String] = []
+        let first = reader.readAvailable { bytes in
+            received.append(String(decoding: bytes, as: UTF8.self))
+            if received.count == 1 { write(Array("later".utf8)) }
+            return true
+        }
+        guard case .drained = first else {
+            Issue.record("expected the reader to drain")
+            return
+        }
+        #expect(received == ["first"])
+        _ = reader.readAvailable { bytes in
+            received.append(String(decoding: bytes, as: UTF8.self))
+            return true
+        }
+        #expect(received == ["first", "later"])
     }
 
     @Test func aReadPumpReportsThePeerClosingAndAConsumerThatRefusesStopsIt() throws {
