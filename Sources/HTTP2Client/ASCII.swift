@@ -1,5 +1,5 @@
-/// Case-insensitive checks on ASCII text without making lowercased copies: they run for every request on
-/// the hot path (URL scheme, header names), where `lowercased()` would allocate a string each time.
+/// Checks on ASCII text that make no copies, for every request on the hot path: case-insensitive comparisons (URL
+/// scheme, header names), where `lowercased()` would allocate a string each time, and byte scans.
 enum ASCII {
     /// The byte lowercased if it is an ASCII capital letter, else unchanged.
     @inline(__always)

@@ -405,6 +405,10 @@ final class ClientConnection {
                 return
             }
             openSession()
+            // With read-ahead, the handshake's last read may have taken what the server sent right after it (its
+            // SETTINGS, in a TLS 1.2 handshake's final flight): those bytes wait in OpenSSL, where `poll` cannot see
+            // them, so they are read now rather than with the next segment.
+            readInput()
         }
     }
 
@@ -441,7 +445,8 @@ final class ClientConnection {
 
     // MARK: I/O
 
-    /// Feeds everything the socket has to nghttp2.
+    /// Feeds what the socket has to nghttp2 (``TLSSocket/readAvailable(_:)``: up to a short read, so bytes that
+    /// arrive meanwhile wait for the next `poll`).
     private func readInput() {
         guard let session, let socket else { return }
         let end = socket.readAvailable { bytes in

@@ -25,7 +25,7 @@ final class PendingResponse: Sendable {
 
     /// - Parameters:
     ///   - request: the validated request.
-    ///   - target: its URL, split (see ``RequestTarget/init(url:)``).
+    ///   - target: its URL, split (see ``RequestTarget/parse(url:reusing:)``).
     init(request: HTTP2Request, target: RequestTarget) {
         self.request = request
         self.target = target

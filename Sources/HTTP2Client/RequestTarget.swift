@@ -11,7 +11,7 @@ struct RequestTarget: Sendable, Hashable {
     let authority: String
     /// `:path`: path and query, `/` when the URL has none; the fragment is dropped.
     private(set) var path: String
-    /// The URL up to the end of its authority, as written: how ``init(url:reusing:)`` knows a URL of the same origin.
+    /// The URL up to the end of its authority, as written: how ``parse(url:reusing:)`` knows a URL of the same origin.
     let urlPrefix: String
 
     /// True for `https` (TLS with ALPN h2), false for `http` (h2c with prior knowledge).

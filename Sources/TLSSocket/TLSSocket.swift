@@ -40,7 +40,8 @@ public final class TLSSocket {
     ///   - descriptor: a connected, non-blocking socket.
     ///   - ssl: the TLS connection; nil for plaintext (h2c).
     ///   - peer: how messages name the peer.
-    ///   - readBufferBytes: size of one read.
+    ///   - readBufferBytes: size of one read, and of OpenSSL's read-ahead buffer (which OpenSSL keeps at least one
+    ///     TLS record long, about 16.7 KB).
     /// - Throws: ``TLSSocketError`` (`SSL_set_fd`) when OpenSSL cannot attach the socket; both are then released.
     public init(
         descriptor: Int32, ssl: OpaquePointer?, peer: String, readBufferBytes: Int = 32 * 1024
@@ -82,7 +83,8 @@ public final class TLSSocket {
 
     /// Where the handshake stands.
     public enum HandshakeProgress {
-        /// Done (plaintext sockets have none).
+        /// Done (plaintext sockets have none). With read-ahead, the handshake's last read may have taken bytes the
+        /// peer sent right after it, which `poll` will not report: read (``readAvailable(_:)``) before waiting.
         case done
         /// Waiting for the socket; call again when `poll` reports it ready.
         case pending
@@ -144,7 +146,8 @@ public final class TLSSocket {
 
     /// How a read pump ended.
     public enum ReadEnd {
-        /// Everything available was read and consumed; wait for `POLLIN`.
+        /// What was available was read and consumed, up to a read that was not filled with nothing left in OpenSSL;
+        /// wait for `POLLIN` (level-triggered: bytes that arrived since are reported at once).
         case drained
         /// The consumer refused bytes (a protocol error); the socket is still open.
         case rejected
