@@ -185,7 +185,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "HTTP2ClientTests", dependencies: ["HTTP2Client", "RingerTestSupport", "CTLS"], swiftSettings: strict),
-        .testTarget(name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "TLSSocketTests", dependencies: ["TLSSocket", "SocketSupport", "CTLS", "RingerTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "HTTP2ServerTests",
             dependencies: ["HTTP2Server", "RingerHTTP", "RingerSupport", "RingerTestSupport"],

@@ -1,4 +1,6 @@
+import CTLS
 import Foundation
+import RingerTestSupport
 import SocketSupport
 import TLSSocket
 import Testing
@@ -7,8 +9,8 @@ import Testing
 import Glibc
 #endif
 
-/// The socket layer's plaintext pumps over a socket pair, the connector's outcomes, and the loop-thread check.
-/// (TLS over it is exercised end to end by the HTTP/2 client and server tests.)
+/// The socket layer's plaintext pumps over a socket pair, its TLS read-ahead, the connector's outcomes, and the
+/// loop-thread check. (TLS over it is exercised end to end by the HTTP/2 client and server tests.)
 struct TLSSocketTests {
     /// A connected pair of non-blocking stream sockets, closed on exec: the exit test below spawns a process, which
     /// would otherwise hold a pair's end open and keep its peer from seeing it closed.
@@ -97,6 +99,61 @@ struct TLSSocketTests {
             return true
         }
         #expect(received == ["first", "later"])
+    }
+
+    @Test func theHandshakesLastReadTakesWhatThePeerSentRightAfterItAndAReadHandsItOver() async throws {
+        let certificates = try await TestCertificates.make()
+        let serverContext = try #require(SSL_CTX_new(TLS_server_method()))
+        defer { SSL_CTX_free(serverContext) }
+        #expect(SSL_CTX_use_certificate_chain_file(serverContext, certificates.serverCertificate) == 1)
+        #expect(SSL_CTX_use_PrivateKey_file(serverContext, certificates.serverKey, SSL_FILETYPE_PEM) == 1)
+        let clientContext = try #require(SSL_CTX_new(TLS_client_method()))
+        defer { SSL_CTX_free(clientContext) }
+        // TLS 1.2: the server's Finished ends the handshake, so what the server sends next can arrive with it.
+        #expect(SSL_CTX_ctrl(clientContext, SSL_CTRL_SET_MAX_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1)
+        let (left, right) = try Self.socketPair()
+        let serverSSL = try #require(SSL_new(serverContext))
+        SSL_set_accept_state(serverSSL)
+        let clientSSL = try #require(SSL_new(clientContext))
+        SSL_set_connect_state(clientSSL)
+        let server = try TLSSocket(descriptor: left, ssl: serverSSL, peer: "the client")
+        let client = try TLSSocket(descriptor: right, ssl: clientSSL, peer: "the server")
+        // In lockstep, the server finishes first: it has the client's Finished before the client has its own.
+        var serverDone = false
+        for _ in 0..<20 where !serverDone {
+            if case .failed(let error) = client.advanceHandshake() { throw error }
+            switch server.advanceHandshake() {
+            case .done: serverDone = true
+            case .pending: continue
+            case .failed(let error): throw error
+            }
+        }
+        #expect(serverDone)
+        // The server speaks at once, as an HTTP/2 server sends its SETTINGS.
+        var queued = false
+        _ = server.flush { buffer in
+            if !queued { buffer.append(contentsOf: Array("SETTINGS".utf8)) }
+            queued = true
+            return true
+        }
+        guard case .done = client.advanceHandshake() else {
+            Issue.record("the client's handshake did not finish")
+            return
+        }
+        // One read took the server's Finished and what followed it: the socket has nothing left to report, so a
+        // caller that waited for `poll` now would wait for the server's next segment.
+        var descriptor = pollfd(fd: right, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&descriptor, 1, 0) == 0)
+        var received: [UInt8] = []
+        let read = client.readAvailable { bytes in
+            received.append(contentsOf: bytes)
+            return true
+        }
+        guard case .drained = read else {
+            Issue.record("expected the reader to drain, got \(read)")
+            return
+        }
+        #expect(String(decoding: received, as: UTF8.self) == "SETTINGS")
     }
 
     @Test func aReadPumpReportsThePeerClosingAndAConsumerThatRefusesStopsIt() throws {
