@@ -41,6 +41,23 @@ import Testing
         }
     }
 
+    @Test func aCallerWithoutANameShowsTheNameTheServerKnowsFromTheAppAndFromTheBackend() async throws {
+        try await APITests.withServer { http in
+            let key = try await Self.callsKey(http)
+            _ = try await Self.bob(http)
+            _ = try await APITests.token(http, "carol", name: "Carol")
+            _ = try await APITests.token(http, "alice", name: "Alice")  // the server now knows her name
+            let nameless = try await APITests.token(http, "alice")
+            let fromApp = try await http.send("POST", "/v1/calls", token: nameless, json: #"{"callee":"bob"}"#)
+            #expect(fromApp.status == 201)
+            #expect(try fromApp.decode(Call.self).caller == Party(id: "alice", name: "Alice"))
+            let fromBackend = try await http.send(
+                "POST", "/v1/server/calls", token: key, json: #"{"caller_id":"alice","callee":"carol"}"#)
+            #expect(fromBackend.status == 201)
+            #expect(try fromBackend.decode(Call.self).caller == Party(id: "alice", name: "Alice"))
+        }
+    }
+
     @Test func aRetryWithTheSameIdempotencyKeyMakesOneCall() async throws {
         try await APITests.withServer { http in
             let key = try await Self.callsKey(http)

@@ -123,7 +123,10 @@ final class CallService: Sendable {
     /// and the address's unknown-callee limit (past which every attempt is refused, so whether a user exists
     /// cannot be probed quickly); a known one spends one of the caller's calls and one of the pair's. A retry
     /// with the same Idempotency-Key spends nothing.
-    /// - Parameter address: the client's address key for per-address limits (nil: unknown).
+    /// - Parameters:
+    ///   - caller: the caller with the name to show: the one ``recordUser(_:)`` or ``named(_:)`` returned, so that
+    ///     the name the server knows is read once per call, not again here.
+    ///   - address: the client's address key for per-address limits (nil: unknown).
     /// - Throws: ``CallServiceError`` for an invalid or unknown callee or a self call; ``RateLimitExceeded``;
     ///   `StoreError` on storage failure.
     func createCall(
@@ -153,8 +156,6 @@ final class CallService: Sendable {
             limits.calleeUnknown(caller: caller.id, address: address)
             throw CallServiceError.userNotFound(calleeID)
         }
-        // A token without a name: show the name the server knows.
-        let caller = try await named(caller)
         let placed = try await withPartyLocks([caller.id, callee.id]) {
             () async throws -> (CallMachine, [Device], [CallEffect]) in
             // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice. Read here first
@@ -217,6 +218,7 @@ final class CallService: Sendable {
     /// `--max-callees-per-call` (`too-many-callees`), unknown users (`user-not-found` naming every one: the whole
     /// call is refused, so nobody rings half-way; every id in the list spends one unknown-callee unit). Then each callee rung spends
     /// one of the caller's calls, one of the pair's and one of the callee's, all or none.
+    /// - Parameter caller: as for ``createCall(caller:request:idempotencyKey:address:)``, with the name to show.
     /// - Throws: ``CallServiceError``; ``RateLimitExceeded``; `StoreError` on storage failure.
     func createGroupCall(
         caller: Party, callees ids: [String], policy: AnswerPolicy, hasVideo: Bool, callWaiting: Bool,
@@ -226,7 +228,6 @@ final class CallService: Sendable {
         try limits.admitCalleeLookup(caller: caller.id, address: address)
         let callees = try await knownUsers(ids, caller: caller.id, address: address)
         try await requireGroupCallsEverywhere()
-        let caller = try await named(caller)
         let placed = try await withPartyLocks([caller.id] + ids) {
             () async throws -> (CallMachine, [String: [Device]], [CallEffect]) in
             if let idempotencyKey,
@@ -327,8 +328,9 @@ final class CallService: Sendable {
         return machine.view(for: user.id)
     }
 
-    /// The caller with the name the server knows, when their token carries none.
-    private func named(_ party: Party) async throws -> Party {
+    /// `party` with the name the server knows when it carries none (a token or a backend's request without a name).
+    /// - Throws: `StoreError`.
+    func named(_ party: Party) async throws -> Party {
         party.name != nil ? party : Party(id: party.id, name: try await store.user(id: party.id)?.name)
     }
 
