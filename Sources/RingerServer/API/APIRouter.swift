@@ -593,9 +593,8 @@ struct APIRouter: Sendable {
         }
         // The backend's keys are its own: the same text from the caller's app names another call.
         let call = try await service.createCall(
-            caller: try await service.named(Party(id: body.callerID, name: body.callerName)),
-            request: body.callRequest,
-            idempotencyKey: key.map { "server:" + $0 }, address: nil)
+            caller: Party(id: body.callerID, name: body.callerName), request: body.callRequest,
+            idempotencyKey: key.map { "server:" + $0 }, address: nil, resolvingCallerName: true)
         // Recorded once the call was taken, so a refused request leaves no user behind; callable from now on.
         _ = try await service.recordUser(Party(id: body.callerID, name: body.callerName))
         log.info(

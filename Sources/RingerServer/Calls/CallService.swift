@@ -117,21 +117,23 @@ final class CallService: Sendable {
 
     // MARK: Calls
 
-    /// `POST /v1/calls`: a 1:1 call (`callee`) or a group call (`callees`, ``createGroupCall(caller:callees:policy:hasVideo:callWaiting:idempotencyKey:address:)``).
+    /// `POST /v1/calls`: a 1:1 call (`callee`) or a group call (`callees`, ``createGroupCall(caller:callees:policy:hasVideo:callWaiting:idempotencyKey:address:resolvingCallerName:)``).
     ///
     /// The rate limits come before anything is stored or rung: an unknown callee counts against the caller's
     /// and the address's unknown-callee limit (past which every attempt is refused, so whether a user exists
     /// cannot be probed quickly); a known one spends one of the caller's calls and one of the pair's. A retry
     /// with the same Idempotency-Key spends nothing.
     /// - Parameters:
-    ///   - caller: the caller with the name to show: the one ``recordUser(_:)`` or ``named(_:)`` returned, so that
-    ///     the name the server knows is read once per call, not again here.
+    ///   - caller: the caller. On the app's path, what ``recordUser(_:)`` returned: it already has the name the
+    ///     server knows, which is then not read again.
     ///   - address: the client's address key for per-address limits (nil: unknown).
+    ///   - resolvingCallerName: true when `caller` may lack the name the server knows (the backend's path, whose
+    ///     caller is recorded only once the call is taken): it is read after the request's checks and limits.
     /// - Throws: ``CallServiceError`` for an invalid or unknown callee or a self call; ``RateLimitExceeded``;
     ///   `StoreError` on storage failure.
     func createCall(
         caller: Party, request: CreateCallRequest, idempotencyKey: String? = nil,
-        address: String? = nil
+        address: String? = nil, resolvingCallerName: Bool = false
     ) async throws -> Call {
         if let callees = request.callees {
             guard request.callee == nil else {
@@ -143,7 +145,8 @@ final class CallService: Sendable {
             }
             return try await createGroupCall(
                 caller: caller, callees: callees, policy: policy, hasVideo: request.hasVideo ?? false,
-                callWaiting: request.callWaiting ?? callWaiting, idempotencyKey: idempotencyKey, address: address)
+                callWaiting: request.callWaiting ?? callWaiting, idempotencyKey: idempotencyKey, address: address,
+                resolvingCallerName: resolvingCallerName)
         }
         guard let calleeID = request.callee else { throw CallServiceError.missingCallee }
         guard request.answerPolicy == nil else {
@@ -156,6 +159,7 @@ final class CallService: Sendable {
             limits.calleeUnknown(caller: caller.id, address: address)
             throw CallServiceError.userNotFound(calleeID)
         }
+        let caller = resolvingCallerName ? try await named(caller) : caller
         let placed = try await withPartyLocks([caller.id, callee.id]) {
             () async throws -> (CallMachine, [Device], [CallEffect]) in
             // A retried request (same Idempotency-Key) gets the call it made, and rings nobody twice. Read here first
@@ -218,16 +222,19 @@ final class CallService: Sendable {
     /// `--max-callees-per-call` (`too-many-callees`), unknown users (`user-not-found` naming every one: the whole
     /// call is refused, so nobody rings half-way; every id in the list spends one unknown-callee unit). Then each callee rung spends
     /// one of the caller's calls, one of the pair's and one of the callee's, all or none.
-    /// - Parameter caller: as for ``createCall(caller:request:idempotencyKey:address:)``, with the name to show.
+    /// - Parameters:
+    ///   - caller: as for ``createCall(caller:request:idempotencyKey:address:resolvingCallerName:)``.
+    ///   - resolvingCallerName: as for ``createCall(caller:request:idempotencyKey:address:resolvingCallerName:)``.
     /// - Throws: ``CallServiceError``; ``RateLimitExceeded``; `StoreError` on storage failure.
     func createGroupCall(
         caller: Party, callees ids: [String], policy: AnswerPolicy, hasVideo: Bool, callWaiting: Bool,
-        idempotencyKey: String?, address: String?
+        idempotencyKey: String?, address: String?, resolvingCallerName: Bool = false
     ) async throws -> Call {
         try checkCallees(ids, actor: caller.id)
         try limits.admitCalleeLookup(caller: caller.id, address: address)
         let callees = try await knownUsers(ids, caller: caller.id, address: address)
         try await requireGroupCallsEverywhere()
+        let caller = resolvingCallerName ? try await named(caller) : caller
         let placed = try await withPartyLocks([caller.id] + ids) {
             () async throws -> (CallMachine, [String: [Device]], [CallEffect]) in
             if let idempotencyKey,
@@ -328,9 +335,9 @@ final class CallService: Sendable {
         return machine.view(for: user.id)
     }
 
-    /// `party` with the name the server knows when it carries none (a token or a backend's request without a name).
+    /// `party` with the name the server knows when it carries none (a backend's request without a name).
     /// - Throws: `StoreError`.
-    func named(_ party: Party) async throws -> Party {
+    private func named(_ party: Party) async throws -> Party {
         party.name != nil ? party : Party(id: party.id, name: try await store.user(id: party.id)?.name)
     }
 
