@@ -25,6 +25,17 @@ struct TLSSocketTests {
         return (descriptors[0], descriptors[1])
     }
 
+    /// What one read pump hands over, as text; an issue unless the pump ends drained.
+    private static func drainedText(_ reader: TLSSocket) -> String {
+        var received: [UInt8] = []
+        let read = reader.readAvailable { bytes in
+            received.append(contentsOf: bytes)
+            return true
+        }
+        if case .drained = read {} else { Issue.record("expected the reader to drain, got \(read)") }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     @Test func theWritePumpDrainsWhatTheProducerQueuesAndTheReadPumpHandsItOver() throws {
         let (left, right) = try Self.socketPair()
         let writer = try TLSSocket(descriptor: left, ssl: nil, peer: "left")
@@ -44,16 +55,7 @@ struct TLSSocketTests {
             return
         }
         #expect(!writer.hasUnsentBytes)
-        var received: [UInt8] = []
-        let read = reader.readAvailable { bytes in
-            received.append(contentsOf: bytes)
-            return true
-        }
-        guard case .drained = read else {
-            Issue.record("expected the reader to drain, got \(read)")
-            return
-        }
-        #expect(String(decoding: received, as: UTF8.self) == "hello world")
+        #expect(Self.drainedText(reader) == "hello world")
     }
 
     @Test func aShortReadEndsThePumpAndWhatArrivesLaterWaitsForTheNextWakeUp() throws {
@@ -144,16 +146,7 @@ struct TLSSocketTests {
         // caller that waited for `poll` now would wait for the server's next segment.
         var descriptor = pollfd(fd: right, events: Int16(POLLIN), revents: 0)
         #expect(poll(&descriptor, 1, 0) == 0)
-        var received: [UInt8] = []
-        let read = client.readAvailable { bytes in
-            received.append(contentsOf: bytes)
-            return true
-        }
-        guard case .drained = read else {
-            Issue.record("expected the reader to drain, got \(read)")
-            return
-        }
-        #expect(String(decoding: received, as: UTF8.self) == "SETTINGS")
+        #expect(Self.drainedText(client) == "SETTINGS")
     }
 
     @Test func aReadPumpReportsThePeerClosingAndAConsumerThatRefusesStopsIt() throws {
