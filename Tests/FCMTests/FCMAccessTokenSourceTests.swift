@@ -171,7 +171,12 @@ import Testing
             let error = await #expect(throws: FCMAccessTokenError.unreachable) { try await source.token() }
             #expect(error?.status == 503)
             #expect(error?.isRetryable == true)
-            #expect(try await peer.grants().count == 4)
+            // Each of the three calls since made a grant or joined the one in flight, and which depends on how soon
+            // the one before failed: 3 to 5 in all (a loaded run found the background grant still in flight, and
+            // made 3). Every grant started has ended and reached the peer: the last call waited for its own.
+            let made = try await peer.grants().count
+            #expect((3...5).contains(made))
+            #expect(made == source.grantCount)
         }
     }
 

@@ -50,10 +50,15 @@ struct PushOutcomeRecordTests {
         _ = try await store.insertCall(machine, events: [], idempotencyKey: nil)
         let callID = machine.call.callID
         let heard = LockedValue(false)
+        let handedOver = ContinuousClock.now
         store.recordPushAttempt(Self.attempt(callID)) { _ in heard.withLock { $0 = true } }
-        // Well inside the window (20 ms): nobody has committed it yet, whatever the machine's speed.
+        // Inside the window (20 ms) nobody has committed it yet. Only a look taken inside it tells: a loaded machine
+        // that stalled this task past the window (one `make test` run did) has rightly committed it alone.
         try await Task.sleep(for: .milliseconds(2))
-        #expect(!heard.withLock { $0 })
+        let heardEarly = heard.withLock { $0 }
+        if ContinuousClock.now - handedOver < .milliseconds(20) {  // SQLiteConnectionSource.deferredWindow
+            #expect(!heardEarly)
+        }
         // A write somebody waits for takes it along: it is stored, and heard of, by the time that write returns.
         let other = StoreConformanceTests.ringingCall(caller: "carol", callee: "dave")
         _ = try await store.insertCall(other, events: [], idempotencyKey: nil)
