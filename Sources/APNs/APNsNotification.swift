@@ -1,9 +1,6 @@
 public import Foundation
 import HTTP2Client
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import RingerSupport
 
 /// The `apns-push-type` header (Apple: "Sending notification requests to APNs").
 public struct APNsPushType: RawRepresentable, Hashable, Sendable {
@@ -67,19 +64,11 @@ public struct APNsNotification: Sendable {
         self.payload = payload
     }
 
-    /// A new random (version 4, RFC 9562 §5.4) UUID for `apns-id`, from the kernel's CSPRNG.
-    ///
-    /// Foundation's `UUID()` on Linux opens, reads and closes `/dev/urandom` for every UUID: three system
-    /// calls per push; `arc4random_buf` (glibc 2.36+) is one `getrandom` call. Thread-safe.
+    /// A new random (version 4, RFC 9562 §5.4) UUID for `apns-id`, from the kernel's CSPRNG (`UUID.random()`:
+    /// one system call, where Foundation's `UUID()` on Linux makes three). Thread-safe.
     /// - Returns: the UUID.
     public static func randomID() -> UUID {
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &bytes) { buffer in
-            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
-        }
-        bytes.6 = (bytes.6 & 0x0F) | 0x40  // version 4
-        bytes.8 = (bytes.8 & 0x3F) | 0x80  // variant 10xx
-        return UUID(uuid: bytes)
+        UUID.random()
     }
 
     /// The request headers, lowercase names, without `authorization`.
@@ -96,33 +85,12 @@ public struct APNsNotification: Sendable {
             HTTP2Request.Header("apns-priority", String(priority)),
             HTTP2Request.Header(
                 "apns-expiration", String(Int64(expiration?.timeIntervalSince1970.rounded(.down) ?? 0))),
-            HTTP2Request.Header("apns-id", Self.lowercaseText(of: apnsID)),
+            HTTP2Request.Header("apns-id", apnsID.lowercaseText),
             HTTP2Request.Header("content-type", "application/json"),
         ]
         headers.reserveCapacity(8)
         if let collapseID { headers.append(HTTP2Request.Header("apns-collapse-id", collapseID)) }
         if let authorization { headers.append(HTTP2Request.Header("authorization", authorization)) }
         return headers
-    }
-
-    /// `id` in the 8-4-4-4-12 form of RFC 9562 §4, lowercase hex as APNs echoes it back. Foundation's
-    /// `uuidString` formats through `snprintf` and is uppercase, and this runs for every push.
-    static func lowercaseText(of id: UUID) -> String {
-        withUnsafeBytes(of: id.uuid) { raw in
-            String(unsafeUninitializedCapacity: 36) { text in
-                let digits: StaticString = "0123456789abcdef"
-                var count = 0
-                for (index, byte) in raw.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[count] = UInt8(ascii: "-")
-                        count += 1
-                    }
-                    text[count] = digits.utf8Start[Int(byte >> 4)]
-                    text[count + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                    count += 2
-                }
-                return count
-            }
-        }
     }
 }

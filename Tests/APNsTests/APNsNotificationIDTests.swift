@@ -4,29 +4,10 @@ import Foundation
 import Testing
 
 @Suite struct APNsNotificationIDTests {
-    @Test func randomIDsAreVersion4AndDistinct() {
-        let ids = (0..<1000).map { _ in APNsNotification.randomID() }
-        #expect(Set(ids).count == ids.count)
-        for id in ids {
-            #expect(id.uuid.6 >> 4 == 4)  // version 4
-            #expect(id.uuid.8 >> 6 == 2)  // RFC 9562 variant
-        }
-    }
-
     @Test func defaultNotificationsGetFreshIDs() {
         let first = APNsNotification(pushType: .voip, topic: "a.voip", payload: [])
         let second = APNsNotification(pushType: .voip, topic: "a.voip", payload: [])
         #expect(first.apnsID != second.apnsID)
-    }
-
-    @Test func apnsIDHeaderIsTheLowercaseFormOfTheUUID() {
-        for id in (0..<200).map({ _ in APNsNotification.randomID() }) + [
-            UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        ] {
-            #expect(APNsNotification.lowercaseText(of: id) == id.uuidString.lowercased())
-        }
-        let fixed = UUID(uuidString: "4DC1A4B5-0F5A-4E5A-9C3C-1B2B3C4DFFFF")!
-        #expect(APNsNotification.lowercaseText(of: fixed) == "4dc1a4b5-0f5a-4e5a-9c3c-1b2b3c4dffff")
     }
 
     @Test func requestHeadersCarryEveryFieldWithAuthorizationLast() {

@@ -185,7 +185,7 @@ final class CallService: Sendable {
             let calleeDevices = devices.map {
                 CalleeDevice(id: $0.deviceID, platform: $0.platform, canBeWoken: $0.canBeWoken)
             }
-            let callID = UUID().uuidString.lowercased()
+            let callID = UUID.random().lowercaseText
             let hasVideo = request.hasVideo ?? false
             let callWaiting = request.callWaiting ?? self.callWaiting
             let ringTimeout = self.ringTimeout
@@ -246,7 +246,7 @@ final class CallService: Sendable {
             try await admitGroup(caller: caller.id, callees: ids)
             let (devices, invitees) = try await invitees(callees)
             let now = Date(unixMilliseconds: clock.now().unixMilliseconds)
-            let callID = UUID().uuidString.lowercased()
+            let callID = UUID.random().lowercaseText
             let ringTimeout = self.ringTimeout
             let inserted = try await store.insertGroupCall(
                 callerID: caller.id, calleeIDs: ids, idempotencyKey: idempotencyKey, at: now, placedBy: node

@@ -1,5 +1,6 @@
 import Foundation
 import JWT
+import RingerSupport
 import RingerWire
 
 /// Mints LiveKit-compatible access tokens for a call's media room.
@@ -40,7 +41,7 @@ struct MediaTokens: Sendable {
         let nbf = Int64(now.timeIntervalSince1970)
         let claims = Claims(
             iss: settings.apiKey, sub: user.id, name: user.name, nbf: nbf,
-            exp: nbf + Int64(settings.tokenTTL), jti: UUID().uuidString.lowercased(),
+            exp: nbf + Int64(settings.tokenTTL), jti: UUID.random().lowercaseText,
             video: VideoGrant(room: callID, roomJoin: true, canPublish: true, canSubscribe: true))
         return MediaSession(url: settings.url, token: try JWT.sign(claims, keyID: nil, type: "JWT", with: key))
     }

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import RingerSupport
 import RingerWire
 
 /// Builds and sends APNs notifications for ``PushRequest``s, and maps every APNs answer to a
@@ -132,7 +133,7 @@ struct APNsPushSender: PushSender {
         (message.notification.pushType == .voip ? .voip : .apns, message.token)
     }
 
-    func apnsID(of message: Message) -> String? { message.notification.apnsID.uuidString.lowercased() }
+    func apnsID(of message: Message) -> String? { message.notification.apnsID.lowercaseText }
 
     func scope(of message: Message, for request: PushRequest) -> PushScope {
         PushScope(provider: provider, environment: message.environment, topic: message.notification.topic)
