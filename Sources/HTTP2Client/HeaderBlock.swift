@@ -23,15 +23,10 @@ enum HeaderBlock {
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: 6 + request.headers.count) { fields in
                 var used = 0
                 var count = 0
+                // The fixed names are string literals: their bytes are copied as directly as a variable's.
                 func copy(_ text: String) -> Range<Int> {
                     let start = used
                     used = UnsafeMutableBufferPointer(rebasing: bytes[start...]).initialize(from: text.utf8).1 + start
-                    return start..<used
-                }
-                func copy(_ text: StaticString) -> Range<Int> {
-                    let start = used
-                    let source = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-                    used = UnsafeMutableBufferPointer(rebasing: bytes[start...]).initialize(from: source).1 + start
                     return start..<used
                 }
                 func add(_ name: Range<Int>, _ value: Range<Int>) {

@@ -165,22 +165,20 @@ public final class TLSSocket {
         loop.check("TLSSocket")
         while true {
             let count: Int
-            let more: Bool
             switch readSome() {
-            case .bytes(let read, let mayHaveMore): (count, more) = (read, mayHaveMore)
+            case .bytes(let read): count = read
             case .wouldBlock: return .drained
             case .closed(let error): return .closed(error)
             }
             let accepted = readBuffer.withUnsafeBufferPointer { consume(UnsafeBufferPointer(rebasing: $0[..<count])) }
             if !accepted { return .rejected }
-            if !more { return .drained }
+            // A read that filled the buffer, or bytes OpenSSL has read but not yet returned, may mean more.
+            guard count == readBuffer.count || ssl.map({ SSL_has_pending($0) != 0 }) == true else { return .drained }
         }
     }
 
     private enum ReadResult {
-        /// `mayHaveMore` (reads only): the read filled the buffer, or OpenSSL holds bytes it has read but not yet
-        /// returned.
-        case bytes(Int, mayHaveMore: Bool)
+        case bytes(Int)
         case wouldBlock
         case closed(TLSSocketError)
     }
@@ -192,7 +190,7 @@ public final class TLSSocket {
             let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
                 readWantsWrite = false
-                return .bytes(Int(count), mayHaveMore: Int(count) == readBuffer.count || SSL_has_pending(ssl) != 0)
+                return .bytes(Int(count))
             }
             let reason = SSL_get_error(ssl, count)
             switch reason {
@@ -216,7 +214,7 @@ public final class TLSSocket {
             }
         }
         let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        if count > 0 { return .bytes(count, mayHaveMore: count == readBuffer.count) }
+        if count > 0 { return .bytes(count) }
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return .wouldBlock }
         let code = count == 0 ? 0 : errno
         return .closed(
@@ -270,7 +268,7 @@ public final class TLSSocket {
             }
             if written > 0 {
                 outboundOffset += Int(written)
-                return .bytes(Int(written), mayHaveMore: false)
+                return .bytes(Int(written))
             }
             let reason = SSL_get_error(ssl, written)
             switch reason {
@@ -293,7 +291,7 @@ public final class TLSSocket {
         }
         if written > 0 {
             outboundOffset += written
-            return .bytes(written, mayHaveMore: false)
+            return .bytes(written)
         }
         if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
             writeWantsWrite = true
