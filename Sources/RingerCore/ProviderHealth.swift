@@ -199,6 +199,9 @@ public struct ProviderHealth<Scope: Hashable & Sendable>: Sendable {
     /// - Parameter now: the owner's time.
     /// - Returns: one `recovered(…, .quiet)` per scope that was degraded, oldest outage first.
     public mutating func expire(at now: Date) -> [ProviderHealthChange<Scope>] {
+        // Every push's outcome comes here; with no failure held (a healthy server) there is nothing to look at, and
+        // the filters below would still build and sort empty collections (1.8 % of a call's CPU, issue 33).
+        guard !runs.isEmpty else { return [] }
         let stale = runs.filter { !isFresh($0.value, at: now) }
         for scope in stale.keys { runs[scope] = nil }
         return stale.values.filter(\.announced).map(\.outage).sorted { $0.since < $1.since }.map {

@@ -108,7 +108,9 @@ final class PushSetupHealth: Sendable {
     ///   - date: when it ended (server clock).
     func recordAttempt(_ outcome: ProviderAttemptOutcome, scope: PushScope, at date: Date) {
         let changes = state.withLock { state in
-            state.outages.expire(at: date) + [state.outages.record(outcome, for: scope, at: date)].compactMap { $0 }
+            var changes = state.outages.expire(at: date)
+            if let change = state.outages.record(outcome, for: scope, at: date) { changes.append(change) }
+            return changes
         }
         report(changes)
     }
