@@ -347,7 +347,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                     [
                         .text(call.callID), .text(call.caller.id), .text(call.isGroup ? "" : call.callee.id),
                         .text(call.state.rawValue), .real(call.createdAt.timeIntervalSince1970),
-                        .real(call.expiresAt.timeIntervalSince1970), .text(try Self.encodeText(machine)),
+                        .real(call.expiresAt.timeIntervalSince1970), .text(try Self.machineText(machine)),
                         .optional(node),
                     ])
                 try Self.writeLegs(of: machine, before: nil, rungBy: node, in: db)
@@ -648,14 +648,14 @@ public class SQLStore: RingerStore, @unchecked Sendable {
             try db.query(
                 "UPDATE calls SET state = ?, machine = ?, expires_at = ?, callee_id = '' WHERE call_id = ?",
                 [
-                    .text(call.state.rawValue), .text(try encodeText(machine)),
+                    .text(call.state.rawValue), .text(try machineText(machine)),
                     .real(call.expiresAt.timeIntervalSince1970), .text(call.callID),
                 ])
             try writeLegs(of: machine, before: before, rungBy: node, in: db)
         } else {
             try db.query(
                 "UPDATE calls SET state = ?, machine = ? WHERE call_id = ?",
-                [.text(call.state.rawValue), .text(try encodeText(machine)), .text(call.callID)])
+                [.text(call.state.rawValue), .text(try machineText(machine)), .text(call.callID)])
         }
         try recordWebhookEvents(from: before, to: machine, in: db)
         return try append(events, in: db)
@@ -980,7 +980,7 @@ public class SQLStore: RingerStore, @unchecked Sendable {
                 """,
                 [
                     .text(userID), .integer(seq), .text(pending.type.rawValue), .optional(except),
-                    .text(pending.call.callID), .text(try Self.encodeText(event)),
+                    .text(pending.call.callID), .text(try event.jsonWriter.text ?? Self.encodeText(event)),
                     .real(Date().timeIntervalSince1970),
                 ])
             stored.append(StoredEvent(userID: userID, exceptDeviceID: except, event: event))
@@ -1102,6 +1102,12 @@ public class SQLStore: RingerStore, @unchecked Sendable {
     }
 
     // MARK: JSON columns
+
+    /// The text of `calls.machine`: Jansson's (``CallMachine/jsonWriter``), the encoder's only if Jansson could not
+    /// allocate it.
+    static func machineText(_ machine: CallMachine) throws -> String {
+        try machine.jsonWriter.text ?? encodeText(machine)
+    }
 
     static func encodeText<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try RingerJSON.encoder().encode(value), as: UTF8.self)

@@ -851,9 +851,18 @@ struct APIRouter: Sendable {
     }
 
     static func json<T: Encodable>(_ value: T, status: Int = 200) throws -> HTTPResponse {
-        HTTPResponse(
-            status: status, headers: [("content-type", "application/json")],
-            body: Array(try RingerJSON.encode(value)))
+        jsonResponse(Array(try RingerJSON.encode(value)), status: status)
+    }
+
+    /// A call's answer, written with Jansson (RingerStore's `Call.jsonWriter`: the encoder's text, issue 33). A call
+    /// that shows its pushes goes through the encoder, which writes each `latency_ms` in the fewest digits.
+    static func json(_ call: Call, status: Int = 200) throws -> HTTPResponse {
+        if call.pushes == nil, let body = call.jsonWriter.bytes() { return jsonResponse(body, status: status) }
+        return jsonResponse(Array(try RingerJSON.encode(call)), status: status)
+    }
+
+    private static func jsonResponse(_ body: [UInt8], status: Int) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("content-type", "application/json")], body: body)
     }
 
 }

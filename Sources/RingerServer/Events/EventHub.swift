@@ -421,7 +421,11 @@ final class EventHub: Sendable {
     }
 
     private func outgoing(_ event: StoredEvent) -> Outgoing? {
-        guard let data = try? encoder.encode(event.event) else { return nil }
-        return Outgoing(stored: event, text: String(decoding: data, as: UTF8.self))
+        // Jansson's text is the encoder's (RingerStore's `CallEvent.jsonWriter`, issue 33).
+        guard
+            let text = event.event.jsonWriter.text
+                ?? (try? encoder.encode(event.event)).map({ String(decoding: $0, as: UTF8.self) })
+        else { return nil }
+        return Outgoing(stored: event, text: text)
     }
 }
