@@ -23,14 +23,22 @@ import Testing
 
     @Test func reportingLaterThanTheHandlerIsTooLate() async {
         let callKit = SimulatedCallKit()
+        // The report waits until the handler has returned: a task merely started in the handler may run at once on
+        // another thread and report before the handler returns (a loaded `make test`, once).
+        let (handlerReturned, returned) = AsyncStream<Void>.makeStream()
+        var late: Task<Void, Never>?
         let verdict = SimulatedPushKit.deliver(payload, callKit: callKit) { _ in
-            Task {
+            late = Task {
+                for await _ in handlerReturned { break }
                 callKit.reportIncomingCall(IncomingCallReport(id: UUID(), caller: Party(id: "a"), hasVideo: false)) {
                     _ in
                 }
             }
         }
+        returned.finish()
+        await late?.value
         #expect(verdict == .appKilled)
+        #expect(callKit.reportCount == 1)
     }
 
     @Test func aCallUUIDCanBeReportedOnlyOnce() async {
