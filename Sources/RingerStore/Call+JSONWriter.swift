@@ -62,7 +62,9 @@ extension CallLeg {
 }
 
 extension Call {
-    /// The call's JSON as the API shows it (`components/schemas/Call`).
+    /// The call's JSON as the API shows it (`components/schemas/Call`). Exactly the encoder's text only while
+    /// ``pushes`` is nil (stored calls and events never carry them): each push's `latency_ms` is a double, which
+    /// Jansson writes in 17 significant digits, and a whole one as `12.0` where the encoder writes `12`.
     package var jsonWriter: JSONWriter {
         var members = Members([
             ("call_id", .string(callID)), ("state", .string(state.rawValue)), ("caller", caller.jsonWriter),

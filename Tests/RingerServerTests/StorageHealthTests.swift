@@ -35,6 +35,16 @@ import Testing
 
     /// Whether this file system lets root make a file immutable (`chattr +i`), the one way to make a file
     /// unwritable for root.
+    static let canMakeImmutable: Bool = {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-chattr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: file.path, contents: Data())
+        defer {
+            _ = run("/usr/bin/chattr", ["-i", file.path])
+            try? FileManager.default.removeItem(at: file)
+        }
+        return run("/usr/bin/chattr", ["+i", file.path]) == 0
+    }()
+
     /// Waits (up to 10 s) until this process holds no descriptor of `file` (Linux's `/proc/self/fd`).
     private static func waitUntilNoDescriptor(of file: URL) async throws {
         let target = file.resolvingSymlinksInPath().path
@@ -48,16 +58,6 @@ import Testing
         }
         Issue.record("\(target) is still open after 10 s")
     }
-
-    static let canMakeImmutable: Bool = {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ringer-chattr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: file.path, contents: Data())
-        defer {
-            _ = run("/usr/bin/chattr", ["-i", file.path])
-            try? FileManager.default.removeItem(at: file)
-        }
-        return run("/usr/bin/chattr", ["+i", file.path]) == 0
-    }()
 
     private func server(database: URL) throws -> RingerServer {
         var config = ServerConfiguration()
